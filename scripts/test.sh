@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The whole test suite: lint, typecheck, build, unit and end-to-end tests.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/node-env.sh
+echo "== lint"; npm run --silent lint
+echo "== typecheck"; npm run --silent typecheck
+echo "== build"; npm run --silent build
+echo "== tests"; npx vitest run "$@"

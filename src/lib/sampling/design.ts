@@ -1,0 +1,332 @@
+/**
+ * Sample-size design per sampling.md: the chain (z, CV, n0, FPC, ceil, exact
+ * dropout adjustment), proportional stratification with largest-remainder
+ * apportionment, and validation with the error table of ./errors.ts.
+ * One implementation for the CLI (`sample calc`) and the daemon (POST /v1/sampling).
+ */
+import { samplingError } from './errors.ts';
+import * as Q from './rational.ts';
+
+/** The exact standard-normal quantile for 0.95 two-sided (not the table value 1.96). */
+export const Z_95 = 1.959963984540054;
+export const CONFIDENCE = 0.95;
+export const PRECISION = 0.05;
+export const MAX_STRATA = 100;
+
+export interface StratumInput {
+  name: string;
+  weight: number;
+  mean?: number;
+  sd?: number;
+}
+
+export interface DesignInput {
+  population: number;
+  expectedMean?: number;
+  expectedSD?: number;
+  expectedProportion?: number;
+  dropoutRate: number;
+  confidence?: number;
+  precision?: number;
+  erCoverage?: number;
+  stratification?: { enabled: boolean; strata: StratumInput[] };
+}
+
+export interface ChainResult {
+  z: number;
+  cv: number;
+  n0: number;
+  n_fpc: number;
+  calculatedSize: number;
+  adjustedSize: number;
+  census: boolean;
+}
+
+export interface StratumResult {
+  name: string;
+  weight: number;
+  population: number;
+  mean: number;
+  sd: number;
+  cv: number;
+  n0: number;
+  n_fpc: number;
+  calculatedSize: number;
+  sampleSize: number;
+  census: boolean;
+}
+
+export interface Design {
+  parameters: {
+    confidence: number;
+    precision: number;
+    precisionType: 'relative';
+    population: number;
+    expectedMean: number;
+    expectedSD: number;
+    expectedProportion?: number;
+    calculatedSize: number;
+    adjustedSize: number;
+    dropoutRate: number;
+    erCoverage: number;
+    erCoverageSource: 'input' | '1 - dropoutRate';
+  };
+  stratification: { method: 'proportional' | 'none'; strata: StratumResult[] };
+  /** The chain's intermediates for an unstratified design (per stratum otherwise, in strata[]). */
+  intermediates: { z: number; cv: number; n0: number; n_fpc: number } | { z: number };
+  flags: string[];
+  spec: 'sampling.md';
+}
+
+const TOP_FIELDS = new Set([
+  'population', 'expectedMean', 'expectedSD', 'expectedProportion', 'dropoutRate', 'confidence', 'precision', 'erCoverage', 'stratification',
+  'projectId', // accepted for the POST /v1/sampling body; the registry stores it
+]);
+const STRATUM_FIELDS = new Set(['name', 'weight', 'mean', 'sd']);
+
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** n0 = (z * CV / e)^2, unrounded. */
+export function baseSize(cv: number, z = Z_95, e = PRECISION): number {
+  return (z * cv / e) ** 2;
+}
+
+/** The CDM finite-population correction: N * n0 / (N - 1 + n0), unrounded. */
+export function fpc(N: number, n0: number): number {
+  return (N * n0) / (N - 1 + n0);
+}
+
+/** ceil(calculatedSize / (1 - d)) on exact rationals of the decimal inputs. */
+export function adjustForDropout(calculatedSize: number, dropoutRate: number): number {
+  const d = Q.fromNumber(dropoutRate);
+  return Number(Q.ceil(Q.div(Q.int(calculatedSize), Q.sub(Q.int(1), d))));
+}
+
+/** The chain of sampling.md for one population or one stratum. No validation. */
+export function chain(N: number, mean: number, sd: number, dropoutRate: number, z = Z_95, e = PRECISION): ChainResult {
+  const cv = sd / mean;
+  const n0 = baseSize(cv, z, e);
+  const n_fpc = fpc(N, n0);
+  const calculatedSize = Math.min(Math.ceil(n_fpc), N);
+  const adjustedSize = adjustForDropout(calculatedSize, dropoutRate);
+  return { z, cv, n0, n_fpc, calculatedSize, adjustedSize, census: calculatedSize === N };
+}
+
+/**
+ * Largest-remainder (Hamilton) apportionment of N by weights: floor every
+ * quota N*w_h/sum(w) (exact), then hand the units left to the largest
+ * fractional parts; ties go to the larger weight, then to input order.
+ */
+export function apportion(N: number, weights: number[]): number[] {
+  const ws = weights.map(Q.fromNumber);
+  const total = ws.reduce((a, b) => Q.add(a, b), Q.int(0));
+  const quotas = ws.map((w) => Q.div(Q.mul(Q.int(N), w), total));
+  const floors = quotas.map((q) => Q.floor(q));
+  let left = BigInt(N) - floors.reduce((a, b) => a + b, 0n);
+  const order = quotas
+    .map((q, i) => ({ i, frac: Q.sub(q, Q.int(floors[i]!)), w: ws[i]! }))
+    .sort((a, b) => Q.cmp(b.frac, a.frac) || Q.cmp(b.w, a.w) || a.i - b.i);
+  const out = floors.map(Number);
+  for (const o of order) {
+    if (left <= 0n) break;
+    out[o.i]! += 1;
+    left -= 1n;
+  }
+  return out;
+}
+
+/** 1 - d, exact in decimal (1 - 0.07 is 0.93, not 0.9299999999999999). */
+export function oneMinus(d: number): number {
+  return Q.toNumber(Q.sub(Q.int(1), Q.fromNumber(d)));
+}
+
+function checkPositive(v: unknown, field: string, code: 'invalid_mean' | 'invalid_sd'): number {
+  if (!isNum(v) || v <= 0) throw samplingError(code, field, v, 'a finite number > 0');
+  return v;
+}
+
+export function normaliseStratumName(name: string): string {
+  return name.trim().toLowerCase();
+}
+
+/** Validates an input object (from flags, a JSON file or an API body). */
+export function validateDesignInput(raw: unknown): DesignInput {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw samplingError('missing_parameter', 'body', raw, 'a JSON object with population, expectedMean, expectedSD and dropoutRate');
+  }
+  const o = raw as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    if (!TOP_FIELDS.has(k)) throw samplingError('unknown_field', k, o[k], `one of ${[...TOP_FIELDS].join(', ')}`);
+  }
+  if (o.confidence !== undefined && o.confidence !== CONFIDENCE) {
+    throw samplingError('confidence_must_be_0.95', 'confidence', o.confidence, '0.95 (95/5 is mandatory)');
+  }
+  if (o.precision !== undefined && o.precision !== PRECISION) {
+    throw samplingError('precision_must_be_0.05', 'precision', o.precision, '0.05 (relative, ±5 % of the mean; 95/5 is mandatory)');
+  }
+  if (o.population === undefined) throw samplingError('missing_parameter', 'population', undefined, 'an integer >= 1 (households in the frame)');
+  if (!isNum(o.population) || !Number.isInteger(o.population) || o.population < 1 || o.population > Number.MAX_SAFE_INTEGER) {
+    throw samplingError('invalid_population', 'population', o.population, 'an integer >= 1');
+  }
+  const hasProp = o.expectedProportion !== undefined;
+  let expectedMean: number;
+  let expectedSD: number;
+  if (hasProp) {
+    if (o.expectedMean !== undefined || o.expectedSD !== undefined) {
+      throw samplingError('conflicting_parameters', o.expectedMean !== undefined ? 'expectedMean' : 'expectedSD', o.expectedMean ?? o.expectedSD, 'either expectedProportion or expectedMean with expectedSD, not both');
+    }
+    const p = o.expectedProportion;
+    if (!isNum(p) || p <= 0 || p >= 1) throw samplingError('invalid_proportion', 'expectedProportion', p, 'a number with 0 < p < 1');
+    expectedMean = p;
+    expectedSD = Math.sqrt(p * (1 - p));
+  } else {
+    if (o.expectedMean === undefined) throw samplingError('missing_parameter', 'expectedMean', undefined, 'a number > 0 (or give expectedProportion instead)');
+    if (o.expectedSD === undefined) throw samplingError('missing_parameter', 'expectedSD', undefined, 'a number > 0 (or give expectedProportion instead)');
+    expectedMean = checkPositive(o.expectedMean, 'expectedMean', 'invalid_mean');
+    expectedSD = checkPositive(o.expectedSD, 'expectedSD', 'invalid_sd');
+  }
+  if (o.dropoutRate === undefined) throw samplingError('missing_parameter', 'dropoutRate', undefined, 'a fraction 0 <= d < 1 (0 for none)');
+  const d = o.dropoutRate;
+  if (!isNum(d) || d < 0 || d >= 1) {
+    const hint = isNum(d) && d >= 1 && d < 100 ? ` (a percentage? ${d} % is ${d / 100})` : '';
+    throw samplingError('invalid_dropout', 'dropoutRate', d, `a fraction 0 <= d < 1${hint}`);
+  }
+  let erCoverage: number | undefined;
+  if (o.erCoverage !== undefined) {
+    if (!isNum(o.erCoverage) || o.erCoverage < 0 || o.erCoverage > 1) throw samplingError('invalid_er_coverage', 'erCoverage', o.erCoverage, 'a fraction 0 <= c <= 1');
+    erCoverage = o.erCoverage;
+  }
+  const out: DesignInput = { population: o.population, expectedMean, expectedSD, dropoutRate: d };
+  if (hasProp) out.expectedProportion = o.expectedProportion as number;
+  if (o.confidence !== undefined) out.confidence = CONFIDENCE;
+  if (o.precision !== undefined) out.precision = PRECISION;
+  if (erCoverage !== undefined) out.erCoverage = erCoverage;
+  if (o.stratification !== undefined && o.stratification !== null) out.stratification = validateStratification(o.stratification);
+  return out;
+}
+
+function validateStratification(s: unknown): { enabled: boolean; strata: StratumInput[] } {
+  if (typeof s !== 'object' || s === null || Array.isArray(s)) {
+    throw samplingError('invalid_strata', 'stratification', s, `{enabled: boolean, strata: [{name, weight, mean?, sd?}]} with 1 to ${MAX_STRATA} strata`);
+  }
+  const o = s as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    if (k !== 'enabled' && k !== 'strata' && k !== 'method') throw samplingError('unknown_field', `stratification.${k}`, o[k], 'enabled, strata, method');
+  }
+  if (o.method !== undefined && o.method !== 'proportional') throw samplingError('invalid_strata', 'stratification.method', o.method, '"proportional"');
+  const enabled = o.enabled === undefined ? true : o.enabled;
+  if (typeof enabled !== 'boolean') throw samplingError('invalid_strata', 'stratification.enabled', o.enabled, 'true or false');
+  if (!enabled) return { enabled: false, strata: [] };
+  if (!Array.isArray(o.strata) || o.strata.length < 1 || o.strata.length > MAX_STRATA) {
+    throw samplingError('invalid_strata', 'stratification.strata', o.strata, `an array of 1 to ${MAX_STRATA} strata`);
+  }
+  const seen = new Map<string, number>();
+  const strata: StratumInput[] = o.strata.map((st: unknown, i: number) => {
+    const f = `stratification.strata[${i}]`;
+    if (typeof st !== 'object' || st === null || Array.isArray(st)) throw samplingError('invalid_strata', f, st, '{name, weight, mean?, sd?}');
+    const r = st as Record<string, unknown>;
+    for (const k of Object.keys(r)) if (!STRATUM_FIELDS.has(k)) throw samplingError('unknown_field', `${f}.${k}`, r[k], 'name, weight, mean, sd');
+    if (typeof r.name !== 'string' || r.name.trim() === '' || r.name.trim().length > 64 || /[\u0000-\u001f\u007f]/.test(r.name)) {
+      throw samplingError('invalid_stratum_name', `${f}.name`, r.name, 'a non-empty name of at most 64 characters without control characters');
+    }
+    const key = normaliseStratumName(r.name);
+    const prev = seen.get(key);
+    if (prev !== undefined) {
+      throw samplingError('duplicate_stratum', `${f}.name`, r.name, 'stratum names unique after trim and case-fold', {
+        message: `${f}.name = ${JSON.stringify(r.name)} duplicates stratification.strata[${prev}].name after trim and case-fold; valid: unique stratum names`,
+      });
+    }
+    seen.set(key, i);
+    if (r.weight === undefined) throw samplingError('missing_parameter', `${f}.weight`, undefined, 'a number in (0, 1]');
+    if (!isNum(r.weight) || r.weight <= 0 || r.weight > 1) throw samplingError('invalid_weight', `${f}.weight`, r.weight, 'a number in (0, 1]');
+    const out: StratumInput = { name: r.name.trim(), weight: r.weight };
+    if (r.mean !== undefined) out.mean = checkPositive(r.mean, `${f}.mean`, 'invalid_mean');
+    if (r.sd !== undefined) out.sd = checkPositive(r.sd, `${f}.sd`, 'invalid_sd');
+    return out;
+  });
+  const sum = strata.map((x) => Q.fromNumber(x.weight)).reduce((a, b) => Q.add(a, b), Q.int(0));
+  const off = Math.abs(Q.toNumber(Q.sub(sum, Q.int(1))));
+  if (off > 1e-6) {
+    throw samplingError('weights_do_not_sum_to_1', 'stratification.strata[].weight', strata.map((x) => x.weight), 'weights summing to 1 within 1e-6', {
+      message: `stratum weights sum to ${Q.toNumber(sum)}, not 1 (off by more than 1e-6); valid: weights summing to 1`,
+      details: { sum: Q.toNumber(sum) },
+    });
+  }
+  return { enabled: true, strata };
+}
+
+/** Validates and computes a design. Throws OracleKitError per sampling.md. */
+export function computeDesign(raw: unknown): Design {
+  const input = validateDesignInput(raw);
+  return designFromValid(input);
+}
+
+export function designFromValid(input: DesignInput): Design {
+  const N = input.population;
+  const mean = input.expectedMean!;
+  const sd = input.expectedSD!;
+  const d = input.dropoutRate;
+  const erCoverage = input.erCoverage ?? oneMinus(d);
+  const erCoverageSource = input.erCoverage !== undefined ? 'input' : '1 - dropoutRate';
+  const base = {
+    confidence: CONFIDENCE,
+    precision: PRECISION,
+    precisionType: 'relative' as const,
+    population: N,
+    expectedMean: mean,
+    expectedSD: sd,
+    ...(input.expectedProportion !== undefined ? { expectedProportion: input.expectedProportion } : {}),
+    dropoutRate: d,
+    erCoverage,
+    erCoverageSource: erCoverageSource as Design['parameters']['erCoverageSource'],
+  };
+  const strataIn = input.stratification?.enabled ? input.stratification.strata : [];
+  if (strataIn.length === 0) {
+    const c = chain(N, mean, sd, d);
+    if (c.adjustedSize > N) {
+      throw samplingError('insufficient_population', 'population', N, `a population of at least ${c.adjustedSize} households, or a lower dropoutRate`, {
+        message: `adjustedSize ${c.adjustedSize} (calculatedSize ${c.calculatedSize} / (1 - ${d})) exceeds population ${N}; sizes are never capped silently`,
+        details: { calculatedSize: c.calculatedSize, adjustedSize: c.adjustedSize, population: N },
+      });
+    }
+    return {
+      parameters: { ...base, calculatedSize: c.calculatedSize, adjustedSize: c.adjustedSize },
+      stratification: { method: 'none', strata: [] },
+      intermediates: { z: c.z, cv: c.cv, n0: c.n0, n_fpc: c.n_fpc },
+      flags: c.census ? ['census'] : [],
+      spec: 'sampling.md',
+    };
+  }
+  const pops = apportion(N, strataIn.map((s) => s.weight));
+  const strata: StratumResult[] = strataIn.map((s, i) => {
+    const Nh = pops[i]!;
+    const f = `stratification.strata[${i}]`;
+    if (Nh === 0) {
+      throw samplingError('empty_stratum', `${f}.weight`, s.weight, `a weight large enough that ${s.name} gets at least one of ${N} households`, {
+        message: `stratum ${JSON.stringify(s.name)} (weight ${s.weight}) is apportioned 0 of ${N} households; merge it or raise its weight`,
+        details: { stratum: s.name, population: 0, apportioned: pops },
+      });
+    }
+    const mh = s.mean ?? mean;
+    const sh = s.sd ?? sd;
+    const c = chain(Nh, mh, sh, d);
+    if (c.adjustedSize > Nh) {
+      throw samplingError('insufficient_population', `${f}`, s.name, `a stratum population of at least ${c.adjustedSize}, a larger weight, or a lower dropoutRate`, {
+        message: `stratum ${JSON.stringify(s.name)}: adjustedSize ${c.adjustedSize} (calculatedSize ${c.calculatedSize} / (1 - ${d})) exceeds its population ${Nh}; sizes are never capped silently`,
+        details: { stratum: s.name, calculatedSize: c.calculatedSize, adjustedSize: c.adjustedSize, population: Nh },
+      });
+    }
+    return { name: s.name, weight: s.weight, population: Nh, mean: mh, sd: sh, cv: c.cv, n0: c.n0, n_fpc: c.n_fpc, calculatedSize: c.calculatedSize, sampleSize: c.adjustedSize, census: c.census };
+  });
+  return {
+    parameters: {
+      ...base,
+      calculatedSize: strata.reduce((a, s) => a + s.calculatedSize, 0),
+      adjustedSize: strata.reduce((a, s) => a + s.sampleSize, 0),
+    },
+    stratification: { method: 'proportional', strata },
+    intermediates: { z: Z_95 },
+    flags: strata.some((s) => s.census) ? ['census'] : [],
+    spec: 'sampling.md',
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * The sampling area's error table (sampling.md, "Errors"): status, code and
+ * when. Every error names the field, the value and what would be valid.
+ */
+import { OracleKitError, showValue } from '../errors.ts';
+
+export const SAMPLING_ERRORS = {
+  missing_parameter: { status: 400, when: 'a required input is absent' },
+  unknown_field: { status: 400, when: 'a field the design does not know (a typo such as "dropout" for "dropoutRate")' },
+  conflicting_parameters: { status: 400, when: 'expectedProportion given together with expectedMean or expectedSD' },
+  invalid_population: { status: 400, when: 'population is not an integer >= 1' },
+  invalid_mean: { status: 400, when: 'a mean is not a finite number > 0' },
+  invalid_sd: { status: 400, when: 'an SD is not a finite number > 0' },
+  invalid_proportion: { status: 400, when: 'expectedProportion is not in (0, 1)' },
+  invalid_dropout: { status: 400, when: 'dropoutRate is not in [0, 1) (a percentage such as 15 is invalid)' },
+  invalid_er_coverage: { status: 400, when: 'erCoverage is not in [0, 1]' },
+  invalid_weight: { status: 400, when: 'a stratum weight is not a number in (0, 1]' },
+  invalid_strata: { status: 400, when: 'stratification is not {enabled, strata: [...]} with 1 to 100 strata' },
+  invalid_stratum_name: { status: 400, when: 'a stratum name is empty, longer than 64 characters or has control characters' },
+  'confidence_must_be_0.95': { status: 400, when: 'confidence given and not 0.95 (95/5 is mandatory)' },
+  'precision_must_be_0.05': { status: 400, when: 'precision given and not 0.05 (95/5 is mandatory)' },
+  duplicate_stratum: { status: 409, when: 'two stratum names equal after trim and case-fold' },
+  weights_do_not_sum_to_1: { status: 409, when: 'stratum weights sum to more than 1e-6 away from 1' },
+  insufficient_population: { status: 422, when: 'adjustedSize > N (or > N_h for a stratum)' },
+  empty_stratum: { status: 422, when: 'a stratum apportioned 0 households' },
+} as const;
+
+export type SamplingErrorCode = keyof typeof SAMPLING_ERRORS;
+
+export function samplingError(
+  code: SamplingErrorCode,
+  field: string,
+  value: unknown,
+  valid: string,
+  extra?: { message?: string; details?: Record<string, unknown> },
+): OracleKitError {
+  const message = extra?.message ?? `${field} ${value === undefined ? 'is missing' : `= ${showValue(value)} is invalid`}; valid: ${valid}`;
+  return new OracleKitError({ status: SAMPLING_ERRORS[code].status, code, message, field, value, valid, details: extra?.details });
+}
