@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages the test suite uses: Chromium (the report renders in a real
-# browser) and redis-server (the tasks plugin's queue). Installed when missing
-# (tmux drives the chat TUI end to end), installed when missing
-# and we are root with apt-get (CI, these machines); otherwise says what to do.
+# browser), redis-server (the tasks plugin's queue) and tmux (drives the chat
+# TUI end to end). Installed when missing and we are root with apt-get (CI, these machines); otherwise says what to do.
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
