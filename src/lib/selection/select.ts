@@ -1,0 +1,123 @@
+/**
+ * Steps 5 and 6 of "cookstove-sampling/v1": a ticket per household, then per
+ * stratum the order by (ticket, id bytes); the first n_h are the sample and
+ * the rest, in order, the replacement list.
+ *
+ * Tickets live in one Uint8Array (32 bytes per household). Sorting uses the
+ * ticket's first 48 bits as a number and falls back to the full ticket, then
+ * the ID's UTF-8 bytes, so ties are broken exactly as the spec says.
+ */
+import { createHash } from 'node:crypto';
+import type { Frame } from './frame.ts';
+import { selectionError } from './errors.ts';
+import { Ticketer, compareUtf8 } from './hash.ts';
+
+export const MAX_STRATUM_HOUSEHOLDS = 0xffffff;
+
+export interface StratumOrder {
+  name: string;
+  population: number;
+  sampleSize: number;
+  /** Row indices of the frame in rank order: [0, sampleSize) sample, the rest replacements. */
+  order: Uint32Array;
+  /** SHA-256 of the IDs in rank order, each followed by "\n". */
+  orderDigest: string;
+}
+
+export interface FrameSelection {
+  /** 32 bytes per frame row. */
+  tickets: Uint8Array;
+  strata: StratumOrder[];
+}
+
+/** Throws insufficient_frame when a stratum has fewer households than its sample size. */
+export function checkSizes(frame: Frame, byStratum: Uint32Array[], sizes: number[]): void {
+  frame.strataNames.forEach((name, s) => {
+    const have = byStratum[s]!.length;
+    const need = sizes[s]!;
+    if (have > MAX_STRATUM_HOUSEHOLDS) {
+      throw selectionError('too_many_households', `${frame.file}`, have, `at most ${MAX_STRATUM_HOUSEHOLDS} households per stratum`);
+    }
+    if (have < need) {
+      throw selectionError('insufficient_frame', `${frame.file}`, have, `at least ${need} households in stratum ${name}`, {
+        message: `${frame.file}: stratum ${JSON.stringify(name)} has ${have} households in the frame, fewer than its sample size ${need}; valid: a frame with at least ${need} households in ${name} (never capped silently)`,
+        details: { stratum: name, households: have, sampleSize: need },
+      });
+    }
+  });
+}
+
+/** Computes every ticket. onProgress(done) is called every 65,536 households. */
+export function computeTickets(frame: Frame, seedHex: string, onProgress?: (done: number) => void): Uint8Array {
+  const t = new Ticketer(seedHex);
+  const out = new Uint8Array(frame.rows * 32);
+  const names = frame.strataNames;
+  for (let i = 0; i < frame.rows; i++) {
+    t.into(names[frame.stratum[i]!]!, frame.ids[i]!, out, i * 32);
+    if (onProgress && (i & 0xffff) === 0xffff) onProgress(i + 1);
+  }
+  return out;
+}
+
+/** Orders one stratum's rows by (ticket, id bytes). */
+export function orderRows(rows: Uint32Array, tickets: Uint8Array, ids: readonly string[]): Uint32Array {
+  const key = new Float64Array(tickets.length / 32);
+  for (const r of rows) {
+    const o = r * 32;
+    key[r] = ((tickets[o]! * 256 + tickets[o + 1]!) * 256 + tickets[o + 2]!) * 0x1000000 + ((tickets[o + 3]! << 16) | (tickets[o + 4]! << 8) | tickets[o + 5]!);
+  }
+  const order = Uint32Array.from(rows);
+  order.sort((a, b) => {
+    const d = key[a]! - key[b]!;
+    if (d !== 0) return d;
+    const oa = a * 32;
+    const ob = b * 32;
+    for (let i = 6; i < 32; i++) {
+      const x = tickets[oa + i]! - tickets[ob + i]!;
+      if (x !== 0) return x;
+    }
+    return compareUtf8(ids[a]!, ids[b]!);
+  });
+  return order;
+}
+
+export function orderDigest(order: Uint32Array, ids: readonly string[]): string {
+  const h = createHash('sha256');
+  const BATCH = 8192;
+  for (let i = 0; i < order.length; i += BATCH) {
+    const part: string[] = [];
+    const end = Math.min(order.length, i + BATCH);
+    for (let j = i; j < end; j++) part.push(ids[order[j]!]!);
+    h.update(part.join('\n') + '\n', 'utf8');
+  }
+  return h.digest('hex');
+}
+
+/** Tickets and the order of every stratum. sizes[s] is n_h for frame.strataNames[s]. */
+export function selectFrame(frame: Frame, byStratum: Uint32Array[], seedHex: string, sizes: number[], onProgress?: (done: number) => void): FrameSelection {
+  checkSizes(frame, byStratum, sizes);
+  const tickets = computeTickets(frame, seedHex, onProgress);
+  const strata = frame.strataNames.map((name, s) => {
+    const order = orderRows(byStratum[s]!, tickets, frame.ids);
+    return { name, population: order.length, sampleSize: sizes[s]!, order, orderDigest: orderDigest(order, frame.ids) };
+  });
+  return { tickets, strata };
+}
+
+export function ticketHex(tickets: Uint8Array, row: number): string {
+  return Buffer.from(tickets.buffer, tickets.byteOffset + row * 32, 32).toString('hex');
+}
+
+/** The whole algorithm on an in-memory list of one stratum (tests, small frames). */
+export function selectIds(ids: string[], stratum: string, n: number, seedHex: string): { selected: string[]; replacements: string[]; tickets: Map<string, string> } {
+  const t = new Ticketer(seedHex);
+  const tickets = new Uint8Array(ids.length * 32);
+  ids.forEach((id, i) => t.into(stratum, id, tickets, i * 32));
+  const order = orderRows(Uint32Array.from(ids.keys()), tickets, ids);
+  const ordered = [...order].map((r) => ids[r]!);
+  return {
+    selected: ordered.slice(0, n),
+    replacements: ordered.slice(n),
+    tickets: new Map(ids.map((id, i) => [id, ticketHex(tickets, i)])),
+  };
+}
