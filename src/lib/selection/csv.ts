@@ -169,3 +169,20 @@ export class CsvScanner {
     this.base += pos;
   }
 }
+
+/** Splits one CSV record (bytes without its line end) into decoded fields. */
+export function splitRecord(buf: Buffer): string[] {
+  let out: string[] = [];
+  const s = new CsvScanner('row', (rec) => {
+    out = [];
+    for (let i = 0; i < rec.count; i++) out.push(field(rec, i));
+  });
+  s.push(buf);
+  s.end();
+  return out;
+}
+
+/** One CSV cell: quoted when it holds a comma, a quote or a line break. */
+export function csvCell(s: string): string {
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}

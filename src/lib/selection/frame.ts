@@ -31,10 +31,10 @@ export interface Frame {
   /** Canonical stratum names (the design's), indexed by stratum[]. */
   strataNames: string[];
   ids: string[];
-  stratum: Uint16Array;
-  offsets: Float64Array;
-  lengths: Uint32Array;
-  lines: Uint32Array;
+  stratum: Uint16Array<ArrayBufferLike>;
+  offsets: Float64Array<ArrayBufferLike>;
+  lengths: Uint32Array<ArrayBufferLike>;
+  lines: Uint32Array<ArrayBufferLike>;
 }
 
 export interface ReadFrameOptions {
@@ -46,9 +46,9 @@ export interface ReadFrameOptions {
 
 const normalise = (s: string): string => s.trim().toLowerCase();
 
-function growF64(a: Float64Array): Float64Array { const b = new Float64Array(a.length * 2); b.set(a); return b; }
-function growU32(a: Uint32Array): Uint32Array { const b = new Uint32Array(a.length * 2); b.set(a); return b; }
-function growU16(a: Uint16Array): Uint16Array { const b = new Uint16Array(a.length * 2); b.set(a); return b; }
+function growF64(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> { const b = new Float64Array(a.length * 2); b.set(a); return b; }
+function growU32(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> { const b = new Uint32Array(a.length * 2); b.set(a); return b; }
+function growU16(a: Uint16Array<ArrayBuffer>): Uint16Array<ArrayBuffer> { const b = new Uint16Array(a.length * 2); b.set(a); return b; }
 
 export async function readFrame(path: string, opts: ReadFrameOptions): Promise<Frame> {
   if (!existsSync(path)) throw selectionError('file_not_found', 'frame', path, 'an existing CSV file with a household_id column');
