@@ -127,7 +127,7 @@ export async function verifyBeaconRound(chain: ChainInfo, beacon: BeaconRound, e
       message: `${source}.randomness = ${beacon.randomness} is not sha256(signature) = ${expected}; valid: the randomness drand derived from the signature`,
     });
   }
-  let ok = false;
+  let ok: boolean;
   try {
     const drand = await import('drand-client');
     const info = { ...chain, groupHash: chain.groupHash ?? '', metadata: { beaconID: chain.metadata?.beaconID ?? '' } };

@@ -69,7 +69,7 @@ export class CsvScanner {
   }
 
   private scan(chunk: Buffer, final: boolean): void {
-    let data = this.pending && this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
+    const data = this.pending && this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
     this.pending = null;
     let pos = 0;
     if (this.first) {

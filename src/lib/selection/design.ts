@@ -25,6 +25,8 @@ export interface SelectionDesign {
   stratified: boolean;
 }
 
+const hasControl = (s: string): boolean => [...s].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
+
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
 export function designIdOf(parameters: unknown, stratification: unknown): string {
@@ -55,7 +57,7 @@ export function loadDesign(raw: unknown, source = 'design'): SelectionDesign {
   } else {
     strata = strataRaw.map((s, i) => {
       const f = `${source}.stratification.strata[${i}]`;
-      if (typeof s?.name !== 'string' || s.name.trim() === '' || /[\u0000-\u001f\u007f]/.test(s.name)) throw selectionError('invalid_design', `${f}.name`, s?.name, 'a non-empty stratum name without control characters');
+      if (typeof s?.name !== 'string' || s.name.trim() === '' || hasControl(s.name)) throw selectionError('invalid_design', `${f}.name`, s?.name, 'a non-empty stratum name without control characters');
       if (!isInt(s.sampleSize) || s.sampleSize < 1) throw selectionError('invalid_design', `${f}.sampleSize`, s.sampleSize, 'an integer >= 1');
       if (!isInt(s.population) || s.population < 1) throw selectionError('invalid_design', `${f}.population`, s.population, 'an integer >= 1');
       return { name: s.name.trim(), designPopulation: s.population, sampleSize: s.sampleSize };

@@ -308,7 +308,7 @@ export async function verifySelection(o: VerifyOptions): Promise<VerifyResult> {
   return {
     ok: true,
     passed,
-    summary: `verified ${ALGORITHM}: frameHash ${short(hashes.frameHash)}, ${src}, seed ${short(seed)}, ${sampled} sampled of ${frame.rows} households in ${sel.strata.length} stratum${sel.strata.length === 1 ? '' : 'a'}`,
+    summary: `verified ${ALGORITHM}: frameHash ${short(hashes.frameHash)}, ${src}, seed ${short(seed)}, ${sampled} sampled of ${frame.rows} households in ${sel.strata.length} ${sel.strata.length === 1 ? 'stratum' : 'strata'}`,
     notes,
   };
 }
