@@ -10,10 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { JSDOM } from 'jsdom';
+import { createRequire } from 'node:module';
 import { runCli } from '../helpers/cli.ts';
 
 const run = promisify(execFile);
+// jsdom ships no types; only its DOM (typed by lib.dom) is used
+const { JSDOM } = createRequire(import.meta.url)('jsdom') as { JSDOM: new (html: string) => { window: { document: Document } } };
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'okit-report-e2e-'));
 const p = (n: string): string => join(dir, n);
