@@ -171,15 +171,32 @@ export class CsvScanner {
 }
 
 /** Splits one CSV record (bytes without its line end) into decoded fields. */
-export function splitRecord(buf: Buffer): string[] {
-  let out: string[] = [];
-  const s = new CsvScanner('row', (rec) => {
-    out = [];
-    for (let i = 0; i < rec.count; i++) out.push(field(rec, i));
-  });
-  s.push(buf);
-  s.end();
-  return out;
+export function splitRecord(buf: Buffer, start = 0, end = buf.length): string[] {
+  const out: string[] = [];
+  let p = start;
+  for (;;) {
+    if (p < end && buf[p] === QUOTE) {
+      let q = p + 1;
+      let escaped = false;
+      while (q < end) {
+        if (buf[q] === QUOTE) {
+          if (q + 1 < end && buf[q + 1] === QUOTE) { q += 2; escaped = true; continue; }
+          break;
+        }
+        q++;
+      }
+      const v = buf.toString('utf8', p + 1, Math.min(q, end));
+      out.push(escaped ? v.replaceAll('""', '"') : v);
+      p = q + 1; // past the closing quote
+      if (p < end && buf[p] === COMMA) { p++; continue; }
+      return out;
+    }
+    let q = p;
+    while (q < end && buf[q] !== COMMA) q++;
+    out.push(buf.toString('utf8', p, q));
+    if (q >= end) return out;
+    p = q + 1;
+  }
 }
 
 /** One CSV cell: quoted when it holds a comma, a quote or a line break. */

@@ -2,8 +2,9 @@
  * selection.csv: every household of every stratum in rank order — the
  * sample (role "sample", ranks 1..n_h) then the replacement list (role
  * "replacement", used strictly in order) — with the frame's other columns
- * kept. Rows are re-read from the frame by byte offset (positional reads), so
- * the CSV text is never held in memory.
+ * kept. Rows are re-read from the frame by byte offset, a window of at most
+ * WRITE_WINDOW rows at a time (sequential 4 MiB reads), so the CSV text is
+ * never held in memory as a whole.
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -28,12 +29,49 @@ export function keptColumns(frame: Frame): { index: number; name: string }[] {
   return out;
 }
 
+/** Rows per window: the raw bytes of at most this many rows are held at once while writing. */
+export const WRITE_WINDOW = 1 << 18;
+const BLOCK = 1 << 22;
+
+/**
+ * Fills `into` with the bytes of the given rows (slots sorted by offset),
+ * reading the frame sequentially in 4 MiB blocks; a row across a block
+ * boundary is read on its own.
+ */
+function gatherRows(fd: number, frame: Frame, rows: Uint32Array, into: Buffer, at: Uint32Array): void {
+  // frame rows are numbered in file order, so sorting by row number sorts by offset;
+  // (row * WRITE_WINDOW + slot) is exact in a double and sorts natively
+  const keys = new Float64Array(rows.length);
+  for (let i = 0; i < rows.length; i++) keys[i] = rows[i]! * WRITE_WINDOW + i;
+  keys.sort();
+  const slots = new Uint32Array(rows.length);
+  for (let i = 0; i < rows.length; i++) slots[i] = keys[i]! % WRITE_WINDOW;
+  let pos = 0;
+  for (let i = 0; i < rows.length; i++) {
+    at[i] = pos;
+    pos += frame.lengths[rows[i]!]!;
+  }
+  const block = Buffer.alloc(BLOCK);
+  let blockStart = -1;
+  let blockLen = 0;
+  for (const slot of slots) {
+    const row = rows[slot]!;
+    const off = frame.offsets[row]!;
+    const len = frame.lengths[row]!;
+    if (off < blockStart || off + len > blockStart + blockLen) {
+      blockStart = off;
+      blockLen = readSync(fd, block, 0, BLOCK, off);
+    }
+    if (off + len <= blockStart + blockLen) block.copy(into, at[slot]!, off - blockStart, off - blockStart + len);
+    else readSync(fd, into, at[slot]!, len, off);
+  }
+}
+
 export function writeSelectionCsv(outPath: string, framePath: string, frame: Frame, sel: FrameSelection, onProgress?: (done: number) => void): { sha256: string; rows: number } {
   const kept = keptColumns(frame);
   const hash = createHash('sha256');
   const inFd = openSync(framePath, 'r');
   const outFd = openSync(outPath, 'w');
-  let buf = Buffer.alloc(1 << 16);
   let pending: string[] = [];
   let pendingLen = 0;
   let rows = 0;
@@ -54,17 +92,25 @@ export function writeSelectionCsv(outPath: string, framePath: string, frame: Fra
     emit([...SELECTION_COLUMNS, ...kept.map((k) => k.name)].map(csvCell).join(',') + '\n');
     for (const st of sel.strata) {
       const name = csvCell(st.name);
-      for (let r = 0; r < st.order.length; r++) {
-        const row = st.order[r]!;
-        const len = frame.lengths[row]!;
-        if (len > buf.length) buf = Buffer.alloc(len * 2);
-        readSync(inFd, buf, 0, len, frame.offsets[row]!);
-        const fields = kept.length > 0 ? splitRecord(buf.subarray(0, len)) : [];
-        let line = `${name},${r + 1},${r < st.sampleSize ? 'sample' : 'replacement'},${csvCell(frame.ids[row]!)},${ticketHex(sel.tickets, row)}`;
-        for (const k of kept) line += ',' + csvCell(fields[k.index] ?? '');
-        emit(line + '\n');
-        rows++;
-        if (onProgress && (rows & 0xffff) === 0) onProgress(rows);
+      for (let w = 0; w < st.order.length; w += WRITE_WINDOW) {
+        const win = st.order.subarray(w, Math.min(st.order.length, w + WRITE_WINDOW));
+        let bytes = 0;
+        for (const row of win) bytes += frame.lengths[row]!;
+        const raw = Buffer.allocUnsafe(bytes);
+        const at = new Uint32Array(win.length);
+        if (kept.length > 0) gatherRows(inFd, frame, win, raw, at);
+        for (let i = 0; i < win.length; i++) {
+          const row = win[i]!;
+          const r = w + i;
+          let line = `${name},${r + 1},${r < st.sampleSize ? 'sample' : 'replacement'},${csvCell(frame.ids[row]!)},${ticketHex(sel.tickets, row)}`;
+          if (kept.length > 0) {
+            const fields = splitRecord(raw, at[i]!, at[i]! + frame.lengths[row]!);
+            for (const k of kept) line += ',' + csvCell(fields[k.index] ?? '');
+          }
+          emit(line + '\n');
+          rows++;
+          if (onProgress && (rows & 0xffff) === 0) onProgress(rows);
+        }
       }
     }
     flush();

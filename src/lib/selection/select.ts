@@ -3,9 +3,8 @@
  * stratum the order by (ticket, id bytes); the first n_h are the sample and
  * the rest, in order, the replacement list.
  *
- * Tickets live in one Uint8Array (32 bytes per household). Sorting uses the
- * ticket's first 48 bits as a number and falls back to the full ticket, then
- * the ID's UTF-8 bytes, so ties are broken exactly as the spec says.
+ * Tickets live in one Uint8Array (32 bytes per household); see orderRows for
+ * how the order by (ticket, id bytes) is computed fast and exactly.
  */
 import { createHash } from 'node:crypto';
 import type { Frame } from './frame.ts';
@@ -59,25 +58,46 @@ export function computeTickets(frame: Frame, seedHex: string, onProgress?: (done
   return out;
 }
 
-/** Orders one stratum's rows by (ticket, id bytes). */
-export function orderRows(rows: Uint32Array, tickets: Uint8Array, ids: readonly string[]): Uint32Array {
-  const key = new Float64Array(tickets.length / 32);
-  for (const r of rows) {
-    const o = r * 32;
-    key[r] = ((tickets[o]! * 256 + tickets[o + 1]!) * 256 + tickets[o + 2]!) * 0x1000000 + ((tickets[o + 3]! << 16) | (tickets[o + 4]! << 8) | tickets[o + 5]!);
+const compareTicketsThenIds = (tickets: Uint8Array, ids: readonly string[]) => (a: number, b: number): number => {
+  const oa = a * 32;
+  const ob = b * 32;
+  for (let i = 0; i < 32; i++) {
+    const x = tickets[oa + i]! - tickets[ob + i]!;
+    if (x !== 0) return x;
   }
-  const order = Uint32Array.from(rows);
-  order.sort((a, b) => {
-    const d = key[a]! - key[b]!;
-    if (d !== 0) return d;
-    const oa = a * 32;
-    const ob = b * 32;
-    for (let i = 6; i < 32; i++) {
-      const x = tickets[oa + i]! - tickets[ob + i]!;
-      if (x !== 0) return x;
-    }
-    return compareUtf8(ids[a]!, ids[b]!);
-  });
+  return compareUtf8(ids[a]!, ids[b]!);
+};
+
+const LOCAL_BITS = 2 ** 21;
+
+/**
+ * Orders one stratum's rows by (ticket, id bytes). Up to 2^21 households per
+ * stratum the sort is a native numeric sort of (first 32 ticket bits * 2^21 +
+ * position), exact in a double; runs that share the first 32 bits are then
+ * re-sorted with the full comparison. Larger strata use the comparator
+ * throughout. Both give exactly the order of the spec.
+ */
+export function orderRows(rows: Uint32Array, tickets: Uint8Array, ids: readonly string[]): Uint32Array {
+  const n = rows.length;
+  const cmp = compareTicketsThenIds(tickets, ids);
+  if (n > LOCAL_BITS) return Uint32Array.from(rows).sort(cmp);
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const o = rows[i]! * 32;
+    const prefix = ((tickets[o]! << 24) >>> 0) + ((tickets[o + 1]! << 16) | (tickets[o + 2]! << 8) | tickets[o + 3]!);
+    keys[i] = prefix * LOCAL_BITS + i;
+  }
+  keys.sort();
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = rows[keys[i]! % LOCAL_BITS]!;
+  let i = 0;
+  while (i < n) {
+    const p = Math.floor(keys[i]! / LOCAL_BITS);
+    let j = i + 1;
+    while (j < n && Math.floor(keys[j]! / LOCAL_BITS) === p) j++;
+    if (j - i > 1) order.subarray(i, j).sort(cmp);
+    i = j;
+  }
   return order;
 }
 
