@@ -95,10 +95,10 @@ describe('sample report', () => {
     const ok = await runCli(['sample', 'report', '--design', p('design-a.json'), '--observations', p('baseline.csv'), '--source', 'KPT 2026', '--out', p('single.html')]);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/project-1: n = \d+ of N = 400, ER coverage 0\.9; no selection/);
-    writeFileSync(p('bad-obs.csv'), 'value\n1.2\nabc\n');
+    writeFileSync(p('bad-obs.csv'), 'household_id,value\nH1,1.2\nH2,abc\n');
     const bad = await runCli(['sample', 'report', '--design', p('design-a.json'), '--observations', p('bad-obs.csv'), '--out', p('bad.html')]);
     expect(bad.code).toBe(3);
-    expect(bad.stderr).toMatch(/\[invalid_observations\] bad-obs\.csv:3: value = "abc" is not a number/);
+    expect(bad.stderr).toMatch(/\[invalid_observation\] bad-obs\.csv:3 column 2 \(value\)/);
     const mismatch = await runCli(['sample', 'report', '--design', p('design-b.json'), '--commitment', p('commitment.json'), '--out', p('mm.html')]);
     expect(mismatch.code).toBe(3);
     expect(mismatch.stderr).toMatch(/the commitment is for design sha256:[0-9a-f]+, the project's design is sha256:/);

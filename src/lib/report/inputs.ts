@@ -1,47 +1,21 @@
 /**
- * Reading the report's inputs: the observations CSV (a `value` column, an
- * optional `stratum` column) and the manifest of projects (paths relative to
+ * Reading the report's inputs: the observations CSV (household,value[,stratum],
+ * as for `sample recalc`) and the manifest of projects (paths relative to
  * the manifest). Errors name the file and line.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { CsvScanner, field } from '../selection/csv.ts';
+import { parseObservationsCsv } from '../sampling/recalc.ts';
 import { selectionError } from '../selection/errors.ts';
 import { readJsonFile } from '../selection/io.ts';
 import { parseCommitment, parseProof } from '../selection/records.ts';
 import type { Observation, ProjectInput, Source } from './model.ts';
 
-export function readObservations(path: string, valueColumn = 'value'): Observation[] {
-  if (!existsSync(path)) throw selectionError('file_not_found', 'observations', path, 'a CSV with a value column (and optionally stratum)');
-  const name = basename(path);
-  const out: Observation[] = [];
-  let vi = -1;
-  let si = -1;
-  let header = true;
-  const s = new CsvScanner(name, (rec) => {
-    if (header) {
-      header = false;
-      const h = Array.from({ length: rec.count }, (_, i) => field(rec, i).trim().toLowerCase());
-      vi = h.indexOf(valueColumn.toLowerCase());
-      si = h.indexOf('stratum');
-      if (vi < 0) throw selectionError('invalid_observations', `${name}:${rec.line}`, h.join(','), `a header with a ${valueColumn} column`);
-      return;
-    }
-    const raw = field(rec, vi).trim();
-    const v = raw === '' ? Number.NaN : Number(raw);
-    if (!Number.isFinite(v)) {
-      throw selectionError('invalid_observations', `${name}:${rec.line}`, raw, 'a finite number (one observation per household)', {
-        message: `${name}:${rec.line}: ${valueColumn} = ${JSON.stringify(raw)} is not a number; valid: a finite number (one observation per household)`,
-      });
-    }
-    const o: Observation = { value: v };
-    if (si >= 0) o.stratum = field(rec, si).trim();
-    out.push(o);
-  });
-  s.push(readFileSync(path));
-  s.end();
-  return out;
+/** The observations CSV, read by the sampling area's parser (the same format as `sample recalc`). */
+export function readObservations(path: string): Observation[] {
+  if (!existsSync(path)) throw selectionError('file_not_found', 'observations', path, 'a CSV household,value[,stratum]');
+  return parseObservationsCsv(readFileSync(path, 'utf8'), basename(path)).map((o) => (o.stratum !== undefined ? { value: o.value, stratum: o.stratum } : { value: o.value }));
 }
 
 export function parseSource(text: string): Source {
@@ -64,7 +38,6 @@ export const ManifestSchema = z.object({
     proof: z.string().optional(),
     observations: z.string().optional(),
     observationsKind: z.enum(['baseline', 'monitoring']).optional(),
-    valueColumn: z.string().optional(),
     meanJustification: z.string().optional(),
     sdCalculation: z.string().optional(),
     sources: z.array(SourceSchema).optional(),
@@ -79,7 +52,6 @@ export interface ProjectFiles {
   proof?: string;
   observations?: string;
   observationsKind?: 'baseline' | 'monitoring';
-  valueColumn?: string;
   meanJustification?: string;
   sdCalculation?: string;
   sources?: (string | Source)[];
@@ -94,7 +66,7 @@ export function loadProject(f: ProjectFiles): ProjectInput {
   if (f.name) p.name = f.name;
   if (f.commitment) p.commitment = parseCommitment(readJsonFile(f.commitment, 'commitment', 'a commitment of `sample select commit`'), f.commitment);
   if (f.proof) p.proof = parseProof(readJsonFile(f.proof, 'proof', 'a proof of `sample select draw`'), f.proof);
-  if (f.observations) p.observations = { kind: f.observationsKind ?? 'baseline', file: basename(f.observations), values: readObservations(f.observations, f.valueColumn) };
+  if (f.observations) p.observations = { kind: f.observationsKind ?? 'baseline', file: basename(f.observations), values: readObservations(f.observations) };
   if (f.meanJustification) p.meanJustification = f.meanJustification;
   if (f.sdCalculation) p.sdCalculation = f.sdCalculation;
   if (f.sources) p.sources = f.sources.map((s) => (typeof s === 'string' ? parseSource(s) : s));

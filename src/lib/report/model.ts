@@ -6,7 +6,8 @@
  * of a chart of sample size against CV and dropout. Pure: inputs are parsed
  * objects; the command reads the files.
  */
-import { chain, Z_95, type Design } from '../sampling/design.ts';
+import { chain, type Design } from '../sampling/design.ts';
+import { achievedPrecision, meanSd } from '../sampling/recalc.ts';
 import type { Commitment, Proof } from '../selection/records.ts';
 import { commitmentDigest } from '../selection/records.ts';
 import { loadDesign } from '../selection/design.ts';
@@ -109,13 +110,6 @@ export interface Report {
   projects: ProjectReport[];
 }
 
-function meanSd(xs: number[]): { mean: number; sd: number } {
-  const n = xs.length;
-  const mean = xs.reduce((a, b) => a + b, 0) / n;
-  const ss = xs.reduce((a, b) => a + (b - mean) ** 2, 0);
-  return { mean, sd: n > 1 ? Math.sqrt(ss / (n - 1)) : 0 };
-}
-
 /** Mean, SD (n - 1 divisor), CV and the achieved relative precision per group and overall. */
 export function observationStats(values: Observation[], populations: Map<string, number>, totalPopulation?: number): ObservationStats[] {
   const groups = new Map<string, number[]>();
@@ -131,7 +125,7 @@ export function observationStats(values: Observation[], populations: Map<string,
     const s: ObservationStats = { group, n: xs.length, mean, sd, cv: mean !== 0 ? sd / mean : Number.NaN };
     if (N !== undefined && N >= xs.length && xs.length > 1 && mean > 0) {
       s.population = N;
-      s.achievedPrecision = (Z_95 * sd) / (mean * Math.sqrt(xs.length)) * Math.sqrt(1 - xs.length / N);
+      s.achievedPrecision = achievedPrecision(xs.length, N, mean, sd);
       s.meets95_5 = s.achievedPrecision <= 0.05;
     }
     return s;

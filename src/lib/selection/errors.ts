@@ -23,7 +23,6 @@ export const SELECTION_ERRORS = {
   invalid_chain_info: { status: 400, when: 'chain info lacks public_key, period, genesis_time, hash or schemeID, or names an unsupported scheme' },
   invalid_beacon: { status: 400, when: 'a beacon round JSON lacks round, randomness or signature (or previous_signature on a chained scheme)' },
   invalid_seed_hex: { status: 400, when: '--seed-hex is not an even-length hex string of 16 to 128 bytes' },
-  invalid_observations: { status: 400, when: 'an observations CSV has no value column or a value that is not a finite number (names the line)' },
   invalid_manifest: { status: 400, when: 'a report manifest is not {title?, projects: [{projectId, design, ...}]}' },
   invalid_round: { status: 400, when: '--round is not an integer >= 1' },
   duplicate_household_id: { status: 409, when: 'two frame rows have the same household_id (after trim)' },
