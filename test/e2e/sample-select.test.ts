@@ -190,10 +190,10 @@ describe('sample select commit / draw and sample verify', () => {
     writeFileSync(p('dup.csv'), [...base.slice(0, 10), base[5], ...base.slice(10)].join('\n'));
     const dup = await runCli(['sample', 'select', 'commit', '--design', p('design.json'), '--frame', p('dup.csv'), '--chain', p('chain.json'), '--out', p('c-dup.json')]);
     expect(dup.code).toBe(4);
-    expect(dup.stderr).toMatch(/\[duplicate_household_id\] dup\.csv:11: household_id "HH-0005" duplicates line 6/);
+    expect(dup.stderr).toMatch(/\[duplicate_household\] dup\.csv:11: household_id "HH-0005" duplicates line 6/);
     writeFileSync(p('unknown.csv'), base.join('\n').replace('HH-0007,Lowland', 'HH-0007,Coast'));
     const unk = await runCli(['sample', 'select', 'commit', '--design', p('design.json'), '--frame', p('unknown.csv'), '--chain', p('chain.json'), '--out', p('c-unk.json')]);
-    expect(unk.code).toBe(4);
+    expect(unk.code).toBe(5);
     expect(unk.stderr).toMatch(/\[unknown_stratum\] unknown\.csv:8: stratum "Coast" \(household "HH-0007"\) is not in the design; valid: Lowland, Highland/);
     writeFileSync(p('small.csv'), frameCsv(150));
     const small = await runCli(['sample', 'select', 'commit', '--design', p('design.json'), '--frame', p('small.csv'), '--chain', p('chain.json'), '--out', p('c-small.json')]);

@@ -183,7 +183,7 @@ export interface FrameHashes {
 
 /**
  * frameHash of the whole frame and of each stratum. Throws
- * duplicate_household_id naming both lines (a sorted list makes duplicates
+ * duplicate_household naming both lines (a sorted list makes duplicates
  * adjacent, so detection is free).
  */
 export function hashFrame(frame: Frame, byStratum: Uint32Array[]): FrameHashes {
@@ -205,7 +205,7 @@ export function hashFrame(frame: Frame, byStratum: Uint32Array[]): FrameHashes {
 function duplicateError(frame: Frame, id: string) {
   const at: number[] = [];
   for (let i = 0; i < frame.rows && at.length < 2; i++) if (frame.ids[i] === id) at.push(frame.lines[i]!);
-  return selectionError('duplicate_household_id', `${frame.file}:${at[1]}`, id, 'unique household IDs (after trim)', {
+  return selectionError('duplicate_household', `${frame.file}:${at[1]}`, id, 'unique household IDs (after trim)', {
     message: `${frame.file}:${at[1]}: household_id ${JSON.stringify(id)} duplicates line ${at[0]}; valid: unique household IDs (after trim)`,
     details: { lines: at },
   });

@@ -47,7 +47,7 @@ describe('readFrame', () => {
 
   it('error: duplicate IDs name both lines (IDs are trimmed before comparing)', async () => {
     const f = await readFrame(file('household_id\nA\nB\nC\n B \n'), { strata: [] });
-    expect(() => hashFrame(f, rowsByStratum(f))).toThrow(expect.objectContaining({ code: 'duplicate_household_id', message: expect.stringMatching(/:5: household_id "B" duplicates line 3/) }));
+    expect(() => hashFrame(f, rowsByStratum(f))).toThrow(expect.objectContaining({ code: 'duplicate_household', message: expect.stringMatching(/:5: household_id "B" duplicates line 3/) }));
   });
 
   it('error: a stratum with fewer households than its sample size', async () => {
