@@ -45,7 +45,7 @@ async function child(path: string, n: number): Promise<void> {
   const t2 = performance.now();
   const seed = computeSeed(h.frameHash, 'ab'.repeat(32));
   const sizes = STRATA.map(() => Math.min(400, Math.floor(n / 3)));
-  const sel = selectFrame(frame, by, seed, sizes);
+  const sel = await selectFrame(frame, by, seed, sizes);
   const t3 = performance.now();
   const cpu = process.cpuUsage(c0);
   const written = writeSelectionCsv(path + '.selection.csv', path, frame, sel);

@@ -72,8 +72,10 @@ describe('sample select commit / draw and sample verify', () => {
     expect(lines[1]).toMatch(/^Lowland,1,sample,HH-\d{4},[0-9a-f]{64},[01],"\d+ Main St, Block ""\d"""$/);
   });
 
-  it('verify passes with a one-line verdict', async () => {
-    const r = await runCli(['sample', 'verify', '--frame', p('frame.csv'), '--commitment', p('commitment.json'), '--proof', p('out/proof.json'), '--selection', p('out/selection.csv')]);
+  it('verify passes with a one-line verdict (tickets on worker threads here, as for large frames)', async () => {
+    const r = await runCli(['sample', 'verify', '--frame', p('frame.csv'), '--commitment', p('commitment.json'), '--proof', p('out/proof.json'), '--selection', p('out/selection.csv')], {
+      env: { ORACLEKIT_TICKET_PARALLEL_MIN: '1', ORACLEKIT_TICKET_THREADS: '3' },
+    });
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     expect(r.stdout).toMatch(/^OK verified cookstove-sampling\/v1: frameHash [0-9a-f]{12}, drand round \d+ \(chain [0-9a-f]{12}\), seed [0-9a-f]{12}, 200 sampled of 1500 households in 2 strata/);

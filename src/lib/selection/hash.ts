@@ -103,6 +103,16 @@ export class Ticketer {
     this.oh.digestInto(out.subarray(offset, offset + 32));
   }
 
+  /** Writes the ticket of an already encoded message (UTF-8 of stratum + U+001F + id). */
+  intoBytes(msg: Uint8Array, out: Uint8Array, offset: number): void {
+    this.inner._cloneInto(this.ih);
+    this.ih.update(msg);
+    this.ih.digestInto(this.mid);
+    this.outer._cloneInto(this.oh);
+    this.oh.update(this.mid);
+    this.oh.digestInto(out.subarray(offset, offset + 32));
+  }
+
   /** The ticket as lowercase hex. */
   hex(stratum: string, id: string): string {
     const out = new Uint8Array(32);

@@ -9,7 +9,9 @@
 import { createHash } from 'node:crypto';
 import type { Frame } from './frame.ts';
 import { selectionError } from './errors.ts';
-import { Ticketer, compareUtf8 } from './hash.ts';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { Ticketer, UNIT_SEPARATOR, compareUtf8 } from './hash.ts';
 
 export const MAX_STRATUM_HOUSEHOLDS = 0xffffff;
 
@@ -46,15 +48,70 @@ export function checkSizes(frame: Frame, byStratum: Uint32Array[], sizes: number
   });
 }
 
-/** Computes every ticket. onProgress(done) is called every 65,536 households. */
-export function computeTickets(frame: Frame, seedHex: string, onProgress?: (done: number) => void): Uint8Array {
-  const t = new Ticketer(seedHex);
-  const out = new Uint8Array(frame.rows * 32);
+/** Below this many households the tickets are computed on the calling thread only. */
+export const PARALLEL_THRESHOLD = 200_000;
+
+export interface TicketOptions {
+  /** Total threads (the calling one included); default $ORACLEKIT_TICKET_THREADS, else available parallelism, at most 4. */
+  threads?: number;
+  /** Default $ORACLEKIT_TICKET_PARALLEL_MIN, else PARALLEL_THRESHOLD. */
+  threshold?: number;
+  onProgress?: (done: number) => void;
+}
+
+function defaultThreads(): number {
+  const env = process.env.ORACLEKIT_TICKET_THREADS;
+  if (env !== undefined && /^\d+$/.test(env)) return Math.max(1, Number(env));
+  return Math.min(4, availableParallelism());
+}
+
+/**
+ * Computes every ticket (32 bytes per frame row). Large frames are split
+ * between the calling thread and worker threads (ticket-worker.ts) writing
+ * into one SharedArrayBuffer; the result is byte-identical to the single
+ * thread (tested), only faster on more than one core.
+ */
+export async function computeTickets(frame: Frame, seedHex: string, opts: TicketOptions = {}): Promise<Uint8Array> {
+  const n = frame.rows;
+  const threads = Math.max(1, opts.threads ?? defaultThreads());
+  const envMin = process.env.ORACLEKIT_TICKET_PARALLEL_MIN;
+  const threshold = opts.threshold ?? (envMin !== undefined && /^\d+$/.test(envMin) ? Number(envMin) : PARALLEL_THRESHOLD);
+  const parallel = threads > 1 && n >= threshold;
+  const out = parallel ? new Uint8Array(new SharedArrayBuffer(n * 32)) : new Uint8Array(n * 32);
   const names = frame.strataNames;
-  for (let i = 0; i < frame.rows; i++) {
-    t.into(names[frame.stratum[i]!]!, frame.ids[i]!, out, i * 32);
-    if (onProgress && (i & 0xffff) === 0xffff) onProgress(i + 1);
+  const part = parallel ? Math.ceil(n / threads) : n;
+  const jobs: Promise<void>[] = [];
+  if (parallel) {
+    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+    const url = new URL(`./ticket-worker${ext}`, import.meta.url);
+    const encoder = new TextEncoder();
+    for (let from = part; from < n; from += part) {
+      const to = Math.min(n, from + part);
+      let bytes = 0;
+      for (let r = from; r < to; r++) bytes += Buffer.byteLength(names[frame.stratum[r]!]!) + 1 + Buffer.byteLength(frame.ids[r]!);
+      const msgs = new Uint8Array(new SharedArrayBuffer(bytes));
+      const offs = new Uint32Array(to - from + 1);
+      let pos = 0;
+      for (let r = from, k = 0; r < to; r++, k++) {
+        offs[k] = pos;
+        pos += encoder.encodeInto(names[frame.stratum[r]!]! + UNIT_SEPARATOR + frame.ids[r]!, msgs.subarray(pos)).written;
+      }
+      offs[to - from] = pos;
+      jobs.push(new Promise<void>((resolve, reject) => {
+        const w = new Worker(url, { workerData: { seedHex, msgs, offs, out, from, to } });
+        let done = false;
+        w.once('message', () => { done = true; resolve(); });
+        w.once('error', reject);
+        w.once('exit', (code) => { if (!done) reject(new Error(`ticket worker exited with code ${code} before finishing rows ${from}..${to}`)); });
+      }));
+    }
   }
+  const t = new Ticketer(seedHex);
+  for (let i = 0; i < part && i < n; i++) {
+    t.into(names[frame.stratum[i]!]!, frame.ids[i]!, out, i * 32);
+    if (opts.onProgress && (i & 0xffff) === 0xffff) opts.onProgress(i + 1);
+  }
+  await Promise.all(jobs);
   return out;
 }
 
@@ -114,9 +171,9 @@ export function orderDigest(order: Uint32Array, ids: readonly string[]): string 
 }
 
 /** Tickets and the order of every stratum. sizes[s] is n_h for frame.strataNames[s]. */
-export function selectFrame(frame: Frame, byStratum: Uint32Array[], seedHex: string, sizes: number[], onProgress?: (done: number) => void): FrameSelection {
+export async function selectFrame(frame: Frame, byStratum: Uint32Array[], seedHex: string, sizes: number[], opts: TicketOptions = {}): Promise<FrameSelection> {
   checkSizes(frame, byStratum, sizes);
-  const tickets = computeTickets(frame, seedHex, onProgress);
+  const tickets = await computeTickets(frame, seedHex, opts);
   const strata = frame.strataNames.map((name, s) => {
     const order = orderRows(byStratum[s]!, tickets, frame.ids);
     return { name, population: order.length, sampleSize: sizes[s]!, order, orderDigest: orderDigest(order, frame.ids) };

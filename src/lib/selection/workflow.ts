@@ -161,7 +161,7 @@ export async function drawSelection(o: DrawOptions): Promise<Omit<DrawResult, 'p
     }
   });
   const seed = computeSeed(hashes.frameHash, randomness.randomness);
-  const selection = selectFrame(frame, by, seed, c.strata.map((s) => s.sampleSize), (done) => o.onProgress?.({ phase: 'tickets', done }));
+  const selection = await selectFrame(frame, by, seed, c.strata.map((s) => s.sampleSize), { onProgress: (done) => o.onProgress?.({ phase: 'tickets', done }) });
   const selectionPath = join(o.outDir, 'selection.csv');
   o.onProgress?.({ phase: 'write' });
   const written = writeSelectionCsv(selectionPath, o.framePath, frame, selection, (done) => o.onProgress?.({ phase: 'write', done }));
@@ -277,7 +277,7 @@ export async function verifySelection(o: VerifyOptions): Promise<VerifyResult> {
   if (seed !== p.seed) return fail('seed', `proof.seed ${p.seed} is not sha256("${ALGORITHM}" || frameHash || randomness) = ${seed}`);
   passed.push('seed');
 
-  const sel = selectFrame(frame, by, seed, c.strata.map((s) => s.sampleSize), (done) => o.onProgress?.({ phase: 'tickets', done }));
+  const sel = await selectFrame(frame, by, seed, c.strata.map((s) => s.sampleSize), { onProgress: (done) => o.onProgress?.({ phase: 'tickets', done }) });
   if (p.strata.length !== sel.strata.length) return fail('strata', `proof has ${p.strata.length} strata, the commitment ${sel.strata.length}`);
   for (let i = 0; i < sel.strata.length; i++) {
     const s = sel.strata[i]!;

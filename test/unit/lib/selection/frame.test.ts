@@ -70,8 +70,8 @@ describe('readFrame', () => {
     const a = await readFrame(file('household_id,stratum,adopter\n' + rows.map((r, i) => `${r},${i % 3 ? 1 : 0}`).join('\n')), { strata: ['n', 's'] });
     const b = await readFrame(file('household_id,stratum,adopter,village\n' + rows.map((r) => `${r},0,somewhere`).join('\n')), { strata: ['n', 's'] });
     const seed = 'cd'.repeat(32);
-    const sa = selectFrame(a, rowsByStratum(a), seed, [10, 10]);
-    const sb = selectFrame(b, rowsByStratum(b), seed, [10, 10]);
+    const sa = await selectFrame(a, rowsByStratum(a), seed, [10, 10]);
+    const sb = await selectFrame(b, rowsByStratum(b), seed, [10, 10]);
     expect(sa.strata.map((s) => [...s.order].map((r) => a.ids[r]))).toEqual(sb.strata.map((s) => [...s.order].map((r) => b.ids[r])));
     // non-adopters are selected too
     const sampled = sa.strata.flatMap((s) => [...s.order.subarray(0, 10)].map((r) => Number(a.ids[r]!.slice(1))));

@@ -34,3 +34,25 @@ describe('orderRows', () => {
     expect([...orderRows(Uint32Array.from([0, 2, 4]), tickets, ['a', 'b', 'c', 'd', 'e'])]).toEqual([4, 2, 0]);
   });
 });
+
+describe('computeTickets', () => {
+  it('worker threads give byte-identical tickets to the single thread (multi-byte IDs, several strata)', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { readFrame } = await import('../../../../src/lib/selection/frame.ts');
+    const { computeTickets } = await import('../../../../src/lib/selection/select.ts');
+    const { ticket } = await import('../../../../src/lib/selection/hash.ts');
+    const path = join(mkdtempSync(join(tmpdir(), 'okit-tickets-')), 'f.csv');
+    writeFileSync(path, 'household_id,stratum\n' + Array.from({ length: 5000 }, (_, i) => `${i % 7 ? 'HH' : 'Ménage-🙂'}-${i},${['Nord', 'Süd', 'East'][i % 3]}`).join('\n'));
+    const frame = await readFrame(path, { strata: ['Nord', 'Süd', 'East'] });
+    const seed = '7e'.repeat(32);
+    const single = await computeTickets(frame, seed, { threads: 1 });
+    const multi = await computeTickets(frame, seed, { threads: 3, threshold: 1 });
+    expect(multi.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(Buffer.compare(Buffer.from(single), Buffer.from(multi))).toBe(0);
+    for (const r of [0, 1, 1700, 3333, 4999]) {
+      expect(Buffer.from(multi.subarray(r * 32, r * 32 + 32)).toString('hex')).toBe(ticket(seed, frame.strataNames[frame.stratum[r]!]!, frame.ids[r]!));
+    }
+  });
+});
