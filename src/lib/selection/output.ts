@@ -38,14 +38,14 @@ const BLOCK = 1 << 22;
  * reading the frame sequentially in 4 MiB blocks; a row across a block
  * boundary is read on its own.
  */
-function gatherRows(fd: number, frame: Frame, rows: Uint32Array, into: Buffer, at: Uint32Array): void {
+function gatherRows(fd: number, frame: Frame, rows: Uint32Array, into: Buffer, at: Uint32Array, window: number): void {
   // frame rows are numbered in file order, so sorting by row number sorts by offset;
-  // (row * WRITE_WINDOW + slot) is exact in a double and sorts natively
+  // (row * window + slot) is exact in a double and sorts natively
   const keys = new Float64Array(rows.length);
-  for (let i = 0; i < rows.length; i++) keys[i] = rows[i]! * WRITE_WINDOW + i;
+  for (let i = 0; i < rows.length; i++) keys[i] = rows[i]! * window + i;
   keys.sort();
   const slots = new Uint32Array(rows.length);
-  for (let i = 0; i < rows.length; i++) slots[i] = keys[i]! % WRITE_WINDOW;
+  for (let i = 0; i < rows.length; i++) slots[i] = keys[i]! % window;
   let pos = 0;
   for (let i = 0; i < rows.length; i++) {
     at[i] = pos;
@@ -67,7 +67,7 @@ function gatherRows(fd: number, frame: Frame, rows: Uint32Array, into: Buffer, a
   }
 }
 
-export function writeSelectionCsv(outPath: string, framePath: string, frame: Frame, sel: FrameSelection, onProgress?: (done: number) => void): { sha256: string; rows: number } {
+export function writeSelectionCsv(outPath: string, framePath: string, frame: Frame, sel: FrameSelection, onProgress?: (done: number) => void, window = WRITE_WINDOW): { sha256: string; rows: number } {
   const kept = keptColumns(frame);
   const hash = createHash('sha256');
   const inFd = openSync(framePath, 'r');
@@ -75,6 +75,7 @@ export function writeSelectionCsv(outPath: string, framePath: string, frame: Fra
   let pending: string[] = [];
   let pendingLen = 0;
   let rows = 0;
+  let raw = Buffer.alloc(0); // the window's row bytes, reused across windows
   const flush = (): void => {
     if (pending.length === 0) return;
     const data = Buffer.from(pending.join(''), 'utf8');
@@ -92,13 +93,13 @@ export function writeSelectionCsv(outPath: string, framePath: string, frame: Fra
     emit([...SELECTION_COLUMNS, ...kept.map((k) => k.name)].map(csvCell).join(',') + '\n');
     for (const st of sel.strata) {
       const name = csvCell(st.name);
-      for (let w = 0; w < st.order.length; w += WRITE_WINDOW) {
-        const win = st.order.subarray(w, Math.min(st.order.length, w + WRITE_WINDOW));
+      for (let w = 0; w < st.order.length; w += window) {
+        const win = st.order.subarray(w, Math.min(st.order.length, w + window));
         let bytes = 0;
         for (const row of win) bytes += frame.lengths[row]!;
-        const raw = Buffer.allocUnsafe(bytes);
+        if (bytes > raw.length) raw = Buffer.allocUnsafe(Math.max(bytes, raw.length * 2));
         const at = new Uint32Array(win.length);
-        if (kept.length > 0) gatherRows(inFd, frame, win, raw, at);
+        if (kept.length > 0) gatherRows(inFd, frame, win, raw, at, window);
         for (let i = 0; i < win.length; i++) {
           const row = win[i]!;
           const r = w + i;

@@ -56,3 +56,25 @@ describe('computeTickets', () => {
     }
   });
 });
+
+describe('writeSelectionCsv', () => {
+  it('writes the same file whatever the window of re-read rows (quoted fields, CRLF, multi-byte text)', async () => {
+    const { mkdtempSync, writeFileSync, readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { readFrame, rowsByStratum } = await import('../../../../src/lib/selection/frame.ts');
+    const { selectFrame } = await import('../../../../src/lib/selection/select.ts');
+    const { writeSelectionCsv } = await import('../../../../src/lib/selection/output.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'okit-write-'));
+    const path = join(dir, 'f.csv');
+    writeFileSync(path, '\uFEFFhousehold_id,stratum,note,rank\r\n' + Array.from({ length: 300 }, (_, i) => `H${i},${i % 2 ? 'a' : 'b'},"é, ""${i}""\nline",${i}`).join('\r\n') + '\r\n');
+    const frame = await readFrame(path, { strata: ['a', 'b'] });
+    const sel = await selectFrame(frame, rowsByStratum(frame), '01'.repeat(32), [10, 12]);
+    const big = writeSelectionCsv(join(dir, 'big.csv'), path, frame, sel);
+    const small = writeSelectionCsv(join(dir, 'small.csv'), path, frame, sel, undefined, 7);
+    expect(small).toEqual(big);
+    const text = readFileSync(join(dir, 'small.csv'), 'utf8');
+    expect(text.split('\n')[0]).toBe('stratum,rank,role,household_id,ticket,note,frame_rank');
+    expect(text).toMatch(/^a,1,sample,H\d+,[0-9a-f]{64},"é, ""\d+""\nline",\d+$/m);
+  });
+});
