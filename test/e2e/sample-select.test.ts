@@ -203,6 +203,20 @@ describe('sample select commit / draw and sample verify', () => {
     expect(small.stderr).toMatch(/\[insufficient_frame\] small\.csv: stratum "Lowland" has 100 households in the frame, fewer than its sample size 120/);
   });
 
+  it('commit with the design from flags equals commit with `sample calc --json` output (same designId and n)', async () => {
+    writeFileSync(p('flat.csv'), 'household_id\n' + Array.from({ length: 1500 }, (_, i) => `F${i}`).join('\n'));
+    const a = await runCli(['sample', 'select', 'commit', '-N', '1500', '--mean', '2.4', '--sd', '1.1', '--dropout', '0.1', '--frame', p('flat.csv'), '--chain', p('chain.json'), '--out', p('c-flags.json'), '--json']);
+    const calc = await runCli(['sample', 'calc', '-N', '1500', '--mean', '2.4', '--sd', '1.1', '--dropout', '0.1', '--json']);
+    writeFileSync(p('calc.json'), calc.stdout);
+    const b = await runCli(['sample', 'select', 'commit', '--design', p('calc.json'), '--frame', p('flat.csv'), '--chain', p('chain.json'), '--out', p('c-calc.json'), '--json']);
+    expect(a.code).toBe(0);
+    expect(b.code).toBe(0);
+    const ca = JSON.parse(a.stdout).commitment;
+    const cb = JSON.parse(b.stdout).commitment;
+    expect(ca.strata).toEqual(cb.strata);
+    expect(ca.designId).toBe(cb.designId);
+  });
+
   it('commit refuses an explicit past round (exit 4)', async () => {
     copyFileSync(p('design.json'), p('design2.json'));
     const r = await runCli(['sample', 'select', 'commit', '--design', p('design2.json'), '--frame', p('frame.csv'), '--chain', p('chain.json'), '--round', '2', '--out', p('c-past.json')]);

@@ -22,9 +22,15 @@ export default class SampleSelectCommit extends BaseCommand {
     '<%= config.bin %> sample select commit --design design.json --frame households.csv --out commitment.json',
     '<%= config.bin %> sample select commit --design design.json --frame households.csv --chain default --delay 86400 --out commitment.json',
     '<%= config.bin %> sample select commit --design record.json --frame households.csv --chain ./chain-info.json --round 12345678 --json',
+    '<%= config.bin %> sample select commit -N 1200 --mean 2.4 --sd 1.1 --dropout 0.1 --frame households.csv --out commitment.json',
   ];
   static override flags = {
-    design: Flags.string({ char: 'd', description: 'Design JSON: `sample calc --json` output, a registry record, or a calc input.', required: true }),
+    design: Flags.string({ char: 'd', description: 'Design JSON: `sample calc --json` output, a registry record, or a calc input.', exactlyOne: ['design', 'population'] }),
+    population: Flags.integer({ char: 'N', description: 'Instead of --design: an unstratified design computed here (with --mean, --sd, --dropout).', exactlyOne: ['design', 'population'], dependsOn: ['mean', 'sd', 'dropout'] }),
+    mean: Flags.string({ description: 'Expected mean (with -N).', dependsOn: ['population'] }),
+    sd: Flags.string({ description: 'Expected SD (with -N).', dependsOn: ['population'] }),
+    dropout: Flags.string({ description: 'Expected dropout rate, a fraction 0 <= d < 1 (with -N).', dependsOn: ['population'] }),
+    'er-coverage': Flags.string({ description: 'ER coverage, a fraction (with -N; default 1 - dropout).', dependsOn: ['population'] }),
     frame: Flags.string({ char: 'f', description: 'Household frame CSV with a household_id column (stratum and adopter optional; other columns kept).', required: true }),
     chain: Flags.string({ description: 'drand chain: "quicknet", "default", or a chain info JSON file (drand /info).', default: 'quicknet' }),
     round: Flags.integer({ description: 'The beacon round to use; must be produced after now. Default: the first round after now + --delay.' }),
@@ -35,7 +41,15 @@ export default class SampleSelectCommit extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(SampleSelectCommit);
-    const design = loadDesign(readJsonFile(flags.design, 'design', 'the JSON of `oraclekit sample calc --json` or a registry record'), flags.design);
+    const design = flags.design !== undefined
+      ? loadDesign(readJsonFile(flags.design, 'design', 'the JSON of `oraclekit sample calc --json` or a registry record'), flags.design)
+      : loadDesign({
+          population: flags.population,
+          expectedMean: Number(flags.mean),
+          expectedSD: Number(flags.sd),
+          dropoutRate: Number(flags.dropout),
+          ...(flags['er-coverage'] !== undefined ? { erCoverage: Number(flags['er-coverage']) } : {}),
+        }, 'flags');
     const chain = knownChain(flags.chain) ?? parseChainInfo(readJsonFile(flags.chain, 'chain', `"${Object.keys(KNOWN_CHAINS).join('" or "')}" or a drand chain info JSON file`), flags.chain);
     if (flags.round !== undefined && flags.round < 1) throw selectionError('invalid_round', '--round', flags.round, 'an integer >= 1');
     if (existsSync(flags.out) && !flags.force) {
