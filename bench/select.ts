@@ -50,8 +50,9 @@ async function child(path: string, n: number): Promise<void> {
   const cpu = process.cpuUsage(c0);
   const written = writeSelectionCsv(path + '.selection.csv', path, frame, sel);
   const t4 = performance.now();
+  const wcpu = process.cpuUsage(c0);
   const maxRss = process.resourceUsage().maxRSS * 1024;
-  process.stdout.write(JSON.stringify({ n, rows: frame.rows, read: t1 - t0, hash: t2 - t1, select: t3 - t2, core: t3 - t0, coreCpu: (cpu.user + cpu.system) / 1000, write: t4 - t3, written: written.rows, peakRssMB: maxRss / 1e6 }) + '\n');
+  process.stdout.write(JSON.stringify({ n, rows: frame.rows, read: t1 - t0, hash: t2 - t1, select: t3 - t2, core: t3 - t0, coreCpu: (cpu.user + cpu.system) / 1000, write: t4 - t3, writeCpu: (wcpu.user + wcpu.system - cpu.user - cpu.system) / 1000, written: written.rows, peakRssMB: maxRss / 1e6 }) + '\n');
 }
 
 async function main(): Promise<void> {
@@ -62,14 +63,14 @@ async function main(): Promise<void> {
   try {
     console.log(`node ${process.version}, ${(await import('node:os')).cpus()[0]?.model ?? 'cpu'} x${(await import('node:os')).cpus().length}`);
     console.log(`load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-    console.log('rows       read ms  hash ms  tickets+select ms  core ms  core CPU ms  write ms  peak RSS MB');
+    console.log('rows       read ms  hash ms  tickets+select ms  core ms  core CPU ms  write ms  write CPU ms  peak RSS MB');
     for (const n of sizes) {
       const path = join(dir, `frame-${n}.csv`);
       await generate(path, n);
       const out = execFileSync(process.execPath, [import.meta.filename, '--child', path, String(n)], { encoding: 'utf8' });
       const r = JSON.parse(out.trim().split('\n').pop()!);
       const f = (x: number, w: number) => x.toFixed(0).padStart(w);
-      console.log(`${String(n).padEnd(9)}${f(r.read, 9)}${f(r.hash, 9)}${f(r.select, 19)}${f(r.core, 9)}${f(r.coreCpu, 13)}${f(r.write, 10)}${r.peakRssMB.toFixed(0).padStart(13)}`);
+      console.log(`${String(n).padEnd(9)}${f(r.read, 9)}${f(r.hash, 9)}${f(r.select, 19)}${f(r.core, 9)}${f(r.coreCpu, 13)}${f(r.write, 10)}${f(r.writeCpu, 14)}${r.peakRssMB.toFixed(0).padStart(13)}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -8,9 +8,9 @@
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { csvCell, splitRecord } from './csv.ts';
+import { csvCell } from './csv.ts';
 import type { Frame } from './frame.ts';
-import { ticketHex, type FrameSelection } from './select.ts';
+import type { FrameSelection } from './select.ts';
 
 export const SELECTION_COLUMNS = ['stratum', 'rank', 'role', 'household_id', 'ticket'] as const;
 
@@ -67,32 +67,68 @@ function gatherRows(fd: number, frame: Frame, rows: Uint32Array, into: Buffer, a
   }
 }
 
+const HEX = Buffer.from('0123456789abcdef');
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const NL = 0x0a;
+
+/** Byte spans of the fields of one raw CSV record (quotes kept: each span is a valid CSV cell). */
+function fieldSpans(buf: Buffer, start: number, end: number, starts: number[], ends: number[]): number {
+  let n = 0;
+  let p = start;
+  for (;;) {
+    const s = p;
+    let quoted = false;
+    while (p < end) {
+      const b = buf[p]!;
+      if (b === QUOTE) quoted = !quoted;
+      else if (b === COMMA && !quoted) break;
+      p++;
+    }
+    starts[n] = s;
+    ends[n] = p;
+    n++;
+    if (p >= end) return n;
+    p++;
+  }
+}
+
+/**
+ * Writes selection.csv. Output lines are assembled as bytes: the five
+ * selection cells, then the kept frame cells copied byte for byte from the
+ * frame (they are valid CSV cells already), so no frame text is decoded.
+ */
 export function writeSelectionCsv(outPath: string, framePath: string, frame: Frame, sel: FrameSelection, onProgress?: (done: number) => void, window = WRITE_WINDOW): { sha256: string; rows: number } {
   const kept = keptColumns(frame);
   const hash = createHash('sha256');
   const inFd = openSync(framePath, 'r');
   const outFd = openSync(outPath, 'w');
-  let pending: string[] = [];
-  let pendingLen = 0;
+  let out = Buffer.allocUnsafe(1 << 20);
+  let pos = 0;
   let rows = 0;
   let raw = Buffer.alloc(0); // the window's row bytes, reused across windows
+  const starts: number[] = [];
+  const ends: number[] = [];
   const flush = (): void => {
-    if (pending.length === 0) return;
-    const data = Buffer.from(pending.join(''), 'utf8');
+    if (pos === 0) return;
+    const data = out.subarray(0, pos);
     hash.update(data);
     writeSync(outFd, data);
-    pending = [];
-    pendingLen = 0;
+    pos = 0;
   };
-  const emit = (line: string): void => {
-    pending.push(line);
-    pendingLen += line.length;
-    if (pendingLen > 1 << 20) flush();
+  const ensure = (need: number): void => {
+    if (pos + need <= out.length) return;
+    flush();
+    if (need > out.length) out = Buffer.allocUnsafe(need * 2);
   };
+  const sample = Buffer.from(',sample,');
+  const replacement = Buffer.from(',replacement,');
   try {
-    emit([...SELECTION_COLUMNS, ...kept.map((k) => k.name)].map(csvCell).join(',') + '\n');
+    const header = [...SELECTION_COLUMNS, ...kept.map((k) => k.name)].map(csvCell).join(',') + '\n';
+    ensure(Buffer.byteLength(header));
+    pos += out.write(header, pos);
     for (const st of sel.strata) {
-      const name = csvCell(st.name);
+      const name = Buffer.from(csvCell(st.name));
       for (let w = 0; w < st.order.length; w += window) {
         const win = st.order.subarray(w, Math.min(st.order.length, w + window));
         let bytes = 0;
@@ -103,12 +139,29 @@ export function writeSelectionCsv(outPath: string, framePath: string, frame: Fra
         for (let i = 0; i < win.length; i++) {
           const row = win[i]!;
           const r = w + i;
-          let line = `${name},${r + 1},${r < st.sampleSize ? 'sample' : 'replacement'},${csvCell(frame.ids[row]!)},${ticketHex(sel.tickets, row)}`;
-          if (kept.length > 0) {
-            const fields = splitRecord(raw, at[i]!, at[i]! + frame.lengths[row]!);
-            for (const k of kept) line += ',' + csvCell(fields[k.index] ?? '');
+          const id = csvCell(frame.ids[row]!);
+          const len = frame.lengths[row]!;
+          ensure(name.length + 16 + 13 + id.length * 3 + 1 + 64 + len + kept.length + 1);
+          pos += name.copy(out, pos);
+          out[pos++] = COMMA;
+          pos += out.write(String(r + 1), pos, 'latin1');
+          pos += (r < st.sampleSize ? sample : replacement).copy(out, pos);
+          pos += out.write(id, pos, 'utf8');
+          out[pos++] = COMMA;
+          const t = row * 32;
+          for (let k = 0; k < 32; k++) {
+            const b = sel.tickets[t + k]!;
+            out[pos++] = HEX[b >> 4]!;
+            out[pos++] = HEX[b & 15]!;
           }
-          emit(line + '\n');
+          if (kept.length > 0) {
+            const n = fieldSpans(raw, at[i]!, at[i]! + len, starts, ends);
+            for (const kc of kept) {
+              out[pos++] = COMMA;
+              if (kc.index < n) pos += raw.copy(out, pos, starts[kc.index]!, ends[kc.index]!);
+            }
+          }
+          out[pos++] = NL;
           rows++;
           if (onProgress && (rows & 0xffff) === 0) onProgress(rows);
         }
