@@ -161,6 +161,18 @@ describe('sample select commit / draw and sample verify', () => {
     expect(o.stderr).toMatch(new RegExp(`\\[beacon_round_mismatch\\] .*round = ${round - 1} is not the committed round ${round}`));
   });
 
+  it('draw refuses a frame that differs from the committed one (an ID, or only another column), exit 4', async () => {
+    const text = readFileSync(p('frame.csv'), 'utf8');
+    writeFileSync(p('frame-draw-id.csv'), text.replace('HH-0042,', 'HH-9042,'));
+    const a = await runCli(['sample', 'select', 'draw', '--commitment', p('commitment.json'), '--frame', p('frame-draw-id.csv'), '--beacon', p('round.json'), '--out-dir', p('out-id')]);
+    expect(a.code).toBe(4);
+    expect(a.stderr).toMatch(/\[frame_mismatch\] frame-draw-id\.csv: frameHash [0-9a-f]{64} is not the committed/);
+    writeFileSync(p('frame-draw-col.csv'), text.replace(/^(HH-0004,Lowland,)0/m, '$11'));
+    const b = await runCli(['sample', 'select', 'draw', '--commitment', p('commitment.json'), '--frame', p('frame-draw-col.csv'), '--beacon', p('round.json'), '--out-dir', p('out-col')]);
+    expect(b.code).toBe(4);
+    expect(b.stderr).toMatch(/\[frame_mismatch\] .*another column was edited after the commitment/);
+  });
+
   it('--seed-hex: a verifier supplies the randomness; the proof and the verdict say so', async () => {
     const d = await runCli(['sample', 'select', 'draw', '--commitment', p('commitment.json'), '--frame', p('frame.csv'), '--seed-hex', 'ab'.repeat(32), '--out-dir', p('out-verifier'), '--json']);
     expect(d.code).toBe(0);

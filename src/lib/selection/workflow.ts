@@ -160,6 +160,11 @@ export async function drawSelection(o: DrawOptions): Promise<Omit<DrawResult, 'p
       });
     }
   });
+  if (frame.fileSha256 !== c.frame.fileSha256) {
+    throw selectionError('frame_mismatch', 'frame', frame.fileSha256, `the committed file sha256 ${c.frame.fileSha256}`, {
+      message: `${frame.file}: the household IDs and strata match the commitment but the file differs (sha256 ${frame.fileSha256}, committed ${c.frame.fileSha256}): another column was edited after the commitment, and \`sample verify\` would report it; valid: the committed frame file, unchanged`,
+    });
+  }
   const seed = computeSeed(hashes.frameHash, randomness.randomness);
   const selection = await selectFrame(frame, by, seed, c.strata.map((s) => s.sampleSize), { onProgress: (done) => o.onProgress?.({ phase: 'tickets', done }) });
   const selectionPath = join(o.outDir, 'selection.csv');
