@@ -6,20 +6,19 @@
  *  verify — recompute everything from frame, commitment and proof, and report
  *           the first mismatch.
  */
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { isOracleKitError } from '../errors.ts';
 import { firstRoundAfter, parseBeaconRound, parseChainInfo, roundTime, verifyBeaconRound, type ChainInfo } from '../beacon/drand.ts';
-import { selectionError } from './errors.ts';
 import { CsvScanner, field } from './csv.ts';
-import { createReadStream, existsSync } from 'node:fs';
-import { basename } from 'node:path';
-import { createHash } from 'node:crypto';
+import type { SelectionDesign } from './design.ts';
+import { selectionError } from './errors.ts';
 import { hashFrame, readFrame, rowsByStratum, UNSTRATIFIED, type Frame } from './frame.ts';
 import { ALGORITHM, computeSeed } from './hash.ts';
-import { checkSizes, selectFrame, ticketHex, type FrameSelection } from './select.ts';
 import { keptColumns, SELECTION_COLUMNS, writeSelectionCsv } from './output.ts';
 import { commitmentDigest, type Commitment, type Proof } from './records.ts';
-import type { SelectionDesign } from './design.ts';
+import { checkSizes, selectFrame, ticketHex, type FrameSelection } from './select.ts';
 
 export interface Progress {
   phase: 'read' | 'hash' | 'tickets' | 'write' | 'beacon';
@@ -323,14 +322,12 @@ async function checkSelectionCsv(path: string, frame: Frame, sel: FrameSelection
   if (!existsSync(path)) throw selectionError('file_not_found', 'selection', path, 'the selection.csv written by `sample select draw`');
   const name = basename(path);
   const expectedHeader = [...SELECTION_COLUMNS, ...keptColumns(frame).map((k) => k.name)].join(',');
-  const flat: { stratum: string; rank: number; role: string; row: number }[] = [];
   let idx = 0;
   let header = true;
   let mismatch: string | null = null;
   const total = sel.strata.reduce((a, s) => a + s.order.length, 0);
   let si = 0;
   let rank = 0;
-  void flat;
   const scanner = new CsvScanner(name, (rec) => {
     if (mismatch) return;
     if (header) {
