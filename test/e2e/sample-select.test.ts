@@ -89,6 +89,9 @@ describe('sample select commit / draw and sample verify', () => {
     const r = await verify(p('frame-changed.csv'));
     expect(r.code).toBe(10);
     expect(r.stderr).toMatch(/^MISMATCH \[frameHash\] frame-changed\.csv: frameHash [0-9a-f]{64} \(1500 households\) is not the committed/);
+    const j = await verify(p('frame-changed.csv'), p('out/proof.json'), ['--json']);
+    expect(j.code).toBe(10);
+    expect(JSON.parse(j.stdout)).toMatchObject({ ok: false, passed: ['commitment', 'designId', 'future round'], mismatch: { check: 'frameHash' } });
   });
 
   it('tamper: a changed frame row (only the adopter column) → frame file mismatch, exit 10', async () => {
