@@ -69,12 +69,7 @@ export interface RecalcResult {
 
 /** Reads `household,value[,stratum]` CSV (header required, any column order, extra columns ignored). */
 export function parseObservationsCsv(text: string, source = 'observations'): Observation[] {
-  let rows;
-  try {
-    rows = parseCsv(text);
-  } catch (e) {
-    throw samplingError('invalid_observation', source, undefined, 'well-formed CSV', { message: `${source}: ${(e as Error).message}` });
-  }
+  const rows = parseCsv(text, source, (where, value, valid, message) => samplingError('invalid_observation', where, value, valid, { message }));
   if (rows.length === 0) throw samplingError('missing_column', `${source}:1`, '', 'a header row household,value[,stratum]');
   const header = rows[0]!.fields.map((h) => h.trim().toLowerCase());
   const col = (names: string[]) => header.findIndex((h) => names.includes(h));

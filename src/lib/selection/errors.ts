@@ -47,3 +47,7 @@ export function selectionError(
   const message = extra?.message ?? `${field} ${value === undefined ? 'is missing' : `= ${showValue(value)} is invalid`}; valid: ${valid}`;
   return new OracleKitError({ status: SELECTION_ERRORS[code].status, code, message, field, value, valid, details: extra?.details });
 }
+
+/** Malformed frame CSV is invalid_frame in this area (see src/lib/csv.ts). */
+export const frameCsvError = (where: string, value: string, valid: string, message: string) =>
+  selectionError('invalid_frame', where, value, valid, { message });

@@ -9,8 +9,8 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import { CsvScanner, field, type CsvRecord } from './csv.ts';
-import { selectionError } from './errors.ts';
+import { CsvScanner, field, type CsvRecord } from '../csv.ts';
+import { frameCsvError, selectionError } from './errors.ts';
 import { UNIT_SEPARATOR, sortUtf8, hashSortedIds } from './hash.ts';
 
 export const UNSTRATIFIED = 'all';
@@ -125,7 +125,7 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
     lines[rows] = rec.line;
     rows++;
   };
-  const scanner = new CsvScanner(name, onRecord);
+  const scanner = new CsvScanner(name, onRecord, frameCsvError);
   const hash = createHash('sha256');
   let bytes = 0;
   const stream = createReadStream(path, { highWaterMark: 1 << 20 });

@@ -8,7 +8,7 @@
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { csvCell } from './csv.ts';
+import { csvCell } from '../csv.ts';
 import type { Frame } from './frame.ts';
 import type { FrameSelection } from './select.ts';
 

@@ -11,9 +11,9 @@ import { createReadStream, existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isOracleKitError } from '../errors.ts';
 import { firstRoundAfter, parseBeaconRound, parseChainInfo, roundTime, verifyBeaconRound, type ChainInfo } from '../beacon/drand.ts';
-import { CsvScanner, field } from './csv.ts';
+import { CsvScanner, field } from '../csv.ts';
 import type { SelectionDesign } from './design.ts';
-import { selectionError } from './errors.ts';
+import { frameCsvError, selectionError } from './errors.ts';
 import { hashFrame, readFrame, rowsByStratum, UNSTRATIFIED, type Frame } from './frame.ts';
 import { ALGORITHM, computeSeed } from './hash.ts';
 import { keptColumns, SELECTION_COLUMNS, writeSelectionCsv } from './output.ts';
@@ -350,7 +350,7 @@ async function checkSelectionCsv(path: string, frame: Frame, sel: FrameSelection
     }
     rank++;
     idx++;
-  });
+  }, frameCsvError);
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
     hash.update(chunk);

@@ -9,8 +9,8 @@ describe('parseCsv', () => {
       { line: 4, fields: ['z', '3'] },
     ]);
   });
-  it('handles doubled quotes, empty fields, CR, CRLF and a trailing newline', () => {
-    expect(parseCsv('"a""b",,c\r\nd\re\n')).toEqual([
+  it('handles doubled quotes, empty fields, CRLF, a BOM and a trailing newline', () => {
+    expect(parseCsv('\ufeff"a""b",,c\r\nd\r\ne\n')).toEqual([
       { line: 1, fields: ['a"b', '', 'c'] },
       { line: 2, fields: ['d'] },
       { line: 3, fields: ['e'] },
@@ -21,6 +21,6 @@ describe('parseCsv', () => {
       { line: 1, fields: ['a'] },
       { line: 3, fields: ['b'] },
     ]);
-    expect(() => parseCsv('a,"b\n')).toThrow(/line 1: unterminated/);
+    expect(() => parseCsv('a,"b\n', 'obs.csv')).toThrow(/obs.csv:1: a quoted field is never closed/);
   });
 });

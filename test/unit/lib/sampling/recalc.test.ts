@@ -98,6 +98,11 @@ describe('observations CSV', () => {
     expect(e.field).toBe('p1.csv:3 column 2 (value)');
     expect(e.value).toBe('2 h');
   });
+  it('malformed CSV is invalid_observation with the line', () => {
+    const e = err(() => parseObservationsCsv('household,value\nA,1\n"B,2\n', 'p1.csv'));
+    expect(e.code).toBe('invalid_observation');
+    expect(e.field).toBe('p1.csv:3');
+  });
   it('names a missing column', () => {
     const e = err(() => parseObservationsCsv('household,hours\nA,1\n', 'p1.csv'));
     expect(e.code).toBe('missing_column');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { CsvScanner, csvCell, field, splitRecord } from '../../../../src/lib/selection/csv.ts';
+import { CsvScanner, csvCell, field, splitRecord } from '../../../src/lib/csv.ts';
 
 function parse(text: string | Buffer, chunk = 7): { fields: string[]; line: number; offset: number; length: number }[] {
   const out: { fields: string[]; line: number; offset: number; length: number }[] = [];
