@@ -12,6 +12,7 @@
  * Heavy modules (undici, conf, the daemon's lifecycle code) load lazily, so
  * commands that do not talk to a registry (sample calc) do not pay for them.
  */
+import { Flags } from '@oclif/core';
 import { OracleKitError, type ErrorBody } from '../lib/errors.ts';
 
 export interface ClientOptions {
@@ -136,7 +137,7 @@ export async function call<T = unknown>(method: string, path: string, body?: unk
     throw unavailable(`cannot reach the registry at ${target.url}: ${(e as Error).message}`, { url: target.url });
   }
   const text = await res.body.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text === '' ? undefined : JSON.parse(text);
   } catch {
@@ -164,4 +165,55 @@ export async function saveDesign<T = Record<string, unknown>>(input: Record<stri
   if (opts.idempotencyKey) headers['idempotency-key'] = opts.idempotencyKey;
   const r = await call<T>('POST', '/v1/sampling', { ...input, projectId }, { ...opts, headers });
   return r.body;
+}
+
+
+/** The flags of every command that talks to a registry. */
+export const registryFlags = {
+  registry: Flags.string({ description: 'Base URL of a remote registry (default: the local daemon, started on first use). Env ORACLEKIT_REGISTRY.', helpGroup: 'REGISTRY' }),
+  'api-key': Flags.string({ description: 'API key for the registry. Env ORACLEKIT_API_KEY, or saved with `daemon keys create --save`.', helpGroup: 'REGISTRY' }),
+};
+
+export function clientOptions(flags: { registry?: string; 'api-key'?: string }): ClientOptions {
+  const o: ClientOptions = {};
+  if (flags.registry) o.registry = flags.registry;
+  if (flags['api-key']) o.apiKey = flags['api-key'];
+  return o;
+}
+
+// ------------------------------------------------ shared by the domain commands
+
+export interface DomainOut {
+  id: string;
+  type: string;
+  class: string | null;
+  state: string;
+  version: number;
+  active: boolean;
+  eligible: boolean;
+  controllers: string[];
+  metadata: Record<string, unknown>;
+  services: { id: string; type: string; serviceEndpoint: string }[];
+  validFrom: string | null;
+  validUntil: string | null;
+  alsoKnownAs: string | null;
+}
+
+export function parseServiceFlag(s: string): { id: string; type: string; serviceEndpoint: string } {
+  const m = /^([^=]+)=([^,]+),(.+)$/.exec(s);
+  if (!m) throw new OracleKitError({ status: 400, code: 'invalid_service', message: `--service ${s} is not id=type,url`, field: 'service', value: s, valid: 'id=type,url, e.g. "#api=oracleService,https://host"' });
+  return { id: m[1]!.trim(), type: m[2]!.trim(), serviceEndpoint: m[3]!.trim() };
+}
+
+export function printDomain(cmd: { out(s: string): void } | object, d: DomainOut): void {
+  const out = (s: string) => process.stdout.write(s + '\n');
+  void cmd;
+  out(`${d.id}`);
+  out(`  type         ${d.type}${d.class ? `  class ${d.class}` : ''}`);
+  out(`  state        ${d.state} (version ${d.version}; active ${d.active}, eligible ${d.eligible})`);
+  if (typeof d.metadata?.name === 'string') out(`  name         ${d.metadata.name}`);
+  out(`  controllers  ${d.controllers.join(', ')}`);
+  if (d.validFrom || d.validUntil) out(`  valid        ${d.validFrom ?? '-'} .. ${d.validUntil ?? '-'}`);
+  if (d.alsoKnownAs) out(`  alsoKnownAs  ${d.alsoKnownAs}`);
+  for (const s of d.services ?? []) out(`  service      ${s.id} ${s.type} ${s.serviceEndpoint}`);
 }

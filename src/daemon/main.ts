@@ -9,6 +9,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { configPath, dbPath, loadConfig, packageVersion } from './config.ts';
 import { isAlive, readDiscovery, removeDiscovery, writeDiscovery } from './lifecycle/discovery.ts';
 import { openDatabase } from './storage/db.ts';
@@ -36,6 +38,7 @@ async function main(): Promise<void> {
     }
   }
 
+  mkdirSync(dirname(dbPath()), { recursive: true, mode: 0o700 });
   const db = openDatabase({ path: dbPath(), migrations: { registry: REGISTRY_MIGRATIONS } });
   const registry = new Registry(db, config);
   const token = randomBytes(32).toString('base64url');

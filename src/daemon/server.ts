@@ -59,6 +59,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     onConstructorPoisoning: 'error',
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    // one log line per request comes from the daemon's onResponse hook (main.ts), not fastify's two
+    disableRequestLogging: true,
     routerOptions: { maxParamLength: 8192, ignoreTrailingSlash: true },
   });
   app.setValidatorCompiler(zod.validatorCompiler);

@@ -27,7 +27,6 @@ import {
   computeStatus,
   ruleFromJson,
   ruleToJson,
-  TERMINAL,
   VOTE_OPTIONS,
   type ProposalStatus,
   type SnapshotVoter,

@@ -159,9 +159,13 @@ function checkClass(o: Record<string, unknown>): string | null | undefined {
   return requireDid(c !== undefined ? 'class' : 'protocol', v);
 }
 
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const hasControlChars = (s: string) => CONTROL.test(s);
+
 function checkAka(v: unknown): string | null {
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'string' || v.trim() === '' || v.length > 256 || /[\u0000-\u001f\u007f]/.test(v)) {
+  if (typeof v !== 'string' || v.trim() === '' || v.length > 256 || hasControlChars(v)) {
     throw fieldError('invalid_also_known_as', 'alsoKnownAs', v, 'a non-empty string of at most 256 characters without control characters');
   }
   return v;
