@@ -24,6 +24,8 @@ const etag = (v: number) => `"${v}"`;
 export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (fastify, { registry }) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.decorateRequest('principal', null);
+  // /v1 takes JSON only: a text/plain body is 415, not a string handed to the schemas
+  app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (req) => {
     req.principal = authenticate(registry, req);
   });

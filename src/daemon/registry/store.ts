@@ -418,7 +418,7 @@ export class Registry {
         this.db.run('UPDATE domains SET type = ?, class = ?, state = ?, version = ?, also_known_as = ?, name = ?, controllers = ?, record = ?, updated_at = ? WHERE id = ?', [...params, d.id]);
       }
     } catch (e) {
-      if (String((e as Error).message).includes('UNIQUE') && String((e as Error).message).includes('also_known_as')) {
+      if (/UNIQUE/.test(String((e as Error).message)) && /domains_aka|also_known_as/.test(String((e as Error).message))) {
         throw registryError('duplicate_also_known_as', `alsoKnownAs ${JSON.stringify(d.alsoKnownAs)} is already used in class ${d.class ?? '(none)'} by a live domain`, {
           field: 'alsoKnownAs',
           value: d.alsoKnownAs,

@@ -93,9 +93,11 @@ function checkDate(field: string, v: unknown): string | null {
 export function checkMetadata(v: unknown): Record<string, unknown> {
   if (!isPlainObject(v)) throw fieldError('invalid_metadata', 'metadata', v, 'a JSON object');
   const walk = (x: unknown, depth: number, path: string): void => {
+    if (typeof x !== 'object' || x === null) return;
+    // depth counts objects and arrays: metadata itself is level 1
     if (depth > MAX_METADATA_DEPTH) throw fieldError('invalid_metadata', path, '(nested)', `at most ${MAX_METADATA_DEPTH} levels of nesting`);
     if (Array.isArray(x)) x.forEach((e, i) => walk(e, depth + 1, `${path}[${i}]`));
-    else if (typeof x === 'object' && x !== null) {
+    else {
       for (const k of Object.keys(x)) {
         if (FORBIDDEN_KEYS.has(k)) throw fieldError('invalid_metadata', `${path}.${k}`, k, 'keys other than __proto__, constructor, prototype');
         walk((x as Record<string, unknown>)[k], depth + 1, `${path}.${k}`);

@@ -18,6 +18,7 @@ export const REGISTRY_ERRORS = {
   invalid_metadata: { status: 400, when: 'metadata not an object, over 16 KiB, deeper than 8, or with __proto__/constructor/prototype keys' },
   invalid_service: { status: 400, when: 'a service is not {id, type, serviceEndpoint} with an http(s) URL without credentials, or ids repeat' },
   invalid_date: { status: 400, when: 'validFrom/validUntil not RFC 3339 with a zone' },
+  class_required: { status: 400, when: 'class missing for a type other than Protocol' },
   invalid_also_known_as: { status: 400, when: 'alsoKnownAs not a non-empty string of at most 256 characters' },
   invalid_query: { status: 400, when: 'a query parameter is malformed (limit, cursor, filters)' },
   invalid_option: { status: 400, when: 'a vote option other than yes, no, abstain, veto' },
@@ -55,7 +56,7 @@ export const REGISTRY_ERRORS = {
   rate_limited: { status: 429, when: 'too many requests for this key in the window' },
   // 422 semantics
   unknown_protocol: { status: 422, when: 'class is not a registered, active Protocol domain' },
-  class_required: { status: 422, when: 'class missing for a type other than Protocol' },
+
   dates_out_of_order: { status: 422, when: 'validUntil not after validFrom' },
   valid_until_past: { status: 422, when: 'validUntil already past' },
   // 5xx
