@@ -85,8 +85,8 @@ export async function resolveTarget(opts: ClientOptions = {}): Promise<Target> {
   let saved: Settings = {};
   const needSaved = !opts.registry || !opts.apiKey;
   if (needSaved && !env.ORACLEKIT_REGISTRY && !env.ORACLEKIT_API_KEY) saved = await readSettings(env).catch(() => ({}));
-  const remote = opts.registry ?? env.ORACLEKIT_REGISTRY ?? saved.registry;
-  const apiKey = opts.apiKey ?? env.ORACLEKIT_API_KEY ?? saved.apiKey;
+  const remote = opts.registry || env.ORACLEKIT_REGISTRY || saved.registry;
+  const apiKey = opts.apiKey || env.ORACLEKIT_API_KEY || saved.apiKey;
   if (remote) {
     let u: URL;
     try {
