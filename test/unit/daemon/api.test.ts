@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- the JSON replies of the API under test are checked field by field */
 /**
  * The /v1 API over real HTTP and a real SQLite file: every rejection of
  * registry.md, section by section, and the happy paths they guard.

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- the JSON replies of the API under test are checked field by field */
 /**
  * Test harness of the registry: an in-process server on 127.0.0.1 (random
  * port) over a real SQLite file in a temp dir, and a spawned daemon process
