@@ -34,10 +34,12 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
 
   // ---------------------------------------------------------------- sampling
   app.post('/sampling', { schema: { tags: ['sampling'], summary: 'Compute and store a design', security, body: S.samplingBody } }, async (req, reply) => {
-    const r = registry.idempotent(P(req), idemKey(req), 'POST /v1/sampling', req.body, () => {
-      const rec = registry.createDesign(P(req), req.body);
-      return { status: 201, body: rec, location: `/v1/sampling/${rec.designId}` };
-    });
+    const r = await registry.write(() =>
+      registry.idempotent(P(req), idemKey(req), 'POST /v1/sampling', req.body, () => {
+        const rec = registry.createDesign(P(req), req.body);
+        return { status: 201, body: rec, location: `/v1/sampling/${rec.designId}` };
+      }),
+    );
     return sendCreated(reply, r);
   });
   app.get('/sampling', { schema: { tags: ['sampling'], summary: 'List designs (paged)', security, querystring: S.samplingQuery } }, async (req) => registry.listDesigns(req.query));
@@ -46,22 +48,24 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
     '/sampling/:designId/recalculations',
     { schema: { tags: ['sampling'], summary: 'A new version from observed values', security, params: S.designParams, body: S.recalcBody } },
     async (req, reply) => {
-      const rec = registry.recalculate(P(req), req.params.designId, req.body);
+      const rec = await registry.write(() => registry.recalculate(P(req), req.params.designId, req.body));
       return reply.code(201).header('location', `/v1/sampling/${rec.designId}`).send(rec);
     },
   );
   app.post(
     '/sampling/:designId/verification',
     { schema: { tags: ['sampling'], summary: 'Submit, approve or reject (verifier)', security, params: S.designParams, body: S.verificationBody } },
-    async (req) => registry.verifyDesign(P(req), req.params.designId, req.body),
+    async (req) => registry.write(() => registry.verifyDesign(P(req), req.params.designId, req.body)),
   );
 
   // ----------------------------------------------------------------- domains
   app.post('/domains', { schema: { tags: ['domains'], summary: 'Register a domain', security, body: S.domainCreate } }, async (req, reply) => {
-    const r = registry.idempotent(P(req), idemKey(req), 'POST /v1/domains', req.body, () => {
-      const d = registry.createDomain(P(req), req.body);
-      return { status: 201, body: d, location: `/v1/domains/${d.id}` };
-    });
+    const r = await registry.write(() =>
+      registry.idempotent(P(req), idemKey(req), 'POST /v1/domains', req.body, () => {
+        const d = registry.createDomain(P(req), req.body);
+        return { status: 201, body: d, location: `/v1/domains/${d.id}` };
+      }),
+    );
     reply.header('etag', etag((r.body as { version: number }).version));
     return sendCreated(reply, r);
   });
@@ -73,12 +77,12 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   });
   app.patch('/domains/:did', { schema: { tags: ['domains'], summary: 'Change a domain (controllers; If-Match)', security, params: S.didParams, body: S.domainPatch } }, async (req, reply) => {
     const im = req.headers['if-match'];
-    const d = registry.patchDomain(P(req), req.params.did, Array.isArray(im) ? im.join(',') : im, req.body);
+    const d = await registry.write(() => registry.patchDomain(P(req), req.params.did, Array.isArray(im) ? im.join(',') : im, req.body));
     reply.header('etag', etag(d.version));
     return d;
   });
   app.post('/domains/:did/deactivate', { schema: { tags: ['domains'], summary: 'Deactivate (terminal)', security, params: S.didParams } }, async (req, reply) => {
-    const d = registry.deactivateDomain(P(req), req.params.did);
+    const d = await registry.write(() => registry.deactivateDomain(P(req), req.params.did));
     reply.header('etag', etag(d.version));
     return d;
   });
@@ -87,7 +91,7 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
     { schema: { tags: ['proposals'], summary: 'Submit a verification proposal (representative)', security, params: S.didParams, body: S.proposalBody } },
     async (req, reply) => {
       requireRole(P(req), 'representative', 'admin');
-      const p = registry.propose(P(req), req.params.did, req.body);
+      const p = await registry.write(() => registry.propose(P(req), req.params.did, req.body));
       return reply.code(201).header('location', `/v1/proposals/${p.id}`).send(p);
     },
   );
@@ -104,7 +108,7 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   app.get('/proposals/:id', { schema: { tags: ['proposals'], summary: 'Status, tally and rule', security, params: S.idParams } }, async (req) => registry.getProposal(req.params.id));
   app.post('/proposals/:id/votes', { schema: { tags: ['proposals'], summary: 'Vote (voter in the snapshot)', security, params: S.idParams, body: S.voteBody } }, async (req) => {
     requireRole(P(req), 'voter');
-    return registry.vote(P(req), req.params.id, req.body);
+    return registry.write(() => registry.vote(P(req), req.params.id, req.body));
   });
 };
 
@@ -132,8 +136,8 @@ export const adminPlugin: FastifyPluginAsync<AdminPluginOptions> = async (fastif
   });
   const security = [{ bearer: [] }];
   app.post('/keys', { schema: { tags: ['admin'], summary: 'Create an API key (shown once)', security, body: S.keyCreateBody } }, async (req, reply) =>
-    reply.code(201).send(registry.createKey(req.body.did, req.body.roles, req.body.label)),
+    reply.code(201).send(await registry.write(() => registry.createKey(req.body.did, req.body.roles, req.body.label))),
   );
   app.get('/keys', { schema: { tags: ['admin'], summary: 'List API keys (no secrets)', security } }, async () => ({ items: registry.listKeys() }));
-  app.post('/keys/:id/revoke', { schema: { tags: ['admin'], summary: 'Revoke an API key', security, params: S.idParams } }, async (req) => registry.revokeKey(req.params.id));
+  app.post('/keys/:id/revoke', { schema: { tags: ['admin'], summary: 'Revoke an API key', security, params: S.idParams } }, async (req) => registry.write(() => registry.revokeKey(req.params.id)));
 };
