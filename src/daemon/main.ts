@@ -92,6 +92,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  process.stderr.write(`oraclekit daemon: ${(e as Error).stack ?? String(e)}\n`);
+  // the message on the last line: `daemon start` shows the log's last lines when the daemon does not come up
+  if (process.env.DEBUG) process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+  process.stderr.write(`oraclekit daemon: ${(e as Error).message ?? String(e)}\n`);
   process.exit(1);
 });

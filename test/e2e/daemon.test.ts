@@ -127,6 +127,41 @@ describe('daemon lifecycle', () => {
     expect(a.code, a.stderr).toBe(0);
   });
 
+  it('logs -f follows new lines', async () => {
+    const d = json(readFileSync(discovery, 'utf8'));
+    const follow = runCli(['daemon', 'logs', '-f', '-n', '0'], { env, timeoutMs: 4000 });
+    await new Promise((r) => setTimeout(r, 1500));
+    await fetch(d.url + '/v1/domains?marker=follow-me');
+    const r = await follow;
+    expect(r.stdout).toContain('"statusCode":401');
+  });
+
+  it('stop forces with SIGKILL when the daemon does not exit in the grace period', async () => {
+    const d = json(readFileSync(discovery, 'utf8'));
+    process.kill(d.pid, 'SIGSTOP'); // hung: cannot handle SIGTERM
+    const r = await runCli(['daemon', 'stop', '--grace', '1', '--json'], { env });
+    expect(json(r.stdout)).toMatchObject({ stopped: true, forced: true, pid: d.pid });
+    await gone(d.pid);
+    expect(existsSync(discovery)).toBe(false);
+  });
+
+  it('a port in use: start fails with the reason (exit 9)', async () => {
+    const { createServer } = await import('node:net');
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const r = await runCli(['daemon', 'start', '--port', String(port), '--json'], { env });
+      expect(r.code).toBe(9);
+      expect(json(r.stderr)).toMatchObject({ code: 'daemon_start_failed' });
+      expect(json(r.stderr).message).toContain('EADDRINUSE');
+    } finally {
+      blocker.close();
+    }
+    const again = await runCli(['daemon', 'start', '--json'], { env });
+    expect(again.code, again.stderr).toBe(0);
+  });
+
   it('an unreachable --registry is exit 9', async () => {
     const r = await runCli(['domain', 'list', '--registry', 'http://127.0.0.1:1', '--api-key', 'x', '--json'], { env });
     expect(r.code).toBe(9);

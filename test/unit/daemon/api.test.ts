@@ -178,6 +178,17 @@ describe('sample designs', () => {
     expectError(await s.call('GET', '/v1/sampling?foo=1', { key: member }), 400, 'unknown_field');
     expectError(await s.call('GET', '/v1/sampling/nope', { key: member }), 404, 'design_not_found');
   });
+  it('Idempotency-Key on POST /v1/sampling', async () => {
+    const h = { 'idempotency-key': 'design-1' };
+    const a = await s.call('POST', '/v1/sampling', { key: member, headers: h, body: { ...DESIGN, projectId: 'did:example:idem' } });
+    const b = await s.call('POST', '/v1/sampling', { key: member, headers: h, body: { ...DESIGN, projectId: 'did:example:idem' } });
+    expect(b.status).toBe(201);
+    expect(b.body.designId).toBe(a.body.designId);
+    expect(b.headers.get('location')).toBe(a.headers.get('location'));
+    expectError(await s.call('POST', '/v1/sampling', { key: member, headers: h, body: { ...DESIGN, population: 999, projectId: 'did:example:idem' } }), 409, 'idempotency_conflict');
+    // keys are per principal: another caller may use the same key
+    expect((await s.call('POST', '/v1/sampling', { key: alice, headers: h, body: { ...DESIGN, projectId: 'did:example:idem' } })).body.designId).not.toBe(a.body.designId);
+  });
   it('sampling errors pass through with their codes and statuses', async () => {
     const pid = 'did:example:p';
     expectError(await s.call('POST', '/v1/sampling', { key: member, body: { ...DESIGN, dropoutRate: 15, projectId: pid } }), 400, 'invalid_dropout');
@@ -474,6 +485,20 @@ describe('verification proposals and votes', () => {
     const d = await project();
     await verify(d.id);
     expectError(await s.call('POST', `/v1/domains/${d.id}/verification-proposals`, { key: alice, body: { package: PKG } }), 409, 'invalid_state');
+  });
+  it('the snapshot is fixed when the proposal is made: later voter-list changes do not apply', async () => {
+    const d = await project();
+    const p = (await s.call('POST', `/v1/domains/${d.id}/verification-proposals`, { key: alice, body: { package: PKG } })).body;
+    const before = s.registry.config.voters;
+    s.registry.config.voters = [{ did: OUTSIDER, weight: 10 }];
+    try {
+      expectError(await s.call('POST', `/v1/proposals/${p.id}/votes`, { key: outsider, body: { option: 'yes' } }), 403, 'not_in_snapshot');
+      const r = await s.call('POST', `/v1/proposals/${p.id}/votes`, { key: v3, body: { option: 'abstain' } });
+      expect(r.status).toBe(200);
+      expect(r.body.snapshot).toHaveLength(3);
+    } finally {
+      s.registry.config.voters = before;
+    }
   });
   it('no voters configured → 409 no_voters', async () => {
     const t = await startInProcess({});
