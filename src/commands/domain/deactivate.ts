@@ -1,8 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base.ts';
-import { encodeDid } from '../../cli/registry-client.ts';
+import { encodeDid, printDomain, type DomainOut } from '../../cli/registry-client.ts';
 import { clientOptions, registryFlags } from '../../cli/registry-flags.ts';
-import { printDomain, type DomainOut } from '../../cli/registry-client.ts';
 
 export default class DomainDeactivate extends BaseCommand {
   static override summary = 'Deactivate a domain (terminal; its open proposal is cancelled).';

@@ -1,8 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base.ts';
-import { encodeDid } from '../../cli/registry-client.ts';
+import { encodeDid, parseServiceFlag, printDomain, type DomainOut } from '../../cli/registry-client.ts';
 import { clientOptions, registryFlags } from '../../cli/registry-flags.ts';
-import { parseServiceFlag, printDomain, type DomainOut } from '../../cli/registry-client.ts';
 
 export default class DomainUpdate extends BaseCommand {
   static override summary = 'Change a domain (controllers only). Changing type, class, controllers or services makes a verified domain registered again.';

@@ -87,6 +87,8 @@ export interface ProposalView {
   id: string;
   domainId: string;
   status: ProposalStatus;
+  /** status, with executed shown as passed (the outcome of the vote). */
+  outcome: Exclude<ProposalStatus, 'executed'>;
   rule: Record<string, unknown>;
   revoting: boolean;
   snapshot: SnapshotVoter[];
@@ -595,7 +597,13 @@ export class Registry {
       const { fields, reverify, changed } = applyPatch(fieldsOf(d), raw, now);
       if (changed.includes('class') || changed.includes('type')) this.checkClassLive(fields.class);
       if (changed.length === 0) return view(d, now);
-      const next: Domain = { ...d, ...fields, state: reverify ? transition(d.state, 'reverify') : d.state, version: d.version + 1, updatedAt: nowIso(now) };
+      let state = reverify ? transition(d.state, 'reverify') : d.state;
+      if (reverify && d.state === 'pending_verification') {
+        // what the voters are asked about changed under them: the open proposal is cancelled and the domain must be proposed again
+        this.db.run("UPDATE proposals SET status = 'cancelled', closed_at = ? WHERE domain_id = ? AND status = 'open'", [nowIso(now), id]);
+        state = 'registered';
+      }
+      const next: Domain = { ...d, ...fields, state, version: d.version + 1, updatedAt: nowIso(now) };
       this.saveDomain(next, false);
       return view(next, now);
     });
@@ -684,7 +692,7 @@ export class Registry {
         id,
         domainId: r.domain_id,
         status: cur,
-        outcome: cur === 'executed' ? 'passed' : cur,
+        outcome: cur === 'executed' ? ('passed' as const) : cur,
         rule: JSON.parse(r.rule),
         revoting: r.revoting === 1,
         snapshot,
@@ -695,7 +703,7 @@ export class Registry {
         proposer: r.proposer,
         createdAt: r.created_at,
         closedAt,
-      } as ProposalView;
+      };
     });
   }
 

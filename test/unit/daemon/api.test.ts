@@ -481,6 +481,16 @@ describe('verification proposals and votes', () => {
       await t.close();
     }
   });
+  it('changing type, class, controllers or services while pending cancels the proposal (registered again)', async () => {
+    const d = await project();
+    const p = (await s.call('POST', `/v1/domains/${d.id}/verification-proposals`, { key: alice, body: { package: PKG } })).body;
+    const cur = (await s.call('GET', `/v1/domains/${d.id}`, { key: alice })).body;
+    const meta = await s.call('PATCH', `/v1/domains/${d.id}`, { key: alice, headers: { 'if-match': `"${cur.version}"` }, body: { metadata: { name: 'renamed' } } });
+    expect(meta.body.state).toBe('pending_verification');
+    const ctl = await s.call('PATCH', `/v1/domains/${d.id}`, { key: alice, headers: { 'if-match': `"${meta.body.version}"` }, body: { controllers: [ALICE, BOB] } });
+    expect(ctl.body.state).toBe('registered');
+    expect((await s.call('GET', `/v1/proposals/${p.id}`, { key: v1 })).body.status).toBe('cancelled');
+  });
   it('a verified domain cannot be proposed again until it changes', async () => {
     const d = await project();
     await verify(d.id);
