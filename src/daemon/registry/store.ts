@@ -178,14 +178,14 @@ export class Registry {
       return;
     }
     for (const b of batch) {
-      raw.exec('SAVEPOINT w');
+      this.db.run('SAVEPOINT w');
       try {
         const value = b.fn();
-        raw.exec('RELEASE w');
+        this.db.run('RELEASE w');
         outcomes.push({ ok: true, value });
       } catch (e) {
-        raw.exec('ROLLBACK TO w');
-        raw.exec('RELEASE w');
+        this.db.run('ROLLBACK TO w');
+        this.db.run('RELEASE w');
         outcomes.push({ ok: false, value: e });
       }
     }
