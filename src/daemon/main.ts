@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { configPath, dbPath, loadConfig, packageVersion } from './config.ts';
-import { isAlive, readDiscovery, removeDiscovery, writeDiscovery } from './lifecycle/discovery.ts';
+import { acquireLock, isAlive, readDiscovery, releaseLock, removeDiscovery, writeDiscovery } from './lifecycle/discovery.ts';
 import { openDatabase } from './storage/db.ts';
 import { REGISTRY_MIGRATIONS } from './storage/registry-migrations.ts';
 import { Registry } from './registry/store.ts';
@@ -38,6 +38,8 @@ async function main(): Promise<void> {
     }
   }
 
+  acquireLock();
+  process.on('exit', () => releaseLock());
   mkdirSync(dirname(dbPath()), { recursive: true, mode: 0o700 });
   // synchronous=FULL unless ORACLEKIT_DB_SYNCHRONOUS=NORMAL (benchmarks only: a power loss may then lose acknowledged writes)
   const sync = process.env.ORACLEKIT_DB_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL';

@@ -167,6 +167,14 @@ describe('daemon lifecycle', () => {
     expect(r.code).toBe(9);
   });
 
+  it('concurrent first uses start one daemon', async () => {
+    await runCli(['daemon', 'stop'], { env });
+    const rs = await Promise.all([0, 1, 2].map(() => runCli(['domain', 'list', '--json'], { env })));
+    for (const r of rs) expect(r.code, r.stderr).toBe(0);
+    const st = json((await runCli(['daemon', 'status', '--json'], { env })).stdout);
+    expect(st).toMatchObject({ running: true, healthy: true });
+  });
+
   it('graceful shutdown finishes in-flight requests', async () => {
     const d = json(readFileSync(discovery, 'utf8'));
     const settings = json(readFileSync(join(t.home, 'config/settings.json'), 'utf8'));

@@ -107,6 +107,17 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Discovery> {
     }
     await sleep(50);
   }
+  if (exited !== null) {
+    // another CLI started a daemon at the same moment (ours found it running, or lost the port): use that one
+    for (let i = 0; i < 40; i++) {
+      const d = readDiscovery(env);
+      if (d && isAlive(d.pid)) {
+        const h = await health(d.url);
+        if (h && h.pid === d.pid) return d;
+      }
+      await sleep(50);
+    }
+  }
   let tail = '';
   try {
     tail = readFileSync(log, 'utf8').slice(offset).trim().split('\n').slice(-5).join('\n');

@@ -6,8 +6,8 @@
  * only the user who can read this file has it.
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { discoveryPath } from '../config.ts';
+import { dirname, join } from 'node:path';
+import { discoveryPath, stateDir } from '../config.ts';
 
 export interface Discovery {
   pid: number;
@@ -62,5 +62,53 @@ export function isAlive(pid: number): boolean {
     return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function isDaemonProcess(pid: number): boolean {
+  if (!isAlive(pid)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('daemon/main');
+  } catch {
+    return true; // no /proc: trust the pid
+  }
+}
+
+/**
+ * One daemon per state directory: an exclusive lock file (O_EXCL) holding the
+ * pid, taken before listen and released at exit. A lock whose pid is dead (or
+ * is not a daemon any more) is stale and taken over.
+ */
+export function acquireLock(env = process.env): void {
+  const dir = stateDir(env);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const p = join(dir, 'daemon.lock');
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = openSync(p, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      let other = 0;
+      try {
+        other = Number(readFileSync(p, 'utf8').trim());
+      } catch {
+        /* removed meanwhile */
+      }
+      if (other > 0 && other !== process.pid && isDaemonProcess(other)) throw new Error(`a daemon is already running or starting (pid ${other})`);
+      rmSync(p, { force: true });
+    }
+  }
+  throw new Error('could not take the daemon lock');
+}
+
+export function releaseLock(env = process.env): void {
+  const p = join(stateDir(env), 'daemon.lock');
+  try {
+    if (Number(readFileSync(p, 'utf8').trim()) === process.pid) rmSync(p, { force: true });
+  } catch {
+    /* already gone */
   }
 }
