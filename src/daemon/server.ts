@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync, FastifyPluginCallback, FastifyServerOptions } from 'fastify';
 import type { DeploymentConfig } from './config.ts';
 import type { Registry } from './registry/store.ts';
-import { sha256 } from './registry/store.ts';
+import { bearer, keyHash } from './http/auth.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { adminPlugin, registryPlugin } from './http/routes.ts';
 import { registryError } from '../lib/registry/errors.ts';
@@ -42,6 +42,8 @@ export interface ServerOptions {
 }
 
 const REQ_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const ID_PREFIX = randomUUID().slice(0, 8);
+let reqCounter = 0;
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   const { default: Fastify, LogController } = await import('fastify');
@@ -50,9 +52,10 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: opts.config.bodyLimitBytes,
+    // the caller's x-request-id when sane, else <random per process>-<counter>: unique per daemon, cheaper than a UUID each
     genReqId: (req) => {
       const h = req.headers['x-request-id'];
-      return typeof h === 'string' && REQ_ID.test(h) ? h : randomUUID();
+      return typeof h === 'string' && REQ_ID.test(h) ? h : `${ID_PREFIX}-${(++reqCounter).toString(36)}`;
     },
     // the body of JSON: __proto__ and constructor.prototype refused (400), never merged
     onProtoPoisoning: 'error',
@@ -66,8 +69,9 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.setValidatorCompiler(zod.validatorCompiler);
   app.setSerializerCompiler(zod.serializerCompiler);
   installErrorHandling(app);
-  app.addHook('onRequest', async (req, reply) => {
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    done();
   });
 
   const rateLimit = (await import('@fastify/rate-limit')).default;
@@ -76,10 +80,12 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     max: opts.config.rateLimit.max,
     timeWindow: opts.config.rateLimit.timeWindowMs,
     keyGenerator: (req) => {
-      const h = req.headers.authorization;
-      return typeof h === 'string' ? 'k:' + sha256(h).slice(0, 32) : 'ip:' + req.ip;
+      const key = bearer(req);
+      return key ? 'k:' + keyHash(req, key) : 'ip:' + req.ip;
     },
     allowList: (req) => req.url === '/health',
+    // x-ratelimit-* only on the 429 (with retry-after): three fewer headers on every other reply
+    addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
     errorResponseBuilder: (_req, ctx) =>
       registryError('rate_limited', `rate limit: at most ${ctx.max} requests per ${ctx.after} for this key`, { details: { max: ctx.max, retryAfter: ctx.after } }),
   });

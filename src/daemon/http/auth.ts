@@ -24,10 +24,22 @@ export function bearer(req: FastifyRequest): string | undefined {
   return m?.[1];
 }
 
+const hashes = new WeakMap<FastifyRequest, string>();
+
+/** SHA-256 of the presented key, computed once per request (rate limit and auth share it). */
+export function keyHash(req: FastifyRequest, key: string): string {
+  let h = hashes.get(req);
+  if (h === undefined) {
+    h = sha256(key);
+    hashes.set(req, h);
+  }
+  return h;
+}
+
 export function authenticate(registry: Registry, req: FastifyRequest): Principal {
   const key = bearer(req);
   if (!key) throw registryError('unauthenticated', 'send Authorization: Bearer <API key> (create one with `oraclekit daemon keys create`)');
-  const p = registry.authenticate(key);
+  const p = registry.authenticateHash(keyHash(req, key));
   if (!p) throw registryError('unauthenticated', 'the API key is unknown or revoked');
   return p;
 }

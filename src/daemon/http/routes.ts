@@ -26,8 +26,13 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   app.decorateRequest('principal', null);
   // /v1 takes JSON only: a text/plain body is 415, not a string handed to the schemas
   app.removeContentTypeParser('text/plain');
-  app.addHook('onRequest', async (req) => {
-    req.principal = authenticate(registry, req);
+  app.addHook('onRequest', (req, _reply, done) => {
+    try {
+      req.principal = authenticate(registry, req);
+      done();
+    } catch (e) {
+      done(e as Error);
+    }
   });
   const P = (req: FastifyRequest) => req.principal!;
   const security = [{ bearer: [] }];

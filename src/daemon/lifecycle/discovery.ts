@@ -97,7 +97,7 @@ export function acquireLock(env = process.env): void {
       } catch {
         /* removed meanwhile */
       }
-      if (other > 0 && other !== process.pid && isDaemonProcess(other)) throw new Error(`a daemon is already running or starting (pid ${other})`);
+      if (other > 0 && other !== process.pid && isDaemonProcess(other)) throw new Error(`a daemon is already running or starting (pid ${other})`, { cause: e });
       rmSync(p, { force: true });
     }
   }

@@ -184,6 +184,7 @@ export class Registry {
         this.db.run('RELEASE w');
         outcomes.push({ ok: true, value });
       } catch (e) {
+        this.domainCache.clear();
         this.db.run('ROLLBACK TO w');
         this.db.run('RELEASE w');
         outcomes.push({ ok: false, value: e });
@@ -192,6 +193,7 @@ export class Registry {
     try {
       raw.exec('COMMIT');
     } catch (e) {
+      this.domainCache.clear();
       if (raw.isTransaction) raw.exec('ROLLBACK');
       for (const b of batch) b.reject(e);
       return;
@@ -243,7 +245,11 @@ export class Registry {
 
   /** The principal of a presented key, or undefined (unknown or revoked). */
   authenticate(key: string): Principal | undefined {
-    const h = sha256(key);
+    return this.authenticateHash(sha256(key));
+  }
+
+  /** As authenticate, given the key's SHA-256 (hex). */
+  authenticateHash(h: string): Principal | undefined {
     const hit = this.principals.get(h);
     if (hit) return hit;
     const p = this.lookupKey(h);
@@ -469,9 +475,24 @@ export class Registry {
     return JSON.parse(r.record) as Domain;
   }
 
+  /**
+   * Committed domain records by id (frozen). Filled only outside transactions,
+   * so it never holds an uncommitted write; every write of a domain row
+   * invalidates its entry (saveDomain), and a rolled-back group clears it all.
+   */
+  private domainCache = new Map<string, Domain>();
+
   findDomain(id: string): Domain | undefined {
+    const hit = this.domainCache.get(id);
+    if (hit) return hit;
     const r = this.db.get<{ record: string }>('SELECT record FROM domains WHERE id = ?', [id]);
-    return r ? this.rowToDomain(r) : undefined;
+    if (!r) return undefined;
+    const d = this.rowToDomain(r);
+    if (!this.db.raw.isTransaction) {
+      if (this.domainCache.size >= 10_000) this.domainCache.clear();
+      this.domainCache.set(id, deepFreeze(d));
+    }
+    return d;
   }
 
   private mustDomain(id: string): Domain {
@@ -494,6 +515,7 @@ export class Registry {
   }
 
   private saveDomain(d: Domain, insert: boolean): void {
+    this.domainCache.delete(d.id);
     const name = typeof d.metadata.name === 'string' ? d.metadata.name : null;
     const params = [d.type, d.class, d.state, d.version, d.alsoKnownAs, name, JSON.stringify(d.controllers), JSON.stringify(d), d.updatedAt];
     try {
@@ -736,6 +758,14 @@ export class Registry {
       return this.getProposal(id);
     });
   }
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
 }
 
 function fieldsOf(d: Domain): DomainFields {
