@@ -11,6 +11,7 @@ export interface FlagSpec {
   multiple?: boolean;
   options?: readonly string[];
   default?: string | boolean;
+  helpGroup?: string;
 }
 
 export type FlagSpecs = Record<string, FlagSpec>;
@@ -19,6 +20,12 @@ export type FlagSpecs = Record<string, FlagSpec>;
 export const BASE_FLAGS: FlagSpecs = {
   json: { type: 'boolean', description: 'Print machine-readable JSON (errors as JSON on stderr).', default: false },
 };
+
+/** Flags of every command that talks to a registry (the local daemon unless --registry). */
+export const REGISTRY_FLAGS = {
+  registry: { type: 'string', description: 'Base URL of a remote registry (default: the local daemon, started on first use). Env ORACLEKIT_REGISTRY.', helpGroup: 'REGISTRY' },
+  'api-key': { type: 'string', description: 'API key for the registry. Env ORACLEKIT_API_KEY, or saved with `daemon keys create --save`.', helpGroup: 'REGISTRY' },
+} as const satisfies FlagSpecs;
 
 export type ParsedFlags<S extends FlagSpecs> = {
   [K in keyof S]: S[K]['type'] extends 'boolean' ? boolean : S[K]['multiple'] extends true ? string[] | undefined : S[K]['default'] extends string ? string : string | undefined;

@@ -3,12 +3,14 @@
  * registry-client.ts so that the client itself never loads oclif: the fast
  * path of `sample calc --save` imports only the client).
  */
+import { REGISTRY_FLAGS } from './flag-spec.ts';
 import { Flags } from '@oclif/core';
 import type { ClientOptions } from './registry-client.ts';
 
+// typed oclif flags (commands read them); text from the one spec that sample calc's fast path also uses
 export const registryFlags = {
-  registry: Flags.string({ description: 'Base URL of a remote registry (default: the local daemon, started on first use). Env ORACLEKIT_REGISTRY.', helpGroup: 'REGISTRY' }),
-  'api-key': Flags.string({ description: 'API key for the registry. Env ORACLEKIT_API_KEY, or saved with `daemon keys create --save`.', helpGroup: 'REGISTRY' }),
+  registry: Flags.string({ description: REGISTRY_FLAGS.registry.description, helpGroup: REGISTRY_FLAGS.registry.helpGroup }),
+  'api-key': Flags.string({ description: REGISTRY_FLAGS['api-key'].description, helpGroup: REGISTRY_FLAGS['api-key'].helpGroup }),
 };
 
 export function clientOptions(flags: { registry?: string; 'api-key'?: string }): ClientOptions {

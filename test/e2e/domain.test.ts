@@ -105,6 +105,23 @@ describe('domain commands', () => {
     expect(json(ok.stdout).verification).toMatchObject({ status: 'approved', verifier: 'did:example:verifier' });
   });
 
+  it('sample calc --save stores the design the same engine computes', async () => {
+    const r = await cli(['sample', 'calc', '-N', '6000', '--mean', '1.2', '--sd', '0.5', '--dropout', '0.1', '--stratum', 'north=0.55', '--stratum', 'south=0.45', '--save', '--project', project, '--json', '--api-key', rep]);
+    expect(r.code, r.stderr).toBe(0);
+    const rec = json(r.stdout);
+    expect(rec).toMatchObject({ projectId: project, version: 1, parameters: { calculatedSize: 490, adjustedSize: 545, erCoverage: 0.9 } });
+    expect(rec.stratification.strata.map((s: { sampleSize: number }) => s.sampleSize)).toEqual([275, 270]);
+    const show = await cli(['sample', 'show', rec.designId, '--json', '--api-key', rep]);
+    expect(json(show.stdout).parameters.adjustedSize).toBe(545);
+    const text = await cli(['sample', 'calc', '-N', '8000', '--mean', '3.1', '--sd', '1.7', '--dropout', '0.1', '--save', '--project', project, '--api-key', rep]);
+    expect(text.stdout).toMatch(/^Saved as \S+ \(version 1\) for did:ixo:entity:/);
+    const missing = await cli(['sample', 'calc', '-N', '100', '--mean', '1', '--sd', '0.5', '--dropout', '0', '--save', '--json', '--api-key', rep]);
+    expect(missing.code).toBe(3);
+    expect(json(missing.stderr).field).toBe('--project');
+    const invalid = await cli(['sample', 'calc', '-N', '60', '--mean', '1', '--sd', '0.5', '--dropout', '0.25', '--save', '--project', project, '--json', '--api-key', rep]);
+    expect(invalid.code).toBe(5);
+  });
+
   it('deactivate is terminal', async () => {
     const d = await cli(['domain', 'deactivate', project, '--json', '--api-key', rep]);
     expect(json(d.stdout)).toMatchObject({ state: 'deactivated', active: false });

@@ -2,7 +2,7 @@
  * `oraclekit sample calc`: flags (one spec for oclif and the fast path) and
  * the run function. Imports nothing heavy: its cold start is benchmarked.
  */
-import type { BASE_FLAGS, FlagSpecs, ParsedFlags } from '../flag-spec.ts';
+import { REGISTRY_FLAGS, type BASE_FLAGS, type FlagSpecs, type ParsedFlags } from '../flag-spec.ts';
 import type { Io } from '../io.ts';
 import { parseNumberFlag, parseStratumFlag, readJsonInput, withFlagNames } from '../sampling-input.ts';
 import { renderComparison, renderDesign, renderExplain, renderSensitivity, type Format } from '../sampling-render.ts';
@@ -27,6 +27,9 @@ export const CALC_FLAGS = {
   explain: { type: 'boolean', description: 'Show each step of the chain with the numbers substituted, its source and rounding.' },
   compare: { type: 'boolean', description: 'Stratified designs: compare with one overall size allocated proportionally and by Neyman.' },
   sensitivity: { type: 'boolean', description: 'A grid of adjustedSize over CVs and dropout rates around the inputs.' },
+  save: { type: 'boolean', description: 'Store the design in the registry (POST /v1/sampling) for --project; prints the stored record.', helpGroup: 'REGISTRY' },
+  project: { type: 'string', description: 'The project\'s DID, with --save.', helpGroup: 'REGISTRY' },
+  ...REGISTRY_FLAGS,
 } as const satisfies FlagSpecs;
 
 export type CalcFlags = ParsedFlags<typeof CALC_FLAGS & typeof BASE_FLAGS>;
@@ -53,6 +56,21 @@ export async function runSampleCalc(flags: CalcFlags, io: Io): Promise<void> {
     const explain = flags.explain ? explainDesign(design) : undefined;
     const comparison = flags.compare ? compareAllocations(design) : undefined;
     const sens = flags.sensitivity ? sensitivity(design) : undefined;
+    if (flags.save) {
+      const projectId = flags.project ?? (typeof body.projectId === 'string' ? body.projectId : undefined);
+      if (!projectId) throw samplingError('missing_parameter', '--project', undefined, 'the DID of the project the design is for (with --save)');
+      delete body.projectId;
+      const { saveDesign } = await import('../registry-client.ts');
+      const opts: { registry?: string; apiKey?: string } = {};
+      if (flags.registry) opts.registry = flags.registry;
+      if (flags['api-key']) opts.apiKey = flags['api-key'];
+      const record = await saveDesign<{ designId: string; version: number }>(body, projectId, opts);
+      if (flags.json) {
+        io.outJson({ ...record, intermediates: design.intermediates, flags: design.flags, ...(explain && { explain }), ...(comparison && { comparison }), ...(sens && { sensitivity: sens }) });
+        return;
+      }
+      io.out(`Saved as ${record.designId} (version ${record.version}) for ${projectId}.`);
+    }
     if (flags.json) {
       io.outJson({ ...design, ...(explain && { explain }), ...(comparison && { comparison }), ...(sens && { sensitivity: sens }) });
       return;

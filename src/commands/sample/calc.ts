@@ -17,6 +17,7 @@ Inputs come from flags or from --input (the POST /v1/sampling body as JSON; - fo
     { description: 'A proportion (share of households using the stove) instead of a mean', command: '<%= config.bin %> <%= command.id %> -N 5000 --proportion 0.7 --dropout 0.1' },
     { description: 'Every step with the numbers substituted, for an auditor', command: '<%= config.bin %> <%= command.id %> -N 200000 --mean 1 --sd 0.453 --dropout 0.3 --explain' },
     { description: 'From a JSON body on stdin, as Markdown', command: 'cat design.json | <%= config.bin %> <%= command.id %> --input - --format markdown' },
+    { description: 'Store the design in the registry for a project', command: '<%= config.bin %> <%= command.id %> -N 8000 --mean 3.1 --sd 1.7 --dropout 0.1 --save --project did:ixo:entity:0123456789abcdef0123456789abcdef' },
   ];
   static override flags = toOclifFlags(CALC_FLAGS);
 
