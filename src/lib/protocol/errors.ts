@@ -10,6 +10,7 @@ export const RUNTIME_ERRORS = {
   // 400
   validation_failed: { status: 400, when: 'a body, query or path parameter does not match its schema' },
   invalid_json: { status: 400, when: 'the body is not JSON' },
+  missing_city: { status: 400, when: 'weather: no city given' },
   // 401 — one code per authentication check (protocol.md, "Authentication")
   missing_token: { status: 401, when: 'no Authorization: Bearer invocation (and no allowed delegation fallback)' },
   unsupported_auth_type: { status: 401, when: 'X-Auth-Type is present and not ucan' },
