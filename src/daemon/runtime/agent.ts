@@ -93,6 +93,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
   };
   run.emit({ event: 'run', data: { runId: run.runId, requestId } });
   const humanId = `${requestId}-human`;
+  const prior = deps.history(sessionId);
   deps.persist(sessionId, [{ id: humanId, type: 'human', content: input.message }]);
 
   const toolRows = new Map<string, ToolCallRecord & { order: number }>();
@@ -160,7 +161,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       });
     };
 
-    const messages: ModelMessage[] = [...deps.history(sessionId), { role: 'user', content: input.message }];
+    const messages: ModelMessage[] = [...prior, { role: 'user', content: input.message }];
     deps.saveState(sessionId, state);
     const result = streamText({
       model: deps.model(input.model),
