@@ -91,7 +91,7 @@ export async function startHarness(opts: Partial<OracleAppOptions> & { env?: Rec
   });
   const url = await app.listen(0, '127.0.0.1');
   // wait for the signing key (loaded in the background)
-  for (let i = 0; i < 200 && !app.runtime.signingKeyLoaded; i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; opts.signingMnemonic !== '' && i < 400 && !app.runtime.signingKeyLoaded; i++) await new Promise((r) => setTimeout(r, 5));
   const oracleDid = oracle.did();
 
   const makeClient = async (): Promise<Client> => {
