@@ -37,7 +37,7 @@ async function badCases(user: Signer, oracleDid: string): Promise<{ name: string
     name: c.name,
     code: c.code,
     headers: c.token === undefined ? {} : bearer(c.token),
-    auth: c.token === undefined ? {} : { invocation: c.token },
+    auth: c.token === undefined ? ({} as Record<string, string>) : { invocation: c.token },
   }));
   // a delegation from another user next to a valid invocation
   const foreign = await mintDelegation({ issuer: other, audience: oracleDid });
