@@ -184,7 +184,7 @@ export async function startScriptedModelServer(opts: { port?: number; model?: st
       res.end(JSON.stringify({ error: { message: String(e) } }));
     });
   });
-  server.keepAliveTimeout = 1000;
+  server.keepAliveTimeout = 60_000; // shorter than the client pool's idle time causes ECONNRESET races
   await new Promise<void>((r) => server.listen(opts.port ?? 0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   self.url = `http://127.0.0.1:${port}`;

@@ -68,7 +68,7 @@ export class RunManager {
   /** How long a finished run stays in memory (its events stay in SQLite). */
   retainMs: number;
 
-  constructor(store: RuntimeStore, retainMs = 5 * 60_000) {
+  constructor(store: RuntimeStore, retainMs = 60_000) {
     this.store = store;
     this.retainMs = retainMs;
   }

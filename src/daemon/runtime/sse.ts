@@ -37,8 +37,19 @@ export function streamRun(reply: FastifyReply, o: { run?: Run; stored?: AnyEvent
     if (!closed) raw.write(HEARTBEAT_FRAME);
   }, o.heartbeatMs);
   hb.unref();
+  // frames emitted in the same tick leave in one write (one syscall, one chunk)
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    if (!closed) raw.uncork();
+  };
   const write = (e: AnyEvent) => {
     if (closed) return;
+    if (!corked) {
+      corked = true;
+      raw.cork();
+      process.nextTick(uncork);
+    }
     raw.write(encodeFrame(e));
     if (e.event === 'done') setImmediate(end);
   };
