@@ -59,8 +59,10 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   for (const { plugin } of rt.resolvedPlugins()) for (const u of plugin.authExcludedRoutes ?? []) publicUrls.add(u);
 
   app.addHook('onRequest', async (req) => {
-    const url = req.routeOptions.url;
-    if (url === undefined || publicUrls.has(url) || req.method === 'OPTIONS') return;
+    const full = req.routeOptions.url;
+    if (full === undefined || req.method === 'OPTIONS') return;
+    const url = app.prefix && full.startsWith(app.prefix) ? full.slice(app.prefix.length) || '/' : full;
+    if (publicUrls.has(url)) return;
     const h = req.headers;
     const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
     const user = await rt.auth.authenticate({ authorization: one(h.authorization), authType: one(h['x-auth-type']), delegation: one(h['x-ucan-delegation']) });
