@@ -40,8 +40,9 @@ it("mounts onto a host's fastify and database, with its own routes, auth and soc
     const res = await fetch(`${url}/sessions`, { method: 'POST', headers: { authorization: `Bearer ${await mintInvocation({ issuer: user, audience: oracleDid })}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(201);
     const { sessionId } = (await res.json()) as { sessionId: string };
-    const ok = await new Promise<boolean>(async (resolve) => {
-      const s = connect(url, { path: '/socket.io/', transports: ['websocket'], query: { sessionId }, auth: { invocation: await mintInvocation({ issuer: user, audience: oracleDid }) }, reconnection: false, forceNew: true });
+    const invocation = await mintInvocation({ issuer: user, audience: oracleDid });
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = connect(url, { path: '/socket.io/', transports: ['websocket'], query: { sessionId }, auth: { invocation }, reconnection: false, forceNew: true });
       s.on('connect', () => (s.close(), resolve(true)));
       s.on('connect_error', () => (s.close(), resolve(false)));
     });
