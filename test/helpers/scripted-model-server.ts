@@ -117,7 +117,7 @@ export async function startScriptedModelServer(opts: { port?: number; model?: st
 
     const hasTools = script.steps.some((s) => s.type === 'tool_call');
     const finishReason = script.finishReason ?? (hasTools ? 'tool_calls' : 'stop');
-    if (body.stream === false) {
+    if (body.stream !== true) {
       const text = script.steps.filter((s) => s.type === 'text').map((s) => (s as { text: string }).text).join('');
       const toolCalls = script.steps
         .filter((s): s is Extract<ScriptStep, { type: 'tool_call' }> => s.type === 'tool_call')

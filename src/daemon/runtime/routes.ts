@@ -55,6 +55,10 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     void reply.status(body.statusCode).send(body);
   });
 
+  const routeList: string[] = [];
+  app.addHook('onRoute', (r) => {
+    for (const m of [r.method].flat()) if (m !== 'HEAD') routeList.push(`${m} ${r.url}`);
+  });
   const publicUrls = new Set(PUBLIC_ROUTES);
   for (const { plugin } of rt.resolvedPlugins()) for (const u of plugin.authExcludedRoutes ?? []) publicUrls.add(u);
 
@@ -81,6 +85,15 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     if (!r.ready) body.pending = r.pending;
     return reply.status(r.ready ? 200 : 503).send(body);
   });
+  app.get('/docs', async () => ({
+    name: rt.config.name,
+    oracleDid: rt.oracleDid,
+    protocolVersion: P.PROTOCOL_VERSION,
+    runtimeVersion: P.RUNTIME_VERSION,
+    documentation: 'docs/protocol.md of oraclekit',
+    auth: { header: 'Authorization: Bearer <base64 CAR of a ucanto invocation>', authType: 'X-Auth-Type: ucan', capability: { can: 'oracle/use', with: rt.oracleDid } },
+    routes: routeList,
+  }));
   app.get('/models', { schema: { response: { 200: P.ModelsResponseSchema } } }, async () => rt.models());
 
   // ---- sessions ----------------------------------------------------------

@@ -5,12 +5,13 @@
  * onto its fastify with registerOracleRuntime.
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { LanguageModel, ModelMessage } from 'ai';
+import { generateText, isStepCount, tool, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { z } from 'zod';
 import { openDatabase, type Database } from '../storage/db.ts';
 import { RUNTIME_MIGRATIONS } from './migrations.ts';
 import { RuntimeStore } from './store.ts';
 import { BootError, consoleBootLogger, logBoot, mergePlugins, PluginStatusTracker, resolvePlugins, type BootLogger, type PluginStatusListener } from './boot.ts';
-import type { AnyOraclePlugin, AnyPluginTool, OracleConfig, OraclePlugin, PluginContext, TurnContext } from './plugin.ts';
+import { defineTool, type AnyOraclePlugin, type AnyPluginTool, type OracleConfig, type OraclePlugin, type PluginContext, type SubAgent, type TurnContext } from './plugin.ts';
 import { BUNDLED_PLUGINS } from './plugins/index.ts';
 import { metaTools } from './meta-tools.ts';
 import { RunManager, type Run } from './runs.ts';
@@ -117,7 +118,11 @@ export class OracleRuntime {
       plugin,
       ctx: { env, store: this.store, config: this.config, log: (l: string) => this.log.info(l) },
     }));
-    for (const { plugin, ctx } of this.resolved) this.toolsByPlugin.set(plugin.name, plugin.tools?.(ctx) ?? {});
+    for (const { plugin, ctx } of this.resolved) {
+      const tools = plugin.tools?.(ctx) ?? {};
+      for (const sa of plugin.subAgents ?? []) tools[subAgentToolName(sa.name)] = this.subAgentTool(sa, tools);
+      this.toolsByPlugin.set(plugin.name, tools);
+    }
     this.meta = metaTools({
       plugins: () => this.activePlugins().map((p) => p.plugin),
       toolsOf: (name) => Object.entries(this.toolsByPlugin.get(name) ?? {}).map(([n, t]) => ({ name: n, description: t.description })),
@@ -128,6 +133,37 @@ export class OracleRuntime {
     });
     logBoot(this.log, result);
     this.hooks.onBoot?.(this.tracker.status());
+  }
+
+  /**
+   * A sub-agent as a tool of its plugin: `ask_<name>({task})` runs its own
+   * model loop with its prompt and the plugin's tools (all, or those it
+   * names) and returns its answer.
+   */
+  private subAgentTool(sa: SubAgent, pluginTools: Record<string, AnyPluginTool>): AnyPluginTool {
+    return defineTool({
+      description: `Delegate a task to the ${sa.name} sub-agent: ${sa.description}`,
+      inputSchema: z.object({ task: z.string().min(1).describe('what the sub-agent should do, with the context it needs') }),
+      timeoutMs: this.options.toolTimeoutMs ? this.options.toolTimeoutMs * 4 : 120_000,
+      execute: async ({ task }, turn) => {
+        const names = sa.tools ?? Object.keys(pluginTools).filter((n) => n !== subAgentToolName(sa.name));
+        const tools: ToolSet = {};
+        for (const n of names) {
+          const t = pluginTools[n];
+          if (t) tools[n] = tool({ description: t.description, inputSchema: t.inputSchema, execute: async (i: unknown) => t.execute(i as never, turn) } as never);
+        }
+        const r = await generateText({
+          model: this.model(),
+          instructions: sa.prompt,
+          prompt: task,
+          tools,
+          stopWhen: isStepCount(this.options.maxSteps ?? 12),
+          abortSignal: turn.abortSignal,
+          maxRetries: 0,
+        } as never);
+        return { subAgent: sa.name, answer: (r as { text: string }).text };
+      },
+    });
   }
 
   /** Plugins loaded now (background ones once settled as loaded). */
@@ -260,6 +296,10 @@ export class OracleRuntime {
     this.store.flush();
     if (this.ownsDb) this.db.close();
   }
+}
+
+export function subAgentToolName(name: string): string {
+  return `ask_${name.replace(/[^A-Za-z0-9_]/g, '_')}`;
 }
 
 function openMigrations(db: Database): void {
