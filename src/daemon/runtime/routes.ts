@@ -111,8 +111,8 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   });
   app.get('/sessions/:id/run', { schema: { params: P.IdParamsSchema, response: { 200: P.SessionRunResponseSchema } } }, async (req) => {
     if (!rt.store.getSession(getUser(req).did, req.params.id)) throw runtimeError('session_not_found', `no session ${req.params.id}`);
-    const active = rt.runs.active(req.params.id);
-    if (active) return { run: { runId: active.runId, status: active.status } };
+    const mem = rt.runs.latest(req.params.id);
+    if (mem) return { run: { runId: mem.runId, status: mem.status } };
     return { run: rt.store.latestRun(req.params.id) ?? null };
   });
   app.get('/sessions/:id/messages', { schema: { params: P.IdParamsSchema, querystring: P.HistoryQuerySchema, response: { 200: P.PagedHistoryResponseSchema } } }, async (req) => {

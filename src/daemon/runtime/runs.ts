@@ -63,6 +63,7 @@ export class Run {
 export class RunManager {
   private readonly byId = new Map<string, Run>();
   private readonly activeBySession = new Map<string, Run>();
+  private readonly latestBySession = new Map<string, Run>();
   private readonly global = new Set<(run: Run, e: AnyEvent) => void>();
   private readonly store: RuntimeStore;
   /** How long a finished run stays in memory (its events stay in SQLite). */
@@ -83,6 +84,11 @@ export class RunManager {
     return this.activeBySession.get(sessionId);
   }
 
+  /** The session's latest run while it is in memory. */
+  latest(sessionId: string): Run | undefined {
+    return this.latestBySession.get(sessionId);
+  }
+
   get(runId: string): Run | undefined {
     return this.byId.get(runId);
   }
@@ -96,13 +102,16 @@ export class RunManager {
     run.subscribe(0, (e) => {
       for (const g of this.global) g(run, e);
     });
+    this.latestBySession.set(run.sessionId, run);
     void run.done.then(async (status) => {
       run.status = status === 'finished' ? 'finished' : status === 'aborted' ? 'aborted' : 'failed';
-      await this.store
-        .defer(() => this.store.finishRun(run.runId, run.status, run.events))
-        .catch(() => {});
+      // the session is free at once; the run's row follows in the next group commit
       if (this.activeBySession.get(run.sessionId) === run) this.activeBySession.delete(run.sessionId);
-      const t = setTimeout(() => this.byId.delete(run.runId), this.retainMs);
+      await this.store.defer(() => this.store.finishRun(run.runId, run.status, run.events)).catch(() => {});
+      const t = setTimeout(() => {
+        this.byId.delete(run.runId);
+        if (this.latestBySession.get(run.sessionId) === run) this.latestBySession.delete(run.sessionId);
+      }, this.retainMs);
       t.unref();
     });
     return run;

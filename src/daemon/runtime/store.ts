@@ -42,7 +42,7 @@ export class RuntimeStore {
   private queue: { fn: () => void; resolve: () => void; reject: (e: unknown) => void }[] = [];
   private scheduled = false;
   /** Group-commit window: writes queued within it share one transaction (and one fsync). */
-  commitWindowMs = 2;
+  commitWindowMs = 20;
 
   constructor(db: Database, oracle: { did: string; name: string }) {
     this.db = db;
