@@ -1,7 +1,13 @@
-/** The bundled plugins shipped with the runtime (issue 6 adds the other 13). */
+/** The bundled plugins shipped with the runtime, in runtime.md's order. */
 import type { AnyOraclePlugin } from '../plugin.ts';
 import { userPreferencesPlugin } from './user-preferences/index.ts';
 import { weatherPlugin } from './weather/index.ts';
+import { samplingPlugin } from './sampling/index.ts';
 
-export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [userPreferencesPlugin, weatherPlugin];
+export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [
+  userPreferencesPlugin,
+  weatherPlugin,
+  samplingPlugin,
+];
 export { userPreferencesPlugin, weatherPlugin };
+export { samplingPlugin };
