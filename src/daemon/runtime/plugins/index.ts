@@ -2,12 +2,15 @@
 import type { AnyOraclePlugin } from '../plugin.ts';
 import { userPreferencesPlugin } from './user-preferences/index.ts';
 import { weatherPlugin } from './weather/index.ts';
+import { skillsPlugin } from './skills/index.ts';
 import { samplingPlugin } from './sampling/index.ts';
 
 export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [
   userPreferencesPlugin,
   weatherPlugin,
+  skillsPlugin,
   samplingPlugin,
 ];
 export { userPreferencesPlugin, weatherPlugin };
+export { skillsPlugin };
 export { samplingPlugin };
