@@ -88,7 +88,7 @@ export const skillsPlugin = definePlugin<SkillsEnv>({
         try {
           scan = scanSkills(ctx.env.SKILLS_DIR);
         } catch (e) {
-          throw new Error(`the skills folder cannot be read: ${(e as Error).message}`);
+          throw new Error(`the skills folder cannot be read: ${(e as Error).message}`, { cause: e });
         }
         const loaded = new Set(loadedSkills(turn.state).map((n) => n.toLowerCase()));
         return {
