@@ -2,15 +2,22 @@
 import type { AnyOraclePlugin } from '../plugin.ts';
 import { userPreferencesPlugin } from './user-preferences/index.ts';
 import { weatherPlugin } from './weather/index.ts';
+import { memoryPlugin } from './memory/index.ts';
+import { firecrawlPlugin } from './firecrawl/index.ts';
+import { sandboxPlugin } from './sandbox/index.ts';
 import { skillsPlugin } from './skills/index.ts';
 import { samplingPlugin } from './sampling/index.ts';
 
 export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [
   userPreferencesPlugin,
   weatherPlugin,
+  memoryPlugin,
+  firecrawlPlugin,
+  sandboxPlugin,
   skillsPlugin,
   samplingPlugin,
 ];
 export { userPreferencesPlugin, weatherPlugin };
+export { memoryPlugin, firecrawlPlugin, sandboxPlugin };
 export { skillsPlugin };
 export { samplingPlugin };
