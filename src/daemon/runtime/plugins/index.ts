@@ -7,6 +7,7 @@ import { firecrawlPlugin } from './firecrawl/index.ts';
 import { sandboxPlugin } from './sandbox/index.ts';
 import { skillsPlugin } from './skills/index.ts';
 import { samplingPlugin } from './sampling/index.ts';
+import { composioPlugin } from './composio/index.ts';
 
 export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [
   userPreferencesPlugin,
@@ -16,8 +17,9 @@ export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [
   sandboxPlugin,
   skillsPlugin,
   samplingPlugin,
+  composioPlugin,
 ];
 export { userPreferencesPlugin, weatherPlugin };
 export { memoryPlugin, firecrawlPlugin, sandboxPlugin };
 export { skillsPlugin };
-export { samplingPlugin };
+export { samplingPlugin, composioPlugin };

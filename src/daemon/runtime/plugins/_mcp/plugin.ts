@@ -23,7 +23,7 @@ export interface McpEnv {
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
 /** zod for an http(s) URL variable; the value is never echoed (it may carry secrets). */
-export function httpUrl(tokenVar?: string) {
+export function httpUrl(tokenVar?: string, example = 'http://127.0.0.1:8080/mcp') {
   return z
     .string()
     .trim()
@@ -33,7 +33,7 @@ export function httpUrl(tokenVar?: string) {
       try {
         u = new URL(v);
       } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL, e.g. http://127.0.0.1:8080/mcp' });
+        ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, e.g. ${example}` });
         return;
       }
       if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, not ${u.protocol.replace(/:$/, '')}:` });

@@ -29,7 +29,7 @@ const RECALL_MAX_CHARS = 4000;
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
 export const MemoryEnvSchema = mcpEnvSchema('MEMORY', 15_000).extend({
-  MEMORY_ENGINE_URL: z.preprocess(blankToUndefined, httpUrl().optional()),
+  MEMORY_ENGINE_URL: z.preprocess(blankToUndefined, httpUrl(undefined, 'https://memory.example.org').optional()),
   MEMORY_RECALL_TOOL: z.preprocess(blankToUndefined, z.string().default('search_memory_engine')),
   MEMORY_ADD_TOOL: z.preprocess(blankToUndefined, z.string().default('add_memory')),
   MEMORY_RECALL_TIMEOUT_MS: z.preprocess(blankToUndefined, z.coerce.number().int().min(100).max(60_000).default(3000)),
