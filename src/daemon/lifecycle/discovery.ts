@@ -1,0 +1,66 @@
+/**
+ * The discovery file: {pid, host, port, url, version, token, started}, written
+ * by the daemon after listen, atomically (temp file in the same directory,
+ * fsync, rename) with mode 0600 in a 0700 state directory, and removed on a
+ * graceful exit. The token authenticates the local admin (key management);
+ * only the user who can read this file has it.
+ */
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { discoveryPath } from '../config.ts';
+
+export interface Discovery {
+  pid: number;
+  host: string;
+  port: number;
+  url: string;
+  version: string;
+  token: string;
+  started: string;
+}
+
+export function readDiscovery(env = process.env): Discovery | undefined {
+  const p = discoveryPath(env);
+  if (!existsSync(p)) return undefined;
+  try {
+    const d = JSON.parse(readFileSync(p, 'utf8')) as Discovery;
+    if (!Number.isInteger(d.pid) || !Number.isInteger(d.port) || typeof d.token !== 'string') return undefined;
+    return d;
+  } catch {
+    return undefined; // a torn or foreign file counts as absent (writes are atomic, so only a foreign one)
+  }
+}
+
+export function writeDiscovery(d: Discovery, env = process.env): void {
+  const p = discoveryPath(env);
+  mkdirSync(dirname(p), { recursive: true, mode: 0o700 });
+  const tmp = `${p}.${process.pid}.tmp`;
+  const fd = openSync(tmp, 'w', 0o600);
+  try {
+    writeSync(fd, JSON.stringify(d, null, 2) + '\n');
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, p);
+}
+
+/** Removes the discovery file if it still names this pid (never another daemon's). */
+export function removeDiscovery(pid: number, env = process.env): void {
+  const d = readDiscovery(env);
+  if (d && d.pid !== pid) return;
+  rmSync(discoveryPath(env), { force: true });
+}
+
+export function forceRemoveDiscovery(env = process.env): void {
+  rmSync(discoveryPath(env), { force: true });
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
