@@ -6,6 +6,7 @@ import { memoryPlugin } from './memory/index.ts';
 import { firecrawlPlugin } from './firecrawl/index.ts';
 import { sandboxPlugin } from './sandbox/index.ts';
 import { skillsPlugin } from './skills/index.ts';
+import { domainsPlugin } from './domains/index.ts';
 import { samplingPlugin } from './sampling/index.ts';
 import { composioPlugin } from './composio/index.ts';
 
@@ -16,10 +17,11 @@ export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [
   firecrawlPlugin,
   sandboxPlugin,
   skillsPlugin,
+  domainsPlugin,
   samplingPlugin,
   composioPlugin,
 ];
 export { userPreferencesPlugin, weatherPlugin };
 export { memoryPlugin, firecrawlPlugin, sandboxPlugin };
-export { skillsPlugin };
+export { skillsPlugin, domainsPlugin };
 export { samplingPlugin, composioPlugin };

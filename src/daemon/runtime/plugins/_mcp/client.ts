@@ -43,6 +43,18 @@ export function scrub(message: string, secrets: (string | undefined)[]): string 
   return m.replace(/(bearer\s+)[^\s"']+/gi, '$1***');
 }
 
+/** The low-level reason of a failed fetch ("ECONNREFUSED", "getaddrinfo ENOTFOUND …"), if any. */
+export function fetchCause(e: unknown): string | undefined {
+  let c = (e as { cause?: unknown })?.cause as { code?: string; message?: string; errors?: { code?: string }[]; cause?: unknown } | undefined;
+  for (let i = 0; c && i < 3; i++) {
+    if (c.code) return c.code;
+    if (Array.isArray(c.errors) && c.errors[0]?.code) return c.errors[0].code;
+    if (c.message) return c.message;
+    c = c.cause as typeof c;
+  }
+  return undefined;
+}
+
 export class McpToolError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -78,8 +90,8 @@ export class McpConnection {
     else if (e instanceof StreamableHTTPError) msg = `${where} answered HTTP ${e.code}: ${e.message}`;
     else if (e instanceof McpError) msg = `${where} returned an error: ${e.message}`;
     else {
-      const err = e as { message?: string; cause?: { code?: string; message?: string } };
-      const cause = err?.cause?.code ?? err?.cause?.message;
+      const err = e as { message?: string };
+      const cause = fetchCause(e);
       msg = `${where} is unreachable: ${err?.message ?? String(e)}${cause ? ` (${cause})` : ''}`;
     }
     return scrub(msg, [this.opts.token]);

@@ -15,7 +15,7 @@
 import { z } from 'zod';
 import { definePlugin, defineTool } from '../../plugin.ts';
 import { httpUrl } from '../_mcp/plugin.ts';
-import { scrub } from '../_mcp/client.ts';
+import { fetchCause, scrub } from '../_mcp/client.ts';
 
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
@@ -59,7 +59,7 @@ export class ComposioClient {
     } catch (e) {
       if (timeout.aborted) throw this.err(`the Composio API did not answer within ${this.env.COMPOSIO_TIMEOUT_MS} ms`, e);
       if (o.signal?.aborted) throw this.err('the Composio call was aborted', e);
-      const cause = (e as { cause?: { code?: string } }).cause?.code;
+      const cause = fetchCause(e);
       throw this.err(`the Composio API (${u.origin}) is unreachable: ${(e as Error).message}${cause ? ` (${cause})` : ''}`, e);
     }
     const text = await res.text().catch(() => '');
