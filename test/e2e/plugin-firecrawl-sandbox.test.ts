@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { callTool, lastToolResult, say } from '../helpers/scripted-model-server.ts';
-import { startFirecrawlMcpServer, startSandboxMcpServer } from '../helpers/mcp-servers.ts';
+import { startFirecrawlMcpServer, startMemoryMcpServer, startSandboxMcpServer } from '../helpers/mcp-servers.ts';
 import type { AnyEvent } from '../../src/lib/protocol/index.ts';
 import { firecrawlPlugin, sandboxPlugin } from '../../src/daemon/runtime/plugins/index.ts';
 import { bootWith } from '../unit/daemon/runtime/plugins/_helpers/boot.ts';
@@ -101,6 +101,43 @@ describe('sandbox plugin over a real MCP server', () => {
     const err = toolEvents(events).find((c) => c.eventId === 'c_slow' && c.status === 'error')!;
     expect(err.error).toMatch(/^the sandbox MCP server \(http:\/\/127\.0\.0\.1:\d+\) did not answer within 1000 ms/);
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
+  });
+});
+
+describe('two MCP servers listing the same tool name', () => {
+  it('the second plugin to load gets its own name as prefix, and each name reaches its own server', async () => {
+    const mem = await startMemoryMcpServer();
+    const h2 = await startHarness({ env: { MEMORY_MCP_URL: mem.url, SANDBOX_MCP_URL: sb.url } });
+    try {
+      await settled(h2.app);
+      const u = await h2.user();
+      const s = await u.newSession();
+      h2.model.enqueue(callTool('load_capability', { names: ['sandbox'] }), say('ok'));
+      const before = h2.model.requests.length;
+      await u.stream(s, 'load');
+      const names = offered(h2, before + 1);
+      const slows = names.filter((n) => /(^|_)slow$/.test(n)).sort();
+      expect(slows.length).toBe(2);
+      expect(slows).toContain('slow');
+      expect(slows.some((n) => n === 'memory_slow' || n === 'sandbox_slow')).toBe(true);
+      const prefixed = slows.find((n) => n !== 'slow')!;
+      const memBefore = mem.calls.length;
+      const sbBefore = sb.calls.length;
+      h2.model.enqueue(callTool(prefixed, { ms: 1 }, 'c_pre'), callTool('slow', { ms: 2 }, 'c_plain'), say('done'));
+      await u.stream(s, 'both');
+      const memCalls = mem.calls.slice(memBefore).filter((c) => c.tool === 'slow').map((c) => c.args);
+      const sbCalls = sb.calls.slice(sbBefore).filter((c) => c.tool === 'slow').map((c) => c.args);
+      if (prefixed === 'sandbox_slow') {
+        expect(sbCalls).toEqual([{ ms: 1 }]);
+        expect(memCalls).toEqual([{ ms: 2 }]);
+      } else {
+        expect(memCalls).toEqual([{ ms: 1 }]);
+        expect(sbCalls).toEqual([{ ms: 2 }]);
+      }
+    } finally {
+      await h2.close();
+      await mem.close();
+    }
   });
 });
 

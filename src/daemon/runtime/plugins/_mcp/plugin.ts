@@ -73,6 +73,13 @@ export function zodFromJsonSchema(schema: Record<string, unknown>): z.ZodType<Re
   }
 }
 
+/**
+ * Tool names taken by the MCP plugins of one runtime (keyed by its store):
+ * two servers listing the same name would shadow each other in the agent's
+ * flat tool set, so the second one to load gets its plugin's name as prefix.
+ */
+const claimed = new WeakMap<object, Map<string, string>>();
+
 interface McpState {
   conn: McpConnection;
   tools: Record<string, AnyPluginTool>;
@@ -128,9 +135,14 @@ export function createMcpPlugin<Env extends Record<string, unknown>>(spec: McpPl
         const missing = [...allow].filter((n) => !s.conn.tools.some((t) => t.name === n));
         if (missing.length) throw new Error(`${spec.prefix}_MCP_TOOLS names tools the server does not have: ${missing.join(', ')} (it has: ${s.conn.tools.map((t) => t.name).join(', ')})`);
       }
+      const taken = claimed.get(ctx.store) ?? claimed.set(ctx.store, new Map()).get(ctx.store)!;
       for (const t of offered) {
-        const name = t.name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
-        if (RESERVED.has(name) || s.tools[name]) continue;
+        let name = t.name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+        if (RESERVED.has(name)) continue;
+        const owner = taken.get(name);
+        if (owner !== undefined && owner !== spec.name) name = `${spec.name}_${name}`.slice(0, 64);
+        if (s.tools[name] || (taken.has(name) && taken.get(name) !== spec.name)) continue;
+        taken.set(name, spec.name);
         s.tools[name] = defineTool({
           description: `${spec.describePrefix ?? ''}${t.description || t.name}`.slice(0, 1024),
           inputSchema: zodFromJsonSchema(t.inputSchema),
