@@ -6,7 +6,7 @@
  * the same run, at 50 connections over loopback (autocannon). Ratio target
  * >= 0.6. Then the idle daemon's RSS (target < 120 MB).
  *
- *   npm run build && node bench/registry.ts [--duration 10] [--connections 50]
+ *   npm run build && node bench/registry.ts [--rounds 3] [--duration 5] [--connections 50]
  *
  * The daemon runs in its own temp ORACLEKIT_HOME (its DB file on the same
  * disk as the OS temp dir); the bare server runs in a child process too, so
@@ -21,9 +21,10 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 
 const ROOT = join(import.meta.dirname, '..');
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, log: { type: 'string' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, log: { type: 'string' } } });
 const DURATION = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
+const ROUNDS = Number(values.rounds);
 
 /** The bare route serves the same bytes as the daemon (captured first), so the ratio measures our stack, not payload size. */
 const BARE = (postReply: string, getReply: string) => `
@@ -51,8 +52,9 @@ async function startBare(postReply: string, getReply: string): Promise<{ url: st
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-async function startDaemon(home: string): Promise<{ url: string; token: string; child: ChildProcess }> {
-  const env = { ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0' };
+async function startDaemon(home: string, synchronous = 'FULL'): Promise<{ url: string; token: string; child: ChildProcess }> {
+  const env = { ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0', ORACLEKIT_DB_SYNCHRONOUS: synchronous };
+  rmSync(join(home, 'state/daemon.json'), { force: true });
   const child = spawn(process.execPath, [join(ROOT, 'dist/daemon/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const disc = join(home, 'state/daemon.json');
   for (let i = 0; i < 400 && !existsSync(disc); i++) await new Promise((r) => setTimeout(r, 25));
@@ -103,31 +105,59 @@ async function main(): Promise<void> {
     bare = await startBare(postReply, getReply);
 
     const results: Result[] = [];
+    const post = { url: daemon.url + '/v1/sampling', method: 'POST', headers: auth, body: designBody };
+    const get = { url: daemon.url + `/v1/domains/${encodeURIComponent(dom.id)}`, headers: auth };
+    const barePost = { url: bare.url + '/bare', method: 'POST', headers: { 'content-type': 'application/json' }, body: designBody };
+    const bareGet = { url: bare.url + `/bare/${encodeURIComponent(dom.id)}` };
     // warm-up (JIT, caches), not reported
-    await autocannon({ url: daemon.url + `/v1/domains/${dom.id}`, headers: auth, connections: 10, duration: 2 });
-    await autocannon({ url: bare.url + '/bare/x', connections: 10, duration: 2 });
-    results.push(await run('bare POST', { url: bare.url + '/bare', method: 'POST', headers: { 'content-type': 'application/json' }, body: designBody }));
-    results.push(await run('POST /v1/sampling', { url: daemon.url + '/v1/sampling', method: 'POST', headers: auth, body: designBody }));
-    results.push(await run('bare GET', { url: bare.url + `/bare/${encodeURIComponent(dom.id)}` }));
-    results.push(await run('GET /v1/domains/:did', { url: daemon.url + `/v1/domains/${encodeURIComponent(dom.id)}`, headers: auth }));
+    for (const o of [post, get, barePost, bareGet]) await autocannon({ ...o, connections: 10, duration: 1 });
+    // interleaved rounds: the machine's noise hits both sides alike; medians reported
+    for (let round = 0; round < ROUNDS; round++) {
+      results.push(await run('bare POST', barePost));
+      results.push(await run('POST /v1/sampling', post));
+      results.push(await run('bare GET', bareGet));
+      results.push(await run('GET /v1/domains/:did', get));
+    }
     await new Promise((r) => setTimeout(r, 2000));
     const afterRss = rssMb(daemon.child.pid!);
+    daemon.child.kill('SIGTERM');
+    await new Promise((r) => daemon.child.once('exit', r));
 
-    const byName = Object.fromEntries(results.map((r) => [r.name, r]));
-    const ratio = (a: string, b: string) => Math.round((byName[a]!.rps / byName[b]!.rps) * 100) / 100;
+    // the same POST with synchronous=NORMAL: what the per-commit fsync costs (not the shipped setting)
+    const normal = await startDaemon(home, 'NORMAL');
+    try {
+      const auth2 = { ...auth };
+      await autocannon({ url: normal.url + '/v1/sampling', method: 'POST', headers: auth2, body: designBody, connections: 10, duration: 1 });
+      for (let round = 0; round < ROUNDS; round++) results.push(await run('POST /v1/sampling (synchronous=NORMAL)', { url: normal.url + '/v1/sampling', method: 'POST', headers: auth2, body: designBody }));
+    } finally {
+      normal.child.kill('SIGTERM');
+    }
+
+    const median = (name: string, f: (r: Result) => number) => {
+      const v = results.filter((r) => r.name === name).map(f).sort((a, b) => a - b);
+      return v[Math.floor(v.length / 2)]!;
+    };
+    const names = [...new Set(results.map((r) => r.name))];
+    const summary = names.map((name) => ({ name, rps: median(name, (r) => r.rps), p99: median(name, (r) => r.p99), non2xx: results.filter((r) => r.name === name).reduce((a, r) => a + r.non2xx, 0) }));
+    const rps = (n: string) => summary.find((x) => x.name === n)!.rps;
     const out = {
       node: process.version,
       connections: CONNECTIONS,
       durationSeconds: DURATION,
-      results,
-      ratios: { postSampling: ratio('POST /v1/sampling', 'bare POST'), getDomain: ratio('GET /v1/domains/:did', 'bare GET') },
+      rounds: ROUNDS,
+      summary,
+      ratios: {
+        postSampling: Math.round((rps('POST /v1/sampling') / rps('bare POST')) * 100) / 100,
+        postSamplingNormal: Math.round((rps('POST /v1/sampling (synchronous=NORMAL)') / rps('bare POST')) * 100) / 100,
+        getDomain: Math.round((rps('GET /v1/domains/:did') / rps('bare GET')) * 100) / 100,
+      },
       rssMb: { idleAfterStart: idleRss, idleAfterLoad: afterRss },
       targets: { ratio: 0.6, rssMb: 120 },
     };
-    console.table(results);
+    console.table(out.summary);
     console.log(JSON.stringify(out, null, 2));
   } finally {
-    daemon.child.kill('SIGTERM');
+    if (daemon.child.exitCode === null) daemon.child.kill('SIGTERM');
     bare?.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
     rmSync(home, { recursive: true, force: true });

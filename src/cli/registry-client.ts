@@ -12,7 +12,6 @@
  * Heavy modules (undici, conf, the daemon's lifecycle code) load lazily, so
  * commands that do not talk to a registry (sample calc) do not pay for them.
  */
-import { Flags } from '@oclif/core';
 import { OracleKitError, type ErrorBody } from '../lib/errors.ts';
 
 export interface ClientOptions {
@@ -167,19 +166,6 @@ export async function saveDesign<T = Record<string, unknown>>(input: Record<stri
   return r.body;
 }
 
-
-/** The flags of every command that talks to a registry. */
-export const registryFlags = {
-  registry: Flags.string({ description: 'Base URL of a remote registry (default: the local daemon, started on first use). Env ORACLEKIT_REGISTRY.', helpGroup: 'REGISTRY' }),
-  'api-key': Flags.string({ description: 'API key for the registry. Env ORACLEKIT_API_KEY, or saved with `daemon keys create --save`.', helpGroup: 'REGISTRY' }),
-};
-
-export function clientOptions(flags: { registry?: string; 'api-key'?: string }): ClientOptions {
-  const o: ClientOptions = {};
-  if (flags.registry) o.registry = flags.registry;
-  if (flags['api-key']) o.apiKey = flags['api-key'];
-  return o;
-}
 
 // ------------------------------------------------ shared by the domain commands
 

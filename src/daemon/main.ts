@@ -39,7 +39,9 @@ async function main(): Promise<void> {
   }
 
   mkdirSync(dirname(dbPath()), { recursive: true, mode: 0o700 });
-  const db = openDatabase({ path: dbPath(), migrations: { registry: REGISTRY_MIGRATIONS } });
+  // synchronous=FULL unless ORACLEKIT_DB_SYNCHRONOUS=NORMAL (benchmarks only: a power loss may then lose acknowledged writes)
+  const sync = process.env.ORACLEKIT_DB_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL';
+  const db = openDatabase({ path: dbPath(), migrations: { registry: REGISTRY_MIGRATIONS }, synchronous: sync });
   const registry = new Registry(db, config);
   const token = randomBytes(32).toString('base64url');
   const logStream = createWriteStream('', { fd: 1, autoClose: false, highWaterMark: 64 * 1024 });
@@ -86,7 +88,7 @@ async function main(): Promise<void> {
   const actualPort = typeof actual === 'object' && actual ? actual.port : port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   writeDiscovery({ pid: process.pid, host, port: actualPort, url: `http://${urlHost}:${actualPort}`, version: VERSION, token, started });
-  app.log.info({ address, db: dbPath(), config: configPath(), voters: config.voters.length, rule: config.tally.rule }, 'oraclekit daemon listening');
+  app.log.info({ address, db: dbPath(), synchronous: sync, config: configPath(), voters: config.voters.length, rule: config.tally.rule }, 'oraclekit daemon listening');
 }
 
 main().catch((e: unknown) => {

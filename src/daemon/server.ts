@@ -44,7 +44,7 @@ export interface ServerOptions {
 const REQ_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
-  const { default: Fastify } = await import('fastify');
+  const { default: Fastify, LogController } = await import('fastify');
   const zod = await import('fastify-type-provider-zod');
   const startedAt = opts.startedAt ?? new Date().toISOString();
   const app = Fastify({
@@ -60,7 +60,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     // one log line per request comes from the daemon's onResponse hook (main.ts), not fastify's two
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { maxParamLength: 8192, ignoreTrailingSlash: true },
   });
   app.setValidatorCompiler(zod.validatorCompiler);

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base.ts';
-import { clientOptions, registryFlags } from '../../cli/registry-client.ts';
+import { clientOptions, registryFlags } from '../../cli/registry-flags.ts';
 import { parseServiceFlag, printDomain, type DomainOut } from '../../cli/registry-client.ts';
 
 export default class DomainRegister extends BaseCommand {

@@ -1,6 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base.ts';
-import { clientOptions, encodeDid, registryFlags } from '../../cli/registry-client.ts';
+import { encodeDid } from '../../cli/registry-client.ts';
+import { clientOptions, registryFlags } from '../../cli/registry-flags.ts';
 import { printDomain, type DomainOut } from '../../cli/registry-client.ts';
 
 export default class DomainShow extends BaseCommand {

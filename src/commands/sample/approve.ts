@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base.ts';
-import { clientOptions, registryFlags } from '../../cli/registry-client.ts';
+import { clientOptions, registryFlags } from '../../cli/registry-flags.ts';
 import { printDesign, type DesignOut } from './show.ts';
 
 export default class SampleApprove extends BaseCommand {

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base.ts';
-import { clientOptions, registryFlags } from '../../cli/registry-client.ts';
+import { clientOptions, registryFlags } from '../../cli/registry-flags.ts';
 import { textTable } from '../../cli/output.ts';
 import type { DesignOut } from './show.ts';
 

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../cli/base.ts';
-import { clientOptions, registryFlags } from '../../cli/registry-client.ts';
+import { clientOptions, registryFlags } from '../../cli/registry-flags.ts';
 
 export interface DesignOut {
   designId: string;

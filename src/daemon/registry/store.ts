@@ -150,7 +150,19 @@ export class Registry {
     });
   }
 
+  private waitedTicks = 0;
+  private lastQueued = 0;
+
   private flush(): void {
+    // commit delay: while more writes keep arriving (bodies still being parsed), let them join — at most 3 turns of the event loop
+    if (this.queue.length > this.lastQueued && this.waitedTicks < 3) {
+      this.lastQueued = this.queue.length;
+      this.waitedTicks++;
+      setImmediate(() => this.flush());
+      return;
+    }
+    this.waitedTicks = 0;
+    this.lastQueued = 0;
     this.flushScheduled = false;
     const batch = this.queue;
     this.queue = [];

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../../cli/base.ts';
-import { clientOptions, registryFlags } from '../../../cli/registry-client.ts';
+import { clientOptions, registryFlags } from '../../../cli/registry-flags.ts';
 
 export default class KeysCreate extends BaseCommand {
   static override summary = 'Create an API key bound to a DID and roles. The key is shown once; the daemon stores only its hash.';

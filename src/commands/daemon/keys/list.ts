@@ -1,5 +1,5 @@
 import { BaseCommand } from '../../../cli/base.ts';
-import { clientOptions, registryFlags } from '../../../cli/registry-client.ts';
+import { clientOptions, registryFlags } from '../../../cli/registry-flags.ts';
 import { textTable } from '../../../cli/output.ts';
 
 interface KeyRow {

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../../cli/base.ts';
-import { clientOptions, registryFlags } from '../../../cli/registry-client.ts';
+import { clientOptions, registryFlags } from '../../../cli/registry-flags.ts';
 
 export default class KeysRevoke extends BaseCommand {
   static override summary = 'Revoke an API key (it answers 401 from then on).';
