@@ -93,6 +93,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     timezone: input.timezone,
     metadata: input.metadata,
     delegation: input.delegation,
+    message: input.message,
   };
   run.emit({ event: 'run', data: { runId: run.runId, requestId } });
   const humanId = `${requestId}-human`;

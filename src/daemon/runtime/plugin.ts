@@ -33,6 +33,8 @@ export interface TurnContext {
   abortSignal: AbortSignal;
   timezone?: string;
   metadata?: Record<string, unknown>;
+  /** The human message of this turn (e.g. to recall relevant memories before the model call). */
+  message?: string;
 }
 
 export interface PluginContext<Env = Record<string, unknown>> {
@@ -91,6 +93,8 @@ export interface OraclePlugin<Env = Record<string, unknown>> {
   systemPrompt?: (state: Record<string, unknown>, ctx: PluginContext<Env>) => string | undefined;
   /** A start that finishes in the background (pending → loaded / failed). */
   start?: (ctx: PluginContext<Env>) => Promise<void>;
+  /** Releases what start or tools opened (connections, timers); called by close(). */
+  stop?: (ctx: PluginContext<Env>) => Promise<void> | void;
 }
 
 /** Identity helper for typing a plugin. */

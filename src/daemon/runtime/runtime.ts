@@ -305,6 +305,8 @@ export class OracleRuntime {
   async close(): Promise<void> {
     this.runs.abortAll();
     await Promise.race([this.runs.settleAll(), new Promise((r) => setTimeout(r, 2000).unref())]);
+    const stops = this.resolved.filter(({ plugin }) => plugin.stop).map(({ plugin, ctx }) => Promise.resolve().then(() => plugin.stop!(ctx)).catch(() => {}));
+    await Promise.race([Promise.all(stops), new Promise((r) => setTimeout(r, 2000).unref())]);
     await new Promise((r) => setImmediate(r));
     this.store.flush();
     if (this.ownsDb) this.db.close();

@@ -1,7 +1,27 @@
-/** The bundled plugins shipped with the runtime (issue 6 adds the other 13). */
+/** The bundled plugins shipped with the runtime, in runtime.md's order. */
 import type { AnyOraclePlugin } from '../plugin.ts';
 import { userPreferencesPlugin } from './user-preferences/index.ts';
 import { weatherPlugin } from './weather/index.ts';
+import { memoryPlugin } from './memory/index.ts';
+import { firecrawlPlugin } from './firecrawl/index.ts';
+import { sandboxPlugin } from './sandbox/index.ts';
+import { skillsPlugin } from './skills/index.ts';
+import { domainsPlugin } from './domains/index.ts';
+import { samplingPlugin } from './sampling/index.ts';
+import { composioPlugin } from './composio/index.ts';
 
-export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [userPreferencesPlugin, weatherPlugin];
+export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [
+  userPreferencesPlugin,
+  weatherPlugin,
+  memoryPlugin,
+  firecrawlPlugin,
+  sandboxPlugin,
+  skillsPlugin,
+  domainsPlugin,
+  samplingPlugin,
+  composioPlugin,
+];
 export { userPreferencesPlugin, weatherPlugin };
+export { memoryPlugin, firecrawlPlugin, sandboxPlugin };
+export { skillsPlugin, domainsPlugin };
+export { samplingPlugin, composioPlugin };

@@ -1,0 +1,225 @@
+/**
+ * One MCP client (Streamable HTTP, the official @modelcontextprotocol/sdk)
+ * shared by the memory, firecrawl and sandbox plugins.
+ *
+ * - connect(): initialize + tools/list (paged), within the connect time-out;
+ * - call(): tools/call with the SDK's request time-out and the turn's abort
+ *   signal; per-call headers (e.g. the user's DID for memory) are added by a
+ *   fetch wrapper through AsyncLocalStorage, so one session serves every user;
+ * - a server that went away: the call fails with a clear message and the
+ *   connection is dropped, so the next call reconnects; a server that
+ *   restarted (404 "session not found") is re-initialised and the call retried
+ *   once — safe, because the old session never ran it.
+ * Messages never carry the token or other headers.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+
+export interface McpToolInfo {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface McpClientOptions {
+  /** Label in messages, e.g. "memory". */
+  label: string;
+  url: string;
+  /** Bearer token for every request (never logged). */
+  token?: string;
+  timeoutMs: number;
+  connectTimeoutMs?: number;
+  clientName?: string;
+}
+
+const callHeaders = new AsyncLocalStorage<Record<string, string>>();
+
+/** Removes anything that looks like a credential from a message. */
+export function scrub(message: string, secrets: (string | undefined)[]): string {
+  let m = message;
+  for (const s of secrets) if (s && s.length >= 4) m = m.split(s).join('***');
+  return m.replace(/(bearer\s+)[^\s"']+/gi, '$1***');
+}
+
+/** The low-level reason of a failed fetch ("ECONNREFUSED", "getaddrinfo ENOTFOUND …"), if any. */
+export function fetchCause(e: unknown): string | undefined {
+  let c = (e as { cause?: unknown })?.cause as { code?: string; message?: string; errors?: { code?: string }[]; cause?: unknown } | undefined;
+  for (let i = 0; c && i < 3; i++) {
+    if (c.code) return c.code;
+    if (Array.isArray(c.errors) && c.errors[0]?.code) return c.errors[0].code;
+    if (c.message) return c.message;
+    c = c.cause as typeof c;
+  }
+  return undefined;
+}
+
+export class McpToolError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'McpToolError';
+  }
+}
+
+export class McpConnection {
+  readonly opts: McpClientOptions;
+  private client: Client | undefined;
+  private connecting: Promise<Client> | undefined;
+  private toolList: McpToolInfo[] = [];
+  serverInfo: { name: string; version: string } | undefined;
+
+  constructor(opts: McpClientOptions) {
+    this.opts = opts;
+  }
+
+  get connected(): boolean {
+    return this.client !== undefined;
+  }
+
+  get tools(): McpToolInfo[] {
+    return this.toolList;
+  }
+
+  private describe(e: unknown, timeoutMs = this.opts.timeoutMs): string {
+    const { label, url } = this.opts;
+    const where = `the ${label} MCP server (${new URL(url).origin})`;
+    let msg: string;
+    if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) msg = `${where} did not answer within ${timeoutMs} ms`;
+    else if (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) msg = `${where} closed the connection`;
+    else if (e instanceof StreamableHTTPError) msg = `${where} answered HTTP ${e.code}: ${e.message}`;
+    else if (e instanceof McpError) msg = `${where} returned an error: ${e.message}`;
+    else {
+      const err = e as { message?: string };
+      const cause = fetchCause(e);
+      msg = `${where} is unreachable: ${err?.message ?? String(e)}${cause ? ` (${cause})` : ''}`;
+    }
+    return scrub(msg, [this.opts.token]);
+  }
+
+  private transport(): StreamableHTTPClientTransport {
+    const base: Record<string, string> = {};
+    if (this.opts.token) base.authorization = `Bearer ${this.opts.token}`;
+    const fetchWithHeaders = (input: string | URL, init?: RequestInit) => {
+      const h = new Headers(init?.headers);
+      for (const [k, v] of Object.entries(base)) if (!h.has(k)) h.set(k, v);
+      for (const [k, v] of Object.entries(callHeaders.getStore() ?? {})) h.set(k, v);
+      return fetch(input, { ...init, headers: h });
+    };
+    return new StreamableHTTPClientTransport(new URL(this.opts.url), {
+      fetch: fetchWithHeaders,
+      reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+    });
+  }
+
+  /** Connects (initialize + tools/list) unless connected; concurrent callers share one attempt. */
+  async connect(): Promise<Client> {
+    if (this.client) return this.client;
+    if (!this.connecting) {
+      this.connecting = (async () => {
+        const client = new Client({ name: this.opts.clientName ?? `oraclekit-${this.opts.label}`, version: '1.0.0' });
+        client.onerror = () => {}; // surfaced per call
+        const timeout = this.opts.connectTimeoutMs ?? this.opts.timeoutMs;
+        try {
+          await client.connect(this.transport(), { timeout });
+          const tools: McpToolInfo[] = [];
+          let cursor: string | undefined;
+          for (let page = 0; page < 50; page++) {
+            const r = await client.listTools(cursor ? { cursor } : undefined, { timeout });
+            for (const t of r.tools) tools.push({ name: t.name, description: t.description ?? '', inputSchema: (t.inputSchema ?? { type: 'object' }) as Record<string, unknown> });
+            cursor = r.nextCursor;
+            if (!cursor) break;
+          }
+          this.toolList = tools;
+          const v = client.getServerVersion();
+          this.serverInfo = v ? { name: v.name, version: v.version } : undefined;
+          this.client = client;
+          return client;
+        } catch (e) {
+          await client.close().catch(() => {});
+          throw new McpToolError(this.describe(e), { cause: e });
+        }
+      })().finally(() => {
+        this.connecting = undefined;
+      });
+    }
+    return this.connecting;
+  }
+
+  /** Drops the connection (the next call reconnects). */
+  async reset(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    if (c) await c.close().catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    if (!c) return;
+    const t = c.transport as StreamableHTTPClientTransport | undefined;
+    await Promise.race([t?.terminateSession().catch(() => {}), new Promise((r) => setTimeout(r, 500).unref())]);
+    await c.close().catch(() => {});
+  }
+
+  /**
+   * Calls a tool. Returns the tool's result as data for the model; a tool
+   * error (isError) or a transport failure throws an McpToolError with a clear
+   * message (no stack, no secrets).
+   */
+  async call(name: string, args: Record<string, unknown>, o: { signal?: AbortSignal; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<unknown> {
+    const timeout = o.timeoutMs ?? this.opts.timeoutMs;
+    const attempt = async (): Promise<unknown> => {
+      const client = await this.connect();
+      return callHeaders.run(o.headers ?? {}, () => client.callTool({ name, arguments: args }, undefined, { timeout, signal: o.signal }));
+    };
+    let result: unknown;
+    try {
+      result = await attempt();
+    } catch (e) {
+      if (e instanceof McpToolError) throw e; // connect failed: already described
+      if (o.signal?.aborted) throw new McpToolError(`the ${this.opts.label} tool ${name} was aborted`, { cause: e });
+      const sessionLost = e instanceof StreamableHTTPError && (e.code === 404 || e.code === 400) && /session/i.test(e.message);
+      await this.reset();
+      if (!sessionLost) throw new McpToolError(this.describe(e, timeout), { cause: e });
+      try {
+        result = await attempt();
+      } catch (e2) {
+        if (!(e2 instanceof McpToolError)) await this.reset();
+        throw e2 instanceof McpToolError ? e2 : new McpToolError(this.describe(e2, timeout), { cause: e2 });
+      }
+    }
+    return toolOutput(this.opts.label, name, result);
+  }
+}
+
+interface ContentBlock {
+  type: string;
+  text?: string;
+  mimeType?: string;
+  uri?: string;
+  resource?: { uri?: string; text?: string; mimeType?: string };
+}
+
+/** Turns a CallToolResult into data for the model; isError → throw. */
+export function toolOutput(label: string, name: string, result: unknown): unknown {
+  const r = (result ?? {}) as { content?: ContentBlock[]; structuredContent?: unknown; isError?: boolean; toolResult?: unknown };
+  if (r.toolResult !== undefined && r.content === undefined) return r.toolResult; // legacy servers
+  const parts = (r.content ?? []).map((c) => {
+    if (c.type === 'text') return c.text ?? '';
+    if (c.type === 'resource') return c.resource?.text ?? `[resource ${c.resource?.uri ?? ''}]`;
+    if (c.type === 'resource_link') return `[resource ${c.uri ?? ''}]`;
+    return `[${c.type}${c.mimeType ? ` ${c.mimeType}` : ''} omitted]`;
+  });
+  const text = parts.join('\n');
+  if (r.isError) throw new McpToolError(`${label} tool ${name} failed: ${text || 'no details'}`);
+  if (r.structuredContent !== undefined) return r.structuredContent;
+  if (parts.length === 1 && /^\s*[[{]/.test(text)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}

@@ -1,0 +1,175 @@
+/**
+ * composio (runtime.md, the tool-integration plugin): search and execute
+ * third-party tools (GitHub, Gmail, Slack, Notion, …) through the Composio
+ * API v3 with COMPOSIO_API_KEY (x-api-key header; COMPOSIO_BASE_URL optional,
+ * default https://backend.composio.dev). On-demand.
+ *
+ * - composio_search_tools → GET /api/v3/tools?search=&toolkit_slug=&limit=
+ * - composio_execute_tool → POST /api/v3/tools/execute/{tool_slug}
+ *   {user_id, arguments}; the user is the oracle user (their DID, so each
+ *   user acts with their own connected accounts) unless COMPOSIO_USER_ID fixes
+ *   one account owner for the whole oracle.
+ * Every call has a time-out (COMPOSIO_TIMEOUT_MS) and follows the turn's
+ * abort; the API key never appears in a message.
+ */
+import { z } from 'zod';
+import { definePlugin, defineTool } from '../../plugin.ts';
+import { httpUrl } from '../_mcp/plugin.ts';
+import { fetchCause, scrub } from '../_mcp/client.ts';
+
+const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+export const ComposioEnvSchema = z.object({
+  COMPOSIO_API_KEY: z.string().trim().min(8, 'too short to be a Composio API key'),
+  COMPOSIO_BASE_URL: z.preprocess(blankToUndefined, httpUrl(undefined, 'https://backend.composio.dev').default('https://backend.composio.dev')),
+  COMPOSIO_USER_ID: z.preprocess(blankToUndefined, z.string().trim().max(256).optional()),
+  COMPOSIO_TIMEOUT_MS: z.preprocess(blankToUndefined, z.coerce.number().int().min(100).max(300_000).default(30_000)),
+});
+export type ComposioEnv = z.infer<typeof ComposioEnvSchema>;
+
+export interface ComposioTool {
+  slug: string;
+  name?: string;
+  description?: string;
+  toolkit?: { slug?: string; name?: string };
+  input_parameters?: unknown;
+  no_auth?: boolean;
+  is_deprecated?: boolean;
+}
+
+export class ComposioClient {
+  readonly env: ComposioEnv;
+  constructor(env: ComposioEnv) {
+    this.env = env;
+  }
+
+  private async request(method: 'GET' | 'POST', path: string, o: { query?: Record<string, string | undefined>; body?: unknown; signal?: AbortSignal } = {}): Promise<{ status: number; body: unknown }> {
+    const u = new URL(path, this.env.COMPOSIO_BASE_URL.endsWith('/') ? this.env.COMPOSIO_BASE_URL : `${this.env.COMPOSIO_BASE_URL}/`);
+    for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined && v !== '') u.searchParams.set(k, v);
+    const timeout = AbortSignal.timeout(this.env.COMPOSIO_TIMEOUT_MS);
+    const signal = o.signal ? AbortSignal.any([timeout, o.signal]) : timeout;
+    let res: Response;
+    try {
+      res = await fetch(u, {
+        method,
+        headers: { 'x-api-key': this.env.COMPOSIO_API_KEY, accept: 'application/json', ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: o.body === undefined ? undefined : JSON.stringify(o.body),
+        signal,
+      });
+    } catch (e) {
+      if (timeout.aborted) throw this.err(`the Composio API did not answer within ${this.env.COMPOSIO_TIMEOUT_MS} ms`, e);
+      if (o.signal?.aborted) throw this.err('the Composio call was aborted', e);
+      const cause = fetchCause(e);
+      throw this.err(`the Composio API (${u.origin}) is unreachable: ${(e as Error).message}${cause ? ` (${cause})` : ''}`, e);
+    }
+    const text = await res.text().catch(() => '');
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, body };
+  }
+
+  private err(message: string, cause?: unknown): Error {
+    return new Error(scrub(message, [this.env.COMPOSIO_API_KEY]), cause === undefined ? undefined : { cause });
+  }
+
+  /** The error text of a Composio error body {error: {message, suggested_fix?}} (or a string). */
+  private apiError(status: number, body: unknown, what: string): Error {
+    const e = (body as { error?: unknown; message?: unknown })?.error ?? (body as { message?: unknown })?.message ?? body;
+    let msg: string;
+    if (typeof e === 'string') msg = e;
+    else if (e && typeof e === 'object') {
+      const o = e as { message?: unknown; suggested_fix?: unknown };
+      msg = [typeof o.message === 'string' ? o.message : JSON.stringify(e), typeof o.suggested_fix === 'string' && o.suggested_fix ? `(${o.suggested_fix})` : ''].filter(Boolean).join(' ');
+    } else msg = 'no details';
+    if (status === 401 || status === 403) return this.err(`Composio refused the request (HTTP ${status}): the API key is missing, invalid or lacks access. ${msg}`.trim());
+    return this.err(`${what} failed with HTTP ${status}: ${msg.slice(0, 500)}`);
+  }
+
+  async searchTools(q: { query?: string; toolkit?: string; limit: number }, signal?: AbortSignal): Promise<ComposioTool[]> {
+    const r = await this.request('GET', 'api/v3/tools', { query: { search: q.query, toolkit_slug: q.toolkit?.toLowerCase(), limit: String(q.limit) }, signal });
+    if (r.status !== 200) throw this.apiError(r.status, r.body, 'searching Composio tools');
+    const items = (r.body as { items?: unknown })?.items;
+    if (!Array.isArray(items)) throw this.err('the Composio API returned no items for the tool search');
+    return items as ComposioTool[];
+  }
+
+  async execute(slug: string, args: Record<string, unknown>, userId: string, signal?: AbortSignal): Promise<{ data: unknown; logId?: string }> {
+    const r = await this.request('POST', `api/v3/tools/execute/${encodeURIComponent(slug)}`, { body: { user_id: userId, arguments: args }, signal });
+    if (r.status === 404) throw this.err(`Composio has no tool '${slug}'. Call composio_search_tools to find the right slug. ${this.apiError(404, r.body, '').message.replace(/^.*HTTP 404: /, '')}`.trim());
+    if (r.status !== 200) throw this.apiError(r.status, r.body, `executing ${slug}`);
+    const b = (r.body ?? {}) as { data?: unknown; error?: unknown; successful?: boolean; log_id?: string };
+    if (b.successful === false || (b.successful === undefined && b.error)) {
+      const detail = typeof b.error === 'string' ? b.error : JSON.stringify(b.error ?? b.data ?? 'no details');
+      throw this.err(`${slug} did not succeed: ${detail.slice(0, 1000)}`);
+    }
+    return { data: b.data, ...(b.log_id ? { logId: b.log_id } : {}) };
+  }
+}
+
+function summarise(t: ComposioTool) {
+  return {
+    slug: t.slug,
+    name: t.name ?? t.slug,
+    toolkit: t.toolkit?.slug ?? null,
+    description: (t.description ?? '').slice(0, 500),
+    input_parameters: t.input_parameters ?? { type: 'object', properties: {} },
+    ...(t.no_auth ? { no_auth: true } : {}),
+  };
+}
+
+export const composioPlugin = definePlugin<ComposioEnv>({
+  name: 'composio',
+  version: '1.0.0',
+  manifest: {
+    title: 'Third-party tools (Composio)',
+    summary: "Act in the user's other apps (GitHub, Gmail, Google Calendar, Slack, Notion, …) through Composio: find the right tool, then run it.",
+    whenToUse: ['the user asks you to do something in another app or service (create an issue, send an email, add a calendar event, read a document)'],
+    whenNotToUse: ['questions you can answer without touching another app', 'web search (the web-crawl capability)'],
+    visibility: 'on-demand',
+    stability: 'beta',
+    category: 'integrations',
+    defaultState: 'on',
+    dependsOn: [],
+  },
+  requiredEnv: ['COMPOSIO_API_KEY'],
+  envSchema: ComposioEnvSchema as unknown as z.ZodType<ComposioEnv>,
+  tools: (ctx) => {
+    const client = new ComposioClient(ctx.env);
+    return {
+      composio_search_tools: defineTool({
+        description:
+          'Find Composio tools for a task: returns each tool\'s slug, toolkit, description and input_parameters (JSON Schema of its arguments). ' +
+          'Search with a short phrase ("create github issue"), optionally within one toolkit (e.g. "github", "gmail"). Then call composio_execute_tool with the slug and arguments.',
+        inputSchema: z.object({
+          query: z.string().min(1).max(200).describe('what the tool should do, e.g. "send email"'),
+          toolkit: z.string().min(1).max(64).optional().describe('toolkit slug to search in, e.g. "github"'),
+          limit: z.number().int().min(1).max(20).optional().describe('maximum results (default 8)'),
+        }),
+        timeoutMs: ctx.env.COMPOSIO_TIMEOUT_MS + 2000,
+        execute: async (input, turn) => {
+          const tools = await client.searchTools({ query: input.query, toolkit: input.toolkit, limit: input.limit ?? 8 }, turn.abortSignal);
+          const usable = tools.filter((t) => !t.is_deprecated).map(summarise);
+          return { tools: usable, ...(usable.length === 0 ? { hint: 'No tool found: try other words or no toolkit filter.' } : {}) };
+        },
+      }),
+      composio_execute_tool: defineTool({
+        description:
+          "Run a Composio tool by slug (from composio_search_tools) with arguments matching its input_parameters, on behalf of the current user (their connected account). " +
+          'Confirm with the user before actions that send, publish, delete or spend. Returns the tool\'s data; a failure explains what went wrong (e.g. a missing argument or no connected account).',
+        inputSchema: z.object({
+          tool_slug: z.string().min(1).max(128).regex(/^[A-Za-z0-9_.-]+$/, 'a Composio tool slug such as GITHUB_CREATE_AN_ISSUE').describe('e.g. "GITHUB_CREATE_AN_ISSUE"'),
+          arguments: z.record(z.string(), z.unknown()).optional().describe("the tool's arguments as an object"),
+        }),
+        timeoutMs: ctx.env.COMPOSIO_TIMEOUT_MS + 2000,
+        execute: async (input, turn) => {
+          const r = await client.execute(input.tool_slug.toUpperCase(), input.arguments ?? {}, ctx.env.COMPOSIO_USER_ID ?? turn.userDid, turn.abortSignal);
+          return { ok: true, tool: input.tool_slug.toUpperCase(), data: r.data, ...(r.logId ? { logId: r.logId } : {}) };
+        },
+      }),
+    };
+  },
+});
