@@ -12,7 +12,7 @@ import type { NewMessage } from './store.ts';
 import type { Run } from './runs.ts';
 import type { OraclePlugin, PluginContext, PluginTool, TurnContext } from './plugin.ts';
 import { loadedPlugins } from './meta-tools.ts';
-import type { ToolCallRecord } from '../../lib/protocol/index.ts';
+import type { ClientAction, ClientTool, ToolCallRecord } from '../../lib/protocol/index.ts';
 
 export interface AgentDeps {
   model: (id?: string) => LanguageModel;
@@ -37,6 +37,9 @@ export interface TurnInput {
   timezone?: string;
   metadata?: Record<string, unknown>;
   delegation?: string;
+  /** The client's browser tools (portal) and actions (ag-ui) of this request. */
+  tools?: ClientTool[];
+  agActions?: ClientAction[];
 }
 
 class ToolTimeoutError extends Error {
@@ -90,6 +93,8 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     timezone: input.timezone,
     metadata: input.metadata,
     delegation: input.delegation,
+    clientTools: input.tools,
+    agActions: input.agActions,
   };
   run.emit({ event: 'run', data: { runId: run.runId, requestId } });
   const humanId = `${requestId}-human`;
@@ -149,6 +154,14 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     for (const [name, t] of Object.entries(deps.metaTools)) tools[name] = wrap(name, t);
     for (const { plugin } of active) {
       for (const [name, t] of Object.entries(byPlugin.get(plugin.name) ?? {})) {
+        tools[name] = wrap(name, t, plugin);
+        pluginOfTool.set(name, plugin);
+      }
+    }
+    // per-turn tools (the client's browser tools and actions): never shadow another tool
+    for (const { plugin, ctx } of active) {
+      for (const [name, t] of Object.entries(plugin.turnTools?.(turn, ctx) ?? {})) {
+        if (tools[name]) continue;
         tools[name] = wrap(name, t, plugin);
         pluginOfTool.set(name, plugin);
       }

@@ -5,6 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { RuntimeStore } from './store.ts';
+import type { Run } from './runs.ts';
+import type { AnyEventInput, ClientAction, ClientTool } from '../../lib/protocol/index.ts';
 
 export type Visibility = 'always' | 'on-demand' | 'silent';
 export type Stability = 'stable' | 'beta' | 'experimental';
@@ -33,6 +35,31 @@ export interface TurnContext {
   abortSignal: AbortSignal;
   timezone?: string;
   metadata?: Record<string, unknown>;
+  /** The client's tools of this request (body `tools[]`, run in the browser: portal). */
+  clientTools?: ClientTool[];
+  /** The client's actions of this request (body `agActions[]`: ag-ui). */
+  agActions?: ClientAction[];
+}
+
+/** What a turn gate sees before a run starts (credits). */
+export interface TurnRequest {
+  userDid: string;
+  sessionId: string;
+  message: string;
+}
+
+/** Runtime services a plugin may use from tools, routes and background work. */
+export interface PluginHost {
+  /** Starts an agent turn for a user in one of their sessions (transports, task workers). */
+  startTurn(userDid: string, sessionId: string, input: { message: string; metadata?: Record<string, unknown> }): Run;
+  /** Appends an AI message to a session (a background result) and tells its socket clients. */
+  postMessage(sessionId: string, msg: { id?: string; content: string }): { id: string };
+  /** Emits a raw socket.io event to the session's room; false when no realtime channel is attached. */
+  emitToSession(sessionId: string, event: string, payload: unknown): boolean;
+  /** Waits for a client's tool_result / action_call_result (rejects after timeoutMs). */
+  awaitClientResult(sessionId: string, toolCallId: string, timeoutMs: number): Promise<unknown>;
+  /** Emits an SSE event on the session's active run (e.g. action_call); false when none runs. */
+  emitRunEvent(sessionId: string, e: AnyEventInput): boolean;
 }
 
 export interface PluginContext<Env = Record<string, unknown>> {
@@ -41,6 +68,8 @@ export interface PluginContext<Env = Record<string, unknown>> {
   store: RuntimeStore;
   config: OracleConfig;
   log: (line: string) => void;
+  /** Runtime services (turns, messages, realtime channel). */
+  host: PluginHost;
 }
 
 export interface PluginTool<I = unknown> {
@@ -91,6 +120,18 @@ export interface OraclePlugin<Env = Record<string, unknown>> {
   systemPrompt?: (state: Record<string, unknown>, ctx: PluginContext<Env>) => string | undefined;
   /** A start that finishes in the background (pending → loaded / failed). */
   start?: (ctx: PluginContext<Env>) => Promise<void>;
+  /** Releases connections and timers when the app closes. */
+  stop?: (ctx: PluginContext<Env>) => Promise<void> | void;
+  /** Tools of one turn, e.g. from the request body (visibility rules as for `tools`). */
+  turnTools?: (turn: TurnContext, ctx: PluginContext<Env>) => Record<string, PluginTool<never>>;
+  /** Before a run starts: throw an OracleKitError (e.g. 402) to refuse the turn. */
+  gateTurn?: (req: TurnRequest, ctx: PluginContext<Env>) => void;
+  /**
+   * Enablement from oracle.config.json (credits: price > 0): return
+   * {exclude: reason} to leave the plugin out, {invalid: {field, why}} for a
+   * boot error, or nothing to go on with the environment rules.
+   */
+  detect?: (config: OracleConfig) => { exclude?: string; invalid?: { field: string; why: string } } | undefined;
 }
 
 /** Identity helper for typing a plugin. */
