@@ -131,7 +131,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       tool({
         description: t.description,
         inputSchema: t.inputSchema,
-        execute: async (toolInput: unknown) => {
+        execute: async (toolInput: unknown, options?: { toolCallId?: string }) => {
           if (owner && owner.manifest.visibility === 'on-demand' && !loadedPlugins(state).includes(owner.name)) {
             throw new Error(`Tool ${name} is not loaded. Call load_capability(['${owner.name}']) first.`);
           }
@@ -142,7 +142,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
           }
           let output: unknown;
           try {
-            output = await withTimeout(Promise.resolve().then(() => t.execute(inp as never, turn)), t.timeoutMs ?? deps.toolTimeoutMs, name, run.abort.signal);
+            output = await withTimeout(Promise.resolve().then(() => t.execute(inp as never, turn, { toolCallId: options?.toolCallId ?? '' })), t.timeoutMs ?? deps.toolTimeoutMs, name, run.abort.signal);
           } catch (e) {
             for (const { plugin } of active) await plugin.middleware?.afterTool?.(turn, { toolName: name, input: inp, error: (e as Error).message });
             throw e;

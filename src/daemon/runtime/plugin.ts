@@ -75,7 +75,7 @@ export interface PluginContext<Env = Record<string, unknown>> {
 export interface PluginTool<I = unknown> {
   description: string;
   inputSchema: z.ZodType<I>;
-  execute: (input: I, turn: TurnContext) => Promise<unknown> | unknown;
+  execute: (input: I, turn: TurnContext, call?: { toolCallId: string }) => Promise<unknown> | unknown;
   /** Time-out of one call (default: the runtime's toolTimeoutMs). */
   timeoutMs?: number;
 }

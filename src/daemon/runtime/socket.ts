@@ -83,7 +83,9 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
   const handle: SocketHandle = {
     io,
     emitToSession(sessionId, event, payload) {
-      return (io.to(room(sessionId)) as unknown as { emit: (ev: string, p: unknown) => boolean }).emit(event, payload);
+      if (!io.sockets.adapter.rooms.get(room(sessionId))?.size) return false;
+      (io.to(room(sessionId)) as unknown as { emit: (ev: string, p: unknown) => boolean }).emit(event, payload);
+      return true;
     },
     awaitResult(sessionId, toolCallId, timeoutMs) {
       return new Promise((resolve, reject) => {
