@@ -2,6 +2,8 @@
 import type { AnyOraclePlugin } from '../plugin.ts';
 import { userPreferencesPlugin } from './user-preferences/index.ts';
 import { weatherPlugin } from './weather/index.ts';
+import { portalPlugin } from './portal/index.ts';
+import { agUiPlugin } from './ag-ui/index.ts';
 
-export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [userPreferencesPlugin, weatherPlugin];
-export { userPreferencesPlugin, weatherPlugin };
+export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [userPreferencesPlugin, weatherPlugin, portalPlugin, agUiPlugin];
+export { userPreferencesPlugin, weatherPlugin, portalPlugin, agUiPlugin };
