@@ -20,7 +20,7 @@ import { runTurn, type AgentDeps, type TurnInput } from './agent.ts';
 import { Authenticator } from './auth.ts';
 import { runtimeError } from '../../lib/protocol/errors.ts';
 import type { PluginsStatus } from '../../lib/protocol/index.ts';
-import { signerFromMnemonic, type Signer } from '../../lib/keys/index.ts';
+import { didFromMnemonic, signerFromMnemonic, type Signer } from '../../lib/keys/index.ts';
 
 export interface OracleHooks {
   /** After boot resolution (before listening). */
@@ -117,7 +117,16 @@ export class OracleRuntime {
     if (!o.config || typeof o.config.name !== 'string' || o.config.name === '') throw new BootError("[boot-error] config.name is required (oracle.config.json). Set 'name' in oracle.config.json");
     const all = mergePlugins((o.bundledPlugins ?? BUNDLED_PLUGINS) as AnyPlugin[], (o.plugins ?? []) as AnyPlugin[]);
     const result = resolvePlugins(all, o.features ?? {}, this.env, o.config);
-    this.oracleDid = o.config.oracleDid ?? '';
+    const mnemonic = o.signingMnemonic ?? this.env.SIGNING_MNEMONIC;
+    let derived = '';
+    if (!o.config.oracleDid && mnemonic) {
+      try {
+        derived = didFromMnemonic(mnemonic);
+      } catch {
+        throw new BootError("[boot-error] SIGNING_MNEMONIC is not a valid BIP39 mnemonic. Set 'SIGNING_MNEMONIC' to the oracle's 12/24-word mnemonic");
+      }
+    }
+    this.oracleDid = o.config.oracleDid ?? derived;
     this.ownsDb = !o.database;
     this.db = o.database ?? openDatabase({ path: o.dbPath ?? this.env.ORACLE_DB_PATH ?? './data/oracle.db', migrations: { runtime: RUNTIME_MIGRATIONS } });
     if (o.database) {
