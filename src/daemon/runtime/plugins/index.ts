@@ -4,6 +4,7 @@ import { userPreferencesPlugin } from './user-preferences/index.ts';
 import { weatherPlugin } from './weather/index.ts';
 import { portalPlugin } from './portal/index.ts';
 import { agUiPlugin } from './ag-ui/index.ts';
+import { creditsPlugin } from './credits/index.ts';
 
-export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [userPreferencesPlugin, weatherPlugin, portalPlugin, agUiPlugin];
-export { userPreferencesPlugin, weatherPlugin, portalPlugin, agUiPlugin };
+export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [userPreferencesPlugin, weatherPlugin, portalPlugin, agUiPlugin, creditsPlugin];
+export { userPreferencesPlugin, weatherPlugin, portalPlugin, agUiPlugin, creditsPlugin };
