@@ -69,7 +69,7 @@ export function bridgeTools(list: { name: string; description: string; schema: u
           const m = (e as Error).message;
           const error = /within \d+ ms/.test(m) ? `${o.what} ${t.name} timed out: the client sent no result within ${o.timeoutMs} ms` : `${o.what} ${t.name} failed in the client: ${m}`;
           o.onEnd?.(turn, { ...info, error });
-          throw new Error(error);
+          throw new Error(error, { cause: e });
         }
       },
     });
