@@ -59,7 +59,7 @@ async function boot(env: Record<string, string>, db = 'oracle.db'): Promise<Boot
   });
   const url = await app.listen(0, '127.0.0.1');
   const settled = new Promise<void>((resolve) => {
-    if (app.runtime.ready().ready) return resolve();
+    if (app.runtime.status().pending.length === 0) return resolve();
     const off = app.onPluginStatusChange(() => {
       if (app.runtime.status().pending.length === 0) {
         off();
