@@ -46,10 +46,10 @@ interface Booted {
   stream(sessionId: string, message: string): Promise<AnyEvent[]>;
 }
 
-async function boot(env: Record<string, string>, db = 'oracle.db'): Promise<Booted> {
+async function boot(env: Record<string, string>, db = 'oracle.db', price?: number): Promise<Booted> {
   const lines: string[] = [];
   const app = createOracleApp({
-    config: { name: 'Tasks Oracle', model: 'scripted-model', oracleDid },
+    config: { name: 'Tasks Oracle', model: 'scripted-model', oracleDid, ...(price ? { price } : {}) },
     dbPath: join(dir, db),
     signingMnemonic: mnemonic,
     logger: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
@@ -190,5 +190,24 @@ describe('tasks on a real Redis', () => {
     expect(() => createOracleApp({ config: { name: 'x', oracleDid }, dbPath: ':memory:', env: {}, features: { tasks: true }, logger: { info: () => {}, error: () => {} } })).toThrow(
       "[boot-error] Plugin 'tasks' env validation failed for 'TASKS_STORE_URL': required but blank. Set 'TASKS_STORE_URL' or disable it: features: { tasks: false }",
     );
+  });
+
+  it('a task that cannot run (credits: the user has no paid turn left) fails and posts why into its session', async () => {
+    const p = await boot({ TASKS_STORE_URL: redis.url, TASKS_POLL_MS: '50', TASKS_KEY_PREFIX: 'priced' }, 'priced.db', 1);
+    const sessionId = (await p.req('POST', '/sessions', {})).body.sessionId as string;
+    // pay for one turn
+    const refused = await p.req('POST', `/messages/${sessionId}`, { message: 'hi' });
+    expect(refused.status).toBe(402);
+    await p.req('POST', '/credits/contract', {});
+    expect((await p.req('POST', '/credits/pay', { claimIds: refused.body.claims, amount: 1 })).status).toBe(200);
+    model.enqueue(callTool('load_capability', { names: ['tasks'] }), callTool('create_task', { title: 'Later', prompt: 'Say hello later.' }), say('Scheduled.'));
+    const events = await p.stream(sessionId, 'Say hello later.');
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
+    const taskId = (toolOut(events, 'create_task')?.output as { task: { taskId: string } }).task.taskId;
+    const history = await waitForHistory(p, sessionId, (ms) => ms.some((m) => m.id === `${taskId}-failed-1`));
+    const note = history.find((m) => m.id === `${taskId}-failed-1`)!;
+    expect(note.type).toBe('ai');
+    expect(note.content).toMatch(/^The scheduled task "Later" could not run: payment_required: this oracle costs 1 credit per turn/);
+    await p.app.close();
   });
 });

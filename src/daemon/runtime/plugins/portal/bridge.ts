@@ -12,11 +12,14 @@ export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** A client's JSON Schema as a zod schema (an object with any properties when absent or unusable). */
 export function clientSchema(schema: unknown): z.ZodType {
-  if (schema && typeof schema === 'object') {
+  if (schema && typeof schema === 'object' && !Array.isArray(schema)) {
+    const js = schema as Record<string, unknown>;
+    // {properties} without a type is an object schema too
+    const obj = js.type === undefined && typeof js.properties === 'object' ? { ...js, type: 'object' } : js;
     try {
-      const s = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+      const s = z.fromJSONSchema(obj as Parameters<typeof z.fromJSONSchema>[0]);
       // the model's function parameters must be an object
-      if ((schema as { type?: unknown }).type === 'object') return s;
+      if (obj.type === 'object') return s;
     } catch {
       // fall through: an unusable schema accepts any object
     }
