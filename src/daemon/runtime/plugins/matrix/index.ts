@@ -62,8 +62,9 @@ class MatrixTransport {
         backoff = 250;
         await this.handleInvites(r);
         this.handleMessages(r);
-      } catch {
+      } catch (e) {
         if (this.stopper.signal.aborted) return;
+        if (backoff === 250) this.ctx.log(`[plugin] matrix: sync failed, retrying: ${(e as Error).message}`);
         await new Promise((res) => setTimeout(res, backoff));
         backoff = Math.min(backoff * 2, 10_000);
       }

@@ -46,17 +46,6 @@ return ids[1]
 
 type Client = ReturnType<typeof createClient>;
 
-/** Hides credentials of a redis:// URL in messages. */
-export function redactUrl(u: string): string {
-  try {
-    const x = new URL(u);
-    if (x.password) x.password = '***';
-    return x.toString();
-  } catch {
-    return 'redis://…';
-  }
-}
-
 export class TaskStore {
   readonly prefix: string;
   readonly timeoutMs: number;
