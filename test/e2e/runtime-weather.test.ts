@@ -163,7 +163,7 @@ describe('the weather path over real HTTP + SSE', () => {
     expect(health).toEqual({ status: 'ok', name: 'Test Oracle', oracleDid: h.oracleDid, version: '1.0.0' });
     const ready = await fetch(`${h.url}/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ ready: true, plugins: { loaded: expect.arrayContaining(['user-preferences', 'weather']) } });
+    expect(await ready.json()).toMatchObject({ ready: true, plugins: { loaded: expect.arrayContaining(['user-preferences', 'weather']) } }); // bundled always-on plugins (domains, sampling, …) load too
     expect(await (await fetch(`${h.url}/models`)).json()).toEqual({ models: [{ id: 'scripted-model', name: 'scripted-model' }], default: 'scripted-model' });
     const nf = await fetch(`${h.url}/nope`);
     expect(nf.status).toBe(404);
