@@ -120,7 +120,7 @@ export interface OraclePlugin<Env = Record<string, unknown>> {
   systemPrompt?: (state: Record<string, unknown>, ctx: PluginContext<Env>) => string | undefined;
   /** A start that finishes in the background (pending → loaded / failed). */
   start?: (ctx: PluginContext<Env>) => Promise<void>;
-  /** Releases connections and timers when the app closes. */
+  /** Releases what start or tools opened (connections, timers); called by close(). */
   stop?: (ctx: PluginContext<Env>) => Promise<void> | void;
   /** Tools of one turn, e.g. from the request body (visibility rules as for `tools`). */
   turnTools?: (turn: TurnContext, ctx: PluginContext<Env>) => Record<string, PluginTool<never>>;
