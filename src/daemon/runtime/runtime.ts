@@ -147,7 +147,10 @@ export class OracleRuntime {
     this.meta = metaTools({
       plugins: () => this.activePlugins().map((p) => p.plugin),
       toolsOf: (name) => Object.entries(this.toolsByPlugin.get(name) ?? {}).map(([n, t]) => ({ name: n, description: t.description })),
-      saveState: (turn) => this.store.setSessionState(turn.sessionId, turn.state),
+      saveState: (turn) => {
+        const snapshot = JSON.parse(JSON.stringify(turn.state)) as Record<string, unknown>;
+        void this.store.defer(() => this.store.setSessionState(turn.sessionId, snapshot));
+      },
     });
     logBoot(this.log, result);
     this.hooks.onBoot?.(this.tracker.status());
@@ -245,11 +248,15 @@ export class OracleRuntime {
       },
       history: (s) => this.history(s),
       loadState: (s) => this.store.getSessionState(s),
-      saveState: (s, st) => this.store.setSessionState(s, st),
-      persist: (s, msgs) => {
-        this.store.addMessages(s, msgs);
-        this.store.touchSession(s);
+      saveState: (s, st) => {
+        const snapshot = JSON.parse(JSON.stringify(st)) as Record<string, unknown>;
+        void this.store.defer(() => this.store.setSessionState(s, snapshot));
       },
+      persist: (s, msgs) =>
+        this.store.defer(() => {
+          this.store.addMessages(s, msgs);
+          this.store.touchSession(s);
+        }),
       maxSteps: this.options.maxSteps ?? Number(this.env.ORACLE_MAX_STEPS ?? 12),
       stallTimeoutMs: this.options.stallTimeoutMs ?? Number(this.env.LLM_STALL_TIMEOUT_MS ?? 60_000),
       toolTimeoutMs: this.options.toolTimeoutMs ?? Number(this.env.ORACLE_TOOL_TIMEOUT_MS ?? 30_000),
@@ -264,9 +271,8 @@ export class OracleRuntime {
     if (this.runs.active(sessionId)) throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
     this.model(input.model); // configuration errors surface as HTTP errors, not streams
     for (const { plugin, ctx } of this.activePlugins()) plugin.gateTurn?.({ userDid, sessionId, message: input.message }, ctx); // e.g. 402
-    if (session.title === 'New chat') this.store.touchSession(sessionId, input.message.slice(0, 60));
     const run = this.runs.start({ sessionId, userDid });
-    this.runs.setRunning(run);
+    if (session.title === 'New chat') void this.store.defer(() => this.store.touchSession(sessionId, input.message.slice(0, 60)));
     void runTurn(this.agentDeps(), run, input).catch((e: unknown) => {
       this.hooks.onError?.(e);
       if (!run.finished) run.emit({ event: 'done', data: { status: 'failed', partialText: run.text } });
@@ -284,6 +290,8 @@ export class OracleRuntime {
         this.hooks.onError?.(e);
       }
     }
+    await new Promise((r) => setImmediate(r));
+    this.store.flush();
     if (this.ownsDb) this.db.close();
   }
 }
