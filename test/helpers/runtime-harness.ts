@@ -73,7 +73,6 @@ export async function startHarness(opts: Partial<OracleAppOptions> & { env?: Rec
   const oracle = await signerFromMnemonic(mnemonic);
   const lines: string[] = [];
   const app = createOracleApp({
-    config: { name: 'Test Oracle', model: 'scripted-model', oracleDid: oracle.did(), ...(opts.config ?? {}) },
     dbPath: join(dir, 'oracle.db'),
     logger: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
     signingMnemonic: mnemonic,
@@ -81,6 +80,7 @@ export async function startHarness(opts: Partial<OracleAppOptions> & { env?: Rec
     stallTimeoutMs: 1500,
     toolTimeoutMs: 1500,
     ...opts,
+    config: { name: 'Test Oracle', model: 'scripted-model', oracleDid: oracle.did(), ...(opts.config ?? {}) },
     env: {
       LLM_BASE_URL: model.baseURL,
       LLM_PROVIDER_API_KEY: 'sk-test-secret',

@@ -12,7 +12,7 @@ import type { NewMessage } from './store.ts';
 import type { Run } from './runs.ts';
 import type { OraclePlugin, PluginContext, PluginTool, TurnContext } from './plugin.ts';
 import { loadedPlugins } from './meta-tools.ts';
-import type { ToolCallRecord } from '../../lib/protocol/index.ts';
+import type { ClientAction, ClientTool, ToolCallRecord } from '../../lib/protocol/index.ts';
 
 export interface AgentDeps {
   model: (id?: string) => LanguageModel;
@@ -40,6 +40,9 @@ export interface TurnInput {
   timezone?: string;
   metadata?: Record<string, unknown>;
   delegation?: string;
+  /** The client's browser tools (portal) and actions (ag-ui) of this request. */
+  tools?: ClientTool[];
+  agActions?: ClientAction[];
 }
 
 class ToolTimeoutError extends Error {
@@ -94,6 +97,8 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     metadata: input.metadata,
     delegation: input.delegation,
     message: input.message,
+    clientTools: input.tools,
+    agActions: input.agActions,
   };
   run.emit({ event: 'run', data: { runId: run.runId, requestId } });
   const humanId = `${requestId}-human`;
@@ -132,7 +137,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       tool({
         description: t.description,
         inputSchema: t.inputSchema,
-        execute: async (toolInput: unknown) => {
+        execute: async (toolInput: unknown, options?: { toolCallId?: string }) => {
           if (owner && owner.manifest.visibility === 'on-demand' && !loadedPlugins(state).includes(owner.name)) {
             throw new Error(`Tool ${name} is not loaded. Call load_capability(['${owner.name}']) first.`);
           }
@@ -143,7 +148,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
           }
           let output: unknown;
           try {
-            output = await withTimeout(Promise.resolve().then(() => t.execute(inp as never, turn)), t.timeoutMs ?? deps.toolTimeoutMs, name, run.abort.signal);
+            output = await withTimeout(Promise.resolve().then(() => t.execute(inp as never, turn, { toolCallId: options?.toolCallId ?? '' })), t.timeoutMs ?? deps.toolTimeoutMs, name, run.abort.signal);
           } catch (e) {
             for (const { plugin } of active) await plugin.middleware?.afterTool?.(turn, { toolName: name, input: inp, error: (e as Error).message });
             throw e;
@@ -155,6 +160,14 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     for (const [name, t] of Object.entries(deps.metaTools)) tools[name] = wrap(name, t);
     for (const { plugin } of active) {
       for (const [name, t] of Object.entries(byPlugin.get(plugin.name) ?? {})) {
+        tools[name] = wrap(name, t, plugin);
+        pluginOfTool.set(name, plugin);
+      }
+    }
+    // per-turn tools (the client's browser tools and actions): never shadow another tool
+    for (const { plugin, ctx } of active) {
+      for (const [name, t] of Object.entries(plugin.turnTools?.(turn, ctx) ?? {})) {
+        if (tools[name]) continue;
         tools[name] = wrap(name, t, plugin);
         pluginOfTool.set(name, plugin);
       }

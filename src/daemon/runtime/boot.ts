@@ -3,7 +3,7 @@
  * environment, hard dependencies, topological order, env validation, and the
  * exact log lines.
  */
-import type { OraclePlugin } from './plugin.ts';
+import type { OracleConfig, OraclePlugin } from './plugin.ts';
 import type { PluginsStatus } from '../../lib/protocol/index.ts';
 import { RUNTIME_VERSION } from '../../lib/protocol/index.ts';
 
@@ -51,7 +51,7 @@ export function mergePlugins(bundled: OraclePlugin<unknown>[], own: OraclePlugin
   return [...map.values()];
 }
 
-export function resolvePlugins(all: OraclePlugin<unknown>[], features: Record<string, boolean>, env: Record<string, string | undefined>): BootResult {
+export function resolvePlugins(all: OraclePlugin<unknown>[], features: Record<string, boolean>, env: Record<string, string | undefined>, config?: OracleConfig): BootResult {
   const byName = new Map(all.map((p) => [p.name, p]));
   for (const name of Object.keys(features)) {
     if (!byName.has(name) && features[name] === true) throw new BootError(`[boot-error] Plugin '${name}' is forced on by features but no such plugin exists. Remove it from features or add the plugin`);
@@ -63,6 +63,13 @@ export function resolvePlugins(all: OraclePlugin<unknown>[], features: Record<st
     const f = features[p.name];
     if (f === false) {
       excluded.push({ plugin: p.name, reason: 'features' });
+      continue;
+    }
+    const d = config && p.detect ? p.detect(config) : undefined;
+    if (d?.invalid) throw new BootError(envLine(p.name, d.invalid.field, d.invalid.why));
+    if (d?.exclude !== undefined) {
+      if (f === true) throw new BootError(envLine(p.name, d.exclude, 'required but not set in oracle.config.json'));
+      excluded.push({ plugin: p.name, reason: d.exclude });
       continue;
     }
     const missing = (p.requiredEnv ?? []).find((v) => blank(env[v]));

@@ -5,6 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { RuntimeStore } from './store.ts';
+import type { Run } from './runs.ts';
+import type { AnyEventInput, ClientAction, ClientTool } from '../../lib/protocol/index.ts';
 
 export type Visibility = 'always' | 'on-demand' | 'silent';
 export type Stability = 'stable' | 'beta' | 'experimental';
@@ -35,6 +37,31 @@ export interface TurnContext {
   metadata?: Record<string, unknown>;
   /** The human message of this turn (e.g. to recall relevant memories before the model call). */
   message?: string;
+  /** The client's tools of this request (body `tools[]`, run in the browser: portal). */
+  clientTools?: ClientTool[];
+  /** The client's actions of this request (body `agActions[]`: ag-ui). */
+  agActions?: ClientAction[];
+}
+
+/** What a turn gate sees before a run starts (credits). */
+export interface TurnRequest {
+  userDid: string;
+  sessionId: string;
+  message: string;
+}
+
+/** Runtime services a plugin may use from tools, routes and background work. */
+export interface PluginHost {
+  /** Starts an agent turn for a user in one of their sessions (transports, task workers). */
+  startTurn(userDid: string, sessionId: string, input: { message: string; metadata?: Record<string, unknown> }): Run;
+  /** Appends an AI message to a session (a background result) and tells its socket clients. */
+  postMessage(sessionId: string, msg: { id?: string; content: string }): { id: string };
+  /** Emits a raw socket.io event to the session's room; false when no realtime channel is attached. */
+  emitToSession(sessionId: string, event: string, payload: unknown): boolean;
+  /** Waits for a client's tool_result / action_call_result (rejects after timeoutMs). */
+  awaitClientResult(sessionId: string, toolCallId: string, timeoutMs: number): Promise<unknown>;
+  /** Emits an SSE event on the session's active run (e.g. action_call); false when none runs. */
+  emitRunEvent(sessionId: string, e: AnyEventInput): boolean;
 }
 
 export interface PluginContext<Env = Record<string, unknown>> {
@@ -43,12 +70,14 @@ export interface PluginContext<Env = Record<string, unknown>> {
   store: RuntimeStore;
   config: OracleConfig;
   log: (line: string) => void;
+  /** Runtime services (turns, messages, realtime channel). */
+  host: PluginHost;
 }
 
 export interface PluginTool<I = unknown> {
   description: string;
   inputSchema: z.ZodType<I>;
-  execute: (input: I, turn: TurnContext) => Promise<unknown> | unknown;
+  execute: (input: I, turn: TurnContext, call?: { toolCallId: string }) => Promise<unknown> | unknown;
   /** Time-out of one call (default: the runtime's toolTimeoutMs). */
   timeoutMs?: number;
 }
@@ -95,6 +124,16 @@ export interface OraclePlugin<Env = Record<string, unknown>> {
   start?: (ctx: PluginContext<Env>) => Promise<void>;
   /** Releases what start or tools opened (connections, timers); called by close(). */
   stop?: (ctx: PluginContext<Env>) => Promise<void> | void;
+  /** Tools of one turn, e.g. from the request body (visibility rules as for `tools`). */
+  turnTools?: (turn: TurnContext, ctx: PluginContext<Env>) => Record<string, PluginTool<never>>;
+  /** Before a run starts: throw an OracleKitError (e.g. 402) to refuse the turn. */
+  gateTurn?: (req: TurnRequest, ctx: PluginContext<Env>) => void;
+  /**
+   * Enablement from oracle.config.json (credits: price > 0): return
+   * {exclude: reason} to leave the plugin out, {invalid: {field, why}} for a
+   * boot error, or nothing to go on with the environment rules.
+   */
+  detect?: (config: OracleConfig) => { exclude?: string; invalid?: { field: string; why: string } } | undefined;
 }
 
 /** Identity helper for typing a plugin. */

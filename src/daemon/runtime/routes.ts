@@ -142,6 +142,8 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
       timezone: req.body.timezone,
       metadata: req.body.metadata,
       delegation,
+      tools: req.body.tools,
+      agActions: req.body.agActions,
     });
     if (req.body.stream) {
       streamRun(reply, { run, after: 0, heartbeatMs: rt.heartbeatMs });

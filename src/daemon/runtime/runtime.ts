@@ -11,7 +11,9 @@ import { openDatabase, type Database } from '../storage/db.ts';
 import { RUNTIME_MIGRATIONS } from './migrations.ts';
 import { RuntimeStore } from './store.ts';
 import { BootError, consoleBootLogger, logBoot, mergePlugins, PluginStatusTracker, resolvePlugins, type BootLogger, type PluginStatusListener } from './boot.ts';
-import { defineTool, type AnyOraclePlugin, type AnyPluginTool, type OracleConfig, type OraclePlugin, type PluginContext, type SubAgent, type TurnContext } from './plugin.ts';
+import { defineTool, type AnyOraclePlugin, type AnyPluginTool, type OracleConfig, type OraclePlugin, type PluginContext, type PluginHost, type SubAgent, type TurnContext } from './plugin.ts';
+import type { SocketHandle } from './socket.ts';
+import { randomUUID } from 'node:crypto';
 import { BUNDLED_PLUGINS } from './plugins/index.ts';
 import { metaTools } from './meta-tools.ts';
 import { RunManager, type Run } from './runs.ts';
@@ -81,6 +83,32 @@ export class OracleRuntime {
   private signer: Signer | undefined;
   private signerPromise: Promise<void> | undefined;
   private started = false;
+  private socketHandle: SocketHandle | undefined;
+  /** Runtime services handed to plugins (PluginContext.host). */
+  readonly host: PluginHost = {
+    startTurn: (userDid, sessionId, input) => this.startTurn(userDid, sessionId, input),
+    postMessage: (sessionId, msg) => {
+      const id = msg.id ?? `post-${randomUUID()}`;
+      this.store.addMessages(sessionId, [{ id, type: 'ai', content: msg.content }]);
+      this.store.touchSession(sessionId);
+      this.socketHandle?.emitToSession(sessionId, 'message_cache_invalidation', { eventName: 'message_cache_invalidation', payload: { sessionId, requestId: id, eventId: id, reason: 'message posted' } });
+      return { id };
+    },
+    emitToSession: (sessionId, event, payload) => this.socketHandle?.emitToSession(sessionId, event, payload) ?? false,
+    awaitClientResult: (sessionId, toolCallId, timeoutMs) =>
+      this.socketHandle ? this.socketHandle.awaitResult(sessionId, toolCallId, timeoutMs) : Promise.reject(new Error('no realtime channel: the client must connect over socket.io')),
+    emitRunEvent: (sessionId, e) => {
+      const run = this.runs.active(sessionId);
+      if (!run || run.finished) return false;
+      run.emit(e);
+      return true;
+    },
+  };
+
+  /** The socket.io channel (attachSocketIo calls this). */
+  attachSocket(s: SocketHandle | undefined): void {
+    this.socketHandle = s;
+  }
 
   constructor(o: OracleAppOptions) {
     this.options = o;
@@ -91,7 +119,7 @@ export class OracleRuntime {
     this.heartbeatMs = o.heartbeatMs ?? 15_000;
     if (!o.config || typeof o.config.name !== 'string' || o.config.name === '') throw new BootError("[boot-error] config.name is required (oracle.config.json). Set 'name' in oracle.config.json");
     const all = mergePlugins((o.bundledPlugins ?? BUNDLED_PLUGINS) as AnyPlugin[], (o.plugins ?? []) as AnyPlugin[]);
-    const result = resolvePlugins(all, o.features ?? {}, this.env);
+    const result = resolvePlugins(all, o.features ?? {}, this.env, o.config);
     const mnemonic = o.signingMnemonic ?? this.env.SIGNING_MNEMONIC;
     let derived = '';
     if (!o.config.oracleDid && mnemonic) {
@@ -116,7 +144,7 @@ export class OracleRuntime {
     this.auth = new Authenticator({ store: this.store, oracleDid: this.oracleDid, allowDelegationFallback: fallback, signingKeyLoaded: () => this.signer !== undefined });
     this.resolved = result.ordered.map(({ plugin, env }) => ({
       plugin,
-      ctx: { env, store: this.store, config: this.config, log: (l: string) => this.log.info(l) },
+      ctx: { env, store: this.store, config: this.config, log: (l: string) => this.log.info(l), host: this.host },
     }));
     for (const { plugin, ctx } of this.resolved) {
       const tools = plugin.tools?.(ctx) ?? {};
@@ -293,6 +321,7 @@ export class OracleRuntime {
     if (!session) throw runtimeError('session_not_found', `no session ${sessionId}`);
     if (this.runs.active(sessionId)) throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
     this.model(input.model); // configuration errors surface as HTTP errors, not streams
+    for (const { plugin, ctx } of this.activePlugins()) plugin.gateTurn?.({ userDid, sessionId, message: input.message }, ctx); // e.g. 402
     const run = this.runs.start({ sessionId, userDid });
     if (session.title === 'New chat') void this.store.defer(() => this.store.touchSession(sessionId, input.message.slice(0, 60)));
     void runTurn(this.agentDeps(), run, input).catch((e: unknown) => {
@@ -305,7 +334,10 @@ export class OracleRuntime {
   async close(): Promise<void> {
     this.runs.abortAll();
     await Promise.race([this.runs.settleAll(), new Promise((r) => setTimeout(r, 2000).unref())]);
-    const stops = this.resolved.filter(({ plugin }) => plugin.stop).map(({ plugin, ctx }) => Promise.resolve().then(() => plugin.stop!(ctx)).catch(() => {}));
+    // stop plugins in parallel (MCP sessions, transports, workers), at most 2 s in all
+    const stops = this.resolved
+      .filter(({ plugin }) => plugin.stop)
+      .map(({ plugin, ctx }) => Promise.resolve().then(() => plugin.stop!(ctx)).catch((e: unknown) => this.hooks.onError?.(e)));
     await Promise.race([Promise.all(stops), new Promise((r) => setTimeout(r, 2000).unref())]);
     await new Promise((r) => setImmediate(r));
     this.store.flush();

@@ -17,6 +17,8 @@ export interface SocketHandle {
   io: Server<P.ClientToServerEvents, P.ServerToClientEvents>;
   /** Pending browser tool / action calls awaiting a result from a client. */
   awaitResult(sessionId: string, toolCallId: string, timeoutMs: number): Promise<unknown>;
+  /** Emits an event to the session's room (raw payload); true when sent. */
+  emitToSession(sessionId: string, event: string, payload: unknown): boolean;
   close(): Promise<void>;
 }
 
@@ -78,8 +80,13 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
     }
   });
 
-  return {
+  const handle: SocketHandle = {
     io,
+    emitToSession(sessionId, event, payload) {
+      if (!io.sockets.adapter.rooms.get(room(sessionId))?.size) return false;
+      (io.to(room(sessionId)) as unknown as { emit: (ev: string, p: unknown) => boolean }).emit(event, payload);
+      return true;
+    },
     awaitResult(sessionId, toolCallId, timeoutMs) {
       return new Promise((resolve, reject) => {
         const t = setTimeout(() => {
@@ -95,10 +102,13 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
     },
     async close() {
       off();
+      rt.attachSocket(undefined);
       io.disconnectSockets(true);
       await new Promise<void>((r) => {
         void io.close(() => r());
       });
     },
   };
+  rt.attachSocket(handle);
+  return handle;
 }

@@ -11,6 +11,7 @@ export const RUNTIME_ERRORS = {
   validation_failed: { status: 400, when: 'a body, query or path parameter does not match its schema' },
   invalid_json: { status: 400, when: 'the body is not JSON' },
   missing_city: { status: 400, when: 'weather: no city given' },
+  payment_mismatch: { status: 400, when: 'credits: the amount paid is not the total of the claims paid' },
   // 401 — one code per authentication check (protocol.md, "Authentication")
   missing_token: { status: 401, when: 'no Authorization: Bearer invocation (and no allowed delegation fallback)' },
   unsupported_auth_type: { status: 401, when: 'X-Auth-Type is present and not ucan' },
@@ -38,8 +39,11 @@ export const RUNTIME_ERRORS = {
   run_not_found: { status: 404, when: "no such run among the caller's own" },
   no_active_run: { status: 404, when: 'abort asked for a session with no running run' },
   unknown_city: { status: 404, when: 'geocoding found no such city' },
+  claim_not_found: { status: 404, when: "credits: no such claim among the caller's own" },
   // 409
   run_in_progress: { status: 409, when: 'a message was sent while the session already has a running run' },
+  contract_required: { status: 409, when: "credits: a payment before the caller accepted the oracle's contract" },
+  claim_not_outstanding: { status: 409, when: 'credits: the claim is already paid or used' },
   // 5xx
   internal_error: { status: 500, when: 'an unexpected failure (a bug); the message carries no secrets' },
   upstream_error: { status: 502, when: 'an upstream service (model provider, weather API, …) failed' },

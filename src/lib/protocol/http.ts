@@ -110,6 +110,8 @@ export type Message = z.infer<typeof MessageSchema>;
 
 export const ClientToolSchema = z.object({ name: z.string().min(1).max(64), description: z.string(), schema: z.unknown() });
 export const ClientActionSchema = ClientToolSchema.extend({ hasRender: z.boolean().optional() });
+export type ClientTool = z.infer<typeof ClientToolSchema>;
+export type ClientAction = z.infer<typeof ClientActionSchema>;
 
 export const SendMessageBodySchema = z.object({
   message: z.string().min(1).max(100_000),

@@ -9,6 +9,12 @@ import { skillsPlugin } from './skills/index.ts';
 import { domainsPlugin } from './domains/index.ts';
 import { samplingPlugin } from './sampling/index.ts';
 import { composioPlugin } from './composio/index.ts';
+import { slackPlugin } from './slack/index.ts';
+import { tasksPlugin } from './tasks/index.ts';
+import { matrixPlugin } from './matrix/index.ts';
+import { portalPlugin } from './portal/index.ts';
+import { agUiPlugin } from './ag-ui/index.ts';
+import { creditsPlugin } from './credits/index.ts';
 
 export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [
   userPreferencesPlugin,
@@ -20,8 +26,13 @@ export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [
   domainsPlugin,
   samplingPlugin,
   composioPlugin,
+  slackPlugin,
+  tasksPlugin,
+  matrixPlugin,
+  portalPlugin,
+  agUiPlugin,
+  creditsPlugin,
 ];
 export { userPreferencesPlugin, weatherPlugin };
-export { memoryPlugin, firecrawlPlugin, sandboxPlugin };
-export { skillsPlugin, domainsPlugin };
-export { samplingPlugin, composioPlugin };
+export { memoryPlugin, firecrawlPlugin, sandboxPlugin, skillsPlugin, domainsPlugin, samplingPlugin, composioPlugin };
+export { slackPlugin, tasksPlugin, matrixPlugin, portalPlugin, agUiPlugin, creditsPlugin };

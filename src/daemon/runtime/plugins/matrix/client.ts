@@ -1,0 +1,98 @@
+/**
+ * A small Matrix client-server API client (v3): whoami, sync, join, send,
+ * OpenID token. Every call has a time-out; errors carry the homeserver's
+ * errcode; the access token never appears in a message.
+ */
+export class MatrixError extends Error {
+  readonly status: number;
+  readonly errcode: string;
+  constructor(status: number, errcode: string, message: string) {
+    super(message);
+    this.name = 'MatrixError';
+    this.status = status;
+    this.errcode = errcode;
+  }
+}
+
+export interface SyncResponse {
+  next_batch: string;
+  rooms?: {
+    join?: Record<string, { timeline?: { events?: MatrixEvent[] }; summary?: { 'm.joined_member_count'?: number } }>;
+    invite?: Record<string, { invite_state?: { events?: MatrixEvent[] } }>;
+  };
+}
+
+export interface MatrixEvent {
+  type: string;
+  event_id?: string;
+  sender: string;
+  state_key?: string;
+  content: Record<string, unknown>;
+}
+
+export class MatrixClient {
+  readonly baseUrl: string;
+  private readonly token: string;
+  readonly timeoutMs: number;
+
+  constructor(o: { baseUrl: string; token: string; timeoutMs: number }) {
+    this.baseUrl = o.baseUrl.replace(/\/+$/, '');
+    this.token = o.token;
+    this.timeoutMs = o.timeoutMs;
+  }
+
+  async call<T>(method: string, path: string, o: { body?: unknown; query?: Record<string, string>; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<T> {
+    const u = new URL(`${this.baseUrl}/_matrix/client/v3${path}`);
+    for (const [k, v] of Object.entries(o.query ?? {})) u.searchParams.set(k, v);
+    const ms = o.timeoutMs ?? this.timeoutMs;
+    const signal = o.signal ? AbortSignal.any([o.signal, AbortSignal.timeout(ms)]) : AbortSignal.timeout(ms);
+    let res: Response;
+    try {
+      res = await fetch(u, {
+        method,
+        signal,
+        headers: { authorization: `Bearer ${this.token}`, accept: 'application/json', ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: o.body !== undefined ? JSON.stringify(o.body) : undefined,
+      });
+    } catch (e) {
+      if (o.signal?.aborted) throw e;
+      const err = e as Error & { cause?: { code?: string; message?: string } };
+      const why = err.name === 'TimeoutError' ? `no answer within ${ms} ms` : (err.cause?.code ?? err.cause?.message ?? err.message);
+      throw new MatrixError(0, 'M_UNREACHABLE', `the homeserver is unreachable (${method} ${path.split('?')[0]}): ${why}`);
+    }
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : {};
+    } catch {
+      throw new MatrixError(res.status, 'M_BAD_JSON', `the homeserver answered ${method} ${path} with HTTP ${res.status} and no JSON`);
+    }
+    if (!res.ok) {
+      const b = body as { errcode?: string; error?: string };
+      throw new MatrixError(res.status, b.errcode ?? 'M_UNKNOWN', `${b.errcode ?? 'M_UNKNOWN'}: ${b.error ?? `HTTP ${res.status}`}`);
+    }
+    return body as T;
+  }
+
+  whoami() {
+    return this.call<{ user_id: string; device_id?: string }>('GET', '/account/whoami');
+  }
+
+  sync(since: string | undefined, timeoutMs: number, signal?: AbortSignal) {
+    const query: Record<string, string> = { timeout: String(timeoutMs) };
+    if (since) query.since = since;
+    return this.call<SyncResponse>('GET', '/sync', { query, timeoutMs: timeoutMs + this.timeoutMs, signal });
+  }
+
+  join(roomId: string) {
+    return this.call<{ room_id: string }>('POST', `/join/${encodeURIComponent(roomId)}`, { body: {} });
+  }
+
+  send(roomId: string, txnId: string, content: Record<string, unknown>) {
+    return this.call<{ event_id: string }>('PUT', `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/${encodeURIComponent(txnId)}`, { body: content });
+  }
+
+  openidToken(userId: string) {
+    return this.call<{ access_token: string; token_type: string; matrix_server_name: string; expires_in: number }>('POST', `/user/${encodeURIComponent(userId)}/openid/request_token`, { body: {} });
+  }
+}
