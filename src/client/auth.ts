@@ -83,7 +83,8 @@ export class UcanAuth {
     if (this.src.createDelegation) d = await this.src.createDelegation({ oracleDid: this.oracleDid, ttlSeconds: this.o.delegationTtl });
     else {
       const expiration = this.o.now() + this.o.delegationTtl;
-      const r = await mintDelegation({ issuer: this.src.signer!, audience: this.oracleDid, expiration });
+      // a fresh nonce: a renewed delegation must get a new CID (the old one may be revoked)
+      const r = await mintDelegation({ issuer: this.src.signer!, audience: this.oracleDid, expiration, nonce: crypto.randomUUID() });
       d = { token: r.token, expiration };
     }
     this.delegation = d;
