@@ -164,7 +164,7 @@ export function Markdown({ text }: { text: string }): ReactNode {
             return <Inline key={i} text={b.text} />;
           case 'code':
             return (
-              <Box key={i} flexDirection="column" borderStyle="round" borderColor="gray" paddingX={1}>
+              <Box key={i} flexDirection="column" borderStyle="round" borderColor="gray" paddingX={1} alignSelf="flex-start">
                 {b.lang ? <Text dimColor>{b.lang}</Text> : null}
                 {(b.lines.length ? b.lines : ['']).map((l, j) => <Text key={j} color="yellow">{l === '' ? ' ' : l}</Text>)}
               </Box>
