@@ -26,6 +26,8 @@ export interface OracleClientOptions extends AuthSource {
   /** The oracle's DID (audience of every UCAN); default: read from GET /health. */
   oracleDid?: string;
   auth?: AuthOptions;
+  /** A shared credential cache (the React provider shares one per user and oracle). */
+  ucanAuth?: UcanAuth;
   fetch?: typeof fetch;
   /** How many times a dropped stream is rejoined (default 5). */
   rejoinAttempts?: number;
@@ -102,7 +104,8 @@ export class OracleClient {
     this.opts = opts;
     this.baseUrl = trimSlash(opts.baseUrl);
     this.wsUrl = trimSlash(opts.wsUrl ?? opts.baseUrl);
-    this.did = opts.oracleDid;
+    this.did = opts.oracleDid ?? opts.ucanAuth?.oracleDid;
+    this.authImpl = opts.ucanAuth;
     this.fetchImpl = opts.fetch ?? ((...a: Parameters<typeof fetch>) => fetch(...a));
   }
 
@@ -124,7 +127,7 @@ export class OracleClient {
   }
 
   get userDid(): string | undefined {
-    return this.opts.did ?? this.opts.signer?.did();
+    return this.opts.did ?? this.opts.signer?.did() ?? this.authImpl?.userDid;
   }
 
   // ---- transport ----------------------------------------------------------
