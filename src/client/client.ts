@@ -236,8 +236,8 @@ export class OracleClient {
   }
 
   /** Rejoins a run's stream from event id `after` (GET /runs/:runId?after=N). */
-  rejoin(runId: string, after: number, o: { onEvent?: (e: AnyEvent) => void; signal?: AbortSignal } = {}): ChatStream {
-    return this.stream('', { kind: 'rejoin', runId, after }, o);
+  rejoin(runId: string, after: number, o: { sessionId?: string; onEvent?: (e: AnyEvent) => void; signal?: AbortSignal } = {}): ChatStream {
+    return this.stream(o.sessionId ?? '', { kind: 'rejoin', runId, after }, o);
   }
 
   /** Sends a message and streams the turn. */
@@ -266,7 +266,6 @@ export class OracleClient {
     const started = new Promise<{ runId: string; requestId: string }>((a, b) => ((resolveStarted = a), (rejectStarted = b)));
     started.catch(() => {});
     const ids = { runId: start.kind === 'rejoin' ? start.runId : '', requestId: '' };
-    let effectiveSession = sessionId;
 
     const run = async (): Promise<TurnResult> => {
       const state: TurnResult = { status: 'failed', text: '', runId: ids.runId, requestId: '', toolCalls: [], reasoning: '', rejoins: 0 };
@@ -339,20 +338,19 @@ export class OracleClient {
     );
     result.catch(() => {});
 
-    const self = this;
+    const abortRun = async () => {
+      if (!sessionId) throw new OracleClientError(400, 'no_session', 'abort needs the session id of the run (a rejoined stream has none)');
+      await started;
+      await this.abort(sessionId).catch((e: unknown) => {
+        // the run may have finished in the meantime
+        if (!(e instanceof OracleClientError && e.code === 'no_active_run')) throw e;
+      });
+    };
     return {
       sessionId,
       started,
       result,
-      async abort() {
-        const sid = effectiveSession || sessionId;
-        if (!sid) throw new OracleClientError(400, 'no_session', 'abort needs the session id of the run');
-        await started;
-        await self.abort(sid).catch((e: unknown) => {
-          // the run may have finished in the meantime
-          if (!(e instanceof OracleClientError && e.code === 'no_active_run')) throw e;
-        });
-      },
+      abort: abortRun,
       async *[Symbol.asyncIterator]() {
         for (;;) {
           if (queue.length) {

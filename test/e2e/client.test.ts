@@ -104,6 +104,20 @@ describe('OracleClient', () => {
     expect(events.filter((e) => e.event === 'run').at(-1)?.data).toMatchObject({ resumed: true });
   });
 
+  it('rejoin(runId, after) replays a run from an event id, live or stored', async () => {
+    const c = await newClient();
+    const { sessionId } = await c.createSession();
+    h.model.enqueue(say('abcdefghij', 2));
+    const first = await c.send(sessionId, 'letters').result;
+    const replay: AnyEvent[] = [];
+    const r = await c.rejoin(first.runId, 3, { sessionId, onEvent: (e) => replay.push(e) }).result;
+    // a live run announces the rejoin with a resumed run frame; a stored one replays only
+    expect(replay.filter((e) => e.event !== 'run').every((e) => e.id > 3)).toBe(true);
+    expect(replay.at(-1)?.event).toBe('done');
+    expect(r.status).toBe('finished');
+    expect('abcdefghij'.endsWith(r.text)).toBe(true);
+  });
+
   it('aborts a running turn: the stream ends with done aborted', async () => {
     const c = await newClient();
     const { sessionId } = await c.createSession();

@@ -27,6 +27,7 @@ import {
   useOraclesContext,
   type ChatStatus,
   type OraclesWallet,
+  type OraclesProviderProps,
 } from '../../../src/client/react/index.ts';
 import { generateSigner, type Signer } from '../../../src/lib/keys/index.ts';
 import { mintDelegation, mintInvocation } from '../../../src/lib/ucan/index.ts';
@@ -67,7 +68,7 @@ async function walletProps(signer?: Signer) {
   return { initialWallet: wallet, transactSignX: async () => ({ code: 0 }), registryUrl: sideUrl };
 }
 
-function wrapperOf(props: Awaited<ReturnType<typeof walletProps>> & Record<string, unknown>) {
+function wrapperOf(props: Omit<OraclesProviderProps, 'children'>) {
   return ({ children }: { children: ReactNode }) => <OraclesProvider {...props}>{children}</OraclesProvider>;
 }
 
