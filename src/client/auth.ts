@@ -35,6 +35,12 @@ export interface AuthOptions {
   renewMargin?: number;
   /** Send the delegation header on every request (default true). */
   sendDelegation?: boolean;
+  /**
+   * Keep one invocation minted ahead, so a request does not wait for signing
+   * (each is still used once; a spare older than a third of its lifetime is
+   * dropped). Default false. The chat TUI turns it on.
+   */
+  premint?: boolean;
   now?: () => number;
 }
 
@@ -46,6 +52,7 @@ export class UcanAuth {
   private readonly o: Required<Omit<AuthOptions, 'now'>> & { now: () => number };
   private delegation: MintedDelegation | undefined;
   private pendingDelegation: Promise<MintedDelegation> | undefined;
+  private spare: { token: Promise<string>; at: number } | undefined;
   /** How many delegations / invocations were minted (observability, tests). */
   minted = { invocations: 0, delegations: 0 };
 
@@ -55,7 +62,7 @@ export class UcanAuth {
     }
     this.oracleDid = oracleDid;
     this.src = src;
-    this.o = { invocationTtl: 300, delegationTtl: 3600, renewMargin: 120, sendDelegation: true, now: nowS, ...o };
+    this.o = { invocationTtl: 300, delegationTtl: 3600, renewMargin: 120, sendDelegation: true, premint: false, now: nowS, ...o };
   }
 
   get userDid(): string | undefined {
@@ -63,6 +70,32 @@ export class UcanAuth {
   }
 
   async invocation(): Promise<string> {
+    if (!this.o.premint) return this.mintInvocation();
+    const s = this.spare;
+    this.spare = undefined;
+    const fresh = s && this.o.now() - s.at < this.o.invocationTtl / 3 ? s.token : undefined;
+    const token = fresh ?? this.mintInvocation();
+    // mint the next one off the critical path
+    setTimeout(() => this.prepare(), 0);
+    try {
+      return await token;
+    } catch (e) {
+      if (fresh) return this.mintInvocation();
+      throw e;
+    }
+  }
+
+  /** Mints a spare invocation now (premint mode), so the next request does not wait. */
+  prepare(): void {
+    if (!this.o.premint || this.spare) return;
+    const token = this.mintInvocation();
+    token.catch(() => {
+      if (this.spare?.token === token) this.spare = undefined;
+    });
+    this.spare = { token, at: this.o.now() };
+  }
+
+  private async mintInvocation(): Promise<string> {
     this.minted.invocations++;
     if (this.src.createInvocation) return this.src.createInvocation({ oracleDid: this.oracleDid, ttlSeconds: this.o.invocationTtl });
     return mintInvocation({ issuer: this.src.signer!, audience: this.oracleDid, ttlSeconds: this.o.invocationTtl });

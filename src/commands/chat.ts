@@ -27,7 +27,7 @@ export default class Chat extends BaseCommand {
     ]);
     const target = await resolveTarget({ oracle: flags.oracle, registry: flags.registry, cwd: process.cwd(), env: process.env });
     const identity = await loadIdentity({ mnemonicFile: flags['mnemonic-file'], env: process.env });
-    const client = new OracleClient({ baseUrl: target.apiUrl, wsUrl: target.wsUrl, oracleDid: target.oracleDid, signer: identity.signer });
+    const client = new OracleClient({ baseUrl: target.apiUrl, wsUrl: target.wsUrl, oracleDid: target.oracleDid, signer: identity.signer, auth: { premint: true } });
     let health: { name: string; oracleDid: string; version: string };
     let models: { default: string | null; models: { id: string }[] };
     try {

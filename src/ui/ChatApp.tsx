@@ -33,8 +33,8 @@ export interface ChatAppProps {
   banner?: string[];
   /** Spinner frame interval (ms); 0 disables the animation (tests). */
   spinnerMs?: number;
-  /** Called when the first text delta of a turn has been rendered (bench). */
-  onFirstToken?: () => void;
+  /** Called when the first text delta of a turn arrives, before it is rendered (bench). */
+  onFirstTokenEvent?: () => void;
   onExit?: () => void;
 }
 
@@ -100,7 +100,7 @@ function ItemView({ item, spinnerMs }: { item: Item; spinnerMs: number }): React
   void spinnerMs;
 }
 
-export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstToken, onExit }: ChatAppProps): ReactNode {
+export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstTokenEvent, onExit }: ChatAppProps): ReactNode {
   const { exit } = useApp();
   const nextId = useRef(1);
   const [items, setItems] = useState<Item[]>(() => (banner.length ? [{ id: 0, kind: 'note', text: banner.join('\n') }] : []));
@@ -142,18 +142,15 @@ export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstToken,
         }
         return;
       }
-      add({ kind: 'user', text });
-      setBusy(true);
       firstTokenSeen.current = false;
       const state: Live = { text: '', tools: [], cancelling: false };
-      setLive({ ...state });
       const tools = new Map<string, ToolCallState>();
       const onEvent = (e: AnyEvent) => {
         if (e.event === 'message') {
           state.text += e.data.content;
           if (!firstTokenSeen.current) {
             firstTokenSeen.current = true;
-            if (onFirstToken) queueMicrotask(onFirstToken);
+            onFirstTokenEvent?.();
           }
         } else if (e.event === 'tool_call') {
           const prev = tools.get(e.data.eventId);
@@ -162,8 +159,13 @@ export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstToken,
         } else return;
         setLive((l) => ({ ...state, cancelling: l?.cancelling ?? false }));
       };
+      // the request leaves before React renders the user's line: rendering is not on the critical path
+      const pending = controller.send(text, onEvent);
+      add({ kind: 'user', text });
+      setBusy(true);
+      setLive({ ...state });
       try {
-        const r = await controller.send(text, onEvent);
+        const r = await pending;
         const extra: NewItem[] = [];
         const why = explainRunError(r);
         if (why && r.status !== 'aborted') extra.push({ kind: 'error', text: why });
@@ -176,7 +178,7 @@ export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstToken,
         setBusy(false);
       }
     },
-    [add, controller, onFirstToken, quit],
+    [add, controller, onFirstTokenEvent, quit],
   );
 
   useInput((ch, key) => {

@@ -50,3 +50,21 @@ describe('UcanAuth', () => {
     expect(calls).toEqual(['inv did:key:z6Mkoracle', 'del']);
   });
 });
+
+describe('UcanAuth premint', () => {
+  it('hands out a spare invocation minted ahead, each token once', async () => {
+    const signer = await generateSigner();
+    const oracle = await generateSigner();
+    const auth = new UcanAuth(oracle.did(), { signer }, { premint: true });
+    auth.prepare();
+    const seen = new Set<string>();
+    for (let i = 0; i < 5; i++) {
+      const t = await auth.invocation();
+      expect(seen.has(t)).toBe(false);
+      seen.add(t);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const v = await decodeToken([...seen][4]!);
+    expect(v.audience.did()).toBe(oracle.did());
+  });
+});
