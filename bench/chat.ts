@@ -3,8 +3,9 @@
  * against the runtime's own first SSE byte of the answer — both against the
  * same real runtime on loopback with the scripted model server.
  *
- * - baseline: a bare fetch (its UCAN minted beforehand) POSTs the message with
- *   stream:true; time until the first `event: message` frame's bytes arrive.
+ * - baseline: a bare fetch (its UCANs minted beforehand, the same headers the
+ *   client sends: invocation + delegation) POSTs the message with stream:true;
+ *   time until the first `event: message` frame's bytes arrive.
  * - TUI: the real ChatApp rendered by Ink into a TTY-like stream; Enter is
  *   written to its stdin; time until a frame containing the first token is
  *   written to its stdout. This path includes everything the user waits for:
@@ -25,7 +26,7 @@ import { OracleClient } from '../dist/client/client.js';
 import { ChatController } from '../dist/cli/chat/controller.js';
 import { ChatApp } from '../dist/ui/ChatApp.js';
 import { generateSigner } from '../src/lib/keys/index.ts';
-import { mintInvocation } from '../src/lib/ucan/index.ts';
+import { mintDelegation, mintInvocation } from '../src/lib/ucan/index.ts';
 
 const pairs = Number(process.argv[2] ?? 30);
 const TOKEN = 'Zebra';
@@ -44,10 +45,12 @@ const bareSession = await (async () => {
   return ((await r.json()) as { sessionId: string }).sessionId;
 })();
 
+// the same headers the client sends (invocation + delegation), so the baseline is the runtime's own work for that request
+const deleg = (await mintDelegation({ issuer: bare, audience: h.oracleDid })).token;
 async function baseline(): Promise<number> {
   const tok = await mintInvocation({ issuer: bare, audience: h.oracleDid });
   const t0 = process.hrtime.bigint();
-  const res = await fetch(`${h.url}/messages/${bareSession}`, { method: 'POST', headers: { authorization: `Bearer ${tok}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi', stream: true }) });
+  const res = await fetch(`${h.url}/messages/${bareSession}`, { method: 'POST', headers: { authorization: `Bearer ${tok}`, 'x-auth-type': 'ucan', 'x-ucan-delegation': deleg, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi', stream: true }) });
   const reader = res.body!.getReader();
   const dec = new TextDecoder();
   let buf = '';
