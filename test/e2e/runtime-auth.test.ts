@@ -33,7 +33,12 @@ async function badCases(user: Signer, oracleDid: string): Promise<{ name: string
     { name: 'TTL over 900 s', code: 'ttl_too_long', token: await inv({ ttlSeconds: 1200 }) },
     { name: 'forged signature', code: 'bad_signature', token: forged },
   ];
-  const out = cases.map((c) => ({ name: c.name, code: c.code, headers: c.token === undefined ? ({} as Record<string, string>) : bearer(c.token), auth: c.token === undefined ? {} : { invocation: c.token } }));
+  const out: { name: string; code: string; headers: Record<string, string>; auth: Record<string, string> }[] = cases.map((c) => ({
+    name: c.name,
+    code: c.code,
+    headers: c.token === undefined ? {} : bearer(c.token),
+    auth: c.token === undefined ? ({} as Record<string, string>) : { invocation: c.token },
+  }));
   // a delegation from another user next to a valid invocation
   const foreign = await mintDelegation({ issuer: other, audience: oracleDid });
   out.push({ name: 'delegation from another user', code: 'delegation_issuer_mismatch', headers: { ...bearer(await inv()), 'x-ucan-delegation': foreign.token }, auth: { invocation: await inv(), ucanDelegation: foreign.token } });

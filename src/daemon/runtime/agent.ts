@@ -24,7 +24,8 @@ export interface AgentDeps {
   history: (sessionId: string) => ModelMessage[];
   loadState: (sessionId: string) => Record<string, unknown>;
   saveState: (sessionId: string, state: Record<string, unknown>) => void;
-  persist: (sessionId: string, msgs: NewMessage[]) => void;
+  /** Resolves once the rows are durable. */
+  persist: (sessionId: string, msgs: NewMessage[]) => Promise<void>;
   maxSteps: number;
   stallTimeoutMs: number;
   toolTimeoutMs: number;
@@ -94,7 +95,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
   run.emit({ event: 'run', data: { runId: run.runId, requestId } });
   const humanId = `${requestId}-human`;
   const prior = deps.history(sessionId);
-  deps.persist(sessionId, [{ id: humanId, type: 'human', content: input.message }]);
+  void deps.persist(sessionId, [{ id: humanId, type: 'human', content: input.message }]).catch((e: unknown) => deps.hooks?.onError?.(e));
 
   const toolRows = new Map<string, ToolCallRecord & { order: number }>();
   let reasoning = '';
@@ -281,8 +282,8 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     rows.push({ id: requestId, type: 'ai', content: run.text, toolCalls: toolCalls.length ? toolCalls : undefined, reasoning: reasoning || undefined });
   }
   try {
-    deps.persist(sessionId, rows);
     deps.saveState(sessionId, state);
+    await deps.persist(sessionId, rows);
   } catch (e) {
     deps.hooks?.onError?.(e, turn);
   }

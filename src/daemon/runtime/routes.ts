@@ -142,9 +142,9 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   });
   app.get('/runs/:runId', { schema: { params: P.RunIdParamsSchema, querystring: P.RunReplayQuerySchema } }, async (req, reply) => {
     const did = getUser(req).did;
-    const stored = rt.store.getRun(did, req.params.runId);
-    if (!stored) throw runtimeError('run_not_found', `no run ${req.params.runId}`);
-    const live = rt.runs.get(req.params.runId);
+    const mem = rt.runs.get(req.params.runId);
+    const live = mem && mem.userDid === did ? mem : undefined;
+    if (!live && !rt.store.getRun(did, req.params.runId)) throw runtimeError('run_not_found', `no run ${req.params.runId}`);
     const after = req.query.after;
     if (live) {
       streamRun(reply, { run: live, after, heartbeatMs: rt.heartbeatMs, resumed: after > 0, partialLength: live.text.length });

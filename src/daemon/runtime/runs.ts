@@ -91,24 +91,24 @@ export class RunManager {
     const run = new Run(init);
     this.byId.set(run.runId, run);
     this.activeBySession.set(run.sessionId, run);
-    this.store.createRun({ id: run.runId, sessionId: run.sessionId, userDid: run.userDid, requestId: run.requestId, status: 'queued' });
+    run.status = 'running';
+    void this.store.defer(() => this.store.createRun({ id: run.runId, sessionId: run.sessionId, userDid: run.userDid, requestId: run.requestId, status: 'running' }));
     run.subscribe(0, (e) => {
       for (const g of this.global) g(run, e);
     });
-    run.done.then((status) => {
+    void run.done.then(async (status) => {
       run.status = status === 'finished' ? 'finished' : status === 'aborted' ? 'aborted' : 'failed';
-      this.store.setRunStatus(run.runId, run.status);
-      this.store.saveRunEvents(run.runId, run.events);
+      await this.store
+        .defer(() => {
+          this.store.setRunStatus(run.runId, run.status);
+          this.store.saveRunEvents(run.runId, run.events);
+        })
+        .catch(() => {});
       if (this.activeBySession.get(run.sessionId) === run) this.activeBySession.delete(run.sessionId);
       const t = setTimeout(() => this.byId.delete(run.runId), this.retainMs);
       t.unref();
     });
     return run;
-  }
-
-  setRunning(run: Run): void {
-    run.status = 'running';
-    this.store.setRunStatus(run.runId, 'running');
   }
 
   abortAll(): void {

@@ -18,7 +18,7 @@ import { runTurn, type AgentDeps, type TurnInput } from './agent.ts';
 import { Authenticator } from './auth.ts';
 import { runtimeError } from '../../lib/protocol/errors.ts';
 import type { PluginsStatus } from '../../lib/protocol/index.ts';
-import { signerFromMnemonic, type Signer } from '../../lib/keys/index.ts';
+import { didFromMnemonic, signerFromMnemonic, type Signer } from '../../lib/keys/index.ts';
 
 export interface OracleHooks {
   /** After boot resolution (before listening). */
@@ -89,7 +89,16 @@ export class OracleRuntime {
     if (!o.config || typeof o.config.name !== 'string' || o.config.name === '') throw new BootError("[boot-error] config.name is required (oracle.config.json). Set 'name' in oracle.config.json");
     const all = mergePlugins((o.bundledPlugins ?? BUNDLED_PLUGINS) as AnyPlugin[], (o.plugins ?? []) as AnyPlugin[]);
     const result = resolvePlugins(all, o.features ?? {}, this.env);
-    this.oracleDid = o.config.oracleDid ?? '';
+    const mnemonic = o.signingMnemonic ?? this.env.SIGNING_MNEMONIC;
+    let derived = '';
+    if (!o.config.oracleDid && mnemonic) {
+      try {
+        derived = didFromMnemonic(mnemonic);
+      } catch {
+        throw new BootError("[boot-error] SIGNING_MNEMONIC is not a valid BIP39 mnemonic. Set 'SIGNING_MNEMONIC' to the oracle's 12/24-word mnemonic");
+      }
+    }
+    this.oracleDid = o.config.oracleDid ?? derived;
     this.ownsDb = !o.database;
     this.db = o.database ?? openDatabase({ path: o.dbPath ?? this.env.ORACLE_DB_PATH ?? './data/oracle.db', migrations: { runtime: RUNTIME_MIGRATIONS } });
     if (o.database) {
@@ -110,7 +119,10 @@ export class OracleRuntime {
     this.meta = metaTools({
       plugins: () => this.activePlugins().map((p) => p.plugin),
       toolsOf: (name) => Object.entries(this.toolsByPlugin.get(name) ?? {}).map(([n, t]) => ({ name: n, description: t.description })),
-      saveState: (turn) => this.store.setSessionState(turn.sessionId, turn.state),
+      saveState: (turn) => {
+        const snapshot = JSON.parse(JSON.stringify(turn.state)) as Record<string, unknown>;
+        void this.store.defer(() => this.store.setSessionState(turn.sessionId, snapshot));
+      },
     });
     logBoot(this.log, result);
     this.hooks.onBoot?.(this.tracker.status());
@@ -208,11 +220,15 @@ export class OracleRuntime {
       },
       history: (s) => this.history(s),
       loadState: (s) => this.store.getSessionState(s),
-      saveState: (s, st) => this.store.setSessionState(s, st),
-      persist: (s, msgs) => {
-        this.store.addMessages(s, msgs);
-        this.store.touchSession(s);
+      saveState: (s, st) => {
+        const snapshot = JSON.parse(JSON.stringify(st)) as Record<string, unknown>;
+        void this.store.defer(() => this.store.setSessionState(s, snapshot));
       },
+      persist: (s, msgs) =>
+        this.store.defer(() => {
+          this.store.addMessages(s, msgs);
+          this.store.touchSession(s);
+        }),
       maxSteps: this.options.maxSteps ?? Number(this.env.ORACLE_MAX_STEPS ?? 12),
       stallTimeoutMs: this.options.stallTimeoutMs ?? Number(this.env.LLM_STALL_TIMEOUT_MS ?? 60_000),
       toolTimeoutMs: this.options.toolTimeoutMs ?? Number(this.env.ORACLE_TOOL_TIMEOUT_MS ?? 30_000),
@@ -226,9 +242,8 @@ export class OracleRuntime {
     if (!session) throw runtimeError('session_not_found', `no session ${sessionId}`);
     if (this.runs.active(sessionId)) throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
     this.model(input.model); // configuration errors surface as HTTP errors, not streams
-    if (session.title === 'New chat') this.store.touchSession(sessionId, input.message.slice(0, 60));
     const run = this.runs.start({ sessionId, userDid });
-    this.runs.setRunning(run);
+    if (session.title === 'New chat') void this.store.defer(() => this.store.touchSession(sessionId, input.message.slice(0, 60)));
     void runTurn(this.agentDeps(), run, input).catch((e: unknown) => {
       this.hooks.onError?.(e);
       if (!run.finished) run.emit({ event: 'done', data: { status: 'failed', partialText: run.text } });
@@ -239,6 +254,8 @@ export class OracleRuntime {
   async close(): Promise<void> {
     this.runs.abortAll();
     await Promise.race([this.runs.settleAll(), new Promise((r) => setTimeout(r, 2000).unref())]);
+    await new Promise((r) => setImmediate(r));
+    this.store.flush();
     if (this.ownsDb) this.db.close();
   }
 }

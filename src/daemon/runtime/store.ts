@@ -39,10 +39,52 @@ export class RuntimeStore {
   readonly oracleDid: string;
   readonly oracleName: string;
 
+  private queue: { fn: () => void; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private scheduled = false;
+
   constructor(db: Database, oracle: { did: string; name: string }) {
     this.db = db;
     this.oracleDid = oracle.did;
     this.oracleName = oracle.name;
+  }
+
+  /**
+   * Group commit: writes of the hot path (runs, messages, state) queue here
+   * and are committed together in one transaction per event-loop turn, so
+   * 200 concurrent turns cost a few fsyncs (synchronous=FULL), not 1000.
+   * The promise resolves once the write is durable.
+   */
+  defer(fn: () => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ fn, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits every queued write now. */
+  flush(): void {
+    this.scheduled = false;
+    const batch = this.queue.splice(0);
+    if (batch.length === 0) return;
+    try {
+      this.db.transaction(() => {
+        for (const b of batch) b.fn();
+      });
+      for (const b of batch) b.resolve();
+    } catch {
+      // isolate the failing write: commit the others one by one
+      for (const b of batch) {
+        try {
+          this.db.transaction(b.fn);
+          b.resolve();
+        } catch (e) {
+          b.reject(e);
+        }
+      }
+    }
   }
 
   private toSession(r: SessionRow): Session {

@@ -14,6 +14,8 @@ import { hmac } from '@noble/hashes/hmac.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { ed25519 } from '@ucanto/principal';
 import type { EdSigner } from '@ucanto/principal/ed25519';
+import { ed25519 as edCurve } from '@noble/curves/ed25519.js';
+import { base58btc } from 'multiformats/bases/base58';
 import { OracleKitError } from '../errors.ts';
 
 export type Signer = EdSigner;
@@ -84,4 +86,23 @@ export async function generateSigner(): Promise<Signer> {
 export function isDidKeyEd25519(did: string): boolean {
   // multicodec ed25519-pub (0xed) in base58btc starts with z6Mk
   return /^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]{40,50}$/.test(did);
+}
+
+/** The did:key of an Ed25519 public key (multicodec 0xed, base58btc). */
+export function didKeyFromPublicKey(pub: Uint8Array): string {
+  const bytes = new Uint8Array(2 + pub.length);
+  bytes[0] = 0xed;
+  bytes[1] = 0x01;
+  bytes.set(pub, 2);
+  return `did:key:${base58btc.encode(bytes)}`;
+}
+
+/** The did:key of a mnemonic, synchronously (same key as signerFromMnemonic). */
+export function didFromMnemonic(mnemonic: string, opts: { path?: string; passphrase?: string } = {}): string {
+  const m = normalise(mnemonic);
+  if (!validateMnemonic(m, wordlist)) {
+    throw new OracleKitError({ status: 400, code: 'invalid_mnemonic', message: 'the signing mnemonic is not a valid BIP39 English mnemonic', field: 'mnemonic' });
+  }
+  const secret = slip10Ed25519(mnemonicToSeedSync(m, opts.passphrase ?? ''), opts.path ?? DEFAULT_KEY_PATH);
+  return didKeyFromPublicKey(edCurve.getPublicKey(secret));
 }

@@ -15,7 +15,7 @@
  *   audience the oracle; it lets the oracle act for the user downstream.
  */
 import { Delegation, UCAN, invoke, delegate } from '@ucanto/core';
-import { Verifier } from '@ucanto/principal';
+import { Verifier, ed25519 } from '@ucanto/principal';
 import { capability, Schema } from '@ucanto/validator';
 import type * as API from '@ucanto/interface';
 import { runtimeError } from '../protocol/errors.ts';
@@ -27,6 +27,30 @@ export const MAX_TTL_SECONDS = 900;
 export const CLOCK_SKEW_SECONDS = 60;
 
 export type UcanView = API.Delegation;
+
+const keyCache = new Map<string, Promise<CryptoKey>>();
+
+/**
+ * A ucanto verifier for a did:key Ed25519 issuer whose primitive is the
+ * platform's (WebCrypto Ed25519, native) instead of @noble/ed25519's pure JS
+ * (about 50x faster). ucanto still parses the DID, encodes the signed payload
+ * and checks the signature algorithm.
+ */
+async function nativeVerifier(did: string): Promise<{ did(): string; verify(payload: Uint8Array, signature: { code: number; raw: Uint8Array }): Promise<boolean> }> {
+  const parsed = Verifier.parse(did as API.DID<'key'>) as unknown as { did(): string; publicKey: Uint8Array; signatureCode: number };
+  let key = keyCache.get(did);
+  if (!key) {
+    if (keyCache.size > 10_000) keyCache.clear();
+    key = crypto.subtle.importKey('raw', new Uint8Array(parsed.publicKey), { name: 'Ed25519' }, false, ['verify']);
+    keyCache.set(did, key);
+  }
+  const k = await key;
+  return {
+    did: () => parsed.did(),
+    verify: async (payload, signature) =>
+      signature.code === ed25519.Verifier.signatureCode && crypto.subtle.verify({ name: 'Ed25519' }, k, new Uint8Array(signature.raw), new Uint8Array(payload)),
+  };
+}
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
@@ -165,7 +189,7 @@ async function checkCommon(d: API.Delegation, o: VerifyOptions): Promise<void> {
     if (exp <= now) throw runtimeError('expired', `the UCAN expired at ${new Date(exp * 1000).toISOString()}`);
     const nbf = node.notBefore;
     if (nbf != null && nbf > now + CLOCK_SKEW_SECONDS) throw runtimeError('not_yet_valid', `the UCAN is not valid before ${new Date(nbf * 1000).toISOString()}`);
-    const ok = await UCAN.verifySignature(node.data, Verifier.parse(iss as API.DID<'key'>));
+    const ok = await UCAN.verifySignature(node.data, await nativeVerifier(iss));
     if (!ok) throw runtimeError('bad_signature', 'a UCAN signature does not verify');
     for (const p of node.proofs) {
       if (!Delegation.isDelegation(p)) throw runtimeError('proof_chain_misaligned', 'a proof is referenced but not included');

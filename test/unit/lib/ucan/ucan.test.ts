@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateSigner, signerFromMnemonic, generateMnemonic, isDidKeyEd25519 } from '../../../../src/lib/keys/index.ts';
+import { generateSigner, signerFromMnemonic, generateMnemonic, isDidKeyEd25519, didFromMnemonic } from '../../../../src/lib/keys/index.ts';
 import { MemoryReplayStore, mintDelegation, mintInvocation, verifyDelegation, verifyInvocation, encodeToken } from '../../../../src/lib/ucan/index.ts';
 import { invoke } from '@ucanto/core';
 import type { OracleKitError } from '../../../../src/lib/errors.ts';
@@ -24,6 +24,7 @@ describe('keys', () => {
     expect(a.did()).toBe(b.did());
     expect(a.did()).not.toBe(c.did());
     expect(isDidKeyEd25519(a.did())).toBe(true);
+    expect(didFromMnemonic(m)).toBe(a.did());
   });
   it('refuses an invalid mnemonic', async () => {
     expect(await code(signerFromMnemonic('not a mnemonic at all'))).toBe('invalid_mnemonic');
