@@ -41,8 +41,14 @@ export default class Chat extends BaseCommand {
     if (target.oracleDid && health.oracleDid !== target.oracleDid) {
       throw new OracleKitError({ status: 409, code: 'oracle_did_mismatch', message: `the oracle at ${target.apiUrl} is ${health.oracleDid}, not ${target.oracleDid}` });
     }
-    const controller = new ChatController(client, { sessionId: flags.session, model: flags.model });
+    const controller = new ChatController(client, { model: flags.model });
     const notices: string[] = [];
+    if (flags.session) {
+      // continue a session: the same lookup and recap as /switch (an unknown id is an error, not a new session)
+      const r = await controller.command(`/switch ${flags.session}`);
+      if (!controller.sessionId) throw new OracleKitError({ status: 404, code: 'session_not_found', message: r.lines.join(' '), field: 'session', value: flags.session });
+      notices.push(...r.lines);
+    }
     if (identity.created) notices.push(`Created your identity ${identity.did} (saved in ${identity.source}, mode 0600).`);
     if (!models.default) notices.push('This oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json.');
 

@@ -55,6 +55,25 @@ describe('oraclekit chat (piped)', () => {
     expect(did).toMatch(/^did:key:z6Mk/);
   });
 
+  it('--session continues a session and recaps it; an unknown one is an error', async () => {
+    const m = generateMnemonic();
+    const file = join(home, 'resume.txt');
+    writeFileSync(file, m, { mode: 0o600 });
+    h.model.enqueue(say('First answer.'));
+    await runCli(['chat', '--oracle', h.url, '--mnemonic-file', file], { input: 'first question\n', env: env() });
+    const signer = await signerFromMnemonic(m);
+    const [s] = h.app.runtime.store.listSessions(signer.did(), 10, 0).sessions;
+    h.model.enqueue(say('Second answer.'));
+    const r = await runCli(['chat', '--oracle', h.url, '--mnemonic-file', file, '--session', s!.sessionId.slice(0, 8)], { input: 'second\n', env: env() });
+    expect(r.stderr).toContain(`Switched to ${s!.sessionId}`);
+    expect(r.stderr).toContain('you: first question');
+    expect(r.stdout).toBe('Second answer.\n');
+    expect(h.app.runtime.store.listSessions(signer.did(), 10, 0).total).toBe(1);
+    const bad = await runCli(['chat', '--oracle', h.url, '--mnemonic-file', file, '--session', 'nope'], { input: 'x\n', env: env() });
+    expect(bad.code).toBe(6);
+    expect(bad.stderr).toContain('[session_not_found]');
+  });
+
   it('--json streams every event as a JSON line', async () => {
     h.model.enqueue(say('Hi there.'));
     const r = await runCli(['chat', '--json', '--oracle', h.url], { input: 'hello\n', env: env() });
