@@ -108,6 +108,17 @@ describe('oraclekit chat (piped)', () => {
     expect(r.stdout).toBe('From the project.\n');
   });
 
+  it('says clearly when the oracle has no model configured', async () => {
+    const bare = await startHarness({ env: { LLM_BASE_URL: '' } });
+    try {
+      const r = await runCli(['chat', '--oracle', bare.url], { input: 'hi\n', env: env() });
+      expect(r.stderr).toContain('The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model');
+      expect(r.code).toBe(1);
+    } finally {
+      await bare.close();
+    }
+  });
+
   it('says clearly when the oracle is unreachable, and when there is no oracle at all', async () => {
     const r = await runCli(['chat', '--oracle', 'http://127.0.0.1:9'], { input: 'hi\n', env: env() });
     expect(r.stderr).toMatch(/Cannot reach the oracle at http:\/\/127\.0\.0\.1:9/);
