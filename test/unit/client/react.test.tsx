@@ -169,14 +169,28 @@ describe('useChat', () => {
     await waitFor(() => expect(result.current.isConfigReady).toBe(true));
     await waitFor(() => expect(result.current.isRealTimeConnected).toBe(true));
     h.model.enqueue(say('Hello **there**.', 3));
+    // observe (not replace) what goes over the wire to the real runtime
+    const bodies: { tools?: { name: string; schema: { properties?: object } }[] }[] = [];
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = (input, init) => {
+      if (init?.method === 'POST' && String(input).includes('/messages/')) bodies.push(JSON.parse(String(init.body)));
+      return realFetch(input, init);
+    };
     let sent!: Promise<void>;
-    act(() => {
-      sent = result.current.sendMessage('hi');
-    });
-    await waitFor(() => expect(log.at(-1)).toBe('ready'));
-    await act(async () => {
-      await sent;
-    });
+    try {
+      act(() => {
+        sent = result.current.sendMessage('hi');
+      });
+      await waitFor(() => expect(log.at(-1)).toBe('ready'));
+      await act(async () => {
+        await sent;
+      });
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+    expect(bodies[0]?.tools?.map((t) => t.name)).toEqual(['get_location', 'pick_color']);
+    expect(bodies[0]?.tools?.[0]?.schema).toMatchObject({ type: 'object', properties: { precise: { type: 'boolean' } } });
+    expect(bodies[0]?.tools?.[1]?.schema).toMatchObject({ type: 'object', properties: { palette: { type: 'string', enum: ['warm', 'cold'] } } });
     expect(log).toEqual(['ready', 'submitted', 'streaming', 'ready']);
     expect(result.current.isSending).toBe(false);
     const msgs = result.current.messages;
