@@ -93,7 +93,11 @@ function ItemView({ item, spinnerMs }: { item: Item; spinnerMs: number }): React
         </Box>
       );
     case 'note':
-      return <Text dimColor>{item.text}</Text>;
+      return (
+        <Box marginTop={1}>
+          <Text dimColor>{item.text}</Text>
+        </Box>
+      );
     case 'error':
       return <Text color="red">{item.text}</Text>;
   }
