@@ -103,6 +103,8 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
   let lastFinishReason = '';
   let stepCount = 0;
   const active = deps.plugins();
+  let stopWatchdog = () => {};
+  let stallFired = () => false;
 
   try {
     await deps.hooks?.onTurnStart?.(turn);
@@ -162,6 +164,16 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       });
     };
 
+    // stall watchdog: one timer per run checking the time of the last part
+    // (cheaper than resetting a timer per chunk), aborting the upstream call
+    const stall = new AbortController();
+    let lastPartAt = performance.now();
+    const watchdog = setInterval(() => {
+      if (performance.now() - lastPartAt > deps.stallTimeoutMs) stall.abort(new Error(`no data from the model for ${deps.stallTimeoutMs} ms`));
+    }, Math.max(10, Math.min(1000, deps.stallTimeoutMs / 4)));
+    watchdog.unref();
+    stopWatchdog = () => clearInterval(watchdog);
+    stallFired = () => stall.signal.aborted;
     const messages: ModelMessage[] = [...prior, { role: 'user', content: input.message }];
     deps.saveState(sessionId, state);
     const result = streamText({
@@ -172,9 +184,8 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       activeTools: activeTools(),
       prepareStep: async () => ({ activeTools: activeTools(), instructions: await systemPrompt() }),
       stopWhen: isStepCount(deps.maxSteps),
-      abortSignal: run.abort.signal,
+      abortSignal: AbortSignal.any([run.abort.signal, stall.signal]),
       maxRetries: 0,
-      timeout: { chunkMs: deps.stallTimeoutMs },
       onError: () => {},
     } as never) as ReturnType<typeof streamText>;
 
@@ -187,6 +198,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       }
     };
     for await (const part of result.fullStream) {
+      lastPartAt = performance.now();
       switch (part.type) {
         case 'reasoning-delta':
           if (!part.text) break;
@@ -231,19 +243,13 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
           for (const { plugin } of active) await plugin.middleware?.afterModel?.(turn, { text: run.text, finishReason: part.finishReason });
           break;
         case 'error': {
-          if (run.abort.signal.aborted) break;
+          if (run.abort.signal.aborted || stall.signal.aborted) break;
           sawError = true;
           const c = classifyError(part.error);
           run.emit({ event: 'error', data: { error: c.message, code: c.code, kind: c.kind, retryable: c.retryable, timestamp: new Date().toISOString() } });
           break;
         }
         case 'abort':
-          if (!run.abort.signal.aborted) {
-            // the SDK's own time-out aborts: a stalled upstream
-            sawError = true;
-            const reason = (part as { reason?: string }).reason ?? 'stalled';
-            run.emit({ event: 'error', data: { error: `the model stream stalled (${reason})`, code: 'model_timeout', kind: 'timeout', retryable: true, timestamp: new Date().toISOString() } });
-          }
           break;
         default:
           break;
@@ -251,14 +257,20 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     }
     closeReasoning();
     if (run.abort.signal.aborted) status = 'aborted';
-    else if (sawError) status = 'failed';
+    else if (stall.signal.aborted) {
+      run.emit({ event: 'error', data: { error: `the model stream stalled: no data for ${deps.stallTimeoutMs} ms`, code: 'model_timeout', kind: 'timeout', retryable: true, timestamp: new Date().toISOString() } });
+      status = 'failed';
+    } else if (sawError) status = 'failed';
     else if (lastFinishReason === 'tool-calls' && stepCount >= deps.maxSteps) {
       run.emit({ event: 'error', data: { error: `the agent reached its step limit (${deps.maxSteps}) without an answer`, code: 'step_limit', kind: 'step_limit', retryable: false, timestamp: new Date().toISOString() } });
       status = 'failed';
     }
   } catch (err) {
     if (run.abort.signal.aborted) status = 'aborted';
-    else {
+    else if (stallFired()) {
+      status = 'failed';
+      run.emit({ event: 'error', data: { error: `the model stream stalled: no data for ${deps.stallTimeoutMs} ms`, code: 'model_timeout', kind: 'timeout', retryable: true, timestamp: new Date().toISOString() } });
+    } else {
       status = 'failed';
       const c = classifyError(err);
       deps.hooks?.onError?.(err, turn);
@@ -266,6 +278,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     }
   }
 
+  stopWatchdog();
   // history with the stream's ids
   const rows: NewMessage[] = [];
   if (reasoning) rows.push({ id: `${requestId}-reasoning`, type: 'ai', content: '', reasoning });

@@ -9,7 +9,7 @@ import type { Migration } from '../storage/db.ts';
 export const RUNTIME_MIGRATIONS: Migration[] = [
   {
     version: 1,
-    description: 'sessions, messages, runs, run events, preferences, delegations, revocations',
+    description: 'sessions, messages, runs (with their event log), preferences, delegations, revocations',
     sql: `
       CREATE TABLE runtime_sessions (
         id TEXT PRIMARY KEY,
@@ -39,17 +39,11 @@ export const RUNTIME_MIGRATIONS: Migration[] = [
         user_did TEXT NOT NULL,
         request_id TEXT NOT NULL,
         status TEXT NOT NULL,
+        events TEXT,
         created_at TEXT NOT NULL,
         updated_at TEXT NOT NULL
       );
       CREATE INDEX runtime_runs_session ON runtime_runs (session_id, created_at DESC);
-      CREATE TABLE runtime_run_events (
-        run_id TEXT NOT NULL REFERENCES runtime_runs(id) ON DELETE CASCADE,
-        event_id INTEGER NOT NULL,
-        event TEXT NOT NULL,
-        data TEXT NOT NULL,
-        PRIMARY KEY (run_id, event_id)
-      );
       CREATE TABLE runtime_preferences (
         user_did TEXT NOT NULL,
         oracle_did TEXT NOT NULL,

@@ -99,10 +99,7 @@ export class RunManager {
     void run.done.then(async (status) => {
       run.status = status === 'finished' ? 'finished' : status === 'aborted' ? 'aborted' : 'failed';
       await this.store
-        .defer(() => {
-          this.store.setRunStatus(run.runId, run.status);
-          this.store.saveRunEvents(run.runId, run.events);
-        })
+        .defer(() => this.store.finishRun(run.runId, run.status, run.events))
         .catch(() => {});
       if (this.activeBySession.get(run.sessionId) === run) this.activeBySession.delete(run.sessionId);
       const t = setTimeout(() => this.byId.delete(run.runId), this.retainMs);

@@ -41,6 +41,8 @@ export class RuntimeStore {
 
   private queue: { fn: () => void; resolve: () => void; reject: (e: unknown) => void }[] = [];
   private scheduled = false;
+  /** Group-commit window: writes queued within it share one transaction (and one fsync). */
+  commitWindowMs = 2;
 
   constructor(db: Database, oracle: { did: string; name: string }) {
     this.db = db;
@@ -59,7 +61,7 @@ export class RuntimeStore {
       this.queue.push({ fn, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        setTimeout(() => this.flush(), this.commitWindowMs);
       }
     });
   }
@@ -197,16 +199,14 @@ export class RuntimeStore {
     return r ? { runId: r.id, status: r.status } : undefined;
   }
 
-  saveRunEvents(runId: string, events: AnyEvent[]): void {
-    this.db.transaction(() => {
-      for (const e of events) this.db.run('INSERT OR IGNORE INTO runtime_run_events (run_id, event_id, event, data) VALUES (?, ?, ?, ?)', [runId, e.id, e.event, JSON.stringify(e.data)]);
-    });
+  /** The run's whole event log, one row per run (replay after it left memory). */
+  finishRun(runId: string, status: RunStatus, events: AnyEvent[]): void {
+    this.db.run('UPDATE runtime_runs SET status = ?, events = ?, updated_at = ? WHERE id = ?', [status, JSON.stringify(events), new Date().toISOString(), runId]);
   }
 
   runEvents(runId: string, after: number): AnyEvent[] {
-    return this.db
-      .all<{ event_id: number; event: string; data: string }>('SELECT event_id, event, data FROM runtime_run_events WHERE run_id = ? AND event_id > ? ORDER BY event_id', [runId, after])
-      .map((r) => ({ id: r.event_id, event: r.event, data: JSON.parse(r.data) }) as AnyEvent);
+    const r = this.db.get<{ events: string | null }>('SELECT events FROM runtime_runs WHERE id = ?', [runId]);
+    return r?.events ? (JSON.parse(r.events) as AnyEvent[]).filter((e) => e.id > after) : [];
   }
 
   /** Runs left running by a previous process become failed (their stream is gone). */
