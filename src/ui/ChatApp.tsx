@@ -250,7 +250,7 @@ export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstTokenE
               <Text dimColor> thinking…</Text>
             </Box>
           ) : null}
-          {live.cancelling ? <Text dimColor>cancelling… (Ctrl+C again quits)</Text> : null}
+          {live.cancelling ? <Text dimColor>cancelling… (Ctrl+C again quits)</Text> : <Text dimColor>answering — Ctrl+C to cancel</Text>}
         </Box>
       ) : null}
       {armed && !live ? <Text dimColor>Press Ctrl+C again to quit.</Text> : null}

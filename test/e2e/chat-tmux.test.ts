@@ -57,6 +57,7 @@ describe.skipIf(!hasTmux)('oraclekit --chat under tmux', () => {
     await until(shows('› Weather in Nairobi?'), 'the typed line');
     tmux('send-keys', '-t', NAME, 'Enter');
     await until(shows('│ Nairobi │ 21.4 │'), 'the rendered table');
+    await until(() => !screen().includes('answering — Ctrl+C to cancel'), 'the end of the turn');
     const s1 = screen();
     expect(s1).toMatch(/✓ get_current_weather .*Nairobi/);
     expect(s1).toContain('Nairobi is 21.4 °C:');
@@ -67,6 +68,7 @@ describe.skipIf(!hasTmux)('oraclekit --chat under tmux', () => {
     await until(shows('Let me think about that at length'), 'the first tokens');
     tmux('send-keys', '-t', NAME, 'C-c');
     await until(shows('(cancelled)'), 'the cancel');
+    await until(() => !screen().includes('cancelling…'), 'the end of the cancelled turn');
     expect(alive()).toBe(true);
 
     tmux('send-keys', '-t', NAME, 'Up');
