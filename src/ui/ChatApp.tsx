@@ -116,6 +116,9 @@ export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstTokenE
   const histIdx = useRef<number>(-1);
   const draft = useRef('');
   const firstTokenSeen = useRef(false);
+  /** Messages typed while a turn runs, sent one after the other when it ends. */
+  const queue = useRef<string[]>([]);
+  const [queued, setQueued] = useState<string[]>([]);
 
   const add = useCallback((...xs: NewItem[]) => {
     setItems((prev) => [...prev, ...xs.map((x) => ({ ...x, id: nextId.current++ }) as Item)]);
@@ -185,11 +188,20 @@ export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstTokenE
     [add, controller, onFirstTokenEvent, quit],
   );
 
+  useEffect(() => {
+    if (busy || queue.current.length === 0) return;
+    const next = queue.current.shift()!;
+    setQueued([...queue.current]);
+    void submit(next);
+  }, [busy, submit]);
+
   useInput((ch, key) => {
     if (key.ctrl && ch === 'c') {
       if (controller.streaming && !armed) {
         setArmed(true);
         setLive((l) => (l ? { ...l, cancelling: true } : l));
+        queue.current = [];
+        setQueued([]);
         controller.cancel().catch((e: unknown) => add({ kind: 'error', text: explainError(e, controller.client.baseUrl) }));
         return;
       }
@@ -200,7 +212,14 @@ export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstTokenE
     if (key.ctrl && ch === 'd' && input === '') return quit();
     setArmed(false);
     if (key.return) {
-      if (busy) return;
+      if (busy) {
+        if (input.trim()) {
+          queue.current.push(input);
+          setQueued([...queue.current]);
+          setInput('');
+        }
+        return;
+      }
       const text = input;
       setInput('');
       void submit(text);
@@ -253,6 +272,11 @@ export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstTokenE
           {live.cancelling ? <Text dimColor>cancelling… (Ctrl+C again quits)</Text> : <Text dimColor>answering — Ctrl+C to cancel</Text>}
         </Box>
       ) : null}
+      {queued.map((q, i) => (
+        <Text key={i} dimColor>
+          queued: {q}
+        </Text>
+      ))}
       {armed && !live ? <Text dimColor>Press Ctrl+C again to quit.</Text> : null}
       <Box marginTop={live ? 0 : 1}>
         <Text color={busy ? 'gray' : 'green'} bold>{'› '}</Text>

@@ -79,19 +79,30 @@ describe('ChatApp', () => {
     expect(last()).not.toContain('never shown');
     expect((await client.activeRun(controller.sessionId!)).run?.status).toBe('aborted');
 
-    // 3. input history: Up recalls, Down returns to the draft
+    // 3. a message typed while an answer streams is queued and sent after it
+    h.model.enqueue({ steps: [{ type: 'text', text: 'Slow ', chunkSize: 100 }, { type: 'delay', ms: 300 }, { type: 'text', text: 'answer.', chunkSize: 100 }] }, say('Queued answer.'));
+    await type(app.stdin, 'slow please');
+    app.stdin.write(ENTER);
+    await until(() => last().includes('Slow'), 'the slow answer starts');
+    await type(app.stdin, 'and then this');
+    app.stdin.write(ENTER);
+    await until(() => last().includes('queued: and then this'), 'queued');
+    await until(() => !controller.streaming && last().includes('Queued answer.') && !last().includes('queued:'), 'the queued turn');
+    expect(last()).toMatch(/Slow answer\.[\s\S]*› and then this[\s\S]*Queued answer\./);
+
+    // 4. input history: Up recalls, Down returns to the draft
     await type(app.stdin, 'draft');
     app.stdin.write(UP);
-    await until(() => last().includes('› count to ten'), 'history up');
+    await until(() => /› and then this\s*$/.test(last()), 'history up');
     app.stdin.write(UP);
-    await until(() => last().includes('› Weather in Kampala?'), 'history up twice');
+    await until(() => /› slow please\s*$/.test(last()), 'history up twice');
     app.stdin.write(DOWN);
     app.stdin.write(DOWN);
-    await until(() => last().includes('› draft'), 'back to the draft');
+    await until(() => /› draft\s*$/.test(last()), 'back to the draft');
     for (let i = 0; i < 5; i++) app.stdin.write('\u007f');
     await new Promise((r) => setTimeout(r, 20));
 
-    // 4. commands
+    // 5. commands
     await type(app.stdin, '/help');
     app.stdin.write(ENTER);
     await until(() => last().includes('/switch <id>'), 'help');
@@ -111,7 +122,7 @@ describe('ChatApp', () => {
     app.stdin.write(ENTER);
     await until(() => last().includes('Model: scripted-model'), 'model');
 
-    // 5. Ctrl+C twice quits
+    // 6. Ctrl+C twice quits
     app.stdin.write(CTRL_C);
     await until(() => last().includes('Press Ctrl+C again to quit.'), 'armed');
     app.stdin.write(CTRL_C);
