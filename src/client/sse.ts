@@ -44,6 +44,7 @@ export class SseFrameParser {
   }
 
   private feed(text: string): RawSseFrame[] {
+    if (text === '') return []; // keep a pending CR for the next chunk's LF
     if (!this.bomChecked && text.length > 0) {
       this.bomChecked = true;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);

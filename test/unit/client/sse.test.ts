@@ -48,6 +48,10 @@ describe('SseFrameParser', () => {
     }
   });
 
+  it('an empty chunk between CR and LF does not end the frame early', () => {
+    expect(framesOf(['data: a\r', '', new Uint8Array(0), '\ndata: b\r\n\r\n'])).toEqual([{ id: undefined, event: 'message', data: 'a\nb' }]);
+  });
+
   it('joins multi-line data with \\n, keeps the last id, defaults the event name to message', () => {
     const f = framesOf(['id: 7\ndata: a\ndata:b\ndata:  c\n\n', 'data: x\n\n']);
     expect(f).toEqual([
