@@ -58,7 +58,14 @@ const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 export async function encodeToken(d: API.Delegation): Promise<string> {
   const r = await Delegation.archive(d);
   if (r.error) throw r.error;
-  return Buffer.from(r.ok).toString('base64');
+  return bytesToBase64(r.ok);
+}
+
+/** Standard base64 without Buffer, so clients can mint tokens in browsers too. */
+function bytesToBase64(bytes: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
 }
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$|^[A-Za-z0-9_-]+$/;

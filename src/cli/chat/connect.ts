@@ -1,0 +1,78 @@
+/**
+ * Which oracle `oraclekit chat` talks to (docs/client.md, "Connection order"):
+ * 1. `--oracle <url|DID>`: a URL is used as is; a DID is resolved through the
+ *    registry's domain record (`#api`, `#ws` services) — the registry is
+ *    `--registry`, else $ORACLEKIT_REGISTRY;
+ * 2. else ./oracle.config.json: http://localhost:<PORT from ./.env or $PORT, default 3000>,
+ *    with the config's oracleDid;
+ * 3. else the local daemon's default oracle — not available yet (the daemon
+ *    does not host an oracle); a clear error says what to pass instead.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { OracleKitError } from '../../lib/errors.ts';
+import { isDid, resolveOracleDid } from '../../client/resolve.ts';
+import { OracleClientError } from '../../client/errors.ts';
+
+export interface Target {
+  apiUrl: string;
+  wsUrl: string;
+  oracleDid?: string;
+  /** How it was found, for the banner. */
+  via: string;
+}
+
+export function readDotEnv(path: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!existsSync(path)) return out;
+  for (const line of readFileSync(path, 'utf8').split(/\r?\n/)) {
+    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)\s*$/.exec(line);
+    if (!m) continue;
+    let v = m[2]!;
+    if ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'"))) v = v.slice(1, -1);
+    else v = v.replace(/\s+#.*$/, '');
+    out[m[1]!] = v;
+  }
+  return out;
+}
+
+export async function resolveTarget(o: { oracle?: string; registry?: string; cwd: string; env: NodeJS.ProcessEnv }): Promise<Target> {
+  if (o.oracle) {
+    if (/^https?:\/\//i.test(o.oracle)) return { apiUrl: o.oracle, wsUrl: o.oracle, via: '--oracle' };
+    if (isDid(o.oracle)) {
+      const registry = o.registry ?? o.env.ORACLEKIT_REGISTRY ?? o.env.ORACLEKIT_REGISTRY_URL;
+      if (!registry) {
+        throw new OracleKitError({ status: 400, code: 'registry_required', message: `resolving ${o.oracle} needs a registry: pass --registry <url> or set ORACLEKIT_REGISTRY (or pass the oracle's URL to --oracle)`, field: 'registry' });
+      }
+      try {
+        const r = await resolveOracleDid(o.oracle, { registryUrl: registry });
+        return { apiUrl: r.apiUrl, wsUrl: r.wsUrl, oracleDid: o.oracle, via: `registry ${registry}` };
+      } catch (e) {
+        if (e instanceof OracleClientError) {
+          const status = e.status === 0 ? 503 : e.status;
+          throw new OracleKitError({ status, code: e.code === 'oracle_unreachable' ? 'registry_unreachable' : e.code, message: e.status === 0 ? `the registry at ${registry} is unreachable` : `cannot resolve ${o.oracle}: ${e.message}` });
+        }
+        throw e;
+      }
+    }
+    throw new OracleKitError({ status: 400, code: 'invalid_oracle', message: `--oracle must be an http(s) URL or a DID`, field: 'oracle', value: o.oracle, valid: 'http(s)://host[:port] or did:…' });
+  }
+  const cfgPath = join(o.cwd, 'oracle.config.json');
+  if (existsSync(cfgPath)) {
+    let cfg: { oracleDid?: string; name?: string } = {};
+    try {
+      cfg = JSON.parse(readFileSync(cfgPath, 'utf8')) as typeof cfg;
+    } catch {
+      throw new OracleKitError({ status: 400, code: 'invalid_oracle_config', message: `${cfgPath} is not valid JSON` });
+    }
+    const port = readDotEnv(join(o.cwd, '.env')).PORT ?? o.env.PORT ?? '3000';
+    const url = `http://localhost:${port}`;
+    return { apiUrl: url, wsUrl: url, oracleDid: cfg.oracleDid || undefined, via: 'oracle.config.json' };
+  }
+  throw new OracleKitError({
+    status: 503,
+    code: 'no_oracle',
+    message: 'no oracle to chat with: pass --oracle <url or DID>, or run in a project folder with oracle.config.json (the local daemon does not host a default oracle yet)',
+    field: 'oracle',
+  });
+}

@@ -1,0 +1,18 @@
+/**
+ * `oraclekit/client`: the headless oracle client (Node and browsers, no React).
+ * See docs/client.md.
+ */
+export { OracleClient } from './client.ts';
+export type { OracleClientOptions, SendOptions, ChatStream, TurnResult, ToolCallState, BrowserToolSpec, AgActionSpec } from './client.ts';
+export { UcanAuth } from './auth.ts';
+export type { AuthSource, AuthOptions, MintedDelegation } from './auth.ts';
+export { connectRealtime } from './realtime.ts';
+export type { RealtimeOptions, RealtimeConnection, ToolHandler } from './realtime.ts';
+export { SseFrameParser, OracleEventParser } from './sse.ts';
+export type { RawSseFrame } from './sse.ts';
+export { OracleClientError, PaymentRequiredError, OracleUnreachableError } from './errors.ts';
+export { resolveOracleDid, isDid } from './resolve.ts';
+export type { ResolvedOracle, Service } from './resolve.ts';
+export { signerFromMnemonic, generateMnemonic, generateSigner } from '../lib/keys/index.ts';
+export type { Signer } from '../lib/keys/index.ts';
+export type { AnyEvent, Message, Session, MessageContent, ComponentRecord, ErrorEvent, ToolCallEvent, DoneStatus } from '../lib/protocol/index.ts';

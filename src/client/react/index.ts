@@ -1,0 +1,22 @@
+/**
+ * `oraclekit/react`: React hooks over the headless client (react >= 18).
+ * See docs/client.md. useLiveAgent (`oraclekit/react/live-agent`) is not
+ * delivered yet.
+ */
+export { OraclesProvider, useOraclesContext } from './context.tsx';
+export type { OraclesProviderProps, OraclesWallet, TransactSignX, AgActionDef, OraclesContextValue } from './context.tsx';
+export { useChat, applyEvent } from './useChat.ts';
+export type { UseChatOptions, UseChatResult, ChatStatus, ChatMessage, BrowserTool } from './useChat.ts';
+export { useOracleSessions } from './sessions.ts';
+export type { UseOracleSessionsResult } from './sessions.ts';
+export { useOraclesConfig, resolveOracleConfig } from './config.ts';
+export type { OracleConfig, OracleOverrides, OraclesConfigResult } from './config.ts';
+export { useContractOracle } from './contract.ts';
+export type { ContractOracleInput } from './contract.ts';
+export { useMemoryEngine } from './memory.ts';
+export { useGetOpenIdToken, getOpenIdToken } from './openid.ts';
+export type { OpenIdToken } from './openid.ts';
+export { renderMessageContent } from './render.tsx';
+export type { UiComponents } from './render.tsx';
+export { useAgAction } from './useAgAction.ts';
+export { toJsonSchema } from './schema.ts';

@@ -1,0 +1,28 @@
+/**
+ * useMemoryEngine(oracleDid): whether the oracle's memory capability is
+ * loaded (from its public /ready plugin status). The memory plugin's own
+ * routes are not defined by the runtime yet; this hook reports availability
+ * only until they are.
+ */
+import { useEffect, useState } from 'react';
+import { useOraclesConfig, type OracleOverrides } from './config.ts';
+
+export function useMemoryEngine(oracleDid: string, overrides?: OracleOverrides): { isEnabled: boolean; isLoading: boolean; error: Error | undefined } {
+  const { config, error: configError } = useOraclesConfig(oracleDid, overrides);
+  const [state, setState] = useState<{ isEnabled: boolean; isLoading: boolean; error: Error | undefined }>({ isEnabled: false, isLoading: true, error: undefined });
+  useEffect(() => {
+    if (configError) setState({ isEnabled: false, isLoading: false, error: configError });
+    if (!config) return;
+    let live = true;
+    fetch(`${config.apiUrl.replace(/\/+$/, '')}/ready`)
+      .then((r) => r.json() as Promise<{ plugins?: { loaded?: string[] } }>)
+      .then(
+        (b) => live && setState({ isEnabled: !!b.plugins?.loaded?.includes('memory'), isLoading: false, error: undefined }),
+        (e: Error) => live && setState({ isEnabled: false, isLoading: false, error: e }),
+      );
+    return () => {
+      live = false;
+    };
+  }, [config, configError]);
+  return state;
+}

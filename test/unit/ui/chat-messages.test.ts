@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { explainError, explainRunError } from '../../../src/cli/chat/controller.ts';
+import { OracleClientError, OracleUnreachableError, PaymentRequiredError } from '../../../src/client/errors.ts';
+import type { TurnResult } from '../../../src/client/client.ts';
+
+const turn = (error?: TurnResult['error']): TurnResult => ({ status: 'failed', text: '', runId: 'r', requestId: 'q', toolCalls: [], reasoning: '', rejoins: 0, error });
+
+describe('chat messages for people', () => {
+  it('payment required shows the claim ids and how to pay', () => {
+    const m = explainError(new PaymentRequiredError('pay first', ['c-1', 'c-2'], [], {}), 'http://o');
+    expect(m).toContain('Payment required');
+    expect(m).toContain('c-1, c-2');
+    expect(m).toMatch(/Pay the claims/);
+  });
+  it('unreachable, 401 after re-authorising, no model configured', () => {
+    expect(explainError(new OracleUnreachableError('http://o:1', new Error('x')), 'http://o:1')).toMatch(/Cannot reach the oracle at http:\/\/o:1/);
+    expect(explainError(new OracleClientError(401, 'expired', 'the UCAN expired'), 'http://o')).toMatch(/refused your identity \(expired/);
+    expect(explainError(new OracleClientError(503, 'model_not_configured', 'no model'), 'http://o')).toMatch(/no model configured/);
+  });
+  it('a provider refusing the model key is named as such', () => {
+    expect(explainRunError(turn({ error: 'the model provider failed with HTTP 401: Invalid API key', code: 'provider_error', kind: 'provider', retryable: false, timestamp: '' }))).toMatch(/refused the oracle's key.*LLM_PROVIDER_API_KEY/);
+    expect(explainRunError(turn({ error: 'the model stream stalled', code: 'model_timeout', kind: 'timeout', retryable: true, timestamp: '' }))).toBe('the model stream stalled [model_timeout, retryable]');
+    expect(explainRunError(turn())).toBeUndefined();
+  });
+});
