@@ -4,6 +4,6 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/node-env.sh
 echo "== lint"; npm run --silent lint
-echo "== typecheck"; npm run --silent typecheck
 echo "== build"; npm run --silent build
+echo "== typecheck"; npm run --silent typecheck   # after build: bench/chat.ts imports the built TUI
 echo "== tests"; npx vitest run "$@"
