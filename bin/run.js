@@ -3,7 +3,8 @@
 // 1. Node >= 24.15 is required; when an older system Node launches us and the
 //    project's setup installed Node 24 in .tools/, re-run under that one.
 // 2. The V8 compile cache makes cold start of `sample calc` cheap.
-// 3. `oraclekit --chat` is rewritten onto the hidden `chat` command.
+// 3. `sample calc` and `sample recalc` take a fast path without oclif.
+// 4. `oraclekit --chat` is rewritten onto the hidden `chat` command.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,5 +32,9 @@ if (chatIdx !== -1) {
   argv.unshift('chat');
 }
 
-const { execute } = await import('@oclif/core');
-await execute({ args: argv, dir: import.meta.url });
+// Light commands (sample calc, sample recalc) skip loading oclif; see src/cli/fast-path.ts.
+const { tryFastPath } = await import('../dist/cli/fast-path.js');
+if (!(await tryFastPath(argv))) {
+  const { execute } = await import('@oclif/core');
+  await execute({ args: argv, dir: import.meta.url });
+}

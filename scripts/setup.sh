@@ -7,6 +7,7 @@ source scripts/node-env.sh
 echo "setup: using Node $(node --version) at $(command -v node)"
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 npm run build
+bash scripts/system-deps.sh
 echo
 echo "setup: done. A first design (8,000 households, mean 3.1 h/day, SD 1.7, 10 % dropout):"
 echo "\$ ./bin/run.js sample calc --population 8000 --mean 3.1 --sd 1.7 --dropout 0.1"

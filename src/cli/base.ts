@@ -3,53 +3,37 @@
  * errors printed once with their field, value and what is valid, and an exit
  * code per error class (src/lib/errors.ts EXIT_CODES; docs/cli.md).
  */
-import { Command, Flags, Errors } from '@oclif/core';
-import { EXIT_CODES, exitCodeForStatus, isOracleKitError, type ErrorBody } from '../lib/errors.ts';
-import { paint } from './output.ts';
+import { Command, Errors } from '@oclif/core';
+import { EXIT_CODES, isOracleKitError } from '../lib/errors.ts';
+import { printCliError, writeErrorBody } from './errors-print.ts';
+import { BASE_FLAGS } from './flag-spec.ts';
+import { toOclifFlags } from './oclif-flags.ts';
+import type { Io } from './io.ts';
 
-export abstract class BaseCommand extends Command {
-  static override baseFlags = {
-    json: Flags.boolean({ description: 'Print machine-readable JSON (errors as JSON on stderr).', default: false }),
-  };
+export abstract class BaseCommand extends Command implements Io {
+  static override baseFlags = toOclifFlags(BASE_FLAGS);
 
   protected get jsonMode(): boolean {
     return this.argv.includes('--json');
   }
 
-  /** Writes a line to stdout (oclif's log respects our JSON mode). */
-  protected out(text: string): void {
+  out(text: string): void {
     process.stdout.write(text.endsWith('\n') ? text : text + '\n');
   }
 
-  protected outJson(value: unknown): void {
+  outJson(value: unknown): void {
     process.stdout.write(JSON.stringify(value, null, 2) + '\n');
   }
 
   protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
-    if (isOracleKitError(err)) {
-      this.printError(err.toBody(), err.valid);
-      process.exitCode = exitCodeForStatus(err.status);
-      return this.exit(process.exitCode);
-    }
+    if (isOracleKitError(err)) return this.exit(printCliError(err, this.jsonMode));
     if (err instanceof Errors.ExitError) throw err;
-    // oclif parse errors (unknown flag, missing required arg): usage class
+    // oclif's own parse errors (unknown flag, bad option, missing argument): the usage class
     const isParse = err.name?.includes('Parse') || err.constructor?.name?.includes('Parse') || (err as { parse?: unknown }).parse !== undefined;
     if (isParse || err.oclif?.exit === 2) {
-      this.printError({ statusCode: 400, code: 'usage', message: err.message.split('\nSee more help')[0] ?? err.message });
+      writeErrorBody({ statusCode: 400, code: 'usage', message: err.message.split('\nSee more help')[0] ?? err.message }, this.jsonMode);
       return this.exit(EXIT_CODES.usage);
     }
-    this.printError({ statusCode: 500, code: 'unexpected', message: err.message });
-    if (process.env.DEBUG) process.stderr.write((err.stack ?? '') + '\n');
-    return this.exit(EXIT_CODES.unexpected);
-  }
-
-  protected printError(body: ErrorBody, valid?: string): void {
-    if (this.jsonMode) {
-      process.stderr.write(JSON.stringify(body) + '\n');
-      return;
-    }
-    let text = `${paint.red('Error')} [${body.code}] ${body.message}`;
-    if (valid && !body.message.includes(valid)) text += `\n  valid: ${valid}`;
-    process.stderr.write(text + '\n');
+    return this.exit(printCliError(err, this.jsonMode));
   }
 }

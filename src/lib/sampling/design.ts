@@ -145,6 +145,14 @@ function checkPositive(v: unknown, field: string, code: 'invalid_mean' | 'invali
   return v;
 }
 
+function hasControlChar(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
+
 export function normaliseStratumName(name: string): string {
   return name.trim().toLowerCase();
 }
@@ -226,7 +234,7 @@ function validateStratification(s: unknown): { enabled: boolean; strata: Stratum
     if (typeof st !== 'object' || st === null || Array.isArray(st)) throw samplingError('invalid_strata', f, st, '{name, weight, mean?, sd?}');
     const r = st as Record<string, unknown>;
     for (const k of Object.keys(r)) if (!STRATUM_FIELDS.has(k)) throw samplingError('unknown_field', `${f}.${k}`, r[k], 'name, weight, mean, sd');
-    if (typeof r.name !== 'string' || r.name.trim() === '' || r.name.trim().length > 64 || /[\u0000-\u001f\u007f]/.test(r.name)) {
+    if (typeof r.name !== 'string' || r.name.trim() === '' || r.name.trim().length > 64 || hasControlChar(r.name)) {
       throw samplingError('invalid_stratum_name', `${f}.name`, r.name, 'a non-empty name of at most 64 characters without control characters');
     }
     const key = normaliseStratumName(r.name);
@@ -298,26 +306,11 @@ export function designFromValid(input: DesignInput): Design {
     };
   }
   const pops = apportion(N, strataIn.map((s) => s.weight));
-  const strata: StratumResult[] = strataIn.map((s, i) => {
-    const Nh = pops[i]!;
-    const f = `stratification.strata[${i}]`;
-    if (Nh === 0) {
-      throw samplingError('empty_stratum', `${f}.weight`, s.weight, `a weight large enough that ${s.name} gets at least one of ${N} households`, {
-        message: `stratum ${JSON.stringify(s.name)} (weight ${s.weight}) is apportioned 0 of ${N} households; merge it or raise its weight`,
-        details: { stratum: s.name, population: 0, apportioned: pops },
-      });
-    }
-    const mh = s.mean ?? mean;
-    const sh = s.sd ?? sd;
-    const c = chain(Nh, mh, sh, d);
-    if (c.adjustedSize > Nh) {
-      throw samplingError('insufficient_population', `${f}`, s.name, `a stratum population of at least ${c.adjustedSize}, a larger weight, or a lower dropoutRate`, {
-        message: `stratum ${JSON.stringify(s.name)}: adjustedSize ${c.adjustedSize} (calculatedSize ${c.calculatedSize} / (1 - ${d})) exceeds its population ${Nh}; sizes are never capped silently`,
-        details: { stratum: s.name, calculatedSize: c.calculatedSize, adjustedSize: c.adjustedSize, population: Nh },
-      });
-    }
-    return { name: s.name, weight: s.weight, population: Nh, mean: mh, sd: sh, cv: c.cv, n0: c.n0, n_fpc: c.n_fpc, calculatedSize: c.calculatedSize, sampleSize: c.adjustedSize, census: c.census };
-  });
+  const strata = computeStrata(
+    strataIn.map((s, i) => ({ name: s.name, weight: s.weight, population: pops[i]!, mean: s.mean ?? mean, sd: s.sd ?? sd })),
+    d,
+    N,
+  );
   return {
     parameters: {
       ...base,
@@ -329,4 +322,38 @@ export function designFromValid(input: DesignInput): Design {
     flags: strata.some((s) => s.census) ? ['census'] : [],
     spec: 'sampling.md',
   };
+}
+
+export interface StratumSpec {
+  name: string;
+  weight: number;
+  population: number;
+  mean: number;
+  sd: number;
+}
+
+/**
+ * Runs the chain in every stratum with its own N_h, mean and SD; each stratum
+ * keeps 95/5 on its own. Throws empty_stratum / insufficient_population.
+ */
+export function computeStrata(specs: StratumSpec[], d: number, N: number): StratumResult[] {
+  const pops = specs.map((s) => s.population);
+  return specs.map((s, i) => {
+    const Nh = s.population;
+    const f = `stratification.strata[${i}]`;
+    if (Nh === 0) {
+      throw samplingError('empty_stratum', `${f}.weight`, s.weight, `a weight large enough that ${s.name} gets at least one of ${N} households`, {
+        message: `stratum ${JSON.stringify(s.name)} (weight ${s.weight}) is apportioned 0 of ${N} households; merge it or raise its weight`,
+        details: { stratum: s.name, population: 0, apportioned: pops },
+      });
+    }
+    const c = chain(Nh, s.mean, s.sd, d);
+    if (c.adjustedSize > Nh) {
+      throw samplingError('insufficient_population', f, s.name, `a stratum population of at least ${c.adjustedSize}, a larger weight, or a lower dropoutRate`, {
+        message: `stratum ${JSON.stringify(s.name)}: adjustedSize ${c.adjustedSize} (calculatedSize ${c.calculatedSize} / (1 - ${d})) exceeds its population ${Nh}; sizes are never capped silently`,
+        details: { stratum: s.name, calculatedSize: c.calculatedSize, adjustedSize: c.adjustedSize, population: Nh },
+      });
+    }
+    return { name: s.name, weight: s.weight, population: Nh, mean: s.mean, sd: s.sd, cv: c.cv, n0: c.n0, n_fpc: c.n_fpc, calculatedSize: c.calculatedSize, sampleSize: c.adjustedSize, census: c.census };
+  });
 }

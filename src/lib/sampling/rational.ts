@@ -19,12 +19,11 @@ export function fromDecimalString(s: string): Rational {
   if (!m) throw new RangeError(`not a decimal number: ${s}`);
   const [, sign, int, frac = '', expStr] = m;
   let num = BigInt(int! + frac);
-  let exp = -frac.length + (expStr ? Number(expStr) : 0);
+  const exp = -frac.length + (expStr ? Number(expStr) : 0);
   let den = 1n;
   if (exp >= 0) num *= 10n ** BigInt(exp);
   else den = 10n ** BigInt(-exp);
   if (sign) num = -num;
-  exp = 0;
   return reduce({ num, den });
 }
 

@@ -1,0 +1,167 @@
+/**
+ * Registry throughput: requests/s and p99 latency of POST /v1/sampling and
+ * GET /v1/domains/:did on the real daemon process (dist/daemon/main.js, as
+ * shipped: auth, rate limit, zod, pino logging to its file, SQLite with
+ * synchronous=FULL), next to a bare fastify route doing the same HTTP work in
+ * the same run, at 50 connections over loopback (autocannon). Ratio target
+ * >= 0.6. Then the idle daemon's RSS (target < 120 MB).
+ *
+ *   npm run build && node bench/registry.ts [--rounds 3] [--duration 5] [--connections 50]
+ *
+ * The daemon runs in its own temp ORACLEKIT_HOME (its DB file on the same
+ * disk as the OS temp dir); the bare server runs in a child process too, so
+ * neither shares the event loop with autocannon.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+// @ts-expect-error autocannon ships no types
+import autocannon from 'autocannon';
+
+const ROOT = join(import.meta.dirname, '..');
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, log: { type: 'string' } } });
+const DURATION = Number(values.duration);
+const CONNECTIONS = Number(values.connections);
+const ROUNDS = Number(values.rounds);
+
+/** The bare route serves the same bytes as the daemon (captured first), so the ratio measures our stack, not payload size. */
+const BARE = (postReply: string, getReply: string) => `
+import Fastify from 'fastify';
+const app = Fastify({ logger: false });
+const POST_REPLY = ${JSON.stringify(postReply)};
+const GET_REPLY = ${JSON.stringify(getReply)};
+app.post('/bare', async (req, reply) => reply.code(201).type('application/json; charset=utf-8').send(POST_REPLY));
+app.get('/bare/:id', async (req, reply) => reply.type('application/json; charset=utf-8').send(GET_REPLY));
+await app.listen({ port: 0, host: '127.0.0.1' });
+process.stdout.write(String(app.server.address().port) + '\\n');
+`;
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 102.4) / 10 : NaN;
+}
+
+async function startBare(postReply: string, getReply: string): Promise<{ url: string; child: ChildProcess }> {
+  const file = join(ROOT, 'bench/.bare-server.mjs');
+  writeFileSync(file, BARE(postReply, getReply));
+  const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT });
+  const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+  rmSync(file);
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+async function startDaemon(home: string, synchronous = 'FULL'): Promise<{ url: string; token: string; child: ChildProcess }> {
+  const env = { ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0', ORACLEKIT_DB_SYNCHRONOUS: synchronous };
+  rmSync(join(home, 'state/daemon.json'), { force: true });
+  const child = spawn(process.execPath, [join(ROOT, 'dist/daemon/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const disc = join(home, 'state/daemon.json');
+  for (let i = 0; i < 400 && !existsSync(disc); i++) await new Promise((r) => setTimeout(r, 25));
+  const d = JSON.parse(readFileSync(disc, 'utf8'));
+  return { url: d.url, token: d.token, child };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AcOptions = Record<string, any>;
+
+interface Result {
+  name: string;
+  rps: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function run(name: string, opts: AcOptions): Promise<Result> {
+  const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, pipelining: 1, ...opts });
+  return { name, rps: Math.round(r.requests.average), p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+const designBody = JSON.stringify({ projectId: 'did:example:bench', population: 5000, expectedMean: 2.5, expectedSD: 1.2, dropoutRate: 0.15 });
+
+async function main(): Promise<void> {
+  if (!existsSync(join(ROOT, 'dist/daemon/main.js'))) throw new Error('run `npm run build` first');
+  const home = mkdtempSync(join(tmpdir(), 'oraclekit-bench-'));
+  mkdirSync(join(home, 'config'), { recursive: true });
+  const cfg: Record<string, unknown> = { rateLimit: { max: 100_000_000, timeWindowMs: 60_000 } };
+  if (values.log) cfg.logLevel = values.log;
+  writeFileSync(join(home, 'config/daemon.json'), JSON.stringify(cfg));
+  const daemon = await startDaemon(home);
+  let bare: { url: string; child: ChildProcess } | undefined;
+  try {
+    await new Promise((r) => setTimeout(r, 1000));
+    const idleRss = rssMb(daemon.child.pid!);
+    const keyR = await fetch(daemon.url + '/admin/v1/keys', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ did: 'did:example:bench', roles: ['member'] }),
+    });
+    const key = ((await keyR.json()) as { key: string }).key;
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const dom = (await (await fetch(daemon.url + '/v1/domains', { method: 'POST', headers: auth, body: JSON.stringify({ type: 'Protocol', metadata: { name: 'bench' } }) })).json()) as { id: string };
+    const postReply = await (await fetch(daemon.url + '/v1/sampling', { method: 'POST', headers: auth, body: designBody })).text();
+    const getReply = await (await fetch(daemon.url + `/v1/domains/${encodeURIComponent(dom.id)}`, { headers: auth })).text();
+    bare = await startBare(postReply, getReply);
+
+    const results: Result[] = [];
+    const post = { url: daemon.url + '/v1/sampling', method: 'POST', headers: auth, body: designBody };
+    const get = { url: daemon.url + `/v1/domains/${encodeURIComponent(dom.id)}`, headers: auth };
+    const barePost = { url: bare.url + '/bare', method: 'POST', headers: { 'content-type': 'application/json' }, body: designBody };
+    const bareGet = { url: bare.url + `/bare/${encodeURIComponent(dom.id)}` };
+    // warm-up (JIT, caches), not reported
+    for (const o of [post, get, barePost, bareGet]) await autocannon({ ...o, connections: 10, duration: 1 });
+    // interleaved rounds: the machine's noise hits both sides alike; medians reported
+    for (let round = 0; round < ROUNDS; round++) {
+      results.push(await run('bare POST', barePost));
+      results.push(await run('POST /v1/sampling', post));
+      results.push(await run('bare GET', bareGet));
+      results.push(await run('GET /v1/domains/:did', get));
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+    const afterRss = rssMb(daemon.child.pid!);
+    daemon.child.kill('SIGTERM');
+    await new Promise((r) => daemon.child.once('exit', r));
+
+    // the same POST with synchronous=NORMAL: what the per-commit fsync costs (not the shipped setting)
+    const normal = await startDaemon(home, 'NORMAL');
+    try {
+      const auth2 = { ...auth };
+      await autocannon({ url: normal.url + '/v1/sampling', method: 'POST', headers: auth2, body: designBody, connections: 10, duration: 1 });
+      for (let round = 0; round < ROUNDS; round++) results.push(await run('POST /v1/sampling (synchronous=NORMAL)', { url: normal.url + '/v1/sampling', method: 'POST', headers: auth2, body: designBody }));
+    } finally {
+      normal.child.kill('SIGTERM');
+    }
+
+    const median = (name: string, f: (r: Result) => number) => {
+      const v = results.filter((r) => r.name === name).map(f).sort((a, b) => a - b);
+      return v[Math.floor(v.length / 2)]!;
+    };
+    const names = [...new Set(results.map((r) => r.name))];
+    const summary = names.map((name) => ({ name, rps: median(name, (r) => r.rps), p99: median(name, (r) => r.p99), non2xx: results.filter((r) => r.name === name).reduce((a, r) => a + r.non2xx, 0) }));
+    const rps = (n: string) => summary.find((x) => x.name === n)!.rps;
+    const out = {
+      node: process.version,
+      connections: CONNECTIONS,
+      durationSeconds: DURATION,
+      rounds: ROUNDS,
+      summary,
+      ratios: {
+        postSampling: Math.round((rps('POST /v1/sampling') / rps('bare POST')) * 100) / 100,
+        postSamplingNormal: Math.round((rps('POST /v1/sampling (synchronous=NORMAL)') / rps('bare POST')) * 100) / 100,
+        getDomain: Math.round((rps('GET /v1/domains/:did') / rps('bare GET')) * 100) / 100,
+      },
+      rssMb: { idleAfterStart: idleRss, idleAfterLoad: afterRss },
+      targets: { ratio: 0.6, rssMb: 120 },
+    };
+    console.table(out.summary);
+    console.log(JSON.stringify(out, null, 2));
+  } finally {
+    if (daemon.child.exitCode === null) daemon.child.kill('SIGTERM');
+    bare?.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Debian packages the test suite uses: Chromium (the report renders in a real
+# browser), redis-server (the tasks plugin's queue) and tmux (drives the chat
+# TUI end to end). Installed when missing and we are root with apt-get (CI, these machines); otherwise says what to do.
+set -euo pipefail
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+command -v tmux >/dev/null 2>&1 || need+=(tmux)
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "setup: installing Debian packages: ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+else
+  echo "setup: the test suite also needs: ${need[*]} (e.g. sudo apt-get install ${need[*]}); tests that need them will fail without" >&2
+fi

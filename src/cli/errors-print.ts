@@ -1,0 +1,29 @@
+/**
+ * Printing an error for a person (code, message, what is valid) or, with
+ * --json, as the API's error body on stderr; returns the exit code of its
+ * class. Shared by BaseCommand and the fast path; free of @oclif/core.
+ */
+import { EXIT_CODES, exitCodeForStatus, isOracleKitError, type ErrorBody } from '../lib/errors.ts';
+import { paint } from './output.ts';
+
+export function writeErrorBody(body: ErrorBody, json: boolean, valid?: string): void {
+  if (json) {
+    process.stderr.write(JSON.stringify(body) + '\n');
+    return;
+  }
+  let text = `${paint.red('Error')} [${body.code}] ${body.message}`;
+  if (valid && !body.message.includes(valid)) text += `\n  valid: ${valid}`;
+  process.stderr.write(text + '\n');
+}
+
+/** Prints an OracleKitError (or any error as "unexpected") and returns the exit code. */
+export function printCliError(err: unknown, json: boolean): number {
+  if (isOracleKitError(err)) {
+    writeErrorBody(err.toBody(), json, err.valid);
+    return exitCodeForStatus(err.status);
+  }
+  const e = err as Error;
+  writeErrorBody({ statusCode: 500, code: 'unexpected', message: e?.message ?? String(err) }, json);
+  if (process.env.DEBUG) process.stderr.write((e?.stack ?? '') + '\n');
+  return EXIT_CODES.unexpected;
+}

@@ -1,0 +1,84 @@
+/**
+ * `oraclekit sample recalc`: flags (one spec for oclif and the fast path) and
+ * the run function.
+ */
+import type { BASE_FLAGS, FlagSpecs, ParsedFlags } from '../flag-spec.ts';
+import type { Io } from '../io.ts';
+import { parseNumberFlag, readJsonInput, readTextInput, withFlagNames } from '../sampling-input.ts';
+import { renderRecalc, type Format } from '../sampling-render.ts';
+import { samplingError } from '../../lib/sampling/errors.ts';
+import { parseObservationsCsv, recalculate, type ObservedStratum, type PreviousDesign, type RecalcInput } from '../../lib/sampling/recalc.ts';
+
+export const RECALC_FLAGS = {
+  previous: { type: 'string', char: 'p', description: 'The previous design (JSON of `sample calc --json`, or a registry design record).' },
+  population: { type: 'string', char: 'N', description: 'Households in the frame, when there is no previous design.' },
+  mean: { type: 'string', description: 'Observed mean (overall).' },
+  sd: { type: 'string', description: 'Observed standard deviation (overall).' },
+  dropout: { type: 'string', description: 'Observed dropout rate, 0 <= d < 1 (default: the previous design’s).' },
+  'er-coverage': { type: 'string', description: 'ER coverage to record (0..1).' },
+  observed: { type: 'string', multiple: true, description: 'Observed values of a stratum as name=mean:sd; repeat per stratum.' },
+  observations: { type: 'string', char: 'o', description: 'Raw observations CSV with a header household,value[,stratum]; - for stdin.' },
+  input: { type: 'string', char: 'i', description: 'Observed values as JSON {mean?, sd?, dropoutRate?, erCoverage?, strata?: [{name, mean?, sd?}]}; - for stdin.' },
+  format: { type: 'string', char: 'f', description: 'Output format.', options: ['table', 'csv', 'markdown'], default: 'table' },
+} as const satisfies FlagSpecs;
+
+export type RecalcFlags = ParsedFlags<typeof RECALC_FLAGS & typeof BASE_FLAGS>;
+
+export async function runSampleRecalc(flags: RecalcFlags, io: Io): Promise<void> {
+    if (flags.input === '-' && (flags.observations === '-' || flags.previous === '-')) {
+      throw samplingError('invalid_observation', '--input', '-', 'only one input may read standard input');
+    }
+    const input: RecalcInput = {};
+    if (flags.input) Object.assign(input, observedFromJson(readJsonInput(flags.input, '--input')));
+    if (flags.previous) input.previous = readJsonInput(flags.previous, '--previous') as PreviousDesign;
+    const num = (v: string | undefined, flag: string, code: Parameters<typeof parseNumberFlag>[2], valid: string) => parseNumberFlag(v, flag, code, valid);
+    const population = num(flags.population, '--population', 'invalid_population', 'an integer >= 1');
+    if (population !== undefined) input.population = population;
+    const mean = num(flags.mean, '--mean', 'invalid_mean', 'a number > 0');
+    if (mean !== undefined) input.mean = mean;
+    const sd = num(flags.sd, '--sd', 'invalid_sd', 'a number > 0');
+    if (sd !== undefined) input.sd = sd;
+    const dropout = num(flags.dropout, '--dropout', 'invalid_dropout', 'a fraction 0 <= d < 1');
+    if (dropout !== undefined) input.dropoutRate = dropout;
+    const er = num(flags['er-coverage'], '--er-coverage', 'invalid_er_coverage', 'a fraction 0 <= c <= 1');
+    if (er !== undefined) input.erCoverage = er;
+    if (flags.observed?.length) input.strata = [...(input.strata ?? []), ...flags.observed.map(parseObserved)];
+    if (flags.observations) input.observations = parseObservationsCsv(readTextInput(flags.observations, '--observations'), flags.observations === '-' ? 'stdin' : flags.observations);
+    if (!input.previous && input.population === undefined) {
+      throw samplingError('missing_parameter', '--previous', undefined, 'a previous design (--previous design.json), or --population with the observed values');
+    }
+    const result = withFlagNames(() => recalculate(input));
+    if (flags.json) io.outJson(result);
+    else io.out(renderRecalc(result, flags.format as Format));
+}
+
+function parseObserved(spec: string, i: number): ObservedStratum {
+  const f = `--observed #${i + 1}`;
+  const eq = spec.lastIndexOf('=');
+  const parts = eq > 0 ? spec.slice(eq + 1).split(':') : [];
+  if (eq <= 0 || parts.length !== 2) throw samplingError('invalid_strata', f, spec, 'name=mean:sd, e.g. lpg=2.4:1.0');
+  return {
+    name: spec.slice(0, eq),
+    mean: parseNumberFlag(parts[0], `${f} mean`, 'invalid_mean', 'a number > 0')!,
+    sd: parseNumberFlag(parts[1], `${f} sd`, 'invalid_sd', 'a number > 0')!,
+  };
+}
+
+function observedFromJson(v: unknown): Partial<RecalcInput> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw samplingError('missing_parameter', '--input', v, 'a JSON object {mean?, sd?, dropoutRate?, strata?}');
+  const o = v as Record<string, unknown>;
+  const allowed = new Set(['mean', 'sd', 'dropoutRate', 'erCoverage', 'population', 'strata']);
+  for (const k of Object.keys(o)) if (!allowed.has(k)) throw samplingError('unknown_field', `--input ${k}`, o[k], [...allowed].join(', '));
+  const out: Partial<RecalcInput> = {};
+  for (const k of ['mean', 'sd', 'dropoutRate', 'erCoverage', 'population'] as const) {
+    if (o[k] !== undefined) {
+      if (typeof o[k] !== 'number') throw samplingError(k === 'population' ? 'invalid_population' : k === 'sd' ? 'invalid_sd' : k === 'dropoutRate' ? 'invalid_dropout' : k === 'erCoverage' ? 'invalid_er_coverage' : 'invalid_mean', `--input ${k}`, o[k], 'a number');
+      out[k] = o[k] as number;
+    }
+  }
+  if (o.strata !== undefined) {
+    if (!Array.isArray(o.strata)) throw samplingError('invalid_strata', '--input strata', o.strata, 'an array of {name, mean?, sd?}');
+    out.strata = o.strata as ObservedStratum[];
+  }
+  return out;
+}

@@ -1,0 +1,91 @@
+/**
+ * Turning CLI flags and input files into the engine's input, shared by
+ * `sample calc` and `sample recalc`. Numbers are parsed strictly (no "10%",
+ * no trailing junk) and a bad one is reported with its flag and the engine's
+ * error code for that field.
+ */
+import { readFileSync } from 'node:fs';
+import { OracleKitError } from '../lib/errors.ts';
+import { samplingError, type SamplingErrorCode } from '../lib/sampling/errors.ts';
+
+const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
+
+/** Engine field → CLI flag, so errors name what the user typed. */
+export const FLAG_FOR_FIELD: Record<string, string> = {
+  population: '--population',
+  expectedMean: '--mean',
+  expectedSD: '--sd',
+  expectedProportion: '--proportion',
+  dropoutRate: '--dropout',
+  erCoverage: '--er-coverage',
+  confidence: '--confidence',
+  precision: '--precision',
+};
+
+export function parseNumberFlag(value: string | undefined, flag: string, code: SamplingErrorCode, valid: string): number | undefined {
+  if (value === undefined) return undefined;
+  const t = value.trim();
+  if (!NUMBER.test(t)) throw samplingError(code, flag, value, valid);
+  return Number(t);
+}
+
+/** `name=weight[:mean:sd]` */
+export function parseStratumFlag(spec: string, index: number): { name: string; weight: number; mean?: number; sd?: number } {
+  const f = `--stratum #${index + 1}`;
+  const eq = spec.lastIndexOf('=');
+  if (eq <= 0) throw samplingError('invalid_strata', f, spec, 'name=weight[:mean:sd], e.g. north=0.55 or lpg=0.5:2.6:0.9');
+  const name = spec.slice(0, eq);
+  const parts = spec.slice(eq + 1).split(':');
+  if (parts.length !== 1 && parts.length !== 3) throw samplingError('invalid_strata', f, spec, 'name=weight or name=weight:mean:sd');
+  const weight = parseNumberFlag(parts[0], `${f} weight`, 'invalid_weight', 'a number in (0, 1]')!;
+  const out: { name: string; weight: number; mean?: number; sd?: number } = { name, weight };
+  if (parts.length === 3) {
+    out.mean = parseNumberFlag(parts[1], `${f} mean`, 'invalid_mean', 'a number > 0');
+    out.sd = parseNumberFlag(parts[2], `${f} sd`, 'invalid_sd', 'a number > 0');
+  }
+  return out;
+}
+
+/** Reads a JSON file, or standard input for '-'. */
+export function readJsonInput(path: string, what: string): unknown {
+  let text: string;
+  try {
+    text = path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new OracleKitError({ status: 400, code: 'unreadable_file', field: what, value: path, valid: 'a readable file, or - for standard input', message: `cannot read ${what} ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new OracleKitError({ status: 400, code: 'invalid_json', field: what, value: path, valid: 'a JSON document', message: `${what} ${JSON.stringify(path)} is not valid JSON: ${(e as Error).message}` });
+  }
+}
+
+export function readTextInput(path: string, what: string): string {
+  try {
+    return path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new OracleKitError({ status: 400, code: 'unreadable_file', field: what, value: path, valid: 'a readable file, or - for standard input', message: `cannot read ${what} ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+  }
+}
+
+/** Re-labels an engine error with the CLI flag of its field. */
+export function withFlagNames<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof OracleKitError && e.field && FLAG_FOR_FIELD[e.field]) {
+      const flag = FLAG_FOR_FIELD[e.field]!;
+      throw new OracleKitError({
+        status: e.status,
+        code: e.code,
+        field: e.field,
+        value: e.value,
+        valid: e.valid,
+        details: { ...(e.details ?? {}), flag },
+        message: e.message.startsWith(e.field) ? `${e.field} (${flag})${e.message.slice(e.field.length)}` : e.message,
+      });
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,33 @@
+import { Flags } from '@oclif/core';
+import { BaseCommand } from '../../cli/base.ts';
+
+export default class DaemonStart extends BaseCommand {
+  static override summary = 'Start the local daemon in the background (127.0.0.1:4781 by default).';
+  static override description = 'Spawns the daemon detached, waits until it answers /health, and prints where it listens. A running daemon of the same version is left alone; one of another version is replaced. Logs go to the state directory (see `daemon logs`).';
+  static override enableJsonFlag = false;
+  static override examples = ['<%= config.bin %> daemon start', '<%= config.bin %> daemon start --port 0 --json', 'ORACLEKIT_DAEMON_PORT=5000 <%= config.bin %> daemon start'];
+  static override flags = {
+    port: Flags.integer({ description: 'Port to listen on (0 = any free port). Env ORACLEKIT_DAEMON_PORT; default 4781.', min: 0, max: 65535 }),
+    host: Flags.string({ description: 'Address to bind (default 127.0.0.1).' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(DaemonStart);
+    const { daemonStatus, startDaemon, stopDaemon } = await import('../../daemon/lifecycle/control.ts');
+    const { packageVersion } = await import('../../daemon/config.ts');
+    const { status } = await daemonStatus();
+    let already = false;
+    let out = status;
+    if (status.running && status.healthy && status.version === packageVersion()) already = true;
+    else {
+      if (status.running) await stopDaemon();
+      const opts: { port?: number; host?: string } = {};
+      if (flags.port !== undefined) opts.port = flags.port;
+      if (flags.host !== undefined) opts.host = flags.host;
+      await startDaemon(opts);
+      out = (await daemonStatus()).status;
+    }
+    if (flags.json) this.outJson({ ...out, alreadyRunning: already });
+    else this.out(`${already ? 'already running' : 'started'}: pid ${out.pid} at ${out.url} (version ${out.version}); logs ${out.logFile}`);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Auth of the daemon. /v1: `Authorization: Bearer <API key>`; the key is
+ * looked up by its SHA-256 (keys are 192-bit random, so a fast hash is the
+ * right one; nothing to brute-force). Missing, unknown or revoked key → 401;
+ * the right key without the role (or not a controller) → 403.
+ * /admin/v1: the discovery token (only the local user can read the 0600
+ * discovery file) or a key with the admin role.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { registryError } from '../../lib/registry/errors.ts';
+import { sha256, type Principal, type Registry, type Role } from '../registry/store.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export function bearer(req: FastifyRequest): string | undefined {
+  const h = req.headers.authorization;
+  if (typeof h !== 'string') return undefined;
+  const m = /^Bearer\s+(\S{1,512})\s*$/i.exec(h);
+  return m?.[1];
+}
+
+const hashes = new WeakMap<FastifyRequest, string>();
+
+/** SHA-256 of the presented key, computed once per request (rate limit and auth share it). */
+export function keyHash(req: FastifyRequest, key: string): string {
+  let h = hashes.get(req);
+  if (h === undefined) {
+    h = sha256(key);
+    hashes.set(req, h);
+  }
+  return h;
+}
+
+export function authenticate(registry: Registry, req: FastifyRequest): Principal {
+  const key = bearer(req);
+  if (!key) throw registryError('unauthenticated', 'send Authorization: Bearer <API key> (create one with `oraclekit daemon keys create`)');
+  const p = registry.authenticateHash(keyHash(req, key));
+  if (!p) throw registryError('unauthenticated', 'the API key is unknown or revoked');
+  return p;
+}
+
+export function requireRole(p: Principal, ...roles: Role[]): void {
+  if (!roles.some((r) => p.roles.includes(r))) {
+    throw registryError('forbidden_role', `this needs the role ${roles.join(' or ')}; the key of ${p.did} has ${p.roles.join(', ')}`, { details: { need: roles, have: p.roles } });
+  }
+}
+
+export function tokenMatches(token: string | undefined, presented: string | undefined): boolean {
+  if (!token || !presented) return false;
+  const a = Buffer.from(sha256(token));
+  const b = Buffer.from(sha256(presented));
+  return timingSafeEqual(a, b);
+}

@@ -1,0 +1,148 @@
+/**
+ * The /v1 registry API (registry.md) and the /admin/v1 key management, as
+ * fastify plugins. Handlers are thin: the Registry does the work in one
+ * transaction each.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Registry } from '../registry/store.ts';
+import { authenticate, bearer, requireRole, tokenMatches } from './auth.ts';
+import { registryError } from '../../lib/registry/errors.ts';
+import * as S from './schemas.ts';
+
+export interface RegistryPluginOptions {
+  registry: Registry;
+}
+
+const idemKey = (req: FastifyRequest): string | undefined => {
+  const h = req.headers['idempotency-key'];
+  return Array.isArray(h) ? h.join(',') : h;
+};
+
+const etag = (v: number) => `"${v}"`;
+
+export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (fastify, { registry }) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.decorateRequest('principal', null);
+  // /v1 takes JSON only: a text/plain body is 415, not a string handed to the schemas
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onRequest', (req, _reply, done) => {
+    try {
+      req.principal = authenticate(registry, req);
+      done();
+    } catch (e) {
+      done(e as Error);
+    }
+  });
+  const P = (req: FastifyRequest) => req.principal!;
+  const security = [{ bearer: [] }];
+
+  // ---------------------------------------------------------------- sampling
+  app.post('/sampling', { schema: { tags: ['sampling'], summary: 'Compute and store a design', security, body: S.samplingBody } }, async (req, reply) => {
+    const r = await registry.write(() =>
+      registry.idempotent(P(req), idemKey(req), 'POST /v1/sampling', req.body, () => {
+        const rec = registry.createDesign(P(req), req.body);
+        return { status: 201, body: rec, location: `/v1/sampling/${rec.designId}` };
+      }),
+    );
+    return sendCreated(reply, r);
+  });
+  app.get('/sampling', { schema: { tags: ['sampling'], summary: 'List designs (paged)', security, querystring: S.samplingQuery } }, async (req) => registry.listDesigns(req.query));
+  app.get('/sampling/:designId', { schema: { tags: ['sampling'], summary: 'Read a design', security, params: S.designParams } }, async (req) => registry.getDesign(req.params.designId));
+  app.post(
+    '/sampling/:designId/recalculations',
+    { schema: { tags: ['sampling'], summary: 'A new version from observed values', security, params: S.designParams, body: S.recalcBody } },
+    async (req, reply) => {
+      const rec = await registry.write(() => registry.recalculate(P(req), req.params.designId, req.body));
+      return reply.code(201).header('location', `/v1/sampling/${rec.designId}`).send(rec);
+    },
+  );
+  app.post(
+    '/sampling/:designId/verification',
+    { schema: { tags: ['sampling'], summary: 'Submit, approve or reject (verifier)', security, params: S.designParams, body: S.verificationBody } },
+    async (req) => registry.write(() => registry.verifyDesign(P(req), req.params.designId, req.body)),
+  );
+
+  // ----------------------------------------------------------------- domains
+  app.post('/domains', { schema: { tags: ['domains'], summary: 'Register a domain', security, body: S.domainCreate } }, async (req, reply) => {
+    const r = await registry.write(() =>
+      registry.idempotent(P(req), idemKey(req), 'POST /v1/domains', req.body, () => {
+        const d = registry.createDomain(P(req), req.body);
+        return { status: 201, body: d, location: `/v1/domains/${d.id}` };
+      }),
+    );
+    reply.header('etag', etag((r.body as { version: number }).version));
+    return sendCreated(reply, r);
+  });
+  app.get('/domains', { schema: { tags: ['domains'], summary: 'List domains (filters, cursor)', security, querystring: S.domainQuery } }, async (req) => registry.listDomains(req.query));
+  app.get('/domains/:did', { schema: { tags: ['domains'], summary: 'Read a domain', security, params: S.didParams } }, async (req, reply) => {
+    const d = registry.getDomain(req.params.did);
+    reply.header('etag', etag(d.version));
+    return d;
+  });
+  app.patch('/domains/:did', { schema: { tags: ['domains'], summary: 'Change a domain (controllers; If-Match)', security, params: S.didParams, body: S.domainPatch } }, async (req, reply) => {
+    const im = req.headers['if-match'];
+    const d = await registry.write(() => registry.patchDomain(P(req), req.params.did, Array.isArray(im) ? im.join(',') : im, req.body));
+    reply.header('etag', etag(d.version));
+    return d;
+  });
+  app.post('/domains/:did/deactivate', { schema: { tags: ['domains'], summary: 'Deactivate (terminal)', security, params: S.didParams } }, async (req, reply) => {
+    const d = await registry.write(() => registry.deactivateDomain(P(req), req.params.did));
+    reply.header('etag', etag(d.version));
+    return d;
+  });
+  app.post(
+    '/domains/:did/verification-proposals',
+    { schema: { tags: ['proposals'], summary: 'Submit a verification proposal (representative)', security, params: S.didParams, body: S.proposalBody } },
+    async (req, reply) => {
+      requireRole(P(req), 'representative', 'admin');
+      const p = await registry.write(() => registry.propose(P(req), req.params.did, req.body));
+      return reply.code(201).header('location', `/v1/proposals/${p.id}`).send(p);
+    },
+  );
+  app.get(
+    '/domains/:did/verification-proposals',
+    { schema: { tags: ['proposals'], summary: "The domain's latest proposal (settled)", security, params: S.didParams } },
+    async (req) => {
+      const d = registry.getDomain(req.params.did);
+      return { domain: d, proposal: registry.openProposalOf(d.id) };
+    },
+  );
+
+  // --------------------------------------------------------------- proposals
+  app.get('/proposals/:id', { schema: { tags: ['proposals'], summary: 'Status, tally and rule', security, params: S.idParams } }, async (req) => registry.getProposal(req.params.id));
+  app.post('/proposals/:id/votes', { schema: { tags: ['proposals'], summary: 'Vote (voter in the snapshot)', security, params: S.idParams, body: S.voteBody } }, async (req) => {
+    requireRole(P(req), 'voter');
+    return registry.write(() => registry.vote(P(req), req.params.id, req.body));
+  });
+};
+
+function sendCreated(reply: FastifyReply, r: { status: number; body: unknown; location?: string; replayed: boolean }) {
+  if (r.location) reply.header('location', r.location);
+  if (r.replayed) reply.header('idempotent-replayed', 'true');
+  return reply.code(r.status).send(r.body);
+}
+
+export interface AdminPluginOptions {
+  registry: Registry;
+  token?: string;
+}
+
+/** /admin/v1/keys: create, list, revoke API keys (discovery token or an admin key). */
+export const adminPlugin: FastifyPluginAsync<AdminPluginOptions> = async (fastify, { registry, token }) => {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.addHook('onRequest', async (req) => {
+    const presented = bearer(req);
+    if (tokenMatches(token, presented)) return;
+    if (!presented) throw registryError('unauthenticated', 'send Authorization: Bearer <discovery token or admin key>');
+    const p = registry.authenticate(presented);
+    if (!p) throw registryError('unauthenticated', 'the token or key is unknown or revoked');
+    requireRole(p, 'admin');
+  });
+  const security = [{ bearer: [] }];
+  app.post('/keys', { schema: { tags: ['admin'], summary: 'Create an API key (shown once)', security, body: S.keyCreateBody } }, async (req, reply) =>
+    reply.code(201).send(await registry.write(() => registry.createKey(req.body.did, req.body.roles, req.body.label))),
+  );
+  app.get('/keys', { schema: { tags: ['admin'], summary: 'List API keys (no secrets)', security } }, async () => ({ items: registry.listKeys() }));
+  app.post('/keys/:id/revoke', { schema: { tags: ['admin'], summary: 'Revoke an API key', security, params: S.idParams } }, async (req) => registry.write(() => registry.revokeKey(req.params.id)));
+};

@@ -1,0 +1,111 @@
+/**
+ * The daemon process: `node dist/daemon/main.js [--port N] [--host H]`.
+ * Loads the deployment config, opens the database (migrations at start),
+ * listens (127.0.0.1:4781 by default), then writes the discovery file.
+ * SIGTERM/SIGINT: stop accepting, finish in-flight requests, close the
+ * database, remove the discovery file, exit 0.
+ * Logs (pino, JSON lines) go to stdout; `daemon start` points stdout at
+ * the log file ($state/daemon.log).
+ */
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { hostname as osHostname } from 'node:os';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { configPath, dbPath, loadConfig, packageVersion } from './config.ts';
+import { acquireLock, isAlive, readDiscovery, releaseLock, removeDiscovery, writeDiscovery } from './lifecycle/discovery.ts';
+import { openDatabase } from './storage/db.ts';
+import { REGISTRY_MIGRATIONS } from './storage/registry-migrations.ts';
+import { Registry } from './registry/store.ts';
+import { buildServer } from './server.ts';
+
+const VERSION = packageVersion();
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { port: { type: 'string' }, host: { type: 'string' } }, strict: true });
+  const config = loadConfig(configPath());
+  const portText = values.port ?? process.env.ORACLEKIT_DAEMON_PORT;
+  const port = portText !== undefined && portText !== '' ? Number(portText) : config.port;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`port ${portText} is not an integer 0..65535`);
+  const host = values.host ?? config.host;
+
+  const prev = readDiscovery();
+  if (prev && prev.pid !== process.pid && isAlive(prev.pid)) {
+    try {
+      const r = await fetch(`${prev.url}/health`, { signal: AbortSignal.timeout(1000) });
+      if (r.ok) throw new Error(`a daemon is already running (pid ${prev.pid}, ${prev.url})`);
+    } catch (e) {
+      if ((e as Error).message.startsWith('a daemon')) throw e;
+    }
+  }
+
+  acquireLock();
+  process.on('exit', () => releaseLock());
+  mkdirSync(dirname(dbPath()), { recursive: true, mode: 0o700 });
+  // synchronous=FULL unless ORACLEKIT_DB_SYNCHRONOUS=NORMAL (benchmarks only: a power loss may then lose acknowledged writes)
+  const sync = process.env.ORACLEKIT_DB_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL';
+  const db = openDatabase({ path: dbPath(), migrations: { registry: REGISTRY_MIGRATIONS }, synchronous: sync });
+  const registry = new Registry(db, config);
+  const token = randomBytes(32).toString('base64url');
+  const logStream = createWriteStream('', { fd: 1, autoClose: false, highWaterMark: 64 * 1024 });
+  const started = new Date().toISOString();
+  const app = await buildServer({
+    registry,
+    config,
+    version: VERSION,
+    token,
+    startedAt: started,
+    // an async stream: log lines are written by libuv, not by a blocking write() per request on the event loop
+    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'token', 'key'], stream: logStream },
+  });
+  // one access line per request (fastify's default is two), in pino's format, written straight to the stream:
+  // the fields are ours (no headers, no query string), so pino's redaction and child bindings are not needed here
+  if (['trace', 'debug', 'info'].includes(config.logLevel)) {
+    const pid = process.pid;
+    const hostname = osHostname();
+    app.addHook('onResponse', (req, reply, done) => {
+      const q = req.url.indexOf('?');
+      logStream.write(
+        JSON.stringify({ level: 30, time: Date.now(), pid, hostname, reqId: req.id, method: req.method, url: q === -1 ? req.url : req.url.slice(0, q), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, msg: 'request' }) + '\n',
+      );
+      done();
+    });
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => {
+      app.log.error('in-flight requests did not finish in 10 s; exiting');
+      removeDiscovery(process.pid);
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    try {
+      await app.close();
+    } finally {
+      db.close();
+      removeDiscovery(process.pid);
+      app.log.info('stopped');
+      logStream.end(() => process.exit(0));
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  const address = await app.listen({ port, host });
+  const actual = app.server.address();
+  const actualPort = typeof actual === 'object' && actual ? actual.port : port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  writeDiscovery({ pid: process.pid, host, port: actualPort, url: `http://${urlHost}:${actualPort}`, version: VERSION, token, started });
+  app.log.info({ address, db: dbPath(), synchronous: sync, config: configPath(), voters: config.voters.length, rule: config.tally.rule }, 'oraclekit daemon listening');
+}
+
+main().catch((e: unknown) => {
+  // the message on the last line: `daemon start` shows the log's last lines when the daemon does not come up
+  if (process.env.DEBUG) process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+  process.stderr.write(`oraclekit daemon: ${(e as Error).message ?? String(e)}\n`);
+  process.exit(1);
+});

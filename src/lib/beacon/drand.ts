@@ -1,0 +1,150 @@
+/**
+ * drand beacon rounds: chain info, round times, and verification of a round
+ * JSON ({round, randomness, signature[, previous_signature]}) against the
+ * chain's public key. The BLS check runs through drand-client's own
+ * verification path (fetchBeacon with beacon verification on, over an
+ * in-memory chain client that serves the given round), so no pairing code is
+ * written here; randomness = sha256(signature) and the round number are
+ * checked first so a failure names its cause.
+ */
+import { createHash } from 'node:crypto';
+import { selectionError } from '../selection/errors.ts';
+
+export const SUPPORTED_SCHEMES = ['bls-unchained-g1-rfc9380', 'pedersen-bls-chained', 'pedersen-bls-unchained', 'bls-unchained-on-g1'] as const;
+export type SchemeId = (typeof SUPPORTED_SCHEMES)[number];
+
+export interface ChainInfo {
+  public_key: string;
+  period: number;
+  genesis_time: number;
+  hash: string;
+  schemeID: SchemeId;
+  groupHash?: string;
+  metadata?: { beaconID?: string };
+}
+
+export interface BeaconRound {
+  round: number;
+  randomness: string;
+  signature: string;
+  previous_signature?: string;
+}
+
+/** The League of Entropy mainnet chains (as in drand-client's lib/defaults.ts). */
+export const KNOWN_CHAINS: Record<'quicknet' | 'default', ChainInfo> = {
+  quicknet: {
+    public_key: '83cf0f2896adee7eb8b5f01fcad3912212c437e0073e911fb90022d3e760183c8c4b450b6a0a6c3ac6a5776a2d1064510d1fec758c921cc22b0e17e63aaf4bcb5ed66304de9cf809bd274ca73bab4af5a6e9c76a4bc09e76eae8991ef5ece45a',
+    period: 3,
+    genesis_time: 1692803367,
+    hash: '52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971',
+    groupHash: 'f477d5c89f21a17c863a7f937c6a6d15859414d2be09cd448d4279af331c5d3e',
+    schemeID: 'bls-unchained-g1-rfc9380',
+    metadata: { beaconID: 'quicknet' },
+  },
+  default: {
+    public_key: '868f005eb8e6e4ca0a47c8a77ceaa5309a47978a7c71bc5cce96366b5d7a569937c529eeda66c7293784a9402801af31',
+    period: 30,
+    genesis_time: 1595431050,
+    hash: '8990e7a9aaed2ffed73dbd7092123d6f289930540d7651336225dc172e51b2ce',
+    groupHash: '176f93498eac9ca337150b46d21dd58673ea4e3581185f869672e59fa4cb390a',
+    schemeID: 'pedersen-bls-chained',
+    metadata: { beaconID: 'default' },
+  },
+};
+
+const HEX = /^[0-9a-f]+$/;
+const isHex = (v: unknown, bytes?: number): v is string => typeof v === 'string' && HEX.test(v) && v.length % 2 === 0 && (bytes === undefined || v.length === bytes * 2);
+
+/** Validates chain info (drand's /info JSON); field names the source for messages. */
+export function parseChainInfo(raw: unknown, source = 'chain'): ChainInfo {
+  if (typeof raw !== 'object' || raw === null) throw selectionError('invalid_chain_info', source, raw, "drand chain info JSON ({public_key, period, genesis_time, hash, schemeID})");
+  const o = raw as Record<string, unknown>;
+  const bad = (f: string, valid: string) => selectionError('invalid_chain_info', `${source}.${f}`, o[f], valid);
+  if (!isHex(o.public_key)) throw bad('public_key', 'lowercase hex of the group public key');
+  if (typeof o.period !== 'number' || !Number.isInteger(o.period) || o.period < 1) throw bad('period', 'an integer number of seconds >= 1');
+  if (typeof o.genesis_time !== 'number' || !Number.isInteger(o.genesis_time) || o.genesis_time < 0) throw bad('genesis_time', 'a Unix time in seconds');
+  if (!isHex(o.hash, 32)) throw bad('hash', '64 lowercase hex characters (the chain hash)');
+  if (!SUPPORTED_SCHEMES.includes(o.schemeID as SchemeId)) throw bad('schemeID', `one of ${SUPPORTED_SCHEMES.join(', ')}`);
+  const out: ChainInfo = { public_key: o.public_key, period: o.period, genesis_time: o.genesis_time, hash: o.hash, schemeID: o.schemeID as SchemeId };
+  if (typeof o.groupHash === 'string') out.groupHash = o.groupHash;
+  const beaconID = (o.metadata as { beaconID?: unknown } | undefined)?.beaconID;
+  if (typeof beaconID === 'string') out.metadata = { beaconID };
+  const known = Object.values(KNOWN_CHAINS).find((k) => k.hash === out.hash);
+  if (known && (known.public_key !== out.public_key || known.period !== out.period || known.genesis_time !== out.genesis_time || known.schemeID !== out.schemeID)) {
+    throw selectionError('chain_mismatch', `${source}.public_key`, out.public_key, `the published parameters of chain ${known.hash} (${known.metadata?.beaconID})`, {
+      message: `${source}: chain hash ${out.hash} is drand's ${known.metadata?.beaconID} chain but the public key, period, genesis or scheme differ from the published ones; valid: the published chain info`,
+    });
+  }
+  return out;
+}
+
+/** The chain info of a well-known chain name, or undefined. */
+export function knownChain(name: string): ChainInfo | undefined {
+  return (KNOWN_CHAINS as Record<string, ChainInfo>)[name];
+}
+
+const isChained = (c: ChainInfo) => c.schemeID === 'pedersen-bls-chained';
+
+export function parseBeaconRound(raw: unknown, chain: ChainInfo, source = 'beacon'): BeaconRound {
+  if (typeof raw !== 'object' || raw === null) throw selectionError('invalid_beacon', source, raw, 'a drand round JSON {round, randomness, signature}');
+  const o = raw as Record<string, unknown>;
+  if (typeof o.round !== 'number' || !Number.isInteger(o.round) || o.round < 1) throw selectionError('invalid_beacon', `${source}.round`, o.round, 'an integer >= 1');
+  if (!isHex(o.randomness, 32)) throw selectionError('invalid_beacon', `${source}.randomness`, o.randomness, '64 lowercase hex characters');
+  if (!isHex(o.signature)) throw selectionError('invalid_beacon', `${source}.signature`, o.signature, 'lowercase hex of the BLS signature');
+  const out: BeaconRound = { round: o.round, randomness: o.randomness, signature: o.signature };
+  if (isChained(chain)) {
+    if (!isHex(o.previous_signature)) throw selectionError('invalid_beacon', `${source}.previous_signature`, o.previous_signature, `lowercase hex (scheme ${chain.schemeID} chains each round to the previous signature)`);
+    out.previous_signature = o.previous_signature;
+  }
+  return out;
+}
+
+/** Unix time (seconds) at which a round is produced: genesis + (round - 1) * period. */
+export function roundTime(chain: ChainInfo, round: number): number {
+  return chain.genesis_time + (round - 1) * chain.period;
+}
+
+/** The first round produced strictly after unix time t (seconds). */
+export function firstRoundAfter(chain: ChainInfo, t: number): number {
+  if (t < chain.genesis_time) return 1;
+  return Math.floor((t - chain.genesis_time) / chain.period) + 2;
+}
+
+/**
+ * Verifies a round: its number is the expected one, randomness =
+ * sha256(signature), and the BLS signature verifies against the chain public
+ * key (drand-client). Throws beacon_round_mismatch or invalid_beacon_signature.
+ */
+export async function verifyBeaconRound(chain: ChainInfo, beacon: BeaconRound, expectedRound: number, source = 'beacon'): Promise<void> {
+  if (beacon.round !== expectedRound) {
+    throw selectionError('beacon_round_mismatch', `${source}.round`, beacon.round, `the committed round ${expectedRound}`, {
+      message: `${source}.round = ${beacon.round} is not the committed round ${expectedRound}; valid: the round fixed in the commitment`,
+    });
+  }
+  const expected = createHash('sha256').update(Buffer.from(beacon.signature, 'hex')).digest('hex');
+  if (expected !== beacon.randomness) {
+    throw selectionError('invalid_beacon_signature', `${source}.randomness`, beacon.randomness, `sha256(signature) = ${expected}`, {
+      message: `${source}.randomness = ${beacon.randomness} is not sha256(signature) = ${expected}; valid: the randomness drand derived from the signature`,
+    });
+  }
+  let ok: boolean;
+  try {
+    const drand = await import('drand-client');
+    const info = { ...chain, groupHash: chain.groupHash ?? '', metadata: { beaconID: chain.metadata?.beaconID ?? '' } };
+    const client = {
+      options: { disableBeaconVerification: false, noCache: true },
+      latest: async () => beacon,
+      get: async () => beacon,
+      chain: () => ({ baseUrl: 'memory:', info: async () => info }),
+    };
+    await drand.fetchBeacon(client as Parameters<typeof drand.fetchBeacon>[0], expectedRound);
+    ok = true;
+  } catch {
+    ok = false;
+  }
+  if (!ok) {
+    throw selectionError('invalid_beacon_signature', `${source}.signature`, beacon.signature, `a ${chain.schemeID} signature of round ${expectedRound} by chain ${chain.hash}`, {
+      message: `${source}.signature does not verify for round ${expectedRound} against the public key of chain ${chain.hash} (${chain.schemeID}); valid: the round as published by that drand chain`,
+    });
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Reading the report's inputs: the observations CSV (household,value[,stratum],
+ * as for `sample recalc`) and the manifest of projects (paths relative to
+ * the manifest). Errors name the file and line.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { z } from 'zod';
+import { parseObservationsCsv } from '../sampling/recalc.ts';
+import { selectionError } from '../selection/errors.ts';
+import { readJsonFile } from '../selection/io.ts';
+import { parseCommitment, parseProof } from '../selection/records.ts';
+import type { Observation, ProjectInput, Source } from './model.ts';
+
+/** The observations CSV, read by the sampling area's parser (the same format as `sample recalc`). */
+export function readObservations(path: string): Observation[] {
+  if (!existsSync(path)) throw selectionError('file_not_found', 'observations', path, 'a CSV household,value[,stratum]');
+  return parseObservationsCsv(readFileSync(path, 'utf8'), basename(path)).map((o) => (o.stratum !== undefined ? { value: o.value, stratum: o.stratum } : { value: o.value }));
+}
+
+export function parseSource(text: string): Source {
+  const [label, citation, url] = text.split('|').map((x) => x.trim());
+  const s: Source = { label: label || text };
+  if (citation) s.citation = citation;
+  if (url) s.url = url;
+  return s;
+}
+
+const SourceSchema = z.union([z.string().min(1), z.object({ label: z.string().min(1), citation: z.string().optional(), url: z.string().optional() })]);
+
+export const ManifestSchema = z.object({
+  title: z.string().optional(),
+  projects: z.array(z.object({
+    projectId: z.string().min(1),
+    name: z.string().optional(),
+    design: z.string().min(1),
+    commitment: z.string().optional(),
+    proof: z.string().optional(),
+    observations: z.string().optional(),
+    observationsKind: z.enum(['baseline', 'monitoring']).optional(),
+    meanJustification: z.string().optional(),
+    sdCalculation: z.string().optional(),
+    sources: z.array(SourceSchema).optional(),
+  })).min(1),
+});
+
+export interface ProjectFiles {
+  projectId: string;
+  name?: string;
+  design: string;
+  commitment?: string;
+  proof?: string;
+  observations?: string;
+  observationsKind?: 'baseline' | 'monitoring';
+  meanJustification?: string;
+  sdCalculation?: string;
+  sources?: (string | Source)[];
+}
+
+/** Loads one project's files into a ProjectInput. */
+export function loadProject(f: ProjectFiles): ProjectInput {
+  const p: ProjectInput = {
+    projectId: f.projectId,
+    design: readJsonFile(f.design, 'design', 'the JSON of `sample calc --json` or a registry record'),
+  };
+  if (f.name) p.name = f.name;
+  if (f.commitment) p.commitment = parseCommitment(readJsonFile(f.commitment, 'commitment', 'a commitment of `sample select commit`'), f.commitment);
+  if (f.proof) p.proof = parseProof(readJsonFile(f.proof, 'proof', 'a proof of `sample select draw`'), f.proof);
+  if (f.observations) p.observations = { kind: f.observationsKind ?? 'baseline', file: basename(f.observations), values: readObservations(f.observations) };
+  if (f.meanJustification) p.meanJustification = f.meanJustification;
+  if (f.sdCalculation) p.sdCalculation = f.sdCalculation;
+  if (f.sources) p.sources = f.sources.map((s) => (typeof s === 'string' ? parseSource(s) : s));
+  return p;
+}
+
+export function loadManifest(path: string): { title?: string; projects: ProjectInput[] } {
+  const raw = readJsonFile(path, 'manifest', 'a report manifest {title?, projects: [{projectId, design, commitment?, proof?, observations?, ...}]}');
+  const r = ManifestSchema.safeParse(raw);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw selectionError('invalid_manifest', `${path}:${i.path.join('.')}`, undefined, '{title?, projects: [{projectId, design, commitment?, proof?, observations?, observationsKind?, meanJustification?, sdCalculation?, sources?}]}', {
+      message: `${path}: ${i.path.join('.') || '(root)'}: ${i.message}; valid: {title?, projects: [{projectId, design, commitment?, proof?, observations?, ...}]} with paths relative to the manifest`,
+    });
+  }
+  const base = dirname(path);
+  const rel = (x: string | undefined): string | undefined => (x === undefined ? undefined : resolve(base, x));
+  const projects = r.data.projects.map((p) => {
+    const files: ProjectFiles = { ...p, design: rel(p.design)! };
+    for (const k of ['commitment', 'proof', 'observations'] as const) {
+      const v = rel(p[k]);
+      if (v !== undefined) files[k] = v;
+      else delete files[k];
+    }
+    return loadProject(files);
+  });
+  return r.data.title !== undefined ? { title: r.data.title, projects } : { projects };
+}

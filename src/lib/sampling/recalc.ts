@@ -1,0 +1,210 @@
+/**
+ * Recalculation after a monitoring period (sampling.md): the same chain with
+ * the observed mean, SD and dropout (per stratum where observed), against the
+ * previous design's population and strata; the size may go down as well as
+ * up. From raw observations (one value per household, optionally a stratum)
+ * it computes mean, SD (n − 1) and the achieved relative precision
+ * r = z·s/(x̄·√n)·√(1 − n/N), and whether r <= 0.05.
+ */
+import { parseCsv } from '../csv.ts';
+import { computeDesign, normaliseStratumName, PRECISION, Z_95, type Design } from './design.ts';
+import { samplingError } from './errors.ts';
+
+export interface PreviousDesign {
+  designId?: string;
+  version?: number;
+  parameters: Design['parameters'];
+  stratification: { method: string; strata: { name: string; population: number; sampleSize: number; mean: number; sd: number; weight?: number }[] };
+}
+
+export interface ObservedStratum {
+  name: string;
+  mean?: number;
+  sd?: number;
+}
+
+export interface RecalcInput {
+  previous?: PreviousDesign;
+  /** Required when there is no previous design. */
+  population?: number;
+  mean?: number;
+  sd?: number;
+  dropoutRate?: number;
+  erCoverage?: number;
+  strata?: ObservedStratum[];
+  observations?: Observation[];
+}
+
+export interface Observation {
+  line: number;
+  household: string;
+  value: number;
+  stratum?: string;
+}
+
+export interface GroupSummary {
+  stratum: string;
+  n: number;
+  mean: number;
+  sd: number;
+  population: number;
+  precision: number;
+  met: boolean;
+}
+
+export interface SizeChange {
+  name: string;
+  from: number;
+  to: number;
+  delta: number;
+  direction: 'up' | 'down' | 'unchanged';
+}
+
+export interface RecalcResult {
+  design: Design;
+  previous?: { designId?: string; version?: number; adjustedSize: number };
+  change?: { total: SizeChange; strata: SizeChange[] };
+  achieved?: { groups: GroupSummary[]; allMet: boolean; target: number };
+}
+
+/** Reads `household,value[,stratum]` CSV (header required, any column order, extra columns ignored). */
+export function parseObservationsCsv(text: string, source = 'observations'): Observation[] {
+  const rows = parseCsv(text, source, (where, value, valid, message) => samplingError('invalid_observation', where, value, valid, { message }));
+  if (rows.length === 0) throw samplingError('missing_column', `${source}:1`, '', 'a header row household,value[,stratum]');
+  const header = rows[0]!.fields.map((h) => h.trim().toLowerCase());
+  const col = (names: string[]) => header.findIndex((h) => names.includes(h));
+  const hi = col(['household', 'household_id', 'id']);
+  const vi = col(['value']);
+  const si = col(['stratum']);
+  if (hi < 0) throw samplingError('missing_column', `${source}:1`, rows[0]!.fields.join(','), 'a header with a "household" column (household,value[,stratum])');
+  if (vi < 0) throw samplingError('missing_column', `${source}:1`, rows[0]!.fields.join(','), 'a header with a "value" column (household,value[,stratum])');
+  const seen = new Map<string, number>();
+  const out: Observation[] = [];
+  for (const r of rows.slice(1)) {
+    const household = (r.fields[hi] ?? '').trim();
+    const at = (c: number, name: string) => `${source}:${r.line} column ${c + 1} (${name})`;
+    if (household === '') throw samplingError('invalid_observation', at(hi, 'household'), r.fields[hi] ?? '', 'a non-empty household id');
+    const raw = (r.fields[vi] ?? '').trim();
+    const value = raw === '' ? NaN : Number(raw);
+    if (!Number.isFinite(value)) throw samplingError('invalid_observation', at(vi, 'value'), raw, 'a finite number (decimal point, no units)');
+    const prev = seen.get(household);
+    if (prev !== undefined) {
+      throw samplingError('duplicate_household', at(hi, 'household'), household, 'one observation per household', {
+        message: `${at(hi, 'household')}: household ${JSON.stringify(household)} already observed on line ${prev}; valid: one observation per household`,
+      });
+    }
+    seen.set(household, r.line);
+    const o: Observation = { line: r.line, household, value };
+    if (si >= 0) {
+      const s = (r.fields[si] ?? '').trim();
+      if (s === '') throw samplingError('unknown_stratum', at(si, 'stratum'), '', 'the name of a stratum of the design');
+      o.stratum = s;
+    }
+    out.push(o);
+  }
+  return out;
+}
+
+/** Mean and SD (n − 1 divisor), two-pass for accuracy. */
+export function meanSd(values: number[]): { n: number; mean: number; sd: number } {
+  const n = values.length;
+  const mean = values.reduce((a, b) => a + b, 0) / n;
+  const ss = values.reduce((a, b) => a + (b - mean) ** 2, 0);
+  return { n, mean, sd: n > 1 ? Math.sqrt(ss / (n - 1)) : NaN };
+}
+
+export function achievedPrecision(n: number, N: number, mean: number, sd: number, z = Z_95): number {
+  return ((z * sd) / (mean * Math.sqrt(n))) * Math.sqrt(Math.max(0, 1 - n / N));
+}
+
+function checkPrevious(p: PreviousDesign): void {
+  const ok = p && typeof p === 'object' && p.parameters && typeof p.parameters.population === 'number' && p.stratification && Array.isArray(p.stratification.strata);
+  if (!ok) throw samplingError('invalid_previous', 'previous', undefined, 'the JSON of `sample calc --json` or a registry design record');
+}
+
+function change(name: string, from: number, to: number): SizeChange {
+  return { name, from, to, delta: to - from, direction: to > from ? 'up' : to < from ? 'down' : 'unchanged' };
+}
+
+export function recalculate(input: RecalcInput): RecalcResult {
+  const prev = input.previous;
+  if (prev) checkPrevious(prev);
+  const population = prev ? prev.parameters.population : input.population;
+  if (population === undefined) throw samplingError('missing_parameter', 'population', undefined, 'an integer >= 1, or a previous design');
+  const prevStrata = prev?.stratification.strata ?? [];
+  const strataNames = new Map(prevStrata.map((s) => [normaliseStratumName(s.name), s]));
+
+  // summarise raw observations per group
+  let achieved: RecalcResult['achieved'];
+  const observedByStratum = new Map<string, { mean: number; sd: number }>();
+  let observedOverall: { mean: number; sd: number } | undefined;
+  if (input.observations) {
+    const groups = new Map<string, number[]>();
+    for (const o of input.observations) {
+      let key = 'all';
+      if (o.stratum !== undefined && prevStrata.length > 0) {
+        const s = strataNames.get(normaliseStratumName(o.stratum));
+        if (!s) {
+          throw samplingError('unknown_stratum', `observations:${o.line} (stratum)`, o.stratum, `one of ${prevStrata.map((x) => x.name).join(', ')}`);
+        }
+        key = s.name;
+      } else if (o.stratum !== undefined && prevStrata.length === 0) {
+        throw samplingError('unknown_stratum', `observations:${o.line} (stratum)`, o.stratum, 'no stratum column: the design is not stratified');
+      }
+      (groups.get(key) ?? groups.set(key, []).get(key)!).push(o.value);
+    }
+    const all = meanSd(input.observations.map((o) => o.value));
+    if (all.n < 2) throw samplingError('too_few_observations', 'observations', all.n, 'at least 2 observations');
+    observedOverall = { mean: all.mean, sd: all.sd };
+    const summaries: GroupSummary[] = [];
+    for (const [key, values] of groups) {
+      const st = meanSd(values);
+      if (st.n < 2) throw samplingError('too_few_observations', `observations (stratum ${key})`, st.n, 'at least 2 observations per stratum');
+      const N = key === 'all' ? population : strataNames.get(normaliseStratumName(key))!.population;
+      const r = achievedPrecision(st.n, N, st.mean, st.sd);
+      summaries.push({ stratum: key, n: st.n, mean: st.mean, sd: st.sd, population: N, precision: r, met: r <= PRECISION });
+      if (key !== 'all') observedByStratum.set(key, { mean: st.mean, sd: st.sd });
+    }
+    achieved = { groups: summaries, allMet: summaries.every((g) => g.met), target: PRECISION };
+  }
+  for (const s of input.strata ?? []) {
+    if (typeof s !== 'object' || s === null || typeof s.name !== 'string') throw samplingError('invalid_stratum_name', 'strata[].name', s, 'an object {name, mean?, sd?} naming a stratum of the design');
+    const p = strataNames.get(normaliseStratumName(s.name));
+    if (!p) throw samplingError('unknown_stratum', 'strata', s.name, prevStrata.length ? `one of ${prevStrata.map((x) => x.name).join(', ')}` : 'a stratified previous design');
+    const o = observedByStratum.get(p.name) ?? { mean: p.mean, sd: p.sd };
+    observedByStratum.set(p.name, { mean: s.mean ?? o.mean, sd: s.sd ?? o.sd });
+  }
+
+  const mean = input.mean ?? observedOverall?.mean ?? prev?.parameters.expectedMean;
+  const sd = input.sd ?? observedOverall?.sd ?? prev?.parameters.expectedSD;
+  const raw: Record<string, unknown> = {
+    population,
+    expectedMean: mean,
+    expectedSD: sd,
+    dropoutRate: input.dropoutRate ?? prev?.parameters.dropoutRate,
+  };
+  const er = input.erCoverage ?? (prev?.parameters.erCoverageSource === 'input' ? prev.parameters.erCoverage : undefined);
+  if (er !== undefined) raw.erCoverage = er;
+  if (prevStrata.length > 0) {
+    raw.stratification = {
+      enabled: true,
+      strata: prevStrata.map((s) => {
+        const o = observedByStratum.get(s.name);
+        return { name: s.name, weight: s.weight ?? s.population / population, mean: o?.mean ?? s.mean, sd: o?.sd ?? s.sd };
+      }),
+    };
+  }
+  const design = computeDesign(raw);
+  const result: RecalcResult = { design };
+  if (achieved) result.achieved = achieved;
+  if (prev) {
+    result.previous = { adjustedSize: prev.parameters.adjustedSize };
+    if (prev.designId) result.previous.designId = prev.designId;
+    if (prev.version !== undefined) result.previous.version = prev.version;
+    result.change = {
+      total: change('total', prev.parameters.adjustedSize, design.parameters.adjustedSize),
+      strata: design.stratification.strata.map((s) => change(s.name, prevStrata.find((p) => p.name === s.name)?.sampleSize ?? 0, s.sampleSize)),
+    };
+  }
+  return result;
+}

@@ -1,0 +1,212 @@
+/**
+ * Reads a household frame CSV (`household_id[,stratum][,adopter]` plus any
+ * other columns) in one streamed pass: the file is hashed as it is read, and
+ * per row only the trimmed ID, the stratum index, the row's byte offset,
+ * length and line are kept (about 60 bytes per household beyond the ID
+ * string). The raw CSV text is never held: selection output re-reads rows by
+ * offset. Nothing here looks at the adopter column.
+ */
+import { createReadStream, existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
+import { CsvScanner, field, type CsvRecord } from '../csv.ts';
+import { frameCsvError, selectionError } from './errors.ts';
+import { UNIT_SEPARATOR, sortUtf8, hashSortedIds } from './hash.ts';
+
+export const UNSTRATIFIED = 'all';
+
+export interface Frame {
+  file: string;
+  fileSha256: string;
+  bytes: number;
+  rows: number;
+  header: string[];
+  idColumn: number;
+  /** Index of the stratum column, or -1. */
+  stratumColumn: number;
+  /** True when the frame has a stratum column that an unstratified design ignores. */
+  stratumColumnIgnored: boolean;
+  headerOffset: number;
+  headerLength: number;
+  /** Canonical stratum names (the design's), indexed by stratum[]. */
+  strataNames: string[];
+  ids: string[];
+  stratum: Uint16Array<ArrayBufferLike>;
+  offsets: Float64Array<ArrayBufferLike>;
+  lengths: Uint32Array<ArrayBufferLike>;
+  lines: Uint32Array<ArrayBufferLike>;
+}
+
+export interface ReadFrameOptions {
+  /** The design's stratum names; empty for an unstratified design (one stratum "all"). */
+  strata: string[];
+  /** Called with bytes read so far (progress display). */
+  onProgress?: (bytesRead: number) => void;
+}
+
+const normalise = (s: string): string => s.trim().toLowerCase();
+
+function growF64(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> { const b = new Float64Array(a.length * 2); b.set(a); return b; }
+function growU32(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> { const b = new Uint32Array(a.length * 2); b.set(a); return b; }
+function growU16(a: Uint16Array<ArrayBuffer>): Uint16Array<ArrayBuffer> { const b = new Uint16Array(a.length * 2); b.set(a); return b; }
+
+export async function readFrame(path: string, opts: ReadFrameOptions): Promise<Frame> {
+  if (!existsSync(path)) throw selectionError('file_not_found', 'frame', path, 'an existing CSV file with a household_id column');
+  const name = basename(path);
+  const stratified = opts.strata.length > 0;
+  const strataNames = stratified ? [...opts.strata] : [UNSTRATIFIED];
+  const byKey = new Map(strataNames.map((s, i) => [normalise(s), i] as const));
+  let cap = 1 << 14;
+  let ids: string[] = [];
+  let stratum = new Uint16Array(cap);
+  let offsets = new Float64Array(cap);
+  let lengths = new Uint32Array(cap);
+  let lines = new Uint32Array(cap);
+  let rows = 0;
+  let header: string[] | null = null;
+  let idCol = -1;
+  let stCol = -1;
+  let headerOffset = 0;
+  let headerLength = 0;
+  const onRecord = (rec: CsvRecord): void => {
+    if (header === null) {
+      header = [];
+      for (let i = 0; i < rec.count; i++) header.push(field(rec, i).trim());
+      const lower = header.map((h) => h.toLowerCase());
+      idCol = lower.indexOf('household_id');
+      stCol = lower.indexOf('stratum');
+      headerOffset = rec.offset;
+      headerLength = rec.length;
+      if (idCol < 0) {
+        throw selectionError('invalid_frame', `${name}:${rec.line}`, header.join(','), 'a header row with a household_id column', {
+          message: `${name}:${rec.line}: the header ${JSON.stringify(header.join(','))} has no household_id column; valid: household_id[,stratum][,adopter] plus any other columns`,
+        });
+      }
+      if (stratified && stCol < 0) {
+        throw selectionError('missing_stratum_column', `${name}:${rec.line}`, header.join(','), `a stratum column (the design has strata ${strataNames.join(', ')})`, {
+          message: `${name}:${rec.line}: the design is stratified (${strataNames.join(', ')}) but the header ${JSON.stringify(header.join(','))} has no stratum column`,
+        });
+      }
+      return;
+    }
+    const id = field(rec, idCol).trim();
+    if (id === '') {
+      throw selectionError('blank_household_id', `${name}:${rec.line}`, id, 'a non-empty household_id', {
+        message: `${name}:${rec.line}: household_id is blank; valid: a non-empty ID (IDs are trimmed)`,
+      });
+    }
+    if (id.includes(UNIT_SEPARATOR)) {
+      throw selectionError('invalid_household_id', `${name}:${rec.line}`, id, 'an ID without U+001F', {
+        message: `${name}:${rec.line}: household_id ${JSON.stringify(id)} contains U+001F, the ticket separator; valid: any trimmed UTF-8 text without U+001F`,
+      });
+    }
+    let s = 0;
+    if (stratified) {
+      const raw = field(rec, stCol);
+      const idx = byKey.get(normalise(raw));
+      if (idx === undefined) {
+        throw selectionError('unknown_stratum', `${name}:${rec.line}`, raw, `one of the design's strata: ${strataNames.join(', ')}`, {
+          message: `${name}:${rec.line}: stratum ${JSON.stringify(raw)} (household ${JSON.stringify(id)}) is not in the design; valid: ${strataNames.join(', ')} (trim and case-fold)`,
+        });
+      }
+      s = idx;
+    }
+    if (rows === cap) {
+      cap *= 2;
+      stratum = growU16(stratum);
+      offsets = growF64(offsets);
+      lengths = growU32(lengths);
+      lines = growU32(lines);
+    }
+    ids.push(id);
+    stratum[rows] = s;
+    offsets[rows] = rec.offset;
+    lengths[rows] = rec.length;
+    lines[rows] = rec.line;
+    rows++;
+  };
+  const scanner = new CsvScanner(name, onRecord, frameCsvError);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const stream = createReadStream(path, { highWaterMark: 1 << 20 });
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    bytes += chunk.length;
+    scanner.push(chunk);
+    opts.onProgress?.(bytes);
+  }
+  scanner.end();
+  if (header === null) {
+    throw selectionError('invalid_frame', name, '(empty file)', 'a CSV with a household_id header and one row per household');
+  }
+  const frame: Frame = {
+    file: name,
+    fileSha256: hash.digest('hex'),
+    bytes,
+    rows,
+    header,
+    idColumn: idCol,
+    stratumColumn: stCol,
+    stratumColumnIgnored: !stratified && stCol >= 0,
+    headerOffset,
+    headerLength,
+    strataNames,
+    ids,
+    stratum: stratum.subarray(0, rows),
+    offsets: offsets.subarray(0, rows),
+    lengths: lengths.subarray(0, rows),
+    lines: lines.subarray(0, rows),
+  };
+  ids = [];
+  return frame;
+}
+
+/** Row indices per stratum, in frame order. */
+export function rowsByStratum(frame: Frame): Uint32Array[] {
+  const counts = new Uint32Array(frame.strataNames.length);
+  for (let i = 0; i < frame.rows; i++) counts[frame.stratum[i]!]!++;
+  const out = [...counts].map((c) => new Uint32Array(c));
+  const fill = new Uint32Array(frame.strataNames.length);
+  for (let i = 0; i < frame.rows; i++) {
+    const s = frame.stratum[i]!;
+    out[s]![fill[s]!++] = i;
+  }
+  return out;
+}
+
+export interface FrameHashes {
+  /** Over every ID of the frame: the frameHash of the seed. */
+  frameHash: string;
+  /** Per stratum (index as frame.strataNames): the same construction over that stratum's IDs. */
+  strata: { name: string; households: number; frameHash: string }[];
+}
+
+/**
+ * frameHash of the whole frame and of each stratum. Throws
+ * duplicate_household naming both lines (a sorted list makes duplicates
+ * adjacent, so detection is free).
+ */
+export function hashFrame(frame: Frame, byStratum: Uint32Array[]): FrameHashes {
+  const sorted = sortUtf8([...frame.ids]);
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i] === sorted[i - 1]) throw duplicateError(frame, sorted[i]!);
+  }
+  const frameHash = hashSortedIds(sorted);
+  const strata = frame.strataNames.map((name, s) => {
+    const rows = byStratum[s]!;
+    if (byStratum.length === 1) return { name, households: rows.length, frameHash };
+    const ids = new Array<string>(rows.length);
+    for (let i = 0; i < rows.length; i++) ids[i] = frame.ids[rows[i]!]!;
+    return { name, households: rows.length, frameHash: hashSortedIds(sortUtf8(ids)) };
+  });
+  return { frameHash, strata };
+}
+
+function duplicateError(frame: Frame, id: string) {
+  const at: number[] = [];
+  for (let i = 0; i < frame.rows && at.length < 2; i++) if (frame.ids[i] === id) at.push(frame.lines[i]!);
+  return selectionError('duplicate_household', `${frame.file}:${at[1]}`, id, 'unique household IDs (after trim)', {
+    message: `${frame.file}:${at[1]}: household_id ${JSON.stringify(id)} duplicates line ${at[0]}; valid: unique household IDs (after trim)`,
+    details: { lines: at },
+  });
+}

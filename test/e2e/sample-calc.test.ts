@@ -1,0 +1,191 @@
+/** `oraclekit sample calc` and `sample recalc` through the real built CLI. */
+import { describe, expect, it, beforeAll } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../helpers/cli.ts';
+import { samplingCases } from '../helpers/spec.ts';
+
+const ref = samplingCases();
+const single = ['sample', 'calc', '--population', '8000', '--mean', '3.1', '--sd', '1.7', '--dropout', '0.1'];
+const strat = ['sample', 'calc', '-N', '15000', '--mean', '2', '--sd', '1', '--dropout', '0.08', '--stratum', 'lpg=0.5:2.6:0.9', '--stratum', 'biomass=0.3:1.8:1.2', '--stratum', 'electric=0.2:1.4:1.1'];
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ok-calc-'));
+});
+
+describe('sample calc outputs', () => {
+  it('prints a readable table by default', async () => {
+    const r = await runCli(single);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/adjustedSize \(households to sample\)\s+486/);
+    expect(r.stdout).toMatch(/calculatedSize \(completed interviews\)\s+437/);
+    expect(r.stdout).not.toContain('\u001b['); // no colours without a TTY
+  });
+  it('--json has the record parameters, stratification and intermediates', async () => {
+    const r = await runCli([...single, '--json']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.parameters).toMatchObject({ confidence: 0.95, precision: 0.05, population: 8000, calculatedSize: 437, adjustedSize: 486, dropoutRate: 0.1, erCoverage: 0.9, erCoverageSource: '1 - dropoutRate' });
+    expect(j.intermediates).toEqual({ z: 1.959963984540054, cv: 0.5483870967741935, n0: 462.09431807725366, n_fpc: 436.91210683231105 });
+    expect(j.stratification).toEqual({ method: 'none', strata: [] });
+  });
+  it('--format csv gives per-stratum rows and a total', async () => {
+    const r = await runCli([...strat, '--format', 'csv']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toBe('stratum,weight,population,mean,sd,cv,n0,n_fpc,calculatedSize,sampleSize,census');
+    expect(lines[1]).toMatch(/^lpg,0.5,7500,2.6,0.9,.*,180,196,false$/);
+    expect(lines.at(-1)).toBe('total,1,15000,,,,,,1495,1626,false');
+  });
+  it('--format markdown gives Markdown tables', async () => {
+    const r = await runCli([...strat, '--format', 'markdown']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('## Strata');
+    expect(r.stdout).toMatch(/\| electric \| 0.2 \| 3000 \| 1.4 \| 1.1 \| .* \| 721 \| 784 \|/);
+  });
+  it('flags a census stratum', async () => {
+    const r = await runCli(['sample', 'calc', '-N', '300', '--mean', '1', '--sd', '0.6', '--dropout', '0', '--stratum', 'big=0.92', '--stratum', 'small=0.08']);
+    expect(r.stdout).toMatch(/small\s+0.08\s+24 .* CENSUS/);
+  });
+  it('--explain shows the steps with their numbers', async () => {
+    const r = await runCli(['sample', 'calc', '-N', '200000', '--mean', '1', '--sd', '0.453', '--dropout', '0.3', '--explain']);
+    expect(r.stdout).toContain('ceil(315 / (1 − 0.3)) = ceil(315 / (7/10)) = ceil(450)');
+    expect(r.stdout).toContain('Levy & Lemeshow');
+  });
+  it('--compare labels the comparison and --sensitivity marks the information columns', async () => {
+    const r = await runCli([...strat, '--compare', '--sensitivity', '--json']);
+    const j = JSON.parse(r.stdout);
+    expect(j.comparison.label).toMatch(/not a valid design/);
+    expect(j.sensitivity.rows).toHaveLength(7);
+    const t = await runCli([...strat, '--compare', '--sensitivity']);
+    expect(t.stdout).toContain('COMPARISON ONLY');
+    expect(t.stdout).toContain('90/10* (info)');
+  });
+  it('--compare on an unstratified design is a 400-class error', async () => {
+    const r = await runCli([...single, '--compare']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('--compare');
+  });
+  it('reads the API body from a file and from stdin; flags override the file', async () => {
+    const c = ref.cases.find((x) => x.id === 'P-S02')!;
+    const f = join(dir, 's02.json');
+    writeFileSync(f, JSON.stringify({ ...c.input, projectId: 'did:ixo:entity:0123456789abcdef0123456789abcdef' }));
+    const a = JSON.parse((await runCli(['sample', 'calc', '--input', f, '--json'])).stdout);
+    expect(a.parameters.adjustedSize).toBe(1626);
+    const b = JSON.parse((await runCli(['sample', 'calc', '--input', '-', '--json'], { input: JSON.stringify(c.input) })).stdout);
+    expect(b.stratification.strata.map((s: { sampleSize: number }) => s.sampleSize)).toEqual([196, 646, 784]);
+    const o = JSON.parse((await runCli(['sample', 'calc', '--input', f, '--dropout', '0', '--json'])).stdout);
+    expect(o.parameters.adjustedSize).toBe(1495);
+  });
+  it('reproduces every reference case through the CLI', async () => {
+    for (const c of ref.cases) {
+      const r = await runCli(['sample', 'calc', '--input', '-', '--json'], { input: JSON.stringify(c.input) });
+      expect(r.code, c.id).toBe(0);
+      const j = JSON.parse(r.stdout);
+      expect([j.parameters.calculatedSize, j.parameters.adjustedSize], c.id).toEqual([c.expected.calculatedSize, c.expected.adjustedSize]);
+    }
+  }, 60_000);
+});
+
+describe('sample calc errors: code, field, value, what is valid, exit code per class', () => {
+  it('answers every reference error case with its code and class exit code', async () => {
+    const exitFor: Record<number, number> = { 400: 3, 409: 4, 422: 5 };
+    for (const c of ref.errors) {
+      const r = await runCli(['sample', 'calc', '--input', '-', '--json'], { input: JSON.stringify(c.input) });
+      expect(r.code, c.id).toBe(exitFor[c.status]);
+      expect(r.stdout, c.id).toBe('');
+      const body = JSON.parse(r.stderr);
+      expect(body, c.id).toMatchObject({ statusCode: c.status, code: c.code });
+      expect(body.field, c.id).toBeTruthy();
+      expect(body.details.valid, c.id).toBeTruthy();
+    }
+  }, 60_000);
+  it('400: names the flag, the value and what is valid', async () => {
+    const r = await runCli(['sample', 'calc', '-N', '5000', '--mean', '1', '--sd', '0.5', '--dropout', '15']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('[invalid_dropout]');
+    expect(r.stderr).toContain('--dropout');
+    expect(r.stderr).toContain('15');
+    expect(r.stderr).toContain('0.15');
+  });
+  it('400: a non-number flag value', async () => {
+    const r = await runCli(['sample', 'calc', '-N', '5000', '--mean', 'three', '--sd', '0.5', '--dropout', '0.1', '--json']);
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stderr)).toMatchObject({ code: 'invalid_mean', field: '--mean', details: { value: 'three' } });
+  });
+  it('400: confidence other than 0.95', async () => {
+    const r = await runCli([...single, '--confidence', '0.9']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('confidence_must_be_0.95');
+  });
+  it('409: weights that do not sum to 1', async () => {
+    const r = await runCli(['sample', 'calc', '-N', '5000', '--mean', '1', '--sd', '0.5', '--dropout', '0.1', '--stratum', 'a=0.5', '--stratum', 'b=0.45']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('weights_do_not_sum_to_1');
+    expect(r.stderr).toContain('0.95');
+  });
+  it('422: the sizes that did not fit', async () => {
+    const r = await runCli(['sample', 'calc', '-N', '60', '--mean', '1', '--sd', '0.5', '--dropout', '0.25', '--json']);
+    expect(r.code).toBe(5);
+    expect(JSON.parse(r.stderr).details).toMatchObject({ adjustedSize: 71, population: 60 });
+  });
+  it('usage errors exit 2', async () => {
+    const r = await runCli(['sample', 'calc', '--no-such-flag']);
+    expect(r.code).toBe(2);
+  });
+  it('an unreadable --input file is a 400-class error', async () => {
+    const r = await runCli(['sample', 'calc', '--input', join(dir, 'nope.json')]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('ENOENT');
+  });
+});
+
+describe('sample recalc', () => {
+  it('reports the new size, the change and the achieved precision', async () => {
+    const prev = join(dir, 'prev.json');
+    writeFileSync(prev, (await runCli(['sample', 'calc', '-N', '6000', '--mean', '1.2', '--sd', '0.5', '--dropout', '0.1', '--stratum', 'north=0.55', '--stratum', 'south=0.45', '--json'])).stdout);
+    const obs = join(dir, 'obs.csv');
+    const rows = ['household,value,stratum'];
+    for (let i = 0; i < 260; i++) rows.push(`N${i},${(1 + (i % 7) * 0.1).toFixed(1)},north`);
+    for (let i = 0; i < 250; i++) rows.push(`S${i},${(0.5 + (i % 9) * 0.2).toFixed(1)},south`);
+    writeFileSync(obs, rows.join('\n'));
+    const r = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs, '--json']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.previous.adjustedSize).toBe(545);
+    expect(j.change.total.to).toBe(j.design.parameters.adjustedSize);
+    expect(j.achieved.groups.map((g: { stratum: string }) => g.stratum)).toEqual(['north', 'south']);
+    const t = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs]);
+    expect(t.stdout).toMatch(/The sample size goes (up|down) by \d+: 545 → \d+\./);
+    expect(t.stdout).toMatch(/Achieved precision (met|did NOT meet)/);
+  });
+  it('names the line and column of a bad CSV value', async () => {
+    const r = await runCli(['sample', 'recalc', '-N', '100', '--dropout', '0', '--observations', '-', '--json'], { input: 'household,value\nA,1\nB,n/a\n' });
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.stderr)).toMatchObject({ code: 'invalid_observation', field: 'stdin:3 column 2 (value)' });
+  });
+  it('names an unknown stratum with its line', async () => {
+    const prev = join(dir, 'prev2.json');
+    writeFileSync(prev, (await runCli(['sample', 'calc', '-N', '6000', '--mean', '1.2', '--sd', '0.5', '--dropout', '0.1', '--stratum', 'north=0.55', '--stratum', 'south=0.45', '--json'])).stdout);
+    const r = await runCli(['sample', 'recalc', '--previous', prev, '--observations', '-'], { input: 'household,value,stratum\nA,1,north\nB,2,west\n' });
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('observations:3');
+    expect(r.stderr).toContain('west');
+  });
+});
+
+describe('help and version', () => {
+  it('has help with examples for each command, and a version', async () => {
+    const h = await runCli(['sample', 'calc', '--help']);
+    expect(h.stdout).toContain('EXAMPLES');
+    expect(h.stdout).toContain('--stratum');
+    const top = await runCli(['--help']);
+    expect(top.stdout).toContain('sample');
+    const v = await runCli(['--version']);
+    expect(v.stdout).toMatch(/^oraclekit\/\d+\.\d+\.\d+/);
+    const s = await runCli(['sample', '--help']);
+    expect(s.stdout).toContain('sample recalc');
+  });
+});

@@ -1,0 +1,241 @@
+/**
+ * End to end through the built CLI: commit → draw → verify with a drand chain
+ * of our own (rounds signed as drand signs them), the test vector through the
+ * files, errors naming lines, and the tampering cases, each detected by
+ * `sample verify` with exit 10 naming the first mismatch.
+ */
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import cases from '../../../shared/specs/sampling-cases.json' with { type: 'json' };
+import { runCli } from '../helpers/cli.ts';
+import { fakeChain } from '../unit/lib/beacon/fake-drand.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'okit-select-e2e-'));
+const p = (name: string): string => join(dir, name);
+const chain = fakeChain();
+
+function frameCsv(n: number): string {
+  const rows = ['household_id,stratum,adopter,address'];
+  for (let i = 1; i <= n; i++) rows.push(`HH-${String(i).padStart(4, '0')},${i % 3 === 0 ? 'Highland' : 'Lowland'},${i % 4 === 0 ? 0 : 1},"${i} Main St, Block ""${i % 9}"""`);
+  return rows.join('\r\n') + '\r\n';
+}
+
+describe('sample select commit / draw and sample verify', () => {
+  let round = 0;
+
+  beforeAll(async () => {
+    writeFileSync(p('chain.json'), JSON.stringify(chain.info));
+    writeFileSync(p('frame.csv'), frameCsv(1500));
+    const calc = await runCli(['sample', 'calc', '-N', '1500', '--mean', '2.4', '--sd', '1.1', '--dropout', '0.1', '--json']);
+    expect(calc.code).toBe(0);
+    const design = JSON.parse(calc.stdout);
+    // a stratified design in the shape of `sample calc --json` (two strata, n per stratum)
+    design.stratification = {
+      method: 'proportional',
+      strata: [
+        { name: 'Lowland', weight: 2 / 3, population: 1000, mean: 2.4, sd: 1.1, cv: 0.46, n0: 0, n_fpc: 0, calculatedSize: 0, sampleSize: 120, census: false },
+        { name: 'Highland', weight: 1 / 3, population: 500, mean: 2.4, sd: 1.1, cv: 0.46, n0: 0, n_fpc: 0, calculatedSize: 0, sampleSize: 80, census: false },
+      ],
+    };
+    writeFileSync(p('design.json'), JSON.stringify(design));
+    const commit = await runCli(['sample', 'select', 'commit', '--design', p('design.json'), '--frame', p('frame.csv'), '--chain', p('chain.json'), '--delay', '30', '--out', p('commitment.json'), '--json']);
+    expect(commit.stderr).toBe('');
+    expect(commit.code).toBe(0);
+    const c = JSON.parse(readFileSync(p('commitment.json'), 'utf8'));
+    round = c.beacon.round;
+    writeFileSync(p('round.json'), JSON.stringify(chain.sign(round)));
+    const draw = await runCli(['sample', 'select', 'draw', '--commitment', p('commitment.json'), '--frame', p('frame.csv'), '--beacon', p('round.json'), '--out-dir', p('out')]);
+    expect(draw.stderr).toBe('');
+    expect(draw.code).toBe(0);
+    expect(draw.stdout).toMatch(/drand round \d+ \(verified\)/);
+  });
+
+  it('commit records the design, frameHash, n per stratum, algorithm and a future round', () => {
+    const c = JSON.parse(readFileSync(p('commitment.json'), 'utf8'));
+    expect(c.algorithm).toBe('cookstove-sampling/v1');
+    expect(c.designId).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(c.strata.map((s: { name: string; households: number; sampleSize: number }) => [s.name, s.households, s.sampleSize])).toEqual([['Lowland', 1000, 120], ['Highland', 500, 80]]);
+    expect(Date.parse(c.beacon.roundTime)).toBeGreaterThan(Date.parse(c.committedAt));
+    expect(c.beacon.chain.hash).toBe(chain.info.hash);
+  });
+
+  it('draw writes the sample then the replacement list per stratum, with the frame columns kept', () => {
+    const lines = readFileSync(p('out/selection.csv'), 'utf8').trim().split('\n');
+    expect(lines[0]).toBe('stratum,rank,role,household_id,ticket,adopter,address');
+    expect(lines).toHaveLength(1501);
+    const low = lines.slice(1).filter((l) => l.startsWith('Lowland,'));
+    expect(low).toHaveLength(1000);
+    expect(low.filter((l) => l.split(',')[2] === 'sample')).toHaveLength(120);
+    expect(low[120]!.split(',')[2]).toBe('replacement');
+    expect(lines[1]).toMatch(/^Lowland,1,sample,HH-\d{4},[0-9a-f]{64},[01],"\d+ Main St, Block ""\d"""$/);
+  });
+
+  it('verify passes with a one-line verdict (tickets on worker threads here, as for large frames)', async () => {
+    const r = await runCli(['sample', 'verify', '--frame', p('frame.csv'), '--commitment', p('commitment.json'), '--proof', p('out/proof.json'), '--selection', p('out/selection.csv')], {
+      env: { ORACLEKIT_TICKET_PARALLEL_MIN: '1', ORACLEKIT_TICKET_THREADS: '3' },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.stdout).toMatch(/^OK verified cookstove-sampling\/v1: frameHash [0-9a-f]{12}, drand round \d+ \(chain [0-9a-f]{12}\), seed [0-9a-f]{12}, 200 sampled of 1500 households in 2 strata/);
+  });
+
+  const verify = (frame: string, proof = p('out/proof.json'), extra: string[] = []) =>
+    runCli(['sample', 'verify', '--frame', frame, '--commitment', p('commitment.json'), '--proof', proof, ...extra]);
+
+  it('tamper: a changed frame row (an ID) → frameHash mismatch, exit 10', async () => {
+    writeFileSync(p('frame-changed.csv'), readFileSync(p('frame.csv'), 'utf8').replace('HH-0042,', 'HH-9042,'));
+    const r = await verify(p('frame-changed.csv'));
+    expect(r.code).toBe(10);
+    expect(r.stderr).toMatch(/^MISMATCH \[frameHash\] frame-changed\.csv: frameHash [0-9a-f]{64} \(1500 households\) is not the committed/);
+    const j = await verify(p('frame-changed.csv'), p('out/proof.json'), ['--json']);
+    expect(j.code).toBe(10);
+    expect(JSON.parse(j.stdout)).toMatchObject({ ok: false, passed: ['commitment', 'designId', 'future round'], mismatch: { check: 'frameHash' } });
+  });
+
+  it('tamper: a changed frame row (only the adopter column) → frame file mismatch, exit 10', async () => {
+    const text = readFileSync(p('frame.csv'), 'utf8');
+    writeFileSync(p('frame-adopter.csv'), text.replace(/^(HH-0004,Lowland,)0/m, '$11'));
+    const r = await verify(p('frame-adopter.csv'));
+    expect(r.code).toBe(10);
+    expect(r.stderr).toMatch(/MISMATCH \[frame file\] .*another column/);
+  });
+
+  it('tamper: a household moved to another stratum → stratum mismatch, exit 10', async () => {
+    writeFileSync(p('frame-moved.csv'), readFileSync(p('frame.csv'), 'utf8').replace('HH-0001,Lowland', 'HH-0001,Highland'));
+    const r = await verify(p('frame-moved.csv'));
+    expect(r.code).toBe(10);
+    expect(r.stderr).toMatch(/MISMATCH \[stratum Lowland\] .*999 households/);
+  });
+
+  it('tamper: a sampled household swapped for an unsampled one in the proof → sample mismatch naming the rank', async () => {
+    const proof = JSON.parse(readFileSync(p('out/proof.json'), 'utf8'));
+    const sel = readFileSync(p('out/selection.csv'), 'utf8').split('\n');
+    const outsider = sel.find((l) => l.startsWith('Lowland,500,'))!.split(',');
+    proof.strata[0].sample[4] = { rank: 5, household_id: outsider[3], ticket: outsider[4] };
+    writeFileSync(p('proof-swapped.json'), JSON.stringify(proof));
+    const r = await verify(p('frame.csv'), p('proof-swapped.json'));
+    expect(r.code).toBe(10);
+    expect(r.stderr).toMatch(new RegExp(`MISMATCH \\[sample Lowland\\] stratum Lowland rank 5: proof has "${outsider[3]}"`));
+  });
+
+  it('tamper: two rows swapped in selection.csv → selection.csv mismatch naming the line', async () => {
+    const lines = readFileSync(p('out/selection.csv'), 'utf8').split('\n');
+    const a = lines[3]!.split(',');
+    const b = lines[200]!.split(',');
+    [a[3], b[3]] = [b[3]!, a[3]!];
+    lines[3] = a.join(',');
+    lines[200] = b.join(',');
+    writeFileSync(p('selection-swapped.csv'), lines.join('\n'));
+    const r = await verify(p('frame.csv'), p('out/proof.json'), ['--selection', p('selection-swapped.csv')]);
+    expect(r.code).toBe(10);
+    expect(r.stderr).toMatch(/MISMATCH \[selection\.csv\] selection-swapped\.csv:4: household_id is "HH-\d{4}", recomputed "HH-\d{4}"/);
+  });
+
+  it('tamper: a different (validly signed) round → beacon.round mismatch', async () => {
+    const proof = JSON.parse(readFileSync(p('out/proof.json'), 'utf8'));
+    const other = chain.sign(round + 5);
+    Object.assign(proof.randomness, { round: other.round, randomness: other.randomness, signature: other.signature });
+    writeFileSync(p('proof-round.json'), JSON.stringify(proof));
+    const r = await verify(p('frame.csv'), p('proof-round.json'));
+    expect(r.code).toBe(10);
+    expect(r.stderr).toMatch(new RegExp(`MISMATCH \\[beacon\\.round\\] proof uses drand round ${round + 5}, the commitment fixed round ${round}`));
+  });
+
+  it('tamper: a forged beacon signature (another key, consistent randomness) → beacon.signature mismatch', async () => {
+    const proof = JSON.parse(readFileSync(p('out/proof.json'), 'utf8'));
+    const forged = fakeChain({ seed: 3 }).sign(round);
+    Object.assign(proof.randomness, { randomness: forged.randomness, signature: forged.signature });
+    writeFileSync(p('proof-forged.json'), JSON.stringify(proof));
+    const r = await verify(p('frame.csv'), p('proof-forged.json'));
+    expect(r.code).toBe(10);
+    expect(r.stderr).toMatch(/MISMATCH \[beacon\.signature\] proof\.randomness\.signature does not verify for round \d+ against the public key of chain/);
+  });
+
+  it('draw refuses a forged round and a round other than the committed one (exit 5 and 4)', async () => {
+    writeFileSync(p('forged-round.json'), JSON.stringify(fakeChain({ seed: 4 }).sign(round)));
+    const f = await runCli(['sample', 'select', 'draw', '--commitment', p('commitment.json'), '--frame', p('frame.csv'), '--beacon', p('forged-round.json'), '--out-dir', p('out-forged')]);
+    expect(f.code).toBe(5);
+    expect(f.stderr).toMatch(/\[invalid_beacon_signature\]/);
+    writeFileSync(p('other-round.json'), JSON.stringify(chain.sign(round - 1)));
+    const o = await runCli(['sample', 'select', 'draw', '--commitment', p('commitment.json'), '--frame', p('frame.csv'), '--beacon', p('other-round.json'), '--out-dir', p('out-other')]);
+    expect(o.code).toBe(4);
+    expect(o.stderr).toMatch(new RegExp(`\\[beacon_round_mismatch\\] .*round = ${round - 1} is not the committed round ${round}`));
+  });
+
+  it('draw refuses a frame that differs from the committed one (an ID, or only another column), exit 4', async () => {
+    const text = readFileSync(p('frame.csv'), 'utf8');
+    writeFileSync(p('frame-draw-id.csv'), text.replace('HH-0042,', 'HH-9042,'));
+    const a = await runCli(['sample', 'select', 'draw', '--commitment', p('commitment.json'), '--frame', p('frame-draw-id.csv'), '--beacon', p('round.json'), '--out-dir', p('out-id')]);
+    expect(a.code).toBe(4);
+    expect(a.stderr).toMatch(/\[frame_mismatch\] frame-draw-id\.csv: frameHash [0-9a-f]{64} is not the committed/);
+    writeFileSync(p('frame-draw-col.csv'), text.replace(/^(HH-0004,Lowland,)0/m, '$11'));
+    const b = await runCli(['sample', 'select', 'draw', '--commitment', p('commitment.json'), '--frame', p('frame-draw-col.csv'), '--beacon', p('round.json'), '--out-dir', p('out-col')]);
+    expect(b.code).toBe(4);
+    expect(b.stderr).toMatch(/\[frame_mismatch\] .*another column was edited after the commitment/);
+  });
+
+  it('--seed-hex: a verifier supplies the randomness; the proof and the verdict say so', async () => {
+    const d = await runCli(['sample', 'select', 'draw', '--commitment', p('commitment.json'), '--frame', p('frame.csv'), '--seed-hex', 'ab'.repeat(32), '--out-dir', p('out-verifier'), '--json']);
+    expect(d.code).toBe(0);
+    const out = JSON.parse(d.stdout);
+    expect(out.proofContent.randomness).toMatchObject({ source: 'verifier', randomness: 'ab'.repeat(32) });
+    const r = await verify(p('frame.csv'), p('out-verifier/proof.json'), ['--selection', p('out-verifier/selection.csv')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/verifier-supplied randomness/);
+    expect(r.stdout).toMatch(/note: randomness supplied by the verifier/);
+  });
+
+  it('the spec test vector through the CLI (seed-hex = the vector\'s beacon randomness)', async () => {
+    const v = cases.selection_vectors[0]!;
+    writeFileSync(p('vector.csv'), 'household_id\n' + v.ids.join('\n') + '\n');
+    writeFileSync(p('vector-design.json'), JSON.stringify({ parameters: { population: v.ids.length, adjustedSize: v.n }, stratification: { method: 'none', strata: [] } }));
+    const c = await runCli(['sample', 'select', 'commit', '--design', p('vector-design.json'), '--frame', p('vector.csv'), '--chain', p('chain.json'), '--out', p('vector-commitment.json'), '--json']);
+    expect(c.code).toBe(0);
+    expect(JSON.parse(c.stdout).commitment.frame.frameHash).toBe(v.frameHash);
+    const d = await runCli(['sample', 'select', 'draw', '--commitment', p('vector-commitment.json'), '--frame', p('vector.csv'), '--seed-hex', v.beaconRandomness, '--out-dir', p('out-vector'), '--json']);
+    const proof = JSON.parse(d.stdout).proofContent;
+    expect(proof.seed).toBe(v.seed);
+    expect(proof.strata[0].sample.map((s: { household_id: string }) => s.household_id)).toEqual(v.selected);
+    const rows = readFileSync(p('out-vector/selection.csv'), 'utf8').trim().split('\n').slice(7, 12).map((l) => l.split(',')[3]);
+    expect(rows).toEqual(v.replacement_order_first5);
+  });
+
+  it('errors name the lines: duplicate IDs (both lines), unknown stratum, a stratum too small', async () => {
+    const base = frameCsv(1500).split('\r\n');
+    writeFileSync(p('dup.csv'), [...base.slice(0, 10), base[5], ...base.slice(10)].join('\n'));
+    const dup = await runCli(['sample', 'select', 'commit', '--design', p('design.json'), '--frame', p('dup.csv'), '--chain', p('chain.json'), '--out', p('c-dup.json')]);
+    expect(dup.code).toBe(4);
+    expect(dup.stderr).toMatch(/\[duplicate_household\] dup\.csv:11: household_id "HH-0005" duplicates line 6/);
+    writeFileSync(p('unknown.csv'), base.join('\n').replace('HH-0007,Lowland', 'HH-0007,Coast'));
+    const unk = await runCli(['sample', 'select', 'commit', '--design', p('design.json'), '--frame', p('unknown.csv'), '--chain', p('chain.json'), '--out', p('c-unk.json')]);
+    expect(unk.code).toBe(5);
+    expect(unk.stderr).toMatch(/\[unknown_stratum\] unknown\.csv:8: stratum "Coast" \(household "HH-0007"\) is not in the design; valid: Lowland, Highland/);
+    writeFileSync(p('small.csv'), frameCsv(150));
+    const small = await runCli(['sample', 'select', 'commit', '--design', p('design.json'), '--frame', p('small.csv'), '--chain', p('chain.json'), '--out', p('c-small.json')]);
+    expect(small.code).toBe(5);
+    expect(small.stderr).toMatch(/\[insufficient_frame\] small\.csv: stratum "Lowland" has 100 households in the frame, fewer than its sample size 120/);
+  });
+
+  it('commit with the design from flags equals commit with `sample calc --json` output (same designId and n)', async () => {
+    writeFileSync(p('flat.csv'), 'household_id\n' + Array.from({ length: 1500 }, (_, i) => `F${i}`).join('\n'));
+    const a = await runCli(['sample', 'select', 'commit', '-N', '1500', '--mean', '2.4', '--sd', '1.1', '--dropout', '0.1', '--frame', p('flat.csv'), '--chain', p('chain.json'), '--out', p('c-flags.json'), '--json']);
+    const calc = await runCli(['sample', 'calc', '-N', '1500', '--mean', '2.4', '--sd', '1.1', '--dropout', '0.1', '--json']);
+    writeFileSync(p('calc.json'), calc.stdout);
+    const b = await runCli(['sample', 'select', 'commit', '--design', p('calc.json'), '--frame', p('flat.csv'), '--chain', p('chain.json'), '--out', p('c-calc.json'), '--json']);
+    expect(a.code).toBe(0);
+    expect(b.code).toBe(0);
+    const ca = JSON.parse(a.stdout).commitment;
+    const cb = JSON.parse(b.stdout).commitment;
+    expect(ca.strata).toEqual(cb.strata);
+    expect(ca.designId).toBe(cb.designId);
+  });
+
+  it('commit refuses an explicit past round (exit 4)', async () => {
+    copyFileSync(p('design.json'), p('design2.json'));
+    const r = await runCli(['sample', 'select', 'commit', '--design', p('design2.json'), '--frame', p('frame.csv'), '--chain', p('chain.json'), '--round', '2', '--out', p('c-past.json')]);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/\[round_not_in_future\] round 2 was produced at .*, not after the commitment time/);
+  });
+});

@@ -1,0 +1,16 @@
+/** The shared specs beside the project (../shared/specs). */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const SPECS = join(import.meta.dirname, '../../../shared/specs');
+
+export interface SamplingCases {
+  constants: { z: number };
+  cases: { id: string; note: string; input: Record<string, unknown>; expected: Record<string, unknown> & { strata?: Record<string, unknown>[] } }[];
+  errors: { id: string; note: string; input: Record<string, unknown>; status: number; code: string }[];
+  selection_vectors: { ids: string[]; stratum: string; n: number; beaconRandomness: string; frameHash: string; seed: string; selected: string[]; replacement_order_first5: string[] }[];
+}
+
+export function samplingCases(): SamplingCases {
+  return JSON.parse(readFileSync(join(SPECS, 'sampling-cases.json'), 'utf8')) as SamplingCases;
+}

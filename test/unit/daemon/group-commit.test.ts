@@ -1,0 +1,38 @@
+/** Group commit: writes queued together share one COMMIT; a failing write is rolled back alone. */
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../../../src/daemon/storage/db.ts';
+import { REGISTRY_MIGRATIONS } from '../../../src/daemon/storage/registry-migrations.ts';
+import { Registry } from '../../../src/daemon/registry/store.ts';
+import { DEFAULT_CONFIG } from '../../../src/daemon/config.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'oraclekit-gc-'));
+const db = openDatabase({ path: join(dir, 'r.db'), migrations: { registry: REGISTRY_MIGRATIONS } });
+const reg = new Registry(db, DEFAULT_CONFIG);
+afterAll(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('Registry.write', () => {
+  it('settles each write with its own result; a failure leaves no trace and does not undo the others', async () => {
+    const p = { keyId: 'k', did: 'did:example:a', roles: ['member' as const] };
+    const ok1 = reg.write(() => reg.createDomain(p, { type: 'Protocol', metadata: { name: 'one' } }));
+    const bad = reg.write(() => {
+      reg.createDomain(p, { type: 'Protocol', metadata: { name: 'half' } });
+      throw new Error('boom after a write');
+    });
+    const ok2 = reg.write(() => reg.createDomain(p, { type: 'Protocol', metadata: { name: 'two' } }));
+    const invalid = reg.write(() => reg.createDomain(p, { type: 'Nope' }));
+    const [a, b, c, d] = await Promise.allSettled([ok1, bad, ok2, invalid]);
+    expect(a.status).toBe('fulfilled');
+    expect(b).toMatchObject({ status: 'rejected', reason: { message: 'boom after a write' } });
+    expect(c.status).toBe('fulfilled');
+    expect(d).toMatchObject({ status: 'rejected', reason: { code: 'invalid_type' } });
+    const names = db.all<{ name: string }>('SELECT name FROM domains ORDER BY seq').map((r) => r.name);
+    expect(names).toEqual(['one', 'two']);
+    expect(db.raw.isTransaction).toBe(false);
+  });
+});

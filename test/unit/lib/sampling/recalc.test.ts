@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { achievedPrecision, meanSd, parseObservationsCsv, recalculate } from '../../../../src/lib/sampling/recalc.ts';
+import { computeDesign, Z_95 } from '../../../../src/lib/sampling/design.ts';
+import { OracleKitError } from '../../../../src/lib/errors.ts';
+
+function err(fn: () => unknown): OracleKitError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof OracleKitError) return e;
+    throw e;
+  }
+  throw new Error('expected an error');
+}
+
+const prevStrat = computeDesign({ population: 6000, expectedMean: 1.2, expectedSD: 0.5, dropoutRate: 0.1, stratification: { enabled: true, strata: [{ name: 'north', weight: 0.55 }, { name: 'south', weight: 0.45 }] } });
+const prevSingle = computeDesign({ population: 8000, expectedMean: 3.1, expectedSD: 1.7, dropoutRate: 0.1 });
+
+describe('mean, SD (n − 1) and achieved precision', () => {
+  it('computes the textbook values', () => {
+    const s = meanSd([2, 4, 4, 4, 5, 5, 7, 9]);
+    expect(s.mean).toBe(5);
+    expect(s.sd).toBeCloseTo(Math.sqrt(32 / 7), 14);
+  });
+  it('r = z·s/(x̄·√n)·√(1 − n/N)', () => {
+    const r = achievedPrecision(400, 8000, 3, 1.5);
+    expect(r).toBeCloseTo(((Z_95 * 1.5) / (3 * 20)) * Math.sqrt(1 - 400 / 8000), 15);
+    expect(achievedPrecision(10, 10, 1, 1)).toBe(0); // a census has no sampling error
+  });
+});
+
+describe('recalculate', () => {
+  it('goes down when the observed CV is lower, and says by how much', () => {
+    const r = recalculate({ previous: prevSingle, mean: 3.4, sd: 1.5 });
+    expect(r.design.parameters.adjustedSize).toBe(computeDesign({ population: 8000, expectedMean: 3.4, expectedSD: 1.5, dropoutRate: 0.1 }).parameters.adjustedSize);
+    expect(r.change!.total).toMatchObject({ from: 486, direction: 'down' });
+    expect(r.change!.total.delta).toBe(r.design.parameters.adjustedSize - 486);
+  });
+  it('goes up with a higher dropout', () => {
+    const r = recalculate({ previous: prevSingle, dropoutRate: 0.2 });
+    expect(r.change!.total).toMatchObject({ from: 486, to: Math.ceil(437 / 0.8), direction: 'up' });
+  });
+  it('keeps the previous strata populations and applies per-stratum observations', () => {
+    const r = recalculate({ previous: prevStrat, strata: [{ name: 'NORTH ', mean: 1.0, sd: 0.6 }] });
+    const [north, south] = r.design.stratification.strata;
+    expect(north).toMatchObject({ name: 'north', population: 3300, mean: 1.0, sd: 0.6 });
+    expect(south).toMatchObject({ name: 'south', population: 2700, mean: 1.2, sd: 0.5, sampleSize: 270 });
+    expect(r.change!.strata[1]).toMatchObject({ name: 'south', direction: 'unchanged', delta: 0 });
+  });
+  it('summarises raw observations per stratum and reports the achieved precision', () => {
+    const rows = ['household,value,stratum'];
+    for (let i = 0; i < 300; i++) rows.push(`N${i},${1 + (i % 5) * 0.1},north`);
+    for (let i = 0; i < 10; i++) rows.push(`S${i},${1 + (i % 2)},south`);
+    const obs = parseObservationsCsv(rows.join('\n'));
+    const r = recalculate({ previous: prevStrat, observations: obs });
+    const north = r.achieved!.groups.find((g) => g.stratum === 'north')!;
+    const expected = meanSd(obs.filter((o) => o.stratum === 'north').map((o) => o.value));
+    expect(north).toMatchObject({ n: 300, population: 3300, mean: expected.mean, sd: expected.sd });
+    expect(north.precision).toBe(achievedPrecision(300, 3300, expected.mean, expected.sd));
+    expect(north.met).toBe(true);
+    expect(r.achieved!.groups.find((g) => g.stratum === 'south')!.met).toBe(false);
+    expect(r.achieved!.allMet).toBe(false);
+    expect(r.design.stratification.strata[0]!.mean).toBe(expected.mean);
+  });
+  it('needs a population without a previous design', () => {
+    expect(err(() => recalculate({ mean: 1, sd: 1, dropoutRate: 0 })).code).toBe('missing_parameter');
+  });
+  it('rejects an unknown stratum in observations with its line', () => {
+    const obs = parseObservationsCsv('household,value,stratum\nA,1,north\nB,2,east\nC,3,north');
+    const e = err(() => recalculate({ previous: prevStrat, observations: obs }));
+    expect(e.code).toBe('unknown_stratum');
+    expect(e.field).toContain(':3');
+  });
+  it('refuses a stratum column against an unstratified design', () => {
+    const obs = parseObservationsCsv('household,value,stratum\nA,1,x\nB,2,x');
+    expect(err(() => recalculate({ previous: prevSingle, observations: obs })).code).toBe('unknown_stratum');
+  });
+  it('needs two observations for an SD', () => {
+    const obs = parseObservationsCsv('household,value\nA,1');
+    expect(err(() => recalculate({ population: 100, dropoutRate: 0, observations: obs })).code).toBe('too_few_observations');
+  });
+  it('rejects a file that is not a design', () => {
+    expect(err(() => recalculate({ previous: { hello: 1 } as never })).code).toBe('invalid_previous');
+  });
+});
+
+describe('observations CSV', () => {
+  it('accepts any column order, quotes, CRLF and a BOM', () => {
+    const o = parseObservationsCsv('\ufeffvalue,"household",note\r\n1.5,"HH,1",x\r\n2,HH2,"multi\nline"\r\n');
+    expect(o).toEqual([
+      { line: 2, household: 'HH,1', value: 1.5 },
+      { line: 3, household: 'HH2', value: 2 },
+    ]);
+  });
+  it('names the line and column of a non-numeric value', () => {
+    const e = err(() => parseObservationsCsv('household,value\nA,1\nB,2 h\n', 'p1.csv'));
+    expect(e.code).toBe('invalid_observation');
+    expect(e.field).toBe('p1.csv:3 column 2 (value)');
+    expect(e.value).toBe('2 h');
+  });
+  it('malformed CSV is invalid_observation with the line', () => {
+    const e = err(() => parseObservationsCsv('household,value\nA,1\n"B,2\n', 'p1.csv'));
+    expect(e.code).toBe('invalid_observation');
+    expect(e.field).toBe('p1.csv:3');
+  });
+  it('names a missing column', () => {
+    const e = err(() => parseObservationsCsv('household,hours\nA,1\n', 'p1.csv'));
+    expect(e.code).toBe('missing_column');
+    expect(e.message).toContain('value');
+  });
+  it('refuses a household observed twice, naming both lines', () => {
+    const e = err(() => parseObservationsCsv('household,value\nA,1\nB,2\nA,3\n'));
+    expect(e.code).toBe('duplicate_household');
+    expect(e.message).toContain('line 2');
+    expect(e.field).toContain(':4');
+  });
+});

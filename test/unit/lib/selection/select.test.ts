@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { compareUtf8 } from '../../../../src/lib/selection/hash.ts';
+import { orderRows } from '../../../../src/lib/selection/select.ts';
+
+/** The spec's order, written plainly: by ticket bytes, then ID bytes. */
+function reference(rows: number[], tickets: Uint8Array, ids: string[]): number[] {
+  return [...rows].sort((a, b) => Buffer.compare(Buffer.from(tickets.subarray(a * 32, a * 32 + 32)), Buffer.from(tickets.subarray(b * 32, b * 32 + 32))) || compareUtf8(ids[a]!, ids[b]!));
+}
+
+describe('orderRows', () => {
+  it('equals the plain (ticket, id bytes) sort, including tickets sharing their first 32 bits and fully equal tickets', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ prefix: fc.integer({ min: 0, max: 3 }), rest: fc.uint8Array({ minLength: 28, maxLength: 28 }), same: fc.boolean(), id: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 5 }) }), { minLength: 1, maxLength: 60 }),
+        (spec) => {
+          const ids = spec.map((s, i) => `${s.id}#${i}`);
+          const tickets = new Uint8Array(spec.length * 32);
+          spec.forEach((s, i) => {
+            tickets.set([0xff, 0x00, s.prefix, 0x80], i * 32);
+            if (!s.same) tickets.set(s.rest, i * 32 + 4);
+          });
+          const rows = Array.from(spec.keys()).reverse();
+          expect([...orderRows(Uint32Array.from(rows), tickets, ids)]).toEqual(reference(rows, tickets, ids));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('orders a subset of rows (one stratum) without touching the others', () => {
+    const tickets = new Uint8Array(5 * 32);
+    [9, 3, 7, 1, 5].forEach((b, i) => (tickets[i * 32] = b));
+    expect([...orderRows(Uint32Array.from([0, 2, 4]), tickets, ['a', 'b', 'c', 'd', 'e'])]).toEqual([4, 2, 0]);
+  });
+});
+
+describe('computeTickets', () => {
+  it('worker threads give byte-identical tickets to the single thread (multi-byte IDs, several strata)', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { readFrame } = await import('../../../../src/lib/selection/frame.ts');
+    const { computeTickets } = await import('../../../../src/lib/selection/select.ts');
+    const { ticket } = await import('../../../../src/lib/selection/hash.ts');
+    const path = join(mkdtempSync(join(tmpdir(), 'okit-tickets-')), 'f.csv');
+    writeFileSync(path, 'household_id,stratum\n' + Array.from({ length: 5000 }, (_, i) => `${i % 7 ? 'HH' : 'Ménage-🙂'}-${i},${['Nord', 'Süd', 'East'][i % 3]}`).join('\n'));
+    const frame = await readFrame(path, { strata: ['Nord', 'Süd', 'East'] });
+    const seed = '7e'.repeat(32);
+    const single = await computeTickets(frame, seed, { threads: 1 });
+    const multi = await computeTickets(frame, seed, { threads: 3, threshold: 1 });
+    expect(multi.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(Buffer.compare(Buffer.from(single), Buffer.from(multi))).toBe(0);
+    for (const r of [0, 1, 1700, 3333, 4999]) {
+      expect(Buffer.from(multi.subarray(r * 32, r * 32 + 32)).toString('hex')).toBe(ticket(seed, frame.strataNames[frame.stratum[r]!]!, frame.ids[r]!));
+    }
+  });
+});
+
+describe('writeSelectionCsv', () => {
+  it('writes the same file whatever the window of re-read rows (quoted fields, CRLF, multi-byte text)', async () => {
+    const { mkdtempSync, writeFileSync, readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { readFrame, rowsByStratum } = await import('../../../../src/lib/selection/frame.ts');
+    const { selectFrame } = await import('../../../../src/lib/selection/select.ts');
+    const { writeSelectionCsv } = await import('../../../../src/lib/selection/output.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'okit-write-'));
+    const path = join(dir, 'f.csv');
+    writeFileSync(path, '\uFEFFhousehold_id,stratum,note,rank\r\n' + Array.from({ length: 300 }, (_, i) => `H${i},${i % 2 ? 'a' : 'b'},"é, ""${i}""\nline",${i}`).join('\r\n') + '\r\n');
+    const frame = await readFrame(path, { strata: ['a', 'b'] });
+    const sel = await selectFrame(frame, rowsByStratum(frame), '01'.repeat(32), [10, 12]);
+    const big = writeSelectionCsv(join(dir, 'big.csv'), path, frame, sel);
+    const small = writeSelectionCsv(join(dir, 'small.csv'), path, frame, sel, undefined, 7);
+    expect(small).toEqual(big);
+    const text = readFileSync(join(dir, 'small.csv'), 'utf8');
+    expect(text.split('\n')[0]).toBe('stratum,rank,role,household_id,ticket,note,frame_rank');
+    expect(text).toMatch(/^a,1,sample,H\d+,[0-9a-f]{64},"é, ""\d+""\nline",\d+$/m);
+  });
+});

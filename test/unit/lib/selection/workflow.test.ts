@@ -1,0 +1,100 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import cases from '../../../../../shared/specs/sampling-cases.json' with { type: 'json' };
+import { computeDesign } from '../../../../src/lib/sampling/design.ts';
+import { designIdOf, loadDesign } from '../../../../src/lib/selection/design.ts';
+import { commitmentDigest, parseCommitment, parseProof } from '../../../../src/lib/selection/records.ts';
+import { commitSelection, drawSelection, verifySelection } from '../../../../src/lib/selection/workflow.ts';
+import { fakeChain } from '../beacon/fake-drand.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'okit-wf-'));
+const v = cases.selection_vectors[0]!;
+
+describe('commit → draw → verify (in process)', () => {
+  it('reproduces the test vector through the files: frameHash, seed, sample and replacement order', async () => {
+    const frame = join(dir, 'vector.csv');
+    writeFileSync(frame, 'household_id,adopter\n' + v.ids.map((id, i) => `${id},${i % 2}`).join('\n') + '\n');
+    // an unstratified design of n = 6 over N = 30
+    const design = loadDesign({ parameters: { population: 30, adjustedSize: v.n }, stratification: { method: 'none', strata: [] } });
+    expect(design.strata).toEqual([{ name: 'all', designPopulation: 30, sampleSize: 6 }]);
+    const chain = fakeChain();
+    const { commitment } = await commitSelection({ design, framePath: frame, chain: chain.info, delaySeconds: 60, now: new Date() });
+    expect(commitment.frame.frameHash).toBe(v.frameHash);
+    expect(commitment.strata).toEqual([{ name: 'all', households: 30, sampleSize: 6, frameHash: v.frameHash }]);
+    const out = mkdtempSync(join(dir, 'draw-'));
+    const r = await drawSelection({ commitment, framePath: frame, randomness: { seedHex: v.beaconRandomness }, outDir: out, now: new Date() });
+    expect(r.proof.seed).toBe(v.seed);
+    expect(r.proof.randomness.source).toBe('verifier');
+    expect(r.proof.strata[0]!.sample.map((s) => s.household_id)).toEqual(v.selected);
+    const csv = readFileSync(r.selectionPath, 'utf8').trim().split('\n');
+    expect(csv[0]).toBe('stratum,rank,role,household_id,ticket,adopter');
+    expect(csv.slice(1, 7).map((l) => l.split(',')[3])).toEqual(v.selected);
+    expect(csv.slice(7, 12).map((l) => l.split(',')[3])).toEqual(v.replacement_order_first5);
+    expect(csv.slice(7).every((l) => l.split(',')[2] === 'replacement')).toBe(true);
+    const ok = await verifySelection({ commitment, proof: r.proof, framePath: frame, selectionPath: r.selectionPath });
+    expect(ok.ok).toBe(true);
+    expect(ok.passed).toEqual(['commitment', 'designId', 'future round', 'frameHash', 'frame file', 'verifier randomness', 'seed', 'selection', 'selection.csv']);
+  });
+
+  it('stratified design with a drand beacon: verifies, and detects proof-level tampering', async () => {
+    const designJson = computeDesign({ population: 900, expectedMean: 2, expectedSD: 1.2, dropoutRate: 0.1, stratification: { enabled: true, strata: [{ name: 'North', weight: 0.5 }, { name: 'South', weight: 0.5 }] } });
+    const design = loadDesign(designJson);
+    expect(design.designId).toBe(designIdOf(designJson.parameters, designJson.stratification));
+    const frame = join(dir, 'strat.csv');
+    writeFileSync(frame, 'household_id,stratum,adopter\n' + Array.from({ length: 900 }, (_, i) => `HH${i},${i % 2 ? 'north' : 'SOUTH'},${i % 5 ? 1 : 0}`).join('\n') + '\n');
+    const chain = fakeChain();
+    const { commitment } = await commitSelection({ design, framePath: frame, chain: chain.info, delaySeconds: 30, now: new Date() });
+    expect(commitment.strata.map((s) => [s.name, s.households])).toEqual([['North', 450], ['South', 450]]);
+    expect(() => parseCommitment(JSON.parse(JSON.stringify(commitment)))).not.toThrow();
+    const out = mkdtempSync(join(dir, 'draw-'));
+    const beacon = chain.sign(commitment.beacon.round);
+    const r = await drawSelection({ commitment, framePath: frame, randomness: { beacon }, outDir: out, now: new Date() });
+    const proof = parseProof(JSON.parse(JSON.stringify(r.proof)));
+    expect(proof.commitmentDigest).toBe(commitmentDigest(commitment));
+    expect((await verifySelection({ commitment, proof, framePath: frame })).ok).toBe(true);
+
+    const swapped = structuredClone(proof);
+    const s0 = swapped.strata[0]!.sample;
+    [s0[0], s0[1]] = [s0[1]!, s0[0]!];
+    const sw = await verifySelection({ commitment, proof: swapped, framePath: frame });
+    expect(sw.mismatch?.check).toBe('sample North');
+
+    const otherRound = structuredClone(proof);
+    const b2 = chain.sign(commitment.beacon.round + 1);
+    Object.assign(otherRound.randomness, { round: b2.round, randomness: b2.randomness, signature: b2.signature });
+    expect((await verifySelection({ commitment, proof: otherRound, framePath: frame })).mismatch?.check).toBe('beacon.round');
+
+    const edited = structuredClone(commitment);
+    edited.strata[0]!.sampleSize += 1;
+    expect((await verifySelection({ commitment: edited, proof, framePath: frame })).mismatch?.check).toBe('commitment');
+
+    const past = structuredClone(commitment);
+    past.committedAt = new Date(Date.parse(commitment.beacon.roundTime) + 1000).toISOString();
+    const pastProof = { ...proof, commitmentDigest: commitmentDigest(past) };
+    const pr = await verifySelection({ commitment: past, proof: pastProof, framePath: frame });
+    expect(pr.mismatch?.check).toBe('future round');
+  });
+
+  it('commit refuses a round that is not after the commitment time, and a frame too small for n', async () => {
+    const frame = join(dir, 'small.csv');
+    writeFileSync(frame, 'household_id\nA\nB\nC\n');
+    const chain = fakeChain();
+    const design = loadDesign({ parameters: { population: 3, adjustedSize: 2 }, stratification: { method: 'none', strata: [] } });
+    await expect(commitSelection({ design, framePath: frame, chain: chain.info, round: 1, delaySeconds: 0, now: new Date() })).rejects.toMatchObject({ code: 'round_not_in_future' });
+    const big = loadDesign({ parameters: { population: 3, adjustedSize: 4 }, stratification: { method: 'none', strata: [] } });
+    await expect(commitSelection({ design: big, framePath: frame, chain: chain.info, delaySeconds: 0, now: new Date() })).rejects.toMatchObject({ code: 'insufficient_frame' });
+  });
+
+  it('loadDesign: a registry record keeps its designId; a calc input is computed', () => {
+    const rec = { designId: 'dsg_123', projectId: 'p1', version: 2, ...computeDesign({ population: 500, expectedMean: 2, expectedSD: 1, dropoutRate: 0 }) };
+    const d = loadDesign(rec);
+    expect(d.designId).toBe('dsg_123');
+    expect(d.designIdSource).toBe('record');
+    expect(d.projectId).toBe('p1');
+    const c = loadDesign({ population: 500, expectedMean: 2, expectedSD: 1, dropoutRate: 0 });
+    expect(c.strata[0]!.sampleSize).toBe(d.strata[0]!.sampleSize);
+    expect(() => loadDesign([1])).toThrow(expect.objectContaining({ code: 'invalid_design' }));
+  });
+});
