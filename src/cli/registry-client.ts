@@ -12,6 +12,7 @@
  * Heavy modules (undici, conf, the daemon's lifecycle code) load lazily, so
  * commands that do not talk to a registry (sample calc) do not pay for them.
  */
+import type { DomainView } from '../lib/registry/domain.ts';
 import { OracleKitError, type ErrorBody } from '../lib/errors.ts';
 
 export interface ClientOptions {
@@ -169,21 +170,8 @@ export async function saveDesign<T = Record<string, unknown>>(input: Record<stri
 
 // ------------------------------------------------ shared by the domain commands
 
-export interface DomainOut {
-  id: string;
-  type: string;
-  class: string | null;
-  state: string;
-  version: number;
-  active: boolean;
-  eligible: boolean;
-  controllers: string[];
-  metadata: Record<string, unknown>;
-  services: { id: string; type: string; serviceEndpoint: string }[];
-  validFrom: string | null;
-  validUntil: string | null;
-  alsoKnownAs: string | null;
-}
+/** A domain as the registry returns it (the one definition: src/lib/registry/domain.ts). */
+export type DomainOut = DomainView;
 
 export function parseServiceFlag(s: string): { id: string; type: string; serviceEndpoint: string } {
   const m = /^([^=]+)=([^,]+),(.+)$/.exec(s);

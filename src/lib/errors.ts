@@ -97,3 +97,23 @@ export function showValue(v: unknown): string {
     return String(v);
   }
 }
+
+/** An area's error table: code → HTTP-like status and when it applies. */
+export type ErrorTable = Record<string, { status: number; when: string }>;
+
+/**
+ * The error builder of an area whose errors name a field, its value and what
+ * is valid (sampling, selection); the default message says all three.
+ */
+export function fieldErrorFactory<T extends ErrorTable>(table: T) {
+  return (code: keyof T & string, field: string, value: unknown, valid: string, extra?: { message?: string; details?: Record<string, unknown> }): OracleKitError => {
+    const message = extra?.message ?? `${field} ${value === undefined ? 'is missing' : `= ${showValue(value)} is invalid`}; valid: ${valid}`;
+    return new OracleKitError({ status: table[code]!.status, code, message, field, value, valid, details: extra?.details });
+  };
+}
+
+/** The error builder of an area whose errors lead with a message (registry, runtime). */
+export function messageErrorFactory<T extends ErrorTable>(table: T) {
+  return (code: keyof T & string, message: string, extra: { field?: string; value?: unknown; valid?: string; details?: Record<string, unknown> } = {}): OracleKitError =>
+    new OracleKitError({ status: table[code]!.status, code, message, ...extra });
+}

@@ -4,7 +4,7 @@
  * {statusCode, code, message, field?, details?} with statusCode equal to the
  * HTTP status (protocol.md, "Conventions").
  */
-import { OracleKitError } from '../errors.ts';
+import { messageErrorFactory } from '../errors.ts';
 
 export const RUNTIME_ERRORS = {
   // 400
@@ -58,13 +58,7 @@ export const AUTH_ERROR_CODES = Object.entries(RUNTIME_ERRORS)
   .filter(([, v]) => v.status === 401)
   .map(([k]) => k as RuntimeErrorCode);
 
-export function runtimeError(
-  code: RuntimeErrorCode,
-  message: string,
-  extra?: { field?: string; details?: Record<string, unknown> },
-): OracleKitError {
-  return new OracleKitError({ status: RUNTIME_ERRORS[code].status, code, message, field: extra?.field, details: extra?.details });
-}
+export const runtimeError = messageErrorFactory(RUNTIME_ERRORS);
 
 /** Error kinds of the SSE `error` event. */
 export const ERROR_KINDS = ['provider', 'timeout', 'malformed_stream', 'tool', 'step_limit', 'aborted', 'internal', 'payment'] as const;

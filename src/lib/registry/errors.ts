@@ -4,7 +4,7 @@
  * large, rate limit) mapped here by the one error handler of src/daemon/http.
  * Sampling errors (sampling.md) pass through with their own codes.
  */
-import { OracleKitError, showValue } from '../errors.ts';
+import { fieldErrorFactory, messageErrorFactory } from '../errors.ts';
 
 export const REGISTRY_ERRORS = {
   // 400 syntax
@@ -66,16 +66,7 @@ export const REGISTRY_ERRORS = {
 
 export type RegistryErrorCode = keyof typeof REGISTRY_ERRORS;
 
-export function registryError(
-  code: RegistryErrorCode,
-  message: string,
-  extra: { field?: string; value?: unknown; valid?: string; details?: Record<string, unknown> } = {},
-): OracleKitError {
-  return new OracleKitError({ status: REGISTRY_ERRORS[code].status, code, message, ...extra });
-}
+export const registryError = messageErrorFactory(REGISTRY_ERRORS);
 
 /** A field error in the house style: names the field, the value and what is valid. */
-export function fieldError(code: RegistryErrorCode, field: string, value: unknown, valid: string): OracleKitError {
-  const msg = `${field} ${value === undefined ? 'is missing' : `= ${showValue(value)} is invalid`}; valid: ${valid}`;
-  return new OracleKitError({ status: REGISTRY_ERRORS[code].status, code, message: msg, field, value, valid });
-}
+export const fieldError = fieldErrorFactory(REGISTRY_ERRORS);

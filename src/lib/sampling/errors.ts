@@ -2,7 +2,7 @@
  * The sampling area's error table (sampling.md, "Errors"): status, code and
  * when. Every error names the field, the value and what would be valid.
  */
-import { OracleKitError, showValue } from '../errors.ts';
+import { fieldErrorFactory } from '../errors.ts';
 
 export const SAMPLING_ERRORS = {
   missing_parameter: { status: 400, when: 'a required input is absent' },
@@ -33,13 +33,5 @@ export const SAMPLING_ERRORS = {
 
 export type SamplingErrorCode = keyof typeof SAMPLING_ERRORS;
 
-export function samplingError(
-  code: SamplingErrorCode,
-  field: string,
-  value: unknown,
-  valid: string,
-  extra?: { message?: string; details?: Record<string, unknown> },
-): OracleKitError {
-  const message = extra?.message ?? `${field} ${value === undefined ? 'is missing' : `= ${showValue(value)} is invalid`}; valid: ${valid}`;
-  return new OracleKitError({ status: SAMPLING_ERRORS[code].status, code, message, field, value, valid, details: extra?.details });
-}
+/** Builds a sampling error naming the field, the value and what is valid. */
+export const samplingError = fieldErrorFactory(SAMPLING_ERRORS);

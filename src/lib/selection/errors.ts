@@ -7,7 +7,7 @@
  * signature does not verify). `sample verify` reports mismatches with exit 10
  * (EXIT_CODES.verificationFailed), not through this table.
  */
-import { OracleKitError, showValue } from '../errors.ts';
+import { fieldErrorFactory } from '../errors.ts';
 
 export const SELECTION_ERRORS = {
   file_not_found: { status: 404, when: 'a frame, design, commitment, proof, chain or beacon file does not exist' },
@@ -37,16 +37,8 @@ export const SELECTION_ERRORS = {
 
 export type SelectionErrorCode = keyof typeof SELECTION_ERRORS;
 
-export function selectionError(
-  code: SelectionErrorCode,
-  field: string,
-  value: unknown,
-  valid: string,
-  extra?: { message?: string; details?: Record<string, unknown> },
-): OracleKitError {
-  const message = extra?.message ?? `${field} ${value === undefined ? 'is missing' : `= ${showValue(value)} is invalid`}; valid: ${valid}`;
-  return new OracleKitError({ status: SELECTION_ERRORS[code].status, code, message, field, value, valid, details: extra?.details });
-}
+/** Builds a selection error naming the field (or file:line), the value and what is valid. */
+export const selectionError = fieldErrorFactory(SELECTION_ERRORS);
 
 /** Malformed frame CSV is invalid_frame in this area (see src/lib/csv.ts). */
 export const frameCsvError = (where: string, value: string, valid: string, message: string) =>

@@ -10,6 +10,7 @@
  * particular role). Every call has a time-out (ORACLEKIT_REGISTRY_TIMEOUT_MS)
  * and follows the turn's abort; the key never appears in a message.
  */
+import type { DomainView } from '../../../../lib/registry/domain.ts';
 import { z } from 'zod';
 import { definePlugin, defineTool } from '../../plugin.ts';
 import { httpUrl } from '../_mcp/plugin.ts';
@@ -27,24 +28,6 @@ export const DomainsEnvSchema = z.object({
 });
 export type DomainsEnv = z.infer<typeof DomainsEnvSchema>;
 
-interface DomainView {
-  id: string;
-  type: string;
-  class: string | null;
-  state: string;
-  active: boolean;
-  eligible: boolean;
-  controllers: string[];
-  metadata: Record<string, unknown>;
-  services: { id: string; type: string; serviceEndpoint: string }[];
-  validFrom: string | null;
-  validUntil: string | null;
-  alsoKnownAs: string | null;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-  deactivatedAt: string | null;
-}
 
 const STATE_MEANING: Record<string, string> = {
   registered: 'registered, not verified yet (a representative can submit a verification proposal)',
