@@ -1,0 +1,10 @@
+/**
+ * oraclekit's package entry: build an oracle with createOracleApp (docs/runtime.md),
+ * write plugins against the plugin contract (docs/plugins.md), speak the
+ * protocol with its shared schemas (docs/protocol.md).
+ */
+export * from './daemon/runtime/index.ts';
+export * as protocol from './lib/protocol/index.ts';
+export type { AnyEvent, SseEventName, Message, Session } from './lib/protocol/index.ts';
+export { signerFromMnemonic, generateMnemonic, generateSigner } from './lib/keys/index.ts';
+export { mintInvocation, mintDelegation, verifyInvocation, verifyDelegation } from './lib/ucan/index.ts';

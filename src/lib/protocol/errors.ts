@@ -1,0 +1,67 @@
+/**
+ * The runtime area's one error table: every error a runtime route, SSE stream
+ * or socket.io handshake can produce. The wire body is OracleKitError.toBody():
+ * {statusCode, code, message, field?, details?} with statusCode equal to the
+ * HTTP status (protocol.md, "Conventions").
+ */
+import { OracleKitError } from '../errors.ts';
+
+export const RUNTIME_ERRORS = {
+  // 400
+  validation_failed: { status: 400, when: 'a body, query or path parameter does not match its schema' },
+  invalid_json: { status: 400, when: 'the body is not JSON' },
+  missing_city: { status: 400, when: 'weather: no city given' },
+  // 401 — one code per authentication check (protocol.md, "Authentication")
+  missing_token: { status: 401, when: 'no Authorization: Bearer invocation (and no allowed delegation fallback)' },
+  unsupported_auth_type: { status: 401, when: 'X-Auth-Type is present and not ucan' },
+  malformed_token: { status: 401, when: 'the token is not base64 of a CAR holding a ucanto UCAN' },
+  wrong_audience: { status: 401, when: 'the audience is not exactly the oracle DID' },
+  missing_expiry: { status: 401, when: 'the UCAN has no expiry' },
+  expired: { status: 401, when: 'the UCAN (or a proof) has expired' },
+  not_yet_valid: { status: 401, when: 'not-before is more than 60 s in the future' },
+  ttl_too_long: { status: 401, when: 'expiry is more than 900 s after not-before (or now)' },
+  bad_signature: { status: 401, when: 'a signature does not verify' },
+  capability_mismatch: { status: 401, when: 'no capability covers the oracle resource' },
+  proof_chain_misaligned: { status: 401, when: "a proof's audience is not its child's issuer, or a proof is invalid" },
+  replayed: { status: 401, when: 'the invocation CID was already used before its expiry' },
+  revoked: { status: 401, when: 'the token or one of its proofs is revoked' },
+  delegation_issuer_mismatch: { status: 401, when: 'a delegation header not issued by the authenticated user' },
+  unsupported_principal: { status: 401, when: 'the issuer is not a did:key Ed25519 identity' },
+  signing_key_missing: { status: 401, when: "the runtime's signing key (from its mnemonic) is not loaded yet" },
+  // 402
+  payment_required: { status: 402, when: 'unpaid use of a priced oracle' },
+  // 403
+  forbidden: { status: 403, when: 'the resource belongs to another user' },
+  // 404
+  not_found: { status: 404, when: 'no such route' },
+  session_not_found: { status: 404, when: "no such session among the caller's own" },
+  run_not_found: { status: 404, when: "no such run among the caller's own" },
+  no_active_run: { status: 404, when: 'abort asked for a session with no running run' },
+  unknown_city: { status: 404, when: 'geocoding found no such city' },
+  // 409
+  run_in_progress: { status: 409, when: 'a message was sent while the session already has a running run' },
+  // 5xx
+  internal_error: { status: 500, when: 'an unexpected failure (a bug); the message carries no secrets' },
+  upstream_error: { status: 502, when: 'an upstream service (model provider, weather API, …) failed' },
+  not_ready: { status: 503, when: 'plugins are pending or the signing key is not loaded' },
+  model_not_configured: { status: 503, when: 'no LLM_BASE_URL / model configured' },
+} as const;
+
+export type RuntimeErrorCode = keyof typeof RUNTIME_ERRORS;
+
+/** Codes of the 401 family, in the order the checks run. */
+export const AUTH_ERROR_CODES = Object.entries(RUNTIME_ERRORS)
+  .filter(([, v]) => v.status === 401)
+  .map(([k]) => k as RuntimeErrorCode);
+
+export function runtimeError(
+  code: RuntimeErrorCode,
+  message: string,
+  extra?: { field?: string; details?: Record<string, unknown> },
+): OracleKitError {
+  return new OracleKitError({ status: RUNTIME_ERRORS[code].status, code, message, field: extra?.field, details: extra?.details });
+}
+
+/** Error kinds of the SSE `error` event. */
+export const ERROR_KINDS = ['provider', 'timeout', 'malformed_stream', 'tool', 'step_limit', 'aborted', 'internal', 'payment'] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];

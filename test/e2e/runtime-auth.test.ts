@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { io as connect, type Socket } from 'socket.io-client';
+import { invoke } from '@ucanto/core';
+import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
+import { say, callTool } from '../helpers/scripted-model-server.ts';
+import { generateSigner, type Signer } from '../../src/lib/keys/index.ts';
+import { encodeToken, mintDelegation, mintInvocation } from '../../src/lib/ucan/index.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const now = () => Math.floor(Date.now() / 1000);
+
+/** Each bad credential of the issue, as request headers / socket auth, with its expected code. */
+async function badCases(user: Signer, oracleDid: string): Promise<{ name: string; code: string; headers: Record<string, string>; auth: Record<string, string> }[]> {
+  const other = await generateSigner();
+  const inv = (o: Partial<Parameters<typeof mintInvocation>[0]> = {}) => mintInvocation({ issuer: user, audience: oracleDid, ...o });
+  const bearer = (t: string) => ({ authorization: `Bearer ${t}`, 'x-auth-type': 'ucan' });
+  const liar = user.withDID(other.did() as `did:key:${string}`);
+  const forged = await encodeToken(await invoke({ issuer: liar, audience: { did: () => oracleDid as `did:key:${string}` }, capability: { can: 'oracle/use', with: oracleDid as `did:key:${string}` }, expiration: now() + 300 }).delegate());
+  const cases = [
+    { name: 'no header', code: 'missing_token', token: undefined as string | undefined },
+    { name: 'malformed base64', code: 'malformed_token', token: '!!!not-base64!!!' },
+    { name: 'base64 of garbage', code: 'malformed_token', token: Buffer.from('garbage bytes').toString('base64') },
+    { name: 'wrong audience', code: 'wrong_audience', token: await mintInvocation({ issuer: user, audience: other.did() }) },
+    { name: 'expired', code: 'expired', token: await inv({ expiration: now() - 5 }) },
+    { name: 'not yet valid', code: 'not_yet_valid', token: await inv({ notBefore: now() + 600, expiration: now() + 800 }) },
+    { name: 'TTL over 900 s', code: 'ttl_too_long', token: await inv({ ttlSeconds: 1200 }) },
+    { name: 'forged signature', code: 'bad_signature', token: forged },
+  ];
+  const out: { name: string; code: string; headers: Record<string, string>; auth: Record<string, string> }[] = cases.map((c) => ({
+    name: c.name,
+    code: c.code,
+    headers: c.token === undefined ? {} : bearer(c.token),
+    auth: c.token === undefined ? ({} as Record<string, string>) : { invocation: c.token },
+  }));
+  // a delegation from another user next to a valid invocation
+  const foreign = await mintDelegation({ issuer: other, audience: oracleDid });
+  out.push({ name: 'delegation from another user', code: 'delegation_issuer_mismatch', headers: { ...bearer(await inv()), 'x-ucan-delegation': foreign.token }, auth: { invocation: await inv(), ucanDelegation: foreign.token } });
+  return out;
+}
+
+function handshake(url: string, sessionId: string, auth: Record<string, string>): Promise<{ ok: true; socket: Socket } | { ok: false; code: string; status: number }> {
+  return new Promise((resolve) => {
+    const s = connect(url, { path: '/socket.io/', transports: ['websocket'], query: { sessionId }, auth, reconnection: false, forceNew: true });
+    s.on('connect', () => resolve({ ok: true, socket: s }));
+    s.on('connect_error', (err: Error & { data?: { code: string; statusCode: number } }) => {
+      s.close();
+      resolve({ ok: false, code: err.data?.code ?? 'none', status: err.data?.statusCode ?? 0 });
+    });
+  });
+}
+
+describe('UCAN authentication', () => {
+  it('refuses every bad credential with 401 and its code, over HTTP and the socket.io handshake', async () => {
+    const u = await h.user();
+    const sessionId = await u.newSession();
+    for (const c of await badCases(u.signer, h.oracleDid)) {
+      const r = await fetch(`${h.url}/sessions`, { headers: c.headers });
+      const body = await r.json();
+      expect(r.status, c.name).toBe(401);
+      expect(body, c.name).toMatchObject({ statusCode: 401, code: c.code, message: expect.any(String) });
+      const hs = await handshake(h.url, sessionId, c.auth);
+      expect(hs.ok, c.name).toBe(false);
+      if (!hs.ok) expect([hs.code, hs.status], c.name).toEqual([c.code, 401]);
+    }
+  });
+
+  it('refuses a replayed invocation (HTTP and socket)', async () => {
+    const u = await h.user();
+    const sessionId = await u.newSession();
+    const t = await mintInvocation({ issuer: u.signer, audience: h.oracleDid });
+    const hdr = { authorization: `Bearer ${t}`, 'x-auth-type': 'ucan' };
+    expect((await fetch(`${h.url}/sessions`, { headers: hdr })).status).toBe(200);
+    const again = await fetch(`${h.url}/sessions`, { headers: hdr });
+    expect(again.status).toBe(401);
+    expect((await again.json()).code).toBe('replayed');
+    const hs = await handshake(h.url, sessionId, { invocation: t });
+    expect(hs).toMatchObject({ ok: false, code: 'replayed' });
+  });
+
+  it('refuses a revoked proof: a deleted delegation and a revoked CID in the chain', async () => {
+    const u = await h.user();
+    const d = await mintDelegation({ issuer: u.signer, audience: h.oracleDid });
+    const post = await u.req('POST', '/delegation', { raw: d.token });
+    expect(post.status).toBe(200);
+    expect(post.body).toEqual({ ok: true, expiration: d.delegation.expiration });
+    expect((await u.req('GET', '/delegation')).body).toEqual({ authorized: true, expiration: d.delegation.expiration });
+    expect((await u.req('DELETE', '/delegation')).body).toEqual({ ok: true });
+    expect((await u.req('GET', '/delegation')).body).toEqual({ authorized: false });
+    const r = await u.req('GET', '/sessions', undefined, { 'x-ucan-delegation': d.token });
+    expect(r.status).toBe(401);
+    expect(r.body.code).toBe('revoked');
+
+    // a proof inside the invocation's chain, revoked by CID
+    const issuer = await generateSigner();
+    const proof = await mintDelegation({ issuer, audience: u.did });
+    const t = await mintInvocation({ issuer: u.signer, audience: h.oracleDid, proofs: [proof.delegation] });
+    h.app.runtime.store.revoke(proof.delegation.cid.toString());
+    const rr = await fetch(`${h.url}/sessions`, { headers: { authorization: `Bearer ${t}`, 'x-auth-type': 'ucan' } });
+    expect(rr.status).toBe(401);
+    expect((await rr.json()).code).toBe('revoked');
+  });
+
+  it('refuses another auth type and a delegation alone unless the fallback is allowed', async () => {
+    const u = await h.user();
+    const basic = await fetch(`${h.url}/sessions`, { headers: { authorization: 'Basic abc', 'x-auth-type': 'basic' } });
+    expect((await basic.json()).code).toBe('unsupported_auth_type');
+    const d = await mintDelegation({ issuer: u.signer, audience: h.oracleDid, ttlSeconds: 600 });
+    const alone = await fetch(`${h.url}/sessions`, { headers: { 'x-ucan-delegation': d.token } });
+    expect(alone.status).toBe(401);
+    expect((await alone.json()).code).toBe('missing_token');
+    h.app.runtime.auth.allowDelegationFallback = true;
+    try {
+      const ok = await fetch(`${h.url}/sessions`, { headers: { 'x-ucan-delegation': d.token } });
+      expect(ok.status).toBe(200);
+    } finally {
+      h.app.runtime.auth.allowDelegationFallback = false;
+    }
+  });
+
+  it("refuses a handshake for another user's session and delivers only the session's own events", async () => {
+    const a = await h.user();
+    const b = await h.user();
+    const sa = await a.newSession();
+    const sb = await b.newSession();
+    const cross = await handshake(h.url, sa, { invocation: await mintInvocation({ issuer: b.signer, audience: h.oracleDid }) });
+    expect(cross).toMatchObject({ ok: false, code: 'session_not_found' });
+    const noSession = await handshake(h.url, '', { invocation: await mintInvocation({ issuer: a.signer, audience: h.oracleDid }) });
+    expect(noSession.ok).toBe(false);
+
+    const ha = await handshake(h.url, sa, { invocation: await mintInvocation({ issuer: a.signer, audience: h.oracleDid }) });
+    const hb = await handshake(h.url, sb, { invocation: await mintInvocation({ issuer: b.signer, audience: h.oracleDid }) });
+    if (!ha.ok || !hb.ok) throw new Error('handshake failed');
+    const gotA: { eventName: string; payload: Record<string, unknown> }[] = [];
+    const gotB: unknown[] = [];
+    for (const name of ['tool_call', 'reasoning', 'message_cache_invalidation'] as const) {
+      ha.socket.on(name, (e: { eventName: string; payload: Record<string, unknown> }) => gotA.push(e));
+      hb.socket.on(name, (e: unknown) => gotB.push(e));
+    }
+    const invalidated = new Promise<void>((r) => ha.socket.on('message_cache_invalidation', () => r()));
+    h.model.enqueue(callTool('list_capabilities', {}, 'sock1'), say('done'));
+    const { headers } = await a.stream(sa, 'what can you do?');
+    await invalidated;
+    expect(gotB).toEqual([]);
+    expect(gotA.map((e) => [e.eventName, e.payload.status])).toEqual([
+      ['tool_call', 'isRunning'],
+      ['tool_call', 'done'],
+      ['message_cache_invalidation', undefined],
+    ]);
+    for (const e of gotA) expect(e.payload).toMatchObject({ sessionId: sa, requestId: headers.get('x-request-id'), eventId: expect.any(String) });
+    ha.socket.close();
+    hb.socket.close();
+  });
+});
+
+describe('signing key', () => {
+  it('answers 401 signing_key_missing and /ready 503 until the key is loaded', async () => {
+    const h2 = await startHarness({ signingMnemonic: '' });
+    try {
+      const u = await h2.user();
+      const r = await u.req('GET', '/sessions');
+      expect(r.status).toBe(401);
+      expect(r.body.code).toBe('signing_key_missing');
+      const ready = await fetch(`${h2.url}/ready`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ ready: false, signingKeyLoaded: false, pending: ['signing-key'] });
+      const hs = await handshake(h2.url, 'x', { invocation: await mintInvocation({ issuer: u.signer, audience: h2.oracleDid }) });
+      expect(hs).toMatchObject({ ok: false, code: 'signing_key_missing' });
+      const { generateMnemonic } = await import('../../src/lib/keys/index.ts');
+      await h2.app.runtime.loadSigningKey(generateMnemonic());
+      expect((await u.req('GET', '/sessions')).status).toBe(200);
+      expect((await fetch(`${h2.url}/ready`)).status).toBe(200);
+      h2.model.enqueue(say('x'));
+    } finally {
+      await h2.close();
+    }
+  });
+});

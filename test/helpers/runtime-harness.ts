@@ -1,0 +1,150 @@
+/**
+ * Starts a real oracle runtime on 127.0.0.1 (random port) with a temp SQLite
+ * file, the scripted model server and the Open-Meteo server, plus an HTTP/SSE
+ * client that mints a fresh UCAN invocation per request.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createOracleApp, type OracleApp } from '../../src/daemon/runtime/app.ts';
+import type { OracleAppOptions } from '../../src/daemon/runtime/runtime.ts';
+import { generateMnemonic, generateSigner, signerFromMnemonic, type Signer } from '../../src/lib/keys/index.ts';
+import { mintInvocation } from '../../src/lib/ucan/index.ts';
+import { SseParser, type AnyEvent } from '../../src/lib/protocol/index.ts';
+import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model-server.ts';
+import { startOpenMeteoServer, type OpenMeteoServer } from './open-meteo-server.ts';
+
+export interface Harness {
+  app: OracleApp;
+  url: string;
+  oracleDid: string;
+  model: ScriptedModelServer;
+  meteo: OpenMeteoServer;
+  lines: string[];
+  dir: string;
+  user(): Promise<Client>;
+  close(): Promise<void>;
+}
+
+export interface Client {
+  signer: Signer;
+  did: string;
+  headers(extra?: Record<string, string>): Promise<Record<string, string>>;
+  req(method: string, path: string, body?: unknown, extra?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** POST /messages/:id with stream:true; collects every SSE event until the stream ends. */
+  stream(sessionId: string, message: string, extra?: Record<string, unknown>): Promise<{ events: AnyEvent[]; headers: Headers; raw: string }>;
+  /** GET an SSE path and collect events. */
+  sse(path: string, opts?: { stopAfter?: (e: AnyEvent) => boolean }): Promise<{ events: AnyEvent[]; headers: Headers; raw: string }>;
+  newSession(): Promise<string>;
+}
+
+export async function readSse(res: Response, stopAfter?: (e: AnyEvent) => boolean, controller?: AbortController): Promise<{ events: AnyEvent[]; raw: string }> {
+  const parser = new SseParser();
+  const events: AnyEvent[] = [];
+  let raw = '';
+  const dec = new TextDecoder();
+  const reader = res.body!.getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const t = dec.decode(value, { stream: true });
+      raw += t;
+      for (const e of parser.push(t)) {
+        events.push(e);
+        if (stopAfter?.(e)) {
+          controller?.abort();
+          await reader.cancel().catch(() => {});
+          return { events, raw };
+        }
+      }
+    }
+  } catch (e) {
+    if (!controller?.signal.aborted) throw e;
+  }
+  return { events, raw };
+}
+
+export async function startHarness(opts: Partial<OracleAppOptions> & { env?: Record<string, string | undefined> } = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'oraclekit-rt-'));
+  const model = await startScriptedModelServer();
+  const meteo = await startOpenMeteoServer();
+  const mnemonic = generateMnemonic();
+  const oracle = await signerFromMnemonic(mnemonic);
+  const lines: string[] = [];
+  const app = createOracleApp({
+    config: { name: 'Test Oracle', model: 'scripted-model', oracleDid: oracle.did(), ...(opts.config ?? {}) },
+    dbPath: join(dir, 'oracle.db'),
+    logger: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
+    signingMnemonic: mnemonic,
+    heartbeatMs: 15_000,
+    stallTimeoutMs: 1500,
+    toolTimeoutMs: 1500,
+    ...opts,
+    env: {
+      LLM_BASE_URL: model.baseURL,
+      LLM_PROVIDER_API_KEY: 'sk-test-secret',
+      WEATHER_GEOCODING_URL: meteo.url,
+      WEATHER_FORECAST_URL: meteo.url,
+      ...(opts.env ?? {}),
+    },
+  });
+  const url = await app.listen(0, '127.0.0.1');
+  // wait for the signing key (loaded in the background)
+  for (let i = 0; opts.signingMnemonic !== '' && i < 400 && !app.runtime.signingKeyLoaded; i++) await new Promise((r) => setTimeout(r, 5));
+  const oracleDid = oracle.did();
+
+  const makeClient = async (): Promise<Client> => {
+    const signer = await generateSigner();
+    const c: Client = {
+      signer,
+      did: signer.did(),
+      async headers(extra = {}) {
+        return { authorization: `Bearer ${await mintInvocation({ issuer: signer, audience: oracleDid })}`, 'x-auth-type': 'ucan', ...extra };
+      },
+      async req(method, path, body, extra) {
+        const h = await c.headers(extra);
+        if (body !== undefined) h['content-type'] = 'application/json';
+        const res = await fetch(url + path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
+        const text = await res.text();
+        return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
+      },
+      async stream(sessionId, message, extra = {}) {
+        const res = await fetch(`${url}/messages/${sessionId}`, { method: 'POST', headers: { ...(await c.headers()), 'content-type': 'application/json' }, body: JSON.stringify({ message, stream: true, ...extra }) });
+        if (res.status !== 200) throw new Error(`stream ${res.status}: ${await res.text()}`);
+        const { events, raw } = await readSse(res);
+        return { events, headers: res.headers, raw };
+      },
+      async sse(path, o = {}) {
+        const ctl = new AbortController();
+        const res = await fetch(url + path, { headers: await c.headers(), signal: ctl.signal });
+        if (res.status !== 200) throw new Error(`sse ${res.status}: ${await res.text()}`);
+        const { events, raw } = await readSse(res, o.stopAfter, ctl);
+        return { events, headers: res.headers, raw };
+      },
+      async newSession() {
+        const r = await c.req('POST', '/sessions', {});
+        if (r.status !== 201) throw new Error(`session ${r.status} ${JSON.stringify(r.body)}`);
+        return r.body.sessionId as string;
+      },
+    };
+    return c;
+  };
+
+  return {
+    app,
+    url,
+    oracleDid,
+    model,
+    meteo,
+    lines,
+    dir,
+    user: makeClient,
+    async close() {
+      await app.close();
+      await model.close();
+      await meteo.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
