@@ -49,11 +49,16 @@ Registers the oracle as a domain of type Oracle (class: the "oraclekit:oracle-pr
     const { args, flags } = await this.parse(New);
     const [{ runNew }, { isInteractive }] = await Promise.all([import('../cli/scaffold/new.ts'), import('../cli/scaffold/ask.ts')]);
     const ac = new AbortController();
-    let interrupts = 0;
+    // A second Ctrl+C quits at once. conf's atomic writer (when-exit) re-raises
+    // the first SIGINT to this process, so a second one counts only after a moment.
+    let armedAt = 0;
     const onSigint = () => {
-      interrupts++;
-      if (interrupts > 1) process.exit(130);
-      process.stderr.write('\nCancelling: removing what was created…\n');
+      if (ac.signal.aborted) {
+        if (Date.now() >= armedAt) process.exit(130);
+        return;
+      }
+      armedAt = Date.now() + 300;
+      process.stderr.write('\nCancelling: removing what was created… (Ctrl+C again to quit at once)\n');
       ac.abort();
     };
     process.on('SIGINT', onSigint);
