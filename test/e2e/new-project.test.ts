@@ -50,7 +50,11 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  server?.kill('SIGTERM');
+  if (server?.pid && server.exitCode === null) {
+    const closed = new Promise((ok) => server!.on('close', ok));
+    process.kill(-server.pid, 'SIGTERM');
+    await closed;
+  }
   await runCli(['daemon', 'stop', '--grace', '1'], { env });
   rmSync(home, { recursive: true, force: true });
   rmSync(work, { recursive: true, force: true });
@@ -70,7 +74,8 @@ describe('a freshly scaffolded project', () => {
   }, 120_000);
 
   it('`npm start` serves the oracle at the URL registered for it', async () => {
-    server = spawn('npm', ['start'], { cwd: project.dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // its own process group, so the oracle under npm stops with it
+    server = spawn('npm', ['start'], { cwd: project.dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let log = '';
     await new Promise<void>((ok, ko) => {
       const onData = (d: Buffer) => {
