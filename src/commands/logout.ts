@@ -8,7 +8,7 @@ export default class Logout extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(Logout);
     const { readIdentity, removeIdentity, identityPath, principalDid } = await import('../cli/identity/store.ts');
-    let did: string | null = null;
+    let did: string | null;
     try {
       const id = readIdentity();
       did = id ? principalDid(id) : null;

@@ -9,6 +9,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { stripVTControlCharacters } from 'node:util';
 import { join } from 'node:path';
 import { ROOT, runCli } from '../helpers/cli.ts';
 
@@ -70,7 +71,7 @@ describe('a freshly scaffolded project', () => {
   it('passes its own tests (the oracle against a scripted model server)', () => {
     const r = npm(['test'], project.dir);
     expect(r.code, r.out).toBe(0);
-    expect(r.out.replace(/\u001b\[[0-9;]*m/g, '')).toMatch(/Tests\s+5 passed/);
+    expect(stripVTControlCharacters(r.out)).toMatch(/Tests\s+5 passed/);
   }, 120_000);
 
   it('`npm start` serves the oracle at the URL registered for it', async () => {

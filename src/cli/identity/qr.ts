@@ -79,7 +79,7 @@ export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
   let settle!: { ok: (v: { did: string }) => void; fail: (e: Error) => void };
   const result = new Promise<{ did: string }>((ok, fail) => (settle = { ok, fail }));
   result.catch(() => {});
-  let request!: SignInRequest;
+  const holder = {} as { request: SignInRequest };
   let done = false;
 
   const reply = (res: ServerResponse, status: number, body: unknown) => {
@@ -95,7 +95,7 @@ export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
         res.writeHead(200, { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, POST', 'access-control-allow-headers': 'content-type' }).end('{}');
         return;
       }
-      if (req.method === 'GET') return reply(res, 200, { ...request, message: signInMessage(request) });
+      if (req.method === 'GET') return reply(res, 200, { ...holder.request, message: signInMessage(holder.request) });
       if (req.method !== 'POST') return fail(res, 405, 'method_not_allowed', 'GET or POST');
       if (done) return fail(res, 409, 'already_signed_in', 'this sign-in request is already used');
       let raw = '';
@@ -110,14 +110,14 @@ export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
         return fail(res, 400, 'invalid_json', 'send {did, challenge, signature} as JSON');
       }
       if (typeof body.did !== 'string' || typeof body.challenge !== 'string' || typeof body.signature !== 'string') return fail(res, 400, 'missing_field', 'send {did, challenge, signature}');
-      if (body.challenge !== request.challenge) return fail(res, 400, 'wrong_challenge', 'the challenge does not match this request');
-      if (Math.floor(Date.now() / 1000) > request.exp) return fail(res, 410, 'expired', 'the sign-in request has expired');
+      if (body.challenge !== holder.request.challenge) return fail(res, 400, 'wrong_challenge', 'the challenge does not match this request');
+      if (Math.floor(Date.now() / 1000) > holder.request.exp) return fail(res, 410, 'expired', 'the sign-in request has expired');
       const pub = ed25519KeyOfDid(body.did);
       if (!pub) return fail(res, 400, 'unsupported_did', 'an Ed25519 did:key (did:key:z6Mk…) is required');
       const sig = decodeSig(body.signature);
-      let valid = false;
+      let valid: boolean;
       try {
-        valid = sig !== undefined && ed25519.verify(sig, new TextEncoder().encode(signInMessage(request)), pub);
+        valid = sig !== undefined && ed25519.verify(sig, new TextEncoder().encode(signInMessage(holder.request)), pub);
       } catch {
         valid = false;
       }
@@ -134,7 +134,8 @@ export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
   const port = (server.address() as AddressInfo).port;
   const host = o.host && o.host !== '0.0.0.0' && o.host !== '::' ? o.host : '127.0.0.1';
   const base = (o.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
-  request = { v: 1, challenge, callback: `${base}/signin/${id}`, aud: o.aud, exp: Math.floor((Date.now() + timeoutMs) / 1000) };
+  const request: SignInRequest = { v: 1, challenge, callback: `${base}/signin/${id}`, aud: o.aud, exp: Math.floor((Date.now() + timeoutMs) / 1000) };
+  holder.request = request;
   const timer = setTimeout(() => {
     settle.fail(new OracleKitError({ status: 504, code: 'signin_timeout', message: `no wallet signed the sign-in request within ${Math.round(timeoutMs / 1000)} s; run again, or use a mnemonic (--auth mnemonic)`, field: 'timeout' }));
   }, timeoutMs);
