@@ -182,3 +182,27 @@ describe('signing key', () => {
     }
   });
 });
+
+describe('client tool results over socket.io', () => {
+  it('a tool_result from the session resolves the pending call; another session cannot answer it; a missing one times out', async () => {
+    const a = await h.user();
+    const b = await h.user();
+    const sa = await a.newSession();
+    const sb = await b.newSession();
+    const ha = await handshake(h.url, sa, { invocation: await mintInvocation({ issuer: a.signer, audience: h.oracleDid }) });
+    const hb = await handshake(h.url, sb, { invocation: await mintInvocation({ issuer: b.signer, audience: h.oracleDid }) });
+    if (!ha.ok || !hb.ok) throw new Error('handshake failed');
+    const sock = h.app.socket()!;
+    const pending = sock.awaitResult(sa, 'tc-1', 2000);
+    hb.socket.emit('tool_result', { toolCallId: 'tc-1', sessionId: sb, result: 'from b' });
+    hb.socket.emit('tool_result', { toolCallId: 'tc-1', sessionId: sa, result: 'b pretending' });
+    ha.socket.emit('tool_result', { toolCallId: 'tc-1', sessionId: sa, result: { ok: 42 } });
+    expect(await pending).toEqual({ ok: 42 });
+    await expect(sock.awaitResult(sa, 'tc-2', 50)).rejects.toThrow(/no result for tc-2 within 50 ms/);
+    const failing = sock.awaitResult(sa, 'tc-3', 2000);
+    ha.socket.emit('tool_result', { toolCallId: 'tc-3', sessionId: sa, result: null, error: 'user denied' });
+    await expect(failing).rejects.toThrow('user denied');
+    ha.socket.close();
+    hb.socket.close();
+  });
+});

@@ -38,6 +38,18 @@ describe('a model server that misbehaves', () => {
     expect(errorOf(r2.events)).toMatchObject({ data: { kind: 'provider', retryable: false } });
   });
 
+  it('never lets the model key out: a provider error echoing it is redacted', async () => {
+    const u = await h.user();
+    const s = await u.newSession();
+    h.model.enqueue({ steps: [{ type: 'http_error', status: 401, body: { error: { message: 'Invalid API key: sk-test-secret' } } }] });
+    const { events, raw } = await u.stream(s, 'hi');
+    expect(h.model.requests.at(-1)!.headers.authorization).toBe('Bearer sk-test-secret');
+    expect(errorOf(events)).toMatchObject({ data: { kind: 'provider', retryable: false } });
+    expect(raw).not.toContain('sk-test-secret');
+    expect(raw).toContain('[redacted]');
+    expect(JSON.stringify((await u.req('GET', `/messages/${s}`)).body)).not.toContain('sk-test-secret');
+  });
+
   it('a stall mid-stream times out into an error event (never a hang), keeping the partial text', async () => {
     const u = await h.user();
     const s = await u.newSession();

@@ -72,21 +72,22 @@ export async function startHarness(opts: Partial<OracleAppOptions> & { env?: Rec
   const mnemonic = generateMnemonic();
   const oracle = await signerFromMnemonic(mnemonic);
   const lines: string[] = [];
+  const { config: ownConfig, env: ownEnv, ...rest } = opts;
   const app = createOracleApp({
-    config: { name: 'Test Oracle', model: 'scripted-model', oracleDid: oracle.did(), ...(opts.config ?? {}) },
+    config: { name: 'Test Oracle', model: 'scripted-model', oracleDid: oracle.did(), ...(ownConfig ?? {}) },
     dbPath: join(dir, 'oracle.db'),
     logger: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
     signingMnemonic: mnemonic,
     heartbeatMs: 15_000,
     stallTimeoutMs: 1500,
     toolTimeoutMs: 1500,
-    ...opts,
+    ...rest,
     env: {
       LLM_BASE_URL: model.baseURL,
       LLM_PROVIDER_API_KEY: 'sk-test-secret',
       WEATHER_GEOCODING_URL: meteo.url,
       WEATHER_FORECAST_URL: meteo.url,
-      ...(opts.env ?? {}),
+      ...(ownEnv ?? {}),
     },
   });
   const url = await app.listen(0, '127.0.0.1');

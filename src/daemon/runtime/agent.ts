@@ -27,6 +27,8 @@ export interface AgentDeps {
   /** Resolves once the rows are durable. */
   persist: (sessionId: string, msgs: NewMessage[]) => Promise<void>;
   maxSteps: number;
+  /** Removes secrets (the model key) from text that leaves the runtime. */
+  redact: (text: string) => string;
   stallTimeoutMs: number;
   toolTimeoutMs: number;
   hooks?: { onTurnStart?: (t: TurnContext) => void | Promise<void>; onTurnEnd?: (t: TurnContext, r: { status: string; text: string }) => void | Promise<void>; onError?: (e: unknown, t?: TurnContext) => void };
@@ -227,7 +229,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
           break;
         }
         case 'tool-error': {
-          const message = part.error instanceof Error ? part.error.message : String(part.error);
+          const message = deps.redact(part.error instanceof Error ? part.error.message : String(part.error));
           let row = toolRows.get(part.toolCallId);
           if (!row) {
             row = { id: part.toolCallId, name: part.toolName, args: part.input, status: 'error', order: toolRows.size };
@@ -246,7 +248,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
           if (run.abort.signal.aborted || stall.signal.aborted) break;
           sawError = true;
           const c = classifyError(part.error);
-          run.emit({ event: 'error', data: { error: c.message, code: c.code, kind: c.kind, retryable: c.retryable, timestamp: new Date().toISOString() } });
+          run.emit({ event: 'error', data: { error: deps.redact(c.message), code: c.code, kind: c.kind, retryable: c.retryable, timestamp: new Date().toISOString() } });
           break;
         }
         case 'abort':
@@ -274,7 +276,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       status = 'failed';
       const c = classifyError(err);
       deps.hooks?.onError?.(err, turn);
-      run.emit({ event: 'error', data: { error: c.message, code: c.code, kind: c.kind, retryable: c.retryable, timestamp: new Date().toISOString() } });
+      run.emit({ event: 'error', data: { error: deps.redact(c.message), code: c.code, kind: c.kind, retryable: c.retryable, timestamp: new Date().toISOString() } });
     }
   }
 

@@ -166,6 +166,18 @@ export class OracleRuntime {
     });
   }
 
+  /** Secrets of the environment never leave the runtime in an error text. */
+  redact(text: string): string {
+    let out = text;
+    for (const k of ['LLM_PROVIDER_API_KEY', 'SIGNING_MNEMONIC']) {
+      const v = this.env[k];
+      if (v && v.length >= 4) out = out.split(v).join('[redacted]');
+    }
+    const m = this.options.signingMnemonic;
+    if (m && m.length >= 4) out = out.split(m).join('[redacted]');
+    return out;
+  }
+
   /** Plugins loaded now (background ones once settled as loaded). */
   activePlugins(): { plugin: AnyPlugin; ctx: PluginContext<unknown> }[] {
     return this.resolved.filter(({ plugin }) => this.tracker.isActive(plugin.name));
@@ -268,6 +280,7 @@ export class OracleRuntime {
           this.store.touchSession(s);
         }),
       maxSteps: this.options.maxSteps ?? Number(this.env.ORACLE_MAX_STEPS ?? 12),
+      redact: (text) => this.redact(text),
       stallTimeoutMs: this.options.stallTimeoutMs ?? Number(this.env.LLM_STALL_TIMEOUT_MS ?? 60_000),
       toolTimeoutMs: this.options.toolTimeoutMs ?? Number(this.env.ORACLE_TOOL_TIMEOUT_MS ?? 30_000),
       hooks: this.hooks,
