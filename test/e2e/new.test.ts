@@ -239,3 +239,36 @@ describe('oraclekit update-oracle-api-url', () => {
     expect(json(r.stdout)).toMatchObject({ config: null, port: null, apiUrl: 'http://localhost:3000' });
   });
 });
+
+// last: it changes the saved identity to a wallet's
+describe('oraclekit new --auth qr', () => {
+  it('signs in with a wallet (the test plays it) and registers the oracle under the wallet’s DID', async () => {
+    const { ed25519 } = await import('@noble/curves/ed25519.js');
+    const { didKeyFromPublicKey } = await import('../../src/lib/keys/index.ts');
+    const { parseSignInLink, signInMessage } = await import('../../src/cli/identity/qr.ts');
+    const secret = ed25519.utils.randomSecretKey();
+    const walletDid = didKeyFromPublicKey(ed25519.getPublicKey(secret));
+    const child = spawn(process.execPath, [BIN, 'new', 'by-wallet', '--yes', '--auth', 'qr', '--no-install', '--no-git', '--json'], { cwd: work, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    const closed = new Promise<number>((ok) => child.on('close', (c) => ok(c ?? -1)));
+    const link = await new Promise<string>((ok, ko) => {
+      child.stderr.setEncoding('utf8').on('data', (d: string) => {
+        stderr += d;
+        const m = /oraclekit:signin\?\S+/.exec(stderr);
+        if (m) ok(m[0]);
+      });
+      void closed.then(() => ko(new Error(stderr)));
+    });
+    const req = parseSignInLink(link);
+    expect(req.aud).toBe(first.identity.did); // the saved local key is the one the wallet vouches for
+    const signature = Buffer.from(ed25519.sign(new TextEncoder().encode(signInMessage(req)), secret)).toString('base64url');
+    const res = await fetch(req.callback, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ did: walletDid, challenge: req.challenge, signature }) });
+    expect(res.status).toBe(200);
+    expect(await closed, stderr).toBe(0);
+    const o = json(stdout);
+    expect(o).toMatchObject({ identity: { did: walletDid, method: 'qr', source: 'wallet' }, apiKeyCreated: true, classCreated: false });
+    expect(await domain(o.did)).toMatchObject({ type: 'Oracle', controllers: [walletDid] });
+  });
+});
