@@ -146,7 +146,7 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
     env,
   });
   mark('identity', t);
-  if (id.created) i.log(`Created your identity ${id.principal} (saved in ${id.path}, mode 0600)`);
+  if (id.created) i.log(`${id.source === 'generated' ? 'Created' : 'Saved'} your identity ${id.principal} (in ${id.path}, mode 0600${id.source === 'generated' ? '; back it up' : ''})`);
   if (signal.aborted) throw cancelled();
 
   // --- registry
