@@ -81,6 +81,30 @@ describe('oraclekit new --yes on a first run', () => {
   });
 });
 
+describe('the oracle key and install', () => {
+  it('--oracle-key identity writes your mnemonic (asked for) into .env, 0600; none leaves it blank', async () => {
+    const a = await cli(['new', 'mine', '--yes', '--no-install', '--no-git', '--oracle-key', 'identity', '--json']);
+    expect(a.code, a.stderr).toBe(0);
+    const dir = json(a.stdout).dir as string;
+    const userMnemonic = json(readFileSync(join(home, 'config/identity.json'), 'utf8')).mnemonic as string;
+    expect(getEnvVar(readFileSync(join(dir, '.env'), 'utf8'), 'SIGNING_MNEMONIC')).toBe(userMnemonic);
+    expect(statSync(join(dir, '.env')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dir, '.env.example'), 'utf8')).not.toContain(userMnemonic);
+    const b = await cli(['new', 'keyless', '--yes', '--no-install', '--no-git', '--oracle-key', 'none', '--json']);
+    expect(getEnvVar(readFileSync(join(json(b.stdout).dir, '.env'), 'utf8'), 'SIGNING_MNEMONIC')).toBe('');
+  });
+
+  it('a failed npm install is a warning: the project stays, complete and registered', async () => {
+    const r = await cli(['new', 'no-deps', '--yes', '--no-git', '--oraclekit-version', 'file:/nonexistent/oraclekit.tgz', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const o = json(r.stdout);
+    expect(o).toMatchObject({ installed: false });
+    expect(o.warnings[0]).toMatch(/npm install failed/);
+    expect(existsSync(join(o.dir, 'oracle.config.json'))).toBe(true);
+    expect(await domain(o.did)).toMatchObject({ state: 'registered' });
+  });
+});
+
 describe('refusals', () => {
   it('refuses a non-empty directory unless --force', async () => {
     mkdirSync(join(work, 'busy'));
