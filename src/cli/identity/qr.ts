@@ -6,8 +6,9 @@
  *   oraclekit:signin?v=1&challenge=<32 random bytes, base64url>&callback=<URL>&aud=<local did:key>&exp=<unix s>
  *
  * The wallet signs the UTF-8 bytes of `signInMessage(request)` with its
- * Ed25519 key and POSTs `{did, challenge, signature}` (signature base64url or
- * base64, 64 bytes) as JSON to the callback URL. The server checks the
+ * Ed25519 key (or secp256k1: ECDSA over SHA-256, compact) and POSTs
+ * `{did, challenge, signature}` (signature base64url or base64, 64 bytes) as
+ * JSON to the callback URL. The server checks the
  * challenge, the expiry and the signature against the did:key's public key,
  * answers 200 {ok, did}, and the command takes the wallet's DID.
  */
@@ -15,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ed25519 } from '@noble/curves/ed25519.js';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { base58Decode } from '../../lib/did/index.ts';
 import { OracleKitError } from '../../lib/errors.ts';
 
@@ -38,6 +40,16 @@ export function signInLink(r: SignInRequest): string {
 export function parseSignInLink(link: string): SignInRequest {
   const q = new URLSearchParams(link.slice(link.indexOf('?') + 1));
   return { v: 1, challenge: q.get('challenge') ?? '', callback: q.get('callback') ?? '', aud: q.get('aud') ?? '', exp: Number(q.get('exp')) };
+}
+
+/** A did:key's public key: Ed25519 (0xed, 32 bytes) or secp256k1 (0xe7, 33 bytes compressed); undefined otherwise. */
+export function keyOfDid(did: string): { type: 'ed25519' | 'secp256k1'; pub: Uint8Array } | undefined {
+  const ed = ed25519KeyOfDid(did);
+  if (ed) return { type: 'ed25519', pub: ed };
+  if (!did.startsWith('did:key:z')) return undefined;
+  const bytes = base58Decode(did.slice('did:key:z'.length));
+  if (!bytes || bytes.length !== 35 || bytes[0] !== 0xe7 || bytes[1] !== 0x01) return undefined;
+  return { type: 'secp256k1', pub: bytes.subarray(2) };
 }
 
 /** The 32-byte Ed25519 public key of a did:key, or undefined for any other key type. */
@@ -112,12 +124,14 @@ export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
       if (typeof body.did !== 'string' || typeof body.challenge !== 'string' || typeof body.signature !== 'string') return fail(res, 400, 'missing_field', 'send {did, challenge, signature}');
       if (body.challenge !== holder.request.challenge) return fail(res, 400, 'wrong_challenge', 'the challenge does not match this request');
       if (Math.floor(Date.now() / 1000) > holder.request.exp) return fail(res, 410, 'expired', 'the sign-in request has expired');
-      const pub = ed25519KeyOfDid(body.did);
-      if (!pub) return fail(res, 400, 'unsupported_did', 'an Ed25519 did:key (did:key:z6Mk…) is required');
+      const key = keyOfDid(body.did);
+      if (!key) return fail(res, 400, 'unsupported_did', 'a did:key of an Ed25519 (did:key:z6Mk…) or secp256k1 (did:key:zQ3s…) key is required');
       const sig = decodeSig(body.signature);
       let valid: boolean;
       try {
-        valid = sig !== undefined && ed25519.verify(sig, new TextEncoder().encode(signInMessage(holder.request)), pub);
+        const msg = new TextEncoder().encode(signInMessage(holder.request));
+        // secp256k1: ECDSA over SHA-256 of the message, compact 64-byte signature (low S)
+        valid = sig !== undefined && (key.type === 'ed25519' ? ed25519.verify(sig, msg, key.pub) : secp256k1.verify(sig, msg, key.pub));
       } catch {
         valid = false;
       }

@@ -7,7 +7,7 @@ import { getEnvVar, renderEnv, renderEnvExample, setEnvVar } from '../../../../s
 import { parseOracleUrl } from '../../../../src/cli/scaffold/url.ts';
 import { writeProject } from '../../../../src/cli/scaffold/files.ts';
 import { askConfirm, askSelect, askText } from '../../../../src/cli/scaffold/ask.ts';
-import { ed25519KeyOfDid, parseSignInLink, signInMessage, startSignIn } from '../../../../src/cli/identity/qr.ts';
+import { ed25519KeyOfDid, keyOfDid, parseSignInLink, signInMessage, startSignIn } from '../../../../src/cli/identity/qr.ts';
 import { didKeyFromPublicKey } from '../../../../src/lib/keys/index.ts';
 import { isOracleKitError } from '../../../../src/lib/errors.ts';
 import { botLocalpart, provisionBot } from '../../../../src/cli/scaffold/matrix.ts';
@@ -112,11 +112,29 @@ describe('QR sign-in (the test plays the wallet)', () => {
       const post = (body: unknown) => fetch(req.callback, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       expect((await post({ did: w.did, challenge: req.challenge, signature: other.sign(signInMessage(req)) })).status).toBe(401);
       expect((await post({ did: w.did, challenge: 'nope', signature: w.sign(signInMessage(req)) })).status).toBe(400);
-      expect((await post({ did: 'did:key:zQ3shokFTS3brHcDQrn82RUDfCZESWL1ZdCEJwekUDPQiYBme', challenge: req.challenge, signature: w.sign(signInMessage(req)) })).status).toBe(400);
+      expect((await post({ did: 'did:ixo:entity:0123456789abcdef0123456789abcdef', challenge: req.challenge, signature: w.sign(signInMessage(req)) })).status).toBe(400);
       const ok = await post({ did: w.did, challenge: req.challenge, signature: w.sign(signInMessage(req)) });
       expect(ok.status).toBe(200);
       expect(await s.result).toEqual({ did: w.did });
       expect((await post({ did: w.did, challenge: req.challenge, signature: w.sign(signInMessage(req)) })).status).toBe(409);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('accepts a secp256k1 did:key wallet too (ECDSA over SHA-256)', async () => {
+    const { secp256k1 } = await import('@noble/curves/secp256k1.js');
+    const { base58Encode } = await import('../../../../src/lib/did/index.ts');
+    const sk = secp256k1.utils.randomSecretKey();
+    const did = 'did:key:z' + base58Encode(Uint8Array.from([0xe7, 0x01, ...secp256k1.getPublicKey(sk, true)]));
+    expect(keyOfDid(did)?.type).toBe('secp256k1');
+    const s = await startSignIn({ aud: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', timeoutMs: 60_000 });
+    try {
+      const msg = new TextEncoder().encode(signInMessage(s.request));
+      const signature = Buffer.from(secp256k1.sign(msg, sk)).toString('base64');
+      const res = await fetch(s.request.callback, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ did, challenge: s.request.challenge, signature }) });
+      expect(res.status).toBe(200);
+      expect(await s.result).toEqual({ did });
     } finally {
       await s.close();
     }
