@@ -24,6 +24,7 @@ export interface LoginOptions {
   callbackHost?: string;
   callbackUrl?: string;
   env?: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
 }
 
 export interface LoginResult {
@@ -67,7 +68,7 @@ export async function login(o: LoginOptions): Promise<LoginResult> {
     created = true;
   }
   const { qrSignIn } = await import('./qr.ts');
-  const r = await qrSignIn({ aud: local.did, host: o.callbackHost, publicUrl: o.callbackUrl, timeoutMs: (o.timeoutSeconds ?? 120) * 1000 });
+  const r = await qrSignIn({ aud: local.did, host: o.callbackHost, publicUrl: o.callbackUrl, timeoutMs: (o.timeoutSeconds ?? 120) * 1000, signal: o.signal });
   const identity: StoredIdentity = { ...local, wallet: { did: r.did, signedInAt: new Date().toISOString() } };
   const path = writeIdentity(identity, env);
   return { identity, principal: principalDid(identity), path, method: 'qr', source: 'wallet', created };

@@ -82,6 +82,8 @@ export interface SignInOptions {
   /** The public base URL the wallet should call (default http://<host>:<port>). */
   publicUrl?: string;
   timeoutMs?: number;
+  /** Abort (Ctrl+C in `new`) ends the wait. */
+  signal?: AbortSignal;
 }
 
 export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
@@ -154,8 +156,12 @@ export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
     settle.fail(new OracleKitError({ status: 504, code: 'signin_timeout', message: `no wallet signed the sign-in request within ${Math.round(timeoutMs / 1000)} s; run again, or use a mnemonic (--auth mnemonic)`, field: 'timeout' }));
   }, timeoutMs);
   timer.unref();
+  const onAbort = () => settle.fail(new OracleKitError({ status: 499, code: 'cancelled', message: 'sign-in cancelled' }));
+  if (o.signal?.aborted) onAbort();
+  o.signal?.addEventListener('abort', onAbort, { once: true });
   const close = async () => {
     clearTimeout(timer);
+    o.signal?.removeEventListener('abort', onAbort);
     settle.fail(new OracleKitError({ status: 499, code: 'signin_cancelled', message: 'sign-in cancelled' }));
     server.closeAllConnections();
     await new Promise<void>((ok) => server.close(() => ok()));

@@ -144,6 +144,7 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
     callbackHost: i.callbackHost,
     callbackUrl: i.callbackUrl,
     env,
+    signal,
   });
   mark('identity', t);
   if (id.created) i.log(`${id.source === 'generated' ? 'Created' : 'Saved'} your identity ${id.principal} (in ${id.path}, mode 0600${id.source === 'generated' ? '; back it up' : ''})`);

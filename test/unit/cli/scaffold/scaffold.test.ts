@@ -140,6 +140,14 @@ describe('QR sign-in (the test plays the wallet)', () => {
     }
   });
 
+  it('an abort (Ctrl+C in new) ends the wait', async () => {
+    const ac = new AbortController();
+    const s = await startSignIn({ aud: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', timeoutMs: 60_000, signal: ac.signal });
+    ac.abort();
+    await expect(s.result).rejects.toMatchObject({ code: 'cancelled' });
+    await s.close();
+  });
+
   it('times out with a clear error', async () => {
     const s = await startSignIn({ aud: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', timeoutMs: 50 });
     await expect(s.result).rejects.toMatchObject({ code: 'signin_timeout', status: 504 });
