@@ -1,0 +1,53 @@
+/**
+ * Where a mnemonic comes from, in order: `--mnemonic-file <path>`, the
+ * environment variable ORACLEKIT_MNEMONIC (or the one `--mnemonic-env`
+ * names), else a hidden prompt on a TTY. Always validated as BIP39 English;
+ * never echoed, never logged.
+ */
+import { readFileSync } from 'node:fs';
+import { OracleKitError } from '../../lib/errors.ts';
+import { isValidMnemonic } from '../../lib/keys/index.ts';
+
+export const MNEMONIC_ENV = 'ORACLEKIT_MNEMONIC';
+
+export interface MnemonicSource {
+  file?: string;
+  envName?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Prompt when nothing else gives one (needs a TTY). */
+  interactive: boolean;
+}
+
+export const normaliseMnemonic = (m: string) => m.trim().toLowerCase().split(/\s+/).join(' ');
+
+function invalid(where: string, field: string): OracleKitError {
+  return new OracleKitError({ status: 400, code: 'invalid_mnemonic', message: `${where} does not hold a valid BIP39 English mnemonic`, field, valid: '12, 15, 18, 21 or 24 BIP39 English words with a valid checksum' });
+}
+
+/** The mnemonic and where it came from; undefined when no source gave one and prompting is off. */
+export async function readMnemonic(src: MnemonicSource): Promise<{ mnemonic: string; source: string } | undefined> {
+  const env = src.env ?? process.env;
+  if (src.file) {
+    let text: string;
+    try {
+      text = readFileSync(src.file, 'utf8');
+    } catch {
+      throw new OracleKitError({ status: 400, code: 'mnemonic_file_unreadable', message: `cannot read the mnemonic file ${src.file}`, field: 'mnemonic-file', value: src.file });
+    }
+    if (!isValidMnemonic(text)) throw invalid(src.file, 'mnemonic-file');
+    return { mnemonic: normaliseMnemonic(text), source: src.file };
+  }
+  const name = src.envName ?? MNEMONIC_ENV;
+  const fromEnv = env[name];
+  if (fromEnv !== undefined && fromEnv.trim() !== '') {
+    if (!isValidMnemonic(fromEnv)) throw invalid(`$${name}`, 'mnemonic-env');
+    return { mnemonic: normaliseMnemonic(fromEnv), source: `$${name}` };
+  }
+  if (!src.interactive) return undefined;
+  const { password } = await import('@inquirer/prompts');
+  const answer = await password({
+    message: 'Your BIP39 mnemonic (hidden)',
+    validate: (v: string) => (isValidMnemonic(v) ? true : 'not a valid BIP39 English mnemonic (12–24 words, checksum)'),
+  });
+  return { mnemonic: normaliseMnemonic(answer), source: 'prompt' };
+}

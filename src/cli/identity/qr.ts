@@ -1,0 +1,198 @@
+/**
+ * QR-code sign-in. The command itself runs a short-lived callback server
+ * (loopback by default; the daemon has no sign-in route) and shows a QR
+ * code plus the same link as text. The link carries a sign-in request:
+ *
+ *   oraclekit:signin?v=1&challenge=<32 random bytes, base64url>&callback=<URL>&aud=<local did:key>&exp=<unix s>
+ *
+ * The wallet signs the UTF-8 bytes of `signInMessage(request)` with its
+ * Ed25519 key (or secp256k1: ECDSA over SHA-256, compact) and POSTs
+ * `{did, challenge, signature}` (signature base64url or base64, 64 bytes) as
+ * JSON to the callback URL. The server checks the
+ * challenge, the expiry and the signature against the did:key's public key,
+ * answers 200 {ok, did}, and the command takes the wallet's DID.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { base58Decode } from '../../lib/did/index.ts';
+import { OracleKitError } from '../../lib/errors.ts';
+
+export interface SignInRequest {
+  v: 1;
+  challenge: string;
+  callback: string;
+  aud: string;
+  exp: number;
+}
+
+export function signInMessage(r: SignInRequest): string {
+  return `oraclekit sign-in\nchallenge: ${r.challenge}\naudience: ${r.aud}\ncallback: ${r.callback}\nexpires: ${r.exp}`;
+}
+
+export function signInLink(r: SignInRequest): string {
+  const q = new URLSearchParams({ v: String(r.v), challenge: r.challenge, callback: r.callback, aud: r.aud, exp: String(r.exp) });
+  return `oraclekit:signin?${q.toString()}`;
+}
+
+export function parseSignInLink(link: string): SignInRequest {
+  const q = new URLSearchParams(link.slice(link.indexOf('?') + 1));
+  return { v: 1, challenge: q.get('challenge') ?? '', callback: q.get('callback') ?? '', aud: q.get('aud') ?? '', exp: Number(q.get('exp')) };
+}
+
+/** A did:key's public key: Ed25519 (0xed, 32 bytes) or secp256k1 (0xe7, 33 bytes compressed); undefined otherwise. */
+export function keyOfDid(did: string): { type: 'ed25519' | 'secp256k1'; pub: Uint8Array } | undefined {
+  const ed = ed25519KeyOfDid(did);
+  if (ed) return { type: 'ed25519', pub: ed };
+  if (!did.startsWith('did:key:z')) return undefined;
+  const bytes = base58Decode(did.slice('did:key:z'.length));
+  if (!bytes || bytes.length !== 35 || bytes[0] !== 0xe7 || bytes[1] !== 0x01) return undefined;
+  return { type: 'secp256k1', pub: bytes.subarray(2) };
+}
+
+/** The 32-byte Ed25519 public key of a did:key, or undefined for any other key type. */
+export function ed25519KeyOfDid(did: string): Uint8Array | undefined {
+  if (!did.startsWith('did:key:z')) return undefined;
+  const bytes = base58Decode(did.slice('did:key:z'.length));
+  if (!bytes || bytes.length !== 34 || bytes[0] !== 0xed || bytes[1] !== 0x01) return undefined;
+  return bytes.subarray(2);
+}
+
+function decodeSig(s: string): Uint8Array | undefined {
+  const b = Buffer.from(s.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  return b.length === 64 ? new Uint8Array(b) : undefined;
+}
+
+export interface SignInServer {
+  request: SignInRequest;
+  link: string;
+  /** Resolves with the wallet's DID once a valid signature arrives; rejects on time-out or close. */
+  result: Promise<{ did: string }>;
+  close(): Promise<void>;
+}
+
+export interface SignInOptions {
+  /** The local key's DID the wallet vouches for. */
+  aud: string;
+  /** Bind address of the callback server (default 127.0.0.1). */
+  host?: string;
+  port?: number;
+  /** The public base URL the wallet should call (default http://<host>:<port>). */
+  publicUrl?: string;
+  timeoutMs?: number;
+  /** Abort (Ctrl+C in `new`) ends the wait. */
+  signal?: AbortSignal;
+}
+
+export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
+  const id = randomBytes(9).toString('base64url');
+  const challenge = randomBytes(32).toString('base64url');
+  const timeoutMs = o.timeoutMs ?? 120_000;
+  let settle!: { ok: (v: { did: string }) => void; fail: (e: Error) => void };
+  const result = new Promise<{ did: string }>((ok, fail) => (settle = { ok, fail }));
+  result.catch(() => {});
+  const holder = {} as { request: SignInRequest };
+  let done = false;
+
+  const reply = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'access-control-allow-origin': '*' }).end(JSON.stringify(body));
+  };
+  const fail = (res: ServerResponse, status: number, code: string, message: string) => reply(res, status, { statusCode: status, code, message });
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    void (async () => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      if (path !== `/signin/${id}`) return fail(res, 404, 'not_found', 'no such sign-in request');
+      if (req.method === 'OPTIONS') {
+        res.writeHead(200, { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, POST', 'access-control-allow-headers': 'content-type' }).end('{}');
+        return;
+      }
+      if (req.method === 'GET') return reply(res, 200, { ...holder.request, message: signInMessage(holder.request) });
+      if (req.method !== 'POST') return fail(res, 405, 'method_not_allowed', 'GET or POST');
+      if (done) return fail(res, 409, 'already_signed_in', 'this sign-in request is already used');
+      let raw = '';
+      for await (const c of req) {
+        raw += c;
+        if (raw.length > 16_384) return fail(res, 413, 'too_large', 'body too large');
+      }
+      let body: { did?: unknown; challenge?: unknown; signature?: unknown };
+      try {
+        body = JSON.parse(raw) as typeof body;
+      } catch {
+        return fail(res, 400, 'invalid_json', 'send {did, challenge, signature} as JSON');
+      }
+      if (typeof body.did !== 'string' || typeof body.challenge !== 'string' || typeof body.signature !== 'string') return fail(res, 400, 'missing_field', 'send {did, challenge, signature}');
+      if (body.challenge !== holder.request.challenge) return fail(res, 400, 'wrong_challenge', 'the challenge does not match this request');
+      if (Math.floor(Date.now() / 1000) > holder.request.exp) return fail(res, 410, 'expired', 'the sign-in request has expired');
+      const key = keyOfDid(body.did);
+      if (!key) return fail(res, 400, 'unsupported_did', 'a did:key of an Ed25519 (did:key:z6Mk…) or secp256k1 (did:key:zQ3s…) key is required');
+      const sig = decodeSig(body.signature);
+      let valid: boolean;
+      try {
+        const msg = new TextEncoder().encode(signInMessage(holder.request));
+        // secp256k1: ECDSA over SHA-256 of the message, compact 64-byte signature (low S)
+        valid = sig !== undefined && (key.type === 'ed25519' ? ed25519.verify(sig, msg, key.pub) : secp256k1.verify(sig, msg, key.pub));
+      } catch {
+        valid = false;
+      }
+      if (!valid) return fail(res, 401, 'bad_signature', 'the signature does not verify against the DID');
+      done = true;
+      reply(res, 200, { ok: true, did: body.did });
+      settle.ok({ did: body.did });
+    })().catch((e: Error) => fail(res, 500, 'internal', e.message));
+  });
+  await new Promise<void>((ok, ko) => {
+    server.once('error', ko);
+    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => ok());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = o.host && o.host !== '0.0.0.0' && o.host !== '::' ? o.host : '127.0.0.1';
+  const base = (o.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  const request: SignInRequest = { v: 1, challenge, callback: `${base}/signin/${id}`, aud: o.aud, exp: Math.floor((Date.now() + timeoutMs) / 1000) };
+  holder.request = request;
+  const timer = setTimeout(() => {
+    settle.fail(new OracleKitError({ status: 504, code: 'signin_timeout', message: `no wallet signed the sign-in request within ${Math.round(timeoutMs / 1000)} s; run again, or use a mnemonic (--auth mnemonic)`, field: 'timeout' }));
+  }, timeoutMs);
+  timer.unref();
+  const onAbort = () => settle.fail(new OracleKitError({ status: 499, code: 'cancelled', message: 'sign-in cancelled' }));
+  if (o.signal?.aborted) onAbort();
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+  const close = async () => {
+    clearTimeout(timer);
+    o.signal?.removeEventListener('abort', onAbort);
+    settle.fail(new OracleKitError({ status: 499, code: 'signin_cancelled', message: 'sign-in cancelled' }));
+    server.closeAllConnections();
+    await new Promise<void>((ok) => server.close(() => ok()));
+  };
+  return { request, link: signInLink(request), result, close };
+}
+
+/** Shows the QR code (on stderr) and the link, with a spinner while waiting; returns the wallet's DID. */
+export async function qrSignIn(o: SignInOptions & { stream?: NodeJS.WriteStream; tty?: boolean }): Promise<{ did: string; link: string }> {
+  const s = await startSignIn(o);
+  const stream = o.stream ?? process.stderr;
+  const tty = o.tty ?? Boolean(stream.isTTY);
+  const { default: qrcode } = await import('qrcode-terminal');
+  const qr = await new Promise<string>((ok) => qrcode.generate(s.link, { small: true }, (q: string) => ok(q)));
+  stream.write('Scan with your wallet to sign in:\n' + qr + '\n');
+  stream.write(`or open this link in your wallet:\n${s.link}\n`);
+  stream.write(`(callback ${s.request.callback}; waits ${Math.round((o.timeoutMs ?? 120_000) / 1000)} s)\n`);
+  let spin: NodeJS.Timeout | undefined;
+  if (tty) {
+    const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+    let i = 0;
+    spin = setInterval(() => stream.write(`\r${frames[i++ % frames.length]} waiting for the wallet's signature…`), 100);
+  }
+  try {
+    const r = await s.result;
+    return { did: r.did, link: s.link };
+  } finally {
+    if (spin) {
+      clearInterval(spin);
+      stream.write('\r\u001b[2K');
+    }
+    await s.close();
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The CLI's identity, shared by `login`/`whoami`/`logout`, `new` and the chat:
+ * one file `identity.json` in the config directory ($ORACLEKIT_HOME/config,
+ * $XDG_CONFIG_HOME/oraclekit, ~/.config/oraclekit), mode 0600 (directory
+ * 0700), in the chat's format `{did, mnemonic, createdAt}` — the chat's
+ * loadIdentity (src/cli/chat/identity.ts on the client branch) reads the
+ * same file unchanged.
+ *
+ * A QR sign-in adds `wallet: {did, signedInAt}`: the wallet signed a
+ * challenge that names the local key, so the local key (which signs UCANs
+ * for the chat) stays, and the wallet's DID becomes the principal that the
+ * registry knows (controller of the domains `new` registers, API keys).
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, renameSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { OracleKitError } from '../../lib/errors.ts';
+
+export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.ORACLEKIT_HOME) return join(env.ORACLEKIT_HOME, 'config');
+  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'oraclekit');
+  return join(homedir(), '.config/oraclekit');
+}
+
+export const identityPath = (env: NodeJS.ProcessEnv = process.env) => join(configDir(env), 'identity.json');
+
+export interface WalletSignIn {
+  did: string;
+  signedInAt: string;
+}
+
+export interface StoredIdentity {
+  /** did:key of the mnemonic (the local key). */
+  did: string;
+  mnemonic: string;
+  createdAt: string;
+  wallet?: WalletSignIn;
+}
+
+/** The saved identity, or undefined when none is saved. */
+export function readIdentity(env: NodeJS.ProcessEnv = process.env): StoredIdentity | undefined {
+  const path = identityPath(env);
+  if (!existsSync(path)) return undefined;
+  let raw: Partial<StoredIdentity>;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8')) as Partial<StoredIdentity>;
+  } catch {
+    throw new OracleKitError({ status: 400, code: 'invalid_identity', message: `${path} is not valid JSON; run \`oraclekit logout\` and log in again` });
+  }
+  if (typeof raw.mnemonic !== 'string' || typeof raw.did !== 'string') {
+    throw new OracleKitError({ status: 400, code: 'invalid_identity', message: `${path} does not hold a mnemonic identity; run \`oraclekit logout\` and log in again` });
+  }
+  if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+  return raw as StoredIdentity;
+}
+
+/** Writes the identity atomically with mode 0600. */
+export function writeIdentity(id: StoredIdentity, env: NodeJS.ProcessEnv = process.env): string {
+  const path = identityPath(env);
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(id, null, 2) + '\n', { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, path);
+  return path;
+}
+
+export function removeIdentity(env: NodeJS.ProcessEnv = process.env): boolean {
+  const path = identityPath(env);
+  if (!existsSync(path)) return false;
+  rmSync(path, { force: true });
+  return true;
+}
+
+/** The DID the registry knows the user by: the wallet's after a QR sign-in, else the local key's. */
+export function principalDid(id: StoredIdentity): string {
+  return id.wallet?.did ?? id.did;
+}

@@ -1,0 +1,47 @@
+/**
+ * Every question is also a flag. An answer comes from its flag; else, with
+ * --yes, the default; else a prompt (@inquirer/prompts, loaded lazily) on a
+ * TTY; else an error naming the flag.
+ */
+import { OracleKitError } from '../../lib/errors.ts';
+
+export interface AskContext {
+  yes: boolean;
+  interactive: boolean;
+}
+
+export function isInteractive(): boolean {
+  return Boolean(process.stdin.isTTY && process.stdout.isTTY) && process.env.CI !== 'true';
+}
+
+function missing(flag: string, valid?: string): OracleKitError {
+  return new OracleKitError({ status: 400, code: 'missing_answer', message: `--${flag} is needed (no terminal to ask on); pass --${flag}${valid ? ` (${valid})` : ''} or --yes for the defaults`, field: flag, ...(valid ? { valid } : {}) });
+}
+
+export async function askText(ctx: AskContext, flag: string, given: string | undefined, q: { message: string; default?: string; validate?: (v: string) => true | string }): Promise<string> {
+  if (given !== undefined) {
+    const ok = q.validate?.(given) ?? true;
+    if (ok !== true) throw new OracleKitError({ status: 400, code: 'invalid_flag', message: `--${flag} ${JSON.stringify(given)}: ${ok}`, field: flag, value: given });
+    return given;
+  }
+  if (ctx.yes && q.default !== undefined) return q.default;
+  if (!ctx.interactive) throw missing(flag);
+  const { input } = await import('@inquirer/prompts');
+  return input({ message: q.message, ...(q.default !== undefined ? { default: q.default } : {}), ...(q.validate ? { validate: q.validate } : {}) });
+}
+
+export async function askSelect<T extends string>(ctx: AskContext, flag: string, given: T | undefined, q: { message: string; default: T; choices: { value: T; name: string }[] }): Promise<T> {
+  if (given !== undefined) return given;
+  if (ctx.yes) return q.default;
+  if (!ctx.interactive) throw missing(flag, q.choices.map((c) => c.value).join(', '));
+  const { select } = await import('@inquirer/prompts');
+  return select<T>({ message: q.message, default: q.default, choices: q.choices });
+}
+
+export async function askConfirm(ctx: AskContext, flag: string, given: boolean | undefined, q: { message: string; default: boolean }): Promise<boolean> {
+  if (given !== undefined) return given;
+  if (ctx.yes) return q.default;
+  if (!ctx.interactive) throw missing(flag, `--${flag} or --no-${flag}`);
+  const { confirm } = await import('@inquirer/prompts');
+  return confirm({ message: q.message, default: q.default });
+}

@@ -1,0 +1,77 @@
+/**
+ * Writes a project from templates/oracle: text files with __TOKENS__
+ * replaced, `_gitignore` renamed (npm drops .gitignore from packages), and
+ * the generated oracle.config.json, .env (0600) and .env.example.
+ */
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { renderEnv, renderEnvExample, type EnvValues } from './env.ts';
+
+/** templates/oracle (the same relative place from src/cli/scaffold and dist/cli/scaffold). */
+export const TEMPLATE_DIR = fileURLToPath(new URL('../../../templates/oracle/', import.meta.url));
+
+export interface OracleConfigFile {
+  name: string;
+  description: string;
+  model: string;
+  prompt: string;
+  oracleDid: string;
+  price: number;
+  network: string;
+  apiUrl: string;
+  wsUrl: string;
+  registry?: string;
+}
+
+export interface ProjectVars {
+  packageName: string;
+  oraclekitSpec: string;
+  config: OracleConfigFile;
+  env: EnvValues;
+}
+
+const RENAME: Record<string, string> = { _gitignore: '.gitignore' };
+
+function walk(dir: string, base = ''): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(join(dir, base), { withFileTypes: true })) {
+    const rel = base ? `${base}/${e.name}` : e.name;
+    if (e.name === 'node_modules' || e.name === 'data') continue;
+    if (e.isDirectory()) out.push(...walk(dir, rel));
+    else out.push(rel);
+  }
+  return out;
+}
+
+export function writeProject(dir: string, v: ProjectVars, templateDir = TEMPLATE_DIR): string[] {
+  const tokens: Record<string, string> = {
+    __PACKAGE_NAME__: v.packageName,
+    __NAME__: v.config.name,
+    __DESCRIPTION__: v.config.description,
+    __DESCRIPTION_JSON__: JSON.stringify(v.config.description).slice(1, -1),
+    __DID__: v.config.oracleDid,
+    __NETWORK__: v.config.network,
+    __URL__: v.config.apiUrl,
+    __WS_URL__: v.config.wsUrl,
+    __PORT__: String(v.env.port),
+    __ORACLEKIT_SPEC__: v.oraclekitSpec,
+  };
+  const written: string[] = [];
+  for (const rel of walk(templateDir)) {
+    const parts = rel.split('/');
+    const last = parts.pop()!;
+    const target = join(dir, ...parts, RENAME[last] ?? last);
+    let text = readFileSync(join(templateDir, rel), 'utf8');
+    text = text.replace(/__[A-Z_]+__/g, (t) => tokens[t] ?? t);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, text);
+    written.push([...parts, RENAME[last] ?? last].join('/'));
+  }
+  writeFileSync(join(dir, 'oracle.config.json'), JSON.stringify(v.config, null, 2) + '\n');
+  writeFileSync(join(dir, '.env'), renderEnv(v.env), { mode: 0o600 });
+  chmodSync(join(dir, '.env'), 0o600);
+  writeFileSync(join(dir, '.env.example'), renderEnvExample(v.env));
+  written.push('oracle.config.json', '.env', '.env.example');
+  return written.sort();
+}

@@ -1,0 +1,94 @@
+/**
+ * `oraclekit update-oracle-api-url <url>`: points the oracle's #api and #ws
+ * services at a new URL — after checking the URL answers /health (and is
+ * this oracle, when /health names a DID) unless --no-check — then updates
+ * oracle.config.json and, for a local URL, PORT in .env.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { OracleKitError } from '../../lib/errors.ts';
+import { connect, http, type Network } from './networks.ts';
+import { updateServices } from './registry.ts';
+import { parseOracleUrl } from './url.ts';
+import { getEnvVar, setEnvVar } from './env.ts';
+
+export interface UpdateUrlInput {
+  url: string;
+  did?: string;
+  project: string;
+  check: boolean;
+  network?: Network;
+  registry?: string;
+  apiKey?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface UpdateUrlResult {
+  did: string;
+  network: Network;
+  registry: string;
+  previous: { apiUrl: string | null; wsUrl: string | null };
+  apiUrl: string;
+  wsUrl: string;
+  checked: boolean;
+  health: Record<string, unknown> | null;
+  config: string | null;
+  port: { from: string | null; to: number } | null;
+  version: number;
+}
+
+export async function updateOracleUrl(i: UpdateUrlInput): Promise<UpdateUrlResult> {
+  const env = i.env ?? process.env;
+  const target = parseOracleUrl(i.url, 'url');
+  const dir = resolve(i.project);
+  const configPath = join(dir, 'oracle.config.json');
+  let config: Record<string, unknown> | undefined;
+  if (existsSync(configPath)) {
+    try {
+      config = JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>;
+    } catch (e) {
+      throw new OracleKitError({ status: 400, code: 'invalid_config', message: `${configPath} is not valid JSON: ${(e as Error).message}`, field: 'project' });
+    }
+  }
+  const did = i.did ?? (typeof config?.oracleDid === 'string' ? config.oracleDid : undefined);
+  if (!did) throw new OracleKitError({ status: 400, code: 'missing_did', message: `no oracle DID: run in the project folder (oracle.config.json with oracleDid), pass --project <dir> or --did <did>`, field: 'did' });
+  const ownProject = config !== undefined && (i.did === undefined || config.oracleDid === i.did);
+  const network = (i.network ?? (ownProject && typeof config?.network === 'string' ? config.network : 'local')) as Network;
+  const registry = i.registry ?? (ownProject && typeof config?.registry === 'string' ? config.registry : undefined);
+
+  let health: Record<string, unknown> | null = null;
+  if (i.check) {
+    const r = await http<Record<string, unknown>>('GET', `${target.url}/health`, { what: 'the oracle', timeoutMs: 10_000 }).catch((e: OracleKitError) => {
+      throw new OracleKitError({ status: 503, code: 'health_check_failed', message: `${target.url}/health does not answer (${e.message}); start the oracle there first, or pass --no-check`, field: 'url', value: target.url });
+    });
+    if (r.status !== 200) throw new OracleKitError({ status: 503, code: 'health_check_failed', message: `${target.url}/health answered HTTP ${r.status}; pass --no-check to update anyway`, field: 'url', value: target.url });
+    health = r.body ?? {};
+    if (typeof health.oracleDid === 'string' && health.oracleDid !== '' && health.oracleDid !== did) {
+      throw new OracleKitError({ status: 409, code: 'oracle_did_mismatch', message: `${target.url} serves ${health.oracleDid}, not ${did}; pass --no-check to update anyway`, field: 'url', value: target.url });
+    }
+  }
+
+  const { readIdentity, principalDid } = await import('../identity/store.ts');
+  const id = readIdentity(env);
+  if (!id && !i.apiKey && network === 'local') throw new OracleKitError({ status: 401, code: 'not_logged_in', message: 'not signed in: run `oraclekit login` (a controller of the oracle) or pass --api-key', field: 'api-key' });
+  const conn = await connect({ network, principal: id ? principalDid(id) : 'did:key:unknown', registry, apiKey: i.apiKey, env });
+  const { before, after } = await updateServices(conn, did, target.url, target.url);
+  const prev = (frag: string) => before.services.find((s) => s.id === frag || s.id.endsWith(frag))?.serviceEndpoint ?? null;
+
+  let port: UpdateUrlResult['port'] = null;
+  let configWritten: string | null = null;
+  if (ownProject && config) {
+    config.apiUrl = target.url;
+    config.wsUrl = target.url;
+    writeFileSync(configPath, JSON.stringify(config, null, 2) + '\n');
+    configWritten = configPath;
+    const envPath = join(dir, '.env');
+    if (target.local && existsSync(envPath)) {
+      const text = readFileSync(envPath, 'utf8');
+      const from = getEnvVar(text, 'PORT') ?? null;
+      if (from !== String(target.port)) writeFileSync(envPath, setEnvVar(text, 'PORT', String(target.port)));
+      port = { from, to: target.port };
+    }
+  }
+  return { did, network, registry: conn.url, previous: { apiUrl: prev('#api'), wsUrl: prev('#ws') }, apiUrl: target.url, wsUrl: target.url, checked: i.check, health, config: configWritten, port, version: after.version };
+}

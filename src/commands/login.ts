@@ -1,0 +1,48 @@
+import { BaseCommand } from '../cli/base.ts';
+import { identityFlags } from '../cli/identity/flags.ts';
+
+export default class Login extends BaseCommand {
+  static override summary = 'Sign in: a QR code your wallet signs, or an offline BIP39 mnemonic.';
+  static override description =
+    'The identity is saved in identity.json in your config directory ($ORACLEKIT_HOME/config, else ~/.config/oraclekit), mode 0600 — the same file `oraclekit chat` uses. A mnemonic comes from --mnemonic-file, $ORACLEKIT_MNEMONIC (or --mnemonic-env) or a hidden prompt, and is never echoed. QR sign-in shows a QR code and the same link; the wallet POSTs its Ed25519 signature of the challenge to a short-lived callback server run by this command, and its DID becomes the identity the registry knows.';
+  static override enableJsonFlag = false;
+  static override examples = [
+    '<%= config.bin %> login --auth mnemonic --mnemonic-file ~/secrets/oracle.words',
+    'ORACLEKIT_MNEMONIC="word1 … word24" <%= config.bin %> login --auth mnemonic --json',
+    '<%= config.bin %> login --auth mnemonic --generate',
+    '<%= config.bin %> login --auth qr --timeout 300',
+  ];
+  static override flags = { ...identityFlags };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Login);
+    const { isInteractive, askSelect } = await import('../cli/scaffold/ask.ts');
+    const { login } = await import('../cli/identity/login.ts');
+    const interactive = isInteractive();
+    const implied = flags['mnemonic-file'] || flags.generate || process.env[flags['mnemonic-env'] ?? 'ORACLEKIT_MNEMONIC'] ? 'mnemonic' : undefined;
+    const auth = await askSelect({ yes: false, interactive }, 'auth', (flags.auth ?? implied) as 'qr' | 'mnemonic' | undefined, {
+      message: 'How do you sign in?',
+      default: 'mnemonic',
+      choices: [
+        { value: 'qr', name: 'QR code — sign with your wallet' },
+        { value: 'mnemonic', name: 'Offline mnemonic (BIP39)' },
+      ],
+    });
+    const r = await login({
+      auth,
+      mnemonicFile: flags['mnemonic-file'],
+      mnemonicEnv: flags['mnemonic-env'],
+      generate: flags.generate,
+      interactive,
+      timeoutSeconds: flags.timeout,
+      callbackHost: flags['callback-host'],
+      callbackUrl: flags['callback-url'],
+    });
+    const out = { did: r.principal, keyDid: r.identity.did, method: r.method, source: r.source, wallet: r.identity.wallet?.did ?? null, path: r.path };
+    if (flags.json) this.outJson(out);
+    else {
+      this.out(`Signed in as ${r.principal}${r.identity.wallet ? ` (wallet; local key ${r.identity.did})` : ''}`);
+      this.out(`identity saved in ${r.path} (mode 0600)${r.source === 'generated' ? ' — a new mnemonic: back that file up' : ''}`);
+    }
+  }
+}

@@ -1,0 +1,132 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base.ts';
+import { identityFlags } from '../cli/identity/flags.ts';
+
+export default class New extends BaseCommand {
+  static override summary = 'Create an oracle project: sign in, register the oracle in a registry, scaffold a runnable, tested project.';
+  static override description = `Every question is also a flag; --yes takes the defaults; without a terminal a missing answer is an error naming its flag.
+
+Registers the oracle as a domain of type Oracle (class: the "oraclekit:oracle-protocol:v1" Protocol domain, registered on the local registry on first use, or --class) with its #api and #ws services at --url (default http://localhost:3000; PORT in .env is that URL's port), writes the DID into oracle.config.json, provisions a Matrix bot when a homeserver is configured (--matrix-homeserver or MATRIX_BASE_URL), then writes the project from templates/, installs its dependencies and initialises git. A failure or Ctrl+C removes what was created and deactivates the domain. See docs/scaffolder.md.`;
+  static override enableJsonFlag = false;
+  static override examples = [
+    '<%= config.bin %> new my-oracle',
+    '<%= config.bin %> new demo --yes --no-install --no-git',
+    '<%= config.bin %> new weather-bot --yes --auth mnemonic --mnemonic-file ~/secrets/words --description "Weather for farmers" --price 0.5',
+    '<%= config.bin %> new prod-oracle --network testnet --registry https://registry.testnet.example.org --api-key $KEY --class did:ixo:entity:0123456789abcdef0123456789abcdef --url https://oracle.example.org --port 8080',
+    '<%= config.bin %> new chat-oracle --yes --matrix-homeserver https://matrix.example.org --json',
+  ];
+  static override args = {
+    'project-name': Args.string({ description: 'The project (and directory) name.', required: true }),
+  };
+  static override flags = {
+    yes: Flags.boolean({ char: 'y', description: 'Take the default for every question not given as a flag.', default: false }),
+    force: Flags.boolean({ description: 'Write into a non-empty directory.', default: false }),
+    dir: Flags.string({ description: 'Directory to create (default ./<project-name>).' }),
+    ...identityFlags,
+    network: Flags.string({ description: 'Where to register the oracle: local (the daemon’s registry, default), devnet, testnet, mainnet.', options: ['local', 'devnet', 'testnet', 'mainnet'], helpGroup: 'REGISTRY' }),
+    registry: Flags.string({ description: 'The registry URL of --network (saved in settings for next time).', helpGroup: 'REGISTRY' }),
+    'api-key': Flags.string({ description: 'API key for a remote registry (saved for next time); on local one is created for you.', helpGroup: 'REGISTRY' }),
+    class: Flags.string({ description: 'DID of the Protocol domain the oracle follows (default: oraclekit:oracle-protocol:v1).', helpGroup: 'REGISTRY' }),
+    name: Flags.string({ description: 'Oracle name (default: the project name).', helpGroup: 'PROFILE' }),
+    description: Flags.string({ description: 'Oracle description.', helpGroup: 'PROFILE' }),
+    price: Flags.string({ description: 'Price per use; 0 is free (default 0).', helpGroup: 'PROFILE' }),
+    model: Flags.string({ description: 'Model id for the OpenAI-compatible endpoint (default openai/gpt-4o-mini).', helpGroup: 'PROFILE' }),
+    url: Flags.string({ description: 'The URL the oracle serves (#api and #ws); default http://localhost:3000.', helpGroup: 'PROFILE' }),
+    port: Flags.integer({ description: 'PORT for a non-local --url behind a proxy (default 3000); a local URL’s port is used as is.', min: 1, max: 65535, helpGroup: 'PROFILE' }),
+    'oracle-key': Flags.string({ description: "The oracle's signing key in .env: generate (a new mnemonic, default), identity (your mnemonic — written in plain text, 0600), none.", options: ['generate', 'identity', 'none'], helpGroup: 'PROFILE' }),
+    'llm-base-url': Flags.string({ description: 'LLM_BASE_URL in .env (default https://openrouter.ai/api/v1).', helpGroup: 'PROFILE' }),
+    install: Flags.boolean({ description: 'Run npm install (default yes).', allowNo: true }),
+    git: Flags.boolean({ description: 'Initialise git (default yes).', allowNo: true }),
+    'oraclekit-version': Flags.string({ description: 'npm spec of the oraclekit dependency (default ^<this version>; e.g. file:../oraclekit-0.1.0.tgz).' }),
+    matrix: Flags.boolean({ description: 'Provision the Matrix bot when a homeserver is configured (default yes).', allowNo: true, helpGroup: 'MATRIX' }),
+    'matrix-homeserver': Flags.string({ description: 'Matrix homeserver URL (default $MATRIX_BASE_URL).', helpGroup: 'MATRIX' }),
+    'matrix-user': Flags.string({ description: 'The bot’s localpart (default oracle-<project-name>).', helpGroup: 'MATRIX' }),
+    'matrix-password': Flags.string({ description: 'The bot’s password (default: generated; needed to log in to an existing account). Env MATRIX_BOT_PASSWORD.', env: 'MATRIX_BOT_PASSWORD', helpGroup: 'MATRIX' }),
+    'matrix-registration-token': Flags.string({ description: 'A registration token when the homeserver requires one.', helpGroup: 'MATRIX' }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(New);
+    const [{ runNew }, { isInteractive }] = await Promise.all([import('../cli/scaffold/new.ts'), import('../cli/scaffold/ask.ts')]);
+    const ac = new AbortController();
+    // A second Ctrl+C quits at once. conf's atomic writer (when-exit) re-raises
+    // the first SIGINT to this process, so a second one counts only after a moment.
+    let armedAt = 0;
+    const onSigint = () => {
+      if (ac.signal.aborted) {
+        if (Date.now() >= armedAt) process.exit(130);
+        return;
+      }
+      armedAt = Date.now() + 300;
+      process.stderr.write('\nCancelling: removing what was created… (Ctrl+C again to quit at once)\n');
+      ac.abort();
+    };
+    process.on('SIGINT', onSigint);
+    const log = (l: string) => process.stderr.write(l + '\n');
+    try {
+      const r = await runNew(
+        {
+          projectName: args['project-name'],
+          cwd: process.cwd(),
+          dir: flags.dir,
+          force: flags.force,
+          yes: flags.yes,
+          interactive: isInteractive() && !flags.json,
+          auth: flags.auth as 'qr' | 'mnemonic' | undefined,
+          mnemonicFile: flags['mnemonic-file'],
+          mnemonicEnv: flags['mnemonic-env'],
+          generate: flags.generate,
+          timeout: flags.timeout,
+          callbackHost: flags['callback-host'],
+          callbackUrl: flags['callback-url'],
+          network: flags.network as 'local' | undefined,
+          registry: flags.registry,
+          apiKey: flags['api-key'],
+          class: flags.class,
+          name: flags.name,
+          description: flags.description,
+          price: flags.price,
+          model: flags.model,
+          url: flags.url,
+          port: flags.port,
+          oracleKey: flags['oracle-key'] as 'generate' | undefined,
+          llmBaseUrl: flags['llm-base-url'],
+          install: flags.install,
+          git: flags.git,
+          oraclekitSpec: flags['oraclekit-version'],
+          matrix: flags.matrix,
+          matrixHomeserver: flags['matrix-homeserver'],
+          matrixUser: flags['matrix-user'],
+          matrixPassword: flags['matrix-password'],
+          matrixRegistrationToken: flags['matrix-registration-token'],
+          log,
+        },
+        ac.signal,
+      );
+      if (flags.json) return this.outJson(r);
+      for (const w of r.warnings) log(`warning: ${w}`);
+      if (!r.matrix.provisioned) log(`Matrix: ${r.matrix.reason} — to add it later: ${r.matrix.how}`);
+      this.out(`Created ${r.project} in ${r.dir}`);
+      this.out(`  oracle DID   ${r.did} (${r.network}, class ${r.class})`);
+      this.out(`  #api, #ws    ${r.apiUrl}  (PORT=${r.port} in .env)`);
+      this.out(`  signed in as ${r.identity.did}`);
+      this.out('');
+      this.out('Next:');
+      this.out(`  cd ${r.dir}`);
+      if (!r.installed) this.out('  npm install');
+      this.out('  # set LLM_PROVIDER_API_KEY in .env');
+      this.out('  npm test && npm start');
+    } catch (e) {
+      const name = (e as Error)?.name;
+      if (name === 'ExitPromptError' || name === 'AbortPromptError' || (e as { code?: string }).code === 'cancelled') {
+        if (flags.json) process.stderr.write(JSON.stringify({ statusCode: 499, code: 'cancelled', message: 'cancelled; nothing left behind' }) + '\n');
+        else log('Cancelled; nothing left behind.');
+        process.exitCode = 130;
+        return;
+      }
+      throw e;
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+  }
+}

@@ -1,0 +1,44 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand } from '../cli/base.ts';
+
+export default class UpdateOracleApiUrl extends BaseCommand {
+  static override summary = "Point the oracle's #api and #ws services in the registry at a new URL.";
+  static override description =
+    "Uses the DID of ./oracle.config.json (or --project, or --did). Checks that the new URL answers /health (and serves this DID) unless --no-check, updates the registry's #api and #ws services (If-Match on the version read), then oracle.config.json and — when the URL is local — PORT in .env, so the registered URL and the port the runtime listens on keep agreeing.";
+  static override enableJsonFlag = false;
+  static override examples = [
+    '<%= config.bin %> update-oracle-api-url http://localhost:3100',
+    '<%= config.bin %> update-oracle-api-url https://oracle.example.org --no-check',
+    '<%= config.bin %> update-oracle-api-url https://oracle.example.org --did did:ixo:entity:0123456789abcdef0123456789abcdef --network testnet --json',
+  ];
+  static override args = {
+    url: Args.string({ description: 'The new URL of the oracle (http or https).', required: true }),
+  };
+  static override flags = {
+    did: Flags.string({ description: "The oracle's DID (default: oracleDid of oracle.config.json)." }),
+    project: Flags.string({ description: 'The project folder (default: the current directory).', default: '.' }),
+    check: Flags.boolean({ description: 'Check GET <url>/health first (default yes).', allowNo: true, default: true }),
+    network: Flags.string({ description: 'The network (default: the project’s, else local).', options: ['local', 'devnet', 'testnet', 'mainnet'], helpGroup: 'REGISTRY' }),
+    registry: Flags.string({ description: 'The registry URL (default: the network’s saved one).', helpGroup: 'REGISTRY' }),
+    'api-key': Flags.string({ description: 'API key of a controller of the oracle (default: the saved one).', helpGroup: 'REGISTRY' }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(UpdateOracleApiUrl);
+    const { updateOracleUrl } = await import('../cli/scaffold/update-url.ts');
+    const r = await updateOracleUrl({
+      url: args.url,
+      did: flags.did,
+      project: flags.project,
+      check: flags.check,
+      network: flags.network as 'local' | undefined,
+      registry: flags.registry,
+      apiKey: flags['api-key'],
+    });
+    if (flags.json) return this.outJson(r);
+    this.out(`${r.did}: #api and #ws → ${r.apiUrl} (was ${r.previous.apiUrl ?? 'none'}; version ${r.version})`);
+    if (r.checked) this.out(`  ${r.apiUrl}/health answered${typeof r.health?.name === 'string' ? ` (${r.health.name})` : ''}`);
+    if (r.config) this.out(`  updated ${r.config}`);
+    if (r.port) this.out(`  PORT ${r.port.from ?? '(unset)'} → ${r.port.to} in .env`);
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * A plugin of this project — the worked example of the plugin contract
+ * (docs/plugins.md in oraclekit). It gives the agent one tool,
+ * `get_local_time`, and reads one optional variable, LOCAL_TIME_DEFAULT_ZONE.
+ *
+ * Copy it to add your own capabilities: a name and version, a manifest the
+ * agent reads (when to use it), a zod schema for its environment, and tools
+ * whose inputs are zod schemas.
+ */
+import { z } from 'zod';
+import { definePlugin, defineTool } from 'oraclekit';
+
+export const LocalTimeEnv = z.object({
+  LOCAL_TIME_DEFAULT_ZONE: z.preprocess((v) => (v === '' ? undefined : v), z.string().default('UTC')),
+});
+
+function isZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function localTime(zone: string, now = new Date()) {
+  if (!isZone(zone)) throw new Error(`unknown time zone ${JSON.stringify(zone)}; use an IANA name such as Europe/Paris`);
+  const text = new Intl.DateTimeFormat('en-GB', { timeZone: zone, dateStyle: 'full', timeStyle: 'long' }).format(now);
+  return { timeZone: zone, iso: now.toISOString(), local: text };
+}
+
+export const localTimePlugin = definePlugin<z.infer<typeof LocalTimeEnv>>({
+  name: 'local-time',
+  version: '0.1.0',
+  manifest: {
+    title: 'Local time',
+    summary: 'The current date and time in any time zone.',
+    whenToUse: ['the user asks what time or date it is somewhere'],
+    whenNotToUse: ['historical dates or time arithmetic over long spans'],
+    visibility: 'always',
+    stability: 'stable',
+    category: 'utilities',
+    defaultState: 'on',
+    dependsOn: [],
+  },
+  envSchema: LocalTimeEnv,
+  tools: (ctx) => ({
+    get_local_time: defineTool({
+      description: 'The current date and time in an IANA time zone (default: the oracle’s zone).',
+      inputSchema: z.object({ timeZone: z.string().optional().describe('IANA time zone, e.g. Africa/Nairobi') }),
+      execute: ({ timeZone }) => localTime(timeZone ?? ctx.env.LOCAL_TIME_DEFAULT_ZONE),
+    }),
+  }),
+});

@@ -1,0 +1,196 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { getEnvVar, renderEnv, renderEnvExample, setEnvVar } from '../../../../src/cli/scaffold/env.ts';
+import { parseOracleUrl } from '../../../../src/cli/scaffold/url.ts';
+import { writeProject } from '../../../../src/cli/scaffold/files.ts';
+import { askConfirm, askSelect, askText } from '../../../../src/cli/scaffold/ask.ts';
+import { ed25519KeyOfDid, keyOfDid, parseSignInLink, signInMessage, startSignIn } from '../../../../src/cli/identity/qr.ts';
+import { didKeyFromPublicKey } from '../../../../src/lib/keys/index.ts';
+import { isOracleKitError } from '../../../../src/lib/errors.ts';
+import { botLocalpart, provisionBot } from '../../../../src/cli/scaffold/matrix.ts';
+import { startHomeserver } from './matrix-homeserver.ts';
+
+const tmp: string[] = [];
+afterAll(() => {
+  for (const d of tmp) rmSync(d, { recursive: true, force: true });
+});
+
+describe('.env', () => {
+  const v = { port: 3000, llmBaseUrl: 'https://openrouter.ai/api/v1', signingMnemonic: 'secret words', matrix: { baseUrl: 'http://hs', userId: '@o:hs', accessToken: 'syt_x', password: 'pw' } };
+  it('holds PORT, the model, the signing key, messaging and every plugin variable with what it enables', () => {
+    const t = renderEnv(v);
+    expect(getEnvVar(t, 'PORT')).toBe('3000');
+    expect(getEnvVar(t, 'SIGNING_MNEMONIC')).toBe('secret words');
+    expect(getEnvVar(t, 'MATRIX_ORACLE_ADMIN_ACCESS_TOKEN')).toBe('syt_x');
+    expect(getEnvVar(t, 'LLM_PROVIDER_API_KEY')).toBe('');
+    for (const name of ['MEMORY_MCP_URL', 'FIRECRAWL_MCP_URL', 'SANDBOX_MCP_URL', 'SKILLS_DIR', 'COMPOSIO_API_KEY', 'SLACK_BOT_TOKEN', 'TASKS_STORE_URL']) expect(t).toMatch(new RegExp(`^# ${name}=\\s+# \\w`, 'm'));
+  });
+  it('.env.example carries no secret', () => {
+    const t = renderEnvExample(v);
+    expect(getEnvVar(t, 'SIGNING_MNEMONIC')).toBe('');
+    expect(getEnvVar(t, 'MATRIX_ORACLE_ADMIN_ACCESS_TOKEN')).toBe('');
+    expect(getEnvVar(t, 'MATRIX_ORACLE_ADMIN_PASSWORD')).toBe('');
+    expect(getEnvVar(t, 'PORT')).toBe('3000');
+  });
+  it('setEnvVar replaces one variable and keeps the rest', () => {
+    expect(setEnvVar('A=1\nPORT=3000\nB=2\n', 'PORT', '3100')).toBe('A=1\nPORT=3100\nB=2\n');
+    expect(setEnvVar('A=1', 'PORT', '3100')).toBe('A=1\nPORT=3100\n');
+  });
+});
+
+describe('the oracle URL', () => {
+  it('takes a local URL’s port as PORT', () => {
+    expect(parseOracleUrl('http://localhost:3000/')).toEqual({ url: 'http://localhost:3000', local: true, port: 3000 });
+    expect(parseOracleUrl('http://127.0.0.1:8080')).toMatchObject({ local: true, port: 8080 });
+    expect(parseOracleUrl('https://oracle.example.org')).toEqual({ url: 'https://oracle.example.org', local: false, port: 443 });
+  });
+  it('refuses other schemes, credentials and junk, naming the flag', () => {
+    for (const bad of ['ftp://x', 'http://u:p@host', 'not a url', 'http://h/#x']) {
+      try {
+        parseOracleUrl(bad);
+        expect.unreachable();
+      } catch (e) {
+        expect(isOracleKitError(e) && e.field).toBe('url');
+      }
+    }
+  });
+});
+
+describe('the project files', () => {
+  it('renders every template with no token left, .env 0600, .gitignore renamed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ok-scaffold-'));
+    tmp.push(dir);
+    const files = writeProject(dir, {
+      packageName: 'demo',
+      oraclekitSpec: '^0.1.0',
+      config: { name: 'Demo "quoted"', description: 'A "demo"', model: 'm', prompt: 'p', oracleDid: 'did:ixo:entity:0123456789abcdef0123456789abcdef', price: 0, network: 'local', apiUrl: 'http://localhost:3000', wsUrl: 'http://localhost:3000' },
+      env: { port: 3000, llmBaseUrl: 'http://llm' },
+    });
+    expect(files).toEqual(expect.arrayContaining(['.env', '.env.example', '.gitignore', 'oracle.config.json', 'package.json', 'README.md', 'src/main.ts', 'src/oracle.ts', 'src/plugins/local-time.ts', 'test/oracle.test.ts', 'test/model-server.ts']));
+    for (const f of files) expect(readFileSync(join(dir, f), 'utf8')).not.toMatch(/__[A-Z_]+__/);
+    expect(statSync(join(dir, '.env')).mode & 0o777).toBe(0o600);
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(pkg).toMatchObject({ name: 'demo', description: 'A "demo"', dependencies: { oraclekit: '^0.1.0' }, scripts: { start: expect.stringContaining('src/main.ts'), test: 'vitest run' } });
+    expect(JSON.parse(readFileSync(join(dir, 'oracle.config.json'), 'utf8'))).toMatchObject({ oracleDid: 'did:ixo:entity:0123456789abcdef0123456789abcdef', apiUrl: 'http://localhost:3000' });
+    expect(readdirSync(dir)).not.toContain('_gitignore');
+  });
+});
+
+describe('questions as flags', () => {
+  const noTty = { yes: false, interactive: false };
+  it('a flag answers; --yes takes the default; without a terminal a missing answer names its flag', async () => {
+    expect(await askText(noTty, 'name', 'given', { message: 'n', default: 'd' })).toBe('given');
+    expect(await askText({ yes: true, interactive: false }, 'name', undefined, { message: 'n', default: 'd' })).toBe('d');
+    expect(await askConfirm({ yes: true, interactive: false }, 'git', undefined, { message: 'g', default: true })).toBe(true);
+    await expect(askSelect(noTty, 'network', undefined, { message: 'n', default: 'local', choices: [{ value: 'local', name: 'l' }] })).rejects.toMatchObject({ field: 'network', status: 400 });
+    await expect(askConfirm(noTty, 'install', undefined, { message: 'i', default: true })).rejects.toMatchObject({ field: 'install' });
+    await expect(askText(noTty, 'price', 'x', { message: 'p', validate: (v) => (/^\d+$/.test(v) ? true : 'a number') })).rejects.toMatchObject({ field: 'price' });
+  });
+});
+
+describe('QR sign-in (the test plays the wallet)', () => {
+  const wallet = () => {
+    const secret = ed25519.utils.randomSecretKey();
+    const did = didKeyFromPublicKey(ed25519.getPublicKey(secret));
+    return { did, sign: (msg: string) => Buffer.from(ed25519.sign(new TextEncoder().encode(msg), secret)).toString('base64url') };
+  };
+
+  it('the link carries the challenge and the callback; a valid signature yields the wallet’s DID', async () => {
+    const s = await startSignIn({ aud: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', timeoutMs: 60_000 });
+    try {
+      const req = parseSignInLink(s.link);
+      expect(req).toEqual(s.request);
+      expect(req.callback).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/signin\//);
+      // the wallet can read the request back from the callback URL
+      const got = (await (await fetch(req.callback)).json()) as { message: string };
+      expect(got.message).toBe(signInMessage(req));
+      const w = wallet();
+      const other = wallet();
+      const post = (body: unknown) => fetch(req.callback, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect((await post({ did: w.did, challenge: req.challenge, signature: other.sign(signInMessage(req)) })).status).toBe(401);
+      expect((await post({ did: w.did, challenge: 'nope', signature: w.sign(signInMessage(req)) })).status).toBe(400);
+      expect((await post({ did: 'did:ixo:entity:0123456789abcdef0123456789abcdef', challenge: req.challenge, signature: w.sign(signInMessage(req)) })).status).toBe(400);
+      const ok = await post({ did: w.did, challenge: req.challenge, signature: w.sign(signInMessage(req)) });
+      expect(ok.status).toBe(200);
+      expect(await s.result).toEqual({ did: w.did });
+      expect((await post({ did: w.did, challenge: req.challenge, signature: w.sign(signInMessage(req)) })).status).toBe(409);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('accepts a secp256k1 did:key wallet too (ECDSA over SHA-256)', async () => {
+    const { secp256k1 } = await import('@noble/curves/secp256k1.js');
+    const { base58Encode } = await import('../../../../src/lib/did/index.ts');
+    const sk = secp256k1.utils.randomSecretKey();
+    const did = 'did:key:z' + base58Encode(Uint8Array.from([0xe7, 0x01, ...secp256k1.getPublicKey(sk, true)]));
+    expect(keyOfDid(did)?.type).toBe('secp256k1');
+    const s = await startSignIn({ aud: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', timeoutMs: 60_000 });
+    try {
+      const msg = new TextEncoder().encode(signInMessage(s.request));
+      const signature = Buffer.from(secp256k1.sign(msg, sk)).toString('base64');
+      const res = await fetch(s.request.callback, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ did, challenge: s.request.challenge, signature }) });
+      expect(res.status).toBe(200);
+      expect(await s.result).toEqual({ did });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('an abort (Ctrl+C in new) ends the wait', async () => {
+    const ac = new AbortController();
+    const s = await startSignIn({ aud: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', timeoutMs: 60_000, signal: ac.signal });
+    ac.abort();
+    await expect(s.result).rejects.toMatchObject({ code: 'cancelled' });
+    await s.close();
+  });
+
+  it('times out with a clear error', async () => {
+    const s = await startSignIn({ aud: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', timeoutMs: 50 });
+    await expect(s.result).rejects.toMatchObject({ code: 'signin_timeout', status: 504 });
+    await s.close();
+  });
+
+  it('reads Ed25519 keys from did:key only', () => {
+    const w = wallet();
+    expect(ed25519KeyOfDid(w.did)).toHaveLength(32);
+    expect(ed25519KeyOfDid('did:ixo:entity:0123456789abcdef0123456789abcdef')).toBeUndefined();
+  });
+});
+
+describe('Matrix bot provisioning against a loopback homeserver', () => {
+  it('registers through the dummy stage, then logs in to an existing account', async () => {
+    const hs = await startHomeserver();
+    try {
+      const bot = await provisionBot({ baseUrl: hs.url + '/', user: botLocalpart('My Demo!') });
+      expect(bot).toMatchObject({ baseUrl: hs.url, userId: '@oracle-my-demo:localhost', created: true });
+      expect(hs.tokens.get(bot.accessToken)).toBe(bot.userId);
+      expect(hs.requests.map((r) => r.path)).toEqual(['/_matrix/client/v3/register', '/_matrix/client/v3/register', '/_matrix/client/v3/account/whoami']);
+      // the account exists: without its password it is a clear conflict; with it, a login
+      await expect(provisionBot({ baseUrl: hs.url, user: 'oracle-my-demo' })).rejects.toMatchObject({ code: 'matrix_user_in_use', field: 'matrix-password' });
+      const again = await provisionBot({ baseUrl: hs.url, user: 'oracle-my-demo', password: bot.password });
+      expect(again).toMatchObject({ userId: bot.userId, created: false });
+      await expect(provisionBot({ baseUrl: hs.url, user: 'oracle-my-demo', password: 'wrong' })).rejects.toMatchObject({ code: 'matrix_forbidden', status: 403 });
+    } finally {
+      await hs.close();
+    }
+  });
+
+  it('uses a registration token when the homeserver asks for one, and says what it needs otherwise', async () => {
+    const hs = await startHomeserver({ flows: [['m.login.registration_token']], registrationToken: 'tok' });
+    try {
+      await expect(provisionBot({ baseUrl: hs.url, user: 'bot1' })).rejects.toMatchObject({ code: 'matrix_registration_flow', field: 'matrix-registration-token' });
+      const bot = await provisionBot({ baseUrl: hs.url, user: 'bot1', registrationToken: 'tok' });
+      expect(bot.userId).toBe('@bot1:localhost');
+    } finally {
+      await hs.close();
+    }
+  });
+
+  it('an unreachable homeserver is unavailable (exit 9)', async () => {
+    await expect(provisionBot({ baseUrl: 'http://127.0.0.1:1', user: 'x' })).rejects.toMatchObject({ status: 503 });
+  });
+});
