@@ -3,21 +3,15 @@
  * `--mnemonic-file <path>` wins; else the saved key `identity.json` in the
  * config directory ($ORACLEKIT_HOME/config, $XDG_CONFIG_HOME/oraclekit,
  * ~/.config/oraclekit — the same directory the daemon's settings use),
- * created on first use with mode 0600 (directory 0700).
+ * created on first use with mode 0600 (directory 0700). The file is the one
+ * `login`/`whoami`/`logout` and `new` use (src/cli/identity/store.ts).
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { OracleKitError } from '../../lib/errors.ts';
 import { generateMnemonic, isValidMnemonic, signerFromMnemonic, type Signer } from '../../lib/keys/index.ts';
+import { identityPath, readIdentity, writeIdentity } from '../identity/store.ts';
 
-export function configDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.ORACLEKIT_HOME) return join(env.ORACLEKIT_HOME, 'config');
-  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'oraclekit');
-  return join(homedir(), '.config/oraclekit');
-}
-
-export const identityPath = (env: NodeJS.ProcessEnv = process.env) => join(configDir(env), 'identity.json');
+export { configDir, identityPath } from '../identity/store.ts';
 
 export interface Identity {
   signer: Signer;
@@ -42,18 +36,14 @@ export async function loadIdentity(o: { mnemonicFile?: string; env?: NodeJS.Proc
   const path = identityPath(o.env);
   let created = false;
   let mnemonic: string;
-  if (existsSync(path)) {
-    const raw = JSON.parse(readFileSync(path, 'utf8')) as { mnemonic?: string };
-    if (!raw.mnemonic || !isValidMnemonic(raw.mnemonic)) throw new OracleKitError({ status: 400, code: 'invalid_identity', message: `${path} does not hold a valid mnemonic; move it away to create a new identity` });
-    mnemonic = raw.mnemonic;
-    // keep the secret private even if something loosened the mode
-    if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+  const saved = readIdentity(o.env);
+  if (saved) {
+    if (!isValidMnemonic(saved.mnemonic)) throw new OracleKitError({ status: 400, code: 'invalid_identity', message: `${path} does not hold a valid mnemonic; move it away to create a new identity` });
+    mnemonic = saved.mnemonic;
   } else {
     mnemonic = generateMnemonic();
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const signer = await signerFromMnemonic(mnemonic);
-    writeFileSync(path, JSON.stringify({ did: signer.did(), mnemonic, createdAt: new Date().toISOString() }, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
-    chmodSync(path, 0o600);
+    writeIdentity({ did: signer.did(), mnemonic, createdAt: new Date().toISOString() }, o.env);
     created = true;
   }
   const signer = await signerFromMnemonic(mnemonic);

@@ -2,9 +2,8 @@
  * The CLI's identity, shared by `login`/`whoami`/`logout`, `new` and the chat:
  * one file `identity.json` in the config directory ($ORACLEKIT_HOME/config,
  * $XDG_CONFIG_HOME/oraclekit, ~/.config/oraclekit), mode 0600 (directory
- * 0700), in the chat's format `{did, mnemonic, createdAt}` — the chat's
- * loadIdentity (src/cli/chat/identity.ts on the client branch) reads the
- * same file unchanged.
+ * 0700), `{did, mnemonic, createdAt}`; the chat's loadIdentity
+ * (src/cli/chat/identity.ts) reads and creates it through this module.
  *
  * A QR sign-in adds `wallet: {did, signedInAt}`: the wallet signed a
  * challenge that names the local key, so the local key (which signs UCANs
