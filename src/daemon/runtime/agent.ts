@@ -6,6 +6,7 @@
  * the run; provider errors, stalls and malformed streams become `error`
  * events with kind and retryable, then `done` — never a hang.
  */
+import { cachedSchema } from './schema-cache.ts';
 import { streamText, isStepCount, tool, APICallError, type ModelMessage, type ToolSet, type LanguageModel } from 'ai';
 import type { ErrorKind } from '../../lib/protocol/index.ts';
 import type { NewMessage } from './store.ts';
@@ -136,7 +137,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     const wrap = (name: string, t: PluginTool<never>, owner?: OraclePlugin<unknown>) =>
       tool({
         description: t.description,
-        inputSchema: t.inputSchema,
+        inputSchema: cachedSchema(t.inputSchema),
         execute: async (toolInput: unknown, options?: { toolCallId?: string }) => {
           if (owner && owner.manifest.visibility === 'on-demand' && !loadedPlugins(state).includes(owner.name)) {
             throw new Error(`Tool ${name} is not loaded. Call load_capability(['${owner.name}']) first.`);

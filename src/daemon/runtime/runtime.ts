@@ -4,6 +4,7 @@
  * createOracleApp (app.ts) serves it on its own fastify; the daemon mounts it
  * onto its fastify with registerOracleRuntime.
  */
+import { cachedSchema } from './schema-cache.ts';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, isStepCount, tool, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { z } from 'zod';
@@ -178,7 +179,7 @@ export class OracleRuntime {
         const tools: ToolSet = {};
         for (const n of names) {
           const t = pluginTools[n];
-          if (t) tools[n] = tool({ description: t.description, inputSchema: t.inputSchema, execute: async (i: unknown) => t.execute(i as never, turn) } as never);
+          if (t) tools[n] = tool({ description: t.description, inputSchema: cachedSchema(t.inputSchema), execute: async (i: unknown) => t.execute(i as never, turn) } as never);
         }
         const r = await generateText({
           model: this.model(),
