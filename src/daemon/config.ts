@@ -101,7 +101,7 @@ function bad(message: string, field: string, value: unknown, valid: string): Ora
 export function parseConfig(raw: unknown): DeploymentConfig {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('is not a JSON object', '(root)', raw, 'a JSON object');
   const o = raw as Record<string, unknown>;
-  const known = new Set(['host', 'port', 'voters', 'tally', 'revoting', 'proposalDurationSeconds', 'rateLimit', 'bodyLimitBytes', 'logLevel', '$schema', 'comment']);
+  const known = new Set(['host', 'port', 'voters', 'tally', 'revoting', 'proposalDurationSeconds', 'rateLimit', 'bodyLimitBytes', 'logLevel', 'oracle', '$schema', 'comment']);
   for (const k of Object.keys(o)) if (!known.has(k)) throw bad(`key ${k} is unknown`, k, o[k], [...known].join(', '));
   const c: DeploymentConfig = { ...DEFAULT_CONFIG, rateLimit: { ...DEFAULT_CONFIG.rateLimit } };
   if (o.host !== undefined) {

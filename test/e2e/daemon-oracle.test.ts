@@ -105,4 +105,13 @@ describe("the daemon's default oracle", () => {
     await expect(fetch(`${d.url}/oracle/health`)).rejects.toThrow();
     expect(readFileSync(join(t.home, 'state/daemon.log'), 'utf8')).toContain('"msg":"stopped"');
   });
+
+  it('a chat with no daemon running starts it (with the model settings of the chat\'s environment) and uses its oracle', async () => {
+    model.enqueue(say('Auto-started.'));
+    const r = await runCli(['chat'], { input: 'hi\n', env: { ...env, LLM_BASE_URL: model.baseURL, LLM_MODEL: 'scripted-model' }, cwd });
+    expect(r.stdout, r.stderr).toBe('Auto-started.\n');
+    expect(r.stderr).toMatch(/Started the local daemon; its default oracle is at http:\/\/127\.0\.0\.1:\d+\/oracle/);
+    const st = json((await runCli(['daemon', 'status', '--json'], { env })).stdout);
+    expect(st.oracle.model).toBe('scripted-model');
+  });
 });
