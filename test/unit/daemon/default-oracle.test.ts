@@ -42,12 +42,12 @@ it('creates the signing key once, 0600, and reads the same one back', async () =
 it('answers under /oracle beside /v1, with socket.io at the daemon\'s /socket.io/', async () => {
   const db = openDatabase({ path: join(t.home, 'registry.db'), migrations: { registry: REGISTRY_MIGRATIONS } });
   const config = { ...DEFAULT_CONFIG, oracle: { ...DEFAULT_CONFIG.oracle } };
-  let oracle: DefaultOracle | undefined;
-  const app = await buildServer({ registry: new Registry(db, config), config, version: 'test', token: 'admin-token', healthExtra: () => (oracle ? { oracle: oracle.info() } : {}) });
+  const mounted: { oracle?: DefaultOracle } = {};
+  const app = await buildServer({ registry: new Registry(db, config), config, version: 'test', token: 'admin-token', healthExtra: () => (mounted.oracle ? { oracle: mounted.oracle.info() } : {}) });
   const lines: string[] = [];
   const key = await loadOracleKey(t.env);
   // no LLM_* at all: the oracle still mounts, a turn says what to set
-  oracle = await mountDefaultOracle(app, { database: db, config: config.oracle, env: {}, key, log: { info: (l) => lines.push(l), error: (l) => lines.push(l) } });
+  const oracle = (mounted.oracle = await mountDefaultOracle(app, { database: db, config: config.oracle, env: {}, key, log: { info: (l) => lines.push(l), error: (l) => lines.push(l) } }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   try {
