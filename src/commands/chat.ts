@@ -5,7 +5,7 @@ import { OracleKitError } from '../lib/errors.ts';
 export default class Chat extends BaseCommand {
   static override summary = 'Chat with an oracle (also `oraclekit --chat`).';
   static override description =
-    'An interactive chat in the terminal. Connects to --oracle (a URL, or a DID resolved through the registry), else the oracle of ./oracle.config.json. Without a TTY it reads one message per line from stdin and streams plain text; --json streams events as JSON lines.';
+    'An interactive chat in the terminal. Connects to --oracle (a URL, or a DID resolved through the registry), else the oracle of ./oracle.config.json, else the local daemon\'s default oracle (the daemon is started when needed; never under CI=true unless ORACLEKIT_AUTOSTART=1). Without a TTY it reads one message per line from stdin and streams plain text; --json streams events as JSON lines.';
   static override hidden = true;
   static override enableJsonFlag = false;
   static override flags = {
@@ -50,7 +50,15 @@ export default class Chat extends BaseCommand {
       notices.push(...r.lines);
     }
     if (identity.created) notices.push(`Created your identity ${identity.did} (saved in ${identity.source}, mode 0600).`);
-    if (!models.default) notices.push('This oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json.');
+    const local = target.via.startsWith('local daemon');
+    if (target.via === 'local daemon (started)') notices.push(`Started the local daemon; its default oracle is at ${target.apiUrl}.`);
+    if (!models.default) {
+      notices.push(
+        local
+          ? "The daemon's default oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and LLM_MODEL in the environment of `oraclekit daemon restart` (or oracle.model in daemon.json)."
+          : 'This oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json.',
+      );
+    }
 
     if (this.jsonMode || !process.stdin.isTTY || !process.stdout.isTTY) {
       for (const n of notices) process.stderr.write(n + '\n');

@@ -7,7 +7,8 @@
  * - data (registry.db): $ORACLEKIT_DB (a file), $ORACLEKIT_HOME/data,
  *   $XDG_DATA_HOME/oraclekit, ~/.local/share/oraclekit
  * - config (daemon.json = the deployment config; settings.json = the CLI's
- *   saved registry URL and API key): $ORACLEKIT_DAEMON_CONFIG (the file),
+ *   saved registry URL and API key; oracle-key.json = the default oracle's
+ *   signing mnemonic, 0600): $ORACLEKIT_DAEMON_CONFIG (the file),
  *   $ORACLEKIT_HOME/config, $XDG_CONFIG_HOME/oraclekit, ~/.config/oraclekit
  *
  * Port: --port, else $ORACLEKIT_DAEMON_PORT, else the config file's `port`,
@@ -45,6 +46,10 @@ export const discoveryPath = (env = process.env) => join(stateDir(env), 'daemon.
 export const logPath = (env = process.env) => join(stateDir(env), 'daemon.log');
 export const dbPath = (env = process.env) => env.ORACLEKIT_DB || join(dataDir(env), 'registry.db');
 export const configPath = (env = process.env) => env.ORACLEKIT_DAEMON_CONFIG || join(configDir(env), 'daemon.json');
+/** The default oracle's signing key (BIP39 mnemonic), created 0600 on the daemon's first start. */
+export const oracleKeyPath = (env = process.env) => join(configDir(env), 'oracle-key.json');
+/** Where the default oracle is served inside the daemon (socket.io stays at the daemon's /socket.io/). */
+export const ORACLE_PREFIX = '/oracle';
 
 export interface DeploymentConfig {
   host: string;
@@ -58,6 +63,21 @@ export interface DeploymentConfig {
   rateLimit: { max: number; timeWindowMs: number };
   bodyLimitBytes: number;
   logLevel: string;
+  /** The default oracle the daemon hosts (docs/daemon.md, "The default oracle"). */
+  oracle: DaemonOracleConfig;
+}
+
+export interface DaemonOracleConfig {
+  /** false: the daemon hosts no oracle. Default true. */
+  enabled: boolean;
+  name: string;
+  description?: string;
+  prompt?: string;
+  /** Model id (else $LLM_MODEL of the daemon's environment). */
+  model?: string;
+  models?: string[];
+  /** Plugin name → true (forced) | false (never); absent = auto-detect from the daemon's environment. */
+  features?: Record<string, boolean>;
 }
 
 export const DEFAULT_CONFIG: DeploymentConfig = {
@@ -70,6 +90,7 @@ export const DEFAULT_CONFIG: DeploymentConfig = {
   rateLimit: { max: 1200, timeWindowMs: 60_000 },
   bodyLimitBytes: 64 * 1024,
   logLevel: 'info',
+  oracle: { enabled: true, name: 'oraclekit default oracle' },
 };
 
 function bad(message: string, field: string, value: unknown, valid: string): OracleKitError {
@@ -80,7 +101,7 @@ function bad(message: string, field: string, value: unknown, valid: string): Ora
 export function parseConfig(raw: unknown): DeploymentConfig {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('is not a JSON object', '(root)', raw, 'a JSON object');
   const o = raw as Record<string, unknown>;
-  const known = new Set(['host', 'port', 'voters', 'tally', 'revoting', 'proposalDurationSeconds', 'rateLimit', 'bodyLimitBytes', 'logLevel', '$schema', 'comment']);
+  const known = new Set(['host', 'port', 'voters', 'tally', 'revoting', 'proposalDurationSeconds', 'rateLimit', 'bodyLimitBytes', 'logLevel', 'oracle', '$schema', 'comment']);
   for (const k of Object.keys(o)) if (!known.has(k)) throw bad(`key ${k} is unknown`, k, o[k], [...known].join(', '));
   const c: DeploymentConfig = { ...DEFAULT_CONFIG, rateLimit: { ...DEFAULT_CONFIG.rateLimit } };
   if (o.host !== undefined) {
@@ -125,12 +146,41 @@ export function parseConfig(raw: unknown): DeploymentConfig {
     c.bodyLimitBytes = o.bodyLimitBytes as number;
   }
   if (o.logLevel !== undefined) c.logLevel = String(o.logLevel);
+  if (o.oracle !== undefined) c.oracle = parseOracle(o.oracle);
+  return c;
+}
+
+function parseOracle(raw: unknown): DaemonOracleConfig {
+  const valid = '{enabled?, name?, description?, prompt?, model?, models?, features?}';
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('oracle', 'oracle', raw, valid);
+  const o = raw as Record<string, unknown>;
+  const known = new Set(['enabled', 'name', 'description', 'prompt', 'model', 'models', 'features']);
+  for (const k of Object.keys(o)) if (!known.has(k)) throw bad(`key oracle.${k} is unknown`, `oracle.${k}`, o[k], [...known].join(', '));
+  const c: DaemonOracleConfig = { ...DEFAULT_CONFIG.oracle };
+  if (o.enabled !== undefined) {
+    if (typeof o.enabled !== 'boolean') throw bad('oracle.enabled', 'oracle.enabled', o.enabled, 'true or false');
+    c.enabled = o.enabled;
+  }
+  for (const k of ['name', 'description', 'prompt', 'model'] as const) {
+    if (o[k] === undefined) continue;
+    if (typeof o[k] !== 'string' || o[k] === '') throw bad(`oracle.${k}`, `oracle.${k}`, o[k], 'a non-empty string');
+    c[k] = o[k];
+  }
+  if (o.models !== undefined) {
+    if (!Array.isArray(o.models) || !o.models.every((m) => typeof m === 'string' && m !== '')) throw bad('oracle.models', 'oracle.models', o.models, 'an array of model ids');
+    c.models = o.models as string[];
+  }
+  if (o.features !== undefined) {
+    const f = o.features;
+    if (typeof f !== 'object' || f === null || Array.isArray(f) || !Object.values(f).every((v) => typeof v === 'boolean')) throw bad('oracle.features', 'oracle.features', f, '{"<plugin>": true | false}');
+    c.features = f as Record<string, boolean>;
+  }
   return c;
 }
 
 /** Reads the config file; defaults when it does not exist. */
 export function loadConfig(path = configPath()): DeploymentConfig {
-  if (!existsSync(path)) return { ...DEFAULT_CONFIG };
+  if (!existsSync(path)) return { ...DEFAULT_CONFIG, oracle: { ...DEFAULT_CONFIG.oracle } };
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));

@@ -2,8 +2,12 @@
  * The daemon process: `node dist/daemon/main.js [--port N] [--host H]`.
  * Loads the deployment config, opens the database (migrations at start),
  * listens (127.0.0.1:4781 by default), then writes the discovery file.
- * SIGTERM/SIGINT: stop accepting, finish in-flight requests, close the
- * database, remove the discovery file, exit 0.
+ * It also hosts the default oracle under /oracle (oracle.ts), unless
+ * daemon.json says `oracle.enabled: false`; a boot error of the oracle is
+ * logged and the registry is served without it.
+ * SIGTERM/SIGINT: abort the oracle's running turns and disconnect its
+ * realtime clients, stop accepting, finish in-flight requests, close the
+ * oracle runtime and the database, remove the discovery file, exit 0.
  * Logs (pino, JSON lines) go to stdout; `daemon start` points stdout at
  * the log file ($state/daemon.log).
  */
@@ -18,6 +22,7 @@ import { openDatabase } from './storage/db.ts';
 import { REGISTRY_MIGRATIONS } from './storage/registry-migrations.ts';
 import { Registry } from './registry/store.ts';
 import { buildServer } from './server.ts';
+import type { DefaultOracle } from './oracle.ts';
 
 const VERSION = packageVersion();
 
@@ -49,6 +54,7 @@ async function main(): Promise<void> {
   const token = randomBytes(32).toString('base64url');
   const logStream = createWriteStream('', { fd: 1, autoClose: false, highWaterMark: 64 * 1024 });
   const started = new Date().toISOString();
+  let oracle: DefaultOracle | undefined;
   const app = await buildServer({
     registry,
     config,
@@ -56,8 +62,26 @@ async function main(): Promise<void> {
     token,
     startedAt: started,
     // an async stream: log lines are written by libuv, not by a blocking write() per request on the event loop
-    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'token', 'key'], stream: logStream },
+    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'token', 'key', 'mnemonic'], stream: logStream },
+    healthExtra: () => (oracle ? { oracle: oracle.info() } : {}),
   });
+  if (config.oracle.enabled) {
+    try {
+      const { loadOracleKey, mountDefaultOracle } = await import('./oracle.ts');
+      const key = await loadOracleKey();
+      if (key.created) app.log.info({ did: key.did, file: key.path }, 'created the signing key of the default oracle');
+      oracle = await mountDefaultOracle(app, {
+        database: db,
+        config: config.oracle,
+        env: process.env,
+        key,
+        log: { info: (l) => app.log.info({ oracle: true }, l), error: (l) => app.log.error({ oracle: true }, l) },
+      });
+    } catch (e) {
+      app.log.error({ oracle: true }, `the default oracle is not served: ${(e as Error).message}`);
+      oracle = undefined;
+    }
+  }
   // one access line per request (fastify's default is two), in pino's format, written straight to the stream:
   // the fields are ours (no headers, no query string), so pino's redaction and child bindings are not needed here
   if (['trace', 'debug', 'info'].includes(config.logLevel)) {
@@ -84,7 +108,9 @@ async function main(): Promise<void> {
     }, 10_000);
     force.unref();
     try {
+      oracle?.quiesce();
       await app.close();
+      await oracle?.close();
     } finally {
       db.close();
       removeDiscovery(process.pid);
@@ -99,8 +125,10 @@ async function main(): Promise<void> {
   const actual = app.server.address();
   const actualPort = typeof actual === 'object' && actual ? actual.port : port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  writeDiscovery({ pid: process.pid, host, port: actualPort, url: `http://${urlHost}:${actualPort}`, version: VERSION, token, started });
-  app.log.info({ address, db: dbPath(), synchronous: sync, config: configPath(), voters: config.voters.length, rule: config.tally.rule }, 'oraclekit daemon listening');
+  const url = `http://${urlHost}:${actualPort}`;
+  const info = oracle?.info();
+  writeDiscovery({ pid: process.pid, host, port: actualPort, url, version: VERSION, token, started, ...(info ? { oracle: { url: url + info.path, wsUrl: url, did: info.did } } : {}) });
+  app.log.info({ address, db: dbPath(), synchronous: sync, config: configPath(), voters: config.voters.length, rule: config.tally.rule, oracle: info ? { did: info.did, url: url + info.path, model: info.model } : null }, 'oraclekit daemon listening');
 }
 
 main().catch((e: unknown) => {

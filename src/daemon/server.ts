@@ -39,6 +39,8 @@ export interface ServerOptions {
   /** More plugins mounted beside /v1 (the oracle runtime). */
   plugins?: MountedPlugin[];
   startedAt?: string;
+  /** More fields of GET /health (the default oracle's DID, path and plugin status). */
+  healthExtra?: () => Record<string, unknown>;
 }
 
 const REQ_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -111,6 +113,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     pid: process.pid,
     startedAt,
     uptimeSeconds: Math.round(process.uptime()),
+    ...(opts.healthExtra?.() ?? {}),
   }));
 
   await app.register(registryPlugin, { prefix: '/v1', registry: opts.registry });

@@ -49,7 +49,7 @@ describe('daemon lifecycle', () => {
     expect(s).toMatchObject({ running: true, healthy: true, version: '0.1.0' });
     expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const d = json(readFileSync(discovery, 'utf8'));
-    expect(Object.keys(d).sort()).toEqual(['host', 'pid', 'port', 'started', 'token', 'url', 'version']);
+    expect(Object.keys(d).sort()).toEqual(['host', 'oracle', 'pid', 'port', 'started', 'token', 'url', 'version']);
     expect(statSync(discovery).mode & 0o777).toBe(0o600);
     expect(statSync(join(t.home, 'state')).mode & 0o777).toBe(0o700);
     const h = await (await fetch(d.url + '/health')).json();

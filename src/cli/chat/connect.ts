@@ -5,8 +5,12 @@
  *    `--registry`, else $ORACLEKIT_REGISTRY;
  * 2. else ./oracle.config.json: http://localhost:<PORT from ./.env or $PORT, default 3000>,
  *    with the config's oracleDid;
- * 3. else the local daemon's default oracle — not available yet (the daemon
- *    does not host an oracle); a clear error says what to pass instead.
+ * 3. else the local daemon's default oracle: the `oracle` entry {url, wsUrl,
+ *    did} of the daemon's discovery file (API under the daemon's /oracle,
+ *    socket.io at the daemon's /socket.io/). The daemon is started on first
+ *    use like the registry client does (never when CI=true unless
+ *    ORACLEKIT_AUTOSTART=1); when it cannot be, a clear error (exit 9) says
+ *    how to start it or what to pass instead.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -69,10 +73,29 @@ export async function resolveTarget(o: { oracle?: string; registry?: string; cwd
     const url = `http://localhost:${port}`;
     return { apiUrl: url, wsUrl: url, oracleDid: cfg.oracleDid || undefined, via: 'oracle.config.json' };
   }
-  throw new OracleKitError({
-    status: 503,
-    code: 'no_oracle',
-    message: 'no oracle to chat with: pass --oracle <url or DID>, or run in a project folder with oracle.config.json (the local daemon does not host a default oracle yet)',
-    field: 'oracle',
-  });
+  return daemonOracle(o.env);
+}
+
+const ALTERNATIVES = 'or pass --oracle <url or DID>, or run in a project folder with oracle.config.json';
+
+async function daemonOracle(env: NodeJS.ProcessEnv): Promise<Target> {
+  const { ensureDaemon } = await import('../registry-client.ts');
+  let daemon: { url: string; started: boolean };
+  try {
+    daemon = await ensureDaemon({ env });
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    throw new OracleKitError({ status: 503, code: 'no_oracle', message: `no oracle to chat with: the local daemon's default oracle is not available (${why}); ${ALTERNATIVES}`, field: 'oracle' });
+  }
+  const { readDiscovery } = await import('../../daemon/lifecycle/discovery.ts');
+  const d = readDiscovery(env);
+  if (!d?.oracle) {
+    throw new OracleKitError({
+      status: 503,
+      code: 'no_oracle',
+      message: `no oracle to chat with: the local daemon at ${daemon.url} hosts no default oracle (disabled in daemon.json, or it failed to boot: see \`oraclekit daemon logs\`); ${ALTERNATIVES}`,
+      field: 'oracle',
+    });
+  }
+  return { apiUrl: d.oracle.url, wsUrl: d.oracle.wsUrl, oracleDid: d.oracle.did, via: daemon.started ? 'local daemon (started)' : 'local daemon' };
 }

@@ -135,7 +135,7 @@ export function explainError(e: unknown, baseUrl: string): string {
   if (e instanceof OracleClientError) {
     if (e.code === 'oracle_unreachable') return `Cannot reach the oracle at ${baseUrl}. Is it running? (start it with \`npm run dev\` in its project, or check --oracle)`;
     if (e.status === 401) return `The oracle refused your identity (${e.code}: ${e.message}), even after re-authorising.`;
-    if (e.code === 'model_not_configured') return `The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json.`;
+    if (e.code === 'model_not_configured') return `The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json (for the local daemon's default oracle: LLM_MODEL in the daemon's environment, then oraclekit daemon restart).`;
     return `${e.message} [${e.code}]`;
   }
   return e instanceof Error ? e.message : String(e);
@@ -149,7 +149,7 @@ export function explainRunError(r: TurnResult): string | undefined {
     return `The model provider refused the oracle's key (${err.error}). Check LLM_PROVIDER_API_KEY on the oracle.`;
   }
   if (err.code === 'model_not_configured' || /no model configured/i.test(err.error)) {
-    return 'The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json.';
+    return "The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json (for the local daemon's default oracle: LLM_MODEL in the daemon's environment, then oraclekit daemon restart).";
   }
   return `${err.error} [${err.code}${err.retryable ? ', retryable' : ''}]`;
 }

@@ -20,6 +20,17 @@ export interface Health {
   pid: number;
   startedAt: string;
   uptimeSeconds: number;
+  /** The default oracle: {did, path, name, model, signingKeyLoaded, plugins}. */
+  oracle?: unknown;
+}
+
+export interface OracleStatus {
+  did: string;
+  url: string;
+  name: string;
+  model: string | null;
+  signingKeyLoaded: boolean;
+  plugins: { loaded: string[]; pending: string[]; failed: { plugin: string; reason: string }[]; excluded: { plugin: string; reason: string }[] };
 }
 
 export async function health(url: string, timeoutMs = 1500): Promise<Health | undefined> {
@@ -42,6 +53,8 @@ export interface DaemonStatus {
   version?: string;
   started?: string;
   uptimeSeconds?: number;
+  /** The default oracle (null when the daemon hosts none). */
+  oracle?: OracleStatus | null;
   discoveryFile: string;
   logFile: string;
 }
@@ -58,7 +71,11 @@ export async function daemonStatus(env = process.env): Promise<{ status: DaemonS
   const h = await health(d.url);
   const healthy = h !== undefined && h.pid === d.pid;
   const status: DaemonStatus = { running: true, healthy, stale: false, pid: d.pid, url: d.url, port: d.port, version: d.version, started: d.started, ...base };
-  if (h) status.uptimeSeconds = h.uptimeSeconds;
+  if (h) {
+    status.uptimeSeconds = h.uptimeSeconds;
+    const o = h.oracle as (Omit<OracleStatus, 'url'> & { path: string }) | undefined;
+    status.oracle = o ? { did: o.did, url: d.url + o.path, name: o.name, model: o.model, signingKeyLoaded: o.signingKeyLoaded, plugins: o.plugins } : null;
+  }
   return { status, discovery: d };
 }
 

@@ -1,5 +1,5 @@
 /**
- * The discovery file: {pid, host, port, url, version, token, started}, written
+ * The discovery file: {pid, host, port, url, version, token, started, oracle?}, written
  * by the daemon after listen, atomically (temp file in the same directory,
  * fsync, rename) with mode 0600 in a 0700 state directory, and removed on a
  * graceful exit. The token authenticates the local admin (key management);
@@ -17,6 +17,8 @@ export interface Discovery {
   version: string;
   token: string;
   started: string;
+  /** The default oracle (absent when the daemon hosts none): its HTTP API, its socket.io origin and its DID. */
+  oracle?: { url: string; wsUrl: string; did: string };
 }
 
 export function readDiscovery(env = process.env): Discovery | undefined {

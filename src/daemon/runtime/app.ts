@@ -58,12 +58,17 @@ export function createOracleApp(options: OracleAppOptions): OracleApp {
 
 /**
  * Mounts the runtime on a host's fastify (the daemon): routes in an
- * encapsulated scope, socket.io on the host's HTTP server. Call before
- * host.listen(); call runtime.start() when the host is up.
+ * encapsulated scope (under `prefix` when given, e.g. the daemon's /oracle),
+ * socket.io on the host's HTTP server at /socket.io/ (not prefixed: a client
+ * passes the host's origin as wsUrl). Call before host.listen(); it calls
+ * runtime.start() (signing key, background plugins).
  */
-export async function mountOracleRuntime(host: FastifyInstance, options: OracleAppOptions & { cors?: boolean; rootRoutes?: boolean }): Promise<{ runtime: OracleRuntime; socket: SocketHandle; close(): Promise<void> }> {
+export async function mountOracleRuntime(
+  host: FastifyInstance,
+  options: OracleAppOptions & { cors?: boolean; rootRoutes?: boolean; prefix?: string },
+): Promise<{ runtime: OracleRuntime; socket: SocketHandle; close(): Promise<void> }> {
   const runtime = new OracleRuntime(options);
-  await host.register(registerOracleRuntime, { runtime, cors: options.cors, rootRoutes: options.rootRoutes });
+  await host.register(registerOracleRuntime, { runtime, cors: options.cors, rootRoutes: options.rootRoutes, ...(options.prefix ? { prefix: options.prefix } : {}) });
   const socket = attachSocketIo(runtime, host.server);
   runtime.start();
   return {

@@ -60,6 +60,8 @@ export interface OracleAppOptions {
   pluginStartTimeoutMs?: number;
   allowDelegationFallback?: boolean;
   corsOrigins?: string[] | boolean;
+  /** What the `model_not_configured` error tells the user to do (default: LLM_BASE_URL and the model in oracle.config.json). */
+  modelHint?: string;
 }
 
 type AnyPlugin = OraclePlugin<unknown>;
@@ -264,7 +266,7 @@ export class OracleRuntime {
   model(id?: string): LanguageModel {
     const baseURL = this.env.LLM_BASE_URL;
     const modelId = id ?? this.config.model ?? this.env.LLM_MODEL;
-    if (!baseURL || !modelId) throw runtimeError('model_not_configured', 'no model configured: set LLM_BASE_URL and the model in oracle.config.json');
+    if (!baseURL || !modelId) throw runtimeError('model_not_configured', `no model configured: ${this.options.modelHint ?? 'set LLM_BASE_URL and the model in oracle.config.json'}`);
     const provider = createOpenAICompatible({ name: 'oracle-llm', baseURL, apiKey: this.env.LLM_PROVIDER_API_KEY, includeUsage: true });
     return provider.chatModel(modelId);
   }

@@ -48,7 +48,7 @@ describe('ucan verification', async () => {
     expect(await code(verifyInvocation(await mintInvocation({ issuer: user, audience: other.did() }), O))).toBe('wrong_audience');
     expect(await code(verifyInvocation(await mintInvocation({ issuer: user, audience: oracle.did(), expiration: now() - 10 }), O))).toBe('expired');
     expect(await code(verifyInvocation(await mintInvocation({ issuer: user, audience: oracle.did(), notBefore: now() + 300, expiration: now() + 600 }), O))).toBe('not_yet_valid');
-    expect(await code(verifyInvocation(await mintInvocation({ issuer: user, audience: oracle.did(), ttlSeconds: 901 }), O))).toBe('ttl_too_long');
+    expect(await code(verifyInvocation(await mintInvocation({ issuer: user, audience: oracle.did(), notBefore: now(), expiration: now() + 901 }), O))).toBe('ttl_too_long');
     expect(await code(verifyInvocation(await mintInvocation({ issuer: user, audience: oracle.did(), withResource: 'did:key:z6Mkother' + oracle.did().slice(17) }), O))).toBe('capability_mismatch');
   });
   it('accepts a not-before within the 60 s clock skew', async () => {

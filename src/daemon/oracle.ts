@@ -1,0 +1,102 @@
+/**
+ * The daemon's default oracle (docs/daemon.md, "The default oracle"): the
+ * oracle runtime mounted on the daemon's fastify under ORACLE_PREFIX
+ * (/oracle), socket.io on the daemon's /socket.io/, its tables in the
+ * daemon's database file (area 'runtime'), the bundled plugins as the
+ * daemon's environment enables them, the model from the daemon's
+ * environment (LLM_BASE_URL, LLM_PROVIDER_API_KEY, LLM_MODEL) or daemon.json's
+ * `oracle.model`. Its signing mnemonic is created on the first start in
+ * oracle-key.json (0600) and never logged.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { ORACLE_PREFIX, oracleKeyPath, type DaemonOracleConfig } from './config.ts';
+import type { Database } from './storage/db.ts';
+import type { PluginsStatus } from '../lib/protocol/index.ts';
+
+export interface OracleKey {
+  did: string;
+  mnemonic: string;
+  path: string;
+  created: boolean;
+}
+
+/** Reads the default oracle's key, creating it (0600 in a 0700 directory) on first use. */
+export async function loadOracleKey(env = process.env): Promise<OracleKey> {
+  const { didFromMnemonic, generateMnemonic, isValidMnemonic } = await import('../lib/keys/index.ts');
+  const path = oracleKeyPath(env);
+  if (existsSync(path)) {
+    let raw: { mnemonic?: unknown };
+    try {
+      raw = JSON.parse(readFileSync(path, 'utf8')) as { mnemonic?: unknown };
+    } catch {
+      throw new Error(`${path} is not valid JSON; move it away to create a new key for the default oracle`);
+    }
+    if (typeof raw.mnemonic !== 'string' || !isValidMnemonic(raw.mnemonic)) throw new Error(`${path} does not hold a valid BIP39 mnemonic; move it away to create a new key for the default oracle`);
+    if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+    return { did: didFromMnemonic(raw.mnemonic), mnemonic: raw.mnemonic, path, created: false };
+  }
+  const mnemonic = generateMnemonic();
+  const did = didFromMnemonic(mnemonic);
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    writeFileSync(path, JSON.stringify({ did, mnemonic, createdAt: new Date().toISOString() }, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return loadOracleKey(env); // created meanwhile
+    throw e;
+  }
+  chmodSync(path, 0o600);
+  return { did, mnemonic, path, created: true };
+}
+
+export interface DefaultOracleInfo {
+  did: string;
+  /** Path of the HTTP API inside the daemon (the URL is the daemon's URL + this). */
+  path: string;
+  name: string;
+  model: string | null;
+  signingKeyLoaded: boolean;
+  plugins: PluginsStatus;
+}
+
+export interface DefaultOracle {
+  info(): DefaultOracleInfo;
+  /** Aborts the running turns and disconnects realtime clients (first step of a graceful stop). */
+  quiesce(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Mounts the default oracle on the daemon's app (before listen). Boot lines
+ * go to `log`. A boot error (e.g. a feature forced on without its variable)
+ * throws a BootError: the daemon logs it and serves the registry without an oracle.
+ */
+export async function mountDefaultOracle(
+  app: FastifyInstance,
+  o: { database: Database; config: DaemonOracleConfig; env: Record<string, string | undefined>; key: OracleKey; log: { info(l: string): void; error(l: string): void } },
+): Promise<DefaultOracle> {
+  const { mountOracleRuntime } = await import('./runtime/app.ts');
+  const c = o.config;
+  const mounted = await mountOracleRuntime(app, {
+    config: { name: c.name, description: c.description, prompt: c.prompt, model: c.model, models: c.models, oracleDid: o.key.did },
+    features: c.features,
+    env: o.env,
+    database: o.database,
+    signingMnemonic: o.key.mnemonic,
+    logger: o.log,
+    prefix: ORACLE_PREFIX,
+    // a Node client (the chat) needs no CORS; browser apps run their own oracle
+    cors: false,
+    modelHint: 'set LLM_BASE_URL, LLM_PROVIDER_API_KEY and LLM_MODEL in the daemon\'s environment (or oracle.model in daemon.json), then `oraclekit daemon restart`',
+  });
+  const rt = mounted.runtime;
+  return {
+    info: () => ({ did: rt.oracleDid, path: ORACLE_PREFIX, name: rt.config.name, model: rt.models().default, signingKeyLoaded: rt.signingKeyLoaded, plugins: rt.status() }),
+    quiesce() {
+      rt.runs.abortAll();
+      mounted.socket.io.disconnectSockets(true);
+    },
+    close: () => mounted.close(),
+  };
+}
