@@ -12,6 +12,7 @@
  * disk as the OS temp dir); the bare server runs in a child process too, so
  * neither shares the event loop with autocannon.
  */
+import { DAEMON_NODE_FLAGS } from '../src/daemon/lifecycle/control.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,7 +56,7 @@ async function startBare(postReply: string, getReply: string): Promise<{ url: st
 async function startDaemon(home: string, synchronous = 'FULL'): Promise<{ url: string; token: string; child: ChildProcess }> {
   const env = { ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0', ORACLEKIT_DB_SYNCHRONOUS: synchronous };
   rmSync(join(home, 'state/daemon.json'), { force: true });
-  const child = spawn(process.execPath, [join(ROOT, 'dist/daemon/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, join(ROOT, 'dist/daemon/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const disc = join(home, 'state/daemon.json');
   for (let i = 0; i < 400 && !existsSync(disc); i++) await new Promise((r) => setTimeout(r, 25));
   const d = JSON.parse(readFileSync(disc, 'utf8'));

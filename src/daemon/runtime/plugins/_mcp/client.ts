@@ -13,9 +13,33 @@
  * Messages never carry the token or other headers.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+// The MCP SDK is imported on the first connect, so a runtime whose MCP plugins
+// are all excluded never loads it (~30 MB of RSS in an idle daemon).
+import type * as McpClientModule from '@modelcontextprotocol/sdk/client/index.js';
+import type * as McpHttpModule from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type * as McpTypesModule from '@modelcontextprotocol/sdk/types.js';
+
+type Client = McpClientModule.Client;
+type StreamableHTTPClientTransport = McpHttpModule.StreamableHTTPClientTransport;
+interface McpSdk {
+  Client: typeof McpClientModule.Client;
+  StreamableHTTPClientTransport: typeof McpHttpModule.StreamableHTTPClientTransport;
+  StreamableHTTPError: typeof McpHttpModule.StreamableHTTPError;
+  McpError: typeof McpTypesModule.McpError;
+  ErrorCode: typeof McpTypesModule.ErrorCode;
+}
+let sdk: McpSdk | undefined;
+async function loadSdk(): Promise<McpSdk> {
+  if (!sdk) {
+    const [c, h, t] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+    ]);
+    sdk = { Client: c.Client, StreamableHTTPClientTransport: h.StreamableHTTPClientTransport, StreamableHTTPError: h.StreamableHTTPError, McpError: t.McpError, ErrorCode: t.ErrorCode };
+  }
+  return sdk;
+}
 
 export interface McpToolInfo {
   name: string;
@@ -85,6 +109,8 @@ export class McpConnection {
     const { label, url } = this.opts;
     const where = `the ${label} MCP server (${new URL(url).origin})`;
     let msg: string;
+    // errors come only from calls made after loadSdk()
+    const { McpError, ErrorCode, StreamableHTTPError } = sdk!;
     if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) msg = `${where} did not answer within ${timeoutMs} ms`;
     else if (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) msg = `${where} closed the connection`;
     else if (e instanceof StreamableHTTPError) msg = `${where} answered HTTP ${e.code}: ${e.message}`;
@@ -106,7 +132,7 @@ export class McpConnection {
       for (const [k, v] of Object.entries(callHeaders.getStore() ?? {})) h.set(k, v);
       return fetch(input, { ...init, headers: h });
     };
-    return new StreamableHTTPClientTransport(new URL(this.opts.url), {
+    return new sdk!.StreamableHTTPClientTransport(new URL(this.opts.url), {
       fetch: fetchWithHeaders,
       reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
     });
@@ -117,6 +143,7 @@ export class McpConnection {
     if (this.client) return this.client;
     if (!this.connecting) {
       this.connecting = (async () => {
+        const { Client } = await loadSdk();
         const client = new Client({ name: this.opts.clientName ?? `oraclekit-${this.opts.label}`, version: '1.0.0' });
         client.onerror = () => {}; // surfaced per call
         const timeout = this.opts.connectTimeoutMs ?? this.opts.timeoutMs;
@@ -179,7 +206,7 @@ export class McpConnection {
     } catch (e) {
       if (e instanceof McpToolError) throw e; // connect failed: already described
       if (o.signal?.aborted) throw new McpToolError(`the ${this.opts.label} tool ${name} was aborted`, { cause: e });
-      const sessionLost = e instanceof StreamableHTTPError && (e.code === 404 || e.code === 400) && /session/i.test(e.message);
+      const sessionLost = e instanceof sdk!.StreamableHTTPError && (e.code === 404 || e.code === 400) && /session/i.test(e.message);
       await this.reset();
       if (!sessionLost) throw new McpToolError(this.describe(e, timeout), { cause: e });
       try {

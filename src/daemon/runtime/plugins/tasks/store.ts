@@ -9,7 +9,8 @@
  * restarted runtime runs what was scheduled or interrupted.
  */
 import { randomUUID } from 'node:crypto';
-import { createClient } from 'redis';
+// redis is imported when the store connects, so a daemon without TASKS_STORE_URL never loads it (~30 MB RSS)
+import type { createClient } from 'redis';
 
 export type TaskStatus = 'scheduled' | 'running' | 'done' | 'failed' | 'cancelled';
 
@@ -49,25 +50,33 @@ type Client = ReturnType<typeof createClient>;
 export class TaskStore {
   readonly prefix: string;
   readonly timeoutMs: number;
-  private readonly client: Client;
+  private client!: Client;
   private everConnected = false;
+  private readonly url: string;
 
   constructor(o: { url: string; prefix: string; timeoutMs: number }) {
     this.prefix = o.prefix;
     this.timeoutMs = o.timeoutMs;
-    this.client = createClient({
-      url: o.url,
+    this.url = o.url;
+  }
+
+  private async createClient(): Promise<Client> {
+    const { createClient } = await import('redis');
+    const client = createClient({
+      url: this.url,
       disableOfflineQueue: true,
       socket: {
-        connectTimeout: o.timeoutMs,
+        connectTimeout: this.timeoutMs,
         // at start: give up after a few tries (the plugin fails, boot goes on); later: keep reconnecting
         reconnectStrategy: (retries: number, cause: Error) => (this.everConnected ? Math.min(100 * 2 ** retries, 2000) : retries >= 2 ? cause : 100),
       },
     });
-    this.client.on('error', () => {}); // surfaced per command as a tool error
+    client.on('error', () => {}); // surfaced per command as a tool error
+    return client as unknown as Client;
   }
 
   async connect(): Promise<void> {
+    this.client ??= await this.createClient();
     try {
       await this.op(() => this.client.connect(), 'connect');
       this.everConnected = true;
@@ -78,6 +87,7 @@ export class TaskStore {
   }
 
   async close(): Promise<void> {
+    if (!this.client) return;
     try {
       if (this.client.isOpen) await this.op(() => this.client.close(), 'close');
     } catch {
