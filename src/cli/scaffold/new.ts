@@ -14,6 +14,7 @@ import { connect, NETWORKS, type Connection, type Network } from './networks.ts'
 import { deactivate, registerOracle, resolveClass } from './registry.ts';
 import { DEFAULT_PORT, DEFAULT_URL, parseOracleUrl } from './url.ts';
 import { writeProject, type OracleConfigFile } from './files.ts';
+import { fileURLToPath } from 'node:url';
 import type { MatrixBot } from './matrix.ts';
 
 export interface NewInput {
@@ -210,7 +211,7 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
     const before = new Set(existed ? readdirSync(dir) : []);
     const files = writeProject(dir, {
       packageName: basename(dir).toLowerCase(),
-      oraclekitSpec: i.oraclekitSpec ?? `^${packageVersion()}`,
+      oraclekitSpec: i.oraclekitSpec ?? defaultOraclekitSpec(packageVersion()),
       config,
       env: {
         port,
@@ -273,4 +274,15 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
     await cleanup();
     throw e;
   }
+}
+
+/**
+ * The scaffolded project's oraclekit dependency: `^<version>` when this CLI
+ * is an installed package, but `file:<checkout>` when it runs from a source
+ * checkout (it has src/ and is not under node_modules), so that `npm install`
+ * in the new project works before oraclekit is published to the registry.
+ */
+export function defaultOraclekitSpec(version: string, root = fileURLToPath(new URL('../../../', import.meta.url))): string {
+  const fromCheckout = !root.includes(`${'/'}node_modules${'/'}`) && existsSync(join(root, 'src')) && existsSync(join(root, 'package.json'));
+  return fromCheckout ? `file:${resolve(root)}` : `^${version}`;
 }
