@@ -15,8 +15,8 @@
  * else 4781. Host: 127.0.0.1 unless the config file says otherwise.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { configDir, dataDir, stateDir } from '../lib/paths.ts';
 import { requireDid } from '../lib/registry/domain.ts';
 import { OracleKitError } from '../lib/errors.ts';
 import { DEFAULT_RULE, ruleFromJson, type SnapshotVoter, type TallyRule } from '../lib/registry/tally.ts';
@@ -24,23 +24,7 @@ import { DEFAULT_RULE, ruleFromJson, type SnapshotVoter, type TallyRule } from '
 export const DEFAULT_PORT = 4781;
 export const DEFAULT_HOST = '127.0.0.1';
 
-export function stateDir(env = process.env): string {
-  if (env.ORACLEKIT_HOME) return join(env.ORACLEKIT_HOME, 'state');
-  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, 'oraclekit');
-  return join(homedir(), '.local/state/oraclekit');
-}
-
-export function dataDir(env = process.env): string {
-  if (env.ORACLEKIT_HOME) return join(env.ORACLEKIT_HOME, 'data');
-  if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, 'oraclekit');
-  return join(homedir(), '.local/share/oraclekit');
-}
-
-export function configDir(env = process.env): string {
-  if (env.ORACLEKIT_HOME) return join(env.ORACLEKIT_HOME, 'config');
-  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'oraclekit');
-  return join(homedir(), '.config/oraclekit');
-}
+export { stateDir, dataDir, configDir };
 
 export const discoveryPath = (env = process.env) => join(stateDir(env), 'daemon.json');
 export const logPath = (env = process.env) => join(stateDir(env), 'daemon.log');

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, ROOT, runCli } from '../helpers/cli.ts';
 import { getEnvVar } from '../../src/cli/scaffold/env.ts';
-import { startHomeserver } from '../unit/cli/scaffold/matrix-homeserver.ts';
+import { startHomeserver } from '../helpers/matrix-account-server.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'ok-new-home-'));
 const work = mkdtempSync(join(tmpdir(), 'ok-new-work-'));

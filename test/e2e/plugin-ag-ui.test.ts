@@ -6,10 +6,8 @@
  * its time-out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { io as connect, type Socket } from 'socket.io-client';
-import { startHarness, type Client, type Harness } from '../helpers/runtime-harness.ts';
+import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { callTool, lastToolResult, say } from '../helpers/scripted-model-server.ts';
-import { mintInvocation } from '../../src/lib/ucan/index.ts';
 import type { ActionCallSocket, AnyEvent, WrappedEvent } from '../../src/lib/protocol/index.ts';
 
 let h: Harness;
@@ -19,16 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.close();
 });
-
-async function socketFor(u: Client, sessionId: string): Promise<Socket> {
-  const invocation = await mintInvocation({ issuer: u.signer, audience: h.oracleDid });
-  const s = connect(h.url, { path: '/socket.io/', transports: ['websocket'], query: { sessionId }, auth: { invocation }, reconnection: false, forceNew: true });
-  await new Promise<void>((resolve, reject) => {
-    s.on('connect', () => resolve());
-    s.on('connect_error', reject);
-  });
-  return s;
-}
 
 const chart = {
   name: 'show_chart',
@@ -44,7 +32,7 @@ describe('ag-ui: the client actions', () => {
   it('action_call → action_call_result, action_call SSE events and render_component', async () => {
     const u = await h.user();
     const sessionId = await u.newSession();
-    const s = await socketFor(u, sessionId);
+    const s = await u.socket(sessionId);
     const calls: ActionCallSocket[] = [];
     const renders: WrappedEvent[] = [];
     s.on('action_call', (c: ActionCallSocket) => {
@@ -82,7 +70,7 @@ describe('ag-ui: the client actions', () => {
   it('an action without render emits no render_component; an unanswered action fails after its time-out', async () => {
     const u = await h.user();
     const sessionId = await u.newSession();
-    const s = await socketFor(u, sessionId);
+    const s = await u.socket(sessionId);
     let renders = 0;
     let seen = 0;
     s.on('render_component', () => renders++);
@@ -102,7 +90,7 @@ describe('ag-ui: the client actions', () => {
   it('a schema-invalid call from the model is refused before it reaches the client', async () => {
     const u = await h.user();
     const sessionId = await u.newSession();
-    const s = await socketFor(u, sessionId);
+    const s = await u.socket(sessionId);
     let seen = 0;
     s.on('action_call', () => seen++);
     h.model.enqueue(callTool('load_capability', { names: ['ag-ui'] }), callTool('open_view', { view: 'spreadsheet' }), say('Invalid view.'));

@@ -5,10 +5,8 @@
  * client at all become clear tool errors, and the turn still finishes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { io as connect, type Socket } from 'socket.io-client';
-import { startHarness, type Client, type Harness } from '../helpers/runtime-harness.ts';
+import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { callTool, lastToolResult, say } from '../helpers/scripted-model-server.ts';
-import { mintInvocation } from '../../src/lib/ucan/index.ts';
 import type { BrowserToolCall } from '../../src/lib/protocol/index.ts';
 
 let h: Harness;
@@ -18,16 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.close();
 });
-
-async function socketFor(u: Client, sessionId: string): Promise<Socket> {
-  const invocation = await mintInvocation({ issuer: u.signer, audience: h.oracleDid });
-  const s = connect(h.url, { path: '/socket.io/', transports: ['websocket'], query: { sessionId }, auth: { invocation }, reconnection: false, forceNew: true });
-  await new Promise<void>((resolve, reject) => {
-    s.on('connect', () => resolve());
-    s.on('connect_error', reject);
-  });
-  return s;
-}
 
 const pageTool = {
   name: 'get_page_title',
@@ -42,7 +30,7 @@ describe('portal: the client tools run in the browser', () => {
   it('load_capability → browser_tool_call → tool_result → answer', async () => {
     const u = await h.user();
     const sessionId = await u.newSession();
-    const s = await socketFor(u, sessionId);
+    const s = await u.socket(sessionId);
     const calls: BrowserToolCall[] = [];
     s.on('browser_tool_call', (c: BrowserToolCall) => {
       calls.push(c);
@@ -73,7 +61,7 @@ describe('portal: the client tools run in the browser', () => {
   it('an error from the client becomes a clear tool error', async () => {
     const u = await h.user();
     const sessionId = await u.newSession();
-    const s = await socketFor(u, sessionId);
+    const s = await u.socket(sessionId);
     s.on('browser_tool_call', (c: BrowserToolCall) => s.emit('tool_result', { toolCallId: c.toolCallId, sessionId: c.sessionId, result: null, error: 'element h9 not found' }));
     h.model.enqueue(callTool('load_capability', { names: ['portal'] }), callTool('get_page_title', { selector: 'h9' }, 'call_err'), (body) => say(`Sorry: ${JSON.stringify(lastToolResult(body))}`));
     const { events } = await u.stream(sessionId, 'Title?', { tools: [pageTool] });
@@ -86,7 +74,7 @@ describe('portal: the client tools run in the browser', () => {
   it('a client that never answers makes the tool fail after its time-out', async () => {
     const u = await h.user();
     const sessionId = await u.newSession();
-    const s = await socketFor(u, sessionId);
+    const s = await u.socket(sessionId);
     let seen = 0;
     s.on('browser_tool_call', () => seen++);
     h.model.enqueue(callTool('load_capability', { names: ['portal'] }), callTool('get_page_title', { selector: 'h1' }, 'call_slow'), say('The browser did not answer.'));
@@ -103,7 +91,7 @@ describe('portal: the client tools run in the browser', () => {
     const u = await h.user();
     const sessionId = await u.newSession();
     const otherSession = await u.newSession();
-    const spy = await socketFor(u, otherSession);
+    const spy = await u.socket(otherSession);
     let leaked = 0;
     spy.on('browser_tool_call', () => leaked++);
     h.model.enqueue(callTool('load_capability', { names: ['portal'] }), callTool('get_page_title', { selector: 'h1' }), say('No browser.'));

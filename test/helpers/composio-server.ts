@@ -7,8 +7,8 @@
  * (401 with {error: {message, code, status, …}} otherwise). Tools needing an
  * account run only for users given a connected account with connect().
  */
+import { listenLoopback } from './loopback.ts';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 interface ToolDef {
   slug: string;
@@ -143,11 +143,8 @@ export async function startComposioServer(opts: { apiKey?: string } = {}): Promi
       if (!res.headersSent) send(res, 500, apiError(500, String(e), 1500));
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  self.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  self.close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  };
+  const l = await listenLoopback(server);
+  self.url = l.url;
+  self.close = l.close;
   return self;
 }

@@ -7,8 +7,8 @@
  * {errcode, error} with the real status codes. Tests push events and read
  * what the oracle sent.
  */
+import { listenLoopback } from './loopback.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 export interface MatrixEvent {
   type: string;
@@ -187,13 +187,12 @@ export async function startMatrixServer(opts: { userId?: string; token?: string 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => json(res, 500, { errcode: 'M_UNKNOWN', error: String(e) }));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  self.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const l = await listenLoopback(server);
+  self.url = l.url;
   self.close = async () => {
     for (const w of [...syncWaiters]) w();
     for (const r of open) r.destroy();
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
+    await l.close();
   };
   return self;
 }

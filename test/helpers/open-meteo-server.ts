@@ -3,8 +3,8 @@
  * /v1/forecast (current + daily). Cities come from a fixture table; a city
  * can be made to fail upstream with failForecast.
  */
+import { listenLoopback } from './loopback.ts';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 export interface City {
   name: string;
@@ -62,11 +62,8 @@ export async function startOpenMeteoServer(cities: City[] = DEFAULT_CITIES): Pro
     }
     json(404, { error: true, reason: 'not found' });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  self.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  self.close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  };
+  const l = await listenLoopback(server);
+  self.url = l.url;
+  self.close = l.close;
   return self;
 }

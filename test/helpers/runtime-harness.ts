@@ -3,6 +3,7 @@
  * file, the scripted model server and the Open-Meteo server, plus an HTTP/SSE
  * client that mints a fresh UCAN invocation per request.
  */
+import { io as ioConnect, type Socket } from 'socket.io-client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +37,8 @@ export interface Client {
   /** GET an SSE path and collect events. */
   sse(path: string, opts?: { stopAfter?: (e: AnyEvent) => boolean }): Promise<{ events: AnyEvent[]; headers: Headers; raw: string }>;
   newSession(): Promise<string>;
+  /** A socket.io connection to the session's room, authenticated with a fresh invocation. */
+  socket(sessionId: string): Promise<Socket>;
 }
 
 export async function readSse(res: Response, stopAfter?: (e: AnyEvent) => boolean, controller?: AbortController): Promise<{ events: AnyEvent[]; raw: string }> {
@@ -122,6 +125,15 @@ export async function startHarness(opts: Partial<OracleAppOptions> & { env?: Rec
         if (res.status !== 200) throw new Error(`sse ${res.status}: ${await res.text()}`);
         const { events, raw } = await readSse(res, o.stopAfter, ctl);
         return { events, headers: res.headers, raw };
+      },
+      async socket(sessionId) {
+        const invocation = await mintInvocation({ issuer: signer, audience: oracleDid });
+        const s = ioConnect(url, { path: '/socket.io/', transports: ['websocket'], query: { sessionId }, auth: { invocation }, reconnection: false, forceNew: true });
+        await new Promise<void>((resolve, reject) => {
+          s.on('connect', () => resolve());
+          s.on('connect_error', reject);
+        });
+        return s;
       },
       async newSession() {
         const r = await c.req('POST', '/sessions', {});

@@ -6,8 +6,8 @@
  * the test pushes `events_api` envelopes; the client must ack each
  * {envelope_id}. `disconnect` asks the client to reconnect.
  */
+import { listenLoopback } from './loopback.ts';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 
@@ -149,14 +149,13 @@ export async function startSlackServer(): Promise<SlackServer> {
       notify();
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  self.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const l = await listenLoopback(server);
+  self.url = l.url;
   self.apiUrl = `${self.url}/api`;
   self.close = async () => {
     for (const ws of sockets) ws.terminate();
     wss.close();
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
+    await l.close();
   };
   return self;
 }

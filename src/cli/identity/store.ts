@@ -11,15 +11,11 @@
  * registry knows (controller of the domains `new` registers, API keys).
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, renameSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { configDir } from '../../lib/paths.ts';
 import { OracleKitError } from '../../lib/errors.ts';
 
-export function configDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.ORACLEKIT_HOME) return join(env.ORACLEKIT_HOME, 'config');
-  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'oraclekit');
-  return join(homedir(), '.config/oraclekit');
-}
+export { configDir };
 
 export const identityPath = (env: NodeJS.ProcessEnv = process.env) => join(configDir(env), 'identity.json');
 

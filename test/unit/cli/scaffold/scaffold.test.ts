@@ -11,7 +11,7 @@ import { ed25519KeyOfDid, keyOfDid, parseSignInLink, signInMessage, startSignIn 
 import { didKeyFromPublicKey } from '../../../../src/lib/keys/index.ts';
 import { isOracleKitError } from '../../../../src/lib/errors.ts';
 import { botLocalpart, provisionBot } from '../../../../src/cli/scaffold/matrix.ts';
-import { startHomeserver } from './matrix-homeserver.ts';
+import { startHomeserver } from '../../../helpers/matrix-account-server.ts';
 
 const tmp: string[] = [];
 afterAll(() => {

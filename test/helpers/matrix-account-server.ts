@@ -4,8 +4,8 @@
  * auth (401 {session, flows} then a completed stage), M_USER_IN_USE for an
  * existing user, POST /login (m.login.password), GET /account/whoami.
  */
+import { listenLoopback } from './loopback.ts';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 
 export interface Homeserver {
@@ -68,12 +68,8 @@ export async function startHomeserver(o: { flows?: string[][]; registrationToken
     }
     return send(res, 404, { errcode: 'M_UNRECOGNIZED', error: 'Unrecognized request' });
   });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
-  hs.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  hs.close = () =>
-    new Promise<void>((ok) => {
-      server.closeAllConnections();
-      server.close(() => ok());
-    });
+  const l = await listenLoopback(server);
+  hs.url = l.url;
+  hs.close = l.close;
   return hs;
 }

@@ -1,0 +1,16 @@
+/** Listens on a random 127.0.0.1 port; close() drops open connections and stops the server. */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export async function listenLoopback(server: Server): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
