@@ -263,12 +263,23 @@ export class OracleRuntime {
     );
   }
 
+  private readonly modelCache = new Map<string, LanguageModel>();
+
   model(id?: string): LanguageModel {
     const baseURL = this.env.LLM_BASE_URL;
     const modelId = id ?? this.config.model ?? this.env.LLM_MODEL;
     if (!baseURL || !modelId) throw runtimeError('model_not_configured', `no model configured: ${this.options.modelHint ?? 'set LLM_BASE_URL and the model in oracle.config.json'}`);
-    const provider = createOpenAICompatible({ name: 'oracle-llm', baseURL, apiKey: this.env.LLM_PROVIDER_API_KEY, includeUsage: true });
-    return provider.chatModel(modelId);
+    // one model object per (endpoint, key, model): building one compiles the
+    // provider's zod chunk schemas (~0.5 ms), which a turn must not pay twice
+    const key = `${baseURL}\n${this.env.LLM_PROVIDER_API_KEY ?? ''}\n${modelId}`;
+    let m = this.modelCache.get(key);
+    if (!m) {
+      const provider = createOpenAICompatible({ name: 'oracle-llm', baseURL, apiKey: this.env.LLM_PROVIDER_API_KEY, includeUsage: true });
+      m = provider.chatModel(modelId);
+      if (this.modelCache.size >= 32) this.modelCache.delete(this.modelCache.keys().next().value!);
+      this.modelCache.set(key, m);
+    }
+    return m;
   }
 
   models(): { models: { id: string; name: string }[]; default: string | null } {
