@@ -37,20 +37,24 @@ export function streamRun(reply: FastifyReply, o: { run?: Run; stored?: AnyEvent
     if (!closed) raw.write(HEARTBEAT_FRAME);
   }, o.heartbeatMs);
   hb.unref();
-  // frames emitted in the same tick leave in one write (one syscall, one chunk)
-  let corked = false;
-  const uncork = () => {
-    corked = false;
-    if (!closed) raw.uncork();
+  // Node's http corks the socket on a write and uncorks it on the next tick,
+  // so frames written in one burst (e.g. the AI SDK's stream pipeline
+  // draining a buffer of model chunks in one microtask chain) leave together
+  // in one write. The first frame of a burst must not wait for the rest (the
+  // first token would leave with the last): it is flushed at once.
+  let inBurst = false;
+  const endBurst = () => {
+    inBurst = false;
   };
   const write = (e: AnyEvent) => {
     if (closed) return;
-    if (!corked) {
-      corked = true;
-      raw.cork();
-      process.nextTick(uncork);
-    }
     raw.write(encodeFrame(e));
+    if (!inBurst) {
+      inBurst = true;
+      process.nextTick(endBurst);
+      const socket = raw.socket;
+      while (socket && socket.writableCorked > 0) socket.uncork();
+    }
     if (e.event === 'done') setImmediate(end);
   };
   if (o.resumed) {
