@@ -28,27 +28,52 @@ export const CLOCK_SKEW_SECONDS = 60;
 
 export type UcanView = API.Delegation;
 
-const keyCache = new Map<string, Promise<CryptoKey>>();
+type Ed25519Check = (payload: Uint8Array, signature: Uint8Array) => boolean | Promise<boolean>;
+const keyCache = new Map<string, Promise<Ed25519Check>>();
+
+/**
+ * node:crypto when this runs in Node (a synchronous native verify, about
+ * 40 µs), reached without a static import so the module still loads in
+ * browsers, where WebCrypto is used instead (asynchronous, which in Node
+ * costs a thread-pool round trip per signature).
+ */
+const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as
+  | typeof import('node:crypto')
+  | undefined;
+
+/** The DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410); the 32 key bytes follow. */
+const ED25519_SPKI_PREFIX = Uint8Array.from([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00]);
+
+async function ed25519Check(publicKey: Uint8Array): Promise<Ed25519Check> {
+  if (nodeCrypto) {
+    const der = new Uint8Array(ED25519_SPKI_PREFIX.length + publicKey.length);
+    der.set(ED25519_SPKI_PREFIX);
+    der.set(publicKey, ED25519_SPKI_PREFIX.length);
+    const key = nodeCrypto.createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' });
+    return (payload, signature) => nodeCrypto.verify(null, payload, key, signature);
+  }
+  const key = await crypto.subtle.importKey('raw', new Uint8Array(publicKey), { name: 'Ed25519' }, false, ['verify']);
+  return (payload, signature) => crypto.subtle.verify({ name: 'Ed25519' }, key, new Uint8Array(signature), new Uint8Array(payload));
+}
 
 /**
  * A ucanto verifier for a did:key Ed25519 issuer whose primitive is the
- * platform's (WebCrypto Ed25519, native) instead of @noble/ed25519's pure JS
- * (about 50x faster). ucanto still parses the DID, encodes the signed payload
- * and checks the signature algorithm.
+ * platform's native Ed25519 instead of @noble/ed25519's pure JS (about 50x
+ * faster). ucanto still parses the DID, encodes the signed payload and checks
+ * the signature algorithm.
  */
 async function nativeVerifier(did: string): Promise<{ did(): string; verify(payload: Uint8Array, signature: { code: number; raw: Uint8Array }): Promise<boolean> }> {
   const parsed = Verifier.parse(did as API.DID<'key'>) as unknown as { did(): string; publicKey: Uint8Array; signatureCode: number };
-  let key = keyCache.get(did);
-  if (!key) {
+  let check = keyCache.get(did);
+  if (!check) {
     if (keyCache.size > 10_000) keyCache.clear();
-    key = crypto.subtle.importKey('raw', new Uint8Array(parsed.publicKey), { name: 'Ed25519' }, false, ['verify']);
-    keyCache.set(did, key);
+    check = ed25519Check(parsed.publicKey);
+    keyCache.set(did, check);
   }
-  const k = await key;
+  const verify = await check;
   return {
     did: () => parsed.did(),
-    verify: async (payload, signature) =>
-      signature.code === ed25519.Verifier.signatureCode && crypto.subtle.verify({ name: 'Ed25519' }, k, new Uint8Array(signature.raw), new Uint8Array(payload)),
+    verify: async (payload, signature) => signature.code === ed25519.Verifier.signatureCode && (await verify(payload, signature.raw)),
   };
 }
 
@@ -145,9 +170,14 @@ export interface ReplayStore {
 /** An in-memory replay store: CIDs remembered until their expiry. */
 export class MemoryReplayStore implements ReplayStore {
   private readonly map = new Map<string, number>();
+  /** Size at which expired entries are swept (doubles while the live ones alone exceed it, so a sweep stays amortised O(1)). */
+  private sweepAt = 10_000;
   seen(cid: string, expiresAt: number): boolean {
     const now = nowSeconds();
-    if (this.map.size > 10_000) for (const [k, exp] of this.map) if (exp < now) this.map.delete(k);
+    if (this.map.size > this.sweepAt) {
+      for (const [k, exp] of this.map) if (exp < now) this.map.delete(k);
+      this.sweepAt = Math.max(10_000, this.map.size * 2);
+    }
     const prev = this.map.get(cid);
     if (prev !== undefined && prev >= now) return true;
     this.map.set(cid, expiresAt);

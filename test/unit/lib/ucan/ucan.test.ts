@@ -71,6 +71,18 @@ describe('ucan verification', async () => {
     expect(await code(verifyDelegation(dt, { ...O, isRevoked: (c) => c === delegation.cid.toString() }))).toBe('revoked');
     expect(v.did).toBe(user.did());
   });
+  it('keeps refusing replays past the sweep size, and forgets expired CIDs', () => {
+    const replay = new MemoryReplayStore();
+    const live = now() + 300;
+    expect(replay.seen('first', live)).toBe(false);
+    for (let i = 0; i < 25_000; i++) replay.seen(`live-${i}`, live);
+    for (let i = 0; i < 5_000; i++) replay.seen(`old-${i}`, now() - 1);
+    for (let i = 25_000; i < 45_000; i++) replay.seen(`live-${i}`, live);
+    expect(replay.seen('first', live)).toBe(true);
+    expect(replay.seen('live-0', live)).toBe(true);
+    // an expired CID is no replay (its token is refused as expired anyway)
+    expect(replay.seen('old-1', live)).toBe(false);
+  });
   it('refuses a delegation from another user', async () => {
     const { token } = await mintDelegation({ issuer: other, audience: oracle.did() });
     expect(await code(verifyDelegation(token, { ...O, user: user.did() }))).toBe('delegation_issuer_mismatch');
