@@ -7,8 +7,9 @@
  * 2. 500 idle socket.io connections + 100 active streams on one runtime, with
  *    the runtime process's RSS.
  *
- * The runtime and the model server run in a child process (bench/runtime-server.ts);
- * clients run here. Writes bench/out/runtime.json.
+ * The runtime (bench/runtime-server.ts) and the model server
+ * (bench/model-server.ts) run in child processes of their own; the clients
+ * run here. Writes bench/out/runtime.json.
  */
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -20,27 +21,41 @@ import { mintInvocation } from '../src/lib/ucan/index.ts';
 const SHORT = 50;
 const LONG = 500;
 const here = import.meta.dirname;
-function startChild() {
-  const child = fork(join(here, 'runtime-server.ts'), [], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  child.setMaxListeners(1000);
+// the first turns run unoptimised code; a runtime is a long-running server,
+// so its steady state is measured after this many sequential turns
+const WARMUP_TURNS = Number(process.env.BENCH_WARMUP ?? 300);
+
+function child(script: string, args: string[]) {
+  const c = fork(join(here, script), args, { execArgv: ['--expose-gc', ...(process.env.BENCH_PROF && script === 'runtime-server.ts' ? ['--cpu-prof', '--cpu-prof-dir=/tmp/rt/prof'] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  c.setMaxListeners(1000);
   const msg = <T>(type: string): Promise<T> =>
     new Promise((r) => {
       const on = (m: { type: string }) => {
         if (m.type === type) {
-          child.off('message', on);
+          c.off('message', on);
           r(m as T);
         }
       };
-      child.on('message', on);
+      c.on('message', on);
     });
-  const rss = async (gc = true) => {
-    child.send({ type: gc ? 'rss' : 'rss-nogc' });
-    return msg<{ rss: number; sockets: number }>('rss');
-  };
-  return { child, msg, rss };
+  return { child: c, msg };
 }
-let current = startChild();
-let { url, modelBaseURL, oracleDid } = await current.msg<{ url: string; modelBaseURL: string; oracleDid: string }>('ready');
+
+// the model server: its own process for the whole bench
+const modelProc = child('model-server.ts', []);
+const { baseURL: modelBaseURL } = await modelProc.msg<{ baseURL: string }>('ready');
+
+async function startRuntime() {
+  const c = child('runtime-server.ts', [modelBaseURL]);
+  const ready = await c.msg<{ url: string; oracleDid: string }>('ready');
+  const rss = async (gc = true) => {
+    c.child.send({ type: gc ? 'rss' : 'rss-nogc' });
+    return c.msg<{ rss: number; sockets: number }>('rss');
+  };
+  return { ...c, ...ready, rss };
+}
+let current = await startRuntime();
+let { url, oracleDid } = current;
 const rss = (gc = true) => current.rss(gc);
 
 interface Timing {
@@ -205,16 +220,24 @@ async function socketsAndStreams(idle: number, active: number) {
 
 // warm-up (JIT, connection pools, SQLite pages)
 await round(5, 1);
-const one = await round(1, 30);
+{
+  const u = await generateSigner();
+  for (let i = 0; i < WARMUP_TURNS; i++) {
+    await direct(SHORT);
+    await viaRuntime(await prepare(u), SHORT);
+  }
+}
+const one = await round(1, 100);
 const many = await round(200, 2);
 current.child.send({ type: 'stop' });
 // the load figure on a fresh runtime process
-current = startChild();
-({ url, modelBaseURL, oracleDid } = await current.msg<{ url: string; modelBaseURL: string; oracleDid: string }>('ready'));
+current = await startRuntime();
+({ url, oracleDid } = current);
 const load = await socketsAndStreams(500, 100);
 current.child.send({ type: 'stop' });
+modelProc.child.send({ type: 'stop' });
 
-const out = { node: process.version, date: new Date().toISOString(), tokens: { short: SHORT, long: LONG }, overhead: [one, many], addedCpuPerTokenUsAt200: many.addedPerTokenUs / many.concurrency, load };
+const out = { node: process.version, date: new Date().toISOString(), warmupTurns: WARMUP_TURNS, tokens: { short: SHORT, long: LONG }, overhead: [one, many], addedCpuPerTokenUsAt200: many.addedPerTokenUs / many.concurrency, load };
 mkdirSync(join(here, 'out'), { recursive: true });
 writeFileSync(join(here, 'out', 'runtime.json'), JSON.stringify(out, null, 2));
 const f = (n: number, d = 2) => n.toFixed(d);
