@@ -18,6 +18,8 @@ import { Delegation, UCAN, invoke, delegate } from '@ucanto/core';
 import { Verifier, ed25519 } from '@ucanto/principal';
 import { capability, Schema } from '@ucanto/validator';
 import type * as API from '@ucanto/interface';
+import type * as NodeCryptoModule from 'node:crypto';
+type NodeCrypto = typeof NodeCryptoModule;
 import { runtimeError } from '../protocol/errors.ts';
 import type { Signer } from '../keys/index.ts';
 import { isDidKeyEd25519 } from '../keys/index.ts';
@@ -38,7 +40,7 @@ const keyCache = new Map<string, Promise<Ed25519Check>>();
  * costs a thread-pool round trip per signature).
  */
 const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as
-  | typeof import('node:crypto')
+  | NodeCrypto
   | undefined;
 
 /** The DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410); the 32 key bytes follow. */
