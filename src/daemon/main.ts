@@ -47,8 +47,10 @@ async function main(): Promise<void> {
   acquireLock();
   process.on('exit', () => releaseLock());
   mkdirSync(dirname(dbPath()), { recursive: true, mode: 0o700 });
-  // synchronous=FULL unless ORACLEKIT_DB_SYNCHRONOUS=NORMAL (benchmarks only: a power loss may then lose acknowledged writes)
-  const sync = process.env.ORACLEKIT_DB_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL';
+  // acknowledged writes are fsynced off the event loop (storage/db.ts); ORACLEKIT_DB_SYNCHRONOUS=FULL fsyncs inside
+  // every COMMIT instead, =NORMAL not at all (benchmarks only: a power loss may then lose acknowledged writes)
+  const env = process.env.ORACLEKIT_DB_SYNCHRONOUS;
+  const sync = env === 'NORMAL' || env === 'FULL' ? env : 'async';
   const db = openDatabase({ path: dbPath(), migrations: { registry: REGISTRY_MIGRATIONS }, synchronous: sync });
   const registry = new Registry(db, config);
   const token = randomBytes(32).toString('base64url');

@@ -1,11 +1,12 @@
 /**
  * The registry's operations over the database: API keys, sample designs,
- * domains, verification proposals and votes. Every write is one SQLite
- * transaction (BEGIN IMMEDIATE … COMMIT with synchronous=FULL), so a reply is
- * only sent for a write that is on disk, and a kill -9 leaves either the whole
+ * domains, verification proposals and votes. Every write is part of one
+ * SQLite transaction (BEGIN IMMEDIATE … COMMIT), and its reply is sent only
+ * after the WAL holding it was fsynced (Database.durable), so a reply is only
+ * sent for a write that is on disk, and a kill -9 leaves either the whole
  * record or nothing.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '../storage/db.ts';
 import type { DeploymentConfig } from '../config.ts';
 import { OracleKitError } from '../../lib/errors.ts';
@@ -33,6 +34,7 @@ import {
   type VoteOption,
 } from '../../lib/registry/tally.ts';
 import { computeDesign, type Design } from '../../lib/sampling/design.ts';
+import { uuidv7 } from '../../lib/registry/uuidv7.ts';
 
 export const ROLES = ['admin', 'representative', 'voter', 'verifier', 'member'] as const;
 export type Role = (typeof ROLES)[number];
@@ -136,11 +138,11 @@ export class Registry {
   /**
    * Runs a write in the next group commit: the writes queued while the event
    * loop was busy run in ONE transaction, each inside its own SAVEPOINT (a
-   * failing write is rolled back alone and gets its error), then one COMMIT —
-   * one fsync with synchronous=FULL for the whole group. A caller's promise
-   * settles only after that COMMIT, so nothing is acknowledged before it is
-   * durable; a kill -9 before the COMMIT loses the group, none of which was
-   * acknowledged.
+   * failing write is rolled back alone and gets its error), then one COMMIT,
+   * then one fsync of the WAL for the whole group, off the event loop
+   * (Database.durable). A caller's promise settles only after that fsync, so
+   * nothing is acknowledged before it is durable; a kill -9 before the COMMIT
+   * loses the group, none of which was acknowledged.
    */
   write<T>(fn: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -198,7 +200,14 @@ export class Registry {
       for (const b of batch) b.reject(e);
       return;
     }
-    batch.forEach((b, i) => (outcomes[i]!.ok ? b.resolve(outcomes[i]!.value) : b.reject(outcomes[i]!.value)));
+    // a failed write changed nothing: its error goes out now; the others are acknowledged once durable
+    const done: typeof batch = [];
+    batch.forEach((b, i) => (outcomes[i]!.ok ? done.push(b) : b.reject(outcomes[i]!.value)));
+    if (done.length === 0) return;
+    this.db.durable().then(
+      () => batch.forEach((b, i) => outcomes[i]!.ok && b.resolve(outcomes[i]!.value)),
+      (e: unknown) => done.forEach((b) => b.reject(e)),
+    );
   }
 
   // ---------------------------------------------------------------- API keys
@@ -315,7 +324,7 @@ export class Registry {
     const { projectId: _p, ...input } = body;
     const design = computeDesign(input);
     const rec: DesignRecord = {
-      designId: randomUUID(),
+      designId: uuidv7(),
       projectId,
       version: 1,
       previousDesignId: null,
@@ -412,7 +421,7 @@ export class Registry {
       const before = prev.parameters.adjustedSize;
       const after = design.parameters.adjustedSize;
       const rec: DesignRecord = {
-        designId: randomUUID(),
+        designId: uuidv7(),
         projectId: prev.projectId,
         version: prev.version + 1,
         previousDesignId: prev.designId,

@@ -43,8 +43,8 @@ export interface OracleAppOptions {
   env?: Record<string, string | undefined>;
   /** SQLite file (default ORACLE_DB_PATH or ./data/oracle.db); ':memory:' for tests. */
   dbPath?: string;
-  /** synchronous pragma of the runtime's own database (default FULL; NORMAL trades the last transactions on power loss for latency). */
-  dbSynchronous?: 'FULL' | 'NORMAL';
+  /** Durability of the runtime's own database (storage/db.ts): 'async' (default: fsync off the event loop before acknowledging), 'FULL' (fsync inside COMMIT), 'NORMAL' (no fsync; may lose the last transactions on power loss). */
+  dbSynchronous?: 'async' | 'FULL' | 'NORMAL';
   /** An open database to share (the daemon's); the runtime adds its migrations' area. */
   database?: Database;
   /** Boot log lines go here (default console). */
@@ -134,7 +134,7 @@ export class OracleRuntime {
     }
     this.oracleDid = o.config.oracleDid ?? derived;
     this.ownsDb = !o.database;
-    this.db = o.database ?? openDatabase({ path: o.dbPath ?? this.env.ORACLE_DB_PATH ?? './data/oracle.db', migrations: { runtime: RUNTIME_MIGRATIONS }, synchronous: o.dbSynchronous ?? (this.env.ORACLE_DB_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL') });
+    this.db = o.database ?? openDatabase({ path: o.dbPath ?? this.env.ORACLE_DB_PATH ?? './data/oracle.db', migrations: { runtime: RUNTIME_MIGRATIONS }, synchronous: o.dbSynchronous ?? (this.env.ORACLE_DB_SYNCHRONOUS === 'NORMAL' || this.env.ORACLE_DB_SYNCHRONOUS === 'FULL' ? this.env.ORACLE_DB_SYNCHRONOUS : 'async') });
     if (o.database) {
       // the daemon's database: add this area's migrations
       openMigrations(o.database);

@@ -52,9 +52,9 @@ export class RuntimeStore {
 
   /**
    * Group commit: writes of the hot path (runs, messages, state) queue here
-   * and are committed together in one transaction per event-loop turn, so
-   * 200 concurrent turns cost a few fsyncs (synchronous=FULL), not 1000.
-   * The promise resolves once the write is durable.
+   * and are committed together in one transaction per commit window, so
+   * 200 concurrent turns cost a few fsyncs, not 1000. The promise resolves
+   * once the write is durable (Database.durable).
    */
   defer(fn: () => void): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -71,22 +71,29 @@ export class RuntimeStore {
     this.scheduled = false;
     const batch = this.queue.splice(0);
     if (batch.length === 0) return;
+    const ok: typeof batch = [];
     try {
       this.db.transaction(() => {
         for (const b of batch) b.fn();
       });
-      for (const b of batch) b.resolve();
+      ok.push(...batch);
     } catch {
       // isolate the failing write: commit the others one by one
       for (const b of batch) {
         try {
           this.db.transaction(b.fn);
-          b.resolve();
+          ok.push(b);
         } catch (e) {
           b.reject(e);
         }
       }
     }
+    if (ok.length === 0) return;
+    // resolved once on disk (an fsync of the WAL off the event loop)
+    this.db.durable().then(
+      () => ok.forEach((b) => b.resolve()),
+      (e: unknown) => ok.forEach((b) => b.reject(e)),
+    );
   }
 
   private toSession(r: SessionRow): Session {
