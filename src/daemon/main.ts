@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { hostname as osHostname } from 'node:os';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { configPath, dbPath, loadConfig, packageVersion } from './config.ts';
 import { acquireLock, isAlive, readDiscovery, releaseLock, removeDiscovery, writeDiscovery } from './lifecycle/discovery.ts';
@@ -89,11 +89,29 @@ async function main(): Promise<void> {
   if (['trace', 'debug', 'info'].includes(config.logLevel)) {
     const pid = process.pid;
     const hostname = osHostname();
+    // access lines are gathered for up to 50 ms (or 64 KB) and leave in one write: a write per request
+    // cost a thread-pool round trip each under load. A process exit writes what is pending synchronously.
+    let pending = '';
+    let timer: NodeJS.Timeout | undefined;
+    const flushAccess = () => {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      if (pending) logStream.write(pending);
+      pending = '';
+    };
+    process.on('exit', () => {
+      if (pending) writeSync(1, pending);
+    });
     app.addHook('onResponse', (req, reply, done) => {
       const q = req.url.indexOf('?');
-      logStream.write(
-        JSON.stringify({ level: 30, time: Date.now(), pid, hostname, reqId: req.id, method: req.method, url: q === -1 ? req.url : req.url.slice(0, q), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, msg: 'request' }) + '\n',
-      );
+      pending +=
+        JSON.stringify({ level: 30, time: Date.now(), pid, hostname, reqId: req.id, method: req.method, url: q === -1 ? req.url : req.url.slice(0, q), statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, msg: 'request' }) + '\n';
+      if (pending.length > 64 * 1024) flushAccess();
+      else if (!timer) timer = setTimeout(flushAccess, 50).unref();
+      done();
+    });
+    app.addHook('onClose', (_app, done) => {
+      flushAccess();
       done();
     });
   }
