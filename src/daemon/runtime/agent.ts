@@ -199,7 +199,8 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       messages,
       tools,
       activeTools: activeTools(),
-      prepareStep: async () => ({ activeTools: activeTools(), instructions: await systemPrompt() }),
+      // step 0 uses the instructions and tools above; later steps see what the turn's tools changed (load_capability, preferences)
+      prepareStep: async ({ stepNumber }: { stepNumber: number }) => (stepNumber === 0 ? undefined : { activeTools: activeTools(), instructions: await systemPrompt() }),
       stopWhen: isStepCount(deps.maxSteps),
       abortSignal: AbortSignal.any([run.abort.signal, stall.signal]),
       maxRetries: 0,

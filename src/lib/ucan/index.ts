@@ -31,7 +31,6 @@ export const CLOCK_SKEW_SECONDS = 60;
 export type UcanView = API.Delegation;
 
 type Ed25519Check = (payload: Uint8Array, signature: Uint8Array) => boolean | Promise<boolean>;
-const keyCache = new Map<string, Promise<Ed25519Check>>();
 
 /**
  * node:crypto when this runs in Node (a synchronous native verify, about
@@ -64,19 +63,27 @@ async function ed25519Check(publicKey: Uint8Array): Promise<Ed25519Check> {
  * faster). ucanto still parses the DID, encodes the signed payload and checks
  * the signature algorithm.
  */
-async function nativeVerifier(did: string): Promise<{ did(): string; verify(payload: Uint8Array, signature: { code: number; raw: Uint8Array }): Promise<boolean> }> {
-  const parsed = Verifier.parse(did as API.DID<'key'>) as unknown as { did(): string; publicKey: Uint8Array; signatureCode: number };
-  let check = keyCache.get(did);
-  if (!check) {
-    if (keyCache.size > 10_000) keyCache.clear();
-    check = ed25519Check(parsed.publicKey);
-    keyCache.set(did, check);
+type NativeVerifier = { did(): string; verify(payload: Uint8Array, signature: { code: number; raw: Uint8Array }): Promise<boolean> };
+const verifierCache = new Map<string, Promise<NativeVerifier>>();
+
+async function nativeVerifier(did: string): Promise<NativeVerifier> {
+  // parsed once per key (a did:key is base58btc; decoding it on every request cost more than the signature check)
+  let v = verifierCache.get(did);
+  if (!v) {
+    if (verifierCache.size > 10_000) verifierCache.clear();
+    v = (async () => {
+      const parsed = Verifier.parse(did as API.DID<'key'>) as unknown as { did(): string; publicKey: Uint8Array };
+      const check = await ed25519Check(parsed.publicKey);
+      const id = parsed.did();
+      return {
+        did: () => id,
+        verify: async (payload, signature) => signature.code === ed25519.Verifier.signatureCode && (await check(payload, signature.raw)),
+      } satisfies NativeVerifier;
+    })();
+    verifierCache.set(did, v);
+    v.catch(() => verifierCache.delete(did));
   }
-  const verify = await check;
-  return {
-    did: () => parsed.did(),
-    verify: async (payload, signature) => signature.code === ed25519.Verifier.signatureCode && (await verify(payload, signature.raw)),
-  };
+  return v;
 }
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
@@ -215,7 +222,8 @@ async function checkCommon(d: API.Delegation, o: VerifyOptions): Promise<void> {
   for (const node of chain(d)) {
     const iss = node.issuer.did();
     if (!isDidKeyEd25519(iss)) throw runtimeError('unsupported_principal', `issuer ${iss} is not a did:key Ed25519 identity`);
-    if (o.isRevoked?.(node.cid.toString())) throw runtimeError('revoked', `UCAN ${node.cid.toString()} is revoked`);
+    const cid = node.cid.toString();
+    if (o.isRevoked?.(cid)) throw runtimeError('revoked', `UCAN ${cid} is revoked`);
     const exp = node.expiration;
     if (exp == null || !Number.isFinite(exp)) throw runtimeError('missing_expiry', 'the UCAN has no expiry');
     if (exp <= now) throw runtimeError('expired', `the UCAN expired at ${new Date(exp * 1000).toISOString()}`);
