@@ -3,7 +3,10 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { invoke } from '@ucanto/core';
 import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { say, callTool } from '../helpers/scripted-model-server.ts';
-import { generateSigner, type Signer } from '../../src/lib/keys/index.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { didFromMnemonic, generateMnemonic, generateSigner, type Signer } from '../../src/lib/keys/index.ts';
 import { encodeToken, mintDelegation, mintInvocation } from '../../src/lib/ucan/index.ts';
 
 let h: Harness;
@@ -82,6 +85,34 @@ describe('UCAN authentication', () => {
     expect((await again.json()).code).toBe('replayed');
     const hs = await handshake(h.url, sessionId, { invocation: t });
     expect(hs).toMatchObject({ ok: false, code: 'replayed' });
+  });
+
+  it('remembers used invocations across a restart of the runtime', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oraclekit-replay-'));
+    const mnemonic = generateMnemonic();
+    const oracleDid = didFromMnemonic(mnemonic);
+    const opts = { dbPath: join(dir, 'oracle.db'), signingMnemonic: mnemonic, config: { name: 'Replay', model: 'scripted-model', oracleDid } };
+    const user = await generateSigner();
+    const t = await mintInvocation({ issuer: user, audience: oracleDid });
+    const hdr = { authorization: `Bearer ${t}`, 'x-auth-type': 'ucan' };
+    const first = await startHarness(opts);
+    try {
+      expect((await fetch(`${first.url}/sessions`, { headers: hdr })).status).toBe(200);
+    } finally {
+      await first.close();
+    }
+    const second = await startHarness(opts);
+    try {
+      const again = await fetch(`${second.url}/sessions`, { headers: hdr });
+      expect(again.status).toBe(401);
+      expect((await again.json()).code).toBe('replayed');
+      // a fresh invocation of the same user is fine
+      const fresh = await mintInvocation({ issuer: user, audience: oracleDid });
+      expect((await fetch(`${second.url}/sessions`, { headers: { authorization: `Bearer ${fresh}`, 'x-auth-type': 'ucan' } })).status).toBe(200);
+    } finally {
+      await second.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a revoked proof: a deleted delegation and a revoked CID in the chain', async () => {

@@ -7,7 +7,7 @@
  * is loaded every authenticated request gets 401 signing_key_missing.
  */
 import { runtimeError } from '../../lib/protocol/errors.ts';
-import { MemoryReplayStore, verifyDelegation, verifyInvocation } from '../../lib/ucan/index.ts';
+import { MemoryReplayStore, verifyDelegation, verifyInvocation, type ReplayStore } from '../../lib/ucan/index.ts';
 import type { RuntimeStore } from './store.ts';
 
 export interface AuthUser {
@@ -38,8 +38,42 @@ export interface AuthInput {
   invocation?: string;
 }
 
+/**
+ * Replay protection that survives a restart (protocol.md: remember an
+ * invocation's CID until its expiry): CIDs are checked in memory and written
+ * to the runtime's database in its group commit; a new process loads the
+ * unexpired ones. Expired rows are purged once a minute.
+ */
+export class PersistentReplayStore implements ReplayStore {
+  private readonly memory = new MemoryReplayStore();
+  private readonly store: RuntimeStore;
+  private lastPurge = 0;
+
+  constructor(store: RuntimeStore) {
+    this.store = store;
+    const now = Math.floor(Date.now() / 1000);
+    for (const r of store.db.all<{ cid: string; expires_at: number }>('SELECT cid, expires_at FROM runtime_used_invocations WHERE expires_at >= ?', [now])) {
+      this.memory.seen(r.cid, r.expires_at);
+    }
+  }
+
+  seen(cid: string, expiresAt: number): boolean {
+    if (this.memory.seen(cid, expiresAt)) return true;
+    const now = Date.now();
+    const purge = now - this.lastPurge > 60_000;
+    if (purge) this.lastPurge = now;
+    void this.store
+      .defer(() => {
+        this.store.db.run('INSERT OR IGNORE INTO runtime_used_invocations (cid, expires_at) VALUES (?, ?)', [cid, expiresAt]);
+        if (purge) this.store.db.run('DELETE FROM runtime_used_invocations WHERE expires_at < ?', [Math.floor(now / 1000)]);
+      })
+      .catch(() => {});
+    return false;
+  }
+}
+
 export class Authenticator {
-  private readonly replay = new MemoryReplayStore();
+  private readonly replay: ReplayStore;
   private readonly store: RuntimeStore;
   readonly oracleDid: string;
   allowDelegationFallback: boolean;
@@ -47,6 +81,7 @@ export class Authenticator {
 
   constructor(o: { store: RuntimeStore; oracleDid: string; allowDelegationFallback: boolean; signingKeyLoaded: () => boolean }) {
     this.store = o.store;
+    this.replay = new PersistentReplayStore(o.store);
     this.oracleDid = o.oracleDid;
     this.allowDelegationFallback = o.allowDelegationFallback;
     this.signingKeyLoaded = o.signingKeyLoaded;

@@ -1,8 +1,9 @@
 /**
  * SQLite migrations of the 'runtime' area (src/daemon/storage/db.ts): sessions,
  * messages (stored with the ids the stream used), runs and their events (for
- * rejoin), user preferences per room (user × oracle), stored delegations and
- * revoked UCAN CIDs.
+ * rejoin), user preferences per room (user × oracle), stored delegations,
+ * revoked UCAN CIDs, and the CIDs of invocations already used (replay
+ * protection that survives a restart).
  */
 import type { Migration } from '../storage/db.ts';
 
@@ -64,6 +65,17 @@ export const RUNTIME_MIGRATIONS: Migration[] = [
         cid TEXT PRIMARY KEY,
         revoked_at TEXT NOT NULL
       );
+    `,
+  },
+  {
+    version: 2,
+    description: 'used invocation CIDs, remembered until their expiry (replay protection across restarts)',
+    sql: `
+      CREATE TABLE runtime_used_invocations (
+        cid TEXT PRIMARY KEY,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX runtime_used_invocations_expiry ON runtime_used_invocations (expires_at);
     `,
   },
 ];
