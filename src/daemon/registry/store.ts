@@ -194,6 +194,7 @@ export class Registry {
     }
     try {
       raw.exec('COMMIT');
+      this.db.noteCommit();
     } catch (e) {
       this.domainCache.clear();
       if (raw.isTransaction) raw.exec('ROLLBACK');

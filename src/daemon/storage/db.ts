@@ -58,10 +58,12 @@ export class Database {
   private readonly asyncSync: boolean;
   private walFd: number | undefined;
   private syncing = false;
-  /** A commit happened since the last fsync started. */
-  private dirty = false;
-  private waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
-  /** fsyncs of the WAL started by `durable()` and background commits (for tests and diagnostics). */
+  /** Commits made through this object (Database methods and noteCommit). */
+  private commitSeq = 0;
+  /** Commits known to be on disk: covered by a completed fsync. */
+  private syncedSeq = 0;
+  private waiters: { seq: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  /** fsyncs of the WAL started (for tests and diagnostics). */
   fsyncCount = 0;
 
   constructor(opts: OpenOptions) {
@@ -80,49 +82,63 @@ export class Database {
   }
 
   /**
-   * Resolves once every transaction committed before the call is on disk
-   * (one fsync of the WAL on the thread pool, shared by every caller waiting
-   * when it starts). Rejects if the fsync fails.
+   * Resolves once every transaction committed before the call is on disk:
+   * at once if a completed fsync already covers them, else after the next
+   * fsync of the WAL (on the thread pool) that started after the last of
+   * them — one fsync serves every commit made before it started. Rejects if
+   * that fsync fails.
    */
   durable(): Promise<void> {
     if (!this.asyncSync) return Promise.resolve();
+    const seq = this.commitSeq;
+    if (seq <= this.syncedSeq) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      this.waiters.push({ resolve, reject });
+      this.waiters.push({ seq, resolve, reject });
       this.startSync();
     });
   }
 
-  /** Notes a commit nobody may await: the next grouped fsync covers it. */
-  private committed(): void {
+  /**
+   * Counts a commit made outside this object's methods (the registry's group
+   * commit issues COMMIT itself); it starts an fsync if none is running, so
+   * even a write nobody awaits reaches the disk within one fsync.
+   */
+  noteCommit(): void {
     if (!this.asyncSync) return;
-    this.dirty = true;
+    this.commitSeq++;
     this.startSync();
   }
 
   private startSync(): void {
-    if (this.syncing || (this.waiters.length === 0 && !this.dirty) || !this.raw.isOpen) return;
-    const walPath = `${this.path}-wal`;
+    if (this.syncing || this.commitSeq <= this.syncedSeq || !this.raw.isOpen) return;
     if (this.walFd === undefined) {
       // the WAL exists from the first transaction on, and stays until the last connection closes
-      if (!existsSync(walPath)) {
-        for (const w of this.waiters.splice(0)) w.resolve();
-        this.dirty = false;
-        return;
-      }
+      const walPath = `${this.path}-wal`;
+      if (!existsSync(walPath)) return this.settle(this.commitSeq);
       this.walFd = openSync(walPath, 'r');
     }
-    const batch = this.waiters;
-    this.waiters = [];
-    this.dirty = false;
+    const target = this.commitSeq;
     this.syncing = true;
     this.fsyncCount++;
     fsync(this.walFd, (err) => {
       this.syncing = false;
-      for (const w of batch) if (err) w.reject(err);
-      else w.resolve();
+      if (err) {
+        const failed = this.waiters.filter((w) => w.seq <= target);
+        this.waiters = this.waiters.filter((w) => w.seq > target);
+        for (const w of failed) w.reject(err);
+      } else this.settle(target);
       if (!this.raw.isOpen) return this.closeWal();
       this.startSync();
     });
+  }
+
+  /** Commits up to seq are on disk: their waiters are released. */
+  private settle(seq: number): void {
+    this.syncedSeq = Math.max(this.syncedSeq, seq);
+    if (this.waiters.length === 0) return;
+    const done = this.waiters.filter((w) => w.seq <= this.syncedSeq);
+    this.waiters = this.waiters.filter((w) => w.seq > this.syncedSeq);
+    for (const w of done) w.resolve();
   }
 
   private closeWal(): void {
@@ -170,7 +186,7 @@ export class Database {
 
   run(sql: string, params: SQLInputValue[] = []): { changes: number; lastInsertRowid: number } {
     const r = this.prepare(sql).run(...params);
-    if (!this.raw.isTransaction) this.committed();
+    if (!this.raw.isTransaction) this.noteCommit();
     return { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
   }
 
@@ -189,7 +205,7 @@ export class Database {
     try {
       const out = fn();
       this.raw.exec('COMMIT');
-      this.committed();
+      this.noteCommit();
       return out;
     } catch (e) {
       this.raw.exec('ROLLBACK');
@@ -197,26 +213,21 @@ export class Database {
     }
   }
 
-  /** Commits made with raw.exec('COMMIT') (group commit) report here too. */
-  noteCommit(): void {
-    this.committed();
-  }
-
   /** Closes the connection; writes still waiting for their fsync get it first. */
   close(): void {
     this.stmts.clear();
     if (this.raw.isOpen) {
       // another connection may keep the WAL open, so do not count on the closing checkpoint
-      if (this.asyncSync && (this.dirty || this.waiters.length > 0) && existsSync(`${this.path}-wal`)) {
+      if (this.asyncSync && this.commitSeq > this.syncedSeq && existsSync(`${this.path}-wal`)) {
         this.walFd ??= openSync(`${this.path}-wal`, 'r');
         fsyncSync(this.walFd);
       }
       this.raw.close();
     }
-    for (const w of this.waiters.splice(0)) w.resolve();
-    this.dirty = false;
+    this.settle(this.commitSeq);
     this.closeWal();
   }
+
 }
 
 export function openDatabase(opts: OpenOptions): Database {

@@ -8,6 +8,7 @@ import { mountOracleRuntime } from '../../../../src/daemon/runtime/app.ts';
 import { generateMnemonic, generateSigner } from '../../../../src/lib/keys/index.ts';
 import { mintInvocation } from '../../../../src/lib/ucan/index.ts';
 import { openDatabase } from '../../../../src/daemon/storage/db.ts';
+import { RUNTIME_MIGRATIONS } from '../../../../src/daemon/runtime/migrations.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oraclekit-mount-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -31,7 +32,7 @@ it("mounts onto a host's fastify and database, with its own routes, auth and soc
   try {
     for (let i = 0; i < 200 && !oracle.runtime.signingKeyLoaded; i++) await new Promise((r) => setTimeout(r, 5));
     expect(lines[0]).toBe('runtime v1.0.0');
-    expect(db.schemaVersion('runtime')).toBe(1);
+    expect(db.schemaVersion('runtime')).toBe(RUNTIME_MIGRATIONS.at(-1)!.version);
     expect(await (await fetch(`${url}/health`)).json()).toEqual({ host: true });
     expect((await fetch(`${url}/ready`)).status).toBe(200);
     expect((await fetch(`${url}/sessions`)).status).toBe(401);

@@ -44,6 +44,18 @@ describe('Database durability', () => {
     db.close();
   });
 
+  it('an fsync that started after a commit acknowledges it: one fsync per write, none when nothing is new', async () => {
+    const db = openDatabase({ path: join(dir, 'seq.db'), migrations });
+    await db.durable();
+    const before = db.fsyncCount;
+    db.run('INSERT INTO t (v) VALUES (?)', ['a']); // starts an fsync at once
+    await db.durable(); // served by that fsync
+    expect(db.fsyncCount).toBe(before + 1);
+    await db.durable(); // nothing committed since
+    expect(db.fsyncCount).toBe(before + 1);
+    db.close();
+  });
+
   it('close() settles writers still waiting for their fsync', async () => {
     const db = openDatabase({ path: join(dir, 'close.db'), migrations });
     db.run('INSERT INTO t (v) VALUES (?)', ['y']);
