@@ -30,6 +30,7 @@ import {
   ruleToJson,
   VOTE_OPTIONS,
   type ProposalStatus,
+  type RuleJson,
   type SnapshotVoter,
   type VoteOption,
 } from '../../lib/registry/tally.ts';
@@ -85,18 +86,23 @@ export interface DesignRecord {
   createdAt: string;
 }
 
+/** The entity package of a verification proposal (checkPackage). */
+export interface VerificationPackage {
+  documents: { url: string; hash: string; name?: string }[];
+}
+
 export interface ProposalView {
   id: string;
   domainId: string;
   status: ProposalStatus;
   /** status, with executed shown as passed (the outcome of the vote). */
   outcome: Exclude<ProposalStatus, 'executed'>;
-  rule: Record<string, unknown>;
+  rule: RuleJson;
   revoting: boolean;
   snapshot: SnapshotVoter[];
   tally: ReturnType<typeof computeStatus>['tally'];
   deadline: string;
-  package: unknown;
+  package: VerificationPackage;
   description: string | null;
   proposer: string;
   createdAt: string;
@@ -783,7 +789,7 @@ function fieldsOf(d: Domain): DomainFields {
 }
 
 /** A verification package: {documents: [{url, hash, name?}]} (1..64 documents; hash "sha256:<64 hex>" or a CID-like string). */
-function checkPackage(v: unknown): { documents: { url: string; hash: string; name?: string }[] } {
+function checkPackage(v: unknown): VerificationPackage {
   const valid = '{documents: [{url (http/https), hash (e.g. sha256:<64 hex>), name?}]} with 1 to 64 documents';
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw fieldError(v === undefined ? 'missing_field' : 'invalid_package', 'package', v, valid);
   const o = v as Record<string, unknown>;

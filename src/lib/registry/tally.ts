@@ -58,9 +58,21 @@ const DEFAULT_THRESHOLD: Frac = { n: 1n, d: 2n };
 const DEFAULT_VETO: Frac = { n: 334n, d: 1000n };
 export const DEFAULT_RULE: TallyRule = { rule: 'threshold_quorum', quorum: DEFAULT_QUORUM, threshold: DEFAULT_THRESHOLD, vetoThreshold: DEFAULT_VETO };
 
+/** A fraction on the wire: exact "n/d" and its decimal (for display). */
+export interface FracJson {
+  fraction: string;
+  decimal: number;
+}
+
+/** A rule on the wire (ruleToJson). */
+export type RuleJson =
+  | { rule: 'threshold_quorum'; quorum: FracJson; threshold: FracJson; vetoThreshold: FracJson }
+  | { rule: 'absolute_count'; k: number }
+  | { rule: 'absolute_percentage'; p: FracJson };
+
 /** The rule as stored in a proposal and sent on the wire (fractions as "n/d" and decimal text). */
-export function ruleToJson(r: TallyRule): Record<string, unknown> {
-  const fj = (f: Frac) => ({ fraction: fracText(f), decimal: Number(f.n) / Number(f.d) });
+export function ruleToJson(r: TallyRule): RuleJson {
+  const fj = (f: Frac): FracJson => ({ fraction: fracText(f), decimal: Number(f.n) / Number(f.d) });
   if (r.rule === 'threshold_quorum') return { rule: r.rule, quorum: fj(r.quorum), threshold: fj(r.threshold), vetoThreshold: fj(r.vetoThreshold) };
   if (r.rule === 'absolute_count') return { rule: r.rule, k: r.k };
   return { rule: r.rule, p: fj(r.p) };
