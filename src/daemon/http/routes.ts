@@ -3,7 +3,7 @@
  * fastify plugins. Handlers are thin: the Registry does the work in one
  * transaction each.
  */
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySerializerCompiler } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Registry } from '../registry/store.ts';
 import { authenticate, bearer, requireRole, tokenMatches } from './auth.ts';
@@ -21,8 +21,25 @@ const idemKey = (req: FastifyRequest): string | undefined => {
 
 const etag = (v: number) => `"${v}"`;
 
+/**
+ * The reply schemas of these routes (S.replies) are there for /docs/json only.
+ * Fastify serializes a reply with the compiler of its scope; the daemon's root
+ * compiler (zod's, server.ts) would safeEncode every reply against its schema
+ * before JSON.stringify — a second walk of each design record, domain or page,
+ * per request, over objects the registry built itself (the reply schemas are
+ * checked against live replies in test/unit/daemon/openapi.test.ts instead).
+ * So both plugins below set, in their own encapsulated scope, a compiler that
+ * ignores the schema: a reply leaves as plain JSON.stringify, byte for byte
+ * what it was before the routes had reply schemas. The root keeps zod's
+ * compiler, so a plugin mounted through buildServer's `plugins` serializes as
+ * before, and the oracle runtime sets zod's compiler in its own scope anyway
+ * (src/daemon/runtime/routes.ts).
+ */
+const documentOnly: FastifySerializerCompiler<unknown> = () => JSON.stringify;
+
 export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (fastify, { registry }) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.setSerializerCompiler(documentOnly);
   app.decorateRequest('principal', null);
   // /v1 takes JSON only: a text/plain body is 415, not a string handed to the schemas
   app.removeContentTypeParser('text/plain');
@@ -38,7 +55,7 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   const security = [{ bearer: [] }];
 
   // ---------------------------------------------------------------- sampling
-  app.post('/sampling', { schema: { tags: ['sampling'], summary: 'Compute and store a design', security, body: S.samplingBody } }, async (req, reply) => {
+  app.post('/sampling', { schema: { tags: ['sampling'], summary: 'Compute and store a design', security, body: S.samplingBody, response: S.replies(201, S.designRecord) } }, async (req, reply) => {
     const r = await registry.write(() =>
       registry.idempotent(P(req), idemKey(req), 'POST /v1/sampling', req.body, () => {
         const rec = registry.createDesign(P(req), req.body);
@@ -47,11 +64,11 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
     );
     return sendCreated(reply, r);
   });
-  app.get('/sampling', { schema: { tags: ['sampling'], summary: 'List designs (paged)', security, querystring: S.samplingQuery } }, async (req) => registry.listDesigns(req.query));
-  app.get('/sampling/:designId', { schema: { tags: ['sampling'], summary: 'Read a design', security, params: S.designParams } }, async (req) => registry.getDesign(req.params.designId));
+  app.get('/sampling', { schema: { tags: ['sampling'], summary: 'List designs (paged)', security, querystring: S.samplingQuery, response: S.replies(200, S.designPage) } }, async (req) => registry.listDesigns(req.query));
+  app.get('/sampling/:designId', { schema: { tags: ['sampling'], summary: 'Read a design', security, params: S.designParams, response: S.replies(200, S.designRecord) } }, async (req) => registry.getDesign(req.params.designId));
   app.post(
     '/sampling/:designId/recalculations',
-    { schema: { tags: ['sampling'], summary: 'A new version from observed values', security, params: S.designParams, body: S.recalcBody } },
+    { schema: { tags: ['sampling'], summary: 'A new version from observed values', security, params: S.designParams, body: S.recalcBody, response: S.replies(201, S.designRecord) } },
     async (req, reply) => {
       const rec = await registry.write(() => registry.recalculate(P(req), req.params.designId, req.body));
       return reply.code(201).header('location', `/v1/sampling/${rec.designId}`).send(rec);
@@ -59,12 +76,12 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   );
   app.post(
     '/sampling/:designId/verification',
-    { schema: { tags: ['sampling'], summary: 'Submit, approve or reject (verifier)', security, params: S.designParams, body: S.verificationBody } },
+    { schema: { tags: ['sampling'], summary: 'Submit, approve or reject (verifier)', security, params: S.designParams, body: S.verificationBody, response: S.replies(200, S.designRecord) } },
     async (req) => registry.write(() => registry.verifyDesign(P(req), req.params.designId, req.body)),
   );
 
   // ----------------------------------------------------------------- domains
-  app.post('/domains', { schema: { tags: ['domains'], summary: 'Register a domain', security, body: S.domainCreate } }, async (req, reply) => {
+  app.post('/domains', { schema: { tags: ['domains'], summary: 'Register a domain', security, body: S.domainCreate, response: S.replies(201, S.domainView) } }, async (req, reply) => {
     const r = await registry.write(() =>
       registry.idempotent(P(req), idemKey(req), 'POST /v1/domains', req.body, () => {
         const d = registry.createDomain(P(req), req.body);
@@ -74,26 +91,26 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
     reply.header('etag', etag((r.body as { version: number }).version));
     return sendCreated(reply, r);
   });
-  app.get('/domains', { schema: { tags: ['domains'], summary: 'List domains (filters, cursor)', security, querystring: S.domainQuery } }, async (req) => registry.listDomains(req.query));
-  app.get('/domains/:did', { schema: { tags: ['domains'], summary: 'Read a domain', security, params: S.didParams } }, async (req, reply) => {
+  app.get('/domains', { schema: { tags: ['domains'], summary: 'List domains (filters, cursor)', security, querystring: S.domainQuery, response: S.replies(200, S.domainPage) } }, async (req) => registry.listDomains(req.query));
+  app.get('/domains/:did', { schema: { tags: ['domains'], summary: 'Read a domain', security, params: S.didParams, response: S.replies(200, S.domainView) } }, async (req, reply) => {
     const d = registry.getDomain(req.params.did);
     reply.header('etag', etag(d.version));
     return d;
   });
-  app.patch('/domains/:did', { schema: { tags: ['domains'], summary: 'Change a domain (controllers; If-Match)', security, params: S.didParams, body: S.domainPatch } }, async (req, reply) => {
+  app.patch('/domains/:did', { schema: { tags: ['domains'], summary: 'Change a domain (controllers; If-Match)', security, params: S.didParams, body: S.domainPatch, response: S.replies(200, S.domainView) } }, async (req, reply) => {
     const im = req.headers['if-match'];
     const d = await registry.write(() => registry.patchDomain(P(req), req.params.did, Array.isArray(im) ? im.join(',') : im, req.body));
     reply.header('etag', etag(d.version));
     return d;
   });
-  app.post('/domains/:did/deactivate', { schema: { tags: ['domains'], summary: 'Deactivate (terminal)', security, params: S.didParams } }, async (req, reply) => {
+  app.post('/domains/:did/deactivate', { schema: { tags: ['domains'], summary: 'Deactivate (terminal)', security, params: S.didParams, response: S.replies(200, S.domainView) } }, async (req, reply) => {
     const d = await registry.write(() => registry.deactivateDomain(P(req), req.params.did));
     reply.header('etag', etag(d.version));
     return d;
   });
   app.post(
     '/domains/:did/verification-proposals',
-    { schema: { tags: ['proposals'], summary: 'Submit a verification proposal (representative)', security, params: S.didParams, body: S.proposalBody } },
+    { schema: { tags: ['proposals'], summary: 'Submit a verification proposal (representative)', security, params: S.didParams, body: S.proposalBody, response: S.replies(201, S.proposalView) } },
     async (req, reply) => {
       requireRole(P(req), 'representative', 'admin');
       const p = await registry.write(() => registry.propose(P(req), req.params.did, req.body));
@@ -102,7 +119,7 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   );
   app.get(
     '/domains/:did/verification-proposals',
-    { schema: { tags: ['proposals'], summary: "The domain's latest proposal (settled)", security, params: S.didParams } },
+    { schema: { tags: ['proposals'], summary: "The domain's latest proposal (settled)", security, params: S.didParams, response: S.replies(200, S.domainProposal) } },
     async (req) => {
       const d = registry.getDomain(req.params.did);
       return { domain: d, proposal: registry.openProposalOf(d.id) };
@@ -110,8 +127,8 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   );
 
   // --------------------------------------------------------------- proposals
-  app.get('/proposals/:id', { schema: { tags: ['proposals'], summary: 'Status, tally and rule', security, params: S.idParams } }, async (req) => registry.getProposal(req.params.id));
-  app.post('/proposals/:id/votes', { schema: { tags: ['proposals'], summary: 'Vote (voter in the snapshot)', security, params: S.idParams, body: S.voteBody } }, async (req) => {
+  app.get('/proposals/:id', { schema: { tags: ['proposals'], summary: 'Status, tally and rule', security, params: S.idParams, response: S.replies(200, S.proposalView) } }, async (req) => registry.getProposal(req.params.id));
+  app.post('/proposals/:id/votes', { schema: { tags: ['proposals'], summary: 'Vote (voter in the snapshot)', security, params: S.idParams, body: S.voteBody, response: S.replies(200, S.proposalView) } }, async (req) => {
     requireRole(P(req), 'voter');
     return registry.write(() => registry.vote(P(req), req.params.id, req.body));
   });
@@ -131,6 +148,7 @@ export interface AdminPluginOptions {
 /** /admin/v1/keys: create, list, revoke API keys (discovery token or an admin key). */
 export const adminPlugin: FastifyPluginAsync<AdminPluginOptions> = async (fastify, { registry, token }) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
+  app.setSerializerCompiler(documentOnly);
   app.addHook('onRequest', async (req) => {
     const presented = bearer(req);
     if (tokenMatches(token, presented)) return;
@@ -140,9 +158,9 @@ export const adminPlugin: FastifyPluginAsync<AdminPluginOptions> = async (fastif
     requireRole(p, 'admin');
   });
   const security = [{ bearer: [] }];
-  app.post('/keys', { schema: { tags: ['admin'], summary: 'Create an API key (shown once)', security, body: S.keyCreateBody } }, async (req, reply) =>
+  app.post('/keys', { schema: { tags: ['admin'], summary: 'Create an API key (shown once)', security, body: S.keyCreateBody, response: S.replies(201, S.keyCreated) } }, async (req, reply) =>
     reply.code(201).send(await registry.write(() => registry.createKey(req.body.did, req.body.roles, req.body.label))),
   );
-  app.get('/keys', { schema: { tags: ['admin'], summary: 'List API keys (no secrets)', security } }, async () => ({ items: registry.listKeys() }));
-  app.post('/keys/:id/revoke', { schema: { tags: ['admin'], summary: 'Revoke an API key', security, params: S.idParams } }, async (req) => registry.write(() => registry.revokeKey(req.params.id)));
+  app.get('/keys', { schema: { tags: ['admin'], summary: 'List API keys (no secrets)', security, response: S.replies(200, S.keyList) } }, async () => ({ items: registry.listKeys() }));
+  app.post('/keys/:id/revoke', { schema: { tags: ['admin'], summary: 'Revoke an API key', security, params: S.idParams, response: S.replies(200, S.keyRevoked) } }, async (req) => registry.write(() => registry.revokeKey(req.params.id)));
 };
