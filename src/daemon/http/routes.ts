@@ -62,7 +62,7 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
         return { status: 201, body: rec, location: `/v1/sampling/${rec.designId}` };
       }),
     );
-    return sendCreated(reply, r);
+    return sendCreated(reply, r, registry);
   });
   app.get('/sampling', { schema: { tags: ['sampling'], summary: 'List designs (paged)', security, querystring: S.samplingQuery, response: S.replies(200, S.designPage) } }, async (req) => registry.listDesigns(req.query));
   app.get('/sampling/:designId', { schema: { tags: ['sampling'], summary: 'Read a design', security, params: S.designParams, response: S.replies(200, S.designRecord) } }, async (req) => registry.getDesign(req.params.designId));
@@ -89,13 +89,13 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
       }),
     );
     reply.header('etag', etag((r.body as { version: number }).version));
-    return sendCreated(reply, r);
+    return sendCreated(reply, r, registry);
   });
   app.get('/domains', { schema: { tags: ['domains'], summary: 'List domains (filters, cursor)', security, querystring: S.domainQuery, response: S.replies(200, S.domainPage) } }, async (req) => registry.listDomains(req.query));
   app.get('/domains/:did', { schema: { tags: ['domains'], summary: 'Read a domain', security, params: S.didParams, response: S.replies(200, S.domainView) } }, async (req, reply) => {
-    const d = registry.getDomain(req.params.did);
-    reply.header('etag', etag(d.version));
-    return d;
+    // JSON text from the registry's view cache: no view object and no stringify per request
+    const { json, version } = registry.getDomainJson(req.params.did);
+    return (reply as FastifyReply).header('etag', etag(version)).type('application/json; charset=utf-8').send(json);
   });
   app.patch('/domains/:did', { schema: { tags: ['domains'], summary: 'Change a domain (controllers; If-Match)', security, params: S.didParams, body: S.domainPatch, response: S.replies(200, S.domainView) } }, async (req, reply) => {
     const im = req.headers['if-match'];
@@ -134,9 +134,12 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   });
 };
 
-function sendCreated(reply: FastifyReply, r: { status: number; body: unknown; location?: string; replayed: boolean }) {
+function sendCreated(reply: FastifyReply, r: { status: number; body: unknown; location?: string; replayed: boolean }, registry: Registry) {
   if (r.location) reply.header('location', r.location);
   if (r.replayed) reply.header('idempotent-replayed', 'true');
+  // a record just stored goes out as the JSON text it was stored as (stringified once, not twice)
+  const json = registry.jsonOf(r.body);
+  if (json !== undefined) return reply.code(r.status).type('application/json; charset=utf-8').send(json);
   return reply.code(r.status).send(r.body);
 }
 

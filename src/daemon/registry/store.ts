@@ -16,6 +16,7 @@ import {
   transition,
   validateCreate,
   view,
+  parseRfc3339,
   requireDid,
   checkHttpUrl,
   DOMAIN_STATES,
@@ -347,14 +348,24 @@ export class Registry {
     return rec;
   }
 
+  /** The JSON text each record was stored as, so its reply does not stringify the same record again. */
+  private readonly storedJson = new WeakMap<object, string>();
+
+  /** The JSON text a record was stored as in this process, if it was. */
+  jsonOf(rec: unknown): string | undefined {
+    return typeof rec === 'object' && rec !== null ? this.storedJson.get(rec) : undefined;
+  }
+
   private insertDesign(rec: DesignRecord): void {
+    const json = JSON.stringify(rec);
+    this.storedJson.set(rec, json);
     this.db.run('INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
       rec.designId,
       rec.projectId,
       rec.version,
       rec.previousDesignId,
       rec.verification.status,
-      JSON.stringify(rec),
+      json,
       rec.createdBy,
       rec.createdAt,
     ]);
@@ -578,6 +589,33 @@ export class Registry {
       }
     }
     return view(d, this.now());
+  }
+
+  /**
+   * Serialized views of committed, cached domain records (keyed by the frozen
+   * record, so a rewritten domain gets a new entry), each valid until the
+   * next validFrom/validUntil boundary: `active` is derived from the clock.
+   */
+  private viewCache = new WeakMap<Domain, { json: string; until: number }>();
+
+  /** GET /v1/domains/:did as JSON text: the common read, from the caches when it can be. */
+  getDomainJson(id: string): { json: string; version: number } {
+    const hit = this.domainCache.get(id); // only valid, committed ids are cached
+    if (hit && hit.state !== 'pending_verification') {
+      const now = this.now();
+      const c = this.viewCache.get(hit);
+      if (c && now < c.until) return { json: c.json, version: hit.version };
+      const json = JSON.stringify(view(hit, now));
+      let until = Infinity;
+      for (const t of [hit.validFrom, hit.validUntil]) {
+        const at = t === null ? undefined : parseRfc3339(t);
+        if (at !== undefined && at > now && at < until) until = at;
+      }
+      this.viewCache.set(hit, { json, until });
+      return { json, version: hit.version };
+    }
+    const d = this.getDomain(id);
+    return { json: JSON.stringify(d), version: d.version };
   }
 
   listDomains(q: Record<string, unknown>): Page<DomainView> {

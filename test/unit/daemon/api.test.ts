@@ -415,6 +415,27 @@ describe('verification proposals and votes', () => {
     expectError(await s.call('POST', '/v1/proposals/prp_00000000000000000000/votes', { key: v2, body: { option: 'yes' } }), 404, 'proposal_not_found');
     expectError(await s.call('GET', '/v1/proposals/nope', { key: v2 }), 404, 'proposal_not_found');
   });
+  it('a read domain turns active at validFrom and inactive at validUntil (the cached view follows the clock)', async () => {
+    const from = Date.now() + 60_000;
+    const until = from + 60_000;
+    const d = await project({ validFrom: new Date(from).toISOString(), validUntil: new Date(until).toISOString() });
+    const read = async () => (await s.call('GET', `/v1/domains/${d.id}`, { key: alice })).body;
+    const real = s.registry.now;
+    try {
+      expect(await read()).toMatchObject({ id: d.id, active: false, eligible: false });
+      expect(await read()).toMatchObject({ active: false }); // from the cache
+      s.registry.now = () => from - 1;
+      expect((await read()).active).toBe(false);
+      s.registry.now = () => from;
+      expect((await read()).active).toBe(true);
+      s.registry.now = () => until - 1;
+      expect((await read()).active).toBe(true);
+      s.registry.now = () => until;
+      expect((await read()).active).toBe(false);
+    } finally {
+      s.registry.now = real;
+    }
+  });
   it('voting after the deadline → 409; the proposal settles as expired on read', async () => {
     const d = await project();
     const p = (await s.call('POST', `/v1/domains/${d.id}/verification-proposals`, { key: alice, body: { package: PKG } })).body;
