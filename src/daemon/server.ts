@@ -71,25 +71,31 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.setValidatorCompiler(zod.validatorCompiler);
   app.setSerializerCompiler(zod.serializerCompiler);
   installErrorHandling(app);
+  // One synchronous onRequest hook: the request id header, then the rate limit per key (per client IP
+  // without a key; /health exempt) — a fixed window per key. @fastify/rate-limit did the same with an
+  // async hook and an LRU store; this hook is a Map lookup and cost a few per cent less per request.
+  const { max, timeWindowMs } = opts.config.rateLimit;
+  const windows = new Map<string, { count: number; resetAt: number }>();
+  let sweepAt = 0;
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
-    done();
-  });
-
-  const rateLimit = (await import('@fastify/rate-limit')).default;
-  await app.register(rateLimit, {
-    global: true,
-    max: opts.config.rateLimit.max,
-    timeWindow: opts.config.rateLimit.timeWindowMs,
-    keyGenerator: (req) => {
-      const key = bearer(req);
-      return key ? 'k:' + keyHash(req, key) : 'ip:' + req.ip;
-    },
-    allowList: (req) => req.url === '/health',
-    // x-ratelimit-* only on the 429 (with retry-after): three fewer headers on every other reply
-    addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
-    errorResponseBuilder: (_req, ctx) =>
-      registryError('rate_limited', `rate limit: at most ${ctx.max} requests per ${ctx.after} for this key`, { details: { max: ctx.max, retryAfter: ctx.after } }),
+    if (req.url === '/health') return done();
+    const key = bearer(req);
+    const id = key ? 'k:' + keyHash(req, key) : 'ip:' + req.ip;
+    const now = Date.now();
+    if (now >= sweepAt) {
+      for (const [k, w] of windows) if (w.resetAt <= now) windows.delete(k);
+      sweepAt = now + timeWindowMs;
+    }
+    let w = windows.get(id);
+    if (!w || w.resetAt <= now) {
+      w = { count: 0, resetAt: now + timeWindowMs };
+      windows.set(id, w);
+    }
+    if (++w.count <= max) return done();
+    const retryAfter = Math.max(1, Math.ceil((w.resetAt - now) / 1000));
+    reply.header('retry-after', retryAfter).header('x-ratelimit-limit', max).header('x-ratelimit-remaining', 0).header('x-ratelimit-reset', retryAfter);
+    done(registryError('rate_limited', `rate limit: at most ${max} requests per ${timeWindowMs / 1000} s for this key; retry in ${retryAfter} s`, { details: { max, windowSeconds: timeWindowMs / 1000, retryAfterSeconds: retryAfter } }));
   });
 
   if (opts.docs !== false) {

@@ -107,8 +107,14 @@ describe('errors everywhere', () => {
       const k = t.key('did:example:a', 'member');
       const k2 = t.key('did:example:b', 'member');
       for (let i = 0; i < 3; i++) expect((await t.call('GET', '/v1/domains', { key: k })).status).toBe(200);
-      expectError(await t.call('GET', '/v1/domains', { key: k }), 429, 'rate_limited');
+      const limited = await t.call('GET', '/v1/domains', { key: k });
+      expectError(limited, 429, 'rate_limited');
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(limited.headers.get('x-ratelimit-limit')).toBe('3');
+      expect(limited.headers.get('x-request-id')).toBeTruthy();
       expect((await t.call('GET', '/v1/domains', { key: k2 })).status).toBe(200);
+      // no rate-limit headers below the limit
+      expect((await t.call('GET', '/v1/domains', { key: t.key('did:example:c', 'member') })).headers.get('x-ratelimit-limit')).toBeNull();
       expect((await t.call('GET', '/health')).status).toBe(200);
     } finally {
       await t.close();
