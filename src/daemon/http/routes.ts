@@ -71,7 +71,7 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
     { schema: { tags: ['sampling'], summary: 'A new version from observed values', security, params: S.designParams, body: S.recalcBody, response: S.replies(201, S.designRecord) } },
     async (req, reply) => {
       const rec = await registry.write(() => registry.recalculate(P(req), req.params.designId, req.body));
-      return reply.code(201).header('location', `/v1/sampling/${rec.designId}`).send(rec);
+      return sendCreated(reply, { status: 201, body: rec, location: `/v1/sampling/${rec.designId}`, replayed: false }, registry);
     },
   );
   app.post(

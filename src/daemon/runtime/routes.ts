@@ -72,6 +72,16 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     const user = await rt.auth.authenticate({ authorization: one(h.authorization), authType: one(h['x-auth-type']), delegation: one(h['x-ucan-delegation']) });
     setUser(req, user);
   });
+  // A changing request is answered only once what it wrote is on disk (storage/db.ts, durable()): one
+  // hook for every route, plugin routes included; it costs nothing when nothing was written since the
+  // last fsync. Streamed replies (SSE) are not sent through it; a turn's history is awaited by the run.
+  app.addHook('onSend', (req, _reply, payload, done) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return done(null, payload);
+    rt.store.db.durable().then(
+      () => done(null, payload),
+      (e: unknown) => done(e as Error),
+    );
+  });
 
   // ---- public ------------------------------------------------------------
   const health = async () => ({ status: 'ok', name: rt.config.name, oracleDid: rt.oracleDid, version: P.RUNTIME_VERSION });
@@ -99,7 +109,6 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   // ---- sessions ----------------------------------------------------------
   app.post('/sessions', { schema: { body: P.CreateSessionBodySchema, response: { 201: P.CreateSessionResponseSchema } } }, async (req, reply) => {
     const s = rt.store.createSession(getUser(req).did, req.body?.title);
-    await rt.store.db.durable();
     return reply.status(201).send(s);
   });
   app.get('/sessions', { schema: { querystring: P.PageQuerySchema, response: { 200: P.ListSessionsResponseSchema } } }, async (req) => rt.store.listSessions(getUser(req).did, req.query.limit, req.query.offset));
@@ -108,7 +117,6 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     if (!rt.store.getSession(did, req.params.id)) throw runtimeError('session_not_found', `no session ${req.params.id}`);
     rt.runs.active(req.params.id)?.abort.abort(new Error('session deleted'));
     rt.store.deleteSession(did, req.params.id);
-    await rt.store.db.durable();
     return { message: `session ${req.params.id} deleted` };
   });
   app.get('/sessions/:id/run', { schema: { params: P.IdParamsSchema, response: { 200: P.SessionRunResponseSchema } } }, async (req) => {
@@ -180,7 +188,6 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     const v = await verifyDelegation(req.body.raw, { oracleDid: rt.oracleDid, user: did, isRevoked: (c) => rt.store.isRevoked(c) });
     const expiration = Number.isFinite(v.expiration) ? v.expiration : (req.body.expiration ?? null);
     rt.store.saveDelegation(did, v.cid, req.body.raw, expiration);
-    await rt.store.db.durable();
     return { ok: true as const, expiration };
   });
   app.get('/delegation', { schema: { response: { 200: P.GetDelegationResponseSchema } } }, async (req) => {
@@ -192,7 +199,6 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   app.delete('/delegation', { schema: { response: { 200: P.OkResponseSchema } } }, async (req) => {
     const cid = rt.store.deleteDelegation(getUser(req).did);
     if (cid) rt.store.revoke(cid);
-    await rt.store.db.durable();
     return { ok: true as const };
   });
 
