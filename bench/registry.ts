@@ -4,7 +4,10 @@
  * shipped: auth, rate limit, zod, pino logging to its file, SQLite with every
  * acknowledged write fsynced), next to a bare fastify route doing the same HTTP work in
  * the same run, at 50 connections over loopback (autocannon). Ratio target
- * >= 0.6. Then the idle daemon's RSS (target < 120 MB).
+ * >= 0.6. Then the idle daemon's RSS (target < 120 MB). Then the POST again
+ * with SQLite's own fsync inside COMMIT (synchronous=FULL), and once more with
+ * the registry's work skipped (bench/registry-floor.ts, preloaded): the best
+ * ratio any POST route of this stack can reach here.
  *
  *   npm run build && node bench/registry.ts [--rounds 3] [--duration 5] [--connections 50]
  *
@@ -17,6 +20,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 // @ts-expect-error autocannon ships no types
 import autocannon from 'autocannon';
@@ -53,12 +57,14 @@ async function startBare(postReply: string, getReply: string): Promise<{ url: st
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-async function startDaemon(home: string, synchronous?: 'FULL'): Promise<{ url: string; token: string; child: ChildProcess }> {
+async function startDaemon(home: string, synchronous?: 'FULL', skip?: 'sqlite' | 'write'): Promise<{ url: string; token: string; child: ChildProcess }> {
   const env: NodeJS.ProcessEnv = { ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0' };
   delete env.ORACLEKIT_DB_SYNCHRONOUS;
   if (synchronous) env.ORACLEKIT_DB_SYNCHRONOUS = synchronous;
   rmSync(join(home, 'state/daemon.json'), { force: true });
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, join(ROOT, 'dist/daemon/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (skip) env.BENCH_SKIP = skip;
+  const flags = skip ? [...DAEMON_NODE_FLAGS, '--import', pathToFileURL(join(ROOT, 'bench/registry-floor.ts')).href] : DAEMON_NODE_FLAGS;
+  const child = spawn(process.execPath, [...flags, join(ROOT, 'dist/daemon/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const disc = join(home, 'state/daemon.json');
   for (let i = 0; i < 400 && !existsSync(disc); i++) await new Promise((r) => setTimeout(r, 25));
   const d = JSON.parse(readFileSync(disc, 'utf8'));
@@ -80,6 +86,9 @@ async function run(name: string, opts: AcOptions): Promise<Result> {
   const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, pipelining: 1, ...opts });
   return { name, rps: Math.round(r.requests.average), p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
+
+const SKIP_SQLITE = 'POST /v1/sampling without SQLite';
+const SKIP_WRITE = 'POST /v1/sampling, registry work skipped (stack floor)';
 
 const designBody = JSON.stringify({ projectId: 'did:example:bench', population: 5000, expectedMean: 2.5, expectedSD: 1.2, dropoutRate: 0.15 });
 
@@ -135,6 +144,28 @@ async function main(): Promise<void> {
       for (let round = 0; round < ROUNDS; round++) results.push(await run('POST /v1/sampling (synchronous=FULL)', { url: normal.url + '/v1/sampling', method: 'POST', headers: auth2, body: designBody }));
     } finally {
       normal.child.kill('SIGTERM');
+      await new Promise((r) => normal.child.once('exit', r));
+    }
+
+    // where the POST's time goes: the same POST without SQLite (design computed, record built and
+    // stringified; no insert, COMMIT or fsync), then with the registry's work skipped altogether (the
+    // stack floor) — bench/registry-floor.ts, preloaded; each interleaved with more rounds of the bare POST
+    for (const [skip, name] of [
+      ['sqlite', SKIP_SQLITE],
+      ['write', SKIP_WRITE],
+    ] as const) {
+      const d = await startDaemon(home, undefined, skip);
+      try {
+        const o = { url: d.url + '/v1/sampling', method: 'POST', headers: auth, body: designBody };
+        await autocannon({ ...o, connections: 10, duration: 1 });
+        for (let round = 0; round < ROUNDS; round++) {
+          results.push(await run('bare POST', barePost));
+          results.push(await run(name, o));
+        }
+      } finally {
+        d.child.kill('SIGTERM');
+        await new Promise((r) => d.child.once('exit', r));
+      }
     }
 
     const median = (name: string, f: (r: Result) => number) => {
@@ -153,6 +184,8 @@ async function main(): Promise<void> {
       ratios: {
         postSampling: Math.round((rps('POST /v1/sampling') / rps('bare POST')) * 100) / 100,
         postSamplingFull: Math.round((rps('POST /v1/sampling (synchronous=FULL)') / rps('bare POST')) * 100) / 100,
+        postSamplingNoSqlite: Math.round((rps(SKIP_SQLITE) / rps('bare POST')) * 100) / 100,
+        postSamplingStackFloor: Math.round((rps(SKIP_WRITE) / rps('bare POST')) * 100) / 100,
         getDomain: Math.round((rps('GET /v1/domains/:did') / rps('bare GET')) * 100) / 100,
       },
       rssMb: { idleAfterStart: idleRss, idleAfterLoad: afterRss },
