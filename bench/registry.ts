@@ -5,9 +5,10 @@
  * acknowledged write fsynced), next to a bare fastify route doing the same HTTP work in
  * the same run, at 50 connections over loopback (autocannon). Ratio target
  * >= 0.6. Then the idle daemon's RSS (target < 120 MB). Then the POST again
- * with SQLite's own fsync inside COMMIT (synchronous=FULL), and once more with
- * the registry's work skipped (bench/registry-floor.ts, preloaded): the best
- * ratio any POST route of this stack can reach here.
+ * with SQLite's own fsync inside COMMIT (synchronous=FULL), and twice more
+ * with bench/registry-floor.ts preloaded: without SQLite (the design computed,
+ * nothing stored) and with the registry's work skipped (the stack floor: the
+ * best ratio any POST route of this stack can reach here).
  *
  *   npm run build && node bench/registry.ts [--rounds 3] [--duration 5] [--connections 50]
  *
@@ -57,7 +58,8 @@ async function startBare(postReply: string, getReply: string): Promise<{ url: st
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-async function startDaemon(home: string, synchronous?: 'FULL', skip?: 'sqlite' | 'write'): Promise<{ url: string; token: string; child: ChildProcess }> {
+async function startDaemon(home: string, opts: { synchronous?: 'FULL'; skip?: 'sqlite' | 'write' } = {}): Promise<{ url: string; token: string; child: ChildProcess }> {
+  const { synchronous, skip } = opts;
   const env: NodeJS.ProcessEnv = { ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0' };
   delete env.ORACLEKIT_DB_SYNCHRONOUS;
   if (synchronous) env.ORACLEKIT_DB_SYNCHRONOUS = synchronous;
@@ -137,7 +139,7 @@ async function main(): Promise<void> {
 
     // the same POST with synchronous=FULL (SQLite's fsync inside COMMIT, on the event loop): what the
     // shipped fsync off the event loop (storage/db.ts) saves
-    const normal = await startDaemon(home, 'FULL');
+    const normal = await startDaemon(home, { synchronous: 'FULL' });
     try {
       const auth2 = { ...auth };
       await autocannon({ url: normal.url + '/v1/sampling', method: 'POST', headers: auth2, body: designBody, connections: 10, duration: 1 });
@@ -154,7 +156,7 @@ async function main(): Promise<void> {
       ['sqlite', SKIP_SQLITE],
       ['write', SKIP_WRITE],
     ] as const) {
-      const d = await startDaemon(home, undefined, skip);
+      const d = await startDaemon(home, { skip });
       try {
         const o = { url: d.url + '/v1/sampling', method: 'POST', headers: auth, body: designBody };
         await autocannon({ ...o, connections: 10, duration: 1 });
@@ -175,6 +177,7 @@ async function main(): Promise<void> {
     const names = [...new Set(results.map((r) => r.name))];
     const summary = names.map((name) => ({ name, rps: median(name, (r) => r.rps), p99: median(name, (r) => r.p99), non2xx: results.filter((r) => r.name === name).reduce((a, r) => a + r.non2xx, 0) }));
     const rps = (n: string) => summary.find((x) => x.name === n)!.rps;
+    const ratio = (route: string, bare: string) => Math.round((rps(route) / rps(bare)) * 100) / 100;
     const out = {
       node: process.version,
       connections: CONNECTIONS,
@@ -182,11 +185,11 @@ async function main(): Promise<void> {
       rounds: ROUNDS,
       summary,
       ratios: {
-        postSampling: Math.round((rps('POST /v1/sampling') / rps('bare POST')) * 100) / 100,
-        postSamplingFull: Math.round((rps('POST /v1/sampling (synchronous=FULL)') / rps('bare POST')) * 100) / 100,
-        postSamplingNoSqlite: Math.round((rps(SKIP_SQLITE) / rps('bare POST')) * 100) / 100,
-        postSamplingStackFloor: Math.round((rps(SKIP_WRITE) / rps('bare POST')) * 100) / 100,
-        getDomain: Math.round((rps('GET /v1/domains/:did') / rps('bare GET')) * 100) / 100,
+        postSampling: ratio('POST /v1/sampling', 'bare POST'),
+        postSamplingFull: ratio('POST /v1/sampling (synchronous=FULL)', 'bare POST'),
+        postSamplingNoSqlite: ratio(SKIP_SQLITE, 'bare POST'),
+        postSamplingStackFloor: ratio(SKIP_WRITE, 'bare POST'),
+        getDomain: ratio('GET /v1/domains/:did', 'bare GET'),
       },
       rssMb: { idleAfterStart: idleRss, idleAfterLoad: afterRss },
       targets: { ratio: 0.6, rssMb: 120 },
