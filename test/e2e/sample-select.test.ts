@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import cases from '../../../shared/specs/sampling-cases.json' with { type: 'json' };
+import cases from '../fixtures/sampling-cases.json' with { type: 'json' };
 import { runCli } from '../helpers/cli.ts';
 import { fakeChain } from '../unit/lib/beacon/fake-drand.ts';
 

@@ -1,8 +1,8 @@
-/** The shared specs beside the project (../shared/specs). */
+/** The sampling contract's reference cases, kept in test/fixtures (provenance in its README). */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const SPECS = join(import.meta.dirname, '../../../shared/specs');
+export const FIXTURES = join(import.meta.dirname, '../fixtures');
 
 export interface SamplingCases {
   constants: { z: number };
@@ -12,5 +12,5 @@ export interface SamplingCases {
 }
 
 export function samplingCases(): SamplingCases {
-  return JSON.parse(readFileSync(join(SPECS, 'sampling-cases.json'), 'utf8')) as SamplingCases;
+  return JSON.parse(readFileSync(join(FIXTURES, 'sampling-cases.json'), 'utf8')) as SamplingCases;
 }

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import cases from '../../../../../shared/specs/sampling-cases.json' with { type: 'json' };
+import cases from '../../../fixtures/sampling-cases.json' with { type: 'json' };
 import { canonicalJson, compareUtf8, computeSeed, frameHash, sortUtf8, ticket, Ticketer } from '../../../../src/lib/selection/hash.ts';
 import { selectIds } from '../../../../src/lib/selection/select.ts';
 

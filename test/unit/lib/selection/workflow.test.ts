@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import cases from '../../../../../shared/specs/sampling-cases.json' with { type: 'json' };
+import cases from '../../../fixtures/sampling-cases.json' with { type: 'json' };
 import { computeDesign } from '../../../../src/lib/sampling/design.ts';
 import { designIdOf, loadDesign } from '../../../../src/lib/selection/design.ts';
 import { commitmentDigest, parseCommitment, parseProof } from '../../../../src/lib/selection/records.ts';
