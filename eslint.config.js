@@ -1,6 +1,12 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import layers from './eslint-rules/layers.js';
+
+/** The parts of src/lib that do file or process I/O; the rest of src/lib is pure (no node:fs, no child processes). */
+const LIB_IO = ['src/lib/paths.ts', 'src/lib/version.ts', 'src/lib/discovery.ts', 'src/lib/selection/io.ts', 'src/lib/selection/workflow.ts', 'src/lib/selection/frame.ts', 'src/lib/selection/select.ts', 'src/lib/selection/output.ts', 'src/lib/selection/ticket-worker.ts', 'src/lib/report/inputs.ts'];
+const HEAVY = ['fastify*', '@fastify/*', 'ink', 'react', 'undici', 'execa', 'socket.io*', '@oclif/*'];
+const IO_MODULES = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'child_process', 'node:child_process', 'worker_threads', 'node:worker_threads', 'net', 'node:net', 'http', 'node:http', 'https', 'node:https'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'dist-check/**', 'node_modules/**', '.tools/**', 'templates/**/node_modules/**', 'coverage/**', 'oclif.manifest.json'] },
@@ -16,10 +22,27 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    plugins: { oraclekit: layers },
+    rules: { 'oraclekit/layers': 'error' },
+  },
+  {
+    // TODO(#15 merge): these commands still import src/lib directly; issue 15 moves their logic into src/cli/sample.
+    files: ['src/commands/sample/report.ts', 'src/commands/sample/verify.ts', 'src/commands/sample/select/commit.ts', 'src/commands/sample/select/draw.ts'],
+    rules: { 'oraclekit/layers': 'off' },
+  },
+  {
     files: ['src/lib/**/*.ts'],
+    ignores: LIB_IO,
     rules: {
-      // src/lib is pure shared logic: no I/O frameworks, no heavy UI/network modules
-      'no-restricted-imports': ['error', { patterns: ['fastify*', '@fastify/*', 'ink', 'react', 'undici', 'execa', 'socket.io*', '@oclif/*'] }],
+      // src/lib is pure logic: no I/O, no frameworks, no heavy UI or network modules
+      'no-restricted-imports': ['error', { paths: IO_MODULES.map((name) => ({ name, message: 'src/lib is pure: file, process and network I/O belong to src/cli, src/daemon, src/runtime or src/storage (or to a module listed in LIB_IO in eslint.config.js)' })), patterns: HEAVY }],
+    },
+  },
+  {
+    files: LIB_IO,
+    rules: {
+      'no-restricted-imports': ['error', { patterns: HEAVY }],
     },
   },
 );

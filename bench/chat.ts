@@ -23,7 +23,7 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 // the built TUI (Node strips types but does not compile JSX): run `npm run build` first
 import { OracleClient } from '../dist/client/client.js';
-import { ChatController } from '../dist/cli/chat/controller.js';
+import { ChatController } from '../dist/ui/chat-controller.js';
 import { ChatApp } from '../dist/ui/ChatApp.js';
 import { generateSigner } from '../src/lib/keys/index.ts';
 import { mintDelegation, mintInvocation } from '../src/lib/ucan/index.ts';

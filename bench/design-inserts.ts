@@ -14,7 +14,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REGISTRY_MIGRATIONS } from '../src/daemon/storage/registry-migrations.ts';
+import { REGISTRY_MIGRATIONS } from '../src/daemon/registry/migrations.ts';
 import { uuidv7 } from '../src/lib/registry/uuidv7.ts';
 
 const GROUP = 30;

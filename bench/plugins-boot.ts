@@ -38,7 +38,7 @@ const env = {
 };
 
 const t0 = performance.now();
-const { createOracleApp } = await import('../src/daemon/runtime/app.ts');
+const { createOracleApp } = await import('../src/runtime/app.ts');
 const importMs = performance.now() - t0;
 
 const times: number[] = [];

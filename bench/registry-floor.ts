@@ -16,7 +16,7 @@
  *   route is the best any POST route of this stack can reach on this machine.
  */
 import { Registry } from '../dist/daemon/registry/store.js';
-import { Database } from '../dist/daemon/storage/db.js';
+import { Database } from '../dist/storage/db.js';
 
 type Write = (fn: () => unknown) => Promise<unknown>;
 type Run = (sql: string, params?: unknown[]) => { changes: number; lastInsertRowid: number };

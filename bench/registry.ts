@@ -16,7 +16,7 @@
  * disk as the OS temp dir); the bare server runs in a child process too, so
  * neither shares the event loop with autocannon.
  */
-import { DAEMON_NODE_FLAGS } from '../src/daemon/lifecycle/control.ts';
+import { DAEMON_NODE_FLAGS } from '../src/cli/daemon/control.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

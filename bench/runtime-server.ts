@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createOracleApp } from '../src/daemon/runtime/app.ts';
+import { createOracleApp } from '../src/runtime/app.ts';
 import { generateMnemonic, didFromMnemonic } from '../src/lib/keys/index.ts';
 
 const modelBaseURL = process.argv[2];

@@ -3,7 +3,7 @@
  * write plugins against the plugin contract (docs/plugins.md), speak the
  * protocol with its shared schemas (docs/protocol.md).
  */
-export * from './daemon/runtime/index.ts';
+export * from './runtime/index.ts';
 export * as protocol from './lib/protocol/index.ts';
 export type { AnyEvent, SseEventName, Message, Session } from './lib/protocol/index.ts';
 export { signerFromMnemonic, generateMnemonic, generateSigner } from './lib/keys/index.ts';

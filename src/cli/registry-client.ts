@@ -40,7 +40,7 @@ export interface Settings {
 
 async function settingsStore(env: NodeJS.ProcessEnv) {
   const { default: Conf } = await import('conf');
-  const { configDir } = await import('../daemon/config.ts');
+  const { configDir } = await import('../lib/paths.ts');
   return new Conf<Settings>({ projectName: 'oraclekit', cwd: configDir(env), configName: 'settings', configFileMode: 0o600 } as ConstructorParameters<typeof Conf<Settings>>[0]);
 }
 
@@ -65,8 +65,8 @@ function unavailable(message: string, details?: Record<string, unknown>): Oracle
 /** Finds (or starts) the local daemon; replaces one of another version. */
 export async function ensureDaemon(opts: { autoStart?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<{ url: string; token: string; started: boolean }> {
   const env = opts.env ?? process.env;
-  const { daemonStatus, startDaemon, stopDaemon } = await import('../daemon/lifecycle/control.ts');
-  const { packageVersion } = await import('../daemon/config.ts');
+  const { daemonStatus, startDaemon, stopDaemon } = await import('./daemon/control.ts');
+  const { packageVersion } = await import('../lib/version.ts');
   const version = packageVersion();
   const { status, discovery } = await daemonStatus(env);
   if (status.running && status.healthy && discovery) {

@@ -1,5 +1,5 @@
 import { BaseCommand } from '../cli/base.ts';
-import { OracleKitError } from '../lib/errors.ts';
+import { OracleKitError } from '../cli/errors.ts';
 
 export default class Whoami extends BaseCommand {
   static override summary = 'Show the identity the CLI uses (your DID), and where it is saved.';

@@ -15,25 +15,12 @@
  * else 4781. Host: 127.0.0.1 unless the config file says otherwise.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { configDir, dataDir, stateDir } from '../lib/paths.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, ORACLE_PREFIX, configPath } from '../lib/paths.ts';
+
+export { ORACLE_PREFIX };
 import { requireDid } from '../lib/registry/domain.ts';
 import { OracleKitError } from '../lib/errors.ts';
 import { DEFAULT_RULE, ruleFromJson, type SnapshotVoter, type TallyRule } from '../lib/registry/tally.ts';
-
-export const DEFAULT_PORT = 4781;
-export const DEFAULT_HOST = '127.0.0.1';
-
-export { stateDir, dataDir, configDir };
-
-export const discoveryPath = (env = process.env) => join(stateDir(env), 'daemon.json');
-export const logPath = (env = process.env) => join(stateDir(env), 'daemon.log');
-export const dbPath = (env = process.env) => env.ORACLEKIT_DB || join(dataDir(env), 'registry.db');
-export const configPath = (env = process.env) => env.ORACLEKIT_DAEMON_CONFIG || join(configDir(env), 'daemon.json');
-/** The default oracle's signing key (BIP39 mnemonic), created 0600 on the daemon's first start. */
-export const oracleKeyPath = (env = process.env) => join(configDir(env), 'oracle-key.json');
-/** Where the default oracle is served inside the daemon (socket.io stays at the daemon's /socket.io/). */
-export const ORACLE_PREFIX = '/oracle';
 
 export interface DeploymentConfig {
   host: string;
@@ -172,9 +159,4 @@ export function loadConfig(path = configPath()): DeploymentConfig {
     throw new OracleKitError({ status: 400, code: 'invalid_config', message: `config file ${path} is not valid JSON: ${(e as Error).message}` });
   }
   return parseConfig(raw);
-}
-
-/** The package version (dist/daemon/config.js and src/daemon/config.ts are both two levels below package.json). */
-export function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }

@@ -11,8 +11,9 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { ORACLE_PREFIX, oracleKeyPath, type DaemonOracleConfig } from './config.ts';
-import type { Database } from './storage/db.ts';
+import { ORACLE_PREFIX, oracleKeyPath } from '../lib/paths.ts';
+import type { DaemonOracleConfig } from './config.ts';
+import type { Database } from '../storage/db.ts';
 import type { PluginsStatus } from '../lib/protocol/index.ts';
 
 export interface OracleKey {
@@ -76,7 +77,7 @@ export async function mountDefaultOracle(
   app: FastifyInstance,
   o: { database: Database; config: DaemonOracleConfig; env: Record<string, string | undefined>; key: OracleKey; log: { info(l: string): void; error(l: string): void } },
 ): Promise<DefaultOracle> {
-  const { mountOracleRuntime } = await import('./runtime/app.ts');
+  const { mountOracleRuntime } = await import('../runtime/app.ts');
   const c = o.config;
   const mounted = await mountOracleRuntime(app, {
     config: { name: c.name, description: c.description, prompt: c.prompt, model: c.model, models: c.models, oracleDid: o.key.did },

@@ -25,3 +25,16 @@ export function configDir(env: Env = process.env): string {
   if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'oraclekit');
   return join(homedir(), '.config/oraclekit');
 }
+
+export const DEFAULT_PORT = 4781;
+export const DEFAULT_HOST = '127.0.0.1';
+
+export const discoveryPath = (env = process.env) => join(stateDir(env), 'daemon.json');
+export const logPath = (env = process.env) => join(stateDir(env), 'daemon.log');
+export const dbPath = (env = process.env) => env.ORACLEKIT_DB || join(dataDir(env), 'registry.db');
+export const configPath = (env = process.env) => env.ORACLEKIT_DAEMON_CONFIG || join(configDir(env), 'daemon.json');
+/** The default oracle's signing key (BIP39 mnemonic), created 0600 on the daemon's first start. */
+export const oracleKeyPath = (env = process.env) => join(configDir(env), 'oracle-key.json');
+/** Where the default oracle is served inside the daemon (socket.io stays at the daemon's /socket.io/). */
+export const ORACLE_PREFIX = '/oracle';
+

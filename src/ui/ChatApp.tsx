@@ -9,7 +9,7 @@ import { Box, Static, Text, useApp, useInput } from 'ink';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { AnyEvent } from '../lib/protocol/index.ts';
 import type { ToolCallState } from '../client/client.ts';
-import { explainError, explainRunError, type ChatController } from '../cli/chat/controller.ts';
+import { explainError, explainRunError, type ChatController } from './chat-controller.ts';
 import { Markdown } from './markdown.tsx';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -1,7 +1,7 @@
 /** Mounts the chat TUI on the terminal and resolves when the user quits. */
 import { render } from 'ink';
 import { ChatApp } from './ChatApp.tsx';
-import type { ChatController } from '../cli/chat/controller.ts';
+import type { ChatController } from './chat-controller.ts';
 
 export async function runChatTui(controller: ChatController, banner: string[]): Promise<void> {
   const instance = render(<ChatApp controller={controller} banner={banner} />, {

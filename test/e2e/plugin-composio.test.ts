@@ -3,8 +3,8 @@ import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { callTool, lastToolResult, say } from '../helpers/scripted-model-server.ts';
 import { startComposioServer, type ComposioServer } from '../helpers/composio-server.ts';
 import type { AnyEvent } from '../../src/lib/protocol/index.ts';
-import { composioPlugin } from '../../src/daemon/runtime/plugins/index.ts';
-import { bootWith } from '../unit/daemon/runtime/plugins/_helpers/boot.ts';
+import { composioPlugin } from '../../src/runtime/plugins/index.ts';
+import { bootWith } from '../unit/runtime/plugins/_helpers/boot.ts';
 
 let h: Harness;
 let cs: ComposioServer;

@@ -7,8 +7,8 @@ import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { callTool, lastToolResult, say } from '../helpers/scripted-model-server.ts';
 import { startInProcess, PKG, type InProcess } from '../unit/daemon/harness.ts';
 import type { AnyEvent } from '../../src/lib/protocol/index.ts';
-import { domainsPlugin } from '../../src/daemon/runtime/plugins/index.ts';
-import { bootWith } from '../unit/daemon/runtime/plugins/_helpers/boot.ts';
+import { domainsPlugin } from '../../src/runtime/plugins/index.ts';
+import { bootWith } from '../unit/runtime/plugins/_helpers/boot.ts';
 
 const ALICE = 'did:example:alice';
 const V1 = 'did:example:voter1';

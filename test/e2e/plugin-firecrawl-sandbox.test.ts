@@ -3,8 +3,8 @@ import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { callTool, lastToolResult, say } from '../helpers/scripted-model-server.ts';
 import { startFirecrawlMcpServer, startMemoryMcpServer, startSandboxMcpServer } from '../helpers/mcp-servers.ts';
 import type { AnyEvent } from '../../src/lib/protocol/index.ts';
-import { firecrawlPlugin, sandboxPlugin } from '../../src/daemon/runtime/plugins/index.ts';
-import { bootWith } from '../unit/daemon/runtime/plugins/_helpers/boot.ts';
+import { firecrawlPlugin, sandboxPlugin } from '../../src/runtime/plugins/index.ts';
+import { bootWith } from '../unit/runtime/plugins/_helpers/boot.ts';
 
 let h: Harness;
 let fc: Awaited<ReturnType<typeof startFirecrawlMcpServer>>;

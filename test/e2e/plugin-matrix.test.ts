@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { say } from '../helpers/scripted-model-server.ts';
 import { startMatrixServer, type MatrixServer } from '../helpers/matrix-server.ts';
-import { OracleRuntime } from '../../src/daemon/runtime/runtime.ts';
+import { OracleRuntime } from '../../src/runtime/runtime.ts';
 
 let hs: MatrixServer;
 let h: Harness;

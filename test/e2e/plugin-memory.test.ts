@@ -3,8 +3,8 @@ import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { callTool, lastToolResult, say, systemPromptOf } from '../helpers/scripted-model-server.ts';
 import { startMemoryMcpServer, startMcpServer } from '../helpers/mcp-servers.ts';
 import type { AnyEvent } from '../../src/lib/protocol/index.ts';
-import { memoryPlugin, userPreferencesPlugin } from '../../src/daemon/runtime/plugins/index.ts';
-import { bootWith } from '../unit/daemon/runtime/plugins/_helpers/boot.ts';
+import { memoryPlugin, userPreferencesPlugin } from '../../src/runtime/plugins/index.ts';
+import { bootWith } from '../unit/runtime/plugins/_helpers/boot.ts';
 
 const TOKEN = 'mem-secret-token-42';
 let h: Harness;

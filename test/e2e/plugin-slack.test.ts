@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { say } from '../helpers/scripted-model-server.ts';
 import { startSlackServer, type SlackServer } from '../helpers/slack-server.ts';
-import { OracleRuntime } from '../../src/daemon/runtime/runtime.ts';
+import { OracleRuntime } from '../../src/runtime/runtime.ts';
 
 let slack: SlackServer;
 let h: Harness;

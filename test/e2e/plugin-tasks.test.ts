@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'redis';
-import { createOracleApp, type OracleApp } from '../../src/daemon/runtime/app.ts';
+import { createOracleApp, type OracleApp } from '../../src/runtime/app.ts';
 import { generateMnemonic, generateSigner, signerFromMnemonic, type Signer } from '../../src/lib/keys/index.ts';
 import { mintInvocation } from '../../src/lib/ucan/index.ts';
 import { readSse } from '../helpers/runtime-harness.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startHarness, readSse, type Harness } from '../helpers/runtime-harness.ts';
 import { callTool, say } from '../helpers/scripted-model-server.ts';
-import { definePlugin, defineTool } from '../../src/daemon/runtime/plugin.ts';
+import { definePlugin, defineTool } from '../../src/runtime/plugin.ts';
 import type { AnyEvent } from '../../src/lib/protocol/index.ts';
 
 const flaky = definePlugin({

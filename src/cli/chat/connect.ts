@@ -87,7 +87,7 @@ async function daemonOracle(env: NodeJS.ProcessEnv): Promise<Target> {
     const why = e instanceof Error ? e.message : String(e);
     throw new OracleKitError({ status: 503, code: 'no_oracle', message: `no oracle to chat with: the local daemon's default oracle is not available (${why}); ${ALTERNATIVES}`, field: 'oracle' });
   }
-  const { readDiscovery } = await import('../../daemon/lifecycle/discovery.ts');
+  const { readDiscovery } = await import('../../lib/discovery.ts');
   const d = readDiscovery(env);
   if (!d?.oracle) {
     throw new OracleKitError({

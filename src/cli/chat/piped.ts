@@ -8,8 +8,8 @@
  */
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import type { ChatController } from './controller.ts';
-import { explainError, explainRunError } from './controller.ts';
+import type { ChatController } from '../../ui/chat-controller.ts';
+import { explainError, explainRunError } from '../../ui/chat-controller.ts';
 
 export async function runPiped(c: ChatController, io: { stdin: Readable; stdout: Writable; stderr: Writable; json: boolean }): Promise<number> {
   const out = (s: string) => io.stdout.write(s);

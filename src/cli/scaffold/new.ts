@@ -206,7 +206,7 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
       wsUrl: oracleUrl.url,
       ...(conn.local ? {} : { registry: conn.url }),
     };
-    const { packageVersion } = await import('../../daemon/config.ts');
+    const { packageVersion } = await import('../../lib/version.ts');
     if (!existed) mkdirSync(dir, { recursive: true });
     const before = new Set(existed ? readdirSync(dir) : []);
     const files = writeProject(dir, {

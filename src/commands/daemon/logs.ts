@@ -12,7 +12,7 @@ export default class DaemonLogs extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DaemonLogs);
-    const { logPath } = await import('../../daemon/config.ts');
+    const { logPath } = await import('../../cli/daemon/control.ts');
     const { existsSync, readFileSync, statSync, openSync, readSync, closeSync, watchFile } = await import('node:fs');
     const path = logPath();
     if (!existsSync(path)) {

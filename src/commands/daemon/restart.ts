@@ -12,7 +12,7 @@ export default class DaemonRestart extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DaemonRestart);
-    const { daemonStatus, startDaemon, stopDaemon } = await import('../../daemon/lifecycle/control.ts');
+    const { daemonStatus, startDaemon, stopDaemon } = await import('../../cli/daemon/control.ts');
     await stopDaemon();
     const opts: { port?: number; host?: string } = {};
     if (flags.port !== undefined) opts.port = flags.port;

@@ -13,8 +13,7 @@ export default class DaemonStart extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DaemonStart);
-    const { daemonStatus, startDaemon, stopDaemon } = await import('../../daemon/lifecycle/control.ts');
-    const { packageVersion } = await import('../../daemon/config.ts');
+    const { daemonStatus, startDaemon, stopDaemon, packageVersion } = await import('../../cli/daemon/control.ts');
     const { status } = await daemonStatus();
     let already = false;
     let out = status;

@@ -7,7 +7,7 @@ export default class DaemonStatus extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DaemonStatus);
-    const { daemonStatus } = await import('../../daemon/lifecycle/control.ts');
+    const { daemonStatus } = await import('../../cli/daemon/control.ts');
     const { status } = await daemonStatus();
     if (flags.json) this.outJson(status);
     else if (status.running) {

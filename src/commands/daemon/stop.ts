@@ -11,7 +11,7 @@ export default class DaemonStop extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DaemonStop);
-    const { stopDaemon } = await import('../../daemon/lifecycle/control.ts');
+    const { stopDaemon } = await import('../../cli/daemon/control.ts');
     const r = await stopDaemon(process.env, flags.grace * 1000);
     if (flags.json) this.outJson(r);
     else this.out(r.stopped ? `stopped pid ${r.pid}${r.forced ? ' (forced with SIGKILL)' : ''}` : 'not running');

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base.ts';
 import { encodeDid } from '../../cli/registry-client.ts';
 import { clientOptions, registryFlags } from '../../cli/registry-flags.ts';
-import { OracleKitError } from '../../lib/errors.ts';
+import { OracleKitError } from '../../cli/errors.ts';
 import { printProposal, type ProposalOut } from './vote.ts';
 
 export default class DomainPropose extends BaseCommand {

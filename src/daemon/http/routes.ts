@@ -33,7 +33,7 @@ const etag = (v: number) => `"${v}"`;
  * what it was before the routes had reply schemas. The root keeps zod's
  * compiler, so a plugin mounted through buildServer's `plugins` serializes as
  * before, and the oracle runtime sets zod's compiler in its own scope anyway
- * (src/daemon/runtime/routes.ts).
+ * (src/runtime/routes.ts).
  */
 const documentOnly: FastifySerializerCompiler<unknown> = () => JSON.stringify;
 

@@ -7,7 +7,7 @@
  * record or nothing.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Database } from '../storage/db.ts';
+import type { Database } from '../../storage/db.ts';
 import type { DeploymentConfig } from '../config.ts';
 import { OracleKitError } from '../../lib/errors.ts';
 import { registryError, fieldError } from '../../lib/registry/errors.ts';

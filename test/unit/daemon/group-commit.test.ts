@@ -3,8 +3,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../../../src/daemon/storage/db.ts';
-import { REGISTRY_MIGRATIONS } from '../../../src/daemon/storage/registry-migrations.ts';
+import { openDatabase } from '../../../src/storage/db.ts';
+import { REGISTRY_MIGRATIONS } from '../../../src/daemon/registry/migrations.ts';
 import { Registry } from '../../../src/daemon/registry/store.ts';
 import { DEFAULT_CONFIG } from '../../../src/daemon/config.ts';
 

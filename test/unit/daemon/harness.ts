@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../../src/daemon/server.ts';
 import { Registry } from '../../../src/daemon/registry/store.ts';
-import { openDatabase } from '../../../src/daemon/storage/db.ts';
-import { REGISTRY_MIGRATIONS } from '../../../src/daemon/storage/registry-migrations.ts';
+import { openDatabase } from '../../../src/storage/db.ts';
+import { REGISTRY_MIGRATIONS } from '../../../src/daemon/registry/migrations.ts';
 import { parseConfig, type DeploymentConfig } from '../../../src/daemon/config.ts';
 
 export const ROOT = join(import.meta.dirname, '../../..');

@@ -15,8 +15,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import * as S from '../../../src/daemon/http/schemas.ts';
 import { buildServer } from '../../../src/daemon/server.ts';
 import { Registry, type DesignRecord } from '../../../src/daemon/registry/store.ts';
-import { openDatabase } from '../../../src/daemon/storage/db.ts';
-import { REGISTRY_MIGRATIONS } from '../../../src/daemon/storage/registry-migrations.ts';
+import { openDatabase } from '../../../src/storage/db.ts';
+import { REGISTRY_MIGRATIONS } from '../../../src/daemon/registry/migrations.ts';
 import { parseConfig } from '../../../src/daemon/config.ts';
 import { PKG, startInProcess, tempHome, type InProcess } from './harness.ts';
 

@@ -6,7 +6,7 @@
 import { render } from 'ink-testing-library';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatApp } from '../../../src/ui/ChatApp.tsx';
-import { ChatController } from '../../../src/cli/chat/controller.ts';
+import { ChatController } from '../../../src/ui/chat-controller.ts';
 import { OracleClient } from '../../../src/client/client.ts';
 import { generateSigner } from '../../../src/lib/keys/index.ts';
 import { startHarness, type Harness } from '../../helpers/runtime-harness.ts';

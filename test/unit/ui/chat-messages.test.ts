@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { explainError, explainRunError } from '../../../src/cli/chat/controller.ts';
+import { explainError, explainRunError } from '../../../src/ui/chat-controller.ts';
 import { OracleClientError, OracleUnreachableError, PaymentRequiredError } from '../../../src/client/errors.ts';
 import type { TurnResult } from '../../../src/client/client.ts';
 

@@ -1,0 +1,71 @@
+/**
+ * `oraclekit chat` (and `--chat`): resolve the oracle, load the identity,
+ * then the Ink TUI on a terminal or the piped mode otherwise (docs/client.md).
+ */
+import { OracleKitError } from '../../lib/errors.ts';
+
+export interface ChatFlags {
+  oracle?: string | undefined;
+  registry?: string | undefined;
+  'mnemonic-file'?: string | undefined;
+  session?: string | undefined;
+  model?: string | undefined;
+}
+
+export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void> {
+  const [{ resolveTarget }, { loadIdentity }, { OracleClient }, { OracleClientError }, { ChatController, explainError }] = await Promise.all([
+    import('./connect.ts'),
+    import('./identity.ts'),
+    import('../../client/client.ts'),
+    import('../../client/errors.ts'),
+    import('../../ui/chat-controller.ts'),
+  ]);
+  const target = await resolveTarget({ oracle: flags.oracle, registry: flags.registry, cwd: process.cwd(), env: process.env });
+  const identity = await loadIdentity({ mnemonicFile: flags['mnemonic-file'], env: process.env });
+  const client = new OracleClient({ baseUrl: target.apiUrl, wsUrl: target.wsUrl, oracleDid: target.oracleDid, signer: identity.signer, auth: { premint: true } });
+  let health: { name: string; oracleDid: string; version: string };
+  let models: { default: string | null; models: { id: string }[] };
+  try {
+    [health, models] = await Promise.all([client.health(), client.models()]);
+  } catch (e) {
+    if (e instanceof OracleClientError) {
+      throw new OracleKitError({ status: e.status === 0 ? 503 : e.status, code: e.code, message: explainError(e, target.apiUrl) });
+    }
+    throw e;
+  }
+  if (target.oracleDid && health.oracleDid !== target.oracleDid) {
+    throw new OracleKitError({ status: 409, code: 'oracle_did_mismatch', message: `the oracle at ${target.apiUrl} is ${health.oracleDid}, not ${target.oracleDid}` });
+  }
+  const controller = new ChatController(client, { model: flags.model });
+  const notices: string[] = [];
+  if (flags.session) {
+    // continue a session: the same lookup and recap as /switch (an unknown id is an error, not a new session)
+    const r = await controller.command(`/switch ${flags.session}`);
+    if (!controller.sessionId) throw new OracleKitError({ status: 404, code: 'session_not_found', message: r.lines.join(' '), field: 'session', value: flags.session });
+    notices.push(...r.lines);
+  }
+  if (identity.created) notices.push(`Created your identity ${identity.did} (saved in ${identity.source}, mode 0600).`);
+  const local = target.via.startsWith('local daemon');
+  if (target.via === 'local daemon (started)') notices.push(`Started the local daemon; its default oracle is at ${target.apiUrl}.`);
+  if (!models.default) {
+    notices.push(
+      local
+        ? "The daemon's default oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and LLM_MODEL in the environment of `oraclekit daemon restart` (or oracle.model in daemon.json)."
+        : 'This oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json.',
+    );
+  }
+
+  if (jsonMode || !process.stdin.isTTY || !process.stdout.isTTY) {
+    for (const n of notices) process.stderr.write(n + '\n');
+    const { runPiped } = await import('./piped.ts');
+    const code = await runPiped(controller, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, json: jsonMode });
+    if (code !== 0) process.exitCode = code;
+    return;
+  }
+  const { runChatTui } = await import('../../ui/run-chat.tsx');
+  await runChatTui(controller, [
+    `Chatting with ${health.name} (${health.oracleDid}) at ${target.apiUrl} — runtime v${health.version}`,
+    `You are ${identity.did}. /help for commands, Ctrl+C cancels an answer, twice quits.`,
+    ...notices,
+  ]);
+}

@@ -1,0 +1,116 @@
+/**
+ * The discovery file: {pid, host, port, url, version, token, started, oracle?}, written
+ * by the daemon after listen, atomically (temp file in the same directory,
+ * fsync, rename) with mode 0600 in a 0700 state directory, and removed on a
+ * graceful exit. The token authenticates the local admin (key management);
+ * only the user who can read this file has it.
+ */
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { discoveryPath, stateDir } from './paths.ts';
+
+export interface Discovery {
+  pid: number;
+  host: string;
+  port: number;
+  url: string;
+  version: string;
+  token: string;
+  started: string;
+  /** The default oracle (absent when the daemon hosts none): its HTTP API, its socket.io origin and its DID. */
+  oracle?: { url: string; wsUrl: string; did: string };
+}
+
+export function readDiscovery(env = process.env): Discovery | undefined {
+  const p = discoveryPath(env);
+  if (!existsSync(p)) return undefined;
+  try {
+    const d = JSON.parse(readFileSync(p, 'utf8')) as Discovery;
+    if (!Number.isInteger(d.pid) || !Number.isInteger(d.port) || typeof d.token !== 'string') return undefined;
+    return d;
+  } catch {
+    return undefined; // a torn or foreign file counts as absent (writes are atomic, so only a foreign one)
+  }
+}
+
+export function writeDiscovery(d: Discovery, env = process.env): void {
+  const p = discoveryPath(env);
+  mkdirSync(dirname(p), { recursive: true, mode: 0o700 });
+  const tmp = `${p}.${process.pid}.tmp`;
+  const fd = openSync(tmp, 'w', 0o600);
+  try {
+    writeSync(fd, JSON.stringify(d, null, 2) + '\n');
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, p);
+}
+
+/** Removes the discovery file if it still names this pid (never another daemon's). */
+export function removeDiscovery(pid: number, env = process.env): void {
+  const d = readDiscovery(env);
+  if (d && d.pid !== pid) return;
+  rmSync(discoveryPath(env), { force: true });
+}
+
+export function forceRemoveDiscovery(env = process.env): void {
+  rmSync(discoveryPath(env), { force: true });
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function isDaemonProcess(pid: number): boolean {
+  if (!isAlive(pid)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('daemon/main');
+  } catch {
+    return true; // no /proc: trust the pid
+  }
+}
+
+/**
+ * One daemon per state directory: an exclusive lock file (O_EXCL) holding the
+ * pid, taken before listen and released at exit. A lock whose pid is dead (or
+ * is not a daemon any more) is stale and taken over.
+ */
+export function acquireLock(env = process.env): void {
+  const dir = stateDir(env);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const p = join(dir, 'daemon.lock');
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = openSync(p, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      let other = 0;
+      try {
+        other = Number(readFileSync(p, 'utf8').trim());
+      } catch {
+        /* removed meanwhile */
+      }
+      if (other > 0 && other !== process.pid && isDaemonProcess(other)) throw new Error(`a daemon is already running or starting (pid ${other})`, { cause: e });
+      rmSync(p, { force: true });
+    }
+  }
+  throw new Error('could not take the daemon lock');
+}
+
+export function releaseLock(env = process.env): void {
+  const p = join(stateDir(env), 'daemon.lock');
+  try {
+    if (Number(readFileSync(p, 'utf8').trim()) === process.pid) rmSync(p, { force: true });
+  } catch {
+    /* already gone */
+  }
+}

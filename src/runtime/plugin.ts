@@ -1,0 +1,165 @@
+/**
+ * The plugin contract (runtime.md, "Plugin contract"; docs/plugins.md). A
+ * bundled plugin and a project's own plugin implement the same interface.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+import type { RuntimeStore } from './store.ts';
+import type { Run } from './runs.ts';
+import type { AnyEventInput, ClientAction, ClientTool } from '../lib/protocol/index.ts';
+
+export type Visibility = 'always' | 'on-demand' | 'silent';
+export type Stability = 'stable' | 'beta' | 'experimental';
+
+export interface PluginManifest {
+  title: string;
+  summary: string;
+  whenToUse: string[];
+  whenNotToUse?: string[];
+  visibility: Visibility;
+  stability: Stability;
+  category: string;
+  defaultState: 'on' | 'off';
+  dependsOn: string[];
+}
+
+/** What a tool, middleware or state loader sees of the current turn. */
+export interface TurnContext {
+  userDid: string;
+  sessionId: string;
+  requestId: string;
+  /** The session's shared state (persisted): loadedPlugins and plugin keys. */
+  state: Record<string, unknown>;
+  /** The user → oracle delegation of the request, when one was sent or stored. */
+  delegation?: string;
+  abortSignal: AbortSignal;
+  timezone?: string;
+  metadata?: Record<string, unknown>;
+  /** The human message of this turn (e.g. to recall relevant memories before the model call). */
+  message?: string;
+  /** The client's tools of this request (body `tools[]`, run in the browser: portal). */
+  clientTools?: ClientTool[];
+  /** The client's actions of this request (body `agActions[]`: ag-ui). */
+  agActions?: ClientAction[];
+}
+
+/** What a turn gate sees before a run starts (credits). */
+export interface TurnRequest {
+  userDid: string;
+  sessionId: string;
+  message: string;
+}
+
+/** Runtime services a plugin may use from tools, routes and background work. */
+export interface PluginHost {
+  /** Starts an agent turn for a user in one of their sessions (transports, task workers). */
+  startTurn(userDid: string, sessionId: string, input: { message: string; metadata?: Record<string, unknown> }): Run;
+  /** Appends an AI message to a session (a background result) and tells its socket clients. */
+  postMessage(sessionId: string, msg: { id?: string; content: string }): { id: string };
+  /** Emits a raw socket.io event to the session's room; false when no realtime channel is attached. */
+  emitToSession(sessionId: string, event: string, payload: unknown): boolean;
+  /** Waits for a client's tool_result / action_call_result (rejects after timeoutMs). */
+  awaitClientResult(sessionId: string, toolCallId: string, timeoutMs: number): Promise<unknown>;
+  /** Emits an SSE event on the session's active run (e.g. action_call); false when none runs. */
+  emitRunEvent(sessionId: string, e: AnyEventInput): boolean;
+}
+
+export interface PluginContext<Env = Record<string, unknown>> {
+  /** The plugin's environment, parsed by its env schema. */
+  env: Env;
+  store: RuntimeStore;
+  config: OracleConfig;
+  log: (line: string) => void;
+  /** Runtime services (turns, messages, realtime channel). */
+  host: PluginHost;
+}
+
+export interface PluginTool<I = unknown> {
+  description: string;
+  inputSchema: z.ZodType<I>;
+  execute: (input: I, turn: TurnContext, call?: { toolCallId: string }) => Promise<unknown> | unknown;
+  /** Time-out of one call (default: the runtime's toolTimeoutMs). */
+  timeoutMs?: number;
+}
+
+export interface SubAgent {
+  name: string;
+  description: string;
+  /** The sub-agent's own system prompt; it runs with the plugin's tools. */
+  prompt: string;
+  tools?: string[];
+}
+
+export interface PluginMiddleware {
+  /** Before each model step: may add text to the system prompt of the turn. */
+  beforeModel?: (turn: TurnContext) => Promise<string | void> | string | void;
+  afterModel?: (turn: TurnContext, step: { text: string; finishReason: string }) => Promise<void> | void;
+  /** Before a tool call: may replace its input (return a value) or throw to refuse it. */
+  beforeTool?: (turn: TurnContext, call: { toolName: string; input: unknown }) => Promise<unknown> | unknown;
+  afterTool?: (turn: TurnContext, call: { toolName: string; input: unknown; output?: unknown; error?: string }) => Promise<void> | void;
+}
+
+export interface OraclePlugin<Env = Record<string, unknown>> {
+  name: string;
+  version: string;
+  manifest: PluginManifest;
+  /** Variables the plugin needs: a blank one excludes it (auto-detect). */
+  requiredEnv?: string[];
+  /** zod schema of the plugin's environment (keys are variable names). */
+  envSchema?: z.ZodType<Env>;
+  tools?: (ctx: PluginContext<Env>) => Record<string, PluginTool<never>>;
+  subAgents?: SubAgent[];
+  middleware?: PluginMiddleware;
+  /** HTTP routes, registered inside the runtime's scope. */
+  routes?: (app: FastifyInstance, ctx: PluginContext<Env>) => Promise<void> | void;
+  /** Route URLs (as registered) that need no authentication. */
+  authExcludedRoutes?: string[];
+  /** Shared state keys the plugin owns in the session state. */
+  stateKeys?: string[];
+  /** Loads the plugin's state before the agent is compiled for a turn. */
+  loadState?: (turn: TurnContext, ctx: PluginContext<Env>) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Text for the system prompt, from the turn's state. */
+  systemPrompt?: (state: Record<string, unknown>, ctx: PluginContext<Env>) => string | undefined;
+  /** A start that finishes in the background (pending → loaded / failed). */
+  start?: (ctx: PluginContext<Env>) => Promise<void>;
+  /** Releases what start or tools opened (connections, timers); called by close(). */
+  stop?: (ctx: PluginContext<Env>) => Promise<void> | void;
+  /** Tools of one turn, e.g. from the request body (visibility rules as for `tools`). */
+  turnTools?: (turn: TurnContext, ctx: PluginContext<Env>) => Record<string, PluginTool<never>>;
+  /** Before a run starts: throw an OracleKitError (e.g. 402) to refuse the turn. */
+  gateTurn?: (req: TurnRequest, ctx: PluginContext<Env>) => void;
+  /**
+   * Enablement from oracle.config.json (credits: price > 0): return
+   * {exclude: reason} to leave the plugin out, {invalid: {field, why}} for a
+   * boot error, or nothing to go on with the environment rules.
+   */
+  detect?: (config: OracleConfig) => { exclude?: string; invalid?: { field: string; why: string } } | undefined;
+}
+
+/** Identity helper for typing a plugin. */
+export function definePlugin<Env>(p: OraclePlugin<Env>): OraclePlugin<Env> {
+  return p;
+}
+
+export interface OracleConfig {
+  name: string;
+  description?: string;
+  prompt?: string;
+  model?: string;
+  /** Other selectable models (ids). */
+  models?: string[];
+  oracleDid?: string;
+  price?: number;
+}
+
+/** A tool of any input type, as stored in a plugin's tool map. */
+export type AnyPluginTool = PluginTool<never>;
+
+/** Types a tool by its zod input schema and erases it for the tool map. */
+export function defineTool<I>(t: PluginTool<I>): AnyPluginTool {
+  return t as unknown as AnyPluginTool;
+}
+
+/** A plugin of any environment type (lists of bundled and project plugins). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyOraclePlugin = OraclePlugin<any>;

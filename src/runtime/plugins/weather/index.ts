@@ -1,0 +1,168 @@
+/**
+ * weather (runtime.md): Open-Meteo geocoding + forecast (base URLs
+ * configurable), tools get_current_weather and get_weather_forecast, route
+ * GET /weather/now?city= (auth-excluded). temp_c is always Celsius; the
+ * display units come from WEATHER_DEFAULT_UNITS (celsius | fahrenheit; a bad
+ * value is a boot error).
+ */
+import { z } from 'zod';
+import { definePlugin, defineTool } from '../../plugin.ts';
+import { runtimeError } from '../../../lib/protocol/errors.ts';
+import { OracleKitError } from '../../../lib/errors.ts';
+
+export const WeatherEnvSchema = z.object({
+  WEATHER_DEFAULT_UNITS: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.enum(['celsius', 'fahrenheit']).default('celsius')),
+  WEATHER_GEOCODING_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url().default('https://geocoding-api.open-meteo.com')),
+  WEATHER_FORECAST_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url().default('https://api.open-meteo.com')),
+  WEATHER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(8000),
+});
+export type WeatherEnv = z.infer<typeof WeatherEnvSchema>;
+
+/** WMO weather interpretation codes (Open-Meteo). */
+const WMO: Record<number, string> = {
+  0: 'clear sky', 1: 'mainly clear', 2: 'partly cloudy', 3: 'overcast', 45: 'fog', 48: 'depositing rime fog',
+  51: 'light drizzle', 53: 'moderate drizzle', 55: 'dense drizzle', 56: 'light freezing drizzle', 57: 'dense freezing drizzle',
+  61: 'slight rain', 63: 'moderate rain', 65: 'heavy rain', 66: 'light freezing rain', 67: 'heavy freezing rain',
+  71: 'slight snow', 73: 'moderate snow', 75: 'heavy snow', 77: 'snow grains', 80: 'slight rain showers', 81: 'moderate rain showers',
+  82: 'violent rain showers', 85: 'slight snow showers', 86: 'heavy snow showers', 95: 'thunderstorm', 96: 'thunderstorm with slight hail', 99: 'thunderstorm with heavy hail',
+};
+const conditions = (code: unknown) => (typeof code === 'number' ? (WMO[code] ?? `weather code ${code}`) : 'unknown');
+const toF = (c: number) => Math.round((c * 9) / 5 * 10 + 320) / 10;
+
+async function getJson(url: string, timeoutMs: number): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } });
+  } catch (e) {
+    throw runtimeError('upstream_error', `the weather service is unreachable: ${(e as Error).message}`);
+  }
+  if (!res.ok) throw runtimeError('upstream_error', `the weather service answered HTTP ${res.status}`, { details: { upstreamStatus: res.status } });
+  try {
+    return await res.json();
+  } catch {
+    throw runtimeError('upstream_error', 'the weather service returned invalid JSON');
+  }
+}
+
+interface Place {
+  name: string;
+  latitude: number;
+  longitude: number;
+  country?: string;
+}
+
+export class WeatherClient {
+  readonly env: WeatherEnv;
+  constructor(env: WeatherEnv) {
+    this.env = env;
+  }
+
+  async geocode(city: string): Promise<Place> {
+    if (!city.trim()) throw new OracleKitError({ status: 400, code: 'missing_city', message: 'city is required', field: 'city' });
+    const u = new URL('/v1/search', this.env.WEATHER_GEOCODING_URL);
+    u.searchParams.set('name', city.trim());
+    u.searchParams.set('count', '1');
+    u.searchParams.set('format', 'json');
+    const body = (await getJson(u.toString(), this.env.WEATHER_TIMEOUT_MS)) as { results?: Place[] };
+    const first = body.results?.[0];
+    if (!first) throw runtimeError('unknown_city', `no city named ${JSON.stringify(city)}`, { field: 'city' });
+    if (typeof first.latitude !== 'number' || typeof first.longitude !== 'number') throw runtimeError('upstream_error', 'the geocoding service returned no coordinates');
+    return first;
+  }
+
+  async current(city: string) {
+    const p = await this.geocode(city);
+    const u = new URL('/v1/forecast', this.env.WEATHER_FORECAST_URL);
+    u.searchParams.set('latitude', String(p.latitude));
+    u.searchParams.set('longitude', String(p.longitude));
+    u.searchParams.set('current', 'temperature_2m,weather_code,wind_speed_10m,relative_humidity_2m');
+    u.searchParams.set('temperature_unit', 'celsius');
+    const body = (await getJson(u.toString(), this.env.WEATHER_TIMEOUT_MS)) as { current?: Record<string, unknown> };
+    const t = body.current?.temperature_2m;
+    if (typeof t !== 'number') throw runtimeError('upstream_error', 'the forecast service returned no current temperature');
+    const units = this.env.WEATHER_DEFAULT_UNITS;
+    return {
+      ok: true as const,
+      city: p.country ? `${p.name}, ${p.country}` : p.name,
+      temp_c: t,
+      ...(units === 'fahrenheit' ? { temp_f: toF(t) } : {}),
+      units,
+      conditions: conditions(body.current?.weather_code),
+      wind_kmh: typeof body.current?.wind_speed_10m === 'number' ? body.current.wind_speed_10m : undefined,
+      humidity: typeof body.current?.relative_humidity_2m === 'number' ? body.current.relative_humidity_2m : undefined,
+      latitude: p.latitude,
+      longitude: p.longitude,
+    };
+  }
+
+  async forecast(city: string, days: number) {
+    const p = await this.geocode(city);
+    const u = new URL('/v1/forecast', this.env.WEATHER_FORECAST_URL);
+    u.searchParams.set('latitude', String(p.latitude));
+    u.searchParams.set('longitude', String(p.longitude));
+    u.searchParams.set('daily', 'weather_code,temperature_2m_max,temperature_2m_min,precipitation_probability_max');
+    u.searchParams.set('forecast_days', String(days));
+    u.searchParams.set('timezone', 'auto');
+    u.searchParams.set('temperature_unit', 'celsius');
+    const body = (await getJson(u.toString(), this.env.WEATHER_TIMEOUT_MS)) as { daily?: Record<string, unknown[]> };
+    const d = body.daily;
+    if (!d || !Array.isArray(d.time)) throw runtimeError('upstream_error', 'the forecast service returned no daily forecast');
+    const units = this.env.WEATHER_DEFAULT_UNITS;
+    return {
+      ok: true as const,
+      city: p.country ? `${p.name}, ${p.country}` : p.name,
+      units,
+      latitude: p.latitude,
+      longitude: p.longitude,
+      days: d.time.slice(0, days).map((date, i) => ({
+        date,
+        max_c: d.temperature_2m_max?.[i],
+        min_c: d.temperature_2m_min?.[i],
+        conditions: conditions(d.weather_code?.[i]),
+        precipitation_probability: d.precipitation_probability_max?.[i],
+      })),
+    };
+  }
+}
+
+export const weatherPlugin = definePlugin<WeatherEnv>({
+  name: 'weather',
+  version: '1.0.0',
+  manifest: {
+    title: 'Weather',
+    summary: 'Current weather and up to 7-day forecasts for a city (Open-Meteo).',
+    whenToUse: ['the user asks about current weather, temperature or conditions in a city', 'the user asks for a forecast for the next days'],
+    whenNotToUse: ['climate statistics or historical weather'],
+    visibility: 'on-demand',
+    stability: 'stable',
+    category: 'information',
+    defaultState: 'on',
+    dependsOn: [],
+  },
+  envSchema: WeatherEnvSchema as unknown as z.ZodType<WeatherEnv>,
+  tools: (ctx) => {
+    const client = new WeatherClient(ctx.env);
+    return {
+      get_current_weather: defineTool({
+        description: 'Current weather for a city: temperature (temp_c is always Celsius), conditions, wind, humidity.',
+        inputSchema: z.object({ city: z.string().min(1).describe('city name, e.g. "Nairobi"') }),
+        execute: ({ city }) => client.current(city),
+      }),
+      get_weather_forecast: defineTool({
+        description: 'Daily forecast (max/min °C, conditions, precipitation probability) for a city, 1 to 7 days.',
+        inputSchema: z.object({ city: z.string().min(1), days: z.number().int().min(1).max(7).describe('number of days, 1–7') }),
+        execute: ({ city, days }) => client.forecast(city, days),
+      }),
+    };
+  },
+  authExcludedRoutes: ['/weather/now'],
+  routes: (app, ctx) => {
+    const client = new WeatherClient(ctx.env);
+    app.get('/weather/now', async (req) => {
+      const city = (req.query as { city?: unknown }).city;
+      if (typeof city !== 'string' || city.trim() === '') throw new OracleKitError({ status: 400, code: 'missing_city', message: 'query parameter city is required', field: 'city' });
+      const r = await client.current(city);
+      return { ok: r.ok, city: r.city, temp_c: r.temp_c, units: r.units, conditions: r.conditions, latitude: r.latitude, longitude: r.longitude };
+    });
+  },
+});

@@ -1,0 +1,216 @@
+/**
+ * Every HTTP route of protocol.md, as one fastify plugin (encapsulated: its
+ * own zod compilers, error handler and auth hook), so the daemon can mount
+ * the runtime onto its own fastify and createOracleApp onto a fresh one.
+ */
+import type { FastifyInstance, FastifyPluginAsync, FastifyError } from 'fastify';
+import cors from '@fastify/cors';
+import { serializerCompiler, validatorCompiler, hasZodFastifySchemaValidationErrors, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import * as P from '../lib/protocol/index.ts';
+import { runtimeError } from '../lib/protocol/errors.ts';
+import { isOracleKitError, type ErrorBody } from '../lib/errors.ts';
+import { verifyDelegation } from '../lib/ucan/index.ts';
+import type { OracleRuntime } from './runtime.ts';
+import { getUser, setUser } from './auth.ts';
+import { streamRun } from './sse.ts';
+
+export interface RuntimeRoutesOptions {
+  runtime: OracleRuntime;
+  /** Register @fastify/cors in this scope (default true; false when the host already does). */
+  cors?: boolean;
+  /** Register `/` and `/health` (default true; the daemon may serve its own). */
+  rootRoutes?: boolean;
+}
+
+export const PUBLIC_ROUTES = ['/', '/health', '/ready', '/docs', '/models'];
+
+/** Maps any error to protocol.md's body. */
+export function toErrorBody(err: unknown): ErrorBody {
+  if (isOracleKitError(err)) return err.toBody();
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const issues = err.validation.map((v) => ({ path: v.instancePath, message: v.message }));
+    const first = issues[0];
+    return { statusCode: 400, code: 'validation_failed', message: `invalid ${err.validationContext ?? 'request'}${first ? `: ${first.path || '(root)'} ${first.message}` : ''}`, details: { issues } };
+  }
+  const fe = err as FastifyError;
+  if (fe && typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    const code = fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe instanceof SyntaxError ? 'invalid_json' : fe.statusCode === 404 ? 'not_found' : fe.statusCode === 415 ? 'unsupported_media_type' : 'bad_request';
+    return { statusCode: fe.statusCode, code, message: fe.message };
+  }
+  return { statusCode: 500, code: 'internal_error', message: 'an unexpected error occurred' };
+}
+
+export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = async (root, opts) => {
+  const rt = opts.runtime;
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  if (opts.cors !== false) {
+    const origins = rt.options.corsOrigins ?? (rt.env.CORS_ORIGINS ? rt.env.CORS_ORIGINS.split(',').map((s) => s.trim()) : true);
+    await app.register(cors, { origin: origins, exposedHeaders: ['X-Request-Id', 'x-run-id'], credentials: true });
+  }
+  app.setErrorHandler((err, _req, reply) => {
+    const body = toErrorBody(err);
+    if (body.statusCode >= 500) rt.hooks.onError?.(err);
+    void reply.status(body.statusCode).send(body);
+  });
+
+  const routeList: string[] = [];
+  app.addHook('onRoute', (r) => {
+    for (const m of [r.method].flat()) if (m !== 'HEAD') routeList.push(`${m} ${r.url}`);
+  });
+  const publicUrls = new Set(PUBLIC_ROUTES);
+  for (const { plugin } of rt.resolvedPlugins()) for (const u of plugin.authExcludedRoutes ?? []) publicUrls.add(u);
+
+  app.addHook('onRequest', async (req) => {
+    const full = req.routeOptions.url;
+    if (full === undefined || req.method === 'OPTIONS') return;
+    const url = app.prefix && full.startsWith(app.prefix) ? full.slice(app.prefix.length) || '/' : full;
+    if (publicUrls.has(url)) return;
+    const h = req.headers;
+    const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+    const user = await rt.auth.authenticate({ authorization: one(h.authorization), authType: one(h['x-auth-type']), delegation: one(h['x-ucan-delegation']) });
+    setUser(req, user);
+  });
+  // A changing request is answered only once what it wrote is on disk (storage/db.ts, durable()): one
+  // hook for every route, plugin routes included; it costs nothing when nothing was written since the
+  // last fsync. Streamed replies (SSE) are not sent through it; a turn's history is awaited by the run.
+  app.addHook('onSend', (req, _reply, payload, done) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return done(null, payload);
+    rt.store.db.durable().then(
+      () => done(null, payload),
+      (e: unknown) => done(e as Error),
+    );
+  });
+
+  // ---- public ------------------------------------------------------------
+  const health = async () => ({ status: 'ok', name: rt.config.name, oracleDid: rt.oracleDid, version: P.RUNTIME_VERSION });
+  if (opts.rootRoutes !== false) {
+    app.get('/', { schema: { response: { 200: P.HealthResponseSchema } } }, health);
+    app.get('/health', { schema: { response: { 200: P.HealthResponseSchema } } }, health);
+  }
+  app.get('/ready', async (_req, reply) => {
+    const r = rt.ready();
+    const body: P.ReadyResponse = { ready: r.ready, plugins: rt.status(), signingKeyLoaded: rt.signingKeyLoaded };
+    if (!r.ready) body.pending = r.pending;
+    return reply.status(r.ready ? 200 : 503).send(body);
+  });
+  app.get('/docs', async () => ({
+    name: rt.config.name,
+    oracleDid: rt.oracleDid,
+    protocolVersion: P.PROTOCOL_VERSION,
+    runtimeVersion: P.RUNTIME_VERSION,
+    documentation: 'docs/protocol.md of oraclekit',
+    auth: { header: 'Authorization: Bearer <base64 CAR of a ucanto invocation>', authType: 'X-Auth-Type: ucan', capability: { can: 'oracle/use', with: rt.oracleDid } },
+    routes: routeList,
+  }));
+  app.get('/models', { schema: { response: { 200: P.ModelsResponseSchema } } }, async () => rt.models());
+
+  // ---- sessions ----------------------------------------------------------
+  app.post('/sessions', { schema: { body: P.CreateSessionBodySchema, response: { 201: P.CreateSessionResponseSchema } } }, async (req, reply) => {
+    const s = rt.store.createSession(getUser(req).did, req.body?.title);
+    return reply.status(201).send(s);
+  });
+  app.get('/sessions', { schema: { querystring: P.PageQuerySchema, response: { 200: P.ListSessionsResponseSchema } } }, async (req) => rt.store.listSessions(getUser(req).did, req.query.limit, req.query.offset));
+  app.delete('/sessions/:id', { schema: { params: P.IdParamsSchema, response: { 200: P.MessageResponseSchema } } }, async (req) => {
+    const did = getUser(req).did;
+    if (!rt.store.getSession(did, req.params.id)) throw runtimeError('session_not_found', `no session ${req.params.id}`);
+    rt.runs.active(req.params.id)?.abort.abort(new Error('session deleted'));
+    rt.store.deleteSession(did, req.params.id);
+    return { message: `session ${req.params.id} deleted` };
+  });
+  app.get('/sessions/:id/run', { schema: { params: P.IdParamsSchema, response: { 200: P.SessionRunResponseSchema } } }, async (req) => {
+    if (!rt.store.getSession(getUser(req).did, req.params.id)) throw runtimeError('session_not_found', `no session ${req.params.id}`);
+    const mem = rt.runs.latest(req.params.id);
+    if (mem) return { run: { runId: mem.runId, status: mem.status } };
+    return { run: rt.store.latestRun(req.params.id) ?? null };
+  });
+  app.get('/sessions/:id/messages', { schema: { params: P.IdParamsSchema, querystring: P.HistoryQuerySchema, response: { 200: P.PagedHistoryResponseSchema } } }, async (req) => {
+    if (!rt.store.getSession(getUser(req).did, req.params.id)) throw runtimeError('session_not_found', `no session ${req.params.id}`);
+    return rt.store.historyPage(req.params.id, req.query.limit, req.query.before, req.query.after);
+  });
+
+  // ---- messages and runs -------------------------------------------------
+  app.post('/messages/abort', { schema: { body: P.AbortBodySchema, response: { 200: P.AbortResponseSchema } } }, async (req) => {
+    const did = getUser(req).did;
+    if (!rt.store.getSession(did, req.body.sessionId)) throw runtimeError('session_not_found', `no session ${req.body.sessionId}`);
+    const run = rt.runs.active(req.body.sessionId);
+    if (!run) throw runtimeError('no_active_run', 'this session has no running run');
+    run.abort.abort(new Error('aborted by the user'));
+    return { aborted: true as const, runId: run.runId };
+  });
+  app.get('/messages/:sessionId', { schema: { params: P.SessionIdParamsSchema, response: { 200: P.HistoryResponseSchema } } }, async (req) => {
+    if (!rt.store.getSession(getUser(req).did, req.params.sessionId)) throw runtimeError('session_not_found', `no session ${req.params.sessionId}`);
+    return { messages: rt.store.history(req.params.sessionId) };
+  });
+  app.post('/messages/:sessionId', { schema: { params: P.SessionIdParamsSchema, body: P.SendMessageBodySchema } }, async (req, reply) => {
+    const user = getUser(req);
+    const delegation = user.delegation ?? rt.store.getDelegation(user.did)?.raw;
+    const run = rt.startTurn(user.did, req.params.sessionId, {
+      message: req.body.message,
+      model: req.body.model,
+      timezone: req.body.timezone,
+      metadata: req.body.metadata,
+      delegation,
+      tools: req.body.tools,
+      agActions: req.body.agActions,
+    });
+    if (req.body.stream) {
+      streamRun(reply, { run, after: 0, heartbeatMs: rt.heartbeatMs });
+      return reply;
+    }
+    await run.done;
+    reply.header('x-request-id', run.requestId).header('x-run-id', run.runId);
+    const err = run.events.find((e) => e.event === 'error');
+    if (err && err.event === 'error' && run.status !== 'finished') {
+      throw runtimeError('upstream_error', err.data.error, { details: { kind: err.data.kind, retryable: err.data.retryable, errorCode: err.data.code, runId: run.runId } });
+    }
+    return { message: { id: run.requestId, type: 'ai' as const, content: run.text }, sessionId: req.params.sessionId };
+  });
+  app.get('/runs/:runId', { schema: { params: P.RunIdParamsSchema, querystring: P.RunReplayQuerySchema } }, async (req, reply) => {
+    const did = getUser(req).did;
+    const mem = rt.runs.get(req.params.runId);
+    const live = mem && mem.userDid === did ? mem : undefined;
+    if (!live && !rt.store.getRun(did, req.params.runId)) throw runtimeError('run_not_found', `no run ${req.params.runId}`);
+    const after = req.query.after;
+    if (live) {
+      streamRun(reply, { run: live, after, heartbeatMs: rt.heartbeatMs, resumed: after > 0, partialLength: live.text.length });
+    } else {
+      const events = rt.store.runEvents(req.params.runId, after);
+      streamRun(reply, { stored: events, after, heartbeatMs: rt.heartbeatMs });
+    }
+    return reply;
+  });
+
+  // ---- delegation --------------------------------------------------------
+  app.post('/delegation', { schema: { body: P.PostDelegationBodySchema, response: { 200: P.PostDelegationResponseSchema } } }, async (req) => {
+    const did = getUser(req).did;
+    const v = await verifyDelegation(req.body.raw, { oracleDid: rt.oracleDid, user: did, isRevoked: (c) => rt.store.isRevoked(c) });
+    const expiration = Number.isFinite(v.expiration) ? v.expiration : (req.body.expiration ?? null);
+    rt.store.saveDelegation(did, v.cid, req.body.raw, expiration);
+    return { ok: true as const, expiration };
+  });
+  app.get('/delegation', { schema: { response: { 200: P.GetDelegationResponseSchema } } }, async (req) => {
+    const d = rt.store.getDelegation(getUser(req).did);
+    const now = Math.floor(Date.now() / 1000);
+    if (!d || rt.store.isRevoked(d.cid) || (d.expiration !== null && d.expiration <= now)) return { authorized: false };
+    return d.expiration !== null ? { authorized: true, expiration: d.expiration } : { authorized: true };
+  });
+  app.delete('/delegation', { schema: { response: { 200: P.OkResponseSchema } } }, async (req) => {
+    const cid = rt.store.deleteDelegation(getUser(req).did);
+    if (cid) rt.store.revoke(cid);
+    return { ok: true as const };
+  });
+
+  // ---- plugin routes -----------------------------------------------------
+  for (const { plugin, ctx } of rt.resolvedPlugins()) {
+    if (plugin.routes) await plugin.routes(app as unknown as FastifyInstance, ctx);
+  }
+};
+
+/** A not-found handler with protocol.md's body (for a fastify the runtime owns). */
+export function setRuntimeNotFound(app: FastifyInstance): void {
+  app.setNotFoundHandler((req, reply) => {
+    void reply.status(404).send({ statusCode: 404, code: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` });
+  });
+}

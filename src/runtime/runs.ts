@@ -1,0 +1,127 @@
+/**
+ * Runs: one agent turn each, with an increasing event id per run, a buffer
+ * of every event (replay from `after=N`), live subscribers (SSE streams,
+ * the socket bridge) and an abort controller. A subscriber that goes away
+ * never stops the run; the run's events are stored when it ends.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AnyEvent, AnyEventInput, DoneStatus, RunStatus } from '../lib/protocol/index.ts';
+import type { RuntimeStore } from './store.ts';
+
+export type RunListener = (e: AnyEvent) => void;
+
+export class Run {
+  readonly runId: string;
+  readonly requestId: string;
+  readonly sessionId: string;
+  readonly userDid: string;
+  status: RunStatus = 'queued';
+  readonly events: AnyEvent[] = [];
+  readonly abort = new AbortController();
+  /** The answer text so far. */
+  text = '';
+  private readonly listeners = new Set<RunListener>();
+  private resolveDone!: (s: DoneStatus) => void;
+  readonly done: Promise<DoneStatus>;
+
+  constructor(init: { sessionId: string; userDid: string; requestId?: string }) {
+    this.runId = randomUUID();
+    this.requestId = init.requestId ?? randomUUID();
+    this.sessionId = init.sessionId;
+    this.userDid = init.userDid;
+    this.done = new Promise((r) => (this.resolveDone = r));
+  }
+
+  get finished(): boolean {
+    return this.status === 'finished' || this.status === 'aborted' || this.status === 'failed';
+  }
+
+  emit(e: AnyEventInput): AnyEvent {
+    const ev = { ...e, id: this.events.length + 1 } as AnyEvent;
+    this.events.push(ev);
+    if (ev.event === 'message') this.text += ev.data.content;
+    for (const l of this.listeners) {
+      try {
+        l(ev);
+      } catch {
+        // a broken subscriber never breaks the run
+      }
+    }
+    if (ev.event === 'done') this.resolveDone(ev.data.status);
+    return ev;
+  }
+
+  /** Replays events after `after`, then follows live; returns the unsubscribe. */
+  subscribe(after: number, l: RunListener): () => void {
+    for (const e of this.events) if (e.id > after) l(e);
+    if (this.events.at(-1)?.event === 'done') return () => {};
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+}
+
+export class RunManager {
+  private readonly byId = new Map<string, Run>();
+  private readonly activeBySession = new Map<string, Run>();
+  private readonly latestBySession = new Map<string, Run>();
+  private readonly global = new Set<(run: Run, e: AnyEvent) => void>();
+  private readonly store: RuntimeStore;
+  /** How long a finished run stays in memory (its events stay in SQLite). */
+  retainMs: number;
+
+  constructor(store: RuntimeStore, retainMs = 60_000) {
+    this.store = store;
+    this.retainMs = retainMs;
+  }
+
+  /** Observe every event of every run (the socket.io bridge). */
+  onEvent(l: (run: Run, e: AnyEvent) => void): () => void {
+    this.global.add(l);
+    return () => this.global.delete(l);
+  }
+
+  active(sessionId: string): Run | undefined {
+    return this.activeBySession.get(sessionId);
+  }
+
+  /** The session's latest run while it is in memory. */
+  latest(sessionId: string): Run | undefined {
+    return this.latestBySession.get(sessionId);
+  }
+
+  get(runId: string): Run | undefined {
+    return this.byId.get(runId);
+  }
+
+  start(init: { sessionId: string; userDid: string }): Run {
+    const run = new Run(init);
+    this.byId.set(run.runId, run);
+    this.activeBySession.set(run.sessionId, run);
+    run.status = 'running';
+    void this.store.defer(() => this.store.createRun({ id: run.runId, sessionId: run.sessionId, userDid: run.userDid, requestId: run.requestId, status: 'running' }));
+    run.subscribe(0, (e) => {
+      for (const g of this.global) g(run, e);
+    });
+    this.latestBySession.set(run.sessionId, run);
+    void run.done.then(async (status) => {
+      run.status = status === 'finished' ? 'finished' : status === 'aborted' ? 'aborted' : 'failed';
+      // the session is free at once; the run's row follows in the next group commit
+      if (this.activeBySession.get(run.sessionId) === run) this.activeBySession.delete(run.sessionId);
+      await this.store.defer(() => this.store.finishRun(run.runId, run.status, run.events)).catch(() => {});
+      const t = setTimeout(() => {
+        this.byId.delete(run.runId);
+        if (this.latestBySession.get(run.sessionId) === run) this.latestBySession.delete(run.sessionId);
+      }, this.retainMs);
+      t.unref();
+    });
+    return run;
+  }
+
+  abortAll(): void {
+    for (const r of this.activeBySession.values()) r.abort.abort(new Error('runtime closing'));
+  }
+
+  async settleAll(): Promise<void> {
+    await Promise.all([...this.activeBySession.values()].map((r) => r.done));
+  }
+}
