@@ -20,4 +20,5 @@ else
 fi
 # native addons build against the headers of the Node that runs them
 NODE_HOME="$(dirname "$(dirname "$(command -v node)")")"
-if [ -d "$NODE_HOME/include/node" ]; then export npm_config_nodedir="$NODE_HOME"; fi
+# (node-gyp reads npm_package_config_node_gyp_nodedir; npm 11 warns on npm_config_nodedir, an unknown npm config)
+if [ -d "$NODE_HOME/include/node" ]; then export npm_package_config_node_gyp_nodedir="$NODE_HOME"; fi
