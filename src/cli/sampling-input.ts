@@ -26,7 +26,10 @@ export function parseNumberFlag(value: string | undefined, flag: string, code: S
   if (value === undefined) return undefined;
   const t = value.trim();
   if (!NUMBER.test(t)) throw samplingError(code, flag, value, valid);
-  return Number(t);
+  const n = Number(t);
+  if (!Number.isFinite(n)) throw samplingError(code, flag, value, `${valid}; ${t} is beyond the largest number, 1.7976931348623157e308`);
+  if (n === 0 && /[1-9]/.test(t.replace(/e.*$/i, ''))) throw samplingError(code, flag, value, `${valid}; ${t} is below the smallest number, 5e-324, and would read as 0`);
+  return n;
 }
 
 /** `name=weight[:mean:sd]` */
