@@ -265,8 +265,9 @@ function validateStratification(s: unknown): { enabled: boolean; strata: Stratum
     const key = normaliseStratumName(r.name);
     const prev = seen.get(key);
     if (prev !== undefined) {
-      throw samplingError('duplicate_stratum', `${f}.name`, r.name, 'stratum names unique after trim and case-fold', {
-        message: `${f}.name = ${JSON.stringify(r.name)} duplicates stratification.strata[${prev}].name after trim and case-fold; valid: unique stratum names`,
+      const valid = 'stratum names unique after trim and case-fold';
+      throw samplingError('duplicate_stratum', `${f}.name`, r.name, valid, {
+        message: `${f}.name = ${JSON.stringify(r.name)} duplicates stratification.strata[${prev}].name after trim and case-fold; valid: ${valid}`,
       });
     }
     seen.set(key, i);
@@ -280,8 +281,9 @@ function validateStratification(s: unknown): { enabled: boolean; strata: Stratum
   const sum = strata.map((x) => Q.fromNumber(x.weight)).reduce((a, b) => Q.add(a, b), Q.int(0));
   const off = Math.abs(Q.toNumber(Q.sub(sum, Q.int(1))));
   if (off > 1e-6) {
-    throw samplingError('weights_do_not_sum_to_1', 'stratification.strata[].weight', strata.map((x) => x.weight), 'weights summing to 1 within 1e-6', {
-      message: `stratum weights sum to ${Q.toNumber(sum)}, not 1 (off by more than 1e-6); valid: weights summing to 1`,
+    const valid = 'weights summing to 1 within 1e-6';
+    throw samplingError('weights_do_not_sum_to_1', 'stratification.strata[].weight', strata.map((x) => x.weight), valid, {
+      message: `stratum weights sum to ${Q.toNumber(sum)}, not 1; valid: ${valid}`,
       details: { sum: Q.toNumber(sum) },
     });
   }

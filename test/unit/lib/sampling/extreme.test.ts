@@ -146,7 +146,7 @@ describe('every positive finite mean and SD: a design or a documented error, nev
 describe('recalculation from observations near the ends of the doubles', () => {
   it('mean and SD of values near 1e308 do not overflow', () => {
     const s = meanSd([1e308, 1.5e308, 1.2e308]);
-    expect(s.mean).toBeCloseTo(1.2333333333333334e308, -295);
+    expect(s.mean / 1e308).toBeCloseTo(3.7 / 3, 12);
     expect(Number.isFinite(s.sd)).toBe(true);
     expect(achievedPrecision(3, 100, s.mean, s.sd)).toBeGreaterThan(0);
     const r = recalculate({ population: 100, dropoutRate: 0, observations: [1e308, 1.5e308, 1.2e308].map((value, i) => ({ line: i + 2, household: `h${i}`, value })) });
