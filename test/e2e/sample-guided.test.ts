@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, runCli } from '../helpers/cli.ts';
 import { hasTmux, Tmux } from '../helpers/tmux.ts';
+import { commandLine } from '../../src/cli/sample/guided.ts';
+import { CALC_FLAGS } from '../../src/cli/sample/calc.ts';
 
 const SOCK = `oraclekit-guided-test-${process.pid}`;
 let dir: string;
@@ -129,6 +131,16 @@ describe.skipIf(!hasTmux)('guided sample calc and recalc under tmux', () => {
     const recalc = session('sample recalc', 'CI=true');
     expect(await recalc.until((s) => s.includes('EXIT='), 'the end')).toContain('EXIT=3');
   }, 90_000);
+});
+
+describe('the printed command line', () => {
+  it('quotes what a shell would split or expand, and the shell gives back the same flags', async () => {
+    const flags = { population: '500', proportion: '0.7', dropout: '0', stratum: ["north east=0.5", "o'brien=0.5"], format: 'table', explain: true, json: false };
+    const line = commandLine('sample calc', CALC_FLAGS, flags);
+    expect(line).toBe(`oraclekit sample calc --population 500 --proportion 0.7 --dropout 0 --stratum 'north east=0.5' --stratum 'o'\\''brien=0.5' --explain`);
+    const viaShell = JSON.parse(runPrinted(line, '--json'));
+    expect(viaShell.stratification.strata.map((s: { name: string }) => s.name)).toEqual(['north east', "o'brien"]);
+  });
 });
 
 describe('without a TTY nothing changes', () => {
