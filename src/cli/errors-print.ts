@@ -12,7 +12,8 @@ export function writeErrorBody(body: ErrorBody, json: boolean, valid?: string): 
     return;
   }
   let text = `${paint.red('Error')} [${body.code}] ${body.message}`;
-  if (valid && !body.message.includes(valid)) text += `\n  valid: ${valid}`;
+  // a message that already says what is valid ("…; valid: …") is not followed by a second `valid:` line
+  if (valid && !body.message.includes(valid) && !/\bvalid: /.test(body.message)) text += `\n  valid: ${valid}`;
   process.stderr.write(text + '\n');
 }
 

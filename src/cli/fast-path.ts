@@ -7,8 +7,8 @@
  * flag's options, an ambiguous value — returns false and oclif takes over,
  * so users always get oclif's behaviour and messages.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { BASE_FLAGS, type FlagSpecs } from './flag-spec.ts';
+import { parseArgs } from 'node:util';
+import { BASE_FLAGS, parseArgsOptions, refuseRepeatedFlag, type FlagSpecs } from './flag-spec.ts';
 import { printCliError } from './errors-print.ts';
 import { stdoutIo, type Io } from './io.ts';
 
@@ -38,13 +38,14 @@ export async function tryFastPath(argv: string[]): Promise<boolean> {
   if (rest.some((a) => a === '-h' || a === '--help' || a === '--version')) return false;
   const specs = { ...(await cmd.flags()), ...BASE_FLAGS };
   if (cmd.slowFlags?.some((f) => rest.some((a) => a === `--${f}` || a.startsWith(`--${f}=`)))) return false;
-  const options: NonNullable<ParseArgsConfig['options']> = {};
-  for (const [name, s] of Object.entries(specs)) {
-    options[name] = { type: s.type, ...(s.char ? { short: s.char } : {}), ...(s.multiple ? { multiple: true } : {}) };
+  const refused = refuseRepeatedFlag(rest, specs);
+  if (refused !== undefined) {
+    process.exitCode = refused;
+    return true;
   }
   let values: Record<string, unknown>;
   try {
-    values = parseArgs({ args: rest, options, strict: true, allowPositionals: false }).values;
+    values = parseArgs({ args: rest, options: parseArgsOptions(specs), strict: true, allowPositionals: false }).values;
   } catch {
     return false;
   }

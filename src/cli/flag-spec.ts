@@ -4,6 +4,9 @@
  * node:util parseArgs options are built. Kept free of @oclif/core so the fast
  * path of `sample calc` never loads it.
  */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { EXIT_CODES, OracleKitError } from '../lib/errors.ts';
+import { writeErrorBody } from './errors-print.ts';
 export interface FlagSpec {
   type: 'string' | 'boolean';
   description: string;
@@ -30,3 +33,62 @@ export const REGISTRY_FLAGS = {
 export type ParsedFlags<S extends FlagSpecs> = {
   [K in keyof S]: S[K]['type'] extends 'boolean' ? boolean : S[K]['multiple'] extends true ? string[] | undefined : S[K]['default'] extends string ? string : string | undefined;
 };
+
+/** The node:util parseArgs options of a FlagSpecs. */
+export function parseArgsOptions(specs: FlagSpecs): NonNullable<ParseArgsConfig['options']> {
+  const options: NonNullable<ParseArgsConfig['options']> = {};
+  for (const [name, s] of Object.entries(specs)) {
+    options[name] = { type: s.type, ...(s.char ? { short: s.char } : {}), ...(s.multiple ? { multiple: true } : {}) };
+  }
+  return options;
+}
+
+/**
+ * A single-value flag given twice (`--dropout 0.1 --dropout 0.2`, or
+ * `-N 5000 --population 6000`) is ambiguous: refused with the code
+ * `repeated_flag`, never the last value silently. Booleans may repeat (twice
+ * the same meaning), and `multiple` flags repeat by design. Undefined when
+ * every single-value flag appears at most once.
+ */
+export function repeatedFlag(argv: string[], specs: FlagSpecs): OracleKitError | undefined {
+  let tokens;
+  try {
+    tokens = parseArgs({ args: argv, options: parseArgsOptions(specs), strict: false, allowPositionals: true, tokens: true }).tokens;
+  } catch {
+    return undefined; // not parseable here: the parser that runs next reports it
+  }
+  const seen = new Map<string, string[]>();
+  for (const t of tokens) {
+    if (t.kind !== 'option') continue;
+    const spec = specs[t.name];
+    if (!spec || spec.type !== 'string' || spec.multiple) continue;
+    const values = [...(seen.get(t.name) ?? []), t.value ?? ''];
+    seen.set(t.name, values);
+    if (values.length < 2) continue;
+    const repeatable = Object.entries(specs).filter(([, x]) => x.multiple).map(([n]) => `--${n}`);
+    const valid = `--${t.name} once${repeatable.length ? ` (only ${repeatable.join(' and ')} ${repeatable.length === 1 ? 'repeats' : 'repeat'})` : ''}`;
+    const typed = spec.char ? `--${t.name} (-${spec.char})` : `--${t.name}`;
+    return new OracleKitError({
+      status: 400,
+      code: 'repeated_flag',
+      field: `--${t.name}`,
+      value: values,
+      valid,
+      message: `${typed} is given twice (${values.map((v) => JSON.stringify(v)).join(', then ')}); valid: ${valid}`,
+    });
+  }
+  return undefined;
+}
+
+/**
+ * Refuses a repeated single-value flag, for the fast path and the oclif
+ * command alike: prints the error (as JSON with --json) and returns the usage
+ * exit code, or undefined when there is none.
+ */
+export function refuseRepeatedFlag(argv: string[], specs: FlagSpecs): number | undefined {
+  const err = repeatedFlag(argv, { ...specs, ...BASE_FLAGS });
+  if (!err) return undefined;
+  writeErrorBody(err.toBody(), argv.includes('--json'), err.valid);
+  return EXIT_CODES.usage;
+}
+

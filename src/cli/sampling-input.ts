@@ -10,6 +10,15 @@ import { samplingError, type SamplingErrorCode } from '../lib/sampling/errors.ts
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 
+/**
+ * Whether missing inputs may be asked for (the guided mode, src/cli/sample/guided.ts):
+ * only with a person at a terminal — stdin and stdout TTYs — and never with
+ * --json or in CI (CI set to anything), where the one-line error and exit 3 stay.
+ */
+export function canPrompt(json: boolean): boolean {
+  return Boolean(process.stdin.isTTY && process.stdout.isTTY) && !json && !process.env.CI;
+}
+
 /** Engine field → CLI flag, so errors name what the user typed. */
 export const FLAG_FOR_FIELD: Record<string, string> = {
   population: '--population',
@@ -26,7 +35,10 @@ export function parseNumberFlag(value: string | undefined, flag: string, code: S
   if (value === undefined) return undefined;
   const t = value.trim();
   if (!NUMBER.test(t)) throw samplingError(code, flag, value, valid);
-  return Number(t);
+  const n = Number(t);
+  if (!Number.isFinite(n)) throw samplingError(code, flag, value, `${valid}; ${t} is beyond the largest number, 1.7976931348623157e308`);
+  if (n === 0 && /[1-9]/.test(t.replace(/e.*$/i, ''))) throw samplingError(code, flag, value, `${valid}; ${t} is below the smallest number, 5e-324, and would read as 0`);
+  return n;
 }
 
 /** `name=weight[:mean:sd]` */

@@ -14,6 +14,23 @@ export type Format = 'table' | 'csv' | 'markdown';
 
 const r = (x: number, d = 4) => Number(x.toFixed(d));
 
+/**
+ * A number for a person: d decimals, but six significant digits where
+ * decimals would hide it (a mean of 1e-300 is not 0), and the ends of the
+ * doubles said in words (docs/sampling.md, "Extreme numbers").
+ */
+function num(x: number, d = 4): Cell {
+  if (x === Infinity) return '> 1.8e308 (beyond the largest double)';
+  const a = Math.abs(x);
+  if (a !== 0 && (a < 10 ** -d || a >= 1e15)) return Number(x.toPrecision(6));
+  return r(x, d);
+}
+
+/** An intermediate (CV, n0, n_fpc) that is > 0 in exact arithmetic: 0 means it underflowed. */
+function positive(x: number, d = 4): Cell {
+  return x === 0 ? '< 5e-324 (below the smallest double, > 0)' : num(x, d);
+}
+
 function table(format: Format, headers: string[], rows: Cell[][]): string {
   if (format === 'csv') return csvTable(headers, rows);
   if (format === 'markdown') return markdownTable(headers, rows);
@@ -32,14 +49,14 @@ export function renderDesign(design: Design, format: Format): string {
   const census = design.flags.includes('census');
   const summaryRows: Cell[][] = [
     ['population (N)', p.population],
-    [p.expectedProportion !== undefined ? 'expected proportion' : 'expected mean', r(p.expectedProportion ?? p.expectedMean, 6)],
-    ['expected SD', r(p.expectedSD, 6)],
+    [p.expectedProportion !== undefined ? 'expected proportion' : 'expected mean', num(p.expectedProportion ?? p.expectedMean, 6)],
+    ['expected SD', num(p.expectedSD, 6)],
     ['dropout rate', p.dropoutRate],
     ['confidence / precision', '95 % / ±5 % of the mean (relative)'],
   ];
   if (strata.length === 0) {
     const i = design.intermediates as { z: number; cv: number; n0: number; n_fpc: number };
-    summaryRows.push(['z', i.z], ['CV', r(i.cv, 6)], ['n0 (infinite population)', r(i.n0)], ['n_fpc (finite population)', r(i.n_fpc)]);
+    summaryRows.push(['z', i.z], ['CV', positive(i.cv, 6)], ['n0 (infinite population)', positive(i.n0)], ['n_fpc (finite population)', positive(i.n_fpc)]);
   } else {
     summaryRows.push(['strata', `${strata.length} (proportional; each keeps 95/5)`]);
   }
@@ -66,7 +83,7 @@ export function renderDesign(design: Design, format: Format): string {
         format,
         ['stratum', 'weight', 'N_h', 'mean', 'SD', 'CV', 'n_fpc', 'calculated', 'sample', 'census'],
         [
-          ...strata.map((s): Cell[] => [s.name, s.weight, s.population, r(s.mean, 6), r(s.sd, 6), r(s.cv), r(s.n_fpc, 2), s.calculatedSize, s.sampleSize, s.census ? 'CENSUS' : '']),
+          ...strata.map((s): Cell[] => [s.name, s.weight, s.population, num(s.mean, 6), num(s.sd, 6), positive(s.cv), positive(s.n_fpc, 2), s.calculatedSize, s.sampleSize, s.census ? 'CENSUS' : '']),
           ['total', '', p.population, '', '', '', '', p.calculatedSize, p.adjustedSize, ''],
         ],
       ),

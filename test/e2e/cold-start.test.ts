@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, ROOT } from '../helpers/cli.ts';
 
-const FORBIDDEN = [/node_modules\/@oclif\//, /node_modules\/ink\//, /node_modules\/react\//, /node_modules\/undici\//, /node_modules\/execa\//, /node_modules\/fastify\//, /node_modules\/socket\.io/, /\/dist\/daemon\//];
+const FORBIDDEN = [/node_modules\/@oclif\//, /node_modules\/ink\//, /node_modules\/react\//, /node_modules\/undici\//, /node_modules\/execa\//, /node_modules\/fastify\//, /node_modules\/socket\.io/, /\/dist\/daemon\//, /node_modules\/@inquirer\//, /\/dist\/cli\/sample\/guided\.js/];
 
 function loaded(args: string[]): { code: number | null; urls: string[] } {
   const file = join(mkdtempSync(join(tmpdir(), 'ok-trace-')), 'imports.txt');

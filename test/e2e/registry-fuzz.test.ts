@@ -2,7 +2,10 @@
  * Fuzz: thousands of random and mutated bodies against POST /v1/sampling and
  * POST /v1/domains (and PATCH, proposals, votes) of the real daemon process.
  * Never a 5xx, every reply in the error shape, the daemon healthy after.
- * Seeded (fast-check), so a failure replays.
+ * Seeded (fast-check), so a failure replays. Then a magnitude sweep: every
+ * numeric field of POST /v1/sampling and of its strata at the ends of the
+ * doubles (±1e308, 1e-300, 5e-324, ±0, 1e309 = Infinity …), each answered with
+ * its documented status and code (docs/sampling.md, "Extreme numbers").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -98,3 +101,64 @@ describe('fuzz', () => {
     expect(d.child.exitCode).toBeNull();
   });
 });
+
+/** The raw JSON texts of the sweep (1e309 parses to Infinity, 9007199254740993 to 2^53). */
+const MAGNITUDES = ['1e308', '-1e308', '1.7976931348623157e308', '1e-300', '-1e-300', '5e-324', '-5e-324', '0', '-0', '1e153', '-1e153', '1e160', '1e-153', '1e-160', '1e309', '-1e309', '9007199254740991', '9007199254740993'];
+
+type Expect = [status: number, code: string];
+const inRange = (v: number, lo: number, hi: number, loOpen: boolean, hiOpen: boolean) => Number.isFinite(v) && (loOpen ? v > lo : v >= lo) && (hiOpen ? v < hi : v <= hi);
+/** A design whose CV is this large is a census before dropout (n0 far above (N_h − 1)²): 422 with dropout, else 201. */
+const byCv = (cv: number, d: number): Expect => (cv > 1e6 && d > 0 ? [422, 'insufficient_population'] : [201, '']);
+
+/** Where the value goes, the sd and mean it meets there, and the documented answer. */
+const FIELDS: { path: (string | number)[]; field: string; expect: (v: number, d: number) => Expect }[] = [
+  { path: ['population'], field: 'population', expect: (v) => (Number.isInteger(v) && v >= 1 && v <= Number.MAX_SAFE_INTEGER ? (v === 1 ? [422, 'empty_stratum'] : [201, '']) : [400, 'invalid_population']) },
+  { path: ['expectedMean'], field: 'expectedMean', expect: (v, d) => (inRange(v, 0, Infinity, true, true) ? byCv(1 / v, d) : [400, 'invalid_mean']) },
+  { path: ['expectedSD'], field: 'expectedSD', expect: (v, d) => (inRange(v, 0, Infinity, true, true) ? byCv(v / 2, d) : [400, 'invalid_sd']) },
+  { path: ['expectedProportion'], field: 'expectedProportion', expect: (v, d) => (inRange(v, 0, 1, true, true) ? byCv(Math.sqrt((1 - v) / v), d) : [400, 'invalid_proportion']) },
+  { path: ['dropoutRate'], field: 'dropoutRate', expect: (v) => (inRange(v, 0, 1, false, true) ? [201, ''] : [400, 'invalid_dropout']) },
+  { path: ['confidence'], field: 'confidence', expect: () => [400, 'confidence_must_be_0.95'] },
+  { path: ['precision'], field: 'precision', expect: () => [400, 'precision_must_be_0.05'] },
+  { path: ['erCoverage'], field: 'erCoverage', expect: (v) => (inRange(v, 0, 1, false, false) ? [201, ''] : [400, 'invalid_er_coverage']) },
+  ...[0, 1].flatMap((i) => [
+    { path: ['stratification', 'strata', i, 'weight'], field: `stratification.strata[${i}].weight`, expect: (v: number): Expect => (inRange(v, 0, 1, true, false) ? (v === 0.5 ? [201, ''] : [409, 'weights_do_not_sum_to_1']) : [400, 'invalid_weight']) },
+    // stratum a inherits mean 2 and SD 1; stratum b has mean 3 and SD 2
+    { path: ['stratification', 'strata', i, 'mean'], field: `stratification.strata[${i}].mean`, expect: (v: number, d: number): Expect => (inRange(v, 0, Infinity, true, true) ? byCv((i === 0 ? 1 : 2) / v, d) : [400, 'invalid_mean']) },
+    { path: ['stratification', 'strata', i, 'sd'], field: `stratification.strata[${i}].sd`, expect: (v: number, d: number): Expect => (inRange(v, 0, Infinity, true, true) ? byCv(v / (i === 0 ? 2 : 3), d) : [400, 'invalid_sd']) },
+  ]),
+];
+
+/** VALID_DESIGN with the value's raw JSON text at the path (and without mean/SD for a proportion). */
+function sweepBody(path: (string | number)[], raw: string, dropoutRate: number): string {
+  const body = JSON.parse(JSON.stringify({ ...VALID_DESIGN, dropoutRate })) as Record<string, unknown>;
+  if (path[0] === 'expectedProportion') {
+    delete body.expectedMean;
+    delete body.expectedSD;
+  }
+  let at = body as Record<string | number, unknown>;
+  for (const k of path.slice(0, -1)) at = at[k] as Record<string | number, unknown>;
+  at[path.at(-1)!] = '@@SWEEP@@';
+  return JSON.stringify(body).replace('"@@SWEEP@@"', raw);
+}
+
+describe('magnitude sweep', () => {
+  it('every numeric field of POST /v1/sampling and its strata at the ends of the doubles: the documented code, never a 5xx', async () => {
+    const cases = FIELDS.flatMap((f) => MAGNITUDES.flatMap((raw) => [0.1, 0].map((d) => ({ f, raw, d, body: sweepBody(f.path, raw, d) }))));
+    const replies: { status: number; body: unknown }[] = [];
+    for (let i = 0; i < cases.length; i += 50) replies.push(...(await Promise.all(cases.slice(i, i + 50).map((c) => send('POST', '/v1/sampling', c.body)))));
+    const wrong: string[] = [];
+    cases.forEach((c, i) => {
+      const r = replies[i]!;
+      checkReply(r);
+      const [status, code] = c.f.expect(JSON.parse(c.raw) as number, c.d);
+      const b = r.body as { code?: string; field?: string };
+      const got = `${r.status} ${b.code ?? ''}`.trim();
+      if (got !== `${status} ${code}`.trim() || (status === 400 && b.field !== c.f.field)) wrong.push(`${c.f.field} = ${c.raw} (dropout ${c.d}): got ${got} field ${b.field}, want ${status} ${code} field ${c.f.field}`);
+    });
+    expect(wrong).toEqual([]);
+    expect(replies.filter((r) => r.status === 201).length).toBeGreaterThan(50);
+    expect(replies.some((r) => (r.body as { flags?: string[] }).flags?.includes('census'))).toBe(true);
+    expect((await d.call('GET', '/health')).body).toMatchObject({ status: 'ok', pid: d.pid });
+  }, 120_000);
+});
+

@@ -131,6 +131,45 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     expect(r.code).toBe(5);
     expect(JSON.parse(r.stderr).details).toMatchObject({ adjustedSize: 71, population: 60 });
   });
+  it('409 errors say what is valid once (#18 item 7)', async () => {
+    for (const st of [['a=0.5', 'b=0.45'], ['a=0.5', ' A=0.5']]) {
+      const r = await runCli(['sample', 'calc', '-N', '5000', '--mean', '1', '--sd', '0.5', '--dropout', '0.1', ...st.flatMap((x) => ['--stratum', x])]);
+      expect(r.code).toBe(4);
+      expect(r.stderr.match(/valid:/g), r.stderr).toHaveLength(1);
+    }
+  });
+  it('a repeated single-value flag is refused with repeated_flag, on the fast path and through oclif (#18 item 7)', async () => {
+    const fast = await runCli([...single, '--dropout', '0.2']);
+    expect(fast.code).toBe(2);
+    expect(fast.stdout).toBe('');
+    expect(fast.stderr).toContain('[repeated_flag] --dropout is given twice ("0.1", then "0.2")');
+    const json = await runCli([...single, '-N', '9000', '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stderr)).toMatchObject({ statusCode: 400, code: 'repeated_flag', field: '--population', details: { value: ['8000', '9000'] } });
+    // --save goes through oclif; the refusal comes before any registry is contacted
+    const oclif = await runCli([...single, '--dropout', '0.2', '--save', '--project', 'did:ixo:entity:0123456789abcdef0123456789abcdef', '--registry', 'http://127.0.0.1:9', '--json']);
+    expect(oclif.code).toBe(2);
+    expect(JSON.parse(oclif.stderr)).toMatchObject({ code: 'repeated_flag', field: '--dropout' });
+    const recalc = await runCli(['sample', 'recalc', '-N', '100', '--mean', '1', '--mean', '2', '--sd', '1']);
+    expect(recalc.code).toBe(2);
+    expect(recalc.stderr).toContain('[repeated_flag] --mean');
+    // repeatable flags and repeated booleans stay as they were
+    const ok = await runCli([...strat, '--explain', '--explain', '--json']);
+    expect(ok.code).toBe(0);
+  });
+  it('extreme numbers: a census or 422, never exit 1 (#19 item 1)', async () => {
+    const big = await runCli(['sample', 'calc', '-N', '1000', '--mean', '1', '--sd', '1e308', '--dropout', '0.1', '--json']);
+    expect(big.code).toBe(5);
+    expect(JSON.parse(big.stderr)).toMatchObject({ code: 'insufficient_population', details: { calculatedSize: 1000, adjustedSize: 1112 } });
+    const census = await runCli(['sample', 'calc', '-N', '1000', '--mean', '1e-300', '--sd', '1', '--dropout', '0']);
+    expect(census.code).toBe(0);
+    expect(census.stdout).toMatch(/expected mean\s+1e-300/);
+    expect(census.stdout).toMatch(/n0 \(infinite population\)\s+> 1.8e308/);
+    expect(census.stdout).toContain('census: sample every household');
+    const inf = await runCli(['sample', 'calc', '-N', '1000', '--mean', '1', '--sd', '1e309', '--dropout', '0']);
+    expect(inf.code).toBe(3);
+    expect(inf.stderr).toContain('[invalid_sd] --sd = "1e309"');
+  });
   it('usage errors exit 2', async () => {
     const r = await runCli(['sample', 'calc', '--no-such-flag']);
     expect(r.code).toBe(2);

@@ -4,7 +4,7 @@
  */
 import { REGISTRY_FLAGS, type BASE_FLAGS, type FlagSpecs, type ParsedFlags } from '../flag-spec.ts';
 import type { Io } from '../io.ts';
-import { parseNumberFlag, parseStratumFlag, readJsonInput, withFlagNames } from '../sampling-input.ts';
+import { canPrompt, parseNumberFlag, parseStratumFlag, readJsonInput, withFlagNames } from '../sampling-input.ts';
 import { renderComparison, renderDesign, renderExplain, renderSensitivity, type Format } from '../sampling-render.ts';
 import { computeDesign } from '../../lib/sampling/design.ts';
 import { explainDesign } from '../../lib/sampling/explain.ts';
@@ -34,7 +34,8 @@ export const CALC_FLAGS = {
 
 export type CalcFlags = ParsedFlags<typeof CALC_FLAGS & typeof BASE_FLAGS>;
 
-export async function runSampleCalc(flags: CalcFlags, io: Io): Promise<void> {
+/** The engine's input from --input and the flags (flags override the file). */
+function bodyFromFlags(flags: CalcFlags): Record<string, unknown> {
     const body: Record<string, unknown> = flags.input ? toObject(readJsonInput(flags.input, '--input')) : {};
     const set = (k: string, v: unknown) => {
       if (v !== undefined) body[k] = v;
@@ -48,6 +49,24 @@ export async function runSampleCalc(flags: CalcFlags, io: Io): Promise<void> {
     set('confidence', parseNumberFlag(flags.confidence, '--confidence', 'confidence_must_be_0.95', '0.95'));
     set('precision', parseNumberFlag(flags.precision, '--precision', 'precision_must_be_0.05', '0.05'));
     if (flags.stratum?.length) body.stratification = { enabled: true, strata: flags.stratum.map(parseStratumFlag) };
+    return body;
+}
+
+/** Inputs without which there is no design: population, mean and SD (or a proportion), dropout. */
+function missingInputs(body: Record<string, unknown>): boolean {
+  const value = body.expectedProportion !== undefined || (body.expectedMean !== undefined && body.expectedSD !== undefined);
+  return body.population === undefined || !value || body.dropoutRate === undefined;
+}
+
+export async function runSampleCalc(given: CalcFlags, io: Io): Promise<void> {
+    let flags = given;
+    let body = bodyFromFlags(flags);
+    // a person at a terminal who left inputs out is asked for them (src/cli/sample/guided.ts, loaded only then)
+    const guide = missingInputs(body) && flags.input !== '-' && canPrompt(Boolean(flags.json)) ? await import('./guided.ts') : undefined;
+    if (guide) {
+      flags = await guide.guideCalc(flags, body);
+      body = bodyFromFlags(flags);
+    }
     const design = withFlagNames(() => computeDesign(body));
     const stratified = design.stratification.strata.length > 0;
     if (flags.compare && !stratified) {
@@ -81,6 +100,7 @@ export async function runSampleCalc(flags: CalcFlags, io: Io): Promise<void> {
     if (comparison) parts.push(renderComparison(comparison, format));
     if (sens) parts.push(renderSensitivity(sens, format));
     io.out(parts.join('\n\n'));
+    if (guide) io.out(`\nThe same design from the command line:\n  ${guide.commandLine('sample calc', CALC_FLAGS, flags)}`);
 }
 
 function toObject(v: unknown): Record<string, unknown> {

@@ -4,7 +4,7 @@
  */
 import type { BASE_FLAGS, FlagSpecs, ParsedFlags } from '../flag-spec.ts';
 import type { Io } from '../io.ts';
-import { parseNumberFlag, readJsonInput, readTextInput, withFlagNames } from '../sampling-input.ts';
+import { canPrompt, parseNumberFlag, readJsonInput, readTextInput, withFlagNames } from '../sampling-input.ts';
 import { renderRecalc, type Format } from '../sampling-render.ts';
 import { samplingError } from '../../lib/sampling/errors.ts';
 import { parseObservationsCsv, recalculate, type ObservedStratum, type PreviousDesign, type RecalcInput } from '../../lib/sampling/recalc.ts';
@@ -24,7 +24,18 @@ export const RECALC_FLAGS = {
 
 export type RecalcFlags = ParsedFlags<typeof RECALC_FLAGS & typeof BASE_FLAGS>;
 
-export async function runSampleRecalc(flags: RecalcFlags, io: Io): Promise<void> {
+/** Without a previous design or --input, the population, the observed values (or observations) and the dropout are needed. */
+function missingInputs(f: RecalcFlags): boolean {
+  if (f.previous !== undefined || f.input !== undefined) return false;
+  const values = f.observations !== undefined || (f.mean !== undefined && f.sd !== undefined);
+  return f.population === undefined || !values || f.dropout === undefined;
+}
+
+export async function runSampleRecalc(given: RecalcFlags, io: Io): Promise<void> {
+    let flags = given;
+    // a person at a terminal who left inputs out is asked for them (src/cli/sample/guided.ts, loaded only then)
+    const guide = missingInputs(flags) && flags.observations !== '-' && canPrompt(Boolean(flags.json)) ? await import('./guided.ts') : undefined;
+    if (guide) flags = await guide.guideRecalc(flags);
     if (flags.input === '-' && (flags.observations === '-' || flags.previous === '-')) {
       throw samplingError('invalid_observation', '--input', '-', 'only one input may read standard input');
     }
@@ -50,6 +61,7 @@ export async function runSampleRecalc(flags: RecalcFlags, io: Io): Promise<void>
     const result = withFlagNames(() => recalculate(input));
     if (flags.json) io.outJson(result);
     else io.out(renderRecalc(result, flags.format as Format));
+    if (guide) io.out(`\nThe same recalculation from the command line:\n  ${guide.commandLine('sample recalc', RECALC_FLAGS, flags)}`);
 }
 
 function parseObserved(spec: string, i: number): ObservedStratum {

@@ -1,4 +1,5 @@
 import { BaseCommand } from '../../cli/base.ts';
+import { refuseRepeatedFlag } from '../../cli/flag-spec.ts';
 import { toOclifFlags } from '../../cli/oclif-flags.ts';
 import { CALC_FLAGS, runSampleCalc, type CalcFlags } from '../../cli/sample/calc.ts';
 
@@ -22,6 +23,8 @@ Inputs come from flags or from --input (the POST /v1/sampling body as JSON; - fo
   static override flags = toOclifFlags(CALC_FLAGS);
 
   async run(): Promise<void> {
+    const refused = refuseRepeatedFlag(this.argv, CALC_FLAGS);
+    if (refused !== undefined) this.exit(refused);
     const { flags } = await this.parse(SampleCalc);
     await runSampleCalc(flags as unknown as CalcFlags, this);
   }

@@ -1,4 +1,5 @@
 import { BaseCommand } from '../../cli/base.ts';
+import { refuseRepeatedFlag } from '../../cli/flag-spec.ts';
 import { toOclifFlags } from '../../cli/oclif-flags.ts';
 import { RECALC_FLAGS, runSampleRecalc, type RecalcFlags } from '../../cli/sample/recalc.ts';
 export default class SampleRecalc extends BaseCommand {
@@ -18,6 +19,8 @@ observations, and whether r <= 0.05.`;
   static override flags = toOclifFlags(RECALC_FLAGS);
 
   async run(): Promise<void> {
+    const refused = refuseRepeatedFlag(this.argv, RECALC_FLAGS);
+    if (refused !== undefined) this.exit(refused);
     const { flags } = await this.parse(SampleRecalc);
     await runSampleRecalc(flags as unknown as RecalcFlags, this);
   }

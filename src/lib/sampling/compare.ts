@@ -26,6 +26,7 @@ export interface Comparison {
 
 export function relativePrecision(n: number, N: number, mean: number, sd: number, z = Z_95): number {
   if (n <= 0) return Infinity;
+  if (n >= N) return 0; // a census has no sampling error, whatever the CV (also when the CV is beyond the doubles: ∞·0)
   return ((z * (sd / mean)) / Math.sqrt(n)) * Math.sqrt(Math.max(0, 1 - n / N));
 }
 
@@ -68,6 +69,17 @@ export function allocate(n: number, shares: number[], caps: number[]): number[] 
   }
 }
 
+/**
+ * Neyman shares N_h·S_h; when a product or their sum leaves the doubles (an SD
+ * near 1e308), the same ratios with every SD divided by the largest one.
+ */
+function neymanShares(strata: { population: number; sd: number }[]): number[] {
+  const shares = strata.map((s) => s.population * s.sd);
+  if (Number.isFinite(shares.reduce((a, b) => a + b, 0))) return shares;
+  const top = Math.max(...strata.map((s) => s.sd));
+  return strata.map((s) => s.population * (s.sd / top));
+}
+
 export function compareAllocations(design: Design): Comparison {
   const strata = design.stratification.strata;
   if (strata.length === 0) throw new Error('compare needs a stratified design');
@@ -79,7 +91,7 @@ export function compareAllocations(design: Design): Comparison {
     return { name: s.name, population: s.population, n, precision: r, meets: r <= PRECISION + 1e-12 };
   };
   const prop = allocate(overall, strata.map((s) => s.population), caps);
-  const ney = allocate(overall, strata.map((s) => s.population * s.sd), caps);
+  const ney = allocate(overall, neymanShares(strata), caps);
   return {
     label: 'COMPARISON ONLY — not a valid design: only the compliant design keeps 95/5 in every stratum',
     overallSize: overall,

@@ -86,14 +86,30 @@ const STRATUM_FIELDS = new Set(['name', 'weight', 'mean', 'sd']);
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
-/** n0 = (z * CV / e)^2, unrounded. */
+/**
+ * n0 = (z * CV / e)^2, unrounded. Beyond the largest double (CV ≳ 3.4e152, e.g.
+ * SD 1e160 or mean 1e-300) it is +Infinity: the exact n0 is finite but larger
+ * than any double, and fpc() takes its limit (docs/sampling.md, "Extreme numbers").
+ */
 export function baseSize(cv: number, z = Z_95, e = PRECISION): number {
   return (z * cv / e) ** 2;
 }
 
-/** The CDM finite-population correction: N * n0 / (N - 1 + n0), unrounded. */
+/**
+ * The CDM finite-population correction: N * n0 / (N - 1 + n0), unrounded,
+ * evaluated in exactly this order (it reproduces the reference n_fpc to the
+ * last bit). Where that order is not finite the value is still exact:
+ * - n0 = +Infinity (beyond the largest double): the limit N. It is also the
+ *   exact ceiling: n_fpc > N - 1 as soon as n0 > (N - 1)², and (N - 1)² < 2^106
+ *   while an overflowing n0 exceeds 2^1023.
+ * - N * n0 overflows with n0 finite: the same quantity as N / (1 + (N - 1) / n0).
+ * - N = 1: n0 / n0 = 1 for every n0 > 0, including an n0 that underflowed to 0.
+ */
 export function fpc(N: number, n0: number): number {
-  return (N * n0) / (N - 1 + n0);
+  if (n0 === Infinity) return N;
+  if (N === 1) return 1;
+  const direct = (N * n0) / (N - 1 + n0);
+  return Number.isFinite(direct) ? direct : N / (1 + (N - 1) / n0);
 }
 
 /** ceil(calculatedSize / (1 - d)) on exact rationals of the decimal inputs. */
@@ -102,12 +118,21 @@ export function adjustForDropout(calculatedSize: number, dropoutRate: number): n
   return Number(Q.ceil(Q.div(Q.int(calculatedSize), Q.sub(Q.int(1), d))));
 }
 
+/**
+ * calculatedSize = ceil(n_fpc), never above N and never below 1: with a mean
+ * and an SD > 0 the exact n0 and n_fpc are > 0, so the ceiling is at least 1
+ * even when the double n0 underflowed to 0 (CV ≲ 1e-163, e.g. mean 1e308).
+ */
+export function calculatedSizeOf(N: number, n_fpc: number): number {
+  return Math.max(1, Math.min(Math.ceil(n_fpc), N));
+}
+
 /** The chain of sampling.md for one population or one stratum. No validation. */
 export function chain(N: number, mean: number, sd: number, dropoutRate: number, z = Z_95, e = PRECISION): ChainResult {
   const cv = sd / mean;
   const n0 = baseSize(cv, z, e);
   const n_fpc = fpc(N, n0);
-  const calculatedSize = Math.min(Math.ceil(n_fpc), N);
+  const calculatedSize = calculatedSizeOf(N, n_fpc);
   const adjustedSize = adjustForDropout(calculatedSize, dropoutRate);
   return { z, cv, n0, n_fpc, calculatedSize, adjustedSize, census: calculatedSize === N };
 }
@@ -240,8 +265,9 @@ function validateStratification(s: unknown): { enabled: boolean; strata: Stratum
     const key = normaliseStratumName(r.name);
     const prev = seen.get(key);
     if (prev !== undefined) {
-      throw samplingError('duplicate_stratum', `${f}.name`, r.name, 'stratum names unique after trim and case-fold', {
-        message: `${f}.name = ${JSON.stringify(r.name)} duplicates stratification.strata[${prev}].name after trim and case-fold; valid: unique stratum names`,
+      const valid = 'stratum names unique after trim and case-fold';
+      throw samplingError('duplicate_stratum', `${f}.name`, r.name, valid, {
+        message: `${f}.name = ${JSON.stringify(r.name)} duplicates stratification.strata[${prev}].name after trim and case-fold; valid: ${valid}`,
       });
     }
     seen.set(key, i);
@@ -255,8 +281,9 @@ function validateStratification(s: unknown): { enabled: boolean; strata: Stratum
   const sum = strata.map((x) => Q.fromNumber(x.weight)).reduce((a, b) => Q.add(a, b), Q.int(0));
   const off = Math.abs(Q.toNumber(Q.sub(sum, Q.int(1))));
   if (off > 1e-6) {
-    throw samplingError('weights_do_not_sum_to_1', 'stratification.strata[].weight', strata.map((x) => x.weight), 'weights summing to 1 within 1e-6', {
-      message: `stratum weights sum to ${Q.toNumber(sum)}, not 1 (off by more than 1e-6); valid: weights summing to 1`,
+    const valid = 'weights summing to 1 within 1e-6';
+    throw samplingError('weights_do_not_sum_to_1', 'stratification.strata[].weight', strata.map((x) => x.weight), valid, {
+      message: `stratum weights sum to ${Q.toNumber(sum)}, not 1; valid: ${valid}`,
       details: { sum: Q.toNumber(sum) },
     });
   }
@@ -292,7 +319,7 @@ export function designFromValid(input: DesignInput): Design {
   if (strataIn.length === 0) {
     const c = chain(N, mean, sd, d);
     if (c.adjustedSize > N) {
-      throw samplingError('insufficient_population', 'population', N, `a population of at least ${c.adjustedSize} households, or a lower dropoutRate`, {
+      throw samplingError('insufficient_population', 'population', N, c.n0 === Infinity ? overflowValid(c) : `a population of at least ${c.adjustedSize} households, or a lower dropoutRate`, {
         message: `adjustedSize ${c.adjustedSize} (calculatedSize ${c.calculatedSize} / (1 - ${d})) exceeds population ${N}; sizes are never capped silently`,
         details: { calculatedSize: c.calculatedSize, adjustedSize: c.adjustedSize, population: N },
       });
@@ -324,6 +351,15 @@ export function designFromValid(input: DesignInput): Design {
   };
 }
 
+/**
+ * What is valid when n0 is beyond the largest double: every population is
+ * then a census before dropout, and any dropout > 0 asks for more households
+ * than exist, so a larger population does not help.
+ */
+function overflowValid(c: ChainResult): string {
+  return `dropoutRate 0 (a census: every household) or a smaller CV = SD/mean (CV = ${c.cv} puts n0 beyond the largest number, so no population is large enough)`;
+}
+
 export interface StratumSpec {
   name: string;
   weight: number;
@@ -349,7 +385,7 @@ export function computeStrata(specs: StratumSpec[], d: number, N: number): Strat
     }
     const c = chain(Nh, s.mean, s.sd, d);
     if (c.adjustedSize > Nh) {
-      throw samplingError('insufficient_population', f, s.name, `a stratum population of at least ${c.adjustedSize}, a larger weight, or a lower dropoutRate`, {
+      throw samplingError('insufficient_population', f, s.name, c.n0 === Infinity ? overflowValid(c) : `a stratum population of at least ${c.adjustedSize}, a larger weight, or a lower dropoutRate`, {
         message: `stratum ${JSON.stringify(s.name)}: adjustedSize ${c.adjustedSize} (calculatedSize ${c.calculatedSize} / (1 - ${d})) exceeds its population ${Nh}; sizes are never capped silently`,
         details: { stratum: s.name, calculatedSize: c.calculatedSize, adjustedSize: c.adjustedSize, population: Nh },
       });

@@ -33,5 +33,16 @@ export const SAMPLING_ERRORS = {
 
 export type SamplingErrorCode = keyof typeof SAMPLING_ERRORS;
 
-/** Builds a sampling error naming the field, the value and what is valid. */
-export const samplingError = fieldErrorFactory(SAMPLING_ERRORS);
+const fieldError = fieldErrorFactory(SAMPLING_ERRORS);
+
+/**
+ * Builds a sampling error naming the field, the value and what is valid. A
+ * non-finite number (a JSON 1e400 parses to Infinity) is named as such, not
+ * as the `null` that JSON would show.
+ */
+export const samplingError: typeof fieldError = (code, field, value, valid, extra) => {
+  if (typeof value === 'number' && !Number.isFinite(value) && extra?.message === undefined) {
+    return fieldError(code, field, value, valid, { ...extra, message: `${field} = ${value} is invalid (not a finite number); valid: ${valid}` });
+  }
+  return fieldError(code, field, value, valid, extra);
+};

@@ -40,11 +40,18 @@ function chainSteps(N: number, mean: number, sd: number, d: number, out: { n0: n
   return [
     { step: 'CV', formula: 'CV = SD / mean', substituted: `${sd} / ${mean}`, result: `${out.cv}`, source: SRC.n0, rounding: 'none (kept unrounded)' },
     { step: 'n0', formula: 'n0 = (z × CV / e)²', substituted: `(${out.z} × ${out.cv} / ${PRECISION})²`, result: `${out.n0}`, source: SRC.n0, rounding: 'none (kept unrounded)' },
-    { step: 'n_fpc', formula: 'n_fpc = N × n0 / (N − 1 + n0)', substituted: `${N} × ${out.n0} / (${N - 1} + ${out.n0})`, result: `${out.n_fpc}`, source: SRC.fpc, rounding: 'none (kept unrounded)' },
+    {
+      step: 'n_fpc',
+      formula: 'n_fpc = N × n0 / (N − 1 + n0)',
+      substituted: out.n0 === Infinity ? `n0 is beyond the largest double (about 1.8e308); the limit of N × n0 / (N − 1 + n0) as n0 → ∞ is N = ${N}, and ceil(n_fpc) = N exactly once n0 > (N − 1)²` : `${N} × ${out.n0} / (${N - 1} + ${out.n0})`,
+      result: `${out.n_fpc}`,
+      source: SRC.fpc,
+      rounding: 'none (kept unrounded)',
+    },
     {
       step: 'calculatedSize',
       formula: 'calculatedSize = min(ceil(n_fpc), N)',
-      substituted: `min(ceil(${out.n_fpc}), ${N})`,
+      substituted: out.n_fpc === 0 ? `n0 is below the smallest double, but n0 > 0 and so n_fpc > 0: ceil(n_fpc) = 1` : `min(ceil(${out.n_fpc}), ${N})`,
       result: `${out.calculatedSize}${out.census ? ' — census (= N)' : ''}`,
       source: SRC.ceil,
       rounding: 'ceil, once',

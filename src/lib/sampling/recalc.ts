@@ -105,16 +105,34 @@ export function parseObservationsCsv(text: string, source = 'observations'): Obs
   return out;
 }
 
-/** Mean and SD (n − 1 divisor), two-pass for accuracy. */
-export function meanSd(values: number[]): { n: number; mean: number; sd: number } {
+function plainMeanSd(values: number[]): { n: number; mean: number; sd: number } {
   const n = values.length;
   const mean = values.reduce((a, b) => a + b, 0) / n;
   const ss = values.reduce((a, b) => a + (b - mean) ** 2, 0);
   return { n, mean, sd: n > 1 ? Math.sqrt(ss / (n - 1)) : NaN };
 }
 
+/**
+ * Mean and SD (n − 1 divisor), two-pass for accuracy. When a sum leaves the
+ * doubles (values near 1e308, or spreads near 1e154), the same computation on
+ * the values divided by the largest |value|, scaled back.
+ */
+export function meanSd(values: number[]): { n: number; mean: number; sd: number } {
+  const plain = plainMeanSd(values);
+  if (Number.isFinite(plain.mean) && (plain.n < 2 || Number.isFinite(plain.sd))) return plain;
+  const top = values.reduce((a, b) => Math.max(a, Math.abs(b)), 0);
+  if (!Number.isFinite(top) || top === 0) return plain;
+  const scaled = plainMeanSd(values.map((v) => v / top));
+  return { n: plain.n, mean: scaled.mean * top, sd: scaled.sd * top };
+}
+
+/** r = z·s/(x̄·√n)·√(1 − n/N); 0 for a census; the same ratio as z·(s/x̄)/√n when z·s or x̄·√n leaves the doubles. */
 export function achievedPrecision(n: number, N: number, mean: number, sd: number, z = Z_95): number {
-  return ((z * sd) / (mean * Math.sqrt(n))) * Math.sqrt(Math.max(0, 1 - n / N));
+  if (n >= N) return 0;
+  const fpc = Math.sqrt(1 - n / N);
+  const top = z * sd;
+  const bottom = mean * Math.sqrt(n);
+  return Number.isFinite(top) && Number.isFinite(bottom) ? (top / bottom) * fpc : ((z * (sd / mean)) / Math.sqrt(n)) * fpc;
 }
 
 function checkPrevious(p: PreviousDesign): void {
