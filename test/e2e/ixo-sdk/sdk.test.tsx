@@ -90,3 +90,17 @@ describe('reconnect (issue #14 item 3; the real case is in fixes.test.tsx)', () 
     await dropAndRejoin(suite.get(ctx), rt, { freshRejoinCredential: true });
   });
 });
+
+describe('strict one-use invocations stay available (issue #14 item 2: ORACLE_UCAN_REPLAY=strict)', () => {
+  it('a reused invocation is refused with `replayed` when the deployment asks for strict one-use', async (ctx) => {
+    const l = suite.get(ctx);
+    const wallet = await createWallet({ invocationTtl: 300 });
+    const sessionId = await strict.createSession(wallet);
+    const mark = strict.proxy.log.length;
+    const { probe } = mountChat(l, { oracleDid: strict.oracleDid, baseUrl: strict.baseUrl, wallet, sessionId });
+    // the SDK sends its cached invocation with the session list, the history and the run check
+    await l.rtl.waitFor(() => expect(strict.proxy.log.slice(mark).filter((e) => e.status !== 0).length).toBeGreaterThanOrEqual(3));
+    await l.rtl.waitFor(() => expect(probe.chat.isLoading).toBe(false));
+    expect(unauthorized(strict.proxy, mark).map((line) => line.replace(/^.* → /, ''))).toContain('replayed');
+  });
+});
