@@ -111,10 +111,66 @@ async function pack(spec, dest, cwd) {
   return join(dest, info.filename);
 }
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
+}
+
+/**
+ * One installer at a time per scratch directory (vitest runs the suite's
+ * files in parallel workers, each calling this script): a lock directory
+ * holding the owner's pid, taken over when that process is gone.
+ */
+async function withLock(fn) {
+  const lock = `${dir}.lock`;
+  mkdirSync(dirname(dir), { recursive: true });
+  for (let waited = false; ; waited = true) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      break;
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+      let owner = NaN;
+      try {
+        owner = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+      } catch {
+        /* being created */
+      }
+      if (Number.isInteger(owner) && !alive(owner)) {
+        rmSync(lock, { recursive: true, force: true });
+        continue;
+      }
+      if (!waited) log(`waiting for another install into ${dir}`);
+      await sleep(250);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   const want = stamp();
   if (!force && complete(want)) {
     log(`ready (reused ${dir})`);
+    return 0;
+  }
+  return withLock(() => install(want));
+}
+
+async function install(want) {
+  // another process may have finished it while this one waited for the lock
+  if (!force && complete(want)) {
+    log(`ready (installed by another process into ${dir})`);
     return 0;
   }
   const started = Date.now();
