@@ -6,6 +6,38 @@
  * so the suite is green today and such a test turns red ("expected to fail")
  * once its item is fixed: the fix then turns `it.fails` into `it`.
  * Today's failure of each is quoted above it.
+ *
+ * What the SDK does on the wire (read from its dist/index.js and seen here):
+ * - Every request but the turn's POST goes through one helper that sets
+ *   `Content-Type: application/json`, with no body on GETs, POST /sessions and
+ *   DELETE /sessions/:id. Auth: `x-ucan-delegation` when the provider has
+ *   createDelegation; `Authorization: Bearer <inv>` + `X-Auth-Type: ucan` when it
+ *   has createInvocation. sendMessage and the socket refuse to start without a
+ *   delegation; the invocation is optional.
+ * - Both are cached in localStorage (`oracles_ucan_invocations`,
+ *   `oracles_ucan_delegations`, key `${userDid}::${oracleDid}`) until 30 s
+ *   (invocations) or 5 min (delegations) before `expiresAt`: one invocation for
+ *   every request, the socket handshake (`auth: {ucanDelegation, invocation}`,
+ *   `query: {sessionId, userDid}`, websocket transport) and the rejoin.
+ * - The turn: POST /messages/:sessionId `{message, stream: true, timezone,
+ *   model?, metadata?, attachments?, tools?, agActions?}`; it needs the
+ *   `X-Request-Id` reply header and reads `x-run-id`. A stream that ends or
+ *   breaks before `done` is rejoined up to 12 times with GET
+ *   /runs/:runId?after=<last id>, re-sending the POST's headers, after
+ *   500 ms·2^(n-1) (at most 8 s); 404 ends it, any other error is retried.
+ *   A `run` frame with `resumed` cuts the text to `partialLength`.
+ * - On mount: GET /sessions?limit=20&offset=0, GET
+ *   /sessions/:id/messages?limit=20 (GET /messages/:id on 404/405), GET
+ *   /sessions/:id/run (joins a queued/running/recovering run with after=0).
+ *   After a turn: the history again (`after=<nextCursor>`) and the session list.
+ * - A wrapped socket event whose payload has sessionId and requestId (other
+ *   than a tool_call of the turn in flight) becomes a row
+ *   `${requestId}-${eventName}-${eventId}` ("Thinking..." for reasoning and
+ *   message_cache_invalidation); message_cache_invalidation also refetches.
+ * - History: a row with a non-empty `toolCalls` gets its content rebuilt from
+ *   them (`{name: toolName or 'ToolCall', props: {id, args, status, output,
+ *   isToolCall, toolName}}`, no payload); other rows render as stored.
+ * - Its errors keep the HTTP status and message, not the code.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { say } from '../../helpers/scripted-model-server.ts';
