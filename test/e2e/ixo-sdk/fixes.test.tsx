@@ -1,0 +1,184 @@
+// @vitest-environment jsdom
+/**
+ * Issue #14, phase 1: what the published @ixo/oracles-client-sdk 1.4.0 needs
+ * from the runtime and does not get yet. Each test is written as the correct
+ * behaviour requires and marked `it.fails` with the issue item it belongs to,
+ * so the suite is green today and such a test turns red ("expected to fail")
+ * once its item is fixed: the fix then turns `it.fails` into `it`.
+ * Today's failure of each is quoted above it.
+ *
+ * What the SDK does on the wire (read from its dist/index.js and seen here):
+ * - Every request but the turn's POST goes through one helper that sets
+ *   `Content-Type: application/json`, with no body on GETs, POST /sessions and
+ *   DELETE /sessions/:id. Auth: `x-ucan-delegation` when the provider has
+ *   createDelegation; `Authorization: Bearer <inv>` + `X-Auth-Type: ucan` when it
+ *   has createInvocation. sendMessage and the socket refuse to start without a
+ *   delegation; the invocation is optional.
+ * - Both are cached in localStorage (`oracles_ucan_invocations`,
+ *   `oracles_ucan_delegations`, key `${userDid}::${oracleDid}`) until 30 s
+ *   (invocations) or 5 min (delegations) before `expiresAt`: one invocation for
+ *   every request, the socket handshake (`auth: {ucanDelegation, invocation}`,
+ *   `query: {sessionId, userDid}`, websocket transport) and the rejoin.
+ * - The turn: POST /messages/:sessionId `{message, stream: true, timezone,
+ *   model?, metadata?, attachments?, tools?, agActions?}`; it needs the
+ *   `X-Request-Id` reply header and reads `x-run-id`. A stream that ends or
+ *   breaks before `done` is rejoined up to 12 times with GET
+ *   /runs/:runId?after=<last id>, re-sending the POST's headers, after
+ *   500 ms·2^(n-1) (at most 8 s); 404 ends it, any other error is retried.
+ *   A `run` frame with `resumed` cuts the text to `partialLength`.
+ * - On mount: GET /sessions?limit=20&offset=0, GET
+ *   /sessions/:id/messages?limit=20 (GET /messages/:id on 404/405), GET
+ *   /sessions/:id/run (joins a queued/running/recovering run with after=0).
+ *   After a turn: the history again (`after=<nextCursor>`) and the session list.
+ * - A wrapped socket event whose payload has sessionId and requestId (other
+ *   than a tool_call of the turn in flight) becomes a row
+ *   `${requestId}-${eventName}-${eventId}` ("Thinking..." for reasoning and
+ *   message_cache_invalidation); message_cache_invalidation also refetches.
+ * - History: a row with a non-empty `toolCalls` gets its content rebuilt from
+ *   them (`{name: toolName or 'ToolCall', props: {id, args, status, output,
+ *   isToolCall, toolName}}`, no payload); other rows render as stored.
+ * - Its errors keep the HTTP status and message, not the code.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { say } from '../../helpers/scripted-model-server.ts';
+import { ixoSuite, mountChat, type Probe } from './sdk.ts';
+import { startIxoRuntime, unauthorized, type IxoRuntime } from './runtime.ts';
+import { HISTORY_CASES, checkHistoryCase } from './history.ts';
+import { BAD_CREDENTIALS, refusedWith } from './auth.ts';
+import { dropAndRejoin } from './reconnect.ts';
+import { createWallet } from './wallet.ts';
+
+let rt: IxoRuntime;
+
+// the runtime starts only when the SDK is installed (else every test is skipped)
+const suite = ixoSuite(async (_l, indexer) => {
+  rt = await startIxoRuntime(indexer);
+});
+afterAll(async () => {
+  await rt?.close();
+});
+
+/** Invocations that live 20 s: under the SDK's 30 s cache margin, so it mints one per request. */
+const SHORT = { invocationTtl: 20 };
+const sessionIds = (p: Probe): string[] => (p.sessions.sessions as { sessionId: string }[]).map((s) => s.sessionId);
+
+describe('issue #14 item 1: session create and delete', () => {
+  // Issue #14 item 1. The SDK sends `content-type: application/json` and no body on POST /sessions and
+  // DELETE /sessions/:id. Today: RequestError "Body cannot be empty when content-type is set to 'application/json'" (400).
+  it.fails('creates and deletes a session with useOracleSessions', async (ctx) => {
+    const l = suite.get(ctx);
+    const wallet = await createWallet(SHORT);
+    const { probe, view } = mountChat(l, { oracleDid: rt.oracleDid, baseUrl: rt.baseUrl, wallet });
+    await l.rtl.waitFor(() => expect(probe.sessions.isLoading).toBe(false));
+    const created = await probe.sessions.createSession();
+    expect(created.sessionId).toMatch(/\S/);
+    await l.rtl.waitFor(() => expect(sessionIds(probe)).toEqual([created.sessionId]));
+    await probe.sessions.deleteSession(created.sessionId);
+    await l.rtl.waitFor(() => expect(sessionIds(probe)).toEqual([]));
+    view.unmount();
+  });
+});
+
+describe('issue #14 item 2: an invocation is a bearer credential for its lifetime', () => {
+  // Issue #14 item 2. The SDK caches one invocation per user and oracle until 30 s before its expiry and sends it
+  // on every request and the socket handshake. Today the second use is refused:
+  // ["GET /sessions/<id>/run → replayed", "POST /messages/<id> → replayed", "GET /sessions/<id>/messages?limit=20 → replayed", …]
+  it.fails('a session with a realistic invocation lifetime gets no 401 at all', async (ctx) => {
+    const l = suite.get(ctx);
+    const wallet = await createWallet({ invocationTtl: 300 });
+    const sessionId = await rt.createSession(wallet);
+    const mark = rt.proxy.log.length;
+    rt.script('one', say('first answer'));
+    rt.script('two', say('second answer'));
+    const { probe, view } = mountChat(l, { oracleDid: rt.oracleDid, baseUrl: rt.baseUrl, wallet, sessionId });
+    await l.rtl.waitFor(() => expect(probe.sessions.isLoading).toBe(false));
+    await l.rtl.waitFor(() => expect(probe.chat.isLoading).toBe(false));
+    const errors: string[] = [];
+    for (const text of ['one', 'two']) await probe.chat.sendMessage(text).catch((e: Error) => errors.push(`${text}: ${e.message}`));
+    // every request the SDK made with its cached invocation was accepted
+    expect(unauthorized(rt.proxy, mark)).toEqual([]);
+    expect(errors).toEqual([]);
+    await l.rtl.waitFor(() => expect(probe.chat.messages.map((m: { content: unknown }) => m.content)).toEqual(['one', 'first answer', 'two', 'second answer']));
+    expect(sessionIds(probe)).toEqual([sessionId]);
+    // the socket handshake carries the same cached invocation
+    await l.rtl.waitFor(() => expect(probe.chat.isRealTimeConnected).toBe(true));
+    view.unmount();
+  });
+});
+
+describe('issue #14 item 3: a dropped stream is resumed by the SDK', () => {
+  // Issue #14 item 3. Today the rejoin is refused: ["GET /runs/<runId>?after=3 → 401 replayed"] (the SDK retries 12
+  // times over about a minute, then gives up). The same drop with a fresh credential on the rejoin passes
+  // (sdk.test.tsx, "reconnect"), so this flips with the item 2 fix unless something else breaks.
+  it.fails('finishes the turn after the SSE connection drops mid-turn, with no gap and no duplicate tokens', async (ctx) => {
+    // the SDK's rejoin re-sends the headers of the turn's POST, so its invocation a second time
+    await dropAndRejoin(suite.get(ctx), rt, { freshRejoinCredential: false });
+  });
+});
+
+describe('issue #14 item 4: login with a delegation only', () => {
+  // Issue #14 item 4. OraclesProvider without createInvocation sends `x-ucan-delegation` alone (HTTP and socket
+  // `auth.ucanDelegation`). Today: ["GET /sessions?limit=20&offset=0 → missing_token", "GET /sessions/<id>/messages?limit=20 → missing_token",
+  // "POST /messages/<id> → missing_token", …]
+  it.fails('a full turn, the session list and the socket work with createDelegation alone', async (ctx) => {
+    const l = suite.get(ctx);
+    const wallet = await createWallet({ delegationTtl: 7 * 24 * 3600 });
+    const sessionId = await rt.createSession(wallet);
+    const mark = rt.proxy.log.length;
+    rt.script('hello', say('delegated answer'));
+    const { probe } = mountChat(l, { oracleDid: rt.oracleDid, baseUrl: rt.baseUrl, wallet, sessionId, invocations: false });
+    await l.rtl.waitFor(() => expect(probe.sessions.isLoading).toBe(false));
+    await l.rtl.waitFor(() => expect(probe.chat.isLoading).toBe(false));
+    const errors: string[] = [];
+    await probe.chat.sendMessage('hello').catch((e: Error) => errors.push(e.message));
+    expect(unauthorized(rt.proxy, mark)).toEqual([]);
+    expect(errors).toEqual([]);
+    expect(wallet.minted.invocations).toBe(0);
+    await l.rtl.waitFor(() => expect(probe.chat.messages.map((m: { content: unknown }) => m.content)).toEqual(['hello', 'delegated answer']));
+    expect(sessionIds(probe)).toEqual([sessionId]);
+    await l.rtl.waitFor(() => expect(probe.chat.isRealTimeConnected).toBe(true));
+  });
+});
+
+describe('issue #14 item 4: refused delegations when a delegation alone logs in', () => {
+  // Issue #14 item 4: a refused delegation gets the code of what is wrong with it. Today every one is
+  // {status: 401, codes: ['missing_token']} (a delegation alone is not looked at). 'missing' (no credential at all)
+  // is the same request in both modes: sdk.test.tsx.
+  for (const { bad, code } of BAD_CREDENTIALS.filter((c) => c.bad !== 'missing')) {
+    it.fails(`${bad} delegation → 401 ${code}`, async (ctx) => {
+      const r = await refusedWith(suite.get(ctx), rt, 'delegation', bad);
+      expect(r).toEqual({ status: 401, codes: [code] });
+    });
+  }
+});
+
+describe('issue #14 item 4: a delegation that logs in has a maximum lifetime', () => {
+  // Issue #14 item 4 ("a configurable maximum lifetime (e.g. 30 days)"): assumed here as 30 days by default and the
+  // existing code `ttl_too_long`; the fixer may settle other values and adjust this test. Today: {status: 401,
+  // codes: ['missing_token']}.
+  it.fails('a delegation living 400 days does not log in → 401 ttl_too_long', async (ctx) => {
+    const l = suite.get(ctx);
+    const wallet = await createWallet({ delegationTtl: 400 * 24 * 3600 });
+    const mark = rt.proxy.log.length;
+    const { probe } = mountChat(l, { oracleDid: rt.oracleDid, baseUrl: rt.baseUrl, wallet, invocations: false });
+    await l.rtl.waitFor(() => expect(probe.sessions.error).toBeTruthy());
+    const codes = [...new Set(unauthorized(rt.proxy, mark).map((line) => line.replace(/^.* → /, '')))];
+    expect({ status: (probe.sessions.error as { status?: unknown }).status, codes }).toEqual({ status: 401, codes: ['ttl_too_long'] });
+  });
+});
+
+describe('issue #14 item 5: stored history renders exactly like the stream did', () => {
+  // Issue #14 item 5 (the text case passes: sdk.test.tsx). Today:
+  // - a tool call: the stored tool row renders `{"id":"call_caps_1","status":"done"}` (content lacks isToolCall,
+  //   toolName and the stream's payload {requestId, sessionId, eventId}), and the stored answer row lists
+  //   `toolCalls`, so the SDK draws the tool a second time inside the answer (with empty requestId/sessionId/eventId).
+  // - reasoning: already the streamed view is wrong: 5 extra rows `RID-reasoning-<eventId>` "Thinking..." (the
+  //   socket's wrapped `reasoning` events, which the SDK turns into rows) and the reasoning row shows the text twice
+  //   (the final `isComplete` frame repeats the whole text, which the SDK appends); the stored row is empty (content '').
+  // - a failed turn: the stream's `RID-error` row (the SSE `error` frame as an `Error` component) is not stored.
+  for (const c of HISTORY_CASES.filter((x) => x.name !== 'text')) {
+    it.fails(c.name, async (ctx) => {
+      await checkHistoryCase(suite.get(ctx), rt, c);
+    });
+  }
+});
