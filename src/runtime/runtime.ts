@@ -278,7 +278,7 @@ export class OracleRuntime {
   }
 
   /** The model of a turn: the request's id, else config.model, else LLM_MODEL (the `model` option decides what an id means). */
-  model(id?: string): LanguageModel {
+  model(id?: string): OracleModel {
     const modelId = id ?? this.config.model ?? this.settings.LLM_MODEL ?? (typeof this.options.model === 'object' ? this.options.model.modelId : undefined);
     if (!modelId) throw notConfigured(this.options.modelHint);
     return this.modelOf(modelId);

@@ -73,7 +73,7 @@ describe('the model', () => {
     try {
       const r = await app.fastify.inject({ method: 'GET', url: '/models' });
       expect(r.json()).toEqual({ models: [{ id: 'in-process', name: 'in-process' }], default: 'in-process' });
-      expect((app.runtime.model('anything') as { modelId: string }).modelId).toBe('in-process');
+      expect(app.runtime.model('anything').modelId).toBe('in-process');
     } finally {
       await app.close();
     }
