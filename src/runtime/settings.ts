@@ -48,11 +48,16 @@ const VALID: Record<keyof RuntimeEnv, string> = {
   ORACLE_TOOL_TIMEOUT_MS: 'an integer from 100 to 600000 (default 30000)',
 };
 
+/** A value as the boot error shows it: a URL's credentials are never shown (the key and the mnemonic never fail). */
+function shown(v: string | undefined): string {
+  return JSON.stringify(v?.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1…@'));
+}
+
 /** Parses the runtime's variables once; an invalid one throws the BootError line. */
 export function parseRuntimeEnv(env: Record<string, string | undefined>): RuntimeEnv {
   const r = RuntimeEnvSchema.safeParse(env);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
   const name = String(issue.path[0]) as keyof RuntimeEnv;
-  throw new BootError(`[boot-error] Runtime env validation failed for '${name}' = ${JSON.stringify(env[name])}: ${issue.message}. Set '${name}' to ${VALID[name]}, or unset it`);
+  throw new BootError(`[boot-error] Runtime env validation failed for '${name}' = ${shown(env[name])}: ${issue.message}. Set '${name}' to ${VALID[name]}, or unset it`);
 }

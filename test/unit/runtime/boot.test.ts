@@ -172,6 +172,8 @@ describe("the runtime's variables", () => {
   it('an invalid one is a boot error naming the variable, its value and what is valid', () => {
     expect(() => boot({ env: { ORACLE_MAX_STEPS: 'many' } }).make()).toThrow(/^\[boot-error\] Runtime env validation failed for 'ORACLE_MAX_STEPS' = "many": .+\. Set 'ORACLE_MAX_STEPS' to an integer from 1 to 100 \(default 12\), or unset it$/);
     expect(() => boot({ env: { LLM_BASE_URL: 'ftp://models' } }).make()).toThrow(/^\[boot-error\] Runtime env validation failed for 'LLM_BASE_URL' = "ftp:\/\/models": .+\. Set 'LLM_BASE_URL' to an http\(s\) URL/);
+    // a URL's credentials are not shown
+    expect(() => boot({ env: { LLM_BASE_URL: 'ftp://user:s3cret@models/v1' } }).make()).toThrow(/for 'LLM_BASE_URL' = "ftp:\/\/…@models\/v1": /);
     expect(() => boot({ env: { ORACLE_DB_SYNCHRONOUS: 'OFF' } }).make()).toThrow(/'ORACLE_DB_SYNCHRONOUS' = "OFF": .+\. Set 'ORACLE_DB_SYNCHRONOUS' to FULL or NORMAL, or unset/);
   });
 });
