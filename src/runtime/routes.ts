@@ -47,8 +47,7 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   if (opts.cors !== false) {
-    const origins = rt.options.corsOrigins ?? rt.settings.CORS_ORIGINS ?? true;
-    await app.register(cors, { origin: origins, exposedHeaders: ['X-Request-Id', 'x-run-id'], credentials: true });
+    await app.register(cors, { origin: rt.corsOrigins, exposedHeaders: ['X-Request-Id', 'x-run-id'], credentials: true });
   }
   app.setErrorHandler((err, _req, reply) => {
     const body = toErrorBody(err);

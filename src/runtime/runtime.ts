@@ -223,6 +223,11 @@ export class OracleRuntime {
     return out;
   }
 
+  /** Origins allowed for browser clients, over HTTP and socket.io alike: the corsOrigins option, else CORS_ORIGINS, else any. */
+  get corsOrigins(): string[] | boolean {
+    return this.options.corsOrigins ?? this.settings.CORS_ORIGINS ?? true;
+  }
+
   /** Plugins loaded now (background ones once settled as loaded). */
   activePlugins(): { plugin: AnyPlugin; ctx: PluginContext<unknown> }[] {
     return this.resolved.filter(({ plugin }) => this.tracker.isActive(plugin.name));

@@ -31,7 +31,7 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
   const io = new Server<P.ClientToServerEvents, P.ServerToClientEvents>(server, {
     path: P.SOCKET_PATH,
     transports: ['websocket'],
-    cors: { origin: rt.options.corsOrigins ?? true },
+    cors: { origin: rt.corsOrigins },
     serveClient: false,
   });
 
