@@ -23,7 +23,7 @@ export interface SocketHandle {
   awaitResult(sessionId: string, toolCallId: string, timeoutMs: number): Promise<unknown>;
   /** Disconnects every client (the first step of a graceful stop; new handshakes still work). */
   disconnectAll(): void;
-  /** Unsubscribes from the runtime and closes every connection; the HTTP server is its host's to close. */
+  /** Unsubscribes from the runtime and closes every connection (idempotent); the HTTP server is its host's to close. */
   close(): void;
 }
 
@@ -84,11 +84,14 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
     }
   });
 
+  let closed = false;
   return {
     io,
     awaitResult: (sessionId, toolCallId, timeoutMs) => rt.realtime.awaitResult(sessionId, toolCallId, timeoutMs),
     disconnectAll: () => io.disconnectSockets(true),
     close() {
+      if (closed) return;
+      closed = true;
       offHost();
       offRuns();
       io.disconnectSockets(true);
