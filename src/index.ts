@@ -1,7 +1,9 @@
 /**
- * oraclekit's package entry: build an oracle with createOracleApp (docs/runtime.md),
+ * oraclekit's package entry: build an oracle with createOracle (a fastify
+ * plugin for your server) or createOracleApp (its own server) (docs/runtime.md),
  * write plugins against the plugin contract (docs/plugins.md), speak the
- * protocol with its shared schemas (docs/protocol.md).
+ * protocol with its shared schemas (docs/protocol.md). Tests of an oracle
+ * import oraclekit/testing (src/testing.ts).
  */
 export * from './runtime/index.ts';
 export * as protocol from './lib/protocol/index.ts';

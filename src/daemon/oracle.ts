@@ -1,7 +1,9 @@
 /**
- * The daemon's default oracle (docs/daemon.md, "The default oracle"): the
- * oracle runtime mounted on the daemon's fastify under ORACLE_PREFIX
- * (/oracle), socket.io on the daemon's /socket.io/, its tables in the
+ * The daemon's default oracle (docs/daemon.md, "The default oracle"):
+ * createOracle's plugin registered on the daemon's fastify under
+ * ORACLE_PREFIX (/oracle) — the same plugin createOracleApp serves, with the
+ * same start and close order (it follows the daemon's ready and close) —
+ * socket.io on the daemon's /socket.io/, its tables in the
  * daemon's database file (area 'runtime'), the bundled plugins as the
  * daemon's environment enables them, the model from the daemon's
  * environment (LLM_BASE_URL, LLM_PROVIDER_API_KEY, LLM_MODEL) or daemon.json's
@@ -69,35 +71,32 @@ export interface DefaultOracle {
 }
 
 /**
- * Mounts the default oracle on the daemon's app (before listen). Boot lines
- * go to `log`. A boot error (e.g. a feature forced on without its variable)
- * throws a BootError: the daemon logs it and serves the registry without an oracle.
+ * Registers the default oracle on the daemon's app (before listen): it starts
+ * when the app is ready and closes with it. Boot lines go to `log`. A boot
+ * error (e.g. a feature forced on without its variable) throws a BootError:
+ * the daemon logs it and serves the registry without an oracle.
  */
 export async function mountDefaultOracle(
   app: FastifyInstance,
   o: { database: Database; config: DaemonOracleConfig; env: Record<string, string | undefined>; key: OracleKey; log: { info(l: string): void; error(l: string): void } },
 ): Promise<DefaultOracle> {
-  const { mountOracleRuntime } = await import('../runtime/app.ts');
+  const { createOracle } = await import('../runtime/oracle.ts');
   const c = o.config;
-  const mounted = await mountOracleRuntime(app, {
+  const oracle = createOracle({
     config: { name: c.name, description: c.description, prompt: c.prompt, model: c.model, models: c.models, oracleDid: o.key.did },
     features: c.features,
     env: o.env,
     database: o.database,
     signingMnemonic: o.key.mnemonic,
     logger: o.log,
-    prefix: ORACLE_PREFIX,
-    // a Node client (the chat) needs no CORS; browser apps run their own oracle
-    cors: false,
     modelHint: 'set LLM_BASE_URL, LLM_PROVIDER_API_KEY and LLM_MODEL in the daemon\'s environment (or oracle.model in daemon.json), then `oraclekit daemon restart`',
   });
-  const rt = mounted.runtime;
+  // a Node client (the chat) needs no CORS; browser apps run their own oracle
+  await app.register(oracle.plugin, { prefix: ORACLE_PREFIX, cors: false });
+  const rt = oracle.runtime;
   return {
     info: () => ({ did: rt.oracleDid, path: ORACLE_PREFIX, name: rt.config.name, model: rt.models().default, signingKeyLoaded: rt.signingKeyLoaded, plugins: rt.status() }),
-    quiesce() {
-      rt.runs.abortAll();
-      mounted.socket.io.disconnectSockets(true);
-    },
-    close: () => mounted.close(),
+    quiesce: oracle.quiesce,
+    close: oracle.close,
   };
 }

@@ -7,6 +7,8 @@ import type { z } from 'zod';
 import type { RuntimeStore } from './store.ts';
 import type { Run } from './runs.ts';
 import type { AnyEventInput, ClientAction, ClientTool } from '../lib/protocol/index.ts';
+import { messageErrorFactory, type ErrorTable } from '../lib/errors.ts';
+import { RUNTIME_ERRORS } from '../lib/protocol/errors.ts';
 
 export type Visibility = 'always' | 'on-demand' | 'silent';
 export type Stability = 'stable' | 'beta' | 'experimental';
@@ -103,6 +105,13 @@ export interface OraclePlugin<Env = Record<string, unknown>> {
   name: string;
   version: string;
   manifest: PluginManifest;
+  /**
+   * The plugin's own error codes (code → HTTP status and when it applies),
+   * merged with the runtime's shared table at boot; build its errors with
+   * pluginErrorFactory(table). A code the runtime or another plugin already
+   * uses with another status is a boot error.
+   */
+  errors?: ErrorTable;
   /** Variables the plugin needs: a blank one excludes it (auto-detect). */
   requiredEnv?: string[];
   /** zod schema of the plugin's environment (keys are variable names). */
@@ -134,6 +143,15 @@ export interface OraclePlugin<Env = Record<string, unknown>> {
    * boot error, or nothing to go on with the environment rules.
    */
   detect?: (config: OracleConfig) => { exclude?: string; invalid?: { field: string; why: string } } | undefined;
+}
+
+/**
+ * The error builder of a plugin: its own codes and the runtime's shared ones
+ * (upstream_error, validation_failed, not_ready, …), e.g.
+ * `const quotesError = pluginErrorFactory(QUOTES_ERRORS); throw quotesError('quote_not_found', 'no quote …', { field: 'id' })`.
+ */
+export function pluginErrorFactory<T extends ErrorTable>(table: T) {
+  return messageErrorFactory<typeof RUNTIME_ERRORS & T>({ ...RUNTIME_ERRORS, ...table });
 }
 
 /** Identity helper for typing a plugin. */

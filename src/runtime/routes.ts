@@ -1,7 +1,8 @@
 /**
  * Every HTTP route of protocol.md, as one fastify plugin (encapsulated: its
- * own zod compilers, error handler and auth hook), so the daemon can mount
- * the runtime onto its own fastify and createOracleApp onto a fresh one.
+ * own zod compilers, error handler and auth hook). createOracle (oracle.ts)
+ * registers it inside its own plugin, which the daemon and createOracleApp
+ * both register.
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyError } from 'fastify';
 import cors from '@fastify/cors';
@@ -46,8 +47,7 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   if (opts.cors !== false) {
-    const origins = rt.options.corsOrigins ?? (rt.env.CORS_ORIGINS ? rt.env.CORS_ORIGINS.split(',').map((s) => s.trim()) : true);
-    await app.register(cors, { origin: origins, exposedHeaders: ['X-Request-Id', 'x-run-id'], credentials: true });
+    await app.register(cors, { origin: rt.corsOrigins, exposedHeaders: ['X-Request-Id', 'x-run-id'], credentials: true });
   }
   app.setErrorHandler((err, _req, reply) => {
     const body = toErrorBody(err);
@@ -103,6 +103,7 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     documentation: 'docs/protocol.md of oraclekit',
     auth: { header: 'Authorization: Bearer <base64 CAR of a ucanto invocation>', authType: 'X-Auth-Type: ucan', capability: { can: 'oracle/use', with: rt.oracleDid } },
     routes: routeList,
+    errors: rt.errors,
   }));
   app.get('/models', { schema: { response: { 200: P.ModelsResponseSchema } } }, async () => rt.models());
 
@@ -114,33 +115,32 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   app.get('/sessions', { schema: { querystring: P.PageQuerySchema, response: { 200: P.ListSessionsResponseSchema } } }, async (req) => rt.store.listSessions(getUser(req).did, req.query.limit, req.query.offset));
   app.delete('/sessions/:id', { schema: { params: P.IdParamsSchema, response: { 200: P.MessageResponseSchema } } }, async (req) => {
     const did = getUser(req).did;
-    if (!rt.store.getSession(did, req.params.id)) throw runtimeError('session_not_found', `no session ${req.params.id}`);
+    rt.ownSession(did, req.params.id);
     rt.runs.active(req.params.id)?.abort.abort(new Error('session deleted'));
     rt.store.deleteSession(did, req.params.id);
     return { message: `session ${req.params.id} deleted` };
   });
   app.get('/sessions/:id/run', { schema: { params: P.IdParamsSchema, response: { 200: P.SessionRunResponseSchema } } }, async (req) => {
-    if (!rt.store.getSession(getUser(req).did, req.params.id)) throw runtimeError('session_not_found', `no session ${req.params.id}`);
+    rt.ownSession(getUser(req).did, req.params.id);
     const mem = rt.runs.latest(req.params.id);
     if (mem) return { run: { runId: mem.runId, status: mem.status } };
     return { run: rt.store.latestRun(req.params.id) ?? null };
   });
   app.get('/sessions/:id/messages', { schema: { params: P.IdParamsSchema, querystring: P.HistoryQuerySchema, response: { 200: P.PagedHistoryResponseSchema } } }, async (req) => {
-    if (!rt.store.getSession(getUser(req).did, req.params.id)) throw runtimeError('session_not_found', `no session ${req.params.id}`);
+    rt.ownSession(getUser(req).did, req.params.id);
     return rt.store.historyPage(req.params.id, req.query.limit, req.query.before, req.query.after);
   });
 
   // ---- messages and runs -------------------------------------------------
   app.post('/messages/abort', { schema: { body: P.AbortBodySchema, response: { 200: P.AbortResponseSchema } } }, async (req) => {
-    const did = getUser(req).did;
-    if (!rt.store.getSession(did, req.body.sessionId)) throw runtimeError('session_not_found', `no session ${req.body.sessionId}`);
+    rt.ownSession(getUser(req).did, req.body.sessionId);
     const run = rt.runs.active(req.body.sessionId);
     if (!run) throw runtimeError('no_active_run', 'this session has no running run');
     run.abort.abort(new Error('aborted by the user'));
     return { aborted: true as const, runId: run.runId };
   });
   app.get('/messages/:sessionId', { schema: { params: P.SessionIdParamsSchema, response: { 200: P.HistoryResponseSchema } } }, async (req) => {
-    if (!rt.store.getSession(getUser(req).did, req.params.sessionId)) throw runtimeError('session_not_found', `no session ${req.params.sessionId}`);
+    rt.ownSession(getUser(req).did, req.params.sessionId);
     return { messages: rt.store.history(req.params.sessionId) };
   });
   app.post('/messages/:sessionId', { schema: { params: P.SessionIdParamsSchema, body: P.SendMessageBodySchema } }, async (req, reply) => {

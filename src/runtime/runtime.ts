@@ -1,8 +1,9 @@
 /**
  * The runtime core, independent of any HTTP server: boot resolution, the
  * plugin registry and status, storage, the authenticator, runs and the agent.
- * createOracleApp (app.ts) serves it on its own fastify; the daemon mounts it
- * onto its fastify with registerOracleRuntime.
+ * createOracle (oracle.ts) wraps it with its fastify plugin and socket.io;
+ * host services raise events (realtime.ts, runs) that the transports
+ * subscribe to, so the core knows no transport.
  */
 import { cachedSchema } from './schema-cache.ts';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
@@ -13,15 +14,17 @@ import { RUNTIME_MIGRATIONS } from './migrations.ts';
 import { RuntimeStore } from './store.ts';
 import { BootError, consoleBootLogger, logBoot, mergePlugins, PluginStatusTracker, resolvePlugins, type BootLogger, type PluginStatusListener } from './boot.ts';
 import { defineTool, type AnyOraclePlugin, type AnyPluginTool, type OracleConfig, type OraclePlugin, type PluginContext, type PluginHost, type SubAgent, type TurnContext } from './plugin.ts';
-import type { SocketHandle } from './socket.ts';
 import { randomUUID } from 'node:crypto';
 import { BUNDLED_PLUGINS } from './plugins/index.ts';
 import { metaTools } from './meta-tools.ts';
 import { RunManager, type Run } from './runs.ts';
 import { runTurn, type AgentDeps, type TurnInput } from './agent.ts';
 import { Authenticator } from './auth.ts';
-import { runtimeError } from '../lib/protocol/errors.ts';
-import type { PluginsStatus } from '../lib/protocol/index.ts';
+import { RUNTIME_ERRORS, runtimeError } from '../lib/protocol/errors.ts';
+import type { ErrorTable } from '../lib/errors.ts';
+import { RealtimeHub } from './realtime.ts';
+import { parseRuntimeEnv, type RuntimeEnv } from './settings.ts';
+import type { PluginsStatus, Session } from '../lib/protocol/index.ts';
 import { didFromMnemonic, signerFromMnemonic, type Signer } from '../lib/keys/index.ts';
 
 export interface OracleHooks {
@@ -32,14 +35,24 @@ export interface OracleHooks {
   onError?: (error: unknown, turn?: TurnContext) => void;
 }
 
+/** A language model of the AI SDK (an object: a model id string is `config.model`). */
+export type OracleModel = Exclude<LanguageModel, string>;
+
 export interface OracleAppOptions {
   config: OracleConfig;
+  /**
+   * The model: one LanguageModel for every turn, or a factory by model id
+   * (config.model, LLM_MODEL, or the id a request names). Default: the
+   * OpenAI-compatible provider at LLM_BASE_URL with LLM_PROVIDER_API_KEY.
+   * oraclekit/testing's scriptedModel() is one (tests without a model server).
+   */
+  model?: OracleModel | ((id: string) => OracleModel);
   /** The project's own plugins (same name overrides a bundled one). */
   plugins?: AnyOraclePlugin[];
   /** name → true (forced on) | false (never); absent = auto-detect. */
   features?: Record<string, boolean>;
   hooks?: OracleHooks;
-  /** Environment (default process.env): plugin variables, LLM_*, SIGNING_MNEMONIC, PORT. */
+  /** Environment (default process.env): the runtime's variables (settings.ts, parsed once) and the plugins' (each plugin's envSchema). */
   env?: Record<string, string | undefined>;
   /** SQLite file (default ORACLE_DB_PATH or ./data/oracle.db); ':memory:' for tests. */
   dbPath?: string;
@@ -69,6 +82,8 @@ type AnyPlugin = OraclePlugin<unknown>;
 export class OracleRuntime {
   readonly config: OracleConfig;
   readonly env: Record<string, string | undefined>;
+  /** The runtime's own variables, parsed once at boot (settings.ts); options override them. */
+  readonly settings: RuntimeEnv;
   readonly log: BootLogger;
   readonly db: Database;
   private readonly ownsDb: boolean;
@@ -80,26 +95,29 @@ export class OracleRuntime {
   readonly hooks: OracleHooks;
   readonly heartbeatMs: number;
   readonly options: OracleAppOptions;
+  /** Events for sessions' realtime clients (socket.ts subscribes) and their answers. */
+  readonly realtime = new RealtimeHub();
+  /** The shared error codes and every resolved plugin's own (docs/plugins.md, "Errors"), merged at boot. */
+  readonly errors: ErrorTable;
+  private readonly modelOf: (id: string) => OracleModel;
   private readonly resolved: { plugin: AnyPlugin; ctx: PluginContext<unknown> }[];
   private readonly toolsByPlugin = new Map<string, Record<string, AnyPluginTool>>();
   private readonly meta: Record<string, AnyPluginTool>;
   private signer: Signer | undefined;
   private signerPromise: Promise<void> | undefined;
   private started = false;
-  private socketHandle: SocketHandle | undefined;
-  /** Runtime services handed to plugins (PluginContext.host). */
+  /** Runtime services handed to plugins (PluginContext.host): they raise events, never call a transport. */
   readonly host: PluginHost = {
     startTurn: (userDid, sessionId, input) => this.startTurn(userDid, sessionId, input),
     postMessage: (sessionId, msg) => {
       const id = msg.id ?? `post-${randomUUID()}`;
       this.store.addMessages(sessionId, [{ id, type: 'ai', content: msg.content }]);
       this.store.touchSession(sessionId);
-      this.socketHandle?.emitToSession(sessionId, 'message_cache_invalidation', { eventName: 'message_cache_invalidation', payload: { sessionId, requestId: id, eventId: id, reason: 'message posted' } });
+      this.realtime.emit(sessionId, 'message_cache_invalidation', { eventName: 'message_cache_invalidation', payload: { sessionId, requestId: id, eventId: id, reason: 'message posted' } });
       return { id };
     },
-    emitToSession: (sessionId, event, payload) => this.socketHandle?.emitToSession(sessionId, event, payload) ?? false,
-    awaitClientResult: (sessionId, toolCallId, timeoutMs) =>
-      this.socketHandle ? this.socketHandle.awaitResult(sessionId, toolCallId, timeoutMs) : Promise.reject(new Error('no realtime channel: the client must connect over socket.io')),
+    emitToSession: (sessionId, event, payload) => this.realtime.emit(sessionId, event, payload),
+    awaitClientResult: (sessionId, toolCallId, timeoutMs) => this.realtime.awaitResult(sessionId, toolCallId, timeoutMs),
     emitRunEvent: (sessionId, e) => {
       const run = this.runs.active(sessionId);
       if (!run || run.finished) return false;
@@ -107,11 +125,6 @@ export class OracleRuntime {
       return true;
     },
   };
-
-  /** The socket.io channel (attachSocketIo calls this). */
-  attachSocket(s: SocketHandle | undefined): void {
-    this.socketHandle = s;
-  }
 
   constructor(o: OracleAppOptions) {
     this.options = o;
@@ -121,9 +134,13 @@ export class OracleRuntime {
     this.hooks = o.hooks ?? {};
     this.heartbeatMs = o.heartbeatMs ?? 15_000;
     if (!o.config || typeof o.config.name !== 'string' || o.config.name === '') throw new BootError("[boot-error] config.name is required (oracle.config.json). Set 'name' in oracle.config.json");
+    const settings = parseRuntimeEnv(this.env);
+    this.settings = settings;
     const all = mergePlugins((o.bundledPlugins ?? BUNDLED_PLUGINS) as AnyPlugin[], (o.plugins ?? []) as AnyPlugin[]);
     const result = resolvePlugins(all, o.features ?? {}, this.env, o.config);
-    const mnemonic = o.signingMnemonic ?? this.env.SIGNING_MNEMONIC;
+    this.errors = mergeErrorTables(result.ordered.map((r) => r.plugin));
+    this.modelOf = typeof o.model === 'function' ? o.model : o.model ? constantModel(o.model) : openAICompatibleModels(settings, o.modelHint);
+    const mnemonic = o.signingMnemonic ?? settings.SIGNING_MNEMONIC;
     let derived = '';
     if (!o.config.oracleDid && mnemonic) {
       try {
@@ -143,7 +160,7 @@ export class OracleRuntime {
     this.store.failOrphanRuns();
     this.tracker = new PluginStatusTracker(result);
     this.runs = new RunManager(this.store);
-    const fallback = o.allowDelegationFallback ?? /^(1|true|yes)$/i.test(this.env.ORACLE_ALLOW_DELEGATION_AUTH ?? '');
+    const fallback = o.allowDelegationFallback ?? settings.ORACLE_ALLOW_DELEGATION_AUTH;
     this.auth = new Authenticator({ store: this.store, oracleDid: this.oracleDid, allowDelegationFallback: fallback, signingKeyLoaded: () => this.signer !== undefined });
     this.resolved = result.ordered.map(({ plugin, env }) => ({
       plugin,
@@ -188,7 +205,7 @@ export class OracleRuntime {
           instructions: sa.prompt,
           prompt: task,
           tools,
-          stopWhen: isStepCount(this.options.maxSteps ?? 12),
+          stopWhen: isStepCount(this.options.maxSteps ?? this.settings.ORACLE_MAX_STEPS),
           abortSignal: turn.abortSignal,
           maxRetries: 0,
         } as never);
@@ -200,13 +217,15 @@ export class OracleRuntime {
   /** Secrets of the environment never leave the runtime in an error text. */
   redact(text: string): string {
     let out = text;
-    for (const k of ['LLM_PROVIDER_API_KEY', 'SIGNING_MNEMONIC']) {
-      const v = this.env[k];
+    for (const v of [this.settings.LLM_PROVIDER_API_KEY, this.settings.SIGNING_MNEMONIC, this.options.signingMnemonic]) {
       if (v && v.length >= 4) out = out.split(v).join('[redacted]');
     }
-    const m = this.options.signingMnemonic;
-    if (m && m.length >= 4) out = out.split(m).join('[redacted]');
     return out;
+  }
+
+  /** Origins allowed for browser clients, over HTTP and socket.io alike: the corsOrigins option, else CORS_ORIGINS, else any. */
+  get corsOrigins(): string[] | boolean {
+    return this.options.corsOrigins ?? this.settings.CORS_ORIGINS ?? true;
   }
 
   /** Plugins loaded now (background ones once settled as loaded). */
@@ -251,7 +270,7 @@ export class OracleRuntime {
   start(): void {
     if (this.started) return;
     this.started = true;
-    const mnemonic = this.options.signingMnemonic ?? this.env.SIGNING_MNEMONIC;
+    const mnemonic = this.options.signingMnemonic ?? this.settings.SIGNING_MNEMONIC;
     if (mnemonic && !this.signerPromise) {
       this.signerPromise = this.loadSigningKey(mnemonic).catch((e: unknown) => {
         this.log.error(`[boot-error] signing key not loaded: ${(e as Error).message}. Set 'SIGNING_MNEMONIC' to a valid BIP39 mnemonic`);
@@ -263,28 +282,28 @@ export class OracleRuntime {
     );
   }
 
-  private readonly modelCache = new Map<string, LanguageModel>();
-
-  model(id?: string): LanguageModel {
-    const baseURL = this.env.LLM_BASE_URL;
-    const modelId = id ?? this.config.model ?? this.env.LLM_MODEL;
-    if (!baseURL || !modelId) throw runtimeError('model_not_configured', `no model configured: ${this.options.modelHint ?? 'set LLM_BASE_URL and the model in oracle.config.json'}`);
-    // one model object per (endpoint, key, model): building one compiles the
-    // provider's zod chunk schemas (~0.5 ms), which a turn must not pay twice
-    const key = `${baseURL}\n${this.env.LLM_PROVIDER_API_KEY ?? ''}\n${modelId}`;
-    let m = this.modelCache.get(key);
-    if (!m) {
-      const provider = createOpenAICompatible({ name: 'oracle-llm', baseURL, apiKey: this.env.LLM_PROVIDER_API_KEY, includeUsage: true });
-      m = provider.chatModel(modelId);
-      if (this.modelCache.size >= 32) this.modelCache.delete(this.modelCache.keys().next().value!);
-      this.modelCache.set(key, m);
-    }
-    return m;
+  /** The model of a turn: the request's id, else config.model, else LLM_MODEL (the `model` option decides what an id means). */
+  model(id?: string): OracleModel {
+    const modelId = id ?? this.config.model ?? this.settings.LLM_MODEL ?? (typeof this.options.model === 'object' ? this.options.model.modelId : undefined);
+    if (!modelId) throw notConfigured(this.options.modelHint);
+    return this.modelOf(modelId);
   }
 
   models(): { models: { id: string; name: string }[]; default: string | null } {
-    const ids = [...new Set([this.config.model ?? this.env.LLM_MODEL, ...(this.config.models ?? [])].filter((x): x is string => !!x))];
+    const own = typeof this.options.model === 'object' ? this.options.model.modelId : undefined;
+    const ids = [...new Set([this.config.model ?? this.settings.LLM_MODEL ?? own, ...(this.config.models ?? [])].filter((x): x is string => !!x))];
     return { models: ids.map((id) => ({ id, name: id })), default: ids[0] ?? null };
+  }
+
+  /**
+   * The session when this user owns it. Every route and socket handler that
+   * names a session asks here: another user's session answers like a missing
+   * one (404 session_not_found), so ids reveal nothing.
+   */
+  ownSession(userDid: string, sessionId: string): Session {
+    const s = this.store.getSession(userDid, sessionId);
+    if (!s) throw runtimeError('session_not_found', `no session ${sessionId}`);
+    return s;
   }
 
   private history(sessionId: string): ModelMessage[] {
@@ -321,18 +340,17 @@ export class OracleRuntime {
           this.store.addMessages(s, msgs);
           this.store.touchSession(s);
         }),
-      maxSteps: this.options.maxSteps ?? Number(this.env.ORACLE_MAX_STEPS ?? 12),
+      maxSteps: this.options.maxSteps ?? this.settings.ORACLE_MAX_STEPS,
       redact: (text) => this.redact(text),
-      stallTimeoutMs: this.options.stallTimeoutMs ?? Number(this.env.LLM_STALL_TIMEOUT_MS ?? 60_000),
-      toolTimeoutMs: this.options.toolTimeoutMs ?? Number(this.env.ORACLE_TOOL_TIMEOUT_MS ?? 30_000),
+      stallTimeoutMs: this.options.stallTimeoutMs ?? this.settings.LLM_STALL_TIMEOUT_MS,
+      toolTimeoutMs: this.options.toolTimeoutMs ?? this.settings.ORACLE_TOOL_TIMEOUT_MS,
       hooks: this.hooks,
     };
   }
 
   /** Starts a turn in a session the caller owns; the run continues without any subscriber. */
   startTurn(userDid: string, sessionId: string, input: TurnInput): Run {
-    const session = this.store.getSession(userDid, sessionId);
-    if (!session) throw runtimeError('session_not_found', `no session ${sessionId}`);
+    const session = this.ownSession(userDid, sessionId);
     if (this.runs.active(sessionId)) throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
     this.model(input.model); // configuration errors surface as HTTP errors, not streams
     for (const { plugin, ctx } of this.activePlugins()) plugin.gateTurn?.({ userDid, sessionId, message: input.message }, ctx); // e.g. 402
@@ -357,6 +375,58 @@ export class OracleRuntime {
     this.store.flush();
     if (this.ownsDb) this.db.close();
   }
+}
+
+function notConfigured(hint: string | undefined) {
+  return runtimeError('model_not_configured', `no model configured: ${hint ?? 'set LLM_BASE_URL and the model in oracle.config.json'}`);
+}
+
+function constantModel(m: OracleModel): (id: string) => OracleModel {
+  return () => m;
+}
+
+/**
+ * The default model: the OpenAI-compatible provider at LLM_BASE_URL. One
+ * model object per (endpoint, key, model): building one compiles the
+ * provider's zod chunk schemas (~0.5 ms), which a turn must not pay twice.
+ */
+function openAICompatibleModels(s: RuntimeEnv, hint: string | undefined): (id: string) => OracleModel {
+  const cache = new Map<string, OracleModel>();
+  return (modelId) => {
+    const baseURL = s.LLM_BASE_URL;
+    if (!baseURL) throw notConfigured(hint);
+    let m = cache.get(modelId);
+    if (!m) {
+      m = createOpenAICompatible({ name: 'oracle-llm', baseURL, apiKey: s.LLM_PROVIDER_API_KEY, includeUsage: true }).chatModel(modelId);
+      if (cache.size >= 32) cache.delete(cache.keys().next().value!);
+      cache.set(modelId, m);
+    }
+    return m;
+  };
+}
+
+/**
+ * The shared runtime codes plus each plugin's own (`errors`): a plugin may
+ * not give a code another meaning (another status than the shared table's or
+ * another plugin's), which would make a code ambiguous on the wire.
+ */
+function mergeErrorTables(plugins: { name: string; errors?: ErrorTable }[]): ErrorTable {
+  const merged: ErrorTable = { ...RUNTIME_ERRORS };
+  const owner = new Map<string, string>();
+  for (const p of plugins) {
+    for (const [code, e] of Object.entries(p.errors ?? {})) {
+      const prev = merged[code];
+      if (prev && prev.status !== e.status) {
+        const by = owner.get(code);
+        throw new BootError(`[boot-error] Plugin '${p.name}' declares error code '${code}' with status ${e.status}, but ${by ? `plugin '${by}'` : 'the runtime'} declares it with status ${prev.status}. Rename the plugin's code`);
+      }
+      if (!prev) {
+        merged[code] = e;
+        owner.set(code, p.name);
+      }
+    }
+  }
+  return merged;
 }
 
 export function subAgentToolName(name: string): string {

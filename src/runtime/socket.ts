@@ -3,6 +3,10 @@
  * /socket.io/, websocket transport. The handshake is authenticated like an
  * HTTP request (auth.invocation or auth.ucanDelegation) and must name a
  * session the user owns; the socket joins that session's room only.
+ *
+ * A subscriber of the runtime's events: run events (runs.onEvent) and host
+ * events (runtime.realtime) go to the session's room; clients' results go
+ * back through runtime.realtime.settle(). The runtime never calls it.
  */
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
@@ -15,21 +19,21 @@ const room = (sessionId: string) => `session:${sessionId}`;
 
 export interface SocketHandle {
   io: Server<P.ClientToServerEvents, P.ServerToClientEvents>;
-  /** Pending browser tool / action calls awaiting a result from a client. */
+  /** Waits for a client's tool_result / action_call_result (runtime.realtime.awaitResult). */
   awaitResult(sessionId: string, toolCallId: string, timeoutMs: number): Promise<unknown>;
-  /** Emits an event to the session's room (raw payload); true when sent. */
-  emitToSession(sessionId: string, event: string, payload: unknown): boolean;
-  close(): Promise<void>;
+  /** Disconnects every client (the first step of a graceful stop; new handshakes still work). */
+  disconnectAll(): void;
+  /** Unsubscribes from the runtime and closes every connection (idempotent); the HTTP server is its host's to close. */
+  close(): void;
 }
 
 export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHandle {
   const io = new Server<P.ClientToServerEvents, P.ServerToClientEvents>(server, {
     path: P.SOCKET_PATH,
     transports: ['websocket'],
-    cors: { origin: rt.options.corsOrigins ?? true },
+    cors: { origin: rt.corsOrigins },
     serveClient: false,
   });
-  const pending = new Map<string, { sessionId: string; resolve: (v: unknown) => void; reject: (e: Error) => void }>();
 
   io.use((socket, next) => {
     void (async () => {
@@ -39,7 +43,7 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
         const auth = P.HandshakeAuthSchema.safeParse(socket.handshake.auth ?? {});
         const a = auth.success ? auth.data : {};
         const user = await rt.auth.authenticate({ invocation: a.invocation ?? '', delegation: a.ucanDelegation });
-        if (!rt.store.getSession(user.did, q.data.sessionId)) throw runtimeError('session_not_found', `no session ${q.data.sessionId}`);
+        rt.ownSession(user.did, q.data.sessionId);
         (socket.data as { did?: string; sessionId?: string }).did = user.did;
         (socket.data as { did?: string; sessionId?: string }).sessionId = q.data.sessionId;
         await socket.join(room(q.data.sessionId));
@@ -57,19 +61,19 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
     const own = (socket.data as { sessionId?: string }).sessionId;
     const settle = (raw: unknown, isAction: boolean) => {
       const r = (isAction ? P.ActionCallResultSchema : P.ToolResultSchema).safeParse(raw);
-      if (!r.success || r.data.sessionId !== own) return;
-      const p = pending.get(r.data.toolCallId);
-      if (!p || p.sessionId !== own) return;
-      pending.delete(r.data.toolCallId);
-      const err = (r.data as { error?: string }).error;
-      if (err) p.reject(new Error(err));
-      else p.resolve(r.data.result);
+      if (!r.success || !own || r.data.sessionId !== own) return;
+      rt.realtime.settle(own, r.data.toolCallId, { result: r.data.result, error: (r.data as { error?: string }).error });
     };
     socket.on('tool_result', (d) => settle(d, false));
     socket.on('action_call_result', (d) => settle(d, true));
   });
 
-  const off = rt.runs.onEvent((run, e) => {
+  const offHost = rt.realtime.subscribe((sessionId, event, payload) => {
+    if (!io.sockets.adapter.rooms.get(room(sessionId))?.size) return false;
+    (io.to(room(sessionId)) as unknown as { emit: (ev: string, p: unknown) => boolean }).emit(event, payload);
+    return true;
+  });
+  const offRuns = rt.runs.onEvent((run, e) => {
     const to = io.to(room(run.sessionId));
     if (e.event === 'tool_call') {
       to.emit('tool_call', { eventName: 'tool_call', payload: { ...e.data, eventId: e.data.eventId } });
@@ -80,35 +84,19 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
     }
   });
 
-  const handle: SocketHandle = {
+  let closed = false;
+  return {
     io,
-    emitToSession(sessionId, event, payload) {
-      if (!io.sockets.adapter.rooms.get(room(sessionId))?.size) return false;
-      (io.to(room(sessionId)) as unknown as { emit: (ev: string, p: unknown) => boolean }).emit(event, payload);
-      return true;
-    },
-    awaitResult(sessionId, toolCallId, timeoutMs) {
-      return new Promise((resolve, reject) => {
-        const t = setTimeout(() => {
-          pending.delete(toolCallId);
-          reject(new Error(`no result for ${toolCallId} within ${timeoutMs} ms`));
-        }, timeoutMs);
-        pending.set(toolCallId, {
-          sessionId,
-          resolve: (v) => (clearTimeout(t), resolve(v)),
-          reject: (e) => (clearTimeout(t), reject(e)),
-        });
-      });
-    },
-    async close() {
-      off();
-      rt.attachSocket(undefined);
+    awaitResult: (sessionId, toolCallId, timeoutMs) => rt.realtime.awaitResult(sessionId, toolCallId, timeoutMs),
+    disconnectAll: () => io.disconnectSockets(true),
+    close() {
+      if (closed) return;
+      closed = true;
+      offHost();
+      offRuns();
       io.disconnectSockets(true);
-      await new Promise<void>((r) => {
-        void io.close(() => r());
-      });
+      // not io.close(): it would close the host's HTTP server, which its host closes itself
+      io.engine.close();
     },
   };
-  rt.attachSocket(handle);
-  return handle;
 }

@@ -68,7 +68,7 @@ describe('a freshly scaffolded project', () => {
     expect(JSON.parse(readFileSync(join(project.dir, 'package.json'), 'utf8')).dependencies.oraclekit).toBe(`file:${tarball}`);
   });
 
-  it('passes its own tests (the oracle against a scripted model server)', () => {
+  it('passes its own tests (the oracle with the scripted model of oraclekit/testing)', () => {
     const r = npm(['test'], project.dir);
     expect(r.code, r.out).toBe(0);
     expect(stripVTControlCharacters(r.out)).toMatch(/Tests\s+5 passed/);

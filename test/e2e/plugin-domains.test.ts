@@ -9,6 +9,7 @@ import { startInProcess, PKG, type InProcess } from '../unit/daemon/harness.ts';
 import type { AnyEvent } from '../../src/lib/protocol/index.ts';
 import { domainsPlugin } from '../../src/runtime/plugins/index.ts';
 import { bootWith } from '../unit/runtime/plugins/_helpers/boot.ts';
+import { writeDiscovery } from '../../src/lib/discovery.ts';
 
 const ALICE = 'did:example:alice';
 const V1 = 'did:example:voter1';
@@ -113,7 +114,6 @@ describe('domains plugin against the real registry app', () => {
   it('a wrong key, a registry that is down, and no registry at all are clear tool errors (no key in them)', async () => {
     const bad = await startHarness({ env: { ORACLEKIT_REGISTRY_URL: reg.url, ORACLEKIT_API_KEY: 'okk_wrong_key_0000000000' } });
     const home = mkdtempSync(join(tmpdir(), 'oraclekit-nodaemon-'));
-    const savedHome = process.env.ORACLEKIT_HOME;
     try {
       const u = await bad.user();
       const s = await u.newSession();
@@ -138,8 +138,8 @@ describe('domains plugin against the real registry app', () => {
         await down.close();
       }
 
-      process.env.ORACLEKIT_HOME = home; // no discovery file: no local daemon
-      const none = await startHarness({ env: { ORACLEKIT_API_KEY: oracleKey } });
+      // the runtime's environment names a home with no discovery file: no local daemon
+      const none = await startHarness({ env: { ORACLEKIT_API_KEY: oracleKey, ORACLEKIT_HOME: home } });
       try {
         const u3 = await none.user();
         const s3 = await u3.newSession();
@@ -152,10 +152,28 @@ describe('domains plugin against the real registry app', () => {
         await none.close();
       }
     } finally {
-      if (savedHome === undefined) delete process.env.ORACLEKIT_HOME;
-      else process.env.ORACLEKIT_HOME = savedHome;
       rmSync(home, { recursive: true, force: true });
       await bad.close();
+    }
+  });
+});
+
+describe('the local daemon, found through the runtime environment', () => {
+  it('without ORACLEKIT_REGISTRY_URL, reads the discovery file under the ORACLEKIT_HOME of the runtime\'s env (not process.env)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'oraclekit-daemonhome-'));
+    const u = new URL(reg.url);
+    writeDiscovery({ pid: process.pid, host: u.hostname, port: Number(u.port), url: reg.url, version: 'test', token: 't', started: new Date().toISOString() }, { ORACLEKIT_HOME: home });
+    const local = await startHarness({ env: { ORACLEKIT_API_KEY: oracleKey, ORACLEKIT_HOME: home } });
+    try {
+      expect(process.env.ORACLEKIT_HOME).not.toBe(home);
+      const c = await local.user();
+      const s = await c.newSession();
+      local.model.enqueue(callTool('get_domain', { did: kisumu }, 'c_local'), say('found'));
+      const r = await c.stream(s, 'read');
+      expect(toolEvents(r.events).find((e) => e.eventId === 'c_local' && e.status === 'done')?.output).toMatchObject({ did: kisumu });
+    } finally {
+      await local.close();
+      rmSync(home, { recursive: true, force: true });
     }
   });
 });

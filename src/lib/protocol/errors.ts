@@ -1,6 +1,9 @@
 /**
- * The runtime area's one error table: every error a runtime route, SSE stream
- * or socket.io handshake can produce. The wire body is OracleKitError.toBody():
+ * The runtime area's shared error table: every error the runtime's own
+ * routes, SSE streams and socket.io handshake can produce, and the shared
+ * codes plugins use too (upstream_error, validation_failed, not_ready).
+ * A plugin's own codes live with the plugin (its `errors`, docs/plugins.md)
+ * and are merged with these at boot. The wire body is OracleKitError.toBody():
  * {statusCode, code, message, field?, details?} with statusCode equal to the
  * HTTP status (protocol.md, "Conventions").
  */
@@ -10,8 +13,6 @@ export const RUNTIME_ERRORS = {
   // 400
   validation_failed: { status: 400, when: 'a body, query or path parameter does not match its schema' },
   invalid_json: { status: 400, when: 'the body is not JSON' },
-  missing_city: { status: 400, when: 'weather: no city given' },
-  payment_mismatch: { status: 400, when: 'credits: the amount paid is not the total of the claims paid' },
   // 401 — one code per authentication check (protocol.md, "Authentication")
   missing_token: { status: 401, when: 'no Authorization: Bearer invocation (and no allowed delegation fallback)' },
   unsupported_auth_type: { status: 401, when: 'X-Auth-Type is present and not ucan' },
@@ -38,12 +39,8 @@ export const RUNTIME_ERRORS = {
   session_not_found: { status: 404, when: "no such session among the caller's own" },
   run_not_found: { status: 404, when: "no such run among the caller's own" },
   no_active_run: { status: 404, when: 'abort asked for a session with no running run' },
-  unknown_city: { status: 404, when: 'geocoding found no such city' },
-  claim_not_found: { status: 404, when: "credits: no such claim among the caller's own" },
   // 409
   run_in_progress: { status: 409, when: 'a message was sent while the session already has a running run' },
-  contract_required: { status: 409, when: "credits: a payment before the caller accepted the oracle's contract" },
-  claim_not_outstanding: { status: 409, when: 'credits: the claim is already paid or used' },
   // 5xx
   internal_error: { status: 500, when: 'an unexpected failure (a bug); the message carries no secrets' },
   upstream_error: { status: 502, when: 'an upstream service (model provider, weather API, …) failed' },

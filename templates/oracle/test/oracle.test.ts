@@ -1,17 +1,17 @@
 /**
- * Boots this oracle (the real runtime) against a scripted model server on
- * loopback and talks to it over HTTP as a user would: a UCAN invocation per
- * request, a session, a message whose answer comes from this project's own
- * tool.
+ * Boots this oracle (the real runtime) with a scripted model from
+ * oraclekit/testing (in-process: no model provider, no network) and talks to
+ * it over HTTP on loopback as a user would: a UCAN invocation per request, a
+ * session, a message whose answer comes from this project's own tool.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateMnemonic, generateSigner, mintInvocation } from 'oraclekit';
 import { buildOracle, loadConfig } from '../src/oracle.ts';
 import { localTime } from '../src/plugins/local-time.ts';
-import { lastToolResult, startModelServer, type ModelServer } from './model-server.ts';
+import { callTool, lastToolResult, say, scriptedModel } from 'oraclekit/testing';
 
 const config = loadConfig();
-let model: ModelServer;
+const model = scriptedModel();
 let app: ReturnType<typeof buildOracle>;
 let url: string;
 const lines: string[] = [];
@@ -26,12 +26,12 @@ async function waitReady(): Promise<void> {
 }
 
 beforeAll(async () => {
-  model = await startModelServer();
   app = buildOracle({
+    model,
     dbPath: ':memory:',
     signingMnemonic: generateMnemonic(),
     logger: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
-    env: { LLM_BASE_URL: model.baseURL, LLM_PROVIDER_API_KEY: 'test-key', LOCAL_TIME_DEFAULT_ZONE: 'Africa/Nairobi' },
+    env: { LOCAL_TIME_DEFAULT_ZONE: 'Africa/Nairobi' },
   });
   url = await app.listen(0, '127.0.0.1');
   await waitReady();
@@ -39,7 +39,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
-  await model?.close();
 });
 
 describe('the oracle', () => {
@@ -66,16 +65,16 @@ describe('the oracle', () => {
     expect(s.status).toBe(201);
     const { sessionId } = (await s.json()) as { sessionId: string };
 
-    model.enqueue({ toolCalls: [{ name: 'get_local_time', args: {} }] }, (body) => {
+    model.enqueue(callTool('get_local_time', {}), (body) => {
       const r = lastToolResult(body) as { timeZone: string };
-      return { text: `It is now ${r.timeZone} time.` };
+      return say(`It is now ${r.timeZone} time.`);
     });
     const m = await fetch(`${url}/messages/${sessionId}`, { method: 'POST', headers: await headers(), body: JSON.stringify({ message: 'What time is it?', stream: false }) });
     expect(m.status).toBe(200);
     const reply = (await m.json()) as { message: { content: string } };
     expect(reply.message.content).toBe('It is now Africa/Nairobi time.');
     // the model was offered the project's tool from the first step
-    expect(model.requests[0]!.tools?.map((t) => t.function.name)).toContain('get_local_time');
+    expect(model.requests[0]!.body.tools?.map((t) => t.function.name)).toContain('get_local_time');
   });
 
   it('refuses a request without credentials', async () => {

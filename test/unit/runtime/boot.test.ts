@@ -135,3 +135,45 @@ describe('boot resolution and log lines', () => {
     expect(changes).toEqual(expect.arrayContaining(['matrix:pending', 'broken:failed', 'matrix:loaded']));
   });
 });
+
+describe("the plugins' own error codes", () => {
+  it('are merged with the shared table at boot and listed by /docs', async () => {
+    const quotes = plugin('quotes', { errors: { quote_not_found: { status: 404, when: 'no such quote' }, upstream_error: { status: 502, when: 'the quotes API failed' } } });
+    const app = boot({ bundled: [weatherPlugin], plugins: [quotes] }).make();
+    expect(app.runtime.errors).toMatchObject({
+      session_not_found: { status: 404 }, // the runtime's
+      missing_city: { status: 400 }, // weather's own
+      unknown_city: { status: 404 },
+      quote_not_found: { status: 404, when: 'no such quote' },
+      upstream_error: { status: 502 }, // a shared code, same status: allowed
+    });
+    const url = await app.listen(0, '127.0.0.1');
+    const docs = (await (await fetch(`${url}/docs`)).json()) as { errors: Record<string, { status: number }> };
+    expect(docs.errors.quote_not_found).toEqual({ status: 404, when: 'no such quote' });
+    expect(docs.errors.missing_city).toEqual({ status: 400, when: 'no city given' });
+  });
+
+  it('a code given another status than the runtime or another plugin gives it is a boot error', () => {
+    const clash = plugin('clash', { errors: { session_not_found: { status: 400, when: 'x' } } });
+    expect(() => boot({ plugins: [clash] }).make()).toThrow("[boot-error] Plugin 'clash' declares error code 'session_not_found' with status 400, but the runtime declares it with status 404. Rename the plugin's code");
+    const a = plugin('a', { errors: { busy: { status: 409, when: 'a' } } });
+    const b = plugin('b', { errors: { busy: { status: 503, when: 'b' } } });
+    expect(() => boot({ plugins: [a, b] }).make()).toThrow("[boot-error] Plugin 'b' declares error code 'busy' with status 503, but plugin 'a' declares it with status 409. Rename the plugin's code");
+  });
+});
+
+describe("the runtime's variables", () => {
+  it('are parsed once: blank is unset, defaults apply, options override them', () => {
+    const app = boot({ env: { PORT: '', ORACLE_MAX_STEPS: '5', CORS_ORIGINS: 'https://a.example, https://b.example', ORACLE_ALLOW_DELEGATION_AUTH: 'yes' } }).make();
+    expect(app.runtime.settings).toMatchObject({ PORT: 3000, HOST: '0.0.0.0', ORACLE_MAX_STEPS: 5, LLM_STALL_TIMEOUT_MS: 60_000, ORACLE_TOOL_TIMEOUT_MS: 30_000, CORS_ORIGINS: ['https://a.example', 'https://b.example'], ORACLE_ALLOW_DELEGATION_AUTH: true });
+    expect(app.runtime.auth.allowDelegationFallback).toBe(true);
+  });
+
+  it('an invalid one is a boot error naming the variable, its value and what is valid', () => {
+    expect(() => boot({ env: { ORACLE_MAX_STEPS: 'many' } }).make()).toThrow(/^\[boot-error\] Runtime env validation failed for 'ORACLE_MAX_STEPS' = "many": .+\. Set 'ORACLE_MAX_STEPS' to an integer from 1 to 100 \(default 12\), or unset it$/);
+    expect(() => boot({ env: { LLM_BASE_URL: 'ftp://models' } }).make()).toThrow(/^\[boot-error\] Runtime env validation failed for 'LLM_BASE_URL' = "ftp:\/\/models": .+\. Set 'LLM_BASE_URL' to an http\(s\) URL/);
+    // a URL's credentials are not shown
+    expect(() => boot({ env: { LLM_BASE_URL: 'ftp://user:s3cret@models/v1' } }).make()).toThrow(/for 'LLM_BASE_URL' = "ftp:\/\/…@models\/v1": /);
+    expect(() => boot({ env: { ORACLE_DB_SYNCHRONOUS: 'OFF' } }).make()).toThrow(/'ORACLE_DB_SYNCHRONOUS' = "OFF": .+\. Set 'ORACLE_DB_SYNCHRONOUS' to FULL or NORMAL, or unset/);
+  });
+});

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { io as connect } from 'socket.io-client';
-import { mountOracleRuntime } from '../../../src/runtime/app.ts';
+import { createOracle } from '../../../src/runtime/oracle.ts';
 import { generateMnemonic, generateSigner } from '../../../src/lib/keys/index.ts';
 import { mintInvocation } from '../../../src/lib/ucan/index.ts';
 import { openDatabase } from '../../../src/storage/db.ts';
@@ -18,15 +18,14 @@ it("mounts onto a host's fastify and database, with its own routes, auth and soc
   host.get('/health', async () => ({ host: true }));
   const db = openDatabase({ path: join(dir, 'daemon.db'), migrations: { registry: [{ version: 1, description: 'x', sql: 'CREATE TABLE registry_x (a TEXT)' }] } });
   const lines: string[] = [];
-  const oracle = await mountOracleRuntime(host, {
+  const oracle = createOracle({
     config: { name: 'Default oracle', model: 'm' },
     database: db,
     signingMnemonic: generateMnemonic(),
     env: {},
     logger: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
-    rootRoutes: false,
-    cors: false,
   });
+  await host.register(oracle.plugin, { rootRoutes: false, cors: false });
   await host.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(host.server.address() as { port: number }).port}`;
   try {
@@ -49,23 +48,21 @@ it("mounts onto a host's fastify and database, with its own routes, auth and soc
     });
     expect(ok).toBe(true);
   } finally {
-    await oracle.close();
+    // the host's close closes the oracle (its onClose); closing it again is a no-op
     await host.close();
+    await oracle.close();
     db.close();
   }
 });
 
 it('registers under a prefix with its public routes still public', async () => {
   const host = Fastify();
-  const { registerOracleRuntime } = await import('../../../src/runtime/routes.ts');
-  const { OracleRuntime } = await import('../../../src/runtime/runtime.ts');
-  const runtime = new OracleRuntime({ config: { name: 'P' }, dbPath: join(dir, 'p.db'), env: {}, logger: { info: () => {}, error: () => {} }, signingMnemonic: '' });
-  await host.register(registerOracleRuntime, { runtime, prefix: '/oracle' });
+  const oracle = createOracle({ config: { name: 'P' }, dbPath: join(dir, 'p.db'), env: {}, logger: { info: () => {}, error: () => {} }, signingMnemonic: '' });
+  await host.register(oracle.plugin, { prefix: '/oracle' });
   const h = await host.inject({ method: 'GET', url: '/oracle/health' });
   expect(h.statusCode).toBe(200);
   const s = await host.inject({ method: 'GET', url: '/oracle/sessions' });
   expect(s.statusCode).toBe(401);
   expect(s.json()).toMatchObject({ code: 'signing_key_missing' });
   await host.close();
-  await runtime.close();
 });

@@ -13,6 +13,7 @@ import { definePlugin, defineTool, type PluginContext } from '../../plugin.ts';
 import { OracleKitError, type ErrorBody } from '../../../lib/errors.ts';
 import { getUser } from '../../auth.ts';
 import { CreditsLedger, type Claim } from './ledger.ts';
+import { CREDITS_ERRORS } from './errors.ts';
 
 export const CreditsEnvSchema = z.object({
   CREDITS_DENOM: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.string().regex(/^[a-zA-Z][a-zA-Z0-9/_-]{0,31}$/, 'a denomination name such as "credit" or "uixo"').default('credit')),
@@ -63,6 +64,7 @@ export const creditsPlugin = definePlugin<CreditsEnv>({
     dependsOn: [],
   },
   envSchema: CreditsEnvSchema as unknown as z.ZodType<CreditsEnv>,
+  errors: CREDITS_ERRORS,
   detect: (config) => {
     const p = config.price;
     if (p === undefined || p === null || p === 0) return { exclude: 'price' };

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../../../storage/db.ts';
-import { runtimeError } from '../../../lib/protocol/errors.ts';
+import { creditsError } from './errors.ts';
 
 export const MICRO = 1_000_000;
 export const toMicro = (n: number) => Math.round(n * MICRO);
@@ -159,17 +159,17 @@ export class CreditsLedger {
   /** Pays claims: the amount must equal their total exactly. */
   pay(userDid: string, claimIds: string[], amount: number, reference?: string): { paymentId: string; paid: Claim[]; amount: number } {
     const contract = this.contract(userDid);
-    if (!contract) throw runtimeError('contract_required', "accept this oracle's contract first: POST /credits/contract");
+    if (!contract) throw creditsError('contract_required', "accept this oracle's contract first: POST /credits/contract");
     return this.db.transaction(() => {
       const unique = [...new Set(claimIds)];
       const rows = unique.map((id) => {
         const r = this.db.get<ClaimRow>('SELECT * FROM credits_claims WHERE id = ? AND user_did = ? AND oracle_did = ?', [id, userDid, this.oracleDid]);
-        if (!r) throw runtimeError('claim_not_found', `no claim ${id}`, { field: 'claimIds' });
-        if (r.status !== 'outstanding') throw runtimeError('claim_not_outstanding', `claim ${id} is already ${r.status}`, { field: 'claimIds' });
+        if (!r) throw creditsError('claim_not_found', `no claim ${id}`, { field: 'claimIds' });
+        if (r.status !== 'outstanding') throw creditsError('claim_not_outstanding', `claim ${id} is already ${r.status}`, { field: 'claimIds' });
         return r;
       });
       const total = rows.reduce((a, r) => a + r.amount_micro, 0);
-      if (toMicro(amount) !== total) throw runtimeError('payment_mismatch', `the claims total ${fromMicro(total)} ${this.denom}; the payment was ${amount}`, { field: 'amount', details: { expected: fromMicro(total) } });
+      if (toMicro(amount) !== total) throw creditsError('payment_mismatch', `the claims total ${fromMicro(total)} ${this.denom}; the payment was ${amount}`, { field: 'amount', details: { expected: fromMicro(total) } });
       const now = new Date().toISOString();
       const paymentId = `payment-${randomUUID()}`;
       this.db.run('INSERT INTO credits_payments (id, user_did, oracle_did, contract_id, amount_micro, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [paymentId, userDid, this.oracleDid, contract.contractId, total, reference ?? null, now]);

@@ -6,6 +6,9 @@
  *
  * The registry is ORACLEKIT_REGISTRY_URL, or else the local oraclekit daemon
  * found through its discovery file at call time (never started from here).
+ * Both come from the plugin's context (ctx.env: the runtime's environment
+ * parsed by DomainsEnvSchema; the discovery file under its ORACLEKIT_HOME or
+ * XDG_STATE_HOME), never from process.env directly.
  * Requests carry ORACLEKIT_API_KEY (a key with any role: reads need no
  * particular role). Every call has a time-out (ORACLEKIT_REGISTRY_TIMEOUT_MS)
  * and follows the turn's abort; the key never appears in a message.
@@ -25,6 +28,9 @@ export const DomainsEnvSchema = z.object({
   ORACLEKIT_REGISTRY_URL: z.preprocess(blankToUndefined, httpUrl('ORACLEKIT_API_KEY', 'http://127.0.0.1:4781').optional()),
   ORACLEKIT_API_KEY: z.preprocess(blankToUndefined, z.string().trim().max(512).optional()),
   ORACLEKIT_REGISTRY_TIMEOUT_MS: z.preprocess(blankToUndefined, z.coerce.number().int().min(100).max(120_000).default(10_000)),
+  // where the local daemon's discovery file is (src/lib/paths.ts)
+  ORACLEKIT_HOME: z.preprocess(blankToUndefined, z.string().optional()),
+  XDG_STATE_HOME: z.preprocess(blankToUndefined, z.string().optional()),
 });
 export type DomainsEnv = z.infer<typeof DomainsEnvSchema>;
 
@@ -55,7 +61,7 @@ export class RegistryReader {
 
   private baseUrl(): string {
     if (this.env.ORACLEKIT_REGISTRY_URL) return this.env.ORACLEKIT_REGISTRY_URL.replace(/\/+$/, '');
-    const d = readDiscovery(process.env);
+    const d = readDiscovery({ ORACLEKIT_HOME: this.env.ORACLEKIT_HOME, XDG_STATE_HOME: this.env.XDG_STATE_HOME });
     if (!d) throw new Error('no registry: ORACLEKIT_REGISTRY_URL is not set and the local oraclekit daemon is not running (start it with `oraclekit daemon start`, or set ORACLEKIT_REGISTRY_URL)');
     return d.url.replace(/\/+$/, '');
   }

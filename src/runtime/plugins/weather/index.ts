@@ -7,8 +7,7 @@
  */
 import { z } from 'zod';
 import { definePlugin, defineTool } from '../../plugin.ts';
-import { runtimeError } from '../../../lib/protocol/errors.ts';
-import { OracleKitError } from '../../../lib/errors.ts';
+import { WEATHER_ERRORS, weatherError } from './errors.ts';
 
 export const WeatherEnvSchema = z.object({
   WEATHER_DEFAULT_UNITS: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.enum(['celsius', 'fahrenheit']).default('celsius')),
@@ -34,13 +33,13 @@ async function getJson(url: string, timeoutMs: number): Promise<unknown> {
   try {
     res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } });
   } catch (e) {
-    throw runtimeError('upstream_error', `the weather service is unreachable: ${(e as Error).message}`);
+    throw weatherError('upstream_error', `the weather service is unreachable: ${(e as Error).message}`);
   }
-  if (!res.ok) throw runtimeError('upstream_error', `the weather service answered HTTP ${res.status}`, { details: { upstreamStatus: res.status } });
+  if (!res.ok) throw weatherError('upstream_error', `the weather service answered HTTP ${res.status}`, { details: { upstreamStatus: res.status } });
   try {
     return await res.json();
   } catch {
-    throw runtimeError('upstream_error', 'the weather service returned invalid JSON');
+    throw weatherError('upstream_error', 'the weather service returned invalid JSON');
   }
 }
 
@@ -58,15 +57,15 @@ export class WeatherClient {
   }
 
   async geocode(city: string): Promise<Place> {
-    if (!city.trim()) throw new OracleKitError({ status: 400, code: 'missing_city', message: 'city is required', field: 'city' });
+    if (!city.trim()) throw weatherError('missing_city', 'city is required', { field: 'city' });
     const u = new URL('/v1/search', this.env.WEATHER_GEOCODING_URL);
     u.searchParams.set('name', city.trim());
     u.searchParams.set('count', '1');
     u.searchParams.set('format', 'json');
     const body = (await getJson(u.toString(), this.env.WEATHER_TIMEOUT_MS)) as { results?: Place[] };
     const first = body.results?.[0];
-    if (!first) throw runtimeError('unknown_city', `no city named ${JSON.stringify(city)}`, { field: 'city' });
-    if (typeof first.latitude !== 'number' || typeof first.longitude !== 'number') throw runtimeError('upstream_error', 'the geocoding service returned no coordinates');
+    if (!first) throw weatherError('unknown_city', `no city named ${JSON.stringify(city)}`, { field: 'city' });
+    if (typeof first.latitude !== 'number' || typeof first.longitude !== 'number') throw weatherError('upstream_error', 'the geocoding service returned no coordinates');
     return first;
   }
 
@@ -79,7 +78,7 @@ export class WeatherClient {
     u.searchParams.set('temperature_unit', 'celsius');
     const body = (await getJson(u.toString(), this.env.WEATHER_TIMEOUT_MS)) as { current?: Record<string, unknown> };
     const t = body.current?.temperature_2m;
-    if (typeof t !== 'number') throw runtimeError('upstream_error', 'the forecast service returned no current temperature');
+    if (typeof t !== 'number') throw weatherError('upstream_error', 'the forecast service returned no current temperature');
     const units = this.env.WEATHER_DEFAULT_UNITS;
     return {
       ok: true as const,
@@ -106,7 +105,7 @@ export class WeatherClient {
     u.searchParams.set('temperature_unit', 'celsius');
     const body = (await getJson(u.toString(), this.env.WEATHER_TIMEOUT_MS)) as { daily?: Record<string, unknown[]> };
     const d = body.daily;
-    if (!d || !Array.isArray(d.time)) throw runtimeError('upstream_error', 'the forecast service returned no daily forecast');
+    if (!d || !Array.isArray(d.time)) throw weatherError('upstream_error', 'the forecast service returned no daily forecast');
     const units = this.env.WEATHER_DEFAULT_UNITS;
     return {
       ok: true as const,
@@ -140,6 +139,7 @@ export const weatherPlugin = definePlugin<WeatherEnv>({
     dependsOn: [],
   },
   envSchema: WeatherEnvSchema as unknown as z.ZodType<WeatherEnv>,
+  errors: WEATHER_ERRORS,
   tools: (ctx) => {
     const client = new WeatherClient(ctx.env);
     return {
@@ -160,7 +160,7 @@ export const weatherPlugin = definePlugin<WeatherEnv>({
     const client = new WeatherClient(ctx.env);
     app.get('/weather/now', async (req) => {
       const city = (req.query as { city?: unknown }).city;
-      if (typeof city !== 'string' || city.trim() === '') throw new OracleKitError({ status: 400, code: 'missing_city', message: 'query parameter city is required', field: 'city' });
+      if (typeof city !== 'string' || city.trim() === '') throw weatherError('missing_city', 'query parameter city is required', { field: 'city' });
       const r = await client.current(city);
       return { ok: r.ok, city: r.city, temp_c: r.temp_c, units: r.units, conditions: r.conditions, latitude: r.latitude, longitude: r.longitude };
     });

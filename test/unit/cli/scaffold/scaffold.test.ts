@@ -69,7 +69,7 @@ describe('the project files', () => {
       config: { name: 'Demo "quoted"', description: 'A "demo"', model: 'm', prompt: 'p', oracleDid: 'did:ixo:entity:0123456789abcdef0123456789abcdef', price: 0, network: 'local', apiUrl: 'http://localhost:3000', wsUrl: 'http://localhost:3000' },
       env: { port: 3000, llmBaseUrl: 'http://llm' },
     });
-    expect(files).toEqual(expect.arrayContaining(['.env', '.env.example', '.gitignore', 'oracle.config.json', 'package.json', 'README.md', 'src/main.ts', 'src/oracle.ts', 'src/plugins/local-time.ts', 'test/oracle.test.ts', 'test/model-server.ts']));
+    expect(files).toEqual(expect.arrayContaining(['.env', '.env.example', '.gitignore', 'oracle.config.json', 'package.json', 'README.md', 'src/main.ts', 'src/oracle.ts', 'src/plugins/local-time.ts', 'test/oracle.test.ts']));
     for (const f of files) expect(readFileSync(join(dir, f), 'utf8')).not.toMatch(/__[A-Z_]+__/);
     expect(statSync(join(dir, '.env')).mode & 0o777).toBe(0o600);
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));

@@ -1,0 +1,63 @@
+/**
+ * The runtime's own configuration (docs/runtime.md, "Configuration"): one zod
+ * schema of the variables it reads, parsed once at boot from the runtime's
+ * environment (the `env` option, default process.env); the options of
+ * createOracle override them. A blank variable counts as unset; a present but
+ * invalid one is a boot error naming the variable, its value and what is
+ * valid. Plugins parse their own variables with their own schemas (boot.ts).
+ */
+import { z } from 'zod';
+import { BootError } from './boot.ts';
+
+const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const opt = <T extends z.ZodType>(s: T) => z.preprocess(blank, s.optional());
+const int = (min: number, max: number, dflt: number) => z.preprocess(blank, z.coerce.number().int().min(min).max(max).default(dflt));
+const flag = z.preprocess(blank, z.enum(['1', 'true', 'yes', '0', 'false', 'no']).optional()).transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+export const RuntimeEnvSchema = z.object({
+  LLM_BASE_URL: opt(z.url({ protocol: /^https?$/ })),
+  LLM_PROVIDER_API_KEY: opt(z.string()),
+  LLM_MODEL: opt(z.string().trim().min(1)),
+  SIGNING_MNEMONIC: opt(z.string()),
+  PORT: int(0, 65_535, 3000),
+  HOST: z.preprocess(blank, z.string().trim().min(1).default('0.0.0.0')),
+  ORACLE_DB_PATH: z.preprocess(blank, z.string().default('./data/oracle.db')),
+  ORACLE_DB_SYNCHRONOUS: z.preprocess(blank, z.enum(['FULL', 'NORMAL']).optional()),
+  CORS_ORIGINS: opt(z.string()).transform((v) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean))),
+  ORACLE_ALLOW_DELEGATION_AUTH: flag,
+  ORACLE_MAX_STEPS: int(1, 100, 12),
+  LLM_STALL_TIMEOUT_MS: int(100, 600_000, 60_000),
+  ORACLE_TOOL_TIMEOUT_MS: int(100, 600_000, 30_000),
+});
+export type RuntimeEnv = z.infer<typeof RuntimeEnvSchema>;
+
+/** What each variable accepts, for the boot error. */
+const VALID: Record<keyof RuntimeEnv, string> = {
+  LLM_BASE_URL: 'an http(s) URL of an OpenAI-compatible API, e.g. https://openrouter.ai/api/v1',
+  LLM_PROVIDER_API_KEY: 'the model key',
+  LLM_MODEL: 'a model id',
+  SIGNING_MNEMONIC: "the oracle's BIP39 mnemonic",
+  PORT: 'an integer from 0 to 65535 (default 3000)',
+  HOST: 'a host name or address (default 0.0.0.0)',
+  ORACLE_DB_PATH: 'a file path (default ./data/oracle.db)',
+  ORACLE_DB_SYNCHRONOUS: 'FULL or NORMAL, or unset (fsync off the event loop)',
+  CORS_ORIGINS: 'comma-separated origins',
+  ORACLE_ALLOW_DELEGATION_AUTH: '1, true, yes, 0, false or no',
+  ORACLE_MAX_STEPS: 'an integer from 1 to 100 (default 12)',
+  LLM_STALL_TIMEOUT_MS: 'an integer from 100 to 600000 (default 60000)',
+  ORACLE_TOOL_TIMEOUT_MS: 'an integer from 100 to 600000 (default 30000)',
+};
+
+/** A value as the boot error shows it: a URL's credentials are never shown (the key and the mnemonic never fail). */
+function shown(v: string | undefined): string {
+  return JSON.stringify(v?.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1…@'));
+}
+
+/** Parses the runtime's variables once; an invalid one throws the BootError line. */
+export function parseRuntimeEnv(env: Record<string, string | undefined>): RuntimeEnv {
+  const r = RuntimeEnvSchema.safeParse(env);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const name = String(issue.path[0]) as keyof RuntimeEnv;
+  throw new BootError(`[boot-error] Runtime env validation failed for '${name}' = ${shown(env[name])}: ${issue.message}. Set '${name}' to ${VALID[name]}, or unset it`);
+}
