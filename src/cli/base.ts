@@ -6,12 +6,16 @@
 import { Command, Errors } from '@oclif/core';
 import { EXIT_CODES, isOracleKitError } from '../lib/errors.ts';
 import { printCliError, writeErrorBody } from './errors-print.ts';
-import { BASE_FLAGS } from './flag-spec.ts';
+import { JSON_FLAG } from './flag-spec.ts';
 import { toOclifFlags } from './oclif-flags.ts';
 import type { Io } from './io.ts';
 
+/** What commands use to declare flags and arguments (commands import only src/cli). */
+export { Args, toOclifFlags } from './oclif-flags.ts';
+export { REGISTRY_FLAGS } from './flag-spec.ts';
+
 export abstract class BaseCommand extends Command implements Io {
-  static override baseFlags = toOclifFlags(BASE_FLAGS);
+  static override baseFlags = toOclifFlags({ json: JSON_FLAG });
 
   protected get jsonMode(): boolean {
     return this.argv.includes('--json');

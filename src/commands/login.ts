@@ -1,5 +1,5 @@
-import { BaseCommand } from '../cli/base.ts';
-import { identityFlags } from '../cli/identity/flags.ts';
+import { BaseCommand, toOclifFlags } from '../cli/base.ts';
+import { IDENTITY_FLAGS } from '../cli/identity/flags.ts';
 
 export default class Login extends BaseCommand {
   static override summary = 'Sign in: a QR code your wallet signs, or an offline BIP39 mnemonic.';
@@ -12,7 +12,7 @@ export default class Login extends BaseCommand {
     '<%= config.bin %> login --auth mnemonic --generate',
     '<%= config.bin %> login --auth qr --timeout 300',
   ];
-  static override flags = { ...identityFlags };
+  static override flags = toOclifFlags({ ...IDENTITY_FLAGS });
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Login);

@@ -1,5 +1,5 @@
 import { BaseCommand } from '../cli/base.ts';
-import { OracleKitError } from '../cli/errors.ts';
+import { cliError } from '../cli/errors.ts';
 
 export default class Whoami extends BaseCommand {
   static override summary = 'Show the identity the CLI uses (your DID), and where it is saved.';
@@ -10,7 +10,7 @@ export default class Whoami extends BaseCommand {
     const { flags } = await this.parse(Whoami);
     const { readIdentity, identityPath, principalDid } = await import('../cli/identity/store.ts');
     const id = readIdentity();
-    if (!id) throw new OracleKitError({ status: 401, code: 'not_logged_in', message: 'not signed in: run `oraclekit login`' });
+    if (!id) throw cliError('not_logged_in', 'not signed in: run `oraclekit login`');
     const out = { did: principalDid(id), keyDid: id.did, method: id.wallet ? 'qr' : 'mnemonic', wallet: id.wallet ?? null, createdAt: id.createdAt, path: identityPath() };
     if (flags.json) this.outJson(out);
     else {

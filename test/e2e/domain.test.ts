@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
 import { PKG, tempHome } from '../unit/daemon/harness.ts';
-import { saveDesign } from '../../src/cli/registry-client.ts';
+import { saveDesign } from '../../src/cli/registry/client.ts';
 
 const t = tempHome({ voters: [{ did: 'did:example:v1', weight: 1 }] });
 const env = t.env;

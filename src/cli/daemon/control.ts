@@ -154,8 +154,8 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Discovery> {
     /* no log */
   }
   if (exited === null && child.pid) process.kill(child.pid, 'SIGKILL');
-  const { OracleKitError } = await import('../../lib/errors.ts');
-  throw new OracleKitError({ status: 503, code: 'daemon_start_failed', message: `the daemon did not start${exited !== null ? ` (exit code ${exited})` : ' in time'}${tail ? `:\n${tail}` : ''}`, details: { log } });
+  const { cliError } = await import('../errors.ts');
+  throw cliError('daemon_start_failed', `the daemon did not start${exited !== null ? ` (exit code ${exited})` : ' in time'}${tail ? `:\n${tail}` : ''}`, { details: { log } });
 }
 
 /** SIGTERM, wait up to graceMs for the process to exit, then SIGKILL. */

@@ -6,7 +6,7 @@
  * - qr: a wallet signs a challenge naming the local key (kept, or created);
  *   its DID is saved as `wallet`.
  */
-import { OracleKitError } from '../../lib/errors.ts';
+import { cliError } from '../errors.ts';
 import { didFromMnemonic, generateMnemonic } from '../../lib/keys/index.ts';
 import { readMnemonic } from './mnemonic.ts';
 import { identityPath, principalDid, readIdentity, writeIdentity, type StoredIdentity } from './store.ts';
@@ -49,7 +49,7 @@ export async function login(o: LoginOptions): Promise<LoginResult> {
     } else {
       const m = await readMnemonic({ file: o.mnemonicFile, envName: o.mnemonicEnv, env, interactive: o.interactive });
       if (!m) {
-        throw new OracleKitError({ status: 400, code: 'missing_mnemonic', message: 'no mnemonic: pass --mnemonic-file <path>, set $ORACLEKIT_MNEMONIC, use --generate, or run on a terminal to type it', field: 'mnemonic-file' });
+        throw cliError('missing_mnemonic', 'no mnemonic: pass --mnemonic-file <path>, set $ORACLEKIT_MNEMONIC, use --generate, or run on a terminal to type it', { field: 'mnemonic-file' });
       }
       mnemonic = m.mnemonic;
       source = m.source;

@@ -1,14 +1,13 @@
-import { Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base.ts';
+import { BaseCommand, toOclifFlags } from '../../cli/base.ts';
 
 export default class DaemonLogs extends BaseCommand {
   static override summary = "Show the daemon's log (JSON lines from pino); -f follows it.";
   static override enableJsonFlag = false;
   static override examples = ['<%= config.bin %> daemon logs', '<%= config.bin %> daemon logs -n 100', '<%= config.bin %> daemon logs -f'];
-  static override flags = {
-    follow: Flags.boolean({ char: 'f', description: 'Keep printing new lines (Ctrl-C to stop).', default: false }),
-    lines: Flags.integer({ char: 'n', description: 'How many of the last lines to show.', default: 50, min: 0 }),
-  };
+  static override flags = toOclifFlags({
+    follow: { type: 'boolean', char: 'f', description: 'Keep printing new lines (Ctrl-C to stop).', default: false },
+    lines: { type: 'integer', char: 'n', description: 'How many of the last lines to show.', default: 50, min: 0 },
+  });
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DaemonLogs);

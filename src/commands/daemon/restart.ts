@@ -1,14 +1,11 @@
-import { Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base.ts';
+import { BaseCommand, toOclifFlags } from '../../cli/base.ts';
+import { DAEMON_LISTEN_FLAGS } from '../../cli/daemon/flags.ts';
 
 export default class DaemonRestart extends BaseCommand {
   static override summary = 'Stop the local daemon (if running) and start it again.';
   static override enableJsonFlag = false;
   static override examples = ['<%= config.bin %> daemon restart', '<%= config.bin %> daemon restart --port 4782'];
-  static override flags = {
-    port: Flags.integer({ description: 'Port to listen on (0 = any free port). Env ORACLEKIT_DAEMON_PORT; default 4781.', min: 0, max: 65535 }),
-    host: Flags.string({ description: 'Address to bind (default 127.0.0.1).' }),
-  };
+  static override flags = toOclifFlags({ ...DAEMON_LISTEN_FLAGS });
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DaemonRestart);
