@@ -79,8 +79,8 @@ export function registryUrl(raw: string, field = 'registry'): string {
 export async function resolveTarget(opts: ClientOptions = {}): Promise<Target> {
   const env = opts.env ?? process.env;
   let saved: Pick<Settings, 'registry' | 'apiKey'> = {};
-  const needSaved = !opts.registry || !opts.apiKey;
-  if (needSaved && !env.ORACLEKIT_REGISTRY && !env.ORACLEKIT_API_KEY) saved = await readSettings(env).catch(() => ({}));
+  // each of the two is looked up on its own: flag, then environment, then settings
+  if (!(opts.registry || env.ORACLEKIT_REGISTRY) || !(opts.apiKey || env.ORACLEKIT_API_KEY)) saved = await readSettings(env).catch(() => ({}));
   const remote = opts.registry || env.ORACLEKIT_REGISTRY || saved.registry;
   const apiKey = opts.apiKey || env.ORACLEKIT_API_KEY || saved.apiKey;
   if (remote) return { url: registryUrl(remote), local: false, ...(apiKey ? { apiKey } : {}) };
