@@ -13,6 +13,7 @@ import type { Io } from './io.ts';
 /** What commands use to declare flags and arguments (commands import only src/cli). */
 export { Args, toOclifFlags } from './oclif-flags.ts';
 export { REGISTRY_FLAGS } from './flag-spec.ts';
+export { EXIT_CODES } from '../lib/errors.ts';
 
 export abstract class BaseCommand extends Command implements Io {
   static override baseFlags = toOclifFlags({ json: JSON_FLAG });

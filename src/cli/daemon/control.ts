@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { logPath, stateDir } from '../../lib/paths.ts';
+import { requestJson } from '../../lib/registry/client.ts';
 import { forceRemoveDiscovery, isAlive, readDiscovery, type Discovery } from '../../lib/discovery.ts';
 
 export { logPath } from '../../lib/paths.ts';
@@ -45,14 +46,10 @@ export interface OracleStatus {
   plugins: { loaded: string[]; pending: string[]; failed: { plugin: string; reason: string }[]; excluded: { plugin: string; reason: string }[] };
 }
 
+/** The daemon's /health, or undefined when it does not answer 2xx in time. */
 export async function health(url: string, timeoutMs = 1500): Promise<Health | undefined> {
-  try {
-    const r = await fetch(`${url}/health`, { signal: AbortSignal.timeout(timeoutMs) });
-    if (!r.ok) return undefined;
-    return (await r.json()) as Health;
-  } catch {
-    return undefined;
-  }
+  const r = await requestJson<Health>({ method: 'GET', url: `${url}/health`, what: 'the daemon', timeoutMs }).catch(() => undefined);
+  return r && r.status >= 200 && r.status < 300 && typeof r.body === 'object' ? r.body : undefined;
 }
 
 export interface DaemonStatus {

@@ -10,6 +10,7 @@ export default class DaemonRestart extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(DaemonRestart);
     const { daemonStatus, startDaemon, stopDaemon } = await import('../../cli/daemon/control.ts');
+    const { formatStarted } = await import('../../cli/daemon/print.ts');
     await stopDaemon();
     const opts: { port?: number; host?: string } = {};
     if (flags.port !== undefined) opts.port = flags.port;
@@ -17,6 +18,6 @@ export default class DaemonRestart extends BaseCommand {
     await startDaemon(opts);
     const { status } = await daemonStatus();
     if (flags.json) this.outJson(status);
-    else this.out(`restarted: pid ${status.pid} at ${status.url} (version ${status.version})`);
+    else this.out(formatStarted(status, 'restarted'));
   }
 }

@@ -11,6 +11,7 @@ export default class DaemonStart extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(DaemonStart);
     const { daemonStatus, startDaemon, stopDaemon, packageVersion } = await import('../../cli/daemon/control.ts');
+    const { formatStarted } = await import('../../cli/daemon/print.ts');
     const { status } = await daemonStatus();
     let already = false;
     let out = status;
@@ -24,6 +25,6 @@ export default class DaemonStart extends BaseCommand {
       out = (await daemonStatus()).status;
     }
     if (flags.json) this.outJson({ ...out, alreadyRunning: already });
-    else this.out(`${already ? 'already running' : 'started'}: pid ${out.pid} at ${out.url} (version ${out.version}); logs ${out.logFile}`);
+    else this.out(formatStarted(out, already ? 'already running' : 'started'));
   }
 }
