@@ -38,11 +38,8 @@ export default class Login extends BaseCommand {
       callbackHost: flags['callback-host'],
       callbackUrl: flags['callback-url'],
     });
-    const out = { did: r.principal, keyDid: r.identity.did, method: r.method, source: r.source, wallet: r.identity.wallet?.did ?? null, path: r.path };
-    if (flags.json) this.outJson(out);
-    else {
-      this.out(`Signed in as ${r.principal}${r.identity.wallet ? ` (wallet; local key ${r.identity.did})` : ''}`);
-      this.out(`identity saved in ${r.path} (mode 0600)${r.source === 'generated' ? ' — a new mnemonic: back that file up' : ''}`);
-    }
+    const { formatLogin, loginReply } = await import('../cli/identity/print.ts');
+    if (flags.json) this.outJson(loginReply(r));
+    else this.out(formatLogin(r));
   }
 }

@@ -106,18 +106,9 @@ Registers the oracle as a domain of type Oracle (class: the "oraclekit:oracle-pr
         ac.signal,
       );
       if (flags.json) return this.outJson(r);
-      for (const w of r.warnings) log(`warning: ${w}`);
-      if (!r.matrix.provisioned) log(`Matrix: ${r.matrix.reason} — to add it later: ${r.matrix.how}`);
-      this.out(`Created ${r.project} in ${r.dir}`);
-      this.out(`  oracle DID   ${r.did} (${r.network}, class ${r.class})`);
-      this.out(`  #api, #ws    ${r.apiUrl}  (PORT=${r.port} in .env)`);
-      this.out(`  signed in as ${r.identity.did}`);
-      this.out('');
-      this.out('Next:');
-      this.out(`  cd ${r.dir}`);
-      if (!r.installed) this.out('  npm install');
-      this.out('  # set LLM_PROVIDER_API_KEY in .env');
-      this.out('  npm test && npm start');
+      const { formatNew, newNotes } = await import('../cli/scaffold/print.ts');
+      for (const note of newNotes(r)) log(note);
+      this.out(formatNew(r));
     } catch (e) {
       const name = (e as Error)?.name;
       if (name === 'ExitPromptError' || name === 'AbortPromptError' || (e as { code?: string }).code === 'cancelled') {

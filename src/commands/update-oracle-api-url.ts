@@ -36,9 +36,7 @@ export default class UpdateOracleApiUrl extends BaseCommand {
       apiKey: flags['api-key'],
     });
     if (flags.json) return this.outJson(r);
-    this.out(`${r.did}: #api and #ws → ${r.apiUrl} (was ${r.previous.apiUrl ?? 'none'}; version ${r.version})`);
-    if (r.checked) this.out(`  ${r.apiUrl}/health answered${typeof r.health?.name === 'string' ? ` (${r.health.name})` : ''}`);
-    if (r.config) this.out(`  updated ${r.config}`);
-    if (r.port) this.out(`  PORT ${r.port.from ?? '(unset)'} → ${r.port.to} in .env`);
+    const { formatUrlUpdate } = await import('../cli/scaffold/print.ts');
+    this.out(formatUrlUpdate(r));
   }
 }
