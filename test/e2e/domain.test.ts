@@ -122,6 +122,20 @@ describe('domain commands', () => {
     expect(invalid.code).toBe(5);
   });
 
+  it('bad flag values are input errors naming the flag, before any request (exit 3)', async () => {
+    const meta = await cli(['domain', 'register', '--type', 'Protocol', '--metadata', '{not json', '--json', '--api-key', rep]);
+    expect(meta.code).toBe(3);
+    expect(json(meta.stderr)).toMatchObject({ statusCode: 400, code: 'invalid_metadata', field: 'metadata', details: { value: '{not json' } });
+    const arr = await cli(['domain', 'update', project, '--metadata', '[1]', '--json', '--api-key', rep]);
+    expect(json(arr.stderr)).toMatchObject({ code: 'invalid_metadata', field: 'metadata' });
+    const svc = await cli(['domain', 'register', '--type', 'Protocol', '--service', 'api', '--json', '--api-key', rep]);
+    expect(svc.code).toBe(3);
+    expect(json(svc.stderr)).toMatchObject({ code: 'invalid_service', field: 'service' });
+    const pkg = await cli(['domain', 'propose', project, '--package', join(t.home, 'no-such-package.json'), '--json', '--api-key', rep]);
+    expect(pkg.code).toBe(3);
+    expect(json(pkg.stderr)).toMatchObject({ code: 'unreadable_file', field: 'package' });
+  });
+
   it('deactivate is terminal', async () => {
     const d = await cli(['domain', 'deactivate', project, '--json', '--api-key', rep]);
     expect(json(d.stdout)).toMatchObject({ state: 'deactivated', active: false });

@@ -51,16 +51,17 @@ export interface DomainFlags {
 }
 
 /**
- * The body of POST /v1/domains or PATCH /v1/domains/:did from the flags.
- * --name sets metadata.name: merged into --metadata when given, else (on an
- * update) into the domain's current metadata.
+ * The body of POST /v1/domains or PATCH /v1/domains/:did from the flags,
+ * checked before any request. --name sets metadata.name, merged into
+ * --metadata when given (`domain update` merges it into the current
+ * metadata otherwise).
  */
-export function domainBody(f: DomainFlags, currentMetadata?: Record<string, unknown>): Record<string, unknown> {
+export function domainBody(f: DomainFlags): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (f.type) body.type = f.type;
   if (f.class) body.class = f.class;
   let metadata = f.metadata ? parseMetadataFlag(f.metadata) : undefined;
-  if (f.name) metadata = { ...(metadata ?? currentMetadata ?? {}), name: f.name };
+  if (f.name) metadata = { ...(metadata ?? {}), name: f.name };
   if (metadata) body.metadata = metadata;
   if (f['valid-from']) body.validFrom = f['valid-from'];
   if (f['valid-until']) body.validUntil = f['valid-until'];

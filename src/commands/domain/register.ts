@@ -27,7 +27,8 @@ export default class DomainRegister extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DomainRegister);
-    const d = await (await registryClient(clientOptions(flags))).registerDomain(domainBody(flags), flags['idempotency-key']);
+    const body = domainBody(flags);
+    const d = await (await registryClient(clientOptions(flags))).registerDomain(body, flags['idempotency-key']);
     if (flags.json) this.outJson(d);
     else this.out(formatDomain(d));
   }

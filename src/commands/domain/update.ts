@@ -27,10 +27,12 @@ export default class DomainUpdate extends BaseCommand {
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(DomainUpdate);
+    const body = domainBody(flags);
     const reg = await registryClient(clientOptions(flags));
     // the current domain: for the If-Match version when not given, and for --name without --metadata
     const current = flags['if-match'] === undefined || (flags.name && !flags.metadata) ? await reg.getDomain(args.did) : undefined;
-    const d = await reg.updateDomain(args.did, domainBody(flags, current?.metadata), flags['if-match'] ?? current!.version);
+    if (current && flags.name && !flags.metadata) body.metadata = { ...current.metadata, name: flags.name };
+    const d = await reg.updateDomain(args.did, body, flags['if-match'] ?? current!.version);
     if (flags.json) this.outJson(d);
     else this.out(formatDomain(d));
   }
