@@ -5,24 +5,30 @@
  */
 import { Command, Errors } from '@oclif/core';
 import { EXIT_CODES, isOracleKitError } from '../lib/errors.ts';
+import { cliError } from './errors.ts';
 import { printCliError, writeErrorBody } from './errors-print.ts';
-import { BASE_FLAGS } from './flag-spec.ts';
+import { JSON_FLAG } from './flag-spec.ts';
 import { toOclifFlags } from './oclif-flags.ts';
-import type { Io } from './io.ts';
+import { stdoutIo, type Io } from './io.ts';
+
+/** What commands use to declare flags and arguments (commands import only src/cli). */
+export { Args, toOclifFlags } from './oclif-flags.ts';
+export { REGISTRY_FLAGS } from './flag-spec.ts';
+export { EXIT_CODES } from '../lib/errors.ts';
 
 export abstract class BaseCommand extends Command implements Io {
-  static override baseFlags = toOclifFlags(BASE_FLAGS);
+  static override baseFlags = toOclifFlags({ json: JSON_FLAG });
 
   protected get jsonMode(): boolean {
     return this.argv.includes('--json');
   }
 
   out(text: string): void {
-    process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+    stdoutIo.out(text);
   }
 
   outJson(value: unknown): void {
-    process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+    stdoutIo.outJson(value);
   }
 
   protected override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
@@ -31,7 +37,7 @@ export abstract class BaseCommand extends Command implements Io {
     // oclif's own parse errors (unknown flag, bad option, missing argument): the usage class
     const isParse = err.name?.includes('Parse') || err.constructor?.name?.includes('Parse') || (err as { parse?: unknown }).parse !== undefined;
     if (isParse || err.oclif?.exit === 2) {
-      writeErrorBody({ statusCode: 400, code: 'usage', message: err.message.split('\nSee more help')[0] ?? err.message }, this.jsonMode);
+      writeErrorBody(cliError('usage', err.message.split('\nSee more help')[0] ?? err.message).toBody(), this.jsonMode);
       return this.exit(EXIT_CODES.usage);
     }
     return this.exit(printCliError(err, this.jsonMode));

@@ -4,6 +4,7 @@
  * class. Shared by BaseCommand and the fast path; free of @oclif/core.
  */
 import { EXIT_CODES, exitCodeForStatus, isOracleKitError, type ErrorBody } from '../lib/errors.ts';
+import { cliError } from './errors.ts';
 import { paint } from './output.ts';
 
 export function writeErrorBody(body: ErrorBody, json: boolean, valid?: string): void {
@@ -24,7 +25,7 @@ export function printCliError(err: unknown, json: boolean): number {
     return exitCodeForStatus(err.status);
   }
   const e = err as Error;
-  writeErrorBody({ statusCode: 500, code: 'unexpected', message: e?.message ?? String(err) }, json);
+  writeErrorBody(cliError('unexpected', e?.message ?? String(err)).toBody(), json);
   if (process.env.DEBUG) process.stderr.write((e?.stack ?? '') + '\n');
   return EXIT_CODES.unexpected;
 }

@@ -3,6 +3,12 @@
  * both the oclif flags (help, manifest, completion) and the fast path's
  * node:util parseArgs options are built. Kept free of @oclif/core so the fast
  * path of `sample calc` never loads it.
+ *
+ * Every command declares its flags this way (`toOclifFlags` in
+ * oclif-flags.ts turns them into typed oclif flags). The fast path handles
+ * FlagSpec (string and boolean flags); the other fields — required, allowNo,
+ * env, exclusive, and integer flags — are for commands that always run
+ * through oclif.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { EXIT_CODES, OracleKitError } from '../lib/errors.ts';
@@ -15,14 +21,37 @@ export interface FlagSpec {
   options?: readonly string[];
   default?: string | boolean;
   helpGroup?: string;
+  required?: boolean;
+  /** A boolean with a --no- form. */
+  allowNo?: boolean;
+  /** An environment variable that gives the value when the flag is absent. */
+  env?: string;
+  /** Flags that may not be given with this one. */
+  exclusive?: readonly string[];
 }
 
 export type FlagSpecs = Record<string, FlagSpec>;
 
+/** An integer flag (oclif only: the fast path's commands have none). */
+export interface IntegerFlagSpec {
+  type: 'integer';
+  description: string;
+  char?: string;
+  default?: number;
+  min?: number;
+  max?: number;
+  required?: boolean;
+  helpGroup?: string;
+}
+
+/** Any command's flags (FlagSpecs is the subset the fast path parses). */
+export type CommandFlagSpecs = Record<string, FlagSpec | IntegerFlagSpec>;
+
+/** --json, which every data-printing command has. */
+export const JSON_FLAG = { type: 'boolean', description: 'Print machine-readable JSON (errors as JSON on stderr).', default: false } as const satisfies FlagSpec;
+
 /** Flags every data-printing command has (BaseCommand.baseFlags). */
-export const BASE_FLAGS: FlagSpecs = {
-  json: { type: 'boolean', description: 'Print machine-readable JSON (errors as JSON on stderr).', default: false },
-};
+export const BASE_FLAGS: FlagSpecs = { json: JSON_FLAG };
 
 /** Flags of every command that talks to a registry (the local daemon unless --registry). */
 export const REGISTRY_FLAGS = {

@@ -5,7 +5,7 @@
  * error code for that field.
  */
 import { readFileSync } from 'node:fs';
-import { OracleKitError } from '../lib/errors.ts';
+import { cliError, OracleKitError } from './errors.ts';
 import { samplingError, type SamplingErrorCode } from '../lib/sampling/errors.ts';
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
@@ -64,12 +64,12 @@ export function readJsonInput(path: string, what: string): unknown {
   try {
     text = path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
   } catch (e) {
-    throw new OracleKitError({ status: 400, code: 'unreadable_file', field: what, value: path, valid: 'a readable file, or - for standard input', message: `cannot read ${what} ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+    throw cliError('unreadable_file', `cannot read ${what} ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { field: what, value: path, valid: 'a readable file, or - for standard input' });
   }
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new OracleKitError({ status: 400, code: 'invalid_json', field: what, value: path, valid: 'a JSON document', message: `${what} ${JSON.stringify(path)} is not valid JSON: ${(e as Error).message}` });
+    throw cliError('invalid_json', `${what} ${JSON.stringify(path)} is not valid JSON: ${(e as Error).message}`, { field: what, value: path, valid: 'a JSON document' });
   }
 }
 
@@ -77,7 +77,7 @@ export function readTextInput(path: string, what: string): string {
   try {
     return path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
   } catch (e) {
-    throw new OracleKitError({ status: 400, code: 'unreadable_file', field: what, value: path, valid: 'a readable file, or - for standard input', message: `cannot read ${what} ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+    throw cliError('unreadable_file', `cannot read ${what} ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { field: what, value: path, valid: 'a readable file, or - for standard input' });
   }
 }
 

@@ -1,5 +1,5 @@
-import { BaseCommand } from '../cli/base.ts';
-import { identityFlags } from '../cli/identity/flags.ts';
+import { BaseCommand, toOclifFlags } from '../cli/base.ts';
+import { IDENTITY_FLAGS } from '../cli/identity/flags.ts';
 
 export default class Login extends BaseCommand {
   static override summary = 'Sign in: a QR code your wallet signs, or an offline BIP39 mnemonic.';
@@ -12,7 +12,7 @@ export default class Login extends BaseCommand {
     '<%= config.bin %> login --auth mnemonic --generate',
     '<%= config.bin %> login --auth qr --timeout 300',
   ];
-  static override flags = { ...identityFlags };
+  static override flags = toOclifFlags({ ...IDENTITY_FLAGS });
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Login);
@@ -38,11 +38,8 @@ export default class Login extends BaseCommand {
       callbackHost: flags['callback-host'],
       callbackUrl: flags['callback-url'],
     });
-    const out = { did: r.principal, keyDid: r.identity.did, method: r.method, source: r.source, wallet: r.identity.wallet?.did ?? null, path: r.path };
-    if (flags.json) this.outJson(out);
-    else {
-      this.out(`Signed in as ${r.principal}${r.identity.wallet ? ` (wallet; local key ${r.identity.did})` : ''}`);
-      this.out(`identity saved in ${r.path} (mode 0600)${r.source === 'generated' ? ' — a new mnemonic: back that file up' : ''}`);
-    }
+    const { formatLogin, loginReply } = await import('../cli/identity/print.ts');
+    if (flags.json) this.outJson(loginReply(r));
+    else this.out(formatLogin(r));
   }
 }

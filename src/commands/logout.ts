@@ -7,16 +7,10 @@ export default class Logout extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Logout);
-    const { readIdentity, removeIdentity, identityPath, principalDid } = await import('../cli/identity/store.ts');
-    let did: string | null;
-    try {
-      const id = readIdentity();
-      did = id ? principalDid(id) : null;
-    } catch {
-      did = null; // an unreadable file is removed all the same
-    }
-    const removed = removeIdentity();
-    if (flags.json) this.outJson({ loggedOut: removed, did, path: identityPath() });
-    else this.out(removed ? `Signed out${did ? ` (${did})` : ''}; removed ${identityPath()}` : 'Not signed in.');
+    const { logout } = await import('../cli/identity/login.ts');
+    const { formatLogout } = await import('../cli/identity/print.ts');
+    const r = logout();
+    if (flags.json) this.outJson(r);
+    else this.out(formatLogout(r));
   }
 }

@@ -1,6 +1,8 @@
-import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../cli/base.ts';
-import { identityFlags } from '../cli/identity/flags.ts';
+import { Args, BaseCommand, REGISTRY_FLAGS, toOclifFlags } from '../cli/base.ts';
+import { cliError } from '../cli/errors.ts';
+import { writeErrorBody } from '../cli/errors-print.ts';
+import { IDENTITY_FLAGS } from '../cli/identity/flags.ts';
+import { NETWORKS, type Network } from '../cli/registry/settings.ts';
 
 export default class New extends BaseCommand {
   static override summary = 'Create an oracle project: sign in, register the oracle in a registry, scaffold a runnable, tested project.';
@@ -18,32 +20,32 @@ Registers the oracle as a domain of type Oracle (class: the "oraclekit:oracle-pr
   static override args = {
     'project-name': Args.string({ description: 'The project (and directory) name.', required: true }),
   };
-  static override flags = {
-    yes: Flags.boolean({ char: 'y', description: 'Take the default for every question not given as a flag.', default: false }),
-    force: Flags.boolean({ description: 'Write into a non-empty directory.', default: false }),
-    dir: Flags.string({ description: 'Directory to create (default ./<project-name>).' }),
-    ...identityFlags,
-    network: Flags.string({ description: 'Where to register the oracle: local (the daemon’s registry, default), devnet, testnet, mainnet.', options: ['local', 'devnet', 'testnet', 'mainnet'], helpGroup: 'REGISTRY' }),
-    registry: Flags.string({ description: 'The registry URL of --network (saved in settings for next time).', helpGroup: 'REGISTRY' }),
-    'api-key': Flags.string({ description: 'API key for a remote registry (saved for next time); on local one is created for you.', helpGroup: 'REGISTRY' }),
-    class: Flags.string({ description: 'DID of the Protocol domain the oracle follows (default: oraclekit:oracle-protocol:v1).', helpGroup: 'REGISTRY' }),
-    name: Flags.string({ description: 'Oracle name (default: the project name).', helpGroup: 'PROFILE' }),
-    description: Flags.string({ description: 'Oracle description.', helpGroup: 'PROFILE' }),
-    price: Flags.string({ description: 'Price per use; 0 is free (default 0).', helpGroup: 'PROFILE' }),
-    model: Flags.string({ description: 'Model id for the OpenAI-compatible endpoint (default openai/gpt-4o-mini).', helpGroup: 'PROFILE' }),
-    url: Flags.string({ description: 'The URL the oracle serves (#api and #ws); default http://localhost:3000.', helpGroup: 'PROFILE' }),
-    port: Flags.integer({ description: 'PORT for a non-local --url behind a proxy (default 3000); a local URL’s port is used as is.', min: 1, max: 65535, helpGroup: 'PROFILE' }),
-    'oracle-key': Flags.string({ description: "The oracle's signing key in .env: generate (a new mnemonic, default), identity (your mnemonic — written in plain text, 0600), none.", options: ['generate', 'identity', 'none'], helpGroup: 'PROFILE' }),
-    'llm-base-url': Flags.string({ description: 'LLM_BASE_URL in .env (default https://openrouter.ai/api/v1).', helpGroup: 'PROFILE' }),
-    install: Flags.boolean({ description: 'Run npm install (default yes).', allowNo: true }),
-    git: Flags.boolean({ description: 'Initialise git (default yes).', allowNo: true }),
-    'oraclekit-version': Flags.string({ description: 'npm spec of the oraclekit dependency (default ^<this version>; e.g. file:../oraclekit-0.1.0.tgz).' }),
-    matrix: Flags.boolean({ description: 'Provision the Matrix bot when a homeserver is configured (default yes).', allowNo: true, helpGroup: 'MATRIX' }),
-    'matrix-homeserver': Flags.string({ description: 'Matrix homeserver URL (default $MATRIX_BASE_URL).', helpGroup: 'MATRIX' }),
-    'matrix-user': Flags.string({ description: 'The bot’s localpart (default oracle-<project-name>).', helpGroup: 'MATRIX' }),
-    'matrix-password': Flags.string({ description: 'The bot’s password (default: generated; needed to log in to an existing account). Env MATRIX_BOT_PASSWORD.', env: 'MATRIX_BOT_PASSWORD', helpGroup: 'MATRIX' }),
-    'matrix-registration-token': Flags.string({ description: 'A registration token when the homeserver requires one.', helpGroup: 'MATRIX' }),
-  };
+  static override flags = toOclifFlags({
+    yes: { type: 'boolean', char: 'y', description: 'Take the default for every question not given as a flag.', default: false },
+    force: { type: 'boolean', description: 'Write into a non-empty directory.', default: false },
+    dir: { type: 'string', description: 'Directory to create (default ./<project-name>).' },
+    ...IDENTITY_FLAGS,
+    network: { type: 'string', description: 'Where to register the oracle: local (the daemon’s registry, default), devnet, testnet, mainnet.', options: NETWORKS, helpGroup: 'REGISTRY' },
+    registry: { ...REGISTRY_FLAGS.registry, description: 'The registry URL of --network (saved in settings for next time).' },
+    'api-key': { ...REGISTRY_FLAGS['api-key'], description: 'API key for a remote registry (saved for next time); on local one is created for you.' },
+    class: { type: 'string', description: 'DID of the Protocol domain the oracle follows (default: oraclekit:oracle-protocol:v1).', helpGroup: 'REGISTRY' },
+    name: { type: 'string', description: 'Oracle name (default: the project name).', helpGroup: 'PROFILE' },
+    description: { type: 'string', description: 'Oracle description.', helpGroup: 'PROFILE' },
+    price: { type: 'string', description: 'Price per use; 0 is free (default 0).', helpGroup: 'PROFILE' },
+    model: { type: 'string', description: 'Model id for the OpenAI-compatible endpoint (default openai/gpt-4o-mini).', helpGroup: 'PROFILE' },
+    url: { type: 'string', description: 'The URL the oracle serves (#api and #ws); default http://localhost:3000.', helpGroup: 'PROFILE' },
+    port: { type: 'integer', description: 'PORT for a non-local --url behind a proxy (default 3000); a local URL’s port is used as is.', min: 1, max: 65535, helpGroup: 'PROFILE' },
+    'oracle-key': { type: 'string', description: "The oracle's signing key in .env: generate (a new mnemonic, default), identity (your mnemonic — written in plain text, 0600), none.", options: ['generate', 'identity', 'none'], helpGroup: 'PROFILE' },
+    'llm-base-url': { type: 'string', description: 'LLM_BASE_URL in .env (default https://openrouter.ai/api/v1).', helpGroup: 'PROFILE' },
+    install: { type: 'boolean', description: 'Run npm install (default yes).', allowNo: true },
+    git: { type: 'boolean', description: 'Initialise git (default yes).', allowNo: true },
+    'oraclekit-version': { type: 'string', description: 'npm spec of the oraclekit dependency (default ^<this version>; e.g. file:../oraclekit-0.1.0.tgz).' },
+    matrix: { type: 'boolean', description: 'Provision the Matrix bot when a homeserver is configured (default yes).', allowNo: true, helpGroup: 'MATRIX' },
+    'matrix-homeserver': { type: 'string', description: 'Matrix homeserver URL (default $MATRIX_BASE_URL).', helpGroup: 'MATRIX' },
+    'matrix-user': { type: 'string', description: 'The bot’s localpart (default oracle-<project-name>).', helpGroup: 'MATRIX' },
+    'matrix-password': { type: 'string', description: 'The bot’s password (default: generated; needed to log in to an existing account). Env MATRIX_BOT_PASSWORD.', env: 'MATRIX_BOT_PASSWORD', helpGroup: 'MATRIX' },
+    'matrix-registration-token': { type: 'string', description: 'A registration token when the homeserver requires one.', helpGroup: 'MATRIX' },
+  });
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(New);
@@ -79,7 +81,7 @@ Registers the oracle as a domain of type Oracle (class: the "oraclekit:oracle-pr
           timeout: flags.timeout,
           callbackHost: flags['callback-host'],
           callbackUrl: flags['callback-url'],
-          network: flags.network as 'local' | undefined,
+          network: flags.network as Network | undefined,
           registry: flags.registry,
           apiKey: flags['api-key'],
           class: flags.class,
@@ -104,22 +106,13 @@ Registers the oracle as a domain of type Oracle (class: the "oraclekit:oracle-pr
         ac.signal,
       );
       if (flags.json) return this.outJson(r);
-      for (const w of r.warnings) log(`warning: ${w}`);
-      if (!r.matrix.provisioned) log(`Matrix: ${r.matrix.reason} — to add it later: ${r.matrix.how}`);
-      this.out(`Created ${r.project} in ${r.dir}`);
-      this.out(`  oracle DID   ${r.did} (${r.network}, class ${r.class})`);
-      this.out(`  #api, #ws    ${r.apiUrl}  (PORT=${r.port} in .env)`);
-      this.out(`  signed in as ${r.identity.did}`);
-      this.out('');
-      this.out('Next:');
-      this.out(`  cd ${r.dir}`);
-      if (!r.installed) this.out('  npm install');
-      this.out('  # set LLM_PROVIDER_API_KEY in .env');
-      this.out('  npm test && npm start');
+      const { formatNew, newNotes } = await import('../cli/scaffold/print.ts');
+      for (const note of newNotes(r)) log(note);
+      this.out(formatNew(r));
     } catch (e) {
       const name = (e as Error)?.name;
       if (name === 'ExitPromptError' || name === 'AbortPromptError' || (e as { code?: string }).code === 'cancelled') {
-        if (flags.json) process.stderr.write(JSON.stringify({ statusCode: 499, code: 'cancelled', message: 'cancelled; nothing left behind' }) + '\n');
+        if (flags.json) writeErrorBody(cliError('cancelled', 'cancelled; nothing left behind').toBody(), true);
         else log('Cancelled; nothing left behind.');
         process.exitCode = 130;
         return;

@@ -1,5 +1,5 @@
-import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../cli/base.ts';
+import { Args, BaseCommand, REGISTRY_FLAGS, toOclifFlags } from '../cli/base.ts';
+import { NETWORKS, type Network } from '../cli/registry/settings.ts';
 
 export default class UpdateOracleApiUrl extends BaseCommand {
   static override summary = "Point the oracle's #api and #ws services in the registry at a new URL.";
@@ -14,14 +14,14 @@ export default class UpdateOracleApiUrl extends BaseCommand {
   static override args = {
     url: Args.string({ description: 'The new URL of the oracle (http or https).', required: true }),
   };
-  static override flags = {
-    did: Flags.string({ description: "The oracle's DID (default: oracleDid of oracle.config.json)." }),
-    project: Flags.string({ description: 'The project folder (default: the current directory).', default: '.' }),
-    check: Flags.boolean({ description: 'Check GET <url>/health first (default yes).', allowNo: true, default: true }),
-    network: Flags.string({ description: 'The network (default: the project’s, else local).', options: ['local', 'devnet', 'testnet', 'mainnet'], helpGroup: 'REGISTRY' }),
-    registry: Flags.string({ description: 'The registry URL (default: the network’s saved one).', helpGroup: 'REGISTRY' }),
-    'api-key': Flags.string({ description: 'API key of a controller of the oracle (default: the saved one).', helpGroup: 'REGISTRY' }),
-  };
+  static override flags = toOclifFlags({
+    did: { type: 'string', description: "The oracle's DID (default: oracleDid of oracle.config.json)." },
+    project: { type: 'string', description: 'The project folder (default: the current directory).', default: '.' },
+    check: { type: 'boolean', description: 'Check GET <url>/health first (default yes).', allowNo: true, default: true },
+    network: { type: 'string', description: 'The network (default: the project’s, else local).', options: NETWORKS, helpGroup: 'REGISTRY' },
+    registry: { ...REGISTRY_FLAGS.registry, description: 'The registry URL (default: the network’s saved one).' },
+    'api-key': { ...REGISTRY_FLAGS['api-key'], description: 'API key of a controller of the oracle (default: the saved one).' },
+  });
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(UpdateOracleApiUrl);
@@ -31,14 +31,12 @@ export default class UpdateOracleApiUrl extends BaseCommand {
       did: flags.did,
       project: flags.project,
       check: flags.check,
-      network: flags.network as 'local' | undefined,
+      network: flags.network as Network | undefined,
       registry: flags.registry,
       apiKey: flags['api-key'],
     });
     if (flags.json) return this.outJson(r);
-    this.out(`${r.did}: #api and #ws → ${r.apiUrl} (was ${r.previous.apiUrl ?? 'none'}; version ${r.version})`);
-    if (r.checked) this.out(`  ${r.apiUrl}/health answered${typeof r.health?.name === 'string' ? ` (${r.health.name})` : ''}`);
-    if (r.config) this.out(`  updated ${r.config}`);
-    if (r.port) this.out(`  PORT ${r.port.from ?? '(unset)'} → ${r.port.to} in .env`);
+    const { formatUrlUpdate } = await import('../cli/scaffold/print.ts');
+    this.out(formatUrlUpdate(r));
   }
 }

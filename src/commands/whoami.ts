@@ -1,5 +1,4 @@
 import { BaseCommand } from '../cli/base.ts';
-import { OracleKitError } from '../cli/errors.ts';
 
 export default class Whoami extends BaseCommand {
   static override summary = 'Show the identity the CLI uses (your DID), and where it is saved.';
@@ -8,15 +7,10 @@ export default class Whoami extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Whoami);
-    const { readIdentity, identityPath, principalDid } = await import('../cli/identity/store.ts');
-    const id = readIdentity();
-    if (!id) throw new OracleKitError({ status: 401, code: 'not_logged_in', message: 'not signed in: run `oraclekit login`' });
-    const out = { did: principalDid(id), keyDid: id.did, method: id.wallet ? 'qr' : 'mnemonic', wallet: id.wallet ?? null, createdAt: id.createdAt, path: identityPath() };
-    if (flags.json) this.outJson(out);
-    else {
-      this.out(out.did);
-      if (id.wallet) this.out(`  wallet sign-in ${id.wallet.signedInAt}; local key ${id.did}`);
-      this.out(`  saved in ${out.path}`);
-    }
+    const { whoami } = await import('../cli/identity/login.ts');
+    const { formatWhoami } = await import('../cli/identity/print.ts');
+    const w = whoami();
+    if (flags.json) this.outJson(w);
+    else this.out(formatWhoami(w));
   }
 }

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
 import { PKG, tempHome } from '../unit/daemon/harness.ts';
-import { saveDesign } from '../../src/cli/registry-client.ts';
+import { saveDesign } from '../../src/cli/registry/client.ts';
 
 const t = tempHome({ voters: [{ did: 'did:example:v1', weight: 1 }] });
 const env = t.env;
@@ -120,6 +120,20 @@ describe('domain commands', () => {
     expect(json(missing.stderr).field).toBe('--project');
     const invalid = await cli(['sample', 'calc', '-N', '60', '--mean', '1', '--sd', '0.5', '--dropout', '0.25', '--save', '--project', project, '--json', '--api-key', rep]);
     expect(invalid.code).toBe(5);
+  });
+
+  it('bad flag values are input errors naming the flag, before any request (exit 3)', async () => {
+    const meta = await cli(['domain', 'register', '--type', 'Protocol', '--metadata', '{not json', '--json', '--api-key', rep]);
+    expect(meta.code).toBe(3);
+    expect(json(meta.stderr)).toMatchObject({ statusCode: 400, code: 'invalid_metadata', field: 'metadata', details: { value: '{not json' } });
+    const arr = await cli(['domain', 'update', project, '--metadata', '[1]', '--json', '--api-key', rep]);
+    expect(json(arr.stderr)).toMatchObject({ code: 'invalid_metadata', field: 'metadata' });
+    const svc = await cli(['domain', 'register', '--type', 'Protocol', '--service', 'api', '--json', '--api-key', rep]);
+    expect(svc.code).toBe(3);
+    expect(json(svc.stderr)).toMatchObject({ code: 'invalid_service', field: 'service' });
+    const pkg = await cli(['domain', 'propose', project, '--package', join(t.home, 'no-such-package.json'), '--json', '--api-key', rep]);
+    expect(pkg.code).toBe(3);
+    expect(json(pkg.stderr)).toMatchObject({ code: 'unreadable_file', field: 'package' });
   });
 
   it('deactivate is terminal', async () => {

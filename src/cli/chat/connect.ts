@@ -14,7 +14,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OracleKitError } from '../../lib/errors.ts';
+import { cliError, OracleKitError } from '../errors.ts';
 import { isDid, resolveOracleDid } from '../../client/resolve.ts';
 import { OracleClientError } from '../../client/errors.ts';
 
@@ -46,7 +46,7 @@ export async function resolveTarget(o: { oracle?: string; registry?: string; cwd
     if (isDid(o.oracle)) {
       const registry = o.registry ?? o.env.ORACLEKIT_REGISTRY ?? o.env.ORACLEKIT_REGISTRY_URL;
       if (!registry) {
-        throw new OracleKitError({ status: 400, code: 'registry_required', message: `resolving ${o.oracle} needs a registry: pass --registry <url> or set ORACLEKIT_REGISTRY (or pass the oracle's URL to --oracle)`, field: 'registry' });
+        throw cliError('registry_required', `resolving ${o.oracle} needs a registry: pass --registry <url> or set ORACLEKIT_REGISTRY (or pass the oracle's URL to --oracle)`, { field: 'registry' });
       }
       try {
         const r = await resolveOracleDid(o.oracle, { registryUrl: registry });
@@ -59,7 +59,7 @@ export async function resolveTarget(o: { oracle?: string; registry?: string; cwd
         throw e;
       }
     }
-    throw new OracleKitError({ status: 400, code: 'invalid_oracle', message: `--oracle must be an http(s) URL or a DID`, field: 'oracle', value: o.oracle, valid: 'http(s)://host[:port] or did:…' });
+    throw cliError('invalid_oracle', `--oracle must be an http(s) URL or a DID`, { field: 'oracle', value: o.oracle, valid: 'http(s)://host[:port] or did:…' });
   }
   const cfgPath = join(o.cwd, 'oracle.config.json');
   if (existsSync(cfgPath)) {
@@ -67,7 +67,7 @@ export async function resolveTarget(o: { oracle?: string; registry?: string; cwd
     try {
       cfg = JSON.parse(readFileSync(cfgPath, 'utf8')) as typeof cfg;
     } catch {
-      throw new OracleKitError({ status: 400, code: 'invalid_oracle_config', message: `${cfgPath} is not valid JSON` });
+      throw cliError('invalid_oracle_config', `${cfgPath} is not valid JSON`);
     }
     const port = readDotEnv(join(o.cwd, '.env')).PORT ?? o.env.PORT ?? '3000';
     const url = `http://localhost:${port}`;
@@ -79,13 +79,13 @@ export async function resolveTarget(o: { oracle?: string; registry?: string; cwd
 const ALTERNATIVES = 'or pass --oracle <url or DID>, or run in a project folder with oracle.config.json';
 
 async function daemonOracle(env: NodeJS.ProcessEnv): Promise<Target> {
-  const { ensureDaemon } = await import('../registry-client.ts');
+  const { ensureDaemon } = await import('../registry/client.ts');
   let daemon: { url: string; started: boolean };
   try {
     daemon = await ensureDaemon({ env });
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
-    throw new OracleKitError({ status: 503, code: 'no_oracle', message: `no oracle to chat with: the local daemon's default oracle is not available (${why}); ${ALTERNATIVES}`, field: 'oracle' });
+    throw cliError('no_oracle', `no oracle to chat with: the local daemon's default oracle is not available (${why}); ${ALTERNATIVES}`, { field: 'oracle' });
   }
   const { readDiscovery } = await import('../../lib/discovery.ts');
   const d = readDiscovery(env);

@@ -7,7 +7,7 @@
  * `login`/`whoami`/`logout` and `new` use (src/cli/identity/store.ts).
  */
 import { readFileSync } from 'node:fs';
-import { OracleKitError } from '../../lib/errors.ts';
+import { cliError } from '../errors.ts';
 import { generateMnemonic, isValidMnemonic, signerFromMnemonic, type Signer } from '../../lib/keys/index.ts';
 import { identityPath, readIdentity, writeIdentity } from '../identity/store.ts';
 
@@ -27,9 +27,9 @@ export async function loadIdentity(o: { mnemonicFile?: string; env?: NodeJS.Proc
     try {
       text = readFileSync(o.mnemonicFile, 'utf8');
     } catch {
-      throw new OracleKitError({ status: 400, code: 'mnemonic_file_unreadable', message: `cannot read the mnemonic file ${o.mnemonicFile}`, field: 'mnemonic-file', value: o.mnemonicFile });
+      throw cliError('mnemonic_file_unreadable', `cannot read the mnemonic file ${o.mnemonicFile}`, { field: 'mnemonic-file', value: o.mnemonicFile });
     }
-    if (!isValidMnemonic(text)) throw new OracleKitError({ status: 400, code: 'invalid_mnemonic', message: `${o.mnemonicFile} does not hold a valid BIP39 English mnemonic`, field: 'mnemonic-file', valid: '12 or 24 BIP39 words' });
+    if (!isValidMnemonic(text)) throw cliError('invalid_mnemonic', `${o.mnemonicFile} does not hold a valid BIP39 English mnemonic`, { field: 'mnemonic-file', valid: '12 or 24 BIP39 words' });
     const signer = await signerFromMnemonic(text);
     return { signer, did: signer.did(), source: o.mnemonicFile, created: false };
   }
@@ -38,7 +38,7 @@ export async function loadIdentity(o: { mnemonicFile?: string; env?: NodeJS.Proc
   let mnemonic: string;
   const saved = readIdentity(o.env);
   if (saved) {
-    if (!isValidMnemonic(saved.mnemonic)) throw new OracleKitError({ status: 400, code: 'invalid_identity', message: `${path} does not hold a valid mnemonic; move it away to create a new identity` });
+    if (!isValidMnemonic(saved.mnemonic)) throw cliError('invalid_identity', `${path} does not hold a valid mnemonic; move it away to create a new identity`);
     mnemonic = saved.mnemonic;
   } else {
     mnemonic = generateMnemonic();

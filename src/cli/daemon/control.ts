@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { logPath, stateDir } from '../../lib/paths.ts';
+import { requestJson } from '../../lib/registry/client.ts';
 import { forceRemoveDiscovery, isAlive, readDiscovery, type Discovery } from '../../lib/discovery.ts';
 
 export { logPath } from '../../lib/paths.ts';
@@ -45,14 +46,10 @@ export interface OracleStatus {
   plugins: { loaded: string[]; pending: string[]; failed: { plugin: string; reason: string }[]; excluded: { plugin: string; reason: string }[] };
 }
 
+/** The daemon's /health, or undefined when it does not answer 2xx in time. */
 export async function health(url: string, timeoutMs = 1500): Promise<Health | undefined> {
-  try {
-    const r = await fetch(`${url}/health`, { signal: AbortSignal.timeout(timeoutMs) });
-    if (!r.ok) return undefined;
-    return (await r.json()) as Health;
-  } catch {
-    return undefined;
-  }
+  const r = await requestJson<Health>({ method: 'GET', url: `${url}/health`, what: 'the daemon', timeoutMs }).catch(() => undefined);
+  return r && r.status >= 200 && r.status < 300 && typeof r.body === 'object' ? r.body : undefined;
 }
 
 export interface DaemonStatus {
@@ -154,8 +151,8 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Discovery> {
     /* no log */
   }
   if (exited === null && child.pid) process.kill(child.pid, 'SIGKILL');
-  const { OracleKitError } = await import('../../lib/errors.ts');
-  throw new OracleKitError({ status: 503, code: 'daemon_start_failed', message: `the daemon did not start${exited !== null ? ` (exit code ${exited})` : ' in time'}${tail ? `:\n${tail}` : ''}`, details: { log } });
+  const { cliError } = await import('../errors.ts');
+  throw cliError('daemon_start_failed', `the daemon did not start${exited !== null ? ` (exit code ${exited})` : ' in time'}${tail ? `:\n${tail}` : ''}`, { details: { log } });
 }
 
 /** SIGTERM, wait up to graceMs for the process to exit, then SIGKILL. */

@@ -6,10 +6,10 @@
  * - qr: a wallet signs a challenge naming the local key (kept, or created);
  *   its DID is saved as `wallet`.
  */
-import { OracleKitError } from '../../lib/errors.ts';
+import { cliError } from '../errors.ts';
 import { didFromMnemonic, generateMnemonic } from '../../lib/keys/index.ts';
 import { readMnemonic } from './mnemonic.ts';
-import { identityPath, principalDid, readIdentity, writeIdentity, type StoredIdentity } from './store.ts';
+import { identityPath, principalDid, readIdentity, removeIdentity, writeIdentity, type StoredIdentity } from './store.ts';
 
 export type AuthMethod = 'qr' | 'mnemonic';
 
@@ -49,7 +49,7 @@ export async function login(o: LoginOptions): Promise<LoginResult> {
     } else {
       const m = await readMnemonic({ file: o.mnemonicFile, envName: o.mnemonicEnv, env, interactive: o.interactive });
       if (!m) {
-        throw new OracleKitError({ status: 400, code: 'missing_mnemonic', message: 'no mnemonic: pass --mnemonic-file <path>, set $ORACLEKIT_MNEMONIC, use --generate, or run on a terminal to type it', field: 'mnemonic-file' });
+        throw cliError('missing_mnemonic', 'no mnemonic: pass --mnemonic-file <path>, set $ORACLEKIT_MNEMONIC, use --generate, or run on a terminal to type it', { field: 'mnemonic-file' });
       }
       mnemonic = m.mnemonic;
       source = m.source;
@@ -84,4 +84,38 @@ export async function ensureIdentity(o: LoginOptions & { yes: boolean; explicit:
   }
   if (o.auth === 'mnemonic' && !hasSource && o.yes) return login({ ...o, generate: true });
   return login(o);
+}
+
+/** `whoami`: the saved identity as the registry knows it, or not_logged_in. */
+export interface WhoamiReply {
+  did: string;
+  keyDid: string;
+  method: AuthMethod;
+  wallet: StoredIdentity['wallet'] | null;
+  createdAt: string;
+  path: string;
+}
+
+export function whoami(env: NodeJS.ProcessEnv = process.env): WhoamiReply {
+  const id = readIdentity(env);
+  if (!id) throw cliError('not_logged_in', 'not signed in: run `oraclekit login`');
+  return { did: principalDid(id), keyDid: id.did, method: id.wallet ? 'qr' : 'mnemonic', wallet: id.wallet ?? null, createdAt: id.createdAt, path: identityPath(env) };
+}
+
+export interface LogoutReply {
+  loggedOut: boolean;
+  did: string | null;
+  path: string;
+}
+
+/** `logout`: removes identity.json (an unreadable one too). */
+export function logout(env: NodeJS.ProcessEnv = process.env): LogoutReply {
+  let did: string | null;
+  try {
+    const id = readIdentity(env);
+    did = id ? principalDid(id) : null;
+  } catch {
+    did = null; // an unreadable file is removed all the same
+  }
+  return { loggedOut: removeIdentity(env), did, path: identityPath(env) };
 }

@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { base58Decode } from '../../lib/did/index.ts';
-import { OracleKitError } from '../../lib/errors.ts';
+import { cliError } from '../errors.ts';
 
 export interface SignInRequest {
   v: 1;
@@ -153,16 +153,16 @@ export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
   const request: SignInRequest = { v: 1, challenge, callback: `${base}/signin/${id}`, aud: o.aud, exp: Math.floor((Date.now() + timeoutMs) / 1000) };
   holder.request = request;
   const timer = setTimeout(() => {
-    settle.fail(new OracleKitError({ status: 504, code: 'signin_timeout', message: `no wallet signed the sign-in request within ${Math.round(timeoutMs / 1000)} s; run again, or use a mnemonic (--auth mnemonic)`, field: 'timeout' }));
+    settle.fail(cliError('signin_timeout', `no wallet signed the sign-in request within ${Math.round(timeoutMs / 1000)} s; run again, or use a mnemonic (--auth mnemonic)`, { field: 'timeout' }));
   }, timeoutMs);
   timer.unref();
-  const onAbort = () => settle.fail(new OracleKitError({ status: 499, code: 'cancelled', message: 'sign-in cancelled' }));
+  const onAbort = () => settle.fail(cliError('cancelled', 'sign-in cancelled' ));
   if (o.signal?.aborted) onAbort();
   o.signal?.addEventListener('abort', onAbort, { once: true });
   const close = async () => {
     clearTimeout(timer);
     o.signal?.removeEventListener('abort', onAbort);
-    settle.fail(new OracleKitError({ status: 499, code: 'signin_cancelled', message: 'sign-in cancelled' }));
+    settle.fail(cliError('signin_cancelled', 'sign-in cancelled' ));
     server.closeAllConnections();
     await new Promise<void>((ok) => server.close(() => ok()));
   };

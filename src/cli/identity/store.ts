@@ -13,7 +13,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { configDir } from '../../lib/paths.ts';
-import { OracleKitError } from '../../lib/errors.ts';
+import { cliError } from '../errors.ts';
 
 export { configDir };
 
@@ -40,10 +40,10 @@ export function readIdentity(env: NodeJS.ProcessEnv = process.env): StoredIdenti
   try {
     raw = JSON.parse(readFileSync(path, 'utf8')) as Partial<StoredIdentity>;
   } catch {
-    throw new OracleKitError({ status: 400, code: 'invalid_identity', message: `${path} is not valid JSON; run \`oraclekit logout\` and log in again` });
+    throw cliError('invalid_identity', `${path} is not valid JSON; run \`oraclekit logout\` and log in again`);
   }
   if (typeof raw.mnemonic !== 'string' || typeof raw.did !== 'string') {
-    throw new OracleKitError({ status: 400, code: 'invalid_identity', message: `${path} does not hold a mnemonic identity; run \`oraclekit logout\` and log in again` });
+    throw cliError('invalid_identity', `${path} does not hold a mnemonic identity; run \`oraclekit logout\` and log in again`);
   }
   if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
   return raw as StoredIdentity;

@@ -79,7 +79,7 @@ export async function runSampleCalc(given: CalcFlags, io: Io): Promise<void> {
       const projectId = flags.project ?? (typeof body.projectId === 'string' ? body.projectId : undefined);
       if (!projectId) throw samplingError('missing_parameter', '--project', undefined, 'the DID of the project the design is for (with --save)');
       delete body.projectId;
-      const { saveDesign } = await import('../registry-client.ts');
+      const { saveDesign } = await import('../registry/client.ts');
       const opts: { registry?: string; apiKey?: string } = {};
       if (flags.registry) opts.registry = flags.registry;
       if (flags['api-key']) opts.apiKey = flags['api-key'];

@@ -3,7 +3,7 @@
  * --yes, the default; else a prompt (@inquirer/prompts, loaded lazily) on a
  * TTY; else an error naming the flag.
  */
-import { OracleKitError } from '../../lib/errors.ts';
+import { cliError, type OracleKitError } from '../errors.ts';
 
 export interface AskContext {
   yes: boolean;
@@ -15,13 +15,13 @@ export function isInteractive(): boolean {
 }
 
 function missing(flag: string, valid?: string): OracleKitError {
-  return new OracleKitError({ status: 400, code: 'missing_answer', message: `--${flag} is needed (no terminal to ask on); pass --${flag}${valid ? ` (${valid})` : ''} or --yes for the defaults`, field: flag, ...(valid ? { valid } : {}) });
+  return cliError('missing_answer', `--${flag} is needed (no terminal to ask on); pass --${flag}${valid ? ` (${valid})` : ''} or --yes for the defaults`, { field: flag, ...(valid ? { valid } : {}) });
 }
 
 export async function askText(ctx: AskContext, flag: string, given: string | undefined, q: { message: string; default?: string; validate?: (v: string) => true | string }): Promise<string> {
   if (given !== undefined) {
     const ok = q.validate?.(given) ?? true;
-    if (ok !== true) throw new OracleKitError({ status: 400, code: 'invalid_flag', message: `--${flag} ${JSON.stringify(given)}: ${ok}`, field: flag, value: given });
+    if (ok !== true) throw cliError('invalid_flag', `--${flag} ${JSON.stringify(given)}: ${ok}`, { field: flag, value: given });
     return given;
   }
   if (ctx.yes && q.default !== undefined) return q.default;

@@ -11,8 +11,8 @@
  * MATRIX_ORACLE_ADMIN_ACCESS_TOKEN, MATRIX_ORACLE_ADMIN_PASSWORD).
  */
 import { randomBytes } from 'node:crypto';
-import { OracleKitError } from '../../lib/errors.ts';
-import { http } from './networks.ts';
+import { cliError, type CliErrorCode, type OracleKitError } from '../errors.ts';
+import { requestJson } from '../../lib/registry/client.ts';
 
 export interface MatrixBot {
   baseUrl: string;
@@ -29,10 +29,20 @@ interface MatrixErr {
   flows?: { stages: string[] }[];
 }
 
+/** Matrix errcodes → the CLI's codes (src/cli/errors.ts); any other is matrix_error with details.errcode. */
+const MATRIX_CODES: Record<string, CliErrorCode> = {
+  M_FORBIDDEN: 'matrix_forbidden',
+  M_USER_IN_USE: 'matrix_user_in_use',
+  M_UNKNOWN_TOKEN: 'matrix_unauthorized',
+  M_MISSING_TOKEN: 'matrix_unauthorized',
+  M_INVALID_USERNAME: 'matrix_invalid_username',
+  M_EXCLUSIVE: 'matrix_invalid_username',
+  M_LIMIT_EXCEEDED: 'matrix_limit_exceeded',
+};
+
 function matrixError(status: number, body: MatrixErr | undefined, step: string): OracleKitError {
-  const code = body?.errcode ?? 'M_UNKNOWN';
-  const st = status === 401 || status === 403 ? status : status === 429 || status >= 500 ? 503 : 400;
-  return new OracleKitError({ status: st, code: 'matrix_' + code.replace(/^M_/, '').toLowerCase(), message: `Matrix ${step}: ${body?.error ?? `HTTP ${status}`} (${code})`, field: 'matrix-homeserver' });
+  const errcode = body?.errcode ?? 'M_UNKNOWN';
+  return cliError(MATRIX_CODES[errcode] ?? 'matrix_error', `Matrix ${step}: ${body?.error ?? `HTTP ${status}`} (${errcode})`, { field: 'matrix-homeserver', details: { errcode, httpStatus: status } });
 }
 
 export function botLocalpart(projectName: string): string {
@@ -47,7 +57,7 @@ export async function provisionBot(o: { baseUrl: string; user: string; password?
   const password = o.password ?? randomBytes(18).toString('base64url');
   const device = o.deviceName ?? 'oraclekit';
   const reg = { username: o.user, password, initial_device_display_name: device, inhibit_login: false };
-  let r = await http<MatrixErr & { user_id?: string; access_token?: string }>('POST', `${api}/register`, { body: reg, what });
+  let r = await requestJson<MatrixErr & { user_id?: string; access_token?: string }>({ method: 'POST', url: `${api}/register`, timeoutMs: 15_000, body: reg, what });
   if (r.status === 401 && r.body?.session) {
     const flows = r.body.flows ?? [];
     const can = (stage: string) => flows.some((f) => f.stages.length === 1 && f.stages[0] === stage);
@@ -56,9 +66,9 @@ export async function provisionBot(o: { baseUrl: string; user: string; password?
     else if (can('m.login.dummy')) auth = { type: 'm.login.dummy', session: r.body.session };
     if (!auth) {
       const stages = flows.map((f) => f.stages.join('+')).join(', ');
-      throw new OracleKitError({ status: 403, code: 'matrix_registration_flow', message: `the homeserver's registration needs ${stages || 'an unsupported flow'}; pass --matrix-registration-token, or create the bot account yourself and pass --matrix-user and --matrix-password`, field: 'matrix-registration-token' });
+      throw cliError('matrix_registration_flow', `the homeserver's registration needs ${stages || 'an unsupported flow'}; pass --matrix-registration-token, or create the bot account yourself and pass --matrix-user and --matrix-password`, { field: 'matrix-registration-token' });
     }
-    r = await http('POST', `${api}/register`, { body: { ...reg, auth }, what });
+    r = await requestJson({ method: 'POST', url: `${api}/register`, timeoutMs: 15_000, body: { ...reg, auth }, what });
   }
   let created = true;
   let userId: string | undefined;
@@ -67,8 +77,8 @@ export async function provisionBot(o: { baseUrl: string; user: string; password?
     userId = r.body.user_id;
     token = r.body.access_token;
   } else if (r.status === 400 && r.body?.errcode === 'M_USER_IN_USE') {
-    if (!o.password) throw new OracleKitError({ status: 409, code: 'matrix_user_in_use', message: `the Matrix user ${o.user} exists; pass its --matrix-password to log in as it, or choose another --matrix-user`, field: 'matrix-password' });
-    const l = await http<MatrixErr & { user_id?: string; access_token?: string }>('POST', `${api}/login`, { body: { type: 'm.login.password', identifier: { type: 'm.id.user', user: o.user }, password: o.password, initial_device_display_name: device }, what });
+    if (!o.password) throw cliError('matrix_user_in_use', `the Matrix user ${o.user} exists; pass its --matrix-password to log in as it, or choose another --matrix-user`, { field: 'matrix-password' });
+    const l = await requestJson<MatrixErr & { user_id?: string; access_token?: string }>({ method: 'POST', url: `${api}/login`, timeoutMs: 15_000, body: { type: 'm.login.password', identifier: { type: 'm.id.user', user: o.user }, password: o.password, initial_device_display_name: device }, what });
     if (l.status !== 200 || !l.body?.access_token) throw matrixError(l.status, l.body, 'login');
     userId = l.body.user_id;
     token = l.body.access_token;
@@ -76,7 +86,7 @@ export async function provisionBot(o: { baseUrl: string; user: string; password?
   } else {
     throw matrixError(r.status, r.body, 'registration');
   }
-  const w = await http<{ user_id?: string } & MatrixErr>('GET', `${api}/account/whoami`, { bearer: token, what });
+  const w = await requestJson<{ user_id?: string } & MatrixErr>({ method: 'GET', url: `${api}/account/whoami`, timeoutMs: 15_000, bearer: token, what });
   if (w.status !== 200) throw matrixError(w.status, w.body, 'whoami');
   return { baseUrl: base, userId: w.body.user_id ?? userId!, accessToken: token!, password, created };
 }

@@ -7,10 +7,10 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { OracleKitError } from '../../lib/errors.ts';
+import { cliError, type OracleKitError } from '../errors.ts';
 import { askConfirm, askSelect, askText, type AskContext } from './ask.ts';
 import { ensureIdentity, type AuthMethod, type LoginResult } from '../identity/login.ts';
-import { connect, NETWORKS, type Connection, type Network } from './networks.ts';
+import { connect, NETWORKS, type Connection, type Network } from '../registry/networks.ts';
 import { deactivate, registerOracle, resolveClass } from './registry.ts';
 import { DEFAULT_PORT, DEFAULT_URL, parseOracleUrl } from './url.ts';
 import { writeProject, type OracleConfigFile } from './files.ts';
@@ -83,7 +83,7 @@ export const DEFAULT_MODEL = 'openai/gpt-4o-mini';
 export const DEFAULT_LLM_BASE_URL = 'https://openrouter.ai/api/v1';
 
 function cancelled(): OracleKitError {
-  return new OracleKitError({ status: 499, code: 'cancelled', message: 'cancelled; removed what was created' });
+  return cliError('cancelled', 'cancelled; removed what was created');
 }
 
 export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResult> {
@@ -92,12 +92,12 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
   const timings: Record<string, number> = {};
   const mark = (k: string, since: number) => (timings[k] = Math.round(performance.now() - since));
   if (!PROJECT_NAME.test(i.projectName)) {
-    throw new OracleKitError({ status: 400, code: 'invalid_project_name', message: `project name ${JSON.stringify(i.projectName)} is not valid`, field: 'project-name', value: i.projectName, valid: 'letters, digits, ".", "_" and "-", starting with a letter or digit' });
+    throw cliError('invalid_project_name', `project name ${JSON.stringify(i.projectName)} is not valid`, { field: 'project-name', value: i.projectName, valid: 'letters, digits, ".", "_" and "-", starting with a letter or digit' });
   }
   const dir = resolve(i.cwd, i.dir ?? i.projectName);
   const existed = existsSync(dir);
   if (existed && readdirSync(dir).length > 0 && !i.force) {
-    throw new OracleKitError({ status: 409, code: 'directory_not_empty', message: `${dir} is not empty; choose another name or pass --force to write into it`, field: 'force', value: dir });
+    throw cliError('directory_not_empty', `${dir} is not empty; choose another name or pass --force to write into it`, { field: 'force', value: dir });
   }
   const ctx: AskContext = { yes: i.yes, interactive: i.interactive };
 
@@ -125,7 +125,7 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
   const oracleUrl = parseOracleUrl(i.url ?? DEFAULT_URL);
   const port = oracleUrl.local ? oracleUrl.port : (i.port ?? DEFAULT_PORT);
   if (i.port !== undefined && oracleUrl.local && i.port !== oracleUrl.port) {
-    throw new OracleKitError({ status: 400, code: 'port_mismatch', message: `--port ${i.port} disagrees with --url ${oracleUrl.url}; a local URL's port is the port the runtime listens on`, field: 'port', value: i.port });
+    throw cliError('port_mismatch', `--port ${i.port} disagrees with --url ${oracleUrl.url}; a local URL's port is the port the runtime listens on`, { field: 'port', value: i.port });
   }
   const install = await askConfirm(ctx, 'install', i.install, { message: 'Install dependencies (npm install)?', default: true });
   const git = await askConfirm(ctx, 'git', i.git, { message: 'Initialise a git repository?', default: true });

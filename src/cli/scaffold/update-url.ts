@@ -6,8 +6,9 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { OracleKitError } from '../../lib/errors.ts';
-import { connect, http, type Network } from './networks.ts';
+import { cliError, type OracleKitError } from '../errors.ts';
+import { requestJson } from '../../lib/registry/client.ts';
+import { connect, type Network } from '../registry/networks.ts';
 import { updateServices } from './registry.ts';
 import { parseOracleUrl } from './url.ts';
 import { getEnvVar, setEnvVar } from './env.ts';
@@ -47,30 +48,30 @@ export async function updateOracleUrl(i: UpdateUrlInput): Promise<UpdateUrlResul
     try {
       config = JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>;
     } catch (e) {
-      throw new OracleKitError({ status: 400, code: 'invalid_config', message: `${configPath} is not valid JSON: ${(e as Error).message}`, field: 'project' });
+      throw cliError('invalid_config', `${configPath} is not valid JSON: ${(e as Error).message}`, { field: 'project' });
     }
   }
   const did = i.did ?? (typeof config?.oracleDid === 'string' ? config.oracleDid : undefined);
-  if (!did) throw new OracleKitError({ status: 400, code: 'missing_did', message: `no oracle DID: run in the project folder (oracle.config.json with oracleDid), pass --project <dir> or --did <did>`, field: 'did' });
+  if (!did) throw cliError('missing_did', `no oracle DID: run in the project folder (oracle.config.json with oracleDid), pass --project <dir> or --did <did>`, { field: 'did' });
   const ownProject = config !== undefined && (i.did === undefined || config.oracleDid === i.did);
   const network = (i.network ?? (ownProject && typeof config?.network === 'string' ? config.network : 'local')) as Network;
   const registry = i.registry ?? (ownProject && typeof config?.registry === 'string' ? config.registry : undefined);
 
   let health: Record<string, unknown> | null = null;
   if (i.check) {
-    const r = await http<Record<string, unknown>>('GET', `${target.url}/health`, { what: 'the oracle', timeoutMs: 10_000 }).catch((e: OracleKitError) => {
-      throw new OracleKitError({ status: 503, code: 'health_check_failed', message: `${target.url}/health does not answer (${e.message}); start the oracle there first, or pass --no-check`, field: 'url', value: target.url });
+    const r = await requestJson<Record<string, unknown>>({ method: 'GET', url: `${target.url}/health`, what: 'the oracle', timeoutMs: 10_000 }).catch((e: OracleKitError) => {
+      throw cliError('health_check_failed', `${target.url}/health does not answer (${e.message}); start the oracle there first, or pass --no-check`, { field: 'url', value: target.url });
     });
-    if (r.status !== 200) throw new OracleKitError({ status: 503, code: 'health_check_failed', message: `${target.url}/health answered HTTP ${r.status}; pass --no-check to update anyway`, field: 'url', value: target.url });
+    if (r.status !== 200) throw cliError('health_check_failed', `${target.url}/health answered HTTP ${r.status}; pass --no-check to update anyway`, { field: 'url', value: target.url });
     health = r.body ?? {};
     if (typeof health.oracleDid === 'string' && health.oracleDid !== '' && health.oracleDid !== did) {
-      throw new OracleKitError({ status: 409, code: 'oracle_did_mismatch', message: `${target.url} serves ${health.oracleDid}, not ${did}; pass --no-check to update anyway`, field: 'url', value: target.url });
+      throw cliError('oracle_did_mismatch', `${target.url} serves ${health.oracleDid}, not ${did}; pass --no-check to update anyway`, { field: 'url', value: target.url });
     }
   }
 
   const { readIdentity, principalDid } = await import('../identity/store.ts');
   const id = readIdentity(env);
-  if (!id && !i.apiKey && network === 'local') throw new OracleKitError({ status: 401, code: 'not_logged_in', message: 'not signed in: run `oraclekit login` (a controller of the oracle) or pass --api-key', field: 'api-key' });
+  if (!id && !i.apiKey && network === 'local') throw cliError('not_logged_in', 'not signed in: run `oraclekit login` (a controller of the oracle) or pass --api-key', { field: 'api-key' });
   const conn = await connect({ network, principal: id ? principalDid(id) : 'did:key:unknown', registry, apiKey: i.apiKey, env });
   const { before, after } = await updateServices(conn, did, target.url, target.url);
   const prev = (frag: string) => before.services.find((s) => s.id === frag || s.id.endsWith(frag))?.serviceEndpoint ?? null;

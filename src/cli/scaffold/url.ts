@@ -1,5 +1,5 @@
 /** The oracle's URL and the port its runtime listens on. */
-import { OracleKitError } from '../../lib/errors.ts';
+import { cliError } from '../errors.ts';
 
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_URL = `http://localhost:${DEFAULT_PORT}`;
@@ -22,11 +22,11 @@ export function parseOracleUrl(raw: string, flag = 'url'): OracleUrl {
   try {
     u = new URL(raw);
   } catch {
-    throw new OracleKitError({ status: 400, code: 'invalid_url', message: `--${flag} ${raw} is not a URL`, field: flag, value: raw, valid: 'http(s)://host[:port][/path]' });
+    throw cliError('invalid_url', `--${flag} ${raw} is not a URL`, { field: flag, value: raw, valid: 'http(s)://host[:port][/path]' });
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new OracleKitError({ status: 400, code: 'invalid_url', message: `--${flag} ${raw}: http or https only`, field: flag, value: raw, valid: 'http(s)://host[:port]' });
-  if (u.username || u.password) throw new OracleKitError({ status: 400, code: 'invalid_url', message: `--${flag}: no credentials in URLs`, field: flag, value: raw });
-  if (u.search || u.hash) throw new OracleKitError({ status: 400, code: 'invalid_url', message: `--${flag}: no query or fragment`, field: flag, value: raw });
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw cliError('invalid_url', `--${flag} ${raw}: http or https only`, { field: flag, value: raw, valid: 'http(s)://host[:port]' });
+  if (u.username || u.password) throw cliError('invalid_url', `--${flag}: no credentials in URLs`, { field: flag, value: raw });
+  if (u.search || u.hash) throw cliError('invalid_url', `--${flag}: no query or fragment`, { field: flag, value: raw });
   const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
   return { url: u.origin + u.pathname.replace(/\/+$/, ''), local: isLocalHost(u.hostname), port };
 }

@@ -1,19 +1,17 @@
-import { Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base.ts';
+import { BaseCommand, toOclifFlags } from '../../cli/base.ts';
+import { DAEMON_LISTEN_FLAGS } from '../../cli/daemon/flags.ts';
 
 export default class DaemonStart extends BaseCommand {
   static override summary = 'Start the local daemon in the background (127.0.0.1:4781 by default).';
   static override description = 'Spawns the daemon detached, waits until it answers /health, and prints where it listens. A running daemon of the same version is left alone; one of another version is replaced. Logs go to the state directory (see `daemon logs`).';
   static override enableJsonFlag = false;
   static override examples = ['<%= config.bin %> daemon start', '<%= config.bin %> daemon start --port 0 --json', 'ORACLEKIT_DAEMON_PORT=5000 <%= config.bin %> daemon start'];
-  static override flags = {
-    port: Flags.integer({ description: 'Port to listen on (0 = any free port). Env ORACLEKIT_DAEMON_PORT; default 4781.', min: 0, max: 65535 }),
-    host: Flags.string({ description: 'Address to bind (default 127.0.0.1).' }),
-  };
+  static override flags = toOclifFlags({ ...DAEMON_LISTEN_FLAGS });
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DaemonStart);
     const { daemonStatus, startDaemon, stopDaemon, packageVersion } = await import('../../cli/daemon/control.ts');
+    const { formatStarted } = await import('../../cli/daemon/print.ts');
     const { status } = await daemonStatus();
     let already = false;
     let out = status;
@@ -27,6 +25,6 @@ export default class DaemonStart extends BaseCommand {
       out = (await daemonStatus()).status;
     }
     if (flags.json) this.outJson({ ...out, alreadyRunning: already });
-    else this.out(`${already ? 'already running' : 'started'}: pid ${out.pid} at ${out.url} (version ${out.version}); logs ${out.logFile}`);
+    else this.out(formatStarted(out, already ? 'already running' : 'started'));
   }
 }

@@ -1,7 +1,7 @@
-import { Args, Flags } from '@oclif/core';
-import { BaseCommand } from '../../cli/base.ts';
-import { encodeDid, parseServiceFlag, printDomain, type DomainOut } from '../../cli/registry-client.ts';
-import { clientOptions, registryFlags } from '../../cli/registry-flags.ts';
+import { Args, BaseCommand, REGISTRY_FLAGS, toOclifFlags } from '../../cli/base.ts';
+import { clientOptions, registryClient } from '../../cli/registry/client.ts';
+import { domainBody } from '../../cli/registry/input.ts';
+import { formatDomain } from '../../cli/registry/print.ts';
 
 export default class DomainUpdate extends BaseCommand {
   static override summary = 'Change a domain (controllers only). Changing type, class, controllers or services makes a verified domain registered again.';
@@ -12,41 +12,28 @@ export default class DomainUpdate extends BaseCommand {
     '<%= config.bin %> domain update did:ixo:entity:... --controller did:example:a --controller did:example:b --if-match 3',
   ];
   static override args = { did: Args.string({ description: 'The domain DID.', required: true }) };
-  static override flags = {
-    name: Flags.string({ description: 'metadata.name (other metadata kept).' }),
-    metadata: Flags.string({ description: 'Replace metadata with this JSON object.' }),
-    class: Flags.string({ description: 'New class (a Protocol domain DID).' }),
-    controller: Flags.string({ description: 'The new full list of controllers (repeatable).', multiple: true }),
-    service: Flags.string({ description: 'The new full list of services as id=type,url (repeatable).', multiple: true }),
-    'valid-from': Flags.string({ description: 'RFC 3339 with a zone.' }),
-    'valid-until': Flags.string({ description: 'RFC 3339 with a zone.' }),
-    'also-known-as': Flags.string({ description: 'Natural key.' }),
-    'if-match': Flags.integer({ description: 'The version you expect (412 if it moved on).' }),
-    ...registryFlags,
-  };
+  static override flags = toOclifFlags({
+    name: { type: 'string', description: 'metadata.name (other metadata kept).' },
+    metadata: { type: 'string', description: 'Replace metadata with this JSON object.' },
+    class: { type: 'string', description: 'New class (a Protocol domain DID).' },
+    controller: { type: 'string', description: 'The new full list of controllers (repeatable).', multiple: true },
+    service: { type: 'string', description: 'The new full list of services as id=type,url (repeatable).', multiple: true },
+    'valid-from': { type: 'string', description: 'RFC 3339 with a zone.' },
+    'valid-until': { type: 'string', description: 'RFC 3339 with a zone.' },
+    'also-known-as': { type: 'string', description: 'Natural key.' },
+    'if-match': { type: 'integer', description: 'The version you expect (412 if it moved on).' },
+    ...REGISTRY_FLAGS,
+  });
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(DomainUpdate);
-    const { call } = await import('../../cli/registry-client.ts');
-    const opts = clientOptions(flags);
-    const path = `/v1/domains/${encodeDid(args.did)}`;
-    let version = flags['if-match'];
-    let current: DomainOut | undefined;
-    if (version === undefined || (flags.name && !flags.metadata)) {
-      current = (await call<DomainOut>('GET', path, undefined, opts)).body;
-      version ??= current.version;
-    }
-    const body: Record<string, unknown> = {};
-    if (flags.metadata) body.metadata = JSON.parse(flags.metadata);
-    if (flags.name) body.metadata = { ...((body.metadata as object | undefined) ?? current?.metadata ?? {}), name: flags.name };
-    if (flags.class) body.class = flags.class;
-    if (flags.controller) body.controllers = flags.controller;
-    if (flags.service) body.services = flags.service.map(parseServiceFlag);
-    if (flags['valid-from']) body.validFrom = flags['valid-from'];
-    if (flags['valid-until']) body.validUntil = flags['valid-until'];
-    if (flags['also-known-as']) body.alsoKnownAs = flags['also-known-as'];
-    const r = await call<DomainOut>('PATCH', path, body, { ...opts, headers: { 'if-match': `"${version}"` } });
-    if (flags.json) this.outJson(r.body);
-    else printDomain(this, r.body);
+    const body = domainBody(flags);
+    const reg = await registryClient(clientOptions(flags));
+    // the current domain: for the If-Match version when not given, and for --name without --metadata
+    const current = flags['if-match'] === undefined || (flags.name && !flags.metadata) ? await reg.getDomain(args.did) : undefined;
+    if (current && flags.name && !flags.metadata) body.metadata = { ...current.metadata, name: flags.name };
+    const d = await reg.updateDomain(args.did, body, flags['if-match'] ?? current!.version);
+    if (flags.json) this.outJson(d);
+    else this.out(formatDomain(d));
   }
 }

@@ -1,6 +1,6 @@
-import { Flags } from '@oclif/core';
-import { BaseCommand } from '../../../cli/base.ts';
-import { clientOptions, registryFlags } from '../../../cli/registry-flags.ts';
+import { BaseCommand, REGISTRY_FLAGS, toOclifFlags } from '../../../cli/base.ts';
+import { clientOptions, registryClient } from '../../../cli/registry/client.ts';
+import { saveSettings } from '../../../cli/registry/settings.ts';
 
 export default class KeysCreate extends BaseCommand {
   static override summary = 'Create an API key bound to a DID and roles. The key is shown once; the daemon stores only its hash.';
@@ -10,26 +10,22 @@ export default class KeysCreate extends BaseCommand {
     '<%= config.bin %> daemon keys create --did did:key:z6Mk... --role representative --save',
     '<%= config.bin %> daemon keys create --did did:example:verifier --role verifier --role member --json',
   ];
-  static override flags = {
-    did: Flags.string({ description: 'The principal DID the key acts as.', required: true }),
-    role: Flags.string({ description: 'A role (repeatable).', required: true, multiple: true, options: ['admin', 'representative', 'voter', 'verifier', 'member'] }),
-    label: Flags.string({ description: 'A note to recognise the key by.' }),
-    save: Flags.boolean({ description: 'Save the key in the CLI settings (used when --api-key is not given).', default: false }),
-    ...registryFlags,
-  };
+  static override flags = toOclifFlags({
+    did: { type: 'string', description: 'The principal DID the key acts as.', required: true },
+    role: { type: 'string', description: 'A role (repeatable).', required: true, multiple: true, options: ['admin', 'representative', 'voter', 'verifier', 'member'] },
+    label: { type: 'string', description: 'A note to recognise the key by.' },
+    save: { type: 'boolean', description: 'Save the key in the CLI settings (used when --api-key is not given).', default: false },
+    ...REGISTRY_FLAGS,
+  });
 
   async run(): Promise<void> {
     const { flags } = await this.parse(KeysCreate);
-    const { call, saveSettings } = await import('../../../cli/registry-client.ts');
-    const body: Record<string, unknown> = { did: flags.did, roles: flags.role };
-    if (flags.label) body.label = flags.label;
-    const r = await call<{ id: string; key: string; did: string; roles: string[] }>('POST', '/admin/v1/keys', body, { ...clientOptions(flags), admin: true });
-    let savedTo: string | undefined;
-    if (flags.save) savedTo = await saveSettings({ apiKey: r.body.key, ...(flags.registry ? { registry: flags.registry } : {}) });
-    if (flags.json) this.outJson({ ...r.body, savedTo: savedTo ?? null });
+    const k = await (await registryClient(clientOptions(flags))).createKey({ did: flags.did, roles: flags.role, ...(flags.label ? { label: flags.label } : {}) });
+    const savedTo = flags.save ? await saveSettings({ apiKey: k.key, ...(flags.registry ? { registry: flags.registry } : {}) }) : undefined;
+    if (flags.json) this.outJson({ ...k, savedTo: savedTo ?? null });
     else {
-      this.out(`key ${r.body.id} for ${r.body.did} (${r.body.roles.join(', ')})`);
-      this.out(r.body.key);
+      this.out(`key ${k.id} for ${k.did} (${k.roles.join(', ')})`);
+      this.out(k.key);
       this.out(savedTo ? `saved in ${savedTo}` : 'shown once: store it now (or re-run with --save)');
     }
   }

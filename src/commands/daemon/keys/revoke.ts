@@ -1,19 +1,17 @@
-import { Args } from '@oclif/core';
-import { BaseCommand } from '../../../cli/base.ts';
-import { clientOptions, registryFlags } from '../../../cli/registry-flags.ts';
+import { Args, BaseCommand, REGISTRY_FLAGS, toOclifFlags } from '../../../cli/base.ts';
+import { clientOptions, registryClient } from '../../../cli/registry/client.ts';
 
 export default class KeysRevoke extends BaseCommand {
   static override summary = 'Revoke an API key (it answers 401 from then on).';
   static override enableJsonFlag = false;
   static override examples = ['<%= config.bin %> daemon keys revoke key_1a2b3c4d5e6f'];
   static override args = { id: Args.string({ description: 'The key id (from `daemon keys list`).', required: true }) };
-  static override flags = { ...registryFlags };
+  static override flags = toOclifFlags({ ...REGISTRY_FLAGS });
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(KeysRevoke);
-    const { call } = await import('../../../cli/registry-client.ts');
-    const r = await call<{ id: string; revokedAt: string }>('POST', `/admin/v1/keys/${encodeURIComponent(args.id)}/revoke`, undefined, { ...clientOptions(flags), admin: true });
-    if (flags.json) this.outJson(r.body);
-    else this.out(`revoked ${r.body.id} at ${r.body.revokedAt}`);
+    const r = await (await registryClient(clientOptions(flags))).revokeKey(args.id);
+    if (flags.json) this.outJson(r);
+    else this.out(`revoked ${r.id} at ${r.revokedAt}`);
   }
 }

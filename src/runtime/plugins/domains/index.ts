@@ -9,15 +9,18 @@
  * Both come from the plugin's context (ctx.env: the runtime's environment
  * parsed by DomainsEnvSchema; the discovery file under its ORACLEKIT_HOME or
  * XDG_STATE_HOME), never from process.env directly.
- * Requests carry ORACLEKIT_API_KEY (a key with any role: reads need no
+ * Calls go through the one typed registry client (src/lib/registry/client.ts)
+ * and carry ORACLEKIT_API_KEY (a key with any role: reads need no
  * particular role). Every call has a time-out (ORACLEKIT_REGISTRY_TIMEOUT_MS)
  * and follows the turn's abort; the key never appears in a message.
  */
-import type { DomainView } from '../../../lib/registry/domain.ts';
+import type { DomainView, VerificationReply } from '../../../lib/registry/wire.ts';
+import { RegistryClient } from '../../../lib/registry/client.ts';
+import { isOracleKitError } from '../../../lib/errors.ts';
 import { z } from 'zod';
 import { definePlugin, defineTool } from '../../plugin.ts';
 import { httpUrl } from '../_mcp/plugin.ts';
-import { fetchCause, scrub } from '../_mcp/client.ts';
+import { scrub } from '../_mcp/client.ts';
 import { checkDid } from '../../../lib/did/index.ts';
 import { DOMAIN_STATES, DOMAIN_TYPES } from '../../../lib/registry/domain.ts';
 import { readDiscovery } from '../../../lib/discovery.ts';
@@ -53,6 +56,11 @@ function didProblem(field: string, v: string): string | undefined {
   return c.ok ? undefined : `${field} ${JSON.stringify(v)} is not a valid DID: ${c.reason ?? 'bad syntax'} (a domain DID looks like did:ixo:entity:<32 lowercase hex>)`;
 }
 
+/**
+ * The registry as the tools read it: the one typed client
+ * (src/lib/registry/client.ts) at the registry found at call time, its
+ * errors turned into messages for the model (the key scrubbed).
+ */
 export class RegistryReader {
   readonly env: DomainsEnv;
   constructor(env: DomainsEnv) {
@@ -70,36 +78,26 @@ export class RegistryReader {
     return new Error(scrub(message, [this.env.ORACLEKIT_API_KEY]), cause === undefined ? undefined : { cause });
   }
 
-  async get<T>(path: string, query: Record<string, string | undefined> = {}, signal?: AbortSignal): Promise<T> {
-    const base = this.baseUrl();
-    const u = new URL(base + path);
-    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') u.searchParams.set(k, v);
-    const timeout = AbortSignal.timeout(this.env.ORACLEKIT_REGISTRY_TIMEOUT_MS);
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.env.ORACLEKIT_API_KEY) headers.authorization = `Bearer ${this.env.ORACLEKIT_API_KEY}`;
-    let res: Response;
+  /** Runs one call of the typed client; its errors become messages for the model. */
+  async read<T>(call: (c: RegistryClient) => Promise<T>): Promise<T> {
+    const client = new RegistryClient({ baseUrl: this.baseUrl(), timeoutMs: this.env.ORACLEKIT_REGISTRY_TIMEOUT_MS, ...(this.env.ORACLEKIT_API_KEY ? { apiKey: this.env.ORACLEKIT_API_KEY } : {}) });
     try {
-      res = await fetch(u, { headers, signal: signal ? AbortSignal.any([timeout, signal]) : timeout });
+      return await call(client);
     } catch (e) {
-      if (timeout.aborted) throw this.err(`the registry did not answer within ${this.env.ORACLEKIT_REGISTRY_TIMEOUT_MS} ms`, e);
-      if (signal?.aborted) throw this.err('the registry call was aborted', e);
-      const cause = fetchCause(e);
-      throw this.err(`the registry (${u.origin}) is unreachable: ${(e as Error).message}${cause ? ` (${cause})` : ''}`, e);
+      if (!isOracleKitError(e)) throw e;
+      const reason = e.details?.reason;
+      if (e.code === 'unavailable' && reason === 'timeout') throw this.err(`the registry did not answer within ${this.env.ORACLEKIT_REGISTRY_TIMEOUT_MS} ms`, e);
+      if (e.code === 'unavailable' && reason === 'aborted') throw this.err('the registry call was aborted', e);
+      if (e.code === 'unavailable' && reason === 'unreachable') {
+        const cause = e.details?.cause;
+        throw this.err(`the registry (${new URL(client.baseUrl).origin}) is unreachable: ${String(e.details?.error ?? e.message)}${cause ? ` (${String(cause)})` : ''}`, e);
+      }
+      const detail = `${e.code !== 'http_error' ? `${e.code}: ` : ''}${e.message}`;
+      if (e.status === 401) {
+        throw this.err(`the registry refused the oracle's credentials (HTTP 401, ${detail})${this.env.ORACLEKIT_API_KEY ? '' : '. Set ORACLEKIT_API_KEY to a registry API key (`oraclekit daemon keys create --did <oracle DID> --role member`)'}`);
+      }
+      throw this.err(`the registry answered HTTP ${e.status} (${detail})`);
     }
-    const text = await res.text().catch(() => '');
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
-    if (res.ok) return body as T;
-    const b = (body ?? {}) as { code?: string; message?: string };
-    const detail = `${b.code ? `${b.code}: ` : ''}${b.message ?? (text.slice(0, 200) || 'no details')}`;
-    if (res.status === 401) {
-      throw this.err(`the registry refused the oracle's credentials (HTTP 401, ${detail})${this.env.ORACLEKIT_API_KEY ? '' : '. Set ORACLEKIT_API_KEY to a registry API key (`oraclekit daemon keys create --did <oracle DID> --role member`)'}`);
-    }
-    throw this.err(`the registry answered HTTP ${res.status} (${detail})`);
   }
 }
 
@@ -145,11 +143,7 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
             const p = v === undefined ? undefined : didProblem(f, v);
             if (p) throw new Error(p);
           }
-          const page = await reg.get<{ items: DomainView[]; nextCursor: string | null }>(
-            '/v1/domains',
-            { q: input.q, type: input.type, status: input.state, class: input.class, controller: input.controller, limit: String(input.limit ?? 10), cursor: input.cursor },
-            turn.abortSignal,
-          );
+          const page = await reg.read((c) => c.listDomains({ q: input.q, type: input.type, status: input.state, class: input.class, controller: input.controller, limit: input.limit ?? 10, cursor: input.cursor }, turn.abortSignal));
           return { domains: page.items.map(summary), nextCursor: page.nextCursor, ...(page.items.length === 0 ? { hint: 'No domain matches; try fewer filters or other words.' } : {}) };
         },
       }),
@@ -161,7 +155,7 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
           const p = didProblem('did', did);
           if (p) throw new Error(p);
           try {
-            const d = await reg.get<DomainView>(`/v1/domains/${encodeURIComponent(did)}`, {}, turn.abortSignal);
+            const d = await reg.read((c) => c.getDomain(did, turn.abortSignal));
             return { ...d, did: d.id, stateMeaning: STATE_MEANING[d.state] ?? d.state };
           } catch (e) {
             if (/HTTP 404/.test((e as Error).message)) throw new Error(`no domain ${did} in the registry. Use search_domains to find it by name.`, { cause: e });
@@ -178,9 +172,9 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
         execute: async ({ did }, turn) => {
           const p = didProblem('did', did);
           if (p) throw new Error(p);
-          let r: { domain: DomainView; proposal: null | { id: string; status: string; tally: unknown; rule: unknown; deadline: string; createdAt: string; closedAt: string | null; description: string | null; snapshot: unknown[] } };
+          let r: VerificationReply;
           try {
-            r = await reg.get(`/v1/domains/${encodeURIComponent(did)}/verification-proposals`, {}, turn.abortSignal);
+            r = await reg.read((c) => c.verification(did, turn.abortSignal));
           } catch (e) {
             if (/HTTP 404/.test((e as Error).message)) throw new Error(`no domain ${did} in the registry. Use search_domains to find it by name.`, { cause: e });
             throw e;

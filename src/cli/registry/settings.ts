@@ -1,0 +1,82 @@
+/**
+ * The CLI's one settings store: `settings.json` in the config directory
+ * ($ORACLEKIT_HOME/config, $XDG_CONFIG_HOME/oraclekit, ~/.config/oraclekit),
+ * mode 0600, written by conf. One shape:
+ *
+ *   { registry?, apiKey?,                       // the registry commands' defaults
+ *     networks?: { local|devnet|testnet|mainnet: { registry?, apiKey?, did?, oracleClass? } } }  // the scaffolder's
+ *
+ * `registry`/`apiKey` are used by every registry command when neither the
+ * flag nor the environment gives one (src/cli/registry/client.ts);
+ * `networks.<name>` by `new` and `update-oracle-api-url`
+ * (src/cli/registry/networks.ts). conf loads lazily: commands that never
+ * touch settings (sample calc) do not pay for it.
+ */
+import { configDir } from '../../lib/paths.ts';
+
+export const NETWORKS = ['local', 'devnet', 'testnet', 'mainnet'] as const;
+export type Network = (typeof NETWORKS)[number];
+
+export interface NetworkSettings {
+  registry?: string;
+  apiKey?: string;
+  /** The DID the saved key is bound to. */
+  did?: string;
+  /** The Protocol domain new oracles use as their class. */
+  oracleClass?: string;
+}
+
+export interface Settings {
+  /** The default registry of the registry commands (else the local daemon). */
+  registry?: string;
+  /** The default API key of the registry commands. */
+  apiKey?: string;
+  networks?: Partial<Record<Network, NetworkSettings>>;
+}
+
+async function store(env: NodeJS.ProcessEnv) {
+  const { default: Conf } = await import('conf');
+  return new Conf<Settings>({ projectName: 'oraclekit', cwd: configDir(env), configName: 'settings', configFileMode: 0o600 } as ConstructorParameters<typeof Conf<Settings>>[0]);
+}
+
+/** The registry commands' saved defaults. */
+export async function readSettings(env = process.env): Promise<Pick<Settings, 'registry' | 'apiKey'>> {
+  const s = await store(env);
+  return { registry: s.get('registry'), apiKey: s.get('apiKey') };
+}
+
+/** Sets (or, with undefined, removes) the registry commands' defaults; returns the file's path. */
+export async function saveSettings(patch: Pick<Settings, 'registry' | 'apiKey'>, env = process.env): Promise<string> {
+  const s = await store(env);
+  for (const [k, v] of Object.entries(patch) as ['registry' | 'apiKey', string | undefined][]) {
+    if (v === undefined) s.delete(k);
+    else s.set(k, v);
+  }
+  return s.path;
+}
+
+/** The general key, saved only when no default registry or key is saved yet; true when it was. */
+export async function adoptGeneralKey(apiKey: string, env = process.env): Promise<boolean> {
+  const s = await store(env);
+  if (s.get('apiKey') || s.get('registry')) return false;
+  s.set('apiKey', apiKey);
+  return true;
+}
+
+export async function readNetwork(network: Network, env = process.env): Promise<NetworkSettings> {
+  const s = await store(env);
+  return { ...(s.get('networks')?.[network] ?? {}) };
+}
+
+/** Merges a patch into one network's settings (undefined removes a field). */
+export async function saveNetwork(network: Network, patch: NetworkSettings, env = process.env): Promise<void> {
+  const s = await store(env);
+  const all = { ...(s.get('networks') ?? {}) };
+  const next: NetworkSettings = { ...(all[network] ?? {}) };
+  for (const [k, v] of Object.entries(patch) as [keyof NetworkSettings, string | undefined][]) {
+    if (v === undefined) delete next[k];
+    else next[k] = v;
+  }
+  all[network] = next;
+  s.set('networks', all);
+}

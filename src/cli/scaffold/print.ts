@@ -1,0 +1,33 @@
+/** How `new` and `update-oracle-api-url` print their result for a person (with --json they print the result itself). */
+import type { NewResult } from './new.ts';
+import type { UpdateUrlResult } from './update-url.ts';
+
+/** What `new` says on stderr besides the result: warnings and the Matrix bot left out. */
+export function newNotes(r: NewResult): string[] {
+  const notes = r.warnings.map((w) => `warning: ${w}`);
+  if (!r.matrix.provisioned) notes.push(`Matrix: ${r.matrix.reason} — to add it later: ${r.matrix.how}`);
+  return notes;
+}
+
+export function formatNew(r: NewResult): string {
+  return [
+    `Created ${r.project} in ${r.dir}`,
+    `  oracle DID   ${r.did} (${r.network}, class ${r.class})`,
+    `  #api, #ws    ${r.apiUrl}  (PORT=${r.port} in .env)`,
+    `  signed in as ${r.identity.did}`,
+    '',
+    'Next:',
+    `  cd ${r.dir}`,
+    ...(r.installed ? [] : ['  npm install']),
+    '  # set LLM_PROVIDER_API_KEY in .env',
+    '  npm test && npm start',
+  ].join('\n');
+}
+
+export function formatUrlUpdate(r: UpdateUrlResult): string {
+  const lines = [`${r.did}: #api and #ws → ${r.apiUrl} (was ${r.previous.apiUrl ?? 'none'}; version ${r.version})`];
+  if (r.checked) lines.push(`  ${r.apiUrl}/health answered${typeof r.health?.name === 'string' ? ` (${r.health.name})` : ''}`);
+  if (r.config) lines.push(`  updated ${r.config}`);
+  if (r.port) lines.push(`  PORT ${r.port.from ?? '(unset)'} → ${r.port.to} in .env`);
+  return lines.join('\n');
+}

@@ -1,0 +1,228 @@
+/**
+ * The one HTTP helper and the one typed client of the registry API
+ * (registry.md), shared by the CLI (src/cli/registry) and the runtime's
+ * domains plugin. Only global fetch: no undici, no node:http, so both layers
+ * (and the pure src/lib) may use it.
+ *
+ * - `requestJson` sends one JSON request and returns status, headers and the
+ *   parsed body whatever the status; a server that cannot be reached (refused,
+ *   DNS, time-out, abort) is an OracleKitError 503 `unavailable` whose
+ *   details say why (`reason`: unreachable, timeout, aborted).
+ * - `errorFromReply` turns a non-2xx reply into an OracleKitError carrying
+ *   the server's body {statusCode, code, message, field?, details?}.
+ * - `RegistryClient` is the typed client: one method per route, each
+ *   returning the wire type of src/lib/registry/wire.ts and throwing the
+ *   server's error on a non-2xx.
+ */
+import { OracleKitError, messageErrorFactory, type ErrorBody } from '../errors.ts';
+import type { CreatedKeyReply, DesignReply, DomainView, KeyReply, Page, ProposalReply, RevokedKeyReply, VerificationReply } from './wire.ts';
+
+/** The codes the client itself makes (the others are the server's, REGISTRY_ERRORS). */
+export const REGISTRY_CLIENT_ERRORS = {
+  unavailable: { status: 503, when: 'the registry (or another server) cannot be reached: refused, unknown host, no answer within the time-out, or aborted' },
+  http_error: { status: 500, when: 'a server answered an error status without an error body ({code, message}); the status is kept' },
+} as const;
+
+const clientError = messageErrorFactory(REGISTRY_CLIENT_ERRORS);
+
+export interface HttpRequest {
+  method: string;
+  url: string | URL;
+  body?: unknown;
+  /** Sent as Authorization: Bearer … */
+  bearer?: string;
+  headers?: Record<string, string>;
+  /** Default 30 s. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Who answers, for messages ("the local daemon", "the devnet registry"). */
+  what: string;
+}
+
+export interface HttpReply<T> {
+  status: number;
+  headers: Headers;
+  body: T;
+  /** The body as text (for replies that are not JSON). */
+  text: string;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** The low-level reason of a failed fetch ("ECONNREFUSED", "getaddrinfo ENOTFOUND …"), if any. */
+export function fetchCause(e: unknown): string | undefined {
+  let c = (e as { cause?: unknown })?.cause as { code?: string; message?: string; errors?: { code?: string }[]; cause?: unknown } | undefined;
+  for (let i = 0; c && i < 3; i++) {
+    if (c.code) return c.code;
+    if (Array.isArray(c.errors) && c.errors[0]?.code) return c.errors[0].code;
+    if (c.message) return c.message;
+    c = c.cause as typeof c;
+  }
+  return undefined;
+}
+
+/** One JSON request; never throws on an HTTP status, only when the server cannot be reached. */
+export async function requestJson<T = unknown>(r: HttpRequest): Promise<HttpReply<T>> {
+  const url = new URL(r.url);
+  const headers: Record<string, string> = { accept: 'application/json', ...(r.headers ?? {}) };
+  if (r.bearer) headers.authorization = `Bearer ${r.bearer}`;
+  if (r.body !== undefined) headers['content-type'] = 'application/json';
+  const timeoutMs = r.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  let res: Response;
+  try {
+    res = await fetch(url, { method: r.method, headers, body: r.body === undefined ? undefined : JSON.stringify(r.body), signal: r.signal ? AbortSignal.any([timeout, r.signal]) : timeout });
+  } catch (e) {
+    const details = { url: url.origin + url.pathname, timeoutMs };
+    if (timeout.aborted) throw clientError('unavailable', `${r.what} at ${url.origin} did not answer within ${timeoutMs} ms`, { details: { ...details, reason: 'timeout' } });
+    if (r.signal?.aborted) throw clientError('unavailable', `the call to ${r.what} at ${url.origin} was aborted`, { details: { ...details, reason: 'aborted' } });
+    const cause = fetchCause(e);
+    throw clientError('unavailable', `cannot reach ${r.what} at ${url.origin}: ${cause ?? (e as Error).message}`, { details: { ...details, reason: 'unreachable', error: (e as Error).message, ...(cause ? { cause } : {}) } });
+  }
+  const text = await res.text().catch(() => '');
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  return { status: res.status, headers: res.headers, body: body as T, text };
+}
+
+/** The server's error body as an OracleKitError (its status, code, message, field, details); `context` prefixes the message, `hint` ends it. */
+export function errorFromReply(reply: HttpReply<unknown>, context?: string, hint?: string): OracleKitError {
+  const b = (reply.body !== null && typeof reply.body === 'object' ? reply.body : {}) as Partial<ErrorBody>;
+  const hasBody = typeof b.code === 'string';
+  const message = typeof b.message === 'string' ? b.message : reply.text && !hasBody ? `HTTP ${reply.status}: ${reply.text.slice(0, 200)}` : `HTTP ${reply.status}`;
+  return new OracleKitError({
+    status: reply.status,
+    code: hasBody ? b.code! : 'http_error',
+    message: (context ? `${context}: ${message}` : message) + (hint ? ` — ${hint}` : ''),
+    ...(typeof b.field === 'string' ? { field: b.field } : {}),
+    ...(b.details && typeof b.details === 'object' ? { details: b.details } : {}),
+  });
+}
+
+export interface RegistryClientOptions {
+  /** Base URL of the registry (the daemon's origin, or a remote registry), without /v1. */
+  baseUrl: string;
+  /** API key (Bearer) of the caller. */
+  apiKey?: string;
+  /** The local daemon's discovery token, sent instead of the key on admin routes. */
+  adminToken?: string;
+  timeoutMs?: number;
+  /** Who answers, for messages (default "the registry"). */
+  what?: string;
+  /** Appended to the message of a 401 (how to get a key). */
+  unauthorizedHint?: string;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  query?: Record<string, string | number | undefined>;
+  /** Send the admin token instead of the API key. */
+  admin?: boolean;
+  signal?: AbortSignal;
+  /** Statuses that count as success (default: any 2xx). */
+  ok?: (status: number) => boolean;
+}
+
+export interface DomainFilters {
+  type?: string;
+  /** The state (the route's query parameter is `status`). */
+  status?: string;
+  controller?: string;
+  class?: string;
+  q?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+export const encodeDid = (did: string) => encodeURIComponent(did);
+
+export class RegistryClient {
+  readonly baseUrl: string;
+  readonly apiKey?: string;
+  private readonly o: RegistryClientOptions;
+
+  constructor(o: RegistryClientOptions) {
+    this.o = o;
+    this.baseUrl = o.baseUrl.replace(/\/+$/, '');
+    if (o.apiKey) this.apiKey = o.apiKey;
+  }
+
+  get what(): string {
+    return this.o.what ?? 'the registry';
+  }
+
+  /** One request; the raw reply whatever its status. */
+  async request<T = unknown>(method: string, path: string, c: CallOptions = {}): Promise<HttpReply<T>> {
+    const u = new URL(this.baseUrl + path);
+    for (const [k, v] of Object.entries(c.query ?? {})) if (v !== undefined && v !== '') u.searchParams.set(k, String(v));
+    const bearer = c.admin && this.o.adminToken ? this.o.adminToken : this.o.apiKey;
+    return requestJson<T>({ method, url: u, body: c.body, headers: c.headers, what: this.what, ...(bearer ? { bearer } : {}), ...(this.o.timeoutMs ? { timeoutMs: this.o.timeoutMs } : {}), ...(c.signal ? { signal: c.signal } : {}) });
+  }
+
+  /** One request; the body of a success, else the server's error. */
+  async call<T = unknown>(method: string, path: string, c: CallOptions = {}): Promise<T> {
+    const r = await this.request<T>(method, path, c);
+    if (c.ok ? c.ok(r.status) : r.status >= 200 && r.status < 300) return r.body;
+    const e = errorFromReply(r);
+    if (r.status === 401 && this.o.unauthorizedHint) throw errorFromReply(r, undefined, this.o.unauthorizedHint);
+    throw e;
+  }
+
+  // ---- domains (registry.md "Domains")
+  listDomains(f: DomainFilters = {}, signal?: AbortSignal): Promise<Page<DomainView>> {
+    return this.call('GET', '/v1/domains', { query: { ...f }, ...(signal ? { signal } : {}) });
+  }
+  getDomain(did: string, signal?: AbortSignal): Promise<DomainView> {
+    return this.call('GET', `/v1/domains/${encodeDid(did)}`, signal ? { signal } : {});
+  }
+  registerDomain(body: Record<string, unknown>, idempotencyKey?: string): Promise<DomainView> {
+    return this.call('POST', '/v1/domains', { body, ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}) });
+  }
+  /** PATCH with If-Match on `version` (412 stale_version when it moved on). */
+  updateDomain(did: string, body: Record<string, unknown>, version: number): Promise<DomainView> {
+    return this.call('PATCH', `/v1/domains/${encodeDid(did)}`, { body, headers: { 'if-match': `"${version}"` } });
+  }
+  deactivateDomain(did: string): Promise<DomainView> {
+    return this.call('POST', `/v1/domains/${encodeDid(did)}/deactivate`);
+  }
+  verification(did: string, signal?: AbortSignal): Promise<VerificationReply> {
+    return this.call('GET', `/v1/domains/${encodeDid(did)}/verification-proposals`, signal ? { signal } : {});
+  }
+  propose(did: string, body: { package: unknown; description?: string }): Promise<ProposalReply> {
+    return this.call('POST', `/v1/domains/${encodeDid(did)}/verification-proposals`, { body });
+  }
+  vote(proposalId: string, option: string): Promise<ProposalReply> {
+    return this.call('POST', `/v1/proposals/${encodeURIComponent(proposalId)}/votes`, { body: { option } });
+  }
+
+  // ---- sample designs (sampling.md "Stored designs")
+  /** POST /v1/sampling: the sampling inputs plus projectId; the stored record. */
+  saveDesign(input: Record<string, unknown>, projectId: string, idempotencyKey?: string): Promise<DesignReply> {
+    return this.call('POST', '/v1/sampling', { body: { ...input, projectId }, ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}) });
+  }
+  getDesign(designId: string): Promise<DesignReply> {
+    return this.call('GET', `/v1/sampling/${encodeURIComponent(designId)}`);
+  }
+  listDesigns(f: { projectId?: string; limit?: number; cursor?: string } = {}): Promise<Page<DesignReply>> {
+    return this.call('GET', '/v1/sampling', { query: { ...f } });
+  }
+  setDesignVerification(designId: string, body: { status: 'submitted' | 'approved' | 'rejected'; reason?: string }): Promise<DesignReply> {
+    return this.call('POST', `/v1/sampling/${encodeURIComponent(designId)}/verification`, { body });
+  }
+
+  // ---- API keys (admin routes; the local daemon's token or an admin key)
+  createKey(body: { did: string; roles: string[]; label?: string }): Promise<CreatedKeyReply> {
+    return this.call('POST', '/admin/v1/keys', { body, admin: true });
+  }
+  listKeys(): Promise<{ items: KeyReply[] }> {
+    return this.call('GET', '/admin/v1/keys', { admin: true });
+  }
+  revokeKey(id: string): Promise<RevokedKeyReply> {
+    return this.call('POST', `/admin/v1/keys/${encodeURIComponent(id)}/revoke`, { admin: true });
+  }
+}
