@@ -22,7 +22,7 @@ import { packageVersion } from '../lib/version.ts';
 import { acquireLock, isAlive, readDiscovery, releaseLock, removeDiscovery, writeDiscovery } from '../lib/discovery.ts';
 import { openDatabase } from '../storage/db.ts';
 import { REGISTRY_MIGRATIONS } from './registry/migrations.ts';
-import { Registry } from './registry/store.ts';
+import { Registry } from './registry/index.ts';
 import { buildServer } from './server.ts';
 import type { DefaultOracle } from './oracle.ts';
 

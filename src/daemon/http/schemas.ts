@@ -1,11 +1,14 @@
 /**
  * Zod schemas of every route: fastify validates requests with them and
  * @fastify/swagger turns them into the OpenAPI document served at /docs/json.
- * They check shape and types (unknown fields → 400 unknown_field); the rules
+ * They are the one validation of shapes, types, enums and ranges (unknown
+ * fields → 400 unknown_field; a bad query value → invalid_query, a bad body
+ * → invalid_body, each naming the field): the registry's modules take their
+ * inferred types (the `…Body`/`…Query` types below) and check only the rules
  * that need words of their own (DID syntax and methods, dates, metadata
- * limits, URLs) are checked after them in src/lib/registry, with the codes
- * of src/lib/registry/errors.ts. The sampling body is left to the sampling
- * engine, so its errors keep sampling.md's codes.
+ * limits, URLs, hashes) or the database, with the codes of
+ * src/lib/registry/errors.ts. The sampling inputs are left to the sampling
+ * engine, so their errors keep sampling.md's codes.
  *
  * The reply schemas (second half) document what each route sends; they are
  * never run on a reply (routes.ts serializes the registry's replies with
@@ -16,7 +19,7 @@
 import { z } from 'zod';
 import { DOMAIN_STATES, DOMAIN_TYPES } from '../../lib/registry/domain.ts';
 import { PROPOSAL_STATUSES, VOTE_OPTIONS } from '../../lib/registry/tally.ts';
-import { ROLES } from '../registry/store.ts';
+import { ROLES } from '../../lib/registry/types.ts';
 
 const did = z.string().max(4096).describe('a DID (W3C syntax; did:key must decode to a key; did:ixo:entity: is 32 lowercase hex)');
 const dateTime = z.string().max(64).describe('RFC 3339 date-time with a zone');
@@ -41,14 +44,22 @@ export const domainCreate = z.strictObject({
 
 export const domainPatch = domainCreate.partial();
 
+/** ?limit=: an integer 1..200 (default 50). */
+const limit = z
+  .string()
+  .regex(/^\d{1,3}$/, 'an integer 1..200')
+  .transform(Number)
+  .pipe(z.number().int().min(1, 'an integer 1..200').max(200, 'an integer 1..200'))
+  .optional();
+
 export const domainQuery = z.strictObject({
-  type: z.string().max(32).optional(),
-  status: z.string().max(32).optional(),
-  state: z.string().max(32).optional(),
+  type: z.enum(DOMAIN_TYPES).optional(),
+  status: z.enum(DOMAIN_STATES).optional(),
+  state: z.enum(DOMAIN_STATES).optional().describe('alias of status'),
   controller: z.string().max(4096).optional(),
   class: z.string().max(4096).optional(),
-  q: z.string().max(1024).optional(),
-  limit: z.string().max(8).optional(),
+  q: z.string().max(256).optional().describe('search text: name, alsoKnownAs or the id'),
+  limit,
   cursor: z.string().max(64).optional(),
 });
 
@@ -62,7 +73,7 @@ export const samplingBody = z
 
 export const samplingQuery = z.strictObject({
   projectId: z.string().max(4096).optional(),
-  limit: z.string().max(8).optional(),
+  limit,
   cursor: z.string().max(64).optional(),
 });
 
@@ -93,9 +104,20 @@ export const voteBody = z.strictObject({ option: z.enum(VOTE_OPTIONS) });
 
 export const keyCreateBody = z.strictObject({
   did: z.string().max(4096),
-  roles: z.array(z.string().max(32)).min(1).max(5),
+  roles: z.array(z.string().max(32)).min(1).max(5).describe(`of ${ROLES.join(', ')} (another is 400 invalid_role)`),
   label: z.string().max(128).optional(),
 });
+
+export type DomainCreate = z.infer<typeof domainCreate>;
+export type DomainPatch = z.infer<typeof domainPatch>;
+export type DomainQuery = z.infer<typeof domainQuery>;
+export type SamplingBody = z.infer<typeof samplingBody>;
+export type SamplingQuery = z.infer<typeof samplingQuery>;
+export type RecalcBody = z.infer<typeof recalcBody>;
+export type VerificationBody = z.infer<typeof verificationBody>;
+export type ProposalBody = z.infer<typeof proposalBody>;
+export type VoteBody = z.infer<typeof voteBody>;
+export type KeyCreateBody = z.infer<typeof keyCreateBody>;
 
 // ------------------------------------------------------------------ replies
 

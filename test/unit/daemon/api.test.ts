@@ -59,9 +59,9 @@ describe('auth', () => {
     expectError(await s.call('GET', '/v1/domains'), 401, 'unauthenticated');
     expectError(await s.call('GET', '/v1/domains', { headers: { authorization: 'Basic abc' } }), 401, 'unauthenticated');
     expectError(await s.call('GET', '/v1/domains', { key: 'ok_nope' }), 401, 'unauthenticated');
-    const k = s.registry.createKey('did:example:gone', ['member']);
+    const k = s.registry.keys.create('did:example:gone', ['member']);
     expect((await s.call('GET', '/v1/domains', { key: k.key })).status).toBe(200);
-    s.registry.revokeKey(k.id);
+    s.registry.keys.revoke(k.id);
     const r = await s.call('GET', '/v1/domains', { key: k.key });
     expectError(r, 401, 'unauthenticated');
     expect(r.headers.get('www-authenticate')).toContain('Bearer');
