@@ -88,12 +88,12 @@ describe('errors everywhere', () => {
     expectError(await s.call('DELETE', '/v1/domains', { key: alice }), 404, 'not_found');
   });
   it('malformed JSON, wrong media type, too large, prototype poisoning', async () => {
-    expectError(await s.call('POST', '/v1/domains', { key: alice, raw: '{"type":' }), 400, 'invalid_body');
+    expectError(await s.call('POST', '/v1/domains', { key: alice, raw: '{"type":' }), 400, 'invalid_json');
     expectError(await s.call('POST', '/v1/domains', { key: alice, raw: 'type=Project', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
     expectError(await s.call('POST', '/v1/domains', { key: alice, raw: JSON.stringify({ type: 'Project', metadata: { x: 'a'.repeat(70_000) } }) }), 413, 'body_too_large');
-    expectError(await s.call('POST', '/v1/domains', { key: alice, raw: '{"type":"Protocol","__proto__":{"admin":true}}' }), 400, 'invalid_body');
-    expectError(await s.call('POST', '/v1/domains', { key: alice, raw: '{"type":"Protocol","constructor":{"prototype":{"x":1}}}' }), 400, 'invalid_body');
-    expectError(await s.call('POST', '/v1/domains', { key: alice, raw: '{"type":"Protocol","metadata":{"a":{"__proto__":{"x":1}}}}' }), 400, 'invalid_body');
+    expectError(await s.call('POST', '/v1/domains', { key: alice, raw: '{"type":"Protocol","__proto__":{"admin":true}}' }), 400, 'invalid_json');
+    expectError(await s.call('POST', '/v1/domains', { key: alice, raw: '{"type":"Protocol","constructor":{"prototype":{"x":1}}}' }), 400, 'invalid_json');
+    expectError(await s.call('POST', '/v1/domains', { key: alice, raw: '{"type":"Protocol","metadata":{"a":{"__proto__":{"x":1}}}}' }), 400, 'invalid_json');
     expectError(await s.call('POST', '/v1/domains', { key: alice, body: { type: 'Protocol', metadata: { constructor: 'x' } } }), 400, 'invalid_metadata');
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
