@@ -12,7 +12,7 @@
  *
  * The reply schemas (second half) document what each route sends; they are
  * never run on a reply (routes.ts serializes the registry's replies with
- * plain JSON.stringify), so they describe src/daemon/registry/store.ts and
+ * plain JSON.stringify), so they describe src/daemon/registry/ and
  * src/lib/registry as they are, and test/unit/daemon/openapi.test.ts parses
  * live replies with them to keep the two in step.
  */
