@@ -182,8 +182,9 @@ export function toErrorBody(err: unknown): ErrorBody {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return httpBody('body_too_large', 'the request body is over the limit');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return httpBody('unsupported_media_type', 'send the body as application/json');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return httpBody('invalid_body', 'the body is not as long as its Content-Length says');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return httpBody('invalid_json', 'the body is empty; send a JSON object (or no Content-Type)');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
