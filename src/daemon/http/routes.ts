@@ -58,7 +58,8 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   // ---------------------------------------------------------------- sampling
   app.post('/sampling', { schema: { tags: ['sampling'], summary: 'Compute and store a design', security, body: S.samplingBody, response: S.replies(201, S.designRecord) } }, async (req, reply) => {
     const r = await registry.db.write(() =>
-      registry.idempotency.run(P(req), idemKey(req), 'POST /v1/sampling', req.body, () => {
+      // the body as sent (projectId and the inputs) is what an Idempotency-Key is bound to
+      registry.idempotency.run(P(req), idemKey(req), 'POST /v1/sampling', { projectId: req.body.projectId, ...req.body.input }, () => {
         const rec = registry.designs.create(P(req), req.body);
         return { status: 201, body: rec, location: `/v1/sampling/${rec.designId}` };
       }),

@@ -7,8 +7,8 @@
  * inferred types (the `…Body`/`…Query` types below) and check only the rules
  * that need words of their own (DID syntax and methods, dates, metadata
  * limits, URLs, hashes) or the database, with the codes of
- * src/lib/registry/errors.ts. The sampling inputs are left to the sampling
- * engine, so their errors keep sampling.md's codes.
+ * src/lib/registry/errors.ts. The sampling body's schema runs the sampling
+ * engine's own validation (areaRule), so its errors keep sampling.md's codes.
  *
  * The reply schemas (second half) document what each route sends; they are
  * never run on a reply (routes.ts serializes the registry's replies with
@@ -17,7 +17,9 @@
  * live replies with them to keep the two in step.
  */
 import { z } from 'zod';
-import { DOMAIN_STATES, DOMAIN_TYPES } from '../../lib/registry/domain.ts';
+import { isOracleKitError } from '../../lib/errors.ts';
+import { DOMAIN_STATES, DOMAIN_TYPES, requireDid } from '../../lib/registry/domain.ts';
+import { validateDesignInput } from '../../lib/sampling/design.ts';
 import { PROPOSAL_STATUSES, VOTE_OPTIONS } from '../../lib/registry/tally.ts';
 import { ROLES } from '../../lib/registry/types.ts';
 
@@ -67,9 +69,37 @@ export const didParams = z.object({ did: z.string().max(8192) });
 export const idParams = z.object({ id: z.string().max(256) });
 export const designParams = z.object({ designId: z.string().max(256) });
 
+/**
+ * A rule of an area run inside a schema (the sampling engine's validation, the
+ * DID rule): a fault leaves as a zod issue carrying the area's own error body
+ * (`params.error`), which toErrorBody (src/lib/errors.ts) sends as it is — so
+ * the sampling inputs keep sampling.md's codes while the schema stays their
+ * one validation.
+ */
+function areaRule<I, O>(fn: (v: I) => O) {
+  return (v: I, ctx: z.RefinementCtx): O => {
+    try {
+      return fn(v);
+    } catch (e) {
+      if (!isOracleKitError(e)) throw e;
+      ctx.addIssue({ code: 'custom', message: e.message, path: e.field ? [e.field] : [], params: { error: e.toBody() } });
+      return z.NEVER;
+    }
+  };
+}
+
 export const samplingBody = z
   .record(z.string(), z.unknown())
-  .describe('sampling.md inputs (population, expectedMean, expectedSD | expectedProportion, dropoutRate, confidence?, precision?, erCoverage?, stratification?) plus projectId (a DID)');
+  .transform(
+    areaRule(({ projectId, ...input }) => ({
+      projectId: requireDid('projectId', projectId),
+      /** The inputs as sent: stored with the design, and the base of its recalculations. */
+      input,
+      /** The inputs as the engine validated them (validateDesignInput, the same check as `sample calc`). */
+      valid: validateDesignInput(input),
+    })),
+  )
+  .describe('sampling.md inputs (population, expectedMean, expectedSD | expectedProportion, dropoutRate, confidence?, precision?, erCoverage?, stratification?) plus projectId (a DID); validated by the sampling engine, with sampling.md\'s codes');
 
 export const samplingQuery = z.strictObject({
   projectId: z.string().max(4096).optional(),
@@ -111,7 +141,7 @@ export const keyCreateBody = z.strictObject({
 export type DomainCreate = z.infer<typeof domainCreate>;
 export type DomainPatch = z.infer<typeof domainPatch>;
 export type DomainQuery = z.infer<typeof domainQuery>;
-export type SamplingBody = z.infer<typeof samplingBody>;
+export type SamplingBody = z.output<typeof samplingBody>;
 export type SamplingQuery = z.infer<typeof samplingQuery>;
 export type RecalcBody = z.infer<typeof recalcBody>;
 export type VerificationBody = z.infer<typeof verificationBody>;

@@ -6,7 +6,7 @@
  */
 import { registryError, fieldError } from '../../lib/registry/errors.ts';
 import { requireDid, view } from '../../lib/registry/domain.ts';
-import { computeDesign } from '../../lib/sampling/design.ts';
+import { computeDesign, designFromValid } from '../../lib/sampling/design.ts';
 import { uuidv7 } from '../../lib/registry/uuidv7.ts';
 import type { DesignRecord, Page, Principal } from '../../lib/registry/types.ts';
 import type { RecalcBody, SamplingBody, SamplingQuery, VerificationBody } from '../http/schemas.ts';
@@ -24,15 +24,10 @@ export class Designs {
     this.domains = domains;
   }
 
-  /**
-   * The body's sampling inputs are checked by the sampling engine
-   * (computeDesign), so its errors keep sampling.md's codes; projectId by the
-   * DID rule.
-   */
+  /** The body is the schema's (samplingBody): projectId checked, the inputs validated by the sampling engine. */
   create(p: Principal, body: SamplingBody): DesignRecord {
-    const { projectId: rawProject, ...input } = body;
-    const projectId = requireDid('projectId', rawProject);
-    const design = computeDesign(input);
+    const { projectId, input } = body;
+    const design = designFromValid(body.valid);
     const rec: DesignRecord = {
       designId: uuidv7(),
       projectId,
