@@ -30,7 +30,7 @@ const raw = { projectId: 'did:example:project', population: 5000, expectedMean: 
 function one() {
   const body = samplingBody.parse(raw); // what the route's validator does
   return db.write(() =>
-    registry.idempotency.run(p, undefined, 'POST /v1/sampling', raw, () => {
+    registry.idempotency.run(p, undefined, 'POST /v1/sampling', () => raw, () => {
       const rec = registry.designs.create(p, body);
       return { status: 201, body: rec };
     }),

@@ -59,7 +59,7 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   app.post('/sampling', { schema: { tags: ['sampling'], summary: 'Compute and store a design', security, body: S.samplingBody, response: S.replies(201, S.designRecord) } }, async (req, reply) => {
     const r = await registry.db.write(() =>
       // the body as sent (projectId and the inputs) is what an Idempotency-Key is bound to
-      registry.idempotency.run(P(req), idemKey(req), 'POST /v1/sampling', { projectId: req.body.projectId, ...req.body.input }, () => {
+      registry.idempotency.run(P(req), idemKey(req), 'POST /v1/sampling', () => ({ projectId: req.body.projectId, ...req.body.input }), () => {
         const rec = registry.designs.create(P(req), req.body);
         return { status: 201, body: rec, location: `/v1/sampling/${rec.designId}` };
       }),
@@ -85,7 +85,7 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   // ----------------------------------------------------------------- domains
   app.post('/domains', { schema: { tags: ['domains'], summary: 'Register a domain', security, body: S.domainCreate, response: S.replies(201, S.domainView) } }, async (req, reply) => {
     const r = await registry.db.write(() =>
-      registry.idempotency.run(P(req), idemKey(req), 'POST /v1/domains', req.body, () => {
+      registry.idempotency.run(P(req), idemKey(req), 'POST /v1/domains', () => req.body, () => {
         const d = registry.domains.create(P(req), req.body);
         return { status: 201, body: d, location: `/v1/domains/${d.id}` };
       }),

@@ -20,10 +20,11 @@ export class Idempotency {
     this.ctx = ctx;
   }
 
-  run<T>(p: Principal, key: string | undefined, route: string, body: unknown, fn: () => Created<T>): Created<T> & { replayed: boolean } {
+  /** `body` gives the request body as sent (called only when there is a key: the hash binds the key to it). */
+  run<T>(p: Principal, key: string | undefined, route: string, body: () => unknown, fn: () => Created<T>): Created<T> & { replayed: boolean } {
     if (key === undefined) return { ...fn(), replayed: false };
     if (key.length < 1 || key.length > 255 || /[^\x21-\x7e]/.test(key)) throw fieldError('invalid_header', 'Idempotency-Key', key, '1 to 255 visible ASCII characters');
-    const hash = sha256(route + '\n' + stableJson(body));
+    const hash = sha256(route + '\n' + stableJson(body()));
     const db = this.ctx.db;
     return db.tx(() => {
       const prev = db.get<{ body_hash: string; status_code: number; response: string; location: string | null }>('SELECT body_hash, status_code, response, location FROM idempotency WHERE principal = ? AND key = ?', [p.did, key]);
