@@ -4,7 +4,7 @@
  *
  * Inserts groups of 30 design rows (the registry's designs table and indexes,
  * a record of the size POST /v1/sampling stores) in one transaction with a
- * SAVEPOINT per row, as Registry.write does, and reports µs per row spent
+ * SAVEPOINT per row, as the group commit (Database.write, src/storage/db.ts) does, and reports µs per row spent
  * building the group and in COMMIT, after a warm-up of 500 groups:
  * - random UUIDv4 ids vs time-ordered UUIDv7 ids (src/lib/registry/uuidv7.ts);
  * - synchronous=FULL (fsync inside COMMIT, on the event loop) vs NORMAL (the

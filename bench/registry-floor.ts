@@ -3,29 +3,27 @@
  * that split the cost of `POST /v1/sampling`; never part of the shipped
  * daemon. BENCH_SKIP (in the daemon's environment) says what is skipped:
  *
- * - `sqlite`: `Registry.write` runs the write at once, outside any
+ * - `sqlite`: `Database.write` (the group commit) runs the write at once, outside any
  *   transaction, and the INSERT of the design is not executed: no SQLite
  *   work, no COMMIT, no fsync. The design is still computed, its record
  *   built and stringified, and the reply sent as shipped.
  * - `write`: once the first design has been stored, every later
- *   `Registry.write` resolves at once with that first design's result: no
+ *   `Database.write` resolves at once with that first design's result: no
  *   design computation, no record, no SQLite. What is left is the stack:
  *   HTTP parsing, request id, rate limit (SHA-256 of the key), auth, the JSON
  *   body parser, zod validation of the body, the reply (the stored JSON text,
  *   as sendCreated sends it) and the access log line. Its ratio to the bare
  *   route is the best any POST route of this stack can reach on this machine.
  */
-import { Registry } from '../dist/daemon/registry/store.js';
 import { Database } from '../dist/storage/db.js';
 
 type Write = (fn: () => unknown) => Promise<unknown>;
 type Run = (sql: string, params?: unknown[]) => { changes: number; lastInsertRowid: number };
-const registry = Registry.prototype as unknown as { write: Write };
-const database = Database.prototype as unknown as { run: Run };
+const database = Database.prototype as unknown as { run: Run; write: Write };
 const skip = process.env.BENCH_SKIP;
 
 if (skip === 'sqlite') {
-  registry.write = (fn) => {
+  database.write = (fn) => {
     try {
       return Promise.resolve(fn());
     } catch (e) {
@@ -38,9 +36,9 @@ if (skip === 'sqlite') {
     return run.call(this, sql, params);
   };
 } else if (skip === 'write') {
-  const write = registry.write;
+  const write = database.write;
   let first: unknown;
-  registry.write = function (this: Registry, fn) {
+  database.write = function (this: Database, fn) {
     if (first !== undefined) return Promise.resolve(first);
     return write.call(this, fn).then((r) => {
       const body = (r as { body?: { designId?: unknown } } | undefined)?.body;

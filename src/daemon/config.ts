@@ -13,13 +13,18 @@
  *
  * Port: --port, else $ORACLEKIT_DAEMON_PORT, else the config file's `port`,
  * else 4781. Host: 127.0.0.1 unless the config file says otherwise.
+ *
+ * daemon.json is validated by one zod schema (daemonConfigSchema) and, with
+ * the daemon's flags and environment, resolved once at start
+ * (resolveSettings); nothing else reads them.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { DEFAULT_HOST, DEFAULT_PORT, ORACLE_PREFIX, configPath } from '../lib/paths.ts';
 
 export { ORACLE_PREFIX };
-import { requireDid } from '../lib/registry/domain.ts';
-import { OracleKitError } from '../lib/errors.ts';
+import { z } from 'zod';
+import { checkDid } from '../lib/did/index.ts';
+import { OracleKitError, showValue } from '../lib/errors.ts';
 import { DEFAULT_RULE, ruleFromJson, type SnapshotVoter, type TallyRule } from '../lib/registry/tally.ts';
 
 export interface DeploymentConfig {
@@ -68,85 +73,129 @@ function bad(message: string, field: string, value: unknown, valid: string): Ora
   return new OracleKitError({ status: 400, code: 'invalid_config', message: `config ${message}`, field, value, valid });
 }
 
-/** Parses the deployment config (JSON). Unknown keys are refused, like the API's bodies. */
+const did = z.string().superRefine((v, ctx) => {
+  const c = checkDid(v);
+  if (!c.ok) ctx.addIssue({ code: 'custom', message: c.reason ?? 'not a DID', params: { valid: 'a DID' } });
+});
+
+const nonEmpty = z.string().min(1);
+
+/** daemon.json's oracle section (docs/daemon.md, "The default oracle"). */
+export const daemonOracleSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  name: nonEmpty.optional(),
+  description: nonEmpty.optional(),
+  prompt: nonEmpty.optional(),
+  model: nonEmpty.optional(),
+  models: z.array(nonEmpty).optional(),
+  features: z.record(z.string(), z.boolean()).optional(),
+});
+
+/**
+ * daemon.json (docs/daemon.md, "The deployment config"): every key optional,
+ * unknown keys refused. The tally's fractions are parsed by ruleFromJson
+ * (exact fractions from decimal strings, numbers or percentages).
+ */
+export const daemonConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
+  comment: z.string().optional(),
+  host: z.string().min(1).optional().describe('a host name or IP'),
+  port: z.number().int().min(0).max(65535).optional(),
+  voters: z
+    .array(z.strictObject({ did, weight: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1) }))
+    .superRefine((vs, ctx) => {
+      const seen = new Set<string>();
+      vs.forEach((v, i) => {
+        if (seen.has(v.did)) ctx.addIssue({ code: 'custom', path: [i, 'did'], message: 'repeats', params: { valid: 'each voter once' } });
+        seen.add(v.did);
+      });
+    })
+    .optional(),
+  tally: z.record(z.string(), z.unknown()).optional(),
+  revoting: z.boolean().optional(),
+  proposalDurationSeconds: z.number().positive().optional(),
+  rateLimit: z.strictObject({ max: z.number().int().min(1).optional(), timeWindowMs: z.number().int().min(1).optional() }).optional(),
+  bodyLimitBytes: z.number().int().min(1024).optional(),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+  oracle: daemonOracleSchema.optional(),
+});
+
+export type DaemonConfigFile = z.infer<typeof daemonConfigSchema>;
+
+/** A zod failure of the config → invalid_config naming the key, its value and what is valid. */
+function configError(err: z.ZodError, raw: unknown): OracleKitError {
+  const i = err.issues[0]!;
+  let field = i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  let value: unknown = raw;
+  for (const p of i.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[p as PropertyKey];
+  if (i.code === 'unrecognized_keys') {
+    const key = i.keys[0]!;
+    field = field ? `${field}.${key}` : key;
+    value = (value as Record<string, unknown> | undefined)?.[key];
+    return bad(`key ${field} is unknown`, field, value, 'the keys of docs/daemon.md, "The deployment config"');
+  }
+  const valid = (i as { params?: { valid?: string } }).params?.valid ?? i.message;
+  return bad(`${field || '(root)'} = ${showValue(value)} is invalid: ${i.message}`, field || '(root)', value, valid);
+}
+
+/** Parses the deployment config (JSON), once, with daemonConfigSchema; defaults fill what it leaves out. */
 export function parseConfig(raw: unknown): DeploymentConfig {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('is not a JSON object', '(root)', raw, 'a JSON object');
-  const o = raw as Record<string, unknown>;
-  const known = new Set(['host', 'port', 'voters', 'tally', 'revoting', 'proposalDurationSeconds', 'rateLimit', 'bodyLimitBytes', 'logLevel', 'oracle', '$schema', 'comment']);
-  for (const k of Object.keys(o)) if (!known.has(k)) throw bad(`key ${k} is unknown`, k, o[k], [...known].join(', '));
-  const c: DeploymentConfig = { ...DEFAULT_CONFIG, rateLimit: { ...DEFAULT_CONFIG.rateLimit } };
-  if (o.host !== undefined) {
-    if (typeof o.host !== 'string') throw bad('host', 'host', o.host, 'a host name or IP');
-    c.host = o.host;
-  }
-  if (o.port !== undefined) {
-    if (!Number.isInteger(o.port) || (o.port as number) < 0 || (o.port as number) > 65535) throw bad('port', 'port', o.port, 'an integer 0..65535');
-    c.port = o.port as number;
-  }
-  if (o.voters !== undefined) {
-    if (!Array.isArray(o.voters)) throw bad('voters', 'voters', o.voters, '[{did, weight}]');
-    const seen = new Set<string>();
-    c.voters = o.voters.map((v: unknown, i: number) => {
-      const r = v as Record<string, unknown>;
-      const did = requireDid(`voters[${i}].did`, r?.did);
-      const weight = r.weight === undefined ? 1 : r.weight;
-      if (!Number.isSafeInteger(weight) || (weight as number) < 1) throw bad(`voters[${i}].weight`, `voters[${i}].weight`, weight, 'an integer >= 1');
-      if (seen.has(did)) throw bad(`voters[${i}].did repeats`, `voters[${i}].did`, did, 'each voter once');
-      seen.add(did);
-      return { did, weight: weight as number };
-    });
-  }
-  if (o.tally !== undefined) c.tally = ruleFromJson(o.tally as Record<string, unknown>);
-  if (o.revoting !== undefined) {
-    if (typeof o.revoting !== 'boolean') throw bad('revoting', 'revoting', o.revoting, 'true or false');
-    c.revoting = o.revoting;
-  }
-  if (o.proposalDurationSeconds !== undefined) {
-    const v = o.proposalDurationSeconds;
-    if (typeof v !== 'number' || !(v > 0)) throw bad('proposalDurationSeconds', 'proposalDurationSeconds', v, 'a number of seconds > 0');
-    c.proposalDurationSeconds = v;
-  }
-  if (o.rateLimit !== undefined) {
-    const r = o.rateLimit as Record<string, unknown>;
-    if (r.max !== undefined) c.rateLimit.max = Number(r.max);
-    if (r.timeWindowMs !== undefined) c.rateLimit.timeWindowMs = Number(r.timeWindowMs);
-    if (!(c.rateLimit.max >= 1) || !(c.rateLimit.timeWindowMs >= 1)) throw bad('rateLimit', 'rateLimit', r, '{max >= 1, timeWindowMs >= 1}');
-  }
-  if (o.bodyLimitBytes !== undefined) {
-    if (!Number.isInteger(o.bodyLimitBytes) || (o.bodyLimitBytes as number) < 1024) throw bad('bodyLimitBytes', 'bodyLimitBytes', o.bodyLimitBytes, 'an integer >= 1024');
-    c.bodyLimitBytes = o.bodyLimitBytes as number;
-  }
-  if (o.logLevel !== undefined) c.logLevel = String(o.logLevel);
-  if (o.oracle !== undefined) c.oracle = parseOracle(o.oracle);
+  const r = daemonConfigSchema.safeParse(raw);
+  if (!r.success) throw configError(r.error, raw);
+  const o = r.data;
+  const d = DEFAULT_CONFIG;
+  return {
+    host: o.host ?? d.host,
+    port: o.port ?? d.port,
+    voters: o.voters ?? d.voters,
+    tally: o.tally !== undefined ? ruleFromJson(o.tally) : d.tally,
+    revoting: o.revoting ?? d.revoting,
+    proposalDurationSeconds: o.proposalDurationSeconds ?? d.proposalDurationSeconds,
+    rateLimit: { max: o.rateLimit?.max ?? d.rateLimit.max, timeWindowMs: o.rateLimit?.timeWindowMs ?? d.rateLimit.timeWindowMs },
+    bodyLimitBytes: o.bodyLimitBytes ?? d.bodyLimitBytes,
+    logLevel: o.logLevel ?? d.logLevel,
+    oracle: o.oracle ? parseOracle(o.oracle) : { ...d.oracle },
+  };
+}
+
+function parseOracle(o: z.infer<typeof daemonOracleSchema>): DaemonOracleConfig {
+  const c: DaemonOracleConfig = { ...DEFAULT_CONFIG.oracle };
+  if (o.enabled !== undefined) c.enabled = o.enabled;
+  for (const k of ['name', 'description', 'prompt', 'model'] as const) if (o[k] !== undefined) c[k] = o[k];
+  if (o.models !== undefined) c.models = o.models;
+  if (o.features !== undefined) c.features = o.features;
   return c;
 }
 
-function parseOracle(raw: unknown): DaemonOracleConfig {
-  const valid = '{enabled?, name?, description?, prompt?, model?, models?, features?}';
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('oracle', 'oracle', raw, valid);
-  const o = raw as Record<string, unknown>;
-  const known = new Set(['enabled', 'name', 'description', 'prompt', 'model', 'models', 'features']);
-  for (const k of Object.keys(o)) if (!known.has(k)) throw bad(`key oracle.${k} is unknown`, `oracle.${k}`, o[k], [...known].join(', '));
-  const c: DaemonOracleConfig = { ...DEFAULT_CONFIG.oracle };
-  if (o.enabled !== undefined) {
-    if (typeof o.enabled !== 'boolean') throw bad('oracle.enabled', 'oracle.enabled', o.enabled, 'true or false');
-    c.enabled = o.enabled;
+/** What the daemon process runs with: daemon.json, then its environment and flags, resolved once at start. */
+export interface DaemonSettings {
+  config: DeploymentConfig;
+  host: string;
+  port: number;
+  /** storage durability (src/storage/db.ts): ORACLEKIT_DB_SYNCHRONOUS, 'async' by default. */
+  dbSynchronous: 'async' | 'FULL' | 'NORMAL';
+}
+
+const portText = z.string().regex(/^\d{1,5}$/).transform(Number).pipe(z.number().int().max(65535));
+
+/**
+ * The daemon's settings: port from --port, else ORACLEKIT_DAEMON_PORT, else
+ * daemon.json, else 4781; host from --host, else daemon.json; durability from
+ * ORACLEKIT_DB_SYNCHRONOUS (async | FULL | NORMAL; empty = async).
+ */
+export function resolveSettings(config: DeploymentConfig, flags: { port?: string | undefined; host?: string | undefined }, env: Record<string, string | undefined>): DaemonSettings {
+  let port = config.port;
+  const [portField, portValue] = flags.port !== undefined ? ['--port', flags.port] : ['ORACLEKIT_DAEMON_PORT', env.ORACLEKIT_DAEMON_PORT];
+  if (portValue !== undefined && portValue !== '') {
+    const r = portText.safeParse(portValue);
+    if (!r.success) throw bad(`${portField} = ${JSON.stringify(portValue)} is not a port`, portField, portValue, 'an integer 0..65535');
+    port = r.data;
   }
-  for (const k of ['name', 'description', 'prompt', 'model'] as const) {
-    if (o[k] === undefined) continue;
-    if (typeof o[k] !== 'string' || o[k] === '') throw bad(`oracle.${k}`, `oracle.${k}`, o[k], 'a non-empty string');
-    c[k] = o[k];
+  const sync = env.ORACLEKIT_DB_SYNCHRONOUS;
+  if (sync !== undefined && sync !== '' && sync !== 'async' && sync !== 'FULL' && sync !== 'NORMAL') {
+    throw bad(`ORACLEKIT_DB_SYNCHRONOUS = ${JSON.stringify(sync)} is not known`, 'ORACLEKIT_DB_SYNCHRONOUS', sync, 'async (default), FULL or NORMAL');
   }
-  if (o.models !== undefined) {
-    if (!Array.isArray(o.models) || !o.models.every((m) => typeof m === 'string' && m !== '')) throw bad('oracle.models', 'oracle.models', o.models, 'an array of model ids');
-    c.models = o.models as string[];
-  }
-  if (o.features !== undefined) {
-    const f = o.features;
-    if (typeof f !== 'object' || f === null || Array.isArray(f) || !Object.values(f).every((v) => typeof v === 'boolean')) throw bad('oracle.features', 'oracle.features', f, '{"<plugin>": true | false}');
-    c.features = f as Record<string, boolean>;
-  }
-  return c;
+  return { config, host: flags.host ?? config.host, port, dbSynchronous: sync === 'FULL' || sync === 'NORMAL' ? sync : 'async' };
 }
 
 /** Reads the config file; defaults when it does not exist. */

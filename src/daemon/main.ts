@@ -16,13 +16,13 @@ import { parseArgs } from 'node:util';
 import { hostname as osHostname } from 'node:os';
 import { createWriteStream, mkdirSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { loadConfig } from './config.ts';
+import { loadConfig, resolveSettings } from './config.ts';
 import { configPath, dbPath } from '../lib/paths.ts';
 import { packageVersion } from '../lib/version.ts';
 import { acquireLock, isAlive, readDiscovery, releaseLock, removeDiscovery, writeDiscovery } from '../lib/discovery.ts';
 import { openDatabase } from '../storage/db.ts';
 import { REGISTRY_MIGRATIONS } from './registry/migrations.ts';
-import { Registry } from './registry/store.ts';
+import { Registry } from './registry/index.ts';
 import { buildServer } from './server.ts';
 import type { DefaultOracle } from './oracle.ts';
 
@@ -30,11 +30,7 @@ const VERSION = packageVersion();
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { port: { type: 'string' }, host: { type: 'string' } }, strict: true });
-  const config = loadConfig(configPath());
-  const portText = values.port ?? process.env.ORACLEKIT_DAEMON_PORT;
-  const port = portText !== undefined && portText !== '' ? Number(portText) : config.port;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`port ${portText} is not an integer 0..65535`);
-  const host = values.host ?? config.host;
+  const { config, port, host, dbSynchronous } = resolveSettings(loadConfig(configPath()), values, process.env);
 
   const prev = readDiscovery();
   if (prev && prev.pid !== process.pid && isAlive(prev.pid)) {
@@ -51,9 +47,7 @@ async function main(): Promise<void> {
   mkdirSync(dirname(dbPath()), { recursive: true, mode: 0o700 });
   // acknowledged writes are fsynced off the event loop (storage/db.ts); ORACLEKIT_DB_SYNCHRONOUS=FULL fsyncs inside
   // every COMMIT instead, =NORMAL not at all (benchmarks only: a power loss may then lose acknowledged writes)
-  const env = process.env.ORACLEKIT_DB_SYNCHRONOUS;
-  const sync = env === 'NORMAL' || env === 'FULL' ? env : 'async';
-  const db = openDatabase({ path: dbPath(), migrations: { registry: REGISTRY_MIGRATIONS }, synchronous: sync });
+  const db = openDatabase({ path: dbPath(), migrations: { registry: REGISTRY_MIGRATIONS }, synchronous: dbSynchronous });
   const registry = new Registry(db, config);
   const token = randomBytes(32).toString('base64url');
   const logStream = createWriteStream('', { fd: 1, autoClose: false, highWaterMark: 64 * 1024 });
@@ -150,7 +144,7 @@ async function main(): Promise<void> {
   const url = `http://${urlHost}:${actualPort}`;
   const info = oracle?.info();
   writeDiscovery({ pid: process.pid, host, port: actualPort, url, version: VERSION, token, started, ...(info ? { oracle: { url: url + info.path, wsUrl: url, did: info.did } } : {}) });
-  app.log.info({ address, db: dbPath(), synchronous: sync, config: configPath(), voters: config.voters.length, rule: config.tally.rule, oracle: info ? { did: info.did, url: url + info.path, model: info.model } : null }, 'oraclekit daemon listening');
+  app.log.info({ address, db: dbPath(), synchronous: dbSynchronous, config: configPath(), voters: config.voters.length, rule: config.tally.rule, oracle: info ? { did: info.did, url: url + info.path, model: info.model } : null }, 'oraclekit daemon listening');
 }
 
 main().catch((e: unknown) => {

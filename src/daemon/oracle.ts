@@ -15,7 +15,7 @@ import { dirname } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ORACLE_PREFIX, oracleKeyPath } from '../lib/paths.ts';
 import type { DaemonOracleConfig } from './config.ts';
-import type { Database } from '../storage/db.ts';
+import type { Storage } from '../storage/storage.ts';
 import type { PluginsStatus } from '../lib/protocol/index.ts';
 
 export interface OracleKey {
@@ -78,7 +78,7 @@ export interface DefaultOracle {
  */
 export async function mountDefaultOracle(
   app: FastifyInstance,
-  o: { database: Database; config: DaemonOracleConfig; env: Record<string, string | undefined>; key: OracleKey; log: { info(l: string): void; error(l: string): void } },
+  o: { database: Storage; config: DaemonOracleConfig; env: Record<string, string | undefined>; key: OracleKey; log: { info(l: string): void; error(l: string): void } },
 ): Promise<DefaultOracle> {
   const { createOracle } = await import('../runtime/oracle.ts');
   const c = o.config;

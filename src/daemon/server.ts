@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync, FastifyPluginCallback, FastifyServerOptions } from 'fastify';
 import type { DeploymentConfig } from './config.ts';
-import type { Registry } from './registry/store.ts';
+import type { Registry } from './registry/index.ts';
 import { bearer, keyHash } from './http/auth.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { adminPlugin, registryPlugin } from './http/routes.ts';

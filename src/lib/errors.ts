@@ -117,3 +117,93 @@ export function messageErrorFactory<T extends ErrorTable>(table: T) {
   return (code: keyof T & string, message: string, extra: { field?: string; value?: unknown; valid?: string; details?: Record<string, unknown> } = {}): OracleKitError =>
     new OracleKitError({ status: table[code]!.status, code, message, ...extra });
 }
+
+/**
+ * The codes of faults the HTTP layer finds before any area's code runs — JSON
+ * syntax, schema validation, unknown routes, limits — the same on every HTTP
+ * scope (the daemon's /v1 and /admin/v1, the oracle runtime's routes). The
+ * area tables (REGISTRY_ERRORS, RUNTIME_ERRORS) include them.
+ */
+export const HTTP_ERRORS = {
+  invalid_json: { status: 400, when: 'the body is not JSON (a syntax error, empty with a JSON Content-Type, or __proto__ / constructor.prototype anywhere in it)' },
+  invalid_body: { status: 400, when: 'a body (or path parameter) does not match its schema: not an object, a field of the wrong type, shape or value' },
+  unknown_field: { status: 400, when: 'a body or query field the route does not know' },
+  invalid_query: { status: 400, when: 'a query parameter does not match its schema' },
+  invalid_header: { status: 400, when: 'a header does not match its schema' },
+  unauthenticated: { status: 401, when: 'a 401 without a more specific code of its area' },
+  forbidden: { status: 403, when: 'a 403 without a more specific code of its area' },
+  not_found: { status: 404, when: 'no route with this method and path' },
+  body_too_large: { status: 413, when: 'the body is over the limit' },
+  unsupported_media_type: { status: 415, when: 'a body that is not application/json' },
+  rate_limited: { status: 429, when: 'too many requests in the window' },
+  internal_error: { status: 500, when: 'an unexpected failure (a bug; logged with the request id); the message carries no secrets' },
+} as const satisfies ErrorTable;
+
+export type HttpErrorCode = keyof typeof HTTP_ERRORS;
+
+/** What toErrorBody reads of an error thrown by the HTTP framework (fastify's FastifyError, duck-typed: src/lib imports no framework). */
+interface HttpFrameworkError {
+  code?: unknown;
+  statusCode?: unknown;
+  message?: unknown;
+  validation?: { keyword?: string; instancePath?: string; message?: string; params?: Record<string, unknown> }[];
+  validationContext?: string;
+}
+
+function httpBody(code: HttpErrorCode, message: string, extra: Partial<ErrorBody> = {}): ErrorBody {
+  return { statusCode: HTTP_ERRORS[code].status, code, message, ...extra };
+}
+
+/**
+ * THE mapper from any error to the wire body {statusCode, code, message,
+ * field?, details?}, shared by every HTTP scope (and the runtime's socket.io
+ * handshake): an OracleKitError keeps its own body; a framework error gets
+ * the one HTTP_ERRORS code of its fault; anything else is a 500
+ * internal_error whose message says nothing of the cause (log the error).
+ */
+export function toErrorBody(err: unknown): ErrorBody {
+  if (isOracleKitError(err)) return err.toBody();
+  const e = (typeof err === 'object' && err !== null ? err : {}) as HttpFrameworkError;
+  if (Array.isArray(e.validation) && e.validation.length > 0) {
+    const v = e.validation[0]!;
+    // an area's rule run inside the schema carries its own body (src/daemon/http/schemas.ts, areaRule)
+    const carried = (v.params?.params as { error?: ErrorBody } | undefined)?.error;
+    if (carried && typeof carried.statusCode === 'number' && typeof carried.code === 'string') return carried;
+    const path = (v.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.');
+    const ctx = e.validationContext ?? 'body';
+    if (v.keyword === 'unrecognized_keys') {
+      const keys = (v.params?.keys as string[] | undefined) ?? [];
+      const field = [path, keys[0]].filter(Boolean).join('.');
+      return httpBody('unknown_field', `${ctx} field ${field} is not known`, { field, details: { unknown: keys } });
+    }
+    const code: HttpErrorCode = ctx === 'querystring' ? 'invalid_query' : ctx === 'headers' ? 'invalid_header' : 'invalid_body';
+    const field = path || ctx;
+    return httpBody(code, `${field}: ${v.message ?? 'invalid'}`, { field, details: { issues: e.validation.slice(0, 5).map((i) => ({ path: i.instancePath, message: i.message })) } });
+  }
+  const message = typeof e.message === 'string' ? e.message : '';
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return httpBody('body_too_large', 'the request body is over the limit');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return httpBody('unsupported_media_type', 'send the body as application/json');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return httpBody('invalid_body', 'the body is not as long as its Content-Length says');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return httpBody('invalid_json', 'the body is empty; send a JSON object (or no Content-Type)');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return httpBody('invalid_json', 'the body is not valid JSON, or holds __proto__ or constructor.prototype');
+  }
+  const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    if (err instanceof SyntaxError) return httpBody('invalid_json', `the body is not JSON: ${message}`);
+    if (status === 401) return httpBody('unauthenticated', message || 'authentication needed');
+    if (status === 403) return httpBody('forbidden', message || 'forbidden');
+    if (status === 404) return httpBody('not_found', message || 'not found');
+    if (status === 413) return httpBody('body_too_large', 'the request body is over the limit');
+    if (status === 415) return httpBody('unsupported_media_type', 'send the body as application/json');
+    if (status === 429) return httpBody('rate_limited', message || 'too many requests; slow down');
+    // any other malformed request
+    return { statusCode: status, code: 'invalid_body', message };
+  }
+  return httpBody('internal_error', 'internal error; see the log with the request id');
+}

@@ -4,12 +4,12 @@
  * registers it inside its own plugin, which the daemon and createOracleApp
  * both register.
  */
-import type { FastifyInstance, FastifyPluginAsync, FastifyError } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import cors from '@fastify/cors';
-import { serializerCompiler, validatorCompiler, hasZodFastifySchemaValidationErrors, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import * as P from '../lib/protocol/index.ts';
 import { runtimeError } from '../lib/protocol/errors.ts';
-import { isOracleKitError, type ErrorBody } from '../lib/errors.ts';
+import { toErrorBody } from '../lib/errors.ts';
 import { verifyDelegation } from '../lib/ucan/index.ts';
 import type { OracleRuntime } from './runtime.ts';
 import { getUser, setUser } from './auth.ts';
@@ -25,21 +25,8 @@ export interface RuntimeRoutesOptions {
 
 export const PUBLIC_ROUTES = ['/', '/health', '/ready', '/docs', '/models'];
 
-/** Maps any error to protocol.md's body. */
-export function toErrorBody(err: unknown): ErrorBody {
-  if (isOracleKitError(err)) return err.toBody();
-  if (hasZodFastifySchemaValidationErrors(err)) {
-    const issues = err.validation.map((v) => ({ path: v.instancePath, message: v.message }));
-    const first = issues[0];
-    return { statusCode: 400, code: 'validation_failed', message: `invalid ${err.validationContext ?? 'request'}${first ? `: ${first.path || '(root)'} ${first.message}` : ''}`, details: { issues } };
-  }
-  const fe = err as FastifyError;
-  if (fe && typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    const code = fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fe instanceof SyntaxError ? 'invalid_json' : fe.statusCode === 404 ? 'not_found' : fe.statusCode === 415 ? 'unsupported_media_type' : 'bad_request';
-    return { statusCode: fe.statusCode, code, message: fe.message };
-  }
-  return { statusCode: 500, code: 'internal_error', message: 'an unexpected error occurred' };
-}
+/** Maps any error to protocol.md's body: the one mapper of every HTTP scope (src/lib/errors.ts). */
+export { toErrorBody };
 
 export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = async (root, opts) => {
   const rt = opts.runtime;

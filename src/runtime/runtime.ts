@@ -9,7 +9,8 @@ import { cachedSchema } from './schema-cache.ts';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, isStepCount, tool, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { z } from 'zod';
-import { openDatabase, type Database } from '../storage/db.ts';
+import { openDatabase } from '../storage/db.ts';
+import type { Storage } from '../storage/storage.ts';
 import { RUNTIME_MIGRATIONS } from './migrations.ts';
 import { RuntimeStore } from './store.ts';
 import { BootError, consoleBootLogger, logBoot, mergePlugins, PluginStatusTracker, resolvePlugins, type BootLogger, type PluginStatusListener } from './boot.ts';
@@ -59,7 +60,7 @@ export interface OracleAppOptions {
   /** Durability of the runtime's own database (storage/db.ts): 'async' (default: fsync off the event loop before acknowledging), 'FULL' (fsync inside COMMIT), 'NORMAL' (no fsync; may lose the last transactions on power loss). */
   dbSynchronous?: 'async' | 'FULL' | 'NORMAL';
   /** An open database to share (the daemon's); the runtime adds its migrations' area. */
-  database?: Database;
+  database?: Storage;
   /** Boot log lines go here (default console). */
   logger?: BootLogger;
   /** BIP39 signing mnemonic (default env SIGNING_MNEMONIC). */
@@ -85,7 +86,7 @@ export class OracleRuntime {
   /** The runtime's own variables, parsed once at boot (settings.ts); options override them. */
   readonly settings: RuntimeEnv;
   readonly log: BootLogger;
-  readonly db: Database;
+  readonly db: Storage;
   private readonly ownsDb: boolean;
   readonly store: RuntimeStore;
   readonly oracleDid: string;
@@ -152,10 +153,8 @@ export class OracleRuntime {
     this.oracleDid = o.config.oracleDid ?? derived;
     this.ownsDb = !o.database;
     this.db = o.database ?? openDatabase({ path: o.dbPath ?? this.env.ORACLE_DB_PATH ?? './data/oracle.db', migrations: { runtime: RUNTIME_MIGRATIONS }, synchronous: o.dbSynchronous ?? (this.env.ORACLE_DB_SYNCHRONOUS === 'NORMAL' || this.env.ORACLE_DB_SYNCHRONOUS === 'FULL' ? this.env.ORACLE_DB_SYNCHRONOUS : 'async') });
-    if (o.database) {
-      // the daemon's database: add this area's migrations
-      openMigrations(o.database);
-    }
+    // the daemon's database: storage applies this area's migrations on the shared connection
+    if (o.database) o.database.migrate('runtime', RUNTIME_MIGRATIONS);
     this.store = new RuntimeStore(this.db, { did: this.oracleDid, name: o.config.name });
     this.store.failOrphanRuns();
     this.tracker = new PluginStatusTracker(result);
@@ -431,12 +430,4 @@ function mergeErrorTables(plugins: { name: string; errors?: ErrorTable }[]): Err
 
 export function subAgentToolName(name: string): string {
   return `ask_${name.replace(/[^A-Za-z0-9_]/g, '_')}`;
-}
-
-function openMigrations(db: Database): void {
-  // Re-open through the storage module's migrator: same connection file, area 'runtime'.
-  if (db.path === ':memory:') {
-    throw new BootError("[boot-error] a shared in-memory database cannot take the runtime's migrations. Pass dbPath instead");
-  }
-  openDatabase({ path: db.path, migrations: { runtime: RUNTIME_MIGRATIONS } }).close();
 }

@@ -4,7 +4,7 @@
  * sessions, history or preferences.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../storage/db.ts';
+import type { Storage } from '../storage/storage.ts';
 import type { AnyEvent, Message, MessageContent, RunStatus, Session, ToolCallRecord } from '../lib/protocol/index.ts';
 
 interface SessionRow {
@@ -35,65 +35,29 @@ export interface NewMessage {
 }
 
 export class RuntimeStore {
-  readonly db: Database;
+  readonly db: Storage;
   readonly oracleDid: string;
   readonly oracleName: string;
 
-  private queue: { fn: () => void; resolve: () => void; reject: (e: unknown) => void }[] = [];
-  private scheduled = false;
-  /** Group-commit window: writes queued within it share one transaction (and one fsync). */
-  commitWindowMs = 20;
-
-  constructor(db: Database, oracle: { did: string; name: string }) {
+  constructor(db: Storage, oracle: { did: string; name: string }) {
     this.db = db;
     this.oracleDid = oracle.did;
     this.oracleName = oracle.name;
   }
 
   /**
-   * Group commit: writes of the hot path (runs, messages, state) queue here
-   * and are committed together in one transaction per commit window, so
-   * 200 concurrent turns cost a few fsyncs, not 1000. The promise resolves
-   * once the write is durable (Database.durable).
+   * Writes of the hot path (runs, messages, state) go through the storage's
+   * group commit (Storage.write): the writes of one turn of the event loop
+   * share one transaction and one fsync, so 200 concurrent turns cost a few
+   * fsyncs, not 1000. The promise resolves once the write is durable.
    */
   defer(fn: () => void): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ fn, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setTimeout(() => this.flush(), this.commitWindowMs);
-      }
-    });
+    return this.db.write(fn);
   }
 
-  /** Commits every queued write now. */
+  /** Commits every queued write now (shutdown). */
   flush(): void {
-    this.scheduled = false;
-    const batch = this.queue.splice(0);
-    if (batch.length === 0) return;
-    const ok: typeof batch = [];
-    try {
-      this.db.transaction(() => {
-        for (const b of batch) b.fn();
-      });
-      ok.push(...batch);
-    } catch {
-      // isolate the failing write: commit the others one by one
-      for (const b of batch) {
-        try {
-          this.db.transaction(b.fn);
-          ok.push(b);
-        } catch (e) {
-          b.reject(e);
-        }
-      }
-    }
-    if (ok.length === 0) return;
-    // resolved once on disk (an fsync of the WAL off the event loop)
-    this.db.durable().then(
-      () => ok.forEach((b) => b.resolve()),
-      (e: unknown) => ok.forEach((b) => b.reject(e)),
-    );
+    this.db.flush();
   }
 
   private toSession(r: SessionRow): Session {
@@ -140,7 +104,7 @@ export class RuntimeStore {
   // ---- messages ----------------------------------------------------------
   addMessages(sessionId: string, msgs: NewMessage[]): void {
     const now = new Date().toISOString();
-    this.db.transaction(() => {
+    this.db.tx(() => {
       for (const m of msgs) {
         this.db.run(
           `INSERT INTO runtime_messages (id, session_id, type, content, tool_calls, reasoning, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)

@@ -1,7 +1,9 @@
 /**
- * The one module that talks to SQLite (node:sqlite). Every area of the daemon
- * (registry, runtime, …) declares its own ordered list of migrations; they are
- * applied at open inside a transaction and recorded in `schema_version`
+ * The SQLite implementation of the storage seam (src/storage/storage.ts) and
+ * the one module that talks to SQLite (node:sqlite). Every area (registry,
+ * runtime, credits, …) declares its own ordered list of migrations; they are
+ * applied at open, or on the open connection through `migrate(area, list)`,
+ * each inside a transaction, and recorded in `schema_version`
  * (area, version, applied_at).
  *
  * Pragmas: WAL journal; foreign keys on; a busy timeout so a second
@@ -23,15 +25,12 @@
  * transactions that nobody awaits are made durable in the background by
  * the same grouped fsync.
  */
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { closeSync, existsSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Migration, Row, SqlValue, Storage } from './storage.ts';
 
-export interface Migration {
-  version: number;
-  description: string;
-  sql: string;
-}
+export type { Migration, Row, SqlValue, Storage } from './storage.ts';
 
 export interface OpenOptions {
   /** Path of the database file, or ':memory:'. */
@@ -48,10 +47,9 @@ export interface OpenOptions {
   synchronous?: 'async' | 'FULL' | 'NORMAL';
 }
 
-export type Row = Record<string, SQLInputValue>;
-
-export class Database {
-  readonly raw: DatabaseSync;
+export class Database implements Storage {
+  readonly dialect = 'sqlite' as const;
+  private readonly raw: DatabaseSync;
   readonly path: string;
   private readonly stmts = new Map<string, StatementSync>();
   /** Whether `durable()` must fsync the WAL ('async' mode on a file). */
@@ -65,6 +63,13 @@ export class Database {
   private waiters: { seq: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
   /** fsyncs of the WAL started (for tests and diagnostics). */
   fsyncCount = 0;
+  /** Group commits made by `write` (for tests and diagnostics). */
+  groupCount = 0;
+  private queue: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
+  private flushScheduled = false;
+  private waitedTicks = 0;
+  private lastQueued = 0;
+  private readonly rollbackListeners: (() => void)[] = [];
 
   constructor(opts: OpenOptions) {
     this.path = opts.path;
@@ -77,7 +82,10 @@ export class Database {
     this.raw.exec(`PRAGMA synchronous = ${mode === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
     this.raw.exec('PRAGMA foreign_keys = ON');
     this.raw.exec('PRAGMA busy_timeout = 5000');
-    this.migrate(opts.migrations);
+    this.raw.exec(`CREATE TABLE IF NOT EXISTS schema_version (
+      area TEXT NOT NULL, version INTEGER NOT NULL, description TEXT NOT NULL,
+      applied_at TEXT NOT NULL, PRIMARY KEY (area, version))`);
+    for (const [area, migrations] of Object.entries(opts.migrations)) this.migrate(area, migrations);
     if (this.asyncSync) this.raw.exec('PRAGMA synchronous = NORMAL');
   }
 
@@ -98,12 +106,105 @@ export class Database {
     });
   }
 
+  get inTransaction(): boolean {
+    return this.raw.isTransaction;
+  }
+
+  onRollback(fn: () => void): void {
+    this.rollbackListeners.push(fn);
+  }
+
+  private rolledBack(): void {
+    for (const fn of this.rollbackListeners) fn();
+  }
+
   /**
-   * Counts a commit made outside this object's methods (the registry's group
-   * commit issues COMMIT itself); it starts an fsync if none is running, so
-   * even a write nobody awaits reaches the disk within one fsync.
+   * Group commit: runs fn in the next group. The writes queued while the event
+   * loop was busy run in ONE transaction, each inside its own SAVEPOINT (a
+   * failing write is rolled back alone and gets its error), then one COMMIT,
+   * then one fsync of the WAL for the whole group, off the event loop
+   * (`durable()`). A caller's promise settles only after that fsync, so
+   * nothing is acknowledged before it is durable; a kill -9 before the COMMIT
+   * loses the group, none of which was acknowledged. A group starts on the
+   * next turn of the event loop; while more writes keep arriving (bodies
+   * still being parsed) it waits for them, at most 3 more turns.
    */
-  noteCommit(): void {
+  write<T>(fn: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.commitGroup());
+      }
+    });
+  }
+
+  /** Commits the queued writes now, without waiting for more (shutdown); they still resolve once durable. */
+  flush(): void {
+    if (this.queue.length > 0) this.commitGroup(true);
+  }
+
+  private commitGroup(force = false): void {
+    if (!force && this.queue.length > this.lastQueued && this.waitedTicks < 3) {
+      this.lastQueued = this.queue.length;
+      this.waitedTicks++;
+      setImmediate(() => this.commitGroup());
+      return;
+    }
+    this.waitedTicks = 0;
+    this.lastQueued = 0;
+    this.flushScheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0 || !this.raw.isOpen) {
+      for (const b of batch) b.reject(new Error('the database is closed'));
+      return;
+    }
+    this.groupCount++;
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    const raw = this.raw;
+    try {
+      raw.exec('BEGIN IMMEDIATE');
+    } catch (e) {
+      for (const b of batch) b.reject(e);
+      return;
+    }
+    const savepoint = this.prepare('SAVEPOINT w');
+    const release = this.prepare('RELEASE w');
+    for (const b of batch) {
+      savepoint.run();
+      try {
+        const value = b.fn();
+        release.run();
+        outcomes.push({ ok: true, value });
+      } catch (e) {
+        this.prepare('ROLLBACK TO w').run();
+        release.run();
+        this.rolledBack();
+        outcomes.push({ ok: false, value: e });
+      }
+    }
+    try {
+      raw.exec('COMMIT');
+      this.noteCommit();
+    } catch (e) {
+      if (raw.isTransaction) raw.exec('ROLLBACK');
+      this.rolledBack();
+      for (const b of batch) b.reject(e);
+      return;
+    }
+    // a failed write changed nothing: its error goes out now; the others are acknowledged once durable
+    const done: typeof batch = [];
+    batch.forEach((b, i) => (outcomes[i]!.ok ? done.push(b) : b.reject(outcomes[i]!.value)));
+    if (done.length === 0) return;
+    this.durable().then(
+      () => batch.forEach((b, i) => outcomes[i]!.ok && b.resolve(outcomes[i]!.value)),
+      (e: unknown) => done.forEach((b) => b.reject(e)),
+    );
+  }
+
+  /** Counts a commit; it starts an fsync if none is running, so even a write nobody awaits reaches the disk within one fsync. */
+  private noteCommit(): void {
     if (!this.asyncSync) return;
     this.commitSeq++;
     this.startSync();
@@ -148,25 +249,16 @@ export class Database {
     }
   }
 
-  private migrate(all: Record<string, Migration[]>): void {
-    this.raw.exec(`CREATE TABLE IF NOT EXISTS schema_version (
-      area TEXT NOT NULL, version INTEGER NOT NULL, description TEXT NOT NULL,
-      applied_at TEXT NOT NULL, PRIMARY KEY (area, version))`);
-    for (const [area, migrations] of Object.entries(all)) {
-      const current = this.schemaVersion(area);
-      const sorted = [...migrations].sort((a, b) => a.version - b.version);
-      for (const m of sorted) {
-        if (m.version <= current) continue;
-        this.transaction(() => {
-          this.raw.exec(m.sql);
-          this.run('INSERT INTO schema_version (area, version, description, applied_at) VALUES (?, ?, ?, ?)', [
-            area,
-            m.version,
-            m.description,
-            new Date().toISOString(),
-          ]);
-        });
-      }
+  /** Applies an area's migrations not yet recorded, each in its own transaction (on this connection). */
+  migrate(area: string, migrations: Migration[]): void {
+    const current = this.schemaVersion(area);
+    const sorted = [...migrations].sort((a, b) => a.version - b.version);
+    for (const m of sorted) {
+      if (m.version <= current) continue;
+      this.tx(() => {
+        this.raw.exec(m.sql);
+        this.run('INSERT INTO schema_version (area, version, description, applied_at) VALUES (?, ?, ?, ?)', [area, m.version, m.description, new Date().toISOString()]);
+      });
     }
   }
 
@@ -184,22 +276,22 @@ export class Database {
     return s;
   }
 
-  run(sql: string, params: SQLInputValue[] = []): { changes: number; lastInsertRowid: number } {
+  run(sql: string, params: SqlValue[] = []): { changes: number; lastInsertRowid: number } {
     const r = this.prepare(sql).run(...params);
     if (!this.raw.isTransaction) this.noteCommit();
     return { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
   }
 
-  get<T = Row>(sql: string, params: SQLInputValue[] = []): T | undefined {
+  get<T = Row>(sql: string, params: SqlValue[] = []): T | undefined {
     return this.prepare(sql).get(...params) as T | undefined;
   }
 
-  all<T = Row>(sql: string, params: SQLInputValue[] = []): T[] {
+  all<T = Row>(sql: string, params: SqlValue[] = []): T[] {
     return this.prepare(sql).all(...params) as T[];
   }
 
-  /** Runs fn in a transaction (nested calls join the outer one). */
-  transaction<T>(fn: () => T): T {
+  /** Runs fn in a transaction (nested calls join the outer one, e.g. inside `write`). */
+  tx<T>(fn: () => T): T {
     if (this.raw.isTransaction) return fn();
     this.raw.exec('BEGIN IMMEDIATE');
     try {
@@ -209,12 +301,14 @@ export class Database {
       return out;
     } catch (e) {
       this.raw.exec('ROLLBACK');
+      this.rolledBack();
       throw e;
     }
   }
 
-  /** Closes the connection; writes still waiting for their fsync get it first. */
+  /** Closes the connection: queued writes are committed first, and writes still waiting for their fsync get it. */
   close(): void {
+    if (this.raw.isOpen) this.flush();
     this.stmts.clear();
     if (this.raw.isOpen) {
       // another connection may keep the WAL open, so do not count on the closing checkpoint

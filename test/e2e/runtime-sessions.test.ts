@@ -93,12 +93,12 @@ describe('validation and errors', () => {
     const s = await u.newSession();
     const empty = await u.req('POST', `/messages/${s}`, { message: '' });
     expect(empty.status).toBe(400);
-    expect(empty.body).toMatchObject({ statusCode: 400, code: 'validation_failed' });
+    expect(empty.body).toMatchObject({ statusCode: 400, code: 'invalid_body', field: 'message' });
     const bad = await fetch(`${h.url}/messages/${s}`, { method: 'POST', headers: { ...(await u.headers()), 'content-type': 'application/json' }, body: '{not json' });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ statusCode: 400, code: 'invalid_json' });
     const page = await u.req('GET', '/sessions?limit=0');
-    expect(page.body).toMatchObject({ statusCode: 400, code: 'validation_failed' });
+    expect(page.body).toMatchObject({ statusCode: 400, code: 'invalid_query', field: 'limit' });
     const noRun = await u.req('POST', '/messages/abort', { sessionId: s });
     expect(noRun.body).toMatchObject({ statusCode: 404, code: 'no_active_run' });
     const sessions = await u.req('GET', '/sessions?limit=1&offset=0');

@@ -9,7 +9,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { registryError } from '../../lib/registry/errors.ts';
-import { sha256, type Principal, type Registry, type Role } from '../registry/store.ts';
+import type { Principal, Role } from '../../lib/registry/types.ts';
+import { sha256, type Registry } from '../registry/index.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,7 +40,7 @@ export function keyHash(req: FastifyRequest, key: string): string {
 export function authenticate(registry: Registry, req: FastifyRequest): Principal {
   const key = bearer(req);
   if (!key) throw registryError('unauthenticated', 'send Authorization: Bearer <API key> (create one with `oraclekit daemon keys create`)');
-  const p = registry.authenticateHash(keyHash(req, key));
+  const p = registry.keys.authenticateHash(keyHash(req, key));
   if (!p) throw registryError('unauthenticated', 'the API key is unknown or revoked');
   return p;
 }

@@ -1,11 +1,12 @@
 /**
  * The /v1 registry API (registry.md) and the /admin/v1 key management, as
- * fastify plugins. Handlers are thin: the Registry does the work in one
- * transaction each.
+ * fastify plugins. Handlers are thin: the schemas validate, the registry's
+ * resource module does the work, writes go through the storage's group
+ * commit (`registry.db.write`) and are answered once durable.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySerializerCompiler } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Registry } from '../registry/store.ts';
+import type { Registry } from '../registry/index.ts';
 import { authenticate, bearer, requireRole, tokenMatches } from './auth.ts';
 import { registryError } from '../../lib/registry/errors.ts';
 import * as S from './schemas.ts';
@@ -56,55 +57,56 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
 
   // ---------------------------------------------------------------- sampling
   app.post('/sampling', { schema: { tags: ['sampling'], summary: 'Compute and store a design', security, body: S.samplingBody, response: S.replies(201, S.designRecord) } }, async (req, reply) => {
-    const r = await registry.write(() =>
-      registry.idempotent(P(req), idemKey(req), 'POST /v1/sampling', req.body, () => {
-        const rec = registry.createDesign(P(req), req.body);
+    const r = await registry.db.write(() =>
+      // the body as sent (projectId and the inputs) is what an Idempotency-Key is bound to
+      registry.idempotency.run(P(req), idemKey(req), 'POST /v1/sampling', () => ({ projectId: req.body.projectId, ...req.body.input }), () => {
+        const rec = registry.designs.create(P(req), req.body);
         return { status: 201, body: rec, location: `/v1/sampling/${rec.designId}` };
       }),
     );
     return sendCreated(reply, r, registry);
   });
-  app.get('/sampling', { schema: { tags: ['sampling'], summary: 'List designs (paged)', security, querystring: S.samplingQuery, response: S.replies(200, S.designPage) } }, async (req) => registry.listDesigns(req.query));
-  app.get('/sampling/:designId', { schema: { tags: ['sampling'], summary: 'Read a design', security, params: S.designParams, response: S.replies(200, S.designRecord) } }, async (req) => registry.getDesign(req.params.designId));
+  app.get('/sampling', { schema: { tags: ['sampling'], summary: 'List designs (paged)', security, querystring: S.samplingQuery, response: S.replies(200, S.designPage) } }, async (req) => registry.designs.list(req.query));
+  app.get('/sampling/:designId', { schema: { tags: ['sampling'], summary: 'Read a design', security, params: S.designParams, response: S.replies(200, S.designRecord) } }, async (req) => registry.designs.get(req.params.designId));
   app.post(
     '/sampling/:designId/recalculations',
     { schema: { tags: ['sampling'], summary: 'A new version from observed values', security, params: S.designParams, body: S.recalcBody, response: S.replies(201, S.designRecord) } },
     async (req, reply) => {
-      const rec = await registry.write(() => registry.recalculate(P(req), req.params.designId, req.body));
+      const rec = await registry.db.write(() => registry.designs.recalculate(P(req), req.params.designId, req.body));
       return sendCreated(reply, { status: 201, body: rec, location: `/v1/sampling/${rec.designId}`, replayed: false }, registry);
     },
   );
   app.post(
     '/sampling/:designId/verification',
     { schema: { tags: ['sampling'], summary: 'Submit, approve or reject (verifier)', security, params: S.designParams, body: S.verificationBody, response: S.replies(200, S.designRecord) } },
-    async (req) => registry.write(() => registry.verifyDesign(P(req), req.params.designId, req.body)),
+    async (req) => registry.db.write(() => registry.designs.verify(P(req), req.params.designId, req.body)),
   );
 
   // ----------------------------------------------------------------- domains
   app.post('/domains', { schema: { tags: ['domains'], summary: 'Register a domain', security, body: S.domainCreate, response: S.replies(201, S.domainView) } }, async (req, reply) => {
-    const r = await registry.write(() =>
-      registry.idempotent(P(req), idemKey(req), 'POST /v1/domains', req.body, () => {
-        const d = registry.createDomain(P(req), req.body);
+    const r = await registry.db.write(() =>
+      registry.idempotency.run(P(req), idemKey(req), 'POST /v1/domains', () => req.body, () => {
+        const d = registry.domains.create(P(req), req.body);
         return { status: 201, body: d, location: `/v1/domains/${d.id}` };
       }),
     );
-    reply.header('etag', etag((r.body as { version: number }).version));
+    reply.header('etag', etag(r.body.version));
     return sendCreated(reply, r, registry);
   });
-  app.get('/domains', { schema: { tags: ['domains'], summary: 'List domains (filters, cursor)', security, querystring: S.domainQuery, response: S.replies(200, S.domainPage) } }, async (req) => registry.listDomains(req.query));
+  app.get('/domains', { schema: { tags: ['domains'], summary: 'List domains (filters, cursor)', security, querystring: S.domainQuery, response: S.replies(200, S.domainPage) } }, async (req) => registry.domains.list(req.query));
   app.get('/domains/:did', { schema: { tags: ['domains'], summary: 'Read a domain', security, params: S.didParams, response: S.replies(200, S.domainView) } }, async (req, reply) => {
     // JSON text from the registry's view cache: no view object and no stringify per request
-    const { json, version } = registry.getDomainJson(req.params.did);
+    const { json, version } = registry.domains.getJson(req.params.did);
     return (reply as FastifyReply).header('etag', etag(version)).type('application/json; charset=utf-8').send(json);
   });
   app.patch('/domains/:did', { schema: { tags: ['domains'], summary: 'Change a domain (controllers; If-Match)', security, params: S.didParams, body: S.domainPatch, response: S.replies(200, S.domainView) } }, async (req, reply) => {
     const im = req.headers['if-match'];
-    const d = await registry.write(() => registry.patchDomain(P(req), req.params.did, Array.isArray(im) ? im.join(',') : im, req.body));
+    const d = await registry.db.write(() => registry.domains.patch(P(req), req.params.did, Array.isArray(im) ? im.join(',') : im, req.body));
     reply.header('etag', etag(d.version));
     return d;
   });
   app.post('/domains/:did/deactivate', { schema: { tags: ['domains'], summary: 'Deactivate (terminal)', security, params: S.didParams, response: S.replies(200, S.domainView) } }, async (req, reply) => {
-    const d = await registry.write(() => registry.deactivateDomain(P(req), req.params.did));
+    const d = await registry.db.write(() => registry.domains.deactivate(P(req), req.params.did));
     reply.header('etag', etag(d.version));
     return d;
   });
@@ -113,7 +115,7 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
     { schema: { tags: ['proposals'], summary: 'Submit a verification proposal (representative)', security, params: S.didParams, body: S.proposalBody, response: S.replies(201, S.proposalView) } },
     async (req, reply) => {
       requireRole(P(req), 'representative', 'admin');
-      const p = await registry.write(() => registry.propose(P(req), req.params.did, req.body));
+      const p = await registry.db.write(() => registry.proposals.propose(P(req), req.params.did, req.body));
       return reply.code(201).header('location', `/v1/proposals/${p.id}`).send(p);
     },
   );
@@ -121,16 +123,16 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
     '/domains/:did/verification-proposals',
     { schema: { tags: ['proposals'], summary: "The domain's latest proposal (settled)", security, params: S.didParams, response: S.replies(200, S.domainProposal) } },
     async (req) => {
-      const d = registry.getDomain(req.params.did);
-      return { domain: d, proposal: registry.openProposalOf(d.id) };
+      const d = registry.domains.get(req.params.did);
+      return { domain: d, proposal: registry.proposals.latestOf(d.id) };
     },
   );
 
   // --------------------------------------------------------------- proposals
-  app.get('/proposals/:id', { schema: { tags: ['proposals'], summary: 'Status, tally and rule', security, params: S.idParams, response: S.replies(200, S.proposalView) } }, async (req) => registry.getProposal(req.params.id));
+  app.get('/proposals/:id', { schema: { tags: ['proposals'], summary: 'Status, tally and rule', security, params: S.idParams, response: S.replies(200, S.proposalView) } }, async (req) => registry.proposals.get(req.params.id));
   app.post('/proposals/:id/votes', { schema: { tags: ['proposals'], summary: 'Vote (voter in the snapshot)', security, params: S.idParams, body: S.voteBody, response: S.replies(200, S.proposalView) } }, async (req) => {
     requireRole(P(req), 'voter');
-    return registry.write(() => registry.vote(P(req), req.params.id, req.body));
+    return registry.db.write(() => registry.proposals.vote(P(req), req.params.id, req.body));
   });
 };
 
@@ -138,7 +140,7 @@ function sendCreated(reply: FastifyReply, r: { status: number; body: unknown; lo
   if (r.location) reply.header('location', r.location);
   if (r.replayed) reply.header('idempotent-replayed', 'true');
   // a record just stored goes out as the JSON text it was stored as (stringified once, not twice)
-  const json = registry.jsonOf(r.body);
+  const json = registry.designs.jsonOf(r.body);
   if (json !== undefined) return reply.code(r.status).type('application/json; charset=utf-8').send(json);
   return reply.code(r.status).send(r.body);
 }
@@ -156,14 +158,14 @@ export const adminPlugin: FastifyPluginAsync<AdminPluginOptions> = async (fastif
     const presented = bearer(req);
     if (tokenMatches(token, presented)) return;
     if (!presented) throw registryError('unauthenticated', 'send Authorization: Bearer <discovery token or admin key>');
-    const p = registry.authenticate(presented);
+    const p = registry.keys.authenticate(presented);
     if (!p) throw registryError('unauthenticated', 'the token or key is unknown or revoked');
     requireRole(p, 'admin');
   });
   const security = [{ bearer: [] }];
   app.post('/keys', { schema: { tags: ['admin'], summary: 'Create an API key (shown once)', security, body: S.keyCreateBody, response: S.replies(201, S.keyCreated) } }, async (req, reply) =>
-    reply.code(201).send(await registry.write(() => registry.createKey(req.body.did, req.body.roles, req.body.label))),
+    reply.code(201).send(await registry.db.write(() => registry.keys.create(req.body.did, req.body.roles, req.body.label))),
   );
-  app.get('/keys', { schema: { tags: ['admin'], summary: 'List API keys (no secrets)', security, response: S.replies(200, S.keyList) } }, async () => ({ items: registry.listKeys() }));
-  app.post('/keys/:id/revoke', { schema: { tags: ['admin'], summary: 'Revoke an API key', security, params: S.idParams, response: S.replies(200, S.keyRevoked) } }, async (req) => registry.write(() => registry.revokeKey(req.params.id)));
+  app.get('/keys', { schema: { tags: ['admin'], summary: 'List API keys (no secrets)', security, response: S.replies(200, S.keyList) } }, async () => ({ items: registry.keys.list() }));
+  app.post('/keys/:id/revoke', { schema: { tags: ['admin'], summary: 'Revoke an API key', security, params: S.idParams, response: S.replies(200, S.keyRevoked) } }, async (req) => registry.db.write(() => registry.keys.revoke(req.params.id)));
 };

@@ -1,22 +1,27 @@
 /**
  * Zod schemas of every route: fastify validates requests with them and
  * @fastify/swagger turns them into the OpenAPI document served at /docs/json.
- * They check shape and types (unknown fields → 400 unknown_field); the rules
+ * They are the one validation of shapes, types, enums and ranges (unknown
+ * fields → 400 unknown_field; a bad query value → invalid_query, a bad body
+ * → invalid_body, each naming the field): the registry's modules take their
+ * inferred types (the `…Body`/`…Query` types below) and check only the rules
  * that need words of their own (DID syntax and methods, dates, metadata
- * limits, URLs) are checked after them in src/lib/registry, with the codes
- * of src/lib/registry/errors.ts. The sampling body is left to the sampling
- * engine, so its errors keep sampling.md's codes.
+ * limits, URLs, hashes) or the database, with the codes of
+ * src/lib/registry/errors.ts. The sampling body's schema runs the sampling
+ * engine's own validation (areaRule), so its errors keep sampling.md's codes.
  *
  * The reply schemas (second half) document what each route sends; they are
  * never run on a reply (routes.ts serializes the registry's replies with
- * plain JSON.stringify), so they describe src/daemon/registry/store.ts and
+ * plain JSON.stringify), so they describe src/daemon/registry/ and
  * src/lib/registry as they are, and test/unit/daemon/openapi.test.ts parses
  * live replies with them to keep the two in step.
  */
 import { z } from 'zod';
-import { DOMAIN_STATES, DOMAIN_TYPES } from '../../lib/registry/domain.ts';
+import { isOracleKitError } from '../../lib/errors.ts';
+import { DOMAIN_STATES, DOMAIN_TYPES, requireDid } from '../../lib/registry/domain.ts';
+import { validateDesignInput } from '../../lib/sampling/design.ts';
 import { PROPOSAL_STATUSES, VOTE_OPTIONS } from '../../lib/registry/tally.ts';
-import { ROLES } from '../registry/store.ts';
+import { ROLES } from '../../lib/registry/types.ts';
 
 const did = z.string().max(4096).describe('a DID (W3C syntax; did:key must decode to a key; did:ixo:entity: is 32 lowercase hex)');
 const dateTime = z.string().max(64).describe('RFC 3339 date-time with a zone');
@@ -41,14 +46,22 @@ export const domainCreate = z.strictObject({
 
 export const domainPatch = domainCreate.partial();
 
+/** ?limit=: an integer 1..200 (default 50). */
+const limit = z
+  .string()
+  .regex(/^\d{1,3}$/, 'an integer 1..200')
+  .transform(Number)
+  .pipe(z.number().int().min(1, 'an integer 1..200').max(200, 'an integer 1..200'))
+  .optional();
+
 export const domainQuery = z.strictObject({
-  type: z.string().max(32).optional(),
-  status: z.string().max(32).optional(),
-  state: z.string().max(32).optional(),
+  type: z.enum(DOMAIN_TYPES).optional(),
+  status: z.enum(DOMAIN_STATES).optional(),
+  state: z.enum(DOMAIN_STATES).optional().describe('alias of status'),
   controller: z.string().max(4096).optional(),
   class: z.string().max(4096).optional(),
-  q: z.string().max(1024).optional(),
-  limit: z.string().max(8).optional(),
+  q: z.string().max(256).optional().describe('search text: name, alsoKnownAs or the id'),
+  limit,
   cursor: z.string().max(64).optional(),
 });
 
@@ -56,13 +69,41 @@ export const didParams = z.object({ did: z.string().max(8192) });
 export const idParams = z.object({ id: z.string().max(256) });
 export const designParams = z.object({ designId: z.string().max(256) });
 
+/**
+ * A rule of an area run inside a schema (the sampling engine's validation, the
+ * DID rule): a fault leaves as a zod issue carrying the area's own error body
+ * (`params.error`), which toErrorBody (src/lib/errors.ts) sends as it is — so
+ * the sampling inputs keep sampling.md's codes while the schema stays their
+ * one validation.
+ */
+function areaRule<I, O>(fn: (v: I) => O) {
+  return (v: I, ctx: z.RefinementCtx): O => {
+    try {
+      return fn(v);
+    } catch (e) {
+      if (!isOracleKitError(e)) throw e;
+      ctx.addIssue({ code: 'custom', message: e.message, path: e.field ? [e.field] : [], params: { error: e.toBody() } });
+      return z.NEVER;
+    }
+  };
+}
+
 export const samplingBody = z
   .record(z.string(), z.unknown())
-  .describe('sampling.md inputs (population, expectedMean, expectedSD | expectedProportion, dropoutRate, confidence?, precision?, erCoverage?, stratification?) plus projectId (a DID)');
+  .transform(
+    areaRule(({ projectId, ...input }) => ({
+      projectId: requireDid('projectId', projectId),
+      /** The inputs as sent: stored with the design, and the base of its recalculations. */
+      input,
+      /** The inputs as the engine validated them (validateDesignInput, the same check as `sample calc`). */
+      valid: validateDesignInput(input),
+    })),
+  )
+  .describe('sampling.md inputs (population, expectedMean, expectedSD | expectedProportion, dropoutRate, confidence?, precision?, erCoverage?, stratification?) plus projectId (a DID); validated by the sampling engine, with sampling.md\'s codes');
 
 export const samplingQuery = z.strictObject({
   projectId: z.string().max(4096).optional(),
-  limit: z.string().max(8).optional(),
+  limit,
   cursor: z.string().max(64).optional(),
 });
 
@@ -93,9 +134,20 @@ export const voteBody = z.strictObject({ option: z.enum(VOTE_OPTIONS) });
 
 export const keyCreateBody = z.strictObject({
   did: z.string().max(4096),
-  roles: z.array(z.string().max(32)).min(1).max(5),
+  roles: z.array(z.string().max(32)).min(1).max(5).describe(`of ${ROLES.join(', ')} (another is 400 invalid_role)`),
   label: z.string().max(128).optional(),
 });
+
+export type DomainCreate = z.infer<typeof domainCreate>;
+export type DomainPatch = z.infer<typeof domainPatch>;
+export type DomainQuery = z.infer<typeof domainQuery>;
+export type SamplingBody = z.output<typeof samplingBody>;
+export type SamplingQuery = z.infer<typeof samplingQuery>;
+export type RecalcBody = z.infer<typeof recalcBody>;
+export type VerificationBody = z.infer<typeof verificationBody>;
+export type ProposalBody = z.infer<typeof proposalBody>;
+export type VoteBody = z.infer<typeof voteBody>;
+export type KeyCreateBody = z.infer<typeof keyCreateBody>;
 
 // ------------------------------------------------------------------ replies
 

@@ -7,12 +7,13 @@
  * {statusCode, code, message, field?, details?} with statusCode equal to the
  * HTTP status (protocol.md, "Conventions").
  */
-import { messageErrorFactory } from '../errors.ts';
+import { HTTP_ERRORS, messageErrorFactory } from '../errors.ts';
 
 export const RUNTIME_ERRORS = {
+  // the HTTP layer's codes (JSON syntax, schema validation, 404 route, limits, internal_error), shared with the registry (src/lib/errors.ts)
+  ...HTTP_ERRORS,
   // 400
-  validation_failed: { status: 400, when: 'a body, query or path parameter does not match its schema' },
-  invalid_json: { status: 400, when: 'the body is not JSON' },
+  validation_failed: { status: 400, when: "a plugin's or the socket.io handshake's own check of its input failed" },
   // 401 — one code per authentication check (protocol.md, "Authentication")
   missing_token: { status: 401, when: 'no Authorization: Bearer invocation (and no allowed delegation fallback)' },
   unsupported_auth_type: { status: 401, when: 'X-Auth-Type is present and not ucan' },
@@ -35,14 +36,12 @@ export const RUNTIME_ERRORS = {
   // 403
   forbidden: { status: 403, when: 'the resource belongs to another user' },
   // 404
-  not_found: { status: 404, when: 'no such route' },
   session_not_found: { status: 404, when: "no such session among the caller's own" },
   run_not_found: { status: 404, when: "no such run among the caller's own" },
   no_active_run: { status: 404, when: 'abort asked for a session with no running run' },
   // 409
   run_in_progress: { status: 409, when: 'a message was sent while the session already has a running run' },
   // 5xx
-  internal_error: { status: 500, when: 'an unexpected failure (a bug); the message carries no secrets' },
   upstream_error: { status: 502, when: 'an upstream service (model provider, weather API, …) failed' },
   not_ready: { status: 503, when: 'plugins are pending or the signing key is not loaded' },
   model_not_configured: { status: 503, when: 'no LLM_BASE_URL / model configured' },
@@ -52,7 +51,7 @@ export type RuntimeErrorCode = keyof typeof RUNTIME_ERRORS;
 
 /** Codes of the 401 family, in the order the checks run. */
 export const AUTH_ERROR_CODES = Object.entries(RUNTIME_ERRORS)
-  .filter(([, v]) => v.status === 401)
+  .filter(([k, v]) => v.status === 401 && !(k in HTTP_ERRORS))
   .map(([k]) => k as RuntimeErrorCode);
 
 export const runtimeError = messageErrorFactory(RUNTIME_ERRORS);

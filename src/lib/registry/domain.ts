@@ -48,8 +48,24 @@ export interface DomainView extends Domain {
   eligible: boolean;
 }
 
-const CREATE_FIELDS = new Set(['type', 'class', 'protocol', 'controllers', 'metadata', 'services', 'validFrom', 'validUntil', 'alsoKnownAs']);
-const PATCH_FIELDS = CREATE_FIELDS;
+/**
+ * A domain's fields as a request carries them, already shape-checked by the
+ * route's schema (src/daemon/http/schemas.ts: domainCreate, domainPatch —
+ * known keys, types, lengths). validateCreate and applyPatch check only what
+ * a schema cannot phrase: the exact type names, DID syntax and methods,
+ * metadata size and depth, service URLs and ids, dates and their order.
+ */
+export interface DomainInput {
+  type?: string;
+  class?: string | null;
+  protocol?: string | null;
+  controllers?: string[];
+  metadata?: Record<string, unknown>;
+  services?: Service[];
+  validFrom?: string | null;
+  validUntil?: string | null;
+  alsoKnownAs?: string | null;
+}
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -60,12 +76,6 @@ export function requireDid(field: string, v: unknown): string {
   const c = checkDid(v);
   if (!c.ok) throw fieldError('invalid_did', field, v, c.reason ?? 'a DID');
   return v as string;
-}
-
-function checkKnown(o: Record<string, unknown>, allowed: Set<string>, where = ''): void {
-  for (const k of Object.keys(o)) {
-    if (!allowed.has(k)) throw fieldError('unknown_field', where + k, o[k], `one of ${[...allowed].join(', ')}`);
-  }
 }
 
 /** RFC 3339 date-time with a zone (Z or ±hh:mm); the calendar date must exist. */
@@ -123,17 +133,15 @@ export function checkHttpUrl(field: string, v: unknown): string {
   return v as string;
 }
 
-export function checkServices(v: unknown, type: DomainType): Service[] {
-  if (!Array.isArray(v) || v.length > MAX_SERVICES) throw fieldError('invalid_service', 'services', v, `an array of at most ${MAX_SERVICES} {id, type, serviceEndpoint}`);
+export function checkServices(v: Service[], type: DomainType): Service[] {
+  if (v.length > MAX_SERVICES) throw fieldError('invalid_service', 'services', v, `an array of at most ${MAX_SERVICES} {id, type, serviceEndpoint}`);
   const ids = new Set<string>();
   return v.map((s, i) => {
     const f = `services[${i}]`;
-    if (!isPlainObject(s)) throw fieldError('invalid_service', f, s, '{id, type, serviceEndpoint}');
-    checkKnown(s, new Set(['id', 'type', 'serviceEndpoint']), `${f}.`);
-    if (typeof s.id !== 'string' || !/^(#[A-Za-z0-9._-]{1,64}|did:[^\s]{1,250})$/.test(s.id)) throw fieldError('invalid_service', `${f}.id`, s.id, 'a fragment like #api or a DID URL');
+    if (!/^(#[A-Za-z0-9._-]{1,64}|did:[^\s]{1,250})$/.test(s.id)) throw fieldError('invalid_service', `${f}.id`, s.id, 'a fragment like #api or a DID URL');
     if (ids.has(s.id)) throw fieldError('invalid_service', `${f}.id`, s.id, 'service ids unique');
     ids.add(s.id);
-    if (typeof s.type !== 'string' || !/^[A-Za-z][A-Za-z0-9._-]{0,63}$/.test(s.type)) throw fieldError('invalid_service', `${f}.type`, s.type, 'a service type name such as oracleService');
+    if (!/^[A-Za-z][A-Za-z0-9._-]{0,63}$/.test(s.type)) throw fieldError('invalid_service', `${f}.type`, s.type, 'a service type name such as oracleService');
     if (type === 'Oracle' && (s.id === '#api' || s.id === '#ws') && s.type !== 'oracleService') {
       throw fieldError('invalid_service', `${f}.type`, s.type, `oracleService for an Oracle's ${s.id} service`);
     }
@@ -141,9 +149,7 @@ export function checkServices(v: unknown, type: DomainType): Service[] {
   });
 }
 
-export function checkControllers(v: unknown, caller: string | undefined): string[] {
-  if (v === undefined) v = [];
-  if (!Array.isArray(v)) throw fieldError('invalid_controllers', 'controllers', v, `an array of 1 to ${MAX_CONTROLLERS} unique DIDs`);
+export function checkControllers(v: string[] = [], caller: string | undefined): string[] {
   const list = v.map((d, i) => requireDid(`controllers[${i}]`, d));
   if (new Set(list).size !== list.length) throw fieldError('invalid_controllers', 'controllers', v, 'unique DIDs');
   if (caller !== undefined && !list.includes(caller)) list.unshift(caller);
@@ -151,7 +157,7 @@ export function checkControllers(v: unknown, caller: string | undefined): string
   return list;
 }
 
-function checkClass(o: Record<string, unknown>): string | null | undefined {
+function checkClass(o: DomainInput): string | null | undefined {
   const c = o.class;
   const p = o.protocol;
   if (c !== undefined && p !== undefined && c !== p) throw fieldError('class_protocol_mismatch', 'protocol', p, `absent, or equal to class (${String(c)})`);
@@ -165,15 +171,15 @@ function checkClass(o: Record<string, unknown>): string | null | undefined {
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const hasControlChars = (s: string) => CONTROL.test(s);
 
-function checkAka(v: unknown): string | null {
+function checkAka(v: string | null | undefined): string | null {
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'string' || v.trim() === '' || v.length > 256 || hasControlChars(v)) {
+  if (v.trim() === '' || v.length > 256 || hasControlChars(v)) {
     throw fieldError('invalid_also_known_as', 'alsoKnownAs', v, 'a non-empty string of at most 256 characters without control characters');
   }
   return v;
 }
 
-function checkType(v: unknown): DomainType {
+function checkType(v: string | undefined): DomainType {
   if (v === undefined) throw fieldError('missing_field', 'type', v, DOMAIN_TYPES.join(', '));
   if (!(DOMAIN_TYPES as readonly unknown[]).includes(v)) throw fieldError('invalid_type', 'type', v, `one of ${DOMAIN_TYPES.join(', ')} (exact case)`);
   return v as DomainType;
@@ -192,9 +198,7 @@ export function checkDateOrder(validFrom: string | null, validUntil: string | nu
 }
 
 /** Validates a create body (syntax, 400; date semantics, 422). */
-export function validateCreate(raw: unknown, caller: string, now: number): DomainFields {
-  if (!isPlainObject(raw)) throw fieldError('invalid_body', 'body', raw, 'a JSON object');
-  checkKnown(raw, CREATE_FIELDS);
+export function validateCreate(raw: DomainInput, caller: string, now: number): DomainFields {
   const type = checkType(raw.type);
   const cls = checkClass(raw) ?? null;
   const controllers = checkControllers(raw.controllers, caller);
@@ -209,9 +213,7 @@ export function validateCreate(raw: unknown, caller: string, now: number): Domai
 }
 
 /** Validates a patch body against the current record; returns the new fields and whether verification is lost. */
-export function applyPatch(current: DomainFields, raw: unknown, now: number): { fields: DomainFields; reverify: boolean; changed: string[] } {
-  if (!isPlainObject(raw)) throw fieldError('invalid_body', 'body', raw, 'a JSON object');
-  checkKnown(raw, PATCH_FIELDS);
+export function applyPatch(current: DomainFields, raw: DomainInput, now: number): { fields: DomainFields; reverify: boolean; changed: string[] } {
   const next: DomainFields = { ...current };
   const changed: string[] = [];
   if (raw.type !== undefined) next.type = checkType(raw.type);

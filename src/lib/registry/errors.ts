@@ -1,15 +1,18 @@
 /**
  * The registry area's one error table (registry.md "Errors"): every error the
- * daemon sends — its own, and fastify's (validation, 404 route, body too
- * large, rate limit) mapped here by the one error handler of src/daemon/http.
+ * daemon sends — its own, and the HTTP layer's (HTTP_ERRORS: JSON syntax,
+ * validation, 404 route, body too large, internal_error) that the one mapper
+ * `toErrorBody` (src/lib/errors.ts) gives fastify's errors.
  * Sampling errors (sampling.md) pass through with their own codes.
  */
-import { fieldErrorFactory, messageErrorFactory } from '../errors.ts';
+import { fieldErrorFactory, HTTP_ERRORS, messageErrorFactory } from '../errors.ts';
 
 export const REGISTRY_ERRORS = {
+  // the HTTP layer's codes (JSON syntax, schema validation, 404 route, limits, internal_error), shared with the runtime
+  ...HTTP_ERRORS,
+  unauthenticated: { status: 401, when: 'no Authorization: Bearer key, or an unknown or revoked key' },
+  rate_limited: { status: 429, when: 'too many requests for this key in the window' },
   // 400 syntax
-  invalid_body: { status: 400, when: 'the body is not JSON, not an object, or a field has the wrong type or shape' },
-  unknown_field: { status: 400, when: 'a body or query field the route does not know' },
   missing_field: { status: 400, when: 'a required field is absent' },
   invalid_did: { status: 400, when: 'a DID fails the anchored W3C syntax or its method rule (did:key, did:ixo:entity:)' },
   invalid_type: { status: 400, when: 'domain type is not one of Organisation, Project, Asset, Device, Protocol, Oracle, Request' },
@@ -20,19 +23,13 @@ export const REGISTRY_ERRORS = {
   invalid_date: { status: 400, when: 'validFrom/validUntil not RFC 3339 with a zone' },
   class_required: { status: 400, when: 'class missing for a type other than Protocol' },
   invalid_also_known_as: { status: 400, when: 'alsoKnownAs not a non-empty string of at most 256 characters' },
-  invalid_query: { status: 400, when: 'a query parameter is malformed (limit, cursor, filters)' },
-  invalid_option: { status: 400, when: 'a vote option other than yes, no, abstain, veto' },
   invalid_package: { status: 400, when: 'a verification package is not {documents: [{url, hash}]}' },
-  invalid_header: { status: 400, when: 'Idempotency-Key or If-Match malformed' },
   invalid_role: { status: 400, when: 'a role other than admin, representative, voter, verifier, member' },
-  invalid_verification: { status: 400, when: 'verification status other than submitted, approved, rejected' },
   // 401 / 403
-  unauthenticated: { status: 401, when: 'no Authorization: Bearer key, or an unknown or revoked key' },
   forbidden_role: { status: 403, when: 'the key lacks the role the route needs' },
   not_controller: { status: 403, when: 'the caller is not a controller of the domain' },
   not_in_snapshot: { status: 403, when: 'the voter is not in the proposal\'s voter snapshot' },
   // 404
-  not_found: { status: 404, when: 'no route with this method and path' },
   domain_not_found: { status: 404, when: 'no domain with this DID' },
   design_not_found: { status: 404, when: 'no design with this id' },
   proposal_not_found: { status: 404, when: 'no proposal with this id' },
@@ -50,17 +47,13 @@ export const REGISTRY_ERRORS = {
   no_voters: { status: 409, when: 'the deployment has no voters configured; no proposal can be made' },
   // 412 / 413 / 428 / 429
   stale_version: { status: 412, when: 'If-Match does not name the current version' },
-  body_too_large: { status: 413, when: 'body over the limit (64 KiB)' },
-  unsupported_media_type: { status: 415, when: 'a body that is not application/json' },
   if_match_required: { status: 428, when: 'PATCH without If-Match' },
-  rate_limited: { status: 429, when: 'too many requests for this key in the window' },
   // 422 semantics
   unknown_protocol: { status: 422, when: 'class is not a registered, active Protocol domain' },
 
   dates_out_of_order: { status: 422, when: 'validUntil not after validFrom' },
   valid_until_past: { status: 422, when: 'validUntil already past' },
   // 5xx
-  internal: { status: 500, when: 'a fault of the daemon (logged with the request id)' },
   unavailable: { status: 503, when: 'the daemon is shutting down or cannot be reached (CLI)' },
 } as const;
 

@@ -59,9 +59,9 @@ describe('auth', () => {
     expectError(await s.call('GET', '/v1/domains'), 401, 'unauthenticated');
     expectError(await s.call('GET', '/v1/domains', { headers: { authorization: 'Basic abc' } }), 401, 'unauthenticated');
     expectError(await s.call('GET', '/v1/domains', { key: 'ok_nope' }), 401, 'unauthenticated');
-    const k = s.registry.createKey('did:example:gone', ['member']);
+    const k = s.registry.keys.create('did:example:gone', ['member']);
     expect((await s.call('GET', '/v1/domains', { key: k.key })).status).toBe(200);
-    s.registry.revokeKey(k.id);
+    s.registry.keys.revoke(k.id);
     const r = await s.call('GET', '/v1/domains', { key: k.key });
     expectError(r, 401, 'unauthenticated');
     expect(r.headers.get('www-authenticate')).toContain('Bearer');
@@ -88,12 +88,12 @@ describe('errors everywhere', () => {
     expectError(await s.call('DELETE', '/v1/domains', { key: alice }), 404, 'not_found');
   });
   it('malformed JSON, wrong media type, too large, prototype poisoning', async () => {
-    expectError(await s.call('POST', '/v1/domains', { key: alice, raw: '{"type":' }), 400, 'invalid_body');
+    expectError(await s.call('POST', '/v1/domains', { key: alice, raw: '{"type":' }), 400, 'invalid_json');
     expectError(await s.call('POST', '/v1/domains', { key: alice, raw: 'type=Project', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
     expectError(await s.call('POST', '/v1/domains', { key: alice, raw: JSON.stringify({ type: 'Project', metadata: { x: 'a'.repeat(70_000) } }) }), 413, 'body_too_large');
-    expectError(await s.call('POST', '/v1/domains', { key: alice, raw: '{"type":"Protocol","__proto__":{"admin":true}}' }), 400, 'invalid_body');
-    expectError(await s.call('POST', '/v1/domains', { key: alice, raw: '{"type":"Protocol","constructor":{"prototype":{"x":1}}}' }), 400, 'invalid_body');
-    expectError(await s.call('POST', '/v1/domains', { key: alice, raw: '{"type":"Protocol","metadata":{"a":{"__proto__":{"x":1}}}}' }), 400, 'invalid_body');
+    expectError(await s.call('POST', '/v1/domains', { key: alice, raw: '{"type":"Protocol","__proto__":{"admin":true}}' }), 400, 'invalid_json');
+    expectError(await s.call('POST', '/v1/domains', { key: alice, raw: '{"type":"Protocol","constructor":{"prototype":{"x":1}}}' }), 400, 'invalid_json');
+    expectError(await s.call('POST', '/v1/domains', { key: alice, raw: '{"type":"Protocol","metadata":{"a":{"__proto__":{"x":1}}}}' }), 400, 'invalid_json');
     expectError(await s.call('POST', '/v1/domains', { key: alice, body: { type: 'Protocol', metadata: { constructor: 'x' } } }), 400, 'invalid_metadata');
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });

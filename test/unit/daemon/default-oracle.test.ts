@@ -11,7 +11,7 @@ import { statSync } from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
 import { io as connect } from 'socket.io-client';
 import { buildServer } from '../../../src/daemon/server.ts';
-import { Registry } from '../../../src/daemon/registry/store.ts';
+import { Registry } from '../../../src/daemon/registry/index.ts';
 import { openDatabase } from '../../../src/storage/db.ts';
 import { REGISTRY_MIGRATIONS } from '../../../src/daemon/registry/migrations.ts';
 import { DEFAULT_CONFIG, parseConfig } from '../../../src/daemon/config.ts';

@@ -1,11 +1,11 @@
-/** Group commit: writes queued together share one COMMIT; a failing write is rolled back alone. */
+/** Group commit (Storage.write) as the registry uses it: writes queued together share one COMMIT; a failing write is rolled back alone. */
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../../src/storage/db.ts';
 import { REGISTRY_MIGRATIONS } from '../../../src/daemon/registry/migrations.ts';
-import { Registry } from '../../../src/daemon/registry/store.ts';
+import { Registry } from '../../../src/daemon/registry/index.ts';
 import { DEFAULT_CONFIG } from '../../../src/daemon/config.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oraclekit-gc-'));
@@ -16,16 +16,16 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('Registry.write', () => {
+describe('Storage.write, with the registry', () => {
   it('settles each write with its own result; a failure leaves no trace and does not undo the others', async () => {
     const p = { keyId: 'k', did: 'did:example:a', roles: ['member' as const] };
-    const ok1 = reg.write(() => reg.createDomain(p, { type: 'Protocol', metadata: { name: 'one' } }));
-    const bad = reg.write(() => {
-      reg.createDomain(p, { type: 'Protocol', metadata: { name: 'half' } });
+    const ok1 = db.write(() => reg.domains.create(p, { type: 'Protocol', metadata: { name: 'one' } }));
+    const bad = db.write(() => {
+      reg.domains.create(p, { type: 'Protocol', metadata: { name: 'half' } });
       throw new Error('boom after a write');
     });
-    const ok2 = reg.write(() => reg.createDomain(p, { type: 'Protocol', metadata: { name: 'two' } }));
-    const invalid = reg.write(() => reg.createDomain(p, { type: 'Nope' }));
+    const ok2 = db.write(() => reg.domains.create(p, { type: 'Protocol', metadata: { name: 'two' } }));
+    const invalid = db.write(() => reg.domains.create(p, { type: 'Nope' }));
     const [a, b, c, d] = await Promise.allSettled([ok1, bad, ok2, invalid]);
     expect(a.status).toBe('fulfilled');
     expect(b).toMatchObject({ status: 'rejected', reason: { message: 'boom after a write' } });
@@ -33,6 +33,6 @@ describe('Registry.write', () => {
     expect(d).toMatchObject({ status: 'rejected', reason: { code: 'invalid_type' } });
     const names = db.all<{ name: string }>('SELECT name FROM domains ORDER BY seq').map((r) => r.name);
     expect(names).toEqual(['one', 'two']);
-    expect(db.raw.isTransaction).toBe(false);
+    expect(db.inTransaction).toBe(false);
   });
 });

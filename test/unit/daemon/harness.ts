@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../../src/daemon/server.ts';
-import { Registry } from '../../../src/daemon/registry/store.ts';
+import { Registry } from '../../../src/daemon/registry/index.ts';
 import { openDatabase } from '../../../src/storage/db.ts';
 import { REGISTRY_MIGRATIONS } from '../../../src/daemon/registry/migrations.ts';
 import { parseConfig, type DeploymentConfig } from '../../../src/daemon/config.ts';
@@ -90,7 +90,7 @@ export async function startInProcess(config: Record<string, unknown> = {}): Prom
     app,
     registry,
     home: t.home,
-    key: (did, ...roles) => registry.createKey(did, roles).key,
+    key: (did, ...roles) => registry.keys.create(did, roles).key,
     close: async () => {
       await app.close();
       db.close();

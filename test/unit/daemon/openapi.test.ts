@@ -14,7 +14,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import * as S from '../../../src/daemon/http/schemas.ts';
 import { buildServer } from '../../../src/daemon/server.ts';
-import { Registry, type DesignRecord } from '../../../src/daemon/registry/store.ts';
+import { Registry } from '../../../src/daemon/registry/index.ts';
+import type { DesignRecord } from '../../../src/lib/registry/types.ts';
 import { openDatabase } from '../../../src/storage/db.ts';
 import { REGISTRY_MIGRATIONS } from '../../../src/daemon/registry/migrations.ts';
 import { parseConfig } from '../../../src/daemon/config.ts';
@@ -185,9 +186,9 @@ describe('live replies match their documented schema', () => {
 
 describe('serialization', () => {
   it('registry replies are plain JSON.stringify: the reply schemas are not run on them', async () => {
-    const rec = s.registry.listDesigns({}).items[0]!;
+    const rec = s.registry.designs.list({}).items[0]!;
     const odd = { ...rec, parameters: 'not an object', extra: [1, 2] } as unknown as DesignRecord;
-    const spy = vi.spyOn(s.registry, 'getDesign').mockReturnValueOnce(odd);
+    const spy = vi.spyOn(s.registry.designs, 'get').mockReturnValueOnce(odd);
     try {
       const r = await s.call('GET', `/v1/sampling/${rec.designId}`, { key: admin });
       expect(r.status).toBe(200);

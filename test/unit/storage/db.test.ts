@@ -38,7 +38,7 @@ describe('Database durability', () => {
     const db = openDatabase({ path: join(dir, 'bg.db'), migrations });
     await db.durable(); // the migrations' commits
     const before = db.fsyncCount;
-    db.transaction(() => db.run('INSERT INTO t (v) VALUES (?)', ['x']));
+    db.tx(() => db.run('INSERT INTO t (v) VALUES (?)', ['x']));
     expect(db.fsyncCount).toBe(before + 1);
     await db.durable();
     db.close();

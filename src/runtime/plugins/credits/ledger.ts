@@ -6,14 +6,15 @@
  *   consume: escrow:<did> −price, oracle:<oracleDid> +price (a paid claim buys one turn)
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../../../storage/db.ts';
+import type { Migration, Storage } from '../../../storage/storage.ts';
 import { creditsError } from './errors.ts';
 
 export const MICRO = 1_000_000;
 export const toMicro = (n: number) => Math.round(n * MICRO);
 export const fromMicro = (n: number) => n / MICRO;
 
-const MIGRATIONS = [
+/** The 'credits' area's migrations, applied by storage on the runtime's connection. Append only. */
+export const CREDITS_MIGRATIONS: Migration[] = [
   {
     version: 1,
     description: 'credits: contracts, claims, payments, double-entry ledger',
@@ -42,17 +43,6 @@ const MIGRATIONS = [
   },
 ];
 
-function migrate(db: Database): void {
-  const current = db.schemaVersion('credits');
-  for (const m of MIGRATIONS) {
-    if (m.version <= current) continue;
-    db.transaction(() => {
-      db.raw.exec(m.sql);
-      db.run('INSERT INTO schema_version (area, version, description, applied_at) VALUES (?, ?, ?, ?)', ['credits', m.version, m.description, new Date().toISOString()]);
-    });
-  }
-}
-
 export interface Contract {
   contractId: string;
   oracleDid: string;
@@ -80,23 +70,18 @@ interface ClaimRow {
   created_at: string;
 }
 
-const migrated = new WeakSet<Database>();
-
 export class CreditsLedger {
-  readonly db: Database;
+  readonly db: Storage;
   readonly oracleDid: string;
   readonly priceMicro: number;
   readonly denom: string;
 
-  constructor(db: Database, o: { oracleDid: string; price: number; denom: string }) {
+  constructor(db: Storage, o: { oracleDid: string; price: number; denom: string }) {
     this.db = db;
     this.oracleDid = o.oracleDid;
     this.priceMicro = toMicro(o.price);
     this.denom = o.denom;
-    if (!migrated.has(db)) {
-      migrate(db);
-      migrated.add(db);
-    }
+    db.migrate('credits', CREDITS_MIGRATIONS);
   }
 
   private claim(r: ClaimRow): Claim {
@@ -135,7 +120,7 @@ export class CreditsLedger {
    * none is open) must be paid first.
    */
   gate(userDid: string, sessionId: string): { ok: true; claimId: string } | { ok: false; claims: string[]; outstanding: Claim[] } {
-    return this.db.transaction(() => {
+    return this.db.tx(() => {
       const paid = this.db.get<ClaimRow>("SELECT * FROM credits_claims WHERE user_did = ? AND oracle_did = ? AND status = 'paid' ORDER BY created_at, rowid LIMIT 1", [userDid, this.oracleDid]);
       if (paid) {
         const now = new Date().toISOString();
@@ -160,7 +145,7 @@ export class CreditsLedger {
   pay(userDid: string, claimIds: string[], amount: number, reference?: string): { paymentId: string; paid: Claim[]; amount: number } {
     const contract = this.contract(userDid);
     if (!contract) throw creditsError('contract_required', "accept this oracle's contract first: POST /credits/contract");
-    return this.db.transaction(() => {
+    return this.db.tx(() => {
       const unique = [...new Set(claimIds)];
       const rows = unique.map((id) => {
         const r = this.db.get<ClaimRow>('SELECT * FROM credits_claims WHERE id = ? AND user_did = ? AND oracle_did = ?', [id, userDid, this.oracleDid]);

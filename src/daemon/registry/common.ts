@@ -1,0 +1,47 @@
+/**
+ * What the registry's resource modules share: the storage and config they
+ * work over, the clock, hashing, cursors and JSON helpers.
+ */
+import { createHash } from 'node:crypto';
+import type { Storage } from '../../storage/storage.ts';
+import type { DeploymentConfig } from '../config.ts';
+import { fieldError } from '../../lib/registry/errors.ts';
+
+export interface RegistryContext {
+  readonly db: Storage;
+  readonly config: DeploymentConfig;
+  /** The clock; tests of deadlines replace it (Registry.now). */
+  now(): number;
+}
+
+export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+export const nowIso = (t: number) => new Date(t).toISOString();
+
+export function encodeCursor(seq: number): string {
+  return Buffer.from(`s${seq}`).toString('base64url');
+}
+
+/** A nextCursor of a previous page → the seq to continue after (0 for the first page). */
+export function decodeCursor(c: string | undefined): number {
+  if (c === undefined || c === '') return 0;
+  const m = /^s(\d{1,15})$/.exec(Buffer.from(c, 'base64url').toString());
+  if (!m) throw fieldError('invalid_query', 'cursor', c, 'a nextCursor from a previous page');
+  return Number(m[1]);
+}
+
+export function deepFreeze<T>(o: T): T {
+  if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
+}
+
+/** JSON with sorted keys (for body hashes). */
+export function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return '[' + v.map(stableJson).join(',') + ']';
+  if (v !== null && typeof v === 'object') {
+    return '{' + Object.keys(v).sort().map((k) => JSON.stringify(k) + ':' + stableJson((v as Record<string, unknown>)[k])).join(',') + '}';
+  }
+  return JSON.stringify(v) ?? 'null';
+}

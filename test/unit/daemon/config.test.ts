@@ -1,0 +1,55 @@
+/** daemon.json through its zod schema, and the daemon's flags and environment resolved once. */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG, parseConfig, resolveSettings } from '../../../src/daemon/config.ts';
+
+const KEY = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK';
+
+describe('parseConfig', () => {
+  it('fills defaults; voters get weight 1; rateLimit may be partial; the tally is exact', () => {
+    const c = parseConfig({ voters: [{ did: KEY }, { did: 'did:example:board', weight: 3 }], rateLimit: { max: 5 }, tally: { rule: 'absolute_count', k: 2 }, $schema: 'x', comment: 'y' });
+    expect(c.voters).toEqual([{ did: KEY, weight: 1 }, { did: 'did:example:board', weight: 3 }]);
+    expect(c.rateLimit).toEqual({ max: 5, timeWindowMs: DEFAULT_CONFIG.rateLimit.timeWindowMs });
+    expect(c.tally).toEqual({ rule: 'absolute_count', k: 2 });
+    expect(c.port).toBe(DEFAULT_CONFIG.port);
+  });
+
+  it('refuses with invalid_config naming the key, its value and what is valid', () => {
+    const cases: [unknown, string, RegExp][] = [
+      [{ prot: 1 }, 'prot', /key prot is unknown/],
+      [{ oracle: { modle: 'm' } }, 'oracle.modle', /key oracle\.modle is unknown/],
+      [{ port: 70000 }, 'port', /port/],
+      [{ voters: [{ did: 'not a did' }] }, 'voters[0].did', /voters\[0\]\.did/],
+      [{ voters: [{ did: KEY }, { did: KEY }] }, 'voters[1].did', /repeats/],
+      [{ voters: [{ did: KEY, weight: 0 }] }, 'voters[0].weight', /weight/],
+      [{ bodyLimitBytes: 10 }, 'bodyLimitBytes', /bodyLimitBytes/],
+      [{ logLevel: 'loud' }, 'logLevel', /logLevel/],
+      [{ oracle: { features: { weather: 'no' } } }, 'oracle.features.weather', /oracle\.features/],
+      [[], '(root)', /root/],
+    ];
+    for (const [raw, field, message] of cases) {
+      let err: unknown;
+      try {
+        parseConfig(raw);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, JSON.stringify(raw)).toMatchObject({ code: 'invalid_config', status: 400, field });
+      expect((err as Error).message).toMatch(message);
+    }
+  });
+});
+
+describe('resolveSettings', () => {
+  const config = parseConfig({ port: 5000, host: '127.0.0.2' });
+  it('port: --port, then ORACLEKIT_DAEMON_PORT, then daemon.json; host: --host, then daemon.json', () => {
+    expect(resolveSettings(config, {}, {})).toEqual({ config, host: '127.0.0.2', port: 5000, dbSynchronous: 'async' });
+    expect(resolveSettings(config, {}, { ORACLEKIT_DAEMON_PORT: '0' }).port).toBe(0);
+    expect(resolveSettings(config, { port: '6000', host: '::1' }, { ORACLEKIT_DAEMON_PORT: '0' })).toMatchObject({ port: 6000, host: '::1' });
+    expect(resolveSettings(config, {}, { ORACLEKIT_DB_SYNCHRONOUS: 'FULL' }).dbSynchronous).toBe('FULL');
+  });
+  it('refuses a bad port or durability mode, naming where it came from', () => {
+    expect(() => resolveSettings(config, { port: 'x' }, {})).toThrow(/--port = "x" is not a port/);
+    expect(() => resolveSettings(config, {}, { ORACLEKIT_DAEMON_PORT: '99999' })).toThrow(/ORACLEKIT_DAEMON_PORT/);
+    expect(() => resolveSettings(config, {}, { ORACLEKIT_DB_SYNCHRONOUS: 'full' })).toThrow(/ORACLEKIT_DB_SYNCHRONOUS = "full" is not known/);
+  });
+});
