@@ -7,8 +7,7 @@
  */
 import { Box, Static, Text, useApp, useInput } from 'ink';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import type { AnyEvent } from '../lib/protocol/index.ts';
-import type { ToolCallState } from '../client/client.ts';
+import type { AnyEvent, ToolCallState, TurnState } from '../lib/protocol/index.ts';
 import { explainError, explainRunError, type ChatController } from './chat-controller.ts';
 import { Markdown } from './markdown.tsx';
 
@@ -17,13 +16,13 @@ export type NewItem = DistributiveOmit<Item, 'id'>;
 
 export type Item =
   | { id: number; kind: 'user'; text: string }
-  | { id: number; kind: 'assistant'; text: string; tools: ToolCallState[]; status: string }
+  | { id: number; kind: 'assistant'; text: string; tools: readonly ToolCallState[]; status: string }
   | { id: number; kind: 'note'; text: string }
   | { id: number; kind: 'error'; text: string };
 
 interface Live {
   text: string;
-  tools: ToolCallState[];
+  tools: readonly ToolCallState[];
   cancelling: boolean;
 }
 
@@ -150,27 +149,23 @@ export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstTokenE
         return;
       }
       firstTokenSeen.current = false;
-      const state: Live = { text: '', tools: [], cancelling: false };
-      const tools = new Map<string, ToolCallState>();
-      const onEvent = (e: AnyEvent) => {
-        if (e.event === 'message') {
-          state.text += e.data.content;
-          if (!firstTokenSeen.current) {
-            firstTokenSeen.current = true;
-            onFirstTokenEvent?.();
-          }
-        } else if (e.event === 'tool_call') {
-          const prev = tools.get(e.data.eventId);
-          tools.set(e.data.eventId, { ...prev, eventId: e.data.eventId, toolName: e.data.toolName, args: e.data.args ?? prev?.args, status: e.data.status, output: e.data.output, error: e.data.error });
-          state.tools = [...tools.values()];
-        } else return;
-        setLive((l) => ({ ...state, cancelling: l?.cancelling ?? false }));
+      let turn: TurnState | undefined;
+      const onEvent = (e: AnyEvent, next: TurnState) => {
+        const prev = turn;
+        turn = next;
+        // the live region shows the text and the tool calls: other events do not render
+        if (next.text === (prev?.text ?? '') && (next.toolCalls.length === 0 || next.toolCalls === prev?.toolCalls)) return;
+        if (e.event === 'message' && !firstTokenSeen.current) {
+          firstTokenSeen.current = true;
+          onFirstTokenEvent?.();
+        }
+        setLive((l) => ({ text: next.text, tools: next.toolCalls, cancelling: l?.cancelling ?? false }));
       };
       // the request leaves before React renders the user's line: rendering is not on the critical path
       const pending = controller.send(text, onEvent);
       add({ kind: 'user', text });
       setBusy(true);
-      setLive({ ...state });
+      setLive({ text: '', tools: [], cancelling: false });
       try {
         const r = await pending;
         const extra: NewItem[] = [];
@@ -178,7 +173,7 @@ export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstTokenE
         if (why && r.status !== 'aborted') extra.push({ kind: 'error', text: why });
         add({ kind: 'assistant', text: r.text, tools: r.toolCalls, status: r.status }, ...extra);
       } catch (e) {
-        if (state.text || state.tools.length) add({ kind: 'assistant', text: state.text, tools: state.tools, status: 'failed' });
+        if (turn && (turn.text || turn.toolCalls.length)) add({ kind: 'assistant', text: turn.text, tools: turn.toolCalls, status: 'failed' });
         add({ kind: 'error', text: explainError(e, controller.client.baseUrl) });
       } finally {
         setLive(null);
