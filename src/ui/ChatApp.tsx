@@ -60,6 +60,18 @@ function short(v: unknown, n = 60): string {
   return s.length > n ? s.slice(0, n - 1) + '…' : s;
 }
 
+/** The input line after the keys of one chunk: Ctrl+U clears, Backspace deletes, line breaks are spaces. */
+function editLine(line: string, keys: string): string {
+  let text = line;
+  for (const c of keys) {
+    if (c === '\u0015') text = '';
+    else if (c === '\u007f' || c === '\b') text = [...text].slice(0, -1).join('');
+    else if (c === '\r' || c === '\n') text += ' ';
+    else if (c >= ' ') text += c;
+  }
+  return text;
+}
+
 export function ToolLine({ t, spinnerMs }: { t: ToolCallState; spinnerMs: number }): ReactNode {
   const icon = t.status === 'isRunning' ? <Spinner ms={spinnerMs} /> : t.status === 'done' ? <Text color="green">✓</Text> : <Text color="red">✗</Text>;
   return (
@@ -206,20 +218,19 @@ export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstTokenE
     }
     if (key.ctrl && ch === 'd' && input === '') return quit();
     setArmed(false);
-    if (key.return) {
+    const enter = (text: string) => {
       if (busy) {
-        if (input.trim()) {
-          queue.current.push(input);
+        if (text.trim()) {
+          queue.current.push(text);
           setQueued([...queue.current]);
           setInput('');
         }
         return;
       }
-      const text = input;
       setInput('');
       void submit(text);
-      return;
-    }
+    };
+    if (key.return) return enter(input);
     if (key.upArrow) {
       const h = history.current;
       if (!h.length) return;
@@ -248,7 +259,13 @@ export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstTokenE
     }
     if (key.ctrl && ch === 'u') return setInput('');
     if (key.escape || key.tab || key.leftArrow || key.rightArrow || key.pageUp || key.pageDown || key.meta || key.ctrl) return;
-    if (ch) setInput((s) => s + ch.replace(/[\r\n]+/g, ' '));
+    if (!ch) return;
+    // Keys read in one chunk (a fast typist, a loaded machine, tmux send-keys, a paste) reach us as
+    // one input with no key flags: Ctrl+U and Backspace inside it still edit, a trailing CR is the
+    // Enter, and other line breaks become spaces (a pasted paragraph stays one message).
+    const typed = ch.replace(/\r+$/, '');
+    if (typed !== ch) return enter(editLine(input, typed));
+    setInput((s) => editLine(s, typed));
   });
 
   return (
