@@ -13,7 +13,7 @@
  *   stream then ends with `done {status:'aborted'}`.
  */
 import * as P from '../lib/protocol/index.ts';
-import type { AnyEvent, DoneStatus, Message, Session } from '../lib/protocol/index.ts';
+import { initialTurn, reduceTurn, type AnyEvent, type DoneStatus, type Message, type Session, type TurnState } from '../lib/protocol/index.ts';
 import { UcanAuth, type AuthOptions, type AuthSource } from './auth.ts';
 import { OracleClientError, OracleUnreachableError, errorFromResponse } from './errors.ts';
 import { OracleEventParser } from './sse.ts';
@@ -51,30 +51,20 @@ export interface SendOptions {
   timezone?: string;
   tools?: BrowserToolSpec[];
   agActions?: AgActionSpec[];
-  /** Called for every event, in order, before it is yielded. */
-  onEvent?: (e: AnyEvent) => void;
+  /** Called for every event, in order, before it is yielded, with the turn so far (the events folded by reduceTurn). */
+  onEvent?: OnTurnEvent;
   /** Stops reading (does not abort the run on the server; see ChatStream.abort). */
   signal?: AbortSignal;
 }
 
-export interface ToolCallState {
-  eventId: string;
-  toolName: string;
-  args: unknown;
-  status: P.ToolCallEvent['status'];
-  output?: unknown;
-  error?: string;
-}
+export type { ToolCallState, TurnState } from '../lib/protocol/index.ts';
 
-export interface TurnResult {
+/** A stream's event and the turn after it. */
+export type OnTurnEvent = (e: AnyEvent, turn: TurnState) => void;
+
+/** A streamed turn once its `done` frame arrived: the events folded by reduceTurn. */
+export interface TurnResult extends Omit<TurnState, 'status'> {
   status: DoneStatus;
-  text: string;
-  runId: string;
-  requestId: string;
-  toolCalls: ToolCallState[];
-  reasoning: string;
-  /** The last `error` event of the run, if any. */
-  error?: P.ErrorEvent;
   /** How many times the stream was rejoined. */
   rejoins: number;
 }
@@ -236,7 +226,7 @@ export class OracleClient {
   }
 
   /** Rejoins a run's stream from event id `after` (GET /runs/:runId?after=N). */
-  rejoin(runId: string, after: number, o: { sessionId?: string; onEvent?: (e: AnyEvent) => void; signal?: AbortSignal } = {}): ChatStream {
+  rejoin(runId: string, after: number, o: { sessionId?: string; onEvent?: OnTurnEvent; signal?: AbortSignal } = {}): ChatStream {
     return this.stream(o.sessionId ?? '', { kind: 'rejoin', runId, after }, o);
   }
 
@@ -251,7 +241,7 @@ export class OracleClient {
     return this.stream(sessionId, { kind: 'send', body }, o);
   }
 
-  private stream(sessionId: string, start: { kind: 'send'; body: P.SendMessageBody } | { kind: 'rejoin'; runId: string; after: number }, o: { onEvent?: (e: AnyEvent) => void; signal?: AbortSignal }): ChatStream {
+  private stream(sessionId: string, start: { kind: 'send'; body: P.SendMessageBody } | { kind: 'rejoin'; runId: string; after: number }, o: { onEvent?: OnTurnEvent; signal?: AbortSignal }): ChatStream {
     // events queue for async iteration
     const queue: AnyEvent[] = [];
     let wake: (() => void) | undefined;
@@ -268,7 +258,7 @@ export class OracleClient {
     const ids = { runId: start.kind === 'rejoin' ? start.runId : '', requestId: '' };
 
     const run = async (): Promise<TurnResult> => {
-      const state: TurnResult = { status: 'failed', text: '', runId: ids.runId, requestId: '', toolCalls: [], reasoning: '', rejoins: 0 };
+      let rejoins = 0;
       let lastId = start.kind === 'rejoin' ? start.after : 0;
       let res: Response;
       if (start.kind === 'send') {
@@ -278,10 +268,8 @@ export class OracleClient {
       }
       ids.runId = res.headers.get('x-run-id') ?? ids.runId;
       ids.requestId = res.headers.get('x-request-id') ?? '';
-      state.runId = ids.runId;
-      state.requestId = ids.requestId;
+      let turn = initialTurn(ids);
       resolveStarted({ ...ids });
-      const tools = new Map<string, ToolCallState>();
       let attempts = 0;
       for (;;) {
         let sawDone = false;
@@ -290,12 +278,10 @@ export class OracleClient {
           sawDone = await this.readEvents(res, o.signal, (e) => {
             if (e.event !== 'run' && e.id <= lastId) return; // already delivered before a rejoin
             if (e.event !== 'run') lastId = e.id;
-            apply(state, tools, e);
-            if (e.event === 'run') {
-              if (!ids.runId) ids.runId = state.runId = e.data.runId;
-              if (!ids.requestId) ids.requestId = state.requestId = e.data.requestId;
-            }
-            o.onEvent?.(e);
+            turn = reduceTurn(turn, e);
+            ids.runId = turn.runId;
+            ids.requestId = turn.requestId;
+            o.onEvent?.(e, turn);
             push(e);
           });
         } catch (e) {
@@ -310,7 +296,7 @@ export class OracleClient {
         }
         await sleep((this.opts.rejoinDelayMs ?? 100) * 2 ** attempts);
         attempts++;
-        state.rejoins++;
+        rejoins++;
         try {
           res = await this.request('GET', `/runs/${encodeURIComponent(ids.runId)}?after=${lastId}`, undefined, { signal: o.signal, accept: 'text/event-stream' });
         } catch (e) {
@@ -318,8 +304,7 @@ export class OracleClient {
           res = new Response(''); // unreachable for now: retry with the next attempt
         }
       }
-      state.toolCalls = [...tools.values()];
-      return state;
+      return { ...turn, status: turn.status === 'streaming' ? 'failed' : turn.status, rejoins };
     };
 
     const result = run().then(
@@ -391,32 +376,5 @@ export class OracleClient {
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
-  }
-}
-
-function apply(state: TurnResult, tools: Map<string, ToolCallState>, e: AnyEvent): void {
-  switch (e.event) {
-    case 'run':
-      break;
-    case 'message':
-      state.text += e.data.content;
-      break;
-    case 'reasoning':
-      state.reasoning += e.data.reasoning;
-      break;
-    case 'tool_call': {
-      const prev = tools.get(e.data.eventId);
-      tools.set(e.data.eventId, { ...prev, eventId: e.data.eventId, toolName: e.data.toolName, args: e.data.args ?? prev?.args, status: e.data.status, output: e.data.output, error: e.data.error });
-      break;
-    }
-    case 'action_call':
-      break;
-    case 'error':
-      state.error = e.data;
-      break;
-    case 'done':
-      state.status = e.data.status;
-      if (e.data.partialText && !state.text) state.text = e.data.partialText;
-      break;
   }
 }

@@ -3,7 +3,9 @@
  * See docs/client.md.
  */
 export { OracleClient } from './client.ts';
-export type { OracleClientOptions, SendOptions, ChatStream, TurnResult, ToolCallState, BrowserToolSpec, AgActionSpec } from './client.ts';
+export type { OracleClientOptions, SendOptions, OnTurnEvent, ChatStream, TurnResult, ToolCallState, TurnState, BrowserToolSpec, AgActionSpec } from './client.ts';
+export { reduceTurn, initialTurn, turnMessages, messageIds, parseMessageId, transcript, TURN_ERROR_CODES } from '../lib/protocol/messages.ts';
+export type { ParsedMessageId, MessagePart, TranscriptEntry, TurnErrorCode } from '../lib/protocol/messages.ts';
 export { UcanAuth } from './auth.ts';
 export type { AuthSource, AuthOptions, MintedDelegation } from './auth.ts';
 export { connectRealtime } from './realtime.ts';

@@ -5,7 +5,7 @@
  * never stops the run; the run's events are stored when it ends.
  */
 import { randomUUID } from 'node:crypto';
-import type { AnyEvent, AnyEventInput, DoneStatus, RunStatus } from '../lib/protocol/index.ts';
+import { initialTurn, reduceTurn, type AnyEvent, type AnyEventInput, type DoneStatus, type RunStatus, type TurnState } from '../lib/protocol/index.ts';
 import type { RuntimeStore } from './store.ts';
 
 export type RunListener = (e: AnyEvent) => void;
@@ -18,8 +18,8 @@ export class Run {
   status: RunStatus = 'queued';
   readonly events: AnyEvent[] = [];
   readonly abort = new AbortController();
-  /** The answer text so far. */
-  text = '';
+  /** The run's events folded by reduceTurn: text, reasoning, tool calls, last error. */
+  turn: TurnState;
   private readonly listeners = new Set<RunListener>();
   private resolveDone!: (s: DoneStatus) => void;
   readonly done: Promise<DoneStatus>;
@@ -30,6 +30,12 @@ export class Run {
     this.sessionId = init.sessionId;
     this.userDid = init.userDid;
     this.done = new Promise((r) => (this.resolveDone = r));
+    this.turn = initialTurn({ runId: this.runId, requestId: this.requestId });
+  }
+
+  /** The answer text so far. */
+  get text(): string {
+    return this.turn.text;
   }
 
   get finished(): boolean {
@@ -39,7 +45,7 @@ export class Run {
   emit(e: AnyEventInput): AnyEvent {
     const ev = { ...e, id: this.events.length + 1 } as AnyEvent;
     this.events.push(ev);
-    if (ev.event === 'message') this.text += ev.data.content;
+    this.turn = reduceTurn(this.turn, ev);
     for (const l of this.listeners) {
       try {
         l(ev);

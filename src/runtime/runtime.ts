@@ -19,7 +19,8 @@ import { randomUUID } from 'node:crypto';
 import { BUNDLED_PLUGINS } from './plugins/index.ts';
 import { metaTools } from './meta-tools.ts';
 import { RunManager, type Run } from './runs.ts';
-import { runTurn, type AgentDeps, type TurnInput } from './agent.ts';
+import { runTurn, type AgentDeps, type TurnInput } from './agent/index.ts';
+import { transcript } from '../lib/protocol/messages.ts';
 import { Authenticator } from './auth.ts';
 import { RUNTIME_ERRORS, runtimeError } from '../lib/protocol/errors.ts';
 import type { ErrorTable } from '../lib/errors.ts';
@@ -306,13 +307,7 @@ export class OracleRuntime {
   }
 
   private history(sessionId: string): ModelMessage[] {
-    const out: ModelMessage[] = [];
-    for (const m of this.store.history(sessionId)) {
-      if (typeof m.content !== 'string') continue;
-      if (m.type === 'human') out.push({ role: 'user', content: m.content });
-      else if (m.content !== '' && !m.id.includes('-ToolCall-') && !m.id.endsWith('-reasoning')) out.push({ role: 'assistant', content: m.content });
-    }
-    return out;
+    return transcript(this.store.history(sessionId));
   }
 
   private agentDeps(): AgentDeps {

@@ -7,8 +7,7 @@
  */
 import { Box, Static, Text, useApp, useInput } from 'ink';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import type { AnyEvent } from '../lib/protocol/index.ts';
-import type { ToolCallState } from '../client/client.ts';
+import type { AnyEvent, ToolCallState, TurnState } from '../lib/protocol/index.ts';
 import { explainError, explainRunError, type ChatController } from './chat-controller.ts';
 import { Markdown } from './markdown.tsx';
 
@@ -17,13 +16,13 @@ export type NewItem = DistributiveOmit<Item, 'id'>;
 
 export type Item =
   | { id: number; kind: 'user'; text: string }
-  | { id: number; kind: 'assistant'; text: string; tools: ToolCallState[]; status: string }
+  | { id: number; kind: 'assistant'; text: string; tools: readonly ToolCallState[]; status: string }
   | { id: number; kind: 'note'; text: string }
   | { id: number; kind: 'error'; text: string };
 
 interface Live {
   text: string;
-  tools: ToolCallState[];
+  tools: readonly ToolCallState[];
   cancelling: boolean;
 }
 
@@ -59,6 +58,18 @@ function short(v: unknown, n = 60): string {
   }
   s = s ?? '';
   return s.length > n ? s.slice(0, n - 1) + '…' : s;
+}
+
+/** The input line after the keys of one chunk: Ctrl+U clears, Backspace deletes, line breaks are spaces. */
+function editLine(line: string, keys: string): string {
+  let text = line;
+  for (const c of keys) {
+    if (c === '\u0015') text = '';
+    else if (c === '\u007f' || c === '\b') text = [...text].slice(0, -1).join('');
+    else if (c === '\r' || c === '\n') text += ' ';
+    else if (c >= ' ') text += c;
+  }
+  return text;
 }
 
 export function ToolLine({ t, spinnerMs }: { t: ToolCallState; spinnerMs: number }): ReactNode {
@@ -150,27 +161,23 @@ export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstTokenE
         return;
       }
       firstTokenSeen.current = false;
-      const state: Live = { text: '', tools: [], cancelling: false };
-      const tools = new Map<string, ToolCallState>();
-      const onEvent = (e: AnyEvent) => {
-        if (e.event === 'message') {
-          state.text += e.data.content;
-          if (!firstTokenSeen.current) {
-            firstTokenSeen.current = true;
-            onFirstTokenEvent?.();
-          }
-        } else if (e.event === 'tool_call') {
-          const prev = tools.get(e.data.eventId);
-          tools.set(e.data.eventId, { ...prev, eventId: e.data.eventId, toolName: e.data.toolName, args: e.data.args ?? prev?.args, status: e.data.status, output: e.data.output, error: e.data.error });
-          state.tools = [...tools.values()];
-        } else return;
-        setLive((l) => ({ ...state, cancelling: l?.cancelling ?? false }));
+      let turn: TurnState | undefined;
+      const onEvent = (e: AnyEvent, next: TurnState) => {
+        const prev = turn;
+        turn = next;
+        // the live region shows the text and the tool calls: other events do not render
+        if (next.text === (prev?.text ?? '') && (next.toolCalls.length === 0 || next.toolCalls === prev?.toolCalls)) return;
+        if (e.event === 'message' && !firstTokenSeen.current) {
+          firstTokenSeen.current = true;
+          onFirstTokenEvent?.();
+        }
+        setLive((l) => ({ text: next.text, tools: next.toolCalls, cancelling: l?.cancelling ?? false }));
       };
       // the request leaves before React renders the user's line: rendering is not on the critical path
       const pending = controller.send(text, onEvent);
       add({ kind: 'user', text });
       setBusy(true);
-      setLive({ ...state });
+      setLive({ text: '', tools: [], cancelling: false });
       try {
         const r = await pending;
         const extra: NewItem[] = [];
@@ -178,7 +185,7 @@ export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstTokenE
         if (why && r.status !== 'aborted') extra.push({ kind: 'error', text: why });
         add({ kind: 'assistant', text: r.text, tools: r.toolCalls, status: r.status }, ...extra);
       } catch (e) {
-        if (state.text || state.tools.length) add({ kind: 'assistant', text: state.text, tools: state.tools, status: 'failed' });
+        if (turn && (turn.text || turn.toolCalls.length)) add({ kind: 'assistant', text: turn.text, tools: turn.toolCalls, status: 'failed' });
         add({ kind: 'error', text: explainError(e, controller.client.baseUrl) });
       } finally {
         setLive(null);
@@ -211,20 +218,19 @@ export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstTokenE
     }
     if (key.ctrl && ch === 'd' && input === '') return quit();
     setArmed(false);
-    if (key.return) {
+    const enter = (text: string) => {
       if (busy) {
-        if (input.trim()) {
-          queue.current.push(input);
+        if (text.trim()) {
+          queue.current.push(text);
           setQueued([...queue.current]);
           setInput('');
         }
         return;
       }
-      const text = input;
       setInput('');
       void submit(text);
-      return;
-    }
+    };
+    if (key.return) return enter(input);
     if (key.upArrow) {
       const h = history.current;
       if (!h.length) return;
@@ -253,7 +259,13 @@ export function ChatApp({ controller, banner = [], spinnerMs = 80, onFirstTokenE
     }
     if (key.ctrl && ch === 'u') return setInput('');
     if (key.escape || key.tab || key.leftArrow || key.rightArrow || key.pageUp || key.pageDown || key.meta || key.ctrl) return;
-    if (ch) setInput((s) => s + ch.replace(/[\r\n]+/g, ' '));
+    if (!ch) return;
+    // Keys read in one chunk (a fast typist, a loaded machine, tmux send-keys, a paste) reach us as
+    // one input with no key flags: Ctrl+U and Backspace inside it still edit, a trailing CR is the
+    // Enter, and other line breaks become spaces (a pasted paragraph stays one message).
+    const typed = ch.replace(/\r+$/, '');
+    if (typed !== ch) return enter(editLine(input, typed));
+    setInput((s) => editLine(s, typed));
   });
 
   return (

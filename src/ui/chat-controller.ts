@@ -3,8 +3,8 @@
  * current session, a model, slash commands, and turns streamed through the
  * headless client (src/client) — the same code paths the React SDK uses.
  */
-import type { AnyEvent } from '../lib/protocol/index.ts';
-import type { OracleClient, TurnResult, ChatStream } from '../client/client.ts';
+import { transcript, type TurnErrorCode } from '../lib/protocol/index.ts';
+import type { OracleClient, TurnResult, ChatStream, OnTurnEvent } from '../client/client.ts';
 import { OracleClientError, PaymentRequiredError } from '../client/errors.ts';
 
 export interface CommandResult {
@@ -47,8 +47,8 @@ export class ChatController {
     return this.sessionId;
   }
 
-  /** Streams one turn. Events go to onEvent as they arrive. */
-  async send(text: string, onEvent: (e: AnyEvent) => void): Promise<TurnResult> {
+  /** Streams one turn. Events go to onEvent as they arrive, with the turn so far. */
+  async send(text: string, onEvent: OnTurnEvent): Promise<TurnResult> {
     const sessionId = await this.ensureSession();
     const stream = this.client.send(sessionId, text, { onEvent, ...(this.model ? { model: this.model } : {}) });
     this.current = stream;
@@ -103,10 +103,7 @@ export class ChatController {
         this.sessionId = matches[0]!.sessionId;
         const history = await this.client.history(this.sessionId);
         const lines = [`Switched to ${this.sessionId} (${history.length} messages).`];
-        for (const m of history.slice(-10)) {
-          if (typeof m.content !== 'string' || m.content === '' || m.id.includes('-ToolCall-') || m.id.endsWith('-reasoning')) continue;
-          lines.push(`${m.type === 'human' ? 'you' : 'oracle'}: ${m.content}`);
-        }
+        for (const t of transcript(history.slice(-10))) if (t.content !== '') lines.push(`${t.role === 'user' ? 'you' : 'oracle'}: ${t.content}`);
         return { lines, reset: true };
       }
       case '/model': {
@@ -124,6 +121,8 @@ export class ChatController {
   }
 }
 
+const NO_MODEL = "The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json (for the local daemon's default oracle: LLM_MODEL in the daemon's environment, then oraclekit daemon restart).";
+
 /** A message for people, for any failure of a turn or command. */
 export function explainError(e: unknown, baseUrl: string): string {
   if (e instanceof PaymentRequiredError) {
@@ -135,21 +134,18 @@ export function explainError(e: unknown, baseUrl: string): string {
   if (e instanceof OracleClientError) {
     if (e.code === 'oracle_unreachable') return `Cannot reach the oracle at ${baseUrl}. Is it running? (start it with \`npm run dev\` in its project, or check --oracle)`;
     if (e.status === 401) return `The oracle refused your identity (${e.code}: ${e.message}), even after re-authorising.`;
-    if (e.code === 'model_not_configured') return `The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json (for the local daemon's default oracle: LLM_MODEL in the daemon's environment, then oraclekit daemon restart).`;
+    if (e.code === 'model_not_configured') return NO_MODEL;
     return `${e.message} [${e.code}]`;
   }
   return e instanceof Error ? e.message : String(e);
 }
 
-/** A message for an `error` event of a run (or undefined for none). */
+/** A message for an `error` event of a run (or undefined for none), decided on the event's code (TURN_ERROR_CODES). */
 export function explainRunError(r: TurnResult): string | undefined {
   const err = r.error;
   if (!err) return undefined;
-  if (/HTTP 40[13]/.test(err.error) || /api key|unauthori[sz]ed|invalid.*key/i.test(err.error)) {
-    return `The model provider refused the oracle's key (${err.error}). Check LLM_PROVIDER_API_KEY on the oracle.`;
-  }
-  if (err.code === 'model_not_configured' || /no model configured/i.test(err.error)) {
-    return "The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json (for the local daemon's default oracle: LLM_MODEL in the daemon's environment, then oraclekit daemon restart).";
-  }
+  const is = (code: TurnErrorCode) => err.code === code;
+  if (is('provider_unauthorized')) return `The model provider refused the oracle's key (${err.error}). Check LLM_PROVIDER_API_KEY on the oracle.`;
+  if (is('model_not_configured')) return NO_MODEL;
   return `${err.error} [${err.code}${err.retryable ? ', retryable' : ''}]`;
 }

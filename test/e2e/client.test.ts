@@ -67,6 +67,19 @@ describe('OracleClient', () => {
     expect(page.hasOlder).toBe(true);
   });
 
+  it('folds the turn once (reduceTurn): onEvent gets the turn so far, the reasoning is the one of the history (not repeated by its closing frame)', async () => {
+    const c = await newClient();
+    const { sessionId } = await c.createSession();
+    h.model.enqueue({ steps: [{ type: 'reasoning', text: 'The user greets me.', chunkSize: 5 }, { type: 'text', text: 'Hello!', chunkSize: 3 }] });
+    const texts: string[] = [];
+    const stream = c.send(sessionId, 'hi', { onEvent: (e, turn) => e.event === 'message' && texts.push(turn.text) });
+    const r = await stream.result;
+    expect(texts).toEqual(['Hel', 'Hello!']);
+    expect(r.reasoning).toBe('The user greets me.');
+    const history = await c.history(sessionId);
+    expect(history.find((m) => m.id === r.requestId)).toMatchObject({ content: 'Hello!', reasoning: r.reasoning });
+  });
+
   it('rejoins a dropped stream from the last event id without duplicates', async () => {
     let cut = true;
     // a fetch whose first SSE body breaks right after the first text delta

@@ -5,7 +5,7 @@
  */
 export { OraclesProvider, useOraclesContext } from './context.tsx';
 export type { OraclesProviderProps, OraclesWallet, TransactSignX, AgActionDef, OraclesContextValue } from './context.tsx';
-export { useChat, applyEvent } from './useChat.ts';
+export { useChat } from './useChat.ts';
 export type { UseChatOptions, UseChatResult, ChatStatus, ChatMessage, BrowserTool } from './useChat.ts';
 export { useOracleSessions } from './sessions.ts';
 export type { UseOracleSessionsResult } from './sessions.ts';

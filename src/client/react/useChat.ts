@@ -6,8 +6,9 @@
  * failed request → 'error'. Payment required (HTTP 402) calls
  * onPaymentRequiredError(claimIds) and ends in 'error' with sendMessageError.
  *
- * Messages use the ids the stream uses (protocol.md): the AI message of a
- * turn is the request id, a tool row `${requestId}-ToolCall-${eventId}`; so
+ * Messages use the ids the stream uses (protocol.md): while a turn streams,
+ * its rows are turnMessages() of the turn the client folds (reduceTurn) —
+ * the AI message is the request id, a tool row messageIds.toolCall(); so
  * after each turn the view is replaced by the history without losing
  * anything. streamingMode 'batched' (default) applies stream updates at most
  * once per frame; 'immediate' applies each event as it arrives.
@@ -17,7 +18,7 @@
  * actions registered with useAgAction likewise.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { AnyEvent, Message } from '../../lib/protocol/index.ts';
+import { turnMessages, type AnyEvent, type Message, type TurnState } from '../../lib/protocol/index.ts';
 import type { ChatStream } from '../client.ts';
 import { PaymentRequiredError } from '../errors.ts';
 import { connectRealtime, type ToolHandler } from '../realtime.ts';
@@ -63,56 +64,6 @@ export interface UseChatResult {
 }
 
 const now = () => new Date().toISOString();
-
-function upsert(list: ChatMessage[], m: ChatMessage, before?: string): ChatMessage[] {
-  const i = list.findIndex((x) => x.id === m.id);
-  if (i >= 0) {
-    const copy = list.slice();
-    copy[i] = m;
-    return copy;
-  }
-  if (before !== undefined) {
-    const j = list.findIndex((x) => x.id === before);
-    if (j >= 0) return [...list.slice(0, j), m, ...list.slice(j)];
-  }
-  return [...list, m];
-}
-
-/** Applies one stream event to the message list (pure). */
-export function applyEvent(list: ChatMessage[], e: AnyEvent, requestId: string): ChatMessage[] {
-  switch (e.event) {
-    case 'message': {
-      const prev = list.find((m) => m.id === requestId);
-      const text = (typeof prev?.content === 'string' ? prev.content : '') + e.data.content;
-      return upsert(list, { ...(prev ?? { id: requestId, type: 'ai', createdAt: now() }), content: text } as ChatMessage);
-    }
-    case 'reasoning': {
-      const prev = list.find((m) => m.id === requestId);
-      return upsert(list, { ...(prev ?? { id: requestId, type: 'ai', content: '', createdAt: now() }), reasoning: (prev?.reasoning ?? '') + e.data.reasoning } as ChatMessage);
-    }
-    case 'tool_call': {
-      const id = `${requestId}-ToolCall-${e.data.eventId}`;
-      const prev = list.find((m) => m.id === id);
-      const prevArgs = prev && typeof prev.content === 'object' && !Array.isArray(prev.content) ? prev.content.props.args : undefined;
-      const m: ChatMessage = {
-        id,
-        type: 'ai',
-        createdAt: prev?.createdAt ?? now(),
-        content: { name: e.data.toolName, props: { id: e.data.eventId, args: e.data.args ?? prevArgs, status: e.data.status, output: e.data.output ?? e.data.error } },
-      };
-      // tool rows go before the turn's text
-      return upsert(list, m, requestId);
-    }
-    case 'action_call': {
-      const id = `${requestId}-ToolCall-${e.data.toolCallId}`;
-      const prev = list.find((m) => m.id === id);
-      const prevArgs = prev && typeof prev.content === 'object' && !Array.isArray(prev.content) ? prev.content.props.args : undefined;
-      return upsert(list, { id, type: 'ai', createdAt: prev?.createdAt ?? now(), content: { name: e.data.toolName, props: { id: e.data.toolCallId, args: prevArgs, status: e.data.status, output: e.data.output ?? e.data.error } } }, requestId);
-    }
-    default:
-      return list;
-  }
-}
 
 export function useChat(o: UseChatOptions): UseChatResult {
   const ctx = useOraclesContext();
@@ -190,28 +141,28 @@ export function useChat(o: UseChatOptions): UseChatResult {
       const tools = (opts.current.browserTools ?? []).map((t) => ({ name: t.toolName, description: t.description, schema: toJsonSchema(t.schema) }));
       const agActions = [...ctx.actions.values()].map((a) => ({ name: a.name, description: a.description, schema: toJsonSchema(a.parameters), hasRender: !!a.render }));
       const batched = (opts.current.streamingMode ?? 'batched') === 'batched';
-      let pending: AnyEvent[] = [];
+      // the turn's rows (turnMessages: the history's ids) replace their previous version at the end of the list
+      const createdAt = now();
+      let turn: TurnState | undefined;
+      let shown = new Set<string>();
       let timer: ReturnType<typeof setTimeout> | undefined;
-      let requestId = '';
-      let sawError = false;
       let streaming = false;
       const flush = () => {
         timer = undefined;
-        const evs = pending;
-        pending = [];
-        if (evs.length) setMessages((l) => evs.reduce((acc, e) => applyEvent(acc, e, requestId), l));
+        if (!turn) return;
+        const rows = turnMessages(turn, createdAt);
+        if (rows.length === 0 && shown.size === 0) return;
+        const old = shown;
+        shown = new Set(rows.map((m) => m.id));
+        setMessages((l) => [...l.filter((m) => !old.has(m.id) && !shown.has(m.id)), ...rows]);
       };
-      const onEvent = (e: AnyEvent) => {
-        if (e.event === 'run') requestId ||= e.data.requestId;
+      const onEvent = (e: AnyEvent, next: TurnState) => {
+        turn = next;
         if (!streaming) {
           streaming = true;
           setStatus('streaming');
         }
-        if (e.event === 'error') {
-          sawError = true;
-          setError(Object.assign(new Error(e.data.error), { code: e.data.code, kind: e.data.kind, retryable: e.data.retryable }));
-        }
-        pending.push(e);
+        if (e.event === 'error') setError(Object.assign(new Error(e.data.error), { code: e.data.code, kind: e.data.kind, retryable: e.data.retryable }));
         if (!batched) flush();
         else timer ??= setTimeout(flush, 16);
       };
@@ -224,7 +175,7 @@ export function useChat(o: UseChatOptions): UseChatResult {
         stream.current = undefined;
         await refetchMessages();
         if (r.status === 'aborted') setStatus('ready');
-        else if (r.status === 'finished' && !sawError) setStatus('ready');
+        else if (r.status === 'finished' && !r.error) setStatus('ready');
         else setStatus('error');
       } catch (e) {
         if (timer) clearTimeout(timer);

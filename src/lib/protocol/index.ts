@@ -4,3 +4,4 @@ export * from './errors.ts';
 export * from './http.ts';
 export * from './events.ts';
 export * from './socket.ts';
+export * from './messages.ts';

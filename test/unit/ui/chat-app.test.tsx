@@ -121,6 +121,15 @@ describe('ChatApp', () => {
     await type(app.stdin, '/model');
     app.stdin.write(ENTER);
     await until(() => last().includes('Model: scripted-model'), 'model');
+    // text and Enter read in one chunk (tmux send-keys on a loaded machine) still send
+    const helps = () => (all().match(/Keys: Enter sends/g) ?? []).length;
+    const helpsBefore = helps();
+    app.stdin.write('/help' + ENTER);
+    await until(() => helps() > helpsBefore && /›\s*$/.test(last()), 'help from one chunk');
+    // and Ctrl+U inside a chunk still clears what was typed before it
+    await type(app.stdin, 'not this');
+    app.stdin.write('\u0015/help' + ENTER);
+    await until(() => helps() > helpsBefore + 1 && /›\s*$/.test(last()), 'Ctrl+U and help from one chunk');
 
     // 6. Ctrl+C twice quits
     app.stdin.write(CTRL_C);

@@ -17,9 +17,13 @@ describe('chat messages for people', () => {
     expect(explainError(new OracleClientError(401, 'expired', 'the UCAN expired'), 'http://o')).toMatch(/refused your identity \(expired/);
     expect(explainError(new OracleClientError(503, 'model_not_configured', 'no model'), 'http://o')).toMatch(/no model configured/);
   });
-  it('a provider refusing the model key is named as such', () => {
-    expect(explainRunError(turn({ error: 'the model provider failed with HTTP 401: Invalid API key', code: 'provider_error', kind: 'provider', retryable: false, timestamp: '' }))).toMatch(/refused the oracle's key.*LLM_PROVIDER_API_KEY/);
+  it('a provider refusing the model key is named as such (its code, provider_unauthorized)', () => {
+    expect(explainRunError(turn({ error: 'the model provider failed with HTTP 401: Invalid API key', code: 'provider_unauthorized', kind: 'provider', retryable: false, timestamp: '' }))).toMatch(/refused the oracle's key.*LLM_PROVIDER_API_KEY/);
     expect(explainRunError(turn({ error: 'the model stream stalled', code: 'model_timeout', kind: 'timeout', retryable: true, timestamp: '' }))).toBe('the model stream stalled [model_timeout, retryable]');
     expect(explainRunError(turn())).toBeUndefined();
+  });
+  it('decides on the code, never on the text', () => {
+    expect(explainRunError(turn({ error: 'the model provider failed with HTTP 500: invalid key format in upstream', code: 'provider_error', kind: 'provider', retryable: true, timestamp: '' }))).toBe('the model provider failed with HTTP 500: invalid key format in upstream [provider_error, retryable]');
+    expect(explainRunError(turn({ error: 'anything', code: 'model_not_configured', kind: 'provider', retryable: false, timestamp: '' }))).toMatch(/no model configured: set LLM_BASE_URL/);
   });
 });

@@ -1,0 +1,185 @@
+/**
+ * The conventions of a turn (protocol.md, "Messages and history ids" and
+ * "SSE stream"), in one place for the runtime and every client:
+ *
+ * - the message-id scheme: the rows of a turn are named after its request id
+ *   (`messageIds` builds them, `parseMessageId` reads them back);
+ * - `transcript`: the conversation a history carries (what the model sees of
+ *   earlier turns, what the chat shows of a session);
+ * - `reduceTurn(state, event)`: the one fold of a run's events into what the
+ *   turn shows (text, reasoning, tool calls with their status, the last error,
+ *   the final status), used by the runtime's runs, the headless client,
+ *   useChat and the chat TUI;
+ * - `TURN_ERROR_CODES`: the codes of the `error` event, so clients decide on
+ *   a code and never on an error's text.
+ */
+import type { DoneStatus, ErrorEvent, ToolCallEvent, AnyEvent } from './events.ts';
+import type { ErrorKind } from './errors.ts';
+import type { Message } from './http.ts';
+
+// ---- message ids -----------------------------------------------------------
+
+const TOOL_CALL_INFIX = '-ToolCall-';
+const REASONING_SUFFIX = '-reasoning';
+const HUMAN_SUFFIX = '-human';
+
+/** The ids of a turn's rows: the stream's ids, kept in the history. */
+export const messageIds = {
+  /** The user's message. */
+  human: (requestId: string): string => `${requestId}${HUMAN_SUFFIX}`,
+  /** The turn's reasoning (type ai, content ''). */
+  reasoning: (requestId: string): string => `${requestId}${REASONING_SUFFIX}`,
+  /** One tool (or action) call, by the model's tool call id. */
+  toolCall: (requestId: string, toolCallId: string): string => `${requestId}${TOOL_CALL_INFIX}${toolCallId}`,
+  /** The answer: the request id itself. */
+  answer: (requestId: string): string => requestId,
+} as const;
+
+export type MessagePart = 'human' | 'reasoning' | 'tool_call' | 'answer';
+
+export interface ParsedMessageId {
+  requestId: string;
+  part: MessagePart;
+  /** For part 'tool_call'. */
+  toolCallId?: string;
+}
+
+/**
+ * Reads an id back into its request id and part. An id that follows none of
+ * the suffixes (an answer, or a message a plugin posted) is an `answer`.
+ */
+export function parseMessageId(id: string): ParsedMessageId {
+  const i = id.indexOf(TOOL_CALL_INFIX);
+  if (i >= 0) return { requestId: id.slice(0, i), part: 'tool_call', toolCallId: id.slice(i + TOOL_CALL_INFIX.length) };
+  if (id.endsWith(REASONING_SUFFIX)) return { requestId: id.slice(0, -REASONING_SUFFIX.length), part: 'reasoning' };
+  if (id.endsWith(HUMAN_SUFFIX)) return { requestId: id.slice(0, -HUMAN_SUFFIX.length), part: 'human' };
+  return { requestId: id, part: 'answer' };
+}
+
+export interface TranscriptEntry {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/**
+ * The conversation of a history: each human message, and each AI message
+ * with text that is neither a tool-call row nor a reasoning row (component
+ * records and empty answers are left out).
+ */
+export function transcript(messages: readonly Pick<Message, 'id' | 'type' | 'content'>[]): TranscriptEntry[] {
+  const out: TranscriptEntry[] = [];
+  for (const m of messages) {
+    if (typeof m.content !== 'string') continue;
+    if (m.type === 'human') out.push({ role: 'user', content: m.content });
+    else if (m.content !== '' && parseMessageId(m.id).part === 'answer') out.push({ role: 'assistant', content: m.content });
+  }
+  return out;
+}
+
+// ---- error codes of the `error` event ----------------------------------------
+
+/** Every code an `error` event carries, with its kind and when it happens. */
+export const TURN_ERROR_CODES = {
+  provider_error: { kind: 'provider', when: 'the model provider answered with an HTTP error or failed in the stream' },
+  provider_unauthorized: { kind: 'provider', when: "the model provider refused the oracle's key (HTTP 401 or 403): check LLM_PROVIDER_API_KEY" },
+  provider_unreachable: { kind: 'provider', when: 'the model provider could not be reached' },
+  model_not_configured: { kind: 'provider', when: 'the oracle has no model configured' },
+  model_timeout: { kind: 'timeout', when: 'the model stream stalled (no data for the stall time-out)' },
+  malformed_stream: { kind: 'malformed_stream', when: 'the model returned a stream that could not be parsed' },
+  step_limit: { kind: 'step_limit', when: 'the agent reached its step limit without an answer' },
+  internal_error: { kind: 'internal', when: 'an unexpected failure in the runtime' },
+} as const satisfies Record<string, { kind: ErrorKind; when: string }>;
+
+export type TurnErrorCode = keyof typeof TURN_ERROR_CODES;
+
+// ---- the fold of a turn's events ---------------------------------------------
+
+/** One tool (or action) call of a turn, as the stream shows it. */
+export interface ToolCallState {
+  eventId: string;
+  toolName: string;
+  args: unknown;
+  status: ToolCallEvent['status'];
+  output?: unknown;
+  error?: string;
+}
+
+export interface TurnState {
+  runId: string;
+  requestId: string;
+  /** 'streaming' until the `done` frame, then its status. */
+  status: 'streaming' | DoneStatus;
+  /** The answer text (the `message` deltas; a `done` frame's partialText when none arrived). */
+  text: string;
+  /** The reasoning of the whole turn. */
+  reasoning: string;
+  /** Tool and action calls in the order they first appeared. */
+  toolCalls: readonly ToolCallState[];
+  /** The last `error` event. */
+  error?: ErrorEvent;
+}
+
+export function initialTurn(ids: { runId?: string; requestId?: string } = {}): TurnState {
+  return { runId: ids.runId ?? '', requestId: ids.requestId ?? '', status: 'streaming', text: '', reasoning: '', toolCalls: [] };
+}
+
+function upsertCall(calls: readonly ToolCallState[], eventId: string, next: (prev: ToolCallState | undefined) => ToolCallState): readonly ToolCallState[] {
+  const i = calls.findIndex((c) => c.eventId === eventId);
+  if (i < 0) return [...calls, next(undefined)];
+  const copy = calls.slice();
+  copy[i] = next(calls[i]);
+  return copy;
+}
+
+/**
+ * Folds one event of a run into the turn (pure; the state is never mutated,
+ * and an event that changes nothing returns the same state).
+ *
+ * - `message` appends to the text; `reasoning` deltas append to the
+ *   reasoning and the closing frame (`isComplete`) carries the whole of it;
+ * - `tool_call` sets the call's status, output and error, keeping the args
+ *   of its first frame when a later one has none; `action_call` (ag-ui)
+ *   updates the call of the same id;
+ * - `error` is kept (the last one wins); `done` sets the final status and
+ *   its partialText when no text arrived (a rejoin after the answer).
+ */
+export function reduceTurn(s: TurnState, e: AnyEvent): TurnState {
+  switch (e.event) {
+    case 'run':
+      if (s.runId && s.requestId) return s;
+      return { ...s, runId: s.runId || e.data.runId, requestId: s.requestId || e.data.requestId };
+    case 'message':
+      return e.data.content ? { ...s, text: s.text + e.data.content } : s;
+    case 'reasoning':
+      return { ...s, reasoning: e.data.isComplete ? e.data.reasoning : s.reasoning + e.data.reasoning };
+    case 'tool_call': {
+      const d = e.data;
+      return { ...s, toolCalls: upsertCall(s.toolCalls, d.eventId, (prev) => ({ eventId: d.eventId, toolName: d.toolName, args: d.args ?? prev?.args, status: d.status, output: d.output, error: d.error })) };
+    }
+    case 'action_call': {
+      const d = e.data;
+      return { ...s, toolCalls: upsertCall(s.toolCalls, d.toolCallId, (prev) => ({ eventId: d.toolCallId, toolName: d.toolName, args: prev?.args, status: d.status, output: d.output, error: d.error })) };
+    }
+    case 'error':
+      return { ...s, error: e.data };
+    case 'done':
+      return { ...s, status: e.data.status, text: s.text || e.data.partialText || '' };
+  }
+}
+
+/**
+ * The rows a turn shows while it streams, with the ids its history will have:
+ * each call `{name, props: {id, args, status, output}}` (a failed call's
+ * output is its error), then the answer (text, and reasoning when there is
+ * some) once text or reasoning arrived.
+ */
+export function turnMessages(s: TurnState, createdAt: string): Message[] {
+  const out: Message[] = s.toolCalls.map((c) => ({
+    id: messageIds.toolCall(s.requestId, c.eventId),
+    type: 'ai',
+    createdAt,
+    content: { name: c.toolName, props: { id: c.eventId, args: c.args, status: c.status, output: c.output ?? c.error } },
+  }));
+  if (s.text || s.reasoning) out.push({ id: messageIds.answer(s.requestId), type: 'ai', createdAt, content: s.text, ...(s.reasoning ? { reasoning: s.reasoning } : {}) });
+  return out;
+}

@@ -1,0 +1,67 @@
+/**
+ * One tool call of a turn: an on-demand plugin's tool refuses until the
+ * plugin is loaded; the plugins' beforeTool middleware may rewrite the input;
+ * the tool runs under its time-out and the run's abort; afterTool sees the
+ * output or the error.
+ */
+import type { OraclePlugin, PluginTool, TurnContext } from '../plugin.ts';
+import { loadedPlugins } from '../meta-tools.ts';
+import { runHook, type ActivePlugin } from './hooks.ts';
+
+export class ToolTimeoutError extends Error {
+  constructor(name: string, ms: number) {
+    super(`tool ${name} timed out after ${ms} ms`);
+    this.name = 'ToolTimeoutError';
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, name: string, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(new ToolTimeoutError(name, ms)), ms);
+    const onAbort = () => reject(new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', onAbort);
+    });
+  });
+}
+
+export interface ToolCall {
+  name: string;
+  tool: PluginTool<never>;
+  /** The plugin the tool belongs to (none for the meta-tools). */
+  owner?: OraclePlugin<unknown>;
+  input: unknown;
+  toolCallId: string;
+}
+
+export interface ToolCallScope {
+  turn: TurnContext;
+  active: readonly ActivePlugin[];
+  /** The default time-out of a tool without its own. */
+  timeoutMs: number;
+}
+
+export async function executeTool(scope: ToolCallScope, call: ToolCall): Promise<unknown> {
+  const { turn, active } = scope;
+  const { name, owner } = call;
+  if (owner && owner.manifest.visibility === 'on-demand' && !loadedPlugins(turn.state).includes(owner.name)) {
+    throw new Error(`Tool ${name} is not loaded. Call load_capability(['${owner.name}']) first.`);
+  }
+  const input = await runHook(active, ({ plugin }, inp) => plugin.middleware?.beforeTool?.(turn, { toolName: name, input: inp }), call.input);
+  let output: unknown;
+  try {
+    output = await withTimeout(
+      Promise.resolve().then(() => call.tool.execute(input as never, turn, { toolCallId: call.toolCallId })),
+      call.tool.timeoutMs ?? scope.timeoutMs,
+      name,
+      turn.abortSignal,
+    );
+  } catch (e) {
+    await runHook(active, ({ plugin }) => plugin.middleware?.afterTool?.(turn, { toolName: name, input, error: (e as Error).message }));
+    throw e;
+  }
+  await runHook(active, ({ plugin }) => plugin.middleware?.afterTool?.(turn, { toolName: name, input, output }));
+  return output;
+}

@@ -1,0 +1,11 @@
+/**
+ * The agent turn, in small files on the model of the AI SDK's generate-text/:
+ * run-turn (the turn), tool-set and execute-tool (the tools and one call),
+ * hooks (the one plugin-hook loop), watchdog (stalls), parts-to-events (the
+ * model stream as protocol events), classify-error (error events),
+ * history-rows (what the turn stores).
+ */
+export { runTurn } from './run-turn.ts';
+export type { AgentDeps, TurnInput } from './types.ts';
+export { runHook, type ActivePlugin } from './hooks.ts';
+export { classifyError, type ClassifiedError } from './classify-error.ts';

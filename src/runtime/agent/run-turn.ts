@@ -1,0 +1,119 @@
+/**
+ * One agent turn (runtime.md, "Agent and model"): the AI SDK's streamText
+ * against the host's model, with the meta-tools and the plugins' tools;
+ * on-demand tools become active from the step after load_capability. Every
+ * part of the model stream becomes a protocol event of the run; provider
+ * errors, stalls and malformed streams become `error` events with a code,
+ * kind and retryable, then `done` — never a hang. The turn's history rows
+ * are the run's events folded by reduceTurn.
+ */
+import { streamText, isStepCount, type ModelMessage } from 'ai';
+import { messageIds } from '../../lib/protocol/index.ts';
+import type { Run } from '../runs.ts';
+import type { TurnContext } from '../plugin.ts';
+import type { AgentDeps, TurnInput } from './types.ts';
+import { runHook } from './hooks.ts';
+import { buildToolSet } from './tool-set.ts';
+import { startWatchdog, type Watchdog } from './watchdog.ts';
+import { PartsToEvents } from './parts-to-events.ts';
+import { classifyError, errorEvent, stallError, stepLimitError } from './classify-error.ts';
+import { historyRows } from './history-rows.ts';
+
+type TurnStatus = 'finished' | 'aborted' | 'failed';
+
+export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Promise<void> {
+  const { sessionId, requestId } = run;
+  const state = deps.loadState(sessionId);
+  const turn: TurnContext = {
+    userDid: run.userDid,
+    sessionId,
+    requestId,
+    state,
+    abortSignal: run.abort.signal,
+    timezone: input.timezone,
+    metadata: input.metadata,
+    delegation: input.delegation,
+    message: input.message,
+    clientTools: input.tools,
+    agActions: input.agActions,
+  };
+  const emit = run.emit.bind(run);
+  emit({ event: 'run', data: { runId: run.runId, requestId } });
+  const prior = deps.history(sessionId);
+  void deps.persist(sessionId, [{ id: messageIds.human(requestId), type: 'human', content: input.message }]).catch((e: unknown) => deps.hooks?.onError?.(e));
+
+  const active = deps.plugins();
+  let status: TurnStatus = 'finished';
+  let watchdog: Watchdog | undefined;
+  const stalled = () => watchdog?.signal.aborted === true;
+
+  try {
+    await deps.hooks?.onTurnStart?.(turn);
+    // plugin state before the agent is compiled (user-preferences on turn 1)
+    for (const s of await runHook(active, ({ plugin, ctx }) => plugin.loadState?.(turn, ctx))) Object.assign(state, s);
+
+    const systemPrompt = async (): Promise<string> => {
+      const parts = await runHook(active, async ({ plugin, ctx }) => [plugin.systemPrompt?.(state, ctx), await plugin.middleware?.beforeModel?.(turn)]);
+      return [deps.basePrompt(), ...parts.flat()].filter(Boolean).join('\n\n');
+    };
+    const { tools, activeTools } = await buildToolSet({ turn, active, timeoutMs: deps.toolTimeoutMs }, { metaTools: deps.metaTools, pluginTools: deps.pluginTools() });
+
+    watchdog = startWatchdog(deps.stallTimeoutMs);
+    const messages: ModelMessage[] = [...prior, { role: 'user', content: input.message }];
+    deps.saveState(sessionId, state);
+    const result = streamText({
+      model: deps.model(input.model),
+      instructions: await systemPrompt(),
+      messages,
+      tools,
+      activeTools: activeTools(),
+      // step 0 uses the instructions and tools above; later steps see what the turn's tools changed (load_capability, preferences)
+      prepareStep: async ({ stepNumber }: { stepNumber: number }) => (stepNumber === 0 ? undefined : { activeTools: activeTools(), instructions: await systemPrompt() }),
+      stopWhen: isStepCount(deps.maxSteps),
+      abortSignal: AbortSignal.any([run.abort.signal, watchdog.signal]),
+      maxRetries: 0,
+      onError: () => {},
+    } as never) as ReturnType<typeof streamText>;
+
+    const parts = new PartsToEvents({ sessionId, requestId, emit, redact: deps.redact, cancelled: () => run.abort.signal.aborted || stalled() });
+    for await (const part of result.fullStream) {
+      watchdog.touch();
+      parts.push(part);
+      if (part.type === 'finish-step') await runHook(active, ({ plugin }) => plugin.middleware?.afterModel?.(turn, { text: run.text, finishReason: part.finishReason }));
+    }
+    parts.end();
+    if (run.abort.signal.aborted) status = 'aborted';
+    else if (stalled()) {
+      emit(errorEvent(stallError(deps.stallTimeoutMs), deps.redact));
+      status = 'failed';
+    } else if (parts.sawError) status = 'failed';
+    else if (parts.lastFinishReason === 'tool-calls' && parts.stepCount >= deps.maxSteps) {
+      emit(errorEvent(stepLimitError(deps.maxSteps), deps.redact));
+      status = 'failed';
+    }
+  } catch (err) {
+    if (run.abort.signal.aborted) status = 'aborted';
+    else if (stalled()) {
+      status = 'failed';
+      emit(errorEvent(stallError(deps.stallTimeoutMs), deps.redact));
+    } else {
+      status = 'failed';
+      deps.hooks?.onError?.(err, turn);
+      emit(errorEvent(classifyError(err), deps.redact));
+    }
+  }
+
+  watchdog?.stop();
+  try {
+    deps.saveState(sessionId, state);
+    await deps.persist(sessionId, historyRows(run.turn, status));
+  } catch (e) {
+    deps.hooks?.onError?.(e, turn);
+  }
+  try {
+    await deps.hooks?.onTurnEnd?.(turn, { status, text: run.text });
+  } catch (e) {
+    deps.hooks?.onError?.(e, turn);
+  }
+  emit({ event: 'done', data: status === 'finished' ? { status } : { status, partialText: run.text } });
+}

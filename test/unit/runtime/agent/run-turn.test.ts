@@ -1,0 +1,109 @@
+/**
+ * One turn through runTurn with a real Run and the OpenAI-compatible
+ * provider against the scripted model server: the plugins' hooks in order,
+ * beforeTool rewriting a tool's input, the events of the run and the rows
+ * the turn stores.
+ */
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { runTurn, type AgentDeps } from '../../../../src/runtime/agent/index.ts';
+import { Run } from '../../../../src/runtime/runs.ts';
+import { definePlugin, defineTool, type AnyPluginTool, type OraclePlugin, type PluginContext } from '../../../../src/runtime/plugin.ts';
+import type { NewMessage } from '../../../../src/runtime/store.ts';
+import { callTool, say, startScriptedModelServer, systemPromptOf, type ScriptedModelServer } from '../../../helpers/scripted-model-server.ts';
+
+let model: ScriptedModelServer;
+beforeAll(async () => {
+  model = await startScriptedModelServer();
+});
+afterAll(async () => {
+  await model?.close();
+});
+
+function deps(plugins: OraclePlugin<unknown>[], stored: NewMessage[][]): AgentDeps {
+  const provider = createOpenAICompatible({ name: 'test', baseURL: model.baseURL });
+  const active = plugins.map((plugin) => ({ plugin, ctx: { env: {} } as unknown as PluginContext<unknown> }));
+  const byPlugin = new Map(plugins.map((p) => [p.name, p.tools?.({} as never) ?? {}]));
+  return {
+    model: (id) => provider.chatModel(id ?? 'test-model'),
+    plugins: () => active,
+    metaTools: {},
+    pluginTools: () => byPlugin,
+    basePrompt: () => 'You are a test oracle.',
+    history: () => [],
+    loadState: () => ({}),
+    saveState: () => {},
+    persist: async (_s, rows) => void stored.push(rows),
+    maxSteps: 4,
+    redact: (t) => t,
+    stallTimeoutMs: 30_000,
+    toolTimeoutMs: 30_000,
+  };
+}
+
+describe('runTurn', () => {
+  it('runs the plugins hooks in order around the model and the tools, and stores the rows of the turn', async () => {
+    const log: string[] = [];
+    const recorder = (name: string) =>
+      definePlugin<unknown>({
+        name,
+        version: '0.0.0',
+        manifest: { visibility: 'always' } as never,
+        loadState: () => (log.push(`${name}.loadState`), { [name]: true }),
+        systemPrompt: (state) => `${name} prompt (state ${Object.keys(state).sort().join(',')})`,
+        middleware: {
+          beforeModel: () => void log.push(`${name}.beforeModel`),
+          afterModel: (_t, step) => void log.push(`${name}.afterModel:${step.finishReason}`),
+          beforeTool: (_t, call) => (log.push(`${name}.beforeTool`), name === 'a' ? { city: `${(call.input as { city: string }).city}!` } : undefined),
+          afterTool: (_t, call) => void log.push(`${name}.afterTool:${JSON.stringify(call.output)}`),
+        },
+        tools: (): Record<string, AnyPluginTool> =>
+          name === 'a'
+            ? { echo_city: defineTool({ description: 'echo', inputSchema: z.object({ city: z.string() }), execute: (i: { city: string }) => (log.push(`echo_city(${i.city})`), { city: i.city }) }) }
+            : {},
+      }) as OraclePlugin<unknown>;
+    model.enqueue(callTool('echo_city', { city: 'Oslo' }, 'call_1'), say('Done.'));
+    const stored: NewMessage[][] = [];
+    const run = new Run({ sessionId: 's1', userDid: 'did:key:z', requestId: 'q1' });
+    await runTurn(deps([recorder('a'), recorder('b')], stored), run, { message: 'go' });
+
+    expect(log).toEqual([
+      'a.loadState',
+      'b.loadState',
+      'a.beforeModel',
+      'b.beforeModel',
+      'a.beforeTool',
+      'b.beforeTool',
+      'echo_city(Oslo!)',
+      'a.afterTool:{"city":"Oslo!"}',
+      'b.afterTool:{"city":"Oslo!"}',
+      'a.afterModel:tool-calls',
+      'b.afterModel:tool-calls',
+      'a.beforeModel',
+      'b.beforeModel',
+      'a.afterModel:stop',
+      'b.afterModel:stop',
+    ]);
+    expect(systemPromptOf(model.requests.at(-2)!.body)).toBe('You are a test oracle.\n\na prompt (state a,b)\n\nb prompt (state a,b)');
+    expect(run.events.map((e) => e.event)).toEqual(['run', 'tool_call', 'tool_call', 'message', 'message', 'done']);
+    expect(run.turn).toMatchObject({ status: 'finished', text: 'Done.', toolCalls: [{ eventId: 'call_1', status: 'done', output: { city: 'Oslo!' } }] });
+    expect(stored).toEqual([
+      [{ id: 'q1-human', type: 'human', content: 'go' }],
+      [
+        { id: 'q1-ToolCall-call_1', type: 'ai', content: { name: 'echo_city', props: { id: 'call_1', args: { city: 'Oslo' }, status: 'done', output: { city: 'Oslo!' } } } },
+        { id: 'q1', type: 'ai', content: 'Done.', toolCalls: [{ id: 'call_1', name: 'echo_city', args: { city: 'Oslo' }, status: 'done', output: { city: 'Oslo!' } }], reasoning: undefined },
+      ],
+    ]);
+  });
+
+  it('a provider that refuses the key ends the turn with provider_unauthorized, then done failed', async () => {
+    model.enqueue({ steps: [{ type: 'http_error', status: 401, body: { error: { message: 'Invalid API key', type: 'auth' } } }] });
+    const run = new Run({ sessionId: 's1', userDid: 'did:key:z', requestId: 'q2' });
+    await runTurn(deps([], []), run, { message: 'hi' });
+    expect(run.events.slice(1).map((e) => [e.event, e.event === 'error' ? e.data.code : e.event === 'done' ? e.data.status : ''])).toEqual([
+      ['error', 'provider_unauthorized'],
+      ['done', 'failed'],
+    ]);
+  });
+});
