@@ -237,3 +237,20 @@ describe('client tool results over socket.io', () => {
     hb.socket.close();
   });
 });
+
+describe('an empty body with a JSON content type (issue #14 item 1: the IXO SDK sends one)', () => {
+  it('reads as {} on the routes whose body is optional; a route that needs fields names them; bad JSON stays invalid_json', async () => {
+    const u = await h.user();
+    const send = async (method: string, path: string, body?: string) =>
+      fetch(h.url + path, { method, headers: { ...(await u.headers()), 'content-type': 'application/json' }, body });
+    const created = await send('POST', '/sessions');
+    expect(created.status).toBe(201);
+    const { sessionId } = (await created.json()) as { sessionId: string };
+    expect((await send('GET', `/sessions/${sessionId}/run`)).status).toBe(200);
+    expect((await send('DELETE', '/delegation')).status).toBe(200);
+    expect(await (await send('POST', `/messages/${sessionId}`)).json()).toMatchObject({ statusCode: 400, code: 'validation_failed', message: expect.stringContaining('message') });
+    expect(await (await send('POST', '/sessions', '{"title":')).json()).toMatchObject({ statusCode: 400, code: 'invalid_json' });
+    const deleted = await send('DELETE', `/sessions/${sessionId}`);
+    expect([deleted.status, await deleted.json()]).toEqual([200, { message: `session ${sessionId} deleted` }]);
+  });
+});

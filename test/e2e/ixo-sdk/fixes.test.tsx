@@ -64,8 +64,8 @@ const sessionIds = (p: Probe): string[] => (p.sessions.sessions as { sessionId: 
 
 describe('issue #14 item 1: session create and delete', () => {
   // Issue #14 item 1. The SDK sends `content-type: application/json` and no body on POST /sessions and
-  // DELETE /sessions/:id. Today: RequestError "Body cannot be empty when content-type is set to 'application/json'" (400).
-  it.fails('creates and deletes a session with useOracleSessions', async (ctx) => {
+  // DELETE /sessions/:id. Before the fix: RequestError "Body cannot be empty when content-type is set to 'application/json'" (400).
+  it('creates and deletes a session with useOracleSessions', async (ctx) => {
     const l = suite.get(ctx);
     const wallet = await createWallet(SHORT);
     const { probe, view } = mountChat(l, { oracleDid: rt.oracleDid, baseUrl: rt.baseUrl, wallet });
