@@ -1,13 +1,17 @@
 /**
  * Authentication of HTTP requests and socket.io handshakes (protocol.md,
- * "Authentication"): `Authorization: Bearer <invocation>` with
- * `X-Auth-Type: ucan`; `x-ucan-delegation` as downstream authority (used only
- * when its issuer is the authenticated user and its audience the oracle), and
- * alone only when the deployment allows the fallback. Until the signing key
- * is loaded every authenticated request gets 401 signing_key_missing.
+ * "Authentication"; the modes and their risks: runtime.md, "Authentication
+ * modes"): `Authorization: Bearer <invocation>` with `X-Auth-Type: ucan`;
+ * `x-ucan-delegation` as downstream authority (used only when its issuer is
+ * the authenticated user and its audience the oracle), and alone as the login
+ * unless the deployment requires invocations (ORACLE_UCAN_AUTH=invocation).
+ * An invocation is accepted again until it expires (a bearer credential, as
+ * the IXO SDK caches it), or once (ORACLE_UCAN_REPLAY=strict). Until the
+ * signing key is loaded every authenticated request gets 401
+ * signing_key_missing.
  */
 import { runtimeError } from '../lib/protocol/errors.ts';
-import { MemoryReplayStore, verifyDelegation, verifyInvocation, type ReplayStore } from '../lib/ucan/index.ts';
+import { DEFAULT_DELEGATION_MAX_TTL_S, MemoryReplayStore, verifyDelegation, verifyInvocation, type ReplayStore } from '../lib/ucan/index.ts';
 import type { RuntimeStore } from './store.ts';
 
 export interface AuthUser {
@@ -72,19 +76,46 @@ export class PersistentReplayStore implements ReplayStore {
   }
 }
 
+/** `any`: an invocation, or a delegation alone; `invocation`: an invocation is required. */
+export type UcanAuthMode = 'any' | 'invocation';
+/** `bearer`: an invocation may be used again until it expires; `strict`: once. */
+export type UcanReplayMode = 'bearer' | 'strict';
+
+export interface AuthenticatorOptions {
+  store: RuntimeStore;
+  oracleDid: string;
+  signingKeyLoaded: () => boolean;
+  /** Default 'any' (ORACLE_UCAN_AUTH). */
+  mode?: UcanAuthMode;
+  /** Default 'bearer' (ORACLE_UCAN_REPLAY). */
+  replay?: UcanReplayMode;
+  /** The longest a delegation that logs in alone may live, in seconds (ORACLE_UCAN_DELEGATION_MAX_TTL_S; default 30 days). */
+  delegationMaxTtlSeconds?: number;
+}
+
 export class Authenticator {
-  private readonly replay: ReplayStore;
   private readonly store: RuntimeStore;
+  /** The used-invocation store, opened (and loaded from the database) only in strict mode. */
+  private strictStore?: ReplayStore;
   readonly oracleDid: string;
-  allowDelegationFallback: boolean;
+  mode: UcanAuthMode;
+  replayMode: UcanReplayMode;
+  delegationMaxTtlSeconds: number;
   signingKeyLoaded: () => boolean;
 
-  constructor(o: { store: RuntimeStore; oracleDid: string; allowDelegationFallback: boolean; signingKeyLoaded: () => boolean }) {
+  constructor(o: AuthenticatorOptions) {
     this.store = o.store;
-    this.replay = new PersistentReplayStore(o.store);
     this.oracleDid = o.oracleDid;
-    this.allowDelegationFallback = o.allowDelegationFallback;
+    this.mode = o.mode ?? 'any';
+    this.replayMode = o.replay ?? 'bearer';
+    this.delegationMaxTtlSeconds = o.delegationMaxTtlSeconds ?? DEFAULT_DELEGATION_MAX_TTL_S;
     this.signingKeyLoaded = o.signingKeyLoaded;
+    if (this.replayMode === 'strict') this.strictStore = new PersistentReplayStore(o.store);
+  }
+
+  private get replay(): ReplayStore | undefined {
+    if (this.replayMode !== 'strict') return undefined;
+    return (this.strictStore ??= new PersistentReplayStore(this.store));
   }
 
   async authenticate(i: AuthInput): Promise<AuthUser> {
@@ -105,10 +136,18 @@ export class Authenticator {
       }
       return { did: v.did, via: 'invocation' };
     }
-    if (i.delegation && this.allowDelegationFallback) {
-      const d = await verifyDelegation(i.delegation, { oracleDid: this.oracleDid, isRevoked, enforceTtl: true });
+    if (i.delegation && this.mode === 'any') {
+      const d = await verifyDelegation(i.delegation, {
+        oracleDid: this.oracleDid,
+        isRevoked,
+        maxTtl: { seconds: this.delegationMaxTtlSeconds, setting: 'ORACLE_UCAN_DELEGATION_MAX_TTL_S' },
+      });
       return { did: d.did, delegation: i.delegation, via: 'delegation' };
     }
-    throw runtimeError('missing_token', 'authentication required: Authorization: Bearer <UCAN invocation> with X-Auth-Type: ucan');
+    if (i.delegation) {
+      throw runtimeError('missing_token', 'this oracle requires an invocation (ORACLE_UCAN_AUTH=invocation): Authorization: Bearer <UCAN invocation> with X-Auth-Type: ucan; a delegation alone does not log in');
+    }
+    const alone = this.mode === 'any' ? ', or x-ucan-delegation: <user → oracle delegation> alone' : '';
+    throw runtimeError('missing_token', `authentication required: Authorization: Bearer <UCAN invocation> with X-Auth-Type: ucan${alone}`);
   }
 }

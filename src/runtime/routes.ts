@@ -33,6 +33,16 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   const app = root.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // An empty body with a JSON content type reads as {} (the IXO SDK sends `content-type: application/json` and no
+  // body on POST /sessions and DELETE /sessions/:id): a route whose body is optional takes it, one that needs fields
+  // answers validation_failed naming them. Any other body goes to fastify's own parser (invalid_json as before).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text === '') return done(null, {});
+    parseJson(req, text, done);
+  });
   if (opts.cors !== false) {
     await app.register(cors, { origin: rt.corsOrigins, exposedHeaders: ['X-Request-Id', 'x-run-id'], credentials: true });
   }

@@ -21,7 +21,7 @@ import { metaTools } from './meta-tools.ts';
 import { RunManager, type Run } from './runs.ts';
 import { runTurn, type AgentDeps, type TurnInput } from './agent/index.ts';
 import { transcript } from '../lib/protocol/messages.ts';
-import { Authenticator } from './auth.ts';
+import { Authenticator, type UcanAuthMode, type UcanReplayMode } from './auth.ts';
 import { RUNTIME_ERRORS, runtimeError } from '../lib/protocol/errors.ts';
 import type { ErrorTable } from '../lib/errors.ts';
 import { RealtimeHub } from './realtime.ts';
@@ -73,7 +73,12 @@ export interface OracleAppOptions {
   toolTimeoutMs?: number;
   maxSteps?: number;
   pluginStartTimeoutMs?: number;
-  allowDelegationFallback?: boolean;
+  /** Who may log in (default env ORACLE_UCAN_AUTH, else 'any'): 'invocation' requires an invocation; 'any' also takes a delegation alone. */
+  ucanAuth?: UcanAuthMode;
+  /** Whether an invocation may be used again until it expires (default env ORACLE_UCAN_REPLAY, else 'bearer') or once ('strict'). */
+  ucanReplay?: UcanReplayMode;
+  /** The longest a delegation that logs in alone may live, in seconds (default env ORACLE_UCAN_DELEGATION_MAX_TTL_S, else 30 days). */
+  delegationMaxTtlSeconds?: number;
   corsOrigins?: string[] | boolean;
   /** What the `model_not_configured` error tells the user to do (default: LLM_BASE_URL and the model in oracle.config.json). */
   modelHint?: string;
@@ -160,8 +165,14 @@ export class OracleRuntime {
     this.store.failOrphanRuns();
     this.tracker = new PluginStatusTracker(result);
     this.runs = new RunManager(this.store);
-    const fallback = o.allowDelegationFallback ?? settings.ORACLE_ALLOW_DELEGATION_AUTH;
-    this.auth = new Authenticator({ store: this.store, oracleDid: this.oracleDid, allowDelegationFallback: fallback, signingKeyLoaded: () => this.signer !== undefined });
+    this.auth = new Authenticator({
+      store: this.store,
+      oracleDid: this.oracleDid,
+      mode: o.ucanAuth ?? settings.ORACLE_UCAN_AUTH,
+      replay: o.ucanReplay ?? settings.ORACLE_UCAN_REPLAY,
+      delegationMaxTtlSeconds: o.delegationMaxTtlSeconds ?? settings.ORACLE_UCAN_DELEGATION_MAX_TTL_S,
+      signingKeyLoaded: () => this.signer !== undefined,
+    });
     this.resolved = result.ordered.map(({ plugin, env }) => ({
       plugin,
       ctx: { env, store: this.store, config: this.config, log: (l: string) => this.log.info(l), host: this.host },

@@ -8,11 +8,11 @@
  */
 import { z } from 'zod';
 import { BootError } from './boot.ts';
+import { DEFAULT_DELEGATION_MAX_TTL_S } from '../lib/ucan/index.ts';
 
 const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const opt = <T extends z.ZodType>(s: T) => z.preprocess(blank, s.optional());
 const int = (min: number, max: number, dflt: number) => z.preprocess(blank, z.coerce.number().int().min(min).max(max).default(dflt));
-const flag = z.preprocess(blank, z.enum(['1', 'true', 'yes', '0', 'false', 'no']).optional()).transform((v) => v === '1' || v === 'true' || v === 'yes');
 
 export const RuntimeEnvSchema = z.object({
   LLM_BASE_URL: opt(z.url({ protocol: /^https?$/ })),
@@ -24,7 +24,11 @@ export const RuntimeEnvSchema = z.object({
   ORACLE_DB_PATH: z.preprocess(blank, z.string().default('./data/oracle.db')),
   ORACLE_DB_SYNCHRONOUS: z.preprocess(blank, z.enum(['FULL', 'NORMAL']).optional()),
   CORS_ORIGINS: opt(z.string()).transform((v) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean))),
-  ORACLE_ALLOW_DELEGATION_AUTH: flag,
+  /** Replaced by ORACLE_UCAN_AUTH (delegation-only login is now on by default): any value is a boot error, so a deployment that set 0 is not silently opened. */
+  ORACLE_ALLOW_DELEGATION_AUTH: opt(z.never({ error: 'replaced by ORACLE_UCAN_AUTH' })),
+  ORACLE_UCAN_AUTH: z.preprocess(blank, z.enum(['any', 'invocation']).default('any')),
+  ORACLE_UCAN_REPLAY: z.preprocess(blank, z.enum(['bearer', 'strict']).default('bearer')),
+  ORACLE_UCAN_DELEGATION_MAX_TTL_S: int(60, 31_536_000, DEFAULT_DELEGATION_MAX_TTL_S),
   ORACLE_MAX_STEPS: int(1, 100, 12),
   LLM_STALL_TIMEOUT_MS: int(100, 600_000, 60_000),
   ORACLE_TOOL_TIMEOUT_MS: int(100, 600_000, 30_000),
@@ -42,7 +46,11 @@ const VALID: Record<keyof RuntimeEnv, string> = {
   ORACLE_DB_PATH: 'a file path (default ./data/oracle.db)',
   ORACLE_DB_SYNCHRONOUS: 'FULL or NORMAL, or unset (fsync off the event loop)',
   CORS_ORIGINS: 'comma-separated origins',
-  ORACLE_ALLOW_DELEGATION_AUTH: '1, true, yes, 0, false or no',
+  ORACLE_ALLOW_DELEGATION_AUTH:
+    'no value (it was replaced by ORACLE_UCAN_AUTH: a delegation alone now logs in by default; ORACLE_UCAN_AUTH=invocation requires an invocation, as ORACLE_ALLOW_DELEGATION_AUTH=0 did)',
+  ORACLE_UCAN_AUTH: 'any (default: an invocation, or a delegation alone) or invocation (an invocation is required)',
+  ORACLE_UCAN_REPLAY: 'bearer (default: an invocation may be used again until it expires) or strict (each invocation once)',
+  ORACLE_UCAN_DELEGATION_MAX_TTL_S: 'an integer from 60 to 31536000 seconds (default 2592000, 30 days)',
   ORACLE_MAX_STEPS: 'an integer from 1 to 100 (default 12)',
   LLM_STALL_TIMEOUT_MS: 'an integer from 100 to 600000 (default 60000)',
   ORACLE_TOOL_TIMEOUT_MS: 'an integer from 100 to 600000 (default 30000)',

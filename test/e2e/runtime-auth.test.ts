@@ -74,24 +74,43 @@ describe('UCAN authentication', () => {
     }
   });
 
-  it('refuses a replayed invocation (HTTP and socket)', async () => {
+  it('by default accepts the same invocation again until it expires (HTTP and socket): a bearer credential', async () => {
     const u = await h.user();
     const sessionId = await u.newSession();
     const t = await mintInvocation({ issuer: u.signer, audience: h.oracleDid });
     const hdr = { authorization: `Bearer ${t}`, 'x-auth-type': 'ucan' };
-    expect((await fetch(`${h.url}/sessions`, { headers: hdr })).status).toBe(200);
-    const again = await fetch(`${h.url}/sessions`, { headers: hdr });
-    expect(again.status).toBe(401);
-    expect((await again.json()).code).toBe('replayed');
+    for (let i = 0; i < 3; i++) expect((await fetch(`${h.url}/sessions`, { headers: hdr })).status).toBe(200);
     const hs = await handshake(h.url, sessionId, { invocation: t });
-    expect(hs).toMatchObject({ ok: false, code: 'replayed' });
+    expect(hs.ok).toBe(true);
+    if (hs.ok) hs.socket.close();
+    // still refused once expired, and for another oracle
+    const dead = await mintInvocation({ issuer: u.signer, audience: h.oracleDid, expiration: now() - 1 });
+    expect(await (await fetch(`${h.url}/sessions`, { headers: { authorization: `Bearer ${dead}`, 'x-auth-type': 'ucan' } })).json()).toMatchObject({ statusCode: 401, code: 'expired' });
   });
 
-  it('remembers used invocations across a restart of the runtime', async () => {
+  it('ORACLE_UCAN_REPLAY=strict refuses a replayed invocation (HTTP and socket)', async () => {
+    const strict = await startHarness({ env: { ORACLE_UCAN_REPLAY: 'strict' } });
+    try {
+      const u = await strict.user();
+      const sessionId = await u.newSession();
+      const t = await mintInvocation({ issuer: u.signer, audience: strict.oracleDid });
+      const hdr = { authorization: `Bearer ${t}`, 'x-auth-type': 'ucan' };
+      expect((await fetch(`${strict.url}/sessions`, { headers: hdr })).status).toBe(200);
+      const again = await fetch(`${strict.url}/sessions`, { headers: hdr });
+      expect(again.status).toBe(401);
+      expect((await again.json()).code).toBe('replayed');
+      const hs = await handshake(strict.url, sessionId, { invocation: t });
+      expect(hs).toMatchObject({ ok: false, code: 'replayed' });
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('ORACLE_UCAN_REPLAY=strict remembers used invocations across a restart of the runtime', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'oraclekit-replay-'));
     const mnemonic = generateMnemonic();
     const oracleDid = didFromMnemonic(mnemonic);
-    const opts = { dbPath: join(dir, 'oracle.db'), signingMnemonic: mnemonic, config: { name: 'Replay', model: 'scripted-model', oracleDid } };
+    const opts = { dbPath: join(dir, 'oracle.db'), signingMnemonic: mnemonic, config: { name: 'Replay', model: 'scripted-model', oracleDid }, env: { ORACLE_UCAN_REPLAY: 'strict' } };
     const user = await generateSigner();
     const t = await mintInvocation({ issuer: user, audience: oracleDid });
     const hdr = { authorization: `Bearer ${t}`, 'x-auth-type': 'ucan' };
@@ -138,20 +157,59 @@ describe('UCAN authentication', () => {
     expect((await rr.json()).code).toBe('revoked');
   });
 
-  it('refuses another auth type and a delegation alone unless the fallback is allowed', async () => {
+  it('refuses another auth type; by default a delegation alone logs in (HTTP and socket)', async () => {
     const u = await h.user();
+    const sessionId = await u.newSession();
     const basic = await fetch(`${h.url}/sessions`, { headers: { authorization: 'Basic abc', 'x-auth-type': 'basic' } });
     expect((await basic.json()).code).toBe('unsupported_auth_type');
-    const d = await mintDelegation({ issuer: u.signer, audience: h.oracleDid, ttlSeconds: 600 });
+    const d = await mintDelegation({ issuer: u.signer, audience: h.oracleDid, ttlSeconds: 7 * 24 * 3600 });
     const alone = await fetch(`${h.url}/sessions`, { headers: { 'x-ucan-delegation': d.token } });
-    expect(alone.status).toBe(401);
-    expect((await alone.json()).code).toBe('missing_token');
-    h.app.runtime.auth.allowDelegationFallback = true;
+    expect(alone.status).toBe(200);
+    expect((await alone.json()).sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([sessionId]);
+    const hs = await handshake(h.url, sessionId, { ucanDelegation: d.token });
+    expect(hs.ok).toBe(true);
+    if (hs.ok) hs.socket.close();
+  });
+
+  it('refuses a bad delegation alone with 401 and its code (HTTP and socket), a too-long one included', async () => {
+    const u = await h.user();
+    const sessionId = await u.newSession();
+    const other = await generateSigner();
+    const liar = u.signer.withDID(other.did() as `did:key:${string}`);
+    const cases = [
+      { name: 'forged', code: 'bad_signature', token: (await mintDelegation({ issuer: liar as unknown as Signer, audience: h.oracleDid })).token },
+      { name: 'expired', code: 'expired', token: (await mintDelegation({ issuer: u.signer, audience: h.oracleDid, expiration: now() - 5 })).token },
+      { name: 'wrong audience', code: 'wrong_audience', token: (await mintDelegation({ issuer: u.signer, audience: other.did() })).token },
+      { name: 'longer than 30 days', code: 'ttl_too_long', token: (await mintDelegation({ issuer: u.signer, audience: h.oracleDid, ttlSeconds: 31 * 24 * 3600 })).token },
+      { name: 'malformed', code: 'malformed_token', token: '!!!' },
+    ];
+    for (const c of cases) {
+      const r = await fetch(`${h.url}/sessions`, { headers: { 'x-ucan-delegation': c.token } });
+      expect(r.status, c.name).toBe(401);
+      expect(await r.json(), c.name).toMatchObject({ statusCode: 401, code: c.code });
+      const hs = await handshake(h.url, sessionId, { ucanDelegation: c.token });
+      expect(hs.ok ? 'connected' : [hs.code, hs.status], c.name).toEqual([c.code, 401]);
+    }
+  });
+
+  it('ORACLE_UCAN_AUTH=invocation: a delegation alone does not log in (HTTP and socket); an invocation does', async () => {
+    const inv = await startHarness({ env: { ORACLE_UCAN_AUTH: 'invocation', ORACLE_UCAN_DELEGATION_MAX_TTL_S: '3600' } });
     try {
-      const ok = await fetch(`${h.url}/sessions`, { headers: { 'x-ucan-delegation': d.token } });
-      expect(ok.status).toBe(200);
+      const u = await inv.user();
+      const sessionId = await u.newSession();
+      const d = await mintDelegation({ issuer: u.signer, audience: inv.oracleDid, ttlSeconds: 600 });
+      const alone = await fetch(`${inv.url}/sessions`, { headers: { 'x-ucan-delegation': d.token } });
+      expect(alone.status).toBe(401);
+      const body = await alone.json();
+      expect(body).toMatchObject({ statusCode: 401, code: 'missing_token' });
+      expect(body.message).toContain('ORACLE_UCAN_AUTH=invocation');
+      const hs = await handshake(inv.url, sessionId, { ucanDelegation: d.token });
+      expect(hs).toMatchObject({ ok: false, code: 'missing_token', status: 401 });
+      // with an invocation the same delegation is the downstream authority, whatever its lifetime
+      const long = await mintDelegation({ issuer: u.signer, audience: inv.oracleDid, ttlSeconds: 400 * 24 * 3600 });
+      expect((await u.req('GET', '/sessions', undefined, { 'x-ucan-delegation': long.token })).status).toBe(200);
     } finally {
-      h.app.runtime.auth.allowDelegationFallback = false;
+      await inv.close();
     }
   });
 
@@ -235,5 +293,22 @@ describe('client tool results over socket.io', () => {
     await expect(failing).rejects.toThrow('user denied');
     ha.socket.close();
     hb.socket.close();
+  });
+});
+
+describe('an empty body with a JSON content type (issue #14 item 1: the IXO SDK sends one)', () => {
+  it('reads as {} on the routes whose body is optional; a route that needs fields names them; bad JSON stays invalid_json', async () => {
+    const u = await h.user();
+    const send = async (method: string, path: string, body?: string) =>
+      fetch(h.url + path, { method, headers: { ...(await u.headers()), 'content-type': 'application/json' }, body });
+    const created = await send('POST', '/sessions');
+    expect(created.status).toBe(201);
+    const { sessionId } = (await created.json()) as { sessionId: string };
+    expect((await send('GET', `/sessions/${sessionId}/run`)).status).toBe(200);
+    expect((await send('DELETE', '/delegation')).status).toBe(200);
+    expect(await (await send('POST', `/messages/${sessionId}`)).json()).toMatchObject({ statusCode: 400, code: 'validation_failed', message: expect.stringContaining('message') });
+    expect(await (await send('POST', '/sessions', '{"title":')).json()).toMatchObject({ statusCode: 400, code: 'invalid_json' });
+    const deleted = await send('DELETE', `/sessions/${sessionId}`);
+    expect([deleted.status, await deleted.json()]).toEqual([200, { message: `session ${sessionId} deleted` }]);
   });
 });

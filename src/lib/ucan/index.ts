@@ -12,7 +12,11 @@
  *   oracle's `oracle/use` directly; proofs, when attached, must form an
  *   aligned, valid chain.
  * - delegation (x-ucan-delegation, POST /delegation): issued by the user,
- *   audience the oracle; it lets the oracle act for the user downstream.
+ *   audience the oracle; it lets the oracle act for the user downstream, and
+ *   (when the runtime allows it) logs the user in alone, within a maximum
+ *   lifetime of its own (`maxTtl`).
+ * - replay: with a ReplayStore an invocation is one-use (its CID remembered
+ *   until its expiry); without one it is a bearer credential for its lifetime.
  */
 import { Delegation, UCAN, invoke, delegate } from '@ucanto/core';
 import { Verifier, ed25519 } from '@ucanto/principal';
@@ -25,7 +29,10 @@ import type { Signer } from '../keys/index.ts';
 import { isDidKeyEd25519 } from '../keys/index.ts';
 
 export const ORACLE_ABILITY = 'oracle/use';
+/** The longest an invocation may live (expiry − not-before or now). */
 export const MAX_TTL_SECONDS = 900;
+/** The default longest lifetime of a delegation that logs in alone (ORACLE_UCAN_DELEGATION_MAX_TTL_S): 30 days. */
+export const DEFAULT_DELEGATION_MAX_TTL_S = 30 * 24 * 3600;
 export const CLOCK_SKEW_SECONDS = 60;
 
 export type UcanView = API.Delegation;
@@ -200,8 +207,10 @@ export interface VerifyOptions {
   isRevoked?: (cid: string) => boolean;
   replay?: ReplayStore;
   now?: number;
-  /** Enforce the 900 s TTL (invocations, and a delegation used alone to authenticate). */
+  /** Enforce the 900 s TTL (invocations). */
   enforceTtl?: boolean;
+  /** Enforce this TTL in seconds instead (a delegation used alone to authenticate); the setting's name for the error message. */
+  maxTtl?: { seconds: number; setting: string };
 }
 
 export interface VerifiedUcan {
@@ -236,9 +245,13 @@ async function checkCommon(d: API.Delegation, o: VerifyOptions): Promise<void> {
       if ((p as API.Delegation).audience.did() !== iss) throw runtimeError('proof_chain_misaligned', "a proof's audience is not its child's issuer");
     }
   }
-  if (o.enforceTtl) {
+  if (o.enforceTtl || o.maxTtl) {
     const start = d.notBefore ?? (o.now ?? nowSeconds());
-    if (d.expiration - start > MAX_TTL_SECONDS) throw runtimeError('ttl_too_long', `the UCAN lives ${d.expiration - start} s; at most ${MAX_TTL_SECONDS} s`);
+    const max = o.maxTtl?.seconds ?? MAX_TTL_SECONDS;
+    if (d.expiration - start > max) {
+      const what = o.maxTtl ? `a delegation that logs in alone may live at most ${max} s (${o.maxTtl.setting})` : `an invocation may live at most ${max} s`;
+      throw runtimeError('ttl_too_long', `the UCAN lives ${d.expiration - start} s; ${what}`);
+    }
   }
 }
 
@@ -251,12 +264,12 @@ export function oracleCapability(oracleDid: string) {
 export async function verifyInvocation(token: string, o: VerifyOptions): Promise<VerifiedUcan> {
   const d = await decodeToken(token);
   if (d.audience.did() !== o.oracleDid) throw runtimeError('wrong_audience', `the audience is ${d.audience.did()}, not this oracle`);
-  await checkCommon(d, { ...o, enforceTtl: true });
+  await checkCommon(d, { ...o, enforceTtl: true, maxTtl: undefined });
   const cap = oracleCapability(o.oracleDid);
   const covered = d.capabilities.some((c) => !cap.match({ capability: c, delegation: d } as never).error);
   if (!covered) throw runtimeError('capability_mismatch', `no capability ${ORACLE_ABILITY} with ${o.oracleDid}`);
   const cid = d.cid.toString();
-  if (o.replay?.seen(cid, d.expiration)) throw runtimeError('replayed', 'this invocation was already used');
+  if (o.replay?.seen(cid, d.expiration)) throw runtimeError('replayed', 'this invocation was already used (this oracle accepts each invocation once); send a new one');
   return { did: d.issuer.did(), cid, expiration: d.expiration, view: d };
 }
 

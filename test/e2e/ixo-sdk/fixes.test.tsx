@@ -4,7 +4,8 @@
  * from the runtime and does not get yet. Each test is written as the correct
  * behaviour requires and marked `it.fails` with the issue item it belongs to,
  * so the suite is green today and such a test turns red ("expected to fail")
- * once its item is fixed: the fix then turns `it.fails` into `it`.
+ * once its item is fixed: the fix then turns `it.fails` into `it`. Items 1–4
+ * are fixed (each test keeps the failure it had before, quoted above it).
  * Today's failure of each is quoted above it.
  *
  * What the SDK does on the wire (read from its dist/index.js and seen here):
@@ -49,13 +50,17 @@ import { dropAndRejoin } from './reconnect.ts';
 import { createWallet } from './wallet.ts';
 
 let rt: IxoRuntime;
+/** The same runtime requiring invocations (issue #14 item 4 keeps that as a deployment setting). */
+let invocationOnly: IxoRuntime;
 
-// the runtime starts only when the SDK is installed (else every test is skipped)
+// the runtimes start only when the SDK is installed (else every test is skipped)
 const suite = ixoSuite(async (_l, indexer) => {
   rt = await startIxoRuntime(indexer);
+  invocationOnly = await startIxoRuntime(indexer, { ORACLE_UCAN_AUTH: 'invocation' });
 });
 afterAll(async () => {
   await rt?.close();
+  await invocationOnly?.close();
 });
 
 /** Invocations that live 20 s: under the SDK's 30 s cache margin, so it mints one per request. */
@@ -64,8 +69,8 @@ const sessionIds = (p: Probe): string[] => (p.sessions.sessions as { sessionId: 
 
 describe('issue #14 item 1: session create and delete', () => {
   // Issue #14 item 1. The SDK sends `content-type: application/json` and no body on POST /sessions and
-  // DELETE /sessions/:id. Today: RequestError "Body cannot be empty when content-type is set to 'application/json'" (400).
-  it.fails('creates and deletes a session with useOracleSessions', async (ctx) => {
+  // DELETE /sessions/:id. Before the fix: RequestError "Body cannot be empty when content-type is set to 'application/json'" (400).
+  it('creates and deletes a session with useOracleSessions', async (ctx) => {
     const l = suite.get(ctx);
     const wallet = await createWallet(SHORT);
     const { probe, view } = mountChat(l, { oracleDid: rt.oracleDid, baseUrl: rt.baseUrl, wallet });
@@ -81,9 +86,9 @@ describe('issue #14 item 1: session create and delete', () => {
 
 describe('issue #14 item 2: an invocation is a bearer credential for its lifetime', () => {
   // Issue #14 item 2. The SDK caches one invocation per user and oracle until 30 s before its expiry and sends it
-  // on every request and the socket handshake. Today the second use is refused:
+  // on every request and the socket handshake. Before the fix the second use is refused:
   // ["GET /sessions/<id>/run → replayed", "POST /messages/<id> → replayed", "GET /sessions/<id>/messages?limit=20 → replayed", …]
-  it.fails('a session with a realistic invocation lifetime gets no 401 at all', async (ctx) => {
+  it('a session with a realistic invocation lifetime gets no 401 at all', async (ctx) => {
     const l = suite.get(ctx);
     const wallet = await createWallet({ invocationTtl: 300 });
     const sessionId = await rt.createSession(wallet);
@@ -107,10 +112,10 @@ describe('issue #14 item 2: an invocation is a bearer credential for its lifetim
 });
 
 describe('issue #14 item 3: a dropped stream is resumed by the SDK', () => {
-  // Issue #14 item 3. Today the rejoin is refused: ["GET /runs/<runId>?after=3 → 401 replayed"] (the SDK retries 12
+  // Issue #14 item 3. Before the fix the rejoin is refused: ["GET /runs/<runId>?after=3 → 401 replayed"] (the SDK retries 12
   // times over about a minute, then gives up). The same drop with a fresh credential on the rejoin passes
   // (sdk.test.tsx, "reconnect"), so this flips with the item 2 fix unless something else breaks.
-  it.fails('finishes the turn after the SSE connection drops mid-turn, with no gap and no duplicate tokens', async (ctx) => {
+  it('finishes the turn after the SSE connection drops mid-turn, with no gap and no duplicate tokens', async (ctx) => {
     // the SDK's rejoin re-sends the headers of the turn's POST, so its invocation a second time
     await dropAndRejoin(suite.get(ctx), rt, { freshRejoinCredential: false });
   });
@@ -118,12 +123,14 @@ describe('issue #14 item 3: a dropped stream is resumed by the SDK', () => {
 
 describe('issue #14 item 4: login with a delegation only', () => {
   // Issue #14 item 4. OraclesProvider without createInvocation sends `x-ucan-delegation` alone (HTTP and socket
-  // `auth.ucanDelegation`). Today: ["GET /sessions?limit=20&offset=0 → missing_token", "GET /sessions/<id>/messages?limit=20 → missing_token",
+  // `auth.ucanDelegation`). Before the fix: ["GET /sessions?limit=20&offset=0 → missing_token", "GET /sessions/<id>/messages?limit=20 → missing_token",
   // "POST /messages/<id> → missing_token", …]
-  it.fails('a full turn, the session list and the socket work with createDelegation alone', async (ctx) => {
+  it('a full turn, the session list and the socket work with createDelegation alone', async (ctx) => {
     const l = suite.get(ctx);
     const wallet = await createWallet({ delegationTtl: 7 * 24 * 3600 });
     const sessionId = await rt.createSession(wallet);
+    // the session was made with an invocation of the wallet (straight on the runtime): the SDK must mint none after it
+    const mintedBefore = wallet.minted.invocations;
     const mark = rt.proxy.log.length;
     rt.script('hello', say('delegated answer'));
     const { probe } = mountChat(l, { oracleDid: rt.oracleDid, baseUrl: rt.baseUrl, wallet, sessionId, invocations: false });
@@ -133,7 +140,7 @@ describe('issue #14 item 4: login with a delegation only', () => {
     await probe.chat.sendMessage('hello').catch((e: Error) => errors.push(e.message));
     expect(unauthorized(rt.proxy, mark)).toEqual([]);
     expect(errors).toEqual([]);
-    expect(wallet.minted.invocations).toBe(0);
+    expect(wallet.minted.invocations).toBe(mintedBefore);
     await l.rtl.waitFor(() => expect(probe.chat.messages.map((m: { content: unknown }) => m.content)).toEqual(['hello', 'delegated answer']));
     expect(sessionIds(probe)).toEqual([sessionId]);
     await l.rtl.waitFor(() => expect(probe.chat.isRealTimeConnected).toBe(true));
@@ -141,11 +148,11 @@ describe('issue #14 item 4: login with a delegation only', () => {
 });
 
 describe('issue #14 item 4: refused delegations when a delegation alone logs in', () => {
-  // Issue #14 item 4: a refused delegation gets the code of what is wrong with it. Today every one is
+  // Issue #14 item 4: a refused delegation gets the code of what is wrong with it. Before the fix every one is
   // {status: 401, codes: ['missing_token']} (a delegation alone is not looked at). 'missing' (no credential at all)
   // is the same request in both modes: sdk.test.tsx.
   for (const { bad, code } of BAD_CREDENTIALS.filter((c) => c.bad !== 'missing')) {
-    it.fails(`${bad} delegation → 401 ${code}`, async (ctx) => {
+    it(`${bad} delegation → 401 ${code}`, async (ctx) => {
       const r = await refusedWith(suite.get(ctx), rt, 'delegation', bad);
       expect(r).toEqual({ status: 401, codes: [code] });
     });
@@ -154,9 +161,9 @@ describe('issue #14 item 4: refused delegations when a delegation alone logs in'
 
 describe('issue #14 item 4: a delegation that logs in has a maximum lifetime', () => {
   // Issue #14 item 4 ("a configurable maximum lifetime (e.g. 30 days)"): assumed here as 30 days by default and the
-  // existing code `ttl_too_long`; the fixer may settle other values and adjust this test. Today: {status: 401,
-  // codes: ['missing_token']}.
-  it.fails('a delegation living 400 days does not log in → 401 ttl_too_long', async (ctx) => {
+  // existing code `ttl_too_long`; kept by the fix (ORACLE_UCAN_DELEGATION_MAX_TTL_S, default 2592000). Before the fix:
+  // {status: 401, codes: ['missing_token']}.
+  it('a delegation living 400 days does not log in → 401 ttl_too_long', async (ctx) => {
     const l = suite.get(ctx);
     const wallet = await createWallet({ delegationTtl: 400 * 24 * 3600 });
     const mark = rt.proxy.log.length;
@@ -164,6 +171,25 @@ describe('issue #14 item 4: a delegation that logs in has a maximum lifetime', (
     await l.rtl.waitFor(() => expect(probe.sessions.error).toBeTruthy());
     const codes = [...new Set(unauthorized(rt.proxy, mark).map((line) => line.replace(/^.* → /, '')))];
     expect({ status: (probe.sessions.error as { status?: unknown }).status, codes }).toEqual({ status: 401, codes: ['ttl_too_long'] });
+  });
+});
+
+describe('issue #14 item 4: a deployment may require invocations (ORACLE_UCAN_AUTH=invocation)', () => {
+  it('createDelegation alone does not log in → 401 missing_token; with createInvocation the same wallet does', async (ctx) => {
+    const l = suite.get(ctx);
+    const wallet = await createWallet({ delegationTtl: 7 * 24 * 3600, invocationTtl: 20 });
+    const mark = invocationOnly.proxy.log.length;
+    const alone = mountChat(l, { oracleDid: invocationOnly.oracleDid, baseUrl: invocationOnly.baseUrl, wallet, invocations: false });
+    await l.rtl.waitFor(() => expect(alone.probe.sessions.error).toBeTruthy());
+    const codes = [...new Set(unauthorized(invocationOnly.proxy, mark).map((line) => line.replace(/^.* → /, '')))];
+    expect({ status: (alone.probe.sessions.error as { status?: unknown }).status, codes }).toEqual({ status: 401, codes: ['missing_token'] });
+    alone.view.unmount();
+    const sessionId = await invocationOnly.createSession(wallet);
+    const next = invocationOnly.proxy.log.length;
+    const both = mountChat(l, { oracleDid: invocationOnly.oracleDid, baseUrl: invocationOnly.baseUrl, wallet });
+    await l.rtl.waitFor(() => expect(sessionIds(both.probe)).toEqual([sessionId]));
+    expect(unauthorized(invocationOnly.proxy, next)).toEqual([]);
+    both.view.unmount();
   });
 });
 

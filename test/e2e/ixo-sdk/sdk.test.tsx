@@ -27,7 +27,7 @@ afterAll(async () => {
   await strict?.close();
 });
 
-/** Invocations that live 20 s: under the SDK's 30 s cache margin, so it mints one per request (how the SDK works against one-use invocations today). */
+/** Invocations that live 20 s: under the SDK's 30 s cache margin, so it mints one per request (how the SDK works against ORACLE_UCAN_REPLAY=strict). */
 const SHORT = { invocationTtl: 20 };
 
 describe('the IXO SDK against createOracleApp', () => {

@@ -164,9 +164,9 @@ describe("the plugins' own error codes", () => {
 
 describe("the runtime's variables", () => {
   it('are parsed once: blank is unset, defaults apply, options override them', () => {
-    const app = boot({ env: { PORT: '', ORACLE_MAX_STEPS: '5', CORS_ORIGINS: 'https://a.example, https://b.example', ORACLE_ALLOW_DELEGATION_AUTH: 'yes' } }).make();
-    expect(app.runtime.settings).toMatchObject({ PORT: 3000, HOST: '0.0.0.0', ORACLE_MAX_STEPS: 5, LLM_STALL_TIMEOUT_MS: 60_000, ORACLE_TOOL_TIMEOUT_MS: 30_000, CORS_ORIGINS: ['https://a.example', 'https://b.example'], ORACLE_ALLOW_DELEGATION_AUTH: true });
-    expect(app.runtime.auth.allowDelegationFallback).toBe(true);
+    const app = boot({ env: { PORT: '', ORACLE_MAX_STEPS: '5', CORS_ORIGINS: 'https://a.example, https://b.example', ORACLE_UCAN_AUTH: 'invocation', ORACLE_UCAN_REPLAY: '' } }).make();
+    expect(app.runtime.settings).toMatchObject({ PORT: 3000, HOST: '0.0.0.0', ORACLE_MAX_STEPS: 5, LLM_STALL_TIMEOUT_MS: 60_000, ORACLE_TOOL_TIMEOUT_MS: 30_000, CORS_ORIGINS: ['https://a.example', 'https://b.example'], ORACLE_UCAN_AUTH: 'invocation', ORACLE_UCAN_REPLAY: 'bearer', ORACLE_UCAN_DELEGATION_MAX_TTL_S: 30 * 24 * 3600 });
+    expect([app.runtime.auth.mode, app.runtime.auth.replayMode, app.runtime.auth.delegationMaxTtlSeconds]).toEqual(['invocation', 'bearer', 30 * 24 * 3600]);
   });
 
   it('an invalid one is a boot error naming the variable, its value and what is valid', () => {
@@ -175,5 +175,9 @@ describe("the runtime's variables", () => {
     // a URL's credentials are not shown
     expect(() => boot({ env: { LLM_BASE_URL: 'ftp://user:s3cret@models/v1' } }).make()).toThrow(/for 'LLM_BASE_URL' = "ftp:\/\/…@models\/v1": /);
     expect(() => boot({ env: { ORACLE_DB_SYNCHRONOUS: 'OFF' } }).make()).toThrow(/'ORACLE_DB_SYNCHRONOUS' = "OFF": .+\. Set 'ORACLE_DB_SYNCHRONOUS' to FULL or NORMAL, or unset/);
+    expect(() => boot({ env: { ORACLE_UCAN_REPLAY: 'once' } }).make()).toThrow(/'ORACLE_UCAN_REPLAY' = "once": .+\. Set 'ORACLE_UCAN_REPLAY' to bearer \(default.+\) or strict/);
+    expect(() => boot({ env: { ORACLE_UCAN_DELEGATION_MAX_TTL_S: '10' } }).make()).toThrow(/'ORACLE_UCAN_DELEGATION_MAX_TTL_S' = "10": .+\. Set 'ORACLE_UCAN_DELEGATION_MAX_TTL_S' to an integer from 60 to 31536000/);
+    // the replaced variable is refused rather than ignored: a deployment that set 0 would otherwise be opened to delegation-only login
+    expect(() => boot({ env: { ORACLE_ALLOW_DELEGATION_AUTH: '0' } }).make()).toThrow(/'ORACLE_ALLOW_DELEGATION_AUTH' = "0": .+ORACLE_UCAN_AUTH=invocation/);
   });
 });

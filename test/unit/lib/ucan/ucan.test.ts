@@ -83,6 +83,21 @@ describe('ucan verification', async () => {
     // an expired CID is no replay (its token is refused as expired anyway)
     expect(replay.seen('old-1', live)).toBe(false);
   });
+  it('accepts an invocation again without a replay store (a bearer credential for its lifetime)', async () => {
+    const t = await mintInvocation({ issuer: user, audience: oracle.did() });
+    expect([await code(verifyInvocation(t, O)), await code(verifyInvocation(t, O))]).toEqual(['ok', 'ok']);
+  });
+  it('bounds a delegation that logs in alone by maxTtl, whose setting the error names; an invocation keeps 900 s', async () => {
+    const maxTtl = { seconds: 30 * 24 * 3600, setting: 'ORACLE_UCAN_DELEGATION_MAX_TTL_S' };
+    const month = await mintDelegation({ issuer: user, audience: oracle.did(), notBefore: now(), expiration: now() + maxTtl.seconds });
+    expect(await code(verifyDelegation(month.token, { ...O, maxTtl }))).toBe('ok');
+    const longer = await mintDelegation({ issuer: user, audience: oracle.did(), notBefore: now(), expiration: now() + maxTtl.seconds + 1 });
+    await expect(verifyDelegation(longer.token, { ...O, maxTtl })).rejects.toMatchObject({ code: 'ttl_too_long', message: expect.stringContaining('ORACLE_UCAN_DELEGATION_MAX_TTL_S') });
+    // without maxTtl (downstream authority next to an invocation) a delegation's lifetime is not bounded
+    expect(await code(verifyDelegation(longer.token, O))).toBe('ok');
+    const inv = await mintInvocation({ issuer: user, audience: oracle.did(), notBefore: now(), expiration: now() + 901 });
+    expect(await code(verifyInvocation(inv, { ...O, maxTtl }))).toBe('ttl_too_long');
+  });
   it('refuses a delegation from another user', async () => {
     const { token } = await mintDelegation({ issuer: other, audience: oracle.did() });
     expect(await code(verifyDelegation(token, { ...O, user: user.did() }))).toBe('delegation_issuer_mismatch');
