@@ -306,7 +306,7 @@ describe('an empty body with a JSON content type (issue #14 item 1: the IXO SDK 
     const { sessionId } = (await created.json()) as { sessionId: string };
     expect((await send('GET', `/sessions/${sessionId}/run`)).status).toBe(200);
     expect((await send('DELETE', '/delegation')).status).toBe(200);
-    expect(await (await send('POST', `/messages/${sessionId}`)).json()).toMatchObject({ statusCode: 400, code: 'validation_failed', message: expect.stringContaining('message') });
+    expect(await (await send('POST', `/messages/${sessionId}`)).json()).toMatchObject({ statusCode: 400, code: 'invalid_body', field: 'message', message: expect.stringContaining('message') });
     expect(await (await send('POST', '/sessions', '{"title":')).json()).toMatchObject({ statusCode: 400, code: 'invalid_json' });
     const deleted = await send('DELETE', `/sessions/${sessionId}`);
     expect([deleted.status, await deleted.json()]).toEqual([200, { message: `session ${sessionId} deleted` }]);
