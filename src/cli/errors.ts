@@ -13,7 +13,7 @@
 import { messageErrorFactory, type ErrorTable } from '../lib/errors.ts';
 import { REGISTRY_CLIENT_ERRORS } from '../lib/registry/client.ts';
 
-export { OracleKitError, EXIT_CODES, exitCodeForStatus, isOracleKitError, type ErrorBody } from '../lib/errors.ts';
+export { OracleKitError } from '../lib/errors.ts';
 
 export const CLI_ERRORS = {
   // the CLI itself

@@ -79,7 +79,7 @@ export function parseArgsOptions(specs: FlagSpecs): NonNullable<ParseArgsConfig[
  * the same meaning), and `multiple` flags repeat by design. Undefined when
  * every single-value flag appears at most once.
  */
-export function repeatedFlag(argv: string[], specs: FlagSpecs): OracleKitError | undefined {
+function repeatedFlag(argv: string[], specs: FlagSpecs): OracleKitError | undefined {
   let tokens;
   try {
     tokens = parseArgs({ args: argv, options: parseArgsOptions(specs), strict: false, allowPositionals: true, tokens: true }).tokens;

@@ -20,7 +20,7 @@ export function canPrompt(json: boolean): boolean {
 }
 
 /** Engine field → CLI flag, so errors name what the user typed. */
-export const FLAG_FOR_FIELD: Record<string, string> = {
+const FLAG_FOR_FIELD: Record<string, string> = {
   population: '--population',
   expectedMean: '--mean',
   expectedSD: '--sd',

@@ -108,7 +108,6 @@ export class SseFrameParser {
   }
 }
 
-export type KnownEventName = AnyEvent['event'];
 const KNOWN = new Set<string>(['run', 'reasoning', 'message', 'tool_call', 'action_call', 'error', 'done']);
 
 export interface OracleEventParserOptions {

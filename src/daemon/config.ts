@@ -19,9 +19,8 @@
  * (resolveSettings); nothing else reads them.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { DEFAULT_HOST, DEFAULT_PORT, ORACLE_PREFIX, configPath } from '../lib/paths.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, configPath } from '../lib/paths.ts';
 
-export { ORACLE_PREFIX };
 import { z } from 'zod';
 import { checkDid } from '../lib/did/index.ts';
 import { OracleKitError, showValue } from '../lib/errors.ts';
@@ -81,7 +80,7 @@ const did = z.string().superRefine((v, ctx) => {
 const nonEmpty = z.string().min(1);
 
 /** daemon.json's oracle section (docs/daemon.md, "The default oracle"). */
-export const daemonOracleSchema = z.strictObject({
+const daemonOracleSchema = z.strictObject({
   enabled: z.boolean().optional(),
   name: nonEmpty.optional(),
   description: nonEmpty.optional(),
@@ -96,7 +95,7 @@ export const daemonOracleSchema = z.strictObject({
  * unknown keys refused. The tally's fractions are parsed by ruleFromJson
  * (exact fractions from decimal strings, numbers or percentages).
  */
-export const daemonConfigSchema = z.strictObject({
+const daemonConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   comment: z.string().optional(),
   host: z.string().min(1).optional().describe('a host name or IP'),
@@ -119,8 +118,6 @@ export const daemonConfigSchema = z.strictObject({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   oracle: daemonOracleSchema.optional(),
 });
-
-export type DaemonConfigFile = z.infer<typeof daemonConfigSchema>;
 
 /** A zod failure of the config → invalid_config naming the key, its value and what is valid. */
 function configError(err: z.ZodError, raw: unknown): OracleKitError {

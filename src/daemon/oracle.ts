@@ -53,7 +53,7 @@ export async function loadOracleKey(env = process.env): Promise<OracleKey> {
   return { did, mnemonic, path, created: true };
 }
 
-export interface DefaultOracleInfo {
+interface DefaultOracleInfo {
   did: string;
   /** Path of the HTTP API inside the daemon (the URL is the daemon's URL + this). */
   path: string;

@@ -20,7 +20,7 @@ import { installErrorHandling } from './http/errors.ts';
 import { adminPlugin, registryPlugin } from './http/routes.ts';
 import { registryError } from '../lib/registry/errors.ts';
 
-export interface MountedPlugin {
+interface MountedPlugin {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   plugin: FastifyPluginAsync<any> | FastifyPluginCallback<any>;
   options?: Record<string, unknown>;

@@ -11,7 +11,7 @@ import { OracleKitError } from './errors.ts';
 /** Builds the error for malformed CSV; each area passes its own (selection: invalid_frame). */
 export type CsvErrorFactory = (where: string, value: string, valid: string, message: string) => Error;
 
-export const defaultCsvError: CsvErrorFactory = (where, value, valid, message) =>
+const defaultCsvError: CsvErrorFactory = (where, value, valid, message) =>
   new OracleKitError({ status: 400, code: 'invalid_csv', field: where, value, valid, message });
 
 const QUOTE = 0x22;

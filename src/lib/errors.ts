@@ -139,7 +139,7 @@ export const HTTP_ERRORS = {
   internal_error: { status: 500, when: 'an unexpected failure (a bug; logged with the request id); the message carries no secrets' },
 } as const satisfies ErrorTable;
 
-export type HttpErrorCode = keyof typeof HTTP_ERRORS;
+type HttpErrorCode = keyof typeof HTTP_ERRORS;
 
 /** What toErrorBody reads of an error thrown by the HTTP framework (fastify's FastifyError, duck-typed: src/lib imports no framework). */
 interface HttpFrameworkError {

@@ -14,7 +14,7 @@ export function stateDir(env: Env = process.env): string {
   return join(homedir(), '.local/state/oraclekit');
 }
 
-export function dataDir(env: Env = process.env): string {
+function dataDir(env: Env = process.env): string {
   if (env.ORACLEKIT_HOME) return join(env.ORACLEKIT_HOME, 'data');
   if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, 'oraclekit');
   return join(homedir(), '.local/share/oraclekit');

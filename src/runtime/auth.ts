@@ -48,7 +48,7 @@ export interface AuthInput {
  * to the runtime's database in its group commit; a new process loads the
  * unexpired ones. Expired rows are purged once a minute.
  */
-export class PersistentReplayStore implements ReplayStore {
+class PersistentReplayStore implements ReplayStore {
   private readonly memory = new MemoryReplayStore();
   private readonly store: RuntimeStore;
   private lastPurge = 0;

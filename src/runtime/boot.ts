@@ -27,7 +27,7 @@ export class BootError extends Error {
   }
 }
 
-export interface ResolvedPlugin {
+interface ResolvedPlugin {
   plugin: OraclePlugin<unknown>;
   env: unknown;
 }

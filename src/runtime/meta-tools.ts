@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { defineTool, type AnyPluginTool, type OraclePlugin, type TurnContext } from './plugin.ts';
 
-export const LOADED_PLUGINS_KEY = 'loadedPlugins';
+const LOADED_PLUGINS_KEY = 'loadedPlugins';
 
 export function loadedPlugins(state: Record<string, unknown>): string[] {
   const v = state[LOADED_PLUGINS_KEY];

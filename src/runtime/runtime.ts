@@ -434,6 +434,6 @@ function mergeErrorTables(plugins: { name: string; errors?: ErrorTable }[]): Err
   return merged;
 }
 
-export function subAgentToolName(name: string): string {
+function subAgentToolName(name: string): string {
   return `ask_${name.replace(/[^A-Za-z0-9_]/g, '_')}`;
 }

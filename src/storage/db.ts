@@ -30,7 +30,7 @@ import { closeSync, existsSync, fsync, fsyncSync, mkdirSync, openSync } from 'no
 import { dirname } from 'node:path';
 import type { Migration, Row, SqlValue, Storage } from './storage.ts';
 
-export type { Migration, Row, SqlValue, Storage } from './storage.ts';
+export type { Migration, Row, SqlValue } from './storage.ts';
 
 export interface OpenOptions {
   /** Path of the database file, or ':memory:'. */

@@ -12,9 +12,9 @@ import { explainError, explainRunError, type ChatController } from './chat-contr
 import { Markdown } from './markdown.tsx';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-export type NewItem = DistributiveOmit<Item, 'id'>;
+type NewItem = DistributiveOmit<Item, 'id'>;
 
-export type Item =
+type Item =
   | { id: number; kind: 'user'; text: string }
   | { id: number; kind: 'assistant'; text: string; tools: readonly ToolCallState[]; status: string }
   | { id: number; kind: 'note'; text: string }
@@ -72,7 +72,7 @@ function editLine(line: string, keys: string): string {
   return text;
 }
 
-export function ToolLine({ t, spinnerMs }: { t: ToolCallState; spinnerMs: number }): ReactNode {
+function ToolLine({ t, spinnerMs }: { t: ToolCallState; spinnerMs: number }): ReactNode {
   const icon = t.status === 'isRunning' ? <Spinner ms={spinnerMs} /> : t.status === 'done' ? <Text color="green">✓</Text> : <Text color="red">✗</Text>;
   return (
     <Box>

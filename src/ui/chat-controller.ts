@@ -15,7 +15,7 @@ export interface CommandResult {
   reset?: boolean;
 }
 
-export const HELP_LINES = [
+const HELP_LINES = [
   'Commands:',
   '  /new              start a new session',
   '  /sessions         list your sessions on this oracle',

@@ -104,7 +104,7 @@ export function parseMarkdown(src: string): Block[] {
 const INLINE = /(\*\*[^*]+\*\*|__[^_]+__|`[^`]+`|\*[^*\s][^*]*\*|(?<![\w])_[^_\s][^_]*_(?![\w])|\[[^\]]+\]\([^)\s]+\))/;
 
 /** Inline markup → plain text (for widths and plain output). */
-export function inlinePlain(text: string): string {
+function inlinePlain(text: string): string {
   return text
     .split(INLINE)
     .map((p) => {
@@ -118,7 +118,7 @@ export function inlinePlain(text: string): string {
     .join('');
 }
 
-export function Inline({ text }: { text: string }): ReactNode {
+function Inline({ text }: { text: string }): ReactNode {
   const parts = text.split(INLINE).filter((p) => p !== '');
   return (
     <Text>

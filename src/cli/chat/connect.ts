@@ -26,7 +26,7 @@ export interface Target {
   via: string;
 }
 
-export function readDotEnv(path: string): Record<string, string> {
+function readDotEnv(path: string): Record<string, string> {
   const out: Record<string, string> = {};
   if (!existsSync(path)) return out;
   for (const line of readFileSync(path, 'utf8').split(/\r?\n/)) {

@@ -11,7 +11,6 @@ import { cliError } from '../errors.ts';
 import { generateMnemonic, isValidMnemonic, signerFromMnemonic, type Signer } from '../../lib/keys/index.ts';
 import { identityPath, readIdentity, writeIdentity } from '../identity/store.ts';
 
-export { configDir, identityPath } from '../identity/store.ts';
 
 export interface Identity {
   signer: Signer;

@@ -15,7 +15,6 @@ import { logPath, stateDir } from '../../lib/paths.ts';
 import { requestJson } from '../../lib/registry/client.ts';
 import { forceRemoveDiscovery, isAlive, readDiscovery, type Discovery } from '../../lib/discovery.ts';
 
-export { logPath } from '../../lib/paths.ts';
 export { packageVersion } from '../../lib/version.ts';
 
 /**
@@ -27,7 +26,7 @@ export { packageVersion } from '../../lib/version.ts';
  */
 export const DAEMON_NODE_FLAGS = ['--max-semi-space-size=2'];
 
-export interface Health {
+interface Health {
   status: string;
   version: string;
   pid: number;
@@ -37,7 +36,7 @@ export interface Health {
   oracle?: unknown;
 }
 
-export interface OracleStatus {
+interface OracleStatus {
   did: string;
   url: string;
   name: string;
@@ -47,7 +46,7 @@ export interface OracleStatus {
 }
 
 /** The daemon's /health, or undefined when it does not answer 2xx in time. */
-export async function health(url: string, timeoutMs = 1500): Promise<Health | undefined> {
+async function health(url: string, timeoutMs = 1500): Promise<Health | undefined> {
   const r = await requestJson<Health>({ method: 'GET', url: `${url}/health`, what: 'the daemon', timeoutMs }).catch(() => undefined);
   return r && r.status >= 200 && r.status < 300 && typeof r.body === 'object' ? r.body : undefined;
 }
@@ -90,7 +89,7 @@ export async function daemonStatus(env = process.env): Promise<{ status: DaemonS
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function mainScript(): string {
+function mainScript(): string {
   const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
   return fileURLToPath(new URL(`../../daemon/main${ext}`, import.meta.url));
 }

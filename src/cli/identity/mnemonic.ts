@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { cliError, type OracleKitError } from '../errors.ts';
 import { isValidMnemonic } from '../../lib/keys/index.ts';
 
-export const MNEMONIC_ENV = 'ORACLEKIT_MNEMONIC';
+const MNEMONIC_ENV = 'ORACLEKIT_MNEMONIC';
 
 export interface MnemonicSource {
   file?: string;
@@ -18,7 +18,7 @@ export interface MnemonicSource {
   interactive: boolean;
 }
 
-export const normaliseMnemonic = (m: string) => m.trim().toLowerCase().split(/\s+/).join(' ');
+const normaliseMnemonic = (m: string) => m.trim().toLowerCase().split(/\s+/).join(' ');
 
 function invalid(where: string, field: string): OracleKitError {
   return cliError('invalid_mnemonic', `${where} does not hold a valid BIP39 English mnemonic`, { field, valid: '12, 15, 18, 21 or 24 BIP39 English words with a valid checksum' });

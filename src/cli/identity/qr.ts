@@ -32,7 +32,7 @@ export function signInMessage(r: SignInRequest): string {
   return `oraclekit sign-in\nchallenge: ${r.challenge}\naudience: ${r.aud}\ncallback: ${r.callback}\nexpires: ${r.exp}`;
 }
 
-export function signInLink(r: SignInRequest): string {
+function signInLink(r: SignInRequest): string {
   const q = new URLSearchParams({ v: String(r.v), challenge: r.challenge, callback: r.callback, aud: r.aud, exp: String(r.exp) });
   return `oraclekit:signin?${q.toString()}`;
 }

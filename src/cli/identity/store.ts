@@ -15,11 +15,10 @@ import { dirname, join } from 'node:path';
 import { configDir } from '../../lib/paths.ts';
 import { cliError } from '../errors.ts';
 
-export { configDir };
 
 export const identityPath = (env: NodeJS.ProcessEnv = process.env) => join(configDir(env), 'identity.json');
 
-export interface WalletSignIn {
+interface WalletSignIn {
   did: string;
   signedInAt: string;
 }

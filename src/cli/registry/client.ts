@@ -17,7 +17,7 @@
  * conf and the daemon's lifecycle code load lazily.
  */
 import { RegistryClient } from '../../lib/registry/client.ts';
-import type { DesignReply } from '../../lib/registry/wire.ts';
+import type { DesignRecord } from '../../lib/registry/types.ts';
 import { cliError } from '../errors.ts';
 import { readSettings, type Settings } from './settings.ts';
 
@@ -107,6 +107,6 @@ export async function registryClient(opts: ClientOptions = {}): Promise<Registry
  * API (POST /v1/sampling with the sampling.md inputs plus projectId) and
  * returns the stored record. `input` is the object passed to computeDesign.
  */
-export async function saveDesign<T = DesignReply>(input: Record<string, unknown>, projectId: string, opts: ClientOptions & { idempotencyKey?: string } = {}): Promise<T> {
+export async function saveDesign<T = DesignRecord>(input: Record<string, unknown>, projectId: string, opts: ClientOptions & { idempotencyKey?: string } = {}): Promise<T> {
   return (await registryClient(opts)).saveDesign(input, projectId, opts.idempotencyKey) as Promise<T>;
 }

@@ -1,16 +1,16 @@
 /** Flag values of the registry commands turned into request bodies, with errors naming the flag, the value and what is valid. */
 import { readFileSync } from 'node:fs';
-import type { Service } from '../../lib/registry/wire.ts';
+import type { Service } from '../../lib/registry/types.ts';
 import { cliError } from '../errors.ts';
 
-export function parseServiceFlag(s: string): Service {
+function parseServiceFlag(s: string): Service {
   const m = /^([^=]+)=([^,]+),(.+)$/.exec(s);
   if (!m) throw cliError('invalid_service', `--service ${s} is not id=type,url`, { field: 'service', value: s, valid: 'id=type,url, e.g. "#api=oracleService,https://host"' });
   return { id: m[1]!.trim(), type: m[2]!.trim(), serviceEndpoint: m[3]!.trim() };
 }
 
 /** --metadata: a JSON object. */
-export function parseMetadataFlag(s: string): Record<string, unknown> {
+function parseMetadataFlag(s: string): Record<string, unknown> {
   let v: unknown;
   try {
     v = JSON.parse(s);

@@ -13,7 +13,7 @@
  * database) is replaced.
  */
 import { RegistryClient, errorFromReply } from '../../lib/registry/client.ts';
-import type { CreatedKeyReply } from '../../lib/registry/wire.ts';
+import type { KeyCreated } from '../../lib/registry/types.ts';
 import { cliError } from '../errors.ts';
 import { ensureDaemon, registryUrl } from './client.ts';
 import { adoptGeneralKey, readNetwork, saveNetwork, type Network } from './settings.ts';
@@ -69,7 +69,7 @@ export async function connect(o: ConnectOptions): Promise<Connection> {
   }
   let createdKey = false;
   if (!apiKey) {
-    const r = await local().request<CreatedKeyReply>('POST', '/admin/v1/keys', { admin: true, body: { did: o.principal, roles: ['representative', 'member'], label: 'oraclekit new' } });
+    const r = await local().request<KeyCreated>('POST', '/admin/v1/keys', { admin: true, body: { did: o.principal, roles: ['representative', 'member'], label: 'oraclekit new' } });
     if (r.status !== 201) throw errorFromReply(r, 'creating an API key on the local daemon');
     apiKey = r.body.key;
     createdKey = true;

@@ -3,7 +3,7 @@
  * --json they print the reply itself). Each printer returns the text;
  * commands pass it to `out`.
  */
-import type { DesignReply, DomainView, KeyReply, Page, ProposalReply, VerificationReply } from '../../lib/registry/wire.ts';
+import type { DesignRecord, DomainView, KeyInfo, Page, ProposalView, VerificationView } from '../../lib/registry/types.ts';
 import { textTable } from '../output.ts';
 
 export function formatDomain(d: DomainView): string {
@@ -26,7 +26,7 @@ export function formatDomainPage(p: Page<DomainView>): string {
   return textTable(['did', 'type', 'state', 'eligible', 'name'], p.items.map((d) => [d.id, d.type, d.state, d.eligible ? 'yes' : 'no', String(d.metadata?.name ?? '')])) + more(p.nextCursor);
 }
 
-export function formatProposal(p: ProposalReply): string {
+export function formatProposal(p: ProposalView): string {
   const t = p.tally;
   return [
     `${p.id} for ${p.domainId}`,
@@ -36,18 +36,18 @@ export function formatProposal(p: ProposalReply): string {
 }
 
 /** `domain status`: the domain's state and its latest proposal. */
-export function formatVerification(r: VerificationReply): string {
+export function formatVerification(r: VerificationView): string {
   const d = r.domain;
   return `${d.id}: ${d.state} (active ${d.active}, eligible ${d.eligible})\n` + (r.proposal ? formatProposal(r.proposal) : '  no verification proposal yet');
 }
 
 /** `domain status --json`: the domain's verification state, without the whole domain. */
-export function verificationJson(r: VerificationReply) {
+export function verificationJson(r: VerificationView) {
   const d = r.domain;
   return { did: d.id, state: d.state, active: d.active, eligible: d.eligible, version: d.version, proposal: r.proposal };
 }
 
-export function formatDesign(d: DesignReply): string {
+export function formatDesign(d: DesignRecord): string {
   const p = d.parameters;
   const lines = [
     `${d.designId} (version ${d.version}${d.previousDesignId ? `, after ${d.previousDesignId}` : ''})`,
@@ -60,10 +60,10 @@ export function formatDesign(d: DesignReply): string {
   return lines.join('\n');
 }
 
-export function formatDesignPage(p: Page<DesignReply>): string {
+export function formatDesignPage(p: Page<DesignRecord>): string {
   return textTable(['designId', 'version', 'project', 'adjustedSize', 'status'], p.items.map((d) => [d.designId, d.version, d.projectId, d.parameters.adjustedSize, d.verification.status])) + more(p.nextCursor);
 }
 
-export function formatKeys(items: KeyReply[]): string {
+export function formatKeys(items: KeyInfo[]): string {
   return textTable(['id', 'did', 'roles', 'created', 'revoked', 'label'], items.map((k) => [k.id, k.did, k.roles.join(','), k.createdAt, k.revokedAt ?? '', k.label ?? '']));
 }

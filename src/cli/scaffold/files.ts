@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { renderEnv, renderEnvExample, type EnvValues } from './env.ts';
 
 /** templates/oracle (the same relative place from src/cli/scaffold and dist/cli/scaffold). */
-export const TEMPLATE_DIR = fileURLToPath(new URL('../../../templates/oracle/', import.meta.url));
+const TEMPLATE_DIR = fileURLToPath(new URL('../../../templates/oracle/', import.meta.url));
 
 export interface OracleConfigFile {
   name: string;

@@ -79,8 +79,8 @@ export interface NewResult {
 }
 
 const PROJECT_NAME = /^[a-z0-9][a-z0-9._-]{0,213}$/i;
-export const DEFAULT_MODEL = 'openai/gpt-4o-mini';
-export const DEFAULT_LLM_BASE_URL = 'https://openrouter.ai/api/v1';
+const DEFAULT_MODEL = 'openai/gpt-4o-mini';
+const DEFAULT_LLM_BASE_URL = 'https://openrouter.ai/api/v1';
 
 function cancelled(): OracleKitError {
   return cliError('cancelled', 'cancelled; removed what was created');

@@ -8,18 +8,17 @@
  * registry it is registered on first use (your DID becomes its controller).
  */
 import { errorFromReply } from '../../lib/registry/client.ts';
-import type { DomainView, Page, Service } from '../../lib/registry/wire.ts';
+import type { DomainView, Page, Service } from '../../lib/registry/types.ts';
 import { cliError } from '../errors.ts';
 import type { Connection } from '../registry/networks.ts';
 import { readNetwork, saveNetwork } from '../registry/settings.ts';
 
-export const ORACLE_PROTOCOL_AKA = 'oraclekit:oracle-protocol:v1';
+const ORACLE_PROTOCOL_AKA = 'oraclekit:oracle-protocol:v1';
 
-export type { Service };
-/** A domain as the registry returns it (src/lib/registry/wire.ts). */
+/** A domain as the registry returns it (src/lib/registry/types.ts). */
 export type Domain = DomainView;
 
-export async function getDomain(c: Connection, did: string): Promise<Domain> {
+async function getDomain(c: Connection, did: string): Promise<Domain> {
   const r = await c.client.request<Domain>('GET', `/v1/domains/${encodeURIComponent(did)}`);
   if (r.status !== 200) throw errorFromReply(r, `reading ${did}`);
   return r.body;
@@ -53,7 +52,7 @@ export async function resolveClass(c: Connection, given: string | undefined, env
   return { did: created.body.id, created: true };
 }
 
-export function oracleServices(apiUrl: string, wsUrl: string): Service[] {
+function oracleServices(apiUrl: string, wsUrl: string): Service[] {
   return [
     { id: '#api', type: 'oracleService', serviceEndpoint: apiUrl },
     { id: '#ws', type: 'oracleService', serviceEndpoint: wsUrl },

@@ -11,11 +11,11 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { p256 } from '@noble/curves/nist.js';
 
-export const DID_MAX_LENGTH = 256;
+const DID_MAX_LENGTH = 256;
 export const DID_SYNTAX = /^did:[a-z0-9]+:(?:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*:)*(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+$/;
-export const IXO_ENTITY = /^did:ixo:entity:[0-9a-f]{32}$/;
+const IXO_ENTITY = /^did:ixo:entity:[0-9a-f]{32}$/;
 
-export type DidProblem =
+type DidProblem =
   | 'not_a_string'
   | 'too_long'
   | 'syntax'
@@ -120,10 +120,6 @@ function checkDidKey(id: string): DidCheck {
   if (key.length !== codec.length) return fail('key_length', `did:key: a ${codec.name} key is ${codec.length} bytes, got ${key.length}`);
   if (!codec.valid(key)) return fail('key_point', `did:key: the bytes are not a valid ${codec.name} point`);
   return { ok: true };
-}
-
-export function isDid(did: unknown): did is string {
-  return checkDid(did).ok;
 }
 
 /** did:key for an ed25519 public key (tests and tools). */

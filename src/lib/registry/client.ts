@@ -11,11 +11,11 @@
  * - `errorFromReply` turns a non-2xx reply into an OracleKitError carrying
  *   the server's body {statusCode, code, message, field?, details?}.
  * - `RegistryClient` is the typed client: one method per route, each
- *   returning the wire type of src/lib/registry/wire.ts and throwing the
+ *   returning the wire type of src/lib/registry/types.ts and throwing the
  *   server's error on a non-2xx.
  */
 import { OracleKitError, messageErrorFactory, type ErrorBody } from '../errors.ts';
-import type { CreatedKeyReply, DesignReply, DomainView, KeyReply, Page, ProposalReply, RevokedKeyReply, VerificationReply } from './wire.ts';
+import type { KeyCreated, DesignRecord, DomainView, KeyInfo, Page, ProposalView, KeyRevoked, VerificationView } from './types.ts';
 
 /** The codes the client itself makes (the others are the server's, REGISTRY_ERRORS). */
 export const REGISTRY_CLIENT_ERRORS = {
@@ -47,10 +47,10 @@ export interface HttpReply<T> {
   text: string;
 }
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** The low-level reason of a failed fetch ("ECONNREFUSED", "getaddrinfo ENOTFOUND …"), if any. */
-export function fetchCause(e: unknown): string | undefined {
+function fetchCause(e: unknown): string | undefined {
   let c = (e as { cause?: unknown })?.cause as { code?: string; message?: string; errors?: { code?: string }[]; cause?: unknown } | undefined;
   for (let i = 0; c && i < 3; i++) {
     if (c.code) return c.code;
@@ -139,7 +139,7 @@ export interface DomainFilters {
   cursor?: string;
 }
 
-export const encodeDid = (did: string) => encodeURIComponent(did);
+const encodeDid = (did: string) => encodeURIComponent(did);
 
 export class RegistryClient {
   readonly baseUrl: string;
@@ -190,39 +190,39 @@ export class RegistryClient {
   deactivateDomain(did: string): Promise<DomainView> {
     return this.call('POST', `/v1/domains/${encodeDid(did)}/deactivate`);
   }
-  verification(did: string, signal?: AbortSignal): Promise<VerificationReply> {
+  verification(did: string, signal?: AbortSignal): Promise<VerificationView> {
     return this.call('GET', `/v1/domains/${encodeDid(did)}/verification-proposals`, signal ? { signal } : {});
   }
-  propose(did: string, body: { package: unknown; description?: string }): Promise<ProposalReply> {
+  propose(did: string, body: { package: unknown; description?: string }): Promise<ProposalView> {
     return this.call('POST', `/v1/domains/${encodeDid(did)}/verification-proposals`, { body });
   }
-  vote(proposalId: string, option: string): Promise<ProposalReply> {
+  vote(proposalId: string, option: string): Promise<ProposalView> {
     return this.call('POST', `/v1/proposals/${encodeURIComponent(proposalId)}/votes`, { body: { option } });
   }
 
   // ---- sample designs (sampling.md "Stored designs")
   /** POST /v1/sampling: the sampling inputs plus projectId; the stored record. */
-  saveDesign(input: Record<string, unknown>, projectId: string, idempotencyKey?: string): Promise<DesignReply> {
+  saveDesign(input: Record<string, unknown>, projectId: string, idempotencyKey?: string): Promise<DesignRecord> {
     return this.call('POST', '/v1/sampling', { body: { ...input, projectId }, ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}) });
   }
-  getDesign(designId: string): Promise<DesignReply> {
+  getDesign(designId: string): Promise<DesignRecord> {
     return this.call('GET', `/v1/sampling/${encodeURIComponent(designId)}`);
   }
-  listDesigns(f: { projectId?: string; limit?: number; cursor?: string } = {}): Promise<Page<DesignReply>> {
+  listDesigns(f: { projectId?: string; limit?: number; cursor?: string } = {}): Promise<Page<DesignRecord>> {
     return this.call('GET', '/v1/sampling', { query: { ...f } });
   }
-  setDesignVerification(designId: string, body: { status: 'submitted' | 'approved' | 'rejected'; reason?: string }): Promise<DesignReply> {
+  setDesignVerification(designId: string, body: { status: 'submitted' | 'approved' | 'rejected'; reason?: string }): Promise<DesignRecord> {
     return this.call('POST', `/v1/sampling/${encodeURIComponent(designId)}/verification`, { body });
   }
 
   // ---- API keys (admin routes; the local daemon's token or an admin key)
-  createKey(body: { did: string; roles: string[]; label?: string }): Promise<CreatedKeyReply> {
+  createKey(body: { did: string; roles: string[]; label?: string }): Promise<KeyCreated> {
     return this.call('POST', '/admin/v1/keys', { body, admin: true });
   }
-  listKeys(): Promise<{ items: KeyReply[] }> {
+  listKeys(): Promise<{ items: KeyInfo[] }> {
     return this.call('GET', '/admin/v1/keys', { admin: true });
   }
-  revokeKey(id: string): Promise<RevokedKeyReply> {
+  revokeKey(id: string): Promise<KeyRevoked> {
     return this.call('POST', `/admin/v1/keys/${encodeURIComponent(id)}/revoke`, { admin: true });
   }
 }

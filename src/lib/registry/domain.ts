@@ -7,14 +7,14 @@ import { checkDid } from '../did/index.ts';
 import { fieldError, registryError } from './errors.ts';
 
 export const DOMAIN_TYPES = ['Organisation', 'Project', 'Asset', 'Device', 'Protocol', 'Oracle', 'Request'] as const;
-export type DomainType = (typeof DOMAIN_TYPES)[number];
+type DomainType = (typeof DOMAIN_TYPES)[number];
 export const DOMAIN_STATES = ['registered', 'pending_verification', 'verified', 'verification_rejected', 'deactivated'] as const;
 export type DomainState = (typeof DOMAIN_STATES)[number];
 
-export const MAX_CONTROLLERS = 16;
-export const MAX_METADATA_BYTES = 16 * 1024;
-export const MAX_METADATA_DEPTH = 8;
-export const MAX_SERVICES = 32;
+const MAX_CONTROLLERS = 16;
+const MAX_METADATA_BYTES = 16 * 1024;
+const MAX_METADATA_DEPTH = 8;
+const MAX_SERVICES = 32;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 export interface Service {
@@ -100,7 +100,7 @@ function checkDate(field: string, v: unknown): string | null {
 }
 
 /** Walks metadata: size, depth, no prototype-polluting keys. */
-export function checkMetadata(v: unknown): Record<string, unknown> {
+function checkMetadata(v: unknown): Record<string, unknown> {
   if (!isPlainObject(v)) throw fieldError('invalid_metadata', 'metadata', v, 'a JSON object');
   const walk = (x: unknown, depth: number, path: string): void => {
     if (typeof x !== 'object' || x === null) return;
@@ -133,7 +133,7 @@ export function checkHttpUrl(field: string, v: unknown): string {
   return v as string;
 }
 
-export function checkServices(v: Service[], type: DomainType): Service[] {
+function checkServices(v: Service[], type: DomainType): Service[] {
   if (v.length > MAX_SERVICES) throw fieldError('invalid_service', 'services', v, `an array of at most ${MAX_SERVICES} {id, type, serviceEndpoint}`);
   const ids = new Set<string>();
   return v.map((s, i) => {
@@ -149,7 +149,7 @@ export function checkServices(v: Service[], type: DomainType): Service[] {
   });
 }
 
-export function checkControllers(v: string[] = [], caller: string | undefined): string[] {
+function checkControllers(v: string[] = [], caller: string | undefined): string[] {
   const list = v.map((d, i) => requireDid(`controllers[${i}]`, d));
   if (new Set(list).size !== list.length) throw fieldError('invalid_controllers', 'controllers', v, 'unique DIDs');
   if (caller !== undefined && !list.includes(caller)) list.unshift(caller);
@@ -186,7 +186,7 @@ function checkType(v: string | undefined): DomainType {
 }
 
 /** Checks date order and that validUntil is not already past. */
-export function checkDateOrder(validFrom: string | null, validUntil: string | null, now: number): void {
+function checkDateOrder(validFrom: string | null, validUntil: string | null, now: number): void {
   const from = validFrom === null ? undefined : parseRfc3339(validFrom);
   const until = validUntil === null ? undefined : parseRfc3339(validUntil);
   if (from !== undefined && until !== undefined && until <= from) {

@@ -57,8 +57,6 @@ export const REGISTRY_ERRORS = {
   unavailable: { status: 503, when: 'the daemon is shutting down or cannot be reached (CLI)' },
 } as const;
 
-export type RegistryErrorCode = keyof typeof REGISTRY_ERRORS;
-
 export const registryError = messageErrorFactory(REGISTRY_ERRORS);
 
 /** A field error in the house style: names the field, the value and what is valid. */

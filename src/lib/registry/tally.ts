@@ -15,7 +15,6 @@ export const VOTE_OPTIONS = ['yes', 'no', 'abstain', 'veto'] as const;
 export type VoteOption = (typeof VOTE_OPTIONS)[number];
 export const PROPOSAL_STATUSES = ['open', 'passed', 'executed', 'rejected', 'vetoed', 'expired', 'cancelled'] as const;
 export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
-export const TERMINAL: ReadonlySet<ProposalStatus> = new Set(['executed', 'rejected', 'vetoed', 'expired', 'cancelled']);
 
 /** An exact fraction n/d (d > 0). */
 export interface Frac {
@@ -39,7 +38,7 @@ export function parseFraction(v: unknown, field: string): Frac {
   return f;
 }
 
-export function fracText(f: Frac): string {
+function fracText(f: Frac): string {
   return `${f.n}/${f.d}`;
 }
 
@@ -59,7 +58,7 @@ const DEFAULT_VETO: Frac = { n: 334n, d: 1000n };
 export const DEFAULT_RULE: TallyRule = { rule: 'threshold_quorum', quorum: DEFAULT_QUORUM, threshold: DEFAULT_THRESHOLD, vetoThreshold: DEFAULT_VETO };
 
 /** A fraction on the wire: exact "n/d" and its decimal (for display). */
-export interface FracJson {
+interface FracJson {
   fraction: string;
   decimal: number;
 }
@@ -155,7 +154,7 @@ function sums(snapshot: SnapshotVoter[], votes: Map<string, VoteOption>): Sums {
   return s;
 }
 
-export function tallyOf(snapshot: SnapshotVoter[], votes: Map<string, VoteOption>): Tally {
+function tallyOf(snapshot: SnapshotVoter[], votes: Map<string, VoteOption>): Tally {
   const s = sums(snapshot, votes);
   return {
     yes: String(s.y),

@@ -1,13 +1,16 @@
 /**
  * The registry's reply types (docs/registry.md): what /v1 and /admin/v1 send,
  * shared by the daemon that builds them and the clients that read them, so a
- * client never imports the daemon. The zod reply schemas of the routes
+ * client never imports the daemon (the CLI's typed client, src/lib/registry/client.ts,
+ * its printers and the domains plugin read these same types). The zod reply schemas of the routes
  * (src/daemon/http/schemas.ts) document the same shapes for /docs/json.
  */
 import type { Design } from '../sampling/design.ts';
 import type { ProposalStatus, RuleJson, SnapshotVoter, Tally } from './tally.ts';
 
-export type { DomainView } from './domain.ts';
+import type { DomainView } from './domain.ts';
+
+export type { DomainView, Service } from './domain.ts';
 
 export const ROLES = ['admin', 'representative', 'voter', 'verifier', 'member'] as const;
 export type Role = (typeof ROLES)[number];
@@ -25,7 +28,7 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export type DesignStatus = 'draft' | 'submitted' | 'approved' | 'rejected';
+type DesignStatus = 'draft' | 'submitted' | 'approved' | 'rejected';
 
 export interface DesignRecord {
   designId: string;
@@ -88,4 +91,10 @@ export interface KeyInfo {
 export interface KeyRevoked {
   id: string;
   revokedAt: string;
+}
+
+/** `GET /v1/domains/:did/verification-proposals`: the domain and its latest proposal. */
+export interface VerificationView {
+  domain: DomainView;
+  proposal: ProposalView | null;
 }

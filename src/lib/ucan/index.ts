@@ -28,14 +28,12 @@ import { runtimeError } from '../protocol/errors.ts';
 import type { Signer } from '../keys/index.ts';
 import { isDidKeyEd25519 } from '../keys/index.ts';
 
-export const ORACLE_ABILITY = 'oracle/use';
+const ORACLE_ABILITY = 'oracle/use';
 /** The longest an invocation may live (expiry − not-before or now). */
-export const MAX_TTL_SECONDS = 900;
+const MAX_TTL_SECONDS = 900;
 /** The default longest lifetime of a delegation that logs in alone (ORACLE_UCAN_DELEGATION_MAX_TTL_S): 30 days. */
 export const DEFAULT_DELEGATION_MAX_TTL_S = 30 * 24 * 3600;
-export const CLOCK_SKEW_SECONDS = 60;
-
-export type UcanView = API.Delegation;
+const CLOCK_SKEW_SECONDS = 60;
 
 type Ed25519Check = (payload: Uint8Array, signature: Uint8Array) => boolean | Promise<boolean>;
 
@@ -256,7 +254,7 @@ async function checkCommon(d: API.Delegation, o: VerifyOptions): Promise<void> {
 }
 
 /** The ucanto capability an invocation must carry for this oracle. */
-export function oracleCapability(oracleDid: string) {
+function oracleCapability(oracleDid: string) {
   return capability({ can: ORACLE_ABILITY, with: Schema.literal(oracleDid as API.URI) });
 }
 

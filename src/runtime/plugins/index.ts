@@ -34,5 +34,4 @@ export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [
   creditsPlugin,
 ];
 export { userPreferencesPlugin, weatherPlugin };
-export { memoryPlugin, firecrawlPlugin, sandboxPlugin, skillsPlugin, domainsPlugin, samplingPlugin, composioPlugin };
-export { slackPlugin, tasksPlugin, matrixPlugin, portalPlugin, agUiPlugin, creditsPlugin };
+export { memoryPlugin, firecrawlPlugin, sandboxPlugin, domainsPlugin, composioPlugin, creditsPlugin };

@@ -79,7 +79,7 @@ export function fetchCause(e: unknown): string | undefined {
   return undefined;
 }
 
-export class McpToolError extends Error {
+class McpToolError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'McpToolError';

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { definePlugin, type TurnContext } from '../../plugin.ts';
 import { bridgeTools, EnvTimeout } from '../portal/bridge.ts';
 
-export const AgUiEnvSchema = z.object({ AG_UI_ACTION_TIMEOUT_MS: EnvTimeout(30_000) });
+const AgUiEnvSchema = z.object({ AG_UI_ACTION_TIMEOUT_MS: EnvTimeout(30_000) });
 export type AgUiEnv = z.infer<typeof AgUiEnvSchema>;
 
 export const agUiPlugin = definePlugin<AgUiEnv>({

@@ -19,7 +19,7 @@ import { fetchCause, scrub } from '../_mcp/client.ts';
 
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
-export const ComposioEnvSchema = z.object({
+const ComposioEnvSchema = z.object({
   COMPOSIO_API_KEY: z.string().trim().min(8, 'too short to be a Composio API key'),
   COMPOSIO_BASE_URL: z.preprocess(blankToUndefined, httpUrl(undefined, 'https://backend.composio.dev').default('https://backend.composio.dev')),
   COMPOSIO_USER_ID: z.preprocess(blankToUndefined, z.string().trim().max(256).optional()),
@@ -27,7 +27,7 @@ export const ComposioEnvSchema = z.object({
 });
 export type ComposioEnv = z.infer<typeof ComposioEnvSchema>;
 
-export interface ComposioTool {
+interface ComposioTool {
   slug: string;
   name?: string;
   description?: string;
@@ -37,7 +37,7 @@ export interface ComposioTool {
   is_deprecated?: boolean;
 }
 
-export class ComposioClient {
+class ComposioClient {
   readonly env: ComposioEnv;
   constructor(env: ComposioEnv) {
     this.env = env;

@@ -15,13 +15,13 @@ import { getUser } from '../../auth.ts';
 import { CreditsLedger, type Claim } from './ledger.ts';
 import { CREDITS_ERRORS } from './errors.ts';
 
-export const CreditsEnvSchema = z.object({
+const CreditsEnvSchema = z.object({
   CREDITS_DENOM: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.string().regex(/^[a-zA-Z][a-zA-Z0-9/_-]{0,31}$/, 'a denomination name such as "credit" or "uixo"').default('credit')),
 });
 export type CreditsEnv = z.infer<typeof CreditsEnvSchema>;
 
 /** The 402 of protocol.md: claims and outstandingClaims at the top level of the body. */
-export class PaymentRequiredError extends OracleKitError {
+class PaymentRequiredError extends OracleKitError {
   readonly claims: string[];
   readonly outstandingClaims: Claim[];
   constructor(message: string, claims: string[], outstandingClaims: Claim[]) {
@@ -35,7 +35,7 @@ export class PaymentRequiredError extends OracleKitError {
 }
 
 const ledgers = new WeakMap<object, CreditsLedger>();
-export function ledgerOf(ctx: PluginContext<CreditsEnv>): CreditsLedger {
+function ledgerOf(ctx: PluginContext<CreditsEnv>): CreditsLedger {
   let l = ledgers.get(ctx);
   if (!l) {
     l = new CreditsLedger(ctx.store.db, { oracleDid: ctx.store.oracleDid, price: ctx.config.price ?? 0, denom: ctx.env.CREDITS_DENOM });

@@ -9,12 +9,12 @@ import { randomUUID } from 'node:crypto';
 import type { Migration, Storage } from '../../../storage/storage.ts';
 import { creditsError } from './errors.ts';
 
-export const MICRO = 1_000_000;
-export const toMicro = (n: number) => Math.round(n * MICRO);
-export const fromMicro = (n: number) => n / MICRO;
+const MICRO = 1_000_000;
+const toMicro = (n: number) => Math.round(n * MICRO);
+const fromMicro = (n: number) => n / MICRO;
 
 /** The 'credits' area's migrations, applied by storage on the runtime's connection. Append only. */
-export const CREDITS_MIGRATIONS: Migration[] = [
+const CREDITS_MIGRATIONS: Migration[] = [
   {
     version: 1,
     description: 'credits: contracts, claims, payments, double-entry ledger',

@@ -14,7 +14,7 @@
  * particular role). Every call has a time-out (ORACLEKIT_REGISTRY_TIMEOUT_MS)
  * and follows the turn's abort; the key never appears in a message.
  */
-import type { DomainView, VerificationReply } from '../../../lib/registry/wire.ts';
+import type { DomainView, VerificationView } from '../../../lib/registry/types.ts';
 import { RegistryClient } from '../../../lib/registry/client.ts';
 import { isOracleKitError } from '../../../lib/errors.ts';
 import { z } from 'zod';
@@ -27,7 +27,7 @@ import { readDiscovery } from '../../../lib/discovery.ts';
 
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
-export const DomainsEnvSchema = z.object({
+const DomainsEnvSchema = z.object({
   ORACLEKIT_REGISTRY_URL: z.preprocess(blankToUndefined, httpUrl('ORACLEKIT_API_KEY', 'http://127.0.0.1:4781').optional()),
   ORACLEKIT_API_KEY: z.preprocess(blankToUndefined, z.string().trim().max(512).optional()),
   ORACLEKIT_REGISTRY_TIMEOUT_MS: z.preprocess(blankToUndefined, z.coerce.number().int().min(100).max(120_000).default(10_000)),
@@ -61,7 +61,7 @@ function didProblem(field: string, v: string): string | undefined {
  * (src/lib/registry/client.ts) at the registry found at call time, its
  * errors turned into messages for the model (the key scrubbed).
  */
-export class RegistryReader {
+class RegistryReader {
   readonly env: DomainsEnv;
   constructor(env: DomainsEnv) {
     this.env = env;
@@ -172,7 +172,7 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
         execute: async ({ did }, turn) => {
           const p = didProblem('did', did);
           if (p) throw new Error(p);
-          let r: VerificationReply;
+          let r: VerificationView;
           try {
             r = await reg.read((c) => c.verification(did, turn.abortSignal));
           } catch (e) {

@@ -8,7 +8,7 @@
 import type { z } from 'zod';
 import { createMcpPlugin, mcpEnvSchema } from '../_mcp/plugin.ts';
 
-export const FirecrawlEnvSchema = mcpEnvSchema('FIRECRAWL', 60_000);
+const FirecrawlEnvSchema = mcpEnvSchema('FIRECRAWL', 60_000);
 export type FirecrawlEnv = z.infer<typeof FirecrawlEnvSchema>;
 
 export const firecrawlPlugin = createMcpPlugin<FirecrawlEnv>({

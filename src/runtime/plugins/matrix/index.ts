@@ -17,7 +17,7 @@ import { MatrixClient, MatrixError, type MatrixEvent, type SyncResponse } from '
 
 const blankToUndef = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
-export const MatrixEnvSchema = z.object({
+const MatrixEnvSchema = z.object({
   MATRIX_BASE_URL: z.string().trim().pipe(z.url({ protocol: /^https?$/, error: 'must be the homeserver URL, e.g. https://matrix.example.org' })),
   MATRIX_ORACLE_ADMIN_ACCESS_TOKEN: z.string().trim().min(8, 'must be an access token'),
   MATRIX_ORACLE_ADMIN_USER_ID: z.string().trim().regex(/^@[a-z0-9._=\-/+]+:[A-Za-z0-9.-]+(:\d+)?$/, 'must be a Matrix user ID, e.g. @oracle:example.org'),

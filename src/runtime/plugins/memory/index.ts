@@ -23,12 +23,12 @@ import type { PluginContext, TurnContext } from '../../plugin.ts';
 import { getUser } from '../../auth.ts';
 import { runtimeError } from '../../../lib/protocol/errors.ts';
 
-export const MEMORY_STATE_KEY = 'memoryRecall';
+const MEMORY_STATE_KEY = 'memoryRecall';
 const RECALL_MAX_CHARS = 4000;
 
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
-export const MemoryEnvSchema = mcpEnvSchema('MEMORY', 15_000).extend({
+const MemoryEnvSchema = mcpEnvSchema('MEMORY', 15_000).extend({
   MEMORY_ENGINE_URL: z.preprocess(blankToUndefined, httpUrl(undefined, 'https://memory.example.org').optional()),
   MEMORY_RECALL_TOOL: z.preprocess(blankToUndefined, z.string().default('search_memory_engine')),
   MEMORY_ADD_TOOL: z.preprocess(blankToUndefined, z.string().default('add_memory')),

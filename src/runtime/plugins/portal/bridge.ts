@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { defineTool, type AnyPluginTool, type PluginHost, type TurnContext } from '../../plugin.ts';
 
 /** OpenAI-compatible function names. */
-export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** A client's JSON Schema as a zod schema (an object with any properties when absent or unusable). */
 export function clientSchema(schema: unknown): z.ZodType {

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { definePlugin } from '../../plugin.ts';
 import { bridgeTools, EnvTimeout } from './bridge.ts';
 
-export const PortalEnvSchema = z.object({ PORTAL_TOOL_TIMEOUT_MS: EnvTimeout(30_000) });
+const PortalEnvSchema = z.object({ PORTAL_TOOL_TIMEOUT_MS: EnvTimeout(30_000) });
 export type PortalEnv = z.infer<typeof PortalEnvSchema>;
 
 export const portalPlugin = definePlugin<PortalEnv>({

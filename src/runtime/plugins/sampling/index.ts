@@ -16,7 +16,7 @@ import { computeDesign, type Design } from '../../../lib/sampling/design.ts';
 import { recalculate, type PreviousDesign, type RecalcInput } from '../../../lib/sampling/recalc.ts';
 import { isOracleKitError } from '../../../lib/errors.ts';
 
-export const SAMPLING_STATE_KEY = 'samplingLastDesign';
+const SAMPLING_STATE_KEY = 'samplingLastDesign';
 
 const StratumSchema = z.object({
   name: z.string().describe('stratum name, unique'),
@@ -25,7 +25,7 @@ const StratumSchema = z.object({
   sd: z.number().optional().describe("the stratum's expected SD (default: the overall expectedSD)"),
 });
 
-export const CalculateInputSchema = z.object({
+const CalculateInputSchema = z.object({
   population: z.number().describe('households in the sampling frame (integer >= 1)'),
   expectedMean: z.number().optional().describe('expected mean of the monitored quantity (> 0), e.g. hours of daily stove use'),
   expectedSD: z.number().optional().describe('expected standard deviation (> 0)'),
@@ -38,7 +38,7 @@ export const CalculateInputSchema = z.object({
     .describe('proportional stratification: each stratum keeps 95/5 on its own'),
 });
 
-export const RecalculateInputSchema = z.object({
+const RecalculateInputSchema = z.object({
   previous: z
     .unknown()
     .optional()
@@ -56,7 +56,7 @@ export const RecalculateInputSchema = z.object({
 });
 
 /** A library error as a clear message for the model (code, field, what is valid). */
-export function toolErrorFromLibrary(e: unknown): Error {
+function toolErrorFromLibrary(e: unknown): Error {
   if (isOracleKitError(e)) {
     const valid = e.valid ? ` Valid: ${e.valid}.` : '';
     return new Error(`${e.code} (HTTP ${e.status})${e.field ? ` on ${e.field}` : ''}: ${e.message}.${e.message.includes('valid:') ? '' : valid}`);

@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import { createMcpPlugin, mcpEnvSchema } from '../_mcp/plugin.ts';
 
-export const SandboxEnvSchema = mcpEnvSchema('SANDBOX', 60_000);
+const SandboxEnvSchema = mcpEnvSchema('SANDBOX', 60_000);
 export type SandboxEnv = z.infer<typeof SandboxEnvSchema>;
 
 export const sandboxPlugin = createMcpPlugin<SandboxEnv>({

@@ -11,11 +11,11 @@ import { z } from 'zod';
 import { definePlugin, defineTool } from '../../plugin.ts';
 import { findSkill, readSkillFile, scanSkills, skillFiles, skillInstructions } from './skills.ts';
 
-export const SKILLS_STATE_KEY = 'loadedSkills';
+const SKILLS_STATE_KEY = 'loadedSkills';
 /** Cap on the instructions of loaded skills added to the system prompt. */
 const PROMPT_BUDGET = 48 * 1024;
 
-export const SkillsEnvSchema = z.object({
+const SkillsEnvSchema = z.object({
   SKILLS_DIR: z
     .string()
     .trim()

@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 
-export const MAX_SKILL_BYTES = 256 * 1024;
+const MAX_SKILL_BYTES = 256 * 1024;
 const MAX_FILES = 200;
 
 export interface SkillPack {

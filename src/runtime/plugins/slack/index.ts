@@ -14,7 +14,7 @@ import { isOracleKitError } from '../../../lib/errors.ts';
 
 const blankToUndef = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
-export const SlackEnvSchema = z.object({
+const SlackEnvSchema = z.object({
   SLACK_BOT_TOKEN: z.string().trim().regex(/^xoxb-[\w-]+$/, 'must be a bot token (xoxb-…)'),
   SLACK_APP_TOKEN: z.string().trim().regex(/^xapp-[\w-]+$/, 'must be an app-level token with connections:write (xapp-…)'),
   SLACK_API_URL: z.preprocess(blankToUndef, z.url({ protocol: /^https?$/ }).default('https://slack.com/api')),

@@ -13,7 +13,7 @@ import { TaskWorker } from './worker.ts';
 
 const blankToUndef = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
-export const TasksEnvSchema = z.object({
+const TasksEnvSchema = z.object({
   TASKS_STORE_URL: z
     .string()
     .trim()

@@ -8,9 +8,9 @@ import { z } from 'zod';
 import { definePlugin, defineTool } from '../../plugin.ts';
 import { getUser } from '../../auth.ts';
 
-export const PREFERENCES_STATE_KEY = 'userPreferences';
+const PREFERENCES_STATE_KEY = 'userPreferences';
 
-export const PreferencesSchema = z.object({
+const PreferencesSchema = z.object({
   agentName: z.string().max(64).optional().describe('what the user calls the agent'),
   userName: z.string().max(64).optional().describe('what the agent calls the user'),
   language: z.string().max(64).optional().describe('language of the answers, e.g. "French"'),
@@ -19,7 +19,7 @@ export const PreferencesSchema = z.object({
   format: z.string().max(64).optional().describe('e.g. "bullet points", "plain prose", "tables when useful"'),
   customInstructions: z.string().max(2000).optional().describe('any other standing instruction about how to respond'),
 });
-export type Preferences = z.infer<typeof PreferencesSchema>;
+type Preferences = z.infer<typeof PreferencesSchema>;
 
 const RULES =
   'Preferences are for HOW the agent responds (name, tone, language, length, format, standing instructions). ' +

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { definePlugin, defineTool } from '../../plugin.ts';
 import { WEATHER_ERRORS, weatherError } from './errors.ts';
 
-export const WeatherEnvSchema = z.object({
+const WeatherEnvSchema = z.object({
   WEATHER_DEFAULT_UNITS: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.enum(['celsius', 'fahrenheit']).default('celsius')),
   WEATHER_GEOCODING_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url().default('https://geocoding-api.open-meteo.com')),
   WEATHER_FORECAST_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url().default('https://api.open-meteo.com')),
@@ -50,7 +50,7 @@ interface Place {
   country?: string;
 }
 
-export class WeatherClient {
+class WeatherClient {
   readonly env: WeatherEnv;
   constructor(env: WeatherEnv) {
     this.env = env;

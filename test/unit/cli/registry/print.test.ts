@@ -1,7 +1,7 @@
 /** The registry commands' printers: what a person sees for each reply. */
 import { describe, expect, it } from 'vitest';
 import { formatDesign, formatDesignPage, formatDomain, formatDomainPage, formatKeys, formatProposal, formatVerification, verificationJson } from '../../../../src/cli/registry/print.ts';
-import type { DesignReply, DomainView, ProposalReply } from '../../../../src/lib/registry/wire.ts';
+import type { DesignRecord, DomainView, ProposalView } from '../../../../src/lib/registry/types.ts';
 
 process.env.NO_COLOR = '1';
 const did = 'did:ixo:entity:' + 'a'.repeat(32);
@@ -11,7 +11,7 @@ const domain: DomainView = {
   validFrom: null, validUntil: '2099-01-01T00:00:00Z', alsoKnownAs: 'KE-1', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z', deactivatedAt: null,
 };
 const tally = { yes: '1', no: '0', abstain: '0', veto: '0', voters: 1, voted: 1, totalWeight: '1', votedWeight: '1', yesCount: 1 };
-const proposal: ProposalReply = { id: 'prp_1', domainId: did, status: 'executed', rule: { rule: 'absolute_count', k: 1 }, snapshot: [{ did: 'did:example:v1', weight: 1 }], tally, deadline: '2026-02-01T00:00:00Z', description: null, createdAt: '2026-01-01T00:00:00Z', closedAt: '2026-01-01T01:00:00Z' };
+const proposal: ProposalView = { id: 'prp_1', domainId: did, status: 'executed', outcome: 'passed', revoting: false, rule: { rule: 'absolute_count', k: 1 }, snapshot: [{ did: 'did:example:v1', weight: 1 }], tally, deadline: '2026-02-01T00:00:00Z', description: null, package: { documents: [] }, proposer: 'did:example:rep', createdAt: '2026-01-01T00:00:00Z', closedAt: '2026-01-01T01:00:00Z' };
 const design = {
   designId: 'd1', projectId: did, version: 2, previousDesignId: 'd0',
   parameters: { population: 1200, calculatedSize: 100, adjustedSize: 118, dropoutRate: 0.15, erCoverage: 0.85, erCoverageSource: '1 - dropoutRate' },
@@ -19,7 +19,7 @@ const design = {
   verification: { status: 'approved', verifier: 'did:example:verifier', timestamp: '2026-01-03T00:00:00Z' },
   change: { period: null, previousAdjustedSize: 120, adjustedSize: 118, direction: 'down', by: 2 },
   createdAt: '2026-01-03T00:00:00Z',
-} as unknown as DesignReply;
+} as unknown as DesignRecord;
 
 describe('printers', () => {
   it('a domain', () => {
