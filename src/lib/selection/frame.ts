@@ -6,12 +6,12 @@
  * string). The raw CSV text is never held: selection output re-reads rows by
  * offset. Nothing here looks at the adopter column.
  */
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { CsvScanner, field, type CsvRecord } from '../csv.ts';
 import { frameCsvError, selectionError } from './errors.ts';
-import { UNIT_SEPARATOR, sortUtf8, hashSortedIds } from './hash.ts';
+import { UNIT_SEPARATOR, sortUtf8, hashSortedIds, stratumKey, trimId } from './hash.ts';
 
 export const UNSTRATIFIED = 'all';
 
@@ -40,11 +40,9 @@ export interface Frame {
 export interface ReadFrameOptions {
   /** The design's stratum names; empty for an unstratified design (one stratum "all"). */
   strata: string[];
-  /** Called with bytes read so far (progress display). */
-  onProgress?: (bytesRead: number) => void;
+  /** Called with bytes read so far and the file's size (progress display). */
+  onProgress?: (bytesRead: number, totalBytes: number) => void;
 }
-
-const normalise = (s: string): string => s.trim().toLowerCase();
 
 function growF64(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> { const b = new Float64Array(a.length * 2); b.set(a); return b; }
 function growU32(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> { const b = new Uint32Array(a.length * 2); b.set(a); return b; }
@@ -55,7 +53,7 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
   const name = basename(path);
   const stratified = opts.strata.length > 0;
   const strataNames = stratified ? [...opts.strata] : [UNSTRATIFIED];
-  const byKey = new Map(strataNames.map((s, i) => [normalise(s), i] as const));
+  const byKey = new Map(strataNames.map((s, i) => [stratumKey(s), i] as const));
   let cap = 1 << 14;
   let ids: string[] = [];
   let stratum = new Uint16Array(cap);
@@ -71,7 +69,7 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
   const onRecord = (rec: CsvRecord): void => {
     if (header === null) {
       header = [];
-      for (let i = 0; i < rec.count; i++) header.push(field(rec, i).trim());
+      for (let i = 0; i < rec.count; i++) header.push(trimId(field(rec, i)));
       const lower = header.map((h) => h.toLowerCase());
       idCol = lower.indexOf('household_id');
       stCol = lower.indexOf('stratum');
@@ -89,7 +87,7 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
       }
       return;
     }
-    const id = field(rec, idCol).trim();
+    const id = trimId(field(rec, idCol));
     if (id === '') {
       throw selectionError('blank_household_id', `${name}:${rec.line}`, id, 'a non-empty household_id', {
         message: `${name}:${rec.line}: household_id is blank; valid: a non-empty ID (IDs are trimmed)`,
@@ -103,10 +101,10 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
     let s = 0;
     if (stratified) {
       const raw = field(rec, stCol);
-      const idx = byKey.get(normalise(raw));
+      const idx = byKey.get(stratumKey(raw));
       if (idx === undefined) {
         throw selectionError('unknown_stratum', `${name}:${rec.line}`, raw, `one of the design's strata: ${strataNames.join(', ')}`, {
-          message: `${name}:${rec.line}: stratum ${JSON.stringify(raw)} (household ${JSON.stringify(id)}) is not in the design; valid: ${strataNames.join(', ')} (trim and case-fold)`,
+          message: `${name}:${rec.line}: stratum ${JSON.stringify(raw)} (household ${JSON.stringify(id)}) is not in the design; valid: ${strataNames.join(', ')} (trimmed; only ASCII letters match case-insensitively)`,
         });
       }
       s = idx;
@@ -128,12 +126,13 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
   const scanner = new CsvScanner(name, onRecord, frameCsvError);
   const hash = createHash('sha256');
   let bytes = 0;
+  const size = statSync(path).size;
   const stream = createReadStream(path, { highWaterMark: 1 << 20 });
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     hash.update(chunk);
     bytes += chunk.length;
     scanner.push(chunk);
-    opts.onProgress?.(bytes);
+    opts.onProgress?.(bytes, size);
   }
   scanner.end();
   if (header === null) {
@@ -184,13 +183,16 @@ export interface FrameHashes {
 /**
  * frameHash of the whole frame and of each stratum. Throws
  * duplicate_household naming both lines (a sorted list makes duplicates
- * adjacent, so detection is free).
+ * adjacent, so detection is free); when there are several, the one whose
+ * second occurrence comes first in the file, so the error is stable.
  */
 export function hashFrame(frame: Frame, byStratum: Uint32Array[]): FrameHashes {
   const sorted = sortUtf8([...frame.ids]);
+  let dups: Set<string> | null = null;
   for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i] === sorted[i - 1]) throw duplicateError(frame, sorted[i]!);
+    if (sorted[i] === sorted[i - 1]) (dups ??= new Set()).add(sorted[i]!);
   }
+  if (dups) throw duplicateError(frame, dups);
   const frameHash = hashSortedIds(sorted);
   const strata = frame.strataNames.map((name, s) => {
     const rows = byStratum[s]!;
@@ -202,11 +204,22 @@ export function hashFrame(frame: Frame, byStratum: Uint32Array[]): FrameHashes {
   return { frameHash, strata };
 }
 
-function duplicateError(frame: Frame, id: string) {
+function duplicateError(frame: Frame, dups: Set<string>) {
+  const first = new Map<string, number>();
+  let id = '';
   const at: number[] = [];
-  for (let i = 0; i < frame.rows && at.length < 2; i++) if (frame.ids[i] === id) at.push(frame.lines[i]!);
+  for (let i = 0; i < frame.rows; i++) {
+    const x = frame.ids[i]!;
+    if (!dups.has(x)) continue;
+    const prev = first.get(x);
+    if (prev === undefined) { first.set(x, frame.lines[i]!); continue; }
+    id = x;
+    at.push(prev, frame.lines[i]!);
+    break;
+  }
+  const more = dups.size > 1 ? ` (${dups.size} IDs are duplicated; this is the first repeated in the file)` : '';
   return selectionError('duplicate_household', `${frame.file}:${at[1]}`, id, 'unique household IDs (after trim)', {
-    message: `${frame.file}:${at[1]}: household_id ${JSON.stringify(id)} duplicates line ${at[0]}; valid: unique household IDs (after trim)`,
-    details: { lines: at },
+    message: `${frame.file}:${at[1]}: household_id ${JSON.stringify(id)} duplicates line ${at[0]}${more}; valid: unique household IDs (after trim)`,
+    details: { lines: at, duplicatedIds: dups.size },
   });
 }

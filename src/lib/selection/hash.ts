@@ -14,6 +14,43 @@ import { sha256 } from '@noble/hashes/sha2.js';
 export const ALGORITHM = 'cookstove-sampling/v1';
 export const UNIT_SEPARATOR = '\u001f';
 
+/**
+ * What "trimmed" removes from both ends of a household ID, a frame's stratum
+ * value and a header name: exactly these 25 characters — ECMAScript's
+ * WhiteSpace and LineTerminator (U+0009–U+000D, U+0020, U+00A0, U+1680,
+ * U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, U+FEFF), listed so
+ * that every implementation strips the same set. Python's str.strip() differs
+ * (it also strips U+001C–U+001F and U+0085 and keeps U+FEFF): use
+ * s.strip(TRIM_CHARS). Nothing else is normalised (no Unicode normalisation).
+ */
+export const TRIM_CHARS = '\u0009\u000a\u000b\u000c\u000d\u0020\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+const TRIM_SET = new Set([...TRIM_CHARS].map((c) => c.charCodeAt(0)));
+
+/** Removes TRIM_CHARS from both ends (no other normalisation). */
+export function trimId(s: string): string {
+  const n = s.length;
+  if (n === 0) return s;
+  const a = s.charCodeAt(0);
+  const z = s.charCodeAt(n - 1);
+  if (a > 0x20 && a < 0x7f && z > 0x20 && z < 0x7f) return s;
+  let i = 0;
+  let j = n;
+  while (i < j && TRIM_SET.has(s.charCodeAt(i))) i++;
+  while (j > i && TRIM_SET.has(s.charCodeAt(j - 1))) j--;
+  return i === 0 && j === n ? s : s.slice(i, j);
+}
+
+/**
+ * How a frame's stratum value is matched to the design's stratum names:
+ * trimmed (TRIM_CHARS), then ASCII letters A–Z compared case-insensitively;
+ * every other character must be identical (no Unicode case folding or
+ * normalisation: "straße" ≠ "STRASSE", "É" ≠ "é"). In Python:
+ * s.strip(TRIM_CHARS).encode("utf-8").lower() — bytes.lower() touches ASCII only.
+ */
+export function stratumKey(s: string): string {
+  return trimId(s).replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
 const encoder = new TextEncoder();
 
 /** Is there any UTF-16 unit where code-unit order and UTF-8 byte order can disagree? */
@@ -130,11 +167,20 @@ export function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-/** JSON with object keys sorted, no whitespace: the form hashed for designId and commitment digests. */
+/**
+ * The canonical JSON hashed for designId and commitmentDigest: no
+ * whitespace; object keys sorted by code point (= UTF-8 byte order; Python's
+ * sort_keys=True), members whose value is undefined left out; strings as
+ * JSON.stringify writes them (non-ASCII as UTF-8, only `"`, `\` and U+0000–
+ * U+001F escaped: \b \t \n \f \r, else \u00xx lowercase); numbers as
+ * ECMAScript Number::toString (shortest round-trip digits; integers without
+ * ".0"; exponent form only below 1e-6 or from 1e21, as "1e-7", "1e+21"); a
+ * non-finite number as null. docs/selection.md gives the Python equivalent.
+ */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const o = value as Record<string, unknown>;
-  const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
+  const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort(compareUtf8);
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
 }

@@ -98,7 +98,7 @@ function fieldSpans(buf: Buffer, start: number, end: number, starts: number[], e
  * selection cells, then the kept frame cells copied byte for byte from the
  * frame (they are valid CSV cells already), so no frame text is decoded.
  */
-export function writeSelectionCsv(outPath: string, framePath: string, frame: Frame, sel: FrameSelection, onProgress?: (done: number) => void, window = WRITE_WINDOW): { sha256: string; rows: number } {
+export function writeSelectionCsv(outPath: string, framePath: string, frame: Frame, sel: FrameSelection, onProgress?: (done: number, total: number) => void, window = WRITE_WINDOW): { sha256: string; rows: number } {
   const kept = keptColumns(frame);
   const hash = createHash('sha256');
   const inFd = openSync(framePath, 'r');
@@ -163,7 +163,7 @@ export function writeSelectionCsv(outPath: string, framePath: string, frame: Fra
           }
           out[pos++] = NL;
           rows++;
-          if (onProgress && (rows & 0xffff) === 0) onProgress(rows);
+          if (onProgress && (rows & 0xffff) === 0) onProgress(rows, frame.rows);
         }
       }
     }

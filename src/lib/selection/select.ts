@@ -56,7 +56,8 @@ export interface TicketOptions {
   threads?: number;
   /** Default $ORACLEKIT_TICKET_PARALLEL_MIN, else PARALLEL_THRESHOLD. */
   threshold?: number;
-  onProgress?: (done: number) => void;
+  /** Tickets computed so far, on every thread, and the total. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 function defaultThreads(): number {
@@ -81,11 +82,18 @@ export async function computeTickets(frame: Frame, seedHex: string, opts: Ticket
   const names = frame.strataNames;
   const part = parallel ? Math.ceil(n / threads) : n;
   const jobs: Promise<void>[] = [];
+  // one progress counter per worker, written by the worker (Atomics), summed here
+  const counters = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, threads)));
+  const doneSoFar = (own: number): number => {
+    let d = own;
+    for (let w = 0; w < counters.length; w++) d += Atomics.load(counters, w);
+    return d;
+  };
   if (parallel) {
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     const url = new URL(`./ticket-worker${ext}`, import.meta.url);
     const encoder = new TextEncoder();
-    for (let from = part; from < n; from += part) {
+    for (let from = part, w = 0; from < n; from += part, w++) {
       const to = Math.min(n, from + part);
       let bytes = 0;
       for (let r = from; r < to; r++) bytes += Buffer.byteLength(names[frame.stratum[r]!]!) + 1 + Buffer.byteLength(frame.ids[r]!);
@@ -98,20 +106,33 @@ export async function computeTickets(frame: Frame, seedHex: string, opts: Ticket
       }
       offs[to - from] = pos;
       jobs.push(new Promise<void>((resolve, reject) => {
-        const w = new Worker(url, { workerData: { seedHex, msgs, offs, out, from, to } });
+        const worker = new Worker(url, { workerData: { seedHex, msgs, offs, out, from, to, counters, counter: w } });
         let done = false;
-        w.once('message', () => { done = true; resolve(); });
-        w.once('error', reject);
-        w.once('exit', (code) => { if (!done) reject(new Error(`ticket worker exited with code ${code} before finishing rows ${from}..${to}`)); });
+        worker.once('message', () => { done = true; resolve(); });
+        worker.once('error', reject);
+        worker.once('exit', (code) => { if (!done) reject(new Error(`ticket worker exited with code ${code} before finishing rows ${from}..${to}`)); });
       }));
     }
   }
   const t = new Ticketer(seedHex);
-  for (let i = 0; i < part && i < n; i++) {
+  const mine = Math.min(part, n);
+  for (let i = 0; i < mine; i++) {
     t.into(names[frame.stratum[i]!]!, frame.ids[i]!, out, i * 32);
-    if (opts.onProgress && (i & 0xffff) === 0xffff) opts.onProgress(i + 1);
+    if (opts.onProgress && (i & 0xffff) === 0xffff) opts.onProgress(doneSoFar(i + 1), n);
   }
-  await Promise.all(jobs);
+  if (jobs.length > 0 && opts.onProgress) {
+    // the workers may still be running: keep the count moving while waiting
+    const report = opts.onProgress;
+    const timer = setInterval(() => report(doneSoFar(mine), n), 100);
+    try {
+      await Promise.all(jobs);
+    } finally {
+      clearInterval(timer);
+    }
+  } else {
+    await Promise.all(jobs);
+  }
+  opts.onProgress?.(n, n);
   return out;
 }
 
