@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Debian packages the test suite uses: Chromium (the report renders in a real
-# browser), redis-server (the tasks plugin's queue) and tmux (drives the chat
-# TUI end to end). Installed when missing and we are root with apt-get (CI, these machines); otherwise says what to do.
+# browser), python3 (runs the report's independent recipe), redis-server (the
+# tasks plugin's queue) and tmux (drives the chat TUI end to end). Installed when missing and we are root with apt-get (CI, these machines); otherwise says what to do.
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
 [ ${#need[@]} -eq 0 ] && exit 0
