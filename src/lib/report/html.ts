@@ -58,7 +58,7 @@ function method(p: ProjectReport): string {
     out.push('<h4>Sample size: the formulas with this design\'s numbers</h4>');
     out.push('<p class="note">Recomputed from the design\'s own parameters (as <code>oraclekit sample calc --explain</code>). Sources: CDM "Guidelines for sampling and surveys" (EB 69 Annex 5), Levy &amp; Lemeshow eq. 3.15; sampling.md.</p>');
     const head = '<thead><tr><th>step</th><th>formula</th><th>with the numbers</th><th>result</th><th>rounding</th></tr></thead>';
-    const body = m.sizes.map((e) => `<tr class="scope"><th colspan="5">${esc(e.scope)}</th></tr>` + e.steps.map((s) => `<tr><td>${esc(s.step)}</td><td><code>${esc(s.formula)}</code></td><td><code>${esc(s.substituted)}</code></td><td class="n">${esc(s.result)}</td><td>${esc(s.rounding ?? '')}</td></tr>`).join('')).join('');
+    const body = m.sizes.map((e) => `<tr class="scope"><th colspan="5">${esc(e.scope)}</th></tr>` + e.steps.map((s) => `<tr><td>${esc(s.step)}</td><td><code>${esc(s.formula)}</code></td><td><code>${esc(s.substituted)}</code></td><td class="r">${esc(s.result)}</td><td>${esc(s.rounding ?? '')}</td></tr>`).join('')).join('');
     out.push(`<table class="explain">${head}<tbody>${body}</tbody></table>`);
   }
   out.push('<h4>Household selection: cookstove-sampling/v1 in full</h4>');
@@ -151,11 +151,11 @@ function project(p: ProjectReport, i: number): string {
       ]));
       out.push(`<p class="note">Tickets are shown as their first ${TICKET_PREFIX} hex digits; the full values are in the package's JSON and in selection.csv.</p>`);
       out.push(`<h4>Sample (${pf.sample.length} households, in rank order per stratum)</h4>`);
-      out.push(table('sample', ['stratum', 'rank', 'household_id', 'ticket'], pf.sample.map((x) => [x.stratum, x.rank, x.household_id, ticket(x.ticket)])));
+      out.push(`<div class="cols">${table('sample', ['stratum', 'rank', 'household_id', 'ticket'], pf.sample.map((x) => [x.stratum, x.rank, x.household_id, ticket(x.ticket)]))}</div>`);
       if (pf.replacements) {
         const n = pf.replacements.reduce((a, r) => a + r.length, 0);
         out.push(`<h4>Replacement order (${n} households: per stratum the first n_h replacements, used strictly in this order; the whole list is in selection.csv)</h4>`);
-        out.push(table('replacements', ['stratum', 'rank', 'household_id', 'ticket'], pf.replacements.flat().map((x) => [x.stratum, x.rank, x.household_id, ticket(x.ticket)])));
+        out.push(`<div class="cols">${table('replacements', ['stratum', 'rank', 'household_id', 'ticket'], pf.replacements.flat().map((x) => [x.stratum, x.rank, x.household_id, ticket(x.ticket)]))}</div>`);
       } else {
         out.push('<p class="missing">Replacement order not included: selection.csv was not supplied (<code>--selection</code>).</p>');
       }
@@ -181,11 +181,12 @@ pre{background:#f6f8fa;border:1px solid #ddd;padding:.6rem;font-size:.78rem;whit
 .allgood{border:2px solid #1e7b34;background:#eaf6ec;padding:.6rem 1rem;margin:1rem 0}
 p.verdict{padding:.4rem .6rem;border-left:4px solid #999}p.verdict.bad{border-color:#b00020;background:#fdecee}p.verdict.good{border-color:#1e7b34;background:#eaf6ec}
 ul.findings li.warning{color:#8a3b00}ul.findings li.warning::marker{content:"⚠ "}
-table.explain td:nth-child(3){min-width:16rem}table.explain tr.scope th{background:#e4ebf2;text-align:left}
+table.explain td:nth-child(2){min-width:11rem}table.explain td:nth-child(3){min-width:16rem}table.explain td.r{text-align:right;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}table.explain tr.scope th{background:#e4ebf2;text-align:left}
 td.n,table.checks td:nth-child(-n+3){white-space:nowrap}
 @media print{
  body{margin:0;max-width:none;font-size:9pt;line-height:1.25}
- h2{margin-top:0}section.project{break-before:page}
+ h2{margin-top:0}section.project{break-before:page}section.project:first-of-type{break-before:auto}
+ div.cols{column-count:3;column-gap:1.5em}div.cols table{margin:0}
  table{font-size:7.5pt;margin:.3rem 0}th,td{padding:.05rem .25rem}
  table.sample,table.replacements{font-size:7pt}
  pre{font-size:6.8pt;padding:.3rem}
