@@ -8,7 +8,8 @@
  * checked first so a failure names its cause.
  */
 import { createHash } from 'node:crypto';
-import { selectionError } from '../selection/errors.ts';
+import { Worker } from 'node:worker_threads';
+import { selectionError, type SelectionErrorCode } from '../selection/errors.ts';
 
 export const SUPPORTED_SCHEMES = ['bls-unchained-g1-rfc9380', 'pedersen-bls-chained', 'pedersen-bls-unchained', 'bls-unchained-on-g1'] as const;
 export type SchemeId = (typeof SUPPORTED_SCHEMES)[number];
@@ -145,7 +146,7 @@ export function firstRoundAfter(chain: ChainInfo, t: number): number {
  * sha256(signature), and the BLS signature verifies against the chain public
  * key (drand-client). Throws beacon_round_mismatch or invalid_beacon_signature.
  */
-export async function verifyBeaconRound(chain: ChainInfo, beacon: BeaconRound, expectedRound: number, source = 'beacon'): Promise<void> {
+export async function verifyBeaconRound(chain: ChainInfo, beacon: BeaconRound, expectedRound: number, source = 'beacon', opts: { signature?: boolean } = {}): Promise<void> {
   if (beacon.round !== expectedRound) {
     throw selectionError('beacon_round_mismatch', `${source}.round`, beacon.round, `the committed round ${expectedRound}`, {
       message: `${source}.round = ${beacon.round} is not the committed round ${expectedRound}; valid: the round fixed in the commitment`,
@@ -157,6 +158,7 @@ export async function verifyBeaconRound(chain: ChainInfo, beacon: BeaconRound, e
       message: `${source}.randomness = ${beacon.randomness} is not sha256(signature) = ${expected}; valid: the randomness drand derived from the signature`,
     });
   }
+  if (opts.signature === false) return;
   let ok: boolean;
   try {
     const drand = await import('drand-client');
@@ -177,4 +179,26 @@ export async function verifyBeaconRound(chain: ChainInfo, beacon: BeaconRound, e
       message: `${source}.signature does not verify for round ${expectedRound} against the public key of chain ${chain.hash} (${chain.schemeID}); valid: the round as published by that drand chain`,
     });
   }
+}
+
+/**
+ * verifyBeaconRound on a worker thread (verify-worker.ts): the same checks
+ * and the same errors, while the calling thread does other work (reading the
+ * frame). Rejects with the error verifyBeaconRound would have thrown.
+ */
+export function verifyBeaconRoundInWorker(chain: ChainInfo, beacon: BeaconRound, expectedRound: number, source = 'beacon'): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+    const w = new Worker(new URL(`./verify-worker${ext}`, import.meta.url), { workerData: { chain, beacon, round: expectedRound, source } });
+    let settled = false;
+    w.once('message', (m: { ok: boolean; error?: { code: SelectionErrorCode; field: string; value: unknown; valid: string; message: string }; crash?: string }) => {
+      settled = true;
+      if (m.ok) resolve();
+      else if (m.error) reject(selectionError(m.error.code, m.error.field, m.error.value, m.error.valid, { message: m.error.message }));
+      else reject(new Error(`beacon verification failed: ${m.crash}`));
+      void w.terminate();
+    });
+    w.once('error', (e) => { settled = true; reject(e); });
+    w.once('exit', (code) => { if (!settled) reject(new Error(`beacon verification worker exited with code ${code}`)); });
+  });
 }

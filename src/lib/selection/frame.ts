@@ -7,6 +7,7 @@
  * offset. Nothing here looks at the adopter column.
  */
 import { createReadStream, existsSync, statSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { CsvScanner, field, type CsvRecord } from '../csv.ts';
@@ -28,6 +29,8 @@ export interface Frame {
   stratumColumnIgnored: boolean;
   headerOffset: number;
   headerLength: number;
+  /** Every row has exactly as many fields as the header (selection.csv can then copy the kept columns as one span). */
+  fieldsUniform: boolean;
   /** Canonical stratum names (the design's), indexed by stratum[]. */
   strataNames: string[];
   ids: string[];
@@ -42,6 +45,23 @@ export interface ReadFrameOptions {
   strata: string[];
   /** Called with bytes read so far and the file's size (progress display). */
   onProgress?: (bytesRead: number, totalBytes: number) => void;
+  /** Hash the file on a worker thread while parsing (default: files of 8 MiB or more). */
+  hashInWorker?: boolean;
+}
+
+/** Files from this size are hashed on a worker thread while the calling thread parses them. */
+export const HASH_WORKER_MIN_BYTES = 8 << 20;
+
+/** SHA-256 of a file on a worker thread (hash-worker.ts). */
+export function sha256FileInWorker(path: string): Promise<{ sha256: string; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+    const w = new Worker(new URL(`./hash-worker${ext}`, import.meta.url), { workerData: { path } });
+    let done = false;
+    w.once('message', (m: { sha256: string; bytes: number }) => { done = true; resolve(m); });
+    w.once('error', (e) => { done = true; reject(e); });
+    w.once('exit', (code) => { if (!done) reject(new Error(`hash worker exited with code ${code}`)); });
+  });
 }
 
 function growF64(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> { const b = new Float64Array(a.length * 2); b.set(a); return b; }
@@ -54,6 +74,23 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
   const stratified = opts.strata.length > 0;
   const strataNames = stratified ? [...opts.strata] : [UNSTRATIFIED];
   const byKey = new Map(strataNames.map((s, i) => [stratumKey(s), i] as const));
+  // the stratum cells of a frame repeat a handful of byte strings: match them by bytes, decode each once
+  const seenCells: { bytes: Buffer; quoted: number; idx: number | undefined; raw: string }[] = [];
+  const stratumOf = (rec: CsvRecord): { idx: number | undefined; raw: string } => {
+    const a = rec.starts[stCol]!;
+    const b = rec.ends[stCol]!;
+    const q = rec.quoted[stCol]!;
+    const buf = rec.buf;
+    outer: for (const c of seenCells) {
+      if (c.quoted !== q || c.bytes.length !== b - a) continue;
+      for (let i = 0; i < c.bytes.length; i++) if (c.bytes[i] !== buf[a + i]) continue outer;
+      return c;
+    }
+    const raw = field(rec, stCol);
+    const c = { bytes: Buffer.from(buf.subarray(a, b)), quoted: q, idx: byKey.get(stratumKey(raw)), raw };
+    if (seenCells.length < 256) seenCells.push(c);
+    return c;
+  };
   let cap = 1 << 14;
   let ids: string[] = [];
   let stratum = new Uint16Array(cap);
@@ -66,6 +103,7 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
   let stCol = -1;
   let headerOffset = 0;
   let headerLength = 0;
+  let uniform = true;
   const onRecord = (rec: CsvRecord): void => {
     if (header === null) {
       header = [];
@@ -87,6 +125,7 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
       }
       return;
     }
+    if (rec.count !== header.length) uniform = false;
     const id = trimId(field(rec, idCol));
     if (id === '') {
       throw selectionError('blank_household_id', `${name}:${rec.line}`, id, 'a non-empty household_id', {
@@ -100,8 +139,7 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
     }
     let s = 0;
     if (stratified) {
-      const raw = field(rec, stCol);
-      const idx = byKey.get(stratumKey(raw));
+      const { idx, raw } = stratumOf(rec);
       if (idx === undefined) {
         throw selectionError('unknown_stratum', `${name}:${rec.line}`, raw, `one of the design's strata: ${strataNames.join(', ')}`, {
           message: `${name}:${rec.line}: stratum ${JSON.stringify(raw)} (household ${JSON.stringify(id)}) is not in the design; valid: ${strataNames.join(', ')} (trimmed; only ASCII letters match case-insensitively)`,
@@ -124,23 +162,37 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
     rows++;
   };
   const scanner = new CsvScanner(name, onRecord, frameCsvError);
-  const hash = createHash('sha256');
   let bytes = 0;
   const size = statSync(path).size;
+  const inWorker = opts.hashInWorker ?? size >= HASH_WORKER_MIN_BYTES;
+  const hash = inWorker ? null : createHash('sha256');
+  const hashed = inWorker ? sha256FileInWorker(path) : null;
+  // a parse error must not leave the worker's promise unobserved
+  hashed?.catch(() => {});
   const stream = createReadStream(path, { highWaterMark: 1 << 20 });
   for await (const chunk of stream as AsyncIterable<Buffer>) {
-    hash.update(chunk);
+    hash?.update(chunk);
     bytes += chunk.length;
     scanner.push(chunk);
     opts.onProgress?.(bytes, size);
   }
   scanner.end();
+  let fileSha256: string;
+  if (hashed) {
+    const h = await hashed;
+    if (h.bytes !== bytes) {
+      throw selectionError('frame_mismatch', name, h.bytes, `the ${bytes} bytes just parsed`, { message: `${name} changed while it was being read (${bytes} bytes parsed, ${h.bytes} hashed); valid: a frame file that nothing writes to during the command` });
+    }
+    fileSha256 = h.sha256;
+  } else {
+    fileSha256 = hash!.digest('hex');
+  }
   if (header === null) {
     throw selectionError('invalid_frame', name, '(empty file)', 'a CSV with a household_id header and one row per household');
   }
   const frame: Frame = {
     file: name,
-    fileSha256: hash.digest('hex'),
+    fileSha256,
     bytes,
     rows,
     header,
@@ -149,6 +201,7 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
     stratumColumnIgnored: !stratified && stCol >= 0,
     headerOffset,
     headerLength,
+    fieldsUniform: uniform,
     strataNames,
     ids,
     stratum: stratum.subarray(0, rows),

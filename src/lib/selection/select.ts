@@ -56,6 +56,8 @@ export interface TicketOptions {
   threads?: number;
   /** Default $ORACLEKIT_TICKET_PARALLEL_MIN, else PARALLEL_THRESHOLD. */
   threshold?: number;
+  /** Compute each stratum's orderDigest (default true; a draw has writeSelectionCsv compute them while writing). */
+  digests?: boolean;
   /** Tickets computed so far, on every thread, and the total. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -197,7 +199,7 @@ export async function selectFrame(frame: Frame, byStratum: Uint32Array[], seedHe
   const tickets = await computeTickets(frame, seedHex, opts);
   const strata = frame.strataNames.map((name, s) => {
     const order = orderRows(byStratum[s]!, tickets, frame.ids);
-    return { name, population: order.length, sampleSize: sizes[s]!, order, orderDigest: orderDigest(order, frame.ids) };
+    return { name, population: order.length, sampleSize: sizes[s]!, order, orderDigest: opts.digests === false ? '' : orderDigest(order, frame.ids) };
   });
   return { tickets, strata };
 }

@@ -6,7 +6,7 @@
  *  verify — in verify.ts.
  */
 import { basename, join } from 'node:path';
-import { firstRoundAfter, parseBeaconRound, parseChainInfo, roundTime, verifyBeaconRound, type ChainInfo } from '../beacon/drand.ts';
+import { firstRoundAfter, parseBeaconRound, parseChainInfo, roundTime, verifyBeaconRound, verifyBeaconRoundInWorker, type ChainInfo } from '../beacon/drand.ts';
 import { assertDesignConsistent, type SelectionDesign } from './design.ts';
 import { selectionError } from './errors.ts';
 import { hashFrame, readFrame, rowsByStratum, UNSTRATIFIED, type Frame } from './frame.ts';
@@ -105,20 +105,30 @@ async function frameFor(c: Commitment, framePath: string, onProgress?: (p: Progr
   return { frame, by, hashes: hashFrame(frame, by) };
 }
 
-async function resolveRandomness(c: Commitment, input: RandomnessInput, source: string): Promise<Proof['randomness']> {
+/**
+ * The randomness of a draw. A beacon's round number and randomness =
+ * sha256(signature) are checked at once; its BLS signature on a worker
+ * thread (`verified`), so the frame can be read meanwhile. Nothing may be
+ * written before `verified` resolves.
+ */
+function resolveRandomness(c: Commitment, input: RandomnessInput, source: string, inWorker: boolean): { randomness: Proof['randomness']; verified: Promise<void> } {
   if ('seedHex' in input) {
-    return { source: 'verifier', randomness: parseSeedHex(input.seedHex), note: 'randomness supplied by the verifier instead of the committed beacon round' };
+    return { randomness: { source: 'verifier', randomness: parseSeedHex(input.seedHex), note: 'randomness supplied with --seed-hex instead of the committed beacon round: only the verifier who chose it can accept this draw' }, verified: Promise.resolve() };
   }
   const chain = parseChainInfo(c.beacon.chain, 'commitment.beacon.chain');
   const beacon = parseBeaconRound(input.beacon, chain, source);
-  await verifyBeaconRound(chain, beacon, c.beacon.round, source);
+  const verified = inWorker ? verifyBeaconRoundInWorker(chain, beacon, c.beacon.round, source) : verifyBeaconRound(chain, beacon, c.beacon.round, source);
+  verified.catch(() => {}); // observed below; never an unhandled rejection meanwhile
   return {
-    source: 'drand',
-    chainHash: chain.hash,
-    round: beacon.round,
-    randomness: beacon.randomness,
-    signature: beacon.signature,
-    ...(beacon.previous_signature !== undefined ? { previous_signature: beacon.previous_signature } : {}),
+    randomness: {
+      source: 'drand',
+      chainHash: chain.hash,
+      round: beacon.round,
+      randomness: beacon.randomness,
+      signature: beacon.signature,
+      ...(beacon.previous_signature !== undefined ? { previous_signature: beacon.previous_signature } : {}),
+    },
+    verified,
   };
 }
 
@@ -144,8 +154,22 @@ export interface DrawResult {
 export async function drawSelection(o: DrawOptions): Promise<Omit<DrawResult, 'proofPath'>> {
   const c = o.commitment;
   o.onProgress?.({ phase: 'beacon' });
-  const randomness = await resolveRandomness(c, o.randomness, o.beaconSource ?? 'beacon');
-  const { frame, by, hashes } = await frameFor(c, o.framePath, o.onProgress);
+  const source = o.beaconSource ?? 'beacon';
+  // the round number and randomness = sha256(signature) now; the BLS signature on a worker while the frame is read
+  if ('beacon' in o.randomness) {
+    const chain = parseChainInfo(c.beacon.chain, 'commitment.beacon.chain');
+    const b = parseBeaconRound(o.randomness.beacon, chain, source);
+    await verifyBeaconRound(chain, b, c.beacon.round, source, { signature: false });
+  }
+  const { randomness, verified } = resolveRandomness(c, o.randomness, source, true);
+  let loaded: Awaited<ReturnType<typeof frameFor>>;
+  try {
+    loaded = await frameFor(c, o.framePath, o.onProgress);
+  } catch (e) {
+    await verified; // a beacon that does not verify is reported before a frame problem
+    throw e;
+  }
+  const { frame, by, hashes } = loaded;
   if (hashes.frameHash !== c.frame.frameHash) {
     throw selectionError('frame_mismatch', 'frame', hashes.frameHash, `the committed frameHash ${c.frame.frameHash}`, {
       message: `${frame.file}: frameHash ${hashes.frameHash} is not the committed ${c.frame.frameHash} (${frame.rows} households here, ${c.frame.households} committed); valid: the frame the commitment was made on`,
@@ -165,10 +189,13 @@ export async function drawSelection(o: DrawOptions): Promise<Omit<DrawResult, 'p
     });
   }
   const seed = computeSeed(hashes.frameHash, randomness.randomness);
-  const selection = await selectFrame(frame, by, seed, c.strata.map((s) => s.sampleSize), { onProgress: (done, total) => o.onProgress?.({ phase: 'tickets', done, total }) });
+  // the order digests come from writeSelectionCsv, which has every ID at hand in rank order
+  const selection = await selectFrame(frame, by, seed, c.strata.map((s) => s.sampleSize), { digests: false, onProgress: (done, total) => o.onProgress?.({ phase: 'tickets', done, total }) });
+  await verified; // nothing is written unless the beacon's signature verifies
   const selectionPath = join(o.outDir, 'selection.csv');
   o.onProgress?.({ phase: 'write' });
-  const written = writeSelectionCsv(selectionPath, o.framePath, frame, selection, (done, total) => o.onProgress?.({ phase: 'write', done, total }));
+  const written = await writeSelectionCsv(selectionPath, o.framePath, frame, selection, { onProgress: (done, total) => o.onProgress?.({ phase: 'write', done, total }) });
+  selection.strata.forEach((s, i) => { s.orderDigest = written.orderDigests[i]!; });
   const proof: Proof = {
     kind: 'oraclekit/selection-proof',
     version: 1,
