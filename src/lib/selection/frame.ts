@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { CsvScanner, field, type CsvRecord } from '../csv.ts';
 import { frameCsvError, selectionError } from './errors.ts';
-import { UNIT_SEPARATOR, sortUtf8, hashSortedIds, stratumKey, trimId } from './hash.ts';
+import { UNIT_SEPARATOR, compareUtf8, hashSortedIds, needsCodePointOrder, stratumKey, trimId } from './hash.ts';
 
 export const UNSTRATIFIED = 'all';
 
@@ -240,21 +240,51 @@ export interface FrameHashes {
  * second occurrence comes first in the file, so the error is stable.
  */
 export function hashFrame(frame: Frame, byStratum: Uint32Array[]): FrameHashes {
-  const sorted = sortUtf8([...frame.ids]);
+  // each stratum sorted on its own, then merged: cheaper than sorting the whole frame and every stratum again
+  let special = false;
+  const lists = byStratum.map((rows) => {
+    const ids = new Array<string>(rows.length);
+    for (let i = 0; i < rows.length; i++) ids[i] = frame.ids[rows[i]!]!;
+    if (!special && needsCodePointOrder(ids)) special = true;
+    return ids;
+  });
+  for (const l of lists) special ? l.sort(compareUtf8) : l.sort();
+  const sorted = mergeSorted(lists, special);
   let dups: Set<string> | null = null;
   for (let i = 1; i < sorted.length; i++) {
     if (sorted[i] === sorted[i - 1]) (dups ??= new Set()).add(sorted[i]!);
   }
   if (dups) throw duplicateError(frame, dups);
   const frameHash = hashSortedIds(sorted);
-  const strata = frame.strataNames.map((name, s) => {
-    const rows = byStratum[s]!;
-    if (byStratum.length === 1) return { name, households: rows.length, frameHash };
-    const ids = new Array<string>(rows.length);
-    for (let i = 0; i < rows.length; i++) ids[i] = frame.ids[rows[i]!]!;
-    return { name, households: rows.length, frameHash: hashSortedIds(sortUtf8(ids)) };
-  });
+  const strata = frame.strataNames.map((name, s) => ({ name, households: lists[s]!.length, frameHash: lists.length === 1 ? frameHash : hashSortedIds(lists[s]!) }));
   return { frameHash, strata };
+}
+
+/** Merges sorted lists (UTF-8 byte order) pairwise, O(n log k). */
+function mergeSorted(lists: string[][], special: boolean): string[] {
+  let level = lists.filter((l) => l.length > 0);
+  if (level.length === 0) return [];
+  while (level.length > 1) {
+    const next: string[][] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? mergeTwo(level[i]!, level[i + 1]!, special) : level[i]!);
+    level = next;
+  }
+  return level[0]!;
+}
+
+function mergeTwo(a: string[], b: string[], special: boolean): string[] {
+  const out = new Array<string>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  if (special) {
+    while (i < a.length && j < b.length) out[k++] = compareUtf8(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!;
+  } else {
+    while (i < a.length && j < b.length) out[k++] = a[i]! <= b[j]! ? a[i++]! : b[j++]!;
+  }
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
 }
 
 function duplicateError(frame: Frame, dups: Set<string>) {

@@ -94,17 +94,21 @@ export async function computeTickets(frame: Frame, seedHex: string, opts: Ticket
   if (parallel) {
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     const url = new URL(`./ticket-worker${ext}`, import.meta.url);
-    const encoder = new TextEncoder();
+    // the workers' messages (UTF-8 of stratum + U+001F + id) in shared memory, written without a view or a string per row
+    const prefixes = names.map((nm) => Buffer.from(nm + UNIT_SEPARATOR, 'utf8'));
+    const maxPrefix = Math.max(...prefixes.map((b) => b.length));
     for (let from = part, w = 0; from < n; from += part, w++) {
       const to = Math.min(n, from + part);
-      let bytes = 0;
-      for (let r = from; r < to; r++) bytes += Buffer.byteLength(names[frame.stratum[r]!]!) + 1 + Buffer.byteLength(frame.ids[r]!);
-      const msgs = new Uint8Array(new SharedArrayBuffer(bytes));
+      let chars = 0;
+      for (let r = from; r < to; r++) chars += frame.ids[r]!.length;
+      const msgs = Buffer.from(new SharedArrayBuffer(chars * 3 + (to - from) * maxPrefix));
       const offs = new Uint32Array(to - from + 1);
       let pos = 0;
       for (let r = from, k = 0; r < to; r++, k++) {
         offs[k] = pos;
-        pos += encoder.encodeInto(names[frame.stratum[r]!]! + UNIT_SEPARATOR + frame.ids[r]!, msgs.subarray(pos)).written;
+        const pre = prefixes[frame.stratum[r]!]!;
+        for (let j = 0; j < pre.length; j++) msgs[pos++] = pre[j]!;
+        pos += msgs.write(frame.ids[r]!, pos, 'utf8');
       }
       offs[to - from] = pos;
       jobs.push(new Promise<void>((resolve, reject) => {
@@ -118,8 +122,9 @@ export async function computeTickets(frame: Frame, seedHex: string, opts: Ticket
   }
   const t = new Ticketer(seedHex);
   const mine = Math.min(part, n);
+  const prefixBytes = names.map((nm) => Buffer.from(nm + UNIT_SEPARATOR, 'utf8'));
   for (let i = 0; i < mine; i++) {
-    t.into(names[frame.stratum[i]!]!, frame.ids[i]!, out, i * 32);
+    t.intoPrefixed(prefixBytes[frame.stratum[i]!]!, frame.ids[i]!, out, i * 32);
     if (opts.onProgress && (i & 0xffff) === 0xffff) opts.onProgress(doneSoFar(i + 1), n);
   }
   if (jobs.length > 0 && opts.onProgress) {
