@@ -248,7 +248,10 @@ export function hashFrame(frame: Frame, byStratum: Uint32Array[]): FrameHashes {
     if (!special && needsCodePointOrder(ids)) special = true;
     return ids;
   });
-  for (const l of lists) special ? l.sort(compareUtf8) : l.sort();
+  for (const l of lists) {
+    if (special) l.sort(compareUtf8);
+    else l.sort();
+  }
   const sorted = mergeSorted(lists, special);
   let dups: Set<string> | null = null;
   for (let i = 1; i < sorted.length; i++) {
