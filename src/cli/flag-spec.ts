@@ -12,6 +12,10 @@ export interface FlagSpec {
   options?: readonly string[];
   default?: string | boolean;
   helpGroup?: string;
+  /** Constraints oclif enforces (the fast path falls back to oclif when one is not met). */
+  required?: boolean;
+  exactlyOne?: readonly string[];
+  exclusive?: readonly string[];
 }
 
 export type FlagSpecs = Record<string, FlagSpec>;

@@ -1,4 +1,5 @@
 import { BaseCommand } from '../../../cli/base.ts';
+import { toOclifFlags } from '../../../cli/oclif-flags.ts';
 import { DRAW_FLAGS, runSelectDraw, type DrawFlags } from '../../../cli/sample/select-draw.ts';
 
 export default class SampleSelectDraw extends BaseCommand {
@@ -14,10 +15,10 @@ export default class SampleSelectDraw extends BaseCommand {
     '<%= config.bin %> sample select draw --commitment commitment.json --frame households.csv --beacon round.json --out-dir selection/',
     '<%= config.bin %> sample select draw --commitment commitment.json --frame households.csv --seed-hex 9f2c4e0d1b7a66e3a1c0de5f00112233 --out-dir selection/',
   ];
-  static override flags = DRAW_FLAGS;
+  static override flags = toOclifFlags(DRAW_FLAGS);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(SampleSelectDraw);
-    await runSelectDraw(flags as DrawFlags, this);
+    await runSelectDraw(flags as unknown as DrawFlags, this);
   }
 }
