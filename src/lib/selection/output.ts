@@ -45,6 +45,8 @@ export const WRITE_WINDOW = 1 << 18;
 export const WHOLE_FILE_MAX = 512 << 20;
 const BLOCK = 1 << 22;
 const CHUNK = 1 << 22;
+/** Rows whose memory emitRows touches ahead of assembling them (about 150 KB of cache lines; 256–1024 measured alike, 4096 worse). */
+const BATCH = 512;
 
 const HEX = Buffer.from('0123456789abcdef');
 const COMMA = 0x2c;
@@ -197,11 +199,29 @@ export function emitRows(ctx: EmitContext, stratum: number, rows: Uint32Array, r
   const digits = new Uint8Array(16);
   const fs: number[] = [];
   const fe: number[] = [];
+  // Rows come in rank order, i.e. in random file order: each one's offset, bytes and ticket are a cache
+  // miss. A short first loop over a batch touches them all — independent loads the CPU overlaps — so
+  // that the assembling loop, long per row, finds them in cache (3-4x fewer stalls than one loop).
+  const batchStart = new Float64Array(BATCH);
+  const batchLen = new Uint32Array(BATCH);
+  let touched = 0;
   for (let i = 0; i < rows.length; i++) {
+    const bi = i % BATCH;
+    if (bi === 0) {
+      const m = Math.min(BATCH, rows.length - i);
+      for (let j = 0; j < m; j++) {
+        const rj = rows[i + j]!;
+        const st = byRow ? starts[rj]! : starts[i + j]!;
+        const ln = lengths[rj]!;
+        batchStart[j] = st;
+        batchLen[j] = ln;
+        touched = (touched + src[st]! + src[st + ln - 1]! + tickets[rj * 32]!) | 0;
+      }
+    }
     const row = rows[i]!;
     const r = rankBase + i;
-    const start = byRow ? starts[row]! : starts[i]!;
-    const len = lengths[row]!;
+    const start = batchStart[bi]!;
+    const len = batchLen[bi]!;
     const end = start + len;
     out.ensure(name.length + 40 + 64 + 2 * len + kept + 8);
     dig.ensure(len + 1);
@@ -299,6 +319,7 @@ export function emitRows(ctx: EmitContext, stratum: number, rows: Uint32Array, r
     if (onRows && (i & 0xffff) === 0xffff) onRows(0x10000);
   }
   onRows?.(rows.length & 0xffff);
+  if (touched === 0.5) throw new Error('unreachable'); // the touching loads have a use
 }
 
 export interface WriteOptions {
