@@ -10,6 +10,7 @@
  *   npm run build && node bench/select.ts                # 10^6 households, 5 rounds
  *   node bench/select.ts 1000000 7                       # size, rounds
  *   node bench/select.ts --phases 1000000                # in process, per phase (no start-up)
+ *   BENCH_BIN=/path/to/other/bin/run.js node bench/select.ts   # time another build (before/after)
  *
  * The beacon is a real quicknet round (test/fixtures/drand-rounds.json); the
  * commitment for it is made in process with the library's commitSelection,
@@ -74,10 +75,11 @@ async function sideBySide(n: number, rounds: number): Promise<void> {
     writeFileSync(join(dir, 'commitment.json'), JSON.stringify(commitment));
     writeFileSync(join(dir, 'round.json'), JSON.stringify({ round: ROUND.round, randomness: ROUND.randomness, signature: ROUND.signature }));
     const seed = computeSeed(commitment.frame.frameHash, ROUND.randomness);
-    const draw = (k: number) => [join(ROOT, 'bin/run.js'), 'sample', 'select', 'draw', '--commitment', join(dir, 'commitment.json'), '--frame', frame, '--beacon', join(dir, 'round.json'), '--out-dir', join(dir, `out-${k}`)];
+    const bin = process.env.BENCH_BIN ?? join(ROOT, 'bin/run.js');
+    const draw = (k: number) => [bin, 'sample', 'select', 'draw', '--commitment', join(dir, 'commitment.json'), '--frame', frame, '--beacon', join(dir, 'round.json'), '--out-dir', join(dir, `out-${k}`)];
     const minimal = [join(ROOT, 'bench/select-minimal.mjs'), frame, seed];
     console.log(`node ${process.version}, ${cpus()[0]?.model ?? 'cpu'} x${cpus().length}, load average before ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-    console.log(`frame: ${n.toLocaleString('en')} households, 3 strata, ${(readFileSync(frame).length / 1e6).toFixed(1)} MB; selection.csv written each run`);
+    console.log(`frame: ${n.toLocaleString('en')} households, 3 strata, ${(readFileSync(frame).length / 1e6).toFixed(1)} MB; selection.csv written each run; draw = ${bin}`);
     // warm the page cache and V8's compile cache, as a second run would be
     time(draw(-1));
     time(minimal);
