@@ -139,3 +139,31 @@ describe('writeSelectionCsv: the fast paths write exactly the reference bytes', 
     ), { numRuns: 40 });
   }, 120_000);
 });
+
+describe('progress (issue #15, item 9)', () => {
+  it('tickets on two threads: counts never go back, the total is the frame, the last count is every ticket', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { readFrame, rowsByStratum } = await import('../../../../src/lib/selection/frame.ts');
+    const { computeTickets, selectFrame } = await import('../../../../src/lib/selection/select.ts');
+    const { writeSelectionCsv } = await import('../../../../src/lib/selection/output.ts');
+    const { progressText } = await import('../../../../src/cli/progress.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'okit-progress-'));
+    const path = join(dir, 'f.csv');
+    writeFileSync(path, 'household_id,stratum\n' + Array.from({ length: 150_000 }, (_, i) => `H${i},${i % 2 ? 'a' : 'b'}`).join('\n') + '\n');
+    const frame = await readFrame(path, { strata: ['a', 'b'] });
+    const calls: [number, number][] = [];
+    await computeTickets(frame, '07'.repeat(32), { threads: 2, threshold: 1, onProgress: (d, t) => calls.push([d, t]) });
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.at(-1)).toEqual([150_000, 150_000]);
+    expect(calls.every(([, t]) => t === 150_000)).toBe(true);
+    for (let i = 1; i < calls.length; i++) expect(calls[i]![0]).toBeGreaterThanOrEqual(calls[i - 1]![0]);
+    const sel = await selectFrame(frame, rowsByStratum(frame), '07'.repeat(32), [10, 10]);
+    const writes: [number, number][] = [];
+    await writeSelectionCsv(join(dir, 's.csv'), path, frame, sel, { threads: 2, threshold: 1, onProgress: (d, t) => writes.push([d, t]) });
+    expect(writes.at(-1)).toEqual([150_000, 150_000]);
+    for (let i = 1; i < writes.length; i++) expect(writes[i]![0]).toBeGreaterThanOrEqual(writes[i - 1]![0]);
+    expect(progressText({ phase: 'tickets', done: 458_752, total: 1_000_000 })).toBe('tickets 458,752 / 1,000,000');
+  }, 60_000);
+});
