@@ -87,6 +87,8 @@ describe('sample report', () => {
     const dom = new JSDOM(await chromium(['--dump-dom', `file://${p('package.html')}`])).window.document;
     expect(dom.querySelector('h1')!.textContent).toBe('Cookstove programme <2026>');
     expect(dom.querySelector('section.allgood')).not.toBeNull();
+    // the design findings are summed up at the top too (amber), after the failures
+    expect([...dom.querySelectorAll('section.findings-top li')].map((li) => li.textContent)).toEqual([expect.stringMatching(/^KE-002 stratum Hills: the design is too small/), expect.stringMatching(/^KE-002 stratum Plains: the design is too small/)]);
     expect(dom.querySelectorAll('section.project')).toHaveLength(2);
     const first = dom.querySelector('#project-1')!;
     for (const cls of ['checks', 'explain', 'parameters', 'strata', 'observations', 'comparison', 'commitment', 'proof', 'sample', 'replacements']) expect(first.querySelector(`table.${cls}`), cls).not.toBeNull();

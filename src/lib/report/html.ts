@@ -179,6 +179,11 @@ td.status.pass{color:#1e7b34}td.status.fail{color:#b00020;font-weight:bold}td.st
 pre{background:#f6f8fa;border:1px solid #ddd;padding:.6rem;font-size:.78rem;white-space:pre-wrap;overflow-wrap:anywhere}
 .failures{border:2px solid #b00020;background:#fdecee;color:#7a0014;padding:.6rem 1rem;margin:1rem 0}.failures h2{border:none;color:#b00020;margin:.2rem 0}
 .allgood{border:2px solid #1e7b34;background:#eaf6ec;padding:.6rem 1rem;margin:1rem 0}
+.findings-top{border:2px solid #b36b00;background:#fff6e5;color:#6b3d00;padding:.6rem 1rem;margin:1rem 0}.findings-top h2{border:none;color:#8a4b00;margin:.2rem 0;font-size:1.2rem}
+table.explain td:first-child{white-space:nowrap}
+div.cols td{white-space:nowrap}
+@media screen{div.cols table{font-size:.8rem}}
+@media screen and (min-width:1000px){div.cols{column-count:3;column-gap:1.5em}div.cols table{margin:0}}
 p.verdict{padding:.4rem .6rem;border-left:4px solid #999}p.verdict.bad{border-color:#b00020;background:#fdecee}p.verdict.good{border-color:#1e7b34;background:#eaf6ec}
 ul.findings li.warning{color:#8a3b00}ul.findings li.warning::marker{content:"⚠ "}
 table.explain td:nth-child(2){min-width:11rem}table.explain td:nth-child(3){min-width:16rem}table.explain td.r{text-align:right;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}table.explain tr.scope th{background:#e4ebf2;text-align:left}
@@ -191,7 +196,7 @@ td.n,table.checks td:nth-child(-n+3){white-space:nowrap}
  table.sample,table.replacements{font-size:7pt}
  pre{font-size:6.8pt;padding:.3rem}
  tr,li,figure{break-inside:avoid}a{color:inherit}
- .failures,.allgood,p.verdict{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+ .failures,.allgood,.findings-top,p.verdict{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 }
 `;
 
@@ -200,6 +205,10 @@ export function renderHtml(r: Report): string {
   const failures = r.failures.length > 0
     ? `<section class="failures"><h2>${r.failures.length} failed check${r.failures.length === 1 ? '' : 's'}</h2><ul>${r.failures.map((f) => `<li><strong>${esc(f.projectId)} [${esc(f.check)}]</strong> ${f.kind === 'trust' ? '(randomness not trusted) ' : ''}${esc(f.message)}</li>`).join('')}</ul></section>`
     : '<section class="allgood"><strong>No check failed.</strong> Each project lists what was checked and what was not.</section>';
+  const warnings = r.projects.flatMap((p) => p.findings.filter((f) => f.severity === 'warning').map((f) => ({ p, f })));
+  const findings = warnings.length > 0
+    ? `<section class="findings-top"><h2>${warnings.length} finding${warnings.length === 1 ? '' : 's'} on the designs</h2><ul>${warnings.map(({ p, f }) => `<li><strong>${esc(p.projectId)}</strong> ${esc(f.message)}</li>`).join('')}</ul></section>`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(r.title)}</title><style>${CSS}</style></head>
@@ -207,6 +216,7 @@ export function renderHtml(r: Report): string {
 <header><h1>${esc(r.title)}</h1>
 <p class="meta">Generated ${esc(r.generatedAt)} by oraclekit. Sizes per sampling.md (95/5, relative precision, CDM finite-population correction, exact dropout adjustment); selection per ${esc(r.spec.selection)}. ${r.projects.length} project${r.projects.length === 1 ? '' : 's'}. The same content, with full tickets, is in the JSON beside this file.</p>
 ${failures}
+${findings}
 <ol class="toc">${summary}</ol></header>
 ${r.projects.map(project).join('\n')}
 </body></html>
