@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import layers from './eslint-rules/layers.js';
 
 /** The parts of src/lib that do file or process I/O; the rest of src/lib is pure (no node:fs, no child processes). */
-const LIB_IO = ['src/lib/paths.ts', 'src/lib/version.ts', 'src/lib/discovery.ts', 'src/lib/selection/io.ts', 'src/lib/selection/workflow.ts', 'src/lib/selection/frame.ts', 'src/lib/selection/select.ts', 'src/lib/selection/output.ts', 'src/lib/selection/ticket-worker.ts', 'src/lib/report/inputs.ts'];
+const LIB_IO = ['src/lib/paths.ts', 'src/lib/version.ts', 'src/lib/discovery.ts', 'src/lib/selection/io.ts', 'src/lib/selection/workflow.ts', 'src/lib/selection/frame.ts', 'src/lib/selection/select.ts', 'src/lib/selection/output.ts', 'src/lib/selection/ticket-worker.ts', 'src/lib/selection/hash-worker.ts', 'src/lib/selection/write-worker.ts', 'src/lib/selection/verify.ts', 'src/lib/beacon/drand.ts', 'src/lib/beacon/verify-worker.ts'];
 const HEAVY = ['fastify*', '@fastify/*', 'ink', 'react', 'undici', 'execa', 'socket.io*', '@oclif/*'];
 const IO_MODULES = ['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'child_process', 'node:child_process', 'worker_threads', 'node:worker_threads', 'net', 'node:net', 'http', 'node:http', 'https', 'node:https'];
 
@@ -25,11 +25,6 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'src/**/*.tsx'],
     plugins: { oraclekit: layers },
     rules: { 'oraclekit/layers': 'error' },
-  },
-  {
-    // TODO(#15 merge): these commands still import src/lib directly; issue 15 moves their logic into src/cli/sample.
-    files: ['src/commands/sample/report.ts', 'src/commands/sample/verify.ts', 'src/commands/sample/select/commit.ts', 'src/commands/sample/select/draw.ts'],
-    rules: { 'oraclekit/layers': 'off' },
   },
   {
     files: ['src/lib/**/*.ts'],

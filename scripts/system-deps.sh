@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Debian packages the test suite uses: Chromium (the report renders in a real
-# browser), redis-server (the tasks plugin's queue, socket.io fan-out), tmux
-# (drives the chat TUI end to end) and postgresql (the second storage backend;
-# tests start their own cluster with initdb/pg_ctl, see test/helpers/postgres.ts). Installed when missing and we are root with apt-get (CI, these machines); otherwise says what to do.
+# browser), python3 (runs the report's independent recipe), redis-server (the
+# tasks plugin's queue, socket.io fan-out), tmux (drives the chat TUI end to
+# end) and postgresql (the second storage backend; tests start their own
+# cluster with initdb/pg_ctl, see test/helpers/postgres.ts). Installed when
+# missing and we are root with apt-get (CI, these machines); otherwise says
+# what to do.
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need+=(postgresql)

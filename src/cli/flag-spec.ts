@@ -21,7 +21,9 @@ export interface FlagSpec {
   options?: readonly string[];
   default?: string | boolean;
   helpGroup?: string;
+  /** Constraints oclif enforces (the fast path falls back to oclif when one is not met). */
   required?: boolean;
+  exactlyOne?: readonly string[];
   /** A boolean with a --no- form. */
   allowNo?: boolean;
   /** An environment variable that gives the value when the flag is absent. */

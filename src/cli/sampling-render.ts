@@ -141,6 +141,8 @@ export function renderRecalc(res: RecalcResult, format: Format): string {
   }
   if (res.achieved) {
     const rows: Cell[][] = res.achieved.groups.map((g) => [g.stratum, g.n, g.population, r(g.mean, 4), r(g.sd, 4), r(g.precision * 100, 2), g.met ? 'yes' : 'NO']);
+    const o = res.achieved.overall;
+    if (o) rows.push(['overall (stratified: Σ W_h x̄_h)', o.n, o.population, r(o.mean, 4), r(o.sd, 4), r(o.precision * 100, 2), o.met ? 'yes' : 'NO']);
     out.push('', title(format, 'Achieved precision of the completed observations'), table(format, ['stratum', 'n', 'N', 'mean', 'SD (n-1)', 'achieved ±% of mean', 'met 5 %'], rows));
     if (format === 'table') out.push(res.achieved.allMet ? paint.green('Achieved precision met ±5 % everywhere.') : paint.red('Achieved precision did NOT meet ±5 % everywhere.'));
   }

@@ -72,7 +72,8 @@ export const EXIT_CODES = {
   auth: 7, // 401, 403
   paymentRequired: 8, // 402
   unavailable: 9, // daemon or network unreachable, 5xx, time-outs
-  verificationFailed: 10, // `sample verify` found a mismatch
+  verificationFailed: 10, // `sample verify` / `sample report` found a mismatch
+  untrusted: 11, // everything recomputes, but the randomness is not one the verifier can trust
 } as const;
 
 export function exitCodeForStatus(status: number): number {

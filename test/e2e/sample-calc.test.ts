@@ -196,7 +196,9 @@ describe('sample recalc', () => {
     expect(j.previous.adjustedSize).toBe(545);
     expect(j.change.total.to).toBe(j.design.parameters.adjustedSize);
     expect(j.achieved.groups.map((g: { stratum: string }) => g.stratum)).toEqual(['north', 'south']);
+    expect(j.achieved.overall).toMatchObject({ method: 'stratified', n: 510, population: 6000 });
     const t = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs]);
+    expect(t.stdout).toMatch(/overall \(stratified: Σ W_h x̄_h\)\s+510\s+6000/);
     expect(t.stdout).toMatch(/The sample size goes (up|down) by \d+: 545 → \d+\./);
     expect(t.stdout).toMatch(/Achieved precision (met|did NOT meet)/);
   });

@@ -8,7 +8,8 @@
  * checked first so a failure names its cause.
  */
 import { createHash } from 'node:crypto';
-import { selectionError } from '../selection/errors.ts';
+import { Worker } from 'node:worker_threads';
+import { selectionError, type SelectionErrorCode } from '../selection/errors.ts';
 
 export const SUPPORTED_SCHEMES = ['bls-unchained-g1-rfc9380', 'pedersen-bls-chained', 'pedersen-bls-unchained', 'bls-unchained-on-g1'] as const;
 export type SchemeId = (typeof SUPPORTED_SCHEMES)[number];
@@ -30,8 +31,16 @@ export interface BeaconRound {
   previous_signature?: string;
 }
 
-/** The League of Entropy mainnet chains (as in drand-client's lib/defaults.ts). */
-export const KNOWN_CHAINS: Record<'quicknet' | 'default', ChainInfo> = {
+/**
+ * The public drand chains a verifier can trust, pinned in the code: the
+ * League of Entropy mainnet's "quicknet" and "default" chains, exactly as
+ * their relays publish them at https://api.drand.sh/<hash>/info (the same
+ * values ship in drand-client's lib/defaults.ts and drand/tlock-js's
+ * src/drand/defaults.ts). Randomness from any other chain — including a chain
+ * info file whose key the committer may hold — is never trusted by `sample
+ * verify` or `sample report` (docs/selection.md, "Trust").
+ */
+export const PINNED_CHAINS: Readonly<Record<'quicknet' | 'default', Readonly<ChainInfo>>> = {
   quicknet: {
     public_key: '83cf0f2896adee7eb8b5f01fcad3912212c437e0073e911fb90022d3e760183c8c4b450b6a0a6c3ac6a5776a2d1064510d1fec758c921cc22b0e17e63aaf4bcb5ed66304de9cf809bd274ca73bab4af5a6e9c76a4bc09e76eae8991ef5ece45a',
     period: 3,
@@ -52,6 +61,27 @@ export const KNOWN_CHAINS: Record<'quicknet' | 'default', ChainInfo> = {
   },
 };
 
+export type PinnedChainName = keyof typeof PINNED_CHAINS;
+
+/** The name of the pinned chain this chain info is — same hash, key, period, genesis and scheme — or undefined. */
+export function pinnedChainName(chain: ChainInfo): PinnedChainName | undefined {
+  for (const [name, k] of Object.entries(PINNED_CHAINS) as [PinnedChainName, ChainInfo][]) {
+    if (k.hash === chain.hash && k.public_key === chain.public_key && k.period === chain.period && k.genesis_time === chain.genesis_time && k.schemeID === chain.schemeID) return name;
+  }
+  return undefined;
+}
+
+/** Why a chain is not trusted (undefined when it is a pinned chain). */
+export function untrustedChainReason(chain: ChainInfo): string | undefined {
+  if (pinnedChainName(chain)) return undefined;
+  const pinned = Object.entries(PINNED_CHAINS).map(([n, k]) => `${n} ${k.hash.slice(0, 12)}…`).join(', ');
+  const sameHash = Object.values(PINNED_CHAINS).find((k) => k.hash === chain.hash);
+  const what = sameHash
+    ? `chain ${chain.hash.slice(0, 12)}… claims the hash of drand's ${sameHash.metadata?.beaconID} chain but its public key, period, genesis or scheme differ from the published ones`
+    : `chain ${chain.hash.slice(0, 12)}… (${chain.schemeID}${chain.metadata?.beaconID ? `, "${chain.metadata.beaconID}"` : ''}) is not one of the pinned public drand chains (${pinned})`;
+  return `${what}: whoever holds that chain's key can sign any round, so the committer could have chosen the randomness`;
+}
+
 const HEX = /^[0-9a-f]+$/;
 const isHex = (v: unknown, bytes?: number): v is string => typeof v === 'string' && HEX.test(v) && v.length % 2 === 0 && (bytes === undefined || v.length === bytes * 2);
 
@@ -69,7 +99,7 @@ export function parseChainInfo(raw: unknown, source = 'chain'): ChainInfo {
   if (typeof o.groupHash === 'string') out.groupHash = o.groupHash;
   const beaconID = (o.metadata as { beaconID?: unknown } | undefined)?.beaconID;
   if (typeof beaconID === 'string') out.metadata = { beaconID };
-  const known = Object.values(KNOWN_CHAINS).find((k) => k.hash === out.hash);
+  const known = Object.values(PINNED_CHAINS).find((k) => k.hash === out.hash);
   if (known && (known.public_key !== out.public_key || known.period !== out.period || known.genesis_time !== out.genesis_time || known.schemeID !== out.schemeID)) {
     throw selectionError('chain_mismatch', `${source}.public_key`, out.public_key, `the published parameters of chain ${known.hash} (${known.metadata?.beaconID})`, {
       message: `${source}: chain hash ${out.hash} is drand's ${known.metadata?.beaconID} chain but the public key, period, genesis or scheme differ from the published ones; valid: the published chain info`,
@@ -78,9 +108,10 @@ export function parseChainInfo(raw: unknown, source = 'chain'): ChainInfo {
   return out;
 }
 
-/** The chain info of a well-known chain name, or undefined. */
+/** The chain info of a pinned chain name ("quicknet", "default"), or undefined. */
 export function knownChain(name: string): ChainInfo | undefined {
-  return (KNOWN_CHAINS as Record<string, ChainInfo>)[name];
+  const c = (PINNED_CHAINS as Record<string, ChainInfo>)[name];
+  return c ? structuredClone(c) : undefined;
 }
 
 const isChained = (c: ChainInfo) => c.schemeID === 'pedersen-bls-chained';
@@ -115,7 +146,7 @@ export function firstRoundAfter(chain: ChainInfo, t: number): number {
  * sha256(signature), and the BLS signature verifies against the chain public
  * key (drand-client). Throws beacon_round_mismatch or invalid_beacon_signature.
  */
-export async function verifyBeaconRound(chain: ChainInfo, beacon: BeaconRound, expectedRound: number, source = 'beacon'): Promise<void> {
+export async function verifyBeaconRound(chain: ChainInfo, beacon: BeaconRound, expectedRound: number, source = 'beacon', opts: { signature?: boolean } = {}): Promise<void> {
   if (beacon.round !== expectedRound) {
     throw selectionError('beacon_round_mismatch', `${source}.round`, beacon.round, `the committed round ${expectedRound}`, {
       message: `${source}.round = ${beacon.round} is not the committed round ${expectedRound}; valid: the round fixed in the commitment`,
@@ -127,6 +158,7 @@ export async function verifyBeaconRound(chain: ChainInfo, beacon: BeaconRound, e
       message: `${source}.randomness = ${beacon.randomness} is not sha256(signature) = ${expected}; valid: the randomness drand derived from the signature`,
     });
   }
+  if (opts.signature === false) return;
   let ok: boolean;
   try {
     const drand = await import('drand-client');
@@ -147,4 +179,26 @@ export async function verifyBeaconRound(chain: ChainInfo, beacon: BeaconRound, e
       message: `${source}.signature does not verify for round ${expectedRound} against the public key of chain ${chain.hash} (${chain.schemeID}); valid: the round as published by that drand chain`,
     });
   }
+}
+
+/**
+ * verifyBeaconRound on a worker thread (verify-worker.ts): the same checks
+ * and the same errors, while the calling thread does other work (reading the
+ * frame). Rejects with the error verifyBeaconRound would have thrown.
+ */
+export function verifyBeaconRoundInWorker(chain: ChainInfo, beacon: BeaconRound, expectedRound: number, source = 'beacon'): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+    const w = new Worker(new URL(`./verify-worker${ext}`, import.meta.url), { workerData: { chain, beacon, round: expectedRound, source } });
+    let settled = false;
+    w.once('message', (m: { ok: boolean; error?: { code: SelectionErrorCode; field: string; value: unknown; valid: string; message: string }; crash?: string }) => {
+      settled = true;
+      if (m.ok) resolve();
+      else if (m.error) reject(selectionError(m.error.code, m.error.field, m.error.value, m.error.valid, { message: m.error.message }));
+      else reject(new Error(`beacon verification failed: ${m.crash}`));
+      void w.terminate();
+    });
+    w.once('error', (e) => { settled = true; reject(e); });
+    w.once('exit', (code) => { if (!settled) reject(new Error(`beacon verification worker exited with code ${code}`)); });
+  });
 }

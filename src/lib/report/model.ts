@@ -1,22 +1,36 @@
 /**
- * The verifier's package (issue 3, `sample report`): per project the design
- * with its parameters and ER coverage, the supporting data (mean
- * justification and SD calculation from baseline or monitoring observations,
- * with the user's sources), the selection commitment and proof, and the data
- * of a chart of sample size against CV and dropout. Pure: inputs are parsed
- * objects; the command reads the files.
+ * The verifier's package (`sample report`): per project the checks it ran
+ * (the design recomputed from its own parameters, the commitment, the
+ * beacon, the trust in the randomness, the seed, every listed ticket,
+ * selection.csv and the frame when given), the method (the formulas with
+ * this design's numbers, the selection algorithm in full, the commands and
+ * an independent Python recipe), the design, the supporting data compared
+ * with the design, the chart, and the commitment, proof, sample and
+ * replacement order. The model is data; html.ts renders it.
  */
-import { chain, type Design } from '../sampling/design.ts';
-import { achievedPrecision, meanSd } from '../sampling/recalc.ts';
+import { chain, computeDesign, normaliseStratumName, PRECISION, Z_95, type Design } from '../sampling/design.ts';
+import { explainDesign, type Explanation } from '../sampling/explain.ts';
+import { achievedPrecision, meanSd, stratifiedEstimate, type StratifiedOverall } from '../sampling/recalc.ts';
+import { designDiscrepancies, loadDesign } from '../selection/design.ts';
+import { ALGORITHM } from '../selection/hash.ts';
 import type { Commitment, Proof } from '../selection/records.ts';
 import { commitmentDigest } from '../selection/records.ts';
-import { loadDesign } from '../selection/design.ts';
-import { selectionError } from '../selection/errors.ts';
+import { checkPackage, verdictOf, type Check, type Verdict } from '../selection/verify.ts';
+import { pyTrim, pythonRecipe } from './recipe.ts';
 
 export interface Source {
   label: string;
   citation?: string;
   url?: string;
+}
+
+/** "label|citation|url" → a Source. */
+export function parseSource(text: string): Source {
+  const [label, citation, url] = text.split('|').map((x) => x.trim());
+  const s: Source = { label: label || text };
+  if (citation) s.citation = citation;
+  if (url) s.url = url;
+  return s;
 }
 
 export interface Observation {
@@ -30,6 +44,16 @@ export interface ProjectInput {
   design: unknown;
   commitment?: Commitment;
   proof?: Proof;
+  /** selection.csv: the order and replacements are checked (and shown) without the frame. */
+  selectionPath?: string;
+  /** The frame: the full verification of `sample verify` too. */
+  framePath?: string;
+  /** File names as the verifier will have them (for the commands and the recipe). */
+  files?: { design?: string; commitment?: string; proof?: string; selection?: string; frame?: string };
+  /** When the commitment was published (the verifier's trust check). */
+  publishedAt?: Date;
+  /** A verifier that performed the selection itself: its randomness. */
+  seedHex?: string;
   observations?: { kind: 'baseline' | 'monitoring'; file?: string; values: Observation[] };
   meanJustification?: string;
   sdCalculation?: string;
@@ -50,22 +74,59 @@ export interface ObservationStats {
   cv: number;
   /** N for the precision (the design's population of the group), if known. */
   population?: number;
-  /** r = z * s / (xbar * sqrt(n)) * sqrt(1 - n/N), when N is known. */
+  /** r = z * s / (xbar * sqrt(n)) * sqrt(1 - n/N) (overall of a stratified design: z √V(x̄_st) / x̄_st). */
   achievedPrecision?: number;
   meets95_5?: boolean;
+  /** How the row is computed. */
+  estimator: 'srs' | 'stratified' | 'pooled (no strata in the observations)';
+}
+
+/** Per stratum: the design's assumption against what the supporting data show. */
+export interface StratumComparison {
+  stratum: string;
+  population: number;
+  cvAssumed: number;
+  cvObserved: number;
+  observations: number;
+  /** Completed observations the design plans (calculatedSize_h) and households to sample (n_h). */
+  plannedCompleted: number;
+  plannedSample: number;
+  /** r = z · CV_observed / √n · √(1 − n/N_h) at n = plannedCompleted. */
+  precisionAtPlanned: number;
+  meetsAtPlanned: boolean;
+  /** The sizes the chain gives with the observed mean and SD (null: more than N_h). */
+  impliedCompleted: number;
+  impliedSample: number | null;
+  tooSmall: boolean;
+}
+
+export interface Finding {
+  severity: 'warning' | 'info';
+  message: string;
 }
 
 export interface ChartSeries {
+  label: string;
+  population: number;
   dropoutRate: number;
   points: { cv: number; n: number }[];
 }
 
+export interface ChartMark {
+  label: string;
+  /** The exact CV (the axis may not reach it: see clamped). */
+  cv: number;
+  n: number;
+  /** Index of the series the point lies on. */
+  series: number;
+  /** The CV is below the axis range: drawn at the axis with its value. */
+  clamped: boolean;
+}
+
 export interface ChartData {
-  population: number;
   cvRange: [number, number];
   series: ChartSeries[];
-  /** The design's own points: overall (unstratified) or one per stratum (with its N_h). */
-  marks: { label: string; cv: number; n: number }[];
+  marks: ChartMark[];
   caption: string;
 }
 
@@ -74,13 +135,31 @@ export interface ProjectReport {
   name: string;
   designId: string;
   designIdSource: string;
+  verdict: Verdict | 'design only' | 'committed, not drawn';
+  checks: Check[];
+  findings: Finding[];
   parameters: Design['parameters'];
+  erCoverage: { fraction: number; percent: string; source: string };
   stratification: Design['stratification'];
-  strata: { name: string; population: number; sampleSize: number; mean?: number; sd?: number; cv?: number; census?: boolean }[];
+  strata: { name: string; population: number; sampleSize: number; calculatedSize: number; mean?: number; sd?: number; cv?: number; census?: boolean }[];
+  method: {
+    /** The chain with this design's numbers (as `sample calc --explain`), computed from the design's own parameters. */
+    sizes: Explanation[] | null;
+    selection: string[];
+    commands: string[];
+    python: string | null;
+    definitions: string[];
+  };
   supporting: {
     meanJustification: string | null;
     sdCalculation: string | null;
-    observations: { kind: string; file: string | null; stats: ObservationStats[] } | null;
+    observations: null | {
+      kind: string;
+      file: string | null;
+      stats: ObservationStats[];
+      overall: StratifiedOverall | null;
+      comparison: StratumComparison[];
+    };
     sources: Source[];
   };
   selection: null | {
@@ -88,14 +167,17 @@ export interface ProjectReport {
     committedAt: string;
     commitmentDigest: string;
     frame: { file: string; households: number; frameHash: string; fileSha256: string };
-    beacon: { chainHash: string; scheme: string; round: number; roundTime: string };
+    beacon: { chainHash: string; scheme: string; round: number; roundTime: string; pinned: boolean };
     strata: { name: string; households: number; sampleSize: number }[];
     proof: null | {
       drawnAt: string;
       randomness: string;
       seed: string;
       sample: { stratum: string; rank: number; household_id: string; ticket: string }[];
+      /** Per stratum the replacement list in rank order (the first n_h); null without selection.csv. */
+      replacements: { stratum: string; rank: number; household_id: string; ticket: string }[][] | null;
       matchesCommitment: boolean;
+      selectionFile: { file: string; sha256: string; rows: number };
     };
   };
   chart: ChartData;
@@ -103,133 +185,307 @@ export interface ProjectReport {
 
 export interface Report {
   kind: 'oraclekit/verifier-package';
-  version: 1;
+  version: 2;
   title: string;
   generatedAt: string;
   spec: { sampling: 'sampling.md'; selection: 'cookstove-sampling/v1' };
+  /** Every failed check of every project (shown first). */
+  failures: { projectId: string; check: string; kind: 'integrity' | 'trust'; message: string }[];
   projects: ProjectReport[];
 }
 
-/** Mean, SD (n - 1 divisor), CV and the achieved relative precision per group and overall. */
-export function observationStats(values: Observation[], populations: Map<string, number>, totalPopulation?: number): ObservationStats[] {
+const r4 = (x: number): number => Math.round(x * 1e4) / 1e4;
+
+/** ER coverage as a percentage with where it came from. */
+export function erCoverageText(P: Design['parameters']): { fraction: number; percent: string; source: string } {
+  const pct = `${Number((P.erCoverage * 100).toPrecision(12))} %`;
+  return {
+    fraction: P.erCoverage,
+    percent: pct,
+    source: P.erCoverageSource === 'input' ? 'given as an input of the design (erCoverage)' : `1 − dropout rate (${P.dropoutRate}); no erCoverage was given`,
+  };
+}
+
+/**
+ * Observation statistics per design stratum (in design order) and overall:
+ * for a stratified design the overall row is the stratified estimator
+ * (Σ W_h x̄_h, V = Σ W_h² (1 − n_h/N_h) s_h²/n_h) when every stratum is
+ * observed; for one population it is the simple-random-sampling row.
+ */
+export function observationStats(values: Observation[], strata: { name: string; population: number }[], totalPopulation: number, stratified: boolean): { stats: ObservationStats[]; overall: StratifiedOverall | null; unknown: string[] } {
+  const byKey = new Map(strata.map((s) => [normaliseStratumName(s.name), s] as const));
   const groups = new Map<string, number[]>();
+  const unknown = new Set<string>();
+  let withStratum = 0;
   for (const o of values) {
-    if (o.stratum !== undefined && o.stratum !== '') {
-      const k = o.stratum;
-      if (!groups.has(k)) groups.set(k, []);
-      groups.get(k)!.push(o.value);
-    }
+    if (o.stratum === undefined || o.stratum === '') continue;
+    withStratum++;
+    const s = byKey.get(normaliseStratumName(o.stratum));
+    if (!s) { unknown.add(o.stratum); continue; }
+    (groups.get(s.name) ?? groups.set(s.name, []).get(s.name)!).push(o.value);
   }
-  const one = (group: string, xs: number[], N?: number): ObservationStats => {
+  const one = (group: string, xs: number[], N: number | undefined, estimator: ObservationStats['estimator']): ObservationStats => {
     const { mean, sd } = meanSd(xs);
-    const s: ObservationStats = { group, n: xs.length, mean, sd, cv: mean !== 0 ? sd / mean : Number.NaN };
+    const s: ObservationStats = { group, n: xs.length, mean, sd, cv: mean !== 0 ? sd / mean : Number.NaN, estimator };
     if (N !== undefined && N >= xs.length && xs.length > 1 && mean > 0) {
       s.population = N;
       s.achievedPrecision = achievedPrecision(xs.length, N, mean, sd);
-      s.meets95_5 = s.achievedPrecision <= 0.05;
+      s.meets95_5 = s.achievedPrecision <= PRECISION;
     }
     return s;
   };
-  const out: ObservationStats[] = [];
-  if (groups.size > 1) for (const [g, xs] of groups) out.push(one(g, xs, populations.get(g.trim().toLowerCase())));
-  out.push(one('overall', values.map((o) => o.value), totalPopulation));
+  const stats: ObservationStats[] = [];
+  let overall: StratifiedOverall | null = null;
+  if (stratified && withStratum > 0) {
+    for (const s of strata) {
+      const xs = groups.get(s.name);
+      if (xs && xs.length > 0) stats.push(one(s.name, xs, s.population, 'srs'));
+    }
+    const complete = stats.length === strata.length && stats.every((g) => g.n > 1 && g.population !== undefined);
+    if (complete) {
+      overall = stratifiedEstimate(stats.map((g) => ({ population: g.population!, n: g.n, mean: g.mean, sd: g.sd })));
+      stats.push({ group: 'overall', n: overall.n, mean: overall.mean, sd: overall.sd, cv: overall.sd / overall.mean, population: overall.population, achievedPrecision: overall.precision, meets95_5: overall.met, estimator: 'stratified' });
+    }
+  } else {
+    stats.push(one(stratified ? 'overall' : 'all', values.map((o) => o.value), stratified ? undefined : totalPopulation, stratified ? 'pooled (no strata in the observations)' : 'srs'));
+  }
+  return { stats, overall, unknown: [...unknown] };
+}
+
+/** Per stratum: CV assumed vs observed, the precision the planned size achieves with the observed CV, the size the data imply. */
+export function compareWithData(d: Design, strata: ProjectReport['strata'], stats: ObservationStats[]): StratumComparison[] {
+  const out: StratumComparison[] = [];
+  for (const s of strata) {
+    const g = stats.find((x) => x.group === s.name && x.estimator === 'srs');
+    if (!g || g.n < 2 || !(g.mean > 0) || !(g.sd > 0)) continue;
+    const n = s.calculatedSize;
+    const r = achievedPrecision(n, s.population, g.mean, g.sd, Z_95);
+    const implied = chain(s.population, g.mean, g.sd, d.parameters.dropoutRate);
+    const impliedSample = implied.adjustedSize > s.population ? null : implied.adjustedSize;
+    out.push({
+      stratum: s.name,
+      population: s.population,
+      cvAssumed: s.cv ?? d.parameters.expectedSD / d.parameters.expectedMean,
+      cvObserved: g.sd / g.mean,
+      observations: g.n,
+      plannedCompleted: n,
+      plannedSample: s.sampleSize,
+      precisionAtPlanned: r,
+      meetsAtPlanned: r <= PRECISION,
+      impliedCompleted: implied.calculatedSize,
+      impliedSample,
+      tooSmall: impliedSample === null || impliedSample > s.sampleSize,
+    });
+  }
   return out;
 }
 
-const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
-
+/**
+ * The chart: for one population, the 95/5 size against CV for N and several
+ * dropout rates with the design's point; for a stratified design, one curve
+ * per stratum at its own N_h and the design's dropout, each stratum's point
+ * on its own curve (its exact CV is a point of the curve). A CV below the
+ * axis range is drawn at the axis, marked, with its value.
+ */
 export function chartData(parameters: Design['parameters'], strata: ProjectReport['strata'], stratified: boolean): ChartData {
-  const N = parameters.population;
   const designCv = parameters.expectedSD / parameters.expectedMean;
-  const cvs = [...strata.map((s) => s.cv ?? designCv), designCv];
-  const hi = Math.max(1.2, Math.ceil(Math.max(...cvs) * 1.25 * 10) / 10);
+  const cvs = stratified ? strata.map((s) => s.cv ?? designCv) : [designCv];
   const lo = 0.1;
-  const rates = [...new Set([0, 0.1, 0.2, 0.3, parameters.dropoutRate])].sort((a, b) => a - b);
-  const series = rates.map((d) => {
-    const points: { cv: number; n: number }[] = [];
-    const steps = 56;
-    for (let i = 0; i <= steps; i++) {
-      const cv = round4(lo + ((hi - lo) * i) / steps);
-      points.push({ cv, n: chain(N, 1, cv, d).adjustedSize });
-    }
-    return { dropoutRate: d, points };
-  });
-  const marks = stratified
-    ? strata.map((s) => ({ label: `${s.name} (N_h ${s.population})`, cv: round4(s.cv ?? designCv), n: s.sampleSize }))
-    : [{ label: 'this design', cv: round4(designCv), n: parameters.adjustedSize }];
+  const hi = Math.max(1.2, Math.ceil(Math.max(...cvs) * 1.25 * 10) / 10);
+  const steps = 56;
+  const grid = (extra: number[]): number[] => {
+    const xs = new Set<number>();
+    for (let i = 0; i <= steps; i++) xs.add(r4(lo + ((hi - lo) * i) / steps));
+    for (const e of extra) if (e >= lo && e <= hi) xs.add(e);
+    return [...xs].sort((a, b) => a - b);
+  };
+  const curve = (N: number, d: number, extra: number[]) => grid(extra).map((cv) => ({ cv, n: chain(N, 1, cv, d).adjustedSize }));
+  if (!stratified) {
+    const rates = [...new Set([0, 0.1, 0.2, 0.3, parameters.dropoutRate])].sort((a, b) => a - b);
+    const series = rates.map((d) => ({ label: `dropout ${Number((d * 100).toPrecision(10))} %`, population: parameters.population, dropoutRate: d, points: curve(parameters.population, d, d === parameters.dropoutRate ? [designCv] : []) }));
+    return {
+      cvRange: [lo, hi],
+      series,
+      marks: [{ label: 'this design', cv: designCv, n: parameters.adjustedSize, series: rates.indexOf(parameters.dropoutRate), clamped: designCv < lo }],
+      caption: `Lines: the 95/5 sample size (dropout-adjusted) for N = ${parameters.population} against CV = SD/mean, one per dropout rate. Point: this design (CV ${r4(designCv)}, dropout ${parameters.dropoutRate}, n ${parameters.adjustedSize}).`,
+    };
+  }
+  const d = parameters.dropoutRate;
+  const series = strata.map((s) => ({ label: `${s.name} (N_h ${s.population})`, population: s.population, dropoutRate: d, points: curve(s.population, d, [s.cv ?? designCv]) }));
   return {
-    population: N,
     cvRange: [lo, hi],
     series,
-    marks,
-    caption: stratified
-      ? `Lines: the 95/5 sample size for N = ${N} (one population) against CV, per dropout rate. Points: each stratum's own n_h at its CV and its own N_h.`
-      : `Lines: the 95/5 sample size for N = ${N} against CV = SD/mean, per dropout rate. Point: this design (CV ${round4(designCv)}, dropout ${parameters.dropoutRate}).`,
+    marks: strata.map((s, i) => ({ label: s.name, cv: s.cv ?? designCv, n: s.sampleSize, series: i, clamped: (s.cv ?? designCv) < lo })),
+    caption: `Lines: each stratum's 95/5 sample size against CV at its own N_h and the design's dropout rate ${d}. Points: each stratum's n_h at its CV — on its own line, since each stratum keeps 95/5 on its own.`,
   };
 }
 
-export function projectReport(p: ProjectInput, index: number): ProjectReport {
+const SELECTION_DEFINITIONS = [
+  `Trimmed: exactly these characters are removed from both ends of an ID, a stratum value and a header name — U+0009–U+000D, U+0020, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, U+FEFF (ECMAScript's white space and line terminators, listed). Python: s.strip(TRIM) with that list; str.strip() without it differs (it strips U+001C–U+001F and U+0085, keeps U+FEFF). No Unicode normalisation.`,
+  'Stratum matching: a frame\'s stratum value, trimmed, equals a design stratum name when they are identical after lower-casing ASCII A–Z only ("LOWLAND" = "Lowland"; "straße" ≠ "STRASSE"; "É" ≠ "é"). Python: s.strip(TRIM).encode("utf-8").lower(). Tickets use the design\'s spelling.',
+  'IDs: unique after trimming, non-empty, without U+001F; compared and sorted by their UTF-8 bytes.',
+  'Frame CSV: RFC 4180 (comma, " quoting with "" escapes, line breaks inside quotes), LF or CRLF (a lone CR is not a line end), an optional UTF-8 BOM, blank lines skipped; header names trimmed and matched case-insensitively (household_id, stratum).',
+  'Canonical JSON (designId, commitmentDigest): no whitespace; keys sorted by code point; strings as JSON.stringify (UTF-8, only ", \\ and U+0000–U+001F escaped); numbers as ECMAScript Number::toString (shortest round-trip; 1, not 1.0; 0.00001; 1e-7; 1e+21).',
+  'selection.csv: UTF-8 without BOM, LF line ends, header stratum,rank,role,household_id,ticket then the frame\'s other columns; a generated cell is quoted only if it holds , " CR or LF ("" inside); the frame\'s cells are copied byte for byte as they were in the frame.',
+];
+
+function selectionSteps(c: Commitment | undefined, p: Proof | undefined): string[] {
+  const fh = c?.frame.frameHash ?? '<frameHash>';
+  const rnd = p?.randomness.randomness ?? '<beacon randomness>';
+  const strata = c ? c.strata.map((s) => `${s.name}: n_h = ${s.sampleSize} of ${s.households}`).join('; ') : '<n_h per stratum>';
+  return [
+    `Frame: every household of ${c ? `${c.frame.file} (${c.frame.households} households)` : 'the frame'}, non-adopters included; IDs trimmed, unique, without U+001F. Nothing reads the adopter column.`,
+    `frameHash = SHA-256 of all IDs sorted by their UTF-8 bytes, each followed by "\\n" = ${fh}.`,
+    `Commitment (published before the round exists): designId, frameHash, n_h per stratum (${strata}), the algorithm id and a future drand round${c ? ` — round ${c.beacon.round} of chain ${c.beacon.chain.hash.slice(0, 16)}… at ${c.beacon.roundTime}, committedAt ${c.committedAt}` : ''}.`,
+    `randomness = the round's randomness = SHA-256(BLS signature)${p?.randomness.source === 'drand' ? ` = ${rnd}` : p ? ` (supplied by the verifier: ${rnd})` : ''}; the signature verifies against the chain's public key.`,
+    `seed = SHA-256("${ALGORITHM}" as UTF-8 ‖ frameHash (32 bytes) ‖ randomness (bytes))${p ? ` = ${p.seed}` : ''}.`,
+    'ticket(id) = HMAC-SHA256(key = seed (32 bytes), message = UTF-8(stratum name + U+001F + id)), as lowercase hex; the stratum name is the design\'s ("all" for an unstratified design).',
+    'In each stratum sort the households by (ticket, ID bytes): ranks 1..n_h are the sample; the rest, in order, the replacement list (used strictly in order, only for dropouts, a reason logged for each).',
+    'orderDigest (per stratum) = SHA-256 of the IDs in rank order, each followed by "\\n"; proof.selection.sha256 = SHA-256 of selection.csv.',
+  ];
+}
+
+function commands(p: ProjectInput, c: Commitment | undefined, proof: Proof | undefined): string[] {
+  const f = { design: 'design.json', commitment: 'commitment.json', proof: 'proof.json', selection: 'selection.csv', frame: c?.frame.file ?? 'households.csv', ...p.files };
+  const out = [`oraclekit sample calc --input ${f.design} --explain   # a calc input; or compare the design's sizes with the formulas above`];
+  if (c && proof) {
+    out.push(`oraclekit sample verify --frame ${f.frame} --commitment ${f.commitment} --proof ${f.proof} --selection ${f.selection} --published-at <when you first had ${f.commitment}>`);
+    if (proof.randomness.source === 'verifier') out.push(`# the randomness was supplied by a verifier: only that verifier can accept it, with --seed-hex ${proof.randomness.randomness}`);
+    out.push(`oraclekit sample report --design ${f.design} --commitment ${f.commitment} --proof ${f.proof} --selection ${f.selection} --frame ${f.frame} --published-at <…> --out package.html`);
+  } else if (c) {
+    out.push(`# after round ${c.beacon.round}: oraclekit sample select draw --commitment ${f.commitment} --frame ${f.frame} --beacon round-${c.beacon.round}.json --out-dir selection`);
+  }
+  return out;
+}
+
+function designOf(d: ReturnType<typeof loadDesign>): Design | null {
+  try {
+    const P = d.parameters;
+    const input: Record<string, unknown> = { population: P.population, dropoutRate: P.dropoutRate };
+    if (P.expectedProportion !== undefined) input.expectedProportion = P.expectedProportion;
+    else { input.expectedMean = P.expectedMean; input.expectedSD = P.expectedSD; }
+    if (P.erCoverageSource === 'input') input.erCoverage = P.erCoverage;
+    if (d.stratified) input.stratification = { enabled: true, strata: d.stratification.strata.map((s) => ({ name: s.name, weight: s.weight ?? s.population / P.population, mean: s.mean, sd: s.sd })) };
+    return computeDesign(input);
+  } catch {
+    return null;
+  }
+}
+
+export async function projectReport(p: ProjectInput, index: number): Promise<ProjectReport> {
   const d = loadDesign(p.design, `projects[${index}].design`);
-  const strataSrc = d.stratification.strata;
+  const P = d.parameters;
   const strata: ProjectReport['strata'] = d.stratified
-    ? strataSrc.map((s) => ({ name: s.name, population: s.population, sampleSize: s.sampleSize, mean: s.mean, sd: s.sd, cv: s.cv, census: s.census }))
-    : [{ name: 'all', population: d.parameters.population, sampleSize: d.parameters.adjustedSize, mean: d.parameters.expectedMean, sd: d.parameters.expectedSD, cv: d.parameters.expectedSD / d.parameters.expectedMean, census: d.parameters.calculatedSize === d.parameters.population }];
-  const pops = new Map(strata.map((s) => [s.name.trim().toLowerCase(), s.population]));
-  let selection: ProjectReport['selection'] = null;
+    ? d.stratification.strata.map((s) => ({ name: s.name, population: s.population, sampleSize: s.sampleSize, calculatedSize: s.calculatedSize, mean: s.mean, sd: s.sd, cv: s.cv ?? s.sd / s.mean, census: s.census }))
+    : [{ name: 'all', population: P.population, sampleSize: P.adjustedSize, calculatedSize: P.calculatedSize, mean: P.expectedMean, sd: P.expectedSD, cv: P.expectedSD / P.expectedMean, census: P.calculatedSize === P.population }];
+  const checks: Check[] = [];
+  const findings: Finding[] = [];
+  const bad = designDiscrepancies(P, d.stratification);
+  if (bad.length > 0) for (const b of bad) checks.push({ check: 'design', kind: 'integrity', status: 'fail', message: `design: ${b.message}` });
+  else checks.push({ check: 'design', kind: 'integrity', status: 'pass', message: 'every size follows from the design\'s own parameters (the chain of `sample calc`, recomputed)' });
+
   const c = p.commitment;
+  const pr = p.proof;
+  let selection: ProjectReport['selection'] = null;
   if (c) {
     const digest = commitmentDigest(c);
-    if (c.designId !== d.designId) {
-      throw selectionError('invalid_commitment', `projects[${index}].commitment.designId`, c.designId, `the project's designId ${d.designId}`, {
-        message: `project ${p.projectId}: the commitment is for design ${c.designId}, the project's design is ${d.designId}; valid: the commitment made from this design`,
-      });
+    if (c.designId !== d.designId) checks.push({ check: 'commitment.designId', kind: 'integrity', status: 'fail', message: `the commitment is for design ${c.designId}; this project's design is ${d.designId}` });
+    else checks.push({ check: 'commitment.designId', kind: 'integrity', status: 'pass', message: `the commitment is for this design (${d.designId})` });
+    const sizes = d.strata.map((s) => s.sampleSize);
+    const committed = c.strata.map((s) => s.sampleSize);
+    if (JSON.stringify(sizes) !== JSON.stringify(committed) || JSON.stringify(d.strata.map((s) => s.name)) !== JSON.stringify(c.strata.map((s) => s.name))) {
+      checks.push({ check: 'commitment.strata', kind: 'integrity', status: 'fail', message: `the commitment's strata and n_h (${c.strata.map((s) => `${s.name} ${s.sampleSize}`).join(', ')}) are not the design's (${d.strata.map((s) => `${s.name} ${s.sampleSize}`).join(', ')})` });
     }
-    const pr = p.proof;
+    const pc = await checkPackage({
+      commitment: c,
+      ...(pr ? { proof: pr } : {}),
+      ...(p.selectionPath ? { selectionPath: p.selectionPath } : {}),
+      ...(p.framePath ? { framePath: p.framePath } : {}),
+      ...(p.publishedAt ? { publishedAt: p.publishedAt } : {}),
+      ...(p.seedHex !== undefined ? { seedHex: p.seedHex } : {}),
+    });
+    checks.push(...pc.checks);
+    const rp = c.beacon.chain;
     selection = {
       algorithm: c.algorithm,
       committedAt: c.committedAt,
       commitmentDigest: digest,
       frame: { file: c.frame.file, households: c.frame.households, frameHash: c.frame.frameHash, fileSha256: c.frame.fileSha256 },
-      beacon: { chainHash: c.beacon.chain.hash, scheme: c.beacon.chain.schemeID, round: c.beacon.round, roundTime: c.beacon.roundTime },
+      beacon: { chainHash: rp.hash, scheme: rp.schemeID, round: c.beacon.round, roundTime: c.beacon.roundTime, pinned: !pc.checks.some((x) => x.check === 'chain pinned' && x.status === 'fail') },
       strata: c.strata.map((s) => ({ name: s.name, households: s.households, sampleSize: s.sampleSize })),
       proof: pr
         ? {
             drawnAt: pr.drawnAt,
-            randomness: pr.randomness.source === 'drand' ? `drand round ${pr.randomness.round}: ${pr.randomness.randomness}` : `supplied by the verifier: ${pr.randomness.randomness}`,
+            randomness: pr.randomness.source === 'drand' ? `drand round ${pr.randomness.round}: ${pr.randomness.randomness}` : `supplied with --seed-hex (not a beacon): ${pr.randomness.randomness}`,
             seed: pr.seed,
             sample: pr.strata.flatMap((s) => s.sample.map((x) => ({ stratum: s.name, ...x }))),
+            replacements: pc.replacements,
             matchesCommitment: pr.commitmentDigest === digest,
+            selectionFile: pr.selection,
           }
         : null,
     };
   }
+
   const obs = p.observations;
+  let observations: ProjectReport['supporting']['observations'] = null;
+  if (obs && obs.values.length > 0) {
+    const { stats, overall, unknown } = observationStats(obs.values, strata, P.population, d.stratified);
+    const comparison = compareWithData(designOf(d) ?? ({ parameters: P } as Design), strata, stats);
+    observations = { kind: obs.kind, file: obs.file ?? null, stats, overall, comparison };
+    if (unknown.length > 0) findings.push({ severity: 'warning', message: `the ${obs.kind} observations name strata that are not in the design: ${unknown.join(', ')} (left out)` });
+    if (d.stratified && !overall) findings.push({ severity: 'info', message: stats.some((s) => s.estimator === 'pooled (no strata in the observations)') ? `the ${obs.kind} observations carry no stratum: they cannot be compared with the strata's assumptions, and their pooled mean is not an estimate for the stratified population` : `not every stratum has at least two ${obs.kind} observations: no overall (stratified) estimate` });
+    for (const k of comparison) {
+      const cvText = `CV assumed ${r4(k.cvAssumed)}, observed ${r4(k.cvObserved)} (${k.observations} ${obs.kind} observations)`;
+      if (k.tooSmall) {
+        findings.push({ severity: 'warning', message: `stratum ${k.stratum}: the design is too small for its own supporting data — ${cvText}; at the planned ${k.plannedCompleted} completed interviews the relative precision would be ±${(k.precisionAtPlanned * 100).toFixed(2)} %, not ±5 %; the data imply ${k.impliedCompleted} completed, ${k.impliedSample === null ? `more than its N_h ${k.population} households` : `${k.impliedSample} households to sample`} (planned ${k.plannedSample})` });
+      }
+    }
+  }
+
+  const full = designOf(d);
+  const method: ProjectReport['method'] = {
+    sizes: full ? explainDesign(full) : null,
+    selection: selectionSteps(c, pr),
+    commands: commands(p, c, pr),
+    python: c ? pythonRecipe({ commitment: p.files?.commitment ?? 'commitment.json', proof: p.files?.proof ?? 'proof.json', frame: p.files?.frame ?? c.frame.file, stratified: d.stratified }) : null,
+    definitions: [...SELECTION_DEFINITIONS, `The trim list as a Python literal: TRIM = ${pyTrim()}`],
+  };
+  const v = verdictOf(checks);
   return {
     projectId: p.projectId,
     name: p.name ?? p.projectId,
     designId: d.designId,
     designIdSource: d.designIdSource,
-    parameters: d.parameters,
+    verdict: v !== 'verified' ? v : !c ? 'design only' : !pr ? 'committed, not drawn' : v,
+    checks,
+    findings,
+    parameters: P,
+    erCoverage: erCoverageText(P),
     stratification: d.stratification,
     strata,
+    method,
     supporting: {
       meanJustification: p.meanJustification ?? null,
       sdCalculation: p.sdCalculation ?? null,
-      observations: obs && obs.values.length > 0 ? { kind: obs.kind, file: obs.file ?? null, stats: observationStats(obs.values, pops, d.parameters.population) } : null,
+      observations,
       sources: p.sources ?? [],
     },
     selection,
-    chart: chartData(d.parameters, strata, d.stratified),
+    chart: chartData(P, strata, d.stratified),
   };
 }
 
-export function buildReport(input: ReportInput): Report {
+export async function buildReport(input: ReportInput): Promise<Report> {
+  const projects: ProjectReport[] = [];
+  for (let i = 0; i < input.projects.length; i++) projects.push(await projectReport(input.projects[i]!, i));
   return {
     kind: 'oraclekit/verifier-package',
-    version: 1,
+    version: 2,
     title: input.title ?? 'Sampling design and household selection — verifier\'s package',
     generatedAt: input.generatedAt.toISOString(),
     spec: { sampling: 'sampling.md', selection: 'cookstove-sampling/v1' },
-    projects: input.projects.map(projectReport),
+    failures: projects.flatMap((p) => p.checks.filter((c) => c.status === 'fail').map((c) => ({ projectId: p.projectId, check: c.check, kind: c.kind, message: c.message }))),
+    projects,
   };
 }

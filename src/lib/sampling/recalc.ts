@@ -60,11 +60,28 @@ export interface SizeChange {
   direction: 'up' | 'down' | 'unchanged';
 }
 
+export interface StratifiedOverall {
+  /** "stratified": Σ W_h x̄_h and its variance; "srs": one population (the group's own mean and r). */
+  method: 'stratified';
+  n: number;
+  population: number;
+  /** x̄_st = Σ W_h x̄_h, W_h = N_h / N. */
+  mean: number;
+  /** V(x̄_st) = Σ W_h² (1 − n_h/N_h) s_h² / n_h. */
+  variance: number;
+  /** The population SD the strata imply: sqrt([Σ (N_h − 1) s_h² + Σ N_h (x̄_h − x̄_st)²] / (N − 1)). */
+  sd: number;
+  /** r = z √V / x̄_st. */
+  precision: number;
+  met: boolean;
+}
+
 export interface RecalcResult {
   design: Design;
   previous?: { designId?: string; version?: number; adjustedSize: number };
   change?: { total: SizeChange; strata: SizeChange[] };
-  achieved?: { groups: GroupSummary[]; allMet: boolean; target: number };
+  /** groups in the design's stratum order; overall: the stratified estimator when every stratum was observed. */
+  achieved?: { groups: GroupSummary[]; allMet: boolean; target: number; overall?: StratifiedOverall };
 }
 
 /** Reads `household,value[,stratum]` CSV (header required, any column order, extra columns ignored). */
@@ -135,6 +152,31 @@ export function achievedPrecision(n: number, N: number, mean: number, sd: number
   return Number.isFinite(top) && Number.isFinite(bottom) ? (top / bottom) * fpc : ((z * (sd / mean)) / Math.sqrt(n)) * fpc;
 }
 
+/**
+ * The stratified estimator of the mean and its variance (Cochran 1977, 5.3
+ * and 5.7): x̄_st = Σ W_h x̄_h with W_h = N_h/N, V(x̄_st) = Σ W_h² (1 − n_h/N_h)
+ * s_h²/n_h (each stratum with its own finite-population correction), and the
+ * relative precision r = z·√V/x̄_st. Every stratum of the design must be
+ * given (N = Σ N_h). Also the population SD the strata imply,
+ * S² = [Σ (N_h − 1) s_h² + Σ N_h (x̄_h − x̄_st)²] / (N − 1).
+ */
+export function stratifiedEstimate(strata: { population: number; n: number; mean: number; sd: number }[], z = Z_95): StratifiedOverall {
+  const N = strata.reduce((a, s) => a + s.population, 0);
+  const n = strata.reduce((a, s) => a + s.n, 0);
+  let mean = 0;
+  let variance = 0;
+  for (const s of strata) {
+    const W = s.population / N;
+    mean += W * s.mean;
+    variance += W * W * Math.max(0, 1 - s.n / s.population) * (s.sd * s.sd) / s.n;
+  }
+  let ss = 0;
+  for (const s of strata) ss += (s.population - 1) * s.sd * s.sd + s.population * (s.mean - mean) ** 2;
+  const sd = N > 1 ? Math.sqrt(ss / (N - 1)) : 0;
+  const precision = (z * Math.sqrt(variance)) / mean;
+  return { method: 'stratified', n, population: N, mean, variance, sd, precision, met: precision <= PRECISION };
+}
+
 function checkPrevious(p: PreviousDesign): void {
   const ok = p && typeof p === 'object' && p.parameters && typeof p.parameters.population === 'number' && p.stratification && Array.isArray(p.stratification.strata);
   if (!ok) throw samplingError('invalid_previous', 'previous', undefined, 'the JSON of `sample calc --json` or a registry design record');
@@ -175,7 +217,10 @@ export function recalculate(input: RecalcInput): RecalcResult {
     if (all.n < 2) throw samplingError('too_few_observations', 'observations', all.n, 'at least 2 observations');
     observedOverall = { mean: all.mean, sd: all.sd };
     const summaries: GroupSummary[] = [];
-    for (const [key, values] of groups) {
+    // in the design's stratum order (observation order otherwise)
+    const keys = prevStrata.length > 0 ? prevStrata.map((s) => s.name).filter((k) => groups.has(k)) : [...groups.keys()];
+    for (const key of keys) {
+      const values = groups.get(key)!;
       const st = meanSd(values);
       if (st.n < 2) throw samplingError('too_few_observations', `observations (stratum ${key})`, st.n, 'at least 2 observations per stratum');
       const N = key === 'all' ? population : strataNames.get(normaliseStratumName(key))!.population;
@@ -184,6 +229,15 @@ export function recalculate(input: RecalcInput): RecalcResult {
       if (key !== 'all') observedByStratum.set(key, { mean: st.mean, sd: st.sd });
     }
     achieved = { groups: summaries, allMet: summaries.every((g) => g.met), target: PRECISION };
+    if (prevStrata.length > 0 && summaries.length === prevStrata.length) {
+      // every stratum observed: the overall is the stratified estimator, not the pooled values
+      const overall = stratifiedEstimate(summaries.map((g) => ({ population: g.population, n: g.n, mean: g.mean, sd: g.sd })));
+      achieved.overall = overall;
+      observedOverall = { mean: overall.mean, sd: overall.sd };
+    } else if (prevStrata.length > 0) {
+      // some strata not observed: the pooled values are no estimate of the population; keep the previous overall ones
+      observedOverall = undefined;
+    }
   }
   for (const s of input.strata ?? []) {
     if (typeof s !== 'object' || s === null || typeof s.name !== 'string') throw samplingError('invalid_stratum_name', 'strata[].name', s, 'an object {name, mean?, sd?} naming a stratum of the design');

@@ -6,12 +6,13 @@
  * string). The raw CSV text is never held: selection output re-reads rows by
  * offset. Nothing here looks at the adopter column.
  */
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { CsvScanner, field, type CsvRecord } from '../csv.ts';
 import { frameCsvError, selectionError } from './errors.ts';
-import { UNIT_SEPARATOR, sortUtf8, hashSortedIds } from './hash.ts';
+import { UNIT_SEPARATOR, compareUtf8, hashSortedIds, needsCodePointOrder, stratumKey, trimId } from './hash.ts';
 
 export const UNSTRATIFIED = 'all';
 
@@ -28,6 +29,8 @@ export interface Frame {
   stratumColumnIgnored: boolean;
   headerOffset: number;
   headerLength: number;
+  /** Every row has exactly as many fields as the header (selection.csv can then copy the kept columns as one span). */
+  fieldsUniform: boolean;
   /** Canonical stratum names (the design's), indexed by stratum[]. */
   strataNames: string[];
   ids: string[];
@@ -40,11 +43,26 @@ export interface Frame {
 export interface ReadFrameOptions {
   /** The design's stratum names; empty for an unstratified design (one stratum "all"). */
   strata: string[];
-  /** Called with bytes read so far (progress display). */
-  onProgress?: (bytesRead: number) => void;
+  /** Called with bytes read so far and the file's size (progress display). */
+  onProgress?: (bytesRead: number, totalBytes: number) => void;
+  /** Hash the file on a worker thread while parsing (default: files of 8 MiB or more). */
+  hashInWorker?: boolean;
 }
 
-const normalise = (s: string): string => s.trim().toLowerCase();
+/** Files from this size are hashed on a worker thread while the calling thread parses them. */
+export const HASH_WORKER_MIN_BYTES = 8 << 20;
+
+/** SHA-256 of a file on a worker thread (hash-worker.ts). */
+export function sha256FileInWorker(path: string): Promise<{ sha256: string; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+    const w = new Worker(new URL(`./hash-worker${ext}`, import.meta.url), { workerData: { path } });
+    let done = false;
+    w.once('message', (m: { sha256: string; bytes: number }) => { done = true; resolve(m); });
+    w.once('error', (e) => { done = true; reject(e); });
+    w.once('exit', (code) => { if (!done) reject(new Error(`hash worker exited with code ${code}`)); });
+  });
+}
 
 function growF64(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> { const b = new Float64Array(a.length * 2); b.set(a); return b; }
 function growU32(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> { const b = new Uint32Array(a.length * 2); b.set(a); return b; }
@@ -55,7 +73,24 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
   const name = basename(path);
   const stratified = opts.strata.length > 0;
   const strataNames = stratified ? [...opts.strata] : [UNSTRATIFIED];
-  const byKey = new Map(strataNames.map((s, i) => [normalise(s), i] as const));
+  const byKey = new Map(strataNames.map((s, i) => [stratumKey(s), i] as const));
+  // the stratum cells of a frame repeat a handful of byte strings: match them by bytes, decode each once
+  const seenCells: { bytes: Buffer; quoted: number; idx: number | undefined; raw: string }[] = [];
+  const stratumOf = (rec: CsvRecord): { idx: number | undefined; raw: string } => {
+    const a = rec.starts[stCol]!;
+    const b = rec.ends[stCol]!;
+    const q = rec.quoted[stCol]!;
+    const buf = rec.buf;
+    outer: for (const c of seenCells) {
+      if (c.quoted !== q || c.bytes.length !== b - a) continue;
+      for (let i = 0; i < c.bytes.length; i++) if (c.bytes[i] !== buf[a + i]) continue outer;
+      return c;
+    }
+    const raw = field(rec, stCol);
+    const c = { bytes: Buffer.from(buf.subarray(a, b)), quoted: q, idx: byKey.get(stratumKey(raw)), raw };
+    if (seenCells.length < 256) seenCells.push(c);
+    return c;
+  };
   let cap = 1 << 14;
   let ids: string[] = [];
   let stratum = new Uint16Array(cap);
@@ -68,10 +103,11 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
   let stCol = -1;
   let headerOffset = 0;
   let headerLength = 0;
+  let uniform = true;
   const onRecord = (rec: CsvRecord): void => {
     if (header === null) {
       header = [];
-      for (let i = 0; i < rec.count; i++) header.push(field(rec, i).trim());
+      for (let i = 0; i < rec.count; i++) header.push(trimId(field(rec, i)));
       const lower = header.map((h) => h.toLowerCase());
       idCol = lower.indexOf('household_id');
       stCol = lower.indexOf('stratum');
@@ -89,7 +125,8 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
       }
       return;
     }
-    const id = field(rec, idCol).trim();
+    if (rec.count !== header.length) uniform = false;
+    const id = trimId(field(rec, idCol));
     if (id === '') {
       throw selectionError('blank_household_id', `${name}:${rec.line}`, id, 'a non-empty household_id', {
         message: `${name}:${rec.line}: household_id is blank; valid: a non-empty ID (IDs are trimmed)`,
@@ -102,11 +139,10 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
     }
     let s = 0;
     if (stratified) {
-      const raw = field(rec, stCol);
-      const idx = byKey.get(normalise(raw));
+      const { idx, raw } = stratumOf(rec);
       if (idx === undefined) {
         throw selectionError('unknown_stratum', `${name}:${rec.line}`, raw, `one of the design's strata: ${strataNames.join(', ')}`, {
-          message: `${name}:${rec.line}: stratum ${JSON.stringify(raw)} (household ${JSON.stringify(id)}) is not in the design; valid: ${strataNames.join(', ')} (trim and case-fold)`,
+          message: `${name}:${rec.line}: stratum ${JSON.stringify(raw)} (household ${JSON.stringify(id)}) is not in the design; valid: ${strataNames.join(', ')} (trimmed; only ASCII letters match case-insensitively)`,
         });
       }
       s = idx;
@@ -126,22 +162,37 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
     rows++;
   };
   const scanner = new CsvScanner(name, onRecord, frameCsvError);
-  const hash = createHash('sha256');
   let bytes = 0;
+  const size = statSync(path).size;
+  const inWorker = opts.hashInWorker ?? size >= HASH_WORKER_MIN_BYTES;
+  const hash = inWorker ? null : createHash('sha256');
+  const hashed = inWorker ? sha256FileInWorker(path) : null;
+  // a parse error must not leave the worker's promise unobserved
+  hashed?.catch(() => {});
   const stream = createReadStream(path, { highWaterMark: 1 << 20 });
   for await (const chunk of stream as AsyncIterable<Buffer>) {
-    hash.update(chunk);
+    hash?.update(chunk);
     bytes += chunk.length;
     scanner.push(chunk);
-    opts.onProgress?.(bytes);
+    opts.onProgress?.(bytes, size);
   }
   scanner.end();
+  let fileSha256: string;
+  if (hashed) {
+    const h = await hashed;
+    if (h.bytes !== bytes) {
+      throw selectionError('frame_mismatch', name, h.bytes, `the ${bytes} bytes just parsed`, { message: `${name} changed while it was being read (${bytes} bytes parsed, ${h.bytes} hashed); valid: a frame file that nothing writes to during the command` });
+    }
+    fileSha256 = h.sha256;
+  } else {
+    fileSha256 = hash!.digest('hex');
+  }
   if (header === null) {
     throw selectionError('invalid_frame', name, '(empty file)', 'a CSV with a household_id header and one row per household');
   }
   const frame: Frame = {
     file: name,
-    fileSha256: hash.digest('hex'),
+    fileSha256,
     bytes,
     rows,
     header,
@@ -150,6 +201,7 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
     stratumColumnIgnored: !stratified && stCol >= 0,
     headerOffset,
     headerLength,
+    fieldsUniform: uniform,
     strataNames,
     ids,
     stratum: stratum.subarray(0, rows),
@@ -184,29 +236,76 @@ export interface FrameHashes {
 /**
  * frameHash of the whole frame and of each stratum. Throws
  * duplicate_household naming both lines (a sorted list makes duplicates
- * adjacent, so detection is free).
+ * adjacent, so detection is free); when there are several, the one whose
+ * second occurrence comes first in the file, so the error is stable.
  */
 export function hashFrame(frame: Frame, byStratum: Uint32Array[]): FrameHashes {
-  const sorted = sortUtf8([...frame.ids]);
-  for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i] === sorted[i - 1]) throw duplicateError(frame, sorted[i]!);
-  }
-  const frameHash = hashSortedIds(sorted);
-  const strata = frame.strataNames.map((name, s) => {
-    const rows = byStratum[s]!;
-    if (byStratum.length === 1) return { name, households: rows.length, frameHash };
+  // each stratum sorted on its own, then merged: cheaper than sorting the whole frame and every stratum again
+  let special = false;
+  const lists = byStratum.map((rows) => {
     const ids = new Array<string>(rows.length);
     for (let i = 0; i < rows.length; i++) ids[i] = frame.ids[rows[i]!]!;
-    return { name, households: rows.length, frameHash: hashSortedIds(sortUtf8(ids)) };
+    if (!special && needsCodePointOrder(ids)) special = true;
+    return ids;
   });
+  for (const l of lists) {
+    if (special) l.sort(compareUtf8);
+    else l.sort();
+  }
+  const sorted = mergeSorted(lists, special);
+  let dups: Set<string> | null = null;
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i] === sorted[i - 1]) (dups ??= new Set()).add(sorted[i]!);
+  }
+  if (dups) throw duplicateError(frame, dups);
+  const frameHash = hashSortedIds(sorted);
+  const strata = frame.strataNames.map((name, s) => ({ name, households: lists[s]!.length, frameHash: lists.length === 1 ? frameHash : hashSortedIds(lists[s]!) }));
   return { frameHash, strata };
 }
 
-function duplicateError(frame: Frame, id: string) {
+/** Merges sorted lists (UTF-8 byte order) pairwise, O(n log k). */
+function mergeSorted(lists: string[][], special: boolean): string[] {
+  let level = lists.filter((l) => l.length > 0);
+  if (level.length === 0) return [];
+  while (level.length > 1) {
+    const next: string[][] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? mergeTwo(level[i]!, level[i + 1]!, special) : level[i]!);
+    level = next;
+  }
+  return level[0]!;
+}
+
+function mergeTwo(a: string[], b: string[], special: boolean): string[] {
+  const out = new Array<string>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  if (special) {
+    while (i < a.length && j < b.length) out[k++] = compareUtf8(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!;
+  } else {
+    while (i < a.length && j < b.length) out[k++] = a[i]! <= b[j]! ? a[i++]! : b[j++]!;
+  }
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
+}
+
+function duplicateError(frame: Frame, dups: Set<string>) {
+  const first = new Map<string, number>();
+  let id = '';
   const at: number[] = [];
-  for (let i = 0; i < frame.rows && at.length < 2; i++) if (frame.ids[i] === id) at.push(frame.lines[i]!);
+  for (let i = 0; i < frame.rows; i++) {
+    const x = frame.ids[i]!;
+    if (!dups.has(x)) continue;
+    const prev = first.get(x);
+    if (prev === undefined) { first.set(x, frame.lines[i]!); continue; }
+    id = x;
+    at.push(prev, frame.lines[i]!);
+    break;
+  }
+  const more = dups.size > 1 ? ` (${dups.size} IDs are duplicated; this is the first repeated in the file)` : '';
   return selectionError('duplicate_household', `${frame.file}:${at[1]}`, id, 'unique household IDs (after trim)', {
-    message: `${frame.file}:${at[1]}: household_id ${JSON.stringify(id)} duplicates line ${at[0]}; valid: unique household IDs (after trim)`,
-    details: { lines: at },
+    message: `${frame.file}:${at[1]}: household_id ${JSON.stringify(id)} duplicates line ${at[0]}${more}; valid: unique household IDs (after trim)`,
+    details: { lines: at, duplicatedIds: dups.size },
   });
 }

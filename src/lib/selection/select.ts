@@ -56,7 +56,10 @@ export interface TicketOptions {
   threads?: number;
   /** Default $ORACLEKIT_TICKET_PARALLEL_MIN, else PARALLEL_THRESHOLD. */
   threshold?: number;
-  onProgress?: (done: number) => void;
+  /** Compute each stratum's orderDigest (default true; a draw has writeSelectionCsv compute them while writing). */
+  digests?: boolean;
+  /** Tickets computed so far, on every thread, and the total. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 function defaultThreads(): number {
@@ -81,37 +84,62 @@ export async function computeTickets(frame: Frame, seedHex: string, opts: Ticket
   const names = frame.strataNames;
   const part = parallel ? Math.ceil(n / threads) : n;
   const jobs: Promise<void>[] = [];
+  // one progress counter per worker, written by the worker (Atomics), summed here
+  const counters = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, threads)));
+  const doneSoFar = (own: number): number => {
+    let d = own;
+    for (let w = 0; w < counters.length; w++) d += Atomics.load(counters, w);
+    return d;
+  };
   if (parallel) {
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     const url = new URL(`./ticket-worker${ext}`, import.meta.url);
-    const encoder = new TextEncoder();
-    for (let from = part; from < n; from += part) {
+    // the workers' messages (UTF-8 of stratum + U+001F + id) in shared memory, written without a view or a string per row
+    const prefixes = names.map((nm) => Buffer.from(nm + UNIT_SEPARATOR, 'utf8'));
+    const maxPrefix = Math.max(...prefixes.map((b) => b.length));
+    for (let from = part, w = 0; from < n; from += part, w++) {
       const to = Math.min(n, from + part);
-      let bytes = 0;
-      for (let r = from; r < to; r++) bytes += Buffer.byteLength(names[frame.stratum[r]!]!) + 1 + Buffer.byteLength(frame.ids[r]!);
-      const msgs = new Uint8Array(new SharedArrayBuffer(bytes));
+      let chars = 0;
+      for (let r = from; r < to; r++) chars += frame.ids[r]!.length;
+      const msgs = Buffer.from(new SharedArrayBuffer(chars * 3 + (to - from) * maxPrefix));
       const offs = new Uint32Array(to - from + 1);
       let pos = 0;
       for (let r = from, k = 0; r < to; r++, k++) {
         offs[k] = pos;
-        pos += encoder.encodeInto(names[frame.stratum[r]!]! + UNIT_SEPARATOR + frame.ids[r]!, msgs.subarray(pos)).written;
+        const pre = prefixes[frame.stratum[r]!]!;
+        for (let j = 0; j < pre.length; j++) msgs[pos++] = pre[j]!;
+        pos += msgs.write(frame.ids[r]!, pos, 'utf8');
       }
       offs[to - from] = pos;
       jobs.push(new Promise<void>((resolve, reject) => {
-        const w = new Worker(url, { workerData: { seedHex, msgs, offs, out, from, to } });
+        const worker = new Worker(url, { workerData: { seedHex, msgs, offs, out, from, to, counters, counter: w } });
         let done = false;
-        w.once('message', () => { done = true; resolve(); });
-        w.once('error', reject);
-        w.once('exit', (code) => { if (!done) reject(new Error(`ticket worker exited with code ${code} before finishing rows ${from}..${to}`)); });
+        worker.once('message', () => { done = true; resolve(); });
+        worker.once('error', reject);
+        worker.once('exit', (code) => { if (!done) reject(new Error(`ticket worker exited with code ${code} before finishing rows ${from}..${to}`)); });
       }));
     }
   }
   const t = new Ticketer(seedHex);
-  for (let i = 0; i < part && i < n; i++) {
-    t.into(names[frame.stratum[i]!]!, frame.ids[i]!, out, i * 32);
-    if (opts.onProgress && (i & 0xffff) === 0xffff) opts.onProgress(i + 1);
+  const mine = Math.min(part, n);
+  const prefixBytes = names.map((nm) => Buffer.from(nm + UNIT_SEPARATOR, 'utf8'));
+  for (let i = 0; i < mine; i++) {
+    t.intoPrefixed(prefixBytes[frame.stratum[i]!]!, frame.ids[i]!, out, i * 32);
+    if (opts.onProgress && (i & 0xffff) === 0xffff) opts.onProgress(doneSoFar(i + 1), n);
   }
-  await Promise.all(jobs);
+  if (jobs.length > 0 && opts.onProgress) {
+    // the workers may still be running: keep the count moving while waiting
+    const report = opts.onProgress;
+    const timer = setInterval(() => report(doneSoFar(mine), n), 100);
+    try {
+      await Promise.all(jobs);
+    } finally {
+      clearInterval(timer);
+    }
+  } else {
+    await Promise.all(jobs);
+  }
+  opts.onProgress?.(n, n);
   return out;
 }
 
@@ -176,7 +204,7 @@ export async function selectFrame(frame: Frame, byStratum: Uint32Array[], seedHe
   const tickets = await computeTickets(frame, seedHex, opts);
   const strata = frame.strataNames.map((name, s) => {
     const order = orderRows(byStratum[s]!, tickets, frame.ids);
-    return { name, population: order.length, sampleSize: sizes[s]!, order, orderDigest: orderDigest(order, frame.ids) };
+    return { name, population: order.length, sampleSize: sizes[s]!, order, orderDigest: opts.digests === false ? '' : orderDigest(order, frame.ids) };
   });
   return { tickets, strata };
 }

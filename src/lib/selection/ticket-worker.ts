@@ -14,11 +14,16 @@ interface Job {
   /** Rows [from, to) of the frame; offs is indexed from 0 at row `from`. */
   from: number;
   to: number;
+  /** Progress: counters[counter] = rows done so far (Atomics). */
+  counters: Int32Array;
+  counter: number;
 }
 
 const job = workerData as Job;
 const t = new Ticketer(job.seedHex);
 for (let r = job.from, k = 0; r < job.to; r++, k++) {
   t.intoBytes(job.msgs.subarray(job.offs[k]!, job.offs[k + 1]!), job.out, r * 32);
+  if ((k & 0xfff) === 0xfff) Atomics.store(job.counters, job.counter, k + 1);
 }
+Atomics.store(job.counters, job.counter, job.to - job.from);
 parentPort!.postMessage('done');

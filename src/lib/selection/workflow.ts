@@ -3,26 +3,23 @@
  *  commit — frame + design + a future drand round -> commitment (publish it);
  *  draw   — commitment + frame + the round's beacon (or a verifier's
  *           randomness) -> selection.csv and proof.json;
- *  verify — recompute everything from frame, commitment and proof, and report
- *           the first mismatch.
+ *  verify — in verify.ts.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { isOracleKitError } from '../errors.ts';
-import { firstRoundAfter, parseBeaconRound, parseChainInfo, roundTime, verifyBeaconRound, type ChainInfo } from '../beacon/drand.ts';
-import { CsvScanner, field } from '../csv.ts';
-import type { SelectionDesign } from './design.ts';
-import { frameCsvError, selectionError } from './errors.ts';
+import { firstRoundAfter, parseBeaconRound, parseChainInfo, roundTime, verifyBeaconRound, verifyBeaconRoundInWorker, type ChainInfo } from '../beacon/drand.ts';
+import { assertDesignConsistent, type SelectionDesign } from './design.ts';
+import { selectionError } from './errors.ts';
 import { hashFrame, readFrame, rowsByStratum, UNSTRATIFIED, type Frame } from './frame.ts';
 import { ALGORITHM, computeSeed } from './hash.ts';
-import { keptColumns, SELECTION_COLUMNS, writeSelectionCsv } from './output.ts';
+import { writeSelectionCsv } from './output.ts';
 import { commitmentDigest, type Commitment, type Proof } from './records.ts';
 import { checkSizes, selectFrame, ticketHex, type FrameSelection } from './select.ts';
 
 export interface Progress {
   phase: 'read' | 'hash' | 'tickets' | 'write' | 'beacon';
+  /** Units done (bytes read, tickets computed, rows written) and the total when known. */
   done?: number;
+  total?: number;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -45,11 +42,13 @@ export interface CommitResult {
 }
 
 export async function commitSelection(o: CommitOptions): Promise<CommitResult> {
-  const frame = await readFrame(o.framePath, { strata: o.design.stratified ? o.design.strata.map((s) => s.name) : [], onProgress: (done) => o.onProgress?.({ phase: 'read', done }) });
+  assertDesignConsistent(o.design);
+  const frame = await readFrame(o.framePath, { strata: o.design.stratified ? o.design.strata.map((s) => s.name) : [], onProgress: (done, total) => o.onProgress?.({ phase: 'read', done, total }) });
   o.onProgress?.({ phase: 'hash' });
   const by = rowsByStratum(frame);
-  checkSizes(frame, by, o.design.strata.map((s) => s.sampleSize));
+  // frame errors in a stable order: row errors (in readFrame, by line), then duplicates, then stratum sizes
   const hashes = hashFrame(frame, by);
+  checkSizes(frame, by, o.design.strata.map((s) => s.sampleSize));
   const nowSec = o.now.getTime() / 1000;
   let round: number;
   if (o.round !== undefined) {
@@ -94,31 +93,42 @@ export function parseSeedHex(v: string): string {
   return s;
 }
 
-function commitmentStrata(c: Commitment): string[] {
+/** The stratum names a frame is read with for a commitment ([] for an unstratified design). */
+export function commitmentStrata(c: Commitment): string[] {
   return c.strata.length === 1 && c.strata[0]!.name === UNSTRATIFIED && (c.design.stratification as { method?: string }).method !== 'proportional' ? [] : c.strata.map((s) => s.name);
 }
 
 async function frameFor(c: Commitment, framePath: string, onProgress?: (p: Progress) => void): Promise<{ frame: Frame; by: Uint32Array[]; hashes: ReturnType<typeof hashFrame> }> {
-  const frame = await readFrame(framePath, { strata: commitmentStrata(c), onProgress: (done) => onProgress?.({ phase: 'read', done }) });
+  const frame = await readFrame(framePath, { strata: commitmentStrata(c), onProgress: (done, total) => onProgress?.({ phase: 'read', done, total }) });
   onProgress?.({ phase: 'hash' });
   const by = rowsByStratum(frame);
   return { frame, by, hashes: hashFrame(frame, by) };
 }
 
-async function resolveRandomness(c: Commitment, input: RandomnessInput, source: string): Promise<Proof['randomness']> {
+/**
+ * The randomness of a draw. A beacon's round number and randomness =
+ * sha256(signature) are checked at once; its BLS signature on a worker
+ * thread (`verified`), so the frame can be read meanwhile. Nothing may be
+ * written before `verified` resolves.
+ */
+function resolveRandomness(c: Commitment, input: RandomnessInput, source: string, inWorker: boolean): { randomness: Proof['randomness']; verified: Promise<void> } {
   if ('seedHex' in input) {
-    return { source: 'verifier', randomness: parseSeedHex(input.seedHex), note: 'randomness supplied by the verifier instead of the committed beacon round' };
+    return { randomness: { source: 'verifier', randomness: parseSeedHex(input.seedHex), note: 'randomness supplied with --seed-hex instead of the committed beacon round: only the verifier who chose it can accept this draw' }, verified: Promise.resolve() };
   }
   const chain = parseChainInfo(c.beacon.chain, 'commitment.beacon.chain');
   const beacon = parseBeaconRound(input.beacon, chain, source);
-  await verifyBeaconRound(chain, beacon, c.beacon.round, source);
+  const verified = inWorker ? verifyBeaconRoundInWorker(chain, beacon, c.beacon.round, source) : verifyBeaconRound(chain, beacon, c.beacon.round, source);
+  verified.catch(() => {}); // observed below; never an unhandled rejection meanwhile
   return {
-    source: 'drand',
-    chainHash: chain.hash,
-    round: beacon.round,
-    randomness: beacon.randomness,
-    signature: beacon.signature,
-    ...(beacon.previous_signature !== undefined ? { previous_signature: beacon.previous_signature } : {}),
+    randomness: {
+      source: 'drand',
+      chainHash: chain.hash,
+      round: beacon.round,
+      randomness: beacon.randomness,
+      signature: beacon.signature,
+      ...(beacon.previous_signature !== undefined ? { previous_signature: beacon.previous_signature } : {}),
+    },
+    verified,
   };
 }
 
@@ -144,8 +154,22 @@ export interface DrawResult {
 export async function drawSelection(o: DrawOptions): Promise<Omit<DrawResult, 'proofPath'>> {
   const c = o.commitment;
   o.onProgress?.({ phase: 'beacon' });
-  const randomness = await resolveRandomness(c, o.randomness, o.beaconSource ?? 'beacon');
-  const { frame, by, hashes } = await frameFor(c, o.framePath, o.onProgress);
+  const source = o.beaconSource ?? 'beacon';
+  // the round number and randomness = sha256(signature) now; the BLS signature on a worker while the frame is read
+  if ('beacon' in o.randomness) {
+    const chain = parseChainInfo(c.beacon.chain, 'commitment.beacon.chain');
+    const b = parseBeaconRound(o.randomness.beacon, chain, source);
+    await verifyBeaconRound(chain, b, c.beacon.round, source, { signature: false });
+  }
+  const { randomness, verified } = resolveRandomness(c, o.randomness, source, true);
+  let loaded: Awaited<ReturnType<typeof frameFor>>;
+  try {
+    loaded = await frameFor(c, o.framePath, o.onProgress);
+  } catch (e) {
+    await verified; // a beacon that does not verify is reported before a frame problem
+    throw e;
+  }
+  const { frame, by, hashes } = loaded;
   if (hashes.frameHash !== c.frame.frameHash) {
     throw selectionError('frame_mismatch', 'frame', hashes.frameHash, `the committed frameHash ${c.frame.frameHash}`, {
       message: `${frame.file}: frameHash ${hashes.frameHash} is not the committed ${c.frame.frameHash} (${frame.rows} households here, ${c.frame.households} committed); valid: the frame the commitment was made on`,
@@ -165,10 +189,13 @@ export async function drawSelection(o: DrawOptions): Promise<Omit<DrawResult, 'p
     });
   }
   const seed = computeSeed(hashes.frameHash, randomness.randomness);
-  const selection = await selectFrame(frame, by, seed, c.strata.map((s) => s.sampleSize), { onProgress: (done) => o.onProgress?.({ phase: 'tickets', done }) });
+  // the order digests come from writeSelectionCsv, which has every ID at hand in rank order
+  const selection = await selectFrame(frame, by, seed, c.strata.map((s) => s.sampleSize), { digests: false, onProgress: (done, total) => o.onProgress?.({ phase: 'tickets', done, total }) });
+  await verified; // nothing is written unless the beacon's signature verifies
   const selectionPath = join(o.outDir, 'selection.csv');
   o.onProgress?.({ phase: 'write' });
-  const written = writeSelectionCsv(selectionPath, o.framePath, frame, selection, (done) => o.onProgress?.({ phase: 'write', done }));
+  const written = await writeSelectionCsv(selectionPath, o.framePath, frame, selection, { onProgress: (done, total) => o.onProgress?.({ phase: 'write', done, total }) });
+  selection.strata.forEach((s, i) => { s.orderDigest = written.orderDigests[i]!; });
   const proof: Proof = {
     kind: 'oraclekit/selection-proof',
     version: 1,
@@ -189,178 +216,4 @@ export async function drawSelection(o: DrawOptions): Promise<Omit<DrawResult, 'p
     selection: { file: basename(selectionPath), sha256: written.sha256, rows: written.rows },
   };
   return { proof, selectionPath, selection, frame };
-}
-
-export interface VerifyOptions {
-  commitment: Commitment;
-  proof: Proof;
-  framePath: string;
-  selectionPath?: string;
-  onProgress?: (p: Progress) => void;
-}
-
-export interface VerifyResult {
-  ok: boolean;
-  /** The checks that passed, in order. */
-  passed: string[];
-  mismatch?: { check: string; message: string };
-  summary: string;
-  notes: string[];
-}
-
-const short = (h: string): string => h.slice(0, 12);
-
-export async function verifySelection(o: VerifyOptions): Promise<VerifyResult> {
-  const c = o.commitment;
-  const p = o.proof;
-  const passed: string[] = [];
-  const notes: string[] = [];
-  const fail = (check: string, message: string): VerifyResult => ({ ok: false, passed, mismatch: { check, message }, summary: `MISMATCH ${check}: ${message}`, notes });
-
-  const digest = commitmentDigest(c);
-  if (p.commitmentDigest !== digest) return fail('commitment', `proof.commitmentDigest ${p.commitmentDigest} is not the digest of this commitment (${digest}): the proof was made for another commitment, or the commitment was edited`);
-  passed.push('commitment');
-  if (p.designId !== c.designId) return fail('designId', `proof.designId ${p.designId} differs from commitment.designId ${c.designId}`);
-  passed.push('designId');
-
-  let chain: ChainInfo;
-  try {
-    chain = parseChainInfo(c.beacon.chain, 'commitment.beacon.chain');
-  } catch (e) {
-    if (isOracleKitError(e)) return fail('chain', e.message);
-    throw e;
-  }
-  const rt = roundTime(chain, c.beacon.round);
-  if (iso(rt * 1000) !== c.beacon.roundTime) return fail('commitment.roundTime', `commitment.beacon.roundTime ${c.beacon.roundTime} is not the time of round ${c.beacon.round} on chain ${short(chain.hash)} (${iso(rt * 1000)})`);
-  if (rt * 1000 <= Date.parse(c.committedAt)) return fail('future round', `committed round ${c.beacon.round} was produced at ${iso(rt * 1000)}, not after the commitment time ${c.committedAt}: its randomness could have been known when committing`);
-  passed.push('future round');
-
-  let loaded: Awaited<ReturnType<typeof frameFor>>;
-  try {
-    loaded = await frameFor(c, o.framePath, o.onProgress);
-  } catch (e) {
-    if (isOracleKitError(e) && e.status !== 404) return fail('frame', e.message);
-    throw e;
-  }
-  const { frame, by, hashes } = loaded;
-  if (hashes.frameHash !== c.frame.frameHash) {
-    return fail('frameHash', `${frame.file}: frameHash ${hashes.frameHash} (${frame.rows} households) is not the committed ${c.frame.frameHash} (${c.frame.households} households): the household IDs differ from the committed frame`);
-  }
-  for (let i = 0; i < c.strata.length; i++) {
-    const h = hashes.strata[i]!;
-    const cs = c.strata[i]!;
-    if (h.frameHash !== cs.frameHash || h.households !== cs.households) {
-      return fail(`stratum ${cs.name}`, `${frame.file}: stratum ${cs.name} has ${h.households} households (frameHash ${short(h.frameHash)}), committed ${cs.households} (${short(cs.frameHash)}): households moved between strata`);
-    }
-  }
-  passed.push('frameHash');
-  if (frame.fileSha256 !== c.frame.fileSha256) {
-    return fail('frame file', `${frame.file}: sha256 ${frame.fileSha256} is not the committed ${c.frame.fileSha256}; the IDs and strata are unchanged, so another column (adopter, address, ...) was edited after the commitment`);
-  }
-  passed.push('frame file');
-  if (p.frameHash !== c.frame.frameHash) return fail('proof.frameHash', `proof.frameHash ${p.frameHash} differs from the committed ${c.frame.frameHash}`);
-
-  const r = p.randomness;
-  if (r.source === 'drand') {
-    if (r.chainHash !== chain.hash) return fail('beacon.chain', `proof beacon chain ${r.chainHash} is not the committed chain ${chain.hash}`);
-    if (r.round !== c.beacon.round) return fail('beacon.round', `proof uses drand round ${r.round}, the commitment fixed round ${c.beacon.round}`);
-    try {
-      const beacon = parseBeaconRound({ round: r.round, randomness: r.randomness, signature: r.signature, previous_signature: r.previous_signature }, chain, 'proof.randomness');
-      await verifyBeaconRound(chain, beacon, c.beacon.round, 'proof.randomness');
-    } catch (e) {
-      if (isOracleKitError(e)) return fail('beacon.signature', e.message);
-      throw e;
-    }
-    passed.push('beacon');
-  } else {
-    notes.push(`randomness supplied by the verifier (${r.randomness.length / 2} bytes), not drand round ${c.beacon.round}`);
-    passed.push('verifier randomness');
-  }
-
-  const seed = computeSeed(hashes.frameHash, r.randomness);
-  if (seed !== p.seed) return fail('seed', `proof.seed ${p.seed} is not sha256("${ALGORITHM}" || frameHash || randomness) = ${seed}`);
-  passed.push('seed');
-
-  const sel = await selectFrame(frame, by, seed, c.strata.map((s) => s.sampleSize), { onProgress: (done) => o.onProgress?.({ phase: 'tickets', done }) });
-  if (p.strata.length !== sel.strata.length) return fail('strata', `proof has ${p.strata.length} strata, the commitment ${sel.strata.length}`);
-  for (let i = 0; i < sel.strata.length; i++) {
-    const s = sel.strata[i]!;
-    const ps = p.strata[i]!;
-    if (ps.name !== s.name || ps.sampleSize !== s.sampleSize || ps.sample.length !== s.sampleSize) {
-      return fail(`stratum ${s.name}`, `proof stratum ${i + 1} is ${JSON.stringify(ps.name)} with n = ${ps.sampleSize} (${ps.sample.length} listed); the commitment has ${JSON.stringify(s.name)} with n = ${s.sampleSize}`);
-    }
-    for (let k = 0; k < s.sampleSize; k++) {
-      const row = s.order[k]!;
-      const id = frame.ids[row]!;
-      const t = ticketHex(sel.tickets, row);
-      const got = ps.sample[k]!;
-      if (got.household_id !== id || got.ticket !== t || got.rank !== k + 1) {
-        return fail(`sample ${s.name}`, `stratum ${s.name} rank ${k + 1}: proof has ${JSON.stringify(got.household_id)} (ticket ${short(got.ticket)}), recomputed ${JSON.stringify(id)} (ticket ${short(t)})`);
-      }
-    }
-    if (ps.orderDigest !== s.orderDigest) return fail(`replacements ${s.name}`, `stratum ${s.name}: proof.orderDigest ${short(ps.orderDigest)} is not the recomputed ${short(s.orderDigest)}: the replacement order differs`);
-  }
-  passed.push('selection');
-
-  if (o.selectionPath !== undefined) {
-    const m = await checkSelectionCsv(o.selectionPath, frame, sel, p);
-    if (m) return fail('selection.csv', m);
-    passed.push('selection.csv');
-  }
-  const sampled = sel.strata.reduce((a, s) => a + s.sampleSize, 0);
-  const src = r.source === 'drand' ? `drand round ${r.round} (chain ${short(chain.hash)})` : 'verifier-supplied randomness';
-  return {
-    ok: true,
-    passed,
-    summary: `verified ${ALGORITHM}: frameHash ${short(hashes.frameHash)}, ${src}, seed ${short(seed)}, ${sampled} sampled of ${frame.rows} households in ${sel.strata.length} ${sel.strata.length === 1 ? 'stratum' : 'strata'}`,
-    notes,
-  };
-}
-
-/** Compares selection.csv row by row with the recomputed order; returns the first mismatch or null. */
-async function checkSelectionCsv(path: string, frame: Frame, sel: FrameSelection, p: Proof): Promise<string | null> {
-  if (!existsSync(path)) throw selectionError('file_not_found', 'selection', path, 'the selection.csv written by `sample select draw`');
-  const name = basename(path);
-  const expectedHeader = [...SELECTION_COLUMNS, ...keptColumns(frame).map((k) => k.name)].join(',');
-  let idx = 0;
-  let header = true;
-  let mismatch: string | null = null;
-  const total = sel.strata.reduce((a, s) => a + s.order.length, 0);
-  let si = 0;
-  let rank = 0;
-  const scanner = new CsvScanner(name, (rec) => {
-    if (mismatch) return;
-    if (header) {
-      header = false;
-      const h = Array.from({ length: rec.count }, (_, i) => field(rec, i)).join(',');
-      if (h !== expectedHeader) mismatch = `${name}:${rec.line}: header ${JSON.stringify(h)} is not ${JSON.stringify(expectedHeader)}`;
-      return;
-    }
-    while (si < sel.strata.length && rank >= sel.strata[si]!.order.length) { si++; rank = 0; }
-    if (si >= sel.strata.length) { mismatch = `${name}:${rec.line}: an extra row beyond the ${total} households`; return; }
-    const s = sel.strata[si]!;
-    const row = s.order[rank]!;
-    const want = [s.name, String(rank + 1), rank < s.sampleSize ? 'sample' : 'replacement', frame.ids[row]!, ticketHex(sel.tickets, row)];
-    for (let i = 0; i < want.length; i++) {
-      const got = field(rec, i);
-      if (got !== want[i]) {
-        mismatch = `${name}:${rec.line}: ${SELECTION_COLUMNS[i]} is ${JSON.stringify(got)}, recomputed ${JSON.stringify(want[i])} (stratum ${s.name}, rank ${rank + 1})`;
-        return;
-      }
-    }
-    rank++;
-    idx++;
-  }, frameCsvError);
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    scanner.push(chunk);
-    if (mismatch) break;
-  }
-  if (!mismatch) scanner.end();
-  if (mismatch) return mismatch;
-  if (idx !== total) return `${name}: ${idx} rows, the frame has ${total} households (the list is cut short)`;
-  const sha = hash.digest('hex');
-  if (sha !== p.selection.sha256) return `${name}: sha256 ${sha} is not the proof's ${p.selection.sha256}; the ranks and IDs match, so another column was edited`;
-  return null;
 }

@@ -1,53 +1,210 @@
-import { describe, expect, it } from 'vitest';
-import { computeDesign, chain } from '../../../../src/lib/sampling/design.ts';
-import { buildReport, chartData, observationStats } from '../../../../src/lib/report/model.ts';
-import { renderHtml } from '../../../../src/lib/report/html.ts';
-import { parseSource } from '../../../../src/lib/report/inputs.ts';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { chain, computeDesign, Z_95 } from '../../../../src/lib/sampling/design.ts';
+import { buildReport, chartData, compareWithData, observationStats, parseSource, type ProjectReport } from '../../../../src/lib/report/model.ts';
+import { renderHtml, TICKET_PREFIX } from '../../../../src/lib/report/html.ts';
+import { placeLabels, textWidth } from '../../../../src/lib/report/svg.ts';
+import { loadDesign } from '../../../../src/lib/selection/design.ts';
+import { commitmentDigest, type Commitment, type Proof } from '../../../../src/lib/selection/records.ts';
+import { drawSelection } from '../../../../src/lib/selection/workflow.ts';
+import { commitForRealRound, QUICKNET } from '../../../helpers/real-rounds.ts';
+import { fakeChain } from '../beacon/fake-drand.ts';
+
+const strataOf = (d: ReturnType<typeof computeDesign>): ProjectReport['strata'] =>
+  d.stratification.strata.map((s) => ({ name: s.name, population: s.population, sampleSize: s.sampleSize, calculatedSize: s.calculatedSize, mean: s.mean, sd: s.sd, cv: s.cv }));
 
 describe('observationStats', () => {
-  it('mean, SD with the n - 1 divisor, CV and r = z s / (xbar sqrt n) sqrt(1 - n/N), per stratum and overall', () => {
-    const values = [2, 4, 4, 4, 5, 5, 7, 9].map((value, i) => ({ value, stratum: i < 4 ? 'A' : 'B' }));
-    const s = observationStats(values, new Map([['a', 100], ['b', 100]]), 200);
-    const overall = s.find((x) => x.group === 'overall')!;
-    expect(overall.n).toBe(8);
-    expect(overall.mean).toBe(5);
-    expect(overall.sd).toBeCloseTo(Math.sqrt(32 / 7), 12);
-    expect(overall.achievedPrecision).toBeCloseTo((1.959963984540054 * Math.sqrt(32 / 7)) / (5 * Math.sqrt(8)) * Math.sqrt(1 - 8 / 200), 12);
-    expect(overall.meets95_5).toBe(false);
-    expect(s.map((x) => x.group)).toEqual(['A', 'B', 'overall']);
-    expect(s[0]!.mean).toBe(3.5);
+  it('one population: mean, SD with the n − 1 divisor, CV and r = z s / (x̄ √n) √(1 − n/N)', () => {
+    const values = [2, 4, 4, 4, 5, 5, 7, 9].map((value) => ({ value }));
+    const { stats } = observationStats(values, [{ name: 'all', population: 200 }], 200, false);
+    const all = stats[0]!;
+    expect(all).toMatchObject({ group: 'all', n: 8, mean: 5, estimator: 'srs' });
+    expect(all.sd).toBeCloseTo(Math.sqrt(32 / 7), 12);
+    expect(all.achievedPrecision).toBeCloseTo((Z_95 * Math.sqrt(32 / 7)) / (5 * Math.sqrt(8)) * Math.sqrt(1 - 8 / 200), 12);
+  });
+
+  it('stratified: per stratum in the design\'s order, and the overall is Σ W_h x̄_h with the stratified variance (item 5)', () => {
+    const values = [
+      ...[1, 1.2, 1.4, 1.1].map((value) => ({ value, stratum: 'b' })),
+      ...[2, 4, 3, 3, 2, 4].map((value) => ({ value, stratum: 'A' })),
+    ];
+    const { stats, overall } = observationStats(values, [{ name: 'a', population: 100 }, { name: 'B', population: 300 }], 400, true);
+    expect(stats.map((s) => [s.group, s.estimator])).toEqual([['a', 'srs'], ['B', 'srs'], ['overall', 'stratified']]);
+    const a = stats[0]!;
+    const b = stats[1]!;
+    expect(overall!.mean).toBeCloseTo(0.25 * a.mean + 0.75 * b.mean, 14);
+    const pooled = values.reduce((s, v) => s + v.value, 0) / values.length;
+    expect(stats[2]!.mean).not.toBeCloseTo(pooled, 3);
+    const V = 0.25 ** 2 * (1 - 6 / 100) * a.sd ** 2 / 6 + 0.75 ** 2 * (1 - 4 / 300) * b.sd ** 2 / 4;
+    expect(stats[2]!.achievedPrecision).toBeCloseTo(Z_95 * Math.sqrt(V) / overall!.mean, 14);
   });
 });
 
-describe('chartData', () => {
-  it('one series per dropout rate (0, 10, 20, 30 % and the design\'s), each the sampling chain; the design point lies on its own line', () => {
-    const d = computeDesign({ population: 1200, expectedMean: 2.4, expectedSD: 1.1, dropoutRate: 0.15 });
-    const c = chartData(d.parameters, [{ name: 'all', population: 1200, sampleSize: d.parameters.adjustedSize }], false);
-    expect(c.series.map((s) => s.dropoutRate)).toEqual([0, 0.1, 0.15, 0.2, 0.3]);
-    for (const s of c.series) {
-      for (const p of s.points) expect(p.n).toBe(chain(1200, 1, p.cv, s.dropoutRate).adjustedSize);
-      for (let i = 1; i < s.points.length; i++) expect(s.points[i]!.n).toBeGreaterThanOrEqual(s.points[i - 1]!.n);
+describe('compareWithData (item 4)', () => {
+  // the issue's case: baseline CVs 0.74 / 0.84 / 1.06 next to design CVs 0.46 / 0.64 / 0.79
+  const d = computeDesign({ population: 15000, expectedMean: 2, expectedSD: 1, dropoutRate: 0.1, stratification: { enabled: true, strata: [{ name: 'lpg', weight: 0.5, mean: 2.6, sd: 1.2 }, { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.15 }, { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 }] } });
+  it('per stratum: CV assumed vs observed, r at the planned size, the size the data imply, and "too small"', () => {
+    const stats = [
+      { group: 'lpg', n: 40, mean: 2.5, sd: 1.85, cv: 0.74, estimator: 'srs' as const },
+      { group: 'biomass', n: 40, mean: 1.9, sd: 1.596, cv: 0.84, estimator: 'srs' as const },
+      { group: 'electric', n: 40, mean: 1.3, sd: 1.378, cv: 1.06, estimator: 'srs' as const },
+    ];
+    const cmp = compareWithData(d, strataOf(d), stats);
+    expect(cmp.map((c) => c.stratum)).toEqual(['lpg', 'biomass', 'electric']);
+    for (const [i, c] of cmp.entries()) {
+      const s = d.stratification.strata[i]!;
+      expect(c.cvAssumed).toBe(s.cv);
+      expect(c.cvObserved).toBe(stats[i]!.sd / stats[i]!.mean);
+      expect(c.plannedCompleted).toBe(s.calculatedSize);
+      expect(c.precisionAtPlanned).toBeCloseTo(Z_95 * c.cvObserved / Math.sqrt(s.calculatedSize) * Math.sqrt(1 - s.calculatedSize / s.population), 14);
+      expect(c.impliedSample).toBe(chain(s.population, stats[i]!.mean, stats[i]!.sd, 0.1).adjustedSize);
+      expect(c.tooSmall).toBe(true);
+      expect(c.meetsAtPlanned).toBe(false);
     }
-    expect(c.marks).toEqual([{ label: 'this design', cv: Math.round((1.1 / 2.4) * 1e4) / 1e4, n: d.parameters.adjustedSize }]);
-    expect(chain(1200, 2.4, 1.1, 0.15).adjustedSize).toBe(d.parameters.adjustedSize);
+  });
+
+  it('a design that the data support is "large enough"', () => {
+    const stats = d.stratification.strata.map((s) => ({ group: s.name, n: 50, mean: s.mean, sd: s.sd * 0.9, cv: 0, estimator: 'srs' as const }));
+    expect(compareWithData(d, strataOf(d), stats).every((c) => !c.tooSmall && c.meetsAtPlanned)).toBe(true);
   });
 });
 
-describe('renderHtml', () => {
-  it('is self-contained and escapes user text', () => {
-    const design = computeDesign({ population: 800, expectedMean: 3, expectedSD: 1.5, dropoutRate: 0.1, erCoverage: 0.85, stratification: { enabled: true, strata: [{ name: 'Hills', weight: 0.4 }, { name: 'Plains', weight: 0.6 }] } });
-    const report = buildReport({
-      generatedAt: new Date('2026-01-01T00:00:00Z'),
-      projects: [{ projectId: 'P<1>', design, meanJustification: '<script>alert(1)</script>', sources: [parseSource('KPT|annex & co|https://x.org/?a=1&b=2')] }],
-    });
-    const html = renderHtml(report);
-    expect(html).not.toMatch(/<script>alert/);
+describe('chartData and the SVG (item 7)', () => {
+  it('one population: a line per dropout rate; the design point lies on its own line', () => {
+    const d = computeDesign({ population: 1200, expectedMean: 2.4, expectedSD: 1.1, dropoutRate: 0.15 });
+    const c = chartData(d.parameters, strataOf(d), false);
+    expect(c.series.map((s) => s.dropoutRate)).toEqual([0, 0.1, 0.15, 0.2, 0.3]);
+    for (const s of c.series) for (const p of s.points) expect(p.n).toBe(chain(1200, 1, p.cv, s.dropoutRate).adjustedSize);
+    const m = c.marks[0]!;
+    expect(c.series[m.series]!.points).toContainEqual({ cv: m.cv, n: m.n });
+  });
+
+  it('stratified: each stratum\'s point is on the line of its own N_h', () => {
+    const d = computeDesign({ population: 5000, expectedMean: 2, expectedSD: 1, dropoutRate: 0.1, stratification: { enabled: true, strata: [{ name: 'small', weight: 0.05, mean: 2, sd: 1 }, { name: 'large', weight: 0.95, mean: 2, sd: 1 }] } });
+    const c = chartData(d.parameters, strataOf(d), true);
+    expect(c.series.map((s) => s.population)).toEqual([250, 4750]);
+    for (const m of c.marks) {
+      const s = c.series[m.series]!;
+      expect(s.points).toContainEqual({ cv: m.cv, n: m.n });
+      expect(m.n).toBe(chain(s.population, 1, m.cv, 0.1).adjustedSize);
+    }
+    // same CV, different N_h: different n, so a single total-N line could not hold both points
+    expect(c.marks[0]!.n).not.toBe(c.marks[1]!.n);
+  });
+
+  it('a CV below the axis range is drawn at the axis, marked, with its value', () => {
+    const d = computeDesign({ population: 900, expectedMean: 2, expectedSD: 1, dropoutRate: 0, stratification: { enabled: true, strata: [{ name: 'steady', weight: 0.5, mean: 10, sd: 0.4 }, { name: 'varied', weight: 0.5, mean: 2, sd: 1 }] } });
+    const c = chartData(d.parameters, strataOf(d), true);
+    expect(c.marks[0]).toMatchObject({ label: 'steady', clamped: true });
+    expect(c.marks[0]!.cv).toBeCloseTo(0.04, 12);
+    const html = renderHtml({ kind: 'oraclekit/verifier-package', version: 2, title: 't', generatedAt: '', spec: { sampling: 'sampling.md', selection: 'cookstove-sampling/v1' }, failures: [], projects: [] });
+    expect(html).not.toContain('<script');
+  });
+
+  it('labels never overlap each other or a point, even for points on top of each other', () => {
+    const plot = { x: 64, y: 20, w: 506, h: 310 };
+    const points = Array.from({ length: 12 }, (_, i) => ({ x: 300 + (i % 3), y: 200 + (i % 2), text: `stratum number ${i}: n ${400 + i}` }));
+    const boxes = placeLabels(points, plot);
+    for (let i = 0; i < boxes.length; i++) {
+      const a = boxes[i]!;
+      expect(a.w).toBe(textWidth(points[i]!.text));
+      expect(a.x >= plot.x && a.x + a.w <= plot.x + plot.w && a.y >= plot.y && a.y + a.h <= plot.y + plot.h).toBe(true);
+      for (let j = 0; j < boxes.length; j++) {
+        const b = boxes[j]!;
+        if (j !== i) expect(a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h, `${i} ${j}`).toBe(false);
+        const p = points[j]!;
+        expect(a.x < p.x + 6 && p.x - 6 < a.x + a.w && a.y < p.y + 6 && p.y - 6 < a.y + a.h, `label ${i} on point ${j}`).toBe(false);
+      }
+    }
+  });
+});
+
+describe('the package re-checks what it packages (item 2)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'okit-report-'));
+  const frame = join(dir, 'frame.csv');
+  const designJson = computeDesign({ population: 900, expectedMean: 2, expectedSD: 1.3, dropoutRate: 0.1, stratification: { enabled: true, strata: [{ name: 'North', weight: 0.5 }, { name: 'South', weight: 0.5 }] } });
+  let commitment: Commitment;
+  let proof: Proof;
+  let publishedAt: Date;
+  let selectionPath: string;
+
+  beforeAll(async () => {
+    writeFileSync(frame, 'household_id,stratum\n' + Array.from({ length: 900 }, (_, i) => `H${i},${i % 2 ? 'North' : 'South'}`).join('\n') + '\n');
+    const c = await commitForRealRound({ design: loadDesign(designJson), framePath: frame });
+    commitment = c.commitment;
+    publishedAt = c.publishedAt;
+    const r = await drawSelection({ commitment, framePath: frame, randomness: { beacon: QUICKNET }, outDir: dir, now: new Date() });
+    proof = r.proof;
+    selectionPath = r.selectionPath;
+  });
+
+  const report = (over: Partial<Parameters<typeof buildReport>[0]['projects'][0]>) =>
+    buildReport({ generatedAt: new Date('2026-11-23T00:00:00Z'), projects: [{ projectId: 'P1', design: designJson, commitment, proof, publishedAt, selectionPath, ...over }] });
+
+  it('genuine: every check passes, with the replacement order from selection.csv', async () => {
+    const r = await report({});
+    expect(r.failures).toEqual([]);
+    const p = r.projects[0]!;
+    expect(p.verdict).toBe('verified');
+    expect(p.checks.filter((c) => c.status === 'fail')).toEqual([]);
+    expect(p.checks.map((c) => c.check)).toEqual(expect.arrayContaining(['design', 'commitment.designId', 'commitment', 'beacon.signature', 'seed', 'tickets', 'selection.csv', 'chain pinned', 'published before round']));
+    const csv = readFileSync(selectionPath, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    const north = csv.filter((x) => x[0] === 'North');
+    const n = commitment.strata[0]!.sampleSize;
+    expect(p.selection!.proof!.replacements![0]!.map((x) => x.household_id)).toEqual(north.slice(n, 2 * n).map((x) => x[3]));
+  });
+
+  it('a forged beacon signature, a swapped sample ID, a proof for another commitment: each a failure at the top', async () => {
+    const forged = structuredClone(proof);
+    const f = fakeChain({ seed: 5 }).sign(QUICKNET.round);
+    Object.assign(forged.randomness, { signature: f.signature, randomness: f.randomness });
+    const r1 = await report({ proof: forged, selectionPath: undefined });
+    expect(r1.failures.map((x) => x.check)).toEqual(expect.arrayContaining(['beacon.signature', 'seed', 'tickets']));
+    expect(r1.projects[0]!.verdict).toBe('mismatch');
+
+    const swapped = structuredClone(proof);
+    swapped.strata[1]!.sample[3]!.household_id = 'H1';
+    const r2 = await report({ proof: swapped, selectionPath: undefined });
+    expect(r2.failures).toEqual([expect.objectContaining({ check: 'tickets', kind: 'integrity', message: expect.stringMatching(/stratum South rank 4: household "H1" has ticket .* recomputed from the seed/) })]);
+
+    const other = structuredClone(commitment);
+    other.committedAt = '2026-09-16T14:09:00.000Z';
+    const r3 = await report({ commitment: other });
+    expect(r3.failures.map((x) => x.check)).toContain('commitment');
+    expect(r3.projects[0]!.selection!.proof!.matchesCommitment).toBe(false);
+    expect(commitmentDigest(other)).not.toBe(proof.commitmentDigest);
+  });
+
+  it('the design recomputed (item 3) and the trust rules (item 1) in the report too', async () => {
+    const edited = structuredClone(designJson);
+    edited.stratification.strata[0]!.sampleSize = Math.floor(edited.stratification.strata[0]!.sampleSize / 3);
+    const r1 = await report({ design: edited, commitment: undefined, proof: undefined, selectionPath: undefined });
+    expect(r1.failures).toEqual([expect.objectContaining({ check: 'design', message: expect.stringMatching(/stratification\.strata\[0\]\.sampleSize = \d+ does not follow from the design's own parameters/) })]);
+    const r2 = await report({ publishedAt: undefined });
+    expect(r2.failures).toEqual([expect.objectContaining({ check: 'published before round', kind: 'trust' })]);
+    expect(r2.projects[0]!.verdict).toBe('untrusted');
+  });
+
+  it('the HTML: failures first in red, the method near the top, compact tickets, ER coverage as a percentage with its source, no script', async () => {
+    const forged = structuredClone(proof);
+    forged.seed = 'ab'.repeat(32);
+    const r = await report({ proof: forged, meanJustification: '<script>alert(1)</script>', sources: [parseSource('KPT|annex & co|https://x.org/?a=1&b=2')] });
+    const html = renderHtml(r);
+    expect(html).not.toMatch(/<script/);
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
-    expect(html).not.toMatch(/<link /);
-    expect(html).toContain('<svg xmlns="http://www.w3.org/2000/svg" id="chart-1"');
-    expect(report.projects[0]!.parameters.erCoverage).toBe(0.85);
-    expect(report.projects[0]!.chart.marks.map((m) => m.label)).toEqual(['Hills (N_h 320)', 'Plains (N_h 480)']);
-    expect(parseSource('only a label')).toEqual({ label: 'only a label' });
+    const at = (s: string) => html.indexOf(s);
+    expect(at('class="failures"')).toBeGreaterThan(0);
+    expect(at('class="failures"')).toBeLessThan(at('<section class="project"'));
+    expect(html).toMatch(/<li><strong>P1 \[seed\]<\/strong> proof\.seed abab/);
+    expect(at('Method: how to check this package without oraclekit')).toBeLessThan(at('<h3>Design</h3>'));
+    expect(at('Independent recipe (Python 3')).toBeLessThan(at('<table class="sample">'));
+    expect(html).toContain('ER coverage 90 % (1 − dropout rate (0.1); no erCoverage was given)');
+    const t = proof.strata[0]!.sample[0]!.ticket;
+    expect(html).toContain(`<code title="${t}">${t.slice(0, TICKET_PREFIX)}…</code>`);
+    expect(html).not.toContain(`>${t}<`);
+    expect(JSON.stringify(r)).toContain(t);
   });
 });

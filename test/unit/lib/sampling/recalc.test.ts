@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { achievedPrecision, meanSd, parseObservationsCsv, recalculate } from '../../../../src/lib/sampling/recalc.ts';
+import { achievedPrecision, meanSd, parseObservationsCsv, recalculate, stratifiedEstimate } from '../../../../src/lib/sampling/recalc.ts';
 import { computeDesign, Z_95 } from '../../../../src/lib/sampling/design.ts';
 import { OracleKitError } from '../../../../src/lib/errors.ts';
 
@@ -47,6 +47,34 @@ describe('recalculate', () => {
     expect(south).toMatchObject({ name: 'south', population: 2700, mean: 1.2, sd: 0.5, sampleSize: 270 });
     expect(r.change!.strata[1]).toMatchObject({ name: 'south', direction: 'unchanged', delta: 0 });
   });
+  it('a stratified overall is Σ W_h x̄_h with V = Σ W_h² (1 − n_h/N_h) s_h²/n_h, not the pooled observations (issue #15, item 5)', () => {
+    // unequal observation shares: 10 of 3300 in north, 40 of 2700 in south
+    const rows = ['household,value,stratum'];
+    for (let i = 0; i < 40; i++) rows.push(`S${i},${(0.6 + (i % 5) * 0.1).toFixed(1)},south`);
+    for (let i = 0; i < 10; i++) rows.push(`N${i},${(2 + (i % 2) * 0.4).toFixed(1)},north`);
+    const obs = parseObservationsCsv(rows.join('\n'));
+    const r = recalculate({ previous: prevStrat, observations: obs });
+    // the table comes in the design's order, not the observations'
+    expect(r.achieved!.groups.map((g) => g.stratum)).toEqual(['north', 'south']);
+    const n = meanSd(obs.filter((o) => o.stratum === 'north').map((o) => o.value));
+    const s = meanSd(obs.filter((o) => o.stratum === 'south').map((o) => o.value));
+    const pooled = meanSd(obs.map((o) => o.value)).mean;
+    const o = r.achieved!.overall!;
+    expect(o.method).toBe('stratified');
+    expect(o.mean).toBeCloseTo(0.55 * n.mean + 0.45 * s.mean, 14);
+    expect(o.mean).not.toBeCloseTo(pooled, 2);
+    const V = 0.55 ** 2 * (1 - 10 / 3300) * n.sd ** 2 / 10 + 0.45 ** 2 * (1 - 40 / 2700) * s.sd ** 2 / 40;
+    expect(o.variance).toBeCloseTo(V, 15);
+    expect(o.precision).toBeCloseTo(Z_95 * Math.sqrt(V) / o.mean, 14);
+    expect(o.n).toBe(50);
+    // the new design's overall mean is the stratified one
+    expect(r.design.parameters.expectedMean).toBe(o.mean);
+    // and the stratified estimator by itself
+    const e = stratifiedEstimate([{ population: 100, n: 100, mean: 2, sd: 1 }, { population: 300, n: 10, mean: 4, sd: 2 }]);
+    expect(e.mean).toBe(3.5);
+    expect(e.variance).toBeCloseTo(0.75 ** 2 * (1 - 10 / 300) * 4 / 10, 15); // a census stratum adds nothing
+  });
+
   it('summarises raw observations per stratum and reports the achieved precision', () => {
     const rows = ['household,value,stratum'];
     for (let i = 0; i < 300; i++) rows.push(`N${i},${1 + (i % 5) * 0.1},north`);

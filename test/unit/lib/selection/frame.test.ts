@@ -65,6 +65,18 @@ describe('readFrame', () => {
     ]);
   });
 
+  it('frameHash of strata sorted apart and merged equals the hash of the whole frame sorted at once (any text, any number of strata; property)', async () => {
+    const fc = (await import('fast-check')).default;
+    const idChar = fc.constantFrom('a', 'B', '0', '-', 'é', '\u00a0', '\ue000', '\uffee', '\u{1f600}', '\u{10437}', 'ﬁ');
+    await fc.assert(fc.asyncProperty(fc.uniqueArray(fc.array(idChar, { minLength: 1, maxLength: 6 }).map((cs) => `x${cs.join('')}x`), { minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 7 }), async (ids, k) => {
+      const strata = Array.from({ length: k }, (_, i) => `s${i}`);
+      const f = await readFrame(file('household_id,stratum\n' + ids.map((id, i) => `"${id}",s${(i * 7) % k}`).join('\n') + '\n'), { strata: k > 1 ? strata : [] });
+      const h = hashFrame(f, rowsByStratum(f));
+      expect(h.frameHash).toBe(frameHash(ids));
+      if (k > 1) h.strata.forEach((st, s) => expect(st.frameHash).toBe(frameHash(ids.filter((_, i) => (i * 7) % k === s))));
+    }), { numRuns: 80 });
+  });
+
   it('the adopter column (and any other column) has no influence on the selection', async () => {
     const rows = Array.from({ length: 200 }, (_, i) => `H${i},${i % 2 ? 'n' : 's'}`);
     const a = await readFrame(file('household_id,stratum,adopter\n' + rows.map((r, i) => `${r},${i % 3 ? 1 : 0}`).join('\n')), { strata: ['n', 's'] });

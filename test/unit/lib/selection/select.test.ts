@@ -70,11 +70,100 @@ describe('writeSelectionCsv', () => {
     writeFileSync(path, '\uFEFFhousehold_id,stratum,note,rank\r\n' + Array.from({ length: 300 }, (_, i) => `H${i},${i % 2 ? 'a' : 'b'},"é, ""${i}""\nline",${i}`).join('\r\n') + '\r\n');
     const frame = await readFrame(path, { strata: ['a', 'b'] });
     const sel = await selectFrame(frame, rowsByStratum(frame), '01'.repeat(32), [10, 12]);
-    const big = writeSelectionCsv(join(dir, 'big.csv'), path, frame, sel);
-    const small = writeSelectionCsv(join(dir, 'small.csv'), path, frame, sel, undefined, 7);
+    const big = await writeSelectionCsv(join(dir, 'big.csv'), path, frame, sel);
+    const small = await writeSelectionCsv(join(dir, 'small.csv'), path, frame, sel, { window: 7, wholeFileMax: 0 });
     expect(small).toEqual(big);
     const text = readFileSync(join(dir, 'small.csv'), 'utf8');
     expect(text.split('\n')[0]).toBe('stratum,rank,role,household_id,ticket,note,frame_rank');
     expect(text).toMatch(/^a,1,sample,H\d+,[0-9a-f]{64},"é, ""\d+""\nline",\d+$/m);
   });
+});
+
+describe('writeSelectionCsv: the fast paths write exactly the reference bytes', () => {
+  it('whole file, windows or two threads; kept cells as one span or cell by cell; IDs copied or encoded; the order digests on the way (property)', async () => {
+    const fc = (await import('fast-check')).default;
+    const { mkdtempSync, writeFileSync, readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { readFrame, rowsByStratum } = await import('../../../../src/lib/selection/frame.ts');
+    const { selectFrame, ticketHex, orderDigest } = await import('../../../../src/lib/selection/select.ts');
+    const { writeSelectionCsv } = await import('../../../../src/lib/selection/output.ts');
+    const { csvCell } = await import('../../../../src/lib/csv.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'okit-write-prop-'));
+    // a cell as written in the frame (raw CSV) and its value
+    const idCell = fc.oneof(
+      fc.stringMatching(/^[A-Za-z0-9-]{1,8}$/).map((v) => ({ raw: v, id: v })),
+      fc.stringMatching(/^[A-Za-z0-9]{1,5}$/).map((v) => ({ raw: ` ${v}\u00a0`, id: v })),
+      fc.stringMatching(/^[A-Za-z0-9]{1,5}$/).map((v) => ({ raw: `"${v}, ""q"""`, id: `${v}, "q"` })),
+      fc.stringMatching(/^[A-Za-z0-9]{1,5}$/).map((v) => ({ raw: `é${v}ü`, id: `é${v}ü` })),
+      fc.stringMatching(/^[A-Za-z0-9]{1,5}$/).map((v) => ({ raw: `${v}"x`, id: `${v}"x` })),
+    );
+    const other = fc.oneof(fc.constant(''), fc.stringMatching(/^[a-z0-9 ]{0,6}$/), fc.constant('"a,b\nc"'), fc.constant('"é ""x"""'));
+    await fc.assert(fc.asyncProperty(
+      fc.array(fc.tuple(idCell, fc.boolean(), other, other), { minLength: 4, maxLength: 40 }),
+      fc.constantFrom('id-first', 'stratum-first', 'id-middle', 'no-stratum'),
+      fc.boolean(), fc.boolean(),
+      async (rows, layout, crlf, ragged) => {
+        const seen = new Set<string>();
+        const uniq = rows.filter(([c]) => (seen.has(c.id) ? false : (seen.add(c.id), true)));
+        if (uniq.length < 2) return;
+        const stratified = layout !== 'no-stratum';
+        const cols = layout === 'id-first' ? ['household_id', 'stratum', 'a', 'b'] : layout === 'stratum-first' ? ['stratum', 'household_id', 'a', 'b'] : layout === 'id-middle' ? ['a', 'household_id', 'stratum', 'b'] : ['household_id', 'a', 'b'];
+        const cellsOf = ([c, s, a, b]: (typeof uniq)[number], i: number): string[] => {
+          const m: Record<string, string> = { household_id: c.raw, stratum: s ? 'North' : 'south', a, b };
+          const all = cols.map((k) => m[k]!);
+          return ragged && i % 3 === 0 ? all.slice(0, all.length - 1) : ragged && i % 3 === 1 ? [...all, 'extra'] : all;
+        };
+        const eol = crlf ? '\r\n' : '\n';
+        const path = join(dir, `f-${Math.random().toString(36).slice(2)}.csv`);
+        writeFileSync(path, cols.join(',') + eol + uniq.map((r, i) => cellsOf(r, i).join(',')).join(eol) + eol);
+        const frame = await readFrame(path, { strata: stratified ? ['North', 'South'] : [] });
+        const by = rowsByStratum(frame);
+        const sel = await selectFrame(frame, by, 'ab'.repeat(32), by.map((r) => Math.min(1, r.length)));
+        const keptCols = cols.map((k, i) => ({ k, i })).filter(({ k }) => k !== 'household_id' && (k !== 'stratum' || !stratified));
+        const want = [['stratum', 'rank', 'role', 'household_id', 'ticket', ...keptCols.map(({ k }) => k)].join(',')];
+        for (const st of sel.strata) {
+          st.order.forEach((row, r) => {
+            const cells = cellsOf(uniq[row]!, row);
+            want.push([csvCell(st.name), r + 1, r < st.sampleSize ? 'sample' : 'replacement', csvCell(frame.ids[row]!), ticketHex(sel.tickets, row), ...keptCols.map(({ i }) => cells[i] ?? '')].join(','));
+          });
+        }
+        const expected = want.join('\n') + '\n';
+        for (const [name, opts] of [['whole', { threads: 1 }], ['windows', { window: 3, wholeFileMax: 0 }], ['two threads', { threads: 2, threshold: 1 }]] as const) {
+          const out = join(dir, `out-${name}.csv`);
+          const w = await writeSelectionCsv(out, path, frame, sel, opts);
+          expect(readFileSync(out, 'utf8'), `${name} ${layout} crlf=${crlf} ragged=${ragged}`).toBe(expected);
+          expect(w.orderDigests).toEqual(sel.strata.map((s) => orderDigest(s.order, frame.ids)));
+        }
+      },
+    ), { numRuns: 40 });
+  }, 120_000);
+});
+
+describe('progress (issue #15, item 9)', () => {
+  it('tickets on two threads: counts never go back, the total is the frame, the last count is every ticket', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { readFrame, rowsByStratum } = await import('../../../../src/lib/selection/frame.ts');
+    const { computeTickets, selectFrame } = await import('../../../../src/lib/selection/select.ts');
+    const { writeSelectionCsv } = await import('../../../../src/lib/selection/output.ts');
+    const { progressText } = await import('../../../../src/cli/progress.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'okit-progress-'));
+    const path = join(dir, 'f.csv');
+    writeFileSync(path, 'household_id,stratum\n' + Array.from({ length: 150_000 }, (_, i) => `H${i},${i % 2 ? 'a' : 'b'}`).join('\n') + '\n');
+    const frame = await readFrame(path, { strata: ['a', 'b'] });
+    const calls: [number, number][] = [];
+    await computeTickets(frame, '07'.repeat(32), { threads: 2, threshold: 1, onProgress: (d, t) => calls.push([d, t]) });
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.at(-1)).toEqual([150_000, 150_000]);
+    expect(calls.every(([, t]) => t === 150_000)).toBe(true);
+    for (let i = 1; i < calls.length; i++) expect(calls[i]![0]).toBeGreaterThanOrEqual(calls[i - 1]![0]);
+    const sel = await selectFrame(frame, rowsByStratum(frame), '07'.repeat(32), [10, 10]);
+    const writes: [number, number][] = [];
+    await writeSelectionCsv(join(dir, 's.csv'), path, frame, sel, { threads: 2, threshold: 1, onProgress: (d, t) => writes.push([d, t]) });
+    expect(writes.at(-1)).toEqual([150_000, 150_000]);
+    for (let i = 1; i < writes.length; i++) expect(writes[i]![0]).toBeGreaterThanOrEqual(writes[i - 1]![0]);
+    expect(progressText({ phase: 'tickets', done: 458_752, total: 1_000_000 })).toBe('tickets 458,752 / 1,000,000');
+  }, 60_000);
 });

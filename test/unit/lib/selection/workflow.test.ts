@@ -6,7 +6,9 @@ import cases from '../../../fixtures/sampling-cases.json' with { type: 'json' };
 import { computeDesign } from '../../../../src/lib/sampling/design.ts';
 import { designIdOf, loadDesign } from '../../../../src/lib/selection/design.ts';
 import { commitmentDigest, parseCommitment, parseProof } from '../../../../src/lib/selection/records.ts';
-import { commitSelection, drawSelection, verifySelection } from '../../../../src/lib/selection/workflow.ts';
+import { commitSelection, drawSelection } from '../../../../src/lib/selection/workflow.ts';
+import { verifySelection } from '../../../../src/lib/selection/verify.ts';
+import { commitForRealRound, QUICKNET } from '../../../helpers/real-rounds.ts';
 import { fakeChain } from '../beacon/fake-drand.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'okit-wf-'));
@@ -16,11 +18,10 @@ describe('commit → draw → verify (in process)', () => {
   it('reproduces the test vector through the files: frameHash, seed, sample and replacement order', async () => {
     const frame = join(dir, 'vector.csv');
     writeFileSync(frame, 'household_id,adopter\n' + v.ids.map((id, i) => `${id},${i % 2}`).join('\n') + '\n');
-    // an unstratified design of n = 6 over N = 30
-    const design = loadDesign({ parameters: { population: 30, adjustedSize: v.n }, stratification: { method: 'none', strata: [] } });
+    // an unstratified design of n = 6 over N = 30 (mean 1, SD 0.065, no dropout)
+    const design = loadDesign({ population: 30, expectedMean: 1, expectedSD: 0.065, dropoutRate: 0 });
     expect(design.strata).toEqual([{ name: 'all', designPopulation: 30, sampleSize: 6 }]);
-    const chain = fakeChain();
-    const { commitment } = await commitSelection({ design, framePath: frame, chain: chain.info, delaySeconds: 60, now: new Date() });
+    const { commitment } = await commitForRealRound({ design, framePath: frame });
     expect(commitment.frame.frameHash).toBe(v.frameHash);
     expect(commitment.strata).toEqual([{ name: 'all', households: 30, sampleSize: 6, frameHash: v.frameHash }]);
     const out = mkdtempSync(join(dir, 'draw-'));
@@ -33,57 +34,49 @@ describe('commit → draw → verify (in process)', () => {
     expect(csv.slice(1, 7).map((l) => l.split(',')[3])).toEqual(v.selected);
     expect(csv.slice(7, 12).map((l) => l.split(',')[3])).toEqual(v.replacement_order_first5);
     expect(csv.slice(7).every((l) => l.split(',')[2] === 'replacement')).toBe(true);
-    const ok = await verifySelection({ commitment, proof: r.proof, framePath: frame, selectionPath: r.selectionPath });
-    expect(ok.ok).toBe(true);
-    expect(ok.passed).toEqual(['commitment', 'designId', 'future round', 'frameHash', 'frame file', 'verifier randomness', 'seed', 'selection', 'selection.csv']);
+    const ok = await verifySelection({ commitment, proof: r.proof, framePath: frame, selectionPath: r.selectionPath, seedHex: v.beaconRandomness });
+    expect(ok.verdict).toBe('verified');
+    expect(ok.passed).toEqual(['commitment', 'designId', 'commitment.design', 'commitment.roundTime', 'randomness', 'frame', 'frameHash', 'frame file', 'seed', 'selection', 'selection.csv']);
   });
 
-  it('stratified design with a drand beacon: verifies, and detects proof-level tampering', async () => {
+  it('stratified design with a real quicknet round: verifies, and detects proof-level tampering', async () => {
     const designJson = computeDesign({ population: 900, expectedMean: 2, expectedSD: 1.2, dropoutRate: 0.1, stratification: { enabled: true, strata: [{ name: 'North', weight: 0.5 }, { name: 'South', weight: 0.5 }] } });
     const design = loadDesign(designJson);
     expect(design.designId).toBe(designIdOf(designJson.parameters, designJson.stratification));
     const frame = join(dir, 'strat.csv');
     writeFileSync(frame, 'household_id,stratum,adopter\n' + Array.from({ length: 900 }, (_, i) => `HH${i},${i % 2 ? 'north' : 'SOUTH'},${i % 5 ? 1 : 0}`).join('\n') + '\n');
-    const chain = fakeChain();
-    const { commitment } = await commitSelection({ design, framePath: frame, chain: chain.info, delaySeconds: 30, now: new Date() });
+    const { commitment, publishedAt } = await commitForRealRound({ design, framePath: frame });
     expect(commitment.strata.map((s) => [s.name, s.households])).toEqual([['North', 450], ['South', 450]]);
     expect(() => parseCommitment(JSON.parse(JSON.stringify(commitment)))).not.toThrow();
     const out = mkdtempSync(join(dir, 'draw-'));
-    const beacon = chain.sign(commitment.beacon.round);
-    const r = await drawSelection({ commitment, framePath: frame, randomness: { beacon }, outDir: out, now: new Date() });
+    const r = await drawSelection({ commitment, framePath: frame, randomness: { beacon: QUICKNET }, outDir: out, now: new Date() });
     const proof = parseProof(JSON.parse(JSON.stringify(r.proof)));
     expect(proof.commitmentDigest).toBe(commitmentDigest(commitment));
-    expect((await verifySelection({ commitment, proof, framePath: frame })).ok).toBe(true);
+    expect((await verifySelection({ commitment, proof, framePath: frame, publishedAt })).ok).toBe(true);
 
     const swapped = structuredClone(proof);
     const s0 = swapped.strata[0]!.sample;
     [s0[0], s0[1]] = [s0[1]!, s0[0]!];
-    const sw = await verifySelection({ commitment, proof: swapped, framePath: frame });
+    const sw = await verifySelection({ commitment, proof: swapped, framePath: frame, publishedAt });
     expect(sw.mismatch?.check).toBe('sample North');
 
     const otherRound = structuredClone(proof);
-    const b2 = chain.sign(commitment.beacon.round + 1);
-    Object.assign(otherRound.randomness, { round: b2.round, randomness: b2.randomness, signature: b2.signature });
-    expect((await verifySelection({ commitment, proof: otherRound, framePath: frame })).mismatch?.check).toBe('beacon.round');
+    Object.assign(otherRound.randomness, { round: 657413 });
+    expect((await verifySelection({ commitment, proof: otherRound, framePath: frame, publishedAt })).mismatch?.check).toBe('beacon.round');
 
     const edited = structuredClone(commitment);
     edited.strata[0]!.sampleSize += 1;
-    expect((await verifySelection({ commitment: edited, proof, framePath: frame })).mismatch?.check).toBe('commitment');
-
-    const past = structuredClone(commitment);
-    past.committedAt = new Date(Date.parse(commitment.beacon.roundTime) + 1000).toISOString();
-    const pastProof = { ...proof, commitmentDigest: commitmentDigest(past) };
-    const pr = await verifySelection({ commitment: past, proof: pastProof, framePath: frame });
-    expect(pr.mismatch?.check).toBe('future round');
+    expect((await verifySelection({ commitment: edited, proof, framePath: frame, publishedAt })).mismatch?.check).toBe('commitment');
   });
 
   it('commit refuses a round that is not after the commitment time, and a frame too small for n', async () => {
     const frame = join(dir, 'small.csv');
     writeFileSync(frame, 'household_id\nA\nB\nC\n');
     const chain = fakeChain();
-    const design = loadDesign({ parameters: { population: 3, adjustedSize: 2 }, stratification: { method: 'none', strata: [] } });
+    const design = loadDesign({ population: 3, expectedMean: 1, expectedSD: 0.03, dropoutRate: 0 });
+    expect(design.strata[0]!.sampleSize).toBe(2);
     await expect(commitSelection({ design, framePath: frame, chain: chain.info, round: 1, delaySeconds: 0, now: new Date() })).rejects.toMatchObject({ code: 'round_not_in_future' });
-    const big = loadDesign({ parameters: { population: 3, adjustedSize: 4 }, stratification: { method: 'none', strata: [] } });
+    const big = loadDesign({ population: 5, expectedMean: 1, expectedSD: 0.5, dropoutRate: 0 });
     await expect(commitSelection({ design: big, framePath: frame, chain: chain.info, delaySeconds: 0, now: new Date() })).rejects.toMatchObject({ code: 'insufficient_frame' });
   });
 

@@ -6,24 +6,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { parseObservationsCsv } from '../sampling/recalc.ts';
-import { selectionError } from '../selection/errors.ts';
-import { readJsonFile } from '../selection/io.ts';
-import { parseCommitment, parseProof } from '../selection/records.ts';
-import type { Observation, ProjectInput, Source } from './model.ts';
+import { parseObservationsCsv } from '../../lib/sampling/recalc.ts';
+import { selectionError } from '../../lib/selection/errors.ts';
+import { readJsonFile } from './files.ts';
+import { parseCommitment, parseProof } from '../../lib/selection/records.ts';
+import { parseSeedHex } from '../../lib/selection/workflow.ts';
+import { parseSource, type Observation, type ProjectInput, type Source } from '../../lib/report/model.ts';
+import { parsePublishedAt } from './files.ts';
 
 /** The observations CSV, read by the sampling area's parser (the same format as `sample recalc`). */
 export function readObservations(path: string): Observation[] {
   if (!existsSync(path)) throw selectionError('file_not_found', 'observations', path, 'a CSV household,value[,stratum]');
   return parseObservationsCsv(readFileSync(path, 'utf8'), basename(path)).map((o) => (o.stratum !== undefined ? { value: o.value, stratum: o.stratum } : { value: o.value }));
-}
-
-export function parseSource(text: string): Source {
-  const [label, citation, url] = text.split('|').map((x) => x.trim());
-  const s: Source = { label: label || text };
-  if (citation) s.citation = citation;
-  if (url) s.url = url;
-  return s;
 }
 
 const SourceSchema = z.union([z.string().min(1), z.object({ label: z.string().min(1), citation: z.string().optional(), url: z.string().optional() })]);
@@ -36,6 +30,10 @@ export const ManifestSchema = z.object({
     design: z.string().min(1),
     commitment: z.string().optional(),
     proof: z.string().optional(),
+    selection: z.string().optional(),
+    frame: z.string().optional(),
+    publishedAt: z.string().optional(),
+    seedHex: z.string().optional(),
     observations: z.string().optional(),
     observationsKind: z.enum(['baseline', 'monitoring']).optional(),
     meanJustification: z.string().optional(),
@@ -50,6 +48,10 @@ export interface ProjectFiles {
   design: string;
   commitment?: string;
   proof?: string;
+  selection?: string;
+  frame?: string;
+  publishedAt?: string;
+  seedHex?: string;
   observations?: string;
   observationsKind?: 'baseline' | 'monitoring';
   meanJustification?: string;
@@ -66,6 +68,19 @@ export function loadProject(f: ProjectFiles): ProjectInput {
   if (f.name) p.name = f.name;
   if (f.commitment) p.commitment = parseCommitment(readJsonFile(f.commitment, 'commitment', 'a commitment of `sample select commit`'), f.commitment);
   if (f.proof) p.proof = parseProof(readJsonFile(f.proof, 'proof', 'a proof of `sample select draw`'), f.proof);
+  if (f.selection) {
+    if (!existsSync(f.selection)) throw selectionError('file_not_found', 'selection', f.selection, 'the selection.csv written by `sample select draw`');
+    p.selectionPath = f.selection;
+  }
+  if (f.frame) {
+    if (!existsSync(f.frame)) throw selectionError('file_not_found', 'frame', f.frame, 'the household frame CSV the commitment was made on');
+    p.framePath = f.frame;
+  }
+  const publishedAt = parsePublishedAt(f.publishedAt, `${f.projectId}: publishedAt`);
+  if (publishedAt) p.publishedAt = publishedAt;
+  if (f.seedHex !== undefined) p.seedHex = parseSeedHex(f.seedHex);
+  p.files = { design: basename(f.design) };
+  for (const k of ['commitment', 'proof', 'selection', 'frame'] as const) if (f[k]) p.files[k] = basename(f[k]);
   if (f.observations) p.observations = { kind: f.observationsKind ?? 'baseline', file: basename(f.observations), values: readObservations(f.observations) };
   if (f.meanJustification) p.meanJustification = f.meanJustification;
   if (f.sdCalculation) p.sdCalculation = f.sdCalculation;
@@ -78,7 +93,7 @@ export function loadManifest(path: string): { title?: string; projects: ProjectI
   const r = ManifestSchema.safeParse(raw);
   if (!r.success) {
     const i = r.error.issues[0]!;
-    throw selectionError('invalid_manifest', `${path}:${i.path.join('.')}`, undefined, '{title?, projects: [{projectId, design, commitment?, proof?, observations?, observationsKind?, meanJustification?, sdCalculation?, sources?}]}', {
+    throw selectionError('invalid_manifest', `${path}:${i.path.join('.')}`, undefined, '{title?, projects: [{projectId, design, commitment?, proof?, selection?, frame?, publishedAt?, seedHex?, observations?, observationsKind?, meanJustification?, sdCalculation?, sources?}]}', {
       message: `${path}: ${i.path.join('.') || '(root)'}: ${i.message}; valid: {title?, projects: [{projectId, design, commitment?, proof?, observations?, ...}]} with paths relative to the manifest`,
     });
   }
@@ -86,7 +101,7 @@ export function loadManifest(path: string): { title?: string; projects: ProjectI
   const rel = (x: string | undefined): string | undefined => (x === undefined ? undefined : resolve(base, x));
   const projects = r.data.projects.map((p) => {
     const files: ProjectFiles = { ...p, design: rel(p.design)! };
-    for (const k of ['commitment', 'proof', 'observations'] as const) {
+    for (const k of ['commitment', 'proof', 'observations', 'selection', 'frame'] as const) {
       const v = rel(p[k]);
       if (v !== undefined) files[k] = v;
       else delete files[k];
