@@ -135,8 +135,10 @@ function upsertCall(calls: readonly ToolCallState[], eventId: string, next: (pre
  * Folds one event of a run into the turn (pure; the state is never mutated,
  * and an event that changes nothing returns the same state).
  *
- * - `message` appends to the text; `reasoning` deltas append to the
- *   reasoning and the closing frame (`isComplete`) carries the whole of it;
+ * - `message` appends to the text; every `reasoning` frame appends to the
+ *   reasoning, the closing one (`isComplete`) carrying no text (a closing
+ *   frame equal to the whole reasoning so far — the form runs stored before
+ *   protocol.md's change still replay — changes nothing);
  * - `tool_call` sets the call's status, output and error, keeping the args
  *   of its first frame when a later one has none; `action_call` (ag-ui)
  *   updates the call of the same id;
@@ -151,7 +153,8 @@ export function reduceTurn(s: TurnState, e: AnyEvent): TurnState {
     case 'message':
       return e.data.content ? { ...s, text: s.text + e.data.content } : s;
     case 'reasoning':
-      return { ...s, reasoning: e.data.isComplete ? e.data.reasoning : s.reasoning + e.data.reasoning };
+      if (!e.data.reasoning || (e.data.isComplete && e.data.reasoning === s.reasoning)) return s;
+      return { ...s, reasoning: s.reasoning + e.data.reasoning };
     case 'tool_call': {
       const d = e.data;
       return { ...s, toolCalls: upsertCall(s.toolCalls, d.eventId, (prev) => ({ eventId: d.eventId, toolName: d.toolName, args: d.args ?? prev?.args, status: d.status, output: d.output, error: d.error })) };

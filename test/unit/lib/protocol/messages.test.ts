@@ -61,7 +61,19 @@ describe('reduceTurn', () => {
     expect(s.text).toBe('Hello');
   });
 
-  it('reasoning: deltas accumulate and the closing frame carries the whole reasoning (not appended twice)', () => {
+  it('reasoning: every frame appends, the closing one (isComplete) carrying no text', () => {
+    const s = fold([
+      ev('reasoning', { sessionId: S, requestId: Q, reasoning: 'think ', isComplete: false }),
+      ev('reasoning', { sessionId: S, requestId: Q, reasoning: 'hard', isComplete: false }),
+      ev('reasoning', { sessionId: S, requestId: Q, reasoning: '', isComplete: true }),
+      tc('c1', 'isRunning'),
+      ev('reasoning', { sessionId: S, requestId: Q, reasoning: ' again', isComplete: false }),
+      ev('reasoning', { sessionId: S, requestId: Q, reasoning: '', isComplete: true }),
+    ]);
+    expect(s.reasoning).toBe('think hard again');
+  });
+
+  it('reasoning: a closing frame repeating the whole reasoning (runs stored before the closing frame lost its text) is not appended twice', () => {
     const s = fold([
       ev('reasoning', { sessionId: S, requestId: Q, reasoning: 'think ', isComplete: false }),
       ev('reasoning', { sessionId: S, requestId: Q, reasoning: 'hard', isComplete: false }),
