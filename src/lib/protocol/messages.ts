@@ -22,20 +22,23 @@ import type { Message } from './http.ts';
 const TOOL_CALL_INFIX = '-ToolCall-';
 const REASONING_SUFFIX = '-reasoning';
 const HUMAN_SUFFIX = '-human';
+const ERROR_SUFFIX = '-error';
 
 /** The ids of a turn's rows: the stream's ids, kept in the history. */
 export const messageIds = {
   /** The user's message. */
   human: (requestId: string): string => `${requestId}${HUMAN_SUFFIX}`,
-  /** The turn's reasoning (type ai, content ''). */
+  /** The turn's reasoning (type ai, content: the reasoning text, isReasoning). */
   reasoning: (requestId: string): string => `${requestId}${REASONING_SUFFIX}`,
   /** One tool (or action) call, by the model's tool call id. */
   toolCall: (requestId: string, toolCallId: string): string => `${requestId}${TOOL_CALL_INFIX}${toolCallId}`,
   /** The answer: the request id itself. */
   answer: (requestId: string): string => requestId,
+  /** The turn's last `error` event (an `Error` component, as the IXO SDK shows the SSE `error` frame). */
+  error: (requestId: string): string => `${requestId}${ERROR_SUFFIX}`,
 } as const;
 
-export type MessagePart = 'human' | 'reasoning' | 'tool_call' | 'answer';
+export type MessagePart = 'human' | 'reasoning' | 'tool_call' | 'answer' | 'error';
 
 export interface ParsedMessageId {
   requestId: string;
@@ -53,6 +56,7 @@ export function parseMessageId(id: string): ParsedMessageId {
   if (i >= 0) return { requestId: id.slice(0, i), part: 'tool_call', toolCallId: id.slice(i + TOOL_CALL_INFIX.length) };
   if (id.endsWith(REASONING_SUFFIX)) return { requestId: id.slice(0, -REASONING_SUFFIX.length), part: 'reasoning' };
   if (id.endsWith(HUMAN_SUFFIX)) return { requestId: id.slice(0, -HUMAN_SUFFIX.length), part: 'human' };
+  if (id.endsWith(ERROR_SUFFIX)) return { requestId: id.slice(0, -ERROR_SUFFIX.length), part: 'error' };
   return { requestId: id, part: 'answer' };
 }
 

@@ -1,31 +1,43 @@
 /**
  * The history rows of a finished turn, from the turn's events folded by
- * reduceTurn, with the stream's ids (protocol.md, "Messages and history
- * ids"): the reasoning, one row per tool call (a component record; a failed
- * call's output is `{error}`), then the answer with its tool-call records.
- * A failed or aborted run without text or calls stores no answer row.
+ * reduceTurn, with the stream's ids and the content the IXO SDK built from
+ * the stream (protocol.md, "Messages and history ids"), so the stored
+ * history renders exactly like the stream did:
+ * - the reasoning: content = the reasoning text (read back with isReasoning);
+ * - one row per tool call: the `tool_call` component with the stream's last
+ *   frame as payload, and no `toolCalls` (a row with toolCalls has its
+ *   content rebuilt by the SDK, without the payload);
+ * - the answer: the text (and the reasoning, for our own clients), no
+ *   `toolCalls` (the SDK would draw every call a second time in it);
+ * - the last `error` event as the SDK's `Error` component.
+ * A failed or aborted run without text stores no answer row.
  */
-import { messageIds, type ToolCallRecord, type TurnState } from '../../lib/protocol/index.ts';
+import { messageIds, type TurnState } from '../../lib/protocol/index.ts';
 import type { NewMessage } from '../store.ts';
 
-export function historyRows(turn: TurnState, status: 'finished' | 'aborted' | 'failed'): NewMessage[] {
+export function historyRows(turn: TurnState, status: 'finished' | 'aborted' | 'failed', sessionId: string): NewMessage[] {
   const { requestId } = turn;
   const rows: NewMessage[] = [];
-  if (turn.reasoning) rows.push({ id: messageIds.reasoning(requestId), type: 'ai', content: '', reasoning: turn.reasoning });
-  const records: ToolCallRecord[] = [];
+  if (turn.reasoning) rows.push({ id: messageIds.reasoning(requestId), type: 'ai', content: turn.reasoning });
   for (const c of turn.toolCalls) {
+    // the data of the call's last tool_call frame, as parts-to-events sends it
+    const payload = { sessionId, requestId, eventId: c.eventId, toolName: c.toolName, args: c.args, status: c.status, ...(c.output !== undefined ? { output: c.output } : {}), ...(c.error !== undefined ? { error: c.error } : {}) };
     rows.push({
       id: messageIds.toolCall(requestId, c.eventId),
       type: 'ai',
-      content: { name: c.toolName, props: { id: c.eventId, args: c.args, status: c.status, output: c.status === 'error' ? { error: c.error } : c.output } },
+      content: { name: c.toolName, props: { id: c.eventId, args: c.args, status: c.status, output: c.output, payload, isToolCall: true, toolName: c.toolName } },
     });
-    const r: ToolCallRecord = { id: c.eventId, name: c.toolName, args: c.args, status: c.status };
-    if (c.output !== undefined) r.output = c.output;
-    if (c.error !== undefined) r.error = c.error;
-    records.push(r);
   }
-  if (turn.text || status === 'finished' || records.length > 0) {
-    rows.push({ id: messageIds.answer(requestId), type: 'ai', content: turn.text, toolCalls: records.length ? records : undefined, reasoning: turn.reasoning || undefined });
+  if (turn.text || status === 'finished') {
+    rows.push({ id: messageIds.answer(requestId), type: 'ai', content: turn.text, reasoning: turn.reasoning || undefined });
+  }
+  if (turn.error) {
+    const payload = turn.error;
+    rows.push({
+      id: messageIds.error(requestId),
+      type: 'ai',
+      content: { name: 'Error', props: { id: 'error', args: {}, status: 'done', output: payload.error, event: { eventName: 'error', payload }, payload } },
+    });
   }
   return rows;
 }
