@@ -10,12 +10,31 @@
  * - the answer: the text (and the reasoning, for our own clients), no
  *   `toolCalls` (the SDK would draw every call a second time in it);
  * - the last `error` event as the SDK's `Error` component.
- * A failed or aborted run without text stores no answer row.
+ * A failed or aborted run without text stores no answer row. The rows are in
+ * the order the SDK added them while streaming: by the event that first
+ * showed each (the error row by the last error event, the one it shows); a
+ * row no event showed (the empty answer of a finished turn) comes last.
  */
-import { messageIds, type TurnState } from '../../lib/protocol/index.ts';
+import { messageIds, type AnyEvent, type TurnState } from '../../lib/protocol/index.ts';
 import type { NewMessage } from '../store.ts';
 
-export function historyRows(turn: TurnState, status: 'finished' | 'aborted' | 'failed', sessionId: string): NewMessage[] {
+/** The id of the row an event adds while streaming (none for an event that adds no row). */
+function rowOf(requestId: string, e: AnyEvent): string | undefined {
+  switch (e.event) {
+    case 'reasoning':
+      return messageIds.reasoning(requestId);
+    case 'tool_call':
+      return messageIds.toolCall(requestId, e.data.eventId);
+    case 'message':
+      return e.data.content ? messageIds.answer(requestId) : undefined;
+    case 'error':
+      return messageIds.error(requestId);
+    default:
+      return undefined;
+  }
+}
+
+export function historyRows(turn: TurnState, status: 'finished' | 'aborted' | 'failed', sessionId: string, events: readonly AnyEvent[] = []): NewMessage[] {
   const { requestId } = turn;
   const rows: NewMessage[] = [];
   if (turn.reasoning) rows.push({ id: messageIds.reasoning(requestId), type: 'ai', content: turn.reasoning });
@@ -39,5 +58,11 @@ export function historyRows(turn: TurnState, status: 'finished' | 'aborted' | 'f
       content: { name: 'Error', props: { id: 'error', args: {}, status: 'done', output: payload.error, event: { eventName: 'error', payload }, payload } },
     });
   }
-  return rows;
+  const shownAt = new Map<string, number>();
+  events.forEach((e, i) => {
+    const id = rowOf(requestId, e);
+    if (id !== undefined && (!shownAt.has(id) || e.event === 'error')) shownAt.set(id, i);
+  });
+  const at = (r: NewMessage) => shownAt.get(r.id) ?? Infinity;
+  return rows.map((r, i) => ({ r, i })).sort((a, b) => at(a.r) - at(b.r) || a.i - b.i).map(({ r }) => r);
 }

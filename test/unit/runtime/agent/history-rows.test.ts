@@ -3,7 +3,8 @@ import { historyRows } from '../../../../src/runtime/agent/history-rows.ts';
 import { initialTurn, reduceTurn, type AnyEvent } from '../../../../src/lib/protocol/index.ts';
 
 let n = 0;
-const fold = (events: Omit<AnyEvent, 'id'>[]) => events.reduce((s, e) => reduceTurn(s, { ...e, id: ++n } as AnyEvent), initialTurn({ runId: 'r', requestId: 'q' }));
+const withIds = (events: Omit<AnyEvent, 'id'>[]) => events.map((e) => ({ ...e, id: ++n }) as AnyEvent);
+const fold = (events: Omit<AnyEvent, 'id'>[]) => withIds(events).reduce(reduceTurn, initialTurn({ runId: 'r', requestId: 'q' }));
 const call = (eventId: string, status: 'isRunning' | 'done' | 'error', extra: Record<string, unknown> = {}) => ({ event: 'tool_call' as const, data: { sessionId: 's', requestId: 'q', eventId, toolName: 'get_weather', args: { city: 'Oslo' }, status, ...extra } });
 /** A tool row as the IXO SDK builds it from the call's last `tool_call` frame (`payload`). */
 const toolRow = (eventId: string, payload: ReturnType<typeof call>['data'] & { output?: unknown; error?: string }) => ({
@@ -49,6 +50,26 @@ describe('historyRows', () => {
       { id: 'q', type: 'ai', content: 'A partial ans', reasoning: undefined },
       { id: 'q-error', type: 'ai', content: { name: 'Error', props: { id: 'error', args: {}, status: 'done', output: error.error, event: { eventName: 'error', payload: error }, payload: error } } },
     ]);
+  });
+
+  it('rows are in the order the stream first showed them (text before a call keeps the answer above it; the error row where the last error came)', () => {
+    const events = withIds([
+      { event: 'message', data: { content: 'Let me look. ' } },
+      { event: 'error', data: { error: 'first', code: 'provider_error', kind: 'provider', retryable: true, timestamp: 't' } },
+      call('c1', 'isRunning'),
+      { event: 'reasoning', data: { sessionId: 's', requestId: 'q', reasoning: 'hm', isComplete: false } },
+      { event: 'reasoning', data: { sessionId: 's', requestId: 'q', reasoning: '', isComplete: true } },
+      call('c1', 'done', { output: 1 }),
+      { event: 'message', data: { content: 'Found it.' } },
+      { event: 'error', data: { error: 'last', code: 'provider_error', kind: 'provider', retryable: true, timestamp: 't' } },
+    ]);
+    const turn = events.reduce(reduceTurn, initialTurn({ runId: 'r', requestId: 'q' }));
+    expect(historyRows(turn, 'failed', 's', events).map((r) => r.id)).toStrictEqual(['q', 'q-ToolCall-c1', 'q-reasoning', 'q-error']);
+    // without the events, the fixed order: reasoning, calls, answer, error
+    expect(historyRows(turn, 'failed', 's').map((r) => r.id)).toStrictEqual(['q-reasoning', 'q-ToolCall-c1', 'q', 'q-error']);
+    // a finished turn's empty answer (no event showed it) comes after the rows the stream showed
+    const called = withIds([call('c2', 'isRunning'), call('c2', 'done', { output: 2 })]);
+    expect(historyRows(called.reduce(reduceTurn, initialTurn({ runId: 'r', requestId: 'q' })), 'finished', 's', called).map((r) => r.id)).toStrictEqual(['q-ToolCall-c2', 'q']);
   });
 
   it('a finished turn always stores its answer; a failed or aborted one only with text', () => {
