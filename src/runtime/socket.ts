@@ -73,12 +73,12 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
     (io.to(room(sessionId)) as unknown as { emit: (ev: string, p: unknown) => boolean }).emit(event, payload);
     return true;
   });
+  // a run's reasoning goes on its SSE stream only: the IXO SDK turns every wrapped event of the session into a
+  // row of its own ("Thinking..."), so the socket would add one row per reasoning frame beside the stream's one
   const offRuns = rt.runs.onEvent((run, e) => {
     const to = io.to(room(run.sessionId));
     if (e.event === 'tool_call') {
       to.emit('tool_call', { eventName: 'tool_call', payload: { ...e.data, eventId: e.data.eventId } });
-    } else if (e.event === 'reasoning') {
-      to.emit('reasoning', { eventName: 'reasoning', payload: { sessionId: run.sessionId, requestId: run.requestId, eventId: String(e.id), reasoning: e.data.reasoning, isComplete: e.data.isComplete } });
     } else if (e.event === 'done') {
       to.emit('message_cache_invalidation', { eventName: 'message_cache_invalidation', payload: { sessionId: run.sessionId, requestId: run.requestId, eventId: String(e.id), reason: `run ${e.data.status}` } });
     }

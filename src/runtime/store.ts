@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Storage } from '../storage/storage.ts';
-import type { AnyEvent, Message, MessageContent, RunStatus, Session, ToolCallRecord } from '../lib/protocol/index.ts';
+import { parseMessageId, type AnyEvent, type Message, type MessageContent, type RunStatus, type Session, type ToolCallRecord } from '../lib/protocol/index.ts';
 
 interface SessionRow {
   id: string;
@@ -119,6 +119,8 @@ export class RuntimeStore {
     const m: Message = { id: r.id, type: r.type, content: JSON.parse(r.content) as MessageContent, createdAt: r.created_at };
     if (r.tool_calls) m.toolCalls = JSON.parse(r.tool_calls) as ToolCallRecord[];
     if (r.reasoning !== null) m.reasoning = r.reasoning;
+    // the reasoning row reads back as the IXO SDK streamed it (protocol.md, "Messages and history ids")
+    if (r.type === 'ai' && parseMessageId(r.id).part === 'reasoning') m.isReasoning = true;
     return m;
   }
 

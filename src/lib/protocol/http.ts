@@ -81,7 +81,8 @@ export const MessageResponseSchema = z.object({ message: z.string() });
 // ---- messages ------------------------------------------------------------
 export const ComponentRecordSchema = z.object({
   name: z.string(),
-  props: z.object({ id: z.string(), args: z.unknown(), status: z.string(), output: z.unknown().optional() }),
+  // loose: a stored row keeps every prop the IXO SDK built from the stream (isToolCall, toolName, payload, event)
+  props: z.looseObject({ id: z.string(), args: z.unknown(), status: z.string(), output: z.unknown().optional() }),
 });
 export type ComponentRecord = z.infer<typeof ComponentRecordSchema>;
 
@@ -104,6 +105,8 @@ export const MessageSchema = z.object({
   content: MessageContentSchema,
   toolCalls: z.array(ToolCallRecordSchema).optional(),
   reasoning: z.string().optional(),
+  /** The reasoning row (`${requestId}-reasoning`): its content is the reasoning text. */
+  isReasoning: z.boolean().optional(),
   createdAt: z.string(),
 });
 export type Message = z.infer<typeof MessageSchema>;

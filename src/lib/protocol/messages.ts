@@ -22,20 +22,23 @@ import type { Message } from './http.ts';
 const TOOL_CALL_INFIX = '-ToolCall-';
 const REASONING_SUFFIX = '-reasoning';
 const HUMAN_SUFFIX = '-human';
+const ERROR_SUFFIX = '-error';
 
 /** The ids of a turn's rows: the stream's ids, kept in the history. */
 export const messageIds = {
   /** The user's message. */
   human: (requestId: string): string => `${requestId}${HUMAN_SUFFIX}`,
-  /** The turn's reasoning (type ai, content ''). */
+  /** The turn's reasoning (type ai, content: the reasoning text, isReasoning). */
   reasoning: (requestId: string): string => `${requestId}${REASONING_SUFFIX}`,
   /** One tool (or action) call, by the model's tool call id. */
   toolCall: (requestId: string, toolCallId: string): string => `${requestId}${TOOL_CALL_INFIX}${toolCallId}`,
   /** The answer: the request id itself. */
   answer: (requestId: string): string => requestId,
+  /** The turn's last `error` event (an `Error` component, as the IXO SDK shows the SSE `error` frame). */
+  error: (requestId: string): string => `${requestId}${ERROR_SUFFIX}`,
 } as const;
 
-export type MessagePart = 'human' | 'reasoning' | 'tool_call' | 'answer';
+export type MessagePart = 'human' | 'reasoning' | 'tool_call' | 'answer' | 'error';
 
 export interface ParsedMessageId {
   requestId: string;
@@ -53,6 +56,7 @@ export function parseMessageId(id: string): ParsedMessageId {
   if (i >= 0) return { requestId: id.slice(0, i), part: 'tool_call', toolCallId: id.slice(i + TOOL_CALL_INFIX.length) };
   if (id.endsWith(REASONING_SUFFIX)) return { requestId: id.slice(0, -REASONING_SUFFIX.length), part: 'reasoning' };
   if (id.endsWith(HUMAN_SUFFIX)) return { requestId: id.slice(0, -HUMAN_SUFFIX.length), part: 'human' };
+  if (id.endsWith(ERROR_SUFFIX)) return { requestId: id.slice(0, -ERROR_SUFFIX.length), part: 'error' };
   return { requestId: id, part: 'answer' };
 }
 
@@ -135,8 +139,10 @@ function upsertCall(calls: readonly ToolCallState[], eventId: string, next: (pre
  * Folds one event of a run into the turn (pure; the state is never mutated,
  * and an event that changes nothing returns the same state).
  *
- * - `message` appends to the text; `reasoning` deltas append to the
- *   reasoning and the closing frame (`isComplete`) carries the whole of it;
+ * - `message` appends to the text; every `reasoning` frame appends to the
+ *   reasoning, the closing one (`isComplete`) carrying no text (a closing
+ *   frame equal to the whole reasoning so far — the form runs stored before
+ *   protocol.md's change still replay — changes nothing);
  * - `tool_call` sets the call's status, output and error, keeping the args
  *   of its first frame when a later one has none; `action_call` (ag-ui)
  *   updates the call of the same id;
@@ -151,7 +157,8 @@ export function reduceTurn(s: TurnState, e: AnyEvent): TurnState {
     case 'message':
       return e.data.content ? { ...s, text: s.text + e.data.content } : s;
     case 'reasoning':
-      return { ...s, reasoning: e.data.isComplete ? e.data.reasoning : s.reasoning + e.data.reasoning };
+      if (!e.data.reasoning || (e.data.isComplete && e.data.reasoning === s.reasoning)) return s;
+      return { ...s, reasoning: s.reasoning + e.data.reasoning };
     case 'tool_call': {
       const d = e.data;
       return { ...s, toolCalls: upsertCall(s.toolCalls, d.eventId, (prev) => ({ eventId: d.eventId, toolName: d.toolName, args: d.args ?? prev?.args, status: d.status, output: d.output, error: d.error })) };

@@ -1,7 +1,7 @@
 /**
  * The parts of the model's stream (the AI SDK's fullStream) as protocol
- * events of the run: reasoning deltas and one closing frame with the whole
- * reasoning, text deltas, tool calls with their status, in-stream errors
+ * events of the run: reasoning deltas and one closing frame without text
+ * (the IXO SDK appends every frame's text, the closing one's too), text deltas, tool calls with their status, in-stream errors
  * (classified and redacted). It also keeps what the end of the turn needs:
  * whether an error was reported, how many steps finished and the last
  * finish reason.
@@ -23,7 +23,6 @@ export class PartsToEvents {
   sawError = false;
   stepCount = 0;
   lastFinishReason = '';
-  private reasoning = '';
   private reasoningOpen = false;
   private readonly o: PartsToEventsOptions;
 
@@ -38,7 +37,6 @@ export class PartsToEvents {
       case 'reasoning-delta':
         if (!part.text) break;
         this.reasoningOpen = true;
-        this.reasoning += part.text;
         emit({ event: 'reasoning', data: { sessionId, requestId, reasoning: part.text, isComplete: false } });
         break;
       case 'reasoning-end':
@@ -82,6 +80,6 @@ export class PartsToEvents {
   private closeReasoning(): void {
     if (!this.reasoningOpen) return;
     this.reasoningOpen = false;
-    this.o.emit({ event: 'reasoning', data: { sessionId: this.o.sessionId, requestId: this.o.requestId, reasoning: this.reasoning, isComplete: true } });
+    this.o.emit({ event: 'reasoning', data: { sessionId: this.o.sessionId, requestId: this.o.requestId, reasoning: '', isComplete: true } });
   }
 }

@@ -106,7 +106,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
   watchdog?.stop();
   try {
     deps.saveState(sessionId, state);
-    await deps.persist(sessionId, historyRows(run.turn, status));
+    await deps.persist(sessionId, historyRows(run.turn, status, sessionId, run.events));
   } catch (e) {
     deps.hooks?.onError?.(e, turn);
   }

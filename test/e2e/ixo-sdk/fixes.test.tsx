@@ -4,9 +4,8 @@
  * from the runtime and does not get yet. Each test is written as the correct
  * behaviour requires and marked `it.fails` with the issue item it belongs to,
  * so the suite is green today and such a test turns red ("expected to fail")
- * once its item is fixed: the fix then turns `it.fails` into `it`. Items 1–4
+ * once its item is fixed: the fix then turns `it.fails` into `it`. Items 1–5
  * are fixed (each test keeps the failure it had before, quoted above it).
- * Today's failure of each is quoted above it.
  *
  * What the SDK does on the wire (read from its dist/index.js and seen here):
  * - Every request but the turn's POST goes through one helper that sets
@@ -194,7 +193,7 @@ describe('issue #14 item 4: a deployment may require invocations (ORACLE_UCAN_AU
 });
 
 describe('issue #14 item 5: stored history renders exactly like the stream did', () => {
-  // Issue #14 item 5 (the text case passes: sdk.test.tsx). Today:
+  // Issue #14 item 5 (the text case passes: sdk.test.tsx). Before the fix:
   // - a tool call: the stored tool row renders `{"id":"call_caps_1","status":"done"}` (content lacks isToolCall,
   //   toolName and the stream's payload {requestId, sessionId, eventId}), and the stored answer row lists
   //   `toolCalls`, so the SDK draws the tool a second time inside the answer (with empty requestId/sessionId/eventId).
@@ -203,7 +202,7 @@ describe('issue #14 item 5: stored history renders exactly like the stream did',
   //   (the final `isComplete` frame repeats the whole text, which the SDK appends); the stored row is empty (content '').
   // - a failed turn: the stream's `RID-error` row (the SSE `error` frame as an `Error` component) is not stored.
   for (const c of HISTORY_CASES.filter((x) => x.name !== 'text')) {
-    it.fails(c.name, async (ctx) => {
+    it(c.name, async (ctx) => {
       await checkHistoryCase(suite.get(ctx), rt, c);
     });
   }

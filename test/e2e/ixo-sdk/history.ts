@@ -50,6 +50,16 @@ export const HISTORY_CASES: HistoryCase[] = [
     ],
   },
   {
+    // the answer row appears with the first text, above the call; the text after the call goes into it
+    name: 'text before a tool call',
+    steps: [{ steps: [{ type: 'text', text: 'Let me check. ' }, { type: 'tool_call', name: 'list_capabilities', args: {}, id: 'call_caps_2' }] }, say('Done.')],
+    rows: [
+      { type: 'human', id: null, shows: QUESTION('text before a tool call') },
+      { type: 'ai', id: 'RID', shows: 'Let me check. Done.' },
+      { type: 'ai', id: 'RID-ToolCall-call_caps_2', shows: '<list_capabilities>' },
+    ],
+  },
+  {
     name: 'reasoning',
     steps: [{ steps: [{ type: 'reasoning', text: 'Let me think this through.' }, { type: 'text', text: 'Forty-two.' }] }],
     rows: [

@@ -20,18 +20,21 @@ describe('message ids', () => {
     expect(messageIds.reasoning(Q)).toBe('req-1-reasoning');
     expect(messageIds.toolCall(Q, 'call_1')).toBe('req-1-ToolCall-call_1');
     expect(messageIds.answer(Q)).toBe(Q);
+    expect(messageIds.error(Q)).toBe('req-1-error');
     const uuid = '0b8f6c1e-3a52-4c1b-9d0e-6a1f2b3c4d5e';
     expect(parseMessageId(messageIds.human(uuid))).toEqual({ requestId: uuid, part: 'human' });
     expect(parseMessageId(messageIds.reasoning(uuid))).toEqual({ requestId: uuid, part: 'reasoning' });
+    expect(parseMessageId(messageIds.error(uuid))).toEqual({ requestId: uuid, part: 'error' });
     expect(parseMessageId(messageIds.toolCall(uuid, 'call-with-ToolCall-inside'))).toEqual({ requestId: uuid, part: 'tool_call', toolCallId: 'call-with-ToolCall-inside' });
     expect(parseMessageId(uuid)).toEqual({ requestId: uuid, part: 'answer' });
     expect(parseMessageId('post-abc')).toEqual({ requestId: 'post-abc', part: 'answer' });
   });
 
-  it('transcript keeps human messages and text answers, not tool rows, reasoning rows, records or empty answers', () => {
+  it('transcript keeps human messages and text answers, not tool rows, reasoning rows, error rows, records or empty answers', () => {
     const rows = [
       { id: messageIds.human(Q), type: 'human' as const, content: 'Weather in Oslo?' },
-      { id: messageIds.reasoning(Q), type: 'ai' as const, content: '' },
+      { id: messageIds.reasoning(Q), type: 'ai' as const, content: 'The user wants the weather.' },
+      { id: messageIds.error('req-0'), type: 'ai' as const, content: { name: 'Error', props: { id: 'error', args: {}, status: 'done', output: 'failed' } } },
       { id: messageIds.toolCall(Q, 'c1'), type: 'ai' as const, content: { name: 'get_weather', props: { id: 'c1', args: {}, status: 'done' } } },
       { id: 'odd-ToolCall-text', type: 'ai' as const, content: 'a tool row with text' },
       { id: Q, type: 'ai' as const, content: 'Sunny.' },
@@ -61,7 +64,19 @@ describe('reduceTurn', () => {
     expect(s.text).toBe('Hello');
   });
 
-  it('reasoning: deltas accumulate and the closing frame carries the whole reasoning (not appended twice)', () => {
+  it('reasoning: every frame appends, the closing one (isComplete) carrying no text', () => {
+    const s = fold([
+      ev('reasoning', { sessionId: S, requestId: Q, reasoning: 'think ', isComplete: false }),
+      ev('reasoning', { sessionId: S, requestId: Q, reasoning: 'hard', isComplete: false }),
+      ev('reasoning', { sessionId: S, requestId: Q, reasoning: '', isComplete: true }),
+      tc('c1', 'isRunning'),
+      ev('reasoning', { sessionId: S, requestId: Q, reasoning: ' again', isComplete: false }),
+      ev('reasoning', { sessionId: S, requestId: Q, reasoning: '', isComplete: true }),
+    ]);
+    expect(s.reasoning).toBe('think hard again');
+  });
+
+  it('reasoning: a closing frame repeating the whole reasoning (runs stored before the closing frame lost its text) is not appended twice', () => {
     const s = fold([
       ev('reasoning', { sessionId: S, requestId: Q, reasoning: 'think ', isComplete: false }),
       ev('reasoning', { sessionId: S, requestId: Q, reasoning: 'hard', isComplete: false }),

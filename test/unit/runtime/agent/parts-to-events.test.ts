@@ -12,14 +12,14 @@ function mapper(cancelled = false) {
 }
 
 describe('PartsToEvents', () => {
-  it('reasoning deltas, then one closing frame with the whole reasoning before the text', () => {
+  it('reasoning deltas, then one closing frame without text (the IXO SDK appends every frame) before the text', () => {
     const { m, events } = mapper();
     for (const p of [{ type: 'reasoning-delta', text: 'a' }, { type: 'reasoning-delta', text: '' }, { type: 'reasoning-delta', text: 'b' }, { type: 'text-delta', text: 'Hi' }, { type: 'text-delta', text: '' }]) m.push(part(p));
     m.end();
     expect(events).toEqual([
       { event: 'reasoning', data: { sessionId: 's', requestId: 'q', reasoning: 'a', isComplete: false } },
       { event: 'reasoning', data: { sessionId: 's', requestId: 'q', reasoning: 'b', isComplete: false } },
-      { event: 'reasoning', data: { sessionId: 's', requestId: 'q', reasoning: 'ab', isComplete: true } },
+      { event: 'reasoning', data: { sessionId: 's', requestId: 'q', reasoning: '', isComplete: true } },
       { event: 'message', data: { content: 'Hi' } },
     ]);
   });

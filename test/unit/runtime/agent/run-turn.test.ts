@@ -11,6 +11,7 @@ import { runTurn, type AgentDeps } from '../../../../src/runtime/agent/index.ts'
 import { Run } from '../../../../src/runtime/runs.ts';
 import { definePlugin, defineTool, type AnyPluginTool, type OraclePlugin, type PluginContext } from '../../../../src/runtime/plugin.ts';
 import type { NewMessage } from '../../../../src/runtime/store.ts';
+import type { ComponentRecord } from '../../../../src/lib/protocol/index.ts';
 import { callTool, say, startScriptedModelServer, systemPromptOf, type ScriptedModelServer } from '../../../helpers/scripted-model-server.ts';
 
 let model: ScriptedModelServer;
@@ -91,10 +92,28 @@ describe('runTurn', () => {
     expect(stored).toEqual([
       [{ id: 'q1-human', type: 'human', content: 'go' }],
       [
-        { id: 'q1-ToolCall-call_1', type: 'ai', content: { name: 'echo_city', props: { id: 'call_1', args: { city: 'Oslo' }, status: 'done', output: { city: 'Oslo!' } } } },
-        { id: 'q1', type: 'ai', content: 'Done.', toolCalls: [{ id: 'call_1', name: 'echo_city', args: { city: 'Oslo' }, status: 'done', output: { city: 'Oslo!' } }], reasoning: undefined },
+        {
+          id: 'q1-ToolCall-call_1',
+          type: 'ai',
+          content: {
+            name: 'echo_city',
+            props: {
+              id: 'call_1',
+              args: { city: 'Oslo' },
+              status: 'done',
+              output: { city: 'Oslo!' },
+              payload: { sessionId: 's1', requestId: 'q1', eventId: 'call_1', toolName: 'echo_city', args: { city: 'Oslo' }, status: 'done', output: { city: 'Oslo!' } },
+              isToolCall: true,
+              toolName: 'echo_city',
+            },
+          },
+        },
+        { id: 'q1', type: 'ai', content: 'Done.', reasoning: undefined },
       ],
     ]);
+    // the stored tool row carries the data of the call's last tool_call frame, exactly as the stream sent it
+    const lastFrame = run.events.filter((e) => e.event === 'tool_call').at(-1)!;
+    expect((stored[1]![0]!.content as ComponentRecord).props.payload).toStrictEqual(lastFrame.data);
   });
 
   it('a provider that refuses the key ends the turn with provider_unauthorized, then done failed', async () => {
