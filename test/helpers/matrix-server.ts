@@ -10,7 +10,7 @@
 import { listenLoopback } from './loopback.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
-export interface MatrixEvent {
+interface MatrixEvent {
   type: string;
   event_id: string;
   sender: string;
@@ -19,7 +19,7 @@ export interface MatrixEvent {
   state_key?: string;
 }
 
-export interface SentMessage {
+interface SentMessage {
   roomId: string;
   txnId: string;
   eventId: string;

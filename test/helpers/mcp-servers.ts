@@ -21,7 +21,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 
-export interface ToolCallRecord {
+interface ToolCallRecord {
   tool: string;
   args: unknown;
   headers: Record<string, string | string[] | undefined>;

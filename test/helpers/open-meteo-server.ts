@@ -15,7 +15,7 @@ export interface City {
   weatherCode: number;
 }
 
-export const DEFAULT_CITIES: City[] = [
+const DEFAULT_CITIES: City[] = [
   { name: 'Nairobi', country: 'Kenya', latitude: -1.28333, longitude: 36.81667, temperature: 21.4, weatherCode: 2 },
   { name: 'Kampala', country: 'Uganda', latitude: 0.31628, longitude: 32.58219, temperature: 24.1, weatherCode: 61 },
   { name: 'Oslo', country: 'Norway', latitude: 59.91273, longitude: 10.74609, temperature: -3.5, weatherCode: 71 },

@@ -29,7 +29,7 @@ export interface PostgresServer {
 }
 
 /** The directory of initdb/pg_ctl: $PG_BIN, else the newest /usr/lib/postgresql/<v>/bin, else PATH. */
-export function postgresBin(): string | undefined {
+function postgresBin(): string | undefined {
   if (process.env.PG_BIN) return process.env.PG_BIN;
   const base = '/usr/lib/postgresql';
   if (existsSync(base)) {

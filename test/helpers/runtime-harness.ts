@@ -27,7 +27,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export interface Client {
+interface Client {
   signer: Signer;
   did: string;
   headers(extra?: Record<string, string>): Promise<Record<string, string>>;

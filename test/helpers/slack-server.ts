@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 
-export interface Posted {
+interface Posted {
   channel: string;
   text: string;
   thread_ts?: string;

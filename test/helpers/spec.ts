@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const FIXTURES = join(import.meta.dirname, '../fixtures');
+const FIXTURES = join(import.meta.dirname, '../fixtures');
 
 export interface SamplingCases {
   constants: { z: number };

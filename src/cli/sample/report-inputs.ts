@@ -15,14 +15,14 @@ import { parseSource, type Observation, type ProjectInput, type Source } from '.
 import { parsePublishedAt } from './files.ts';
 
 /** The observations CSV, read by the sampling area's parser (the same format as `sample recalc`). */
-export function readObservations(path: string): Observation[] {
+function readObservations(path: string): Observation[] {
   if (!existsSync(path)) throw selectionError('file_not_found', 'observations', path, 'a CSV household,value[,stratum]');
   return parseObservationsCsv(readFileSync(path, 'utf8'), basename(path)).map((o) => (o.stratum !== undefined ? { value: o.value, stratum: o.stratum } : { value: o.value }));
 }
 
 const SourceSchema = z.union([z.string().min(1), z.object({ label: z.string().min(1), citation: z.string().optional(), url: z.string().optional() })]);
 
-export const ManifestSchema = z.object({
+const ManifestSchema = z.object({
   title: z.string().optional(),
   projects: z.array(z.object({
     projectId: z.string().min(1),

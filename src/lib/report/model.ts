@@ -100,19 +100,19 @@ export interface StratumComparison {
   tooSmall: boolean;
 }
 
-export interface Finding {
+interface Finding {
   severity: 'warning' | 'info';
   message: string;
 }
 
-export interface ChartSeries {
+interface ChartSeries {
   label: string;
   population: number;
   dropoutRate: number;
   points: { cv: number; n: number }[];
 }
 
-export interface ChartMark {
+interface ChartMark {
   label: string;
   /** The exact CV (the axis may not reach it: see clamped). */
   cv: number;
@@ -197,7 +197,7 @@ export interface Report {
 const r4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 
 /** ER coverage as a percentage with where it came from. */
-export function erCoverageText(P: Design['parameters']): { fraction: number; percent: string; source: string } {
+function erCoverageText(P: Design['parameters']): { fraction: number; percent: string; source: string } {
   const pct = `${Number((P.erCoverage * 100).toPrecision(12))} %`;
   return {
     fraction: P.erCoverage,
@@ -372,7 +372,7 @@ function designOf(d: ReturnType<typeof loadDesign>): Design | null {
   }
 }
 
-export async function projectReport(p: ProjectInput, index: number): Promise<ProjectReport> {
+async function projectReport(p: ProjectInput, index: number): Promise<ProjectReport> {
   const d = loadDesign(p.design, `projects[${index}].design`);
   const P = d.parameters;
   const strata: ProjectReport['strata'] = d.stratified

@@ -9,11 +9,11 @@ import * as Q from './rational.ts';
 
 /** The exact standard-normal quantile for 0.95 two-sided (not the table value 1.96). */
 export const Z_95 = 1.959963984540054;
-export const CONFIDENCE = 0.95;
+const CONFIDENCE = 0.95;
 export const PRECISION = 0.05;
-export const MAX_STRATA = 100;
+const MAX_STRATA = 100;
 
-export interface StratumInput {
+interface StratumInput {
   name: string;
   weight: number;
   mean?: number;
@@ -91,7 +91,7 @@ const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFin
  * SD 1e160 or mean 1e-300) it is +Infinity: the exact n0 is finite but larger
  * than any double, and fpc() takes its limit (docs/sampling.md, "Extreme numbers").
  */
-export function baseSize(cv: number, z = Z_95, e = PRECISION): number {
+function baseSize(cv: number, z = Z_95, e = PRECISION): number {
   return (z * cv / e) ** 2;
 }
 
@@ -360,7 +360,7 @@ function overflowValid(c: ChainResult): string {
   return `dropoutRate 0 (a census: every household) or a smaller CV = SD/mean (CV = ${c.cv} puts n0 beyond the largest number, so no population is large enough)`;
 }
 
-export interface StratumSpec {
+interface StratumSpec {
   name: string;
   weight: number;
   population: number;
@@ -372,7 +372,7 @@ export interface StratumSpec {
  * Runs the chain in every stratum with its own N_h, mean and SD; each stratum
  * keeps 95/5 on its own. Throws empty_stratum / insufficient_population.
  */
-export function computeStrata(specs: StratumSpec[], d: number, N: number): StratumResult[] {
+function computeStrata(specs: StratumSpec[], d: number, N: number): StratumResult[] {
   const pops = specs.map((s) => s.population);
   return specs.map((s, i) => {
     const Nh = s.population;

@@ -6,7 +6,7 @@
 import * as Q from './rational.ts';
 import { apportion, PRECISION, type Design, type StratumResult } from './design.ts';
 
-export interface ExplainStep {
+interface ExplainStep {
   step: string;
   formula: string;
   substituted: string;

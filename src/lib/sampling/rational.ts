@@ -14,7 +14,7 @@ export function fromNumber(x: number): Rational {
   return fromDecimalString(String(x));
 }
 
-export function fromDecimalString(s: string): Rational {
+function fromDecimalString(s: string): Rational {
   const m = /^(-)?(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/i.exec(s.trim());
   if (!m) throw new RangeError(`not a decimal number: ${s}`);
   const [, sign, int, frac = '', expStr] = m;

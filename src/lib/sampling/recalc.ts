@@ -42,7 +42,7 @@ export interface Observation {
   stratum?: string;
 }
 
-export interface GroupSummary {
+interface GroupSummary {
   stratum: string;
   n: number;
   mean: number;
@@ -52,7 +52,7 @@ export interface GroupSummary {
   met: boolean;
 }
 
-export interface SizeChange {
+interface SizeChange {
   name: string;
   from: number;
   to: number;

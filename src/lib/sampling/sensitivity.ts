@@ -10,12 +10,12 @@ import { chain, Z_95, PRECISION, type Design } from './design.ts';
 /** Exact standard-normal quantile for 0.90 two-sided (0.95 one-sided). */
 export const Z_90 = 1.6448536269514722;
 
-export interface SensitivityCell {
+interface SensitivityCell {
   dropoutRate: number;
   adjustedSize: number | null; // null: exceeds the population
 }
 
-export interface SensitivityRow {
+interface SensitivityRow {
   cvFactor: number;
   cv: number; // overall CV × factor
   cells: SensitivityCell[];

@@ -50,10 +50,10 @@ export interface ReadFrameOptions {
 }
 
 /** Files from this size are hashed on a worker thread while the calling thread parses them. */
-export const HASH_WORKER_MIN_BYTES = 8 << 20;
+const HASH_WORKER_MIN_BYTES = 8 << 20;
 
 /** SHA-256 of a file on a worker thread (hash-worker.ts). */
-export function sha256FileInWorker(path: string): Promise<{ sha256: string; bytes: number }> {
+function sha256FileInWorker(path: string): Promise<{ sha256: string; bytes: number }> {
   return new Promise((resolve, reject) => {
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     const w = new Worker(new URL(`./hash-worker${ext}`, import.meta.url), { workerData: { path } });

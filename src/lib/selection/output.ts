@@ -40,9 +40,9 @@ export function keptColumns(frame: Frame): { index: number; name: string }[] {
 }
 
 /** Rows per window: the raw bytes of at most this many rows are held at once while writing a large frame. */
-export const WRITE_WINDOW = 1 << 18;
+const WRITE_WINDOW = 1 << 18;
 /** Frames up to this size are read whole (one sequential read) to write selection.csv. */
-export const WHOLE_FILE_MAX = 512 << 20;
+const WHOLE_FILE_MAX = 512 << 20;
 const BLOCK = 1 << 22;
 const CHUNK = 1 << 22;
 /** Rows whose memory emitRows touches ahead of assembling them (about 150 KB of cache lines; 256–1024 measured alike, 4096 worse). */
@@ -98,7 +98,7 @@ function gatherRows(fd: number, offsets: Float64Array<ArrayBufferLike>, lengths:
  * it starts with a quote ("" inside is an escaped quote); a quote inside an
  * unquoted field is a plain character.
  */
-export function fieldSpans(buf: Uint8Array, start: number, end: number, starts: number[], ends: number[]): number {
+function fieldSpans(buf: Uint8Array, start: number, end: number, starts: number[], ends: number[]): number {
   let n = 0;
   let p = start;
   for (;;) {
@@ -124,7 +124,7 @@ export function fieldSpans(buf: Uint8Array, start: number, end: number, starts: 
 }
 
 /** Field i of a raw record decoded as readFrame decodes it (unquoted, "" unescaped, trimmed): the household ID. */
-export function decodeIdField(buf: Buffer, start: number, end: number, i: number, starts: number[], ends: number[]): string {
+function decodeIdField(buf: Buffer, start: number, end: number, i: number, starts: number[], ends: number[]): string {
   const n = fieldSpans(buf, start, end, starts, ends);
   if (i >= n) return '';
   let a = starts[i]!;

@@ -11,7 +11,7 @@ import { ALGORITHM, canonicalJson, sha256Hex } from './hash.ts';
 const hex32 = z.string().regex(/^[0-9a-f]{64}$/);
 const hex = z.string().regex(/^([0-9a-f]{2})*$/);
 
-export const ChainSchema = z.object({
+const ChainSchema = z.object({
   public_key: hex,
   period: z.number().int().min(1),
   genesis_time: z.number().int().min(0),
@@ -21,7 +21,7 @@ export const ChainSchema = z.object({
   metadata: z.object({ beaconID: z.string().optional() }).optional(),
 });
 
-export const CommitmentSchema = z.object({
+const CommitmentSchema = z.object({
   kind: z.literal('oraclekit/selection-commitment'),
   version: z.literal(1),
   algorithm: z.literal(ALGORITHM),
@@ -47,7 +47,7 @@ export type Commitment = z.infer<typeof CommitmentSchema>;
 
 const RankedSchema = z.object({ rank: z.number().int().min(1), household_id: z.string(), ticket: hex32 });
 
-export const ProofSchema = z.object({
+const ProofSchema = z.object({
   kind: z.literal('oraclekit/selection-proof'),
   version: z.literal(1),
   algorithm: z.literal(ALGORITHM),

@@ -13,9 +13,9 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { Ticketer, UNIT_SEPARATOR, compareUtf8 } from './hash.ts';
 
-export const MAX_STRATUM_HOUSEHOLDS = 0xffffff;
+const MAX_STRATUM_HOUSEHOLDS = 0xffffff;
 
-export interface StratumOrder {
+interface StratumOrder {
   name: string;
   population: number;
   sampleSize: number;

@@ -32,8 +32,8 @@ import { commitmentDigest, type Commitment, type Proof } from './records.ts';
 import { selectFrame, ticketHex, type FrameSelection } from './select.ts';
 import { commitmentStrata, type Progress } from './workflow.ts';
 
-export type CheckKind = 'integrity' | 'trust';
-export type CheckStatus = 'pass' | 'fail' | 'skip';
+type CheckKind = 'integrity' | 'trust';
+type CheckStatus = 'pass' | 'fail' | 'skip';
 
 export interface Check {
   check: string;
@@ -42,7 +42,7 @@ export interface Check {
   message: string;
 }
 
-export interface TrustOptions {
+interface TrustOptions {
   /** The verifier's own randomness (hex), when it performed the selection itself. */
   seedHex?: string;
   /** When the commitment was published (the verifier's own record); must be before the round. */
@@ -328,7 +328,7 @@ export async function verifySelection(o: VerifyOptions): Promise<VerifyResult> {
 }
 
 /** The proof's strata, sample (rank, id, ticket) and order digests against a recomputed selection; the first difference or null. */
-export function compareProofWithSelection(p: Proof, frame: Frame, sel: FrameSelection): { check: string; message: string } | null {
+function compareProofWithSelection(p: Proof, frame: Frame, sel: FrameSelection): { check: string; message: string } | null {
   if (p.strata.length !== sel.strata.length) return { check: 'strata', message: `proof has ${p.strata.length} strata, the commitment ${sel.strata.length}` };
   for (let i = 0; i < sel.strata.length; i++) {
     const s = sel.strata[i]!;
@@ -398,7 +398,7 @@ async function checkSelectionCsv(path: string, frame: Frame, sel: FrameSelection
   return null;
 }
 
-export interface SelectionFileReading {
+interface SelectionFileReading {
   /** Per committed stratum, the replacement list in rank order (at most `keep` IDs each). */
   replacements: { stratum: string; rank: number; household_id: string; ticket: string }[][];
 }

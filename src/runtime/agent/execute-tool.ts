@@ -8,7 +8,7 @@ import type { OraclePlugin, PluginTool, TurnContext } from '../plugin.ts';
 import { loadedPlugins } from '../meta-tools.ts';
 import { runHook, type ActivePlugin } from './hooks.ts';
 
-export class ToolTimeoutError extends Error {
+class ToolTimeoutError extends Error {
   constructor(name: string, ms: number) {
     super(`tool ${name} timed out after ${ms} ms`);
     this.name = 'ToolTimeoutError';

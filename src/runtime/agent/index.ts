@@ -8,4 +8,4 @@
 export { runTurn } from './run-turn.ts';
 export type { AgentDeps, TurnInput } from './types.ts';
 export { runHook, type ActivePlugin } from './hooks.ts';
-export { classifyError, type ClassifiedError } from './classify-error.ts';
+export { classifyError } from './classify-error.ts';

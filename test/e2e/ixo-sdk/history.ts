@@ -14,7 +14,7 @@ import { mountChat, type Loaded } from './sdk.ts';
 import type { IxoRuntime } from './runtime.ts';
 import { createWallet } from './wallet.ts';
 
-export interface Row {
+interface Row {
   type: string | null;
   id: string | null;
   reasoning?: true;
@@ -80,7 +80,7 @@ export const HISTORY_CASES: HistoryCase[] = [
 ];
 
 /** The rows of a rendered message list. */
-export function rowsOf(html: string): Row[] {
+function rowsOf(html: string): Row[] {
   const ol = document.createElement('ol');
   ol.innerHTML = html;
   return [...ol.querySelectorAll(':scope > li')].map((li) => {
@@ -94,7 +94,7 @@ export function rowsOf(html: string): Row[] {
   });
 }
 
-export async function streamedAndStored(l: Loaded, rt: IxoRuntime, steps: Script[], message: string): Promise<{ requestId: string; streamed: string; stored: string; refetched: string }> {
+async function streamedAndStored(l: Loaded, rt: IxoRuntime, steps: Script[], message: string): Promise<{ requestId: string; streamed: string; stored: string; refetched: string }> {
   const wallet = await createWallet({ invocationTtl: 20 });
   const sessionId = await rt.createSession(wallet);
   rt.script(message, ...steps);

@@ -10,7 +10,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { connect, type Socket } from 'node:net';
 import { listenLoopback } from '../../helpers/loopback.ts';
 
-export interface Exchange {
+interface Exchange {
   method: string;
   path: string;
   status: number;
@@ -26,7 +26,7 @@ export interface Exchange {
   dropped?: boolean;
 }
 
-export interface Hold {
+interface Hold {
   /** Requests waiting. */
   held(): number;
   /** Lets the held requests (and later ones) through. */

@@ -13,7 +13,7 @@ import { createWallet } from './wallet.ts';
 
 const FIRST = 'one two three four ';
 const REST = 'five six seven eight nine ten.';
-export const FULL = FIRST + REST;
+const FULL = FIRST + REST;
 
 /**
  * `freshRejoinCredential`: the proxy replaces the rejoin's Authorization with

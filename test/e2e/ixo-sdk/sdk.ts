@@ -19,7 +19,7 @@ import { listenLoopback } from '../../helpers/loopback.ts';
 import type { Wallet } from './wallet.ts';
 
 const root = resolve(import.meta.dirname, '..', '..', '..');
-export const SCRATCH = resolve(process.env.IXO_SDK_DIR ?? join(root, '.cache', 'ixo-sdk'));
+const SCRATCH = resolve(process.env.IXO_SDK_DIR ?? join(root, '.cache', 'ixo-sdk'));
 const EXIT_REGISTRY_UNREACHABLE = 75;
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the SDK, React 18 and RTL come from the scratch directory at run time; their types are not the project's */
@@ -33,7 +33,7 @@ export interface Loaded {
 
 let installed: Promise<{ ok: true } | { ok: false; reason: string }> | undefined;
 
-export function runInstaller(): Promise<{ ok: true } | { ok: false; reason: string }> {
+function runInstaller(): Promise<{ ok: true } | { ok: false; reason: string }> {
   installed ??= new Promise((res, rej) => {
     execFile(process.execPath, [join(root, 'scripts', 'ixo-sdk', 'install.mjs')], { env: { ...process.env, IXO_SDK_DIR: SCRATCH }, timeout: 900_000 }, (err, _out, stderr) => {
       if (!err) return res({ ok: true });
@@ -53,7 +53,7 @@ export interface Indexer {
   close(): Promise<void>;
 }
 
-export async function startIndexer(): Promise<Indexer> {
+async function startIndexer(): Promise<Indexer> {
   const queries: Indexer['queries'] = [];
   const oracles = new Map<string, string>();
   const server = createServer((req, res) => {
@@ -97,7 +97,7 @@ export async function startIndexer(): Promise<Indexer> {
 let loaded: Promise<Loaded> | undefined;
 
 /** Imports the SDK (after BLOCKSYNC_GRAPHQL_URL points at the indexer: the chain client reads it at import time), React 18 and RTL. */
-export function loadSdk(indexerUrl: string): Promise<Loaded> {
+function loadSdk(indexerUrl: string): Promise<Loaded> {
   loaded ??= (async () => {
     process.env.BLOCKSYNC_GRAPHQL_URL = indexerUrl;
     const nm = join(SCRATCH, 'node_modules');

@@ -11,7 +11,7 @@ import { Delegation, delegate, invoke } from '@ucanto/core';
 import { ed25519 } from '@ucanto/principal';
 import type * as API from '@ucanto/interface';
 
-export interface Minted {
+interface Minted {
   serialized: string;
   expiresAt: number;
 }

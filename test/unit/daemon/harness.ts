@@ -16,8 +16,8 @@ import { openDatabase } from '../../../src/storage/db.ts';
 import { REGISTRY_MIGRATIONS } from '../../../src/daemon/registry/migrations.ts';
 import { parseConfig, type DeploymentConfig } from '../../../src/daemon/config.ts';
 
-export const ROOT = join(import.meta.dirname, '../../..');
-export const HASH = 'sha256:' + 'ab'.repeat(32);
+const ROOT = join(import.meta.dirname, '../../..');
+const HASH = 'sha256:' + 'ab'.repeat(32);
 export const PKG = { documents: [{ url: 'https://docs.example.org/entity.pdf', hash: HASH, name: 'entity' }] };
 
 export function tempHome(config?: Record<string, unknown>): { home: string; env: Record<string, string>; cleanup: () => void } {
@@ -44,7 +44,7 @@ export interface Api {
   call: (method: string, path: string, opts?: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> }) => Promise<{ status: number; body: any; headers: Headers }>;
 }
 
-export function api(url: string): Api {
+function api(url: string): Api {
   return {
     url,
     async call(method, path, opts = {}) {
