@@ -6,12 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { stripVTControlCharacters } from 'node:util';
 import { join } from 'node:path';
 import { ROOT, runCli } from '../helpers/cli.ts';
+import { freePort } from '../helpers/loopback.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'ok-proj-home-'));
 const work = mkdtempSync(join(tmpdir(), 'ok-proj-work-'));
@@ -21,15 +21,6 @@ let tarball: string;
 let port: number;
 let project: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 let server: ChildProcess | undefined;
-
-function freePort(): Promise<number> {
-  return new Promise((ok) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => ok(p));
-    });
-  });
-}
 
 function npm(args: string[], cwd: string): { code: number; out: string } {
   try {

@@ -50,7 +50,7 @@ export interface HttpReply<T> {
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** The low-level reason of a failed fetch ("ECONNREFUSED", "getaddrinfo ENOTFOUND …"), if any. */
-function fetchCause(e: unknown): string | undefined {
+export function fetchCause(e: unknown): string | undefined {
   let c = (e as { cause?: unknown })?.cause as { code?: string; message?: string; errors?: { code?: string }[]; cause?: unknown } | undefined;
   for (let i = 0; c && i < 3; i++) {
     if (c.code) return c.code;

@@ -18,6 +18,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type * as McpClientModule from '@modelcontextprotocol/sdk/client/index.js';
 import type * as McpHttpModule from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type * as McpTypesModule from '@modelcontextprotocol/sdk/types.js';
+import { fetchCause } from '../../../lib/registry/client.ts';
 
 type Client = McpClientModule.Client;
 type StreamableHTTPClientTransport = McpHttpModule.StreamableHTTPClientTransport;
@@ -67,17 +68,7 @@ export function scrub(message: string, secrets: (string | undefined)[]): string 
   return m.replace(/(bearer\s+)[^\s"']+/gi, '$1***');
 }
 
-/** The low-level reason of a failed fetch ("ECONNREFUSED", "getaddrinfo ENOTFOUND …"), if any. */
-export function fetchCause(e: unknown): string | undefined {
-  let c = (e as { cause?: unknown })?.cause as { code?: string; message?: string; errors?: { code?: string }[]; cause?: unknown } | undefined;
-  for (let i = 0; c && i < 3; i++) {
-    if (c.code) return c.code;
-    if (Array.isArray(c.errors) && c.errors[0]?.code) return c.errors[0].code;
-    if (c.message) return c.message;
-    c = c.cause as typeof c;
-  }
-  return undefined;
-}
+export { fetchCause };
 
 class McpToolError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
