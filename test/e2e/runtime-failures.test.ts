@@ -58,7 +58,11 @@ describe('a model server that misbehaves', () => {
     expect(errorOf(events)).toMatchObject({ data: { kind: 'timeout', retryable: true } });
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'failed', partialText: 'Partial ans' } });
     const hist = await u.req('GET', `/messages/${s}`);
-    expect(hist.body.messages.at(-1)).toMatchObject({ type: 'ai', content: 'Partial ans' });
+    // the partial answer is kept, and the failed turn's error row follows it (stored as the stream showed it)
+    const rows = hist.body.messages as { id: string; type: string; content: unknown }[];
+    expect(rows.at(-2)).toMatchObject({ type: 'ai', content: 'Partial ans' });
+    expect(rows.at(-1)!.id).toMatch(/-error$/);
+    expect(rows.at(-1)!.content).toMatchObject({ name: 'Error', props: { event: { payload: { code: 'model_timeout', kind: 'timeout' } } } });
   });
 
   it('a malformed stream becomes an error event', async () => {
@@ -104,7 +108,7 @@ describe('tools that fail', () => {
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
     const hist = await u.req('GET', `/messages/${s}`);
     const row = hist.body.messages.find((m: { id: string }) => m.id.endsWith('-ToolCall-ex1'));
-    expect(row.content).toMatchObject({ name: 'explode', props: { status: 'error', output: { error: 'kaboom: the tool failed' } } });
+    expect(row.content).toMatchObject({ name: 'explode', props: { status: 'error', payload: { error: 'kaboom: the tool failed' } } });
   });
 
   it('a tool that times out fails cleanly', async () => {

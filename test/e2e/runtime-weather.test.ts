@@ -63,7 +63,9 @@ describe('the weather path over real HTTP + SSE', () => {
     const wx = events.find((e) => e.event === 'tool_call' && e.data.toolName === 'get_current_weather' && e.data.status === 'done');
     expect(wx?.event === 'tool_call' && wx.data.output).toMatchObject({ ok: true, city: 'Nairobi, Kenya', temp_c: 21.4, units: 'celsius', conditions: 'partly cloudy' });
     const reasoning = events.filter((e) => e.event === 'reasoning');
-    expect(reasoning.at(-1)).toMatchObject({ data: { isComplete: true, reasoning: 'The tool says it is mild.', sessionId, requestId } });
+    // the deltas carry the reasoning; the closing frame marks the end and repeats nothing (docs/protocol.md)
+    expect(reasoning.at(-1)).toMatchObject({ data: { isComplete: true, reasoning: '', sessionId, requestId } });
+    expect(reasoning.filter((e) => e.event === 'reasoning' && !e.data.isComplete).map((e) => (e.event === 'reasoning' ? e.data.reasoning : '')).join('')).toBe('The tool says it is mild.');
     const text = events.map((e) => (e.event === 'message' ? e.data.content : '')).join('');
     expect(text).toBe('It is 21.4 °C and partly cloudy in Nairobi.');
 
@@ -82,22 +84,26 @@ describe('the weather path over real HTTP + SSE', () => {
     expect(hist.status).toBe(200);
     for (const m of hist.body.messages) expect(MessageSchema.safeParse(m).success).toBe(true);
     const ids = hist.body.messages.map((m: { id: string }) => m.id);
+    // stored in the order the stream first showed each row: the reasoning came in the last step, after the tools
     expect(ids).toEqual([
       `${requestId}-human`,
-      `${requestId}-reasoning`,
       `${requestId}-ToolCall-call_list`,
       `${requestId}-ToolCall-call_load`,
       `${requestId}-ToolCall-call_wx`,
+      `${requestId}-reasoning`,
       requestId,
     ]);
     const ai = hist.body.messages.at(-1);
     expect(ai).toMatchObject({ type: 'ai', content: text, reasoning: 'The tool says it is mild.' });
-    expect(ai.toolCalls.map((t: { name: string; status: string }) => [t.name, t.status])).toEqual([
-      ['list_capabilities', 'done'],
-      ['load_capability', 'done'],
-      ['get_current_weather', 'done'],
+    // the tool calls are their own rows (issue #14 item 5: the answer row no longer repeats them)
+    expect(ai.toolCalls).toBeUndefined();
+    const toolRows = hist.body.messages.slice(1, 4) as { content: { name: string; props: { status: string; isToolCall?: boolean; toolName?: string } } }[];
+    expect(toolRows.map((r) => [r.content.name, r.content.props.status, r.content.props.isToolCall, r.content.props.toolName])).toEqual([
+      ['list_capabilities', 'done', true, 'list_capabilities'],
+      ['load_capability', 'done', true, 'load_capability'],
+      ['get_current_weather', 'done', true, 'get_current_weather'],
     ]);
-    const toolRow = hist.body.messages[4];
+    const toolRow = hist.body.messages[3];
     expect(toolRow.content).toMatchObject({ name: 'get_current_weather', props: { id: 'call_wx', args: { city: 'Nairobi' }, status: 'done', output: { temp_c: 21.4 } } });
 
     // paged history agrees with the whole history
