@@ -11,8 +11,9 @@
  * through oclif.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { EXIT_CODES, OracleKitError } from '../lib/errors.ts';
+import { EXIT_CODES, type OracleKitError } from '../lib/errors.ts';
 import { writeErrorBody } from './errors-print.ts';
+import { cliError } from './errors.ts';
 export interface FlagSpec {
   type: 'string' | 'boolean';
   description: string;
@@ -99,14 +100,7 @@ function repeatedFlag(argv: string[], specs: FlagSpecs): OracleKitError | undefi
     const repeatable = Object.entries(specs).filter(([, x]) => x.multiple).map(([n]) => `--${n}`);
     const valid = `--${t.name} once${repeatable.length ? ` (only ${repeatable.join(' and ')} ${repeatable.length === 1 ? 'repeats' : 'repeat'})` : ''}`;
     const typed = spec.char ? `--${t.name} (-${spec.char})` : `--${t.name}`;
-    return new OracleKitError({
-      status: 400,
-      code: 'repeated_flag',
-      field: `--${t.name}`,
-      value: values,
-      valid,
-      message: `${typed} is given twice (${values.map((v) => JSON.stringify(v)).join(', then ')}); valid: ${valid}`,
-    });
+    return cliError('repeated_flag', `${typed} is given twice (${values.map((v) => JSON.stringify(v)).join(', then ')}); valid: ${valid}`, { field: `--${t.name}`, value: values, valid });
   }
   return undefined;
 }
