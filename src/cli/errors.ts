@@ -11,7 +11,7 @@
  * src/commands is in this table.
  */
 import { messageErrorFactory, type ErrorTable } from '../lib/errors.ts';
-import { REGISTRY_CLIENT_ERRORS } from '../lib/registry/client.ts';
+import { REGISTRY_CLIENT_ERRORS } from '../lib/registry/errors.ts';
 
 export { OracleKitError } from '../lib/errors.ts';
 

@@ -15,13 +15,9 @@
  *   server's error on a non-2xx.
  */
 import { OracleKitError, messageErrorFactory, type ErrorBody } from '../errors.ts';
+import { REGISTRY_CLIENT_ERRORS } from './errors.ts';
 import type { KeyCreated, DesignRecord, DomainView, KeyInfo, Page, ProposalView, KeyRevoked, VerificationView } from './types.ts';
 
-/** The codes the client itself makes (the others are the server's, REGISTRY_ERRORS). */
-export const REGISTRY_CLIENT_ERRORS = {
-  unavailable: { status: 503, when: 'the registry (or another server) cannot be reached: refused, unknown host, no answer within the time-out, or aborted' },
-  http_error: { status: 500, when: 'a server answered an error status without an error body ({code, message}); the status is kept' },
-} as const;
 
 const clientError = messageErrorFactory(REGISTRY_CLIENT_ERRORS);
 

@@ -61,3 +61,9 @@ export const registryError = messageErrorFactory(REGISTRY_ERRORS);
 
 /** A field error in the house style: names the field, the value and what is valid. */
 export const fieldError = fieldErrorFactory(REGISTRY_ERRORS);
+
+/** The codes the registry client (client.ts) makes itself; the others are the server's, REGISTRY_ERRORS. */
+export const REGISTRY_CLIENT_ERRORS = {
+  unavailable: { status: 503, when: 'the registry (or another server) cannot be reached: refused, unknown host, no answer within the time-out, or aborted' },
+  http_error: { status: 500, when: 'a server answered an error status without an error body ({code, message}); the status is kept' },
+} as const;
