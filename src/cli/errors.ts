@@ -32,8 +32,7 @@ export const CLI_ERRORS = {
   invalid_registry_url: { status: 400, when: '--registry (or ORACLEKIT_REGISTRY, or the saved registry) is not an http(s) URL' },
   unknown_network_registry: { status: 400, when: 'a remote --network has no registry URL saved and none given' },
   missing_api_key: { status: 401, when: 'a remote registry needs an API key and none is given, in the environment or saved' },
-  registry_required: { status: 400, when: 'resolving an oracle DID (chat --oracle did:…) without --registry or ORACLEKIT_REGISTRY' },
-  registry_unreachable: { status: 503, when: 'the registry resolving an oracle DID cannot be reached' },
+  registry_unreachable: { status: 503, when: 'the registry resolving an oracle DID (chat --oracle did:…) cannot be reached' },
   ...REGISTRY_CLIENT_ERRORS,
   // the daemon as a process
   daemon_start_failed: { status: 503, when: 'the daemon exited or did not answer /health in time after `daemon start` (or an auto-start)' },
