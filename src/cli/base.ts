@@ -10,6 +10,7 @@ import { printCliError, writeErrorBody } from './errors-print.ts';
 import { JSON_FLAG } from './flag-spec.ts';
 import { toOclifFlags } from './oclif-flags.ts';
 import { stdoutIo, type Io } from './io.ts';
+import { suggest } from './did-you-mean.ts';
 
 /** What commands use to declare flags and arguments (commands import only src/cli). */
 export { Args, toOclifFlags } from './oclif-flags.ts';
@@ -37,9 +38,26 @@ export abstract class BaseCommand extends Command implements Io {
     // oclif's own parse errors (unknown flag, bad option, missing argument): the usage class
     const isParse = err.name?.includes('Parse') || err.constructor?.name?.includes('Parse') || (err as { parse?: unknown }).parse !== undefined;
     if (isParse || err.oclif?.exit === 2) {
-      writeErrorBody(cliError('usage', err.message.split('\nSee more help')[0] ?? err.message).toBody(), this.jsonMode);
+      const message = err.message.split('\nSee more help')[0] ?? err.message;
+      writeErrorBody(unknownFlagHint(err, this.ctor.flags) ?? cliError('usage', message).toBody(), this.jsonMode);
       return this.exit(EXIT_CODES.usage);
     }
     return this.exit(printCliError(err, this.jsonMode));
   }
+}
+
+/** An unknown flag with a near one: the usage error says "did you mean --dropout?" (src/cli/did-you-mean.ts). */
+function unknownFlagHint(err: Error & { flags?: unknown }, flags: Record<string, { char?: string; hidden?: boolean }> | undefined) {
+  if (!Array.isArray(err.flags) || err.flags.length === 0 || !flags) return undefined;
+  const names = Object.entries(flags).filter(([, f]) => !f.hidden).map(([name]) => `--${name}`);
+  const typed = err.flags.map((f) => String(f).split('=')[0]!);
+  const hints = typed.map((t) => ({ t, near: t.startsWith('--') ? suggest(t, names) : [] }));
+  if (!hints.some((h) => h.near.length > 0)) return undefined;
+  const mean = (near: string[]) => `did you mean ${near.join(' or ')}?`;
+  const message =
+    hints.length === 1
+      ? `unknown flag ${hints[0]!.t}; ${mean(hints[0]!.near)}`
+      : `unknown flags ${hints.map((h) => (h.near.length ? `${h.t} (${mean(h.near)})` : h.t)).join(', ')}`;
+  const near = hints.flatMap((h) => h.near);
+  return cliError('usage', message, { field: typed[0]!, value: typed.length === 1 ? typed[0] : typed, valid: near.join(', ') }).toBody();
 }

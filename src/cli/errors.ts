@@ -21,6 +21,7 @@ export const CLI_ERRORS = {
   unexpected: { status: 500, when: 'a bug: any error that is not an OracleKitError (exit 1; DEBUG=1 prints the stack)' },
   cancelled: { status: 499, when: 'Ctrl+C (or a closed prompt) during `new` or a sign-in; what was created is removed (exit 130)' },
   invalid_flag: { status: 400, when: "a flag's value fails its check (scaffolder questions given as flags)" },
+  unknown_command: { status: 400, when: 'no command has this name (`oraclekit sampel calc`): the nearest command is suggested, written with spaces (exit 2, like usage)' },
   repeated_flag: { status: 400, when: 'a single-value flag given twice (`--dropout 0.1 --dropout 0.2`, `-N 5000 --population 6000`): refused, never the last value silently (exit 2, like usage)' },
   missing_answer: { status: 400, when: 'a question of `new`/`login` has no flag and there is no terminal to ask on' },
   unreadable_file: { status: 400, when: 'a file named by a flag (--input, --previous, --observations, --package) cannot be read' },
@@ -32,8 +33,7 @@ export const CLI_ERRORS = {
   invalid_registry_url: { status: 400, when: '--registry (or ORACLEKIT_REGISTRY, or the saved registry) is not an http(s) URL' },
   unknown_network_registry: { status: 400, when: 'a remote --network has no registry URL saved and none given' },
   missing_api_key: { status: 401, when: 'a remote registry needs an API key and none is given, in the environment or saved' },
-  registry_required: { status: 400, when: 'resolving an oracle DID (chat --oracle did:…) without --registry or ORACLEKIT_REGISTRY' },
-  registry_unreachable: { status: 503, when: 'the registry resolving an oracle DID cannot be reached' },
+  registry_unreachable: { status: 503, when: 'the registry resolving an oracle DID (chat --oracle did:…) cannot be reached' },
   ...REGISTRY_CLIENT_ERRORS,
   // the daemon as a process
   daemon_start_failed: { status: 503, when: 'the daemon exited or did not answer /health in time after `daemon start` (or an auto-start)' },

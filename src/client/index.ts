@@ -14,7 +14,7 @@ export { SseFrameParser, OracleEventParser } from './sse.ts';
 export type { RawSseFrame } from './sse.ts';
 export { OracleClientError, PaymentRequiredError, OracleUnreachableError } from './errors.ts';
 export { resolveOracleDid, isDid } from './resolve.ts';
-export type { ResolvedOracle, Service } from './resolve.ts';
+export type { ResolvedOracle, ResolveOptions, Service } from './resolve.ts';
 export { signerFromMnemonic, generateMnemonic, generateSigner } from '../lib/keys/index.ts';
 export type { Signer } from '../lib/keys/index.ts';
 export type { AnyEvent, Message, Session, MessageContent, ComponentRecord, ErrorEvent, ToolCallEvent, DoneStatus } from '../lib/protocol/index.ts';

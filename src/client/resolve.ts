@@ -1,22 +1,35 @@
 /**
- * Resolving an oracle's DID to its URLs through the registry: the domain
- * record (`GET /v1/domains/:did`) lists services; the oracle's API URL is the
- * service `#api`, its socket URL `#ws` (registry.md). An id may be written
- * relative (`#api`) or absolute (`did:…#api`).
+ * Resolving an oracle's DID to its URLs through the registry, with the one
+ * typed registry client (src/lib/registry/client.ts): the domain record
+ * (`GET /v1/domains/:did`) lists services; the oracle's API URL is the
+ * service `#api`, its socket URL `#ws` (registry.md; `#ws` defaults to
+ * `#api`). An id may be written relative (`#api`) or absolute (`did:…#api`).
+ *
+ * The registry's errors arrive as the client throws them (OracleKitError
+ * with the server's body: `domain_not_found` 404, `unauthenticated` 401, …;
+ * `unavailable` 503 when it cannot be reached).
  */
-import { OracleClientError, OracleUnreachableError, errorFromResponse } from './errors.ts';
+import { RegistryClient } from '../lib/registry/client.ts';
+import type { DomainView, Service } from '../lib/registry/types.ts';
+import { OracleClientError } from './errors.ts';
 
-export interface Service {
-  id: string;
-  type?: string;
-  serviceEndpoint: string;
-}
+export type { Service };
 
 export interface ResolvedOracle {
   did: string;
   apiUrl: string;
   wsUrl: string;
   services: Service[];
+}
+
+export interface ResolveOptions {
+  /** The registry's client (the CLI passes the one its registry commands use: same registry, same key). */
+  registry?: RegistryClient;
+  /** Else the registry's base URL (without /v1) … */
+  registryUrl?: string;
+  /** … and the API key to read it with. */
+  apiKey?: string;
+  signal?: AbortSignal;
 }
 
 export function isDid(s: string): boolean {
@@ -27,18 +40,11 @@ function findService(services: Service[], frag: string): Service | undefined {
   return services.find((s) => s.id === frag || s.id.endsWith(frag));
 }
 
-export async function resolveOracleDid(did: string, o: { registryUrl: string; fetch?: typeof fetch; apiKey?: string }): Promise<ResolvedOracle> {
-  const f = o.fetch ?? fetch;
-  const url = `${o.registryUrl.replace(/\/+$/, '')}/v1/domains/${encodeURIComponent(did)}`;
-  let res: Response;
-  try {
-    res = await f(url, { headers: { accept: 'application/json', ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) } });
-  } catch (e) {
-    throw new OracleUnreachableError(o.registryUrl, e);
-  }
-  if (!res.ok) throw await errorFromResponse(res);
-  const body = (await res.json()) as { services?: Service[]; domain?: { services?: Service[] } };
-  const services = (body.services ?? body.domain?.services ?? []).filter((s) => s && typeof s.id === 'string' && typeof s.serviceEndpoint === 'string');
+export async function resolveOracleDid(did: string, o: ResolveOptions): Promise<ResolvedOracle> {
+  const registry = o.registry ?? (o.registryUrl ? new RegistryClient({ baseUrl: o.registryUrl, ...(o.apiKey ? { apiKey: o.apiKey } : {}) }) : undefined);
+  if (!registry) throw new OracleClientError(400, 'registry_required', `resolving ${did} needs a registry (its client, or registryUrl)`);
+  const record = (await registry.getDomain(did, o.signal)) as Partial<DomainView> & { domain?: { services?: Service[] } };
+  const services = (record.services ?? record.domain?.services ?? []).filter((s) => s && typeof s.id === 'string' && typeof s.serviceEndpoint === 'string');
   const api = findService(services, '#api');
   if (!api) throw new OracleClientError(404, 'no_api_service', `the domain ${did} has no #api service; register the oracle's URL as a service {id:'#api', type:'oracleService', serviceEndpoint}`);
   const ws = findService(services, '#ws');

@@ -41,7 +41,10 @@ describe('oraclekit chat (piped)', () => {
   it('streams plain text per line, tool calls on stderr; saves the identity with mode 0600', async () => {
     h.model.enqueue(callTool('load_capability', { names: ['weather'] }, 'c1'), callTool('get_current_weather', { city: 'Oslo' }, 'c2'), say('It is snowing in Oslo.'), say('Second answer.'));
     const r = await runCli(['chat', '--oracle', h.url], { input: 'weather in Oslo?\nand again\n', env: env() });
+    // tool lines in words, never the protocol's state names
+    expect(r.stderr).toContain('[tool] get_current_weather running\n');
     expect(r.stderr).toContain('[tool] get_current_weather done');
+    expect(r.stderr).not.toContain('isRunning');
     expect(r.stderr).toContain('Created your identity did:key:z6Mk');
     expect(r.stdout).toBe('It is snowing in Oslo.\nSecond answer.\n');
     expect(r.code).toBe(0);
@@ -71,7 +74,7 @@ describe('oraclekit chat (piped)', () => {
     expect(h.app.runtime.store.listSessions(signer.did(), 10, 0).total).toBe(1);
     const bad = await runCli(['chat', '--oracle', h.url, '--mnemonic-file', file, '--session', 'nope'], { input: 'x\n', env: env() });
     expect(bad.code).toBe(6);
-    expect(bad.stderr).toContain('[session_not_found]');
+    expect(bad.stderr).toMatch(/^Error \[session_not_found\] /m);
   });
 
   it('--json streams every event as a JSON line', async () => {
@@ -113,7 +116,10 @@ describe('oraclekit chat (piped)', () => {
     try {
       const r = await runCli(['chat', '--oracle', bare.url], { input: 'hi\n', env: env() });
       expect(r.stderr).toContain('The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model');
-      expect(r.code).toBe(1);
+      // docs/cli.md: the oracle cannot answer (its model is not there) is "unavailable", exit 9, in the `Error [code] message` form
+      expect(r.stderr).toMatch(/^Error \[model_not_configured\] The oracle has no model configured/m);
+      expect(r.stderr).not.toMatch(/^error: /m);
+      expect(r.code).toBe(9);
     } finally {
       await bare.close();
     }
@@ -121,10 +127,38 @@ describe('oraclekit chat (piped)', () => {
 
   it('says clearly when the oracle is unreachable, and when there is no oracle at all', async () => {
     const r = await runCli(['chat', '--oracle', 'http://127.0.0.1:9'], { input: 'hi\n', env: env() });
-    expect(r.stderr).toMatch(/Cannot reach the oracle at http:\/\/127\.0\.0\.1:9/);
+    expect(r.stderr).toMatch(/^Error \[oracle_unreachable\] Cannot reach the oracle at http:\/\/127\.0\.0\.1:9/m);
     expect(r.code).toBe(9);
     const none = await runCli(['chat'], { input: 'hi\n', env: env(), cwd: home });
     expect(none.stderr).toContain('[no_oracle]');
     expect(none.code).toBe(9);
+  });
+
+  it('payment required exits 8 against a priced runtime (credits plugin), with the claim in `Error [payment_required] …`', async () => {
+    const priced = await startHarness({ config: { name: 'Priced Oracle', model: 'scripted-model', price: 2.5 } });
+    try {
+      expect(priced.lines).toContain('[boot] loaded: credits');
+      const before = priced.model.requests.length;
+      const r = await runCli(['chat', '--oracle', priced.url], { input: 'hello\n', env: env() });
+      expect(r.code).toBe(8);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^Error \[payment_required\] Payment required: this oracle is paid per use\. Outstanding claim: claim-/m);
+      expect(priced.model.requests.length).toBe(before);
+      const j = await runCli(['chat', '--json', '--oracle', priced.url], { input: 'hello\n', env: env() });
+      expect(j.code).toBe(8);
+      const failure = JSON.parse(j.stdout.trim().split('\n').at(-1)!) as { event: string; code: string; exitCode: number; claims: string[] };
+      expect(failure).toMatchObject({ event: 'failure', code: 'payment_required', exitCode: 8 });
+      expect(failure.claims).toHaveLength(1);
+    } finally {
+      await priced.close();
+    }
+  });
+
+  it("a turn the model provider refuses exits 9 (the oracle's model is unavailable); the first failure's code wins", async () => {
+    h.model.enqueue({ steps: [{ type: 'http_error', status: 401 }] }, say('Fine again.'));
+    const r = await runCli(['chat', '--oracle', h.url], { input: 'one\ntwo\n', env: env() });
+    expect(r.stderr).toMatch(/^Error \[provider_unauthorized\] The model provider refused the oracle's key/m);
+    expect(r.stdout).toBe('Fine again.\n');
+    expect(r.code).toBe(9);
   });
 });

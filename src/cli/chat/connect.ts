@@ -1,8 +1,10 @@
 /**
  * Which oracle `oraclekit chat` talks to (docs/client.md, "Connection order"):
  * 1. `--oracle <url|DID>`: a URL is used as is; a DID is resolved through the
- *    registry's domain record (`#api`, `#ws` services) — the registry is
- *    `--registry`, else $ORACLEKIT_REGISTRY;
+ *    registry's domain record (`#api`, `#ws` services) — the same registry
+ *    and key as every registry command (--registry, $ORACLEKIT_REGISTRY, the
+ *    saved registry, else the local daemon; --api-key, $ORACLEKIT_API_KEY,
+ *    the saved apiKey);
  * 2. else ./oracle.config.json: http://localhost:<PORT from ./.env or $PORT, default 3000>,
  *    with the config's oracleDid;
  * 3. else the local daemon's default oracle: the `oracle` entry {url, wsUrl,
@@ -40,25 +42,10 @@ function readDotEnv(path: string): Record<string, string> {
   return out;
 }
 
-export async function resolveTarget(o: { oracle?: string; registry?: string; cwd: string; env: NodeJS.ProcessEnv }): Promise<Target> {
+export async function resolveTarget(o: { oracle?: string; registry?: string; apiKey?: string; cwd: string; env: NodeJS.ProcessEnv }): Promise<Target> {
   if (o.oracle) {
     if (/^https?:\/\//i.test(o.oracle)) return { apiUrl: o.oracle, wsUrl: o.oracle, via: '--oracle' };
-    if (isDid(o.oracle)) {
-      const registry = o.registry ?? o.env.ORACLEKIT_REGISTRY ?? o.env.ORACLEKIT_REGISTRY_URL;
-      if (!registry) {
-        throw cliError('registry_required', `resolving ${o.oracle} needs a registry: pass --registry <url> or set ORACLEKIT_REGISTRY (or pass the oracle's URL to --oracle)`, { field: 'registry' });
-      }
-      try {
-        const r = await resolveOracleDid(o.oracle, { registryUrl: registry });
-        return { apiUrl: r.apiUrl, wsUrl: r.wsUrl, oracleDid: o.oracle, via: `registry ${registry}` };
-      } catch (e) {
-        if (e instanceof OracleClientError) {
-          const status = e.status === 0 ? 503 : e.status;
-          throw new OracleKitError({ status, code: e.code === 'oracle_unreachable' ? 'registry_unreachable' : e.code, message: e.status === 0 ? `the registry at ${registry} is unreachable` : `cannot resolve ${o.oracle}: ${e.message}` });
-        }
-        throw e;
-      }
-    }
+    if (isDid(o.oracle)) return resolveThroughRegistry(o.oracle, o);
     throw cliError('invalid_oracle', `--oracle must be an http(s) URL or a DID`, { field: 'oracle', value: o.oracle, valid: 'http(s)://host[:port] or did:…' });
   }
   const cfgPath = join(o.cwd, 'oracle.config.json');
@@ -74,6 +61,40 @@ export async function resolveTarget(o: { oracle?: string; registry?: string; cwd
     return { apiUrl: url, wsUrl: url, oracleDid: cfg.oracleDid || undefined, via: 'oracle.config.json' };
   }
   return daemonOracle(o.env);
+}
+
+/**
+ * An oracle DID through the registry every registry command uses
+ * (src/cli/registry/client.ts): --registry, $ORACLEKIT_REGISTRY, the saved
+ * registry, else the local daemon; the key from --api-key,
+ * $ORACLEKIT_API_KEY or the saved apiKey. The registry's errors keep their
+ * codes; one that cannot be reached is `registry_unreachable` (exit 9).
+ */
+async function resolveThroughRegistry(did: string, o: { registry?: string; apiKey?: string; env: NodeJS.ProcessEnv }): Promise<Target> {
+  const { registryClient } = await import('../registry/client.ts');
+  const registry = await registryClient({ ...(o.registry ? { registry: o.registry } : {}), ...(o.apiKey ? { apiKey: o.apiKey } : {}), env: o.env });
+  const where = `${registry.what} at ${registry.baseUrl}`;
+  try {
+    const r = await resolveOracleDid(did, { registry });
+    return { apiUrl: r.apiUrl, wsUrl: r.wsUrl, oracleDid: did, via: where };
+  } catch (e) {
+    if (e instanceof OracleKitError && e.code === 'unavailable') {
+      throw cliError('registry_unreachable', `cannot resolve ${did}: ${e.message}`, { field: 'oracle', value: did, ...(e.details ? { details: e.details } : {}) });
+    }
+    if (e instanceof OracleKitError || e instanceof OracleClientError) {
+      const k = e instanceof OracleKitError ? e : undefined;
+      throw new OracleKitError({
+        status: e.status,
+        code: e.code,
+        message: `cannot resolve ${did} through ${where}: ${e.message}`,
+        field: k?.field ?? 'oracle',
+        value: k?.value ?? did,
+        ...(k?.valid ? { valid: k.valid } : {}),
+        ...(k?.details ? { details: k.details } : {}),
+      });
+    }
+    throw e;
+  }
 }
 
 const ALTERNATIVES = 'or pass --oracle <url or DID>, or run in a project folder with oracle.config.json';

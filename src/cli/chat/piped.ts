@@ -1,20 +1,71 @@
 /**
  * `oraclekit chat` without a TTY: one line of stdin is one turn (or a slash
  * command); the answer streams to stdout as plain text, a newline after each
- * turn; tool calls and notices go to stderr so stdout stays the answers.
+ * turn; tool calls (in words: `[tool] <name> running|done|failed: …`),
+ * notices and errors (`Error [code] message`, as every command prints them,
+ * docs/cli.md) go to stderr so stdout stays the answers.
  * `--json`: every event as one JSON line on stdout ({event, id, data}), plus
  * {event:'command', lines} for slash commands and {event:'failure', ...} for
  * a turn that could not run.
+ *
+ * The exit code is the class of the first failure (docs/cli.md, "Exit
+ * codes"): 0 when every turn finished; payment required 8; the oracle or its
+ * model unreachable or not configured 9 (an unreachable oracle also ends the
+ * chat at once); otherwise the class of the error's HTTP status, or 1.
  */
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
+import { EXIT_CODES, exitCodeForStatus } from '../../lib/errors.ts';
+import { TURN_ERROR_CODES, type TurnErrorCode } from '../../lib/protocol/messages.ts';
+import type { ToolCallEvent } from '../../lib/protocol/events.ts';
+import type { TurnResult } from '../../client/client.ts';
 import type { ChatController } from '../../ui/chat-controller.ts';
 import { explainError, explainRunError } from '../../ui/chat-controller.ts';
+
+/** A tool call's status in words (the protocol's `isRunning` is not for people). */
+const TOOL_WORDS: Record<ToolCallEvent['status'], string> = { isRunning: 'running', done: 'done', error: 'failed' };
+
+export function toolLine(e: Pick<ToolCallEvent, 'toolName' | 'status' | 'error'>): string {
+  return `[tool] ${e.toolName} ${TOOL_WORDS[e.status] ?? e.status}${e.status === 'error' && e.error ? `: ${e.error}` : ''}`;
+}
+
+/** The exit code of a turn that ended without finishing: the model's side (provider, time-out, stream) is "unavailable". */
+export function turnExitCode(r: Pick<TurnResult, 'status' | 'error'>): number {
+  if (r.status === 'finished') return EXIT_CODES.ok;
+  const code = r.error?.code;
+  if (code && code in TURN_ERROR_CODES) {
+    const kind = TURN_ERROR_CODES[code as TurnErrorCode].kind;
+    if (kind === 'provider' || kind === 'timeout' || kind === 'malformed_stream') return EXIT_CODES.unavailable;
+  }
+  if (r.error?.kind === 'payment') return EXIT_CODES.paymentRequired;
+  return EXIT_CODES.unexpected;
+}
+
+/** The exit code of an error thrown by a turn or a command: its HTTP status' class; an unreachable oracle (status 0) is 9. */
+export function thrownExitCode(e: unknown): number {
+  const status = (e as { status?: unknown })?.status;
+  if (typeof status !== 'number') return EXIT_CODES.unexpected;
+  return status === 0 ? EXIT_CODES.unavailable : exitCodeForStatus(status);
+}
+
+/**
+ * `Error [code] message`: the one form of a CLI error for people
+ * (src/cli/errors-print.ts); the code is not repeated at the message's end
+ * (the chat's explanations end in `[code]` for the TUI); a multi-line
+ * message is indented.
+ */
+export function errorLine(code: string, message: string): string {
+  const text = message.replace(` [${code}]`, '').replace(` [${code}, retryable]`, ' (retryable: send it again)');
+  return `Error [${code}] ${text.split('\n').join('\n  ')}`;
+}
 
 export async function runPiped(c: ChatController, io: { stdin: Readable; stdout: Writable; stderr: Writable; json: boolean }): Promise<number> {
   const out = (s: string) => io.stdout.write(s);
   const rl = createInterface({ input: io.stdin, crlfDelay: Infinity });
-  let failures = 0;
+  let exit: number = EXIT_CODES.ok;
+  const fail = (code: number) => {
+    if (exit === EXIT_CODES.ok) exit = code;
+  };
   for await (const raw of rl) {
     const line = raw.trim();
     if (!line) continue;
@@ -36,23 +87,26 @@ export async function runPiped(c: ChatController, io: { stdin: Readable; stdout:
           out(e.data.content);
           wrote = true;
         } else if (e.event === 'tool_call') {
-          io.stderr.write(`[tool] ${e.data.toolName} ${e.data.status}${e.data.error ? `: ${e.data.error}` : ''}\n`);
+          io.stderr.write(toolLine(e.data) + '\n');
         }
       });
       if (!io.json) {
         if (wrote) out('\n');
         const why = explainRunError(r);
-        if (why) io.stderr.write(`error: ${why}\n`);
+        if (why && r.error) io.stderr.write(errorLine(r.error.code, why) + '\n');
         if (r.status === 'aborted') io.stderr.write('(cancelled)\n');
       }
-      if (r.status !== 'finished') failures++;
+      fail(turnExitCode(r));
     } catch (e) {
-      failures++;
+      const code = thrownExitCode(e);
+      fail(code);
       const msg = explainError(e, c.client.baseUrl);
-      if (io.json) out(JSON.stringify({ event: 'failure', message: msg, code: (e as { code?: string }).code, claims: (e as { claims?: string[] }).claims }) + '\n');
-      else io.stderr.write(`error: ${msg}\n`);
-      if ((e as { code?: string }).code === 'oracle_unreachable') return 9;
+      const errCode = (e as { code?: unknown }).code;
+      const shown = typeof errCode === 'string' ? errCode : 'unexpected';
+      if (io.json) out(JSON.stringify({ event: 'failure', message: msg, code: shown, exitCode: code, claims: (e as { claims?: string[] }).claims }) + '\n');
+      else io.stderr.write(errorLine(shown, msg) + '\n');
+      if (errCode === 'oracle_unreachable') return exit;
     }
   }
-  return failures > 0 ? 1 : 0;
+  return exit;
 }

@@ -7,6 +7,7 @@ import { OracleKitError } from '../../lib/errors.ts';
 export interface ChatFlags {
   oracle?: string | undefined;
   registry?: string | undefined;
+  'api-key'?: string | undefined;
   'mnemonic-file'?: string | undefined;
   session?: string | undefined;
   model?: string | undefined;
@@ -20,7 +21,7 @@ export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void
     import('../../client/errors.ts'),
     import('../../ui/chat-controller.ts'),
   ]);
-  const target = await resolveTarget({ oracle: flags.oracle, registry: flags.registry, cwd: process.cwd(), env: process.env });
+  const target = await resolveTarget({ oracle: flags.oracle, registry: flags.registry, apiKey: flags['api-key'], cwd: process.cwd(), env: process.env });
   const identity = await loadIdentity({ mnemonicFile: flags['mnemonic-file'], env: process.env });
   const client = new OracleClient({ baseUrl: target.apiUrl, wsUrl: target.wsUrl, oracleDid: target.oracleDid, signer: identity.signer, auth: { premint: true } });
   let health: { name: string; oracleDid: string; version: string };
