@@ -133,8 +133,10 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Discovery> {
     await sleep(50);
   }
   if (exited !== null) {
-    // another CLI started a daemon at the same moment (ours found it running, or lost the port): use that one
-    for (let i = 0; i < 40; i++) {
+    // another CLI started a daemon at the same moment (ours found it running, or lost the port): use that
+    // one, waiting for it as long as we would have waited for ours (a loaded machine starts it slowly)
+    const otherDeadline = Math.max(deadline, Date.now() + 2_000);
+    while (Date.now() < otherDeadline) {
       const d = readDiscovery(env);
       if (d && isAlive(d.pid)) {
         const h = await health(d.url);
