@@ -38,5 +38,8 @@ export function formatUrlUpdate(r: UpdateUrlResult): string {
   if (r.checked) lines.push(`  ${r.apiUrl}/health answered${typeof r.health?.name === 'string' ? ` (${r.health.name})` : ''}`);
   if (r.config) lines.push(`  updated ${r.config}`);
   if (r.port) lines.push(`  PORT ${r.port.from ?? '(unset)'} → ${r.port.to} in .env`);
+  const others = r.updated.filter((f) => f !== 'oracle.config.json' && f !== '.env');
+  if (others.length > 0) lines.push(`  updated ${others.join(', ')} (they named the old URL or port)`);
+  for (const w of r.warnings) lines.push(`warning: ${w}`);
   return lines.join('\n');
 }
