@@ -97,8 +97,8 @@ afterAll(async () => {
   if (hasTmux) new Tmux(SOCK, 'x').kill();
   await runCli(['daemon', 'stop', '--grace', '1'], { env });
   rmSync(home, { recursive: true, force: true });
-  rmSync(work, { recursive: true, force: true });
-});
+  rmSync(work, { recursive: true, force: true }); // two installed projects: a guard, not a latency bound
+}, 180_000);
 
 describe('a freshly scaffolded project', () => {
   it('was installed by `new`', () => {
