@@ -321,6 +321,13 @@ describe('oraclekit update-oracle-api-url', () => {
       expect(h.code, h.stderr).toBe(0);
       expect(h.stdout).toContain('updated README.md, package.json (they named the old URL or port)');
       expect(readFileSync(join(dir, 'README.md'), 'utf8')).not.toContain(next);
+      // a URL on another loopback address: HOST follows it, so the runtime binds where the URL points
+      const on5 = await runCli(['update-oracle-api-url', 'http://127.0.0.5:3999', '--no-check', '--json'], { env, cwd: dir });
+      expect(on5.code, on5.stderr).toBe(0);
+      expect(getEnvVar(readFileSync(join(dir, '.env'), 'utf8'), 'HOST')).toBe('127.0.0.5');
+      const back = await runCli(['update-oracle-api-url', url, '--json'], { env, cwd: dir });
+      expect(back.code, back.stderr).toBe(0);
+      expect(getEnvVar(readFileSync(join(dir, '.env'), 'utf8'), 'HOST')).toBe('127.0.0.1');
     } finally {
       await new Promise<void>((ok) => other.close(() => ok()));
     }

@@ -106,10 +106,15 @@ export async function updateOracleUrl(i: UpdateUrlInput): Promise<UpdateUrlResul
     updated.push('oracle.config.json');
     const envPath = join(dir, '.env');
     if (target.local && existsSync(envPath)) {
-      const text = readFileSync(envPath, 'utf8');
+      let text = readFileSync(envPath, 'utf8');
+      const before = text;
       const from = getEnvVar(text, 'PORT') ?? null;
-      if (from !== String(target.port)) {
-        writeFileSync(envPath, setEnvVar(text, 'PORT', String(target.port)));
+      if (from !== String(target.port)) text = setEnvVar(text, 'PORT', String(target.port));
+      // HOST follows a URL that names another loopback address (127.0.0.5, ::1); every interface (0.0.0.0, ::) stays as set
+      const host = getEnvVar(text, 'HOST')?.trim() || '127.0.0.1';
+      if (host !== '0.0.0.0' && host !== '::' && host !== target.bindHost) text = setEnvVar(text, 'HOST', target.bindHost);
+      if (text !== before) {
+        writeFileSync(envPath, text);
         updated.push('.env');
       }
       port = { from, to: target.port };
