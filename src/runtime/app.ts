@@ -11,7 +11,11 @@ import { setRuntimeNotFound } from './routes.ts';
 
 export interface OracleApp extends Omit<Oracle, 'plugin' | 'quiesce'> {
   fastify: FastifyInstance;
-  /** Listens on port (default PORT or 3000) and host (default HOST or 0.0.0.0); resolves with the base URL. */
+  /**
+   * Listens on port (default PORT or 3000) and host (default HOST or 127.0.0.1: this machine only); resolves with
+   * a base URL to reach it from this machine (http://127.0.0.1:<port> when bound to every interface: 0.0.0.0 or ::).
+   * What the socket is bound to is `fastify.server.address()`.
+   */
   listen(port?: number, host?: string): Promise<string>;
 }
 

@@ -130,8 +130,8 @@ export function resolvePlugins(all: OraclePlugin<unknown>[], features: Record<st
 export function logBoot(log: BootLogger, r: BootResult): void {
   log.info(`runtime v${RUNTIME_VERSION}`);
   for (const { plugin } of r.ordered) if (!plugin.start) log.info(`[boot] loaded: ${plugin.name}`);
-  const blanks = r.excluded.filter((e) => /^[A-Z][A-Z0-9_]*$/.test(e.reason));
-  for (const e of blanks) log.info(`[boot] excluded: ${e.plugin} (${e.reason})`);
+  // one line per excluded plugin, whatever the reason (a blank variable, features, price, a dependency), so the summary's count is the number of lines above it
+  for (const e of r.excluded) log.info(`[boot] excluded: ${e.plugin} (${e.reason})`);
   if (r.excluded.length > 0) log.info(`[boot] excluded ${r.excluded.length} plugin(s): ${r.excluded.map((e) => `${e.plugin} (${e.reason})`).join(', ')}`);
 }
 

@@ -87,8 +87,9 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     app.get('/health', { schema: { response: { 200: P.HealthResponseSchema } } }, health);
   }
   app.get('/ready', async (_req, reply) => {
+    const model = await rt.modelCheck?.check(); // the default model's endpoint answers (model-check.ts)
     const r = rt.ready();
-    const body: P.ReadyResponse = { ready: r.ready, plugins: rt.status(), signingKeyLoaded: rt.signingKeyLoaded };
+    const body: P.ReadyResponse = { ready: r.ready, plugins: rt.status(), signingKeyLoaded: rt.signingKeyLoaded, ...(model ? { model } : {}) };
     if (!r.ready) body.pending = r.pending;
     return reply.status(r.ready ? 200 : 503).send(body);
   });

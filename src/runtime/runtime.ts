@@ -26,6 +26,7 @@ import { RUNTIME_ERRORS, runtimeError } from '../lib/protocol/errors.ts';
 import type { ErrorTable } from '../lib/errors.ts';
 import { RealtimeHub } from './realtime.ts';
 import { parseRuntimeEnv, type RuntimeEnv } from './settings.ts';
+import { ModelCheck } from './model-check.ts';
 import type { PluginsStatus, Session } from '../lib/protocol/index.ts';
 import { didFromMnemonic, signerFromMnemonic, type Signer } from '../lib/keys/index.ts';
 
@@ -106,6 +107,8 @@ export class OracleRuntime {
   readonly realtime = new RealtimeHub();
   /** The shared error codes and every resolved plugin's own (docs/plugins.md, "Errors"), merged at boot. */
   readonly errors: ErrorTable;
+  /** Whether the default model's endpoint answers (model-check.ts); undefined when a model is given or none is configured. */
+  readonly modelCheck: ModelCheck | undefined;
   private readonly modelOf: (id: string) => OracleModel;
   private readonly resolved: { plugin: AnyPlugin; ctx: PluginContext<unknown> }[];
   private readonly toolsByPlugin = new Map<string, Record<string, AnyPluginTool>>();
@@ -191,6 +194,7 @@ export class OracleRuntime {
       },
     });
     logBoot(this.log, result);
+    this.modelCheck = ModelCheck.create({ given: o.model !== undefined, baseUrl: settings.LLM_BASE_URL, apiKey: settings.LLM_PROVIDER_API_KEY, log: this.log });
     this.hooks.onBoot?.(this.tracker.status());
   }
 
@@ -274,6 +278,7 @@ export class OracleRuntime {
   ready(): { ready: boolean; pending: string[] } {
     const pending = [...this.tracker.status().pending.map((p) => `plugin:${p}`)];
     if (!this.signer) pending.push('signing-key');
+    if (this.modelCheck?.current()?.ready === false) pending.push('model');
     return { ready: pending.length === 0, pending };
   }
 
@@ -291,6 +296,7 @@ export class OracleRuntime {
       this.resolved.filter(({ plugin }) => plugin.start).map(({ plugin, ctx }) => ({ name: plugin.name, start: () => plugin.start!(ctx), timeoutMs: this.options.pluginStartTimeoutMs ?? 60_000 })),
       this.log,
     );
+    void this.modelCheck?.check();
   }
 
   /** The model of a turn: the request's id, else config.model, else LLM_MODEL (the `model` option decides what an id means). */

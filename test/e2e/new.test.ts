@@ -132,6 +132,52 @@ describe('refusals', () => {
     expect(json(r.stderr)).toMatchObject({ code: 'port_mismatch', field: 'port' });
   });
 
+  it('refuses a price the credits ledger cannot keep exactly, naming the flag, the value and what is valid', async () => {
+    for (const price of ['0.0000001', '1000000001', '-1', '1e3']) {
+      const r = await cli(['new', 'bad-price', '--yes', '--no-install', '--no-git', '--price', price, '--json']);
+      expect(r.code, price).toBe(3);
+      expect(json(r.stderr)).toMatchObject({ code: 'invalid_flag', field: 'price', details: { value: price, valid: 'a number from 0 to 1000000000 with at most 6 decimals (0 = free)' } });
+    }
+    expect(existsSync(join(work, 'bad-price'))).toBe(false);
+  });
+
+  it('refuses 0.0.0.0 as the registered URL (an address to bind, not to reach)', async () => {
+    for (const url of ['http://0.0.0.0:3000', 'http://[::]:3000']) {
+      const r = await cli(['new', 'anywhere', '--yes', '--no-install', '--no-git', '--url', url, '--json']);
+      expect(r.code, url).toBe(3);
+      expect(json(r.stderr)).toMatchObject({ code: 'invalid_url', field: 'url', details: { value: url } });
+      expect(json(r.stderr).message).toContain('not one a client can reach');
+    }
+    expect(existsSync(join(work, 'anywhere'))).toBe(false);
+  });
+
+  it('says that a local URL without a port means port 80, and binds the URL\'s address (HOST in .env)', async () => {
+    const r = await cli(['new', 'port-80', '--yes', '--no-install', '--no-git', '--url', 'http://localhost', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const o = json(r.stdout);
+    expect(o).toMatchObject({ apiUrl: 'http://localhost', port: 80 });
+    expect(o.warnings).toEqual([expect.stringContaining('--url http://localhost has no port, so it means port 80')]);
+    expect(o.warnings[0]).toContain('http://localhost:3000');
+    expect(getEnvVar(readFileSync(join(o.dir, '.env'), 'utf8'), 'PORT')).toBe('80');
+    expect(getEnvVar(readFileSync(join(o.dir, '.env'), 'utf8'), 'HOST')).toBe('127.0.0.1');
+    // without --json: a warning line on stderr
+    const h = await cli(['new', 'port-80-text', '--yes', '--no-install', '--no-git', '--url', 'http://127.0.0.5']);
+    expect(h.code, h.stderr).toBe(0);
+    expect(h.stderr).toContain('warning: --url http://127.0.0.5 has no port, so it means port 80');
+    expect(getEnvVar(readFileSync(join(work, 'port-80-text/.env'), 'utf8'), 'HOST')).toBe('127.0.0.5');
+    // an explicit :80 is not a surprise
+    const e = await cli(['new', 'port-80-explicit', '--yes', '--no-install', '--no-git', '--url', 'http://localhost:80', '--json']);
+    expect(json(e.stdout).warnings).toEqual([]);
+  });
+
+  it('prints "Next:" with a cd relative to where it ran', async () => {
+    mkdirSync(join(work, 'nested'), { recursive: true });
+    const r = await cli(['new', 'rel', '--yes', '--no-install', '--no-git', '--dir', 'nested/rel-oracle']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Next:\n {2}cd nested\/rel-oracle\n/);
+    expect(r.stdout).not.toContain(`cd ${join(work, 'nested/rel-oracle')}`);
+  });
+
   it('a remote network needs its registry URL; an unreachable one is exit 9', async () => {
     const a = await cli(['new', 'remote', '--yes', '--no-install', '--no-git', '--network', 'devnet', '--json']);
     expect(a.code).toBe(3);
@@ -239,6 +285,61 @@ describe('oraclekit update-oracle-api-url', () => {
     ]);
     expect(json(readFileSync(join(first.dir, 'oracle.config.json'), 'utf8'))).toMatchObject({ apiUrl: url, wsUrl: url });
     expect(getEnvVar(readFileSync(join(first.dir, '.env'), 'utf8'), 'PORT')).toBe(String(port));
+  });
+
+  it('keeps every file that names the URL or port in step: .env, README.md, package.json (the chat script reads .env)', async () => {
+    const dir = first.dir as string;
+    const pkg = () => json(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    // the chat script of a new project names no URL or port: `oraclekit chat` in the project reads oracle.config.json and PORT from .env
+    expect(pkg().scripts.chat).toBe('oraclekit chat');
+    const port = Number(new URL(url).port);
+    const readme = readFileSync(join(dir, 'README.md'), 'utf8');
+    expect(readme).toContain(url); // moved by the test above
+    expect(readme).not.toContain('http://localhost:3000');
+    // a project made before: its chat script named the port, its README the URL
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...pkg(), scripts: { ...pkg().scripts, chat: `oraclekit chat --oracle http://localhost:\${PORT:-${port}}` } }, null, 2));
+    writeFileSync(join(dir, 'README.md'), `${readme}\noraclekit chat --oracle ${url}\n`);
+    const other = await new Promise<Server>((ok) => {
+      const s2 = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', oracleDid: first.did })));
+      s2.listen(0, '127.0.0.1', () => ok(s2));
+    });
+    try {
+      const next = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      const r = await runCli(['update-oracle-api-url', next, '--json'], { env, cwd: dir });
+      expect(r.code, r.stderr).toBe(0);
+      const o = json(r.stdout);
+      expect(o.updated).toEqual(['oracle.config.json', '.env', 'README.md', 'package.json']);
+      const nextPort = new URL(next).port;
+      expect(getEnvVar(readFileSync(join(dir, '.env'), 'utf8'), 'PORT')).toBe(nextPort);
+      expect(pkg().scripts.chat).toBe(`oraclekit chat --oracle http://localhost:\${PORT:-${nextPort}}`);
+      const after = readFileSync(join(dir, 'README.md'), 'utf8');
+      expect(after).not.toContain(url);
+      expect(after).toContain(`| API (\`#api\`) | ${next} |`);
+      expect(after).toContain(`oraclekit chat --oracle ${next}\n`);
+      // the human output says which files it rewrote
+      const h = await runCli(['update-oracle-api-url', url], { env: { ...env }, cwd: dir });
+      expect(h.code, h.stderr).toBe(0);
+      expect(h.stdout).toContain('updated README.md, package.json (they named the old URL or port)');
+      expect(readFileSync(join(dir, 'README.md'), 'utf8')).not.toContain(next);
+      // a URL on another loopback address: HOST follows it, so the runtime binds where the URL points
+      const on5 = await runCli(['update-oracle-api-url', 'http://127.0.0.5:3999', '--no-check', '--json'], { env, cwd: dir });
+      expect(on5.code, on5.stderr).toBe(0);
+      expect(getEnvVar(readFileSync(join(dir, '.env'), 'utf8'), 'HOST')).toBe('127.0.0.5');
+      const back = await runCli(['update-oracle-api-url', url, '--json'], { env, cwd: dir });
+      expect(back.code, back.stderr).toBe(0);
+      expect(getEnvVar(readFileSync(join(dir, '.env'), 'utf8'), 'HOST')).toBe('127.0.0.1');
+    } finally {
+      await new Promise<void>((ok) => other.close(() => ok()));
+    }
+  });
+
+  it('says that a local URL without a port means port 80', async () => {
+    const r = await runCli(['update-oracle-api-url', 'http://localhost', '--no-check', '--did', first.did, '--json'], { env, cwd: work });
+    expect(r.code, r.stderr).toBe(0);
+    expect(json(r.stdout).warnings).toEqual([expect.stringContaining('--url http://localhost has no port, so it means port 80')]);
+    const z = await runCli(['update-oracle-api-url', 'http://0.0.0.0:3000', '--no-check', '--did', first.did, '--json'], { env, cwd: work });
+    expect(z.code).toBe(3);
+    expect(json(z.stderr)).toMatchObject({ code: 'invalid_url', field: 'url' });
   });
 
   it('refuses a URL that does not answer (exit 9) or serves another oracle (exit 4), unless --no-check', async () => {

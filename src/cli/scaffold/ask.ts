@@ -21,7 +21,7 @@ function missing(flag: string, valid?: string): OracleKitError {
 export async function askText(ctx: AskContext, flag: string, given: string | undefined, q: { message: string; default?: string; validate?: (v: string) => true | string }): Promise<string> {
   if (given !== undefined) {
     const ok = q.validate?.(given) ?? true;
-    if (ok !== true) throw cliError('invalid_flag', `--${flag} ${JSON.stringify(given)}: ${ok}`, { field: flag, value: given });
+    if (ok !== true) throw cliError('invalid_flag', `--${flag} ${JSON.stringify(given)}: ${ok}`, { field: flag, value: given, valid: ok });
     return given;
   }
   if (ctx.yes && q.default !== undefined) return q.default;

@@ -5,6 +5,8 @@
  */
 export interface EnvValues {
   port: number;
+  /** Where the runtime binds (default 127.0.0.1). */
+  host?: string;
   signingMnemonic?: string;
   llmBaseUrl: string;
   matrix?: { baseUrl: string; userId: string; accessToken: string; password?: string };
@@ -32,6 +34,9 @@ function lines(v: EnvValues, example: boolean): string[] {
     '# The port the runtime listens on; the registered #api URL uses the same port',
     '# (change both with `oraclekit update-oracle-api-url`).',
     `PORT=${v.port}`,
+    '# The address it binds: 127.0.0.1 is this machine only (a proxy on this machine reaches it);',
+    '# 0.0.0.0 is every interface (a container, or clients on other machines).',
+    `HOST=${v.host ?? '127.0.0.1'}`,
     '',
     '# The model: any OpenAI-compatible chat-completions endpoint (OpenRouter, OpenAI, Ollama, vLLM, llama.cpp)',
     'LLM_PROVIDER_API_KEY=',

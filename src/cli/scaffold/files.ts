@@ -55,6 +55,7 @@ export function writeProject(dir: string, v: ProjectVars, templateDir = TEMPLATE
     __URL__: v.config.apiUrl,
     __WS_URL__: v.config.wsUrl,
     __PORT__: String(v.env.port),
+    __PRICE__: String(v.config.price),
     __ORACLEKIT_SPEC__: v.oraclekitSpec,
   };
   const written: string[] = [];

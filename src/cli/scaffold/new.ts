@@ -12,7 +12,7 @@ import { askConfirm, askSelect, askText, type AskContext } from './ask.ts';
 import { ensureIdentity, type AuthMethod, type LoginResult } from '../identity/login.ts';
 import { connect, NETWORKS, type Connection, type Network } from '../registry/networks.ts';
 import { deactivate, registerOracle, resolveClass } from './registry.ts';
-import { DEFAULT_PORT, DEFAULT_URL, parseOracleUrl } from './url.ts';
+import { DEFAULT_PORT, DEFAULT_URL, impliedPortNote, parseOracleUrl } from './url.ts';
 import { writeProject, type OracleConfigFile } from './files.ts';
 import { fileURLToPath } from 'node:url';
 import type { MatrixBot } from './matrix.ts';
@@ -82,6 +82,19 @@ const PROJECT_NAME = /^[a-z0-9][a-z0-9._-]{0,213}$/i;
 const DEFAULT_MODEL = 'openai/gpt-4o-mini';
 const DEFAULT_LLM_BASE_URL = 'https://openrouter.ai/api/v1';
 
+/**
+ * The prices `new` accepts: 0 (free) or a positive decimal with at most 6
+ * places — the credits ledger counts in millionths, so a finer price would be
+ * rounded to another one (0.0000001 to 0, a free oracle that still asks to be
+ * paid) — up to MAX_PRICE, where every sum of the ledger is still exact.
+ */
+export const MAX_PRICE = 1_000_000_000;
+export const PRICE_VALID = `a number from 0 to ${MAX_PRICE} with at most 6 decimals (0 = free)`;
+export function checkPrice(v: string): true | string {
+  const t = v.trim();
+  return /^\d+(\.\d{1,6})?$/.test(t) && Number(t) <= MAX_PRICE ? true : PRICE_VALID;
+}
+
 function cancelled(): OracleKitError {
   return cliError('cancelled', 'cancelled; removed what was created');
 }
@@ -120,13 +133,16 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
   });
   const name = await askText(ctx, 'name', i.name, { message: 'Oracle name', default: i.projectName, validate: (v) => (v.trim() !== '' && v.length <= 128 ? true : '1–128 characters') });
   const description = await askText(ctx, 'description', i.description, { message: 'Description', default: `${name}: an oracle built with oraclekit`, validate: (v) => (v.length <= 1024 ? true : 'at most 1024 characters') });
-  const priceText = await askText(ctx, 'price', i.price, { message: 'Price per use (0 = free)', default: '0', validate: (v) => (/^\d+(\.\d+)?$/.test(v.trim()) ? true : 'a number >= 0') });
+  const priceText = await askText(ctx, 'price', i.price, { message: 'Price per use (0 = free)', default: '0', validate: checkPrice });
   const model = await askText(ctx, 'model', i.model, { message: 'Model (OpenAI-compatible id)', default: DEFAULT_MODEL, validate: (v) => (v.trim() !== '' ? true : 'a model id') });
   const oracleUrl = parseOracleUrl(i.url ?? DEFAULT_URL);
   const port = oracleUrl.local ? oracleUrl.port : (i.port ?? DEFAULT_PORT);
   if (i.port !== undefined && oracleUrl.local && i.port !== oracleUrl.port) {
     throw cliError('port_mismatch', `--port ${i.port} disagrees with --url ${oracleUrl.url}; a local URL's port is the port the runtime listens on`, { field: 'port', value: i.port });
   }
+  const notes: string[] = [];
+  const implied = impliedPortNote(oracleUrl);
+  if (implied) notes.push(implied);
   const install = await askConfirm(ctx, 'install', i.install, { message: 'Install dependencies (npm install)?', default: true });
   const git = await askConfirm(ctx, 'git', i.git, { message: 'Initialise a git repository?', default: true });
   if (signal.aborted) throw cancelled();
@@ -157,7 +173,7 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
   if (conn.createdKey) i.log(`Created an API key for ${id.principal} on the local registry (saved in your settings)`);
   const cls = await resolveClass(conn, i.class, env);
   if (cls.created) i.log(`Registered the oracle protocol ${cls.did} (the class of your oracles) on the local registry`);
-  const price = Number(priceText);
+  const price = Number(priceText.trim());
   const domain = await registerOracle(conn, { class: cls.did, name, description, price, model, apiUrl: oracleUrl.url, wsUrl: oracleUrl.url, idempotencyKey: `oraclekit-new-${crypto.randomUUID()}` });
   mark('register', t);
   i.log(`Registered ${name} as ${domain.id} on ${network} (${conn.url})`);
@@ -215,6 +231,7 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
       config,
       env: {
         port,
+        host: oracleUrl.bindHost,
         llmBaseUrl: i.llmBaseUrl ?? DEFAULT_LLM_BASE_URL,
         ...(signingMnemonic ? { signingMnemonic } : {}),
         ...(bot ? { matrix: { baseUrl: bot.baseUrl, userId: bot.userId, accessToken: bot.accessToken, ...(i.matrixPassword ? {} : { password: bot.password }) } } : {}),
@@ -226,7 +243,7 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
     if (signal.aborted) throw cancelled();
 
     // --- install, git
-    const warnings: string[] = [];
+    const warnings: string[] = [...notes];
     let installed = false;
     if (install) {
       t = performance.now();

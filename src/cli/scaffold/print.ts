@@ -1,4 +1,5 @@
 /** How `new` and `update-oracle-api-url` print their result for a person (with --json they print the result itself). */
+import { isAbsolute, relative } from 'node:path';
 import type { NewResult } from './new.ts';
 import type { UpdateUrlResult } from './update-url.ts';
 
@@ -9,7 +10,15 @@ export function newNotes(r: NewResult): string[] {
   return notes;
 }
 
-export function formatNew(r: NewResult): string {
+/** The `cd` of "Next:": relative to where the command ran (absolute only when no relative path exists, e.g. another drive); none when it is that folder. */
+export function cdLine(dir: string, cwd: string): string[] {
+  const rel = relative(cwd, dir);
+  if (rel === '') return [];
+  const path = isAbsolute(rel) ? dir : rel;
+  return [`  cd ${/^[\w./@+-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`}`];
+}
+
+export function formatNew(r: NewResult, cwd = process.cwd()): string {
   return [
     `Created ${r.project} in ${r.dir}`,
     `  oracle DID   ${r.did} (${r.network}, class ${r.class})`,
@@ -17,7 +26,7 @@ export function formatNew(r: NewResult): string {
     `  signed in as ${r.identity.did}`,
     '',
     'Next:',
-    `  cd ${r.dir}`,
+    ...cdLine(r.dir, cwd),
     ...(r.installed ? [] : ['  npm install']),
     '  # set LLM_PROVIDER_API_KEY in .env',
     '  npm test && npm start',
@@ -29,5 +38,8 @@ export function formatUrlUpdate(r: UpdateUrlResult): string {
   if (r.checked) lines.push(`  ${r.apiUrl}/health answered${typeof r.health?.name === 'string' ? ` (${r.health.name})` : ''}`);
   if (r.config) lines.push(`  updated ${r.config}`);
   if (r.port) lines.push(`  PORT ${r.port.from ?? '(unset)'} → ${r.port.to} in .env`);
+  const others = r.updated.filter((f) => f !== 'oracle.config.json' && f !== '.env');
+  if (others.length > 0) lines.push(`  updated ${others.join(', ')} (they named the old URL or port)`);
+  for (const w of r.warnings) lines.push(`warning: ${w}`);
   return lines.join('\n');
 }

@@ -10,7 +10,7 @@ import { cliError, type OracleKitError } from '../errors.ts';
 import { requestJson } from '../../lib/registry/client.ts';
 import { connect, type Network } from '../registry/networks.ts';
 import { updateServices } from './registry.ts';
-import { parseOracleUrl } from './url.ts';
+import { impliedPortNote, parseOracleUrl } from './url.ts';
 import { getEnvVar, setEnvVar } from './env.ts';
 
 export interface UpdateUrlInput {
@@ -35,7 +35,25 @@ export interface UpdateUrlResult {
   health: Record<string, unknown> | null;
   config: string | null;
   port: { from: string | null; to: number } | null;
+  /** The project's files rewritten to name the new URL or port (oracle.config.json, .env, README.md, package.json). */
+  updated: string[];
+  warnings: string[];
   version: number;
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A file of the project with every mention of the old URL replaced by the new
+ * one (a longer URL that merely starts with it — another port, a subdomain —
+ * is left alone), and, for a local URL, the default of a `${PORT:-n}` (the
+ * chat script of projects made before it read .env).
+ */
+export function inStep(text: string, from: (string | undefined)[], to: string, port: number | undefined): string {
+  let out = text;
+  for (const old of new Set(from.filter((u): u is string => !!u && u !== to))) out = out.replace(new RegExp(`${escapeRe(old)}(?![\\w.:-])`, 'g'), () => to);
+  if (port !== undefined) out = out.replace(/\$\{PORT:-\d+\}/g, `\${PORT:-${port}}`);
+  return out;
 }
 
 export async function updateOracleUrl(i: UpdateUrlInput): Promise<UpdateUrlResult> {
@@ -78,18 +96,41 @@ export async function updateOracleUrl(i: UpdateUrlInput): Promise<UpdateUrlResul
 
   let port: UpdateUrlResult['port'] = null;
   let configWritten: string | null = null;
+  const updated: string[] = [];
   if (ownProject && config) {
+    const was = [config.apiUrl, config.wsUrl, prev('#api'), prev('#ws')].filter((u): u is string => typeof u === 'string');
     config.apiUrl = target.url;
     config.wsUrl = target.url;
     writeFileSync(configPath, JSON.stringify(config, null, 2) + '\n');
     configWritten = configPath;
+    updated.push('oracle.config.json');
     const envPath = join(dir, '.env');
     if (target.local && existsSync(envPath)) {
-      const text = readFileSync(envPath, 'utf8');
+      let text = readFileSync(envPath, 'utf8');
+      const before = text;
       const from = getEnvVar(text, 'PORT') ?? null;
-      if (from !== String(target.port)) writeFileSync(envPath, setEnvVar(text, 'PORT', String(target.port)));
+      if (from !== String(target.port)) text = setEnvVar(text, 'PORT', String(target.port));
+      // HOST follows a URL that names another loopback address (127.0.0.5, ::1); every interface (0.0.0.0, ::) stays as set
+      const host = getEnvVar(text, 'HOST')?.trim() || '127.0.0.1';
+      if (host !== '0.0.0.0' && host !== '::' && host !== target.bindHost) text = setEnvVar(text, 'HOST', target.bindHost);
+      if (text !== before) {
+        writeFileSync(envPath, text);
+        updated.push('.env');
+      }
       port = { from, to: target.port };
     }
+    // every other file that names the URL or the port: the README, package.json's scripts
+    for (const f of ['README.md', 'package.json']) {
+      const path = join(dir, f);
+      if (!existsSync(path)) continue;
+      const text = readFileSync(path, 'utf8');
+      const next = inStep(text, was, target.url, target.local ? target.port : undefined);
+      if (next !== text) {
+        writeFileSync(path, next);
+        updated.push(f);
+      }
+    }
   }
-  return { did, network, registry: conn.url, previous: { apiUrl: prev('#api'), wsUrl: prev('#ws') }, apiUrl: target.url, wsUrl: target.url, checked: i.check, health, config: configWritten, port, version: after.version };
+  const implied = impliedPortNote(target);
+  return { did, network, registry: conn.url, previous: { apiUrl: prev('#api'), wsUrl: prev('#ws') }, apiUrl: target.url, wsUrl: target.url, checked: i.check, health, config: configWritten, port, updated, warnings: implied ? [implied] : [], version: after.version };
 }

@@ -45,6 +45,8 @@ export const ReadyResponseSchema = z.object({
   plugins: PluginsStatusSchema,
   signingKeyLoaded: z.boolean(),
   pending: z.array(z.string()).optional(),
+  /** The default model's endpoint (LLM_BASE_URL): absent when a model is given or none is configured. */
+  model: z.object({ ready: z.boolean(), reason: z.string().optional(), set: z.string().optional() }).optional(),
 });
 export type ReadyResponse = z.infer<typeof ReadyResponseSchema>;
 

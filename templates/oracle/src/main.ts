@@ -1,14 +1,19 @@
 /**
- * `npm start`: serves the oracle on PORT (default 3000) — the URL registered
- * as this oracle's #api service in the registry.
+ * `npm start`: serves the oracle on HOST:PORT (.env; default 127.0.0.1:3000)
+ * — PORT is the port of the URL registered as this oracle's #api service.
+ * The line it prints names the address the socket is really bound to.
  */
+import type { AddressInfo } from 'node:net';
 import { BootError } from 'oraclekit';
 import { buildOracle } from './oracle.ts';
 
 try {
   const app = buildOracle();
   const url = await app.listen();
-  console.log(`oracle listening on ${url} (PORT ${process.env.PORT ?? 3000})`);
+  const bound = app.fastify.server.address() as AddressInfo;
+  const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
+  const everywhere = bound.address === '0.0.0.0' || bound.address === '::';
+  console.log(everywhere ? `oracle listening on ${host}:${bound.port} (every interface; from this machine ${url})` : `oracle listening on ${url} (this machine only; HOST=0.0.0.0 serves every interface)`);
   const stop = () => {
     void app.close().then(() => process.exit(0));
   };

@@ -2,7 +2,9 @@
  * Boots this oracle (the real runtime) with a scripted model from
  * oraclekit/testing (in-process: no model provider, no network) and talks to
  * it over HTTP on loopback as a user would: a UCAN invocation per request, a
- * session, a message whose answer comes from this project's own tool.
+ * session, a message whose answer comes from this project's own tool — paid
+ * for first when oracle.config.json sets a price (the credits plugin: 402 with
+ * the claims, the contract, the payment, then the answer).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateMnemonic, generateSigner, mintInvocation } from 'oraclekit';
@@ -11,74 +13,140 @@ import { localTime } from '../src/plugins/local-time.ts';
 import { callTool, lastToolResult, say, scriptedModel } from 'oraclekit/testing';
 
 const config = loadConfig();
-const model = scriptedModel();
-let app: ReturnType<typeof buildOracle>;
-let url: string;
-const lines: string[] = [];
+/** This oracle's price per turn (oracle.config.json); 0 is free. */
+const price = config.price ?? 0;
 
-async function waitReady(): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const r = await fetch(`${url}/ready`);
-    if (r.status === 200) return;
-    await new Promise((ok) => setTimeout(ok, 10));
-  }
-  throw new Error('the oracle never became ready');
+interface Running {
+  app: ReturnType<typeof buildOracle>;
+  url: string;
+  model: ReturnType<typeof scriptedModel>;
+  lines: string[];
+  price: number;
 }
 
-beforeAll(async () => {
-  app = buildOracle({
+/** This oracle on loopback with the scripted model (and, when given, another price than its own). */
+async function start(overridePrice?: number): Promise<Running> {
+  const model = scriptedModel();
+  const lines: string[] = [];
+  const app = buildOracle({
     model,
     dbPath: ':memory:',
     signingMnemonic: generateMnemonic(),
     logger: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
     env: { LOCAL_TIME_DEFAULT_ZONE: 'Africa/Nairobi' },
+    ...(overridePrice !== undefined ? { config: { ...config, price: overridePrice } } : {}),
   });
-  url = await app.listen(0, '127.0.0.1');
-  await waitReady();
-});
+  const url = await app.listen(0, '127.0.0.1');
+  for (let i = 0; ; i++) {
+    if ((await fetch(`${url}/ready`)).status === 200) break;
+    if (i === 200) throw new Error('the oracle never became ready');
+    await new Promise((ok) => setTimeout(ok, 10));
+  }
+  return { app, url, model, lines, price: overridePrice ?? price };
+}
 
+/** A user of an oracle: every request carries a fresh UCAN invocation addressed to the oracle's DID. */
+async function userOf(o: Running) {
+  const signer = await generateSigner();
+  const call = async (method: string, path: string, body?: unknown) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${await mintInvocation({ issuer: signer, audience: config.oracleDid! })}`, 'x-auth-type': 'ucan' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const r = await fetch(`${o.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: r.status, body: (await r.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
+  const get = (path: string) => call('GET', path);
+  const post = (path: string, body: unknown) => call('POST', path, body);
+  const { sessionId } = (await post('/sessions', {})).body as { sessionId: string };
+  const ask = (message: string) => post(`/messages/${sessionId}`, { message, stream: false });
+  return { get, post, ask };
+}
+
+/** The turn the model plays: call the project's tool, then answer with its result. */
+function scriptLocalTime(o: Running): void {
+  o.model.enqueue(callTool('get_local_time', {}), (body) => say(`It is now ${(lastToolResult(body) as { timeZone: string }).timeZone} time.`));
+}
+
+/** What a client does when an oracle charges: the 402's claims, the contract, the payment of exactly the price. */
+async function payFor(user: Awaited<ReturnType<typeof userOf>>, unpaid: { status: number; body: any }, amount: number) { // eslint-disable-line @typescript-eslint/no-explicit-any
+  expect(unpaid.status).toBe(402);
+  expect(unpaid.body).toMatchObject({ statusCode: 402, code: 'payment_required', claims: [expect.any(String)] });
+  const claims = unpaid.body.claims as string[];
+  expect((await user.post('/credits/contract', {})).status).toBeLessThan(300);
+  const paid = await user.post('/credits/pay', { claimIds: claims, amount });
+  expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+  return claims;
+}
+
+let oracle: Running;
+beforeAll(async () => {
+  oracle = await start();
+});
 afterAll(async () => {
-  await app?.close();
+  await oracle?.app.close();
 });
 
 describe('the oracle', () => {
-  it('boots with the weather plugin and its own local-time plugin', () => {
+  it(`boots with the weather plugin and its own local-time plugin${price > 0 ? ', and credits for its price' : ''}`, () => {
+    const { lines, app } = oracle;
     expect(lines[0]).toMatch(/^runtime v\d+\.\d+\.\d+$/);
     const status = app.plugins.status();
     expect(status.loaded).toEqual(expect.arrayContaining(['weather', 'local-time']));
+    if (price > 0) expect(status.loaded).toContain('credits');
+    else expect(status.excluded).toContainEqual({ plugin: 'credits', reason: 'price' });
+    // one line per excluded plugin, and the summary counts them
+    const each = lines.filter((l) => l.startsWith('[boot] excluded: '));
+    expect(lines.filter((l) => /^\[boot\] excluded \d+ plugin\(s\)/.test(l))).toEqual([expect.stringContaining(`excluded ${each.length} plugin(s)`)]);
   });
 
   it('answers /health with its name and DID from oracle.config.json', async () => {
-    const r = await fetch(`${url}/health`);
+    const r = await fetch(`${oracle.url}/health`);
     expect(r.status).toBe(200);
     expect(await r.json()).toMatchObject({ name: config.name, oracleDid: config.oracleDid });
   });
 
-  it('answers a user through its own tool', async () => {
-    const user = await generateSigner();
-    const headers = async () => ({
-      authorization: `Bearer ${await mintInvocation({ issuer: user, audience: config.oracleDid! })}`,
-      'x-auth-type': 'ucan',
-      'content-type': 'application/json',
-    });
-    const s = await fetch(`${url}/sessions`, { method: 'POST', headers: await headers(), body: '{}' });
-    expect(s.status).toBe(201);
-    const { sessionId } = (await s.json()) as { sessionId: string };
-
-    model.enqueue(callTool('get_local_time', {}), (body) => {
-      const r = lastToolResult(body) as { timeZone: string };
-      return say(`It is now ${r.timeZone} time.`);
-    });
-    const m = await fetch(`${url}/messages/${sessionId}`, { method: 'POST', headers: await headers(), body: JSON.stringify({ message: 'What time is it?', stream: false }) });
-    expect(m.status).toBe(200);
-    const reply = (await m.json()) as { message: { content: string } };
-    expect(reply.message.content).toBe('It is now Africa/Nairobi time.');
+  it(`answers a user through its own tool${price > 0 ? ` (after paying ${price} for the turn)` : ''}`, async () => {
+    const user = await userOf(oracle);
+    if (price > 0) await payFor(user, await user.ask('What time is it?'), price);
+    scriptLocalTime(oracle);
+    const m = await user.ask('What time is it?');
+    expect(m.status, JSON.stringify(m.body)).toBe(200);
+    expect(m.body.message.content).toBe('It is now Africa/Nairobi time.');
     // the model was offered the project's tool from the first step
-    expect(model.requests[0]!.body.tools?.map((t) => t.function.name)).toContain('get_local_time');
+    expect(oracle.model.requests[0]!.body.tools?.map((t) => t.function.name)).toContain('get_local_time');
+  });
+
+  // at its own price; a free oracle shows the same path at an example price (what setting `price` in oracle.config.json does)
+  it(`charges ${price > 0 ? 'its price' : 'a price (0.5 per turn, when oracle.config.json sets one)'}: 402 with the claim, the contract, the payment, then the answer`, async () => {
+    const o = price > 0 ? oracle : await start(0.5);
+    try {
+      const user = await userOf(o);
+      const asked = o.model.requests.length;
+      const unpaid = await user.ask('What time is it?');
+      expect(unpaid.status).toBe(402);
+      expect(unpaid.body.outstandingClaims).toEqual([expect.objectContaining({ claimId: unpaid.body.claims[0], amount: o.price, status: 'outstanding' })]);
+      expect(o.model.requests.length).toBe(asked); // refused before the model was asked
+      // the terms, and a payment before accepting them is refused
+      expect((await user.get('/credits/contract')).body).toMatchObject({ terms: { price: o.price, unit: 'turn' }, contract: null });
+      expect((await user.post('/credits/pay', { claimIds: unpaid.body.claims, amount: o.price })).body).toMatchObject({ code: 'contract_required' });
+      // asking again without paying gives the same claim
+      expect((await user.ask('What time is it?')).body.claims).toEqual(unpaid.body.claims);
+      const claims = await payFor(user, unpaid, o.price);
+      scriptLocalTime(o);
+      const answered = await user.ask('What time is it?');
+      expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+      expect(answered.body.message.content).toBe('It is now Africa/Nairobi time.');
+      // the payment bought exactly one turn
+      expect((await user.get('/credits/ledger')).body).toMatchObject({ paid: o.price, usedTurns: 1, prepaidTurns: 0, owed: 0 });
+      const next = await user.ask('And now?');
+      expect(next.status).toBe(402);
+      expect(next.body.claims).not.toEqual(claims);
+    } finally {
+      if (o !== oracle) await o.app.close();
+    }
   });
 
   it('refuses a request without credentials', async () => {
-    const r = await fetch(`${url}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const r = await fetch(`${oracle.url}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(r.status).toBe(401);
   });
 });

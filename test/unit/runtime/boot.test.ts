@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { createOracleApp, type OracleApp } from '../../../src/runtime/app.ts';
 import { BootError } from '../../../src/runtime/boot.ts';
 import { definePlugin, type AnyOraclePlugin, type PluginManifest } from '../../../src/runtime/plugin.ts';
-import { weatherPlugin, userPreferencesPlugin } from '../../../src/runtime/plugins/index.ts';
+import { creditsPlugin, weatherPlugin, userPreferencesPlugin } from '../../../src/runtime/plugins/index.ts';
+import type { OracleAppOptions } from '../../../src/runtime/runtime.ts';
+import { scriptedModel, startScriptedModelServer } from '../../../src/testing.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { freePort } from '../../helpers/loopback.ts';
 
 const manifest = (m: Partial<PluginManifest> = {}): PluginManifest => ({
   title: 't', summary: 's', whenToUse: [], visibility: 'on-demand', stability: 'stable', category: 'c', defaultState: 'on', dependsOn: [], ...m,
@@ -19,13 +24,14 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function boot(o: { plugins?: AnyOraclePlugin[]; features?: Record<string, boolean>; env?: Record<string, string | undefined>; bundled?: AnyOraclePlugin[] }) {
+function boot(o: { plugins?: AnyOraclePlugin[]; features?: Record<string, boolean>; env?: Record<string, string | undefined>; bundled?: AnyOraclePlugin[]; price?: number; model?: OracleAppOptions['model'] }) {
   const dir = mkdtempSync(join(tmpdir(), 'oraclekit-boot-'));
   dirs.push(dir);
   const lines: string[] = [];
   const make = () => {
     const app = createOracleApp({
-      config: { name: 'Boot', oracleDid: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK' },
+      config: { name: 'Boot', oracleDid: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', ...(o.price !== undefined ? { price: o.price } : {}) },
+      ...(o.model ? { model: o.model } : {}),
       dbPath: join(dir, 'db.sqlite'),
       logger: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
       plugins: o.plugins,
@@ -165,7 +171,7 @@ describe("the plugins' own error codes", () => {
 describe("the runtime's variables", () => {
   it('are parsed once: blank is unset, defaults apply, options override them', () => {
     const app = boot({ env: { PORT: '', ORACLE_MAX_STEPS: '5', CORS_ORIGINS: 'https://a.example, https://b.example', ORACLE_UCAN_AUTH: 'invocation', ORACLE_UCAN_REPLAY: '' } }).make();
-    expect(app.runtime.settings).toMatchObject({ PORT: 3000, HOST: '0.0.0.0', ORACLE_MAX_STEPS: 5, LLM_STALL_TIMEOUT_MS: 60_000, ORACLE_TOOL_TIMEOUT_MS: 30_000, CORS_ORIGINS: ['https://a.example', 'https://b.example'], ORACLE_UCAN_AUTH: 'invocation', ORACLE_UCAN_REPLAY: 'bearer', ORACLE_UCAN_DELEGATION_MAX_TTL_S: 30 * 24 * 3600 });
+    expect(app.runtime.settings).toMatchObject({ PORT: 3000, HOST: '127.0.0.1', ORACLE_MAX_STEPS: 5, LLM_STALL_TIMEOUT_MS: 60_000, ORACLE_TOOL_TIMEOUT_MS: 30_000, CORS_ORIGINS: ['https://a.example', 'https://b.example'], ORACLE_UCAN_AUTH: 'invocation', ORACLE_UCAN_REPLAY: 'bearer', ORACLE_UCAN_DELEGATION_MAX_TTL_S: 30 * 24 * 3600 });
     expect([app.runtime.auth.mode, app.runtime.auth.replayMode, app.runtime.auth.delegationMaxTtlSeconds]).toEqual(['invocation', 'bearer', 30 * 24 * 3600]);
   });
 
@@ -179,5 +185,78 @@ describe("the runtime's variables", () => {
     expect(() => boot({ env: { ORACLE_UCAN_DELEGATION_MAX_TTL_S: '10' } }).make()).toThrow(/'ORACLE_UCAN_DELEGATION_MAX_TTL_S' = "10": .+\. Set 'ORACLE_UCAN_DELEGATION_MAX_TTL_S' to an integer from 60 to 31536000/);
     // the replaced variable is refused rather than ignored: a deployment that set 0 would otherwise be opened to delegation-only login
     expect(() => boot({ env: { ORACLE_ALLOW_DELEGATION_AUTH: '0' } }).make()).toThrow(/'ORACLE_ALLOW_DELEGATION_AUTH' = "0": .+ORACLE_UCAN_AUTH=invocation/);
+  });
+});
+
+describe('the boot summary (#16 item 9)', () => {
+  it('has one `[boot] excluded:` line per excluded plugin, whatever the reason, and its count is the number of those lines', () => {
+    const a = plugin('a', {}, { dependsOn: ['b'] });
+    const b = plugin('b', { requiredEnv: ['B_URL'] });
+    const off = plugin('off', {}, { defaultState: 'off' });
+    const { lines, make } = boot({ bundled: [weatherPlugin, creditsPlugin, a, b, off], features: { weather: false } });
+    make();
+    const each = lines.filter((l) => l.startsWith('[boot] excluded: '));
+    expect(each).toEqual(['[boot] excluded: weather (features)', '[boot] excluded: credits (price)', '[boot] excluded: b (B_URL)', '[boot] excluded: off (defaultState off)', '[boot] excluded: a (dependsOn b)']);
+    const summary = lines.filter((l) => /^\[boot\] excluded \d+ plugin\(s\)/.test(l));
+    expect(summary).toEqual([`[boot] excluded ${each.length} plugin(s): weather (features), credits (price), b (B_URL), off (defaultState off), a (dependsOn b)`]);
+  });
+});
+
+describe('the model at boot and in /ready (#16 item 8)', () => {
+  const ready = async (app: OracleApp) => {
+    await app.runtime.loadSigningKey('abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about');
+    const url = await app.listen(0, '127.0.0.1');
+    const r = await fetch(`${url}/ready`);
+    return { status: r.status, body: (await r.json()) as { ready: boolean; pending?: string[]; model?: { ready: boolean; reason?: string; set?: string } } };
+  };
+
+  it('a blank LLM_PROVIDER_API_KEY for a hosted model: a boot warning naming the variable, and /ready says the model is not ready', async () => {
+    const { lines, make } = boot({ env: { LLM_BASE_URL: 'https://models.example.org/v1', LLM_PROVIDER_API_KEY: '' } });
+    const app = make();
+    expect(lines).toContain("[boot] warning: model not ready: LLM_PROVIDER_API_KEY is blank: the model at https://models.example.org/v1 refuses turns without a key. Set 'LLM_PROVIDER_API_KEY' in the oracle's environment (.env)");
+    expect(lines[0]).toMatch(/^runtime v/); // the warning follows the boot lines
+    const r = await ready(app);
+    expect(r.status).toBe(503);
+    expect(r.body).toMatchObject({ ready: false, pending: ['model'], model: { ready: false, set: 'LLM_PROVIDER_API_KEY' } });
+  });
+
+  it('an unreachable model URL: a warning naming LLM_BASE_URL, /ready not ready', async () => {
+    const port = await freePort(); // nothing listens there
+    const { lines, make } = boot({ env: { LLM_BASE_URL: `http://127.0.0.1:${port}/v1`, LLM_PROVIDER_API_KEY: 'sk-secret-key' } });
+    const r = await ready(make());
+    expect(r.status).toBe(503);
+    expect(r.body).toMatchObject({ ready: false, pending: ['model'], model: { ready: false, set: 'LLM_BASE_URL', reason: expect.stringContaining('ECONNREFUSED') } });
+    expect(lines.find((l) => l.startsWith(`[boot] warning: model not ready: the model at http://127.0.0.1:${port}/v1 is unreachable (ECONNREFUSED)`))).toMatch(/Set 'LLM_BASE_URL'/);
+    expect(lines.join('\n')).not.toContain('sk-secret-key');
+  });
+
+  it('a key the endpoint refuses (401): /ready names LLM_PROVIDER_API_KEY', async () => {
+    const server = createServer((_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}'));
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    try {
+      const { lines, make } = boot({ env: { LLM_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, LLM_PROVIDER_API_KEY: 'sk-wrong' } });
+      const r = await ready(make());
+      expect(r.status).toBe(503);
+      expect(r.body.model).toMatchObject({ ready: false, set: 'LLM_PROVIDER_API_KEY', reason: expect.stringContaining('HTTP 401') });
+      expect(lines.some((l) => l.includes("Set 'LLM_PROVIDER_API_KEY'"))).toBe(true);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((ok) => server.close(ok));
+    }
+  });
+
+  it('a model server that answers (loopback, no key needed) is ready; a model given as an option is not probed', async () => {
+    const model = await startScriptedModelServer();
+    try {
+      const { lines, make } = boot({ env: { LLM_BASE_URL: model.baseURL } });
+      const r = await ready(make());
+      expect(r).toEqual({ status: 200, body: expect.objectContaining({ ready: true, model: { ready: true } }) });
+      expect(lines.some((l) => l.includes('warning'))).toBe(false);
+    } finally {
+      await model.close();
+    }
+    const given = await ready(boot({ env: { LLM_BASE_URL: 'https://models.example.org/v1' }, model: scriptedModel() }).make());
+    expect(given.status).toBe(200);
+    expect(given.body.model).toBeUndefined();
   });
 });

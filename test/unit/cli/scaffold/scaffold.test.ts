@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { getEnvVar, renderEnv, renderEnvExample, setEnvVar } from '../../../../src/cli/scaffold/env.ts';
-import { parseOracleUrl } from '../../../../src/cli/scaffold/url.ts';
+import { impliedPortNote, parseOracleUrl } from '../../../../src/cli/scaffold/url.ts';
+import { checkPrice } from '../../../../src/cli/scaffold/new.ts';
+import { cdLine } from '../../../../src/cli/scaffold/print.ts';
+import { inStep } from '../../../../src/cli/scaffold/update-url.ts';
 import { writeProject } from '../../../../src/cli/scaffold/files.ts';
 import { askConfirm, askSelect, askText } from '../../../../src/cli/scaffold/ask.ts';
 import { ed25519KeyOfDid, keyOfDid, parseSignInLink, signInMessage, startSignIn } from '../../../../src/cli/identity/qr.ts';
@@ -43,9 +46,32 @@ describe('.env', () => {
 
 describe('the oracle URL', () => {
   it('takes a local URL’s port as PORT', () => {
-    expect(parseOracleUrl('http://localhost:3000/')).toEqual({ url: 'http://localhost:3000', local: true, port: 3000 });
+    expect(parseOracleUrl('http://localhost:3000/')).toEqual({ url: 'http://localhost:3000', local: true, port: 3000, portImplied: false, bindHost: '127.0.0.1' });
     expect(parseOracleUrl('http://127.0.0.1:8080')).toMatchObject({ local: true, port: 8080 });
-    expect(parseOracleUrl('https://oracle.example.org')).toEqual({ url: 'https://oracle.example.org', local: false, port: 443 });
+    expect(parseOracleUrl('https://oracle.example.org')).toEqual({ url: 'https://oracle.example.org', local: false, port: 443, portImplied: true, bindHost: '127.0.0.1' });
+  });
+  it('binds the URL’s own loopback address, else 127.0.0.1 (#16 item 7)', () => {
+    expect(parseOracleUrl('http://127.0.0.5:8080').bindHost).toBe('127.0.0.5');
+    expect(parseOracleUrl('http://[::1]:8080').bindHost).toBe('::1');
+    expect(parseOracleUrl('http://app.localhost:8080')).toMatchObject({ local: true, bindHost: '127.0.0.1' });
+  });
+  it('refuses 0.0.0.0 and :: — addresses to bind, not to reach — naming the flag and what is valid', () => {
+    for (const bad of ['http://0.0.0.0:3000', 'http://[::]:3000', 'http://0:3000']) {
+      try {
+        parseOracleUrl(bad);
+        expect.unreachable();
+      } catch (e) {
+        expect(isOracleKitError(e) && [e.code, e.field, e.value]).toEqual(['invalid_url', 'url', bad]);
+        expect((e as Error).message).toContain('not one a client can reach');
+        expect(isOracleKitError(e) && e.valid).toMatch(/http:\/\/localhost:<port>/);
+      }
+    }
+  });
+  it('says that a local URL without a port means 80 (or 443), and nothing when the port is written', () => {
+    expect(impliedPortNote(parseOracleUrl('http://localhost'))).toMatch(/^--url http:\/\/localhost has no port, so it means port 80 .+http:\/\/localhost:3000$/);
+    expect(impliedPortNote(parseOracleUrl('https://127.0.0.1/'))).toMatch(/means port 443 \(the https default\)/);
+    expect(impliedPortNote(parseOracleUrl('http://localhost:80'))).toBeUndefined();
+    expect(impliedPortNote(parseOracleUrl('https://oracle.example.org'))).toBeUndefined(); // public: PORT is --port
   });
   it('refuses other schemes, credentials and junk, naming the flag', () => {
     for (const bad of ['ftp://x', 'http://u:p@host', 'not a url', 'http://h/#x']) {
@@ -192,5 +218,30 @@ describe('Matrix bot provisioning against a loopback homeserver', () => {
 
   it('an unreachable homeserver is unavailable (exit 9)', async () => {
     await expect(provisionBot({ baseUrl: 'http://127.0.0.1:1', user: 'x' })).rejects.toMatchObject({ status: 503 });
+  });
+});
+
+describe('prices (#16 item 1)', () => {
+  it('accepts 0 and decimals the credits ledger keeps exactly; refuses the rest with what is valid', () => {
+    for (const ok of ['0', '0.5', '0.000001', '2.5', '1000000000', '999999999.999999', ' 3 ']) expect(checkPrice(ok), ok).toBe(true);
+    for (const bad of ['0.0000001', '1000000000.5', '1000000001', '-1', '1e3', '', 'free', '.5']) expect(checkPrice(bad), bad).toBe('a number from 0 to 1000000000 with at most 6 decimals (0 = free)');
+  });
+});
+
+describe('"Next:" (#16 item 10)', () => {
+  it('prints a cd relative to where new ran, quoted when it needs it, none when it is that folder', () => {
+    expect(cdLine('/home/me/work/my-oracle', '/home/me/work')).toEqual(['  cd my-oracle']);
+    expect(cdLine('/home/me/other/o', '/home/me/work')).toEqual(['  cd ../other/o']);
+    expect(cdLine('/home/me/work/my oracle', '/home/me/work')).toEqual(["  cd 'my oracle'"]);
+    expect(cdLine('/home/me/work', '/home/me/work')).toEqual([]);
+  });
+});
+
+describe('update-oracle-api-url keeps files in step (#16 item 6)', () => {
+  it('replaces the old URL (not a longer one that starts with it) and the ${PORT:-n} default', () => {
+    const text = 'API http://localhost:3000 and http://localhost:3000/health, not http://localhost:30000; chat --oracle http://localhost:${PORT:-3000}';
+    expect(inStep(text, ['http://localhost:3000'], 'http://localhost:3100', 3100)).toBe('API http://localhost:3100 and http://localhost:3100/health, not http://localhost:30000; chat --oracle http://localhost:${PORT:-3100}');
+    // a public URL: the port default stays (PORT is not the URL's port)
+    expect(inStep('x http://localhost:3000 ${PORT:-3000}', ['http://localhost:3000', undefined], 'https://o.example.org', undefined)).toBe('x https://o.example.org ${PORT:-3000}');
   });
 });
