@@ -30,7 +30,7 @@ export class DidProofs {
     }
     if (!canProve(did)) throw fieldError('did_proof_invalid', 'did', did, 'a did:key (ed25519, secp256k1 or P-256) to prove a key; other DIDs carry no key', { message: `${did} cannot make a DID proof: only a did:key carries its public key` });
     const c = parseKeyProofChallenge(proof.challenge);
-    if (!c) throw fieldError('did_proof_invalid', 'proof.challenge', proof.challenge, '"oraclekit-api-key <did> <roles, sorted, comma-separated> <ISO 8601 UTC time>"');
+    if (!c) throw fieldError('did_proof_invalid', 'proof.challenge', proof.challenge, '"oraclekit-api-key <did> <roles, sorted, comma-separated> <time as toISOString: 2026-01-01T00:00:00.000Z>"');
     const want = keyProofChallenge(did, roles, c.issuedAt);
     if (c.did !== did) throw fieldError('did_proof_invalid', 'proof.challenge', proof.challenge, `a challenge for ${did}`, { message: `the challenge names ${c.did}, not the key's DID ${did}` });
     if (proof.challenge !== want) throw fieldError('did_proof_invalid', 'proof.challenge', proof.challenge, want, { message: `the challenge names roles ${c.roles}, not the key's roles; expected "${want}"` });

@@ -6,7 +6,7 @@
  * src/daemon/registry/did-proof.ts) and the CLI (which makes it with the
  * identity it holds).
  *
- *   oraclekit-api-key <did> <roles, sorted, unique, comma-separated> <issuedAt, ISO 8601 UTC>
+ *   oraclekit-api-key <did> <roles, sorted, unique, comma-separated> <issuedAt, ISO 8601 UTC with milliseconds, as toISOString>
  *
  * The signature is over the UTF-8 bytes of that line, base64url (or base64)
  * of 64 bytes: Ed25519 for an ed25519 did:key; ECDSA over SHA-256, compact
@@ -39,10 +39,11 @@ export interface ParsedChallenge {
 
 /** The parts of a challenge line, or undefined when it is not one. */
 export function parseKeyProofChallenge(challenge: string): ParsedChallenge | undefined {
-  const m = /^oraclekit-api-key (did:\S+) ([a-z,]+) (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,3})?Z)$/.exec(challenge);
+  const m = /^oraclekit-api-key (did:\S+) ([a-z,]+) (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)$/.exec(challenge);
   if (!m) return undefined;
   const issuedAt = Date.parse(m[3]!);
-  return Number.isFinite(issuedAt) ? { did: m[1]!, roles: m[2]!, issuedAt } : undefined;
+  // the time exactly as toISOString writes it: a date that does not exist (02-30) does not round-trip
+  return Number.isFinite(issuedAt) && new Date(issuedAt).toISOString() === m[3] ? { did: m[1]!, roles: m[2]!, issuedAt } : undefined;
 }
 
 const CURVES = {
