@@ -10,7 +10,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58Encode } from '../../../../src/lib/did/index.ts';
 import { canProve, keyProofChallenge, parseKeyProofChallenge } from '../../../../src/lib/registry/key-proof.ts';
 import { DidProofs, PROOF_MAX_AGE_MS, PROOF_MAX_SKEW_MS } from '../../../../src/daemon/registry/did-proof.ts';
-import { OracleKitError } from '../../../../src/lib/errors.ts';
+import type { OracleKitError } from '../../../../src/lib/errors.ts';
 
 const NOW = Date.parse('2026-11-23T22:00:00.000Z');
 const sk = ed25519.utils.randomSecretKey();
