@@ -138,7 +138,7 @@ export const keyCreateBody = z.strictObject({
   label: z.string().max(128).optional(),
   proof: z
     .strictObject({
-      challenge: z.string().max(512).describe('"oraclekit-api-key <did> <roles, sorted, comma-separated> <ISO 8601 UTC time>", issued within 5 minutes'),
+      challenge: z.string().max(512).describe('"oraclekit-api-key <did> <roles, sorted, comma-separated> <time as toISOString()>", issued within the last 5 minutes'),
       signature: z.string().max(128).describe("the DID's key's signature over the challenge's UTF-8 bytes, 64 bytes base64url"),
     })
     .optional()
