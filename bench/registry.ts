@@ -3,14 +3,22 @@
  * GET /v1/domains/:did on the real daemon process (dist/daemon/main.js, as
  * shipped: auth, rate limit, zod, pino logging to its file, SQLite with every
  * acknowledged write fsynced), next to a bare fastify route doing the same HTTP work in
- * the same run, at 50 connections over loopback (autocannon). Ratio target
- * >= 0.6. Then the idle daemon's RSS (target < 120 MB). Then the POST again
+ * the same run, at 50 connections over loopback (autocannon), and — the
+ * target since issue #19 item 7 — next to the minimal durable route
+ * (bench/registry-durable.ts: fastify, JSON body, the same INSERT through
+ * the same group commit and fsync; no auth, zod or rate limit): POST >= 0.7×
+ * that route with p99 <= 10 ms. Then the idle daemon's RSS (target < 120 MB). Then the POST again
  * with SQLite's own fsync inside COMMIT (synchronous=FULL), and twice more
  * with bench/registry-floor.ts preloaded: without SQLite (the design computed,
  * nothing stored) and with the registry's work skipped (the stack floor: the
  * best ratio any POST route of this stack can reach here).
  *
- *   npm run build && node bench/registry.ts [--rounds 3] [--duration 5] [--connections 50]
+ *   npm run build && node bench/registry.ts [--rounds 3] [--duration 5] [--connections 50] [--only durable]
+ *
+ * `--only durable` runs the daemon's POST and the durable route only (and the
+ * RSS figures). BENCH_DAEMON_FLAGS (space-separated) replaces the daemon's node
+ * flags (DAEMON_NODE_FLAGS) to compare settings, e.g. BENCH_DAEMON_FLAGS=
+ * (none) or BENCH_DAEMON_FLAGS=--max-semi-space-size=16.
  *
  * The daemon runs in its own temp ORACLEKIT_HOME (its DB file on the same
  * disk as the OS temp dir); the bare server runs in a child process too, so
@@ -27,7 +35,10 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 
 const ROOT = join(import.meta.dirname, '..');
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, log: { type: 'string' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, log: { type: 'string' }, only: { type: 'string' } } });
+const ONLY_DURABLE = values.only === 'durable';
+/** The daemon's node flags: as shipped, or BENCH_DAEMON_FLAGS to compare settings. */
+const NODE_FLAGS = process.env.BENCH_DAEMON_FLAGS !== undefined ? process.env.BENCH_DAEMON_FLAGS.split(/\s+/).filter(Boolean) : DAEMON_NODE_FLAGS;
 const DURATION = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
 const ROUNDS = Number(values.rounds);
@@ -65,12 +76,23 @@ async function startDaemon(home: string, opts: { synchronous?: 'FULL'; skip?: 's
   if (synchronous) env.ORACLEKIT_DB_SYNCHRONOUS = synchronous;
   rmSync(join(home, 'state/daemon.json'), { force: true });
   if (skip) env.BENCH_SKIP = skip;
-  const flags = skip ? [...DAEMON_NODE_FLAGS, '--import', pathToFileURL(join(ROOT, 'bench/registry-floor.ts')).href] : DAEMON_NODE_FLAGS;
+  const flags = skip ? [...NODE_FLAGS, '--import', pathToFileURL(join(ROOT, 'bench/registry-floor.ts')).href] : NODE_FLAGS;
   const child = spawn(process.execPath, [...flags, join(ROOT, 'dist/daemon/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const disc = join(home, 'state/daemon.json');
   for (let i = 0; i < 400 && !existsSync(disc); i++) await new Promise((r) => setTimeout(r, 25));
   const d = JSON.parse(readFileSync(disc, 'utf8'));
   return { url: d.url, token: d.token, child };
+}
+
+/** The minimal durable route (bench/registry-durable.ts) over its own database file in `home`, storing `record`. */
+async function startDurable(home: string, record: string): Promise<{ url: string; child: ChildProcess }> {
+  const file = join(home, 'durable-record.json');
+  writeFileSync(file, record);
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.ORACLEKIT_DB_SYNCHRONOUS;
+  const child = spawn(process.execPath, [join(ROOT, 'bench/registry-durable.ts'), join(home, 'durable.db'), file], { env, stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT });
+  const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+  return { url: `http://127.0.0.1:${port}`, child };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -82,13 +104,24 @@ interface Result {
   p99: number;
   non2xx: number;
   errors: number;
+  /** CPU time (user + system) of the serving process per request, µs: less sensitive to the machine's load than req/s. */
+  cpuUs?: number;
 }
 
-async function run(name: string, opts: AcOptions): Promise<Result> {
+/** User + system CPU time of a process so far, in µs (/proc/<pid>/stat, clock ticks of 10 ms). */
+function cpuUsOf(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10_000;
+}
+
+async function run(name: string, opts: AcOptions, pid?: number): Promise<Result> {
+  const cpu0 = pid ? cpuUsOf(pid) : 0;
   const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, pipelining: 1, ...opts });
-  return { name, rps: Math.round(r.requests.average), p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  const cpuUs = pid ? Math.round((cpuUsOf(pid) - cpu0) / Math.max(1, r.requests.total)) : undefined;
+  return { name, rps: Math.round(r.requests.average), p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, ...(cpuUs !== undefined ? { cpuUs } : {}) };
 }
 
+const DURABLE = 'minimal durable POST (same INSERT, group commit, fsync)';
 const SKIP_SQLITE = 'POST /v1/sampling without SQLite';
 const SKIP_WRITE = 'POST /v1/sampling, registry work skipped (stack floor)';
 
@@ -103,6 +136,7 @@ async function main(): Promise<void> {
   writeFileSync(join(home, 'config/daemon.json'), JSON.stringify(cfg));
   const daemon = await startDaemon(home);
   let bare: { url: string; child: ChildProcess } | undefined;
+  let durable: { url: string; child: ChildProcess } | undefined;
   try {
     await new Promise((r) => setTimeout(r, 1000));
     const idleRss = rssMb(daemon.child.pid!);
@@ -117,29 +151,36 @@ async function main(): Promise<void> {
     const postReply = await (await fetch(daemon.url + '/v1/sampling', { method: 'POST', headers: auth, body: designBody })).text();
     const getReply = await (await fetch(daemon.url + `/v1/domains/${encodeURIComponent(dom.id)}`, { headers: auth })).text();
     bare = await startBare(postReply, getReply);
+    durable = await startDurable(home, postReply);
 
     const results: Result[] = [];
     const post = { url: daemon.url + '/v1/sampling', method: 'POST', headers: auth, body: designBody };
     const get = { url: daemon.url + `/v1/domains/${encodeURIComponent(dom.id)}`, headers: auth };
     const barePost = { url: bare.url + '/bare', method: 'POST', headers: { 'content-type': 'application/json' }, body: designBody };
     const bareGet = { url: bare.url + `/bare/${encodeURIComponent(dom.id)}` };
+    const durablePost = { url: durable.url + '/durable', method: 'POST', headers: { 'content-type': 'application/json' }, body: designBody };
     // warm-up (JIT, caches), not reported
-    for (const o of [post, get, barePost, bareGet]) await autocannon({ ...o, connections: 10, duration: 1 });
+    for (const o of [post, get, barePost, bareGet, durablePost]) await autocannon({ ...o, connections: 10, duration: 1 });
     // interleaved rounds: the machine's noise hits both sides alike; medians reported
     for (let round = 0; round < ROUNDS; round++) {
-      results.push(await run('bare POST', barePost));
-      results.push(await run('POST /v1/sampling', post));
+      if (!ONLY_DURABLE) results.push(await run('bare POST', barePost));
+      results.push(await run(DURABLE, durablePost, durable.child.pid));
+      results.push(await run('POST /v1/sampling', post, daemon.child.pid));
+      if (ONLY_DURABLE) continue;
       results.push(await run('bare GET', bareGet));
       results.push(await run('GET /v1/domains/:did', get));
     }
     await new Promise((r) => setTimeout(r, 2000));
     const afterRss = rssMb(daemon.child.pid!);
+    await new Promise((r) => setTimeout(r, 10_000));
+    const afterRss12s = rssMb(daemon.child.pid!);
     daemon.child.kill('SIGTERM');
     await new Promise((r) => daemon.child.once('exit', r));
 
     // the same POST with synchronous=FULL (SQLite's fsync inside COMMIT, on the event loop): what the
     // shipped fsync off the event loop (storage/db.ts) saves
-    const normal = await startDaemon(home, { synchronous: 'FULL' });
+    const normal = ONLY_DURABLE ? undefined : await startDaemon(home, { synchronous: 'FULL' });
+    if (normal) {
     try {
       const auth2 = { ...auth };
       await autocannon({ url: normal.url + '/v1/sampling', method: 'POST', headers: auth2, body: designBody, connections: 10, duration: 1 });
@@ -148,14 +189,15 @@ async function main(): Promise<void> {
       normal.child.kill('SIGTERM');
       await new Promise((r) => normal.child.once('exit', r));
     }
+    }
 
     // where the POST's time goes: the same POST without SQLite (design computed, record built and
     // stringified; no insert, COMMIT or fsync), then with the registry's work skipped altogether (the
     // stack floor) — bench/registry-floor.ts, preloaded; each interleaved with more rounds of the bare POST
-    for (const [skip, name] of [
+    for (const [skip, name] of ONLY_DURABLE ? [] : ([
       ['sqlite', SKIP_SQLITE],
       ['write', SKIP_WRITE],
-    ] as const) {
+    ] as const)) {
       const d = await startDaemon(home, { skip });
       try {
         const o = { url: d.url + '/v1/sampling', method: 'POST', headers: auth, body: designBody };
@@ -175,8 +217,8 @@ async function main(): Promise<void> {
       return v[Math.floor(v.length / 2)]!;
     };
     const names = [...new Set(results.map((r) => r.name))];
-    const summary = names.map((name) => ({ name, rps: median(name, (r) => r.rps), p99: median(name, (r) => r.p99), non2xx: results.filter((r) => r.name === name).reduce((a, r) => a + r.non2xx, 0) }));
-    const rps = (n: string) => summary.find((x) => x.name === n)!.rps;
+    const summary = names.map((name) => ({ name, rps: median(name, (r) => r.rps), p99: median(name, (r) => r.p99), cpuUsPerRequest: median(name, (r) => r.cpuUs ?? NaN), non2xx: results.filter((r) => r.name === name).reduce((a, r) => a + r.non2xx, 0) }));
+    const rps = (n: string) => summary.find((x) => x.name === n)?.rps ?? NaN;
     const ratio = (route: string, bare: string) => Math.round((rps(route) / rps(bare)) * 100) / 100;
     const out = {
       node: process.version,
@@ -184,21 +226,24 @@ async function main(): Promise<void> {
       durationSeconds: DURATION,
       rounds: ROUNDS,
       summary,
+      daemonNodeFlags: NODE_FLAGS,
       ratios: {
+        postSamplingToDurable: ratio('POST /v1/sampling', DURABLE),
         postSampling: ratio('POST /v1/sampling', 'bare POST'),
         postSamplingFull: ratio('POST /v1/sampling (synchronous=FULL)', 'bare POST'),
         postSamplingNoSqlite: ratio(SKIP_SQLITE, 'bare POST'),
         postSamplingStackFloor: ratio(SKIP_WRITE, 'bare POST'),
         getDomain: ratio('GET /v1/domains/:did', 'bare GET'),
       },
-      rssMb: { idleAfterStart: idleRss, idleAfterLoad: afterRss },
-      targets: { ratio: 0.6, rssMb: 120 },
+      rssMb: { idleAfterStart: idleRss, idleAfterLoad: afterRss, idle12sAfterLoad: afterRss12s },
+      targets: { postToDurable: 0.7, postP99Ms: 10, rssMb: 120 },
     };
     console.table(out.summary);
     console.log(JSON.stringify(out, null, 2));
   } finally {
     if (daemon.child.exitCode === null) daemon.child.kill('SIGTERM');
     bare?.child.kill('SIGTERM');
+    durable?.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
     rmSync(home, { recursive: true, force: true });
   }

@@ -40,6 +40,8 @@ export interface DeploymentConfig {
   logLevel: string;
   /** The default oracle the daemon hosts (docs/daemon.md, "The default oracle"). */
   oracle: DaemonOracleConfig;
+  /** POST /admin/v1/keys needs a DID proof (registry.md, "DID proof at key creation"). Default false. */
+  requireDidProof: boolean;
 }
 
 export interface DaemonOracleConfig {
@@ -66,6 +68,7 @@ export const DEFAULT_CONFIG: DeploymentConfig = {
   bodyLimitBytes: 64 * 1024,
   logLevel: 'info',
   oracle: { enabled: true, name: 'oraclekit default oracle' },
+  requireDidProof: false,
 };
 
 function bad(message: string, field: string, value: unknown, valid: string): OracleKitError {
@@ -117,6 +120,7 @@ const daemonConfigSchema = z.strictObject({
   bodyLimitBytes: z.number().int().min(1024).optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   oracle: daemonOracleSchema.optional(),
+  requireDidProof: z.boolean().optional(),
 });
 
 /** A zod failure of the config → invalid_config naming the key, its value and what is valid. */
@@ -152,6 +156,7 @@ export function parseConfig(raw: unknown): DeploymentConfig {
     bodyLimitBytes: o.bodyLimitBytes ?? d.bodyLimitBytes,
     logLevel: o.logLevel ?? d.logLevel,
     oracle: o.oracle ? parseOracle(o.oracle) : { ...d.oracle },
+    requireDidProof: o.requireDidProof ?? d.requireDidProof,
   };
 }
 

@@ -24,6 +24,7 @@ import { openDatabase } from '../storage/db.ts';
 import { REGISTRY_MIGRATIONS } from './registry/migrations.ts';
 import { Registry } from './registry/index.ts';
 import { buildServer } from './server.ts';
+import { shrinkHeap, shrinkWhenIdle } from './heap.ts';
 import type { DefaultOracle } from './oracle.ts';
 
 const VERSION = packageVersion();
@@ -112,10 +113,13 @@ async function main(): Promise<void> {
     });
   }
 
+  // the heap shrinks again whenever the daemon is idle after a burst (heap.ts)
+  const stopShrinking = shrinkWhenIdle(app.server);
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
+    stopShrinking();
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     const force = setTimeout(() => {
       app.log.error('in-flight requests did not finish in 10 s; exiting');
@@ -143,6 +147,9 @@ async function main(): Promise<void> {
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const url = `http://${urlHost}:${actualPort}`;
   const info = oracle?.info();
+  // give back what the boot grew (young generation, garbage of loading modules) before anyone is told where we are;
+  // later, after each burst, when the daemon is idle again (heap.ts)
+  shrinkHeap();
   writeDiscovery({ pid: process.pid, host, port: actualPort, url, version: VERSION, token, started, ...(info ? { oracle: { url: url + info.path, wsUrl: url, did: info.did } } : {}) });
   app.log.info({ address, db: dbPath(), synchronous: dbSynchronous, config: configPath(), voters: config.voters.length, rule: config.tally.rule, oracle: info ? { did: info.did, url: url + info.path, model: info.model } : null }, 'oraclekit daemon listening');
 }

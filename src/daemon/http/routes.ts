@@ -164,7 +164,7 @@ export const adminPlugin: FastifyPluginAsync<AdminPluginOptions> = async (fastif
   });
   const security = [{ bearer: [] }];
   app.post('/keys', { schema: { tags: ['admin'], summary: 'Create an API key (shown once)', security, body: S.keyCreateBody, response: S.replies(201, S.keyCreated) } }, async (req, reply) =>
-    reply.code(201).send(await registry.db.write(() => registry.keys.create(req.body.did, req.body.roles, req.body.label))),
+    reply.code(201).send(await registry.db.write(() => registry.keys.create(req.body.did, req.body.roles, req.body.label, req.body.proof))),
   );
   app.get('/keys', { schema: { tags: ['admin'], summary: 'List API keys (no secrets)', security, response: S.replies(200, S.keyList) } }, async () => ({ items: registry.keys.list() }));
   app.post('/keys/:id/revoke', { schema: { tags: ['admin'], summary: 'Revoke an API key', security, params: S.idParams, response: S.replies(200, S.keyRevoked) } }, async (req) => registry.db.write(() => registry.keys.revoke(req.params.id)));

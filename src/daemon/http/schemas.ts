@@ -136,6 +136,13 @@ export const keyCreateBody = z.strictObject({
   did: z.string().max(4096),
   roles: z.array(z.string().max(32)).min(1).max(5).describe(`of ${ROLES.join(', ')} (another is 400 invalid_role)`),
   label: z.string().max(128).optional(),
+  proof: z
+    .strictObject({
+      challenge: z.string().max(512).describe('"oraclekit-api-key <did> <roles, sorted, comma-separated> <time as toISOString()>", issued within the last 5 minutes'),
+      signature: z.string().max(128).describe("the DID's key's signature over the challenge's UTF-8 bytes, 64 bytes base64url"),
+    })
+    .optional()
+    .describe('a DID proof (registry.md, "DID proof at key creation"); required when the deployment sets requireDidProof'),
 });
 
 export type DomainCreate = z.infer<typeof domainCreate>;

@@ -12,6 +12,7 @@ import type { DesignRecord, Page, Principal } from '../../lib/registry/types.ts'
 import type { RecalcBody, SamplingBody, SamplingQuery, VerificationBody } from '../http/schemas.ts';
 import { decodeCursor, encodeCursor, nowIso, type RegistryContext } from './common.ts';
 import type { Domains } from './domains.ts';
+import { mayChangeDesign } from './ownership.ts';
 
 export class Designs {
   private readonly ctx: RegistryContext;
@@ -27,6 +28,7 @@ export class Designs {
   /** The body is the schema's (samplingBody): projectId checked, the inputs validated by the sampling engine. */
   create(p: Principal, body: SamplingBody): DesignRecord {
     const { projectId, input } = body;
+    mayChangeDesign(this.domains, p, projectId, 'create');
     const design = designFromValid(body.valid);
     const rec: DesignRecord = {
       designId: uuidv7(),
@@ -94,6 +96,7 @@ export class Designs {
     const db = this.ctx.db;
     return db.tx(() => {
       const prev = this.get(id);
+      mayChangeDesign(this.domains, p, prev.projectId, 'recalculate');
       const successor = db.get<{ design_id: string }>('SELECT design_id FROM designs WHERE previous_id = ?', [id]);
       if (successor) throw registryError('invalid_state', `design ${id} already has a newer version; recalculate the latest`, { details: { newer: successor.design_id } });
       const input: Record<string, unknown> = { ...prev.input };
@@ -144,8 +147,9 @@ export class Designs {
   }
 
   /**
-   * Verification: {status: submitted} by the creator or a controller of the
-   * project (draft → submitted); {status: approved|rejected, reason?} by a
+   * Verification: {status: submitted} by a controller of the project domain
+   * or an admin, or — when the project is not a registered domain — the
+   * creator (ownership.ts; draft → submitted); {status: approved|rejected, reason?} by a
    * verifier (draft or submitted → approved/rejected). Approval needs the
    * project to be an eligible domain when the registry knows it.
    */
@@ -158,9 +162,7 @@ export class Designs {
       if (cur === 'approved' || cur === 'rejected') throw registryError('design_immutable', `design ${id} is ${cur}; recalculate to make a new version`, { details: { status: cur } });
       if (status === 'submitted') {
         if (cur !== 'draft') throw registryError('invalid_state', `design ${id} is ${cur}, not draft`, { details: { status: cur } });
-        const dom = this.domains.find(rec.projectId);
-        const allowed = rec.createdBy === p.did || p.roles.includes('admin') || (dom?.controllers.includes(p.did) ?? false);
-        if (!allowed) throw registryError('not_controller', `only the design's creator or a controller of ${rec.projectId} may submit it`);
+        mayChangeDesign(this.domains, p, rec.projectId, 'submit', rec.createdBy);
       } else {
         if (!p.roles.includes('verifier')) throw registryError('forbidden_role', 'approving or rejecting a design needs the verifier role', { details: { need: 'verifier', have: p.roles } });
         if (status === 'approved') {

@@ -8,21 +8,26 @@ import { randomBytes } from 'node:crypto';
 import { fieldError, registryError } from '../../lib/registry/errors.ts';
 import { requireDid } from '../../lib/registry/domain.ts';
 import { ROLES, type KeyCreated, type KeyInfo, type KeyRevoked, type Principal, type Role } from '../../lib/registry/types.ts';
+import type { KeyProof } from '../../lib/registry/key-proof.ts';
 import { nowIso, sha256, type RegistryContext } from './common.ts';
+import { DidProofs } from './did-proof.ts';
 
 export class Keys {
   private readonly ctx: RegistryContext;
   /** Valid keys seen (by hash); cleared on every revocation. */
   private principals = new Map<string, Principal>();
+  /** The DID proofs at creation (did-proof.ts): optional, or required by the deployment's requireDidProof. */
+  private readonly proofs = new DidProofs();
 
   constructor(ctx: RegistryContext) {
     this.ctx = ctx;
   }
 
-  /** The body's shape is the schema's (keyCreateBody); the DID and each role have codes of their own. */
-  create(did: string, roles: readonly string[], label?: string): KeyCreated {
+  /** The body's shape is the schema's (keyCreateBody); the DID, each role and the DID proof have codes of their own. */
+  create(did: string, roles: readonly string[], label?: string, proof?: KeyProof): KeyCreated {
     requireDid('did', did);
     for (const r of roles) if (!(ROLES as readonly string[]).includes(r)) throw fieldError('invalid_role', 'roles', r, ROLES.join(', '));
+    this.proofs.check(did, roles, proof, this.ctx.config.requireDidProof, this.ctx.now());
     const id = 'key_' + randomBytes(6).toString('hex');
     const key = `ok_${id.slice(4)}_${randomBytes(24).toString('base64url')}`;
     const createdAt = nowIso(this.ctx.now());

@@ -212,7 +212,7 @@ export class RegistryClient {
   }
 
   // ---- API keys (admin routes; the local daemon's token or an admin key)
-  createKey(body: { did: string; roles: string[]; label?: string }): Promise<KeyCreated> {
+  createKey(body: { did: string; roles: string[]; label?: string; proof?: { challenge: string; signature: string } }): Promise<KeyCreated> {
     return this.call('POST', '/admin/v1/keys', { body, admin: true });
   }
   listKeys(): Promise<{ items: KeyInfo[] }> {

@@ -1,5 +1,6 @@
 import { BaseCommand, REGISTRY_FLAGS, toOclifFlags } from '../../../cli/base.ts';
 import { clientOptions, registryClient } from '../../../cli/registry/client.ts';
+import { makeKeyProof } from '../../../cli/registry/key-proof.ts';
 import { saveSettings } from '../../../cli/registry/settings.ts';
 
 export default class KeysCreate extends BaseCommand {
@@ -14,13 +15,15 @@ export default class KeysCreate extends BaseCommand {
     did: { type: 'string', description: 'The principal DID the key acts as.', required: true },
     role: { type: 'string', description: 'A role (repeatable).', required: true, multiple: true, options: ['admin', 'representative', 'voter', 'verifier', 'member'] },
     label: { type: 'string', description: 'A note to recognise the key by.' },
+    prove: { type: 'boolean', description: "Prove the DID: sign a challenge with your identity's key (`oraclekit login`); --did must be that key's DID. Required by registries that set requireDidProof.", default: false },
     save: { type: 'boolean', description: 'Save the key in the CLI settings (used when --api-key is not given).', default: false },
     ...REGISTRY_FLAGS,
   });
 
   async run(): Promise<void> {
     const { flags } = await this.parse(KeysCreate);
-    const k = await (await registryClient(clientOptions(flags))).createKey({ did: flags.did, roles: flags.role, ...(flags.label ? { label: flags.label } : {}) });
+    const proof = flags.prove ? await makeKeyProof(flags.did, flags.role) : undefined;
+    const k = await (await registryClient(clientOptions(flags))).createKey({ did: flags.did, roles: flags.role, ...(flags.label ? { label: flags.label } : {}), ...(proof ? { proof } : {}) });
     const savedTo = flags.save ? await saveSettings({ apiKey: k.key, ...(flags.registry ? { registry: flags.registry } : {}) }) : undefined;
     if (flags.json) this.outJson({ ...k, savedTo: savedTo ?? null });
     else {
