@@ -148,7 +148,7 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
     signal,
   });
   mark('identity', t);
-  if (id.created) i.log(`${id.source === 'generated' ? 'Created' : 'Saved'} your identity ${id.principal} (in ${id.path}, mode 0600${id.source === 'generated' ? '; back it up' : ''})`);
+  if (id.created) i.log((await import('../identity/print.ts')).formatCreated(id));
   if (signal.aborted) throw cancelled();
 
   // --- registry
