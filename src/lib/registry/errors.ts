@@ -24,9 +24,10 @@ export const REGISTRY_ERRORS = {
   class_required: { status: 400, when: 'class missing for a type other than Protocol' },
   invalid_also_known_as: { status: 400, when: 'alsoKnownAs not a non-empty string of at most 256 characters' },
   invalid_package: { status: 400, when: 'a verification package is not {documents: [{url, hash}]}' },
-  invalid_role: { status: 400, when: 'a role other than admin, representative, voter, verifier, member' },
+  invalid_role: { status: 400, when: 'a role other than admin, representative, voter, verifier, member, reader; or reader with another role' },
   // 401 / 403
   forbidden_role: { status: 403, when: 'the key lacks the role the route needs' },
+  read_only_key: { status: 403, when: 'a key with the reader role (read-only) sent a request that writes (any method but GET and HEAD)' },
   not_controller: { status: 403, when: 'the caller is not a controller of the domain' },
   not_in_snapshot: { status: 403, when: 'the voter is not in the proposal\'s voter snapshot' },
   // 404
