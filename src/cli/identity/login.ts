@@ -5,9 +5,10 @@
  *   for a new one. Saved in identity.json (0600), the file the chat uses.
  * - qr: a wallet signs a challenge naming the local key (kept, or created);
  *   its DID is saved as `wallet`.
- * A saved identity is never replaced by another one without a confirmation:
- * a prompt on a terminal, --force otherwise (identity_exists); the replaced
- * file is kept as identity.json.<UTC timestamp>.bak (0600).
+ * A saved key is never replaced by another one without a confirmation: a
+ * prompt on a terminal, --force otherwise (identity_exists); the replaced
+ * file is kept as identity.json.<UTC timestamp>.bak (0600). A QR sign-in
+ * keeps the saved key (the wallet vouches for it), so it replaces nothing.
  */
 import { cliError } from '../errors.ts';
 import { didFromMnemonic, generateMnemonic } from '../../lib/keys/index.ts';
@@ -64,14 +65,14 @@ export async function chooseAuth(given: AuthMethod | undefined, interactive: boo
 }
 
 /**
- * Before a saved identity is replaced by one with another principal: asks on
- * a terminal (default no), else needs force; then keeps the old file as a
- * backup. Returns what was replaced, or undefined when nothing is.
+ * Before the saved key (its mnemonic) is replaced by another one: asks on a
+ * terminal (default no), else needs force; then keeps the old file as a
+ * backup. Returns what was replaced, or undefined when nothing is. (A QR
+ * sign-in keeps the saved key, so it replaces nothing.)
  */
 async function guardReplace(o: LoginOptions, existing: StoredIdentity | undefined, next: string, env: NodeJS.ProcessEnv): Promise<LoginResult['replaced']> {
-  if (!existing) return undefined;
+  if (!existing || existing.did === next) return undefined;
   const old = principalDid(existing);
-  if (old === next) return undefined;
   const path = identityPath(env);
   if (!o.force) {
     if (!o.interactive) {
@@ -131,10 +132,9 @@ export async function login(o: LoginOptions): Promise<LoginResult> {
   }
   const { qrSignIn } = await import('./qr.ts');
   const r = await qrSignIn({ aud: local.did, host: o.callbackHost, publicUrl: o.callbackUrl, timeoutMs: (o.timeoutSeconds ?? 120) * 1000, signal: o.signal });
-  const replaced = await guardReplace(o, existing, r.did, env);
   const identity: StoredIdentity = { ...local, wallet: { did: r.did, signedInAt: new Date().toISOString() } };
   const path = writeIdentity(identity, env);
-  return { identity, principal: principalDid(identity), path, method: 'qr', source: 'wallet', created, ...(replaced ? { replaced } : {}) };
+  return { identity, principal: principalDid(identity), path, method: 'qr', source: 'wallet', created };
 }
 
 /** For `new`: the saved identity, or a login (generating a key with --yes and no other source). */

@@ -222,6 +222,8 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
       },
     });
     for (const top of new Set(files.map((f) => f.split('/')[0]!))) if (!before.has(top)) createdPaths.push(top);
+    const regKey = await (await import('./registry-key.ts')).provisionRegistryKey(conn, dir, domain.id);
+    i.log(regKey.provisioned ? `Provisioned a read-only registry key for ${domain.id} (ORACLEKIT_API_KEY in .env, mode 0600)` : regKey.reason);
     mark('files', t);
     if (signal.aborted) throw cancelled();
 
