@@ -68,7 +68,7 @@ export async function loadOracleKey(env = process.env): Promise<OracleKey> {
 export async function ensureOracleRegistryKey(key: OracleKey, registry: Registry): Promise<{ key: string; created: boolean }> {
   const file = JSON.parse(readFileSync(key.path, 'utf8')) as Record<string, unknown>;
   const saved = typeof file.registryKey === 'string' ? file.registryKey : undefined;
-  const p = saved ? registry.keys.authenticate(saved) : undefined;
+  const p = saved ? await registry.keys.authenticate(saved) : undefined; // await: the registry modules are becoming async (s5-storage)
   if (saved && p && p.did === key.did && p.roles.length === 1 && p.roles[0] === 'reader') return { key: saved, created: false };
   const made = await registry.db.write(() => registry.keys.create(key.did, ['reader'], 'default oracle (read-only, provisioned by the daemon)'));
   const tmp = `${key.path}.${process.pid}.tmp`;
