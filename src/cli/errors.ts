@@ -40,6 +40,7 @@ export const CLI_ERRORS = {
   // identity (login, whoami, logout, new)
   not_logged_in: { status: 401, when: 'no saved identity: run `oraclekit login` (or pass --api-key where one is enough)' },
   invalid_identity: { status: 400, when: 'identity.json is not JSON or holds no mnemonic identity' },
+  identity_exists: { status: 409, when: '`login` (or `new` with a key source) would replace a saved identity with another one and was not confirmed: no terminal to ask on and no --force, or the prompt was declined (exit 4)' },
   missing_mnemonic: { status: 400, when: 'mnemonic sign-in with no --mnemonic-file, no $ORACLEKIT_MNEMONIC, no --generate and no terminal' },
   mnemonic_file_unreadable: { status: 400, when: '--mnemonic-file cannot be read' },
   invalid_mnemonic: { status: 400, when: 'the mnemonic is not a valid BIP39 phrase (word list, length, checksum)' },

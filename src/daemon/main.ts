@@ -71,6 +71,7 @@ async function main(): Promise<void> {
       if (key.created) app.log.info({ did: key.did, file: key.path }, 'created the signing key of the default oracle');
       oracle = await mountDefaultOracle(app, {
         database: db,
+        registry,
         config: config.oracle,
         env: process.env,
         key,

@@ -8,15 +8,24 @@
  * daemon's environment enables them, the model from the daemon's
  * environment (LLM_BASE_URL, LLM_PROVIDER_API_KEY, LLM_MODEL) or daemon.json's
  * `oracle.model`. Its signing mnemonic is created on the first start in
- * oracle-key.json (0600) and never logged.
+ * oracle-key.json (0600) and never logged. Its domains plugin reads the
+ * daemon's own registry with a read-only key (role `reader`, bound to the
+ * oracle's DID) that the daemon provisions: kept in oracle-key.json as
+ * `registryKey`, made again when the database does not know it (a new
+ * database, a revocation), given to the oracle as ORACLEKIT_API_KEY — unless
+ * the daemon's environment points the oracle at another registry
+ * (ORACLEKIT_REGISTRY_URL), whose key is then its ORACLEKIT_API_KEY.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ORACLE_PREFIX, oracleKeyPath } from '../lib/paths.ts';
 import type { DaemonOracleConfig } from './config.ts';
 import type { Storage } from '../storage/storage.ts';
+import type { Registry } from './registry/index.ts';
 import type { PluginsStatus } from '../lib/protocol/index.ts';
+import { signerFromMnemonic } from '../lib/keys/index.ts';
+import { keyProofChallenge } from '../lib/registry/key-proof.ts';
 
 export interface OracleKey {
   did: string;
@@ -53,6 +62,28 @@ export async function loadOracleKey(env = process.env): Promise<OracleKey> {
   return { did, mnemonic, path, created: true };
 }
 
+/**
+ * The default oracle's read-only registry key: the one saved in
+ * oracle-key.json while the registry knows it as a reader key of the
+ * oracle's DID, else a new one (saved there, 0600).
+ */
+export async function ensureOracleRegistryKey(key: OracleKey, registry: Registry): Promise<{ key: string; created: boolean }> {
+  const file = JSON.parse(readFileSync(key.path, 'utf8')) as Record<string, unknown>;
+  const saved = typeof file.registryKey === 'string' ? file.registryKey : undefined;
+  const p = saved ? await registry.keys.authenticate(saved) : undefined; // await: the registry modules are becoming async (s5-storage)
+  if (saved && p && p.did === key.did && p.roles.length === 1 && p.roles[0] === 'reader') return { key: saved, created: false };
+  // signed with the oracle's own key, so a registry that sets requireDidProof provisions it too
+  const signer = await signerFromMnemonic(key.mnemonic);
+  const challenge = keyProofChallenge(key.did, ['reader'], Date.now());
+  const proof = { challenge, signature: Buffer.from((await signer.sign(new TextEncoder().encode(challenge))).raw).toString('base64url') };
+  const made = await registry.db.write(() => registry.keys.create(key.did, ['reader'], 'default oracle (read-only, provisioned by the daemon)', proof));
+  const tmp = `${key.path}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ ...file, registryKey: made.key }, null, 2) + '\n', { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, key.path);
+  return { key: made.key, created: true };
+}
+
 interface DefaultOracleInfo {
   did: string;
   /** Path of the HTTP API inside the daemon (the URL is the daemon's URL + this). */
@@ -78,14 +109,20 @@ export interface DefaultOracle {
  */
 export async function mountDefaultOracle(
   app: FastifyInstance,
-  o: { database: Storage; config: DaemonOracleConfig; env: Record<string, string | undefined>; key: OracleKey; log: { info(l: string): void; error(l: string): void } },
+  o: { database: Storage; /** The daemon's registry: provisions the read-only key (without it, the env's key as it is). */ registry?: Registry; config: DaemonOracleConfig; env: Record<string, string | undefined>; key: OracleKey; log: { info(l: string): void; error(l: string): void } },
 ): Promise<DefaultOracle> {
   const { createOracle } = await import('../runtime/oracle.ts');
   const c = o.config;
+  let env = o.env;
+  if (o.registry && !o.env.ORACLEKIT_REGISTRY_URL?.trim()) {
+    const rk = await ensureOracleRegistryKey(o.key, o.registry);
+    if (rk.created) o.log.info(`[daemon] provisioned a read-only registry key (role reader) for the default oracle ${o.key.did}, saved in ${o.key.path}`);
+    env = { ...o.env, ORACLEKIT_API_KEY: rk.key };
+  }
   const oracle = createOracle({
     config: { name: c.name, description: c.description, prompt: c.prompt, model: c.model, models: c.models, oracleDid: o.key.did },
     features: c.features,
-    env: o.env,
+    env,
     database: o.database,
     signingMnemonic: o.key.mnemonic,
     logger: o.log,

@@ -112,17 +112,18 @@ export function resolvePlugins(all: OraclePlugin<unknown>[], features: Record<st
     order.push(name);
   };
   for (const p of all) if (enabled.has(p.name)) visit(p.name, []);
-  // 4. env validation with each plugin's schema
+  // 4. env validation with each plugin's schema; a start with nothing to do for that env is dropped (loaded at boot)
+  const startable = (plugin: OraclePlugin<unknown>, env: unknown): OraclePlugin<unknown> => (plugin.start && plugin.startsWhen && !plugin.startsWhen(env) ? { ...plugin, start: undefined } : plugin);
   const ordered: ResolvedPlugin[] = order.map((name) => {
     const plugin = byName.get(name)!;
-    if (!plugin.envSchema) return { plugin, env: {} };
+    if (!plugin.envSchema) return { plugin: startable(plugin, {}), env: {} };
     const r = plugin.envSchema.safeParse(env);
     if (!r.success) {
       const issue = r.error.issues[0]!;
       const variable = String(issue.path[0] ?? '?');
       throw new BootError(envLine(name, variable, issue.message));
     }
-    return { plugin, env: r.data };
+    return { plugin: startable(plugin, r.data), env: r.data };
   });
   return { ordered, excluded };
 }

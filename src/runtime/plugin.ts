@@ -131,6 +131,12 @@ export interface OraclePlugin<Env = Record<string, unknown>> {
   systemPrompt?: (state: Record<string, unknown>, ctx: PluginContext<Env>) => string | undefined;
   /** A start that finishes in the background (pending → loaded / failed). */
   start?: (ctx: PluginContext<Env>) => Promise<void>;
+  /**
+   * Whether `start` has anything to do with this environment (default: yes).
+   * When it returns false the plugin is loaded at boot, not pending (domains:
+   * no API key, so no credentials to check).
+   */
+  startsWhen?: (env: Env) => boolean;
   /** Releases what start or tools opened (connections, timers); called by close(). */
   stop?: (ctx: PluginContext<Env>) => Promise<void> | void;
   /** Tools of one turn, e.g. from the request body (visibility rules as for `tools`). */

@@ -46,9 +46,9 @@ describe('login with a mnemonic', () => {
     expect(text.stdout.split('\n')[0]).toBe(did);
   });
 
-  it('from an environment variable (implies --auth mnemonic)', async () => {
+  it('from an environment variable (implies --auth mnemonic; --force replaces the saved one)', async () => {
     const other = generateMnemonic();
-    const r = await cli(['login', '--json'], { ORACLEKIT_MNEMONIC: other });
+    const r = await cli(['login', '--force', '--json'], { ORACLEKIT_MNEMONIC: other });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ did: didFromMnemonic(other), source: '$ORACLEKIT_MNEMONIC' });
   });
@@ -69,12 +69,13 @@ describe('login with a mnemonic', () => {
     expect(JSON.parse(m.stderr)).toMatchObject({ code: 'missing_mnemonic', field: 'mnemonic-file' });
   });
 
-  it('--generate makes a new identity without printing it', async () => {
-    const r = await cli(['login', '--auth', 'mnemonic', '--generate', '--json']);
+  it('--generate makes a new identity without printing it (no terminal)', async () => {
+    const r = await cli(['login', '--auth', 'mnemonic', '--generate', '--force', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const saved = JSON.parse(readFileSync(idFile, 'utf8'));
     expect(JSON.parse(r.stdout).did).toBe(saved.did);
     expect(r.stdout).not.toContain(saved.mnemonic.split(' ')[0] + ' ' + saved.mnemonic.split(' ')[1]);
+    expect(r.stderr).not.toContain(saved.mnemonic.split(' ')[0] + ' ' + saved.mnemonic.split(' ')[1]);
   });
 
   it('logout forgets it; whoami then says to log in (exit 7)', async () => {

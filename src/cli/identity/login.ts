@@ -1,15 +1,19 @@
 /**
  * Signing in, for `oraclekit login` and `oraclekit new`:
  * - mnemonic: from --mnemonic-file, $ORACLEKIT_MNEMONIC (or --mnemonic-env)
- *   or a hidden prompt; or --generate for a new one. Saved in identity.json
- *   (0600), the file the chat uses.
+ *   or, on a terminal, typed (hidden) or generated on request; or --generate
+ *   for a new one. Saved in identity.json (0600), the file the chat uses.
  * - qr: a wallet signs a challenge naming the local key (kept, or created);
  *   its DID is saved as `wallet`.
+ * A saved key is never replaced by another one without a confirmation: a
+ * prompt on a terminal, --force otherwise (identity_exists); the replaced
+ * file is kept as identity.json.<UTC timestamp>.bak (0600). A QR sign-in
+ * keeps the saved key (the wallet vouches for it), so it replaces nothing.
  */
 import { cliError } from '../errors.ts';
 import { didFromMnemonic, generateMnemonic } from '../../lib/keys/index.ts';
 import { readMnemonic } from './mnemonic.ts';
-import { identityPath, principalDid, readIdentity, removeIdentity, writeIdentity, type StoredIdentity } from './store.ts';
+import { backupIdentity, identityPath, principalDid, readIdentity, removeIdentity, writeIdentity, type StoredIdentity } from './store.ts';
 
 export type AuthMethod = 'qr' | 'mnemonic';
 
@@ -20,6 +24,10 @@ export interface LoginOptions {
   generate?: boolean;
   /** May prompt (TTY and not --yes). */
   interactive: boolean;
+  /** Replace a saved identity of another DID without asking (its file is kept as a backup). */
+  force?: boolean;
+  /** How to confirm a replacement when there is no terminal (default: pass --force). */
+  replaceHint?: string;
   timeoutSeconds?: number;
   callbackHost?: string;
   callbackUrl?: string;
@@ -35,29 +43,84 @@ export interface LoginResult {
   /** Where the key came from (file, $VAR, prompt, generated, saved). */
   source: string;
   created: boolean;
+  /** The replaced identity's DID and the backup of its file, when one was replaced. */
+  replaced?: { did: string; backup: string };
+}
+
+/** `login`'s --auth: the flag, else a prompt on a terminal, else an error naming the flags that exist. */
+export async function chooseAuth(given: AuthMethod | undefined, interactive: boolean): Promise<AuthMethod> {
+  if (given) return given;
+  if (!interactive) {
+    throw cliError('missing_answer', 'how to sign in is needed and there is no terminal to ask on: pass --auth mnemonic with --mnemonic-file <path>, $ORACLEKIT_MNEMONIC or --generate, or --auth qr', { field: 'auth', valid: 'qr, mnemonic' });
+  }
+  const { select } = await import('@inquirer/prompts');
+  return select<AuthMethod>({
+    message: 'How do you sign in?',
+    default: 'mnemonic',
+    choices: [
+      { value: 'qr', name: 'QR code — sign with your wallet' },
+      { value: 'mnemonic', name: 'Offline mnemonic (BIP39)' },
+    ],
+  });
+}
+
+/**
+ * Before the saved key (its mnemonic) is replaced by another one: asks on a
+ * terminal (default no), else needs force; then keeps the old file as a
+ * backup. Returns what was replaced, or undefined when nothing is. (A QR
+ * sign-in keeps the saved key, so it replaces nothing.)
+ */
+async function guardReplace(o: LoginOptions, existing: StoredIdentity | undefined, next: string, env: NodeJS.ProcessEnv): Promise<LoginResult['replaced']> {
+  if (!existing || existing.did === next) return undefined;
+  const old = principalDid(existing);
+  const path = identityPath(env);
+  if (!o.force) {
+    if (!o.interactive) {
+      throw cliError(
+        'identity_exists',
+        `${path} already holds the identity ${old}; signing in as ${next} would replace it, and the domains and API keys bound to ${old} need its key. ${o.replaceHint ?? 'Pass --force to replace it (the old file is kept as a timestamped backup)'}`,
+        { field: 'force', details: { saved: old, next, path } },
+      );
+    }
+    const { confirm } = await import('@inquirer/prompts');
+    const yes = await confirm({ message: `Replace the saved identity ${old} with ${next}? (the old file is kept as a backup)`, default: false });
+    if (!yes) throw cliError('identity_exists', `kept the saved identity ${old}; nothing was changed`, { field: 'force', details: { saved: old, next, path } });
+  }
+  return { did: old, backup: backupIdentity(env)! };
+}
+
+/** The mnemonic of a mnemonic sign-in: generated, from a file or variable, or on a terminal typed or generated on request. */
+async function mnemonicOf(o: LoginOptions, env: NodeJS.ProcessEnv): Promise<{ mnemonic: string; source: string }> {
+  if (o.generate) return { mnemonic: generateMnemonic(), source: 'generated' };
+  const given = await readMnemonic({ file: o.mnemonicFile, envName: o.mnemonicEnv, env, interactive: false });
+  if (given) return given;
+  if (o.interactive) {
+    const { select } = await import('@inquirer/prompts');
+    const how = await select<'type' | 'generate'>({
+      message: 'Your offline mnemonic',
+      default: 'type',
+      choices: [
+        { value: 'type', name: 'Type the mnemonic I have (hidden)' },
+        { value: 'generate', name: 'Generate a new one (shown once: write it down)' },
+      ],
+    });
+    if (how === 'generate') return { mnemonic: generateMnemonic(), source: 'generated' };
+    const typed = await readMnemonic({ env: {}, interactive: true });
+    if (typed) return typed;
+  }
+  throw cliError('missing_mnemonic', 'no mnemonic: pass --mnemonic-file <path>, set $ORACLEKIT_MNEMONIC, use --generate, or run on a terminal to type it', { field: 'mnemonic-file' });
 }
 
 export async function login(o: LoginOptions): Promise<LoginResult> {
   const env = o.env ?? process.env;
   const existing = readIdentity(env);
   if (o.auth === 'mnemonic') {
-    let mnemonic: string;
-    let source: string;
-    if (o.generate) {
-      mnemonic = generateMnemonic();
-      source = 'generated';
-    } else {
-      const m = await readMnemonic({ file: o.mnemonicFile, envName: o.mnemonicEnv, env, interactive: o.interactive });
-      if (!m) {
-        throw cliError('missing_mnemonic', 'no mnemonic: pass --mnemonic-file <path>, set $ORACLEKIT_MNEMONIC, use --generate, or run on a terminal to type it', { field: 'mnemonic-file' });
-      }
-      mnemonic = m.mnemonic;
-      source = m.source;
-    }
+    const { mnemonic, source } = await mnemonicOf(o, env);
     const did = didFromMnemonic(mnemonic);
+    const replaced = await guardReplace(o, existing, did, env);
     const identity: StoredIdentity = { did, mnemonic, createdAt: existing?.did === did ? existing.createdAt : new Date().toISOString() };
     const path = writeIdentity(identity, env);
-    return { identity, principal: did, path, method: 'mnemonic', source, created: existing?.did !== did };
+    return { identity, principal: did, path, method: 'mnemonic', source, created: existing?.did !== did, ...(replaced ? { replaced } : {}) };
   }
   // QR: keep the local key (the chat signs with it), or make one
   let local = existing;
@@ -82,8 +145,9 @@ export async function ensureIdentity(o: LoginOptions & { yes: boolean; explicit:
   if (existing && !o.explicit && !hasSource) {
     return { identity: existing, principal: principalDid(existing), path: identityPath(env), method: existing.wallet ? 'qr' : 'mnemonic', source: 'saved', created: false };
   }
-  if (o.auth === 'mnemonic' && !hasSource && o.yes) return login({ ...o, generate: true });
-  return login(o);
+  const replaceHint = 'Run `oraclekit login --force` with that key source first to replace it (the old file is kept as a timestamped backup), or run `new` without one to use the saved identity';
+  if (o.auth === 'mnemonic' && !hasSource && o.yes) return login({ ...o, generate: true, replaceHint, interactive: false });
+  return login({ ...o, replaceHint });
 }
 
 /** `whoami`: the saved identity as the registry knows it, or not_logged_in. */

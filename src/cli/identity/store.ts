@@ -59,6 +59,30 @@ export function writeIdentity(id: StoredIdentity, env: NodeJS.ProcessEnv = proce
   return path;
 }
 
+/**
+ * Keeps the saved identity file as `identity.json.<UTC timestamp>.bak` next
+ * to it (0600) before it is replaced; returns its path (undefined when
+ * nothing is saved). The copy is byte for byte, so a backup of an unreadable
+ * file is kept too.
+ */
+export function backupIdentity(env: NodeJS.ProcessEnv = process.env, now = new Date()): string | undefined {
+  const path = identityPath(env);
+  if (!existsSync(path)) return undefined;
+  const text = readFileSync(path);
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  for (let n = 0; ; n++) {
+    const bak = `${path}.${stamp}${n === 0 ? '' : `-${n}`}.bak`;
+    try {
+      writeFileSync(bak, text, { mode: 0o600, flag: 'wx' });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw e;
+    }
+    chmodSync(bak, 0o600);
+    return bak;
+  }
+}
+
 export function removeIdentity(env: NodeJS.ProcessEnv = process.env): boolean {
   const path = identityPath(env);
   if (!existsSync(path)) return false;

@@ -164,7 +164,7 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
     signal,
   });
   mark('identity', t);
-  if (id.created) i.log(`${id.source === 'generated' ? 'Created' : 'Saved'} your identity ${id.principal} (in ${id.path}, mode 0600${id.source === 'generated' ? '; back it up' : ''})`);
+  if (id.created) i.log((await import('../identity/print.ts')).formatCreated(id));
   if (signal.aborted) throw cancelled();
 
   // --- registry
@@ -239,6 +239,8 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
       },
     });
     for (const top of new Set(files.map((f) => f.split('/')[0]!))) if (!before.has(top)) createdPaths.push(top);
+    const regKey = await (await import('./registry-key.ts')).provisionRegistryKey(conn, dir, domain.id);
+    i.log(regKey.provisioned ? `Provisioned a read-only registry key for ${domain.id} (ORACLEKIT_API_KEY in .env, mode 0600)` : regKey.reason);
     mark('files', t);
     if (signal.aborted) throw cancelled();
 

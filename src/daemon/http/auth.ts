@@ -42,6 +42,9 @@ export function authenticate(registry: Registry, req: FastifyRequest): Principal
   if (!key) throw registryError('unauthenticated', 'send Authorization: Bearer <API key> (create one with `oraclekit daemon keys create`)');
   const p = registry.keys.authenticateHash(keyHash(req, key));
   if (!p) throw registryError('unauthenticated', 'the API key is unknown or revoked');
+  if (req.method !== 'GET' && req.method !== 'HEAD' && p.roles.includes('reader')) {
+    throw registryError('read_only_key', `the key of ${p.did} is read-only (role reader): ${req.method} needs a key with another role`, { details: { method: req.method, have: p.roles } });
+  }
   return p;
 }
 

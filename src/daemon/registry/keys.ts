@@ -27,6 +27,7 @@ export class Keys {
   create(did: string, roles: readonly string[], label?: string, proof?: KeyProof): KeyCreated {
     requireDid('did', did);
     for (const r of roles) if (!(ROLES as readonly string[]).includes(r)) throw fieldError('invalid_role', 'roles', r, ROLES.join(', '));
+    if (roles.includes('reader') && new Set(roles).size > 1) throw fieldError('invalid_role', 'roles', roles, 'reader alone (a read-only key), or any of the other roles');
     this.proofs.check(did, roles, proof, this.ctx.config.requireDidProof, this.ctx.now());
     const id = 'key_' + randomBytes(6).toString('hex');
     const key = `ok_${id.slice(4)}_${randomBytes(24).toString('base64url')}`;

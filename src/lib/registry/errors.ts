@@ -24,12 +24,13 @@ export const REGISTRY_ERRORS = {
   class_required: { status: 400, when: 'class missing for a type other than Protocol' },
   invalid_also_known_as: { status: 400, when: 'alsoKnownAs not a non-empty string of at most 256 characters' },
   invalid_package: { status: 400, when: 'a verification package is not {documents: [{url, hash}]}' },
-  invalid_role: { status: 400, when: 'a role other than admin, representative, voter, verifier, member' },
+  invalid_role: { status: 400, when: 'a role other than admin, representative, voter, verifier, member, reader; or reader with another role' },
   did_proof_required: { status: 400, when: 'creating a key without a DID proof where the deployment sets requireDidProof' },
   did_proof_invalid: { status: 400, when: 'a key\'s DID proof is malformed, names another DID or other roles, is for a DID that is not a did:key, or its signature does not verify' },
   did_proof_stale: { status: 400, when: 'a key\'s DID proof challenge was issued more than 5 minutes ago (or over 1 minute ahead), or was already used' },
   // 401 / 403
   forbidden_role: { status: 403, when: 'the key lacks the role the route needs' },
+  read_only_key: { status: 403, when: 'a key with the reader role (read-only) sent a request that writes (any method but GET and HEAD)' },
   not_controller: { status: 403, when: 'the caller is not a controller of the domain' },
   not_in_snapshot: { status: 403, when: 'the voter is not in the proposal\'s voter snapshot' },
   // 404

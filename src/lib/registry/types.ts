@@ -12,7 +12,8 @@ import type { DomainView } from './domain.ts';
 
 export type { DomainView, Service } from './domain.ts';
 
-export const ROLES = ['admin', 'representative', 'voter', 'verifier', 'member'] as const;
+/** `reader` is read-only: such a key can only read (any write is 403 read_only_key), and it takes no other role. */
+export const ROLES = ['admin', 'representative', 'voter', 'verifier', 'member', 'reader'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** Who a request acts as: the API key's id, DID and roles. */

@@ -5,7 +5,7 @@ import { saveSettings } from '../../../cli/registry/settings.ts';
 
 export default class KeysCreate extends BaseCommand {
   static override summary = 'Create an API key bound to a DID and roles. The key is shown once; the daemon stores only its hash.';
-  static override description = 'Against the local daemon the CLI authenticates with the discovery token (readable only by you); against --registry it needs an --api-key with the admin role. Roles: admin, representative, voter, verifier, member.';
+  static override description = 'Against the local daemon the CLI authenticates with the discovery token (readable only by you); against --registry it needs an --api-key with the admin role. Roles: admin, representative, voter, verifier, member, or reader alone (a read-only key: any write is 403 read_only_key).';
   static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> daemon keys create --did did:key:z6Mk... --role representative --save',
@@ -13,7 +13,7 @@ export default class KeysCreate extends BaseCommand {
   ];
   static override flags = toOclifFlags({
     did: { type: 'string', description: 'The principal DID the key acts as.', required: true },
-    role: { type: 'string', description: 'A role (repeatable).', required: true, multiple: true, options: ['admin', 'representative', 'voter', 'verifier', 'member'] },
+    role: { type: 'string', description: 'A role (repeatable).', required: true, multiple: true, options: ['admin', 'representative', 'voter', 'verifier', 'member', 'reader'] },
     label: { type: 'string', description: 'A note to recognise the key by.' },
     prove: { type: 'boolean', description: "Prove the DID: sign a challenge with your identity's key (`oraclekit login`); --did must be that key's DID. Required by registries that set requireDidProof.", default: false },
     save: { type: 'boolean', description: 'Save the key in the CLI settings (used when --api-key is not given).', default: false },

@@ -61,11 +61,16 @@ export interface McpClientOptions {
 
 const callHeaders = new AsyncLocalStorage<Record<string, string>>();
 
-/** Removes anything that looks like a credential from a message. */
+/**
+ * Removes anything that looks like a credential from a message: the given
+ * secrets, and the token after "Bearer" (RFC 6750's token68 characters). A
+ * placeholder such as `Bearer <API key>` in a server's hint is no credential
+ * and stays as it is.
+ */
 export function scrub(message: string, secrets: (string | undefined)[]): string {
   let m = message;
   for (const s of secrets) if (s && s.length >= 4) m = m.split(s).join('***');
-  return m.replace(/(bearer\s+)[^\s"']+/gi, '$1***');
+  return m.replace(/(bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi, '$1***');
 }
 
 export { fetchCause };

@@ -11,8 +11,16 @@
  * XDG_STATE_HOME), never from process.env directly.
  * Calls go through the one typed registry client (src/lib/registry/client.ts)
  * and carry ORACLEKIT_API_KEY (a key with any role: reads need no
- * particular role). Every call has a time-out (ORACLEKIT_REGISTRY_TIMEOUT_MS)
+ * particular role; the daemon and `oraclekit new` provision a read-only
+ * `reader` key). Every call has a time-out (ORACLEKIT_REGISTRY_TIMEOUT_MS)
  * and follows the turn's abort; the key never appears in a message.
+ *
+ * With a key set, the plugin checks it at boot (a background start: pending
+ * → loaded): a registry that refuses it (401/403) makes the plugin `failed`
+ * with the reason, since every call would fail. A registry that is not found
+ * or not reachable then is no verdict on the key: the plugin loads and its
+ * calls say what happens when they are made. Without a key there is nothing
+ * to check (loaded at boot); calls then explain how to set one.
  */
 import type { DomainView, VerificationView } from '../../../lib/registry/types.ts';
 import { RegistryClient } from '../../../lib/registry/client.ts';
@@ -78,6 +86,27 @@ class RegistryReader {
     return new Error(scrub(message, [this.env.ORACLEKIT_API_KEY]), cause === undefined ? undefined : { cause });
   }
 
+  /** At boot: throws (→ failed) when the registry refuses the key; anything else leaves the plugin loaded. */
+  async checkCredentials(): Promise<void> {
+    let baseUrl: string;
+    try {
+      baseUrl = this.baseUrl();
+    } catch {
+      return; // no registry now; a call made later says so
+    }
+    const client = new RegistryClient({ baseUrl, timeoutMs: this.env.ORACLEKIT_REGISTRY_TIMEOUT_MS, ...(this.env.ORACLEKIT_API_KEY ? { apiKey: this.env.ORACLEKIT_API_KEY } : {}) });
+    try {
+      await client.listDomains({ limit: 1 });
+    } catch (e) {
+      if (isOracleKitError(e) && (e.status === 401 || e.status === 403)) {
+        throw this.err(
+          `the registry (${new URL(client.baseUrl).origin}) refused ORACLEKIT_API_KEY (HTTP ${e.status}, ${e.code}: ${e.message}); every domains tool would fail. Set ORACLEKIT_API_KEY to a key of that registry (read-only: \`oraclekit daemon keys create --did <oracle DID> --role reader\`)`,
+        );
+      }
+      // unreachable, timed out or another answer: no verdict on the key
+    }
+  }
+
   /** Runs one call of the typed client; its errors become messages for the model. */
   async read<T>(call: (c: RegistryClient) => Promise<T>): Promise<T> {
     const client = new RegistryClient({ baseUrl: this.baseUrl(), timeoutMs: this.env.ORACLEKIT_REGISTRY_TIMEOUT_MS, ...(this.env.ORACLEKIT_API_KEY ? { apiKey: this.env.ORACLEKIT_API_KEY } : {}) });
@@ -94,7 +123,7 @@ class RegistryReader {
       }
       const detail = `${e.code !== 'http_error' ? `${e.code}: ` : ''}${e.message}`;
       if (e.status === 401) {
-        throw this.err(`the registry refused the oracle's credentials (HTTP 401, ${detail})${this.env.ORACLEKIT_API_KEY ? '' : '. Set ORACLEKIT_API_KEY to a registry API key (`oraclekit daemon keys create --did <oracle DID> --role member`)'}`);
+        throw this.err(`the registry refused the oracle's credentials (HTTP 401, ${detail})${this.env.ORACLEKIT_API_KEY ? '' : '. Set ORACLEKIT_API_KEY to a registry API key (read-only: `oraclekit daemon keys create --did <oracle DID> --role reader`)'}`);
       }
       throw this.err(`the registry answered HTTP ${e.status} (${detail})`);
     }
@@ -119,6 +148,8 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
     dependsOn: [],
   },
   envSchema: DomainsEnvSchema as unknown as z.ZodType<DomainsEnv>,
+  startsWhen: (env) => Boolean(env.ORACLEKIT_API_KEY),
+  start: (ctx) => new RegistryReader(ctx.env).checkCredentials(),
   tools: (ctx) => {
     const reg = new RegistryReader(ctx.env);
     const timeoutMs = ctx.env.ORACLEKIT_REGISTRY_TIMEOUT_MS + 2000;

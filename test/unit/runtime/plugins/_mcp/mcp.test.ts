@@ -15,6 +15,9 @@ describe('MCP tool results for the model', () => {
   });
   it('scrubs tokens and bearer credentials from messages', () => {
     expect(scrub('bad token abcd1234 in Authorization: Bearer abcd1234', ['abcd1234'])).toBe('bad token *** in Authorization: Bearer ***');
+    // a placeholder in a server's hint is no credential (#16 item 3: it became "Bearer *** key>")
+    expect(scrub('send Authorization: Bearer <API key> (create one)', [])).toBe('send Authorization: Bearer <API key> (create one)');
+    expect(scrub('rejected Bearer ok_1a2b_Zm9v-YmFy_x== and bearer eyJhbGciOi.eyJzdWIi.sig', [])).toBe('rejected Bearer *** and bearer ***');
   });
 });
 

@@ -1,0 +1,51 @@
+/**
+ * The scaffold's registry key (#16 item 3): `oraclekit new` provisions a
+ * read-only key (role `reader`, bound to the new oracle's DID) for the
+ * project's domains plugin and writes it to the project's .env as
+ * ORACLEKIT_API_KEY, next to ORACLEKIT_REGISTRY_URL (.env stays 0600;
+ * .env.example gets the empty line). On the local network the CLI makes it
+ * with the daemon's discovery token; on a remote registry through the admin
+ * route with your API key, which works when that key has the admin role —
+ * otherwise nothing is written and the reason says how to get one.
+ */
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { isOracleKitError } from '../../lib/errors.ts';
+import type { Connection } from '../registry/networks.ts';
+import { getEnvVar, setEnvVar } from './env.ts';
+
+export type RegistryKeyResult = { provisioned: true; id: string } | { provisioned: false; reason: string };
+
+const VAR = 'ORACLEKIT_API_KEY';
+
+/** Puts ORACLEKIT_API_KEY=value right after ORACLEKIT_REGISTRY_URL (or replaces it, or appends it). */
+function withKey(text: string, value: string, comment: string): string {
+  if (getEnvVar(text, VAR) !== undefined) return setEnvVar(text, VAR, value);
+  if (/^ORACLEKIT_REGISTRY_URL=.*$/m.test(text)) return text.replace(/^ORACLEKIT_REGISTRY_URL=.*$/m, (line) => `${line}\n# ${comment}\n${VAR}=${value}`);
+  return setEnvVar(text, VAR, value);
+}
+
+function rewrite(path: string, next: (text: string) => string, mode: number): void {
+  if (!existsSync(path)) return;
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, next(readFileSync(path, 'utf8')), { mode });
+  chmodSync(tmp, mode);
+  renameSync(tmp, path);
+}
+
+export async function provisionRegistryKey(conn: Connection, dir: string, oracleDid: string): Promise<RegistryKeyResult> {
+  let made: { id: string; key: string };
+  try {
+    made = await conn.client.createKey({ did: oracleDid, roles: ['reader'], label: `oraclekit new ${basename(dir)} (read-only)` });
+  } catch (e) {
+    if (!isOracleKitError(e) || conn.local) throw e;
+    return {
+      provisioned: false,
+      reason: `the ${conn.network} registry did not make a read-only key for ${oracleDid} (${e.code}: ${e.message}); ask its admin for one (role reader) and set ${VAR} in .env, or the domains plugin's calls are refused`,
+    };
+  }
+  const comment = "Its read-only key (role reader, bound to this oracle's DID), provisioned by `oraclekit new`";
+  rewrite(join(dir, '.env'), (t) => withKey(t, made.key, comment), 0o600);
+  rewrite(join(dir, '.env.example'), (t) => withKey(t, '', 'A read-only registry key (role reader) for the domains plugin'), 0o644);
+  return { provisioned: true, id: made.id };
+}
