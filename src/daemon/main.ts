@@ -14,13 +14,13 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { hostname as osHostname } from 'node:os';
-import { createWriteStream, mkdirSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { createWriteStream, writeSync } from 'node:fs';
 import { loadConfig, resolveSettings } from './config.ts';
 import { configPath, dbPath } from '../lib/paths.ts';
 import { packageVersion } from '../lib/version.ts';
 import { acquireLock, isAlive, readDiscovery, releaseLock, removeDiscovery, writeDiscovery } from '../lib/discovery.ts';
 import { openDatabase } from '../storage/db.ts';
+import { checkDatabaseDir } from '../storage/files.ts';
 import { REGISTRY_MIGRATIONS } from './registry/migrations.ts';
 import { Registry } from './registry/index.ts';
 import { buildServer } from './server.ts';
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
 
   acquireLock();
   process.on('exit', () => releaseLock());
-  mkdirSync(dirname(dbPath()), { recursive: true, mode: 0o700 });
+  checkDatabaseDir(dbPath()); // created 0700; refused when other users may write to it (storage/files.ts)
   // acknowledged writes are fsynced off the event loop (storage/db.ts); ORACLEKIT_DB_SYNCHRONOUS=FULL fsyncs inside
   // every COMMIT instead, =NORMAL not at all (benchmarks only: a power loss may then lose acknowledged writes)
   const db = openDatabase({ path: dbPath(), migrations: { registry: REGISTRY_MIGRATIONS }, synchronous: dbSynchronous });

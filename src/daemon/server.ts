@@ -12,13 +12,24 @@
  * own auth; it inherits the error handler unless it sets its own.
  */
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyPluginAsync, FastifyPluginCallback, FastifyServerOptions } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyInstance, FastifyReply, FastifyPluginAsync, FastifyPluginCallback, FastifyServerOptions } from 'fastify';
 import type { DeploymentConfig } from './config.ts';
 import type { Registry } from './registry/index.ts';
 import { bearer, keyHash } from './http/auth.ts';
 import { installErrorHandling } from './http/errors.ts';
+import { DEFAULT_TIMEOUTS, MAX_BODY_DEPTH, RateLimiter, tooDeep, unreadBody, type RequestTimeouts } from './http/limits.ts';
 import { adminPlugin, registryPlugin } from './http/routes.ts';
 import { registryError } from '../lib/registry/errors.ts';
+import { toErrorBody } from '../lib/errors.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The rate limit's windows (server.ts; for tests and diagnostics). */
+    rateLimiter: RateLimiter;
+  }
+}
 
 interface MountedPlugin {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -41,23 +52,57 @@ export interface ServerOptions {
   startedAt?: string;
   /** More fields of GET /health (the default oracle's DID, path and plugin status). */
   healthExtra?: () => Record<string, unknown>;
+  /** Time limits of a request (http/limits.ts); DEFAULT_TIMEOUTS unless given (tests shorten them). */
+  timeouts?: Partial<RequestTimeouts>;
 }
 
 const REQ_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const ID_PREFIX = randomUUID().slice(0, 8);
 let reqCounter = 0;
+const nextReqId = () => `${ID_PREFIX}-${(++reqCounter).toString(36)}`;
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   const { default: Fastify, LogController } = await import('fastify');
   const zod = await import('fastify-type-provider-zod');
   const startedAt = opts.startedAt ?? new Date().toISOString();
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...(opts.timeouts ?? {}) };
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: opts.config.bodyLimitBytes,
     // the caller's x-request-id when sane, else <random per process>-<counter>: unique per daemon, cheaper than a UUID each
     genReqId: (req) => {
       const h = req.headers['x-request-id'];
-      return typeof h === 'string' && REQ_ID.test(h) ? h : `${ID_PREFIX}-${(++reqCounter).toString(36)}`;
+      return typeof h === 'string' && REQ_ID.test(h) ? h : nextReqId();
+    },
+    // slow clients: the headers within headersMs, the whole request (body included) within requestMs, else
+    // 408 and the connection closed (clientErrorHandler below); fastify's default is no limit at all
+    requestTimeout: timeouts.requestMs,
+    http: { headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs), connectionsCheckingInterval: timeouts.checkEveryMs },
+    // what the router refuses before any hook runs (bad percent-encoding, a path parameter over maxParamLength):
+    // the one error body and a request id, not fastify's own {error, code: FST_ERR_…}
+    frameworkErrors: (err, req, reply) => {
+      const b = toErrorBody(err);
+      req.log.info({ code: b.code, statusCode: b.statusCode }, 'request refused');
+      if (unreadBody(req)) reply.header('connection', 'close');
+      void (reply as FastifyReply).code(b.statusCode).header('x-request-id', req.id).type('application/json; charset=utf-8').send(b);
+    },
+    // what Node's HTTP parser refuses before there is a request (headers over 16 KiB, malformed HTTP, the
+    // request timeout): the one error body with a fresh request id, then the connection is closed
+    clientErrorHandler(this: FastifyInstance, err: Error & { code?: string }, socket: Socket) {
+      if (err.code === 'ECONNRESET' || socket.destroyed) return;
+      const b = toErrorBody(err);
+      const id = nextReqId();
+      this.log.info({ reqId: id, code: b.code, statusCode: b.statusCode }, 'request refused');
+      const started = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+      if (!socket.writable || started) {
+        socket.destroy();
+        return;
+      }
+      const json = JSON.stringify(b);
+      socket.end(
+        `HTTP/1.1 ${b.statusCode} ${STATUS_CODES[b.statusCode] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${json}`,
+        () => socket.destroy(),
+      );
     },
     // the body of JSON: __proto__ and constructor.prototype refused (400), never merged
     onProtoPoisoning: 'error',
@@ -71,31 +116,34 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.setValidatorCompiler(zod.validatorCompiler);
   app.setSerializerCompiler(zod.serializerCompiler);
   installErrorHandling(app);
-  // One synchronous onRequest hook: the request id header, then the rate limit per key (per client IP
-  // without a key; /health exempt) — a fixed window per key. @fastify/rate-limit did the same with an
-  // async hook and an LRU store; this hook is a Map lookup and cost a few per cent less per request.
-  const { max, timeWindowMs } = opts.config.rateLimit;
-  const windows = new Map<string, { count: number; resetAt: number }>();
-  let sweepAt = 0;
+  // One synchronous onRequest hook: the request id header, then the rate limit (/health exempt) — a fixed
+  // window per API key that has authenticated, per client address for everything else (http/limits.ts): no
+  // key, the discovery token, a UCAN, and made-up keys, so failed authentications count against the address
+  // and a flood of random keys opens no window each. @fastify/rate-limit did this with an async hook and an LRU
+  // store; this hook is a Map lookup and cost a few per cent less per request.
+  const limiter = new RateLimiter(opts.config.rateLimit.max, opts.config.rateLimit.timeWindowMs);
+  app.decorate('rateLimiter', limiter);
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     if (req.url === '/health') return done();
     const key = bearer(req);
-    const id = key ? 'k:' + keyHash(req, key) : 'ip:' + req.ip;
-    const now = Date.now();
-    if (now >= sweepAt) {
-      for (const [k, w] of windows) if (w.resetAt <= now) windows.delete(k);
-      sweepAt = now + timeWindowMs;
-    }
-    let w = windows.get(id);
-    if (!w || w.resetAt <= now) {
-      w = { count: 0, resetAt: now + timeWindowMs };
-      windows.set(id, w);
-    }
-    if (++w.count <= max) return done();
-    const retryAfter = Math.max(1, Math.ceil((w.resetAt - now) / 1000));
+    const id = limiter.idOf(key ? keyHash(req, key) : undefined, req.ip);
+    const perKey = id.startsWith('k:');
+    const retryAfter = limiter.hit(id);
+    if (retryAfter === undefined) return done();
+    const { max, windowMs } = limiter;
     reply.header('retry-after', retryAfter).header('x-ratelimit-limit', max).header('x-ratelimit-remaining', 0).header('x-ratelimit-reset', retryAfter);
-    done(registryError('rate_limited', `rate limit: at most ${max} requests per ${timeWindowMs / 1000} s for this key; retry in ${retryAfter} s`, { details: { max, windowSeconds: timeWindowMs / 1000, retryAfterSeconds: retryAfter } }));
+    done(registryError('rate_limited', `rate limit: at most ${max} requests per ${windowMs / 1000} s for this ${perKey ? 'key' : 'client address'}; retry in ${retryAfter} s`, { details: { max, windowSeconds: windowMs / 1000, retryAfterSeconds: retryAfter, per: perKey ? 'key' : 'address' } }));
+  });
+  // The body's depth before anything reads it (validation, the Idempotency-Key hash, an error's value):
+  // a JSON body cannot nest deeper than half its length, so short bodies skip the walk.
+  app.addHook('preValidation', (req, _reply, done) => {
+    const body = req.body;
+    if (typeof body !== 'object' || body === null || Number(req.headers['content-length'] ?? Infinity) < 2 * MAX_BODY_DEPTH) return done();
+    const deep = tooDeep(body);
+    if (!deep) return done();
+    const field = deep.field || 'body';
+    done(registryError('body_too_deep', `${field} nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`, { field, details: { maxDepth: MAX_BODY_DEPTH } }));
   });
 
   if (opts.docs !== false) {

@@ -41,7 +41,7 @@ export class OracleKitError extends Error {
     const body: ErrorBody = { statusCode: this.status, code: this.code, message: this.message };
     if (this.field !== undefined) body.field = this.field;
     const details: Record<string, unknown> = { ...(this.details ?? {}) };
-    if (this.value !== undefined) details.value = this.value;
+    if (this.value !== undefined) details.value = boundedValue(this.value);
     if (this.valid !== undefined) details.valid = this.valid;
     if (Object.keys(details).length > 0) body.details = details;
     return body;
@@ -87,16 +87,88 @@ export function exitCodeForStatus(status: number): number {
   return EXIT_CODES.unexpected;
 }
 
-/** A compact rendering of any value for an error message. */
-export function showValue(v: unknown): string {
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (v === undefined) return '(missing)';
-  try {
-    const s = JSON.stringify(v);
-    return s.length > 80 ? s.slice(0, 77) + '...' : s;
-  } catch {
-    return String(v);
+/** How deep and how long a value an error may carry or render (a hostile body may nest 30,000 deep). */
+export const VALUE_LIMITS = { depth: 8, nodes: 256, length: 80 } as const;
+
+/**
+ * Whether a value is small enough to go as it is into an error body: at most
+ * VALUE_LIMITS.depth levels of arrays and objects and VALUE_LIMITS.nodes
+ * values in all. Walks with its own stack, stops at the first excess.
+ */
+function isSmall(v: unknown): boolean {
+  const stack: [unknown, number][] = [[v, 1]];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const [x, depth] = stack.pop()!;
+    if (++nodes > VALUE_LIMITS.nodes) return false;
+    if (typeof x !== 'object' || x === null) continue;
+    if (depth > VALUE_LIMITS.depth) return false;
+    for (const c of Array.isArray(x) ? x : Object.values(x)) stack.push([c, depth + 1]);
   }
+  return true;
+}
+
+/** Cut a rendering to VALUE_LIMITS.length characters. */
+const cut = (s: string): string => (s.length > VALUE_LIMITS.length ? s.slice(0, VALUE_LIMITS.length - 3) + '...' : s);
+
+/** A string quoted, cut to VALUE_LIMITS.length characters with its closing quote ("abc"...). */
+const quote = (s: string): string => (s.length + 2 > VALUE_LIMITS.length ? JSON.stringify(s.slice(0, VALUE_LIMITS.length - 5)) + '...' : JSON.stringify(s));
+
+/**
+ * A rendering of a value that is not small: JSON-like, at most three levels
+ * (deeper arrays and objects show as [...] and {...}) and cut to
+ * VALUE_LIMITS.length characters. Its recursion is bounded by the three levels,
+ * and it stops reading an array or object once the text is long enough.
+ */
+function renderShallow(v: unknown, levels: number): string {
+  if (Array.isArray(v) || (typeof v === 'object' && v !== null)) {
+    const isArray = Array.isArray(v);
+    if (levels === 0) return isArray ? '[...]' : '{...}';
+    const parts: string[] = [];
+    let len = 0;
+    const entries = isArray ? v : Object.keys(v);
+    for (const e of entries) {
+      const p = isArray ? renderShallow(e, levels - 1) : `${quote(e as string)}:${renderShallow((v as Record<string, unknown>)[e as string], levels - 1)}`;
+      parts.push(p);
+      len += p.length + 1;
+      if (len > VALUE_LIMITS.length) {
+        parts.push('...');
+        break;
+      }
+    }
+    return isArray ? `[${parts.join(',')}]` : `{${parts.join(',')}}`;
+  }
+  if (typeof v === 'string') return quote(v);
+  if (typeof v === 'bigint' || typeof v === 'symbol' || typeof v === 'function') return String(typeof v === 'function' ? '(function)' : v);
+  return String(JSON.stringify(v) ?? v);
+}
+
+/**
+ * A compact rendering of any value for an error message: the JSON of a small
+ * value, else a bounded rendering; never longer than VALUE_LIMITS.length
+ * characters (strings too), never recursing deeper than a few levels, so a
+ * hostile value (nested 20,000 deep, or megabytes wide) cannot make an error
+ * message fail.
+ */
+export function showValue(v: unknown): string {
+  if (typeof v === 'string') return quote(v);
+  if (v === undefined) return '(missing)';
+  if (!isSmall(v)) return cut(renderShallow(v, 3));
+  try {
+    return cut(JSON.stringify(v) ?? String(v));
+  } catch {
+    return cut(renderShallow(v, 3));
+  }
+}
+
+/**
+ * The value as an error body carries it (`details.value`): the value itself
+ * when small (see isSmall), else its bounded rendering (showValue), so an
+ * error body is always cheap and safe to serialize.
+ */
+export function boundedValue(v: unknown): unknown {
+  if (typeof v === 'string') return v.length > 1024 ? cut(v) : v;
+  return isSmall(v) ? v : showValue(v);
 }
 
 /** An area's error table: code → HTTP-like status and when it applies. */
@@ -134,7 +206,13 @@ export const HTTP_ERRORS = {
   unauthenticated: { status: 401, when: 'a 401 without a more specific code of its area' },
   forbidden: { status: 403, when: 'a 403 without a more specific code of its area' },
   not_found: { status: 404, when: 'no route with this method and path' },
+  body_too_deep: { status: 400, when: 'the JSON body nests arrays and objects deeper than the limit (64 levels); checked before anything reads the body' },
+  invalid_url: { status: 400, when: 'the URL is not valid percent-encoding' },
+  bad_request: { status: 400, when: 'a request the HTTP parser refuses (malformed request line or headers)' },
+  request_timeout: { status: 408, when: 'the request (headers and body) did not arrive within the time limit; the connection is closed' },
   body_too_large: { status: 413, when: 'the body is over the limit' },
+  url_too_long: { status: 414, when: 'a path parameter is longer than 8,192 characters' },
+  headers_too_large: { status: 431, when: 'the request line and headers are over the HTTP parser\'s limit (16 KiB); the connection is closed' },
   unsupported_media_type: { status: 415, when: 'a body that is not application/json' },
   rate_limited: { status: 429, when: 'too many requests in the window' },
   internal_error: { status: 500, when: 'an unexpected failure (a bug; logged with the request id); the message carries no secrets' },
@@ -193,7 +271,17 @@ export function toErrorBody(err: unknown): ErrorBody {
       return httpBody('invalid_json', 'the body is empty; send a JSON object (or no Content-Type)');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return httpBody('invalid_json', 'the body is not valid JSON, or holds __proto__ or constructor.prototype');
+    case 'FST_ERR_BAD_URL':
+      return httpBody('invalid_url', 'the URL is not valid percent-encoding (encode each byte of a path segment as %XX of UTF-8)');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return httpBody('url_too_long', 'a path parameter is over 8192 characters');
+    // what the HTTP parser refuses before there is a request (an HTTP server's clientError)
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return httpBody('request_timeout', 'the request did not arrive in time; the connection is closed');
+    case 'HPE_HEADER_OVERFLOW':
+      return httpBody('headers_too_large', 'the request line and headers are over 16 KiB; the connection is closed');
   }
+  if (typeof e.code === 'string' && e.code.startsWith('HPE_')) return httpBody('bad_request', 'the request is not valid HTTP; the connection is closed');
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 400 && status < 500) {
     if (err instanceof SyntaxError) return httpBody('invalid_json', `the body is not JSON: ${message}`);
@@ -208,3 +296,13 @@ export function toErrorBody(err: unknown): ErrorBody {
   }
   return httpBody('internal_error', 'internal error; see the log with the request id');
 }
+
+/**
+ * Storage's own codes: refusals when a database is opened (src/storage/files.ts).
+ * The daemon exits with the message when one happens at start.
+ */
+export const STORAGE_ERRORS = {
+  insecure_database_dir: { status: 400, when: "the database's directory is writable by other users (mode o+w): they could replace or read the database, its -wal and -shm files" },
+} as const satisfies ErrorTable;
+
+export const storageError = messageErrorFactory(STORAGE_ERRORS);

@@ -26,9 +26,9 @@
  * the same grouped fsync.
  */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { closeSync, existsSync, fsync, fsyncSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, existsSync, fsync, fsyncSync, openSync } from 'node:fs';
 import type { Migration, Row, SqlValue, Storage } from './storage.ts';
+import { prepareDatabaseFile } from './files.ts';
 
 export type { Migration, Row, SqlValue } from './storage.ts';
 
@@ -73,7 +73,7 @@ export class Database implements Storage {
 
   constructor(opts: OpenOptions) {
     this.path = opts.path;
-    if (opts.path !== ':memory:') mkdirSync(dirname(opts.path), { recursive: true });
+    prepareDatabaseFile(opts.path); // the directory (0700), the file and its -wal and -shm 0600 (storage/files.ts)
     this.raw = new DatabaseSync(opts.path);
     const mode = opts.synchronous ?? 'async';
     this.asyncSync = mode === 'async' && opts.path !== ':memory:';

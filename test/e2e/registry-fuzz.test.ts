@@ -6,6 +6,13 @@
  * numeric field of POST /v1/sampling and of its strata at the ends of the
  * doubles (±1e308, 1e-300, 5e-324, ±0, 1e309 = Infinity …), each answered with
  * its documented status and code (docs/sampling.md, "Extreme numbers").
+ * Then a depth sweep (issue #19 item 2): every field of every body route
+ * nested 20,000 deep (arrays) and 9,000 deep (objects), with and without an
+ * Idempotency-Key, answered 400 body_too_deep naming the field — never a 5xx.
+ * Every reply of every part, and the hostile corners of the URL (bad
+ * percent-encoding, a path parameter over 8,192 characters, unknown routes,
+ * a body over the limit), carries the one error body and X-Request-Id
+ * (item 3).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -56,19 +63,28 @@ function mutated(base: Record<string, unknown>): fc.Arbitrary<unknown> {
   );
 }
 
-async function send(method: string, path: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
-  const r = await request(d.url + path, { method: method as 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body });
-  const text = await r.body.text();
-  return { status: r.statusCode, body: text ? JSON.parse(text) : undefined };
+interface Reply {
+  status: number;
+  body: unknown;
+  requestId: unknown;
 }
 
-function checkReply(r: { status: number; body: unknown }): void {
+async function send(method: string, path: string, body: string | undefined, headers: Record<string, string> = {}): Promise<Reply> {
+  const r = await request(d.url + path, { method: method as 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body });
+  const text = await r.body.text();
+  return { status: r.statusCode, body: text ? JSON.parse(text) : undefined, requestId: r.headers['x-request-id'] };
+}
+
+/** Never a 5xx; every reply has a request id; every error is the one body {statusCode, code, message, field?, details?}. */
+function checkReply(r: Reply): void {
   expect(r.status).toBeLessThan(500);
+  expect(r.requestId).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
   if (r.status >= 400) {
     const b = r.body as Record<string, unknown>;
     expect(b.statusCode).toBe(r.status);
     expect(typeof b.code).toBe('string');
     expect(typeof b.message).toBe('string');
+    expect(Object.keys(b).filter((k) => !['statusCode', 'code', 'message', 'field', 'details'].includes(k))).toEqual([]);
   }
 }
 
@@ -85,10 +101,12 @@ describe('fuzz', () => {
         fc.string({ maxLength: 200 }).map((s) => ['POST', '/v1/domains', s] as const), // not JSON at all
         fc.string({ maxLength: 80 }).map((s) => ['GET', `/v1/domains/${encodeURIComponent(s)}`, ''] as const),
         fc.string({ maxLength: 80 }).map((s) => ['GET', `/v1/domains?${s}`, ''] as const),
+        // the URL's hostile corners: stray or truncated percent-escapes, overlong parameters, unknown routes
+        fc.tuple(fc.constantFrom('/v1/domains/', '/v1/sampling/', '/v1/proposals/', '/v1/nothing/', '/nothing/'), fc.constantFrom('%E0%A4%A', '%', '%zz', '%C0%80', '%FF', 'a%2', 'x'.repeat(8193), 'y'.repeat(12_000), ''), fc.string({ maxLength: 10 }).map(encodeURIComponent)).map(([p, bad, s]) => ['GET', p + bad + s, ''] as const),
       ),
       { numRuns: 3000, seed: 20261121 },
     );
-    const results: { status: number; body: unknown }[] = [];
+    const results: Reply[] = [];
     for (let i = 0; i < bodies.length; i += 50) {
       const batch = bodies.slice(i, i + 50).map(([m, p, b]) => (m === 'GET' ? send('GET', p, undefined as unknown as string, { 'content-type': '' }) : send(m, p, b, m === 'PATCH' ? { 'if-match': '"1"' } : {})));
       results.push(...(await Promise.all(batch)));
@@ -96,6 +114,8 @@ describe('fuzz', () => {
     for (const r of results) checkReply(r);
     expect(results.some((r) => r.status === 201)).toBe(true);
     expect(results.some((r) => r.status === 400)).toBe(true);
+    const codes = new Set(results.map((r) => (r.body as { code?: string } | undefined)?.code));
+    for (const c of ['invalid_url', 'url_too_long', 'not_found']) expect(codes, c).toContain(c);
     const h = await d.call('GET', '/health');
     expect(h.body).toMatchObject({ status: 'ok', pid: d.pid });
     expect(d.child.exitCode).toBeNull();
@@ -144,7 +164,7 @@ function sweepBody(path: (string | number)[], raw: string, dropoutRate: number):
 describe('magnitude sweep', () => {
   it('every numeric field of POST /v1/sampling and its strata at the ends of the doubles: the documented code, never a 5xx', async () => {
     const cases = FIELDS.flatMap((f) => MAGNITUDES.flatMap((raw) => [0.1, 0].map((d) => ({ f, raw, d, body: sweepBody(f.path, raw, d) }))));
-    const replies: { status: number; body: unknown }[] = [];
+    const replies: Reply[] = [];
     for (let i = 0; i < cases.length; i += 50) replies.push(...(await Promise.all(cases.slice(i, i + 50).map((c) => send('POST', '/v1/sampling', c.body)))));
     const wrong: string[] = [];
     cases.forEach((c, i) => {
@@ -162,3 +182,50 @@ describe('magnitude sweep', () => {
   }, 120_000);
 });
 
+
+/** 20,000 arrays deep (40 KB) and 9,000 objects deep (54 KB): under the 64 KiB body limit, far over any stack. */
+const DEEP = ['['.repeat(20_000) + ']'.repeat(20_000), '{"a":'.repeat(9_000) + '1' + '}'.repeat(9_000)];
+
+describe('depth sweep', () => {
+  it('every field of every body route nested 20,000 deep, with and without Idempotency-Key: 400 body_too_deep naming the field, 0 × 5xx', async () => {
+    const design = (await send('POST', '/v1/sampling', JSON.stringify({ ...VALID_DESIGN, projectId: project }))).body as { designId: string };
+    const domain = (await send('POST', '/v1/domains', JSON.stringify({ type: 'Project', class: proto }))).body as { id: string };
+    const proposed = (await send('POST', `/v1/domains/${domain.id}/verification-proposals`, JSON.stringify({ package: PKG }))).body as { id: string };
+    expect([design.designId, domain.id, proposed.id].every(Boolean)).toBe(true);
+    const routes: [method: string, path: string, base: Record<string, unknown>, headers?: Record<string, string>][] = [
+      ['POST', '/v1/sampling', { ...VALID_DESIGN, x: 1 }],
+      ['POST', '/v1/domains', VALID_DOMAIN()],
+      ['PATCH', `/v1/domains/${domain.id}`, VALID_DOMAIN(), { 'if-match': '"1"' }],
+      ['POST', `/v1/domains/${project}/verification-proposals`, { package: PKG, description: 'd' }],
+      ['POST', `/v1/proposals/${proposed.id}/votes`, { option: 'yes' }],
+      ['POST', `/v1/sampling/${design.designId}/recalculations`, { period: 'p', observedMean: 1, observedSD: 1, observedProportion: 0.5, dropoutRate: 0.1, population: 10, erCoverage: 0.9, strata: [] }],
+      ['POST', `/v1/sampling/${design.designId}/verification`, { status: 'submitted', reason: 'r' }],
+      ['POST', '/admin/v1/keys', { did: 'did:example:x', roles: ['member'], label: 'l' }, { authorization: `Bearer ${d.token}` }],
+    ];
+    const cases = routes.flatMap(([method, path, base, headers]) =>
+      [...Object.keys(base), 'extra'].flatMap((field) =>
+        DEEP.flatMap((deep, shape) =>
+          [false, true].map((idem) => {
+            const body = JSON.stringify({ ...base, [field]: '@@DEEP@@' }).replace('"@@DEEP@@"', deep);
+            const h = { ...(headers ?? {}), ...(idem ? { 'idempotency-key': `deep-${field}-${shape}-${path.length}` } : {}) };
+            return { label: `${method} ${path} ${field} (${shape ? 'objects' : 'arrays'}${idem ? ', Idempotency-Key' : ''})`, field, method, path, body, h };
+          }),
+        ),
+      ),
+    );
+    // the deep value as the whole body, too
+    for (const deep of DEEP) cases.push({ label: 'POST /v1/domains (the body itself)', field: deep.startsWith('[') ? 'body' : 'a', method: 'POST', path: '/v1/domains', body: deep, h: { 'idempotency-key': 'deep-body' } });
+    const replies: Reply[] = [];
+    for (let i = 0; i < cases.length; i += 20) replies.push(...(await Promise.all(cases.slice(i, i + 20).map((c) => send(c.method, c.path, c.body, c.h)))));
+    const wrong: string[] = [];
+    cases.forEach((c, i) => {
+      const r = replies[i]!;
+      checkReply(r);
+      const b = r.body as { code?: string; field?: string };
+      if (r.status !== 400 || b.code !== 'body_too_deep' || b.field !== c.field) wrong.push(`${c.label}: ${r.status} ${b.code} field ${b.field}`);
+    });
+    expect(wrong).toEqual([]);
+    expect(replies.length).toBe(190);
+    expect((await d.call('GET', '/health')).body).toMatchObject({ status: 'ok', pid: d.pid });
+  }, 120_000);
+});

@@ -8,6 +8,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySerialize
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Registry } from '../registry/index.ts';
 import { authenticate, bearer, requireRole, tokenMatches } from './auth.ts';
+import { notFound, unknownRouteEarly } from './errors.ts';
 import { registryError } from '../../lib/registry/errors.ts';
 import * as S from './schemas.ts';
 
@@ -52,6 +53,9 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
       done(e as Error);
     }
   });
+  // an unknown /v1 route runs the auth hook above first: 401 before 404
+  app.addHook('onRequest', unknownRouteEarly);
+  app.setNotFoundHandler(notFound);
   const P = (req: FastifyRequest) => req.principal!;
   const security = [{ bearer: [] }];
 
@@ -162,6 +166,8 @@ export const adminPlugin: FastifyPluginAsync<AdminPluginOptions> = async (fastif
     if (!p) throw registryError('unauthenticated', 'the token or key is unknown or revoked');
     requireRole(p, 'admin');
   });
+  app.addHook('onRequest', unknownRouteEarly);
+  app.setNotFoundHandler(notFound);
   const security = [{ bearer: [] }];
   app.post('/keys', { schema: { tags: ['admin'], summary: 'Create an API key (shown once)', security, body: S.keyCreateBody, response: S.replies(201, S.keyCreated) } }, async (req, reply) =>
     reply.code(201).send(await registry.db.write(() => registry.keys.create(req.body.did, req.body.roles, req.body.label, req.body.proof))),

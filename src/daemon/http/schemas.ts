@@ -18,6 +18,7 @@
  */
 import { z } from 'zod';
 import { isOracleKitError } from '../../lib/errors.ts';
+import { registryError } from '../../lib/registry/errors.ts';
 import { DOMAIN_STATES, DOMAIN_TYPES, requireDid } from '../../lib/registry/domain.ts';
 import { validateDesignInput } from '../../lib/sampling/design.ts';
 import { PROPOSAL_STATUSES, VOTE_OPTIONS } from '../../lib/registry/tally.ts';
@@ -33,7 +34,7 @@ export const service = z.strictObject({
 });
 
 export const domainCreate = z.strictObject({
-  type: z.string().max(32).describe('Organisation | Project | Asset | Device | Protocol | Oracle | Request'),
+  type: required('type', z.string().max(32), `one of ${DOMAIN_TYPES.join(', ')}`).describe('Organisation | Project | Asset | Device | Protocol | Oracle | Request (required)'),
   class: did.nullable().optional().describe('DID of a registered, active Protocol domain (required except for type Protocol)'),
   protocol: did.nullable().optional().describe('alias of class'),
   controllers: z.array(did).max(64).optional(),
@@ -86,6 +87,20 @@ function areaRule<I, O>(fn: (v: I) => O) {
       return z.NEVER;
     }
   };
+}
+
+/**
+ * A required field whose absence is 400 missing_field naming it (registry.md
+ * "Errors"), not the invalid_body of a wrong value: the schema checks the
+ * value when present, the rule the absence.
+ */
+function required<T extends z.ZodType>(field: string, schema: T, valid: string) {
+  return schema.optional().transform(
+    areaRule((v: z.output<T> | undefined) => {
+      if (v === undefined) throw registryError('missing_field', `${field} is missing; valid: ${valid}`, { field, valid });
+      return v as z.output<T>;
+    }),
+  );
 }
 
 export const samplingBody = z

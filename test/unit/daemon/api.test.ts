@@ -264,7 +264,7 @@ describe('domains: create', () => {
     expect(r.headers.get('location')).toBe(`/v1/domains/${r.body.id}`);
   });
   it('type: required, exact case', async () => {
-    expectError(await s.call('POST', '/v1/domains', { key: alice, body: { class: protocol } }), 400, 'invalid_body');
+    expectError(await s.call('POST', '/v1/domains', { key: alice, body: { class: protocol } }), 400, 'missing_field');
     expectError(await s.call('POST', '/v1/domains', { key: alice, body: { type: 'project', class: protocol } }), 400, 'invalid_type');
   });
   it('class: required except Protocol, a live Protocol, alias protocol', async () => {
