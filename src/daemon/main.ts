@@ -18,7 +18,7 @@ import { createWriteStream, writeSync } from 'node:fs';
 import { loadConfig, resolveSettings } from './config.ts';
 import { configPath, dbPath } from '../lib/paths.ts';
 import { packageVersion } from '../lib/version.ts';
-import { acquireLock, isAlive, readDiscovery, releaseLock, removeDiscovery, writeDiscovery } from '../lib/discovery.ts';
+import { DAEMON_EXIT_ANOTHER, acquireLock, isAlive, readDiscovery, releaseLock, removeDiscovery, writeDiscovery } from '../lib/discovery.ts';
 import { openDatabase } from '../storage/db.ts';
 import { checkDatabaseDir } from '../storage/files.ts';
 import { REGISTRY_MIGRATIONS } from './registry/migrations.ts';
@@ -28,6 +28,8 @@ import { shrinkHeap, shrinkWhenIdle } from './heap.ts';
 import type { DefaultOracle } from './oracle.ts';
 
 const VERSION = packageVersion();
+/** The exit code of a daemon that found another one running (or starting) on its port. */
+const ANOTHER_DAEMON = DAEMON_EXIT_ANOTHER;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { port: { type: 'string' }, host: { type: 'string' } }, strict: true });
@@ -37,7 +39,7 @@ async function main(): Promise<void> {
   if (prev && prev.pid !== process.pid && isAlive(prev.pid)) {
     try {
       const r = await fetch(`${prev.url}/health`, { signal: AbortSignal.timeout(1000) });
-      if (r.ok) throw new Error(`a daemon is already running (pid ${prev.pid}, ${prev.url})`);
+      if (r.ok) throw Object.assign(new Error(`a daemon is already running (pid ${prev.pid}, ${prev.url})`), { exitCode: ANOTHER_DAEMON });
     } catch (e) {
       if ((e as Error).message.startsWith('a daemon')) throw e;
     }
@@ -142,7 +144,17 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  const address = await app.listen({ port, host });
+  const address = await app.listen({ port, host }).catch(async (e: NodeJS.ErrnoException) => {
+    // another daemon started at the same moment and won the port: say so with an exit code of its own, so the CLI
+    // that spawned us waits for that one instead of reporting a failure (src/cli/daemon/control.ts)
+    if (e.code === 'EADDRINUSE') {
+      const h = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${port}/health`, { signal: AbortSignal.timeout(1000) })
+        .then((r) => (r.ok ? (r.json() as Promise<{ pid?: unknown }>) : undefined))
+        .catch(() => undefined);
+      if (typeof h?.pid === 'number') throw Object.assign(new Error(`another oraclekit daemon (pid ${h.pid}) holds ${host}:${port}`), { exitCode: ANOTHER_DAEMON });
+    }
+    throw e;
+  });
   const actual = app.server.address();
   const actualPort = typeof actual === 'object' && actual ? actual.port : port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
@@ -159,5 +171,5 @@ main().catch((e: unknown) => {
   // the message on the last line: `daemon start` shows the log's last lines when the daemon does not come up
   if (process.env.DEBUG) process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
   process.stderr.write(`oraclekit daemon: ${(e as Error).message ?? String(e)}\n`);
-  process.exit(1);
+  process.exit((e as { exitCode?: number }).exitCode ?? 1);
 });

@@ -114,3 +114,6 @@ export function releaseLock(env = process.env): void {
     /* already gone */
   }
 }
+
+/** The daemon's exit code when another daemon is already running, or won the port while both started (the CLI then uses that one). */
+export const DAEMON_EXIT_ANOTHER = 75;

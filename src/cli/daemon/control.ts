@@ -13,7 +13,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs'
 import { fileURLToPath } from 'node:url';
 import { logPath, stateDir } from '../../lib/paths.ts';
 import { requestJson } from '../../lib/registry/client.ts';
-import { forceRemoveDiscovery, isAlive, readDiscovery, type Discovery } from '../../lib/discovery.ts';
+import { DAEMON_EXIT_ANOTHER, forceRemoveDiscovery, isAlive, readDiscovery, type Discovery } from '../../lib/discovery.ts';
 
 export { packageVersion } from '../../lib/version.ts';
 
@@ -134,9 +134,10 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Discovery> {
     await sleep(50);
   }
   if (exited !== null) {
-    // another CLI started a daemon at the same moment (ours found it running, or lost the port): use that
-    // one, waiting for it as long as we would have waited for ours (a loaded machine starts it slowly)
-    const otherDeadline = Math.max(deadline, Date.now() + 2_000);
+    // another CLI started a daemon at the same moment (ours found it running, or lost the port to it: exit
+    // DAEMON_EXIT_ANOTHER): use that one, waiting for it as long as we would have waited for ours (a loaded machine
+    // starts it slowly); any other exit is a failure of ours, reported after a short look for a daemon
+    const otherDeadline = exited === DAEMON_EXIT_ANOTHER ? Math.max(deadline, Date.now() + 2_000) : Date.now() + 2_000;
     while (Date.now() < otherDeadline) {
       const d = readDiscovery(env);
       if (d && isAlive(d.pid)) {
