@@ -468,8 +468,8 @@ function Chat({ controller, banner = [], oracleName, history, spinnerMs = 80, on
   const liveMax = Math.max(3, rows - inputRows - queued.length - (hints.length ? 1 : 0) - footerRows - 3);
 
   return (
-    <Box flexDirection="column" width={columns}>
-      <Static key={epoch} items={items}>
+    <Box flexDirection="column">
+      <Static key={epoch} items={items} style={{ width: columns }}>
         {(item) => <ItemView key={item.id} item={item} />}
       </Static>
       {live ? (
