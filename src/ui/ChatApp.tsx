@@ -489,7 +489,7 @@ function Chat({ controller, banner = [], oracleName, history, spinnerMs = 80, on
           ) : toolRunning ? (
             <Text dimColor>running a tool… (Esc cancels)</Text>
           ) : (
-            <Text dimColor>answering — Esc or Ctrl+C to cancel</Text>
+            <Text dimColor>answering — Ctrl+C to cancel (Esc too)</Text>
           )}
         </Box>
       ) : null}

@@ -46,6 +46,14 @@ function lastUserMessage(): string {
   return typeof m.content === 'string' ? m.content : (m.content as { text?: string }[]).map((p) => p.text ?? '').join('');
 }
 const ready = (t: Tmux) => t.until((s) => /connected\s*\n›/.test(s), 'the chat to be ready');
+/** Waits for the chat to exit (Tmux.until only looks at a live session); the deadline guards against hanging. */
+async function gone(t: Tmux): Promise<void> {
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
+    if (!t.alive()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`the chat did not exit; screen:\n${t.screen()}`);
+}
 const idle = (t: Tmux) => t.until((s) => /· connected\s*\n› \s*$/.test(s.trimEnd() + ' '), 'the end of the turn');
 
 describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (width) => {
@@ -88,7 +96,7 @@ describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (wid
     expect(lastUserMessage()).toBe('first\nsecond');
     await idle(t);
     t.keys('-l', '/quit\r');
-    await t.until(() => !t.alive(), 'the exit');
+    await gone(t);
   }, 90_000);
 
   it('item 2: a long tool error wraps, a 150-line answer appears once, a resize mid-stream leaves no stale copy', async () => {
@@ -178,7 +186,7 @@ describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (wid
     t.keys('-l', '/copy\r');
     await t.until((s) => s.includes('Copied the last answer'), '/copy');
     t.keys('-l', '/quit\r');
-    await t.until(() => !t.alive(), 'the exit');
+    await gone(t);
 
     // a second run: Up recalls what was typed in the first
     const t2 = chat(`features2-${width}`, width, { args: `--session ${session}` });
