@@ -142,6 +142,7 @@ describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (wid
   it('item 3: NO_COLOR=1 gives no colour sequence; without it there are colours', async () => {
     // SGR sequences that set a colour (30–38, 40–48, 90–97, 100–107); tmux's resets to the default (39, 49) set none
     const colours = (s: string) =>
+      // eslint-disable-next-line no-control-regex
       [...s.matchAll(/\u001b\[([0-9;]*)m/g)].filter((m) => m[1]!.split(';').some((p) => /^(3[0-8]|4[0-8]|9[0-7]|10[0-7])$/.test(p))).length;
     for (const env of ['NO_COLOR=1', '']) {
       const t = chat(`colour-${width}-${env ? 'no' : 'yes'}`, width, { env });
