@@ -487,7 +487,7 @@ function Chat({ controller, banner = [], oracleName, history, spinnerMs = 80, on
           ) : !live.text && !toolRunning ? (
             <Spinner ms={spinnerMs} since={live.startedAt} label="thinking… (Esc cancels)" />
           ) : toolRunning ? (
-            <Text dimColor>running a tool… (Esc cancels)</Text>
+            <Spinner ms={spinnerMs} since={live.startedAt} label="running a tool… (Esc cancels)" />
           ) : (
             <Text dimColor>answering — Ctrl+C to cancel (Esc too)</Text>
           )}

@@ -54,7 +54,49 @@ async function gone(t: Tmux): Promise<void> {
   }
   throw new Error(`the chat did not exit; screen:\n${t.screen()}`);
 }
-const idle = (t: Tmux) => t.until((s) => /· connected\s*\n› \s*$/.test(s.trimEnd() + ' '), 'the end of the turn');
+const idle = (t: Tmux) => t.until((s) => /\bconnected\s*\n› \s*$/.test(s.trimEnd() + ' '), 'the end of the turn');
+
+/** #18 item 2 at one width: a long tool error, a 150-line answer, a resize mid-stream (to `narrower` columns). */
+async function renderingChecks(width: number, narrower: number): Promise<void> {
+    const t = chat(`render-${width}`, width);
+    await ready(t);
+
+    const city = 'Atlantis of the long forgotten southern seas where nobody ever measured any temperature at all';
+    h.model.enqueue(callTool('load_capability', { names: ['weather'] }, 'e1'), callTool('get_current_weather', { city }, 'e2'), say('No such city.'));
+    t.keys('-l', 'weather in Atlantis?\r');
+    await t.until((s) => s.includes('No such city.'), 'the answer after the tool error');
+    await idle(t);
+    const s1 = t.screen();
+    // the icon keeps its column, the name is whole, and no line is wider than the terminal
+    expect(s1).toMatch(/^✗ get_current_weather /m);
+    for (const line of s1.split('\n')) expect([...line].length).toBeLessThanOrEqual(width);
+    expect(s1.replace(/\n {2}/g, ' ')).toContain('forgotten southern');
+
+    const rows = Array.from({ length: 150 }, (_, i) => `- row ${i + 1} of the long answer`).join('\n');
+    h.model.enqueue({ steps: [{ type: 'text', text: rows + '\n\nEND-OF-LONG', chunkSize: 200 }] });
+    t.keys('-l', 'a long answer please\r');
+    await t.until((s) => s.includes('END-OF-LONG'), 'the long answer');
+    await idle(t);
+    const s2 = all(t);
+    for (const n of [1, 75, 150]) expect(count(s2, `row ${n} of the long answer\n`)).toBe(1);
+    expect(count(s2, 'END-OF-LONG')).toBe(1);
+    expect(s2).not.toContain('answering —');
+
+    // data every 400 ms: the harness's stall time-out is 1500 ms
+  h.model.enqueue({ steps: [{ type: 'text', text: 'PARTIAL-MARK before the resize ', chunkSize: 100 }, ...[1, 2, 3, 4].flatMap((i) => [{ type: 'delay' as const, ms: 400 }, { type: 'text' as const, text: `still going ${i} ` }]), { type: 'text', text: 'and AFTER-MARK after it.' }] });
+    t.keys('-l', 'resize while you answer\r');
+    await t.until((s) => s.includes('PARTIAL-MARK'), 'the partial answer');
+    t.run('resize-window', '-t', t.name, '-x', String(narrower), '-y', '30');
+    await t.until((s) => s.includes('AFTER-MARK'), 'the rest of the answer');
+    await idle(t);
+    const s3 = all(t);
+    expect(count(s3, 'PARTIAL-MARK')).toBe(1);
+    expect(count(s3.replace(/\n/g, ' '), 'resize while you answer')).toBe(1);
+    // the turns before the resize are still there, once, wrapped to the new width
+    expect(count(s3, 'END-OF-LONG')).toBe(1);
+    for (const line of s3.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(narrower);
+    t.keys('-l', '/quit\r');
+  }
 
 describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (width) => {
   it('item 1: text and Enter in one read send it; a pasted block is one message; Alt+Enter adds a line', async () => {
@@ -99,45 +141,7 @@ describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (wid
     await gone(t);
   }, 90_000);
 
-  it('item 2: a long tool error wraps, a 150-line answer appears once, a resize mid-stream leaves no stale copy', async () => {
-    const t = chat(`render-${width}`, width);
-    await ready(t);
-
-    const city = 'Atlantis of the long forgotten southern seas where nobody ever measured any temperature at all';
-    h.model.enqueue(callTool('load_capability', { names: ['weather'] }, 'e1'), callTool('get_current_weather', { city }, 'e2'), say('No such city.'));
-    t.keys('-l', 'weather in Atlantis?\r');
-    await t.until((s) => s.includes('No such city.'), 'the answer after the tool error');
-    await idle(t);
-    const s1 = t.screen();
-    // the icon keeps its column, the name is whole, and no line is wider than the terminal
-    expect(s1).toMatch(/^✗ get_current_weather /m);
-    for (const line of s1.split('\n')) expect([...line].length).toBeLessThanOrEqual(width);
-    expect(s1.replace(/\n {2}/g, ' ')).toContain('forgotten southern');
-
-    const rows = Array.from({ length: 150 }, (_, i) => `- row ${i + 1} of the long answer`).join('\n');
-    h.model.enqueue({ steps: [{ type: 'text', text: rows + '\n\nEND-OF-LONG', chunkSize: 200 }] });
-    t.keys('-l', 'a long answer please\r');
-    await t.until((s) => s.includes('END-OF-LONG'), 'the long answer');
-    await idle(t);
-    const s2 = all(t);
-    for (const n of [1, 75, 150]) expect(count(s2, `row ${n} of the long answer\n`)).toBe(1);
-    expect(count(s2, 'END-OF-LONG')).toBe(1);
-    expect(s2).not.toContain('answering —');
-
-    h.model.enqueue({ steps: [{ type: 'text', text: 'PARTIAL-MARK before the resize ', chunkSize: 100 }, { type: 'delay', ms: 1500 }, { type: 'text', text: 'and AFTER-MARK after it.' }] });
-    t.keys('-l', 'resize while you answer\r');
-    await t.until((s) => s.includes('PARTIAL-MARK'), 'the partial answer');
-    t.run('resize-window', '-t', t.name, '-x', String(width === 60 ? 45 : 80), '-y', '30');
-    await t.until((s) => s.includes('AFTER-MARK'), 'the rest of the answer');
-    await idle(t);
-    const s3 = all(t);
-    expect(count(s3, 'PARTIAL-MARK')).toBe(1);
-    expect(count(s3.replace(/\n/g, ' '), 'resize while you answer')).toBe(1);
-    // the turns before the resize are still there, once, wrapped to the new width
-    expect(count(s3, 'END-OF-LONG')).toBe(1);
-    for (const line of s3.split("\n")) expect([...line].length, line).toBeLessThanOrEqual(width === 60 ? 45 : 80);
-    t.keys('-l', '/quit\r');
-  }, 90_000);
+  it('item 2: a long tool error wraps, a 150-line answer appears once, a resize mid-stream leaves no stale copy', () => renderingChecks(width, width === 60 ? 45 : 80), 90_000);
 
   it('item 3: NO_COLOR=1 gives no colour sequence; without it there are colours', async () => {
     // SGR sequences that set a colour (30–38, 40–48, 90–97, 100–107); tmux's resets to the default (39, 49) set none
@@ -207,6 +211,13 @@ describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (wid
     expect(JSON.stringify(body.messages)).toContain(`remember me ${width}`);
     t2.keys('-l', '/quit\r');
   }, 90_000);
+});
+
+describe.skipIf(!hasTmux).each([
+  [40, 55],
+  [200, 150],
+])('rendering at %i columns (resized to %i mid-stream)', (width, narrower) => {
+  it('item 2 at the ends of the 40–200 range', () => renderingChecks(width, narrower), 90_000);
 });
 
 describe.skipIf(!hasTmux)('a paid oracle in the chat (#16 item 5)', () => {
