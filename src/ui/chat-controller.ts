@@ -138,6 +138,10 @@ export class ChatController {
       }
       case '/pay':
         return this.pay(arg);
+      case '/clear':
+      case '/copy':
+        // the TUI handles these itself (they act on the screen and the clipboard)
+        return { lines: [`${cmd} works in the terminal chat only.`] };
       default:
         return { lines: [`Unknown command ${cmd}. /help lists the commands.`] };
     }
