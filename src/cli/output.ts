@@ -2,7 +2,7 @@
  * Output helpers shared by commands: colours only on a TTY (and never with
  * NO_COLOR), aligned text tables, CSV and Markdown tables.
  */
-const useColour = (): boolean =>
+export const useColour = (): boolean =>
   Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb';
 
 const wrap = (open: number, close: number) => (s: string) => (useColour() ? `\u001b[${open}m${s}\u001b[${close}m` : s);

@@ -18,3 +18,5 @@ export type { ResolvedOracle, ResolveOptions, Service } from './resolve.ts';
 export { signerFromMnemonic, generateMnemonic, generateSigner } from '../lib/keys/index.ts';
 export type { Signer } from '../lib/keys/index.ts';
 export type { AnyEvent, Message, Session, MessageContent, ComponentRecord, ErrorEvent, ToolCallEvent, DoneStatus } from '../lib/protocol/index.ts';
+export { creditsStatus, payClaims } from './payments.ts';
+export type { CreditsStatus, OutstandingClaim, Payment } from './payments.ts';

@@ -6,6 +6,7 @@
 import { transcript, type TurnErrorCode } from '../lib/protocol/index.ts';
 import type { OracleClient, TurnResult, ChatStream, OnTurnEvent } from '../client/client.ts';
 import { OracleClientError, PaymentRequiredError } from '../client/errors.ts';
+import { creditsStatus, payClaims } from '../client/payments.ts';
 
 export interface CommandResult {
   /** Lines to show the user. */
@@ -13,29 +14,43 @@ export interface CommandResult {
   quit?: boolean;
   /** The view should be cleared (new or switched session). */
   reset?: boolean;
+  /** The command needs a yes first (/pay): the TUI asks, the piped mode runs it (the line was the consent). */
+  confirm?: { question: string; run(): Promise<CommandResult> };
 }
+
+/** The slash commands, for /help and the TUI's completion. */
+export const SLASH_COMMANDS: readonly { name: string; args?: string; does: string }[] = [
+  { name: '/new', does: 'start a new session' },
+  { name: '/sessions', args: '[n|id]', does: 'list your sessions on this oracle; with a number or id, switch to it' },
+  { name: '/switch', args: '<id>', does: 'continue another session (an id or its first characters)' },
+  { name: '/model', args: '[id]', does: 'show the models, or use one for the next turns' },
+  { name: '/pay', args: '[amount]', does: 'pay what this oracle asks for (price and claims shown first)' },
+  { name: '/clear', does: 'clear the screen (the session goes on)' },
+  { name: '/copy', does: 'copy the last answer to the clipboard' },
+  { name: '/help', does: 'this help' },
+  { name: '/quit', does: 'leave (also Ctrl+C twice, or Ctrl+D)' },
+];
 
 const HELP_LINES = [
   'Commands:',
-  '  /new              start a new session',
-  '  /sessions         list your sessions on this oracle',
-  '  /switch <id>      continue another session (an id or its first characters)',
-  '  /model [id]       show the models, or use one for the next turns',
-  '  /help             this help',
-  '  /quit             leave (also Ctrl+C twice, or Ctrl+D)',
-  'Keys: Enter sends · Up/Down recall what you typed · Ctrl+C cancels the answer being streamed.',
+  ...SLASH_COMMANDS.map((c) => `  ${(c.name + (c.args ? ' ' + c.args : '')).padEnd(18)}${c.does}`),
+  'Keys: Enter sends · Alt+Enter or Ctrl+J adds a line · Up/Down recall what you typed (also from earlier runs) · Tab completes a command',
+  '      Esc or Ctrl+C cancels the answer being streamed · Ctrl+L redraws · Ctrl+U clears the input',
 ];
 
 export class ChatController {
   readonly client: OracleClient;
   sessionId: string | undefined;
   model: string | undefined;
+  /** The oracle's default model (GET /models), for the footer. */
+  defaultModel: string | undefined;
   private current: ChatStream | undefined;
 
-  constructor(client: OracleClient, o: { sessionId?: string; model?: string } = {}) {
+  constructor(client: OracleClient, o: { sessionId?: string; model?: string; defaultModel?: string } = {}) {
     this.client = client;
     this.sessionId = o.sessionId;
     this.model = o.model;
+    this.defaultModel = o.defaultModel;
   }
 
   get streaming(): boolean {
@@ -87,11 +102,17 @@ export class ChatController {
       }
       case '/sessions': {
         const { sessions, total } = await this.client.listSessions({ limit: 20 });
+        if (arg) {
+          const n = /^\d+$/.test(arg) ? Number(arg) : 0;
+          if (n >= 1 && n <= sessions.length) return this.command(`/switch ${sessions[n - 1]!.sessionId}`);
+          return this.command(`/switch ${arg}`);
+        }
         if (total === 0) return { lines: ['No sessions yet.'] };
         return {
           lines: [
             `${total} session${total === 1 ? '' : 's'}${total > sessions.length ? ` (showing ${sessions.length})` : ''}:`,
-            ...sessions.map((s) => `${s.sessionId === this.sessionId ? '*' : ' '} ${s.sessionId}  ${s.title || '(untitled)'}  ${s.lastUpdatedAt}`),
+            ...sessions.map((s, i) => `${s.sessionId === this.sessionId ? '*' : ' '} ${String(i + 1).padStart(2)}. ${s.sessionId}  ${s.title || '(untitled)'}  ${s.lastUpdatedAt}`),
+            '/sessions <n> (or /switch <id>) continues one.',
           ],
         };
       }
@@ -115,9 +136,50 @@ export class ChatController {
         this.model = arg;
         return { lines: [`Using model ${arg} for the next turns.`] };
       }
+      case '/pay':
+        return this.pay(arg);
+      case '/clear':
+      case '/copy':
+        // the TUI handles these itself (they act on the screen and the clipboard)
+        return { lines: [`${cmd} works in the terminal chat only.`] };
       default:
         return { lines: [`Unknown command ${cmd}. /help lists the commands.`] };
     }
+  }
+
+  /**
+   * `/pay [amount]`: shows the price and the outstanding claims and asks to
+   * confirm; `/pay <amount>` confirms in one go (the amount must be the total
+   * owed). Pays with the client's identity through the credits plugin's
+   * contract and pay routes (src/client/payments.ts).
+   */
+  private async pay(arg: string): Promise<CommandResult> {
+    let status;
+    try {
+      status = await creditsStatus(this.client);
+    } catch (e) {
+      if (e instanceof OracleClientError && e.status === 404) return { lines: ['This oracle does not take payments (no credits plugin): there is nothing to pay.'] };
+      throw e;
+    }
+    const { denom, price } = status;
+    const claims = status.outstandingClaims;
+    const head = `This oracle costs ${price} ${denom} per ${status.unit}.`;
+    if (!claims.length) return { lines: [head, status.prepaidTurns > 0 ? `Nothing to pay: ${status.prepaidTurns} paid ${status.unit}${status.prepaidTurns === 1 ? '' : 's'} left.` : 'Nothing to pay now: a claim is created when the oracle refuses a message; /pay then.'] };
+    const total = status.owed;
+    if (arg) {
+      const amount = Number(arg);
+      if (!Number.isFinite(amount) || amount !== total) return { lines: [`/pay ${arg}: the amount must be what is owed, ${total} ${denom} (or /pay alone to see it and confirm).`] };
+    }
+    const run = async (): Promise<CommandResult> => {
+      const p = await payClaims(this.client, { claimIds: claims.map((c) => c.claimId), expectAmount: total });
+      return { lines: [`Paid ${p.amount} ${p.denom} (payment ${p.paymentId}) for ${p.paid.length} claim${p.paid.length === 1 ? '' : 's'}.`] };
+    };
+    const lines = [head, `Outstanding: ${claims.map((c) => `${c.claimId} (${c.amount} ${c.denom})`).join(', ')} — ${total} ${denom} in all.`];
+    if (arg) {
+      const r = await run();
+      return { lines: [...lines, ...r.lines] };
+    }
+    return { lines, confirm: { question: `Pay ${total} ${denom} with your identity now? (y/N)`, run } };
   }
 }
 
@@ -126,9 +188,13 @@ const NO_MODEL = "The oracle has no model configured: set LLM_BASE_URL, LLM_PROV
 /** A message for people, for any failure of a turn or command. */
 export function explainError(e: unknown, baseUrl: string): string {
   if (e instanceof PaymentRequiredError) {
+    const owed = e.outstandingClaims as { amount?: unknown; denom?: unknown }[];
+    const total = owed.reduce((s, c) => s + (typeof c.amount === 'number' ? c.amount : 0), 0);
+    const denom = typeof owed[0]?.denom === 'string' ? owed[0].denom : 'credit';
     return [
-      `Payment required: this oracle is paid per use. Outstanding claim${e.claims.length === 1 ? '' : 's'}: ${e.claims.join(', ') || '(none listed)'}.`,
-      'Pay the claims with your wallet (the oracle\'s credits plugin), then send again.',
+      `Payment required: this oracle is paid per turn${typeof owed[0]?.amount === 'number' ? ` (${owed[0].amount} ${denom})` : ''} and your message was not answered.`,
+      `Outstanding claim${e.claims.length === 1 ? '' : 's'}: ${e.claims.join(', ') || '(none listed)'}${total ? ` — ${total} ${denom} in all` : ''}.`,
+      'Pay the claims with /pay (it shows the price and pays with your identity), then send your message again.',
     ].join('\n');
   }
   if (e instanceof OracleClientError) {

@@ -7,6 +7,7 @@
  */
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
+import { useTint } from './theme.ts';
 
 export type Block =
   | { type: 'heading'; level: number; text: string }
@@ -119,15 +120,16 @@ function inlinePlain(text: string): string {
 }
 
 function Inline({ text }: { text: string }): ReactNode {
+  const tint = useTint();
   const parts = text.split(INLINE).filter((p) => p !== '');
   return (
     <Text>
       {parts.map((p, i) => {
         if (/^(\*\*|__).*(\*\*|__)$/.test(p) && p.length > 4) return <Text key={i} bold>{p.slice(2, -2)}</Text>;
-        if (/^`.*`$/.test(p) && p.length > 2) return <Text key={i} color="yellow">{p.slice(1, -1)}</Text>;
+        if (/^`.*`$/.test(p) && p.length > 2) return <Text key={i} color={tint('yellow')}>{p.slice(1, -1)}</Text>;
         if (/^[*_].*[*_]$/.test(p) && p.length > 2) return <Text key={i} italic>{p.slice(1, -1)}</Text>;
         const link = /^\[([^\]]+)\]\(([^)\s]+)\)$/.exec(p);
-        if (link) return <Text key={i}><Text underline color="cyan">{link[1]}</Text><Text dimColor> ({link[2]})</Text></Text>;
+        if (link) return <Text key={i}><Text underline color={tint('cyan')}>{link[1]}</Text><Text dimColor> ({link[2]})</Text></Text>;
         return <Text key={i}>{p}</Text>;
       })}
     </Text>
@@ -153,20 +155,21 @@ export function tableLines(b: Extract<Block, { type: 'table' }>): string[] {
 }
 
 export function Markdown({ text }: { text: string }): ReactNode {
+  const tint = useTint();
   const blocks = parseMarkdown(text);
   return (
     <Box flexDirection="column">
       {blocks.map((b, i) => {
         switch (b.type) {
           case 'heading':
-            return <Text key={i} bold color={b.level <= 2 ? 'magenta' : undefined}>{inlinePlain(b.text)}</Text>;
+            return <Text key={i} bold color={b.level <= 2 ? tint('magenta') : undefined}>{inlinePlain(b.text)}</Text>;
           case 'paragraph':
             return <Inline key={i} text={b.text} />;
           case 'code':
             return (
-              <Box key={i} flexDirection="column" borderStyle="round" borderColor="gray" paddingX={1} alignSelf="flex-start">
+              <Box key={i} flexDirection="column" borderStyle="round" borderColor={tint('gray')} paddingX={1} alignSelf="flex-start">
                 {b.lang ? <Text dimColor>{b.lang}</Text> : null}
-                {(b.lines.length ? b.lines : ['']).map((l, j) => <Text key={j} color="yellow">{l === '' ? ' ' : l}</Text>)}
+                {(b.lines.length ? b.lines : ['']).map((l, j) => <Text key={j} color={tint('yellow')}>{l === '' ? ' ' : l}</Text>)}
               </Box>
             );
           case 'list': {
@@ -194,7 +197,7 @@ export function Markdown({ text }: { text: string }): ReactNode {
               </Box>
             );
           case 'quote':
-            return <Box key={i}><Text color="gray">│ </Text><Inline text={b.text} /></Box>;
+            return <Box key={i}><Text color={tint('gray')}>│ </Text><Inline text={b.text} /></Box>;
           case 'rule':
             return <Text key={i} dimColor>{'─'.repeat(40)}</Text>;
         }

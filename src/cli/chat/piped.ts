@@ -71,7 +71,9 @@ export async function runPiped(c: ChatController, io: { stdin: Readable; stdout:
     if (!line) continue;
     try {
       if (c.isCommand(line)) {
-        const r = await c.command(line);
+        let r = await c.command(line);
+        // a `/pay` line is the consent: pay what it shows (docs/client.md, "Piped and JSON modes")
+        if (r.confirm) r = { ...r, lines: [...r.lines, ...(await r.confirm.run()).lines] };
         if (io.json) out(JSON.stringify({ event: 'command', command: line.split(/\s+/)[0], lines: r.lines }) + '\n');
         else if (r.lines.length) io.stderr.write(r.lines.join('\n') + '\n');
         if (r.quit) break;

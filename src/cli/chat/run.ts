@@ -37,7 +37,7 @@ export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void
   if (target.oracleDid && health.oracleDid !== target.oracleDid) {
     throw new OracleKitError({ status: 409, code: 'oracle_did_mismatch', message: `the oracle at ${target.apiUrl} is ${health.oracleDid}, not ${target.oracleDid}` });
   }
-  const controller = new ChatController(client, { model: flags.model });
+  const controller = new ChatController(client, { model: flags.model, defaultModel: models.default ?? undefined });
   const notices: string[] = [];
   if (flags.session) {
     // continue a session: the same lookup and recap as /switch (an unknown id is an error, not a new session)
@@ -63,10 +63,15 @@ export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void
     if (code !== 0) process.exitCode = code;
     return;
   }
-  const { runChatTui } = await import('../../ui/run-chat.tsx');
-  await runChatTui(controller, [
-    `Chatting with ${health.name} (${health.oracleDid}) at ${target.apiUrl} — runtime v${health.version}`,
-    `You are ${identity.did}. /help for commands, Ctrl+C cancels an answer, twice quits.`,
-    ...notices,
-  ]);
+  const [{ runChatTui }, { openHistory }, { useColour }] = await Promise.all([import('../../ui/run-chat.tsx'), import('./history.ts'), import('../output.ts')]);
+  await runChatTui(controller, {
+    banner: [
+      `Chatting with ${health.name} (${health.oracleDid}) at ${target.apiUrl} — runtime v${health.version}`,
+      `You are ${identity.did}. /help for commands, Esc or Ctrl+C cancels an answer, Ctrl+C twice quits.`,
+      ...notices,
+    ],
+    oracleName: health.name,
+    color: useColour(),
+    history: openHistory(health.oracleDid, process.env),
+  });
 }
