@@ -91,7 +91,9 @@ export class TaskWorker {
     }
     await store.save({ ...task, status: 'running' });
     this.running = { task, abort: () => run.abort.abort(new Error('task cancelled')) };
-    const status = await run.done;
+    // the claim lives as long as the turn: another instance takes the task only when this worker is gone
+    const renew = setInterval(() => void store.renew(id, Date.now() + this.o.leaseMs).catch(() => {}), Math.max(100, Math.floor(this.o.leaseMs / 3)));
+    const status = await run.done.finally(() => clearInterval(renew));
     this.running = undefined;
     const latest = (await store.get(id)) ?? task;
     if (status === 'aborted' && latest.status !== 'cancelled') {
