@@ -102,6 +102,8 @@ export class Authenticator {
   replayMode: UcanReplayMode;
   delegationMaxTtlSeconds: number;
   signingKeyLoaded: () => boolean;
+  /** Several instances (cluster/): in strict mode an invocation is claimed in the Redis they share, so it is used once across all of them. */
+  sharedReplay: { claimInvocation(cid: string, expiresAt: number): Promise<boolean> } | undefined;
 
   constructor(o: AuthenticatorOptions) {
     this.store = o.store;
@@ -130,6 +132,9 @@ export class Authenticator {
     }
     if (token !== undefined && token !== '') {
       const v = await verifyInvocation(token, { oracleDid: this.oracleDid, isRevoked, replay: this.replay });
+      if (this.replayMode === 'strict' && this.sharedReplay && !(await this.sharedReplay.claimInvocation(v.cid, v.expiration))) {
+        throw runtimeError('replayed', 'this invocation was already used on another instance of this oracle (it accepts each invocation once); send a new one');
+      }
       if (i.delegation) {
         await verifyDelegation(i.delegation, { oracleDid: this.oracleDid, isRevoked, user: v.did });
         return { did: v.did, delegation: i.delegation, via: 'invocation' };

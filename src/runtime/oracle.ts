@@ -63,6 +63,7 @@ export function createOracle(options: OracleAppOptions): Oracle {
     registered = true;
     app.addHook('onReady', async () => {
       if (closing) return;
+      await runtime.connectCluster();
       runtime.start();
       socket ??= attachSocketIo(runtime, app.server);
     });

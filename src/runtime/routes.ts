@@ -113,7 +113,9 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   app.delete('/sessions/:id', { schema: { params: P.IdParamsSchema, response: { 200: P.MessageResponseSchema } } }, async (req) => {
     const did = getUser(req).did;
     rt.ownSession(did, req.params.id);
-    rt.runs.active(req.params.id)?.abort.abort(new Error('session deleted'));
+    const active = rt.runs.active(req.params.id);
+    if (active) active.abort.abort(new Error('session deleted'));
+    else await rt.runs.cluster?.abortSession(req.params.id, 'session deleted'); // a turn on another instance
     rt.store.deleteSession(did, req.params.id);
     return { message: `session ${req.params.id} deleted` };
   });
@@ -132,9 +134,14 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   app.post('/messages/abort', { schema: { body: P.AbortBodySchema, response: { 200: P.AbortResponseSchema } } }, async (req) => {
     rt.ownSession(getUser(req).did, req.body.sessionId);
     const run = rt.runs.active(req.body.sessionId);
-    if (!run) throw runtimeError('no_active_run', 'this session has no running run');
-    run.abort.abort(new Error('aborted by the user'));
-    return { aborted: true as const, runId: run.runId };
+    if (run) {
+      run.abort.abort(new Error('aborted by the user'));
+      return { aborted: true as const, runId: run.runId };
+    }
+    // several instances: the turn may run on another one
+    const remote = await rt.runs.cluster?.abortSession(req.body.sessionId, 'aborted by the user');
+    if (!remote) throw runtimeError('no_active_run', 'this session has no running run');
+    return { aborted: true as const, runId: remote };
   });
   app.get('/messages/:sessionId', { schema: { params: P.SessionIdParamsSchema, response: { 200: P.HistoryResponseSchema } } }, async (req) => {
     rt.ownSession(getUser(req).did, req.params.sessionId);
@@ -167,7 +174,8 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   app.get('/runs/:runId', { schema: { params: P.RunIdParamsSchema, querystring: P.RunReplayQuerySchema } }, async (req, reply) => {
     const did = getUser(req).did;
     const mem = rt.runs.get(req.params.runId);
-    const live = mem && mem.userDid === did ? mem : undefined;
+    // several instances: a run of another instance (or finished lately) is followed through Redis
+    const live = mem && mem.userDid === did ? mem : await rt.runs.cluster?.follow(req.params.runId, did);
     if (!live && !rt.store.getRun(did, req.params.runId)) throw runtimeError('run_not_found', `no run ${req.params.runId}`);
     const after = req.query.after;
     if (live) {

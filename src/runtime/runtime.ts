@@ -162,7 +162,9 @@ export class OracleRuntime {
     // the daemon's database: storage applies this area's migrations on the shared connection
     if (o.database) o.database.migrate('runtime', RUNTIME_MIGRATIONS);
     this.store = new RuntimeStore(this.db, { did: this.oracleDid, name: o.config.name });
-    this.store.failOrphanRuns();
+    // one instance: a run left running was its own previous process's; several (ORACLE_REDIS_URL): another
+    // instance may be running it, and the cluster's reaper ends the runs of an instance whose lease lapsed
+    if (!settings.ORACLE_REDIS_URL) this.store.failOrphanRuns();
     this.tracker = new PluginStatusTracker(result);
     this.runs = new RunManager(this.store);
     this.auth = new Authenticator({
@@ -277,6 +279,30 @@ export class OracleRuntime {
     return { ready: pending.length === 0, pending };
   }
 
+  /**
+   * With ORACLE_REDIS_URL: connects the Redis the instances share (cluster/,
+   * imported only then) before the oracle serves; a Redis that does not
+   * answer within 10 s is a boot error.
+   */
+  async connectCluster(): Promise<void> {
+    const url = this.settings.ORACLE_REDIS_URL;
+    if (!url || this.runs.cluster) return;
+    const { Cluster } = await import('./cluster/index.ts');
+    let cluster;
+    try {
+      cluster = await Cluster.connect({ url, oracleDid: this.oracleDid, leaseMs: this.settings.ORACLE_INSTANCE_LEASE_MS, retainMs: this.runs.retainMs });
+    } catch (e) {
+      throw new BootError(`[boot-error] ${(e as Error).message}. Start Redis, or set 'ORACLE_REDIS_URL' to the Redis every instance of this oracle shares, or unset it for one instance`);
+    }
+    cluster.start({
+      abort: (runId, reason) => this.runs.get(runId)?.abort.abort(new Error(reason)),
+      settle: (sessionId, toolCallId, answer) => this.realtime.settle(sessionId, toolCallId, answer),
+      reaped: (runId, events) => void this.store.defer(() => this.store.finishRun(runId, 'failed', events)).catch(() => {}),
+    });
+    this.runs.cluster = cluster;
+    this.auth.sharedReplay = cluster;
+  }
+
   /** Starts background plugins and the signing key load; never blocks. */
   start(): void {
     if (this.started) return;
@@ -378,6 +404,7 @@ export class OracleRuntime {
     await Promise.race([Promise.all(stops), new Promise((r) => setTimeout(r, 2000).unref())]);
     await new Promise((r) => setImmediate(r));
     this.store.flush();
+    await this.runs.cluster?.close();
     if (this.ownsDb) this.db.close();
   }
 }
