@@ -149,6 +149,11 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   });
   app.post('/messages/:sessionId', { schema: { params: P.SessionIdParamsSchema, body: P.SendMessageBodySchema } }, async (req, reply) => {
     const user = getUser(req);
+    if (rt.runs.cluster) {
+      // several instances: the session's turn may run on another one
+      rt.ownSession(user.did, req.params.sessionId);
+      await rt.runs.cluster.assertSessionFree(req.params.sessionId);
+    }
     const delegation = user.delegation ?? rt.store.getDelegation(user.did)?.raw;
     const run = rt.startTurn(user.did, req.params.sessionId, {
       message: req.body.message,

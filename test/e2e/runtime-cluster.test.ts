@@ -249,6 +249,9 @@ describe('two instances, one oracle', () => {
       const r = await u.req(B.url, 'GET', `/sessions/${sessionId}/run`);
       return r.body.run?.status === 'running' ? (r.body.run as { runId: string }) : undefined;
     }, 'the run on A');
+    // one turn per session across the instances
+    const second = await u.req(B.url, 'POST', `/messages/${sessionId}`, { message: 'and another' });
+    expect(second.body).toMatchObject({ statusCode: 409, code: 'run_in_progress' });
     const ab = await u.req(B.url, 'POST', '/messages/abort', { sessionId });
     expect(ab).toEqual({ status: 200, body: { aborted: true, runId: running.runId } });
     const { events } = await streaming;
@@ -336,9 +339,15 @@ describe('faults', () => {
   });
 
   it('Redis restarting: requests are refused with 503 redis_unavailable, then everything recovers by itself', async () => {
+    // D accepts an invocation again until it expires (bearer, the default): its requests need Redis only for turns
+    const D = await spawnInstance({ ORACLE_UCAN_REPLAY: 'bearer' });
     const u = await newUser();
     const sessionId = await u.session(A.url);
     await redis.kill();
+    const turn = await u.req(D.url, 'POST', `/messages/${sessionId}`, { message: 'now?' });
+    expect(turn.body).toMatchObject({ statusCode: 503, code: 'redis_unavailable' });
+    expect(turn.body.message).toMatch(/ORACLE_REDIS_URL/);
+    expect((await u.req(D.url, 'GET', `/sessions/${sessionId}/messages`)).status).toBe(200);
     const refused = await u.req(A.url, 'POST', `/messages/${sessionId}`, { message: 'now?' });
     expect(refused.status).toBe(503);
     expect(refused.body).toMatchObject({ statusCode: 503, code: 'redis_unavailable' });
@@ -361,6 +370,13 @@ describe('faults', () => {
       return r.status === 503 ? undefined : r;
     }, 'a turn accepted again');
     expect(done).toMatchObject({ status: 200, body: { message: { content: 'Back.' } } });
+    model.enqueue(say('D too.'));
+    const onD = await until(async () => {
+      const r = await u.req(D.url, 'POST', `/messages/${sessionId}`, { message: 'and D?' });
+      return r.status === 503 ? undefined : r;
+    }, 'D accepting a turn again');
+    expect(onD).toMatchObject({ status: 200, body: { message: { content: 'D too.' } } });
+    D.child.kill('SIGTERM');
     await until(() => (got.includes(done.body.message.id as string) ? true : undefined), 'the invalidation on B after the restart');
     s.close();
   });

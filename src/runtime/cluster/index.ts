@@ -106,11 +106,13 @@ export class Cluster {
   static async connect(o: ClusterOptions): Promise<Cluster> {
     const { createClient } = await import('redis');
     const { createAdapter } = await import('@socket.io/redis-adapter');
+    let connected = false;
     const make = () => {
       const c = createClient({
         url: o.url,
         disableOfflineQueue: true,
-        socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000) },
+        // at boot: a few tries (about 3 s), then the boot error below; once connected: reconnect for ever
+        socket: { connectTimeout: 2000, reconnectStrategy: (retries: number, cause: Error) => (connected ? Math.min(50 * 2 ** retries, 1000) : retries >= 30 ? cause : 100) },
       }) as unknown as Client;
       c.on('error', () => {}); // surfaced per request as 503 redis_unavailable
       return c;
@@ -125,6 +127,7 @@ export class Cluster {
         Promise.all([client.connect(), sub.connect(), adapterSub.connect()]),
         new Promise((_, rej) => (timer = setTimeout(() => rej(new Error(`no answer within ${timeout} ms`)), timeout))),
       ]);
+      connected = true;
     } catch (e) {
       for (const c of [client, sub, adapterSub]) c.destroy();
       throw new Error(`ORACLE_REDIS_URL: Redis at ${o.url.replace(/\/\/[^@/]*@/, '//…@')} is unreachable (${(e as Error).message})`, { cause: e });
@@ -248,6 +251,19 @@ export class Cluster {
       if ((e as { code?: string }).code === 'redis_unavailable') throw e;
       return unavailable(e);
     }
+  }
+
+  /** 409 run_in_progress when the session's turn runs on another instance that is alive (this one's own runs: RunManager). */
+  async assertSessionFree(sessionId: string): Promise<void> {
+    let busy = false;
+    try {
+      const runId = await this.client.get(this.k('session', sessionId, 'active'));
+      const owner = runId ? await this.client.hGet(this.k('owned'), runId) : undefined;
+      busy = !!owner && owner !== this.instanceId && (await this.client.exists(this.k('instance', owner))) === 1;
+    } catch (e) {
+      unavailable(e);
+    }
+    if (busy) throw runtimeError('run_in_progress', 'this session already has a running run (on another instance of this oracle); abort it or rejoin it');
   }
 
   // ---- control: abort and client results ---------------------------------
