@@ -357,9 +357,9 @@ describe('faults', () => {
     await redis.start();
     // both instances reconnect by themselves; then a turn on A resumes on B and its socket events reach B
     await until(async () => {
-      const r = await u.req(A.url, 'GET', `/sessions/${sessionId}/run`);
-      return r.status === 200 ? true : undefined;
-    }, 'A answering');
+      const [a, b] = [await u.req(A.url, 'GET', `/sessions/${sessionId}/run`), await u.req(B.url, 'GET', `/sessions/${sessionId}/run`)];
+      return a.status === 200 && b.status === 200 ? true : undefined;
+    }, 'A and B answering');
     const s = await u.socket(B.url, sessionId);
     const got: string[] = [];
     s.on('message_cache_invalidation', (m: { payload: { requestId: string } }) => got.push(m.payload.requestId));
@@ -379,5 +379,29 @@ describe('faults', () => {
     D.child.kill('SIGTERM');
     await until(() => (got.includes(done.body.message.id as string) ? true : undefined), 'the invalidation on B after the restart');
     s.close();
+  });
+
+  it('a turn running across a Redis restart reaches its follower on B whole: no gap, no duplicate, to its done', async () => {
+    const u = await newUser();
+    const sessionId = await u.session(A.url);
+    const steps = [];
+    for (let i = 0; i < 30; i++) steps.push({ type: 'text' as const, text: `w${i} `, chunkSize: 8 }, { type: 'delay' as const, ms: 60 });
+    model.enqueue({ steps });
+    const first = await u.stream(A.url, sessionId, 'a long answer', { stopAfter: (e) => e.event === 'message' });
+    const runId = first.headers.get('x-run-id')!;
+    const n = first.events.at(-1)!.id;
+    // B follows (its reply's head is sent once it is subscribed and has read the list); then Redis goes away while the turn goes on, and comes back empty
+    const res = await fetch(`${B.url}/runs/${runId}?after=${n}`, { headers: { authorization: `Bearer ${await u.invocation()}`, 'x-auth-type': 'ucan' } });
+    expect(res.status).toBe(200);
+    const following = readSse(res).then((r) => r.events);
+    await redis.kill();
+    await until(async () => ((await u.req(A.url, 'GET', '/sessions')).status === 503 ? true : undefined), 'A without Redis');
+    await redis.start();
+    const rest = await following;
+    const after = rest.slice(1);
+    expect(after.map((e) => e.id)).toEqual(Array.from({ length: after.length }, (_, i) => n + 1 + i));
+    expect(after.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
+    const text = [...first.events, ...after].map((e) => (e.event === 'message' ? e.data.content : '')).join('');
+    expect(text).toBe(Array.from({ length: 30 }, (_, i) => `w${i} `).join(''));
   });
 });

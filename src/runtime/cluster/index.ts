@@ -22,7 +22,9 @@
  * taken by id, so none is repeated. An instance whose lease lapsed (kill -9,
  * a lost machine) has its running turns ended by whichever instance sees it
  * first: an `error` and a `done` with status failed appended to their event
- * list, their row marked failed in the shared database.
+ * list, their row marked failed in the shared database. A Redis that
+ * restarts empty is filled again by each owner's next heartbeat (its runs,
+ * their whole event lists), and followers read what they missed from the list.
  */
 import { randomUUID } from 'node:crypto';
 import type { createClient } from 'redis';
@@ -90,6 +92,8 @@ export class Cluster {
   private handlers: ClusterHandlers | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** This instance's runs, until their event list in Redis is known whole after they ended. */
+  private readonly local = new Map<string, Run>();
   private readonly adapterFactory: unknown;
 
   private constructor(o: ClusterOptions, clients: { client: Client; sub: Client; adapterSub: Client }, adapterFactory: unknown) {
@@ -175,6 +179,37 @@ export class Cluster {
 
   private async heartbeat(): Promise<void> {
     await this.client.set(this.k('instance', this.instanceId), String(Date.now()), { expiration: { type: 'PX', value: this.leaseMs } });
+    await this.reannounce();
+  }
+
+  /**
+   * After Redis lost what this instance wrote (a restart: nothing is
+   * persisted, or writes refused while it was away), each of its runs is
+   * announced again and its event list rewritten whole, so followers fill
+   * their gap from it. A run that ended leaves `local` once its list is
+   * known to be whole.
+   */
+  private async reannounce(): Promise<void> {
+    const runs = [...this.local.values()];
+    if (runs.length === 0) return;
+    const running = runs.filter((r) => !r.finished);
+    if (running.length > 0) await this.client.hSet(this.k('owned'), Object.fromEntries(running.map((r) => [r.runId, this.instanceId])));
+    // every event counted here had its RPUSH sent before this LLEN, on the same connection
+    const checks = await Promise.all(runs.map((r) => ((n) => this.client.lLen(this.k('run', r.runId)).then((len) => ({ r, whole: len === n })))(r.events.length)));
+    for (const { r, whole } of checks) {
+      if (!whole) {
+        const list = this.k('run', r.runId);
+        await this.client.eval(REPAIR, { keys: [list], arguments: r.events.map((e) => JSON.stringify(e)) });
+        const meta = this.k('run', r.runId, 'meta');
+        await this.client.hSet(meta, { userDid: r.userDid, sessionId: r.sessionId, requestId: r.requestId, owner: this.instanceId });
+        const ttl = r.finished ? Math.max(1, Math.ceil(this.retainMs / 1000)) : 86_400;
+        await this.client.expire(list, ttl);
+        await this.client.expire(meta, ttl);
+        if (!r.finished) await this.client.set(this.k('session', r.sessionId, 'active'), r.runId, { expiration: { type: 'EX', value: 86_400 } });
+      } else if (r.finished) {
+        this.local.delete(r.runId);
+      }
+    }
   }
 
   // ---- the run-event bus (owner side) ------------------------------------
@@ -185,7 +220,8 @@ export class Cluster {
     const list = this.k('run', run.runId);
     const meta = this.k('run', run.runId, 'meta');
     const active = this.k('session', run.sessionId, 'active');
-    const ignore = () => {}; // Redis down mid-turn: the local stream goes on; followers get 503 until it is back
+    const ignore = () => {}; // Redis down mid-turn: the local stream goes on; the heartbeat rewrites the list once Redis is back
+    this.local.set(run.runId, run);
     void c.hSet(this.k('owned'), run.runId, this.instanceId).catch(ignore);
     void c.hSet(meta, { userDid: run.userDid, sessionId: run.sessionId, requestId: run.requestId, owner: this.instanceId }).catch(ignore);
     // a safety net: a run's keys never outlive a day, whatever happens to it
@@ -234,9 +270,11 @@ export class Cluster {
         else early.push(e);
       };
       let stopped = false;
+      let refill: NodeJS.Timeout | undefined;
       const stop = () => {
         if (stopped) return;
         stopped = true;
+        clearInterval(refill);
         void this.sub.unsubscribe(channel, listener).catch(() => {});
       };
       run.onIdle = stop;
@@ -246,6 +284,17 @@ export class Cluster {
       for (const raw of stored) take(JSON.parse(raw) as AnyEvent);
       for (const e of early) take(e);
       if (run.finished || run.events.at(-1)?.event === 'done') stop();
+      // events missed on the channel (Redis restarting, a reconnection) are read from the list, which the owner rewrites whole
+      if (!stopped) {
+        refill = setInterval(() => {
+          void this.client
+            .lRange(channel, run.events.length, -1)
+            .then((rows) => {
+              for (const raw of rows) take(JSON.parse(raw) as AnyEvent);
+            })
+            .catch(() => {});
+        }, Math.max(100, Math.floor(this.leaseMs / 3)));
+      }
       return run;
     } catch (e) {
       if ((e as { code?: string }).code === 'redis_unavailable') throw e;
@@ -362,6 +411,14 @@ export class Cluster {
     }
   }
 }
+
+/** Rewrites a run's event list (KEYS[1]) as ARGV, unless it already holds that many events. */
+const REPAIR = `
+if redis.call('LLEN', KEYS[1]) == #ARGV then return 0 end
+redis.call('DEL', KEYS[1])
+for i = 1, #ARGV, 1000 do redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV))) end
+return 1
+`;
 
 /** Deletes KEYS[1] only when it still holds ARGV[1] (a session's active run: a later run's key is left alone). */
 const DEL_IF = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
