@@ -138,7 +138,15 @@ export class Cluster {
     } finally {
       clearTimeout(timer);
     }
-    const cluster = new Cluster(o, { client, sub, adapterSub }, createAdapter(client, adapterSub, { key: `oraclekit:rt:${o.oracleDid || 'oracle'}:socket.io` }));
+    // the adapter publishes without catching: while Redis is away each emit would be an unhandled rejection (a crash)
+    const pub = new Proxy(client, {
+      get(target, prop) {
+        if (prop === 'publish') return (...args: Parameters<Client['publish']>) => target.publish(...args).catch(() => 0);
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const cluster = new Cluster(o, { client, sub, adapterSub }, createAdapter(pub, adapterSub, { key: `oraclekit:rt:${o.oracleDid || 'oracle'}:socket.io` }));
     await cluster.sub.subscribe(cluster.k('control'), (m) => cluster.onControl(m));
     await cluster.heartbeat();
     return cluster;

@@ -73,8 +73,9 @@ export class TaskWorker {
     try {
       run = host.startTurn(task.userDid, task.sessionId, { message: `Scheduled task "${task.title}": ${task.prompt}`, metadata: { taskId: task.id } });
     } catch (e) {
-      if (isOracleKitError(e) && e.code === 'run_in_progress') {
-        await store.release(id, Date.now() + 1000); // the session is busy: a little later
+      if (isOracleKitError(e) && (e.code === 'run_in_progress' || e.code === 'redis_unavailable')) {
+        // the session is busy, or the Redis shared by several instances is away (docs/scaling.md): a little later
+        await store.release(id, Date.now() + 1000);
         return;
       }
       const why = isOracleKitError(e) ? `${e.code}: ${e.message}` : (e as Error).message;
