@@ -297,7 +297,12 @@ export class OracleRuntime {
     cluster.start({
       abort: (runId, reason) => this.runs.get(runId)?.abort.abort(new Error(reason)),
       settle: (sessionId, toolCallId, answer) => this.realtime.settle(sessionId, toolCallId, answer),
-      reaped: (runId, events) => void this.store.defer(() => this.store.finishRun(runId, 'failed', events)).catch(() => {}),
+      reaped: (run, events) => {
+        void this.store.defer(() => this.store.finishRun(run.runId, 'failed', events)).catch(() => {});
+        // as socket.ts does when a run of this instance ends
+        const eventId = String(events.at(-1)?.id ?? 0);
+        this.realtime.emit(run.sessionId, 'message_cache_invalidation', { eventName: 'message_cache_invalidation', payload: { sessionId: run.sessionId, requestId: run.requestId, eventId, reason: 'run failed' } });
+      },
     });
     this.runs.cluster = cluster;
     this.auth.sharedReplay = cluster;

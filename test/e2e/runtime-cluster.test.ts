@@ -302,6 +302,9 @@ describe('faults', () => {
     const first = await u.stream(C.url, sessionId, 'go', { stopAfter: (e) => e.event === 'message' });
     const runId = first.headers.get('x-run-id')!;
     const following = u.sse(B.url, `/runs/${runId}?after=${first.events.at(-1)!.id}`);
+    const s = await u.socket(B.url, sessionId);
+    const invalidated: { requestId: string; reason: string }[] = [];
+    s.on('message_cache_invalidation', (m: { payload: { requestId: string; reason: string } }) => invalidated.push(m.payload));
     // writes in flight when the process dies: every acknowledged one must be there afterwards
     const acknowledged: string[] = [];
     let stop = false;
@@ -328,6 +331,9 @@ describe('faults', () => {
       return r.body.run?.status === 'failed' ? r.body.run : undefined;
     }, 'the run failed in the database');
     expect(run.runId).toBe(runId);
+    // the session's socket clients are told, as for any run that ends
+    await until(() => (invalidated.some((p) => p.requestId === first.headers.get('x-request-id') && p.reason === 'run failed') ? true : undefined), 'the invalidation of the failed run');
+    s.close();
     // every acknowledged session is there
     const list = await u.req(B.url, 'GET', '/sessions?limit=100');
     const ids = new Set((list.body.sessions as { sessionId: string }[]).map((s) => s.sessionId));

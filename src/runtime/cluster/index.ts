@@ -40,8 +40,8 @@ export interface ClusterHandlers {
   abort(runId: string, reason: string): void;
   /** A client connected to another instance answered a call awaited here. */
   settle(sessionId: string, toolCallId: string, answer: { result?: unknown; error?: string }): void;
-  /** A dead instance's run ended failed with these events: store them (the run's row). */
-  reaped(runId: string, events: AnyEvent[]): void;
+  /** A dead instance's run ended failed with these events: store them (the run's row) and tell the session's clients. */
+  reaped(run: { runId: string; sessionId: string; requestId: string }, events: AnyEvent[]): void;
 }
 
 export interface ClusterOptions {
@@ -399,7 +399,7 @@ export class Cluster {
       await this.client.expire(list, s);
       await this.client.expire(this.k('run', runId, 'meta'), s);
       if (meta.sessionId) await this.client.eval(DEL_IF, { keys: [this.k('session', meta.sessionId, 'active')], arguments: [runId] });
-      this.handlers?.reaped(runId, [...events, ...tail]);
+      this.handlers?.reaped({ runId, sessionId: meta.sessionId ?? '', requestId: meta.requestId ?? '' }, [...events, ...tail]);
     }
   }
 
