@@ -214,8 +214,12 @@ export class Cluster {
         await this.client.expire(list, ttl);
         await this.client.expire(meta, ttl);
         if (!r.finished) await this.client.set(this.k('session', r.sessionId, 'active'), r.runId, { expiration: { type: 'EX', value: 86_400 } });
-      } else if (r.finished) {
-        this.local.delete(r.runId);
+      }
+      if (r.finished) {
+        // what its end wrote may have been refused too (a Redis that kept its data across the restart would keep the run owned and its session busy)
+        await this.client.hDel(this.k('owned'), r.runId);
+        await this.client.eval(DEL_IF, { keys: [this.k('session', r.sessionId, 'active')], arguments: [r.runId] });
+        if (whole) this.local.delete(r.runId);
       }
     }
   }
