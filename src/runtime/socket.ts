@@ -50,7 +50,7 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
         const auth = P.HandshakeAuthSchema.safeParse(socket.handshake.auth ?? {});
         const a = auth.success ? auth.data : {};
         const user = await rt.auth.authenticate({ invocation: a.invocation ?? '', delegation: a.ucanDelegation });
-        rt.ownSession(user.did, q.data.sessionId);
+        await rt.ownSession(user.did, q.data.sessionId);
         (socket.data as { did?: string; sessionId?: string }).did = user.did;
         (socket.data as { did?: string; sessionId?: string }).sessionId = q.data.sessionId;
         await socket.join(room(q.data.sessionId));

@@ -24,8 +24,8 @@ const toolEvents = (events: AnyEvent[]) => events.filter((e) => e.event === 'too
 
 beforeAll(async () => {
   reg = await startInProcess({ voters: [{ did: V1, weight: 1 }], proposalDurationSeconds: 3600 });
-  const alice = reg.key(ALICE, 'admin', 'representative', 'member');
-  const v1 = reg.key(V1, 'voter');
+  const alice = await reg.key(ALICE, 'admin', 'representative', 'member');
+  const v1 = await reg.key(V1, 'voter');
   const create = async (body: Record<string, unknown>) => {
     const r = await reg.call('POST', '/v1/domains', { key: alice, body });
     if (r.status !== 201) throw new Error(JSON.stringify(r.body));
@@ -41,7 +41,7 @@ beforeAll(async () => {
   if (v.status !== 200) throw new Error(JSON.stringify(v.body));
   const b = await reg.call('POST', `/v1/domains/${busia}/verification-proposals`, { key: alice, body: { package: PKG } });
   if (b.status !== 201) throw new Error(JSON.stringify(b.body));
-  oracleKey = reg.key('did:example:oracle', 'member');
+  oracleKey = await reg.key('did:example:oracle', 'member');
   h = await startHarness({ env: { ORACLEKIT_REGISTRY_URL: reg.url, ORACLEKIT_API_KEY: oracleKey, ORACLEKIT_REGISTRY_TIMEOUT_MS: '2000' } });
 });
 afterAll(async () => {

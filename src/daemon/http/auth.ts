@@ -37,12 +37,17 @@ export function keyHash(req: FastifyRequest, key: string): string {
   return h;
 }
 
-export function authenticate(registry: Registry, req: FastifyRequest): Principal {
+/** The principal of the request's key: at once when the key is cached, else after reading it. */
+export function authenticate(registry: Registry, req: FastifyRequest): Principal | Promise<Principal> {
   const key = bearer(req);
   if (!key) throw registryError('unauthenticated', 'send Authorization: Bearer <API key> (create one with `oraclekit daemon keys create`)');
-  const p = registry.keys.authenticateHash(keyHash(req, key));
-  if (!p) throw registryError('unauthenticated', 'the API key is unknown or revoked');
-  return p;
+  const h = keyHash(req, key);
+  const hit = registry.keys.cached(h);
+  if (hit) return hit;
+  return registry.keys.authenticateHash(h).then((p) => {
+    if (!p) throw registryError('unauthenticated', 'the API key is unknown or revoked');
+    return p;
+  });
 }
 
 export function requireRole(p: Principal, ...roles: Role[]): void {

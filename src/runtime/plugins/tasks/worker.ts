@@ -71,7 +71,7 @@ export class TaskWorker {
     }
     let run;
     try {
-      run = host.startTurn(task.userDid, task.sessionId, { message: `Scheduled task "${task.title}": ${task.prompt}`, metadata: { taskId: task.id } });
+      run = await host.startTurn(task.userDid, task.sessionId, { message: `Scheduled task "${task.title}": ${task.prompt}`, metadata: { taskId: task.id } });
     } catch (e) {
       if (isOracleKitError(e) && (e.code === 'run_in_progress' || e.code === 'redis_unavailable')) {
         // the session is busy, or the Redis shared by several instances is away (docs/scaling.md): a little later
@@ -83,7 +83,7 @@ export class TaskWorker {
       await store.release(id);
       if (!(isOracleKitError(e) && e.code === 'session_not_found')) {
         try {
-          host.postMessage(task.sessionId, { id: `${task.id}-failed-${task.runs + 1}`, content: `The scheduled task "${task.title}" could not run: ${why}` });
+          await host.postMessage(task.sessionId, { id: `${task.id}-failed-${task.runs + 1}`, content: `The scheduled task "${task.title}" could not run: ${why}` });
         } catch {
           // the session is gone
         }
