@@ -261,6 +261,17 @@ describe('two instances, one oracle', () => {
     expect((await u.req(A.url, 'POST', '/messages/abort', { sessionId })).body).toMatchObject({ statusCode: 404, code: 'no_active_run' });
   });
 
+  it('deleting the session through B stops its turn on A', async () => {
+    const u = await newUser();
+    const sessionId = await u.session(A.url);
+    model.enqueue(sayThenStall('Still going'));
+    const streaming = u.stream(A.url, sessionId, 'long job');
+    await until(async () => ((await u.req(B.url, 'GET', `/sessions/${sessionId}/run`)).body.run?.status === 'running' ? true : undefined), 'the run on A');
+    expect((await u.req(B.url, 'DELETE', `/sessions/${sessionId}`)).status).toBe(200);
+    const { events } = await streaming;
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'aborted' } });
+  });
+
   it('an invocation used on A is refused on B (ORACLE_UCAN_REPLAY=strict, replay store in Redis)', async () => {
     const u = await newUser();
     const token = await u.invocation();
