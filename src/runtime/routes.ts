@@ -165,6 +165,7 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
       agActions: req.body.agActions,
     });
     if (req.body.stream) {
+      await run.announced; // several instances: the run id this reply gives is resumable on any of them
       streamRun(reply, { run, after: 0, heartbeatMs: rt.heartbeatMs });
       return reply;
     }

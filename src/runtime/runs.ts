@@ -24,6 +24,8 @@ export class Run {
   status: RunStatus = 'queued';
   readonly events: AnyEvent[] = [];
   readonly abort = new AbortController();
+  /** Several instances: resolves once every instance can find the run (its owner and events announced in Redis); at once otherwise. */
+  announced: Promise<void> = Promise.resolve();
   /** The run's events folded by reduceTurn: text, reasoning, tool calls, last error. */
   turn: TurnState;
   private readonly listeners = new Set<RunListener>();
@@ -110,7 +112,7 @@ export class RunManager {
   start(init: { sessionId: string; userDid: string }): Run {
     this.cluster?.assertReady();
     const run = new Run(init);
-    this.cluster?.own(run);
+    if (this.cluster) run.announced = this.cluster.own(run);
     this.byId.set(run.runId, run);
     this.activeBySession.set(run.sessionId, run);
     run.status = 'running';

@@ -406,6 +406,7 @@ describe('faults', () => {
     model.enqueue({ steps } as never);
     const auth = async () => ({ authorization: `Bearer ${await u.invocation()}`, 'x-auth-type': 'ucan' });
     const own = await fetch(`${A.url}/messages/${sessionId}`, { method: 'POST', headers: { ...(await auth()), 'content-type': 'application/json' }, body: JSON.stringify({ message: 'a long answer', stream: true }) });
+    expect(own.status).toBe(200);
     const runId = own.headers.get('x-run-id')!;
     const owned = readSse(own).then((r) => r.events);
     // B follows (its reply's head is sent once it is subscribed and has read the list); then Redis goes away

@@ -226,16 +226,23 @@ export class Cluster {
 
   // ---- the run-event bus (owner side) ------------------------------------
 
-  /** A run started here: it is announced (owner, session's active run) and each of its events appended and published. */
-  own(run: Run): void {
+  /**
+   * A run started here: it is announced (owner, session's active run) and
+   * each of its events appended and published. Resolves once the
+   * announcement is in Redis (never rejects): the stream's reply waits for
+   * it, so a client that resumes on another instance at once finds the run.
+   */
+  own(run: Run): Promise<void> {
     const c = this.client;
     const list = this.k('run', run.runId);
     const meta = this.k('run', run.runId, 'meta');
     const active = this.k('session', run.sessionId, 'active');
     const ignore = () => {}; // Redis down mid-turn: the local stream goes on; the heartbeat rewrites the list once Redis is back
     this.local.set(run.runId, run);
-    void c.hSet(this.k('owned'), run.runId, this.instanceId).catch(ignore);
-    void c.hSet(meta, { userDid: run.userDid, sessionId: run.sessionId, requestId: run.requestId, owner: this.instanceId }).catch(ignore);
+    const announced = Promise.all([
+      c.hSet(this.k('owned'), run.runId, this.instanceId),
+      c.hSet(meta, { userDid: run.userDid, sessionId: run.sessionId, requestId: run.requestId, owner: this.instanceId }),
+    ]).then(ignore, ignore);
     // a safety net: a run's keys never outlive a day, whatever happens to it
     void c.expire(meta, 86_400).catch(ignore);
     void c.set(active, run.runId, { expiration: { type: 'EX', value: 86_400 } }).catch(ignore);
@@ -252,6 +259,7 @@ export class Cluster {
         void c.eval(DEL_IF, { keys: [active], arguments: [run.runId] }).catch(ignore);
       }
     });
+    return announced;
   }
 
   // ---- the run-event bus (follower side) ---------------------------------
