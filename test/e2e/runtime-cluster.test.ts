@@ -409,10 +409,12 @@ describe('faults', () => {
     expect(own.status).toBe(200);
     const runId = own.headers.get('x-run-id')!;
     const owned = readSse(own).then((r) => r.events);
+    owned.catch(() => {}); // awaited below; a failure before that must not be an unhandled rejection when the instances stop
     // B follows (its reply's head is sent once it is subscribed and has read the list); then Redis goes away
     const res = await fetch(`${B.url}/runs/${runId}?after=0`, { headers: await auth() });
     expect(res.status).toBe(200);
     const following = readSse(res).then((r) => r.events);
+    following.catch(() => {}); // awaited below
     await redis.kill();
     // the turn streams to its own client and ends while Redis is away (its socket.io emits and Redis writes fail quietly)
     const whole = await owned;
