@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REGISTRY_MIGRATIONS } from '../src/daemon/registry/migrations.ts';
+import { sqlOf } from '../src/storage/db.ts';
 import { uuidv7 } from '../src/lib/registry/uuidv7.ts';
 
 const GROUP = 30;
@@ -34,7 +35,7 @@ function run(ids: 'v4' | 'v7', synchronous: 'FULL' | 'NORMAL') {
   db.exec('PRAGMA journal_mode = WAL');
   db.exec(`PRAGMA synchronous = ${synchronous}`);
   db.exec('PRAGMA foreign_keys = ON');
-  for (const m of REGISTRY_MIGRATIONS) db.exec(m.sql);
+  for (const m of REGISTRY_MIGRATIONS) db.exec(sqlOf(m, 'sqlite'));
   const insert = db.prepare('INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
   const savepoint = db.prepare('SAVEPOINT w');
   const release = db.prepare('RELEASE w');

@@ -30,8 +30,8 @@ const raw = { projectId: 'did:example:project', population: 5000, expectedMean: 
 function one() {
   const body = samplingBody.parse(raw); // what the route's validator does
   return db.write(() =>
-    registry.idempotency.run(p, undefined, 'POST /v1/sampling', () => raw, () => {
-      const rec = registry.designs.create(p, body);
+    registry.idempotency.run(p, undefined, 'POST /v1/sampling', () => raw, async () => {
+      const rec = await registry.designs.create(p, body);
       return { status: 201, body: rec };
     }),
   );
@@ -59,5 +59,5 @@ console.log(
     fsyncs: db.fsyncCount - fsyncs,
   }),
 );
-db.close();
+await db.close();
 rmSync(dir, { recursive: true, force: true });

@@ -135,7 +135,7 @@ async function main(): Promise<void> {
       await app.close();
       await oracle?.close();
     } finally {
-      db.close();
+      await db.close().catch((e: unknown) => app.log.error({ err: e }, 'closing the database failed'));
       removeDiscovery(process.pid);
       app.log.info('stopped');
       logStream.end(() => process.exit(0));

@@ -53,11 +53,19 @@ class PersistentReplayStore implements ReplayStore {
   private readonly store: RuntimeStore;
   private lastPurge = 0;
 
+  /** The unexpired CIDs a previous process saw, loaded before the store answers its first check. */
+  readonly loaded: Promise<void>;
+
   constructor(store: RuntimeStore) {
     this.store = store;
+    this.loaded = this.load();
+    this.loaded.catch(() => {}); // reaches the caller through `await loaded`
+  }
+
+  private async load(): Promise<void> {
     const now = Math.floor(Date.now() / 1000);
-    for (const r of store.db.all<{ cid: string; expires_at: number }>('SELECT cid, expires_at FROM runtime_used_invocations WHERE expires_at >= ?', [now])) {
-      this.memory.seen(r.cid, r.expires_at);
+    for (const r of await this.store.db.all<{ cid: string; expires_at: number }>('SELECT cid, expires_at FROM runtime_used_invocations WHERE expires_at >= ?', [now])) {
+      this.memory.seen(r.cid, Number(r.expires_at));
     }
   }
 
@@ -67,9 +75,9 @@ class PersistentReplayStore implements ReplayStore {
     const purge = now - this.lastPurge > 60_000;
     if (purge) this.lastPurge = now;
     void this.store
-      .defer(() => {
-        this.store.db.run('INSERT OR IGNORE INTO runtime_used_invocations (cid, expires_at) VALUES (?, ?)', [cid, expiresAt]);
-        if (purge) this.store.db.run('DELETE FROM runtime_used_invocations WHERE expires_at < ?', [Math.floor(now / 1000)]);
+      .defer(async () => {
+        await this.store.db.run('INSERT OR IGNORE INTO runtime_used_invocations (cid, expires_at) VALUES (?, ?)', [cid, expiresAt]);
+        if (purge) await this.store.db.run('DELETE FROM runtime_used_invocations WHERE expires_at < ?', [Math.floor(now / 1000)]);
       })
       .catch(() => {});
     return false;
@@ -96,12 +104,14 @@ export interface AuthenticatorOptions {
 export class Authenticator {
   private readonly store: RuntimeStore;
   /** The used-invocation store, opened (and loaded from the database) only in strict mode. */
-  private strictStore?: ReplayStore;
+  private strictStore?: PersistentReplayStore;
   readonly oracleDid: string;
   mode: UcanAuthMode;
   replayMode: UcanReplayMode;
   delegationMaxTtlSeconds: number;
   signingKeyLoaded: () => boolean;
+  /** Several instances (cluster/): in strict mode an invocation is claimed in the Redis they share, so it is used once across all of them. */
+  sharedReplay: { claimInvocation(cid: string, expiresAt: number): Promise<boolean> } | undefined;
 
   constructor(o: AuthenticatorOptions) {
     this.store = o.store;
@@ -113,9 +123,11 @@ export class Authenticator {
     if (this.replayMode === 'strict') this.strictStore = new PersistentReplayStore(o.store);
   }
 
-  private get replay(): ReplayStore | undefined {
+  private async replayStore(): Promise<ReplayStore | undefined> {
     if (this.replayMode !== 'strict') return undefined;
-    return (this.strictStore ??= new PersistentReplayStore(this.store));
+    const s = (this.strictStore ??= new PersistentReplayStore(this.store));
+    await s.loaded;
+    return s;
   }
 
   async authenticate(i: AuthInput): Promise<AuthUser> {
@@ -129,7 +141,10 @@ export class Authenticator {
       token = m[1];
     }
     if (token !== undefined && token !== '') {
-      const v = await verifyInvocation(token, { oracleDid: this.oracleDid, isRevoked, replay: this.replay });
+      const v = await verifyInvocation(token, { oracleDid: this.oracleDid, isRevoked, replay: await this.replayStore() });
+      if (this.replayMode === 'strict' && this.sharedReplay && !(await this.sharedReplay.claimInvocation(v.cid, v.expiration))) {
+        throw runtimeError('replayed', 'this invocation was already used on another instance of this oracle (it accepts each invocation once); send a new one');
+      }
       if (i.delegation) {
         await verifyDelegation(i.delegation, { oracleDid: this.oracleDid, isRevoked, user: v.did });
         return { did: v.did, delegation: i.delegation, via: 'invocation' };

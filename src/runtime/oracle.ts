@@ -61,8 +61,10 @@ export function createOracle(options: OracleAppOptions): Oracle {
   const plugin: FastifyPluginAsync<OracleMountOptions> = async (app, opts) => {
     if (registered) throw new Error('this oracle is already registered: createOracle() gives one plugin for one host');
     registered = true;
+    await runtime.storeReady;
     app.addHook('onReady', async () => {
       if (closing) return;
+      await runtime.connectCluster();
       runtime.start();
       socket ??= attachSocketIo(runtime, app.server);
     });

@@ -55,9 +55,9 @@ export interface TurnRequest {
 /** Runtime services a plugin may use from tools, routes and background work. */
 export interface PluginHost {
   /** Starts an agent turn for a user in one of their sessions (transports, task workers). */
-  startTurn(userDid: string, sessionId: string, input: { message: string; metadata?: Record<string, unknown> }): Run;
+  startTurn(userDid: string, sessionId: string, input: { message: string; metadata?: Record<string, unknown> }): Promise<Run>;
   /** Appends an AI message to a session (a background result) and tells its socket clients. */
-  postMessage(sessionId: string, msg: { id?: string; content: string }): { id: string };
+  postMessage(sessionId: string, msg: { id?: string; content: string }): Promise<{ id: string }>;
   /** Emits a raw socket.io event to the session's room; false when no realtime channel is attached. */
   emitToSession(sessionId: string, event: string, payload: unknown): boolean;
   /** Waits for a client's tool_result / action_call_result (rejects after timeoutMs). */
@@ -142,7 +142,7 @@ export interface OraclePlugin<Env = Record<string, unknown>> {
   /** Tools of one turn, e.g. from the request body (visibility rules as for `tools`). */
   turnTools?: (turn: TurnContext, ctx: PluginContext<Env>) => Record<string, PluginTool<never>>;
   /** Before a run starts: throw an OracleKitError (e.g. 402) to refuse the turn. */
-  gateTurn?: (req: TurnRequest, ctx: PluginContext<Env>) => void;
+  gateTurn?: (req: TurnRequest, ctx: PluginContext<Env>) => Promise<void> | void;
   /**
    * Enablement from oracle.config.json (credits: price > 0): return
    * {exclude: reason} to leave the plugin out, {invalid: {field, why}} for a

@@ -107,44 +107,56 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
 
   // ---- sessions ----------------------------------------------------------
   app.post('/sessions', { schema: { body: P.CreateSessionBodySchema, response: { 201: P.CreateSessionResponseSchema } } }, async (req, reply) => {
-    const s = rt.store.createSession(getUser(req).did, req.body?.title);
+    const s = await rt.store.createSession(getUser(req).did, req.body?.title);
     return reply.status(201).send(s);
   });
   app.get('/sessions', { schema: { querystring: P.PageQuerySchema, response: { 200: P.ListSessionsResponseSchema } } }, async (req) => rt.store.listSessions(getUser(req).did, req.query.limit, req.query.offset));
   app.delete('/sessions/:id', { schema: { params: P.IdParamsSchema, response: { 200: P.MessageResponseSchema } } }, async (req) => {
     const did = getUser(req).did;
-    rt.ownSession(did, req.params.id);
-    rt.runs.active(req.params.id)?.abort.abort(new Error('session deleted'));
-    rt.store.deleteSession(did, req.params.id);
+    await rt.ownSession(did, req.params.id);
+    const active = rt.runs.active(req.params.id);
+    if (active) active.abort.abort(new Error('session deleted'));
+    else await rt.runs.cluster?.abortSession(req.params.id, 'session deleted'); // a turn on another instance
+    await rt.store.deleteSession(did, req.params.id);
     return { message: `session ${req.params.id} deleted` };
   });
   app.get('/sessions/:id/run', { schema: { params: P.IdParamsSchema, response: { 200: P.SessionRunResponseSchema } } }, async (req) => {
-    rt.ownSession(getUser(req).did, req.params.id);
+    await rt.ownSession(getUser(req).did, req.params.id);
     const mem = rt.runs.latest(req.params.id);
     if (mem) return { run: { runId: mem.runId, status: mem.status } };
-    return { run: rt.store.latestRun(req.params.id) ?? null };
+    return { run: (await rt.store.latestRun(req.params.id)) ?? null };
   });
   app.get('/sessions/:id/messages', { schema: { params: P.IdParamsSchema, querystring: P.HistoryQuerySchema, response: { 200: P.PagedHistoryResponseSchema } } }, async (req) => {
-    rt.ownSession(getUser(req).did, req.params.id);
+    await rt.ownSession(getUser(req).did, req.params.id);
     return rt.store.historyPage(req.params.id, req.query.limit, req.query.before, req.query.after);
   });
 
   // ---- messages and runs -------------------------------------------------
   app.post('/messages/abort', { schema: { body: P.AbortBodySchema, response: { 200: P.AbortResponseSchema } } }, async (req) => {
-    rt.ownSession(getUser(req).did, req.body.sessionId);
+    await rt.ownSession(getUser(req).did, req.body.sessionId);
     const run = rt.runs.active(req.body.sessionId);
-    if (!run) throw runtimeError('no_active_run', 'this session has no running run');
-    run.abort.abort(new Error('aborted by the user'));
-    return { aborted: true as const, runId: run.runId };
+    if (run) {
+      run.abort.abort(new Error('aborted by the user'));
+      return { aborted: true as const, runId: run.runId };
+    }
+    // several instances: the turn may run on another one
+    const remote = await rt.runs.cluster?.abortSession(req.body.sessionId, 'aborted by the user');
+    if (!remote) throw runtimeError('no_active_run', 'this session has no running run');
+    return { aborted: true as const, runId: remote };
   });
   app.get('/messages/:sessionId', { schema: { params: P.SessionIdParamsSchema, response: { 200: P.HistoryResponseSchema } } }, async (req) => {
-    rt.ownSession(getUser(req).did, req.params.sessionId);
-    return { messages: rt.store.history(req.params.sessionId) };
+    await rt.ownSession(getUser(req).did, req.params.sessionId);
+    return { messages: await rt.store.history(req.params.sessionId) };
   });
   app.post('/messages/:sessionId', { schema: { params: P.SessionIdParamsSchema, body: P.SendMessageBodySchema } }, async (req, reply) => {
     const user = getUser(req);
-    const delegation = user.delegation ?? rt.store.getDelegation(user.did)?.raw;
-    const run = rt.startTurn(user.did, req.params.sessionId, {
+    if (rt.runs.cluster) {
+      // several instances: the session's turn may run on another one
+      await rt.ownSession(user.did, req.params.sessionId);
+      await rt.runs.cluster.assertSessionFree(req.params.sessionId);
+    }
+    const delegation = user.delegation ?? (await rt.store.getDelegation(user.did))?.raw;
+    const run = await rt.startTurn(user.did, req.params.sessionId, {
       message: req.body.message,
       model: req.body.model,
       timezone: req.body.timezone,
@@ -154,6 +166,7 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
       agActions: req.body.agActions,
     });
     if (req.body.stream) {
+      await run.announced; // several instances: the run id this reply gives is resumable on any of them
       streamRun(reply, { run, after: 0, heartbeatMs: rt.heartbeatMs });
       return reply;
     }
@@ -168,13 +181,14 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   app.get('/runs/:runId', { schema: { params: P.RunIdParamsSchema, querystring: P.RunReplayQuerySchema } }, async (req, reply) => {
     const did = getUser(req).did;
     const mem = rt.runs.get(req.params.runId);
-    const live = mem && mem.userDid === did ? mem : undefined;
-    if (!live && !rt.store.getRun(did, req.params.runId)) throw runtimeError('run_not_found', `no run ${req.params.runId}`);
+    // several instances: a run of another instance (or finished lately) is followed through Redis
+    const live = mem && mem.userDid === did ? mem : await rt.runs.cluster?.follow(req.params.runId, did);
+    if (!live && !(await rt.store.getRun(did, req.params.runId))) throw runtimeError('run_not_found', `no run ${req.params.runId}`);
     const after = req.query.after;
     if (live) {
       streamRun(reply, { run: live, after, heartbeatMs: rt.heartbeatMs, resumed: after > 0, partialLength: live.text.length });
     } else {
-      const events = rt.store.runEvents(req.params.runId, after);
+      const events = await rt.store.runEvents(req.params.runId, after);
       streamRun(reply, { stored: events, after, heartbeatMs: rt.heartbeatMs });
     }
     return reply;
@@ -185,18 +199,18 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     const did = getUser(req).did;
     const v = await verifyDelegation(req.body.raw, { oracleDid: rt.oracleDid, user: did, isRevoked: (c) => rt.store.isRevoked(c) });
     const expiration = Number.isFinite(v.expiration) ? v.expiration : (req.body.expiration ?? null);
-    rt.store.saveDelegation(did, v.cid, req.body.raw, expiration);
+    await rt.store.saveDelegation(did, v.cid, req.body.raw, expiration);
     return { ok: true as const, expiration };
   });
   app.get('/delegation', { schema: { response: { 200: P.GetDelegationResponseSchema } } }, async (req) => {
-    const d = rt.store.getDelegation(getUser(req).did);
+    const d = await rt.store.getDelegation(getUser(req).did);
     const now = Math.floor(Date.now() / 1000);
-    if (!d || rt.store.isRevoked(d.cid) || (d.expiration !== null && d.expiration <= now)) return { authorized: false };
+    if (!d || (await rt.store.isRevoked(d.cid)) || (d.expiration !== null && d.expiration <= now)) return { authorized: false };
     return d.expiration !== null ? { authorized: true, expiration: d.expiration } : { authorized: true };
   });
   app.delete('/delegation', { schema: { response: { 200: P.OkResponseSchema } } }, async (req) => {
-    const cid = rt.store.deleteDelegation(getUser(req).did);
-    if (cid) rt.store.revoke(cid);
+    const cid = await rt.store.deleteDelegation(getUser(req).did);
+    if (cid) await rt.store.revoke(cid);
     return { ok: true as const };
   });
 

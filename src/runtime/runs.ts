@@ -3,10 +3,16 @@
  * of every event (replay from `after=N`), live subscribers (SSE streams,
  * the socket bridge) and an abort controller. A subscriber that goes away
  * never stops the run; the run's events are stored when it ends.
+ *
+ * With several instances (ORACLE_REDIS_URL, cluster/): each run is announced
+ * and its events fanned out through Redis, so another instance can resume,
+ * abort or answer it; a turn is refused with 503 redis_unavailable while
+ * Redis does not answer.
  */
 import { randomUUID } from 'node:crypto';
 import { initialTurn, reduceTurn, type AnyEvent, type AnyEventInput, type DoneStatus, type RunStatus, type TurnState } from '../lib/protocol/index.ts';
 import type { RuntimeStore } from './store.ts';
+import type { Cluster } from './cluster/index.ts';
 
 export type RunListener = (e: AnyEvent) => void;
 
@@ -18,14 +24,16 @@ export class Run {
   status: RunStatus = 'queued';
   readonly events: AnyEvent[] = [];
   readonly abort = new AbortController();
+  /** Several instances: resolves once every instance can find the run (its owner and events announced in Redis); at once otherwise. */
+  announced: Promise<void> = Promise.resolve();
   /** The run's events folded by reduceTurn: text, reasoning, tool calls, last error. */
   turn: TurnState;
   private readonly listeners = new Set<RunListener>();
   private resolveDone!: (s: DoneStatus) => void;
   readonly done: Promise<DoneStatus>;
 
-  constructor(init: { sessionId: string; userDid: string; requestId?: string }) {
-    this.runId = randomUUID();
+  constructor(init: { sessionId: string; userDid: string; requestId?: string; runId?: string }) {
+    this.runId = init.runId ?? randomUUID();
     this.requestId = init.requestId ?? randomUUID();
     this.sessionId = init.sessionId;
     this.userDid = init.userDid;
@@ -74,6 +82,8 @@ export class RunManager {
   private readonly store: RuntimeStore;
   /** How long a finished run stays in memory (its events stay in SQLite). */
   retainMs: number;
+  /** Set when the instances of this oracle share a Redis (runtime.ts connects it at start). */
+  cluster: Cluster | undefined;
 
   constructor(store: RuntimeStore, retainMs = 60_000) {
     this.store = store;
@@ -100,7 +110,9 @@ export class RunManager {
   }
 
   start(init: { sessionId: string; userDid: string }): Run {
+    this.cluster?.assertReady();
     const run = new Run(init);
+    if (this.cluster) run.announced = this.cluster.own(run);
     this.byId.set(run.runId, run);
     this.activeBySession.set(run.sessionId, run);
     run.status = 'running';

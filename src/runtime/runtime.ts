@@ -94,6 +94,8 @@ export class OracleRuntime {
   readonly settings: RuntimeEnv;
   readonly log: BootLogger;
   readonly db: Storage;
+  /** Resolves once the runtime's tables are migrated and the orphan runs failed; the host awaits it before serving. */
+  readonly storeReady: Promise<void>;
   private readonly ownsDb: boolean;
   readonly store: RuntimeStore;
   readonly oracleDid: string;
@@ -119,10 +121,10 @@ export class OracleRuntime {
   /** Runtime services handed to plugins (PluginContext.host): they raise events, never call a transport. */
   readonly host: PluginHost = {
     startTurn: (userDid, sessionId, input) => this.startTurn(userDid, sessionId, input),
-    postMessage: (sessionId, msg) => {
+    postMessage: async (sessionId, msg) => {
       const id = msg.id ?? `post-${randomUUID()}`;
-      this.store.addMessages(sessionId, [{ id, type: 'ai', content: msg.content }]);
-      this.store.touchSession(sessionId);
+      await this.store.addMessages(sessionId, [{ id, type: 'ai', content: msg.content }]);
+      await this.store.touchSession(sessionId);
       this.realtime.emit(sessionId, 'message_cache_invalidation', { eventName: 'message_cache_invalidation', payload: { sessionId, requestId: id, eventId: id, reason: 'message posted' } });
       return { id };
     },
@@ -162,10 +164,18 @@ export class OracleRuntime {
     this.oracleDid = o.config.oracleDid ?? derived;
     this.ownsDb = !o.database;
     this.db = o.database ?? openDatabase({ path: o.dbPath ?? this.env.ORACLE_DB_PATH ?? './data/oracle.db', migrations: { runtime: RUNTIME_MIGRATIONS }, synchronous: o.dbSynchronous ?? (this.env.ORACLE_DB_SYNCHRONOUS === 'NORMAL' || this.env.ORACLE_DB_SYNCHRONOUS === 'FULL' ? this.env.ORACLE_DB_SYNCHRONOUS : 'async') });
-    // the daemon's database: storage applies this area's migrations on the shared connection
-    if (o.database) o.database.migrate('runtime', RUNTIME_MIGRATIONS);
     this.store = new RuntimeStore(this.db, { did: this.oracleDid, name: o.config.name });
-    this.store.failOrphanRuns();
+    const database = o.database;
+    const store = this.store;
+    const alone = !settings.ORACLE_REDIS_URL;
+    this.storeReady = (async () => {
+      // the daemon's database: storage applies this area's migrations on the shared connection
+      if (database) await database.migrate('runtime', RUNTIME_MIGRATIONS);
+      // one instance: a run left running was its own previous process's; several (ORACLE_REDIS_URL): another
+      // instance may be running it, and the cluster's reaper ends the runs of an instance whose lease lapsed
+      if (alone) await store.failOrphanRuns();
+    })();
+    this.storeReady.catch(() => {}); // reaches the host through `await runtime.storeReady` (createOracle's plugin)
     this.tracker = new PluginStatusTracker(result);
     this.runs = new RunManager(this.store);
     this.auth = new Authenticator({
@@ -282,6 +292,35 @@ export class OracleRuntime {
     return { ready: pending.length === 0, pending };
   }
 
+  /**
+   * With ORACLE_REDIS_URL: connects the Redis the instances share (cluster/,
+   * imported only then) before the oracle serves; a Redis that does not
+   * answer within 10 s is a boot error.
+   */
+  async connectCluster(): Promise<void> {
+    const url = this.settings.ORACLE_REDIS_URL;
+    if (!url || this.runs.cluster) return;
+    const { Cluster } = await import('./cluster/index.ts');
+    let cluster;
+    try {
+      cluster = await Cluster.connect({ url, oracleDid: this.oracleDid, leaseMs: this.settings.ORACLE_INSTANCE_LEASE_MS, retainMs: this.runs.retainMs });
+    } catch (e) {
+      throw new BootError(`[boot-error] ${(e as Error).message}. Start Redis, or set 'ORACLE_REDIS_URL' to the Redis every instance of this oracle shares, or unset it for one instance`);
+    }
+    cluster.start({
+      abort: (runId, reason) => this.runs.get(runId)?.abort.abort(new Error(reason)),
+      settle: (sessionId, toolCallId, answer) => this.realtime.settle(sessionId, toolCallId, answer),
+      reaped: (run, events) => {
+        void this.store.defer(() => this.store.finishRun(run.runId, 'failed', events)).catch(() => {});
+        // as socket.ts does when a run of this instance ends
+        const eventId = String(events.at(-1)?.id ?? 0);
+        this.realtime.emit(run.sessionId, 'message_cache_invalidation', { eventName: 'message_cache_invalidation', payload: { sessionId: run.sessionId, requestId: run.requestId, eventId, reason: 'run failed' } });
+      },
+    });
+    this.runs.cluster = cluster;
+    this.auth.sharedReplay = cluster;
+  }
+
   /** Starts background plugins and the signing key load; never blocks. */
   start(): void {
     if (this.started) return;
@@ -317,14 +356,14 @@ export class OracleRuntime {
    * names a session asks here: another user's session answers like a missing
    * one (404 session_not_found), so ids reveal nothing.
    */
-  ownSession(userDid: string, sessionId: string): Session {
-    const s = this.store.getSession(userDid, sessionId);
+  async ownSession(userDid: string, sessionId: string): Promise<Session> {
+    const s = await this.store.getSession(userDid, sessionId);
     if (!s) throw runtimeError('session_not_found', `no session ${sessionId}`);
     return s;
   }
 
-  private history(sessionId: string): ModelMessage[] {
-    return transcript(this.store.history(sessionId));
+  private async history(sessionId: string): Promise<ModelMessage[]> {
+    return transcript(await this.store.history(sessionId));
   }
 
   private agentDeps(): AgentDeps {
@@ -347,9 +386,9 @@ export class OracleRuntime {
         void this.store.defer(() => this.store.setSessionState(s, snapshot));
       },
       persist: (s, msgs) =>
-        this.store.defer(() => {
-          this.store.addMessages(s, msgs);
-          this.store.touchSession(s);
+        this.store.defer(async () => {
+          await this.store.addMessages(s, msgs);
+          await this.store.touchSession(s);
         }),
       maxSteps: this.options.maxSteps ?? this.settings.ORACLE_MAX_STEPS,
       redact: (text) => this.redact(text),
@@ -360,11 +399,13 @@ export class OracleRuntime {
   }
 
   /** Starts a turn in a session the caller owns; the run continues without any subscriber. */
-  startTurn(userDid: string, sessionId: string, input: TurnInput): Run {
-    const session = this.ownSession(userDid, sessionId);
+  async startTurn(userDid: string, sessionId: string, input: TurnInput): Promise<Run> {
+    const session = await this.ownSession(userDid, sessionId);
     if (this.runs.active(sessionId)) throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
     this.model(input.model); // configuration errors surface as HTTP errors, not streams
-    for (const { plugin, ctx } of this.activePlugins()) plugin.gateTurn?.({ userDid, sessionId, message: input.message }, ctx); // e.g. 402
+    for (const { plugin, ctx } of this.activePlugins()) await plugin.gateTurn?.({ userDid, sessionId, message: input.message }, ctx); // e.g. 402
+    // the awaits above let another turn of this session start meanwhile
+    if (this.runs.active(sessionId)) throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
     const run = this.runs.start({ sessionId, userDid });
     if (session.title === 'New chat') void this.store.defer(() => this.store.touchSession(sessionId, input.message.slice(0, 60)));
     void runTurn(this.agentDeps(), run, input).catch((e: unknown) => {
@@ -383,8 +424,10 @@ export class OracleRuntime {
       .map(({ plugin, ctx }) => Promise.resolve().then(() => plugin.stop!(ctx)).catch((e: unknown) => this.hooks.onError?.(e)));
     await Promise.race([Promise.all(stops), new Promise((r) => setTimeout(r, 2000).unref())]);
     await new Promise((r) => setImmediate(r));
-    this.store.flush();
-    if (this.ownsDb) this.db.close();
+    await this.storeReady.catch(() => {});
+    await this.store.flush();
+    await this.runs.cluster?.close();
+    if (this.ownsDb) await this.db.close();
   }
 }
 

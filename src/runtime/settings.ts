@@ -32,6 +32,8 @@ export const RuntimeEnvSchema = z.object({
   ORACLE_MAX_STEPS: int(1, 100, 12),
   LLM_STALL_TIMEOUT_MS: int(100, 600_000, 60_000),
   ORACLE_TOOL_TIMEOUT_MS: int(100, 600_000, 30_000),
+  ORACLE_REDIS_URL: opt(z.url({ protocol: /^rediss?$/ })),
+  ORACLE_INSTANCE_LEASE_MS: int(1000, 600_000, 10_000),
 });
 export type RuntimeEnv = z.infer<typeof RuntimeEnvSchema>;
 
@@ -54,6 +56,8 @@ const VALID: Record<keyof RuntimeEnv, string> = {
   ORACLE_MAX_STEPS: 'an integer from 1 to 100 (default 12)',
   LLM_STALL_TIMEOUT_MS: 'an integer from 100 to 600000 (default 60000)',
   ORACLE_TOOL_TIMEOUT_MS: 'an integer from 100 to 600000 (default 30000)',
+  ORACLE_REDIS_URL: 'a redis:// or rediss:// URL shared by every instance of this oracle (docs/scaling.md), e.g. redis://10.0.0.5:6379',
+  ORACLE_INSTANCE_LEASE_MS: 'an integer from 1000 to 600000 (default 10000): how long an instance may stay silent before its running turns are failed',
 };
 
 /** A value as the boot error shows it: a URL's credentials are never shown (the key and the mnemonic never fail). */

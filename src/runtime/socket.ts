@@ -7,6 +7,11 @@
  * A subscriber of the runtime's events: run events (runs.onEvent) and host
  * events (runtime.realtime) go to the session's room; clients' results go
  * back through runtime.realtime.settle(). The runtime never calls it.
+ *
+ * Several instances (ORACLE_REDIS_URL, docs/scaling.md): socket.io's Redis
+ * adapter carries an emit to a session's room to its clients on every
+ * instance, and a client's answer that no call of this instance awaits goes
+ * to the instance running the turn (cluster.settleElsewhere).
  */
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
@@ -34,6 +39,8 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
     cors: { origin: rt.corsOrigins },
     serveClient: false,
   });
+  const cluster = rt.runs.cluster;
+  if (cluster) io.adapter(cluster.socketAdapter as never);
 
   io.use((socket, next) => {
     void (async () => {
@@ -43,7 +50,7 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
         const auth = P.HandshakeAuthSchema.safeParse(socket.handshake.auth ?? {});
         const a = auth.success ? auth.data : {};
         const user = await rt.auth.authenticate({ invocation: a.invocation ?? '', delegation: a.ucanDelegation });
-        rt.ownSession(user.did, q.data.sessionId);
+        await rt.ownSession(user.did, q.data.sessionId);
         (socket.data as { did?: string; sessionId?: string }).did = user.did;
         (socket.data as { did?: string; sessionId?: string }).sessionId = q.data.sessionId;
         await socket.join(room(q.data.sessionId));
@@ -62,14 +69,17 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
     const settle = (raw: unknown, isAction: boolean) => {
       const r = (isAction ? P.ActionCallResultSchema : P.ToolResultSchema).safeParse(raw);
       if (!r.success || !own || r.data.sessionId !== own) return;
-      rt.realtime.settle(own, r.data.toolCallId, { result: r.data.result, error: (r.data as { error?: string }).error });
+      const answer = { result: r.data.result, error: (r.data as { error?: string }).error };
+      if (!rt.realtime.settle(own, r.data.toolCallId, answer)) cluster?.settleElsewhere(own, r.data.toolCallId, answer);
     };
     socket.on('tool_result', (d) => settle(d, false));
     socket.on('action_call_result', (d) => settle(d, true));
   });
 
+  // with several instances the session's clients may all be on others: the emit goes through the adapter, and
+  // a call nobody answers ends with its time-out instead of at once
   const offHost = rt.realtime.subscribe((sessionId, event, payload) => {
-    if (!io.sockets.adapter.rooms.get(room(sessionId))?.size) return false;
+    if (!cluster && !io.sockets.adapter.rooms.get(room(sessionId))?.size) return false;
     (io.to(room(sessionId)) as unknown as { emit: (ev: string, p: unknown) => boolean }).emit(event, payload);
     return true;
   });

@@ -51,62 +51,64 @@ export class RuntimeStore {
    * share one transaction and one fsync, so 200 concurrent turns cost a few
    * fsyncs, not 1000. The promise resolves once the write is durable.
    */
-  defer(fn: () => void): Promise<void> {
-    return this.db.write(fn);
+  defer(fn: () => Promise<unknown>): Promise<void> {
+    return this.db.write(async () => {
+      await fn();
+    });
   }
 
   /** Commits every queued write now (shutdown). */
-  flush(): void {
-    this.db.flush();
+  flush(): Promise<void> {
+    return this.db.flush();
   }
 
   private toSession(r: SessionRow): Session {
     return { sessionId: r.id, title: r.title, createdAt: r.created_at, lastUpdatedAt: r.updated_at, oracleName: this.oracleName, oracleDid: r.oracle_did };
   }
 
-  createSession(userDid: string, title?: string): Session {
+  async createSession(userDid: string, title?: string): Promise<Session> {
     const now = new Date().toISOString();
     const id = randomUUID();
-    this.db.run('INSERT INTO runtime_sessions (id, user_did, oracle_did, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [id, userDid, this.oracleDid, title ?? 'New chat', now, now]);
-    return this.getSession(userDid, id)!;
+    await this.db.run('INSERT INTO runtime_sessions (id, user_did, oracle_did, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [id, userDid, this.oracleDid, title ?? 'New chat', now, now]);
+    return (await this.getSession(userDid, id))!;
   }
 
-  getSession(userDid: string, id: string): Session | undefined {
-    const r = this.db.get<SessionRow>('SELECT * FROM runtime_sessions WHERE id = ? AND user_did = ? AND oracle_did = ?', [id, userDid, this.oracleDid]);
+  async getSession(userDid: string, id: string): Promise<Session | undefined> {
+    const r = await this.db.get<SessionRow>('SELECT * FROM runtime_sessions WHERE id = ? AND user_did = ? AND oracle_did = ?', [id, userDid, this.oracleDid]);
     return r ? this.toSession(r) : undefined;
   }
 
-  listSessions(userDid: string, limit: number, offset: number): { sessions: Session[]; total: number } {
-    const rows = this.db.all<SessionRow>('SELECT * FROM runtime_sessions WHERE user_did = ? AND oracle_did = ? ORDER BY updated_at DESC, id LIMIT ? OFFSET ?', [userDid, this.oracleDid, limit, offset]);
-    const total = this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM runtime_sessions WHERE user_did = ? AND oracle_did = ?', [userDid, this.oracleDid])?.n ?? 0;
+  async listSessions(userDid: string, limit: number, offset: number): Promise<{ sessions: Session[]; total: number }> {
+    const rows = await this.db.all<SessionRow>('SELECT * FROM runtime_sessions WHERE user_did = ? AND oracle_did = ? ORDER BY updated_at DESC, id LIMIT ? OFFSET ?', [userDid, this.oracleDid, limit, offset]);
+    const total = (await this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM runtime_sessions WHERE user_did = ? AND oracle_did = ?', [userDid, this.oracleDid]))?.n ?? 0;
     return { sessions: rows.map((r) => this.toSession(r)), total };
   }
 
-  deleteSession(userDid: string, id: string): boolean {
-    return this.db.run('DELETE FROM runtime_sessions WHERE id = ? AND user_did = ? AND oracle_did = ?', [id, userDid, this.oracleDid]).changes > 0;
+  async deleteSession(userDid: string, id: string): Promise<boolean> {
+    return (await this.db.run('DELETE FROM runtime_sessions WHERE id = ? AND user_did = ? AND oracle_did = ?', [id, userDid, this.oracleDid])).changes > 0;
   }
 
-  touchSession(id: string, title?: string): void {
+  async touchSession(id: string, title?: string): Promise<void> {
     const now = new Date().toISOString();
-    if (title !== undefined) this.db.run('UPDATE runtime_sessions SET updated_at = ?, title = ? WHERE id = ?', [now, title, id]);
-    else this.db.run('UPDATE runtime_sessions SET updated_at = ? WHERE id = ?', [now, id]);
+    if (title !== undefined) await this.db.run('UPDATE runtime_sessions SET updated_at = ?, title = ? WHERE id = ?', [now, title, id]);
+    else await this.db.run('UPDATE runtime_sessions SET updated_at = ? WHERE id = ?', [now, id]);
   }
 
-  getSessionState(id: string): Record<string, unknown> {
-    const r = this.db.get<{ state: string }>('SELECT state FROM runtime_sessions WHERE id = ?', [id]);
+  async getSessionState(id: string): Promise<Record<string, unknown>> {
+    const r = await this.db.get<{ state: string }>('SELECT state FROM runtime_sessions WHERE id = ?', [id]);
     return r ? (JSON.parse(r.state) as Record<string, unknown>) : {};
   }
 
-  setSessionState(id: string, state: Record<string, unknown>): void {
-    this.db.run('UPDATE runtime_sessions SET state = ? WHERE id = ?', [JSON.stringify(state), id]);
+  async setSessionState(id: string, state: Record<string, unknown>): Promise<void> {
+    await this.db.run('UPDATE runtime_sessions SET state = ? WHERE id = ?', [JSON.stringify(state), id]);
   }
 
   // ---- messages ----------------------------------------------------------
-  addMessages(sessionId: string, msgs: NewMessage[]): void {
+  async addMessages(sessionId: string, msgs: NewMessage[]): Promise<void> {
     const now = new Date().toISOString();
-    this.db.tx(() => {
+    await this.db.tx(async () => {
       for (const m of msgs) {
-        this.db.run(
+        await this.db.run(
           `INSERT INTO runtime_messages (id, session_id, type, content, tool_calls, reasoning, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (session_id, id) DO UPDATE SET content = excluded.content, tool_calls = excluded.tool_calls, reasoning = excluded.reasoning`,
           [m.id, sessionId, m.type, JSON.stringify(m.content), m.toolCalls ? JSON.stringify(m.toolCalls) : null, m.reasoning ?? null, now],
@@ -125,24 +127,24 @@ export class RuntimeStore {
   }
 
   /** Whole history (caller's session only — checked by the route). */
-  history(sessionId: string): Message[] {
-    return this.db.all<MessageRow>('SELECT * FROM runtime_messages WHERE session_id = ? ORDER BY seq', [sessionId]).map((r) => this.toMessage(r));
+  async history(sessionId: string): Promise<Message[]> {
+    return (await this.db.all<MessageRow>('SELECT * FROM runtime_messages WHERE session_id = ? ORDER BY seq', [sessionId])).map((r) => this.toMessage(r));
   }
 
   /** One page; cursors are message sequence numbers as strings. */
-  historyPage(sessionId: string, limit: number, before?: string, after?: string) {
+  async historyPage(sessionId: string, limit: number, before?: string, after?: string) {
     let rows: MessageRow[];
     if (after !== undefined) {
-      rows = this.db.all<MessageRow>('SELECT * FROM runtime_messages WHERE session_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?', [sessionId, Number(after) || 0, limit]);
+      rows = await this.db.all<MessageRow>('SELECT * FROM runtime_messages WHERE session_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?', [sessionId, Number(after) || 0, limit]);
     } else {
       const b = before !== undefined ? Number(before) || 0 : Number.MAX_SAFE_INTEGER;
-      rows = this.db.all<MessageRow>('SELECT * FROM runtime_messages WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?', [sessionId, b, limit]).reverse();
+      rows = (await this.db.all<MessageRow>('SELECT * FROM runtime_messages WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?', [sessionId, b, limit])).reverse();
     }
     const first = rows[0]?.seq;
     const last = rows[rows.length - 1]?.seq;
-    const count = (sql: string, v: number) => (this.db.get<{ n: number }>(sql, [sessionId, v])?.n ?? 0) > 0;
-    const hasOlder = first !== undefined && count('SELECT COUNT(*) AS n FROM runtime_messages WHERE session_id = ? AND seq < ?', first);
-    const hasNewer = last !== undefined && count('SELECT COUNT(*) AS n FROM runtime_messages WHERE session_id = ? AND seq > ?', last);
+    const count = async (sql: string, v: number) => ((await this.db.get<{ n: number }>(sql, [sessionId, v]))?.n ?? 0) > 0;
+    const hasOlder = first !== undefined && (await count('SELECT COUNT(*) AS n FROM runtime_messages WHERE session_id = ? AND seq < ?', first));
+    const hasNewer = last !== undefined && (await count('SELECT COUNT(*) AS n FROM runtime_messages WHERE session_id = ? AND seq > ?', last));
     return {
       messages: rows.map((r) => this.toMessage(r)),
       prevCursor: hasOlder && first !== undefined ? String(first) : null,
@@ -153,48 +155,48 @@ export class RuntimeStore {
   }
 
   // ---- runs --------------------------------------------------------------
-  createRun(run: { id: string; sessionId: string; userDid: string; requestId: string; status: RunStatus }): void {
+  async createRun(run: { id: string; sessionId: string; userDid: string; requestId: string; status: RunStatus }): Promise<void> {
     const now = new Date().toISOString();
-    this.db.run('INSERT INTO runtime_runs (id, session_id, user_did, request_id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [run.id, run.sessionId, run.userDid, run.requestId, run.status, now, now]);
+    await this.db.run('INSERT INTO runtime_runs (id, session_id, user_did, request_id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [run.id, run.sessionId, run.userDid, run.requestId, run.status, now, now]);
   }
 
-  setRunStatus(id: string, status: RunStatus): void {
-    this.db.run('UPDATE runtime_runs SET status = ?, updated_at = ? WHERE id = ?', [status, new Date().toISOString(), id]);
+  async setRunStatus(id: string, status: RunStatus): Promise<void> {
+    await this.db.run('UPDATE runtime_runs SET status = ?, updated_at = ? WHERE id = ?', [status, new Date().toISOString(), id]);
   }
 
-  getRun(userDid: string, id: string): { runId: string; sessionId: string; requestId: string; status: RunStatus } | undefined {
-    const r = this.db.get<{ id: string; session_id: string; request_id: string; status: RunStatus }>('SELECT id, session_id, request_id, status FROM runtime_runs WHERE id = ? AND user_did = ?', [id, userDid]);
+  async getRun(userDid: string, id: string): Promise<{ runId: string; sessionId: string; requestId: string; status: RunStatus } | undefined> {
+    const r = await this.db.get<{ id: string; session_id: string; request_id: string; status: RunStatus }>('SELECT id, session_id, request_id, status FROM runtime_runs WHERE id = ? AND user_did = ?', [id, userDid]);
     return r ? { runId: r.id, sessionId: r.session_id, requestId: r.request_id, status: r.status } : undefined;
   }
 
-  latestRun(sessionId: string): { runId: string; status: RunStatus } | undefined {
-    const r = this.db.get<{ id: string; status: RunStatus }>('SELECT id, status FROM runtime_runs WHERE session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1', [sessionId]);
+  async latestRun(sessionId: string): Promise<{ runId: string; status: RunStatus } | undefined> {
+    const r = await this.db.get<{ id: string; status: RunStatus }>('SELECT id, status FROM runtime_runs WHERE session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1', [sessionId]);
     return r ? { runId: r.id, status: r.status } : undefined;
   }
 
   /** The run's whole event log, one row per run (replay after it left memory). */
-  finishRun(runId: string, status: RunStatus, events: AnyEvent[]): void {
-    this.db.run('UPDATE runtime_runs SET status = ?, events = ?, updated_at = ? WHERE id = ?', [status, JSON.stringify(events), new Date().toISOString(), runId]);
+  async finishRun(runId: string, status: RunStatus, events: AnyEvent[]): Promise<void> {
+    await this.db.run('UPDATE runtime_runs SET status = ?, events = ?, updated_at = ? WHERE id = ?', [status, JSON.stringify(events), new Date().toISOString(), runId]);
   }
 
-  runEvents(runId: string, after: number): AnyEvent[] {
-    const r = this.db.get<{ events: string | null }>('SELECT events FROM runtime_runs WHERE id = ?', [runId]);
+  async runEvents(runId: string, after: number): Promise<AnyEvent[]> {
+    const r = await this.db.get<{ events: string | null }>('SELECT events FROM runtime_runs WHERE id = ?', [runId]);
     return r?.events ? (JSON.parse(r.events) as AnyEvent[]).filter((e) => e.id > after) : [];
   }
 
   /** Runs left running by a previous process become failed (their stream is gone). */
-  failOrphanRuns(): void {
-    this.db.run("UPDATE runtime_runs SET status = 'failed', updated_at = ? WHERE status IN ('queued', 'running', 'recovering')", [new Date().toISOString()]);
+  async failOrphanRuns(): Promise<void> {
+    await this.db.run("UPDATE runtime_runs SET status = 'failed', updated_at = ? WHERE status IN ('queued', 'running', 'recovering')", [new Date().toISOString()]);
   }
 
   // ---- preferences (room = user × oracle) --------------------------------
-  getPreferences(userDid: string): Record<string, unknown> {
-    const r = this.db.get<{ prefs: string }>('SELECT prefs FROM runtime_preferences WHERE user_did = ? AND oracle_did = ?', [userDid, this.oracleDid]);
+  async getPreferences(userDid: string): Promise<Record<string, unknown>> {
+    const r = await this.db.get<{ prefs: string }>('SELECT prefs FROM runtime_preferences WHERE user_did = ? AND oracle_did = ?', [userDid, this.oracleDid]);
     return r ? (JSON.parse(r.prefs) as Record<string, unknown>) : {};
   }
 
-  setPreferences(userDid: string, prefs: Record<string, unknown>): void {
-    this.db.run(
+  async setPreferences(userDid: string, prefs: Record<string, unknown>): Promise<void> {
+    await this.db.run(
       `INSERT INTO runtime_preferences (user_did, oracle_did, prefs, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (user_did, oracle_did) DO UPDATE SET prefs = excluded.prefs, updated_at = excluded.updated_at`,
       [userDid, this.oracleDid, JSON.stringify(prefs), new Date().toISOString()],
@@ -202,29 +204,29 @@ export class RuntimeStore {
   }
 
   // ---- delegations and revocations ---------------------------------------
-  saveDelegation(userDid: string, cid: string, raw: string, expiration: number | null): void {
-    this.db.run(
+  async saveDelegation(userDid: string, cid: string, raw: string, expiration: number | null): Promise<void> {
+    await this.db.run(
       `INSERT INTO runtime_delegations (user_did, oracle_did, cid, raw, expiration, created_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (user_did, oracle_did) DO UPDATE SET cid = excluded.cid, raw = excluded.raw, expiration = excluded.expiration, created_at = excluded.created_at`,
       [userDid, this.oracleDid, cid, raw, expiration, new Date().toISOString()],
     );
   }
 
-  getDelegation(userDid: string): { cid: string; raw: string; expiration: number | null } | undefined {
-    return this.db.get<{ cid: string; raw: string; expiration: number | null }>('SELECT cid, raw, expiration FROM runtime_delegations WHERE user_did = ? AND oracle_did = ?', [userDid, this.oracleDid]);
+  async getDelegation(userDid: string): Promise<{ cid: string; raw: string; expiration: number | null } | undefined> {
+    return await this.db.get<{ cid: string; raw: string; expiration: number | null }>('SELECT cid, raw, expiration FROM runtime_delegations WHERE user_did = ? AND oracle_did = ?', [userDid, this.oracleDid]);
   }
 
-  deleteDelegation(userDid: string): string | undefined {
-    const d = this.getDelegation(userDid);
-    this.db.run('DELETE FROM runtime_delegations WHERE user_did = ? AND oracle_did = ?', [userDid, this.oracleDid]);
+  async deleteDelegation(userDid: string): Promise<string | undefined> {
+    const d = await this.getDelegation(userDid);
+    await this.db.run('DELETE FROM runtime_delegations WHERE user_did = ? AND oracle_did = ?', [userDid, this.oracleDid]);
     return d?.cid;
   }
 
-  revoke(cid: string): void {
-    this.db.run('INSERT OR IGNORE INTO runtime_revocations (cid, revoked_at) VALUES (?, ?)', [cid, new Date().toISOString()]);
+  async revoke(cid: string): Promise<void> {
+    await this.db.run('INSERT OR IGNORE INTO runtime_revocations (cid, revoked_at) VALUES (?, ?)', [cid, new Date().toISOString()]);
   }
 
-  isRevoked(cid: string): boolean {
-    return this.db.get('SELECT 1 AS x FROM runtime_revocations WHERE cid = ?', [cid]) !== undefined;
+  async isRevoked(cid: string): Promise<boolean> {
+    return await this.db.get('SELECT 1 AS x FROM runtime_revocations WHERE cid = ?', [cid]) !== undefined;
   }
 }

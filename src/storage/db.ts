@@ -24,7 +24,16 @@
  * loses a write nobody was told had succeeded). Autocommit writes and
  * transactions that nobody awaits are made durable in the background by
  * the same grouped fsync.
+ *
+ * Statements are asynchronous at the seam (src/storage/storage.ts) and
+ * synchronous underneath: `run`/`get`/`all` execute at once and return an
+ * already-settled promise. One connection serves everything, so while a
+ * group or a `tx` holds it (between its BEGIN and its COMMIT, across the
+ * awaits of its callbacks) only statements of that callback's async context
+ * (AsyncLocalStorage) run on it; any other statement waits for the COMMIT
+ * and so never sees a savepoint that may still roll back.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { closeSync, existsSync, fsync, fsyncSync, openSync } from 'node:fs';
 import type { Migration, Row, SqlValue, Storage } from './storage.ts';
@@ -70,6 +79,12 @@ export class Database implements Storage {
   private waitedTicks = 0;
   private lastQueued = 0;
   private readonly rollbackListeners: (() => void)[] = [];
+  /** The async context of the callbacks running inside the open transaction. */
+  private readonly als = new AsyncLocalStorage<Holder>();
+  /** Who holds the connection (a group or a `tx`), undefined when it is free. */
+  private holder: Holder | undefined;
+  /** Statements and transactions waiting for the connection to be free. */
+  private waitingForFree: (() => void)[] = [];
 
   constructor(opts: OpenOptions) {
     this.path = opts.path;
@@ -85,7 +100,7 @@ export class Database implements Storage {
     this.raw.exec(`CREATE TABLE IF NOT EXISTS schema_version (
       area TEXT NOT NULL, version INTEGER NOT NULL, description TEXT NOT NULL,
       applied_at TEXT NOT NULL, PRIMARY KEY (area, version))`);
-    for (const [area, migrations] of Object.entries(opts.migrations)) this.migrate(area, migrations);
+    for (const [area, migrations] of Object.entries(opts.migrations)) this.migrateNow(area, migrations);
     if (this.asyncSync) this.raw.exec('PRAGMA synchronous = NORMAL');
   }
 
@@ -106,8 +121,35 @@ export class Database implements Storage {
     });
   }
 
+  /** Whether the caller runs inside the open transaction (a group's or a `tx`'s callback). */
   get inTransaction(): boolean {
-    return this.raw.isTransaction;
+    return this.mine();
+  }
+
+  /** Whether the caller's async context holds the connection. */
+  private mine(): boolean {
+    const h = this.holder;
+    return h !== undefined && this.als.getStore() === h;
+  }
+
+  /** Resolves when nobody holds the connection (FIFO). */
+  private whenFree(): Promise<void> {
+    return new Promise((resolve) => this.waitingForFree.push(resolve));
+  }
+
+  /** Takes the connection for a transaction, waiting for the current holder's COMMIT. */
+  private async acquire(): Promise<Holder> {
+    while (this.holder !== undefined) await this.whenFree();
+    const h: Holder = {};
+    this.holder = h;
+    return h;
+  }
+
+  private releaseConnection(): void {
+    this.holder = undefined;
+    const waiting = this.waitingForFree;
+    this.waitingForFree = [];
+    for (const w of waiting) w();
   }
 
   onRollback(fn: () => void): void {
@@ -129,26 +171,26 @@ export class Database implements Storage {
    * next turn of the event loop; while more writes keep arriving (bodies
    * still being parsed) it waits for them, at most 3 more turns.
    */
-  write<T>(fn: () => T): Promise<T> {
+  write<T>(fn: () => Promise<T> | T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
-        setImmediate(() => this.commitGroup());
+        setImmediate(() => void this.commitGroup());
       }
     });
   }
 
   /** Commits the queued writes now, without waiting for more (shutdown); they still resolve once durable. */
-  flush(): void {
-    if (this.queue.length > 0) this.commitGroup(true);
+  async flush(): Promise<void> {
+    if (this.queue.length > 0) await this.commitGroup(true);
   }
 
-  private commitGroup(force = false): void {
+  private async commitGroup(force = false): Promise<void> {
     if (!force && this.queue.length > this.lastQueued && this.waitedTicks < 3) {
       this.lastQueued = this.queue.length;
       this.waitedTicks++;
-      setImmediate(() => this.commitGroup());
+      setImmediate(() => void this.commitGroup());
       return;
     }
     this.waitedTicks = 0;
@@ -160,12 +202,19 @@ export class Database implements Storage {
       for (const b of batch) b.reject(new Error('the database is closed'));
       return;
     }
+    await this.acquire();
+    if (!this.raw.isOpen) {
+      this.releaseConnection();
+      for (const b of batch) b.reject(new Error('the database is closed'));
+      return;
+    }
     this.groupCount++;
     const outcomes: { ok: boolean; value: unknown }[] = [];
     const raw = this.raw;
     try {
       raw.exec('BEGIN IMMEDIATE');
     } catch (e) {
+      this.releaseConnection();
       for (const b of batch) b.reject(e);
       return;
     }
@@ -173,8 +222,11 @@ export class Database implements Storage {
     const release = this.prepare('RELEASE w');
     for (const b of batch) {
       savepoint.run();
+      // each write has its own context: a statement its callback left running after it settled waits for the COMMIT
+      const holder: Holder = {};
+      this.holder = holder;
       try {
-        const value = b.fn();
+        const value = await this.als.run(holder, b.fn);
         release.run();
         outcomes.push({ ok: true, value });
       } catch (e) {
@@ -192,6 +244,8 @@ export class Database implements Storage {
       this.rolledBack();
       for (const b of batch) b.reject(e);
       return;
+    } finally {
+      this.releaseConnection();
     }
     // a failed write changed nothing: its error goes out now; the others are acknowledged once durable
     const done: typeof batch = [];
@@ -250,21 +304,45 @@ export class Database implements Storage {
   }
 
   /** Applies an area's migrations not yet recorded, each in its own transaction (on this connection). */
-  migrate(area: string, migrations: Migration[]): void {
-    const current = this.schemaVersion(area);
-    const sorted = [...migrations].sort((a, b) => a.version - b.version);
-    for (const m of sorted) {
-      if (m.version <= current) continue;
-      this.tx(() => {
-        this.raw.exec(m.sql);
-        this.run('INSERT INTO schema_version (area, version, description, applied_at) VALUES (?, ?, ?, ?)', [area, m.version, m.description, new Date().toISOString()]);
-      });
+  async migrate(area: string, migrations: Migration[]): Promise<void> {
+    if (this.mine()) return this.migrateNow(area, migrations);
+    await this.acquire();
+    try {
+      this.migrateNow(area, migrations);
+    } finally {
+      this.releaseConnection();
     }
   }
 
-  schemaVersion(area: string): number {
-    const row = this.get<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_version WHERE area = ?', [area]);
+  /** migrate, with the connection free (at open) or held by the caller. */
+  private migrateNow(area: string, migrations: Migration[]): void {
+    const current = this.versionNow(area);
+    const sorted = [...migrations].sort((a, b) => a.version - b.version);
+    const joined = this.raw.isTransaction;
+    for (const m of sorted) {
+      if (m.version <= current) continue;
+      if (!joined) this.raw.exec('BEGIN IMMEDIATE');
+      try {
+        this.raw.exec(sqlOf(m, 'sqlite'));
+        this.prepare('INSERT INTO schema_version (area, version, description, applied_at) VALUES (?, ?, ?, ?)').run(area, m.version, m.description, new Date().toISOString());
+        if (!joined) {
+          this.raw.exec('COMMIT');
+          this.noteCommit();
+        }
+      } catch (e) {
+        if (!joined) this.raw.exec('ROLLBACK');
+        throw e;
+      }
+    }
+  }
+
+  private versionNow(area: string): number {
+    const row = this.prepare('SELECT MAX(version) AS v FROM schema_version WHERE area = ?').get(area) as { v: number | null } | undefined;
     return row?.v ?? 0;
+  }
+
+  async schemaVersion(area: string): Promise<number> {
+    return (await this.get<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_version WHERE area = ?', [area]))?.v ?? 0;
   }
 
   private prepare(sql: string): StatementSync {
@@ -276,39 +354,67 @@ export class Database implements Storage {
     return s;
   }
 
-  run(sql: string, params: SqlValue[] = []): { changes: number; lastInsertRowid: number } {
-    const r = this.prepare(sql).run(...params);
-    if (!this.raw.isTransaction) this.noteCommit();
-    return { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
+  /**
+   * A statement runs at once when the connection is free or held by the
+   * caller's transaction, and its promise is already settled; otherwise it
+   * waits for the holder's COMMIT.
+   */
+  run(sql: string, params: SqlValue[] = []): Promise<{ changes: number }> {
+    if (this.holder !== undefined && !this.mine()) return this.whenFree().then(() => this.run(sql, params));
+    try {
+      const r = this.prepare(sql).run(...params);
+      if (!this.raw.isTransaction) this.noteCommit();
+      return Promise.resolve({ changes: Number(r.changes) });
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
   }
 
-  get<T = Row>(sql: string, params: SqlValue[] = []): T | undefined {
-    return this.prepare(sql).get(...params) as T | undefined;
+  get<T = Row>(sql: string, params: SqlValue[] = []): Promise<T | undefined> {
+    if (this.holder !== undefined && !this.mine()) return this.whenFree().then(() => this.get<T>(sql, params));
+    try {
+      return Promise.resolve(this.prepare(sql).get(...params) as T | undefined);
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
   }
 
-  all<T = Row>(sql: string, params: SqlValue[] = []): T[] {
-    return this.prepare(sql).all(...params) as T[];
+  all<T = Row>(sql: string, params: SqlValue[] = []): Promise<T[]> {
+    if (this.holder !== undefined && !this.mine()) return this.whenFree().then(() => this.all<T>(sql, params));
+    try {
+      return Promise.resolve(this.prepare(sql).all(...params) as T[]);
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
   }
 
   /** Runs fn in a transaction (nested calls join the outer one, e.g. inside `write`). */
-  tx<T>(fn: () => T): T {
-    if (this.raw.isTransaction) return fn();
-    this.raw.exec('BEGIN IMMEDIATE');
+  async tx<T>(fn: () => Promise<T> | T): Promise<T> {
+    if (this.mine()) return fn();
+    const holder = await this.acquire();
     try {
-      const out = fn();
-      this.raw.exec('COMMIT');
-      this.noteCommit();
-      return out;
-    } catch (e) {
-      this.raw.exec('ROLLBACK');
-      this.rolledBack();
-      throw e;
+      this.raw.exec('BEGIN IMMEDIATE');
+      try {
+        const out = await this.als.run(holder, fn);
+        this.raw.exec('COMMIT');
+        this.noteCommit();
+        return out;
+      } catch (e) {
+        if (this.raw.isTransaction) this.raw.exec('ROLLBACK');
+        this.rolledBack();
+        throw e;
+      }
+    } finally {
+      this.releaseConnection();
     }
   }
 
   /** Closes the connection: queued writes are committed first, and writes still waiting for their fsync get it. */
-  close(): void {
-    if (this.raw.isOpen) this.flush();
+  async close(): Promise<void> {
+    if (this.raw.isOpen) {
+      await this.flush();
+      while (this.holder !== undefined) await this.whenFree();
+    }
     this.stmts.clear();
     if (this.raw.isOpen) {
       // another connection may keep the WAL open, so do not count on the closing checkpoint
@@ -322,6 +428,14 @@ export class Database implements Storage {
     this.closeWal();
   }
 
+}
+
+/** A transaction's identity: the async context its callbacks run in. */
+type Holder = object;
+
+/** A migration's SQL for a dialect. */
+export function sqlOf(m: Migration, dialect: 'sqlite' | 'postgres'): string {
+  return typeof m.sql === 'string' ? m.sql : m.sql[dialect];
 }
 
 export function openDatabase(opts: OpenOptions): Database {

@@ -25,18 +25,20 @@
  * - `onRollback(fn)`: stores that cache committed rows drop their caches when
  *   a group (or part of it) rolls back.
  *
- * Statements are synchronous in this version: node:sqlite is, and the
- * registry's hot paths would pay a promise per statement for nothing. A
- * backend whose driver is asynchronous (PostgreSQL) needs `run`/`get`/`all`
- * to return promises and the stores' write functions to await them; every
- * statement of every store already goes through this interface inside
- * `write`/`tx` (no store touches a driver, a pragma or a connection), so that
- * change is confined to the stores' bodies (docs/storage.md, "PostgreSQL").
+ * Statements are asynchronous: a driver that talks to a server (PostgreSQL,
+ * issue #17) cannot answer synchronously. The callbacks of `write`/`tx` are
+ * async and await their statements; a statement issued inside them runs in
+ * their transaction (the implementation follows the callback's async
+ * context), any other statement sees committed data only. A callback should
+ * do database work only: the group's transaction stays open while it runs.
+ * The SQLite implementation answers a statement with an already-resolved
+ * promise (no extra turn of the event loop).
  */
 export interface Migration {
   version: number;
   description: string;
-  sql: string;
+  /** The SQL, or one text per dialect where they differ (docs/storage.md, "PostgreSQL"). */
+  sql: string | { sqlite: string; postgres: string };
 }
 
 /** A parameter of a statement. */
@@ -46,26 +48,26 @@ export type Row = Record<string, SqlValue>;
 
 export interface Storage {
   /** Which backend (for the few statements a store must phrase per dialect). */
-  readonly dialect: 'sqlite';
+  readonly dialect: 'sqlite' | 'postgres';
   /** Applies an area's migrations not yet recorded in schema_version. */
-  migrate(area: string, migrations: Migration[]): void;
+  migrate(area: string, migrations: Migration[]): Promise<void>;
   /** The last applied migration version of an area (0 when none). */
-  schemaVersion(area: string): number;
+  schemaVersion(area: string): Promise<number>;
   /** A group-committed write; resolves with fn's result once it is durable. */
-  write<T>(fn: () => T): Promise<T>;
-  /** Commits the queued writes now (shutdown). */
-  flush(): void;
+  write<T>(fn: () => Promise<T> | T): Promise<T>;
+  /** Commits the queued writes now (shutdown); resolves once they are committed. */
+  flush(): Promise<void>;
   /** fn in one transaction (joins the enclosing one inside `write`/`tx`). */
-  tx<T>(fn: () => T): T;
-  /** Whether a transaction is open on this connection (a cache must not fill from uncommitted rows). */
+  tx<T>(fn: () => Promise<T> | T): Promise<T>;
+  /** Whether the caller runs inside a transaction (a cache must not fill from uncommitted rows). */
   readonly inTransaction: boolean;
-  run(sql: string, params?: SqlValue[]): { changes: number; lastInsertRowid: number };
-  get<T = Row>(sql: string, params?: SqlValue[]): T | undefined;
-  all<T = Row>(sql: string, params?: SqlValue[]): T[];
+  run(sql: string, params?: SqlValue[]): Promise<{ changes: number }>;
+  get<T = Row>(sql: string, params?: SqlValue[]): Promise<T | undefined>;
+  all<T = Row>(sql: string, params?: SqlValue[]): Promise<T[]>;
   /** Resolves once every commit made before the call is on disk. */
   durable(): Promise<void>;
   /** Registers a listener called when a write's changes are rolled back. */
   onRollback(fn: () => void): void;
-  /** Runs the pending writes, makes them durable, closes the connection. */
-  close(): void;
+  /** Runs the pending writes, makes them durable, closes the connection(s). */
+  close(): Promise<void>;
 }

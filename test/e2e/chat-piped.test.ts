@@ -65,13 +65,13 @@ describe('oraclekit chat (piped)', () => {
     h.model.enqueue(say('First answer.'));
     await runCli(['chat', '--oracle', h.url, '--mnemonic-file', file], { input: 'first question\n', env: env() });
     const signer = await signerFromMnemonic(m);
-    const [s] = h.app.runtime.store.listSessions(signer.did(), 10, 0).sessions;
+    const [s] = (await h.app.runtime.store.listSessions(signer.did(), 10, 0)).sessions;
     h.model.enqueue(say('Second answer.'));
     const r = await runCli(['chat', '--oracle', h.url, '--mnemonic-file', file, '--session', s!.sessionId.slice(0, 8)], { input: 'second\n', env: env() });
     expect(r.stderr).toContain(`Switched to ${s!.sessionId}`);
     expect(r.stderr).toContain('you: first question');
     expect(r.stdout).toBe('Second answer.\n');
-    expect(h.app.runtime.store.listSessions(signer.did(), 10, 0).total).toBe(1);
+    expect((await h.app.runtime.store.listSessions(signer.did(), 10, 0)).total).toBe(1);
     const bad = await runCli(['chat', '--oracle', h.url, '--mnemonic-file', file, '--session', 'nope'], { input: 'x\n', env: env() });
     expect(bad.code).toBe(6);
     expect(bad.stderr).toMatch(/^Error \[session_not_found\] /m);
@@ -95,7 +95,7 @@ describe('oraclekit chat (piped)', () => {
     expect(r.stdout).toBe('Resolved.\n');
     // the session belongs to the mnemonic's identity
     const signer = await signerFromMnemonic(m);
-    expect(h.app.runtime.store.listSessions(signer.did(), 10, 0).total).toBe(1);
+    expect((await h.app.runtime.store.listSessions(signer.did(), 10, 0)).total).toBe(1);
     const missing = await runCli(['chat', '--oracle', 'did:key:z6MkunknownunknownunknownunknownunknownunknownAB', '--registry', registryUrl], { env: env() });
     expect(missing.stderr).toContain('domain_not_found');
     expect(missing.code).toBe(6);

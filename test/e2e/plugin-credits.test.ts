@@ -95,9 +95,9 @@ describe('credits: pay-to-use', () => {
       ['usage', `oracle:${h.oracleDid}`, 2.5],
     ]);
     expect(entries.reduce((a, e) => a + e.amount, 0)).toBe(0);
-    const total = h.app.runtime.db.get<{ s: number }>('SELECT SUM(amount_micro) AS s FROM credits_ledger')!.s;
+    const total = Number((await h.app.runtime.db.get<{ s: number }>('SELECT SUM(amount_micro) AS s FROM credits_ledger'))!.s);
     expect(total).toBe(0);
-    const earned = h.app.runtime.db.get<{ s: number }>('SELECT SUM(amount_micro) AS s FROM credits_ledger WHERE account = ?', [`oracle:${h.oracleDid}`])!.s;
+    const earned = Number((await h.app.runtime.db.get<{ s: number }>('SELECT SUM(amount_micro) AS s FROM credits_ledger WHERE account = ?', [`oracle:${h.oracleDid}`]))!.s);
     expect(earned).toBe(2_500_000);
   });
 

@@ -29,8 +29,8 @@ const toolEvents = (events: AnyEvent[]) => events.filter((e) => e.event === 'too
 
 beforeAll(async () => {
   reg = await startInProcess({ voters: [{ did: V1, weight: 1 }], proposalDurationSeconds: 3600 });
-  const alice = reg.key(ALICE, 'admin', 'representative', 'member');
-  const v1 = reg.key(V1, 'voter');
+  const alice = await reg.key(ALICE, 'admin', 'representative', 'member');
+  const v1 = await reg.key(V1, 'voter');
   const create = async (body: Record<string, unknown>) => {
     const r = await reg.call('POST', '/v1/domains', { key: alice, body });
     if (r.status !== 201) throw new Error(JSON.stringify(r.body));
@@ -46,7 +46,7 @@ beforeAll(async () => {
   if (v.status !== 200) throw new Error(JSON.stringify(v.body));
   const b = await reg.call('POST', `/v1/domains/${busia}/verification-proposals`, { key: alice, body: { package: PKG } });
   if (b.status !== 201) throw new Error(JSON.stringify(b.body));
-  oracleKey = reg.key('did:example:oracle', 'member');
+  oracleKey = await reg.key('did:example:oracle', 'member');
   h = await settled(await startHarness({ env: { ORACLEKIT_REGISTRY_URL: reg.url, ORACLEKIT_API_KEY: oracleKey, ORACLEKIT_REGISTRY_TIMEOUT_MS: '2000' } }));
 });
 afterAll(async () => {
@@ -118,10 +118,10 @@ describe('domains plugin against the real registry app', () => {
 
   it('a key revoked after boot, a registry that is down, and no registry at all are clear tool errors (no key in them)', async () => {
     // a key refused at boot fails the plugin (plugin-domains-credentials.test.ts); one revoked later is refused per call
-    const revoked = reg.key('did:example:revoked', 'reader');
+    const revoked = await reg.key('did:example:revoked', 'reader');
     const bad = await settled(await startHarness({ env: { ORACLEKIT_REGISTRY_URL: reg.url, ORACLEKIT_API_KEY: revoked } }));
     expect(bad.app.plugins.status().loaded).toContain('domains');
-    const rv = await reg.call('POST', `/admin/v1/keys/key_${revoked.split('_')[1]}/revoke`, { key: reg.key(ALICE, 'admin') });
+    const rv = await reg.call('POST', `/admin/v1/keys/key_${revoked.split('_')[1]}/revoke`, { key: await reg.key(ALICE, 'admin') });
     expect(rv.status).toBe(200);
     const home = mkdtempSync(join(tmpdir(), 'oraclekit-nodaemon-'));
     try {

@@ -64,7 +64,7 @@ describe('matrix transport', () => {
     hs.message('!dm:oracle.test', '@alice:oracle.test', 'and now?');
     const s2 = await hs.waitForSent((s) => s.length >= 2);
     expect(s2[1]!.content.body).toBe('Turn with 2 user messages.');
-    const sessions = h.app.runtime.store.listSessions('matrix:@alice:oracle.test', 10, 0).sessions;
+    const sessions = (await h.app.runtime.store.listSessions('matrix:@alice:oracle.test', 10, 0)).sessions;
     expect(sessions.map((s) => s.title)).toEqual(['Matrix !dm:oracle.test']);
   });
 

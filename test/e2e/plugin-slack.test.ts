@@ -51,7 +51,7 @@ describe('slack transport', () => {
     slack.event({ type: 'app_mention', user: 'U100', text: '<@UBOT> and in Kisumu?', ts: '1700000000.000200', thread_ts: '1700000000.000100', channel: 'C0001' });
     await slack.waitFor(() => slack.posted.length >= 2);
     expect(slack.posted[1]).toMatchObject({ channel: 'C0001', thread_ts: '1700000000.000100', text: '2 messages in this thread' });
-    const sessions = h.app.runtime.store.listSessions(`slack:${slack.teamId}:U100`, 10, 0).sessions;
+    const sessions = (await h.app.runtime.store.listSessions(`slack:${slack.teamId}:U100`, 10, 0)).sessions;
     expect(sessions.map((s) => s.title)).toEqual(['Slack C0001 1700000000.000100']);
   });
 

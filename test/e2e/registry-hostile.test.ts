@@ -123,7 +123,7 @@ describe('one error body everywhere (item 3)', () => {
   let key: string;
   beforeAll(async () => {
     s = await server();
-    key = s.registry.keys.create('did:example:alice', ['admin']).key;
+    key = (await s.registry.keys.create('did:example:alice', ['admin'])).key;
   });
   afterAll(() => s.close());
 
@@ -166,7 +166,7 @@ describe('slow and abusive clients (item 4)', () => {
   it('made-up Bearer keys count against the client address: 429 with the documented body, no window per made-up key', async () => {
     const s = await server({ rateLimit: { max: 40, timeWindowMs: 600_000 } });
     try {
-      const real = s.registry.keys.create('did:example:real', ['member']).key;
+      const real = (await s.registry.keys.create('did:example:real', ['member'])).key;
       expect((await call(s.url, 'GET', '/v1/domains', { key: real })).status).toBe(200);
       const statuses: number[] = [];
       let limited: Awaited<ReturnType<typeof call>> | undefined;
@@ -197,7 +197,7 @@ describe('slow and abusive clients (item 4)', () => {
   it('a slow body is cut by the request timeout: 408 request_timeout, connection closed', async () => {
     const s = await server({}, { headersMs: 300, requestMs: 300, checkEveryMs: 50 });
     try {
-      const key = s.registry.keys.create('did:example:slow', ['member']).key;
+      const key = (await s.registry.keys.create('did:example:slow', ['member'])).key;
       const c = raw(s.port, `POST /v1/domains HTTP/1.1\nHost: x\nAuthorization: Bearer ${key}\nContent-Type: application/json\nContent-Length: 1000\n`, '{"type":');
       const r = await c.reply;
       expectErrorBody(r, 408, 'request_timeout');
@@ -218,7 +218,7 @@ describe('slow and abusive clients (item 4)', () => {
     // the default time limits (30 s): the connection must close because of the error, not a timeout
     const s = await server({ rateLimit: { max: 2, timeWindowMs: 600_000 } });
     try {
-      const key = s.registry.keys.create('did:example:d', ['member']).key;
+      const key = (await s.registry.keys.create('did:example:d', ['member'])).key;
       const post = (auth: string, path = '/v1/domains') => raw(s.port, `POST ${path} HTTP/1.1\nHost: x\nAuthorization: Bearer ${auth}\nContent-Type: application/json\nContent-Length: 60000\n`, '{"type":"Protocol","metadata":{"x":"');
       const a = post('ok_made_up');
       const r = await a.reply;

@@ -151,7 +151,7 @@ describe('UCAN authentication', () => {
     const issuer = await generateSigner();
     const proof = await mintDelegation({ issuer, audience: u.did });
     const t = await mintInvocation({ issuer: u.signer, audience: h.oracleDid, proofs: [proof.delegation] });
-    h.app.runtime.store.revoke(proof.delegation.cid.toString());
+    await h.app.runtime.store.revoke(proof.delegation.cid.toString());
     const rr = await fetch(`${h.url}/sessions`, { headers: { authorization: `Bearer ${t}`, 'x-auth-type': 'ucan' } });
     expect(rr.status).toBe(401);
     expect((await rr.json()).code).toBe('revoked');

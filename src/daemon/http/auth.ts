@@ -37,18 +37,23 @@ export function keyHash(req: FastifyRequest, key: string): string {
   return h;
 }
 
-export function authenticate(registry: Registry, req: FastifyRequest): Principal {
+/** The principal of the request's key: at once when the key is cached, else after reading it. */
+export function authenticate(registry: Registry, req: FastifyRequest): Principal | Promise<Principal> {
   const key = bearer(req);
   if (!key) throw registryError('unauthenticated', 'send Authorization: Bearer <API key> (create one with `oraclekit daemon keys create`)');
   const h = keyHash(req, key);
-  const p = registry.keys.authenticateHash(h);
-  if (!p) throw registryError('unauthenticated', 'the API key is unknown or revoked');
-  // the rate limit gives a key its own window once it has authenticated (server.ts, http/limits.ts)
-  req.server.rateLimiter?.verified(h);
-  if (req.method !== 'GET' && req.method !== 'HEAD' && p.roles.includes('reader')) {
-    throw registryError('read_only_key', `the key of ${p.did} is read-only (role reader): ${req.method} needs a key with another role`, { details: { method: req.method, have: p.roles } });
-  }
-  return p;
+  const known = (p: Principal | undefined): Principal => {
+    if (!p) throw registryError('unauthenticated', 'the API key is unknown or revoked');
+    // the rate limit gives a key its own window once it has authenticated (server.ts, http/limits.ts)
+    req.server.rateLimiter?.verified(h);
+    if (req.method !== 'GET' && req.method !== 'HEAD' && p.roles.includes('reader')) {
+      throw registryError('read_only_key', `the key of ${p.did} is read-only (role reader): ${req.method} needs a key with another role`, { details: { method: req.method, have: p.roles } });
+    }
+    return p;
+  };
+  const hit = registry.keys.cached(h);
+  if (hit) return known(hit);
+  return registry.keys.authenticateHash(h).then(known);
 }
 
 export function requireRole(p: Principal, ...roles: Role[]): void {

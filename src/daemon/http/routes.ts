@@ -47,8 +47,15 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', (req, _reply, done) => {
     try {
-      req.principal = authenticate(registry, req);
-      done();
+      const p = authenticate(registry, req);
+      if (!(p instanceof Promise)) {
+        req.principal = p;
+        return done();
+      }
+      p.then((x) => {
+        req.principal = x;
+        done();
+      }, done);
     } catch (e) {
       done(e as Error);
     }
@@ -63,8 +70,8 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   app.post('/sampling', { schema: { tags: ['sampling'], summary: 'Compute and store a design', security, body: S.samplingBody, response: S.replies(201, S.designRecord) } }, async (req, reply) => {
     const r = await registry.db.write(() =>
       // the body as sent (projectId and the inputs) is what an Idempotency-Key is bound to
-      registry.idempotency.run(P(req), idemKey(req), 'POST /v1/sampling', () => ({ projectId: req.body.projectId, ...req.body.input }), () => {
-        const rec = registry.designs.create(P(req), req.body);
+      registry.idempotency.run(P(req), idemKey(req), 'POST /v1/sampling', () => ({ projectId: req.body.projectId, ...req.body.input }), async () => {
+        const rec = await registry.designs.create(P(req), req.body);
         return { status: 201, body: rec, location: `/v1/sampling/${rec.designId}` };
       }),
     );
@@ -89,8 +96,8 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   // ----------------------------------------------------------------- domains
   app.post('/domains', { schema: { tags: ['domains'], summary: 'Register a domain', security, body: S.domainCreate, response: S.replies(201, S.domainView) } }, async (req, reply) => {
     const r = await registry.db.write(() =>
-      registry.idempotency.run(P(req), idemKey(req), 'POST /v1/domains', () => req.body, () => {
-        const d = registry.domains.create(P(req), req.body);
+      registry.idempotency.run(P(req), idemKey(req), 'POST /v1/domains', () => req.body, async () => {
+        const d = await registry.domains.create(P(req), req.body);
         return { status: 201, body: d, location: `/v1/domains/${d.id}` };
       }),
     );
@@ -100,7 +107,7 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   app.get('/domains', { schema: { tags: ['domains'], summary: 'List domains (filters, cursor)', security, querystring: S.domainQuery, response: S.replies(200, S.domainPage) } }, async (req) => registry.domains.list(req.query));
   app.get('/domains/:did', { schema: { tags: ['domains'], summary: 'Read a domain', security, params: S.didParams, response: S.replies(200, S.domainView) } }, async (req, reply) => {
     // JSON text from the registry's view cache: no view object and no stringify per request
-    const { json, version } = registry.domains.getJson(req.params.did);
+    const { json, version } = await registry.domains.getJson(req.params.did);
     return (reply as FastifyReply).header('etag', etag(version)).type('application/json; charset=utf-8').send(json);
   });
   app.patch('/domains/:did', { schema: { tags: ['domains'], summary: 'Change a domain (controllers; If-Match)', security, params: S.didParams, body: S.domainPatch, response: S.replies(200, S.domainView) } }, async (req, reply) => {
@@ -127,8 +134,8 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
     '/domains/:did/verification-proposals',
     { schema: { tags: ['proposals'], summary: "The domain's latest proposal (settled)", security, params: S.didParams, response: S.replies(200, S.domainProposal) } },
     async (req) => {
-      const d = registry.domains.get(req.params.did);
-      return { domain: d, proposal: registry.proposals.latestOf(d.id) };
+      const d = await registry.domains.get(req.params.did);
+      return { domain: d, proposal: await registry.proposals.latestOf(d.id) };
     },
   );
 
@@ -162,7 +169,7 @@ export const adminPlugin: FastifyPluginAsync<AdminPluginOptions> = async (fastif
     const presented = bearer(req);
     if (tokenMatches(token, presented)) return;
     if (!presented) throw registryError('unauthenticated', 'send Authorization: Bearer <discovery token or admin key>');
-    const p = registry.keys.authenticate(presented);
+    const p = await registry.keys.authenticate(presented);
     if (!p) throw registryError('unauthenticated', 'the token or key is unknown or revoked');
     requireRole(p, 'admin');
   });
@@ -172,6 +179,6 @@ export const adminPlugin: FastifyPluginAsync<AdminPluginOptions> = async (fastif
   app.post('/keys', { schema: { tags: ['admin'], summary: 'Create an API key (shown once)', security, body: S.keyCreateBody, response: S.replies(201, S.keyCreated) } }, async (req, reply) =>
     reply.code(201).send(await registry.db.write(() => registry.keys.create(req.body.did, req.body.roles, req.body.label, req.body.proof))),
   );
-  app.get('/keys', { schema: { tags: ['admin'], summary: 'List API keys (no secrets)', security, response: S.replies(200, S.keyList) } }, async () => ({ items: registry.keys.list() }));
+  app.get('/keys', { schema: { tags: ['admin'], summary: 'List API keys (no secrets)', security, response: S.replies(200, S.keyList) } }, async () => ({ items: await registry.keys.list() }));
   app.post('/keys/:id/revoke', { schema: { tags: ['admin'], summary: 'Revoke an API key', security, params: S.idParams, response: S.replies(200, S.keyRevoked) } }, async (req) => registry.db.write(() => registry.keys.revoke(req.params.id)));
 };

@@ -26,9 +26,9 @@ export class Designs {
   }
 
   /** The body is the schema's (samplingBody): projectId checked, the inputs validated by the sampling engine. */
-  create(p: Principal, body: SamplingBody): DesignRecord {
+  async create(p: Principal, body: SamplingBody): Promise<DesignRecord> {
     const { projectId, input } = body;
-    mayChangeDesign(this.domains, p, projectId, 'create');
+    await mayChangeDesign(this.domains, p, projectId, 'create');
     const design = designFromValid(body.valid);
     const rec: DesignRecord = {
       designId: uuidv7(),
@@ -43,7 +43,7 @@ export class Designs {
       createdBy: p.did,
       createdAt: nowIso(this.ctx.now()),
     };
-    this.insert(rec);
+    await this.insert(rec);
     return rec;
   }
 
@@ -52,10 +52,10 @@ export class Designs {
     return typeof rec === 'object' && rec !== null ? this.storedJson.get(rec) : undefined;
   }
 
-  private insert(rec: DesignRecord): void {
+  private async insert(rec: DesignRecord): Promise<void> {
     const json = JSON.stringify(rec);
     this.storedJson.set(rec, json);
-    this.ctx.db.run('INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+    await this.ctx.db.run('INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
       rec.designId,
       rec.projectId,
       rec.version,
@@ -67,13 +67,13 @@ export class Designs {
     ]);
   }
 
-  get(id: string): DesignRecord {
-    const row = this.ctx.db.get<{ record: string }>('SELECT record FROM designs WHERE design_id = ?', [id]);
+  async get(id: string): Promise<DesignRecord> {
+    const row = await this.ctx.db.get<{ record: string }>('SELECT record FROM designs WHERE design_id = ?', [id]);
     if (!row) throw registryError('design_not_found', `no design ${id}`, { field: 'designId', value: id });
     return JSON.parse(row.record) as DesignRecord;
   }
 
-  list(q: SamplingQuery): Page<DesignRecord> {
+  async list(q: SamplingQuery): Promise<Page<DesignRecord>> {
     const limit = q.limit ?? 50;
     const params: (string | number)[] = [decodeCursor(q.cursor)];
     let where = 'seq > ?';
@@ -81,7 +81,7 @@ export class Designs {
       where += ' AND project_id = ?';
       params.push(requireDid('projectId', q.projectId));
     }
-    const rows = this.ctx.db.all<{ seq: number; record: string }>(`SELECT seq, record FROM designs WHERE ${where} ORDER BY seq LIMIT ${limit + 1}`, params);
+    const rows = await this.ctx.db.all<{ seq: number; record: string }>(`SELECT seq, record FROM designs WHERE ${where} ORDER BY seq LIMIT ${limit + 1}`, params);
     const more = rows.length > limit;
     const items = rows.slice(0, limit);
     return { items: items.map((r) => JSON.parse(r.record) as DesignRecord), nextCursor: more ? encodeCursor(items[items.length - 1]!.seq) : null };
@@ -92,12 +92,12 @@ export class Designs {
    * one (the old one is never changed). The body's shape is the schema's
    * (recalcBody); what needs the stored design (its strata) is checked here.
    */
-  recalculate(p: Principal, id: string, b: RecalcBody): DesignRecord {
+  recalculate(p: Principal, id: string, b: RecalcBody): Promise<DesignRecord> {
     const db = this.ctx.db;
-    return db.tx(() => {
-      const prev = this.get(id);
-      mayChangeDesign(this.domains, p, prev.projectId, 'recalculate');
-      const successor = db.get<{ design_id: string }>('SELECT design_id FROM designs WHERE previous_id = ?', [id]);
+    return db.tx(async () => {
+      const prev = await this.get(id);
+      await mayChangeDesign(this.domains, p, prev.projectId, 'recalculate');
+      const successor = await db.get<{ design_id: string }>('SELECT design_id FROM designs WHERE previous_id = ?', [id]);
       if (successor) throw registryError('invalid_state', `design ${id} already has a newer version; recalculate the latest`, { details: { newer: successor.design_id } });
       const input: Record<string, unknown> = { ...prev.input };
       if (b.observedProportion !== undefined) {
@@ -141,7 +141,7 @@ export class Designs {
         createdBy: p.did,
         createdAt: nowIso(this.ctx.now()),
       };
-      this.insert(rec);
+      await this.insert(rec);
       return rec;
     });
   }
@@ -153,20 +153,20 @@ export class Designs {
    * verifier (draft or submitted → approved/rejected). Approval needs the
    * project to be an eligible domain when the registry knows it.
    */
-  verify(p: Principal, id: string, b: VerificationBody): DesignRecord {
+  verify(p: Principal, id: string, b: VerificationBody): Promise<DesignRecord> {
     const db = this.ctx.db;
     const status = b.status;
-    return db.tx(() => {
-      const rec = this.get(id);
+    return db.tx(async () => {
+      const rec = await this.get(id);
       const cur = rec.verification.status;
       if (cur === 'approved' || cur === 'rejected') throw registryError('design_immutable', `design ${id} is ${cur}; recalculate to make a new version`, { details: { status: cur } });
       if (status === 'submitted') {
         if (cur !== 'draft') throw registryError('invalid_state', `design ${id} is ${cur}, not draft`, { details: { status: cur } });
-        mayChangeDesign(this.domains, p, rec.projectId, 'submit', rec.createdBy);
+        await mayChangeDesign(this.domains, p, rec.projectId, 'submit', rec.createdBy);
       } else {
         if (!p.roles.includes('verifier')) throw registryError('forbidden_role', 'approving or rejecting a design needs the verifier role', { details: { need: 'verifier', have: p.roles } });
         if (status === 'approved') {
-          const dom = this.domains.find(rec.projectId);
+          const dom = await this.domains.find(rec.projectId);
           if (dom) {
             const v = view(dom, this.ctx.now());
             if (!v.eligible) throw registryError('not_eligible', `project ${rec.projectId} is not an eligible domain (state ${v.state}, active ${v.active})`, { details: { state: v.state, active: v.active } });
@@ -175,7 +175,7 @@ export class Designs {
       }
       rec.verification = { status, verifier: status === 'submitted' ? null : p.did, timestamp: nowIso(this.ctx.now()) };
       if (b.reason !== undefined) rec.verification.reason = b.reason;
-      db.run('UPDATE designs SET status = ?, record = ? WHERE design_id = ?', [status, JSON.stringify(rec), id]);
+      await db.run('UPDATE designs SET status = ?, record = ? WHERE design_id = ?', [status, JSON.stringify(rec), id]);
       return rec;
     });
   }

@@ -17,7 +17,7 @@ export class Domains {
    * Settles the open proposal of a domain whose time has come (set by the
    * Registry to Proposals.get): reading a pending domain may close its vote.
    */
-  settleProposal: (proposalId: string) => void = () => {};
+  settleProposal: (proposalId: string) => Promise<unknown> = () => Promise.resolve();
   /** Committed domain records by id (frozen); filled only outside transactions. */
   private cache = new Map<string, Domain>();
   /**
@@ -32,10 +32,10 @@ export class Domains {
     ctx.db.onRollback(() => this.cache.clear());
   }
 
-  find(id: string): Domain | undefined {
+  async find(id: string): Promise<Domain | undefined> {
     const hit = this.cache.get(id);
     if (hit) return hit;
-    const r = this.ctx.db.get<{ record: string }>('SELECT record FROM domains WHERE id = ?', [id]);
+    const r = await this.ctx.db.get<{ record: string }>('SELECT record FROM domains WHERE id = ?', [id]);
     if (!r) return undefined;
     const d = JSON.parse(r.record) as Domain;
     if (!this.ctx.db.inTransaction) {
@@ -45,8 +45,8 @@ export class Domains {
     return d;
   }
 
-  must(id: string): Domain {
-    const d = this.find(id);
+  async must(id: string): Promise<Domain> {
+    const d = await this.find(id);
     if (!d) throw registryError('domain_not_found', `no domain ${id}`, { field: 'did', value: id });
     return d;
   }
@@ -55,9 +55,9 @@ export class Domains {
     if (!d.controllers.includes(p.did)) throw registryError('not_controller', `${p.did} is not a controller of ${d.id}`, { details: { controllers: d.controllers } });
   }
 
-  private checkClassLive(cls: string | null): void {
+  private async checkClassLive(cls: string | null): Promise<void> {
     if (cls === null) return;
-    const c = this.find(cls);
+    const c = await this.find(cls);
     if (!c || c.type !== 'Protocol' || !view(c, this.ctx.now()).active) {
       throw registryError('unknown_protocol', `class ${cls} is not a registered, active Protocol domain`, {
         field: 'class',
@@ -69,15 +69,15 @@ export class Domains {
   }
 
   /** Writes a domain row (insert or update) and drops its cache entry. */
-  save(d: Domain, insert: boolean): void {
+  async save(d: Domain, insert: boolean): Promise<void> {
     this.cache.delete(d.id);
     const name = typeof d.metadata.name === 'string' ? d.metadata.name : null;
     const params = [d.type, d.class, d.state, d.version, d.alsoKnownAs, name, JSON.stringify(d.controllers), JSON.stringify(d), d.updatedAt];
     try {
       if (insert) {
-        this.ctx.db.run('INSERT INTO domains (type, class, state, version, also_known_as, name, controllers, record, updated_at, id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [...params, d.id, d.createdAt]);
+        await this.ctx.db.run('INSERT INTO domains (type, class, state, version, also_known_as, name, controllers, record, updated_at, id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [...params, d.id, d.createdAt]);
       } else {
-        this.ctx.db.run('UPDATE domains SET type = ?, class = ?, state = ?, version = ?, also_known_as = ?, name = ?, controllers = ?, record = ?, updated_at = ? WHERE id = ?', [...params, d.id]);
+        await this.ctx.db.run('UPDATE domains SET type = ?, class = ?, state = ?, version = ?, also_known_as = ?, name = ?, controllers = ?, record = ?, updated_at = ? WHERE id = ?', [...params, d.id]);
       }
     } catch (e) {
       if (/UNIQUE/.test(String((e as Error).message)) && /domains_aka|also_known_as/.test(String((e as Error).message))) {
@@ -87,33 +87,33 @@ export class Domains {
     }
   }
 
-  create(p: Principal, body: DomainCreate): DomainView {
+  create(p: Principal, body: DomainCreate): Promise<DomainView> {
     const now = this.ctx.now();
     const f = validateCreate(body, p.did, now);
-    return this.ctx.db.tx(() => {
-      this.checkClassLive(f.class);
+    return this.ctx.db.tx(async () => {
+      await this.checkClassLive(f.class);
       const at = nowIso(now);
       const d: Domain = { id: 'did:ixo:entity:' + randomBytes(16).toString('hex'), ...f, state: 'registered', version: 1, createdAt: at, updatedAt: at, deactivatedAt: null };
-      this.save(d, true);
+      await this.save(d, true);
       return view(d, now);
     });
   }
 
-  get(id: string): DomainView {
+  async get(id: string): Promise<DomainView> {
     requireDid('did', id);
-    let d = this.must(id);
+    let d = await this.must(id);
     if (d.state === 'pending_verification') {
-      const open = this.ctx.db.get<{ id: string }>("SELECT id FROM proposals WHERE domain_id = ? AND status = 'open'", [id]);
+      const open = await this.ctx.db.get<{ id: string }>("SELECT id FROM proposals WHERE domain_id = ? AND status = 'open'", [id]);
       if (open) {
-        this.settleProposal(open.id);
-        d = this.must(id);
+        await this.settleProposal(open.id);
+        d = await this.must(id);
       }
     }
     return view(d, this.ctx.now());
   }
 
   /** GET /v1/domains/:did as JSON text: the common read, from the caches when it can be. */
-  getJson(id: string): { json: string; version: number } {
+  async getJson(id: string): Promise<{ json: string; version: number }> {
     const hit = this.cache.get(id); // only valid, committed ids are cached
     if (hit && hit.state !== 'pending_verification') {
       const now = this.ctx.now();
@@ -128,12 +128,12 @@ export class Domains {
       this.viewCache.set(hit, { json, until });
       return { json, version: hit.version };
     }
-    const d = this.get(id);
+    const d = await this.get(id);
     return { json: JSON.stringify(d), version: d.version };
   }
 
   /** The query is the schema's (domainQuery: known keys, type and status values, limit range). */
-  list(q: DomainQuery): Page<DomainView> {
+  async list(q: DomainQuery): Promise<Page<DomainView>> {
     const limit = q.limit ?? 50;
     const params: (string | number)[] = [decodeCursor(q.cursor)];
     let where = 'seq > ?';
@@ -158,19 +158,19 @@ export class Domains {
       where += " AND (instr(lower(coalesce(name, '')), lower(?)) > 0 OR instr(lower(coalesce(also_known_as, '')), lower(?)) > 0 OR id = ?)";
       params.push(q.q, q.q, q.q);
     }
-    const rows = this.ctx.db.all<{ seq: number; record: string }>(`SELECT seq, record FROM domains WHERE ${where} ORDER BY seq LIMIT ${limit + 1}`, params);
+    const rows = await this.ctx.db.all<{ seq: number; record: string }>(`SELECT seq, record FROM domains WHERE ${where} ORDER BY seq LIMIT ${limit + 1}`, params);
     const more = rows.length > limit;
     const items = rows.slice(0, limit);
     const now = this.ctx.now();
     return { items: items.map((r) => view(JSON.parse(r.record) as Domain, now)), nextCursor: more ? encodeCursor(items[items.length - 1]!.seq) : null };
   }
 
-  patch(p: Principal, id: string, ifMatch: string | undefined, body: DomainPatch): DomainView {
+  patch(p: Principal, id: string, ifMatch: string | undefined, body: DomainPatch): Promise<DomainView> {
     requireDid('did', id);
     const now = this.ctx.now();
     const db = this.ctx.db;
-    return db.tx(() => {
-      const d = this.must(id);
+    return db.tx(async () => {
+      const d = await this.must(id);
       this.mustControl(p, d);
       if (ifMatch === undefined) throw registryError('if_match_required', `PATCH needs If-Match: "${d.version}" (the current version, from the ETag of GET)`, { field: 'If-Match', details: { version: d.version } });
       const m = /^(?:W\/)?"?(\d{1,12})"?$/.exec(ifMatch.trim());
@@ -178,32 +178,32 @@ export class Domains {
       if (Number(m[1]) !== d.version) throw registryError('stale_version', `If-Match ${ifMatch} is stale; the current version is ${d.version}`, { field: 'If-Match', value: ifMatch, details: { version: d.version } });
       if (d.state === 'deactivated') throw registryError('domain_deactivated', `domain ${id} is deactivated (terminal)`);
       const { fields, reverify, changed } = applyPatch(fieldsOf(d), body, now);
-      if (changed.includes('class') || changed.includes('type')) this.checkClassLive(fields.class);
+      if (changed.includes('class') || changed.includes('type')) await this.checkClassLive(fields.class);
       if (changed.length === 0) return view(d, now);
       let state = reverify ? transition(d.state, 'reverify') : d.state;
       if (reverify && d.state === 'pending_verification') {
         // what the voters are asked about changed under them: the open proposal is cancelled and the domain must be proposed again
-        db.run("UPDATE proposals SET status = 'cancelled', closed_at = ? WHERE domain_id = ? AND status = 'open'", [nowIso(now), id]);
+        await db.run("UPDATE proposals SET status = 'cancelled', closed_at = ? WHERE domain_id = ? AND status = 'open'", [nowIso(now), id]);
         state = 'registered';
       }
       const next: Domain = { ...d, ...fields, state, version: d.version + 1, updatedAt: nowIso(now) };
-      this.save(next, false);
+      await this.save(next, false);
       return view(next, now);
     });
   }
 
-  deactivate(p: Principal, id: string): DomainView {
+  deactivate(p: Principal, id: string): Promise<DomainView> {
     requireDid('did', id);
     const now = this.ctx.now();
     const db = this.ctx.db;
-    return db.tx(() => {
-      const d = this.must(id);
+    return db.tx(async () => {
+      const d = await this.must(id);
       if (!p.roles.includes('admin')) this.mustControl(p, d);
       const state = transition(d.state, 'deactivate');
       const at = nowIso(now);
-      db.run("UPDATE proposals SET status = 'cancelled', closed_at = ? WHERE domain_id = ? AND status = 'open'", [at, id]);
+      await db.run("UPDATE proposals SET status = 'cancelled', closed_at = ? WHERE domain_id = ? AND status = 'open'", [at, id]);
       const next: Domain = { ...d, state, version: d.version + 1, updatedAt: at, deactivatedAt: at };
-      this.save(next, false);
+      await this.save(next, false);
       return view(next, now);
     });
   }

@@ -42,6 +42,6 @@ export class Registry implements RegistryContext {
     this.domains = new Domains(this);
     this.designs = new Designs(this, this.domains);
     this.proposals = new Proposals(this, this.domains);
-    this.domains.settleProposal = (id) => void this.proposals.get(id);
+    this.domains.settleProposal = (id) => this.proposals.get(id);
   }
 }

@@ -19,9 +19,9 @@ export type DesignAction = 'create' | 'recalculate' | 'submit';
  * `projectId`; `createdBy` is the design's creator (for submit of a design
  * whose project is not a registered domain).
  */
-export function mayChangeDesign(domains: Domains, p: Principal, projectId: string, action: DesignAction, createdBy?: string): void {
+export async function mayChangeDesign(domains: Domains, p: Principal, projectId: string, action: DesignAction, createdBy?: string): Promise<void> {
   if (p.roles.includes('admin')) return;
-  const dom = domains.find(projectId);
+  const dom = await domains.find(projectId);
   if (dom) {
     if (dom.controllers.includes(p.did)) return;
     throw registryError('not_controller', `${p.did} may not ${action} designs of ${projectId}: the project is a registered domain, and its designs are changed by its controllers and admins only`, {

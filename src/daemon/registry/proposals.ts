@@ -41,65 +41,65 @@ export class Proposals {
   }
 
   /** The body's shape is the schema's (proposalBody); URLs and hashes are checked here. */
-  propose(p: Principal, domainId: string, b: ProposalBody): ProposalView {
+  propose(p: Principal, domainId: string, b: ProposalBody): Promise<ProposalView> {
     requireDid('did', domainId);
     const pkg = checkPackage(b.package);
     const now = this.ctx.now();
     const { db, config } = this.ctx;
-    return db.tx(() => {
-      const d = this.domains.get(domainId); // settles an expired open proposal first
+    return db.tx(async () => {
+      const d = await this.domains.get(domainId); // settles an expired open proposal first
       this.domains.mustControl(p, d);
-      if (db.get("SELECT id FROM proposals WHERE domain_id = ? AND status = 'open'", [domainId])) {
+      if (await db.get("SELECT id FROM proposals WHERE domain_id = ? AND status = 'open'", [domainId])) {
         throw registryError('proposal_open', `domain ${domainId} already has an open verification proposal`);
       }
       const state = transition(d.state, 'propose');
       if (config.voters.length === 0) throw registryError('no_voters', 'the deployment config lists no voters; a proposal could never pass');
       const id = 'prp_' + randomBytes(10).toString('hex');
       const deadlineMs = now + Math.round(config.proposalDurationSeconds * 1000);
-      db.run(
+      await db.run(
         'INSERT INTO proposals (id, domain_id, status, snapshot, rule, revoting, deadline, deadline_ms, package, description, proposer, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
         [id, domainId, 'open', JSON.stringify(config.voters), JSON.stringify(ruleToJson(config.tally)), config.revoting ? 1 : 0, nowIso(deadlineMs), deadlineMs, JSON.stringify(pkg), b.description ?? null, p.did, nowIso(now)],
       );
-      const raw = this.domains.must(domainId);
-      this.domains.save({ ...raw, state, version: raw.version + 1, updatedAt: nowIso(now) }, false);
+      const raw = await this.domains.must(domainId);
+      await this.domains.save({ ...raw, state, version: raw.version + 1, updatedAt: nowIso(now) }, false);
       return this.get(id);
     });
   }
 
-  private row(id: string): ProposalRow {
-    const r = this.ctx.db.get<ProposalRow>('SELECT * FROM proposals WHERE id = ?', [id]);
+  private async row(id: string): Promise<ProposalRow> {
+    const r = await this.ctx.db.get<ProposalRow>('SELECT * FROM proposals WHERE id = ?', [id]);
     if (!r) throw registryError('proposal_not_found', `no proposal ${id}`, { field: 'id', value: id });
     return r;
   }
 
-  private votesOf(id: string): Map<string, VoteOption> {
-    return new Map(this.ctx.db.all<{ voter: string; option: VoteOption }>('SELECT voter, option FROM votes WHERE proposal_id = ?', [id]).map((v) => [v.voter, v.option]));
+  private async votesOf(id: string): Promise<Map<string, VoteOption>> {
+    return new Map((await this.ctx.db.all<{ voter: string; option: VoteOption }>('SELECT voter, option FROM votes WHERE proposal_id = ?', [id])).map((v) => [v.voter, v.option]));
   }
 
   /** Reads a proposal; an open one is settled (and executed atomically) when its outcome is decided. */
-  get(id: string): ProposalView {
+  async get(id: string): Promise<ProposalView> {
     if (!/^prp_[0-9a-f]{20}$/.test(id)) throw registryError('proposal_not_found', `no proposal ${id}`, { field: 'id', value: id });
     const db = this.ctx.db;
-    return db.tx(() => {
-      const r = this.row(id);
+    return db.tx(async () => {
+      const r = await this.row(id);
       const snapshot = JSON.parse(r.snapshot) as SnapshotVoter[];
-      const votes = this.votesOf(id);
+      const votes = await this.votesOf(id);
       const now = this.ctx.now();
       const { status, tally } = computeStatus(ruleFromJson(JSON.parse(r.rule)), snapshot, votes, r.deadline_ms, now, r.revoting === 1);
       let cur = r.status;
       let closedAt = r.closed_at;
       if (cur === 'open' && status !== 'open') {
         closedAt = nowIso(now);
-        const d = this.domains.must(r.domain_id);
+        const d = await this.domains.must(r.domain_id);
         if (status === 'passed') {
           // passed → executed in the same transaction as the domain's verification
           cur = 'executed';
-          this.domains.save({ ...d, state: transition(d.state, 'proposal_passed'), version: d.version + 1, updatedAt: closedAt }, false);
+          await this.domains.save({ ...d, state: transition(d.state, 'proposal_passed'), version: d.version + 1, updatedAt: closedAt }, false);
         } else {
           cur = status;
-          this.domains.save({ ...d, state: transition(d.state, 'proposal_failed'), version: d.version + 1, updatedAt: closedAt }, false);
+          await this.domains.save({ ...d, state: transition(d.state, 'proposal_failed'), version: d.version + 1, updatedAt: closedAt }, false);
         }
-        db.run('UPDATE proposals SET status = ?, closed_at = ? WHERE id = ? AND status = ?', [cur, closedAt, id, 'open']);
+        await db.run('UPDATE proposals SET status = ?, closed_at = ? WHERE id = ? AND status = ?', [cur, closedAt, id, 'open']);
       }
       return {
         id,
@@ -121,22 +121,22 @@ export class Proposals {
   }
 
   /** The latest proposal of a domain, if any (after settling). */
-  latestOf(domainId: string): ProposalView | null {
-    const r = this.ctx.db.get<{ id: string }>('SELECT id FROM proposals WHERE domain_id = ? ORDER BY seq DESC LIMIT 1', [domainId]);
+  async latestOf(domainId: string): Promise<ProposalView | null> {
+    const r = await this.ctx.db.get<{ id: string }>('SELECT id FROM proposals WHERE domain_id = ? ORDER BY seq DESC LIMIT 1', [domainId]);
     return r ? this.get(r.id) : null;
   }
 
   /** The option is the schema's (voteBody). */
-  vote(p: Principal, id: string, b: VoteBody): ProposalView {
+  vote(p: Principal, id: string, b: VoteBody): Promise<ProposalView> {
     const db = this.ctx.db;
-    return db.tx(() => {
-      const before = this.get(id); // settles a proposal past its deadline
+    return db.tx(async () => {
+      const before = await this.get(id); // settles a proposal past its deadline
       if (before.status !== 'open') throw registryError('proposal_closed', `proposal ${id} is ${before.status}`, { details: { status: before.status, deadline: before.deadline } });
       const voter = before.snapshot.find((v) => v.did === p.did);
       if (!voter) throw registryError('not_in_snapshot', `${p.did} is not a voter of proposal ${id}`, { details: { voters: before.snapshot.length } });
-      const prev = db.get<{ option: string }>('SELECT option FROM votes WHERE proposal_id = ? AND voter = ?', [id, p.did]);
+      const prev = await db.get<{ option: string }>('SELECT option FROM votes WHERE proposal_id = ? AND voter = ?', [id, p.did]);
       if (prev && !before.revoting) throw registryError('already_voted', `${p.did} already voted ${prev.option} on ${id}; revoting is off`, { details: { option: prev.option } });
-      db.run('INSERT INTO votes (proposal_id, voter, option, weight, cast_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (proposal_id, voter) DO UPDATE SET option = excluded.option, cast_at = excluded.cast_at', [
+      await db.run('INSERT INTO votes (proposal_id, voter, option, weight, cast_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (proposal_id, voter) DO UPDATE SET option = excluded.option, cast_at = excluded.cast_at', [
         id,
         p.did,
         b.option,

@@ -45,6 +45,7 @@ export const RUNTIME_ERRORS = {
   upstream_error: { status: 502, when: 'an upstream service (model provider, weather API, …) failed' },
   not_ready: { status: 503, when: 'plugins are pending or the signing key is not loaded' },
   model_not_configured: { status: 503, when: 'no LLM_BASE_URL / model configured' },
+  redis_unavailable: { status: 503, when: 'the Redis the instances of this oracle share (ORACLE_REDIS_URL) does not answer; retry shortly' },
 } as const;
 
 export type RuntimeErrorCode = keyof typeof RUNTIME_ERRORS;

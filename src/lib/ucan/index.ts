@@ -202,7 +202,7 @@ export class MemoryReplayStore implements ReplayStore {
 export interface VerifyOptions {
   oracleDid: string;
   /** CIDs refused (the token or any proof). */
-  isRevoked?: (cid: string) => boolean;
+  isRevoked?: (cid: string) => boolean | Promise<boolean>;
   replay?: ReplayStore;
   now?: number;
   /** Enforce the 900 s TTL (invocations). */
@@ -230,7 +230,7 @@ async function checkCommon(d: API.Delegation, o: VerifyOptions): Promise<void> {
     const iss = node.issuer.did();
     if (!isDidKeyEd25519(iss)) throw runtimeError('unsupported_principal', `issuer ${iss} is not a did:key Ed25519 identity`);
     const cid = node.cid.toString();
-    if (o.isRevoked?.(cid)) throw runtimeError('revoked', `UCAN ${cid} is revoked`);
+    if (await o.isRevoked?.(cid)) throw runtimeError('revoked', `UCAN ${cid} is revoked`);
     const exp = node.expiration;
     if (exp == null || !Number.isFinite(exp)) throw runtimeError('missing_expiry', 'the UCAN has no expiry');
     if (exp <= now) throw runtimeError('expired', `the UCAN expired at ${new Date(exp * 1000).toISOString()}`);

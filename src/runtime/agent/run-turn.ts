@@ -23,7 +23,7 @@ type TurnStatus = 'finished' | 'aborted' | 'failed';
 
 export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Promise<void> {
   const { sessionId, requestId } = run;
-  const state = deps.loadState(sessionId);
+  const state = await deps.loadState(sessionId);
   const turn: TurnContext = {
     userDid: run.userDid,
     sessionId,
@@ -39,7 +39,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
   };
   const emit = run.emit.bind(run);
   emit({ event: 'run', data: { runId: run.runId, requestId } });
-  const prior = deps.history(sessionId);
+  const prior = await deps.history(sessionId);
   void deps.persist(sessionId, [{ id: messageIds.human(requestId), type: 'human', content: input.message }]).catch((e: unknown) => deps.hooks?.onError?.(e));
 
   const active = deps.plugins();

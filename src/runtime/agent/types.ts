@@ -15,8 +15,8 @@ export interface AgentDeps {
   /** The tools of each active plugin, by plugin name. */
   pluginTools: () => Map<string, Record<string, PluginTool<never>>>;
   basePrompt: () => string;
-  history: (sessionId: string) => ModelMessage[];
-  loadState: (sessionId: string) => Record<string, unknown>;
+  history: (sessionId: string) => Promise<ModelMessage[]>;
+  loadState: (sessionId: string) => Promise<Record<string, unknown>>;
   saveState: (sessionId: string, state: Record<string, unknown>) => void;
   /** Resolves once the rows are durable. */
   persist: (sessionId: string, msgs: NewMessage[]) => Promise<void>;

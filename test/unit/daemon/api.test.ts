@@ -40,14 +40,14 @@ async function project(body: Record<string, unknown> = {}): Promise<any> {
 
 beforeAll(async () => {
   s = await startInProcess({ voters: [{ did: V1, weight: 2 }, { did: V2, weight: 1 }, { did: V3, weight: 1 }], proposalDurationSeconds: 3600 });
-  alice = s.key(ALICE, 'admin', 'representative', 'member');
-  bob = s.key(BOB, 'representative');
-  member = s.key('did:example:member', 'member');
-  verifier = s.key('did:example:verifier', 'verifier');
-  v1 = s.key(V1, 'voter');
-  v2 = s.key(V2, 'voter');
-  v3 = s.key(V3, 'voter');
-  outsider = s.key(OUTSIDER, 'voter');
+  alice = await s.key(ALICE, 'admin', 'representative', 'member');
+  bob = await s.key(BOB, 'representative');
+  member = await s.key('did:example:member', 'member');
+  verifier = await s.key('did:example:verifier', 'verifier');
+  v1 = await s.key(V1, 'voter');
+  v2 = await s.key(V2, 'voter');
+  v3 = await s.key(V3, 'voter');
+  outsider = await s.key(OUTSIDER, 'voter');
   const r = await s.call('POST', '/v1/domains', { key: alice, body: { type: 'Protocol', metadata: { name: 'Clean cookstoves' } } });
   expect(r.status).toBe(201);
   protocol = r.body.id;
@@ -59,9 +59,9 @@ describe('auth', () => {
     expectError(await s.call('GET', '/v1/domains'), 401, 'unauthenticated');
     expectError(await s.call('GET', '/v1/domains', { headers: { authorization: 'Basic abc' } }), 401, 'unauthenticated');
     expectError(await s.call('GET', '/v1/domains', { key: 'ok_nope' }), 401, 'unauthenticated');
-    const k = s.registry.keys.create('did:example:gone', ['member']);
+    const k = await s.registry.keys.create('did:example:gone', ['member']);
     expect((await s.call('GET', '/v1/domains', { key: k.key })).status).toBe(200);
-    s.registry.keys.revoke(k.id);
+    await s.registry.keys.revoke(k.id);
     const r = await s.call('GET', '/v1/domains', { key: k.key });
     expectError(r, 401, 'unauthenticated');
     expect(r.headers.get('www-authenticate')).toContain('Bearer');
@@ -76,8 +76,8 @@ describe('auth', () => {
     const list = await s.call('GET', '/admin/v1/keys', { key: 'admin-token' });
     expect(JSON.stringify(list.body)).not.toContain(alice); // never the secrets
   });
-  it('keys are stored hashed', () => {
-    const rows = s.registry.db.all<{ hash: string }>('SELECT hash FROM api_keys');
+  it('keys are stored hashed', async () => {
+    const rows = await s.registry.db.all<{ hash: string }>('SELECT hash FROM api_keys');
     expect(rows.every((r) => /^[0-9a-f]{64}$/.test(r.hash) && r.hash !== alice)).toBe(true);
   });
 });
@@ -104,8 +104,8 @@ describe('errors everywhere', () => {
   it('rate limit per key → 429', async () => {
     const t = await startInProcess({ rateLimit: { max: 3, timeWindowMs: 60_000 } });
     try {
-      const k = t.key('did:example:a', 'member');
-      const k2 = t.key('did:example:b', 'member');
+      const k = await t.key('did:example:a', 'member');
+      const k2 = await t.key('did:example:b', 'member');
       for (let i = 0; i < 3; i++) expect((await t.call('GET', '/v1/domains', { key: k })).status).toBe(200);
       const limited = await t.call('GET', '/v1/domains', { key: k });
       expectError(limited, 429, 'rate_limited');
@@ -114,7 +114,7 @@ describe('errors everywhere', () => {
       expect(limited.headers.get('x-request-id')).toBeTruthy();
       expect((await t.call('GET', '/v1/domains', { key: k2 })).status).toBe(200);
       // no rate-limit headers below the limit
-      expect((await t.call('GET', '/v1/domains', { key: t.key('did:example:c', 'member') })).headers.get('x-ratelimit-limit')).toBeNull();
+      expect((await t.call('GET', '/v1/domains', { key: await t.key('did:example:c', 'member') })).headers.get('x-ratelimit-limit')).toBeNull();
       expect((await t.call('GET', '/health')).status).toBe(200);
     } finally {
       await t.close();
@@ -489,9 +489,9 @@ describe('verification proposals and votes', () => {
   it('revoting on: a second vote replaces the first; closes only at the deadline', async () => {
     const t = await startInProcess({ voters: [{ did: V1 }, { did: V2 }], revoting: true, tally: { rule: 'absolute_count', k: 2 } });
     try {
-      const a = t.key(ALICE, 'representative');
-      const k1 = t.key(V1, 'voter');
-      const k2 = t.key(V2, 'voter');
+      const a = await t.key(ALICE, 'representative');
+      const k1 = await t.key(V1, 'voter');
+      const k2 = await t.key(V2, 'voter');
       const proto = (await t.call('POST', '/v1/domains', { key: a, body: { type: 'Protocol' } })).body;
       const p = (await t.call('POST', `/v1/domains/${proto.id}/verification-proposals`, { key: a, body: { package: PKG } })).body;
       expect(p.rule).toEqual({ rule: 'absolute_count', k: 2 });
@@ -540,7 +540,7 @@ describe('verification proposals and votes', () => {
   it('no voters configured → 409 no_voters', async () => {
     const t = await startInProcess({});
     try {
-      const a = t.key(ALICE, 'representative');
+      const a = await t.key(ALICE, 'representative');
       const proto = (await t.call('POST', '/v1/domains', { key: a, body: { type: 'Protocol' } })).body;
       expectError(await t.call('POST', `/v1/domains/${proto.id}/verification-proposals`, { key: a, body: { package: PKG } }), 409, 'no_voters');
       expect((await t.call('GET', `/v1/domains/${proto.id}`, { key: a })).body.state).toBe('registered');

@@ -52,7 +52,7 @@ it('answers under /oracle beside /v1, with socket.io at the daemon\'s /socket.io
   const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   try {
     expect(lines).toContain('[boot] loaded: user-preferences');
-    expect(db.schemaVersion('runtime')).toBeGreaterThanOrEqual(1);
+    expect(await db.schemaVersion('runtime')).toBeGreaterThanOrEqual(1);
     expect(await (await fetch(`${url}/oracle/health`)).json()).toMatchObject({ status: 'ok', oracleDid: key.did, name: 'oraclekit default oracle' });
     const health = (await (await fetch(`${url}/health`)).json()) as { name: string; oracle: { did: string; path: string; model: string | null } };
     expect(health).toMatchObject({ name: 'oraclekit', oracle: { did: key.did, path: '/oracle', model: null } });
@@ -90,6 +90,6 @@ it('answers under /oracle beside /v1, with socket.io at the daemon\'s /socket.io
     oracle.quiesce();
     await app.close();
     await oracle.close();
-    db.close();
+    await db.close();
   }
 });

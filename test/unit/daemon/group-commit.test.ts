@@ -11,8 +11,8 @@ import { DEFAULT_CONFIG } from '../../../src/daemon/config.ts';
 const dir = mkdtempSync(join(tmpdir(), 'oraclekit-gc-'));
 const db = openDatabase({ path: join(dir, 'r.db'), migrations: { registry: REGISTRY_MIGRATIONS } });
 const reg = new Registry(db, DEFAULT_CONFIG);
-afterAll(() => {
-  db.close();
+afterAll(async () => {
+  await db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -20,8 +20,8 @@ describe('Storage.write, with the registry', () => {
   it('settles each write with its own result; a failure leaves no trace and does not undo the others', async () => {
     const p = { keyId: 'k', did: 'did:example:a', roles: ['member' as const] };
     const ok1 = db.write(() => reg.domains.create(p, { type: 'Protocol', metadata: { name: 'one' } }));
-    const bad = db.write(() => {
-      reg.domains.create(p, { type: 'Protocol', metadata: { name: 'half' } });
+    const bad = db.write(async () => {
+      await reg.domains.create(p, { type: 'Protocol', metadata: { name: 'half' } });
       throw new Error('boom after a write');
     });
     const ok2 = db.write(() => reg.domains.create(p, { type: 'Protocol', metadata: { name: 'two' } }));
@@ -31,7 +31,7 @@ describe('Storage.write, with the registry', () => {
     expect(b).toMatchObject({ status: 'rejected', reason: { message: 'boom after a write' } });
     expect(c.status).toBe('fulfilled');
     expect(d).toMatchObject({ status: 'rejected', reason: { code: 'invalid_type' } });
-    const names = db.all<{ name: string }>('SELECT name FROM domains ORDER BY seq').map((r) => r.name);
+    const names = (await db.all<{ name: string }>('SELECT name FROM domains ORDER BY seq')).map((r) => r.name);
     expect(names).toEqual(['one', 'two']);
     expect(db.inTransaction).toBe(false);
   });

@@ -72,7 +72,7 @@ export interface InProcess extends Api {
   registry: Registry;
   home: string;
   close: () => Promise<void>;
-  key: (did: string, ...roles: string[]) => string;
+  key: (did: string, ...roles: string[]) => Promise<string>;
 }
 
 /** An in-process server (real HTTP on 127.0.0.1, real SQLite file). */
@@ -90,10 +90,10 @@ export async function startInProcess(config: Record<string, unknown> = {}): Prom
     app,
     registry,
     home: t.home,
-    key: (did, ...roles) => registry.keys.create(did, roles).key,
+    key: async (did, ...roles) => (await registry.keys.create(did, roles)).key,
     close: async () => {
       await app.close();
-      db.close();
+      await db.close();
       t.cleanup();
     },
   };

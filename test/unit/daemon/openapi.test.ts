@@ -70,10 +70,10 @@ let v2: string;
 
 beforeAll(async () => {
   s = await startInProcess({ voters: [{ did: V1, weight: 2 }, { did: V2, weight: 1 }, { did: 'did:example:voter3', weight: 1 }], proposalDurationSeconds: 3600 });
-  admin = s.key('did:example:alice', 'admin', 'representative');
-  verifier = s.key('did:example:verifier', 'verifier');
-  v1 = s.key(V1, 'voter');
-  v2 = s.key(V2, 'voter');
+  admin = await s.key('did:example:alice', 'admin', 'representative');
+  verifier = await s.key('did:example:verifier', 'verifier');
+  v1 = await s.key(V1, 'voter');
+  v2 = await s.key(V2, 'voter');
 });
 afterAll(async () => s?.close());
 
@@ -172,7 +172,7 @@ describe('live replies match their documented schema', () => {
     for (const tally of [{ rule: 'absolute_count', k: 1 }, { rule: 'absolute_percentage', p: '50%' }]) {
       const t = await startInProcess({ voters: [{ did: V1, weight: 1 }], tally });
       try {
-        const k = t.key('did:example:rep', 'representative');
+        const k = await t.key('did:example:rep', 'representative');
         const d = await t.call('POST', '/v1/domains', { key: k, body: { type: 'Protocol' } });
         const p = conforms('POST /v1/domains/{did}/verification-proposals', await t.call('POST', `/v1/domains/${d.body.id}/verification-proposals`, { key: k, body: { package: PKG } }));
         expect(p.rule.rule).toBe(tally.rule);
@@ -186,9 +186,9 @@ describe('live replies match their documented schema', () => {
 
 describe('serialization', () => {
   it('registry replies are plain JSON.stringify: the reply schemas are not run on them', async () => {
-    const rec = s.registry.designs.list({}).items[0]!;
+    const rec = (await s.registry.designs.list({})).items[0]!;
     const odd = { ...rec, parameters: 'not an object', extra: [1, 2] } as unknown as DesignRecord;
-    const spy = vi.spyOn(s.registry.designs, 'get').mockReturnValueOnce(odd);
+    const spy = vi.spyOn(s.registry.designs, 'get').mockResolvedValueOnce(odd);
     try {
       const r = await s.call('GET', `/v1/sampling/${rec.designId}`, { key: admin });
       expect(r.status).toBe(200);
@@ -211,7 +211,7 @@ describe('serialization', () => {
       expect(r.json()).toEqual({ a: 'kept' });
     } finally {
       await app.close();
-      db.close();
+      await db.close();
       t.cleanup();
     }
   });

@@ -31,7 +31,7 @@ it("mounts onto a host's fastify and database, with its own routes, auth and soc
   try {
     for (let i = 0; i < 200 && !oracle.runtime.signingKeyLoaded; i++) await new Promise((r) => setTimeout(r, 5));
     expect(lines[0]).toBe('runtime v1.0.0');
-    expect(db.schemaVersion('runtime')).toBe(RUNTIME_MIGRATIONS.at(-1)!.version);
+    expect(await db.schemaVersion('runtime')).toBe(RUNTIME_MIGRATIONS.at(-1)!.version);
     expect(await (await fetch(`${url}/health`)).json()).toEqual({ host: true });
     expect((await fetch(`${url}/ready`)).status).toBe(200);
     expect((await fetch(`${url}/sessions`)).status).toBe(401);
@@ -51,7 +51,7 @@ it("mounts onto a host's fastify and database, with its own routes, auth and soc
     // the host's close closes the oracle (its onClose); closing it again is a no-op
     await host.close();
     await oracle.close();
-    db.close();
+    await db.close();
   }
 });
 

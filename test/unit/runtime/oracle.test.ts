@@ -29,13 +29,13 @@ describe('the lifecycle follows the host', () => {
     expect(oracle.socket()).toBeUndefined();
     await host.ready();
     expect(oracle.socket()).toBeDefined();
-    const s = oracle.runtime.store.createSession(USER);
+    const s = await oracle.runtime.store.createSession(USER);
     model.enqueue({ steps: [{ type: 'text', text: 'slow' }, { type: 'delay', ms: 60_000 }] });
-    const run = oracle.runtime.startTurn(USER, s.sessionId, { message: 'hi' });
+    const run = await oracle.runtime.startTurn(USER, s.sessionId, { message: 'hi' });
     await host.close();
     expect(await run.done).toBe('aborted');
     expect(model.aborted).toBe(1);
-    expect(() => oracle.runtime.db.get('SELECT 1')).toThrow(); // its own database is closed
+    await expect(oracle.runtime.db.get('SELECT 1')).rejects.toThrow(); // its own database is closed
     await oracle.close();
   });
 
@@ -99,10 +99,10 @@ describe('session ownership', () => {
   it("one check: another user's session answers like a missing one", async () => {
     const app = createOracleApp({ config: { name: 'S' }, dbPath: join(dir, 's.db'), env: {}, logger: silent, signingMnemonic: '' });
     try {
-      const s = app.runtime.store.createSession(USER);
-      expect(app.runtime.ownSession(USER, s.sessionId)).toMatchObject({ sessionId: s.sessionId });
+      const s = await app.runtime.store.createSession(USER);
+      expect(await app.runtime.ownSession(USER, s.sessionId)).toMatchObject({ sessionId: s.sessionId });
       for (const [who, id] of [['did:key:z6MkuserB', s.sessionId], [USER, 'no-such-session']]) {
-        expect(() => app.runtime.ownSession(who!, id!)).toThrow(expect.objectContaining({ status: 404, code: 'session_not_found', message: `no session ${id}` }));
+        await expect(app.runtime.ownSession(who!, id!)).rejects.toThrow(expect.objectContaining({ status: 404, code: 'session_not_found', message: `no session ${id}` }));
       }
     } finally {
       await app.close();

@@ -9,17 +9,17 @@ import { openDatabase } from '../../../src/storage/db.ts';
 const dir = mkdtempSync(join(tmpdir(), 'oraclekit-db-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const migrations = { t: [{ version: 1, description: 'a table', sql: 'CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)' }] };
-const pragma = (db: { get<T>(sql: string): T | undefined }) => db.get<{ synchronous: number }>('PRAGMA synchronous')!.synchronous;
+const pragma = async (db: { get<T>(sql: string): Promise<T | undefined> }) => (await db.get<{ synchronous: number }>('PRAGMA synchronous'))!.synchronous;
 
 describe('Database durability', () => {
   it("'async' (default): NORMAL commits, and one fsync of the WAL serves every writer waiting when it starts", async () => {
     const path = join(dir, 'async.db');
     const db = openDatabase({ path, migrations });
-    expect(pragma(db)).toBe(1); // NORMAL: COMMIT itself does not fsync
+    expect(await pragma(db)).toBe(1); // NORMAL: COMMIT itself does not fsync
     const before = db.fsyncCount;
     const acks = [];
     for (let i = 0; i < 50; i++) {
-      db.run('INSERT INTO t (v) VALUES (?)', [`row ${i}`]);
+      await db.run('INSERT INTO t (v) VALUES (?)', [`row ${i}`]);
       acks.push(db.durable());
     }
     await Promise.all(acks);
@@ -30,7 +30,7 @@ describe('Database durability', () => {
     const other = new DatabaseSync(path);
     expect(other.prepare('SELECT COUNT(*) AS n FROM t').get()).toEqual({ n: 50 });
     other.close();
-    db.close();
+    await db.close();
     expect(existsSync(`${path}-wal`)).toBe(false); // the last close checkpointed and removed the WAL
   });
 
@@ -38,48 +38,48 @@ describe('Database durability', () => {
     const db = openDatabase({ path: join(dir, 'bg.db'), migrations });
     await db.durable(); // the migrations' commits
     const before = db.fsyncCount;
-    db.tx(() => db.run('INSERT INTO t (v) VALUES (?)', ['x']));
+    await db.tx(() => db.run('INSERT INTO t (v) VALUES (?)', ['x']));
     expect(db.fsyncCount).toBe(before + 1);
     await db.durable();
-    db.close();
+    await db.close();
   });
 
   it('an fsync that started after a commit acknowledges it: one fsync per write, none when nothing is new', async () => {
     const db = openDatabase({ path: join(dir, 'seq.db'), migrations });
     await db.durable();
     const before = db.fsyncCount;
-    db.run('INSERT INTO t (v) VALUES (?)', ['a']); // starts an fsync at once
+    await db.run('INSERT INTO t (v) VALUES (?)', ['a']); // starts an fsync at once
     await db.durable(); // served by that fsync
     expect(db.fsyncCount).toBe(before + 1);
     await db.durable(); // nothing committed since
     expect(db.fsyncCount).toBe(before + 1);
-    db.close();
+    await db.close();
   });
 
   it('close() settles writers still waiting for their fsync', async () => {
     const db = openDatabase({ path: join(dir, 'close.db'), migrations });
-    db.run('INSERT INTO t (v) VALUES (?)', ['y']);
+    await db.run('INSERT INTO t (v) VALUES (?)', ['y']);
     const waiting = db.durable();
-    db.close();
+    await db.close();
     await expect(waiting).resolves.toBeUndefined();
   });
 
   it("'FULL' fsyncs inside COMMIT and 'NORMAL' not at all: durable() has nothing to wait for", async () => {
     for (const [mode, level] of [['FULL', 2], ['NORMAL', 1]] as const) {
       const db = openDatabase({ path: join(dir, `${mode}.db`), migrations, synchronous: mode });
-      expect(pragma(db)).toBe(level);
-      db.run('INSERT INTO t (v) VALUES (?)', ['z']);
+      expect(await pragma(db)).toBe(level);
+      await db.run('INSERT INTO t (v) VALUES (?)', ['z']);
       await db.durable();
       expect(db.fsyncCount).toBe(0);
-      db.close();
+      await db.close();
     }
   });
 
   it('an in-memory database has no WAL to fsync', async () => {
     const db = openDatabase({ path: ':memory:', migrations });
-    db.run('INSERT INTO t (v) VALUES (?)', ['m']);
+    await db.run('INSERT INTO t (v) VALUES (?)', ['m']);
     await db.durable();
     expect(db.fsyncCount).toBe(0);
-    db.close();
+    await db.close();
   });
 });

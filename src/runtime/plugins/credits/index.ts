@@ -71,11 +71,11 @@ export const creditsPlugin = definePlugin<CreditsEnv>({
     if (typeof p !== 'number' || !Number.isFinite(p) || p < 0) return { invalid: { field: 'price', why: `price must be a number ≥ 0 in oracle.config.json, got ${JSON.stringify(p)}` } };
     return undefined;
   },
-  gateTurn: (req, ctx) => {
-    const g = ledgerOf(ctx).gate(req.userDid, req.sessionId);
+  gateTurn: async (req, ctx) => {
+    const g = await ledgerOf(ctx).gate(req.userDid, req.sessionId);
     if (g.ok) return;
     const l = ledgerOf(ctx);
-    const contract = l.contract(req.userDid);
+    const contract = await l.contract(req.userDid);
     const how = contract ? 'POST /credits/pay {claimIds, amount}' : 'POST /credits/contract, then POST /credits/pay {claimIds, amount}';
     throw new PaymentRequiredError(`this oracle costs ${l.terms().price} ${l.denom} per turn: pay the claims (${how}) and send the message again`, g.claims, g.outstanding);
   },
@@ -83,8 +83,8 @@ export const creditsPlugin = definePlugin<CreditsEnv>({
     get_credits_status: defineTool({
       description: "The user's credits with this oracle: price per turn, prepaid turns left, turns used, amount paid, outstanding claims. Use when the user asks about their credits, balance or what they owe.",
       inputSchema: z.object({}),
-      execute: (_input, turn) => {
-        const s = ledgerOf(ctx).summary(turn.userDid);
+      execute: async (_input, turn) => {
+        const s = await ledgerOf(ctx).summary(turn.userDid);
         return { price: s.price, denom: s.denom, unit: s.unit, prepaidTurns: s.prepaidTurns, usedTurns: s.usedTurns, paid: s.paid, owed: s.owed, outstandingClaims: s.outstandingClaims.map((c) => c.claimId) };
       },
     }),
@@ -92,21 +92,21 @@ export const creditsPlugin = definePlugin<CreditsEnv>({
   routes: (app, ctx) => {
     app.get('/credits/contract', async (req) => {
       const l = ledgerOf(ctx);
-      return { terms: l.terms(), contract: l.contract(getUser(req).did) ?? null };
+      return { terms: l.terms(), contract: (await l.contract(getUser(req).did)) ?? null };
     });
     app.post('/credits/contract', async (req, reply) => {
-      const { contract, created } = ledgerOf(ctx).accept(getUser(req).did);
+      const { contract, created } = await ledgerOf(ctx).accept(getUser(req).did);
       return reply.status(created ? 201 : 200).send({ contract });
     });
     app.post('/credits/pay', { schema: { body: PayBodySchema } }, async (req) => {
       const body = req.body as z.infer<typeof PayBodySchema>;
-      const r = ledgerOf(ctx).pay(getUser(req).did, body.claimIds, body.amount, body.reference);
+      const r = await ledgerOf(ctx).pay(getUser(req).did, body.claimIds, body.amount, body.reference);
       return { ok: true, ...r };
     });
     app.get('/credits/ledger', async (req) => {
       const did = getUser(req).did;
       const l = ledgerOf(ctx);
-      return { ...l.summary(did), entries: l.entries(did) };
+      return { ...(await l.summary(did)), entries: await l.entries(did) };
     });
   },
 });

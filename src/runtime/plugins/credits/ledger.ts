@@ -75,13 +75,16 @@ export class CreditsLedger {
   readonly oracleDid: string;
   readonly priceMicro: number;
   readonly denom: string;
+  /** The credits tables' migrations, applied on the runtime's connection; every method waits for them. */
+  private readonly ready: Promise<void>;
 
   constructor(db: Storage, o: { oracleDid: string; price: number; denom: string }) {
     this.db = db;
     this.oracleDid = o.oracleDid;
     this.priceMicro = toMicro(o.price);
     this.denom = o.denom;
-    db.migrate('credits', CREDITS_MIGRATIONS);
+    this.ready = db.migrate('credits', CREDITS_MIGRATIONS);
+    this.ready.catch(() => {}); // the error reaches every caller through `await this.ready`
   }
 
   private claim(r: ClaimRow): Claim {
@@ -92,25 +95,27 @@ export class CreditsLedger {
     return { oracleDid: this.oracleDid, price: fromMicro(this.priceMicro), denom: this.denom, unit: 'turn' as const };
   }
 
-  contract(userDid: string): Contract | undefined {
-    const r = this.db.get<{ id: string; price_micro: number; denom: string; created_at: string }>('SELECT * FROM credits_contracts WHERE user_did = ? AND oracle_did = ?', [userDid, this.oracleDid]);
+  async contract(userDid: string): Promise<Contract | undefined> {
+    await this.ready;
+    const r = await this.db.get<{ id: string; price_micro: number; denom: string; created_at: string }>('SELECT * FROM credits_contracts WHERE user_did = ? AND oracle_did = ?', [userDid, this.oracleDid]);
     return r ? { contractId: r.id, oracleDid: this.oracleDid, userDid, price: fromMicro(r.price_micro), denom: r.denom, unit: 'turn', createdAt: r.created_at } : undefined;
   }
 
   /** Accepts the oracle's terms (idempotent). */
-  accept(userDid: string): { contract: Contract; created: boolean } {
-    const existing = this.contract(userDid);
+  async accept(userDid: string): Promise<{ contract: Contract; created: boolean }> {
+    const existing = await this.contract(userDid);
     if (existing) return { contract: existing, created: false };
-    this.db.run('INSERT INTO credits_contracts (id, user_did, oracle_did, price_micro, denom, unit, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+    await this.db.run('INSERT INTO credits_contracts (id, user_did, oracle_did, price_micro, denom, unit, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
       `contract-${randomUUID()}`, userDid, this.oracleDid, this.priceMicro, this.denom, 'turn', new Date().toISOString(),
     ]);
-    return { contract: this.contract(userDid)!, created: true };
+    return { contract: (await this.contract(userDid))!, created: true };
   }
 
-  claims(userDid: string, status?: Claim['status']): Claim[] {
+  async claims(userDid: string, status?: Claim['status']): Promise<Claim[]> {
+    await this.ready;
     const rows = status
-      ? this.db.all<ClaimRow>('SELECT * FROM credits_claims WHERE user_did = ? AND oracle_did = ? AND status = ? ORDER BY created_at, rowid', [userDid, this.oracleDid, status])
-      : this.db.all<ClaimRow>('SELECT * FROM credits_claims WHERE user_did = ? AND oracle_did = ? ORDER BY created_at, rowid', [userDid, this.oracleDid]);
+      ? await this.db.all<ClaimRow>('SELECT * FROM credits_claims WHERE user_did = ? AND oracle_did = ? AND status = ? ORDER BY created_at, rowid', [userDid, this.oracleDid, status])
+      : await this.db.all<ClaimRow>('SELECT * FROM credits_claims WHERE user_did = ? AND oracle_did = ? ORDER BY created_at, rowid', [userDid, this.oracleDid]);
     return rows.map((r) => this.claim(r));
   }
 
@@ -119,86 +124,91 @@ export class CreditsLedger {
    * the caller's outstanding claim (one at a time, created for this turn when
    * none is open) must be paid first.
    */
-  gate(userDid: string, sessionId: string): { ok: true; claimId: string } | { ok: false; claims: string[]; outstanding: Claim[] } {
-    return this.db.tx(() => {
-      const paid = this.db.get<ClaimRow>("SELECT * FROM credits_claims WHERE user_did = ? AND oracle_did = ? AND status = 'paid' ORDER BY created_at, rowid LIMIT 1", [userDid, this.oracleDid]);
+  async gate(userDid: string, sessionId: string): Promise<{ ok: true; claimId: string } | { ok: false; claims: string[]; outstanding: Claim[] }> {
+    await this.ready;
+    return this.db.tx(async () => {
+      const paid = await this.db.get<ClaimRow>("SELECT * FROM credits_claims WHERE user_did = ? AND oracle_did = ? AND status = 'paid' ORDER BY created_at, rowid LIMIT 1", [userDid, this.oracleDid]);
       if (paid) {
         const now = new Date().toISOString();
         const entry = `usage-${randomUUID()}`;
-        this.db.run("UPDATE credits_claims SET status = 'consumed', consumed_at = ? WHERE id = ?", [now, paid.id]);
-        this.db.run("INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, created_at) VALUES (?, 'usage', ?, ?, ?, ?)", [entry, `escrow:${userDid}`, -paid.amount_micro, paid.id, now]);
-        this.db.run("INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, created_at) VALUES (?, 'usage', ?, ?, ?, ?)", [entry, `oracle:${this.oracleDid}`, paid.amount_micro, paid.id, now]);
+        await this.db.run("UPDATE credits_claims SET status = 'consumed', consumed_at = ? WHERE id = ?", [now, paid.id]);
+        await this.db.run("INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, created_at) VALUES (?, 'usage', ?, ?, ?, ?)", [entry, `escrow:${userDid}`, -paid.amount_micro, paid.id, now]);
+        await this.db.run("INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, created_at) VALUES (?, 'usage', ?, ?, ?, ?)", [entry, `oracle:${this.oracleDid}`, paid.amount_micro, paid.id, now]);
         return { ok: true as const, claimId: paid.id };
       }
-      let open = this.claims(userDid, 'outstanding');
+      let open = await this.claims(userDid, 'outstanding');
       if (open.length === 0) {
-        this.db.run("INSERT INTO credits_claims (id, user_did, oracle_did, session_id, amount_micro, status, created_at) VALUES (?, ?, ?, ?, ?, 'outstanding', ?)", [
+        await this.db.run("INSERT INTO credits_claims (id, user_did, oracle_did, session_id, amount_micro, status, created_at) VALUES (?, ?, ?, ?, ?, 'outstanding', ?)", [
           `claim-${randomUUID()}`, userDid, this.oracleDid, sessionId, this.priceMicro, new Date().toISOString(),
         ]);
-        open = this.claims(userDid, 'outstanding');
+        open = await this.claims(userDid, 'outstanding');
       }
       return { ok: false as const, claims: [open[0]!.claimId], outstanding: open };
     });
   }
 
   /** Pays claims: the amount must equal their total exactly. */
-  pay(userDid: string, claimIds: string[], amount: number, reference?: string): { paymentId: string; paid: Claim[]; amount: number } {
-    const contract = this.contract(userDid);
+  async pay(userDid: string, claimIds: string[], amount: number, reference?: string): Promise<{ paymentId: string; paid: Claim[]; amount: number }> {
+    const contract = await this.contract(userDid);
     if (!contract) throw creditsError('contract_required', "accept this oracle's contract first: POST /credits/contract");
-    return this.db.tx(() => {
+    return this.db.tx(async () => {
       const unique = [...new Set(claimIds)];
-      const rows = unique.map((id) => {
-        const r = this.db.get<ClaimRow>('SELECT * FROM credits_claims WHERE id = ? AND user_did = ? AND oracle_did = ?', [id, userDid, this.oracleDid]);
+      const rows: ClaimRow[] = [];
+      for (const id of unique) {
+        const r = await this.db.get<ClaimRow>('SELECT * FROM credits_claims WHERE id = ? AND user_did = ? AND oracle_did = ?', [id, userDid, this.oracleDid]);
         if (!r) throw creditsError('claim_not_found', `no claim ${id}`, { field: 'claimIds' });
         if (r.status !== 'outstanding') throw creditsError('claim_not_outstanding', `claim ${id} is already ${r.status}`, { field: 'claimIds' });
-        return r;
-      });
+        rows.push(r);
+      }
       const total = rows.reduce((a, r) => a + r.amount_micro, 0);
       if (toMicro(amount) !== total) throw creditsError('payment_mismatch', `the claims total ${fromMicro(total)} ${this.denom}; the payment was ${amount}`, { field: 'amount', details: { expected: fromMicro(total) } });
       const now = new Date().toISOString();
       const paymentId = `payment-${randomUUID()}`;
-      this.db.run('INSERT INTO credits_payments (id, user_did, oracle_did, contract_id, amount_micro, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [paymentId, userDid, this.oracleDid, contract.contractId, total, reference ?? null, now]);
+      await this.db.run('INSERT INTO credits_payments (id, user_did, oracle_did, contract_id, amount_micro, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [paymentId, userDid, this.oracleDid, contract.contractId, total, reference ?? null, now]);
       for (const r of rows) {
-        this.db.run("UPDATE credits_claims SET status = 'paid', paid_at = ?, payment_id = ? WHERE id = ?", [now, paymentId, r.id]);
+        await this.db.run("UPDATE credits_claims SET status = 'paid', paid_at = ?, payment_id = ? WHERE id = ?", [now, paymentId, r.id]);
         const entry = `payment-${randomUUID()}`;
-        this.db.run("INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, payment_id, created_at) VALUES (?, 'payment', ?, ?, ?, ?, ?)", [entry, `user:${userDid}`, -r.amount_micro, r.id, paymentId, now]);
-        this.db.run("INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, payment_id, created_at) VALUES (?, 'payment', ?, ?, ?, ?, ?)", [entry, `escrow:${userDid}`, r.amount_micro, r.id, paymentId, now]);
+        await this.db.run("INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, payment_id, created_at) VALUES (?, 'payment', ?, ?, ?, ?, ?)", [entry, `user:${userDid}`, -r.amount_micro, r.id, paymentId, now]);
+        await this.db.run("INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, payment_id, created_at) VALUES (?, 'payment', ?, ?, ?, ?, ?)", [entry, `escrow:${userDid}`, r.amount_micro, r.id, paymentId, now]);
       }
       return { paymentId, paid: rows.map((r) => this.claim({ ...r, status: 'paid' })), amount: fromMicro(total) };
     });
   }
 
-  balance(account: string): number {
-    return fromMicro(this.db.get<{ s: number | null }>('SELECT SUM(amount_micro) AS s FROM credits_ledger WHERE account = ?', [account])?.s ?? 0);
+  async balance(account: string): Promise<number> {
+    await this.ready;
+    return fromMicro(Number((await this.db.get<{ s: number | string | null }>('SELECT SUM(amount_micro) AS s FROM credits_ledger WHERE account = ?', [account]))?.s ?? 0));
   }
 
   /** The caller's view: what they paid, spent, have prepaid, and owe. */
-  summary(userDid: string) {
-    const outstanding = this.claims(userDid, 'outstanding');
-    const prepaid = this.claims(userDid, 'paid');
+  async summary(userDid: string) {
+    const outstanding = await this.claims(userDid, 'outstanding');
+    const prepaid = await this.claims(userDid, 'paid');
     return {
       ...this.terms(),
-      contract: this.contract(userDid) ?? null,
-      paid: -this.balance(`user:${userDid}`),
-      prepaidBalance: this.balance(`escrow:${userDid}`),
+      contract: (await this.contract(userDid)) ?? null,
+      paid: -(await this.balance(`user:${userDid}`)),
+      prepaidBalance: await this.balance(`escrow:${userDid}`),
       prepaidTurns: prepaid.length,
-      usedTurns: this.claims(userDid, 'consumed').length,
+      usedTurns: (await this.claims(userDid, 'consumed')).length,
       outstandingClaims: outstanding,
       owed: fromMicro(outstanding.reduce((a, c) => a + toMicro(c.amount), 0)),
     };
   }
 
-  entries(userDid: string) {
-    return this.db
-      .all<{ entry_id: string; kind: string; account: string; amount_micro: number; claim_id: string | null; payment_id: string | null; created_at: string }>(
+  async entries(userDid: string) {
+    await this.ready;
+    return (
+      await this.db.all<{ entry_id: string; kind: string; account: string; amount_micro: number; claim_id: string | null; payment_id: string | null; created_at: string }>(
         'SELECT * FROM credits_ledger WHERE entry_id IN (SELECT entry_id FROM credits_ledger WHERE account IN (?, ?)) ORDER BY seq',
         [`user:${userDid}`, `escrow:${userDid}`],
       )
-      .map((r) => ({ entryId: r.entry_id, kind: r.kind, account: r.account, amount: fromMicro(r.amount_micro), claimId: r.claim_id, paymentId: r.payment_id, createdAt: r.created_at }));
+    ).map((r) => ({ entryId: r.entry_id, kind: r.kind, account: r.account, amount: fromMicro(r.amount_micro), claimId: r.claim_id, paymentId: r.payment_id, createdAt: r.created_at }));
   }
 
   /** Sum of every ledger row (always 0: double entry). */
-  total(): number {
-    return fromMicro(this.db.get<{ s: number | null }>('SELECT SUM(amount_micro) AS s FROM credits_ledger')?.s ?? 0);
+  async total(): Promise<number> {
+    await this.ready;
+    return fromMicro(Number((await this.db.get<{ s: number | string | null }>('SELECT SUM(amount_micro) AS s FROM credits_ledger'))?.s ?? 0));
   }
 }

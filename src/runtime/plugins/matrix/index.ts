@@ -109,18 +109,18 @@ class MatrixTransport {
   }
 
   /** One runtime session per (Matrix user, room), found again by its title. */
-  private session(userDid: string, roomId: string): string {
+  private async session(userDid: string, roomId: string): Promise<string> {
     const title = `Matrix ${roomId}`;
-    const found = this.ctx.store.listSessions(userDid, 100, 0).sessions.find((s) => s.title === title);
-    return found?.sessionId ?? this.ctx.store.createSession(userDid, title).sessionId;
+    const found = (await this.ctx.store.listSessions(userDid, 100, 0)).sessions.find((s) => s.title === title);
+    return found?.sessionId ?? (await this.ctx.store.createSession(userDid, title)).sessionId;
   }
 
   private async answer(roomId: string, e: MatrixEvent): Promise<void> {
     const userDid = `matrix:${e.sender}`;
-    const sessionId = this.session(userDid, roomId);
+    const sessionId = await this.session(userDid, roomId);
     let text: string;
     try {
-      const run = this.ctx.host.startTurn(userDid, sessionId, { message: String(e.content.body), metadata: { matrix: { roomId, eventId: e.event_id, sender: e.sender } } });
+      const run = await this.ctx.host.startTurn(userDid, sessionId, { message: String(e.content.body), metadata: { matrix: { roomId, eventId: e.event_id, sender: e.sender } } });
       const status = await run.done;
       text = run.text || (status === 'finished' ? '(no answer)' : 'Sorry, I could not answer that just now.');
     } catch (err) {

@@ -151,17 +151,17 @@ class SlackTransport {
     );
   }
 
-  private session(userDid: string, title: string): string {
-    const found = this.ctx.store.listSessions(userDid, 100, 0).sessions.find((s) => s.title === title);
-    return found?.sessionId ?? this.ctx.store.createSession(userDid, title).sessionId;
+  private async session(userDid: string, title: string): Promise<string> {
+    const found = (await this.ctx.store.listSessions(userDid, 100, 0)).sessions.find((s) => s.title === title);
+    return found?.sessionId ?? (await this.ctx.store.createSession(userDid, title)).sessionId;
   }
 
   private async answer(e: SlackEvent & { user: string; channel: string; ts: string }, text: string, thread: string, dm: boolean): Promise<void> {
     const userDid = `slack:${this.teamId}:${e.user}`;
-    const sessionId = this.session(userDid, dm && !e.thread_ts ? `Slack DM ${e.channel}` : `Slack ${e.channel} ${thread}`);
+    const sessionId = await this.session(userDid, dm && !e.thread_ts ? `Slack DM ${e.channel}` : `Slack ${e.channel} ${thread}`);
     let reply: string;
     try {
-      const run = this.ctx.host.startTurn(userDid, sessionId, { message: text, metadata: { slack: { channel: e.channel, ts: e.ts, threadTs: thread, user: e.user } } });
+      const run = await this.ctx.host.startTurn(userDid, sessionId, { message: text, metadata: { slack: { channel: e.channel, ts: e.ts, threadTs: thread, user: e.user } } });
       const status = await run.done;
       reply = run.text || (status === 'finished' ? '(no answer)' : 'Sorry, I could not answer that just now.');
     } catch (err) {

@@ -4,9 +4,11 @@
  *   P:due            ZSET id → run time (ms): scheduled tasks
  *   P:running        ZSET id → lease expiry (ms): claimed by a worker
  *   P:user:<did>     SET of the user's task ids
- * A worker claims the earliest due task atomically (Lua); a lease that
- * expires (a worker that died mid-task) puts the task back in P:due, so a
- * restarted runtime runs what was scheduled or interrupted.
+ * A worker claims the earliest due task atomically (Lua), so with several
+ * runtime instances on one queue each due task runs once; the worker renews
+ * its lease while the task's turn runs, so only a lease that expires because
+ * its worker died (kill -9, a lost machine) puts the task back in P:due, and
+ * a restarted runtime (or another instance) runs what was interrupted.
  */
 import { randomUUID } from 'node:crypto';
 // redis is imported when the store connects, so a daemon without TASKS_STORE_URL never loads it (~30 MB RSS)
@@ -43,6 +45,15 @@ if #ids == 0 then return false end
 redis.call('ZREM', KEYS[1], ids[1])
 redis.call('ZADD', KEYS[2], now + lease, ids[1])
 return ids[1]
+`;
+
+/** Moves a running task's lease to ARGV[2] when it is still claimed. */
+const RENEW = `
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+  return 1
+end
+return 0
 `;
 
 type Client = ReturnType<typeof createClient>;
@@ -159,6 +170,17 @@ export class TaskStore {
   async claim(now: number, leaseMs: number): Promise<string | undefined> {
     const r = await this.op(() => this.client.eval(CLAIM, { keys: [this.k('due'), this.k('running')], arguments: [String(now), String(leaseMs)] }), 'EVAL claim');
     return typeof r === 'string' ? r : undefined;
+  }
+
+  /**
+   * Extends the lease of a task this worker is running (every third of the
+   * lease while its turn runs), so a turn longer than TASKS_LEASE_MS is not
+   * taken for a dead worker's and run again by another instance; false when
+   * the claim is no longer there.
+   */
+  async renew(id: string, until: number): Promise<boolean> {
+    const r = await this.op(() => this.client.eval(RENEW, { keys: [this.k('running')], arguments: [id, String(until)] }), 'EVAL renew');
+    return r === 1;
   }
 
   /** Ends a claim: reschedule at `runAt` (repeat, retry, shutdown) or just release. */

@@ -71,10 +71,11 @@ export class TaskWorker {
     }
     let run;
     try {
-      run = host.startTurn(task.userDid, task.sessionId, { message: `Scheduled task "${task.title}": ${task.prompt}`, metadata: { taskId: task.id } });
+      run = await host.startTurn(task.userDid, task.sessionId, { message: `Scheduled task "${task.title}": ${task.prompt}`, metadata: { taskId: task.id } });
     } catch (e) {
-      if (isOracleKitError(e) && e.code === 'run_in_progress') {
-        await store.release(id, Date.now() + 1000); // the session is busy: a little later
+      if (isOracleKitError(e) && (e.code === 'run_in_progress' || e.code === 'redis_unavailable')) {
+        // the session is busy, or the Redis shared by several instances is away (docs/scaling.md): a little later
+        await store.release(id, Date.now() + 1000);
         return;
       }
       const why = isOracleKitError(e) ? `${e.code}: ${e.message}` : (e as Error).message;
@@ -82,7 +83,7 @@ export class TaskWorker {
       await store.release(id);
       if (!(isOracleKitError(e) && e.code === 'session_not_found')) {
         try {
-          host.postMessage(task.sessionId, { id: `${task.id}-failed-${task.runs + 1}`, content: `The scheduled task "${task.title}" could not run: ${why}` });
+          await host.postMessage(task.sessionId, { id: `${task.id}-failed-${task.runs + 1}`, content: `The scheduled task "${task.title}" could not run: ${why}` });
         } catch {
           // the session is gone
         }
@@ -91,7 +92,9 @@ export class TaskWorker {
     }
     await store.save({ ...task, status: 'running' });
     this.running = { task, abort: () => run.abort.abort(new Error('task cancelled')) };
-    const status = await run.done;
+    // the claim lives as long as the turn: another instance takes the task only when this worker is gone
+    const renew = setInterval(() => void store.renew(id, Date.now() + this.o.leaseMs).catch(() => {}), Math.max(100, Math.floor(this.o.leaseMs / 3)));
+    const status = await run.done.finally(() => clearInterval(renew));
     this.running = undefined;
     const latest = (await store.get(id)) ?? task;
     if (status === 'aborted' && latest.status !== 'cancelled') {

@@ -54,7 +54,7 @@ export const userPreferencesPlugin = definePlugin({
     dependsOn: [],
   },
   stateKeys: [PREFERENCES_STATE_KEY],
-  loadState: (turn, ctx) => ({ [PREFERENCES_STATE_KEY]: ctx.store.getPreferences(turn.userDid) }),
+  loadState: async (turn, ctx) => ({ [PREFERENCES_STATE_KEY]: await ctx.store.getPreferences(turn.userDid) }),
   systemPrompt: (state) => {
     const p = PreferencesSchema.safeParse(state[PREFERENCES_STATE_KEY] ?? {});
     const body = p.success ? render(p.data) : undefined;
@@ -64,11 +64,11 @@ export const userPreferencesPlugin = definePlugin({
     set_user_preferences: defineTool({
       description: `Save how the user wants you to respond, merged into their saved preferences (partial update; persisted across sessions). ${RULES}`,
       inputSchema: PreferencesSchema,
-      execute: (input, turn) => {
-        const current = PreferencesSchema.partial().parse(ctx.store.getPreferences(turn.userDid));
+      execute: async (input, turn) => {
+        const current = PreferencesSchema.partial().parse(await ctx.store.getPreferences(turn.userDid));
         const merged: Preferences = { ...current };
         for (const [k, v] of Object.entries(input)) if (v !== undefined) (merged as Record<string, unknown>)[k] = v;
-        ctx.store.setPreferences(turn.userDid, merged);
+        await ctx.store.setPreferences(turn.userDid, merged);
         turn.state[PREFERENCES_STATE_KEY] = merged; // refreshed for the next model step
         return { ok: true, preferences: merged };
       },
@@ -76,7 +76,7 @@ export const userPreferencesPlugin = definePlugin({
   }),
   routes: (app, ctx) => {
     app.get('/user-preferences', async (req) => {
-      return { preferences: ctx.store.getPreferences(getUser(req).did) };
+      return { preferences: await ctx.store.getPreferences(getUser(req).did) };
     });
   },
 });
