@@ -40,6 +40,15 @@ function postgresBin(): string | undefined {
   return which.status === 0 ? join(which.stdout.trim(), '..') : undefined;
 }
 
+/**
+ * Whether the PostgreSQL tests run: the server binaries are installed, or
+ * this is CI (process.env.CI set), where missing binaries must fail the
+ * tests, not skip them.
+ */
+export function postgresAvailable(): boolean {
+  return !!process.env.CI || postgresBin() !== undefined;
+}
+
 /** The pids whose parent is `pid` (from /proc). */
 function childrenOf(pid: number): number[] {
   const out: number[] = [];

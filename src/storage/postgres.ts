@@ -1,0 +1,232 @@
+/**
+ * The PostgreSQL implementation of the storage seam (src/storage/storage.ts),
+ * through the `postgres` driver (porsager): one pool per process, owned here.
+ *
+ * - Statements: `?` placeholders become `$1…$n` (outside quoted text); a
+ *   statement issued inside a `write`/`tx` callback runs on that callback's
+ *   transaction (AsyncLocalStorage), any other on the pool (committed data).
+ * - Group commit: the writes queued together run in ONE transaction on one
+ *   connection of the pool, each inside its own SAVEPOINT (a failing write is
+ *   rolled back alone and its promise rejects), then one COMMIT. With
+ *   `synchronous_commit = on` (PostgreSQL's default) a returned COMMIT is
+ *   durable, so `write` resolves after COMMIT and `durable()` at once.
+ * - Migrations: each in its own transaction under a transaction-scoped
+ *   advisory lock, so daemons starting together on one database apply each
+ *   migration once.
+ * - A server that cannot be reached (refused, reset, shut down) is an
+ *   OracleKitError 503 `database_unavailable`; the pool reconnects by itself
+ *   on the next statement once the server is back.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import postgres from 'postgres';
+import { OracleKitError } from '../lib/errors.ts';
+import type { Migration, Row, SqlValue, Storage } from './storage.ts';
+
+type Conn = postgres.Sql | postgres.TransactionSql;
+
+/** `?` → `$n`, outside single-quoted literals and double-quoted identifiers. */
+export function toPositional(sql: string): string {
+  let out = '';
+  let n = 0;
+  let quote: string | undefined;
+  for (const ch of sql) {
+    if (quote) {
+      if (ch === quote) quote = undefined;
+      out += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      out += ch;
+    } else if (ch === '?') out += `$${++n}`;
+    else out += ch;
+  }
+  return out;
+}
+
+/** Error codes of the driver and of the server meaning "the database is not reachable now". */
+const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+
+function unavailable(e: unknown): OracleKitError | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !UNAVAILABLE.has(code)) return undefined;
+  return new OracleKitError({ status: 503, code: 'database_unavailable', message: `the database is unreachable (${code}); retry shortly`, details: { cause: code } });
+}
+
+function mapError(e: unknown): unknown {
+  return unavailable(e) ?? e;
+}
+
+export interface PostgresOptions {
+  /** postgres://user@host:port/database */
+  url: string;
+  /** Connections of the pool (default 10). */
+  max?: number;
+}
+
+export class PostgresStorage implements Storage {
+  readonly dialect = 'postgres' as const;
+  private readonly sql: postgres.Sql;
+  private readonly als = new AsyncLocalStorage<Conn>();
+  private queue: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
+  private flushScheduled = false;
+  private running: Promise<void> = Promise.resolve();
+  private readonly rollbackListeners: (() => void)[] = [];
+  private tableReady: Promise<void> | undefined;
+  /** Group commits made by `write` (for tests and diagnostics). */
+  groupCount = 0;
+
+  constructor(o: PostgresOptions) {
+    this.sql = postgres(o.url, {
+      max: o.max ?? 10,
+      onnotice: () => {},
+      // COUNT/SUM/bigint columns read back as numbers, as from SQLite
+      types: { int8: { to: 20, from: [20, 1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) } },
+      connect_timeout: 5,
+    });
+  }
+
+  private conn(): Conn {
+    return this.als.getStore() ?? this.sql;
+  }
+
+  get inTransaction(): boolean {
+    return this.als.getStore() !== undefined;
+  }
+
+  onRollback(fn: () => void): void {
+    this.rollbackListeners.push(fn);
+  }
+
+  private rolledBack(): void {
+    for (const fn of this.rollbackListeners) fn();
+  }
+
+  async run(sql: string, params: SqlValue[] = []): Promise<{ changes: number }> {
+    try {
+      const r = await this.conn().unsafe(toPositional(sql), params as postgres.ParameterOrJSON<never>[]);
+      return { changes: r.count };
+    } catch (e) {
+      throw mapError(e);
+    }
+  }
+
+  async get<T = Row>(sql: string, params: SqlValue[] = []): Promise<T | undefined> {
+    return (await this.all<T>(sql, params))[0];
+  }
+
+  async all<T = Row>(sql: string, params: SqlValue[] = []): Promise<T[]> {
+    try {
+      const r = await this.conn().unsafe(toPositional(sql), params as postgres.ParameterOrJSON<never>[]);
+      return [...r] as T[];
+    } catch (e) {
+      throw mapError(e);
+    }
+  }
+
+  async tx<T>(fn: () => Promise<T> | T): Promise<T> {
+    if (this.als.getStore()) return fn();
+    try {
+      return (await this.sql.begin((t) => this.als.run(t, async () => fn()))) as T;
+    } catch (e) {
+      this.rolledBack();
+      throw mapError(e);
+    }
+  }
+
+  write<T>(fn: () => Promise<T> | T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => void this.commitGroup());
+      }
+    });
+  }
+
+  async flush(): Promise<void> {
+    if (this.queue.length > 0) await this.commitGroup();
+    await this.running;
+  }
+
+  /** One group at a time (one connection for the group's transaction); writes queued meanwhile form the next. */
+  private commitGroup(): Promise<void> {
+    this.running = this.running.then(() => this.runGroup());
+    return this.running;
+  }
+
+  private async runGroup(): Promise<void> {
+    this.flushScheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    this.groupCount++;
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    try {
+      await this.sql.begin(async (t) => {
+        for (const b of batch) {
+          try {
+            const value = await t.savepoint((s) => this.als.run(s, async () => b.fn()));
+            outcomes.push({ ok: true, value });
+          } catch (e) {
+            if (unavailable(e)) throw e; // the connection is gone: the whole group fails
+            this.rolledBack();
+            outcomes.push({ ok: false, value: e });
+          }
+        }
+      });
+    } catch (e) {
+      this.rolledBack();
+      const err = mapError(e);
+      for (const b of batch) b.reject(err);
+      return;
+    }
+    // COMMIT returned: with synchronous_commit = on the group is durable
+    batch.forEach((b, i) => (outcomes[i]!.ok ? b.resolve(outcomes[i]!.value) : b.reject(outcomes[i]!.value)));
+  }
+
+  /** A returned COMMIT is on disk (synchronous_commit = on). */
+  durable(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  private ensureTable(): Promise<void> {
+    this.tableReady ??= (async () => {
+      await this.sql.begin(async (t) => {
+        await t`SELECT pg_advisory_xact_lock(7302417)`;
+        await t`CREATE TABLE IF NOT EXISTS schema_version (area TEXT NOT NULL, version INTEGER NOT NULL, description TEXT NOT NULL, applied_at TEXT NOT NULL, PRIMARY KEY (area, version))`;
+      });
+    })().catch((e: unknown) => {
+      this.tableReady = undefined;
+      throw mapError(e);
+    });
+    return this.tableReady;
+  }
+
+  async migrate(area: string, migrations: Migration[]): Promise<void> {
+    await this.ensureTable();
+    const sorted = [...migrations].sort((a, b) => a.version - b.version);
+    for (const m of sorted) {
+      try {
+        await this.sql.begin(async (t) => {
+          // one daemon applies a migration; the others wait for it and skip it
+          await t`SELECT pg_advisory_xact_lock(7302417)`;
+          const [row] = await t`SELECT MAX(version) AS v FROM schema_version WHERE area = ${area}`;
+          if (Number(row?.v ?? 0) >= m.version) return;
+          await t.unsafe(typeof m.sql === 'string' ? m.sql : m.sql.postgres).simple();
+          await t`INSERT INTO schema_version (area, version, description, applied_at) VALUES (${area}, ${m.version}, ${m.description}, ${new Date().toISOString()})`;
+        });
+      } catch (e) {
+        throw mapError(e);
+      }
+    }
+  }
+
+  async schemaVersion(area: string): Promise<number> {
+    await this.ensureTable();
+    return (await this.get<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_version WHERE area = ?', [area]))?.v ?? 0;
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    await this.sql.end({ timeout: 5 });
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The PostgreSQL implementation of the storage seam on a real server
+ * (test/helpers/postgres.ts): migrations applied once, `?` parameters, group
+ * commit with a savepoint per write, tx joining a write, reads outside a
+ * write seeing committed rows only, and a server that goes away answering
+ * 503 database_unavailable and coming back by itself.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresStorage, toPositional } from '../../../src/storage/postgres.ts';
+import { postgresAvailable, startPostgres, type PostgresServer } from '../../helpers/postgres.ts';
+
+const migrations = [{ version: 1, description: 'a table', sql: { sqlite: 'unused', postgres: "CREATE TABLE t (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v TEXT NOT NULL UNIQUE); INSERT INTO t (v) VALUES ('seed')" } }];
+
+describe('toPositional', () => {
+  it('numbers the ? placeholders, not those inside quotes', () => {
+    expect(toPositional("SELECT * FROM t WHERE a = ? AND b = '?' AND \"c?\" = ? ")).toBe("SELECT * FROM t WHERE a = $1 AND b = '?' AND \"c?\" = $2 ");
+  });
+});
+
+describe.skipIf(!postgresAvailable())('PostgresStorage on a real server', () => {
+  let pg: PostgresServer;
+  let db: PostgresStorage;
+  beforeAll(async () => {
+    pg = await startPostgres();
+    db = new PostgresStorage({ url: pg.createDatabase('storage_seam'), max: 4 });
+    await db.migrate('t', migrations);
+  }, 120_000);
+  afterAll(async () => {
+    await db?.close();
+    await pg?.stop();
+  });
+
+  it('applies a migration once (again on a second connection) and records it', async () => {
+    const other = new PostgresStorage({ url: pg.url.replace(/\/[^/]*$/, '/storage_seam'), max: 1 });
+    await other.migrate('t', migrations);
+    expect(await other.schemaVersion('t')).toBe(1);
+    expect(await db.all('SELECT v FROM t')).toEqual([{ v: 'seed' }]);
+    await other.close();
+  });
+
+  it('group commit: each write settles with its own result; a failing write is rolled back alone', async () => {
+    const ok1 = db.write(async () => (await db.run('INSERT INTO t (v) VALUES (?)', ['one'])).changes);
+    const bad = db.write(async () => {
+      await db.run('INSERT INTO t (v) VALUES (?)', ['half']);
+      await db.run('INSERT INTO t (v) VALUES (?)', ['seed']); // unique violation
+    });
+    const ok2 = db.write(async () => db.tx(async () => (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM t'))!.n));
+    const [a, b, c] = await Promise.allSettled([ok1, bad, ok2]);
+    expect(a).toEqual({ status: 'fulfilled', value: 1 });
+    expect(b.status).toBe('rejected');
+    expect(c).toEqual({ status: 'fulfilled', value: 2 }); // seed + one: the failed write left nothing
+    expect((await db.all<{ v: string }>('SELECT v FROM t ORDER BY id')).map((r) => r.v)).toEqual(['seed', 'one']);
+    expect(db.inTransaction).toBe(false);
+  });
+
+  it('a read outside the write does not see its uncommitted row', async () => {
+    let seen: unknown;
+    let release!: () => void;
+    // registered out here, so the read runs outside the write's async context (on the pool)
+    const outside = new Promise<void>((r) => (release = r)).then(() => db.all('SELECT v FROM t WHERE v = ?', ['pending']));
+    await db.write(async () => {
+      await db.run('INSERT INTO t (v) VALUES (?)', ['pending']);
+      seen = await db.get('SELECT v FROM t WHERE v = ?', ['pending']);
+      release();
+      expect(await outside).toEqual([]);
+    });
+    expect(seen).toEqual({ v: 'pending' });
+    expect(await db.get('SELECT v FROM t WHERE v = ?', ['pending'])).toEqual({ v: 'pending' });
+  });
+
+  it('an unreachable server is 503 database_unavailable; the pool recovers when it is back', async () => {
+    pg.kill();
+    await expect(db.get('SELECT 1 AS x')).rejects.toMatchObject({ status: 503, code: 'database_unavailable' });
+    await expect(db.write(() => db.run('INSERT INTO t (v) VALUES (?)', ['lost']))).rejects.toMatchObject({ status: 503, code: 'database_unavailable' });
+    await pg.start();
+    expect(await db.get('SELECT 1 AS x')).toEqual({ x: 1 });
+    expect(await db.get('SELECT v FROM t WHERE v = ?', ['lost'])).toBeUndefined();
+  }, 120_000);
+});
