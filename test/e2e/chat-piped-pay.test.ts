@@ -32,6 +32,7 @@ describe('oraclekit chat (piped) on a paid oracle', () => {
     expect(r.stderr).toContain('This oracle costs 2.5 credit per turn.');
     expect(r.stderr).toMatch(/Paid 2\.5 credit \(payment \S+\) for 1 claim\./);
     expect(r.stdout).toBe('Answered after paying.\n');
+    expect(r.code).toBe(0); // the payment cured the 402: the script got its answer
     expect(h.model.requests).toHaveLength(1);
   });
 

@@ -142,7 +142,7 @@ describe('oraclekit chat (piped)', () => {
       const r = await runCli(['chat', '--oracle', priced.url], { input: 'hello\n', env: env() });
       expect(r.code).toBe(8);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/^Error \[payment_required\] Payment required: this oracle is paid per use\. Outstanding claim: claim-/m);
+      expect(r.stderr).toMatch(/^Error \[payment_required\] Payment required: this oracle is paid per turn \(2\.5 credit\) and your message was not answered\.\n {2}Outstanding claim: claim-[0-9a-f-]+ — 2\.5 credit in all\.\n {2}Pay the claims with \/pay/m);
       expect(priced.model.requests.length).toBe(before);
       const j = await runCli(['chat', '--json', '--oracle', priced.url], { input: 'hello\n', env: env() });
       expect(j.code).toBe(8);

@@ -73,7 +73,11 @@ export async function runPiped(c: ChatController, io: { stdin: Readable; stdout:
       if (c.isCommand(line)) {
         let r = await c.command(line);
         // a `/pay` line is the consent: pay what it shows (docs/client.md, "Piped and JSON modes")
-        if (r.confirm) r = { ...r, lines: [...r.lines, ...(await r.confirm.run()).lines] };
+        if (r.confirm) {
+          r = { ...r, lines: [...r.lines, ...(await r.confirm.run()).lines] };
+          // paying cures an earlier payment_required: `question`, `/pay`, `question` answered is a success (exit 0)
+          if (exit === EXIT_CODES.paymentRequired) exit = EXIT_CODES.ok;
+        }
         if (io.json) out(JSON.stringify({ event: 'command', command: line.split(/\s+/)[0], lines: r.lines }) + '\n');
         else if (r.lines.length) io.stderr.write(r.lines.join('\n') + '\n');
         if (r.quit) break;
