@@ -67,7 +67,7 @@ export async function loadOracleKey(env = process.env): Promise<OracleKey> {
  * oracle-key.json while the registry knows it as a reader key of the
  * oracle's DID, else a new one (saved there, 0600).
  */
-export async function ensureOracleRegistryKey(key: OracleKey, registry: Registry): Promise<{ key: string; created: boolean }> {
+async function ensureOracleRegistryKey(key: OracleKey, registry: Registry): Promise<{ key: string; created: boolean }> {
   const file = JSON.parse(readFileSync(key.path, 'utf8')) as Record<string, unknown>;
   const saved = typeof file.registryKey === 'string' ? file.registryKey : undefined;
   const p = saved ? await registry.keys.authenticate(saved) : undefined; // await: the registry modules are becoming async (s5-storage)

@@ -27,7 +27,7 @@ export interface ModelStatus {
 
 const LOOPBACK = /^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1)$/i;
 
-export function isLoopbackUrl(url: string): boolean {
+function isLoopbackUrl(url: string): boolean {
   try {
     return LOOPBACK.test(new URL(url).hostname);
   } catch {

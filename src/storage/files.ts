@@ -15,9 +15,9 @@ import { dirname } from 'node:path';
 import { storageError } from '../lib/errors.ts';
 
 /** The mode of a database file and of its -wal and -shm (SQLite gives those the database file's mode). */
-export const DB_FILE_MODE = 0o600;
+const DB_FILE_MODE = 0o600;
 /** The mode of a database directory the daemon creates. */
-export const DB_DIR_MODE = 0o700;
+const DB_DIR_MODE = 0o700;
 
 const SIDE_FILES = ['', '-wal', '-shm', '-journal'];
 

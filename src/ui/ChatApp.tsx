@@ -179,7 +179,7 @@ function ItemView({ item }: { item: Item }): ReactNode {
 }
 
 /** Completions of a slash command being typed: the commands it is a prefix of. */
-export function completions(input: string): string[] {
+function completions(input: string): string[] {
   if (!/^\/[a-z]*$/i.test(input)) return [];
   return SLASH_COMMANDS.filter((c) => c.name.startsWith(input.toLowerCase())).map((c) => c.name);
 }

@@ -23,7 +23,7 @@ export interface Edit {
 const BREAK = /\r\n|\r|\n/g;
 
 /** Line breaks (CRLF, CR, LF) as LF. */
-export function normaliseBreaks(s: string): string {
+function normaliseBreaks(s: string): string {
   return s.replace(BREAK, '\n');
 }
 

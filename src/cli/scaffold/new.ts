@@ -88,8 +88,8 @@ const DEFAULT_LLM_BASE_URL = 'https://openrouter.ai/api/v1';
  * rounded to another one (0.0000001 to 0, a free oracle that still asks to be
  * paid) — up to MAX_PRICE, where every sum of the ledger is still exact.
  */
-export const MAX_PRICE = 1_000_000_000;
-export const PRICE_VALID = `a number from 0 to ${MAX_PRICE} with at most 6 decimals (0 = free)`;
+const MAX_PRICE = 1_000_000_000;
+const PRICE_VALID = `a number from 0 to ${MAX_PRICE} with at most 6 decimals (0 = free)`;
 export function checkPrice(v: string): true | string {
   const t = v.trim();
   return /^\d+(\.\d{1,6})?$/.test(t) && Number(t) <= MAX_PRICE ? true : PRICE_VALID;
