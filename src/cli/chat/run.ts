@@ -63,7 +63,13 @@ export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void
     if (code !== 0) process.exitCode = code;
     return;
   }
-  const [{ runChatTui }, { openHistory }, { useColour }] = await Promise.all([import('../../ui/run-chat.tsx'), import('./history.ts'), import('../output.ts')]);
+  // one colour rule for every command (output.ts: a TTY, no NO_COLOR, TERM not dumb); ink's chalk would otherwise
+  // decide again from its own heuristics (no colours at all when CI is set), so it is told before ink loads
+  const { useColour } = await import('../output.ts');
+  const colour = useColour();
+  if (!colour) process.env.FORCE_COLOR = '0';
+  else if (process.env.FORCE_COLOR === undefined || process.env.FORCE_COLOR === '0' || process.env.FORCE_COLOR === 'false') process.env.FORCE_COLOR = '1';
+  const [{ runChatTui }, { openHistory }] = await Promise.all([import('../../ui/run-chat.tsx'), import('./history.ts')]);
   await runChatTui(controller, {
     banner: [
       `Chatting with ${health.name} (${health.oracleDid}) at ${target.apiUrl} — runtime v${health.version}`,
@@ -71,7 +77,7 @@ export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void
       ...notices,
     ],
     oracleName: health.name,
-    color: useColour(),
+    color: colour,
     history: openHistory(health.oracleDid, process.env),
   });
 }
