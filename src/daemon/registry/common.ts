@@ -14,6 +14,17 @@ export interface RegistryContext {
   now(): number;
 }
 
+/**
+ * Whether the registry may cache committed rows (domains by id, API keys by
+ * hash): only when this process is the one writer of its database — SQLite's
+ * file. On PostgreSQL several daemons may write one database, so another
+ * daemon's revocation or update must be seen at once: no caches
+ * (docs/storage.md, "The registry on PostgreSQL").
+ */
+export function cachesCommittedRows(db: Storage): boolean {
+  return db.dialect === 'sqlite';
+}
+
 export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 export const nowIso = (t: number) => new Date(t).toISOString();
 
