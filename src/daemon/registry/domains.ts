@@ -10,7 +10,7 @@ import { registryError, fieldError } from '../../lib/registry/errors.ts';
 import { applyPatch, transition, validateCreate, view, parseRfc3339, requireDid, type Domain, type DomainFields, type DomainView } from '../../lib/registry/domain.ts';
 import type { Page, Principal } from '../../lib/registry/types.ts';
 import type { DomainCreate, DomainPatch, DomainQuery } from '../http/schemas.ts';
-import { cachesCommittedRows, decodeCursor, deepFreeze, encodeCursor, nowIso, type RegistryContext } from './common.ts';
+import { cachesCommittedRows, decodeCursor, lockForUpdate, deepFreeze, encodeCursor, nowIso, type RegistryContext } from './common.ts';
 
 export class Domains {
   private readonly ctx: RegistryContext;
@@ -180,6 +180,7 @@ export class Domains {
     const now = this.ctx.now();
     const db = this.ctx.db;
     return db.tx(async () => {
+      await lockForUpdate(db, { table: 'domains', column: 'id', key: id }); // If-Match against the latest committed version
       const d = await this.must(id);
       this.mustControl(p, d);
       if (ifMatch === undefined) throw registryError('if_match_required', `PATCH needs If-Match: "${d.version}" (the current version, from the ETag of GET)`, { field: 'If-Match', details: { version: d.version } });
@@ -207,6 +208,7 @@ export class Domains {
     const now = this.ctx.now();
     const db = this.ctx.db;
     return db.tx(async () => {
+      await lockForUpdate(db, { table: 'domains', column: 'id', key: id });
       const d = await this.must(id);
       if (!p.roles.includes('admin')) this.mustControl(p, d);
       const state = transition(d.state, 'deactivate');
