@@ -24,7 +24,7 @@ import { DEFAULT_HOST, DEFAULT_PORT, configPath } from '../lib/paths.ts';
 import { z } from 'zod';
 import { checkDid } from '../lib/did/index.ts';
 import { OracleKitError, showValue } from '../lib/errors.ts';
-import { checkPostgresUrl } from '../storage/open.ts';
+import { checkPostgresUrl, redact } from '../storage/open.ts';
 import { DEFAULT_RULE, ruleFromJson, type SnapshotVoter, type TallyRule } from '../lib/registry/tally.ts';
 
 export interface DeploymentConfig {
@@ -148,6 +148,7 @@ function configError(err: z.ZodError, raw: unknown): OracleKitError {
     value = (value as Record<string, unknown> | undefined)?.[key];
     return bad(`key ${field} is unknown`, field, value, 'the keys of docs/daemon.md, "The deployment config"');
   }
+  if (field === 'databaseUrl' && typeof value === 'string') value = redact(value); // a password never reaches a log
   const valid = (i as { params?: { valid?: string } }).params?.valid ?? i.message;
   return bad(`${field || '(root)'} = ${showValue(value)} is invalid: ${i.message}`, field || '(root)', value, valid);
 }

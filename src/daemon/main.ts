@@ -19,7 +19,7 @@ import { loadConfig, resolveSettings } from './config.ts';
 import { configPath, dbPath } from '../lib/paths.ts';
 import { packageVersion } from '../lib/version.ts';
 import { DAEMON_EXIT_ANOTHER, acquireLock, isAlive, readDiscovery, releaseLock, removeDiscovery, writeDiscovery } from '../lib/discovery.ts';
-import { openStorage } from '../storage/open.ts';
+import { openStorage, redact } from '../storage/open.ts';
 import { checkDatabaseDir } from '../storage/files.ts';
 import { REGISTRY_MIGRATIONS } from './registry/migrations.ts';
 import { Registry } from './registry/index.ts';
@@ -168,7 +168,7 @@ async function main(): Promise<void> {
   // later, after each burst, when the daemon is idle again (heap.ts)
   shrinkHeap();
   writeDiscovery({ pid: process.pid, host, port: actualPort, url, version: VERSION, token, started, ...(info ? { oracle: { url: url + info.path, wsUrl: url, did: info.did } } : {}) });
-  app.log.info({ address, db: dbPath(), synchronous: dbSynchronous, config: configPath(), voters: config.voters.length, rule: config.tally.rule, oracle: info ? { did: info.did, url: url + info.path, model: info.model } : null }, 'oraclekit daemon listening');
+  app.log.info({ address, db: databaseUrl ? redact(databaseUrl) : dbPath(), synchronous: dbSynchronous, config: configPath(), voters: config.voters.length, rule: config.tally.rule, oracle: info ? { did: info.did, url: url + info.path, model: info.model } : null }, 'oraclekit daemon listening');
 }
 
 main().catch((e: unknown) => {

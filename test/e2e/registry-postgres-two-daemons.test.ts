@@ -13,6 +13,8 @@
  *   1 + (the number of 200s).
  * Skipped only when the PostgreSQL binaries are missing and CI is unset.
  */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminKey, PKG, spawnDaemon, tempHome, waitExit, type Spawned } from '../unit/daemon/harness.ts';
 import { postgresAvailable, startPostgres, type PostgresServer } from '../helpers/postgres.ts';
@@ -135,5 +137,19 @@ describe.skipIf(!postgresAvailable())('two daemons on one PostgreSQL database (#
     expect(end.body.version).toBe(2 + wins);
     expect(await db.get('SELECT version FROM domains WHERE id = ?', [d.body.id])).toEqual({ version: 2 + wins });
     expect(stale).toBeGreaterThanOrEqual(0); // how often a worker lost the race: measured, reported by the assertion above being exact
+  });
+});
+
+describe('the database setting at start', () => {
+  it('a bad ORACLEKIT_DATABASE_URL stops the daemon with an error naming the setting, the value (password hidden) and what is valid', () => {
+    const t = tempHome();
+    try {
+      const r = spawnSync(process.execPath, [join(import.meta.dirname, '../../dist/daemon/main.js')], { env: { ...process.env, ...t.env, ORACLEKIT_DATABASE_URL: 'postgres://u:hunter2@db.example' }, encoding: 'utf8', timeout: 30_000 });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain('oraclekit daemon: ORACLEKIT_DATABASE_URL = "postgres://u:***@db.example" is not a PostgreSQL URL: it names no database');
+      expect(r.stderr).not.toContain('hunter2');
+    } finally {
+      t.cleanup();
+    }
   });
 });

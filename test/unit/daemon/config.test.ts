@@ -75,5 +75,6 @@ describe('the database setting (ORACLEKIT_DATABASE_URL, daemon.json databaseUrl)
     expect(() => resolveSettings(parseConfig({}), {}, { ORACLEKIT_DATABASE_URL: 'postgres://u:secret@h/' })).toThrow(/ORACLEKIT_DATABASE_URL = "postgres:\/\/u:\*\*\*@h\/" is not a PostgreSQL URL: it names no database/);
     expect(() => parseConfig({ databaseUrl: '/var/lib/registry.db' })).toThrow(/databaseUrl = "\/var\/lib\/registry.db" is invalid: not a PostgreSQL URL/);
     expect(() => parseConfig({ databaseUrl: 5 })).toThrow(/databaseUrl/);
+    expect(() => parseConfig({ databaseUrl: 'postgresql://u:pw@h' })).toThrow(/databaseUrl = "postgresql:\/\/u:\*\*\*@h" is invalid: not a PostgreSQL URL: it names no database/);
   });
 });
