@@ -10,7 +10,7 @@ import { openDatabase } from './db.ts';
 import { PostgresStorage } from './postgres.ts';
 import type { Migration, Storage } from './storage.ts';
 
-export interface OpenStorageOptions {
+interface OpenStorageOptions {
   /** The path of a SQLite file (or ':memory:'), or a postgres:// / postgresql:// URL. */
   location: string;
   /** Migrations per area, applied in order. */
@@ -24,7 +24,7 @@ export interface OpenStorageOptions {
 }
 
 /** Whether a location names a PostgreSQL database (by its scheme). */
-export function isPostgresUrl(location: string): boolean {
+function isPostgresUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
 }
 
