@@ -24,6 +24,7 @@ import { DEFAULT_HOST, DEFAULT_PORT, configPath } from '../lib/paths.ts';
 import { z } from 'zod';
 import { checkDid } from '../lib/did/index.ts';
 import { OracleKitError, showValue } from '../lib/errors.ts';
+import { checkPostgresUrl, redact } from '../storage/open.ts';
 import { DEFAULT_RULE, ruleFromJson, type SnapshotVoter, type TallyRule } from '../lib/registry/tally.ts';
 
 export interface DeploymentConfig {
@@ -42,6 +43,8 @@ export interface DeploymentConfig {
   oracle: DaemonOracleConfig;
   /** POST /admin/v1/keys needs a DID proof (registry.md, "DID proof at key creation"). Default false. */
   requireDidProof: boolean;
+  /** The registry's PostgreSQL database (postgres://…); absent = SQLite at ORACLEKIT_DB (docs/storage.md). */
+  databaseUrl?: string;
 }
 
 export interface DaemonOracleConfig {
@@ -121,6 +124,16 @@ const daemonConfigSchema = z.strictObject({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   oracle: daemonOracleSchema.optional(),
   requireDidProof: z.boolean().optional(),
+  databaseUrl: z
+    .string()
+    .superRefine((v, ctx) => {
+      try {
+        checkPostgresUrl(v, 'databaseUrl');
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message.replace(/^.*? is not a PostgreSQL URL: /, 'not a PostgreSQL URL: '), params: { valid: 'postgres://user[:password]@host[:port]/database (or postgresql://)' } });
+      }
+    })
+    .optional(),
 });
 
 /** A zod failure of the config → invalid_config naming the key, its value and what is valid. */
@@ -135,6 +148,7 @@ function configError(err: z.ZodError, raw: unknown): OracleKitError {
     value = (value as Record<string, unknown> | undefined)?.[key];
     return bad(`key ${field} is unknown`, field, value, 'the keys of docs/daemon.md, "The deployment config"');
   }
+  if (field === 'databaseUrl' && typeof value === 'string') value = redact(value); // a password never reaches a log
   const valid = (i as { params?: { valid?: string } }).params?.valid ?? i.message;
   return bad(`${field || '(root)'} = ${showValue(value)} is invalid: ${i.message}`, field || '(root)', value, valid);
 }
@@ -157,6 +171,7 @@ export function parseConfig(raw: unknown): DeploymentConfig {
     logLevel: o.logLevel ?? d.logLevel,
     oracle: o.oracle ? parseOracle(o.oracle) : { ...d.oracle },
     requireDidProof: o.requireDidProof ?? d.requireDidProof,
+    ...(o.databaseUrl !== undefined ? { databaseUrl: o.databaseUrl } : {}),
   };
 }
 
@@ -176,6 +191,8 @@ export interface DaemonSettings {
   port: number;
   /** storage durability (src/storage/db.ts): ORACLEKIT_DB_SYNCHRONOUS, 'async' by default. */
   dbSynchronous: 'async' | 'FULL' | 'NORMAL';
+  /** The registry's PostgreSQL URL: ORACLEKIT_DATABASE_URL, else daemon.json's databaseUrl; undefined = SQLite at ORACLEKIT_DB. */
+  databaseUrl: string | undefined;
 }
 
 const portText = z.string().regex(/^\d{1,5}$/).transform(Number).pipe(z.number().int().max(65535));
@@ -183,7 +200,9 @@ const portText = z.string().regex(/^\d{1,5}$/).transform(Number).pipe(z.number()
 /**
  * The daemon's settings: port from --port, else ORACLEKIT_DAEMON_PORT, else
  * daemon.json, else 4781; host from --host, else daemon.json; durability from
- * ORACLEKIT_DB_SYNCHRONOUS (async | FULL | NORMAL; empty = async).
+ * ORACLEKIT_DB_SYNCHRONOUS (async | FULL | NORMAL; empty = async); the
+ * database from ORACLEKIT_DATABASE_URL (a postgres:// URL), else daemon.json's
+ * databaseUrl, else none (SQLite at ORACLEKIT_DB).
  */
 export function resolveSettings(config: DeploymentConfig, flags: { port?: string | undefined; host?: string | undefined }, env: Record<string, string | undefined>): DaemonSettings {
   let port = config.port;
@@ -197,7 +216,13 @@ export function resolveSettings(config: DeploymentConfig, flags: { port?: string
   if (sync !== undefined && sync !== '' && sync !== 'async' && sync !== 'FULL' && sync !== 'NORMAL') {
     throw bad(`ORACLEKIT_DB_SYNCHRONOUS = ${JSON.stringify(sync)} is not known`, 'ORACLEKIT_DB_SYNCHRONOUS', sync, 'async (default), FULL or NORMAL');
   }
-  return { config, host: flags.host ?? config.host, port, dbSynchronous: sync === 'FULL' || sync === 'NORMAL' ? sync : 'async' };
+  const envUrl = env.ORACLEKIT_DATABASE_URL;
+  let databaseUrl = config.databaseUrl;
+  if (envUrl !== undefined && envUrl !== '') {
+    checkPostgresUrl(envUrl, 'ORACLEKIT_DATABASE_URL');
+    databaseUrl = envUrl;
+  }
+  return { config, host: flags.host ?? config.host, port, dbSynchronous: sync === 'FULL' || sync === 'NORMAL' ? sync : 'async', databaseUrl };
 }
 
 /** Reads the config file; defaults when it does not exist. */

@@ -19,7 +19,7 @@ import { loadConfig, resolveSettings } from './config.ts';
 import { configPath, dbPath } from '../lib/paths.ts';
 import { packageVersion } from '../lib/version.ts';
 import { DAEMON_EXIT_ANOTHER, acquireLock, isAlive, readDiscovery, releaseLock, removeDiscovery, writeDiscovery } from '../lib/discovery.ts';
-import { openDatabase } from '../storage/db.ts';
+import { openStorage, redact } from '../storage/open.ts';
 import { checkDatabaseDir } from '../storage/files.ts';
 import { REGISTRY_MIGRATIONS } from './registry/migrations.ts';
 import { Registry } from './registry/index.ts';
@@ -33,7 +33,7 @@ const ANOTHER_DAEMON = DAEMON_EXIT_ANOTHER;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { port: { type: 'string' }, host: { type: 'string' } }, strict: true });
-  const { config, port, host, dbSynchronous } = resolveSettings(loadConfig(configPath()), values, process.env);
+  const { config, port, host, dbSynchronous, databaseUrl } = resolveSettings(loadConfig(configPath()), values, process.env);
 
   const prev = readDiscovery();
   if (prev && prev.pid !== process.pid && isAlive(prev.pid)) {
@@ -47,10 +47,11 @@ async function main(): Promise<void> {
 
   acquireLock();
   process.on('exit', () => releaseLock());
-  checkDatabaseDir(dbPath()); // created 0700; refused when other users may write to it (storage/files.ts)
-  // acknowledged writes are fsynced off the event loop (storage/db.ts); ORACLEKIT_DB_SYNCHRONOUS=FULL fsyncs inside
-  // every COMMIT instead, =NORMAL not at all (benchmarks only: a power loss may then lose acknowledged writes)
-  const db = openDatabase({ path: dbPath(), migrations: { registry: REGISTRY_MIGRATIONS }, synchronous: dbSynchronous });
+  if (!databaseUrl) checkDatabaseDir(dbPath()); // created 0700; refused when other users may write to it (storage/files.ts)
+  // SQLite: acknowledged writes are fsynced off the event loop (storage/db.ts); ORACLEKIT_DB_SYNCHRONOUS=FULL fsyncs inside
+  // every COMMIT instead, =NORMAL not at all (benchmarks only: a power loss may then lose acknowledged writes).
+  // PostgreSQL (ORACLEKIT_DATABASE_URL / databaseUrl): a returned COMMIT is durable (storage/postgres.ts)
+  const db = await openStorage({ location: databaseUrl ?? dbPath(), migrations: { registry: REGISTRY_MIGRATIONS }, synchronous: dbSynchronous, setting: process.env.ORACLEKIT_DATABASE_URL ? 'ORACLEKIT_DATABASE_URL' : 'databaseUrl' });
   const registry = new Registry(db, config);
   const token = randomBytes(32).toString('base64url');
   const logStream = createWriteStream('', { fd: 1, autoClose: false, highWaterMark: 64 * 1024 });
@@ -66,7 +67,10 @@ async function main(): Promise<void> {
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'token', 'key', 'mnemonic'], stream: logStream },
     healthExtra: () => (oracle ? { oracle: oracle.info() } : {}),
   });
-  if (config.oracle.enabled) {
+  if (config.oracle.enabled && db.dialect === 'postgres') {
+    // the runtime's stores speak SQLite only so far (docs/storage.md, "PostgreSQL"): the registry is served alone
+    app.log.warn({ oracle: true }, 'the default oracle is not served: its stores do not run on PostgreSQL yet (set oracle.enabled: false to silence this)');
+  } else if (config.oracle.enabled) {
     try {
       const { loadOracleKey, mountDefaultOracle } = await import('./oracle.ts');
       const key = await loadOracleKey();
@@ -164,7 +168,7 @@ async function main(): Promise<void> {
   // later, after each burst, when the daemon is idle again (heap.ts)
   shrinkHeap();
   writeDiscovery({ pid: process.pid, host, port: actualPort, url, version: VERSION, token, started, ...(info ? { oracle: { url: url + info.path, wsUrl: url, did: info.did } } : {}) });
-  app.log.info({ address, db: dbPath(), synchronous: dbSynchronous, config: configPath(), voters: config.voters.length, rule: config.tally.rule, oracle: info ? { did: info.did, url: url + info.path, model: info.model } : null }, 'oraclekit daemon listening');
+  app.log.info({ address, db: databaseUrl ? redact(databaseUrl) : dbPath(), synchronous: dbSynchronous, config: configPath(), voters: config.voters.length, rule: config.tally.rule, oracle: info ? { did: info.did, url: url + info.path, model: info.model } : null }, 'oraclekit daemon listening');
 }
 
 main().catch((e: unknown) => {

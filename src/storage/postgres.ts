@@ -42,6 +42,21 @@ export function toPositional(sql: string): string {
   return out;
 }
 
+/**
+ * SQLSTATEs after which a write is run again: a deadlock between two daemons'
+ * groups (40P01: the victim's savepoint rolled back) or a serialization
+ * failure (40001). The write is retried in the NEXT group, after this group's
+ * COMMIT released the locks its other writes hold (retrying in the same group
+ * would meet the same deadlock).
+ */
+const RETRY = new Set(['40P01', '40001']);
+const MAX_RETRIES = 50;
+
+function retryable(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && RETRY.has(code);
+}
+
 /** Error codes of the driver and of the server meaning "the database is not reachable now". */
 const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
 
@@ -66,7 +81,7 @@ export class PostgresStorage implements Storage {
   readonly dialect = 'postgres' as const;
   private readonly sql: postgres.Sql;
   private readonly als = new AsyncLocalStorage<Conn>();
-  private queue: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
+  private queue: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void; tries?: number }[] = [];
   private flushScheduled = false;
   private running: Promise<void> = Promise.resolve();
   private readonly rollbackListeners: (() => void)[] = [];
@@ -124,11 +139,14 @@ export class PostgresStorage implements Storage {
 
   async tx<T>(fn: () => Promise<T> | T): Promise<T> {
     if (this.als.getStore()) return fn();
-    try {
-      return (await this.sql.begin((t) => this.als.run(t, async () => fn()))) as T;
-    } catch (e) {
-      this.rolledBack();
-      throw mapError(e);
+    for (let tries = 0; ; tries++) {
+      try {
+        return (await this.sql.begin((t) => this.als.run(t, async () => fn()))) as T;
+      } catch (e) {
+        this.rolledBack();
+        if (retryable(e) && tries < MAX_RETRIES) continue; // the whole transaction rolled back: run it again
+        throw mapError(e);
+      }
     }
   }
 
@@ -159,7 +177,7 @@ export class PostgresStorage implements Storage {
     this.queue = [];
     if (batch.length === 0) return;
     this.groupCount++;
-    const outcomes: { ok: boolean; value: unknown }[] = [];
+    const outcomes: { ok: boolean; value: unknown; retry?: boolean }[] = [];
     try {
       await this.sql.begin(async (t) => {
         for (const b of batch) {
@@ -169,7 +187,7 @@ export class PostgresStorage implements Storage {
           } catch (e) {
             if (unavailable(e)) throw e; // the connection is gone: the whole group fails
             this.rolledBack();
-            outcomes.push({ ok: false, value: e });
+            outcomes.push({ ok: false, value: e, retry: retryable(e) && (b.tries ?? 0) < MAX_RETRIES });
           }
         }
       });
@@ -180,7 +198,20 @@ export class PostgresStorage implements Storage {
       return;
     }
     // COMMIT returned: with synchronous_commit = on the group is durable
-    batch.forEach((b, i) => (outcomes[i]!.ok ? b.resolve(outcomes[i]!.value) : b.reject(outcomes[i]!.value)));
+    const again = batch.filter((_, i) => outcomes[i]!.retry);
+    batch.forEach((b, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) b.resolve(o.value);
+      else if (!o.retry) b.reject(o.value);
+    });
+    if (again.length > 0) {
+      // deadlock victims run again in the next group, now that this COMMIT released our locks
+      for (const b of again) this.queue.push({ ...b, tries: (b.tries ?? 0) + 1 });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => void this.commitGroup());
+      }
+    }
   }
 
   /** A returned COMMIT is on disk (synchronous_commit = on). */

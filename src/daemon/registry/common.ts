@@ -14,6 +14,34 @@ export interface RegistryContext {
   now(): number;
 }
 
+/**
+ * Whether the registry may cache committed rows (domains by id, API keys by
+ * hash): only when this process is the one writer of its database — SQLite's
+ * file. On PostgreSQL several daemons may write one database, so another
+ * daemon's revocation or update must be seen at once: no caches
+ * (docs/storage.md, "The registry on PostgreSQL").
+ */
+export function cachesCommittedRows(db: Storage): boolean {
+  return db.dialect === 'sqlite';
+}
+
+/**
+ * Serializes read-modify-writes of one row (or one name) across daemons
+ * sharing a PostgreSQL database: the caller's transaction waits for any other
+ * holder's COMMIT, then (READ COMMITTED: a snapshot per statement) its next
+ * reads see that commit. `key` present: the row `table.id = key` is locked
+ * FOR UPDATE; `name`: a transaction-scoped advisory lock on the name (a row
+ * that may not exist yet, e.g. an Idempotency-Key). On SQLite nothing to do:
+ * the file has one writer and a write holds the connection. The one place
+ * the registry asks the dialect for locking (docs/storage.md, "Several
+ * daemons on one database").
+ */
+export async function lockForUpdate(db: Storage, what: { table: 'domains' | 'proposals' | 'designs'; column: string; key: string } | { name: string }): Promise<void> {
+  if (db.dialect !== 'postgres') return;
+  if ('name' in what) await db.get('SELECT pg_advisory_xact_lock(7302418, hashtext(?)) AS locked', [what.name]);
+  else await db.get(`SELECT 1 AS locked FROM ${what.table} WHERE ${what.column} = ? FOR UPDATE`, [what.key]);
+}
+
 export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 export const nowIso = (t: number) => new Date(t).toISOString();
 

@@ -10,7 +10,7 @@ import { computeDesign, designFromValid } from '../../lib/sampling/design.ts';
 import { uuidv7 } from '../../lib/registry/uuidv7.ts';
 import type { DesignRecord, Page, Principal } from '../../lib/registry/types.ts';
 import type { RecalcBody, SamplingBody, SamplingQuery, VerificationBody } from '../http/schemas.ts';
-import { decodeCursor, encodeCursor, nowIso, type RegistryContext } from './common.ts';
+import { decodeCursor, encodeCursor, nowIso, type RegistryContext, lockForUpdate } from './common.ts';
 import type { Domains } from './domains.ts';
 import { mayChangeDesign } from './ownership.ts';
 
@@ -95,6 +95,7 @@ export class Designs {
   recalculate(p: Principal, id: string, b: RecalcBody): Promise<DesignRecord> {
     const db = this.ctx.db;
     return db.tx(async () => {
+      await lockForUpdate(db, { table: 'designs', column: 'design_id', key: id }); // one successor per design, across daemons
       const prev = await this.get(id);
       await mayChangeDesign(this.domains, p, prev.projectId, 'recalculate');
       const successor = await db.get<{ design_id: string }>('SELECT design_id FROM designs WHERE previous_id = ?', [id]);
@@ -157,6 +158,7 @@ export class Designs {
     const db = this.ctx.db;
     const status = b.status;
     return db.tx(async () => {
+      await lockForUpdate(db, { table: 'designs', column: 'design_id', key: id });
       const rec = await this.get(id);
       const cur = rec.verification.status;
       if (cur === 'approved' || cur === 'rejected') throw registryError('design_immutable', `design ${id} is ${cur}; recalculate to make a new version`, { details: { status: cur } });

@@ -1,15 +1,16 @@
 /**
  * Domains: register, read (by id, as cached JSON text, or listed with
- * filters), change under If-Match, deactivate. Committed records read by id
- * are cached (the daemon is the only writer of its database); every write of
- * a domain row drops its entry, and a rolled-back write drops them all.
+ * filters), change under If-Match, deactivate. On SQLite, committed records
+ * read by id are cached (the daemon is the only writer of its database);
+ * every write of a domain row drops its entry, and a rolled-back write drops
+ * them all. On PostgreSQL nothing is cached (cachesCommittedRows).
  */
 import { randomBytes } from 'node:crypto';
 import { registryError, fieldError } from '../../lib/registry/errors.ts';
 import { applyPatch, transition, validateCreate, view, parseRfc3339, requireDid, type Domain, type DomainFields, type DomainView } from '../../lib/registry/domain.ts';
 import type { Page, Principal } from '../../lib/registry/types.ts';
 import type { DomainCreate, DomainPatch, DomainQuery } from '../http/schemas.ts';
-import { decodeCursor, deepFreeze, encodeCursor, nowIso, type RegistryContext } from './common.ts';
+import { cachesCommittedRows, decodeCursor, lockForUpdate, deepFreeze, encodeCursor, nowIso, type RegistryContext } from './common.ts';
 
 export class Domains {
   private readonly ctx: RegistryContext;
@@ -26,9 +27,12 @@ export class Domains {
    * validFrom/validUntil boundary: `active` is derived from the clock.
    */
   private viewCache = new WeakMap<Domain, { json: string; until: number }>();
+  /** Whether `cache` fills at all (SQLite only: cachesCommittedRows). */
+  private readonly caching: boolean;
 
   constructor(ctx: RegistryContext) {
     this.ctx = ctx;
+    this.caching = cachesCommittedRows(ctx.db);
     ctx.db.onRollback(() => this.cache.clear());
   }
 
@@ -38,7 +42,7 @@ export class Domains {
     const r = await this.ctx.db.get<{ record: string }>('SELECT record FROM domains WHERE id = ?', [id]);
     if (!r) return undefined;
     const d = JSON.parse(r.record) as Domain;
-    if (!this.ctx.db.inTransaction) {
+    if (this.caching && !this.ctx.db.inTransaction) {
       if (this.cache.size >= 10_000) this.cache.clear();
       this.cache.set(id, deepFreeze(d));
     }
@@ -80,7 +84,8 @@ export class Domains {
         await this.ctx.db.run('UPDATE domains SET type = ?, class = ?, state = ?, version = ?, also_known_as = ?, name = ?, controllers = ?, record = ?, updated_at = ? WHERE id = ?', [...params, d.id]);
       }
     } catch (e) {
-      if (/UNIQUE/.test(String((e as Error).message)) && /domains_aka|also_known_as/.test(String((e as Error).message))) {
+      // SQLite: "UNIQUE constraint failed: index 'domains_aka'"; PostgreSQL: 'duplicate key value violates unique constraint "domains_aka"'
+      if (/unique/i.test(String((e as Error).message)) && /domains_aka|also_known_as/.test(String((e as Error).message))) {
         throw registryError('duplicate_also_known_as', `alsoKnownAs ${JSON.stringify(d.alsoKnownAs)} is already used in class ${d.class ?? '(none)'} by a live domain`, { field: 'alsoKnownAs', value: d.alsoKnownAs });
       }
       throw e;
@@ -151,11 +156,16 @@ export class Domains {
       params.push(requireDid('class', q.class));
     }
     if (q.controller !== undefined) {
-      where += ' AND EXISTS (SELECT 1 FROM json_each(domains.controllers) WHERE value = ?)';
+      where +=
+        this.ctx.db.dialect === 'postgres'
+          ? ' AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(domains.controllers::jsonb) AS c(value) WHERE c.value = ?)'
+          : ' AND EXISTS (SELECT 1 FROM json_each(domains.controllers) WHERE value = ?)';
       params.push(requireDid('controller', q.controller));
     }
     if (q.q !== undefined) {
-      where += " AND (instr(lower(coalesce(name, '')), lower(?)) > 0 OR instr(lower(coalesce(also_known_as, '')), lower(?)) > 0 OR id = ?)";
+      // a substring, case-folded: instr on SQLite, strpos on PostgreSQL (neither has the other; LIKE would read % and _ in q)
+      const pos = this.ctx.db.dialect === 'postgres' ? 'strpos' : 'instr';
+      where += ` AND (${pos}(lower(coalesce(name, '')), lower(?)) > 0 OR ${pos}(lower(coalesce(also_known_as, '')), lower(?)) > 0 OR id = ?)`;
       params.push(q.q, q.q, q.q);
     }
     const rows = await this.ctx.db.all<{ seq: number; record: string }>(`SELECT seq, record FROM domains WHERE ${where} ORDER BY seq LIMIT ${limit + 1}`, params);
@@ -170,6 +180,7 @@ export class Domains {
     const now = this.ctx.now();
     const db = this.ctx.db;
     return db.tx(async () => {
+      await lockForUpdate(db, { table: 'domains', column: 'id', key: id }); // If-Match against the latest committed version
       const d = await this.must(id);
       this.mustControl(p, d);
       if (ifMatch === undefined) throw registryError('if_match_required', `PATCH needs If-Match: "${d.version}" (the current version, from the ETag of GET)`, { field: 'If-Match', details: { version: d.version } });
@@ -197,6 +208,7 @@ export class Domains {
     const now = this.ctx.now();
     const db = this.ctx.db;
     return db.tx(async () => {
+      await lockForUpdate(db, { table: 'domains', column: 'id', key: id });
       const d = await this.must(id);
       if (!p.roles.includes('admin')) this.mustControl(p, d);
       const state = transition(d.state, 'deactivate');

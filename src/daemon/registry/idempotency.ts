@@ -5,7 +5,7 @@
  */
 import { fieldError, registryError } from '../../lib/registry/errors.ts';
 import type { Principal } from '../../lib/registry/types.ts';
-import { nowIso, sha256, stableJson, type RegistryContext } from './common.ts';
+import { nowIso, sha256, stableJson, type RegistryContext, lockForUpdate } from './common.ts';
 
 export interface Created<T> {
   status: number;
@@ -27,6 +27,8 @@ export class Idempotency {
     const hash = sha256(route + '\n' + stableJson(body()));
     const db = this.ctx.db;
     return db.tx(async () => {
+      // a second daemon with the same key waits here for the first one's COMMIT, then replays its reply
+      await lockForUpdate(db, { name: `idempotency\n${p.did}\n${key}` });
       const prev = await db.get<{ body_hash: string; status_code: number; response: string; location: string | null }>('SELECT body_hash, status_code, response, location FROM idempotency WHERE principal = ? AND key = ?', [p.did, key]);
       if (prev) {
         if (prev.body_hash !== hash) throw registryError('idempotency_conflict', `Idempotency-Key ${key} was used with a different body`, { field: 'Idempotency-Key', value: key });

@@ -1,15 +1,16 @@
 /**
  * API keys: created with roles (the secret shown once, stored as its
  * SHA-256), listed without secrets, revoked; and the principal of a presented
- * key, cached by hash until the next revocation (keys are only managed
- * through this process).
+ * key, cached by hash until the next revocation on SQLite (keys are only
+ * managed through this process); not cached on PostgreSQL, where another
+ * daemon may revoke a key (cachesCommittedRows).
  */
 import { randomBytes } from 'node:crypto';
 import { fieldError, registryError } from '../../lib/registry/errors.ts';
 import { requireDid } from '../../lib/registry/domain.ts';
 import { ROLES, type KeyCreated, type KeyInfo, type KeyRevoked, type Principal, type Role } from '../../lib/registry/types.ts';
 import type { KeyProof } from '../../lib/registry/key-proof.ts';
-import { nowIso, sha256, type RegistryContext } from './common.ts';
+import { cachesCommittedRows, nowIso, sha256, type RegistryContext } from './common.ts';
 import { DidProofs } from './did-proof.ts';
 
 export class Keys {
@@ -69,6 +70,7 @@ export class Keys {
     const row = await this.ctx.db.get<{ id: string; did: string; roles: string; revoked_at: string | null }>('SELECT id, did, roles, revoked_at FROM api_keys WHERE hash = ?', [h]);
     if (!row || row.revoked_at !== null) return undefined;
     const p: Principal = { keyId: row.id, did: row.did, roles: JSON.parse(row.roles) as Role[] };
+    if (!cachesCommittedRows(this.ctx.db)) return p;
     if (this.principals.size >= 10_000) this.principals.clear();
     this.principals.set(h, p);
     return p;

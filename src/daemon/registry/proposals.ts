@@ -12,7 +12,7 @@ import { checkHttpUrl, requireDid, transition } from '../../lib/registry/domain.
 import { computeStatus, ruleFromJson, ruleToJson, type ProposalStatus, type SnapshotVoter, type VoteOption } from '../../lib/registry/tally.ts';
 import type { Principal, ProposalView, VerificationPackage } from '../../lib/registry/types.ts';
 import type { ProposalBody, VoteBody } from '../http/schemas.ts';
-import { nowIso, type RegistryContext } from './common.ts';
+import { nowIso, type RegistryContext, lockForUpdate } from './common.ts';
 import type { Domains } from './domains.ts';
 
 interface ProposalRow {
@@ -47,6 +47,7 @@ export class Proposals {
     const now = this.ctx.now();
     const { db, config } = this.ctx;
     return db.tx(async () => {
+      await lockForUpdate(db, { table: 'domains', column: 'id', key: domainId });
       const d = await this.domains.get(domainId); // settles an expired open proposal first
       this.domains.mustControl(p, d);
       if (await db.get("SELECT id FROM proposals WHERE domain_id = ? AND status = 'open'", [domainId])) {
@@ -81,6 +82,8 @@ export class Proposals {
     if (!/^prp_[0-9a-f]{20}$/.test(id)) throw registryError('proposal_not_found', `no proposal ${id}`, { field: 'id', value: id });
     const db = this.ctx.db;
     return db.tx(async () => {
+      // settling and voting on one proposal happen one daemon at a time: the tally is read after the last vote committed
+      await lockForUpdate(db, { table: 'proposals', column: 'id', key: id });
       const r = await this.row(id);
       const snapshot = JSON.parse(r.snapshot) as SnapshotVoter[];
       const votes = await this.votesOf(id);

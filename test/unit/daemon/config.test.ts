@@ -1,6 +1,7 @@
 /** daemon.json through its zod schema, and the daemon's flags and environment resolved once. */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, parseConfig, resolveSettings } from '../../../src/daemon/config.ts';
+import type { OracleKitError } from '../../../src/lib/errors.ts';
 
 const KEY = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK';
 
@@ -51,5 +52,29 @@ describe('resolveSettings', () => {
     expect(() => resolveSettings(config, { port: 'x' }, {})).toThrow(/--port = "x" is not a port/);
     expect(() => resolveSettings(config, {}, { ORACLEKIT_DAEMON_PORT: '99999' })).toThrow(/ORACLEKIT_DAEMON_PORT/);
     expect(() => resolveSettings(config, {}, { ORACLEKIT_DB_SYNCHRONOUS: 'full' })).toThrow(/ORACLEKIT_DB_SYNCHRONOUS = "full" is not known/);
+  });
+});
+
+describe('the database setting (ORACLEKIT_DATABASE_URL, daemon.json databaseUrl)', () => {
+  it('none: SQLite at ORACLEKIT_DB; daemon.json gives a URL; the environment wins over it', () => {
+    expect(resolveSettings(parseConfig({}), {}, {}).databaseUrl).toBeUndefined();
+    expect(resolveSettings(parseConfig({}), {}, { ORACLEKIT_DATABASE_URL: '' }).databaseUrl).toBeUndefined();
+    const file = parseConfig({ databaseUrl: 'postgres://u@db.example:5432/reg' });
+    expect(resolveSettings(file, {}, {}).databaseUrl).toBe('postgres://u@db.example:5432/reg');
+    expect(resolveSettings(file, {}, { ORACLEKIT_DATABASE_URL: 'postgresql://v@other/reg2' }).databaseUrl).toBe('postgresql://v@other/reg2');
+  });
+  it('refuses a bad URL, naming the setting, the value (password hidden) and what is valid', () => {
+    let err: OracleKitError | undefined;
+    try {
+      resolveSettings(parseConfig({}), {}, { ORACLEKIT_DATABASE_URL: 'mysql://u:secret@h/db' });
+    } catch (e) {
+      err = e as OracleKitError;
+    }
+    expect(err?.code).toBe('invalid_config');
+    expect(err?.message).toMatch(/ORACLEKIT_DATABASE_URL = "mysql:\/\/u:\*\*\*@h\/db" is not a PostgreSQL URL: the scheme/);
+    expect(() => resolveSettings(parseConfig({}), {}, { ORACLEKIT_DATABASE_URL: 'postgres://u:secret@h/' })).toThrow(/ORACLEKIT_DATABASE_URL = "postgres:\/\/u:\*\*\*@h\/" is not a PostgreSQL URL: it names no database/);
+    expect(() => parseConfig({ databaseUrl: '/var/lib/registry.db' })).toThrow(/databaseUrl = "\/var\/lib\/registry.db" is invalid: not a PostgreSQL URL/);
+    expect(() => parseConfig({ databaseUrl: 5 })).toThrow(/databaseUrl/);
+    expect(() => parseConfig({ databaseUrl: 'postgresql://u:pw@h' })).toThrow(/databaseUrl = "postgresql:\/\/u:\*\*\*@h" is invalid: not a PostgreSQL URL: it names no database/);
   });
 });

@@ -1,7 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the JSON replies of the API under test are checked field by field */
 /**
  * Test harness of the registry: an in-process server on 127.0.0.1 (random
- * port) over a real SQLite file in a temp dir, and a spawned daemon process
+ * port) over a real SQLite file in a temp dir (or a real PostgreSQL database,
+ * given its URL), and a spawned daemon process
  * (dist/daemon/main.js) for the end-to-end, fuzz and crash tests. Nothing
  * touches the real home directory: every test gets its own ORACLEKIT_HOME.
  */
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../../src/daemon/server.ts';
 import { Registry } from '../../../src/daemon/registry/index.ts';
-import { openDatabase } from '../../../src/storage/db.ts';
+import { openStorage } from '../../../src/storage/open.ts';
 import { REGISTRY_MIGRATIONS } from '../../../src/daemon/registry/migrations.ts';
 import { parseConfig, type DeploymentConfig } from '../../../src/daemon/config.ts';
 
@@ -75,11 +76,11 @@ export interface InProcess extends Api {
   key: (did: string, ...roles: string[]) => Promise<string>;
 }
 
-/** An in-process server (real HTTP on 127.0.0.1, real SQLite file). */
-export async function startInProcess(config: Record<string, unknown> = {}): Promise<InProcess> {
+/** An in-process server (real HTTP on 127.0.0.1, real SQLite file, or the PostgreSQL database at `databaseUrl`). */
+export async function startInProcess(config: Record<string, unknown> = {}, o: { databaseUrl?: string | undefined } = {}): Promise<InProcess> {
   const t = tempHome();
   const cfg: DeploymentConfig = parseConfig({ rateLimit: { max: 1_000_000, timeWindowMs: 60_000 }, ...config });
-  const db = openDatabase({ path: join(t.home, 'data/registry.db'), migrations: { registry: REGISTRY_MIGRATIONS } });
+  const db = await openStorage({ location: o.databaseUrl ?? join(t.home, 'data/registry.db'), migrations: { registry: REGISTRY_MIGRATIONS }, max: 4 });
   const registry = new Registry(db, cfg);
   const app = await buildServer({ registry, config: cfg, version: 'test', token: 'admin-token' });
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -68,6 +68,37 @@ describe.skipIf(!postgresAvailable())('PostgresStorage on a real server', () => 
     expect(await db.get('SELECT v FROM t WHERE v = ?', ['pending'])).toEqual({ v: 'pending' });
   });
 
+  it('two storages whose groups deadlock: the victim write runs again in its next group, every write succeeds', async () => {
+    const url = pg.createDatabase('deadlock');
+    const a = new PostgresStorage({ url, max: 2 });
+    const b = new PostgresStorage({ url, max: 2 });
+    try {
+      await a.migrate('d', [{ version: 1, description: 'two rows', sql: { sqlite: 'unused', postgres: "CREATE TABLE d (k TEXT PRIMARY KEY, n INTEGER NOT NULL); INSERT INTO d VALUES ('x', 0), ('y', 0)" } }]);
+      // each storage's first write locks one row and waits until the other's has locked the other row;
+      // their second writes then want the row the other group holds: a deadlock PostgreSQL breaks with 40P01
+      let locked = 0;
+      let bothLocked!: () => void;
+      const barrier = new Promise<void>((r) => (bothLocked = r));
+      const first = (db: PostgresStorage, k: string) =>
+        db.write(async () => {
+          await db.run('UPDATE d SET n = n + 1 WHERE k = ?', [k]);
+          if (++locked === 2) bothLocked();
+          await barrier;
+        });
+      const second = (db: PostgresStorage, k: string) => db.write(async () => (await db.run('UPDATE d SET n = n + 1 WHERE k = ?', [k])).changes);
+      const writes = [first(a, 'x'), second(a, 'y'), first(b, 'y'), second(b, 'x')];
+      expect(await Promise.all(writes)).toEqual([undefined, 1, undefined, 1]);
+      expect(await a.all('SELECT k, n FROM d ORDER BY k')).toEqual([
+        { k: 'x', n: 2 },
+        { k: 'y', n: 2 },
+      ]);
+      expect(a.groupCount + b.groupCount).toBe(3); // one group each, and the victim's write again in a second one
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 60_000);
+
   it('an unreachable server is 503 database_unavailable; the pool recovers when it is back', async () => {
     pg.kill();
     await expect(db.get('SELECT 1 AS x')).rejects.toMatchObject({ status: 503, code: 'database_unavailable' });
