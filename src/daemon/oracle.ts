@@ -25,7 +25,7 @@ import type { Storage } from '../storage/storage.ts';
 import type { Registry } from './registry/index.ts';
 import type { PluginsStatus } from '../lib/protocol/index.ts';
 import { signerFromMnemonic } from '../lib/keys/index.ts';
-import { keyProofChallenge } from '../lib/registry/key-proof.ts';
+import { signKeyProof } from '../lib/registry/key-proof.ts';
 
 export interface OracleKey {
   did: string;
@@ -73,9 +73,7 @@ async function ensureOracleRegistryKey(key: OracleKey, registry: Registry): Prom
   const p = saved ? await registry.keys.authenticate(saved) : undefined; // await: the registry modules are becoming async (s5-storage)
   if (saved && p && p.did === key.did && p.roles.length === 1 && p.roles[0] === 'reader') return { key: saved, created: false };
   // signed with the oracle's own key, so a registry that sets requireDidProof provisions it too
-  const signer = await signerFromMnemonic(key.mnemonic);
-  const challenge = keyProofChallenge(key.did, ['reader'], Date.now());
-  const proof = { challenge, signature: Buffer.from((await signer.sign(new TextEncoder().encode(challenge))).raw).toString('base64url') };
+  const proof = await signKeyProof(await signerFromMnemonic(key.mnemonic), key.did, ['reader'], Date.now());
   const made = await registry.db.write(() => registry.keys.create(key.did, ['reader'], 'default oracle (read-only, provisioned by the daemon)', proof));
   const tmp = `${key.path}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify({ ...file, registryKey: made.key }, null, 2) + '\n', { mode: 0o600 });

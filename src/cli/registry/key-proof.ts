@@ -5,7 +5,7 @@
  * local key's DID can be proven this way (a wallet's DID after a QR sign-in
  * is held by the wallet, not by the CLI).
  */
-import { keyProofChallenge, type KeyProof } from '../../lib/registry/key-proof.ts';
+import { signKeyProof, type KeyProof } from '../../lib/registry/key-proof.ts';
 import { signerFromMnemonic } from '../../lib/keys/index.ts';
 import { cliError } from '../errors.ts';
 import { readIdentity } from '../identity/store.ts';
@@ -16,8 +16,5 @@ export async function makeKeyProof(did: string, roles: readonly string[], env: N
   if (id.did !== did) {
     throw cliError('invalid_flag', `--did ${did} is not the DID of your identity's key (${id.did}); --prove can only prove the key the CLI holds`, { field: 'did', value: did, valid: id.did });
   }
-  const signer = await signerFromMnemonic(id.mnemonic);
-  const challenge = keyProofChallenge(did, roles, now);
-  const sig = await signer.sign(new TextEncoder().encode(challenge));
-  return { challenge, signature: Buffer.from(sig.raw).toString('base64url') };
+  return signKeyProof(await signerFromMnemonic(id.mnemonic), did, roles, now);
 }

@@ -31,6 +31,13 @@ export function keyProofChallenge(did: string, roles: readonly string[], at: num
   return `${PREFIX} ${did} ${[...new Set(roles)].sort().join(',')} ${new Date(at).toISOString()}`;
 }
 
+/** The proof for a key of `did` with `roles`, signed by `signer` (the DID's own Ed25519 key) at `now`. */
+export async function signKeyProof(signer: { sign(bytes: Uint8Array): PromiseLike<{ raw: Uint8Array }> | { raw: Uint8Array } }, did: string, roles: readonly string[], now: number): Promise<KeyProof> {
+  const challenge = keyProofChallenge(did, roles, now);
+  const sig = await signer.sign(new TextEncoder().encode(challenge));
+  return { challenge, signature: Buffer.from(sig.raw).toString('base64url') };
+}
+
 export interface ParsedChallenge {
   did: string;
   roles: string;
