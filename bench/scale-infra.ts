@@ -8,6 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import postgres from 'postgres';
 
 /** User + system CPU time of a process so far, µs (/proc/<pid>/stat; USER_HZ = 100). 0 once it is gone. */
@@ -68,7 +69,13 @@ export interface PgLoad {
   cpuUs: number;
 }
 
-/** Reads the cluster's counters for one database. The statistics are flushed by the backends at most every second: wait before reading. */
+/**
+ * Reads the cluster's counters for one database. A backend flushes its
+ * statistics when it goes idle, but at most once a second; one that flushed
+ * less than a second ago tries again 10 s later (PostgreSQL 15's
+ * PGSTAT_IDLE_INTERVAL), so a snapshot waits 10.5 s for the counters of the
+ * work before it to be complete (read 1.2 s after, they missed 5–15 % of it).
+ */
 export class PgMeter {
   private readonly sql: postgres.Sql;
   private readonly postmaster: number;
@@ -79,8 +86,7 @@ export class PgMeter {
     this.postmaster = postmasterOf(port);
   }
   async snapshot(): Promise<PgSnapshot> {
-    // backends flush their counters when idle, at most once a second (PostgreSQL 15's shared-memory statistics)
-    await new Promise((r) => setTimeout(r, 1200));
+    await new Promise((r) => setTimeout(r, 10_500));
     await this.sql`SELECT pg_stat_clear_snapshot()`;
     const [row] = await this.sql<{ xact_commit: string; tup_inserted: string; tup_updated: string; tup_deleted: string; lsn: string }[]>`
       SELECT xact_commit, tup_inserted, tup_updated, tup_deleted, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS lsn
@@ -109,6 +115,8 @@ export interface RedisSnapshot {
   /** calls per command, lower-case name */
   calls: Record<string, number>;
   cpuUs: number;
+  /** connections accepted so far (a client that reconnects mid-batch shows here) */
+  connections: number;
 }
 
 /** INFO commandstats and INFO cpu of the redis-server on `port` (redis-cli, as installed with redis-server). */
@@ -116,27 +124,71 @@ export function redisSnapshot(port: number): RedisSnapshot {
   const out = execFileSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'INFO', 'all'], { encoding: 'utf8' });
   const calls: Record<string, number> = {};
   let cpu = 0;
+  let connections = 0;
   for (const line of out.split(/\r?\n/)) {
+    const k = /^total_connections_received:(\d+)/.exec(line);
+    if (k) connections = Number(k[1]);
     const m = /^cmdstat_([^:]+):calls=(\d+)/.exec(line);
     if (m) calls[m[1]!] = Number(m[2]);
     const c = /^used_cpu_(sys|user):([\d.]+)/.exec(line);
     if (c) cpu += Number(c[2]) * 1e6;
   }
-  return { calls, cpuUs: Math.round(cpu) };
+  return { calls, cpuUs: Math.round(cpu), connections };
 }
 
-/** Commands run between two snapshots (the INFO of the second snapshot not counted), by command, and in all. */
-export function redisDiff(a: RedisSnapshot, b: RedisSnapshot): { total: number; byCommand: Record<string, number>; cpuUs: number } {
+/**
+ * A snapshot once Redis has gone quiet (no command but our INFO for 300 ms):
+ * under load an instance's client sends its queued commands seconds after the
+ * streams they belong to ended, so a snapshot taken at once misses most of them.
+ */
+export async function redisQuietSnapshot(port: number, maxMs = 60_000): Promise<RedisSnapshot> {
+  let prev = redisSnapshot(port);
+  for (const t0 = Date.now(); Date.now() - t0 < maxMs; ) {
+    await new Promise((r) => setTimeout(r, 300));
+    const next = redisSnapshot(port);
+    // heartbeats (a lease renewal every few seconds) are the only commands left when quiet
+    if (redisDiff(prev, next).total <= 2) return next;
+    prev = next;
+  }
+  throw new Error(`Redis on port ${port} did not go quiet in ${maxMs} ms`);
+}
+
+/** Commands run between two snapshots (INFO not counted), by command, and in all; connections accepted (redis-cli's own included). */
+export function redisDiff(a: RedisSnapshot, b: RedisSnapshot): { total: number; byCommand: Record<string, number>; cpuUs: number; connections: number } {
   const byCommand: Record<string, number> = {};
   let total = 0;
   for (const [cmd, n] of Object.entries(b.calls)) {
-    const d = n - (a.calls[cmd] ?? 0) - (cmd === 'info' ? 1 : 0);
+    // our own INFOs are not the load
+    if (cmd === 'info') continue;
+    const d = n - (a.calls[cmd] ?? 0);
     if (d > 0) {
       byCommand[cmd] = d;
       total += d;
     }
   }
-  return { total, byCommand, cpuUs: b.cpuUs - a.cpuUs };
+  // redis-cli's own connection for the second INFO
+  return { total, byCommand, cpuUs: b.cpuUs - a.cpuUs, connections: b.connections - a.connections - 1 };
+}
+
+/** Rows per table of a SQLite file (read-only; WAL lets it read while the instances write). */
+export function sqliteRows(path: string): Record<string, number> {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const out: Record<string, number> = {};
+    for (const { name } of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]) {
+      out[name] = Number((db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n);
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
+/** Rows added per table between two counts, divided by `per` (tables that did not grow left out). */
+export function rowsAdded(a: Record<string, number>, b: Record<string, number>, per: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [t, n] of Object.entries(b)) if (n > (a[t] ?? 0)) out[t] = Math.round(((n - (a[t] ?? 0)) / per) * 100) / 100;
+  return out;
 }
 
 /** The load average over 1, 5 and 15 minutes (what `uptime` prints). */

@@ -29,7 +29,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { DAEMON_NODE_FLAGS } from '../src/cli/daemon/control.ts';
 import { startPostgres, type PostgresServer } from '../test/helpers/postgres.ts';
-import { cpuUsOf, loadavg, median, PgMeter, type PgLoad } from './scale-infra.ts';
+import { cpuUsOf, loadavg, median, PgMeter, type PgLoad, type PgSnapshot } from './scale-infra.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -75,6 +75,8 @@ interface Backend {
   daemons: Daemon[];
   headers: Record<string, string>;
   meter?: PgMeter;
+  /** The meter's last snapshot: the next measurement's "before" (nothing touches this database between two measurements). */
+  last?: PgSnapshot;
   stop(): Promise<void>;
 }
 
@@ -144,7 +146,7 @@ async function drive(b: Backend, instances: number, duration: number, connection
 
 async function measure(b: Backend, instances: number): Promise<Result> {
   const config = `${b.db} × ${instances}`;
-  const pg0 = await b.meter?.snapshot();
+  const pg0 = b.last ?? (await b.meter?.snapshot());
   const load = loadavg();
   const cpu0 = b.daemons.map((d) => cpuUsOf(d.child.pid!));
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -163,7 +165,8 @@ async function measure(b: Backend, instances: number): Promise<Result> {
     load,
   };
   if (b.meter && pg0) {
-    const l: PgLoad = PgMeter.diff(pg0, await b.meter.snapshot());
+    b.last = await b.meter.snapshot();
+    const l: PgLoad = PgMeter.diff(pg0, b.last);
     const per = (x: number) => Math.round((x / Math.max(1, ok)) * 100) / 100;
     result.pg = { commitsPerReq: per(l.xactCommit), insertsPerReq: per(l.tupInserted), updatesPerReq: per(l.tupUpdated), walBytesPerReq: Math.round(l.walBytes / Math.max(1, ok)), pgCpuUsPerReq: Math.round(l.cpuUs / Math.max(1, ok)) };
   }

@@ -6,7 +6,7 @@
  * streaming as fast as it can), with the load each turn and each token puts
  * on Redis and PostgreSQL.
  *
- *   npm run build && node bench/scale-runtime.ts [--db sqlite,postgres] [--instances 1,2] [--redis-single] [--streams 200] [--tokens 500] [--rounds 3] [--tree <checkout>]
+ *   npm run build && node bench/scale-runtime.ts [--db sqlite,postgres] [--instances 1,2] [--redis-single] [--redis-no-command-timeout] [--streams 200] [--tokens 500] [--rounds 3] [--tree <checkout>]
  *
  * Instances are child processes running createOracleApp from dist/ (as
  * test/e2e/runtime-cluster.test.ts does): one oracle (one mnemonic), one
@@ -17,11 +17,15 @@
  * instances, a real redis-server (ORACLE_REDIS_URL). One instance runs
  * without Redis (the single-process default); `--redis-single` adds a
  * configuration "1 + Redis" to separate Redis's cost from the second
- * instance's.
+ * instance's. `--redis-no-command-timeout` is an experiment: it turns off
+ * node-redis's per-command timeout on the instances' cluster clients (private
+ * fields), which under load drops run events it could not write within 5 s.
  *
  * Per batch: `--streams` sessions are created (not timed), then as many
  * turns of `--tokens` tokens start at once, turn i on instance i mod n, each
- * read to its end by the client (this process). Reported per configuration
+ * read to its end by the client (this process). Redis is read when it has
+ * gone quiet before and after the batch: under load an instance's client
+ * sends the commands of a turn seconds after the turn's stream ended. Reported per configuration
  * (medians of the rounds, interleaved across configurations): tokens/s
  * (all tokens ÷ the batch's wall time), time to first token p50/p99 (from
  * the request to its first `message` event), the instances' CPU per token
@@ -40,7 +44,7 @@ import { didFromMnemonic, generateMnemonic, generateSigner, type Signer } from '
 import { mintInvocation } from '../src/lib/ucan/index.ts';
 import { startPostgres, type PostgresServer } from '../test/helpers/postgres.ts';
 import { startRedis, type RedisServer } from '../test/helpers/redis.ts';
-import { cpuUsOf, loadavg, median, percentile, PgMeter, redisDiff, redisSnapshot, type PgLoad } from './scale-infra.ts';
+import { cpuUsOf, loadavg, median, percentile, PgMeter, redisDiff, redisQuietSnapshot, rowsAdded, sqliteRows, type PgLoad } from './scale-infra.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -48,6 +52,7 @@ const { values } = parseArgs({
     db: { type: 'string', default: 'sqlite,postgres' },
     instances: { type: 'string', default: '1,2' },
     'redis-single': { type: 'boolean', default: false },
+    'redis-no-command-timeout': { type: 'boolean', default: false },
     streams: { type: 'string', default: '200' },
     tokens: { type: 'string', default: '500' },
     rounds: { type: 'string', default: '3' },
@@ -77,6 +82,16 @@ const app = createOracleApp({
 });
 const url = await app.listen(0, '127.0.0.1');
 while (!app.runtime.signingKeyLoaded || app.runtime.status().pending.length > 0) await new Promise((r) => setTimeout(r, 5));
+// --redis-no-command-timeout (an experiment, not a setting of the runtime): node-redis 6 gives every command a
+// 5 s timeout (an AbortSignal.timeout each) and drops a command still unwritten after it; this turns it off on the
+// cluster's clients, reaching into their private fields
+const cluster = app.runtime.runs.cluster;
+if (cluster && process.env.T_REDIS_NO_TIMEOUT) {
+  for (const k of ['client', 'sub', 'adapterSub']) {
+    if (!cluster[k]?._commandOptions) throw new Error('--redis-no-command-timeout: the cluster has no ' + k + '._commandOptions in this build');
+    cluster[k]._commandOptions.timeout = 0;
+  }
+}
 process.stdout.write(JSON.stringify({ url }) + '\\n');
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
 `;
@@ -89,7 +104,7 @@ interface Instance {
 async function spawnInstance(cwd: string, env: Record<string, string>): Promise<Instance> {
   const child = spawn(process.execPath, ['--input-type=module', '-e', INSTANCE], {
     cwd,
-    env: { PATH: process.env.PATH, T_ENTRY: pathToFileURL(join(TREE, 'dist', 'index.js')).href, LLM_PROVIDER_API_KEY: 'bench', ...env },
+    env: { PATH: process.env.PATH, ...(values['redis-no-command-timeout'] ? { T_REDIS_NO_TIMEOUT: '1' } : {}), T_ENTRY: pathToFileURL(join(TREE, 'dist', 'index.js')).href, LLM_PROVIDER_API_KEY: 'bench', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
@@ -112,6 +127,8 @@ interface Setup {
   oracleDid: string;
   redis?: RedisServer;
   meter?: PgMeter;
+  /** The shared SQLite file (rows counted per turn). */
+  sqlite?: string;
   stop(): Promise<void>;
 }
 
@@ -137,6 +154,7 @@ async function startSetup(db: 'sqlite' | 'postgres', n: number, withRedis: boole
     oracleDid: didFromMnemonic(mnemonic),
     ...(redis ? { redis } : {}),
     ...(meter ? { meter } : {}),
+    ...(env.T_DB ? { sqlite: env.T_DB } : {}),
     async stop() {
       for (const i of instances) {
         if (i.child.exitCode !== null) continue;
@@ -207,7 +225,9 @@ interface Result {
   cpuUsPerToken: number;
   cpuMsPerTurn: number;
   load: string;
-  redis?: { perToken: number; perTurn: number; byCommandPerTurn: Record<string, number>; cpuUsPerToken: number };
+  /** Rows added per turn, by table (inserts only; updates do not show). */
+  sqliteRowsPerTurn?: Record<string, number>;
+  redis?: { perToken: number; perTurn: number; byCommandPerTurn: Record<string, number>; cpuUsPerToken: number; rpushMissingPerTurn: number };
   pg?: { commitsPerTurn: number; insertsPerTurn: number; updatesPerTurn: number; walBytesPerTurn: number; cpuUsPerToken: number };
 }
 
@@ -219,20 +239,26 @@ async function batch(s: Setup, tokens: number): Promise<Result> {
   const prepared = await Promise.all(users.map((u, i) => prepare(s.instances[i % s.instances.length]!.url, u, s.oracleDid)));
   await settle();
   const pg0 = await s.meter?.snapshot();
-  const r0 = s.redis ? redisSnapshot(s.redis.port) : undefined;
+  const r0 = s.redis ? await redisQuietSnapshot(s.redis.port) : undefined;
+  const rows0 = s.sqlite ? sqliteRows(s.sqlite) : undefined;
   const cpu0 = s.instances.map((i) => cpuUsOf(i.child.pid!));
   const load = loadavg();
   const t0 = performance.now();
   const turns = await Promise.all(prepared.map((p) => turn(p, tokens)));
   const wallMs = performance.now() - t0;
+  // the instances' Redis clients may still be sending what the turns queued
+  const r1 = s.redis ? await redisQuietSnapshot(s.redis.port) : undefined;
   await settle();
   const cpu = s.instances.reduce((a, i, k) => a + cpuUsOf(i.child.pid!) - cpu0[k]!, 0);
   const total = turns.reduce((a, t) => a + t.tokens, 0);
   const ttft = turns.map((t) => t.firstToken);
   const result: Result = { config: s.name, tokensPerS: Math.round(total / (wallMs / 1000)), wallMs: Math.round(wallMs), ttftP50: Math.round(median(ttft)), ttftP99: Math.round(percentile(ttft, 99)), cpuUsPerToken: round2(cpu / total), cpuMsPerTurn: round2(cpu / 1000 / turns.length), load };
-  if (s.redis && r0) {
-    const d = redisDiff(r0, redisSnapshot(s.redis.port));
-    result.redis = { perToken: round2(d.total / total), perTurn: round2(d.total / turns.length), byCommandPerTurn: Object.fromEntries(Object.entries(d.byCommand).map(([k, v]) => [k, round2(v / turns.length)])), cpuUsPerToken: round2(d.cpuUs / total) };
+  if (s.sqlite && rows0) result.sqliteRowsPerTurn = rowsAdded(rows0, sqliteRows(s.sqlite), turns.length);
+  if (s.redis && r0 && r1) {
+    const d = redisDiff(r0, r1);
+    result.redis = { perToken: round2(d.total / total), perTurn: round2(d.total / turns.length), byCommandPerTurn: Object.fromEntries(Object.entries(d.byCommand).map(([k, v]) => [k, round2(v / turns.length)])), cpuUsPerToken: round2(d.cpuUs / total), rpushMissingPerTurn: round2(Math.max(0, total - (d.byCommand.rpush ?? 0)) / turns.length) };
+    // every event of a turn is RPUSHed (one per token, plus the turn's own): fewer means the client dropped commands
+    if (result.redis.rpushMissingPerTurn > 0) console.error(`${s.name}: Redis received ${round2((d.byCommand.rpush ?? 0) / turns.length)} RPUSH per turn for ${tokens} tokens per turn: the instances' Redis clients dropped commands (node-redis's 5 s command timeout; try --redis-no-command-timeout)`);
   }
   if (s.meter && pg0) {
     const l: PgLoad = PgMeter.diff(pg0, await s.meter.snapshot());
@@ -273,7 +299,7 @@ try {
     for (const s of setups) {
       const x = await batch(s, TOKENS);
       results.push(x);
-      console.log(`${x.config}: ${x.tokensPerS} tokens/s (${STREAMS} × ${TOKENS} in ${x.wallMs} ms), TTFT p50 ${x.ttftP50} p99 ${x.ttftP99} ms, ${x.cpuUsPerToken} µs CPU/token${x.redis ? `, Redis ${JSON.stringify(x.redis)}` : ''}${x.pg ? `, PG ${JSON.stringify(x.pg)}` : ''}, load ${x.load}`);
+      console.log(`${x.config}: ${x.tokensPerS} tokens/s (${STREAMS} × ${TOKENS} in ${x.wallMs} ms), TTFT p50 ${x.ttftP50} p99 ${x.ttftP99} ms, ${x.cpuUsPerToken} µs CPU/token, ${x.cpuMsPerTurn} ms CPU/turn${x.sqliteRowsPerTurn ? `, SQLite rows/turn ${JSON.stringify(x.sqliteRowsPerTurn)}` : ''}${x.redis ? `, Redis ${JSON.stringify(x.redis)}` : ''}${x.pg ? `, PG ${JSON.stringify(x.pg)}` : ''}, load ${x.load}`);
     }
   }
   const summary = setups.map((s) => {
@@ -292,6 +318,7 @@ try {
       cpuMsPerTurn: m((r) => r.cpuMsPerTurn),
       redisPerToken: m((r) => r.redis?.perToken),
       redisPerTurn: m((r) => r.redis?.perTurn),
+      redisRpushMissingPerTurn: m((r) => r.redis?.rpushMissingPerTurn),
       redisCpuUsPerToken: m((r) => r.redis?.cpuUsPerToken),
       pgCommitsPerTurn: m((r) => r.pg?.commitsPerTurn),
       pgInsertsPerTurn: m((r) => r.pg?.insertsPerTurn),
@@ -302,7 +329,7 @@ try {
   });
   console.table(summary);
   mkdirSync(join(ROOT, 'bench/out'), { recursive: true });
-  writeFileSync(join(ROOT, 'bench/out/scale-runtime.json'), JSON.stringify({ node: process.version, tree: TREE, started, ended: new Date().toISOString(), cores: cpus().length, streams: STREAMS, tokens: TOKENS, rounds: ROUNDS, summary, results }, null, 2));
+  writeFileSync(join(ROOT, 'bench/out/scale-runtime.json'), JSON.stringify({ node: process.version, tree: TREE, redisNoCommandTimeout: values['redis-no-command-timeout'], started, ended: new Date().toISOString(), cores: cpus().length, streams: STREAMS, tokens: TOKENS, rounds: ROUNDS, summary, results }, null, 2));
 } finally {
   for (const s of setups) await s.stop();
   await pg?.stop();
