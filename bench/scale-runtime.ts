@@ -191,11 +191,20 @@ async function prepare(base: string, user: Signer, oracleDid: string): Promise<P
   return { base, sessionId, headers: await h() };
 }
 
-/** One streaming turn; its first-token time (ms from the request) and its token count. */
-async function turn(p: Prepared, tokens: number): Promise<{ firstToken: number; tokens: number }> {
+/** One streaming turn; its first-token time (ms from the request) and its token count; a refused turn: its status and error code. */
+async function turn(p: Prepared, tokens: number): Promise<{ firstToken: number; tokens: number; refused?: string }> {
   const t0 = performance.now();
   const res = await fetch(`${p.base}/messages/${p.sessionId}`, { method: 'POST', headers: p.headers, body: JSON.stringify({ message: `go ${tokens}`, stream: true }) });
-  if (res.status !== 200) throw new Error(`POST /messages: ${res.status} ${await res.text()}`);
+  if (res.status !== 200) {
+    const text = await res.text();
+    let code = text.slice(0, 80);
+    try {
+      code = (JSON.parse(text) as { code?: string }).code ?? code;
+    } catch {
+      // not JSON: the text itself
+    }
+    return { firstToken: NaN, tokens: 0, refused: `${res.status} ${code}` };
+  }
   const reader = res.body!.getReader();
   const dec = new TextDecoder();
   let firstToken = 0;
@@ -224,6 +233,8 @@ interface Result {
   ttftP99: number;
   cpuUsPerToken: number;
   cpuMsPerTurn: number;
+  /** turns refused, by status and code */
+  refused: Record<string, number>;
   load: string;
   /** Rows added per turn, by table (inserts only; updates do not show). */
   sqliteRowsPerTurn?: Record<string, number>;
@@ -244,15 +255,19 @@ async function batch(s: Setup, tokens: number): Promise<Result> {
   const cpu0 = s.instances.map((i) => cpuUsOf(i.child.pid!));
   const load = loadavg();
   const t0 = performance.now();
-  const turns = await Promise.all(prepared.map((p) => turn(p, tokens)));
+  const all = await Promise.all(prepared.map((p) => turn(p, tokens)));
   const wallMs = performance.now() - t0;
+  // a refused turn (e.g. 503 redis_unavailable under load) is counted, not measured
+  const turns = all.filter((t) => t.refused === undefined);
+  const refused: Record<string, number> = {};
+  for (const t of all) if (t.refused) refused[t.refused] = (refused[t.refused] ?? 0) + 1;
   // the instances' Redis clients may still be sending what the turns queued
   const r1 = s.redis ? await redisQuietSnapshot(s.redis.port) : undefined;
   await settle();
   const cpu = s.instances.reduce((a, i, k) => a + cpuUsOf(i.child.pid!) - cpu0[k]!, 0);
   const total = turns.reduce((a, t) => a + t.tokens, 0);
   const ttft = turns.map((t) => t.firstToken);
-  const result: Result = { config: s.name, tokensPerS: Math.round(total / (wallMs / 1000)), wallMs: Math.round(wallMs), ttftP50: Math.round(median(ttft)), ttftP99: Math.round(percentile(ttft, 99)), cpuUsPerToken: round2(cpu / total), cpuMsPerTurn: round2(cpu / 1000 / turns.length), load };
+  const result: Result = { config: s.name, tokensPerS: Math.round(total / (wallMs / 1000)), wallMs: Math.round(wallMs), ttftP50: Math.round(median(ttft)), ttftP99: Math.round(percentile(ttft, 99)), cpuUsPerToken: round2(cpu / total), cpuMsPerTurn: round2(cpu / 1000 / turns.length), refused, load };
   if (s.sqlite && rows0) result.sqliteRowsPerTurn = rowsAdded(rows0, sqliteRows(s.sqlite), turns.length);
   if (s.redis && r0 && r1) {
     const d = redisDiff(r0, r1);
@@ -299,7 +314,7 @@ try {
     for (const s of setups) {
       const x = await batch(s, TOKENS);
       results.push(x);
-      console.log(`${x.config}: ${x.tokensPerS} tokens/s (${STREAMS} × ${TOKENS} in ${x.wallMs} ms), TTFT p50 ${x.ttftP50} p99 ${x.ttftP99} ms, ${x.cpuUsPerToken} µs CPU/token, ${x.cpuMsPerTurn} ms CPU/turn${x.sqliteRowsPerTurn ? `, SQLite rows/turn ${JSON.stringify(x.sqliteRowsPerTurn)}` : ''}${x.redis ? `, Redis ${JSON.stringify(x.redis)}` : ''}${x.pg ? `, PG ${JSON.stringify(x.pg)}` : ''}, load ${x.load}`);
+      console.log(`${x.config}: ${x.tokensPerS} tokens/s (${STREAMS} × ${TOKENS} in ${x.wallMs} ms), TTFT p50 ${x.ttftP50} p99 ${x.ttftP99} ms, ${x.cpuUsPerToken} µs CPU/token, ${x.cpuMsPerTurn} ms CPU/turn${Object.keys(x.refused).length ? `, REFUSED ${JSON.stringify(x.refused)}` : ''}${x.sqliteRowsPerTurn ? `, SQLite rows/turn ${JSON.stringify(x.sqliteRowsPerTurn)}` : ''}${x.redis ? `, Redis ${JSON.stringify(x.redis)}` : ''}${x.pg ? `, PG ${JSON.stringify(x.pg)}` : ''}, load ${x.load}`);
     }
   }
   const summary = setups.map((s) => {
@@ -324,6 +339,7 @@ try {
       pgInsertsPerTurn: m((r) => r.pg?.insertsPerTurn),
       pgWalBytesPerTurn: m((r) => r.pg?.walBytesPerTurn),
       pgCpuUsPerToken: m((r) => r.pg?.cpuUsPerToken),
+      refusedTurns: rs.reduce((a, r) => a + Object.values(r.refused).reduce((x, y) => x + y, 0), 0),
       loads: rs.map((r) => r.load.split(' ')[0]).join(' / '),
     };
   });
