@@ -246,11 +246,12 @@ const users = await Promise.all(Array.from({ length: STREAMS }, () => generateSi
 const settle = () => new Promise((r) => setTimeout(r, SETTLE_MS));
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
-async function batch(s: Setup, tokens: number): Promise<Result> {
+/** One batch; `warm` (the warm-up) skips the PostgreSQL and Redis readings and their waits. */
+async function batch(s: Setup, tokens: number, warm = false): Promise<Result> {
   const prepared = await Promise.all(users.map((u, i) => prepare(s.instances[i % s.instances.length]!.url, u, s.oracleDid)));
   await settle();
-  const pg0 = await s.meter?.snapshot();
-  const r0 = s.redis ? await redisQuietSnapshot(s.redis.port) : undefined;
+  const pg0 = warm ? undefined : await s.meter?.snapshot();
+  const r0 = s.redis && !warm ? await redisQuietSnapshot(s.redis.port) : undefined;
   const rows0 = s.sqlite ? sqliteRows(s.sqlite) : undefined;
   const cpu0 = s.instances.map((i) => cpuUsOf(i.child.pid!));
   const load = loadavg();
@@ -262,7 +263,7 @@ async function batch(s: Setup, tokens: number): Promise<Result> {
   const refused: Record<string, number> = {};
   for (const t of all) if (t.refused) refused[t.refused] = (refused[t.refused] ?? 0) + 1;
   // the instances' Redis clients may still be sending what the turns queued
-  const r1 = s.redis ? await redisQuietSnapshot(s.redis.port) : undefined;
+  const r1 = s.redis && !warm ? await redisQuietSnapshot(s.redis.port) : undefined;
   await settle();
   const cpu = s.instances.reduce((a, i, k) => a + cpuUsOf(i.child.pid!) - cpu0[k]!, 0);
   const total = turns.reduce((a, t) => a + t.tokens, 0);
@@ -307,7 +308,7 @@ try {
     }
   }
   // warm-up (JIT, pools, pages): two short batches per configuration
-  for (const s of setups) for (let i = 0; i < 2; i++) await batch(s, 50);
+  for (const s of setups) for (let i = 0; i < 2; i++) await batch(s, 50, true);
   const started = new Date().toISOString();
   const results: Result[] = [];
   for (let r = 0; r < ROUNDS; r++) {
