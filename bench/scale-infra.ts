@@ -74,7 +74,7 @@ export interface PgLoad {
  * statistics when it goes idle, but at most once a second; one that flushed
  * less than a second ago tries again 10 s later (PostgreSQL 15's
  * PGSTAT_IDLE_INTERVAL), so a snapshot waits 10.5 s for the counters of the
- * work before it to be complete (read 1.2 s after, they missed 5–15 % of it).
+ * work before it to be complete (read 1.2 s after, they missed 8–19 % of it).
  */
 export class PgMeter {
   private readonly sql: postgres.Sql;
