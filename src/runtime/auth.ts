@@ -76,7 +76,7 @@ class PersistentReplayStore implements ReplayStore {
     if (purge) this.lastPurge = now;
     void this.store
       .defer(async () => {
-        await this.store.db.run('INSERT OR IGNORE INTO runtime_used_invocations (cid, expires_at) VALUES (?, ?)', [cid, expiresAt]);
+        await this.store.db.run('INSERT INTO runtime_used_invocations (cid, expires_at) VALUES (?, ?) ON CONFLICT (cid) DO NOTHING', [cid, expiresAt]);
         if (purge) await this.store.db.run('DELETE FROM runtime_used_invocations WHERE expires_at < ?', [Math.floor(now / 1000)]);
       })
       .catch(() => {});

@@ -170,7 +170,9 @@ export class RuntimeStore {
   }
 
   async latestRun(sessionId: string): Promise<{ runId: string; status: RunStatus } | undefined> {
-    const r = await this.db.get<{ id: string; status: RunStatus }>('SELECT id, status FROM runtime_runs WHERE session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1', [sessionId]);
+    // the insertion order breaks a tie of created_at: SQLite's rowid, PostgreSQL's identity column seq (migrations.ts)
+    const order = this.db.dialect === 'postgres' ? 'seq' : 'rowid';
+    const r = await this.db.get<{ id: string; status: RunStatus }>(`SELECT id, status FROM runtime_runs WHERE session_id = ? ORDER BY created_at DESC, ${order} DESC LIMIT 1`, [sessionId]);
     return r ? { runId: r.id, status: r.status } : undefined;
   }
 
@@ -223,7 +225,7 @@ export class RuntimeStore {
   }
 
   async revoke(cid: string): Promise<void> {
-    await this.db.run('INSERT OR IGNORE INTO runtime_revocations (cid, revoked_at) VALUES (?, ?)', [cid, new Date().toISOString()]);
+    await this.db.run('INSERT INTO runtime_revocations (cid, revoked_at) VALUES (?, ?) ON CONFLICT (cid) DO NOTHING', [cid, new Date().toISOString()]);
   }
 
   async isRevoked(cid: string): Promise<boolean> {

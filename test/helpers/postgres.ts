@@ -12,6 +12,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { freePort } from './loopback.ts';
 
 export interface PostgresServer {
@@ -138,5 +139,34 @@ export async function startPostgres(): Promise<PostgresServer> {
       }
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+
+/** The database backends a parameterised suite runs on (`describe.each(BACKENDS)`). */
+export type Backend = 'sqlite' | 'postgres';
+export const BACKENDS: Backend[] = ['sqlite', ...(postgresAvailable() ? (['postgres'] as const) : [])];
+
+/**
+ * For the body of `describe.each(BACKENDS)('… on %s', (backend) => …)`: on
+ * 'postgres' it starts one PostgreSQL for the suite (beforeAll) and stops it
+ * after the suite's other afterAll hooks (registered first, so it runs last).
+ * `fresh(prefix)` is a new empty database's URL on it, or undefined on
+ * 'sqlite' (the caller's own SQLite path stays the default).
+ */
+export function backendDatabases(backend: Backend): { fresh(prefix: string): string | undefined; server(): PostgresServer | undefined } {
+  let pg: PostgresServer | undefined;
+  let n = 0;
+  beforeAll(async () => {
+    if (backend === 'postgres') pg = await startPostgres();
+  }, 120_000);
+  afterAll(async () => pg?.stop());
+  return {
+    fresh(prefix) {
+      if (backend !== 'postgres') return undefined;
+      if (!pg) throw new Error('backendDatabases: PostgreSQL is not started yet (call fresh() in a hook or a test)');
+      return pg.createDatabase(`${prefix.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${++n}`);
+    },
+    server: () => pg,
   };
 }
