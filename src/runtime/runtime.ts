@@ -196,6 +196,7 @@ export class OracleRuntime {
       replay: o.ucanReplay ?? settings.ORACLE_UCAN_REPLAY,
       delegationMaxTtlSeconds: o.delegationMaxTtlSeconds ?? settings.ORACLE_UCAN_DELEGATION_MAX_TTL_S,
       signingKeyLoaded: () => this.signer !== undefined,
+      storeReady: this.storeReady,
     });
     this.resolved = result.ordered.map(({ plugin, env }) => ({
       plugin,
