@@ -175,6 +175,7 @@ export class OracleRuntime {
     this.db = o.database ?? (location!.url !== undefined ? new PostgresStorage({ url: location!.url }) : openDatabase({ path: location!.path!, migrations: { runtime: RUNTIME_MIGRATIONS }, synchronous: o.dbSynchronous ?? settings.ORACLE_DB_SYNCHRONOUS ?? 'async' }));
     if (location?.url !== undefined) this.log.info(`[boot] database: PostgreSQL ${redact(location.url)}`);
     this.store = new RuntimeStore(this.db, { did: this.oracleDid, name: o.config.name });
+    this.store.onBackgroundError = (e) => this.log.error(`[store] a background write failed: ${(e as Error).message}`);
     // the daemon's database, or a PostgreSQL one (opened without waiting): storage applies this area's migrations now
     const migrate = o.database !== undefined || location?.url !== undefined;
     const db = this.db;
@@ -212,7 +213,7 @@ export class OracleRuntime {
       toolsOf: (name) => Object.entries(this.toolsByPlugin.get(name) ?? {}).map(([n, t]) => ({ name: n, description: t.description })),
       saveState: (turn) => {
         const snapshot = JSON.parse(JSON.stringify(turn.state)) as Record<string, unknown>;
-        void this.store.defer(() => this.store.setSessionState(turn.sessionId, snapshot));
+        this.store.background(() => this.store.setSessionState(turn.sessionId, snapshot));
       },
     });
     logBoot(this.log, result);
@@ -323,7 +324,7 @@ export class OracleRuntime {
       abort: (runId, reason) => this.runs.get(runId)?.abort.abort(new Error(reason)),
       settle: (sessionId, toolCallId, answer) => this.realtime.settle(sessionId, toolCallId, answer),
       reaped: (run, events) => {
-        void this.store.defer(() => this.store.finishRun(run.runId, 'failed', events)).catch(() => {});
+        this.store.background(() => this.store.finishRun(run.runId, 'failed', events));
         // as socket.ts does when a run of this instance ends
         const eventId = String(events.at(-1)?.id ?? 0);
         this.realtime.emit(run.sessionId, 'message_cache_invalidation', { eventName: 'message_cache_invalidation', payload: { sessionId: run.sessionId, requestId: run.requestId, eventId, reason: 'run failed' } });
@@ -395,7 +396,7 @@ export class OracleRuntime {
       loadState: (s) => this.store.getSessionState(s),
       saveState: (s, st) => {
         const snapshot = JSON.parse(JSON.stringify(st)) as Record<string, unknown>;
-        void this.store.defer(() => this.store.setSessionState(s, snapshot));
+        this.store.background(() => this.store.setSessionState(s, snapshot));
       },
       persist: (s, msgs) =>
         this.store.defer(async () => {
@@ -419,7 +420,7 @@ export class OracleRuntime {
     // the awaits above let another turn of this session start meanwhile
     if (this.runs.active(sessionId)) throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
     const run = this.runs.start({ sessionId, userDid });
-    if (session.title === 'New chat') void this.store.defer(() => this.store.touchSession(sessionId, input.message.slice(0, 60)));
+    if (session.title === 'New chat') this.store.background(() => this.store.touchSession(sessionId, input.message.slice(0, 60)));
     void runTurn(this.agentDeps(), run, input).catch((e: unknown) => {
       this.hooks.onError?.(e);
       if (!run.finished) run.emit({ event: 'done', data: { status: 'failed', partialText: run.text } });
@@ -437,6 +438,7 @@ export class OracleRuntime {
     await Promise.race([Promise.all(stops), new Promise((r) => setTimeout(r, 2000).unref())]);
     await new Promise((r) => setImmediate(r));
     await this.storeReady.catch(() => {});
+    this.runs.close();
     await this.store.flush();
     await this.runs.cluster?.close();
     if (this.ownsDb) await this.db.close();

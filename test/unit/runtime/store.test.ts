@@ -105,6 +105,14 @@ describe.each(BACKENDS)('RuntimeStore on %s', (backend) => {
     expect(await store.getRun('did:key:alice', 'r2')).toMatchObject({ status: 'failed' });
     expect(await store.getRun('did:key:alice', 'r3')).toMatchObject({ status: 'failed' });
     expect(await store.getRun('did:key:alice', 'r1')).toEqual({ runId: 'r1', sessionId: s.sessionId, requestId: 'q-r1', status: 'finished' });
+    // the end of a run whose start was never stored (the database away then) writes its row; a deleted session's, none
+    await store.endRun({ id: 'r4', sessionId: s.sessionId, userDid: 'did:key:alice', requestId: 'q-r4' }, 'failed', events);
+    expect(await store.getRun('did:key:alice', 'r4')).toEqual({ runId: 'r4', sessionId: s.sessionId, requestId: 'q-r4', status: 'failed' });
+    expect((await store.runEvents('r4', 0)).map((e) => e.id)).toEqual([1, 2, 3]);
+    await store.endRun({ id: 'r1', sessionId: s.sessionId, userDid: 'did:key:alice', requestId: 'q-r1' }, 'aborted', []);
+    expect(await store.getRun('did:key:alice', 'r1')).toMatchObject({ status: 'aborted' });
+    await store.endRun({ id: 'r5', sessionId: 'no-such-session', userDid: 'did:key:alice', requestId: 'q-r5' }, 'failed', events);
+    expect(await store.getRun('did:key:alice', 'r5')).toBeUndefined();
   });
 
   it('preferences and delegations are upserted per user × oracle; a revocation is recorded once; all of it survives a reopen', async () => {

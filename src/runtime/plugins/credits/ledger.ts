@@ -107,7 +107,7 @@ export class CreditsLedger {
   /** The insertion order of claims (a tie of created_at): SQLite's rowid, PostgreSQL's identity column seq. */
   private readonly order: 'rowid' | 'seq';
   /** The credits tables' migrations, applied on the runtime's connection; every method waits for them. */
-  private readonly ready: Promise<void>;
+  private migrated: Promise<void> | undefined;
 
   constructor(db: Storage, o: { oracleDid: string; price: number; denom: string }) {
     this.db = db;
@@ -115,8 +115,16 @@ export class CreditsLedger {
     this.priceMicro = toMicro(o.price);
     this.denom = o.denom;
     this.order = db.dialect === 'postgres' ? 'seq' : 'rowid';
-    this.ready = db.migrate('credits', CREDITS_MIGRATIONS);
-    this.ready.catch(() => {}); // the error reaches every caller through `await this.ready`
+    void this.ready().catch(() => {}); // started now; the error reaches every caller through `await this.ready()`
+  }
+
+  /** The migrations, applied once; after a failure (the database away) the next call tries again. */
+  private ready(): Promise<void> {
+    this.migrated ??= this.db.migrate('credits', CREDITS_MIGRATIONS).catch((e: unknown) => {
+      this.migrated = undefined;
+      throw e;
+    });
+    return this.migrated;
   }
 
   private claim(r: ClaimRow): Claim {
@@ -137,7 +145,7 @@ export class CreditsLedger {
   }
 
   async contract(userDid: string): Promise<Contract | undefined> {
-    await this.ready;
+    await this.ready();
     const r = await this.db.get<{ id: string; price_micro: number; denom: string; created_at: string }>('SELECT * FROM credits_contracts WHERE user_did = ? AND oracle_did = ?', [userDid, this.oracleDid]);
     return r ? { contractId: r.id, oracleDid: this.oracleDid, userDid, price: fromMicro(r.price_micro), denom: r.denom, unit: 'turn', createdAt: r.created_at } : undefined;
   }
@@ -154,7 +162,7 @@ export class CreditsLedger {
   }
 
   async claims(userDid: string, status?: Claim['status']): Promise<Claim[]> {
-    await this.ready;
+    await this.ready();
     const rows = status
       ? await this.db.all<ClaimRow>(`SELECT * FROM credits_claims WHERE user_did = ? AND oracle_did = ? AND status = ? ORDER BY created_at, ${this.order}`, [userDid, this.oracleDid, status])
       : await this.db.all<ClaimRow>(`SELECT * FROM credits_claims WHERE user_did = ? AND oracle_did = ? ORDER BY created_at, ${this.order}`, [userDid, this.oracleDid]);
@@ -167,7 +175,7 @@ export class CreditsLedger {
    * none is open) must be paid first.
    */
   async gate(userDid: string, sessionId: string): Promise<{ ok: true; claimId: string } | { ok: false; claims: string[]; outstanding: Claim[] }> {
-    await this.ready;
+    await this.ready();
     return this.db.tx(async () => {
       await this.lockUser(userDid);
       const paid = await this.db.get<ClaimRow>(`SELECT * FROM credits_claims WHERE user_did = ? AND oracle_did = ? AND status = 'paid' ORDER BY created_at, ${this.order} LIMIT 1`, [userDid, this.oracleDid]);
@@ -220,7 +228,7 @@ export class CreditsLedger {
   }
 
   async balance(account: string): Promise<number> {
-    await this.ready;
+    await this.ready();
     return fromMicro(Number((await this.db.get<{ s: number | string | null }>('SELECT SUM(amount_micro) AS s FROM credits_ledger WHERE account = ?', [account]))?.s ?? 0));
   }
 
@@ -241,7 +249,7 @@ export class CreditsLedger {
   }
 
   async entries(userDid: string) {
-    await this.ready;
+    await this.ready();
     return (
       await this.db.all<{ entry_id: string; kind: string; account: string; amount_micro: number; claim_id: string | null; payment_id: string | null; created_at: string }>(
         'SELECT * FROM credits_ledger WHERE entry_id IN (SELECT entry_id FROM credits_ledger WHERE account IN (?, ?)) ORDER BY seq',
@@ -252,7 +260,7 @@ export class CreditsLedger {
 
   /** Sum of every ledger row (always 0: double entry). */
   async total(): Promise<number> {
-    await this.ready;
+    await this.ready();
     return fromMicro(Number((await this.db.get<{ s: number | string | null }>('SELECT SUM(amount_micro) AS s FROM credits_ledger'))?.s ?? 0));
   }
 }
