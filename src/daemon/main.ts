@@ -67,10 +67,8 @@ async function main(): Promise<void> {
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'token', 'key', 'mnemonic'], stream: logStream },
     healthExtra: () => (oracle ? { oracle: oracle.info() } : {}),
   });
-  if (config.oracle.enabled && db.dialect === 'postgres') {
-    // the runtime's stores speak SQLite only so far (docs/storage.md, "PostgreSQL"): the registry is served alone
-    app.log.warn({ oracle: true }, 'the default oracle is not served: its stores do not run on PostgreSQL yet (set oracle.enabled: false to silence this)');
-  } else if (config.oracle.enabled) {
+  // on PostgreSQL too: the runtime's tables have a text per dialect (src/runtime/migrations.ts), in the same database
+  if (config.oracle.enabled) {
     try {
       const { loadOracleKey, mountDefaultOracle } = await import('./oracle.ts');
       const key = await loadOracleKey();

@@ -56,9 +56,10 @@ class PersistentReplayStore implements ReplayStore {
   /** The unexpired CIDs a previous process saw, loaded before the store answers its first check. */
   readonly loaded: Promise<void>;
 
-  constructor(store: RuntimeStore) {
+  constructor(store: RuntimeStore, ready: Promise<void>) {
     this.store = store;
-    this.loaded = this.load();
+    // the table exists once the runtime's migrations ran: at open on SQLite, asynchronously on PostgreSQL or a shared database
+    this.loaded = ready.then(() => this.load());
     this.loaded.catch(() => {}); // reaches the caller through `await loaded`
   }
 
@@ -76,7 +77,7 @@ class PersistentReplayStore implements ReplayStore {
     if (purge) this.lastPurge = now;
     void this.store
       .defer(async () => {
-        await this.store.db.run('INSERT OR IGNORE INTO runtime_used_invocations (cid, expires_at) VALUES (?, ?)', [cid, expiresAt]);
+        await this.store.db.run('INSERT INTO runtime_used_invocations (cid, expires_at) VALUES (?, ?) ON CONFLICT (cid) DO NOTHING', [cid, expiresAt]);
         if (purge) await this.store.db.run('DELETE FROM runtime_used_invocations WHERE expires_at < ?', [Math.floor(now / 1000)]);
       })
       .catch(() => {});
@@ -99,12 +100,15 @@ export interface AuthenticatorOptions {
   replay?: UcanReplayMode;
   /** The longest a delegation that logs in alone may live, in seconds (ORACLE_UCAN_DELEGATION_MAX_TTL_S; default 30 days). */
   delegationMaxTtlSeconds?: number;
+  /** Resolves once the runtime's tables are migrated (OracleRuntime.storeReady; default: already). */
+  storeReady?: Promise<void>;
 }
 
 export class Authenticator {
   private readonly store: RuntimeStore;
   /** The used-invocation store, opened (and loaded from the database) only in strict mode. */
   private strictStore?: PersistentReplayStore;
+  private readonly storeReady: Promise<void>;
   readonly oracleDid: string;
   mode: UcanAuthMode;
   replayMode: UcanReplayMode;
@@ -120,13 +124,20 @@ export class Authenticator {
     this.replayMode = o.replay ?? 'bearer';
     this.delegationMaxTtlSeconds = o.delegationMaxTtlSeconds ?? DEFAULT_DELEGATION_MAX_TTL_S;
     this.signingKeyLoaded = o.signingKeyLoaded;
-    if (this.replayMode === 'strict') this.strictStore = new PersistentReplayStore(o.store);
+    this.storeReady = o.storeReady ?? Promise.resolve();
+    if (this.replayMode === 'strict') this.strictStore = new PersistentReplayStore(o.store, this.storeReady);
   }
 
   private async replayStore(): Promise<ReplayStore | undefined> {
     if (this.replayMode !== 'strict') return undefined;
-    const s = (this.strictStore ??= new PersistentReplayStore(this.store));
-    await s.loaded;
+    const s = (this.strictStore ??= new PersistentReplayStore(this.store, this.storeReady));
+    try {
+      await s.loaded;
+    } catch (e) {
+      // the database did not answer (PostgreSQL away): the next request loads again rather than failing for good
+      if (this.strictStore === s) this.strictStore = undefined;
+      throw e;
+    }
     return s;
   }
 

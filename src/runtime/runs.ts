@@ -9,6 +9,7 @@
  * abort or answer it; a turn is refused with 503 redis_unavailable while
  * Redis does not answer.
  */
+import { isOracleKitError } from '../lib/errors.ts';
 import { randomUUID } from 'node:crypto';
 import { initialTurn, reduceTurn, type AnyEvent, type AnyEventInput, type DoneStatus, type RunStatus, type TurnState } from '../lib/protocol/index.ts';
 import type { RuntimeStore } from './store.ts';
@@ -116,7 +117,7 @@ export class RunManager {
     this.byId.set(run.runId, run);
     this.activeBySession.set(run.sessionId, run);
     run.status = 'running';
-    void this.store.defer(() => this.store.createRun({ id: run.runId, sessionId: run.sessionId, userDid: run.userDid, requestId: run.requestId, status: 'running' }));
+    this.store.background(() => this.store.createRun({ id: run.runId, sessionId: run.sessionId, userDid: run.userDid, requestId: run.requestId, status: 'running' }));
     run.subscribe(0, (e) => {
       for (const g of this.global) g(run, e);
     });
@@ -125,7 +126,7 @@ export class RunManager {
       run.status = status === 'finished' ? 'finished' : status === 'aborted' ? 'aborted' : 'failed';
       // the session is free at once; the run's row follows in the next group commit
       if (this.activeBySession.get(run.sessionId) === run) this.activeBySession.delete(run.sessionId);
-      await this.store.defer(() => this.store.finishRun(run.runId, run.status, run.events)).catch(() => {});
+      await this.storeEnd(run);
       const t = setTimeout(() => {
         this.byId.delete(run.runId);
         if (this.latestBySession.get(run.sessionId) === run) this.latestBySession.delete(run.sessionId);
@@ -133,6 +134,30 @@ export class RunManager {
       t.unref();
     });
     return run;
+  }
+
+  /**
+   * Stores how a run ended (its status and event log), with its row if the start's write was lost. A database
+   * that does not answer (PostgreSQL away) is tried again, up to about 10 minutes, so its row does not stay
+   * `running` once the server is back; `close()` ends the tries.
+   */
+  private async storeEnd(run: Run): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.store.defer(() => this.store.endRun({ id: run.runId, sessionId: run.sessionId, userDid: run.userDid, requestId: run.requestId }, run.status, run.events));
+        return;
+      } catch (e) {
+        if (this.closed || attempt >= 40 || !isOracleKitError(e) || e.code !== 'database_unavailable') return this.store.onBackgroundError(e);
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 15_000)).unref());
+      }
+    }
+  }
+
+  private closed = false;
+
+  /** Ends the tries of storeEnd (the runtime closes its database next). */
+  close(): void {
+    this.closed = true;
   }
 
   abortAll(): void {

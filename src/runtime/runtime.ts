@@ -10,6 +10,9 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, isStepCount, tool, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { z } from 'zod';
 import { openDatabase } from '../storage/db.ts';
+import { checkPostgresUrl, redact } from '../storage/open.ts';
+import { PostgresStorage } from '../storage/postgres.ts';
+import { OracleKitError, showValue } from '../lib/errors.ts';
 import type { Storage } from '../storage/storage.ts';
 import { RUNTIME_MIGRATIONS } from './migrations.ts';
 import { RuntimeStore } from './store.ts';
@@ -57,8 +60,13 @@ export interface OracleAppOptions {
   hooks?: OracleHooks;
   /** Environment (default process.env): the runtime's variables (settings.ts, parsed once) and the plugins' (each plugin's envSchema). */
   env?: Record<string, string | undefined>;
-  /** SQLite file (default ORACLE_DB_PATH or ./data/oracle.db); ':memory:' for tests. */
+  /** SQLite file (default ORACLE_DB_PATH or ./data/oracle.db); ':memory:' for tests. Not with `databaseUrl`. */
   dbPath?: string;
+  /**
+   * A PostgreSQL database instead of the SQLite file: postgres://user[:password]@host[:port]/database
+   * (default ORACLE_DATABASE_URL). Several instances of one oracle share it (docs/scaling.md). Not with `dbPath`.
+   */
+  databaseUrl?: string;
   /** Durability of the runtime's own database (storage/db.ts): 'async' (default: fsync off the event loop before acknowledging), 'FULL' (fsync inside COMMIT), 'NORMAL' (no fsync; may lose the last transactions on power loss). */
   dbSynchronous?: 'async' | 'FULL' | 'NORMAL';
   /** An open database to share (the daemon's); the runtime adds its migrations' area. */
@@ -163,14 +171,18 @@ export class OracleRuntime {
     }
     this.oracleDid = o.config.oracleDid ?? derived;
     this.ownsDb = !o.database;
-    this.db = o.database ?? openDatabase({ path: o.dbPath ?? this.env.ORACLE_DB_PATH ?? './data/oracle.db', migrations: { runtime: RUNTIME_MIGRATIONS }, synchronous: o.dbSynchronous ?? (this.env.ORACLE_DB_SYNCHRONOUS === 'NORMAL' || this.env.ORACLE_DB_SYNCHRONOUS === 'FULL' ? this.env.ORACLE_DB_SYNCHRONOUS : 'async') });
+    const location = o.database ? undefined : databaseLocation(o, this.env, settings);
+    this.db = o.database ?? (location!.url !== undefined ? new PostgresStorage({ url: location!.url }) : openDatabase({ path: location!.path!, migrations: { runtime: RUNTIME_MIGRATIONS }, synchronous: o.dbSynchronous ?? settings.ORACLE_DB_SYNCHRONOUS ?? 'async' }));
+    if (location?.url !== undefined) this.log.info(`[boot] database: PostgreSQL ${redact(location.url)}`);
     this.store = new RuntimeStore(this.db, { did: this.oracleDid, name: o.config.name });
-    const database = o.database;
+    this.store.onBackgroundError = (e) => this.log.error(`[store] a background write failed: ${(e as Error).message}`);
+    // the daemon's database, or a PostgreSQL one (opened without waiting): storage applies this area's migrations now
+    const migrate = o.database !== undefined || location?.url !== undefined;
+    const db = this.db;
     const store = this.store;
     const alone = !settings.ORACLE_REDIS_URL;
     this.storeReady = (async () => {
-      // the daemon's database: storage applies this area's migrations on the shared connection
-      if (database) await database.migrate('runtime', RUNTIME_MIGRATIONS);
+      if (migrate) await db.migrate('runtime', RUNTIME_MIGRATIONS);
       // one instance: a run left running was its own previous process's; several (ORACLE_REDIS_URL): another
       // instance may be running it, and the cluster's reaper ends the runs of an instance whose lease lapsed
       if (alone) await store.failOrphanRuns();
@@ -185,6 +197,7 @@ export class OracleRuntime {
       replay: o.ucanReplay ?? settings.ORACLE_UCAN_REPLAY,
       delegationMaxTtlSeconds: o.delegationMaxTtlSeconds ?? settings.ORACLE_UCAN_DELEGATION_MAX_TTL_S,
       signingKeyLoaded: () => this.signer !== undefined,
+      storeReady: this.storeReady,
     });
     this.resolved = result.ordered.map(({ plugin, env }) => ({
       plugin,
@@ -200,7 +213,7 @@ export class OracleRuntime {
       toolsOf: (name) => Object.entries(this.toolsByPlugin.get(name) ?? {}).map(([n, t]) => ({ name: n, description: t.description })),
       saveState: (turn) => {
         const snapshot = JSON.parse(JSON.stringify(turn.state)) as Record<string, unknown>;
-        void this.store.defer(() => this.store.setSessionState(turn.sessionId, snapshot));
+        this.store.background(() => this.store.setSessionState(turn.sessionId, snapshot));
       },
     });
     logBoot(this.log, result);
@@ -311,7 +324,7 @@ export class OracleRuntime {
       abort: (runId, reason) => this.runs.get(runId)?.abort.abort(new Error(reason)),
       settle: (sessionId, toolCallId, answer) => this.realtime.settle(sessionId, toolCallId, answer),
       reaped: (run, events) => {
-        void this.store.defer(() => this.store.finishRun(run.runId, 'failed', events)).catch(() => {});
+        this.store.background(() => this.store.finishRun(run.runId, 'failed', events));
         // as socket.ts does when a run of this instance ends
         const eventId = String(events.at(-1)?.id ?? 0);
         this.realtime.emit(run.sessionId, 'message_cache_invalidation', { eventName: 'message_cache_invalidation', payload: { sessionId: run.sessionId, requestId: run.requestId, eventId, reason: 'run failed' } });
@@ -383,7 +396,7 @@ export class OracleRuntime {
       loadState: (s) => this.store.getSessionState(s),
       saveState: (s, st) => {
         const snapshot = JSON.parse(JSON.stringify(st)) as Record<string, unknown>;
-        void this.store.defer(() => this.store.setSessionState(s, snapshot));
+        this.store.background(() => this.store.setSessionState(s, snapshot));
       },
       persist: (s, msgs) =>
         this.store.defer(async () => {
@@ -407,7 +420,7 @@ export class OracleRuntime {
     // the awaits above let another turn of this session start meanwhile
     if (this.runs.active(sessionId)) throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
     const run = this.runs.start({ sessionId, userDid });
-    if (session.title === 'New chat') void this.store.defer(() => this.store.touchSession(sessionId, input.message.slice(0, 60)));
+    if (session.title === 'New chat') this.store.background(() => this.store.touchSession(sessionId, input.message.slice(0, 60)));
     void runTurn(this.agentDeps(), run, input).catch((e: unknown) => {
       this.hooks.onError?.(e);
       if (!run.finished) run.emit({ event: 'done', data: { status: 'failed', partialText: run.text } });
@@ -425,6 +438,7 @@ export class OracleRuntime {
     await Promise.race([Promise.all(stops), new Promise((r) => setTimeout(r, 2000).unref())]);
     await new Promise((r) => setImmediate(r));
     await this.storeReady.catch(() => {});
+    this.runs.close();
     await this.store.flush();
     await this.runs.cluster?.close();
     if (this.ownsDb) await this.db.close();
@@ -485,4 +499,34 @@ function mergeErrorTables(plugins: { name: string; errors?: ErrorTable }[]): Err
 
 function subAgentToolName(name: string): string {
   return `ask_${name.replace(/[^A-Za-z0-9_]/g, '_')}`;
+}
+
+/**
+ * Where the runtime's own database is: `databaseUrl` (a PostgreSQL URL) or `dbPath` (a SQLite file), from
+ * the options, else from ORACLE_DATABASE_URL / ORACLE_DB_PATH. Naming both is invalid_config: which one
+ * holds the oracle's sessions must not depend on a precedence rule.
+ */
+function databaseLocation(o: OracleAppOptions, env: Record<string, string | undefined>, settings: RuntimeEnv): { url?: string; path?: string } {
+  const both = (field: string, url: string, path: string) =>
+    new OracleKitError({
+      status: 400,
+      code: 'invalid_config',
+      message: `${field} = ${showValue(redact(url))} and a SQLite path (${showValue(path)}) are both set: the runtime uses one database; keep one of them`,
+      field,
+      value: redact(url),
+      valid: 'either a postgres:// URL (databaseUrl / ORACLE_DATABASE_URL) or a SQLite file (dbPath / ORACLE_DB_PATH), not both',
+    });
+  if (o.databaseUrl !== undefined && o.dbPath !== undefined) throw both('databaseUrl', o.databaseUrl, o.dbPath);
+  if (o.databaseUrl !== undefined) {
+    checkPostgresUrl(o.databaseUrl, 'databaseUrl');
+    return { url: o.databaseUrl };
+  }
+  if (o.dbPath !== undefined) return { path: o.dbPath };
+  const rawPath = env.ORACLE_DB_PATH?.trim() ? env.ORACLE_DB_PATH : undefined;
+  if (settings.ORACLE_DATABASE_URL !== undefined && rawPath !== undefined) throw both('ORACLE_DATABASE_URL', settings.ORACLE_DATABASE_URL, rawPath);
+  if (settings.ORACLE_DATABASE_URL !== undefined) {
+    checkPostgresUrl(settings.ORACLE_DATABASE_URL, 'ORACLE_DATABASE_URL');
+    return { url: settings.ORACLE_DATABASE_URL };
+  }
+  return { path: settings.ORACLE_DB_PATH };
 }

@@ -23,6 +23,7 @@ export const RuntimeEnvSchema = z.object({
   HOST: z.preprocess(blank, z.string().trim().min(1).default('127.0.0.1')),
   ORACLE_DB_PATH: z.preprocess(blank, z.string().default('./data/oracle.db')),
   ORACLE_DB_SYNCHRONOUS: z.preprocess(blank, z.enum(['FULL', 'NORMAL']).optional()),
+  ORACLE_DATABASE_URL: opt(z.url({ protocol: /^postgres(ql)?$/ })),
   CORS_ORIGINS: opt(z.string()).transform((v) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean))),
   /** Replaced by ORACLE_UCAN_AUTH (delegation-only login is now on by default): any value is a boot error, so a deployment that set 0 is not silently opened. */
   ORACLE_ALLOW_DELEGATION_AUTH: opt(z.never({ error: 'replaced by ORACLE_UCAN_AUTH' })),
@@ -47,6 +48,7 @@ const VALID: Record<keyof RuntimeEnv, string> = {
   HOST: 'a host name or address to bind (default 127.0.0.1, this machine only; 0.0.0.0 for every interface)',
   ORACLE_DB_PATH: 'a file path (default ./data/oracle.db)',
   ORACLE_DB_SYNCHRONOUS: 'FULL or NORMAL, or unset (fsync off the event loop)',
+  ORACLE_DATABASE_URL: 'a postgres:// or postgresql:// URL of a database (docs/scaling.md), e.g. postgres://oracle:secret@10.0.0.5:5432/oracle, or unset for the SQLite file ORACLE_DB_PATH',
   CORS_ORIGINS: 'comma-separated origins',
   ORACLE_ALLOW_DELEGATION_AUTH:
     'no value (it was replaced by ORACLE_UCAN_AUTH: a delegation alone now logs in by default; ORACLE_UCAN_AUTH=invocation requires an invocation, as ORACLE_ALLOW_DELEGATION_AUTH=0 did)',

@@ -57,6 +57,18 @@ export class RuntimeStore {
     });
   }
 
+  /** Where a background write's failure is reported (the runtime sets its log; default: nowhere). */
+  onBackgroundError: (e: unknown) => void = () => {};
+
+  /**
+   * A write nobody waits for (a run's row, a session's state or title): queued like `defer`; a failure
+   * (the database away: 503 database_unavailable) is reported, never an unhandled rejection that would
+   * end the process.
+   */
+  background(fn: () => Promise<unknown>): void {
+    this.defer(fn).catch((e: unknown) => this.onBackgroundError(e));
+  }
+
   /** Commits every queued write now (shutdown). */
   flush(): Promise<void> {
     return this.db.flush();
@@ -170,13 +182,29 @@ export class RuntimeStore {
   }
 
   async latestRun(sessionId: string): Promise<{ runId: string; status: RunStatus } | undefined> {
-    const r = await this.db.get<{ id: string; status: RunStatus }>('SELECT id, status FROM runtime_runs WHERE session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1', [sessionId]);
+    // the insertion order breaks a tie of created_at: SQLite's rowid, PostgreSQL's identity column seq (migrations.ts)
+    const order = this.db.dialect === 'postgres' ? 'seq' : 'rowid';
+    const r = await this.db.get<{ id: string; status: RunStatus }>(`SELECT id, status FROM runtime_runs WHERE session_id = ? ORDER BY created_at DESC, ${order} DESC LIMIT 1`, [sessionId]);
     return r ? { runId: r.id, status: r.status } : undefined;
   }
 
   /** The run's whole event log, one row per run (replay after it left memory). */
   async finishRun(runId: string, status: RunStatus, events: AnyEvent[]): Promise<void> {
     await this.db.run('UPDATE runtime_runs SET status = ?, events = ?, updated_at = ? WHERE id = ?', [status, JSON.stringify(events), new Date().toISOString(), runId]);
+  }
+
+  /**
+   * How a run ended, with its row if the start's write was lost (the database away then: runs.ts, storeEnd);
+   * nothing when its session was deleted meanwhile.
+   */
+  async endRun(run: { id: string; sessionId: string; userDid: string; requestId: string }, status: RunStatus, events: AnyEvent[]): Promise<void> {
+    const now = new Date().toISOString();
+    await this.db.run(
+      `INSERT INTO runtime_runs (id, session_id, user_did, request_id, status, created_at, updated_at)
+       SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runtime_sessions WHERE id = ?) ON CONFLICT (id) DO NOTHING`,
+      [run.id, run.sessionId, run.userDid, run.requestId, status, now, now, run.sessionId],
+    );
+    await this.finishRun(run.id, status, events);
   }
 
   async runEvents(runId: string, after: number): Promise<AnyEvent[]> {
@@ -223,7 +251,7 @@ export class RuntimeStore {
   }
 
   async revoke(cid: string): Promise<void> {
-    await this.db.run('INSERT OR IGNORE INTO runtime_revocations (cid, revoked_at) VALUES (?, ?)', [cid, new Date().toISOString()]);
+    await this.db.run('INSERT INTO runtime_revocations (cid, revoked_at) VALUES (?, ?) ON CONFLICT (cid) DO NOTHING', [cid, new Date().toISOString()]);
   }
 
   async isRevoked(cid: string): Promise<boolean> {

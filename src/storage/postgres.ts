@@ -70,6 +70,18 @@ function mapError(e: unknown): unknown {
   return unavailable(e) ?? e;
 }
 
+/**
+ * After a fault of its connection a transaction's callback never settles. The driver (porsager/postgres 3.4.x)
+ * writes ROLLBACK, or COMMIT, on a transaction's connection once its callback settles; when that connection has
+ * closed, the write reaches a null socket in a setImmediate and the process dies with an uncaught TypeError
+ * (upstream issues #1154 and #1208; seen here with PostgreSQL stopped while a group was in flight). A connection
+ * that failed this way is closing, and its close rejects the transaction itself (CONNECTION_CLOSED) with no
+ * statement written on it; the pending callback is then garbage.
+ */
+function holdIfDead<T>(p: Promise<T>): Promise<T> {
+  return p.catch((e: unknown) => (unavailable(e) || (e as { code?: unknown } | null)?.code === 'database_unavailable' ? new Promise<T>(() => {}) : Promise.reject(e)));
+}
+
 export interface PostgresOptions {
   /** postgres://user@host:port/database */
   url: string;
@@ -141,7 +153,7 @@ export class PostgresStorage implements Storage {
     if (this.als.getStore()) return fn();
     for (let tries = 0; ; tries++) {
       try {
-        return (await this.sql.begin((t) => this.als.run(t, async () => fn()))) as T;
+        return (await this.sql.begin((t) => this.als.run(t, () => holdIfDead(Promise.resolve().then(fn))))) as T;
       } catch (e) {
         this.rolledBack();
         if (retryable(e) && tries < MAX_RETRIES) continue; // the whole transaction rolled back: run it again
@@ -182,10 +194,10 @@ export class PostgresStorage implements Storage {
       await this.sql.begin(async (t) => {
         for (const b of batch) {
           try {
-            const value = await t.savepoint((s) => this.als.run(s, async () => b.fn()));
+            const value = await t.savepoint((s) => this.als.run(s, () => holdIfDead(Promise.resolve().then(b.fn))));
             outcomes.push({ ok: true, value });
           } catch (e) {
-            if (unavailable(e)) throw e; // the connection is gone: the whole group fails
+            if (unavailable(e) || (e as { code?: unknown }).code === 'database_unavailable') return holdIfDead(Promise.reject(e)); // the connection is gone: the whole group fails, through its close
             this.rolledBack();
             outcomes.push({ ok: false, value: e, retry: retryable(e) && (b.tries ?? 0) < MAX_RETRIES });
           }

@@ -4,7 +4,9 @@
  * piped with no --oracle and no oracle.config.json in its cwd streams the
  * scripted answer; `daemon status --json` reports the oracle; a second chat
  * reuses the saved identity; the registry API still works beside it; under
- * CI=true without a daemon the chat says how to start it (exit 9).
+ * CI=true without a daemon the chat says how to start it (exit 9). On both
+ * backends: the daemon's SQLite file, and a PostgreSQL database
+ * (ORACLEKIT_DATABASE_URL) that holds the registry and the oracle's tables.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,26 +15,30 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 import { say, startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { tempHome } from '../unit/daemon/harness.ts';
+import { BACKENDS, backendDatabases } from '../helpers/postgres.ts';
 
-const t = tempHome();
-const cwd = mkdtempSync(join(tmpdir(), 'oraclekit-noproject-'));
-let model: ScriptedModelServer;
-let env: Record<string, string>;
 const json = (s: string) => JSON.parse(s);
 
-beforeAll(async () => {
-  model = await startScriptedModelServer();
-  // the chat's own environment carries no model settings: the daemon's does
-  env = { ...t.env, LLM_BASE_URL: '', LLM_PROVIDER_API_KEY: '', LLM_MODEL: '', ORACLE_DB_PATH: '' };
-});
-afterAll(async () => {
-  await runCli(['daemon', 'stop', '--grace', '2'], { env: t.env });
-  await model?.close();
-  t.cleanup();
-  rmSync(cwd, { recursive: true, force: true });
-});
+describe.each(BACKENDS)("the daemon's default oracle on %s", (backend) => {
+  const databases = backendDatabases(backend);
+  const t = tempHome();
+  const cwd = mkdtempSync(join(tmpdir(), 'oraclekit-noproject-'));
+  let model: ScriptedModelServer;
+  let env: Record<string, string>;
 
-describe("the daemon's default oracle", () => {
+  beforeAll(async () => {
+    model = await startScriptedModelServer();
+    const url = databases.fresh('daemon_oracle');
+    // the chat's own environment carries no model settings: the daemon's does
+    env = { ...t.env, LLM_BASE_URL: '', LLM_PROVIDER_API_KEY: '', LLM_MODEL: '', ORACLE_DB_PATH: '', ...(url ? { ORACLEKIT_DATABASE_URL: url } : {}) };
+  });
+  afterAll(async () => {
+    await runCli(['daemon', 'stop', '--grace', '2'], { env: t.env });
+    await model?.close();
+    t.cleanup();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
   it('under CI=true with no daemon running, the chat says how to start it (exit 9)', async () => {
     const r = await runCli(['chat'], { input: 'hi\n', env: { ...env, CI: 'true' }, cwd });
     expect(r.code).toBe(9);

@@ -2,7 +2,8 @@
  * A real PostgreSQL (Debian's `postgresql` package) for tests: a fresh
  * cluster made by initdb in a temp dir, started by pg_ctl on a free loopback
  * port (and a unix socket in the same dir), trust auth for the loopback only,
- * stopped and removed by stop(). restart() and kill() serve the fault tests.
+ * stopped and removed by stop(). restart(), halt(), kill() and start() serve
+ * the fault tests.
  *
  * initdb and the server refuse to run as root; under root (CI, these
  * machines) they run as the `postgres` system user the package creates, and
@@ -12,6 +13,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { freePort } from './loopback.ts';
 
 export interface PostgresServer {
@@ -24,6 +26,8 @@ export interface PostgresServer {
   restart(): Promise<void>;
   /** SIGKILLs the postmaster (a crash); start() brings it back with recovery. */
   kill(): void;
+  /** Stops the server (fast shutdown: sessions ended, open transactions rolled back) and keeps its data; start() brings it back on the same port. */
+  halt(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -104,6 +108,9 @@ export async function startPostgres(): Promise<PostgresServer> {
       run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
       await start();
     },
+    async halt() {
+      run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+    },
     kill() {
       // the postmaster and its children at once, as a machine crash would leave them
       const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -138,5 +145,34 @@ export async function startPostgres(): Promise<PostgresServer> {
       }
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+
+/** The database backends a parameterised suite runs on (`describe.each(BACKENDS)`). */
+export type Backend = 'sqlite' | 'postgres';
+export const BACKENDS: Backend[] = ['sqlite', ...(postgresAvailable() ? (['postgres'] as const) : [])];
+
+/**
+ * For the body of `describe.each(BACKENDS)('… on %s', (backend) => …)`: on
+ * 'postgres' it starts one PostgreSQL for the suite (beforeAll) and stops it
+ * after the suite's other afterAll hooks (registered first, so it runs last).
+ * `fresh(prefix)` is a new empty database's URL on it, or undefined on
+ * 'sqlite' (the caller's own SQLite path stays the default).
+ */
+export function backendDatabases(backend: Backend): { fresh(prefix: string): string | undefined; server(): PostgresServer | undefined } {
+  let pg: PostgresServer | undefined;
+  let n = 0;
+  beforeAll(async () => {
+    if (backend === 'postgres') pg = await startPostgres();
+  }, 120_000);
+  afterAll(async () => pg?.stop());
+  return {
+    fresh(prefix) {
+      if (backend !== 'postgres') return undefined;
+      if (!pg) throw new Error('backendDatabases: PostgreSQL is not started yet (call fresh() in a hook or a test)');
+      return pg.createDatabase(`${prefix.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${++n}`);
+    },
+    server: () => pg,
   };
 }

@@ -1,7 +1,10 @@
 /**
  * Starts a real oracle runtime on 127.0.0.1 (random port) with a temp SQLite
- * file, the scripted model server and the Open-Meteo server, plus an HTTP/SSE
- * client that mints a fresh UCAN invocation per request.
+ * file (or the PostgreSQL database of `databaseUrl`: the suites that run on
+ * both backends pass backendDatabases(backend).fresh(…) from
+ * test/helpers/postgres.ts), the scripted model server and the Open-Meteo
+ * server, plus an HTTP/SSE client that mints a fresh UCAN invocation per
+ * request.
  */
 import { io as ioConnect, type Socket } from 'socket.io-client';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -78,7 +81,7 @@ export async function startHarness(opts: Partial<OracleAppOptions> & { env?: Rec
   const { config: ownConfig, env: ownEnv, ...rest } = opts;
   const app = createOracleApp({
     config: { name: 'Test Oracle', model: 'scripted-model', oracleDid: oracle.did(), ...(ownConfig ?? {}) },
-    dbPath: join(dir, 'oracle.db'),
+    ...(rest.databaseUrl === undefined && rest.database === undefined ? { dbPath: join(dir, 'oracle.db') } : {}),
     logger: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
     signingMnemonic: mnemonic,
     heartbeatMs: 15_000,
