@@ -25,16 +25,43 @@ export function bearer(req: FastifyRequest): string | undefined {
   return m?.[1];
 }
 
-const hashes = new WeakMap<FastifyRequest, string>();
+/** The last key presented on a connection, its bytes and SHA-256, and the request that presented it. */
+interface KeyMemo {
+  key: string;
+  bytes: Buffer;
+  hash: string;
+  req: FastifyRequest;
+}
 
-/** SHA-256 of the presented key, computed once per request (rate limit and auth share it). */
+/** Per connection (keyed by its socket, dropped with it): a keep-alive client sends the same key on every request. */
+const lastKey = new WeakMap<object, KeyMemo>();
+
+/**
+ * SHA-256 (hex) of the presented key, computed once per connection and key
+ * (the rate limit and auth of a request share it). A key presented again on
+ * the same connection is recognised by a constant-time comparison of its
+ * bytes (timingSafeEqual), never by a string comparison or a map lookup on
+ * the secret, so its timing says nothing about the key held; a different key
+ * is hashed and remembered instead. The hash, and with it the rate limit's
+ * window and the key lookup, is the same as hashing every time.
+ */
 export function keyHash(req: FastifyRequest, key: string): string {
-  let h = hashes.get(req);
-  if (h === undefined) {
-    h = sha256(key);
-    hashes.set(req, h);
+  const socket = req.raw.socket as object | undefined;
+  if (socket === undefined || socket === null) return sha256(key);
+  const m = lastKey.get(socket);
+  if (m !== undefined) {
+    // the same request asking again (rate limit, then auth): the same header, nothing to compare against another client's
+    if (m.req === req && m.key === key) return m.hash;
+    const bytes = Buffer.from(key);
+    if (bytes.length === m.bytes.length && timingSafeEqual(bytes, m.bytes)) {
+      m.key = key;
+      m.req = req;
+      return m.hash;
+    }
   }
-  return h;
+  const hash = sha256(key);
+  lastKey.set(socket, { key, bytes: Buffer.from(key), hash, req });
+  return hash;
 }
 
 /** The principal of the request's key: at once when the key is cached, else after reading it. */
