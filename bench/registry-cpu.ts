@@ -14,13 +14,16 @@
  * (`callgrind_annotate <file> | head` gives the total).
  *
  *   npm run build && node bench/registry-cpu.ts [--tree <dir with dist/>] [--requests 20000] [--warmup 5000] [--runs 3]
- *   node bench/registry-cpu.ts --callgrind --requests 2000 --warmup 2000 --runs 1 [--tree …]
+ *   node bench/registry-cpu.ts --callgrind --no-oracle --requests 2000 --warmup 2000 --runs 1 [--tree …]
+ *
+ * (`--no-oracle`: the daemon without its default oracle, which does not serve
+ * the POST; under callgrind it shortens the boot.)
  *
  * Compare trees interleaved, e.g. a copy of main's build and this one:
  *   for t in /tmp/base . /tmp/base .; do node bench/registry-cpu.ts --tree $t --runs 1; done
  */
 import { DAEMON_NODE_FLAGS } from '../src/cli/daemon/control.ts';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -36,6 +39,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     connections: { type: 'string', default: '50' },
     callgrind: { type: 'boolean', default: false },
+    'no-oracle': { type: 'boolean', default: false },
     out: { type: 'string', default: join(tmpdir(), 'callgrind.registry') },
   },
 });
@@ -71,7 +75,7 @@ async function startDaemon(home: string): Promise<{ url: string; token: string; 
 async function oneRun(): Promise<{ cpuUsPerRequest: number; requests: number; non2xx: number; callgrindFile?: string }> {
   const home = mkdtempSync(join(tmpdir(), 'oraclekit-bench-cpu-'));
   mkdirSync(join(home, 'config'), { recursive: true });
-  writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 } }));
+  writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 }, ...(values['no-oracle'] ? { oracle: { enabled: false } } : {}) }));
   const d = await startDaemon(home);
   try {
     const keyR = await fetch(d.url + '/admin/v1/keys', {
@@ -80,10 +84,16 @@ async function oneRun(): Promise<{ cpuUsPerRequest: number; requests: number; no
       body: JSON.stringify({ did: 'did:example:bench', roles: ['member'] }),
     });
     const key = ((await keyR.json()) as { key: string }).key;
-    const post = { url: d.url + '/v1/sampling', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: designBody, connections: CONNECTIONS, pipelining: 1 };
+    const post = { url: d.url + '/v1/sampling', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: designBody, connections: CONNECTIONS, pipelining: 1, ...(VG ? { timeout: 600 } : {}) };
     await autocannon({ ...post, amount: WARMUP });
     const pid = d.child.pid!;
-    if (VG) execFileSync('callgrind_control', ['-i', 'on', String(pid)], { stdio: 'ignore' });
+    if (VG) {
+      // switching instrumentation on takes a while: a /health request every 100 ms meanwhile, so that the daemon's
+      // idle heap shrinking (src/daemon/heap.ts: after a second without requests) does not run between the two phases
+      const ping = setInterval(() => void fetch(d.url + '/health').catch(() => undefined), 100);
+      await new Promise<void>((res, rej) => execFile('callgrind_control', ['-i', 'on', String(pid)], (e) => (e ? rej(e) : res())));
+      clearInterval(ping);
+    }
     const c0 = cpuUsOf(pid);
     const r = await autocannon({ ...post, amount: N });
     const cpu = cpuUsOf(pid) - c0;

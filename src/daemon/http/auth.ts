@@ -25,23 +25,33 @@ export function bearer(req: FastifyRequest): string | undefined {
   return m?.[1];
 }
 
-/** The last key presented on a connection, its bytes and SHA-256, and the request that presented it. */
+/** The last key presented on a connection and its SHA-256. */
 interface KeyMemo {
   key: string;
-  bytes: Buffer;
   hash: string;
-  req: FastifyRequest;
 }
 
 /** Per connection (keyed by its socket, dropped with it): a keep-alive client sends the same key on every request. */
 const lastKey = new WeakMap<object, KeyMemo>();
 
 /**
+ * Whether two strings are equal, in a time that depends on their length
+ * only: every character is compared, with no early exit (the length of an
+ * API key is public: they all have the same format).
+ */
+function sameKey(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return d === 0;
+}
+
+/**
  * SHA-256 (hex) of the presented key, computed once per connection and key
  * (the rate limit and auth of a request share it). A key presented again on
- * the same connection is recognised by a constant-time comparison of its
- * bytes (timingSafeEqual), never by a string comparison or a map lookup on
- * the secret, so its timing says nothing about the key held; a different key
+ * the same connection is recognised by a constant-time comparison with the
+ * last one (`sameKey`), never by a map lookup or an early-exit comparison on
+ * the secret, so the timing says nothing about the key held; a different key
  * is hashed and remembered instead. The hash, and with it the rate limit's
  * window and the key lookup, is the same as hashing every time.
  */
@@ -49,18 +59,9 @@ export function keyHash(req: FastifyRequest, key: string): string {
   const socket = req.raw.socket as object | undefined;
   if (socket === undefined || socket === null) return sha256(key);
   const m = lastKey.get(socket);
-  if (m !== undefined) {
-    // the same request asking again (rate limit, then auth): the same header, nothing to compare against another client's
-    if (m.req === req && m.key === key) return m.hash;
-    const bytes = Buffer.from(key);
-    if (bytes.length === m.bytes.length && timingSafeEqual(bytes, m.bytes)) {
-      m.key = key;
-      m.req = req;
-      return m.hash;
-    }
-  }
+  if (m !== undefined && sameKey(key, m.key)) return m.hash;
   const hash = sha256(key);
-  lastKey.set(socket, { key, bytes: Buffer.from(key), hash, req });
+  lastKey.set(socket, { key, hash });
   return hash;
 }
 
