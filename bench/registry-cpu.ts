@@ -19,6 +19,9 @@
  * (`--no-oracle`: the daemon without its default oracle, which does not serve
  * the POST; under callgrind it shortens the boot.)
  *
+ * `--idle 3`: three idle seconds between the warm-up and the measured POSTs
+ * (the daemon shrinks its heap after one), as between bench/registry.ts's rounds.
+ *
  * Compare trees interleaved, e.g. a copy of main's build and this one:
  *   for t in /tmp/base . /tmp/base .; do node bench/registry-cpu.ts --tree $t --runs 1; done
  */
@@ -40,6 +43,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     callgrind: { type: 'boolean', default: false },
     'no-oracle': { type: 'boolean', default: false },
+    idle: { type: 'string', default: '0' },
     out: { type: 'string', default: join(tmpdir(), 'callgrind.registry') },
   },
 });
@@ -87,6 +91,9 @@ async function oneRun(): Promise<{ cpuUsPerRequest: number; requests: number; no
     const post = { url: d.url + '/v1/sampling', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: designBody, connections: CONNECTIONS, pipelining: 1, ...(VG ? { timeout: 600 } : {}) };
     await autocannon({ ...post, amount: WARMUP });
     const pid = d.child.pid!;
+    // --idle <s>: the daemon left alone after the warm-up, so that its idle heap shrinking (src/daemon/heap.ts) runs
+    // before the measured burst, as between the rounds of bench/registry.ts
+    if (Number(values.idle) > 0) await new Promise((r) => setTimeout(r, Number(values.idle) * 1000));
     if (VG) {
       // switching instrumentation on takes a while: a /health request every 100 ms meanwhile, so that the daemon's
       // idle heap shrinking (src/daemon/heap.ts: after a second without requests) does not run between the two phases
