@@ -9,9 +9,18 @@
  * semi-space (DAEMON_NODE_FLAGS) and gives the memory back when it is idle:
  * a "last resort" full GC (V8's memory-reducing collection: it compacts the
  * old generation and shrinks the young one to its minimum) once after boot,
- * and again whenever, after a second without requests, the committed heap
- * has grown by more than GROWTH_BYTES since the last one — so a slow trickle
- * of requests does not cause a collection each second.
+ * and again whenever, after IDLE_CHECKS seconds without requests, the
+ * committed heap has grown by more than GROWTH_BYTES since the last one — so
+ * a slow trickle of requests does not cause a collection each second.
+ *
+ * Why several idle seconds, not one: the burst after a shrink pays for it.
+ * Its young generation starts again at its minimum and the compacted old
+ * generation at a tight limit, so the first ~15,000 POSTs after a shrink cost
+ * ~30–40 µs of CPU more each (bench/README.md, "registry": 147–163 against
+ * 118–127 µs per POST with the shrinking switched off) — as much as the whole
+ * gap between POST /v1/sampling and the minimal durable route. Shrinking after
+ * one idle second made every burst separated by a pause pay it; after
+ * IDLE_CHECKS seconds only a daemon that has really gone quiet does.
  *
  * The collection is V8's gc() from a separate context (`--expose-gc` set at
  * run time, so the daemon's global scope gets no `gc`); where that is not
@@ -23,8 +32,11 @@ import type { Server } from 'node:http';
 
 type Gc = (o: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
 
-/** Regrowth of the committed heap that makes an idle second worth a collection. */
+/** Regrowth of the committed heap that makes an idle spell worth a collection. */
 export const GROWTH_BYTES = 16 * 1024 * 1024;
+
+/** Consecutive checks without requests (seconds, in the daemon) before a shrink. */
+export const IDLE_CHECKS = 8;
 
 let gcFn: Gc | null | undefined;
 /** The committed heap after the last shrinkHeap (undefined before the first). */
@@ -52,21 +64,25 @@ export function shrinkHeap(): boolean {
 }
 
 /**
- * Shrinks the heap after each idle second that follows growth (see above).
- * `server` is the daemon's HTTP server (its 'request' events are the
- * activity). Returns a stop function; the timer never keeps the process alive.
+ * Shrinks the heap after `idleChecks` checks in a row without requests that
+ * follow growth (see above). `server` is the daemon's HTTP server (its
+ * 'request' events are the activity). Returns a stop function; the timer
+ * never keeps the process alive.
  */
-export function shrinkWhenIdle(server: Server, checkMs = 1000): () => void {
+export function shrinkWhenIdle(server: Server, checkMs = 1000, idleChecks = IDLE_CHECKS): () => void {
   let requests = 0;
   let seen = 0;
+  let idle = 0;
   const base = shrunkTo === undefined ? v8.getHeapStatistics().total_heap_size : undefined;
   const onRequest = () => void requests++;
   server.on('request', onRequest);
   const timer = setInterval(() => {
     if (requests !== seen) {
       seen = requests;
+      idle = 0;
       return;
     }
+    if (++idle < idleChecks) return;
     // growth since the last shrink, whoever made it (the boot's, in main.ts, comes after this is set up)
     if (v8.getHeapStatistics().total_heap_size - (shrunkTo ?? base!) < GROWTH_BYTES) return;
     shrinkHeap();

@@ -25,16 +25,44 @@ export function bearer(req: FastifyRequest): string | undefined {
   return m?.[1];
 }
 
-const hashes = new WeakMap<FastifyRequest, string>();
+/** The last key presented on a connection and its SHA-256. */
+interface KeyMemo {
+  key: string;
+  hash: string;
+}
 
-/** SHA-256 of the presented key, computed once per request (rate limit and auth share it). */
+/** Per connection (keyed by its socket, dropped with it): a keep-alive client sends the same key on every request. */
+const lastKey = new WeakMap<object, KeyMemo>();
+
+/**
+ * Whether two strings are equal, in a time that depends on their length
+ * only: every character is compared, with no early exit (the length of an
+ * API key is public: they all have the same format).
+ */
+function sameKey(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return d === 0;
+}
+
+/**
+ * SHA-256 (hex) of the presented key, computed once per connection and key
+ * (the rate limit and auth of a request share it). A key presented again on
+ * the same connection is recognised by a constant-time comparison with the
+ * last one (`sameKey`), never by a map lookup or an early-exit comparison on
+ * the secret, so the timing says nothing about the key held; a different key
+ * is hashed and remembered instead. The hash, and with it the rate limit's
+ * window and the key lookup, is the same as hashing every time.
+ */
 export function keyHash(req: FastifyRequest, key: string): string {
-  let h = hashes.get(req);
-  if (h === undefined) {
-    h = sha256(key);
-    hashes.set(req, h);
-  }
-  return h;
+  const socket = req.raw.socket as object | undefined;
+  if (socket === undefined || socket === null) return sha256(key);
+  const m = lastKey.get(socket);
+  if (m !== undefined && sameKey(key, m.key)) return m.hash;
+  const hash = sha256(key);
+  lastKey.set(socket, { key, hash });
+  return hash;
 }
 
 /** The principal of the request's key: at once when the key is cached, else after reading it. */

@@ -9,6 +9,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Registry } from '../registry/index.ts';
 import { authenticate, bearer, requireRole, tokenMatches } from './auth.ts';
 import { notFound, unknownRouteEarly } from './errors.ts';
+import { lazyChildLogger } from './logging.ts';
 import { registryError } from '../../lib/registry/errors.ts';
 import * as S from './schemas.ts';
 
@@ -42,6 +43,8 @@ const documentOnly: FastifySerializerCompiler<unknown> = () => JSON.stringify;
 export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (fastify, { registry }) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.setSerializerCompiler(documentOnly);
+  // req.log is made when a request first logs (a refusal, a fault), not for every request (logging.ts)
+  app.setChildLoggerFactory(lazyChildLogger);
   app.decorateRequest('principal', null);
   // /v1 takes JSON only: a text/plain body is 415, not a string handed to the schemas
   app.removeContentTypeParser('text/plain');
