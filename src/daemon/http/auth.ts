@@ -25,16 +25,21 @@ export function bearer(req: FastifyRequest): string | undefined {
   return m?.[1];
 }
 
-const hashes = new WeakMap<FastifyRequest, string>();
+/**
+ * The request's key and its SHA-256, kept on the request itself (a symbol
+ * slot: one hidden-class transition V8 learns once, where a WeakMap entry per
+ * request cost an ephemeron for the GC to trace).
+ */
+const HASHED = Symbol('oraclekit.keyHash');
+type Hashed = FastifyRequest & { [HASHED]?: { key: string; hash: string } };
 
 /** SHA-256 of the presented key, computed once per request (rate limit and auth share it). */
 export function keyHash(req: FastifyRequest, key: string): string {
-  let h = hashes.get(req);
-  if (h === undefined) {
-    h = sha256(key);
-    hashes.set(req, h);
-  }
-  return h;
+  const slot = (req as Hashed)[HASHED];
+  if (slot !== undefined && slot.key === key) return slot.hash;
+  const hash = sha256(key);
+  (req as Hashed)[HASHED] = { key, hash };
+  return hash;
 }
 
 /** The principal of the request's key: at once when the key is cached, else after reading it. */
@@ -42,18 +47,20 @@ export function authenticate(registry: Registry, req: FastifyRequest): Principal
   const key = bearer(req);
   if (!key) throw registryError('unauthenticated', 'send Authorization: Bearer <API key> (create one with `oraclekit daemon keys create`)');
   const h = keyHash(req, key);
-  const known = (p: Principal | undefined): Principal => {
-    if (!p) throw registryError('unauthenticated', 'the API key is unknown or revoked');
-    // the rate limit gives a key its own window once it has authenticated (server.ts, http/limits.ts)
-    req.server.rateLimiter?.verified(h);
-    if (req.method !== 'GET' && req.method !== 'HEAD' && p.roles.includes('reader')) {
-      throw registryError('read_only_key', `the key of ${p.did} is read-only (role reader): ${req.method} needs a key with another role`, { details: { method: req.method, have: p.roles } });
-    }
-    return p;
-  };
   const hit = registry.keys.cached(h);
-  if (hit) return known(hit);
-  return registry.keys.authenticateHash(h).then(known);
+  if (hit) return known(req, h, hit);
+  return registry.keys.authenticateHash(h).then((p) => known(req, h, p));
+}
+
+/** The looked-up principal of key hash `h`, or 401; its rate-limit window, and the reader role's read-only rule. */
+function known(req: FastifyRequest, h: string, p: Principal | undefined): Principal {
+  if (!p) throw registryError('unauthenticated', 'the API key is unknown or revoked');
+  // the rate limit gives a key its own window once it has authenticated (server.ts, http/limits.ts)
+  req.server.rateLimiter?.verified(h);
+  if (req.method !== 'GET' && req.method !== 'HEAD' && p.roles.includes('reader')) {
+    throw registryError('read_only_key', `the key of ${p.did} is read-only (role reader): ${req.method} needs a key with another role`, { details: { method: req.method, have: p.roles } });
+  }
+  return p;
 }
 
 export function requireRole(p: Principal, ...roles: Role[]): void {
