@@ -9,9 +9,14 @@
  * semi-space (DAEMON_NODE_FLAGS) and gives the memory back when it is idle:
  * a "last resort" full GC (V8's memory-reducing collection: it compacts the
  * old generation and shrinks the young one to its minimum) once after boot,
- * and again whenever, after a second without requests, the committed heap
+ * and again whenever, after IDLE_CHECKS seconds without requests, the committed heap
  * has grown by more than GROWTH_BYTES since the last one — so a slow trickle
- * of requests does not cause a collection each second.
+ * of requests does not cause a collection each second, and a pause of a few
+ * seconds between bursts does not cost the next burst the young
+ * generation's regrowth (after a shrink V8 grows it back 1 → 2 → … → 16 MB
+ * over some seconds of load, scavenging and promoting more meanwhile: with a
+ * one-second idle, GET /v1/domains/:did after a 2-second pause took ~10 %
+ * more CPU per request; bench/README.md, "registry").
  *
  * The collection is V8's gc() from a separate context (`--expose-gc` set at
  * run time, so the daemon's global scope gets no `gc`); where that is not
@@ -23,8 +28,11 @@ import type { Server } from 'node:http';
 
 type Gc = (o: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
 
-/** Regrowth of the committed heap that makes an idle second worth a collection. */
+/** Regrowth of the committed heap that makes an idle daemon worth a collection. */
 export const GROWTH_BYTES = 16 * 1024 * 1024;
+
+/** Checks in a row without requests (a second each in the daemon) after which it counts as idle (see above). */
+export const IDLE_CHECKS = 8;
 
 let gcFn: Gc | null | undefined;
 /** The committed heap after the last shrinkHeap (undefined before the first). */
@@ -52,21 +60,26 @@ export function shrinkHeap(): boolean {
 }
 
 /**
- * Shrinks the heap after each idle second that follows growth (see above).
- * `server` is the daemon's HTTP server (its 'request' events are the
- * activity). Returns a stop function; the timer never keeps the process alive.
+ * Shrinks the heap once the daemon has been idle for `idleChecks` checks in a
+ * row (one every `checkMs`: 8 s by default) after growth (see above), and at
+ * each later idle check while the growth lasts. `server` is the daemon's
+ * HTTP server (its 'request' events are the activity). Returns a stop
+ * function; the timer never keeps the process alive.
  */
-export function shrinkWhenIdle(server: Server, checkMs = 1000): () => void {
+export function shrinkWhenIdle(server: Server, checkMs = 1000, idleChecks = IDLE_CHECKS): () => void {
   let requests = 0;
   let seen = 0;
+  let quiet = 0;
   const base = shrunkTo === undefined ? v8.getHeapStatistics().total_heap_size : undefined;
   const onRequest = () => void requests++;
   server.on('request', onRequest);
   const timer = setInterval(() => {
     if (requests !== seen) {
       seen = requests;
+      quiet = 0;
       return;
     }
+    if (++quiet < idleChecks) return;
     // growth since the last shrink, whoever made it (the boot's, in main.ts, comes after this is set up)
     if (v8.getHeapStatistics().total_heap_size - (shrunkTo ?? base!) < GROWTH_BYTES) return;
     shrinkHeap();
