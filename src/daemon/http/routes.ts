@@ -48,23 +48,25 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   app.decorateRequest('principal', null);
   // /v1 takes JSON only: a text/plain body is 415, not a string handed to the schemas
   app.removeContentTypeParser('text/plain');
-  app.addHook('onRequest', (req, _reply, done) => {
+  // One onRequest hook: the key's auth, then — an unknown /v1 route being authenticated first: 401 before 404 —
+  // the early 404 of an unknown route whose body is still to come (unknownRouteEarly). One hook, not two in a
+  // row: a cached key answers with no promise and no second pass of fastify's hook runner.
+  app.addHook('onRequest', (req, reply, done) => {
+    let p: ReturnType<typeof authenticate>;
     try {
-      const p = authenticate(registry, req);
-      if (!(p instanceof Promise)) {
-        req.principal = p;
-        return done();
-      }
-      p.then((x) => {
-        req.principal = x;
-        done();
-      }, done);
+      p = authenticate(registry, req);
     } catch (e) {
-      done(e as Error);
+      return done(e as Error);
     }
+    if (!(p instanceof Promise)) {
+      req.principal = p;
+      return unknownRouteEarly(req, reply, done);
+    }
+    p.then((x) => {
+      req.principal = x;
+      unknownRouteEarly(req, reply, done);
+    }, done);
   });
-  // an unknown /v1 route runs the auth hook above first: 401 before 404
-  app.addHook('onRequest', unknownRouteEarly);
   app.setNotFoundHandler(notFound);
   const P = (req: FastifyRequest) => req.principal!;
   const security = [{ bearer: [] }];
@@ -108,10 +110,15 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
     return sendCreated(reply, r, registry);
   });
   app.get('/domains', { schema: { tags: ['domains'], summary: 'List domains (filters, cursor)', security, querystring: S.domainQuery, response: S.replies(200, S.domainPage) } }, async (req) => registry.domains.list(req.query));
-  app.get('/domains/:did', { schema: { tags: ['domains'], summary: 'Read a domain', security, params: S.didParams, response: S.replies(200, S.domainView) } }, async (req, reply) => {
-    // JSON text from the registry's view cache: no view object and no stringify per request
-    const { json, version } = await registry.domains.getJson(req.params.did);
-    return (reply as FastifyReply).header('etag', etag(version)).type('application/json; charset=utf-8').send(json);
+  app.get('/domains/:did', { schema: { tags: ['domains'], summary: 'Read a domain', security, params: S.didParams, response: S.replies(200, S.domainView) } }, (req, reply) => {
+    // JSON text from the registry's view cache: no view object and no stringify per request, and — when cached —
+    // no promise either: the handler sends at once (a synchronous handler that sends and returns nothing)
+    const r = registry.domains.getJson(req.params.did);
+    if (!(r instanceof Promise)) {
+      sendDomainJson(reply, r);
+      return;
+    }
+    return sendDomainJsonLater(reply, r);
   });
   app.patch('/domains/:did', { schema: { tags: ['domains'], summary: 'Change a domain (controllers; If-Match)', security, params: S.didParams, body: S.domainPatch, response: S.replies(200, S.domainView) } }, async (req, reply) => {
     const im = req.headers['if-match'];
@@ -149,6 +156,17 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
     return registry.db.write(() => registry.proposals.vote(P(req), req.params.id, req.body));
   });
 };
+
+type DomainJson = { json: string; version: number };
+
+function sendDomainJson(reply: FastifyReply, r: DomainJson): FastifyReply {
+  return reply.header('etag', etag(r.version)).type('application/json; charset=utf-8').send(r.json);
+}
+
+/** The read that was not cached: sent when it resolves, the handler's promise settling as an async handler's would. */
+async function sendDomainJsonLater(reply: FastifyReply, r: Promise<DomainJson>) {
+  return sendDomainJson(reply, await r);
+}
 
 function sendCreated(reply: FastifyReply, r: { status: number; body: unknown; location?: string; replayed: boolean }, registry: Registry) {
   if (r.location) reply.header('location', r.location);
