@@ -22,7 +22,8 @@ import { installErrorHandling } from './http/errors.ts';
 import { DEFAULT_TIMEOUTS, MAX_BODY_DEPTH, RateLimiter, tooDeep, unreadBody, type RequestTimeouts } from './http/limits.ts';
 import { adminPlugin, registryPlugin } from './http/routes.ts';
 import { registryError } from '../lib/registry/errors.ts';
-import { toErrorBody } from '../lib/errors.ts';
+import { isOracleKitError, toErrorBody, type OracleKitError } from '../lib/errors.ts';
+import type { Storage } from '../storage/storage.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -60,6 +61,36 @@ const REQ_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const ID_PREFIX = randomUUID().slice(0, 8);
 let reqCounter = 0;
 const nextReqId = () => `${ID_PREFIX}-${(++reqCounter).toString(36)}`;
+
+/** How long /health waits for the database's answer before calling it unavailable (the CLI waits 1.5 s for /health). */
+const PROBE_MS = 500;
+
+/**
+ * `SELECT 1` on the database, at most PROBE_MS, one at a time (concurrent
+ * health checks share it): undefined when it answered, else the error to
+ * send — 503 database_unavailable naming the server, never its password.
+ */
+function databaseProbe(db: Storage): () => Promise<OracleKitError | undefined> {
+  let running: Promise<OracleKitError | undefined> | undefined;
+  const probe = async (): Promise<OracleKitError | undefined> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<OracleKitError>((r) => {
+      timer = setTimeout(() => r(registryError('database_unavailable', `the database did not answer within ${PROBE_MS} ms; retry shortly`)), PROBE_MS);
+    });
+    try {
+      return await Promise.race([
+        db.get('SELECT 1 AS up').then(
+          () => undefined,
+          (e: unknown) => (isOracleKitError(e) && e.code === 'database_unavailable' ? e : registryError('database_unavailable', 'the database does not answer; retry shortly')),
+        ),
+        late,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return () => (running ??= probe().finally(() => (running = undefined)));
+}
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   const { default: Fastify, LogController } = await import('fastify');
@@ -125,7 +156,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.decorate('rateLimiter', limiter);
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
-    if (req.url === '/health') return done();
+    if (req.url === '/health' || req.url === '/health/ready') return done();
     const key = bearer(req);
     const id = limiter.idOf(key ? keyHash(req, key) : undefined, req.ip);
     const perKey = id.startsWith('k:');
@@ -160,15 +191,27 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     await app.register(ui, { routePrefix: '/docs' });
   }
 
-  app.get('/health', { schema: { hide: true } }, async () => ({
-    status: 'ok',
-    name: 'oraclekit',
-    version: opts.version,
-    pid: process.pid,
-    startedAt,
-    uptimeSeconds: Math.round(process.uptime()),
-    ...(opts.healthExtra?.() ?? {}),
-  }));
+  // /health is liveness: 200 while the process serves (the CLI's handshake, docs/daemon.md), with the database's
+  // state; /health/ready is readiness for a load balancer: 503 database_unavailable while the database does not answer
+  const database = databaseProbe(opts.registry.db);
+  app.get('/health', { schema: { hide: true } }, async () => {
+    const db = await database();
+    return {
+      status: 'ok',
+      name: 'oraclekit',
+      version: opts.version,
+      pid: process.pid,
+      startedAt,
+      uptimeSeconds: Math.round(process.uptime()),
+      database: { backend: opts.registry.db.dialect, status: db === undefined ? 'ok' : 'unavailable' },
+      ...(opts.healthExtra?.() ?? {}),
+    };
+  });
+  app.get('/health/ready', { schema: { hide: true } }, async () => {
+    const db = await database();
+    if (db !== undefined) throw db;
+    return { status: 'ok', database: { backend: opts.registry.db.dialect, status: 'ok' } };
+  });
 
   await app.register(registryPlugin, { prefix: '/v1', registry: opts.registry });
   await app.register(adminPlugin, { prefix: '/admin/v1', registry: opts.registry, token: opts.token });

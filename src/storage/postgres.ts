@@ -19,7 +19,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import postgres from 'postgres';
-import { OracleKitError } from '../lib/errors.ts';
+import { isOracleKitError, OracleKitError } from '../lib/errors.ts';
 import type { Migration, Row, SqlValue, Storage } from './storage.ts';
 
 type Conn = postgres.Sql | postgres.TransactionSql;
@@ -60,14 +60,23 @@ function retryable(e: unknown): boolean {
 /** Error codes of the driver and of the server meaning "the database is not reachable now". */
 const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
 
-function unavailable(e: unknown): OracleKitError | undefined {
+function isUnavailable(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !UNAVAILABLE.has(code)) return undefined;
-  return new OracleKitError({ status: 503, code: 'database_unavailable', message: `the database is unreachable (${code}); retry shortly`, details: { cause: code } });
+  return typeof code === 'string' && (UNAVAILABLE.has(code) || code === 'database_unavailable');
 }
 
-function mapError(e: unknown): unknown {
-  return unavailable(e) ?? e;
+/**
+ * What a message may say of the server: `PostgreSQL at host:port/database` —
+ * never the user or the password of the URL.
+ */
+export function serverOf(url: string): string {
+  try {
+    const u = new URL(url);
+    const host = u.hostname || u.searchParams.get('host') || 'localhost';
+    return `PostgreSQL at ${host}:${u.port || '5432'}/${decodeURIComponent(u.pathname.replace(/^\//, ''))}`;
+  } catch {
+    return 'PostgreSQL';
+  }
 }
 
 export interface PostgresOptions {
@@ -89,14 +98,35 @@ export class PostgresStorage implements Storage {
   /** Group commits made by `write` (for tests and diagnostics). */
   groupCount = 0;
 
+  /** `PostgreSQL at host:port/database`, named in errors (serverOf). */
+  readonly server: string;
+
   constructor(o: PostgresOptions) {
+    this.server = serverOf(o.url);
     this.sql = postgres(o.url, {
       max: o.max ?? 10,
       onnotice: () => {},
       // COUNT/SUM/bigint columns read back as numbers, as from SQLite
       types: { int8: { to: 20, from: [20, 1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) } },
       connect_timeout: 5,
+      // seconds before a connection tries again after a failed connect; the driver's default grows as 3^tries / 100
+      // up to 20 s (shared by the pool), so a server back after a few seconds' outage was used again only after up
+      // to 20 s more. Here: 50 ms doubling to 1 s, with jitter — what a client retrying a 503 finds
+      backoff: (tries: number) => (0.5 + Math.random() / 2) * Math.min(0.05 * 2 ** tries, 1),
     });
+  }
+
+  /**
+   * A fault of the connection → 503 database_unavailable naming the server
+   * (never the password); any other error as it is. A COMMIT whose reply was
+   * lost with the connection may have been applied: the write is refused
+   * all the same (never acknowledged without a returned COMMIT), and a retry
+   * with the same Idempotency-Key replays it instead of writing it twice.
+   */
+  private mapError(e: unknown): unknown {
+    if (!isUnavailable(e) || isOracleKitError(e)) return e;
+    const cause = (e as { code: string }).code;
+    return new OracleKitError({ status: 503, code: 'database_unavailable', message: `the database (${this.server}) is unreachable (${cause}); retry shortly`, details: { cause } });
   }
 
   private conn(): Conn {
@@ -120,7 +150,7 @@ export class PostgresStorage implements Storage {
       const r = await this.conn().unsafe(toPositional(sql), params as postgres.ParameterOrJSON<never>[]);
       return { changes: r.count };
     } catch (e) {
-      throw mapError(e);
+      throw this.mapError(e);
     }
   }
 
@@ -133,7 +163,7 @@ export class PostgresStorage implements Storage {
       const r = await this.conn().unsafe(toPositional(sql), params as postgres.ParameterOrJSON<never>[]);
       return [...r] as T[];
     } catch (e) {
-      throw mapError(e);
+      throw this.mapError(e);
     }
   }
 
@@ -145,7 +175,7 @@ export class PostgresStorage implements Storage {
       } catch (e) {
         this.rolledBack();
         if (retryable(e) && tries < MAX_RETRIES) continue; // the whole transaction rolled back: run it again
-        throw mapError(e);
+        throw this.mapError(e);
       }
     }
   }
@@ -185,7 +215,7 @@ export class PostgresStorage implements Storage {
             const value = await t.savepoint((s) => this.als.run(s, async () => b.fn()));
             outcomes.push({ ok: true, value });
           } catch (e) {
-            if (unavailable(e)) throw e; // the connection is gone: the whole group fails
+            if (isUnavailable(e)) throw e; // the connection is gone: the whole group fails
             this.rolledBack();
             outcomes.push({ ok: false, value: e, retry: retryable(e) && (b.tries ?? 0) < MAX_RETRIES });
           }
@@ -193,7 +223,7 @@ export class PostgresStorage implements Storage {
       });
     } catch (e) {
       this.rolledBack();
-      const err = mapError(e);
+      const err = this.mapError(e);
       for (const b of batch) b.reject(err);
       return;
     }
@@ -227,7 +257,7 @@ export class PostgresStorage implements Storage {
       });
     })().catch((e: unknown) => {
       this.tableReady = undefined;
-      throw mapError(e);
+      throw this.mapError(e);
     });
     return this.tableReady;
   }
@@ -246,7 +276,7 @@ export class PostgresStorage implements Storage {
           await t`INSERT INTO schema_version (area, version, description, applied_at) VALUES (${area}, ${m.version}, ${m.description}, ${new Date().toISOString()})`;
         });
       } catch (e) {
-        throw mapError(e);
+        throw this.mapError(e);
       }
     }
   }

@@ -2,7 +2,8 @@
  * A real PostgreSQL (Debian's `postgresql` package) for tests: a fresh
  * cluster made by initdb in a temp dir, started by pg_ctl on a free loopback
  * port (and a unix socket in the same dir), trust auth for the loopback only,
- * stopped and removed by stop(). restart() and kill() serve the fault tests.
+ * stopped and removed by stop(). restart(), halt(), kill() and start() serve
+ * the fault tests.
  *
  * initdb and the server refuse to run as root; under root (CI, these
  * machines) they run as the `postgres` system user the package creates, and
@@ -24,6 +25,8 @@ export interface PostgresServer {
   restart(): Promise<void>;
   /** SIGKILLs the postmaster (a crash); start() brings it back with recovery. */
   kill(): void;
+  /** Stops the server (fast shutdown: sessions ended, open transactions rolled back) and keeps its data; start() brings it back on the same port. */
+  halt(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -103,6 +106,9 @@ export async function startPostgres(): Promise<PostgresServer> {
     async restart() {
       run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
       await start();
+    },
+    async halt() {
+      run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
     },
     kill() {
       // the postmaster and its children at once, as a machine crash would leave them
