@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- the JSON replies of the API under test are checked field by field */
 /**
  * Issue #17 item 4 for the registry: PostgreSQL going away under a running
  * daemon process (dist/daemon/main.js on ORACLEKIT_DATABASE_URL).
