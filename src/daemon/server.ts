@@ -21,14 +21,15 @@ import { bearer, keyHash } from './http/auth.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { DEFAULT_TIMEOUTS, MAX_BODY_DEPTH, RateLimiter, tooDeep, unreadBody, type RequestTimeouts } from './http/limits.ts';
 import { adminPlugin, registryPlugin } from './http/routes.ts';
+import type { SharedRateLimiter } from './http/shared-limit.ts';
 import { registryError } from '../lib/registry/errors.ts';
 import { isOracleKitError, toErrorBody, type OracleKitError } from '../lib/errors.ts';
 import type { Storage } from '../storage/storage.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The rate limit's windows (server.ts; for tests and diagnostics). */
-    rateLimiter: RateLimiter;
+    /** The rate limit's windows (server.ts; for tests and diagnostics): local, or shared through Redis. */
+    rateLimiter: RateLimiter | SharedRateLimiter;
   }
 }
 
@@ -152,19 +153,28 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   // key, the discovery token, a UCAN, and made-up keys, so failed authentications count against the address
   // and a flood of random keys opens no window each. @fastify/rate-limit did this with an async hook and an LRU
   // store; this hook is a Map lookup and cost a few per cent less per request.
-  const limiter = new RateLimiter(opts.config.rateLimit.max, opts.config.rateLimit.timeWindowMs);
-  app.decorate('rateLimiter', limiter);
+  // With `redisUrl` the windows are counted in Redis, shared by every daemon of the deployment (http/shared-limit.ts);
+  // the hook then waits for one pipelined round trip. Without it, the local windows, synchronously.
+  const { max, timeWindowMs } = opts.config.rateLimit;
+  const limiter: RateLimiter | SharedRateLimiter = opts.config.redisUrl
+    ? await (await import('./http/shared-limit.ts')).SharedRateLimiter.create(opts.config.redisUrl, max, timeWindowMs, app.log)
+    : new RateLimiter(max, timeWindowMs);
+  app.decorate<RateLimiter | SharedRateLimiter>('rateLimiter', limiter);
+  if ('close' in limiter) app.addHook('onClose', (_app, done) => (limiter.close(), done()));
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     if (req.url === '/health' || req.url === '/health/ready') return done();
     const key = bearer(req);
     const id = limiter.idOf(key ? keyHash(req, key) : undefined, req.ip);
-    const perKey = id.startsWith('k:');
-    const retryAfter = limiter.hit(id);
-    if (retryAfter === undefined) return done();
-    const { max, windowMs } = limiter;
-    reply.header('retry-after', retryAfter).header('x-ratelimit-limit', max).header('x-ratelimit-remaining', 0).header('x-ratelimit-reset', retryAfter);
-    done(registryError('rate_limited', `rate limit: at most ${max} requests per ${windowMs / 1000} s for this ${perKey ? 'key' : 'client address'}; retry in ${retryAfter} s`, { details: { max, windowSeconds: windowMs / 1000, retryAfterSeconds: retryAfter, per: perKey ? 'key' : 'address' } }));
+    const refuse = (retryAfter: number | undefined) => {
+      if (retryAfter === undefined) return done();
+      const perKey = id.startsWith('k:');
+      reply.header('retry-after', retryAfter).header('x-ratelimit-limit', max).header('x-ratelimit-remaining', 0).header('x-ratelimit-reset', retryAfter);
+      done(registryError('rate_limited', `rate limit: at most ${max} requests per ${timeWindowMs / 1000} s for this ${perKey ? 'key' : 'client address'}; retry in ${retryAfter} s`, { details: { max, windowSeconds: timeWindowMs / 1000, retryAfterSeconds: retryAfter, per: perKey ? 'key' : 'address' } }));
+    };
+    const r = limiter.hit(id);
+    if (r === undefined || typeof r === 'number') refuse(r);
+    else void r.then(refuse, done);
   });
   // The body's depth before anything reads it (validation, the Idempotency-Key hash, an error's value):
   // a JSON body cannot nest deeper than half its length, so short bodies skip the walk.
@@ -204,6 +214,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       startedAt,
       uptimeSeconds: Math.round(process.uptime()),
       database: { backend: opts.registry.db.dialect, status: db === undefined ? 'ok' : 'unavailable' },
+      rateLimit: 'store' in limiter ? { store: limiter.store, redis: limiter.where } : { store: 'local' },
       ...(opts.healthExtra?.() ?? {}),
     };
   });
