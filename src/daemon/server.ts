@@ -161,20 +161,21 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     : new RateLimiter(max, timeWindowMs);
   app.decorate<RateLimiter | SharedRateLimiter>('rateLimiter', limiter);
   if ('close' in limiter) app.addHook('onClose', (_app, done) => (limiter.close(), done()));
+  const refuse = (reply: FastifyReply, done: (e?: Error) => void, id: string, retryAfter: number) => {
+    const per = id.startsWith('k:') ? 'key' : 'address';
+    reply.header('retry-after', retryAfter).header('x-ratelimit-limit', max).header('x-ratelimit-remaining', 0).header('x-ratelimit-reset', retryAfter);
+    done(registryError('rate_limited', `rate limit: at most ${max} requests per ${timeWindowMs / 1000} s for this ${per === 'key' ? 'key' : 'client address'}; retry in ${retryAfter} s`, { details: { max, windowSeconds: timeWindowMs / 1000, retryAfterSeconds: retryAfter, per } }));
+  };
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     if (req.url === '/health' || req.url === '/health/ready') return done();
     const key = bearer(req);
     const id = limiter.idOf(key ? keyHash(req, key) : undefined, req.ip);
-    const refuse = (retryAfter: number | undefined) => {
-      if (retryAfter === undefined) return done();
-      const perKey = id.startsWith('k:');
-      reply.header('retry-after', retryAfter).header('x-ratelimit-limit', max).header('x-ratelimit-remaining', 0).header('x-ratelimit-reset', retryAfter);
-      done(registryError('rate_limited', `rate limit: at most ${max} requests per ${timeWindowMs / 1000} s for this ${perKey ? 'key' : 'client address'}; retry in ${retryAfter} s`, { details: { max, windowSeconds: timeWindowMs / 1000, retryAfterSeconds: retryAfter, per: perKey ? 'key' : 'address' } }));
-    };
     const r = limiter.hit(id);
-    if (r === undefined || typeof r === 'number') refuse(r);
-    else void r.then(refuse, done);
+    if (r === undefined) return done();
+    if (typeof r === 'number') return refuse(reply, done, id, r);
+    // shared: one Redis round trip (it never rejects: a fault is counted locally, http/shared-limit.ts)
+    void r.then((retryAfter) => (retryAfter === undefined ? done() : refuse(reply, done, id, retryAfter)));
   });
   // The body's depth before anything reads it (validation, the Idempotency-Key hash, an error's value):
   // a JSON body cannot nest deeper than half its length, so short bodies skip the walk.
