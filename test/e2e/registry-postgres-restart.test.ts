@@ -12,12 +12,16 @@
  *   or 200) is in the database afterwards; every other reply is a 503.
  * Both a clean stop (pg_ctl -m fast) and a crash (SIGKILL of the
  * postmaster, recovery at start) are run. Skipped only when the PostgreSQL
- * binaries are missing and CI is unset.
+ * binaries are missing and CI is unset. And a server not there at start:
+ * the daemon exits 1 naming it (never the password).
  */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminKey, spawnDaemon, tempHome, waitExit, type Spawned } from '../unit/daemon/harness.ts';
 import { postgresAvailable, startPostgres, type PostgresServer } from '../helpers/postgres.ts';
 import { PostgresStorage } from '../../src/storage/postgres.ts';
+import { freePort } from '../helpers/loopback.ts';
 
 const PASSWORD = 'hunter2-never-shown';
 
@@ -170,5 +174,20 @@ describe.skipIf(!postgresAvailable())('the registry while PostgreSQL restarts (#
     expect(w.others).toEqual([]);
     expect(d.child.exitCode).toBeNull();
     await checkAcked(w.acked);
+  });
+});
+
+describe('PostgreSQL not there at start', () => {
+  it('the daemon exits 1 naming the server it could not reach, never the password', async () => {
+    const port = await freePort(); // nothing listens there
+    const t = tempHome({ oracle: { enabled: false } });
+    try {
+      const r = spawnSync(process.execPath, [join(import.meta.dirname, '../../dist/daemon/main.js')], { env: { ...process.env, ...t.env, ORACLEKIT_DATABASE_URL: `postgres://u:${PASSWORD}@127.0.0.1:${port}/registry` }, encoding: 'utf8', timeout: 60_000 });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`oraclekit daemon: the database (PostgreSQL at 127.0.0.1:${port}/registry) is unreachable (ECONNREFUSED); retry shortly`);
+      expect(r.stderr).not.toContain(PASSWORD);
+    } finally {
+      t.cleanup();
+    }
   });
 });
