@@ -24,6 +24,32 @@ import type { Migration, Row, SqlValue, Storage } from './storage.ts';
 
 type Conn = postgres.Sql | postgres.TransactionSql;
 
+/**
+ * A transaction's state: `gone` once its connection closed (the driver
+ * rejected `begin`), `lost` resolves then.
+ *
+ * Why: postgres 3.4.9 writes a statement issued on a transaction's connection
+ * after that connection closed from a setImmediate with no socket
+ * (connection.js nextWrite: "Cannot read properties of null (reading
+ * 'write')"), an uncaught TypeError that ended the daemon when PostgreSQL
+ * stopped under load. Its begin() and savepoint() issue such a statement
+ * themselves — ROLLBACK [TO] when the callback rejects, COMMIT / RELEASE when
+ * it resolves — so once the connection is gone the callbacks here never
+ * settle (`HOLD`): `begin` has already rejected (it races the connection's
+ * close), which is what the caller sees; the pending callback of that one
+ * transaction is garbage of the outage.
+ */
+interface TxState {
+  gone: boolean;
+  lost: Promise<void>;
+}
+
+/** A promise that never settles (see TxState). */
+const HOLD = <T>(): Promise<T> => new Promise<T>(() => {});
+
+/** How long a connection-class error waits for its connection's close before it is taken for an error of a live connection. */
+const CLOSE_WAIT_MS = 2000;
+
 /** `?` → `$n`, outside single-quoted literals and double-quoted identifiers. */
 export function toPositional(sql: string): string {
   let out = '';
@@ -89,7 +115,7 @@ export interface PostgresOptions {
 export class PostgresStorage implements Storage {
   readonly dialect = 'postgres' as const;
   private readonly sql: postgres.Sql;
-  private readonly als = new AsyncLocalStorage<Conn>();
+  private readonly als = new AsyncLocalStorage<{ conn: Conn; tx: TxState }>();
   private queue: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void; tries?: number }[] = [];
   private flushScheduled = false;
   private running: Promise<void> = Promise.resolve();
@@ -130,7 +156,10 @@ export class PostgresStorage implements Storage {
   }
 
   private conn(): Conn {
-    return this.als.getStore() ?? this.sql;
+    const st = this.als.getStore();
+    // never a statement on a transaction whose connection closed (TxState)
+    if (st?.tx.gone) throw this.mapError(Object.assign(new Error('connection closed'), { code: 'CONNECTION_CLOSED' }));
+    return st?.conn ?? this.sql;
   }
 
   get inTransaction(): boolean {
@@ -167,11 +196,53 @@ export class PostgresStorage implements Storage {
     }
   }
 
+  /**
+   * `sql.begin` with a TxState: `body` gets it; the state turns `gone` when
+   * the driver rejects the transaction because its connection closed.
+   */
+  private begin<T>(body: (t: postgres.TransactionSql, tx: TxState) => Promise<T>): Promise<T> {
+    let markLost: () => void = () => {};
+    const tx: TxState = { gone: false, lost: new Promise<void>((r) => (markLost = r)) };
+    const p = this.sql.begin((t) => body(t, tx)) as Promise<T>;
+    p.catch(() => {
+      tx.gone = true;
+      markLost();
+    });
+    return p;
+  }
+
+  /**
+   * What a transaction's callback does with an error: a connection-class
+   * error whose connection closed (now or within CLOSE_WAIT_MS) → never
+   * settle (TxState); anything else → rethrown, and the driver rolls back.
+   */
+  private async settle<T>(tx: TxState, e: unknown): Promise<T> {
+    if (isUnavailable(e)) {
+      let timer: NodeJS.Timeout | undefined;
+      const closed = await Promise.race([tx.lost.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), CLOSE_WAIT_MS)))]);
+      clearTimeout(timer);
+      if (closed) return HOLD<T>();
+    }
+    throw e;
+  }
+
+  /** Runs `fn` inside the transaction `t`: its statements on `t`; never settles once `t`'s connection is gone (TxState). */
+  private async inside<T>(t: Conn, tx: TxState, fn: () => Promise<T> | T): Promise<T> {
+    let value: T;
+    try {
+      value = await this.als.run({ conn: t, tx }, async () => fn());
+    } catch (e) {
+      return this.settle<T>(tx, e);
+    }
+    // resolving makes the driver write RELEASE / COMMIT: not on a closed connection
+    return tx.gone ? HOLD<T>() : value;
+  }
+
   async tx<T>(fn: () => Promise<T> | T): Promise<T> {
     if (this.als.getStore()) return fn();
     for (let tries = 0; ; tries++) {
       try {
-        return (await this.sql.begin((t) => this.als.run(t, async () => fn()))) as T;
+        return await this.begin((t, tx) => this.inside(t, tx, fn));
       } catch (e) {
         this.rolledBack();
         if (retryable(e) && tries < MAX_RETRIES) continue; // the whole transaction rolled back: run it again
@@ -209,17 +280,19 @@ export class PostgresStorage implements Storage {
     this.groupCount++;
     const outcomes: { ok: boolean; value: unknown; retry?: boolean }[] = [];
     try {
-      await this.sql.begin(async (t) => {
+      await this.begin(async (t, tx) => {
         for (const b of batch) {
+          if (tx.gone) return HOLD<void>(); // no SAVEPOINT on a closed connection (TxState)
           try {
-            const value = await t.savepoint((s) => this.als.run(s, async () => b.fn()));
+            const value = await t.savepoint((s) => this.inside(s, tx, b.fn));
             outcomes.push({ ok: true, value });
           } catch (e) {
-            if (isUnavailable(e)) throw e; // the connection is gone: the whole group fails
+            if (isUnavailable(e)) return this.settle<void>(tx, e); // the connection is gone: the whole group fails
             this.rolledBack();
             outcomes.push({ ok: false, value: e, retry: retryable(e) && (b.tries ?? 0) < MAX_RETRIES });
           }
         }
+        if (tx.gone) return HOLD<void>(); // no COMMIT on a closed connection
       });
     } catch (e) {
       this.rolledBack();

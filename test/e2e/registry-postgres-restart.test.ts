@@ -17,7 +17,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { adminKey, spawnDaemon, tempHome, waitExit, type Spawned } from '../unit/daemon/harness.ts';
 import { postgresAvailable, startPostgres, type PostgresServer } from '../helpers/postgres.ts';
 import { PostgresStorage } from '../../src/storage/postgres.ts';
@@ -32,6 +32,7 @@ describe.skipIf(!postgresAvailable())('the registry while PostgreSQL restarts (#
   let rep: string;
   let proto: string;
   const cleanups: (() => void)[] = [];
+  let stderr = '';
 
   beforeAll(async () => {
     pg = await startPostgres();
@@ -40,9 +41,15 @@ describe.skipIf(!postgresAvailable())('the registry while PostgreSQL restarts (#
     const t = tempHome({ oracle: { enabled: false }, rateLimit: { max: 1_000_000 } });
     cleanups.push(t.cleanup);
     d = await spawnDaemon({ ...t.env, ORACLEKIT_DATABASE_URL: url }, t.home);
+    d.child.stderr!.on('data', (x: string) => (stderr += x));
     rep = await adminKey(d, 'did:example:rep', 'representative', 'member');
     proto = (await d.call('POST', '/v1/domains', { key: rep, body: { type: 'Protocol' } })).body.id;
   }, 180_000);
+
+  afterEach(() => {
+    // a daemon that died: say how, rather than only "fetch failed"
+    if (d && d.child.exitCode !== null) throw new Error(`the daemon exited (${d.child.exitCode ?? d.child.signalCode}): ${stderr}`);
+  });
 
   afterAll(async () => {
     if (d) {

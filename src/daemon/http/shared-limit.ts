@@ -62,6 +62,8 @@ export class SharedRateLimiter {
   readonly where: string;
   private readonly prefix = 'oraclekit:registry:rl:';
   private away = false;
+  /** Connected at least once (then a lost connection is an outage, logged). */
+  private connected = false;
   private readonly client: RedisLike;
   private readonly log: Pick<FastifyBaseLogger, 'warn' | 'info'>;
 
@@ -120,7 +122,8 @@ export class SharedRateLimiter {
   hit(id: string, now: number = Date.now()): number | undefined | Promise<number | undefined> {
     const local = this.local.hit(id, now);
     if (!this.client.isReady) {
-      this.fallback('not connected');
+      // before the first connection at start this is not an outage (a refused connect is: the 'error' event)
+      if (this.connected) this.fallback('not connected');
       return local;
     }
     return this.count(id).then(
@@ -136,6 +139,7 @@ export class SharedRateLimiter {
   }
 
   close(): void {
+    this.away = true; // no outage warning for the requests that the close cuts short
     this.client.destroy();
   }
 
@@ -163,6 +167,7 @@ export class SharedRateLimiter {
   }
 
   private recovered(): void {
+    this.connected = true;
     if (!this.away) return;
     this.away = false;
     this.log.info({ redis: this.where }, `rate limit: the shared Redis at ${this.where} answers again; counting shared`);
