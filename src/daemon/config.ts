@@ -45,6 +45,8 @@ export interface DeploymentConfig {
   requireDidProof: boolean;
   /** The registry's PostgreSQL database (postgres://…); absent = SQLite at ORACLEKIT_DB (docs/storage.md). */
   databaseUrl?: string;
+  /** The Redis the daemons of a deployment count the rate limit in (redis://…); absent = each daemon counts alone. */
+  redisUrl?: string;
 }
 
 export interface DaemonOracleConfig {
@@ -134,7 +136,36 @@ const daemonConfigSchema = z.strictObject({
       }
     })
     .optional(),
+  redisUrl: z
+    .string()
+    .superRefine((v, ctx) => {
+      try {
+        checkRedisUrl(v, 'redisUrl');
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message.replace(/^.*? is not a Redis URL: /, 'not a Redis URL: '), params: { valid: REDIS_URL_VALID } });
+      }
+    })
+    .optional(),
 });
+
+const REDIS_URL_VALID = 'redis://[user[:password]@]host[:port][/db] (or rediss://)';
+
+/**
+ * Checks a Redis URL: scheme redis:// or rediss://, parseable, with a host.
+ * Throws invalid_config naming the setting and the value (without its password).
+ */
+export function checkRedisUrl(url: string, setting = 'redisUrl'): void {
+  const fail = (why: string) => bad(`${setting} = ${showValue(redact(url))} is not a Redis URL: ${why}`, setting, redact(url), REDIS_URL_VALID);
+  if (!/^rediss?:\/\//i.test(url)) throw fail('the scheme must be redis:// or rediss://');
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw fail('it does not parse as a URL');
+  }
+  if (!u.hostname) throw fail('it names no host');
+  if (u.pathname !== '' && u.pathname !== '/' && !/^\/\d+$/.test(u.pathname)) throw fail('the path must be a database number (/0, /1, …)');
+}
 
 /** A zod failure of the config → invalid_config naming the key, its value and what is valid. */
 function configError(err: z.ZodError, raw: unknown): OracleKitError {
@@ -148,7 +179,7 @@ function configError(err: z.ZodError, raw: unknown): OracleKitError {
     value = (value as Record<string, unknown> | undefined)?.[key];
     return bad(`key ${field} is unknown`, field, value, 'the keys of docs/daemon.md, "The deployment config"');
   }
-  if (field === 'databaseUrl' && typeof value === 'string') value = redact(value); // a password never reaches a log
+  if ((field === 'databaseUrl' || field === 'redisUrl') && typeof value === 'string') value = redact(value); // a password never reaches a log
   const valid = (i as { params?: { valid?: string } }).params?.valid ?? i.message;
   return bad(`${field || '(root)'} = ${showValue(value)} is invalid: ${i.message}`, field || '(root)', value, valid);
 }
@@ -172,6 +203,7 @@ export function parseConfig(raw: unknown): DeploymentConfig {
     oracle: o.oracle ? parseOracle(o.oracle) : { ...d.oracle },
     requireDidProof: o.requireDidProof ?? d.requireDidProof,
     ...(o.databaseUrl !== undefined ? { databaseUrl: o.databaseUrl } : {}),
+    ...(o.redisUrl !== undefined ? { redisUrl: o.redisUrl } : {}),
   };
 }
 
@@ -193,6 +225,8 @@ export interface DaemonSettings {
   dbSynchronous: 'async' | 'FULL' | 'NORMAL';
   /** The registry's PostgreSQL URL: ORACLEKIT_DATABASE_URL, else daemon.json's databaseUrl; undefined = SQLite at ORACLEKIT_DB. */
   databaseUrl: string | undefined;
+  /** The shared rate limit's Redis: ORACLEKIT_REDIS_URL, else daemon.json's redisUrl (also in config.redisUrl); undefined = local. */
+  redisUrl: string | undefined;
 }
 
 const portText = z.string().regex(/^\d{1,5}$/).transform(Number).pipe(z.number().int().max(65535));
@@ -202,7 +236,8 @@ const portText = z.string().regex(/^\d{1,5}$/).transform(Number).pipe(z.number()
  * daemon.json, else 4781; host from --host, else daemon.json; durability from
  * ORACLEKIT_DB_SYNCHRONOUS (async | FULL | NORMAL; empty = async); the
  * database from ORACLEKIT_DATABASE_URL (a postgres:// URL), else daemon.json's
- * databaseUrl, else none (SQLite at ORACLEKIT_DB).
+ * databaseUrl, else none (SQLite at ORACLEKIT_DB); the shared rate limit's
+ * Redis from ORACLEKIT_REDIS_URL, else daemon.json's redisUrl, else none.
  */
 export function resolveSettings(config: DeploymentConfig, flags: { port?: string | undefined; host?: string | undefined }, env: Record<string, string | undefined>): DaemonSettings {
   let port = config.port;
@@ -222,7 +257,14 @@ export function resolveSettings(config: DeploymentConfig, flags: { port?: string
     checkPostgresUrl(envUrl, 'ORACLEKIT_DATABASE_URL');
     databaseUrl = envUrl;
   }
-  return { config, host: flags.host ?? config.host, port, dbSynchronous: sync === 'FULL' || sync === 'NORMAL' ? sync : 'async', databaseUrl };
+  const envRedis = env.ORACLEKIT_REDIS_URL;
+  let redisUrl = config.redisUrl;
+  if (envRedis !== undefined && envRedis !== '') {
+    checkRedisUrl(envRedis, 'ORACLEKIT_REDIS_URL');
+    redisUrl = envRedis;
+    config = { ...config, redisUrl };
+  }
+  return { config, host: flags.host ?? config.host, port, dbSynchronous: sync === 'FULL' || sync === 'NORMAL' ? sync : 'async', databaseUrl, redisUrl };
 }
 
 /** Reads the config file; defaults when it does not exist. */

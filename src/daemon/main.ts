@@ -24,6 +24,7 @@ import { checkDatabaseDir } from '../storage/files.ts';
 import { REGISTRY_MIGRATIONS } from './registry/migrations.ts';
 import { Registry } from './registry/index.ts';
 import { buildServer } from './server.ts';
+import { redisWhere } from './http/shared-limit.ts';
 import { shrinkHeap, shrinkWhenIdle } from './heap.ts';
 import type { DefaultOracle } from './oracle.ts';
 
@@ -166,7 +167,7 @@ async function main(): Promise<void> {
   // later, after each burst, when the daemon is idle again (heap.ts)
   shrinkHeap();
   writeDiscovery({ pid: process.pid, host, port: actualPort, url, version: VERSION, token, started, ...(info ? { oracle: { url: url + info.path, wsUrl: url, did: info.did } } : {}) });
-  app.log.info({ address, db: databaseUrl ? redact(databaseUrl) : dbPath(), synchronous: dbSynchronous, config: configPath(), voters: config.voters.length, rule: config.tally.rule, oracle: info ? { did: info.did, url: url + info.path, model: info.model } : null }, 'oraclekit daemon listening');
+  app.log.info({ address, db: databaseUrl ? redact(databaseUrl) : dbPath(), rateLimit: config.redisUrl ? `shared (${redisWhere(config.redisUrl)})` : 'this process', synchronous: dbSynchronous, config: configPath(), voters: config.voters.length, rule: config.tally.rule, oracle: info ? { did: info.did, url: url + info.path, model: info.model } : null }, 'oraclekit daemon listening');
 }
 
 main().catch((e: unknown) => {

@@ -21,13 +21,15 @@ import { bearer, keyHash } from './http/auth.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { DEFAULT_TIMEOUTS, MAX_BODY_DEPTH, RateLimiter, tooDeep, unreadBody, type RequestTimeouts } from './http/limits.ts';
 import { adminPlugin, registryPlugin } from './http/routes.ts';
+import type { SharedRateLimiter } from './http/shared-limit.ts';
 import { registryError } from '../lib/registry/errors.ts';
-import { toErrorBody } from '../lib/errors.ts';
+import { isOracleKitError, toErrorBody, type OracleKitError } from '../lib/errors.ts';
+import type { Storage } from '../storage/storage.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The rate limit's windows (server.ts; for tests and diagnostics). */
-    rateLimiter: RateLimiter;
+    /** The rate limit's windows (server.ts; for tests and diagnostics): local, or shared through Redis. */
+    rateLimiter: RateLimiter | SharedRateLimiter;
   }
 }
 
@@ -60,6 +62,36 @@ const REQ_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const ID_PREFIX = randomUUID().slice(0, 8);
 let reqCounter = 0;
 const nextReqId = () => `${ID_PREFIX}-${(++reqCounter).toString(36)}`;
+
+/** How long /health waits for the database's answer before calling it unavailable (the CLI waits 1.5 s for /health). */
+const PROBE_MS = 500;
+
+/**
+ * `SELECT 1` on the database, at most PROBE_MS, one at a time (concurrent
+ * health checks share it): undefined when it answered, else the error to
+ * send — 503 database_unavailable naming the server, never its password.
+ */
+function databaseProbe(db: Storage): () => Promise<OracleKitError | undefined> {
+  let running: Promise<OracleKitError | undefined> | undefined;
+  const probe = async (): Promise<OracleKitError | undefined> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<OracleKitError>((r) => {
+      timer = setTimeout(() => r(registryError('database_unavailable', `the database did not answer within ${PROBE_MS} ms; retry shortly`)), PROBE_MS);
+    });
+    try {
+      return await Promise.race([
+        db.get('SELECT 1 AS up').then(
+          () => undefined,
+          (e: unknown) => (isOracleKitError(e) && e.code === 'database_unavailable' ? e : registryError('database_unavailable', 'the database does not answer; retry shortly')),
+        ),
+        late,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return () => (running ??= probe().finally(() => (running = undefined)));
+}
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   const { default: Fastify, LogController } = await import('fastify');
@@ -121,19 +153,29 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   // key, the discovery token, a UCAN, and made-up keys, so failed authentications count against the address
   // and a flood of random keys opens no window each. @fastify/rate-limit did this with an async hook and an LRU
   // store; this hook is a Map lookup and cost a few per cent less per request.
-  const limiter = new RateLimiter(opts.config.rateLimit.max, opts.config.rateLimit.timeWindowMs);
-  app.decorate('rateLimiter', limiter);
+  // With `redisUrl` the windows are counted in Redis, shared by every daemon of the deployment (http/shared-limit.ts);
+  // the hook then waits for one pipelined round trip. Without it, the local windows, synchronously.
+  const { max, timeWindowMs } = opts.config.rateLimit;
+  const limiter: RateLimiter | SharedRateLimiter = opts.config.redisUrl
+    ? await (await import('./http/shared-limit.ts')).SharedRateLimiter.create(opts.config.redisUrl, max, timeWindowMs, app.log)
+    : new RateLimiter(max, timeWindowMs);
+  app.decorate<RateLimiter | SharedRateLimiter>('rateLimiter', limiter);
+  if ('close' in limiter) app.addHook('onClose', (_app, done) => (limiter.close(), done()));
+  const refuse = (reply: FastifyReply, done: (e?: Error) => void, id: string, retryAfter: number) => {
+    const per = id.startsWith('k:') ? 'key' : 'address';
+    reply.header('retry-after', retryAfter).header('x-ratelimit-limit', max).header('x-ratelimit-remaining', 0).header('x-ratelimit-reset', retryAfter);
+    done(registryError('rate_limited', `rate limit: at most ${max} requests per ${timeWindowMs / 1000} s for this ${per === 'key' ? 'key' : 'client address'}; retry in ${retryAfter} s`, { details: { max, windowSeconds: timeWindowMs / 1000, retryAfterSeconds: retryAfter, per } }));
+  };
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
-    if (req.url === '/health') return done();
+    if (req.url === '/health' || req.url === '/health/ready') return done();
     const key = bearer(req);
     const id = limiter.idOf(key ? keyHash(req, key) : undefined, req.ip);
-    const perKey = id.startsWith('k:');
-    const retryAfter = limiter.hit(id);
-    if (retryAfter === undefined) return done();
-    const { max, windowMs } = limiter;
-    reply.header('retry-after', retryAfter).header('x-ratelimit-limit', max).header('x-ratelimit-remaining', 0).header('x-ratelimit-reset', retryAfter);
-    done(registryError('rate_limited', `rate limit: at most ${max} requests per ${windowMs / 1000} s for this ${perKey ? 'key' : 'client address'}; retry in ${retryAfter} s`, { details: { max, windowSeconds: windowMs / 1000, retryAfterSeconds: retryAfter, per: perKey ? 'key' : 'address' } }));
+    const r = limiter.hit(id);
+    if (r === undefined) return done();
+    if (typeof r === 'number') return refuse(reply, done, id, r);
+    // shared: one Redis round trip (it never rejects: a fault is counted locally, http/shared-limit.ts)
+    void r.then((retryAfter) => (retryAfter === undefined ? done() : refuse(reply, done, id, retryAfter)));
   });
   // The body's depth before anything reads it (validation, the Idempotency-Key hash, an error's value):
   // a JSON body cannot nest deeper than half its length, so short bodies skip the walk.
@@ -160,15 +202,28 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     await app.register(ui, { routePrefix: '/docs' });
   }
 
-  app.get('/health', { schema: { hide: true } }, async () => ({
-    status: 'ok',
-    name: 'oraclekit',
-    version: opts.version,
-    pid: process.pid,
-    startedAt,
-    uptimeSeconds: Math.round(process.uptime()),
-    ...(opts.healthExtra?.() ?? {}),
-  }));
+  // /health is liveness: 200 while the process serves (the CLI's handshake, docs/daemon.md), with the database's
+  // state; /health/ready is readiness for a load balancer: 503 database_unavailable while the database does not answer
+  const database = databaseProbe(opts.registry.db);
+  app.get('/health', { schema: { hide: true } }, async () => {
+    const db = await database();
+    return {
+      status: 'ok',
+      name: 'oraclekit',
+      version: opts.version,
+      pid: process.pid,
+      startedAt,
+      uptimeSeconds: Math.round(process.uptime()),
+      database: { backend: opts.registry.db.dialect, status: db === undefined ? 'ok' : 'unavailable' },
+      rateLimit: 'store' in limiter ? { store: limiter.store, redis: limiter.where } : { store: 'local' },
+      ...(opts.healthExtra?.() ?? {}),
+    };
+  });
+  app.get('/health/ready', { schema: { hide: true } }, async () => {
+    const db = await database();
+    if (db !== undefined) throw db;
+    return { status: 'ok', database: { backend: opts.registry.db.dialect, status: 'ok' } };
+  });
 
   await app.register(registryPlugin, { prefix: '/v1', registry: opts.registry });
   await app.register(adminPlugin, { prefix: '/admin/v1', registry: opts.registry, token: opts.token });

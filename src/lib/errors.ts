@@ -216,7 +216,7 @@ export const HTTP_ERRORS = {
   unsupported_media_type: { status: 415, when: 'a body that is not application/json' },
   rate_limited: { status: 429, when: 'too many requests in the window' },
   internal_error: { status: 500, when: 'an unexpected failure (a bug; logged with the request id); the message carries no secrets' },
-  database_unavailable: { status: 503, when: 'the database server (PostgreSQL, ORACLEKIT_DATABASE_URL) cannot be reached now; nothing was written; retry — the pool reconnects by itself' },
+  database_unavailable: { status: 503, when: 'the database server (PostgreSQL, ORACLEKIT_DATABASE_URL; the message names its host, port and database, never a password) cannot be reached now; the request was not acknowledged — retry shortly (a create with its Idempotency-Key: a COMMIT whose answer the broken connection lost may have been applied); the pool reconnects by itself' },
 } as const satisfies ErrorTable;
 
 type HttpErrorCode = keyof typeof HTTP_ERRORS;

@@ -19,10 +19,36 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import postgres from 'postgres';
-import { OracleKitError } from '../lib/errors.ts';
+import { isOracleKitError, OracleKitError } from '../lib/errors.ts';
 import type { Migration, Row, SqlValue, Storage } from './storage.ts';
 
 type Conn = postgres.Sql | postgres.TransactionSql;
+
+/**
+ * A transaction's state: `gone` once its connection closed (the driver
+ * rejected `begin`), `lost` resolves then.
+ *
+ * Why: postgres 3.4.9 writes a statement issued on a transaction's connection
+ * after that connection closed from a setImmediate with no socket
+ * (connection.js nextWrite: "Cannot read properties of null (reading
+ * 'write')"), an uncaught TypeError that ended the daemon when PostgreSQL
+ * stopped under load. Its begin() and savepoint() issue such a statement
+ * themselves — ROLLBACK [TO] when the callback rejects, COMMIT / RELEASE when
+ * it resolves — so once the connection is gone the callbacks here never
+ * settle (`HOLD`): `begin` has already rejected (it races the connection's
+ * close), which is what the caller sees; the pending callback of that one
+ * transaction is garbage of the outage.
+ */
+interface TxState {
+  gone: boolean;
+  lost: Promise<void>;
+}
+
+/** A promise that never settles (see TxState). */
+const HOLD = <T>(): Promise<T> => new Promise<T>(() => {});
+
+/** How long a connection-class error waits for its connection's close before it is taken for an error of a live connection. */
+const CLOSE_WAIT_MS = 2000;
 
 /** `?` → `$n`, outside single-quoted literals and double-quoted identifiers. */
 export function toPositional(sql: string): string {
@@ -60,26 +86,23 @@ function retryable(e: unknown): boolean {
 /** Error codes of the driver and of the server meaning "the database is not reachable now". */
 const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
 
-function unavailable(e: unknown): OracleKitError | undefined {
+function isUnavailable(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !UNAVAILABLE.has(code)) return undefined;
-  return new OracleKitError({ status: 503, code: 'database_unavailable', message: `the database is unreachable (${code}); retry shortly`, details: { cause: code } });
-}
-
-function mapError(e: unknown): unknown {
-  return unavailable(e) ?? e;
+  return typeof code === 'string' && (UNAVAILABLE.has(code) || code === 'database_unavailable');
 }
 
 /**
- * After a fault of its connection a transaction's callback never settles. The driver (porsager/postgres 3.4.x)
- * writes ROLLBACK, or COMMIT, on a transaction's connection once its callback settles; when that connection has
- * closed, the write reaches a null socket in a setImmediate and the process dies with an uncaught TypeError
- * (upstream issues #1154 and #1208; seen here with PostgreSQL stopped while a group was in flight). A connection
- * that failed this way is closing, and its close rejects the transaction itself (CONNECTION_CLOSED) with no
- * statement written on it; the pending callback is then garbage.
+ * What a message may say of the server: `PostgreSQL at host:port/database` —
+ * never the user or the password of the URL.
  */
-function holdIfDead<T>(p: Promise<T>): Promise<T> {
-  return p.catch((e: unknown) => (unavailable(e) || (e as { code?: unknown } | null)?.code === 'database_unavailable' ? new Promise<T>(() => {}) : Promise.reject(e)));
+export function serverOf(url: string): string {
+  try {
+    const u = new URL(url);
+    const host = u.hostname || u.searchParams.get('host') || 'localhost';
+    return `PostgreSQL at ${host}:${u.port || '5432'}/${decodeURIComponent(u.pathname.replace(/^\//, ''))}`;
+  } catch {
+    return 'PostgreSQL';
+  }
 }
 
 export interface PostgresOptions {
@@ -92,7 +115,7 @@ export interface PostgresOptions {
 export class PostgresStorage implements Storage {
   readonly dialect = 'postgres' as const;
   private readonly sql: postgres.Sql;
-  private readonly als = new AsyncLocalStorage<Conn>();
+  private readonly als = new AsyncLocalStorage<{ conn: Conn; tx: TxState }>();
   private queue: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void; tries?: number }[] = [];
   private flushScheduled = false;
   private running: Promise<void> = Promise.resolve();
@@ -101,18 +124,42 @@ export class PostgresStorage implements Storage {
   /** Group commits made by `write` (for tests and diagnostics). */
   groupCount = 0;
 
+  /** `PostgreSQL at host:port/database`, named in errors (serverOf). */
+  readonly server: string;
+
   constructor(o: PostgresOptions) {
+    this.server = serverOf(o.url);
     this.sql = postgres(o.url, {
       max: o.max ?? 10,
       onnotice: () => {},
       // COUNT/SUM/bigint columns read back as numbers, as from SQLite
       types: { int8: { to: 20, from: [20, 1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) } },
       connect_timeout: 5,
+      // seconds before a connection tries again after a failed connect; the driver's default grows as 3^tries / 100
+      // up to 20 s (shared by the pool), so a server back after a few seconds' outage was used again only after up
+      // to 20 s more. Here: 50 ms doubling to 1 s, with jitter — what a client retrying a 503 finds
+      backoff: (tries: number) => (0.5 + Math.random() / 2) * Math.min(0.05 * 2 ** tries, 1),
     });
   }
 
+  /**
+   * A fault of the connection → 503 database_unavailable naming the server
+   * (never the password); any other error as it is. A COMMIT whose reply was
+   * lost with the connection may have been applied: the write is refused
+   * all the same (never acknowledged without a returned COMMIT), and a retry
+   * with the same Idempotency-Key replays it instead of writing it twice.
+   */
+  private mapError(e: unknown): unknown {
+    if (!isUnavailable(e) || isOracleKitError(e)) return e;
+    const cause = (e as { code: string }).code;
+    return new OracleKitError({ status: 503, code: 'database_unavailable', message: `the database (${this.server}) is unreachable (${cause}); retry shortly`, details: { cause } });
+  }
+
   private conn(): Conn {
-    return this.als.getStore() ?? this.sql;
+    const st = this.als.getStore();
+    // never a statement on a transaction whose connection closed (TxState)
+    if (st?.tx.gone) throw this.mapError(Object.assign(new Error('connection closed'), { code: 'CONNECTION_CLOSED' }));
+    return st?.conn ?? this.sql;
   }
 
   get inTransaction(): boolean {
@@ -132,7 +179,7 @@ export class PostgresStorage implements Storage {
       const r = await this.conn().unsafe(toPositional(sql), params as postgres.ParameterOrJSON<never>[]);
       return { changes: r.count };
     } catch (e) {
-      throw mapError(e);
+      throw this.mapError(e);
     }
   }
 
@@ -145,19 +192,61 @@ export class PostgresStorage implements Storage {
       const r = await this.conn().unsafe(toPositional(sql), params as postgres.ParameterOrJSON<never>[]);
       return [...r] as T[];
     } catch (e) {
-      throw mapError(e);
+      throw this.mapError(e);
     }
+  }
+
+  /**
+   * `sql.begin` with a TxState: `body` gets it; the state turns `gone` when
+   * the driver rejects the transaction because its connection closed.
+   */
+  private begin<T>(body: (t: postgres.TransactionSql, tx: TxState) => Promise<T>): Promise<T> {
+    let markLost: () => void = () => {};
+    const tx: TxState = { gone: false, lost: new Promise<void>((r) => (markLost = r)) };
+    const p = this.sql.begin((t) => body(t, tx)) as Promise<T>;
+    p.catch(() => {
+      tx.gone = true;
+      markLost();
+    });
+    return p;
+  }
+
+  /**
+   * What a transaction's callback does with an error: a connection-class
+   * error whose connection closed (now or within CLOSE_WAIT_MS) → never
+   * settle (TxState); anything else → rethrown, and the driver rolls back.
+   */
+  private async settle<T>(tx: TxState, e: unknown): Promise<T> {
+    if (isUnavailable(e)) {
+      let timer: NodeJS.Timeout | undefined;
+      const closed = await Promise.race([tx.lost.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), CLOSE_WAIT_MS)))]);
+      clearTimeout(timer);
+      if (closed) return HOLD<T>();
+    }
+    throw e;
+  }
+
+  /** Runs `fn` inside the transaction `t`: its statements on `t`; never settles once `t`'s connection is gone (TxState). */
+  private async inside<T>(t: Conn, tx: TxState, fn: () => Promise<T> | T): Promise<T> {
+    let value: T;
+    try {
+      value = await this.als.run({ conn: t, tx }, async () => fn());
+    } catch (e) {
+      return this.settle<T>(tx, e);
+    }
+    // resolving makes the driver write RELEASE / COMMIT: not on a closed connection
+    return tx.gone ? HOLD<T>() : value;
   }
 
   async tx<T>(fn: () => Promise<T> | T): Promise<T> {
     if (this.als.getStore()) return fn();
     for (let tries = 0; ; tries++) {
       try {
-        return (await this.sql.begin((t) => this.als.run(t, () => holdIfDead(Promise.resolve().then(fn))))) as T;
+        return await this.begin((t, tx) => this.inside(t, tx, fn));
       } catch (e) {
         this.rolledBack();
         if (retryable(e) && tries < MAX_RETRIES) continue; // the whole transaction rolled back: run it again
-        throw mapError(e);
+        throw this.mapError(e);
       }
     }
   }
@@ -191,21 +280,23 @@ export class PostgresStorage implements Storage {
     this.groupCount++;
     const outcomes: { ok: boolean; value: unknown; retry?: boolean }[] = [];
     try {
-      await this.sql.begin(async (t) => {
+      await this.begin(async (t, tx) => {
         for (const b of batch) {
+          if (tx.gone) return HOLD<void>(); // no SAVEPOINT on a closed connection (TxState)
           try {
-            const value = await t.savepoint((s) => this.als.run(s, () => holdIfDead(Promise.resolve().then(b.fn))));
+            const value = await t.savepoint((s) => this.inside(s, tx, b.fn));
             outcomes.push({ ok: true, value });
           } catch (e) {
-            if (unavailable(e) || (e as { code?: unknown }).code === 'database_unavailable') return holdIfDead(Promise.reject(e)); // the connection is gone: the whole group fails, through its close
+            if (isUnavailable(e)) return this.settle<void>(tx, e); // the connection is gone: the whole group fails
             this.rolledBack();
             outcomes.push({ ok: false, value: e, retry: retryable(e) && (b.tries ?? 0) < MAX_RETRIES });
           }
         }
+        if (tx.gone) return HOLD<void>(); // no COMMIT on a closed connection
       });
     } catch (e) {
       this.rolledBack();
-      const err = mapError(e);
+      const err = this.mapError(e);
       for (const b of batch) b.reject(err);
       return;
     }
@@ -239,7 +330,7 @@ export class PostgresStorage implements Storage {
       });
     })().catch((e: unknown) => {
       this.tableReady = undefined;
-      throw mapError(e);
+      throw this.mapError(e);
     });
     return this.tableReady;
   }
@@ -258,7 +349,7 @@ export class PostgresStorage implements Storage {
           await t`INSERT INTO schema_version (area, version, description, applied_at) VALUES (${area}, ${m.version}, ${m.description}, ${new Date().toISOString()})`;
         });
       } catch (e) {
-        throw mapError(e);
+        throw this.mapError(e);
       }
     }
   }

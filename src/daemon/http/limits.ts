@@ -65,12 +65,13 @@ export class RateLimiter {
     return keyHash !== undefined && this.keys.has(keyHash) ? 'k:' + keyHash : 'ip:' + address;
   }
 
-  /** A key authenticated: from now on its requests count against its own window, this one included. */
-  verified(keyHash: string): void {
-    if (this.keys.has(keyHash)) return;
+  /** A key authenticated: from now on its requests count against its own window, this one included. True when it was new here. */
+  verified(keyHash: string): boolean {
+    if (this.keys.has(keyHash)) return false;
     if (this.keys.size >= 10_000) this.keys.clear();
     this.keys.add(keyHash);
     this.hit('k:' + keyHash);
+    return true;
   }
 
   /** Counts one request of `id`: undefined within the limit, else the seconds until its window resets. */

@@ -78,3 +78,37 @@ describe('the database setting (ORACLEKIT_DATABASE_URL, daemon.json databaseUrl)
     expect(() => parseConfig({ databaseUrl: 'postgresql://u:pw@h' })).toThrow(/databaseUrl = "postgresql:\/\/u:\*\*\*@h" is invalid: not a PostgreSQL URL: it names no database/);
   });
 });
+
+describe('the shared rate limit setting (ORACLEKIT_REDIS_URL, daemon.json redisUrl)', () => {
+  it('none: each daemon counts alone; daemon.json gives a URL; the environment wins over it and reaches the config', () => {
+    expect(resolveSettings(parseConfig({}), {}, {}).redisUrl).toBeUndefined();
+    expect(resolveSettings(parseConfig({}), {}, { ORACLEKIT_REDIS_URL: '' }).config.redisUrl).toBeUndefined();
+    const file = parseConfig({ redisUrl: 'redis://cache.internal:6379' });
+    expect(file.redisUrl).toBe('redis://cache.internal:6379');
+    expect(resolveSettings(file, {}, {}).redisUrl).toBe('redis://cache.internal:6379');
+    const env = resolveSettings(file, {}, { ORACLEKIT_REDIS_URL: 'rediss://:pw@other:6380/2' });
+    expect([env.redisUrl, env.config.redisUrl]).toEqual(['rediss://:pw@other:6380/2', 'rediss://:pw@other:6380/2']);
+  });
+  it('refuses a bad URL with invalid_config, naming the setting, the value (password hidden) and what is valid', () => {
+    let err: OracleKitError | undefined;
+    try {
+      resolveSettings(parseConfig({}), {}, { ORACLEKIT_REDIS_URL: 'http://u:secret@cache:6379' });
+    } catch (e) {
+      err = e as OracleKitError;
+    }
+    expect(err).toMatchObject({ code: 'invalid_config', field: 'ORACLEKIT_REDIS_URL', value: 'http://u:***@cache:6379', valid: expect.stringContaining('redis://') });
+    expect(err?.message).toMatch(/ORACLEKIT_REDIS_URL = "http:\/\/u:\*\*\*@cache:6379" is not a Redis URL: the scheme must be redis:\/\/ or rediss:\/\//);
+    expect(err?.message).not.toContain('secret');
+    expect(() => resolveSettings(parseConfig({}), {}, { ORACLEKIT_REDIS_URL: 'redis://:secret@cache:6379/queue' })).toThrow(/ORACLEKIT_REDIS_URL = "redis:\/\/:\*\*\*@cache:6379\/queue" is not a Redis URL: the path must be a database number/);
+    expect(() => parseConfig({ redisUrl: 'cache:6379' })).toThrow(/redisUrl = "cache:6379" is invalid: not a Redis URL: the scheme/);
+    expect(() => parseConfig({ redisUrl: 6379 })).toThrow(/redisUrl/);
+    let fileErr: OracleKitError | undefined;
+    try {
+      parseConfig({ redisUrl: 'redis://u:secret@' });
+    } catch (e) {
+      fileErr = e as OracleKitError;
+    }
+    expect(fileErr).toMatchObject({ code: 'invalid_config', field: 'redisUrl', value: 'redis://u:***@' });
+    expect(fileErr?.message).not.toContain('secret');
+  });
+});
