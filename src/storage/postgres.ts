@@ -2,9 +2,11 @@
  * The PostgreSQL implementation of the storage seam (src/storage/storage.ts),
  * through the `postgres` driver (porsager): one pool per process, owned here.
  *
- * - Statements: `?` placeholders become `$1…$n` (outside quoted text); a
- *   statement issued inside a `write`/`tx` callback runs on that callback's
- *   transaction (AsyncLocalStorage), any other on the pool (committed data).
+ * - Statements: `?` placeholders become `$1…$n` (outside quoted text), once
+ *   per text; each runs as a prepared statement of its connection (one round
+ *   trip instead of two: see `query`). A statement issued inside a
+ *   `write`/`tx` callback runs on that callback's transaction
+ *   (AsyncLocalStorage), any other on the pool (committed data).
  * - Group commit: the writes queued together run in ONE transaction on one
  *   connection of the pool, each inside its own SAVEPOINT (a failing write is
  *   rolled back alone and its promise rejects), then one COMMIT. With
