@@ -2,9 +2,11 @@
  * The PostgreSQL implementation of the storage seam (src/storage/storage.ts),
  * through the `postgres` driver (porsager): one pool per process, owned here.
  *
- * - Statements: `?` placeholders become `$1…$n` (outside quoted text); a
- *   statement issued inside a `write`/`tx` callback runs on that callback's
- *   transaction (AsyncLocalStorage), any other on the pool (committed data).
+ * - Statements: `?` placeholders become `$1…$n` (outside quoted text), once
+ *   per text; each runs as a prepared statement of its connection (one round
+ *   trip instead of two: see `query`). A statement issued inside a
+ *   `write`/`tx` callback runs on that callback's transaction
+ *   (AsyncLocalStorage), any other on the pool (committed data).
  * - Group commit: the writes queued together run in ONE transaction on one
  *   connection of the pool, each inside its own SAVEPOINT (a failing write is
  *   rolled back alone and its promise rejects), then one COMMIT. With
@@ -68,6 +70,9 @@ export function toPositional(sql: string): string {
   return out;
 }
 
+/** Distinct statement texts prepared per connection, at most (beyond: run unprepared). */
+const MAX_PREPARED = 1000;
+
 /**
  * SQLSTATEs after which a write is run again: a deadlock between two daemons'
  * groups (40P01: the victim's savepoint rolled back) or a serialization
@@ -121,6 +126,8 @@ export class PostgresStorage implements Storage {
   private running: Promise<void> = Promise.resolve();
   private readonly rollbackListeners: (() => void)[] = [];
   private tableReady: Promise<void> | undefined;
+  /** Statement texts seen (as given → with `$n`), run as prepared statements (`query`). */
+  private readonly texts = new Map<string, string>();
   /** Group commits made by `write` (for tests and diagnostics). */
   groupCount = 0;
 
@@ -174,9 +181,29 @@ export class PostgresStorage implements Storage {
     for (const fn of this.rollbackListeners) fn();
   }
 
+  /**
+   * A statement of the caller's connection. A text seen before (the stores'
+   * statements are a fixed set) is rewritten once and run as a named prepared
+   * statement: the driver parses and describes it once per connection, then
+   * sends Bind/Execute only — one round trip, where an unprepared statement
+   * with parameters costs two (Parse/Describe, then Bind/Execute). Texts past
+   * the cache's bound run unprepared, so a store building texts freely cannot
+   * grow the server's per-connection statements without limit.
+   */
+  private query(sql: string, params: SqlValue[]): postgres.PendingQuery<postgres.Row[]> {
+    let text = this.texts.get(sql);
+    let prepare = true;
+    if (text === undefined) {
+      text = toPositional(sql);
+      if (this.texts.size < MAX_PREPARED) this.texts.set(sql, text);
+      else prepare = false;
+    }
+    return this.conn().unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare });
+  }
+
   async run(sql: string, params: SqlValue[] = []): Promise<{ changes: number }> {
     try {
-      const r = await this.conn().unsafe(toPositional(sql), params as postgres.ParameterOrJSON<never>[]);
+      const r = await this.query(sql, params);
       return { changes: r.count };
     } catch (e) {
       throw this.mapError(e);
@@ -189,7 +216,7 @@ export class PostgresStorage implements Storage {
 
   async all<T = Row>(sql: string, params: SqlValue[] = []): Promise<T[]> {
     try {
-      const r = await this.conn().unsafe(toPositional(sql), params as postgres.ParameterOrJSON<never>[]);
+      const r = await this.query(sql, params);
       return [...r] as T[];
     } catch (e) {
       throw this.mapError(e);

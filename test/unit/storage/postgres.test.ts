@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL implementation of the storage seam on a real server
  * (test/helpers/postgres.ts): migrations applied once, `?` parameters, group
- * commit with a savepoint per write, tx joining a write, reads outside a
+ * commit with a savepoint per write, prepared statements, tx joining a write, reads outside a
  * write seeing committed rows only, and a server that goes away answering
  * 503 database_unavailable and coming back by itself.
  */
@@ -36,6 +36,18 @@ describe.skipIf(!postgresAvailable())('PostgresStorage on a real server', () => 
     expect(await other.schemaVersion('t')).toBe(1);
     expect(await db.all('SELECT v FROM t')).toEqual([{ v: 'seed' }]);
     await other.close();
+  });
+
+  it('runs a statement as a prepared statement of its connection, still right after a migration changes its table', async () => {
+    const one = new PostgresStorage({ url: pg.url.replace(/\/[^/]*$/, '/storage_seam'), max: 1 });
+    await one.migrate('p', [{ version: 1, description: 'a table', sql: "CREATE TABLE p (id INTEGER PRIMARY KEY, v TEXT NOT NULL); INSERT INTO p VALUES (1, 'a')" }]);
+    expect(await one.all('SELECT * FROM p WHERE id = ?', [1])).toEqual([{ id: 1, v: 'a' }]);
+    expect(await one.all('SELECT * FROM p WHERE id = ?', [1])).toEqual([{ id: 1, v: 'a' }]);
+    // one connection: the text was prepared once on it, with `$1`
+    expect(await one.get('SELECT COUNT(*) AS n FROM pg_prepared_statements WHERE statement = ?', ['SELECT * FROM p WHERE id = $1'])).toEqual({ n: 1 });
+    await one.migrate('p', [{ version: 2, description: 'a column', sql: "ALTER TABLE p ADD COLUMN w TEXT NOT NULL DEFAULT 'b'" }]);
+    expect(await one.all('SELECT * FROM p WHERE id = ?', [1])).toEqual([{ id: 1, v: 'a', w: 'b' }]);
+    await one.close();
   });
 
   it('group commit: each write settles with its own result; a failing write is rolled back alone', async () => {
