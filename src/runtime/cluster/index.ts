@@ -89,7 +89,10 @@ export class RemoteRun extends Run {
   onIdle: () => void = () => {};
 
   override subscribe(after: number, l: (e: AnyEvent) => void): () => void {
-    const off = super.subscribe(after, l);
+    // a follower may be behind the client (the owner appends a loop turn's events after writing them to its own stream): events up to `after` arriving live are not the subscriber's
+    const off = super.subscribe(after, (e) => {
+      if (e.id > after) l(e);
+    });
     this.subscribers++;
     let done = false;
     return () => {
@@ -228,8 +231,9 @@ export class Cluster {
   /** Refuses a turn while a connection to Redis is down (never because of a long queue: appends are never dropped, requests wait their turn). */
   assertReady(): void {
     if (this.ready) return;
-    const down = [this.client.isReady ? '' : 'commands', this.sub.isReady ? '' : 'subscriptions'].filter(Boolean).join(' and ');
-    throw runtimeError('redis_unavailable', `the shared Redis (ORACLE_REDIS_URL) is not connected (the ${down} connection is reconnecting); retry shortly`);
+    const down = [this.client.isReady ? '' : 'commands', this.sub.isReady ? '' : 'subscriptions'].filter(Boolean);
+    const which = down.length === 2 ? 'the commands and subscriptions connections are' : `the ${down[0]} connection is`;
+    throw runtimeError('redis_unavailable', `the shared Redis (ORACLE_REDIS_URL) is not connected (${which} reconnecting); retry shortly`);
   }
 
   /** Event appends issued and not yet answered (named in a late request's 503). */
