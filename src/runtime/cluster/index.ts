@@ -13,13 +13,24 @@
  *   P:session:<id>:active  the session's running run id (abort through any instance)
  *   P:used:<cid>           a used invocation (ORACLE_UCAN_REPLAY=strict), until its expiry
  * Channels:
- *   P:run:<runId>          each event of the run as it is appended (after its RPUSH, on the same connection)
+ *   P:run:<runId>          each batch of the run's events as it is appended: a JSON array, published after its RPUSH on the same connection
  *   P:control              abort a run, settle a client's tool result, where the turn runs
+ *
+ * The events a run emits in one turn of the event loop go out together: one
+ * RPUSH of all of them and one PUBLISH of the batch. Those appends have no
+ * client-side timeout (node-redis's default 5 s would drop a command that
+ * merely waited in the queue, e.g. behind a blocked event loop, and leave a
+ * gap in the list); a request that waits for an answer (a follower, a turn's
+ * checks, an abort, a replay claim) waits at most REQUEST_WAIT_MS of event-loop
+ * time and then gets 503 redis_unavailable naming what failed. An append that
+ * fails (Redis gone) marks the run's list as behind: its appends pause until
+ * the owner's next heartbeat rewrites the list whole, then go on.
  *
  * A follower on another instance subscribes to the run's channel first,
  * then reads the list: every event is in the list or arrives on the channel
  * after the subscription, so a resume from `after=N` has no gap; events are
- * taken by id, so none is repeated. An instance whose lease lapsed (kill -9,
+ * taken by id, so none is repeated, and a gap is waited out (never skipped)
+ * until the list is rewritten. An instance whose lease lapsed (kill -9,
  * a lost machine) has its running turns ended by whichever instance sees it
  * first: an `error` and a `done` with status failed appended to their event
  * list, their row marked failed in the shared database. A Redis that
@@ -54,6 +65,20 @@ export interface ClusterOptions {
   connectTimeoutMs?: number;
 }
 
+/** How long a request waits for Redis (event-loop time: a loop blocked by other work does not count) before its 503. */
+export const REQUEST_WAIT_MS = 10_000;
+
+/** The Redis side of one of this instance's runs: how many of its events were sent (RPUSH issued, in order) and whether the list fell behind. */
+interface RunLog {
+  run: Run;
+  /** Events whose RPUSH was issued: run.events[0, sent). */
+  sent: number;
+  /** A flush is scheduled for the end of this turn of the event loop. */
+  scheduled: boolean;
+  /** An append failed: the list may miss events; appends wait for the heartbeat's rewrite. */
+  behind: boolean;
+}
+
 type Control =
   | { type: 'abort'; runId: string; owner: string; reason: string }
   | { type: 'settle'; sessionId: string; toolCallId: string; answer: { result?: unknown; error?: string } };
@@ -64,7 +89,10 @@ export class RemoteRun extends Run {
   onIdle: () => void = () => {};
 
   override subscribe(after: number, l: (e: AnyEvent) => void): () => void {
-    const off = super.subscribe(after, l);
+    // a follower may be behind the client (the owner appends a loop turn's events after writing them to its own stream): events up to `after` arriving live are not the subscriber's
+    const off = super.subscribe(after, (e) => {
+      if (e.id > after) l(e);
+    });
     this.subscribers++;
     let done = false;
     return () => {
@@ -76,9 +104,46 @@ export class RemoteRun extends Run {
   }
 }
 
-/** Redis errors become 503 redis_unavailable (the client reconnects by itself). */
-function unavailable(e: unknown): never {
-  throw runtimeError('redis_unavailable', `the shared Redis (ORACLE_REDIS_URL) does not answer: ${(e as Error).message}; retry shortly`);
+/** What went wrong, never empty (node-redis's TimeoutError has an empty message). */
+function describe(e: unknown): string {
+  if (e instanceof Error) return e.message || e.name || e.constructor.name;
+  return String(e) || 'unknown error';
+}
+
+/** A request's Redis error becomes 503 redis_unavailable, naming what failed (the client reconnects by itself). */
+function unavailable(what: string, e: unknown): never {
+  if ((e as { code?: string }).code === 'redis_unavailable') throw e;
+  throw runtimeError('redis_unavailable', `the shared Redis (ORACLE_REDIS_URL) failed ${what}: ${describe(e)}; retry shortly`);
+}
+
+const LATE = Symbol('late');
+
+/**
+ * p, or LATE once it has taken more than ms of event-loop time: time the loop
+ * spent blocked (a busy instance, a GC pause) counts for at most two steps, so
+ * replies that are already in the socket are read before anything is late.
+ * The command itself is never dropped.
+ */
+function within<T>(p: Promise<T>, ms: number): Promise<T | typeof LATE> {
+  return new Promise((resolve, reject) => {
+    const step = 100;
+    let waited = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      waited += Math.min(now - last, 2 * step);
+      last = now;
+      if (waited >= ms) {
+        clearInterval(timer);
+        resolve(LATE);
+      }
+    }, step);
+    timer.unref();
+    p.then(
+      (v) => (clearInterval(timer), resolve(v)),
+      (e: unknown) => (clearInterval(timer), reject(e)),
+    );
+  });
 }
 
 export class Cluster {
@@ -93,7 +158,7 @@ export class Cluster {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   /** This instance's runs, until their event list in Redis is known whole after they ended. */
-  private readonly local = new Map<string, Run>();
+  private readonly local = new Map<string, RunLog>();
   private readonly adapterFactory: unknown;
 
   private constructor(o: ClusterOptions, clients: { client: Client; sub: Client; adapterSub: Client }, adapterFactory: unknown) {
@@ -115,6 +180,8 @@ export class Cluster {
       const c = createClient({
         url: o.url,
         disableOfflineQueue: true,
+        // no per-command timeout (node-redis's default is 5 s): a queued command is never dropped; requests bound their own wait (`answer`)
+        commandOptions: { timeout: 0 },
         // at boot: a few tries (about 3 s), then the boot error below; once connected: reconnect for ever
         socket: { connectTimeout: 2000, reconnectStrategy: (retries: number, cause: Error) => (connected ? Math.min(50 * 2 ** retries, 1000) : retries >= 30 ? cause : 100) },
       }) as unknown as Client;
@@ -161,8 +228,27 @@ export class Cluster {
     return this.client.isReady && this.sub.isReady;
   }
 
+  /** Refuses a turn while a connection to Redis is down (never because of a long queue: appends are never dropped, requests wait their turn). */
   assertReady(): void {
-    if (!this.ready) throw runtimeError('redis_unavailable', 'the shared Redis (ORACLE_REDIS_URL) does not answer; retry shortly');
+    if (this.ready) return;
+    const down = [this.client.isReady ? '' : 'commands', this.sub.isReady ? '' : 'subscriptions'].filter(Boolean);
+    const which = down.length === 2 ? 'the commands and subscriptions connections are' : `the ${down[0]} connection is`;
+    throw runtimeError('redis_unavailable', `the shared Redis (ORACLE_REDIS_URL) is not connected (${which} reconnecting); retry shortly`);
+  }
+
+  /** Event appends issued and not yet answered (named in a late request's 503). */
+  private appending = 0;
+
+  /** A request's Redis work: its answer, or 503 redis_unavailable naming what failed or what did not answer in time. */
+  private async answer<T>(what: string, work: () => Promise<T>): Promise<T> {
+    let r: T | typeof LATE;
+    try {
+      r = await within(work(), REQUEST_WAIT_MS);
+    } catch (e) {
+      return unavailable(what, e);
+    }
+    if (r === LATE) throw runtimeError('redis_unavailable', `the shared Redis (ORACLE_REDIS_URL) did not answer ${what} within ${REQUEST_WAIT_MS} ms (${this.appending} event appends of this instance waiting); retry shortly`);
+    return r;
   }
 
   /** socket.io's Redis adapter: an event emitted to a session's room on any instance reaches its clients on every instance. */
@@ -198,16 +284,23 @@ export class Cluster {
    * known to be whole.
    */
   private async reannounce(): Promise<void> {
-    const runs = [...this.local.values()];
-    if (runs.length === 0) return;
-    const running = runs.filter((r) => !r.finished);
-    if (running.length > 0) await this.client.hSet(this.k('owned'), Object.fromEntries(running.map((r) => [r.runId, this.instanceId])));
-    // every event counted here had its RPUSH sent before this LLEN, on the same connection
-    const checks = await Promise.all(runs.map((r) => ((n) => this.client.lLen(this.k('run', r.runId)).then((len) => ({ r, whole: len === n })))(r.events.length)));
-    for (const { r, whole } of checks) {
+    const logs = [...this.local.values()];
+    if (logs.length === 0) return;
+    const running = logs.filter((l) => !l.run.finished);
+    if (running.length > 0) await this.client.hSet(this.k('owned'), Object.fromEntries(running.map((l) => [l.run.runId, this.instanceId])));
+    // every event counted here (sent) had its RPUSH issued before this LLEN, on the same connection
+    const checks = await Promise.all(logs.map((l) => ((n) => this.client.lLen(this.k('run', l.run.runId)).then((len) => ({ l, whole: len === n && !l.behind })))(l.sent)));
+    for (const { l, whole } of checks) {
+      const r = l.run;
       if (!whole) {
         const list = this.k('run', r.runId);
-        await this.client.eval(REPAIR, { keys: [list], arguments: r.events.map((e) => JSON.stringify(e)) });
+        // appends wait while the list is rewritten with every event so far; then they go on from there
+        l.behind = true;
+        const events = r.events.slice();
+        await this.client.eval(REPAIR, { keys: [list], arguments: events.map((e) => JSON.stringify(e)) });
+        l.sent = events.length;
+        l.behind = false;
+        this.flush(l);
         const meta = this.k('run', r.runId, 'meta');
         await this.client.hSet(meta, { userDid: r.userDid, sessionId: r.sessionId, requestId: r.requestId, owner: this.instanceId });
         const ttl = r.finished ? Math.max(1, Math.ceil(this.retainMs / 1000)) : 86_400;
@@ -234,11 +327,11 @@ export class Cluster {
    */
   own(run: Run): Promise<void> {
     const c = this.client;
-    const list = this.k('run', run.runId);
     const meta = this.k('run', run.runId, 'meta');
     const active = this.k('session', run.sessionId, 'active');
     const ignore = () => {}; // Redis down mid-turn: the local stream goes on; the heartbeat rewrites the list once Redis is back
-    this.local.set(run.runId, run);
+    const log: RunLog = { run, sent: 0, scheduled: false, behind: false };
+    this.local.set(run.runId, log);
     const announced = Promise.all([
       c.hSet(this.k('owned'), run.runId, this.instanceId),
       c.hSet(meta, { userDid: run.userDid, sessionId: run.sessionId, requestId: run.requestId, owner: this.instanceId }),
@@ -246,20 +339,46 @@ export class Cluster {
     // a safety net: a run's keys never outlive a day, whatever happens to it
     void c.expire(meta, 86_400).catch(ignore);
     void c.set(active, run.runId, { expiration: { type: 'EX', value: 86_400 } }).catch(ignore);
-    run.subscribe(0, (e) => {
-      const json = JSON.stringify(e);
-      void c.rPush(list, json).catch(ignore);
-      void c.publish(list, json).catch(ignore);
-      if (e.id === 1) void c.expire(list, 86_400).catch(ignore);
-      if (e.event === 'done') {
-        const s = Math.max(1, Math.ceil(this.retainMs / 1000));
-        void c.expire(list, s).catch(ignore);
-        void c.expire(meta, s).catch(ignore);
-        void c.hDel(this.k('owned'), run.runId).catch(ignore);
-        void c.eval(DEL_IF, { keys: [active], arguments: [run.runId] }).catch(ignore);
-      }
+    // the events of one turn of the event loop go out together (one RPUSH, one PUBLISH)
+    run.subscribe(0, () => {
+      if (log.scheduled) return;
+      log.scheduled = true;
+      setImmediate(() => {
+        log.scheduled = false;
+        this.flush(log);
+      });
     });
     return announced;
+  }
+
+  /** Appends the run's events not sent yet: one RPUSH of all of them, then one PUBLISH of the batch (a JSON array), in that order on one connection. */
+  private flush(log: RunLog): void {
+    const { run } = log;
+    if (log.behind || log.sent >= run.events.length) return;
+    const c = this.client;
+    const list = this.k('run', run.runId);
+    const batch = run.events.slice(log.sent);
+    const first = log.sent === 0;
+    log.sent = run.events.length;
+    const values = batch.map((e) => JSON.stringify(e));
+    const ignore = () => {};
+    this.appending++;
+    void c
+      .rPush(list, values)
+      .catch(() => {
+        // Redis gone mid-append: the list misses these events; appends pause until the heartbeat rewrites it whole
+        log.behind = true;
+      })
+      .finally(() => this.appending--);
+    void c.publish(list, `[${values.join(',')}]`).catch(ignore);
+    if (first) void c.expire(list, 86_400).catch(ignore);
+    if (batch.at(-1)?.event === 'done') {
+      const s = Math.max(1, Math.ceil(this.retainMs / 1000));
+      void c.expire(list, s).catch(ignore);
+      void c.expire(this.k('run', run.runId, 'meta'), s).catch(ignore);
+      void c.hDel(this.k('owned'), run.runId).catch(ignore);
+      void c.eval(DEL_IF, { keys: [this.k('session', run.sessionId, 'active')], arguments: [run.runId] }).catch(ignore);
+    }
   }
 
   // ---- the run-event bus (follower side) ---------------------------------
@@ -270,68 +389,71 @@ export class Cluster {
    * another user's. Follows it live until its `done` or until nobody listens.
    */
   async follow(runId: string, userDid: string): Promise<RemoteRun | undefined> {
-    try {
-      const meta = await this.client.hGetAll(this.k('run', runId, 'meta'));
-      if (!meta.userDid || meta.userDid !== userDid) return undefined;
-      const run = new RemoteRun({ runId, requestId: meta.requestId, sessionId: meta.sessionId!, userDid });
-      run.status = 'running';
-      const channel = this.k('run', runId);
-      const early: AnyEvent[] = [];
-      let backfilled = false;
-      const take = (e: AnyEvent) => {
-        if (e.id !== run.events.length + 1) return; // already taken (or a gap that the list fills)
-        const { id: _id, ...input } = e;
-        run.emit(input as AnyEventInput);
-        if (e.event === 'done') stop();
-      };
-      const listener = (m: string) => {
-        const e = JSON.parse(m) as AnyEvent;
+    const meta = await this.answer(`HGETALL of run ${runId}`, () => this.client.hGetAll(this.k('run', runId, 'meta')));
+    if (!meta.userDid || meta.userDid !== userDid) return undefined;
+    const run = new RemoteRun({ runId, requestId: meta.requestId, sessionId: meta.sessionId!, userDid });
+    run.status = 'running';
+    const channel = this.k('run', runId);
+    const early: AnyEvent[] = [];
+    let backfilled = false;
+    const take = (e: AnyEvent) => {
+      if (e.id !== run.events.length + 1) return; // already taken (or a gap that the list fills)
+      const { id: _id, ...input } = e;
+      run.emit(input as AnyEventInput);
+      if (e.event === 'done') stop();
+    };
+    // a batch of events (a JSON array; a single event object from an older instance is taken too)
+    const listener = (m: string) => {
+      const got = JSON.parse(m) as AnyEvent | AnyEvent[];
+      for (const e of Array.isArray(got) ? got : [got]) {
         if (backfilled) take(e);
         else early.push(e);
-      };
-      let stopped = false;
-      let refill: NodeJS.Timeout | undefined;
-      const stop = () => {
-        if (stopped) return;
-        stopped = true;
-        clearInterval(refill);
-        void this.sub.unsubscribe(channel, listener).catch(() => {});
-      };
-      run.onIdle = stop;
-      await this.sub.subscribe(channel, listener);
-      const stored = await this.client.lRange(channel, 0, -1);
-      backfilled = true;
-      for (const raw of stored) take(JSON.parse(raw) as AnyEvent);
-      for (const e of early) take(e);
-      if (run.finished || run.events.at(-1)?.event === 'done') stop();
-      // events missed on the channel (Redis restarting, a reconnection) are read from the list, which the owner rewrites whole
-      if (!stopped) {
-        refill = setInterval(() => {
-          void this.client
-            .lRange(channel, run.events.length, -1)
-            .then((rows) => {
-              for (const raw of rows) take(JSON.parse(raw) as AnyEvent);
-            })
-            .catch(() => {});
-        }, Math.max(100, Math.floor(this.leaseMs / 3)));
       }
-      return run;
+    };
+    let stopped = false;
+    let refill: NodeJS.Timeout | undefined;
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(refill);
+      void this.sub.unsubscribe(channel, listener).catch(() => {});
+    };
+    run.onIdle = stop;
+    let stored: string[];
+    try {
+      stored = await this.answer(`SUBSCRIBE and LRANGE of run ${runId}`, async () => {
+        await this.sub.subscribe(channel, listener);
+        return this.client.lRange(channel, 0, -1);
+      });
     } catch (e) {
-      if ((e as { code?: string }).code === 'redis_unavailable') throw e;
-      return unavailable(e);
+      stop();
+      throw e;
     }
+    backfilled = true;
+    for (const raw of stored) take(JSON.parse(raw) as AnyEvent);
+    for (const e of early) take(e);
+    if (run.finished || run.events.at(-1)?.event === 'done') stop();
+    // events missed on the channel (Redis restarting, a reconnection) are read from the list, which the owner rewrites whole
+    if (!stopped) {
+      refill = setInterval(() => {
+        void this.client
+          .lRange(channel, run.events.length, -1)
+          .then((rows) => {
+            for (const raw of rows) take(JSON.parse(raw) as AnyEvent);
+          })
+          .catch(() => {});
+      }, Math.max(100, Math.floor(this.leaseMs / 3)));
+    }
+    return run;
   }
 
   /** 409 run_in_progress when the session's turn runs on another instance that is alive (this one's own runs: RunManager). */
   async assertSessionFree(sessionId: string): Promise<void> {
-    let busy = false;
-    try {
+    const busy = await this.answer(`the check of session ${sessionId}'s running turn`, async () => {
       const runId = await this.client.get(this.k('session', sessionId, 'active'));
       const owner = runId ? await this.client.hGet(this.k('owned'), runId) : undefined;
-      busy = !!owner && owner !== this.instanceId && (await this.client.exists(this.k('instance', owner))) === 1;
-    } catch (e) {
-      unavailable(e);
-    }
+      return !!owner && owner !== this.instanceId && (await this.client.exists(this.k('instance', owner))) === 1;
+    });
     if (busy) throw runtimeError('run_in_progress', 'this session already has a running run (on another instance of this oracle); abort it or rejoin it');
   }
 
@@ -339,16 +461,14 @@ export class Cluster {
 
   /** Aborts the session's running run wherever it runs; resolves with its id, or undefined when the session has none. */
   async abortSession(sessionId: string, reason: string): Promise<string | undefined> {
-    try {
+    return this.answer(`the abort of session ${sessionId}'s running turn`, async () => {
       const runId = await this.client.get(this.k('session', sessionId, 'active'));
       if (!runId) return undefined;
       const owner = await this.client.hGet(this.k('owned'), runId);
       if (!owner) return undefined;
       await this.client.publish(this.k('control'), JSON.stringify({ type: 'abort', runId, owner, reason } satisfies Control));
       return runId;
-    } catch (e) {
-      return unavailable(e);
-    }
+    });
   }
 
   /** A client's answer that no call of this instance awaited: the instance running the turn settles it. */
@@ -371,12 +491,10 @@ export class Cluster {
 
   /** Marks an invocation used on every instance; false when one of them had seen it already. */
   async claimInvocation(cid: string, expiresAt: number): Promise<boolean> {
-    try {
-      const r = await this.client.set(this.k('used', cid), '1', { condition: 'NX', expiration: { type: 'EXAT', value: Math.max(expiresAt, Math.floor(Date.now() / 1000) + 1) } });
-      return r === 'OK';
-    } catch (e) {
-      return unavailable(e);
-    }
+    const r = await this.answer('the claim of an invocation (strict replay)', () =>
+      this.client.set(this.k('used', cid), '1', { condition: 'NX', expiration: { type: 'EXAT', value: Math.max(expiresAt, Math.floor(Date.now() / 1000) + 1) } }),
+    );
+    return r === 'OK';
   }
 
   // ---- the reaper ----------------------------------------------------------
@@ -402,11 +520,9 @@ export class Cluster {
         { id: events.length + 1, event: 'error', data: { error: 'the instance running this turn stopped (its lease lapsed); send the message again', code: 'internal_error', kind: 'internal', retryable: true, timestamp: new Date().toISOString() } },
         { id: events.length + 2, event: 'done', data: { status: 'failed', partialText: turn.text } },
       ];
-      for (const e of tail) {
-        const json = JSON.stringify(e);
-        await this.client.rPush(list, json);
-        await this.client.publish(list, json);
-      }
+      const values = tail.map((e) => JSON.stringify(e));
+      await this.client.rPush(list, values);
+      await this.client.publish(list, `[${values.join(',')}]`);
       const s = Math.max(1, Math.ceil(this.retainMs / 1000));
       await this.client.expire(list, s);
       await this.client.expire(this.k('run', runId, 'meta'), s);
@@ -419,6 +535,8 @@ export class Cluster {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.timer);
+    // what its runs emitted last (their end) goes out before the connection closes
+    for (const l of this.local.values()) this.flush(l);
     // a clean stop gives its lease back at once (its runs were aborted and ended before)
     await this.client.del(this.k('instance', this.instanceId)).catch(() => {});
     for (const c of [this.sub, this.adapterSub, this.client]) {
