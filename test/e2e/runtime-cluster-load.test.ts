@@ -32,7 +32,7 @@ beforeAll(async () => {
   model = await startScriptedModelServer();
   dir = mkdtempSync(join(tmpdir(), 'oraclekit-cluster-load-'));
   const mnemonic = generateMnemonic();
-  ctx = { dbPath: join(dir, 'oracle.db'), mnemonic, oracleDid: (await signerFromMnemonic(mnemonic)).did(), redisUrl: redis.url, modelBaseURL: model.baseURL };
+  ctx = { database: join(dir, 'oracle.db'), mnemonic, oracleDid: (await signerFromMnemonic(mnemonic)).did(), redisUrl: redis.url, modelBaseURL: model.baseURL };
   const env = { ORACLE_INSTANCE_LEASE_MS: '600000' };
   // one at a time: the first applies the database's migrations
   A = await spawnInstance(ctx, { flood: true, env });

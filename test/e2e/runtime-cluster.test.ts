@@ -13,11 +13,10 @@
  * instance crashes, and the same instances serve again once it is back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { io as ioConnect, type Socket } from 'socket.io-client';
 import { generateMnemonic, generateSigner, signerFromMnemonic, type Signer } from '../../src/lib/keys/index.ts';
 import { mintInvocation } from '../../src/lib/ucan/index.ts';
@@ -26,32 +25,7 @@ import { readSse } from '../helpers/runtime-harness.ts';
 import { callTool, lastToolResult, say, startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { BACKENDS, backendDatabases } from '../helpers/postgres.ts';
-
-const root = join(import.meta.dirname, '..', '..');
-
-/** One runtime instance in a child process; its URL once it serves. */
-const INSTANCE = `
-const { createOracleApp } = await import(process.env.T_ENTRY);
-const app = createOracleApp({
-  config: { name: 'Cluster Oracle', model: 'scripted-model', oracleDid: process.env.T_DID },
-  // T_DB: a SQLite file, or a PostgreSQL URL
-  ...(process.env.T_DB.startsWith('postgres') ? { databaseUrl: process.env.T_DB } : { dbPath: process.env.T_DB }),
-  signingMnemonic: process.env.T_MNEMONIC,
-  stallTimeoutMs: 60000,
-  toolTimeoutMs: 10000,
-  logger: { info: () => {}, error: (l) => process.stderr.write(l + '\\n') },
-});
-const url = await app.listen(0, '127.0.0.1');
-while (!app.runtime.signingKeyLoaded || app.runtime.status().pending.length > 0) await new Promise((r) => setTimeout(r, 5));
-process.stdout.write(JSON.stringify({ url }) + '\\n');
-process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
-`;
-
-interface Instance {
-  url: string;
-  child: ChildProcess;
-  stderr: () => string;
-}
+import { spawnInstance as spawnClusterInstance, type Instance } from '../helpers/runtime-cluster.ts';
 
 let redis: RedisServer;
 let model: ScriptedModelServer;
@@ -62,41 +36,26 @@ let mnemonic: string;
 let oracleDid: string;
 const children: ChildProcess[] = [];
 
+/** An instance of the oracle on the shared database and Redis (test/helpers/runtime-cluster.ts), with this suite's settings. */
 async function spawnInstance(extraEnv: Record<string, string> = {}): Promise<Instance> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', INSTANCE], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      T_ENTRY: pathToFileURL(join(root, 'dist', 'index.js')).href,
-      T_DID: oracleDid,
-      T_DB: database,
-      T_MNEMONIC: mnemonic,
-      LLM_BASE_URL: model.baseURL,
-      LLM_PROVIDER_API_KEY: 'sk-test',
-      ORACLE_REDIS_URL: redis.url,
-      ORACLE_INSTANCE_LEASE_MS: '1500',
-      ORACLE_UCAN_REPLAY: 'strict',
-      PORTAL_TOOL_TIMEOUT_MS: '8000',
-      TASKS_STORE_URL: redis.url,
-      TASKS_POLL_MS: '50',
-      TASKS_LEASE_MS: '1000',
-      ...extraEnv,
+  const started = spawnClusterInstance(
+    { database, mnemonic, oracleDid, redisUrl: redis.url, modelBaseURL: model.baseURL },
+    {
+      toolTimeoutMs: 10_000,
+      env: {
+        ORACLE_INSTANCE_LEASE_MS: '1500',
+        ORACLE_UCAN_REPLAY: 'strict',
+        PORTAL_TOOL_TIMEOUT_MS: '8000',
+        TASKS_STORE_URL: redis.url,
+        TASKS_POLL_MS: '50',
+        TASKS_LEASE_MS: '1000',
+        ...extraEnv,
+      },
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let err = '';
-  child.stderr!.on('data', (d) => (err += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.on('exit', (code) => reject(new Error(`instance exited ${code}: ${err}`)));
-  });
-  return { url, child, stderr: () => err };
+  );
+  const instance = await started;
+  children.push(instance.child);
+  return instance;
 }
 
 interface User {

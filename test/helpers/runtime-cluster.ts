@@ -1,7 +1,7 @@
 /**
  * Several runtime instances of one oracle for the cluster tests
  * (docs/scaling.md): each instance is createOracleApp of dist/ in a child
- * process, all on one database file and one real redis-server, the model
+ * process, all on one database (a SQLite file or a PostgreSQL URL) and one real redis-server, the model
  * being the scripted model server. With `flood: true` the instance also
  * carries the `flood` plugin: its tool `flood_then_block` emits `count` run
  * events at once and then keeps the event loop busy (a synchronous
@@ -44,10 +44,11 @@ if (process.env.T_FLOOD === '1') {
 }
 const app = createOracleApp({
   config: { name: 'Cluster Oracle', model: 'scripted-model', oracleDid: process.env.T_DID },
-  dbPath: process.env.T_DB,
+  // T_DB: a SQLite file, or a PostgreSQL URL
+  ...(process.env.T_DB.startsWith('postgres') ? { databaseUrl: process.env.T_DB } : { dbPath: process.env.T_DB }),
   signingMnemonic: process.env.T_MNEMONIC,
   stallTimeoutMs: 60000,
-  toolTimeoutMs: 60000,
+  toolTimeoutMs: Number(process.env.T_TOOL_TIMEOUT_MS),
   plugins,
   logger: { info: () => {}, error: (l) => process.stderr.write(l + '\\n') },
 });
@@ -58,8 +59,8 @@ process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
 `;
 
 export interface ClusterContext {
-  /** The shared database file. */
-  dbPath: string;
+  /** The shared database: a SQLite file's path or a PostgreSQL database's URL. */
+  database: string;
   mnemonic: string;
   oracleDid: string;
   redisUrl: string;
@@ -72,14 +73,16 @@ export interface Instance {
   stderr: () => string;
 }
 
-export async function spawnInstance(ctx: ClusterContext, o: { flood?: boolean; env?: Record<string, string> } = {}): Promise<Instance> {
+/** Starts an instance; `toolTimeoutMs` defaults to 60 s, `env` adds to (or overrides) the instance's environment. */
+export async function spawnInstance(ctx: ClusterContext, o: { flood?: boolean; toolTimeoutMs?: number; env?: Record<string, string> } = {}): Promise<Instance> {
   const child = spawn(process.execPath, ['--input-type=module', '-e', INSTANCE], {
     cwd: root,
     env: {
       PATH: process.env.PATH,
       T_ENTRY: pathToFileURL(join(root, 'dist', 'index.js')).href,
       T_DID: ctx.oracleDid,
-      T_DB: ctx.dbPath,
+      T_DB: ctx.database,
+      T_TOOL_TIMEOUT_MS: String(o.toolTimeoutMs ?? 60_000),
       T_MNEMONIC: ctx.mnemonic,
       T_FLOOD: o.flood ? '1' : '0',
       LLM_BASE_URL: ctx.modelBaseURL,
