@@ -154,7 +154,7 @@ const REDIS_URL_VALID = 'redis://[user[:password]@]host[:port][/db] (or rediss:/
  * Checks a Redis URL: scheme redis:// or rediss://, parseable, with a host.
  * Throws invalid_config naming the setting and the value (without its password).
  */
-export function checkRedisUrl(url: string, setting = 'redisUrl'): void {
+function checkRedisUrl(url: string, setting = 'redisUrl'): void {
   const fail = (why: string) => bad(`${setting} = ${showValue(redact(url))} is not a Redis URL: ${why}`, setting, redact(url), REDIS_URL_VALID);
   if (!/^rediss?:\/\//i.test(url)) throw fail('the scheme must be redis:// or rediss://');
   let u: URL;

@@ -36,7 +36,7 @@ type Gc = (o: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => vo
 export const GROWTH_BYTES = 16 * 1024 * 1024;
 
 /** Consecutive checks without requests (seconds, in the daemon) before a shrink. */
-export const IDLE_CHECKS = 8;
+const IDLE_CHECKS = 8;
 
 let gcFn: Gc | null | undefined;
 /** The committed heap after the last shrinkHeap (undefined before the first). */

@@ -100,7 +100,7 @@ function isUnavailable(e: unknown): boolean {
  * What a message may say of the server: `PostgreSQL at host:port/database` —
  * never the user or the password of the URL.
  */
-export function serverOf(url: string): string {
+function serverOf(url: string): string {
   try {
     const u = new URL(url);
     const host = u.hostname || u.searchParams.get('host') || 'localhost';

@@ -66,7 +66,7 @@ export interface ClusterOptions {
 }
 
 /** How long a request waits for Redis (event-loop time: a loop blocked by other work does not count) before its 503. */
-export const REQUEST_WAIT_MS = 10_000;
+const REQUEST_WAIT_MS = 10_000;
 
 /** The Redis side of one of this instance's runs: how many of its events were sent (RPUSH issued, in order) and whether the list fell behind. */
 interface RunLog {
