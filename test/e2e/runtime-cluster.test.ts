@@ -17,15 +17,13 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { io as ioConnect, type Socket } from 'socket.io-client';
-import { generateMnemonic, generateSigner, signerFromMnemonic, type Signer } from '../../src/lib/keys/index.ts';
-import { mintInvocation } from '../../src/lib/ucan/index.ts';
-import type { AnyEvent, BrowserToolCall } from '../../src/lib/protocol/index.ts';
+import { generateMnemonic, signerFromMnemonic } from '../../src/lib/keys/index.ts';
+import type { BrowserToolCall } from '../../src/lib/protocol/index.ts';
 import { readSse } from '../helpers/runtime-harness.ts';
 import { callTool, lastToolResult, say, startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { BACKENDS, backendDatabases } from '../helpers/postgres.ts';
-import { spawnInstance as spawnClusterInstance, type Instance } from '../helpers/runtime-cluster.ts';
+import { newUser, spawnInstance as spawnClusterInstance, until, type Instance } from '../helpers/runtime-cluster.ts';
 
 let redis: RedisServer;
 let model: ScriptedModelServer;
@@ -58,73 +56,6 @@ async function spawnInstance(extraEnv: Record<string, string> = {}): Promise<Ins
   return instance;
 }
 
-interface User {
-  did: string;
-  req(base: string, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  invocation(): Promise<string>;
-  /** POST /messages/:id with stream:true on base; reads until stopAfter (then leaves) or the end. */
-  stream(base: string, sessionId: string, message: string, o?: { extra?: Record<string, unknown>; stopAfter?: (e: AnyEvent) => boolean }): Promise<{ events: AnyEvent[]; headers: Headers }>;
-  sse(base: string, path: string): Promise<AnyEvent[]>;
-  socket(base: string, sessionId: string): Promise<Socket>;
-  session(base: string): Promise<string>;
-}
-
-async function newUser(): Promise<User> {
-  const signer: Signer = await generateSigner();
-  const u: User = {
-    did: signer.did(),
-    invocation: () => mintInvocation({ issuer: signer, audience: oracleDid }),
-    async req(base, method, path, body, token) {
-      const headers: Record<string, string> = { authorization: `Bearer ${token ?? (await u.invocation())}`, 'x-auth-type': 'ucan' };
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined };
-    },
-    async stream(base, sessionId, message, o = {}) {
-      const ctl = new AbortController();
-      const res = await fetch(`${base}/messages/${sessionId}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${await u.invocation()}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' },
-        body: JSON.stringify({ message, stream: true, ...(o.extra ?? {}) }),
-        signal: ctl.signal,
-      });
-      if (res.status !== 200) throw new Error(`stream ${res.status}: ${await res.text()}`);
-      const { events } = await readSse(res, o.stopAfter, ctl);
-      return { events, headers: res.headers };
-    },
-    async sse(base, path) {
-      const res = await fetch(base + path, { headers: { authorization: `Bearer ${await u.invocation()}`, 'x-auth-type': 'ucan' } });
-      if (res.status !== 200) throw new Error(`sse ${res.status}: ${await res.text()}`);
-      return (await readSse(res)).events;
-    },
-    async socket(base, sessionId) {
-      const s = ioConnect(base, { path: '/socket.io/', transports: ['websocket'], query: { sessionId }, auth: { invocation: await u.invocation() }, reconnection: false, forceNew: true });
-      await new Promise<void>((resolve, reject) => {
-        s.on('connect', () => resolve());
-        s.on('connect_error', reject);
-      });
-      return s;
-    },
-    async session(base) {
-      const r = await u.req(base, 'POST', '/sessions', {});
-      if (r.status !== 201) throw new Error(`session ${r.status} ${JSON.stringify(r.body)}`);
-      return r.body.sessionId as string;
-    },
-  };
-  return u;
-}
-
-/** Polls until fn returns a value (conditions, never durations, are what the tests wait for). */
-async function until<T>(fn: () => Promise<T | undefined> | T | undefined, what: string, tries = 600): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** Text of the model, then a stall: the turn stays running until it is aborted or its instance dies. */
 const sayThenStall = (text: string) => ({ steps: [{ type: 'text' as const, text, chunkSize: 4 }, { type: 'stall' as const }] });
 
@@ -155,7 +86,7 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
 
   describe('two instances, one oracle', () => {
     it('a socket connected to B receives the events of a turn that runs on A', async () => {
-      const u = await newUser();
+      const u = await newUser(oracleDid);
       const sessionId = await u.session(A.url);
       const s = await u.socket(B.url, sessionId);
       const got: { eventName: string; payload: { requestId: string } }[] = [];
@@ -169,7 +100,7 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
     });
 
     it('GET /runs/:id?after=N on B resumes a turn running on A with no gap and no duplicate', async () => {
-      const u = await newUser();
+      const u = await newUser(oracleDid);
       const sessionId = await u.session(A.url);
       // many small chunks with pauses between them: the turn is still running when B picks it up
       const steps = [];
@@ -193,7 +124,7 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
     });
 
     it('a browser_tool_call answered through B reaches the turn on A', async () => {
-      const u = await newUser();
+      const u = await newUser(oracleDid);
       const sessionId = await u.session(A.url);
       const s = await u.socket(B.url, sessionId);
       const calls: BrowserToolCall[] = [];
@@ -211,7 +142,7 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
     });
 
     it('an abort sent to B stops the run on A', async () => {
-      const u = await newUser();
+      const u = await newUser(oracleDid);
       const sessionId = await u.session(A.url);
       model.enqueue(sayThenStall('Working on it'));
       const streaming = u.stream(A.url, sessionId, 'long job');
@@ -232,7 +163,7 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
     });
 
     it('deleting the session through B stops its turn on A', async () => {
-      const u = await newUser();
+      const u = await newUser(oracleDid);
       const sessionId = await u.session(A.url);
       model.enqueue(sayThenStall('Still going'));
       const streaming = u.stream(A.url, sessionId, 'long job');
@@ -243,7 +174,7 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
     });
 
     it('an invocation used on A is refused on B (ORACLE_UCAN_REPLAY=strict, replay store in Redis)', async () => {
-      const u = await newUser();
+      const u = await newUser(oracleDid);
       const token = await u.invocation();
       expect((await u.req(A.url, 'GET', '/sessions', undefined, token)).status).toBe(200);
       const again = await u.req(B.url, 'GET', '/sessions', undefined, token);
@@ -254,7 +185,7 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
     });
 
     it('a scheduled task runs exactly once, though both instances poll the queue and the turn outlives its lease', async () => {
-      const u = await newUser();
+      const u = await newUser(oracleDid);
       const sessionId = await u.session(A.url);
       model.enqueue(callTool('load_capability', { names: ['tasks'] }), callTool('create_task', { title: 'Once', prompt: 'count the stoves', delaySeconds: 0 }), say('Scheduled.'));
       const { events } = await u.stream(A.url, sessionId, 'count the stoves in the background');
@@ -277,7 +208,7 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
   describe('faults', () => {
     it('kill -9 of an instance mid-turn and mid-write: acknowledged writes survive, its run ends failed, the other instance keeps serving', async () => {
       const C = await spawnInstance();
-      const u = await newUser();
+      const u = await newUser(oracleDid);
       const sessionId = await u.session(C.url);
       model.enqueue(sayThenStall('Half an ans'));
       const first = await u.stream(C.url, sessionId, 'go', { stopAfter: (e) => e.event === 'message' });
@@ -328,7 +259,7 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
     it('Redis restarting: requests are refused with 503 redis_unavailable, then everything recovers by itself', async () => {
       // D accepts an invocation again until it expires (bearer, the default): its requests need Redis only for turns
       const D = await spawnInstance({ ORACLE_UCAN_REPLAY: 'bearer' });
-      const u = await newUser();
+      const u = await newUser(oracleDid);
       const sessionId = await u.session(A.url);
       await redis.kill();
       const turn = await u.req(D.url, 'POST', `/messages/${sessionId}`, { message: 'now?' });
@@ -369,7 +300,7 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
     });
 
     it('a turn that streams and ends while Redis is away: its owner keeps going, and its follower on B gets it whole once Redis is back', async () => {
-      const u = await newUser();
+      const u = await newUser(oracleDid);
       const sessionId = await u.session(A.url);
       const steps: { type: 'delay' | 'text'; ms?: number; text?: string; chunkSize?: number }[] = [{ type: 'delay', ms: 1000 }];
       for (let i = 0; i < 10; i++) steps.push({ type: 'text', text: `w${i} `, chunkSize: 8 }, { type: 'delay', ms: 20 });
@@ -398,7 +329,7 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
 
     it.skipIf(backend !== 'postgres')('PostgreSQL stopped for a few seconds: requests that need it get 503 database_unavailable, no instance crashes, the same instances serve again once it is back', async () => {
       const pg = databases.server()!;
-      const u = await newUser();
+      const u = await newUser(oracleDid);
       const sessionId = await u.session(A.url);
       model.enqueue(say('Before.'));
       expect(await u.req(B.url, 'POST', `/messages/${sessionId}`, { message: 'before?' })).toMatchObject({ status: 200, body: { message: { content: 'Before.' } } });

@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { generateSigner, type Signer } from '../../src/lib/keys/index.ts';
 import { mintInvocation } from '../../src/lib/ucan/index.ts';
 import type { AnyEvent } from '../../src/lib/protocol/index.ts';
+import { io as ioConnect, type Socket } from 'socket.io-client';
 import { readSse } from './runtime-harness.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -109,20 +110,23 @@ export async function spawnInstance(ctx: ClusterContext, o: { flood?: boolean; t
 
 export interface User {
   did: string;
-  req(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  req(base: string, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  invocation(): Promise<string>;
   /** POST /messages/:id with stream:true on base; reads until stopAfter (then leaves) or the end. */
-  stream(base: string, sessionId: string, message: string, o?: { stopAfter?: (e: AnyEvent) => boolean }): Promise<{ events: AnyEvent[]; headers: Headers }>;
+  stream(base: string, sessionId: string, message: string, o?: { extra?: Record<string, unknown>; stopAfter?: (e: AnyEvent) => boolean }): Promise<{ events: AnyEvent[]; headers: Headers }>;
   sse(base: string, path: string): Promise<AnyEvent[]>;
+  socket(base: string, sessionId: string): Promise<Socket>;
   session(base: string): Promise<string>;
 }
 
+/** A user with their own key, signing a fresh invocation for each request (or `token` instead). */
 export async function newUser(oracleDid: string): Promise<User> {
   const signer: Signer = await generateSigner();
-  const auth = async () => ({ authorization: `Bearer ${await mintInvocation({ issuer: signer, audience: oracleDid })}`, 'x-auth-type': 'ucan' });
   const u: User = {
     did: signer.did(),
-    async req(base, method, path, body) {
-      const headers: Record<string, string> = await auth();
+    invocation: () => mintInvocation({ issuer: signer, audience: oracleDid }),
+    async req(base, method, path, body, token) {
+      const headers: Record<string, string> = { authorization: `Bearer ${token ?? (await u.invocation())}`, 'x-auth-type': 'ucan' };
       if (body !== undefined) headers['content-type'] = 'application/json';
       const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       const text = await res.text();
@@ -132,8 +136,8 @@ export async function newUser(oracleDid: string): Promise<User> {
       const ctl = new AbortController();
       const res = await fetch(`${base}/messages/${sessionId}`, {
         method: 'POST',
-        headers: { ...(await auth()), 'content-type': 'application/json' },
-        body: JSON.stringify({ message, stream: true }),
+        headers: { authorization: `Bearer ${await u.invocation()}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' },
+        body: JSON.stringify({ message, stream: true, ...(o.extra ?? {}) }),
         signal: ctl.signal,
       });
       if (res.status !== 200) throw new Error(`stream ${res.status}: ${await res.text()}`);
@@ -141,9 +145,17 @@ export async function newUser(oracleDid: string): Promise<User> {
       return { events, headers: res.headers };
     },
     async sse(base, path) {
-      const res = await fetch(base + path, { headers: await auth() });
+      const res = await fetch(base + path, { headers: { authorization: `Bearer ${await u.invocation()}`, 'x-auth-type': 'ucan' } });
       if (res.status !== 200) throw new Error(`sse ${res.status}: ${await res.text()}`);
       return (await readSse(res)).events;
+    },
+    async socket(base, sessionId) {
+      const s = ioConnect(base, { path: '/socket.io/', transports: ['websocket'], query: { sessionId }, auth: { invocation: await u.invocation() }, reconnection: false, forceNew: true });
+      await new Promise<void>((resolve, reject) => {
+        s.on('connect', () => resolve());
+        s.on('connect_error', reject);
+      });
+      return s;
     },
     async session(base) {
       const r = await u.req(base, 'POST', '/sessions', {});
