@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import postgres from 'postgres';
+import { childrenOf } from '../test/helpers/postgres.ts';
 
 /** User + system CPU time of a process so far, µs (/proc/<pid>/stat; USER_HZ = 100). 0 once it is gone. */
 export function cpuUsOf(pid: number): number {
@@ -19,21 +20,6 @@ export function cpuUsOf(pid: number): number {
   } catch {
     return 0;
   }
-}
-
-/** The pids whose parent is `pid`. */
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(d));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return out;
 }
 
 /** The postmaster listening on `port` (its command line carries `-p <port>`). */

@@ -53,8 +53,8 @@ export function postgresAvailable(): boolean {
   return !!process.env.CI || postgresBin() !== undefined;
 }
 
-/** The pids whose parent is `pid` (from /proc). */
-function childrenOf(pid: number): number[] {
+/** The pids whose parent is `pid` (from /proc; bench/scale-infra.ts uses it too). */
+export function childrenOf(pid: number): number[] {
   const out: number[] = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
