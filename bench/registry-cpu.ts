@@ -14,10 +14,18 @@
  * (`callgrind_annotate <file> | head` gives the total).
  *
  *   npm run build && node bench/registry-cpu.ts [--tree <dir with dist/>] [--requests 20000] [--warmup 5000] [--runs 3]
+ *   BENCH_DAEMON_FLAGS="--max-semi-space-size=16 --perf-basic-prof" node bench/registry-cpu.ts --perf /tmp/perf.data --runs 1
+ *     (then `perf report -i /tmp/perf.data --no-children --sort sym`: where the daemon's CPU goes, kernel included)
  *   node bench/registry-cpu.ts --callgrind --no-oracle --requests 2000 --warmup 2000 --runs 1 [--tree …]
  *
  * (`--no-oracle`: the daemon without its default oracle, which does not serve
  * the POST; under callgrind it shortens the boot.)
+ *
+ * `--versus <tree>`: A/B in one sitting: both daemons up, rounds alternating (see versus() below), e.g.
+ *   taskset -c 0 node bench/registry-cpu.ts --pin --tree /tmp/base --versus . --rounds 10 --requests 10000
+ *
+ * `--pin`: the daemon on CPU 1 (taskset; run the bench itself with `taskset -c 0`), so that the load generator
+ * never shares a CPU with it: the figure then moves far less from run to run.
  *
  * `--idle 3`: three idle seconds between the warm-up and the measured POSTs
  * (the daemon shrinks its heap after one), as between bench/registry.ts's rounds.
@@ -25,9 +33,9 @@
  * Compare trees interleaved, e.g. a copy of main's build and this one:
  *   for t in /tmp/base . /tmp/base .; do node bench/registry-cpu.ts --tree $t --runs 1; done
  */
-import { DAEMON_NODE_FLAGS } from '../src/cli/daemon/control.ts';
+import { DAEMON_NODE_FLAGS, daemonEnv } from '../src/cli/daemon/control.ts';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -45,6 +53,12 @@ const { values } = parseArgs({
     'no-oracle': { type: 'boolean', default: false },
     idle: { type: 'string', default: '0' },
     out: { type: 'string', default: join(tmpdir(), 'callgrind.registry') },
+    perf: { type: 'string' },
+    pin: { type: 'boolean', default: false },
+    stdout: { type: 'string' },
+    log: { type: 'string' },
+    versus: { type: 'string' },
+    rounds: { type: 'string', default: '10' },
   },
 });
 const TREE = resolve(values.tree);
@@ -55,40 +69,64 @@ const VG = values.callgrind;
 const NODE_FLAGS = process.env.BENCH_DAEMON_FLAGS !== undefined ? process.env.BENCH_DAEMON_FLAGS.split(/\s+/).filter(Boolean) : DAEMON_NODE_FLAGS;
 const designBody = JSON.stringify({ projectId: 'did:example:bench', population: 5000, expectedMean: 2.5, expectedSD: 1.2, dropoutRate: 0.15 });
 
+/** CPU µs so far of each thread group of a process, by thread name (/proc/<pid>/task/<tid>/comm: the main thread, V8's GC workers, libuv's pool…). */
+function threadCpuOf(pid: number): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim().replace(/\d+$/, '');
+      const f = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      m.set(name, (m.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * 10_000);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return m;
+}
+
 function cpuUsOf(pid: number): number {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(f[11]) + Number(f[12])) * 10_000;
 }
 
-async function startDaemon(home: string): Promise<{ url: string; token: string; child: ChildProcess }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0' };
+async function startDaemon(home: string, tree: string = TREE): Promise<{ url: string; token: string; child: ChildProcess }> {
+  const env: NodeJS.ProcessEnv = daemonEnv({ ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0' });
   delete env.ORACLEKIT_DB_SYNCHRONOUS;
-  const main = join(TREE, 'dist/daemon/main.js');
+  const main = join(tree, 'dist/daemon/main.js');
   if (!existsSync(main)) throw new Error(`no ${main}: build that tree first`);
   const args = [...NODE_FLAGS, main];
+  // --stdout <file>: the daemon's standard output (e.g. --trace-gc lines with BENCH_DAEMON_FLAGS) to a file
+  const out = values.stdout ? openSync(values.stdout, 'w') : 'ignore';
   const child = VG
     ? spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${values.out}.%p`, '-q', process.execPath, ...args], { env, stdio: ['ignore', 'ignore', 'inherit'] })
-    : spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    : values.pin
+      ? spawn('taskset', ['-c', '1', process.execPath, ...args], { env, stdio: ['ignore', out, 'inherit'] })
+      : spawn(process.execPath, args, { env, stdio: ['ignore', out, 'inherit'] });
   const disc = join(home, 'state/daemon.json');
   for (let i = 0; i < (VG ? 24_000 : 800) && !existsSync(disc); i++) await new Promise((r) => setTimeout(r, 25));
   const d = JSON.parse(readFileSync(disc, 'utf8'));
   return { url: d.url, token: d.token, child };
 }
 
+/** autocannon's options for the POST on daemon `d`, with a member key made through its admin API. */
+async function postOptions(d: { url: string; token: string }): Promise<Record<string, unknown>> {
+  const keyR = await fetch(d.url + '/admin/v1/keys', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ did: 'did:example:bench', roles: ['member'] }),
+  });
+  const key = ((await keyR.json()) as { key: string }).key;
+  return { url: d.url + '/v1/sampling', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: designBody, connections: CONNECTIONS, pipelining: 1, ...(VG ? { timeout: 600 } : {}) };
+}
+
 /** The pid valgrind runs node as (valgrind execs into the tool: the same pid). */
-async function oneRun(): Promise<{ cpuUsPerRequest: number; requests: number; non2xx: number; callgrindFile?: string }> {
+async function oneRun(): Promise<{ cpuUsPerRequest: number; threads: Record<string, number>; rps: number; p99: number; requests: number; non2xx: number; callgrindFile?: string }> {
   const home = mkdtempSync(join(tmpdir(), 'oraclekit-bench-cpu-'));
   mkdirSync(join(home, 'config'), { recursive: true });
-  writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 }, ...(values['no-oracle'] ? { oracle: { enabled: false } } : {}) }));
+  writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 }, ...(values['no-oracle'] ? { oracle: { enabled: false } } : {}), ...(values.log ? { logLevel: values.log } : {}) }));
   const d = await startDaemon(home);
   try {
-    const keyR = await fetch(d.url + '/admin/v1/keys', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ did: 'did:example:bench', roles: ['member'] }),
-    });
-    const key = ((await keyR.json()) as { key: string }).key;
-    const post = { url: d.url + '/v1/sampling', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: designBody, connections: CONNECTIONS, pipelining: 1, ...(VG ? { timeout: 600 } : {}) };
+    const post = await postOptions(d);
     await autocannon({ ...post, amount: WARMUP });
     const pid = d.child.pid!;
     // --idle <s>: the daemon left alone after the warm-up, so that its idle heap shrinking (src/daemon/heap.ts) runs
@@ -101,9 +139,23 @@ async function oneRun(): Promise<{ cpuUsPerRequest: number; requests: number; no
       await new Promise<void>((res, rej) => execFile('callgrind_control', ['-i', 'on', String(pid)], (e) => (e ? rej(e) : res())));
       clearInterval(ping);
     }
+    // --perf <file>: `perf record` of the daemon over the measured POSTs (JIT frames named when the daemon runs with
+    // --perf-basic-prof: BENCH_DAEMON_FLAGS="--max-semi-space-size=16 --perf-basic-prof")
+    const perf = values.perf ? spawn('perf', ['record', '-F', '2999', '-g', '-p', String(pid), '-o', values.perf], { stdio: ['ignore', 'ignore', 'inherit'] }) : undefined;
+    if (perf) await new Promise((r) => setTimeout(r, 500));
     const c0 = cpuUsOf(pid);
+    const t0 = threadCpuOf(pid);
     const r = await autocannon({ ...post, amount: N });
     const cpu = cpuUsOf(pid) - c0;
+    if (perf) {
+      perf.kill('SIGINT');
+      await new Promise((r) => perf.once('exit', r));
+    }
+    const threads: Record<string, number> = {};
+    for (const [name, us] of threadCpuOf(pid)) {
+      const d = us - (t0.get(name) ?? 0);
+      if (d > 0) threads[name] = +(d / r.requests.total).toFixed(1);
+    }
     let callgrindFile: string | undefined;
     if (VG) {
       execFileSync('callgrind_control', ['-d', String(pid)], { stdio: 'ignore' });
@@ -115,7 +167,7 @@ async function oneRun(): Promise<{ cpuUsPerRequest: number; requests: number; no
         .sort()
         .pop();
     }
-    return { cpuUsPerRequest: +(cpu / r.requests.total).toFixed(1), requests: r.requests.total, non2xx: r.non2xx, ...(callgrindFile ? { callgrindFile } : {}) };
+    return { cpuUsPerRequest: +(cpu / r.requests.total).toFixed(1), threads, rps: Math.round(r.requests.average), p99: r.latency.p99, requests: r.requests.total, non2xx: r.non2xx, ...(callgrindFile ? { callgrindFile } : {}) };
   } finally {
     d.child.kill('SIGTERM');
     await new Promise((r) => d.child.once('exit', r));
@@ -123,4 +175,41 @@ async function oneRun(): Promise<{ cpuUsPerRequest: number; requests: number; no
   }
 }
 
-for (let i = 0; i < Number(values.runs); i++) console.log(JSON.stringify({ tree: TREE, ...(await oneRun()) }));
+/**
+ * --versus <tree>: both daemons (--tree's and this one's) up at once, both warmed up, then --rounds rounds of
+ * --requests POSTs, alternating between them: whatever else slows the machine down over a minute slows both
+ * alike. Prints each round's CPU µs per POST and the medians.
+ */
+async function versus(): Promise<void> {
+  const trees = [TREE, resolve(values.versus!)];
+  const daemons: { tree: string; home: string; child: ChildProcess; post: Record<string, unknown>; figures: number[] }[] = [];
+  try {
+    for (const tree of trees) {
+      const home = mkdtempSync(join(tmpdir(), 'oraclekit-bench-cpu-'));
+      mkdirSync(join(home, 'config'), { recursive: true });
+      writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 }, ...(values['no-oracle'] ? { oracle: { enabled: false } } : {}), ...(values.log ? { logLevel: values.log } : {}) }));
+      const d = await startDaemon(home, tree);
+      daemons.push({ tree, home, child: d.child, post: await postOptions(d), figures: [] });
+    }
+    for (const d of daemons) await autocannon({ ...d.post, amount: WARMUP });
+    for (let round = 0; round < Number(values.rounds); round++) {
+      for (const d of round % 2 === 0 ? daemons : [...daemons].reverse()) {
+        const c0 = cpuUsOf(d.child.pid!);
+        const r = await autocannon({ ...d.post, amount: N });
+        if (r.non2xx > 0 || r.errors > 0) throw new Error(`${d.tree}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+        d.figures.push(Math.round(((cpuUsOf(d.child.pid!) - c0) / r.requests.total) * 10) / 10);
+      }
+    }
+    const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor((v.length - 1) / 2)]!;
+    console.log(JSON.stringify({ requests: N, rounds: Number(values.rounds), trees: daemons.map((d) => ({ tree: d.tree, median: median(d.figures), all: d.figures })) }, null, 1));
+  } finally {
+    for (const d of daemons) {
+      d.child.kill('SIGTERM');
+      await new Promise((r) => (d.child.exitCode !== null ? r(undefined) : d.child.once('exit', r)));
+      rmSync(d.home, { recursive: true, force: true });
+    }
+  }
+}
+
+if (values.versus) await versus();
+else for (let i = 0; i < Number(values.runs); i++) console.log(JSON.stringify({ tree: TREE, ...(await oneRun()) }));

@@ -18,7 +18,7 @@
 import { Database } from '../dist/storage/db.js';
 
 type Write = (fn: () => unknown) => Promise<unknown>;
-type Run = (sql: string, params?: unknown[]) => { changes: number; lastInsertRowid: number };
+type Run = (sql: string, params?: unknown[]) => Promise<{ changes: number }>;
 const database = Database.prototype as unknown as { run: Run; write: Write };
 const skip = process.env.BENCH_SKIP;
 
@@ -32,7 +32,7 @@ if (skip === 'sqlite') {
   };
   const run = database.run;
   database.run = function (this: Database, sql, params) {
-    if (sql.startsWith('INSERT INTO designs ')) return { changes: 1, lastInsertRowid: 0 };
+    if (sql.startsWith('INSERT INTO designs ')) return Promise.resolve({ changes: 1 });
     return run.call(this, sql, params);
   };
 } else if (skip === 'write') {
@@ -41,8 +41,9 @@ if (skip === 'sqlite') {
   database.write = function (this: Database, fn) {
     if (first !== undefined) return Promise.resolve(first);
     return write.call(this, fn).then((r) => {
-      const body = (r as { body?: { designId?: unknown } } | undefined)?.body;
-      if (body?.designId !== undefined) first = r;
+      // a design record (POST /v1/sampling without an Idempotency-Key), or the idempotency layer's {status, body}
+      const x = r as { designId?: unknown; body?: { designId?: unknown } } | undefined;
+      if (x?.designId !== undefined || x?.body?.designId !== undefined) first = r;
       return r;
     });
   };
