@@ -73,9 +73,15 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
 
   // ---------------------------------------------------------------- sampling
   app.post('/sampling', { schema: { tags: ['sampling'], summary: 'Compute and store a design', security, body: S.samplingBody, response: S.replies(201, S.designRecord) } }, async (req, reply) => {
+    const key = idemKey(req);
+    if (key === undefined) {
+      // the common case, without the idempotency layer's closures and copies
+      const rec = await registry.db.write(() => registry.designs.create(P(req), req.body));
+      return sendCreated(reply, { status: 201, body: rec, location: `/v1/sampling/${rec.designId}`, replayed: false }, registry);
+    }
     const r = await registry.db.write(() =>
       // the body as sent (projectId and the inputs) is what an Idempotency-Key is bound to
-      registry.idempotency.run(P(req), idemKey(req), 'POST /v1/sampling', () => ({ projectId: req.body.projectId, ...req.body.input }), async () => {
+      registry.idempotency.run(P(req), key, 'POST /v1/sampling', () => ({ projectId: req.body.projectId, ...req.body.input }), async () => {
         const rec = await registry.designs.create(P(req), req.body);
         return { status: 201, body: rec, location: `/v1/sampling/${rec.designId}` };
       }),

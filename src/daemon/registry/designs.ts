@@ -25,26 +25,36 @@ export class Designs {
     this.domains = domains;
   }
 
-  /** The body is the schema's (samplingBody): projectId checked, the inputs validated by the sampling engine. */
-  async create(p: Principal, body: SamplingBody): Promise<DesignRecord> {
-    const { projectId, input } = body;
-    await mayChangeDesign(this.domains, p, projectId, 'create');
+  /**
+   * The body is the schema's (samplingBody): projectId checked, the inputs
+   * validated by the sampling engine. No await when the ownership check is
+   * decided from the caches (the hot path of POST /v1/sampling).
+   */
+  create(p: Principal, body: SamplingBody): Promise<DesignRecord> {
+    try {
+      const check = mayChangeDesign(this.domains, p, body.projectId, 'create');
+      return check ? check.then(() => this.store(p, body)) : this.store(p, body);
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+  }
+
+  private store(p: Principal, body: SamplingBody): Promise<DesignRecord> {
     const design = designFromValid(body.valid);
     const rec: DesignRecord = {
       designId: uuidv7(),
-      projectId,
+      projectId: body.projectId,
       version: 1,
       previousDesignId: null,
       parameters: design.parameters,
       stratification: design.stratification,
       verification: { status: 'draft', verifier: null, timestamp: null },
       flags: design.flags,
-      input,
+      input: body.input,
       createdBy: p.did,
       createdAt: nowIso(this.ctx.now()),
     };
-    await this.insert(rec);
-    return rec;
+    return this.insert(rec).then(() => rec);
   }
 
   /** The JSON text a record was stored as in this process, if it was. */
@@ -52,10 +62,10 @@ export class Designs {
     return typeof rec === 'object' && rec !== null ? this.storedJson.get(rec) : undefined;
   }
 
-  private async insert(rec: DesignRecord): Promise<void> {
+  private insert(rec: DesignRecord): Promise<unknown> {
     const json = JSON.stringify(rec);
     this.storedJson.set(rec, json);
-    await this.ctx.db.run('INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+    return this.ctx.db.run('INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
       rec.designId,
       rec.projectId,
       rec.version,

@@ -27,20 +27,46 @@ export class Domains {
    * validFrom/validUntil boundary: `active` is derived from the clock.
    */
   private viewCache = new WeakMap<Domain, { json: string; until: number }>();
-  /** Whether `cache` fills at all (SQLite only: cachesCommittedRows). */
+  /**
+   * Ids read and found not to be domains (SQLite only, like `cache`): the
+   * projectId of a design that is not a registered domain is looked up on
+   * every POST /v1/sampling (ownership.ts), and the answer cannot change
+   * behind this process's back — ids are made here (random, never reused)
+   * and a domain is never deleted; `save` drops its id from the set, and a
+   * rolled-back write clears it.
+   */
+  private absent = new Set<string>();
+  /** Whether `cache` and `absent` fill at all (SQLite only: cachesCommittedRows). */
   private readonly caching: boolean;
 
   constructor(ctx: RegistryContext) {
     this.ctx = ctx;
     this.caching = cachesCommittedRows(ctx.db);
-    ctx.db.onRollback(() => this.cache.clear());
+    ctx.db.onRollback(() => {
+      this.cache.clear();
+      this.absent.clear();
+    });
+  }
+
+  /** What the caches know of `id` without a statement: the committed record, null when known not to be a domain, undefined when not known. */
+  known(id: string): Domain | null | undefined {
+    const hit = this.cache.get(id);
+    if (hit) return hit;
+    return this.absent.has(id) ? null : undefined;
   }
 
   async find(id: string): Promise<Domain | undefined> {
-    const hit = this.cache.get(id);
-    if (hit) return hit;
+    const k = this.known(id);
+    if (k !== undefined) return k ?? undefined;
     const r = await this.ctx.db.get<{ record: string }>('SELECT record FROM domains WHERE id = ?', [id]);
-    if (!r) return undefined;
+    if (!r) {
+      // no row, committed or in the open transaction: none committed either (domains are never deleted)
+      if (this.caching) {
+        if (this.absent.size >= 10_000) this.absent.clear();
+        this.absent.add(id);
+      }
+      return undefined;
+    }
     const d = JSON.parse(r.record) as Domain;
     if (this.caching && !this.ctx.db.inTransaction) {
       if (this.cache.size >= 10_000) this.cache.clear();
@@ -75,6 +101,7 @@ export class Domains {
   /** Writes a domain row (insert or update) and drops its cache entry. */
   async save(d: Domain, insert: boolean): Promise<void> {
     this.cache.delete(d.id);
+    this.absent.delete(d.id);
     const name = typeof d.metadata.name === 'string' ? d.metadata.name : null;
     const params = [d.type, d.class, d.state, d.version, d.alsoKnownAs, name, JSON.stringify(d.controllers), JSON.stringify(d), d.updatedAt];
     try {

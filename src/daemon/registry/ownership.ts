@@ -11,19 +11,27 @@
 import { registryError } from '../../lib/registry/errors.ts';
 import type { Principal } from '../../lib/registry/types.ts';
 import type { Domains } from './domains.ts';
+import type { Domain } from '../../lib/registry/domain.ts';
 
 export type DesignAction = 'create' | 'recalculate' | 'submit';
 
 /**
  * Throws 403 not_controller unless `p` may do `action` on a design of
  * `projectId`; `createdBy` is the design's creator (for submit of a design
- * whose project is not a registered domain).
+ * whose project is not a registered domain). Decided at once (no promise)
+ * when the registry's caches know the project (Domains.known), the common
+ * case of POST /v1/sampling; else after reading it.
  */
-export async function mayChangeDesign(domains: Domains, p: Principal, projectId: string, action: DesignAction, createdBy?: string): Promise<void> {
-  if (p.roles.includes('admin')) return;
-  const dom = await domains.find(projectId);
+export function mayChangeDesign(domains: Domains, p: Principal, projectId: string, action: DesignAction, createdBy?: string): Promise<void> | undefined {
+  if (p.roles.includes('admin')) return undefined;
+  const known = domains.known(projectId);
+  if (known !== undefined) return decide(known ?? undefined, p, projectId, action, createdBy);
+  return domains.find(projectId).then((dom) => decide(dom, p, projectId, action, createdBy));
+}
+
+function decide(dom: Domain | undefined, p: Principal, projectId: string, action: DesignAction, createdBy: string | undefined): undefined {
   if (dom) {
-    if (dom.controllers.includes(p.did)) return;
+    if (dom.controllers.includes(p.did)) return undefined;
     throw registryError('not_controller', `${p.did} may not ${action} designs of ${projectId}: the project is a registered domain, and its designs are changed by its controllers and admins only`, {
       details: { projectId, action, controllers: dom.controllers },
     });
@@ -31,4 +39,5 @@ export async function mayChangeDesign(domains: Domains, p: Principal, projectId:
   if (action === 'submit' && createdBy !== p.did) {
     throw registryError('not_controller', `only the design's creator or an admin may submit a design of ${projectId} (not a registered domain)`, { details: { projectId, action, createdBy } });
   }
+  return undefined;
 }
