@@ -23,6 +23,7 @@ import { ORACLE_PREFIX, oracleKeyPath } from '../lib/paths.ts';
 import type { DaemonOracleConfig } from './config.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { Registry } from './registry/index.ts';
+import { mountPlugin } from './server.ts';
 import type { PluginsStatus } from '../lib/protocol/index.ts';
 import { signerFromMnemonic } from '../lib/keys/index.ts';
 import { signKeyProof } from '../lib/registry/key-proof.ts';
@@ -127,7 +128,7 @@ export async function mountDefaultOracle(
     modelHint: 'set LLM_BASE_URL, LLM_PROVIDER_API_KEY and LLM_MODEL in the daemon\'s environment (or oracle.model in daemon.json), then `oraclekit daemon restart`',
   });
   // a Node client (the chat) needs no CORS; browser apps run their own oracle
-  await app.register(oracle.plugin, { prefix: ORACLE_PREFIX, cors: false });
+  await mountPlugin(app, { plugin: oracle.plugin, options: { cors: false }, prefix: ORACLE_PREFIX });
   const rt = oracle.runtime;
   return {
     info: () => ({ did: rt.oracleDid, path: ORACLE_PREFIX, name: rt.config.name, model: rt.models().default, signingKeyLoaded: rt.signingKeyLoaded, plugins: rt.status() }),

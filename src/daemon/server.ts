@@ -17,10 +17,12 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyPluginAsync, FastifyPluginCallback, FastifyServerOptions } from 'fastify';
 import type { DeploymentConfig } from './config.ts';
 import type { Registry } from './registry/index.ts';
-import { bearer, keyHash } from './http/auth.ts';
+import { presentedKeyHash } from './http/auth.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { DEFAULT_TIMEOUTS, MAX_BODY_DEPTH, RateLimiter, tooDeep, unreadBody, type RequestTimeouts } from './http/limits.ts';
 import { adminPlugin, registryPlugin } from './http/routes.ts';
+import { directRules } from './http/schemas.ts';
+import type { ZodType } from 'zod';
 import type { SharedRateLimiter } from './http/shared-limit.ts';
 import { registryError } from '../lib/registry/errors.ts';
 import { isOracleKitError, toErrorBody, type OracleKitError } from '../lib/errors.ts';
@@ -33,7 +35,7 @@ declare module 'fastify' {
   }
 }
 
-interface MountedPlugin {
+export interface MountedPlugin {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   plugin: FastifyPluginAsync<any> | FastifyPluginCallback<any>;
   options?: Record<string, unknown>;
@@ -145,7 +147,23 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { maxParamLength: 8192, ignoreTrailingSlash: true },
   });
-  app.setValidatorCompiler(zod.validatorCompiler);
+  // zod's validator, except for a body schema that is an area's rule over an object (schemas.ts directRules): the
+  // rule runs first, and zod's validation (which gives every error its body) only when the rule refuses
+  app.setValidatorCompiler((route) => {
+    const check = zod.validatorCompiler(route as Parameters<typeof zod.validatorCompiler>[0]);
+    const rule = directRules.get(route.schema as ZodType);
+    if (rule === undefined) return check;
+    return (data: unknown) => {
+      if (typeof data === 'object' && data !== null && !Array.isArray(data)) {
+        try {
+          return { value: rule(data as Record<string, unknown>) };
+        } catch {
+          // zod's validation below gives the error its body
+        }
+      }
+      return check(data);
+    };
+  });
   app.setSerializerCompiler(zod.serializerCompiler);
   installErrorHandling(app);
   // One synchronous onRequest hook: the request id header, then the rate limit (/health exempt) — a fixed
@@ -160,6 +178,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     ? await (await import('./http/shared-limit.ts')).SharedRateLimiter.create(opts.config.redisUrl, max, timeWindowMs, app.log)
     : new RateLimiter(max, timeWindowMs);
   app.decorate<RateLimiter | SharedRateLimiter>('rateLimiter', limiter);
+  app.decorateRequest('keyHash', null);
   if ('close' in limiter) app.addHook('onClose', (_app, done) => (limiter.close(), done()));
   const refuse = (reply: FastifyReply, done: (e?: Error) => void, id: string, retryAfter: number) => {
     const per = id.startsWith('k:') ? 'key' : 'address';
@@ -169,25 +188,28 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     if (req.url === '/health' || req.url === '/health/ready') return done();
-    const key = bearer(req);
-    const id = limiter.idOf(key ? keyHash(req, key) : undefined, req.ip);
+    const h = presentedKeyHash(req);
+    const id = limiter.idOf(h === '' ? undefined : h, req.ip);
     const r = limiter.hit(id);
     if (r === undefined) return done();
     if (typeof r === 'number') return refuse(reply, done, id, r);
     // shared: one Redis round trip (it never rejects: a fault is counted locally, http/shared-limit.ts)
     void r.then((retryAfter) => (retryAfter === undefined ? done() : refuse(reply, done, id, retryAfter)));
   });
-  // The body's depth before anything reads it (validation, the Idempotency-Key hash, an error's value):
-  // a JSON body cannot nest deeper than half its length, so short bodies skip the walk.
-  app.addHook('preValidation', (req, _reply, done) => {
-    const body = req.body;
-    if (typeof body !== 'object' || body === null || Number(req.headers['content-length'] ?? Infinity) < 2 * MAX_BODY_DEPTH) return done();
-    const deep = tooDeep(body);
-    if (!deep) return done();
-    const field = deep.field || 'body';
-    done(registryError('body_too_deep', `${field} nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`, { field, details: { maxDepth: MAX_BODY_DEPTH } }));
+  // The body's depth before anything reads it (validation, the Idempotency-Key hash, an error's value): checked as
+  // the JSON body is parsed (no hook on every request); a JSON body cannot nest deeper than half its length, so
+  // short bodies skip the walk. A mounted plugin that parses JSON itself (the oracle runtime) gets the same check
+  // as a preValidation hook of its scope (below).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body: string | Buffer, done) => {
+    parseJson(req, body as string, (err: Error | null, value?: unknown) => {
+      if (err) return done(err, undefined);
+      const deep = body.length < 2 * MAX_BODY_DEPTH ? undefined : depthError(value);
+      if (deep) return done(deep, undefined);
+      done(null, value);
+    });
   });
-
   if (opts.docs !== false) {
     const swagger = (await import('@fastify/swagger')).default;
     await app.register(swagger, {
@@ -227,6 +249,31 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
 
   await app.register(registryPlugin, { prefix: '/v1', registry: opts.registry });
   await app.register(adminPlugin, { prefix: '/admin/v1', registry: opts.registry, token: opts.token });
-  for (const m of opts.plugins ?? []) await app.register(m.plugin, { ...(m.options ?? {}), prefix: m.prefix });
+  for (const m of opts.plugins ?? []) await mountPlugin(app, m);
   return app;
+}
+
+/**
+ * Mounts a plugin beside /v1 (the oracle runtime): in its own encapsulated
+ * scope, under `prefix`, after the shared hooks. The scope checks the body's
+ * depth before validation (a preValidation hook): such a plugin may parse JSON
+ * with a parser of its own, without the root parser's check.
+ */
+export async function mountPlugin(app: FastifyInstance, m: MountedPlugin): Promise<void> {
+  await app.register(async (scope) => {
+    scope.addHook('preValidation', (req, _reply, done) => {
+      const body = req.body;
+      if (typeof body !== 'object' || body === null || Number(req.headers['content-length'] ?? Infinity) < 2 * MAX_BODY_DEPTH) return done();
+      done(depthError(body));
+    });
+    await scope.register(m.plugin, { ...(m.options ?? {}), prefix: m.prefix });
+  });
+}
+
+/** 400 body_too_deep naming the top-level field, when a parsed JSON body nests deeper than MAX_BODY_DEPTH. */
+function depthError(body: unknown): OracleKitError | undefined {
+  const deep = tooDeep(body);
+  if (!deep) return undefined;
+  const field = deep.field || 'body';
+  return registryError('body_too_deep', `${field} nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`, { field, details: { maxDepth: MAX_BODY_DEPTH } });
 }

@@ -15,6 +15,8 @@ import { sha256, type Registry } from '../registry/index.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    /** The presented API key's SHA-256 once computed ('' without a Bearer key; null before): see presentedKeyHash. */
+    keyHash: string | null;
   }
 }
 
@@ -65,11 +67,25 @@ export function keyHash(req: FastifyRequest, key: string): string {
   return hash;
 }
 
+/**
+ * The SHA-256 of the request's Bearer key ('' when it has none), computed once
+ * per request: the rate limit's hook and the /v1 auth both need it (the
+ * request is decorated with `keyHash`, server.ts).
+ */
+export function presentedKeyHash(req: FastifyRequest): string {
+  let h = req.keyHash;
+  if (h === null || h === undefined) {
+    const key = bearer(req);
+    h = key ? keyHash(req, key) : '';
+    req.keyHash = h;
+  }
+  return h;
+}
+
 /** The principal of the request's key: at once when the key is cached, else after reading it. */
 export function authenticate(registry: Registry, req: FastifyRequest): Principal | Promise<Principal> {
-  const key = bearer(req);
-  if (!key) throw registryError('unauthenticated', 'send Authorization: Bearer <API key> (create one with `oraclekit daemon keys create`)');
-  const h = keyHash(req, key);
+  const h = presentedKeyHash(req);
+  if (h === '') throw registryError('unauthenticated', 'send Authorization: Bearer <API key> (create one with `oraclekit daemon keys create`)');
   const known = (p: Principal | undefined): Principal => {
     if (!p) throw registryError('unauthenticated', 'the API key is unknown or revoked');
     // the rate limit gives a key its own window once it has authenticated (server.ts, http/limits.ts)

@@ -103,18 +103,32 @@ function required<T extends z.ZodType>(field: string, schema: T, valid: string) 
   );
 }
 
+/** POST /v1/sampling's body, an object: its projectId, its inputs as sent, and as the engine validated them; throws the area's error. */
+function samplingRule({ projectId, ...input }: Record<string, unknown>) {
+  return {
+    projectId: requireDid('projectId', projectId),
+    /** The inputs as sent: stored with the design, and the base of its recalculations. */
+    input,
+    /** The inputs as the engine validated them (validateDesignInput, the same check as `sample calc`). */
+    valid: validateDesignInput(input),
+  };
+}
+
 export const samplingBody = z
   .record(z.string(), z.unknown())
-  .transform(
-    areaRule(({ projectId, ...input }) => ({
-      projectId: requireDid('projectId', projectId),
-      /** The inputs as sent: stored with the design, and the base of its recalculations. */
-      input,
-      /** The inputs as the engine validated them (validateDesignInput, the same check as `sample calc`). */
-      valid: validateDesignInput(input),
-    })),
-  )
+  .transform(areaRule(samplingRule))
   .describe('sampling.md inputs (population, expectedMean, expectedSD | expectedProportion, dropoutRate, confidence?, precision?, erCoverage?, stratification?) plus projectId (a DID); validated by the sampling engine, with sampling.md\'s codes');
+
+/**
+ * Schemas whose whole check is an area's rule over a JSON object, with the
+ * rule itself: the daemon's validator compiler (server.ts) runs the rule
+ * directly on a body that is an object, and the schema only when that fails
+ * (or the body is not an object), so every error still comes from the schema,
+ * as before, and a valid body costs no copy by z.record and no parse context.
+ * The result is the schema's: z.record(z.string(), z.unknown()) passes a JSON
+ * object's keys and values through as they are.
+ */
+export const directRules = new Map<z.ZodType, (body: Record<string, unknown>) => unknown>([[samplingBody, samplingRule]]);
 
 export const samplingQuery = z.strictObject({
   projectId: z.string().max(4096).optional(),
