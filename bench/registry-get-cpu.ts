@@ -20,7 +20,7 @@
  * fixed number of requests); each daemon runs in its own temp ORACLEKIT_HOME
  * with the rate limit raised out of the way, as in bench/registry.ts.
  */
-import { DAEMON_NODE_FLAGS } from '../src/cli/daemon/control.ts';
+import { DAEMON_NODE_FLAGS, daemonEnv } from '../src/cli/daemon/control.ts';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,7 +83,7 @@ async function start(tree: string, flags: string[]): Promise<Daemon> {
   const home = mkdtempSync(join(tmpdir(), 'oraclekit-getcpu-'));
   mkdirSync(join(home, 'config'), { recursive: true });
   writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 } }));
-  const env: NodeJS.ProcessEnv = { ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0' };
+  const env: NodeJS.ProcessEnv = daemonEnv({ ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0' });
   const args = [...flags, main];
   const child = CALLGRIND
     ? spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(home, 'callgrind.out.%p')}`, '-q', process.execPath, ...args], { env, stdio: ['ignore', 'ignore', 'inherit'] })

@@ -18,13 +18,15 @@
  * `--only durable` runs the daemon's POST and the durable route only (and the
  * RSS figures). BENCH_DAEMON_FLAGS (space-separated) replaces the daemon's node
  * flags (DAEMON_NODE_FLAGS) to compare settings, e.g. BENCH_DAEMON_FLAGS=
- * (none) or BENCH_DAEMON_FLAGS=--max-semi-space-size=16.
+ * (none) or BENCH_DAEMON_FLAGS=--max-semi-space-size=16. The daemon gets the
+ * shipped environment too (daemonEnv: glibc's malloc settings); GLIBC_TUNABLES=
+ * (empty) runs it with glibc's defaults instead.
  *
  * The daemon runs in its own temp ORACLEKIT_HOME (its DB file on the same
  * disk as the OS temp dir); the bare server runs in a child process too, so
  * neither shares the event loop with autocannon.
  */
-import { DAEMON_NODE_FLAGS } from '../src/cli/daemon/control.ts';
+import { DAEMON_NODE_FLAGS, daemonEnv } from '../src/cli/daemon/control.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,7 +73,7 @@ async function startBare(postReply: string, getReply: string): Promise<{ url: st
 
 async function startDaemon(home: string, opts: { synchronous?: 'FULL'; skip?: 'sqlite' | 'write' } = {}): Promise<{ url: string; token: string; child: ChildProcess }> {
   const { synchronous, skip } = opts;
-  const env: NodeJS.ProcessEnv = { ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0' };
+  const env: NodeJS.ProcessEnv = daemonEnv({ ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0' });
   delete env.ORACLEKIT_DB_SYNCHRONOUS;
   if (synchronous) env.ORACLEKIT_DB_SYNCHRONOUS = synchronous;
   rmSync(join(home, 'state/daemon.json'), { force: true });

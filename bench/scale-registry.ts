@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 // @ts-expect-error autocannon ships no types
 import autocannon from 'autocannon';
-import { DAEMON_NODE_FLAGS } from '../src/cli/daemon/control.ts';
+import { DAEMON_NODE_FLAGS, daemonEnv } from '../src/cli/daemon/control.ts';
 import { startPostgres, type PostgresServer } from '../test/helpers/postgres.ts';
 import { cpuUsOf, loadavg, median, PgMeter, type PgLoad, type PgSnapshot } from './scale-infra.ts';
 
@@ -60,7 +60,7 @@ async function startDaemon(home: string, env: Record<string, string>): Promise<D
   writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 } }));
   const full: NodeJS.ProcessEnv = { ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0', ...env };
   delete full.ORACLEKIT_DB_SYNCHRONOUS;
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, join(ROOT, 'dist/daemon/main.js')], { env: full, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, join(ROOT, 'dist/daemon/main.js')], { env: daemonEnv(full), stdio: ['ignore', 'ignore', 'inherit'] });
   const disc = join(home, 'state/daemon.json');
   for (let i = 0; i < 800 && !existsSync(disc); i++) {
     if (child.exitCode !== null) throw new Error(`daemon exited ${child.exitCode}`);
