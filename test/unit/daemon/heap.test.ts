@@ -1,14 +1,15 @@
 /**
  * src/daemon/heap.ts: the memory-reducing collection is available without
- * --expose-gc and gives back the young generation V8 grew; the idle
- * shrinker collects only after an idle check that follows growth, and stops.
+ * --expose-gc and gives back the young generation V8 grew, and so does the
+ * regular collection once allocation has stopped; the idle
+ * shrinker collects only after idle checks that follow growth, once, and stops.
  * (No timing: the checks are driven by a short interval and awaited by polling
  * the observable effect, and sizes are compared, not durations.)
  */
 import { describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
 import v8 from 'node:v8';
-import { GROWTH_BYTES, shrinkHeap, shrinkWhenIdle } from '../../../src/daemon/heap.ts';
+import { GROWTH_BYTES, shrinkCount, shrinkHeap, shrinkWhenIdle } from '../../../src/daemon/heap.ts';
 
 const newSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!.space_size;
 
@@ -36,20 +37,40 @@ describe('shrinkHeap', () => {
   });
 });
 
+describe('shrinkHeap({ regular: true })', () => {
+  it('gives the young generation back once allocation has stopped for a while (the idle shrink after a burst)', async () => {
+    growYoungGeneration();
+    const grown = newSpace();
+    // V8 shrinks the young generation at the end of a regular full collection when little was allocated lately
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(shrinkHeap({ regular: true })).toBe(true);
+    expect(newSpace()).toBeLessThan(grown);
+  });
+});
+
 describe('shrinkWhenIdle', () => {
-  it('collects after growth once the server is idle, and stops when told', async () => {
+  it('collects once after growth when the server is idle, not while requests come, and stops when told', async () => {
     const server = createServer();
-    const before = v8.getHeapStatistics().total_heap_size;
     const stop = shrinkWhenIdle(server, 5);
+    const count = shrinkCount();
     // grow the committed heap by more than GROWTH_BYTES with data that is garbage once the function returns
+    const before = v8.getHeapStatistics().total_heap_size;
     const grew = (() => {
       const big = Array.from({ length: (GROWTH_BYTES * 3) / 1024 }, (_, i) => 'y'.repeat(1000) + i);
       return big.length > 0 && v8.getHeapStatistics().total_heap_size - before;
     })();
     expect(grew).toBeGreaterThan(GROWTH_BYTES);
-    const grown = v8.getHeapStatistics().total_heap_size;
-    for (let i = 0; i < 400 && v8.getHeapStatistics().total_heap_size >= grown - GROWTH_BYTES; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(v8.getHeapStatistics().total_heap_size).toBeLessThan(grown - GROWTH_BYTES);
+    // a request every few checks: never idle for 8 checks in a row, so no collection
+    for (let i = 0; i < 20; i++) {
+      server.emit('request');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(shrinkCount()).toBe(count);
+    // then idle: one collection, and no more while nothing grows again
+    for (let i = 0; i < 400 && shrinkCount() === count; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(shrinkCount()).toBe(count + 1);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(shrinkCount()).toBe(count + 1);
     stop();
     expect(server.listenerCount('request')).toBe(0);
   });
