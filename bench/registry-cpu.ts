@@ -58,6 +58,7 @@ const { values } = parseArgs({
     stdout: { type: 'string' },
     log: { type: 'string' },
     versus: { type: 'string' },
+    'versus-flags': { type: 'string' },
     rounds: { type: 'string', default: '10' },
   },
 });
@@ -89,12 +90,12 @@ function cpuUsOf(pid: number): number {
   return (Number(f[11]) + Number(f[12])) * 10_000;
 }
 
-async function startDaemon(home: string, tree: string = TREE): Promise<{ url: string; token: string; child: ChildProcess }> {
+async function startDaemon(home: string, tree: string = TREE, flags: string[] = NODE_FLAGS): Promise<{ url: string; token: string; child: ChildProcess }> {
   const env: NodeJS.ProcessEnv = daemonEnv({ ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0' });
   delete env.ORACLEKIT_DB_SYNCHRONOUS;
   const main = join(tree, 'dist/daemon/main.js');
   if (!existsSync(main)) throw new Error(`no ${main}: build that tree first`);
-  const args = [...NODE_FLAGS, main];
+  const args = [...flags, main];
   // --stdout <file>: the daemon's standard output (e.g. --trace-gc lines with BENCH_DAEMON_FLAGS) to a file
   const out = values.stdout ? openSync(values.stdout, 'w') : 'ignore';
   const child = VG
@@ -141,7 +142,7 @@ async function oneRun(): Promise<{ cpuUsPerRequest: number; threads: Record<stri
     }
     // --perf <file>: `perf record` of the daemon over the measured POSTs (JIT frames named when the daemon runs with
     // --perf-basic-prof: BENCH_DAEMON_FLAGS="--max-semi-space-size=16 --perf-basic-prof")
-    const perf = values.perf ? spawn('perf', ['record', '-F', '2999', '-g', '-p', String(pid), '-o', values.perf], { stdio: ['ignore', 'ignore', 'inherit'] }) : undefined;
+    const perf = values.perf ? spawn('perf', ['record', '-k', 'mono', '-F', '2999', '-g', '-p', String(pid), '-o', values.perf], { stdio: ['ignore', 'ignore', 'inherit'] }) : undefined;
     if (perf) await new Promise((r) => setTimeout(r, 500));
     const c0 = cpuUsOf(pid);
     const t0 = threadCpuOf(pid);
@@ -188,12 +189,16 @@ async function versus(): Promise<void> {
       const home = mkdtempSync(join(tmpdir(), 'oraclekit-bench-cpu-'));
       mkdirSync(join(home, 'config'), { recursive: true });
       writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 }, ...(values['no-oracle'] ? { oracle: { enabled: false } } : {}), ...(values.log ? { logLevel: values.log } : {}) }));
-      const d = await startDaemon(home, tree);
-      daemons.push({ tree, home, child: d.child, post: await postOptions(d), figures: [] });
+      // --versus-flags: the second daemon's node flags (space-separated), to compare settings of one build
+      const flags = daemons.length === 1 && values['versus-flags'] !== undefined ? values['versus-flags'].split(/\s+/).filter(Boolean) : NODE_FLAGS;
+      const d = await startDaemon(home, tree, flags);
+      daemons.push({ tree: tree + (flags === NODE_FLAGS ? '' : ` [${flags.join(' ')}]`), home, child: d.child, post: await postOptions(d), figures: [] });
     }
     for (const d of daemons) await autocannon({ ...d.post, amount: WARMUP });
     for (let round = 0; round < Number(values.rounds); round++) {
       for (const d of round % 2 === 0 ? daemons : [...daemons].reverse()) {
+        // --idle <s>: each daemon left alone first (its idle heap shrinking, heap.ts, runs after 8 s)
+        if (Number(values.idle) > 0) await new Promise((r) => setTimeout(r, Number(values.idle) * 1000));
         const c0 = cpuUsOf(d.child.pid!);
         const r = await autocannon({ ...d.post, amount: N });
         if (r.non2xx > 0 || r.errors > 0) throw new Error(`${d.tree}: ${r.non2xx} non-2xx, ${r.errors} errors`);

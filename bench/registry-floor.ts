@@ -41,9 +41,9 @@ if (skip === 'sqlite') {
   database.write = function (this: Database, fn) {
     if (first !== undefined) return Promise.resolve(first);
     return write.call(this, fn).then((r) => {
-      // a design record (POST /v1/sampling without an Idempotency-Key), or the idempotency layer's {status, body}
-      const x = r as { designId?: unknown; body?: { designId?: unknown } } | undefined;
-      if (x?.designId !== undefined || x?.body?.designId !== undefined) first = r;
+      // a stored design {record, json} (POST /v1/sampling without an Idempotency-Key), or the idempotency layer's {status, body}
+      const x = r as { record?: { designId?: unknown }; body?: { designId?: unknown } } | undefined;
+      if (x?.record?.designId !== undefined || x?.body?.designId !== undefined) first = r;
       return r;
     });
   };

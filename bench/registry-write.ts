@@ -31,8 +31,8 @@ function one() {
   const body = samplingBody.parse(raw); // what the route's validator does
   return db.write(() =>
     registry.idempotency.run(p, undefined, 'POST /v1/sampling', () => raw, async () => {
-      const rec = await registry.designs.create(p, body);
-      return { status: 201, body: rec };
+      const d = await registry.designs.create(p, body);
+      return { status: 201, body: d.record, json: d.json };
     }),
   );
 }

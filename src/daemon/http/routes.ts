@@ -76,17 +76,17 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
     const key = idemKey(req);
     if (key === undefined) {
       // the common case, without the idempotency layer's closures and copies
-      const rec = await registry.db.write(() => registry.designs.create(P(req), req.body));
-      return sendCreated(reply, { status: 201, body: rec, location: `/v1/sampling/${rec.designId}`, replayed: false }, registry);
+      const d = await registry.db.write(() => registry.designs.create(P(req), req.body));
+      return sendCreated(reply, { status: 201, body: d.record, json: d.json, location: `/v1/sampling/${d.record.designId}`, replayed: false });
     }
     const r = await registry.db.write(() =>
       // the body as sent (projectId and the inputs) is what an Idempotency-Key is bound to
       registry.idempotency.run(P(req), key, 'POST /v1/sampling', () => ({ projectId: req.body.projectId, ...req.body.input }), async () => {
-        const rec = await registry.designs.create(P(req), req.body);
-        return { status: 201, body: rec, location: `/v1/sampling/${rec.designId}` };
+        const d = await registry.designs.create(P(req), req.body);
+        return { status: 201, body: d.record, json: d.json, location: `/v1/sampling/${d.record.designId}` };
       }),
     );
-    return sendCreated(reply, r, registry);
+    return sendCreated(reply, r);
   });
   app.get('/sampling', { schema: { tags: ['sampling'], summary: 'List designs (paged)', security, querystring: S.samplingQuery, response: S.replies(200, S.designPage) } }, async (req) => registry.designs.list(req.query));
   app.get('/sampling/:designId', { schema: { tags: ['sampling'], summary: 'Read a design', security, params: S.designParams, response: S.replies(200, S.designRecord) } }, async (req) => registry.designs.get(req.params.designId));
@@ -94,8 +94,8 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
     '/sampling/:designId/recalculations',
     { schema: { tags: ['sampling'], summary: 'A new version from observed values', security, params: S.designParams, body: S.recalcBody, response: S.replies(201, S.designRecord) } },
     async (req, reply) => {
-      const rec = await registry.db.write(() => registry.designs.recalculate(P(req), req.params.designId, req.body));
-      return sendCreated(reply, { status: 201, body: rec, location: `/v1/sampling/${rec.designId}`, replayed: false }, registry);
+      const d = await registry.db.write(() => registry.designs.recalculate(P(req), req.params.designId, req.body));
+      return sendCreated(reply, { status: 201, body: d.record, json: d.json, location: `/v1/sampling/${d.record.designId}`, replayed: false });
     },
   );
   app.post(
@@ -113,7 +113,7 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
       }),
     );
     reply.header('etag', etag(r.body.version));
-    return sendCreated(reply, r, registry);
+    return sendCreated(reply, r);
   });
   app.get('/domains', { schema: { tags: ['domains'], summary: 'List domains (filters, cursor)', security, querystring: S.domainQuery, response: S.replies(200, S.domainPage) } }, async (req) => registry.domains.list(req.query));
   app.get('/domains/:did', { schema: { tags: ['domains'], summary: 'Read a domain', security, params: S.didParams, response: S.replies(200, S.domainView) } }, (req, reply) => {
@@ -174,12 +174,11 @@ async function sendDomainJsonLater(reply: FastifyReply, r: Promise<DomainJson>) 
   return sendDomainJson(reply, await r);
 }
 
-function sendCreated(reply: FastifyReply, r: { status: number; body: unknown; location?: string; replayed: boolean }, registry: Registry) {
+function sendCreated(reply: FastifyReply, r: { status: number; body: unknown; json?: string; location?: string; replayed: boolean }) {
   if (r.location) reply.header('location', r.location);
   if (r.replayed) reply.header('idempotent-replayed', 'true');
-  // a record just stored goes out as the JSON text it was stored as (stringified once, not twice)
-  const json = registry.designs.jsonOf(r.body);
-  if (json !== undefined) return reply.code(r.status).type('application/json; charset=utf-8').send(json);
+  // a record just stored (or a reply replayed) goes out as the JSON text it was stored as: stringified once, not twice
+  if (r.json !== undefined) return reply.code(r.status).type('application/json; charset=utf-8').send(r.json);
   return reply.code(r.status).send(r.body);
 }
 

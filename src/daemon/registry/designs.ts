@@ -1,8 +1,8 @@
 /**
  * Sample designs: computed and stored (POST /v1/sampling), read, listed,
  * recalculated into a new linked version, and verified (submitted, approved,
- * rejected). A stored record's JSON text is kept with it, so its reply is not
- * stringified a second time.
+ * rejected). A new record comes back with the JSON text it was stored as
+ * (StoredDesign), so its reply is not stringified a second time.
  */
 import { registryError, fieldError } from '../../lib/registry/errors.ts';
 import { requireDid, view } from '../../lib/registry/domain.ts';
@@ -14,11 +14,15 @@ import { decodeCursor, encodeCursor, nowIso, type RegistryContext, lockForUpdate
 import type { Domains } from './domains.ts';
 import { mayChangeDesign } from './ownership.ts';
 
+/** A record just stored, and the JSON text it was stored as (the reply sends that text). */
+export interface StoredDesign {
+  record: DesignRecord;
+  json: string;
+}
+
 export class Designs {
   private readonly ctx: RegistryContext;
   private readonly domains: Domains;
-  /** The JSON text each record was stored as in this process. */
-  private readonly storedJson = new WeakMap<object, string>();
 
   constructor(ctx: RegistryContext, domains: Domains) {
     this.ctx = ctx;
@@ -30,7 +34,7 @@ export class Designs {
    * validated by the sampling engine. No await when the ownership check is
    * decided from the caches (the hot path of POST /v1/sampling).
    */
-  create(p: Principal, body: SamplingBody): Promise<DesignRecord> {
+  create(p: Principal, body: SamplingBody): Promise<StoredDesign> {
     try {
       const check = mayChangeDesign(this.domains, p, body.projectId, 'create');
       return check ? check.then(() => this.store(p, body)) : this.store(p, body);
@@ -39,7 +43,7 @@ export class Designs {
     }
   }
 
-  private store(p: Principal, body: SamplingBody): Promise<DesignRecord> {
+  private store(p: Principal, body: SamplingBody): Promise<StoredDesign> {
     const design = designFromValid(body.valid);
     const rec: DesignRecord = {
       designId: uuidv7(),
@@ -54,27 +58,23 @@ export class Designs {
       createdBy: p.did,
       createdAt: nowIso(this.ctx.now()),
     };
-    return this.insert(rec).then(() => rec);
+    return this.insert(rec);
   }
 
-  /** The JSON text a record was stored as in this process, if it was. */
-  jsonOf(rec: unknown): string | undefined {
-    return typeof rec === 'object' && rec !== null ? this.storedJson.get(rec) : undefined;
-  }
-
-  private insert(rec: DesignRecord): Promise<unknown> {
+  private insert(rec: DesignRecord): Promise<StoredDesign> {
     const json = JSON.stringify(rec);
-    this.storedJson.set(rec, json);
-    return this.ctx.db.run('INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-      rec.designId,
-      rec.projectId,
-      rec.version,
-      rec.previousDesignId,
-      rec.verification.status,
-      json,
-      rec.createdBy,
-      rec.createdAt,
-    ]);
+    return this.ctx.db
+      .run('INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+        rec.designId,
+        rec.projectId,
+        rec.version,
+        rec.previousDesignId,
+        rec.verification.status,
+        json,
+        rec.createdBy,
+        rec.createdAt,
+      ])
+      .then(() => ({ record: rec, json }));
   }
 
   async get(id: string): Promise<DesignRecord> {
@@ -102,7 +102,7 @@ export class Designs {
    * one (the old one is never changed). The body's shape is the schema's
    * (recalcBody); what needs the stored design (its strata) is checked here.
    */
-  recalculate(p: Principal, id: string, b: RecalcBody): Promise<DesignRecord> {
+  recalculate(p: Principal, id: string, b: RecalcBody): Promise<StoredDesign> {
     const db = this.ctx.db;
     return db.tx(async () => {
       await lockForUpdate(db, { table: 'designs', column: 'design_id', key: id }); // one successor per design, across daemons
@@ -152,8 +152,7 @@ export class Designs {
         createdBy: p.did,
         createdAt: nowIso(this.ctx.now()),
       };
-      await this.insert(rec);
-      return rec;
+      return this.insert(rec);
     });
   }
 

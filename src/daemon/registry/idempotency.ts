@@ -10,6 +10,8 @@ import { nowIso, sha256, stableJson, type RegistryContext, lockForUpdate } from 
 export interface Created<T> {
   status: number;
   body: T;
+  /** The body's JSON text, when the caller has it (a design as stored); stored and replayed as it is. */
+  json?: string;
   location?: string;
 }
 
@@ -32,12 +34,12 @@ export class Idempotency {
       const prev = await db.get<{ body_hash: string; status_code: number; response: string; location: string | null }>('SELECT body_hash, status_code, response, location FROM idempotency WHERE principal = ? AND key = ?', [p.did, key]);
       if (prev) {
         if (prev.body_hash !== hash) throw registryError('idempotency_conflict', `Idempotency-Key ${key} was used with a different body`, { field: 'Idempotency-Key', value: key });
-        const out: Created<T> & { replayed: boolean } = { status: prev.status_code, body: JSON.parse(prev.response) as T, replayed: true };
+        const out: Created<T> & { replayed: boolean } = { status: prev.status_code, body: JSON.parse(prev.response) as T, json: prev.response, replayed: true };
         if (prev.location) out.location = prev.location;
         return out;
       }
       const r = await fn();
-      await db.run('INSERT INTO idempotency (principal, key, route, body_hash, status_code, response, location, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [p.did, key, route, hash, r.status, JSON.stringify(r.body), r.location ?? null, nowIso(this.ctx.now())]);
+      await db.run('INSERT INTO idempotency (principal, key, route, body_hash, status_code, response, location, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [p.did, key, route, hash, r.status, r.json ?? JSON.stringify(r.body), r.location ?? null, nowIso(this.ctx.now())]);
       return { ...r, replayed: false };
     });
   }
