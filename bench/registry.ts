@@ -219,7 +219,15 @@ async function main(): Promise<void> {
       return v[Math.floor(v.length / 2)]!;
     };
     const names = [...new Set(results.map((r) => r.name))];
-    const summary = names.map((name) => ({ name, rps: median(name, (r) => r.rps), p99: median(name, (r) => r.p99), cpuUsPerRequest: median(name, (r) => r.cpuUs ?? NaN), non2xx: results.filter((r) => r.name === name).reduce((a, r) => a + r.non2xx, 0) }));
+    const summary = names.map((name) => ({
+      name,
+      rps: median(name, (r) => r.rps),
+      p99: median(name, (r) => r.p99),
+      cpuUsPerRequest: median(name, (r) => r.cpuUs ?? NaN),
+      non2xx: results.filter((r) => r.name === name).reduce((a, r) => a + r.non2xx, 0),
+      // each round's figures, in order: [req/s, p99 ms]
+      rounds: results.filter((r) => r.name === name).map((r) => [r.rps, r.p99]),
+    }));
     const rps = (n: string) => summary.find((x) => x.name === n)?.rps ?? NaN;
     const ratio = (route: string, bare: string) => Math.round((rps(route) / rps(bare)) * 100) / 100;
     const out = {
@@ -240,7 +248,7 @@ async function main(): Promise<void> {
       rssMb: { idleAfterStart: idleRss, idleAfterLoad: afterRss, idle12sAfterLoad: afterRss12s },
       targets: { postToDurable: 0.7, postP99Ms: 10, rssMb: 120 },
     };
-    console.table(out.summary);
+    console.table(out.summary.map(({ rounds: _, ...row }) => row));
     console.log(JSON.stringify(out, null, 2));
   } finally {
     if (daemon.child.exitCode === null) daemon.child.kill('SIGTERM');

@@ -7,24 +7,27 @@
  * (more scavenges, more objects promoted to the old generation, and a
  * larger old generation after load). So the daemon runs with a 16 MB
  * semi-space (DAEMON_NODE_FLAGS) and gives the memory back when it is idle:
+ * a "last resort" full GC (V8's memory-reducing collection: it compacts the
+ * old generation and shrinks the young one to its minimum) once after boot,
+ * and again whenever, after IDLE_CHECKS seconds without requests, the
+ * committed heap has grown by more than GROWTH_BYTES since the last one — so
+ * a slow trickle of requests does not cause a collection each second.
  *
- * - once after boot, a "last resort" collection (V8's memory-reducing one:
- *   several passes that compact the old generation, flush code not run
- *   lately, and shrink the young generation to its minimum): ~100 MB RSS;
- * - after a burst, when IDLE_CHECKS seconds have passed without requests and
- *   the committed heap has grown by more than GROWTH_BYTES since the last
- *   shrink, a regular full collection. After seconds without allocation V8
- *   shrinks the young generation at the end of any full collection, so it
- *   gives back nearly as much (107–113 MB RSS 12 s after a burst) — without
- *   what made the last-resort flavour costly to the next burst: the next
- *   15,000 POSTs cost ~105 µs of CPU each after a last-resort collection and
- *   ~58 µs after a regular one, about what they cost with no shrinking at all
- *   (bench/README.md, "The idle shrink: a regular collection"). The flushed
- *   code had to be compiled again and the tightened old-generation limit
- *   made the burst mark and compact more.
+ * Only the memory-reducing collection gives the young generation back
+ * reliably: a regular full collection shrinks it only when V8's allocation
+ * statistics show a low rate, which they often do not after an idle spell
+ * without collections (measured: RSS 12 s after a burst stayed at 138–140
+ * MB in most runs), though the burst after it costs far less
+ * (bench/README.md, "The idle shrink").
  *
- * Why several idle seconds, not one: a slow trickle of requests should not
- * cause a collection each second, and a short pause in a burst none at all.
+ * Why several idle seconds, not one: the burst after a shrink pays for it.
+ * Its young generation starts again at its minimum and the compacted old
+ * generation at a tight limit, so the first ~15,000 POSTs after a shrink cost
+ * ~30–40 µs of CPU more each (bench/README.md, "registry": 147–163 against
+ * 118–127 µs per POST with the shrinking switched off) — as much as the whole
+ * gap between POST /v1/sampling and the minimal durable route. Shrinking after
+ * one idle second made every burst separated by a pause pay it; after
+ * IDLE_CHECKS seconds only a daemon that has really gone quiet does.
  *
  * The collection is V8's gc() from a separate context (`--expose-gc` set at
  * run time, so the daemon's global scope gets no `gc`); where that is not
@@ -34,7 +37,7 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Server } from 'node:http';
 
-type Gc = (o: { type: 'major'; execution: 'sync'; flavor?: 'last-resort' }) => void;
+type Gc = (o: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
 
 /** Regrowth of the committed heap that makes an idle spell worth a collection. */
 export const GROWTH_BYTES = 16 * 1024 * 1024;
@@ -60,16 +63,11 @@ function gc(): Gc | null {
   return gcFn;
 }
 
-/**
- * A full collection now (synchronous): by default V8's memory-reducing "last
- * resort" one (~0.1–0.3 s on a booted daemon; after boot), or with
- * `{ regular: true }` a regular one (after a burst, see above). False when
- * unavailable.
- */
-export function shrinkHeap(o: { regular?: boolean } = {}): boolean {
+/** A memory-reducing full collection now (synchronous; ~0.1–0.3 s on a booted daemon). False when unavailable. */
+export function shrinkHeap(): boolean {
   const f = gc();
   if (!f) return false;
-  f(o.regular ? { type: 'major', execution: 'sync' } : { type: 'major', execution: 'sync', flavor: 'last-resort' });
+  f({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   shrunkTo = v8.getHeapStatistics().total_heap_size;
   shrinks++;
   return true;
@@ -102,7 +100,7 @@ export function shrinkWhenIdle(server: Server, checkMs = 1000, idleChecks = IDLE
     if (++idle < idleChecks) return;
     // growth since the last shrink, whoever made it (the boot's, in main.ts, comes after this is set up)
     if (v8.getHeapStatistics().total_heap_size - (shrunkTo ?? base!) < GROWTH_BYTES) return;
-    shrinkHeap({ regular: true });
+    shrinkHeap();
   }, checkMs);
   timer.unref();
   return () => {
