@@ -59,6 +59,7 @@ const { values } = parseArgs({
     log: { type: 'string' },
     versus: { type: 'string' },
     'versus-flags': { type: 'string' },
+    'versus-no-oracle': { type: 'boolean', default: false },
     rounds: { type: 'string', default: '10' },
   },
 });
@@ -188,11 +189,13 @@ async function versus(): Promise<void> {
     for (const tree of trees) {
       const home = mkdtempSync(join(tmpdir(), 'oraclekit-bench-cpu-'));
       mkdirSync(join(home, 'config'), { recursive: true });
-      writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 }, ...(values['no-oracle'] ? { oracle: { enabled: false } } : {}), ...(values.log ? { logLevel: values.log } : {}) }));
+      // --versus-no-oracle: the second daemon without its default oracle
+      const noOracle = values['no-oracle'] || (daemons.length === 1 && values['versus-no-oracle']);
+      writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 }, ...(noOracle ? { oracle: { enabled: false } } : {}), ...(values.log ? { logLevel: values.log } : {}) }));
       // --versus-flags: the second daemon's node flags (space-separated), to compare settings of one build
       const flags = daemons.length === 1 && values['versus-flags'] !== undefined ? values['versus-flags'].split(/\s+/).filter(Boolean) : NODE_FLAGS;
       const d = await startDaemon(home, tree, flags);
-      daemons.push({ tree: tree + (flags === NODE_FLAGS ? '' : ` [${flags.join(' ')}]`), home, child: d.child, post: await postOptions(d), figures: [] });
+      daemons.push({ tree: tree + (flags === NODE_FLAGS ? '' : ` [${flags.join(' ')}]`) + (noOracle ? ' (no oracle)' : ''), home, child: d.child, post: await postOptions(d), figures: [] });
     }
     for (const d of daemons) await autocannon({ ...d.post, amount: WARMUP });
     for (let round = 0; round < Number(values.rounds); round++) {

@@ -17,17 +17,14 @@
  * reliably: a regular full collection shrinks it only when V8's allocation
  * statistics show a low rate, which they often do not after an idle spell
  * without collections (measured: RSS 12 s after a burst stayed at 138–140
- * MB in most runs), though the burst after it costs far less
- * (bench/README.md, "The idle shrink").
+ * MB in most runs; bench/README.md, "Issue #19 item 7, session 8").
  *
- * Why several idle seconds, not one: the burst after a shrink pays for it.
- * Its young generation starts again at its minimum and the compacted old
- * generation at a tight limit, so the first ~15,000 POSTs after a shrink cost
- * ~30–40 µs of CPU more each (bench/README.md, "registry": 147–163 against
- * 118–127 µs per POST with the shrinking switched off) — as much as the whole
- * gap between POST /v1/sampling and the minimal durable route. Shrinking after
- * one idle second made every burst separated by a pause pay it; after
- * IDLE_CHECKS seconds only a daemon that has really gone quiet does.
+ * Why several idle seconds, not one: the burst after a pause costs more CPU
+ * per request for its first seconds — ~30–40 µs more per POST when measured
+ * in session 7 (bench/README.md, "registry"), most of which session 8 found
+ * after a 6 s pause with no shrink as well, so it is mostly the pause's own.
+ * Shrinking after one idle second added the regrowth to every short pause;
+ * after IDLE_CHECKS seconds only a daemon that has really gone quiet shrinks.
  *
  * The collection is V8's gc() from a separate context (`--expose-gc` set at
  * run time, so the daemon's global scope gets no `gc`); where that is not
