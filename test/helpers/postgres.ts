@@ -69,13 +69,21 @@ export function childrenOf(pid: number): number[] {
   return out;
 }
 
+/** util-linux's runuser: on PATH, or in the sbin directories a minimal PATH (/usr/bin:/bin) leaves out. */
+function runuserPath(): string {
+  for (const dir of [...(process.env.PATH ?? '').split(':').filter(Boolean), '/usr/sbin', '/sbin']) {
+    if (existsSync(join(dir, 'runuser'))) return join(dir, 'runuser');
+  }
+  return 'runuser';
+}
+
 export async function startPostgres(): Promise<PostgresServer> {
   const bin = postgresBin();
   if (!bin) throw new Error('PostgreSQL is not installed: run `bash scripts/system-deps.sh` (Debian package postgresql)');
   const asRoot = userInfo().uid === 0;
   const run = (cmd: string, args: string[]) => {
     const full = join(bin, cmd);
-    const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', full, ...args]] : [full, args];
+    const [file, argv] = asRoot ? [runuserPath(), ['-u', 'postgres', '--', full, ...args]] : [full, args];
     return execFileSync(file, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   };
   const dir = mkdtempSync(join(tmpdir(), 'oraclekit-pg-'));
