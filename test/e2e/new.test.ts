@@ -96,7 +96,9 @@ describe('the oracle key and install', () => {
   });
 
   it('a failed npm install is a warning: the project stays, complete and registered', async () => {
-    const r = await cli(['new', 'no-deps', '--yes', '--no-git', '--oraclekit-version', 'file:/nonexistent/oraclekit.tgz', '--json']);
+    // offline: npm fails on the missing tarball at once instead of first fetching the other dependencies (where the
+    // registry is slow or unreachable, e.g. without the machine's CA bundle, that took longer than the test's 30 s)
+    const r = await cli(['new', 'no-deps', '--yes', '--no-git', '--oraclekit-version', 'file:/nonexistent/oraclekit.tgz', '--json'], { npm_config_offline: 'true' });
     expect(r.code, r.stderr).toBe(0);
     const o = json(r.stdout);
     expect(o).toMatchObject({ installed: false });
