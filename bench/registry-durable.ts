@@ -2,7 +2,7 @@
  * The minimal durable route of bench/registry.ts (issue #19, item 7): the
  * reference `POST /v1/sampling` is measured against. Fastify with its JSON
  * body parser and one route that stores a design row with **the same
- * INSERT** as src/daemon/registry/designs.ts, through **the same group
+ * INSERT** as src/daemon/registry/designs.ts (its INSERT_DESIGN), through **the same group
  * commit and fsync policy** (src/storage's `Database.write`, the daemon's
  * migrations, `ORACLEKIT_DB_SYNCHRONOUS` as the daemon reads it: the WAL
  * fsynced off the event loop before the reply by default) — and nothing
@@ -20,6 +20,8 @@ import { readFileSync } from 'node:fs';
 import { openDatabase } from '../dist/storage/db.js';
 import { REGISTRY_MIGRATIONS } from '../dist/daemon/registry/migrations.js';
 import { uuidv7 } from '../dist/lib/registry/uuidv7.js';
+import { INSERT_DESIGN, insertDesignParams } from '../dist/daemon/registry/designs.js';
+import type { DesignRecord } from '../dist/lib/registry/types.js';
 
 const [dbFile, recordFile] = process.argv.slice(2);
 if (!dbFile || !recordFile) throw new Error('usage: node bench/registry-durable.ts <db file> <record.json>');
@@ -32,18 +34,7 @@ app.post('/durable', async (req, reply) => {
   const body = req.body as { projectId: string };
   const rec = { ...template, designId: uuidv7(), projectId: body.projectId, createdAt: new Date().toISOString() };
   const json = JSON.stringify(rec);
-  await db.write(() =>
-    db.run('INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-      rec.designId,
-      rec.projectId,
-      rec.version,
-      rec.previousDesignId,
-      rec.verification.status,
-      json,
-      rec.createdBy,
-      rec.createdAt,
-    ]),
-  );
+  await db.write(() => db.run(INSERT_DESIGN, insertDesignParams(rec as unknown as DesignRecord, json)));
   return reply.code(201).header('location', `/v1/sampling/${rec.designId}`).type('application/json; charset=utf-8').send(json);
 });
 await app.listen({ port: 0, host: '127.0.0.1' });

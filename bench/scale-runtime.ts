@@ -45,6 +45,7 @@ import { didFromMnemonic, generateMnemonic, generateSigner, type Signer } from '
 import { mintInvocation } from '../src/lib/ucan/index.ts';
 import { startPostgres, type PostgresServer } from '../test/helpers/postgres.ts';
 import { startRedis, type RedisServer } from '../test/helpers/redis.ts';
+import { instanceUrl } from '../test/helpers/runtime-cluster.ts';
 import { cpuUsOf, loadavg, median, percentile, PgMeter, redisDiff, redisQuietSnapshot, rowsAdded, sqliteRows, type PgLoad } from './scale-infra.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -108,18 +109,7 @@ async function spawnInstance(cwd: string, env: Record<string, string>): Promise<
     env: { PATH: process.env.PATH, ...(values['redis-no-command-timeout'] ? { T_REDIS_NO_TIMEOUT: '1' } : {}), T_ENTRY: pathToFileURL(join(TREE, 'dist', 'index.js')).href, LLM_PROVIDER_API_KEY: 'bench', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let err = '';
-  child.stderr!.on('data', (d) => (err += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve((JSON.parse(line) as { url: string }).url);
-    });
-    child.on('exit', (code) => reject(new Error(`instance exited ${code}: ${err}`)));
-  });
-  return { url, child };
+  return { url: (await instanceUrl(child)).url, child };
 }
 
 interface Setup {

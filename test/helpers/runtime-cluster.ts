@@ -94,6 +94,15 @@ export async function spawnInstance(ctx: ClusterContext, o: { flood?: boolean; t
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return { child, ...(await instanceUrl(child)) };
+}
+
+/**
+ * The URL an instance process prints (its first stdout line starting with
+ * `{`: {"url": …}), and its standard error so far; rejects with that error
+ * if it exits first. (bench/scale-runtime.ts spawns its instances this way too.)
+ */
+export async function instanceUrl(child: ChildProcess): Promise<{ url: string; stderr: () => string }> {
   let err = '';
   child.stderr!.on('data', (d) => (err += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -105,7 +114,7 @@ export async function spawnInstance(ctx: ClusterContext, o: { flood?: boolean; t
     });
     child.on('exit', (code) => reject(new Error(`instance exited ${code}: ${err}`)));
   });
-  return { url, child, stderr: () => err };
+  return { url, stderr: () => err };
 }
 
 export interface User {

@@ -33,8 +33,8 @@ export const DAEMON_NODE_FLAGS = ['--max-semi-space-size=16'];
  * heap's free top is given back past 64 KiB. With glibc's defaults (a
  * threshold that rises with use) the memory V8's compiler and GC threads
  * malloc under load — up to ~20 MB in a burst — stayed in the process after
- * it was freed: idle RSS 12 s after a burst was 115–129 MB, with these 106–108
- * MB (bench/README.md, "Idle RSS after load"). Nothing on the request path
+ * it was freed: idle RSS 12 s after a burst was 115–129 MB, with these 106–110
+ * MB (bench/README.md, "Issue #19 item 7, session 8"). Nothing on the request path
  * allocates blocks that large, so the steady state makes no more system calls
  * (strace: 3 mmap/munmap/madvise in 3 s at ~10,000 POST/s, as without).
  * Other C libraries ignore the variable; a GLIBC_TUNABLES of the user's is

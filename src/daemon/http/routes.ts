@@ -7,6 +7,9 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySerializerCompiler } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Registry } from '../registry/index.ts';
+import type { StoredDesign } from '../registry/designs.ts';
+import type { Created } from '../registry/idempotency.ts';
+import type { DesignRecord } from '../../lib/registry/types.ts';
 import { authenticate, bearer, requireRole, tokenMatches } from './auth.ts';
 import { notFound, unknownRouteEarly } from './errors.ts';
 import { lazyChildLogger } from './logging.ts';
@@ -77,13 +80,12 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
     if (key === undefined) {
       // the common case, without the idempotency layer's closures and copies
       const d = await registry.db.write(() => registry.designs.create(P(req), req.body));
-      return sendCreated(reply, { status: 201, body: d.record, json: d.json, location: `/v1/sampling/${d.record.designId}`, replayed: false });
+      return sendCreated(reply, { ...designCreated(d), replayed: false });
     }
     const r = await registry.db.write(() =>
       // the body as sent (projectId and the inputs) is what an Idempotency-Key is bound to
       registry.idempotency.run(P(req), key, 'POST /v1/sampling', () => ({ projectId: req.body.projectId, ...req.body.input }), async () => {
-        const d = await registry.designs.create(P(req), req.body);
-        return { status: 201, body: d.record, json: d.json, location: `/v1/sampling/${d.record.designId}` };
+        return designCreated(await registry.designs.create(P(req), req.body));
       }),
     );
     return sendCreated(reply, r);
@@ -95,7 +97,7 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
     { schema: { tags: ['sampling'], summary: 'A new version from observed values', security, params: S.designParams, body: S.recalcBody, response: S.replies(201, S.designRecord) } },
     async (req, reply) => {
       const d = await registry.db.write(() => registry.designs.recalculate(P(req), req.params.designId, req.body));
-      return sendCreated(reply, { status: 201, body: d.record, json: d.json, location: `/v1/sampling/${d.record.designId}`, replayed: false });
+      return sendCreated(reply, { ...designCreated(d), replayed: false });
     },
   );
   app.post(
@@ -172,6 +174,11 @@ function sendDomainJson(reply: FastifyReply, r: DomainJson): FastifyReply {
 /** The read that was not cached: sent when it resolves, the handler's promise settling as an async handler's would. */
 async function sendDomainJsonLater(reply: FastifyReply, r: Promise<DomainJson>) {
   return sendDomainJson(reply, await r);
+}
+
+/** The 201 of a design just stored: its record, the JSON text it was stored as, and where to read it. */
+function designCreated(d: StoredDesign): Created<DesignRecord> {
+  return { status: 201, body: d.record, json: d.json, location: `/v1/sampling/${d.record.designId}` };
 }
 
 function sendCreated(reply: FastifyReply, r: { status: number; body: unknown; json?: string; location?: string; replayed: boolean }) {

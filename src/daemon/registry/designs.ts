@@ -13,11 +13,20 @@ import type { RecalcBody, SamplingBody, SamplingQuery, VerificationBody } from '
 import { decodeCursor, encodeCursor, nowIso, type RegistryContext, lockForUpdate } from './common.ts';
 import type { Domains } from './domains.ts';
 import { mayChangeDesign } from './ownership.ts';
+import type { SqlValue } from '../../storage/storage.ts';
 
 /** A record just stored, and the JSON text it was stored as (the reply sends that text). */
 export interface StoredDesign {
   record: DesignRecord;
   json: string;
+}
+
+/** The statement that stores a new design (also the one bench/registry-durable.ts runs as its reference). */
+export const INSERT_DESIGN = 'INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
+
+/** INSERT_DESIGN's parameters for a record and its JSON text. */
+export function insertDesignParams(rec: DesignRecord, json: string): SqlValue[] {
+  return [rec.designId, rec.projectId, rec.version, rec.previousDesignId, rec.verification.status, json, rec.createdBy, rec.createdAt];
 }
 
 export class Designs {
@@ -63,18 +72,7 @@ export class Designs {
 
   private insert(rec: DesignRecord): Promise<StoredDesign> {
     const json = JSON.stringify(rec);
-    return this.ctx.db
-      .run('INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-        rec.designId,
-        rec.projectId,
-        rec.version,
-        rec.previousDesignId,
-        rec.verification.status,
-        json,
-        rec.createdBy,
-        rec.createdAt,
-      ])
-      .then(() => ({ record: rec, json }));
+    return this.ctx.db.run(INSERT_DESIGN, insertDesignParams(rec, json)).then(() => ({ record: rec, json }));
   }
 
   async get(id: string): Promise<DesignRecord> {
