@@ -114,6 +114,17 @@ export function fpc(N: number, n0: number): number {
 
 /** ceil(calculatedSize / (1 - d)) on exact rationals of the decimal inputs. */
 export function adjustForDropout(calculatedSize: number, dropoutRate: number): number {
+  // d = digits / scale exactly, so the quotient is (calculatedSize * scale) / (scale - digits): with the numerator
+  // a safe integer, % and the division of the remainder-free part are exact in doubles
+  const f = Q.decimalFraction(dropoutRate);
+  if (f) {
+    const a = calculatedSize * f.scale;
+    if (Number.isSafeInteger(a)) {
+      const b = f.scale - f.digits;
+      const r = a % b;
+      return (a - r) / b + (r > 0 ? 1 : 0);
+    }
+  }
   const d = Q.fromNumber(dropoutRate);
   return Number(Q.ceil(Q.div(Q.int(calculatedSize), Q.sub(Q.int(1), d))));
 }
@@ -162,6 +173,9 @@ export function apportion(N: number, weights: number[]): number[] {
 
 /** 1 - d, exact in decimal (1 - 0.07 is 0.93, not 0.9299999999999999). */
 export function oneMinus(d: number): number {
+  // (scale - digits) / scale: both exact, and a double division rounds the exact quotient as Number() rounds its decimal
+  const f = Q.decimalFraction(d);
+  if (f) return (f.scale - f.digits) / f.scale;
   return Q.toNumber(Q.sub(Q.int(1), Q.fromNumber(d)));
 }
 
@@ -301,20 +315,6 @@ export function designFromValid(input: DesignInput): Design {
   const mean = input.expectedMean!;
   const sd = input.expectedSD!;
   const d = input.dropoutRate;
-  const erCoverage = input.erCoverage ?? oneMinus(d);
-  const erCoverageSource = input.erCoverage !== undefined ? 'input' : '1 - dropoutRate';
-  const base = {
-    confidence: CONFIDENCE,
-    precision: PRECISION,
-    precisionType: 'relative' as const,
-    population: N,
-    expectedMean: mean,
-    expectedSD: sd,
-    ...(input.expectedProportion !== undefined ? { expectedProportion: input.expectedProportion } : {}),
-    dropoutRate: d,
-    erCoverage,
-    erCoverageSource: erCoverageSource as Design['parameters']['erCoverageSource'],
-  };
   const strataIn = input.stratification?.enabled ? input.stratification.strata : [];
   if (strataIn.length === 0) {
     const c = chain(N, mean, sd, d);
@@ -325,7 +325,7 @@ export function designFromValid(input: DesignInput): Design {
       });
     }
     return {
-      parameters: { ...base, calculatedSize: c.calculatedSize, adjustedSize: c.adjustedSize },
+      parameters: parametersOf(input, c.calculatedSize, c.adjustedSize),
       stratification: { method: 'none', strata: [] },
       intermediates: { z: c.z, cv: c.cv, n0: c.n0, n_fpc: c.n_fpc },
       flags: c.census ? ['census'] : [],
@@ -339,16 +339,32 @@ export function designFromValid(input: DesignInput): Design {
     N,
   );
   return {
-    parameters: {
-      ...base,
-      calculatedSize: strata.reduce((a, s) => a + s.calculatedSize, 0),
-      adjustedSize: strata.reduce((a, s) => a + s.sampleSize, 0),
-    },
+    parameters: parametersOf(
+      input,
+      strata.reduce((a, s) => a + s.calculatedSize, 0),
+      strata.reduce((a, s) => a + s.sampleSize, 0),
+    ),
     stratification: { method: 'proportional', strata },
     intermediates: { z: Z_95 },
     flags: strata.some((s) => s.census) ? ['census'] : [],
     spec: 'sampling.md',
   };
+}
+
+/**
+ * A design's parameters, in the order its JSON has always had (expectedProportion only when given). Built
+ * as one literal: spreading a partial object into another made a slower, larger object on every design.
+ */
+function parametersOf(input: DesignInput, calculatedSize: number, adjustedSize: number): Design['parameters'] {
+  const d = input.dropoutRate;
+  const erCoverage = input.erCoverage ?? oneMinus(d);
+  const erCoverageSource = input.erCoverage !== undefined ? 'input' : '1 - dropoutRate';
+  const population = input.population;
+  const expectedMean = input.expectedMean!;
+  const expectedSD = input.expectedSD!;
+  return input.expectedProportion === undefined
+    ? { confidence: CONFIDENCE, precision: PRECISION, precisionType: 'relative', population, expectedMean, expectedSD, dropoutRate: d, erCoverage, erCoverageSource, calculatedSize, adjustedSize }
+    : { confidence: CONFIDENCE, precision: PRECISION, precisionType: 'relative', population, expectedMean, expectedSD, expectedProportion: input.expectedProportion, dropoutRate: d, erCoverage, erCoverageSource, calculatedSize, adjustedSize };
 }
 
 /**

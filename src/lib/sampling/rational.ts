@@ -14,6 +14,27 @@ export function fromNumber(x: number): Rational {
   return fromDecimalString(String(x));
 }
 
+/**
+ * A fraction x in [0, 1) written with at most 15 decimals in its shortest
+ * form (0.15, 0.07, 0.123456789012345), as digits / 10^decimals with both
+ * safe integers, so that plain double arithmetic on them is exact; undefined
+ * for anything else (1e-7, 0.1234567890123456), which takes the BigInt path.
+ * The daemon computes a design per POST, and this keeps its dropout step off
+ * BigInt (~3 KB of garbage and ~1 µs a design; bench/README.md, session 9).
+ */
+export function decimalFraction(x: number): { digits: number; scale: number } | undefined {
+  if (x === 0) return { digits: 0, scale: 1 };
+  const s = String(x);
+  if (s.length > 17 || s.charCodeAt(0) !== 48 /* 0 */ || s.charCodeAt(1) !== 46 /* . */) return undefined;
+  let digits = 0;
+  for (let i = 2; i < s.length; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return undefined;
+    digits = digits * 10 + c;
+  }
+  return { digits, scale: 10 ** (s.length - 2) };
+}
+
 function fromDecimalString(s: string): Rational {
   const m = /^(-)?(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/i.exec(s.trim());
   if (!m) throw new RangeError(`not a decimal number: ${s}`);

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { adjustForDropout, chain, computeDesign, type Design } from '../../../../src/lib/sampling/design.ts';
+import { adjustForDropout, chain, computeDesign, oneMinus, type Design } from '../../../../src/lib/sampling/design.ts';
+import * as Q from '../../../../src/lib/sampling/rational.ts';
 import { OracleKitError } from '../../../../src/lib/errors.ts';
 
 const decimal = (min: number, max: number, digits: number) =>
@@ -123,5 +124,36 @@ describe('engine invariants', () => {
       }),
       { numRuns: 5000 },
     );
+  });
+});
+
+describe('the dropout step without BigInt (decimalFraction) against the rationals', () => {
+  // what adjustForDropout and oneMinus computed before the double path: exact rationals throughout
+  const exactAdjust = (c: number, d: number) => Number(Q.ceil(Q.div(Q.int(c), Q.sub(Q.int(1), Q.fromNumber(d)))));
+  const exactOneMinus = (d: number) => Q.toNumber(Q.sub(Q.int(1), Q.fromNumber(d)));
+  // a dropout rate with 1 to 17 decimals (17 leaves the double path: more than 15 in its shortest form), and sizes up
+  // to MAX_SAFE_INTEGER, where calculatedSize * 10^decimals is no longer a safe integer and the rationals take over
+  const rate = fc.integer({ min: 1, max: 17 }).chain((k) => fc.bigInt({ min: 0n, max: 10n ** BigInt(k) - 1n }).map((n) => Number(`0.${n.toString().padStart(k, '0')}`))).filter((d) => d < 1); // 0.99999999999999999 reads as 1
+  const size = fc.oneof(fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }));
+
+  it('gives the same adjustedSize and 1 − d for every rate and size', () => {
+    fc.assert(
+      fc.property(size, rate, (c, d) => {
+        expect(adjustForDropout(c, d)).toBe(exactAdjust(c, d));
+        expect(oneMinus(d)).toBe(exactOneMinus(d));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+  it('on the float traps and the edges of the double path', () => {
+    const cases: [number, number][] = [[315, 0.3], [7, 0.3], [437, 0.1], [10, 0], [99, 0.01], [1, 1e-7], [3, 0.999999999999999], [9007199254740991, 0.5], [900719925474, 0.123], [1, 0.1234567890123456], [123456789, 1.5e-7]];
+    for (const [c, d] of cases) {
+      expect(adjustForDropout(c, d)).toBe(exactAdjust(c, d));
+      expect(oneMinus(d)).toBe(exactOneMinus(d));
+    }
+    expect(Q.decimalFraction(0.15)).toEqual({ digits: 15, scale: 100 });
+    expect(Q.decimalFraction(0)).toEqual({ digits: 0, scale: 1 });
+    expect(Q.decimalFraction(1e-7)).toBeUndefined(); // '1e-7'
+    expect(Q.decimalFraction(0.1234567890123456)).toBeUndefined(); // 16 decimals
   });
 });
