@@ -13,10 +13,20 @@
  * nothing stored) and with the registry's work skipped (the stack floor: the
  * best ratio any POST route of this stack can reach here).
  *
- *   npm run build && node bench/registry.ts [--rounds 3] [--duration 5] [--connections 50] [--only durable]
+ *   npm run build && node bench/registry.ts [--rounds 3] [--duration 5] [--connections 50] [--only durable] [--no-round-warmup]
  *
  * `--only durable` runs the daemon's POST and the durable route only (and the
- * RSS figures). BENCH_DAEMON_FLAGS (space-separated) replaces the daemon's node
+ * RSS figures).
+ *
+ * Every measured round follows a one-second warm-up of its own route (10
+ * connections, not reported), for every route alike. Without it each of the
+ * daemon's rounds began right after its idle heap shrink (src/daemon/heap.ts
+ * shrinks after 8 idle seconds, and the daemon sat idle through the other
+ * routes' rounds, 10 s and more), so its POST rounds measured the young
+ * generation growing back and a full collection, not the route at 50
+ * connections. `--no-round-warmup` measures that way again; what a burst
+ * right after the shrink costs is in bench/README.md ("session 9").
+ * BENCH_DAEMON_FLAGS (space-separated) replaces the daemon's node
  * flags (DAEMON_NODE_FLAGS) to compare settings, e.g. BENCH_DAEMON_FLAGS=
  * (none) or BENCH_DAEMON_FLAGS=--max-semi-space-size=16. The daemon gets the
  * shipped environment too (daemonEnv: glibc's malloc settings); GLIBC_TUNABLES=
@@ -37,13 +47,14 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 
 const ROOT = join(import.meta.dirname, '..');
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, log: { type: 'string' }, only: { type: 'string' } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, log: { type: 'string' }, only: { type: 'string' }, 'no-round-warmup': { type: 'boolean', default: false } } });
 const ONLY_DURABLE = values.only === 'durable';
 /** The daemon's node flags: as shipped, or BENCH_DAEMON_FLAGS to compare settings. */
 const NODE_FLAGS = process.env.BENCH_DAEMON_FLAGS !== undefined ? process.env.BENCH_DAEMON_FLAGS.split(/\s+/).filter(Boolean) : DAEMON_NODE_FLAGS;
 const DURATION = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
 const ROUNDS = Number(values.rounds);
+const ROUND_WARMUP = !values['no-round-warmup'];
 
 /** The bare route serves the same bytes as the daemon (captured first), so the ratio measures our stack, not payload size. */
 const BARE = (postReply: string, getReply: string) => `
@@ -117,6 +128,8 @@ function cpuUsOf(pid: number): number {
 }
 
 async function run(name: string, opts: AcOptions, pid?: number): Promise<Result> {
+  // each round measures its route warm: one second at 10 connections first, not reported (see the header)
+  if (ROUND_WARMUP) await autocannon({ ...opts, connections: 10, duration: 1 });
   const cpu0 = pid ? cpuUsOf(pid) : 0;
   const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, pipelining: 1, ...opts });
   const cpuUs = pid ? Math.round((cpuUsOf(pid) - cpu0) / Math.max(1, r.requests.total)) : undefined;
@@ -235,6 +248,7 @@ async function main(): Promise<void> {
       connections: CONNECTIONS,
       durationSeconds: DURATION,
       rounds: ROUNDS,
+      roundWarmup: ROUND_WARMUP,
       summary,
       daemonNodeFlags: NODE_FLAGS,
       ratios: {
