@@ -60,6 +60,7 @@ const { values } = parseArgs({
     versus: { type: 'string' },
     'versus-flags': { type: 'string' },
     'versus-no-oracle': { type: 'boolean', default: false },
+    'versus-log': { type: 'string' },
     rounds: { type: 'string', default: '10' },
   },
 });
@@ -191,11 +192,13 @@ async function versus(): Promise<void> {
       mkdirSync(join(home, 'config'), { recursive: true });
       // --versus-no-oracle: the second daemon without its default oracle
       const noOracle = values['no-oracle'] || (daemons.length === 1 && values['versus-no-oracle']);
-      writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 }, ...(noOracle ? { oracle: { enabled: false } } : {}), ...(values.log ? { logLevel: values.log } : {}) }));
+      // --versus-log <level>: the second daemon's log level (e.g. warn: no access lines)
+      const logLevel = daemons.length === 1 && values['versus-log'] !== undefined ? values['versus-log'] : values.log;
+      writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 }, ...(noOracle ? { oracle: { enabled: false } } : {}), ...(logLevel ? { logLevel } : {}) }));
       // --versus-flags: the second daemon's node flags (space-separated), to compare settings of one build
       const flags = daemons.length === 1 && values['versus-flags'] !== undefined ? values['versus-flags'].split(/\s+/).filter(Boolean) : NODE_FLAGS;
       const d = await startDaemon(home, tree, flags);
-      daemons.push({ tree: tree + (flags === NODE_FLAGS ? '' : ` [${flags.join(' ')}]`) + (noOracle ? ' (no oracle)' : ''), home, child: d.child, post: await postOptions(d), figures: [] });
+      daemons.push({ tree: tree + (flags === NODE_FLAGS ? '' : ` [${flags.join(' ')}]`) + (noOracle ? ' (no oracle)' : '') + (logLevel !== values.log ? ` (log ${logLevel})` : ''), home, child: d.child, post: await postOptions(d), figures: [] });
     }
     for (const d of daemons) await autocannon({ ...d.post, amount: WARMUP });
     for (let round = 0; round < Number(values.rounds); round++) {
