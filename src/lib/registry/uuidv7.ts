@@ -24,6 +24,9 @@ function random(n: number): Uint8Array {
   return pool.subarray(poolAt - n, poolAt);
 }
 
+/** Two hex digits of every byte. */
+const HEX = Array.from({ length: 256 }, (_, i) => (i < 16 ? '0' : '') + i.toString(16));
+
 export function uuidv7(now: number = Date.now()): string {
   let ms = Math.max(now, lastMs);
   if (ms === lastMs) {
@@ -36,22 +39,17 @@ export function uuidv7(now: number = Date.now()): string {
     counter = randomCounterSeed();
   }
   lastMs = ms;
-  const b = new Uint8Array(16);
-  b.set(random(8), 8);
-  // 48-bit big-endian millisecond timestamp
+  const r = random(8);
+  // 48-bit big-endian millisecond timestamp, version 7 + the counter's 12 bits, variant 10 + 62 random bits;
+  // the text built from a table of byte pairs (a byte array and toString(16) per byte made ~1 KB of garbage per id)
   const hi = Math.floor(ms / 2 ** 16);
-  b[0] = (hi >>> 24) & 0xff;
-  b[1] = (hi >>> 16) & 0xff;
-  b[2] = (hi >>> 8) & 0xff;
-  b[3] = hi & 0xff;
-  b[4] = (ms >>> 8) & 0xff;
-  b[5] = ms & 0xff;
-  b[6] = 0x70 | (counter >>> 8); // version 7 + counter high 4 bits
-  b[7] = counter & 0xff;
-  b[8] = 0x80 | (b[8]! & 0x3f); // variant 10
-  let hex = '';
-  for (const x of b) hex += (x < 16 ? '0' : '') + x.toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return (
+    HEX[(hi >>> 24) & 0xff]! + HEX[(hi >>> 16) & 0xff]! + HEX[(hi >>> 8) & 0xff]! + HEX[hi & 0xff]! +
+    '-' + HEX[(ms >>> 8) & 0xff]! + HEX[ms & 0xff]! +
+    '-' + HEX[0x70 | (counter >>> 8)]! + HEX[counter & 0xff]! +
+    '-' + HEX[0x80 | (r[0]! & 0x3f)]! + HEX[r[1]!]! +
+    '-' + HEX[r[2]!]! + HEX[r[3]!]! + HEX[r[4]!]! + HEX[r[5]!]! + HEX[r[6]!]! + HEX[r[7]!]!
+  );
 }
 
 /** A random start for the in-millisecond counter, leaving room to count up. */
