@@ -242,6 +242,10 @@ async function main(): Promise<void> {
       rounds: results.filter((r) => r.name === name).map((r) => [r.rps, r.p99]),
     }));
     const rps = (n: string) => summary.find((x) => x.name === n)?.rps ?? NaN;
+    const spreadOf = (n: string) => {
+      const v = results.filter((r) => r.name === n).map((r) => r.rps);
+      return { route: n, slowest: Math.min(...v), fastest: Math.max(...v), ratio: Math.round((Math.max(...v) / Math.min(...v)) * 100) / 100 };
+    };
     const ratio = (route: string, bare: string) => Math.round((rps(route) / rps(bare)) * 100) / 100;
     const out = {
       node: process.version,
@@ -261,9 +265,16 @@ async function main(): Promise<void> {
       },
       rssMb: { idleAfterStart: idleRss, idleAfterLoad: afterRss, idle12sAfterLoad: afterRss12s },
       targets: { postToDurable: 0.7, postP99Ms: 10, rssMb: 120 },
+      // the machine's own steadiness over the run: the slowest and fastest rounds of a route whose work never
+      // changes (the bare POST; the durable route with --only durable). On these VMs it has moved by 3× within
+      // one run; a spread over 1.5 means the ratios above say more about the machine than about the daemon.
+      machineSpread: spreadOf(ONLY_DURABLE ? DURABLE : 'bare POST'),
     };
     console.table(out.summary.map(({ rounds: _, ...row }) => row));
     console.log(JSON.stringify(out, null, 2));
+    if (out.machineSpread.ratio > 1.5) {
+      console.error(`[bench] the machine's speed moved under this run: ${out.machineSpread.route} between ${out.machineSpread.slowest} and ${out.machineSpread.fastest} req/s (${out.machineSpread.ratio}×); run it again on a steadier spell`);
+    }
   } finally {
     if (daemon.child.exitCode === null) daemon.child.kill('SIGTERM');
     bare?.child.kill('SIGTERM');
