@@ -112,7 +112,7 @@ export function fpc(N: number, n0: number): number {
   return Number.isFinite(direct) ? direct : N / (1 + (N - 1) / n0);
 }
 
-/** ceil(calculatedSize / (1 - d)) on exact rationals of the decimal inputs. */
+/** ceil(calculatedSize / (1 - d)), exact for the decimal d: in doubles where they are exact (decimalFraction), else on rationals. */
 export function adjustForDropout(calculatedSize: number, dropoutRate: number): number {
   // d = digits / scale exactly, so the quotient is (calculatedSize * scale) / (scale - digits): with the numerator
   // a safe integer, % and the division of the remainder-free part are exact in doubles
