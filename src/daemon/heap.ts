@@ -30,6 +30,7 @@
  * run time, so the daemon's global scope gets no `gc`); where that is not
  * available the shrinking is skipped.
  */
+import { executionAsyncResource } from 'node:async_hooks';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Server } from 'node:http';
@@ -68,6 +69,57 @@ export function shrinkHeap(): boolean {
   shrunkTo = v8.getHeapStatistics().total_heap_size;
   shrinks++;
   return true;
+}
+
+/*
+ * Hidden classes across a shrink. Each object shape has a V8 "map", and the
+ * inline caches of hot code remember the maps they have seen: one map is the
+ * fast case, up to four is slower, and more than four makes the cache
+ * megamorphic, for the rest of the process's life. A memory-reducing
+ * collection (shrinkHeap's, and the ones V8's own memory reducer makes when a
+ * process goes idle) keeps no map that no live object has: V8 retains maps
+ * for a few collections only in regular ones. An idle daemon holds no object
+ * of a request, so the maps of everything a request makes die with it:
+ * Node's tick objects, IncomingMessage, ServerResponse, fastify's Request and
+ * Reply, their header objects, the parsed body. The next request makes new
+ * maps, and every inline cache on its path sees one more. After a few idle
+ * spells those caches are megamorphic: process.nextTick went from ~40 to
+ * ~450 ns a call, and a POST /v1/sampling after an idle spell cost ~20 % more
+ * instructions than before it (bench/README.md, "session 10").
+ *
+ * So the daemon keeps one sample alive: the latest request's reply (which
+ * holds its request, the raw request and response, their socket and header
+ * objects, and the body) and one tick object. Live objects keep their maps,
+ * a map keeps the maps it was reached from, and the next request finds the
+ * same ones. The cost is one request's objects held until the next request.
+ */
+let shapeSample: object | undefined;
+let tickSample: object | undefined;
+
+/**
+ * Keeps a tick object as a sample (see above). The daemon calls it first
+ * thing at boot, before any memory-reducing collection: a tick object made
+ * after one would already have a second map.
+ */
+export function keepTickShape(): void {
+  process.nextTick(() => {
+    // inside a tick's callback the execution resource is that tick's object
+    tickSample = executionAsyncResource();
+  });
+}
+
+/**
+ * Keeps `reply` (fastify's, of the request being served) as the sample whose
+ * maps outlive a memory-reducing collection. Called by the daemon's onRequest
+ * hook (server.ts).
+ */
+export function keepShapes(reply: object): void {
+  shapeSample = reply;
+}
+
+/** The samples keepShapes holds: [the latest reply, a tick object] (for tests). */
+export function keptShapes(): [object | undefined, object | undefined] {
+  return [shapeSample, tickSample];
 }
 
 /** How many collections shrinkHeap has made in this process. */

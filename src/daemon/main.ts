@@ -25,7 +25,7 @@ import { REGISTRY_MIGRATIONS } from './registry/migrations.ts';
 import { Registry } from './registry/index.ts';
 import { buildServer } from './server.ts';
 import { redisWhere } from './http/shared-limit.ts';
-import { shrinkHeap, shrinkWhenIdle } from './heap.ts';
+import { keepTickShape, shrinkHeap, shrinkWhenIdle } from './heap.ts';
 import type { DefaultOracle } from './oracle.ts';
 
 const VERSION = packageVersion();
@@ -33,6 +33,8 @@ const VERSION = packageVersion();
 const ANOTHER_DAEMON = DAEMON_EXIT_ANOTHER;
 
 async function main(): Promise<void> {
+  // before any collection that could drop the tick objects' maps (heap.ts, "hidden classes across a shrink")
+  keepTickShape();
   const { values } = parseArgs({ options: { port: { type: 'string' }, host: { type: 'string' } }, strict: true });
   const { config, port, host, dbSynchronous, databaseUrl } = resolveSettings(loadConfig(configPath()), values, process.env);
 

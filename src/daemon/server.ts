@@ -21,6 +21,7 @@ import { presentedKeyHash } from './http/auth.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { DEFAULT_TIMEOUTS, MAX_BODY_DEPTH, RateLimiter, tooDeep, unreadBody, type RequestTimeouts } from './http/limits.ts';
 import { adminPlugin, registryPlugin } from './http/routes.ts';
+import { keepShapes } from './heap.ts';
 import { directRules } from './http/schemas.ts';
 import type { ZodType } from 'zod';
 import type { SharedRateLimiter } from './http/shared-limit.ts';
@@ -186,6 +187,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     done(registryError('rate_limited', `rate limit: at most ${max} requests per ${timeWindowMs / 1000} s for this ${per === 'key' ? 'key' : 'client address'}; retry in ${retryAfter} s`, { details: { max, windowSeconds: timeWindowMs / 1000, retryAfterSeconds: retryAfter, per } }));
   };
   app.addHook('onRequest', (req, reply, done) => {
+    keepShapes(reply); // the maps of a request outlive an idle spell (heap.ts)
     reply.header('x-request-id', req.id);
     if (req.url === '/health' || req.url === '/health/ready') return done();
     const h = presentedKeyHash(req);
