@@ -19,12 +19,13 @@
  * without collections (measured: RSS 12 s after a burst stayed at 138–140
  * MB in most runs; bench/README.md, "Issue #19 item 7, session 8").
  *
- * Why several idle seconds, not one: the burst after a pause costs more CPU
- * per request for its first seconds — ~30–40 µs more per POST when measured
- * in session 7 (bench/README.md, "registry"), most of which session 8 found
- * after a 6 s pause with no shrink as well, so it is mostly the pause's own.
- * Shrinking after one idle second added the regrowth to every short pause;
- * after IDLE_CHECKS seconds only a daemon that has really gone quiet shrinks.
+ * Why several idle seconds, not one: the young generation grows back after
+ * each shrink, so the burst after it costs more CPU per request for its first
+ * seconds. Shrinking after one idle second added the regrowth to every short
+ * pause; after IDLE_CHECKS seconds only a daemon that has really gone quiet
+ * shrinks. (Most of the larger cost sessions 7–9 measured after a pause, with
+ * or without a shrink, was the maps the memory-reducing collections dropped:
+ * see "Hidden classes across a shrink" below.)
  *
  * The collection is V8's gc() from a separate context (`--expose-gc` set at
  * run time, so the daemon's global scope gets no `gc`); where that is not

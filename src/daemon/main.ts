@@ -33,7 +33,7 @@ const VERSION = packageVersion();
 const ANOTHER_DAEMON = DAEMON_EXIT_ANOTHER;
 
 async function main(): Promise<void> {
-  // before any collection that could drop the tick objects' maps (heap.ts, "hidden classes across a shrink")
+  // before any collection that could drop the tick objects' maps (heap.ts, "Hidden classes across a shrink")
   keepTickShape();
   const { values } = parseArgs({ options: { port: { type: 'string' }, host: { type: 'string' } }, strict: true });
   const { config, port, host, dbSynchronous, databaseUrl } = resolveSettings(loadConfig(configPath()), values, process.env);
