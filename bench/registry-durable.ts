@@ -14,6 +14,11 @@
  *   node bench/registry-durable.ts <db file> <record.json>   (prints its port)
  *
  * Started by bench/registry.ts in its own process, with node's default flags.
+ * With BENCH_DURABLE_KEEP_SHAPES=1 (registry.ts `--durable-keep-shapes`) it
+ * also keeps the samples the daemon keeps across memory-reducing collections
+ * (src/daemon/heap.ts, "Hidden classes across a shrink": a tick object from
+ * boot, each request's reply, here from the handler), to see how much of the
+ * ratio that accounts for.
  */
 import Fastify from 'fastify';
 import { readFileSync } from 'node:fs';
@@ -29,8 +34,12 @@ const sync = process.env.ORACLEKIT_DB_SYNCHRONOUS;
 const db = openDatabase({ path: dbFile, migrations: { registry: REGISTRY_MIGRATIONS }, synchronous: sync === 'FULL' || sync === 'NORMAL' ? sync : 'async' });
 const template = JSON.parse(readFileSync(recordFile, 'utf8')) as { version: number; previousDesignId: string | null; createdBy: string; verification: { status: string } } & Record<string, unknown>;
 
+const keep = process.env.BENCH_DURABLE_KEEP_SHAPES === '1' ? await import('../dist/daemon/heap.js') : undefined;
+keep?.keepTickShape();
+
 const app = Fastify({ logger: false });
 app.post('/durable', async (req, reply) => {
+  keep?.keepShapes(reply);
   const body = req.body as { projectId: string };
   const rec = { ...template, designId: uuidv7(), projectId: body.projectId, createdAt: new Date().toISOString() };
   const json = JSON.stringify(rec);

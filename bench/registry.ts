@@ -13,7 +13,11 @@
  * nothing stored) and with the registry's work skipped (the stack floor: the
  * best ratio any POST route of this stack can reach here).
  *
- *   npm run build && node bench/registry.ts [--rounds 3] [--duration 5] [--connections 50] [--only durable] [--no-round-warmup]
+ *   npm run build && node bench/registry.ts [--rounds 3] [--duration 5] [--connections 50] [--only durable] [--no-round-warmup] [--durable-keep-shapes]
+ *
+ * `--durable-keep-shapes`: the minimal durable route also keeps the samples
+ * the daemon keeps so that idle spells do not cost its inline caches
+ * (src/daemon/heap.ts, "Hidden classes across a shrink"; bench/registry-durable.ts).
  *
  * `--only durable` runs the daemon's POST and the durable route only (and the
  * RSS figures).
@@ -47,7 +51,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 
 const ROOT = join(import.meta.dirname, '..');
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, log: { type: 'string' }, only: { type: 'string' }, 'no-round-warmup': { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, log: { type: 'string' }, only: { type: 'string' }, 'no-round-warmup': { type: 'boolean', default: false }, 'durable-keep-shapes': { type: 'boolean', default: false } } });
 const ONLY_DURABLE = values.only === 'durable';
 /** The daemon's node flags: as shipped, or BENCH_DAEMON_FLAGS to compare settings. */
 const NODE_FLAGS = process.env.BENCH_DAEMON_FLAGS !== undefined ? process.env.BENCH_DAEMON_FLAGS.split(/\s+/).filter(Boolean) : DAEMON_NODE_FLAGS;
@@ -103,6 +107,7 @@ async function startDurable(home: string, record: string): Promise<{ url: string
   writeFileSync(file, record);
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.ORACLEKIT_DB_SYNCHRONOUS;
+  if (values['durable-keep-shapes']) env.BENCH_DURABLE_KEEP_SHAPES = '1';
   const child = spawn(process.execPath, [join(ROOT, 'bench/registry-durable.ts'), join(home, 'durable.db'), file], { env, stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT });
   const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
   return { url: `http://127.0.0.1:${port}`, child };
@@ -253,6 +258,7 @@ async function main(): Promise<void> {
       durationSeconds: DURATION,
       rounds: ROUNDS,
       roundWarmup: ROUND_WARMUP,
+      durableKeepsShapes: values['durable-keep-shapes'],
       summary,
       daemonNodeFlags: NODE_FLAGS,
       ratios: {
