@@ -22,6 +22,13 @@
  * `--only durable` runs the daemon's POST and the durable route only (and the
  * RSS figures).
  *
+ * `cpuUsPerRequest` and `faultsPerRequest` are the serving process's CPU time
+ * and minor page faults per request (/proc/<pid>/stat), for the daemon and
+ * the durable route. Warm, a POST takes ~0.05 page faults; a figure near 1 or
+ * more means memory mapped and unmapped on every request, as SQLite's
+ * temp-file journals did under the daemon's malloc settings (bench/README.md,
+ * "Issue #19 item 7, session 11").
+ *
  * Every measured round follows a one-second warm-up of its own route (10
  * connections, not reported), for every route alike. Without it each of the
  * daemon's rounds began right after its idle heap shrink (src/daemon/heap.ts
@@ -124,21 +131,25 @@ interface Result {
   errors: number;
   /** CPU time (user + system) of the serving process per request, µs: less sensitive to the machine's load than req/s. */
   cpuUs?: number;
+  /** Minor page faults of the serving process per request: ~0.05 when warm; more means memory mapped and unmapped per request (bench/README.md, "session 11"). */
+  faults?: number;
 }
 
-/** User + system CPU time of a process so far, in µs (/proc/<pid>/stat, clock ticks of 10 ms). */
-function cpuUsOf(pid: number): number {
+/** User + system CPU time of a process so far, in µs (/proc/<pid>/stat, clock ticks of 10 ms), and its minor page faults. */
+function statOf(pid: number): { cpuUs: number; faults: number } {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10_000;
+  return { cpuUs: (Number(f[11]) + Number(f[12])) * 10_000, faults: Number(f[7]) };
 }
 
 async function run(name: string, opts: AcOptions, pid?: number): Promise<Result> {
   // each round measures its route warm: one second at 10 connections first, not reported (see the header)
   if (ROUND_WARMUP) await autocannon({ ...opts, connections: 10, duration: 1 });
-  const cpu0 = pid ? cpuUsOf(pid) : 0;
+  const s0 = pid ? statOf(pid) : undefined;
   const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, pipelining: 1, ...opts });
-  const cpuUs = pid ? Math.round((cpuUsOf(pid) - cpu0) / Math.max(1, r.requests.total)) : undefined;
-  return { name, rps: Math.round(r.requests.average), p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, ...(cpuUs !== undefined ? { cpuUs } : {}) };
+  const n = Math.max(1, r.requests.total);
+  const s1 = pid ? statOf(pid) : undefined;
+  const per = s0 && s1 ? { cpuUs: Math.round((s1.cpuUs - s0.cpuUs) / n), faults: Math.round(((s1.faults - s0.faults) / n) * 100) / 100 } : {};
+  return { name, rps: Math.round(r.requests.average), p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, ...per };
 }
 
 const DURABLE = 'minimal durable POST (same INSERT, group commit, fsync)';
@@ -242,6 +253,7 @@ async function main(): Promise<void> {
       rps: median(name, (r) => r.rps),
       p99: median(name, (r) => r.p99),
       cpuUsPerRequest: median(name, (r) => r.cpuUs ?? NaN),
+      faultsPerRequest: median(name, (r) => r.faults ?? NaN),
       non2xx: results.filter((r) => r.name === name).reduce((a, r) => a + r.non2xx, 0),
       // each round's figures, in order: [req/s, p99 ms]
       rounds: results.filter((r) => r.name === name).map((r) => [r.rps, r.p99]),
