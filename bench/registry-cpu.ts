@@ -41,6 +41,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 // @ts-expect-error autocannon ships no types
 import autocannon from 'autocannon';
+import { cpuUsOf } from './proc.ts';
 
 const { values } = parseArgs({
   options: {
@@ -85,11 +86,6 @@ function threadCpuOf(pid: number): Map<string, number> {
     }
   }
   return m;
-}
-
-function cpuUsOf(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10_000;
 }
 
 async function startDaemon(home: string, tree: string = TREE, flags: string[] = NODE_FLAGS): Promise<{ url: string; token: string; child: ChildProcess }> {

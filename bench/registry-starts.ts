@@ -26,6 +26,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 // @ts-expect-error autocannon ships no types
 import autocannon from 'autocannon';
+import { procStat } from './proc.ts';
 
 const { values } = parseArgs({
   options: {
@@ -41,12 +42,6 @@ const STARTS = Number(values.starts);
 const ROUNDS = Number(values.rounds);
 const DURATION = Number(values.duration);
 const designBody = JSON.stringify({ projectId: 'did:example:bench', population: 5000, expectedMean: 2.5, expectedSD: 1.2, dropoutRate: 0.15 });
-
-/** User + system CPU µs and minor page faults of a process so far (/proc/<pid>/stat). */
-function statOf(pid: number): { cpuUs: number; faults: number } {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return { cpuUs: (Number(f[11]) + Number(f[12])) * 10_000, faults: Number(f[7]) };
-}
 
 interface Start {
   /** Per round: [CPU µs per POST, page faults per POST]. */
@@ -79,9 +74,9 @@ async function oneStart(): Promise<Start> {
     await autocannon({ ...post, connections: 10, duration: 1 });
     const rounds: Array<[number, number]> = [];
     for (let k = 0; k < ROUNDS; k++) {
-      const s0 = statOf(child.pid!);
+      const s0 = procStat(child.pid!);
       const r = await autocannon({ ...post, connections: 50, duration: DURATION });
-      const s1 = statOf(child.pid!);
+      const s1 = procStat(child.pid!);
       const n = Math.max(1, r.requests.total);
       rounds.push([Math.round((s1.cpuUs - s0.cpuUs) / n), Math.round(((s1.faults - s0.faults) / n) * 100) / 100]);
     }

@@ -11,16 +11,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import postgres from 'postgres';
 import { childrenOf } from '../test/helpers/postgres.ts';
+import { cpuUsOf } from './proc.ts';
 
-/** User + system CPU time of a process so far, µs (/proc/<pid>/stat; USER_HZ = 100). 0 once it is gone. */
-export function cpuUsOf(pid: number): number {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10_000;
-  } catch {
-    return 0;
-  }
-}
+export { cpuUsOf };
 
 /** The postmaster listening on `port` (its command line carries `-p <port>`). */
 function postmasterOf(port: number): number {
