@@ -26,7 +26,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 // @ts-expect-error autocannon ships no types
 import autocannon from 'autocannon';
-import { procStat } from './proc.ts';
+import { perRequest, procStat } from './proc.ts';
 
 const { values } = parseArgs({
   options: {
@@ -76,9 +76,8 @@ async function oneStart(): Promise<Start> {
     for (let k = 0; k < ROUNDS; k++) {
       const s0 = procStat(child.pid!);
       const r = await autocannon({ ...post, connections: 50, duration: DURATION });
-      const s1 = procStat(child.pid!);
-      const n = Math.max(1, r.requests.total);
-      rounds.push([Math.round((s1.cpuUs - s0.cpuUs) / n), Math.round(((s1.faults - s0.faults) / n) * 100) / 100]);
+      const per = perRequest(s0, procStat(child.pid!), r.requests.total);
+      rounds.push([per.cpuUs, per.faults]);
     }
     return { rounds, mapping: rounds.slice(1).some(([, f]) => f > 1) };
   } finally {

@@ -56,7 +56,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 // @ts-expect-error autocannon ships no types
 import autocannon from 'autocannon';
-import { procStat } from './proc.ts';
+import { perRequest, procStat } from './proc.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, log: { type: 'string' }, only: { type: 'string' }, 'no-round-warmup': { type: 'boolean', default: false }, 'durable-keep-shapes': { type: 'boolean', default: false } } });
@@ -141,9 +141,7 @@ async function run(name: string, opts: AcOptions, pid?: number): Promise<Result>
   if (ROUND_WARMUP) await autocannon({ ...opts, connections: 10, duration: 1 });
   const s0 = pid ? procStat(pid) : undefined;
   const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, pipelining: 1, ...opts });
-  const n = Math.max(1, r.requests.total);
-  const s1 = pid ? procStat(pid) : undefined;
-  const per = s0 && s1 ? { cpuUs: Math.round((s1.cpuUs - s0.cpuUs) / n), faults: Math.round(((s1.faults - s0.faults) / n) * 100) / 100 } : {};
+  const per = pid && s0 ? perRequest(s0, procStat(pid), r.requests.total) : {};
   return { name, rps: Math.round(r.requests.average), p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, ...per };
 }
 

@@ -13,8 +13,6 @@ import postgres from 'postgres';
 import { childrenOf } from '../test/helpers/postgres.ts';
 import { cpuUsOf } from './proc.ts';
 
-export { cpuUsOf };
-
 /** The postmaster listening on `port` (its command line carries `-p <port>`). */
 function postmasterOf(port: number): number {
   for (const d of readdirSync('/proc')) {

@@ -29,7 +29,8 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { DAEMON_NODE_FLAGS, daemonEnv } from '../src/cli/daemon/control.ts';
 import { startPostgres, type PostgresServer } from '../test/helpers/postgres.ts';
-import { cpuUsOf, loadavg, median, PgMeter, type PgLoad, type PgSnapshot } from './scale-infra.ts';
+import { cpuUsOf } from './proc.ts';
+import { loadavg, median, PgMeter, type PgLoad, type PgSnapshot } from './scale-infra.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const { values } = parseArgs({

@@ -46,7 +46,8 @@ import { mintInvocation } from '../src/lib/ucan/index.ts';
 import { startPostgres, type PostgresServer } from '../test/helpers/postgres.ts';
 import { startRedis, type RedisServer } from '../test/helpers/redis.ts';
 import { instanceUrl } from '../test/helpers/runtime-cluster.ts';
-import { cpuUsOf, loadavg, median, percentile, PgMeter, redisDiff, redisQuietSnapshot, rowsAdded, sqliteRows, type PgLoad } from './scale-infra.ts';
+import { cpuUsOf } from './proc.ts';
+import { loadavg, median, percentile, PgMeter, redisDiff, redisQuietSnapshot, rowsAdded, sqliteRows, type PgLoad } from './scale-infra.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const { values } = parseArgs({
