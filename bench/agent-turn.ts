@@ -21,11 +21,23 @@ const chunks = [
   { type: 'text-start', id: 't' },
   ...Array.from({ length: TOKENS }, () => ({ type: 'text-delta', id: 't', delta: 'tok ' })),
   { type: 'text-end', id: 't' },
-  { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: { total: 1 }, outputTokens: { total: TOKENS } } },
+  {
+    type: 'finish',
+    finishReason: { unified: 'stop', raw: 'stop' },
+    usage: { inputTokens: { total: 1 }, outputTokens: { total: TOKENS } },
+  },
 ];
-const model = new MockLanguageModelV4({ doStream: async () => ({ stream: convertArrayToReadableStream(chunks) }) } as never);
+const model = new MockLanguageModelV4({
+  doStream: async () => ({ stream: convertArrayToReadableStream(chunks) }),
+} as never);
 const active = Array.from({ length: 12 }, (_, i) => ({
-  plugin: { name: `p${i}`, version: '0.0.0', manifest: { visibility: 'always' }, systemPrompt: () => `plugin ${i}`, middleware: { beforeModel: () => undefined, afterModel: () => undefined } } as unknown as OraclePlugin<unknown>,
+  plugin: {
+    name: `p${i}`,
+    version: '0.0.0',
+    manifest: { visibility: 'always' },
+    systemPrompt: () => `plugin ${i}`,
+    middleware: { beforeModel: () => undefined, afterModel: () => undefined },
+  } as unknown as OraclePlugin<unknown>,
   ctx: { env: {} } as unknown as PluginContext<unknown>,
 }));
 const deps: AgentDeps = {
@@ -65,4 +77,6 @@ const median = (a: number[]) => {
   const s = a.slice(Math.floor(TURNS / 3)).sort((x, y) => x - y);
   return s[Math.floor(s.length / 2)]!;
 };
-console.log(`agent turn in process (${TURNS} turns, 12 plugins, ${TOKENS} tokens): runTurn → first message event median ${median(first).toFixed(3)} ms; whole turn median ${median(whole).toFixed(3)} ms; CPU ${cpuPerTurn.toFixed(3)} ms per turn`);
+console.log(
+  `agent turn in process (${TURNS} turns, 12 plugins, ${TOKENS} tokens): runTurn → first message event median ${median(first).toFixed(3)} ms; whole turn median ${median(whole).toFixed(3)} ms; CPU ${cpuPerTurn.toFixed(3)} ms per turn`,
+);

@@ -30,10 +30,14 @@ import { mintDelegation, mintInvocation } from '../src/lib/ucan/index.ts';
 
 const pairs = Number(process.argv[2] ?? 30);
 const TOKEN = 'Zebra';
-const server = spawn(process.execPath, [join(import.meta.dirname, 'chat-server.ts'), TOKEN], { stdio: ['ignore', 'pipe', 'inherit'] });
+const server = spawn(process.execPath, [join(import.meta.dirname, 'chat-server.ts'), TOKEN], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const h = await new Promise<{ url: string; oracleDid: string }>((resolve, reject) => {
   server.on('exit', (c) => reject(new Error(`chat-server exited ${c}`)));
-  createInterface({ input: server.stdout! }).once('line', (l) => resolve(JSON.parse(l) as { url: string; oracleDid: string }));
+  createInterface({ input: server.stdout! }).once('line', (l) =>
+    resolve(JSON.parse(l) as { url: string; oracleDid: string }),
+  );
 });
 const ms = (a: bigint, b: bigint) => Number(b - a) / 1e6;
 
@@ -41,7 +45,11 @@ const ms = (a: bigint, b: bigint) => Number(b - a) / 1e6;
 const bare = await generateSigner();
 const bareSession = await (async () => {
   const tok = await mintInvocation({ issuer: bare, audience: h.oracleDid });
-  const r = await fetch(`${h.url}/sessions`, { method: 'POST', headers: { authorization: `Bearer ${tok}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' }, body: '{}' });
+  const r = await fetch(`${h.url}/sessions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tok}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' },
+    body: '{}',
+  });
   return ((await r.json()) as { sessionId: string }).sessionId;
 })();
 
@@ -50,7 +58,16 @@ const deleg = (await mintDelegation({ issuer: bare, audience: h.oracleDid })).to
 async function baseline(): Promise<number> {
   const tok = await mintInvocation({ issuer: bare, audience: h.oracleDid });
   const t0 = process.hrtime.bigint();
-  const res = await fetch(`${h.url}/messages/${bareSession}`, { method: 'POST', headers: { authorization: `Bearer ${tok}`, 'x-auth-type': 'ucan', 'x-ucan-delegation': deleg, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi', stream: true }) });
+  const res = await fetch(`${h.url}/messages/${bareSession}`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${tok}`,
+      'x-auth-type': 'ucan',
+      'x-ucan-delegation': deleg,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ message: 'hi', stream: true }),
+  });
   const reader = res.body!.getReader();
   const dec = new TextDecoder();
   let buf = '';
@@ -77,7 +94,12 @@ class Screen extends Writable {
   }
 }
 const stdout = new Screen();
-const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin, ref: () => stdin, unref: () => stdin });
+const stdin = Object.assign(new PassThrough(), {
+  isTTY: true,
+  setRawMode: () => stdin,
+  ref: () => stdin,
+  unref: () => stdin,
+});
 // breakdown: when the client calls fetch for the message, and when the first token event arrives
 let tFetch = 0n;
 let tEvent = 0n;
@@ -85,17 +107,26 @@ const timedFetch: typeof fetch = (input, init) => {
   if (init?.method === 'POST' && String(input).includes('/messages/')) tFetch = process.hrtime.bigint();
   return fetch(input, init);
 };
-const client = new OracleClient({ baseUrl: h.url, oracleDid: h.oracleDid, signer: await generateSigner(), fetch: timedFetch, auth: { premint: true } });
+const client = new OracleClient({
+  baseUrl: h.url,
+  oracleDid: h.oracleDid,
+  signer: await generateSigner(),
+  fetch: timedFetch,
+  auth: { premint: true },
+});
 const controller = new ChatController(client);
 await controller.ensureSession();
-const app = render(createElement(ChatApp, { controller, spinnerMs: 80, onFirstTokenEvent: () => (tEvent = process.hrtime.bigint()) }), {
-  stdout: stdout as unknown as NodeJS.WriteStream,
-  stdin: stdin as unknown as NodeJS.ReadStream,
-  exitOnCtrlC: false,
-  interactive: true,
-  patchConsole: false,
-  maxFps: 120,
-});
+const app = render(
+  createElement(ChatApp, { controller, spinnerMs: 80, onFirstTokenEvent: () => (tEvent = process.hrtime.bigint()) }),
+  {
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    stdin: stdin as unknown as NodeJS.ReadStream,
+    exitOnCtrlC: false,
+    interactive: true,
+    patchConsole: false,
+    maxFps: 120,
+  },
+);
 
 const split = { input: [] as number[], network: [] as number[], render: [] as number[] };
 async function tui(): Promise<number> {
@@ -116,12 +147,18 @@ async function tui(): Promise<number> {
   split.network.push(ms(tFetch, tEvent));
   split.render.push(ms(tEvent, t1));
   // let the turn finish before the next one
-  while (controller.streaming || !(await client.activeRun(controller.sessionId!)).run || (await client.activeRun(controller.sessionId!)).run?.status === 'running') await new Promise((r) => setTimeout(r, 5));
+  while (
+    controller.streaming ||
+    !(await client.activeRun(controller.sessionId!)).run ||
+    (await client.activeRun(controller.sessionId!)).run?.status === 'running'
+  )
+    await new Promise((r) => setTimeout(r, 5));
   await new Promise((r) => setTimeout(r, 30));
   return ms(t0, t1);
 }
 
-const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+const q = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 // warm-up: JIT, connections, first render
 for (let i = 0; i < 3; i++) {
   await baseline();
@@ -146,5 +183,7 @@ console.log(`TUI Enter → first rendered token:           median ${f(q(ui, 0.5)
 console.log(`  Enter → fetch (input, UCAN minting):       median ${f(q(split.input, 0.5))}`);
 console.log(`  fetch → first token event (network+SSE):  median ${f(q(split.network, 0.5))}`);
 console.log(`  event → token on screen (React + Ink):    median ${f(q(split.render, 0.5))}`);
-console.log(`added by the TUI:                            median ${f(q(added, 0.5))}, p90 ${f(q(added, 0.9))}  (target < 30 ms)`);
+console.log(
+  `added by the TUI:                            median ${f(q(added, 0.5))}, p90 ${f(q(added, 0.9))}  (target < 30 ms)`,
+);
 process.exit(0);

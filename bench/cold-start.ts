@@ -8,7 +8,20 @@ import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 const runs = Number(process.argv[2] ?? 40);
-const calc = [join(root, 'bin/run.js'), 'sample', 'calc', '--population', '8000', '--mean', '3.1', '--sd', '1.7', '--dropout', '0.1', '--json'];
+const calc = [
+  join(root, 'bin/run.js'),
+  'sample',
+  'calc',
+  '--population',
+  '8000',
+  '--mean',
+  '3.1',
+  '--sd',
+  '1.7',
+  '--dropout',
+  '0.1',
+  '--json',
+];
 
 function time(args: string[]): number {
   const t0 = process.hrtime.bigint();

@@ -16,10 +16,30 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 
-const { values } = parseArgs({ options: { tree: { type: 'string', default: join(import.meta.dirname, '..') }, calls: { type: 'string', default: '200000' }, child: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    tree: { type: 'string', default: join(import.meta.dirname, '..') },
+    calls: { type: 'string', default: '200000' },
+    child: { type: 'boolean', default: false },
+  },
+});
 
 if (!values.child) {
-  const r = spawnSync(process.execPath, ['--expose-gc', '--min-semi-space-size=128', '--max-semi-space-size=128', import.meta.filename, '--child', '--tree', resolve(values.tree), '--calls', values.calls], { stdio: 'inherit' });
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--expose-gc',
+      '--min-semi-space-size=128',
+      '--max-semi-space-size=128',
+      import.meta.filename,
+      '--child',
+      '--tree',
+      resolve(values.tree),
+      '--calls',
+      values.calls,
+    ],
+    { stdio: 'inherit' },
+  );
   process.exit(r.status ?? 1);
 }
 
@@ -29,13 +49,26 @@ const gc = (globalThis as { gc?: () => void }).gc!;
 const CALLS = Number(values.calls);
 
 const bodies = {
-  'bench body (unstratified, dropout 0.15)': { projectId: 'did:example:bench', population: 5000, expectedMean: 2.5, expectedSD: 1.2, dropoutRate: 0.15 },
+  'bench body (unstratified, dropout 0.15)': {
+    projectId: 'did:example:bench',
+    population: 5000,
+    expectedMean: 2.5,
+    expectedSD: 1.2,
+    dropoutRate: 0.15,
+  },
   'three strata, dropout 0.07': {
     population: 12000,
     expectedMean: 2.5,
     expectedSD: 1.2,
     dropoutRate: 0.07,
-    stratification: { enabled: true, strata: [{ name: 'north', weight: 0.5 }, { name: 'south', weight: 0.3, sd: 1.5 }, { name: 'east', weight: 0.2 }] },
+    stratification: {
+      enabled: true,
+      strata: [
+        { name: 'north', weight: 0.5 },
+        { name: 'south', weight: 0.3, sd: 1.5 },
+        { name: 'east', weight: 0.2 },
+      ],
+    },
   },
 };
 

@@ -24,7 +24,15 @@ const WARMUP = 500;
 const record = JSON.stringify({
   projectId: 'did:example:bench',
   version: 1,
-  parameters: { confidence: 0.95, precision: 0.05, z: 1.959963984540054, n0: 385, nFpc: 357, dropout: 0.15, final: 420 },
+  parameters: {
+    confidence: 0.95,
+    precision: 0.05,
+    z: 1.959963984540054,
+    n0: 385,
+    nFpc: 357,
+    dropout: 0.15,
+    final: 420,
+  },
   input: { population: 5000, expectedMean: 2.5, expectedSD: 1.2, dropoutRate: 0.15 },
   pad: 'x'.repeat(600),
 });
@@ -36,7 +44,9 @@ function run(ids: 'v4' | 'v7', synchronous: 'FULL' | 'NORMAL') {
   db.exec(`PRAGMA synchronous = ${synchronous}`);
   db.exec('PRAGMA foreign_keys = ON');
   for (const m of REGISTRY_MIGRATIONS) db.exec(sqlOf(m, 'sqlite'));
-  const insert = db.prepare('INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   const savepoint = db.prepare('SAVEPOINT w');
   const release = db.prepare('RELEASE w');
   let build = 0;
@@ -46,7 +56,16 @@ function run(ids: 'v4' | 'v7', synchronous: 'FULL' | 'NORMAL') {
     db.exec('BEGIN IMMEDIATE');
     for (let i = 0; i < GROUP; i++) {
       savepoint.run();
-      insert.run(ids === 'v4' ? crypto.randomUUID() : uuidv7(), 'did:example:bench', 1, null, 'draft', record, 'did:example:bench', new Date().toISOString());
+      insert.run(
+        ids === 'v4' ? crypto.randomUUID() : uuidv7(),
+        'did:example:bench',
+        1,
+        null,
+        'draft',
+        record,
+        'did:example:bench',
+        new Date().toISOString(),
+      );
       release.run();
     }
     const t1 = performance.now();
@@ -65,4 +84,12 @@ function run(ids: 'v4' | 'v7', synchronous: 'FULL' | 'NORMAL') {
 
 const rows = [run('v4', 'FULL'), run('v7', 'FULL'), run('v4', 'NORMAL'), run('v7', 'NORMAL')];
 console.log(`${GROUPS - WARMUP} groups of ${GROUP} design rows (record ${record.length} bytes), µs per row`);
-console.table(rows.map((r) => ({ ids: r.ids, synchronous: r.synchronous, build: r.buildUsPerRow.toFixed(1), commit: r.commitUsPerRow.toFixed(1), total: (r.buildUsPerRow + r.commitUsPerRow).toFixed(1) })));
+console.table(
+  rows.map((r) => ({
+    ids: r.ids,
+    synchronous: r.synchronous,
+    build: r.buildUsPerRow.toFixed(1),
+    commit: r.commitUsPerRow.toFixed(1),
+    total: (r.buildUsPerRow + r.commitUsPerRow).toFixed(1),
+  })),
+);

@@ -17,7 +17,17 @@ const bin = join(root, 'bin/run.js');
 const runs = Number(process.argv[2] ?? 20);
 const home = mkdtempSync(join(tmpdir(), 'ok-bench-new-home-'));
 const work = mkdtempSync(join(tmpdir(), 'ok-bench-new-work-'));
-const env = { ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0', CI: '', ORACLEKIT_API_KEY: '', ORACLEKIT_REGISTRY: '', ORACLEKIT_MNEMONIC: '', MATRIX_BASE_URL: '', NO_COLOR: '1' };
+const env = {
+  ...process.env,
+  ORACLEKIT_HOME: home,
+  ORACLEKIT_DAEMON_PORT: '0',
+  CI: '',
+  ORACLEKIT_API_KEY: '',
+  ORACLEKIT_REGISTRY: '',
+  ORACLEKIT_MNEMONIC: '',
+  MATRIX_BASE_URL: '',
+  NO_COLOR: '1',
+};
 
 function run(args: string[]): { ms: number; stdout: string } {
   const t0 = process.hrtime.bigint();
@@ -37,12 +47,20 @@ try {
     times.push(run(['new', `demo${i}`, '--yes', '--no-install', '--no-git']).ms);
     rmSync(join(work, `demo${i}`), { recursive: true, force: true });
   }
-  const j = JSON.parse(run(['new', 'timed', '--yes', '--no-install', '--no-git', '--json']).stdout) as { timings: Record<string, number> };
+  const j = JSON.parse(run(['new', 'timed', '--yes', '--no-install', '--no-git', '--json']).stdout) as {
+    timings: Record<string, number>;
+  };
   const m = median(times);
   console.log(`node ${process.version}, ${runs} runs against a running local daemon`);
   console.log(`first run (identity, API key, protocol class made)   ${first.ms.toFixed(0)} ms`);
-  console.log(`oraclekit new demo --yes --no-install --no-git        median ${m.toFixed(0)} ms, p90 ${p90(times).toFixed(0)} ms (target < 1000 ms) ${m < 1000 ? 'OK' : 'OVER TARGET'}`);
-  console.log(`inside one run (ms): ${Object.entries(j.timings).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  console.log(
+    `oraclekit new demo --yes --no-install --no-git        median ${m.toFixed(0)} ms, p90 ${p90(times).toFixed(0)} ms (target < 1000 ms) ${m < 1000 ? 'OK' : 'OVER TARGET'}`,
+  );
+  console.log(
+    `inside one run (ms): ${Object.entries(j.timings)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
 } finally {
   spawnSync(process.execPath, [bin, 'daemon', 'stop', '--grace', '1'], { env, stdio: 'ignore' });
   rmSync(home, { recursive: true, force: true });

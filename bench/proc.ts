@@ -30,7 +30,10 @@ export function procStat(pid: number): ProcStat {
 /** CPU µs (rounded) and page faults (to 0.01) per request between two readings, over `requests` requests. */
 export function perRequest(before: ProcStat, after: ProcStat, requests: number): ProcStat {
   const n = Math.max(1, requests);
-  return { cpuUs: Math.round((after.cpuUs - before.cpuUs) / n), faults: Math.round(((after.faults - before.faults) / n) * 100) / 100 };
+  return {
+    cpuUs: Math.round((after.cpuUs - before.cpuUs) / n),
+    faults: Math.round(((after.faults - before.faults) / n) * 100) / 100,
+  };
 }
 
 /** User + system CPU time of a process so far, µs; 0 once it is gone. */

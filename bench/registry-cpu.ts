@@ -35,7 +35,16 @@
  */
 import { DAEMON_NODE_FLAGS, daemonEnv } from '../src/cli/daemon/control.ts';
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -70,8 +79,17 @@ const N = Number(values.requests);
 const WARMUP = Number(values.warmup);
 const CONNECTIONS = Number(values.connections);
 const VG = values.callgrind;
-const NODE_FLAGS = process.env.BENCH_DAEMON_FLAGS !== undefined ? process.env.BENCH_DAEMON_FLAGS.split(/\s+/).filter(Boolean) : DAEMON_NODE_FLAGS;
-const designBody = JSON.stringify({ projectId: 'did:example:bench', population: 5000, expectedMean: 2.5, expectedSD: 1.2, dropoutRate: 0.15 });
+const NODE_FLAGS =
+  process.env.BENCH_DAEMON_FLAGS !== undefined
+    ? process.env.BENCH_DAEMON_FLAGS.split(/\s+/).filter(Boolean)
+    : DAEMON_NODE_FLAGS;
+const designBody = JSON.stringify({
+  projectId: 'did:example:bench',
+  population: 5000,
+  expectedMean: 2.5,
+  expectedSD: 1.2,
+  dropoutRate: 0.15,
+});
 
 /** CPU µs so far of each thread group of a process, by thread name (/proc/<pid>/task/<tid>/comm: the main thread, V8's GC workers, libuv's pool…). */
 function threadCpuOf(pid: number): Map<string, number> {
@@ -88,7 +106,11 @@ function threadCpuOf(pid: number): Map<string, number> {
   return m;
 }
 
-async function startDaemon(home: string, tree: string = TREE, flags: string[] = NODE_FLAGS): Promise<{ url: string; token: string; child: ChildProcess }> {
+async function startDaemon(
+  home: string,
+  tree: string = TREE,
+  flags: string[] = NODE_FLAGS,
+): Promise<{ url: string; token: string; child: ChildProcess }> {
   const env: NodeJS.ProcessEnv = daemonEnv({ ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0' });
   delete env.ORACLEKIT_DB_SYNCHRONOUS;
   const main = join(tree, 'dist/daemon/main.js');
@@ -97,7 +119,18 @@ async function startDaemon(home: string, tree: string = TREE, flags: string[] = 
   // --stdout <file>: the daemon's standard output (e.g. --trace-gc lines with BENCH_DAEMON_FLAGS) to a file
   const out = values.stdout ? openSync(values.stdout, 'w') : 'ignore';
   const child = VG
-    ? spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${values.out}.%p`, '-q', process.execPath, ...args], { env, stdio: ['ignore', 'ignore', 'inherit'] })
+    ? spawn(
+        'valgrind',
+        [
+          '--tool=callgrind',
+          '--instr-atstart=no',
+          `--callgrind-out-file=${values.out}.%p`,
+          '-q',
+          process.execPath,
+          ...args,
+        ],
+        { env, stdio: ['ignore', 'ignore', 'inherit'] },
+      )
     : values.pin
       ? spawn('taskset', ['-c', '1', process.execPath, ...args], { env, stdio: ['ignore', out, 'inherit'] })
       : spawn(process.execPath, args, { env, stdio: ['ignore', out, 'inherit'] });
@@ -115,14 +148,37 @@ async function postOptions(d: { url: string; token: string }): Promise<Record<st
     body: JSON.stringify({ did: 'did:example:bench', roles: ['member'] }),
   });
   const key = ((await keyR.json()) as { key: string }).key;
-  return { url: d.url + '/v1/sampling', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: designBody, connections: CONNECTIONS, pipelining: 1, ...(VG ? { timeout: 600 } : {}) };
+  return {
+    url: d.url + '/v1/sampling',
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: designBody,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    ...(VG ? { timeout: 600 } : {}),
+  };
 }
 
 /** The pid valgrind runs node as (valgrind execs into the tool: the same pid). */
-async function oneRun(): Promise<{ cpuUsPerRequest: number; threads: Record<string, number>; rps: number; p99: number; requests: number; non2xx: number; callgrindFile?: string }> {
+async function oneRun(): Promise<{
+  cpuUsPerRequest: number;
+  threads: Record<string, number>;
+  rps: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  callgrindFile?: string;
+}> {
   const home = mkdtempSync(join(tmpdir(), 'oraclekit-bench-cpu-'));
   mkdirSync(join(home, 'config'), { recursive: true });
-  writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 }, ...(values['no-oracle'] ? { oracle: { enabled: false } } : {}), ...(values.log ? { logLevel: values.log } : {}) }));
+  writeFileSync(
+    join(home, 'config/daemon.json'),
+    JSON.stringify({
+      rateLimit: { max: 100_000_000, timeWindowMs: 60_000 },
+      ...(values['no-oracle'] ? { oracle: { enabled: false } } : {}),
+      ...(values.log ? { logLevel: values.log } : {}),
+    }),
+  );
   const d = await startDaemon(home);
   try {
     const post = await postOptions(d);
@@ -135,12 +191,18 @@ async function oneRun(): Promise<{ cpuUsPerRequest: number; threads: Record<stri
       // switching instrumentation on takes a while: a /health request every 100 ms meanwhile, so that the daemon's
       // idle heap shrinking (src/daemon/heap.ts: after a second without requests) does not run between the two phases
       const ping = setInterval(() => void fetch(d.url + '/health').catch(() => undefined), 100);
-      await new Promise<void>((res, rej) => execFile('callgrind_control', ['-i', 'on', String(pid)], (e) => (e ? rej(e) : res())));
+      await new Promise<void>((res, rej) =>
+        execFile('callgrind_control', ['-i', 'on', String(pid)], (e) => (e ? rej(e) : res())),
+      );
       clearInterval(ping);
     }
     // --perf <file>: `perf record` of the daemon over the measured POSTs (JIT frames named when the daemon runs with
     // --perf-basic-prof: BENCH_DAEMON_FLAGS="--max-semi-space-size=16 --perf-basic-prof")
-    const perf = values.perf ? spawn('perf', ['record', '-k', 'mono', '-F', '2999', '-g', '-p', String(pid), '-o', values.perf], { stdio: ['ignore', 'ignore', 'inherit'] }) : undefined;
+    const perf = values.perf
+      ? spawn('perf', ['record', '-k', 'mono', '-F', '2999', '-g', '-p', String(pid), '-o', values.perf], {
+          stdio: ['ignore', 'ignore', 'inherit'],
+        })
+      : undefined;
     if (perf) await new Promise((r) => setTimeout(r, 500));
     const c0 = cpuUsOf(pid);
     const t0 = threadCpuOf(pid);
@@ -166,7 +228,15 @@ async function oneRun(): Promise<{ cpuUsPerRequest: number; threads: Record<stri
         .sort()
         .pop();
     }
-    return { cpuUsPerRequest: +(cpu / r.requests.total).toFixed(1), threads, rps: Math.round(r.requests.average), p99: r.latency.p99, requests: r.requests.total, non2xx: r.non2xx, ...(callgrindFile ? { callgrindFile } : {}) };
+    return {
+      cpuUsPerRequest: +(cpu / r.requests.total).toFixed(1),
+      threads,
+      rps: Math.round(r.requests.average),
+      p99: r.latency.p99,
+      requests: r.requests.total,
+      non2xx: r.non2xx,
+      ...(callgrindFile ? { callgrindFile } : {}),
+    };
   } finally {
     d.child.kill('SIGTERM');
     await new Promise((r) => d.child.once('exit', r));
@@ -181,7 +251,13 @@ async function oneRun(): Promise<{ cpuUsPerRequest: number; threads: Record<stri
  */
 async function versus(): Promise<void> {
   const trees = [TREE, resolve(values.versus!)];
-  const daemons: { tree: string; home: string; child: ChildProcess; post: Record<string, unknown>; figures: number[] }[] = [];
+  const daemons: {
+    tree: string;
+    home: string;
+    child: ChildProcess;
+    post: Record<string, unknown>;
+    figures: number[];
+  }[] = [];
   try {
     for (const tree of trees) {
       const home = mkdtempSync(join(tmpdir(), 'oraclekit-bench-cpu-'));
@@ -190,11 +266,31 @@ async function versus(): Promise<void> {
       const noOracle = values['no-oracle'] || (daemons.length === 1 && values['versus-no-oracle']);
       // --versus-log <level>: the second daemon's log level (e.g. warn: no access lines)
       const logLevel = daemons.length === 1 && values['versus-log'] !== undefined ? values['versus-log'] : values.log;
-      writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 }, ...(noOracle ? { oracle: { enabled: false } } : {}), ...(logLevel ? { logLevel } : {}) }));
+      writeFileSync(
+        join(home, 'config/daemon.json'),
+        JSON.stringify({
+          rateLimit: { max: 100_000_000, timeWindowMs: 60_000 },
+          ...(noOracle ? { oracle: { enabled: false } } : {}),
+          ...(logLevel ? { logLevel } : {}),
+        }),
+      );
       // --versus-flags: the second daemon's node flags (space-separated), to compare settings of one build
-      const flags = daemons.length === 1 && values['versus-flags'] !== undefined ? values['versus-flags'].split(/\s+/).filter(Boolean) : NODE_FLAGS;
+      const flags =
+        daemons.length === 1 && values['versus-flags'] !== undefined
+          ? values['versus-flags'].split(/\s+/).filter(Boolean)
+          : NODE_FLAGS;
       const d = await startDaemon(home, tree, flags);
-      daemons.push({ tree: tree + (flags === NODE_FLAGS ? '' : ` [${flags.join(' ')}]`) + (noOracle ? ' (no oracle)' : '') + (logLevel !== values.log ? ` (log ${logLevel})` : ''), home, child: d.child, post: await postOptions(d), figures: [] });
+      daemons.push({
+        tree:
+          tree +
+          (flags === NODE_FLAGS ? '' : ` [${flags.join(' ')}]`) +
+          (noOracle ? ' (no oracle)' : '') +
+          (logLevel !== values.log ? ` (log ${logLevel})` : ''),
+        home,
+        child: d.child,
+        post: await postOptions(d),
+        figures: [],
+      });
     }
     for (const d of daemons) await autocannon({ ...d.post, amount: WARMUP });
     for (let round = 0; round < Number(values.rounds); round++) {
@@ -208,7 +304,17 @@ async function versus(): Promise<void> {
       }
     }
     const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor((v.length - 1) / 2)]!;
-    console.log(JSON.stringify({ requests: N, rounds: Number(values.rounds), trees: daemons.map((d) => ({ tree: d.tree, median: median(d.figures), all: d.figures })) }, null, 1));
+    console.log(
+      JSON.stringify(
+        {
+          requests: N,
+          rounds: Number(values.rounds),
+          trees: daemons.map((d) => ({ tree: d.tree, median: median(d.figures), all: d.figures })),
+        },
+        null,
+        1,
+      ),
+    );
   } finally {
     for (const d of daemons) {
       d.child.kill('SIGTERM');

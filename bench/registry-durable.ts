@@ -31,8 +31,17 @@ import type { DesignRecord } from '../dist/lib/registry/types.js';
 const [dbFile, recordFile] = process.argv.slice(2);
 if (!dbFile || !recordFile) throw new Error('usage: node bench/registry-durable.ts <db file> <record.json>');
 const sync = process.env.ORACLEKIT_DB_SYNCHRONOUS;
-const db = openDatabase({ path: dbFile, migrations: { registry: REGISTRY_MIGRATIONS }, synchronous: sync === 'FULL' || sync === 'NORMAL' ? sync : 'async' });
-const template = JSON.parse(readFileSync(recordFile, 'utf8')) as { version: number; previousDesignId: string | null; createdBy: string; verification: { status: string } } & Record<string, unknown>;
+const db = openDatabase({
+  path: dbFile,
+  migrations: { registry: REGISTRY_MIGRATIONS },
+  synchronous: sync === 'FULL' || sync === 'NORMAL' ? sync : 'async',
+});
+const template = JSON.parse(readFileSync(recordFile, 'utf8')) as {
+  version: number;
+  previousDesignId: string | null;
+  createdBy: string;
+  verification: { status: string };
+} & Record<string, unknown>;
 
 const keep = process.env.BENCH_DURABLE_KEEP_SHAPES === '1' ? await import('../dist/daemon/heap.js') : undefined;
 keep?.keepTickShape();
@@ -44,7 +53,11 @@ app.post('/durable', async (req, reply) => {
   const rec = { ...template, designId: uuidv7(), projectId: body.projectId, createdAt: new Date().toISOString() };
   const json = JSON.stringify(rec);
   await db.write(() => db.run(INSERT_DESIGN, insertDesignParams(rec as unknown as DesignRecord, json)));
-  return reply.code(201).header('location', `/v1/sampling/${rec.designId}`).type('application/json; charset=utf-8').send(json);
+  return reply
+    .code(201)
+    .header('location', `/v1/sampling/${rec.designId}`)
+    .type('application/json; charset=utf-8')
+    .send(json);
 });
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(String((app.server.address() as { port: number }).port) + '\n');

@@ -45,9 +45,13 @@ const REQUESTS = Number(values.requests ?? (CALLGRIND ? 3000 : 20_000));
 const ROUNDS = Number(values.rounds);
 const CONNECTIONS = Number(values.connections);
 const IDLE_MS = Number(values['idle-ms']);
-const NODE_FLAGS = process.env.BENCH_DAEMON_FLAGS !== undefined ? process.env.BENCH_DAEMON_FLAGS.split(/\s+/).filter(Boolean) : DAEMON_NODE_FLAGS;
+const NODE_FLAGS =
+  process.env.BENCH_DAEMON_FLAGS !== undefined
+    ? process.env.BENCH_DAEMON_FLAGS.split(/\s+/).filter(Boolean)
+    : DAEMON_NODE_FLAGS;
 /** --flags, one per --tree in order: that daemon's node flags instead of NODE_FLAGS (space-separated; '' for none). */
-const flagsOf = (i: number): string[] => (values.flags?.[i] !== undefined ? values.flags[i]!.split(/\s+/).filter(Boolean) : NODE_FLAGS);
+const flagsOf = (i: number): string[] =>
+  values.flags?.[i] !== undefined ? values.flags[i]!.split(/\s+/).filter(Boolean) : NODE_FLAGS;
 
 interface Daemon {
   tree: string;
@@ -82,15 +86,30 @@ async function start(tree: string, flags: string[]): Promise<Daemon> {
   if (!existsSync(main)) throw new Error(`${tree}: run \`npm run build\` there first`);
   const home = mkdtempSync(join(tmpdir(), 'oraclekit-getcpu-'));
   mkdirSync(join(home, 'config'), { recursive: true });
-  writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 } }));
+  writeFileSync(
+    join(home, 'config/daemon.json'),
+    JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 } }),
+  );
   const env: NodeJS.ProcessEnv = daemonEnv({ ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0' });
   const args = [...flags, main];
   const child = CALLGRIND
-    ? spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(home, 'callgrind.out.%p')}`, '-q', process.execPath, ...args], { env, stdio: ['ignore', 'ignore', 'inherit'] })
+    ? spawn(
+        'valgrind',
+        [
+          '--tool=callgrind',
+          '--instr-atstart=no',
+          `--callgrind-out-file=${join(home, 'callgrind.out.%p')}`,
+          '-q',
+          process.execPath,
+          ...args,
+        ],
+        { env, stdio: ['ignore', 'ignore', 'inherit'] },
+      )
     : spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const disc = join(home, 'state/daemon.json');
   // under valgrind on a loaded machine the boot takes minutes
-  for (let i = 0; i < (CALLGRIND ? 12_000 : 1200) && !existsSync(disc) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < (CALLGRIND ? 12_000 : 1200) && !existsSync(disc) && child.exitCode === null; i++)
+    await new Promise((r) => setTimeout(r, 50));
   if (!existsSync(disc)) {
     child.kill('SIGKILL');
     rmSync(home, { recursive: true, force: true });
@@ -104,8 +123,21 @@ async function start(tree: string, flags: string[]): Promise<Daemon> {
   });
   const key = ((await keyR.json()) as { key: string }).key;
   const headers = { authorization: `Bearer ${key}` };
-  const dom = (await (await fetch(d.url + '/v1/domains', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ type: 'Protocol', metadata: { name: 'bench' } }) })).json()) as { id: string };
-  return { tree, flags, home, child, url: d.url, get: { url: d.url + `/v1/domains/${encodeURIComponent(dom.id)}`, headers } };
+  const dom = (await (
+    await fetch(d.url + '/v1/domains', {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'Protocol', metadata: { name: 'bench' } }),
+    })
+  ).json()) as { id: string };
+  return {
+    tree,
+    flags,
+    home,
+    child,
+    url: d.url,
+    get: { url: d.url + `/v1/domains/${encodeURIComponent(dom.id)}`, headers },
+  };
 }
 
 async function drive(d: Daemon, amount: number): Promise<void> {
@@ -153,20 +185,29 @@ async function main(): Promise<void> {
           perRequest = (cpuUsOf(d.child.pid!) - cpu0) / REQUESTS;
         }
         figures.get(label(d))!.push(Math.round(perRequest * 10) / 10);
-        console.error(`round ${round + 1} ${label(d)}: ${perRequest.toFixed(1)} ${CALLGRIND ? 'instructions' : 'CPU µs'} per GET`);
+        console.error(
+          `round ${round + 1} ${label(d)}: ${perRequest.toFixed(1)} ${CALLGRIND ? 'instructions' : 'CPU µs'} per GET`,
+        );
       }
     }
     const quantile = (v: number[], q: number) => [...v].sort((a, b) => a - b)[Math.floor((v.length - 1) * q)]!;
     const median = (v: number[]) => quantile(v, 0.5);
     const out = {
-      measure: CALLGRIND ? 'instructions per GET (callgrind, all threads)' : 'daemon CPU µs per GET (schedstat, all threads)',
+      measure: CALLGRIND
+        ? 'instructions per GET (callgrind, all threads)'
+        : 'daemon CPU µs per GET (schedstat, all threads)',
       requests: REQUESTS,
       rounds: ROUNDS,
       connections: CONNECTIONS,
       daemonNodeFlags: NODE_FLAGS,
       idleMsBeforeEachRound: IDLE_MS,
       // the other load only ever adds CPU time (caches, the other hyper-thread), so the lower quartile is the steadier figure
-      trees: [...figures].map(([tree, all]) => ({ tree, median: median(all), lowerQuartile: quantile(all, 0.25), all })),
+      trees: [...figures].map(([tree, all]) => ({
+        tree,
+        median: median(all),
+        lowerQuartile: quantile(all, 0.25),
+        all,
+      })),
     };
     console.log(JSON.stringify(out, null, 2));
   } finally {

@@ -41,7 +41,13 @@ const TREE = resolve(values.tree);
 const STARTS = Number(values.starts);
 const ROUNDS = Number(values.rounds);
 const DURATION = Number(values.duration);
-const designBody = JSON.stringify({ projectId: 'did:example:bench', population: 5000, expectedMean: 2.5, expectedSD: 1.2, dropoutRate: 0.15 });
+const designBody = JSON.stringify({
+  projectId: 'did:example:bench',
+  population: 5000,
+  expectedMean: 2.5,
+  expectedSD: 1.2,
+  dropoutRate: 0.15,
+});
 
 interface Start {
   /** Per round: [CPU µs per POST, page faults per POST]. */
@@ -52,9 +58,20 @@ interface Start {
 async function oneStart(): Promise<Start> {
   const home = mkdtempSync(join(tmpdir(), 'oraclekit-starts-'));
   mkdirSync(join(home, 'config'), { recursive: true });
-  writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 } }));
-  const argv = [...(values.pin ? ['taskset', '-c', '1'] : []), process.execPath, ...DAEMON_NODE_FLAGS, join(TREE, 'dist/daemon/main.js')];
-  const child = spawn(argv[0]!, argv.slice(1), { env: daemonEnv({ ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0' }), stdio: ['ignore', 'ignore', 'inherit'] });
+  writeFileSync(
+    join(home, 'config/daemon.json'),
+    JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 } }),
+  );
+  const argv = [
+    ...(values.pin ? ['taskset', '-c', '1'] : []),
+    process.execPath,
+    ...DAEMON_NODE_FLAGS,
+    join(TREE, 'dist/daemon/main.js'),
+  ];
+  const child = spawn(argv[0]!, argv.slice(1), {
+    env: daemonEnv({ ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0' }),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   try {
     const disc = join(home, 'state/daemon.json');
     for (let k = 0; k < 400 && !existsSync(disc); k++) await new Promise((r) => setTimeout(r, 25));
@@ -65,9 +82,18 @@ async function oneStart(): Promise<Start> {
       headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ did: 'did:example:bench', roles: ['member'] }),
     });
-    const auth = { authorization: `Bearer ${((await keyR.json()) as { key: string }).key}`, 'content-type': 'application/json' };
+    const auth = {
+      authorization: `Bearer ${((await keyR.json()) as { key: string }).key}`,
+      'content-type': 'application/json',
+    };
     // as bench/registry.ts does before its rounds: a domain, one design, one read (the heap's layout at the load's start depends on them)
-    const dom = (await (await fetch(d.url + '/v1/domains', { method: 'POST', headers: auth, body: JSON.stringify({ type: 'Protocol', metadata: { name: 'bench' } }) })).json()) as { id: string };
+    const dom = (await (
+      await fetch(d.url + '/v1/domains', {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ type: 'Protocol', metadata: { name: 'bench' } }),
+      })
+    ).json()) as { id: string };
     await (await fetch(d.url + '/v1/sampling', { method: 'POST', headers: auth, body: designBody })).text();
     await (await fetch(d.url + `/v1/domains/${encodeURIComponent(dom.id)}`, { headers: auth })).text();
     const post = { url: d.url + '/v1/sampling', method: 'POST', headers: auth, body: designBody };
@@ -91,7 +117,9 @@ const starts: Start[] = [];
 for (let i = 0; i < STARTS; i++) {
   const s = await oneStart();
   starts.push(s);
-  process.stderr.write(`start ${i + 1}/${STARTS}: ${s.rounds.map(([c, f]) => `${c} µs ${f} faults`).join(' | ')}${s.mapping ? '  <- mapping' : ''}\n`);
+  process.stderr.write(
+    `start ${i + 1}/${STARTS}: ${s.rounds.map(([c, f]) => `${c} µs ${f} faults`).join(' | ')}${s.mapping ? '  <- mapping' : ''}\n`,
+  );
 }
 const last = starts.map((s) => s.rounds.at(-1)![0]).sort((a, b) => a - b);
 console.log(

@@ -18,22 +18,36 @@ import { DEFAULT_CONFIG } from '../src/daemon/config.ts';
 import { Registry } from '../src/daemon/registry/index.ts';
 import { samplingBody } from '../src/daemon/http/schemas.ts';
 
-const { values } = parseArgs({ options: { writes: { type: 'string', default: '30000' }, group: { type: 'string', default: '30' } } });
+const { values } = parseArgs({
+  options: { writes: { type: 'string', default: '30000' }, group: { type: 'string', default: '30' } },
+});
 const N = Number(values.writes);
 const GROUP = Number(values.group);
 const dir = mkdtempSync(join(tmpdir(), 'oraclekit-registry-write-'));
 const db = openDatabase({ path: join(dir, 'registry.db'), migrations: { registry: REGISTRY_MIGRATIONS } });
 const registry = new Registry(db, DEFAULT_CONFIG);
 const p = { keyId: 'key_bench', did: 'did:example:bench', roles: ['member' as const] };
-const raw = { projectId: 'did:example:project', population: 5000, expectedMean: 2.5, expectedSD: 1.2, dropoutRate: 0.15 };
+const raw = {
+  projectId: 'did:example:project',
+  population: 5000,
+  expectedMean: 2.5,
+  expectedSD: 1.2,
+  dropoutRate: 0.15,
+};
 
 function one() {
   const body = samplingBody.parse(raw); // what the route's validator does
   return db.write(() =>
-    registry.idempotency.run(p, undefined, 'POST /v1/sampling', () => raw, async () => {
-      const d = await registry.designs.create(p, body);
-      return { status: 201, body: d.record, json: d.json };
-    }),
+    registry.idempotency.run(
+      p,
+      undefined,
+      'POST /v1/sampling',
+      () => raw,
+      async () => {
+        const d = await registry.designs.create(p, body);
+        return { status: 201, body: d.record, json: d.json };
+      },
+    ),
   );
 }
 

@@ -59,10 +59,23 @@ import autocannon from 'autocannon';
 import { perRequest, procStat } from './proc.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, log: { type: 'string' }, only: { type: 'string' }, 'no-round-warmup': { type: 'boolean', default: false }, 'durable-keep-shapes': { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '50' },
+    log: { type: 'string' },
+    only: { type: 'string' },
+    'no-round-warmup': { type: 'boolean', default: false },
+    'durable-keep-shapes': { type: 'boolean', default: false },
+  },
+});
 const ONLY_DURABLE = values.only === 'durable';
 /** The daemon's node flags: as shipped, or BENCH_DAEMON_FLAGS to compare settings. */
-const NODE_FLAGS = process.env.BENCH_DAEMON_FLAGS !== undefined ? process.env.BENCH_DAEMON_FLAGS.split(/\s+/).filter(Boolean) : DAEMON_NODE_FLAGS;
+const NODE_FLAGS =
+  process.env.BENCH_DAEMON_FLAGS !== undefined
+    ? process.env.BENCH_DAEMON_FLAGS.split(/\s+/).filter(Boolean)
+    : DAEMON_NODE_FLAGS;
 const DURATION = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
 const ROUNDS = Number(values.rounds);
@@ -89,20 +102,30 @@ async function startBare(postReply: string, getReply: string): Promise<{ url: st
   const file = join(ROOT, 'bench/.bare-server.mjs');
   writeFileSync(file, BARE(postReply, getReply));
   const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT });
-  const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+  const port = await new Promise<string>((resolve) =>
+    child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())),
+  );
   rmSync(file);
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-async function startDaemon(home: string, opts: { synchronous?: 'FULL'; skip?: 'sqlite' | 'write' } = {}): Promise<{ url: string; token: string; child: ChildProcess }> {
+async function startDaemon(
+  home: string,
+  opts: { synchronous?: 'FULL'; skip?: 'sqlite' | 'write' } = {},
+): Promise<{ url: string; token: string; child: ChildProcess }> {
   const { synchronous, skip } = opts;
   const env: NodeJS.ProcessEnv = daemonEnv({ ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0' });
   delete env.ORACLEKIT_DB_SYNCHRONOUS;
   if (synchronous) env.ORACLEKIT_DB_SYNCHRONOUS = synchronous;
   rmSync(join(home, 'state/daemon.json'), { force: true });
   if (skip) env.BENCH_SKIP = skip;
-  const flags = skip ? [...NODE_FLAGS, '--import', pathToFileURL(join(ROOT, 'bench/registry-floor.ts')).href] : NODE_FLAGS;
-  const child = spawn(process.execPath, [...flags, join(ROOT, 'dist/daemon/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const flags = skip
+    ? [...NODE_FLAGS, '--import', pathToFileURL(join(ROOT, 'bench/registry-floor.ts')).href]
+    : NODE_FLAGS;
+  const child = spawn(process.execPath, [...flags, join(ROOT, 'dist/daemon/main.js')], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const disc = join(home, 'state/daemon.json');
   for (let i = 0; i < 400 && !existsSync(disc); i++) await new Promise((r) => setTimeout(r, 25));
   const d = JSON.parse(readFileSync(disc, 'utf8'));
@@ -116,8 +139,14 @@ async function startDurable(home: string, record: string): Promise<{ url: string
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.ORACLEKIT_DB_SYNCHRONOUS;
   if (values['durable-keep-shapes']) env.BENCH_DURABLE_KEEP_SHAPES = '1';
-  const child = spawn(process.execPath, [join(ROOT, 'bench/registry-durable.ts'), join(home, 'durable.db'), file], { env, stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT });
-  const port = await new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())));
+  const child = spawn(process.execPath, [join(ROOT, 'bench/registry-durable.ts'), join(home, 'durable.db'), file], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: ROOT,
+  });
+  const port = await new Promise<string>((resolve) =>
+    child.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim())),
+  );
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
@@ -149,7 +178,13 @@ const DURABLE = 'minimal durable POST (same INSERT, group commit, fsync)';
 const SKIP_SQLITE = 'POST /v1/sampling without SQLite';
 const SKIP_WRITE = 'POST /v1/sampling, registry work skipped (stack floor)';
 
-const designBody = JSON.stringify({ projectId: 'did:example:bench', population: 5000, expectedMean: 2.5, expectedSD: 1.2, dropoutRate: 0.15 });
+const designBody = JSON.stringify({
+  projectId: 'did:example:bench',
+  population: 5000,
+  expectedMean: 2.5,
+  expectedSD: 1.2,
+  dropoutRate: 0.15,
+});
 
 async function main(): Promise<void> {
   if (!existsSync(join(ROOT, 'dist/daemon/main.js'))) throw new Error('run `npm run build` first');
@@ -171,20 +206,41 @@ async function main(): Promise<void> {
     });
     const key = ((await keyR.json()) as { key: string }).key;
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const dom = (await (await fetch(daemon.url + '/v1/domains', { method: 'POST', headers: auth, body: JSON.stringify({ type: 'Protocol', metadata: { name: 'bench' } }) })).json()) as { id: string };
-    const postReply = await (await fetch(daemon.url + '/v1/sampling', { method: 'POST', headers: auth, body: designBody })).text();
-    const getReply = await (await fetch(daemon.url + `/v1/domains/${encodeURIComponent(dom.id)}`, { headers: auth })).text();
+    const dom = (await (
+      await fetch(daemon.url + '/v1/domains', {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ type: 'Protocol', metadata: { name: 'bench' } }),
+      })
+    ).json()) as { id: string };
+    const postReply = await (
+      await fetch(daemon.url + '/v1/sampling', { method: 'POST', headers: auth, body: designBody })
+    ).text();
+    const getReply = await (
+      await fetch(daemon.url + `/v1/domains/${encodeURIComponent(dom.id)}`, { headers: auth })
+    ).text();
     bare = await startBare(postReply, getReply);
     durable = await startDurable(home, postReply);
 
     const results: Result[] = [];
     const post = { url: daemon.url + '/v1/sampling', method: 'POST', headers: auth, body: designBody };
     const get = { url: daemon.url + `/v1/domains/${encodeURIComponent(dom.id)}`, headers: auth };
-    const barePost = { url: bare.url + '/bare', method: 'POST', headers: { 'content-type': 'application/json' }, body: designBody };
+    const barePost = {
+      url: bare.url + '/bare',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: designBody,
+    };
     const bareGet = { url: bare.url + `/bare/${encodeURIComponent(dom.id)}` };
-    const durablePost = { url: durable.url + '/durable', method: 'POST', headers: { 'content-type': 'application/json' }, body: designBody };
+    const durablePost = {
+      url: durable.url + '/durable',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: designBody,
+    };
     // warm-up (JIT, caches), not reported
-    for (const o of [post, get, barePost, bareGet, durablePost]) await autocannon({ ...o, connections: 10, duration: 1 });
+    for (const o of [post, get, barePost, bareGet, durablePost])
+      await autocannon({ ...o, connections: 10, duration: 1 });
     // interleaved rounds: the machine's noise hits both sides alike; medians reported
     for (let round = 0; round < ROUNDS; round++) {
       if (!ONLY_DURABLE) results.push(await run('bare POST', barePost));
@@ -205,23 +261,40 @@ async function main(): Promise<void> {
     // shipped fsync off the event loop (storage/db.ts) saves
     const normal = ONLY_DURABLE ? undefined : await startDaemon(home, { synchronous: 'FULL' });
     if (normal) {
-    try {
-      const auth2 = { ...auth };
-      await autocannon({ url: normal.url + '/v1/sampling', method: 'POST', headers: auth2, body: designBody, connections: 10, duration: 1 });
-      for (let round = 0; round < ROUNDS; round++) results.push(await run('POST /v1/sampling (synchronous=FULL)', { url: normal.url + '/v1/sampling', method: 'POST', headers: auth2, body: designBody }));
-    } finally {
-      normal.child.kill('SIGTERM');
-      await new Promise((r) => normal.child.once('exit', r));
-    }
+      try {
+        const auth2 = { ...auth };
+        await autocannon({
+          url: normal.url + '/v1/sampling',
+          method: 'POST',
+          headers: auth2,
+          body: designBody,
+          connections: 10,
+          duration: 1,
+        });
+        for (let round = 0; round < ROUNDS; round++)
+          results.push(
+            await run('POST /v1/sampling (synchronous=FULL)', {
+              url: normal.url + '/v1/sampling',
+              method: 'POST',
+              headers: auth2,
+              body: designBody,
+            }),
+          );
+      } finally {
+        normal.child.kill('SIGTERM');
+        await new Promise((r) => normal.child.once('exit', r));
+      }
     }
 
     // where the POST's time goes: the same POST without SQLite (design computed, record built and
     // stringified; no insert, COMMIT or fsync), then with the registry's work skipped altogether (the
     // stack floor) — bench/registry-floor.ts, preloaded; each interleaved with more rounds of the bare POST
-    for (const [skip, name] of ONLY_DURABLE ? [] : ([
-      ['sqlite', SKIP_SQLITE],
-      ['write', SKIP_WRITE],
-    ] as const)) {
+    for (const [skip, name] of ONLY_DURABLE
+      ? []
+      : ([
+          ['sqlite', SKIP_SQLITE],
+          ['write', SKIP_WRITE],
+        ] as const)) {
       const d = await startDaemon(home, { skip });
       try {
         const o = { url: d.url + '/v1/sampling', method: 'POST', headers: auth, body: designBody };
@@ -237,7 +310,10 @@ async function main(): Promise<void> {
     }
 
     const median = (name: string, f: (r: Result) => number) => {
-      const v = results.filter((r) => r.name === name).map(f).sort((a, b) => a - b);
+      const v = results
+        .filter((r) => r.name === name)
+        .map(f)
+        .sort((a, b) => a - b);
       return v[Math.floor(v.length / 2)]!;
     };
     const names = [...new Set(results.map((r) => r.name))];
@@ -254,7 +330,12 @@ async function main(): Promise<void> {
     const rps = (n: string) => summary.find((x) => x.name === n)?.rps ?? NaN;
     const spreadOf = (n: string) => {
       const v = results.filter((r) => r.name === n).map((r) => r.rps);
-      return { route: n, slowest: Math.min(...v), fastest: Math.max(...v), ratio: Math.round((Math.max(...v) / Math.min(...v)) * 100) / 100 };
+      return {
+        route: n,
+        slowest: Math.min(...v),
+        fastest: Math.max(...v),
+        ratio: Math.round((Math.max(...v) / Math.min(...v)) * 100) / 100,
+      };
     };
     const ratio = (route: string, bare: string) => Math.round((rps(route) / rps(bare)) * 100) / 100;
     const out = {
@@ -284,7 +365,9 @@ async function main(): Promise<void> {
     console.table(out.summary.map(({ rounds: _, ...row }) => row));
     console.log(JSON.stringify(out, null, 2));
     if (out.machineSpread.ratio > 1.5) {
-      console.error(`[bench] the machine's speed moved under this run: ${out.machineSpread.route} between ${out.machineSpread.slowest} and ${out.machineSpread.fastest} req/s (${out.machineSpread.ratio}×); run it again on a steadier spell`);
+      console.error(
+        `[bench] the machine's speed moved under this run: ${out.machineSpread.route} between ${out.machineSpread.slowest} and ${out.machineSpread.fastest} req/s (${out.machineSpread.ratio}×); run it again on a steadier spell`,
+      );
     }
   } finally {
     if (daemon.child.exitCode === null) daemon.child.kill('SIGTERM');

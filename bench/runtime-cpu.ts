@@ -41,7 +41,10 @@ const LONG = 500;
 const SETTLE_MS = 300;
 
 function child(script: string, args: string[]): { proc: ChildProcess; msg: <T>(type: string) => Promise<T> } {
-  const proc = fork(join(tree, 'bench', script), args, { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const proc = fork(join(tree, 'bench', script), args, {
+    execArgv: ['--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const msg = <T>(type: string): Promise<T> =>
     new Promise((r) => {
       const on = (m: { type: string }) => {
@@ -67,14 +70,22 @@ function cpuUs(): number {
 }
 
 async function prepare(user: Signer): Promise<{ sessionId: string; headers: Record<string, string> }> {
-  const headers = async () => ({ authorization: `Bearer ${await mintInvocation({ issuer: user, audience: oracleDid })}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' });
+  const headers = async () => ({
+    authorization: `Bearer ${await mintInvocation({ issuer: user, audience: oracleDid })}`,
+    'x-auth-type': 'ucan',
+    'content-type': 'application/json',
+  });
   const r = await fetch(`${url}/sessions`, { method: 'POST', headers: await headers(), body: '{}' });
   const { sessionId } = (await r.json()) as { sessionId: string };
   return { sessionId, headers: await headers() };
 }
 
 async function turn(p: { sessionId: string; headers: Record<string, string> }, tokens: number): Promise<void> {
-  const res = await fetch(`${url}/messages/${p.sessionId}`, { method: 'POST', headers: p.headers, body: JSON.stringify({ message: `go ${tokens}`, stream: true }) });
+  const res = await fetch(`${url}/messages/${p.sessionId}`, {
+    method: 'POST',
+    headers: p.headers,
+    body: JSON.stringify({ message: `go ${tokens}`, stream: true }),
+  });
   const body = await res.text();
   const got = body.split('event: message\n').length - 1;
   if (res.status !== 200 || got !== tokens) throw new Error(`runtime ${res.status}: ${got} of ${tokens} tokens`);
@@ -98,7 +109,8 @@ async function batch(tokens: number): Promise<number> {
 }
 
 // warm-up: JIT, pools, SQLite pages
-for (let i = 0; i < 3; i++) await Promise.all((await Promise.all(users.map((u) => prepare(u)))).map((p) => turn(p, 100)));
+for (let i = 0; i < 3; i++)
+  await Promise.all((await Promise.all(users.map((u) => prepare(u)))).map((p) => turn(p, 100)));
 
 console.log(`tree ${tree}, ${CONCURRENCY} concurrent streams, ${REPS} batches per figure`);
 const perToken: number[] = [];
@@ -107,7 +119,9 @@ for (let r = 0; r < ROUNDS; r++) {
   const long = await batch(LONG);
   const us = (long - short) / (LONG - SHORT);
   perToken.push(us);
-  console.log(`round ${r + 1}: runtime CPU per turn ${(short / 1000).toFixed(2)} ms (${SHORT} tokens), ${(long / 1000).toFixed(2)} ms (${LONG} tokens) → ${us.toFixed(1)} µs per token`);
+  console.log(
+    `round ${r + 1}: runtime CPU per turn ${(short / 1000).toFixed(2)} ms (${SHORT} tokens), ${(long / 1000).toFixed(2)} ms (${LONG} tokens) → ${us.toFixed(1)} µs per token`,
+  );
 }
 console.log(`runtime CPU per token: ${perToken.map((x) => x.toFixed(1)).join(' / ')} µs`);
 runtime.proc.send({ type: 'stop' });

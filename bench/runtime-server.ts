@@ -21,7 +21,11 @@ const app = createOracleApp({
   logger: { info: () => {}, error: () => {} },
   signingMnemonic: mnemonic,
   // ORACLE_REDIS_URL in the bench's environment: the instance fans its runs out through that Redis (docs/scaling.md)
-  env: { LLM_BASE_URL: modelBaseURL, LLM_PROVIDER_API_KEY: 'bench', ...(process.env.ORACLE_REDIS_URL ? { ORACLE_REDIS_URL: process.env.ORACLE_REDIS_URL } : {}) },
+  env: {
+    LLM_BASE_URL: modelBaseURL,
+    LLM_PROVIDER_API_KEY: 'bench',
+    ...(process.env.ORACLE_REDIS_URL ? { ORACLE_REDIS_URL: process.env.ORACLE_REDIS_URL } : {}),
+  },
 });
 const url = await app.listen(0, '127.0.0.1');
 while (!app.runtime.signingKeyLoaded) await new Promise((r) => setTimeout(r, 5));

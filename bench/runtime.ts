@@ -26,7 +26,15 @@ const here = import.meta.dirname;
 const WARMUP_TURNS = Number(process.env.BENCH_WARMUP ?? 300);
 
 function child(script: string, args: string[]) {
-  const c = fork(join(here, script), args, { execArgv: ['--expose-gc', ...(process.env.BENCH_PROF && script === 'runtime-server.ts' ? ['--cpu-prof', '--cpu-prof-dir=/tmp/rt/prof'] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const c = fork(join(here, script), args, {
+    execArgv: [
+      '--expose-gc',
+      ...(process.env.BENCH_PROF && script === 'runtime-server.ts'
+        ? ['--cpu-prof', '--cpu-prof-dir=/tmp/rt/prof']
+        : []),
+    ],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   c.setMaxListeners(1000);
   const msg = <T>(type: string): Promise<T> =>
     new Promise((r) => {
@@ -91,7 +99,8 @@ async function readTimed(res: Response, t0: number, isToken: (chunk: string) => 
     if (n > 0) lastToken = now - t0;
     tokens += n;
   }
-  if (process.env.BENCH_DEBUG && tokens === 0) console.error('[bench] empty stream:', res.status, all.length, all.slice(0, 300), '...', all.slice(-300));
+  if (process.env.BENCH_DEBUG && tokens === 0)
+    console.error('[bench] empty stream:', res.status, all.length, all.slice(0, 300), '...', all.slice(-300));
   return { firstByte, firstToken, lastToken, total: performance.now() - t0, tokens };
 }
 
@@ -102,7 +111,11 @@ async function direct(tokens: number): Promise<Timing> {
   const res = await fetch(`${modelBaseURL}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
-    body: JSON.stringify({ model: 'scripted-model', stream: true, messages: [{ role: 'user', content: `go ${tokens}` }] }),
+    body: JSON.stringify({
+      model: 'scripted-model',
+      stream: true,
+      messages: [{ role: 'user', content: `go ${tokens}` }],
+    }),
   });
   return readTimed(res, t0, (s) => count(s, '"content":"tok'));
 }
@@ -113,7 +126,11 @@ interface Prepared {
 }
 
 async function prepare(user: Signer): Promise<Prepared> {
-  const h = async () => ({ authorization: `Bearer ${await mintInvocation({ issuer: user, audience: oracleDid })}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' });
+  const h = async () => ({
+    authorization: `Bearer ${await mintInvocation({ issuer: user, audience: oracleDid })}`,
+    'x-auth-type': 'ucan',
+    'content-type': 'application/json',
+  });
   const r = await fetch(`${url}/sessions`, { method: 'POST', headers: await h(), body: '{}' });
   const { sessionId } = (await r.json()) as { sessionId: string };
   return { sessionId, headers: await h() };
@@ -121,7 +138,11 @@ async function prepare(user: Signer): Promise<Prepared> {
 
 async function viaRuntime(p: Prepared, tokens: number): Promise<Timing> {
   const t0 = performance.now();
-  const res = await fetch(`${url}/messages/${p.sessionId}`, { method: 'POST', headers: p.headers, body: JSON.stringify({ message: `go ${tokens}`, stream: true }) });
+  const res = await fetch(`${url}/messages/${p.sessionId}`, {
+    method: 'POST',
+    headers: p.headers,
+    body: JSON.stringify({ message: `go ${tokens}`, stream: true }),
+  });
   if (res.status !== 200) throw new Error(`runtime ${res.status} ${await res.text()}`);
   return readTimed(res, t0, (s) => count(s, 'event: message\n'));
 }
@@ -143,7 +164,8 @@ async function batch(concurrency: number, reps: number, tokens: number, users: S
     const prepared = await Promise.all(users.map((u) => prepare(u)));
     r.push(...(await Promise.all(prepared.map((p) => viaRuntime(p, tokens)))));
   }
-  for (const t of [...r, ...d]) if (t.tokens !== tokens) throw new Error(`a stream carried ${t.tokens} tokens, expected ${tokens}`);
+  for (const t of [...r, ...d])
+    if (t.tokens !== tokens) throw new Error(`a stream carried ${t.tokens} tokens, expected ${tokens}`);
   return { d, r };
 }
 
@@ -152,7 +174,8 @@ async function round(concurrency: number, reps: number) {
   const short = await batch(concurrency, reps, SHORT, users);
   const long = await batch(concurrency, reps, LONG, users);
   // per-token cost = slope of the stream's total time between SHORT and LONG tokens
-  const slope = (a: Timing[], b: Timing[]) => ((median(b.map((t) => t.total)) - median(a.map((t) => t.total))) / (LONG - SHORT)) * 1000;
+  const slope = (a: Timing[], b: Timing[]) =>
+    ((median(b.map((t) => t.total)) - median(a.map((t) => t.total))) / (LONG - SHORT)) * 1000;
   const dSlope = slope(short.d, long.d);
   const rSlope = slope(short.r, long.r);
   const fb = (ts: Timing[]) => median(ts.map((t) => t.firstByte));
@@ -160,8 +183,18 @@ async function round(concurrency: number, reps: number) {
   return {
     concurrency,
     streams: short.r.length + long.r.length,
-    direct: { firstByteMs: fb(short.d), firstTokenMs: ft(short.d), firstTokenP95Ms: p95(short.d.map((t) => t.firstToken)), perTokenUs: dSlope },
-    runtime: { firstByteMs: fb(short.r), firstTokenMs: ft(short.r), firstTokenP95Ms: p95(short.r.map((t) => t.firstToken)), perTokenUs: rSlope },
+    direct: {
+      firstByteMs: fb(short.d),
+      firstTokenMs: ft(short.d),
+      firstTokenP95Ms: p95(short.d.map((t) => t.firstToken)),
+      perTokenUs: dSlope,
+    },
+    runtime: {
+      firstByteMs: fb(short.r),
+      firstTokenMs: ft(short.r),
+      firstTokenP95Ms: p95(short.r.map((t) => t.firstToken)),
+      perTokenUs: rSlope,
+    },
     addedFirstByteMs: fb(short.r) - fb(short.d),
     addedFirstTokenMs: ft(short.r) - ft(short.d),
     addedPerTokenUs: rSlope - dSlope,
@@ -178,10 +211,20 @@ async function socketsAndStreams(idle: number, active: number) {
       Array.from({ length: Math.min(50, idle - i) }, async () => {
         const invocation = await mintInvocation({ issuer: owner, audience: oracleDid });
         return new Promise<Socket>((resolve, reject) => {
-          const s = connect(url, { path: '/socket.io/', transports: ['websocket'], query: { sessionId: host.sessionId }, auth: { invocation }, reconnection: false, forceNew: true });
+          const s = connect(url, {
+            path: '/socket.io/',
+            transports: ['websocket'],
+            query: { sessionId: host.sessionId },
+            auth: { invocation },
+            reconnection: false,
+            forceNew: true,
+          });
           s.once('connect', () => resolve(s));
           s.once('connect_error', (e) => reject(e));
-          setTimeout(() => reject(new Error(`socket ${s.id ?? '?'} did not connect in 10 s (connected=${s.connected})`)), 10_000).unref();
+          setTimeout(
+            () => reject(new Error(`socket ${s.id ?? '?'} did not connect in 10 s (connected=${s.connected})`)),
+            10_000,
+          ).unref();
         });
       }),
     );
@@ -237,16 +280,32 @@ const load = await socketsAndStreams(500, 100);
 current.child.send({ type: 'stop' });
 modelProc.child.send({ type: 'stop' });
 
-const out = { node: process.version, date: new Date().toISOString(), warmupTurns: WARMUP_TURNS, tokens: { short: SHORT, long: LONG }, overhead: [one, many], addedCpuPerTokenUsAt200: many.addedPerTokenUs / many.concurrency, load };
+const out = {
+  node: process.version,
+  date: new Date().toISOString(),
+  warmupTurns: WARMUP_TURNS,
+  tokens: { short: SHORT, long: LONG },
+  overhead: [one, many],
+  addedCpuPerTokenUsAt200: many.addedPerTokenUs / many.concurrency,
+  load,
+};
 mkdirSync(join(here, 'out'), { recursive: true });
 writeFileSync(join(here, 'out', 'runtime.json'), JSON.stringify(out, null, 2));
 const f = (n: number, d = 2) => n.toFixed(d);
-console.log(`runtime overhead vs the scripted model server alone (medians; first byte/token at ${SHORT} tokens, per-token = slope ${SHORT}→${LONG} tokens)`);
-console.log('conc  streams | direct: 1st byte  1st tok  µs/tok | runtime: 1st byte  1st tok  µs/tok | added: 1st byte  1st tok  µs/tok');
+console.log(
+  `runtime overhead vs the scripted model server alone (medians; first byte/token at ${SHORT} tokens, per-token = slope ${SHORT}→${LONG} tokens)`,
+);
+console.log(
+  'conc  streams | direct: 1st byte  1st tok  µs/tok | runtime: 1st byte  1st tok  µs/tok | added: 1st byte  1st tok  µs/tok',
+);
 for (const r of [one, many]) {
   console.log(
     `${String(r.concurrency).padStart(4)}  ${String(r.streams).padStart(7)} | ${f(r.direct.firstByteMs).padStart(16)} ${f(r.direct.firstTokenMs).padStart(8)} ${f(r.direct.perTokenUs, 1).padStart(7)} | ${f(r.runtime.firstByteMs).padStart(17)} ${f(r.runtime.firstTokenMs).padStart(8)} ${f(r.runtime.perTokenUs, 1).padStart(7)} | ${f(r.addedFirstByteMs).padStart(15)} ${f(r.addedFirstTokenMs).padStart(8)} ${f(r.addedPerTokenUs, 1).padStart(7)}`,
   );
 }
-console.log(`runtime CPU per token at ${many.concurrency} streams (added per-stream slope ÷ concurrency): ${f(many.addedPerTokenUs / many.concurrency, 1)} µs`);
-console.log(`load: ${load.idleSockets} idle socket.io connections + ${load.activeStreams} active streams (${load.completeStreams} complete) in ${f(load.wallMs, 0)} ms; runtime RSS ${f(load.rssBaselineMB, 0)} MB → ${f(load.rssWithIdleSocketsMB, 0)} MB with sockets → peak ${f(load.rssPeakMB, 0)} MB`);
+console.log(
+  `runtime CPU per token at ${many.concurrency} streams (added per-stream slope ÷ concurrency): ${f(many.addedPerTokenUs / many.concurrency, 1)} µs`,
+);
+console.log(
+  `load: ${load.idleSockets} idle socket.io connections + ${load.activeStreams} active streams (${load.completeStreams} complete) in ${f(load.wallMs, 0)} ms; runtime RSS ${f(load.rssBaselineMB, 0)} MB → ${f(load.rssWithIdleSocketsMB, 0)} MB with sockets → peak ${f(load.rssPeakMB, 0)} MB`,
+);

@@ -19,7 +19,8 @@ function postmasterOf(port: number): number {
     if (!/^\d+$/.test(d)) continue;
     try {
       const argv = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
-      if (argv[0]?.endsWith('/postgres') && argv.includes('-p') && argv[argv.indexOf('-p') + 1] === String(port)) return Number(d);
+      if (argv[0]?.endsWith('/postgres') && argv.includes('-p') && argv[argv.indexOf('-p') + 1] === String(port))
+        return Number(d);
     } catch {
       // exited while we looked
     }
@@ -65,23 +66,41 @@ export class PgMeter {
   async snapshot(): Promise<PgSnapshot> {
     await new Promise((r) => setTimeout(r, 10_500));
     await this.sql`SELECT pg_stat_clear_snapshot()`;
-    const [row] = await this.sql<{ xact_commit: string; tup_inserted: string; tup_updated: string; tup_deleted: string; lsn: string }[]>`
+    const [row] = await this.sql<
+      { xact_commit: string; tup_inserted: string; tup_updated: string; tup_deleted: string; lsn: string }[]
+    >`
       SELECT xact_commit, tup_inserted, tup_updated, tup_deleted, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS lsn
       FROM pg_stat_database WHERE datname = ${this.database}`;
     const cpu = new Map<number, number>();
     for (const p of [this.postmaster, ...childrenOf(this.postmaster)]) cpu.set(p, cpuUsOf(p));
-    return { xactCommit: Number(row!.xact_commit), tupInserted: Number(row!.tup_inserted), tupUpdated: Number(row!.tup_updated), tupDeleted: Number(row!.tup_deleted), walBytes: Number(row!.lsn), cpu };
+    return {
+      xactCommit: Number(row!.xact_commit),
+      tupInserted: Number(row!.tup_inserted),
+      tupUpdated: Number(row!.tup_updated),
+      tupDeleted: Number(row!.tup_deleted),
+      walBytes: Number(row!.lsn),
+      cpu,
+    };
   }
   /** Tables in the database's public schema (0 until something migrated it). */
   async tables(): Promise<number> {
-    const [row] = await this.sql<{ n: string }[]>`SELECT count(*)::text AS n FROM information_schema.tables WHERE table_schema = 'public'`;
+    const [row] = await this.sql<
+      { n: string }[]
+    >`SELECT count(*)::text AS n FROM information_schema.tables WHERE table_schema = 'public'`;
     return Number(row!.n);
   }
   /** after − before; the meter's own statements (one transaction per snapshot) are subtracted. */
   static diff(a: PgSnapshot, b: PgSnapshot): PgLoad {
     let cpuUs = 0;
     for (const [pid, us] of b.cpu) cpuUs += us - (a.cpu.get(pid) ?? 0);
-    return { xactCommit: b.xactCommit - a.xactCommit - 2, tupInserted: b.tupInserted - a.tupInserted, tupUpdated: b.tupUpdated - a.tupUpdated, tupDeleted: b.tupDeleted - a.tupDeleted, walBytes: b.walBytes - a.walBytes, cpuUs };
+    return {
+      xactCommit: b.xactCommit - a.xactCommit - 2,
+      tupInserted: b.tupInserted - a.tupInserted,
+      tupUpdated: b.tupUpdated - a.tupUpdated,
+      tupDeleted: b.tupDeleted - a.tupDeleted,
+      walBytes: b.walBytes - a.walBytes,
+      cpuUs,
+    };
   }
   close(): Promise<void> {
     return this.sql.end({ timeout: 1 });
@@ -120,7 +139,7 @@ export function redisSnapshot(port: number): RedisSnapshot {
  */
 export async function redisQuietSnapshot(port: number, maxMs = 60_000): Promise<RedisSnapshot> {
   let prev = redisSnapshot(port);
-  for (const t0 = Date.now(); Date.now() - t0 < maxMs; ) {
+  for (const t0 = Date.now(); Date.now() - t0 < maxMs;) {
     await new Promise((r) => setTimeout(r, 300));
     const next = redisSnapshot(port);
     // heartbeats (a lease renewal every few seconds) are the only commands left when quiet
@@ -131,7 +150,10 @@ export async function redisQuietSnapshot(port: number, maxMs = 60_000): Promise<
 }
 
 /** Commands run between two snapshots (INFO not counted), by command, and in all; connections accepted (redis-cli's own included). */
-export function redisDiff(a: RedisSnapshot, b: RedisSnapshot): { total: number; byCommand: Record<string, number>; cpuUs: number; connections: number } {
+export function redisDiff(
+  a: RedisSnapshot,
+  b: RedisSnapshot,
+): { total: number; byCommand: Record<string, number>; cpuUs: number; connections: number } {
   const byCommand: Record<string, number> = {};
   let total = 0;
   for (const [cmd, n] of Object.entries(b.calls)) {
@@ -152,7 +174,9 @@ export function sqliteRows(path: string): Record<string, number> {
   const db = new DatabaseSync(path, { readOnly: true });
   try {
     const out: Record<string, number> = {};
-    for (const { name } of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]) {
+    for (const { name } of db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+      .all() as { name: string }[]) {
       out[name] = Number((db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n);
     }
     return out;
@@ -164,7 +188,8 @@ export function sqliteRows(path: string): Record<string, number> {
 /** Rows added per table between two counts, divided by `per` (tables that did not grow left out). */
 export function rowsAdded(a: Record<string, number>, b: Record<string, number>, per: number): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [t, n] of Object.entries(b)) if (n > (a[t] ?? 0)) out[t] = Math.round(((n - (a[t] ?? 0)) / per) * 100) / 100;
+  for (const [t, n] of Object.entries(b))
+    if (n > (a[t] ?? 0)) out[t] = Math.round(((n - (a[t] ?? 0)) / per) * 100) / 100;
   return out;
 }
 

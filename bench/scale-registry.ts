@@ -44,8 +44,12 @@ const { values } = parseArgs({
 });
 const DBS = values.db.split(',');
 const INSTANCES = values.instances.split(',').map(Number);
-for (const d of DBS) if (d !== 'sqlite' && d !== 'postgres') throw new Error(`--db ${JSON.stringify(d)}: valid are sqlite, postgres (comma-separated)`);
-for (const n of INSTANCES) if (n !== 1 && n !== 2) throw new Error(`--instances ${JSON.stringify(values.instances)}: valid are 1, 2 (comma-separated)`);
+for (const d of DBS)
+  if (d !== 'sqlite' && d !== 'postgres')
+    throw new Error(`--db ${JSON.stringify(d)}: valid are sqlite, postgres (comma-separated)`);
+for (const n of INSTANCES)
+  if (n !== 1 && n !== 2)
+    throw new Error(`--instances ${JSON.stringify(values.instances)}: valid are 1, 2 (comma-separated)`);
 const DURATION = Number(values.duration);
 const ROUNDS = Number(values.rounds);
 const CONNECTIONS = Number(values.connections);
@@ -58,10 +62,16 @@ interface Daemon {
 
 async function startDaemon(home: string, env: Record<string, string>): Promise<Daemon> {
   mkdirSync(join(home, 'config'), { recursive: true });
-  writeFileSync(join(home, 'config/daemon.json'), JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 } }));
+  writeFileSync(
+    join(home, 'config/daemon.json'),
+    JSON.stringify({ rateLimit: { max: 100_000_000, timeWindowMs: 60_000 } }),
+  );
   const full: NodeJS.ProcessEnv = { ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0', ...env };
   delete full.ORACLEKIT_DB_SYNCHRONOUS;
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, join(ROOT, 'dist/daemon/main.js')], { env: daemonEnv(full), stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, join(ROOT, 'dist/daemon/main.js')], {
+    env: daemonEnv(full),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const disc = join(home, 'state/daemon.json');
   for (let i = 0; i < 800 && !existsSync(disc); i++) {
     if (child.exitCode !== null) throw new Error(`daemon exited ${child.exitCode}`);
@@ -125,7 +135,13 @@ async function startBackend(db: 'sqlite' | 'postgres', pg: PostgresServer | unde
   };
 }
 
-const designBody = JSON.stringify({ projectId: 'did:example:bench', population: 5000, expectedMean: 2.5, expectedSD: 1.2, dropoutRate: 0.15 });
+const designBody = JSON.stringify({
+  projectId: 'did:example:bench',
+  population: 5000,
+  expectedMean: 2.5,
+  expectedSD: 1.2,
+  dropoutRate: 0.15,
+});
 
 interface Result {
   config: string;
@@ -136,13 +152,31 @@ interface Result {
   errors: number;
   daemonCpuUsPerReq: number;
   load: string;
-  pg?: { commitsPerReq: number; insertsPerReq: number; updatesPerReq: number; walBytesPerReq: number; pgCpuUsPerReq: number };
+  pg?: {
+    commitsPerReq: number;
+    insertsPerReq: number;
+    updatesPerReq: number;
+    walBytesPerReq: number;
+    pgCpuUsPerReq: number;
+  };
 }
 
 async function drive(b: Backend, instances: number, duration: number, connections: number) {
   const used = b.daemons.slice(0, instances);
   const per = Math.floor(connections / instances);
-  return Promise.all(used.map((d, i) => autocannon({ url: d.url + '/v1/sampling', method: 'POST', headers: b.headers, body: designBody, connections: i === 0 ? connections - per * (instances - 1) : per, duration, pipelining: 1 })));
+  return Promise.all(
+    used.map((d, i) =>
+      autocannon({
+        url: d.url + '/v1/sampling',
+        method: 'POST',
+        headers: b.headers,
+        body: designBody,
+        connections: i === 0 ? connections - per * (instances - 1) : per,
+        duration,
+        pipelining: 1,
+      }),
+    ),
+  );
 }
 
 async function measure(b: Backend, instances: number): Promise<Result> {
@@ -169,9 +203,17 @@ async function measure(b: Backend, instances: number): Promise<Result> {
     b.last = await b.meter.snapshot();
     const l: PgLoad = PgMeter.diff(pg0, b.last);
     const per = (x: number) => Math.round((x / Math.max(1, ok)) * 100) / 100;
-    result.pg = { commitsPerReq: per(l.xactCommit), insertsPerReq: per(l.tupInserted), updatesPerReq: per(l.tupUpdated), walBytesPerReq: Math.round(l.walBytes / Math.max(1, ok)), pgCpuUsPerReq: Math.round(l.cpuUs / Math.max(1, ok)) };
+    result.pg = {
+      commitsPerReq: per(l.xactCommit),
+      insertsPerReq: per(l.tupInserted),
+      updatesPerReq: per(l.tupUpdated),
+      walBytesPerReq: Math.round(l.walBytes / Math.max(1, ok)),
+      pgCpuUsPerReq: Math.round(l.cpuUs / Math.max(1, ok)),
+    };
   }
-  console.log(`${config}: ${result.rps} req/s, p99 ${result.p99} ms, daemons ${result.daemonCpuUsPerReq} µs CPU/req${result.pg ? `, PG ${JSON.stringify(result.pg)}` : ''}, non-2xx ${result.non2xx}, errors ${result.errors}, load ${load}`);
+  console.log(
+    `${config}: ${result.rps} req/s, p99 ${result.p99} ms, daemons ${result.daemonCpuUsPerReq} µs CPU/req${result.pg ? `, PG ${JSON.stringify(result.pg)}` : ''}, non-2xx ${result.non2xx}, errors ${result.errors}, load ${load}`,
+  );
   return result;
 }
 
@@ -185,7 +227,8 @@ async function main(): Promise<void> {
     for (const b of backends) for (const n of INSTANCES) await drive(b, n, 2, 10);
     const results: Result[] = [];
     const started = new Date().toISOString();
-    for (let round = 0; round < ROUNDS; round++) for (const b of backends) for (const n of INSTANCES) results.push(await measure(b, n));
+    for (let round = 0; round < ROUNDS; round++)
+      for (const b of backends) for (const n of INSTANCES) results.push(await measure(b, n));
     const configs = [...new Set(results.map((r) => r.config))];
     const m = (rs: Result[], f: (r: Result) => number) => median(rs.map(f));
     const summary = configs.map((config) => {
@@ -198,12 +241,29 @@ async function main(): Promise<void> {
         p99Ms: m(rs, (r) => r.p99),
         daemonCpuUsPerReq: m(rs, (r) => r.daemonCpuUsPerReq),
         non2xx: rs.reduce((a, r) => a + r.non2xx + r.errors, 0),
-        ...(pgs.length ? { pgCommitsPerReq: median(pgs.map((p) => p.commitsPerReq)), pgInsertsPerReq: median(pgs.map((p) => p.insertsPerReq)), pgWalBytesPerReq: median(pgs.map((p) => p.walBytesPerReq)), pgCpuUsPerReq: median(pgs.map((p) => p.pgCpuUsPerReq)) } : {}),
+        ...(pgs.length
+          ? {
+              pgCommitsPerReq: median(pgs.map((p) => p.commitsPerReq)),
+              pgInsertsPerReq: median(pgs.map((p) => p.insertsPerReq)),
+              pgWalBytesPerReq: median(pgs.map((p) => p.walBytesPerReq)),
+              pgCpuUsPerReq: median(pgs.map((p) => p.pgCpuUsPerReq)),
+            }
+          : {}),
         loads: rs.map((r) => r.load.split(' ')[0]).join(' / '),
       };
     });
     console.table(summary);
-    const out = { node: process.version, started, ended: new Date().toISOString(), cores: (await import('node:os')).cpus().length, connections: CONNECTIONS, durationSeconds: DURATION, rounds: ROUNDS, summary, results };
+    const out = {
+      node: process.version,
+      started,
+      ended: new Date().toISOString(),
+      cores: (await import('node:os')).cpus().length,
+      connections: CONNECTIONS,
+      durationSeconds: DURATION,
+      rounds: ROUNDS,
+      summary,
+      results,
+    };
     mkdirSync(join(ROOT, 'bench/out'), { recursive: true });
     writeFileSync(join(ROOT, 'bench/out/scale-registry.json'), JSON.stringify(out, null, 2));
   } finally {

@@ -47,7 +47,17 @@ import { startPostgres, type PostgresServer } from '../test/helpers/postgres.ts'
 import { startRedis, type RedisServer } from '../test/helpers/redis.ts';
 import { instanceUrl } from '../test/helpers/runtime-cluster.ts';
 import { cpuUsOf } from './proc.ts';
-import { loadavg, median, percentile, PgMeter, redisDiff, redisQuietSnapshot, rowsAdded, sqliteRows, type PgLoad } from './scale-infra.ts';
+import {
+  loadavg,
+  median,
+  percentile,
+  PgMeter,
+  redisDiff,
+  redisQuietSnapshot,
+  rowsAdded,
+  sqliteRows,
+  type PgLoad,
+} from './scale-infra.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -65,9 +75,13 @@ const { values } = parseArgs({
 /** The checkout whose dist/ the instances run (another worktree's build, e.g. a branch not merged yet). */
 const TREE = resolve(values.tree);
 const DBS = values.db.split(',');
-for (const d of DBS) if (d !== 'sqlite' && d !== 'postgres') throw new Error(`--db ${JSON.stringify(d)}: valid are sqlite, postgres (comma-separated)`);
+for (const d of DBS)
+  if (d !== 'sqlite' && d !== 'postgres')
+    throw new Error(`--db ${JSON.stringify(d)}: valid are sqlite, postgres (comma-separated)`);
 const INSTANCES = values.instances.split(',').map(Number);
-for (const n of INSTANCES) if (n !== 1 && n !== 2) throw new Error(`--instances ${JSON.stringify(values.instances)}: valid are 1, 2 (comma-separated)`);
+for (const n of INSTANCES)
+  if (n !== 1 && n !== 2)
+    throw new Error(`--instances ${JSON.stringify(values.instances)}: valid are 1, 2 (comma-separated)`);
 const STREAMS = Number(values.streams);
 const TOKENS = Number(values.tokens);
 const ROUNDS = Number(values.rounds);
@@ -107,7 +121,13 @@ interface Instance {
 async function spawnInstance(cwd: string, env: Record<string, string>): Promise<Instance> {
   const child = spawn(process.execPath, ['--input-type=module', '-e', INSTANCE], {
     cwd,
-    env: { PATH: process.env.PATH, ...(values['redis-no-command-timeout'] ? { T_REDIS_NO_TIMEOUT: '1' } : {}), T_ENTRY: pathToFileURL(join(TREE, 'dist', 'index.js')).href, LLM_PROVIDER_API_KEY: 'bench', ...env },
+    env: {
+      PATH: process.env.PATH,
+      ...(values['redis-no-command-timeout'] ? { T_REDIS_NO_TIMEOUT: '1' } : {}),
+      T_ENTRY: pathToFileURL(join(TREE, 'dist', 'index.js')).href,
+      LLM_PROVIDER_API_KEY: 'bench',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return { url: (await instanceUrl(child)).url, child };
@@ -124,7 +144,14 @@ interface Setup {
   stop(): Promise<void>;
 }
 
-async function startSetup(db: 'sqlite' | 'postgres', n: number, withRedis: boolean, modelBaseURL: string, pg: PostgresServer | undefined, index: number): Promise<Setup> {
+async function startSetup(
+  db: 'sqlite' | 'postgres',
+  n: number,
+  withRedis: boolean,
+  modelBaseURL: string,
+  pg: PostgresServer | undefined,
+  index: number,
+): Promise<Setup> {
   const dir = mkdtempSync(join(tmpdir(), 'oraclekit-scale-rt-'));
   const mnemonic = generateMnemonic();
   const env: Record<string, string> = { T_MNEMONIC: mnemonic, LLM_BASE_URL: modelBaseURL };
@@ -163,7 +190,9 @@ async function startSetup(db: 'sqlite' | 'postgres', n: number, withRedis: boole
     const tables = await meter.tables();
     if (tables === 0) {
       await setup.stop();
-      throw new Error(`--db postgres: the runtime in dist/ created no table in its PostgreSQL database (createOracleApp({ databaseUrl }) / ORACLE_DATABASE_URL not supported by this build: the runtime on PostgreSQL is branch s7-rtpg)`);
+      throw new Error(
+        `--db postgres: the runtime in dist/ created no table in its PostgreSQL database (createOracleApp({ databaseUrl }) / ORACLE_DATABASE_URL not supported by this build: the runtime on PostgreSQL is branch s7-rtpg)`,
+      );
     }
   }
   return setup;
@@ -176,7 +205,11 @@ interface Prepared {
 }
 
 async function prepare(base: string, user: Signer, oracleDid: string): Promise<Prepared> {
-  const h = async () => ({ authorization: `Bearer ${await mintInvocation({ issuer: user, audience: oracleDid })}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' });
+  const h = async () => ({
+    authorization: `Bearer ${await mintInvocation({ issuer: user, audience: oracleDid })}`,
+    'x-auth-type': 'ucan',
+    'content-type': 'application/json',
+  });
   const r = await fetch(`${base}/sessions`, { method: 'POST', headers: await h(), body: '{}' });
   if (r.status !== 201) throw new Error(`POST /sessions: ${r.status} ${await r.text()}`);
   const { sessionId } = (await r.json()) as { sessionId: string };
@@ -186,7 +219,11 @@ async function prepare(base: string, user: Signer, oracleDid: string): Promise<P
 /** One streaming turn; its first-token time (ms from the request) and its token count; a refused turn: its status and error code. */
 async function turn(p: Prepared, tokens: number): Promise<{ firstToken: number; tokens: number; refused?: string }> {
   const t0 = performance.now();
-  const res = await fetch(`${p.base}/messages/${p.sessionId}`, { method: 'POST', headers: p.headers, body: JSON.stringify({ message: `go ${tokens}`, stream: true }) });
+  const res = await fetch(`${p.base}/messages/${p.sessionId}`, {
+    method: 'POST',
+    headers: p.headers,
+    body: JSON.stringify({ message: `go ${tokens}`, stream: true }),
+  });
   if (res.status !== 200) {
     const text = await res.text();
     let code = text.slice(0, 80);
@@ -231,7 +268,13 @@ interface Result {
   /** Rows added per turn, by table (inserts only; updates do not show). */
   sqliteRowsPerTurn?: Record<string, number>;
   redis?: { perToken: number; perTurn: number; byCommandPerTurn: Record<string, number>; cpuUsPerToken: number };
-  pg?: { commitsPerTurn: number; insertsPerTurn: number; updatesPerTurn: number; walBytesPerTurn: number; cpuUsPerToken: number };
+  pg?: {
+    commitsPerTurn: number;
+    insertsPerTurn: number;
+    updatesPerTurn: number;
+    walBytesPerTurn: number;
+    cpuUsPerToken: number;
+  };
 }
 
 const users = await Promise.all(Array.from({ length: STREAMS }, () => generateSigner()));
@@ -240,7 +283,9 @@ const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** One batch; `warm` (the warm-up) skips the PostgreSQL and Redis readings and their waits. */
 async function batch(s: Setup, tokens: number, warm = false): Promise<Result> {
-  const prepared = await Promise.all(users.map((u, i) => prepare(s.instances[i % s.instances.length]!.url, u, s.oracleDid)));
+  const prepared = await Promise.all(
+    users.map((u, i) => prepare(s.instances[i % s.instances.length]!.url, u, s.oracleDid)),
+  );
   await settle();
   const pg0 = warm ? undefined : await s.meter?.snapshot();
   const r0 = s.redis && !warm ? await redisQuietSnapshot(s.redis.port) : undefined;
@@ -260,18 +305,39 @@ async function batch(s: Setup, tokens: number, warm = false): Promise<Result> {
   const cpu = s.instances.reduce((a, i, k) => a + cpuUsOf(i.child.pid!) - cpu0[k]!, 0);
   const total = turns.reduce((a, t) => a + t.tokens, 0);
   const ttft = turns.map((t) => t.firstToken);
-  const result: Result = { config: s.name, tokensPerS: Math.round(total / (wallMs / 1000)), wallMs: Math.round(wallMs), ttftP50: Math.round(median(ttft)), ttftP99: Math.round(percentile(ttft, 99)), cpuUsPerToken: round2(cpu / total), cpuMsPerTurn: round2(cpu / 1000 / turns.length), refused, load };
+  const result: Result = {
+    config: s.name,
+    tokensPerS: Math.round(total / (wallMs / 1000)),
+    wallMs: Math.round(wallMs),
+    ttftP50: Math.round(median(ttft)),
+    ttftP99: Math.round(percentile(ttft, 99)),
+    cpuUsPerToken: round2(cpu / total),
+    cpuMsPerTurn: round2(cpu / 1000 / turns.length),
+    refused,
+    load,
+  };
   if (s.sqlite && rows0) result.sqliteRowsPerTurn = rowsAdded(rows0, sqliteRows(s.sqlite), turns.length);
   if (s.redis && r0 && r1) {
     const d = redisDiff(r0, r1);
-    result.redis = { perToken: round2(d.total / total), perTurn: round2(d.total / turns.length), byCommandPerTurn: Object.fromEntries(Object.entries(d.byCommand).map(([k, v]) => [k, round2(v / turns.length)])), cpuUsPerToken: round2(d.cpuUs / total) };
+    result.redis = {
+      perToken: round2(d.total / total),
+      perTurn: round2(d.total / turns.length),
+      byCommandPerTurn: Object.fromEntries(Object.entries(d.byCommand).map(([k, v]) => [k, round2(v / turns.length)])),
+      cpuUsPerToken: round2(d.cpuUs / total),
+    };
     // the events of one loop turn go out as ONE RPUSH (src/runtime/cluster), so the RPUSH count is not the event count;
     // that every event reaches the list is what test/e2e/runtime-cluster-load.test.ts checks
   }
   if (s.meter && pg0) {
     const l: PgLoad = PgMeter.diff(pg0, await s.meter.snapshot());
     const per = (x: number) => round2(x / turns.length);
-    result.pg = { commitsPerTurn: per(l.xactCommit), insertsPerTurn: per(l.tupInserted), updatesPerTurn: per(l.tupUpdated), walBytesPerTurn: Math.round(l.walBytes / turns.length), cpuUsPerToken: round2(l.cpuUs / total) };
+    result.pg = {
+      commitsPerTurn: per(l.xactCommit),
+      insertsPerTurn: per(l.tupInserted),
+      updatesPerTurn: per(l.tupUpdated),
+      walBytesPerTurn: Math.round(l.walBytes / turns.length),
+      cpuUsPerToken: round2(l.cpuUs / total),
+    };
   }
   return result;
 }
@@ -307,7 +373,9 @@ try {
     for (const s of setups) {
       const x = await batch(s, TOKENS);
       results.push(x);
-      console.log(`${x.config}: ${x.tokensPerS} tokens/s (${STREAMS} × ${TOKENS} in ${x.wallMs} ms), TTFT p50 ${x.ttftP50} p99 ${x.ttftP99} ms, ${x.cpuUsPerToken} µs CPU/token, ${x.cpuMsPerTurn} ms CPU/turn${Object.keys(x.refused).length ? `, REFUSED ${JSON.stringify(x.refused)}` : ''}${x.sqliteRowsPerTurn ? `, SQLite rows/turn ${JSON.stringify(x.sqliteRowsPerTurn)}` : ''}${x.redis ? `, Redis ${JSON.stringify(x.redis)}` : ''}${x.pg ? `, PG ${JSON.stringify(x.pg)}` : ''}, load ${x.load}`);
+      console.log(
+        `${x.config}: ${x.tokensPerS} tokens/s (${STREAMS} × ${TOKENS} in ${x.wallMs} ms), TTFT p50 ${x.ttftP50} p99 ${x.ttftP99} ms, ${x.cpuUsPerToken} µs CPU/token, ${x.cpuMsPerTurn} ms CPU/turn${Object.keys(x.refused).length ? `, REFUSED ${JSON.stringify(x.refused)}` : ''}${x.sqliteRowsPerTurn ? `, SQLite rows/turn ${JSON.stringify(x.sqliteRowsPerTurn)}` : ''}${x.redis ? `, Redis ${JSON.stringify(x.redis)}` : ''}${x.pg ? `, PG ${JSON.stringify(x.pg)}` : ''}, load ${x.load}`,
+      );
     }
   }
   const summary = setups.map((s) => {
@@ -337,7 +405,26 @@ try {
   });
   console.table(summary);
   mkdirSync(join(ROOT, 'bench/out'), { recursive: true });
-  writeFileSync(join(ROOT, 'bench/out/scale-runtime.json'), JSON.stringify({ node: process.version, tree: TREE, redisNoCommandTimeout: values['redis-no-command-timeout'], started, ended: new Date().toISOString(), cores: cpus().length, streams: STREAMS, tokens: TOKENS, rounds: ROUNDS, summary, results }, null, 2));
+  writeFileSync(
+    join(ROOT, 'bench/out/scale-runtime.json'),
+    JSON.stringify(
+      {
+        node: process.version,
+        tree: TREE,
+        redisNoCommandTimeout: values['redis-no-command-timeout'],
+        started,
+        ended: new Date().toISOString(),
+        cores: cpus().length,
+        streams: STREAMS,
+        tokens: TOKENS,
+        rounds: ROUNDS,
+        summary,
+        results,
+      },
+      null,
+      2,
+    ),
+  );
 } finally {
   for (const s of setups) await s.stop();
   await pg?.stop();

@@ -19,7 +19,15 @@ for (let i = 1; i < lines.length; i++) {
   const f = lines[i].split(',');
   const id = f[idCol];
   const stratum = f[stCol];
-  rows.push({ id, stratum, ticket: createHmac('sha256', key).update(stratum + '\u001f' + id).digest('hex') });
+  rows.push({
+    id,
+    stratum,
+    ticket: createHmac('sha256', key)
+      .update(stratum + '\u001f' + id)
+      .digest('hex'),
+  });
 }
-rows.sort((a, b) => (a.stratum < b.stratum ? -1 : a.stratum > b.stratum ? 1 : a.ticket < b.ticket ? -1 : a.ticket > b.ticket ? 1 : 0));
+rows.sort((a, b) =>
+  a.stratum < b.stratum ? -1 : a.stratum > b.stratum ? 1 : a.ticket < b.ticket ? -1 : a.ticket > b.ticket ? 1 : 0,
+);
 process.stdout.write(`${rows.length} ${rows[0].ticket}\n`);

@@ -32,7 +32,11 @@ import { commitSelection } from '../src/lib/selection/workflow.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const STRATA = ['North', 'South', 'East'];
-const ROUND = (JSON.parse(readFileSync(join(ROOT, 'test/fixtures/drand-rounds.json'), 'utf8')) as { quicknet: { round: number; randomness: string; signature: string }[] }).quicknet.find((r) => r.round === 32254977)!;
+const ROUND = (
+  JSON.parse(readFileSync(join(ROOT, 'test/fixtures/drand-rounds.json'), 'utf8')) as {
+    quicknet: { round: number; randomness: string; signature: string }[];
+  }
+).quicknet.find((r) => r.round === 32254977)!;
 
 async function generate(path: string, n: number): Promise<void> {
   const out = createWriteStream(path);
@@ -50,7 +54,16 @@ async function generate(path: string, n: number): Promise<void> {
 }
 
 function design(n: number) {
-  return computeDesign({ population: n, expectedMean: 2, expectedSD: 1.2, dropoutRate: 0.1, stratification: { enabled: true, strata: STRATA.map((name) => ({ name, weight: name === 'North' ? 0.334 : 0.333 })) } });
+  return computeDesign({
+    population: n,
+    expectedMean: 2,
+    expectedSD: 1.2,
+    dropoutRate: 0.1,
+    stratification: {
+      enabled: true,
+      strata: STRATA.map((name) => ({ name, weight: name === 'North' ? 0.334 : 0.333 })),
+    },
+  });
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -58,7 +71,11 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 /** Wall time of a child process, and its CPU time (all threads) reported by bench/cpu-usage.mjs. */
 function time(args: string[], env: Record<string, string> = {}): { ms: number; cpu: number; out: string } {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, ['--import', join(ROOT, 'bench/cpu-usage.mjs'), ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env }, maxBuffer: 1 << 26 });
+  const r = spawnSync(process.execPath, ['--import', join(ROOT, 'bench/cpu-usage.mjs'), ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    maxBuffer: 1 << 26,
+  });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return { ms, cpu: Number([...r.stderr.matchAll(/cpu-usage-ms (\d+)/g)].pop()?.[1] ?? NaN), out: r.stdout };
@@ -71,15 +88,44 @@ async function sideBySide(n: number, rounds: number): Promise<void> {
     await generate(frame, n);
     const chain = knownChain('quicknet')!;
     const now = new Date((roundTime(chain, ROUND.round) - 600) * 1000);
-    const { commitment } = await commitSelection({ design: loadDesign(design(n)), framePath: frame, chain, round: ROUND.round, delaySeconds: 0, now });
+    const { commitment } = await commitSelection({
+      design: loadDesign(design(n)),
+      framePath: frame,
+      chain,
+      round: ROUND.round,
+      delaySeconds: 0,
+      now,
+    });
     writeFileSync(join(dir, 'commitment.json'), JSON.stringify(commitment));
-    writeFileSync(join(dir, 'round.json'), JSON.stringify({ round: ROUND.round, randomness: ROUND.randomness, signature: ROUND.signature }));
+    writeFileSync(
+      join(dir, 'round.json'),
+      JSON.stringify({ round: ROUND.round, randomness: ROUND.randomness, signature: ROUND.signature }),
+    );
     const seed = computeSeed(commitment.frame.frameHash, ROUND.randomness);
     const bin = process.env.BENCH_BIN ?? join(ROOT, 'bin/run.js');
-    const draw = (k: number) => [bin, 'sample', 'select', 'draw', '--commitment', join(dir, 'commitment.json'), '--frame', frame, '--beacon', join(dir, 'round.json'), '--out-dir', join(dir, `out-${k}`)];
+    const draw = (k: number) => [
+      bin,
+      'sample',
+      'select',
+      'draw',
+      '--commitment',
+      join(dir, 'commitment.json'),
+      '--frame',
+      frame,
+      '--beacon',
+      join(dir, 'round.json'),
+      '--out-dir',
+      join(dir, `out-${k}`),
+    ];
     const minimal = [join(ROOT, 'bench/select-minimal.mjs'), frame, seed];
-    console.log(`node ${process.version}, ${cpus()[0]?.model ?? 'cpu'} x${cpus().length}, load average before ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-    console.log(`frame: ${n.toLocaleString('en')} households, 3 strata, ${(readFileSync(frame).length / 1e6).toFixed(1)} MB; selection.csv written each run; draw = ${bin}`);
+    console.log(
+      `node ${process.version}, ${cpus()[0]?.model ?? 'cpu'} x${cpus().length}, load average before ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}`,
+    );
+    console.log(
+      `frame: ${n.toLocaleString('en')} households, 3 strata, ${(readFileSync(frame).length / 1e6).toFixed(1)} MB; selection.csv written each run; draw = ${bin}`,
+    );
     // warm the page cache and V8's compile cache, as a second run would be
     time(draw(-1));
     time(minimal);
@@ -91,12 +137,18 @@ async function sideBySide(n: number, rounds: number): Promise<void> {
       rmSync(join(dir, `out-${k}`), { recursive: true, force: true });
     }
     const show = (name: string, xs: { ms: number; cpu: number }[]) =>
-      console.log(`${name}  wall ${xs.map((x) => x.ms.toFixed(0)).join(' ')} ms, median ${median(xs.map((x) => x.ms)).toFixed(0)} ms;  CPU median ${median(xs.map((x) => x.cpu)).toFixed(0)} ms`);
+      console.log(
+        `${name}  wall ${xs.map((x) => x.ms.toFixed(0)).join(' ')} ms, median ${median(xs.map((x) => x.ms)).toFixed(0)} ms;  CPU median ${median(xs.map((x) => x.cpu)).toFixed(0)} ms`,
+      );
     show('oraclekit sample select draw ', a);
     show('minimal script (node:crypto) ', b);
     const ma = median(a.map((x) => x.ms));
     const mb = median(b.map((x) => x.ms));
-    console.log(`ratio draw / minimal: wall ${(ma / mb).toFixed(2)}, CPU ${(median(a.map((x) => x.cpu)) / median(b.map((x) => x.cpu))).toFixed(2)} (target <= 1.0); draw ${ma < 3000 ? '<' : '>='} 3 s wall; load average after ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    console.log(
+      `ratio draw / minimal: wall ${(ma / mb).toFixed(2)}, CPU ${(median(a.map((x) => x.cpu)) / median(b.map((x) => x.cpu))).toFixed(2)} (target <= 1.0); draw ${ma < 3000 ? '<' : '>='} 3 s wall; load average after ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -121,7 +173,9 @@ async function phases(n: number): Promise<void> {
     const written = await writeSelectionCsv(join(dir, 'selection.csv'), path, frame, sel);
     const t4 = performance.now();
     const cpu = process.cpuUsage(c0);
-    console.log(`${n} households in process: read ${(t1 - t0).toFixed(0)} ms, frameHash ${(t2 - t1).toFixed(0)} ms, tickets+order ${(t3 - t2).toFixed(0)} ms, write ${(t4 - t3).toFixed(0)} ms (${written.rows} rows); total ${(t4 - t0).toFixed(0)} ms, CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
+    console.log(
+      `${n} households in process: read ${(t1 - t0).toFixed(0)} ms, frameHash ${(t2 - t1).toFixed(0)} ms, tickets+order ${(t3 - t2).toFixed(0)} ms, write ${(t4 - t3).toFixed(0)} ms (${written.rows} rows); total ${(t4 - t0).toFixed(0)} ms, CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -18,7 +18,9 @@ if (major < 24 || (major === 24 && minor < 15)) {
     const r = spawnSync(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
     process.exit(r.status ?? 1);
   }
-  process.stderr.write(`oraclekit needs Node.js >= 24.15 (this is ${process.versions.node}). Run scripts/setup.sh, which installs it.\n`);
+  process.stderr.write(
+    `oraclekit needs Node.js >= 24.15 (this is ${process.versions.node}). Run scripts/setup.sh, which installs it.\n`,
+  );
   process.exit(1);
 }
 

@@ -43,8 +43,9 @@ const rule = {
     docs: { description: 'imports point down the layers of docs/architecture.md' },
     schema: [],
     messages: {
-      upward: "{{from}} may not import {{to}} ('{{spec}}'): {{from}} may import {{allowed}} (docs/architecture.md, 'Rules of the layout')",
-      unknown: "{{file}} is in no known layer of src/ (add it to eslint-rules/layers.js and docs/architecture.md)",
+      upward:
+        "{{from}} may not import {{to}} ('{{spec}}'): {{from}} may import {{allowed}} (docs/architecture.md, 'Rules of the layout')",
+      unknown: '{{file}} is in no known layer of src/ (add it to eslint-rules/layers.js and docs/architecture.md)',
     },
   },
   create(context) {
@@ -53,7 +54,11 @@ const rule = {
     if (!from) return {};
     const allowed = ALLOWED[from];
     if (!allowed) {
-      return { Program(node) { context.report({ node, messageId: 'unknown', data: { file } }); } };
+      return {
+        Program(node) {
+          context.report({ node, messageId: 'unknown', data: { file } });
+        },
+      };
     }
     /** @param {any} node */
     function check(node) {
@@ -64,7 +69,11 @@ const rule = {
       const target = relative(ROOT, resolve(dirname(context.filename), spec));
       const to = layerOf(target);
       if (!to || to === from || allowed.includes(to)) return;
-      context.report({ node, messageId: 'upward', data: { from, to, spec, allowed: allowed.length ? allowed.join(', ') : 'only its own modules' } });
+      context.report({
+        node,
+        messageId: 'upward',
+        data: { from, to, spec, allowed: allowed.length ? allowed.join(', ') : 'only its own modules' },
+      });
     }
     return {
       ImportDeclaration: check,

@@ -7,4 +7,14 @@
  */
 export { scriptedModel, type ScriptedModel } from './runtime/testing/scripted-model.ts';
 export { startScriptedModelServer, type ScriptedModelServer } from './runtime/testing/model-server.ts';
-export { say, callTool, systemPromptOf, lastToolResult, type Script, type ScriptStep, type ScriptSource, type ChatRequestBody, type ScriptedRequest } from './runtime/testing/script.ts';
+export {
+  say,
+  callTool,
+  systemPromptOf,
+  lastToolResult,
+  type Script,
+  type ScriptStep,
+  type ScriptSource,
+  type ChatRequestBody,
+  type ScriptedRequest,
+} from './runtime/testing/script.ts';

@@ -21,7 +21,13 @@ export default function setup(): void {
   const manifest = join(root, 'oclif.manifest.json');
   const stale = !existsSync(manifest) || newest(join(root, 'src')) > statSync(manifest).mtimeMs;
   if (stale) {
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-    execFileSync(process.execPath, [join(root, 'node_modules/oclif/bin/run.js'), 'manifest'], { cwd: root, stdio: 'ignore' });
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    execFileSync(process.execPath, [join(root, 'node_modules/oclif/bin/run.js'), 'manifest'], {
+      cwd: root,
+      stdio: 'ignore',
+    });
   }
 }

@@ -64,18 +64,34 @@ function npmCommand() {
 function npm(args, cwd, timeoutMs = 600_000) {
   const [cmd, pre] = npmCommand();
   return new Promise((resolvePromise, reject) => {
-    execFile(cmd, [...pre, ...args], { cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' } }, (err, stdout, stderr) => {
-      if (err) {
-        const e = new Error(`npm ${args.join(' ')} failed: ${err.message}\n${stderr}`);
-        e.stderr = `${stderr}\n${err.message}`;
-        e.timedOut = err.killed === true;
-        reject(e);
-      } else resolvePromise(stdout);
-    });
+    execFile(
+      cmd,
+      [...pre, ...args],
+      {
+        cwd,
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+        env: {
+          ...process.env,
+          npm_config_update_notifier: 'false',
+          npm_config_fund: 'false',
+          npm_config_audit: 'false',
+        },
+      },
+      (err, stdout, stderr) => {
+        if (err) {
+          const e = new Error(`npm ${args.join(' ')} failed: ${err.message}\n${stderr}`);
+          e.stderr = `${stderr}\n${err.message}`;
+          e.timedOut = err.killed === true;
+          reject(e);
+        } else resolvePromise(stdout);
+      },
+    );
   });
 }
 
-const NETWORK_ERROR = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|socket hang up|network|request to .* failed/i;
+const NETWORK_ERROR =
+  /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|socket hang up|network|request to .* failed/i;
 
 function isNetworkError(e) {
   return e.timedOut === true || NETWORK_ERROR.test(String(e.stderr ?? e.message));
@@ -83,8 +99,16 @@ function isNetworkError(e) {
 
 /** The line of npm's output that says what failed. */
 function why(e) {
-  const lines = String(e.stderr ?? e.message).split('\n').map((l) => l.replace(/^npm error\s*/, '').trim()).filter(Boolean);
-  return (e.timedOut ? 'no answer in time' : undefined) ?? lines.find((l) => NETWORK_ERROR.test(l) && !/proxy/.test(l)) ?? lines[0] ?? 'unknown error';
+  const lines = String(e.stderr ?? e.message)
+    .split('\n')
+    .map((l) => l.replace(/^npm error\s*/, '').trim())
+    .filter(Boolean);
+  return (
+    (e.timedOut ? 'no answer in time' : undefined) ??
+    lines.find((l) => NETWORK_ERROR.test(l) && !/proxy/.test(l)) ??
+    lines[0] ??
+    'unknown error'
+  );
 }
 
 function stamp() {
@@ -92,13 +116,18 @@ function stamp() {
   h.update(JSON.stringify({ SDK, CHAIN_CLIENT, CHAIN_CLIENT_REACT_DEPS, SCRATCH_DEPS }));
   h.update(readFileSync(fileURLToPath(import.meta.url)));
   const standIns = join(here, 'stand-ins');
-  for (const pkg of readdirSync(standIns).sort()) for (const f of readdirSync(join(standIns, pkg)).sort()) h.update(readFileSync(join(standIns, pkg, f)));
+  for (const pkg of readdirSync(standIns).sort())
+    for (const f of readdirSync(join(standIns, pkg)).sort()) h.update(readFileSync(join(standIns, pkg, f)));
   return h.digest('hex');
 }
 
 function complete(want) {
   try {
-    return readFileSync(join(dir, '.complete'), 'utf8').trim() === want && existsSync(join(dir, 'node_modules', SDK.name, 'package.json')) && existsSync(join(dir, 'node_modules', CHAIN_CLIENT.name, 'dist', 'react', 'index.js'));
+    return (
+      readFileSync(join(dir, '.complete'), 'utf8').trim() === want &&
+      existsSync(join(dir, 'node_modules', SDK.name, 'package.json')) &&
+      existsSync(join(dir, 'node_modules', CHAIN_CLIENT.name, 'dist', 'react', 'index.js'))
+    );
   } catch {
     return false;
   }
@@ -176,7 +205,18 @@ async function install(want) {
   const started = Date.now();
   // the registry first: unreachable is the one failure the suite skips on
   try {
-    await npm(['view', `${SDK.name}@${SDK.version}`, 'version', '--fetch-retries=1', '--fetch-retry-mintimeout=1000', '--fetch-timeout=20000'], root, 60_000);
+    await npm(
+      [
+        'view',
+        `${SDK.name}@${SDK.version}`,
+        'version',
+        '--fetch-retries=1',
+        '--fetch-retry-mintimeout=1000',
+        '--fetch-timeout=20000',
+      ],
+      root,
+      60_000,
+    );
   } catch (e) {
     if (isNetworkError(e)) {
       log(`the npm registry is unreachable, cannot install ${SDK.name}@${SDK.version} (${why(e)})`);
@@ -204,7 +244,9 @@ async function install(want) {
   const original = await pack(`${CHAIN_CLIENT.name}@${CHAIN_CLIENT.version}`, work, work);
   const unpacked = join(work, 'chain-client');
   mkdirSync(unpacked);
-  await new Promise((res, rej) => execFile('tar', ['xzf', original, '-C', unpacked, '--strip-components=1'], (err) => (err ? rej(err) : res())));
+  await new Promise((res, rej) =>
+    execFile('tar', ['xzf', original, '-C', unpacked, '--strip-components=1'], (err) => (err ? rej(err) : res())),
+  );
   const pkgPath = join(unpacked, 'package.json');
   const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'));
   pkg.description = `${CHAIN_CLIENT.name} ${CHAIN_CLIENT.version} with its dependencies trimmed to what its react entry imports (oraclekit scripts/ixo-sdk/install.mjs)`;
@@ -221,7 +263,11 @@ async function install(want) {
     private: true,
     description: 'Scratch install for test/e2e/ixo-sdk (made by scripts/ixo-sdk/install.mjs; not part of the project)',
     type: 'module',
-    dependencies: { ...SCRATCH_DEPS, [CHAIN_CLIENT.name]: 'file:vendor/oracles-chain-client-trimmed.tgz', '@ixo/impactxclient-sdk': 'file:vendor/impactxclient-sdk-stand-in.tgz' },
+    dependencies: {
+      ...SCRATCH_DEPS,
+      [CHAIN_CLIENT.name]: 'file:vendor/oracles-chain-client-trimmed.tgz',
+      '@ixo/impactxclient-sdk': 'file:vendor/impactxclient-sdk-stand-in.tgz',
+    },
     overrides: { [CHAIN_CLIENT.name]: `$${CHAIN_CLIENT.name}`, '@ixo/impactxclient-sdk': '$@ixo/impactxclient-sdk' },
   };
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify(scratch, null, 2)}\n`);
@@ -237,7 +283,9 @@ async function install(want) {
   }
   rmSync(work, { recursive: true, force: true });
   writeFileSync(join(dir, '.complete'), `${want}\n`);
-  log(`installed ${SDK.name}@${SDK.version} with React 18 into ${dir} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  log(
+    `installed ${SDK.name}@${SDK.version} with React 18 into ${dir} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   return 0;
 }
 

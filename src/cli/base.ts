@@ -36,7 +36,10 @@ export abstract class BaseCommand extends Command implements Io {
     if (isOracleKitError(err)) return this.exit(printCliError(err, this.jsonMode));
     if (err instanceof Errors.ExitError) throw err;
     // oclif's own parse errors (unknown flag, bad option, missing argument): the usage class
-    const isParse = err.name?.includes('Parse') || err.constructor?.name?.includes('Parse') || (err as { parse?: unknown }).parse !== undefined;
+    const isParse =
+      err.name?.includes('Parse') ||
+      err.constructor?.name?.includes('Parse') ||
+      (err as { parse?: unknown }).parse !== undefined;
     if (isParse || err.oclif?.exit === 2) {
       const message = err.message.split('\nSee more help')[0] ?? err.message;
       writeErrorBody(unknownFlagHint(err, this.ctor.flags) ?? cliError('usage', message).toBody(), this.jsonMode);
@@ -47,9 +50,14 @@ export abstract class BaseCommand extends Command implements Io {
 }
 
 /** An unknown flag with a near one: the usage error says "did you mean --dropout?" (src/cli/did-you-mean.ts). */
-function unknownFlagHint(err: Error & { flags?: unknown }, flags: Record<string, { char?: string; hidden?: boolean }> | undefined) {
+function unknownFlagHint(
+  err: Error & { flags?: unknown },
+  flags: Record<string, { char?: string; hidden?: boolean }> | undefined,
+) {
   if (!Array.isArray(err.flags) || err.flags.length === 0 || !flags) return undefined;
-  const names = Object.entries(flags).filter(([, f]) => !f.hidden).map(([name]) => `--${name}`);
+  const names = Object.entries(flags)
+    .filter(([, f]) => !f.hidden)
+    .map(([name]) => `--${name}`);
   const typed = err.flags.map((f) => String(f).split('=')[0]!);
   const hints = typed.map((t) => ({ t, near: t.startsWith('--') ? suggest(t, names) : [] }));
   if (!hints.some((h) => h.near.length > 0)) return undefined;
@@ -59,5 +67,9 @@ function unknownFlagHint(err: Error & { flags?: unknown }, flags: Record<string,
       ? `unknown flag ${hints[0]!.t}; ${mean(hints[0]!.near)}`
       : `unknown flags ${hints.map((h) => (h.near.length ? `${h.t} (${mean(h.near)})` : h.t)).join(', ')}`;
   const near = hints.flatMap((h) => h.near);
-  return cliError('usage', message, { field: typed[0]!, value: typed.length === 1 ? typed[0] : typed, valid: near.join(', ') }).toBody();
+  return cliError('usage', message, {
+    field: typed[0]!,
+    value: typed.length === 1 ? typed[0] : typed,
+    valid: near.join(', '),
+  }).toBody();
 }

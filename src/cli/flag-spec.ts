@@ -51,19 +51,38 @@ export interface IntegerFlagSpec {
 export type CommandFlagSpecs = Record<string, FlagSpec | IntegerFlagSpec>;
 
 /** --json, which every data-printing command has. */
-export const JSON_FLAG = { type: 'boolean', description: 'Print machine-readable JSON (errors as JSON on stderr).', default: false } as const satisfies FlagSpec;
+export const JSON_FLAG = {
+  type: 'boolean',
+  description: 'Print machine-readable JSON (errors as JSON on stderr).',
+  default: false,
+} as const satisfies FlagSpec;
 
 /** Flags every data-printing command has (BaseCommand.baseFlags). */
 export const BASE_FLAGS: FlagSpecs = { json: JSON_FLAG };
 
 /** Flags of every command that talks to a registry (the local daemon unless --registry). */
 export const REGISTRY_FLAGS = {
-  registry: { type: 'string', description: 'Base URL of a remote registry (default: the local daemon, started on first use). Env ORACLEKIT_REGISTRY.', helpGroup: 'REGISTRY' },
-  'api-key': { type: 'string', description: 'API key for the registry. Env ORACLEKIT_API_KEY, or saved with `daemon keys create --save`.', helpGroup: 'REGISTRY' },
+  registry: {
+    type: 'string',
+    description:
+      'Base URL of a remote registry (default: the local daemon, started on first use). Env ORACLEKIT_REGISTRY.',
+    helpGroup: 'REGISTRY',
+  },
+  'api-key': {
+    type: 'string',
+    description: 'API key for the registry. Env ORACLEKIT_API_KEY, or saved with `daemon keys create --save`.',
+    helpGroup: 'REGISTRY',
+  },
 } as const satisfies FlagSpecs;
 
 export type ParsedFlags<S extends FlagSpecs> = {
-  [K in keyof S]: S[K]['type'] extends 'boolean' ? boolean : S[K]['multiple'] extends true ? string[] | undefined : S[K]['default'] extends string ? string : string | undefined;
+  [K in keyof S]: S[K]['type'] extends 'boolean'
+    ? boolean
+    : S[K]['multiple'] extends true
+      ? string[] | undefined
+      : S[K]['default'] extends string
+        ? string
+        : string | undefined;
 };
 
 /** The node:util parseArgs options of a FlagSpecs. */
@@ -85,7 +104,13 @@ export function parseArgsOptions(specs: FlagSpecs): NonNullable<ParseArgsConfig[
 function repeatedFlag(argv: string[], specs: FlagSpecs): OracleKitError | undefined {
   let tokens;
   try {
-    tokens = parseArgs({ args: argv, options: parseArgsOptions(specs), strict: false, allowPositionals: true, tokens: true }).tokens;
+    tokens = parseArgs({
+      args: argv,
+      options: parseArgsOptions(specs),
+      strict: false,
+      allowPositionals: true,
+      tokens: true,
+    }).tokens;
   } catch {
     return undefined; // not parseable here: the parser that runs next reports it
   }
@@ -97,10 +122,16 @@ function repeatedFlag(argv: string[], specs: FlagSpecs): OracleKitError | undefi
     const values = [...(seen.get(t.name) ?? []), t.value ?? ''];
     seen.set(t.name, values);
     if (values.length < 2) continue;
-    const repeatable = Object.entries(specs).filter(([, x]) => x.multiple).map(([n]) => `--${n}`);
+    const repeatable = Object.entries(specs)
+      .filter(([, x]) => x.multiple)
+      .map(([n]) => `--${n}`);
     const valid = `--${t.name} once${repeatable.length ? ` (only ${repeatable.join(' and ')} ${repeatable.length === 1 ? 'repeats' : 'repeat'})` : ''}`;
     const typed = spec.char ? `--${t.name} (-${spec.char})` : `--${t.name}`;
-    return cliError('repeated_flag', `${typed} is given twice (${values.map((v) => JSON.stringify(v)).join(', then ')}); valid: ${valid}`, { field: `--${t.name}`, value: values, valid });
+    return cliError(
+      'repeated_flag',
+      `${typed} is given twice (${values.map((v) => JSON.stringify(v)).join(', then ')}); valid: ${valid}`,
+      { field: `--${t.name}`, value: values, valid },
+    );
   }
   return undefined;
 }
@@ -116,4 +147,3 @@ export function refuseRepeatedFlag(argv: string[], specs: FlagSpecs): number | u
   writeErrorBody(err.toBody(), argv.includes('--json'), err.valid);
   return EXIT_CODES.usage;
 }
-

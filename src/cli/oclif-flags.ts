@@ -13,24 +13,61 @@ export { Args };
 type Given<F> = F extends { required: true } ? true : F extends { default: string | number | boolean } ? true : false;
 
 type ValueOf<F> = F extends { type: 'boolean' }
-  ? F extends { default: boolean } ? boolean : boolean | undefined
+  ? F extends { default: boolean }
+    ? boolean
+    : boolean | undefined
   : F extends { type: 'integer' }
-    ? Given<F> extends true ? number : number | undefined
+    ? Given<F> extends true
+      ? number
+      : number | undefined
     : F extends { multiple: true }
-      ? F extends { required: true } ? string[] : string[] | undefined
-      : Given<F> extends true ? string : string | undefined;
+      ? F extends { required: true }
+        ? string[]
+        : string[] | undefined
+      : Given<F> extends true
+        ? string
+        : string | undefined;
 
-type OclifFlag<F> = F extends { type: 'boolean' } ? Interfaces.BooleanFlag<ValueOf<F>> : Interfaces.OptionFlag<ValueOf<F>>;
+type OclifFlag<F> = F extends { type: 'boolean' }
+  ? Interfaces.BooleanFlag<ValueOf<F>>
+  : Interfaces.OptionFlag<ValueOf<F>>;
 
 export type OclifFlags<S> = { [K in keyof S]: OclifFlag<S[K]> };
 
 function one(s: FlagSpec | IntegerFlagSpec): unknown {
-  const common = { description: s.description, ...(s.char ? { char: s.char as 'a' } : {}), ...(s.helpGroup ? { helpGroup: s.helpGroup } : {}), ...(s.required ? { required: true } : {}) };
-  if (s.type === 'integer') return Flags.integer({ ...common, ...(s.default !== undefined ? { default: s.default } : {}), ...(s.min !== undefined ? { min: s.min } : {}), ...(s.max !== undefined ? { max: s.max } : {}) });
-  const extra = { ...(s.env ? { env: s.env } : {}), ...(s.exclusive ? { exclusive: [...s.exclusive] } : {}), ...(s.exactlyOne ? { exactlyOne: [...s.exactlyOne] } : {}) };
-  if (s.type === 'boolean') return Flags.boolean({ ...common, ...extra, ...(s.allowNo ? { allowNo: true } : {}), ...(s.default !== undefined ? { default: s.default as boolean } : {}) });
-  if (s.multiple) return Flags.string({ ...common, ...extra, multiple: true, ...(s.options ? { options: [...s.options] } : {}) });
-  return Flags.string({ ...common, ...extra, ...(s.options ? { options: [...s.options] } : {}), ...(s.default !== undefined ? { default: s.default as string } : {}) });
+  const common = {
+    description: s.description,
+    ...(s.char ? { char: s.char as 'a' } : {}),
+    ...(s.helpGroup ? { helpGroup: s.helpGroup } : {}),
+    ...(s.required ? { required: true } : {}),
+  };
+  if (s.type === 'integer')
+    return Flags.integer({
+      ...common,
+      ...(s.default !== undefined ? { default: s.default } : {}),
+      ...(s.min !== undefined ? { min: s.min } : {}),
+      ...(s.max !== undefined ? { max: s.max } : {}),
+    });
+  const extra = {
+    ...(s.env ? { env: s.env } : {}),
+    ...(s.exclusive ? { exclusive: [...s.exclusive] } : {}),
+    ...(s.exactlyOne ? { exactlyOne: [...s.exactlyOne] } : {}),
+  };
+  if (s.type === 'boolean')
+    return Flags.boolean({
+      ...common,
+      ...extra,
+      ...(s.allowNo ? { allowNo: true } : {}),
+      ...(s.default !== undefined ? { default: s.default as boolean } : {}),
+    });
+  if (s.multiple)
+    return Flags.string({ ...common, ...extra, multiple: true, ...(s.options ? { options: [...s.options] } : {}) });
+  return Flags.string({
+    ...common,
+    ...extra,
+    ...(s.options ? { options: [...s.options] } : {}),
+    ...(s.default !== undefined ? { default: s.default as string } : {}),
+  });
 }
 
 export function toOclifFlags<const S extends CommandFlagSpecs>(specs: S): OclifFlags<S> {

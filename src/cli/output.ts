@@ -26,9 +26,14 @@ function cellText(c: Cell): string {
 /** An aligned plain-text table; numbers right-aligned. */
 export function textTable(headers: string[], rows: Cell[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => cellText(r[i]).length)));
-  const isNum = headers.map((_, i) => rows.length > 0 && rows.every((r) => typeof r[i] === 'number' || r[i] === '' || r[i] == null));
+  const isNum = headers.map(
+    (_, i) => rows.length > 0 && rows.every((r) => typeof r[i] === 'number' || r[i] === '' || r[i] == null),
+  );
   const line = (cells: string[]) =>
-    cells.map((c, i) => (isNum[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (isNum[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const out = [paint.bold(line(headers)), widths.map((w) => '-'.repeat(w)).join('  ')];
   for (const r of rows) out.push(line(r.map(cellText)));
   return out.join('\n');

@@ -29,14 +29,15 @@ export function progressLine(enabled = Boolean(process.stderr.isTTY)): ProgressL
   };
 }
 
-const count = (p: Progress): string => `${(p.done ?? 0).toLocaleString('en')}${p.total !== undefined ? ` / ${p.total.toLocaleString('en')}` : ''}`;
+const count = (p: Progress): string =>
+  `${(p.done ?? 0).toLocaleString('en')}${p.total !== undefined ? ` / ${p.total.toLocaleString('en')}` : ''}`;
 
 /** The text of a selection step's progress, with the total when known. */
 export function progressText(p: Progress): string {
-  if (p.phase === 'read') return `reading frame ${((p.done ?? 0) / 1e6).toFixed(1)}${p.total !== undefined ? ` / ${(p.total / 1e6).toFixed(1)}` : ''} MB`;
+  if (p.phase === 'read')
+    return `reading frame ${((p.done ?? 0) / 1e6).toFixed(1)}${p.total !== undefined ? ` / ${(p.total / 1e6).toFixed(1)}` : ''} MB`;
   if (p.phase === 'tickets') return `tickets ${count(p)}`;
   if (p.phase === 'write') return `writing selection.csv ${count(p)}`;
   if (p.phase === 'beacon') return 'verifying the beacon round';
   return 'hashing the frame';
 }
-

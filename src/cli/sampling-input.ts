@@ -31,24 +31,36 @@ const FLAG_FOR_FIELD: Record<string, string> = {
   precision: '--precision',
 };
 
-export function parseNumberFlag(value: string | undefined, flag: string, code: SamplingErrorCode, valid: string): number | undefined {
+export function parseNumberFlag(
+  value: string | undefined,
+  flag: string,
+  code: SamplingErrorCode,
+  valid: string,
+): number | undefined {
   if (value === undefined) return undefined;
   const t = value.trim();
   if (!NUMBER.test(t)) throw samplingError(code, flag, value, valid);
   const n = Number(t);
-  if (!Number.isFinite(n)) throw samplingError(code, flag, value, `${valid}; ${t} is beyond the largest number, 1.7976931348623157e308`);
-  if (n === 0 && /[1-9]/.test(t.replace(/e.*$/i, ''))) throw samplingError(code, flag, value, `${valid}; ${t} is below the smallest number, 5e-324, and would read as 0`);
+  if (!Number.isFinite(n))
+    throw samplingError(code, flag, value, `${valid}; ${t} is beyond the largest number, 1.7976931348623157e308`);
+  if (n === 0 && /[1-9]/.test(t.replace(/e.*$/i, '')))
+    throw samplingError(code, flag, value, `${valid}; ${t} is below the smallest number, 5e-324, and would read as 0`);
   return n;
 }
 
 /** `name=weight[:mean:sd]` */
-export function parseStratumFlag(spec: string, index: number): { name: string; weight: number; mean?: number; sd?: number } {
+export function parseStratumFlag(
+  spec: string,
+  index: number,
+): { name: string; weight: number; mean?: number; sd?: number } {
   const f = `--stratum #${index + 1}`;
   const eq = spec.lastIndexOf('=');
-  if (eq <= 0) throw samplingError('invalid_strata', f, spec, 'name=weight[:mean:sd], e.g. north=0.55 or lpg=0.5:2.6:0.9');
+  if (eq <= 0)
+    throw samplingError('invalid_strata', f, spec, 'name=weight[:mean:sd], e.g. north=0.55 or lpg=0.5:2.6:0.9');
   const name = spec.slice(0, eq);
   const parts = spec.slice(eq + 1).split(':');
-  if (parts.length !== 1 && parts.length !== 3) throw samplingError('invalid_strata', f, spec, 'name=weight or name=weight:mean:sd');
+  if (parts.length !== 1 && parts.length !== 3)
+    throw samplingError('invalid_strata', f, spec, 'name=weight or name=weight:mean:sd');
   const weight = parseNumberFlag(parts[0], `${f} weight`, 'invalid_weight', 'a number in (0, 1]')!;
   const out: { name: string; weight: number; mean?: number; sd?: number } = { name, weight };
   if (parts.length === 3) {
@@ -64,12 +76,20 @@ export function readJsonInput(path: string, what: string): unknown {
   try {
     text = path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
   } catch (e) {
-    throw cliError('unreadable_file', `cannot read ${what} ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { field: what, value: path, valid: 'a readable file, or - for standard input' });
+    throw cliError(
+      'unreadable_file',
+      `cannot read ${what} ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      { field: what, value: path, valid: 'a readable file, or - for standard input' },
+    );
   }
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw cliError('invalid_json', `${what} ${JSON.stringify(path)} is not valid JSON: ${(e as Error).message}`, { field: what, value: path, valid: 'a JSON document' });
+    throw cliError('invalid_json', `${what} ${JSON.stringify(path)} is not valid JSON: ${(e as Error).message}`, {
+      field: what,
+      value: path,
+      valid: 'a JSON document',
+    });
   }
 }
 
@@ -77,7 +97,11 @@ export function readTextInput(path: string, what: string): string {
   try {
     return path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
   } catch (e) {
-    throw cliError('unreadable_file', `cannot read ${what} ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { field: what, value: path, valid: 'a readable file, or - for standard input' });
+    throw cliError(
+      'unreadable_file',
+      `cannot read ${what} ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      { field: what, value: path, valid: 'a readable file, or - for standard input' },
+    );
   }
 }
 

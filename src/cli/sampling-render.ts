@@ -49,14 +49,22 @@ export function renderDesign(design: Design, format: Format): string {
   const census = design.flags.includes('census');
   const summaryRows: Cell[][] = [
     ['population (N)', p.population],
-    [p.expectedProportion !== undefined ? 'expected proportion' : 'expected mean', num(p.expectedProportion ?? p.expectedMean, 6)],
+    [
+      p.expectedProportion !== undefined ? 'expected proportion' : 'expected mean',
+      num(p.expectedProportion ?? p.expectedMean, 6),
+    ],
     ['expected SD', num(p.expectedSD, 6)],
     ['dropout rate', p.dropoutRate],
     ['confidence / precision', '95 % / ±5 % of the mean (relative)'],
   ];
   if (strata.length === 0) {
     const i = design.intermediates as { z: number; cv: number; n0: number; n_fpc: number };
-    summaryRows.push(['z', i.z], ['CV', positive(i.cv, 6)], ['n0 (infinite population)', positive(i.n0)], ['n_fpc (finite population)', positive(i.n_fpc)]);
+    summaryRows.push(
+      ['z', i.z],
+      ['CV', positive(i.cv, 6)],
+      ['n0 (infinite population)', positive(i.n0)],
+      ['n_fpc (finite population)', positive(i.n_fpc)],
+    );
   } else {
     summaryRows.push(['strata', `${strata.length} (proportional; each keeps 95/5)`]);
   }
@@ -65,13 +73,61 @@ export function renderDesign(design: Design, format: Format): string {
     ['adjustedSize (households to sample)', p.adjustedSize],
     ['erCoverage', `${p.erCoverage} (${p.erCoverageSource})`],
   );
-  if (census) summaryRows.push(['flags', strata.length ? `census in ${strata.filter((s) => s.census).map((s) => s.name).join(', ')}` : 'census: sample every household']);
+  if (census)
+    summaryRows.push([
+      'flags',
+      strata.length
+        ? `census in ${strata
+            .filter((s) => s.census)
+            .map((s) => s.name)
+            .join(', ')}`
+        : 'census: sample every household',
+    ]);
   if (format === 'csv') {
-    const headers = ['stratum', 'weight', 'population', 'mean', 'sd', 'cv', 'n0', 'n_fpc', 'calculatedSize', 'sampleSize', 'census'];
+    const headers = [
+      'stratum',
+      'weight',
+      'population',
+      'mean',
+      'sd',
+      'cv',
+      'n0',
+      'n_fpc',
+      'calculatedSize',
+      'sampleSize',
+      'census',
+    ];
     const rows: Cell[][] = strata.length
-      ? strata.map((s) => [s.name, s.weight, s.population, s.mean, s.sd, s.cv, s.n0, s.n_fpc, s.calculatedSize, s.sampleSize, s.census])
-      : [['all', 1, p.population, p.expectedMean, p.expectedSD, (design.intermediates as { cv: number }).cv, (design.intermediates as { n0: number }).n0, (design.intermediates as { n_fpc: number }).n_fpc, p.calculatedSize, p.adjustedSize, census]];
-    if (strata.length) rows.push(['total', 1, p.population, '', '', '', '', '', p.calculatedSize, p.adjustedSize, census]);
+      ? strata.map((s) => [
+          s.name,
+          s.weight,
+          s.population,
+          s.mean,
+          s.sd,
+          s.cv,
+          s.n0,
+          s.n_fpc,
+          s.calculatedSize,
+          s.sampleSize,
+          s.census,
+        ])
+      : [
+          [
+            'all',
+            1,
+            p.population,
+            p.expectedMean,
+            p.expectedSD,
+            (design.intermediates as { cv: number }).cv,
+            (design.intermediates as { n0: number }).n0,
+            (design.intermediates as { n_fpc: number }).n_fpc,
+            p.calculatedSize,
+            p.adjustedSize,
+            census,
+          ],
+        ];
+    if (strata.length)
+      rows.push(['total', 1, p.population, '', '', '', '', '', p.calculatedSize, p.adjustedSize, census]);
     return csvTable(headers, rows);
   }
   const out = [title(format, 'Sample-size design (95/5)'), table(format, ['quantity', 'value'], summaryRows)];
@@ -83,7 +139,18 @@ export function renderDesign(design: Design, format: Format): string {
         format,
         ['stratum', 'weight', 'N_h', 'mean', 'SD', 'CV', 'n_fpc', 'calculated', 'sample', 'census'],
         [
-          ...strata.map((s): Cell[] => [s.name, s.weight, s.population, num(s.mean, 6), num(s.sd, 6), positive(s.cv), positive(s.n_fpc, 2), s.calculatedSize, s.sampleSize, s.census ? 'CENSUS' : '']),
+          ...strata.map((s): Cell[] => [
+            s.name,
+            s.weight,
+            s.population,
+            num(s.mean, 6),
+            num(s.sd, 6),
+            positive(s.cv),
+            positive(s.n_fpc, 2),
+            s.calculatedSize,
+            s.sampleSize,
+            s.census ? 'CENSUS' : '',
+          ]),
           ['total', '', p.population, '', '', '', '', p.calculatedSize, p.adjustedSize, ''],
         ],
       ),
@@ -96,7 +163,9 @@ export function renderExplain(ex: Explanation[], format: Format): string {
   if (format === 'csv') {
     return csvTable(
       ['scope', 'step', 'formula', 'substituted', 'result', 'rounding', 'source'],
-      ex.flatMap((e) => e.steps.map((s): Cell[] => [e.scope, s.step, s.formula, s.substituted, s.result, s.rounding ?? '', s.source])),
+      ex.flatMap((e) =>
+        e.steps.map((s): Cell[] => [e.scope, s.step, s.formula, s.substituted, s.result, s.rounding ?? '', s.source]),
+      ),
     );
   }
   const out: string[] = [title(format, 'How the numbers were computed')];
@@ -104,9 +173,16 @@ export function renderExplain(ex: Explanation[], format: Format): string {
     out.push('', format === 'markdown' ? `### ${e.scope}` : paint.cyan(e.scope));
     for (const s of e.steps) {
       if (format === 'markdown') {
-        out.push(`- **${s.step}**: \`${s.formula}\` = \`${s.substituted}\` = **${s.result}**${s.rounding ? ` (rounding: ${s.rounding})` : ''}  \n  _source: ${s.source}_`);
+        out.push(
+          `- **${s.step}**: \`${s.formula}\` = \`${s.substituted}\` = **${s.result}**${s.rounding ? ` (rounding: ${s.rounding})` : ''}  \n  _source: ${s.source}_`,
+        );
       } else {
-        out.push(`  ${paint.bold(s.step)}: ${s.formula}`, `      = ${s.substituted}`, `      = ${paint.bold(s.result)}${s.rounding ? paint.dim(`   [rounding: ${s.rounding}]`) : ''}`, paint.dim(`      source: ${s.source}`));
+        out.push(
+          `  ${paint.bold(s.step)}: ${s.formula}`,
+          `      = ${s.substituted}`,
+          `      = ${paint.bold(s.result)}${s.rounding ? paint.dim(`   [rounding: ${s.rounding}]`) : ''}`,
+          paint.dim(`      source: ${s.source}`),
+        );
       }
     }
   }
@@ -114,37 +190,102 @@ export function renderExplain(ex: Explanation[], format: Format): string {
 }
 
 export function renderComparison(c: Comparison, format: Format): string {
-  const fmtRow = (label: string, rows: AllocationRow[]) => rows.map((x): Cell[] => [label, x.name, x.population, x.n, r(x.precision * 100, 2), x.meets ? 'yes' : 'NO']);
-  const rows = [...fmtRow('compliant (each stratum 95/5)', c.compliant), ...fmtRow(`proportional, n=${c.overallSize} (Cochran 5.5)`, c.proportional), ...fmtRow(`Neyman, n=${c.overallSize} (Cochran 5.9)`, c.neyman)];
+  const fmtRow = (label: string, rows: AllocationRow[]) =>
+    rows.map((x): Cell[] => [label, x.name, x.population, x.n, r(x.precision * 100, 2), x.meets ? 'yes' : 'NO']);
+  const rows = [
+    ...fmtRow('compliant (each stratum 95/5)', c.compliant),
+    ...fmtRow(`proportional, n=${c.overallSize} (Cochran 5.5)`, c.proportional),
+    ...fmtRow(`Neyman, n=${c.overallSize} (Cochran 5.9)`, c.neyman),
+  ];
   const head = ['allocation', 'stratum', 'N_h', 'n_h (completed)', 'achieved ±% of mean', 'meets 5 %'];
   if (format === 'csv') return csvTable(head, rows);
-  return [title(format, 'Comparison of allocations'), format === 'markdown' ? `> ${c.label}` : paint.yellow(c.label), table(format, head, rows)].join('\n');
+  return [
+    title(format, 'Comparison of allocations'),
+    format === 'markdown' ? `> ${c.label}` : paint.yellow(c.label),
+    table(format, head, rows),
+  ].join('\n');
 }
 
 export function renderSensitivity(s: Sensitivity, format: Format): string {
-  const head = [s.scaled ? 'CV of every stratum' : 'CV', ...s.dropoutRates.map((d) => `d=${d}`), '90/10* (info)', '95/10* (info)'];
+  const head = [
+    s.scaled ? 'CV of every stratum' : 'CV',
+    ...s.dropoutRates.map((d) => `d=${d}`),
+    '90/10* (info)',
+    '95/10* (info)',
+  ];
   const cell = (v: number | null) => (v === null ? '> N' : v);
-  const rows = s.rows.map((row): Cell[] => [s.scaled ? `×${row.cvFactor}${row.cvFactor === 1 ? ' (input)' : ''}` : `${row.cv}${row.cvFactor === 1 ? ' (input)' : ''}`, ...row.cells.map((c) => cell(c.adjustedSize)), cell(row.info90_10), cell(row.info95_10)]);
+  const rows = s.rows.map((row): Cell[] => [
+    s.scaled
+      ? `×${row.cvFactor}${row.cvFactor === 1 ? ' (input)' : ''}`
+      : `${row.cv}${row.cvFactor === 1 ? ' (input)' : ''}`,
+    ...row.cells.map((c) => cell(c.adjustedSize)),
+    cell(row.info90_10),
+    cell(row.info95_10),
+  ]);
   if (format === 'csv') return csvTable(head, rows);
-  return [title(format, 'Sensitivity of adjustedSize (95/5) to CV and dropout'), table(format, head, rows), `* ${s.note}`].join('\n');
+  return [
+    title(format, 'Sensitivity of adjustedSize (95/5) to CV and dropout'),
+    table(format, head, rows),
+    `* ${s.note}`,
+  ].join('\n');
 }
 
 export function renderRecalc(res: RecalcResult, format: Format): string {
   const out: string[] = [renderDesign(res.design, format)];
   if (res.change) {
-    const rows: Cell[][] = [res.change.total, ...res.change.strata].map((c) => [c.name, c.from, c.to, c.delta > 0 ? `+${c.delta}` : `${c.delta}`, c.direction]);
-    out.push('', title(format, `Change against the previous design${res.previous?.designId ? ` ${res.previous.designId}` : ''}`), table(format, ['scope', 'previous', 'new', 'delta', 'direction'], rows));
+    const rows: Cell[][] = [res.change.total, ...res.change.strata].map((c) => [
+      c.name,
+      c.from,
+      c.to,
+      c.delta > 0 ? `+${c.delta}` : `${c.delta}`,
+      c.direction,
+    ]);
+    out.push(
+      '',
+      title(format, `Change against the previous design${res.previous?.designId ? ` ${res.previous.designId}` : ''}`),
+      table(format, ['scope', 'previous', 'new', 'delta', 'direction'], rows),
+    );
     if (format === 'table') {
       const t = res.change.total;
-      out.push(t.direction === 'unchanged' ? `The sample size is unchanged at ${t.to}.` : `The sample size goes ${t.direction} by ${Math.abs(t.delta)}: ${t.from} → ${t.to}.`);
+      out.push(
+        t.direction === 'unchanged'
+          ? `The sample size is unchanged at ${t.to}.`
+          : `The sample size goes ${t.direction} by ${Math.abs(t.delta)}: ${t.from} → ${t.to}.`,
+      );
     }
   }
   if (res.achieved) {
-    const rows: Cell[][] = res.achieved.groups.map((g) => [g.stratum, g.n, g.population, r(g.mean, 4), r(g.sd, 4), r(g.precision * 100, 2), g.met ? 'yes' : 'NO']);
+    const rows: Cell[][] = res.achieved.groups.map((g) => [
+      g.stratum,
+      g.n,
+      g.population,
+      r(g.mean, 4),
+      r(g.sd, 4),
+      r(g.precision * 100, 2),
+      g.met ? 'yes' : 'NO',
+    ]);
     const o = res.achieved.overall;
-    if (o) rows.push(['overall (stratified: Σ W_h x̄_h)', o.n, o.population, r(o.mean, 4), r(o.sd, 4), r(o.precision * 100, 2), o.met ? 'yes' : 'NO']);
-    out.push('', title(format, 'Achieved precision of the completed observations'), table(format, ['stratum', 'n', 'N', 'mean', 'SD (n-1)', 'achieved ±% of mean', 'met 5 %'], rows));
-    if (format === 'table') out.push(res.achieved.allMet ? paint.green('Achieved precision met ±5 % everywhere.') : paint.red('Achieved precision did NOT meet ±5 % everywhere.'));
+    if (o)
+      rows.push([
+        'overall (stratified: Σ W_h x̄_h)',
+        o.n,
+        o.population,
+        r(o.mean, 4),
+        r(o.sd, 4),
+        r(o.precision * 100, 2),
+        o.met ? 'yes' : 'NO',
+      ]);
+    out.push(
+      '',
+      title(format, 'Achieved precision of the completed observations'),
+      table(format, ['stratum', 'n', 'N', 'mean', 'SD (n-1)', 'achieved ±% of mean', 'met 5 %'], rows),
+    );
+    if (format === 'table')
+      out.push(
+        res.achieved.allMet
+          ? paint.green('Achieved precision met ±5 % everywhere.')
+          : paint.red('Achieved precision did NOT meet ±5 % everywhere.'),
+      );
   }
   return out.join('\n');
 }

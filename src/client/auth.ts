@@ -62,7 +62,15 @@ export class UcanAuth {
     }
     this.oracleDid = oracleDid;
     this.src = src;
-    this.o = { invocationTtl: 300, delegationTtl: 3600, renewMargin: 120, sendDelegation: true, premint: false, now: nowS, ...o };
+    this.o = {
+      invocationTtl: 300,
+      delegationTtl: 3600,
+      renewMargin: 120,
+      sendDelegation: true,
+      premint: false,
+      now: nowS,
+      ...o,
+    };
   }
 
   get userDid(): string | undefined {
@@ -97,7 +105,8 @@ export class UcanAuth {
 
   private async mintInvocation(): Promise<string> {
     this.minted.invocations++;
-    if (this.src.createInvocation) return this.src.createInvocation({ oracleDid: this.oracleDid, ttlSeconds: this.o.invocationTtl });
+    if (this.src.createInvocation)
+      return this.src.createInvocation({ oracleDid: this.oracleDid, ttlSeconds: this.o.invocationTtl });
     return mintInvocation({ issuer: this.src.signer!, audience: this.oracleDid, ttlSeconds: this.o.invocationTtl });
   }
 
@@ -113,11 +122,17 @@ export class UcanAuth {
   private async mintDelegation(): Promise<MintedDelegation> {
     this.minted.delegations++;
     let d: MintedDelegation;
-    if (this.src.createDelegation) d = await this.src.createDelegation({ oracleDid: this.oracleDid, ttlSeconds: this.o.delegationTtl });
+    if (this.src.createDelegation)
+      d = await this.src.createDelegation({ oracleDid: this.oracleDid, ttlSeconds: this.o.delegationTtl });
     else {
       const expiration = this.o.now() + this.o.delegationTtl;
       // a fresh nonce: a renewed delegation must get a new CID (the old one may be revoked)
-      const r = await mintDelegation({ issuer: this.src.signer!, audience: this.oracleDid, expiration, nonce: crypto.randomUUID() });
+      const r = await mintDelegation({
+        issuer: this.src.signer!,
+        audience: this.oracleDid,
+        expiration,
+        nonce: crypto.randomUUID(),
+      });
       d = { token: r.token, expiration };
     }
     this.delegation = d;

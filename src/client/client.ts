@@ -13,7 +13,15 @@
  *   stream then ends with `done {status:'aborted'}`.
  */
 import * as P from '../lib/protocol/index.ts';
-import { initialTurn, reduceTurn, type AnyEvent, type DoneStatus, type Message, type Session, type TurnState } from '../lib/protocol/index.ts';
+import {
+  initialTurn,
+  reduceTurn,
+  type AnyEvent,
+  type DoneStatus,
+  type Message,
+  type Session,
+  type TurnState,
+} from '../lib/protocol/index.ts';
 import { UcanAuth, type AuthOptions, type AuthSource } from './auth.ts';
 import { OracleClientError, OracleUnreachableError, errorFromResponse } from './errors.ts';
 import { OracleEventParser } from './sse.ts';
@@ -131,14 +139,24 @@ export class OracleClient {
   }
 
   /** An authenticated request; 401 → new invocation, then new delegation; other errors thrown as OracleClientError. */
-  async request(method: string, path: string, body?: unknown, init: { signal?: AbortSignal; accept?: string } = {}): Promise<Response> {
+  async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    init: { signal?: AbortSignal; accept?: string } = {},
+  ): Promise<Response> {
     const auth = await this.auth();
     let last: OracleClientError | undefined;
     for (let attempt = 0; attempt < 3; attempt++) {
       const headers: Record<string, string> = { ...(await auth.headers()) };
       if (body !== undefined) headers['content-type'] = 'application/json';
       if (init.accept) headers.accept = init.accept;
-      const res = await this.rawFetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: init.signal });
+      const res = await this.rawFetch(path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: init.signal,
+      });
       if (res.ok) return res;
       last = await errorFromResponse(res);
       if (res.status !== 401) throw last;
@@ -192,20 +210,32 @@ export class OracleClient {
   async history(sessionId: string): Promise<Message[]> {
     return (await this.json('GET', `/messages/${encodeURIComponent(sessionId)}`, P.HistoryResponseSchema)).messages;
   }
-  historyPage(sessionId: string, page: { limit?: number; before?: string; after?: string } = {}): Promise<P.PagedHistoryResponse> {
+  historyPage(
+    sessionId: string,
+    page: { limit?: number; before?: string; after?: string } = {},
+  ): Promise<P.PagedHistoryResponse> {
     const q = new URLSearchParams();
     if (page.limit !== undefined) q.set('limit', String(page.limit));
     if (page.before) q.set('before', page.before);
     if (page.after) q.set('after', page.after);
     const qs = q.toString();
-    return this.json('GET', `/sessions/${encodeURIComponent(sessionId)}/messages${qs ? `?${qs}` : ''}`, P.PagedHistoryResponseSchema);
+    return this.json(
+      'GET',
+      `/sessions/${encodeURIComponent(sessionId)}/messages${qs ? `?${qs}` : ''}`,
+      P.PagedHistoryResponseSchema,
+    );
   }
 
   // ---- delegation ---------------------------------------------------------
   /** Stores the user's current delegation on the oracle (POST /delegation). */
   async storeDelegation(): Promise<{ ok: true; expiration: number | null }> {
     const d = await (await this.auth()).currentDelegation();
-    if (!d) throw new OracleClientError(400, 'no_delegation', 'this client has no signer or createDelegation to mint a delegation');
+    if (!d)
+      throw new OracleClientError(
+        400,
+        'no_delegation',
+        'this client has no signer or createDelegation to mint a delegation',
+      );
     return this.json('POST', '/delegation', P.PostDelegationResponseSchema, { raw: d.token, expiration: d.expiration });
   }
   delegationStatus(): Promise<{ authorized: boolean; expiration?: number }> {
@@ -217,8 +247,16 @@ export class OracleClient {
 
   // ---- messages -----------------------------------------------------------
   /** Sends without streaming: waits for the whole answer. */
-  async sendAndWait(sessionId: string, message: string, o: Omit<SendOptions, 'onEvent' | 'signal'> = {}): Promise<P.SendMessageResponse> {
-    return this.json('POST', `/messages/${encodeURIComponent(sessionId)}`, P.SendMessageResponseSchema, { message, stream: false, ...o });
+  async sendAndWait(
+    sessionId: string,
+    message: string,
+    o: Omit<SendOptions, 'onEvent' | 'signal'> = {},
+  ): Promise<P.SendMessageResponse> {
+    return this.json('POST', `/messages/${encodeURIComponent(sessionId)}`, P.SendMessageResponseSchema, {
+      message,
+      stream: false,
+      ...o,
+    });
   }
 
   async abort(sessionId: string): Promise<P.AbortResponse> {
@@ -226,7 +264,11 @@ export class OracleClient {
   }
 
   /** Rejoins a run's stream from event id `after` (GET /runs/:runId?after=N). */
-  rejoin(runId: string, after: number, o: { sessionId?: string; onEvent?: OnTurnEvent; signal?: AbortSignal } = {}): ChatStream {
+  rejoin(
+    runId: string,
+    after: number,
+    o: { sessionId?: string; onEvent?: OnTurnEvent; signal?: AbortSignal } = {},
+  ): ChatStream {
     return this.stream(o.sessionId ?? '', { kind: 'rejoin', runId, after }, o);
   }
 
@@ -241,7 +283,11 @@ export class OracleClient {
     return this.stream(sessionId, { kind: 'send', body }, o);
   }
 
-  private stream(sessionId: string, start: { kind: 'send'; body: P.SendMessageBody } | { kind: 'rejoin'; runId: string; after: number }, o: { onEvent?: OnTurnEvent; signal?: AbortSignal }): ChatStream {
+  private stream(
+    sessionId: string,
+    start: { kind: 'send'; body: P.SendMessageBody } | { kind: 'rejoin'; runId: string; after: number },
+    o: { onEvent?: OnTurnEvent; signal?: AbortSignal },
+  ): ChatStream {
     // events queue for async iteration
     const queue: AnyEvent[] = [];
     let wake: (() => void) | undefined;
@@ -253,7 +299,9 @@ export class OracleClient {
     };
     let resolveStarted!: (v: { runId: string; requestId: string }) => void;
     let rejectStarted!: (e: unknown) => void;
-    const started = new Promise<{ runId: string; requestId: string }>((a, b) => ((resolveStarted = a), (rejectStarted = b)));
+    const started = new Promise<{ runId: string; requestId: string }>(
+      (a, b) => ((resolveStarted = a), (rejectStarted = b)),
+    );
     started.catch(() => {});
     const ids = { runId: start.kind === 'rejoin' ? start.runId : '', requestId: '' };
 
@@ -262,9 +310,15 @@ export class OracleClient {
       let lastId = start.kind === 'rejoin' ? start.after : 0;
       let res: Response;
       if (start.kind === 'send') {
-        res = await this.request('POST', `/messages/${encodeURIComponent(sessionId)}`, start.body, { signal: o.signal, accept: 'text/event-stream' });
+        res = await this.request('POST', `/messages/${encodeURIComponent(sessionId)}`, start.body, {
+          signal: o.signal,
+          accept: 'text/event-stream',
+        });
       } else {
-        res = await this.request('GET', `/runs/${encodeURIComponent(start.runId)}?after=${start.after}`, undefined, { signal: o.signal, accept: 'text/event-stream' });
+        res = await this.request('GET', `/runs/${encodeURIComponent(start.runId)}?after=${start.after}`, undefined, {
+          signal: o.signal,
+          accept: 'text/event-stream',
+        });
       }
       ids.runId = res.headers.get('x-run-id') ?? ids.runId;
       ids.requestId = res.headers.get('x-request-id') ?? '';
@@ -298,7 +352,10 @@ export class OracleClient {
         attempts++;
         rejoins++;
         try {
-          res = await this.request('GET', `/runs/${encodeURIComponent(ids.runId)}?after=${lastId}`, undefined, { signal: o.signal, accept: 'text/event-stream' });
+          res = await this.request('GET', `/runs/${encodeURIComponent(ids.runId)}?after=${lastId}`, undefined, {
+            signal: o.signal,
+            accept: 'text/event-stream',
+          });
         } catch (e) {
           if (e instanceof OracleClientError && e.status >= 400 && e.status < 500) throw e;
           res = new Response(''); // unreachable for now: retry with the next attempt
@@ -324,7 +381,12 @@ export class OracleClient {
     result.catch(() => {});
 
     const abortRun = async () => {
-      if (!sessionId) throw new OracleClientError(400, 'no_session', 'abort needs the session id of the run (a rejoined stream has none)');
+      if (!sessionId)
+        throw new OracleClientError(
+          400,
+          'no_session',
+          'abort needs the session id of the run (a rejoined stream has none)',
+        );
       await started;
       await this.abort(sessionId).catch((e: unknown) => {
         // the run may have finished in the meantime
@@ -354,7 +416,11 @@ export class OracleClient {
   }
 
   /** Reads one SSE response; true when the `done` frame arrived. */
-  private async readEvents(res: Response, signal: AbortSignal | undefined, on: (e: AnyEvent) => void): Promise<boolean> {
+  private async readEvents(
+    res: Response,
+    signal: AbortSignal | undefined,
+    on: (e: AnyEvent) => void,
+  ): Promise<boolean> {
     if (!res.body) return false;
     const parser = new OracleEventParser();
     const reader = res.body.getReader();

@@ -3,8 +3,26 @@
  * See docs/client.md.
  */
 export { OracleClient } from './client.ts';
-export type { OracleClientOptions, SendOptions, OnTurnEvent, ChatStream, TurnResult, ToolCallState, TurnState, BrowserToolSpec, AgActionSpec } from './client.ts';
-export { reduceTurn, initialTurn, turnMessages, messageIds, parseMessageId, transcript, TURN_ERROR_CODES } from '../lib/protocol/messages.ts';
+export type {
+  OracleClientOptions,
+  SendOptions,
+  OnTurnEvent,
+  ChatStream,
+  TurnResult,
+  ToolCallState,
+  TurnState,
+  BrowserToolSpec,
+  AgActionSpec,
+} from './client.ts';
+export {
+  reduceTurn,
+  initialTurn,
+  turnMessages,
+  messageIds,
+  parseMessageId,
+  transcript,
+  TURN_ERROR_CODES,
+} from '../lib/protocol/messages.ts';
 export type { ParsedMessageId, MessagePart, TranscriptEntry, TurnErrorCode } from '../lib/protocol/messages.ts';
 export { UcanAuth } from './auth.ts';
 export type { AuthSource, AuthOptions, MintedDelegation } from './auth.ts';
@@ -17,6 +35,15 @@ export { resolveOracleDid, isDid } from './resolve.ts';
 export type { ResolvedOracle, ResolveOptions, Service } from './resolve.ts';
 export { signerFromMnemonic, generateMnemonic, generateSigner } from '../lib/keys/index.ts';
 export type { Signer } from '../lib/keys/index.ts';
-export type { AnyEvent, Message, Session, MessageContent, ComponentRecord, ErrorEvent, ToolCallEvent, DoneStatus } from '../lib/protocol/index.ts';
+export type {
+  AnyEvent,
+  Message,
+  Session,
+  MessageContent,
+  ComponentRecord,
+  ErrorEvent,
+  ToolCallEvent,
+  DoneStatus,
+} from '../lib/protocol/index.ts';
 export { creditsStatus, payClaims } from './payments.ts';
 export type { CreditsStatus, OutstandingClaim, Payment } from './payments.ts';

@@ -67,20 +67,46 @@ export async function creditsStatus(client: OracleClient): Promise<CreditsStatus
  * confirmed is what is paid). Nothing outstanding: `OracleClientError` 409
  * `nothing_to_pay`.
  */
-export async function payClaims(client: OracleClient, o: { claimIds?: string[]; expectAmount?: number; reference?: string } = {}): Promise<Payment> {
+export async function payClaims(
+  client: OracleClient,
+  o: { claimIds?: string[]; expectAmount?: number; reference?: string } = {},
+): Promise<Payment> {
   const status = await creditsStatus(client);
-  const claims = o.claimIds ? status.outstandingClaims.filter((c) => o.claimIds!.includes(c.claimId)) : status.outstandingClaims;
+  const claims = o.claimIds
+    ? status.outstandingClaims.filter((c) => o.claimIds!.includes(c.claimId))
+    : status.outstandingClaims;
   if (o.claimIds) {
     const missing = o.claimIds.filter((id) => !claims.some((c) => c.claimId === id));
-    if (missing.length) throw new OracleClientError(404, 'claim_not_found', `claimIds: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not outstanding; outstanding: ${status.outstandingClaims.map((c) => c.claimId).join(', ') || 'none'}`, { field: 'claimIds', value: missing });
+    if (missing.length)
+      throw new OracleClientError(
+        404,
+        'claim_not_found',
+        `claimIds: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not outstanding; outstanding: ${status.outstandingClaims.map((c) => c.claimId).join(', ') || 'none'}`,
+        { field: 'claimIds', value: missing },
+      );
   }
-  if (!claims.length) throw new OracleClientError(409, 'nothing_to_pay', 'there is nothing to pay: no outstanding claims (a claim is created when the oracle refuses a turn with 402)', {});
+  if (!claims.length)
+    throw new OracleClientError(
+      409,
+      'nothing_to_pay',
+      'there is nothing to pay: no outstanding claims (a claim is created when the oracle refuses a turn with 402)',
+      {},
+    );
   const amount = claims.reduce((s, c) => s + num(c.amount), 0);
   if (o.expectAmount !== undefined && Math.abs(o.expectAmount - amount) > 1e-9) {
-    throw new OracleClientError(409, 'payment_mismatch', `expectAmount: ${o.expectAmount} is not what the claims total now (${amount} ${status.denom})`, { field: 'expectAmount', value: o.expectAmount, details: { expected: amount } });
+    throw new OracleClientError(
+      409,
+      'payment_mismatch',
+      `expectAmount: ${o.expectAmount} is not what the claims total now (${amount} ${status.denom})`,
+      { field: 'expectAmount', value: o.expectAmount, details: { expected: amount } },
+    );
   }
   await client.request('POST', '/credits/contract', {});
-  const r = await json<{ paymentId: string; amount: number; paid?: unknown[] }>(client, 'POST', '/credits/pay', { claimIds: claims.map((c) => c.claimId), amount, ...(o.reference ? { reference: o.reference } : {}) });
+  const r = await json<{ paymentId: string; amount: number; paid?: unknown[] }>(client, 'POST', '/credits/pay', {
+    claimIds: claims.map((c) => c.claimId),
+    amount,
+    ...(o.reference ? { reference: o.reference } : {}),
+  });
   const paid = (r.paid ?? []).map((p) => (typeof p === 'string' ? p : String((p as { claimId?: string }).claimId)));
   return { paymentId: r.paymentId, amount: r.amount, denom: status.denom, paid };
 }

@@ -73,7 +73,8 @@ export function connectRealtime(o: RealtimeOptions): RealtimeConnection {
       socket.connect();
       return;
     }
-    if (body?.statusCode !== undefined && !socket.active) rejectReady(Object.assign(new Error(body.message ?? err.message), body));
+    if (body?.statusCode !== undefined && !socket.active)
+      rejectReady(Object.assign(new Error(body.message ?? err.message), body));
   });
 
   const answer = async (call: P.BrowserToolCall, isAction: boolean) => {
@@ -89,8 +90,19 @@ export function connectRealtime(o: RealtimeOptions): RealtimeConnection {
         error = errorMessage(e);
       }
     }
-    if (isAction) socket.emit('action_call_result', { toolCallId: call.toolCallId, sessionId: call.sessionId, result: error ? { error } : (result ?? null) });
-    else socket.emit('tool_result', { toolCallId: call.toolCallId, sessionId: call.sessionId, result: result ?? null, ...(error ? { error } : {}) });
+    if (isAction)
+      socket.emit('action_call_result', {
+        toolCallId: call.toolCallId,
+        sessionId: call.sessionId,
+        result: error ? { error } : (result ?? null),
+      });
+    else
+      socket.emit('tool_result', {
+        toolCallId: call.toolCallId,
+        sessionId: call.sessionId,
+        result: result ?? null,
+        ...(error ? { error } : {}),
+      });
   };
 
   socket.on('browser_tool_call', (raw: unknown) => {

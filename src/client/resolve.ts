@@ -41,12 +41,30 @@ function findService(services: Service[], frag: string): Service | undefined {
 }
 
 export async function resolveOracleDid(did: string, o: ResolveOptions): Promise<ResolvedOracle> {
-  const registry = o.registry ?? (o.registryUrl ? new RegistryClient({ baseUrl: o.registryUrl, ...(o.apiKey ? { apiKey: o.apiKey } : {}) }) : undefined);
-  if (!registry) throw new OracleClientError(400, 'registry_required', `resolving ${did} needs a registry (its client, or registryUrl)`);
-  const record = (await registry.getDomain(did, o.signal)) as Partial<DomainView> & { domain?: { services?: Service[] } };
-  const services = (record.services ?? record.domain?.services ?? []).filter((s) => s && typeof s.id === 'string' && typeof s.serviceEndpoint === 'string');
+  const registry =
+    o.registry ??
+    (o.registryUrl
+      ? new RegistryClient({ baseUrl: o.registryUrl, ...(o.apiKey ? { apiKey: o.apiKey } : {}) })
+      : undefined);
+  if (!registry)
+    throw new OracleClientError(
+      400,
+      'registry_required',
+      `resolving ${did} needs a registry (its client, or registryUrl)`,
+    );
+  const record = (await registry.getDomain(did, o.signal)) as Partial<DomainView> & {
+    domain?: { services?: Service[] };
+  };
+  const services = (record.services ?? record.domain?.services ?? []).filter(
+    (s) => s && typeof s.id === 'string' && typeof s.serviceEndpoint === 'string',
+  );
   const api = findService(services, '#api');
-  if (!api) throw new OracleClientError(404, 'no_api_service', `the domain ${did} has no #api service; register the oracle's URL as a service {id:'#api', type:'oracleService', serviceEndpoint}`);
+  if (!api)
+    throw new OracleClientError(
+      404,
+      'no_api_service',
+      `the domain ${did} has no #api service; register the oracle's URL as a service {id:'#api', type:'oracleService', serviceEndpoint}`,
+    );
   const ws = findService(services, '#ws');
   return { did, apiUrl: api.serviceEndpoint, wsUrl: ws?.serviceEndpoint ?? api.serviceEndpoint, services };
 }

@@ -20,7 +20,10 @@ export default class Login extends BaseCommand {
     const { isInteractive } = await import('../cli/scaffold/ask.ts');
     const { chooseAuth, login } = await import('../cli/identity/login.ts');
     const interactive = isInteractive();
-    const implied = flags['mnemonic-file'] || flags.generate || process.env[flags['mnemonic-env'] ?? 'ORACLEKIT_MNEMONIC'] ? 'mnemonic' : undefined;
+    const implied =
+      flags['mnemonic-file'] || flags.generate || process.env[flags['mnemonic-env'] ?? 'ORACLEKIT_MNEMONIC']
+        ? 'mnemonic'
+        : undefined;
     const auth = await chooseAuth((flags.auth ?? implied) as 'qr' | 'mnemonic' | undefined, interactive);
     const r = await login({
       auth,

@@ -1,7 +1,8 @@
 import { BaseCommand } from '../cli/base.ts';
 
 export default class Logout extends BaseCommand {
-  static override summary = 'Forget the saved identity (deletes identity.json; back up a mnemonic you still need first).';
+  static override summary =
+    'Forget the saved identity (deletes identity.json; back up a mnemonic you still need first).';
   static override enableJsonFlag = false;
   static override examples = ['<%= config.bin %> logout', '<%= config.bin %> logout --json'];
 

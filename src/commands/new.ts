@@ -5,7 +5,8 @@ import { IDENTITY_FLAGS } from '../cli/identity/flags.ts';
 import { NETWORKS, type Network } from '../cli/registry/settings.ts';
 
 export default class New extends BaseCommand {
-  static override summary = 'Create an oracle project: sign in, register the oracle in a registry, scaffold a runnable, tested project.';
+  static override summary =
+    'Create an oracle project: sign in, register the oracle in a registry, scaffold a runnable, tested project.';
   static override description = `Every question is also a flag; --yes takes the defaults; without a terminal a missing answer is an error naming its flag.
 
 Registers the oracle as a domain of type Oracle (class: the "oraclekit:oracle-protocol:v1" Protocol domain, registered on the local registry on first use, or --class) with its #api and #ws services at --url (default http://localhost:3000; PORT in .env is that URL's port), writes the DID into oracle.config.json, provisions a Matrix bot when a homeserver is configured (--matrix-homeserver or MATRIX_BASE_URL), then writes the project from templates/, installs its dependencies and initialises git. A failure or Ctrl+C removes what was created and deactivates the domain. See docs/scaffolder.md.`;
@@ -21,35 +22,114 @@ Registers the oracle as a domain of type Oracle (class: the "oraclekit:oracle-pr
     'project-name': Args.string({ description: 'The project (and directory) name.', required: true }),
   };
   static override flags = toOclifFlags({
-    yes: { type: 'boolean', char: 'y', description: 'Take the default for every question not given as a flag.', default: false },
+    yes: {
+      type: 'boolean',
+      char: 'y',
+      description: 'Take the default for every question not given as a flag.',
+      default: false,
+    },
     force: { type: 'boolean', description: 'Write into a non-empty directory.', default: false },
     dir: { type: 'string', description: 'Directory to create (default ./<project-name>).' },
     ...IDENTITY_FLAGS,
-    network: { type: 'string', description: 'Where to register the oracle: local (the daemon’s registry, default), devnet, testnet, mainnet.', options: NETWORKS, helpGroup: 'REGISTRY' },
-    registry: { ...REGISTRY_FLAGS.registry, description: 'The registry URL of --network (saved in settings for next time).' },
-    'api-key': { ...REGISTRY_FLAGS['api-key'], description: 'API key for a remote registry (saved for next time); on local one is created for you.' },
-    class: { type: 'string', description: 'DID of the Protocol domain the oracle follows (default: oraclekit:oracle-protocol:v1).', helpGroup: 'REGISTRY' },
+    network: {
+      type: 'string',
+      description: 'Where to register the oracle: local (the daemon’s registry, default), devnet, testnet, mainnet.',
+      options: NETWORKS,
+      helpGroup: 'REGISTRY',
+    },
+    registry: {
+      ...REGISTRY_FLAGS.registry,
+      description: 'The registry URL of --network (saved in settings for next time).',
+    },
+    'api-key': {
+      ...REGISTRY_FLAGS['api-key'],
+      description: 'API key for a remote registry (saved for next time); on local one is created for you.',
+    },
+    class: {
+      type: 'string',
+      description: 'DID of the Protocol domain the oracle follows (default: oraclekit:oracle-protocol:v1).',
+      helpGroup: 'REGISTRY',
+    },
     name: { type: 'string', description: 'Oracle name (default: the project name).', helpGroup: 'PROFILE' },
     description: { type: 'string', description: 'Oracle description.', helpGroup: 'PROFILE' },
-    price: { type: 'string', description: 'Price per use: 0 (free, default) to 1000000000, at most 6 decimals (what the credits ledger keeps exactly).', helpGroup: 'PROFILE' },
-    model: { type: 'string', description: 'Model id for the OpenAI-compatible endpoint (default openai/gpt-4o-mini).', helpGroup: 'PROFILE' },
-    url: { type: 'string', description: 'The URL clients reach the oracle at (#api and #ws); default http://localhost:3000. Not 0.0.0.0; a local URL without a port means port 80.', helpGroup: 'PROFILE' },
-    port: { type: 'integer', description: 'PORT for a non-local --url behind a proxy (default 3000); a local URL’s port is used as is.', min: 1, max: 65535, helpGroup: 'PROFILE' },
-    'oracle-key': { type: 'string', description: "The oracle's signing key in .env: generate (a new mnemonic, default), identity (your mnemonic — written in plain text, 0600), none.", options: ['generate', 'identity', 'none'], helpGroup: 'PROFILE' },
-    'llm-base-url': { type: 'string', description: 'LLM_BASE_URL in .env (default https://openrouter.ai/api/v1).', helpGroup: 'PROFILE' },
+    price: {
+      type: 'string',
+      description:
+        'Price per use: 0 (free, default) to 1000000000, at most 6 decimals (what the credits ledger keeps exactly).',
+      helpGroup: 'PROFILE',
+    },
+    model: {
+      type: 'string',
+      description: 'Model id for the OpenAI-compatible endpoint (default openai/gpt-4o-mini).',
+      helpGroup: 'PROFILE',
+    },
+    url: {
+      type: 'string',
+      description:
+        'The URL clients reach the oracle at (#api and #ws); default http://localhost:3000. Not 0.0.0.0; a local URL without a port means port 80.',
+      helpGroup: 'PROFILE',
+    },
+    port: {
+      type: 'integer',
+      description: 'PORT for a non-local --url behind a proxy (default 3000); a local URL’s port is used as is.',
+      min: 1,
+      max: 65535,
+      helpGroup: 'PROFILE',
+    },
+    'oracle-key': {
+      type: 'string',
+      description:
+        "The oracle's signing key in .env: generate (a new mnemonic, default), identity (your mnemonic — written in plain text, 0600), none.",
+      options: ['generate', 'identity', 'none'],
+      helpGroup: 'PROFILE',
+    },
+    'llm-base-url': {
+      type: 'string',
+      description: 'LLM_BASE_URL in .env (default https://openrouter.ai/api/v1).',
+      helpGroup: 'PROFILE',
+    },
     install: { type: 'boolean', description: 'Run npm install (default yes).', allowNo: true },
     git: { type: 'boolean', description: 'Initialise git (default yes).', allowNo: true },
-    'oraclekit-version': { type: 'string', description: 'npm spec of the oraclekit dependency (default ^<this version>; e.g. file:../oraclekit-0.1.0.tgz).' },
-    matrix: { type: 'boolean', description: 'Provision the Matrix bot when a homeserver is configured (default yes).', allowNo: true, helpGroup: 'MATRIX' },
-    'matrix-homeserver': { type: 'string', description: 'Matrix homeserver URL (default $MATRIX_BASE_URL).', helpGroup: 'MATRIX' },
-    'matrix-user': { type: 'string', description: 'The bot’s localpart (default oracle-<project-name>).', helpGroup: 'MATRIX' },
-    'matrix-password': { type: 'string', description: 'The bot’s password (default: generated; needed to log in to an existing account). Env MATRIX_BOT_PASSWORD.', env: 'MATRIX_BOT_PASSWORD', helpGroup: 'MATRIX' },
-    'matrix-registration-token': { type: 'string', description: 'A registration token when the homeserver requires one.', helpGroup: 'MATRIX' },
+    'oraclekit-version': {
+      type: 'string',
+      description: 'npm spec of the oraclekit dependency (default ^<this version>; e.g. file:../oraclekit-0.1.0.tgz).',
+    },
+    matrix: {
+      type: 'boolean',
+      description: 'Provision the Matrix bot when a homeserver is configured (default yes).',
+      allowNo: true,
+      helpGroup: 'MATRIX',
+    },
+    'matrix-homeserver': {
+      type: 'string',
+      description: 'Matrix homeserver URL (default $MATRIX_BASE_URL).',
+      helpGroup: 'MATRIX',
+    },
+    'matrix-user': {
+      type: 'string',
+      description: 'The bot’s localpart (default oracle-<project-name>).',
+      helpGroup: 'MATRIX',
+    },
+    'matrix-password': {
+      type: 'string',
+      description:
+        'The bot’s password (default: generated; needed to log in to an existing account). Env MATRIX_BOT_PASSWORD.',
+      env: 'MATRIX_BOT_PASSWORD',
+      helpGroup: 'MATRIX',
+    },
+    'matrix-registration-token': {
+      type: 'string',
+      description: 'A registration token when the homeserver requires one.',
+      helpGroup: 'MATRIX',
+    },
   });
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(New);
-    const [{ runNew }, { isInteractive }] = await Promise.all([import('../cli/scaffold/new.ts'), import('../cli/scaffold/ask.ts')]);
+    const [{ runNew }, { isInteractive }] = await Promise.all([
+      import('../cli/scaffold/new.ts'),
+      import('../cli/scaffold/ask.ts'),
+    ]);
     const ac = new AbortController();
     // A second Ctrl+C quits at once. conf's atomic writer (when-exit) re-raises
     // the first SIGINT to this process, so a second one counts only after a moment.

@@ -17,10 +17,23 @@ export default class UpdateOracleApiUrl extends BaseCommand {
   static override flags = toOclifFlags({
     did: { type: 'string', description: "The oracle's DID (default: oracleDid of oracle.config.json)." },
     project: { type: 'string', description: 'The project folder (default: the current directory).', default: '.' },
-    check: { type: 'boolean', description: 'Check GET <url>/health first (default yes).', allowNo: true, default: true },
-    network: { type: 'string', description: 'The network (default: the project’s, else local).', options: NETWORKS, helpGroup: 'REGISTRY' },
+    check: {
+      type: 'boolean',
+      description: 'Check GET <url>/health first (default yes).',
+      allowNo: true,
+      default: true,
+    },
+    network: {
+      type: 'string',
+      description: 'The network (default: the project’s, else local).',
+      options: NETWORKS,
+      helpGroup: 'REGISTRY',
+    },
     registry: { ...REGISTRY_FLAGS.registry, description: 'The registry URL (default: the network’s saved one).' },
-    'api-key': { ...REGISTRY_FLAGS['api-key'], description: 'API key of a controller of the oracle (default: the saved one).' },
+    'api-key': {
+      ...REGISTRY_FLAGS['api-key'],
+      description: 'API key of a controller of the oracle (default: the saved one).',
+    },
   });
 
   async run(): Promise<void> {

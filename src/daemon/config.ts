@@ -113,7 +113,8 @@ const daemonConfigSchema = z.strictObject({
     .superRefine((vs, ctx) => {
       const seen = new Set<string>();
       vs.forEach((v, i) => {
-        if (seen.has(v.did)) ctx.addIssue({ code: 'custom', path: [i, 'did'], message: 'repeats', params: { valid: 'each voter once' } });
+        if (seen.has(v.did))
+          ctx.addIssue({ code: 'custom', path: [i, 'did'], message: 'repeats', params: { valid: 'each voter once' } });
         seen.add(v.did);
       });
     })
@@ -121,7 +122,9 @@ const daemonConfigSchema = z.strictObject({
   tally: z.record(z.string(), z.unknown()).optional(),
   revoting: z.boolean().optional(),
   proposalDurationSeconds: z.number().positive().optional(),
-  rateLimit: z.strictObject({ max: z.number().int().min(1).optional(), timeWindowMs: z.number().int().min(1).optional() }).optional(),
+  rateLimit: z
+    .strictObject({ max: z.number().int().min(1).optional(), timeWindowMs: z.number().int().min(1).optional() })
+    .optional(),
   bodyLimitBytes: z.number().int().min(1024).optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   oracle: daemonOracleSchema.optional(),
@@ -132,7 +135,11 @@ const daemonConfigSchema = z.strictObject({
       try {
         checkPostgresUrl(v, 'databaseUrl');
       } catch (e) {
-        ctx.addIssue({ code: 'custom', message: (e as Error).message.replace(/^.*? is not a PostgreSQL URL: /, 'not a PostgreSQL URL: '), params: { valid: 'postgres://user[:password]@host[:port]/database (or postgresql://)' } });
+        ctx.addIssue({
+          code: 'custom',
+          message: (e as Error).message.replace(/^.*? is not a PostgreSQL URL: /, 'not a PostgreSQL URL: '),
+          params: { valid: 'postgres://user[:password]@host[:port]/database (or postgresql://)' },
+        });
       }
     })
     .optional(),
@@ -142,7 +149,11 @@ const daemonConfigSchema = z.strictObject({
       try {
         checkRedisUrl(v, 'redisUrl');
       } catch (e) {
-        ctx.addIssue({ code: 'custom', message: (e as Error).message.replace(/^.*? is not a Redis URL: /, 'not a Redis URL: '), params: { valid: REDIS_URL_VALID } });
+        ctx.addIssue({
+          code: 'custom',
+          message: (e as Error).message.replace(/^.*? is not a Redis URL: /, 'not a Redis URL: '),
+          params: { valid: REDIS_URL_VALID },
+        });
       }
     })
     .optional(),
@@ -155,7 +166,8 @@ const REDIS_URL_VALID = 'redis://[user[:password]@]host[:port][/db] (or rediss:/
  * Throws invalid_config naming the setting and the value (without its password).
  */
 function checkRedisUrl(url: string, setting = 'redisUrl'): void {
-  const fail = (why: string) => bad(`${setting} = ${showValue(redact(url))} is not a Redis URL: ${why}`, setting, redact(url), REDIS_URL_VALID);
+  const fail = (why: string) =>
+    bad(`${setting} = ${showValue(redact(url))} is not a Redis URL: ${why}`, setting, redact(url), REDIS_URL_VALID);
   if (!/^rediss?:\/\//i.test(url)) throw fail('the scheme must be redis:// or rediss://');
   let u: URL;
   try {
@@ -164,13 +176,17 @@ function checkRedisUrl(url: string, setting = 'redisUrl'): void {
     throw fail('it does not parse as a URL');
   }
   if (!u.hostname) throw fail('it names no host');
-  if (u.pathname !== '' && u.pathname !== '/' && !/^\/\d+$/.test(u.pathname)) throw fail('the path must be a database number (/0, /1, …)');
+  if (u.pathname !== '' && u.pathname !== '/' && !/^\/\d+$/.test(u.pathname))
+    throw fail('the path must be a database number (/0, /1, …)');
 }
 
 /** A zod failure of the config → invalid_config naming the key, its value and what is valid. */
 function configError(err: z.ZodError, raw: unknown): OracleKitError {
   const i = err.issues[0]!;
-  let field = i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  let field = i.path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
   let value: unknown = raw;
   for (const p of i.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[p as PropertyKey];
   if (i.code === 'unrecognized_keys') {
@@ -197,7 +213,10 @@ export function parseConfig(raw: unknown): DeploymentConfig {
     tally: o.tally !== undefined ? ruleFromJson(o.tally) : d.tally,
     revoting: o.revoting ?? d.revoting,
     proposalDurationSeconds: o.proposalDurationSeconds ?? d.proposalDurationSeconds,
-    rateLimit: { max: o.rateLimit?.max ?? d.rateLimit.max, timeWindowMs: o.rateLimit?.timeWindowMs ?? d.rateLimit.timeWindowMs },
+    rateLimit: {
+      max: o.rateLimit?.max ?? d.rateLimit.max,
+      timeWindowMs: o.rateLimit?.timeWindowMs ?? d.rateLimit.timeWindowMs,
+    },
     bodyLimitBytes: o.bodyLimitBytes ?? d.bodyLimitBytes,
     logLevel: o.logLevel ?? d.logLevel,
     oracle: o.oracle ? parseOracle(o.oracle) : { ...d.oracle },
@@ -229,7 +248,11 @@ export interface DaemonSettings {
   redisUrl: string | undefined;
 }
 
-const portText = z.string().regex(/^\d{1,5}$/).transform(Number).pipe(z.number().int().max(65535));
+const portText = z
+  .string()
+  .regex(/^\d{1,5}$/)
+  .transform(Number)
+  .pipe(z.number().int().max(65535));
 
 /**
  * The daemon's settings: port from --port, else ORACLEKIT_DAEMON_PORT, else
@@ -239,17 +262,33 @@ const portText = z.string().regex(/^\d{1,5}$/).transform(Number).pipe(z.number()
  * databaseUrl, else none (SQLite at ORACLEKIT_DB); the shared rate limit's
  * Redis from ORACLEKIT_REDIS_URL, else daemon.json's redisUrl, else none.
  */
-export function resolveSettings(config: DeploymentConfig, flags: { port?: string | undefined; host?: string | undefined }, env: Record<string, string | undefined>): DaemonSettings {
+export function resolveSettings(
+  config: DeploymentConfig,
+  flags: { port?: string | undefined; host?: string | undefined },
+  env: Record<string, string | undefined>,
+): DaemonSettings {
   let port = config.port;
-  const [portField, portValue] = flags.port !== undefined ? ['--port', flags.port] : ['ORACLEKIT_DAEMON_PORT', env.ORACLEKIT_DAEMON_PORT];
+  const [portField, portValue] =
+    flags.port !== undefined ? ['--port', flags.port] : ['ORACLEKIT_DAEMON_PORT', env.ORACLEKIT_DAEMON_PORT];
   if (portValue !== undefined && portValue !== '') {
     const r = portText.safeParse(portValue);
-    if (!r.success) throw bad(`${portField} = ${JSON.stringify(portValue)} is not a port`, portField, portValue, 'an integer 0..65535');
+    if (!r.success)
+      throw bad(
+        `${portField} = ${JSON.stringify(portValue)} is not a port`,
+        portField,
+        portValue,
+        'an integer 0..65535',
+      );
     port = r.data;
   }
   const sync = env.ORACLEKIT_DB_SYNCHRONOUS;
   if (sync !== undefined && sync !== '' && sync !== 'async' && sync !== 'FULL' && sync !== 'NORMAL') {
-    throw bad(`ORACLEKIT_DB_SYNCHRONOUS = ${JSON.stringify(sync)} is not known`, 'ORACLEKIT_DB_SYNCHRONOUS', sync, 'async (default), FULL or NORMAL');
+    throw bad(
+      `ORACLEKIT_DB_SYNCHRONOUS = ${JSON.stringify(sync)} is not known`,
+      'ORACLEKIT_DB_SYNCHRONOUS',
+      sync,
+      'async (default), FULL or NORMAL',
+    );
   }
   const envUrl = env.ORACLEKIT_DATABASE_URL;
   let databaseUrl = config.databaseUrl;
@@ -264,7 +303,14 @@ export function resolveSettings(config: DeploymentConfig, flags: { port?: string
     redisUrl = envRedis;
     config = { ...config, redisUrl };
   }
-  return { config, host: flags.host ?? config.host, port, dbSynchronous: sync === 'FULL' || sync === 'NORMAL' ? sync : 'async', databaseUrl, redisUrl };
+  return {
+    config,
+    host: flags.host ?? config.host,
+    port,
+    dbSynchronous: sync === 'FULL' || sync === 'NORMAL' ? sync : 'async',
+    databaseUrl,
+    redisUrl,
+  };
 }
 
 /** Reads the config file; defaults when it does not exist. */
@@ -274,7 +320,11 @@ export function loadConfig(path = configPath()): DeploymentConfig {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new OracleKitError({ status: 400, code: 'invalid_config', message: `config file ${path} is not valid JSON: ${(e as Error).message}` });
+    throw new OracleKitError({
+      status: 400,
+      code: 'invalid_config',
+      message: `config file ${path} is not valid JSON: ${(e as Error).message}`,
+    });
   }
   return parseConfig(raw);
 }

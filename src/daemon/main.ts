@@ -18,7 +18,15 @@ import { createWriteStream, writeSync } from 'node:fs';
 import { loadConfig, resolveSettings } from './config.ts';
 import { configPath, dbPath } from '../lib/paths.ts';
 import { packageVersion } from '../lib/version.ts';
-import { DAEMON_EXIT_ANOTHER, acquireLock, isAlive, readDiscovery, releaseLock, removeDiscovery, writeDiscovery } from '../lib/discovery.ts';
+import {
+  DAEMON_EXIT_ANOTHER,
+  acquireLock,
+  isAlive,
+  readDiscovery,
+  releaseLock,
+  removeDiscovery,
+  writeDiscovery,
+} from '../lib/discovery.ts';
 import { openStorage, redact } from '../storage/open.ts';
 import { checkDatabaseDir } from '../storage/files.ts';
 import { REGISTRY_MIGRATIONS } from './registry/migrations.ts';
@@ -36,13 +44,20 @@ async function main(): Promise<void> {
   // before any collection that could drop the tick objects' maps (heap.ts, "Hidden classes across a shrink")
   keepTickShape();
   const { values } = parseArgs({ options: { port: { type: 'string' }, host: { type: 'string' } }, strict: true });
-  const { config, port, host, dbSynchronous, databaseUrl } = resolveSettings(loadConfig(configPath()), values, process.env);
+  const { config, port, host, dbSynchronous, databaseUrl } = resolveSettings(
+    loadConfig(configPath()),
+    values,
+    process.env,
+  );
 
   const prev = readDiscovery();
   if (prev && prev.pid !== process.pid && isAlive(prev.pid)) {
     try {
       const r = await fetch(`${prev.url}/health`, { signal: AbortSignal.timeout(1000) });
-      if (r.ok) throw Object.assign(new Error(`a daemon is already running (pid ${prev.pid}, ${prev.url})`), { exitCode: ANOTHER_DAEMON });
+      if (r.ok)
+        throw Object.assign(new Error(`a daemon is already running (pid ${prev.pid}, ${prev.url})`), {
+          exitCode: ANOTHER_DAEMON,
+        });
     } catch (e) {
       if ((e as Error).message.startsWith('a daemon')) throw e;
     }
@@ -54,7 +69,12 @@ async function main(): Promise<void> {
   // SQLite: acknowledged writes are fsynced off the event loop (storage/db.ts); ORACLEKIT_DB_SYNCHRONOUS=FULL fsyncs inside
   // every COMMIT instead, =NORMAL not at all (benchmarks only: a power loss may then lose acknowledged writes).
   // PostgreSQL (ORACLEKIT_DATABASE_URL / databaseUrl): a returned COMMIT is durable (storage/postgres.ts)
-  const db = await openStorage({ location: databaseUrl ?? dbPath(), migrations: { registry: REGISTRY_MIGRATIONS }, synchronous: dbSynchronous, setting: process.env.ORACLEKIT_DATABASE_URL ? 'ORACLEKIT_DATABASE_URL' : 'databaseUrl' });
+  const db = await openStorage({
+    location: databaseUrl ?? dbPath(),
+    migrations: { registry: REGISTRY_MIGRATIONS },
+    synchronous: dbSynchronous,
+    setting: process.env.ORACLEKIT_DATABASE_URL ? 'ORACLEKIT_DATABASE_URL' : 'databaseUrl',
+  });
   const registry = new Registry(db, config);
   const token = randomBytes(32).toString('base64url');
   const logStream = createWriteStream('', { fd: 1, autoClose: false, highWaterMark: 64 * 1024 });
@@ -67,7 +87,11 @@ async function main(): Promise<void> {
     token,
     startedAt: started,
     // an async stream: log lines are written by libuv, not by a blocking write() per request on the event loop
-    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'token', 'key', 'mnemonic'], stream: logStream },
+    logger: {
+      level: config.logLevel,
+      redact: ['req.headers.authorization', 'token', 'key', 'mnemonic'],
+      stream: logStream,
+    },
     healthExtra: () => (oracle ? { oracle: oracle.info() } : {}),
   });
   // on PostgreSQL too: the runtime's tables have a text per dialect (src/runtime/migrations.ts), in the same database
@@ -154,10 +178,15 @@ async function main(): Promise<void> {
     // another daemon started at the same moment and won the port: say so with an exit code of its own, so the CLI
     // that spawned us waits for that one instead of reporting a failure (src/cli/daemon/control.ts)
     if (e.code === 'EADDRINUSE') {
-      const h = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${port}/health`, { signal: AbortSignal.timeout(1000) })
+      const h = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${port}/health`, {
+        signal: AbortSignal.timeout(1000),
+      })
         .then((r) => (r.ok ? (r.json() as Promise<{ pid?: unknown }>) : undefined))
         .catch(() => undefined);
-      if (typeof h?.pid === 'number') throw Object.assign(new Error(`another oraclekit daemon (pid ${h.pid}) holds ${host}:${port}`), { exitCode: ANOTHER_DAEMON });
+      if (typeof h?.pid === 'number')
+        throw Object.assign(new Error(`another oraclekit daemon (pid ${h.pid}) holds ${host}:${port}`), {
+          exitCode: ANOTHER_DAEMON,
+        });
     }
     throw e;
   });
@@ -169,8 +198,29 @@ async function main(): Promise<void> {
   // give back what the boot grew (young generation, garbage of loading modules) before anyone is told where we are;
   // later, after each burst, when the daemon is idle again (heap.ts)
   shrinkHeap();
-  writeDiscovery({ pid: process.pid, host, port: actualPort, url, version: VERSION, token, started, ...(info ? { oracle: { url: url + info.path, wsUrl: url, did: info.did } } : {}) });
-  app.log.info({ address, db: databaseUrl ? redact(databaseUrl) : dbPath(), rateLimit: config.redisUrl ? `shared (${redisWhere(config.redisUrl)})` : 'this process', synchronous: dbSynchronous, config: configPath(), voters: config.voters.length, rule: config.tally.rule, oracle: info ? { did: info.did, url: url + info.path, model: info.model } : null }, 'oraclekit daemon listening');
+  writeDiscovery({
+    pid: process.pid,
+    host,
+    port: actualPort,
+    url,
+    version: VERSION,
+    token,
+    started,
+    ...(info ? { oracle: { url: url + info.path, wsUrl: url, did: info.did } } : {}),
+  });
+  app.log.info(
+    {
+      address,
+      db: databaseUrl ? redact(databaseUrl) : dbPath(),
+      rateLimit: config.redisUrl ? `shared (${redisWhere(config.redisUrl)})` : 'this process',
+      synchronous: dbSynchronous,
+      config: configPath(),
+      voters: config.voters.length,
+      rule: config.tally.rule,
+      oracle: info ? { did: info.did, url: url + info.path, model: info.model } : null,
+    },
+    'oraclekit daemon listening',
+  );
 }
 
 main().catch((e: unknown) => {

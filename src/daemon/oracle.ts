@@ -46,7 +46,10 @@ export async function loadOracleKey(env = process.env): Promise<OracleKey> {
     } catch {
       throw new Error(`${path} is not valid JSON; move it away to create a new key for the default oracle`);
     }
-    if (typeof raw.mnemonic !== 'string' || !isValidMnemonic(raw.mnemonic)) throw new Error(`${path} does not hold a valid BIP39 mnemonic; move it away to create a new key for the default oracle`);
+    if (typeof raw.mnemonic !== 'string' || !isValidMnemonic(raw.mnemonic))
+      throw new Error(
+        `${path} does not hold a valid BIP39 mnemonic; move it away to create a new key for the default oracle`,
+      );
     if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
     return { did: didFromMnemonic(raw.mnemonic), mnemonic: raw.mnemonic, path, created: false };
   }
@@ -54,7 +57,10 @@ export async function loadOracleKey(env = process.env): Promise<OracleKey> {
   const did = didFromMnemonic(mnemonic);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   try {
-    writeFileSync(path, JSON.stringify({ did, mnemonic, createdAt: new Date().toISOString() }, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+    writeFileSync(path, JSON.stringify({ did, mnemonic, createdAt: new Date().toISOString() }, null, 2) + '\n', {
+      mode: 0o600,
+      flag: 'wx',
+    });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return loadOracleKey(env); // created meanwhile
     throw e;
@@ -72,10 +78,13 @@ async function ensureOracleRegistryKey(key: OracleKey, registry: Registry): Prom
   const file = JSON.parse(readFileSync(key.path, 'utf8')) as Record<string, unknown>;
   const saved = typeof file.registryKey === 'string' ? file.registryKey : undefined;
   const p = saved ? await registry.keys.authenticate(saved) : undefined; // await: the registry modules are becoming async (s5-storage)
-  if (saved && p && p.did === key.did && p.roles.length === 1 && p.roles[0] === 'reader') return { key: saved, created: false };
+  if (saved && p && p.did === key.did && p.roles.length === 1 && p.roles[0] === 'reader')
+    return { key: saved, created: false };
   // signed with the oracle's own key, so a registry that sets requireDidProof provisions it too
   const proof = await signKeyProof(await signerFromMnemonic(key.mnemonic), key.did, ['reader'], Date.now());
-  const made = await registry.db.write(() => registry.keys.create(key.did, ['reader'], 'default oracle (read-only, provisioned by the daemon)', proof));
+  const made = await registry.db.write(() =>
+    registry.keys.create(key.did, ['reader'], 'default oracle (read-only, provisioned by the daemon)', proof),
+  );
   const tmp = `${key.path}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify({ ...file, registryKey: made.key }, null, 2) + '\n', { mode: 0o600 });
   chmodSync(tmp, 0o600);
@@ -108,30 +117,55 @@ export interface DefaultOracle {
  */
 export async function mountDefaultOracle(
   app: FastifyInstance,
-  o: { database: Storage; /** The daemon's registry: provisions the read-only key (without it, the env's key as it is). */ registry?: Registry; config: DaemonOracleConfig; env: Record<string, string | undefined>; key: OracleKey; log: { info(l: string): void; error(l: string): void } },
+  o: {
+    database: Storage;
+    /** The daemon's registry: provisions the read-only key (without it, the env's key as it is). */ registry?: Registry;
+    config: DaemonOracleConfig;
+    env: Record<string, string | undefined>;
+    key: OracleKey;
+    log: { info(l: string): void; error(l: string): void };
+  },
 ): Promise<DefaultOracle> {
   const { createOracle } = await import('../runtime/oracle.ts');
   const c = o.config;
   let env = o.env;
   if (o.registry && !o.env.ORACLEKIT_REGISTRY_URL?.trim()) {
     const rk = await ensureOracleRegistryKey(o.key, o.registry);
-    if (rk.created) o.log.info(`[daemon] provisioned a read-only registry key (role reader) for the default oracle ${o.key.did}, saved in ${o.key.path}`);
+    if (rk.created)
+      o.log.info(
+        `[daemon] provisioned a read-only registry key (role reader) for the default oracle ${o.key.did}, saved in ${o.key.path}`,
+      );
     env = { ...o.env, ORACLEKIT_API_KEY: rk.key };
   }
   const oracle = createOracle({
-    config: { name: c.name, description: c.description, prompt: c.prompt, model: c.model, models: c.models, oracleDid: o.key.did },
+    config: {
+      name: c.name,
+      description: c.description,
+      prompt: c.prompt,
+      model: c.model,
+      models: c.models,
+      oracleDid: o.key.did,
+    },
     features: c.features,
     env,
     database: o.database,
     signingMnemonic: o.key.mnemonic,
     logger: o.log,
-    modelHint: 'set LLM_BASE_URL, LLM_PROVIDER_API_KEY and LLM_MODEL in the daemon\'s environment (or oracle.model in daemon.json), then `oraclekit daemon restart`',
+    modelHint:
+      "set LLM_BASE_URL, LLM_PROVIDER_API_KEY and LLM_MODEL in the daemon's environment (or oracle.model in daemon.json), then `oraclekit daemon restart`",
   });
   // a Node client (the chat) needs no CORS; browser apps run their own oracle
   await mountPlugin(app, { plugin: oracle.plugin, options: { cors: false }, prefix: ORACLE_PREFIX });
   const rt = oracle.runtime;
   return {
-    info: () => ({ did: rt.oracleDid, path: ORACLE_PREFIX, name: rt.config.name, model: rt.models().default, signingKeyLoaded: rt.signingKeyLoaded, plugins: rt.status() }),
+    info: () => ({
+      did: rt.oracleDid,
+      path: ORACLE_PREFIX,
+      name: rt.config.name,
+      model: rt.models().default,
+      signingKeyLoaded: rt.signingKeyLoaded,
+      plugins: rt.status(),
+    }),
     quiesce: oracle.quiesce,
     close: oracle.close,
   };

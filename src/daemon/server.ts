@@ -14,12 +14,25 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance, FastifyReply, FastifyPluginAsync, FastifyPluginCallback, FastifyServerOptions } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyPluginAsync,
+  FastifyPluginCallback,
+  FastifyServerOptions,
+} from 'fastify';
 import type { DeploymentConfig } from './config.ts';
 import type { Registry } from './registry/index.ts';
 import { presentedKeyHash } from './http/auth.ts';
 import { installErrorHandling } from './http/errors.ts';
-import { DEFAULT_TIMEOUTS, MAX_BODY_DEPTH, RateLimiter, tooDeep, unreadBody, type RequestTimeouts } from './http/limits.ts';
+import {
+  DEFAULT_TIMEOUTS,
+  MAX_BODY_DEPTH,
+  RateLimiter,
+  tooDeep,
+  unreadBody,
+  type RequestTimeouts,
+} from './http/limits.ts';
 import { adminPlugin, registryPlugin } from './http/routes.ts';
 import { keepShapes } from './heap.ts';
 import { directRules } from './http/schemas.ts';
@@ -79,13 +92,20 @@ function databaseProbe(db: Storage): () => Promise<OracleKitError | undefined> {
   const probe = async (): Promise<OracleKitError | undefined> => {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<OracleKitError>((r) => {
-      timer = setTimeout(() => r(registryError('database_unavailable', `the database did not answer within ${PROBE_MS} ms; retry shortly`)), PROBE_MS);
+      timer = setTimeout(
+        () =>
+          r(registryError('database_unavailable', `the database did not answer within ${PROBE_MS} ms; retry shortly`)),
+        PROBE_MS,
+      );
     });
     try {
       return await Promise.race([
         db.get('SELECT 1 AS up').then(
           () => undefined,
-          (e: unknown) => (isOracleKitError(e) && e.code === 'database_unavailable' ? e : registryError('database_unavailable', 'the database does not answer; retry shortly')),
+          (e: unknown) =>
+            isOracleKitError(e) && e.code === 'database_unavailable'
+              ? e
+              : registryError('database_unavailable', 'the database does not answer; retry shortly'),
         ),
         late,
       ]);
@@ -112,14 +132,21 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     // slow clients: the headers within headersMs, the whole request (body included) within requestMs, else
     // 408 and the connection closed (clientErrorHandler below); fastify's default is no limit at all
     requestTimeout: timeouts.requestMs,
-    http: { headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs), connectionsCheckingInterval: timeouts.checkEveryMs },
+    http: {
+      headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
+      connectionsCheckingInterval: timeouts.checkEveryMs,
+    },
     // what the router refuses before any hook runs (bad percent-encoding, a path parameter over maxParamLength):
     // the one error body and a request id, not fastify's own {error, code: FST_ERR_…}
     frameworkErrors: (err, req, reply) => {
       const b = toErrorBody(err);
       req.log.info({ code: b.code, statusCode: b.statusCode }, 'request refused');
       if (unreadBody(req)) reply.header('connection', 'close');
-      void (reply as FastifyReply).code(b.statusCode).header('x-request-id', req.id).type('application/json; charset=utf-8').send(b);
+      void (reply as FastifyReply)
+        .code(b.statusCode)
+        .header('x-request-id', req.id)
+        .type('application/json; charset=utf-8')
+        .send(b);
     },
     // what Node's HTTP parser refuses before there is a request (headers over 16 KiB, malformed HTTP, the
     // request timeout): the one error body with a fresh request id, then the connection is closed
@@ -128,7 +155,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       const b = toErrorBody(err);
       const id = nextReqId();
       this.log.info({ reqId: id, code: b.code, statusCode: b.statusCode }, 'request refused');
-      const started = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+      const started =
+        (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
       if (!socket.writable || started) {
         socket.destroy();
         return;
@@ -176,15 +204,27 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   // the hook then waits for one pipelined round trip. Without it, the local windows, synchronously.
   const { max, timeWindowMs } = opts.config.rateLimit;
   const limiter: RateLimiter | SharedRateLimiter = opts.config.redisUrl
-    ? await (await import('./http/shared-limit.ts')).SharedRateLimiter.create(opts.config.redisUrl, max, timeWindowMs, app.log)
+    ? await (
+        await import('./http/shared-limit.ts')
+      ).SharedRateLimiter.create(opts.config.redisUrl, max, timeWindowMs, app.log)
     : new RateLimiter(max, timeWindowMs);
   app.decorate<RateLimiter | SharedRateLimiter>('rateLimiter', limiter);
   app.decorateRequest('keyHash', null);
   if ('close' in limiter) app.addHook('onClose', (_app, done) => (limiter.close(), done()));
   const refuse = (reply: FastifyReply, done: (e?: Error) => void, id: string, retryAfter: number) => {
     const per = id.startsWith('k:') ? 'key' : 'address';
-    reply.header('retry-after', retryAfter).header('x-ratelimit-limit', max).header('x-ratelimit-remaining', 0).header('x-ratelimit-reset', retryAfter);
-    done(registryError('rate_limited', `rate limit: at most ${max} requests per ${timeWindowMs / 1000} s for this ${per === 'key' ? 'key' : 'client address'}; retry in ${retryAfter} s`, { details: { max, windowSeconds: timeWindowMs / 1000, retryAfterSeconds: retryAfter, per } }));
+    reply
+      .header('retry-after', retryAfter)
+      .header('x-ratelimit-limit', max)
+      .header('x-ratelimit-remaining', 0)
+      .header('x-ratelimit-reset', retryAfter);
+    done(
+      registryError(
+        'rate_limited',
+        `rate limit: at most ${max} requests per ${timeWindowMs / 1000} s for this ${per === 'key' ? 'key' : 'client address'}; retry in ${retryAfter} s`,
+        { details: { max, windowSeconds: timeWindowMs / 1000, retryAfterSeconds: retryAfter, per } },
+      ),
+    );
   };
   app.addHook('onRequest', (req, reply, done) => {
     keepShapes(reply); // the maps of a request outlive an idle spell (heap.ts)
@@ -217,7 +257,11 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',
-        info: { title: 'oraclekit registry', version: opts.version, description: 'Sample designs, domains, verification proposals and votes (registry.md).' },
+        info: {
+          title: 'oraclekit registry',
+          version: opts.version,
+          description: 'Sample designs, domains, verification proposals and votes (registry.md).',
+        },
         components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       },
       transform: zod.jsonSchemaTransform,
@@ -265,7 +309,12 @@ export async function mountPlugin(app: FastifyInstance, m: MountedPlugin): Promi
   await app.register(async (scope) => {
     scope.addHook('preValidation', (req, _reply, done) => {
       const body = req.body;
-      if (typeof body !== 'object' || body === null || Number(req.headers['content-length'] ?? Infinity) < 2 * MAX_BODY_DEPTH) return done();
+      if (
+        typeof body !== 'object' ||
+        body === null ||
+        Number(req.headers['content-length'] ?? Infinity) < 2 * MAX_BODY_DEPTH
+      )
+        return done();
       done(depthError(body));
     });
     await scope.register(m.plugin, { ...(m.options ?? {}), prefix: m.prefix });
@@ -277,5 +326,8 @@ function depthError(body: unknown): OracleKitError | undefined {
   const deep = tooDeep(body);
   if (!deep) return undefined;
   const field = deep.field || 'body';
-  return registryError('body_too_deep', `${field} nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`, { field, details: { maxDepth: MAX_BODY_DEPTH } });
+  return registryError('body_too_deep', `${field} nests arrays and objects deeper than ${MAX_BODY_DEPTH} levels`, {
+    field,
+    details: { maxDepth: MAX_BODY_DEPTH },
+  });
 }

@@ -48,7 +48,14 @@ export class CsvScanner {
   private first = true;
   private maxFields = 64;
   private rec: CsvRecord = {
-    buf: Buffer.alloc(0), count: 0, starts: new Int32Array(64), ends: new Int32Array(64), quoted: new Uint8Array(64), offset: 0, length: 0, line: 1,
+    buf: Buffer.alloc(0),
+    count: 0,
+    starts: new Int32Array(64),
+    ends: new Int32Array(64),
+    quoted: new Uint8Array(64),
+    offset: 0,
+    length: 0,
+    line: 1,
   };
   private readonly name: string;
   private readonly onRecord: (rec: CsvRecord) => void;
@@ -71,9 +78,15 @@ export class CsvScanner {
   private grow(): void {
     this.maxFields *= 2;
     const r = this.rec;
-    const s = new Int32Array(this.maxFields); s.set(r.starts); r.starts = s;
-    const e = new Int32Array(this.maxFields); e.set(r.ends); r.ends = e;
-    const q = new Uint8Array(this.maxFields); q.set(r.quoted); r.quoted = q;
+    const s = new Int32Array(this.maxFields);
+    s.set(r.starts);
+    r.starts = s;
+    const e = new Int32Array(this.maxFields);
+    e.set(r.ends);
+    r.ends = e;
+    const q = new Uint8Array(this.maxFields);
+    q.set(r.quoted);
+    r.quoted = q;
   }
 
   private scan(chunk: Buffer, final: boolean): void {
@@ -81,8 +94,13 @@ export class CsvScanner {
     this.pending = null;
     let pos = 0;
     if (this.first) {
-      if (data.length < 3 && !final) { this.pending = data; return; }
-      if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) { pos = 3; }
+      if (data.length < 3 && !final) {
+        this.pending = data;
+        return;
+      }
+      if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) {
+        pos = 3;
+      }
       this.first = false;
     }
     const n = data.length;
@@ -105,7 +123,10 @@ export class CsvScanner {
           while (q < n) {
             const b = data[q]!;
             if (b === QUOTE) {
-              if (q + 1 < n && data[q + 1] === QUOTE) { q += 2; continue; }
+              if (q + 1 < n && data[q + 1] === QUOTE) {
+                q += 2;
+                continue;
+              }
               if (q + 1 >= n && !final) break; // cannot tell "" from " yet
               closed = q;
               break;
@@ -115,7 +136,12 @@ export class CsvScanner {
           }
           if (closed < 0) {
             if (final) {
-              throw this.makeError(`${this.name}:${this.line}`, 'unterminated quoted field', 'a closing " for every opening "', `${this.name}:${this.line}: a quoted field is never closed; valid: RFC 4180 CSV, a closing " for every opening "`);
+              throw this.makeError(
+                `${this.name}:${this.line}`,
+                'unterminated quoted field',
+                'a closing " for every opening "',
+                `${this.name}:${this.line}: a quoted field is never closed; valid: RFC 4180 CSV, a closing " for every opening "`,
+              );
             }
             break; // need more data
           }
@@ -126,16 +152,37 @@ export class CsvScanner {
           p = closed + 1;
           if (p >= n) {
             if (!final) break;
-            endOfRecord = p; complete = true; p = n; break;
+            endOfRecord = p;
+            complete = true;
+            p = n;
+            break;
           }
           const b = data[p]!;
-          if (b === COMMA) { p++; continue; }
-          if (b === LF) { endOfRecord = p; complete = true; p++; break; }
+          if (b === COMMA) {
+            p++;
+            continue;
+          }
+          if (b === LF) {
+            endOfRecord = p;
+            complete = true;
+            p++;
+            break;
+          }
           if (b === CR) {
             if (p + 1 >= n && !final) break;
-            if (p + 1 >= n || data[p + 1] === LF) { endOfRecord = p; complete = true; p = Math.min(n, p + 2); break; }
+            if (p + 1 >= n || data[p + 1] === LF) {
+              endOfRecord = p;
+              complete = true;
+              p = Math.min(n, p + 2);
+              break;
+            }
           }
-          throw this.makeError(`${this.name}:${this.line + lines}`, String.fromCharCode(b), 'a comma or a line end right after a closing quote', `${this.name}:${this.line + lines}: unexpected ${JSON.stringify(String.fromCharCode(b))} after a closing quote; valid: a comma or a line end (RFC 4180)`);
+          throw this.makeError(
+            `${this.name}:${this.line + lines}`,
+            String.fromCharCode(b),
+            'a comma or a line end right after a closing quote',
+            `${this.name}:${this.line + lines}: unexpected ${JSON.stringify(String.fromCharCode(b))} after a closing quote; valid: a comma or a line end (RFC 4180)`,
+          );
         }
         // unquoted field: up to comma or LF
         let q = p;
@@ -152,9 +199,20 @@ export class CsvScanner {
         rec.ends[count] = e;
         rec.quoted[count] = 0;
         count++;
-        if (q >= n) { endOfRecord = e; complete = true; p = n; break; }
-        if (data[q] === COMMA) { p = q + 1; continue; }
-        endOfRecord = e; complete = true; p = q + 1; break;
+        if (q >= n) {
+          endOfRecord = e;
+          complete = true;
+          p = n;
+          break;
+        }
+        if (data[q] === COMMA) {
+          p = q + 1;
+          continue;
+        }
+        endOfRecord = e;
+        complete = true;
+        p = q + 1;
+        break;
       }
       if (!complete) break;
       const blank = count === 1 && rec.starts[0] === rec.ends[0] && !rec.quoted[0];
@@ -184,7 +242,11 @@ export function splitRecord(buf: Buffer, start = 0, end = buf.length): string[] 
       let escaped = false;
       while (q < end) {
         if (buf[q] === QUOTE) {
-          if (q + 1 < end && buf[q + 1] === QUOTE) { q += 2; escaped = true; continue; }
+          if (q + 1 < end && buf[q + 1] === QUOTE) {
+            q += 2;
+            escaped = true;
+            continue;
+          }
           break;
         }
         q++;
@@ -192,7 +254,10 @@ export function splitRecord(buf: Buffer, start = 0, end = buf.length): string[] 
       const v = buf.toString('utf8', p + 1, Math.min(q, end));
       out.push(escaped ? v.replaceAll('""', '"') : v);
       p = q + 1; // past the closing quote
-      if (p < end && buf[p] === COMMA) { p++; continue; }
+      if (p < end && buf[p] === COMMA) {
+        p++;
+        continue;
+      }
       return out;
     }
     let q = p;

@@ -5,7 +5,17 @@
  * graceful exit. The token authenticates the local admin (key management);
  * only the user who can read this file has it.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { discoveryPath, stateDir } from './paths.ts';
 
@@ -99,7 +109,8 @@ export function acquireLock(env = process.env): void {
       } catch {
         /* removed meanwhile */
       }
-      if (other > 0 && other !== process.pid && isDaemonProcess(other)) throw new Error(`a daemon is already running or starting (pid ${other})`, { cause: e });
+      if (other > 0 && other !== process.pid && isDaemonProcess(other))
+        throw new Error(`a daemon is already running or starting (pid ${other})`, { cause: e });
       rmSync(p, { force: true });
     }
   }

@@ -112,7 +112,8 @@ function isSmall(v: unknown): boolean {
 const cut = (s: string): string => (s.length > VALUE_LIMITS.length ? s.slice(0, VALUE_LIMITS.length - 3) + '...' : s);
 
 /** A string quoted, cut to VALUE_LIMITS.length characters with its closing quote ("abc"...). */
-const quote = (s: string): string => (s.length + 2 > VALUE_LIMITS.length ? JSON.stringify(s.slice(0, VALUE_LIMITS.length - 5)) + '...' : JSON.stringify(s));
+const quote = (s: string): string =>
+  s.length + 2 > VALUE_LIMITS.length ? JSON.stringify(s.slice(0, VALUE_LIMITS.length - 5)) + '...' : JSON.stringify(s);
 
 /**
  * A rendering of a value that is not small: JSON-like, at most three levels
@@ -128,7 +129,9 @@ function renderShallow(v: unknown, levels: number): string {
     let len = 0;
     const entries = isArray ? v : Object.keys(v);
     for (const e of entries) {
-      const p = isArray ? renderShallow(e, levels - 1) : `${quote(e as string)}:${renderShallow((v as Record<string, unknown>)[e as string], levels - 1)}`;
+      const p = isArray
+        ? renderShallow(e, levels - 1)
+        : `${quote(e as string)}:${renderShallow((v as Record<string, unknown>)[e as string], levels - 1)}`;
       parts.push(p);
       len += p.length + 1;
       if (len > VALUE_LIMITS.length) {
@@ -139,7 +142,8 @@ function renderShallow(v: unknown, levels: number): string {
     return isArray ? `[${parts.join(',')}]` : `{${parts.join(',')}}`;
   }
   if (typeof v === 'string') return quote(v);
-  if (typeof v === 'bigint' || typeof v === 'symbol' || typeof v === 'function') return String(typeof v === 'function' ? '(function)' : v);
+  if (typeof v === 'bigint' || typeof v === 'symbol' || typeof v === 'function')
+    return String(typeof v === 'function' ? '(function)' : v);
   return String(JSON.stringify(v) ?? v);
 }
 
@@ -179,16 +183,35 @@ export type ErrorTable = Record<string, { status: number; when: string }>;
  * is valid (sampling, selection); the default message says all three.
  */
 export function fieldErrorFactory<T extends ErrorTable>(table: T) {
-  return (code: keyof T & string, field: string, value: unknown, valid: string, extra?: { message?: string; details?: Record<string, unknown> }): OracleKitError => {
-    const message = extra?.message ?? `${field} ${value === undefined ? 'is missing' : `= ${showValue(value)} is invalid`}; valid: ${valid}`;
-    return new OracleKitError({ status: table[code]!.status, code, message, field, value, valid, details: extra?.details });
+  return (
+    code: keyof T & string,
+    field: string,
+    value: unknown,
+    valid: string,
+    extra?: { message?: string; details?: Record<string, unknown> },
+  ): OracleKitError => {
+    const message =
+      extra?.message ??
+      `${field} ${value === undefined ? 'is missing' : `= ${showValue(value)} is invalid`}; valid: ${valid}`;
+    return new OracleKitError({
+      status: table[code]!.status,
+      code,
+      message,
+      field,
+      value,
+      valid,
+      details: extra?.details,
+    });
   };
 }
 
 /** The error builder of an area whose errors lead with a message (registry, runtime). */
 export function messageErrorFactory<T extends ErrorTable>(table: T) {
-  return (code: keyof T & string, message: string, extra: { field?: string; value?: unknown; valid?: string; details?: Record<string, unknown> } = {}): OracleKitError =>
-    new OracleKitError({ status: table[code]!.status, code, message, ...extra });
+  return (
+    code: keyof T & string,
+    message: string,
+    extra: { field?: string; value?: unknown; valid?: string; details?: Record<string, unknown> } = {},
+  ): OracleKitError => new OracleKitError({ status: table[code]!.status, code, message, ...extra });
 }
 
 /**
@@ -198,25 +221,46 @@ export function messageErrorFactory<T extends ErrorTable>(table: T) {
  * area tables (REGISTRY_ERRORS, RUNTIME_ERRORS) include them.
  */
 export const HTTP_ERRORS = {
-  invalid_json: { status: 400, when: 'the body is not JSON (a syntax error, empty with a JSON Content-Type, or __proto__ / constructor.prototype anywhere in it)' },
-  invalid_body: { status: 400, when: 'a body (or path parameter) does not match its schema: not an object, a field of the wrong type, shape or value' },
+  invalid_json: {
+    status: 400,
+    when: 'the body is not JSON (a syntax error, empty with a JSON Content-Type, or __proto__ / constructor.prototype anywhere in it)',
+  },
+  invalid_body: {
+    status: 400,
+    when: 'a body (or path parameter) does not match its schema: not an object, a field of the wrong type, shape or value',
+  },
   unknown_field: { status: 400, when: 'a body or query field the route does not know' },
   invalid_query: { status: 400, when: 'a query parameter does not match its schema' },
   invalid_header: { status: 400, when: 'a header does not match its schema' },
   unauthenticated: { status: 401, when: 'a 401 without a more specific code of its area' },
   forbidden: { status: 403, when: 'a 403 without a more specific code of its area' },
   not_found: { status: 404, when: 'no route with this method and path' },
-  body_too_deep: { status: 400, when: 'the JSON body nests arrays and objects deeper than the limit (64 levels); checked before anything reads the body' },
+  body_too_deep: {
+    status: 400,
+    when: 'the JSON body nests arrays and objects deeper than the limit (64 levels); checked before anything reads the body',
+  },
   invalid_url: { status: 400, when: 'the URL is not valid percent-encoding' },
   bad_request: { status: 400, when: 'a request the HTTP parser refuses (malformed request line or headers)' },
-  request_timeout: { status: 408, when: 'the request (headers and body) did not arrive within the time limit; the connection is closed' },
+  request_timeout: {
+    status: 408,
+    when: 'the request (headers and body) did not arrive within the time limit; the connection is closed',
+  },
   body_too_large: { status: 413, when: 'the body is over the limit' },
   url_too_long: { status: 414, when: 'a path parameter is longer than 8,192 characters' },
-  headers_too_large: { status: 431, when: 'the request line and headers are over the HTTP parser\'s limit (16 KiB); the connection is closed' },
+  headers_too_large: {
+    status: 431,
+    when: "the request line and headers are over the HTTP parser's limit (16 KiB); the connection is closed",
+  },
   unsupported_media_type: { status: 415, when: 'a body that is not application/json' },
   rate_limited: { status: 429, when: 'too many requests in the window' },
-  internal_error: { status: 500, when: 'an unexpected failure (a bug; logged with the request id); the message carries no secrets' },
-  database_unavailable: { status: 503, when: 'the database server (PostgreSQL, ORACLEKIT_DATABASE_URL; the message names its host, port and database, never a password) cannot be reached now; the request was not acknowledged — retry shortly (a create with its Idempotency-Key: a COMMIT whose answer the broken connection lost may have been applied); the pool reconnects by itself' },
+  internal_error: {
+    status: 500,
+    when: 'an unexpected failure (a bug; logged with the request id); the message carries no secrets',
+  },
+  database_unavailable: {
+    status: 503,
+    when: 'the database server (PostgreSQL, ORACLEKIT_DATABASE_URL; the message names its host, port and database, never a password) cannot be reached now; the request was not acknowledged — retry shortly (a create with its Idempotency-Key: a COMMIT whose answer the broken connection lost may have been applied); the pool reconnects by itself',
+  },
 } as const satisfies ErrorTable;
 
 type HttpErrorCode = keyof typeof HTTP_ERRORS;
@@ -256,9 +300,13 @@ export function toErrorBody(err: unknown): ErrorBody {
       const field = [path, keys[0]].filter(Boolean).join('.');
       return httpBody('unknown_field', `${ctx} field ${field} is not known`, { field, details: { unknown: keys } });
     }
-    const code: HttpErrorCode = ctx === 'querystring' ? 'invalid_query' : ctx === 'headers' ? 'invalid_header' : 'invalid_body';
+    const code: HttpErrorCode =
+      ctx === 'querystring' ? 'invalid_query' : ctx === 'headers' ? 'invalid_header' : 'invalid_body';
     const field = path || ctx;
-    return httpBody(code, `${field}: ${v.message ?? 'invalid'}`, { field, details: { issues: e.validation.slice(0, 5).map((i) => ({ path: i.instancePath, message: i.message })) } });
+    return httpBody(code, `${field}: ${v.message ?? 'invalid'}`, {
+      field,
+      details: { issues: e.validation.slice(0, 5).map((i) => ({ path: i.instancePath, message: i.message })) },
+    });
   }
   const message = typeof e.message === 'string' ? e.message : '';
   switch (e.code) {
@@ -273,7 +321,10 @@ export function toErrorBody(err: unknown): ErrorBody {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return httpBody('invalid_json', 'the body is not valid JSON, or holds __proto__ or constructor.prototype');
     case 'FST_ERR_BAD_URL':
-      return httpBody('invalid_url', 'the URL is not valid percent-encoding (encode each byte of a path segment as %XX of UTF-8)');
+      return httpBody(
+        'invalid_url',
+        'the URL is not valid percent-encoding (encode each byte of a path segment as %XX of UTF-8)',
+      );
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return httpBody('url_too_long', 'a path parameter is over 8192 characters');
     // what the HTTP parser refuses before there is a request (an HTTP server's clientError)
@@ -282,7 +333,8 @@ export function toErrorBody(err: unknown): ErrorBody {
     case 'HPE_HEADER_OVERFLOW':
       return httpBody('headers_too_large', 'the request line and headers are over 16 KiB; the connection is closed');
   }
-  if (typeof e.code === 'string' && e.code.startsWith('HPE_')) return httpBody('bad_request', 'the request is not valid HTTP; the connection is closed');
+  if (typeof e.code === 'string' && e.code.startsWith('HPE_'))
+    return httpBody('bad_request', 'the request is not valid HTTP; the connection is closed');
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 400 && status < 500) {
     if (err instanceof SyntaxError) return httpBody('invalid_json', `the body is not JSON: ${message}`);
@@ -303,7 +355,10 @@ export function toErrorBody(err: unknown): ErrorBody {
  * The daemon exits with the message when one happens at start.
  */
 export const STORAGE_ERRORS = {
-  insecure_database_dir: { status: 400, when: "the database's directory is writable by other users (mode o+w): they could replace or read the database, its -wal and -shm files" },
+  insecure_database_dir: {
+    status: 400,
+    when: "the database's directory is writable by other users (mode o+w): they could replace or read the database, its -wal and -shm files",
+  },
 } as const satisfies ErrorTable;
 
 export const storageError = messageErrorFactory(STORAGE_ERRORS);

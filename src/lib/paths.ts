@@ -37,4 +37,3 @@ export const configPath = (env = process.env) => env.ORACLEKIT_DAEMON_CONFIG || 
 export const oracleKeyPath = (env = process.env) => join(configDir(env), 'oracle-key.json');
 /** Where the default oracle is served inside the daemon (socket.io stays at the daemon's /socket.io/). */
 export const ORACLE_PREFIX = '/oracle';
-

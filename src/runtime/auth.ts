@@ -11,7 +11,13 @@
  * signing_key_missing.
  */
 import { runtimeError } from '../lib/protocol/errors.ts';
-import { DEFAULT_DELEGATION_MAX_TTL_S, MemoryReplayStore, verifyDelegation, verifyInvocation, type ReplayStore } from '../lib/ucan/index.ts';
+import {
+  DEFAULT_DELEGATION_MAX_TTL_S,
+  MemoryReplayStore,
+  verifyDelegation,
+  verifyInvocation,
+  type ReplayStore,
+} from '../lib/ucan/index.ts';
 import type { RuntimeStore } from './store.ts';
 
 export interface AuthUser {
@@ -65,7 +71,10 @@ class PersistentReplayStore implements ReplayStore {
 
   private async load(): Promise<void> {
     const now = Math.floor(Date.now() / 1000);
-    for (const r of await this.store.db.all<{ cid: string; expires_at: number }>('SELECT cid, expires_at FROM runtime_used_invocations WHERE expires_at >= ?', [now])) {
+    for (const r of await this.store.db.all<{ cid: string; expires_at: number }>(
+      'SELECT cid, expires_at FROM runtime_used_invocations WHERE expires_at >= ?',
+      [now],
+    )) {
       this.memory.seen(r.cid, Number(r.expires_at));
     }
   }
@@ -77,8 +86,14 @@ class PersistentReplayStore implements ReplayStore {
     if (purge) this.lastPurge = now;
     void this.store
       .defer(async () => {
-        await this.store.db.run('INSERT INTO runtime_used_invocations (cid, expires_at) VALUES (?, ?) ON CONFLICT (cid) DO NOTHING', [cid, expiresAt]);
-        if (purge) await this.store.db.run('DELETE FROM runtime_used_invocations WHERE expires_at < ?', [Math.floor(now / 1000)]);
+        await this.store.db.run(
+          'INSERT INTO runtime_used_invocations (cid, expires_at) VALUES (?, ?) ON CONFLICT (cid) DO NOTHING',
+          [cid, expiresAt],
+        );
+        if (purge)
+          await this.store.db.run('DELETE FROM runtime_used_invocations WHERE expires_at < ?', [
+            Math.floor(now / 1000),
+          ]);
       })
       .catch(() => {});
     return false;
@@ -142,8 +157,16 @@ export class Authenticator {
   }
 
   async authenticate(i: AuthInput): Promise<AuthUser> {
-    if (!this.signingKeyLoaded()) throw runtimeError('signing_key_missing', "the oracle's signing key is not loaded yet; retry when /ready says so");
-    if (i.authType !== undefined && i.authType.toLowerCase() !== 'ucan') throw runtimeError('unsupported_auth_type', `X-Auth-Type ${JSON.stringify(i.authType)} is not supported; use ucan`);
+    if (!this.signingKeyLoaded())
+      throw runtimeError(
+        'signing_key_missing',
+        "the oracle's signing key is not loaded yet; retry when /ready says so",
+      );
+    if (i.authType !== undefined && i.authType.toLowerCase() !== 'ucan')
+      throw runtimeError(
+        'unsupported_auth_type',
+        `X-Auth-Type ${JSON.stringify(i.authType)} is not supported; use ucan`,
+      );
     const isRevoked = (cid: string) => this.store.isRevoked(cid);
     let token = i.invocation;
     if (token === undefined && i.authorization !== undefined) {
@@ -152,9 +175,20 @@ export class Authenticator {
       token = m[1];
     }
     if (token !== undefined && token !== '') {
-      const v = await verifyInvocation(token, { oracleDid: this.oracleDid, isRevoked, replay: await this.replayStore() });
-      if (this.replayMode === 'strict' && this.sharedReplay && !(await this.sharedReplay.claimInvocation(v.cid, v.expiration))) {
-        throw runtimeError('replayed', 'this invocation was already used on another instance of this oracle (it accepts each invocation once); send a new one');
+      const v = await verifyInvocation(token, {
+        oracleDid: this.oracleDid,
+        isRevoked,
+        replay: await this.replayStore(),
+      });
+      if (
+        this.replayMode === 'strict' &&
+        this.sharedReplay &&
+        !(await this.sharedReplay.claimInvocation(v.cid, v.expiration))
+      ) {
+        throw runtimeError(
+          'replayed',
+          'this invocation was already used on another instance of this oracle (it accepts each invocation once); send a new one',
+        );
       }
       if (i.delegation) {
         await verifyDelegation(i.delegation, { oracleDid: this.oracleDid, isRevoked, user: v.did });
@@ -171,9 +205,15 @@ export class Authenticator {
       return { did: d.did, delegation: i.delegation, via: 'delegation' };
     }
     if (i.delegation) {
-      throw runtimeError('missing_token', 'this oracle requires an invocation (ORACLE_UCAN_AUTH=invocation): Authorization: Bearer <UCAN invocation> with X-Auth-Type: ucan; a delegation alone does not log in');
+      throw runtimeError(
+        'missing_token',
+        'this oracle requires an invocation (ORACLE_UCAN_AUTH=invocation): Authorization: Bearer <UCAN invocation> with X-Auth-Type: ucan; a delegation alone does not log in',
+      );
     }
     const alone = this.mode === 'any' ? ', or x-ucan-delegation: <user → oracle delegation> alone' : '';
-    throw runtimeError('missing_token', `authentication required: Authorization: Bearer <UCAN invocation> with X-Auth-Type: ucan${alone}`);
+    throw runtimeError(
+      'missing_token',
+      `authentication required: Authorization: Bearer <UCAN invocation> with X-Auth-Type: ucan${alone}`,
+    );
   }
 }

@@ -44,17 +44,28 @@ function envLine(name: string, variable: string, why: string): string {
 }
 
 /** Merges bundled and project plugins (same name: the project's wins). */
-export function mergePlugins(bundled: OraclePlugin<unknown>[], own: OraclePlugin<unknown>[] = []): OraclePlugin<unknown>[] {
+export function mergePlugins(
+  bundled: OraclePlugin<unknown>[],
+  own: OraclePlugin<unknown>[] = [],
+): OraclePlugin<unknown>[] {
   const map = new Map<string, OraclePlugin<unknown>>();
   for (const p of bundled) map.set(p.name, p);
   for (const p of own) map.set(p.name, p);
   return [...map.values()];
 }
 
-export function resolvePlugins(all: OraclePlugin<unknown>[], features: Record<string, boolean>, env: Record<string, string | undefined>, config?: OracleConfig): BootResult {
+export function resolvePlugins(
+  all: OraclePlugin<unknown>[],
+  features: Record<string, boolean>,
+  env: Record<string, string | undefined>,
+  config?: OracleConfig,
+): BootResult {
   const byName = new Map(all.map((p) => [p.name, p]));
   for (const name of Object.keys(features)) {
-    if (!byName.has(name) && features[name] === true) throw new BootError(`[boot-error] Plugin '${name}' is forced on by features but no such plugin exists. Remove it from features or add the plugin`);
+    if (!byName.has(name) && features[name] === true)
+      throw new BootError(
+        `[boot-error] Plugin '${name}' is forced on by features but no such plugin exists. Remove it from features or add the plugin`,
+      );
   }
   const excluded: { plugin: string; reason: string }[] = [];
   const enabled = new Set<string>();
@@ -92,7 +103,10 @@ export function resolvePlugins(all: OraclePlugin<unknown>[], features: Record<st
       const p = byName.get(name)!;
       const dep = p.manifest.dependsOn.find((d) => !enabled.has(d));
       if (dep !== undefined) {
-        if (features[name] === true) throw new BootError(`[boot-error] Plugin '${name}' depends on '${dep}', which is not enabled. Enable '${dep}' or disable it: features: { ${name}: false }`);
+        if (features[name] === true)
+          throw new BootError(
+            `[boot-error] Plugin '${name}' depends on '${dep}', which is not enabled. Enable '${dep}' or disable it: features: { ${name}: false }`,
+          );
         enabled.delete(name);
         excluded.push({ plugin: name, reason: `dependsOn ${dep}` });
         changed = true;
@@ -105,7 +119,10 @@ export function resolvePlugins(all: OraclePlugin<unknown>[], features: Record<st
   const visit = (name: string, path: string[]) => {
     const m = mark.get(name);
     if (m === 'done') return;
-    if (m === 'temp') throw new BootError(`[boot-error] Plugin dependency cycle: ${[...path.slice(path.indexOf(name)), name].join(' → ')}. Break the cycle or disable one: features: { ${name}: false }`);
+    if (m === 'temp')
+      throw new BootError(
+        `[boot-error] Plugin dependency cycle: ${[...path.slice(path.indexOf(name)), name].join(' → ')}. Break the cycle or disable one: features: { ${name}: false }`,
+      );
     mark.set(name, 'temp');
     for (const d of byName.get(name)!.manifest.dependsOn) visit(d, [...path, name]);
     mark.set(name, 'done');
@@ -113,7 +130,8 @@ export function resolvePlugins(all: OraclePlugin<unknown>[], features: Record<st
   };
   for (const p of all) if (enabled.has(p.name)) visit(p.name, []);
   // 4. env validation with each plugin's schema; a start with nothing to do for that env is dropped (loaded at boot)
-  const startable = (plugin: OraclePlugin<unknown>, env: unknown): OraclePlugin<unknown> => (plugin.start && plugin.startsWhen && !plugin.startsWhen(env) ? { ...plugin, start: undefined } : plugin);
+  const startable = (plugin: OraclePlugin<unknown>, env: unknown): OraclePlugin<unknown> =>
+    plugin.start && plugin.startsWhen && !plugin.startsWhen(env) ? { ...plugin, start: undefined } : plugin;
   const ordered: ResolvedPlugin[] = order.map((name) => {
     const plugin = byName.get(name)!;
     if (!plugin.envSchema) return { plugin: startable(plugin, {}), env: {} };
@@ -133,10 +151,17 @@ export function logBoot(log: BootLogger, r: BootResult): void {
   for (const { plugin } of r.ordered) if (!plugin.start) log.info(`[boot] loaded: ${plugin.name}`);
   // one line per excluded plugin, whatever the reason (a blank variable, features, price, a dependency), so the summary's count is the number of lines above it
   for (const e of r.excluded) log.info(`[boot] excluded: ${e.plugin} (${e.reason})`);
-  if (r.excluded.length > 0) log.info(`[boot] excluded ${r.excluded.length} plugin(s): ${r.excluded.map((e) => `${e.plugin} (${e.reason})`).join(', ')}`);
+  if (r.excluded.length > 0)
+    log.info(
+      `[boot] excluded ${r.excluded.length} plugin(s): ${r.excluded.map((e) => `${e.plugin} (${e.reason})`).join(', ')}`,
+    );
 }
 
-export type PluginStatusListener = (e: { plugin: string; status: 'pending' | 'loaded' | 'failed'; reason?: string }) => void;
+export type PluginStatusListener = (e: {
+  plugin: string;
+  status: 'pending' | 'loaded' | 'failed';
+  reason?: string;
+}) => void;
 
 /** Tracks loaded / pending / failed / excluded; starts background plugins. */
 export class PluginStatusTracker {
@@ -155,7 +180,12 @@ export class PluginStatusTracker {
   }
 
   status(): PluginsStatus {
-    return { loaded: [...this.loaded], pending: [...this.pending], failed: [...this.failed], excluded: [...this.excluded] };
+    return {
+      loaded: [...this.loaded],
+      pending: [...this.pending],
+      failed: [...this.failed],
+      excluded: [...this.excluded],
+    };
   }
 
   isActive(name: string): boolean {

@@ -26,7 +26,9 @@ export function metaTools(deps: MetaToolDeps): Record<string, AnyPluginTool> {
   const list = defineTool({
     description:
       "List this oracle's capabilities (plugins): name, summary, visibility, whether loaded in this session, category. On-demand capabilities must be loaded with load_capability before their tools can be called.",
-    inputSchema: z.object({ includeOnDemand: z.boolean().optional().describe('include on-demand capabilities (default true)') }),
+    inputSchema: z.object({
+      includeOnDemand: z.boolean().optional().describe('include on-demand capabilities (default true)'),
+    }),
     execute: (input, turn) => {
       const loaded = new Set(loadedPlugins(turn.state));
       return {
@@ -45,13 +47,21 @@ export function metaTools(deps: MetaToolDeps): Record<string, AnyPluginTool> {
     },
   });
   const load = defineTool({
-    description: 'Load capabilities by name (from list_capabilities) so their tools become callable from the next step. Returns each manifest with whenToUse and its tool list.',
+    description:
+      'Load capabilities by name (from list_capabilities) so their tools become callable from the next step. Returns each manifest with whenToUse and its tool list.',
     inputSchema: z.object({ names: z.array(z.string()).min(1).describe('capability names, e.g. ["weather"]') }),
     execute: (input, turn) => {
-      const byName = new Map(deps.plugins().filter((p) => p.manifest.visibility !== 'silent').map((p) => [p.name, p]));
+      const byName = new Map(
+        deps
+          .plugins()
+          .filter((p) => p.manifest.visibility !== 'silent')
+          .map((p) => [p.name, p]),
+      );
       const unknown = input.names.filter((n) => !byName.has(n));
       if (unknown.length > 0) {
-        throw new Error(`Unknown capability ${unknown.map((n) => `'${n}'`).join(', ')}. Call list_capabilities to see the available capability names.`);
+        throw new Error(
+          `Unknown capability ${unknown.map((n) => `'${n}'`).join(', ')}. Call list_capabilities to see the available capability names.`,
+        );
       }
       const loaded = new Set(loadedPlugins(turn.state));
       const out = input.names.map((n) => {

@@ -45,7 +45,13 @@ export class ModelCheck {
   private readonly timeoutMs: number;
 
   /** undefined when there is nothing to check (a model given as an option, or no endpoint configured). */
-  static create(o: { given: boolean; baseUrl: string | undefined; apiKey: string | undefined; log: BootLogger; timeoutMs?: number }): ModelCheck | undefined {
+  static create(o: {
+    given: boolean;
+    baseUrl: string | undefined;
+    apiKey: string | undefined;
+    log: BootLogger;
+    timeoutMs?: number;
+  }): ModelCheck | undefined {
     if (o.given || !o.baseUrl) return undefined;
     return new ModelCheck(o.baseUrl, o.apiKey, o.log, o.timeoutMs ?? 3000);
   }
@@ -56,7 +62,11 @@ export class ModelCheck {
     this.log = log;
     this.timeoutMs = timeoutMs;
     if (!this.apiKey && !isLoopbackUrl(this.baseUrl)) {
-      this.status = { ready: false, reason: `LLM_PROVIDER_API_KEY is blank: the model at ${this.shownUrl()} refuses turns without a key`, set: 'LLM_PROVIDER_API_KEY' };
+      this.status = {
+        ready: false,
+        reason: `LLM_PROVIDER_API_KEY is blank: the model at ${this.shownUrl()} refuses turns without a key`,
+        set: 'LLM_PROVIDER_API_KEY',
+      };
       this.warn(this.status);
     }
   }
@@ -68,7 +78,8 @@ export class ModelCheck {
 
   /** Checks unless already ready or blank-keyed (those do not change without a restart); one check at a time. */
   check(): Promise<ModelStatus> {
-    if (this.status?.ready || (this.status?.set === 'LLM_PROVIDER_API_KEY' && !this.apiKey)) return Promise.resolve(this.status);
+    if (this.status?.ready || (this.status?.set === 'LLM_PROVIDER_API_KEY' && !this.apiKey))
+      return Promise.resolve(this.status);
     return (this.running ??= this.probe().then((s) => {
       this.status = s;
       this.running = undefined;
@@ -90,15 +101,25 @@ export class ModelCheck {
 
   private async probe(): Promise<ModelStatus> {
     try {
-      const r = await fetch(`${this.baseUrl}/models`, { headers: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}, signal: AbortSignal.timeout(this.timeoutMs) });
+      const r = await fetch(`${this.baseUrl}/models`, {
+        headers: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {},
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
       await r.body?.cancel().catch(() => {});
       if (r.status === 401 || r.status === 403) {
-        return { ready: false, reason: `the model at ${this.shownUrl()} refused ${this.apiKey ? 'the key' : 'a request without a key'} (HTTP ${r.status})`, set: 'LLM_PROVIDER_API_KEY' };
+        return {
+          ready: false,
+          reason: `the model at ${this.shownUrl()} refused ${this.apiKey ? 'the key' : 'a request without a key'} (HTTP ${r.status})`,
+          set: 'LLM_PROVIDER_API_KEY',
+        };
       }
       return { ready: true };
     } catch (e) {
       const err = e as Error & { cause?: { code?: string; message?: string } };
-      const why = err.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (err.cause?.code ?? err.cause?.message ?? err.message);
+      const why =
+        err.name === 'TimeoutError'
+          ? `no answer within ${this.timeoutMs} ms`
+          : (err.cause?.code ?? err.cause?.message ?? err.message);
       return { ready: false, reason: `the model at ${this.shownUrl()} is unreachable (${why})`, set: 'LLM_BASE_URL' };
     }
   }

@@ -55,7 +55,11 @@ export interface TurnRequest {
 /** Runtime services a plugin may use from tools, routes and background work. */
 export interface PluginHost {
   /** Starts an agent turn for a user in one of their sessions (transports, task workers). */
-  startTurn(userDid: string, sessionId: string, input: { message: string; metadata?: Record<string, unknown> }): Promise<Run>;
+  startTurn(
+    userDid: string,
+    sessionId: string,
+    input: { message: string; metadata?: Record<string, unknown> },
+  ): Promise<Run>;
   /** Appends an AI message to a session (a background result) and tells its socket clients. */
   postMessage(sessionId: string, msg: { id?: string; content: string }): Promise<{ id: string }>;
   /** Emits a raw socket.io event to the session's room; false when no realtime channel is attached. */
@@ -98,7 +102,10 @@ export interface PluginMiddleware {
   afterModel?: (turn: TurnContext, step: { text: string; finishReason: string }) => Promise<void> | void;
   /** Before a tool call: may replace its input (return a value) or throw to refuse it. */
   beforeTool?: (turn: TurnContext, call: { toolName: string; input: unknown }) => Promise<unknown> | unknown;
-  afterTool?: (turn: TurnContext, call: { toolName: string; input: unknown; output?: unknown; error?: string }) => Promise<void> | void;
+  afterTool?: (
+    turn: TurnContext,
+    call: { toolName: string; input: unknown; output?: unknown; error?: string },
+  ) => Promise<void> | void;
 }
 
 export interface OraclePlugin<Env = Record<string, unknown>> {
@@ -126,7 +133,10 @@ export interface OraclePlugin<Env = Record<string, unknown>> {
   /** Shared state keys the plugin owns in the session state. */
   stateKeys?: string[];
   /** Loads the plugin's state before the agent is compiled for a turn. */
-  loadState?: (turn: TurnContext, ctx: PluginContext<Env>) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  loadState?: (
+    turn: TurnContext,
+    ctx: PluginContext<Env>,
+  ) => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Text for the system prompt, from the turn's state. */
   systemPrompt?: (state: Record<string, unknown>, ctx: PluginContext<Env>) => string | undefined;
   /** A start that finishes in the background (pending → loaded / failed). */

@@ -36,7 +36,8 @@ export class RealtimeHub {
 
   /** Waits for a client's answer to a call (tool_result / action_call_result); rejects after timeoutMs. */
   awaitResult(sessionId: string, toolCallId: string, timeoutMs: number): Promise<unknown> {
-    if (this.listeners.size === 0) return Promise.reject(new Error('no realtime channel: the client must connect over socket.io'));
+    if (this.listeners.size === 0)
+      return Promise.reject(new Error('no realtime channel: the client must connect over socket.io'));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(toolCallId);

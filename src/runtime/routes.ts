@@ -44,7 +44,11 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     parseJson(req, text, done);
   });
   if (opts.cors !== false) {
-    await app.register(cors, { origin: rt.corsOrigins, exposedHeaders: ['X-Request-Id', 'x-run-id'], credentials: true });
+    await app.register(cors, {
+      origin: rt.corsOrigins,
+      exposedHeaders: ['X-Request-Id', 'x-run-id'],
+      credentials: true,
+    });
   }
   app.setErrorHandler((err, _req, reply) => {
     const body = toErrorBody(err);
@@ -66,7 +70,11 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     if (publicUrls.has(url)) return;
     const h = req.headers;
     const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-    const user = await rt.auth.authenticate({ authorization: one(h.authorization), authType: one(h['x-auth-type']), delegation: one(h['x-ucan-delegation']) });
+    const user = await rt.auth.authenticate({
+      authorization: one(h.authorization),
+      authType: one(h['x-auth-type']),
+      delegation: one(h['x-ucan-delegation']),
+    });
     setUser(req, user);
   });
   // A changing request is answered only once what it wrote is on disk (storage/db.ts, durable()): one
@@ -81,7 +89,12 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   });
 
   // ---- public ------------------------------------------------------------
-  const health = async () => ({ status: 'ok', name: rt.config.name, oracleDid: rt.oracleDid, version: P.RUNTIME_VERSION });
+  const health = async () => ({
+    status: 'ok',
+    name: rt.config.name,
+    oracleDid: rt.oracleDid,
+    version: P.RUNTIME_VERSION,
+  });
   if (opts.rootRoutes !== false) {
     app.get('/', { schema: { response: { 200: P.HealthResponseSchema } } }, health);
     app.get('/health', { schema: { response: { 200: P.HealthResponseSchema } } }, health);
@@ -89,7 +102,12 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   app.get('/ready', async (_req, reply) => {
     const model = await rt.modelCheck?.check(); // the default model's endpoint answers (model-check.ts)
     const r = rt.ready();
-    const body: P.ReadyResponse = { ready: r.ready, plugins: rt.status(), signingKeyLoaded: rt.signingKeyLoaded, ...(model ? { model } : {}) };
+    const body: P.ReadyResponse = {
+      ready: r.ready,
+      plugins: rt.status(),
+      signingKeyLoaded: rt.signingKeyLoaded,
+      ...(model ? { model } : {}),
+    };
     if (!r.ready) body.pending = r.pending;
     return reply.status(r.ready ? 200 : 503).send(body);
   });
@@ -99,113 +117,180 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     protocolVersion: P.PROTOCOL_VERSION,
     runtimeVersion: P.RUNTIME_VERSION,
     documentation: 'docs/protocol.md of oraclekit',
-    auth: { header: 'Authorization: Bearer <base64 CAR of a ucanto invocation>', authType: 'X-Auth-Type: ucan', capability: { can: 'oracle/use', with: rt.oracleDid } },
+    auth: {
+      header: 'Authorization: Bearer <base64 CAR of a ucanto invocation>',
+      authType: 'X-Auth-Type: ucan',
+      capability: { can: 'oracle/use', with: rt.oracleDid },
+    },
     routes: routeList,
     errors: rt.errors,
   }));
   app.get('/models', { schema: { response: { 200: P.ModelsResponseSchema } } }, async () => rt.models());
 
   // ---- sessions ----------------------------------------------------------
-  app.post('/sessions', { schema: { body: P.CreateSessionBodySchema, response: { 201: P.CreateSessionResponseSchema } } }, async (req, reply) => {
-    const s = await rt.store.createSession(getUser(req).did, req.body?.title);
-    return reply.status(201).send(s);
-  });
-  app.get('/sessions', { schema: { querystring: P.PageQuerySchema, response: { 200: P.ListSessionsResponseSchema } } }, async (req) => rt.store.listSessions(getUser(req).did, req.query.limit, req.query.offset));
-  app.delete('/sessions/:id', { schema: { params: P.IdParamsSchema, response: { 200: P.MessageResponseSchema } } }, async (req) => {
-    const did = getUser(req).did;
-    await rt.ownSession(did, req.params.id);
-    const active = rt.runs.active(req.params.id);
-    if (active) active.abort.abort(new Error('session deleted'));
-    else await rt.runs.cluster?.abortSession(req.params.id, 'session deleted'); // a turn on another instance
-    await rt.store.deleteSession(did, req.params.id);
-    return { message: `session ${req.params.id} deleted` };
-  });
-  app.get('/sessions/:id/run', { schema: { params: P.IdParamsSchema, response: { 200: P.SessionRunResponseSchema } } }, async (req) => {
-    await rt.ownSession(getUser(req).did, req.params.id);
-    const mem = rt.runs.latest(req.params.id);
-    if (mem) return { run: { runId: mem.runId, status: mem.status } };
-    return { run: (await rt.store.latestRun(req.params.id)) ?? null };
-  });
-  app.get('/sessions/:id/messages', { schema: { params: P.IdParamsSchema, querystring: P.HistoryQuerySchema, response: { 200: P.PagedHistoryResponseSchema } } }, async (req) => {
-    await rt.ownSession(getUser(req).did, req.params.id);
-    return rt.store.historyPage(req.params.id, req.query.limit, req.query.before, req.query.after);
-  });
+  app.post(
+    '/sessions',
+    { schema: { body: P.CreateSessionBodySchema, response: { 201: P.CreateSessionResponseSchema } } },
+    async (req, reply) => {
+      const s = await rt.store.createSession(getUser(req).did, req.body?.title);
+      return reply.status(201).send(s);
+    },
+  );
+  app.get(
+    '/sessions',
+    { schema: { querystring: P.PageQuerySchema, response: { 200: P.ListSessionsResponseSchema } } },
+    async (req) => rt.store.listSessions(getUser(req).did, req.query.limit, req.query.offset),
+  );
+  app.delete(
+    '/sessions/:id',
+    { schema: { params: P.IdParamsSchema, response: { 200: P.MessageResponseSchema } } },
+    async (req) => {
+      const did = getUser(req).did;
+      await rt.ownSession(did, req.params.id);
+      const active = rt.runs.active(req.params.id);
+      if (active) active.abort.abort(new Error('session deleted'));
+      else await rt.runs.cluster?.abortSession(req.params.id, 'session deleted'); // a turn on another instance
+      await rt.store.deleteSession(did, req.params.id);
+      return { message: `session ${req.params.id} deleted` };
+    },
+  );
+  app.get(
+    '/sessions/:id/run',
+    { schema: { params: P.IdParamsSchema, response: { 200: P.SessionRunResponseSchema } } },
+    async (req) => {
+      await rt.ownSession(getUser(req).did, req.params.id);
+      const mem = rt.runs.latest(req.params.id);
+      if (mem) return { run: { runId: mem.runId, status: mem.status } };
+      return { run: (await rt.store.latestRun(req.params.id)) ?? null };
+    },
+  );
+  app.get(
+    '/sessions/:id/messages',
+    {
+      schema: {
+        params: P.IdParamsSchema,
+        querystring: P.HistoryQuerySchema,
+        response: { 200: P.PagedHistoryResponseSchema },
+      },
+    },
+    async (req) => {
+      await rt.ownSession(getUser(req).did, req.params.id);
+      return rt.store.historyPage(req.params.id, req.query.limit, req.query.before, req.query.after);
+    },
+  );
 
   // ---- messages and runs -------------------------------------------------
-  app.post('/messages/abort', { schema: { body: P.AbortBodySchema, response: { 200: P.AbortResponseSchema } } }, async (req) => {
-    await rt.ownSession(getUser(req).did, req.body.sessionId);
-    const run = rt.runs.active(req.body.sessionId);
-    if (run) {
-      run.abort.abort(new Error('aborted by the user'));
-      return { aborted: true as const, runId: run.runId };
-    }
-    // several instances: the turn may run on another one
-    const remote = await rt.runs.cluster?.abortSession(req.body.sessionId, 'aborted by the user');
-    if (!remote) throw runtimeError('no_active_run', 'this session has no running run');
-    return { aborted: true as const, runId: remote };
-  });
-  app.get('/messages/:sessionId', { schema: { params: P.SessionIdParamsSchema, response: { 200: P.HistoryResponseSchema } } }, async (req) => {
-    await rt.ownSession(getUser(req).did, req.params.sessionId);
-    return { messages: await rt.store.history(req.params.sessionId) };
-  });
-  app.post('/messages/:sessionId', { schema: { params: P.SessionIdParamsSchema, body: P.SendMessageBodySchema } }, async (req, reply) => {
-    const user = getUser(req);
-    if (rt.runs.cluster) {
-      // several instances: the session's turn may run on another one
-      await rt.ownSession(user.did, req.params.sessionId);
-      await rt.runs.cluster.assertSessionFree(req.params.sessionId);
-    }
-    const delegation = user.delegation ?? (await rt.store.getDelegation(user.did))?.raw;
-    const run = await rt.startTurn(user.did, req.params.sessionId, {
-      message: req.body.message,
-      model: req.body.model,
-      timezone: req.body.timezone,
-      metadata: req.body.metadata,
-      delegation,
-      tools: req.body.tools,
-      agActions: req.body.agActions,
-    });
-    if (req.body.stream) {
-      await run.announced; // several instances: the run id this reply gives is resumable on any of them
-      streamRun(reply, { run, after: 0, heartbeatMs: rt.heartbeatMs });
+  app.post(
+    '/messages/abort',
+    { schema: { body: P.AbortBodySchema, response: { 200: P.AbortResponseSchema } } },
+    async (req) => {
+      await rt.ownSession(getUser(req).did, req.body.sessionId);
+      const run = rt.runs.active(req.body.sessionId);
+      if (run) {
+        run.abort.abort(new Error('aborted by the user'));
+        return { aborted: true as const, runId: run.runId };
+      }
+      // several instances: the turn may run on another one
+      const remote = await rt.runs.cluster?.abortSession(req.body.sessionId, 'aborted by the user');
+      if (!remote) throw runtimeError('no_active_run', 'this session has no running run');
+      return { aborted: true as const, runId: remote };
+    },
+  );
+  app.get(
+    '/messages/:sessionId',
+    { schema: { params: P.SessionIdParamsSchema, response: { 200: P.HistoryResponseSchema } } },
+    async (req) => {
+      await rt.ownSession(getUser(req).did, req.params.sessionId);
+      return { messages: await rt.store.history(req.params.sessionId) };
+    },
+  );
+  app.post(
+    '/messages/:sessionId',
+    { schema: { params: P.SessionIdParamsSchema, body: P.SendMessageBodySchema } },
+    async (req, reply) => {
+      const user = getUser(req);
+      if (rt.runs.cluster) {
+        // several instances: the session's turn may run on another one
+        await rt.ownSession(user.did, req.params.sessionId);
+        await rt.runs.cluster.assertSessionFree(req.params.sessionId);
+      }
+      const delegation = user.delegation ?? (await rt.store.getDelegation(user.did))?.raw;
+      const run = await rt.startTurn(user.did, req.params.sessionId, {
+        message: req.body.message,
+        model: req.body.model,
+        timezone: req.body.timezone,
+        metadata: req.body.metadata,
+        delegation,
+        tools: req.body.tools,
+        agActions: req.body.agActions,
+      });
+      if (req.body.stream) {
+        await run.announced; // several instances: the run id this reply gives is resumable on any of them
+        streamRun(reply, { run, after: 0, heartbeatMs: rt.heartbeatMs });
+        return reply;
+      }
+      await run.done;
+      reply.header('x-request-id', run.requestId).header('x-run-id', run.runId);
+      const err = run.events.find((e) => e.event === 'error');
+      if (err && err.event === 'error' && run.status !== 'finished') {
+        throw runtimeError('upstream_error', err.data.error, {
+          details: { kind: err.data.kind, retryable: err.data.retryable, errorCode: err.data.code, runId: run.runId },
+        });
+      }
+      return {
+        message: { id: run.requestId, type: 'ai' as const, content: run.text },
+        sessionId: req.params.sessionId,
+      };
+    },
+  );
+  app.get(
+    '/runs/:runId',
+    { schema: { params: P.RunIdParamsSchema, querystring: P.RunReplayQuerySchema } },
+    async (req, reply) => {
+      const did = getUser(req).did;
+      const mem = rt.runs.get(req.params.runId);
+      // several instances: a run of another instance (or finished lately) is followed through Redis
+      const live = mem && mem.userDid === did ? mem : await rt.runs.cluster?.follow(req.params.runId, did);
+      if (!live && !(await rt.store.getRun(did, req.params.runId)))
+        throw runtimeError('run_not_found', `no run ${req.params.runId}`);
+      const after = req.query.after;
+      if (live) {
+        streamRun(reply, {
+          run: live,
+          after,
+          heartbeatMs: rt.heartbeatMs,
+          resumed: after > 0,
+          partialLength: live.text.length,
+        });
+      } else {
+        const events = await rt.store.runEvents(req.params.runId, after);
+        streamRun(reply, { stored: events, after, heartbeatMs: rt.heartbeatMs });
+      }
       return reply;
-    }
-    await run.done;
-    reply.header('x-request-id', run.requestId).header('x-run-id', run.runId);
-    const err = run.events.find((e) => e.event === 'error');
-    if (err && err.event === 'error' && run.status !== 'finished') {
-      throw runtimeError('upstream_error', err.data.error, { details: { kind: err.data.kind, retryable: err.data.retryable, errorCode: err.data.code, runId: run.runId } });
-    }
-    return { message: { id: run.requestId, type: 'ai' as const, content: run.text }, sessionId: req.params.sessionId };
-  });
-  app.get('/runs/:runId', { schema: { params: P.RunIdParamsSchema, querystring: P.RunReplayQuerySchema } }, async (req, reply) => {
-    const did = getUser(req).did;
-    const mem = rt.runs.get(req.params.runId);
-    // several instances: a run of another instance (or finished lately) is followed through Redis
-    const live = mem && mem.userDid === did ? mem : await rt.runs.cluster?.follow(req.params.runId, did);
-    if (!live && !(await rt.store.getRun(did, req.params.runId))) throw runtimeError('run_not_found', `no run ${req.params.runId}`);
-    const after = req.query.after;
-    if (live) {
-      streamRun(reply, { run: live, after, heartbeatMs: rt.heartbeatMs, resumed: after > 0, partialLength: live.text.length });
-    } else {
-      const events = await rt.store.runEvents(req.params.runId, after);
-      streamRun(reply, { stored: events, after, heartbeatMs: rt.heartbeatMs });
-    }
-    return reply;
-  });
+    },
+  );
 
   // ---- delegation --------------------------------------------------------
-  app.post('/delegation', { schema: { body: P.PostDelegationBodySchema, response: { 200: P.PostDelegationResponseSchema } } }, async (req) => {
-    const did = getUser(req).did;
-    const v = await verifyDelegation(req.body.raw, { oracleDid: rt.oracleDid, user: did, isRevoked: (c) => rt.store.isRevoked(c) });
-    const expiration = Number.isFinite(v.expiration) ? v.expiration : (req.body.expiration ?? null);
-    await rt.store.saveDelegation(did, v.cid, req.body.raw, expiration);
-    return { ok: true as const, expiration };
-  });
+  app.post(
+    '/delegation',
+    { schema: { body: P.PostDelegationBodySchema, response: { 200: P.PostDelegationResponseSchema } } },
+    async (req) => {
+      const did = getUser(req).did;
+      const v = await verifyDelegation(req.body.raw, {
+        oracleDid: rt.oracleDid,
+        user: did,
+        isRevoked: (c) => rt.store.isRevoked(c),
+      });
+      const expiration = Number.isFinite(v.expiration) ? v.expiration : (req.body.expiration ?? null);
+      await rt.store.saveDelegation(did, v.cid, req.body.raw, expiration);
+      return { ok: true as const, expiration };
+    },
+  );
   app.get('/delegation', { schema: { response: { 200: P.GetDelegationResponseSchema } } }, async (req) => {
     const d = await rt.store.getDelegation(getUser(req).did);
     const now = Math.floor(Date.now() / 1000);
-    if (!d || (await rt.store.isRevoked(d.cid)) || (d.expiration !== null && d.expiration <= now)) return { authorized: false };
+    if (!d || (await rt.store.isRevoked(d.cid)) || (d.expiration !== null && d.expiration <= now))
+      return { authorized: false };
     return d.expiration !== null ? { authorized: true, expiration: d.expiration } : { authorized: true };
   });
   app.delete('/delegation', { schema: { response: { 200: P.OkResponseSchema } } }, async (req) => {
@@ -223,6 +308,8 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
 /** A not-found handler with protocol.md's body (for a fastify the runtime owns). */
 export function setRuntimeNotFound(app: FastifyInstance): void {
   app.setNotFoundHandler((req, reply) => {
-    void reply.status(404).send({ statusCode: 404, code: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` });
+    void reply
+      .status(404)
+      .send({ statusCode: 404, code: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` });
   });
 }

@@ -11,7 +11,15 @@
  */
 import { isOracleKitError } from '../lib/errors.ts';
 import { randomUUID } from 'node:crypto';
-import { initialTurn, reduceTurn, type AnyEvent, type AnyEventInput, type DoneStatus, type RunStatus, type TurnState } from '../lib/protocol/index.ts';
+import {
+  initialTurn,
+  reduceTurn,
+  type AnyEvent,
+  type AnyEventInput,
+  type DoneStatus,
+  type RunStatus,
+  type TurnState,
+} from '../lib/protocol/index.ts';
 import type { RuntimeStore } from './store.ts';
 import type { Cluster } from './cluster/index.ts';
 
@@ -117,7 +125,15 @@ export class RunManager {
     this.byId.set(run.runId, run);
     this.activeBySession.set(run.sessionId, run);
     run.status = 'running';
-    this.store.background(() => this.store.createRun({ id: run.runId, sessionId: run.sessionId, userDid: run.userDid, requestId: run.requestId, status: 'running' }));
+    this.store.background(() =>
+      this.store.createRun({
+        id: run.runId,
+        sessionId: run.sessionId,
+        userDid: run.userDid,
+        requestId: run.requestId,
+        status: 'running',
+      }),
+    );
     run.subscribe(0, (e) => {
       for (const g of this.global) g(run, e);
     });
@@ -144,10 +160,17 @@ export class RunManager {
   private async storeEnd(run: Run): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.store.defer(() => this.store.endRun({ id: run.runId, sessionId: run.sessionId, userDid: run.userDid, requestId: run.requestId }, run.status, run.events));
+        await this.store.defer(() =>
+          this.store.endRun(
+            { id: run.runId, sessionId: run.sessionId, userDid: run.userDid, requestId: run.requestId },
+            run.status,
+            run.events,
+          ),
+        );
         return;
       } catch (e) {
-        if (this.closed || attempt >= 40 || !isOracleKitError(e) || e.code !== 'database_unavailable') return this.store.onBackgroundError(e);
+        if (this.closed || attempt >= 40 || !isOracleKitError(e) || e.code !== 'database_unavailable')
+          return this.store.onBackgroundError(e);
         await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 15_000)).unref());
       }
     }

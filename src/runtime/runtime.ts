@@ -16,8 +16,27 @@ import { OracleKitError, showValue } from '../lib/errors.ts';
 import type { Storage } from '../storage/storage.ts';
 import { RUNTIME_MIGRATIONS } from './migrations.ts';
 import { RuntimeStore } from './store.ts';
-import { BootError, consoleBootLogger, logBoot, mergePlugins, PluginStatusTracker, resolvePlugins, type BootLogger, type PluginStatusListener } from './boot.ts';
-import { defineTool, type AnyOraclePlugin, type AnyPluginTool, type OracleConfig, type OraclePlugin, type PluginContext, type PluginHost, type SubAgent, type TurnContext } from './plugin.ts';
+import {
+  BootError,
+  consoleBootLogger,
+  logBoot,
+  mergePlugins,
+  PluginStatusTracker,
+  resolvePlugins,
+  type BootLogger,
+  type PluginStatusListener,
+} from './boot.ts';
+import {
+  defineTool,
+  type AnyOraclePlugin,
+  type AnyPluginTool,
+  type OracleConfig,
+  type OraclePlugin,
+  type PluginContext,
+  type PluginHost,
+  type SubAgent,
+  type TurnContext,
+} from './plugin.ts';
 import { randomUUID } from 'node:crypto';
 import { BUNDLED_PLUGINS } from './plugins/index.ts';
 import { metaTools } from './meta-tools.ts';
@@ -133,11 +152,15 @@ export class OracleRuntime {
       const id = msg.id ?? `post-${randomUUID()}`;
       await this.store.addMessages(sessionId, [{ id, type: 'ai', content: msg.content }]);
       await this.store.touchSession(sessionId);
-      this.realtime.emit(sessionId, 'message_cache_invalidation', { eventName: 'message_cache_invalidation', payload: { sessionId, requestId: id, eventId: id, reason: 'message posted' } });
+      this.realtime.emit(sessionId, 'message_cache_invalidation', {
+        eventName: 'message_cache_invalidation',
+        payload: { sessionId, requestId: id, eventId: id, reason: 'message posted' },
+      });
       return { id };
     },
     emitToSession: (sessionId, event, payload) => this.realtime.emit(sessionId, event, payload),
-    awaitClientResult: (sessionId, toolCallId, timeoutMs) => this.realtime.awaitResult(sessionId, toolCallId, timeoutMs),
+    awaitClientResult: (sessionId, toolCallId, timeoutMs) =>
+      this.realtime.awaitResult(sessionId, toolCallId, timeoutMs),
     emitRunEvent: (sessionId, e) => {
       const run = this.runs.active(sessionId);
       if (!run || run.finished) return false;
@@ -153,26 +176,44 @@ export class OracleRuntime {
     this.log = o.logger ?? consoleBootLogger;
     this.hooks = o.hooks ?? {};
     this.heartbeatMs = o.heartbeatMs ?? 15_000;
-    if (!o.config || typeof o.config.name !== 'string' || o.config.name === '') throw new BootError("[boot-error] config.name is required (oracle.config.json). Set 'name' in oracle.config.json");
+    if (!o.config || typeof o.config.name !== 'string' || o.config.name === '')
+      throw new BootError(
+        "[boot-error] config.name is required (oracle.config.json). Set 'name' in oracle.config.json",
+      );
     const settings = parseRuntimeEnv(this.env);
     this.settings = settings;
     const all = mergePlugins((o.bundledPlugins ?? BUNDLED_PLUGINS) as AnyPlugin[], (o.plugins ?? []) as AnyPlugin[]);
     const result = resolvePlugins(all, o.features ?? {}, this.env, o.config);
     this.errors = mergeErrorTables(result.ordered.map((r) => r.plugin));
-    this.modelOf = typeof o.model === 'function' ? o.model : o.model ? constantModel(o.model) : openAICompatibleModels(settings, o.modelHint);
+    this.modelOf =
+      typeof o.model === 'function'
+        ? o.model
+        : o.model
+          ? constantModel(o.model)
+          : openAICompatibleModels(settings, o.modelHint);
     const mnemonic = o.signingMnemonic ?? settings.SIGNING_MNEMONIC;
     let derived = '';
     if (!o.config.oracleDid && mnemonic) {
       try {
         derived = didFromMnemonic(mnemonic);
       } catch {
-        throw new BootError("[boot-error] SIGNING_MNEMONIC is not a valid BIP39 mnemonic. Set 'SIGNING_MNEMONIC' to the oracle's 12/24-word mnemonic");
+        throw new BootError(
+          "[boot-error] SIGNING_MNEMONIC is not a valid BIP39 mnemonic. Set 'SIGNING_MNEMONIC' to the oracle's 12/24-word mnemonic",
+        );
       }
     }
     this.oracleDid = o.config.oracleDid ?? derived;
     this.ownsDb = !o.database;
     const location = o.database ? undefined : databaseLocation(o, this.env, settings);
-    this.db = o.database ?? (location!.url !== undefined ? new PostgresStorage({ url: location!.url }) : openDatabase({ path: location!.path!, migrations: { runtime: RUNTIME_MIGRATIONS }, synchronous: o.dbSynchronous ?? settings.ORACLE_DB_SYNCHRONOUS ?? 'async' }));
+    this.db =
+      o.database ??
+      (location!.url !== undefined
+        ? new PostgresStorage({ url: location!.url })
+        : openDatabase({
+            path: location!.path!,
+            migrations: { runtime: RUNTIME_MIGRATIONS },
+            synchronous: o.dbSynchronous ?? settings.ORACLE_DB_SYNCHRONOUS ?? 'async',
+          }));
     if (location?.url !== undefined) this.log.info(`[boot] database: PostgreSQL ${redact(location.url)}`);
     this.store = new RuntimeStore(this.db, { did: this.oracleDid, name: o.config.name });
     this.store.onBackgroundError = (e) => this.log.error(`[store] a background write failed: ${(e as Error).message}`);
@@ -210,14 +251,20 @@ export class OracleRuntime {
     }
     this.meta = metaTools({
       plugins: () => this.activePlugins().map((p) => p.plugin),
-      toolsOf: (name) => Object.entries(this.toolsByPlugin.get(name) ?? {}).map(([n, t]) => ({ name: n, description: t.description })),
+      toolsOf: (name) =>
+        Object.entries(this.toolsByPlugin.get(name) ?? {}).map(([n, t]) => ({ name: n, description: t.description })),
       saveState: (turn) => {
         const snapshot = JSON.parse(JSON.stringify(turn.state)) as Record<string, unknown>;
         this.store.background(() => this.store.setSessionState(turn.sessionId, snapshot));
       },
     });
     logBoot(this.log, result);
-    this.modelCheck = ModelCheck.create({ given: o.model !== undefined, baseUrl: settings.LLM_BASE_URL, apiKey: settings.LLM_PROVIDER_API_KEY, log: this.log });
+    this.modelCheck = ModelCheck.create({
+      given: o.model !== undefined,
+      baseUrl: settings.LLM_BASE_URL,
+      apiKey: settings.LLM_PROVIDER_API_KEY,
+      log: this.log,
+    });
     this.hooks.onBoot?.(this.tracker.status());
   }
 
@@ -229,14 +276,21 @@ export class OracleRuntime {
   private subAgentTool(sa: SubAgent, pluginTools: Record<string, AnyPluginTool>): AnyPluginTool {
     return defineTool({
       description: `Delegate a task to the ${sa.name} sub-agent: ${sa.description}`,
-      inputSchema: z.object({ task: z.string().min(1).describe('what the sub-agent should do, with the context it needs') }),
+      inputSchema: z.object({
+        task: z.string().min(1).describe('what the sub-agent should do, with the context it needs'),
+      }),
       timeoutMs: this.options.toolTimeoutMs ? this.options.toolTimeoutMs * 4 : 120_000,
       execute: async ({ task }, turn) => {
         const names = sa.tools ?? Object.keys(pluginTools).filter((n) => n !== subAgentToolName(sa.name));
         const tools: ToolSet = {};
         for (const n of names) {
           const t = pluginTools[n];
-          if (t) tools[n] = tool({ description: t.description, inputSchema: cachedSchema(t.inputSchema), execute: async (i: unknown) => t.execute(i as never, turn) } as never);
+          if (t)
+            tools[n] = tool({
+              description: t.description,
+              inputSchema: cachedSchema(t.inputSchema),
+              execute: async (i: unknown) => t.execute(i as never, turn),
+            } as never);
         }
         const r = await generateText({
           model: this.model(),
@@ -255,7 +309,11 @@ export class OracleRuntime {
   /** Secrets of the environment never leave the runtime in an error text. */
   redact(text: string): string {
     let out = text;
-    for (const v of [this.settings.LLM_PROVIDER_API_KEY, this.settings.SIGNING_MNEMONIC, this.options.signingMnemonic]) {
+    for (const v of [
+      this.settings.LLM_PROVIDER_API_KEY,
+      this.settings.SIGNING_MNEMONIC,
+      this.options.signingMnemonic,
+    ]) {
       if (v && v.length >= 4) out = out.split(v).join('[redacted]');
     }
     return out;
@@ -316,9 +374,16 @@ export class OracleRuntime {
     const { Cluster } = await import('./cluster/index.ts');
     let cluster;
     try {
-      cluster = await Cluster.connect({ url, oracleDid: this.oracleDid, leaseMs: this.settings.ORACLE_INSTANCE_LEASE_MS, retainMs: this.runs.retainMs });
+      cluster = await Cluster.connect({
+        url,
+        oracleDid: this.oracleDid,
+        leaseMs: this.settings.ORACLE_INSTANCE_LEASE_MS,
+        retainMs: this.runs.retainMs,
+      });
     } catch (e) {
-      throw new BootError(`[boot-error] ${(e as Error).message}. Start Redis, or set 'ORACLE_REDIS_URL' to the Redis every instance of this oracle shares, or unset it for one instance`);
+      throw new BootError(
+        `[boot-error] ${(e as Error).message}. Start Redis, or set 'ORACLE_REDIS_URL' to the Redis every instance of this oracle shares, or unset it for one instance`,
+      );
     }
     cluster.start({
       abort: (runId, reason) => this.runs.get(runId)?.abort.abort(new Error(reason)),
@@ -327,7 +392,10 @@ export class OracleRuntime {
         this.store.background(() => this.store.finishRun(run.runId, 'failed', events));
         // as socket.ts does when a run of this instance ends
         const eventId = String(events.at(-1)?.id ?? 0);
-        this.realtime.emit(run.sessionId, 'message_cache_invalidation', { eventName: 'message_cache_invalidation', payload: { sessionId: run.sessionId, requestId: run.requestId, eventId, reason: 'run failed' } });
+        this.realtime.emit(run.sessionId, 'message_cache_invalidation', {
+          eventName: 'message_cache_invalidation',
+          payload: { sessionId: run.sessionId, requestId: run.requestId, eventId, reason: 'run failed' },
+        });
       },
     });
     this.runs.cluster = cluster;
@@ -341,11 +409,19 @@ export class OracleRuntime {
     const mnemonic = this.options.signingMnemonic ?? this.settings.SIGNING_MNEMONIC;
     if (mnemonic && !this.signerPromise) {
       this.signerPromise = this.loadSigningKey(mnemonic).catch((e: unknown) => {
-        this.log.error(`[boot-error] signing key not loaded: ${(e as Error).message}. Set 'SIGNING_MNEMONIC' to a valid BIP39 mnemonic`);
+        this.log.error(
+          `[boot-error] signing key not loaded: ${(e as Error).message}. Set 'SIGNING_MNEMONIC' to a valid BIP39 mnemonic`,
+        );
       });
     }
     this.tracker.startBackground(
-      this.resolved.filter(({ plugin }) => plugin.start).map(({ plugin, ctx }) => ({ name: plugin.name, start: () => plugin.start!(ctx), timeoutMs: this.options.pluginStartTimeoutMs ?? 60_000 })),
+      this.resolved
+        .filter(({ plugin }) => plugin.start)
+        .map(({ plugin, ctx }) => ({
+          name: plugin.name,
+          start: () => plugin.start!(ctx),
+          timeoutMs: this.options.pluginStartTimeoutMs ?? 60_000,
+        })),
       this.log,
     );
     void this.modelCheck?.check();
@@ -353,14 +429,24 @@ export class OracleRuntime {
 
   /** The model of a turn: the request's id, else config.model, else LLM_MODEL (the `model` option decides what an id means). */
   model(id?: string): OracleModel {
-    const modelId = id ?? this.config.model ?? this.settings.LLM_MODEL ?? (typeof this.options.model === 'object' ? this.options.model.modelId : undefined);
+    const modelId =
+      id ??
+      this.config.model ??
+      this.settings.LLM_MODEL ??
+      (typeof this.options.model === 'object' ? this.options.model.modelId : undefined);
     if (!modelId) throw notConfigured(this.options.modelHint);
     return this.modelOf(modelId);
   }
 
   models(): { models: { id: string; name: string }[]; default: string | null } {
     const own = typeof this.options.model === 'object' ? this.options.model.modelId : undefined;
-    const ids = [...new Set([this.config.model ?? this.settings.LLM_MODEL ?? own, ...(this.config.models ?? [])].filter((x): x is string => !!x))];
+    const ids = [
+      ...new Set(
+        [this.config.model ?? this.settings.LLM_MODEL ?? own, ...(this.config.models ?? [])].filter(
+          (x): x is string => !!x,
+        ),
+      ),
+    ];
     return { models: ids.map((id) => ({ id, name: id })), default: ids[0] ?? null };
   }
 
@@ -414,13 +500,17 @@ export class OracleRuntime {
   /** Starts a turn in a session the caller owns; the run continues without any subscriber. */
   async startTurn(userDid: string, sessionId: string, input: TurnInput): Promise<Run> {
     const session = await this.ownSession(userDid, sessionId);
-    if (this.runs.active(sessionId)) throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
+    if (this.runs.active(sessionId))
+      throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
     this.model(input.model); // configuration errors surface as HTTP errors, not streams
-    for (const { plugin, ctx } of this.activePlugins()) await plugin.gateTurn?.({ userDid, sessionId, message: input.message }, ctx); // e.g. 402
+    for (const { plugin, ctx } of this.activePlugins())
+      await plugin.gateTurn?.({ userDid, sessionId, message: input.message }, ctx); // e.g. 402
     // the awaits above let another turn of this session start meanwhile
-    if (this.runs.active(sessionId)) throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
+    if (this.runs.active(sessionId))
+      throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
     const run = this.runs.start({ sessionId, userDid });
-    if (session.title === 'New chat') this.store.background(() => this.store.touchSession(sessionId, input.message.slice(0, 60)));
+    if (session.title === 'New chat')
+      this.store.background(() => this.store.touchSession(sessionId, input.message.slice(0, 60)));
     void runTurn(this.agentDeps(), run, input).catch((e: unknown) => {
       this.hooks.onError?.(e);
       if (!run.finished) run.emit({ event: 'done', data: { status: 'failed', partialText: run.text } });
@@ -434,7 +524,11 @@ export class OracleRuntime {
     // stop plugins in parallel (MCP sessions, transports, workers), at most 2 s in all
     const stops = this.resolved
       .filter(({ plugin }) => plugin.stop)
-      .map(({ plugin, ctx }) => Promise.resolve().then(() => plugin.stop!(ctx)).catch((e: unknown) => this.hooks.onError?.(e)));
+      .map(({ plugin, ctx }) =>
+        Promise.resolve()
+          .then(() => plugin.stop!(ctx))
+          .catch((e: unknown) => this.hooks.onError?.(e)),
+      );
     await Promise.race([Promise.all(stops), new Promise((r) => setTimeout(r, 2000).unref())]);
     await new Promise((r) => setImmediate(r));
     await this.storeReady.catch(() => {});
@@ -446,7 +540,10 @@ export class OracleRuntime {
 }
 
 function notConfigured(hint: string | undefined) {
-  return runtimeError('model_not_configured', `no model configured: ${hint ?? 'set LLM_BASE_URL and the model in oracle.config.json'}`);
+  return runtimeError(
+    'model_not_configured',
+    `no model configured: ${hint ?? 'set LLM_BASE_URL and the model in oracle.config.json'}`,
+  );
 }
 
 function constantModel(m: OracleModel): (id: string) => OracleModel {
@@ -465,7 +562,12 @@ function openAICompatibleModels(s: RuntimeEnv, hint: string | undefined): (id: s
     if (!baseURL) throw notConfigured(hint);
     let m = cache.get(modelId);
     if (!m) {
-      m = createOpenAICompatible({ name: 'oracle-llm', baseURL, apiKey: s.LLM_PROVIDER_API_KEY, includeUsage: true }).chatModel(modelId);
+      m = createOpenAICompatible({
+        name: 'oracle-llm',
+        baseURL,
+        apiKey: s.LLM_PROVIDER_API_KEY,
+        includeUsage: true,
+      }).chatModel(modelId);
       if (cache.size >= 32) cache.delete(cache.keys().next().value!);
       cache.set(modelId, m);
     }
@@ -486,7 +588,9 @@ function mergeErrorTables(plugins: { name: string; errors?: ErrorTable }[]): Err
       const prev = merged[code];
       if (prev && prev.status !== e.status) {
         const by = owner.get(code);
-        throw new BootError(`[boot-error] Plugin '${p.name}' declares error code '${code}' with status ${e.status}, but ${by ? `plugin '${by}'` : 'the runtime'} declares it with status ${prev.status}. Rename the plugin's code`);
+        throw new BootError(
+          `[boot-error] Plugin '${p.name}' declares error code '${code}' with status ${e.status}, but ${by ? `plugin '${by}'` : 'the runtime'} declares it with status ${prev.status}. Rename the plugin's code`,
+        );
       }
       if (!prev) {
         merged[code] = e;
@@ -506,7 +610,11 @@ function subAgentToolName(name: string): string {
  * the options, else from ORACLE_DATABASE_URL / ORACLE_DB_PATH. Naming both is invalid_config: which one
  * holds the oracle's sessions must not depend on a precedence rule.
  */
-function databaseLocation(o: OracleAppOptions, env: Record<string, string | undefined>, settings: RuntimeEnv): { url?: string; path?: string } {
+function databaseLocation(
+  o: OracleAppOptions,
+  env: Record<string, string | undefined>,
+  settings: RuntimeEnv,
+): { url?: string; path?: string } {
   const both = (field: string, url: string, path: string) =>
     new OracleKitError({
       status: 400,
@@ -514,7 +622,8 @@ function databaseLocation(o: OracleAppOptions, env: Record<string, string | unde
       message: `${field} = ${showValue(redact(url))} and a SQLite path (${showValue(path)}) are both set: the runtime uses one database; keep one of them`,
       field,
       value: redact(url),
-      valid: 'either a postgres:// URL (databaseUrl / ORACLE_DATABASE_URL) or a SQLite file (dbPath / ORACLE_DB_PATH), not both',
+      valid:
+        'either a postgres:// URL (databaseUrl / ORACLE_DATABASE_URL) or a SQLite file (dbPath / ORACLE_DB_PATH), not both',
     });
   if (o.databaseUrl !== undefined && o.dbPath !== undefined) throw both('databaseUrl', o.databaseUrl, o.dbPath);
   if (o.databaseUrl !== undefined) {
@@ -523,7 +632,8 @@ function databaseLocation(o: OracleAppOptions, env: Record<string, string | unde
   }
   if (o.dbPath !== undefined) return { path: o.dbPath };
   const rawPath = env.ORACLE_DB_PATH?.trim() ? env.ORACLE_DB_PATH : undefined;
-  if (settings.ORACLE_DATABASE_URL !== undefined && rawPath !== undefined) throw both('ORACLE_DATABASE_URL', settings.ORACLE_DATABASE_URL, rawPath);
+  if (settings.ORACLE_DATABASE_URL !== undefined && rawPath !== undefined)
+    throw both('ORACLE_DATABASE_URL', settings.ORACLE_DATABASE_URL, rawPath);
   if (settings.ORACLE_DATABASE_URL !== undefined) {
     checkPostgresUrl(settings.ORACLE_DATABASE_URL, 'ORACLE_DATABASE_URL');
     return { url: settings.ORACLE_DATABASE_URL };

@@ -12,7 +12,8 @@ import { DEFAULT_DELEGATION_MAX_TTL_S } from '../lib/ucan/index.ts';
 
 const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const opt = <T extends z.ZodType>(s: T) => z.preprocess(blank, s.optional());
-const int = (min: number, max: number, dflt: number) => z.preprocess(blank, z.coerce.number().int().min(min).max(max).default(dflt));
+const int = (min: number, max: number, dflt: number) =>
+  z.preprocess(blank, z.coerce.number().int().min(min).max(max).default(dflt));
 
 export const RuntimeEnvSchema = z.object({
   LLM_BASE_URL: opt(z.url({ protocol: /^https?$/ })),
@@ -24,7 +25,14 @@ export const RuntimeEnvSchema = z.object({
   ORACLE_DB_PATH: z.preprocess(blank, z.string().default('./data/oracle.db')),
   ORACLE_DB_SYNCHRONOUS: z.preprocess(blank, z.enum(['FULL', 'NORMAL']).optional()),
   ORACLE_DATABASE_URL: opt(z.url({ protocol: /^postgres(ql)?$/ })),
-  CORS_ORIGINS: opt(z.string()).transform((v) => (v === undefined ? undefined : v.split(',').map((s) => s.trim()).filter(Boolean))),
+  CORS_ORIGINS: opt(z.string()).transform((v) =>
+    v === undefined
+      ? undefined
+      : v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+  ),
   /** Replaced by ORACLE_UCAN_AUTH (delegation-only login is now on by default): any value is a boot error, so a deployment that set 0 is not silently opened. */
   ORACLE_ALLOW_DELEGATION_AUTH: opt(z.never({ error: 'replaced by ORACLE_UCAN_AUTH' })),
   ORACLE_UCAN_AUTH: z.preprocess(blank, z.enum(['any', 'invocation']).default('any')),
@@ -48,18 +56,22 @@ const VALID: Record<keyof RuntimeEnv, string> = {
   HOST: 'a host name or address to bind (default 127.0.0.1, this machine only; 0.0.0.0 for every interface)',
   ORACLE_DB_PATH: 'a file path (default ./data/oracle.db)',
   ORACLE_DB_SYNCHRONOUS: 'FULL or NORMAL, or unset (fsync off the event loop)',
-  ORACLE_DATABASE_URL: 'a postgres:// or postgresql:// URL of a database (docs/scaling.md), e.g. postgres://oracle:secret@10.0.0.5:5432/oracle, or unset for the SQLite file ORACLE_DB_PATH',
+  ORACLE_DATABASE_URL:
+    'a postgres:// or postgresql:// URL of a database (docs/scaling.md), e.g. postgres://oracle:secret@10.0.0.5:5432/oracle, or unset for the SQLite file ORACLE_DB_PATH',
   CORS_ORIGINS: 'comma-separated origins',
   ORACLE_ALLOW_DELEGATION_AUTH:
     'no value (it was replaced by ORACLE_UCAN_AUTH: a delegation alone now logs in by default; ORACLE_UCAN_AUTH=invocation requires an invocation, as ORACLE_ALLOW_DELEGATION_AUTH=0 did)',
   ORACLE_UCAN_AUTH: 'any (default: an invocation, or a delegation alone) or invocation (an invocation is required)',
-  ORACLE_UCAN_REPLAY: 'bearer (default: an invocation may be used again until it expires) or strict (each invocation once)',
+  ORACLE_UCAN_REPLAY:
+    'bearer (default: an invocation may be used again until it expires) or strict (each invocation once)',
   ORACLE_UCAN_DELEGATION_MAX_TTL_S: 'an integer from 60 to 31536000 seconds (default 2592000, 30 days)',
   ORACLE_MAX_STEPS: 'an integer from 1 to 100 (default 12)',
   LLM_STALL_TIMEOUT_MS: 'an integer from 100 to 600000 (default 60000)',
   ORACLE_TOOL_TIMEOUT_MS: 'an integer from 100 to 600000 (default 30000)',
-  ORACLE_REDIS_URL: 'a redis:// or rediss:// URL shared by every instance of this oracle (docs/scaling.md), e.g. redis://10.0.0.5:6379',
-  ORACLE_INSTANCE_LEASE_MS: 'an integer from 1000 to 600000 (default 10000): how long an instance may stay silent before its running turns are failed',
+  ORACLE_REDIS_URL:
+    'a redis:// or rediss:// URL shared by every instance of this oracle (docs/scaling.md), e.g. redis://10.0.0.5:6379',
+  ORACLE_INSTANCE_LEASE_MS:
+    'an integer from 1000 to 600000 (default 10000): how long an instance may stay silent before its running turns are failed',
 };
 
 /** A value as the boot error shows it: a URL's credentials are never shown (the key and the mnemonic never fail). */
@@ -73,5 +85,7 @@ export function parseRuntimeEnv(env: Record<string, string | undefined>): Runtim
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
   const name = String(issue.path[0]) as keyof RuntimeEnv;
-  throw new BootError(`[boot-error] Runtime env validation failed for '${name}' = ${shown(env[name])}: ${issue.message}. Set '${name}' to ${VALID[name]}, or unset it`);
+  throw new BootError(
+    `[boot-error] Runtime env validation failed for '${name}' = ${shown(env[name])}: ${issue.message}. Set '${name}' to ${VALID[name]}, or unset it`,
+  );
 }

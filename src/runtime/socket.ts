@@ -90,7 +90,15 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
     if (e.event === 'tool_call') {
       to.emit('tool_call', { eventName: 'tool_call', payload: { ...e.data, eventId: e.data.eventId } });
     } else if (e.event === 'done') {
-      to.emit('message_cache_invalidation', { eventName: 'message_cache_invalidation', payload: { sessionId: run.sessionId, requestId: run.requestId, eventId: String(e.id), reason: `run ${e.data.status}` } });
+      to.emit('message_cache_invalidation', {
+        eventName: 'message_cache_invalidation',
+        payload: {
+          sessionId: run.sessionId,
+          requestId: run.requestId,
+          eventId: String(e.id),
+          reason: `run ${e.data.status}`,
+        },
+      });
     }
   });
 

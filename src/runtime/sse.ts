@@ -7,13 +7,21 @@ import type { FastifyReply } from 'fastify';
 import { encodeFrame, HEARTBEAT_FRAME, type AnyEvent } from '../lib/protocol/index.ts';
 import type { Run } from './runs.ts';
 
-export function streamRun(reply: FastifyReply, o: { run?: Run; stored?: AnyEvent[]; after: number; heartbeatMs: number; resumed?: boolean; partialLength?: number }): void {
+export function streamRun(
+  reply: FastifyReply,
+  o: { run?: Run; stored?: AnyEvent[]; after: number; heartbeatMs: number; resumed?: boolean; partialLength?: number },
+): void {
   const raw = reply.raw;
-  const requestId = o.run?.requestId ?? (o.stored?.find((e) => e.event === 'run')?.data as { requestId?: string } | undefined)?.requestId ?? '';
-  const runId = o.run?.runId ?? (o.stored?.find((e) => e.event === 'run')?.data as { runId?: string } | undefined)?.runId ?? '';
+  const requestId =
+    o.run?.requestId ??
+    (o.stored?.find((e) => e.event === 'run')?.data as { requestId?: string } | undefined)?.requestId ??
+    '';
+  const runId =
+    o.run?.runId ?? (o.stored?.find((e) => e.event === 'run')?.data as { runId?: string } | undefined)?.runId ?? '';
   reply.hijack();
   const headers: Record<string, string | string[] | number> = {};
-  for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = v as string | string[] | number;
+  for (const [k, v] of Object.entries(reply.getHeaders()))
+    if (v !== undefined) headers[k] = v as string | string[] | number;
   raw.writeHead(200, {
     ...headers,
     'content-type': 'text/event-stream; charset=utf-8',
@@ -58,7 +66,13 @@ export function streamRun(reply: FastifyReply, o: { run?: Run; stored?: AnyEvent
     if (e.event === 'done') setImmediate(end);
   };
   if (o.resumed) {
-    raw.write(encodeFrame({ id: o.after, event: 'run', data: { runId, requestId, resumed: true, partialLength: o.partialLength ?? 0 } }));
+    raw.write(
+      encodeFrame({
+        id: o.after,
+        event: 'run',
+        data: { runId, requestId, resumed: true, partialLength: o.partialLength ?? 0 },
+      }),
+    );
   }
   let unsubscribe: () => void = () => {};
   if (o.run) unsubscribe = o.run.subscribe(o.after, write);

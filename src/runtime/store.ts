@@ -5,7 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Storage } from '../storage/storage.ts';
-import { parseMessageId, type AnyEvent, type Message, type MessageContent, type RunStatus, type Session, type ToolCallRecord } from '../lib/protocol/index.ts';
+import {
+  parseMessageId,
+  type AnyEvent,
+  type Message,
+  type MessageContent,
+  type RunStatus,
+  type Session,
+  type ToolCallRecord,
+} from '../lib/protocol/index.ts';
 
 interface SessionRow {
   id: string;
@@ -75,34 +83,65 @@ export class RuntimeStore {
   }
 
   private toSession(r: SessionRow): Session {
-    return { sessionId: r.id, title: r.title, createdAt: r.created_at, lastUpdatedAt: r.updated_at, oracleName: this.oracleName, oracleDid: r.oracle_did };
+    return {
+      sessionId: r.id,
+      title: r.title,
+      createdAt: r.created_at,
+      lastUpdatedAt: r.updated_at,
+      oracleName: this.oracleName,
+      oracleDid: r.oracle_did,
+    };
   }
 
   async createSession(userDid: string, title?: string): Promise<Session> {
     const now = new Date().toISOString();
     const id = randomUUID();
-    await this.db.run('INSERT INTO runtime_sessions (id, user_did, oracle_did, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [id, userDid, this.oracleDid, title ?? 'New chat', now, now]);
+    await this.db.run(
+      'INSERT INTO runtime_sessions (id, user_did, oracle_did, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [id, userDid, this.oracleDid, title ?? 'New chat', now, now],
+    );
     return (await this.getSession(userDid, id))!;
   }
 
   async getSession(userDid: string, id: string): Promise<Session | undefined> {
-    const r = await this.db.get<SessionRow>('SELECT * FROM runtime_sessions WHERE id = ? AND user_did = ? AND oracle_did = ?', [id, userDid, this.oracleDid]);
+    const r = await this.db.get<SessionRow>(
+      'SELECT * FROM runtime_sessions WHERE id = ? AND user_did = ? AND oracle_did = ?',
+      [id, userDid, this.oracleDid],
+    );
     return r ? this.toSession(r) : undefined;
   }
 
   async listSessions(userDid: string, limit: number, offset: number): Promise<{ sessions: Session[]; total: number }> {
-    const rows = await this.db.all<SessionRow>('SELECT * FROM runtime_sessions WHERE user_did = ? AND oracle_did = ? ORDER BY updated_at DESC, id LIMIT ? OFFSET ?', [userDid, this.oracleDid, limit, offset]);
-    const total = (await this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM runtime_sessions WHERE user_did = ? AND oracle_did = ?', [userDid, this.oracleDid]))?.n ?? 0;
+    const rows = await this.db.all<SessionRow>(
+      'SELECT * FROM runtime_sessions WHERE user_did = ? AND oracle_did = ? ORDER BY updated_at DESC, id LIMIT ? OFFSET ?',
+      [userDid, this.oracleDid, limit, offset],
+    );
+    const total =
+      (
+        await this.db.get<{ n: number }>(
+          'SELECT COUNT(*) AS n FROM runtime_sessions WHERE user_did = ? AND oracle_did = ?',
+          [userDid, this.oracleDid],
+        )
+      )?.n ?? 0;
     return { sessions: rows.map((r) => this.toSession(r)), total };
   }
 
   async deleteSession(userDid: string, id: string): Promise<boolean> {
-    return (await this.db.run('DELETE FROM runtime_sessions WHERE id = ? AND user_did = ? AND oracle_did = ?', [id, userDid, this.oracleDid])).changes > 0;
+    return (
+      (
+        await this.db.run('DELETE FROM runtime_sessions WHERE id = ? AND user_did = ? AND oracle_did = ?', [
+          id,
+          userDid,
+          this.oracleDid,
+        ])
+      ).changes > 0
+    );
   }
 
   async touchSession(id: string, title?: string): Promise<void> {
     const now = new Date().toISOString();
-    if (title !== undefined) await this.db.run('UPDATE runtime_sessions SET updated_at = ?, title = ? WHERE id = ?', [now, title, id]);
+    if (title !== undefined)
+      await this.db.run('UPDATE runtime_sessions SET updated_at = ?, title = ? WHERE id = ?', [now, title, id]);
     else await this.db.run('UPDATE runtime_sessions SET updated_at = ? WHERE id = ?', [now, id]);
   }
 
@@ -123,14 +162,27 @@ export class RuntimeStore {
         await this.db.run(
           `INSERT INTO runtime_messages (id, session_id, type, content, tool_calls, reasoning, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (session_id, id) DO UPDATE SET content = excluded.content, tool_calls = excluded.tool_calls, reasoning = excluded.reasoning`,
-          [m.id, sessionId, m.type, JSON.stringify(m.content), m.toolCalls ? JSON.stringify(m.toolCalls) : null, m.reasoning ?? null, now],
+          [
+            m.id,
+            sessionId,
+            m.type,
+            JSON.stringify(m.content),
+            m.toolCalls ? JSON.stringify(m.toolCalls) : null,
+            m.reasoning ?? null,
+            now,
+          ],
         );
       }
     });
   }
 
   private toMessage(r: MessageRow): Message {
-    const m: Message = { id: r.id, type: r.type, content: JSON.parse(r.content) as MessageContent, createdAt: r.created_at };
+    const m: Message = {
+      id: r.id,
+      type: r.type,
+      content: JSON.parse(r.content) as MessageContent,
+      createdAt: r.created_at,
+    };
     if (r.tool_calls) m.toolCalls = JSON.parse(r.tool_calls) as ToolCallRecord[];
     if (r.reasoning !== null) m.reasoning = r.reasoning;
     // the reasoning row reads back as the IXO SDK streamed it (protocol.md, "Messages and history ids")
@@ -140,23 +192,38 @@ export class RuntimeStore {
 
   /** Whole history (caller's session only — checked by the route). */
   async history(sessionId: string): Promise<Message[]> {
-    return (await this.db.all<MessageRow>('SELECT * FROM runtime_messages WHERE session_id = ? ORDER BY seq', [sessionId])).map((r) => this.toMessage(r));
+    return (
+      await this.db.all<MessageRow>('SELECT * FROM runtime_messages WHERE session_id = ? ORDER BY seq', [sessionId])
+    ).map((r) => this.toMessage(r));
   }
 
   /** One page; cursors are message sequence numbers as strings. */
   async historyPage(sessionId: string, limit: number, before?: string, after?: string) {
     let rows: MessageRow[];
     if (after !== undefined) {
-      rows = await this.db.all<MessageRow>('SELECT * FROM runtime_messages WHERE session_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?', [sessionId, Number(after) || 0, limit]);
+      rows = await this.db.all<MessageRow>(
+        'SELECT * FROM runtime_messages WHERE session_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?',
+        [sessionId, Number(after) || 0, limit],
+      );
     } else {
       const b = before !== undefined ? Number(before) || 0 : Number.MAX_SAFE_INTEGER;
-      rows = (await this.db.all<MessageRow>('SELECT * FROM runtime_messages WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?', [sessionId, b, limit])).reverse();
+      rows = (
+        await this.db.all<MessageRow>(
+          'SELECT * FROM runtime_messages WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+          [sessionId, b, limit],
+        )
+      ).reverse();
     }
     const first = rows[0]?.seq;
     const last = rows[rows.length - 1]?.seq;
-    const count = async (sql: string, v: number) => ((await this.db.get<{ n: number }>(sql, [sessionId, v]))?.n ?? 0) > 0;
-    const hasOlder = first !== undefined && (await count('SELECT COUNT(*) AS n FROM runtime_messages WHERE session_id = ? AND seq < ?', first));
-    const hasNewer = last !== undefined && (await count('SELECT COUNT(*) AS n FROM runtime_messages WHERE session_id = ? AND seq > ?', last));
+    const count = async (sql: string, v: number) =>
+      ((await this.db.get<{ n: number }>(sql, [sessionId, v]))?.n ?? 0) > 0;
+    const hasOlder =
+      first !== undefined &&
+      (await count('SELECT COUNT(*) AS n FROM runtime_messages WHERE session_id = ? AND seq < ?', first));
+    const hasNewer =
+      last !== undefined &&
+      (await count('SELECT COUNT(*) AS n FROM runtime_messages WHERE session_id = ? AND seq > ?', last));
     return {
       messages: rows.map((r) => this.toMessage(r)),
       prevCursor: hasOlder && first !== undefined ? String(first) : null,
@@ -167,37 +234,68 @@ export class RuntimeStore {
   }
 
   // ---- runs --------------------------------------------------------------
-  async createRun(run: { id: string; sessionId: string; userDid: string; requestId: string; status: RunStatus }): Promise<void> {
+  async createRun(run: {
+    id: string;
+    sessionId: string;
+    userDid: string;
+    requestId: string;
+    status: RunStatus;
+  }): Promise<void> {
     const now = new Date().toISOString();
-    await this.db.run('INSERT INTO runtime_runs (id, session_id, user_did, request_id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [run.id, run.sessionId, run.userDid, run.requestId, run.status, now, now]);
+    await this.db.run(
+      'INSERT INTO runtime_runs (id, session_id, user_did, request_id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      [run.id, run.sessionId, run.userDid, run.requestId, run.status, now, now],
+    );
   }
 
   async setRunStatus(id: string, status: RunStatus): Promise<void> {
-    await this.db.run('UPDATE runtime_runs SET status = ?, updated_at = ? WHERE id = ?', [status, new Date().toISOString(), id]);
+    await this.db.run('UPDATE runtime_runs SET status = ?, updated_at = ? WHERE id = ?', [
+      status,
+      new Date().toISOString(),
+      id,
+    ]);
   }
 
-  async getRun(userDid: string, id: string): Promise<{ runId: string; sessionId: string; requestId: string; status: RunStatus } | undefined> {
-    const r = await this.db.get<{ id: string; session_id: string; request_id: string; status: RunStatus }>('SELECT id, session_id, request_id, status FROM runtime_runs WHERE id = ? AND user_did = ?', [id, userDid]);
+  async getRun(
+    userDid: string,
+    id: string,
+  ): Promise<{ runId: string; sessionId: string; requestId: string; status: RunStatus } | undefined> {
+    const r = await this.db.get<{ id: string; session_id: string; request_id: string; status: RunStatus }>(
+      'SELECT id, session_id, request_id, status FROM runtime_runs WHERE id = ? AND user_did = ?',
+      [id, userDid],
+    );
     return r ? { runId: r.id, sessionId: r.session_id, requestId: r.request_id, status: r.status } : undefined;
   }
 
   async latestRun(sessionId: string): Promise<{ runId: string; status: RunStatus } | undefined> {
     // the insertion order breaks a tie of created_at: SQLite's rowid, PostgreSQL's identity column seq (migrations.ts)
     const order = this.db.dialect === 'postgres' ? 'seq' : 'rowid';
-    const r = await this.db.get<{ id: string; status: RunStatus }>(`SELECT id, status FROM runtime_runs WHERE session_id = ? ORDER BY created_at DESC, ${order} DESC LIMIT 1`, [sessionId]);
+    const r = await this.db.get<{ id: string; status: RunStatus }>(
+      `SELECT id, status FROM runtime_runs WHERE session_id = ? ORDER BY created_at DESC, ${order} DESC LIMIT 1`,
+      [sessionId],
+    );
     return r ? { runId: r.id, status: r.status } : undefined;
   }
 
   /** The run's whole event log, one row per run (replay after it left memory). */
   async finishRun(runId: string, status: RunStatus, events: AnyEvent[]): Promise<void> {
-    await this.db.run('UPDATE runtime_runs SET status = ?, events = ?, updated_at = ? WHERE id = ?', [status, JSON.stringify(events), new Date().toISOString(), runId]);
+    await this.db.run('UPDATE runtime_runs SET status = ?, events = ?, updated_at = ? WHERE id = ?', [
+      status,
+      JSON.stringify(events),
+      new Date().toISOString(),
+      runId,
+    ]);
   }
 
   /**
    * How a run ended, with its row if the start's write was lost (the database away then: runs.ts, storeEnd);
    * nothing when its session was deleted meanwhile.
    */
-  async endRun(run: { id: string; sessionId: string; userDid: string; requestId: string }, status: RunStatus, events: AnyEvent[]): Promise<void> {
+  async endRun(
+    run: { id: string; sessionId: string; userDid: string; requestId: string },
+    status: RunStatus,
+    events: AnyEvent[],
+  ): Promise<void> {
     const now = new Date().toISOString();
     await this.db.run(
       `INSERT INTO runtime_runs (id, session_id, user_did, request_id, status, created_at, updated_at)
@@ -214,12 +312,18 @@ export class RuntimeStore {
 
   /** Runs left running by a previous process become failed (their stream is gone). */
   async failOrphanRuns(): Promise<void> {
-    await this.db.run("UPDATE runtime_runs SET status = 'failed', updated_at = ? WHERE status IN ('queued', 'running', 'recovering')", [new Date().toISOString()]);
+    await this.db.run(
+      "UPDATE runtime_runs SET status = 'failed', updated_at = ? WHERE status IN ('queued', 'running', 'recovering')",
+      [new Date().toISOString()],
+    );
   }
 
   // ---- preferences (room = user × oracle) --------------------------------
   async getPreferences(userDid: string): Promise<Record<string, unknown>> {
-    const r = await this.db.get<{ prefs: string }>('SELECT prefs FROM runtime_preferences WHERE user_did = ? AND oracle_did = ?', [userDid, this.oracleDid]);
+    const r = await this.db.get<{ prefs: string }>(
+      'SELECT prefs FROM runtime_preferences WHERE user_did = ? AND oracle_did = ?',
+      [userDid, this.oracleDid],
+    );
     return r ? (JSON.parse(r.prefs) as Record<string, unknown>) : {};
   }
 
@@ -241,20 +345,29 @@ export class RuntimeStore {
   }
 
   async getDelegation(userDid: string): Promise<{ cid: string; raw: string; expiration: number | null } | undefined> {
-    return await this.db.get<{ cid: string; raw: string; expiration: number | null }>('SELECT cid, raw, expiration FROM runtime_delegations WHERE user_did = ? AND oracle_did = ?', [userDid, this.oracleDid]);
+    return await this.db.get<{ cid: string; raw: string; expiration: number | null }>(
+      'SELECT cid, raw, expiration FROM runtime_delegations WHERE user_did = ? AND oracle_did = ?',
+      [userDid, this.oracleDid],
+    );
   }
 
   async deleteDelegation(userDid: string): Promise<string | undefined> {
     const d = await this.getDelegation(userDid);
-    await this.db.run('DELETE FROM runtime_delegations WHERE user_did = ? AND oracle_did = ?', [userDid, this.oracleDid]);
+    await this.db.run('DELETE FROM runtime_delegations WHERE user_did = ? AND oracle_did = ?', [
+      userDid,
+      this.oracleDid,
+    ]);
     return d?.cid;
   }
 
   async revoke(cid: string): Promise<void> {
-    await this.db.run('INSERT INTO runtime_revocations (cid, revoked_at) VALUES (?, ?) ON CONFLICT (cid) DO NOTHING', [cid, new Date().toISOString()]);
+    await this.db.run('INSERT INTO runtime_revocations (cid, revoked_at) VALUES (?, ?) ON CONFLICT (cid) DO NOTHING', [
+      cid,
+      new Date().toISOString(),
+    ]);
   }
 
   async isRevoked(cid: string): Promise<boolean> {
-    return await this.db.get('SELECT 1 AS x FROM runtime_revocations WHERE cid = ?', [cid]) !== undefined;
+    return (await this.db.get('SELECT 1 AS x FROM runtime_revocations WHERE cid = ?', [cid])) !== undefined;
   }
 }

@@ -332,7 +332,12 @@ export class Database implements Storage {
       if (!joined) this.raw.exec('BEGIN IMMEDIATE');
       try {
         this.raw.exec(sqlOf(m, 'sqlite'));
-        this.prepare('INSERT INTO schema_version (area, version, description, applied_at) VALUES (?, ?, ?, ?)').run(area, m.version, m.description, new Date().toISOString());
+        this.prepare('INSERT INTO schema_version (area, version, description, applied_at) VALUES (?, ?, ?, ?)').run(
+          area,
+          m.version,
+          m.description,
+          new Date().toISOString(),
+        );
         if (!joined) {
           this.raw.exec('COMMIT');
           this.noteCommit();
@@ -345,12 +350,16 @@ export class Database implements Storage {
   }
 
   private versionNow(area: string): number {
-    const row = this.prepare('SELECT MAX(version) AS v FROM schema_version WHERE area = ?').get(area) as { v: number | null } | undefined;
+    const row = this.prepare('SELECT MAX(version) AS v FROM schema_version WHERE area = ?').get(area) as
+      { v: number | null } | undefined;
     return row?.v ?? 0;
   }
 
   async schemaVersion(area: string): Promise<number> {
-    return (await this.get<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_version WHERE area = ?', [area]))?.v ?? 0;
+    return (
+      (await this.get<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_version WHERE area = ?', [area]))
+        ?.v ?? 0
+    );
   }
 
   private prepare(sql: string): StatementSync {
@@ -435,7 +444,6 @@ export class Database implements Storage {
     this.settle(this.commitSeq);
     this.closeWal();
   }
-
 }
 
 /** A transaction's identity: the async context its callbacks run in. */

@@ -35,7 +35,12 @@ export function checkDatabaseDir(path: string): void {
     throw storageError(
       'insecure_database_dir',
       `the database directory ${dir} is writable by other users (mode ${mode.toString(8).padStart(4, '0')}); refusing to keep the registry there. Run \`chmod o-w ${dir}\`, or point ORACLEKIT_DB at a file in a directory of your own (e.g. mode 0700)`,
-      { field: 'ORACLEKIT_DB', value: path, valid: 'a database in a directory not writable by other users', details: { dir, mode: mode.toString(8).padStart(4, '0') } },
+      {
+        field: 'ORACLEKIT_DB',
+        value: path,
+        valid: 'a database in a directory not writable by other users',
+        details: { dir, mode: mode.toString(8).padStart(4, '0') },
+      },
     );
   }
 }

@@ -62,7 +62,11 @@ export function redact(url: string): string {
 /** Opens the database at `location` (SQLite path or PostgreSQL URL) and applies every area's migrations. */
 export async function openStorage(o: OpenStorageOptions): Promise<Storage> {
   if (!isPostgresUrl(o.location)) {
-    return openDatabase({ path: o.location, migrations: o.migrations, ...(o.synchronous ? { synchronous: o.synchronous } : {}) });
+    return openDatabase({
+      path: o.location,
+      migrations: o.migrations,
+      ...(o.synchronous ? { synchronous: o.synchronous } : {}),
+    });
   }
   checkPostgresUrl(o.location, o.setting);
   const db = new PostgresStorage({ url: o.location, ...(o.max ? { max: o.max } : {}) });

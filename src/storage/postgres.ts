@@ -89,7 +89,26 @@ function retryable(e: unknown): boolean {
 }
 
 /** Error codes of the driver and of the server meaning "the database is not reachable now". */
-const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+const UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
 
 function isUnavailable(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
@@ -121,7 +140,8 @@ export class PostgresStorage implements Storage {
   readonly dialect = 'postgres' as const;
   private readonly sql: postgres.Sql;
   private readonly als = new AsyncLocalStorage<{ conn: Conn; tx: TxState }>();
-  private queue: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void; tries?: number }[] = [];
+  private queue: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void; tries?: number }[] =
+    [];
   private flushScheduled = false;
   private running: Promise<void> = Promise.resolve();
   private readonly rollbackListeners: (() => void)[] = [];
@@ -140,7 +160,9 @@ export class PostgresStorage implements Storage {
       max: o.max ?? 10,
       onnotice: () => {},
       // COUNT/SUM/bigint columns read back as numbers, as from SQLite
-      types: { int8: { to: 20, from: [20, 1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) } },
+      types: {
+        int8: { to: 20, from: [20, 1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
+      },
       connect_timeout: 5,
       // seconds before a connection tries again after a failed connect; the driver's default grows as 3^tries / 100
       // up to 20 s (shared by the pool), so a server back after a few seconds' outage was used again only after up
@@ -159,7 +181,12 @@ export class PostgresStorage implements Storage {
   private mapError(e: unknown): unknown {
     if (!isUnavailable(e) || isOracleKitError(e)) return e;
     const cause = (e as { code: string }).code;
-    return new OracleKitError({ status: 503, code: 'database_unavailable', message: `the database (${this.server}) is unreachable (${cause}); retry shortly`, details: { cause } });
+    return new OracleKitError({
+      status: 503,
+      code: 'database_unavailable',
+      message: `the database (${this.server}) is unreachable (${cause}); retry shortly`,
+      details: { cause },
+    });
   }
 
   private conn(): Conn {
@@ -246,7 +273,10 @@ export class PostgresStorage implements Storage {
   private async settle<T>(tx: TxState, e: unknown): Promise<T> {
     if (isUnavailable(e)) {
       let timer: NodeJS.Timeout | undefined;
-      const closed = await Promise.race([tx.lost.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), CLOSE_WAIT_MS)))]);
+      const closed = await Promise.race([
+        tx.lost.then(() => true),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(false), CLOSE_WAIT_MS))),
+      ]);
       clearTimeout(timer);
       if (closed) return HOLD<T>();
     }
@@ -383,7 +413,10 @@ export class PostgresStorage implements Storage {
 
   async schemaVersion(area: string): Promise<number> {
     await this.ensureTable();
-    return (await this.get<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_version WHERE area = ?', [area]))?.v ?? 0;
+    return (
+      (await this.get<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_version WHERE area = ?', [area]))
+        ?.v ?? 0
+    );
   }
 
   async close(): Promise<void> {

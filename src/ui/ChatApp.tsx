@@ -17,7 +17,13 @@
 import { Box, Static, Text, useApp, useInput, usePaste, useStdout, useWindowSize } from 'ink';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { AnyEvent, ToolCallState, TurnState } from '../lib/protocol/index.ts';
-import { explainError, explainRunError, SLASH_COMMANDS, type ChatController, type CommandResult } from './chat-controller.ts';
+import {
+  explainError,
+  explainRunError,
+  SLASH_COMMANDS,
+  type ChatController,
+  type CommandResult,
+} from './chat-controller.ts';
 import { PaymentRequiredError } from '../client/errors.ts';
 import { editChunk, editPaste } from './input-line.ts';
 import { Markdown } from './markdown.tsx';
@@ -83,7 +89,13 @@ function Spinner({ ms, since, label }: { ms: number; since?: number; label?: str
   return (
     <Text>
       <Text color={tint('cyan')}>{FRAMES[n % FRAMES.length]}</Text>
-      {label !== undefined ? <Text dimColor> {label}{elapsed}</Text> : null}
+      {label !== undefined ? (
+        <Text dimColor>
+          {' '}
+          {label}
+          {elapsed}
+        </Text>
+      ) : null}
     </Text>
   );
 }
@@ -102,7 +114,14 @@ function short(v: unknown, n = 60): string {
 /** A tool call: the icon in a column of its own, then one paragraph (name, args, result or error) wrapped to the width. */
 function ToolLine({ t, spinnerMs }: { t: ToolCallState; spinnerMs: number }): ReactNode {
   const tint = useTint();
-  const icon = t.status === 'isRunning' ? <Spinner ms={spinnerMs} /> : t.status === 'done' ? <Text color={tint('green')}>✓</Text> : <Text color={tint('red')}>✗</Text>;
+  const icon =
+    t.status === 'isRunning' ? (
+      <Spinner ms={spinnerMs} />
+    ) : t.status === 'done' ? (
+      <Text color={tint('green')}>✓</Text>
+    ) : (
+      <Text color={tint('red')}>✗</Text>
+    );
   return (
     <Box>
       <Box width={2} flexShrink={0}>
@@ -208,14 +227,25 @@ export function ChatApp(props: ChatAppProps): ReactNode {
   );
 }
 
-function Chat({ controller, banner = [], oracleName, history, spinnerMs = 80, onFirstTokenEvent, copy, onExit }: ChatAppProps): ReactNode {
+function Chat({
+  controller,
+  banner = [],
+  oracleName,
+  history,
+  spinnerMs = 80,
+  onFirstTokenEvent,
+  copy,
+  onExit,
+}: ChatAppProps): ReactNode {
   const { exit } = useApp();
   const tint = useTint();
   const { stdout } = useStdout();
   const tty = Boolean((stdout as { isTTY?: boolean }).isTTY);
   const { columns, rows } = useWindowSize();
   const nextId = useRef(1);
-  const [items, setItems] = useState<Item[]>(() => (banner.length ? [{ id: 0, kind: 'note', text: banner.join('\n') }] : []));
+  const [items, setItems] = useState<Item[]>(() =>
+    banner.length ? [{ id: 0, kind: 'note', text: banner.join('\n') }] : [],
+  );
   /** Bumped to mount <Static> again (a redraw writes every item once more, at the current width). */
   const [epoch, setEpoch] = useState(0);
   const [live, setLive] = useState<Live | null>(null);
@@ -313,7 +343,10 @@ function Chat({ controller, banner = [], oracleName, history, spinnerMs = 80, on
           if (!lastAnswer.current) return add({ kind: 'note', text: 'No answer to copy yet.' });
           if (copy) copy(lastAnswer.current);
           else if (tty) stdout.write(osc52(lastAnswer.current));
-          return add({ kind: 'note', text: `Copied the last answer (${lastAnswer.current.length} characters) to the clipboard.` });
+          return add({
+            kind: 'note',
+            text: `Copied the last answer (${lastAnswer.current.length} characters) to the clipboard.`,
+          });
         }
         setBusy(true);
         try {
@@ -336,12 +369,18 @@ function Chat({ controller, banner = [], oracleName, history, spinnerMs = 80, on
         const prev = turn;
         turn = next;
         // the live region shows the text and the tool calls: other events do not render
-        if (next.text === (prev?.text ?? '') && (next.toolCalls.length === 0 || next.toolCalls === prev?.toolCalls)) return;
+        if (next.text === (prev?.text ?? '') && (next.toolCalls.length === 0 || next.toolCalls === prev?.toolCalls))
+          return;
         if (e.event === 'message' && !firstTokenSeen.current) {
           firstTokenSeen.current = true;
           onFirstTokenEvent?.();
         }
-        setLive((l) => ({ text: next.text, tools: next.toolCalls, cancelling: l?.cancelling ?? false, startedAt: l?.startedAt ?? Date.now() }));
+        setLive((l) => ({
+          text: next.text,
+          tools: next.toolCalls,
+          cancelling: l?.cancelling ?? false,
+          startedAt: l?.startedAt ?? Date.now(),
+        }));
       };
       // the request leaves before React renders the user's line: rendering is not on the critical path
       const pending = controller.send(text, onEvent);
@@ -359,7 +398,8 @@ function Chat({ controller, banner = [], oracleName, history, spinnerMs = 80, on
       } catch (e) {
         if ((e as { code?: string }).code === 'oracle_unreachable') setConnection('unreachable');
         if (e instanceof PaymentRequiredError) refused.current = text;
-        if (turn && (turn.text || turn.toolCalls.length)) add({ kind: 'assistant', text: turn.text, tools: turn.toolCalls, status: 'failed' });
+        if (turn && (turn.text || turn.toolCalls.length))
+          add({ kind: 'assistant', text: turn.text, tools: turn.toolCalls, status: 'failed' });
         add({ kind: 'error', text: explainError(e, controller.client.baseUrl) });
       } finally {
         setLive(null);
@@ -449,7 +489,17 @@ function Chat({ controller, banner = [], oracleName, history, spinnerMs = 80, on
       return;
     }
     if (key.ctrl && ch === 'u') return setInput('');
-    if (key.upArrow || key.downArrow || key.leftArrow || key.rightArrow || key.pageUp || key.pageDown || key.meta || key.ctrl) return;
+    if (
+      key.upArrow ||
+      key.downArrow ||
+      key.leftArrow ||
+      key.rightArrow ||
+      key.pageUp ||
+      key.pageDown ||
+      key.meta ||
+      key.ctrl
+    )
+      return;
     if (!ch) return;
     const r = editChunk(inputRef.current, ch);
     if (r.send !== undefined) return enter(r.send);
@@ -459,11 +509,20 @@ function Chat({ controller, banner = [], oracleName, history, spinnerMs = 80, on
   const toolRunning = live?.tools.some((t) => t.status === 'isRunning') ?? false;
   const session = controller.sessionId ? controller.sessionId.slice(0, 8) : 'new';
   const model = controller.model ?? controller.defaultModel ?? 'no model';
-  const inputRows = input.split('\n').reduce((n, l) => n + Math.max(1, Math.ceil(([...l].length + 3) / Math.max(1, columns - 2))), 0);
+  const inputRows = input
+    .split('\n')
+    .reduce((n, l) => n + Math.max(1, Math.ceil(([...l].length + 3) / Math.max(1, columns - 2))), 0);
   const hints = completions(input);
   // The live region keeps to what the screen has left under the status line, the queue, the hints,
   // the footer and the input (and one spare row): a frame taller than the screen leaves copies behind.
-  const footer = [oracleName, model, `session ${session}`, connection === 'connected' ? (busy ? 'streaming' : 'connected') : 'unreachable'].filter(Boolean).join(' · ');
+  const footer = [
+    oracleName,
+    model,
+    `session ${session}`,
+    connection === 'connected' ? (busy ? 'streaming' : 'connected') : 'unreachable',
+  ]
+    .filter(Boolean)
+    .join(' · ');
   const footerRows = Math.max(1, Math.ceil(([...footer].length + 2) / Math.max(1, columns)));
   const liveMax = Math.max(3, rows - inputRows - queued.length - (hints.length ? 1 : 0) - footerRows - 3);
 

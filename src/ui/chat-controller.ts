@@ -111,7 +111,10 @@ export class ChatController {
         return {
           lines: [
             `${total} session${total === 1 ? '' : 's'}${total > sessions.length ? ` (showing ${sessions.length})` : ''}:`,
-            ...sessions.map((s, i) => `${s.sessionId === this.sessionId ? '*' : ' '} ${String(i + 1).padStart(2)}. ${s.sessionId}  ${s.title || '(untitled)'}  ${s.lastUpdatedAt}`),
+            ...sessions.map(
+              (s, i) =>
+                `${s.sessionId === this.sessionId ? '*' : ' '} ${String(i + 1).padStart(2)}. ${s.sessionId}  ${s.title || '(untitled)'}  ${s.lastUpdatedAt}`,
+            ),
             '/sessions <n> (or /switch <id>) continues one.',
           ],
         };
@@ -120,19 +123,33 @@ export class ChatController {
         if (!arg) return { lines: ['Usage: /switch <session id>'] };
         const { sessions } = await this.client.listSessions({ limit: 200 });
         const matches = sessions.filter((s) => s.sessionId === arg || s.sessionId.startsWith(arg));
-        if (matches.length !== 1) return { lines: [matches.length === 0 ? `No session ${arg}. /sessions lists them.` : `${arg} is ambiguous: ${matches.map((m) => m.sessionId).join(', ')}`] };
+        if (matches.length !== 1)
+          return {
+            lines: [
+              matches.length === 0
+                ? `No session ${arg}. /sessions lists them.`
+                : `${arg} is ambiguous: ${matches.map((m) => m.sessionId).join(', ')}`,
+            ],
+          };
         this.sessionId = matches[0]!.sessionId;
         const history = await this.client.history(this.sessionId);
         const lines = [`Switched to ${this.sessionId} (${history.length} messages).`];
-        for (const t of transcript(history.slice(-10))) if (t.content !== '') lines.push(`${t.role === 'user' ? 'you' : 'oracle'}: ${t.content}`);
+        for (const t of transcript(history.slice(-10)))
+          if (t.content !== '') lines.push(`${t.role === 'user' ? 'you' : 'oracle'}: ${t.content}`);
         return { lines, reset: true };
       }
       case '/model': {
         const models = await this.client.models();
         if (!arg) {
-          return { lines: [`Model: ${this.model ?? models.default ?? '(none configured on the oracle)'}`, ...(models.models.length ? [`Available: ${models.models.map((m) => m.id).join(', ')}`] : [])] };
+          return {
+            lines: [
+              `Model: ${this.model ?? models.default ?? '(none configured on the oracle)'}`,
+              ...(models.models.length ? [`Available: ${models.models.map((m) => m.id).join(', ')}`] : []),
+            ],
+          };
         }
-        if (models.models.length && !models.models.some((m) => m.id === arg)) return { lines: [`Unknown model ${arg}. Available: ${models.models.map((m) => m.id).join(', ')}`] };
+        if (models.models.length && !models.models.some((m) => m.id === arg))
+          return { lines: [`Unknown model ${arg}. Available: ${models.models.map((m) => m.id).join(', ')}`] };
         this.model = arg;
         return { lines: [`Using model ${arg} for the next turns.`] };
       }
@@ -158,23 +175,44 @@ export class ChatController {
     try {
       status = await creditsStatus(this.client);
     } catch (e) {
-      if (e instanceof OracleClientError && e.status === 404) return { lines: ['This oracle does not take payments (no credits plugin): there is nothing to pay.'] };
+      if (e instanceof OracleClientError && e.status === 404)
+        return { lines: ['This oracle does not take payments (no credits plugin): there is nothing to pay.'] };
       throw e;
     }
     const { denom, price } = status;
     const claims = status.outstandingClaims;
     const head = `This oracle costs ${price} ${denom} per ${status.unit}.`;
-    if (!claims.length) return { lines: [head, status.prepaidTurns > 0 ? `Nothing to pay: ${status.prepaidTurns} paid ${status.unit}${status.prepaidTurns === 1 ? '' : 's'} left.` : 'Nothing to pay now: a claim is created when the oracle refuses a message; /pay then.'] };
+    if (!claims.length)
+      return {
+        lines: [
+          head,
+          status.prepaidTurns > 0
+            ? `Nothing to pay: ${status.prepaidTurns} paid ${status.unit}${status.prepaidTurns === 1 ? '' : 's'} left.`
+            : 'Nothing to pay now: a claim is created when the oracle refuses a message; /pay then.',
+        ],
+      };
     const total = status.owed;
     if (arg) {
       const amount = Number(arg);
-      if (!Number.isFinite(amount) || amount !== total) return { lines: [`/pay ${arg}: the amount must be what is owed, ${total} ${denom} (or /pay alone to see it and confirm).`] };
+      if (!Number.isFinite(amount) || amount !== total)
+        return {
+          lines: [
+            `/pay ${arg}: the amount must be what is owed, ${total} ${denom} (or /pay alone to see it and confirm).`,
+          ],
+        };
     }
     const run = async (): Promise<CommandResult> => {
       const p = await payClaims(this.client, { claimIds: claims.map((c) => c.claimId), expectAmount: total });
-      return { lines: [`Paid ${p.amount} ${p.denom} (payment ${p.paymentId}) for ${p.paid.length} claim${p.paid.length === 1 ? '' : 's'}.`] };
+      return {
+        lines: [
+          `Paid ${p.amount} ${p.denom} (payment ${p.paymentId}) for ${p.paid.length} claim${p.paid.length === 1 ? '' : 's'}.`,
+        ],
+      };
     };
-    const lines = [head, `Outstanding: ${claims.map((c) => `${c.claimId} (${c.amount} ${c.denom})`).join(', ')} — ${total} ${denom} in all.`];
+    const lines = [
+      head,
+      `Outstanding: ${claims.map((c) => `${c.claimId} (${c.amount} ${c.denom})`).join(', ')} — ${total} ${denom} in all.`,
+    ];
     if (arg) {
       const r = await run();
       return { lines: [...lines, ...r.lines] };
@@ -183,7 +221,8 @@ export class ChatController {
   }
 }
 
-const NO_MODEL = "The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json (for the local daemon's default oracle: LLM_MODEL in the daemon's environment, then oraclekit daemon restart).";
+const NO_MODEL =
+  "The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json (for the local daemon's default oracle: LLM_MODEL in the daemon's environment, then oraclekit daemon restart).";
 
 /** A message for people, for any failure of a turn or command. */
 export function explainError(e: unknown, baseUrl: string): string {
@@ -198,8 +237,10 @@ export function explainError(e: unknown, baseUrl: string): string {
     ].join('\n');
   }
   if (e instanceof OracleClientError) {
-    if (e.code === 'oracle_unreachable') return `Cannot reach the oracle at ${baseUrl}. Is it running? (start it with \`npm run dev\` in its project, or check --oracle)`;
-    if (e.status === 401) return `The oracle refused your identity (${e.code}: ${e.message}), even after re-authorising.`;
+    if (e.code === 'oracle_unreachable')
+      return `Cannot reach the oracle at ${baseUrl}. Is it running? (start it with \`npm run dev\` in its project, or check --oracle)`;
+    if (e.status === 401)
+      return `The oracle refused your identity (${e.code}: ${e.message}), even after re-authorising.`;
     if (e.code === 'model_not_configured') return NO_MODEL;
     return `${e.message} [${e.code}]`;
   }
@@ -211,7 +252,8 @@ export function explainRunError(r: TurnResult): string | undefined {
   const err = r.error;
   if (!err) return undefined;
   const is = (code: TurnErrorCode) => err.code === code;
-  if (is('provider_unauthorized')) return `The model provider refused the oracle's key (${err.error}). Check LLM_PROVIDER_API_KEY on the oracle.`;
+  if (is('provider_unauthorized'))
+    return `The model provider refused the oracle's key (${err.error}). Check LLM_PROVIDER_API_KEY on the oracle.`;
   if (is('model_not_configured')) return NO_MODEL;
   return `${err.error} [${err.code}${err.retryable ? ', retryable' : ''}]`;
 }

@@ -48,6 +48,12 @@ export function editChunk(line: string, chunk: string): Edit {
 
 /** The input after a bracketed paste: inserted as is (line breaks as LF, a final line break dropped). */
 export function editPaste(line: string, pasted: string): string {
-  // eslint-disable-next-line no-control-regex
-  return line + normaliseBreaks(pasted).replace(/\n$/, '').replace(/\t/g, '  ').replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, '');
+  return (
+    line +
+    normaliseBreaks(pasted)
+      .replace(/\n$/, '')
+      .replace(/\t/g, '  ')
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, '')
+  );
 }

@@ -65,7 +65,11 @@ export function parseMarkdown(src: string): Block[] {
     if (line.includes('|') && i + 1 < lines.length && TABLE_SEP.test(lines[i + 1]!) && lines[i + 1]!.includes('-')) {
       flush();
       const header = splitRow(line);
-      const align = splitRow(lines[i + 1]!).map((c) => (c.startsWith(':') && c.endsWith(':') ? 'center' : c.endsWith(':') ? 'right' : 'left') as 'left' | 'right' | 'center');
+      const align = splitRow(lines[i + 1]!).map(
+        (c) =>
+          (c.startsWith(':') && c.endsWith(':') ? 'center' : c.endsWith(':') ? 'right' : 'left') as
+            'left' | 'right' | 'center',
+      );
       i += 2;
       const rows: string[][] = [];
       while (i < lines.length && lines[i]!.includes('|') && lines[i]!.trim() !== '') rows.push(splitRow(lines[i++]!));
@@ -125,11 +129,34 @@ function Inline({ text }: { text: string }): ReactNode {
   return (
     <Text>
       {parts.map((p, i) => {
-        if (/^(\*\*|__).*(\*\*|__)$/.test(p) && p.length > 4) return <Text key={i} bold>{p.slice(2, -2)}</Text>;
-        if (/^`.*`$/.test(p) && p.length > 2) return <Text key={i} color={tint('yellow')}>{p.slice(1, -1)}</Text>;
-        if (/^[*_].*[*_]$/.test(p) && p.length > 2) return <Text key={i} italic>{p.slice(1, -1)}</Text>;
+        if (/^(\*\*|__).*(\*\*|__)$/.test(p) && p.length > 4)
+          return (
+            <Text key={i} bold>
+              {p.slice(2, -2)}
+            </Text>
+          );
+        if (/^`.*`$/.test(p) && p.length > 2)
+          return (
+            <Text key={i} color={tint('yellow')}>
+              {p.slice(1, -1)}
+            </Text>
+          );
+        if (/^[*_].*[*_]$/.test(p) && p.length > 2)
+          return (
+            <Text key={i} italic>
+              {p.slice(1, -1)}
+            </Text>
+          );
         const link = /^\[([^\]]+)\]\(([^)\s]+)\)$/.exec(p);
-        if (link) return <Text key={i}><Text underline color={tint('cyan')}>{link[1]}</Text><Text dimColor> ({link[2]})</Text></Text>;
+        if (link)
+          return (
+            <Text key={i}>
+              <Text underline color={tint('cyan')}>
+                {link[1]}
+              </Text>
+              <Text dimColor> ({link[2]})</Text>
+            </Text>
+          );
         return <Text key={i}>{p}</Text>;
       })}
     </Text>
@@ -148,7 +175,9 @@ function pad(s: string, w: number, align: 'left' | 'right' | 'center'): string {
 export function tableLines(b: Extract<Block, { type: 'table' }>): string[] {
   const cols = Math.max(b.header.length, ...b.rows.map((r) => r.length));
   const cell = (r: string[], c: number) => inlinePlain(r[c] ?? '');
-  const widths = Array.from({ length: cols }, (_, c) => Math.max(1, [...cell(b.header, c)].length, ...b.rows.map((r) => [...cell(r, c)].length)));
+  const widths = Array.from({ length: cols }, (_, c) =>
+    Math.max(1, [...cell(b.header, c)].length, ...b.rows.map((r) => [...cell(r, c)].length)),
+  );
   const row = (r: string[]) => '│ ' + widths.map((w, c) => pad(cell(r, c), w, b.align[c] ?? 'left')).join(' │ ') + ' │';
   const rule = (l: string, m: string, r: string) => l + widths.map((w) => '─'.repeat(w + 2)).join(m) + r;
   return [rule('┌', '┬', '┐'), row(b.header), rule('├', '┼', '┤'), ...b.rows.map(row), rule('└', '┴', '┘')];
@@ -162,14 +191,29 @@ export function Markdown({ text }: { text: string }): ReactNode {
       {blocks.map((b, i) => {
         switch (b.type) {
           case 'heading':
-            return <Text key={i} bold color={b.level <= 2 ? tint('magenta') : undefined}>{inlinePlain(b.text)}</Text>;
+            return (
+              <Text key={i} bold color={b.level <= 2 ? tint('magenta') : undefined}>
+                {inlinePlain(b.text)}
+              </Text>
+            );
           case 'paragraph':
             return <Inline key={i} text={b.text} />;
           case 'code':
             return (
-              <Box key={i} flexDirection="column" borderStyle="round" borderColor={tint('gray')} paddingX={1} alignSelf="flex-start">
+              <Box
+                key={i}
+                flexDirection="column"
+                borderStyle="round"
+                borderColor={tint('gray')}
+                paddingX={1}
+                alignSelf="flex-start"
+              >
                 {b.lang ? <Text dimColor>{b.lang}</Text> : null}
-                {(b.lines.length ? b.lines : ['']).map((l, j) => <Text key={j} color={tint('yellow')}>{l === '' ? ' ' : l}</Text>)}
+                {(b.lines.length ? b.lines : ['']).map((l, j) => (
+                  <Text key={j} color={tint('yellow')}>
+                    {l === '' ? ' ' : l}
+                  </Text>
+                ))}
               </Box>
             );
           case 'list': {
@@ -193,13 +237,26 @@ export function Markdown({ text }: { text: string }): ReactNode {
           case 'table':
             return (
               <Box key={i} flexDirection="column">
-                {tableLines(b).map((l, j) => <Text key={j} bold={j === 1}>{l}</Text>)}
+                {tableLines(b).map((l, j) => (
+                  <Text key={j} bold={j === 1}>
+                    {l}
+                  </Text>
+                ))}
               </Box>
             );
           case 'quote':
-            return <Box key={i}><Text color={tint('gray')}>│ </Text><Inline text={b.text} /></Box>;
+            return (
+              <Box key={i}>
+                <Text color={tint('gray')}>│ </Text>
+                <Inline text={b.text} />
+              </Box>
+            );
           case 'rule':
-            return <Text key={i} dimColor>{'─'.repeat(40)}</Text>;
+            return (
+              <Text key={i} dimColor>
+                {'─'.repeat(40)}
+              </Text>
+            );
         }
       })}
     </Box>

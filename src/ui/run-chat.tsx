@@ -12,12 +12,21 @@ export interface ChatTuiOptions {
 }
 
 export async function runChatTui(controller: ChatController, o: ChatTuiOptions): Promise<void> {
-  const instance = render(<ChatApp controller={controller} banner={o.banner} oracleName={o.oracleName} color={o.color} {...(o.history ? { history: o.history } : {})} />, {
-    exitOnCtrlC: false,
-    // CI=true must not turn the TUI into a one-frame renderer when a person (or tmux) is at the terminal
-    interactive: true,
-    maxFps: 120,
-  });
+  const instance = render(
+    <ChatApp
+      controller={controller}
+      banner={o.banner}
+      oracleName={o.oracleName}
+      color={o.color}
+      {...(o.history ? { history: o.history } : {})}
+    />,
+    {
+      exitOnCtrlC: false,
+      // CI=true must not turn the TUI into a one-frame renderer when a person (or tmux) is at the terminal
+      interactive: true,
+      maxFps: 120,
+    },
+  );
   await instance.waitUntilExit();
   instance.cleanup();
 }

@@ -14,7 +14,8 @@ import { tempHome } from '../unit/daemon/harness.ts';
 
 const t = tempHome();
 const json = (s: string) => JSON.parse(s) as Record<string, unknown>;
-const cli = (args: string[], o: { input?: string; env?: Record<string, string> } = {}) => runCli(args, { env: { ...t.env, ...o.env }, ...(o.input !== undefined ? { input: o.input } : {}) });
+const cli = (args: string[], o: { input?: string; env?: Record<string, string> } = {}) =>
+  runCli(args, { env: { ...t.env, ...o.env }, ...(o.input !== undefined ? { input: o.input } : {}) });
 
 let h: Harness;
 let key: string;
@@ -23,17 +24,63 @@ let oracleDid: string;
 beforeAll(async () => {
   const start = await cli(['daemon', 'start', '--json']);
   expect(start.code, start.stderr).toBe(0);
-  const k = await cli(['daemon', 'keys', 'create', '--did', 'did:example:rep', '--role', 'representative', '--role', 'member', '--json']);
+  const k = await cli([
+    'daemon',
+    'keys',
+    'create',
+    '--did',
+    'did:example:rep',
+    '--role',
+    'representative',
+    '--role',
+    'member',
+    '--json',
+  ]);
   expect(k.code, k.stderr).toBe(0);
   key = json(k.stdout).key as string;
-  const proto = await cli(['domain', 'register', '--type', 'Protocol', '--name', 'Oracles', '--json', '--api-key', key]);
+  const proto = await cli([
+    'domain',
+    'register',
+    '--type',
+    'Protocol',
+    '--name',
+    'Oracles',
+    '--json',
+    '--api-key',
+    key,
+  ]);
   expect(proto.code, proto.stderr).toBe(0);
   // the oracle's DID comes from the registry; the runtime then serves that DID
-  const reg = await cli(['domain', 'register', '--type', 'Oracle', '--class', json(proto.stdout).id as string, '--name', 'Test oracle', '--service', '#api=oracleService,http://127.0.0.1:9', '--json', '--api-key', key]);
+  const reg = await cli([
+    'domain',
+    'register',
+    '--type',
+    'Oracle',
+    '--class',
+    json(proto.stdout).id as string,
+    '--name',
+    'Test oracle',
+    '--service',
+    '#api=oracleService,http://127.0.0.1:9',
+    '--json',
+    '--api-key',
+    key,
+  ]);
   expect(reg.code, reg.stderr).toBe(0);
   oracleDid = json(reg.stdout).id as string;
   h = await startHarness({ config: { name: 'Registered Oracle', model: 'scripted-model', oracleDid } });
-  const upd = await cli(['domain', 'update', oracleDid, '--service', `#api=oracleService,${h.url}`, '--service', `#ws=oracleService,${h.url}`, '--json', '--api-key', key]);
+  const upd = await cli([
+    'domain',
+    'update',
+    oracleDid,
+    '--service',
+    `#api=oracleService,${h.url}`,
+    '--service',
+    `#ws=oracleService,${h.url}`,
+    '--json',
+    '--api-key',
+    key,
+  ]);
   expect(upd.code, upd.stderr).toBe(0);
 });
 
@@ -59,8 +106,20 @@ describe('chat --oracle <DID> through the local registry', () => {
   it('without a key the registry refuses (exit 7, with how to get one); with the saved key it answers', async () => {
     const none = await cli(['chat', '--oracle', oracleDid], { input: 'hi\n' });
     expect(none.code).toBe(7);
-    expect(none.stderr).toMatch(/^Error \[unauthenticated\] cannot resolve did:\S+ through the local daemon at http:\/\/127\.0\.0\.1:\d+: .*no API key: pass --api-key, set ORACLEKIT_API_KEY/m);
-    const saved = await cli(['daemon', 'keys', 'create', '--did', 'did:example:chatter', '--role', 'member', '--save', '--json']);
+    expect(none.stderr).toMatch(
+      /^Error \[unauthenticated\] cannot resolve did:\S+ through the local daemon at http:\/\/127\.0\.0\.1:\d+: .*no API key: pass --api-key, set ORACLEKIT_API_KEY/m,
+    );
+    const saved = await cli([
+      'daemon',
+      'keys',
+      'create',
+      '--did',
+      'did:example:chatter',
+      '--role',
+      'member',
+      '--save',
+      '--json',
+    ]);
     expect(saved.code, saved.stderr).toBe(0);
     h.model.enqueue(say('With the saved key.'));
     const r = await cli(['chat', '--oracle', oracleDid], { input: 'hi\n' });
@@ -69,11 +128,21 @@ describe('chat --oracle <DID> through the local registry', () => {
   });
 
   it('an unknown DID is not found (exit 6); an unreachable registry is registry_unreachable (exit 9)', async () => {
-    const missing = await cli(['chat', '--oracle', 'did:ixo:entity:' + '0'.repeat(32)], { input: 'hi\n', env: { ORACLEKIT_API_KEY: key } });
+    const missing = await cli(['chat', '--oracle', 'did:ixo:entity:' + '0'.repeat(32)], {
+      input: 'hi\n',
+      env: { ORACLEKIT_API_KEY: key },
+    });
     expect(missing.code).toBe(6);
-    expect(missing.stderr).toMatch(/^Error \[domain_not_found\] cannot resolve did:ixo:entity:0+ through the local daemon/m);
-    const down = await cli(['chat', '--oracle', oracleDid, '--registry', 'http://127.0.0.1:9'], { input: 'hi\n', env: { ORACLEKIT_API_KEY: key } });
+    expect(missing.stderr).toMatch(
+      /^Error \[domain_not_found\] cannot resolve did:ixo:entity:0+ through the local daemon/m,
+    );
+    const down = await cli(['chat', '--oracle', oracleDid, '--registry', 'http://127.0.0.1:9'], {
+      input: 'hi\n',
+      env: { ORACLEKIT_API_KEY: key },
+    });
     expect(down.code).toBe(9);
-    expect(down.stderr).toMatch(/^Error \[registry_unreachable\] cannot resolve did:\S+: cannot reach the registry at http:\/\/127\.0\.0\.1:9/m);
+    expect(down.stderr).toMatch(
+      /^Error \[registry_unreachable\] cannot resolve did:\S+: cannot reach the registry at http:\/\/127\.0\.0\.1:9/m,
+    );
   });
 });

@@ -26,7 +26,10 @@ afterAll(async () => {
 describe('oraclekit chat (piped) on a paid oracle', () => {
   it('402, then a /pay line pays what it shows, then the message is answered', async () => {
     h.model.enqueue(say('Answered after paying.'));
-    const r = await runCli(['chat', '--oracle', h.url], { input: 'a paid question\n/pay\na paid question\n', env: { ORACLEKIT_HOME: home, CI: '1' } });
+    const r = await runCli(['chat', '--oracle', h.url], {
+      input: 'a paid question\n/pay\na paid question\n',
+      env: { ORACLEKIT_HOME: home, CI: '1' },
+    });
     expect(r.stderr).toMatch(/Payment required: this oracle is paid per turn \(2\.5 credit\)/);
     expect(r.stderr).toMatch(/Outstanding claim: claim-/);
     expect(r.stderr).toContain('This oracle costs 2.5 credit per turn.');
@@ -37,8 +40,20 @@ describe('oraclekit chat (piped) on a paid oracle', () => {
   });
 
   it('/pay with nothing owed says so and pays nothing', async () => {
-    const r = await runCli(['chat', '--oracle', h.url, '--json'], { input: '/pay\n', env: { ORACLEKIT_HOME: home, CI: '1' } });
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string; lines: string[] });
-    expect(lines).toEqual([{ event: 'command', command: '/pay', lines: ['This oracle costs 2.5 credit per turn.', expect.stringMatching(/^Nothing to pay/)] }]);
+    const r = await runCli(['chat', '--oracle', h.url, '--json'], {
+      input: '/pay\n',
+      env: { ORACLEKIT_HOME: home, CI: '1' },
+    });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; lines: string[] });
+    expect(lines).toEqual([
+      {
+        event: 'command',
+        command: '/pay',
+        lines: ['This oracle costs 2.5 credit per turn.', expect.stringMatching(/^Nothing to pay/)],
+      },
+    ]);
   });
 });

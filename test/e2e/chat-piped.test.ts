@@ -24,8 +24,18 @@ beforeAll(async () => {
   // the registry's documented read shape: GET /v1/domains/:did → {services:[{id, type, serviceEndpoint}]}
   registry = Fastify();
   registry.get<{ Params: { did: string } }>('/v1/domains/:did', async (req, reply) => {
-    if (req.params.did !== h.oracleDid) return reply.status(404).send({ statusCode: 404, code: 'domain_not_found', message: `no domain ${req.params.did}` });
-    return { did: h.oracleDid, type: 'oracle', services: [{ id: '#api', type: 'oracleService', serviceEndpoint: h.url }, { id: '#ws', type: 'oracleService', serviceEndpoint: h.url }] };
+    if (req.params.did !== h.oracleDid)
+      return reply
+        .status(404)
+        .send({ statusCode: 404, code: 'domain_not_found', message: `no domain ${req.params.did}` });
+    return {
+      did: h.oracleDid,
+      type: 'oracle',
+      services: [
+        { id: '#api', type: 'oracleService', serviceEndpoint: h.url },
+        { id: '#ws', type: 'oracleService', serviceEndpoint: h.url },
+      ],
+    };
   });
   registryUrl = await registry.listen({ port: 0, host: '127.0.0.1' });
 });
@@ -39,7 +49,12 @@ const env = () => ({ ORACLEKIT_HOME: home, CI: '1' });
 
 describe('oraclekit chat (piped)', () => {
   it('streams plain text per line, tool calls on stderr; saves the identity with mode 0600', async () => {
-    h.model.enqueue(callTool('load_capability', { names: ['weather'] }, 'c1'), callTool('get_current_weather', { city: 'Oslo' }, 'c2'), say('It is snowing in Oslo.'), say('Second answer.'));
+    h.model.enqueue(
+      callTool('load_capability', { names: ['weather'] }, 'c1'),
+      callTool('get_current_weather', { city: 'Oslo' }, 'c2'),
+      say('It is snowing in Oslo.'),
+      say('Second answer.'),
+    );
     const r = await runCli(['chat', '--oracle', h.url], { input: 'weather in Oslo?\nand again\n', env: env() });
     // tool lines in words, never the protocol's state names
     expect(r.stderr).toContain('[tool] get_current_weather running\n');
@@ -67,12 +82,18 @@ describe('oraclekit chat (piped)', () => {
     const signer = await signerFromMnemonic(m);
     const [s] = (await h.app.runtime.store.listSessions(signer.did(), 10, 0)).sessions;
     h.model.enqueue(say('Second answer.'));
-    const r = await runCli(['chat', '--oracle', h.url, '--mnemonic-file', file, '--session', s!.sessionId.slice(0, 8)], { input: 'second\n', env: env() });
+    const r = await runCli(
+      ['chat', '--oracle', h.url, '--mnemonic-file', file, '--session', s!.sessionId.slice(0, 8)],
+      { input: 'second\n', env: env() },
+    );
     expect(r.stderr).toContain(`Switched to ${s!.sessionId}`);
     expect(r.stderr).toContain('you: first question');
     expect(r.stdout).toBe('Second answer.\n');
     expect((await h.app.runtime.store.listSessions(signer.did(), 10, 0)).total).toBe(1);
-    const bad = await runCli(['chat', '--oracle', h.url, '--mnemonic-file', file, '--session', 'nope'], { input: 'x\n', env: env() });
+    const bad = await runCli(['chat', '--oracle', h.url, '--mnemonic-file', file, '--session', 'nope'], {
+      input: 'x\n',
+      env: env(),
+    });
     expect(bad.code).toBe(6);
     expect(bad.stderr).toMatch(/^Error \[session_not_found\] /m);
   });
@@ -80,10 +101,18 @@ describe('oraclekit chat (piped)', () => {
   it('--json streams every event as a JSON line', async () => {
     h.model.enqueue(say('Hi there.'));
     const r = await runCli(['chat', '--json', '--oracle', h.url], { input: 'hello\n', env: env() });
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { event: string; id: number; data: unknown });
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { event: string; id: number; data: unknown });
     expect(events[0]?.event).toBe('run');
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
-    expect(events.filter((e) => e.event === 'message').map((e) => (e.data as { content: string }).content).join('')).toBe('Hi there.');
+    expect(
+      events
+        .filter((e) => e.event === 'message')
+        .map((e) => (e.data as { content: string }).content)
+        .join(''),
+    ).toBe('Hi there.');
   });
 
   it('resolves a DID through the registry (#api/#ws) and uses --mnemonic-file', async () => {
@@ -91,12 +120,18 @@ describe('oraclekit chat (piped)', () => {
     const file = join(home, 'mnemonic.txt');
     writeFileSync(file, m + '\n', { mode: 0o600 });
     h.model.enqueue(say('Resolved.'));
-    const r = await runCli(['chat', '--oracle', h.oracleDid, '--registry', registryUrl, '--mnemonic-file', file], { input: 'hi\n/sessions\n', env: env() });
+    const r = await runCli(['chat', '--oracle', h.oracleDid, '--registry', registryUrl, '--mnemonic-file', file], {
+      input: 'hi\n/sessions\n',
+      env: env(),
+    });
     expect(r.stdout).toBe('Resolved.\n');
     // the session belongs to the mnemonic's identity
     const signer = await signerFromMnemonic(m);
     expect((await h.app.runtime.store.listSessions(signer.did(), 10, 0)).total).toBe(1);
-    const missing = await runCli(['chat', '--oracle', 'did:key:z6MkunknownunknownunknownunknownunknownunknownAB', '--registry', registryUrl], { env: env() });
+    const missing = await runCli(
+      ['chat', '--oracle', 'did:key:z6MkunknownunknownunknownunknownunknownunknownAB', '--registry', registryUrl],
+      { env: env() },
+    );
     expect(missing.stderr).toContain('domain_not_found');
     expect(missing.code).toBe(6);
   });
@@ -115,7 +150,9 @@ describe('oraclekit chat (piped)', () => {
     const bare = await startHarness({ env: { LLM_BASE_URL: '' } });
     try {
       const r = await runCli(['chat', '--oracle', bare.url], { input: 'hi\n', env: env() });
-      expect(r.stderr).toContain('The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model');
+      expect(r.stderr).toContain(
+        'The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model',
+      );
       // docs/cli.md: the oracle cannot answer (its model is not there) is "unavailable", exit 9, in the `Error [code] message` form
       expect(r.stderr).toMatch(/^Error \[model_not_configured\] The oracle has no model configured/m);
       expect(r.stderr).not.toMatch(/^error: /m);
@@ -142,11 +179,18 @@ describe('oraclekit chat (piped)', () => {
       const r = await runCli(['chat', '--oracle', priced.url], { input: 'hello\n', env: env() });
       expect(r.code).toBe(8);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/^Error \[payment_required\] Payment required: this oracle is paid per turn \(2\.5 credit\) and your message was not answered\.\n {2}Outstanding claim: claim-[0-9a-f-]+ — 2\.5 credit in all\.\n {2}Pay the claims with \/pay/m);
+      expect(r.stderr).toMatch(
+        /^Error \[payment_required\] Payment required: this oracle is paid per turn \(2\.5 credit\) and your message was not answered\.\n {2}Outstanding claim: claim-[0-9a-f-]+ — 2\.5 credit in all\.\n {2}Pay the claims with \/pay/m,
+      );
       expect(priced.model.requests.length).toBe(before);
       const j = await runCli(['chat', '--json', '--oracle', priced.url], { input: 'hello\n', env: env() });
       expect(j.code).toBe(8);
-      const failure = JSON.parse(j.stdout.trim().split('\n').at(-1)!) as { event: string; code: string; exitCode: number; claims: string[] };
+      const failure = JSON.parse(j.stdout.trim().split('\n').at(-1)!) as {
+        event: string;
+        code: string;
+        exitCode: number;
+        claims: string[];
+      };
       expect(failure).toMatchObject({ event: 'failure', code: 'payment_required', exitCode: 8 });
       expect(failure.claims).toHaveLength(1);
     } finally {

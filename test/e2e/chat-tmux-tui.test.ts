@@ -28,7 +28,11 @@ afterAll(async () => {
   if (home) rmSync(home, { recursive: true, force: true });
 });
 
-function chat(name: string, width: number, o: { env?: string; args?: string; url?: string; height?: number } = {}): Tmux {
+function chat(
+  name: string,
+  width: number,
+  o: { env?: string; args?: string; url?: string; height?: number } = {},
+): Tmux {
   const t = new Tmux(`oraclekit-tui-${process.pid}-${name}`, 'chat');
   servers.push(t);
   const cmd = `${o.env ?? ''} ORACLEKIT_HOME='${home}' '${process.execPath}' '${BIN}' --chat --oracle '${o.url ?? h.url}' ${o.args ?? ''}`;
@@ -43,12 +47,14 @@ const count = (s: string, needle: string) => s.split(needle).length - 1;
 function lastUserMessage(): string {
   const body = h.model.requests.at(-1)!.body as ChatRequestBody;
   const m = [...body.messages].reverse().find((x) => x.role === 'user')!;
-  return typeof m.content === 'string' ? m.content : (m.content as { text?: string }[]).map((p) => p.text ?? '').join('');
+  return typeof m.content === 'string'
+    ? m.content
+    : (m.content as { text?: string }[]).map((p) => p.text ?? '').join('');
 }
 const ready = (t: Tmux) => t.until((s) => /connected\s*\n›/.test(s), 'the chat to be ready');
 /** Waits for the chat to exit (Tmux.until only looks at a live session); the deadline guards against hanging. */
 async function gone(t: Tmux): Promise<void> {
-  for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
     if (!t.alive()) return;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -58,45 +64,58 @@ const idle = (t: Tmux) => t.until((s) => /\bconnected\s*\n› \s*$/.test(s.trimE
 
 /** #18 item 2 at one width: a long tool error, a 150-line answer, a resize mid-stream (to `narrower` columns). */
 async function renderingChecks(width: number, narrower: number): Promise<void> {
-    const t = chat(`render-${width}`, width);
-    await ready(t);
+  const t = chat(`render-${width}`, width);
+  await ready(t);
 
-    const city = 'Atlantis of the long forgotten southern seas where nobody ever measured any temperature at all';
-    h.model.enqueue(callTool('load_capability', { names: ['weather'] }, 'e1'), callTool('get_current_weather', { city }, 'e2'), say('No such city.'));
-    t.keys('-l', 'weather in Atlantis?\r');
-    await t.until((s) => s.includes('No such city.'), 'the answer after the tool error');
-    await idle(t);
-    const s1 = t.screen();
-    // the icon keeps its column, the name is whole, and no line is wider than the terminal
-    expect(s1).toMatch(/^✗ get_current_weather /m);
-    for (const line of s1.split('\n')) expect([...line].length).toBeLessThanOrEqual(width);
-    expect(s1.replace(/\n {2}/g, ' ')).toContain('forgotten southern');
+  const city = 'Atlantis of the long forgotten southern seas where nobody ever measured any temperature at all';
+  h.model.enqueue(
+    callTool('load_capability', { names: ['weather'] }, 'e1'),
+    callTool('get_current_weather', { city }, 'e2'),
+    say('No such city.'),
+  );
+  t.keys('-l', 'weather in Atlantis?\r');
+  await t.until((s) => s.includes('No such city.'), 'the answer after the tool error');
+  await idle(t);
+  const s1 = t.screen();
+  // the icon keeps its column, the name is whole, and no line is wider than the terminal
+  expect(s1).toMatch(/^✗ get_current_weather /m);
+  for (const line of s1.split('\n')) expect([...line].length).toBeLessThanOrEqual(width);
+  expect(s1.replace(/\n {2}/g, ' ')).toContain('forgotten southern');
 
-    const rows = Array.from({ length: 150 }, (_, i) => `- row ${i + 1} of the long answer`).join('\n');
-    h.model.enqueue({ steps: [{ type: 'text', text: rows + '\n\nEND-OF-LONG', chunkSize: 200 }] });
-    t.keys('-l', 'a long answer please\r');
-    await t.until((s) => s.includes('END-OF-LONG'), 'the long answer');
-    await idle(t);
-    const s2 = all(t);
-    for (const n of [1, 75, 150]) expect(count(s2, `row ${n} of the long answer\n`)).toBe(1);
-    expect(count(s2, 'END-OF-LONG')).toBe(1);
-    expect(s2).not.toContain('answering —');
+  const rows = Array.from({ length: 150 }, (_, i) => `- row ${i + 1} of the long answer`).join('\n');
+  h.model.enqueue({ steps: [{ type: 'text', text: rows + '\n\nEND-OF-LONG', chunkSize: 200 }] });
+  t.keys('-l', 'a long answer please\r');
+  await t.until((s) => s.includes('END-OF-LONG'), 'the long answer');
+  await idle(t);
+  const s2 = all(t);
+  for (const n of [1, 75, 150]) expect(count(s2, `row ${n} of the long answer\n`)).toBe(1);
+  expect(count(s2, 'END-OF-LONG')).toBe(1);
+  expect(s2).not.toContain('answering —');
 
-    // data every 400 ms: the harness's stall time-out is 1500 ms
-  h.model.enqueue({ steps: [{ type: 'text', text: 'PARTIAL-MARK before the resize ', chunkSize: 100 }, ...[1, 2, 3, 4].flatMap((i) => [{ type: 'delay' as const, ms: 400 }, { type: 'text' as const, text: `still going ${i} ` }]), { type: 'text', text: 'and AFTER-MARK after it.' }] });
-    t.keys('-l', 'resize while you answer\r');
-    await t.until((s) => s.includes('PARTIAL-MARK'), 'the partial answer');
-    t.run('resize-window', '-t', t.name, '-x', String(narrower), '-y', '30');
-    await t.until((s) => s.includes('AFTER-MARK'), 'the rest of the answer');
-    await idle(t);
-    const s3 = all(t);
-    expect(count(s3, 'PARTIAL-MARK')).toBe(1);
-    expect(count(s3.replace(/\n/g, ' '), 'resize while you answer')).toBe(1);
-    // the turns before the resize are still there, once, wrapped to the new width
-    expect(count(s3, 'END-OF-LONG')).toBe(1);
-    for (const line of s3.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(narrower);
-    t.keys('-l', '/quit\r');
-  }
+  // data every 400 ms: the harness's stall time-out is 1500 ms
+  h.model.enqueue({
+    steps: [
+      { type: 'text', text: 'PARTIAL-MARK before the resize ', chunkSize: 100 },
+      ...[1, 2, 3, 4].flatMap((i) => [
+        { type: 'delay' as const, ms: 400 },
+        { type: 'text' as const, text: `still going ${i} ` },
+      ]),
+      { type: 'text', text: 'and AFTER-MARK after it.' },
+    ],
+  });
+  t.keys('-l', 'resize while you answer\r');
+  await t.until((s) => s.includes('PARTIAL-MARK'), 'the partial answer');
+  t.run('resize-window', '-t', t.name, '-x', String(narrower), '-y', '30');
+  await t.until((s) => s.includes('AFTER-MARK'), 'the rest of the answer');
+  await idle(t);
+  const s3 = all(t);
+  expect(count(s3, 'PARTIAL-MARK')).toBe(1);
+  expect(count(s3.replace(/\n/g, ' '), 'resize while you answer')).toBe(1);
+  // the turns before the resize are still there, once, wrapped to the new width
+  expect(count(s3, 'END-OF-LONG')).toBe(1);
+  for (const line of s3.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(narrower);
+  t.keys('-l', '/quit\r');
+}
 
 describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (width) => {
   it('item 1: text and Enter in one read send it; a pasted block is one message; Alt+Enter adds a line', async () => {
@@ -141,17 +160,27 @@ describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (wid
     await gone(t);
   }, 90_000);
 
-  it('item 2: a long tool error wraps, a 150-line answer appears once, a resize mid-stream leaves no stale copy', () => renderingChecks(width, width === 60 ? 45 : 80), 90_000);
+  it(
+    'item 2: a long tool error wraps, a 150-line answer appears once, a resize mid-stream leaves no stale copy',
+    () => renderingChecks(width, width === 60 ? 45 : 80),
+    90_000,
+  );
 
   it('item 3: NO_COLOR=1 gives no colour sequence; without it there are colours', async () => {
     // SGR sequences that set a colour (30–38, 40–48, 90–97, 100–107); tmux's resets to the default (39, 49) set none
     const colours = (s: string) =>
       // eslint-disable-next-line no-control-regex
-      [...s.matchAll(/\u001b\[([0-9;]*)m/g)].filter((m) => m[1]!.split(';').some((p) => /^(3[0-8]|4[0-8]|9[0-7]|10[0-7])$/.test(p))).length;
+      [...s.matchAll(/\u001b\[([0-9;]*)m/g)].filter((m) =>
+        m[1]!.split(';').some((p) => /^(3[0-8]|4[0-8]|9[0-7]|10[0-7])$/.test(p)),
+      ).length;
     for (const env of ['NO_COLOR=1', '']) {
       const t = chat(`colour-${width}-${env ? 'no' : 'yes'}`, width, { env });
       await ready(t);
-      h.model.enqueue(callTool('load_capability', { names: ['weather'] }, 'n1'), callTool('get_current_weather', { city: 'Nairobi' }, 'n2'), say('It is **21.4 °C** in `Nairobi`.\n\n```\ncode\n```'));
+      h.model.enqueue(
+        callTool('load_capability', { names: ['weather'] }, 'n1'),
+        callTool('get_current_weather', { city: 'Nairobi' }, 'n2'),
+        say('It is **21.4 °C** in `Nairobi`.\n\n```\ncode\n```'),
+      );
       t.keys('-l', 'weather?\r');
       await t.until((s) => s.includes('21.4 °C in Nairobi'), 'the answer');
       await idle(t);
@@ -167,7 +196,13 @@ describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (wid
     await ready(t);
     expect(t.screen()).toMatch(/Test Oracle · scripted-model · session new · connected/);
 
-    h.model.enqueue({ steps: [{ type: 'text', text: 'A story that goes on ', chunkSize: 100 }, { type: 'delay', ms: 20_000 }, { type: 'text', text: 'NEVER' }] });
+    h.model.enqueue({
+      steps: [
+        { type: 'text', text: 'A story that goes on ', chunkSize: 100 },
+        { type: 'delay', ms: 20_000 },
+        { type: 'text', text: 'NEVER' },
+      ],
+    });
     t.keys('-l', `remember me ${width}\r`);
     await t.until((s) => s.includes('A story that goes on'), 'the first tokens');
     t.keys('Escape');
@@ -182,7 +217,8 @@ describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (wid
     t.keys('Tab');
     await t.until((s) => /› \/help\s*$/.test(s.trimEnd()), 'the completed command');
     t.keys('Enter');
-    for (const c of ['/new', '/sessions', '/clear', '/copy', '/pay', '/quit']) await t.until((s) => s.includes(`  ${c}`), `${c} in /help`);
+    for (const c of ['/new', '/sessions', '/clear', '/copy', '/pay', '/quit'])
+      await t.until((s) => s.includes(`  ${c}`), `${c} in /help`);
 
     h.model.enqueue(say('Copy me, please.'));
     t.keys('-l', 'something to copy\r');
@@ -229,21 +265,28 @@ describe.skipIf(!hasTmux)('a paid oracle in the chat (#16 item 5)', () => {
     await paid?.close();
   });
 
-  it.each([60, 120])('the 402 shows the price and the claim; /pay confirms the amount, pays, and the message is answered (%i columns)', async (width) => {
-    const t = chat(`pay-${width}`, width, { url: paid.url });
-    await ready(t);
-    t.keys('-l', `a paid question ${width}\r`);
-    await t.until((s) => s.replace(/\n/g, ' ').includes('Pay the claims with /pay'), 'the 402 message');
-    const s1 = t.screen().replace(/\n/g, ' ');
-    expect(s1).toMatch(/paid per turn \(2\.5 credit\)/);
-    expect(s1).toMatch(/Outstanding claim: claim-/);
-    t.keys('-l', '/pay\r');
-    await t.until((s) => s.replace(/\n/g, ' ').includes('Pay 2.5 credit with your identity now? (y/N)'), 'the confirmation');
-    expect(t.screen().replace(/\n/g, ' ')).toContain('This oracle costs 2.5 credit per turn.');
-    paid.model.enqueue(say('Thanks for paying.'));
-    t.keys('-l', 'y\r');
-    await t.until((s) => s.includes('Thanks for paying.'), 'the answer after paying');
-    expect(t.screen().replace(/\n/g, ' ')).toMatch(/Paid 2\.5 credit \(payment /);
-    t.keys('-l', '/quit\r');
-  }, 60_000);
+  it.each([60, 120])(
+    'the 402 shows the price and the claim; /pay confirms the amount, pays, and the message is answered (%i columns)',
+    async (width) => {
+      const t = chat(`pay-${width}`, width, { url: paid.url });
+      await ready(t);
+      t.keys('-l', `a paid question ${width}\r`);
+      await t.until((s) => s.replace(/\n/g, ' ').includes('Pay the claims with /pay'), 'the 402 message');
+      const s1 = t.screen().replace(/\n/g, ' ');
+      expect(s1).toMatch(/paid per turn \(2\.5 credit\)/);
+      expect(s1).toMatch(/Outstanding claim: claim-/);
+      t.keys('-l', '/pay\r');
+      await t.until(
+        (s) => s.replace(/\n/g, ' ').includes('Pay 2.5 credit with your identity now? (y/N)'),
+        'the confirmation',
+      );
+      expect(t.screen().replace(/\n/g, ' ')).toContain('This oracle costs 2.5 credit per turn.');
+      paid.model.enqueue(say('Thanks for paying.'));
+      t.keys('-l', 'y\r');
+      await t.until((s) => s.includes('Thanks for paying.'), 'the answer after paying');
+      expect(t.screen().replace(/\n/g, ' ')).toMatch(/Paid 2\.5 credit \(payment /);
+      t.keys('-l', '/quit\r');
+    },
+    60_000,
+  );
 });

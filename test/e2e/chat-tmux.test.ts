@@ -52,7 +52,11 @@ describe.skipIf(!hasTmux)('oraclekit --chat under tmux', () => {
     await until(shows('Chatting with Test Oracle'), 'the banner');
     await until(shows('/help for commands'), 'the hint');
 
-    h.model.enqueue(callTool('load_capability', { names: ['weather'] }, 'c1'), callTool('get_current_weather', { city: 'Nairobi' }, 'c2'), say('Nairobi is **21.4 °C**:\n\n| city | temp |\n|---|---|\n| Nairobi | 21.4 |\n'));
+    h.model.enqueue(
+      callTool('load_capability', { names: ['weather'] }, 'c1'),
+      callTool('get_current_weather', { city: 'Nairobi' }, 'c2'),
+      say('Nairobi is **21.4 °C**:\n\n| city | temp |\n|---|---|\n| Nairobi | 21.4 |\n'),
+    );
     tmux('send-keys', '-t', NAME, '-l', 'Weather in Nairobi?');
     await until(shows('› Weather in Nairobi?'), 'the typed line');
     tmux('send-keys', '-t', NAME, 'Enter');
@@ -62,7 +66,13 @@ describe.skipIf(!hasTmux)('oraclekit --chat under tmux', () => {
     expect(s1).toMatch(/✓ get_current_weather .*Nairobi/);
     expect(s1).toContain('Nairobi is 21.4 °C:');
 
-    h.model.enqueue({ steps: [{ type: 'text', text: 'Let me think about that at length ', chunkSize: 100 }, { type: 'delay', ms: 20_000 }, { type: 'text', text: 'NEVER' }] });
+    h.model.enqueue({
+      steps: [
+        { type: 'text', text: 'Let me think about that at length ', chunkSize: 100 },
+        { type: 'delay', ms: 20_000 },
+        { type: 'text', text: 'NEVER' },
+      ],
+    });
     tmux('send-keys', '-t', NAME, '-l', 'tell me a long story');
     tmux('send-keys', '-t', NAME, 'Enter');
     await until(shows('Let me think about that at length'), 'the first tokens');

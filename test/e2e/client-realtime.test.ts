@@ -42,7 +42,13 @@ describe('connectRealtime', () => {
     const room = sock.io.to(`session:${sessionId}`);
 
     const p1 = sock.awaitResult(sessionId, 'tc1', 5000);
-    room.emit('browser_tool_call', { sessionId, requestId: 'q', toolCallId: 'tc1', toolName: 'get_location', args: { precise: true } });
+    room.emit('browser_tool_call', {
+      sessionId,
+      requestId: 'q',
+      toolCallId: 'tc1',
+      toolName: 'get_location',
+      args: { precise: true },
+    });
     expect(await p1).toEqual({ lat: 1, lon: 2, echo: { precise: true } });
 
     const p2 = sock.awaitResult(sessionId, 'tc2', 5000);
@@ -50,7 +56,13 @@ describe('connectRealtime', () => {
     await expect(p2).rejects.toThrow('no GPS');
 
     const p3 = sock.awaitResult(sessionId, 'tc3', 5000);
-    room.emit('browser_tool_call', { sessionId, requestId: 'q', toolCallId: 'tc3', toolName: 'unknown_tool', args: {} });
+    room.emit('browser_tool_call', {
+      sessionId,
+      requestId: 'q',
+      toolCallId: 'tc3',
+      toolName: 'unknown_tool',
+      args: {},
+    });
     await expect(p3).rejects.toThrow(/no browser tool named unknown_tool/);
 
     const p4 = sock.awaitResult(sessionId, 'ac1', 5000);
@@ -60,7 +72,8 @@ describe('connectRealtime', () => {
     h.model.enqueue(say('hello'));
     await c.send(sessionId, 'hi').result;
     // message_cache_invalidation follows the run's done frame on the socket
-    for (let i = 0; i < 200 && !wrapped.some((e) => e.eventName === 'message_cache_invalidation'); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 200 && !wrapped.some((e) => e.eventName === 'message_cache_invalidation'); i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect(wrapped.map((e) => e.eventName)).toContain('message_cache_invalidation');
     rt.close();
   });

@@ -42,7 +42,11 @@ describe('OracleClient', () => {
   it('streams a turn with a tool call as typed events; history keeps the stream ids', async () => {
     const c = await newClient();
     const { sessionId } = await c.createSession();
-    h.model.enqueue(callTool('load_capability', { names: ['weather'] }, 'c1'), callTool('get_current_weather', { city: 'Nairobi' }, 'c2'), say('It is **mild** in Nairobi.'));
+    h.model.enqueue(
+      callTool('load_capability', { names: ['weather'] }, 'c1'),
+      callTool('get_current_weather', { city: 'Nairobi' }, 'c2'),
+      say('It is **mild** in Nairobi.'),
+    );
     const seen: AnyEvent[] = [];
     const stream = c.send(sessionId, 'Weather in Nairobi?', { onEvent: (e) => seen.push(e) });
     const iterated: AnyEvent[] = [];
@@ -70,7 +74,12 @@ describe('OracleClient', () => {
   it('folds the turn once (reduceTurn): onEvent gets the turn so far, the reasoning is the one of the history (not repeated by its closing frame)', async () => {
     const c = await newClient();
     const { sessionId } = await c.createSession();
-    h.model.enqueue({ steps: [{ type: 'reasoning', text: 'The user greets me.', chunkSize: 5 }, { type: 'text', text: 'Hello!', chunkSize: 3 }] });
+    h.model.enqueue({
+      steps: [
+        { type: 'reasoning', text: 'The user greets me.', chunkSize: 5 },
+        { type: 'text', text: 'Hello!', chunkSize: 3 },
+      ],
+    });
     const texts: string[] = [];
     const stream = c.send(sessionId, 'hi', { onEvent: (e, turn) => e.event === 'message' && texts.push(turn.text) });
     const r = await stream.result;
@@ -106,7 +115,13 @@ describe('OracleClient', () => {
     };
     const c = await newClient({ fetch: breaking, rejoinDelayMs: 10 });
     const { sessionId } = await c.createSession();
-    h.model.enqueue({ steps: [{ type: 'text', text: 'first half ', chunkSize: 100 }, { type: 'delay', ms: 200 }, { type: 'text', text: 'second half', chunkSize: 100 }] });
+    h.model.enqueue({
+      steps: [
+        { type: 'text', text: 'first half ', chunkSize: 100 },
+        { type: 'delay', ms: 200 },
+        { type: 'text', text: 'second half', chunkSize: 100 },
+      ],
+    });
     const events: AnyEvent[] = [];
     const r = await c.send(sessionId, 'go', { onEvent: (e) => events.push(e) }).result;
     expect(r.rejoins).toBe(1);
@@ -134,7 +149,13 @@ describe('OracleClient', () => {
   it('aborts a running turn: the stream ends with done aborted', async () => {
     const c = await newClient();
     const { sessionId } = await c.createSession();
-    h.model.enqueue({ steps: [{ type: 'text', text: 'starting ', chunkSize: 100 }, { type: 'delay', ms: 5000 }, { type: 'text', text: 'never' }] });
+    h.model.enqueue({
+      steps: [
+        { type: 'text', text: 'starting ', chunkSize: 100 },
+        { type: 'delay', ms: 5000 },
+        { type: 'text', text: 'never' },
+      ],
+    });
     const stream = c.send(sessionId, 'long one');
     for await (const e of stream) if (e.event === 'message') await stream.abort();
     const r = await stream.result;

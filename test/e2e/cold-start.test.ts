@@ -10,17 +10,43 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, ROOT } from '../helpers/cli.ts';
 
-const FORBIDDEN = [/node_modules\/@oclif\//, /node_modules\/ink\//, /node_modules\/react\//, /node_modules\/undici\//, /node_modules\/execa\//, /node_modules\/fastify\//, /node_modules\/socket\.io/, /\/dist\/daemon\//, /node_modules\/@inquirer\//, /\/dist\/cli\/sample\/guided\.js/];
+const FORBIDDEN = [
+  /node_modules\/@oclif\//,
+  /node_modules\/ink\//,
+  /node_modules\/react\//,
+  /node_modules\/undici\//,
+  /node_modules\/execa\//,
+  /node_modules\/fastify\//,
+  /node_modules\/socket\.io/,
+  /\/dist\/daemon\//,
+  /node_modules\/@inquirer\//,
+  /\/dist\/cli\/sample\/guided\.js/,
+];
 
 function loaded(args: string[]): { code: number | null; urls: string[] } {
   const file = join(mkdtempSync(join(tmpdir(), 'ok-trace-')), 'imports.txt');
-  const r = spawnSync(process.execPath, ['--import', join(ROOT, 'test/helpers/trace-imports.mjs'), BIN, ...args], { env: { ...process.env, TRACE_IMPORTS_FILE: file }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', join(ROOT, 'test/helpers/trace-imports.mjs'), BIN, ...args], {
+    env: { ...process.env, TRACE_IMPORTS_FILE: file },
+    encoding: 'utf8',
+  });
   return { code: r.status, urls: readFileSync(file, 'utf8').trim().split('\n') };
 }
 
 describe('cold start of sample calc', () => {
   it('loads none of the heavy modules', () => {
-    const { code, urls } = loaded(['sample', 'calc', '-N', '8000', '--mean', '3.1', '--sd', '1.7', '--dropout', '0.1', '--json']);
+    const { code, urls } = loaded([
+      'sample',
+      'calc',
+      '-N',
+      '8000',
+      '--mean',
+      '3.1',
+      '--sd',
+      '1.7',
+      '--dropout',
+      '0.1',
+      '--json',
+    ]);
     expect(code).toBe(0);
     expect(urls.some((u) => u.includes('/dist/lib/sampling/design.js'))).toBe(true);
     for (const re of FORBIDDEN) expect(urls.filter((u) => re.test(u))).toEqual([]);

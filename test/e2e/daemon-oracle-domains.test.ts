@@ -13,7 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
-import { callTool, lastToolResult, say, startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import {
+  callTool,
+  lastToolResult,
+  say,
+  startScriptedModelServer,
+  type ScriptedModelServer,
+} from '../helpers/scripted-model-server.ts';
 import { tempHome } from '../unit/daemon/harness.ts';
 
 const t = tempHome();
@@ -32,12 +38,25 @@ interface KeyRow {
   label: string | null;
   revokedAt: string | null;
 }
-const oracleKeys = async (did: string): Promise<KeyRow[]> => (json((await cli(['daemon', 'keys', 'list', '--json'])).stdout).items as KeyRow[]).filter((k) => k.did === did);
+const oracleKeys = async (did: string): Promise<KeyRow[]> =>
+  (json((await cli(['daemon', 'keys', 'list', '--json'])).stdout).items as KeyRow[]).filter((k) => k.did === did);
 
 beforeAll(async () => {
   model = await startScriptedModelServer();
-  env = { ...t.env, LLM_BASE_URL: '', LLM_PROVIDER_API_KEY: '', LLM_MODEL: '', ORACLE_DB_PATH: '', ORACLEKIT_REGISTRY_URL: '' };
-  daemonEnv = { ...env, LLM_BASE_URL: model.baseURL, LLM_PROVIDER_API_KEY: 'sk-test-secret', LLM_MODEL: 'scripted-model' };
+  env = {
+    ...t.env,
+    LLM_BASE_URL: '',
+    LLM_PROVIDER_API_KEY: '',
+    LLM_MODEL: '',
+    ORACLE_DB_PATH: '',
+    ORACLEKIT_REGISTRY_URL: '',
+  };
+  daemonEnv = {
+    ...env,
+    LLM_BASE_URL: model.baseURL,
+    LLM_PROVIDER_API_KEY: 'sk-test-secret',
+    LLM_MODEL: 'scripted-model',
+  };
 });
 afterAll(async () => {
   await runCli(['daemon', 'stop', '--grace', '2'], { env: t.env });
@@ -73,16 +92,59 @@ describe("the default oracle's domains plugin", () => {
   it('the key reads the registry and is refused writes (403 read_only_key)', async () => {
     const read = await fetch(`${url}/v1/domains?limit=1`, { headers: { authorization: `Bearer ${readKey}` } });
     expect(read.status).toBe(200);
-    const write = await fetch(`${url}/v1/domains`, { method: 'POST', headers: { authorization: `Bearer ${readKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ type: 'Project', metadata: { name: 'x' } }) });
+    const write = await fetch(`${url}/v1/domains`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${readKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'Project', metadata: { name: 'x' } }),
+    });
     expect(write.status).toBe(403);
     expect(await write.json()).toMatchObject({ statusCode: 403, code: 'read_only_key' });
   });
 
   it('search_domains returns a domain registered through the CLI', async () => {
-    const rep = json((await cli(['daemon', 'keys', 'create', '--did', 'did:example:rep', '--role', 'representative', '--role', 'member', '--json'])).stdout).key as string;
-    const proto = await cli(['domain', 'register', '--type', 'Protocol', '--name', 'Clean cookstoves protocol', '--json', '--api-key', rep]);
+    const rep = json(
+      (
+        await cli([
+          'daemon',
+          'keys',
+          'create',
+          '--did',
+          'did:example:rep',
+          '--role',
+          'representative',
+          '--role',
+          'member',
+          '--json',
+        ])
+      ).stdout,
+    ).key as string;
+    const proto = await cli([
+      'domain',
+      'register',
+      '--type',
+      'Protocol',
+      '--name',
+      'Clean cookstoves protocol',
+      '--json',
+      '--api-key',
+      rep,
+    ]);
     expect(proto.code, proto.stderr).toBe(0);
-    const reg = await cli(['domain', 'register', '--type', 'Project', '--class', json(proto.stdout).id, '--name', 'Kisumu cookstoves', '--also-known-as', 'KSM-001', '--json', '--api-key', rep]);
+    const reg = await cli([
+      'domain',
+      'register',
+      '--type',
+      'Project',
+      '--class',
+      json(proto.stdout).id,
+      '--name',
+      'Kisumu cookstoves',
+      '--also-known-as',
+      'KSM-001',
+      '--json',
+      '--api-key',
+      rep,
+    ]);
     expect(reg.code, reg.stderr).toBe(0);
     const domain = json(reg.stdout).id as string;
     model.enqueue(callTool('search_domains', { q: 'kisumu' }, 'c_search'), (body) => {
@@ -92,9 +154,20 @@ describe("the default oracle's domains plugin", () => {
     const before = model.requests.length;
     const r = await runCli(['chat'], { input: 'Is the Kisumu cookstove project registered?\n', env, cwd });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout, `${r.stderr}\n${JSON.stringify(model.requests.slice(before).map((q) => q.body.messages.at(-1)))}`).toBe(`Found Kisumu cookstoves (${domain}).\n`);
+    expect(
+      r.stdout,
+      `${r.stderr}\n${JSON.stringify(model.requests.slice(before).map((q) => q.body.messages.at(-1)))}`,
+    ).toBe(`Found Kisumu cookstoves (${domain}).\n`);
     expect(lastToolResult(model.requests[before + 1]!.body)).toEqual({
-      domains: [expect.objectContaining({ did: domain, name: 'Kisumu cookstoves', type: 'Project', state: 'registered', alsoKnownAs: 'KSM-001' })],
+      domains: [
+        expect.objectContaining({
+          did: domain,
+          name: 'Kisumu cookstoves',
+          type: 'Project',
+          state: 'registered',
+          alsoKnownAs: 'KSM-001',
+        }),
+      ],
       nextCursor: null,
     });
   });

@@ -30,7 +30,14 @@ describe.each(BACKENDS)("the daemon's default oracle on %s", (backend) => {
     model = await startScriptedModelServer();
     const url = databases.fresh('daemon_oracle');
     // the chat's own environment carries no model settings: the daemon's does
-    env = { ...t.env, LLM_BASE_URL: '', LLM_PROVIDER_API_KEY: '', LLM_MODEL: '', ORACLE_DB_PATH: '', ...(url ? { ORACLEKIT_DATABASE_URL: url } : {}) };
+    env = {
+      ...t.env,
+      LLM_BASE_URL: '',
+      LLM_PROVIDER_API_KEY: '',
+      LLM_MODEL: '',
+      ORACLE_DB_PATH: '',
+      ...(url ? { ORACLEKIT_DATABASE_URL: url } : {}),
+    };
   });
   afterAll(async () => {
     await runCli(['daemon', 'stop', '--grace', '2'], { env: t.env });
@@ -48,12 +55,18 @@ describe.each(BACKENDS)("the daemon's default oracle on %s", (backend) => {
   });
 
   it('daemon start hosts it: status --json reports its DID, URL and plugins; its key is saved 0600', async () => {
-    const start = await runCli(['daemon', 'start', '--json'], { env: { ...env, LLM_BASE_URL: model.baseURL, LLM_PROVIDER_API_KEY: 'sk-test-secret', LLM_MODEL: 'scripted-model' } });
+    const start = await runCli(['daemon', 'start', '--json'], {
+      env: { ...env, LLM_BASE_URL: model.baseURL, LLM_PROVIDER_API_KEY: 'sk-test-secret', LLM_MODEL: 'scripted-model' },
+    });
     expect(start.code, start.stderr).toBe(0);
     const st = await runCli(['daemon', 'status', '--json'], { env });
     expect(st.code).toBe(0);
     const s = json(st.stdout);
-    expect(s.oracle).toMatchObject({ url: `${s.url}/oracle`, name: 'oraclekit default oracle', model: 'scripted-model' });
+    expect(s.oracle).toMatchObject({
+      url: `${s.url}/oracle`,
+      name: 'oraclekit default oracle',
+      model: 'scripted-model',
+    });
     expect(s.oracle.did).toMatch(/^did:key:z6Mk/);
     expect(s.oracle.plugins.loaded).toEqual(expect.arrayContaining(['user-preferences', 'weather']));
     const key = join(t.home, 'config/oracle-key.json');
@@ -62,7 +75,9 @@ describe.each(BACKENDS)("the daemon's default oracle on %s", (backend) => {
     const d = json(readFileSync(join(t.home, 'state/daemon.json'), 'utf8'));
     expect(d.oracle).toEqual({ url: `${s.url}/oracle`, wsUrl: s.url, did: s.oracle.did });
     const text = await runCli(['daemon', 'status'], { env });
-    expect(text.stdout).toContain(`oracle: oraclekit default oracle ${s.oracle.did} at ${s.url}/oracle, model scripted-model`);
+    expect(text.stdout).toContain(
+      `oracle: oraclekit default oracle ${s.oracle.did} at ${s.url}/oracle, model scripted-model`,
+    );
     // neither the mnemonic nor the model key reaches the log
     const log = readFileSync(join(t.home, 'state/daemon.log'), 'utf8');
     expect(log).toContain('[boot] loaded: user-preferences');
@@ -112,9 +127,13 @@ describe.each(BACKENDS)("the daemon's default oracle on %s", (backend) => {
     expect(readFileSync(join(t.home, 'state/daemon.log'), 'utf8')).toContain('"msg":"stopped"');
   });
 
-  it('a chat with no daemon running starts it (with the model settings of the chat\'s environment) and uses its oracle', async () => {
+  it("a chat with no daemon running starts it (with the model settings of the chat's environment) and uses its oracle", async () => {
     model.enqueue(say('Auto-started.'));
-    const r = await runCli(['chat'], { input: 'hi\n', env: { ...env, LLM_BASE_URL: model.baseURL, LLM_MODEL: 'scripted-model' }, cwd });
+    const r = await runCli(['chat'], {
+      input: 'hi\n',
+      env: { ...env, LLM_BASE_URL: model.baseURL, LLM_MODEL: 'scripted-model' },
+      cwd,
+    });
     expect(r.stdout, r.stderr).toBe('Auto-started.\n');
     expect(r.stderr).toMatch(/Started the local daemon; its default oracle is at http:\/\/127\.0\.0\.1:\d+\/oracle/);
     const st = json((await runCli(['daemon', 'status', '--json'], { env })).stdout);

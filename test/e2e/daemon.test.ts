@@ -68,7 +68,22 @@ describe('daemon lifecycle', () => {
   });
 
   it('keys: create (shown once, saved 0600), list without secrets, revoke → 401; logs never hold secrets', async () => {
-    const c = await runCli(['daemon', 'keys', 'create', '--did', 'did:example:alice', '--role', 'admin', '--role', 'representative', '--json', '--save'], { env });
+    const c = await runCli(
+      [
+        'daemon',
+        'keys',
+        'create',
+        '--did',
+        'did:example:alice',
+        '--role',
+        'admin',
+        '--role',
+        'representative',
+        '--json',
+        '--save',
+      ],
+      { env },
+    );
     expect(c.code, c.stderr).toBe(0);
     const key = json(c.stdout);
     expect(key.key).toMatch(/^ok_/);
@@ -78,8 +93,15 @@ describe('daemon lifecycle', () => {
     const l = await runCli(['daemon', 'keys', 'list', '--json'], { env });
     expect(l.stdout).not.toContain(key.key);
     // (the daemon's own default oracle has a read-only key of its own, made at start: #16 item 3)
-    expect(json(l.stdout).items.find((k: { id: string }) => k.id === key.id)).toMatchObject({ id: key.id, did: 'did:example:alice', roles: ['admin', 'representative'] });
-    const other = json((await runCli(['daemon', 'keys', 'create', '--did', 'did:example:bob', '--role', 'member', '--json'], { env })).stdout);
+    expect(json(l.stdout).items.find((k: { id: string }) => k.id === key.id)).toMatchObject({
+      id: key.id,
+      did: 'did:example:alice',
+      roles: ['admin', 'representative'],
+    });
+    const other = json(
+      (await runCli(['daemon', 'keys', 'create', '--did', 'did:example:bob', '--role', 'member', '--json'], { env }))
+        .stdout,
+    );
     const ok = await runCli(['domain', 'list', '--json', '--api-key', other.key], { env });
     expect(ok.code).toBe(0);
     const rv = await runCli(['daemon', 'keys', 'revoke', other.id], { env });
@@ -91,7 +113,11 @@ describe('daemon lifecycle', () => {
     const odd = '/v1/x%22y\\z"w';
     const d0 = json(readFileSync(discovery, 'utf8'));
     await new Promise<void>((resolve, reject) => {
-      const r = httpRequest(d0.url + '/v1/placeholder', { method: 'GET', path: odd }, (res) => (res.resume(), res.on('end', resolve)));
+      const r = httpRequest(
+        d0.url + '/v1/placeholder',
+        { method: 'GET', path: odd },
+        (res) => (res.resume(), res.on('end', resolve)),
+      );
       r.on('error', reject);
       r.end();
     });
@@ -102,7 +128,19 @@ describe('daemon lifecycle', () => {
       .split('\n')
       .filter((l) => l.includes('"msg":"request"'))
       .map((l) => json(l) as Record<string, unknown>);
-    for (const a of access) expect(Object.keys(a)).toEqual(['level', 'time', 'pid', 'hostname', 'reqId', 'method', 'url', 'statusCode', 'ms', 'msg']);
+    for (const a of access)
+      expect(Object.keys(a)).toEqual([
+        'level',
+        'time',
+        'pid',
+        'hostname',
+        'reqId',
+        'method',
+        'url',
+        'statusCode',
+        'ms',
+        'msg',
+      ]);
     expect(access.find((a) => a.url === odd)).toMatchObject({ level: 30, method: 'GET', statusCode: 401, pid: d0.pid });
     const d = json(readFileSync(discovery, 'utf8'));
     for (const secret of [key.key, other.key, d.token]) expect(logs.stdout).not.toContain(secret);
@@ -202,13 +240,24 @@ describe('daemon lifecycle', () => {
     const d = json(readFileSync(discovery, 'utf8'));
     const settings = json(readFileSync(join(t.home, 'config/settings.json'), 'utf8'));
     const headers = { authorization: `Bearer ${settings.apiKey}`, 'content-type': 'application/json' };
-    const body = JSON.stringify({ projectId: 'did:example:p', population: 10_000, expectedMean: 2, expectedSD: 1, dropoutRate: 0.1 });
+    const body = JSON.stringify({
+      projectId: 'did:example:p',
+      population: 10_000,
+      expectedMean: 2,
+      expectedSD: 1,
+      dropoutRate: 0.1,
+    });
     // 1. a request genuinely in flight: headers and half of the body sent
-    const req = httpRequest(d.url + '/v1/sampling', { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } });
+    const req = httpRequest(d.url + '/v1/sampling', {
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+    });
     const reply = new Promise<{ status: number; body: string }>((resolve, reject) => {
       req.on('response', (r) => {
         let text = '';
-        r.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: r.statusCode ?? 0, body: text }));
+        r.setEncoding('utf8')
+          .on('data', (c: string) => (text += c))
+          .on('end', () => resolve({ status: r.statusCode ?? 0, body: text }));
       });
       req.on('error', reject);
     });
@@ -218,7 +267,10 @@ describe('daemon lifecycle', () => {
     // 3. SIGTERM, and wait until the daemon refuses new connections (it is shutting down)
     process.kill(d.pid, 'SIGTERM');
     for (;;) {
-      const r = await fetch(d.url + '/health').then((x) => x.status, (e: { cause?: { code?: string } }) => e.cause?.code);
+      const r = await fetch(d.url + '/health').then(
+        (x) => x.status,
+        (e: { cause?: { code?: string } }) => e.cause?.code,
+      );
       if (r === 'ECONNREFUSED' || r === 503) break;
       await new Promise((res) => setTimeout(res, 20));
     }

@@ -22,7 +22,12 @@ afterAll(() => {
   for (const h of homes) rmSync(h, { recursive: true, force: true });
 });
 
-function home(): { dir: string; idFile: string; cli: (args: string[]) => ReturnType<typeof runCli>; backups: () => string[] } {
+function home(): {
+  dir: string;
+  idFile: string;
+  cli: (args: string[]) => ReturnType<typeof runCli>;
+  backups: () => string[];
+} {
   const dir = mkdtempSync(join(tmpdir(), 'ok-identity-replace-'));
   homes.push(dir);
   const env = { ORACLEKIT_HOME: dir, ORACLEKIT_MNEMONIC: '', CI: '' };
@@ -47,7 +52,9 @@ describe('login without a terminal', () => {
     const r = await h.cli(['login', '--auth', 'mnemonic', '--generate', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const saved = JSON.parse(readFileSync(h.idFile, 'utf8'));
-    expect(r.stderr).toContain(`A new mnemonic was generated for ${saved.did}; it is not shown here (no terminal). It is saved in ${h.idFile} (mode 0600)`);
+    expect(r.stderr).toContain(
+      `A new mnemonic was generated for ${saved.did}; it is not shown here (no terminal). It is saved in ${h.idFile} (mode 0600)`,
+    );
     expect(r.stdout + r.stderr).not.toContain(saved.mnemonic);
   });
 
@@ -62,7 +69,12 @@ describe('login without a terminal', () => {
       const r = await h.cli(['login', '--auth', 'mnemonic', ...args, '--json']);
       expect(r.code, r.stderr).toBe(4);
       const e = JSON.parse(r.stderr);
-      expect(e).toMatchObject({ statusCode: 409, code: 'identity_exists', field: 'force', details: { saved: old, path: h.idFile } });
+      expect(e).toMatchObject({
+        statusCode: 409,
+        code: 'identity_exists',
+        field: 'force',
+        details: { saved: old, path: h.idFile },
+      });
       expect(e.message).toContain(`already holds the identity ${old}`);
       expect(e.message).toContain('--force');
       expect(await flagsExist(e.message)).toEqual([]);
@@ -78,7 +90,9 @@ describe('login without a terminal', () => {
     const h = home();
     expect((await h.cli(['login', '--auth', 'mnemonic', '--generate'])).code).toBe(0);
     const saved = JSON.parse(readFileSync(h.idFile, 'utf8'));
-    const r = await runCli(['login', '--json'], { env: { ORACLEKIT_HOME: h.dir, ORACLEKIT_MNEMONIC: saved.mnemonic, CI: '' } });
+    const r = await runCli(['login', '--json'], {
+      env: { ORACLEKIT_HOME: h.dir, ORACLEKIT_MNEMONIC: saved.mnemonic, CI: '' },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ did: saved.did });
     expect(h.backups()).toEqual([]);
@@ -103,7 +117,9 @@ describe('login without a terminal', () => {
     expect(didFromMnemonic(JSON.parse(before).mnemonic)).toBe(old);
     const text = await h.cli(['login', '--auth', 'mnemonic', '--generate', '--force']);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/the previous identity did:key:z6Mk\w+ is kept in .*identity\.json\..+\.bak \(mode 0600\)/);
+    expect(text.stdout).toMatch(
+      /the previous identity did:key:z6Mk\w+ is kept in .*identity\.json\..+\.bak \(mode 0600\)/,
+    );
     expect(h.backups()).toHaveLength(2);
   });
 
@@ -122,7 +138,10 @@ describe.skipIf(!hasTmux)('login on a terminal (tmux)', () => {
   let n = 0;
   function session(dir: string, args: string): Tmux {
     const t = new Tmux(SOCK, `s${++n}`);
-    t.start(`env -u CI -u ORACLEKIT_MNEMONIC ORACLEKIT_HOME='${dir}' NO_COLOR=1 '${process.execPath}' '${BIN}' ${args}; echo "EXIT=$?"; sleep 600`, { cwd: ROOT, width: 220, height: 60 });
+    t.start(
+      `env -u CI -u ORACLEKIT_MNEMONIC ORACLEKIT_HOME='${dir}' NO_COLOR=1 '${process.execPath}' '${BIN}' ${args}; echo "EXIT=$?"; sleep 600`,
+      { cwd: ROOT, width: 220, height: 60 },
+    );
     return t;
   }
 
@@ -134,7 +153,10 @@ describe.skipIf(!hasTmux)('login on a terminal (tmux)', () => {
     const t = session(h.dir, 'login');
     await t.until((s) => s.includes('? How do you sign in?'), 'the sign-in question');
     t.keys('Enter'); // the default: offline mnemonic
-    await t.until((s) => s.includes('? Your offline mnemonic') && s.includes('Generate a new one'), 'the generate offer');
+    await t.until(
+      (s) => s.includes('? Your offline mnemonic') && s.includes('Generate a new one'),
+      'the generate offer',
+    );
     t.keys('Down');
     t.keys('Enter');
     await t.until((s) => s.includes(`? Replace the saved identity ${old} with`), 'the confirmation');

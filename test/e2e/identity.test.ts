@@ -30,7 +30,14 @@ describe('login with a mnemonic', () => {
     writeFileSync(f, `  ${mnemonic.toUpperCase()}\n`);
     const r = await cli(['login', '--auth', 'mnemonic', '--mnemonic-file', f, '--json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ did, keyDid: did, method: 'mnemonic', source: f, wallet: null, path: idFile });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      did,
+      keyDid: did,
+      method: 'mnemonic',
+      source: f,
+      wallet: null,
+      path: idFile,
+    });
     expect(r.stdout + r.stderr).not.toContain(mnemonic.split(' ')[3]!);
     const saved = JSON.parse(readFileSync(idFile, 'utf8'));
     expect(saved).toEqual({ did, mnemonic, createdAt: expect.any(String) });
@@ -55,7 +62,10 @@ describe('login with a mnemonic', () => {
 
   it('refuses an invalid mnemonic (exit 3) and keeps the saved identity', async () => {
     const before = readFileSync(idFile, 'utf8');
-    const r = await cli(['login', '--auth', 'mnemonic', '--json'], { ORACLEKIT_MNEMONIC: 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon' });
+    const r = await cli(['login', '--auth', 'mnemonic', '--json'], {
+      ORACLEKIT_MNEMONIC:
+        'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon',
+    });
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stderr)).toMatchObject({ code: 'invalid_mnemonic', field: 'mnemonic-env' });
     expect(readFileSync(idFile, 'utf8')).toBe(before);
@@ -94,7 +104,11 @@ describe('QR sign-in', () => {
   it('shows a QR code and the link; the wallet signs the challenge and its DID becomes the identity', async () => {
     const secret = ed25519.utils.randomSecretKey();
     const walletDid = didKeyFromPublicKey(ed25519.getPublicKey(secret));
-    const child = spawn(process.execPath, [BIN, 'login', '--auth', 'qr', '--timeout', '60', '--json'], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'login', '--auth', 'qr', '--timeout', '60', '--json'], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -108,8 +122,14 @@ describe('QR sign-in', () => {
     });
     expect(stderr).toMatch(/[▀▄█]/); // the QR code itself
     const req = parseSignInLink(link);
-    const signature = Buffer.from(ed25519.sign(new TextEncoder().encode(signInMessage(req)), secret)).toString('base64url');
-    const res = await fetch(req.callback, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ did: walletDid, challenge: req.challenge, signature }) });
+    const signature = Buffer.from(ed25519.sign(new TextEncoder().encode(signInMessage(req)), secret)).toString(
+      'base64url',
+    );
+    const res = await fetch(req.callback, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ did: walletDid, challenge: req.challenge, signature }),
+    });
     expect(res.status).toBe(200);
     const code = await new Promise<number>((ok) => child.on('close', (c) => ok(c ?? -1)));
     expect(code, stderr).toBe(0);
@@ -119,6 +139,10 @@ describe('QR sign-in', () => {
     const saved = JSON.parse(readFileSync(idFile, 'utf8'));
     expect(saved).toMatchObject({ did: req.aud, wallet: { did: walletDid } });
     expect(didFromMnemonic(saved.mnemonic)).toBe(req.aud);
-    expect(JSON.parse((await cli(['whoami', '--json'])).stdout)).toMatchObject({ did: walletDid, keyDid: req.aud, method: 'qr' });
+    expect(JSON.parse((await cli(['whoami', '--json'])).stdout)).toMatchObject({
+      did: walletDid,
+      keyDid: req.aud,
+      method: 'qr',
+    });
   });
 });

@@ -23,7 +23,18 @@ import { startScriptedModelServer, type ScriptedModelServer } from '../../src/te
 const home = mkdtempSync(join(tmpdir(), 'ok-proj-home-'));
 const work = mkdtempSync(join(tmpdir(), 'ok-proj-work-'));
 // keep HOME: npm reuses its cache
-const env: Record<string, string> = { ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0', CI: '', ORACLEKIT_AUTOSTART: '', ORACLEKIT_API_KEY: '', ORACLEKIT_REGISTRY: '', ORACLEKIT_MNEMONIC: '', MATRIX_BASE_URL: '', npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false' };
+const env: Record<string, string> = {
+  ORACLEKIT_HOME: home,
+  ORACLEKIT_DAEMON_PORT: '0',
+  CI: '',
+  ORACLEKIT_AUTOSTART: '',
+  ORACLEKIT_API_KEY: '',
+  ORACLEKIT_REGISTRY: '',
+  ORACLEKIT_MNEMONIC: '',
+  MATRIX_BASE_URL: '',
+  npm_config_prefer_offline: 'true',
+  npm_config_update_notifier: 'false',
+};
 const SOCK = `ok-new-${process.pid}`;
 let tarball: string;
 let port: number;
@@ -32,7 +43,13 @@ let server: ChildProcess | undefined;
 
 function npm(args: string[], cwd: string, extra: Record<string, string> = {}): { code: number; out: string } {
   try {
-    const out = execFileSync('npm', args, { cwd, env: { ...process.env, ...env, ...extra }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 150_000 });
+    const out = execFileSync('npm', args, {
+      cwd,
+      env: { ...process.env, ...env, ...extra },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 150_000,
+    });
     return { code: 0, out };
   } catch (e) {
     const x = e as { status?: number; stdout?: string; stderr?: string };
@@ -51,7 +68,12 @@ function projectTests(dir: string): string {
 
 /** `npm start` in its own process group (so the oracle under npm stops with it), until it says where it listens. */
 async function start(dir: string, extra: Record<string, string>): Promise<{ log: () => string }> {
-  server = spawn('npm', ['start'], { cwd: dir, env: { ...process.env, ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  server = spawn('npm', ['start'], {
+    cwd: dir,
+    env: { ...process.env, ...env, ...extra },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let log = '';
   await new Promise<void>((ok, ko) => {
     const onData = (d: Buffer) => {
@@ -84,10 +106,30 @@ function connects(host: string, p: number): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  const packed = execFileSync('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } }).trim().split('\n').at(-1)!;
+  const packed = execFileSync('npm', ['pack', '--pack-destination', work, '--silent'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  })
+    .trim()
+    .split('\n')
+    .at(-1)!;
   tarball = join(work, packed);
   port = await freePort();
-  const r = await runCli(['new', 'my-oracle', '--yes', '--no-git', '--url', `http://localhost:${port}`, '--oraclekit-version', `file:${tarball}`, '--json'], { env, cwd: work, timeoutMs: 170_000 });
+  const r = await runCli(
+    [
+      'new',
+      'my-oracle',
+      '--yes',
+      '--no-git',
+      '--url',
+      `http://localhost:${port}`,
+      '--oraclekit-version',
+      `file:${tarball}`,
+      '--json',
+    ],
+    { env, cwd: work, timeoutMs: 170_000 },
+  );
   expect(r.code, r.stderr).toBe(0);
   project = JSON.parse(r.stdout);
 }, 180_000);
@@ -104,18 +146,23 @@ describe('a freshly scaffolded project', () => {
   it('was installed by `new`', () => {
     expect(project).toMatchObject({ installed: true, port, apiUrl: `http://localhost:${port}` });
     expect(project.warnings).toEqual([]);
-    expect(JSON.parse(readFileSync(join(project.dir, 'package.json'), 'utf8')).dependencies.oraclekit).toBe(`file:${tarball}`);
+    expect(JSON.parse(readFileSync(join(project.dir, 'package.json'), 'utf8')).dependencies.oraclekit).toBe(
+      `file:${tarball}`,
+    );
   });
 
   it('passes its own tests (the oracle with the scripted model of oraclekit/testing), the payment path shown at an example price', () => {
     const out = projectTests(project.dir);
-    expect(out).toContain('charges a price (0.5 per turn, when oracle.config.json sets one): 402 with the claim, the contract, the payment, then the answer');
+    expect(out).toContain(
+      'charges a price (0.5 per turn, when oracle.config.json sets one): 402 with the claim, the contract, the payment, then the answer',
+    );
   }, 120_000);
 
   it('its README links to the documentation installed with oraclekit, not a placeholder', () => {
     const readme = readFileSync(join(project.dir, 'README.md'), 'utf8');
     expect(readme).not.toContain('](https://github.com/)');
-    for (const [, target] of readme.matchAll(/\]\((node_modules\/[^)]+)\)/g)) expect(() => readFileSync(join(project.dir, target!)), target).not.toThrow();
+    for (const [, target] of readme.matchAll(/\]\((node_modules\/[^)]+)\)/g))
+      expect(() => readFileSync(join(project.dir, target!)), target).not.toThrow();
     expect(readme).toContain('node_modules/oraclekit/docs/plugins.md');
   });
 
@@ -138,7 +185,9 @@ describe('a freshly scaffolded project', () => {
       const lines = log().split('\n');
       const each = lines.filter((l) => l.startsWith('[boot] excluded: '));
       expect(each).toContain('[boot] excluded: credits (price)');
-      expect(lines.find((l) => /^\[boot\] excluded \d+ plugin\(s\)/.test(l))).toMatch(new RegExp(`^\\[boot\\] excluded ${each.length} plugin\\(s\\)`));
+      expect(lines.find((l) => /^\[boot\] excluded \d+ plugin\(s\)/.test(l))).toMatch(
+        new RegExp(`^\\[boot\\] excluded ${each.length} plugin\\(s\\)`),
+      );
       const health = await (await fetch(`${project.apiUrl}/health`)).json();
       expect(health).toMatchObject({ status: 'ok', name: 'my-oracle', oracleDid: project.did });
       const ready = await fetch(`${project.apiUrl}/ready`);
@@ -147,21 +196,31 @@ describe('a freshly scaffolded project', () => {
       // where it is bound: 127.0.0.1 answers; another address of this machine does not
       expect(await connects('127.0.0.1', port)).toBe(true);
       expect(await connects('127.0.0.2', port)).toBe(false);
-      for (const a of Object.values(networkInterfaces()).flat()) if (a && !a.internal && a.family === 'IPv4') expect(await connects(a.address, port), a.address).toBe(false);
+      for (const a of Object.values(networkInterfaces()).flat())
+        if (a && !a.internal && a.family === 'IPv4') expect(await connects(a.address, port), a.address).toBe(false);
       await stop();
     }, 60_000);
 
     it('with LLM_PROVIDER_API_KEY blank (as scaffolded), warns at boot naming it, and /ready says the model is not ready', async () => {
       const { log } = await start(project.dir, { LLM_PROVIDER_API_KEY: '' });
-      expect(log()).toContain("[boot] warning: model not ready: LLM_PROVIDER_API_KEY is blank: the model at https://openrouter.ai/api/v1 refuses turns without a key. Set 'LLM_PROVIDER_API_KEY'");
+      expect(log()).toContain(
+        "[boot] warning: model not ready: LLM_PROVIDER_API_KEY is blank: the model at https://openrouter.ai/api/v1 refuses turns without a key. Set 'LLM_PROVIDER_API_KEY'",
+      );
       const ready = await fetch(`${project.apiUrl}/ready`);
       expect(ready.status).toBe(503);
-      expect(await ready.json()).toMatchObject({ ready: false, pending: ['model'], model: { ready: false, set: 'LLM_PROVIDER_API_KEY' } });
+      expect(await ready.json()).toMatchObject({
+        ready: false,
+        pending: ['model'],
+        model: { ready: false, set: 'LLM_PROVIDER_API_KEY' },
+      });
       await stop();
     }, 60_000);
 
     it('with an unreachable model URL, warns naming LLM_BASE_URL, and /ready says the model is not ready', async () => {
-      const { log } = await start(project.dir, { LLM_BASE_URL: 'http://model.invalid/v1', LLM_PROVIDER_API_KEY: 'sk-test' });
+      const { log } = await start(project.dir, {
+        LLM_BASE_URL: 'http://model.invalid/v1',
+        LLM_PROVIDER_API_KEY: 'sk-test',
+      });
       const ready = await fetch(`${project.apiUrl}/ready`);
       expect(ready.status).toBe(503);
       const body = (await ready.json()) as { model: { reason: string } };
@@ -176,44 +235,73 @@ describe('a freshly scaffolded project', () => {
 describe('a priced scaffold passes its own tests, which pay for the turn', () => {
   const priced: Record<string, string> = {};
 
-  it.skipIf(!hasTmux)('answered at the interactive price prompt (0.5): refuses a price the ledger cannot keep, installs, and prints a relative cd', async () => {
-    const t = new Tmux(SOCK, 'priced');
-    const vars = Object.entries(env).map(([k, v]) => `${k}='${v}'`).join(' ');
-    t.start(`env -u CI ${vars} NO_COLOR=1 '${process.execPath}' '${BIN}' new priced --network local --no-git --url http://localhost:${await freePort()} --oraclekit-version 'file:${tarball}'; echo "EXIT=$?"; sleep 600`, { cwd: work, width: 200, height: 60 });
-    const answer = async (prompt: string, text: string) => {
-      await t.until((s) => s.includes(`? ${prompt}`), `the prompt "${prompt}"`);
-      t.line(text);
-    };
-    await answer('Oracle name', '');
-    await answer('Description', '');
-    await answer('Price per use (0 = free)', '0.0000001');
-    await t.until((s) => s.includes('a number from 0 to 1000000000 with at most 6 decimals'), 'the price refused');
-    t.keys('C-u');
-    t.line('0.5');
-    await t.until((s) => s.includes('✔ Price per use (0 = free) 0.5'), 'the price taken');
-    await answer('Model (OpenAI-compatible id)', '');
-    await answer('Install dependencies (npm install)?', '');
-    const screen = await t.until((s) => s.includes('EXIT='), 'the end', 170_000);
-    expect(screen).toContain('EXIT=0');
-    // Next: a cd relative to where `new` ran, not its absolute path
-    expect(screen).toMatch(/Next:\n {2}cd priced\n/);
-    expect(screen).not.toContain(`cd ${join(work, 'priced')}`);
-    priced['0.5'] = join(work, 'priced');
-    expect(JSON.parse(readFileSync(join(priced['0.5'], 'oracle.config.json'), 'utf8'))).toMatchObject({ price: 0.5 });
-    const out = projectTests(priced['0.5']);
-    expect(out).toContain('answers a user through its own tool (after paying 0.5 for the turn)');
-    expect(out).toContain('charges its price: 402 with the claim, the contract, the payment, then the answer');
-  }, 200_000);
+  it.skipIf(!hasTmux)(
+    'answered at the interactive price prompt (0.5): refuses a price the ledger cannot keep, installs, and prints a relative cd',
+    async () => {
+      const t = new Tmux(SOCK, 'priced');
+      const vars = Object.entries(env)
+        .map(([k, v]) => `${k}='${v}'`)
+        .join(' ');
+      t.start(
+        `env -u CI ${vars} NO_COLOR=1 '${process.execPath}' '${BIN}' new priced --network local --no-git --url http://localhost:${await freePort()} --oraclekit-version 'file:${tarball}'; echo "EXIT=$?"; sleep 600`,
+        { cwd: work, width: 200, height: 60 },
+      );
+      const answer = async (prompt: string, text: string) => {
+        await t.until((s) => s.includes(`? ${prompt}`), `the prompt "${prompt}"`);
+        t.line(text);
+      };
+      await answer('Oracle name', '');
+      await answer('Description', '');
+      await answer('Price per use (0 = free)', '0.0000001');
+      await t.until((s) => s.includes('a number from 0 to 1000000000 with at most 6 decimals'), 'the price refused');
+      t.keys('C-u');
+      t.line('0.5');
+      await t.until((s) => s.includes('✔ Price per use (0 = free) 0.5'), 'the price taken');
+      await answer('Model (OpenAI-compatible id)', '');
+      await answer('Install dependencies (npm install)?', '');
+      const screen = await t.until((s) => s.includes('EXIT='), 'the end', 170_000);
+      expect(screen).toContain('EXIT=0');
+      // Next: a cd relative to where `new` ran, not its absolute path
+      expect(screen).toMatch(/Next:\n {2}cd priced\n/);
+      expect(screen).not.toContain(`cd ${join(work, 'priced')}`);
+      priced['0.5'] = join(work, 'priced');
+      expect(JSON.parse(readFileSync(join(priced['0.5'], 'oracle.config.json'), 'utf8'))).toMatchObject({ price: 0.5 });
+      const out = projectTests(priced['0.5']);
+      expect(out).toContain('answers a user through its own tool (after paying 0.5 for the turn)');
+      expect(out).toContain('charges its price: 402 with the claim, the contract, the payment, then the answer');
+    },
+    200_000,
+  );
 
   // the smallest price above 0 and the largest the scaffolder accepts, given as flags; node_modules as the installed one's (same dependencies)
-  it.each(['0.000001', '1000000000'])('--price %s', async (price) => {
-    const name = `priced-${price.replace('.', '-')}`;
-    const r = await runCli(['new', name, '--yes', '--no-git', '--no-install', '--price', price, '--url', `http://localhost:${await freePort()}`, '--oraclekit-version', `file:${tarball}`, '--json'], { env, cwd: work, timeoutMs: 60_000 });
-    expect(r.code, r.stderr).toBe(0);
-    const dir = JSON.parse(r.stdout).dir as string;
-    expect(JSON.parse(readFileSync(join(dir, 'oracle.config.json'), 'utf8')).price).toBe(Number(price));
-    symlinkSync(join(priced['0.5'] ?? project.dir, 'node_modules'), join(dir, 'node_modules'));
-    const out = projectTests(dir);
-    expect(out).toContain(`answers a user through its own tool (after paying ${Number(price)} for the turn)`);
-  }, 120_000);
+  it.each(['0.000001', '1000000000'])(
+    '--price %s',
+    async (price) => {
+      const name = `priced-${price.replace('.', '-')}`;
+      const r = await runCli(
+        [
+          'new',
+          name,
+          '--yes',
+          '--no-git',
+          '--no-install',
+          '--price',
+          price,
+          '--url',
+          `http://localhost:${await freePort()}`,
+          '--oraclekit-version',
+          `file:${tarball}`,
+          '--json',
+        ],
+        { env, cwd: work, timeoutMs: 60_000 },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const dir = JSON.parse(r.stdout).dir as string;
+      expect(JSON.parse(readFileSync(join(dir, 'oracle.config.json'), 'utf8')).price).toBe(Number(price));
+      symlinkSync(join(priced['0.5'] ?? project.dir, 'node_modules'), join(dir, 'node_modules'));
+      const out = projectTests(dir);
+      expect(out).toContain(`answers a user through its own tool (after paying ${Number(price)} for the turn)`);
+    },
+    120_000,
+  );
 });

@@ -16,19 +16,34 @@ import { startHomeserver } from '../helpers/matrix-account-server.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'ok-new-home-'));
 const work = mkdtempSync(join(tmpdir(), 'ok-new-work-'));
-const env: Record<string, string> = { ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0', CI: '', ORACLEKIT_AUTOSTART: '', ORACLEKIT_API_KEY: '', ORACLEKIT_REGISTRY: '', ORACLEKIT_MNEMONIC: '', MATRIX_BASE_URL: '', MATRIX_BOT_PASSWORD: '' };
-const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: { ...env, ...extra }, cwd: work, timeoutMs: 30_000 });
+const env: Record<string, string> = {
+  ORACLEKIT_HOME: home,
+  ORACLEKIT_DAEMON_PORT: '0',
+  CI: '',
+  ORACLEKIT_AUTOSTART: '',
+  ORACLEKIT_API_KEY: '',
+  ORACLEKIT_REGISTRY: '',
+  ORACLEKIT_MNEMONIC: '',
+  MATRIX_BASE_URL: '',
+  MATRIX_BOT_PASSWORD: '',
+};
+const cli = (args: string[], extra: Record<string, string> = {}) =>
+  runCli(args, { env: { ...env, ...extra }, cwd: work, timeoutMs: 30_000 });
 const json = (s: string) => JSON.parse(s);
 
 let first: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const apiKey = () => json(readFileSync(join(home, 'config/settings.json'), 'utf8')).networks.local.apiKey as string;
 async function domain(did: string) {
-  const r = await fetch(`${first.registry}/v1/domains/${encodeURIComponent(did)}`, { headers: { authorization: `Bearer ${apiKey()}` } });
+  const r = await fetch(`${first.registry}/v1/domains/${encodeURIComponent(did)}`, {
+    headers: { authorization: `Bearer ${apiKey()}` },
+  });
   expect(r.status).toBe(200);
   return r.json() as Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 async function domainsNamed(name: string) {
-  const r = await fetch(`${first.registry}/v1/domains?type=Oracle&q=${encodeURIComponent(name)}`, { headers: { authorization: `Bearer ${apiKey()}` } });
+  const r = await fetch(`${first.registry}/v1/domains?type=Oracle&q=${encodeURIComponent(name)}`, {
+    headers: { authorization: `Bearer ${apiKey()}` },
+  });
   return ((await r.json()) as { items: Record<string, any>[] }).items; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
@@ -45,11 +60,30 @@ afterAll(async () => {
 
 describe('oraclekit new --yes on a first run', () => {
   it('creates an identity, an API key and the oracle protocol class, and registers the oracle with #api and #ws', async () => {
-    expect(first).toMatchObject({ project: 'demo', dir: join(work, 'demo'), network: 'local', apiUrl: 'http://localhost:3000', wsUrl: 'http://localhost:3000', port: 3000, apiKeyCreated: true, classCreated: true, installed: false, git: false });
+    expect(first).toMatchObject({
+      project: 'demo',
+      dir: join(work, 'demo'),
+      network: 'local',
+      apiUrl: 'http://localhost:3000',
+      wsUrl: 'http://localhost:3000',
+      port: 3000,
+      apiKeyCreated: true,
+      classCreated: true,
+      installed: false,
+      git: false,
+    });
     expect(first.identity).toMatchObject({ method: 'mnemonic', source: 'generated', created: true });
     expect(first.matrix).toMatchObject({ provisioned: false, reason: 'no Matrix homeserver configured' });
     const d = await domain(first.did);
-    expect(d).toMatchObject({ id: first.did, type: 'Oracle', class: first.class, state: 'registered', active: true, controllers: [first.identity.did], metadata: { name: 'demo', price: 0 } });
+    expect(d).toMatchObject({
+      id: first.did,
+      type: 'Oracle',
+      class: first.class,
+      state: 'registered',
+      active: true,
+      controllers: [first.identity.did],
+      metadata: { name: 'demo', price: 0 },
+    });
     expect(d.services).toEqual([
       { id: '#api', type: 'oracleService', serviceEndpoint: 'http://localhost:3000' },
       { id: '#ws', type: 'oracleService', serviceEndpoint: 'http://localhost:3000' },
@@ -60,7 +94,13 @@ describe('oraclekit new --yes on a first run', () => {
   it('writes the project: the DID in oracle.config.json, PORT agreeing with #api, .env 0600 with a signing key', () => {
     const dir = first.dir as string;
     const config = json(readFileSync(join(dir, 'oracle.config.json'), 'utf8'));
-    expect(config).toMatchObject({ name: 'demo', oracleDid: first.did, price: 0, model: 'openai/gpt-4o-mini', apiUrl: 'http://localhost:3000' });
+    expect(config).toMatchObject({
+      name: 'demo',
+      oracleDid: first.did,
+      price: 0,
+      model: 'openai/gpt-4o-mini',
+      apiUrl: 'http://localhost:3000',
+    });
     const dotenv = readFileSync(join(dir, '.env'), 'utf8');
     expect(getEnvVar(dotenv, 'PORT')).toBe('3000');
     expect(getEnvVar(dotenv, 'SIGNING_MNEMONIC')!.split(' ')).toHaveLength(24);
@@ -73,11 +113,36 @@ describe('oraclekit new --yes on a first run', () => {
   });
 
   it('a second project reuses the identity, the key and the class', async () => {
-    const r = await cli(['new', 'second', '--yes', '--no-install', '--no-git', '--json', '--name', 'Second Oracle', '--description', 'Weather for farmers', '--price', '2.5', '--model', 'llama3', '--url', 'http://localhost:3456']);
+    const r = await cli([
+      'new',
+      'second',
+      '--yes',
+      '--no-install',
+      '--no-git',
+      '--json',
+      '--name',
+      'Second Oracle',
+      '--description',
+      'Weather for farmers',
+      '--price',
+      '2.5',
+      '--model',
+      'llama3',
+      '--url',
+      'http://localhost:3456',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const s = json(r.stdout);
-    expect(s).toMatchObject({ apiKeyCreated: false, classCreated: false, class: first.class, port: 3456, identity: { did: first.identity.did, source: 'saved' } });
-    expect(await domain(s.did)).toMatchObject({ metadata: { name: 'Second Oracle', description: 'Weather for farmers', price: 2.5, model: 'llama3' } });
+    expect(s).toMatchObject({
+      apiKeyCreated: false,
+      classCreated: false,
+      class: first.class,
+      port: 3456,
+      identity: { did: first.identity.did, source: 'saved' },
+    });
+    expect(await domain(s.did)).toMatchObject({
+      metadata: { name: 'Second Oracle', description: 'Weather for farmers', price: 2.5, model: 'llama3' },
+    });
     expect(getEnvVar(readFileSync(join(s.dir, '.env'), 'utf8'), 'PORT')).toBe('3456');
   });
 });
@@ -98,7 +163,10 @@ describe('the oracle key and install', () => {
   it('a failed npm install is a warning: the project stays, complete and registered', async () => {
     // offline: npm fails on the missing tarball at once instead of first fetching the other dependencies (where the
     // registry is slow or unreachable, e.g. without the machine's CA bundle, that took longer than the test's 30 s)
-    const r = await cli(['new', 'no-deps', '--yes', '--no-git', '--oraclekit-version', 'file:/nonexistent/oraclekit.tgz', '--json'], { npm_config_offline: 'true' });
+    const r = await cli(
+      ['new', 'no-deps', '--yes', '--no-git', '--oraclekit-version', 'file:/nonexistent/oraclekit.tgz', '--json'],
+      { npm_config_offline: 'true' },
+    );
     expect(r.code, r.stderr).toBe(0);
     const o = json(r.stdout);
     expect(o).toMatchObject({ installed: false });
@@ -129,7 +197,18 @@ describe('refusals', () => {
   });
 
   it('a local URL and a different --port disagree', async () => {
-    const r = await cli(['new', 'ports', '--yes', '--no-install', '--no-git', '--url', 'http://localhost:3456', '--port', '3000', '--json']);
+    const r = await cli([
+      'new',
+      'ports',
+      '--yes',
+      '--no-install',
+      '--no-git',
+      '--url',
+      'http://localhost:3456',
+      '--port',
+      '3000',
+      '--json',
+    ]);
     expect(r.code).toBe(3);
     expect(json(r.stderr)).toMatchObject({ code: 'port_mismatch', field: 'port' });
   });
@@ -138,7 +217,11 @@ describe('refusals', () => {
     for (const price of ['0.0000001', '1000000001', '-1', '1e3']) {
       const r = await cli(['new', 'bad-price', '--yes', '--no-install', '--no-git', '--price', price, '--json']);
       expect(r.code, price).toBe(3);
-      expect(json(r.stderr)).toMatchObject({ code: 'invalid_flag', field: 'price', details: { value: price, valid: 'a number from 0 to 1000000000 with at most 6 decimals (0 = free)' } });
+      expect(json(r.stderr)).toMatchObject({
+        code: 'invalid_flag',
+        field: 'price',
+        details: { value: price, valid: 'a number from 0 to 1000000000 with at most 6 decimals (0 = free)' },
+      });
     }
     expect(existsSync(join(work, 'bad-price'))).toBe(false);
   });
@@ -153,7 +236,7 @@ describe('refusals', () => {
     expect(existsSync(join(work, 'anywhere'))).toBe(false);
   });
 
-  it('says that a local URL without a port means port 80, and binds the URL\'s address (HOST in .env)', async () => {
+  it("says that a local URL without a port means port 80, and binds the URL's address (HOST in .env)", async () => {
     const r = await cli(['new', 'port-80', '--yes', '--no-install', '--no-git', '--url', 'http://localhost', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const o = json(r.stdout);
@@ -168,7 +251,16 @@ describe('refusals', () => {
     expect(h.stderr).toContain('warning: --url http://127.0.0.5 has no port, so it means port 80');
     expect(getEnvVar(readFileSync(join(work, 'port-80-text/.env'), 'utf8'), 'HOST')).toBe('127.0.0.5');
     // an explicit :80 is not a surprise
-    const e = await cli(['new', 'port-80-explicit', '--yes', '--no-install', '--no-git', '--url', 'http://localhost:80', '--json']);
+    const e = await cli([
+      'new',
+      'port-80-explicit',
+      '--yes',
+      '--no-install',
+      '--no-git',
+      '--url',
+      'http://localhost:80',
+      '--json',
+    ]);
     expect(json(e.stdout).warnings).toEqual([]);
   });
 
@@ -184,19 +276,60 @@ describe('refusals', () => {
     const a = await cli(['new', 'remote', '--yes', '--no-install', '--no-git', '--network', 'devnet', '--json']);
     expect(a.code).toBe(3);
     expect(json(a.stderr)).toMatchObject({ code: 'unknown_network_registry', field: 'registry' });
-    const b = await cli(['new', 'remote', '--yes', '--no-install', '--no-git', '--network', 'testnet', '--registry', 'http://127.0.0.1:1', '--api-key', 'k', '--json']);
+    const b = await cli([
+      'new',
+      'remote',
+      '--yes',
+      '--no-install',
+      '--no-git',
+      '--network',
+      'testnet',
+      '--registry',
+      'http://127.0.0.1:1',
+      '--api-key',
+      'k',
+      '--json',
+    ]);
     expect(b.code).toBe(9);
     expect(json(b.stderr).message).toMatch(/cannot reach the testnet registry at http:\/\/127\.0\.0\.1:1/);
     expect(existsSync(join(work, 'remote'))).toBe(false);
   });
 
   it('registers on a remote network through --registry and --api-key (a devnet registry that is a daemon)', async () => {
-    const r = await cli(['new', 'on-devnet', '--yes', '--no-install', '--no-git', '--network', 'devnet', '--registry', first.registry, '--api-key', apiKey(), '--class', first.class, '--url', 'https://oracle.example.org', '--json']);
+    const r = await cli([
+      'new',
+      'on-devnet',
+      '--yes',
+      '--no-install',
+      '--no-git',
+      '--network',
+      'devnet',
+      '--registry',
+      first.registry,
+      '--api-key',
+      apiKey(),
+      '--class',
+      first.class,
+      '--url',
+      'https://oracle.example.org',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const o = json(r.stdout);
-    expect(o).toMatchObject({ network: 'devnet', registry: first.registry, apiUrl: 'https://oracle.example.org', port: 3000 });
-    expect(json(readFileSync(join(o.dir, 'oracle.config.json'), 'utf8'))).toMatchObject({ network: 'devnet', registry: first.registry });
-    expect(json(readFileSync(join(home, 'config/settings.json'), 'utf8')).networks.devnet).toMatchObject({ registry: first.registry, apiKey: apiKey() });
+    expect(o).toMatchObject({
+      network: 'devnet',
+      registry: first.registry,
+      apiUrl: 'https://oracle.example.org',
+      port: 3000,
+    });
+    expect(json(readFileSync(join(o.dir, 'oracle.config.json'), 'utf8'))).toMatchObject({
+      network: 'devnet',
+      registry: first.registry,
+    });
+    expect(json(readFileSync(join(home, 'config/settings.json'), 'utf8')).networks.devnet).toMatchObject({
+      registry: first.registry,
+      apiKey: apiKey(),
+    });
   });
 });
 
@@ -204,7 +337,9 @@ describe('Matrix bot provisioning', () => {
   it('registers the bot on the configured homeserver and stores its credentials in .env', async () => {
     const hs = await startHomeserver();
     try {
-      const r = await cli(['new', 'chatty', '--yes', '--no-install', '--no-git', '--json'], { MATRIX_BASE_URL: hs.url });
+      const r = await cli(['new', 'chatty', '--yes', '--no-install', '--no-git', '--json'], {
+        MATRIX_BASE_URL: hs.url,
+      });
       expect(r.code, r.stderr).toBe(0);
       const o = json(r.stdout);
       expect(o.matrix).toEqual({ provisioned: true, userId: '@oracle-chatty:localhost', created: true });
@@ -220,7 +355,16 @@ describe('Matrix bot provisioning', () => {
   });
 
   it('a failure after registration removes the project and deactivates the domain', async () => {
-    const r = await cli(['new', 'broken', '--yes', '--no-install', '--no-git', '--matrix-homeserver', 'http://127.0.0.1:1', '--json']);
+    const r = await cli([
+      'new',
+      'broken',
+      '--yes',
+      '--no-install',
+      '--no-git',
+      '--matrix-homeserver',
+      'http://127.0.0.1:1',
+      '--json',
+    ]);
     expect(r.code).toBe(9);
     expect(existsSync(join(work, 'broken'))).toBe(false);
     const ds = await domainsNamed('broken');
@@ -234,7 +378,11 @@ describe('Matrix bot provisioning', () => {
     const released = new Promise<void>((ok) => (release = ok));
     hs.gate = () => released;
     try {
-      const child = spawn(process.execPath, [BIN, 'new', 'interrupted', '--yes', '--no-install', '--no-git', '--matrix-homeserver', hs.url], { cwd: work, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        [BIN, 'new', 'interrupted', '--yes', '--no-install', '--no-git', '--matrix-homeserver', hs.url],
+        { cwd: work, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let stderr = '';
       let killed = false;
       const cancelling = new Promise<void>((ok) =>
@@ -266,7 +414,10 @@ describe('oraclekit update-oracle-api-url', () => {
   let served = '';
   beforeAll(async () => {
     server = createServer((req, res) => {
-      if (req.url === '/health') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', name: 'demo', oracleDid: served, version: '1.0.0' }));
+      if (req.url === '/health')
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ status: 'ok', name: 'demo', oracleDid: served, version: '1.0.0' }));
       else res.writeHead(404).end('{}');
     });
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', () => ok()));
@@ -279,13 +430,23 @@ describe('oraclekit update-oracle-api-url', () => {
     const r = await runCli(['update-oracle-api-url', url, '--json'], { env, cwd: first.dir });
     expect(r.code, r.stderr).toBe(0);
     const port = Number(new URL(url).port);
-    expect(json(r.stdout)).toMatchObject({ did: first.did, previous: { apiUrl: 'http://localhost:3000', wsUrl: 'http://localhost:3000' }, apiUrl: url, wsUrl: url, checked: true, port: { from: '3000', to: port } });
+    expect(json(r.stdout)).toMatchObject({
+      did: first.did,
+      previous: { apiUrl: 'http://localhost:3000', wsUrl: 'http://localhost:3000' },
+      apiUrl: url,
+      wsUrl: url,
+      checked: true,
+      port: { from: '3000', to: port },
+    });
     const d = await domain(first.did);
     expect(d.services).toEqual([
       { id: '#api', type: 'oracleService', serviceEndpoint: url },
       { id: '#ws', type: 'oracleService', serviceEndpoint: url },
     ]);
-    expect(json(readFileSync(join(first.dir, 'oracle.config.json'), 'utf8'))).toMatchObject({ apiUrl: url, wsUrl: url });
+    expect(json(readFileSync(join(first.dir, 'oracle.config.json'), 'utf8'))).toMatchObject({
+      apiUrl: url,
+      wsUrl: url,
+    });
     expect(getEnvVar(readFileSync(join(first.dir, '.env'), 'utf8'), 'PORT')).toBe(String(port));
   });
 
@@ -299,10 +460,21 @@ describe('oraclekit update-oracle-api-url', () => {
     expect(readme).toContain(url); // moved by the test above
     expect(readme).not.toContain('http://localhost:3000');
     // a project made before: its chat script named the port, its README the URL
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...pkg(), scripts: { ...pkg().scripts, chat: `oraclekit chat --oracle http://localhost:\${PORT:-${port}}` } }, null, 2));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify(
+        { ...pkg(), scripts: { ...pkg().scripts, chat: `oraclekit chat --oracle http://localhost:\${PORT:-${port}}` } },
+        null,
+        2,
+      ),
+    );
     writeFileSync(join(dir, 'README.md'), `${readme}\noraclekit chat --oracle ${url}\n`);
     const other = await new Promise<Server>((ok) => {
-      const s2 = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', oracleDid: first.did })));
+      const s2 = createServer((_req, res) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ status: 'ok', oracleDid: first.did })),
+      );
       s2.listen(0, '127.0.0.1', () => ok(s2));
     });
     try {
@@ -324,7 +496,10 @@ describe('oraclekit update-oracle-api-url', () => {
       expect(h.stdout).toContain('updated README.md, package.json (they named the old URL or port)');
       expect(readFileSync(join(dir, 'README.md'), 'utf8')).not.toContain(next);
       // a URL on another loopback address: HOST follows it, so the runtime binds where the URL points
-      const on5 = await runCli(['update-oracle-api-url', 'http://127.0.0.5:3999', '--no-check', '--json'], { env, cwd: dir });
+      const on5 = await runCli(['update-oracle-api-url', 'http://127.0.0.5:3999', '--no-check', '--json'], {
+        env,
+        cwd: dir,
+      });
       expect(on5.code, on5.stderr).toBe(0);
       expect(getEnvVar(readFileSync(join(dir, '.env'), 'utf8'), 'HOST')).toBe('127.0.0.5');
       const back = await runCli(['update-oracle-api-url', url, '--json'], { env, cwd: dir });
@@ -336,10 +511,18 @@ describe('oraclekit update-oracle-api-url', () => {
   });
 
   it('says that a local URL without a port means port 80', async () => {
-    const r = await runCli(['update-oracle-api-url', 'http://localhost', '--no-check', '--did', first.did, '--json'], { env, cwd: work });
+    const r = await runCli(['update-oracle-api-url', 'http://localhost', '--no-check', '--did', first.did, '--json'], {
+      env,
+      cwd: work,
+    });
     expect(r.code, r.stderr).toBe(0);
-    expect(json(r.stdout).warnings).toEqual([expect.stringContaining('--url http://localhost has no port, so it means port 80')]);
-    const z = await runCli(['update-oracle-api-url', 'http://0.0.0.0:3000', '--no-check', '--did', first.did, '--json'], { env, cwd: work });
+    expect(json(r.stdout).warnings).toEqual([
+      expect.stringContaining('--url http://localhost has no port, so it means port 80'),
+    ]);
+    const z = await runCli(
+      ['update-oracle-api-url', 'http://0.0.0.0:3000', '--no-check', '--did', first.did, '--json'],
+      { env, cwd: work },
+    );
     expect(z.code).toBe(3);
     expect(json(z.stderr)).toMatchObject({ code: 'invalid_url', field: 'url' });
   });
@@ -352,17 +535,26 @@ describe('oraclekit update-oracle-api-url', () => {
     const other = await runCli(['update-oracle-api-url', url, '--json'], { env, cwd: first.dir });
     expect(other.code).toBe(4);
     expect(json(other.stderr)).toMatchObject({ code: 'oracle_did_mismatch' });
-    const forced = await runCli(['update-oracle-api-url', 'https://oracle.example.org', '--no-check', '--json'], { env, cwd: first.dir });
+    const forced = await runCli(['update-oracle-api-url', 'https://oracle.example.org', '--no-check', '--json'], {
+      env,
+      cwd: first.dir,
+    });
     expect(forced.code, forced.stderr).toBe(0);
     expect(json(forced.stdout)).toMatchObject({ apiUrl: 'https://oracle.example.org', checked: false, port: null });
     expect((await domain(first.did)).services[0].serviceEndpoint).toBe('https://oracle.example.org');
   });
 
   it('takes --did outside a project, and says what is missing without one', async () => {
-    const none = await runCli(['update-oracle-api-url', 'http://localhost:3000', '--no-check', '--json'], { env, cwd: work });
+    const none = await runCli(['update-oracle-api-url', 'http://localhost:3000', '--no-check', '--json'], {
+      env,
+      cwd: work,
+    });
     expect(none.code).toBe(3);
     expect(json(none.stderr)).toMatchObject({ code: 'missing_did', field: 'did' });
-    const r = await runCli(['update-oracle-api-url', 'http://localhost:3000', '--no-check', '--did', first.did, '--json'], { env, cwd: work });
+    const r = await runCli(
+      ['update-oracle-api-url', 'http://localhost:3000', '--no-check', '--did', first.did, '--json'],
+      { env, cwd: work },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(json(r.stdout)).toMatchObject({ config: null, port: null, apiUrl: 'http://localhost:3000' });
   });
@@ -376,7 +568,11 @@ describe('oraclekit new --auth qr', () => {
     const { parseSignInLink, signInMessage } = await import('../../src/cli/identity/qr.ts');
     const secret = ed25519.utils.randomSecretKey();
     const walletDid = didKeyFromPublicKey(ed25519.getPublicKey(secret));
-    const child = spawn(process.execPath, [BIN, 'new', 'by-wallet', '--yes', '--auth', 'qr', '--no-install', '--no-git', '--json'], { cwd: work, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'new', 'by-wallet', '--yes', '--auth', 'qr', '--no-install', '--no-git', '--json'],
+      { cwd: work, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -391,12 +587,22 @@ describe('oraclekit new --auth qr', () => {
     });
     const req = parseSignInLink(link);
     expect(req.aud).toBe(first.identity.did); // the saved local key is the one the wallet vouches for
-    const signature = Buffer.from(ed25519.sign(new TextEncoder().encode(signInMessage(req)), secret)).toString('base64url');
-    const res = await fetch(req.callback, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ did: walletDid, challenge: req.challenge, signature }) });
+    const signature = Buffer.from(ed25519.sign(new TextEncoder().encode(signInMessage(req)), secret)).toString(
+      'base64url',
+    );
+    const res = await fetch(req.callback, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ did: walletDid, challenge: req.challenge, signature }),
+    });
     expect(res.status).toBe(200);
     expect(await closed, stderr).toBe(0);
     const o = json(stdout);
-    expect(o).toMatchObject({ identity: { did: walletDid, method: 'qr', source: 'wallet' }, apiKeyCreated: true, classCreated: false });
+    expect(o).toMatchObject({
+      identity: { did: walletDid, method: 'qr', source: 'wallet' },
+      apiKeyCreated: true,
+      classCreated: false,
+    });
     expect(await domain(o.did)).toMatchObject({ type: 'Oracle', controllers: [walletDid] });
   });
 });

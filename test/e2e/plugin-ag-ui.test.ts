@@ -21,10 +21,18 @@ afterAll(async () => {
 const chart = {
   name: 'show_chart',
   description: 'Draw a bar chart in the app',
-  schema: { type: 'object', properties: { title: { type: 'string' }, values: { type: 'array', items: { type: 'number' } } }, required: ['title', 'values'] },
+  schema: {
+    type: 'object',
+    properties: { title: { type: 'string' }, values: { type: 'array', items: { type: 'number' } } },
+    required: ['title', 'values'],
+  },
   hasRender: true,
 };
-const navigate = { name: 'open_view', description: 'Open a view of the app', schema: { type: 'object', properties: { view: { type: 'string', enum: ['map', 'list'] } }, required: ['view'] } };
+const navigate = {
+  name: 'open_view',
+  description: 'Open a view of the app',
+  schema: { type: 'object', properties: { view: { type: 'string', enum: ['map', 'list'] } }, required: ['view'] },
+};
 
 const actionEvents = (events: AnyEvent[]) => events.filter((e) => e.event === 'action_call').map((e) => e.data);
 
@@ -37,7 +45,11 @@ describe('ag-ui: the client actions', () => {
     const renders: WrappedEvent[] = [];
     s.on('action_call', (c: ActionCallSocket) => {
       calls.push(c);
-      s.emit('action_call_result', { toolCallId: c.toolCallId, sessionId: c.sessionId, result: { rendered: true, bars: (c.args as { values: number[] }).values.length } });
+      s.emit('action_call_result', {
+        toolCallId: c.toolCallId,
+        sessionId: c.sessionId,
+        result: { rendered: true, bars: (c.args as { values: number[] }).values.length },
+      });
     });
     s.on('render_component', (e: WrappedEvent) => renders.push(e));
     h.model.enqueue(
@@ -51,14 +63,43 @@ describe('ag-ui: the client actions', () => {
     s.close();
 
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
-    expect(calls).toEqual([{ sessionId, requestId, toolCallId: 'call_chart', toolName: 'show_chart', args: { title: 'Stoves', values: [3, 5, 8] } }]);
+    expect(calls).toEqual([
+      {
+        sessionId,
+        requestId,
+        toolCallId: 'call_chart',
+        toolName: 'show_chart',
+        args: { title: 'Stoves', values: [3, 5, 8] },
+      },
+    ]);
     expect(actionEvents(events)).toEqual([
       { sessionId, requestId, toolCallId: 'call_chart', toolName: 'show_chart', status: 'isRunning' },
-      { sessionId, requestId, toolCallId: 'call_chart', toolName: 'show_chart', status: 'done', output: { rendered: true, bars: 3 } },
+      {
+        sessionId,
+        requestId,
+        toolCallId: 'call_chart',
+        toolName: 'show_chart',
+        status: 'done',
+        output: { rendered: true, bars: 3 },
+      },
     ]);
     expect(renders.map((r) => r.payload)).toEqual([
-      { sessionId, requestId, eventId: 'call_chart', componentName: 'show_chart', args: { title: 'Stoves', values: [3, 5, 8] }, status: 'isRunning' },
-      { sessionId, requestId, eventId: 'call_chart', componentName: 'show_chart', args: { title: 'Stoves', values: [3, 5, 8] }, status: 'done' },
+      {
+        sessionId,
+        requestId,
+        eventId: 'call_chart',
+        componentName: 'show_chart',
+        args: { title: 'Stoves', values: [3, 5, 8] },
+        status: 'isRunning',
+      },
+      {
+        sessionId,
+        requestId,
+        eventId: 'call_chart',
+        componentName: 'show_chart',
+        args: { title: 'Stoves', values: [3, 5, 8] },
+        status: 'done',
+      },
     ]);
     expect(renders.every((r) => r.eventName === 'render_component')).toBe(true);
     expect(events.map((e) => (e.event === 'message' ? e.data.content : '')).join('')).toBe('Drawn with 3 bars.');
@@ -75,7 +116,11 @@ describe('ag-ui: the client actions', () => {
     let seen = 0;
     s.on('render_component', () => renders++);
     s.on('action_call', () => seen++);
-    h.model.enqueue(callTool('load_capability', { names: ['ag-ui'] }), callTool('open_view', { view: 'map' }, 'call_nav'), say('The app did not respond.'));
+    h.model.enqueue(
+      callTool('load_capability', { names: ['ag-ui'] }),
+      callTool('open_view', { view: 'map' }, 'call_nav'),
+      say('The app did not respond.'),
+    );
     const { events } = await u.stream(sessionId, 'Open the map', { agActions: [chart, navigate] });
     s.close();
     expect(seen).toBe(1);
@@ -83,7 +128,9 @@ describe('ag-ui: the client actions', () => {
     const err = 'action open_view timed out: the client sent no result within 700 ms';
     expect(actionEvents(events).map((d) => d.status)).toEqual(['isRunning', 'error']);
     expect(actionEvents(events)[1]).toMatchObject({ error: err });
-    expect(events.filter((e) => e.event === 'tool_call').at(-1)).toMatchObject({ data: { toolName: 'open_view', status: 'error', error: err } });
+    expect(events.filter((e) => e.event === 'tool_call').at(-1)).toMatchObject({
+      data: { toolName: 'open_view', status: 'error', error: err },
+    });
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
   });
 
@@ -93,11 +140,17 @@ describe('ag-ui: the client actions', () => {
     const s = await u.socket(sessionId);
     let seen = 0;
     s.on('action_call', () => seen++);
-    h.model.enqueue(callTool('load_capability', { names: ['ag-ui'] }), callTool('open_view', { view: 'spreadsheet' }), say('Invalid view.'));
+    h.model.enqueue(
+      callTool('load_capability', { names: ['ag-ui'] }),
+      callTool('open_view', { view: 'spreadsheet' }),
+      say('Invalid view.'),
+    );
     const { events } = await u.stream(sessionId, 'Open the spreadsheet', { agActions: [navigate] });
     s.close();
     expect(seen).toBe(0);
-    expect(events.filter((e) => e.event === 'tool_call').at(-1)).toMatchObject({ data: { toolName: 'open_view', status: 'error' } });
+    expect(events.filter((e) => e.event === 'tool_call').at(-1)).toMatchObject({
+      data: { toolName: 'open_view', status: 'error' },
+    });
     expect(h.app.plugins.status().loaded).toContain('ag-ui');
   });
 });

@@ -8,11 +8,14 @@ import { bootWith } from '../unit/runtime/plugins/_helpers/boot.ts';
 
 let h: Harness;
 let cs: ComposioServer;
-const toolEvents = (events: AnyEvent[]) => events.filter((e) => e.event === 'tool_call').map((e) => (e.event === 'tool_call' ? e.data : undefined)!);
+const toolEvents = (events: AnyEvent[]) =>
+  events.filter((e) => e.event === 'tool_call').map((e) => (e.event === 'tool_call' ? e.data : undefined)!);
 
 beforeAll(async () => {
   cs = await startComposioServer();
-  h = await startHarness({ env: { COMPOSIO_API_KEY: cs.apiKey, COMPOSIO_BASE_URL: cs.url, COMPOSIO_TIMEOUT_MS: '800' } });
+  h = await startHarness({
+    env: { COMPOSIO_API_KEY: cs.apiKey, COMPOSIO_BASE_URL: cs.url, COMPOSIO_TIMEOUT_MS: '800' },
+  });
 });
 afterAll(async () => {
   await h.close();
@@ -34,25 +37,40 @@ describe('composio plugin against a loopback Composio API', () => {
     h.model.enqueue(
       callTool('load_capability', { names: ['composio'] }, 'c_load'),
       callTool('composio_search_tools', { query: 'create issue', toolkit: 'GitHub' }, 'c_search'),
-      callTool('composio_execute_tool', { tool_slug: 'GITHUB_CREATE_AN_ISSUE', arguments: { owner: 'ixo', repo: 'stoves', title: 'Sensor 7 offline' } }, 'c_exec'),
+      callTool(
+        'composio_execute_tool',
+        { tool_slug: 'GITHUB_CREATE_AN_ISSUE', arguments: { owner: 'ixo', repo: 'stoves', title: 'Sensor 7 offline' } },
+        'c_exec',
+      ),
       (body) => say(`Created ${(lastToolResult(body) as { data: { html_url: string } }).data.html_url}`),
     );
     const before = h.model.requests.length;
     const { events } = await u.stream(s, 'Open an issue in ixo/stoves: Sensor 7 offline');
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
-    expect(toolEvents(events).filter((c) => c.status !== 'isRunning').map((c) => [c.eventId, c.status])).toEqual([
+    expect(
+      toolEvents(events)
+        .filter((c) => c.status !== 'isRunning')
+        .map((c) => [c.eventId, c.status]),
+    ).toEqual([
       ['c_load', 'done'],
       ['c_search', 'done'],
       ['c_exec', 'done'],
     ]);
-    const search = lastToolResult(h.model.requests[before + 2]!.body) as { tools: { slug: string; toolkit: string; input_parameters: { required: string[] } }[] };
+    const search = lastToolResult(h.model.requests[before + 2]!.body) as {
+      tools: { slug: string; toolkit: string; input_parameters: { required: string[] } }[];
+    };
     expect(search.tools.map((t) => t.slug)).toEqual(['GITHUB_CREATE_AN_ISSUE']);
     expect(search.tools[0]!.toolkit).toBe('github');
     expect(search.tools[0]!.input_parameters.required).toEqual(['owner', 'repo', 'title']);
     expect(lastToolResult(h.model.requests[before + 3]!.body)).toEqual({
       ok: true,
       tool: 'GITHUB_CREATE_AN_ISSUE',
-      data: { number: 42, html_url: 'https://github.com/ixo/stoves/issues/42', title: 'Sensor 7 offline', state: 'open' },
+      data: {
+        number: 42,
+        html_url: 'https://github.com/ixo/stoves/issues/42',
+        title: 'Sensor 7 offline',
+        state: 'open',
+      },
       logId: expect.stringMatching(/^log_\d+$/),
     });
     const text = events.map((e) => (e.event === 'message' ? e.data.content : '')).join('');
@@ -63,7 +81,10 @@ describe('composio plugin against a loopback Composio API', () => {
     expect(listReq.headers['x-api-key']).toBe(cs.apiKey);
     const execReq = cs.requests.find((r) => r.path === '/api/v3/tools/execute/GITHUB_CREATE_AN_ISSUE')!;
     expect(execReq.method).toBe('POST');
-    expect(execReq.body).toEqual({ user_id: u.did, arguments: { owner: 'ixo', repo: 'stoves', title: 'Sensor 7 offline' } });
+    expect(execReq.body).toEqual({
+      user_id: u.did,
+      arguments: { owner: 'ixo', repo: 'stoves', title: 'Sensor 7 offline' },
+    });
   });
 
   it('failures are clear tool errors: unknown slug, no connected account, unsuccessful execution, time-out', async () => {
@@ -72,30 +93,59 @@ describe('composio plugin against a loopback Composio API', () => {
     h.model.enqueue(
       callTool('load_capability', { names: ['composio'] }),
       callTool('composio_execute_tool', { tool_slug: 'GITHUB_MAKE_COFFEE', arguments: {} }, 'c_unknown'),
-      callTool('composio_execute_tool', { tool_slug: 'GMAIL_SEND_EMAIL', arguments: { recipient_email: 'a@b.c', body: 'hi' } }, 'c_noacct'),
+      callTool(
+        'composio_execute_tool',
+        { tool_slug: 'GMAIL_SEND_EMAIL', arguments: { recipient_email: 'a@b.c', body: 'hi' } },
+        'c_noacct',
+      ),
       callTool('composio_execute_tool', { tool_slug: 'HACKERNEWS_GET_TOP_STORIES', arguments: { limit: 1 } }, 'c_ok'),
       callTool('composio_search_tools', { query: 'nothing like this' }, 'c_none'),
       say('Done.'),
     );
     const { events } = await u.stream(s, 'try things');
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
-    const byId = new Map(toolEvents(events).filter((c) => c.status !== 'isRunning').map((c) => [c.eventId, c]));
-    expect(byId.get('c_unknown')).toMatchObject({ status: 'error', error: "Composio has no tool 'GITHUB_MAKE_COFFEE'. Call composio_search_tools to find the right slug. Tool GITHUB_MAKE_COFFEE not found" });
-    expect(byId.get('c_noacct')).toMatchObject({ status: 'error', error: `executing GMAIL_SEND_EMAIL failed with HTTP 400: No connected account found for user ${u.did} for toolkit gmail (Connect a gmail account for this user first)` });
-    expect(byId.get('c_ok')).toMatchObject({ status: 'done', output: { ok: true, data: { stories: [{ id: 1, title: 'Show HN: cookstove telemetry' }] } } });
+    const byId = new Map(
+      toolEvents(events)
+        .filter((c) => c.status !== 'isRunning')
+        .map((c) => [c.eventId, c]),
+    );
+    expect(byId.get('c_unknown')).toMatchObject({
+      status: 'error',
+      error:
+        "Composio has no tool 'GITHUB_MAKE_COFFEE'. Call composio_search_tools to find the right slug. Tool GITHUB_MAKE_COFFEE not found",
+    });
+    expect(byId.get('c_noacct')).toMatchObject({
+      status: 'error',
+      error: `executing GMAIL_SEND_EMAIL failed with HTTP 400: No connected account found for user ${u.did} for toolkit gmail (Connect a gmail account for this user first)`,
+    });
+    expect(byId.get('c_ok')).toMatchObject({
+      status: 'done',
+      output: { ok: true, data: { stories: [{ id: 1, title: 'Show HN: cookstove telemetry' }] } },
+    });
     expect(byId.get('c_none')).toMatchObject({ status: 'done', output: { tools: [], hint: expect.any(String) } });
 
     cs.connect(u.did, 'github');
     cs.delayMs = 0;
-    h.model.enqueue(callTool('composio_execute_tool', { tool_slug: 'GITHUB_CREATE_AN_ISSUE', arguments: { owner: 'ixo' } }, 'c_missing'), say('Need a title.'));
+    h.model.enqueue(
+      callTool(
+        'composio_execute_tool',
+        { tool_slug: 'GITHUB_CREATE_AN_ISSUE', arguments: { owner: 'ixo' } },
+        'c_missing',
+      ),
+      say('Need a title.'),
+    );
     const r2 = await u.stream(s, 'make an issue');
-    expect(toolEvents(r2.events).find((c) => c.eventId === 'c_missing' && c.status === 'error')?.error).toBe('GITHUB_CREATE_AN_ISSUE did not succeed: Missing required parameter(s): repo, title');
+    expect(toolEvents(r2.events).find((c) => c.eventId === 'c_missing' && c.status === 'error')?.error).toBe(
+      'GITHUB_CREATE_AN_ISSUE did not succeed: Missing required parameter(s): repo, title',
+    );
 
     cs.delayMs = 5000;
     try {
       h.model.enqueue(callTool('composio_search_tools', { query: 'issue' }, 'c_slow'), say('Composio is slow.'));
       const r3 = await u.stream(s, 'slow');
-      expect(toolEvents(r3.events).find((c) => c.eventId === 'c_slow' && c.status === 'error')?.error).toBe('the Composio API did not answer within 800 ms');
+      expect(toolEvents(r3.events).find((c) => c.eventId === 'c_slow' && c.status === 'error')?.error).toBe(
+        'the Composio API did not answer within 800 ms',
+      );
       expect(r3.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
     } finally {
       cs.delayMs = 0;
@@ -107,10 +157,16 @@ describe('composio plugin against a loopback Composio API', () => {
     try {
       const u = await h2.user();
       const s = await u.newSession();
-      h2.model.enqueue(callTool('load_capability', { names: ['composio'] }), callTool('composio_search_tools', { query: 'issue' }, 'c_401'), say('Key problem.'));
+      h2.model.enqueue(
+        callTool('load_capability', { names: ['composio'] }),
+        callTool('composio_search_tools', { query: 'issue' }, 'c_401'),
+        say('Key problem.'),
+      );
       const { events } = await u.stream(s, 'search');
       const err = toolEvents(events).find((c) => c.eventId === 'c_401' && c.status === 'error')!.error!;
-      expect(err).toBe('Composio refused the request (HTTP 401): the API key is missing, invalid or lacks access. API key is invalid or missing (Pass a valid API key in the x-api-key header)');
+      expect(err).toBe(
+        'Composio refused the request (HTTP 401): the API key is missing, invalid or lacks access. API key is invalid or missing (Pass a valid API key in the x-api-key header)',
+      );
       expect(err).not.toContain('ak_wrong_key_999');
     } finally {
       await h2.close();
@@ -122,10 +178,17 @@ describe('composio boot', () => {
   it('blank key → excluded; bad base URL or a forced plugin without a key → boot error', async () => {
     const blank = await bootWith([composioPlugin], { COMPOSIO_API_KEY: '' });
     expect(blank.lines).toContain('[boot] excluded: composio (COMPOSIO_API_KEY)');
-    const bad = await bootWith([composioPlugin], { COMPOSIO_API_KEY: 'ak_1234567890', COMPOSIO_BASE_URL: 'backend.composio.dev' });
-    expect(bad.error).toBe("[boot-error] Plugin 'composio' env validation failed for 'COMPOSIO_BASE_URL': must be an http(s) URL, e.g. https://backend.composio.dev. Set 'COMPOSIO_BASE_URL' or disable it: features: { composio: false }");
+    const bad = await bootWith([composioPlugin], {
+      COMPOSIO_API_KEY: 'ak_1234567890',
+      COMPOSIO_BASE_URL: 'backend.composio.dev',
+    });
+    expect(bad.error).toBe(
+      "[boot-error] Plugin 'composio' env validation failed for 'COMPOSIO_BASE_URL': must be an http(s) URL, e.g. https://backend.composio.dev. Set 'COMPOSIO_BASE_URL' or disable it: features: { composio: false }",
+    );
     const forced = await bootWith([composioPlugin], {}, { composio: true });
-    expect(forced.error).toBe("[boot-error] Plugin 'composio' env validation failed for 'COMPOSIO_API_KEY': required but blank. Set 'COMPOSIO_API_KEY' or disable it: features: { composio: false }");
+    expect(forced.error).toBe(
+      "[boot-error] Plugin 'composio' env validation failed for 'COMPOSIO_API_KEY': required but blank. Set 'COMPOSIO_API_KEY' or disable it: features: { composio: false }",
+    );
     const ok = await bootWith([composioPlugin], { COMPOSIO_API_KEY: 'ak_1234567890' });
     expect(ok.status!.loaded).toEqual(['composio']);
   });

@@ -37,7 +37,12 @@ async function settled(x: Harness): Promise<Harness> {
   while (x.app.plugins.status().pending.length > 0) await new Promise((r) => setTimeout(r, 5));
   return x;
 }
-const toolErrors = (events: AnyEvent[]) => new Map(events.flatMap((e) => (e.event === 'tool_call' && e.data.status === 'error' ? [[e.data.eventId, e.data.error]] : [])));
+const toolErrors = (events: AnyEvent[]) =>
+  new Map(
+    events.flatMap((e) =>
+      e.event === 'tool_call' && e.data.status === 'error' ? [[e.data.eventId, e.data.error]] : [],
+    ),
+  );
 
 /** The project's .env as variables (KEY=value lines). */
 function dotenv(path: string): Record<string, string> {
@@ -67,18 +72,32 @@ describe('oraclekit new provisions the domains plugin a read-only key', () => {
     project = json(r.stdout);
     const idFile = join(t.home, 'config/identity.json');
     const identity = json(readFileSync(idFile, 'utf8'));
-    expect(r.stderr).toContain(`A new mnemonic was generated for ${identity.did}; it is not shown here (no terminal). It is saved in ${idFile} (mode 0600)`);
+    expect(r.stderr).toContain(
+      `A new mnemonic was generated for ${identity.did}; it is not shown here (no terminal). It is saved in ${idFile} (mode 0600)`,
+    );
     expect(r.stderr).not.toContain(identity.mnemonic);
-    expect(r.stderr).toContain(`Provisioned a read-only registry key for ${project.did} (ORACLEKIT_API_KEY in .env, mode 0600)`);
+    expect(r.stderr).toContain(
+      `Provisioned a read-only registry key for ${project.did} (ORACLEKIT_API_KEY in .env, mode 0600)`,
+    );
     const vars = dotenv(join(project.dir, '.env'));
     expect(vars.ORACLEKIT_API_KEY).toMatch(/^ok_[0-9a-f]{12}_[\w-]{32}$/);
     expect(statSync(join(project.dir, '.env')).mode & 0o777).toBe(0o600);
     expect(dotenv(join(project.dir, '.env.example')).ORACLEKIT_API_KEY).toBe('');
     expect(r.stdout + r.stderr).not.toContain(vars.ORACLEKIT_API_KEY);
-    const keys = json((await cli(['daemon', 'keys', 'list', '--json'])).stdout).items as { did: string; roles: string[]; prefix: string }[];
-    expect(keys.filter((k) => k.did === project.did)).toEqual([expect.objectContaining({ roles: ['reader'], prefix: vars.ORACLEKIT_API_KEY!.slice(0, 16) })]);
+    const keys = json((await cli(['daemon', 'keys', 'list', '--json'])).stdout).items as {
+      did: string;
+      roles: string[];
+      prefix: string;
+    }[];
+    expect(keys.filter((k) => k.did === project.did)).toEqual([
+      expect.objectContaining({ roles: ['reader'], prefix: vars.ORACLEKIT_API_KEY!.slice(0, 16) }),
+    ]);
     // read-only: the registry refuses it a write
-    const w = await fetch(`${registryUrl}/v1/domains`, { method: 'POST', headers: { authorization: `Bearer ${vars.ORACLEKIT_API_KEY}`, 'content-type': 'application/json' }, body: '{"type":"Protocol"}' });
+    const w = await fetch(`${registryUrl}/v1/domains`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${vars.ORACLEKIT_API_KEY}`, 'content-type': 'application/json' },
+      body: '{"type":"Protocol"}',
+    });
     expect(w.status).toBe(403);
     expect(await w.json()).toMatchObject({ code: 'read_only_key' });
   });
@@ -97,19 +116,25 @@ describe('oraclekit new provisions the domains plugin a read-only key', () => {
     const { events } = await u.stream(s, 'Am I registered?');
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
     expect(toolErrors(events).size).toBe(0);
-    expect(lastToolResult(h.model.requests[before + 1]!.body)).toMatchObject({ domains: [{ did: project.did, name: 'stoves', type: 'Oracle', state: 'registered' }] });
+    expect(lastToolResult(h.model.requests[before + 1]!.body)).toMatchObject({
+      domains: [{ did: project.did, name: 'stoves', type: 'Oracle', state: 'registered' }],
+    });
   });
 });
 
 describe('credentials the registry refuses', () => {
   it('a refused key: the plugin is failed with the reason in /ready and the boot lines; the key is in neither', async () => {
     const bogus = 'ok_000000000000_bogusbogusbogusbogusbogusbogusbo';
-    const h = await settled(await startHarness({ env: { ORACLEKIT_REGISTRY_URL: registryUrl, ORACLEKIT_API_KEY: bogus } }));
+    const h = await settled(
+      await startHarness({ env: { ORACLEKIT_REGISTRY_URL: registryUrl, ORACLEKIT_API_KEY: bogus } }),
+    );
     const reason = `the registry (${registryUrl}) refused ORACLEKIT_API_KEY (HTTP 401, unauthenticated: the API key is unknown or revoked); every domains tool would fail. Set ORACLEKIT_API_KEY to a key of that registry (read-only: \`oraclekit daemon keys create --did <oracle DID> --role reader\`)`;
     expect(h.app.plugins.status()).toMatchObject({ failed: [{ plugin: 'domains', reason }] });
     expect(h.app.plugins.status().loaded).not.toContain('domains');
     const ready = await fetch(`${h.url}/ready`);
-    const body = (await ready.json()) as { plugins: { failed: { plugin: string; reason: string }[]; loaded: string[] } };
+    const body = (await ready.json()) as {
+      plugins: { failed: { plugin: string; reason: string }[]; loaded: string[] };
+    };
     expect(body.plugins.failed).toEqual([{ plugin: 'domains', reason }]);
     expect(body.plugins.loaded).not.toContain('domains');
     expect(h.lines).toContain(`[plugin] domains pending → failed (${reason})`);

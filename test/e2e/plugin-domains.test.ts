@@ -25,7 +25,8 @@ async function settled(x: Harness): Promise<Harness> {
   while (x.app.plugins.status().pending.length > 0) await new Promise((r) => setTimeout(r, 5));
   return x;
 }
-const toolEvents = (events: AnyEvent[]) => events.filter((e) => e.event === 'tool_call').map((e) => (e.event === 'tool_call' ? e.data : undefined)!);
+const toolEvents = (events: AnyEvent[]) =>
+  events.filter((e) => e.event === 'tool_call').map((e) => (e.event === 'tool_call' ? e.data : undefined)!);
 
 beforeAll(async () => {
   reg = await startInProcess({ voters: [{ did: V1, weight: 1 }], proposalDurationSeconds: 3600 });
@@ -37,17 +38,32 @@ beforeAll(async () => {
     return r.body.id as string;
   };
   protocol = await create({ type: 'Protocol', metadata: { name: 'Clean cookstoves protocol' } });
-  kisumu = await create({ type: 'Project', class: protocol, metadata: { name: 'Kisumu cookstoves' }, alsoKnownAs: 'KSM-001' });
+  kisumu = await create({
+    type: 'Project',
+    class: protocol,
+    metadata: { name: 'Kisumu cookstoves' },
+    alsoKnownAs: 'KSM-001',
+  });
   busia = await create({ type: 'Project', class: protocol, metadata: { name: 'Busia stoves' } });
-  const p = await reg.call('POST', `/v1/domains/${kisumu}/verification-proposals`, { key: alice, body: { package: PKG, description: 'Kisumu entity package' } });
+  const p = await reg.call('POST', `/v1/domains/${kisumu}/verification-proposals`, {
+    key: alice,
+    body: { package: PKG, description: 'Kisumu entity package' },
+  });
   if (p.status !== 201) throw new Error(JSON.stringify(p.body));
   proposalId = p.body.id;
   const v = await reg.call('POST', `/v1/proposals/${proposalId}/votes`, { key: v1, body: { option: 'yes' } });
   if (v.status !== 200) throw new Error(JSON.stringify(v.body));
-  const b = await reg.call('POST', `/v1/domains/${busia}/verification-proposals`, { key: alice, body: { package: PKG } });
+  const b = await reg.call('POST', `/v1/domains/${busia}/verification-proposals`, {
+    key: alice,
+    body: { package: PKG },
+  });
   if (b.status !== 201) throw new Error(JSON.stringify(b.body));
   oracleKey = await reg.key('did:example:oracle', 'member');
-  h = await settled(await startHarness({ env: { ORACLEKIT_REGISTRY_URL: reg.url, ORACLEKIT_API_KEY: oracleKey, ORACLEKIT_REGISTRY_TIMEOUT_MS: '2000' } }));
+  h = await settled(
+    await startHarness({
+      env: { ORACLEKIT_REGISTRY_URL: reg.url, ORACLEKIT_API_KEY: oracleKey, ORACLEKIT_REGISTRY_TIMEOUT_MS: '2000' },
+    }),
+  );
 });
 afterAll(async () => {
   await h?.close();
@@ -62,7 +78,7 @@ describe('domains plugin against the real registry app', () => {
     expect(h.lines.join('\n')).not.toContain(oracleKey);
   });
 
-  it('search → verification state → read: the registry\'s answers reach the model', async () => {
+  it("search → verification state → read: the registry's answers reach the model", async () => {
     const u = await h.user();
     const s = await u.newSession();
     h.model.enqueue(
@@ -70,14 +86,30 @@ describe('domains plugin against the real registry app', () => {
       callTool('get_domain_verification', { did: kisumu }, 'c_ver'),
       callTool('get_domain', { did: kisumu }, 'c_get'),
       callTool('search_domains', { type: 'Project', state: 'pending_verification' }, 'c_pending'),
-      (body) => say(`Kisumu is ${(lastToolResult(body) as { domains: unknown[] }).domains.length === 1 ? 'verified; Busia is pending' : '?'}.`),
+      (body) =>
+        say(
+          `Kisumu is ${(lastToolResult(body) as { domains: unknown[] }).domains.length === 1 ? 'verified; Busia is pending' : '?'}.`,
+        ),
     );
     const before = h.model.requests.length;
     const { events } = await u.stream(s, 'Is the Kisumu cookstove project verified?');
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
-    expect((h.model.requests[before]!.body.tools ?? []).map((t) => t.function.name)).toEqual(expect.arrayContaining(['search_domains', 'get_domain', 'get_domain_verification']));
+    expect((h.model.requests[before]!.body.tools ?? []).map((t) => t.function.name)).toEqual(
+      expect.arrayContaining(['search_domains', 'get_domain', 'get_domain_verification']),
+    );
     expect(lastToolResult(h.model.requests[before + 1]!.body)).toEqual({
-      domains: [{ did: kisumu, name: 'Kisumu cookstoves', type: 'Project', class: protocol, state: 'verified', active: true, eligible: true, alsoKnownAs: 'KSM-001' }],
+      domains: [
+        {
+          did: kisumu,
+          name: 'Kisumu cookstoves',
+          type: 'Project',
+          class: protocol,
+          state: 'verified',
+          active: true,
+          eligible: true,
+          alsoKnownAs: 'KSM-001',
+        },
+      ],
       nextCursor: null,
     });
     const truth = (await reg.call('GET', `/v1/domains/${kisumu}/verification-proposals`, { key: oracleKey })).body;
@@ -88,12 +120,24 @@ describe('domains plugin against the real registry app', () => {
       stateMeaning: 'verified by the voters',
       active: true,
       eligible: true,
-      proposal: { id: proposalId, status: 'executed', tally: truth.proposal.tally, rule: truth.proposal.rule, deadline: truth.proposal.deadline, createdAt: truth.proposal.createdAt, closedAt: truth.proposal.closedAt, voters: 1, description: 'Kisumu entity package' },
+      proposal: {
+        id: proposalId,
+        status: 'executed',
+        tally: truth.proposal.tally,
+        rule: truth.proposal.rule,
+        deadline: truth.proposal.deadline,
+        createdAt: truth.proposal.createdAt,
+        closedAt: truth.proposal.closedAt,
+        voters: 1,
+        description: 'Kisumu entity package',
+      },
     });
     const got = lastToolResult(h.model.requests[before + 3]!.body) as Record<string, unknown>;
     const direct = (await reg.call('GET', `/v1/domains/${kisumu}`, { key: oracleKey })).body;
     expect(got).toEqual({ ...direct, did: kisumu, stateMeaning: 'verified by the voters' });
-    expect(lastToolResult(h.model.requests[before + 4]!.body)).toMatchObject({ domains: [{ did: busia, state: 'pending_verification', eligible: false }] });
+    expect(lastToolResult(h.model.requests[before + 4]!.body)).toMatchObject({
+      domains: [{ did: busia, state: 'pending_verification', eligible: false }],
+    });
     const text = events.map((e) => (e.event === 'message' ? e.data.content : '')).join('');
     expect(text).toBe('Kisumu is verified; Busia is pending.');
   });
@@ -110,7 +154,11 @@ describe('domains plugin against the real registry app', () => {
     );
     const { events } = await u.stream(s, 'look up');
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
-    const errs = new Map(toolEvents(events).filter((c) => c.status === 'error').map((c) => [c.eventId, c.error]));
+    const errs = new Map(
+      toolEvents(events)
+        .filter((c) => c.status === 'error')
+        .map((c) => [c.eventId, c.error]),
+    );
     expect(errs.get('c_404')).toBe(`no domain ${unknown} in the registry. Use search_domains to find it by name.`);
     expect(errs.get('c_bad')).toMatch(/^did "not-a-did" is not a valid DID: .*did:ixo:entity:<32 lowercase hex>/);
     expect(errs.get('c_badclass')).toMatch(/^class "did:ixo:entity:XYZ" is not a valid DID/);
@@ -119,9 +167,13 @@ describe('domains plugin against the real registry app', () => {
   it('a key revoked after boot, a registry that is down, and no registry at all are clear tool errors (no key in them)', async () => {
     // a key refused at boot fails the plugin (plugin-domains-credentials.test.ts); one revoked later is refused per call
     const revoked = await reg.key('did:example:revoked', 'reader');
-    const bad = await settled(await startHarness({ env: { ORACLEKIT_REGISTRY_URL: reg.url, ORACLEKIT_API_KEY: revoked } }));
+    const bad = await settled(
+      await startHarness({ env: { ORACLEKIT_REGISTRY_URL: reg.url, ORACLEKIT_API_KEY: revoked } }),
+    );
     expect(bad.app.plugins.status().loaded).toContain('domains');
-    const rv = await reg.call('POST', `/admin/v1/keys/key_${revoked.split('_')[1]}/revoke`, { key: await reg.key(ALICE, 'admin') });
+    const rv = await reg.call('POST', `/admin/v1/keys/key_${revoked.split('_')[1]}/revoke`, {
+      key: await reg.key(ALICE, 'admin'),
+    });
     expect(rv.status).toBe(200);
     const home = mkdtempSync(join(tmpdir(), 'oraclekit-nodaemon-'));
     try {
@@ -137,14 +189,20 @@ describe('domains plugin against the real registry app', () => {
       await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
       const port = (closed.address() as AddressInfo).port;
       await new Promise<void>((r) => closed.close(() => r()));
-      const down = await settled(await startHarness({ env: { ORACLEKIT_REGISTRY_URL: `http://127.0.0.1:${port}`, ORACLEKIT_API_KEY: oracleKey } }));
+      const down = await settled(
+        await startHarness({
+          env: { ORACLEKIT_REGISTRY_URL: `http://127.0.0.1:${port}`, ORACLEKIT_API_KEY: oracleKey },
+        }),
+      );
       expect(down.app.plugins.status().loaded).toContain('domains'); // no verdict on a key the registry never saw
       try {
         const u2 = await down.user();
         const s2 = await u2.newSession();
         down.model.enqueue(callTool('search_domains', {}, 'c_down'), say('down'));
         const r2 = await u2.stream(s2, 'search');
-        expect(toolEvents(r2.events).find((c) => c.eventId === 'c_down' && c.status === 'error')!.error).toBe(`the registry (http://127.0.0.1:${port}) is unreachable: fetch failed (ECONNREFUSED)`);
+        expect(toolEvents(r2.events).find((c) => c.eventId === 'c_down' && c.status === 'error')!.error).toBe(
+          `the registry (http://127.0.0.1:${port}) is unreachable: fetch failed (ECONNREFUSED)`,
+        );
       } finally {
         await down.close();
       }
@@ -170,10 +228,21 @@ describe('domains plugin against the real registry app', () => {
 });
 
 describe('the local daemon, found through the runtime environment', () => {
-  it('without ORACLEKIT_REGISTRY_URL, reads the discovery file under the ORACLEKIT_HOME of the runtime\'s env (not process.env)', async () => {
+  it("without ORACLEKIT_REGISTRY_URL, reads the discovery file under the ORACLEKIT_HOME of the runtime's env (not process.env)", async () => {
     const home = mkdtempSync(join(tmpdir(), 'oraclekit-daemonhome-'));
     const u = new URL(reg.url);
-    writeDiscovery({ pid: process.pid, host: u.hostname, port: Number(u.port), url: reg.url, version: 'test', token: 't', started: new Date().toISOString() }, { ORACLEKIT_HOME: home });
+    writeDiscovery(
+      {
+        pid: process.pid,
+        host: u.hostname,
+        port: Number(u.port),
+        url: reg.url,
+        version: 'test',
+        token: 't',
+        started: new Date().toISOString(),
+      },
+      { ORACLEKIT_HOME: home },
+    );
     const local = await settled(await startHarness({ env: { ORACLEKIT_API_KEY: oracleKey, ORACLEKIT_HOME: home } }));
     try {
       expect(process.env.ORACLEKIT_HOME).not.toBe(home);
@@ -181,7 +250,9 @@ describe('the local daemon, found through the runtime environment', () => {
       const s = await c.newSession();
       local.model.enqueue(callTool('get_domain', { did: kisumu }, 'c_local'), say('found'));
       const r = await c.stream(s, 'read');
-      expect(toolEvents(r.events).find((e) => e.eventId === 'c_local' && e.status === 'done')?.output).toMatchObject({ did: kisumu });
+      expect(toolEvents(r.events).find((e) => e.eventId === 'c_local' && e.status === 'done')?.output).toMatchObject({
+        did: kisumu,
+      });
     } finally {
       await local.close();
       rmSync(home, { recursive: true, force: true });
@@ -194,8 +265,12 @@ describe('domains boot', () => {
     const ok = await bootWith([domainsPlugin], {});
     expect(ok.lines).toContain('[boot] loaded: domains');
     const bad = await bootWith([domainsPlugin], { ORACLEKIT_REGISTRY_URL: 'file:///tmp/registry' });
-    expect(bad.error).toBe("[boot-error] Plugin 'domains' env validation failed for 'ORACLEKIT_REGISTRY_URL': must be an http(s) URL, not file:. Set 'ORACLEKIT_REGISTRY_URL' or disable it: features: { domains: false }");
+    expect(bad.error).toBe(
+      "[boot-error] Plugin 'domains' env validation failed for 'ORACLEKIT_REGISTRY_URL': must be an http(s) URL, not file:. Set 'ORACLEKIT_REGISTRY_URL' or disable it: features: { domains: false }",
+    );
     const t = await bootWith([domainsPlugin], { ORACLEKIT_REGISTRY_TIMEOUT_MS: '5' });
-    expect(t.error).toMatch(/^\[boot-error\] Plugin 'domains' env validation failed for 'ORACLEKIT_REGISTRY_TIMEOUT_MS': /);
+    expect(t.error).toMatch(
+      /^\[boot-error\] Plugin 'domains' env validation failed for 'ORACLEKIT_REGISTRY_TIMEOUT_MS': /,
+    );
   });
 });

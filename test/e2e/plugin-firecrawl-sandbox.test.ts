@@ -13,13 +13,16 @@ let sb: Awaited<ReturnType<typeof startSandboxMcpServer>>;
 async function settled(app: Harness['app']) {
   for (let i = 0; i < 1000 && app.plugins.status().pending.length > 0; i++) await new Promise((r) => setTimeout(r, 5));
 }
-const toolEvents = (events: AnyEvent[]) => events.filter((e) => e.event === 'tool_call').map((e) => (e.event === 'tool_call' ? e.data : undefined)!);
+const toolEvents = (events: AnyEvent[]) =>
+  events.filter((e) => e.event === 'tool_call').map((e) => (e.event === 'tool_call' ? e.data : undefined)!);
 const offered = (h: Harness, i: number) => (h.model.requests[i]!.body.tools ?? []).map((t) => t.function.name);
 
 beforeAll(async () => {
   fc = await startFirecrawlMcpServer();
   sb = await startSandboxMcpServer();
-  h = await startHarness({ env: { FIRECRAWL_MCP_URL: fc.url, SANDBOX_MCP_URL: sb.url, SANDBOX_MCP_TIMEOUT_MS: '1000' } });
+  h = await startHarness({
+    env: { FIRECRAWL_MCP_URL: fc.url, SANDBOX_MCP_URL: sb.url, SANDBOX_MCP_TIMEOUT_MS: '1000' },
+  });
   await settled(h.app);
 });
 afterAll(async () => {
@@ -48,13 +51,28 @@ describe('firecrawl plugin (web crawl) over a real MCP server', () => {
     expect(offered(h, before)).not.toContain('firecrawl_search');
     expect(offered(h, before + 1)).toEqual(expect.arrayContaining(['firecrawl_search', 'firecrawl_scrape']));
     expect(offered(h, before + 1)).not.toContain('firecrawl_crawl');
-    const load = lastToolResult(h.model.requests[before + 1]!.body) as { loaded: { tools: { name: string; description: string }[] }[] };
+    const load = lastToolResult(h.model.requests[before + 1]!.body) as {
+      loaded: { tools: { name: string; description: string }[] }[];
+    };
     expect(load.loaded[0]!.tools.map((t) => t.name).sort()).toEqual(['firecrawl_scrape', 'firecrawl_search']);
-    expect(lastToolResult(h.model.requests[before + 2]!.body)).toEqual({ success: true, data: [{ url: 'https://example.org/fuel', title: 'Fuel savings', description: 'Charcoal use fell from 3 kg to 1.8 kg a day.' }] });
-    expect(lastToolResult(h.model.requests[before + 3]!.body)).toBe('# Clean cookstoves\nImproved stoves cut fuel use by 40 %.');
+    expect(lastToolResult(h.model.requests[before + 2]!.body)).toEqual({
+      success: true,
+      data: [
+        {
+          url: 'https://example.org/fuel',
+          title: 'Fuel savings',
+          description: 'Charcoal use fell from 3 kg to 1.8 kg a day.',
+        },
+      ],
+    });
+    expect(lastToolResult(h.model.requests[before + 3]!.body)).toBe(
+      '# Clean cookstoves\nImproved stoves cut fuel use by 40 %.',
+    );
     const errs = toolEvents(events).filter((c) => c.status === 'error');
     expect(errs.map((e) => e.eventId)).toEqual(['c_404', 'c_bad']);
-    expect(errs[0]!.error).toBe('firecrawl tool firecrawl_scrape failed: Failed to scrape https://example.org/missing: HTTP 404 Not Found');
+    expect(errs[0]!.error).toBe(
+      'firecrawl tool firecrawl_scrape failed: Failed to scrape https://example.org/missing: HTTP 404 Not Found',
+    );
     expect(errs[1]!.error).toMatch(/url/i); // the server's (or the schema's) validation message
     expect(fc.calls.map((c) => c.tool)).toEqual(expect.arrayContaining(['firecrawl_search', 'firecrawl_scrape']));
   });
@@ -67,7 +85,14 @@ describe('sandbox plugin over a real MCP server', () => {
     h.model.enqueue(
       callTool('load_capability', { names: ['sandbox'] }),
       callTool('write_file', { path: 'data.csv', content: '3.1\n2.9\n3.4' }, 'c_write'),
-      callTool('run_code', { language: 'javascript', code: "const v = readFile('data.csv').split('\\n').map(Number); console.log(v.length); v.reduce((a, b) => a + b, 0) / v.length" }, 'c_run'),
+      callTool(
+        'run_code',
+        {
+          language: 'javascript',
+          code: "const v = readFile('data.csv').split('\\n').map(Number); console.log(v.length); v.reduce((a, b) => a + b, 0) / v.length",
+        },
+        'c_run',
+      ),
       callTool('read_file', { path: 'data.csv' }, 'c_read'),
       callTool('list_files', {}, 'c_list'),
       callTool('run_code', { language: 'javascript', code: 'while (true) {}' }, 'c_loop'),
@@ -96,7 +121,11 @@ describe('sandbox plugin over a real MCP server', () => {
   it('a sandbox that stops answering times out into a clean tool error, not a hang', async () => {
     const u = await h.user();
     const s = await u.newSession();
-    h.model.enqueue(callTool('load_capability', { names: ['sandbox'] }), callTool('slow', { ms: 30_000 }, 'c_slow'), say('The sandbox timed out.'));
+    h.model.enqueue(
+      callTool('load_capability', { names: ['sandbox'] }),
+      callTool('slow', { ms: 30_000 }, 'c_slow'),
+      say('The sandbox timed out.'),
+    );
     const { events } = await u.stream(s, 'slow');
     const err = toolEvents(events).find((c) => c.eventId === 'c_slow' && c.status === 'error')!;
     expect(err.error).toMatch(/^the sandbox MCP server \(http:\/\/127\.0\.0\.1:\d+\) did not answer within 1000 ms/);
@@ -125,8 +154,14 @@ describe('two MCP servers listing the same tool name', () => {
       const sbBefore = sb.calls.length;
       h2.model.enqueue(callTool(prefixed, { ms: 1 }, 'c_pre'), callTool('slow', { ms: 2 }, 'c_plain'), say('done'));
       await u.stream(s, 'both');
-      const memCalls = mem.calls.slice(memBefore).filter((c) => c.tool === 'slow').map((c) => c.args);
-      const sbCalls = sb.calls.slice(sbBefore).filter((c) => c.tool === 'slow').map((c) => c.args);
+      const memCalls = mem.calls
+        .slice(memBefore)
+        .filter((c) => c.tool === 'slow')
+        .map((c) => c.args);
+      const sbCalls = sb.calls
+        .slice(sbBefore)
+        .filter((c) => c.tool === 'slow')
+        .map((c) => c.args);
       if (prefixed === 'sandbox_slow') {
         expect(sbCalls).toEqual([{ ms: 1 }]);
         expect(memCalls).toEqual([{ ms: 2 }]);
@@ -145,15 +180,33 @@ describe('firecrawl and sandbox boot', () => {
   it('blank → excluded lines; bad values → boot errors; MCP_TOOLS naming an unknown tool fails the start', async () => {
     const r = await bootWith([firecrawlPlugin, sandboxPlugin], { FIRECRAWL_MCP_URL: '', SANDBOX_MCP_URL: '' });
     expect(r.lines).toEqual(
-      expect.arrayContaining(['[boot] excluded: firecrawl (FIRECRAWL_MCP_URL)', '[boot] excluded: sandbox (SANDBOX_MCP_URL)', '[boot] excluded 2 plugin(s): firecrawl (FIRECRAWL_MCP_URL), sandbox (SANDBOX_MCP_URL)']),
+      expect.arrayContaining([
+        '[boot] excluded: firecrawl (FIRECRAWL_MCP_URL)',
+        '[boot] excluded: sandbox (SANDBOX_MCP_URL)',
+        '[boot] excluded 2 plugin(s): firecrawl (FIRECRAWL_MCP_URL), sandbox (SANDBOX_MCP_URL)',
+      ]),
     );
-    expect((await bootWith([firecrawlPlugin], { FIRECRAWL_MCP_URL: 'localhost:3002' })).error).toMatch(/^\[boot-error\] Plugin 'firecrawl' env validation failed for 'FIRECRAWL_MCP_URL': must be an http\(s\) URL.*Set 'FIRECRAWL_MCP_URL' or disable it: features: \{ firecrawl: false \}$/);
-    expect((await bootWith([sandboxPlugin], { SANDBOX_MCP_URL: 'http://127.0.0.1:1/mcp', SANDBOX_MCP_TIMEOUT_MS: 'soon' })).error).toMatch(/^\[boot-error\] Plugin 'sandbox' env validation failed for 'SANDBOX_MCP_TIMEOUT_MS': /);
-    expect((await bootWith([sandboxPlugin], {}, { sandbox: true })).error).toBe("[boot-error] Plugin 'sandbox' env validation failed for 'SANDBOX_MCP_URL': required but blank. Set 'SANDBOX_MCP_URL' or disable it: features: { sandbox: false }");
-    const h2 = await startHarness({ env: { FIRECRAWL_MCP_URL: fc.url, FIRECRAWL_MCP_TOOLS: 'firecrawl_search,firecrawl_map' } });
+    expect((await bootWith([firecrawlPlugin], { FIRECRAWL_MCP_URL: 'localhost:3002' })).error).toMatch(
+      /^\[boot-error\] Plugin 'firecrawl' env validation failed for 'FIRECRAWL_MCP_URL': must be an http\(s\) URL.*Set 'FIRECRAWL_MCP_URL' or disable it: features: \{ firecrawl: false \}$/,
+    );
+    expect(
+      (await bootWith([sandboxPlugin], { SANDBOX_MCP_URL: 'http://127.0.0.1:1/mcp', SANDBOX_MCP_TIMEOUT_MS: 'soon' }))
+        .error,
+    ).toMatch(/^\[boot-error\] Plugin 'sandbox' env validation failed for 'SANDBOX_MCP_TIMEOUT_MS': /);
+    expect((await bootWith([sandboxPlugin], {}, { sandbox: true })).error).toBe(
+      "[boot-error] Plugin 'sandbox' env validation failed for 'SANDBOX_MCP_URL': required but blank. Set 'SANDBOX_MCP_URL' or disable it: features: { sandbox: false }",
+    );
+    const h2 = await startHarness({
+      env: { FIRECRAWL_MCP_URL: fc.url, FIRECRAWL_MCP_TOOLS: 'firecrawl_search,firecrawl_map' },
+    });
     try {
       await settled(h2.app);
-      expect(h2.app.plugins.status().failed).toEqual([{ plugin: 'firecrawl', reason: expect.stringMatching(/^FIRECRAWL_MCP_TOOLS names tools the server does not have: firecrawl_map/) }]);
+      expect(h2.app.plugins.status().failed).toEqual([
+        {
+          plugin: 'firecrawl',
+          reason: expect.stringMatching(/^FIRECRAWL_MCP_TOOLS names tools the server does not have: firecrawl_map/),
+        },
+      ]);
     } finally {
       await h2.close();
     }

@@ -19,7 +19,14 @@ let readyBefore: { status: number; body: { pending?: string[]; plugins: { pendin
 beforeAll(async () => {
   hs = await startMatrixServer();
   release = hs.hold(); // whoami waits: the plugin stays pending
-  h = await startHarness({ env: { MATRIX_BASE_URL: hs.url, MATRIX_ORACLE_ADMIN_ACCESS_TOKEN: hs.token, MATRIX_ORACLE_ADMIN_USER_ID: hs.userId, MATRIX_SYNC_TIMEOUT_MS: '5000' } });
+  h = await startHarness({
+    env: {
+      MATRIX_BASE_URL: hs.url,
+      MATRIX_ORACLE_ADMIN_ACCESS_TOKEN: hs.token,
+      MATRIX_ORACLE_ADMIN_USER_ID: hs.userId,
+      MATRIX_SYNC_TIMEOUT_MS: '5000',
+    },
+  });
   const r = await fetch(`${h.url}/ready`);
   readyBefore = { status: r.status, body: await r.json() };
   const settled = new Promise<void>((resolve) => {
@@ -57,7 +64,15 @@ describe('matrix transport', () => {
     h.model.enqueue((body) => say(`Hello Alice, you said: ${String(body.messages.at(-1)?.content)}`));
     const ev = hs.message('!dm:oracle.test', '@alice:oracle.test', 'how many stoves?');
     const sent = await hs.waitForSent((s) => s.length >= 1);
-    expect(sent[0]).toMatchObject({ roomId: '!dm:oracle.test', txnId: `oraclekit-${ev}`, content: { msgtype: 'm.text', body: 'Hello Alice, you said: how many stoves?', 'm.relates_to': { 'm.in_reply_to': { event_id: ev } } } });
+    expect(sent[0]).toMatchObject({
+      roomId: '!dm:oracle.test',
+      txnId: `oraclekit-${ev}`,
+      content: {
+        msgtype: 'm.text',
+        body: 'Hello Alice, you said: how many stoves?',
+        'm.relates_to': { 'm.in_reply_to': { event_id: ev } },
+      },
+    });
 
     // the conversation continues in the same runtime session
     h.model.enqueue((body) => say(`Turn with ${body.messages.filter((m) => m.role === 'user').length} user messages.`));
@@ -74,28 +89,51 @@ describe('matrix transport', () => {
     const before = hs.sent.length;
     h.model.enqueue(say('Answer to the mention.'));
     hs.message('!group:oracle.test', '@bob:oracle.test', 'just chatting among humans', { members: 5 });
-    const mention = hs.message('!group:oracle.test', '@carol:oracle.test', 'oracle, what is the weather?', { mentions: [hs.userId] });
+    const mention = hs.message('!group:oracle.test', '@carol:oracle.test', 'oracle, what is the weather?', {
+      mentions: [hs.userId],
+    });
     const sent = await hs.waitForSent((s) => s.length > before);
     expect(sent.slice(before)).toHaveLength(1);
-    expect(sent[before]).toMatchObject({ roomId: '!group:oracle.test', content: { body: 'Answer to the mention.', 'm.relates_to': { 'm.in_reply_to': { event_id: mention } } } });
+    expect(sent[before]).toMatchObject({
+      roomId: '!group:oracle.test',
+      content: { body: 'Answer to the mention.', 'm.relates_to': { 'm.in_reply_to': { event_id: mention } } },
+    });
   });
 
   it('mints OpenID tokens of the oracle account for an authenticated client', async () => {
     const u = await h.user();
     const r = await u.req('GET', '/matrix/openid-token');
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ access_token: hs.openidTokens.at(-1), token_type: 'Bearer', matrix_server_name: 'oracle.test', expires_in: 3600, user_id: hs.userId });
+    expect(r.body).toEqual({
+      access_token: hs.openidTokens.at(-1),
+      token_type: 'Bearer',
+      matrix_server_name: 'oracle.test',
+      expires_in: 3600,
+      user_id: hs.userId,
+    });
     expect((await fetch(`${h.url}/matrix/openid-token`)).status).toBe(401);
   });
 });
 
 describe('matrix failures and boot rules', () => {
   it('a homeserver that is down → pending → failed (reason), boot not hung, /ready 200 once settled', async () => {
-    const down = await startHarness({ env: { MATRIX_BASE_URL: 'http://127.0.0.1:1', MATRIX_ORACLE_ADMIN_ACCESS_TOKEN: 'syt_whatever_token', MATRIX_ORACLE_ADMIN_USER_ID: '@oracle:oracle.test', MATRIX_TIMEOUT_MS: '1000' } });
+    const down = await startHarness({
+      env: {
+        MATRIX_BASE_URL: 'http://127.0.0.1:1',
+        MATRIX_ORACLE_ADMIN_ACCESS_TOKEN: 'syt_whatever_token',
+        MATRIX_ORACLE_ADMIN_USER_ID: '@oracle:oracle.test',
+        MATRIX_TIMEOUT_MS: '1000',
+      },
+    });
     try {
       while (down.app.plugins.status().pending.length > 0) await new Promise((r) => setTimeout(r, 20));
       const failed = down.app.plugins.status().failed;
-      expect(failed).toEqual([{ plugin: 'matrix', reason: expect.stringMatching(/^the homeserver is unreachable \(GET \/account\/whoami\): /) }]);
+      expect(failed).toEqual([
+        {
+          plugin: 'matrix',
+          reason: expect.stringMatching(/^the homeserver is unreachable \(GET \/account\/whoami\): /),
+        },
+      ]);
       expect(down.lines).toContain(`[plugin] matrix pending → failed (${failed[0]!.reason})`);
       expect((await fetch(`${down.url}/ready`)).status).toBe(200);
       expect((await (await down.user()).req('GET', '/matrix/openid-token')).body.code).toBe('not_ready');
@@ -105,7 +143,13 @@ describe('matrix failures and boot rules', () => {
   });
 
   it('a wrong token → failed (M_UNKNOWN_TOKEN: …)', async () => {
-    const bad = await startHarness({ env: { MATRIX_BASE_URL: hs.url, MATRIX_ORACLE_ADMIN_ACCESS_TOKEN: 'syt_wrong_token', MATRIX_ORACLE_ADMIN_USER_ID: hs.userId } });
+    const bad = await startHarness({
+      env: {
+        MATRIX_BASE_URL: hs.url,
+        MATRIX_ORACLE_ADMIN_ACCESS_TOKEN: 'syt_wrong_token',
+        MATRIX_ORACLE_ADMIN_USER_ID: hs.userId,
+      },
+    });
     try {
       while (bad.app.plugins.status().pending.length > 0) await new Promise((r) => setTimeout(r, 20));
       expect(bad.lines).toContain('[plugin] matrix pending → failed (M_UNKNOWN_TOKEN: Unrecognised access token)');
@@ -117,7 +161,12 @@ describe('matrix failures and boot rules', () => {
 
   it('blank variables exclude it; an invalid user id is a boot error', () => {
     const lines: string[] = [];
-    const rt = new OracleRuntime({ config: { name: 'x', oracleDid: 'did:key:z6Mkx' }, dbPath: ':memory:', env: { MATRIX_BASE_URL: '' }, logger: { info: (l) => lines.push(l), error: (l) => lines.push(l) } });
+    const rt = new OracleRuntime({
+      config: { name: 'x', oracleDid: 'did:key:z6Mkx' },
+      dbPath: ':memory:',
+      env: { MATRIX_BASE_URL: '' },
+      logger: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
+    });
     expect(lines).toContain('[boot] excluded: matrix (MATRIX_BASE_URL)');
     void rt.close();
     expect(
@@ -125,9 +174,15 @@ describe('matrix failures and boot rules', () => {
         new OracleRuntime({
           config: { name: 'x', oracleDid: 'did:key:z6Mkx' },
           dbPath: ':memory:',
-          env: { MATRIX_BASE_URL: 'http://127.0.0.1:8008', MATRIX_ORACLE_ADMIN_ACCESS_TOKEN: 'syt_abcdefgh', MATRIX_ORACLE_ADMIN_USER_ID: 'oracle' },
+          env: {
+            MATRIX_BASE_URL: 'http://127.0.0.1:8008',
+            MATRIX_ORACLE_ADMIN_ACCESS_TOKEN: 'syt_abcdefgh',
+            MATRIX_ORACLE_ADMIN_USER_ID: 'oracle',
+          },
           logger: { info: () => {}, error: () => {} },
         }),
-    ).toThrow("[boot-error] Plugin 'matrix' env validation failed for 'MATRIX_ORACLE_ADMIN_USER_ID': must be a Matrix user ID, e.g. @oracle:example.org. Set 'MATRIX_ORACLE_ADMIN_USER_ID' or disable it: features: { matrix: false }");
+    ).toThrow(
+      "[boot-error] Plugin 'matrix' env validation failed for 'MATRIX_ORACLE_ADMIN_USER_ID': must be a Matrix user ID, e.g. @oracle:example.org. Set 'MATRIX_ORACLE_ADMIN_USER_ID' or disable it: features: { matrix: false }",
+    );
   });
 });

@@ -11,13 +11,22 @@ let h: Harness;
 let mem: Awaited<ReturnType<typeof startMemoryMcpServer>>;
 
 async function settled(app: Harness['app'], name: string) {
-  for (let i = 0; i < 1000 && app.plugins.status().pending.includes(name); i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 1000 && app.plugins.status().pending.includes(name); i++)
+    await new Promise((r) => setTimeout(r, 5));
 }
-const toolEvents = (events: AnyEvent[]) => events.filter((e) => e.event === 'tool_call').map((e) => (e.event === 'tool_call' ? e.data : undefined)!);
+const toolEvents = (events: AnyEvent[]) =>
+  events.filter((e) => e.event === 'tool_call').map((e) => (e.event === 'tool_call' ? e.data : undefined)!);
 
 beforeAll(async () => {
   mem = await startMemoryMcpServer({ requireToken: TOKEN });
-  h = await startHarness({ env: { MEMORY_MCP_URL: mem.url, MEMORY_MCP_TOKEN: TOKEN, MEMORY_MCP_TIMEOUT_MS: '1000', MEMORY_ENGINE_URL: 'https://memory.example.org' } });
+  h = await startHarness({
+    env: {
+      MEMORY_MCP_URL: mem.url,
+      MEMORY_MCP_TOKEN: TOKEN,
+      MEMORY_MCP_TIMEOUT_MS: '1000',
+      MEMORY_ENGINE_URL: 'https://memory.example.org',
+    },
+  });
   await settled(h.app, 'memory');
 });
 afterAll(async () => {
@@ -39,7 +48,10 @@ describe('memory plugin over a real MCP server (Streamable HTTP)', () => {
   it('the agent adds a memory (always-visible tools on turn 1), and the next conversation recalls it before the model call', async () => {
     const u = await h.user();
     const s1 = await u.newSession();
-    h.model.enqueue(callTool('add_memory', { content: 'The user runs the Kisumu cookstove project with 8000 households.' }, 'c_add'), say('Noted.'));
+    h.model.enqueue(
+      callTool('add_memory', { content: 'The user runs the Kisumu cookstove project with 8000 households.' }, 'c_add'),
+      say('Noted.'),
+    );
     const before = h.model.requests.length;
     const { events } = await u.stream(s1, 'Remember: I run the Kisumu cookstove project, 8000 households.');
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
@@ -93,14 +105,26 @@ describe('memory plugin over a real MCP server (Streamable HTTP)', () => {
     const u = await h.user();
     const st = await u.req('GET', '/memory-engine');
     expect(st.status).toBe(200);
-    expect(st.body).toMatchObject({ enabled: true, connected: true, server: { name: 'test-memory-engine', version: '1.0.0' }, engineUrl: 'https://memory.example.org', recallTool: 'search_memory_engine', addTool: 'add_memory' });
-    expect(st.body.tools.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['search_memory_engine', 'add_memory']));
+    expect(st.body).toMatchObject({
+      enabled: true,
+      connected: true,
+      server: { name: 'test-memory-engine', version: '1.0.0' },
+      engineUrl: 'https://memory.example.org',
+      recallTool: 'search_memory_engine',
+      addTool: 'add_memory',
+    });
+    expect(st.body.tools.map((t: { name: string }) => t.name)).toEqual(
+      expect.arrayContaining(['search_memory_engine', 'add_memory']),
+    );
     const add = await u.req('POST', '/memory-engine/memories', { content: 'Prefers charcoal stoves' });
     expect(add.status).toBe(201);
     expect(add.body).toEqual({ ok: true, result: { ok: true, id: 'mem_1' } });
     const search = await u.req('POST', '/memory-engine/search', { query: 'charcoal' });
     expect(search.status).toBe(200);
-    expect(search.body).toEqual({ query: 'charcoal', result: { memories: [{ id: 'mem_1', content: 'Prefers charcoal stoves' }] } });
+    expect(search.body).toEqual({
+      query: 'charcoal',
+      result: { memories: [{ id: 'mem_1', content: 'Prefers charcoal stoves' }] },
+    });
     const bad = await u.req('POST', '/memory-engine/search', {});
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ statusCode: 400, code: 'validation_failed', field: 'query' });
@@ -114,15 +138,21 @@ describe('memory plugin over a real MCP server (Streamable HTTP)', () => {
     // in flight: the server dies while the tool runs
     h.model.enqueue(callTool('slow', { ms: 60_000 }, 'c_slow'), say('The memory service is down.'));
     const pending = u.stream(s, 'slow please');
-    for (let i = 0; i < 2000 && !mem.calls.some((c) => c.tool === 'slow'); i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 2000 && !mem.calls.some((c) => c.tool === 'slow'); i++)
+      await new Promise((r) => setTimeout(r, 5));
     await mem.stop();
     const { events } = await pending;
     const err = toolEvents(events).find((c) => c.eventId === 'c_slow' && c.status === 'error')!;
-    expect(err.error).toMatch(/^the memory MCP server \(http:\/\/127\.0\.0\.1:\d+\) (did not answer within 1000 ms|closed the connection|is unreachable)/);
+    expect(err.error).toMatch(
+      /^the memory MCP server \(http:\/\/127\.0\.0\.1:\d+\) (did not answer within 1000 ms|closed the connection|is unreachable)/,
+    );
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
 
     // after: connection refused, recall skipped, the turn still answers
-    h.model.enqueue(callTool('search_memory_engine', { query: 'stoves' }, 'c_down'), say('Memory is unavailable right now.'));
+    h.model.enqueue(
+      callTool('search_memory_engine', { query: 'stoves' }, 'c_down'),
+      say('Memory is unavailable right now.'),
+    );
     const before = h.model.requests.length;
     const r2 = await u.stream(s, 'what do you remember about stoves?');
     const down = toolEvents(r2.events).find((c) => c.eventId === 'c_down' && c.status === 'error')!;
@@ -136,7 +166,11 @@ describe('memory plugin over a real MCP server (Streamable HTTP)', () => {
     h.model.enqueue(callTool('add_memory', { content: 'Back online' }, 'c_back'), say('Saved.'));
     const r3 = await u.stream(s, 'remember: back online');
     expect(toolEvents(r3.events).find((c) => c.eventId === 'c_back')).toBeDefined();
-    expect(toolEvents(r3.events).filter((c) => c.eventId === 'c_back').map((c) => c.status)).toEqual(['isRunning', 'done']);
+    expect(
+      toolEvents(r3.events)
+        .filter((c) => c.eventId === 'c_back')
+        .map((c) => c.status),
+    ).toEqual(['isRunning', 'done']);
   });
 });
 
@@ -146,14 +180,25 @@ describe('memory boot', () => {
     expect(blank.lines).toContain('[boot] excluded: memory (MEMORY_MCP_URL)');
     expect(blank.status!.excluded).toEqual([{ plugin: 'memory', reason: 'MEMORY_MCP_URL' }]);
     const ftp = await bootWith([memoryPlugin], { MEMORY_MCP_URL: 'ftp://memory.local/mcp' });
-    expect(ftp.error).toBe("[boot-error] Plugin 'memory' env validation failed for 'MEMORY_MCP_URL': must be an http(s) URL, not ftp:. Set 'MEMORY_MCP_URL' or disable it: features: { memory: false }");
+    expect(ftp.error).toBe(
+      "[boot-error] Plugin 'memory' env validation failed for 'MEMORY_MCP_URL': must be an http(s) URL, not ftp:. Set 'MEMORY_MCP_URL' or disable it: features: { memory: false }",
+    );
     const creds = await bootWith([memoryPlugin], { MEMORY_MCP_URL: 'https://bob:hunter2@memory.local/mcp' });
-    expect(creds.error).toBe("[boot-error] Plugin 'memory' env validation failed for 'MEMORY_MCP_URL': must not carry credentials; put the token in 'MEMORY_MCP_TOKEN'. Set 'MEMORY_MCP_URL' or disable it: features: { memory: false }");
+    expect(creds.error).toBe(
+      "[boot-error] Plugin 'memory' env validation failed for 'MEMORY_MCP_URL': must not carry credentials; put the token in 'MEMORY_MCP_TOKEN'. Set 'MEMORY_MCP_URL' or disable it: features: { memory: false }",
+    );
     expect(creds.error).not.toContain('hunter2');
-    const engine = await bootWith([memoryPlugin], { MEMORY_MCP_URL: 'http://127.0.0.1:1/mcp', MEMORY_ENGINE_URL: 'memory' });
-    expect(engine.error).toMatch(/^\[boot-error\] Plugin 'memory' env validation failed for 'MEMORY_ENGINE_URL': must be an http\(s\) URL/);
+    const engine = await bootWith([memoryPlugin], {
+      MEMORY_MCP_URL: 'http://127.0.0.1:1/mcp',
+      MEMORY_ENGINE_URL: 'memory',
+    });
+    expect(engine.error).toMatch(
+      /^\[boot-error\] Plugin 'memory' env validation failed for 'MEMORY_ENGINE_URL': must be an http\(s\) URL/,
+    );
     const forced = await bootWith([memoryPlugin], {}, { memory: true });
-    expect(forced.error).toBe("[boot-error] Plugin 'memory' env validation failed for 'MEMORY_MCP_URL': required but blank. Set 'MEMORY_MCP_URL' or disable it: features: { memory: false }");
+    expect(forced.error).toBe(
+      "[boot-error] Plugin 'memory' env validation failed for 'MEMORY_MCP_URL': required but blank. Set 'MEMORY_MCP_URL' or disable it: features: { memory: false }",
+    );
   });
 
   it('a server that is down at boot: pending → failed (reason) without hanging boot; a bad token fails with the HTTP status, not the token', async () => {
@@ -163,8 +208,15 @@ describe('memory boot', () => {
     const h2 = await startHarness({ env: { MEMORY_MCP_URL: url, MEMORY_MCP_TIMEOUT_MS: '1000' } });
     try {
       await settled(h2.app, 'memory');
-      expect(h2.app.plugins.status().failed).toEqual([{ plugin: 'memory', reason: expect.stringMatching(/^the memory MCP server \(http:\/\/127\.0\.0\.1:\d+\) is unreachable/) }]);
-      expect(h2.lines.some((l) => /^\[plugin\] memory pending → failed \(the memory MCP server .* is unreachable/.test(l))).toBe(true);
+      expect(h2.app.plugins.status().failed).toEqual([
+        {
+          plugin: 'memory',
+          reason: expect.stringMatching(/^the memory MCP server \(http:\/\/127\.0\.0\.1:\d+\) is unreachable/),
+        },
+      ]);
+      expect(
+        h2.lines.some((l) => /^\[plugin\] memory pending → failed \(the memory MCP server .* is unreachable/.test(l)),
+      ).toBe(true);
       const ready = await (await fetch(`${h2.url}/ready`)).json();
       expect(ready.plugins.failed[0].plugin).toBe('memory');
       expect(ready.plugins.loaded).not.toContain('memory');

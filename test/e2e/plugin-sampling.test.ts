@@ -13,7 +13,8 @@ afterAll(async () => {
   await h.close();
 });
 
-const toolEvents = (events: AnyEvent[]) => events.filter((e) => e.event === 'tool_call').map((e) => (e.event === 'tool_call' ? e.data : undefined)!);
+const toolEvents = (events: AnyEvent[]) =>
+  events.filter((e) => e.event === 'tool_call').map((e) => (e.event === 'tool_call' ? e.data : undefined)!);
 
 describe('sampling plugin through the agent', () => {
   it('is loaded with no variable, on-demand, and reported by status() and /ready', async () => {
@@ -23,11 +24,23 @@ describe('sampling plugin through the agent', () => {
     expect(h.lines).toContain('[boot] loaded: sampling');
   });
 
-  it('load_capability → calculate_sample_size → recalculate_sample_size: the numbers are computeDesign\'s and reach the model', async () => {
+  it("load_capability → calculate_sample_size → recalculate_sample_size: the numbers are computeDesign's and reach the model", async () => {
     const u = await h.user();
     const sessionId = await u.newSession();
     const input = { population: 8000, expectedMean: 3.1, expectedSD: 1.7, dropoutRate: 0.1 };
-    const stratified = { population: 6000, expectedMean: 1.2, expectedSD: 0.5, dropoutRate: 0.1, stratification: { enabled: true, strata: [{ name: 'north', weight: 0.55 }, { name: 'south', weight: 0.45 }] } };
+    const stratified = {
+      population: 6000,
+      expectedMean: 1.2,
+      expectedSD: 0.5,
+      dropoutRate: 0.1,
+      stratification: {
+        enabled: true,
+        strata: [
+          { name: 'north', weight: 0.55 },
+          { name: 'south', weight: 0.45 },
+        ],
+      },
+    };
     h.model.enqueue(
       callTool('load_capability', { names: ['sampling'] }, 'c_load'),
       callTool('calculate_sample_size', input, 'c_calc'),
@@ -39,7 +52,10 @@ describe('sampling plugin through the agent', () => {
       },
     );
     const before = h.model.requests.length;
-    const { events } = await u.stream(sessionId, 'How many households for 8000 stoves, mean 3.1 h, SD 1.7, 10 % dropout?');
+    const { events } = await u.stream(
+      sessionId,
+      'How many households for 8000 stoves, mean 3.1 h, SD 1.7, 10 % dropout?',
+    );
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
     const calls = toolEvents(events);
     expect(calls.map((c) => [c.toolName, c.status])).toEqual([
@@ -55,13 +71,21 @@ describe('sampling plugin through the agent', () => {
     const reqs = h.model.requests.slice(before);
     // the tools are offered only after load_capability
     expect((reqs[0]!.body.tools ?? []).map((t) => t.function.name)).not.toContain('calculate_sample_size');
-    expect((reqs[1]!.body.tools ?? []).map((t) => t.function.name)).toEqual(expect.arrayContaining(['calculate_sample_size', 'recalculate_sample_size']));
+    expect((reqs[1]!.body.tools ?? []).map((t) => t.function.name)).toEqual(
+      expect.arrayContaining(['calculate_sample_size', 'recalculate_sample_size']),
+    );
     const loadOut = lastToolResult(reqs[1]!.body) as { loaded: { name: string; tools: { name: string }[] }[] };
     expect(loadOut.loaded[0]!.tools.map((t) => t.name)).toEqual(['calculate_sample_size', 'recalculate_sample_size']);
 
     // the result the model received equals the shared library's
     const expected = computeDesign(input);
-    const got = lastToolResult(reqs[2]!.body) as { ok: boolean; adjustedSize: number; calculatedSize: number; design: unknown; summary: string };
+    const got = lastToolResult(reqs[2]!.body) as {
+      ok: boolean;
+      adjustedSize: number;
+      calculatedSize: number;
+      design: unknown;
+      summary: string;
+    };
     expect(got.ok).toBe(true);
     expect(got.adjustedSize).toBe(486);
     expect(got.calculatedSize).toBe(437);
@@ -70,13 +94,22 @@ describe('sampling plugin through the agent', () => {
     const streamed = calls.find((c) => c.eventId === 'c_calc' && c.status === 'done');
     expect(streamed?.output).toMatchObject({ adjustedSize: 486, calculatedSize: 437 });
 
-    const strat = lastToolResult(reqs[3]!.body) as { adjustedSize: number; strata: { name: string; sampleSize: number; population: number }[] };
+    const strat = lastToolResult(reqs[3]!.body) as {
+      adjustedSize: number;
+      strata: { name: string; sampleSize: number; population: number }[];
+    };
     const es = computeDesign(stratified);
     expect(strat.adjustedSize).toBe(es.parameters.adjustedSize);
-    expect(strat.strata.map((s) => [s.name, s.population, s.sampleSize])).toEqual(es.stratification.strata.map((s) => [s.name, s.population, s.sampleSize]));
+    expect(strat.strata.map((s) => [s.name, s.population, s.sampleSize])).toEqual(
+      es.stratification.strata.map((s) => [s.name, s.population, s.sampleSize]),
+    );
 
     // recalculation uses the session's last design (the stratified one)
-    const rc = lastToolResult(reqs[4]!.body) as { adjustedSize: number; change: { total: { from: number; to: number; direction: string } }; design: unknown };
+    const rc = lastToolResult(reqs[4]!.body) as {
+      adjustedSize: number;
+      change: { total: { from: number; to: number; direction: string } };
+      design: unknown;
+    };
     const er = recalculate({ previous: es, mean: 1.3, sd: 0.45, dropoutRate: 0.12 });
     expect(rc.adjustedSize).toBe(er.design.parameters.adjustedSize);
     expect(rc.change.total).toEqual(er.change!.total);
@@ -90,9 +123,16 @@ describe('sampling plugin through the agent', () => {
     const sessionId = await u.newSession();
     const previous = computeDesign({ population: 200, expectedMean: 3, expectedSD: 1, dropoutRate: 0 });
     const observations = Array.from({ length: 60 }, (_, i) => ({ household: `H${i}`, value: 2.5 + (i % 5) * 0.25 }));
-    h.model.enqueue(callTool('load_capability', { names: ['sampling'] }), callTool('recalculate_sample_size', { previous, observations }, 'c_obs'), say('done'));
+    h.model.enqueue(
+      callTool('load_capability', { names: ['sampling'] }),
+      callTool('recalculate_sample_size', { previous, observations }, 'c_obs'),
+      say('done'),
+    );
     const { events } = await u.stream(sessionId, 'here are my observations');
-    const out = toolEvents(events).find((c) => c.eventId === 'c_obs' && c.status === 'done')?.output as { achieved: unknown; adjustedSize: number };
+    const out = toolEvents(events).find((c) => c.eventId === 'c_obs' && c.status === 'done')?.output as {
+      achieved: unknown;
+      adjustedSize: number;
+    };
     const er = recalculate({ previous, observations: observations.map((o, i) => ({ ...o, line: i + 1 })) });
     expect(out.achieved).toEqual(JSON.parse(JSON.stringify(er.achieved)));
     expect(out.adjustedSize).toBe(er.design.parameters.adjustedSize);
@@ -103,8 +143,16 @@ describe('sampling plugin through the agent', () => {
     const sessionId = await u.newSession();
     h.model.enqueue(
       callTool('load_capability', { names: ['sampling'] }),
-      callTool('calculate_sample_size', { population: 8000, expectedMean: 3.1, expectedSD: 1.7, dropoutRate: 15 }, 'c_bad'),
-      callTool('calculate_sample_size', { population: 100, expectedMean: 1, expectedSD: 2, dropoutRate: 0.5 }, 'c_small'),
+      callTool(
+        'calculate_sample_size',
+        { population: 8000, expectedMean: 3.1, expectedSD: 1.7, dropoutRate: 15 },
+        'c_bad',
+      ),
+      callTool(
+        'calculate_sample_size',
+        { population: 100, expectedMean: 1, expectedSD: 2, dropoutRate: 0.5 },
+        'c_small',
+      ),
       callTool('recalculate_sample_size', { mean: 2 }, 'c_noprev'),
       say('Please give the dropout as a fraction.'),
     );

@@ -15,9 +15,15 @@ beforeAll(async () => {
     join(skillsDir, 'monitoring-report', 'SKILL.md'),
     '---\nname: monitoring-report\ndescription: Write a cookstove monitoring report in the house style (sections, tables, units).\nlicense: Apache-2.0\n---\n# Monitoring report\n\nAlways start with "Summary:" and give hours of use with one decimal.\nUse templates/report.md for the layout.\n',
   );
-  writeFileSync(join(skillsDir, 'monitoring-report', 'templates', 'report.md'), '# {{project}}\n## Summary\n## Usage\n');
+  writeFileSync(
+    join(skillsDir, 'monitoring-report', 'templates', 'report.md'),
+    '# {{project}}\n## Summary\n## Usage\n',
+  );
   mkdirSync(join(skillsDir, 'haiku'));
-  writeFileSync(join(skillsDir, 'haiku', 'SKILL.md'), '---\nname: haiku\ndescription: Answer in a 5-7-5 haiku.\n---\nWrite exactly three lines.\n');
+  writeFileSync(
+    join(skillsDir, 'haiku', 'SKILL.md'),
+    '---\nname: haiku\ndescription: Answer in a 5-7-5 haiku.\n---\nWrite exactly three lines.\n',
+  );
   h = await startHarness({ env: { SKILLS_DIR: skillsDir } });
 });
 afterAll(async () => {
@@ -25,7 +31,8 @@ afterAll(async () => {
   rmSync(skillsDir, { recursive: true, force: true });
 });
 
-const toolEvents = (events: AnyEvent[]) => events.filter((e) => e.event === 'tool_call').map((e) => (e.event === 'tool_call' ? e.data : undefined)!);
+const toolEvents = (events: AnyEvent[]) =>
+  events.filter((e) => e.event === 'tool_call').map((e) => (e.event === 'tool_call' ? e.data : undefined)!);
 
 describe('skills plugin through the agent, over a real SKILL.md folder', () => {
   it('is loaded by SKILLS_DIR and reported truthfully', async () => {
@@ -58,17 +65,26 @@ describe('skills plugin through the agent, over a real SKILL.md folder', () => {
     expect(lastToolResult(reqs[2]!.body)).toEqual({
       skills: [
         { name: 'haiku', description: 'Answer in a 5-7-5 haiku.', loaded: false },
-        { name: 'monitoring-report', description: 'Write a cookstove monitoring report in the house style (sections, tables, units).', loaded: false },
+        {
+          name: 'monitoring-report',
+          description: 'Write a cookstove monitoring report in the house style (sections, tables, units).',
+          loaded: false,
+        },
       ],
     });
     expect(lastToolResult(reqs[3]!.body)).toEqual({
       name: 'monitoring-report',
       description: 'Write a cookstove monitoring report in the house style (sections, tables, units).',
       meta: { license: 'Apache-2.0' },
-      instructions: '# Monitoring report\n\nAlways start with "Summary:" and give hours of use with one decimal.\nUse templates/report.md for the layout.',
+      instructions:
+        '# Monitoring report\n\nAlways start with "Summary:" and give hours of use with one decimal.\nUse templates/report.md for the layout.',
       files: ['templates/report.md'],
     });
-    expect(lastToolResult(reqs[4]!.body)).toEqual({ name: 'monitoring-report', file: 'templates/report.md', content: '# {{project}}\n## Summary\n## Usage\n' });
+    expect(lastToolResult(reqs[4]!.body)).toEqual({
+      name: 'monitoring-report',
+      file: 'templates/report.md',
+      content: '# {{project}}\n## Summary\n## Usage\n',
+    });
     // before load_skill the prompt has no skill; from the next step on it does
     expect(systemPromptOf(reqs[2]!.body)).not.toContain('Always start with "Summary:"');
     expect(systemPromptOf(reqs[3]!.body)).toContain('## Skill: monitoring-report\n# Monitoring report');
@@ -78,7 +94,9 @@ describe('skills plugin through the agent, over a real SKILL.md folder', () => {
     const n = h.model.requests.length;
     await u.stream(sessionId, 'and again');
     expect(systemPromptOf(h.model.requests[n]!.body)).toContain('Always start with "Summary:"');
-    expect((lastToolResult(h.model.requests[n + 1]!.body) as { skills: { name: string; loaded: boolean }[] }).skills).toContainEqual({ name: 'monitoring-report', description: expect.any(String), loaded: true });
+    expect(
+      (lastToolResult(h.model.requests[n + 1]!.body) as { skills: { name: string; loaded: boolean }[] }).skills,
+    ).toContainEqual({ name: 'monitoring-report', description: expect.any(String), loaded: true });
 
     // another session does not inherit it
     const other = await u.newSession();
@@ -102,7 +120,10 @@ describe('skills plugin through the agent, over a real SKILL.md folder', () => {
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
     const errs = toolEvents(events).filter((c) => c.status === 'error');
     expect(errs.map((e) => [e.eventId, e.error])).toEqual([
-      ['c_unknown', "Unknown skill 'poetry'. Available skills: haiku, monitoring-report. Call list_skills to see them."],
+      [
+        'c_unknown',
+        "Unknown skill 'poetry'. Available skills: haiku, monitoring-report. Call list_skills to see them.",
+      ],
       ['c_escape', "file '../monitoring-report/SKILL.md' is outside the skill 'haiku'"],
     ]);
     expect(JSON.stringify(lastToolResult(h.model.requests[before + 2]!.body))).toContain("Unknown skill 'poetry'");

@@ -19,7 +19,9 @@ async function settled(x: Harness): Promise<void> {
 
 beforeAll(async () => {
   slack = await startSlackServer();
-  h = await startHarness({ env: { SLACK_BOT_TOKEN: slack.botToken, SLACK_APP_TOKEN: slack.appToken, SLACK_API_URL: slack.apiUrl } });
+  h = await startHarness({
+    env: { SLACK_BOT_TOKEN: slack.botToken, SLACK_APP_TOKEN: slack.appToken, SLACK_API_URL: slack.apiUrl },
+  });
   await settled(h);
 });
 afterAll(async () => {
@@ -27,7 +29,8 @@ afterAll(async () => {
   await slack.close();
 });
 
-const lastUserText = (body: { messages: { role: string; content: unknown }[] }) => String(body.messages.filter((m) => m.role === 'user').at(-1)?.content);
+const lastUserText = (body: { messages: { role: string; content: unknown }[] }) =>
+  String(body.messages.filter((m) => m.role === 'user').at(-1)?.content);
 
 describe('slack transport', () => {
   it('connects in the background: auth.test, apps.connections.open, hello → loaded; tokens never logged', async () => {
@@ -42,15 +45,36 @@ describe('slack transport', () => {
 
   it('a mention becomes a turn, answered in its thread; a reply in the thread continues the session', async () => {
     h.model.enqueue((body) => say(`You asked: ${lastUserText(body)}`));
-    const env = slack.event({ type: 'app_mention', user: 'U100', text: '<@UBOT> how many stoves?', ts: '1700000000.000100', channel: 'C0001' });
+    const env = slack.event({
+      type: 'app_mention',
+      user: 'U100',
+      text: '<@UBOT> how many stoves?',
+      ts: '1700000000.000100',
+      channel: 'C0001',
+    });
     await slack.waitFor(() => slack.posted.length >= 1);
     expect(slack.acked.has(env)).toBe(true);
-    expect(slack.posted[0]).toMatchObject({ channel: 'C0001', thread_ts: '1700000000.000100', text: 'You asked: how many stoves?' });
+    expect(slack.posted[0]).toMatchObject({
+      channel: 'C0001',
+      thread_ts: '1700000000.000100',
+      text: 'You asked: how many stoves?',
+    });
 
     h.model.enqueue((body) => say(`${body.messages.filter((m) => m.role === 'user').length} messages in this thread`));
-    slack.event({ type: 'app_mention', user: 'U100', text: '<@UBOT> and in Kisumu?', ts: '1700000000.000200', thread_ts: '1700000000.000100', channel: 'C0001' });
+    slack.event({
+      type: 'app_mention',
+      user: 'U100',
+      text: '<@UBOT> and in Kisumu?',
+      ts: '1700000000.000200',
+      thread_ts: '1700000000.000100',
+      channel: 'C0001',
+    });
     await slack.waitFor(() => slack.posted.length >= 2);
-    expect(slack.posted[1]).toMatchObject({ channel: 'C0001', thread_ts: '1700000000.000100', text: '2 messages in this thread' });
+    expect(slack.posted[1]).toMatchObject({
+      channel: 'C0001',
+      thread_ts: '1700000000.000100',
+      text: '2 messages in this thread',
+    });
     const sessions = (await h.app.runtime.store.listSessions(`slack:${slack.teamId}:U100`, 10, 0)).sessions;
     expect(sessions.map((s) => s.title)).toEqual(['Slack C0001 1700000000.000100']);
   });
@@ -58,13 +82,56 @@ describe('slack transport', () => {
   it('a DM becomes a turn; channel chatter, bot messages, edits and retries of an event are not answered again', async () => {
     const before = slack.posted.length;
     // the DM and the mention run concurrently (different sessions): answer by content
-    const answer = (body: Parameters<typeof lastUserText>[0]) => say(lastUserText(body) === 'hi oracle' ? 'Hello in the DM.' : 'Answer to the mention.');
+    const answer = (body: Parameters<typeof lastUserText>[0]) =>
+      say(lastUserText(body) === 'hi oracle' ? 'Hello in the DM.' : 'Answer to the mention.');
     h.model.enqueue(answer, answer);
-    slack.event({ type: 'message', channel_type: 'channel', user: 'U200', text: 'humans talking', ts: '1700000001.000100', channel: 'C0002' });
-    slack.event({ type: 'message', channel_type: 'im', bot_id: 'B0001', user: 'UBOT', text: 'my own message', ts: '1700000001.000200', channel: 'D0001' });
-    slack.event({ type: 'message', subtype: 'message_changed', channel_type: 'im', user: 'U200', ts: '1700000001.000300', channel: 'D0001' });
-    slack.event({ type: 'message', channel_type: 'im', user: 'U200', text: 'hi oracle', ts: '1700000001.000400', channel: 'D0001' }, { eventId: 'EvDM' });
-    slack.event({ type: 'message', channel_type: 'im', user: 'U200', text: 'hi oracle', ts: '1700000001.000400', channel: 'D0001' }, { eventId: 'EvDM', retryAttempt: 1 });
+    slack.event({
+      type: 'message',
+      channel_type: 'channel',
+      user: 'U200',
+      text: 'humans talking',
+      ts: '1700000001.000100',
+      channel: 'C0002',
+    });
+    slack.event({
+      type: 'message',
+      channel_type: 'im',
+      bot_id: 'B0001',
+      user: 'UBOT',
+      text: 'my own message',
+      ts: '1700000001.000200',
+      channel: 'D0001',
+    });
+    slack.event({
+      type: 'message',
+      subtype: 'message_changed',
+      channel_type: 'im',
+      user: 'U200',
+      ts: '1700000001.000300',
+      channel: 'D0001',
+    });
+    slack.event(
+      {
+        type: 'message',
+        channel_type: 'im',
+        user: 'U200',
+        text: 'hi oracle',
+        ts: '1700000001.000400',
+        channel: 'D0001',
+      },
+      { eventId: 'EvDM' },
+    );
+    slack.event(
+      {
+        type: 'message',
+        channel_type: 'im',
+        user: 'U200',
+        text: 'hi oracle',
+        ts: '1700000001.000400',
+        channel: 'D0001',
+      },
+      { eventId: 'EvDM', retryAttempt: 1 },
+    );
     slack.event({ type: 'app_mention', user: 'U200', text: '<@UBOT> ping', ts: '1700000001.000500', channel: 'C0002' });
     await slack.waitFor(() => slack.posted.length >= before + 2);
     const fresh = slack.posted.slice(before);
@@ -82,7 +149,13 @@ describe('slack transport', () => {
     // the new connection is the one events are pushed to
     h.model.enqueue(say('Still here.'));
     const before = slack.posted.length;
-    slack.event({ type: 'app_mention', user: 'U300', text: '<@UBOT> still there?', ts: '1700000002.000100', channel: 'C0001' });
+    slack.event({
+      type: 'app_mention',
+      user: 'U300',
+      text: '<@UBOT> still there?',
+      ts: '1700000002.000100',
+      channel: 'C0001',
+    });
     await slack.waitFor(() => slack.posted.length > before);
     expect(slack.posted.at(-1)).toMatchObject({ text: 'Still here.', thread_ts: '1700000002.000100' });
   });
@@ -90,7 +163,9 @@ describe('slack transport', () => {
 
 describe('slack failures and boot rules', () => {
   it('a bad bot token → pending → failed (invalid_auth); an unreachable Slack → failed; /ready 200 once settled', async () => {
-    const bad = await startHarness({ env: { SLACK_BOT_TOKEN: 'xoxb-wrong-token', SLACK_APP_TOKEN: slack.appToken, SLACK_API_URL: slack.apiUrl } });
+    const bad = await startHarness({
+      env: { SLACK_BOT_TOKEN: 'xoxb-wrong-token', SLACK_APP_TOKEN: slack.appToken, SLACK_API_URL: slack.apiUrl },
+    });
     try {
       await settled(bad);
       expect(bad.lines).toContain('[plugin] slack pending → failed (Slack auth.test failed: invalid_auth)');
@@ -99,10 +174,19 @@ describe('slack failures and boot rules', () => {
     } finally {
       await bad.close();
     }
-    const down = await startHarness({ env: { SLACK_BOT_TOKEN: slack.botToken, SLACK_APP_TOKEN: slack.appToken, SLACK_API_URL: 'http://127.0.0.1:1/api', SLACK_TIMEOUT_MS: '1000' } });
+    const down = await startHarness({
+      env: {
+        SLACK_BOT_TOKEN: slack.botToken,
+        SLACK_APP_TOKEN: slack.appToken,
+        SLACK_API_URL: 'http://127.0.0.1:1/api',
+        SLACK_TIMEOUT_MS: '1000',
+      },
+    });
     try {
       await settled(down);
-      expect(down.app.plugins.status().failed).toEqual([{ plugin: 'slack', reason: expect.stringMatching(/^Slack is unreachable \(auth\.test\): /) }]);
+      expect(down.app.plugins.status().failed).toEqual([
+        { plugin: 'slack', reason: expect.stringMatching(/^Slack is unreachable \(auth\.test\): /) },
+      ]);
     } finally {
       await down.close();
     }
@@ -110,10 +194,23 @@ describe('slack failures and boot rules', () => {
 
   it('blank tokens exclude it; a malformed token is a boot error', async () => {
     const lines: string[] = [];
-    const rt = new OracleRuntime({ config: { name: 'x', oracleDid: 'did:key:z6Mkx' }, dbPath: ':memory:', env: { SLACK_BOT_TOKEN: ' ' }, logger: { info: (l) => lines.push(l), error: (l) => lines.push(l) } });
+    const rt = new OracleRuntime({
+      config: { name: 'x', oracleDid: 'did:key:z6Mkx' },
+      dbPath: ':memory:',
+      env: { SLACK_BOT_TOKEN: ' ' },
+      logger: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
+    });
     expect(lines).toContain('[boot] excluded: slack (SLACK_BOT_TOKEN)');
     await rt.close();
-    expect(() => new OracleRuntime({ config: { name: 'x', oracleDid: 'did:key:z6Mkx' }, dbPath: ':memory:', env: { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xoxp-not-an-app-token' }, logger: { info: () => {}, error: () => {} } })).toThrow(
+    expect(
+      () =>
+        new OracleRuntime({
+          config: { name: 'x', oracleDid: 'did:key:z6Mkx' },
+          dbPath: ':memory:',
+          env: { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xoxp-not-an-app-token' },
+          logger: { info: () => {}, error: () => {} },
+        }),
+    ).toThrow(
       "[boot-error] Plugin 'slack' env validation failed for 'SLACK_APP_TOKEN': must be an app-level token with connections:write (xapp-…). Set 'SLACK_APP_TOKEN' or disable it: features: { slack: false }",
     );
   });

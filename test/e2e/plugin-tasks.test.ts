@@ -13,7 +13,13 @@ import { createOracleApp, type OracleApp } from '../../src/runtime/app.ts';
 import { generateMnemonic, generateSigner, signerFromMnemonic, type Signer } from '../../src/lib/keys/index.ts';
 import { mintInvocation } from '../../src/lib/ucan/index.ts';
 import { readSse } from '../helpers/runtime-harness.ts';
-import { callTool, lastToolResult, say, startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import {
+  callTool,
+  lastToolResult,
+  say,
+  startScriptedModelServer,
+  type ScriptedModelServer,
+} from '../helpers/scripted-model-server.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import type { AnyEvent, Message } from '../../src/lib/protocol/index.ts';
 
@@ -69,17 +75,29 @@ async function boot(env: Record<string, string>, db = 'oracle.db', price?: numbe
   });
   await settled;
   while (!app.runtime.signingKeyLoaded) await new Promise((r) => setTimeout(r, 5));
-  const headers = async () => ({ authorization: `Bearer ${await mintInvocation({ issuer: user, audience: oracleDid })}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' });
+  const headers = async () => ({
+    authorization: `Bearer ${await mintInvocation({ issuer: user, audience: oracleDid })}`,
+    'x-auth-type': 'ucan',
+    'content-type': 'application/json',
+  });
   return {
     app,
     url,
     lines,
     async req(method, path, body) {
-      const res = await fetch(url + path, { method, headers: await headers(), body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(url + path, {
+        method,
+        headers: await headers(),
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: res.status, body: await res.json() };
     },
     async stream(sessionId, message) {
-      const res = await fetch(`${url}/messages/${sessionId}`, { method: 'POST', headers: await headers(), body: JSON.stringify({ message, stream: true }) });
+      const res = await fetch(`${url}/messages/${sessionId}`, {
+        method: 'POST',
+        headers: await headers(),
+        body: JSON.stringify({ message, stream: true }),
+      });
       expect(res.status).toBe(200);
       return (await readSse(res)).events;
     },
@@ -110,7 +128,11 @@ describe('tasks on a real Redis', () => {
     model.enqueue(
       callTool('list_capabilities', {}),
       callTool('load_capability', { names: ['tasks'] }),
-      callTool('create_task', { title: 'Stove report', prompt: 'Report how many stoves were installed.', delaySeconds: 0 }, 'call_create'),
+      callTool(
+        'create_task',
+        { title: 'Stove report', prompt: 'Report how many stoves were installed.', delaySeconds: 0 },
+        'call_create',
+      ),
       (body) => say(`Scheduled ${(lastToolResult(body) as { task: { taskId: string } }).task.taskId}.`),
     );
     const events = await a.stream(sessionId, 'In the background, report the stove count.');
@@ -129,14 +151,27 @@ describe('tasks on a real Redis', () => {
     // runtime B (same database, same store): the worker runs the task as a turn in the session
     model.enqueue((body) => {
       const last = body.messages.at(-1);
-      return say(`Stove count: 42 (${String(last?.content).includes('Scheduled task "Stove report"') ? 'task prompt received' : 'no prompt'}).`);
+      return say(
+        `Stove count: 42 (${String(last?.content).includes('Scheduled task "Stove report"') ? 'task prompt received' : 'no prompt'}).`,
+      );
     });
     const b = await boot({ TASKS_STORE_URL: redis.url, TASKS_POLL_MS: '50' });
-    const history = await waitForHistory(b, sessionId, (ms) => ms.some((m) => m.type === 'ai' && m.content === 'Stove count: 42 (task prompt received).'));
-    expect(history.some((m) => m.type === 'human' && m.content === 'Scheduled task "Stove report": Report how many stoves were installed.')).toBe(true);
+    const history = await waitForHistory(b, sessionId, (ms) =>
+      ms.some((m) => m.type === 'ai' && m.content === 'Stove count: 42 (task prompt received).'),
+    );
+    expect(
+      history.some(
+        (m) =>
+          m.type === 'human' && m.content === 'Scheduled task "Stove report": Report how many stoves were installed.',
+      ),
+    ).toBe(true);
     // its status follows in Redis
     for (;;) {
-      const t = JSON.parse((await rc.get(`oraclekit:tasks:${oracleDid}:task:${task.taskId}`))!) as { status: string; runs: number; lastResult: string };
+      const t = JSON.parse((await rc.get(`oraclekit:tasks:${oracleDid}:task:${task.taskId}`))!) as {
+        status: string;
+        runs: number;
+        lastResult: string;
+      };
       if (t.status === 'done') {
         expect(t).toMatchObject({ runs: 1, lastResult: 'Stove count: 42 (task prompt received).' });
         break;
@@ -149,8 +184,17 @@ describe('tasks on a real Redis', () => {
     // list and cancel through the agent
     model.enqueue(
       callTool('load_capability', { names: ['tasks'] }),
-      callTool('create_task', { title: 'Weekly check', prompt: 'Check the stoves.', delaySeconds: 3600, everySeconds: 604800 }, 'call_weekly'),
-      (body) => callTool('cancel_task', { taskId: (lastToolResult(body) as { task: { taskId: string } }).task.taskId }, 'call_cancel'),
+      callTool(
+        'create_task',
+        { title: 'Weekly check', prompt: 'Check the stoves.', delaySeconds: 3600, everySeconds: 604800 },
+        'call_weekly',
+      ),
+      (body) =>
+        callTool(
+          'cancel_task',
+          { taskId: (lastToolResult(body) as { task: { taskId: string } }).task.taskId },
+          'call_cancel',
+        ),
       callTool('cancel_task', { taskId: 'task-nope' }, 'call_bad'),
       callTool('list_tasks', {}, 'call_list'),
       say('Done.'),
@@ -184,30 +228,55 @@ describe('tasks on a real Redis', () => {
     const blank = await boot({ TASKS_STORE_URL: '' }, 'blank.db');
     expect(blank.lines).toContain('[boot] excluded: tasks (TASKS_STORE_URL)');
     await blank.app.close();
-    expect(() => createOracleApp({ config: { name: 'x', oracleDid }, dbPath: ':memory:', env: { TASKS_STORE_URL: 'http://127.0.0.1:6379' }, logger: { info: () => {}, error: () => {} } })).toThrow(
+    expect(() =>
+      createOracleApp({
+        config: { name: 'x', oracleDid },
+        dbPath: ':memory:',
+        env: { TASKS_STORE_URL: 'http://127.0.0.1:6379' },
+        logger: { info: () => {}, error: () => {} },
+      }),
+    ).toThrow(
       "[boot-error] Plugin 'tasks' env validation failed for 'TASKS_STORE_URL': must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379. Set 'TASKS_STORE_URL' or disable it: features: { tasks: false }",
     );
-    expect(() => createOracleApp({ config: { name: 'x', oracleDid }, dbPath: ':memory:', env: {}, features: { tasks: true }, logger: { info: () => {}, error: () => {} } })).toThrow(
+    expect(() =>
+      createOracleApp({
+        config: { name: 'x', oracleDid },
+        dbPath: ':memory:',
+        env: {},
+        features: { tasks: true },
+        logger: { info: () => {}, error: () => {} },
+      }),
+    ).toThrow(
       "[boot-error] Plugin 'tasks' env validation failed for 'TASKS_STORE_URL': required but blank. Set 'TASKS_STORE_URL' or disable it: features: { tasks: false }",
     );
   });
 
   it('a task that cannot run (credits: the user has no paid turn left) fails and posts why into its session', async () => {
-    const p = await boot({ TASKS_STORE_URL: redis.url, TASKS_POLL_MS: '50', TASKS_KEY_PREFIX: 'priced' }, 'priced.db', 1);
+    const p = await boot(
+      { TASKS_STORE_URL: redis.url, TASKS_POLL_MS: '50', TASKS_KEY_PREFIX: 'priced' },
+      'priced.db',
+      1,
+    );
     const sessionId = (await p.req('POST', '/sessions', {})).body.sessionId as string;
     // pay for one turn
     const refused = await p.req('POST', `/messages/${sessionId}`, { message: 'hi' });
     expect(refused.status).toBe(402);
     await p.req('POST', '/credits/contract', {});
     expect((await p.req('POST', '/credits/pay', { claimIds: refused.body.claims, amount: 1 })).status).toBe(200);
-    model.enqueue(callTool('load_capability', { names: ['tasks'] }), callTool('create_task', { title: 'Later', prompt: 'Say hello later.' }), say('Scheduled.'));
+    model.enqueue(
+      callTool('load_capability', { names: ['tasks'] }),
+      callTool('create_task', { title: 'Later', prompt: 'Say hello later.' }),
+      say('Scheduled.'),
+    );
     const events = await p.stream(sessionId, 'Say hello later.');
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
     const taskId = (toolOut(events, 'create_task')?.output as { task: { taskId: string } }).task.taskId;
     const history = await waitForHistory(p, sessionId, (ms) => ms.some((m) => m.id === `${taskId}-failed-1`));
     const note = history.find((m) => m.id === `${taskId}-failed-1`)!;
     expect(note.type).toBe('ai');
-    expect(note.content).toMatch(/^The scheduled task "Later" could not run: payment_required: this oracle costs 1 credit per turn/);
+    expect(note.content).toMatch(
+      /^The scheduled task "Later" could not run: payment_required: this oracle costs 1 credit per turn/,
+    );
     await p.app.close();
   });
 });

@@ -25,7 +25,9 @@ export async function prepareBurst(d: Api & { token: string }): Promise<BurstSet
   const proposals: string[] = [];
   for (let i = 0; i < 4; i++) {
     const dom = (await d.call('POST', '/v1/domains', { key: rep, body: { type: 'Project', class: proto } })).body.id;
-    proposals.push((await d.call('POST', `/v1/domains/${dom}/verification-proposals`, { key: rep, body: { package: PKG } })).body.id);
+    proposals.push(
+      (await d.call('POST', `/v1/domains/${dom}/verification-proposals`, { key: rep, body: { package: PKG } })).body.id,
+    );
   }
   return { rep, voterKeys, proto, proposals };
 }
@@ -54,11 +56,28 @@ export function startBurst(targets: Api[], s: BurstSetup, workers = 24): Burst {
     for (let i = 0; !stopped; i++) {
       try {
         if (i % 3 === 0) {
-          const r = await d.call('POST', '/v1/domains', { key: s.rep, body: { type: 'Project', class: s.proto, metadata: { name: `w${w}-${i}`, blob: 'x'.repeat(500) }, alsoKnownAs: `w${w}-${i}` } });
+          const r = await d.call('POST', '/v1/domains', {
+            key: s.rep,
+            body: {
+              type: 'Project',
+              class: s.proto,
+              metadata: { name: `w${w}-${i}`, blob: 'x'.repeat(500) },
+              alsoKnownAs: `w${w}-${i}`,
+            },
+          });
           if (r.status === 201) acked.domains.push(r.body.id);
           else unexpected[t]!.push([r.status, r.body]);
         } else if (i % 3 === 1) {
-          const r = await d.call('POST', '/v1/sampling', { key: s.rep, body: { projectId: s.proto, population: 1000 + w * 100 + i, expectedMean: 2, expectedSD: 1, dropoutRate: 0.1 } });
+          const r = await d.call('POST', '/v1/sampling', {
+            key: s.rep,
+            body: {
+              projectId: s.proto,
+              population: 1000 + w * 100 + i,
+              expectedMean: 2,
+              expectedSD: 1,
+              dropoutRate: 0.1,
+            },
+          });
           if (r.status === 201) acked.designs.push(r.body.designId);
           else unexpected[t]!.push([r.status, r.body]);
         } else {

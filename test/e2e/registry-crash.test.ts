@@ -43,15 +43,31 @@ describe('kill -9 during a burst', () => {
     try {
       expect(db.prepare('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
       expect(db.prepare('PRAGMA foreign_key_check').all()).toEqual([]);
-      const votes = db.prepare('SELECT proposal_id, voter, option FROM votes').all() as { proposal_id: string; voter: string; option: string }[];
-      for (const v of ackedVotes) expect(votes).toContainEqual({ proposal_id: v.proposal, voter: v.voter, option: v.option });
-      for (const r of db.prepare('SELECT id, record, state, version FROM domains').all() as { id: string; record: string; state: string; version: number }[]) {
+      const votes = db.prepare('SELECT proposal_id, voter, option FROM votes').all() as {
+        proposal_id: string;
+        voter: string;
+        option: string;
+      }[];
+      for (const v of ackedVotes)
+        expect(votes).toContainEqual({ proposal_id: v.proposal, voter: v.voter, option: v.option });
+      for (const r of db.prepare('SELECT id, record, state, version FROM domains').all() as {
+        id: string;
+        record: string;
+        state: string;
+        version: number;
+      }[]) {
         const rec = JSON.parse(r.record);
         expect(rec).toMatchObject({ id: r.id, state: r.state, version: r.version });
       }
-      for (const r of db.prepare('SELECT design_id, record FROM designs').all() as { design_id: string; record: string }[]) expect(JSON.parse(r.record).designId).toBe(r.design_id);
+      for (const r of db.prepare('SELECT design_id, record FROM designs').all() as {
+        design_id: string;
+        record: string;
+      }[])
+        expect(JSON.parse(r.record).designId).toBe(r.design_id);
       // a domain is pending_verification exactly when it has an open proposal
-      const pending = db.prepare("SELECT count(*) AS n FROM domains WHERE state = 'pending_verification'").get() as { n: number };
+      const pending = db.prepare("SELECT count(*) AS n FROM domains WHERE state = 'pending_verification'").get() as {
+        n: number;
+      };
       const open = db.prepare("SELECT count(*) AS n FROM proposals WHERE status = 'open'").get() as { n: number };
       expect(pending.n).toBe(open.n);
     } finally {

@@ -50,10 +50,24 @@ async function server(config: Record<string, unknown> = {}, timeouts?: Partial<R
   const cfg = parseConfig({ rateLimit: { max: 1_000_000, timeWindowMs: 60_000 }, ...config });
   const db = openDatabase({ path: join(t.home, 'data/registry.db'), migrations: { registry: REGISTRY_MIGRATIONS } });
   const registry = new Registry(db, cfg);
-  const app = await buildServer({ registry, config: cfg, version: 'test', token: 'admin-token', docs: false, timeouts });
+  const app = await buildServer({
+    registry,
+    config: cfg,
+    version: 'test',
+    token: 'admin-token',
+    docs: false,
+    timeouts,
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
-  return { app, registry, db, port, url: `http://127.0.0.1:${port}`, close: async () => (await app.close(), db.close()) };
+  return {
+    app,
+    registry,
+    db,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    close: async () => (await app.close(), db.close()),
+  };
 }
 
 afterAll(() => {
@@ -80,26 +94,40 @@ function raw(port: number, head: string, body = ''): Raw {
   });
   socket.on('error', () => {});
   const closed = new Promise<string>((r) => socket.on('close', () => r(data)));
-  const reply = new Promise<{ status: number; headers: Record<string, string>; body: Record<string, unknown> }>((resolve) => {
-    onData = () => {
-      const end = data.indexOf('\r\n\r\n');
-      if (end === -1) return;
-      const lines = data.slice(0, end).split('\r\n');
-      const headers: Record<string, string> = {};
-      for (const l of lines.slice(1)) headers[l.slice(0, l.indexOf(':')).toLowerCase()] = l.slice(l.indexOf(':') + 1).trim();
-      const len = Number(headers['content-length']);
-      if (data.length - end - 4 < len) return;
-      onData = () => {};
-      resolve({ status: Number(lines[0]!.split(' ')[1]), headers, body: JSON.parse(data.slice(end + 4, end + 4 + len)) as Record<string, unknown> });
-    };
-  });
+  const reply = new Promise<{ status: number; headers: Record<string, string>; body: Record<string, unknown> }>(
+    (resolve) => {
+      onData = () => {
+        const end = data.indexOf('\r\n\r\n');
+        if (end === -1) return;
+        const lines = data.slice(0, end).split('\r\n');
+        const headers: Record<string, string> = {};
+        for (const l of lines.slice(1))
+          headers[l.slice(0, l.indexOf(':')).toLowerCase()] = l.slice(l.indexOf(':') + 1).trim();
+        const len = Number(headers['content-length']);
+        if (data.length - end - 4 < len) return;
+        onData = () => {};
+        resolve({
+          status: Number(lines[0]!.split(' ')[1]),
+          headers,
+          body: JSON.parse(data.slice(end + 4, end + 4 + len)) as Record<string, unknown>,
+        });
+      };
+    },
+  );
   socket.write(head.replaceAll('\n', '\r\n') + '\r\n' + body);
   return { socket, closed, reply };
 }
 
 /** The one error body, with a request id. */
-function expectErrorBody(r: { status: number; headers: { get(n: string): string | null } | Record<string, string>; body: unknown }, status: number, code: string): void {
-  const header = (n: string) => ('get' in r.headers && typeof r.headers.get === 'function' ? (r.headers.get as (n: string) => string | null)(n) : (r.headers as Record<string, string>)[n]);
+function expectErrorBody(
+  r: { status: number; headers: { get(n: string): string | null } | Record<string, string>; body: unknown },
+  status: number,
+  code: string,
+): void {
+  const header = (n: string) =>
+    'get' in r.headers && typeof r.headers.get === 'function'
+      ? (r.headers.get as (n: string) => string | null)(n)
+      : (r.headers as Record<string, string>)[n];
   expect({ status: r.status, code: (r.body as { code?: string }).code }).toEqual({ status, code });
   const b = r.body as Record<string, unknown>;
   expect(b.statusCode).toBe(status);
@@ -109,7 +137,12 @@ function expectErrorBody(r: { status: number; headers: { get(n: string): string 
   expect(code in REGISTRY_ERRORS, code).toBe(true);
 }
 
-async function call(url: string, method: string, path: string, opts: { key?: string; body?: string; headers?: Record<string, string> } = {}) {
+async function call(
+  url: string,
+  method: string,
+  path: string,
+  opts: { key?: string; body?: string; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   if (opts.body !== undefined) headers['content-type'] ??= 'application/json';
@@ -133,7 +166,14 @@ describe('one error body everywhere (item 3)', () => {
     expectErrorBody(await call(s.url, 'GET', '/v1/proposals/' + 'b'.repeat(9000), { key }), 414, 'url_too_long');
     expectErrorBody(await call(s.url, 'GET', '/v1/nothing', { key }), 404, 'not_found');
     expectErrorBody(await call(s.url, 'GET', '/nothing'), 404, 'not_found');
-    expectErrorBody(await call(s.url, 'POST', '/v1/domains', { key, body: JSON.stringify({ type: 'Protocol', metadata: { x: 'a'.repeat(70_000) } }) }), 413, 'body_too_large');
+    expectErrorBody(
+      await call(s.url, 'POST', '/v1/domains', {
+        key,
+        body: JSON.stringify({ type: 'Protocol', metadata: { x: 'a'.repeat(70_000) } }),
+      }),
+      413,
+      'body_too_large',
+    );
     // the request line alone over Node's 16 KiB: refused by the HTTP parser before there is a request
     const big = raw(s.port, `GET /v1/domains/${'c'.repeat(20_000)} HTTP/1.1\nHost: x\nAuthorization: Bearer ${key}\n`);
     expectErrorBody(await big.reply, 431, 'headers_too_large');
@@ -144,12 +184,21 @@ describe('one error body everywhere (item 3)', () => {
   });
 
   it('an unknown /v1 or /admin/v1 route without a key is 401 before 404 (no unauthenticated route probing)', async () => {
-    for (const [m, p] of [['GET', '/v1/nothing'], ['POST', '/v1/domains/x/nothing'], ['DELETE', '/v1/domains'], ['GET', '/admin/v1/nothing']] as const) {
+    for (const [m, p] of [
+      ['GET', '/v1/nothing'],
+      ['POST', '/v1/domains/x/nothing'],
+      ['DELETE', '/v1/domains'],
+      ['GET', '/admin/v1/nothing'],
+    ] as const) {
       const r = await call(s.url, m, p);
       expectErrorBody(r, 401, 'unauthenticated');
       expect(r.headers.get('www-authenticate')).toBe('Bearer realm="oraclekit"');
       expectErrorBody(await call(s.url, m, p, { key: 'ok_made_up' }), 401, 'unauthenticated');
-      expectErrorBody(await call(s.url, m, p, { key: m === 'GET' && p.startsWith('/admin') ? 'admin-token' : key }), 404, 'not_found');
+      expectErrorBody(
+        await call(s.url, m, p, { key: m === 'GET' && p.startsWith('/admin') ? 'admin-token' : key }),
+        404,
+        'not_found',
+      );
     }
   });
 
@@ -158,7 +207,11 @@ describe('one error body everywhere (item 3)', () => {
     expectErrorBody(r, 400, 'missing_field');
     expect(r.body).toMatchObject({ field: 'type', details: { valid: expect.stringContaining('Protocol') } });
     // present but wrong stays invalid_body; PATCH needs no type
-    expectErrorBody(await call(s.url, 'POST', '/v1/domains', { key, body: JSON.stringify({ type: 7 }) }), 400, 'invalid_body');
+    expectErrorBody(
+      await call(s.url, 'POST', '/v1/domains', { key, body: JSON.stringify({ type: 7 }) }),
+      400,
+      'invalid_body',
+    );
   });
 });
 
@@ -198,7 +251,11 @@ describe('slow and abusive clients (item 4)', () => {
     const s = await server({}, { headersMs: 300, requestMs: 300, checkEveryMs: 50 });
     try {
       const key = (await s.registry.keys.create('did:example:slow', ['member'])).key;
-      const c = raw(s.port, `POST /v1/domains HTTP/1.1\nHost: x\nAuthorization: Bearer ${key}\nContent-Type: application/json\nContent-Length: 1000\n`, '{"type":');
+      const c = raw(
+        s.port,
+        `POST /v1/domains HTTP/1.1\nHost: x\nAuthorization: Bearer ${key}\nContent-Type: application/json\nContent-Length: 1000\n`,
+        '{"type":',
+      );
       const r = await c.reply;
       expectErrorBody(r, 408, 'request_timeout');
       expect(r.headers.connection).toBe('close');
@@ -219,7 +276,12 @@ describe('slow and abusive clients (item 4)', () => {
     const s = await server({ rateLimit: { max: 2, timeWindowMs: 600_000 } });
     try {
       const key = (await s.registry.keys.create('did:example:d', ['member'])).key;
-      const post = (auth: string, path = '/v1/domains') => raw(s.port, `POST ${path} HTTP/1.1\nHost: x\nAuthorization: Bearer ${auth}\nContent-Type: application/json\nContent-Length: 60000\n`, '{"type":"Protocol","metadata":{"x":"');
+      const post = (auth: string, path = '/v1/domains') =>
+        raw(
+          s.port,
+          `POST ${path} HTTP/1.1\nHost: x\nAuthorization: Bearer ${auth}\nContent-Type: application/json\nContent-Length: 60000\n`,
+          '{"type":"Protocol","metadata":{"x":"',
+        );
       const a = post('ok_made_up');
       const r = await a.reply;
       expectErrorBody(r, 401, 'unauthenticated');
@@ -249,7 +311,8 @@ describe('database files (item 5, the real daemon)', () => {
     try {
       const key = await adminKey(d, 'did:example:files', 'admin');
       expect((await d.call('POST', '/v1/domains', { key, body: { type: 'Protocol' } })).status).toBe(201);
-      for (const f of ['registry.db', 'registry.db-wal', 'registry.db-shm']) expect((statSync(join(t.home, 'data', f)).mode & 0o777).toString(8), f).toBe('600');
+      for (const f of ['registry.db', 'registry.db-wal', 'registry.db-shm'])
+        expect((statSync(join(t.home, 'data', f)).mode & 0o777).toString(8), f).toBe('600');
       expect((statSync(join(t.home, 'data')).mode & 0o777).toString(8)).toBe('700');
     } finally {
       d.child.kill('SIGTERM');

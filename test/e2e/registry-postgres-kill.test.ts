@@ -26,7 +26,10 @@ describe.skipIf(!postgresAvailable())('kill -9 of one of two daemons on PostgreS
   beforeAll(async () => {
     pg = await startPostgres();
     url = pg.createDatabase('kill_one');
-    for (let i = 0; i < 2; i++) homes.push(tempHome({ voters: VOTERS, rateLimit: { max: 1_000_000, timeWindowMs: 60_000 }, oracle: { enabled: false } }));
+    for (let i = 0; i < 2; i++)
+      homes.push(
+        tempHome({ voters: VOTERS, rateLimit: { max: 1_000_000, timeWindowMs: 60_000 }, oracle: { enabled: false } }),
+      );
   }, 120_000);
 
   afterAll(async () => {
@@ -67,19 +70,29 @@ describe.skipIf(!postgresAvailable())('kill -9 of one of two daemons on PostgreS
     const db = new PostgresStorage({ url, max: 1 });
     try {
       const { acked } = burst;
-      const domains = await db.all<{ id: string; record: string; state: string; version: number }>('SELECT id, record, state, version FROM domains');
+      const domains = await db.all<{ id: string; record: string; state: string; version: number }>(
+        'SELECT id, record, state, version FROM domains',
+      );
       const designs = await db.all<{ design_id: string; record: string }>('SELECT design_id, record FROM designs');
-      const votes = await db.all<{ proposal_id: string; voter: string; option: string; weight: number }>('SELECT proposal_id, voter, option, weight FROM votes');
+      const votes = await db.all<{ proposal_id: string; voter: string; option: string; weight: number }>(
+        'SELECT proposal_id, voter, option, weight FROM votes',
+      );
       // every acknowledged write is there
       const domainIds = new Set(domains.map((r) => r.id));
       const designIds = new Set(designs.map((r) => r.design_id));
       expect(acked.domains.filter((id) => !domainIds.has(id))).toEqual([]);
       expect(acked.designs.filter((id) => !designIds.has(id))).toEqual([]);
-      for (const v of acked.votes) expect(votes).toContainEqual(expect.objectContaining({ proposal_id: v.proposal, voter: v.voter, option: v.option }));
+      for (const v of acked.votes)
+        expect(votes).toContainEqual(
+          expect.objectContaining({ proposal_id: v.proposal, voter: v.voter, option: v.option }),
+        );
       // no half-written record
-      for (const r of domains) expect(JSON.parse(r.record)).toMatchObject({ id: r.id, state: r.state, version: r.version });
+      for (const r of domains)
+        expect(JSON.parse(r.record)).toMatchObject({ id: r.id, state: r.state, version: r.version });
       for (const r of designs) expect(JSON.parse(r.record).designId).toBe(r.design_id);
-      const pending = await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM domains WHERE state = 'pending_verification'");
+      const pending = await db.get<{ n: number }>(
+        "SELECT COUNT(*) AS n FROM domains WHERE state = 'pending_verification'",
+      );
       const open = await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM proposals WHERE status = 'open'");
       expect(pending!.n).toBe(open!.n);
       // tallies exact: what the survivor reports is what the rows sum to; one vote per voter and proposal
@@ -88,7 +101,10 @@ describe.skipIf(!postgresAvailable())('kill -9 of one of two daemons on PostgreS
         expect(new Set(rows.map((v) => v.voter)).size).toBe(rows.length);
         const sum = (o: string) => String(rows.filter((v) => v.option === o).reduce((s, v) => s + v.weight, 0));
         const got = (await b.call('GET', `/v1/proposals/${p}`, { key: rep })).body;
-        expect(got).toMatchObject({ status: 'open', tally: { voted: rows.length, no: sum('no'), abstain: sum('abstain'), yes: '0' } });
+        expect(got).toMatchObject({
+          status: 'open',
+          tally: { voted: rows.length, no: sum('no'), abstain: sum('abstain'), yes: '0' },
+        });
         expect(rows.length).toBeGreaterThanOrEqual(acked.votes.filter((v) => v.proposal === p).length);
       }
     } finally {
@@ -97,7 +113,9 @@ describe.skipIf(!postgresAvailable())('kill -9 of one of two daemons on PostgreS
 
     // the killed daemon, started again on the same database, serves the same data
     const again = await spawn(0);
-    for (const id of burst.acked.domains.slice(0, 20)) expect((await again.call('GET', `/v1/domains/${id}`, { key: rep })).status).toBe(200);
-    for (const id of burst.acked.designs.slice(0, 20)) expect((await again.call('GET', `/v1/sampling/${id}`, { key: rep })).status).toBe(200);
+    for (const id of burst.acked.domains.slice(0, 20))
+      expect((await again.call('GET', `/v1/domains/${id}`, { key: rep })).status).toBe(200);
+    for (const id of burst.acked.designs.slice(0, 20))
+      expect((await again.call('GET', `/v1/sampling/${id}`, { key: rep })).status).toBe(200);
   });
 });

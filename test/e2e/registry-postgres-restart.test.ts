@@ -48,7 +48,8 @@ describe.skipIf(!postgresAvailable())('the registry while PostgreSQL restarts (#
 
   afterEach(() => {
     // a daemon that died: say how, rather than only "fetch failed"
-    if (d && d.child.exitCode !== null) throw new Error(`the daemon exited (${d.child.exitCode ?? d.child.signalCode}): ${stderr}`);
+    if (d && d.child.exitCode !== null)
+      throw new Error(`the daemon exited (${d.child.exitCode ?? d.child.signalCode}): ${stderr}`);
   });
 
   afterAll(async () => {
@@ -70,11 +71,24 @@ describe.skipIf(!postgresAvailable())('the registry while PostgreSQL restarts (#
       for (let i = 0; !stop; i++) {
         const r =
           i % 2 === 0
-            ? await d.call('POST', '/v1/domains', { key: rep, body: { type: 'Project', class: proto, metadata: { name: `w${w}-${i}` } } })
-            : await d.call('POST', '/v1/sampling', { key: rep, body: { projectId: proto, population: 1000 + w * 1000 + i, expectedMean: 2, expectedSD: 1, dropoutRate: 0.1 } });
+            ? await d.call('POST', '/v1/domains', {
+                key: rep,
+                body: { type: 'Project', class: proto, metadata: { name: `w${w}-${i}` } },
+              })
+            : await d.call('POST', '/v1/sampling', {
+                key: rep,
+                body: {
+                  projectId: proto,
+                  population: 1000 + w * 1000 + i,
+                  expectedMean: 2,
+                  expectedSD: 1,
+                  dropoutRate: 0.1,
+                },
+              });
         const tag = `${r.status} ${r.body?.code ?? ''}`.trim();
         statuses.set(tag, (statuses.get(tag) ?? 0) + 1);
-        if (r.status === 201) (i % 2 === 0 ? acked.domains : acked.designs).push(i % 2 === 0 ? r.body.id : r.body.designId);
+        if (r.status === 201)
+          (i % 2 === 0 ? acked.domains : acked.designs).push(i % 2 === 0 ? r.body.id : r.body.designId);
         else if (r.status !== 503 || r.body?.code !== 'database_unavailable') others.push([r.status, r.body]);
         if (r.status === 503) await new Promise((res) => setTimeout(res, 20)); // as a client that backs off would
       }
@@ -108,19 +122,26 @@ describe.skipIf(!postgresAvailable())('the registry while PostgreSQL restarts (#
     const db = new PostgresStorage({ url, max: 1 });
     try {
       const domains = new Set((await db.all<{ id: string }>('SELECT id FROM domains')).map((r) => r.id));
-      const designs = new Set((await db.all<{ design_id: string }>('SELECT design_id FROM designs')).map((r) => r.design_id));
+      const designs = new Set(
+        (await db.all<{ design_id: string }>('SELECT design_id FROM designs')).map((r) => r.design_id),
+      );
       expect(acked.domains.filter((id) => !domains.has(id))).toEqual([]);
       expect(acked.designs.filter((id) => !designs.has(id))).toEqual([]);
     } finally {
       await db.close();
     }
     // and through the daemon
-    for (const id of acked.domains.slice(-5)) expect((await d.call('GET', `/v1/domains/${id}`, { key: rep })).status).toBe(200);
-    for (const id of acked.designs.slice(-5)) expect((await d.call('GET', `/v1/sampling/${id}`, { key: rep })).status).toBe(200);
+    for (const id of acked.domains.slice(-5))
+      expect((await d.call('GET', `/v1/domains/${id}`, { key: rep })).status).toBe(200);
+    for (const id of acked.designs.slice(-5))
+      expect((await d.call('GET', `/v1/sampling/${id}`, { key: rep })).status).toBe(200);
   }
 
   it('PostgreSQL stopped (fast shutdown): 503 database_unavailable with the one body, /health says so, then it serves again by itself', async () => {
-    expect((await d.call('GET', '/health/ready')).body).toMatchObject({ status: 'ok', database: { backend: 'postgres', status: 'ok' } });
+    expect((await d.call('GET', '/health/ready')).body).toMatchObject({
+      status: 'ok',
+      database: { backend: 'postgres', status: 'ok' },
+    });
     const w = writers(6);
     while (w.acked.domains.length + w.acked.designs.length < 30) await new Promise((r) => setTimeout(r, 10));
     await pg.halt();
@@ -147,7 +168,11 @@ describe.skipIf(!postgresAvailable())('the registry while PostgreSQL restarts (#
     // liveness stays 200 (the CLI's handshake), readiness is 503
     const health = await d.call('GET', '/health');
     expect(health.status).toBe(200);
-    expect(health.body).toMatchObject({ status: 'ok', pid: d.pid, database: { backend: 'postgres', status: 'unavailable' } });
+    expect(health.body).toMatchObject({
+      status: 'ok',
+      pid: d.pid,
+      database: { backend: 'postgres', status: 'unavailable' },
+    });
     const ready = await d.call('GET', '/health/ready');
     expect(ready.status).toBe(503);
     expect(ready.body).toMatchObject({ statusCode: 503, code: 'database_unavailable' });
@@ -189,9 +214,19 @@ describe('PostgreSQL not there at start', () => {
     const port = await freePort(); // nothing listens there
     const t = tempHome({ oracle: { enabled: false } });
     try {
-      const r = spawnSync(process.execPath, [join(import.meta.dirname, '../../dist/daemon/main.js')], { env: { ...process.env, ...t.env, ORACLEKIT_DATABASE_URL: `postgres://u:${PASSWORD}@127.0.0.1:${port}/registry` }, encoding: 'utf8', timeout: 60_000 });
+      const r = spawnSync(process.execPath, [join(import.meta.dirname, '../../dist/daemon/main.js')], {
+        env: {
+          ...process.env,
+          ...t.env,
+          ORACLEKIT_DATABASE_URL: `postgres://u:${PASSWORD}@127.0.0.1:${port}/registry`,
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       expect(r.status).toBe(1);
-      expect(r.stderr).toContain(`oraclekit daemon: the database (PostgreSQL at 127.0.0.1:${port}/registry) is unreachable (ECONNREFUSED); retry shortly`);
+      expect(r.stderr).toContain(
+        `oraclekit daemon: the database (PostgreSQL at 127.0.0.1:${port}/registry) is unreachable (ECONNREFUSED); retry shortly`,
+      );
       expect(r.stderr).not.toContain(PASSWORD);
     } finally {
       t.cleanup();

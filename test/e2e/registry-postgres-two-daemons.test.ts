@@ -38,7 +38,13 @@ describe.skipIf(!postgresAvailable())('two daemons on one PostgreSQL database (#
     pg = await startPostgres();
     url = pg.createDatabase('two_daemons');
     // the tally never closes early: every voter must vote (absolute_count k = all)
-    const config = { voters: VOTERS.map((did) => ({ did })), tally: { rule: 'absolute_count', k: VOTERS.length }, proposalDurationSeconds: 3600, oracle: { enabled: false }, rateLimit: { max: 1_000_000 } };
+    const config = {
+      voters: VOTERS.map((did) => ({ did })),
+      tally: { rule: 'absolute_count', k: VOTERS.length },
+      proposalDurationSeconds: 3600,
+      oracle: { enabled: false },
+      rateLimit: { max: 1_000_000 },
+    };
     for (let i = 0; i < 2; i++) {
       const t = tempHome(config);
       cleanups.push(t.cleanup);
@@ -65,25 +71,44 @@ describe.skipIf(!postgresAvailable())('two daemons on one PostgreSQL database (#
   });
 
   it('votes through both daemons at once: each voter counted exactly once', async () => {
-    const proto = await a.call('POST', '/v1/domains', { key: alice, body: { type: 'Protocol', metadata: { name: 'concurrency' } } });
+    const proto = await a.call('POST', '/v1/domains', {
+      key: alice,
+      body: { type: 'Protocol', metadata: { name: 'concurrency' } },
+    });
     expect(proto.status, JSON.stringify(proto.body)).toBe(201);
-    const p = await b.call('POST', `/v1/domains/${proto.body.id}/verification-proposals`, { key: alice, body: { package: PKG } });
+    const p = await b.call('POST', `/v1/domains/${proto.body.id}/verification-proposals`, {
+      key: alice,
+      body: { package: PKG },
+    });
     expect(p.status, JSON.stringify(p.body)).toBe(201);
     const keys = await Promise.all(VOTERS.map((did, i) => adminKey(i % 2 ? a : b, did, 'voter')));
     // every voter sends 'yes' to both daemons at the same time
-    const replies = await Promise.all(keys.flatMap((k) => [a, b].map((d) => d.call('POST', `/v1/proposals/${p.body.id}/votes`, { key: k, body: { option: 'yes' } }))));
+    const replies = await Promise.all(
+      keys.flatMap((k) =>
+        [a, b].map((d) => d.call('POST', `/v1/proposals/${p.body.id}/votes`, { key: k, body: { option: 'yes' } })),
+      ),
+    );
     const ok = replies.filter((r) => r.status === 200).length;
     // the second copy of a vote is refused: already_voted, or proposal_closed when it arrives after the last first copy executed it
-    const refused = (r: { status: number; body: any }) => r.status === 409 && ['already_voted', 'proposal_closed'].includes(r.body.code);
+    const refused = (r: { status: number; body: any }) =>
+      r.status === 409 && ['already_voted', 'proposal_closed'].includes(r.body.code);
     const dup = replies.filter(refused).length;
     const other = replies.filter((r) => r.status !== 200 && !refused(r)).map((r) => [r.status, r.body.code]);
     expect(other).toEqual([]);
     expect({ ok, dup }).toEqual({ ok: VOTERS.length, dup: VOTERS.length });
-    expect(await db.get('SELECT COUNT(*) AS n, SUM(weight) AS w FROM votes WHERE proposal_id = ?', [p.body.id])).toEqual({ n: VOTERS.length, w: VOTERS.length });
+    expect(
+      await db.get('SELECT COUNT(*) AS n, SUM(weight) AS w FROM votes WHERE proposal_id = ?', [p.body.id]),
+    ).toEqual({ n: VOTERS.length, w: VOTERS.length });
     // the last vote decided it: executed once, the domain verified (version 1 → 2 at proposal → 3 at execution)
     const final = await a.call('GET', `/v1/proposals/${p.body.id}`, { key: alice });
-    expect(final.body).toMatchObject({ status: 'executed', tally: { yes: String(VOTERS.length), voted: VOTERS.length } });
-    expect((await b.call('GET', `/v1/domains/${proto.body.id}`, { key: alice })).body).toMatchObject({ state: 'verified', version: 3 });
+    expect(final.body).toMatchObject({
+      status: 'executed',
+      tally: { yes: String(VOTERS.length), voted: VOTERS.length },
+    });
+    expect((await b.call('GET', `/v1/domains/${proto.body.id}`, { key: alice })).body).toMatchObject({
+      state: 'verified',
+      version: 3,
+    });
   });
 
   it('one Idempotency-Key sent to both daemons at once: one design, the same reply twice', async () => {
@@ -109,7 +134,15 @@ describe.skipIf(!postgresAvailable())('two daemons on one PostgreSQL database (#
     expect(d.status).toBe(201);
     const path = `/v1/domains/${d.body.id}`;
     // 20 PATCHes of version 1 at once: one wins, the others are stale
-    const first = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).call('PATCH', path, { key: alice, headers: { 'if-match': '"1"' }, body: { metadata: { name: `first-${i}` } } })));
+    const first = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).call('PATCH', path, {
+          key: alice,
+          headers: { 'if-match': '"1"' },
+          body: { metadata: { name: `first-${i}` } },
+        }),
+      ),
+    );
     expect(first.filter((r) => r.status === 200).length).toBe(1);
     expect(first.filter((r) => r.status === 412 && r.body.code === 'stale_version').length).toBe(19);
     // 8 workers (4 per daemon), each making 5 changes by GET → PATCH(If-Match), retrying when stale
@@ -118,9 +151,13 @@ describe.skipIf(!postgresAvailable())('two daemons on one PostgreSQL database (#
     await Promise.all(
       Array.from({ length: 8 }, async (_, w) => {
         const via = w % 2 ? a : b;
-        for (let n = 0; n < 5; ) {
+        for (let n = 0; n < 5;) {
           const cur = await via.call('GET', path, { key: alice });
-          const r = await via.call('PATCH', path, { key: alice, headers: { 'if-match': `"${cur.body.version}"` }, body: { metadata: { name: `w${w}-${n}` } } });
+          const r = await via.call('PATCH', path, {
+            key: alice,
+            headers: { 'if-match': `"${cur.body.version}"` },
+            body: { metadata: { name: `w${w}-${n}` } },
+          });
           if (r.status === 200) {
             expect(r.body.version).toBe(cur.body.version + 1);
             wins++;
@@ -144,9 +181,15 @@ describe('the database setting at start', () => {
   it('a bad ORACLEKIT_DATABASE_URL stops the daemon with an error naming the setting, the value (password hidden) and what is valid', () => {
     const t = tempHome();
     try {
-      const r = spawnSync(process.execPath, [join(import.meta.dirname, '../../dist/daemon/main.js')], { env: { ...process.env, ...t.env, ORACLEKIT_DATABASE_URL: 'postgres://u:hunter2@db.example' }, encoding: 'utf8', timeout: 30_000 });
+      const r = spawnSync(process.execPath, [join(import.meta.dirname, '../../dist/daemon/main.js')], {
+        env: { ...process.env, ...t.env, ORACLEKIT_DATABASE_URL: 'postgres://u:hunter2@db.example' },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       expect(r.status).toBe(1);
-      expect(r.stderr).toContain('oraclekit daemon: ORACLEKIT_DATABASE_URL = "postgres://u:***@db.example" is not a PostgreSQL URL: it names no database');
+      expect(r.stderr).toContain(
+        'oraclekit daemon: ORACLEKIT_DATABASE_URL = "postgres://u:***@db.example" is not a PostgreSQL URL: it names no database',
+      );
       expect(r.stderr).not.toContain('hunter2');
     } finally {
       t.cleanup();

@@ -33,7 +33,9 @@ describe.skipIf(!postgresAvailable())('two daemons, one Redis: one rate limit (#
     for (let i = 0; i < 2; i++) {
       const t = tempHome({ oracle: { enabled: false }, rateLimit: { max: MAX, timeWindowMs: 600_000 } });
       cleanups.push(t.cleanup);
-      daemons.push(await spawnDaemon({ ...t.env, ORACLEKIT_DATABASE_URL: url, ORACLEKIT_REDIS_URL: redis.url }, t.home));
+      daemons.push(
+        await spawnDaemon({ ...t.env, ORACLEKIT_DATABASE_URL: url, ORACLEKIT_REDIS_URL: redis.url }, t.home),
+      );
     }
     const c = createClient({ url: redis.url });
     c.on('error', () => {});

@@ -21,7 +21,23 @@ import { startSlackServer } from '../helpers/slack-server.ts';
 import { startMatrixServer } from '../helpers/matrix-server.ts';
 import { startRedis } from '../helpers/redis.ts';
 
-const ALL = ['user-preferences', 'weather', 'memory', 'firecrawl', 'sandbox', 'skills', 'domains', 'sampling', 'composio', 'slack', 'tasks', 'matrix', 'portal', 'ag-ui', 'credits'];
+const ALL = [
+  'user-preferences',
+  'weather',
+  'memory',
+  'firecrawl',
+  'sandbox',
+  'skills',
+  'domains',
+  'sampling',
+  'composio',
+  'slack',
+  'tasks',
+  'matrix',
+  'portal',
+  'ag-ui',
+  'credits',
+];
 const NEED_NOTHING = ['user-preferences', 'weather', 'domains', 'sampling', 'portal', 'ag-ui'];
 
 const closers: (() => Promise<unknown> | unknown)[] = [];
@@ -41,10 +57,23 @@ beforeAll(async () => {
     startMatrixServer(),
     startRedis(),
   ]);
-  closers.push(() => model.close(), () => meteo.close(), () => memory.stop(), () => firecrawl.stop(), () => sandbox.stop(), () => composio.close(), () => slack.close(), () => matrix.close(), () => redis.stop());
+  closers.push(
+    () => model.close(),
+    () => meteo.close(),
+    () => memory.stop(),
+    () => firecrawl.stop(),
+    () => sandbox.stop(),
+    () => composio.close(),
+    () => slack.close(),
+    () => matrix.close(),
+    () => redis.stop(),
+  );
   const skills = join(dir, 'skills');
   mkdirSync(join(skills, 'survey'), { recursive: true });
-  writeFileSync(join(skills, 'survey', 'SKILL.md'), '---\nname: survey\ndescription: How to run a stove-use survey\n---\n# Survey\nAsk about hours of use.\n');
+  writeFileSync(
+    join(skills, 'survey', 'SKILL.md'),
+    '---\nname: survey\ndescription: How to run a stove-use survey\n---\n# Survey\nAsk about hours of use.\n',
+  );
   fullEnv = {
     LLM_BASE_URL: model.baseURL,
     LLM_PROVIDER_API_KEY: 'sk-test-secret',
@@ -71,7 +100,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function boot(env: Record<string, string>, price?: number): Promise<{ app: OracleApp; lines: string[]; url: string }> {
+async function boot(
+  env: Record<string, string>,
+  price?: number,
+): Promise<{ app: OracleApp; lines: string[]; url: string }> {
   const lines: string[] = [];
   const app = createOracleApp({
     config: { name: 'All plugins', model: 'scripted-model', ...(price !== undefined ? { price } : {}) },
@@ -111,10 +143,21 @@ describe('the 15 bundled plugins as a set', () => {
     expect(lines.filter((l) => l.startsWith('[boot] excluded'))).toEqual([]);
     // background starters report pending → loaded; the others load at boot
     expect(lines).toContain('[plugin] matrix pending → loaded');
-    for (const p of ALL) expect(lines.some((l) => l === `[boot] loaded: ${p}` || l === `[plugin] ${p} pending → loaded`), p).toBe(true);
+    for (const p of ALL)
+      expect(
+        lines.some((l) => l === `[boot] loaded: ${p}` || l === `[plugin] ${p} pending → loaded`),
+        p,
+      ).toBe(true);
     // secrets never in the log
     const log = lines.join('\n');
-    for (const secret of [fullEnv.SLACK_BOT_TOKEN, fullEnv.SLACK_APP_TOKEN, fullEnv.MATRIX_ORACLE_ADMIN_ACCESS_TOKEN, fullEnv.COMPOSIO_API_KEY, fullEnv.LLM_PROVIDER_API_KEY]) expect(log).not.toContain(secret);
+    for (const secret of [
+      fullEnv.SLACK_BOT_TOKEN,
+      fullEnv.SLACK_APP_TOKEN,
+      fullEnv.MATRIX_ORACLE_ADMIN_ACCESS_TOKEN,
+      fullEnv.COMPOSIO_API_KEY,
+      fullEnv.LLM_PROVIDER_API_KEY,
+    ])
+      expect(log).not.toContain(secret);
   }, 60_000);
 
   it('with none set, exactly the plugins that need nothing load; the rest are excluded with their variable', async () => {

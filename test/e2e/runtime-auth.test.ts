@@ -13,7 +13,8 @@ import { encodeToken, mintDelegation, mintInvocation } from '../../src/lib/ucan/
 describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
   const databases = backendDatabases(backend);
   /** A harness on a fresh database of this backend. */
-  const start = (o: Parameters<typeof startHarness>[0] = {}) => startHarness({ ...o, databaseUrl: databases.fresh('rt_auth') });
+  const start = (o: Parameters<typeof startHarness>[0] = {}) =>
+    startHarness({ ...o, databaseUrl: databases.fresh('rt_auth') });
 
   let h: Harness;
   beforeAll(async () => {
@@ -26,37 +27,73 @@ describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
   const now = () => Math.floor(Date.now() / 1000);
 
   /** Each bad credential of the issue, as request headers / socket auth, with its expected code. */
-  async function badCases(user: Signer, oracleDid: string): Promise<{ name: string; code: string; headers: Record<string, string>; auth: Record<string, string> }[]> {
+  async function badCases(
+    user: Signer,
+    oracleDid: string,
+  ): Promise<{ name: string; code: string; headers: Record<string, string>; auth: Record<string, string> }[]> {
     const other = await generateSigner();
-    const inv = (o: Partial<Parameters<typeof mintInvocation>[0]> = {}) => mintInvocation({ issuer: user, audience: oracleDid, ...o });
+    const inv = (o: Partial<Parameters<typeof mintInvocation>[0]> = {}) =>
+      mintInvocation({ issuer: user, audience: oracleDid, ...o });
     const bearer = (t: string) => ({ authorization: `Bearer ${t}`, 'x-auth-type': 'ucan' });
     const liar = user.withDID(other.did() as `did:key:${string}`);
-    const forged = await encodeToken(await invoke({ issuer: liar, audience: { did: () => oracleDid as `did:key:${string}` }, capability: { can: 'oracle/use', with: oracleDid as `did:key:${string}` }, expiration: now() + 300 }).delegate());
+    const forged = await encodeToken(
+      await invoke({
+        issuer: liar,
+        audience: { did: () => oracleDid as `did:key:${string}` },
+        capability: { can: 'oracle/use', with: oracleDid as `did:key:${string}` },
+        expiration: now() + 300,
+      }).delegate(),
+    );
     const cases = [
       { name: 'no header', code: 'missing_token', token: undefined as string | undefined },
       { name: 'malformed base64', code: 'malformed_token', token: '!!!not-base64!!!' },
       { name: 'base64 of garbage', code: 'malformed_token', token: Buffer.from('garbage bytes').toString('base64') },
-      { name: 'wrong audience', code: 'wrong_audience', token: await mintInvocation({ issuer: user, audience: other.did() }) },
+      {
+        name: 'wrong audience',
+        code: 'wrong_audience',
+        token: await mintInvocation({ issuer: user, audience: other.did() }),
+      },
       { name: 'expired', code: 'expired', token: await inv({ expiration: now() - 5 }) },
-      { name: 'not yet valid', code: 'not_yet_valid', token: await inv({ notBefore: now() + 600, expiration: now() + 800 }) },
+      {
+        name: 'not yet valid',
+        code: 'not_yet_valid',
+        token: await inv({ notBefore: now() + 600, expiration: now() + 800 }),
+      },
       { name: 'TTL over 900 s', code: 'ttl_too_long', token: await inv({ ttlSeconds: 1200 }) },
       { name: 'forged signature', code: 'bad_signature', token: forged },
     ];
-    const out: { name: string; code: string; headers: Record<string, string>; auth: Record<string, string> }[] = cases.map((c) => ({
-      name: c.name,
-      code: c.code,
-      headers: c.token === undefined ? {} : bearer(c.token),
-      auth: c.token === undefined ? ({} as Record<string, string>) : { invocation: c.token },
-    }));
+    const out: { name: string; code: string; headers: Record<string, string>; auth: Record<string, string> }[] =
+      cases.map((c) => ({
+        name: c.name,
+        code: c.code,
+        headers: c.token === undefined ? {} : bearer(c.token),
+        auth: c.token === undefined ? ({} as Record<string, string>) : { invocation: c.token },
+      }));
     // a delegation from another user next to a valid invocation
     const foreign = await mintDelegation({ issuer: other, audience: oracleDid });
-    out.push({ name: 'delegation from another user', code: 'delegation_issuer_mismatch', headers: { ...bearer(await inv()), 'x-ucan-delegation': foreign.token }, auth: { invocation: await inv(), ucanDelegation: foreign.token } });
+    out.push({
+      name: 'delegation from another user',
+      code: 'delegation_issuer_mismatch',
+      headers: { ...bearer(await inv()), 'x-ucan-delegation': foreign.token },
+      auth: { invocation: await inv(), ucanDelegation: foreign.token },
+    });
     return out;
   }
 
-  function handshake(url: string, sessionId: string, auth: Record<string, string>): Promise<{ ok: true; socket: Socket } | { ok: false; code: string; status: number }> {
+  function handshake(
+    url: string,
+    sessionId: string,
+    auth: Record<string, string>,
+  ): Promise<{ ok: true; socket: Socket } | { ok: false; code: string; status: number }> {
     return new Promise((resolve) => {
-      const s = connect(url, { path: '/socket.io/', transports: ['websocket'], query: { sessionId }, auth, reconnection: false, forceNew: true });
+      const s = connect(url, {
+        path: '/socket.io/',
+        transports: ['websocket'],
+        query: { sessionId },
+        auth,
+        reconnection: false,
+        forceNew: true,
+      });
       s.on('connect', () => resolve({ ok: true, socket: s }));
       s.on('connect_error', (err: Error & { data?: { code: string; statusCode: number } }) => {
         s.close();
@@ -91,7 +128,11 @@ describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
       if (hs.ok) hs.socket.close();
       // still refused once expired, and for another oracle
       const dead = await mintInvocation({ issuer: u.signer, audience: h.oracleDid, expiration: now() - 1 });
-      expect(await (await fetch(`${h.url}/sessions`, { headers: { authorization: `Bearer ${dead}`, 'x-auth-type': 'ucan' } })).json()).toMatchObject({ statusCode: 401, code: 'expired' });
+      expect(
+        await (
+          await fetch(`${h.url}/sessions`, { headers: { authorization: `Bearer ${dead}`, 'x-auth-type': 'ucan' } })
+        ).json(),
+      ).toMatchObject({ statusCode: 401, code: 'expired' });
     });
 
     it('ORACLE_UCAN_REPLAY=strict refuses a replayed invocation (HTTP and socket)', async () => {
@@ -118,7 +159,12 @@ describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
       const oracleDid = didFromMnemonic(mnemonic);
       // both runtimes on one database: the SQLite file, or one PostgreSQL database
       const url = databases.fresh('rt_replay');
-      const opts = { ...(url ? { databaseUrl: url } : { dbPath: join(dir, 'oracle.db') }), signingMnemonic: mnemonic, config: { name: 'Replay', model: 'scripted-model', oracleDid }, env: { ORACLE_UCAN_REPLAY: 'strict' } };
+      const opts = {
+        ...(url ? { databaseUrl: url } : { dbPath: join(dir, 'oracle.db') }),
+        signingMnemonic: mnemonic,
+        config: { name: 'Replay', model: 'scripted-model', oracleDid },
+        env: { ORACLE_UCAN_REPLAY: 'strict' },
+      };
       const user = await generateSigner();
       const t = await mintInvocation({ issuer: user, audience: oracleDid });
       const hdr = { authorization: `Bearer ${t}`, 'x-auth-type': 'ucan' };
@@ -135,7 +181,13 @@ describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
         expect((await again.json()).code).toBe('replayed');
         // a fresh invocation of the same user is fine
         const fresh = await mintInvocation({ issuer: user, audience: oracleDid });
-        expect((await fetch(`${second.url}/sessions`, { headers: { authorization: `Bearer ${fresh}`, 'x-auth-type': 'ucan' } })).status).toBe(200);
+        expect(
+          (
+            await fetch(`${second.url}/sessions`, {
+              headers: { authorization: `Bearer ${fresh}`, 'x-auth-type': 'ucan' },
+            })
+          ).status,
+        ).toBe(200);
       } finally {
         await second.close();
         rmSync(dir, { recursive: true, force: true });
@@ -148,7 +200,10 @@ describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
       const post = await u.req('POST', '/delegation', { raw: d.token });
       expect(post.status).toBe(200);
       expect(post.body).toEqual({ ok: true, expiration: d.delegation.expiration });
-      expect((await u.req('GET', '/delegation')).body).toEqual({ authorized: true, expiration: d.delegation.expiration });
+      expect((await u.req('GET', '/delegation')).body).toEqual({
+        authorized: true,
+        expiration: d.delegation.expiration,
+      });
       expect((await u.req('DELETE', '/delegation')).body).toEqual({ ok: true });
       expect((await u.req('GET', '/delegation')).body).toEqual({ authorized: false });
       const r = await u.req('GET', '/sessions', undefined, { 'x-ucan-delegation': d.token });
@@ -168,7 +223,9 @@ describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
     it('refuses another auth type; by default a delegation alone logs in (HTTP and socket)', async () => {
       const u = await h.user();
       const sessionId = await u.newSession();
-      const basic = await fetch(`${h.url}/sessions`, { headers: { authorization: 'Basic abc', 'x-auth-type': 'basic' } });
+      const basic = await fetch(`${h.url}/sessions`, {
+        headers: { authorization: 'Basic abc', 'x-auth-type': 'basic' },
+      });
       expect((await basic.json()).code).toBe('unsupported_auth_type');
       const d = await mintDelegation({ issuer: u.signer, audience: h.oracleDid, ttlSeconds: 7 * 24 * 3600 });
       const alone = await fetch(`${h.url}/sessions`, { headers: { 'x-ucan-delegation': d.token } });
@@ -185,10 +242,26 @@ describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
       const other = await generateSigner();
       const liar = u.signer.withDID(other.did() as `did:key:${string}`);
       const cases = [
-        { name: 'forged', code: 'bad_signature', token: (await mintDelegation({ issuer: liar as unknown as Signer, audience: h.oracleDid })).token },
-        { name: 'expired', code: 'expired', token: (await mintDelegation({ issuer: u.signer, audience: h.oracleDid, expiration: now() - 5 })).token },
-        { name: 'wrong audience', code: 'wrong_audience', token: (await mintDelegation({ issuer: u.signer, audience: other.did() })).token },
-        { name: 'longer than 30 days', code: 'ttl_too_long', token: (await mintDelegation({ issuer: u.signer, audience: h.oracleDid, ttlSeconds: 31 * 24 * 3600 })).token },
+        {
+          name: 'forged',
+          code: 'bad_signature',
+          token: (await mintDelegation({ issuer: liar as unknown as Signer, audience: h.oracleDid })).token,
+        },
+        {
+          name: 'expired',
+          code: 'expired',
+          token: (await mintDelegation({ issuer: u.signer, audience: h.oracleDid, expiration: now() - 5 })).token,
+        },
+        {
+          name: 'wrong audience',
+          code: 'wrong_audience',
+          token: (await mintDelegation({ issuer: u.signer, audience: other.did() })).token,
+        },
+        {
+          name: 'longer than 30 days',
+          code: 'ttl_too_long',
+          token: (await mintDelegation({ issuer: u.signer, audience: h.oracleDid, ttlSeconds: 31 * 24 * 3600 })).token,
+        },
         { name: 'malformed', code: 'malformed_token', token: '!!!' },
       ];
       for (const c of cases) {
@@ -226,13 +299,21 @@ describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
       const b = await h.user();
       const sa = await a.newSession();
       const sb = await b.newSession();
-      const cross = await handshake(h.url, sa, { invocation: await mintInvocation({ issuer: b.signer, audience: h.oracleDid }) });
+      const cross = await handshake(h.url, sa, {
+        invocation: await mintInvocation({ issuer: b.signer, audience: h.oracleDid }),
+      });
       expect(cross).toMatchObject({ ok: false, code: 'session_not_found' });
-      const noSession = await handshake(h.url, '', { invocation: await mintInvocation({ issuer: a.signer, audience: h.oracleDid }) });
+      const noSession = await handshake(h.url, '', {
+        invocation: await mintInvocation({ issuer: a.signer, audience: h.oracleDid }),
+      });
       expect(noSession.ok).toBe(false);
 
-      const ha = await handshake(h.url, sa, { invocation: await mintInvocation({ issuer: a.signer, audience: h.oracleDid }) });
-      const hb = await handshake(h.url, sb, { invocation: await mintInvocation({ issuer: b.signer, audience: h.oracleDid }) });
+      const ha = await handshake(h.url, sa, {
+        invocation: await mintInvocation({ issuer: a.signer, audience: h.oracleDid }),
+      });
+      const hb = await handshake(h.url, sb, {
+        invocation: await mintInvocation({ issuer: b.signer, audience: h.oracleDid }),
+      });
       if (!ha.ok || !hb.ok) throw new Error('handshake failed');
       const gotA: { eventName: string; payload: Record<string, unknown> }[] = [];
       const gotB: unknown[] = [];
@@ -250,7 +331,12 @@ describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
         ['tool_call', 'done'],
         ['message_cache_invalidation', undefined],
       ]);
-      for (const e of gotA) expect(e.payload).toMatchObject({ sessionId: sa, requestId: headers.get('x-request-id'), eventId: expect.any(String) });
+      for (const e of gotA)
+        expect(e.payload).toMatchObject({
+          sessionId: sa,
+          requestId: headers.get('x-request-id'),
+          eventId: expect.any(String),
+        });
       ha.socket.close();
       hb.socket.close();
     });
@@ -267,7 +353,9 @@ describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
         const ready = await fetch(`${h2.url}/ready`);
         expect(ready.status).toBe(503);
         expect(await ready.json()).toMatchObject({ ready: false, signingKeyLoaded: false, pending: ['signing-key'] });
-        const hs = await handshake(h2.url, 'x', { invocation: await mintInvocation({ issuer: u.signer, audience: h2.oracleDid }) });
+        const hs = await handshake(h2.url, 'x', {
+          invocation: await mintInvocation({ issuer: u.signer, audience: h2.oracleDid }),
+        });
         expect(hs).toMatchObject({ ok: false, code: 'signing_key_missing' });
         const { generateMnemonic } = await import('../../src/lib/keys/index.ts');
         await h2.app.runtime.loadSigningKey(generateMnemonic());
@@ -286,8 +374,12 @@ describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
       const b = await h.user();
       const sa = await a.newSession();
       const sb = await b.newSession();
-      const ha = await handshake(h.url, sa, { invocation: await mintInvocation({ issuer: a.signer, audience: h.oracleDid }) });
-      const hb = await handshake(h.url, sb, { invocation: await mintInvocation({ issuer: b.signer, audience: h.oracleDid }) });
+      const ha = await handshake(h.url, sa, {
+        invocation: await mintInvocation({ issuer: a.signer, audience: h.oracleDid }),
+      });
+      const hb = await handshake(h.url, sb, {
+        invocation: await mintInvocation({ issuer: b.signer, audience: h.oracleDid }),
+      });
       if (!ha.ok || !hb.ok) throw new Error('handshake failed');
       const sock = h.app.socket()!;
       const pending = sock.awaitResult(sa, 'tc-1', 2000);
@@ -314,8 +406,16 @@ describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
       const { sessionId } = (await created.json()) as { sessionId: string };
       expect((await send('GET', `/sessions/${sessionId}/run`)).status).toBe(200);
       expect((await send('DELETE', '/delegation')).status).toBe(200);
-      expect(await (await send('POST', `/messages/${sessionId}`)).json()).toMatchObject({ statusCode: 400, code: 'invalid_body', field: 'message', message: expect.stringContaining('message') });
-      expect(await (await send('POST', '/sessions', '{"title":')).json()).toMatchObject({ statusCode: 400, code: 'invalid_json' });
+      expect(await (await send('POST', `/messages/${sessionId}`)).json()).toMatchObject({
+        statusCode: 400,
+        code: 'invalid_body',
+        field: 'message',
+        message: expect.stringContaining('message'),
+      });
+      expect(await (await send('POST', '/sessions', '{"title":')).json()).toMatchObject({
+        statusCode: 400,
+        code: 'invalid_json',
+      });
       const deleted = await send('DELETE', `/sessions/${sessionId}`);
       expect([deleted.status, await deleted.json()]).toEqual([200, { message: `session ${sessionId} deleted` }]);
     });

@@ -39,10 +39,20 @@ async function modulesOfAnInstance(env: Record<string, string>): Promise<string[
     await app.close();
     process.stdout.write('served\\n');
   `;
-  const child = spawn(process.execPath, ['--import', join(root, 'test/helpers/trace-imports.mjs'), '--input-type=module', '-e', script], {
-    env: { PATH: process.env.PATH, TRACE_IMPORTS_FILE: trace, T_ENTRY: pathToFileURL(join(root, 'dist', 'index.js')).href, T_DB: join(dir, `o-${Math.random().toString(36).slice(2)}.db`), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', join(root, 'test/helpers/trace-imports.mjs'), '--input-type=module', '-e', script],
+    {
+      env: {
+        PATH: process.env.PATH,
+        TRACE_IMPORTS_FILE: trace,
+        T_ENTRY: pathToFileURL(join(root, 'dist', 'index.js')).href,
+        T_DB: join(dir, `o-${Math.random().toString(36).slice(2)}.db`),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d.toString()));
@@ -52,7 +62,12 @@ async function modulesOfAnInstance(env: Record<string, string>): Promise<string[
   return readFileSync(trace, 'utf8').trim().split('\n');
 }
 
-const REDIS_MODULES = [/\/node_modules\/redis\//, /\/node_modules\/@redis\//, /\/node_modules\/@socket\.io\/redis-adapter\//, /\/dist\/runtime\/cluster\//];
+const REDIS_MODULES = [
+  /\/node_modules\/redis\//,
+  /\/node_modules\/@redis\//,
+  /\/node_modules\/@socket\.io\/redis-adapter\//,
+  /\/dist\/runtime\/cluster\//,
+];
 
 describe('joining the instances of an oracle', () => {
   it('without ORACLE_REDIS_URL a runtime loads nothing of Redis; with it, it does (so the check can see them)', async () => {
@@ -63,10 +78,24 @@ describe('joining the instances of an oracle', () => {
   });
 
   it('an ORACLE_REDIS_URL that is not a redis URL is a boot error naming it, its value and what is valid', () => {
-    expect(() => createOracleApp({ config: { name: 'x' }, dbPath: ':memory:', logger: { info() {}, error() {} }, env: { ORACLE_REDIS_URL: 'http://cache:6379' } })).toThrow(
+    expect(() =>
+      createOracleApp({
+        config: { name: 'x' },
+        dbPath: ':memory:',
+        logger: { info() {}, error() {} },
+        env: { ORACLE_REDIS_URL: 'http://cache:6379' },
+      }),
+    ).toThrow(
       /^\[boot-error\] Runtime env validation failed for 'ORACLE_REDIS_URL' = "http:\/\/cache:6379": .+\. Set 'ORACLE_REDIS_URL' to a redis:\/\/ or rediss:\/\/ URL shared by every instance/,
     );
-    expect(() => createOracleApp({ config: { name: 'x' }, dbPath: ':memory:', logger: { info() {}, error() {} }, env: { ORACLE_INSTANCE_LEASE_MS: '10' } })).toThrow(/'ORACLE_INSTANCE_LEASE_MS' = "10": .+ an integer from 1000 to 600000/);
+    expect(() =>
+      createOracleApp({
+        config: { name: 'x' },
+        dbPath: ':memory:',
+        logger: { info() {}, error() {} },
+        env: { ORACLE_INSTANCE_LEASE_MS: '10' },
+      }),
+    ).toThrow(/'ORACLE_INSTANCE_LEASE_MS' = "10": .+ an integer from 1000 to 600000/);
   });
 
   it('a Redis that is not there fails the boot (listen) with what to do, its password not shown', async () => {
@@ -83,7 +112,11 @@ describe('joining the instances of an oracle', () => {
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(BootError);
-    expect((err as Error).message).toMatch(new RegExp(`^\\[boot-error\\] ORACLE_REDIS_URL: Redis at redis://…@127\\.0\\.0\\.1:${port} is unreachable \\(.+\\)\\. Start Redis, or set 'ORACLE_REDIS_URL' to the Redis every instance of this oracle shares, or unset it for one instance$`));
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `^\\[boot-error\\] ORACLE_REDIS_URL: Redis at redis://…@127\\.0\\.0\\.1:${port} is unreachable \\(.+\\)\\. Start Redis, or set 'ORACLE_REDIS_URL' to the Redis every instance of this oracle shares, or unset it for one instance$`,
+      ),
+    );
     expect((err as Error).message).not.toContain('s3cret');
     await app.close();
   });

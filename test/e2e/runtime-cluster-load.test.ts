@@ -32,7 +32,13 @@ beforeAll(async () => {
   model = await startScriptedModelServer();
   dir = mkdtempSync(join(tmpdir(), 'oraclekit-cluster-load-'));
   const mnemonic = generateMnemonic();
-  ctx = { database: join(dir, 'oracle.db'), mnemonic, oracleDid: (await signerFromMnemonic(mnemonic)).did(), redisUrl: redis.url, modelBaseURL: model.baseURL };
+  ctx = {
+    database: join(dir, 'oracle.db'),
+    mnemonic,
+    oracleDid: (await signerFromMnemonic(mnemonic)).did(),
+    redisUrl: redis.url,
+    modelBaseURL: model.baseURL,
+  };
   const env = { ORACLE_INSTANCE_LEASE_MS: '600000' };
   // one at a time: the first applies the database's migrations
   A = await spawnInstance(ctx, { flood: true, env });
@@ -51,7 +57,9 @@ afterAll(async () => {
 
 /** The run's event list in Redis, parsed. */
 async function redisList(runId: string): Promise<AnyEvent[]> {
-  return (await probe.lRange(`oraclekit:rt:${ctx.oracleDid}:run:${runId}`, 0, -1)).map((r) => JSON.parse(r) as AnyEvent);
+  return (await probe.lRange(`oraclekit:rt:${ctx.oracleDid}:run:${runId}`, 0, -1)).map(
+    (r) => JSON.parse(r) as AnyEvent,
+  );
 }
 
 async function rpushCalls(): Promise<number> {

@@ -20,7 +20,13 @@ import { join } from 'node:path';
 import { generateMnemonic, signerFromMnemonic } from '../../src/lib/keys/index.ts';
 import type { BrowserToolCall } from '../../src/lib/protocol/index.ts';
 import { readSse } from '../helpers/runtime-harness.ts';
-import { callTool, lastToolResult, say, startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import {
+  callTool,
+  lastToolResult,
+  say,
+  startScriptedModelServer,
+  type ScriptedModelServer,
+} from '../helpers/scripted-model-server.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 import { BACKENDS, backendDatabases } from '../helpers/postgres.ts';
 import { newUser, spawnInstance as spawnClusterInstance, until, type Instance } from '../helpers/runtime-cluster.ts';
@@ -57,7 +63,9 @@ async function spawnInstance(extraEnv: Record<string, string> = {}): Promise<Ins
 }
 
 /** Text of the model, then a stall: the turn stays running until it is aborted or its instance dies. */
-const sayThenStall = (text: string) => ({ steps: [{ type: 'text' as const, text, chunkSize: 4 }, { type: 'stall' as const }] });
+const sayThenStall = (text: string) => ({
+  steps: [{ type: 'text' as const, text, chunkSize: 4 }, { type: 'stall' as const }],
+});
 
 describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
   const databases = backendDatabases(backend);
@@ -94,7 +102,10 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
       model.enqueue(say('Hello from A.'));
       const { events, headers } = await u.stream(A.url, sessionId, 'hi');
       expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
-      const m = await until(() => got.find((g) => g.payload.requestId === headers.get('x-request-id')), 'the invalidation on B');
+      const m = await until(
+        () => got.find((g) => g.payload.requestId === headers.get('x-request-id')),
+        'the invalidation on B',
+      );
       expect(m.eventName).toBe('message_cache_invalidation');
       s.close();
     });
@@ -104,7 +115,8 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
       const sessionId = await u.session(A.url);
       // many small chunks with pauses between them: the turn is still running when B picks it up
       const steps = [];
-      for (let i = 0; i < 12; i++) steps.push({ type: 'text' as const, text: `part${i} `, chunkSize: 3 }, { type: 'delay' as const, ms: 30 });
+      for (let i = 0; i < 12; i++)
+        steps.push({ type: 'text' as const, text: `part${i} `, chunkSize: 3 }, { type: 'delay' as const, ms: 30 });
       model.enqueue({ steps });
       const first = await u.stream(A.url, sessionId, 'count', { stopAfter: (e) => e.event === 'message' && e.id >= 4 });
       const runId = first.headers.get('x-run-id')!;
@@ -132,8 +144,16 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
         calls.push(c);
         s.emit('tool_result', { toolCallId: c.toolCallId, sessionId: c.sessionId, result: { title: 'Stoves on B' } });
       });
-      const pageTool = { name: 'get_page_title', description: 'the title of the page', schema: { type: 'object', properties: { selector: { type: 'string' } }, required: ['selector'] } };
-      model.enqueue(callTool('load_capability', { names: ['portal'] }, 'call_load'), callTool('get_page_title', { selector: 'h1' }, 'call_bt'), (body) => say(`Title: ${(lastToolResult(body) as { title: string }).title}`));
+      const pageTool = {
+        name: 'get_page_title',
+        description: 'the title of the page',
+        schema: { type: 'object', properties: { selector: { type: 'string' } }, required: ['selector'] },
+      };
+      model.enqueue(
+        callTool('load_capability', { names: ['portal'] }, 'call_load'),
+        callTool('get_page_title', { selector: 'h1' }, 'call_bt'),
+        (body) => say(`Title: ${(lastToolResult(body) as { title: string }).title}`),
+      );
       const { events } = await u.stream(A.url, sessionId, 'which page?', { extra: { tools: [pageTool] } });
       s.close();
       expect(calls.map((c) => c.toolCallId)).toEqual(['call_bt']);
@@ -158,8 +178,14 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
       const { events } = await streaming;
       expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'aborted' } });
       // nothing left to abort, on either instance
-      expect((await u.req(B.url, 'POST', '/messages/abort', { sessionId })).body).toMatchObject({ statusCode: 404, code: 'no_active_run' });
-      expect((await u.req(A.url, 'POST', '/messages/abort', { sessionId })).body).toMatchObject({ statusCode: 404, code: 'no_active_run' });
+      expect((await u.req(B.url, 'POST', '/messages/abort', { sessionId })).body).toMatchObject({
+        statusCode: 404,
+        code: 'no_active_run',
+      });
+      expect((await u.req(A.url, 'POST', '/messages/abort', { sessionId })).body).toMatchObject({
+        statusCode: 404,
+        code: 'no_active_run',
+      });
     });
 
     it('deleting the session through B stops its turn on A', async () => {
@@ -167,7 +193,11 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
       const sessionId = await u.session(A.url);
       model.enqueue(sayThenStall('Still going'));
       const streaming = u.stream(A.url, sessionId, 'long job');
-      await until(async () => ((await u.req(B.url, 'GET', `/sessions/${sessionId}/run`)).body.run?.status === 'running' ? true : undefined), 'the run on A');
+      await until(
+        async () =>
+          (await u.req(B.url, 'GET', `/sessions/${sessionId}/run`)).body.run?.status === 'running' ? true : undefined,
+        'the run on A',
+      );
       expect((await u.req(B.url, 'DELETE', `/sessions/${sessionId}`)).status).toBe(200);
       const { events } = await streaming;
       expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'aborted' } });
@@ -187,15 +217,29 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
     it('a scheduled task runs exactly once, though both instances poll the queue and the turn outlives its lease', async () => {
       const u = await newUser(oracleDid);
       const sessionId = await u.session(A.url);
-      model.enqueue(callTool('load_capability', { names: ['tasks'] }), callTool('create_task', { title: 'Once', prompt: 'count the stoves', delaySeconds: 0 }), say('Scheduled.'));
+      model.enqueue(
+        callTool('load_capability', { names: ['tasks'] }),
+        callTool('create_task', { title: 'Once', prompt: 'count the stoves', delaySeconds: 0 }),
+        say('Scheduled.'),
+      );
       const { events } = await u.stream(A.url, sessionId, 'count the stoves in the background');
       expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
       // the task's turn takes longer than TASKS_LEASE_MS (1000 ms): the worker renews its lease meanwhile
-      const isTask = (b: { messages: { role: string; content: unknown }[] }) => JSON.stringify(b.messages.at(-1)?.content ?? '').includes('Scheduled task \\"Once\\"');
-      model.enqueue({ steps: [{ type: 'delay', ms: 2500 }, { type: 'text', text: 'There are 7 stoves.' }] });
+      const isTask = (b: { messages: { role: string; content: unknown }[] }) =>
+        JSON.stringify(b.messages.at(-1)?.content ?? '').includes('Scheduled task \\"Once\\"');
+      model.enqueue({
+        steps: [
+          { type: 'delay', ms: 2500 },
+          { type: 'text', text: 'There are 7 stoves.' },
+        ],
+      });
       await until(async () => {
         const h = await u.req(B.url, 'GET', `/messages/${sessionId}`);
-        return (h.body.messages as { content: unknown }[]).some((m) => JSON.stringify(m.content).includes('There are 7 stoves.')) ? true : undefined;
+        return (h.body.messages as { content: unknown }[]).some((m) =>
+          JSON.stringify(m.content).includes('There are 7 stoves.'),
+        )
+          ? true
+          : undefined;
       }, 'the task answer');
       // a few more poll rounds of both instances (TASKS_POLL_MS = 50) pick nothing up
       const seen = model.requests.filter((r) => isTask(r.body)).length;
@@ -216,13 +260,17 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
       const following = u.sse(B.url, `/runs/${runId}?after=${first.events.at(-1)!.id}`);
       const s = await u.socket(B.url, sessionId);
       const invalidated: { requestId: string; reason: string }[] = [];
-      s.on('message_cache_invalidation', (m: { payload: { requestId: string; reason: string } }) => invalidated.push(m.payload));
+      s.on('message_cache_invalidation', (m: { payload: { requestId: string; reason: string } }) =>
+        invalidated.push(m.payload),
+      );
       // writes in flight when the process dies: every acknowledged one must be there afterwards
       const acknowledged: string[] = [];
       let stop = false;
       const writer = (async () => {
         while (!stop) {
-          const r = await u.req(C.url, 'POST', '/sessions', { title: `w${acknowledged.length}` }).catch(() => undefined);
+          const r = await u
+            .req(C.url, 'POST', '/sessions', { title: `w${acknowledged.length}` })
+            .catch(() => undefined);
           if (r?.status === 201) acknowledged.push(r.body.sessionId as string);
           else break;
         }
@@ -244,7 +292,13 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
       }, 'the run failed in the database');
       expect(run.runId).toBe(runId);
       // the session's socket clients are told, as for any run that ends
-      await until(() => (invalidated.some((p) => p.requestId === first.headers.get('x-request-id') && p.reason === 'run failed') ? true : undefined), 'the invalidation of the failed run');
+      await until(
+        () =>
+          invalidated.some((p) => p.requestId === first.headers.get('x-request-id') && p.reason === 'run failed')
+            ? true
+            : undefined,
+        'the invalidation of the failed run',
+      );
       s.close();
       // every acknowledged session is there
       const list = await u.req(B.url, 'GET', '/sessions?limit=100');
@@ -271,11 +325,17 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
       expect(refused.body).toMatchObject({ statusCode: 503, code: 'redis_unavailable' });
       expect(refused.body.message).toMatch(/ORACLE_REDIS_URL/);
       // with ORACLE_UCAN_REPLAY=strict every request claims its invocation in Redis: refused alike, never accepted unchecked
-      expect((await u.req(B.url, 'GET', `/sessions/${sessionId}/messages`)).body).toMatchObject({ statusCode: 503, code: 'redis_unavailable' });
+      expect((await u.req(B.url, 'GET', `/sessions/${sessionId}/messages`)).body).toMatchObject({
+        statusCode: 503,
+        code: 'redis_unavailable',
+      });
       await redis.start();
       // both instances reconnect by themselves; then a turn on A resumes on B and its socket events reach B
       await until(async () => {
-        const [a, b] = [await u.req(A.url, 'GET', `/sessions/${sessionId}/run`), await u.req(B.url, 'GET', `/sessions/${sessionId}/run`)];
+        const [a, b] = [
+          await u.req(A.url, 'GET', `/sessions/${sessionId}/run`),
+          await u.req(B.url, 'GET', `/sessions/${sessionId}/run`),
+        ];
         return a.status === 200 && b.status === 200 ? true : undefined;
       }, 'A and B answering');
       const s = await u.socket(B.url, sessionId);
@@ -295,18 +355,28 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
       }, 'D accepting a turn again');
       expect(onD).toMatchObject({ status: 200, body: { message: { content: 'D too.' } } });
       D.child.kill('SIGTERM');
-      await until(() => (got.includes(done.body.message.id as string) ? true : undefined), 'the invalidation on B after the restart');
+      await until(
+        () => (got.includes(done.body.message.id as string) ? true : undefined),
+        'the invalidation on B after the restart',
+      );
       s.close();
     });
 
     it('a turn that streams and ends while Redis is away: its owner keeps going, and its follower on B gets it whole once Redis is back', async () => {
       const u = await newUser(oracleDid);
       const sessionId = await u.session(A.url);
-      const steps: { type: 'delay' | 'text'; ms?: number; text?: string; chunkSize?: number }[] = [{ type: 'delay', ms: 1000 }];
-      for (let i = 0; i < 10; i++) steps.push({ type: 'text', text: `w${i} `, chunkSize: 8 }, { type: 'delay', ms: 20 });
+      const steps: { type: 'delay' | 'text'; ms?: number; text?: string; chunkSize?: number }[] = [
+        { type: 'delay', ms: 1000 },
+      ];
+      for (let i = 0; i < 10; i++)
+        steps.push({ type: 'text', text: `w${i} `, chunkSize: 8 }, { type: 'delay', ms: 20 });
       model.enqueue({ steps } as never);
       const auth = async () => ({ authorization: `Bearer ${await u.invocation()}`, 'x-auth-type': 'ucan' });
-      const own = await fetch(`${A.url}/messages/${sessionId}`, { method: 'POST', headers: { ...(await auth()), 'content-type': 'application/json' }, body: JSON.stringify({ message: 'a long answer', stream: true }) });
+      const own = await fetch(`${A.url}/messages/${sessionId}`, {
+        method: 'POST',
+        headers: { ...(await auth()), 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'a long answer', stream: true }),
+      });
       expect(own.status).toBe(200);
       const runId = own.headers.get('x-run-id')!;
       const owned = readSse(own).then((r) => r.events);
@@ -324,70 +394,127 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
       await redis.start();
       // once back, A's heartbeat rewrites the run's list and B's follower reads what it missed: the same events, in order, once
       expect(await following).toEqual(whole);
-      expect(whole.map((e) => (e.event === 'message' ? e.data.content : '')).join('')).toBe(Array.from({ length: 10 }, (_, i) => `w${i} `).join(''));
+      expect(whole.map((e) => (e.event === 'message' ? e.data.content : '')).join('')).toBe(
+        Array.from({ length: 10 }, (_, i) => `w${i} `).join(''),
+      );
     });
 
-    it.skipIf(backend !== 'postgres')('PostgreSQL stopped for a few seconds: requests that need it get 503 database_unavailable, no instance crashes, the same instances serve again once it is back', async () => {
-      const pg = databases.server()!;
-      const u = await newUser(oracleDid);
-      const sessionId = await u.session(A.url);
-      model.enqueue(say('Before.'));
-      expect(await u.req(B.url, 'POST', `/messages/${sessionId}`, { message: 'before?' })).toMatchObject({ status: 200, body: { message: { content: 'Before.' } } });
-      // a turn in another session that ends while the server is away: it cannot store its answer
-      const other = await u.session(A.url);
-      model.enqueue({ steps: [{ type: 'text', text: 'Caught ', chunkSize: 8 }, { type: 'delay', ms: 1500 }, { type: 'text', text: 'out.' }] });
-      const asked = model.requests.length;
-      const own = await fetch(`${A.url}/messages/${other}`, { method: 'POST', headers: { authorization: `Bearer ${await u.invocation()}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' }, body: JSON.stringify({ message: 'long one', stream: true }) });
-      expect(own.status).toBe(200);
-      const caughtRun = own.headers.get('x-run-id')!;
-      const owned = readSse(own).then((r) => r.events);
-      owned.catch(() => {}); // awaited below
-      await until(() => (model.requests.length > asked ? true : undefined), 'the caught turn asking the model');
-      // writes in flight on both instances when the server stops (transactions cut in the middle)
-      const writing = [A, B].map(async (i) => {
-        for (let n = 0; ; n++) if ((await u.req(i.url, 'POST', '/sessions', { title: `w${n}` })).status !== 201) return n;
-      });
-      await until(async () => ((await u.req(A.url, 'GET', '/sessions?limit=100')).body.sessions.length >= 6 ? true : undefined), 'writes under way');
-      await pg.halt();
-      expect((await Promise.all(writing)).every((n) => n > 0)).toBe(true);
-      try {
-        // reads, writes and turns, on both instances, for a few seconds: a clear 503 naming the cause, nothing half-done
-        const unavailable = { statusCode: 503, code: 'database_unavailable' };
-        for (let round = 0; round < 8; round++) {
-          const list = await u.req(A.url, 'GET', '/sessions');
-          expect(list.status).toBe(503);
-          expect(list.body).toMatchObject(unavailable);
-          expect(list.body.message).toMatch(/unreachable/);
-          expect((await u.req(B.url, 'POST', '/sessions', {})).body).toMatchObject(unavailable);
-          expect((await u.req(B.url, 'POST', `/messages/${sessionId}`, { message: 'now?' })).body).toMatchObject(unavailable);
-          expect((await u.req(A.url, 'GET', `/sessions/${sessionId}/messages`)).body).toMatchObject(unavailable);
-          // what needs no database still answers
-          expect((await fetch(`${A.url}/health`)).status).toBe(200);
-          expect((await fetch(`${B.url}/health`)).status).toBe(200);
-          await new Promise((r) => setTimeout(r, 250));
+    it.skipIf(backend !== 'postgres')(
+      'PostgreSQL stopped for a few seconds: requests that need it get 503 database_unavailable, no instance crashes, the same instances serve again once it is back',
+      async () => {
+        const pg = databases.server()!;
+        const u = await newUser(oracleDid);
+        const sessionId = await u.session(A.url);
+        model.enqueue(say('Before.'));
+        expect(await u.req(B.url, 'POST', `/messages/${sessionId}`, { message: 'before?' })).toMatchObject({
+          status: 200,
+          body: { message: { content: 'Before.' } },
+        });
+        // a turn in another session that ends while the server is away: it cannot store its answer
+        const other = await u.session(A.url);
+        model.enqueue({
+          steps: [
+            { type: 'text', text: 'Caught ', chunkSize: 8 },
+            { type: 'delay', ms: 1500 },
+            { type: 'text', text: 'out.' },
+          ],
+        });
+        const asked = model.requests.length;
+        const own = await fetch(`${A.url}/messages/${other}`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${await u.invocation()}`,
+            'x-auth-type': 'ucan',
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify({ message: 'long one', stream: true }),
+        });
+        expect(own.status).toBe(200);
+        const caughtRun = own.headers.get('x-run-id')!;
+        const owned = readSse(own).then((r) => r.events);
+        owned.catch(() => {}); // awaited below
+        await until(() => (model.requests.length > asked ? true : undefined), 'the caught turn asking the model');
+        // writes in flight on both instances when the server stops (transactions cut in the middle)
+        const writing = [A, B].map(async (i) => {
+          for (let n = 0; ; n++)
+            if ((await u.req(i.url, 'POST', '/sessions', { title: `w${n}` })).status !== 201) return n;
+        });
+        await until(
+          async () => ((await u.req(A.url, 'GET', '/sessions?limit=100')).body.sessions.length >= 6 ? true : undefined),
+          'writes under way',
+        );
+        await pg.halt();
+        expect((await Promise.all(writing)).every((n) => n > 0)).toBe(true);
+        try {
+          // reads, writes and turns, on both instances, for a few seconds: a clear 503 naming the cause, nothing half-done
+          const unavailable = { statusCode: 503, code: 'database_unavailable' };
+          for (let round = 0; round < 8; round++) {
+            const list = await u.req(A.url, 'GET', '/sessions');
+            expect(list.status).toBe(503);
+            expect(list.body).toMatchObject(unavailable);
+            expect(list.body.message).toMatch(/unreachable/);
+            expect((await u.req(B.url, 'POST', '/sessions', {})).body).toMatchObject(unavailable);
+            expect((await u.req(B.url, 'POST', `/messages/${sessionId}`, { message: 'now?' })).body).toMatchObject(
+              unavailable,
+            );
+            expect((await u.req(A.url, 'GET', `/sessions/${sessionId}/messages`)).body).toMatchObject(unavailable);
+            // what needs no database still answers
+            expect((await fetch(`${A.url}/health`)).status).toBe(200);
+            expect((await fetch(`${B.url}/health`)).status).toBe(200);
+            await new Promise((r) => setTimeout(r, 250));
+          }
+          // the caught turn ends on its own client, never stuck
+          expect((await owned).at(-1)).toMatchObject({ event: 'done' });
+        } finally {
+          await pg.start();
         }
-        // the caught turn ends on its own client, never stuck
-        expect((await owned).at(-1)).toMatchObject({ event: 'done' });
-      } finally {
-        await pg.start();
-      }
-      // the same processes (no restart) serve again by themselves: reads, then a whole turn on each
-      await until(async () => ((await u.req(A.url, 'GET', '/sessions')).status === 200 ? true : undefined), 'A reading again', 2400);
-      await until(async () => ((await u.req(B.url, 'GET', '/sessions')).status === 200 ? true : undefined), 'B reading again', 2400);
-      model.enqueue(say('Back on A.'));
-      expect(await u.req(A.url, 'POST', `/messages/${sessionId}`, { message: 'back?' })).toMatchObject({ status: 200, body: { message: { content: 'Back on A.' } } });
-      model.enqueue(say('Back on B.'));
-      expect(await u.req(B.url, 'POST', `/messages/${sessionId}`, { message: 'and B?' })).toMatchObject({ status: 200, body: { message: { content: 'Back on B.' } } });
-      const history = await u.req(B.url, 'GET', `/sessions/${sessionId}/messages`);
-      expect((history.body.messages as { content: unknown }[]).map((m) => m.content)).toEqual(['before?', 'Before.', 'back?', 'Back on A.', 'and B?', 'Back on B.']);
-      // the caught run's row is stored with its end once the server is back (tried again), not left running
-      const ended = await until(async () => {
-        const r = await u.req(B.url, 'GET', `/sessions/${other}/run`);
-        return r.status === 200 && r.body.run?.runId === caughtRun && r.body.run.status !== 'running' ? (r.body.run as { status: string }) : undefined;
-      }, 'the caught run stored as ended', 2400);
-      expect(['failed', 'finished']).toContain(ended.status);
-      for (const i of [A, B]) expect({ exitCode: i.child.exitCode, signal: i.child.signalCode }).toEqual({ exitCode: null, signal: null });
-      expect(A.stderr() + B.stderr()).not.toMatch(/unhandled|UnhandledPromiseRejection/i);
-    }, 120_000);
+        // the same processes (no restart) serve again by themselves: reads, then a whole turn on each
+        await until(
+          async () => ((await u.req(A.url, 'GET', '/sessions')).status === 200 ? true : undefined),
+          'A reading again',
+          2400,
+        );
+        await until(
+          async () => ((await u.req(B.url, 'GET', '/sessions')).status === 200 ? true : undefined),
+          'B reading again',
+          2400,
+        );
+        model.enqueue(say('Back on A.'));
+        expect(await u.req(A.url, 'POST', `/messages/${sessionId}`, { message: 'back?' })).toMatchObject({
+          status: 200,
+          body: { message: { content: 'Back on A.' } },
+        });
+        model.enqueue(say('Back on B.'));
+        expect(await u.req(B.url, 'POST', `/messages/${sessionId}`, { message: 'and B?' })).toMatchObject({
+          status: 200,
+          body: { message: { content: 'Back on B.' } },
+        });
+        const history = await u.req(B.url, 'GET', `/sessions/${sessionId}/messages`);
+        expect((history.body.messages as { content: unknown }[]).map((m) => m.content)).toEqual([
+          'before?',
+          'Before.',
+          'back?',
+          'Back on A.',
+          'and B?',
+          'Back on B.',
+        ]);
+        // the caught run's row is stored with its end once the server is back (tried again), not left running
+        const ended = await until(
+          async () => {
+            const r = await u.req(B.url, 'GET', `/sessions/${other}/run`);
+            return r.status === 200 && r.body.run?.runId === caughtRun && r.body.run.status !== 'running'
+              ? (r.body.run as { status: string })
+              : undefined;
+          },
+          'the caught run stored as ended',
+          2400,
+        );
+        expect(['failed', 'finished']).toContain(ended.status);
+        for (const i of [A, B])
+          expect({ exitCode: i.child.exitCode, signal: i.child.signalCode }).toEqual({ exitCode: null, signal: null });
+        expect(A.stderr() + B.stderr()).not.toMatch(/unhandled|UnhandledPromiseRejection/i);
+      },
+      120_000,
+    );
   });
 });

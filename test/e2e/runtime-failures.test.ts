@@ -9,17 +9,38 @@ import type { AnyEvent } from '../../src/lib/protocol/index.ts';
 const flaky = definePlugin({
   name: 'flaky',
   version: '0.0.1',
-  manifest: { title: 'Flaky', summary: 'tools that fail', whenToUse: ['tests'], visibility: 'always', stability: 'experimental', category: 'test', defaultState: 'on', dependsOn: [] },
+  manifest: {
+    title: 'Flaky',
+    summary: 'tools that fail',
+    whenToUse: ['tests'],
+    visibility: 'always',
+    stability: 'experimental',
+    category: 'test',
+    defaultState: 'on',
+    dependsOn: [],
+  },
   tools: () => ({
-    explode: defineTool({ description: 'throws', inputSchema: z.object({}), execute: () => { throw new Error('kaboom: the tool failed'); } }),
-    hang: defineTool({ description: 'never returns', inputSchema: z.object({}), timeoutMs: 300, execute: () => new Promise(() => {}) }),
+    explode: defineTool({
+      description: 'throws',
+      inputSchema: z.object({}),
+      execute: () => {
+        throw new Error('kaboom: the tool failed');
+      },
+    }),
+    hang: defineTool({
+      description: 'never returns',
+      inputSchema: z.object({}),
+      timeoutMs: 300,
+      execute: () => new Promise(() => {}),
+    }),
   }),
 });
 
 describe.each(BACKENDS)('runtime failures on %s', (backend) => {
   const databases = backendDatabases(backend);
   /** A harness on a fresh database of this backend. */
-  const start = (o: Parameters<typeof startHarness>[0] = {}) => startHarness({ ...o, databaseUrl: databases.fresh('rt_failures') });
+  const start = (o: Parameters<typeof startHarness>[0] = {}) =>
+    startHarness({ ...o, databaseUrl: databases.fresh('rt_failures') });
 
   let h: Harness;
   beforeAll(async () => {
@@ -37,7 +58,10 @@ describe.each(BACKENDS)('runtime failures on %s', (backend) => {
       const s = await u.newSession();
       h.model.enqueue({ steps: [{ type: 'http_error', status: 503 }] });
       const { events } = await u.stream(s, 'hi');
-      expect(errorOf(events)).toMatchObject({ event: 'error', data: { kind: 'provider', retryable: true, code: 'provider_error', timestamp: expect.any(String) } });
+      expect(errorOf(events)).toMatchObject({
+        event: 'error',
+        data: { kind: 'provider', retryable: true, code: 'provider_error', timestamp: expect.any(String) },
+      });
       expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'failed' } });
       h.model.enqueue({ steps: [{ type: 'http_error', status: 400, body: { error: { message: 'bad model' } } }] });
       const r2 = await u.stream(s, 'hi again');
@@ -47,7 +71,9 @@ describe.each(BACKENDS)('runtime failures on %s', (backend) => {
     it('never lets the model key out: a provider error echoing it is redacted', async () => {
       const u = await h.user();
       const s = await u.newSession();
-      h.model.enqueue({ steps: [{ type: 'http_error', status: 401, body: { error: { message: 'Invalid API key: sk-test-secret' } } }] });
+      h.model.enqueue({
+        steps: [{ type: 'http_error', status: 401, body: { error: { message: 'Invalid API key: sk-test-secret' } } }],
+      });
       const { events, raw } = await u.stream(s, 'hi');
       expect(h.model.requests.at(-1)!.headers.authorization).toBe('Bearer sk-test-secret');
       expect(errorOf(events)).toMatchObject({ data: { kind: 'provider', retryable: false } });
@@ -68,7 +94,10 @@ describe.each(BACKENDS)('runtime failures on %s', (backend) => {
       const rows = hist.body.messages as { id: string; type: string; content: unknown }[];
       expect(rows.at(-2)).toMatchObject({ type: 'ai', content: 'Partial ans' });
       expect(rows.at(-1)!.id).toMatch(/-error$/);
-      expect(rows.at(-1)!.content).toMatchObject({ name: 'Error', props: { event: { payload: { code: 'model_timeout', kind: 'timeout' } } } });
+      expect(rows.at(-1)!.content).toMatchObject({
+        name: 'Error',
+        props: { event: { payload: { code: 'model_timeout', kind: 'timeout' } } },
+      });
     });
 
     it('a malformed stream becomes an error event', async () => {
@@ -96,7 +125,12 @@ describe.each(BACKENDS)('runtime failures on %s', (backend) => {
     it('the step limit ends the run with a step_limit error', async () => {
       const u = await h.user();
       const s = await u.newSession();
-      h.model.enqueue(callTool('list_capabilities', {}), callTool('list_capabilities', {}), callTool('list_capabilities', {}), callTool('list_capabilities', {}));
+      h.model.enqueue(
+        callTool('list_capabilities', {}),
+        callTool('list_capabilities', {}),
+        callTool('list_capabilities', {}),
+        callTool('list_capabilities', {}),
+      );
       const { events } = await u.stream(s, 'loop');
       expect(errorOf(events)).toMatchObject({ data: { kind: 'step_limit', retryable: false } });
       expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'failed' } });
@@ -110,11 +144,16 @@ describe.each(BACKENDS)('runtime failures on %s', (backend) => {
       const s = await u.newSession();
       h.model.enqueue(callTool('explode', {}, 'ex1'), say('That failed, sorry.'));
       const { events } = await u.stream(s, 'explode');
-      expect(events.find((e) => e.event === 'tool_call' && e.data.status === 'error')).toMatchObject({ data: { toolName: 'explode', eventId: 'ex1', error: 'kaboom: the tool failed' } });
+      expect(events.find((e) => e.event === 'tool_call' && e.data.status === 'error')).toMatchObject({
+        data: { toolName: 'explode', eventId: 'ex1', error: 'kaboom: the tool failed' },
+      });
       expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
       const hist = await u.req('GET', `/messages/${s}`);
       const row = hist.body.messages.find((m: { id: string }) => m.id.endsWith('-ToolCall-ex1'));
-      expect(row.content).toMatchObject({ name: 'explode', props: { status: 'error', payload: { error: 'kaboom: the tool failed' } } });
+      expect(row.content).toMatchObject({
+        name: 'explode',
+        props: { status: 'error', payload: { error: 'kaboom: the tool failed' } },
+      });
     });
 
     it('a tool that times out fails cleanly', async () => {
@@ -122,7 +161,9 @@ describe.each(BACKENDS)('runtime failures on %s', (backend) => {
       const s = await u.newSession();
       h.model.enqueue(callTool('hang', {}, 'hang1'), say('It timed out.'));
       const { events } = await u.stream(s, 'hang');
-      expect(events.find((e) => e.event === 'tool_call' && e.data.status === 'error')).toMatchObject({ data: { toolName: 'hang', error: 'tool hang timed out after 300 ms' } });
+      expect(events.find((e) => e.event === 'tool_call' && e.data.status === 'error')).toMatchObject({
+        data: { toolName: 'hang', error: 'tool hang timed out after 300 ms' },
+      });
       expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
     });
 
@@ -132,7 +173,9 @@ describe.each(BACKENDS)('runtime failures on %s', (backend) => {
       h.model.enqueue(callTool('get_current_weather', { city: 'Oslo' }, 'early'), say('ok'));
       const { events } = await u.stream(s, 'weather?');
       const err = events.find((e) => e.event === 'tool_call' && e.data.status === 'error');
-      expect(err?.event === 'tool_call' && err.data.error).toMatch(/get_current_weather|load_capability|unavailable|not/i);
+      expect(err?.event === 'tool_call' && err.data.error).toMatch(
+        /get_current_weather|load_capability|unavailable|not/i,
+      );
       expect(h.meteo.requests.filter((r) => r.includes('Oslo'))).toHaveLength(0);
     });
   });
@@ -141,9 +184,20 @@ describe.each(BACKENDS)('runtime failures on %s', (backend) => {
     it('a client that disconnects mid-stream does not stop the run; it rejoins with after=N', async () => {
       const u = await h.user();
       const s = await u.newSession();
-      h.model.enqueue({ steps: [{ type: 'text', text: 'first half ', chunkSize: 100 }, { type: 'delay', ms: 300 }, { type: 'text', text: 'second half', chunkSize: 100 }] });
+      h.model.enqueue({
+        steps: [
+          { type: 'text', text: 'first half ', chunkSize: 100 },
+          { type: 'delay', ms: 300 },
+          { type: 'text', text: 'second half', chunkSize: 100 },
+        ],
+      });
       const ctl = new AbortController();
-      const res = await fetch(`${h.url}/messages/${s}`, { method: 'POST', headers: { ...(await u.headers()), 'content-type': 'application/json' }, body: JSON.stringify({ message: 'long', stream: true }), signal: ctl.signal });
+      const res = await fetch(`${h.url}/messages/${s}`, {
+        method: 'POST',
+        headers: { ...(await u.headers()), 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'long', stream: true }),
+        signal: ctl.signal,
+      });
       const runId = res.headers.get('x-run-id')!;
       const { events: firstPart } = await readSse(res, (e) => e.event === 'message', ctl);
       const lastSeen = firstPart.at(-1)!.id;
@@ -154,7 +208,10 @@ describe.each(BACKENDS)('runtime failures on %s', (backend) => {
       expect(st.body.run).toEqual({ runId, status: 'running' });
 
       const { events: rest } = await u.sse(`/runs/${runId}?after=${lastSeen}`);
-      expect(rest[0]).toMatchObject({ event: 'run', data: { runId, resumed: true, partialLength: expect.any(Number) } });
+      expect(rest[0]).toMatchObject({
+        event: 'run',
+        data: { runId, resumed: true, partialLength: expect.any(Number) },
+      });
       const replayed = rest.slice(1);
       expect(replayed[0]!.id).toBe(lastSeen + 1);
       expect(replayed.map((e) => (e.event === 'message' ? e.data.content : '')).join('')).toBe('second half');
@@ -171,9 +228,19 @@ describe.each(BACKENDS)('runtime failures on %s', (backend) => {
     it('abort stops the run and the upstream request', async () => {
       const u = await h.user();
       const s = await u.newSession();
-      h.model.enqueue({ steps: [{ type: 'text', text: 'starting ', chunkSize: 100 }, { type: 'delay', ms: 5000 }, { type: 'text', text: 'never' }] });
+      h.model.enqueue({
+        steps: [
+          { type: 'text', text: 'starting ', chunkSize: 100 },
+          { type: 'delay', ms: 5000 },
+          { type: 'text', text: 'never' },
+        ],
+      });
       const closedBefore = h.model.clientClosed;
-      const res = await fetch(`${h.url}/messages/${s}`, { method: 'POST', headers: { ...(await u.headers()), 'content-type': 'application/json' }, body: JSON.stringify({ message: 'go', stream: true }) });
+      const res = await fetch(`${h.url}/messages/${s}`, {
+        method: 'POST',
+        headers: { ...(await u.headers()), 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'go', stream: true }),
+      });
       const runId = res.headers.get('x-run-id');
       const reading = readSse(res);
       // abort once the first text arrived
@@ -186,7 +253,8 @@ describe.each(BACKENDS)('runtime failures on %s', (backend) => {
       expect(ab.body).toEqual({ aborted: true, runId });
       const { events } = await reading;
       expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'aborted', partialText: 'starting ' } });
-      for (let i = 0; i < 200 && h.model.clientClosed === closedBefore; i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 200 && h.model.clientClosed === closedBefore; i++)
+        await new Promise((r) => setTimeout(r, 10));
       expect(h.model.clientClosed).toBeGreaterThan(closedBefore);
       expect((await u.req('GET', `/sessions/${s}/run`)).body.run).toEqual({ runId, status: 'aborted' });
     });
@@ -194,8 +262,17 @@ describe.each(BACKENDS)('runtime failures on %s', (backend) => {
     it('a second message while a run is active is refused with 409', async () => {
       const u = await h.user();
       const s = await u.newSession();
-      h.model.enqueue({ steps: [{ type: 'delay', ms: 400 }, { type: 'text', text: 'slow' }] });
-      const first = fetch(`${h.url}/messages/${s}`, { method: 'POST', headers: { ...(await u.headers()), 'content-type': 'application/json' }, body: JSON.stringify({ message: 'one', stream: true }) });
+      h.model.enqueue({
+        steps: [
+          { type: 'delay', ms: 400 },
+          { type: 'text', text: 'slow' },
+        ],
+      });
+      const first = fetch(`${h.url}/messages/${s}`, {
+        method: 'POST',
+        headers: { ...(await u.headers()), 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'one', stream: true }),
+      });
       const res1 = await first;
       const r = await u.req('POST', `/messages/${s}`, { message: 'two' });
       expect(r.status).toBe(409);

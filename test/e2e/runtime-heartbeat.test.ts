@@ -12,7 +12,12 @@ afterAll(async () => {
 it('sends `: heartbeat` comments on a quiet stream (interval configurable; 15 s by default)', async () => {
   const u = await h.user();
   const s = await u.newSession();
-  h.model.enqueue({ steps: [{ type: 'delay', ms: 300 }, { type: 'text', text: 'late answer' }] });
+  h.model.enqueue({
+    steps: [
+      { type: 'delay', ms: 300 },
+      { type: 'text', text: 'late answer' },
+    ],
+  });
   const { raw, events } = await u.stream(s, 'slow please');
   expect(raw).toContain('\n\n: heartbeat\n\n');
   expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
@@ -22,12 +27,23 @@ it('answers CORS on JSON and SSE replies, exposing X-Request-Id and x-run-id', a
   const u = await h.user();
   const s = await u.newSession();
   h.model.enqueue({ steps: [{ type: 'text', text: 'hi' }] });
-  const res = await fetch(`${h.url}/messages/${s}`, { method: 'POST', headers: { ...(await u.headers()), 'content-type': 'application/json', origin: 'https://app.example' }, body: JSON.stringify({ message: 'hi', stream: true }) });
+  const res = await fetch(`${h.url}/messages/${s}`, {
+    method: 'POST',
+    headers: { ...(await u.headers()), 'content-type': 'application/json', origin: 'https://app.example' },
+    body: JSON.stringify({ message: 'hi', stream: true }),
+  });
   expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example');
   expect(res.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('x-run-id');
   expect(res.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('x-request-id');
   await res.text();
-  const pre = await fetch(`${h.url}/sessions`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,x-auth-type,content-type' } });
+  const pre = await fetch(`${h.url}/sessions`, {
+    method: 'OPTIONS',
+    headers: {
+      origin: 'https://app.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization,x-auth-type,content-type',
+    },
+  });
   expect(pre.status).toBeLessThan(300);
   expect(pre.headers.get('access-control-allow-origin')).toBe('https://app.example');
 });

@@ -8,12 +8,36 @@ const seen: string[] = [];
 const library = definePlugin({
   name: 'library',
   version: '1.0.0',
-  manifest: { title: 'Library', summary: 'books', whenToUse: ['books'], visibility: 'always', stability: 'beta', category: 'test', defaultState: 'on', dependsOn: [] },
+  manifest: {
+    title: 'Library',
+    summary: 'books',
+    whenToUse: ['books'],
+    visibility: 'always',
+    stability: 'beta',
+    category: 'test',
+    defaultState: 'on',
+    dependsOn: [],
+  },
   tools: () => ({
-    lookup: defineTool({ description: 'find a book', inputSchema: z.object({ title: z.string() }), execute: ({ title }) => ({ title, author: 'Ursula K. Le Guin' }) }),
-    burn: defineTool({ description: 'destroy a book', inputSchema: z.object({ title: z.string() }), execute: () => ({ burnt: true }) }),
+    lookup: defineTool({
+      description: 'find a book',
+      inputSchema: z.object({ title: z.string() }),
+      execute: ({ title }) => ({ title, author: 'Ursula K. Le Guin' }),
+    }),
+    burn: defineTool({
+      description: 'destroy a book',
+      inputSchema: z.object({ title: z.string() }),
+      execute: () => ({ burnt: true }),
+    }),
   }),
-  subAgents: [{ name: 'librarian', description: 'finds books and answers about them', prompt: 'You are the librarian sub-agent. Use lookup.', tools: ['lookup'] }],
+  subAgents: [
+    {
+      name: 'librarian',
+      description: 'finds books and answers about them',
+      prompt: 'You are the librarian sub-agent. Use lookup.',
+      tools: ['lookup'],
+    },
+  ],
   middleware: {
     beforeModel: () => 'Library rule: never burn books.',
     beforeTool: (_turn, call) => {
@@ -46,9 +70,16 @@ describe('plugin contract', () => {
     const sub = h.model.requests[n + 1]!.body;
     expect(systemPromptOf(sub)).toBe('You are the librarian sub-agent. Use lookup.');
     expect((sub.tools ?? []).map((t) => t.function.name)).toEqual(['lookup']);
-    const done = events.find((e) => e.event === 'tool_call' && e.data.toolName === 'ask_librarian' && e.data.status === 'done');
-    expect(done?.event === 'tool_call' && done.data.output).toEqual({ subAgent: 'librarian', answer: 'Found: Ursula K. Le Guin' });
-    expect(events.map((e) => (e.event === 'message' ? e.data.content : '')).join('')).toBe('The librarian says: Found: Ursula K. Le Guin');
+    const done = events.find(
+      (e) => e.event === 'tool_call' && e.data.toolName === 'ask_librarian' && e.data.status === 'done',
+    );
+    expect(done?.event === 'tool_call' && done.data.output).toEqual({
+      subAgent: 'librarian',
+      answer: 'Found: Ursula K. Le Guin',
+    });
+    expect(events.map((e) => (e.event === 'message' ? e.data.content : '')).join('')).toBe(
+      'The librarian says: Found: Ursula K. Le Guin',
+    );
   });
 
   it('middleware adds prompt text and can refuse a tool call', async () => {
@@ -58,7 +89,9 @@ describe('plugin contract', () => {
     const n = h.model.requests.length;
     const { events } = await u.stream(s, 'burn it');
     expect(systemPromptOf(h.model.requests[n]!.body)).toContain('Library rule: never burn books.');
-    expect(events.find((e) => e.event === 'tool_call' && e.data.status === 'error')).toMatchObject({ data: { toolName: 'burn', error: 'refused by the library middleware' } });
+    expect(events.find((e) => e.event === 'tool_call' && e.data.status === 'error')).toMatchObject({
+      data: { toolName: 'burn', error: 'refused by the library middleware' },
+    });
     expect(seen).toContain('burn');
   });
 
@@ -67,6 +100,13 @@ describe('plugin contract', () => {
     expect(r.status).toBe(200);
     const body = (await r.json()) as { protocolVersion: string; routes: string[] };
     expect(body.protocolVersion).toBe('1.0.0');
-    expect(body.routes).toEqual(expect.arrayContaining(['POST /messages/:sessionId', 'GET /runs/:runId', 'GET /weather/now', 'GET /user-preferences']));
+    expect(body.routes).toEqual(
+      expect.arrayContaining([
+        'POST /messages/:sessionId',
+        'GET /runs/:runId',
+        'GET /weather/now',
+        'GET /user-preferences',
+      ]),
+    );
   });
 });

@@ -6,7 +6,8 @@ import { callTool, say, systemPromptOf } from '../helpers/scripted-model-server.
 describe.each(BACKENDS)('runtime sessions on %s', (backend) => {
   const databases = backendDatabases(backend);
   /** A harness on a fresh database of this backend. */
-  const start = (o: Parameters<typeof startHarness>[0] = {}) => startHarness({ ...o, databaseUrl: databases.fresh('rt_sessions') });
+  const start = (o: Parameters<typeof startHarness>[0] = {}) =>
+    startHarness({ ...o, databaseUrl: databases.fresh('rt_sessions') });
 
   let h: Harness;
   beforeAll(async () => {
@@ -27,7 +28,10 @@ describe.each(BACKENDS)('runtime sessions on %s', (backend) => {
       });
       const { events } = await u.stream(s1, 'From now on answer in French and call yourself Ada.');
       const set = events.find((e) => e.event === 'tool_call' && e.data.status === 'done');
-      expect(set?.event === 'tool_call' && set.data.output).toEqual({ ok: true, preferences: { language: 'French', agentName: 'Ada' } });
+      expect(set?.event === 'tool_call' && set.data.output).toEqual({
+        ok: true,
+        preferences: { language: 'French', agentName: 'Ada' },
+      });
 
       // partial update merges
       h.model.enqueue(callTool('set_user_preferences', { tone: 'formal' }, 'p2'), say('Très bien.'));
@@ -100,7 +104,11 @@ describe.each(BACKENDS)('runtime sessions on %s', (backend) => {
       const empty = await u.req('POST', `/messages/${s}`, { message: '' });
       expect(empty.status).toBe(400);
       expect(empty.body).toMatchObject({ statusCode: 400, code: 'invalid_body', field: 'message' });
-      const bad = await fetch(`${h.url}/messages/${s}`, { method: 'POST', headers: { ...(await u.headers()), 'content-type': 'application/json' }, body: '{not json' });
+      const bad = await fetch(`${h.url}/messages/${s}`, {
+        method: 'POST',
+        headers: { ...(await u.headers()), 'content-type': 'application/json' },
+        body: '{not json',
+      });
       expect(bad.status).toBe(400);
       expect(await bad.json()).toMatchObject({ statusCode: 400, code: 'invalid_json' });
       const page = await u.req('GET', '/sessions?limit=0');

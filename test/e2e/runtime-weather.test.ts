@@ -21,7 +21,12 @@ describe('the weather path over real HTTP + SSE', () => {
       callTool('get_current_weather', { city: 'Nairobi' }, 'call_wx'),
       (body) => {
         const r = lastToolResult(body) as { temp_c: number; conditions: string };
-        return { steps: [{ type: 'reasoning', text: 'The tool says it is mild.' }, { type: 'text', text: `It is ${r.temp_c} °C and ${r.conditions} in Nairobi.` }] };
+        return {
+          steps: [
+            { type: 'reasoning', text: 'The tool says it is mild.' },
+            { type: 'text', text: `It is ${r.temp_c} °C and ${r.conditions} in Nairobi.` },
+          ],
+        };
       },
     );
     const before = h.model.requests.length;
@@ -44,7 +49,9 @@ describe('the weather path over real HTTP + SSE', () => {
     const last = events.at(-1)!;
     expect(last).toMatchObject({ event: 'done', data: { status: 'finished' } });
 
-    const tools = events.filter((e) => e.event === 'tool_call').map((e) => (e.event === 'tool_call' ? [e.data.toolName, e.data.status, e.data.eventId] : []));
+    const tools = events
+      .filter((e) => e.event === 'tool_call')
+      .map((e) => (e.event === 'tool_call' ? [e.data.toolName, e.data.status, e.data.eventId] : []));
     expect(tools).toEqual([
       ['list_capabilities', 'isRunning', 'call_list'],
       ['list_capabilities', 'done', 'call_list'],
@@ -53,19 +60,46 @@ describe('the weather path over real HTTP + SSE', () => {
       ['get_current_weather', 'isRunning', 'call_wx'],
       ['get_current_weather', 'done', 'call_wx'],
     ]);
-    const listOut = events.find((e) => e.event === 'tool_call' && e.data.toolName === 'list_capabilities' && e.data.status === 'done');
+    const listOut = events.find(
+      (e) => e.event === 'tool_call' && e.data.toolName === 'list_capabilities' && e.data.status === 'done',
+    );
     expect(listOut?.event === 'tool_call' && listOut.data.output).toMatchObject({
       capabilities: expect.arrayContaining([
-        { name: 'weather', summary: expect.any(String), visibility: 'on-demand', loaded: false, category: 'information' },
-        { name: 'user-preferences', summary: expect.any(String), visibility: 'always', loaded: true, category: 'personalisation' },
+        {
+          name: 'weather',
+          summary: expect.any(String),
+          visibility: 'on-demand',
+          loaded: false,
+          category: 'information',
+        },
+        {
+          name: 'user-preferences',
+          summary: expect.any(String),
+          visibility: 'always',
+          loaded: true,
+          category: 'personalisation',
+        },
       ]),
     });
-    const wx = events.find((e) => e.event === 'tool_call' && e.data.toolName === 'get_current_weather' && e.data.status === 'done');
-    expect(wx?.event === 'tool_call' && wx.data.output).toMatchObject({ ok: true, city: 'Nairobi, Kenya', temp_c: 21.4, units: 'celsius', conditions: 'partly cloudy' });
+    const wx = events.find(
+      (e) => e.event === 'tool_call' && e.data.toolName === 'get_current_weather' && e.data.status === 'done',
+    );
+    expect(wx?.event === 'tool_call' && wx.data.output).toMatchObject({
+      ok: true,
+      city: 'Nairobi, Kenya',
+      temp_c: 21.4,
+      units: 'celsius',
+      conditions: 'partly cloudy',
+    });
     const reasoning = events.filter((e) => e.event === 'reasoning');
     // the deltas carry the reasoning; the closing frame marks the end and repeats nothing (docs/protocol.md)
     expect(reasoning.at(-1)).toMatchObject({ data: { isComplete: true, reasoning: '', sessionId, requestId } });
-    expect(reasoning.filter((e) => e.event === 'reasoning' && !e.data.isComplete).map((e) => (e.event === 'reasoning' ? e.data.reasoning : '')).join('')).toBe('The tool says it is mild.');
+    expect(
+      reasoning
+        .filter((e) => e.event === 'reasoning' && !e.data.isComplete)
+        .map((e) => (e.event === 'reasoning' ? e.data.reasoning : ''))
+        .join(''),
+    ).toBe('The tool says it is mild.');
     const text = events.map((e) => (e.event === 'message' ? e.data.content : '')).join('');
     expect(text).toBe('It is 21.4 °C and partly cloudy in Nairobi.');
 
@@ -97,14 +131,26 @@ describe('the weather path over real HTTP + SSE', () => {
     expect(ai).toMatchObject({ type: 'ai', content: text, reasoning: 'The tool says it is mild.' });
     // the tool calls are their own rows (issue #14 item 5: the answer row no longer repeats them)
     expect(ai.toolCalls).toBeUndefined();
-    const toolRows = hist.body.messages.slice(1, 4) as { content: { name: string; props: { status: string; isToolCall?: boolean; toolName?: string } } }[];
-    expect(toolRows.map((r) => [r.content.name, r.content.props.status, r.content.props.isToolCall, r.content.props.toolName])).toEqual([
+    const toolRows = hist.body.messages.slice(1, 4) as {
+      content: { name: string; props: { status: string; isToolCall?: boolean; toolName?: string } };
+    }[];
+    expect(
+      toolRows.map((r) => [
+        r.content.name,
+        r.content.props.status,
+        r.content.props.isToolCall,
+        r.content.props.toolName,
+      ]),
+    ).toEqual([
       ['list_capabilities', 'done', true, 'list_capabilities'],
       ['load_capability', 'done', true, 'load_capability'],
       ['get_current_weather', 'done', true, 'get_current_weather'],
     ]);
     const toolRow = hist.body.messages[3];
-    expect(toolRow.content).toMatchObject({ name: 'get_current_weather', props: { id: 'call_wx', args: { city: 'Nairobi' }, status: 'done', output: { temp_c: 21.4 } } });
+    expect(toolRow.content).toMatchObject({
+      name: 'get_current_weather',
+      props: { id: 'call_wx', args: { city: 'Nairobi' }, status: 'done', output: { temp_c: 21.4 } },
+    });
 
     // paged history agrees with the whole history
     const page = await u.req('GET', `/sessions/${sessionId}/messages?limit=2`);
@@ -134,7 +180,10 @@ describe('the weather path over real HTTP + SSE', () => {
     h.model.enqueue(say('Hello there.'));
     const r = await u.req('POST', `/messages/${sessionId}`, { message: 'hi' });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ message: { id: r.headers.get('x-request-id'), type: 'ai', content: 'Hello there.' }, sessionId });
+    expect(r.body).toEqual({
+      message: { id: r.headers.get('x-request-id'), type: 'ai', content: 'Hello there.' },
+      sessionId,
+    });
   });
 
   it('load_capability of an unknown name is a clear tool error that points to list_capabilities', async () => {
@@ -150,7 +199,15 @@ describe('the weather path over real HTTP + SSE', () => {
   it('GET /weather/now is public and carries real statuses', async () => {
     const ok = await fetch(`${h.url}/weather/now?city=Oslo`);
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({ ok: true, city: 'Oslo, Norway', temp_c: -3.5, units: 'celsius', conditions: 'slight snow', latitude: 59.91273, longitude: 10.74609 });
+    expect(await ok.json()).toEqual({
+      ok: true,
+      city: 'Oslo, Norway',
+      temp_c: -3.5,
+      units: 'celsius',
+      conditions: 'slight snow',
+      latitude: 59.91273,
+      longitude: 10.74609,
+    });
     const none = await fetch(`${h.url}/weather/now`);
     expect(none.status).toBe(400);
     expect(await none.json()).toMatchObject({ statusCode: 400, code: 'missing_city' });
@@ -169,8 +226,14 @@ describe('the weather path over real HTTP + SSE', () => {
     expect(health).toEqual({ status: 'ok', name: 'Test Oracle', oracleDid: h.oracleDid, version: '1.0.0' });
     const ready = await fetch(`${h.url}/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ ready: true, plugins: { loaded: expect.arrayContaining(['user-preferences', 'weather']) } }); // bundled always-on plugins (domains, sampling, …) load too
-    expect(await (await fetch(`${h.url}/models`)).json()).toEqual({ models: [{ id: 'scripted-model', name: 'scripted-model' }], default: 'scripted-model' });
+    expect(await ready.json()).toMatchObject({
+      ready: true,
+      plugins: { loaded: expect.arrayContaining(['user-preferences', 'weather']) },
+    }); // bundled always-on plugins (domains, sampling, …) load too
+    expect(await (await fetch(`${h.url}/models`)).json()).toEqual({
+      models: [{ id: 'scripted-model', name: 'scripted-model' }],
+      default: 'scripted-model',
+    });
     const nf = await fetch(`${h.url}/nope`);
     expect(nf.status).toBe(404);
     expect(await nf.json()).toMatchObject({ statusCode: 404, code: 'not_found' });

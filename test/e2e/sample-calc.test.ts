@@ -8,7 +8,24 @@ import { samplingCases } from '../helpers/spec.ts';
 
 const ref = samplingCases();
 const single = ['sample', 'calc', '--population', '8000', '--mean', '3.1', '--sd', '1.7', '--dropout', '0.1'];
-const strat = ['sample', 'calc', '-N', '15000', '--mean', '2', '--sd', '1', '--dropout', '0.08', '--stratum', 'lpg=0.5:2.6:0.9', '--stratum', 'biomass=0.3:1.8:1.2', '--stratum', 'electric=0.2:1.4:1.1'];
+const strat = [
+  'sample',
+  'calc',
+  '-N',
+  '15000',
+  '--mean',
+  '2',
+  '--sd',
+  '1',
+  '--dropout',
+  '0.08',
+  '--stratum',
+  'lpg=0.5:2.6:0.9',
+  '--stratum',
+  'biomass=0.3:1.8:1.2',
+  '--stratum',
+  'electric=0.2:1.4:1.1',
+];
 let dir: string;
 
 beforeAll(() => {
@@ -27,8 +44,22 @@ describe('sample calc outputs', () => {
     const r = await runCli([...single, '--json']);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout);
-    expect(j.parameters).toMatchObject({ confidence: 0.95, precision: 0.05, population: 8000, calculatedSize: 437, adjustedSize: 486, dropoutRate: 0.1, erCoverage: 0.9, erCoverageSource: '1 - dropoutRate' });
-    expect(j.intermediates).toEqual({ z: 1.959963984540054, cv: 0.5483870967741935, n0: 462.09431807725366, n_fpc: 436.91210683231105 });
+    expect(j.parameters).toMatchObject({
+      confidence: 0.95,
+      precision: 0.05,
+      population: 8000,
+      calculatedSize: 437,
+      adjustedSize: 486,
+      dropoutRate: 0.1,
+      erCoverage: 0.9,
+      erCoverageSource: '1 - dropoutRate',
+    });
+    expect(j.intermediates).toEqual({
+      z: 1.959963984540054,
+      cv: 0.5483870967741935,
+      n0: 462.09431807725366,
+      n_fpc: 436.91210683231105,
+    });
     expect(j.stratification).toEqual({ method: 'none', strata: [] });
   });
   it('--format csv gives per-stratum rows and a total', async () => {
@@ -46,11 +77,38 @@ describe('sample calc outputs', () => {
     expect(r.stdout).toMatch(/\| electric \| 0.2 \| 3000 \| 1.4 \| 1.1 \| .* \| 721 \| 784 \|/);
   });
   it('flags a census stratum', async () => {
-    const r = await runCli(['sample', 'calc', '-N', '300', '--mean', '1', '--sd', '0.6', '--dropout', '0', '--stratum', 'big=0.92', '--stratum', 'small=0.08']);
+    const r = await runCli([
+      'sample',
+      'calc',
+      '-N',
+      '300',
+      '--mean',
+      '1',
+      '--sd',
+      '0.6',
+      '--dropout',
+      '0',
+      '--stratum',
+      'big=0.92',
+      '--stratum',
+      'small=0.08',
+    ]);
     expect(r.stdout).toMatch(/small\s+0.08\s+24 .* CENSUS/);
   });
   it('--explain shows the steps with their numbers', async () => {
-    const r = await runCli(['sample', 'calc', '-N', '200000', '--mean', '1', '--sd', '0.453', '--dropout', '0.3', '--explain']);
+    const r = await runCli([
+      'sample',
+      'calc',
+      '-N',
+      '200000',
+      '--mean',
+      '1',
+      '--sd',
+      '0.453',
+      '--dropout',
+      '0.3',
+      '--explain',
+    ]);
     expect(r.stdout).toContain('ceil(315 / (1 − 0.3)) = ceil(315 / (7/10)) = ceil(450)');
     expect(r.stdout).toContain('Levy & Lemeshow');
   });
@@ -74,7 +132,9 @@ describe('sample calc outputs', () => {
     writeFileSync(f, JSON.stringify({ ...c.input, projectId: 'did:ixo:entity:0123456789abcdef0123456789abcdef' }));
     const a = JSON.parse((await runCli(['sample', 'calc', '--input', f, '--json'])).stdout);
     expect(a.parameters.adjustedSize).toBe(1626);
-    const b = JSON.parse((await runCli(['sample', 'calc', '--input', '-', '--json'], { input: JSON.stringify(c.input) })).stdout);
+    const b = JSON.parse(
+      (await runCli(['sample', 'calc', '--input', '-', '--json'], { input: JSON.stringify(c.input) })).stdout,
+    );
     expect(b.stratification.strata.map((s: { sampleSize: number }) => s.sampleSize)).toEqual([196, 646, 784]);
     const o = JSON.parse((await runCli(['sample', 'calc', '--input', f, '--dropout', '0', '--json'])).stdout);
     expect(o.parameters.adjustedSize).toBe(1495);
@@ -84,7 +144,10 @@ describe('sample calc outputs', () => {
       const r = await runCli(['sample', 'calc', '--input', '-', '--json'], { input: JSON.stringify(c.input) });
       expect(r.code, c.id).toBe(0);
       const j = JSON.parse(r.stdout);
-      expect([j.parameters.calculatedSize, j.parameters.adjustedSize], c.id).toEqual([c.expected.calculatedSize, c.expected.adjustedSize]);
+      expect([j.parameters.calculatedSize, j.parameters.adjustedSize], c.id).toEqual([
+        c.expected.calculatedSize,
+        c.expected.adjustedSize,
+      ]);
     }
   }, 60_000);
 });
@@ -111,7 +174,19 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     expect(r.stderr).toContain('0.15');
   });
   it('400: a non-number flag value', async () => {
-    const r = await runCli(['sample', 'calc', '-N', '5000', '--mean', 'three', '--sd', '0.5', '--dropout', '0.1', '--json']);
+    const r = await runCli([
+      'sample',
+      'calc',
+      '-N',
+      '5000',
+      '--mean',
+      'three',
+      '--sd',
+      '0.5',
+      '--dropout',
+      '0.1',
+      '--json',
+    ]);
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stderr)).toMatchObject({ code: 'invalid_mean', field: '--mean', details: { value: 'three' } });
   });
@@ -121,7 +196,22 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     expect(r.stderr).toContain('confidence_must_be_0.95');
   });
   it('409: weights that do not sum to 1', async () => {
-    const r = await runCli(['sample', 'calc', '-N', '5000', '--mean', '1', '--sd', '0.5', '--dropout', '0.1', '--stratum', 'a=0.5', '--stratum', 'b=0.45']);
+    const r = await runCli([
+      'sample',
+      'calc',
+      '-N',
+      '5000',
+      '--mean',
+      '1',
+      '--sd',
+      '0.5',
+      '--dropout',
+      '0.1',
+      '--stratum',
+      'a=0.5',
+      '--stratum',
+      'b=0.45',
+    ]);
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('weights_do_not_sum_to_1');
     expect(r.stderr).toContain('0.95');
@@ -132,8 +222,23 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     expect(JSON.parse(r.stderr).details).toMatchObject({ adjustedSize: 71, population: 60 });
   });
   it('409 errors say what is valid once (#18 item 7)', async () => {
-    for (const st of [['a=0.5', 'b=0.45'], ['a=0.5', ' A=0.5']]) {
-      const r = await runCli(['sample', 'calc', '-N', '5000', '--mean', '1', '--sd', '0.5', '--dropout', '0.1', ...st.flatMap((x) => ['--stratum', x])]);
+    for (const st of [
+      ['a=0.5', 'b=0.45'],
+      ['a=0.5', ' A=0.5'],
+    ]) {
+      const r = await runCli([
+        'sample',
+        'calc',
+        '-N',
+        '5000',
+        '--mean',
+        '1',
+        '--sd',
+        '0.5',
+        '--dropout',
+        '0.1',
+        ...st.flatMap((x) => ['--stratum', x]),
+      ]);
       expect(r.code).toBe(4);
       expect(r.stderr.match(/valid:/g), r.stderr).toHaveLength(1);
     }
@@ -145,9 +250,24 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     expect(fast.stderr).toContain('[repeated_flag] --dropout is given twice ("0.1", then "0.2")');
     const json = await runCli([...single, '-N', '9000', '--json']);
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stderr)).toMatchObject({ statusCode: 400, code: 'repeated_flag', field: '--population', details: { value: ['8000', '9000'] } });
+    expect(JSON.parse(json.stderr)).toMatchObject({
+      statusCode: 400,
+      code: 'repeated_flag',
+      field: '--population',
+      details: { value: ['8000', '9000'] },
+    });
     // --save goes through oclif; the refusal comes before any registry is contacted
-    const oclif = await runCli([...single, '--dropout', '0.2', '--save', '--project', 'did:ixo:entity:0123456789abcdef0123456789abcdef', '--registry', 'http://127.0.0.1:9', '--json']);
+    const oclif = await runCli([
+      ...single,
+      '--dropout',
+      '0.2',
+      '--save',
+      '--project',
+      'did:ixo:entity:0123456789abcdef0123456789abcdef',
+      '--registry',
+      'http://127.0.0.1:9',
+      '--json',
+    ]);
     expect(oclif.code).toBe(2);
     expect(JSON.parse(oclif.stderr)).toMatchObject({ code: 'repeated_flag', field: '--dropout' });
     const recalc = await runCli(['sample', 'recalc', '-N', '100', '--mean', '1', '--mean', '2', '--sd', '1']);
@@ -158,9 +278,24 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     expect(ok.code).toBe(0);
   });
   it('extreme numbers: a census or 422, never exit 1 (#19 item 1)', async () => {
-    const big = await runCli(['sample', 'calc', '-N', '1000', '--mean', '1', '--sd', '1e308', '--dropout', '0.1', '--json']);
+    const big = await runCli([
+      'sample',
+      'calc',
+      '-N',
+      '1000',
+      '--mean',
+      '1',
+      '--sd',
+      '1e308',
+      '--dropout',
+      '0.1',
+      '--json',
+    ]);
     expect(big.code).toBe(5);
-    expect(JSON.parse(big.stderr)).toMatchObject({ code: 'insufficient_population', details: { calculatedSize: 1000, adjustedSize: 1112 } });
+    expect(JSON.parse(big.stderr)).toMatchObject({
+      code: 'insufficient_population',
+      details: { calculatedSize: 1000, adjustedSize: 1112 },
+    });
     const census = await runCli(['sample', 'calc', '-N', '1000', '--mean', '1e-300', '--sd', '1', '--dropout', '0']);
     expect(census.code).toBe(0);
     expect(census.stdout).toMatch(/expected mean\s+1e-300/);
@@ -184,7 +319,28 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
 describe('sample recalc', () => {
   it('reports the new size, the change and the achieved precision', async () => {
     const prev = join(dir, 'prev.json');
-    writeFileSync(prev, (await runCli(['sample', 'calc', '-N', '6000', '--mean', '1.2', '--sd', '0.5', '--dropout', '0.1', '--stratum', 'north=0.55', '--stratum', 'south=0.45', '--json'])).stdout);
+    writeFileSync(
+      prev,
+      (
+        await runCli([
+          'sample',
+          'calc',
+          '-N',
+          '6000',
+          '--mean',
+          '1.2',
+          '--sd',
+          '0.5',
+          '--dropout',
+          '0.1',
+          '--stratum',
+          'north=0.55',
+          '--stratum',
+          'south=0.45',
+          '--json',
+        ])
+      ).stdout,
+    );
     const obs = join(dir, 'obs.csv');
     const rows = ['household,value,stratum'];
     for (let i = 0; i < 260; i++) rows.push(`N${i},${(1 + (i % 7) * 0.1).toFixed(1)},north`);
@@ -203,14 +359,39 @@ describe('sample recalc', () => {
     expect(t.stdout).toMatch(/Achieved precision (met|did NOT meet)/);
   });
   it('names the line and column of a bad CSV value', async () => {
-    const r = await runCli(['sample', 'recalc', '-N', '100', '--dropout', '0', '--observations', '-', '--json'], { input: 'household,value\nA,1\nB,n/a\n' });
+    const r = await runCli(['sample', 'recalc', '-N', '100', '--dropout', '0', '--observations', '-', '--json'], {
+      input: 'household,value\nA,1\nB,n/a\n',
+    });
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stderr)).toMatchObject({ code: 'invalid_observation', field: 'stdin:3 column 2 (value)' });
   });
   it('names an unknown stratum with its line', async () => {
     const prev = join(dir, 'prev2.json');
-    writeFileSync(prev, (await runCli(['sample', 'calc', '-N', '6000', '--mean', '1.2', '--sd', '0.5', '--dropout', '0.1', '--stratum', 'north=0.55', '--stratum', 'south=0.45', '--json'])).stdout);
-    const r = await runCli(['sample', 'recalc', '--previous', prev, '--observations', '-'], { input: 'household,value,stratum\nA,1,north\nB,2,west\n' });
+    writeFileSync(
+      prev,
+      (
+        await runCli([
+          'sample',
+          'calc',
+          '-N',
+          '6000',
+          '--mean',
+          '1.2',
+          '--sd',
+          '0.5',
+          '--dropout',
+          '0.1',
+          '--stratum',
+          'north=0.55',
+          '--stratum',
+          'south=0.45',
+          '--json',
+        ])
+      ).stdout,
+    );
+    const r = await runCli(['sample', 'recalc', '--previous', prev, '--observations', '-'], {
+      input: 'household,value,stratum\nA,1,north\nB,2,west\n',
+    });
     expect(r.code).toBe(5);
     expect(r.stderr).toContain('observations:3');
     expect(r.stderr).toContain('west');

@@ -30,7 +30,11 @@ afterAll(() => {
 /** The CLI in a fresh tmux session, CI unset (the suite itself may run with CI=true); the shell stays to show the exit code. */
 function session(args: string, env = 'env -u CI'): Tmux {
   const t = new Tmux(SOCK, `s${++n}`);
-  t.start(`${env} ORACLEKIT_HOME='${dir}' '${process.execPath}' '${BIN}' ${args}; echo "EXIT=$?"; sleep 600`, { cwd: ROOT, width: 220, height: 60 });
+  t.start(`${env} ORACLEKIT_HOME='${dir}' '${process.execPath}' '${BIN}' ${args}; echo "EXIT=$?"; sleep 600`, {
+    cwd: ROOT,
+    width: 220,
+    height: 60,
+  });
   return t;
 }
 
@@ -43,10 +47,19 @@ async function answer(t: Tmux, prompt: string, text: string): Promise<void> {
 
 /** Runs a printed `oraclekit …` line through sh, with oraclekit the built CLI. */
 function runPrinted(line: string, extra = ''): string {
-  return execFileSync('sh', ['-c', `oraclekit() { '${process.execPath}' '${BIN}' "$@"; }; ${line} ${extra}`], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ORACLEKIT_HOME: dir } });
+  return execFileSync('sh', ['-c', `oraclekit() { '${process.execPath}' '${BIN}' "$@"; }; ${line} ${extra}`], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', ORACLEKIT_HOME: dir },
+  });
 }
 
-const trimLines = (s: string) => s.split('\n').map((l) => l.trimEnd()).join('\n').trim();
+const trimLines = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n')
+    .trim();
 
 function printedCommand(screen: string, heading: string): string {
   const lines = screen.split('\n');
@@ -66,7 +79,10 @@ describe.skipIf(!hasTmux)('guided sample calc and recalc under tmux', () => {
     // a percentage is refused with the flag's own message, and the prompt stays
     await t.until((s) => s.includes('? Expected dropout rate'), 'the dropout prompt');
     t.line('15');
-    await t.until((s) => s.includes('dropoutRate (--dropout) = 15 is invalid') && s.includes('15 % is 0.15'), 'the dropout error');
+    await t.until(
+      (s) => s.includes('dropoutRate (--dropout) = 15 is invalid') && s.includes('15 % is 0.15'),
+      'the dropout error',
+    );
     t.keys('BSpace', 'BSpace');
     t.line('0.1');
     await answer(t, 'Stratify', 'y');
@@ -83,19 +99,60 @@ describe.skipIf(!hasTmux)('guided sample calc and recalc under tmux', () => {
     const screen = await t.until((s) => s.includes('EXIT='), 'the end');
     expect(screen).toContain('EXIT=0');
     const line = printedCommand(screen, 'The same design from the command line:');
-    expect(line).toBe('oraclekit sample calc --population 8000 --mean 3.1 --sd 1.7 --dropout 0.1 --stratum lpg=0.5:2.6:0.9 --stratum biomass=0.3 --stratum electric=0.2');
+    expect(line).toBe(
+      'oraclekit sample calc --population 8000 --mean 3.1 --sd 1.7 --dropout 0.1 --stratum lpg=0.5:2.6:0.9 --stratum biomass=0.3 --stratum electric=0.2',
+    );
     // the printed command prints the same design, line for line, as the guided run did
     const again = trimLines(runPrinted(line));
     expect(trimLines(screen)).toContain(again);
     expect(again).toMatch(/adjustedSize \(households to sample\)\s+1028/);
     // and its JSON is the design of the same flags typed by hand
-    const typed = await runCli(['sample', 'calc', '-N', '8000', '--mean', '3.1', '--sd', '1.7', '--dropout', '0.1', '--stratum', 'lpg=0.5:2.6:0.9', '--stratum', 'biomass=0.3', '--stratum', 'electric=0.2', '--json']);
+    const typed = await runCli([
+      'sample',
+      'calc',
+      '-N',
+      '8000',
+      '--mean',
+      '3.1',
+      '--sd',
+      '1.7',
+      '--dropout',
+      '0.1',
+      '--stratum',
+      'lpg=0.5:2.6:0.9',
+      '--stratum',
+      'biomass=0.3',
+      '--stratum',
+      'electric=0.2',
+      '--json',
+    ]);
     expect(JSON.parse(runPrinted(line, '--json'))).toEqual(JSON.parse(typed.stdout));
   }, 90_000);
 
   it('guides sample recalc from a previous design and prints its command', async () => {
     const prev = join(dir, 'prev.json');
-    writeFileSync(prev, (await runCli(['sample', 'calc', '-N', '6000', '--mean', '1.2', '--sd', '0.5', '--dropout', '0.1', '--stratum', 'north=0.55', '--stratum', 'south=0.45', '--json'])).stdout);
+    writeFileSync(
+      prev,
+      (
+        await runCli([
+          'sample',
+          'calc',
+          '-N',
+          '6000',
+          '--mean',
+          '1.2',
+          '--sd',
+          '0.5',
+          '--dropout',
+          '0.1',
+          '--stratum',
+          'north=0.55',
+          '--stratum',
+          'south=0.45',
+          '--json',
+        ])
+      ).stdout,
+    );
     const t = session('sample recalc');
     await answer(t, 'The previous design', prev);
     await answer(t, 'Raw observations of this period', '');
@@ -135,9 +192,19 @@ describe.skipIf(!hasTmux)('guided sample calc and recalc under tmux', () => {
 
 describe('the printed command line', () => {
   it('quotes what a shell would split or expand, and the shell gives back the same flags', async () => {
-    const flags = { population: '500', proportion: '0.7', dropout: '0', stratum: ["north east=0.5", "o'brien=0.5"], format: 'table', explain: true, json: false };
+    const flags = {
+      population: '500',
+      proportion: '0.7',
+      dropout: '0',
+      stratum: ['north east=0.5', "o'brien=0.5"],
+      format: 'table',
+      explain: true,
+      json: false,
+    };
     const line = commandLine('sample calc', CALC_FLAGS, flags);
-    expect(line).toBe(`oraclekit sample calc --population 500 --proportion 0.7 --dropout 0 --stratum 'north east=0.5' --stratum 'o'\\''brien=0.5' --explain`);
+    expect(line).toBe(
+      `oraclekit sample calc --population 500 --proportion 0.7 --dropout 0 --stratum 'north east=0.5' --stratum 'o'\\''brien=0.5' --explain`,
+    );
     const viaShell = JSON.parse(runPrinted(line, '--json'));
     expect(viaShell.stratification.strata.map((s: { name: string }) => s.name)).toEqual(['north east', "o'brien"]);
   });

@@ -13,7 +13,11 @@ describe('scripts/node-env.sh', () => {
   it('gives a Node >= 24.15 and npm calls print no unknown-config warning', () => {
     const env = { ...process.env };
     for (const k of Object.keys(env)) if (/^npm_config_nodedir$/i.test(k)) delete env[k];
-    const r = spawnSync('bash', ['-c', 'source scripts/node-env.sh && node --version && npm --version && env'], { cwd: ROOT, env, encoding: 'utf8' });
+    const r = spawnSync('bash', ['-c', 'source scripts/node-env.sh && node --version && npm --version && env'], {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr).toBe(0);
     const [nodeVersion] = r.stdout.split('\n');
     const [major, minor] = nodeVersion!.replace(/^v/, '').split('.').map(Number);

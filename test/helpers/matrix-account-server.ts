@@ -19,11 +19,21 @@ export interface Homeserver {
   close(): Promise<void>;
 }
 
-export async function startHomeserver(o: { flows?: string[][]; registrationToken?: string; serverName?: string } = {}): Promise<Homeserver> {
+export async function startHomeserver(
+  o: { flows?: string[][]; registrationToken?: string; serverName?: string } = {},
+): Promise<Homeserver> {
   const flows = o.flows ?? [['m.login.dummy']];
   const sessions = new Set<string>();
-  const hs: Homeserver = { url: '', serverName: o.serverName ?? 'localhost', users: new Map(), tokens: new Map(), requests: [], close: async () => {} };
-  const send = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const hs: Homeserver = {
+    url: '',
+    serverName: o.serverName ?? 'localhost',
+    users: new Map(),
+    tokens: new Map(),
+    requests: [],
+    close: async () => {},
+  };
+  const send = (res: ServerResponse, status: number, body: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     let raw = '';
@@ -38,7 +48,8 @@ export async function startHomeserver(o: { flows?: string[][]; registrationToken
     };
     if (req.method === 'POST' && path === '/_matrix/client/v3/register') {
       const user = String(body?.username ?? '');
-      if (!/^[a-z0-9._=\-/]+$/.test(user)) return send(res, 400, { errcode: 'M_INVALID_USERNAME', error: 'invalid username' });
+      if (!/^[a-z0-9._=\-/]+$/.test(user))
+        return send(res, 400, { errcode: 'M_INVALID_USERNAME', error: 'invalid username' });
       if (hs.users.has(user)) return send(res, 400, { errcode: 'M_USER_IN_USE', error: 'User ID already taken.' });
       const auth = body?.auth as { type?: string; session?: string; token?: string } | undefined;
       if (!auth || !auth.session || !sessions.has(auth.session)) {
@@ -47,17 +58,32 @@ export async function startHomeserver(o: { flows?: string[][]; registrationToken
         return send(res, 401, { session, flows: flows.map((stages) => ({ stages })), params: {} });
       }
       const allowed = flows.some((f) => f.length === 1 && f[0] === auth.type);
-      if (!allowed) return send(res, 401, { errcode: 'M_UNAUTHORIZED', error: 'stage not allowed', session: auth.session, flows: flows.map((stages) => ({ stages })) });
-      if (auth.type === 'm.login.registration_token' && auth.token !== o.registrationToken) return send(res, 401, { errcode: 'M_FORBIDDEN', error: 'bad token', session: auth.session, flows: flows.map((stages) => ({ stages })) });
+      if (!allowed)
+        return send(res, 401, {
+          errcode: 'M_UNAUTHORIZED',
+          error: 'stage not allowed',
+          session: auth.session,
+          flows: flows.map((stages) => ({ stages })),
+        });
+      if (auth.type === 'm.login.registration_token' && auth.token !== o.registrationToken)
+        return send(res, 401, {
+          errcode: 'M_FORBIDDEN',
+          error: 'bad token',
+          session: auth.session,
+          flows: flows.map((stages) => ({ stages })),
+        });
       sessions.delete(auth.session);
       hs.users.set(user, { password: String(body?.password ?? '') });
       return send(res, 200, issue(user));
     }
     if (req.method === 'POST' && path === '/_matrix/client/v3/login') {
       const id = body?.identifier as { user?: string } | undefined;
-      const user = String(id?.user ?? '').replace(/^@/, '').split(':')[0]!;
+      const user = String(id?.user ?? '')
+        .replace(/^@/, '')
+        .split(':')[0]!;
       const u = hs.users.get(user);
-      if (body?.type !== 'm.login.password' || !u || u.password !== body?.password) return send(res, 403, { errcode: 'M_FORBIDDEN', error: 'Invalid username or password' });
+      if (body?.type !== 'm.login.password' || !u || u.password !== body?.password)
+        return send(res, 403, { errcode: 'M_FORBIDDEN', error: 'Invalid username or password' });
       return send(res, 200, issue(user));
     }
     if (req.method === 'GET' && path === '/_matrix/client/v3/account/whoami') {

@@ -81,7 +81,14 @@ export async function startMatrixServer(opts: { userId?: string; token?: string 
     },
     invite(roomId, inviter, o = {}) {
       invites.set(roomId, [
-        { type: 'm.room.member', state_key: userId, sender: inviter, event_id: `$inv${++seq}`, origin_server_ts: Date.now(), content: { membership: 'invite', ...(o.isDirect ? { is_direct: true } : {}) } },
+        {
+          type: 'm.room.member',
+          state_key: userId,
+          sender: inviter,
+          event_id: `$inv${++seq}`,
+          origin_server_ts: Date.now(),
+          content: { membership: 'invite', ...(o.isDirect ? { is_direct: true } : {}) },
+        },
       ]);
       wake();
     },
@@ -111,7 +118,8 @@ export async function startMatrixServer(opts: { userId?: string; token?: string 
     close: async () => {},
   };
 
-  const json = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const json = (res: ServerResponse, status: number, body: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   const open = new Set<ServerResponse>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -122,7 +130,8 @@ export async function startMatrixServer(opts: { userId?: string; token?: string 
     for await (const c of req) raw += c;
     const auth = req.headers.authorization;
     if (!auth) return json(res, 401, { errcode: 'M_MISSING_TOKEN', error: 'Missing access token' });
-    if (auth !== `Bearer ${token}`) return json(res, 401, { errcode: 'M_UNKNOWN_TOKEN', error: 'Unrecognised access token', soft_logout: false });
+    if (auth !== `Bearer ${token}`)
+      return json(res, 401, { errcode: 'M_UNKNOWN_TOKEN', error: 'Unrecognised access token', soft_logout: false });
     const p = '/_matrix/client/v3';
     if (req.method === 'GET' && path === `${p}/account/whoami`) {
       if (holdGate) await holdGate;
@@ -150,13 +159,24 @@ export async function startMatrixServer(opts: { userId?: string; token?: string 
       const join: Record<string, unknown> = {};
       for (const [roomId, t] of joinTimeline) {
         if (!self.joined.has(roomId)) continue;
-        join[roomId] = { timeline: { events: t.events, limited: false, prev_batch: `p${batch}` }, state: { events: [] }, ...(t.members !== undefined ? { summary: { 'm.joined_member_count': t.members } } : {}), ephemeral: { events: [] }, account_data: { events: [] } };
+        join[roomId] = {
+          timeline: { events: t.events, limited: false, prev_batch: `p${batch}` },
+          state: { events: [] },
+          ...(t.members !== undefined ? { summary: { 'm.joined_member_count': t.members } } : {}),
+          ephemeral: { events: [] },
+          account_data: { events: [] },
+        };
         joinTimeline.delete(roomId);
       }
       const invite: Record<string, unknown> = {};
       for (const [roomId, events] of invites) invite[roomId] = { invite_state: { events } };
       invites.clear();
-      return json(res, 200, { next_batch: `s${++batch}`, rooms: { join, invite, leave: {} }, presence: { events: [] }, account_data: { events: [] } });
+      return json(res, 200, {
+        next_batch: `s${++batch}`,
+        rooms: { join, invite, leave: {} },
+        presence: { events: [] },
+        account_data: { events: [] },
+      });
     }
     let m = /^\/_matrix\/client\/v3\/join\/(.+)$/.exec(path);
     if (req.method === 'POST' && m) {
@@ -166,7 +186,8 @@ export async function startMatrixServer(opts: { userId?: string; token?: string 
     m = /^\/_matrix\/client\/v3\/rooms\/([^/]+)\/send\/m\.room\.message\/([^/]+)$/.exec(path);
     if (req.method === 'PUT' && m) {
       const [, roomId, txnId] = m as unknown as [string, string, string];
-      if (!self.joined.has(roomId)) return json(res, 403, { errcode: 'M_FORBIDDEN', error: `User ${userId} not in room ${roomId}` });
+      if (!self.joined.has(roomId))
+        return json(res, 403, { errcode: 'M_FORBIDDEN', error: `User ${userId} not in room ${roomId}` });
       const dup = self.sent.find((s) => s.roomId === roomId && s.txnId === txnId);
       if (dup) return json(res, 200, { event_id: dup.eventId });
       const eventId = `$sent${++seq}:${serverName}`;
@@ -176,10 +197,16 @@ export async function startMatrixServer(opts: { userId?: string; token?: string 
     }
     m = /^\/_matrix\/client\/v3\/user\/([^/]+)\/openid\/request_token$/.exec(path);
     if (req.method === 'POST' && m) {
-      if (m[1] !== userId) return json(res, 403, { errcode: 'M_FORBIDDEN', error: 'Cannot request tokens for other users.' });
+      if (m[1] !== userId)
+        return json(res, 403, { errcode: 'M_FORBIDDEN', error: 'Cannot request tokens for other users.' });
       const t = `openid_${++seq}`;
       self.openidTokens.push(t);
-      return json(res, 200, { access_token: t, token_type: 'Bearer', matrix_server_name: serverName, expires_in: 3600 });
+      return json(res, 200, {
+        access_token: t,
+        token_type: 'Bearer',
+        matrix_server_name: serverName,
+        expires_in: 3600,
+      });
     }
     return json(res, 404, { errcode: 'M_UNRECOGNIZED', error: 'Unrecognized request' });
   };

@@ -34,11 +34,20 @@ export async function startOpenMeteoServer(cities: City[] = DEFAULT_CITIES): Pro
   const server: Server = createServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
     self.requests.push(u.pathname + u.search);
-    const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const json = (status: number, body: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (u.pathname === '/v1/search') {
       const name = (u.searchParams.get('name') ?? '').toLowerCase();
       const c = cities.find((x) => x.name.toLowerCase() === name);
-      return json(200, c ? { results: [{ id: 1, name: c.name, latitude: c.latitude, longitude: c.longitude, country: c.country }], generationtime_ms: 0.1 } : { generationtime_ms: 0.1 });
+      return json(
+        200,
+        c
+          ? {
+              results: [{ id: 1, name: c.name, latitude: c.latitude, longitude: c.longitude, country: c.country }],
+              generationtime_ms: 0.1,
+            }
+          : { generationtime_ms: 0.1 },
+      );
     }
     if (u.pathname === '/v1/forecast') {
       if (self.forecastStatus !== 200) return json(self.forecastStatus, { error: true, reason: 'scripted failure' });
@@ -47,7 +56,14 @@ export async function startOpenMeteoServer(cities: City[] = DEFAULT_CITIES): Pro
       if (!c) return json(400, { error: true, reason: 'unknown coordinates' });
       const days = Number(u.searchParams.get('forecast_days') ?? 7);
       const body: Record<string, unknown> = { latitude: c.latitude, longitude: c.longitude, timezone: 'GMT' };
-      if (u.searchParams.has('current')) body.current = { time: '2026-01-01T12:00', temperature_2m: c.temperature, weather_code: c.weatherCode, wind_speed_10m: 11.2, relative_humidity_2m: 60 };
+      if (u.searchParams.has('current'))
+        body.current = {
+          time: '2026-01-01T12:00',
+          temperature_2m: c.temperature,
+          weather_code: c.weatherCode,
+          wind_speed_10m: 11.2,
+          relative_humidity_2m: 60,
+        };
       if (u.searchParams.has('daily')) {
         const idx = [...Array(days).keys()];
         body.daily = {

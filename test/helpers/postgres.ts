@@ -37,7 +37,9 @@ function postgresBin(): string | undefined {
   if (process.env.PG_BIN) return process.env.PG_BIN;
   const base = '/usr/lib/postgresql';
   if (existsSync(base)) {
-    const versions = readdirSync(base).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(base)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     for (const v of versions) if (existsSync(join(base, v, 'bin', 'pg_ctl'))) return join(base, v, 'bin');
   }
   const which = spawnSync('bash', ['-c', 'command -v pg_ctl'], { encoding: 'utf8' });
@@ -79,7 +81,8 @@ function runuserPath(): string {
 
 export async function startPostgres(): Promise<PostgresServer> {
   const bin = postgresBin();
-  if (!bin) throw new Error('PostgreSQL is not installed: run `bash scripts/system-deps.sh` (Debian package postgresql)');
+  if (!bin)
+    throw new Error('PostgreSQL is not installed: run `bash scripts/system-deps.sh` (Debian package postgresql)');
   const asRoot = userInfo().uid === 0;
   const run = (cmd: string, args: string[]) => {
     const full = join(bin, cmd);
@@ -101,7 +104,12 @@ export async function startPostgres(): Promise<PostgresServer> {
     run('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
   };
   await start();
-  const psql = (db: string, sql: string) => execFileSync(join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', db, '-v', 'ON_ERROR_STOP=1', '-qAtc', sql], { encoding: 'utf8' });
+  const psql = (db: string, sql: string) =>
+    execFileSync(
+      join(bin, 'psql'),
+      ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', db, '-v', 'ON_ERROR_STOP=1', '-qAtc', sql],
+      { encoding: 'utf8' },
+    );
   const url = (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`;
   let stopped = false;
   return {
@@ -156,7 +164,6 @@ export async function startPostgres(): Promise<PostgresServer> {
   };
 }
 
-
 /** The database backends a parameterised suite runs on (`describe.each(BACKENDS)`). */
 export type Backend = 'sqlite' | 'postgres';
 export const BACKENDS: Backend[] = ['sqlite', ...(postgresAvailable() ? (['postgres'] as const) : [])];
@@ -168,7 +175,10 @@ export const BACKENDS: Backend[] = ['sqlite', ...(postgresAvailable() ? (['postg
  * `fresh(prefix)` is a new empty database's URL on it, or undefined on
  * 'sqlite' (the caller's own SQLite path stays the default).
  */
-export function backendDatabases(backend: Backend): { fresh(prefix: string): string | undefined; server(): PostgresServer | undefined } {
+export function backendDatabases(backend: Backend): {
+  fresh(prefix: string): string | undefined;
+  server(): PostgresServer | undefined;
+} {
   let pg: PostgresServer | undefined;
   let n = 0;
   beforeAll(async () => {

@@ -29,12 +29,25 @@ export interface RealCommitment {
   publishedAt: Date;
 }
 
-export async function commitForRealRound(o: { design: SelectionDesign; framePath: string; chain?: 'quicknet' | 'default'; round?: RealRound; out?: string }): Promise<RealCommitment> {
+export async function commitForRealRound(o: {
+  design: SelectionDesign;
+  framePath: string;
+  chain?: 'quicknet' | 'default';
+  round?: RealRound;
+  out?: string;
+}): Promise<RealCommitment> {
   const chain = knownChain(o.chain ?? 'quicknet')!;
   const round = o.round ?? QUICKNET;
   const rt = roundTime(chain, round.round) * 1000;
   const committedAt = new Date(rt - 10 * 60_000);
-  const { commitment } = await commitSelection({ design: o.design, framePath: o.framePath, chain, round: round.round, delaySeconds: 0, now: committedAt });
+  const { commitment } = await commitSelection({
+    design: o.design,
+    framePath: o.framePath,
+    chain,
+    round: round.round,
+    delaySeconds: 0,
+    now: committedAt,
+  });
   if (o.out) writeFileSync(o.out, JSON.stringify(commitment, null, 2) + '\n');
   return { commitment, roundTime: new Date(rt), committedAt, publishedAt: new Date(rt - 5 * 60_000) };
 }

@@ -40,8 +40,32 @@ function ping(port: number): Promise<boolean> {
 }
 
 /** redis-server on port in dir; resolves with the child once it answers PING, undefined when it exits first. */
-async function spawnRedis(port: number, dir: string): Promise<{ child: ChildProcess; exited: () => boolean } | undefined> {
-  const child: ChildProcess = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--daemonize', 'no', '--loglevel', 'warning'], { stdio: ['ignore', 'ignore', 'pipe'] });
+async function spawnRedis(
+  port: number,
+  dir: string,
+): Promise<{ child: ChildProcess; exited: () => boolean } | undefined> {
+  const child: ChildProcess = spawn(
+    REDIS_SERVER,
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--protected-mode',
+      'no',
+      '--daemonize',
+      'no',
+      '--loglevel',
+      'warning',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let exited = false;
   child.on('exit', () => (exited = true));
   for (let i = 0; i < 200 && !exited; i++) {

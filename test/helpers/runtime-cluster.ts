@@ -75,7 +75,10 @@ export interface Instance {
 }
 
 /** Starts an instance; `toolTimeoutMs` defaults to 60 s, `env` adds to (or overrides) the instance's environment. */
-export async function spawnInstance(ctx: ClusterContext, o: { flood?: boolean; toolTimeoutMs?: number; env?: Record<string, string> } = {}): Promise<Instance> {
+export async function spawnInstance(
+  ctx: ClusterContext,
+  o: { flood?: boolean; toolTimeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<Instance> {
   const child = spawn(process.execPath, ['--input-type=module', '-e', INSTANCE], {
     cwd: root,
     env: {
@@ -119,10 +122,21 @@ export async function instanceUrl(child: ChildProcess): Promise<{ url: string; s
 
 export interface User {
   did: string;
-  req(base: string, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  req(
+    base: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+  ): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   invocation(): Promise<string>;
   /** POST /messages/:id with stream:true on base; reads until stopAfter (then leaves) or the end. */
-  stream(base: string, sessionId: string, message: string, o?: { extra?: Record<string, unknown>; stopAfter?: (e: AnyEvent) => boolean }): Promise<{ events: AnyEvent[]; headers: Headers }>;
+  stream(
+    base: string,
+    sessionId: string,
+    message: string,
+    o?: { extra?: Record<string, unknown>; stopAfter?: (e: AnyEvent) => boolean },
+  ): Promise<{ events: AnyEvent[]; headers: Headers }>;
   sse(base: string, path: string): Promise<AnyEvent[]>;
   socket(base: string, sessionId: string): Promise<Socket>;
   session(base: string): Promise<string>;
@@ -135,9 +149,16 @@ export async function newUser(oracleDid: string): Promise<User> {
     did: signer.did(),
     invocation: () => mintInvocation({ issuer: signer, audience: oracleDid }),
     async req(base, method, path, body, token) {
-      const headers: Record<string, string> = { authorization: `Bearer ${token ?? (await u.invocation())}`, 'x-auth-type': 'ucan' };
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${token ?? (await u.invocation())}`,
+        'x-auth-type': 'ucan',
+      };
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(base + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : undefined };
     },
@@ -145,7 +166,11 @@ export async function newUser(oracleDid: string): Promise<User> {
       const ctl = new AbortController();
       const res = await fetch(`${base}/messages/${sessionId}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${await u.invocation()}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${await u.invocation()}`,
+          'x-auth-type': 'ucan',
+          'content-type': 'application/json',
+        },
         body: JSON.stringify({ message, stream: true, ...(o.extra ?? {}) }),
         signal: ctl.signal,
       });
@@ -154,12 +179,21 @@ export async function newUser(oracleDid: string): Promise<User> {
       return { events, headers: res.headers };
     },
     async sse(base, path) {
-      const res = await fetch(base + path, { headers: { authorization: `Bearer ${await u.invocation()}`, 'x-auth-type': 'ucan' } });
+      const res = await fetch(base + path, {
+        headers: { authorization: `Bearer ${await u.invocation()}`, 'x-auth-type': 'ucan' },
+      });
       if (res.status !== 200) throw new Error(`sse ${res.status}: ${await res.text()}`);
       return (await readSse(res)).events;
     },
     async socket(base, sessionId) {
-      const s = ioConnect(base, { path: '/socket.io/', transports: ['websocket'], query: { sessionId }, auth: { invocation: await u.invocation() }, reconnection: false, forceNew: true });
+      const s = ioConnect(base, {
+        path: '/socket.io/',
+        transports: ['websocket'],
+        query: { sessionId },
+        auth: { invocation: await u.invocation() },
+        reconnection: false,
+        forceNew: true,
+      });
       await new Promise<void>((resolve, reject) => {
         s.on('connect', () => resolve());
         s.on('connect_error', reject);
@@ -176,7 +210,11 @@ export async function newUser(oracleDid: string): Promise<User> {
 }
 
 /** Polls until fn returns a value (conditions, never durations, are what the tests wait for). */
-export async function until<T>(fn: () => Promise<T | undefined> | T | undefined, what: string, tries = 600): Promise<T> {
+export async function until<T>(
+  fn: () => Promise<T | undefined> | T | undefined,
+  what: string,
+  tries = 600,
+): Promise<T> {
   for (let i = 0; i < tries; i++) {
     const v = await fn();
     if (v !== undefined) return v;

@@ -34,17 +34,33 @@ interface Client {
   signer: Signer;
   did: string;
   headers(extra?: Record<string, string>): Promise<Record<string, string>>;
-  req(method: string, path: string, body?: unknown, extra?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  req(
+    method: string,
+    path: string,
+    body?: unknown,
+    extra?: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Headers }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** POST /messages/:id with stream:true; collects every SSE event until the stream ends. */
-  stream(sessionId: string, message: string, extra?: Record<string, unknown>): Promise<{ events: AnyEvent[]; headers: Headers; raw: string }>;
+  stream(
+    sessionId: string,
+    message: string,
+    extra?: Record<string, unknown>,
+  ): Promise<{ events: AnyEvent[]; headers: Headers; raw: string }>;
   /** GET an SSE path and collect events. */
-  sse(path: string, opts?: { stopAfter?: (e: AnyEvent) => boolean }): Promise<{ events: AnyEvent[]; headers: Headers; raw: string }>;
+  sse(
+    path: string,
+    opts?: { stopAfter?: (e: AnyEvent) => boolean },
+  ): Promise<{ events: AnyEvent[]; headers: Headers; raw: string }>;
   newSession(): Promise<string>;
   /** A socket.io connection to the session's room, authenticated with a fresh invocation. */
   socket(sessionId: string): Promise<Socket>;
 }
 
-export async function readSse(res: Response, stopAfter?: (e: AnyEvent) => boolean, controller?: AbortController): Promise<{ events: AnyEvent[]; raw: string }> {
+export async function readSse(
+  res: Response,
+  stopAfter?: (e: AnyEvent) => boolean,
+  controller?: AbortController,
+): Promise<{ events: AnyEvent[]; raw: string }> {
   const parser = new SseParser();
   const events: AnyEvent[] = [];
   let raw = '';
@@ -71,7 +87,9 @@ export async function readSse(res: Response, stopAfter?: (e: AnyEvent) => boolea
   return { events, raw };
 }
 
-export async function startHarness(opts: Partial<OracleAppOptions> & { env?: Record<string, string | undefined> } = {}): Promise<Harness> {
+export async function startHarness(
+  opts: Partial<OracleAppOptions> & { env?: Record<string, string | undefined> } = {},
+): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'oraclekit-rt-'));
   const model = await startScriptedModelServer();
   const meteo = await startOpenMeteoServer();
@@ -98,7 +116,8 @@ export async function startHarness(opts: Partial<OracleAppOptions> & { env?: Rec
   });
   const url = await app.listen(0, '127.0.0.1');
   // wait for the signing key (loaded in the background)
-  for (let i = 0; opts.signingMnemonic !== '' && i < 400 && !app.runtime.signingKeyLoaded; i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; opts.signingMnemonic !== '' && i < 400 && !app.runtime.signingKeyLoaded; i++)
+    await new Promise((r) => setTimeout(r, 5));
   const oracleDid = oracle.did();
 
   const makeClient = async (): Promise<Client> => {
@@ -107,17 +126,29 @@ export async function startHarness(opts: Partial<OracleAppOptions> & { env?: Rec
       signer,
       did: signer.did(),
       async headers(extra = {}) {
-        return { authorization: `Bearer ${await mintInvocation({ issuer: signer, audience: oracleDid })}`, 'x-auth-type': 'ucan', ...extra };
+        return {
+          authorization: `Bearer ${await mintInvocation({ issuer: signer, audience: oracleDid })}`,
+          'x-auth-type': 'ucan',
+          ...extra,
+        };
       },
       async req(method, path, body, extra) {
         const h = await c.headers(extra);
         if (body !== undefined) h['content-type'] = 'application/json';
-        const res = await fetch(url + path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
+        const res = await fetch(url + path, {
+          method,
+          headers: h,
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
         const text = await res.text();
         return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
       },
       async stream(sessionId, message, extra = {}) {
-        const res = await fetch(`${url}/messages/${sessionId}`, { method: 'POST', headers: { ...(await c.headers()), 'content-type': 'application/json' }, body: JSON.stringify({ message, stream: true, ...extra }) });
+        const res = await fetch(`${url}/messages/${sessionId}`, {
+          method: 'POST',
+          headers: { ...(await c.headers()), 'content-type': 'application/json' },
+          body: JSON.stringify({ message, stream: true, ...extra }),
+        });
         if (res.status !== 200) throw new Error(`stream ${res.status}: ${await res.text()}`);
         const { events, raw } = await readSse(res);
         return { events, headers: res.headers, raw };
@@ -131,7 +162,14 @@ export async function startHarness(opts: Partial<OracleAppOptions> & { env?: Rec
       },
       async socket(sessionId) {
         const invocation = await mintInvocation({ issuer: signer, audience: oracleDid });
-        const s = ioConnect(url, { path: '/socket.io/', transports: ['websocket'], query: { sessionId }, auth: { invocation }, reconnection: false, forceNew: true });
+        const s = ioConnect(url, {
+          path: '/socket.io/',
+          transports: ['websocket'],
+          query: { sessionId },
+          auth: { invocation },
+          reconnection: false,
+          forceNew: true,
+        });
         await new Promise<void>((resolve, reject) => {
           s.on('connect', () => resolve());
           s.on('connect_error', reject);

@@ -65,7 +65,15 @@ export async function startSlackServer(): Promise<SlackServer> {
       const envelope_id = randomUUID();
       const msg = {
         envelope_id,
-        payload: { token: 'verification', team_id: teamId, api_app_id: 'A0001', event: { event_ts: event.ts, ...event }, type: 'event_callback', event_id: o.eventId ?? `Ev${++seq}`, event_time: Math.floor(Date.now() / 1000) },
+        payload: {
+          token: 'verification',
+          team_id: teamId,
+          api_app_id: 'A0001',
+          event: { event_ts: event.ts, ...event },
+          type: 'event_callback',
+          event_id: o.eventId ?? `Ev${++seq}`,
+          event_time: Math.floor(Date.now() / 1000),
+        },
         type: 'events_api',
         accept_response_payload: false,
         retry_attempt: o.retryAttempt ?? 0,
@@ -77,7 +85,10 @@ export async function startSlackServer(): Promise<SlackServer> {
       return envelope_id;
     },
     disconnect() {
-      for (const ws of sockets) ws.send(JSON.stringify({ type: 'disconnect', reason: 'refresh_requested', debug_info: { host: 'applink-test' } }));
+      for (const ws of sockets)
+        ws.send(
+          JSON.stringify({ type: 'disconnect', reason: 'refresh_requested', debug_info: { host: 'applink-test' } }),
+        );
     },
     waitFor(pred) {
       return new Promise((resolve) => {
@@ -98,7 +109,8 @@ export async function startSlackServer(): Promise<SlackServer> {
     let raw = '';
     for await (const c of req) raw += c;
     if (!raw) return {};
-    if ((req.headers['content-type'] ?? '').includes('application/json')) return JSON.parse(raw) as Record<string, unknown>;
+    if ((req.headers['content-type'] ?? '').includes('application/json'))
+      return JSON.parse(raw) as Record<string, unknown>;
     return Object.fromEntries(new URLSearchParams(raw));
   };
 
@@ -108,12 +120,22 @@ export async function startSlackServer(): Promise<SlackServer> {
       const body = await readBody(req);
       const method = u.pathname.replace(/^\/api\//, '');
       self.calls.push(method);
-      const send = (b: unknown, status = 200) => res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(b));
+      const send = (b: unknown, status = 200) =>
+        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(b));
       const auth = req.headers.authorization ?? '';
       if (req.method !== 'POST') return send({ ok: false, error: 'method_not_supported_for_channel_type' });
       if (method === 'auth.test') {
         if (auth !== `Bearer ${botToken}`) return send({ ok: false, error: 'invalid_auth' });
-        return send({ ok: true, url: 'https://oracle-test.slack.com/', team: 'Oracle Test', user: 'oraclebot', team_id: teamId, user_id: botUserId, bot_id: 'B0001', is_enterprise_install: false });
+        return send({
+          ok: true,
+          url: 'https://oracle-test.slack.com/',
+          team: 'Oracle Test',
+          user: 'oraclebot',
+          team_id: teamId,
+          user_id: botUserId,
+          bot_id: 'B0001',
+          is_enterprise_install: false,
+        });
       }
       if (method === 'apps.connections.open') {
         if (auth !== `Bearer ${appToken}`) return send({ ok: false, error: 'invalid_auth' });
@@ -125,10 +147,27 @@ export async function startSlackServer(): Promise<SlackServer> {
         if (!channels.has(channel)) return send({ ok: false, error: 'channel_not_found' });
         if (!body.text) return send({ ok: false, error: 'no_text' });
         const ts = `${Math.floor(Date.now() / 1000)}.${String(++seq).padStart(6, '0')}`;
-        const p: Posted = { channel, text: String(body.text), ts, ...(body.thread_ts ? { thread_ts: String(body.thread_ts) } : {}) };
+        const p: Posted = {
+          channel,
+          text: String(body.text),
+          ts,
+          ...(body.thread_ts ? { thread_ts: String(body.thread_ts) } : {}),
+        };
         self.posted.push(p);
         notify();
-        return send({ ok: true, channel, ts, message: { type: 'message', text: p.text, user: botUserId, bot_id: 'B0001', ts, ...(p.thread_ts ? { thread_ts: p.thread_ts } : {}) } });
+        return send({
+          ok: true,
+          channel,
+          ts,
+          message: {
+            type: 'message',
+            text: p.text,
+            user: botUserId,
+            bot_id: 'B0001',
+            ts,
+            ...(p.thread_ts ? { thread_ts: p.thread_ts } : {}),
+          },
+        });
       }
       return send({ ok: false, error: 'unknown_method' }, 404);
     })();
@@ -145,7 +184,14 @@ export async function startSlackServer(): Promise<SlackServer> {
         if (m.envelope_id) self.acked.add(m.envelope_id);
         notify();
       });
-      ws.send(JSON.stringify({ type: 'hello', num_connections: sockets.size, debug_info: { host: 'applink-test', build_number: 1, approximate_connection_time: 18060 }, connection_info: { app_id: 'A0001' } }));
+      ws.send(
+        JSON.stringify({
+          type: 'hello',
+          num_connections: sockets.size,
+          debug_info: { host: 'applink-test', build_number: 1, approximate_connection_time: 18060 },
+          connection_info: { app_id: 'A0001' },
+        }),
+      );
       notify();
     });
   });

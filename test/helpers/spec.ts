@@ -6,9 +6,23 @@ const FIXTURES = join(import.meta.dirname, '../fixtures');
 
 export interface SamplingCases {
   constants: { z: number };
-  cases: { id: string; note: string; input: Record<string, unknown>; expected: Record<string, unknown> & { strata?: Record<string, unknown>[] } }[];
+  cases: {
+    id: string;
+    note: string;
+    input: Record<string, unknown>;
+    expected: Record<string, unknown> & { strata?: Record<string, unknown>[] };
+  }[];
   errors: { id: string; note: string; input: Record<string, unknown>; status: number; code: string }[];
-  selection_vectors: { ids: string[]; stratum: string; n: number; beaconRandomness: string; frameHash: string; seed: string; selected: string[]; replacement_order_first5: string[] }[];
+  selection_vectors: {
+    ids: string[];
+    stratum: string;
+    n: number;
+    beaconRandomness: string;
+    frameHash: string;
+    seed: string;
+    selected: string[];
+    replacement_order_first5: string[];
+  }[];
 }
 
 export function samplingCases(): SamplingCases {

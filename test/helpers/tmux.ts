@@ -23,7 +23,21 @@ export class Tmux {
 
   /** A detached session running `command` (a shell command line) in `cwd`. */
   start(command: string, opts: { cwd: string; width?: number; height?: number }): void {
-    this.run('-f', '/dev/null', 'new-session', '-d', '-s', this.name, '-x', String(opts.width ?? 150), '-y', String(opts.height ?? 50), '-c', opts.cwd, command);
+    this.run(
+      '-f',
+      '/dev/null',
+      'new-session',
+      '-d',
+      '-s',
+      this.name,
+      '-x',
+      String(opts.width ?? 150),
+      '-y',
+      String(opts.height ?? 50),
+      '-c',
+      opts.cwd,
+      command,
+    );
   }
 
   /** The screen and its scroll-back, without escape codes. */

@@ -42,11 +42,21 @@ function readDotEnv(path: string): Record<string, string> {
   return out;
 }
 
-export async function resolveTarget(o: { oracle?: string; registry?: string; apiKey?: string; cwd: string; env: NodeJS.ProcessEnv }): Promise<Target> {
+export async function resolveTarget(o: {
+  oracle?: string;
+  registry?: string;
+  apiKey?: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}): Promise<Target> {
   if (o.oracle) {
     if (/^https?:\/\//i.test(o.oracle)) return { apiUrl: o.oracle, wsUrl: o.oracle, via: '--oracle' };
     if (isDid(o.oracle)) return resolveThroughRegistry(o.oracle, o);
-    throw cliError('invalid_oracle', `--oracle must be an http(s) URL or a DID`, { field: 'oracle', value: o.oracle, valid: 'http(s)://host[:port] or did:…' });
+    throw cliError('invalid_oracle', `--oracle must be an http(s) URL or a DID`, {
+      field: 'oracle',
+      value: o.oracle,
+      valid: 'http(s)://host[:port] or did:…',
+    });
   }
   const cfgPath = join(o.cwd, 'oracle.config.json');
   if (existsSync(cfgPath)) {
@@ -70,16 +80,27 @@ export async function resolveTarget(o: { oracle?: string; registry?: string; api
  * $ORACLEKIT_API_KEY or the saved apiKey. The registry's errors keep their
  * codes; one that cannot be reached is `registry_unreachable` (exit 9).
  */
-async function resolveThroughRegistry(did: string, o: { registry?: string; apiKey?: string; env: NodeJS.ProcessEnv }): Promise<Target> {
+async function resolveThroughRegistry(
+  did: string,
+  o: { registry?: string; apiKey?: string; env: NodeJS.ProcessEnv },
+): Promise<Target> {
   const { registryClient } = await import('../registry/client.ts');
-  const registry = await registryClient({ ...(o.registry ? { registry: o.registry } : {}), ...(o.apiKey ? { apiKey: o.apiKey } : {}), env: o.env });
+  const registry = await registryClient({
+    ...(o.registry ? { registry: o.registry } : {}),
+    ...(o.apiKey ? { apiKey: o.apiKey } : {}),
+    env: o.env,
+  });
   const where = `${registry.what} at ${registry.baseUrl}`;
   try {
     const r = await resolveOracleDid(did, { registry });
     return { apiUrl: r.apiUrl, wsUrl: r.wsUrl, oracleDid: did, via: where };
   } catch (e) {
     if (e instanceof OracleKitError && e.code === 'unavailable') {
-      throw cliError('registry_unreachable', `cannot resolve ${did}: ${e.message}`, { field: 'oracle', value: did, ...(e.details ? { details: e.details } : {}) });
+      throw cliError('registry_unreachable', `cannot resolve ${did}: ${e.message}`, {
+        field: 'oracle',
+        value: did,
+        ...(e.details ? { details: e.details } : {}),
+      });
     }
     if (e instanceof OracleKitError || e instanceof OracleClientError) {
       const k = e instanceof OracleKitError ? e : undefined;
@@ -106,7 +127,11 @@ async function daemonOracle(env: NodeJS.ProcessEnv): Promise<Target> {
     daemon = await ensureDaemon({ env });
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
-    throw cliError('no_oracle', `no oracle to chat with: the local daemon's default oracle is not available (${why}); ${ALTERNATIVES}`, { field: 'oracle' });
+    throw cliError(
+      'no_oracle',
+      `no oracle to chat with: the local daemon's default oracle is not available (${why}); ${ALTERNATIVES}`,
+      { field: 'oracle' },
+    );
   }
   const { readDiscovery } = await import('../../lib/discovery.ts');
   const d = readDiscovery(env);
@@ -118,5 +143,10 @@ async function daemonOracle(env: NodeJS.ProcessEnv): Promise<Target> {
       field: 'oracle',
     });
   }
-  return { apiUrl: d.oracle.url, wsUrl: d.oracle.wsUrl, oracleDid: d.oracle.did, via: daemon.started ? 'local daemon (started)' : 'local daemon' };
+  return {
+    apiUrl: d.oracle.url,
+    wsUrl: d.oracle.wsUrl,
+    oracleDid: d.oracle.did,
+    via: daemon.started ? 'local daemon (started)' : 'local daemon',
+  };
 }

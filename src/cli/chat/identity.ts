@@ -11,7 +11,6 @@ import { cliError } from '../errors.ts';
 import { generateMnemonic, isValidMnemonic, signerFromMnemonic, type Signer } from '../../lib/keys/index.ts';
 import { identityPath, readIdentity, writeIdentity } from '../identity/store.ts';
 
-
 export interface Identity {
   signer: Signer;
   did: string;
@@ -26,9 +25,16 @@ export async function loadIdentity(o: { mnemonicFile?: string; env?: NodeJS.Proc
     try {
       text = readFileSync(o.mnemonicFile, 'utf8');
     } catch {
-      throw cliError('mnemonic_file_unreadable', `cannot read the mnemonic file ${o.mnemonicFile}`, { field: 'mnemonic-file', value: o.mnemonicFile });
+      throw cliError('mnemonic_file_unreadable', `cannot read the mnemonic file ${o.mnemonicFile}`, {
+        field: 'mnemonic-file',
+        value: o.mnemonicFile,
+      });
     }
-    if (!isValidMnemonic(text)) throw cliError('invalid_mnemonic', `${o.mnemonicFile} does not hold a valid BIP39 English mnemonic`, { field: 'mnemonic-file', valid: '12 or 24 BIP39 words' });
+    if (!isValidMnemonic(text))
+      throw cliError('invalid_mnemonic', `${o.mnemonicFile} does not hold a valid BIP39 English mnemonic`, {
+        field: 'mnemonic-file',
+        valid: '12 or 24 BIP39 words',
+      });
     const signer = await signerFromMnemonic(text);
     return { signer, did: signer.did(), source: o.mnemonicFile, created: false };
   }
@@ -37,7 +43,11 @@ export async function loadIdentity(o: { mnemonicFile?: string; env?: NodeJS.Proc
   let mnemonic: string;
   const saved = readIdentity(o.env);
   if (saved) {
-    if (!isValidMnemonic(saved.mnemonic)) throw cliError('invalid_identity', `${path} does not hold a valid mnemonic; move it away to create a new identity`);
+    if (!isValidMnemonic(saved.mnemonic))
+      throw cliError(
+        'invalid_identity',
+        `${path} does not hold a valid mnemonic; move it away to create a new identity`,
+      );
     mnemonic = saved.mnemonic;
   } else {
     mnemonic = generateMnemonic();

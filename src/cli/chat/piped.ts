@@ -59,7 +59,10 @@ export function errorLine(code: string, message: string): string {
   return `Error [${code}] ${text.split('\n').join('\n  ')}`;
 }
 
-export async function runPiped(c: ChatController, io: { stdin: Readable; stdout: Writable; stderr: Writable; json: boolean }): Promise<number> {
+export async function runPiped(
+  c: ChatController,
+  io: { stdin: Readable; stdout: Writable; stderr: Writable; json: boolean },
+): Promise<number> {
   const out = (s: string) => io.stdout.write(s);
   const rl = createInterface({ input: io.stdin, crlfDelay: Infinity });
   let exit: number = EXIT_CODES.ok;
@@ -109,7 +112,16 @@ export async function runPiped(c: ChatController, io: { stdin: Readable; stdout:
       const msg = explainError(e, c.client.baseUrl);
       const errCode = (e as { code?: unknown }).code;
       const shown = typeof errCode === 'string' ? errCode : 'unexpected';
-      if (io.json) out(JSON.stringify({ event: 'failure', message: msg, code: shown, exitCode: code, claims: (e as { claims?: string[] }).claims }) + '\n');
+      if (io.json)
+        out(
+          JSON.stringify({
+            event: 'failure',
+            message: msg,
+            code: shown,
+            exitCode: code,
+            claims: (e as { claims?: string[] }).claims,
+          }) + '\n',
+        );
       else io.stderr.write(errorLine(shown, msg) + '\n');
       if (errCode === 'oracle_unreachable') return exit;
     }

@@ -14,40 +14,74 @@ export interface ChatFlags {
 }
 
 export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void> {
-  const [{ resolveTarget }, { loadIdentity }, { OracleClient }, { OracleClientError }, { ChatController, explainError }] = await Promise.all([
+  const [
+    { resolveTarget },
+    { loadIdentity },
+    { OracleClient },
+    { OracleClientError },
+    { ChatController, explainError },
+  ] = await Promise.all([
     import('./connect.ts'),
     import('./identity.ts'),
     import('../../client/client.ts'),
     import('../../client/errors.ts'),
     import('../../ui/chat-controller.ts'),
   ]);
-  const target = await resolveTarget({ oracle: flags.oracle, registry: flags.registry, apiKey: flags['api-key'], cwd: process.cwd(), env: process.env });
+  const target = await resolveTarget({
+    oracle: flags.oracle,
+    registry: flags.registry,
+    apiKey: flags['api-key'],
+    cwd: process.cwd(),
+    env: process.env,
+  });
   const identity = await loadIdentity({ mnemonicFile: flags['mnemonic-file'], env: process.env });
-  const client = new OracleClient({ baseUrl: target.apiUrl, wsUrl: target.wsUrl, oracleDid: target.oracleDid, signer: identity.signer, auth: { premint: true } });
+  const client = new OracleClient({
+    baseUrl: target.apiUrl,
+    wsUrl: target.wsUrl,
+    oracleDid: target.oracleDid,
+    signer: identity.signer,
+    auth: { premint: true },
+  });
   let health: { name: string; oracleDid: string; version: string };
   let models: { default: string | null; models: { id: string }[] };
   try {
     [health, models] = await Promise.all([client.health(), client.models()]);
   } catch (e) {
     if (e instanceof OracleClientError) {
-      throw new OracleKitError({ status: e.status === 0 ? 503 : e.status, code: e.code, message: explainError(e, target.apiUrl) });
+      throw new OracleKitError({
+        status: e.status === 0 ? 503 : e.status,
+        code: e.code,
+        message: explainError(e, target.apiUrl),
+      });
     }
     throw e;
   }
   if (target.oracleDid && health.oracleDid !== target.oracleDid) {
-    throw new OracleKitError({ status: 409, code: 'oracle_did_mismatch', message: `the oracle at ${target.apiUrl} is ${health.oracleDid}, not ${target.oracleDid}` });
+    throw new OracleKitError({
+      status: 409,
+      code: 'oracle_did_mismatch',
+      message: `the oracle at ${target.apiUrl} is ${health.oracleDid}, not ${target.oracleDid}`,
+    });
   }
   const controller = new ChatController(client, { model: flags.model, defaultModel: models.default ?? undefined });
   const notices: string[] = [];
   if (flags.session) {
     // continue a session: the same lookup and recap as /switch (an unknown id is an error, not a new session)
     const r = await controller.command(`/switch ${flags.session}`);
-    if (!controller.sessionId) throw new OracleKitError({ status: 404, code: 'session_not_found', message: r.lines.join(' '), field: 'session', value: flags.session });
+    if (!controller.sessionId)
+      throw new OracleKitError({
+        status: 404,
+        code: 'session_not_found',
+        message: r.lines.join(' '),
+        field: 'session',
+        value: flags.session,
+      });
     notices.push(...r.lines);
   }
   if (identity.created) notices.push(`Created your identity ${identity.did} (saved in ${identity.source}, mode 0600).`);
   const local = target.via.startsWith('local daemon');
-  if (target.via === 'local daemon (started)') notices.push(`Started the local daemon; its default oracle is at ${target.apiUrl}.`);
+  if (target.via === 'local daemon (started)')
+    notices.push(`Started the local daemon; its default oracle is at ${target.apiUrl}.`);
   if (!models.default) {
     notices.push(
       local
@@ -59,7 +93,12 @@ export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void
   if (jsonMode || !process.stdin.isTTY || !process.stdout.isTTY) {
     for (const n of notices) process.stderr.write(n + '\n');
     const { runPiped } = await import('./piped.ts');
-    const code = await runPiped(controller, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, json: jsonMode });
+    const code = await runPiped(controller, {
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      json: jsonMode,
+    });
     if (code !== 0) process.exitCode = code;
     return;
   }
@@ -68,8 +107,16 @@ export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void
   const { useColour } = await import('../output.ts');
   const colour = useColour();
   if (!colour) process.env.FORCE_COLOR = '0';
-  else if (process.env.FORCE_COLOR === undefined || process.env.FORCE_COLOR === '0' || process.env.FORCE_COLOR === 'false') process.env.FORCE_COLOR = '1';
-  const [{ runChatTui }, { openHistory }] = await Promise.all([import('../../ui/run-chat.tsx'), import('./history.ts')]);
+  else if (
+    process.env.FORCE_COLOR === undefined ||
+    process.env.FORCE_COLOR === '0' ||
+    process.env.FORCE_COLOR === 'false'
+  )
+    process.env.FORCE_COLOR = '1';
+  const [{ runChatTui }, { openHistory }] = await Promise.all([
+    import('../../ui/run-chat.tsx'),
+    import('./history.ts'),
+  ]);
   await runChatTui(controller, {
     banner: [
       `Chatting with ${health.name} (${health.oracleDid}) at ${target.apiUrl} — runtime v${health.version}`,

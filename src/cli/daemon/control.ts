@@ -13,7 +13,13 @@ import { closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs'
 import { fileURLToPath } from 'node:url';
 import { logPath, stateDir } from '../../lib/paths.ts';
 import { requestJson } from '../../lib/registry/client.ts';
-import { DAEMON_EXIT_ANOTHER, forceRemoveDiscovery, isAlive, readDiscovery, type Discovery } from '../../lib/discovery.ts';
+import {
+  DAEMON_EXIT_ANOTHER,
+  forceRemoveDiscovery,
+  isAlive,
+  readDiscovery,
+  type Discovery,
+} from '../../lib/discovery.ts';
 
 export { packageVersion } from '../../lib/version.ts';
 
@@ -63,12 +69,19 @@ interface OracleStatus {
   name: string;
   model: string | null;
   signingKeyLoaded: boolean;
-  plugins: { loaded: string[]; pending: string[]; failed: { plugin: string; reason: string }[]; excluded: { plugin: string; reason: string }[] };
+  plugins: {
+    loaded: string[];
+    pending: string[];
+    failed: { plugin: string; reason: string }[];
+    excluded: { plugin: string; reason: string }[];
+  };
 }
 
 /** The daemon's /health, or undefined when it does not answer 2xx in time. */
 async function health(url: string, timeoutMs = 1500): Promise<Health | undefined> {
-  const r = await requestJson<Health>({ method: 'GET', url: `${url}/health`, what: 'the daemon', timeoutMs }).catch(() => undefined);
+  const r = await requestJson<Health>({ method: 'GET', url: `${url}/health`, what: 'the daemon', timeoutMs }).catch(
+    () => undefined,
+  );
   return r && r.status >= 200 && r.status < 300 && typeof r.body === 'object' ? r.body : undefined;
 }
 
@@ -99,11 +112,30 @@ export async function daemonStatus(env = process.env): Promise<{ status: DaemonS
   }
   const h = await health(d.url);
   const healthy = h !== undefined && h.pid === d.pid;
-  const status: DaemonStatus = { running: true, healthy, stale: false, pid: d.pid, url: d.url, port: d.port, version: d.version, started: d.started, ...base };
+  const status: DaemonStatus = {
+    running: true,
+    healthy,
+    stale: false,
+    pid: d.pid,
+    url: d.url,
+    port: d.port,
+    version: d.version,
+    started: d.started,
+    ...base,
+  };
   if (h) {
     status.uptimeSeconds = h.uptimeSeconds;
     const o = h.oracle as (Omit<OracleStatus, 'url'> & { path: string }) | undefined;
-    status.oracle = o ? { did: o.did, url: d.url + o.path, name: o.name, model: o.model, signingKeyLoaded: o.signingKeyLoaded, plugins: o.plugins } : null;
+    status.oracle = o
+      ? {
+          did: o.did,
+          url: d.url + o.path,
+          name: o.name,
+          model: o.model,
+          signingKeyLoaded: o.signingKeyLoaded,
+          plugins: o.plugins,
+        }
+      : null;
   }
   return { status, discovery: d };
 }
@@ -175,11 +207,18 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Discovery> {
   }
   if (exited === null && child.pid) process.kill(child.pid, 'SIGKILL');
   const { cliError } = await import('../errors.ts');
-  throw cliError('daemon_start_failed', `the daemon did not start${exited !== null ? ` (exit code ${exited})` : ' in time'}${tail ? `:\n${tail}` : ''}`, { details: { log } });
+  throw cliError(
+    'daemon_start_failed',
+    `the daemon did not start${exited !== null ? ` (exit code ${exited})` : ' in time'}${tail ? `:\n${tail}` : ''}`,
+    { details: { log } },
+  );
 }
 
 /** SIGTERM, wait up to graceMs for the process to exit, then SIGKILL. */
-export async function stopDaemon(env = process.env, graceMs = 10_000): Promise<{ stopped: boolean; pid?: number; forced: boolean }> {
+export async function stopDaemon(
+  env = process.env,
+  graceMs = 10_000,
+): Promise<{ stopped: boolean; pid?: number; forced: boolean }> {
   const { status, discovery } = await daemonStatus(env);
   if (!status.running || !discovery) return { stopped: false, forced: false };
   const pid = discovery.pid;

@@ -24,7 +24,11 @@ const hook: Hook.CommandNotFound = async function (opts) {
   const message = near
     ? `"${typed}" is not an ${c.bin} command; did you mean "${spaced(near)}"? (\`${c.bin} ${spaced(near)} --help\`)`
     : `"${typed}" is not an ${c.bin} command; \`${c.bin} --help\` lists the commands`;
-  const err = cliError('unknown_command', message, { field: 'command', value: typed, ...(near ? { valid: spaced(near) } : {}) });
+  const err = cliError('unknown_command', message, {
+    field: 'command',
+    value: typed,
+    ...(near ? { valid: spaced(near) } : {}),
+  });
   writeErrorBody(err.toBody(), (opts.argv ?? []).includes('--json'));
   process.exitCode = EXIT_CODES.usage;
 };

@@ -13,7 +13,15 @@
 import { cliError } from '../errors.ts';
 import { didFromMnemonic, generateMnemonic } from '../../lib/keys/index.ts';
 import { readMnemonic } from './mnemonic.ts';
-import { backupIdentity, identityPath, principalDid, readIdentity, removeIdentity, writeIdentity, type StoredIdentity } from './store.ts';
+import {
+  backupIdentity,
+  identityPath,
+  principalDid,
+  readIdentity,
+  removeIdentity,
+  writeIdentity,
+  type StoredIdentity,
+} from './store.ts';
 
 export type AuthMethod = 'qr' | 'mnemonic';
 
@@ -51,7 +59,11 @@ export interface LoginResult {
 export async function chooseAuth(given: AuthMethod | undefined, interactive: boolean): Promise<AuthMethod> {
   if (given) return given;
   if (!interactive) {
-    throw cliError('missing_answer', 'how to sign in is needed and there is no terminal to ask on: pass --auth mnemonic with --mnemonic-file <path>, $ORACLEKIT_MNEMONIC or --generate, or --auth qr', { field: 'auth', valid: 'qr, mnemonic' });
+    throw cliError(
+      'missing_answer',
+      'how to sign in is needed and there is no terminal to ask on: pass --auth mnemonic with --mnemonic-file <path>, $ORACLEKIT_MNEMONIC or --generate, or --auth qr',
+      { field: 'auth', valid: 'qr, mnemonic' },
+    );
   }
   const { select } = await import('@inquirer/prompts');
   return select<AuthMethod>({
@@ -70,7 +82,12 @@ export async function chooseAuth(given: AuthMethod | undefined, interactive: boo
  * backup. Returns what was replaced, or undefined when nothing is. (A QR
  * sign-in keeps the saved key, so it replaces nothing.)
  */
-async function guardReplace(o: LoginOptions, existing: StoredIdentity | undefined, next: string, env: NodeJS.ProcessEnv): Promise<LoginResult['replaced']> {
+async function guardReplace(
+  o: LoginOptions,
+  existing: StoredIdentity | undefined,
+  next: string,
+  env: NodeJS.ProcessEnv,
+): Promise<LoginResult['replaced']> {
   if (!existing || existing.did === next) return undefined;
   const old = principalDid(existing);
   const path = identityPath(env);
@@ -83,8 +100,15 @@ async function guardReplace(o: LoginOptions, existing: StoredIdentity | undefine
       );
     }
     const { confirm } = await import('@inquirer/prompts');
-    const yes = await confirm({ message: `Replace the saved identity ${old} with ${next}? (the old file is kept as a backup)`, default: false });
-    if (!yes) throw cliError('identity_exists', `kept the saved identity ${old}; nothing was changed`, { field: 'force', details: { saved: old, next, path } });
+    const yes = await confirm({
+      message: `Replace the saved identity ${old} with ${next}? (the old file is kept as a backup)`,
+      default: false,
+    });
+    if (!yes)
+      throw cliError('identity_exists', `kept the saved identity ${old}; nothing was changed`, {
+        field: 'force',
+        details: { saved: old, next, path },
+      });
   }
   return { did: old, backup: backupIdentity(env)! };
 }
@@ -108,7 +132,11 @@ async function mnemonicOf(o: LoginOptions, env: NodeJS.ProcessEnv): Promise<{ mn
     const typed = await readMnemonic({ env: {}, interactive: true });
     if (typed) return typed;
   }
-  throw cliError('missing_mnemonic', 'no mnemonic: pass --mnemonic-file <path>, set $ORACLEKIT_MNEMONIC, use --generate, or run on a terminal to type it', { field: 'mnemonic-file' });
+  throw cliError(
+    'missing_mnemonic',
+    'no mnemonic: pass --mnemonic-file <path>, set $ORACLEKIT_MNEMONIC, use --generate, or run on a terminal to type it',
+    { field: 'mnemonic-file' },
+  );
 }
 
 export async function login(o: LoginOptions): Promise<LoginResult> {
@@ -118,9 +146,21 @@ export async function login(o: LoginOptions): Promise<LoginResult> {
     const { mnemonic, source } = await mnemonicOf(o, env);
     const did = didFromMnemonic(mnemonic);
     const replaced = await guardReplace(o, existing, did, env);
-    const identity: StoredIdentity = { did, mnemonic, createdAt: existing?.did === did ? existing.createdAt : new Date().toISOString() };
+    const identity: StoredIdentity = {
+      did,
+      mnemonic,
+      createdAt: existing?.did === did ? existing.createdAt : new Date().toISOString(),
+    };
     const path = writeIdentity(identity, env);
-    return { identity, principal: did, path, method: 'mnemonic', source, created: existing?.did !== did, ...(replaced ? { replaced } : {}) };
+    return {
+      identity,
+      principal: did,
+      path,
+      method: 'mnemonic',
+      source,
+      created: existing?.did !== did,
+      ...(replaced ? { replaced } : {}),
+    };
   }
   // QR: keep the local key (the chat signs with it), or make one
   let local = existing;
@@ -131,7 +171,13 @@ export async function login(o: LoginOptions): Promise<LoginResult> {
     created = true;
   }
   const { qrSignIn } = await import('./qr.ts');
-  const r = await qrSignIn({ aud: local.did, host: o.callbackHost, publicUrl: o.callbackUrl, timeoutMs: (o.timeoutSeconds ?? 120) * 1000, signal: o.signal });
+  const r = await qrSignIn({
+    aud: local.did,
+    host: o.callbackHost,
+    publicUrl: o.callbackUrl,
+    timeoutMs: (o.timeoutSeconds ?? 120) * 1000,
+    signal: o.signal,
+  });
   const identity: StoredIdentity = { ...local, wallet: { did: r.did, signedInAt: new Date().toISOString() } };
   const path = writeIdentity(identity, env);
   return { identity, principal: principalDid(identity), path, method: 'qr', source: 'wallet', created };
@@ -143,10 +189,19 @@ export async function ensureIdentity(o: LoginOptions & { yes: boolean; explicit:
   const existing = readIdentity(env);
   const hasSource = Boolean(o.mnemonicFile || o.generate || (env[o.mnemonicEnv ?? 'ORACLEKIT_MNEMONIC'] ?? '').trim());
   if (existing && !o.explicit && !hasSource) {
-    return { identity: existing, principal: principalDid(existing), path: identityPath(env), method: existing.wallet ? 'qr' : 'mnemonic', source: 'saved', created: false };
+    return {
+      identity: existing,
+      principal: principalDid(existing),
+      path: identityPath(env),
+      method: existing.wallet ? 'qr' : 'mnemonic',
+      source: 'saved',
+      created: false,
+    };
   }
-  const replaceHint = 'Run `oraclekit login --force` with that key source first to replace it (the old file is kept as a timestamped backup), or run `new` without one to use the saved identity';
-  if (o.auth === 'mnemonic' && !hasSource && o.yes) return login({ ...o, generate: true, replaceHint, interactive: false });
+  const replaceHint =
+    'Run `oraclekit login --force` with that key source first to replace it (the old file is kept as a timestamped backup), or run `new` without one to use the saved identity';
+  if (o.auth === 'mnemonic' && !hasSource && o.yes)
+    return login({ ...o, generate: true, replaceHint, interactive: false });
   return login({ ...o, replaceHint });
 }
 
@@ -163,7 +218,14 @@ export interface WhoamiReply {
 export function whoami(env: NodeJS.ProcessEnv = process.env): WhoamiReply {
   const id = readIdentity(env);
   if (!id) throw cliError('not_logged_in', 'not signed in: run `oraclekit login`');
-  return { did: principalDid(id), keyDid: id.did, method: id.wallet ? 'qr' : 'mnemonic', wallet: id.wallet ?? null, createdAt: id.createdAt, path: identityPath(env) };
+  return {
+    did: principalDid(id),
+    keyDid: id.did,
+    method: id.wallet ? 'qr' : 'mnemonic',
+    wallet: id.wallet ?? null,
+    createdAt: id.createdAt,
+    path: identityPath(env),
+  };
 }
 
 export interface LogoutReply {

@@ -21,7 +21,10 @@ export interface MnemonicSource {
 const normaliseMnemonic = (m: string) => m.trim().toLowerCase().split(/\s+/).join(' ');
 
 function invalid(where: string, field: string): OracleKitError {
-  return cliError('invalid_mnemonic', `${where} does not hold a valid BIP39 English mnemonic`, { field, valid: '12, 15, 18, 21 or 24 BIP39 English words with a valid checksum' });
+  return cliError('invalid_mnemonic', `${where} does not hold a valid BIP39 English mnemonic`, {
+    field,
+    valid: '12, 15, 18, 21 or 24 BIP39 English words with a valid checksum',
+  });
 }
 
 /** The mnemonic and where it came from; undefined when no source gave one and prompting is off. */
@@ -32,7 +35,10 @@ export async function readMnemonic(src: MnemonicSource): Promise<{ mnemonic: str
     try {
       text = readFileSync(src.file, 'utf8');
     } catch {
-      throw cliError('mnemonic_file_unreadable', `cannot read the mnemonic file ${src.file}`, { field: 'mnemonic-file', value: src.file });
+      throw cliError('mnemonic_file_unreadable', `cannot read the mnemonic file ${src.file}`, {
+        field: 'mnemonic-file',
+        value: src.file,
+      });
     }
     if (!isValidMnemonic(text)) throw invalid(src.file, 'mnemonic-file');
     return { mnemonic: normaliseMnemonic(text), source: src.file };

@@ -47,7 +47,11 @@ export function formatCreated(r: LoginResult, tty = Boolean(process.stderr.isTTY
 }
 
 export function formatWhoami(w: WhoamiReply): string {
-  return [w.did, ...(w.wallet ? [`  wallet sign-in ${w.wallet.signedInAt}; local key ${w.keyDid}`] : []), `  saved in ${w.path}`].join('\n');
+  return [
+    w.did,
+    ...(w.wallet ? [`  wallet sign-in ${w.wallet.signedInAt}; local key ${w.keyDid}`] : []),
+    `  saved in ${w.path}`,
+  ].join('\n');
 }
 
 export function formatLogout(r: LogoutReply): string {

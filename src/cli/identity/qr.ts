@@ -33,13 +33,25 @@ export function signInMessage(r: SignInRequest): string {
 }
 
 function signInLink(r: SignInRequest): string {
-  const q = new URLSearchParams({ v: String(r.v), challenge: r.challenge, callback: r.callback, aud: r.aud, exp: String(r.exp) });
+  const q = new URLSearchParams({
+    v: String(r.v),
+    challenge: r.challenge,
+    callback: r.callback,
+    aud: r.aud,
+    exp: String(r.exp),
+  });
   return `oraclekit:signin?${q.toString()}`;
 }
 
 export function parseSignInLink(link: string): SignInRequest {
   const q = new URLSearchParams(link.slice(link.indexOf('?') + 1));
-  return { v: 1, challenge: q.get('challenge') ?? '', callback: q.get('callback') ?? '', aud: q.get('aud') ?? '', exp: Number(q.get('exp')) };
+  return {
+    v: 1,
+    challenge: q.get('challenge') ?? '',
+    callback: q.get('callback') ?? '',
+    aud: q.get('aud') ?? '',
+    exp: Number(q.get('exp')),
+  };
 }
 
 /** A did:key's public key: Ed25519 (0xed, 32 bytes) or secp256k1 (0xe7, 33 bytes compressed); undefined otherwise. */
@@ -97,16 +109,25 @@ export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
   let done = false;
 
   const reply = (res: ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json', 'access-control-allow-origin': '*' }).end(JSON.stringify(body));
+    res
+      .writeHead(status, { 'content-type': 'application/json', 'access-control-allow-origin': '*' })
+      .end(JSON.stringify(body));
   };
-  const fail = (res: ServerResponse, status: number, code: string, message: string) => reply(res, status, { statusCode: status, code, message });
+  const fail = (res: ServerResponse, status: number, code: string, message: string) =>
+    reply(res, status, { statusCode: status, code, message });
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       if (path !== `/signin/${id}`) return fail(res, 404, 'not_found', 'no such sign-in request');
       if (req.method === 'OPTIONS') {
-        res.writeHead(200, { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, POST', 'access-control-allow-headers': 'content-type' }).end('{}');
+        res
+          .writeHead(200, {
+            'access-control-allow-origin': '*',
+            'access-control-allow-methods': 'GET, POST',
+            'access-control-allow-headers': 'content-type',
+          })
+          .end('{}');
         return;
       }
       if (req.method === 'GET') return reply(res, 200, { ...holder.request, message: signInMessage(holder.request) });
@@ -123,17 +144,28 @@ export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
       } catch {
         return fail(res, 400, 'invalid_json', 'send {did, challenge, signature} as JSON');
       }
-      if (typeof body.did !== 'string' || typeof body.challenge !== 'string' || typeof body.signature !== 'string') return fail(res, 400, 'missing_field', 'send {did, challenge, signature}');
-      if (body.challenge !== holder.request.challenge) return fail(res, 400, 'wrong_challenge', 'the challenge does not match this request');
-      if (Math.floor(Date.now() / 1000) > holder.request.exp) return fail(res, 410, 'expired', 'the sign-in request has expired');
+      if (typeof body.did !== 'string' || typeof body.challenge !== 'string' || typeof body.signature !== 'string')
+        return fail(res, 400, 'missing_field', 'send {did, challenge, signature}');
+      if (body.challenge !== holder.request.challenge)
+        return fail(res, 400, 'wrong_challenge', 'the challenge does not match this request');
+      if (Math.floor(Date.now() / 1000) > holder.request.exp)
+        return fail(res, 410, 'expired', 'the sign-in request has expired');
       const key = keyOfDid(body.did);
-      if (!key) return fail(res, 400, 'unsupported_did', 'a did:key of an Ed25519 (did:key:z6Mk…) or secp256k1 (did:key:zQ3s…) key is required');
+      if (!key)
+        return fail(
+          res,
+          400,
+          'unsupported_did',
+          'a did:key of an Ed25519 (did:key:z6Mk…) or secp256k1 (did:key:zQ3s…) key is required',
+        );
       const sig = decodeSig(body.signature);
       let valid: boolean;
       try {
         const msg = new TextEncoder().encode(signInMessage(holder.request));
         // secp256k1: ECDSA over SHA-256 of the message, compact 64-byte signature (low S)
-        valid = sig !== undefined && (key.type === 'ed25519' ? ed25519.verify(sig, msg, key.pub) : secp256k1.verify(sig, msg, key.pub));
+        valid =
+          sig !== undefined &&
+          (key.type === 'ed25519' ? ed25519.verify(sig, msg, key.pub) : secp256k1.verify(sig, msg, key.pub));
       } catch {
         valid = false;
       }
@@ -150,19 +182,31 @@ export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
   const port = (server.address() as AddressInfo).port;
   const host = o.host && o.host !== '0.0.0.0' && o.host !== '::' ? o.host : '127.0.0.1';
   const base = (o.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
-  const request: SignInRequest = { v: 1, challenge, callback: `${base}/signin/${id}`, aud: o.aud, exp: Math.floor((Date.now() + timeoutMs) / 1000) };
+  const request: SignInRequest = {
+    v: 1,
+    challenge,
+    callback: `${base}/signin/${id}`,
+    aud: o.aud,
+    exp: Math.floor((Date.now() + timeoutMs) / 1000),
+  };
   holder.request = request;
   const timer = setTimeout(() => {
-    settle.fail(cliError('signin_timeout', `no wallet signed the sign-in request within ${Math.round(timeoutMs / 1000)} s; run again, or use a mnemonic (--auth mnemonic)`, { field: 'timeout' }));
+    settle.fail(
+      cliError(
+        'signin_timeout',
+        `no wallet signed the sign-in request within ${Math.round(timeoutMs / 1000)} s; run again, or use a mnemonic (--auth mnemonic)`,
+        { field: 'timeout' },
+      ),
+    );
   }, timeoutMs);
   timer.unref();
-  const onAbort = () => settle.fail(cliError('cancelled', 'sign-in cancelled' ));
+  const onAbort = () => settle.fail(cliError('cancelled', 'sign-in cancelled'));
   if (o.signal?.aborted) onAbort();
   o.signal?.addEventListener('abort', onAbort, { once: true });
   const close = async () => {
     clearTimeout(timer);
     o.signal?.removeEventListener('abort', onAbort);
-    settle.fail(cliError('signin_cancelled', 'sign-in cancelled' ));
+    settle.fail(cliError('signin_cancelled', 'sign-in cancelled'));
     server.closeAllConnections();
     await new Promise<void>((ok) => server.close(() => ok()));
   };
@@ -170,7 +214,9 @@ export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
 }
 
 /** Shows the QR code (on stderr) and the link, with a spinner while waiting; returns the wallet's DID. */
-export async function qrSignIn(o: SignInOptions & { stream?: NodeJS.WriteStream; tty?: boolean }): Promise<{ did: string; link: string }> {
+export async function qrSignIn(
+  o: SignInOptions & { stream?: NodeJS.WriteStream; tty?: boolean },
+): Promise<{ did: string; link: string }> {
   const s = await startSignIn(o);
   const stream = o.stream ?? process.stderr;
   const tty = o.tty ?? Boolean(stream.isTTY);

@@ -15,7 +15,6 @@ import { dirname, join } from 'node:path';
 import { configDir } from '../../lib/paths.ts';
 import { cliError } from '../errors.ts';
 
-
 export const identityPath = (env: NodeJS.ProcessEnv = process.env) => join(configDir(env), 'identity.json');
 
 interface WalletSignIn {
@@ -42,7 +41,10 @@ export function readIdentity(env: NodeJS.ProcessEnv = process.env): StoredIdenti
     throw cliError('invalid_identity', `${path} is not valid JSON; run \`oraclekit logout\` and log in again`);
   }
   if (typeof raw.mnemonic !== 'string' || typeof raw.did !== 'string') {
-    throw cliError('invalid_identity', `${path} does not hold a mnemonic identity; run \`oraclekit logout\` and log in again`);
+    throw cliError(
+      'invalid_identity',
+      `${path} does not hold a mnemonic identity; run \`oraclekit logout\` and log in again`,
+    );
   }
   if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
   return raw as StoredIdentity;

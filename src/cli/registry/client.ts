@@ -47,7 +47,9 @@ export interface Target {
 }
 
 /** Finds (or starts) the local daemon; replaces one of another version. */
-export async function ensureDaemon(opts: { autoStart?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<{ url: string; token: string; started: boolean }> {
+export async function ensureDaemon(
+  opts: { autoStart?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ url: string; token: string; started: boolean }> {
   const env = opts.env ?? process.env;
   const { daemonStatus, startDaemon, stopDaemon } = await import('../daemon/control.ts');
   const { packageVersion } = await import('../../lib/version.ts');
@@ -57,9 +59,20 @@ export async function ensureDaemon(opts: { autoStart?: boolean; env?: NodeJS.Pro
     if (discovery.version === version) return { url: discovery.url, token: discovery.token, started: false };
     await stopDaemon(env); // another version: replace it
   }
-  const auto = opts.autoStart ?? (env.CI === 'true' || env.CI === '1' ? env.ORACLEKIT_AUTOSTART === '1' : env.ORACLEKIT_AUTOSTART !== '0');
-  if (status.running && !status.healthy) throw cliError('unavailable', `the daemon (pid ${status.pid}) is not answering at ${status.url}; try \`oraclekit daemon restart\``, { details: { pid: status.pid } });
-  if (!auto) throw cliError('unavailable', 'the oraclekit daemon is not running; start it with `oraclekit daemon start` (CI=true never auto-starts it unless ORACLEKIT_AUTOSTART=1)');
+  const auto =
+    opts.autoStart ??
+    (env.CI === 'true' || env.CI === '1' ? env.ORACLEKIT_AUTOSTART === '1' : env.ORACLEKIT_AUTOSTART !== '0');
+  if (status.running && !status.healthy)
+    throw cliError(
+      'unavailable',
+      `the daemon (pid ${status.pid}) is not answering at ${status.url}; try \`oraclekit daemon restart\``,
+      { details: { pid: status.pid } },
+    );
+  if (!auto)
+    throw cliError(
+      'unavailable',
+      'the oraclekit daemon is not running; start it with `oraclekit daemon start` (CI=true never auto-starts it unless ORACLEKIT_AUTOSTART=1)',
+    );
   const d = await startDaemon({ env });
   return { url: d.url, token: d.token, started: true };
 }
@@ -70,9 +83,18 @@ export function registryUrl(raw: string, field = 'registry'): string {
   try {
     u = new URL(raw);
   } catch {
-    throw cliError('invalid_registry_url', `--${field} ${raw} is not a URL`, { field, value: raw, valid: 'http(s)://host[:port]' });
+    throw cliError('invalid_registry_url', `--${field} ${raw} is not a URL`, {
+      field,
+      value: raw,
+      valid: 'http(s)://host[:port]',
+    });
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw cliError('invalid_registry_url', `--${field} ${raw}: http or https only`, { field, value: raw, valid: 'http(s)://host[:port]' });
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw cliError('invalid_registry_url', `--${field} ${raw}: http or https only`, {
+      field,
+      value: raw,
+      valid: 'http(s)://host[:port]',
+    });
   return u.origin + u.pathname.replace(/\/+$/, '');
 }
 
@@ -80,7 +102,8 @@ export async function resolveTarget(opts: ClientOptions = {}): Promise<Target> {
   const env = opts.env ?? process.env;
   let saved: Pick<Settings, 'registry' | 'apiKey'> = {};
   // each of the two is looked up on its own: flag, then environment, then settings
-  if (!(opts.registry || env.ORACLEKIT_REGISTRY) || !(opts.apiKey || env.ORACLEKIT_API_KEY)) saved = await readSettings(env).catch(() => ({}));
+  if (!(opts.registry || env.ORACLEKIT_REGISTRY) || !(opts.apiKey || env.ORACLEKIT_API_KEY))
+    saved = await readSettings(env).catch(() => ({}));
   const remote = opts.registry || env.ORACLEKIT_REGISTRY || saved.registry;
   const apiKey = opts.apiKey || env.ORACLEKIT_API_KEY || saved.apiKey;
   if (remote) return { url: registryUrl(remote), local: false, ...(apiKey ? { apiKey } : {}) };
@@ -88,7 +111,8 @@ export async function resolveTarget(opts: ClientOptions = {}): Promise<Target> {
   return { url: d.url, token: d.token, local: true, ...(apiKey ? { apiKey } : {}) };
 }
 
-const NO_KEY_HINT = 'no API key: pass --api-key, set ORACLEKIT_API_KEY, or `oraclekit daemon keys create --did <did> --role <role> --save`';
+const NO_KEY_HINT =
+  'no API key: pass --api-key, set ORACLEKIT_API_KEY, or `oraclekit daemon keys create --did <did> --role <role> --save`';
 
 /** The typed client of the registry the options (flags, environment, settings) point at. */
 export async function registryClient(opts: ClientOptions = {}): Promise<RegistryClient> {
@@ -107,6 +131,10 @@ export async function registryClient(opts: ClientOptions = {}): Promise<Registry
  * API (POST /v1/sampling with the sampling.md inputs plus projectId) and
  * returns the stored record. `input` is the object passed to computeDesign.
  */
-export async function saveDesign<T = DesignRecord>(input: Record<string, unknown>, projectId: string, opts: ClientOptions & { idempotencyKey?: string } = {}): Promise<T> {
+export async function saveDesign<T = DesignRecord>(
+  input: Record<string, unknown>,
+  projectId: string,
+  opts: ClientOptions & { idempotencyKey?: string } = {},
+): Promise<T> {
   return (await registryClient(opts)).saveDesign(input, projectId, opts.idempotencyKey) as Promise<T>;
 }

@@ -5,7 +5,12 @@ import { cliError } from '../errors.ts';
 
 function parseServiceFlag(s: string): Service {
   const m = /^([^=]+)=([^,]+),(.+)$/.exec(s);
-  if (!m) throw cliError('invalid_service', `--service ${s} is not id=type,url`, { field: 'service', value: s, valid: 'id=type,url, e.g. "#api=oracleService,https://host"' });
+  if (!m)
+    throw cliError('invalid_service', `--service ${s} is not id=type,url`, {
+      field: 'service',
+      value: s,
+      valid: 'id=type,url, e.g. "#api=oracleService,https://host"',
+    });
   return { id: m[1]!.trim(), type: m[2]!.trim(), serviceEndpoint: m[3]!.trim() };
 }
 
@@ -15,9 +20,18 @@ function parseMetadataFlag(s: string): Record<string, unknown> {
   try {
     v = JSON.parse(s);
   } catch (e) {
-    throw cliError('invalid_metadata', `--metadata is not JSON: ${(e as Error).message}`, { field: 'metadata', value: s, valid: 'a JSON object, e.g. \'{"name": "Kisumu stoves"}\'' });
+    throw cliError('invalid_metadata', `--metadata is not JSON: ${(e as Error).message}`, {
+      field: 'metadata',
+      value: s,
+      valid: 'a JSON object, e.g. \'{"name": "Kisumu stoves"}\'',
+    });
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw cliError('invalid_metadata', `--metadata is not a JSON object`, { field: 'metadata', value: s, valid: 'a JSON object, e.g. \'{"name": "Kisumu stoves"}\'' });
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw cliError('invalid_metadata', `--metadata is not a JSON object`, {
+      field: 'metadata',
+      value: s,
+      valid: 'a JSON object, e.g. \'{"name": "Kisumu stoves"}\'',
+    });
   return v as Record<string, unknown>;
 }
 
@@ -28,12 +42,20 @@ export function readPackageFile(path: string): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw cliError('unreadable_file', `cannot read --package ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { field: 'package', value: path, valid });
+    throw cliError(
+      'unreadable_file',
+      `cannot read --package ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      { field: 'package', value: path, valid },
+    );
   }
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw cliError('invalid_package', `--package ${path}: ${(e as Error).message}`, { field: 'package', value: path, valid });
+    throw cliError('invalid_package', `--package ${path}: ${(e as Error).message}`, {
+      field: 'package',
+      value: path,
+      valid,
+    });
   }
 }
 

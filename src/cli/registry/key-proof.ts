@@ -10,11 +10,21 @@ import { signerFromMnemonic } from '../../lib/keys/index.ts';
 import { cliError } from '../errors.ts';
 import { readIdentity } from '../identity/store.ts';
 
-export async function makeKeyProof(did: string, roles: readonly string[], env: NodeJS.ProcessEnv = process.env, now = Date.now()): Promise<KeyProof> {
+export async function makeKeyProof(
+  did: string,
+  roles: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  now = Date.now(),
+): Promise<KeyProof> {
   const id = readIdentity(env);
-  if (!id) throw cliError('not_logged_in', '--prove signs with your identity, and none is saved: run `oraclekit login` first');
+  if (!id)
+    throw cliError('not_logged_in', '--prove signs with your identity, and none is saved: run `oraclekit login` first');
   if (id.did !== did) {
-    throw cliError('invalid_flag', `--did ${did} is not the DID of your identity's key (${id.did}); --prove can only prove the key the CLI holds`, { field: 'did', value: did, valid: id.did });
+    throw cliError(
+      'invalid_flag',
+      `--did ${did} is not the DID of your identity's key (${id.did}); --prove can only prove the key the CLI holds`,
+      { field: 'did', value: did, valid: id.did },
+    );
   }
   return signKeyProof(await signerFromMnemonic(id.mnemonic), did, roles, now);
 }

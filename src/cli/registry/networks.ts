@@ -48,10 +48,20 @@ export async function connect(o: ConnectOptions): Promise<Connection> {
   const saved = await readNetwork(o.network, env);
   if (o.network !== 'local' || o.registry) {
     const raw = o.registry ?? saved.registry;
-    if (!raw) throw cliError('unknown_network_registry', `no registry URL is saved for ${o.network}: pass --registry <url> (saved for next time)`, { field: 'registry', valid: 'an http(s) URL' });
+    if (!raw)
+      throw cliError(
+        'unknown_network_registry',
+        `no registry URL is saved for ${o.network}: pass --registry <url> (saved for next time)`,
+        { field: 'registry', valid: 'an http(s) URL' },
+      );
     const url = registryUrl(raw);
     const apiKey = o.apiKey ?? env.ORACLEKIT_API_KEY ?? saved.apiKey;
-    if (!apiKey) throw cliError('missing_api_key', `the ${o.network} registry needs an API key bound to ${o.principal}: pass --api-key (saved for next time)`, { field: 'api-key' });
+    if (!apiKey)
+      throw cliError(
+        'missing_api_key',
+        `the ${o.network} registry needs an API key bound to ${o.principal}: pass --api-key (saved for next time)`,
+        { field: 'api-key' },
+      );
     const client = new RegistryClient({ baseUrl: url, apiKey, what: `the ${o.network} registry`, timeoutMs: 15_000 });
     // reachable and the key works
     const r = await client.request('GET', '/v1/domains', { query: { limit: 1 } });
@@ -60,16 +70,27 @@ export async function connect(o: ConnectOptions): Promise<Connection> {
     return { network: o.network, url, apiKey, local: false, createdKey: false, client };
   }
   const d = await ensureDaemon({ autoStart: o.autoStart, env });
-  const local = (apiKey?: string) => new RegistryClient({ baseUrl: d.url, adminToken: d.token, what: 'the local daemon', timeoutMs: 15_000, ...(apiKey ? { apiKey } : {}) });
+  const local = (apiKey?: string) =>
+    new RegistryClient({
+      baseUrl: d.url,
+      adminToken: d.token,
+      what: 'the local daemon',
+      timeoutMs: 15_000,
+      ...(apiKey ? { apiKey } : {}),
+    });
   let apiKey = o.apiKey ?? (saved.did === o.principal ? saved.apiKey : undefined);
   if (apiKey) {
     const r = await local(apiKey).request('GET', '/v1/domains', { query: { limit: 1 } });
-    if (r.status === 401 && !o.apiKey) apiKey = undefined; // a key of another database: make a new one
+    if (r.status === 401 && !o.apiKey)
+      apiKey = undefined; // a key of another database: make a new one
     else if (r.status >= 400) throw errorFromReply(r, 'the local registry refused the API key');
   }
   let createdKey = false;
   if (!apiKey) {
-    const r = await local().request<KeyCreated>('POST', '/admin/v1/keys', { admin: true, body: { did: o.principal, roles: ['representative', 'member'], label: 'oraclekit new' } });
+    const r = await local().request<KeyCreated>('POST', '/admin/v1/keys', {
+      admin: true,
+      body: { did: o.principal, roles: ['representative', 'member'], label: 'oraclekit new' },
+    });
     if (r.status !== 201) throw errorFromReply(r, 'creating an API key on the local daemon');
     apiKey = r.body.key;
     createdKey = true;

@@ -3,7 +3,14 @@
  * --json they print the reply itself). Each printer returns the text;
  * commands pass it to `out`.
  */
-import type { DesignRecord, DomainView, KeyInfo, Page, ProposalView, VerificationView } from '../../lib/registry/types.ts';
+import type {
+  DesignRecord,
+  DomainView,
+  KeyInfo,
+  Page,
+  ProposalView,
+  VerificationView,
+} from '../../lib/registry/types.ts';
 import { textTable } from '../output.ts';
 
 export function formatDomain(d: DomainView): string {
@@ -23,7 +30,12 @@ export function formatDomain(d: DomainView): string {
 const more = (cursor: string | null) => (cursor ? `\nmore: --cursor ${cursor}` : '');
 
 export function formatDomainPage(p: Page<DomainView>): string {
-  return textTable(['did', 'type', 'state', 'eligible', 'name'], p.items.map((d) => [d.id, d.type, d.state, d.eligible ? 'yes' : 'no', String(d.metadata?.name ?? '')])) + more(p.nextCursor);
+  return (
+    textTable(
+      ['did', 'type', 'state', 'eligible', 'name'],
+      p.items.map((d) => [d.id, d.type, d.state, d.eligible ? 'yes' : 'no', String(d.metadata?.name ?? '')]),
+    ) + more(p.nextCursor)
+  );
 }
 
 export function formatProposal(p: ProposalView): string {
@@ -38,13 +50,23 @@ export function formatProposal(p: ProposalView): string {
 /** `domain status`: the domain's state and its latest proposal. */
 export function formatVerification(r: VerificationView): string {
   const d = r.domain;
-  return `${d.id}: ${d.state} (active ${d.active}, eligible ${d.eligible})\n` + (r.proposal ? formatProposal(r.proposal) : '  no verification proposal yet');
+  return (
+    `${d.id}: ${d.state} (active ${d.active}, eligible ${d.eligible})\n` +
+    (r.proposal ? formatProposal(r.proposal) : '  no verification proposal yet')
+  );
 }
 
 /** `domain status --json`: the domain's verification state, without the whole domain. */
 export function verificationJson(r: VerificationView) {
   const d = r.domain;
-  return { did: d.id, state: d.state, active: d.active, eligible: d.eligible, version: d.version, proposal: r.proposal };
+  return {
+    did: d.id,
+    state: d.state,
+    active: d.active,
+    eligible: d.eligible,
+    version: d.version,
+    proposal: r.proposal,
+  };
 }
 
 export function formatDesign(d: DesignRecord): string {
@@ -55,15 +77,25 @@ export function formatDesign(d: DesignRecord): string {
     `  sizes         calculated ${p.calculatedSize}, adjusted ${p.adjustedSize} of N ${p.population} (dropout ${p.dropoutRate}; erCoverage ${p.erCoverage} from ${p.erCoverageSource})`,
     `  verification  ${d.verification.status}${d.verification.verifier ? ` by ${d.verification.verifier} at ${d.verification.timestamp}` : ''}`,
   ];
-  if (d.change) lines.push(`  change        ${d.change.direction} by ${d.change.by} (was ${d.change.previousAdjustedSize})`);
-  for (const s of d.stratification.strata ?? []) lines.push(`  stratum       ${s.name}: N ${s.population}, n ${s.sampleSize}`);
+  if (d.change)
+    lines.push(`  change        ${d.change.direction} by ${d.change.by} (was ${d.change.previousAdjustedSize})`);
+  for (const s of d.stratification.strata ?? [])
+    lines.push(`  stratum       ${s.name}: N ${s.population}, n ${s.sampleSize}`);
   return lines.join('\n');
 }
 
 export function formatDesignPage(p: Page<DesignRecord>): string {
-  return textTable(['designId', 'version', 'project', 'adjustedSize', 'status'], p.items.map((d) => [d.designId, d.version, d.projectId, d.parameters.adjustedSize, d.verification.status])) + more(p.nextCursor);
+  return (
+    textTable(
+      ['designId', 'version', 'project', 'adjustedSize', 'status'],
+      p.items.map((d) => [d.designId, d.version, d.projectId, d.parameters.adjustedSize, d.verification.status]),
+    ) + more(p.nextCursor)
+  );
 }
 
 export function formatKeys(items: KeyInfo[]): string {
-  return textTable(['id', 'did', 'roles', 'created', 'revoked', 'label'], items.map((k) => [k.id, k.did, k.roles.join(','), k.createdAt, k.revokedAt ?? '', k.label ?? '']));
+  return textTable(
+    ['id', 'did', 'roles', 'created', 'revoked', 'label'],
+    items.map((k) => [k.id, k.did, k.roles.join(','), k.createdAt, k.revokedAt ?? '', k.label ?? '']),
+  );
 }

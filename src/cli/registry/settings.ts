@@ -36,7 +36,12 @@ export interface Settings {
 
 async function store(env: NodeJS.ProcessEnv) {
   const { default: Conf } = await import('conf');
-  return new Conf<Settings>({ projectName: 'oraclekit', cwd: configDir(env), configName: 'settings', configFileMode: 0o600 } as ConstructorParameters<typeof Conf<Settings>>[0]);
+  return new Conf<Settings>({
+    projectName: 'oraclekit',
+    cwd: configDir(env),
+    configName: 'settings',
+    configFileMode: 0o600,
+  } as ConstructorParameters<typeof Conf<Settings>>[0]);
 }
 
 /** The registry commands' saved defaults. */

@@ -16,19 +16,42 @@ export const CALC_FLAGS = {
   population: { type: 'string', char: 'N', description: 'Households in the frame (N), an integer >= 1.' },
   mean: { type: 'string', description: 'Expected mean of the indicator (e.g. hours of stove use per day), > 0.' },
   sd: { type: 'string', description: 'Expected standard deviation, > 0.' },
-  proportion: { type: 'string', description: 'Expected proportion p (0 < p < 1) instead of --mean/--sd: mean = p, SD = sqrt(p(1−p)).' },
+  proportion: {
+    type: 'string',
+    description: 'Expected proportion p (0 < p < 1) instead of --mean/--sd: mean = p, SD = sqrt(p(1−p)).',
+  },
   dropout: { type: 'string', description: 'Expected dropout rate, a fraction 0 <= d < 1 (0.15, not 15).' },
-  stratum: { type: 'string', multiple: true, description: 'A stratum as name=weight[:mean:sd]; repeat for each. Weights sum to 1.' },
+  stratum: {
+    type: 'string',
+    multiple: true,
+    description: 'A stratum as name=weight[:mean:sd]; repeat for each. Weights sum to 1.',
+  },
   'er-coverage': { type: 'string', description: 'ER coverage to record (0..1); default 1 − dropout.' },
   confidence: { type: 'string', description: 'Accepted only as 0.95.' },
   precision: { type: 'string', description: 'Accepted only as 0.05 (relative).' },
   input: { type: 'string', char: 'i', description: 'A JSON design body (the POST /v1/sampling body); - for stdin.' },
-  format: { type: 'string', char: 'f', description: 'Output format.', options: ['table', 'csv', 'markdown'], default: 'table' },
-  explain: { type: 'boolean', description: 'Show each step of the chain with the numbers substituted, its source and rounding.' },
-  compare: { type: 'boolean', description: 'Stratified designs: compare with one overall size allocated proportionally and by Neyman.' },
+  format: {
+    type: 'string',
+    char: 'f',
+    description: 'Output format.',
+    options: ['table', 'csv', 'markdown'],
+    default: 'table',
+  },
+  explain: {
+    type: 'boolean',
+    description: 'Show each step of the chain with the numbers substituted, its source and rounding.',
+  },
+  compare: {
+    type: 'boolean',
+    description: 'Stratified designs: compare with one overall size allocated proportionally and by Neyman.',
+  },
   sensitivity: { type: 'boolean', description: 'A grid of adjustedSize over CVs and dropout rates around the inputs.' },
-  save: { type: 'boolean', description: 'Store the design in the registry (POST /v1/sampling) for --project; prints the stored record.', helpGroup: 'REGISTRY' },
-  project: { type: 'string', description: 'The project\'s DID, with --save.', helpGroup: 'REGISTRY' },
+  save: {
+    type: 'boolean',
+    description: 'Store the design in the registry (POST /v1/sampling) for --project; prints the stored record.',
+    helpGroup: 'REGISTRY',
+  },
+  project: { type: 'string', description: "The project's DID, with --save.", helpGroup: 'REGISTRY' },
   ...REGISTRY_FLAGS,
 } as const satisfies FlagSpecs;
 
@@ -36,71 +59,105 @@ export type CalcFlags = ParsedFlags<typeof CALC_FLAGS & typeof BASE_FLAGS>;
 
 /** The engine's input from --input and the flags (flags override the file). */
 function bodyFromFlags(flags: CalcFlags): Record<string, unknown> {
-    const body: Record<string, unknown> = flags.input ? toObject(readJsonInput(flags.input, '--input')) : {};
-    const set = (k: string, v: unknown) => {
-      if (v !== undefined) body[k] = v;
-    };
-    set('population', parseNumberFlag(flags.population, '--population', 'invalid_population', 'an integer >= 1'));
-    set('expectedMean', parseNumberFlag(flags.mean, '--mean', 'invalid_mean', 'a number > 0'));
-    set('expectedSD', parseNumberFlag(flags.sd, '--sd', 'invalid_sd', 'a number > 0'));
-    set('expectedProportion', parseNumberFlag(flags.proportion, '--proportion', 'invalid_proportion', 'a number with 0 < p < 1'));
-    set('dropoutRate', parseNumberFlag(flags.dropout, '--dropout', 'invalid_dropout', 'a fraction 0 <= d < 1'));
-    set('erCoverage', parseNumberFlag(flags['er-coverage'], '--er-coverage', 'invalid_er_coverage', 'a fraction 0 <= c <= 1'));
-    set('confidence', parseNumberFlag(flags.confidence, '--confidence', 'confidence_must_be_0.95', '0.95'));
-    set('precision', parseNumberFlag(flags.precision, '--precision', 'precision_must_be_0.05', '0.05'));
-    if (flags.stratum?.length) body.stratification = { enabled: true, strata: flags.stratum.map(parseStratumFlag) };
-    return body;
+  const body: Record<string, unknown> = flags.input ? toObject(readJsonInput(flags.input, '--input')) : {};
+  const set = (k: string, v: unknown) => {
+    if (v !== undefined) body[k] = v;
+  };
+  set('population', parseNumberFlag(flags.population, '--population', 'invalid_population', 'an integer >= 1'));
+  set('expectedMean', parseNumberFlag(flags.mean, '--mean', 'invalid_mean', 'a number > 0'));
+  set('expectedSD', parseNumberFlag(flags.sd, '--sd', 'invalid_sd', 'a number > 0'));
+  set(
+    'expectedProportion',
+    parseNumberFlag(flags.proportion, '--proportion', 'invalid_proportion', 'a number with 0 < p < 1'),
+  );
+  set('dropoutRate', parseNumberFlag(flags.dropout, '--dropout', 'invalid_dropout', 'a fraction 0 <= d < 1'));
+  set(
+    'erCoverage',
+    parseNumberFlag(flags['er-coverage'], '--er-coverage', 'invalid_er_coverage', 'a fraction 0 <= c <= 1'),
+  );
+  set('confidence', parseNumberFlag(flags.confidence, '--confidence', 'confidence_must_be_0.95', '0.95'));
+  set('precision', parseNumberFlag(flags.precision, '--precision', 'precision_must_be_0.05', '0.05'));
+  if (flags.stratum?.length) body.stratification = { enabled: true, strata: flags.stratum.map(parseStratumFlag) };
+  return body;
 }
 
 /** Inputs without which there is no design: population, mean and SD (or a proportion), dropout. */
 function missingInputs(body: Record<string, unknown>): boolean {
-  const value = body.expectedProportion !== undefined || (body.expectedMean !== undefined && body.expectedSD !== undefined);
+  const value =
+    body.expectedProportion !== undefined || (body.expectedMean !== undefined && body.expectedSD !== undefined);
   return body.population === undefined || !value || body.dropoutRate === undefined;
 }
 
 export async function runSampleCalc(given: CalcFlags, io: Io): Promise<void> {
-    let flags = given;
-    let body = bodyFromFlags(flags);
-    // a person at a terminal who left inputs out is asked for them (src/cli/sample/guided.ts, loaded only then)
-    const guide = missingInputs(body) && flags.input !== '-' && canPrompt(Boolean(flags.json)) ? await import('./guided.ts') : undefined;
-    if (guide) {
-      flags = await guide.guideCalc(flags, body);
-      body = bodyFromFlags(flags);
-    }
-    const design = withFlagNames(() => computeDesign(body));
-    const stratified = design.stratification.strata.length > 0;
-    if (flags.compare && !stratified) {
-      throw samplingError('invalid_strata', '--compare', true, 'a stratified design (give --stratum name=weight at least once)');
-    }
-    const explain = flags.explain ? explainDesign(design) : undefined;
-    const comparison = flags.compare ? compareAllocations(design) : undefined;
-    const sens = flags.sensitivity ? sensitivity(design) : undefined;
-    if (flags.save) {
-      const projectId = flags.project ?? (typeof body.projectId === 'string' ? body.projectId : undefined);
-      if (!projectId) throw samplingError('missing_parameter', '--project', undefined, 'the DID of the project the design is for (with --save)');
-      delete body.projectId;
-      const { saveDesign } = await import('../registry/client.ts');
-      const opts: { registry?: string; apiKey?: string } = {};
-      if (flags.registry) opts.registry = flags.registry;
-      if (flags['api-key']) opts.apiKey = flags['api-key'];
-      const record = await saveDesign<{ designId: string; version: number }>(body, projectId, opts);
-      if (flags.json) {
-        io.outJson({ ...record, intermediates: design.intermediates, flags: design.flags, ...(explain && { explain }), ...(comparison && { comparison }), ...(sens && { sensitivity: sens }) });
-        return;
-      }
-      io.out(`Saved as ${record.designId} (version ${record.version}) for ${projectId}.`);
-    }
+  let flags = given;
+  let body = bodyFromFlags(flags);
+  // a person at a terminal who left inputs out is asked for them (src/cli/sample/guided.ts, loaded only then)
+  const guide =
+    missingInputs(body) && flags.input !== '-' && canPrompt(Boolean(flags.json))
+      ? await import('./guided.ts')
+      : undefined;
+  if (guide) {
+    flags = await guide.guideCalc(flags, body);
+    body = bodyFromFlags(flags);
+  }
+  const design = withFlagNames(() => computeDesign(body));
+  const stratified = design.stratification.strata.length > 0;
+  if (flags.compare && !stratified) {
+    throw samplingError(
+      'invalid_strata',
+      '--compare',
+      true,
+      'a stratified design (give --stratum name=weight at least once)',
+    );
+  }
+  const explain = flags.explain ? explainDesign(design) : undefined;
+  const comparison = flags.compare ? compareAllocations(design) : undefined;
+  const sens = flags.sensitivity ? sensitivity(design) : undefined;
+  if (flags.save) {
+    const projectId = flags.project ?? (typeof body.projectId === 'string' ? body.projectId : undefined);
+    if (!projectId)
+      throw samplingError(
+        'missing_parameter',
+        '--project',
+        undefined,
+        'the DID of the project the design is for (with --save)',
+      );
+    delete body.projectId;
+    const { saveDesign } = await import('../registry/client.ts');
+    const opts: { registry?: string; apiKey?: string } = {};
+    if (flags.registry) opts.registry = flags.registry;
+    if (flags['api-key']) opts.apiKey = flags['api-key'];
+    const record = await saveDesign<{ designId: string; version: number }>(body, projectId, opts);
     if (flags.json) {
-      io.outJson({ ...design, ...(explain && { explain }), ...(comparison && { comparison }), ...(sens && { sensitivity: sens }) });
+      io.outJson({
+        ...record,
+        intermediates: design.intermediates,
+        flags: design.flags,
+        ...(explain && { explain }),
+        ...(comparison && { comparison }),
+        ...(sens && { sensitivity: sens }),
+      });
       return;
     }
-    const format = flags.format as Format;
-    const parts = [renderDesign(design, format)];
-    if (explain) parts.push(renderExplain(explain, format));
-    if (comparison) parts.push(renderComparison(comparison, format));
-    if (sens) parts.push(renderSensitivity(sens, format));
-    io.out(parts.join('\n\n'));
-    if (guide) io.out(`\nThe same design from the command line:\n  ${guide.commandLine('sample calc', CALC_FLAGS, flags)}`);
+    io.out(`Saved as ${record.designId} (version ${record.version}) for ${projectId}.`);
+  }
+  if (flags.json) {
+    io.outJson({
+      ...design,
+      ...(explain && { explain }),
+      ...(comparison && { comparison }),
+      ...(sens && { sensitivity: sens }),
+    });
+    return;
+  }
+  const format = flags.format as Format;
+  const parts = [renderDesign(design, format)];
+  if (explain) parts.push(renderExplain(explain, format));
+  if (comparison) parts.push(renderComparison(comparison, format));
+  if (sens) parts.push(renderSensitivity(sens, format));
+  io.out(parts.join('\n\n'));
+  if (guide)
+    io.out(`\nThe same design from the command line:\n  ${guide.commandLine('sample calc', CALC_FLAGS, flags)}`);
 }
 
 function toObject(v: unknown): Record<string, unknown> {

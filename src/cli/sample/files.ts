@@ -12,7 +12,9 @@ export function readJsonFile(path: string, what: string, valid: string): unknown
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw selectionError('invalid_json', what, path, valid, { message: `${path}: not valid JSON (${(e as Error).message}); valid: ${valid}` });
+    throw selectionError('invalid_json', what, path, valid, {
+      message: `${path}: not valid JSON (${(e as Error).message}); valid: ${valid}`,
+    });
   }
 }
 
@@ -38,7 +40,12 @@ export function parsePublishedAt(v: string | undefined, flag = '--published-at')
   const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(v.trim());
   const d = new Date(v.trim());
   if (!ok || Number.isNaN(d.getTime())) {
-    throw selectionError('invalid_published_at', flag, v, 'an ISO 8601 date-time with a time zone, e.g. 2026-09-16T14:05:00Z: when you (or a public record you trust) first had the commitment');
+    throw selectionError(
+      'invalid_published_at',
+      flag,
+      v,
+      'an ISO 8601 date-time with a time zone, e.g. 2026-09-16T14:05:00Z: when you (or a public record you trust) first had the commitment',
+    );
   }
   return d;
 }

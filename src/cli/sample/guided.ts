@@ -28,7 +28,14 @@ const SKELETON = { population: 1, expectedMean: 1, expectedSD: 1, dropoutRate: 0
  * Checks one answer as its flag would be checked: parsed strictly as a number
  * (no "15 %", no "1,5"), then validated by the engine. `true` or the error's message.
  */
-function checkNumber(text: string, flag: string, code: SamplingErrorCode, valid: string, body: (v: number) => Record<string, unknown>, field: string): true | string {
+function checkNumber(
+  text: string,
+  flag: string,
+  code: SamplingErrorCode,
+  valid: string,
+  body: (v: number) => Record<string, unknown>,
+  field: string,
+): true | string {
   try {
     const v = parseNumberFlag(text, flag, code, valid)!;
     withFlagNames(() => validateDesignInput({ ...SKELETON, ...body(v) }));
@@ -43,7 +50,9 @@ function checkNumber(text: string, flag: string, code: SamplingErrorCode, valid:
 const trimmed = (s: string) => s.trim();
 
 async function ask(message: string, validate: (text: string) => true | string, def?: string): Promise<string> {
-  return trimmed(await input({ message, validate: (t) => validate(t.trim()), ...(def !== undefined ? { default: def } : {}) }));
+  return trimmed(
+    await input({ message, validate: (t) => validate(t.trim()), ...(def !== undefined ? { default: def } : {}) }),
+  );
 }
 
 /** Optional: an empty answer is undefined; anything else is checked. */
@@ -57,17 +66,35 @@ const population = () =>
     checkNumber(t, '--population', 'invalid_population', 'an integer >= 1', (v) => ({ population: v }), 'population'),
   );
 const mean = (what = 'Expected mean of the indicator (e.g. hours of stove use per household per day), > 0') =>
-  ask(what, (t) => checkNumber(t, '--mean', 'invalid_mean', 'a number > 0', (v) => ({ expectedMean: v }), 'expectedMean'));
-const sd = (what = 'Expected standard deviation of the indicator between households, > 0 (from a pilot or the last period)') =>
-  ask(what, (t) => checkNumber(t, '--sd', 'invalid_sd', 'a number > 0', (v) => ({ expectedSD: v }), 'expectedSD'));
+  ask(what, (t) =>
+    checkNumber(t, '--mean', 'invalid_mean', 'a number > 0', (v) => ({ expectedMean: v }), 'expectedMean'),
+  );
+const sd = (
+  what = 'Expected standard deviation of the indicator between households, > 0 (from a pilot or the last period)',
+) => ask(what, (t) => checkNumber(t, '--sd', 'invalid_sd', 'a number > 0', (v) => ({ expectedSD: v }), 'expectedSD'));
 const proportion = () =>
   ask('Expected proportion p (e.g. 0.7 if 70 % of households use the stove), 0 < p < 1', (t) =>
-    checkNumber(t, '--proportion', 'invalid_proportion', 'a number with 0 < p < 1', (v) => ({ expectedMean: undefined, expectedSD: undefined, expectedProportion: v }), 'expectedProportion'),
+    checkNumber(
+      t,
+      '--proportion',
+      'invalid_proportion',
+      'a number with 0 < p < 1',
+      (v) => ({ expectedMean: undefined, expectedSD: undefined, expectedProportion: v }),
+      'expectedProportion',
+    ),
   );
 const dropout = (def?: string) =>
   ask(
     'Expected dropout rate: the fraction of sampled households that will not complete the survey, 0 <= d < 1 (0.15 for 15 %)',
-    (t) => checkNumber(t, '--dropout', 'invalid_dropout', 'a fraction 0 <= d < 1', (v) => ({ dropoutRate: v }), 'dropoutRate'),
+    (t) =>
+      checkNumber(
+        t,
+        '--dropout',
+        'invalid_dropout',
+        'a fraction 0 <= d < 1',
+        (v) => ({ dropoutRate: v }),
+        'dropoutRate',
+      ),
     def,
   );
 
@@ -79,12 +106,14 @@ async function strata(withOwnMeanSd: boolean, overall: { mean?: string; sd?: str
   for (let i = 0; Q.cmp(Q.sub(Q.int(1), sum), Q.fromNumber(1e-6)) > 0; i++) {
     const name = await ask(`Stratum ${i + 1}: its name (e.g. lpg, biomass, north)`, (t) => {
       if (t.includes('=')) return `a stratum name without "=" (the flag is --stratum name=weight)`;
-      if (taken.some((s) => normaliseStratumName(s.name) === normaliseStratumName(t))) return `${JSON.stringify(t)} is already a stratum; valid: stratum names unique after trim and case-fold`;
+      if (taken.some((s) => normaliseStratumName(s.name) === normaliseStratumName(t)))
+        return `${JSON.stringify(t)} is already a stratum; valid: stratum names unique after trim and case-fold`;
       try {
         validateDesignInput({ ...SKELETON, stratification: { enabled: true, strata: [{ name: t, weight: 1 }] } });
         return true;
       } catch (e) {
-        if (e instanceof OracleKitError && e.code === 'invalid_stratum_name') return e.message.replace('stratification.strata[0].name', 'the name');
+        if (e instanceof OracleKitError && e.code === 'invalid_stratum_name')
+          return e.message.replace('stratification.strata[0].name', 'the name');
         throw e;
       }
     });
@@ -92,10 +121,19 @@ async function strata(withOwnMeanSd: boolean, overall: { mean?: string; sd?: str
     const weight = await ask(
       `Share of the households in ${name} (its weight), 0 < w <= ${left}; the weights sum to 1`,
       (t) => {
-        const ok = checkNumber(t, `--stratum #${i + 1} weight`, 'invalid_weight', 'a number in (0, 1]', (v) => ({ stratification: { enabled: true, strata: [{ name: 'x', weight: v }] } }), 'stratification.strata[0].weight');
+        const ok = checkNumber(
+          t,
+          `--stratum #${i + 1} weight`,
+          'invalid_weight',
+          'a number in (0, 1]',
+          (v) => ({ stratification: { enabled: true, strata: [{ name: 'x', weight: v }] } }),
+          'stratification.strata[0].weight',
+        );
         if (ok !== true) return ok.replace('stratification.strata[0].weight', 'the weight');
         const total = Q.add(sum, Q.fromNumber(Number(t)));
-        return Q.cmp(total, Q.add(Q.int(1), Q.fromNumber(1e-6))) <= 0 ? true : `the weights would sum to ${Q.toNumber(total)}; valid: at most ${left} for this stratum`;
+        return Q.cmp(total, Q.add(Q.int(1), Q.fromNumber(1e-6))) <= 0
+          ? true
+          : `the weights would sum to ${Q.toNumber(total)}; valid: at most ${left} for this stratum`;
       },
       i > 0 ? String(left) : undefined,
     );
@@ -103,10 +141,20 @@ async function strata(withOwnMeanSd: boolean, overall: { mean?: string; sd?: str
     taken.push({ name, weight: Number(weight) });
     let spec = `${name}=${weight}`;
     if (withOwnMeanSd) {
-      const m = await askOptional(`Mean in ${name}, if it differs (Enter: the overall mean ${overall.mean ?? ''})`, (t) =>
-        checkNumber(t, `--stratum #${i + 1} mean`, 'invalid_mean', 'a number > 0', (v) => ({ expectedMean: v }), 'expectedMean'),
+      const m = await askOptional(
+        `Mean in ${name}, if it differs (Enter: the overall mean ${overall.mean ?? ''})`,
+        (t) =>
+          checkNumber(
+            t,
+            `--stratum #${i + 1} mean`,
+            'invalid_mean',
+            'a number > 0',
+            (v) => ({ expectedMean: v }),
+            'expectedMean',
+          ),
       );
-      if (m !== undefined) spec += `:${m}:${await sd(`Standard deviation in ${name}, > 0 (a stratum's own mean needs its own SD; the overall one is ${overall.sd ?? ''})`)}`;
+      if (m !== undefined)
+        spec += `:${m}:${await sd(`Standard deviation in ${name}, > 0 (a stratum's own mean needs its own SD; the overall one is ${overall.sd ?? ''})`)}`;
     }
     out.push(spec);
   }
@@ -117,7 +165,9 @@ async function strata(withOwnMeanSd: boolean, overall: { mean?: string; sd?: str
 export async function guideCalc(flags: CalcFlags, body: Record<string, unknown>): Promise<CalcFlags> {
   return cancellable(async () => {
     const f = { ...flags };
-    process.stdout.write('Some inputs are missing; answer each question (every answer is also a flag, shown at the end). Ctrl+C cancels.\n');
+    process.stdout.write(
+      'Some inputs are missing; answer each question (every answer is also a flag, shown at the end). Ctrl+C cancels.\n',
+    );
     if (body.population === undefined) f.population = await population();
     const hasMeanSd = body.expectedMean !== undefined || body.expectedSD !== undefined;
     if (body.expectedProportion === undefined) {
@@ -139,8 +189,15 @@ export async function guideCalc(flags: CalcFlags, body: Record<string, unknown>)
     }
     if (body.dropoutRate === undefined) f.dropout = await dropout();
     if (body.stratification === undefined && !f.stratum?.length) {
-      const yes = await confirm({ message: 'Stratify (e.g. by stove type or district)? Each stratum then keeps 95/5 on its own.', default: false });
-      if (yes) f.stratum = await strata(f.proportion === undefined && body.expectedProportion === undefined, { mean: f.mean ?? String(body.expectedMean ?? ''), sd: f.sd ?? String(body.expectedSD ?? '') });
+      const yes = await confirm({
+        message: 'Stratify (e.g. by stove type or district)? Each stratum then keeps 95/5 on its own.',
+        default: false,
+      });
+      if (yes)
+        f.stratum = await strata(f.proportion === undefined && body.expectedProportion === undefined, {
+          mean: f.mean ?? String(body.expectedMean ?? ''),
+          sd: f.sd ?? String(body.expectedSD ?? ''),
+        });
     }
     return f;
   });
@@ -150,42 +207,81 @@ export async function guideCalc(flags: CalcFlags, body: Record<string, unknown>)
 export async function guideRecalc(flags: RecalcFlags): Promise<RecalcFlags> {
   return cancellable(async () => {
     const f = { ...flags };
-    process.stdout.write('Some inputs are missing; answer each question (every answer is also a flag, shown at the end). Ctrl+C cancels.\n');
-    let previous: { parameters?: { expectedMean?: number; expectedSD?: number; dropoutRate?: number }; stratification?: { strata?: { name: string }[] } } | undefined;
-    if (f.previous === undefined && f.population === undefined) {
-      f.previous = await askOptional('The previous design: the file written by `sample calc --json > design.json` (Enter if there is none)', (t) => {
-        try {
-          const v = readJsonInput(t, '--previous') as { parameters?: { population?: unknown } };
-          return typeof v?.parameters?.population === 'number' ? true : `${t} is not a design; valid: the JSON of \`sample calc --json\` or a registry design record`;
-        } catch (e) {
-          return (e as Error).message;
+    process.stdout.write(
+      'Some inputs are missing; answer each question (every answer is also a flag, shown at the end). Ctrl+C cancels.\n',
+    );
+    let previous:
+      | {
+          parameters?: { expectedMean?: number; expectedSD?: number; dropoutRate?: number };
+          stratification?: { strata?: { name: string }[] };
         }
-      });
+      | undefined;
+    if (f.previous === undefined && f.population === undefined) {
+      f.previous = await askOptional(
+        'The previous design: the file written by `sample calc --json > design.json` (Enter if there is none)',
+        (t) => {
+          try {
+            const v = readJsonInput(t, '--previous') as { parameters?: { population?: unknown } };
+            return typeof v?.parameters?.population === 'number'
+              ? true
+              : `${t} is not a design; valid: the JSON of \`sample calc --json\` or a registry design record`;
+          } catch (e) {
+            return (e as Error).message;
+          }
+        },
+      );
       if (f.previous === undefined) f.population = await population();
     }
     if (f.previous !== undefined) previous = readJsonInput(f.previous, '--previous') as typeof previous;
-    const observed = f.observations !== undefined || f.input !== undefined || f.mean !== undefined || f.sd !== undefined || (f.observed?.length ?? 0) > 0;
+    const observed =
+      f.observations !== undefined ||
+      f.input !== undefined ||
+      f.mean !== undefined ||
+      f.sd !== undefined ||
+      (f.observed?.length ?? 0) > 0;
     if (!observed) {
-      f.observations = await askOptional('Raw observations of this period: a CSV file with a header household,value[,stratum] (Enter to type the observed mean and SD instead)', (t) => {
-        try {
-          parseObservationsCsv(readTextInput(t, '--observations'), t);
-          return true;
-        } catch (e) {
-          return (e as Error).message;
-        }
-      });
+      f.observations = await askOptional(
+        'Raw observations of this period: a CSV file with a header household,value[,stratum] (Enter to type the observed mean and SD instead)',
+        (t) => {
+          try {
+            parseObservationsCsv(readTextInput(t, '--observations'), t);
+            return true;
+          } catch (e) {
+            return (e as Error).message;
+          }
+        },
+      );
     }
     if (!observed && f.observations === undefined) {
       const keep = (v: number | undefined) => (v === undefined ? '' : ` (Enter: keep ${v})`);
       const p = previous?.parameters;
-      const m = p ? await askOptional(`Observed mean of the indicator this period, > 0${keep(p.expectedMean)}`, (t) => checkNumber(t, '--mean', 'invalid_mean', 'a number > 0', (v) => ({ expectedMean: v }), 'expectedMean')) : await mean('Observed mean of the indicator this period, > 0');
+      const m = p
+        ? await askOptional(`Observed mean of the indicator this period, > 0${keep(p.expectedMean)}`, (t) =>
+            checkNumber(t, '--mean', 'invalid_mean', 'a number > 0', (v) => ({ expectedMean: v }), 'expectedMean'),
+          )
+        : await mean('Observed mean of the indicator this period, > 0');
       if (m !== undefined) f.mean = m;
-      const s = p ? await askOptional(`Observed standard deviation this period, > 0${keep(p.expectedSD)}`, (t) => checkNumber(t, '--sd', 'invalid_sd', 'a number > 0', (v) => ({ expectedSD: v }), 'expectedSD')) : await sd('Observed standard deviation this period, > 0');
+      const s = p
+        ? await askOptional(`Observed standard deviation this period, > 0${keep(p.expectedSD)}`, (t) =>
+            checkNumber(t, '--sd', 'invalid_sd', 'a number > 0', (v) => ({ expectedSD: v }), 'expectedSD'),
+          )
+        : await sd('Observed standard deviation this period, > 0');
       if (s !== undefined) f.sd = s;
       for (const st of previous?.stratification?.strata ?? []) {
-        const sm = await askOptional(`Observed mean in stratum ${st.name}, if observed separately (Enter: skip)`, (t) => checkNumber(t, '--observed mean', 'invalid_mean', 'a number > 0', (v) => ({ expectedMean: v }), 'expectedMean'));
+        const sm = await askOptional(`Observed mean in stratum ${st.name}, if observed separately (Enter: skip)`, (t) =>
+          checkNumber(
+            t,
+            '--observed mean',
+            'invalid_mean',
+            'a number > 0',
+            (v) => ({ expectedMean: v }),
+            'expectedMean',
+          ),
+        );
         if (sm === undefined) continue;
-        const ss = await ask(`Observed standard deviation in stratum ${st.name}, > 0`, (t) => checkNumber(t, '--observed sd', 'invalid_sd', 'a number > 0', (v) => ({ expectedSD: v }), 'expectedSD'));
+        const ss = await ask(`Observed standard deviation in stratum ${st.name}, > 0`, (t) =>
+          checkNumber(t, '--observed sd', 'invalid_sd', 'a number > 0', (v) => ({ expectedSD: v }), 'expectedSD'),
+        );
         f.observed = [...(f.observed ?? []), `${st.name}=${sm}:${ss}`];
       }
     }
@@ -193,7 +289,16 @@ export async function guideRecalc(flags: RecalcFlags): Promise<RecalcFlags> {
       const d = previous?.parameters?.dropoutRate;
       if (d === undefined) f.dropout = await dropout();
       else {
-        const a = await askOptional(`Observed dropout rate this period, 0 <= d < 1 (Enter: keep ${d})`, (t) => checkNumber(t, '--dropout', 'invalid_dropout', 'a fraction 0 <= d < 1', (v) => ({ dropoutRate: v }), 'dropoutRate'));
+        const a = await askOptional(`Observed dropout rate this period, 0 <= d < 1 (Enter: keep ${d})`, (t) =>
+          checkNumber(
+            t,
+            '--dropout',
+            'invalid_dropout',
+            'a fraction 0 <= d < 1',
+            (v) => ({ dropoutRate: v }),
+            'dropoutRate',
+          ),
+        );
         if (a !== undefined) f.dropout = a;
       }
     }

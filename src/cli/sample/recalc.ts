@@ -7,19 +7,48 @@ import type { Io } from '../io.ts';
 import { canPrompt, parseNumberFlag, readJsonInput, readTextInput, withFlagNames } from '../sampling-input.ts';
 import { renderRecalc, type Format } from '../sampling-render.ts';
 import { samplingError } from '../../lib/sampling/errors.ts';
-import { parseObservationsCsv, recalculate, type ObservedStratum, type PreviousDesign, type RecalcInput } from '../../lib/sampling/recalc.ts';
+import {
+  parseObservationsCsv,
+  recalculate,
+  type ObservedStratum,
+  type PreviousDesign,
+  type RecalcInput,
+} from '../../lib/sampling/recalc.ts';
 
 export const RECALC_FLAGS = {
-  previous: { type: 'string', char: 'p', description: 'The previous design (JSON of `sample calc --json`, or a registry design record).' },
+  previous: {
+    type: 'string',
+    char: 'p',
+    description: 'The previous design (JSON of `sample calc --json`, or a registry design record).',
+  },
   population: { type: 'string', char: 'N', description: 'Households in the frame, when there is no previous design.' },
   mean: { type: 'string', description: 'Observed mean (overall).' },
   sd: { type: 'string', description: 'Observed standard deviation (overall).' },
   dropout: { type: 'string', description: 'Observed dropout rate, 0 <= d < 1 (default: the previous design’s).' },
   'er-coverage': { type: 'string', description: 'ER coverage to record (0..1).' },
-  observed: { type: 'string', multiple: true, description: 'Observed values of a stratum as name=mean:sd; repeat per stratum.' },
-  observations: { type: 'string', char: 'o', description: 'Raw observations CSV with a header household,value[,stratum]; - for stdin.' },
-  input: { type: 'string', char: 'i', description: 'Observed values as JSON {mean?, sd?, dropoutRate?, erCoverage?, strata?: [{name, mean?, sd?}]}; - for stdin.' },
-  format: { type: 'string', char: 'f', description: 'Output format.', options: ['table', 'csv', 'markdown'], default: 'table' },
+  observed: {
+    type: 'string',
+    multiple: true,
+    description: 'Observed values of a stratum as name=mean:sd; repeat per stratum.',
+  },
+  observations: {
+    type: 'string',
+    char: 'o',
+    description: 'Raw observations CSV with a header household,value[,stratum]; - for stdin.',
+  },
+  input: {
+    type: 'string',
+    char: 'i',
+    description:
+      'Observed values as JSON {mean?, sd?, dropoutRate?, erCoverage?, strata?: [{name, mean?, sd?}]}; - for stdin.',
+  },
+  format: {
+    type: 'string',
+    char: 'f',
+    description: 'Output format.',
+    options: ['table', 'csv', 'markdown'],
+    default: 'table',
+  },
 } as const satisfies FlagSpecs;
 
 export type RecalcFlags = ParsedFlags<typeof RECALC_FLAGS & typeof BASE_FLAGS>;
@@ -32,36 +61,52 @@ function missingInputs(f: RecalcFlags): boolean {
 }
 
 export async function runSampleRecalc(given: RecalcFlags, io: Io): Promise<void> {
-    let flags = given;
-    // a person at a terminal who left inputs out is asked for them (src/cli/sample/guided.ts, loaded only then)
-    const guide = missingInputs(flags) && flags.observations !== '-' && canPrompt(Boolean(flags.json)) ? await import('./guided.ts') : undefined;
-    if (guide) flags = await guide.guideRecalc(flags);
-    if (flags.input === '-' && (flags.observations === '-' || flags.previous === '-')) {
-      throw samplingError('invalid_observation', '--input', '-', 'only one input may read standard input');
-    }
-    const input: RecalcInput = {};
-    if (flags.input) Object.assign(input, observedFromJson(readJsonInput(flags.input, '--input')));
-    if (flags.previous) input.previous = readJsonInput(flags.previous, '--previous') as PreviousDesign;
-    const num = (v: string | undefined, flag: string, code: Parameters<typeof parseNumberFlag>[2], valid: string) => parseNumberFlag(v, flag, code, valid);
-    const population = num(flags.population, '--population', 'invalid_population', 'an integer >= 1');
-    if (population !== undefined) input.population = population;
-    const mean = num(flags.mean, '--mean', 'invalid_mean', 'a number > 0');
-    if (mean !== undefined) input.mean = mean;
-    const sd = num(flags.sd, '--sd', 'invalid_sd', 'a number > 0');
-    if (sd !== undefined) input.sd = sd;
-    const dropout = num(flags.dropout, '--dropout', 'invalid_dropout', 'a fraction 0 <= d < 1');
-    if (dropout !== undefined) input.dropoutRate = dropout;
-    const er = num(flags['er-coverage'], '--er-coverage', 'invalid_er_coverage', 'a fraction 0 <= c <= 1');
-    if (er !== undefined) input.erCoverage = er;
-    if (flags.observed?.length) input.strata = [...(input.strata ?? []), ...flags.observed.map(parseObserved)];
-    if (flags.observations) input.observations = parseObservationsCsv(readTextInput(flags.observations, '--observations'), flags.observations === '-' ? 'stdin' : flags.observations);
-    if (!input.previous && input.population === undefined) {
-      throw samplingError('missing_parameter', '--previous', undefined, 'a previous design (--previous design.json), or --population with the observed values');
-    }
-    const result = withFlagNames(() => recalculate(input));
-    if (flags.json) io.outJson(result);
-    else io.out(renderRecalc(result, flags.format as Format));
-    if (guide) io.out(`\nThe same recalculation from the command line:\n  ${guide.commandLine('sample recalc', RECALC_FLAGS, flags)}`);
+  let flags = given;
+  // a person at a terminal who left inputs out is asked for them (src/cli/sample/guided.ts, loaded only then)
+  const guide =
+    missingInputs(flags) && flags.observations !== '-' && canPrompt(Boolean(flags.json))
+      ? await import('./guided.ts')
+      : undefined;
+  if (guide) flags = await guide.guideRecalc(flags);
+  if (flags.input === '-' && (flags.observations === '-' || flags.previous === '-')) {
+    throw samplingError('invalid_observation', '--input', '-', 'only one input may read standard input');
+  }
+  const input: RecalcInput = {};
+  if (flags.input) Object.assign(input, observedFromJson(readJsonInput(flags.input, '--input')));
+  if (flags.previous) input.previous = readJsonInput(flags.previous, '--previous') as PreviousDesign;
+  const num = (v: string | undefined, flag: string, code: Parameters<typeof parseNumberFlag>[2], valid: string) =>
+    parseNumberFlag(v, flag, code, valid);
+  const population = num(flags.population, '--population', 'invalid_population', 'an integer >= 1');
+  if (population !== undefined) input.population = population;
+  const mean = num(flags.mean, '--mean', 'invalid_mean', 'a number > 0');
+  if (mean !== undefined) input.mean = mean;
+  const sd = num(flags.sd, '--sd', 'invalid_sd', 'a number > 0');
+  if (sd !== undefined) input.sd = sd;
+  const dropout = num(flags.dropout, '--dropout', 'invalid_dropout', 'a fraction 0 <= d < 1');
+  if (dropout !== undefined) input.dropoutRate = dropout;
+  const er = num(flags['er-coverage'], '--er-coverage', 'invalid_er_coverage', 'a fraction 0 <= c <= 1');
+  if (er !== undefined) input.erCoverage = er;
+  if (flags.observed?.length) input.strata = [...(input.strata ?? []), ...flags.observed.map(parseObserved)];
+  if (flags.observations)
+    input.observations = parseObservationsCsv(
+      readTextInput(flags.observations, '--observations'),
+      flags.observations === '-' ? 'stdin' : flags.observations,
+    );
+  if (!input.previous && input.population === undefined) {
+    throw samplingError(
+      'missing_parameter',
+      '--previous',
+      undefined,
+      'a previous design (--previous design.json), or --population with the observed values',
+    );
+  }
+  const result = withFlagNames(() => recalculate(input));
+  if (flags.json) io.outJson(result);
+  else io.out(renderRecalc(result, flags.format as Format));
+  if (guide)
+    io.out(
+      `\nThe same recalculation from the command line:\n  ${guide.commandLine('sample recalc', RECALC_FLAGS, flags)}`,
+    );
 }
 
 function parseObserved(spec: string, i: number): ObservedStratum {
@@ -77,19 +122,36 @@ function parseObserved(spec: string, i: number): ObservedStratum {
 }
 
 function observedFromJson(v: unknown): Partial<RecalcInput> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw samplingError('missing_parameter', '--input', v, 'a JSON object {mean?, sd?, dropoutRate?, strata?}');
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw samplingError('missing_parameter', '--input', v, 'a JSON object {mean?, sd?, dropoutRate?, strata?}');
   const o = v as Record<string, unknown>;
   const allowed = new Set(['mean', 'sd', 'dropoutRate', 'erCoverage', 'population', 'strata']);
-  for (const k of Object.keys(o)) if (!allowed.has(k)) throw samplingError('unknown_field', `--input ${k}`, o[k], [...allowed].join(', '));
+  for (const k of Object.keys(o))
+    if (!allowed.has(k)) throw samplingError('unknown_field', `--input ${k}`, o[k], [...allowed].join(', '));
   const out: Partial<RecalcInput> = {};
   for (const k of ['mean', 'sd', 'dropoutRate', 'erCoverage', 'population'] as const) {
     if (o[k] !== undefined) {
-      if (typeof o[k] !== 'number') throw samplingError(k === 'population' ? 'invalid_population' : k === 'sd' ? 'invalid_sd' : k === 'dropoutRate' ? 'invalid_dropout' : k === 'erCoverage' ? 'invalid_er_coverage' : 'invalid_mean', `--input ${k}`, o[k], 'a number');
+      if (typeof o[k] !== 'number')
+        throw samplingError(
+          k === 'population'
+            ? 'invalid_population'
+            : k === 'sd'
+              ? 'invalid_sd'
+              : k === 'dropoutRate'
+                ? 'invalid_dropout'
+                : k === 'erCoverage'
+                  ? 'invalid_er_coverage'
+                  : 'invalid_mean',
+          `--input ${k}`,
+          o[k],
+          'a number',
+        );
       out[k] = o[k] as number;
     }
   }
   if (o.strata !== undefined) {
-    if (!Array.isArray(o.strata)) throw samplingError('invalid_strata', '--input strata', o.strata, 'an array of {name, mean?, sd?}');
+    if (!Array.isArray(o.strata))
+      throw samplingError('invalid_strata', '--input strata', o.strata, 'an array of {name, mean?, sd?}');
     out.strata = o.strata as ObservedStratum[];
   }
   return out;

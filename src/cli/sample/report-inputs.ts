@@ -16,30 +16,40 @@ import { parsePublishedAt } from './files.ts';
 
 /** The observations CSV, read by the sampling area's parser (the same format as `sample recalc`). */
 function readObservations(path: string): Observation[] {
-  if (!existsSync(path)) throw selectionError('file_not_found', 'observations', path, 'a CSV household,value[,stratum]');
-  return parseObservationsCsv(readFileSync(path, 'utf8'), basename(path)).map((o) => (o.stratum !== undefined ? { value: o.value, stratum: o.stratum } : { value: o.value }));
+  if (!existsSync(path))
+    throw selectionError('file_not_found', 'observations', path, 'a CSV household,value[,stratum]');
+  return parseObservationsCsv(readFileSync(path, 'utf8'), basename(path)).map((o) =>
+    o.stratum !== undefined ? { value: o.value, stratum: o.stratum } : { value: o.value },
+  );
 }
 
-const SourceSchema = z.union([z.string().min(1), z.object({ label: z.string().min(1), citation: z.string().optional(), url: z.string().optional() })]);
+const SourceSchema = z.union([
+  z.string().min(1),
+  z.object({ label: z.string().min(1), citation: z.string().optional(), url: z.string().optional() }),
+]);
 
 const ManifestSchema = z.object({
   title: z.string().optional(),
-  projects: z.array(z.object({
-    projectId: z.string().min(1),
-    name: z.string().optional(),
-    design: z.string().min(1),
-    commitment: z.string().optional(),
-    proof: z.string().optional(),
-    selection: z.string().optional(),
-    frame: z.string().optional(),
-    publishedAt: z.string().optional(),
-    seedHex: z.string().optional(),
-    observations: z.string().optional(),
-    observationsKind: z.enum(['baseline', 'monitoring']).optional(),
-    meanJustification: z.string().optional(),
-    sdCalculation: z.string().optional(),
-    sources: z.array(SourceSchema).optional(),
-  })).min(1),
+  projects: z
+    .array(
+      z.object({
+        projectId: z.string().min(1),
+        name: z.string().optional(),
+        design: z.string().min(1),
+        commitment: z.string().optional(),
+        proof: z.string().optional(),
+        selection: z.string().optional(),
+        frame: z.string().optional(),
+        publishedAt: z.string().optional(),
+        seedHex: z.string().optional(),
+        observations: z.string().optional(),
+        observationsKind: z.enum(['baseline', 'monitoring']).optional(),
+        meanJustification: z.string().optional(),
+        sdCalculation: z.string().optional(),
+        sources: z.array(SourceSchema).optional(),
+      }),
+    )
+    .min(1),
 });
 
 export interface ProjectFiles {
@@ -66,14 +76,25 @@ export function loadProject(f: ProjectFiles): ProjectInput {
     design: readJsonFile(f.design, 'design', 'the JSON of `sample calc --json` or a registry record'),
   };
   if (f.name) p.name = f.name;
-  if (f.commitment) p.commitment = parseCommitment(readJsonFile(f.commitment, 'commitment', 'a commitment of `sample select commit`'), f.commitment);
+  if (f.commitment)
+    p.commitment = parseCommitment(
+      readJsonFile(f.commitment, 'commitment', 'a commitment of `sample select commit`'),
+      f.commitment,
+    );
   if (f.proof) p.proof = parseProof(readJsonFile(f.proof, 'proof', 'a proof of `sample select draw`'), f.proof);
   if (f.selection) {
-    if (!existsSync(f.selection)) throw selectionError('file_not_found', 'selection', f.selection, 'the selection.csv written by `sample select draw`');
+    if (!existsSync(f.selection))
+      throw selectionError(
+        'file_not_found',
+        'selection',
+        f.selection,
+        'the selection.csv written by `sample select draw`',
+      );
     p.selectionPath = f.selection;
   }
   if (f.frame) {
-    if (!existsSync(f.frame)) throw selectionError('file_not_found', 'frame', f.frame, 'the household frame CSV the commitment was made on');
+    if (!existsSync(f.frame))
+      throw selectionError('file_not_found', 'frame', f.frame, 'the household frame CSV the commitment was made on');
     p.framePath = f.frame;
   }
   const publishedAt = parsePublishedAt(f.publishedAt, `${f.projectId}: publishedAt`);
@@ -81,7 +102,12 @@ export function loadProject(f: ProjectFiles): ProjectInput {
   if (f.seedHex !== undefined) p.seedHex = parseSeedHex(f.seedHex);
   p.files = { design: basename(f.design) };
   for (const k of ['commitment', 'proof', 'selection', 'frame'] as const) if (f[k]) p.files[k] = basename(f[k]);
-  if (f.observations) p.observations = { kind: f.observationsKind ?? 'baseline', file: basename(f.observations), values: readObservations(f.observations) };
+  if (f.observations)
+    p.observations = {
+      kind: f.observationsKind ?? 'baseline',
+      file: basename(f.observations),
+      values: readObservations(f.observations),
+    };
   if (f.meanJustification) p.meanJustification = f.meanJustification;
   if (f.sdCalculation) p.sdCalculation = f.sdCalculation;
   if (f.sources) p.sources = f.sources.map((s) => (typeof s === 'string' ? parseSource(s) : s));
@@ -89,13 +115,23 @@ export function loadProject(f: ProjectFiles): ProjectInput {
 }
 
 export function loadManifest(path: string): { title?: string; projects: ProjectInput[] } {
-  const raw = readJsonFile(path, 'manifest', 'a report manifest {title?, projects: [{projectId, design, commitment?, proof?, observations?, ...}]}');
+  const raw = readJsonFile(
+    path,
+    'manifest',
+    'a report manifest {title?, projects: [{projectId, design, commitment?, proof?, observations?, ...}]}',
+  );
   const r = ManifestSchema.safeParse(raw);
   if (!r.success) {
     const i = r.error.issues[0]!;
-    throw selectionError('invalid_manifest', `${path}:${i.path.join('.')}`, undefined, '{title?, projects: [{projectId, design, commitment?, proof?, selection?, frame?, publishedAt?, seedHex?, observations?, observationsKind?, meanJustification?, sdCalculation?, sources?}]}', {
-      message: `${path}: ${i.path.join('.') || '(root)'}: ${i.message}; valid: {title?, projects: [{projectId, design, commitment?, proof?, observations?, ...}]} with paths relative to the manifest`,
-    });
+    throw selectionError(
+      'invalid_manifest',
+      `${path}:${i.path.join('.')}`,
+      undefined,
+      '{title?, projects: [{projectId, design, commitment?, proof?, selection?, frame?, publishedAt?, seedHex?, observations?, observationsKind?, meanJustification?, sdCalculation?, sources?}]}',
+      {
+        message: `${path}: ${i.path.join('.') || '(root)'}: ${i.message}; valid: {title?, projects: [{projectId, design, commitment?, proof?, observations?, ...}]} with paths relative to the manifest`,
+      },
+    );
   }
   const base = dirname(path);
   const rel = (x: string | undefined): string | undefined => (x === undefined ? undefined : resolve(base, x));

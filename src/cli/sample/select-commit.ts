@@ -13,17 +13,51 @@ import { progressLine, progressText } from '../progress.ts';
 import { readJsonFile, refuseExisting, writeJsonFile } from './files.ts';
 
 export const COMMIT_FLAGS = {
-  design: Flags.string({ char: 'd', description: 'Design JSON: `sample calc --json` output, a registry record, or a calc input. Its sizes must follow from its parameters.', exactlyOne: ['design', 'population'] }),
-  population: Flags.integer({ char: 'N', description: 'Instead of --design: an unstratified design computed here (with --mean, --sd, --dropout).', exactlyOne: ['design', 'population'], dependsOn: ['mean', 'sd', 'dropout'] }),
+  design: Flags.string({
+    char: 'd',
+    description:
+      'Design JSON: `sample calc --json` output, a registry record, or a calc input. Its sizes must follow from its parameters.',
+    exactlyOne: ['design', 'population'],
+  }),
+  population: Flags.integer({
+    char: 'N',
+    description: 'Instead of --design: an unstratified design computed here (with --mean, --sd, --dropout).',
+    exactlyOne: ['design', 'population'],
+    dependsOn: ['mean', 'sd', 'dropout'],
+  }),
   mean: Flags.string({ description: 'Expected mean (with -N).', dependsOn: ['population'] }),
   sd: Flags.string({ description: 'Expected SD (with -N).', dependsOn: ['population'] }),
-  dropout: Flags.string({ description: 'Expected dropout rate, a fraction 0 <= d < 1 (with -N).', dependsOn: ['population'] }),
-  'er-coverage': Flags.string({ description: 'ER coverage, a fraction (with -N; default 1 - dropout).', dependsOn: ['population'] }),
-  frame: Flags.string({ char: 'f', description: 'Household frame CSV with a household_id column (stratum and adopter optional; other columns kept).', required: true }),
-  chain: Flags.string({ description: 'The public drand chain whose round fixes the randomness (pinned in oraclekit; default quicknet).', options: Object.keys(PINNED_CHAINS), exclusive: ['untrusted-chain-info'] }),
-  'untrusted-chain-info': Flags.string({ description: 'TESTS ONLY: a drand chain info JSON file of another chain. `sample verify` will refuse the selection as untrusted (exit 11): whoever holds that chain\'s key can choose the randomness.', exclusive: ['chain'] }),
-  round: Flags.integer({ description: 'The beacon round to use; must be produced after now. Default: the first round after now + --delay.' }),
-  delay: Flags.integer({ description: 'Seconds between the commitment and the beacon round (time to publish the commitment).', default: 3600, min: 0 }),
+  dropout: Flags.string({
+    description: 'Expected dropout rate, a fraction 0 <= d < 1 (with -N).',
+    dependsOn: ['population'],
+  }),
+  'er-coverage': Flags.string({
+    description: 'ER coverage, a fraction (with -N; default 1 - dropout).',
+    dependsOn: ['population'],
+  }),
+  frame: Flags.string({
+    char: 'f',
+    description: 'Household frame CSV with a household_id column (stratum and adopter optional; other columns kept).',
+    required: true,
+  }),
+  chain: Flags.string({
+    description: 'The public drand chain whose round fixes the randomness (pinned in oraclekit; default quicknet).',
+    options: Object.keys(PINNED_CHAINS),
+    exclusive: ['untrusted-chain-info'],
+  }),
+  'untrusted-chain-info': Flags.string({
+    description:
+      "TESTS ONLY: a drand chain info JSON file of another chain. `sample verify` will refuse the selection as untrusted (exit 11): whoever holds that chain's key can choose the randomness.",
+    exclusive: ['chain'],
+  }),
+  round: Flags.integer({
+    description: 'The beacon round to use; must be produced after now. Default: the first round after now + --delay.',
+  }),
+  delay: Flags.integer({
+    description: 'Seconds between the commitment and the beacon round (time to publish the commitment).',
+    default: 3600,
+    min: 0,
+  }),
   out: Flags.string({ char: 'o', description: 'Where to write the commitment JSON.', default: 'commitment.json' }),
   force: Flags.boolean({ description: 'Overwrite an existing --out file.', default: false }),
 };
@@ -46,19 +80,31 @@ export interface CommitFlags {
 }
 
 export async function runSelectCommit(flags: CommitFlags, io: Io): Promise<void> {
-  const design = flags.design !== undefined
-    ? loadDesign(readJsonFile(flags.design, 'design', 'the JSON of `oraclekit sample calc --json` or a registry record'), flags.design)
-    : loadDesign({
-        population: flags.population,
-        expectedMean: Number(flags.mean),
-        expectedSD: Number(flags.sd),
-        dropoutRate: Number(flags.dropout),
-        ...(flags['er-coverage'] !== undefined ? { erCoverage: Number(flags['er-coverage']) } : {}),
-      }, 'flags');
-  const chain = flags['untrusted-chain-info'] !== undefined
-    ? parseChainInfo(readJsonFile(flags['untrusted-chain-info'], 'untrusted-chain-info', 'a drand chain info JSON file (/info)'), flags['untrusted-chain-info'])
-    : knownChain(flags.chain ?? 'quicknet')!;
-  if (flags.round !== undefined && flags.round < 1) throw selectionError('invalid_round', '--round', flags.round, 'an integer >= 1');
+  const design =
+    flags.design !== undefined
+      ? loadDesign(
+          readJsonFile(flags.design, 'design', 'the JSON of `oraclekit sample calc --json` or a registry record'),
+          flags.design,
+        )
+      : loadDesign(
+          {
+            population: flags.population,
+            expectedMean: Number(flags.mean),
+            expectedSD: Number(flags.sd),
+            dropoutRate: Number(flags.dropout),
+            ...(flags['er-coverage'] !== undefined ? { erCoverage: Number(flags['er-coverage']) } : {}),
+          },
+          'flags',
+        );
+  const chain =
+    flags['untrusted-chain-info'] !== undefined
+      ? parseChainInfo(
+          readJsonFile(flags['untrusted-chain-info'], 'untrusted-chain-info', 'a drand chain info JSON file (/info)'),
+          flags['untrusted-chain-info'],
+        )
+      : knownChain(flags.chain ?? 'quicknet')!;
+  if (flags.round !== undefined && flags.round < 1)
+    throw selectionError('invalid_round', '--round', flags.round, 'an integer >= 1');
   refuseExisting([flags.out], flags.force, '--out', 'a commitment is published once');
   const progress = progressLine(!flags.json && Boolean(process.stderr.isTTY));
   const { commitment, notes } = await commitSelection({
@@ -72,7 +118,10 @@ export async function runSelectCommit(flags: CommitFlags, io: Io): Promise<void>
   });
   progress.done();
   const untrusted = untrustedChainReason(chain);
-  if (untrusted) notes.unshift(`UNTRUSTED CHAIN: ${untrusted}. \`sample verify\` will refuse this selection (exit 11); use it for tests only`);
+  if (untrusted)
+    notes.unshift(
+      `UNTRUSTED CHAIN: ${untrusted}. \`sample verify\` will refuse this selection (exit 11); use it for tests only`,
+    );
   writeJsonFile(flags.out, commitment);
   if (flags.json) {
     io.outJson({ file: flags.out, commitment, notes });
@@ -82,8 +131,17 @@ export async function runSelectCommit(flags: CommitFlags, io: Io): Promise<void>
   io.out(`${paint.bold('Commitment')} ${flags.out} (${c.algorithm})`);
   io.out(`  designId   ${c.designId}`);
   io.out(`  frame      ${c.frame.file}: ${c.frame.households} households, frameHash ${c.frame.frameHash}`);
-  io.out(`  beacon     drand ${chain.metadata?.beaconID ?? ''} round ${c.beacon.round} at ${c.beacon.roundTime} (chain ${chain.hash.slice(0, 16)}…)`);
-  io.out(textTable(['stratum', 'households', 'n'], c.strata.map((s) => [s.name, s.households, s.sampleSize])));
+  io.out(
+    `  beacon     drand ${chain.metadata?.beaconID ?? ''} round ${c.beacon.round} at ${c.beacon.roundTime} (chain ${chain.hash.slice(0, 16)}…)`,
+  );
+  io.out(
+    textTable(
+      ['stratum', 'households', 'n'],
+      c.strata.map((s) => [s.name, s.households, s.sampleSize]),
+    ),
+  );
   for (const n of notes) io.out(n.startsWith('UNTRUSTED') ? paint.red(`warning: ${n}`) : paint.yellow(`note: ${n}`));
-  io.out(`Publish ${flags.out} before ${c.beacon.roundTime} and keep a record of when (the verifier checks it with --published-at); then run \`oraclekit sample select draw --commitment ${flags.out} --frame ${flags.frame} --beacon round-${c.beacon.round}.json\`.`);
+  io.out(
+    `Publish ${flags.out} before ${c.beacon.roundTime} and keep a record of when (the verifier checks it with --published-at); then run \`oraclekit sample select draw --commitment ${flags.out} --frame ${flags.frame} --beacon round-${c.beacon.round}.json\`.`,
+  );
 }

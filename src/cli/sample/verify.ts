@@ -18,8 +18,14 @@ export const VERIFY_FLAGS = {
   commitment: Flags.string({ char: 'c', description: 'The published commitment JSON.', required: true }),
   proof: Flags.string({ char: 'p', description: 'The proof JSON written by `sample select draw`.', required: true }),
   selection: Flags.string({ char: 's', description: 'Also check every row of this selection.csv.' }),
-  'published-at': Flags.string({ description: 'When the commitment was published: the time you (or a public record you trust — registry, e-mail, repository) first had it, ISO 8601 with a time zone. Must be before the committed round; without it the selection is untrusted (exit 11).' }),
-  'seed-hex': Flags.string({ description: 'If you performed the selection yourself (`draw --seed-hex`): your randomness. The proof must use exactly it.' }),
+  'published-at': Flags.string({
+    description:
+      'When the commitment was published: the time you (or a public record you trust — registry, e-mail, repository) first had it, ISO 8601 with a time zone. Must be before the committed round; without it the selection is untrusted (exit 11).',
+  }),
+  'seed-hex': Flags.string({
+    description:
+      'If you performed the selection yourself (`draw --seed-hex`): your randomness. The proof must use exactly it.',
+  }),
 };
 
 export interface VerifyFlags {
@@ -34,7 +40,10 @@ export interface VerifyFlags {
 
 /** Returns the exit code: 0, 10 (mismatch) or 11 (untrusted). */
 export async function runVerify(flags: VerifyFlags, io: Io): Promise<number> {
-  const commitment = parseCommitment(readJsonFile(flags.commitment, 'commitment', 'the commitment JSON of `sample select commit`'), flags.commitment);
+  const commitment = parseCommitment(
+    readJsonFile(flags.commitment, 'commitment', 'the commitment JSON of `sample select commit`'),
+    flags.commitment,
+  );
   const proof = parseProof(readJsonFile(flags.proof, 'proof', 'the proof JSON of `sample select draw`'), flags.proof);
   const publishedAt = parsePublishedAt(flags['published-at']);
   const seedHex = flags['seed-hex'] !== undefined ? parseSeedHex(flags['seed-hex']) : undefined;
@@ -57,7 +66,10 @@ export async function runVerify(flags: VerifyFlags, io: Io): Promise<number> {
     const lines: string[] = [];
     if (r.mismatch) lines.push(`${paint.red('MISMATCH')} [${r.mismatch.check}] ${r.mismatch.message}`);
     for (const u of r.untrusted) lines.push(`${paint.red('UNTRUSTED')} [${u.check}] ${u.message}`);
-    if (!r.mismatch) lines.push(`The selection recomputes exactly (${r.passed.filter((c) => c !== 'randomness').join(', ')}), but its randomness cannot be trusted: exit ${EXIT_CODES.untrusted}.`);
+    if (!r.mismatch)
+      lines.push(
+        `The selection recomputes exactly (${r.passed.filter((c) => c !== 'randomness').join(', ')}), but its randomness cannot be trusted: exit ${EXIT_CODES.untrusted}.`,
+      );
     process.stderr.write(lines.join('\n') + '\n');
   }
   return r.verdict === 'verified' ? 0 : r.verdict === 'mismatch' ? EXIT_CODES.verificationFailed : EXIT_CODES.untrusted;

@@ -15,22 +15,45 @@ export function isInteractive(): boolean {
 }
 
 function missing(flag: string, valid?: string): OracleKitError {
-  return cliError('missing_answer', `--${flag} is needed (no terminal to ask on); pass --${flag}${valid ? ` (${valid})` : ''} or --yes for the defaults`, { field: flag, ...(valid ? { valid } : {}) });
+  return cliError(
+    'missing_answer',
+    `--${flag} is needed (no terminal to ask on); pass --${flag}${valid ? ` (${valid})` : ''} or --yes for the defaults`,
+    { field: flag, ...(valid ? { valid } : {}) },
+  );
 }
 
-export async function askText(ctx: AskContext, flag: string, given: string | undefined, q: { message: string; default?: string; validate?: (v: string) => true | string }): Promise<string> {
+export async function askText(
+  ctx: AskContext,
+  flag: string,
+  given: string | undefined,
+  q: { message: string; default?: string; validate?: (v: string) => true | string },
+): Promise<string> {
   if (given !== undefined) {
     const ok = q.validate?.(given) ?? true;
-    if (ok !== true) throw cliError('invalid_flag', `--${flag} ${JSON.stringify(given)}: ${ok}`, { field: flag, value: given, valid: ok });
+    if (ok !== true)
+      throw cliError('invalid_flag', `--${flag} ${JSON.stringify(given)}: ${ok}`, {
+        field: flag,
+        value: given,
+        valid: ok,
+      });
     return given;
   }
   if (ctx.yes && q.default !== undefined) return q.default;
   if (!ctx.interactive) throw missing(flag);
   const { input } = await import('@inquirer/prompts');
-  return input({ message: q.message, ...(q.default !== undefined ? { default: q.default } : {}), ...(q.validate ? { validate: q.validate } : {}) });
+  return input({
+    message: q.message,
+    ...(q.default !== undefined ? { default: q.default } : {}),
+    ...(q.validate ? { validate: q.validate } : {}),
+  });
 }
 
-export async function askSelect<T extends string>(ctx: AskContext, flag: string, given: T | undefined, q: { message: string; default: T; choices: { value: T; name: string }[] }): Promise<T> {
+export async function askSelect<T extends string>(
+  ctx: AskContext,
+  flag: string,
+  given: T | undefined,
+  q: { message: string; default: T; choices: { value: T; name: string }[] },
+): Promise<T> {
   if (given !== undefined) return given;
   if (ctx.yes) return q.default;
   if (!ctx.interactive) throw missing(flag, q.choices.map((c) => c.value).join(', '));
@@ -38,7 +61,12 @@ export async function askSelect<T extends string>(ctx: AskContext, flag: string,
   return select<T>({ message: q.message, default: q.default, choices: q.choices });
 }
 
-export async function askConfirm(ctx: AskContext, flag: string, given: boolean | undefined, q: { message: string; default: boolean }): Promise<boolean> {
+export async function askConfirm(
+  ctx: AskContext,
+  flag: string,
+  given: boolean | undefined,
+  q: { message: string; default: boolean },
+): Promise<boolean> {
   if (given !== undefined) return given;
   if (ctx.yes) return q.default;
   if (!ctx.interactive) throw missing(flag, `--${flag} or --no-${flag}`);

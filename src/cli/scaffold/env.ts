@@ -29,7 +29,9 @@ const PLUGIN_VARS: [string, string][] = [
 function lines(v: EnvValues, example: boolean): string[] {
   const secret = (s: string | undefined) => (example ? '' : (s ?? ''));
   const out = [
-    example ? '# Every variable this oracle reads; copy to .env and fill in.' : '# Secrets and service URLs of this oracle. Mode 0600, git-ignored: never commit it.',
+    example
+      ? '# Every variable this oracle reads; copy to .env and fill in.'
+      : '# Secrets and service URLs of this oracle. Mode 0600, git-ignored: never commit it.',
     '',
     '# The port the runtime listens on; the registered #api URL uses the same port',
     '# (change both with `oraclekit update-oracle-api-url`).',
@@ -51,7 +53,13 @@ function lines(v: EnvValues, example: boolean): string[] {
     `MATRIX_ORACLE_ADMIN_ACCESS_TOKEN=${secret(v.matrix?.accessToken)}`,
   ];
   if (v.matrix?.password || example) out.push(`MATRIX_ORACLE_ADMIN_PASSWORD=${secret(v.matrix?.password)}`);
-  out.push('', '# The registry the domains plugin reads', `ORACLEKIT_REGISTRY_URL=${v.registryUrl ?? ''}`, '', '# Plugins: a plugin switches on when its variable is set');
+  out.push(
+    '',
+    '# The registry the domains plugin reads',
+    `ORACLEKIT_REGISTRY_URL=${v.registryUrl ?? ''}`,
+    '',
+    '# Plugins: a plugin switches on when its variable is set',
+  );
   for (const [name, what] of PLUGIN_VARS) out.push(`# ${name}=    # ${what}`);
   return out;
 }

@@ -42,31 +42,56 @@ const MATRIX_CODES: Record<string, CliErrorCode> = {
 
 function matrixError(status: number, body: MatrixErr | undefined, step: string): OracleKitError {
   const errcode = body?.errcode ?? 'M_UNKNOWN';
-  return cliError(MATRIX_CODES[errcode] ?? 'matrix_error', `Matrix ${step}: ${body?.error ?? `HTTP ${status}`} (${errcode})`, { field: 'matrix-homeserver', details: { errcode, httpStatus: status } });
+  return cliError(
+    MATRIX_CODES[errcode] ?? 'matrix_error',
+    `Matrix ${step}: ${body?.error ?? `HTTP ${status}`} (${errcode})`,
+    { field: 'matrix-homeserver', details: { errcode, httpStatus: status } },
+  );
 }
 
 export function botLocalpart(projectName: string): string {
-  const s = projectName.toLowerCase().replace(/[^a-z0-9._=-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40);
+  const s = projectName
+    .toLowerCase()
+    .replace(/[^a-z0-9._=-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
   return `oracle-${s || 'bot'}`;
 }
 
-export async function provisionBot(o: { baseUrl: string; user: string; password?: string; registrationToken?: string; deviceName?: string }): Promise<MatrixBot> {
+export async function provisionBot(o: {
+  baseUrl: string;
+  user: string;
+  password?: string;
+  registrationToken?: string;
+  deviceName?: string;
+}): Promise<MatrixBot> {
   const base = o.baseUrl.replace(/\/+$/, '');
   const api = `${base}/_matrix/client/v3`;
   const what = `the Matrix homeserver`;
   const password = o.password ?? randomBytes(18).toString('base64url');
   const device = o.deviceName ?? 'oraclekit';
   const reg = { username: o.user, password, initial_device_display_name: device, inhibit_login: false };
-  let r = await requestJson<MatrixErr & { user_id?: string; access_token?: string }>({ method: 'POST', url: `${api}/register`, timeoutMs: 15_000, body: reg, what });
+  let r = await requestJson<MatrixErr & { user_id?: string; access_token?: string }>({
+    method: 'POST',
+    url: `${api}/register`,
+    timeoutMs: 15_000,
+    body: reg,
+    what,
+  });
   if (r.status === 401 && r.body?.session) {
     const flows = r.body.flows ?? [];
     const can = (stage: string) => flows.some((f) => f.stages.length === 1 && f.stages[0] === stage);
     let auth: Record<string, unknown> | undefined;
-    if (o.registrationToken && can('m.login.registration_token')) auth = { type: 'm.login.registration_token', token: o.registrationToken, session: r.body.session };
+    if (o.registrationToken && can('m.login.registration_token'))
+      auth = { type: 'm.login.registration_token', token: o.registrationToken, session: r.body.session };
     else if (can('m.login.dummy')) auth = { type: 'm.login.dummy', session: r.body.session };
     if (!auth) {
       const stages = flows.map((f) => f.stages.join('+')).join(', ');
-      throw cliError('matrix_registration_flow', `the homeserver's registration needs ${stages || 'an unsupported flow'}; pass --matrix-registration-token, or create the bot account yourself and pass --matrix-user and --matrix-password`, { field: 'matrix-registration-token' });
+      throw cliError(
+        'matrix_registration_flow',
+        `the homeserver's registration needs ${stages || 'an unsupported flow'}; pass --matrix-registration-token, or create the bot account yourself and pass --matrix-user and --matrix-password`,
+        { field: 'matrix-registration-token' },
+      );
     }
     r = await requestJson({ method: 'POST', url: `${api}/register`, timeoutMs: 15_000, body: { ...reg, auth }, what });
   }
@@ -77,8 +102,24 @@ export async function provisionBot(o: { baseUrl: string; user: string; password?
     userId = r.body.user_id;
     token = r.body.access_token;
   } else if (r.status === 400 && r.body?.errcode === 'M_USER_IN_USE') {
-    if (!o.password) throw cliError('matrix_user_in_use', `the Matrix user ${o.user} exists; pass its --matrix-password to log in as it, or choose another --matrix-user`, { field: 'matrix-password' });
-    const l = await requestJson<MatrixErr & { user_id?: string; access_token?: string }>({ method: 'POST', url: `${api}/login`, timeoutMs: 15_000, body: { type: 'm.login.password', identifier: { type: 'm.id.user', user: o.user }, password: o.password, initial_device_display_name: device }, what });
+    if (!o.password)
+      throw cliError(
+        'matrix_user_in_use',
+        `the Matrix user ${o.user} exists; pass its --matrix-password to log in as it, or choose another --matrix-user`,
+        { field: 'matrix-password' },
+      );
+    const l = await requestJson<MatrixErr & { user_id?: string; access_token?: string }>({
+      method: 'POST',
+      url: `${api}/login`,
+      timeoutMs: 15_000,
+      body: {
+        type: 'm.login.password',
+        identifier: { type: 'm.id.user', user: o.user },
+        password: o.password,
+        initial_device_display_name: device,
+      },
+      what,
+    });
     if (l.status !== 200 || !l.body?.access_token) throw matrixError(l.status, l.body, 'login');
     userId = l.body.user_id;
     token = l.body.access_token;
@@ -86,7 +127,13 @@ export async function provisionBot(o: { baseUrl: string; user: string; password?
   } else {
     throw matrixError(r.status, r.body, 'registration');
   }
-  const w = await requestJson<{ user_id?: string } & MatrixErr>({ method: 'GET', url: `${api}/account/whoami`, timeoutMs: 15_000, bearer: token, what });
+  const w = await requestJson<{ user_id?: string } & MatrixErr>({
+    method: 'GET',
+    url: `${api}/account/whoami`,
+    timeoutMs: 15_000,
+    bearer: token,
+    what,
+  });
   if (w.status !== 200) throw matrixError(w.status, w.body, 'whoami');
   return { baseUrl: base, userId: w.body.user_id ?? userId!, accessToken: token!, password, created };
 }

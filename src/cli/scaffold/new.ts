@@ -105,12 +105,19 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
   const timings: Record<string, number> = {};
   const mark = (k: string, since: number) => (timings[k] = Math.round(performance.now() - since));
   if (!PROJECT_NAME.test(i.projectName)) {
-    throw cliError('invalid_project_name', `project name ${JSON.stringify(i.projectName)} is not valid`, { field: 'project-name', value: i.projectName, valid: 'letters, digits, ".", "_" and "-", starting with a letter or digit' });
+    throw cliError('invalid_project_name', `project name ${JSON.stringify(i.projectName)} is not valid`, {
+      field: 'project-name',
+      value: i.projectName,
+      valid: 'letters, digits, ".", "_" and "-", starting with a letter or digit',
+    });
   }
   const dir = resolve(i.cwd, i.dir ?? i.projectName);
   const existed = existsSync(dir);
   if (existed && readdirSync(dir).length > 0 && !i.force) {
-    throw cliError('directory_not_empty', `${dir} is not empty; choose another name or pass --force to write into it`, { field: 'force', value: dir });
+    throw cliError('directory_not_empty', `${dir} is not empty; choose another name or pass --force to write into it`, {
+      field: 'force',
+      value: dir,
+    });
   }
   const ctx: AskContext = { yes: i.yes, interactive: i.interactive };
 
@@ -118,32 +125,63 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
   const explicitAuth = i.auth !== undefined;
   const { readIdentity } = await import('../identity/store.ts');
   const saved = readIdentity(env);
-  const auth: AuthMethod = saved && !explicitAuth ? (saved.wallet ? 'qr' : 'mnemonic') : await askSelect(ctx, 'auth', i.auth, {
-    message: 'How do you sign in?',
-    default: 'mnemonic',
-    choices: [
-      { value: 'qr', name: 'QR code — sign with your wallet' },
-      { value: 'mnemonic', name: 'Offline mnemonic (BIP39)' },
-    ],
-  });
+  const auth: AuthMethod =
+    saved && !explicitAuth
+      ? saved.wallet
+        ? 'qr'
+        : 'mnemonic'
+      : await askSelect(ctx, 'auth', i.auth, {
+          message: 'How do you sign in?',
+          default: 'mnemonic',
+          choices: [
+            { value: 'qr', name: 'QR code — sign with your wallet' },
+            { value: 'mnemonic', name: 'Offline mnemonic (BIP39)' },
+          ],
+        });
   const network = await askSelect<Network>(ctx, 'network', i.network, {
     message: 'Which network registers your oracle?',
     default: 'local',
-    choices: NETWORKS.map((n) => ({ value: n, name: n === 'local' ? 'local — the daemon’s registry (development)' : n })),
+    choices: NETWORKS.map((n) => ({
+      value: n,
+      name: n === 'local' ? 'local — the daemon’s registry (development)' : n,
+    })),
   });
-  const name = await askText(ctx, 'name', i.name, { message: 'Oracle name', default: i.projectName, validate: (v) => (v.trim() !== '' && v.length <= 128 ? true : '1–128 characters') });
-  const description = await askText(ctx, 'description', i.description, { message: 'Description', default: `${name}: an oracle built with oraclekit`, validate: (v) => (v.length <= 1024 ? true : 'at most 1024 characters') });
-  const priceText = await askText(ctx, 'price', i.price, { message: 'Price per use (0 = free)', default: '0', validate: checkPrice });
-  const model = await askText(ctx, 'model', i.model, { message: 'Model (OpenAI-compatible id)', default: DEFAULT_MODEL, validate: (v) => (v.trim() !== '' ? true : 'a model id') });
+  const name = await askText(ctx, 'name', i.name, {
+    message: 'Oracle name',
+    default: i.projectName,
+    validate: (v) => (v.trim() !== '' && v.length <= 128 ? true : '1–128 characters'),
+  });
+  const description = await askText(ctx, 'description', i.description, {
+    message: 'Description',
+    default: `${name}: an oracle built with oraclekit`,
+    validate: (v) => (v.length <= 1024 ? true : 'at most 1024 characters'),
+  });
+  const priceText = await askText(ctx, 'price', i.price, {
+    message: 'Price per use (0 = free)',
+    default: '0',
+    validate: checkPrice,
+  });
+  const model = await askText(ctx, 'model', i.model, {
+    message: 'Model (OpenAI-compatible id)',
+    default: DEFAULT_MODEL,
+    validate: (v) => (v.trim() !== '' ? true : 'a model id'),
+  });
   const oracleUrl = parseOracleUrl(i.url ?? DEFAULT_URL);
   const port = oracleUrl.local ? oracleUrl.port : (i.port ?? DEFAULT_PORT);
   if (i.port !== undefined && oracleUrl.local && i.port !== oracleUrl.port) {
-    throw cliError('port_mismatch', `--port ${i.port} disagrees with --url ${oracleUrl.url}; a local URL's port is the port the runtime listens on`, { field: 'port', value: i.port });
+    throw cliError(
+      'port_mismatch',
+      `--port ${i.port} disagrees with --url ${oracleUrl.url}; a local URL's port is the port the runtime listens on`,
+      { field: 'port', value: i.port },
+    );
   }
   const notes: string[] = [];
   const implied = impliedPortNote(oracleUrl);
   if (implied) notes.push(implied);
-  const install = await askConfirm(ctx, 'install', i.install, { message: 'Install dependencies (npm install)?', default: true });
+  const install = await askConfirm(ctx, 'install', i.install, {
+    message: 'Install dependencies (npm install)?',
+    default: true,
+  });
   const git = await askConfirm(ctx, 'git', i.git, { message: 'Initialise a git repository?', default: true });
   if (signal.aborted) throw cancelled();
 
@@ -169,12 +207,27 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
 
   // --- registry
   t = performance.now();
-  const conn: Connection = await connect({ network, principal: id.principal, registry: i.registry, apiKey: i.apiKey, env });
+  const conn: Connection = await connect({
+    network,
+    principal: id.principal,
+    registry: i.registry,
+    apiKey: i.apiKey,
+    env,
+  });
   if (conn.createdKey) i.log(`Created an API key for ${id.principal} on the local registry (saved in your settings)`);
   const cls = await resolveClass(conn, i.class, env);
   if (cls.created) i.log(`Registered the oracle protocol ${cls.did} (the class of your oracles) on the local registry`);
   const price = Number(priceText.trim());
-  const domain = await registerOracle(conn, { class: cls.did, name, description, price, model, apiUrl: oracleUrl.url, wsUrl: oracleUrl.url, idempotencyKey: `oraclekit-new-${crypto.randomUUID()}` });
+  const domain = await registerOracle(conn, {
+    class: cls.did,
+    name,
+    description,
+    price,
+    model,
+    apiUrl: oracleUrl.url,
+    wsUrl: oracleUrl.url,
+    idempotencyKey: `oraclekit-new-${crypto.randomUUID()}`,
+  });
   mark('register', t);
   i.log(`Registered ${name} as ${domain.id} on ${network} (${conn.url})`);
 
@@ -192,12 +245,26 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
     const homeserver = i.matrixHomeserver ?? env.MATRIX_BASE_URL;
     let bot: MatrixBot | undefined;
     if (i.matrix === false) {
-      matrix = { provisioned: false, reason: 'skipped (--no-matrix)', how: 'set MATRIX_BASE_URL, MATRIX_ORACLE_ADMIN_USER_ID and MATRIX_ORACLE_ADMIN_ACCESS_TOKEN in .env' };
+      matrix = {
+        provisioned: false,
+        reason: 'skipped (--no-matrix)',
+        how: 'set MATRIX_BASE_URL, MATRIX_ORACLE_ADMIN_USER_ID and MATRIX_ORACLE_ADMIN_ACCESS_TOKEN in .env',
+      };
     } else if (!homeserver) {
-      matrix = { provisioned: false, reason: 'no Matrix homeserver configured', how: 'pass --matrix-homeserver <url> (or set MATRIX_BASE_URL) next time, or set MATRIX_BASE_URL, MATRIX_ORACLE_ADMIN_USER_ID and MATRIX_ORACLE_ADMIN_ACCESS_TOKEN in .env' };
+      matrix = {
+        provisioned: false,
+        reason: 'no Matrix homeserver configured',
+        how: 'pass --matrix-homeserver <url> (or set MATRIX_BASE_URL) next time, or set MATRIX_BASE_URL, MATRIX_ORACLE_ADMIN_USER_ID and MATRIX_ORACLE_ADMIN_ACCESS_TOKEN in .env',
+      };
     } else {
       const { provisionBot, botLocalpart } = await import('./matrix.ts');
-      bot = await provisionBot({ baseUrl: homeserver, user: i.matrixUser ?? botLocalpart(i.projectName), password: i.matrixPassword, registrationToken: i.matrixRegistrationToken, deviceName: `oraclekit ${i.projectName}` });
+      bot = await provisionBot({
+        baseUrl: homeserver,
+        user: i.matrixUser ?? botLocalpart(i.projectName),
+        password: i.matrixPassword,
+        registrationToken: i.matrixRegistrationToken,
+        deviceName: `oraclekit ${i.projectName}`,
+      });
       matrix = { provisioned: true, userId: bot.userId, created: bot.created };
       i.log(`Matrix bot ${bot.userId} ${bot.created ? 'registered' : 'logged in'} on ${bot.baseUrl}`);
     }
@@ -234,13 +301,26 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
         host: oracleUrl.bindHost,
         llmBaseUrl: i.llmBaseUrl ?? DEFAULT_LLM_BASE_URL,
         ...(signingMnemonic ? { signingMnemonic } : {}),
-        ...(bot ? { matrix: { baseUrl: bot.baseUrl, userId: bot.userId, accessToken: bot.accessToken, ...(i.matrixPassword ? {} : { password: bot.password }) } } : {}),
+        ...(bot
+          ? {
+              matrix: {
+                baseUrl: bot.baseUrl,
+                userId: bot.userId,
+                accessToken: bot.accessToken,
+                ...(i.matrixPassword ? {} : { password: bot.password }),
+              },
+            }
+          : {}),
         ...(conn.local ? {} : { registryUrl: conn.url }),
       },
     });
     for (const top of new Set(files.map((f) => f.split('/')[0]!))) if (!before.has(top)) createdPaths.push(top);
     const regKey = await (await import('./registry-key.ts')).provisionRegistryKey(conn, dir, domain.id);
-    i.log(regKey.provisioned ? `Provisioned a read-only registry key for ${domain.id} (ORACLEKIT_API_KEY in .env, mode 0600)` : regKey.reason);
+    i.log(
+      regKey.provisioned
+        ? `Provisioned a read-only registry key for ${domain.id} (ORACLEKIT_API_KEY in .env, mode 0600)`
+        : regKey.reason,
+    );
     mark('files', t);
     if (signal.aborted) throw cancelled();
 
@@ -251,10 +331,23 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
       t = performance.now();
       i.log('Installing dependencies (npm install)…');
       const { execa } = await import('execa');
-      const r = await execa('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, reject: false, cancelSignal: signal, all: true });
+      const r = await execa('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
+        cwd: dir,
+        reject: false,
+        cancelSignal: signal,
+        all: true,
+      });
       if (signal.aborted) throw cancelled();
       installed = r.exitCode === 0;
-      if (!installed) warnings.push(`npm install failed (exit ${r.exitCode}); the project is complete — run \`npm install\` in ${dir} yourself:\n${String(r.all ?? '').split('\n').slice(-10).join('\n')}`);
+      if (!installed)
+        warnings.push(
+          `npm install failed (exit ${r.exitCode}); the project is complete — run \`npm install\` in ${dir} yourself:\n${String(
+            r.all ?? '',
+          )
+            .split('\n')
+            .slice(-10)
+            .join('\n')}`,
+        );
       mark('install', t);
     }
     let gitDone = false;
@@ -263,9 +356,13 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
       const r = await execa('git', ['init', '-q'], { cwd: dir, reject: false });
       if (r.exitCode === 0) {
         await execa('git', ['add', '-A'], { cwd: dir, reject: false });
-        const c = await execa('git', ['commit', '-q', '-m', `oraclekit new ${i.projectName}`], { cwd: dir, reject: false });
+        const c = await execa('git', ['commit', '-q', '-m', `oraclekit new ${i.projectName}`], {
+          cwd: dir,
+          reject: false,
+        });
         gitDone = true;
-        if (c.exitCode !== 0) warnings.push('git: initialised and staged; the first commit needs your git user.name/user.email');
+        if (c.exitCode !== 0)
+          warnings.push('git: initialised and staged; the first commit needs your git user.name/user.email');
       } else warnings.push(`git init failed: ${r.stderr || r.message}`);
     }
     timings.total = Math.round(performance.now() - t0);
@@ -301,7 +398,13 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
  * checkout (it has src/ and is not under node_modules), so that `npm install`
  * in the new project works before oraclekit is published to the registry.
  */
-export function defaultOraclekitSpec(version: string, root = fileURLToPath(new URL('../../../', import.meta.url))): string {
-  const fromCheckout = !root.includes(`${'/'}node_modules${'/'}`) && existsSync(join(root, 'src')) && existsSync(join(root, 'package.json'));
+export function defaultOraclekitSpec(
+  version: string,
+  root = fileURLToPath(new URL('../../../', import.meta.url)),
+): string {
+  const fromCheckout =
+    !root.includes(`${'/'}node_modules${'/'}`) &&
+    existsSync(join(root, 'src')) &&
+    existsSync(join(root, 'package.json'));
   return fromCheckout ? `file:${resolve(root)}` : `^${version}`;
 }

@@ -35,7 +35,8 @@ export function formatNew(r: NewResult, cwd = process.cwd()): string {
 
 export function formatUrlUpdate(r: UpdateUrlResult): string {
   const lines = [`${r.did}: #api and #ws → ${r.apiUrl} (was ${r.previous.apiUrl ?? 'none'}; version ${r.version})`];
-  if (r.checked) lines.push(`  ${r.apiUrl}/health answered${typeof r.health?.name === 'string' ? ` (${r.health.name})` : ''}`);
+  if (r.checked)
+    lines.push(`  ${r.apiUrl}/health answered${typeof r.health?.name === 'string' ? ` (${r.health.name})` : ''}`);
   if (r.config) lines.push(`  updated ${r.config}`);
   if (r.port) lines.push(`  PORT ${r.port.from ?? '(unset)'} → ${r.port.to} in .env`);
   const others = r.updated.filter((f) => f !== 'oracle.config.json' && f !== '.env');

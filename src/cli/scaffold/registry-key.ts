@@ -21,7 +21,8 @@ const VAR = 'ORACLEKIT_API_KEY';
 /** Puts ORACLEKIT_API_KEY=value right after ORACLEKIT_REGISTRY_URL (or replaces it, or appends it). */
 function withKey(text: string, value: string, comment: string): string {
   if (getEnvVar(text, VAR) !== undefined) return setEnvVar(text, VAR, value);
-  if (/^ORACLEKIT_REGISTRY_URL=.*$/m.test(text)) return text.replace(/^ORACLEKIT_REGISTRY_URL=.*$/m, (line) => `${line}\n# ${comment}\n${VAR}=${value}`);
+  if (/^ORACLEKIT_REGISTRY_URL=.*$/m.test(text))
+    return text.replace(/^ORACLEKIT_REGISTRY_URL=.*$/m, (line) => `${line}\n# ${comment}\n${VAR}=${value}`);
   return setEnvVar(text, VAR, value);
 }
 
@@ -33,10 +34,18 @@ function rewrite(path: string, next: (text: string) => string, mode: number): vo
   renameSync(tmp, path);
 }
 
-export async function provisionRegistryKey(conn: Connection, dir: string, oracleDid: string): Promise<RegistryKeyResult> {
+export async function provisionRegistryKey(
+  conn: Connection,
+  dir: string,
+  oracleDid: string,
+): Promise<RegistryKeyResult> {
   let made: { id: string; key: string };
   try {
-    made = await conn.client.createKey({ did: oracleDid, roles: ['reader'], label: `oraclekit new ${basename(dir)} (read-only)` });
+    made = await conn.client.createKey({
+      did: oracleDid,
+      roles: ['reader'],
+      label: `oraclekit new ${basename(dir)} (read-only)`,
+    });
   } catch (e) {
     if (!isOracleKitError(e) || conn.local) throw e;
     return {
@@ -46,6 +55,10 @@ export async function provisionRegistryKey(conn: Connection, dir: string, oracle
   }
   const comment = "Its read-only key (role reader, bound to this oracle's DID), provisioned by `oraclekit new`";
   rewrite(join(dir, '.env'), (t) => withKey(t, made.key, comment), 0o600);
-  rewrite(join(dir, '.env.example'), (t) => withKey(t, '', 'A read-only registry key (role reader) for the domains plugin'), 0o644);
+  rewrite(
+    join(dir, '.env.example'),
+    (t) => withKey(t, '', 'A read-only registry key (role reader) for the domains plugin'),
+    0o644,
+  );
   return { provisioned: true, id: made.id };
 }

@@ -51,7 +51,8 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  */
 export function inStep(text: string, from: (string | undefined)[], to: string, port: number | undefined): string {
   let out = text;
-  for (const old of new Set(from.filter((u): u is string => !!u && u !== to))) out = out.replace(new RegExp(`${escapeRe(old)}(?![\\w.:-])`, 'g'), () => to);
+  for (const old of new Set(from.filter((u): u is string => !!u && u !== to)))
+    out = out.replace(new RegExp(`${escapeRe(old)}(?![\\w.:-])`, 'g'), () => to);
   if (port !== undefined) out = out.replace(/\$\{PORT:-\d+\}/g, `\${PORT:-${port}}`);
   return out;
 }
@@ -66,39 +67,79 @@ export async function updateOracleUrl(i: UpdateUrlInput): Promise<UpdateUrlResul
     try {
       config = JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>;
     } catch (e) {
-      throw cliError('invalid_config', `${configPath} is not valid JSON: ${(e as Error).message}`, { field: 'project' });
+      throw cliError('invalid_config', `${configPath} is not valid JSON: ${(e as Error).message}`, {
+        field: 'project',
+      });
     }
   }
   const did = i.did ?? (typeof config?.oracleDid === 'string' ? config.oracleDid : undefined);
-  if (!did) throw cliError('missing_did', `no oracle DID: run in the project folder (oracle.config.json with oracleDid), pass --project <dir> or --did <did>`, { field: 'did' });
+  if (!did)
+    throw cliError(
+      'missing_did',
+      `no oracle DID: run in the project folder (oracle.config.json with oracleDid), pass --project <dir> or --did <did>`,
+      { field: 'did' },
+    );
   const ownProject = config !== undefined && (i.did === undefined || config.oracleDid === i.did);
-  const network = (i.network ?? (ownProject && typeof config?.network === 'string' ? config.network : 'local')) as Network;
+  const network = (i.network ??
+    (ownProject && typeof config?.network === 'string' ? config.network : 'local')) as Network;
   const registry = i.registry ?? (ownProject && typeof config?.registry === 'string' ? config.registry : undefined);
 
   let health: Record<string, unknown> | null = null;
   if (i.check) {
-    const r = await requestJson<Record<string, unknown>>({ method: 'GET', url: `${target.url}/health`, what: 'the oracle', timeoutMs: 10_000 }).catch((e: OracleKitError) => {
-      throw cliError('health_check_failed', `${target.url}/health does not answer (${e.message}); start the oracle there first, or pass --no-check`, { field: 'url', value: target.url });
+    const r = await requestJson<Record<string, unknown>>({
+      method: 'GET',
+      url: `${target.url}/health`,
+      what: 'the oracle',
+      timeoutMs: 10_000,
+    }).catch((e: OracleKitError) => {
+      throw cliError(
+        'health_check_failed',
+        `${target.url}/health does not answer (${e.message}); start the oracle there first, or pass --no-check`,
+        { field: 'url', value: target.url },
+      );
     });
-    if (r.status !== 200) throw cliError('health_check_failed', `${target.url}/health answered HTTP ${r.status}; pass --no-check to update anyway`, { field: 'url', value: target.url });
+    if (r.status !== 200)
+      throw cliError(
+        'health_check_failed',
+        `${target.url}/health answered HTTP ${r.status}; pass --no-check to update anyway`,
+        { field: 'url', value: target.url },
+      );
     health = r.body ?? {};
     if (typeof health.oracleDid === 'string' && health.oracleDid !== '' && health.oracleDid !== did) {
-      throw cliError('oracle_did_mismatch', `${target.url} serves ${health.oracleDid}, not ${did}; pass --no-check to update anyway`, { field: 'url', value: target.url });
+      throw cliError(
+        'oracle_did_mismatch',
+        `${target.url} serves ${health.oracleDid}, not ${did}; pass --no-check to update anyway`,
+        { field: 'url', value: target.url },
+      );
     }
   }
 
   const { readIdentity, principalDid } = await import('../identity/store.ts');
   const id = readIdentity(env);
-  if (!id && !i.apiKey && network === 'local') throw cliError('not_logged_in', 'not signed in: run `oraclekit login` (a controller of the oracle) or pass --api-key', { field: 'api-key' });
-  const conn = await connect({ network, principal: id ? principalDid(id) : 'did:key:unknown', registry, apiKey: i.apiKey, env });
+  if (!id && !i.apiKey && network === 'local')
+    throw cliError(
+      'not_logged_in',
+      'not signed in: run `oraclekit login` (a controller of the oracle) or pass --api-key',
+      { field: 'api-key' },
+    );
+  const conn = await connect({
+    network,
+    principal: id ? principalDid(id) : 'did:key:unknown',
+    registry,
+    apiKey: i.apiKey,
+    env,
+  });
   const { before, after } = await updateServices(conn, did, target.url, target.url);
-  const prev = (frag: string) => before.services.find((s) => s.id === frag || s.id.endsWith(frag))?.serviceEndpoint ?? null;
+  const prev = (frag: string) =>
+    before.services.find((s) => s.id === frag || s.id.endsWith(frag))?.serviceEndpoint ?? null;
 
   let port: UpdateUrlResult['port'] = null;
   let configWritten: string | null = null;
   const updated: string[] = [];
   if (ownProject && config) {
-    const was = [config.apiUrl, config.wsUrl, prev('#api'), prev('#ws')].filter((u): u is string => typeof u === 'string');
+    const was = [config.apiUrl, config.wsUrl, prev('#api'), prev('#ws')].filter(
+      (u): u is string => typeof u === 'string',
+    );
     config.apiUrl = target.url;
     config.wsUrl = target.url;
     writeFileSync(configPath, JSON.stringify(config, null, 2) + '\n');
@@ -112,7 +153,8 @@ export async function updateOracleUrl(i: UpdateUrlInput): Promise<UpdateUrlResul
       if (from !== String(target.port)) text = setEnvVar(text, 'PORT', String(target.port));
       // HOST follows a URL that names another loopback address (127.0.0.5, ::1); every interface (0.0.0.0, ::) stays as set
       const host = getEnvVar(text, 'HOST')?.trim() || '127.0.0.1';
-      if (host !== '0.0.0.0' && host !== '::' && host !== target.bindHost) text = setEnvVar(text, 'HOST', target.bindHost);
+      if (host !== '0.0.0.0' && host !== '::' && host !== target.bindHost)
+        text = setEnvVar(text, 'HOST', target.bindHost);
       if (text !== before) {
         writeFileSync(envPath, text);
         updated.push('.env');
@@ -132,5 +174,19 @@ export async function updateOracleUrl(i: UpdateUrlInput): Promise<UpdateUrlResul
     }
   }
   const implied = impliedPortNote(target);
-  return { did, network, registry: conn.url, previous: { apiUrl: prev('#api'), wsUrl: prev('#ws') }, apiUrl: target.url, wsUrl: target.url, checked: i.check, health, config: configWritten, port, updated, warnings: implied ? [implied] : [], version: after.version };
+  return {
+    did,
+    network,
+    registry: conn.url,
+    previous: { apiUrl: prev('#api'), wsUrl: prev('#ws') },
+    apiUrl: target.url,
+    wsUrl: target.url,
+    checked: i.check,
+    health,
+    config: configWritten,
+    port,
+    updated,
+    warnings: implied ? [implied] : [],
+    version: after.version,
+  };
 }

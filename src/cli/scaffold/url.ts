@@ -41,18 +41,42 @@ export function parseOracleUrl(raw: string, flag = 'url'): OracleUrl {
   try {
     u = new URL(raw);
   } catch {
-    throw cliError('invalid_url', `--${flag} ${raw} is not a URL`, { field: flag, value: raw, valid: 'http(s)://host[:port][/path]' });
+    throw cliError('invalid_url', `--${flag} ${raw} is not a URL`, {
+      field: flag,
+      value: raw,
+      valid: 'http(s)://host[:port][/path]',
+    });
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw cliError('invalid_url', `--${flag} ${raw}: http or https only`, { field: flag, value: raw, valid: 'http(s)://host[:port]' });
-  if (u.username || u.password) throw cliError('invalid_url', `--${flag}: no credentials in URLs`, { field: flag, value: raw });
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw cliError('invalid_url', `--${flag} ${raw}: http or https only`, {
+      field: flag,
+      value: raw,
+      valid: 'http(s)://host[:port]',
+    });
+  if (u.username || u.password)
+    throw cliError('invalid_url', `--${flag}: no credentials in URLs`, { field: flag, value: raw });
   if (u.search || u.hash) throw cliError('invalid_url', `--${flag}: no query or fragment`, { field: flag, value: raw });
   if (isUnspecified(u.hostname)) {
-    throw cliError('invalid_url', `--${flag} ${raw}: ${u.hostname} is an address a server binds to, not one a client can reach; register the address clients use`, { field: flag, value: raw, valid: `http://localhost:<port> (this machine; the oracle binds 127.0.0.1, or HOST in .env) or the public http(s) URL in front of it` });
+    throw cliError(
+      'invalid_url',
+      `--${flag} ${raw}: ${u.hostname} is an address a server binds to, not one a client can reach; register the address clients use`,
+      {
+        field: flag,
+        value: raw,
+        valid: `http://localhost:<port> (this machine; the oracle binds 127.0.0.1, or HOST in .env) or the public http(s) URL in front of it`,
+      },
+    );
   }
   const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
   // new URL() drops a port that is the scheme's default: ":80" written out is not implied
   const explicit = /^[a-z]+:\/\/(\[[^\]]*\]|[^/?#:]*):\d+/i.test(raw.trim());
   const h = u.hostname.replace(/^\[|\]$/g, '');
   const bindHost = /^127\.\d+\.\d+\.\d+$/.test(h) || h === '::1' ? h : '127.0.0.1';
-  return { url: u.origin + u.pathname.replace(/\/+$/, ''), local: isLocalHost(u.hostname), port, portImplied: !explicit, bindHost };
+  return {
+    url: u.origin + u.pathname.replace(/\/+$/, ''),
+    local: isLocalHost(u.hostname),
+    port,
+    portImplied: !explicit,
+    bindHost,
+  };
 }

@@ -40,7 +40,10 @@ interface DomainRecord {
 
 const cache = new Map<string, Promise<OracleConfig>>();
 
-export async function resolveOracleConfig(oracleDid: string, o: { registryUrl?: string; overrides?: OracleOverrides }): Promise<OracleConfig> {
+export async function resolveOracleConfig(
+  oracleDid: string,
+  o: { registryUrl?: string; overrides?: OracleOverrides },
+): Promise<OracleConfig> {
   if (o.overrides?.baseUrl) {
     const apiUrl = o.overrides.baseUrl;
     let model: string | null | undefined;
@@ -52,7 +55,12 @@ export async function resolveOracleConfig(oracleDid: string, o: { registryUrl?: 
     }
     return { oracleDid, apiUrl, wsUrl: o.overrides.wsUrl ?? apiUrl, model, source: 'overrides' };
   }
-  if (!o.registryUrl) throw new OracleClientError(400, 'registry_required', `resolving ${oracleDid} needs the OraclesProvider's registryUrl (or overrides.baseUrl)`);
+  if (!o.registryUrl)
+    throw new OracleClientError(
+      400,
+      'registry_required',
+      `resolving ${oracleDid} needs the OraclesProvider's registryUrl (or overrides.baseUrl)`,
+    );
   const url = `${o.registryUrl.replace(/\/+$/, '')}/v1/domains/${encodeURIComponent(oracleDid)}`;
   let res: Response;
   try {
@@ -76,12 +84,25 @@ export async function resolveOracleConfig(oracleDid: string, o: { registryUrl?: 
       model = null;
     }
   }
-  return { oracleDid, apiUrl: api.serviceEndpoint, wsUrl: ws?.serviceEndpoint ?? api.serviceEndpoint, name: rec.metadata?.name, model, price: rec.metadata?.price, source: 'registry' };
+  return {
+    oracleDid,
+    apiUrl: api.serviceEndpoint,
+    wsUrl: ws?.serviceEndpoint ?? api.serviceEndpoint,
+    name: rec.metadata?.name,
+    model,
+    price: rec.metadata?.price,
+    source: 'registry',
+  };
 }
 
 export function useOraclesConfig(oracleDid: string | undefined, overrides?: OracleOverrides): OraclesConfigResult {
   const { registryUrl } = useOraclesContext();
-  const [state, setState] = useState<OraclesConfigResult>({ config: undefined, isLoading: !!oracleDid, isReady: false, error: undefined });
+  const [state, setState] = useState<OraclesConfigResult>({
+    config: undefined,
+    isLoading: !!oracleDid,
+    isReady: false,
+    error: undefined,
+  });
   const baseUrl = overrides?.baseUrl;
   const wsUrl = overrides?.wsUrl;
   useEffect(() => {

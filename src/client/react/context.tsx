@@ -70,7 +70,12 @@ export function OraclesProvider(p: OraclesProviderProps): ReactNode {
       const key = `${initialWallet.did}|${oracleDid}`;
       let a = auths.current.get(key);
       if (!a) {
-        a = new UcanAuth(oracleDid, { did: initialWallet.did, signer: initialWallet.signer, createDelegation, createInvocation });
+        a = new UcanAuth(oracleDid, {
+          did: initialWallet.did,
+          signer: initialWallet.signer,
+          createDelegation,
+          createInvocation,
+        });
         auths.current.set(key, a);
       }
       return a;

@@ -4,7 +4,13 @@
  * delivered yet.
  */
 export { OraclesProvider, useOraclesContext } from './context.tsx';
-export type { OraclesProviderProps, OraclesWallet, TransactSignX, AgActionDef, OraclesContextValue } from './context.tsx';
+export type {
+  OraclesProviderProps,
+  OraclesWallet,
+  TransactSignX,
+  AgActionDef,
+  OraclesContextValue,
+} from './context.tsx';
 export { useChat } from './useChat.ts';
 export type { UseChatOptions, UseChatResult, ChatStatus, ChatMessage, BrowserTool } from './useChat.ts';
 export { useOracleSessions } from './sessions.ts';

@@ -7,9 +7,16 @@
 import { useEffect, useState } from 'react';
 import { useOraclesConfig, type OracleOverrides } from './config.ts';
 
-export function useMemoryEngine(oracleDid: string, overrides?: OracleOverrides): { isEnabled: boolean; isLoading: boolean; error: Error | undefined } {
+export function useMemoryEngine(
+  oracleDid: string,
+  overrides?: OracleOverrides,
+): { isEnabled: boolean; isLoading: boolean; error: Error | undefined } {
   const { config, error: configError } = useOraclesConfig(oracleDid, overrides);
-  const [state, setState] = useState<{ isEnabled: boolean; isLoading: boolean; error: Error | undefined }>({ isEnabled: false, isLoading: true, error: undefined });
+  const [state, setState] = useState<{ isEnabled: boolean; isLoading: boolean; error: Error | undefined }>({
+    isEnabled: false,
+    isLoading: true,
+    error: undefined,
+  });
   useEffect(() => {
     if (configError) setState({ isEnabled: false, isLoading: false, error: configError });
     if (!config) return;
@@ -17,7 +24,8 @@ export function useMemoryEngine(oracleDid: string, overrides?: OracleOverrides):
     fetch(`${config.apiUrl.replace(/\/+$/, '')}/ready`)
       .then((r) => r.json() as Promise<{ plugins?: { loaded?: string[] } }>)
       .then(
-        (b) => live && setState({ isEnabled: !!b.plugins?.loaded?.includes('memory'), isLoading: false, error: undefined }),
+        (b) =>
+          live && setState({ isEnabled: !!b.plugins?.loaded?.includes('memory'), isLoading: false, error: undefined }),
         (e: Error) => live && setState({ isEnabled: false, isLoading: false, error: e }),
       );
     return () => {

@@ -15,12 +15,21 @@ export interface OpenIdToken {
   expires_in: number;
 }
 
-export async function getOpenIdToken(o: { baseUrl: string; userId: string; accessToken: string; fetch?: typeof fetch }): Promise<OpenIdToken> {
+export async function getOpenIdToken(o: {
+  baseUrl: string;
+  userId: string;
+  accessToken: string;
+  fetch?: typeof fetch;
+}): Promise<OpenIdToken> {
   const f = o.fetch ?? fetch;
   const url = `${o.baseUrl.replace(/\/+$/, '')}/_matrix/client/v3/user/${encodeURIComponent(o.userId)}/openid/request_token`;
   let res: Response;
   try {
-    res = await f(url, { method: 'POST', headers: { authorization: `Bearer ${o.accessToken}`, 'content-type': 'application/json' }, body: '{}' });
+    res = await f(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${o.accessToken}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
   } catch (e) {
     throw new OracleUnreachableError(o.baseUrl, e);
   }
@@ -28,7 +37,12 @@ export async function getOpenIdToken(o: { baseUrl: string; userId: string; acces
   return (await res.json()) as OpenIdToken;
 }
 
-export function useGetOpenIdToken(): { getOpenIdToken: () => Promise<OpenIdToken>; token: OpenIdToken | undefined; isLoading: boolean; error: Error | undefined } {
+export function useGetOpenIdToken(): {
+  getOpenIdToken: () => Promise<OpenIdToken>;
+  token: OpenIdToken | undefined;
+  isLoading: boolean;
+  error: Error | undefined;
+} {
   const { wallet } = useOraclesContext();
   const [token, setToken] = useState<{ t: OpenIdToken; until: number } | undefined>();
   const [isLoading, setLoading] = useState(false);

@@ -15,7 +15,12 @@ export const actionRenders = new Map<string, NonNullable<AgActionDef['render']>>
 
 function renderRecord(r: ComponentRecord, ui: UiComponents | undefined, key?: number): ReactNode {
   const C = ui?.[r.name];
-  if (C) return createElement(C, { key, ...r.props, ...(r.props.args && typeof r.props.args === 'object' ? { args: r.props.args } : {}) });
+  if (C)
+    return createElement(C, {
+      key,
+      ...r.props,
+      ...(r.props.args && typeof r.props.args === 'object' ? { args: r.props.args } : {}),
+    });
   const render = actionRenders.get(r.name);
   if (render) {
     const status = r.props.status === 'done' || r.props.status === 'error' ? r.props.status : 'isRunning';
@@ -27,7 +32,9 @@ function renderRecord(r: ComponentRecord, ui: UiComponents | undefined, key?: nu
 export function renderMessageContent(content: MessageContent, uiComponents?: UiComponents): ReactNode {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    return content.map((c, i) => (typeof c === 'string' ? createElement(Fragment, { key: i }, c) : renderRecord(c, uiComponents, i)));
+    return content.map((c, i) =>
+      typeof c === 'string' ? createElement(Fragment, { key: i }, c) : renderRecord(c, uiComponents, i),
+    );
   }
   return renderRecord(content, uiComponents);
 }

@@ -22,13 +22,18 @@ export function isZod4(s: unknown): boolean {
   return !!s && typeof s === 'object' && '_zod' in s;
 }
 export function isZod3(s: unknown): s is Zod3Like {
-  return !!s && typeof s === 'object' && '_def' in s && !('_zod' in s) && typeof (s as Zod3Like)._def?.typeName === 'string';
+  return (
+    !!s && typeof s === 'object' && '_def' in s && !('_zod' in s) && typeof (s as Zod3Like)._def?.typeName === 'string'
+  );
 }
 
 export function toJsonSchema(schema: unknown): Json {
   if (schema == null) return { type: 'object', properties: {} };
   if (isZod4(schema)) {
-    const out = toJSONSchema(schema as Parameters<typeof toJSONSchema>[0], { unrepresentable: 'any', io: 'input' }) as Json;
+    const out = toJSONSchema(schema as Parameters<typeof toJSONSchema>[0], {
+      unrepresentable: 'any',
+      io: 'input',
+    }) as Json;
     delete out.$schema;
     return out;
   }
@@ -47,7 +52,9 @@ function zod3ToJson(s: Zod3Like): Json {
   const inner = (x: unknown) => zod3ToJson(x as Zod3Like);
   switch (def.typeName) {
     case 'ZodObject': {
-      const shape = (typeof def.shape === 'function' ? (def.shape as () => Record<string, Zod3Like>)() : def.shape) as Record<string, Zod3Like>;
+      const shape = (
+        typeof def.shape === 'function' ? (def.shape as () => Record<string, Zod3Like>)() : def.shape
+      ) as Record<string, Zod3Like>;
       const properties: Record<string, Json> = {};
       const required: string[] = [];
       for (const [k, v] of Object.entries(shape)) {
@@ -96,8 +103,10 @@ function zod3ToJson(s: Zod3Like): Json {
       return withDesc({ enum: Object.values(def.values as object) }, def);
     case 'ZodArray': {
       const out: Json = { type: 'array', items: inner(def.type) };
-      if ((def.minLength as { value: number } | null)?.value !== undefined) out.minItems = (def.minLength as { value: number }).value;
-      if ((def.maxLength as { value: number } | null)?.value !== undefined) out.maxItems = (def.maxLength as { value: number }).value;
+      if ((def.minLength as { value: number } | null)?.value !== undefined)
+        out.minItems = (def.minLength as { value: number }).value;
+      if ((def.maxLength as { value: number } | null)?.value !== undefined)
+        out.maxItems = (def.maxLength as { value: number }).value;
       return withDesc(out, def);
     }
     case 'ZodTuple':
@@ -106,7 +115,9 @@ function zod3ToJson(s: Zod3Like): Json {
       return withDesc({ type: 'object', additionalProperties: inner(def.valueType) }, def);
     case 'ZodUnion':
     case 'ZodDiscriminatedUnion': {
-      const opts = (Array.isArray(def.options) ? def.options : [...(def.options as Map<unknown, unknown>).values()]) as unknown[];
+      const opts = (
+        Array.isArray(def.options) ? def.options : [...(def.options as Map<unknown, unknown>).values()]
+      ) as unknown[];
       return withDesc({ anyOf: opts.map(inner) }, def);
     }
     case 'ZodIntersection':

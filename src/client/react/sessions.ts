@@ -17,7 +17,10 @@ export interface UseOracleSessionsResult {
 export function useOracleSessions(oracleDid: string, overrides?: OracleOverrides): UseOracleSessionsResult {
   const ctx = useOraclesContext();
   const { config, error: configError } = useOraclesConfig(oracleDid, overrides);
-  const client = useMemo(() => (config ? ctx.clientFor(oracleDid, config.apiUrl, config.wsUrl) : undefined), [ctx, config, oracleDid]);
+  const client = useMemo(
+    () => (config ? ctx.clientFor(oracleDid, config.apiUrl, config.wsUrl) : undefined),
+    [ctx, config, oracleDid],
+  );
   const [sessions, setSessions] = useState<Session[]>([]);
   const [total, setTotal] = useState(0);
   const [isLoading, setLoading] = useState(true);

@@ -21,7 +21,9 @@ export function useAgAction<A = unknown>(def: AgActionDef<A>): void {
       description,
       parameters,
       handler: (args) => latest.current.handler(args as A),
-      ...(hasRender ? { render: (p) => latest.current.render?.(p as Parameters<NonNullable<AgActionDef<A>['render']>>[0]) } : {}),
+      ...(hasRender
+        ? { render: (p) => latest.current.render?.(p as Parameters<NonNullable<AgActionDef<A>['render']>>[0]) }
+        : {}),
     };
     actions.set(name, entry);
     if (entry.render) actionRenders.set(name, entry.render);

@@ -27,7 +27,8 @@ import { useOraclesConfig, type OracleOverrides } from './config.ts';
 import type { UiComponents } from './render.tsx';
 import { toJsonSchema } from './schema.ts';
 
-export interface BrowserTool<A = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface BrowserTool<A = any> {
   toolName: string;
   description: string;
   /** zod 3.x, zod 4 or JSON Schema of the arguments. */
@@ -68,7 +69,10 @@ const now = () => new Date().toISOString();
 export function useChat(o: UseChatOptions): UseChatResult {
   const ctx = useOraclesContext();
   const { config, isReady: isConfigReady, error: configError } = useOraclesConfig(o.oracleDid, o.overrides);
-  const client = useMemo(() => (config ? ctx.clientFor(o.oracleDid, config.apiUrl, config.wsUrl) : undefined), [ctx, config, o.oracleDid]);
+  const client = useMemo(
+    () => (config ? ctx.clientFor(o.oracleDid, config.apiUrl, config.wsUrl) : undefined),
+    [ctx, config, o.oracleDid],
+  );
   const [messages, setMessages] = useState<ChatMessage[]>([]);
   const [status, setStatus] = useState<ChatStatus>('ready');
   const [isLoading, setIsLoading] = useState(false);
@@ -132,14 +136,26 @@ export function useChat(o: UseChatOptions): UseChatResult {
 
   const sendMessage = useCallback(
     async (message: string, so: { model?: string; metadata?: Record<string, unknown> } = {}) => {
-      if (!client || !sessionId) throw new Error(!sessionId ? 'useChat needs a sessionId to send' : 'the oracle config is not ready yet (isConfigReady)');
+      if (!client || !sessionId)
+        throw new Error(
+          !sessionId ? 'useChat needs a sessionId to send' : 'the oracle config is not ready yet (isConfigReady)',
+        );
       setStatus('submitted');
       setError(undefined);
       setSendMessageError(undefined);
       const localId = `local-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
       setMessages((l) => [...l, { id: localId, type: 'human', content: message, createdAt: now() }]);
-      const tools = (opts.current.browserTools ?? []).map((t) => ({ name: t.toolName, description: t.description, schema: toJsonSchema(t.schema) }));
-      const agActions = [...ctx.actions.values()].map((a) => ({ name: a.name, description: a.description, schema: toJsonSchema(a.parameters), hasRender: !!a.render }));
+      const tools = (opts.current.browserTools ?? []).map((t) => ({
+        name: t.toolName,
+        description: t.description,
+        schema: toJsonSchema(t.schema),
+      }));
+      const agActions = [...ctx.actions.values()].map((a) => ({
+        name: a.name,
+        description: a.description,
+        schema: toJsonSchema(a.parameters),
+        hasRender: !!a.render,
+      }));
       const batched = (opts.current.streamingMode ?? 'batched') === 'batched';
       // the turn's rows (turnMessages: the history's ids) replace their previous version at the end of the list
       const createdAt = now();
@@ -162,7 +178,14 @@ export function useChat(o: UseChatOptions): UseChatResult {
           streaming = true;
           setStatus('streaming');
         }
-        if (e.event === 'error') setError(Object.assign(new Error(e.data.error), { code: e.data.code, kind: e.data.kind, retryable: e.data.retryable }));
+        if (e.event === 'error')
+          setError(
+            Object.assign(new Error(e.data.error), {
+              code: e.data.code,
+              kind: e.data.kind,
+              retryable: e.data.retryable,
+            }),
+          );
         if (!batched) flush();
         else timer ??= setTimeout(flush, 16);
       };

@@ -3,7 +3,11 @@ import { BaseCommand, toOclifFlags } from '../../cli/base.ts';
 export default class DaemonLogs extends BaseCommand {
   static override summary = "Show the daemon's log (JSON lines from pino); -f follows it.";
   static override enableJsonFlag = false;
-  static override examples = ['<%= config.bin %> daemon logs', '<%= config.bin %> daemon logs -n 100', '<%= config.bin %> daemon logs -f'];
+  static override examples = [
+    '<%= config.bin %> daemon logs',
+    '<%= config.bin %> daemon logs -n 100',
+    '<%= config.bin %> daemon logs -f',
+  ];
   static override flags = toOclifFlags({
     follow: { type: 'boolean', char: 'f', description: 'Keep printing new lines (Ctrl-C to stop).', default: false },
     lines: { type: 'integer', char: 'n', description: 'How many of the last lines to show.', default: 50, min: 0 },

@@ -1,7 +1,8 @@
 import { BaseCommand, toOclifFlags } from '../../cli/base.ts';
 
 export default class DaemonStop extends BaseCommand {
-  static override summary = 'Stop the local daemon: SIGTERM (in-flight requests finish), then SIGKILL after the grace period.';
+  static override summary =
+    'Stop the local daemon: SIGTERM (in-flight requests finish), then SIGKILL after the grace period.';
   static override enableJsonFlag = false;
   static override examples = ['<%= config.bin %> daemon stop', '<%= config.bin %> daemon stop --grace 2 --json'];
   static override flags = toOclifFlags({

@@ -5,7 +5,10 @@ import { formatDomain } from '../../cli/registry/print.ts';
 export default class DomainShow extends BaseCommand {
   static override summary = 'Show a domain (with derived active/eligible).';
   static override enableJsonFlag = false;
-  static override examples = ['<%= config.bin %> domain show did:ixo:entity:0123456789abcdef0123456789abcdef', '<%= config.bin %> domain show did:ixo:entity:... --json'];
+  static override examples = [
+    '<%= config.bin %> domain show did:ixo:entity:0123456789abcdef0123456789abcdef',
+    '<%= config.bin %> domain show did:ixo:entity:... --json',
+  ];
   static override args = { did: Args.string({ description: 'The domain DID.', required: true }) };
   static override flags = toOclifFlags({ ...REGISTRY_FLAGS });
 

@@ -4,8 +4,10 @@ import { domainBody } from '../../cli/registry/input.ts';
 import { formatDomain } from '../../cli/registry/print.ts';
 
 export default class DomainUpdate extends BaseCommand {
-  static override summary = 'Change a domain (controllers only). Changing type, class, controllers or services makes a verified domain registered again.';
-  static override description = 'Sends PATCH with If-Match: the version given by --if-match, else the version just read (so a concurrent change still answers 412).';
+  static override summary =
+    'Change a domain (controllers only). Changing type, class, controllers or services makes a verified domain registered again.';
+  static override description =
+    'Sends PATCH with If-Match: the version given by --if-match, else the version just read (so a concurrent change still answers 412).';
   static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> domain update did:ixo:entity:... --name "New name"',
@@ -17,7 +19,11 @@ export default class DomainUpdate extends BaseCommand {
     metadata: { type: 'string', description: 'Replace metadata with this JSON object.' },
     class: { type: 'string', description: 'New class (a Protocol domain DID).' },
     controller: { type: 'string', description: 'The new full list of controllers (repeatable).', multiple: true },
-    service: { type: 'string', description: 'The new full list of services as id=type,url (repeatable).', multiple: true },
+    service: {
+      type: 'string',
+      description: 'The new full list of services as id=type,url (repeatable).',
+      multiple: true,
+    },
     'valid-from': { type: 'string', description: 'RFC 3339 with a zone.' },
     'valid-until': { type: 'string', description: 'RFC 3339 with a zone.' },
     'also-known-as': { type: 'string', description: 'Natural key.' },
@@ -30,7 +36,8 @@ export default class DomainUpdate extends BaseCommand {
     const body = domainBody(flags);
     const reg = await registryClient(clientOptions(flags));
     // the current domain: for the If-Match version when not given, and for --name without --metadata
-    const current = flags['if-match'] === undefined || (flags.name && !flags.metadata) ? await reg.getDomain(args.did) : undefined;
+    const current =
+      flags['if-match'] === undefined || (flags.name && !flags.metadata) ? await reg.getDomain(args.did) : undefined;
     if (current && flags.name && !flags.metadata) body.metadata = { ...current.metadata, name: flags.name };
     const d = await reg.updateDomain(args.did, body, flags['if-match'] ?? current!.version);
     if (flags.json) this.outJson(d);

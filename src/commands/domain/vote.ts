@@ -5,10 +5,17 @@ import { formatProposal } from '../../cli/registry/print.ts';
 export default class DomainVote extends BaseCommand {
   static override summary = 'Vote on a verification proposal (voter role, in the proposal’s snapshot).';
   static override enableJsonFlag = false;
-  static override examples = ['<%= config.bin %> domain vote prp_0123456789abcdef0123 yes', '<%= config.bin %> domain vote prp_0123456789abcdef0123 veto --json'];
+  static override examples = [
+    '<%= config.bin %> domain vote prp_0123456789abcdef0123 yes',
+    '<%= config.bin %> domain vote prp_0123456789abcdef0123 veto --json',
+  ];
   static override args = {
     proposal: Args.string({ description: 'The proposal id.', required: true }),
-    option: Args.string({ description: 'yes, no, abstain or veto.', required: true, options: ['yes', 'no', 'abstain', 'veto'] }),
+    option: Args.string({
+      description: 'yes, no, abstain or veto.',
+      required: true,
+      options: ['yes', 'no', 'abstain', 'veto'],
+    }),
   };
   static override flags = toOclifFlags({ ...REGISTRY_FLAGS });
 

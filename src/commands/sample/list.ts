@@ -5,7 +5,10 @@ import { formatDesignPage } from '../../cli/registry/print.ts';
 export default class SampleList extends BaseCommand {
   static override summary = 'List stored sample designs (paged), optionally of one project.';
   static override enableJsonFlag = false;
-  static override examples = ['<%= config.bin %> sample list', '<%= config.bin %> sample list --project did:ixo:entity:... --json'];
+  static override examples = [
+    '<%= config.bin %> sample list',
+    '<%= config.bin %> sample list --project did:ixo:entity:... --json',
+  ];
   static override flags = toOclifFlags({
     project: { type: 'string', description: 'Only designs of this project DID.' },
     limit: { type: 'integer', description: 'Page size (1..200).', default: 50 },
@@ -15,7 +18,9 @@ export default class SampleList extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(SampleList);
-    const page = await (await registryClient(clientOptions(flags))).listDesigns({ projectId: flags.project, limit: flags.limit, cursor: flags.cursor });
+    const page = await (
+      await registryClient(clientOptions(flags))
+    ).listDesigns({ projectId: flags.project, limit: flags.limit, cursor: flags.cursor });
     if (flags.json) this.outJson(page);
     else this.out(formatDesignPage(page));
   }

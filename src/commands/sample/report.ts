@@ -2,7 +2,8 @@ import { BaseCommand } from '../../cli/base.ts';
 import { REPORT_FLAGS, runReport, type ReportFlags } from '../../cli/sample/report.ts';
 
 export default class SampleReport extends BaseCommand {
-  static override summary = 'The verifier\'s package: every check re-run, the method, designs, ER coverage, supporting data against the design, the selection and a chart — as self-contained HTML and JSON.';
+  static override summary =
+    "The verifier's package: every check re-run, the method, designs, ER coverage, supporting data against the design, the selection and a chart — as self-contained HTML and JSON.";
   static override description =
     'One project from flags, or several from a manifest JSON ({title?, projects: [{projectId, name?, design, commitment?, proof?, selection?, frame?, ' +
     'publishedAt?, seedHex?, observations?, observationsKind?, meanJustification?, sdCalculation?, sources?}]}, paths relative to the manifest). ' +

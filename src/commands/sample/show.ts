@@ -5,7 +5,10 @@ import { formatDesign } from '../../cli/registry/print.ts';
 export default class SampleShow extends BaseCommand {
   static override summary = 'Show a stored sample design (from the registry).';
   static override enableJsonFlag = false;
-  static override examples = ['<%= config.bin %> sample show 0f6c1e2a-…', '<%= config.bin %> sample show 0f6c1e2a-… --json'];
+  static override examples = [
+    '<%= config.bin %> sample show 0f6c1e2a-…',
+    '<%= config.bin %> sample show 0f6c1e2a-… --json',
+  ];
   static override args = { designId: Args.string({ description: 'The design id.', required: true }) };
   static override flags = toOclifFlags({ ...REGISTRY_FLAGS });
 

@@ -2,10 +2,11 @@ import { BaseCommand } from '../../cli/base.ts';
 import { runVerify, VERIFY_FLAGS, type VerifyFlags } from '../../cli/sample/verify.ts';
 
 export default class SampleVerify extends BaseCommand {
-  static override summary = 'Recompute a selection from the frame, the commitment and the proof: exit 0 verified, 10 a mismatch, 11 randomness that cannot be trusted.';
+  static override summary =
+    'Recompute a selection from the frame, the commitment and the proof: exit 0 verified, 10 a mismatch, 11 randomness that cannot be trusted.';
   static override description =
-    'Checks, in order: the proof refers to this commitment; the committed design\'s sizes follow from its parameters; the frame\'s ' +
-    'frameHash (and per-stratum hashes, and the file\'s sha256) match the commitment; the beacon round is the committed one and its ' +
+    "Checks, in order: the proof refers to this commitment; the committed design's sizes follow from its parameters; the frame's " +
+    "frameHash (and per-stratum hashes, and the file's sha256) match the commitment; the beacon round is the committed one and its " +
     'BLS signature verifies; the seed; every ticket, the sample and the replacement order; and, with --selection, every row of ' +
     'selection.csv. The randomness is trusted only if it is a round of a pinned public drand chain (quicknet, default) produced after ' +
     'committedAt and after the commitment was published (--published-at), or your own (--seed-hex). See docs/selection.md.';

@@ -85,13 +85,21 @@ export function presentedKeyHash(req: FastifyRequest): string {
 /** The principal of the request's key: at once when the key is cached, else after reading it. */
 export function authenticate(registry: Registry, req: FastifyRequest): Principal | Promise<Principal> {
   const h = presentedKeyHash(req);
-  if (h === '') throw registryError('unauthenticated', 'send Authorization: Bearer <API key> (create one with `oraclekit daemon keys create`)');
+  if (h === '')
+    throw registryError(
+      'unauthenticated',
+      'send Authorization: Bearer <API key> (create one with `oraclekit daemon keys create`)',
+    );
   const known = (p: Principal | undefined): Principal => {
     if (!p) throw registryError('unauthenticated', 'the API key is unknown or revoked');
     // the rate limit gives a key its own window once it has authenticated (server.ts, http/limits.ts)
     req.server.rateLimiter?.verified(h);
     if (req.method !== 'GET' && req.method !== 'HEAD' && p.roles.includes('reader')) {
-      throw registryError('read_only_key', `the key of ${p.did} is read-only (role reader): ${req.method} needs a key with another role`, { details: { method: req.method, have: p.roles } });
+      throw registryError(
+        'read_only_key',
+        `the key of ${p.did} is read-only (role reader): ${req.method} needs a key with another role`,
+        { details: { method: req.method, have: p.roles } },
+      );
     }
     return p;
   };
@@ -102,7 +110,11 @@ export function authenticate(registry: Registry, req: FastifyRequest): Principal
 
 export function requireRole(p: Principal, ...roles: Role[]): void {
   if (!roles.some((r) => p.roles.includes(r))) {
-    throw registryError('forbidden_role', `this needs the role ${roles.join(' or ')}; the key of ${p.did} has ${p.roles.join(', ')}`, { details: { need: roles, have: p.roles } });
+    throw registryError(
+      'forbidden_role',
+      `this needs the role ${roles.join(' or ')}; the key of ${p.did} has ${p.roles.join(', ')}`,
+      { details: { need: roles, have: p.roles } },
+    );
   }
 }
 

@@ -30,7 +30,8 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler(notFound);
 }
 
-const notFoundError = (req: FastifyRequest) => registryError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`, { details: { method: req.method } });
+const notFoundError = (req: FastifyRequest) =>
+  registryError('not_found', `no route ${req.method} ${req.url.split('?')[0]}`, { details: { method: req.method } });
 
 /**
  * 404 not_found; set at the root, and in /v1 and /admin/v1 so that their auth hook answers first (no unauthenticated route probing). */

@@ -32,7 +32,8 @@ export function tooDeep(value: unknown, max: number = MAX_BODY_DEPTH): { field: 
     const [x, depth, field] = stack.pop()!;
     if (typeof x !== 'object' || x === null) continue;
     if (depth > max) return { field };
-    for (const c of Array.isArray(x) ? x : Object.values(x)) if (typeof c === 'object' && c !== null) stack.push([c, depth + 1, field]);
+    for (const c of Array.isArray(x) ? x : Object.values(x))
+      if (typeof c === 'object' && c !== null) stack.push([c, depth + 1, field]);
   }
   return undefined;
 }

@@ -75,26 +75,77 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   const security = [{ bearer: [] }];
 
   // ---------------------------------------------------------------- sampling
-  app.post('/sampling', { schema: { tags: ['sampling'], summary: 'Compute and store a design', security, body: S.samplingBody, response: S.replies(201, S.designRecord) } }, async (req, reply) => {
-    const key = idemKey(req);
-    if (key === undefined) {
-      // the common case, without the idempotency layer's closures and copies
-      const d = await registry.db.write(() => registry.designs.create(P(req), req.body));
-      return sendCreated(reply, { ...designCreated(d), replayed: false });
-    }
-    const r = await registry.db.write(() =>
-      // the body as sent (projectId and the inputs) is what an Idempotency-Key is bound to
-      registry.idempotency.run(P(req), key, 'POST /v1/sampling', () => ({ projectId: req.body.projectId, ...req.body.input }), async () => {
-        return designCreated(await registry.designs.create(P(req), req.body));
-      }),
-    );
-    return sendCreated(reply, r);
-  });
-  app.get('/sampling', { schema: { tags: ['sampling'], summary: 'List designs (paged)', security, querystring: S.samplingQuery, response: S.replies(200, S.designPage) } }, async (req) => registry.designs.list(req.query));
-  app.get('/sampling/:designId', { schema: { tags: ['sampling'], summary: 'Read a design', security, params: S.designParams, response: S.replies(200, S.designRecord) } }, async (req) => registry.designs.get(req.params.designId));
+  app.post(
+    '/sampling',
+    {
+      schema: {
+        tags: ['sampling'],
+        summary: 'Compute and store a design',
+        security,
+        body: S.samplingBody,
+        response: S.replies(201, S.designRecord),
+      },
+    },
+    async (req, reply) => {
+      const key = idemKey(req);
+      if (key === undefined) {
+        // the common case, without the idempotency layer's closures and copies
+        const d = await registry.db.write(() => registry.designs.create(P(req), req.body));
+        return sendCreated(reply, { ...designCreated(d), replayed: false });
+      }
+      const r = await registry.db.write(() =>
+        // the body as sent (projectId and the inputs) is what an Idempotency-Key is bound to
+        registry.idempotency.run(
+          P(req),
+          key,
+          'POST /v1/sampling',
+          () => ({ projectId: req.body.projectId, ...req.body.input }),
+          async () => {
+            return designCreated(await registry.designs.create(P(req), req.body));
+          },
+        ),
+      );
+      return sendCreated(reply, r);
+    },
+  );
+  app.get(
+    '/sampling',
+    {
+      schema: {
+        tags: ['sampling'],
+        summary: 'List designs (paged)',
+        security,
+        querystring: S.samplingQuery,
+        response: S.replies(200, S.designPage),
+      },
+    },
+    async (req) => registry.designs.list(req.query),
+  );
+  app.get(
+    '/sampling/:designId',
+    {
+      schema: {
+        tags: ['sampling'],
+        summary: 'Read a design',
+        security,
+        params: S.designParams,
+        response: S.replies(200, S.designRecord),
+      },
+    },
+    async (req) => registry.designs.get(req.params.designId),
+  );
   app.post(
     '/sampling/:designId/recalculations',
-    { schema: { tags: ['sampling'], summary: 'A new version from observed values', security, params: S.designParams, body: S.recalcBody, response: S.replies(201, S.designRecord) } },
+    {
+      schema: {
+        tags: ['sampling'],
+        summary: 'A new version from observed values',
+        security,
+        params: S.designParams,
+        body: S.recalcBody,
+        response: S.replies(201, S.designRecord),
+      },
+    },
     async (req, reply) => {
       const d = await registry.db.write(() => registry.designs.recalculate(P(req), req.params.designId, req.body));
       return sendCreated(reply, { ...designCreated(d), replayed: false });
@@ -102,46 +153,133 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   );
   app.post(
     '/sampling/:designId/verification',
-    { schema: { tags: ['sampling'], summary: 'Submit, approve or reject (verifier)', security, params: S.designParams, body: S.verificationBody, response: S.replies(200, S.designRecord) } },
+    {
+      schema: {
+        tags: ['sampling'],
+        summary: 'Submit, approve or reject (verifier)',
+        security,
+        params: S.designParams,
+        body: S.verificationBody,
+        response: S.replies(200, S.designRecord),
+      },
+    },
     async (req) => registry.db.write(() => registry.designs.verify(P(req), req.params.designId, req.body)),
   );
 
   // ----------------------------------------------------------------- domains
-  app.post('/domains', { schema: { tags: ['domains'], summary: 'Register a domain', security, body: S.domainCreate, response: S.replies(201, S.domainView) } }, async (req, reply) => {
-    const r = await registry.db.write(() =>
-      registry.idempotency.run(P(req), idemKey(req), 'POST /v1/domains', () => req.body, async () => {
-        const d = await registry.domains.create(P(req), req.body);
-        return { status: 201, body: d, location: `/v1/domains/${d.id}` };
-      }),
-    );
-    reply.header('etag', etag(r.body.version));
-    return sendCreated(reply, r);
-  });
-  app.get('/domains', { schema: { tags: ['domains'], summary: 'List domains (filters, cursor)', security, querystring: S.domainQuery, response: S.replies(200, S.domainPage) } }, async (req) => registry.domains.list(req.query));
-  app.get('/domains/:did', { schema: { tags: ['domains'], summary: 'Read a domain', security, params: S.didParams, response: S.replies(200, S.domainView) } }, (req, reply) => {
-    // JSON text from the registry's view cache: no view object and no stringify per request, and — when cached —
-    // no promise either: the handler sends at once (a synchronous handler that sends and returns nothing)
-    const r = registry.domains.getJson(req.params.did);
-    if (!(r instanceof Promise)) {
-      sendDomainJson(reply, r);
-      return;
-    }
-    return sendDomainJsonLater(reply, r);
-  });
-  app.patch('/domains/:did', { schema: { tags: ['domains'], summary: 'Change a domain (controllers; If-Match)', security, params: S.didParams, body: S.domainPatch, response: S.replies(200, S.domainView) } }, async (req, reply) => {
-    const im = req.headers['if-match'];
-    const d = await registry.db.write(() => registry.domains.patch(P(req), req.params.did, Array.isArray(im) ? im.join(',') : im, req.body));
-    reply.header('etag', etag(d.version));
-    return d;
-  });
-  app.post('/domains/:did/deactivate', { schema: { tags: ['domains'], summary: 'Deactivate (terminal)', security, params: S.didParams, response: S.replies(200, S.domainView) } }, async (req, reply) => {
-    const d = await registry.db.write(() => registry.domains.deactivate(P(req), req.params.did));
-    reply.header('etag', etag(d.version));
-    return d;
-  });
+  app.post(
+    '/domains',
+    {
+      schema: {
+        tags: ['domains'],
+        summary: 'Register a domain',
+        security,
+        body: S.domainCreate,
+        response: S.replies(201, S.domainView),
+      },
+    },
+    async (req, reply) => {
+      const r = await registry.db.write(() =>
+        registry.idempotency.run(
+          P(req),
+          idemKey(req),
+          'POST /v1/domains',
+          () => req.body,
+          async () => {
+            const d = await registry.domains.create(P(req), req.body);
+            return { status: 201, body: d, location: `/v1/domains/${d.id}` };
+          },
+        ),
+      );
+      reply.header('etag', etag(r.body.version));
+      return sendCreated(reply, r);
+    },
+  );
+  app.get(
+    '/domains',
+    {
+      schema: {
+        tags: ['domains'],
+        summary: 'List domains (filters, cursor)',
+        security,
+        querystring: S.domainQuery,
+        response: S.replies(200, S.domainPage),
+      },
+    },
+    async (req) => registry.domains.list(req.query),
+  );
+  app.get(
+    '/domains/:did',
+    {
+      schema: {
+        tags: ['domains'],
+        summary: 'Read a domain',
+        security,
+        params: S.didParams,
+        response: S.replies(200, S.domainView),
+      },
+    },
+    (req, reply) => {
+      // JSON text from the registry's view cache: no view object and no stringify per request, and — when cached —
+      // no promise either: the handler sends at once (a synchronous handler that sends and returns nothing)
+      const r = registry.domains.getJson(req.params.did);
+      if (!(r instanceof Promise)) {
+        sendDomainJson(reply, r);
+        return;
+      }
+      return sendDomainJsonLater(reply, r);
+    },
+  );
+  app.patch(
+    '/domains/:did',
+    {
+      schema: {
+        tags: ['domains'],
+        summary: 'Change a domain (controllers; If-Match)',
+        security,
+        params: S.didParams,
+        body: S.domainPatch,
+        response: S.replies(200, S.domainView),
+      },
+    },
+    async (req, reply) => {
+      const im = req.headers['if-match'];
+      const d = await registry.db.write(() =>
+        registry.domains.patch(P(req), req.params.did, Array.isArray(im) ? im.join(',') : im, req.body),
+      );
+      reply.header('etag', etag(d.version));
+      return d;
+    },
+  );
+  app.post(
+    '/domains/:did/deactivate',
+    {
+      schema: {
+        tags: ['domains'],
+        summary: 'Deactivate (terminal)',
+        security,
+        params: S.didParams,
+        response: S.replies(200, S.domainView),
+      },
+    },
+    async (req, reply) => {
+      const d = await registry.db.write(() => registry.domains.deactivate(P(req), req.params.did));
+      reply.header('etag', etag(d.version));
+      return d;
+    },
+  );
   app.post(
     '/domains/:did/verification-proposals',
-    { schema: { tags: ['proposals'], summary: 'Submit a verification proposal (representative)', security, params: S.didParams, body: S.proposalBody, response: S.replies(201, S.proposalView) } },
+    {
+      schema: {
+        tags: ['proposals'],
+        summary: 'Submit a verification proposal (representative)',
+        security,
+        params: S.didParams,
+        body: S.proposalBody,
+        response: S.replies(201, S.proposalView),
+      },
+    },
     async (req, reply) => {
       requireRole(P(req), 'representative', 'admin');
       const p = await registry.db.write(() => registry.proposals.propose(P(req), req.params.did, req.body));
@@ -150,7 +288,15 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   );
   app.get(
     '/domains/:did/verification-proposals',
-    { schema: { tags: ['proposals'], summary: "The domain's latest proposal (settled)", security, params: S.didParams, response: S.replies(200, S.domainProposal) } },
+    {
+      schema: {
+        tags: ['proposals'],
+        summary: "The domain's latest proposal (settled)",
+        security,
+        params: S.didParams,
+        response: S.replies(200, S.domainProposal),
+      },
+    },
     async (req) => {
       const d = await registry.domains.get(req.params.did);
       return { domain: d, proposal: await registry.proposals.latestOf(d.id) };
@@ -158,11 +304,36 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   );
 
   // --------------------------------------------------------------- proposals
-  app.get('/proposals/:id', { schema: { tags: ['proposals'], summary: 'Status, tally and rule', security, params: S.idParams, response: S.replies(200, S.proposalView) } }, async (req) => registry.proposals.get(req.params.id));
-  app.post('/proposals/:id/votes', { schema: { tags: ['proposals'], summary: 'Vote (voter in the snapshot)', security, params: S.idParams, body: S.voteBody, response: S.replies(200, S.proposalView) } }, async (req) => {
-    requireRole(P(req), 'voter');
-    return registry.db.write(() => registry.proposals.vote(P(req), req.params.id, req.body));
-  });
+  app.get(
+    '/proposals/:id',
+    {
+      schema: {
+        tags: ['proposals'],
+        summary: 'Status, tally and rule',
+        security,
+        params: S.idParams,
+        response: S.replies(200, S.proposalView),
+      },
+    },
+    async (req) => registry.proposals.get(req.params.id),
+  );
+  app.post(
+    '/proposals/:id/votes',
+    {
+      schema: {
+        tags: ['proposals'],
+        summary: 'Vote (voter in the snapshot)',
+        security,
+        params: S.idParams,
+        body: S.voteBody,
+        response: S.replies(200, S.proposalView),
+      },
+    },
+    async (req) => {
+      requireRole(P(req), 'voter');
+      return registry.db.write(() => registry.proposals.vote(P(req), req.params.id, req.body));
+    },
+  );
 };
 
 type DomainJson = { json: string; version: number };
@@ -181,7 +352,10 @@ function designCreated(d: StoredDesign): Created<DesignRecord> {
   return { status: 201, body: d.record, json: d.json, location: `/v1/sampling/${d.record.designId}` };
 }
 
-function sendCreated(reply: FastifyReply, r: { status: number; body: unknown; json?: string; location?: string; replayed: boolean }) {
+function sendCreated(
+  reply: FastifyReply,
+  r: { status: number; body: unknown; json?: string; location?: string; replayed: boolean },
+) {
   if (r.location) reply.header('location', r.location);
   if (r.replayed) reply.header('idempotent-replayed', 'true');
   // a record just stored (or a reply replayed) goes out as the JSON text it was stored as: stringified once, not twice
@@ -209,9 +383,44 @@ export const adminPlugin: FastifyPluginAsync<AdminPluginOptions> = async (fastif
   app.addHook('onRequest', unknownRouteEarly);
   app.setNotFoundHandler(notFound);
   const security = [{ bearer: [] }];
-  app.post('/keys', { schema: { tags: ['admin'], summary: 'Create an API key (shown once)', security, body: S.keyCreateBody, response: S.replies(201, S.keyCreated) } }, async (req, reply) =>
-    reply.code(201).send(await registry.db.write(() => registry.keys.create(req.body.did, req.body.roles, req.body.label, req.body.proof))),
+  app.post(
+    '/keys',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Create an API key (shown once)',
+        security,
+        body: S.keyCreateBody,
+        response: S.replies(201, S.keyCreated),
+      },
+    },
+    async (req, reply) =>
+      reply
+        .code(201)
+        .send(
+          await registry.db.write(() =>
+            registry.keys.create(req.body.did, req.body.roles, req.body.label, req.body.proof),
+          ),
+        ),
   );
-  app.get('/keys', { schema: { tags: ['admin'], summary: 'List API keys (no secrets)', security, response: S.replies(200, S.keyList) } }, async () => ({ items: await registry.keys.list() }));
-  app.post('/keys/:id/revoke', { schema: { tags: ['admin'], summary: 'Revoke an API key', security, params: S.idParams, response: S.replies(200, S.keyRevoked) } }, async (req) => registry.db.write(() => registry.keys.revoke(req.params.id)));
+  app.get(
+    '/keys',
+    {
+      schema: { tags: ['admin'], summary: 'List API keys (no secrets)', security, response: S.replies(200, S.keyList) },
+    },
+    async () => ({ items: await registry.keys.list() }),
+  );
+  app.post(
+    '/keys/:id/revoke',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Revoke an API key',
+        security,
+        params: S.idParams,
+        response: S.replies(200, S.keyRevoked),
+      },
+    },
+    async (req) => registry.db.write(() => registry.keys.revoke(req.params.id)),
+  );
 };

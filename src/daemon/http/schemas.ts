@@ -24,7 +24,10 @@ import { validateDesignInput } from '../../lib/sampling/design.ts';
 import { PROPOSAL_STATUSES, VOTE_OPTIONS } from '../../lib/registry/tally.ts';
 import { ROLES } from '../../lib/registry/types.ts';
 
-const did = z.string().max(4096).describe('a DID (W3C syntax; did:key must decode to a key; did:ixo:entity: is 32 lowercase hex)');
+const did = z
+  .string()
+  .max(4096)
+  .describe('a DID (W3C syntax; did:key must decode to a key; did:ixo:entity: is 32 lowercase hex)');
 const dateTime = z.string().max(64).describe('RFC 3339 date-time with a zone');
 
 export const service = z.strictObject({
@@ -34,8 +37,13 @@ export const service = z.strictObject({
 });
 
 export const domainCreate = z.strictObject({
-  type: required('type', z.string().max(32), `one of ${DOMAIN_TYPES.join(', ')}`).describe('Organisation | Project | Asset | Device | Protocol | Oracle | Request (required)'),
-  class: did.nullable().optional().describe('DID of a registered, active Protocol domain (required except for type Protocol)'),
+  type: required('type', z.string().max(32), `one of ${DOMAIN_TYPES.join(', ')}`).describe(
+    'Organisation | Project | Asset | Device | Protocol | Oracle | Request (required)',
+  ),
+  class: did
+    .nullable()
+    .optional()
+    .describe('DID of a registered, active Protocol domain (required except for type Protocol)'),
   protocol: did.nullable().optional().describe('alias of class'),
   controllers: z.array(did).max(64).optional(),
   metadata: z.record(z.string(), z.unknown()).optional().describe('object, name recommended; <= 16 KiB, depth <= 8'),
@@ -83,7 +91,12 @@ function areaRule<I, O>(fn: (v: I) => O) {
       return fn(v);
     } catch (e) {
       if (!isOracleKitError(e)) throw e;
-      ctx.addIssue({ code: 'custom', message: e.message, path: e.field ? [e.field] : [], params: { error: e.toBody() } });
+      ctx.addIssue({
+        code: 'custom',
+        message: e.message,
+        path: e.field ? [e.field] : [],
+        params: { error: e.toBody() },
+      });
       return z.NEVER;
     }
   };
@@ -97,7 +110,8 @@ function areaRule<I, O>(fn: (v: I) => O) {
 function required<T extends z.ZodType>(field: string, schema: T, valid: string) {
   return schema.optional().transform(
     areaRule((v: z.output<T> | undefined) => {
-      if (v === undefined) throw registryError('missing_field', `${field} is missing; valid: ${valid}`, { field, valid });
+      if (v === undefined)
+        throw registryError('missing_field', `${field} is missing; valid: ${valid}`, { field, valid });
       return v as z.output<T>;
     }),
   );
@@ -117,7 +131,9 @@ function samplingRule({ projectId, ...input }: Record<string, unknown>) {
 export const samplingBody = z
   .record(z.string(), z.unknown())
   .transform(areaRule(samplingRule))
-  .describe('sampling.md inputs (population, expectedMean, expectedSD | expectedProportion, dropoutRate, confidence?, precision?, erCoverage?, stratification?) plus projectId (a DID); validated by the sampling engine, with sampling.md\'s codes');
+  .describe(
+    "sampling.md inputs (population, expectedMean, expectedSD | expectedProportion, dropoutRate, confidence?, precision?, erCoverage?, stratification?) plus projectId (a DID); validated by the sampling engine, with sampling.md's codes",
+  );
 
 /**
  * Schemas whose whole check is an area's rule over a JSON object, with the
@@ -128,7 +144,9 @@ export const samplingBody = z
  * The result is the schema's: z.record(z.string(), z.unknown()) passes a JSON
  * object's keys and values through as they are.
  */
-export const directRules = new Map<z.ZodType, (body: Record<string, unknown>) => unknown>([[samplingBody, samplingRule]]);
+export const directRules = new Map<z.ZodType, (body: Record<string, unknown>) => unknown>([
+  [samplingBody, samplingRule],
+]);
 
 export const samplingQuery = z.strictObject({
   projectId: z.string().max(4096).optional(),
@@ -144,7 +162,10 @@ export const recalcBody = z.strictObject({
   dropoutRate: z.number().optional(),
   population: z.number().optional(),
   erCoverage: z.number().optional(),
-  strata: z.array(z.strictObject({ name: z.string().max(64), mean: z.number().optional(), sd: z.number().optional() })).max(100).optional(),
+  strata: z
+    .array(z.strictObject({ name: z.string().max(64), mean: z.number().optional(), sd: z.number().optional() }))
+    .max(100)
+    .optional(),
 });
 
 export const verificationBody = z.strictObject({
@@ -154,7 +175,12 @@ export const verificationBody = z.strictObject({
 
 export const proposalBody = z.strictObject({
   package: z.strictObject({
-    documents: z.array(z.strictObject({ url: z.string().max(2048), hash: z.string().max(256), name: z.string().max(256).optional() })).min(1).max(64),
+    documents: z
+      .array(
+        z.strictObject({ url: z.string().max(2048), hash: z.string().max(256), name: z.string().max(256).optional() }),
+      )
+      .min(1)
+      .max(64),
   }),
   description: z.string().max(4000).optional(),
 });
@@ -163,15 +189,29 @@ export const voteBody = z.strictObject({ option: z.enum(VOTE_OPTIONS) });
 
 export const keyCreateBody = z.strictObject({
   did: z.string().max(4096),
-  roles: z.array(z.string().max(32)).min(1).max(5).describe(`of ${ROLES.join(', ')} (another is 400 invalid_role)`),
+  roles: z
+    .array(z.string().max(32))
+    .min(1)
+    .max(5)
+    .describe(`of ${ROLES.join(', ')} (another is 400 invalid_role)`),
   label: z.string().max(128).optional(),
   proof: z
     .strictObject({
-      challenge: z.string().max(512).describe('"oraclekit-api-key <did> <roles, sorted, comma-separated> <time as toISOString()>", issued within the last 5 minutes'),
-      signature: z.string().max(128).describe("the DID's key's signature over the challenge's UTF-8 bytes, 64 bytes base64url"),
+      challenge: z
+        .string()
+        .max(512)
+        .describe(
+          '"oraclekit-api-key <did> <roles, sorted, comma-separated> <time as toISOString()>", issued within the last 5 minutes',
+        ),
+      signature: z
+        .string()
+        .max(128)
+        .describe("the DID's key's signature over the challenge's UTF-8 bytes, 64 bytes base64url"),
     })
     .optional()
-    .describe('a DID proof (registry.md, "DID proof at key creation"); required when the deployment sets requireDidProof'),
+    .describe(
+      'a DID proof (registry.md, "DID proof at key creation"); required when the deployment sets requireDidProof',
+    ),
 });
 
 export type DomainCreate = z.infer<typeof domainCreate>;
@@ -290,7 +330,10 @@ export const domainView = z
 
 export const domainPage = page(domainView, 'domains');
 
-const fraction = z.object({ fraction: z.string().describe('exact, "n/d"'), decimal: z.number().describe('for display only') });
+const fraction = z.object({
+  fraction: z.string().describe('exact, "n/d"'),
+  decimal: z.number().describe('for display only'),
+});
 
 export const proposalView = z
   .object({
@@ -300,7 +343,12 @@ export const proposalView = z
     outcome: z.enum(PROPOSAL_STATUSES).exclude(['executed']).describe('status, with executed shown as passed'),
     rule: z
       .discriminatedUnion('rule', [
-        z.object({ rule: z.literal('threshold_quorum'), quorum: fraction, threshold: fraction, vetoThreshold: fraction }),
+        z.object({
+          rule: z.literal('threshold_quorum'),
+          quorum: fraction,
+          threshold: fraction,
+          vetoThreshold: fraction,
+        }),
         z.object({ rule: z.literal('absolute_count'), k: z.number().int() }),
         z.object({ rule: z.literal('absolute_percentage'), p: fraction }),
       ])
@@ -319,7 +367,9 @@ export const proposalView = z
       yesCount: z.number().int(),
     }),
     deadline: isoTime,
-    package: z.object({ documents: z.array(z.object({ url: z.string(), hash: z.string(), name: z.string().optional() })) }),
+    package: z.object({
+      documents: z.array(z.object({ url: z.string(), hash: z.string(), name: z.string().optional() })),
+    }),
     description: z.string().nullable(),
     proposer: did,
     createdAt: isoTime,
@@ -328,8 +378,11 @@ export const proposalView = z
   .describe('A verification proposal: status, tally and rule');
 
 export const domainProposal = z
-  .object({ domain: domainView, proposal: proposalView.nullable().describe("the domain's latest proposal; null when it never had one") })
-  .describe("A domain and its latest verification proposal");
+  .object({
+    domain: domainView,
+    proposal: proposalView.nullable().describe("the domain's latest proposal; null when it never had one"),
+  })
+  .describe('A domain and its latest verification proposal');
 
 export const keyCreated = z
   .object({
@@ -357,7 +410,10 @@ export const keyList = z
   })
   .describe('API keys, without their secrets');
 
-export const keyRevoked = z.object({ id: z.string(), revokedAt: isoTime }).describe('The key is revoked (revoking it again keeps the first revokedAt)');
+export const keyRevoked = z
+  .object({ id: z.string(), revokedAt: isoTime })
+  .describe('The key is revoked (revoking it again keeps the first revokedAt)');
 
 /** A route's replies: the success status with its schema, and the error body for every 4xx. */
-export const replies = <C extends 200 | 201, T extends z.ZodType>(status: C, schema: T) => ({ [status]: schema, '4xx': errorBody }) as { [K in C]: T } & { '4xx': typeof errorBody };
+export const replies = <C extends 200 | 201, T extends z.ZodType>(status: C, schema: T) =>
+  ({ [status]: schema, '4xx': errorBody }) as { [K in C]: T } & { '4xx': typeof errorBody };

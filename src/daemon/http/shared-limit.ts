@@ -67,7 +67,13 @@ export class SharedRateLimiter {
   private readonly client: RedisLike;
   private readonly log: Pick<FastifyBaseLogger, 'warn' | 'info'>;
 
-  private constructor(client: RedisLike, max: number, windowMs: number, where: string, log: Pick<FastifyBaseLogger, 'warn' | 'info'>) {
+  private constructor(
+    client: RedisLike,
+    max: number,
+    windowMs: number,
+    where: string,
+    log: Pick<FastifyBaseLogger, 'warn' | 'info'>,
+  ) {
     this.client = client;
     this.log = log;
     this.max = max;
@@ -80,7 +86,12 @@ export class SharedRateLimiter {
    * Connects in the background (the daemon serves at once, counting locally
    * until Redis answers) and reconnects for ever: 50 ms doubling to 1 s.
    */
-  static async create(url: string, max: number, windowMs: number, log: Pick<FastifyBaseLogger, 'warn' | 'info'>): Promise<SharedRateLimiter> {
+  static async create(
+    url: string,
+    max: number,
+    windowMs: number,
+    log: Pick<FastifyBaseLogger, 'warn' | 'info'>,
+  ): Promise<SharedRateLimiter> {
     const { createClient } = await import('redis');
     const client = createClient({
       url,
@@ -111,7 +122,8 @@ export class SharedRateLimiter {
 
   /** A key authenticated (http/auth.ts): its first request here counts in its own window, shared too. */
   verified(keyHash: string): void {
-    if (this.local.verified(keyHash) && this.client.isReady) this.count('k:' + keyHash).catch((e: unknown) => this.fallback((e as Error).message));
+    if (this.local.verified(keyHash) && this.client.isReady)
+      this.count('k:' + keyHash).catch((e: unknown) => this.fallback((e as Error).message));
   }
 
   /**
@@ -163,13 +175,19 @@ export class SharedRateLimiter {
   private fallback(cause: string): void {
     if (this.away) return;
     this.away = true;
-    this.log.warn({ redis: this.where, cause }, `rate limit: the shared Redis at ${this.where} does not answer (${cause}); counting in this process alone until it is back (N daemons allow up to N times the limit meanwhile)`);
+    this.log.warn(
+      { redis: this.where, cause },
+      `rate limit: the shared Redis at ${this.where} does not answer (${cause}); counting in this process alone until it is back (N daemons allow up to N times the limit meanwhile)`,
+    );
   }
 
   private recovered(): void {
     this.connected = true;
     if (!this.away) return;
     this.away = false;
-    this.log.info({ redis: this.where }, `rate limit: the shared Redis at ${this.where} answers again; counting shared`);
+    this.log.info(
+      { redis: this.where },
+      `rate limit: the shared Redis at ${this.where} answers again; counting shared`,
+    );
   }
 }

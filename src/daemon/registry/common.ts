@@ -36,7 +36,10 @@ export function cachesCommittedRows(db: Storage): boolean {
  * the registry asks the dialect for locking (docs/storage.md, "Several
  * daemons on one database").
  */
-export async function lockForUpdate(db: Storage, what: { table: 'domains' | 'proposals' | 'designs'; column: string; key: string } | { name: string }): Promise<void> {
+export async function lockForUpdate(
+  db: Storage,
+  what: { table: 'domains' | 'proposals' | 'designs'; column: string; key: string } | { name: string },
+): Promise<void> {
   if (db.dialect !== 'postgres') return;
   if ('name' in what) await db.get('SELECT pg_advisory_xact_lock(7302418, hashtext(?)) AS locked', [what.name]);
   else await db.get(`SELECT 1 AS locked FROM ${what.table} WHERE ${what.column} = ? FOR UPDATE`, [what.key]);
@@ -69,7 +72,14 @@ export function deepFreeze<T>(o: T): T {
 export function stableJson(v: unknown): string {
   if (Array.isArray(v)) return '[' + v.map(stableJson).join(',') + ']';
   if (v !== null && typeof v === 'object') {
-    return '{' + Object.keys(v).sort().map((k) => JSON.stringify(k) + ':' + stableJson((v as Record<string, unknown>)[k])).join(',') + '}';
+    return (
+      '{' +
+      Object.keys(v)
+        .sort()
+        .map((k) => JSON.stringify(k) + ':' + stableJson((v as Record<string, unknown>)[k]))
+        .join(',') +
+      '}'
+    );
   }
   return JSON.stringify(v) ?? 'null';
 }

@@ -22,11 +22,21 @@ export interface StoredDesign {
 }
 
 /** The statement that stores a new design (also the one bench/registry-durable.ts runs as its reference). */
-export const INSERT_DESIGN = 'INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
+export const INSERT_DESIGN =
+  'INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
 
 /** INSERT_DESIGN's parameters for a record and its JSON text. */
 export function insertDesignParams(rec: DesignRecord, json: string): SqlValue[] {
-  return [rec.designId, rec.projectId, rec.version, rec.previousDesignId, rec.verification.status, json, rec.createdBy, rec.createdAt];
+  return [
+    rec.designId,
+    rec.projectId,
+    rec.version,
+    rec.previousDesignId,
+    rec.verification.status,
+    json,
+    rec.createdBy,
+    rec.createdAt,
+  ];
 }
 
 export class Designs {
@@ -89,10 +99,16 @@ export class Designs {
       where += ' AND project_id = ?';
       params.push(requireDid('projectId', q.projectId));
     }
-    const rows = await this.ctx.db.all<{ seq: number; record: string }>(`SELECT seq, record FROM designs WHERE ${where} ORDER BY seq LIMIT ${limit + 1}`, params);
+    const rows = await this.ctx.db.all<{ seq: number; record: string }>(
+      `SELECT seq, record FROM designs WHERE ${where} ORDER BY seq LIMIT ${limit + 1}`,
+      params,
+    );
     const more = rows.length > limit;
     const items = rows.slice(0, limit);
-    return { items: items.map((r) => JSON.parse(r.record) as DesignRecord), nextCursor: more ? encodeCursor(items[items.length - 1]!.seq) : null };
+    return {
+      items: items.map((r) => JSON.parse(r.record) as DesignRecord),
+      nextCursor: more ? encodeCursor(items[items.length - 1]!.seq) : null,
+    };
   }
 
   /**
@@ -106,8 +122,13 @@ export class Designs {
       await lockForUpdate(db, { table: 'designs', column: 'design_id', key: id }); // one successor per design, across daemons
       const prev = await this.get(id);
       await mayChangeDesign(this.domains, p, prev.projectId, 'recalculate');
-      const successor = await db.get<{ design_id: string }>('SELECT design_id FROM designs WHERE previous_id = ?', [id]);
-      if (successor) throw registryError('invalid_state', `design ${id} already has a newer version; recalculate the latest`, { details: { newer: successor.design_id } });
+      const successor = await db.get<{ design_id: string }>('SELECT design_id FROM designs WHERE previous_id = ?', [
+        id,
+      ]);
+      if (successor)
+        throw registryError('invalid_state', `design ${id} already has a newer version; recalculate the latest`, {
+          details: { newer: successor.design_id },
+        });
       const input: Record<string, unknown> = { ...prev.input };
       if (b.observedProportion !== undefined) {
         delete input.expectedMean;
@@ -121,12 +142,19 @@ export class Designs {
       for (const k of ['dropoutRate', 'population', 'erCoverage'] as const) if (b[k] !== undefined) input[k] = b[k];
       if (b.strata !== undefined) {
         const strat = input.stratification as { strata?: Record<string, unknown>[] } | undefined;
-        if (!strat?.strata) throw fieldError('invalid_body', 'strata', b.strata, 'observed [{name, mean, sd}] of a stratified design');
+        if (!strat?.strata)
+          throw fieldError('invalid_body', 'strata', b.strata, 'observed [{name, mean, sd}] of a stratified design');
         const byName = new Map(strat.strata.map((s) => [String(s.name).trim().toLowerCase(), s]));
         const strata = strat.strata.map((s) => ({ ...s }));
         b.strata.forEach((r, i) => {
           const s = byName.get(r.name.trim().toLowerCase());
-          if (!s) throw fieldError('invalid_body', `strata[${i}].name`, r.name, `a stratum of the design: ${[...byName.keys()].join(', ')}`);
+          if (!s)
+            throw fieldError(
+              'invalid_body',
+              `strata[${i}].name`,
+              r.name,
+              `a stratum of the design: ${[...byName.keys()].join(', ')}`,
+            );
           const t = strata.find((x) => x.name === s.name)!;
           if (r.mean !== undefined) t.mean = r.mean;
           if (r.sd !== undefined) t.sd = r.sd;
@@ -146,7 +174,13 @@ export class Designs {
         verification: { status: 'draft', verifier: null, timestamp: null },
         flags: design.flags,
         input,
-        change: { period: b.period ?? null, previousAdjustedSize: before, adjustedSize: after, direction: after > before ? 'up' : after < before ? 'down' : 'same', by: Math.abs(after - before) },
+        change: {
+          period: b.period ?? null,
+          previousAdjustedSize: before,
+          adjustedSize: after,
+          direction: after > before ? 'up' : after < before ? 'down' : 'same',
+          by: Math.abs(after - before),
+        },
         createdBy: p.did,
         createdAt: nowIso(this.ctx.now()),
       };
@@ -168,17 +202,29 @@ export class Designs {
       await lockForUpdate(db, { table: 'designs', column: 'design_id', key: id });
       const rec = await this.get(id);
       const cur = rec.verification.status;
-      if (cur === 'approved' || cur === 'rejected') throw registryError('design_immutable', `design ${id} is ${cur}; recalculate to make a new version`, { details: { status: cur } });
+      if (cur === 'approved' || cur === 'rejected')
+        throw registryError('design_immutable', `design ${id} is ${cur}; recalculate to make a new version`, {
+          details: { status: cur },
+        });
       if (status === 'submitted') {
-        if (cur !== 'draft') throw registryError('invalid_state', `design ${id} is ${cur}, not draft`, { details: { status: cur } });
+        if (cur !== 'draft')
+          throw registryError('invalid_state', `design ${id} is ${cur}, not draft`, { details: { status: cur } });
         await mayChangeDesign(this.domains, p, rec.projectId, 'submit', rec.createdBy);
       } else {
-        if (!p.roles.includes('verifier')) throw registryError('forbidden_role', 'approving or rejecting a design needs the verifier role', { details: { need: 'verifier', have: p.roles } });
+        if (!p.roles.includes('verifier'))
+          throw registryError('forbidden_role', 'approving or rejecting a design needs the verifier role', {
+            details: { need: 'verifier', have: p.roles },
+          });
         if (status === 'approved') {
           const dom = await this.domains.find(rec.projectId);
           if (dom) {
             const v = view(dom, this.ctx.now());
-            if (!v.eligible) throw registryError('not_eligible', `project ${rec.projectId} is not an eligible domain (state ${v.state}, active ${v.active})`, { details: { state: v.state, active: v.active } });
+            if (!v.eligible)
+              throw registryError(
+                'not_eligible',
+                `project ${rec.projectId} is not an eligible domain (state ${v.state}, active ${v.active})`,
+                { details: { state: v.state, active: v.active } },
+              );
           }
         }
       }

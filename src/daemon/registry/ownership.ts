@@ -22,22 +22,42 @@ export type DesignAction = 'create' | 'recalculate' | 'submit';
  * when the registry's caches know the project (Domains.known), the common
  * case of POST /v1/sampling; else after reading it.
  */
-export function mayChangeDesign(domains: Domains, p: Principal, projectId: string, action: DesignAction, createdBy?: string): Promise<void> | undefined {
+export function mayChangeDesign(
+  domains: Domains,
+  p: Principal,
+  projectId: string,
+  action: DesignAction,
+  createdBy?: string,
+): Promise<void> | undefined {
   if (p.roles.includes('admin')) return undefined;
   const known = domains.known(projectId);
   if (known !== undefined) return decide(known ?? undefined, p, projectId, action, createdBy);
   return domains.find(projectId).then((dom) => decide(dom, p, projectId, action, createdBy));
 }
 
-function decide(dom: Domain | undefined, p: Principal, projectId: string, action: DesignAction, createdBy: string | undefined): undefined {
+function decide(
+  dom: Domain | undefined,
+  p: Principal,
+  projectId: string,
+  action: DesignAction,
+  createdBy: string | undefined,
+): undefined {
   if (dom) {
     if (dom.controllers.includes(p.did)) return undefined;
-    throw registryError('not_controller', `${p.did} may not ${action} designs of ${projectId}: the project is a registered domain, and its designs are changed by its controllers and admins only`, {
-      details: { projectId, action, controllers: dom.controllers },
-    });
+    throw registryError(
+      'not_controller',
+      `${p.did} may not ${action} designs of ${projectId}: the project is a registered domain, and its designs are changed by its controllers and admins only`,
+      {
+        details: { projectId, action, controllers: dom.controllers },
+      },
+    );
   }
   if (action === 'submit' && createdBy !== p.did) {
-    throw registryError('not_controller', `only the design's creator or an admin may submit a design of ${projectId} (not a registered domain)`, { details: { projectId, action, createdBy } });
+    throw registryError(
+      'not_controller',
+      `only the design's creator or an admin may submit a design of ${projectId} (not a registered domain)`,
+      { details: { projectId, action, createdBy } },
+    );
   }
   return undefined;
 }

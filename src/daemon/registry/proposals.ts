@@ -9,7 +9,14 @@ import { randomBytes } from 'node:crypto';
 import { OracleKitError } from '../../lib/errors.ts';
 import { registryError, fieldError } from '../../lib/registry/errors.ts';
 import { checkHttpUrl, requireDid, transition } from '../../lib/registry/domain.ts';
-import { computeStatus, ruleFromJson, ruleToJson, type ProposalStatus, type SnapshotVoter, type VoteOption } from '../../lib/registry/tally.ts';
+import {
+  computeStatus,
+  ruleFromJson,
+  ruleToJson,
+  type ProposalStatus,
+  type SnapshotVoter,
+  type VoteOption,
+} from '../../lib/registry/tally.ts';
 import type { Principal, ProposalView, VerificationPackage } from '../../lib/registry/types.ts';
 import type { ProposalBody, VoteBody } from '../http/schemas.ts';
 import { nowIso, type RegistryContext, lockForUpdate } from './common.ts';
@@ -54,12 +61,26 @@ export class Proposals {
         throw registryError('proposal_open', `domain ${domainId} already has an open verification proposal`);
       }
       const state = transition(d.state, 'propose');
-      if (config.voters.length === 0) throw registryError('no_voters', 'the deployment config lists no voters; a proposal could never pass');
+      if (config.voters.length === 0)
+        throw registryError('no_voters', 'the deployment config lists no voters; a proposal could never pass');
       const id = 'prp_' + randomBytes(10).toString('hex');
       const deadlineMs = now + Math.round(config.proposalDurationSeconds * 1000);
       await db.run(
         'INSERT INTO proposals (id, domain_id, status, snapshot, rule, revoting, deadline, deadline_ms, package, description, proposer, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [id, domainId, 'open', JSON.stringify(config.voters), JSON.stringify(ruleToJson(config.tally)), config.revoting ? 1 : 0, nowIso(deadlineMs), deadlineMs, JSON.stringify(pkg), b.description ?? null, p.did, nowIso(now)],
+        [
+          id,
+          domainId,
+          'open',
+          JSON.stringify(config.voters),
+          JSON.stringify(ruleToJson(config.tally)),
+          config.revoting ? 1 : 0,
+          nowIso(deadlineMs),
+          deadlineMs,
+          JSON.stringify(pkg),
+          b.description ?? null,
+          p.did,
+          nowIso(now),
+        ],
       );
       const raw = await this.domains.must(domainId);
       await this.domains.save({ ...raw, state, version: raw.version + 1, updatedAt: nowIso(now) }, false);
@@ -74,12 +95,20 @@ export class Proposals {
   }
 
   private async votesOf(id: string): Promise<Map<string, VoteOption>> {
-    return new Map((await this.ctx.db.all<{ voter: string; option: VoteOption }>('SELECT voter, option FROM votes WHERE proposal_id = ?', [id])).map((v) => [v.voter, v.option]));
+    return new Map(
+      (
+        await this.ctx.db.all<{ voter: string; option: VoteOption }>(
+          'SELECT voter, option FROM votes WHERE proposal_id = ?',
+          [id],
+        )
+      ).map((v) => [v.voter, v.option]),
+    );
   }
 
   /** Reads a proposal; an open one is settled (and executed atomically) when its outcome is decided. */
   async get(id: string): Promise<ProposalView> {
-    if (!/^prp_[0-9a-f]{20}$/.test(id)) throw registryError('proposal_not_found', `no proposal ${id}`, { field: 'id', value: id });
+    if (!/^prp_[0-9a-f]{20}$/.test(id))
+      throw registryError('proposal_not_found', `no proposal ${id}`, { field: 'id', value: id });
     const db = this.ctx.db;
     return db.tx(async () => {
       // settling and voting on one proposal happen one daemon at a time: the tally is read after the last vote committed
@@ -88,7 +117,14 @@ export class Proposals {
       const snapshot = JSON.parse(r.snapshot) as SnapshotVoter[];
       const votes = await this.votesOf(id);
       const now = this.ctx.now();
-      const { status, tally } = computeStatus(ruleFromJson(JSON.parse(r.rule)), snapshot, votes, r.deadline_ms, now, r.revoting === 1);
+      const { status, tally } = computeStatus(
+        ruleFromJson(JSON.parse(r.rule)),
+        snapshot,
+        votes,
+        r.deadline_ms,
+        now,
+        r.revoting === 1,
+      );
       let cur = r.status;
       let closedAt = r.closed_at;
       if (cur === 'open' && status !== 'open') {
@@ -97,12 +133,23 @@ export class Proposals {
         if (status === 'passed') {
           // passed → executed in the same transaction as the domain's verification
           cur = 'executed';
-          await this.domains.save({ ...d, state: transition(d.state, 'proposal_passed'), version: d.version + 1, updatedAt: closedAt }, false);
+          await this.domains.save(
+            { ...d, state: transition(d.state, 'proposal_passed'), version: d.version + 1, updatedAt: closedAt },
+            false,
+          );
         } else {
           cur = status;
-          await this.domains.save({ ...d, state: transition(d.state, 'proposal_failed'), version: d.version + 1, updatedAt: closedAt }, false);
+          await this.domains.save(
+            { ...d, state: transition(d.state, 'proposal_failed'), version: d.version + 1, updatedAt: closedAt },
+            false,
+          );
         }
-        await db.run('UPDATE proposals SET status = ?, closed_at = ? WHERE id = ? AND status = ?', [cur, closedAt, id, 'open']);
+        await db.run('UPDATE proposals SET status = ?, closed_at = ? WHERE id = ? AND status = ?', [
+          cur,
+          closedAt,
+          id,
+          'open',
+        ]);
       }
       return {
         id,
@@ -125,7 +172,10 @@ export class Proposals {
 
   /** The latest proposal of a domain, if any (after settling). */
   async latestOf(domainId: string): Promise<ProposalView | null> {
-    const r = await this.ctx.db.get<{ id: string }>('SELECT id FROM proposals WHERE domain_id = ? ORDER BY seq DESC LIMIT 1', [domainId]);
+    const r = await this.ctx.db.get<{ id: string }>(
+      'SELECT id FROM proposals WHERE domain_id = ? ORDER BY seq DESC LIMIT 1',
+      [domainId],
+    );
     return r ? this.get(r.id) : null;
   }
 
@@ -134,18 +184,27 @@ export class Proposals {
     const db = this.ctx.db;
     return db.tx(async () => {
       const before = await this.get(id); // settles a proposal past its deadline
-      if (before.status !== 'open') throw registryError('proposal_closed', `proposal ${id} is ${before.status}`, { details: { status: before.status, deadline: before.deadline } });
+      if (before.status !== 'open')
+        throw registryError('proposal_closed', `proposal ${id} is ${before.status}`, {
+          details: { status: before.status, deadline: before.deadline },
+        });
       const voter = before.snapshot.find((v) => v.did === p.did);
-      if (!voter) throw registryError('not_in_snapshot', `${p.did} is not a voter of proposal ${id}`, { details: { voters: before.snapshot.length } });
-      const prev = await db.get<{ option: string }>('SELECT option FROM votes WHERE proposal_id = ? AND voter = ?', [id, p.did]);
-      if (prev && !before.revoting) throw registryError('already_voted', `${p.did} already voted ${prev.option} on ${id}; revoting is off`, { details: { option: prev.option } });
-      await db.run('INSERT INTO votes (proposal_id, voter, option, weight, cast_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (proposal_id, voter) DO UPDATE SET option = excluded.option, cast_at = excluded.cast_at', [
+      if (!voter)
+        throw registryError('not_in_snapshot', `${p.did} is not a voter of proposal ${id}`, {
+          details: { voters: before.snapshot.length },
+        });
+      const prev = await db.get<{ option: string }>('SELECT option FROM votes WHERE proposal_id = ? AND voter = ?', [
         id,
         p.did,
-        b.option,
-        voter.weight,
-        nowIso(this.ctx.now()),
       ]);
+      if (prev && !before.revoting)
+        throw registryError('already_voted', `${p.did} already voted ${prev.option} on ${id}; revoting is off`, {
+          details: { option: prev.option },
+        });
+      await db.run(
+        'INSERT INTO votes (proposal_id, voter, option, weight, cast_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (proposal_id, voter) DO UPDATE SET option = excluded.option, cast_at = excluded.cast_at',
+        [id, p.did, b.option, voter.weight, nowIso(this.ctx.now())],
+      );
       return this.get(id);
     });
   }
@@ -160,9 +219,16 @@ function checkPackage(pkg: ProposalBody['package']): VerificationPackage {
       try {
         url = checkHttpUrl(`${f}.url`, doc.url);
       } catch (e) {
-        throw new OracleKitError({ status: 400, code: 'invalid_package', message: (e as Error).message, field: `${f}.url`, value: doc.url });
+        throw new OracleKitError({
+          status: 400,
+          code: 'invalid_package',
+          message: (e as Error).message,
+          field: `${f}.url`,
+          value: doc.url,
+        });
       }
-      if (!/^(sha256:[0-9a-f]{64}|[A-Za-z0-9]{16,128})$/.test(doc.hash)) throw fieldError('invalid_package', `${f}.hash`, doc.hash, 'sha256:<64 lowercase hex> or a CID');
+      if (!/^(sha256:[0-9a-f]{64}|[A-Za-z0-9]{16,128})$/.test(doc.hash))
+        throw fieldError('invalid_package', `${f}.hash`, doc.hash, 'sha256:<64 lowercase hex> or a CID');
       const out: { url: string; hash: string; name?: string } = { url, hash: doc.hash };
       if (doc.name !== undefined) out.name = doc.name;
       return out;

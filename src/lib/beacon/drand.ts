@@ -11,7 +11,12 @@ import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { selectionError, type SelectionErrorCode } from '../selection/errors.ts';
 
-export const SUPPORTED_SCHEMES = ['bls-unchained-g1-rfc9380', 'pedersen-bls-chained', 'pedersen-bls-unchained', 'bls-unchained-on-g1'] as const;
+export const SUPPORTED_SCHEMES = [
+  'bls-unchained-g1-rfc9380',
+  'pedersen-bls-chained',
+  'pedersen-bls-unchained',
+  'bls-unchained-on-g1',
+] as const;
 export type SchemeId = (typeof SUPPORTED_SCHEMES)[number];
 
 export interface ChainInfo {
@@ -42,7 +47,8 @@ export interface BeaconRound {
  */
 export const PINNED_CHAINS: Readonly<Record<'quicknet' | 'default', Readonly<ChainInfo>>> = {
   quicknet: {
-    public_key: '83cf0f2896adee7eb8b5f01fcad3912212c437e0073e911fb90022d3e760183c8c4b450b6a0a6c3ac6a5776a2d1064510d1fec758c921cc22b0e17e63aaf4bcb5ed66304de9cf809bd274ca73bab4af5a6e9c76a4bc09e76eae8991ef5ece45a',
+    public_key:
+      '83cf0f2896adee7eb8b5f01fcad3912212c437e0073e911fb90022d3e760183c8c4b450b6a0a6c3ac6a5776a2d1064510d1fec758c921cc22b0e17e63aaf4bcb5ed66304de9cf809bd274ca73bab4af5a6e9c76a4bc09e76eae8991ef5ece45a',
     period: 3,
     genesis_time: 1692803367,
     hash: '52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971',
@@ -66,7 +72,14 @@ export type PinnedChainName = keyof typeof PINNED_CHAINS;
 /** The name of the pinned chain this chain info is — same hash, key, period, genesis and scheme — or undefined. */
 export function pinnedChainName(chain: ChainInfo): PinnedChainName | undefined {
   for (const [name, k] of Object.entries(PINNED_CHAINS) as [PinnedChainName, ChainInfo][]) {
-    if (k.hash === chain.hash && k.public_key === chain.public_key && k.period === chain.period && k.genesis_time === chain.genesis_time && k.schemeID === chain.schemeID) return name;
+    if (
+      k.hash === chain.hash &&
+      k.public_key === chain.public_key &&
+      k.period === chain.period &&
+      k.genesis_time === chain.genesis_time &&
+      k.schemeID === chain.schemeID
+    )
+      return name;
   }
   return undefined;
 }
@@ -74,7 +87,9 @@ export function pinnedChainName(chain: ChainInfo): PinnedChainName | undefined {
 /** Why a chain is not trusted (undefined when it is a pinned chain). */
 export function untrustedChainReason(chain: ChainInfo): string | undefined {
   if (pinnedChainName(chain)) return undefined;
-  const pinned = Object.entries(PINNED_CHAINS).map(([n, k]) => `${n} ${k.hash.slice(0, 12)}…`).join(', ');
+  const pinned = Object.entries(PINNED_CHAINS)
+    .map(([n, k]) => `${n} ${k.hash.slice(0, 12)}…`)
+    .join(', ');
   const sameHash = Object.values(PINNED_CHAINS).find((k) => k.hash === chain.hash);
   const what = sameHash
     ? `chain ${chain.hash.slice(0, 12)}… claims the hash of drand's ${sameHash.metadata?.beaconID} chain but its public key, period, genesis or scheme differ from the published ones`
@@ -83,27 +98,55 @@ export function untrustedChainReason(chain: ChainInfo): string | undefined {
 }
 
 const HEX = /^[0-9a-f]+$/;
-const isHex = (v: unknown, bytes?: number): v is string => typeof v === 'string' && HEX.test(v) && v.length % 2 === 0 && (bytes === undefined || v.length === bytes * 2);
+const isHex = (v: unknown, bytes?: number): v is string =>
+  typeof v === 'string' && HEX.test(v) && v.length % 2 === 0 && (bytes === undefined || v.length === bytes * 2);
 
 /** Validates chain info (drand's /info JSON); field names the source for messages. */
 export function parseChainInfo(raw: unknown, source = 'chain'): ChainInfo {
-  if (typeof raw !== 'object' || raw === null) throw selectionError('invalid_chain_info', source, raw, "drand chain info JSON ({public_key, period, genesis_time, hash, schemeID})");
+  if (typeof raw !== 'object' || raw === null)
+    throw selectionError(
+      'invalid_chain_info',
+      source,
+      raw,
+      'drand chain info JSON ({public_key, period, genesis_time, hash, schemeID})',
+    );
   const o = raw as Record<string, unknown>;
   const bad = (f: string, valid: string) => selectionError('invalid_chain_info', `${source}.${f}`, o[f], valid);
   if (!isHex(o.public_key)) throw bad('public_key', 'lowercase hex of the group public key');
-  if (typeof o.period !== 'number' || !Number.isInteger(o.period) || o.period < 1) throw bad('period', 'an integer number of seconds >= 1');
-  if (typeof o.genesis_time !== 'number' || !Number.isInteger(o.genesis_time) || o.genesis_time < 0) throw bad('genesis_time', 'a Unix time in seconds');
+  if (typeof o.period !== 'number' || !Number.isInteger(o.period) || o.period < 1)
+    throw bad('period', 'an integer number of seconds >= 1');
+  if (typeof o.genesis_time !== 'number' || !Number.isInteger(o.genesis_time) || o.genesis_time < 0)
+    throw bad('genesis_time', 'a Unix time in seconds');
   if (!isHex(o.hash, 32)) throw bad('hash', '64 lowercase hex characters (the chain hash)');
-  if (!SUPPORTED_SCHEMES.includes(o.schemeID as SchemeId)) throw bad('schemeID', `one of ${SUPPORTED_SCHEMES.join(', ')}`);
-  const out: ChainInfo = { public_key: o.public_key, period: o.period, genesis_time: o.genesis_time, hash: o.hash, schemeID: o.schemeID as SchemeId };
+  if (!SUPPORTED_SCHEMES.includes(o.schemeID as SchemeId))
+    throw bad('schemeID', `one of ${SUPPORTED_SCHEMES.join(', ')}`);
+  const out: ChainInfo = {
+    public_key: o.public_key,
+    period: o.period,
+    genesis_time: o.genesis_time,
+    hash: o.hash,
+    schemeID: o.schemeID as SchemeId,
+  };
   if (typeof o.groupHash === 'string') out.groupHash = o.groupHash;
   const beaconID = (o.metadata as { beaconID?: unknown } | undefined)?.beaconID;
   if (typeof beaconID === 'string') out.metadata = { beaconID };
   const known = Object.values(PINNED_CHAINS).find((k) => k.hash === out.hash);
-  if (known && (known.public_key !== out.public_key || known.period !== out.period || known.genesis_time !== out.genesis_time || known.schemeID !== out.schemeID)) {
-    throw selectionError('chain_mismatch', `${source}.public_key`, out.public_key, `the published parameters of chain ${known.hash} (${known.metadata?.beaconID})`, {
-      message: `${source}: chain hash ${out.hash} is drand's ${known.metadata?.beaconID} chain but the public key, period, genesis or scheme differ from the published ones; valid: the published chain info`,
-    });
+  if (
+    known &&
+    (known.public_key !== out.public_key ||
+      known.period !== out.period ||
+      known.genesis_time !== out.genesis_time ||
+      known.schemeID !== out.schemeID)
+  ) {
+    throw selectionError(
+      'chain_mismatch',
+      `${source}.public_key`,
+      out.public_key,
+      `the published parameters of chain ${known.hash} (${known.metadata?.beaconID})`,
+      {
+        message: `${source}: chain hash ${out.hash} is drand's ${known.metadata?.beaconID} chain but the public key, period, genesis or scheme differ from the published ones; valid: the published chain info`,
+      },
+    );
   }
   return out;
 }
@@ -117,14 +160,24 @@ export function knownChain(name: string): ChainInfo | undefined {
 const isChained = (c: ChainInfo) => c.schemeID === 'pedersen-bls-chained';
 
 export function parseBeaconRound(raw: unknown, chain: ChainInfo, source = 'beacon'): BeaconRound {
-  if (typeof raw !== 'object' || raw === null) throw selectionError('invalid_beacon', source, raw, 'a drand round JSON {round, randomness, signature}');
+  if (typeof raw !== 'object' || raw === null)
+    throw selectionError('invalid_beacon', source, raw, 'a drand round JSON {round, randomness, signature}');
   const o = raw as Record<string, unknown>;
-  if (typeof o.round !== 'number' || !Number.isInteger(o.round) || o.round < 1) throw selectionError('invalid_beacon', `${source}.round`, o.round, 'an integer >= 1');
-  if (!isHex(o.randomness, 32)) throw selectionError('invalid_beacon', `${source}.randomness`, o.randomness, '64 lowercase hex characters');
-  if (!isHex(o.signature)) throw selectionError('invalid_beacon', `${source}.signature`, o.signature, 'lowercase hex of the BLS signature');
+  if (typeof o.round !== 'number' || !Number.isInteger(o.round) || o.round < 1)
+    throw selectionError('invalid_beacon', `${source}.round`, o.round, 'an integer >= 1');
+  if (!isHex(o.randomness, 32))
+    throw selectionError('invalid_beacon', `${source}.randomness`, o.randomness, '64 lowercase hex characters');
+  if (!isHex(o.signature))
+    throw selectionError('invalid_beacon', `${source}.signature`, o.signature, 'lowercase hex of the BLS signature');
   const out: BeaconRound = { round: o.round, randomness: o.randomness, signature: o.signature };
   if (isChained(chain)) {
-    if (!isHex(o.previous_signature)) throw selectionError('invalid_beacon', `${source}.previous_signature`, o.previous_signature, `lowercase hex (scheme ${chain.schemeID} chains each round to the previous signature)`);
+    if (!isHex(o.previous_signature))
+      throw selectionError(
+        'invalid_beacon',
+        `${source}.previous_signature`,
+        o.previous_signature,
+        `lowercase hex (scheme ${chain.schemeID} chains each round to the previous signature)`,
+      );
     out.previous_signature = o.previous_signature;
   }
   return out;
@@ -146,17 +199,35 @@ export function firstRoundAfter(chain: ChainInfo, t: number): number {
  * sha256(signature), and the BLS signature verifies against the chain public
  * key (drand-client). Throws beacon_round_mismatch or invalid_beacon_signature.
  */
-export async function verifyBeaconRound(chain: ChainInfo, beacon: BeaconRound, expectedRound: number, source = 'beacon', opts: { signature?: boolean } = {}): Promise<void> {
+export async function verifyBeaconRound(
+  chain: ChainInfo,
+  beacon: BeaconRound,
+  expectedRound: number,
+  source = 'beacon',
+  opts: { signature?: boolean } = {},
+): Promise<void> {
   if (beacon.round !== expectedRound) {
-    throw selectionError('beacon_round_mismatch', `${source}.round`, beacon.round, `the committed round ${expectedRound}`, {
-      message: `${source}.round = ${beacon.round} is not the committed round ${expectedRound}; valid: the round fixed in the commitment`,
-    });
+    throw selectionError(
+      'beacon_round_mismatch',
+      `${source}.round`,
+      beacon.round,
+      `the committed round ${expectedRound}`,
+      {
+        message: `${source}.round = ${beacon.round} is not the committed round ${expectedRound}; valid: the round fixed in the commitment`,
+      },
+    );
   }
   const expected = createHash('sha256').update(Buffer.from(beacon.signature, 'hex')).digest('hex');
   if (expected !== beacon.randomness) {
-    throw selectionError('invalid_beacon_signature', `${source}.randomness`, beacon.randomness, `sha256(signature) = ${expected}`, {
-      message: `${source}.randomness = ${beacon.randomness} is not sha256(signature) = ${expected}; valid: the randomness drand derived from the signature`,
-    });
+    throw selectionError(
+      'invalid_beacon_signature',
+      `${source}.randomness`,
+      beacon.randomness,
+      `sha256(signature) = ${expected}`,
+      {
+        message: `${source}.randomness = ${beacon.randomness} is not sha256(signature) = ${expected}; valid: the randomness drand derived from the signature`,
+      },
+    );
   }
   if (opts.signature === false) return;
   let ok: boolean;
@@ -175,9 +246,15 @@ export async function verifyBeaconRound(chain: ChainInfo, beacon: BeaconRound, e
     ok = false;
   }
   if (!ok) {
-    throw selectionError('invalid_beacon_signature', `${source}.signature`, beacon.signature, `a ${chain.schemeID} signature of round ${expectedRound} by chain ${chain.hash}`, {
-      message: `${source}.signature does not verify for round ${expectedRound} against the public key of chain ${chain.hash} (${chain.schemeID}); valid: the round as published by that drand chain`,
-    });
+    throw selectionError(
+      'invalid_beacon_signature',
+      `${source}.signature`,
+      beacon.signature,
+      `a ${chain.schemeID} signature of round ${expectedRound} by chain ${chain.hash}`,
+      {
+        message: `${source}.signature does not verify for round ${expectedRound} against the public key of chain ${chain.hash} (${chain.schemeID}); valid: the round as published by that drand chain`,
+      },
+    );
   }
 }
 
@@ -186,19 +263,41 @@ export async function verifyBeaconRound(chain: ChainInfo, beacon: BeaconRound, e
  * and the same errors, while the calling thread does other work (reading the
  * frame). Rejects with the error verifyBeaconRound would have thrown.
  */
-export function verifyBeaconRoundInWorker(chain: ChainInfo, beacon: BeaconRound, expectedRound: number, source = 'beacon'): Promise<void> {
+export function verifyBeaconRoundInWorker(
+  chain: ChainInfo,
+  beacon: BeaconRound,
+  expectedRound: number,
+  source = 'beacon',
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-    const w = new Worker(new URL(`./verify-worker${ext}`, import.meta.url), { workerData: { chain, beacon, round: expectedRound, source } });
-    let settled = false;
-    w.once('message', (m: { ok: boolean; error?: { code: SelectionErrorCode; field: string; value: unknown; valid: string; message: string }; crash?: string }) => {
-      settled = true;
-      if (m.ok) resolve();
-      else if (m.error) reject(selectionError(m.error.code, m.error.field, m.error.value, m.error.valid, { message: m.error.message }));
-      else reject(new Error(`beacon verification failed: ${m.crash}`));
-      void w.terminate();
+    const w = new Worker(new URL(`./verify-worker${ext}`, import.meta.url), {
+      workerData: { chain, beacon, round: expectedRound, source },
     });
-    w.once('error', (e) => { settled = true; reject(e); });
-    w.once('exit', (code) => { if (!settled) reject(new Error(`beacon verification worker exited with code ${code}`)); });
+    let settled = false;
+    w.once(
+      'message',
+      (m: {
+        ok: boolean;
+        error?: { code: SelectionErrorCode; field: string; value: unknown; valid: string; message: string };
+        crash?: string;
+      }) => {
+        settled = true;
+        if (m.ok) resolve();
+        else if (m.error)
+          reject(
+            selectionError(m.error.code, m.error.field, m.error.value, m.error.valid, { message: m.error.message }),
+          );
+        else reject(new Error(`beacon verification failed: ${m.crash}`));
+        void w.terminate();
+      },
+    );
+    w.once('error', (e) => {
+      settled = true;
+      reject(e);
+    });
+    w.once('exit', (code) => {
+      if (!settled) reject(new Error(`beacon verification worker exited with code ${code}`));
+    });
   });
 }

@@ -13,6 +13,10 @@ try {
   await verifyBeaconRound(job.chain, job.beacon, job.round, job.source);
   parentPort!.postMessage({ ok: true });
 } catch (e) {
-  if (isOracleKitError(e)) parentPort!.postMessage({ ok: false, error: { code: e.code, field: e.field, value: e.value, valid: e.valid, message: e.message } });
+  if (isOracleKitError(e))
+    parentPort!.postMessage({
+      ok: false,
+      error: { code: e.code, field: e.field, value: e.value, valid: e.valid, message: e.message },
+    });
   else parentPort!.postMessage({ ok: false, crash: (e as Error)?.stack ?? String(e) });
 }

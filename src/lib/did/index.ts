@@ -12,7 +12,8 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { p256 } from '@noble/curves/nist.js';
 
 const DID_MAX_LENGTH = 256;
-export const DID_SYNTAX = /^did:[a-z0-9]+:(?:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*:)*(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+$/;
+export const DID_SYNTAX =
+  /^did:[a-z0-9]+:(?:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*:)*(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+$/;
 const IXO_ENTITY = /^did:ixo:entity:[0-9a-f]{32}$/;
 
 type DidProblem =
@@ -103,21 +104,32 @@ function fail(problem: DidProblem, reason: string): DidCheck {
 export function checkDid(did: unknown): DidCheck {
   if (typeof did !== 'string') return fail('not_a_string', 'a DID must be a string');
   if (did.length > DID_MAX_LENGTH) return fail('too_long', `a DID is at most ${DID_MAX_LENGTH} characters`);
-  if (!DID_SYNTAX.test(did)) return fail('syntax', 'W3C DID syntax did:<method>:<method-specific-id> (lowercase method; no path, query, fragment or trailing colon; % escapes as two hex digits)');
-  if (did.startsWith('did:ixo:entity:') && !IXO_ENTITY.test(did)) return fail('ixo_entity', 'did:ixo:entity: followed by exactly 32 lowercase hex characters');
+  if (!DID_SYNTAX.test(did))
+    return fail(
+      'syntax',
+      'W3C DID syntax did:<method>:<method-specific-id> (lowercase method; no path, query, fragment or trailing colon; % escapes as two hex digits)',
+    );
+  if (did.startsWith('did:ixo:entity:') && !IXO_ENTITY.test(did))
+    return fail('ixo_entity', 'did:ixo:entity: followed by exactly 32 lowercase hex characters');
   if (did.startsWith('did:key:')) return checkDidKey(did.slice('did:key:'.length));
   return { ok: true };
 }
 
 function checkDidKey(id: string): DidCheck {
-  if (!id.startsWith('z') || id.length < 2) return fail('key_multibase', "did:key: multibase base58btc (a leading 'z')");
+  if (!id.startsWith('z') || id.length < 2)
+    return fail('key_multibase', "did:key: multibase base58btc (a leading 'z')");
   const bytes = base58Decode(id.slice(1));
   if (!bytes) return fail('key_multibase', 'did:key: base58btc characters only');
   const vi = readVarint(bytes);
   const codec = vi ? KEY_CODECS[vi[0]] : undefined;
-  if (!vi || !codec) return fail('key_multicodec', 'did:key: a multicodec ed25519-pub (0xed), secp256k1-pub (0xe7) or p256-pub (0x1200) key');
+  if (!vi || !codec)
+    return fail(
+      'key_multicodec',
+      'did:key: a multicodec ed25519-pub (0xed), secp256k1-pub (0xe7) or p256-pub (0x1200) key',
+    );
   const key = bytes.subarray(vi[1]);
-  if (key.length !== codec.length) return fail('key_length', `did:key: a ${codec.name} key is ${codec.length} bytes, got ${key.length}`);
+  if (key.length !== codec.length)
+    return fail('key_length', `did:key: a ${codec.name} key is ${codec.length} bytes, got ${key.length}`);
   if (!codec.valid(key)) return fail('key_point', `did:key: the bytes are not a valid ${codec.name} point`);
   return { ok: true };
 }

@@ -48,7 +48,13 @@ function parsePath(path: string): number[] {
 }
 
 function invalidPath(path: string): OracleKitError {
-  return new OracleKitError({ status: 400, code: 'invalid_key_path', message: `key path ${path} is invalid; valid: m/<n>'/<n>'… (hardened only)`, field: 'path', value: path });
+  return new OracleKitError({
+    status: 400,
+    code: 'invalid_key_path',
+    message: `key path ${path} is invalid; valid: m/<n>'/<n>'… (hardened only)`,
+    field: 'path',
+    value: path,
+  });
 }
 
 /** SLIP-0010 ed25519: the 32-byte private key at `path` of `seed`. */
@@ -69,10 +75,18 @@ export function slip10Ed25519(seed: Uint8Array, path: string = DEFAULT_KEY_PATH)
 }
 
 /** The Ed25519 signer (did:key) of a BIP39 mnemonic. */
-export async function signerFromMnemonic(mnemonic: string, opts: { path?: string; passphrase?: string } = {}): Promise<Signer> {
+export async function signerFromMnemonic(
+  mnemonic: string,
+  opts: { path?: string; passphrase?: string } = {},
+): Promise<Signer> {
   const m = normalise(mnemonic);
   if (!validateMnemonic(m, wordlist)) {
-    throw new OracleKitError({ status: 400, code: 'invalid_mnemonic', message: 'the signing mnemonic is not a valid BIP39 English mnemonic', field: 'mnemonic' });
+    throw new OracleKitError({
+      status: 400,
+      code: 'invalid_mnemonic',
+      message: 'the signing mnemonic is not a valid BIP39 English mnemonic',
+      field: 'mnemonic',
+    });
   }
   const seed = mnemonicToSeedSync(m, opts.passphrase ?? '');
   return ed25519.derive(slip10Ed25519(seed, opts.path ?? DEFAULT_KEY_PATH));
@@ -101,7 +115,12 @@ export function didKeyFromPublicKey(pub: Uint8Array): string {
 export function didFromMnemonic(mnemonic: string, opts: { path?: string; passphrase?: string } = {}): string {
   const m = normalise(mnemonic);
   if (!validateMnemonic(m, wordlist)) {
-    throw new OracleKitError({ status: 400, code: 'invalid_mnemonic', message: 'the signing mnemonic is not a valid BIP39 English mnemonic', field: 'mnemonic' });
+    throw new OracleKitError({
+      status: 400,
+      code: 'invalid_mnemonic',
+      message: 'the signing mnemonic is not a valid BIP39 English mnemonic',
+      field: 'mnemonic',
+    });
   }
   const secret = slip10Ed25519(mnemonicToSeedSync(m, opts.passphrase ?? ''), opts.path ?? DEFAULT_KEY_PATH);
   return didKeyFromPublicKey(edCurve.getPublicKey(secret));

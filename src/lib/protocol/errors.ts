@@ -45,7 +45,10 @@ export const RUNTIME_ERRORS = {
   upstream_error: { status: 502, when: 'an upstream service (model provider, weather API, …) failed' },
   not_ready: { status: 503, when: 'plugins are pending or the signing key is not loaded' },
   model_not_configured: { status: 503, when: 'no LLM_BASE_URL / model configured' },
-  redis_unavailable: { status: 503, when: 'the Redis the instances of this oracle share (ORACLE_REDIS_URL) does not answer; retry shortly' },
+  redis_unavailable: {
+    status: 503,
+    when: 'the Redis the instances of this oracle share (ORACLE_REDIS_URL) does not answer; retry shortly',
+  },
 } as const;
 
 export type RuntimeErrorCode = keyof typeof RUNTIME_ERRORS;
@@ -58,5 +61,14 @@ export const AUTH_ERROR_CODES = Object.entries(RUNTIME_ERRORS)
 export const runtimeError = messageErrorFactory(RUNTIME_ERRORS);
 
 /** Error kinds of the SSE `error` event. */
-export const ERROR_KINDS = ['provider', 'timeout', 'malformed_stream', 'tool', 'step_limit', 'aborted', 'internal', 'payment'] as const;
+export const ERROR_KINDS = [
+  'provider',
+  'timeout',
+  'malformed_stream',
+  'tool',
+  'step_limit',
+  'aborted',
+  'internal',
+  'payment',
+] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];

@@ -88,7 +88,11 @@ export const ComponentRecordSchema = z.object({
 });
 export type ComponentRecord = z.infer<typeof ComponentRecordSchema>;
 
-export const MessageContentSchema = z.union([z.string(), ComponentRecordSchema, z.array(z.union([z.string(), ComponentRecordSchema]))]);
+export const MessageContentSchema = z.union([
+  z.string(),
+  ComponentRecordSchema,
+  z.array(z.union([z.string(), ComponentRecordSchema])),
+]);
 export type MessageContent = z.infer<typeof MessageContentSchema>;
 
 export const ToolCallRecordSchema = z.object({
@@ -113,7 +117,11 @@ export const MessageSchema = z.object({
 });
 export type Message = z.infer<typeof MessageSchema>;
 
-export const ClientToolSchema = z.object({ name: z.string().min(1).max(64), description: z.string(), schema: z.unknown() });
+export const ClientToolSchema = z.object({
+  name: z.string().min(1).max(64),
+  description: z.string(),
+  schema: z.unknown(),
+});
 export const ClientActionSchema = ClientToolSchema.extend({ hasRender: z.boolean().optional() });
 export type ClientTool = z.infer<typeof ClientToolSchema>;
 export type ClientAction = z.infer<typeof ClientActionSchema>;
@@ -155,7 +163,9 @@ export type HistoryResponse = z.infer<typeof HistoryResponseSchema>;
 export const RUN_STATUSES = ['queued', 'running', 'recovering', 'finished', 'aborted', 'failed'] as const;
 export const RunStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
-export const SessionRunResponseSchema = z.object({ run: z.object({ runId: z.string(), status: RunStatusSchema }).nullable() });
+export const SessionRunResponseSchema = z.object({
+  run: z.object({ runId: z.string(), status: RunStatusSchema }).nullable(),
+});
 export type SessionRunResponse = z.infer<typeof SessionRunResponseSchema>;
 export const RunReplayQuerySchema = z.object({ after: z.coerce.number().int().min(0).default(0) });
 

@@ -75,7 +75,8 @@ export function transcript(messages: readonly Pick<Message, 'id' | 'type' | 'con
   for (const m of messages) {
     if (typeof m.content !== 'string') continue;
     if (m.type === 'human') out.push({ role: 'user', content: m.content });
-    else if (m.content !== '' && parseMessageId(m.id).part === 'answer') out.push({ role: 'assistant', content: m.content });
+    else if (m.content !== '' && parseMessageId(m.id).part === 'answer')
+      out.push({ role: 'assistant', content: m.content });
   }
   return out;
 }
@@ -85,7 +86,10 @@ export function transcript(messages: readonly Pick<Message, 'id' | 'type' | 'con
 /** Every code an `error` event carries, with its kind and when it happens. */
 export const TURN_ERROR_CODES = {
   provider_error: { kind: 'provider', when: 'the model provider answered with an HTTP error or failed in the stream' },
-  provider_unauthorized: { kind: 'provider', when: "the model provider refused the oracle's key (HTTP 401 or 403): check LLM_PROVIDER_API_KEY" },
+  provider_unauthorized: {
+    kind: 'provider',
+    when: "the model provider refused the oracle's key (HTTP 401 or 403): check LLM_PROVIDER_API_KEY",
+  },
   provider_unreachable: { kind: 'provider', when: 'the model provider could not be reached' },
   model_not_configured: { kind: 'provider', when: 'the oracle has no model configured' },
   model_timeout: { kind: 'timeout', when: 'the model stream stalled (no data for the stall time-out)' },
@@ -124,10 +128,21 @@ export interface TurnState {
 }
 
 export function initialTurn(ids: { runId?: string; requestId?: string } = {}): TurnState {
-  return { runId: ids.runId ?? '', requestId: ids.requestId ?? '', status: 'streaming', text: '', reasoning: '', toolCalls: [] };
+  return {
+    runId: ids.runId ?? '',
+    requestId: ids.requestId ?? '',
+    status: 'streaming',
+    text: '',
+    reasoning: '',
+    toolCalls: [],
+  };
 }
 
-function upsertCall(calls: readonly ToolCallState[], eventId: string, next: (prev: ToolCallState | undefined) => ToolCallState): readonly ToolCallState[] {
+function upsertCall(
+  calls: readonly ToolCallState[],
+  eventId: string,
+  next: (prev: ToolCallState | undefined) => ToolCallState,
+): readonly ToolCallState[] {
   const i = calls.findIndex((c) => c.eventId === eventId);
   if (i < 0) return [...calls, next(undefined)];
   const copy = calls.slice();
@@ -161,11 +176,31 @@ export function reduceTurn(s: TurnState, e: AnyEvent): TurnState {
       return { ...s, reasoning: s.reasoning + e.data.reasoning };
     case 'tool_call': {
       const d = e.data;
-      return { ...s, toolCalls: upsertCall(s.toolCalls, d.eventId, (prev) => ({ eventId: d.eventId, toolName: d.toolName, args: d.args ?? prev?.args, status: d.status, output: d.output, error: d.error })) };
+      return {
+        ...s,
+        toolCalls: upsertCall(s.toolCalls, d.eventId, (prev) => ({
+          eventId: d.eventId,
+          toolName: d.toolName,
+          args: d.args ?? prev?.args,
+          status: d.status,
+          output: d.output,
+          error: d.error,
+        })),
+      };
     }
     case 'action_call': {
       const d = e.data;
-      return { ...s, toolCalls: upsertCall(s.toolCalls, d.toolCallId, (prev) => ({ eventId: d.toolCallId, toolName: d.toolName, args: prev?.args, status: d.status, output: d.output, error: d.error })) };
+      return {
+        ...s,
+        toolCalls: upsertCall(s.toolCalls, d.toolCallId, (prev) => ({
+          eventId: d.toolCallId,
+          toolName: d.toolName,
+          args: prev?.args,
+          status: d.status,
+          output: d.output,
+          error: d.error,
+        })),
+      };
     }
     case 'error':
       return { ...s, error: e.data };
@@ -185,8 +220,18 @@ export function turnMessages(s: TurnState, createdAt: string): Message[] {
     id: messageIds.toolCall(s.requestId, c.eventId),
     type: 'ai',
     createdAt,
-    content: { name: c.toolName, props: { id: c.eventId, args: c.args, status: c.status, output: c.output ?? c.error } },
+    content: {
+      name: c.toolName,
+      props: { id: c.eventId, args: c.args, status: c.status, output: c.output ?? c.error },
+    },
   }));
-  if (s.text || s.reasoning) out.push({ id: messageIds.answer(s.requestId), type: 'ai', createdAt, content: s.text, ...(s.reasoning ? { reasoning: s.reasoning } : {}) });
+  if (s.text || s.reasoning)
+    out.push({
+      id: messageIds.answer(s.requestId),
+      type: 'ai',
+      createdAt,
+      content: s.text,
+      ...(s.reasoning ? { reasoning: s.reasoning } : {}),
+    });
   return out;
 }

@@ -8,7 +8,10 @@ import { z } from 'zod';
 export const SOCKET_PATH = '/socket.io/';
 
 export const HandshakeQuerySchema = z.object({ sessionId: z.string().min(1) });
-export const HandshakeAuthSchema = z.object({ invocation: z.string().optional(), ucanDelegation: z.string().optional() });
+export const HandshakeAuthSchema = z.object({
+  invocation: z.string().optional(),
+  ucanDelegation: z.string().optional(),
+});
 
 /** Payload of a wrapped server → client event: carries sessionId, requestId and eventId. */
 const WrappedPayloadBase = z.object({ sessionId: z.string(), requestId: z.string(), eventId: z.string() });
@@ -25,7 +28,10 @@ export const RenderComponentPayloadSchema = WrappedPayloadBase.extend({
   args: z.unknown(),
   status: z.string(),
 });
-export const SocketReasoningPayloadSchema = WrappedPayloadBase.extend({ reasoning: z.string(), isComplete: z.boolean() });
+export const SocketReasoningPayloadSchema = WrappedPayloadBase.extend({
+  reasoning: z.string(),
+  isComplete: z.boolean(),
+});
 export const MessageCacheInvalidationPayloadSchema = WrappedPayloadBase.extend({ reason: z.string().optional() });
 
 export const WrappedEventSchema = z.discriminatedUnion('eventName', [
@@ -35,7 +41,12 @@ export const WrappedEventSchema = z.discriminatedUnion('eventName', [
   z.object({ eventName: z.literal('message_cache_invalidation'), payload: MessageCacheInvalidationPayloadSchema }),
 ]);
 export type WrappedEvent = z.infer<typeof WrappedEventSchema>;
-export const WRAPPED_EVENT_NAMES = ['tool_call', 'render_component', 'reasoning', 'message_cache_invalidation'] as const;
+export const WRAPPED_EVENT_NAMES = [
+  'tool_call',
+  'render_component',
+  'reasoning',
+  'message_cache_invalidation',
+] as const;
 
 export const BrowserToolCallSchema = z.object({
   sessionId: z.string(),

@@ -16,8 +16,16 @@
  */
 import { OracleKitError, messageErrorFactory, type ErrorBody } from '../errors.ts';
 import { REGISTRY_CLIENT_ERRORS } from './errors.ts';
-import type { KeyCreated, DesignRecord, DomainView, KeyInfo, Page, ProposalView, KeyRevoked, VerificationView } from './types.ts';
-
+import type {
+  KeyCreated,
+  DesignRecord,
+  DomainView,
+  KeyInfo,
+  Page,
+  ProposalView,
+  KeyRevoked,
+  VerificationView,
+} from './types.ts';
 
 const clientError = messageErrorFactory(REGISTRY_CLIENT_ERRORS);
 
@@ -47,7 +55,8 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** The low-level reason of a failed fetch ("ECONNREFUSED", "getaddrinfo ENOTFOUND …"), if any. */
 export function fetchCause(e: unknown): string | undefined {
-  let c = (e as { cause?: unknown })?.cause as { code?: string; message?: string; errors?: { code?: string }[]; cause?: unknown } | undefined;
+  let c = (e as { cause?: unknown })?.cause as
+    { code?: string; message?: string; errors?: { code?: string }[]; cause?: unknown } | undefined;
   for (let i = 0; c && i < 3; i++) {
     if (c.code) return c.code;
     if (Array.isArray(c.errors) && c.errors[0]?.code) return c.errors[0].code;
@@ -67,13 +76,26 @@ export async function requestJson<T = unknown>(r: HttpRequest): Promise<HttpRepl
   const timeout = AbortSignal.timeout(timeoutMs);
   let res: Response;
   try {
-    res = await fetch(url, { method: r.method, headers, body: r.body === undefined ? undefined : JSON.stringify(r.body), signal: r.signal ? AbortSignal.any([timeout, r.signal]) : timeout });
+    res = await fetch(url, {
+      method: r.method,
+      headers,
+      body: r.body === undefined ? undefined : JSON.stringify(r.body),
+      signal: r.signal ? AbortSignal.any([timeout, r.signal]) : timeout,
+    });
   } catch (e) {
     const details = { url: url.origin + url.pathname, timeoutMs };
-    if (timeout.aborted) throw clientError('unavailable', `${r.what} at ${url.origin} did not answer within ${timeoutMs} ms`, { details: { ...details, reason: 'timeout' } });
-    if (r.signal?.aborted) throw clientError('unavailable', `the call to ${r.what} at ${url.origin} was aborted`, { details: { ...details, reason: 'aborted' } });
+    if (timeout.aborted)
+      throw clientError('unavailable', `${r.what} at ${url.origin} did not answer within ${timeoutMs} ms`, {
+        details: { ...details, reason: 'timeout' },
+      });
+    if (r.signal?.aborted)
+      throw clientError('unavailable', `the call to ${r.what} at ${url.origin} was aborted`, {
+        details: { ...details, reason: 'aborted' },
+      });
     const cause = fetchCause(e);
-    throw clientError('unavailable', `cannot reach ${r.what} at ${url.origin}: ${cause ?? (e as Error).message}`, { details: { ...details, reason: 'unreachable', error: (e as Error).message, ...(cause ? { cause } : {}) } });
+    throw clientError('unavailable', `cannot reach ${r.what} at ${url.origin}: ${cause ?? (e as Error).message}`, {
+      details: { ...details, reason: 'unreachable', error: (e as Error).message, ...(cause ? { cause } : {}) },
+    });
   }
   const text = await res.text().catch(() => '');
   let body: unknown;
@@ -89,7 +111,12 @@ export async function requestJson<T = unknown>(r: HttpRequest): Promise<HttpRepl
 export function errorFromReply(reply: HttpReply<unknown>, context?: string, hint?: string): OracleKitError {
   const b = (reply.body !== null && typeof reply.body === 'object' ? reply.body : {}) as Partial<ErrorBody>;
   const hasBody = typeof b.code === 'string';
-  const message = typeof b.message === 'string' ? b.message : reply.text && !hasBody ? `HTTP ${reply.status}: ${reply.text.slice(0, 200)}` : `HTTP ${reply.status}`;
+  const message =
+    typeof b.message === 'string'
+      ? b.message
+      : reply.text && !hasBody
+        ? `HTTP ${reply.status}: ${reply.text.slice(0, 200)}`
+        : `HTTP ${reply.status}`;
   return new OracleKitError({
     status: reply.status,
     code: hasBody ? b.code! : 'http_error',
@@ -155,9 +182,19 @@ export class RegistryClient {
   /** One request; the raw reply whatever its status. */
   async request<T = unknown>(method: string, path: string, c: CallOptions = {}): Promise<HttpReply<T>> {
     const u = new URL(this.baseUrl + path);
-    for (const [k, v] of Object.entries(c.query ?? {})) if (v !== undefined && v !== '') u.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(c.query ?? {}))
+      if (v !== undefined && v !== '') u.searchParams.set(k, String(v));
     const bearer = c.admin && this.o.adminToken ? this.o.adminToken : this.o.apiKey;
-    return requestJson<T>({ method, url: u, body: c.body, headers: c.headers, what: this.what, ...(bearer ? { bearer } : {}), ...(this.o.timeoutMs ? { timeoutMs: this.o.timeoutMs } : {}), ...(c.signal ? { signal: c.signal } : {}) });
+    return requestJson<T>({
+      method,
+      url: u,
+      body: c.body,
+      headers: c.headers,
+      what: this.what,
+      ...(bearer ? { bearer } : {}),
+      ...(this.o.timeoutMs ? { timeoutMs: this.o.timeoutMs } : {}),
+      ...(c.signal ? { signal: c.signal } : {}),
+    });
   }
 
   /** One request; the body of a success, else the server's error. */
@@ -177,7 +214,10 @@ export class RegistryClient {
     return this.call('GET', `/v1/domains/${encodeDid(did)}`, signal ? { signal } : {});
   }
   registerDomain(body: Record<string, unknown>, idempotencyKey?: string): Promise<DomainView> {
-    return this.call('POST', '/v1/domains', { body, ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}) });
+    return this.call('POST', '/v1/domains', {
+      body,
+      ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}),
+    });
   }
   /** PATCH with If-Match on `version` (412 stale_version when it moved on). */
   updateDomain(did: string, body: Record<string, unknown>, version: number): Promise<DomainView> {
@@ -199,7 +239,10 @@ export class RegistryClient {
   // ---- sample designs (sampling.md "Stored designs")
   /** POST /v1/sampling: the sampling inputs plus projectId; the stored record. */
   saveDesign(input: Record<string, unknown>, projectId: string, idempotencyKey?: string): Promise<DesignRecord> {
-    return this.call('POST', '/v1/sampling', { body: { ...input, projectId }, ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}) });
+    return this.call('POST', '/v1/sampling', {
+      body: { ...input, projectId },
+      ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}),
+    });
   }
   getDesign(designId: string): Promise<DesignRecord> {
     return this.call('GET', `/v1/sampling/${encodeURIComponent(designId)}`);
@@ -207,12 +250,20 @@ export class RegistryClient {
   listDesigns(f: { projectId?: string; limit?: number; cursor?: string } = {}): Promise<Page<DesignRecord>> {
     return this.call('GET', '/v1/sampling', { query: { ...f } });
   }
-  setDesignVerification(designId: string, body: { status: 'submitted' | 'approved' | 'rejected'; reason?: string }): Promise<DesignRecord> {
+  setDesignVerification(
+    designId: string,
+    body: { status: 'submitted' | 'approved' | 'rejected'; reason?: string },
+  ): Promise<DesignRecord> {
     return this.call('POST', `/v1/sampling/${encodeURIComponent(designId)}/verification`, { body });
   }
 
   // ---- API keys (admin routes; the local daemon's token or an admin key)
-  createKey(body: { did: string; roles: string[]; label?: string; proof?: { challenge: string; signature: string } }): Promise<KeyCreated> {
+  createKey(body: {
+    did: string;
+    roles: string[];
+    label?: string;
+    proof?: { challenge: string; signature: string };
+  }): Promise<KeyCreated> {
     return this.call('POST', '/admin/v1/keys', { body, admin: true });
   }
   listKeys(): Promise<{ items: KeyInfo[] }> {

@@ -8,7 +8,13 @@ import { fieldError, registryError } from './errors.ts';
 
 export const DOMAIN_TYPES = ['Organisation', 'Project', 'Asset', 'Device', 'Protocol', 'Oracle', 'Request'] as const;
 type DomainType = (typeof DOMAIN_TYPES)[number];
-export const DOMAIN_STATES = ['registered', 'pending_verification', 'verified', 'verification_rejected', 'deactivated'] as const;
+export const DOMAIN_STATES = [
+  'registered',
+  'pending_verification',
+  'verified',
+  'verification_rejected',
+  'deactivated',
+] as const;
 export type DomainState = (typeof DOMAIN_STATES)[number];
 
 const MAX_CONTROLLERS = 16;
@@ -95,7 +101,8 @@ export function parseRfc3339(s: unknown): number | undefined {
 
 function checkDate(field: string, v: unknown): string | null {
   if (v === undefined || v === null) return null;
-  if (parseRfc3339(v) === undefined) throw fieldError('invalid_date', field, v, 'an RFC 3339 date-time with a zone, e.g. 2026-01-31T00:00:00Z');
+  if (parseRfc3339(v) === undefined)
+    throw fieldError('invalid_date', field, v, 'an RFC 3339 date-time with a zone, e.g. 2026-01-31T00:00:00Z');
   return v as string;
 }
 
@@ -105,18 +112,21 @@ function checkMetadata(v: unknown): Record<string, unknown> {
   const walk = (x: unknown, depth: number, path: string): void => {
     if (typeof x !== 'object' || x === null) return;
     // depth counts objects and arrays: metadata itself is level 1
-    if (depth > MAX_METADATA_DEPTH) throw fieldError('invalid_metadata', path, '(nested)', `at most ${MAX_METADATA_DEPTH} levels of nesting`);
+    if (depth > MAX_METADATA_DEPTH)
+      throw fieldError('invalid_metadata', path, '(nested)', `at most ${MAX_METADATA_DEPTH} levels of nesting`);
     if (Array.isArray(x)) x.forEach((e, i) => walk(e, depth + 1, `${path}[${i}]`));
     else {
       for (const k of Object.keys(x)) {
-        if (FORBIDDEN_KEYS.has(k)) throw fieldError('invalid_metadata', `${path}.${k}`, k, 'keys other than __proto__, constructor, prototype');
+        if (FORBIDDEN_KEYS.has(k))
+          throw fieldError('invalid_metadata', `${path}.${k}`, k, 'keys other than __proto__, constructor, prototype');
         walk((x as Record<string, unknown>)[k], depth + 1, `${path}.${k}`);
       }
     }
   };
   walk(v, 1, 'metadata');
   const size = Buffer.byteLength(JSON.stringify(v), 'utf8');
-  if (size > MAX_METADATA_BYTES) throw fieldError('invalid_metadata', 'metadata', `${size} bytes`, `at most ${MAX_METADATA_BYTES} bytes of JSON`);
+  if (size > MAX_METADATA_BYTES)
+    throw fieldError('invalid_metadata', 'metadata', `${size} bytes`, `at most ${MAX_METADATA_BYTES} bytes of JSON`);
   return v;
 }
 
@@ -128,20 +138,30 @@ export function checkHttpUrl(field: string, v: unknown): string {
   } catch {
     throw fieldError('invalid_service', field, v, 'an absolute http(s) URL of at most 2048 characters');
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw fieldError('invalid_service', field, v, 'an http or https URL');
-  if (u.username !== '' || u.password !== '') throw fieldError('invalid_service', field, '(a URL with credentials)', 'a URL without user:password@');
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw fieldError('invalid_service', field, v, 'an http or https URL');
+  if (u.username !== '' || u.password !== '')
+    throw fieldError('invalid_service', field, '(a URL with credentials)', 'a URL without user:password@');
   return v as string;
 }
 
 function checkServices(v: Service[], type: DomainType): Service[] {
-  if (v.length > MAX_SERVICES) throw fieldError('invalid_service', 'services', v, `an array of at most ${MAX_SERVICES} {id, type, serviceEndpoint}`);
+  if (v.length > MAX_SERVICES)
+    throw fieldError(
+      'invalid_service',
+      'services',
+      v,
+      `an array of at most ${MAX_SERVICES} {id, type, serviceEndpoint}`,
+    );
   const ids = new Set<string>();
   return v.map((s, i) => {
     const f = `services[${i}]`;
-    if (!/^(#[A-Za-z0-9._-]{1,64}|did:[^\s]{1,250})$/.test(s.id)) throw fieldError('invalid_service', `${f}.id`, s.id, 'a fragment like #api or a DID URL');
+    if (!/^(#[A-Za-z0-9._-]{1,64}|did:[^\s]{1,250})$/.test(s.id))
+      throw fieldError('invalid_service', `${f}.id`, s.id, 'a fragment like #api or a DID URL');
     if (ids.has(s.id)) throw fieldError('invalid_service', `${f}.id`, s.id, 'service ids unique');
     ids.add(s.id);
-    if (!/^[A-Za-z][A-Za-z0-9._-]{0,63}$/.test(s.type)) throw fieldError('invalid_service', `${f}.type`, s.type, 'a service type name such as oracleService');
+    if (!/^[A-Za-z][A-Za-z0-9._-]{0,63}$/.test(s.type))
+      throw fieldError('invalid_service', `${f}.type`, s.type, 'a service type name such as oracleService');
     if (type === 'Oracle' && (s.id === '#api' || s.id === '#ws') && s.type !== 'oracleService') {
       throw fieldError('invalid_service', `${f}.type`, s.type, `oracleService for an Oracle's ${s.id} service`);
     }
@@ -153,14 +173,21 @@ function checkControllers(v: string[] = [], caller: string | undefined): string[
   const list = v.map((d, i) => requireDid(`controllers[${i}]`, d));
   if (new Set(list).size !== list.length) throw fieldError('invalid_controllers', 'controllers', v, 'unique DIDs');
   if (caller !== undefined && !list.includes(caller)) list.unshift(caller);
-  if (list.length < 1 || list.length > MAX_CONTROLLERS) throw fieldError('invalid_controllers', 'controllers', v, `1 to ${MAX_CONTROLLERS} unique DIDs (the caller's DID is added)`);
+  if (list.length < 1 || list.length > MAX_CONTROLLERS)
+    throw fieldError(
+      'invalid_controllers',
+      'controllers',
+      v,
+      `1 to ${MAX_CONTROLLERS} unique DIDs (the caller's DID is added)`,
+    );
   return list;
 }
 
 function checkClass(o: DomainInput): string | null | undefined {
   const c = o.class;
   const p = o.protocol;
-  if (c !== undefined && p !== undefined && c !== p) throw fieldError('class_protocol_mismatch', 'protocol', p, `absent, or equal to class (${String(c)})`);
+  if (c !== undefined && p !== undefined && c !== p)
+    throw fieldError('class_protocol_mismatch', 'protocol', p, `absent, or equal to class (${String(c)})`);
   const v = c ?? p;
   if (v === undefined) return undefined;
   if (v === null) return null;
@@ -174,14 +201,20 @@ const hasControlChars = (s: string) => CONTROL.test(s);
 function checkAka(v: string | null | undefined): string | null {
   if (v === undefined || v === null) return null;
   if (v.trim() === '' || v.length > 256 || hasControlChars(v)) {
-    throw fieldError('invalid_also_known_as', 'alsoKnownAs', v, 'a non-empty string of at most 256 characters without control characters');
+    throw fieldError(
+      'invalid_also_known_as',
+      'alsoKnownAs',
+      v,
+      'a non-empty string of at most 256 characters without control characters',
+    );
   }
   return v;
 }
 
 function checkType(v: string | undefined): DomainType {
   if (v === undefined) throw fieldError('missing_field', 'type', v, DOMAIN_TYPES.join(', '));
-  if (!(DOMAIN_TYPES as readonly unknown[]).includes(v)) throw fieldError('invalid_type', 'type', v, `one of ${DOMAIN_TYPES.join(', ')} (exact case)`);
+  if (!(DOMAIN_TYPES as readonly unknown[]).includes(v))
+    throw fieldError('invalid_type', 'type', v, `one of ${DOMAIN_TYPES.join(', ')} (exact case)`);
   return v as DomainType;
 }
 
@@ -190,10 +223,18 @@ function checkDateOrder(validFrom: string | null, validUntil: string | null, now
   const from = validFrom === null ? undefined : parseRfc3339(validFrom);
   const until = validUntil === null ? undefined : parseRfc3339(validUntil);
   if (from !== undefined && until !== undefined && until <= from) {
-    throw registryError('dates_out_of_order', `validUntil ${validUntil} is not after validFrom ${validFrom}`, { field: 'validUntil', value: validUntil, valid: `a date-time after ${validFrom}` });
+    throw registryError('dates_out_of_order', `validUntil ${validUntil} is not after validFrom ${validFrom}`, {
+      field: 'validUntil',
+      value: validUntil,
+      valid: `a date-time after ${validFrom}`,
+    });
   }
   if (until !== undefined && until <= now) {
-    throw registryError('valid_until_past', `validUntil ${validUntil} is already past`, { field: 'validUntil', value: validUntil, valid: 'a future date-time' });
+    throw registryError('valid_until_past', `validUntil ${validUntil} is already past`, {
+      field: 'validUntil',
+      value: validUntil,
+      valid: 'a future date-time',
+    });
   }
 }
 
@@ -207,13 +248,23 @@ export function validateCreate(raw: DomainInput, caller: string, now: number): D
   const validFrom = checkDate('validFrom', raw.validFrom);
   const validUntil = checkDate('validUntil', raw.validUntil);
   const alsoKnownAs = checkAka(raw.alsoKnownAs);
-  if (type !== 'Protocol' && cls === null) throw fieldError('class_required', 'class', undefined, 'the DID of a registered, active Protocol domain (required except for type Protocol)');
+  if (type !== 'Protocol' && cls === null)
+    throw fieldError(
+      'class_required',
+      'class',
+      undefined,
+      'the DID of a registered, active Protocol domain (required except for type Protocol)',
+    );
   checkDateOrder(validFrom, validUntil, now);
   return { type, class: cls, controllers, metadata, services, validFrom, validUntil, alsoKnownAs };
 }
 
 /** Validates a patch body against the current record; returns the new fields and whether verification is lost. */
-export function applyPatch(current: DomainFields, raw: DomainInput, now: number): { fields: DomainFields; reverify: boolean; changed: string[] } {
+export function applyPatch(
+  current: DomainFields,
+  raw: DomainInput,
+  now: number,
+): { fields: DomainFields; reverify: boolean; changed: string[] } {
   const next: DomainFields = { ...current };
   const changed: string[] = [];
   if (raw.type !== undefined) next.type = checkType(raw.type);
@@ -225,7 +276,8 @@ export function applyPatch(current: DomainFields, raw: DomainInput, now: number)
   if ('validFrom' in raw) next.validFrom = checkDate('validFrom', raw.validFrom);
   if ('validUntil' in raw) next.validUntil = checkDate('validUntil', raw.validUntil);
   if ('alsoKnownAs' in raw) next.alsoKnownAs = checkAka(raw.alsoKnownAs);
-  if (next.type !== 'Protocol' && next.class === null) throw fieldError('class_required', 'class', null, 'the DID of a registered, active Protocol domain');
+  if (next.type !== 'Protocol' && next.class === null)
+    throw fieldError('class_required', 'class', null, 'the DID of a registered, active Protocol domain');
   if ('validFrom' in raw || 'validUntil' in raw) checkDateOrder(next.validFrom, next.validUntil, now);
   for (const k of Object.keys(next) as (keyof DomainFields)[]) {
     if (JSON.stringify(next[k]) !== JSON.stringify(current[k])) changed.push(k);
@@ -251,9 +303,13 @@ export function view(d: Domain, now: number): DomainView {
 export type DomainTrigger = 'propose' | 'proposal_passed' | 'proposal_failed' | 'reverify' | 'deactivate';
 export function transition(from: DomainState, trigger: DomainTrigger): DomainState {
   const bad = () =>
-    registryError(from === 'deactivated' ? 'domain_deactivated' : 'invalid_state', `a ${from} domain cannot take '${trigger}'`, {
-      details: { state: from, trigger },
-    });
+    registryError(
+      from === 'deactivated' ? 'domain_deactivated' : 'invalid_state',
+      `a ${from} domain cannot take '${trigger}'`,
+      {
+        details: { state: from, trigger },
+      },
+    );
   switch (trigger) {
     case 'propose':
       if (from === 'registered' || from === 'verification_rejected') return 'pending_verification';

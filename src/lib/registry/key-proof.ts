@@ -32,7 +32,12 @@ export function keyProofChallenge(did: string, roles: readonly string[], at: num
 }
 
 /** The proof for a key of `did` with `roles`, signed by `signer` (the DID's own Ed25519 key) at `now`. */
-export async function signKeyProof(signer: { sign(bytes: Uint8Array): PromiseLike<{ raw: Uint8Array }> | { raw: Uint8Array } }, did: string, roles: readonly string[], now: number): Promise<KeyProof> {
+export async function signKeyProof(
+  signer: { sign(bytes: Uint8Array): PromiseLike<{ raw: Uint8Array }> | { raw: Uint8Array } },
+  did: string,
+  roles: readonly string[],
+  now: number,
+): Promise<KeyProof> {
   const challenge = keyProofChallenge(did, roles, now);
   const sig = await signer.sign(new TextEncoder().encode(challenge));
   return { challenge, signature: Buffer.from(sig.raw).toString('base64url') };
@@ -50,7 +55,9 @@ export function parseKeyProofChallenge(challenge: string): ParsedChallenge | und
   if (!m) return undefined;
   const issuedAt = Date.parse(m[3]!);
   // the time exactly as toISOString writes it: a date that does not exist (02-30) does not round-trip
-  return Number.isFinite(issuedAt) && new Date(issuedAt).toISOString() === m[3] ? { did: m[1]!, roles: m[2]!, issuedAt } : undefined;
+  return Number.isFinite(issuedAt) && new Date(issuedAt).toISOString() === m[3]
+    ? { did: m[1]!, roles: m[2]!, issuedAt }
+    : undefined;
 }
 
 const CURVES = {
@@ -60,7 +67,9 @@ const CURVES = {
 } as const;
 
 /** The multicodec and public key of a did:key, or undefined (another method, or not a key we know). */
-function keyOf(did: string): { verify: (sig: Uint8Array, msg: Uint8Array, pub: Uint8Array) => boolean; pub: Uint8Array } | undefined {
+function keyOf(
+  did: string,
+): { verify: (sig: Uint8Array, msg: Uint8Array, pub: Uint8Array) => boolean; pub: Uint8Array } | undefined {
   if (!did.startsWith('did:key:z')) return undefined;
   const b = base58Decode(did.slice('did:key:z'.length));
   if (!b || b.length < 3) return undefined;

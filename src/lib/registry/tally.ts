@@ -31,10 +31,20 @@ export function parseFraction(v: unknown, field: string): Frac {
     scale = 100n;
   }
   const m = /^(\d+)(?:\.(\d+))?$/.exec(s);
-  if (!m) throw registryError('invalid_body', `${field} = ${JSON.stringify(v)} is not a decimal fraction`, { field, value: v, valid: 'a decimal such as 0.334 or "33.4%"' });
+  if (!m)
+    throw registryError('invalid_body', `${field} = ${JSON.stringify(v)} is not a decimal fraction`, {
+      field,
+      value: v,
+      valid: 'a decimal such as 0.334 or "33.4%"',
+    });
   const frac = m[2] ?? '';
   const f = { n: BigInt(m[1]! + frac), d: 10n ** BigInt(frac.length) * scale };
-  if (f.n > f.d) throw registryError('invalid_body', `${field} = ${JSON.stringify(v)} is above 1`, { field, value: v, valid: 'a fraction between 0 and 1' });
+  if (f.n > f.d)
+    throw registryError('invalid_body', `${field} = ${JSON.stringify(v)} is above 1`, {
+      field,
+      value: v,
+      valid: 'a fraction between 0 and 1',
+    });
   return f;
 }
 
@@ -55,7 +65,12 @@ export type TallyRule =
 const DEFAULT_QUORUM: Frac = { n: 334n, d: 1000n };
 const DEFAULT_THRESHOLD: Frac = { n: 1n, d: 2n };
 const DEFAULT_VETO: Frac = { n: 334n, d: 1000n };
-export const DEFAULT_RULE: TallyRule = { rule: 'threshold_quorum', quorum: DEFAULT_QUORUM, threshold: DEFAULT_THRESHOLD, vetoThreshold: DEFAULT_VETO };
+export const DEFAULT_RULE: TallyRule = {
+  rule: 'threshold_quorum',
+  quorum: DEFAULT_QUORUM,
+  threshold: DEFAULT_THRESHOLD,
+  vetoThreshold: DEFAULT_VETO,
+};
 
 /** A fraction on the wire: exact "n/d" and its decimal (for display). */
 interface FracJson {
@@ -72,7 +87,8 @@ export type RuleJson =
 /** The rule as stored in a proposal and sent on the wire (fractions as "n/d" and decimal text). */
 export function ruleToJson(r: TallyRule): RuleJson {
   const fj = (f: Frac): FracJson => ({ fraction: fracText(f), decimal: Number(f.n) / Number(f.d) });
-  if (r.rule === 'threshold_quorum') return { rule: r.rule, quorum: fj(r.quorum), threshold: fj(r.threshold), vetoThreshold: fj(r.vetoThreshold) };
+  if (r.rule === 'threshold_quorum')
+    return { rule: r.rule, quorum: fj(r.quorum), threshold: fj(r.threshold), vetoThreshold: fj(r.vetoThreshold) };
   if (r.rule === 'absolute_count') return { rule: r.rule, k: r.k };
   return { rule: r.rule, p: fj(r.p) };
 }
@@ -88,7 +104,12 @@ export function ruleFromJson(j: Record<string, unknown>): TallyRule {
   };
   if (j.rule === 'absolute_count') {
     const k = Number(j.k);
-    if (!Number.isInteger(k) || k < 1) throw registryError('invalid_body', `tally.k = ${String(j.k)} is not an integer >= 1`, { field: 'tally.k', value: j.k, valid: 'an integer >= 1' });
+    if (!Number.isInteger(k) || k < 1)
+      throw registryError('invalid_body', `tally.k = ${String(j.k)} is not an integer >= 1`, {
+        field: 'tally.k',
+        value: j.k,
+        valid: 'an integer >= 1',
+      });
     return { rule: 'absolute_count', k };
   }
   if (j.rule === 'absolute_percentage') return { rule: 'absolute_percentage', p: fr(j.p, 'tally.p') };
@@ -100,7 +121,11 @@ export function ruleFromJson(j: Record<string, unknown>): TallyRule {
       vetoThreshold: j.vetoThreshold === undefined ? DEFAULT_VETO : fr(j.vetoThreshold, 'tally.vetoThreshold'),
     };
   }
-  throw registryError('invalid_body', `tally.rule = ${JSON.stringify(j.rule)} is unknown`, { field: 'tally.rule', value: j.rule, valid: 'threshold_quorum, absolute_count or absolute_percentage' });
+  throw registryError('invalid_body', `tally.rule = ${JSON.stringify(j.rule)} is unknown`, {
+    field: 'tally.rule',
+    value: j.rule,
+    valid: 'threshold_quorum, absolute_count or absolute_percentage',
+  });
 }
 
 export interface SnapshotVoter {

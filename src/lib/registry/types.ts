@@ -41,7 +41,13 @@ export interface DesignRecord {
   verification: { status: DesignStatus; verifier: string | null; timestamp: string | null; reason?: string };
   flags: string[];
   input: Record<string, unknown>;
-  change?: { period: string | null; previousAdjustedSize: number; adjustedSize: number; direction: 'up' | 'down' | 'same'; by: number };
+  change?: {
+    period: string | null;
+    previousAdjustedSize: number;
+    adjustedSize: number;
+    direction: 'up' | 'down' | 'same';
+    by: number;
+  };
   createdBy: string;
   createdAt: string;
 }

@@ -44,11 +44,26 @@ export function uuidv7(now: number = Date.now()): string {
   // the text built from a table of byte pairs (a byte array and toString(16) per byte made ~1 KB of garbage per id)
   const hi = Math.floor(ms / 2 ** 16);
   return (
-    HEX[(hi >>> 24) & 0xff]! + HEX[(hi >>> 16) & 0xff]! + HEX[(hi >>> 8) & 0xff]! + HEX[hi & 0xff]! +
-    '-' + HEX[(ms >>> 8) & 0xff]! + HEX[ms & 0xff]! +
-    '-' + HEX[0x70 | (counter >>> 8)]! + HEX[counter & 0xff]! +
-    '-' + HEX[0x80 | (r[0]! & 0x3f)]! + HEX[r[1]!]! +
-    '-' + HEX[r[2]!]! + HEX[r[3]!]! + HEX[r[4]!]! + HEX[r[5]!]! + HEX[r[6]!]! + HEX[r[7]!]!
+    HEX[(hi >>> 24) & 0xff]! +
+    HEX[(hi >>> 16) & 0xff]! +
+    HEX[(hi >>> 8) & 0xff]! +
+    HEX[hi & 0xff]! +
+    '-' +
+    HEX[(ms >>> 8) & 0xff]! +
+    HEX[ms & 0xff]! +
+    '-' +
+    HEX[0x70 | (counter >>> 8)]! +
+    HEX[counter & 0xff]! +
+    '-' +
+    HEX[0x80 | (r[0]! & 0x3f)]! +
+    HEX[r[1]!]! +
+    '-' +
+    HEX[r[2]!]! +
+    HEX[r[3]!]! +
+    HEX[r[4]!]! +
+    HEX[r[5]!]! +
+    HEX[r[6]!]! +
+    HEX[r[7]!]!
   );
 }
 

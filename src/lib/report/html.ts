@@ -9,7 +9,11 @@
 import type { ProjectReport, Report } from './model.ts';
 import { chartSvg } from './svg.ts';
 
-const esc = (s: unknown): string => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = (s: unknown): string =>
+  String(s ?? '').replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 
 /** Tickets in the HTML: a 12-hex-digit prefix (the full value is in the package's JSON and in selection.csv). */
 export const TICKET_PREFIX = 12;
@@ -30,7 +34,10 @@ function table(cls: string, headers: string[], rows: Cell[][]): string {
   return `<table class="${cls}"><thead><tr>${headers.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map(td).join('')}</tr>`).join('')}</tbody></table>`;
 }
 
-const ticket = (t: string): Cell => ({ html: `<code title="${esc(t)}">${esc(t.slice(0, TICKET_PREFIX))}…</code>`, cls: 'ticket' });
+const ticket = (t: string): Cell => ({
+  html: `<code title="${esc(t)}">${esc(t.slice(0, TICKET_PREFIX))}…</code>`,
+  cls: 'ticket',
+});
 
 function para(label: string, text: string | null): string {
   if (!text) return `<p class="missing"><strong>${esc(label)}:</strong> not supplied.</p>`;
@@ -55,10 +62,24 @@ function method(p: ProjectReport): string {
   const out: string[] = ['<h3>Method: how to check this package without oraclekit</h3>'];
   const m = p.method;
   if (m.sizes) {
-    out.push('<h4>Sample size: the formulas with this design\'s numbers</h4>');
-    out.push('<p class="note">Recomputed from the design\'s own parameters (as <code>oraclekit sample calc --explain</code>). Sources: CDM "Guidelines for sampling and surveys" (EB 69 Annex 5), Levy &amp; Lemeshow eq. 3.15; sampling.md.</p>');
-    const head = '<thead><tr><th>step</th><th>formula</th><th>with the numbers</th><th>result</th><th>rounding</th></tr></thead>';
-    const body = m.sizes.map((e) => `<tr class="scope"><th colspan="5">${esc(e.scope)}</th></tr>` + e.steps.map((s) => `<tr><td>${esc(s.step)}</td><td><code>${esc(s.formula)}</code></td><td><code>${esc(s.substituted)}</code></td><td class="r">${esc(s.result)}</td><td>${esc(s.rounding ?? '')}</td></tr>`).join('')).join('');
+    out.push("<h4>Sample size: the formulas with this design's numbers</h4>");
+    out.push(
+      '<p class="note">Recomputed from the design\'s own parameters (as <code>oraclekit sample calc --explain</code>). Sources: CDM "Guidelines for sampling and surveys" (EB 69 Annex 5), Levy &amp; Lemeshow eq. 3.15; sampling.md.</p>',
+    );
+    const head =
+      '<thead><tr><th>step</th><th>formula</th><th>with the numbers</th><th>result</th><th>rounding</th></tr></thead>';
+    const body = m.sizes
+      .map(
+        (e) =>
+          `<tr class="scope"><th colspan="5">${esc(e.scope)}</th></tr>` +
+          e.steps
+            .map(
+              (s) =>
+                `<tr><td>${esc(s.step)}</td><td><code>${esc(s.formula)}</code></td><td><code>${esc(s.substituted)}</code></td><td class="r">${esc(s.result)}</td><td>${esc(s.rounding ?? '')}</td></tr>`,
+            )
+            .join(''),
+      )
+      .join('');
     out.push(`<table class="explain">${head}<tbody>${body}</tbody></table>`);
   }
   out.push('<h4>Household selection: cookstove-sampling/v1 in full</h4>');
@@ -78,48 +99,136 @@ function project(p: ProjectReport, i: number): string {
   const P = p.parameters;
   const out: string[] = [];
   out.push(`<section class="project" id="project-${i + 1}"><h2>${esc(p.name)} <small>${esc(p.projectId)}</small></h2>`);
-  out.push(`<p class="verdict ${verdictClass(p.verdict)}"><strong>${esc(VERDICT_TEXT[p.verdict])}</strong> — n = ${P.adjustedSize} households to sample of N = ${P.population}; ER coverage ${esc(p.erCoverage.percent)} (${esc(p.erCoverage.source)}).</p>`);
+  out.push(
+    `<p class="verdict ${verdictClass(p.verdict)}"><strong>${esc(VERDICT_TEXT[p.verdict])}</strong> — n = ${P.adjustedSize} households to sample of N = ${P.population}; ER coverage ${esc(p.erCoverage.percent)} (${esc(p.erCoverage.source)}).</p>`,
+  );
   out.push('<h3>Checks run for this package</h3>');
-  out.push(table('checks', ['status', 'check', 'kind', 'what'], p.checks.map((c) => [{ html: esc(STATUS[c.status]), cls: `status ${c.status}` }, c.check, c.kind, { html: esc(c.message), cls: 'wrap' }])));
+  out.push(
+    table(
+      'checks',
+      ['status', 'check', 'kind', 'what'],
+      p.checks.map((c) => [
+        { html: esc(STATUS[c.status]), cls: `status ${c.status}` },
+        c.check,
+        c.kind,
+        { html: esc(c.message), cls: 'wrap' },
+      ]),
+    ),
+  );
   if (p.findings.length > 0) {
     out.push('<h3>Findings: the design against its supporting data</h3>');
-    out.push(`<ul class="findings">${p.findings.map((f) => `<li class="${f.severity}">${esc(f.message)}</li>`).join('')}</ul>`);
+    out.push(
+      `<ul class="findings">${p.findings.map((f) => `<li class="${f.severity}">${esc(f.message)}</li>`).join('')}</ul>`,
+    );
   }
   out.push(method(p));
   out.push('<h3>Design</h3>');
-  out.push(table('parameters', ['parameter', 'value'], [
-    ['designId', `${p.designId} (${p.designIdSource})`],
-    ['confidence / precision', `${P.confidence} / ±${P.precision * 100} % of the mean (${P.precisionType})`],
-    ['population N', P.population],
-    [P.expectedProportion !== undefined ? 'expected proportion' : 'expected mean', P.expectedProportion ?? P.expectedMean],
-    ['expected SD', P.expectedSD],
-    ['CV', P.expectedSD / P.expectedMean],
-    ['dropout rate', P.dropoutRate],
-    ['calculated size (completed interviews)', P.calculatedSize],
-    ['adjusted size (households to sample)', P.adjustedSize],
-    ['ER coverage', `${p.erCoverage.percent} — ${p.erCoverage.source}`],
-    ['stratification', p.stratification.method],
-  ]));
-  out.push(table('strata', ['stratum', 'N_h', 'mean', 'SD', 'CV', 'completed (calculated)', 'n_h (to sample)', 'census'], p.strata.map((s) => [s.name, s.population, s.mean, s.sd, s.cv, s.calculatedSize, s.sampleSize, s.census ? 'yes' : 'no'])));
+  out.push(
+    table(
+      'parameters',
+      ['parameter', 'value'],
+      [
+        ['designId', `${p.designId} (${p.designIdSource})`],
+        ['confidence / precision', `${P.confidence} / ±${P.precision * 100} % of the mean (${P.precisionType})`],
+        ['population N', P.population],
+        [
+          P.expectedProportion !== undefined ? 'expected proportion' : 'expected mean',
+          P.expectedProportion ?? P.expectedMean,
+        ],
+        ['expected SD', P.expectedSD],
+        ['CV', P.expectedSD / P.expectedMean],
+        ['dropout rate', P.dropoutRate],
+        ['calculated size (completed interviews)', P.calculatedSize],
+        ['adjusted size (households to sample)', P.adjustedSize],
+        ['ER coverage', `${p.erCoverage.percent} — ${p.erCoverage.source}`],
+        ['stratification', p.stratification.method],
+      ],
+    ),
+  );
+  out.push(
+    table(
+      'strata',
+      ['stratum', 'N_h', 'mean', 'SD', 'CV', 'completed (calculated)', 'n_h (to sample)', 'census'],
+      p.strata.map((s) => [
+        s.name,
+        s.population,
+        s.mean,
+        s.sd,
+        s.cv,
+        s.calculatedSize,
+        s.sampleSize,
+        s.census ? 'yes' : 'no',
+      ]),
+    ),
+  );
   out.push('<h3>Supporting data</h3>');
   out.push(para('Mean justification', p.supporting.meanJustification));
   out.push(para('SD calculation', p.supporting.sdCalculation));
   const o = p.supporting.observations;
   if (o) {
-    out.push(`<p>${esc(o.kind)} observations${o.file ? ` from <code>${esc(o.file)}</code>` : ''}: mean and SD (n − 1 divisor) per stratum; r = z·s / (x̄·√n)·√(1 − n/N_h). ${o.overall ? 'Overall: the stratified estimator x̄_st = Σ W_h x̄_h (W_h = N_h/N) with V(x̄_st) = Σ W_h² (1 − n_h/N_h) s_h²/n_h and r = z·√V / x̄_st.' : ''}</p>`);
-    out.push(table('observations', ['group', 'estimator', 'n', 'mean', 'SD', 'CV', 'N', 'achieved precision r', 'r ≤ 0.05'], o.stats.map((s) => [s.group, s.estimator, s.n, s.mean, s.sd, s.cv, s.population, s.achievedPrecision, s.meets95_5 === undefined ? '' : s.meets95_5 ? 'yes' : 'no'])));
+    out.push(
+      `<p>${esc(o.kind)} observations${o.file ? ` from <code>${esc(o.file)}</code>` : ''}: mean and SD (n − 1 divisor) per stratum; r = z·s / (x̄·√n)·√(1 − n/N_h). ${o.overall ? 'Overall: the stratified estimator x̄_st = Σ W_h x̄_h (W_h = N_h/N) with V(x̄_st) = Σ W_h² (1 − n_h/N_h) s_h²/n_h and r = z·√V / x̄_st.' : ''}</p>`,
+    );
+    out.push(
+      table(
+        'observations',
+        ['group', 'estimator', 'n', 'mean', 'SD', 'CV', 'N', 'achieved precision r', 'r ≤ 0.05'],
+        o.stats.map((s) => [
+          s.group,
+          s.estimator,
+          s.n,
+          s.mean,
+          s.sd,
+          s.cv,
+          s.population,
+          s.achievedPrecision,
+          s.meets95_5 === undefined ? '' : s.meets95_5 ? 'yes' : 'no',
+        ]),
+      ),
+    );
     if (o.comparison.length > 0) {
-      out.push('<p>The design\'s assumptions against these data, per stratum: r at the planned size = z·CV_observed / √n·√(1 − n/N_h) with n the planned completed interviews; the size the data imply is the chain of <code>sample calc</code> with the observed mean and SD.</p>');
-      out.push(table('comparison', ['stratum', 'N_h', 'CV assumed', 'CV observed', 'planned completed', 'r at planned size', 'meets ±5 %', 'implied completed', 'implied n_h', 'planned n_h', 'design'], o.comparison.map((k) => [
-        k.stratum, k.population, k.cvAssumed, k.cvObserved, k.plannedCompleted, k.precisionAtPlanned, k.meetsAtPlanned ? 'yes' : 'NO', k.impliedCompleted, k.impliedSample ?? `> N_h`, k.plannedSample,
-        { html: k.tooSmall ? '<strong>too small</strong>' : 'large enough', cls: k.tooSmall ? 'warn' : '' },
-      ])));
+      out.push(
+        "<p>The design's assumptions against these data, per stratum: r at the planned size = z·CV_observed / √n·√(1 − n/N_h) with n the planned completed interviews; the size the data imply is the chain of <code>sample calc</code> with the observed mean and SD.</p>",
+      );
+      out.push(
+        table(
+          'comparison',
+          [
+            'stratum',
+            'N_h',
+            'CV assumed',
+            'CV observed',
+            'planned completed',
+            'r at planned size',
+            'meets ±5 %',
+            'implied completed',
+            'implied n_h',
+            'planned n_h',
+            'design',
+          ],
+          o.comparison.map((k) => [
+            k.stratum,
+            k.population,
+            k.cvAssumed,
+            k.cvObserved,
+            k.plannedCompleted,
+            k.precisionAtPlanned,
+            k.meetsAtPlanned ? 'yes' : 'NO',
+            k.impliedCompleted,
+            k.impliedSample ?? `> N_h`,
+            k.plannedSample,
+            { html: k.tooSmall ? '<strong>too small</strong>' : 'large enough', cls: k.tooSmall ? 'warn' : '' },
+          ]),
+        ),
+      );
     }
   } else {
     out.push('<p class="missing">No observations supplied: the design\'s CVs could not be compared with data.</p>');
   }
   if (p.supporting.sources.length > 0) {
-    out.push(`<ol class="sources">${p.supporting.sources.map((s) => `<li><strong>${esc(s.label)}</strong>${s.citation ? ` — ${esc(s.citation)}` : ''}${s.url ? ` <span class="url">${esc(s.url)}</span>` : ''}</li>`).join('')}</ol>`);
+    out.push(
+      `<ol class="sources">${p.supporting.sources.map((s) => `<li><strong>${esc(s.label)}</strong>${s.citation ? ` — ${esc(s.citation)}` : ''}${s.url ? ` <span class="url">${esc(s.url)}</span>` : ''}</li>`).join('')}</ol>`,
+    );
   } else {
     out.push('<p class="missing">No sources supplied.</p>');
   }
@@ -130,34 +239,76 @@ function project(p: ProjectReport, i: number): string {
   if (!s) {
     out.push('<p class="missing">No selection commitment supplied.</p>');
   } else {
-    out.push(table('commitment', ['commitment', 'value'], [
-      ['algorithm', s.algorithm],
-      ['committed at (the committer\'s clock)', s.committedAt],
-      ['commitment digest (sha256, canonical JSON)', s.commitmentDigest],
-      ['frame', `${s.frame.file}: ${s.frame.households} households`],
-      ['frameHash', s.frame.frameHash],
-      ['frame file sha256', s.frame.fileSha256],
-      ['beacon', `drand chain ${s.beacon.chainHash} (${s.beacon.scheme}${s.beacon.pinned ? ', a pinned public chain' : ', NOT a pinned public chain'}), round ${s.beacon.round} at ${s.beacon.roundTime}`],
-    ]));
-    out.push(table('commit-strata', ['stratum', 'households in frame', 'n_h'], s.strata.map((x) => [x.name, x.households, x.sampleSize])));
+    out.push(
+      table(
+        'commitment',
+        ['commitment', 'value'],
+        [
+          ['algorithm', s.algorithm],
+          ["committed at (the committer's clock)", s.committedAt],
+          ['commitment digest (sha256, canonical JSON)', s.commitmentDigest],
+          ['frame', `${s.frame.file}: ${s.frame.households} households`],
+          ['frameHash', s.frame.frameHash],
+          ['frame file sha256', s.frame.fileSha256],
+          [
+            'beacon',
+            `drand chain ${s.beacon.chainHash} (${s.beacon.scheme}${s.beacon.pinned ? ', a pinned public chain' : ', NOT a pinned public chain'}), round ${s.beacon.round} at ${s.beacon.roundTime}`,
+          ],
+        ],
+      ),
+    );
+    out.push(
+      table(
+        'commit-strata',
+        ['stratum', 'households in frame', 'n_h'],
+        s.strata.map((x) => [x.name, x.households, x.sampleSize]),
+      ),
+    );
     if (s.proof) {
       const pf = s.proof;
-      out.push(table('proof', ['proof', 'value'], [
-        ['drawn at', pf.drawnAt],
-        ['randomness', pf.randomness],
-        ['seed', pf.seed],
-        ['refers to this commitment', pf.matchesCommitment ? 'yes' : 'NO'],
-        ['selection.csv', `${pf.selectionFile.file}: ${pf.selectionFile.rows} rows, sha256 ${pf.selectionFile.sha256}`],
-      ]));
-      out.push(`<p class="note">Tickets are shown as their first ${TICKET_PREFIX} hex digits; the full values are in the package's JSON and in selection.csv.</p>`);
+      out.push(
+        table(
+          'proof',
+          ['proof', 'value'],
+          [
+            ['drawn at', pf.drawnAt],
+            ['randomness', pf.randomness],
+            ['seed', pf.seed],
+            ['refers to this commitment', pf.matchesCommitment ? 'yes' : 'NO'],
+            [
+              'selection.csv',
+              `${pf.selectionFile.file}: ${pf.selectionFile.rows} rows, sha256 ${pf.selectionFile.sha256}`,
+            ],
+          ],
+        ),
+      );
+      out.push(
+        `<p class="note">Tickets are shown as their first ${TICKET_PREFIX} hex digits; the full values are in the package's JSON and in selection.csv.</p>`,
+      );
       out.push(`<h4>Sample (${pf.sample.length} households, in rank order per stratum)</h4>`);
-      out.push(`<div class="cols">${table('sample', ['stratum', 'rank', 'household_id', 'ticket'], pf.sample.map((x) => [x.stratum, x.rank, x.household_id, ticket(x.ticket)]))}</div>`);
+      out.push(
+        `<div class="cols">${table(
+          'sample',
+          ['stratum', 'rank', 'household_id', 'ticket'],
+          pf.sample.map((x) => [x.stratum, x.rank, x.household_id, ticket(x.ticket)]),
+        )}</div>`,
+      );
       if (pf.replacements) {
         const n = pf.replacements.reduce((a, r) => a + r.length, 0);
-        out.push(`<h4>Replacement order (${n} households: per stratum the first n_h replacements, used strictly in this order; the whole list is in selection.csv)</h4>`);
-        out.push(`<div class="cols">${table('replacements', ['stratum', 'rank', 'household_id', 'ticket'], pf.replacements.flat().map((x) => [x.stratum, x.rank, x.household_id, ticket(x.ticket)]))}</div>`);
+        out.push(
+          `<h4>Replacement order (${n} households: per stratum the first n_h replacements, used strictly in this order; the whole list is in selection.csv)</h4>`,
+        );
+        out.push(
+          `<div class="cols">${table(
+            'replacements',
+            ['stratum', 'rank', 'household_id', 'ticket'],
+            pf.replacements.flat().map((x) => [x.stratum, x.rank, x.household_id, ticket(x.ticket)]),
+          )}</div>`,
+        );
       } else {
-        out.push('<p class="missing">Replacement order not included: selection.csv was not supplied (<code>--selection</code>).</p>');
+        out.push(
+          '<p class="missing">Replacement order not included: selection.csv was not supplied (<code>--selection</code>).</p>',
+        );
       }
     } else {
       out.push('<p class="missing">No proof yet: the draw has not been made.</p>');
@@ -201,14 +352,21 @@ td.n,table.checks td:nth-child(-n+3){white-space:nowrap}
 `;
 
 export function renderHtml(r: Report): string {
-  const summary = r.projects.map((p, i) => `<li><a href="#project-${i + 1}">${esc(p.name)}</a> — <span class="${verdictClass(p.verdict)}">${esc(VERDICT_TEXT[p.verdict])}</span>; n = ${p.parameters.adjustedSize} of N = ${p.parameters.population}, ER coverage ${esc(p.erCoverage.percent)}</li>`).join('');
-  const failures = r.failures.length > 0
-    ? `<section class="failures"><h2>${r.failures.length} failed check${r.failures.length === 1 ? '' : 's'}</h2><ul>${r.failures.map((f) => `<li><strong>${esc(f.projectId)} [${esc(f.check)}]</strong> ${f.kind === 'trust' ? '(randomness not trusted) ' : ''}${esc(f.message)}</li>`).join('')}</ul></section>`
-    : '<section class="allgood"><strong>No check failed.</strong> Each project lists what was checked and what was not.</section>';
+  const summary = r.projects
+    .map(
+      (p, i) =>
+        `<li><a href="#project-${i + 1}">${esc(p.name)}</a> — <span class="${verdictClass(p.verdict)}">${esc(VERDICT_TEXT[p.verdict])}</span>; n = ${p.parameters.adjustedSize} of N = ${p.parameters.population}, ER coverage ${esc(p.erCoverage.percent)}</li>`,
+    )
+    .join('');
+  const failures =
+    r.failures.length > 0
+      ? `<section class="failures"><h2>${r.failures.length} failed check${r.failures.length === 1 ? '' : 's'}</h2><ul>${r.failures.map((f) => `<li><strong>${esc(f.projectId)} [${esc(f.check)}]</strong> ${f.kind === 'trust' ? '(randomness not trusted) ' : ''}${esc(f.message)}</li>`).join('')}</ul></section>`
+      : '<section class="allgood"><strong>No check failed.</strong> Each project lists what was checked and what was not.</section>';
   const warnings = r.projects.flatMap((p) => p.findings.filter((f) => f.severity === 'warning').map((f) => ({ p, f })));
-  const findings = warnings.length > 0
-    ? `<section class="findings-top"><h2>${warnings.length} finding${warnings.length === 1 ? '' : 's'} on the designs</h2><ul>${warnings.map(({ p, f }) => `<li><strong>${esc(p.projectId)}</strong> ${esc(f.message)}</li>`).join('')}</ul></section>`
-    : '';
+  const findings =
+    warnings.length > 0
+      ? `<section class="findings-top"><h2>${warnings.length} finding${warnings.length === 1 ? '' : 's'} on the designs</h2><ul>${warnings.map(({ p, f }) => `<li><strong>${esc(p.projectId)}</strong> ${esc(f.message)}</li>`).join('')}</ul></section>`
+      : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(r.title)}</title><style>${CSS}</style></head>

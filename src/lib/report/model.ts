@@ -141,7 +141,16 @@ export interface ProjectReport {
   parameters: Design['parameters'];
   erCoverage: { fraction: number; percent: string; source: string };
   stratification: Design['stratification'];
-  strata: { name: string; population: number; sampleSize: number; calculatedSize: number; mean?: number; sd?: number; cv?: number; census?: boolean }[];
+  strata: {
+    name: string;
+    population: number;
+    sampleSize: number;
+    calculatedSize: number;
+    mean?: number;
+    sd?: number;
+    cv?: number;
+    census?: boolean;
+  }[];
   method: {
     /** The chain with this design's numbers (as `sample calc --explain`), computed from the design's own parameters. */
     sizes: Explanation[] | null;
@@ -202,7 +211,10 @@ function erCoverageText(P: Design['parameters']): { fraction: number; percent: s
   return {
     fraction: P.erCoverage,
     percent: pct,
-    source: P.erCoverageSource === 'input' ? 'given as an input of the design (erCoverage)' : `1 − dropout rate (${P.dropoutRate}); no erCoverage was given`,
+    source:
+      P.erCoverageSource === 'input'
+        ? 'given as an input of the design (erCoverage)'
+        : `1 − dropout rate (${P.dropoutRate}); no erCoverage was given`,
   };
 }
 
@@ -212,7 +224,12 @@ function erCoverageText(P: Design['parameters']): { fraction: number; percent: s
  * (Σ W_h x̄_h, V = Σ W_h² (1 − n_h/N_h) s_h²/n_h) when every stratum is
  * observed; for one population it is the simple-random-sampling row.
  */
-export function observationStats(values: Observation[], strata: { name: string; population: number }[], totalPopulation: number, stratified: boolean): { stats: ObservationStats[]; overall: StratifiedOverall | null; unknown: string[] } {
+export function observationStats(
+  values: Observation[],
+  strata: { name: string; population: number }[],
+  totalPopulation: number,
+  stratified: boolean,
+): { stats: ObservationStats[]; overall: StratifiedOverall | null; unknown: string[] } {
   const byKey = new Map(strata.map((s) => [normaliseStratumName(s.name), s] as const));
   const groups = new Map<string, number[]>();
   const unknown = new Set<string>();
@@ -221,10 +238,18 @@ export function observationStats(values: Observation[], strata: { name: string; 
     if (o.stratum === undefined || o.stratum === '') continue;
     withStratum++;
     const s = byKey.get(normaliseStratumName(o.stratum));
-    if (!s) { unknown.add(o.stratum); continue; }
+    if (!s) {
+      unknown.add(o.stratum);
+      continue;
+    }
     (groups.get(s.name) ?? groups.set(s.name, []).get(s.name)!).push(o.value);
   }
-  const one = (group: string, xs: number[], N: number | undefined, estimator: ObservationStats['estimator']): ObservationStats => {
+  const one = (
+    group: string,
+    xs: number[],
+    N: number | undefined,
+    estimator: ObservationStats['estimator'],
+  ): ObservationStats => {
     const { mean, sd } = meanSd(xs);
     const s: ObservationStats = { group, n: xs.length, mean, sd, cv: mean !== 0 ? sd / mean : Number.NaN, estimator };
     if (N !== undefined && N >= xs.length && xs.length > 1 && mean > 0) {
@@ -244,16 +269,37 @@ export function observationStats(values: Observation[], strata: { name: string; 
     const complete = stats.length === strata.length && stats.every((g) => g.n > 1 && g.population !== undefined);
     if (complete) {
       overall = stratifiedEstimate(stats.map((g) => ({ population: g.population!, n: g.n, mean: g.mean, sd: g.sd })));
-      stats.push({ group: 'overall', n: overall.n, mean: overall.mean, sd: overall.sd, cv: overall.sd / overall.mean, population: overall.population, achievedPrecision: overall.precision, meets95_5: overall.met, estimator: 'stratified' });
+      stats.push({
+        group: 'overall',
+        n: overall.n,
+        mean: overall.mean,
+        sd: overall.sd,
+        cv: overall.sd / overall.mean,
+        population: overall.population,
+        achievedPrecision: overall.precision,
+        meets95_5: overall.met,
+        estimator: 'stratified',
+      });
     }
   } else {
-    stats.push(one(stratified ? 'overall' : 'all', values.map((o) => o.value), stratified ? undefined : totalPopulation, stratified ? 'pooled (no strata in the observations)' : 'srs'));
+    stats.push(
+      one(
+        stratified ? 'overall' : 'all',
+        values.map((o) => o.value),
+        stratified ? undefined : totalPopulation,
+        stratified ? 'pooled (no strata in the observations)' : 'srs',
+      ),
+    );
   }
   return { stats, overall, unknown: [...unknown] };
 }
 
 /** Per stratum: CV assumed vs observed, the precision the planned size achieves with the observed CV, the size the data imply. */
-export function compareWithData(d: Design, strata: ProjectReport['strata'], stats: ObservationStats[]): StratumComparison[] {
+export function compareWithData(
+  d: Design,
+  strata: ProjectReport['strata'],
+  stats: ObservationStats[],
+): StratumComparison[] {
   const out: StratumComparison[] = [];
   for (const s of strata) {
     const g = stats.find((x) => x.group === s.name && x.estimator === 'srs');
@@ -287,7 +333,11 @@ export function compareWithData(d: Design, strata: ProjectReport['strata'], stat
  * on its own curve (its exact CV is a point of the curve). A CV below the
  * axis range is drawn at the axis, marked, with its value.
  */
-export function chartData(parameters: Design['parameters'], strata: ProjectReport['strata'], stratified: boolean): ChartData {
+export function chartData(
+  parameters: Design['parameters'],
+  strata: ProjectReport['strata'],
+  stratified: boolean,
+): ChartData {
   const designCv = parameters.expectedSD / parameters.expectedMean;
   const cvs = stratified ? strata.map((s) => s.cv ?? designCv) : [designCv];
   const lo = 0.1;
@@ -299,23 +349,48 @@ export function chartData(parameters: Design['parameters'], strata: ProjectRepor
     for (const e of extra) if (e >= lo && e <= hi) xs.add(e);
     return [...xs].sort((a, b) => a - b);
   };
-  const curve = (N: number, d: number, extra: number[]) => grid(extra).map((cv) => ({ cv, n: chain(N, 1, cv, d).adjustedSize }));
+  const curve = (N: number, d: number, extra: number[]) =>
+    grid(extra).map((cv) => ({ cv, n: chain(N, 1, cv, d).adjustedSize }));
   if (!stratified) {
     const rates = [...new Set([0, 0.1, 0.2, 0.3, parameters.dropoutRate])].sort((a, b) => a - b);
-    const series = rates.map((d) => ({ label: `dropout ${Number((d * 100).toPrecision(10))} %`, population: parameters.population, dropoutRate: d, points: curve(parameters.population, d, d === parameters.dropoutRate ? [designCv] : []) }));
+    const series = rates.map((d) => ({
+      label: `dropout ${Number((d * 100).toPrecision(10))} %`,
+      population: parameters.population,
+      dropoutRate: d,
+      points: curve(parameters.population, d, d === parameters.dropoutRate ? [designCv] : []),
+    }));
     return {
       cvRange: [lo, hi],
       series,
-      marks: [{ label: 'this design', cv: designCv, n: parameters.adjustedSize, series: rates.indexOf(parameters.dropoutRate), clamped: designCv < lo }],
+      marks: [
+        {
+          label: 'this design',
+          cv: designCv,
+          n: parameters.adjustedSize,
+          series: rates.indexOf(parameters.dropoutRate),
+          clamped: designCv < lo,
+        },
+      ],
       caption: `Lines: the 95/5 sample size (dropout-adjusted) for N = ${parameters.population} against CV = SD/mean, one per dropout rate. Point: this design (CV ${r4(designCv)}, dropout ${parameters.dropoutRate}, n ${parameters.adjustedSize}).`,
     };
   }
   const d = parameters.dropoutRate;
-  const series = strata.map((s) => ({ label: `${s.name} (N_h ${s.population})`, population: s.population, dropoutRate: d, points: curve(s.population, d, [s.cv ?? designCv]) }));
+  const series = strata.map((s) => ({
+    label: `${s.name} (N_h ${s.population})`,
+    population: s.population,
+    dropoutRate: d,
+    points: curve(s.population, d, [s.cv ?? designCv]),
+  }));
   return {
     cvRange: [lo, hi],
     series,
-    marks: strata.map((s, i) => ({ label: s.name, cv: s.cv ?? designCv, n: s.sampleSize, series: i, clamped: (s.cv ?? designCv) < lo })),
+    marks: strata.map((s, i) => ({
+      label: s.name,
+      cv: s.cv ?? designCv,
+      n: s.sampleSize,
+      series: i,
+      clamped: (s.cv ?? designCv) < lo,
+    })),
     caption: `Lines: each stratum's 95/5 sample size against CV at its own N_h and the design's dropout rate ${d}. Points: each stratum's n_h at its CV — on its own line, since each stratum keeps 95/5 on its own.`,
   };
 }
@@ -332,7 +407,9 @@ const SELECTION_DEFINITIONS = [
 function selectionSteps(c: Commitment | undefined, p: Proof | undefined): string[] {
   const fh = c?.frame.frameHash ?? '<frameHash>';
   const rnd = p?.randomness.randomness ?? '<beacon randomness>';
-  const strata = c ? c.strata.map((s) => `${s.name}: n_h = ${s.sampleSize} of ${s.households}`).join('; ') : '<n_h per stratum>';
+  const strata = c
+    ? c.strata.map((s) => `${s.name}: n_h = ${s.sampleSize} of ${s.households}`).join('; ')
+    : '<n_h per stratum>';
   return [
     `Frame: every household of ${c ? `${c.frame.file} (${c.frame.households} households)` : 'the frame'}, non-adopters included; IDs trimmed, unique, without U+001F. Nothing reads the adopter column.`,
     `frameHash = SHA-256 of all IDs sorted by their UTF-8 bytes, each followed by "\\n" = ${fh}.`,
@@ -346,14 +423,32 @@ function selectionSteps(c: Commitment | undefined, p: Proof | undefined): string
 }
 
 function commands(p: ProjectInput, c: Commitment | undefined, proof: Proof | undefined): string[] {
-  const f = { design: 'design.json', commitment: 'commitment.json', proof: 'proof.json', selection: 'selection.csv', frame: c?.frame.file ?? 'households.csv', ...p.files };
-  const out = [`oraclekit sample calc --input ${f.design} --explain   # a calc input; or compare the design's sizes with the formulas above`];
+  const f = {
+    design: 'design.json',
+    commitment: 'commitment.json',
+    proof: 'proof.json',
+    selection: 'selection.csv',
+    frame: c?.frame.file ?? 'households.csv',
+    ...p.files,
+  };
+  const out = [
+    `oraclekit sample calc --input ${f.design} --explain   # a calc input; or compare the design's sizes with the formulas above`,
+  ];
   if (c && proof) {
-    out.push(`oraclekit sample verify --frame ${f.frame} --commitment ${f.commitment} --proof ${f.proof} --selection ${f.selection} --published-at <when you first had ${f.commitment}>`);
-    if (proof.randomness.source === 'verifier') out.push(`# the randomness was supplied by a verifier: only that verifier can accept it, with --seed-hex ${proof.randomness.randomness}`);
-    out.push(`oraclekit sample report --design ${f.design} --commitment ${f.commitment} --proof ${f.proof} --selection ${f.selection} --frame ${f.frame} --published-at <…> --out package.html`);
+    out.push(
+      `oraclekit sample verify --frame ${f.frame} --commitment ${f.commitment} --proof ${f.proof} --selection ${f.selection} --published-at <when you first had ${f.commitment}>`,
+    );
+    if (proof.randomness.source === 'verifier')
+      out.push(
+        `# the randomness was supplied by a verifier: only that verifier can accept it, with --seed-hex ${proof.randomness.randomness}`,
+      );
+    out.push(
+      `oraclekit sample report --design ${f.design} --commitment ${f.commitment} --proof ${f.proof} --selection ${f.selection} --frame ${f.frame} --published-at <…> --out package.html`,
+    );
   } else if (c) {
-    out.push(`# after round ${c.beacon.round}: oraclekit sample select draw --commitment ${f.commitment} --frame ${f.frame} --beacon round-${c.beacon.round}.json --out-dir selection`);
+    out.push(
+      `# after round ${c.beacon.round}: oraclekit sample select draw --commitment ${f.commitment} --frame ${f.frame} --beacon round-${c.beacon.round}.json --out-dir selection`,
+    );
   }
   return out;
 }
@@ -363,9 +458,21 @@ function designOf(d: ReturnType<typeof loadDesign>): Design | null {
     const P = d.parameters;
     const input: Record<string, unknown> = { population: P.population, dropoutRate: P.dropoutRate };
     if (P.expectedProportion !== undefined) input.expectedProportion = P.expectedProportion;
-    else { input.expectedMean = P.expectedMean; input.expectedSD = P.expectedSD; }
+    else {
+      input.expectedMean = P.expectedMean;
+      input.expectedSD = P.expectedSD;
+    }
     if (P.erCoverageSource === 'input') input.erCoverage = P.erCoverage;
-    if (d.stratified) input.stratification = { enabled: true, strata: d.stratification.strata.map((s) => ({ name: s.name, weight: s.weight ?? s.population / P.population, mean: s.mean, sd: s.sd })) };
+    if (d.stratified)
+      input.stratification = {
+        enabled: true,
+        strata: d.stratification.strata.map((s) => ({
+          name: s.name,
+          weight: s.weight ?? s.population / P.population,
+          mean: s.mean,
+          sd: s.sd,
+        })),
+      };
     return computeDesign(input);
   } catch {
     return null;
@@ -376,25 +483,73 @@ async function projectReport(p: ProjectInput, index: number): Promise<ProjectRep
   const d = loadDesign(p.design, `projects[${index}].design`);
   const P = d.parameters;
   const strata: ProjectReport['strata'] = d.stratified
-    ? d.stratification.strata.map((s) => ({ name: s.name, population: s.population, sampleSize: s.sampleSize, calculatedSize: s.calculatedSize, mean: s.mean, sd: s.sd, cv: s.cv ?? s.sd / s.mean, census: s.census }))
-    : [{ name: 'all', population: P.population, sampleSize: P.adjustedSize, calculatedSize: P.calculatedSize, mean: P.expectedMean, sd: P.expectedSD, cv: P.expectedSD / P.expectedMean, census: P.calculatedSize === P.population }];
+    ? d.stratification.strata.map((s) => ({
+        name: s.name,
+        population: s.population,
+        sampleSize: s.sampleSize,
+        calculatedSize: s.calculatedSize,
+        mean: s.mean,
+        sd: s.sd,
+        cv: s.cv ?? s.sd / s.mean,
+        census: s.census,
+      }))
+    : [
+        {
+          name: 'all',
+          population: P.population,
+          sampleSize: P.adjustedSize,
+          calculatedSize: P.calculatedSize,
+          mean: P.expectedMean,
+          sd: P.expectedSD,
+          cv: P.expectedSD / P.expectedMean,
+          census: P.calculatedSize === P.population,
+        },
+      ];
   const checks: Check[] = [];
   const findings: Finding[] = [];
   const bad = designDiscrepancies(P, d.stratification);
-  if (bad.length > 0) for (const b of bad) checks.push({ check: 'design', kind: 'integrity', status: 'fail', message: `design: ${b.message}` });
-  else checks.push({ check: 'design', kind: 'integrity', status: 'pass', message: 'every size follows from the design\'s own parameters (the chain of `sample calc`, recomputed)' });
+  if (bad.length > 0)
+    for (const b of bad)
+      checks.push({ check: 'design', kind: 'integrity', status: 'fail', message: `design: ${b.message}` });
+  else
+    checks.push({
+      check: 'design',
+      kind: 'integrity',
+      status: 'pass',
+      message: "every size follows from the design's own parameters (the chain of `sample calc`, recomputed)",
+    });
 
   const c = p.commitment;
   const pr = p.proof;
   let selection: ProjectReport['selection'] = null;
   if (c) {
     const digest = commitmentDigest(c);
-    if (c.designId !== d.designId) checks.push({ check: 'commitment.designId', kind: 'integrity', status: 'fail', message: `the commitment is for design ${c.designId}; this project's design is ${d.designId}` });
-    else checks.push({ check: 'commitment.designId', kind: 'integrity', status: 'pass', message: `the commitment is for this design (${d.designId})` });
+    if (c.designId !== d.designId)
+      checks.push({
+        check: 'commitment.designId',
+        kind: 'integrity',
+        status: 'fail',
+        message: `the commitment is for design ${c.designId}; this project's design is ${d.designId}`,
+      });
+    else
+      checks.push({
+        check: 'commitment.designId',
+        kind: 'integrity',
+        status: 'pass',
+        message: `the commitment is for this design (${d.designId})`,
+      });
     const sizes = d.strata.map((s) => s.sampleSize);
     const committed = c.strata.map((s) => s.sampleSize);
-    if (JSON.stringify(sizes) !== JSON.stringify(committed) || JSON.stringify(d.strata.map((s) => s.name)) !== JSON.stringify(c.strata.map((s) => s.name))) {
-      checks.push({ check: 'commitment.strata', kind: 'integrity', status: 'fail', message: `the commitment's strata and n_h (${c.strata.map((s) => `${s.name} ${s.sampleSize}`).join(', ')}) are not the design's (${d.strata.map((s) => `${s.name} ${s.sampleSize}`).join(', ')})` });
+    if (
+      JSON.stringify(sizes) !== JSON.stringify(committed) ||
+      JSON.stringify(d.strata.map((s) => s.name)) !== JSON.stringify(c.strata.map((s) => s.name))
+    ) {
+      checks.push({
+        check: 'commitment.strata',
+        kind: 'integrity',
+        status: 'fail',
+        message: `the commitment's strata and n_h (${c.strata.map((s) => `${s.name} ${s.sampleSize}`).join(', ')}) are not the design's (${d.strata.map((s) => `${s.name} ${s.sampleSize}`).join(', ')})`,
+      });
     }
     const pc = await checkPackage({
       commitment: c,
@@ -410,13 +565,27 @@ async function projectReport(p: ProjectInput, index: number): Promise<ProjectRep
       algorithm: c.algorithm,
       committedAt: c.committedAt,
       commitmentDigest: digest,
-      frame: { file: c.frame.file, households: c.frame.households, frameHash: c.frame.frameHash, fileSha256: c.frame.fileSha256 },
-      beacon: { chainHash: rp.hash, scheme: rp.schemeID, round: c.beacon.round, roundTime: c.beacon.roundTime, pinned: !pc.checks.some((x) => x.check === 'chain pinned' && x.status === 'fail') },
+      frame: {
+        file: c.frame.file,
+        households: c.frame.households,
+        frameHash: c.frame.frameHash,
+        fileSha256: c.frame.fileSha256,
+      },
+      beacon: {
+        chainHash: rp.hash,
+        scheme: rp.schemeID,
+        round: c.beacon.round,
+        roundTime: c.beacon.roundTime,
+        pinned: !pc.checks.some((x) => x.check === 'chain pinned' && x.status === 'fail'),
+      },
       strata: c.strata.map((s) => ({ name: s.name, households: s.households, sampleSize: s.sampleSize })),
       proof: pr
         ? {
             drawnAt: pr.drawnAt,
-            randomness: pr.randomness.source === 'drand' ? `drand round ${pr.randomness.round}: ${pr.randomness.randomness}` : `supplied with --seed-hex (not a beacon): ${pr.randomness.randomness}`,
+            randomness:
+              pr.randomness.source === 'drand'
+                ? `drand round ${pr.randomness.round}: ${pr.randomness.randomness}`
+                : `supplied with --seed-hex (not a beacon): ${pr.randomness.randomness}`,
             seed: pr.seed,
             sample: pr.strata.flatMap((s) => s.sample.map((x) => ({ stratum: s.name, ...x }))),
             replacements: pc.replacements,
@@ -433,12 +602,25 @@ async function projectReport(p: ProjectInput, index: number): Promise<ProjectRep
     const { stats, overall, unknown } = observationStats(obs.values, strata, P.population, d.stratified);
     const comparison = compareWithData(designOf(d) ?? ({ parameters: P } as Design), strata, stats);
     observations = { kind: obs.kind, file: obs.file ?? null, stats, overall, comparison };
-    if (unknown.length > 0) findings.push({ severity: 'warning', message: `the ${obs.kind} observations name strata that are not in the design: ${unknown.join(', ')} (left out)` });
-    if (d.stratified && !overall) findings.push({ severity: 'info', message: stats.some((s) => s.estimator === 'pooled (no strata in the observations)') ? `the ${obs.kind} observations carry no stratum: they cannot be compared with the strata's assumptions, and their pooled mean is not an estimate for the stratified population` : `not every stratum has at least two ${obs.kind} observations: no overall (stratified) estimate` });
+    if (unknown.length > 0)
+      findings.push({
+        severity: 'warning',
+        message: `the ${obs.kind} observations name strata that are not in the design: ${unknown.join(', ')} (left out)`,
+      });
+    if (d.stratified && !overall)
+      findings.push({
+        severity: 'info',
+        message: stats.some((s) => s.estimator === 'pooled (no strata in the observations)')
+          ? `the ${obs.kind} observations carry no stratum: they cannot be compared with the strata's assumptions, and their pooled mean is not an estimate for the stratified population`
+          : `not every stratum has at least two ${obs.kind} observations: no overall (stratified) estimate`,
+      });
     for (const k of comparison) {
       const cvText = `CV assumed ${r4(k.cvAssumed)}, observed ${r4(k.cvObserved)} (${k.observations} ${obs.kind} observations)`;
       if (k.tooSmall) {
-        findings.push({ severity: 'warning', message: `stratum ${k.stratum}: the design is too small for its own supporting data — ${cvText}; at the planned ${k.plannedCompleted} completed interviews the relative precision would be ±${(k.precisionAtPlanned * 100).toFixed(2)} %, not ±5 %; the data imply ${k.impliedCompleted} completed, ${k.impliedSample === null ? `more than its N_h ${k.population} households` : `${k.impliedSample} households to sample`} (planned ${k.plannedSample})` });
+        findings.push({
+          severity: 'warning',
+          message: `stratum ${k.stratum}: the design is too small for its own supporting data — ${cvText}; at the planned ${k.plannedCompleted} completed interviews the relative precision would be ±${(k.precisionAtPlanned * 100).toFixed(2)} %, not ±5 %; the data imply ${k.impliedCompleted} completed, ${k.impliedSample === null ? `more than its N_h ${k.population} households` : `${k.impliedSample} households to sample`} (planned ${k.plannedSample})`,
+        });
       }
     }
   }
@@ -448,7 +630,14 @@ async function projectReport(p: ProjectInput, index: number): Promise<ProjectRep
     sizes: full ? explainDesign(full) : null,
     selection: selectionSteps(c, pr),
     commands: commands(p, c, pr),
-    python: c ? pythonRecipe({ commitment: p.files?.commitment ?? 'commitment.json', proof: p.files?.proof ?? 'proof.json', frame: p.files?.frame ?? c.frame.file, stratified: d.stratified }) : null,
+    python: c
+      ? pythonRecipe({
+          commitment: p.files?.commitment ?? 'commitment.json',
+          proof: p.files?.proof ?? 'proof.json',
+          frame: p.files?.frame ?? c.frame.file,
+          stratified: d.stratified,
+        })
+      : null,
     definitions: [...SELECTION_DEFINITIONS, `The trim list as a Python literal: TRIM = ${pyTrim()}`],
   };
   const v = verdictOf(checks);
@@ -482,10 +671,14 @@ export async function buildReport(input: ReportInput): Promise<Report> {
   return {
     kind: 'oraclekit/verifier-package',
     version: 2,
-    title: input.title ?? 'Sampling design and household selection — verifier\'s package',
+    title: input.title ?? "Sampling design and household selection — verifier's package",
     generatedAt: input.generatedAt.toISOString(),
     spec: { sampling: 'sampling.md', selection: 'cookstove-sampling/v1' },
-    failures: projects.flatMap((p) => p.checks.filter((c) => c.status === 'fail').map((c) => ({ projectId: p.projectId, check: c.check, kind: c.kind, message: c.message }))),
+    failures: projects.flatMap((p) =>
+      p.checks
+        .filter((c) => c.status === 'fail')
+        .map((c) => ({ projectId: p.projectId, check: c.check, kind: c.kind, message: c.message })),
+    ),
     projects,
   };
 }

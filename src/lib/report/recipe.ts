@@ -8,14 +8,20 @@ import { TRIM_CHARS } from '../selection/hash.ts';
 
 /** TRIM_CHARS as a Python string literal (every character escaped but the space). */
 export function pyTrim(): string {
-  return '"' + [...TRIM_CHARS].map((ch) => {
-    const c = ch.charCodeAt(0);
-    if (c === 0x09) return '\\t';
-    if (c === 0x0a) return '\\n';
-    if (c === 0x0d) return '\\r';
-    if (c === 0x20) return ' ';
-    return c < 0x100 ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u${c.toString(16).padStart(4, '0')}`;
-  }).join('') + '"';
+  return (
+    '"' +
+    [...TRIM_CHARS]
+      .map((ch) => {
+        const c = ch.charCodeAt(0);
+        if (c === 0x09) return '\\t';
+        if (c === 0x0a) return '\\n';
+        if (c === 0x0d) return '\\r';
+        if (c === 0x20) return ' ';
+        return c < 0x100 ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u${c.toString(16).padStart(4, '0')}`;
+      })
+      .join('') +
+    '"'
+  );
 }
 
 const py = (s: string): string => JSON.stringify(s);

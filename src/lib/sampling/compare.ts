@@ -90,7 +90,11 @@ export function compareAllocations(design: Design): Comparison {
     const r = relativePrecision(n, s.population, s.mean, s.sd);
     return { name: s.name, population: s.population, n, precision: r, meets: r <= PRECISION + 1e-12 };
   };
-  const prop = allocate(overall, strata.map((s) => s.population), caps);
+  const prop = allocate(
+    overall,
+    strata.map((s) => s.population),
+    caps,
+  );
   const ney = allocate(overall, neymanShares(strata), caps);
   return {
     label: 'COMPARISON ONLY — not a valid design: only the compliant design keeps 95/5 in every stratum',

@@ -79,7 +79,15 @@ export interface Design {
 }
 
 const TOP_FIELDS = new Set([
-  'population', 'expectedMean', 'expectedSD', 'expectedProportion', 'dropoutRate', 'confidence', 'precision', 'erCoverage', 'stratification',
+  'population',
+  'expectedMean',
+  'expectedSD',
+  'expectedProportion',
+  'dropoutRate',
+  'confidence',
+  'precision',
+  'erCoverage',
+  'stratification',
   'projectId', // accepted for the POST /v1/sampling body; the registry stores it
 ]);
 const STRATUM_FIELDS = new Set(['name', 'weight', 'mean', 'sd']);
@@ -92,7 +100,7 @@ const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFin
  * than any double, and fpc() takes its limit (docs/sampling.md, "Extreme numbers").
  */
 function baseSize(cv: number, z = Z_95, e = PRECISION): number {
-  return (z * cv / e) ** 2;
+  return ((z * cv) / e) ** 2;
 }
 
 /**
@@ -199,7 +207,12 @@ export function normaliseStratumName(name: string): string {
 /** Validates an input object (from flags, a JSON file or an API body). */
 export function validateDesignInput(raw: unknown): DesignInput {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw samplingError('missing_parameter', 'body', raw, 'a JSON object with population, expectedMean, expectedSD and dropoutRate');
+    throw samplingError(
+      'missing_parameter',
+      'body',
+      raw,
+      'a JSON object with population, expectedMean, expectedSD and dropoutRate',
+    );
   }
   const o = raw as Record<string, unknown>;
   for (const k of Object.keys(o)) {
@@ -209,10 +222,21 @@ export function validateDesignInput(raw: unknown): DesignInput {
     throw samplingError('confidence_must_be_0.95', 'confidence', o.confidence, '0.95 (95/5 is mandatory)');
   }
   if (o.precision !== undefined && o.precision !== PRECISION) {
-    throw samplingError('precision_must_be_0.05', 'precision', o.precision, '0.05 (relative, ±5 % of the mean; 95/5 is mandatory)');
+    throw samplingError(
+      'precision_must_be_0.05',
+      'precision',
+      o.precision,
+      '0.05 (relative, ±5 % of the mean; 95/5 is mandatory)',
+    );
   }
-  if (o.population === undefined) throw samplingError('missing_parameter', 'population', undefined, 'an integer >= 1 (households in the frame)');
-  if (!isNum(o.population) || !Number.isInteger(o.population) || o.population < 1 || o.population > Number.MAX_SAFE_INTEGER) {
+  if (o.population === undefined)
+    throw samplingError('missing_parameter', 'population', undefined, 'an integer >= 1 (households in the frame)');
+  if (
+    !isNum(o.population) ||
+    !Number.isInteger(o.population) ||
+    o.population < 1 ||
+    o.population > Number.MAX_SAFE_INTEGER
+  ) {
     throw samplingError('invalid_population', 'population', o.population, 'an integer >= 1');
   }
   const hasProp = o.expectedProportion !== undefined;
@@ -220,19 +244,38 @@ export function validateDesignInput(raw: unknown): DesignInput {
   let expectedSD: number;
   if (hasProp) {
     if (o.expectedMean !== undefined || o.expectedSD !== undefined) {
-      throw samplingError('conflicting_parameters', o.expectedMean !== undefined ? 'expectedMean' : 'expectedSD', o.expectedMean ?? o.expectedSD, 'either expectedProportion or expectedMean with expectedSD, not both');
+      throw samplingError(
+        'conflicting_parameters',
+        o.expectedMean !== undefined ? 'expectedMean' : 'expectedSD',
+        o.expectedMean ?? o.expectedSD,
+        'either expectedProportion or expectedMean with expectedSD, not both',
+      );
     }
     const p = o.expectedProportion;
-    if (!isNum(p) || p <= 0 || p >= 1) throw samplingError('invalid_proportion', 'expectedProportion', p, 'a number with 0 < p < 1');
+    if (!isNum(p) || p <= 0 || p >= 1)
+      throw samplingError('invalid_proportion', 'expectedProportion', p, 'a number with 0 < p < 1');
     expectedMean = p;
     expectedSD = Math.sqrt(p * (1 - p));
   } else {
-    if (o.expectedMean === undefined) throw samplingError('missing_parameter', 'expectedMean', undefined, 'a number > 0 (or give expectedProportion instead)');
-    if (o.expectedSD === undefined) throw samplingError('missing_parameter', 'expectedSD', undefined, 'a number > 0 (or give expectedProportion instead)');
+    if (o.expectedMean === undefined)
+      throw samplingError(
+        'missing_parameter',
+        'expectedMean',
+        undefined,
+        'a number > 0 (or give expectedProportion instead)',
+      );
+    if (o.expectedSD === undefined)
+      throw samplingError(
+        'missing_parameter',
+        'expectedSD',
+        undefined,
+        'a number > 0 (or give expectedProportion instead)',
+      );
     expectedMean = checkPositive(o.expectedMean, 'expectedMean', 'invalid_mean');
     expectedSD = checkPositive(o.expectedSD, 'expectedSD', 'invalid_sd');
   }
-  if (o.dropoutRate === undefined) throw samplingError('missing_parameter', 'dropoutRate', undefined, 'a fraction 0 <= d < 1 (0 for none)');
+  if (o.dropoutRate === undefined)
+    throw samplingError('missing_parameter', 'dropoutRate', undefined, 'a fraction 0 <= d < 1 (0 for none)');
   const d = o.dropoutRate;
   if (!isNum(d) || d < 0 || d >= 1) {
     const hint = isNum(d) && d >= 1 && d < 100 ? ` (a percentage? ${d} % is ${d / 100})` : '';
@@ -240,7 +283,8 @@ export function validateDesignInput(raw: unknown): DesignInput {
   }
   let erCoverage: number | undefined;
   if (o.erCoverage !== undefined) {
-    if (!isNum(o.erCoverage) || o.erCoverage < 0 || o.erCoverage > 1) throw samplingError('invalid_er_coverage', 'erCoverage', o.erCoverage, 'a fraction 0 <= c <= 1');
+    if (!isNum(o.erCoverage) || o.erCoverage < 0 || o.erCoverage > 1)
+      throw samplingError('invalid_er_coverage', 'erCoverage', o.erCoverage, 'a fraction 0 <= c <= 1');
     erCoverage = o.erCoverage;
   }
   const out: DesignInput = { population: o.population, expectedMean, expectedSD, dropoutRate: d };
@@ -248,21 +292,30 @@ export function validateDesignInput(raw: unknown): DesignInput {
   if (o.confidence !== undefined) out.confidence = CONFIDENCE;
   if (o.precision !== undefined) out.precision = PRECISION;
   if (erCoverage !== undefined) out.erCoverage = erCoverage;
-  if (o.stratification !== undefined && o.stratification !== null) out.stratification = validateStratification(o.stratification);
+  if (o.stratification !== undefined && o.stratification !== null)
+    out.stratification = validateStratification(o.stratification);
   return out;
 }
 
 function validateStratification(s: unknown): { enabled: boolean; strata: StratumInput[] } {
   if (typeof s !== 'object' || s === null || Array.isArray(s)) {
-    throw samplingError('invalid_strata', 'stratification', s, `{enabled: boolean, strata: [{name, weight, mean?, sd?}]} with 1 to ${MAX_STRATA} strata`);
+    throw samplingError(
+      'invalid_strata',
+      'stratification',
+      s,
+      `{enabled: boolean, strata: [{name, weight, mean?, sd?}]} with 1 to ${MAX_STRATA} strata`,
+    );
   }
   const o = s as Record<string, unknown>;
   for (const k of Object.keys(o)) {
-    if (k !== 'enabled' && k !== 'strata' && k !== 'method') throw samplingError('unknown_field', `stratification.${k}`, o[k], 'enabled, strata, method');
+    if (k !== 'enabled' && k !== 'strata' && k !== 'method')
+      throw samplingError('unknown_field', `stratification.${k}`, o[k], 'enabled, strata, method');
   }
-  if (o.method !== undefined && o.method !== 'proportional') throw samplingError('invalid_strata', 'stratification.method', o.method, '"proportional"');
+  if (o.method !== undefined && o.method !== 'proportional')
+    throw samplingError('invalid_strata', 'stratification.method', o.method, '"proportional"');
   const enabled = o.enabled === undefined ? true : o.enabled;
-  if (typeof enabled !== 'boolean') throw samplingError('invalid_strata', 'stratification.enabled', o.enabled, 'true or false');
+  if (typeof enabled !== 'boolean')
+    throw samplingError('invalid_strata', 'stratification.enabled', o.enabled, 'true or false');
   if (!enabled) return { enabled: false, strata: [] };
   if (!Array.isArray(o.strata) || o.strata.length < 1 || o.strata.length > MAX_STRATA) {
     throw samplingError('invalid_strata', 'stratification.strata', o.strata, `an array of 1 to ${MAX_STRATA} strata`);
@@ -270,11 +323,18 @@ function validateStratification(s: unknown): { enabled: boolean; strata: Stratum
   const seen = new Map<string, number>();
   const strata: StratumInput[] = o.strata.map((st: unknown, i: number) => {
     const f = `stratification.strata[${i}]`;
-    if (typeof st !== 'object' || st === null || Array.isArray(st)) throw samplingError('invalid_strata', f, st, '{name, weight, mean?, sd?}');
+    if (typeof st !== 'object' || st === null || Array.isArray(st))
+      throw samplingError('invalid_strata', f, st, '{name, weight, mean?, sd?}');
     const r = st as Record<string, unknown>;
-    for (const k of Object.keys(r)) if (!STRATUM_FIELDS.has(k)) throw samplingError('unknown_field', `${f}.${k}`, r[k], 'name, weight, mean, sd');
+    for (const k of Object.keys(r))
+      if (!STRATUM_FIELDS.has(k)) throw samplingError('unknown_field', `${f}.${k}`, r[k], 'name, weight, mean, sd');
     if (typeof r.name !== 'string' || r.name.trim() === '' || r.name.trim().length > 64 || hasControlChar(r.name)) {
-      throw samplingError('invalid_stratum_name', `${f}.name`, r.name, 'a non-empty name of at most 64 characters without control characters');
+      throw samplingError(
+        'invalid_stratum_name',
+        `${f}.name`,
+        r.name,
+        'a non-empty name of at most 64 characters without control characters',
+      );
     }
     const key = normaliseStratumName(r.name);
     const prev = seen.get(key);
@@ -285,8 +345,10 @@ function validateStratification(s: unknown): { enabled: boolean; strata: Stratum
       });
     }
     seen.set(key, i);
-    if (r.weight === undefined) throw samplingError('missing_parameter', `${f}.weight`, undefined, 'a number in (0, 1]');
-    if (!isNum(r.weight) || r.weight <= 0 || r.weight > 1) throw samplingError('invalid_weight', `${f}.weight`, r.weight, 'a number in (0, 1]');
+    if (r.weight === undefined)
+      throw samplingError('missing_parameter', `${f}.weight`, undefined, 'a number in (0, 1]');
+    if (!isNum(r.weight) || r.weight <= 0 || r.weight > 1)
+      throw samplingError('invalid_weight', `${f}.weight`, r.weight, 'a number in (0, 1]');
     const out: StratumInput = { name: r.name.trim(), weight: r.weight };
     if (r.mean !== undefined) out.mean = checkPositive(r.mean, `${f}.mean`, 'invalid_mean');
     if (r.sd !== undefined) out.sd = checkPositive(r.sd, `${f}.sd`, 'invalid_sd');
@@ -296,10 +358,16 @@ function validateStratification(s: unknown): { enabled: boolean; strata: Stratum
   const off = Math.abs(Q.toNumber(Q.sub(sum, Q.int(1))));
   if (off > 1e-6) {
     const valid = 'weights summing to 1 within 1e-6';
-    throw samplingError('weights_do_not_sum_to_1', 'stratification.strata[].weight', strata.map((x) => x.weight), valid, {
-      message: `stratum weights sum to ${Q.toNumber(sum)}, not 1; valid: ${valid}`,
-      details: { sum: Q.toNumber(sum) },
-    });
+    throw samplingError(
+      'weights_do_not_sum_to_1',
+      'stratification.strata[].weight',
+      strata.map((x) => x.weight),
+      valid,
+      {
+        message: `stratum weights sum to ${Q.toNumber(sum)}, not 1; valid: ${valid}`,
+        details: { sum: Q.toNumber(sum) },
+      },
+    );
   }
   return { enabled: true, strata };
 }
@@ -319,10 +387,18 @@ export function designFromValid(input: DesignInput): Design {
   if (strataIn.length === 0) {
     const c = chain(N, mean, sd, d);
     if (c.adjustedSize > N) {
-      throw samplingError('insufficient_population', 'population', N, c.n0 === Infinity ? overflowValid(c) : `a population of at least ${c.adjustedSize} households, or a lower dropoutRate`, {
-        message: `adjustedSize ${c.adjustedSize} (calculatedSize ${c.calculatedSize} / (1 - ${d})) exceeds population ${N}; sizes are never capped silently`,
-        details: { calculatedSize: c.calculatedSize, adjustedSize: c.adjustedSize, population: N },
-      });
+      throw samplingError(
+        'insufficient_population',
+        'population',
+        N,
+        c.n0 === Infinity
+          ? overflowValid(c)
+          : `a population of at least ${c.adjustedSize} households, or a lower dropoutRate`,
+        {
+          message: `adjustedSize ${c.adjustedSize} (calculatedSize ${c.calculatedSize} / (1 - ${d})) exceeds population ${N}; sizes are never capped silently`,
+          details: { calculatedSize: c.calculatedSize, adjustedSize: c.adjustedSize, population: N },
+        },
+      );
     }
     return {
       parameters: parametersOf(input, c.calculatedSize, c.adjustedSize),
@@ -332,9 +408,18 @@ export function designFromValid(input: DesignInput): Design {
       spec: 'sampling.md',
     };
   }
-  const pops = apportion(N, strataIn.map((s) => s.weight));
+  const pops = apportion(
+    N,
+    strataIn.map((s) => s.weight),
+  );
   const strata = computeStrata(
-    strataIn.map((s, i) => ({ name: s.name, weight: s.weight, population: pops[i]!, mean: s.mean ?? mean, sd: s.sd ?? sd })),
+    strataIn.map((s, i) => ({
+      name: s.name,
+      weight: s.weight,
+      population: pops[i]!,
+      mean: s.mean ?? mean,
+      sd: s.sd ?? sd,
+    })),
     d,
     N,
   );
@@ -363,8 +448,33 @@ function parametersOf(input: DesignInput, calculatedSize: number, adjustedSize: 
   const expectedMean = input.expectedMean!;
   const expectedSD = input.expectedSD!;
   return input.expectedProportion === undefined
-    ? { confidence: CONFIDENCE, precision: PRECISION, precisionType: 'relative', population, expectedMean, expectedSD, dropoutRate: d, erCoverage, erCoverageSource, calculatedSize, adjustedSize }
-    : { confidence: CONFIDENCE, precision: PRECISION, precisionType: 'relative', population, expectedMean, expectedSD, expectedProportion: input.expectedProportion, dropoutRate: d, erCoverage, erCoverageSource, calculatedSize, adjustedSize };
+    ? {
+        confidence: CONFIDENCE,
+        precision: PRECISION,
+        precisionType: 'relative',
+        population,
+        expectedMean,
+        expectedSD,
+        dropoutRate: d,
+        erCoverage,
+        erCoverageSource,
+        calculatedSize,
+        adjustedSize,
+      }
+    : {
+        confidence: CONFIDENCE,
+        precision: PRECISION,
+        precisionType: 'relative',
+        population,
+        expectedMean,
+        expectedSD,
+        expectedProportion: input.expectedProportion,
+        dropoutRate: d,
+        erCoverage,
+        erCoverageSource,
+        calculatedSize,
+        adjustedSize,
+      };
 }
 
 /**
@@ -394,18 +504,44 @@ function computeStrata(specs: StratumSpec[], d: number, N: number): StratumResul
     const Nh = s.population;
     const f = `stratification.strata[${i}]`;
     if (Nh === 0) {
-      throw samplingError('empty_stratum', `${f}.weight`, s.weight, `a weight large enough that ${s.name} gets at least one of ${N} households`, {
-        message: `stratum ${JSON.stringify(s.name)} (weight ${s.weight}) is apportioned 0 of ${N} households; merge it or raise its weight`,
-        details: { stratum: s.name, population: 0, apportioned: pops },
-      });
+      throw samplingError(
+        'empty_stratum',
+        `${f}.weight`,
+        s.weight,
+        `a weight large enough that ${s.name} gets at least one of ${N} households`,
+        {
+          message: `stratum ${JSON.stringify(s.name)} (weight ${s.weight}) is apportioned 0 of ${N} households; merge it or raise its weight`,
+          details: { stratum: s.name, population: 0, apportioned: pops },
+        },
+      );
     }
     const c = chain(Nh, s.mean, s.sd, d);
     if (c.adjustedSize > Nh) {
-      throw samplingError('insufficient_population', f, s.name, c.n0 === Infinity ? overflowValid(c) : `a stratum population of at least ${c.adjustedSize}, a larger weight, or a lower dropoutRate`, {
-        message: `stratum ${JSON.stringify(s.name)}: adjustedSize ${c.adjustedSize} (calculatedSize ${c.calculatedSize} / (1 - ${d})) exceeds its population ${Nh}; sizes are never capped silently`,
-        details: { stratum: s.name, calculatedSize: c.calculatedSize, adjustedSize: c.adjustedSize, population: Nh },
-      });
+      throw samplingError(
+        'insufficient_population',
+        f,
+        s.name,
+        c.n0 === Infinity
+          ? overflowValid(c)
+          : `a stratum population of at least ${c.adjustedSize}, a larger weight, or a lower dropoutRate`,
+        {
+          message: `stratum ${JSON.stringify(s.name)}: adjustedSize ${c.adjustedSize} (calculatedSize ${c.calculatedSize} / (1 - ${d})) exceeds its population ${Nh}; sizes are never capped silently`,
+          details: { stratum: s.name, calculatedSize: c.calculatedSize, adjustedSize: c.adjustedSize, population: Nh },
+        },
+      );
     }
-    return { name: s.name, weight: s.weight, population: Nh, mean: s.mean, sd: s.sd, cv: c.cv, n0: c.n0, n_fpc: c.n_fpc, calculatedSize: c.calculatedSize, sampleSize: c.adjustedSize, census: c.census };
+    return {
+      name: s.name,
+      weight: s.weight,
+      population: Nh,
+      mean: s.mean,
+      sd: s.sd,
+      cv: c.cv,
+      n0: c.n0,
+      n_fpc: c.n_fpc,
+      calculatedSize: c.calculatedSize,
+      sampleSize: c.adjustedSize,
+      census: c.census,
+    };
   });
 }

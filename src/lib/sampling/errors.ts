@@ -16,7 +16,10 @@ export const SAMPLING_ERRORS = {
   invalid_er_coverage: { status: 400, when: 'erCoverage is not in [0, 1]' },
   invalid_weight: { status: 400, when: 'a stratum weight is not a number in (0, 1]' },
   invalid_strata: { status: 400, when: 'stratification is not {enabled, strata: [...]} with 1 to 100 strata' },
-  invalid_stratum_name: { status: 400, when: 'a stratum name is empty, longer than 64 characters or has control characters' },
+  invalid_stratum_name: {
+    status: 400,
+    when: 'a stratum name is empty, longer than 64 characters or has control characters',
+  },
   'confidence_must_be_0.95': { status: 400, when: 'confidence given and not 0.95 (95/5 is mandatory)' },
   'precision_must_be_0.05': { status: 400, when: 'precision given and not 0.05 (95/5 is mandatory)' },
   missing_column: { status: 400, when: 'an observations CSV lacks a required column (household, value)' },
@@ -24,7 +27,10 @@ export const SAMPLING_ERRORS = {
   duplicate_household: { status: 409, when: 'a household appears twice in an observations CSV' },
   unknown_stratum: { status: 422, when: 'an observation names a stratum the design does not have' },
   too_few_observations: { status: 422, when: 'fewer than 2 observations in a group (no SD with n - 1)' },
-  invalid_previous: { status: 400, when: 'the previous design file is not a design (sample calc --json output or a registry record)' },
+  invalid_previous: {
+    status: 400,
+    when: 'the previous design file is not a design (sample calc --json output or a registry record)',
+  },
   duplicate_stratum: { status: 409, when: 'two stratum names equal after trim and case-fold' },
   weights_do_not_sum_to_1: { status: 409, when: 'stratum weights sum to more than 1e-6 away from 1' },
   insufficient_population: { status: 422, when: 'adjustedSize > N (or > N_h for a stratum)' },
@@ -42,7 +48,10 @@ const fieldError = fieldErrorFactory(SAMPLING_ERRORS);
  */
 export const samplingError: typeof fieldError = (code, field, value, valid, extra) => {
   if (typeof value === 'number' && !Number.isFinite(value) && extra?.message === undefined) {
-    return fieldError(code, field, value, valid, { ...extra, message: `${field} = ${value} is invalid (not a finite number); valid: ${valid}` });
+    return fieldError(code, field, value, valid, {
+      ...extra,
+      message: `${field} = ${value} is invalid (not a finite number); valid: ${valid}`,
+    });
   }
   return fieldError(code, field, value, valid, extra);
 };

@@ -62,8 +62,10 @@ export function reduce(r: Rational): Rational {
 }
 
 export const int = (n: number | bigint): Rational => ({ num: BigInt(n), den: 1n });
-export const add = (a: Rational, b: Rational): Rational => reduce({ num: a.num * b.den + b.num * a.den, den: a.den * b.den });
-export const sub = (a: Rational, b: Rational): Rational => reduce({ num: a.num * b.den - b.num * a.den, den: a.den * b.den });
+export const add = (a: Rational, b: Rational): Rational =>
+  reduce({ num: a.num * b.den + b.num * a.den, den: a.den * b.den });
+export const sub = (a: Rational, b: Rational): Rational =>
+  reduce({ num: a.num * b.den - b.num * a.den, den: a.den * b.den });
 export const mul = (a: Rational, b: Rational): Rational => reduce({ num: a.num * b.num, den: a.den * b.den });
 export const div = (a: Rational, b: Rational): Rational => {
   if (b.num === 0n) throw new RangeError('division by zero');

@@ -14,7 +14,10 @@ export interface PreviousDesign {
   designId?: string;
   version?: number;
   parameters: Design['parameters'];
-  stratification: { method: string; strata: { name: string; population: number; sampleSize: number; mean: number; sd: number; weight?: number }[] };
+  stratification: {
+    method: string;
+    strata: { name: string; population: number; sampleSize: number; mean: number; sd: number; weight?: number }[];
+  };
 }
 
 export interface ObservedStratum {
@@ -86,24 +89,41 @@ export interface RecalcResult {
 
 /** Reads `household,value[,stratum]` CSV (header required, any column order, extra columns ignored). */
 export function parseObservationsCsv(text: string, source = 'observations'): Observation[] {
-  const rows = parseCsv(text, source, (where, value, valid, message) => samplingError('invalid_observation', where, value, valid, { message }));
-  if (rows.length === 0) throw samplingError('missing_column', `${source}:1`, '', 'a header row household,value[,stratum]');
+  const rows = parseCsv(text, source, (where, value, valid, message) =>
+    samplingError('invalid_observation', where, value, valid, { message }),
+  );
+  if (rows.length === 0)
+    throw samplingError('missing_column', `${source}:1`, '', 'a header row household,value[,stratum]');
   const header = rows[0]!.fields.map((h) => h.trim().toLowerCase());
   const col = (names: string[]) => header.findIndex((h) => names.includes(h));
   const hi = col(['household', 'household_id', 'id']);
   const vi = col(['value']);
   const si = col(['stratum']);
-  if (hi < 0) throw samplingError('missing_column', `${source}:1`, rows[0]!.fields.join(','), 'a header with a "household" column (household,value[,stratum])');
-  if (vi < 0) throw samplingError('missing_column', `${source}:1`, rows[0]!.fields.join(','), 'a header with a "value" column (household,value[,stratum])');
+  if (hi < 0)
+    throw samplingError(
+      'missing_column',
+      `${source}:1`,
+      rows[0]!.fields.join(','),
+      'a header with a "household" column (household,value[,stratum])',
+    );
+  if (vi < 0)
+    throw samplingError(
+      'missing_column',
+      `${source}:1`,
+      rows[0]!.fields.join(','),
+      'a header with a "value" column (household,value[,stratum])',
+    );
   const seen = new Map<string, number>();
   const out: Observation[] = [];
   for (const r of rows.slice(1)) {
     const household = (r.fields[hi] ?? '').trim();
     const at = (c: number, name: string) => `${source}:${r.line} column ${c + 1} (${name})`;
-    if (household === '') throw samplingError('invalid_observation', at(hi, 'household'), r.fields[hi] ?? '', 'a non-empty household id');
+    if (household === '')
+      throw samplingError('invalid_observation', at(hi, 'household'), r.fields[hi] ?? '', 'a non-empty household id');
     const raw = (r.fields[vi] ?? '').trim();
     const value = raw === '' ? NaN : Number(raw);
-    if (!Number.isFinite(value)) throw samplingError('invalid_observation', at(vi, 'value'), raw, 'a finite number (decimal point, no units)');
+    if (!Number.isFinite(value))
+      throw samplingError('invalid_observation', at(vi, 'value'), raw, 'a finite number (decimal point, no units)');
     const prev = seen.get(household);
     if (prev !== undefined) {
       throw samplingError('duplicate_household', at(hi, 'household'), household, 'one observation per household', {
@@ -114,7 +134,8 @@ export function parseObservationsCsv(text: string, source = 'observations'): Obs
     const o: Observation = { line: r.line, household, value };
     if (si >= 0) {
       const s = (r.fields[si] ?? '').trim();
-      if (s === '') throw samplingError('unknown_stratum', at(si, 'stratum'), '', 'the name of a stratum of the design');
+      if (s === '')
+        throw samplingError('unknown_stratum', at(si, 'stratum'), '', 'the name of a stratum of the design');
       o.stratum = s;
     }
     out.push(o);
@@ -149,7 +170,9 @@ export function achievedPrecision(n: number, N: number, mean: number, sd: number
   const fpc = Math.sqrt(1 - n / N);
   const top = z * sd;
   const bottom = mean * Math.sqrt(n);
-  return Number.isFinite(top) && Number.isFinite(bottom) ? (top / bottom) * fpc : ((z * (sd / mean)) / Math.sqrt(n)) * fpc;
+  return Number.isFinite(top) && Number.isFinite(bottom)
+    ? (top / bottom) * fpc
+    : ((z * (sd / mean)) / Math.sqrt(n)) * fpc;
 }
 
 /**
@@ -160,7 +183,10 @@ export function achievedPrecision(n: number, N: number, mean: number, sd: number
  * given (N = Σ N_h). Also the population SD the strata imply,
  * S² = [Σ (N_h − 1) s_h² + Σ N_h (x̄_h − x̄_st)²] / (N − 1).
  */
-export function stratifiedEstimate(strata: { population: number; n: number; mean: number; sd: number }[], z = Z_95): StratifiedOverall {
+export function stratifiedEstimate(
+  strata: { population: number; n: number; mean: number; sd: number }[],
+  z = Z_95,
+): StratifiedOverall {
   const N = strata.reduce((a, s) => a + s.population, 0);
   const n = strata.reduce((a, s) => a + s.n, 0);
   let mean = 0;
@@ -168,7 +194,7 @@ export function stratifiedEstimate(strata: { population: number; n: number; mean
   for (const s of strata) {
     const W = s.population / N;
     mean += W * s.mean;
-    variance += W * W * Math.max(0, 1 - s.n / s.population) * (s.sd * s.sd) / s.n;
+    variance += (W * W * Math.max(0, 1 - s.n / s.population) * (s.sd * s.sd)) / s.n;
   }
   let ss = 0;
   for (const s of strata) ss += (s.population - 1) * s.sd * s.sd + s.population * (s.mean - mean) ** 2;
@@ -178,8 +204,20 @@ export function stratifiedEstimate(strata: { population: number; n: number; mean
 }
 
 function checkPrevious(p: PreviousDesign): void {
-  const ok = p && typeof p === 'object' && p.parameters && typeof p.parameters.population === 'number' && p.stratification && Array.isArray(p.stratification.strata);
-  if (!ok) throw samplingError('invalid_previous', 'previous', undefined, 'the JSON of `sample calc --json` or a registry design record');
+  const ok =
+    p &&
+    typeof p === 'object' &&
+    p.parameters &&
+    typeof p.parameters.population === 'number' &&
+    p.stratification &&
+    Array.isArray(p.stratification.strata);
+  if (!ok)
+    throw samplingError(
+      'invalid_previous',
+      'previous',
+      undefined,
+      'the JSON of `sample calc --json` or a registry design record',
+    );
 }
 
 function change(name: string, from: number, to: number): SizeChange {
@@ -190,7 +228,8 @@ export function recalculate(input: RecalcInput): RecalcResult {
   const prev = input.previous;
   if (prev) checkPrevious(prev);
   const population = prev ? prev.parameters.population : input.population;
-  if (population === undefined) throw samplingError('missing_parameter', 'population', undefined, 'an integer >= 1, or a previous design');
+  if (population === undefined)
+    throw samplingError('missing_parameter', 'population', undefined, 'an integer >= 1, or a previous design');
   const prevStrata = prev?.stratification.strata ?? [];
   const strataNames = new Map(prevStrata.map((s) => [normaliseStratumName(s.name), s]));
 
@@ -205,11 +244,21 @@ export function recalculate(input: RecalcInput): RecalcResult {
       if (o.stratum !== undefined && prevStrata.length > 0) {
         const s = strataNames.get(normaliseStratumName(o.stratum));
         if (!s) {
-          throw samplingError('unknown_stratum', `observations:${o.line} (stratum)`, o.stratum, `one of ${prevStrata.map((x) => x.name).join(', ')}`);
+          throw samplingError(
+            'unknown_stratum',
+            `observations:${o.line} (stratum)`,
+            o.stratum,
+            `one of ${prevStrata.map((x) => x.name).join(', ')}`,
+          );
         }
         key = s.name;
       } else if (o.stratum !== undefined && prevStrata.length === 0) {
-        throw samplingError('unknown_stratum', `observations:${o.line} (stratum)`, o.stratum, 'no stratum column: the design is not stratified');
+        throw samplingError(
+          'unknown_stratum',
+          `observations:${o.line} (stratum)`,
+          o.stratum,
+          'no stratum column: the design is not stratified',
+        );
       }
       (groups.get(key) ?? groups.set(key, []).get(key)!).push(o.value);
     }
@@ -218,20 +267,37 @@ export function recalculate(input: RecalcInput): RecalcResult {
     observedOverall = { mean: all.mean, sd: all.sd };
     const summaries: GroupSummary[] = [];
     // in the design's stratum order (observation order otherwise)
-    const keys = prevStrata.length > 0 ? prevStrata.map((s) => s.name).filter((k) => groups.has(k)) : [...groups.keys()];
+    const keys =
+      prevStrata.length > 0 ? prevStrata.map((s) => s.name).filter((k) => groups.has(k)) : [...groups.keys()];
     for (const key of keys) {
       const values = groups.get(key)!;
       const st = meanSd(values);
-      if (st.n < 2) throw samplingError('too_few_observations', `observations (stratum ${key})`, st.n, 'at least 2 observations per stratum');
+      if (st.n < 2)
+        throw samplingError(
+          'too_few_observations',
+          `observations (stratum ${key})`,
+          st.n,
+          'at least 2 observations per stratum',
+        );
       const N = key === 'all' ? population : strataNames.get(normaliseStratumName(key))!.population;
       const r = achievedPrecision(st.n, N, st.mean, st.sd);
-      summaries.push({ stratum: key, n: st.n, mean: st.mean, sd: st.sd, population: N, precision: r, met: r <= PRECISION });
+      summaries.push({
+        stratum: key,
+        n: st.n,
+        mean: st.mean,
+        sd: st.sd,
+        population: N,
+        precision: r,
+        met: r <= PRECISION,
+      });
       if (key !== 'all') observedByStratum.set(key, { mean: st.mean, sd: st.sd });
     }
     achieved = { groups: summaries, allMet: summaries.every((g) => g.met), target: PRECISION };
     if (prevStrata.length > 0 && summaries.length === prevStrata.length) {
       // every stratum observed: the overall is the stratified estimator, not the pooled values
-      const overall = stratifiedEstimate(summaries.map((g) => ({ population: g.population, n: g.n, mean: g.mean, sd: g.sd })));
+      const overall = stratifiedEstimate(
+        summaries.map((g) => ({ population: g.population, n: g.n, mean: g.mean, sd: g.sd })),
+      );
       achieved.overall = overall;
       observedOverall = { mean: overall.mean, sd: overall.sd };
     } else if (prevStrata.length > 0) {
@@ -240,9 +306,21 @@ export function recalculate(input: RecalcInput): RecalcResult {
     }
   }
   for (const s of input.strata ?? []) {
-    if (typeof s !== 'object' || s === null || typeof s.name !== 'string') throw samplingError('invalid_stratum_name', 'strata[].name', s, 'an object {name, mean?, sd?} naming a stratum of the design');
+    if (typeof s !== 'object' || s === null || typeof s.name !== 'string')
+      throw samplingError(
+        'invalid_stratum_name',
+        'strata[].name',
+        s,
+        'an object {name, mean?, sd?} naming a stratum of the design',
+      );
     const p = strataNames.get(normaliseStratumName(s.name));
-    if (!p) throw samplingError('unknown_stratum', 'strata', s.name, prevStrata.length ? `one of ${prevStrata.map((x) => x.name).join(', ')}` : 'a stratified previous design');
+    if (!p)
+      throw samplingError(
+        'unknown_stratum',
+        'strata',
+        s.name,
+        prevStrata.length ? `one of ${prevStrata.map((x) => x.name).join(', ')}` : 'a stratified previous design',
+      );
     const o = observedByStratum.get(p.name) ?? { mean: p.mean, sd: p.sd };
     observedByStratum.set(p.name, { mean: s.mean ?? o.mean, sd: s.sd ?? o.sd });
   }
@@ -255,14 +333,20 @@ export function recalculate(input: RecalcInput): RecalcResult {
     expectedSD: sd,
     dropoutRate: input.dropoutRate ?? prev?.parameters.dropoutRate,
   };
-  const er = input.erCoverage ?? (prev?.parameters.erCoverageSource === 'input' ? prev.parameters.erCoverage : undefined);
+  const er =
+    input.erCoverage ?? (prev?.parameters.erCoverageSource === 'input' ? prev.parameters.erCoverage : undefined);
   if (er !== undefined) raw.erCoverage = er;
   if (prevStrata.length > 0) {
     raw.stratification = {
       enabled: true,
       strata: prevStrata.map((s) => {
         const o = observedByStratum.get(s.name);
-        return { name: s.name, weight: s.weight ?? s.population / population, mean: o?.mean ?? s.mean, sd: o?.sd ?? s.sd };
+        return {
+          name: s.name,
+          weight: s.weight ?? s.population / population,
+          mean: o?.mean ?? s.mean,
+          sd: o?.sd ?? s.sd,
+        };
       }),
     };
   }
@@ -275,7 +359,9 @@ export function recalculate(input: RecalcInput): RecalcResult {
     if (prev.version !== undefined) result.previous.version = prev.version;
     result.change = {
       total: change('total', prev.parameters.adjustedSize, design.parameters.adjustedSize),
-      strata: design.stratification.strata.map((s) => change(s.name, prevStrata.find((p) => p.name === s.name)?.sampleSize ?? 0, s.sampleSize)),
+      strata: design.stratification.strata.map((s) =>
+        change(s.name, prevStrata.find((p) => p.name === s.name)?.sampleSize ?? 0, s.sampleSize),
+      ),
     };
   }
   return result;

@@ -35,7 +35,12 @@ export function designIdOf(parameters: unknown, stratification: unknown): string
 
 export function loadDesign(raw: unknown, source = 'design'): SelectionDesign {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw selectionError('invalid_design', source, raw, 'the JSON of `oraclekit sample calc --json`, a registry design record, or a calc input');
+    throw selectionError(
+      'invalid_design',
+      source,
+      raw,
+      'the JSON of `oraclekit sample calc --json`, a registry design record, or a calc input',
+    );
   }
   let o = raw as Record<string, unknown>;
   if (o.parameters === undefined) {
@@ -45,11 +50,15 @@ export function loadDesign(raw: unknown, source = 'design'): SelectionDesign {
   }
   const p = o.parameters as Record<string, unknown> | undefined;
   const st = o.stratification as Record<string, unknown> | undefined;
-  if (typeof p !== 'object' || p === null) throw selectionError('invalid_design', `${source}.parameters`, p, 'an object with adjustedSize and population');
-  if (!isInt(p.adjustedSize) || p.adjustedSize < 1) throw selectionError('invalid_design', `${source}.parameters.adjustedSize`, p.adjustedSize, 'an integer >= 1');
-  if (!isInt(p.population) || p.population < 1) throw selectionError('invalid_design', `${source}.parameters.population`, p.population, 'an integer >= 1');
+  if (typeof p !== 'object' || p === null)
+    throw selectionError('invalid_design', `${source}.parameters`, p, 'an object with adjustedSize and population');
+  if (!isInt(p.adjustedSize) || p.adjustedSize < 1)
+    throw selectionError('invalid_design', `${source}.parameters.adjustedSize`, p.adjustedSize, 'an integer >= 1');
+  if (!isInt(p.population) || p.population < 1)
+    throw selectionError('invalid_design', `${source}.parameters.population`, p.population, 'an integer >= 1');
   const method = st?.method ?? 'none';
-  if (method !== 'none' && method !== 'proportional') throw selectionError('invalid_design', `${source}.stratification.method`, method, '"none" or "proportional"');
+  if (method !== 'none' && method !== 'proportional')
+    throw selectionError('invalid_design', `${source}.stratification.method`, method, '"none" or "proportional"');
   const strataRaw = Array.isArray(st?.strata) ? (st.strata as Record<string, unknown>[]) : [];
   let strata: SelectionDesign['strata'];
   if (method === 'none' || strataRaw.length === 0) {
@@ -57,15 +66,29 @@ export function loadDesign(raw: unknown, source = 'design'): SelectionDesign {
   } else {
     strata = strataRaw.map((s, i) => {
       const f = `${source}.stratification.strata[${i}]`;
-      if (typeof s?.name !== 'string' || trimId(s.name) === '' || hasControl(s.name)) throw selectionError('invalid_design', `${f}.name`, s?.name, 'a non-empty stratum name without control characters');
-      if (!isInt(s.sampleSize) || s.sampleSize < 1) throw selectionError('invalid_design', `${f}.sampleSize`, s.sampleSize, 'an integer >= 1');
-      if (!isInt(s.population) || s.population < 1) throw selectionError('invalid_design', `${f}.population`, s.population, 'an integer >= 1');
+      if (typeof s?.name !== 'string' || trimId(s.name) === '' || hasControl(s.name))
+        throw selectionError(
+          'invalid_design',
+          `${f}.name`,
+          s?.name,
+          'a non-empty stratum name without control characters',
+        );
+      if (!isInt(s.sampleSize) || s.sampleSize < 1)
+        throw selectionError('invalid_design', `${f}.sampleSize`, s.sampleSize, 'an integer >= 1');
+      if (!isInt(s.population) || s.population < 1)
+        throw selectionError('invalid_design', `${f}.population`, s.population, 'an integer >= 1');
       return { name: trimId(s.name), designPopulation: s.population, sampleSize: s.sampleSize };
     });
     const seen = new Set<string>();
     strata.forEach((s, i) => {
       const k = s.name.toLowerCase();
-      if (seen.has(k)) throw selectionError('invalid_design', `${source}.stratification.strata[${i}].name`, s.name, 'unique stratum names (trim and case-fold)');
+      if (seen.has(k))
+        throw selectionError(
+          'invalid_design',
+          `${source}.stratification.strata[${i}].name`,
+          s.name,
+          'unique stratum names (trim and case-fold)',
+        );
       seen.add(k);
     });
   }
@@ -95,7 +118,9 @@ export interface DesignDiscrepancy {
 }
 
 const close = (a: unknown, b: unknown): boolean =>
-  typeof a === 'number' && typeof b === 'number' && (a === b || Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b)));
+  typeof a === 'number' &&
+  typeof b === 'number' &&
+  (a === b || Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b)));
 
 /**
  * Recomputes a design from its own parameters with the engine of `sample
@@ -108,7 +133,10 @@ const close = (a: unknown, b: unknown): boolean =>
  */
 export function designDiscrepancies(parameters: unknown, stratification: unknown): DesignDiscrepancy[] {
   const P = (typeof parameters === 'object' && parameters !== null ? parameters : {}) as Record<string, unknown>;
-  const S = (typeof stratification === 'object' && stratification !== null ? stratification : {}) as Record<string, unknown>;
+  const S = (typeof stratification === 'object' && stratification !== null ? stratification : {}) as Record<
+    string,
+    unknown
+  >;
   const strata = Array.isArray(S.strata) ? (S.strata as Record<string, unknown>[]) : [];
   const method = S.method ?? (strata.length > 0 ? 'proportional' : 'none');
   const input: Record<string, unknown> = { population: P.population, dropoutRate: P.dropoutRate };
@@ -124,7 +152,10 @@ export function designDiscrepancies(parameters: unknown, stratification: unknown
     input.stratification = {
       enabled: true,
       strata: strata.map((s) => {
-        const o: Record<string, unknown> = { name: s.name, weight: s.weight ?? (isInt(s.population) && isInt(P.population) ? s.population / P.population : undefined) };
+        const o: Record<string, unknown> = {
+          name: s.name,
+          weight: s.weight ?? (isInt(s.population) && isInt(P.population) ? s.population / P.population : undefined),
+        };
         if (s.mean !== undefined) o.mean = s.mean;
         if (s.sd !== undefined) o.sd = s.sd;
         return o;
@@ -136,31 +167,69 @@ export function designDiscrepancies(parameters: unknown, stratification: unknown
     d = computeDesign(input);
   } catch (e) {
     const err = e as { field?: string; message?: string };
-    return [{ field: `parameters${err.field ? ` (${err.field})` : ''}`, stated: undefined, recomputed: undefined, message: `the design cannot be recomputed from its own parameters: ${err.message ?? String(e)}` }];
+    return [
+      {
+        field: `parameters${err.field ? ` (${err.field})` : ''}`,
+        stated: undefined,
+        recomputed: undefined,
+        message: `the design cannot be recomputed from its own parameters: ${err.message ?? String(e)}`,
+      },
+    ];
   }
   const out: DesignDiscrepancy[] = [];
   const inputs = (N: unknown, mean: unknown, sd: unknown) => `N ${N}, mean ${mean}, SD ${sd}, dropout ${P.dropoutRate}`;
   const cmp = (field: string, stated: unknown, recomputed: unknown, from: string, exact = true): void => {
     if (stated === undefined && !exact) return;
     if (exact ? stated === recomputed : close(stated, recomputed)) return;
-    out.push({ field, stated, recomputed, message: `${field} = ${JSON.stringify(stated)} does not follow from the design's own parameters: the sampling chain gives ${JSON.stringify(recomputed)} (${from})` });
+    out.push({
+      field,
+      stated,
+      recomputed,
+      message: `${field} = ${JSON.stringify(stated)} does not follow from the design's own parameters: the sampling chain gives ${JSON.stringify(recomputed)} (${from})`,
+    });
   };
   const R = d.parameters;
   const top = inputs(P.population, R.expectedMean, R.expectedSD);
   if (d.stratification.strata.length === 0) {
-    cmp('parameters.calculatedSize', P.calculatedSize, R.calculatedSize, `${top}: n_fpc ${(d.intermediates as { n_fpc: number }).n_fpc}, ceil`);
-    cmp('parameters.adjustedSize', P.adjustedSize, R.adjustedSize, `ceil(${R.calculatedSize} / (1 − ${R.dropoutRate}))`);
-    if (strata.length > 0 && method !== 'none') out.push({ field: 'stratification.method', stated: method, recomputed: 'none', message: `stratification.method = ${JSON.stringify(method)} with strata, but the strata cannot be recomputed` });
+    cmp(
+      'parameters.calculatedSize',
+      P.calculatedSize,
+      R.calculatedSize,
+      `${top}: n_fpc ${(d.intermediates as { n_fpc: number }).n_fpc}, ceil`,
+    );
+    cmp(
+      'parameters.adjustedSize',
+      P.adjustedSize,
+      R.adjustedSize,
+      `ceil(${R.calculatedSize} / (1 − ${R.dropoutRate}))`,
+    );
+    if (strata.length > 0 && method !== 'none')
+      out.push({
+        field: 'stratification.method',
+        stated: method,
+        recomputed: 'none',
+        message: `stratification.method = ${JSON.stringify(method)} with strata, but the strata cannot be recomputed`,
+      });
   } else {
     if (strata.length !== d.stratification.strata.length) {
-      out.push({ field: 'stratification.strata', stated: strata.length, recomputed: d.stratification.strata.length, message: `the design lists ${strata.length} strata; recomputed ${d.stratification.strata.length}` });
+      out.push({
+        field: 'stratification.strata',
+        stated: strata.length,
+        recomputed: d.stratification.strata.length,
+        message: `the design lists ${strata.length} strata; recomputed ${d.stratification.strata.length}`,
+      });
     }
     d.stratification.strata.forEach((r, i) => {
       const s = strata[i] ?? {};
       const f = `stratification.strata[${i}]`;
       const from = inputs(r.population, r.mean, r.sd);
       cmp(`${f}.name`, typeof s.name === 'string' ? trimId(s.name) : s.name, r.name, 'the stratum names');
-      cmp(`${f}.population`, s.population, r.population, `largest-remainder apportionment of N ${R.population} by weight ${r.weight}`);
+      cmp(
+        `${f}.population`,
+        s.population,
+        r.population,
+        `largest-remainder apportionment of N ${R.population} by weight ${r.weight}`,
+      );
       cmp(`${f}.cv`, s.cv, r.cv, from, false);
       cmp(`${f}.n0`, s.n0, r.n0, from, false);
       cmp(`${f}.n_fpc`, s.n_fpc, r.n_fpc, from, false);
@@ -171,9 +240,21 @@ export function designDiscrepancies(parameters: unknown, stratification: unknown
     cmp('parameters.calculatedSize', P.calculatedSize, R.calculatedSize, 'Σ calculatedSize_h');
     cmp('parameters.adjustedSize', P.adjustedSize, R.adjustedSize, 'Σ n_h');
   }
-  cmp('parameters.erCoverage', P.erCoverage, R.erCoverage, R.erCoverageSource === 'input' ? 'the input' : `1 − ${R.dropoutRate}`);
-  if (P.erCoverageSource !== undefined) cmp('parameters.erCoverageSource', P.erCoverageSource, R.erCoverageSource, 'the input when given, else 1 − dropoutRate');
-  if (P.expectedProportion !== undefined) cmp('parameters.expectedSD', P.expectedSD, R.expectedSD, 'sqrt(p (1 − p))', false);
+  cmp(
+    'parameters.erCoverage',
+    P.erCoverage,
+    R.erCoverage,
+    R.erCoverageSource === 'input' ? 'the input' : `1 − ${R.dropoutRate}`,
+  );
+  if (P.erCoverageSource !== undefined)
+    cmp(
+      'parameters.erCoverageSource',
+      P.erCoverageSource,
+      R.erCoverageSource,
+      'the input when given, else 1 − dropoutRate',
+    );
+  if (P.expectedProportion !== undefined)
+    cmp('parameters.expectedSD', P.expectedSD, R.expectedSD, 'sqrt(p (1 − p))', false);
   return out;
 }
 
@@ -182,8 +263,14 @@ export function assertDesignConsistent(d: SelectionDesign, source = 'design'): v
   const bad = designDiscrepancies(d.parameters, d.stratification);
   if (bad.length === 0) return;
   const b = bad[0]!;
-  throw selectionError('design_inconsistent', `${source}.${b.field}`, b.stated, `the value the sampling chain gives for the design's own parameters${b.recomputed !== undefined ? ` (${JSON.stringify(b.recomputed)})` : ''}`, {
-    message: `${source}: ${b.message}${bad.length > 1 ? ` (and ${bad.length - 1} more)` : ''}; valid: a design whose sizes follow from its parameters — recompute it with \`oraclekit sample calc\``,
-    details: { discrepancies: bad.map(({ field, stated, recomputed }) => ({ field, stated, recomputed })) },
-  });
+  throw selectionError(
+    'design_inconsistent',
+    `${source}.${b.field}`,
+    b.stated,
+    `the value the sampling chain gives for the design's own parameters${b.recomputed !== undefined ? ` (${JSON.stringify(b.recomputed)})` : ''}`,
+    {
+      message: `${source}: ${b.message}${bad.length > 1 ? ` (and ${bad.length - 1} more)` : ''}; valid: a design whose sizes follow from its parameters — recompute it with \`oraclekit sample calc\``,
+      details: { discrepancies: bad.map(({ field, stated, recomputed }) => ({ field, stated, recomputed })) },
+    },
+  );
 }

@@ -58,18 +58,39 @@ function sha256FileInWorker(path: string): Promise<{ sha256: string; bytes: numb
     const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     const w = new Worker(new URL(`./hash-worker${ext}`, import.meta.url), { workerData: { path } });
     let done = false;
-    w.once('message', (m: { sha256: string; bytes: number }) => { done = true; resolve(m); });
-    w.once('error', (e) => { done = true; reject(e); });
-    w.once('exit', (code) => { if (!done) reject(new Error(`hash worker exited with code ${code}`)); });
+    w.once('message', (m: { sha256: string; bytes: number }) => {
+      done = true;
+      resolve(m);
+    });
+    w.once('error', (e) => {
+      done = true;
+      reject(e);
+    });
+    w.once('exit', (code) => {
+      if (!done) reject(new Error(`hash worker exited with code ${code}`));
+    });
   });
 }
 
-function growF64(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> { const b = new Float64Array(a.length * 2); b.set(a); return b; }
-function growU32(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> { const b = new Uint32Array(a.length * 2); b.set(a); return b; }
-function growU16(a: Uint16Array<ArrayBuffer>): Uint16Array<ArrayBuffer> { const b = new Uint16Array(a.length * 2); b.set(a); return b; }
+function growF64(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+function growU32(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
+  const b = new Uint32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+function growU16(a: Uint16Array<ArrayBuffer>): Uint16Array<ArrayBuffer> {
+  const b = new Uint16Array(a.length * 2);
+  b.set(a);
+  return b;
+}
 
 export async function readFrame(path: string, opts: ReadFrameOptions): Promise<Frame> {
-  if (!existsSync(path)) throw selectionError('file_not_found', 'frame', path, 'an existing CSV file with a household_id column');
+  if (!existsSync(path))
+    throw selectionError('file_not_found', 'frame', path, 'an existing CSV file with a household_id column');
   const name = basename(path);
   const stratified = opts.strata.length > 0;
   const strataNames = stratified ? [...opts.strata] : [UNSTRATIFIED];
@@ -114,14 +135,26 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
       headerOffset = rec.offset;
       headerLength = rec.length;
       if (idCol < 0) {
-        throw selectionError('invalid_frame', `${name}:${rec.line}`, header.join(','), 'a header row with a household_id column', {
-          message: `${name}:${rec.line}: the header ${JSON.stringify(header.join(','))} has no household_id column; valid: household_id[,stratum][,adopter] plus any other columns`,
-        });
+        throw selectionError(
+          'invalid_frame',
+          `${name}:${rec.line}`,
+          header.join(','),
+          'a header row with a household_id column',
+          {
+            message: `${name}:${rec.line}: the header ${JSON.stringify(header.join(','))} has no household_id column; valid: household_id[,stratum][,adopter] plus any other columns`,
+          },
+        );
       }
       if (stratified && stCol < 0) {
-        throw selectionError('missing_stratum_column', `${name}:${rec.line}`, header.join(','), `a stratum column (the design has strata ${strataNames.join(', ')})`, {
-          message: `${name}:${rec.line}: the design is stratified (${strataNames.join(', ')}) but the header ${JSON.stringify(header.join(','))} has no stratum column`,
-        });
+        throw selectionError(
+          'missing_stratum_column',
+          `${name}:${rec.line}`,
+          header.join(','),
+          `a stratum column (the design has strata ${strataNames.join(', ')})`,
+          {
+            message: `${name}:${rec.line}: the design is stratified (${strataNames.join(', ')}) but the header ${JSON.stringify(header.join(','))} has no stratum column`,
+          },
+        );
       }
       return;
     }
@@ -141,9 +174,15 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
     if (stratified) {
       const { idx, raw } = stratumOf(rec);
       if (idx === undefined) {
-        throw selectionError('unknown_stratum', `${name}:${rec.line}`, raw, `one of the design's strata: ${strataNames.join(', ')}`, {
-          message: `${name}:${rec.line}: stratum ${JSON.stringify(raw)} (household ${JSON.stringify(id)}) is not in the design; valid: ${strataNames.join(', ')} (trimmed; only ASCII letters match case-insensitively)`,
-        });
+        throw selectionError(
+          'unknown_stratum',
+          `${name}:${rec.line}`,
+          raw,
+          `one of the design's strata: ${strataNames.join(', ')}`,
+          {
+            message: `${name}:${rec.line}: stratum ${JSON.stringify(raw)} (household ${JSON.stringify(id)}) is not in the design; valid: ${strataNames.join(', ')} (trimmed; only ASCII letters match case-insensitively)`,
+          },
+        );
       }
       s = idx;
     }
@@ -181,14 +220,21 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
   if (hashed) {
     const h = await hashed;
     if (h.bytes !== bytes) {
-      throw selectionError('frame_mismatch', name, h.bytes, `the ${bytes} bytes just parsed`, { message: `${name} changed while it was being read (${bytes} bytes parsed, ${h.bytes} hashed); valid: a frame file that nothing writes to during the command` });
+      throw selectionError('frame_mismatch', name, h.bytes, `the ${bytes} bytes just parsed`, {
+        message: `${name} changed while it was being read (${bytes} bytes parsed, ${h.bytes} hashed); valid: a frame file that nothing writes to during the command`,
+      });
     }
     fileSha256 = h.sha256;
   } else {
     fileSha256 = hash!.digest('hex');
   }
   if (header === null) {
-    throw selectionError('invalid_frame', name, '(empty file)', 'a CSV with a household_id header and one row per household');
+    throw selectionError(
+      'invalid_frame',
+      name,
+      '(empty file)',
+      'a CSV with a household_id header and one row per household',
+    );
   }
   const frame: Frame = {
     file: name,
@@ -259,7 +305,11 @@ export function hashFrame(frame: Frame, byStratum: Uint32Array[]): FrameHashes {
   }
   if (dups) throw duplicateError(frame, dups);
   const frameHash = hashSortedIds(sorted);
-  const strata = frame.strataNames.map((name, s) => ({ name, households: lists[s]!.length, frameHash: lists.length === 1 ? frameHash : hashSortedIds(lists[s]!) }));
+  const strata = frame.strataNames.map((name, s) => ({
+    name,
+    households: lists[s]!.length,
+    frameHash: lists.length === 1 ? frameHash : hashSortedIds(lists[s]!),
+  }));
   return { frameHash, strata };
 }
 
@@ -269,7 +319,8 @@ function mergeSorted(lists: string[][], special: boolean): string[] {
   if (level.length === 0) return [];
   while (level.length > 1) {
     const next: string[][] = [];
-    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? mergeTwo(level[i]!, level[i + 1]!, special) : level[i]!);
+    for (let i = 0; i < level.length; i += 2)
+      next.push(i + 1 < level.length ? mergeTwo(level[i]!, level[i + 1]!, special) : level[i]!);
     level = next;
   }
   return level[0]!;
@@ -298,7 +349,10 @@ function duplicateError(frame: Frame, dups: Set<string>) {
     const x = frame.ids[i]!;
     if (!dups.has(x)) continue;
     const prev = first.get(x);
-    if (prev === undefined) { first.set(x, frame.lines[i]!); continue; }
+    if (prev === undefined) {
+      first.set(x, frame.lines[i]!);
+      continue;
+    }
     id = x;
     at.push(prev, frame.lines[i]!);
     break;

@@ -22,7 +22,8 @@ export const UNIT_SEPARATOR = '\u001f';
  * (it also strips U+001C–U+001F and U+0085 and keeps U+FEFF): use
  * s.strip(TRIM_CHARS). Nothing else is normalised (no Unicode normalisation).
  */
-export const TRIM_CHARS = '\u0009\u000a\u000b\u000c\u000d\u0020\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+export const TRIM_CHARS =
+  '\u0009\u000a\u000b\u000c\u000d\u0020\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
 const TRIM_SET = new Set([...TRIM_CHARS].map((c) => c.charCodeAt(0)));
 
 /** Removes TRIM_CHARS from both ends (no other normalisation). */
@@ -109,14 +110,18 @@ export function computeSeed(frameHashHex: string, randomnessHex: string): string
 }
 
 const K = Int32Array.from([
-  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
-  0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
-  0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-  0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+  0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+  0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+  0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+  0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+  0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+  0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+  0xc67178f2,
 ]);
-const H0 = Int32Array.from([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+const H0 = Int32Array.from([
+  0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+]);
 
 /** One SHA-256 compression (FIPS 180-4, 6.2.2) of the 16 words in w[0..15] into state s. */
 function compress(s: Int32Array, w: Int32Array): void {
@@ -127,16 +132,36 @@ function compress(s: Int32Array, w: Int32Array): void {
     const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
     w[i] = (w[i - 16]! + s0 + w[i - 7]! + s1) | 0;
   }
-  let a = s[0]!, b = s[1]!, c = s[2]!, d = s[3]!, e = s[4]!, f = s[5]!, g = s[6]!, h = s[7]!;
+  let a = s[0]!,
+    b = s[1]!,
+    c = s[2]!,
+    d = s[3]!,
+    e = s[4]!,
+    f = s[5]!,
+    g = s[6]!,
+    h = s[7]!;
   for (let i = 0; i < 64; i++) {
     const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
     const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i]! + w[i]!) | 0;
     const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
     const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
-    h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+    h = g;
+    g = f;
+    f = e;
+    e = (d + t1) | 0;
+    d = c;
+    c = b;
+    b = a;
+    a = (t1 + t2) | 0;
   }
-  s[0] = (s[0]! + a) | 0; s[1] = (s[1]! + b) | 0; s[2] = (s[2]! + c) | 0; s[3] = (s[3]! + d) | 0;
-  s[4] = (s[4]! + e) | 0; s[5] = (s[5]! + f) | 0; s[6] = (s[6]! + g) | 0; s[7] = (s[7]! + h) | 0;
+  s[0] = (s[0]! + a) | 0;
+  s[1] = (s[1]! + b) | 0;
+  s[2] = (s[2]! + c) | 0;
+  s[3] = (s[3]! + d) | 0;
+  s[4] = (s[4]! + e) | 0;
+  s[5] = (s[5]! + f) | 0;
+  s[6] = (s[6]! + g) | 0;
+  s[7] = (s[7]! + h) | 0;
 }
 
 /**
@@ -183,7 +208,8 @@ export class Ticketer {
 
   /** The same with the stratum given as the UTF-8 bytes of stratum + U+001F (no string built per ID). */
   intoPrefixed(prefix: Uint8Array, id: string, out: Uint8Array, offset: number): void {
-    if (prefix.length + id.length * 3 + 72 > this.pad.length) this.pad = Buffer.alloc(prefix.length + id.length * 3 + 72);
+    if (prefix.length + id.length * 3 + 72 > this.pad.length)
+      this.pad = Buffer.alloc(prefix.length + id.length * 3 + 72);
     const p = this.pad;
     for (let i = 0; i < prefix.length; i++) p[i] = prefix[i]!;
     this.padded(prefix.length + p.write(id, prefix.length, 'utf8'), out, offset);
@@ -266,6 +292,8 @@ export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const o = value as Record<string, unknown>;
-  const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort(compareUtf8);
+  const keys = Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort(compareUtf8);
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
 }

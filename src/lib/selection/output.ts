@@ -63,7 +63,15 @@ const REPLACEMENT = Buffer.from(',replacement,');
  * reading the frame sequentially in 4 MiB blocks; a row across a block
  * boundary is read on its own.
  */
-function gatherRows(fd: number, offsets: Float64Array<ArrayBufferLike>, lengths: Uint32Array<ArrayBufferLike>, rows: Uint32Array, into: Buffer, at: Uint32Array, window: number): void {
+function gatherRows(
+  fd: number,
+  offsets: Float64Array<ArrayBufferLike>,
+  lengths: Uint32Array<ArrayBufferLike>,
+  rows: Uint32Array,
+  into: Buffer,
+  at: Uint32Array,
+  window: number,
+): void {
   // frame rows are numbered in file order, so sorting by row number sorts by offset;
   // (row * window + slot) is exact in a double and sorts natively
   const keys = new Float64Array(rows.length);
@@ -107,7 +115,10 @@ function fieldSpans(buf: Uint8Array, start: number, end: number, starts: number[
       p++;
       while (p < end) {
         if (buf[p] === QUOTE) {
-          if (p + 1 < end && buf[p + 1] === QUOTE) { p += 2; continue; }
+          if (p + 1 < end && buf[p + 1] === QUOTE) {
+            p += 2;
+            continue;
+          }
           p++;
           break;
         }
@@ -136,7 +147,10 @@ function decodeIdField(buf: Buffer, start: number, end: number, i: number, start
     let p = a;
     while (p < b) {
       if (buf[p] === QUOTE) {
-        if (p + 1 < b && buf[p + 1] === QUOTE) { p += 2; continue; }
+        if (p + 1 < b && buf[p + 1] === QUOTE) {
+          p += 2;
+          continue;
+        }
         break;
       }
       p++;
@@ -193,7 +207,17 @@ export interface EmitContext {
  * "\n" into `dig` (the stratum's orderDigest). A row starts at
  * starts[byRow ? row : i] in ctx.src.
  */
-export function emitRows(ctx: EmitContext, stratum: number, rows: Uint32Array, rankBase: number, starts: Float64Array<ArrayBufferLike> | Uint32Array, byRow: boolean, out: ByteSink, dig: ByteSink, onRows?: (n: number) => void): void {
+export function emitRows(
+  ctx: EmitContext,
+  stratum: number,
+  rows: Uint32Array,
+  rankBase: number,
+  starts: Float64Array<ArrayBufferLike> | Uint32Array,
+  byRow: boolean,
+  out: ByteSink,
+  dig: ByteSink,
+  onRows?: (n: number) => void,
+): void {
   const { src, lengths, tickets, keptIndexes, span, dropped, idField, ids } = ctx;
   const name = ctx.names[stratum]!;
   const n = ctx.sampleSizes[stratum]!;
@@ -235,7 +259,10 @@ export function emitRows(ctx: EmitContext, stratum: number, rows: Uint32Array, r
     o[pos++] = COMMA;
     let v = r + 1;
     let nd = 0;
-    do { digits[nd++] = 48 + (v % 10); v = Math.floor(v / 10); } while (v > 0);
+    do {
+      digits[nd++] = 48 + (v % 10);
+      v = Math.floor(v / 10);
+    } while (v > 0);
     while (nd > 0) o[pos++] = digits[--nd]!;
     const role = r < n ? SAMPLE : REPLACEMENT;
     for (let k = 0; k < role.length; k++) o[pos++] = role[k]!;
@@ -252,7 +279,10 @@ export function emitRows(ctx: EmitContext, stratum: number, rows: Uint32Array, r
           p++;
           while (p < end) {
             if (src[p] === QUOTE) {
-              if (p + 1 < end && src[p + 1] === QUOTE) { p += 2; continue; }
+              if (p + 1 < end && src[p + 1] === QUOTE) {
+                p += 2;
+                continue;
+              }
               p++;
               break;
             }
@@ -358,21 +388,35 @@ function shared<T extends Float64Array | Uint32Array | Uint8Array>(a: T, make: (
  * one span of the row, and an ID that needs no quoting or trimming is copied
  * from the frame's bytes too.
  */
-export async function writeSelectionCsv(outPath: string, framePath: string, frame: Frame, sel: FrameSelection, o: WriteOptions = {}): Promise<{ sha256: string; rows: number; orderDigests: string[] }> {
+export async function writeSelectionCsv(
+  outPath: string,
+  framePath: string,
+  frame: Frame,
+  sel: FrameSelection,
+  o: WriteOptions = {},
+): Promise<{ sha256: string; rows: number; orderDigests: string[] }> {
   const window = o.window ?? WRITE_WINDOW;
   const kept = keptColumns(frame);
   const dropped = frame.header.length - kept.length;
   const span = frame.fieldsUniform && kept.every((k, j) => k.index === dropped + j) && frame.idColumn < dropped;
   const whole = frame.bytes <= (o.wholeFileMax ?? WHOLE_FILE_MAX);
   const threads = Math.max(1, o.threads ?? envInt('ORACLEKIT_TICKET_THREADS') ?? Math.min(2, availableParallelism()));
-  const parallel = whole && threads > 1 && frame.rows >= (o.threshold ?? envInt('ORACLEKIT_TICKET_PARALLEL_MIN') ?? PARALLEL_THRESHOLD);
+  const parallel =
+    whole &&
+    threads > 1 &&
+    frame.rows >= (o.threshold ?? envInt('ORACLEKIT_TICKET_PARALLEL_MIN') ?? PARALLEL_THRESHOLD);
   const total = sel.strata.reduce((a, s) => a + s.order.length, 0);
   const hash = createHash('sha256');
   const digests: Hash[] = sel.strata.map(() => createHash('sha256'));
   const outFd = openSync(outPath, 'w');
-  const out = new ByteSink((data) => { hash.update(data); writeSync(outFd, data); });
+  const out = new ByteSink((data) => {
+    hash.update(data);
+    writeSync(outFd, data);
+  });
   let digFor = 0;
-  const dig = new ByteSink((data) => { digests[digFor]!.update(data); }, 1 << 20);
+  const dig = new ByteSink((data) => {
+    digests[digFor]!.update(data);
+  }, 1 << 20);
   let done = 0;
   const progress = (k: number): void => {
     done += k;
@@ -397,12 +441,16 @@ export async function writeSelectionCsv(outPath: string, framePath: string, fram
         }
       }
       if (got !== frame.bytes) {
-        throw selectionError('frame_mismatch', frame.file, got, `the ${frame.bytes} bytes read before`, { message: `${frame.file} changed during the draw (${frame.bytes} bytes read before, ${got} now); valid: a frame file that nothing writes to during the command` });
+        throw selectionError('frame_mismatch', frame.file, got, `the ${frame.bytes} bytes read before`, {
+          message: `${frame.file} changed during the draw (${frame.bytes} bytes read before, ${got} now); valid: a frame file that nothing writes to during the command`,
+        });
       }
       // the bytes copied into selection.csv are the bytes that were parsed and committed (SHA-NI: ~30 ms for 56 MB)
       const sha = createHash('sha256').update(src).digest('hex');
       if (sha !== frame.fileSha256) {
-        throw selectionError('frame_mismatch', frame.file, sha, `the sha256 read before, ${frame.fileSha256}`, { message: `${frame.file} changed during the draw (sha256 ${frame.fileSha256} when parsed, ${sha} now); valid: a frame file that nothing writes to during the command` });
+        throw selectionError('frame_mismatch', frame.file, sha, `the sha256 read before, ${frame.fileSha256}`, {
+          message: `${frame.file} changed during the draw (sha256 ${frame.fileSha256} when parsed, ${sha} now); valid: a frame file that nothing writes to during the command`,
+        });
       }
     } else {
       src = Buffer.alloc(0);
@@ -444,8 +492,17 @@ export async function writeSelectionCsv(outPath: string, framePath: string, fram
     if (parallel) {
       counter = new Int32Array(new SharedArrayBuffer(4));
       const job = {
-        ctx: { ...ctx, ids: null, offsets: shared(frame.offsets as Float64Array, (b) => new Float64Array(b)), lengths: shared(frame.lengths as Uint32Array, (b) => new Uint32Array(b)), tickets: shared(sel.tickets as Uint8Array, (b) => new Uint8Array(b)) },
-        segments: segments(mid, total).map((g) => ({ ...g, rows: shared(sel.strata[g.s]!.order.subarray(g.a, g.b), (b) => new Uint32Array(b)) })),
+        ctx: {
+          ...ctx,
+          ids: null,
+          offsets: shared(frame.offsets as Float64Array, (b) => new Float64Array(b)),
+          lengths: shared(frame.lengths as Uint32Array, (b) => new Uint32Array(b)),
+          tickets: shared(sel.tickets as Uint8Array, (b) => new Uint8Array(b)),
+        },
+        segments: segments(mid, total).map((g) => ({
+          ...g,
+          rows: shared(sel.strata[g.s]!.order.subarray(g.a, g.b), (b) => new Uint32Array(b)),
+        })),
         counter,
       };
       const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
@@ -454,15 +511,23 @@ export async function writeSelectionCsv(outPath: string, framePath: string, fram
         const w = new Worker(new URL(`./write-worker${ext}`, import.meta.url), { workerData: job });
         let finished = false;
         w.on('message', (m: { kind: 'csv' | 'dig' | 'done'; s: number; buf: Uint8Array }) => {
-          if (m.kind === 'done') { finished = true; resolve(parts); } else parts.push(m as { kind: 'csv' | 'dig'; s: number; buf: Uint8Array });
+          if (m.kind === 'done') {
+            finished = true;
+            resolve(parts);
+          } else parts.push(m as { kind: 'csv' | 'dig'; s: number; buf: Uint8Array });
         });
         w.once('error', reject);
-        w.once('exit', (code) => { if (!finished) reject(new Error(`selection.csv worker exited with code ${code}`)); });
+        w.once('exit', (code) => {
+          if (!finished) reject(new Error(`selection.csv worker exited with code ${code}`));
+        });
       });
       worker.catch(() => {});
     }
     for (const g of segments(0, mid)) {
-      if (g.s !== digFor) { dig.flush(); digFor = g.s; }
+      if (g.s !== digFor) {
+        dig.flush();
+        digFor = g.s;
+      }
       const rows = sel.strata[g.s]!.order.subarray(g.a, g.b);
       if (whole) {
         emitRows(ctx, g.s, rows, g.a, frame.offsets, true, out, dig, progress);
@@ -481,7 +546,9 @@ export async function writeSelectionCsv(outPath: string, framePath: string, fram
     }
     dig.flush();
     if (worker) {
-      const timer = o.onProgress ? setInterval(() => o.onProgress!(done + Atomics.load(counter!, 0), total), 100) : null;
+      const timer = o.onProgress
+        ? setInterval(() => o.onProgress!(done + Atomics.load(counter!, 0), total), 100)
+        : null;
       let parts: Awaited<typeof worker>;
       try {
         parts = await worker;
@@ -491,7 +558,10 @@ export async function writeSelectionCsv(outPath: string, framePath: string, fram
       out.flush();
       for (const p of parts) {
         const b = Buffer.from(p.buf.buffer, p.buf.byteOffset, p.buf.byteLength);
-        if (p.kind === 'csv') { hash.update(b); writeSync(outFd, b); } else digests[p.s]!.update(b);
+        if (p.kind === 'csv') {
+          hash.update(b);
+          writeSync(outFd, b);
+        } else digests[p.s]!.update(b);
       }
       done = total;
       o.onProgress?.(done, total);

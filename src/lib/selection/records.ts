@@ -28,7 +28,10 @@ const CommitmentSchema = z.object({
   committedAt: z.iso.datetime(),
   designId: z.string().min(1),
   projectId: z.string().optional(),
-  design: z.object({ parameters: z.record(z.string(), z.unknown()), stratification: z.record(z.string(), z.unknown()) }),
+  design: z.object({
+    parameters: z.record(z.string(), z.unknown()),
+    stratification: z.record(z.string(), z.unknown()),
+  }),
   frame: z.object({
     file: z.string(),
     fileSha256: hex32,
@@ -36,7 +39,16 @@ const CommitmentSchema = z.object({
     columns: z.array(z.string()),
     frameHash: hex32,
   }),
-  strata: z.array(z.object({ name: z.string().min(1), households: z.number().int().min(1), sampleSize: z.number().int().min(1), frameHash: hex32 })).min(1),
+  strata: z
+    .array(
+      z.object({
+        name: z.string().min(1),
+        households: z.number().int().min(1),
+        sampleSize: z.number().int().min(1),
+        frameHash: hex32,
+      }),
+    )
+    .min(1),
   beacon: z.object({
     chain: ChainSchema,
     round: z.number().int().min(1),
@@ -67,13 +79,17 @@ const ProofSchema = z.object({
     z.object({ source: z.literal('verifier'), randomness: hex.min(32), note: z.string().optional() }),
   ]),
   seed: hex32,
-  strata: z.array(z.object({
-    name: z.string(),
-    households: z.number().int(),
-    sampleSize: z.number().int(),
-    sample: z.array(RankedSchema),
-    orderDigest: hex32,
-  })).min(1),
+  strata: z
+    .array(
+      z.object({
+        name: z.string(),
+        households: z.number().int(),
+        sampleSize: z.number().int(),
+        sample: z.array(RankedSchema),
+        orderDigest: hex32,
+      }),
+    )
+    .min(1),
   selection: z.object({ file: z.string(), sha256: hex32, rows: z.number().int() }),
 });
 export type Proof = z.infer<typeof ProofSchema>;
@@ -87,9 +103,15 @@ export function parseCommitment(raw: unknown, source = 'commitment'): Commitment
   const r = CommitmentSchema.safeParse(raw);
   if (!r.success) {
     const { field, message } = issueText(r.error);
-    throw selectionError('invalid_commitment', `${source}.${field}`, undefined, `a ${ALGORITHM} commitment written by \`sample select commit\``, {
-      message: `${source}.${field}: ${message}; valid: a ${ALGORITHM} commitment written by \`oraclekit sample select commit\``,
-    });
+    throw selectionError(
+      'invalid_commitment',
+      `${source}.${field}`,
+      undefined,
+      `a ${ALGORITHM} commitment written by \`sample select commit\``,
+      {
+        message: `${source}.${field}: ${message}; valid: a ${ALGORITHM} commitment written by \`oraclekit sample select commit\``,
+      },
+    );
   }
   return r.data;
 }
@@ -98,9 +120,15 @@ export function parseProof(raw: unknown, source = 'proof'): Proof {
   const r = ProofSchema.safeParse(raw);
   if (!r.success) {
     const { field, message } = issueText(r.error);
-    throw selectionError('invalid_proof', `${source}.${field}`, undefined, `a ${ALGORITHM} proof written by \`sample select draw\``, {
-      message: `${source}.${field}: ${message}; valid: a ${ALGORITHM} proof written by \`oraclekit sample select draw\``,
-    });
+    throw selectionError(
+      'invalid_proof',
+      `${source}.${field}`,
+      undefined,
+      `a ${ALGORITHM} proof written by \`sample select draw\``,
+      {
+        message: `${source}.${field}: ${message}; valid: a ${ALGORITHM} proof written by \`oraclekit sample select draw\``,
+      },
+    );
   }
   return r.data;
 }

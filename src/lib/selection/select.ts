@@ -37,13 +37,24 @@ export function checkSizes(frame: Frame, byStratum: Uint32Array[], sizes: number
     const have = byStratum[s]!.length;
     const need = sizes[s]!;
     if (have > MAX_STRATUM_HOUSEHOLDS) {
-      throw selectionError('too_many_households', `${frame.file}`, have, `at most ${MAX_STRATUM_HOUSEHOLDS} households per stratum`);
+      throw selectionError(
+        'too_many_households',
+        `${frame.file}`,
+        have,
+        `at most ${MAX_STRATUM_HOUSEHOLDS} households per stratum`,
+      );
     }
     if (have < need) {
-      throw selectionError('insufficient_frame', `${frame.file}`, have, `at least ${need} households in stratum ${name}`, {
-        message: `${frame.file}: stratum ${JSON.stringify(name)} has ${have} households in the frame, fewer than its sample size ${need}; valid: a frame with at least ${need} households in ${name} (never capped silently)`,
-        details: { stratum: name, households: have, sampleSize: need },
-      });
+      throw selectionError(
+        'insufficient_frame',
+        `${frame.file}`,
+        have,
+        `at least ${need} households in stratum ${name}`,
+        {
+          message: `${frame.file}: stratum ${JSON.stringify(name)} has ${have} households in the frame, fewer than its sample size ${need}; valid: a frame with at least ${need} households in ${name} (never capped silently)`,
+          details: { stratum: name, households: have, sampleSize: need },
+        },
+      );
     }
   });
 }
@@ -78,7 +89,8 @@ export async function computeTickets(frame: Frame, seedHex: string, opts: Ticket
   const n = frame.rows;
   const threads = Math.max(1, opts.threads ?? defaultThreads());
   const envMin = process.env.ORACLEKIT_TICKET_PARALLEL_MIN;
-  const threshold = opts.threshold ?? (envMin !== undefined && /^\d+$/.test(envMin) ? Number(envMin) : PARALLEL_THRESHOLD);
+  const threshold =
+    opts.threshold ?? (envMin !== undefined && /^\d+$/.test(envMin) ? Number(envMin) : PARALLEL_THRESHOLD);
   const parallel = threads > 1 && n >= threshold;
   const out = parallel ? new Uint8Array(new SharedArrayBuffer(n * 32)) : new Uint8Array(n * 32);
   const names = frame.strataNames;
@@ -111,13 +123,20 @@ export async function computeTickets(frame: Frame, seedHex: string, opts: Ticket
         pos += msgs.write(frame.ids[r]!, pos, 'utf8');
       }
       offs[to - from] = pos;
-      jobs.push(new Promise<void>((resolve, reject) => {
-        const worker = new Worker(url, { workerData: { seedHex, msgs, offs, out, from, to, counters, counter: w } });
-        let done = false;
-        worker.once('message', () => { done = true; resolve(); });
-        worker.once('error', reject);
-        worker.once('exit', (code) => { if (!done) reject(new Error(`ticket worker exited with code ${code} before finishing rows ${from}..${to}`)); });
-      }));
+      jobs.push(
+        new Promise<void>((resolve, reject) => {
+          const worker = new Worker(url, { workerData: { seedHex, msgs, offs, out, from, to, counters, counter: w } });
+          let done = false;
+          worker.once('message', () => {
+            done = true;
+            resolve();
+          });
+          worker.once('error', reject);
+          worker.once('exit', (code) => {
+            if (!done) reject(new Error(`ticket worker exited with code ${code} before finishing rows ${from}..${to}`));
+          });
+        }),
+      );
     }
   }
   const t = new Ticketer(seedHex);
@@ -143,15 +162,17 @@ export async function computeTickets(frame: Frame, seedHex: string, opts: Ticket
   return out;
 }
 
-const compareTicketsThenIds = (tickets: Uint8Array, ids: readonly string[]) => (a: number, b: number): number => {
-  const oa = a * 32;
-  const ob = b * 32;
-  for (let i = 0; i < 32; i++) {
-    const x = tickets[oa + i]! - tickets[ob + i]!;
-    if (x !== 0) return x;
-  }
-  return compareUtf8(ids[a]!, ids[b]!);
-};
+const compareTicketsThenIds =
+  (tickets: Uint8Array, ids: readonly string[]) =>
+  (a: number, b: number): number => {
+    const oa = a * 32;
+    const ob = b * 32;
+    for (let i = 0; i < 32; i++) {
+      const x = tickets[oa + i]! - tickets[ob + i]!;
+      if (x !== 0) return x;
+    }
+    return compareUtf8(ids[a]!, ids[b]!);
+  };
 
 const LOCAL_BITS = 2 ** 21;
 
@@ -199,12 +220,24 @@ export function orderDigest(order: Uint32Array, ids: readonly string[]): string 
 }
 
 /** Tickets and the order of every stratum. sizes[s] is n_h for frame.strataNames[s]. */
-export async function selectFrame(frame: Frame, byStratum: Uint32Array[], seedHex: string, sizes: number[], opts: TicketOptions = {}): Promise<FrameSelection> {
+export async function selectFrame(
+  frame: Frame,
+  byStratum: Uint32Array[],
+  seedHex: string,
+  sizes: number[],
+  opts: TicketOptions = {},
+): Promise<FrameSelection> {
   checkSizes(frame, byStratum, sizes);
   const tickets = await computeTickets(frame, seedHex, opts);
   const strata = frame.strataNames.map((name, s) => {
     const order = orderRows(byStratum[s]!, tickets, frame.ids);
-    return { name, population: order.length, sampleSize: sizes[s]!, order, orderDigest: opts.digests === false ? '' : orderDigest(order, frame.ids) };
+    return {
+      name,
+      population: order.length,
+      sampleSize: sizes[s]!,
+      order,
+      orderDigest: opts.digests === false ? '' : orderDigest(order, frame.ids),
+    };
   });
   return { tickets, strata };
 }
@@ -214,7 +247,12 @@ export function ticketHex(tickets: Uint8Array, row: number): string {
 }
 
 /** The whole algorithm on an in-memory list of one stratum (tests, small frames). */
-export function selectIds(ids: string[], stratum: string, n: number, seedHex: string): { selected: string[]; replacements: string[]; tickets: Map<string, string> } {
+export function selectIds(
+  ids: string[],
+  stratum: string,
+  n: number,
+  seedHex: string,
+): { selected: string[]; replacements: string[]; tickets: Map<string, string> } {
   const t = new Ticketer(seedHex);
   const tickets = new Uint8Array(ids.length * 32);
   ids.forEach((id, i) => t.into(stratum, id, tickets, i * 32));

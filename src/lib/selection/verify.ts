@@ -21,7 +21,16 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { isOracleKitError } from '../errors.ts';
-import { parseBeaconRound, parseChainInfo, pinnedChainName, roundTime, untrustedChainReason, verifyBeaconRound, verifyBeaconRoundInWorker, type ChainInfo } from '../beacon/drand.ts';
+import {
+  parseBeaconRound,
+  parseChainInfo,
+  pinnedChainName,
+  roundTime,
+  untrustedChainReason,
+  verifyBeaconRound,
+  verifyBeaconRoundInWorker,
+  type ChainInfo,
+} from '../beacon/drand.ts';
 import { CsvScanner, field } from '../csv.ts';
 import { designDiscrepancies } from './design.ts';
 import { frameCsvError, selectionError } from './errors.ts';
@@ -71,10 +80,18 @@ const short = (h: string): string => h.slice(0, 12);
 
 class Checks {
   readonly list: Check[] = [];
-  pass(check: string, kind: CheckKind, message: string): void { this.list.push({ check, kind, status: 'pass', message }); }
-  fail(check: string, kind: CheckKind, message: string): void { this.list.push({ check, kind, status: 'fail', message }); }
-  skip(check: string, kind: CheckKind, message: string): void { this.list.push({ check, kind, status: 'skip', message }); }
-  get integrityFailed(): boolean { return this.list.some((c) => c.kind === 'integrity' && c.status === 'fail'); }
+  pass(check: string, kind: CheckKind, message: string): void {
+    this.list.push({ check, kind, status: 'pass', message });
+  }
+  fail(check: string, kind: CheckKind, message: string): void {
+    this.list.push({ check, kind, status: 'fail', message });
+  }
+  skip(check: string, kind: CheckKind, message: string): void {
+    this.list.push({ check, kind, status: 'skip', message });
+  }
+  get integrityFailed(): boolean {
+    return this.list.some((c) => c.kind === 'integrity' && c.status === 'fail');
+  }
 }
 
 export function verdictOf(checks: Check[]): Verdict {
@@ -95,24 +112,60 @@ function chainOf(c: Commitment): ChainInfo | string {
 /** commitment digest, designId, the design's sizes, the commitment's round time. */
 function commitmentChecks(c: Commitment, p: Proof, k: Checks): ChainInfo | null {
   const digest = commitmentDigest(c);
-  if (p.commitmentDigest !== digest) k.fail('commitment', 'integrity', `proof.commitmentDigest ${p.commitmentDigest} is not the digest of this commitment (${digest}): the proof was made for another commitment, or the commitment was edited`);
-  else k.pass('commitment', 'integrity', `proof.commitmentDigest = sha256(canonical JSON of the commitment) = ${short(digest)}…`);
-  if (p.designId !== c.designId) k.fail('designId', 'integrity', `proof.designId ${p.designId} differs from commitment.designId ${c.designId}`);
+  if (p.commitmentDigest !== digest)
+    k.fail(
+      'commitment',
+      'integrity',
+      `proof.commitmentDigest ${p.commitmentDigest} is not the digest of this commitment (${digest}): the proof was made for another commitment, or the commitment was edited`,
+    );
+  else
+    k.pass(
+      'commitment',
+      'integrity',
+      `proof.commitmentDigest = sha256(canonical JSON of the commitment) = ${short(digest)}…`,
+    );
+  if (p.designId !== c.designId)
+    k.fail('designId', 'integrity', `proof.designId ${p.designId} differs from commitment.designId ${c.designId}`);
   else k.pass('designId', 'integrity', `designId ${c.designId}`);
   const bad = designDiscrepancies(c.design.parameters, c.design.stratification);
   const stratumSizes = designStrataSizes(c);
   const nMismatch = c.strata.find((s, i) => stratumSizes[i] !== undefined && stratumSizes[i] !== s.sampleSize);
-  if (bad.length > 0) k.fail('commitment.design', 'integrity', `commitment.design.${bad[0]!.message}${bad.length > 1 ? ` (and ${bad.length - 1} more)` : ''}`);
-  else if (nMismatch) k.fail('commitment.design', 'integrity', `commitment.strata: stratum ${nMismatch.name} has n = ${nMismatch.sampleSize}, the committed design gives ${stratumSizes[c.strata.indexOf(nMismatch)]}`);
-  else k.pass('commitment.design', 'integrity', 'every size of the committed design follows from its own parameters (the chain of `sample calc`), and the committed n_h are the design\'s');
+  if (bad.length > 0)
+    k.fail(
+      'commitment.design',
+      'integrity',
+      `commitment.design.${bad[0]!.message}${bad.length > 1 ? ` (and ${bad.length - 1} more)` : ''}`,
+    );
+  else if (nMismatch)
+    k.fail(
+      'commitment.design',
+      'integrity',
+      `commitment.strata: stratum ${nMismatch.name} has n = ${nMismatch.sampleSize}, the committed design gives ${stratumSizes[c.strata.indexOf(nMismatch)]}`,
+    );
+  else
+    k.pass(
+      'commitment.design',
+      'integrity',
+      "every size of the committed design follows from its own parameters (the chain of `sample calc`), and the committed n_h are the design's",
+    );
   const chain = chainOf(c);
   if (typeof chain === 'string') {
     k.fail('chain', 'integrity', chain);
     return null;
   }
   const rt = roundTime(chain, c.beacon.round);
-  if (iso(rt * 1000) !== c.beacon.roundTime) k.fail('commitment.roundTime', 'integrity', `commitment.beacon.roundTime ${c.beacon.roundTime} is not the time of round ${c.beacon.round} on chain ${short(chain.hash)} (${iso(rt * 1000)})`);
-  else k.pass('commitment.roundTime', 'integrity', `round ${c.beacon.round} of chain ${short(chain.hash)}… is produced at ${c.beacon.roundTime}`);
+  if (iso(rt * 1000) !== c.beacon.roundTime)
+    k.fail(
+      'commitment.roundTime',
+      'integrity',
+      `commitment.beacon.roundTime ${c.beacon.roundTime} is not the time of round ${c.beacon.round} on chain ${short(chain.hash)} (${iso(rt * 1000)})`,
+    );
+  else
+    k.pass(
+      'commitment.roundTime',
+      'integrity',
+      `round ${c.beacon.round} of chain ${short(chain.hash)}… is produced at ${c.beacon.roundTime}`,
+    );
   return chain;
 }
 
@@ -121,7 +174,9 @@ function designStrataSizes(c: Commitment): (number | undefined)[] {
   const st = c.design.stratification as { method?: string; strata?: { name?: string; sampleSize?: number }[] };
   const P = c.design.parameters as { adjustedSize?: number };
   if (st.method !== 'proportional' || !st.strata?.length) return c.strata.map(() => P.adjustedSize);
-  return c.strata.map((s) => st.strata!.find((x) => typeof x.name === 'string' && trimId(x.name) === s.name)?.sampleSize);
+  return c.strata.map(
+    (s) => st.strata!.find((x) => typeof x.name === 'string' && trimId(x.name) === s.name)?.sampleSize,
+  );
 }
 
 /** Could the randomness have been chosen by whoever drew? */
@@ -130,9 +185,17 @@ function trustChecks(c: Commitment, p: Proof, chain: ChainInfo | null, t: TrustO
   const na = 'not applicable: you supplied the randomness yourself';
   if (r.source === 'verifier') {
     if (t.seedHex === undefined) {
-      k.fail('randomness', 'trust', `the randomness (${r.randomness.length / 2} bytes, ${short(r.randomness)}…) was supplied by whoever ran \`sample select draw --seed-hex\`, not drand round ${c.beacon.round}: they could retry seeds until the sample suited them. Only the verifier who chose it can accept it — pass your own randomness with --seed-hex`);
+      k.fail(
+        'randomness',
+        'trust',
+        `the randomness (${r.randomness.length / 2} bytes, ${short(r.randomness)}…) was supplied by whoever ran \`sample select draw --seed-hex\`, not drand round ${c.beacon.round}: they could retry seeds until the sample suited them. Only the verifier who chose it can accept it — pass your own randomness with --seed-hex`,
+      );
     } else if (t.seedHex !== r.randomness) {
-      k.fail('randomness', 'trust', `the proof's randomness ${short(r.randomness)}… is not the randomness you supplied (${short(t.seedHex)}…): this draw was not made with your randomness`);
+      k.fail(
+        'randomness',
+        'trust',
+        `the proof's randomness ${short(r.randomness)}… is not the randomness you supplied (${short(t.seedHex)}…): this draw was not made with your randomness`,
+      );
     } else {
       k.pass('randomness', 'trust', `the randomness is yours (--seed-hex, ${r.randomness.length / 2} bytes)`);
     }
@@ -141,7 +204,12 @@ function trustChecks(c: Commitment, p: Proof, chain: ChainInfo | null, t: TrustO
     k.skip('published before round', 'trust', na);
     return;
   }
-  if (t.seedHex !== undefined) k.fail('randomness', 'integrity', `you passed --seed-hex ${short(t.seedHex)}…, but the proof uses drand round ${r.round}: this is not the draw made with your randomness`);
+  if (t.seedHex !== undefined)
+    k.fail(
+      'randomness',
+      'integrity',
+      `you passed --seed-hex ${short(t.seedHex)}…, but the proof uses drand round ${r.round}: this is not the draw made with your randomness`,
+    );
   else k.pass('randomness', 'trust', `drand round ${r.round}`);
   if (!chain) {
     k.fail('chain pinned', 'trust', 'the committed chain info is invalid');
@@ -149,30 +217,76 @@ function trustChecks(c: Commitment, p: Proof, chain: ChainInfo | null, t: TrustO
   }
   const why = untrustedChainReason(chain);
   if (why) k.fail('chain pinned', 'trust', why);
-  else k.pass('chain pinned', 'trust', `drand's public "${pinnedChainName(chain)}" chain ${short(chain.hash)}… (public key and genesis pinned in oraclekit)`);
+  else
+    k.pass(
+      'chain pinned',
+      'trust',
+      `drand's public "${pinnedChainName(chain)}" chain ${short(chain.hash)}… (public key and genesis pinned in oraclekit)`,
+    );
   const rtMs = roundTime(chain, c.beacon.round) * 1000;
-  if (rtMs <= Date.parse(c.committedAt)) k.fail('future round', 'trust', `the committed round ${c.beacon.round} was produced at ${iso(rtMs)}, not after committedAt ${c.committedAt}: its randomness could have been known when committing`);
+  if (rtMs <= Date.parse(c.committedAt))
+    k.fail(
+      'future round',
+      'trust',
+      `the committed round ${c.beacon.round} was produced at ${iso(rtMs)}, not after committedAt ${c.committedAt}: its randomness could have been known when committing`,
+    );
   else k.pass('future round', 'trust', `round ${c.beacon.round} (${iso(rtMs)}) is after committedAt ${c.committedAt}`);
   if (!t.publishedAt) {
-    k.fail('published before round', 'trust', `nothing establishes that the commitment was published before round ${c.beacon.round} was produced (${iso(rtMs)}); committedAt is the committer's own clock. Pass --published-at <when you, or a public record you trust, first had this commitment>`);
+    k.fail(
+      'published before round',
+      'trust',
+      `nothing establishes that the commitment was published before round ${c.beacon.round} was produced (${iso(rtMs)}); committedAt is the committer's own clock. Pass --published-at <when you, or a public record you trust, first had this commitment>`,
+    );
   } else if (t.publishedAt.getTime() >= rtMs) {
-    k.fail('published before round', 'trust', `the commitment was published at ${t.publishedAt.toISOString()}, not before round ${c.beacon.round} was produced (${iso(rtMs)}): the randomness was public before the commitment was`);
+    k.fail(
+      'published before round',
+      'trust',
+      `the commitment was published at ${t.publishedAt.toISOString()}, not before round ${c.beacon.round} was produced (${iso(rtMs)}): the randomness was public before the commitment was`,
+    );
   } else {
-    k.pass('published before round', 'trust', `published at ${t.publishedAt.toISOString()} (your record), before round ${c.beacon.round} at ${iso(rtMs)}`);
+    k.pass(
+      'published before round',
+      'trust',
+      `published at ${t.publishedAt.toISOString()} (your record), before round ${c.beacon.round} at ${iso(rtMs)}`,
+    );
   }
 }
 
 /** The proof's round is the committed one and its BLS signature verifies against the committed chain's key. */
-async function beaconChecks(c: Commitment, p: Proof, chain: ChainInfo | null, k: Checks, inWorker = false): Promise<void> {
+async function beaconChecks(
+  c: Commitment,
+  p: Proof,
+  chain: ChainInfo | null,
+  k: Checks,
+  inWorker = false,
+): Promise<void> {
   const r = p.randomness;
   if (r.source !== 'drand') return;
   if (!chain) return;
-  if (r.chainHash !== chain.hash) { k.fail('beacon.chain', 'integrity', `proof beacon chain ${r.chainHash} is not the committed chain ${chain.hash}`); return; }
-  if (r.round !== c.beacon.round) { k.fail('beacon.round', 'integrity', `proof uses drand round ${r.round}, the commitment fixed round ${c.beacon.round}`); return; }
+  if (r.chainHash !== chain.hash) {
+    k.fail('beacon.chain', 'integrity', `proof beacon chain ${r.chainHash} is not the committed chain ${chain.hash}`);
+    return;
+  }
+  if (r.round !== c.beacon.round) {
+    k.fail(
+      'beacon.round',
+      'integrity',
+      `proof uses drand round ${r.round}, the commitment fixed round ${c.beacon.round}`,
+    );
+    return;
+  }
   try {
-    const beacon = parseBeaconRound({ round: r.round, randomness: r.randomness, signature: r.signature, previous_signature: r.previous_signature }, chain, 'proof.randomness');
+    const beacon = parseBeaconRound(
+      { round: r.round, randomness: r.randomness, signature: r.signature, previous_signature: r.previous_signature },
+      chain,
+      'proof.randomness',
+    );
     await (inWorker ? verifyBeaconRoundInWorker : verifyBeaconRound)(chain, beacon, c.beacon.round, 'proof.randomness');
-    k.pass('beacon.signature', 'integrity', `the BLS signature of round ${r.round} verifies against the committed chain's public key; randomness = sha256(signature) = ${short(r.randomness)}…`);
+    k.pass(
+      'beacon.signature',
+      'integrity',
+      `the BLS signature of round ${r.round} verifies against the committed chain's public key; randomness = sha256(signature) = ${short(r.randomness)}…`,
+    );
   } catch (e) {
     if (isOracleKitError(e)) k.fail('beacon.signature', 'integrity', e.message);
     else throw e;
@@ -181,10 +295,25 @@ async function beaconChecks(c: Commitment, p: Proof, chain: ChainInfo | null, k:
 
 /** proof.frameHash and the seed; returns the recomputed seed. */
 function seedChecks(c: Commitment, p: Proof, frameHash: string, k: Checks): string {
-  if (p.frameHash !== c.frame.frameHash) k.fail('proof.frameHash', 'integrity', `proof.frameHash ${p.frameHash} differs from the committed ${c.frame.frameHash}`);
+  if (p.frameHash !== c.frame.frameHash)
+    k.fail(
+      'proof.frameHash',
+      'integrity',
+      `proof.frameHash ${p.frameHash} differs from the committed ${c.frame.frameHash}`,
+    );
   const seed = computeSeed(frameHash, p.randomness.randomness);
-  if (seed !== p.seed) k.fail('seed', 'integrity', `proof.seed ${p.seed} is not sha256("${ALGORITHM}" || frameHash || randomness) = ${seed}`);
-  else k.pass('seed', 'integrity', `seed = sha256("${ALGORITHM}" || frameHash ${short(frameHash)}… || randomness) = ${short(seed)}…`);
+  if (seed !== p.seed)
+    k.fail(
+      'seed',
+      'integrity',
+      `proof.seed ${p.seed} is not sha256("${ALGORITHM}" || frameHash || randomness) = ${seed}`,
+    );
+  else
+    k.pass(
+      'seed',
+      'integrity',
+      `seed = sha256("${ALGORITHM}" || frameHash ${short(frameHash)}… || randomness) = ${short(seed)}…`,
+    );
   return seed;
 }
 
@@ -195,47 +324,94 @@ function seedChecks(c: Commitment, p: Proof, frameHash: string, k: Checks): stri
  */
 function listedTicketChecks(c: Commitment, p: Proof, seed: string, k: Checks): void {
   const t = new Ticketer(seed);
-  if (p.strata.length !== c.strata.length) { k.fail('tickets', 'integrity', `proof has ${p.strata.length} strata, the commitment ${c.strata.length}`); return; }
+  if (p.strata.length !== c.strata.length) {
+    k.fail('tickets', 'integrity', `proof has ${p.strata.length} strata, the commitment ${c.strata.length}`);
+    return;
+  }
   let listed = 0;
   for (let i = 0; i < c.strata.length; i++) {
     const cs = c.strata[i]!;
     const ps = p.strata[i]!;
-    if (ps.name !== cs.name || ps.sampleSize !== cs.sampleSize || ps.sample.length !== cs.sampleSize || ps.households !== cs.households) {
-      k.fail('tickets', 'integrity', `proof stratum ${i + 1} is ${JSON.stringify(ps.name)} with n = ${ps.sampleSize} (${ps.sample.length} listed) of ${ps.households}; the commitment has ${JSON.stringify(cs.name)} with n = ${cs.sampleSize} of ${cs.households}`);
+    if (
+      ps.name !== cs.name ||
+      ps.sampleSize !== cs.sampleSize ||
+      ps.sample.length !== cs.sampleSize ||
+      ps.households !== cs.households
+    ) {
+      k.fail(
+        'tickets',
+        'integrity',
+        `proof stratum ${i + 1} is ${JSON.stringify(ps.name)} with n = ${ps.sampleSize} (${ps.sample.length} listed) of ${ps.households}; the commitment has ${JSON.stringify(cs.name)} with n = ${cs.sampleSize} of ${cs.households}`,
+      );
       return;
     }
     const seen = new Set<string>();
     for (let r = 0; r < ps.sample.length; r++) {
       const x = ps.sample[r]!;
       const want = t.hex(cs.name, x.household_id);
-      if (x.rank !== r + 1) { k.fail('tickets', 'integrity', `stratum ${cs.name}: entry ${r + 1} of the sample has rank ${x.rank}`); return; }
-      if (x.ticket !== want) { k.fail('tickets', 'integrity', `stratum ${cs.name} rank ${r + 1}: household ${JSON.stringify(x.household_id)} has ticket ${short(x.ticket)}… in the proof; recomputed from the seed ${short(want)}…`); return; }
-      if (seen.has(x.household_id)) { k.fail('tickets', 'integrity', `stratum ${cs.name}: household ${JSON.stringify(x.household_id)} is listed twice`); return; }
+      if (x.rank !== r + 1) {
+        k.fail('tickets', 'integrity', `stratum ${cs.name}: entry ${r + 1} of the sample has rank ${x.rank}`);
+        return;
+      }
+      if (x.ticket !== want) {
+        k.fail(
+          'tickets',
+          'integrity',
+          `stratum ${cs.name} rank ${r + 1}: household ${JSON.stringify(x.household_id)} has ticket ${short(x.ticket)}… in the proof; recomputed from the seed ${short(want)}…`,
+        );
+        return;
+      }
+      if (seen.has(x.household_id)) {
+        k.fail(
+          'tickets',
+          'integrity',
+          `stratum ${cs.name}: household ${JSON.stringify(x.household_id)} is listed twice`,
+        );
+        return;
+      }
       seen.add(x.household_id);
       if (r > 0) {
         const prev = ps.sample[r - 1]!;
-        if (prev.ticket > x.ticket || (prev.ticket === x.ticket && compareUtf8(prev.household_id, x.household_id) >= 0)) {
-          k.fail('tickets', 'integrity', `stratum ${cs.name}: rank ${r} (ticket ${short(prev.ticket)}…) and rank ${r + 1} (ticket ${short(x.ticket)}…) are not in (ticket, id) order`);
+        if (
+          prev.ticket > x.ticket ||
+          (prev.ticket === x.ticket && compareUtf8(prev.household_id, x.household_id) >= 0)
+        ) {
+          k.fail(
+            'tickets',
+            'integrity',
+            `stratum ${cs.name}: rank ${r} (ticket ${short(prev.ticket)}…) and rank ${r + 1} (ticket ${short(x.ticket)}…) are not in (ticket, id) order`,
+          );
           return;
         }
       }
     }
     listed += ps.sample.length;
   }
-  k.pass('tickets', 'integrity', `all ${listed} listed tickets recompute from the seed, in (ticket, id) order, n_h per stratum as committed`);
+  k.pass(
+    'tickets',
+    'integrity',
+    `all ${listed} listed tickets recompute from the seed, in (ticket, id) order, n_h per stratum as committed`,
+  );
 }
 
 function result(k: Checks, summaryOk: string, notes: string[]): VerifyResult {
   const verdict = verdictOf(k.list);
   const fail = k.list.find((c) => c.kind === 'integrity' && c.status === 'fail');
-  const untrusted = k.list.filter((c) => c.kind === 'trust' && c.status === 'fail').map(({ check, message }) => ({ check, message }));
+  const untrusted = k.list
+    .filter((c) => c.kind === 'trust' && c.status === 'fail')
+    .map(({ check, message }) => ({ check, message }));
   const out: VerifyResult = {
     ok: verdict === 'verified',
     verdict,
     checks: k.list,
     passed: k.list.filter((c) => c.status === 'pass').map((c) => c.check),
     untrusted,
-    summary: verdict === 'mismatch' ? `MISMATCH ${fail!.check}: ${fail!.message}` : verdict === 'untrusted' ? `recomputes (${summaryOk}) but UNTRUSTED: ${untrusted.map((u) => u.check).join(', ')}` : summaryOk,
+    summary:
+      verdict === 'mismatch'
+        ? `MISMATCH ${fail!.check}: ${fail!.message}`
+        : verdict === 'untrusted'
+          ? `recomputes (${summaryOk}) but UNTRUSTED: ${untrusted.map((u) => u.check).join(', ')}`
+          : summaryOk,
     notes,
   };
   if (fail) out.mismatch = { check: fail.check, message: fail.message };
@@ -270,7 +446,10 @@ export async function verifySelection(o: VerifyOptions): Promise<VerifyResult> {
   let by: Uint32Array[];
   let hashes: ReturnType<typeof hashFrame>;
   try {
-    frame = await readFrame(o.framePath, { strata: commitmentStrata(c), onProgress: (done, total) => o.onProgress?.({ phase: 'read', done, total }) });
+    frame = await readFrame(o.framePath, {
+      strata: commitmentStrata(c),
+      onProgress: (done, total) => o.onProgress?.({ phase: 'read', done, total }),
+    });
     o.onProgress?.({ phase: 'hash' });
     by = rowsByStratum(frame);
     hashes = hashFrame(frame, by);
@@ -281,22 +460,42 @@ export async function verifySelection(o: VerifyOptions): Promise<VerifyResult> {
     }
     throw e;
   }
-  k.pass('frame', 'integrity', `${frame.file}: ${frame.rows} households parse (no blank, duplicate or U+001F IDs; strata known)`);
+  k.pass(
+    'frame',
+    'integrity',
+    `${frame.file}: ${frame.rows} households parse (no blank, duplicate or U+001F IDs; strata known)`,
+  );
   if (hashes.frameHash !== c.frame.frameHash) {
-    k.fail('frameHash', 'integrity', `${frame.file}: frameHash ${hashes.frameHash} (${frame.rows} households) is not the committed ${c.frame.frameHash} (${c.frame.households} households): the household IDs differ from the committed frame`);
+    k.fail(
+      'frameHash',
+      'integrity',
+      `${frame.file}: frameHash ${hashes.frameHash} (${frame.rows} households) is not the committed ${c.frame.frameHash} (${c.frame.households} households): the household IDs differ from the committed frame`,
+    );
     return stop();
   }
   for (let i = 0; i < c.strata.length; i++) {
     const h = hashes.strata[i]!;
     const cs = c.strata[i]!;
     if (h.frameHash !== cs.frameHash || h.households !== cs.households) {
-      k.fail(`stratum ${cs.name}`, 'integrity', `${frame.file}: stratum ${cs.name} has ${h.households} households (frameHash ${short(h.frameHash)}), committed ${cs.households} (${short(cs.frameHash)}): households moved between strata`);
+      k.fail(
+        `stratum ${cs.name}`,
+        'integrity',
+        `${frame.file}: stratum ${cs.name} has ${h.households} households (frameHash ${short(h.frameHash)}), committed ${cs.households} (${short(cs.frameHash)}): households moved between strata`,
+      );
       return stop();
     }
   }
-  k.pass('frameHash', 'integrity', `frameHash ${short(hashes.frameHash)}… and every stratum's hash and count are the committed ones`);
+  k.pass(
+    'frameHash',
+    'integrity',
+    `frameHash ${short(hashes.frameHash)}… and every stratum's hash and count are the committed ones`,
+  );
   if (frame.fileSha256 !== c.frame.fileSha256) {
-    k.fail('frame file', 'integrity', `${frame.file}: sha256 ${frame.fileSha256} is not the committed ${c.frame.fileSha256}; the IDs and strata are unchanged, so another column (adopter, address, ...) was edited after the commitment`);
+    k.fail(
+      'frame file',
+      'integrity',
+      `${frame.file}: sha256 ${frame.fileSha256} is not the committed ${c.frame.fileSha256}; the IDs and strata are unchanged, so another column (adopter, address, ...) was edited after the commitment`,
+    );
     return stop();
   }
   k.pass('frame file', 'integrity', `sha256 of ${frame.file} is the committed ${short(c.frame.fileSha256)}…`);
@@ -306,14 +505,24 @@ export async function verifySelection(o: VerifyOptions): Promise<VerifyResult> {
   const seed = seedChecks(c, p, hashes.frameHash, k);
   if (k.integrityFailed) return stop();
 
-  const sel = await selectFrame(frame, by, seed, c.strata.map((s) => s.sampleSize), { onProgress: (done, total) => o.onProgress?.({ phase: 'tickets', done, total }) });
+  const sel = await selectFrame(
+    frame,
+    by,
+    seed,
+    c.strata.map((s) => s.sampleSize),
+    { onProgress: (done, total) => o.onProgress?.({ phase: 'tickets', done, total }) },
+  );
   const m = compareProofWithSelection(p, frame, sel);
   if (m) {
     k.fail(m.check, 'integrity', m.message);
     return stop();
   }
   const sampled = sel.strata.reduce((a, s) => a + s.sampleSize, 0);
-  k.pass('selection', 'integrity', `every ticket, the ${sampled} sampled households in rank order and the replacement order (orderDigest) of every stratum recompute`);
+  k.pass(
+    'selection',
+    'integrity',
+    `every ticket, the ${sampled} sampled households in rank order and the replacement order (orderDigest) of every stratum recompute`,
+  );
   if (o.selectionPath !== undefined) {
     const mm = await checkSelectionCsv(o.selectionPath, frame, sel, p);
     if (mm) {
@@ -322,19 +531,35 @@ export async function verifySelection(o: VerifyOptions): Promise<VerifyResult> {
     }
     k.pass('selection.csv', 'integrity', `every row of ${basename(o.selectionPath)} and its sha256`);
   }
-  const src = p.randomness.source === 'drand' ? `drand round ${p.randomness.round} (chain ${short(p.randomness.chainHash)})` : 'verifier-supplied randomness';
-  if (p.randomness.source === 'verifier' && o.seedHex === p.randomness.randomness) notes.push('the randomness is the one you supplied (--seed-hex); no beacon was used');
-  return result(k, `verified ${ALGORITHM}: frameHash ${short(hashes.frameHash)}, ${src}, seed ${short(seed)}, ${sampled} sampled of ${frame.rows} households in ${sel.strata.length} ${sel.strata.length === 1 ? 'stratum' : 'strata'}`, notes);
+  const src =
+    p.randomness.source === 'drand'
+      ? `drand round ${p.randomness.round} (chain ${short(p.randomness.chainHash)})`
+      : 'verifier-supplied randomness';
+  if (p.randomness.source === 'verifier' && o.seedHex === p.randomness.randomness)
+    notes.push('the randomness is the one you supplied (--seed-hex); no beacon was used');
+  return result(
+    k,
+    `verified ${ALGORITHM}: frameHash ${short(hashes.frameHash)}, ${src}, seed ${short(seed)}, ${sampled} sampled of ${frame.rows} households in ${sel.strata.length} ${sel.strata.length === 1 ? 'stratum' : 'strata'}`,
+    notes,
+  );
 }
 
 /** The proof's strata, sample (rank, id, ticket) and order digests against a recomputed selection; the first difference or null. */
-function compareProofWithSelection(p: Proof, frame: Frame, sel: FrameSelection): { check: string; message: string } | null {
-  if (p.strata.length !== sel.strata.length) return { check: 'strata', message: `proof has ${p.strata.length} strata, the commitment ${sel.strata.length}` };
+function compareProofWithSelection(
+  p: Proof,
+  frame: Frame,
+  sel: FrameSelection,
+): { check: string; message: string } | null {
+  if (p.strata.length !== sel.strata.length)
+    return { check: 'strata', message: `proof has ${p.strata.length} strata, the commitment ${sel.strata.length}` };
   for (let i = 0; i < sel.strata.length; i++) {
     const s = sel.strata[i]!;
     const ps = p.strata[i]!;
     if (ps.name !== s.name || ps.sampleSize !== s.sampleSize || ps.sample.length !== s.sampleSize) {
-      return { check: `stratum ${s.name}`, message: `proof stratum ${i + 1} is ${JSON.stringify(ps.name)} with n = ${ps.sampleSize} (${ps.sample.length} listed); the commitment has ${JSON.stringify(s.name)} with n = ${s.sampleSize}` };
+      return {
+        check: `stratum ${s.name}`,
+        message: `proof stratum ${i + 1} is ${JSON.stringify(ps.name)} with n = ${ps.sampleSize} (${ps.sample.length} listed); the commitment has ${JSON.stringify(s.name)} with n = ${s.sampleSize}`,
+      };
     }
     for (let r = 0; r < s.sampleSize; r++) {
       const row = s.order[r]!;
@@ -342,17 +567,25 @@ function compareProofWithSelection(p: Proof, frame: Frame, sel: FrameSelection):
       const t = ticketHex(sel.tickets, row);
       const got = ps.sample[r]!;
       if (got.household_id !== id || got.ticket !== t || got.rank !== r + 1) {
-        return { check: `sample ${s.name}`, message: `stratum ${s.name} rank ${r + 1}: proof has ${JSON.stringify(got.household_id)} (ticket ${short(got.ticket)}), recomputed ${JSON.stringify(id)} (ticket ${short(t)})` };
+        return {
+          check: `sample ${s.name}`,
+          message: `stratum ${s.name} rank ${r + 1}: proof has ${JSON.stringify(got.household_id)} (ticket ${short(got.ticket)}), recomputed ${JSON.stringify(id)} (ticket ${short(t)})`,
+        };
       }
     }
-    if (ps.orderDigest !== s.orderDigest) return { check: `replacements ${s.name}`, message: `stratum ${s.name}: proof.orderDigest ${short(ps.orderDigest)} is not the recomputed ${short(s.orderDigest)}: the replacement order differs` };
+    if (ps.orderDigest !== s.orderDigest)
+      return {
+        check: `replacements ${s.name}`,
+        message: `stratum ${s.name}: proof.orderDigest ${short(ps.orderDigest)} is not the recomputed ${short(s.orderDigest)}: the replacement order differs`,
+      };
   }
   return null;
 }
 
 /** Compares selection.csv row by row with the recomputed order; returns the first mismatch or null. */
 async function checkSelectionCsv(path: string, frame: Frame, sel: FrameSelection, p: Proof): Promise<string | null> {
-  if (!existsSync(path)) throw selectionError('file_not_found', 'selection', path, 'the selection.csv written by `sample select draw`');
+  if (!existsSync(path))
+    throw selectionError('file_not_found', 'selection', path, 'the selection.csv written by `sample select draw`');
   const name = basename(path);
   const expectedHeader = [...SELECTION_COLUMNS, ...keptColumns(frame).map((k) => k.name)].join(',');
   let idx = 0;
@@ -361,29 +594,46 @@ async function checkSelectionCsv(path: string, frame: Frame, sel: FrameSelection
   const total = sel.strata.reduce((a, s) => a + s.order.length, 0);
   let si = 0;
   let rank = 0;
-  const scanner = new CsvScanner(name, (rec) => {
-    if (mismatch) return;
-    if (header) {
-      header = false;
-      const h = Array.from({ length: rec.count }, (_, i) => field(rec, i)).join(',');
-      if (h !== expectedHeader) mismatch = `${name}:${rec.line}: header ${JSON.stringify(h)} is not ${JSON.stringify(expectedHeader)}`;
-      return;
-    }
-    while (si < sel.strata.length && rank >= sel.strata[si]!.order.length) { si++; rank = 0; }
-    if (si >= sel.strata.length) { mismatch = `${name}:${rec.line}: an extra row beyond the ${total} households`; return; }
-    const s = sel.strata[si]!;
-    const row = s.order[rank]!;
-    const want = [s.name, String(rank + 1), rank < s.sampleSize ? 'sample' : 'replacement', frame.ids[row]!, ticketHex(sel.tickets, row)];
-    for (let i = 0; i < want.length; i++) {
-      const got = field(rec, i);
-      if (got !== want[i]) {
-        mismatch = `${name}:${rec.line}: ${SELECTION_COLUMNS[i]} is ${JSON.stringify(got)}, recomputed ${JSON.stringify(want[i])} (stratum ${s.name}, rank ${rank + 1})`;
+  const scanner = new CsvScanner(
+    name,
+    (rec) => {
+      if (mismatch) return;
+      if (header) {
+        header = false;
+        const h = Array.from({ length: rec.count }, (_, i) => field(rec, i)).join(',');
+        if (h !== expectedHeader)
+          mismatch = `${name}:${rec.line}: header ${JSON.stringify(h)} is not ${JSON.stringify(expectedHeader)}`;
         return;
       }
-    }
-    rank++;
-    idx++;
-  }, frameCsvError);
+      while (si < sel.strata.length && rank >= sel.strata[si]!.order.length) {
+        si++;
+        rank = 0;
+      }
+      if (si >= sel.strata.length) {
+        mismatch = `${name}:${rec.line}: an extra row beyond the ${total} households`;
+        return;
+      }
+      const s = sel.strata[si]!;
+      const row = s.order[rank]!;
+      const want = [
+        s.name,
+        String(rank + 1),
+        rank < s.sampleSize ? 'sample' : 'replacement',
+        frame.ids[row]!,
+        ticketHex(sel.tickets, row),
+      ];
+      for (let i = 0; i < want.length; i++) {
+        const got = field(rec, i);
+        if (got !== want[i]) {
+          mismatch = `${name}:${rec.line}: ${SELECTION_COLUMNS[i]} is ${JSON.stringify(got)}, recomputed ${JSON.stringify(want[i])} (stratum ${s.name}, rank ${rank + 1})`;
+          return;
+        }
+      }
+      rank++;
+      idx++;
+    },
+    frameCsvError,
+  );
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
     hash.update(chunk);
@@ -394,7 +644,8 @@ async function checkSelectionCsv(path: string, frame: Frame, sel: FrameSelection
   if (mismatch) return mismatch;
   if (idx !== total) return `${name}: ${idx} rows, the frame has ${total} households (the list is cut short)`;
   const sha = hash.digest('hex');
-  if (sha !== p.selection.sha256) return `${name}: sha256 ${sha} is not the proof's ${p.selection.sha256}; the ranks and IDs match, so another column was edited`;
+  if (sha !== p.selection.sha256)
+    return `${name}: sha256 ${sha} is not the proof's ${p.selection.sha256}; the ranks and IDs match, so another column was edited`;
   return null;
 }
 
@@ -411,9 +662,19 @@ interface SelectionFileReading {
  * be recomputed from it. What it cannot show is the frame file's other
  * columns as committed (fileSha256) — that needs the frame.
  */
-async function selectionFileChecks(c: Commitment, p: Proof, seed: string, path: string, keep: number[], k: Checks): Promise<SelectionFileReading | null> {
+async function selectionFileChecks(
+  c: Commitment,
+  p: Proof,
+  seed: string,
+  path: string,
+  keep: number[],
+  k: Checks,
+): Promise<SelectionFileReading | null> {
   const name = basename(path);
-  if (!existsSync(path)) { k.fail('selection.csv', 'integrity', `${path} does not exist`); return null; }
+  if (!existsSync(path)) {
+    k.fail('selection.csv', 'integrity', `${path} does not exist`);
+    return null;
+  }
   const t = new Ticketer(seed);
   const strata = c.strata.map(() => ({ ids: [] as string[], tickets: [] as string[] }));
   const byName = new Map(c.strata.map((s, i) => [s.name, i] as const));
@@ -421,38 +682,61 @@ async function selectionFileChecks(c: Commitment, p: Proof, seed: string, path: 
   let mismatch: string | null = null;
   let cur = -1;
   let rows = 0;
-  const scanner = new CsvScanner(name, (rec) => {
-    if (mismatch) return;
-    if (header) {
-      header = false;
-      const h = Array.from({ length: Math.min(rec.count, 5) }, (_, i) => field(rec, i)).join(',');
-      if (h !== SELECTION_COLUMNS.join(',')) mismatch = `${name}:${rec.line}: the header starts ${JSON.stringify(h)}, not ${JSON.stringify(SELECTION_COLUMNS.join(','))}`;
-      return;
-    }
-    rows++;
-    const st = field(rec, 0);
-    const si = byName.get(st);
-    if (si === undefined) { mismatch = `${name}:${rec.line}: stratum ${JSON.stringify(st)} is not a committed stratum`; return; }
-    if (si !== cur) {
-      if (si < cur || strata[si]!.ids.length > 0) { mismatch = `${name}:${rec.line}: stratum ${st} does not come in one block in the design's order`; return; }
-      cur = si;
-    }
-    const s = strata[si]!;
-    const rank = s.ids.length + 1;
-    const id = field(rec, 3);
-    const ticket = field(rec, 4);
-    const role = rank <= c.strata[si]!.sampleSize ? 'sample' : 'replacement';
-    if (field(rec, 1) !== String(rank)) { mismatch = `${name}:${rec.line}: rank is ${JSON.stringify(field(rec, 1))}, expected ${rank} (stratum ${st})`; return; }
-    if (field(rec, 2) !== role) { mismatch = `${name}:${rec.line}: role is ${JSON.stringify(field(rec, 2))}, expected ${role} (stratum ${st}, rank ${rank}, n_h ${c.strata[si]!.sampleSize})`; return; }
-    const want = t.hex(st, id);
-    if (ticket !== want) { mismatch = `${name}:${rec.line}: ticket of ${JSON.stringify(id)} is ${short(ticket)}…, recomputed from the seed ${short(want)}…`; return; }
-    if (s.ids.length > 0) {
-      const pt = s.tickets[s.tickets.length - 1]!;
-      if (pt > ticket || (pt === ticket && compareUtf8(s.ids[s.ids.length - 1]!, id) >= 0)) { mismatch = `${name}:${rec.line}: rank ${rank} is not after rank ${rank - 1} in (ticket, id) order`; return; }
-    }
-    s.ids.push(id);
-    s.tickets.push(ticket);
-  }, frameCsvError);
+  const scanner = new CsvScanner(
+    name,
+    (rec) => {
+      if (mismatch) return;
+      if (header) {
+        header = false;
+        const h = Array.from({ length: Math.min(rec.count, 5) }, (_, i) => field(rec, i)).join(',');
+        if (h !== SELECTION_COLUMNS.join(','))
+          mismatch = `${name}:${rec.line}: the header starts ${JSON.stringify(h)}, not ${JSON.stringify(SELECTION_COLUMNS.join(','))}`;
+        return;
+      }
+      rows++;
+      const st = field(rec, 0);
+      const si = byName.get(st);
+      if (si === undefined) {
+        mismatch = `${name}:${rec.line}: stratum ${JSON.stringify(st)} is not a committed stratum`;
+        return;
+      }
+      if (si !== cur) {
+        if (si < cur || strata[si]!.ids.length > 0) {
+          mismatch = `${name}:${rec.line}: stratum ${st} does not come in one block in the design's order`;
+          return;
+        }
+        cur = si;
+      }
+      const s = strata[si]!;
+      const rank = s.ids.length + 1;
+      const id = field(rec, 3);
+      const ticket = field(rec, 4);
+      const role = rank <= c.strata[si]!.sampleSize ? 'sample' : 'replacement';
+      if (field(rec, 1) !== String(rank)) {
+        mismatch = `${name}:${rec.line}: rank is ${JSON.stringify(field(rec, 1))}, expected ${rank} (stratum ${st})`;
+        return;
+      }
+      if (field(rec, 2) !== role) {
+        mismatch = `${name}:${rec.line}: role is ${JSON.stringify(field(rec, 2))}, expected ${role} (stratum ${st}, rank ${rank}, n_h ${c.strata[si]!.sampleSize})`;
+        return;
+      }
+      const want = t.hex(st, id);
+      if (ticket !== want) {
+        mismatch = `${name}:${rec.line}: ticket of ${JSON.stringify(id)} is ${short(ticket)}…, recomputed from the seed ${short(want)}…`;
+        return;
+      }
+      if (s.ids.length > 0) {
+        const pt = s.tickets[s.tickets.length - 1]!;
+        if (pt > ticket || (pt === ticket && compareUtf8(s.ids[s.ids.length - 1]!, id) >= 0)) {
+          mismatch = `${name}:${rec.line}: rank ${rank} is not after rank ${rank - 1} in (ticket, id) order`;
+          return;
+        }
+      }
+      s.ids.push(id);
+      s.tickets.push(ticket);
+    },
+    frameCsvError,
+  );
   const hash = createHash('sha256');
   try {
     for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
@@ -470,36 +754,56 @@ async function selectionFileChecks(c: Commitment, p: Proof, seed: string, path: 
     for (let i = 0; i < c.strata.length && !mismatch; i++) {
       const cs = c.strata[i]!;
       const s = strata[i]!;
-      if (s.ids.length !== cs.households) { mismatch = `${name}: stratum ${cs.name} has ${s.ids.length} rows, the commitment ${cs.households} households`; break; }
+      if (s.ids.length !== cs.households) {
+        mismatch = `${name}: stratum ${cs.name} has ${s.ids.length} rows, the commitment ${cs.households} households`;
+        break;
+      }
       const fh = hashSortedIds(sortUtf8([...s.ids]));
-      if (c.strata.length > 1 && fh !== cs.frameHash) { mismatch = `${name}: the IDs of stratum ${cs.name} hash to ${short(fh)}…, committed ${short(cs.frameHash)}…`; break; }
+      if (c.strata.length > 1 && fh !== cs.frameHash) {
+        mismatch = `${name}: the IDs of stratum ${cs.name} hash to ${short(fh)}…, committed ${short(cs.frameHash)}…`;
+        break;
+      }
       const ps = p.strata[i];
       if (ps) {
         for (let r = 0; r < cs.sampleSize && r < ps.sample.length; r++) {
-          if (ps.sample[r]!.household_id !== s.ids[r]) { mismatch = `${name}: stratum ${cs.name} rank ${r + 1} is ${JSON.stringify(s.ids[r])}, the proof lists ${JSON.stringify(ps.sample[r]!.household_id)}`; break; }
+          if (ps.sample[r]!.household_id !== s.ids[r]) {
+            mismatch = `${name}: stratum ${cs.name} rank ${r + 1} is ${JSON.stringify(s.ids[r])}, the proof lists ${JSON.stringify(ps.sample[r]!.household_id)}`;
+            break;
+          }
         }
         const od = hashSortedIds(s.ids);
-        if (!mismatch && od !== ps.orderDigest) mismatch = `${name}: the order of stratum ${cs.name} hashes to ${short(od)}…, proof.orderDigest is ${short(ps.orderDigest)}…`;
+        if (!mismatch && od !== ps.orderDigest)
+          mismatch = `${name}: the order of stratum ${cs.name} hashes to ${short(od)}…, proof.orderDigest is ${short(ps.orderDigest)}…`;
       }
       for (const id of s.ids) all.push(id);
     }
     if (!mismatch) {
       const fh = hashSortedIds(sortUtf8(all));
-      if (fh !== c.frame.frameHash) mismatch = `${name}: the ${all.length} IDs hash to frameHash ${short(fh)}…, committed ${short(c.frame.frameHash)}…: the list is not the committed frame`;
+      if (fh !== c.frame.frameHash)
+        mismatch = `${name}: the ${all.length} IDs hash to frameHash ${short(fh)}…, committed ${short(c.frame.frameHash)}…: the list is not the committed frame`;
     }
     if (!mismatch) {
       const sha = hash.digest('hex');
-      if (sha !== p.selection.sha256) mismatch = `${name}: sha256 ${sha} is not the proof's ${p.selection.sha256}; the ranks, IDs and tickets recompute, so another column was edited`;
+      if (sha !== p.selection.sha256)
+        mismatch = `${name}: sha256 ${sha} is not the proof's ${p.selection.sha256}; the ranks, IDs and tickets recompute, so another column was edited`;
       else if (rows !== p.selection.rows) mismatch = `${name}: ${rows} rows, the proof says ${p.selection.rows}`;
     }
   }
-  if (mismatch) { k.fail('selection.csv', 'integrity', mismatch); return null; }
-  k.pass('selection.csv', 'integrity', `${name}: all ${rows} households — frameHash (whole and per stratum), every ticket from the seed, the (ticket, id) order, roles, the proof's sample, every orderDigest and the file's sha256 recompute`);
+  if (mismatch) {
+    k.fail('selection.csv', 'integrity', mismatch);
+    return null;
+  }
+  k.pass(
+    'selection.csv',
+    'integrity',
+    `${name}: all ${rows} households — frameHash (whole and per stratum), every ticket from the seed, the (ticket, id) order, roles, the proof's sample, every orderDigest and the file's sha256 recompute`,
+  );
   return {
     replacements: c.strata.map((cs, i) => {
       const s = strata[i]!;
       const out = [];
-      for (let r = cs.sampleSize; r < s.ids.length && r < cs.sampleSize + keep[i]!; r++) out.push({ stratum: cs.name, rank: r + 1, household_id: s.ids[r]!, ticket: s.tickets[r]! });
+      for (let r = cs.sampleSize; r < s.ids.length && r < cs.sampleSize + keep[i]!; r++)
+        out.push({ stratum: cs.name, rank: r + 1, household_id: s.ids[r]!, ticket: s.tickets[r]! });
       return out;
     }),
   };
@@ -552,18 +856,51 @@ export async function checkPackage(o: PackageCheckOptions): Promise<PackageCheck
   listedTicketChecks(c, p, seed, k);
   let replacements: SelectionFileReading['replacements'] | null = null;
   if (o.selectionPath) {
-    const r = await selectionFileChecks(c, p, seed, o.selectionPath, o.replacementsPerStratum ?? c.strata.map((s) => s.sampleSize), k);
+    const r = await selectionFileChecks(
+      c,
+      p,
+      seed,
+      o.selectionPath,
+      o.replacementsPerStratum ?? c.strata.map((s) => s.sampleSize),
+      k,
+    );
     replacements = r?.replacements ?? null;
   } else {
-    k.skip('selection.csv', 'integrity', 'not supplied: the replacement order, the order digests and the frameHash could not be recomputed (give selection.csv or the frame)');
+    k.skip(
+      'selection.csv',
+      'integrity',
+      'not supplied: the replacement order, the order digests and the frameHash could not be recomputed (give selection.csv or the frame)',
+    );
   }
   if (o.framePath) {
-    const full = await verifySelection({ commitment: c, proof: p, framePath: o.framePath, ...(o.selectionPath ? { selectionPath: o.selectionPath } : {}), ...(o.seedHex !== undefined ? { seedHex: o.seedHex } : {}), ...(o.publishedAt ? { publishedAt: o.publishedAt } : {}) });
+    const full = await verifySelection({
+      commitment: c,
+      proof: p,
+      framePath: o.framePath,
+      ...(o.selectionPath ? { selectionPath: o.selectionPath } : {}),
+      ...(o.seedHex !== undefined ? { seedHex: o.seedHex } : {}),
+      ...(o.publishedAt ? { publishedAt: o.publishedAt } : {}),
+    });
     if (full.mismatch) k.fail(`frame: ${full.mismatch.check}`, 'integrity', full.mismatch.message);
-    else k.pass('frame', 'integrity', `with the frame: ${full.checks.filter((x) => x.status === 'pass' && x.kind === 'integrity').map((x) => x.check).join(', ')}`);
+    else
+      k.pass(
+        'frame',
+        'integrity',
+        `with the frame: ${full.checks
+          .filter((x) => x.status === 'pass' && x.kind === 'integrity')
+          .map((x) => x.check)
+          .join(', ')}`,
+      );
   } else {
-    k.skip('frame', 'integrity', 'not supplied: the frame file\'s other columns (fileSha256) were not checked');
+    k.skip('frame', 'integrity', "not supplied: the frame file's other columns (fileSha256) were not checked");
   }
   const sampled = c.strata.reduce((a, s) => a + s.sampleSize, 0);
-  return { ...result(k, `checked ${ALGORITHM}: ${p.randomness.source === 'drand' ? `drand round ${p.randomness.round}` : 'verifier-supplied randomness'}, seed ${short(p.seed)}, ${sampled} sampled of ${c.frame.households} households`, notes), replacements };
+  return {
+    ...result(
+      k,
+      `checked ${ALGORITHM}: ${p.randomness.source === 'drand' ? `drand round ${p.randomness.round}` : 'verifier-supplied randomness'}, seed ${short(p.seed)}, ${sampled} sampled of ${c.frame.households} households`,
+      notes,
+    ),
+    replacements,
+  };
 }

@@ -6,7 +6,15 @@
  *  verify — in verify.ts.
  */
 import { basename, join } from 'node:path';
-import { firstRoundAfter, parseBeaconRound, parseChainInfo, roundTime, verifyBeaconRound, verifyBeaconRoundInWorker, type ChainInfo } from '../beacon/drand.ts';
+import {
+  firstRoundAfter,
+  parseBeaconRound,
+  parseChainInfo,
+  roundTime,
+  verifyBeaconRound,
+  verifyBeaconRoundInWorker,
+  type ChainInfo,
+} from '../beacon/drand.ts';
 import { assertDesignConsistent, type SelectionDesign } from './design.ts';
 import { selectionError } from './errors.ts';
 import { hashFrame, readFrame, rowsByStratum, UNSTRATIFIED, type Frame } from './frame.ts';
@@ -43,29 +51,46 @@ export interface CommitResult {
 
 export async function commitSelection(o: CommitOptions): Promise<CommitResult> {
   assertDesignConsistent(o.design);
-  const frame = await readFrame(o.framePath, { strata: o.design.stratified ? o.design.strata.map((s) => s.name) : [], onProgress: (done, total) => o.onProgress?.({ phase: 'read', done, total }) });
+  const frame = await readFrame(o.framePath, {
+    strata: o.design.stratified ? o.design.strata.map((s) => s.name) : [],
+    onProgress: (done, total) => o.onProgress?.({ phase: 'read', done, total }),
+  });
   o.onProgress?.({ phase: 'hash' });
   const by = rowsByStratum(frame);
   // frame errors in a stable order: row errors (in readFrame, by line), then duplicates, then stratum sizes
   const hashes = hashFrame(frame, by);
-  checkSizes(frame, by, o.design.strata.map((s) => s.sampleSize));
+  checkSizes(
+    frame,
+    by,
+    o.design.strata.map((s) => s.sampleSize),
+  );
   const nowSec = o.now.getTime() / 1000;
   let round: number;
   if (o.round !== undefined) {
     round = o.round;
     if (roundTime(o.chain, round) <= nowSec) {
-      throw selectionError('round_not_in_future', 'round', round, `a round produced after the commitment time ${o.now.toISOString()} (round ${firstRoundAfter(o.chain, nowSec)} or later)`, {
-        message: `round ${round} was produced at ${iso(roundTime(o.chain, round) * 1000)}, not after the commitment time ${o.now.toISOString()}; valid: round ${firstRoundAfter(o.chain, nowSec)} or later (randomness must not exist when the commitment is made)`,
-      });
+      throw selectionError(
+        'round_not_in_future',
+        'round',
+        round,
+        `a round produced after the commitment time ${o.now.toISOString()} (round ${firstRoundAfter(o.chain, nowSec)} or later)`,
+        {
+          message: `round ${round} was produced at ${iso(roundTime(o.chain, round) * 1000)}, not after the commitment time ${o.now.toISOString()}; valid: round ${firstRoundAfter(o.chain, nowSec)} or later (randomness must not exist when the commitment is made)`,
+        },
+      );
     }
   } else {
     round = firstRoundAfter(o.chain, nowSec + o.delaySeconds);
   }
   const notes: string[] = [];
-  if (frame.stratumColumnIgnored) notes.push(`the frame's stratum column is ignored: the design is unstratified (one stratum "${UNSTRATIFIED}")`);
+  if (frame.stratumColumnIgnored)
+    notes.push(`the frame's stratum column is ignored: the design is unstratified (one stratum "${UNSTRATIFIED}")`);
   o.design.strata.forEach((s, i) => {
     const have = hashes.strata[i]!.households;
-    if (have !== s.designPopulation) notes.push(`stratum ${s.name}: the frame has ${have} households, the design assumed ${s.designPopulation}; n_h = ${s.sampleSize} is kept as designed`);
+    if (have !== s.designPopulation)
+      notes.push(
+        `stratum ${s.name}: the frame has ${have} households, the design assumed ${s.designPopulation}; n_h = ${s.sampleSize} is kept as designed`,
+      );
   });
   const commitment: Commitment = {
     kind: 'oraclekit/selection-commitment',
@@ -74,9 +99,23 @@ export async function commitSelection(o: CommitOptions): Promise<CommitResult> {
     committedAt: o.now.toISOString(),
     designId: o.design.designId,
     ...(o.design.projectId !== undefined ? { projectId: o.design.projectId } : {}),
-    design: { parameters: o.design.parameters as unknown as Record<string, unknown>, stratification: o.design.stratification as unknown as Record<string, unknown> },
-    frame: { file: frame.file, fileSha256: frame.fileSha256, households: frame.rows, columns: frame.header, frameHash: hashes.frameHash },
-    strata: o.design.strata.map((s, i) => ({ name: s.name, households: hashes.strata[i]!.households, sampleSize: s.sampleSize, frameHash: hashes.strata[i]!.frameHash })),
+    design: {
+      parameters: o.design.parameters as unknown as Record<string, unknown>,
+      stratification: o.design.stratification as unknown as Record<string, unknown>,
+    },
+    frame: {
+      file: frame.file,
+      fileSha256: frame.fileSha256,
+      households: frame.rows,
+      columns: frame.header,
+      frameHash: hashes.frameHash,
+    },
+    strata: o.design.strata.map((s, i) => ({
+      name: s.name,
+      households: hashes.strata[i]!.households,
+      sampleSize: s.sampleSize,
+      frameHash: hashes.strata[i]!.frameHash,
+    })),
     beacon: { chain: o.chain, round, roundTime: iso(roundTime(o.chain, round) * 1000) },
   };
   return { commitment, notes };
@@ -88,18 +127,34 @@ export type RandomnessInput = { beacon: unknown } | { seedHex: string };
 export function parseSeedHex(v: string): string {
   const s = v.trim().toLowerCase().replace(/^0x/, '');
   if (!/^([0-9a-f]{2})+$/.test(s) || s.length < 32 || s.length > 256) {
-    throw selectionError('invalid_seed_hex', '--seed-hex', v, 'an even-length hex string of 16 to 128 bytes (the verifier\'s randomness)');
+    throw selectionError(
+      'invalid_seed_hex',
+      '--seed-hex',
+      v,
+      "an even-length hex string of 16 to 128 bytes (the verifier's randomness)",
+    );
   }
   return s;
 }
 
 /** The stratum names a frame is read with for a commitment ([] for an unstratified design). */
 export function commitmentStrata(c: Commitment): string[] {
-  return c.strata.length === 1 && c.strata[0]!.name === UNSTRATIFIED && (c.design.stratification as { method?: string }).method !== 'proportional' ? [] : c.strata.map((s) => s.name);
+  return c.strata.length === 1 &&
+    c.strata[0]!.name === UNSTRATIFIED &&
+    (c.design.stratification as { method?: string }).method !== 'proportional'
+    ? []
+    : c.strata.map((s) => s.name);
 }
 
-async function frameFor(c: Commitment, framePath: string, onProgress?: (p: Progress) => void): Promise<{ frame: Frame; by: Uint32Array[]; hashes: ReturnType<typeof hashFrame> }> {
-  const frame = await readFrame(framePath, { strata: commitmentStrata(c), onProgress: (done, total) => onProgress?.({ phase: 'read', done, total }) });
+async function frameFor(
+  c: Commitment,
+  framePath: string,
+  onProgress?: (p: Progress) => void,
+): Promise<{ frame: Frame; by: Uint32Array[]; hashes: ReturnType<typeof hashFrame> }> {
+  const frame = await readFrame(framePath, {
+    strata: commitmentStrata(c),
+    onProgress: (done, total) => onProgress?.({ phase: 'read', done, total }),
+  });
   onProgress?.({ phase: 'hash' });
   const by = rowsByStratum(frame);
   return { frame, by, hashes: hashFrame(frame, by) };
@@ -111,13 +166,27 @@ async function frameFor(c: Commitment, framePath: string, onProgress?: (p: Progr
  * thread (`verified`), so the frame can be read meanwhile. Nothing may be
  * written before `verified` resolves.
  */
-function resolveRandomness(c: Commitment, input: RandomnessInput, source: string, inWorker: boolean): { randomness: Proof['randomness']; verified: Promise<void> } {
+function resolveRandomness(
+  c: Commitment,
+  input: RandomnessInput,
+  source: string,
+  inWorker: boolean,
+): { randomness: Proof['randomness']; verified: Promise<void> } {
   if ('seedHex' in input) {
-    return { randomness: { source: 'verifier', randomness: parseSeedHex(input.seedHex), note: 'randomness supplied with --seed-hex instead of the committed beacon round: only the verifier who chose it can accept this draw' }, verified: Promise.resolve() };
+    return {
+      randomness: {
+        source: 'verifier',
+        randomness: parseSeedHex(input.seedHex),
+        note: 'randomness supplied with --seed-hex instead of the committed beacon round: only the verifier who chose it can accept this draw',
+      },
+      verified: Promise.resolve(),
+    };
   }
   const chain = parseChainInfo(c.beacon.chain, 'commitment.beacon.chain');
   const beacon = parseBeaconRound(input.beacon, chain, source);
-  const verified = inWorker ? verifyBeaconRoundInWorker(chain, beacon, c.beacon.round, source) : verifyBeaconRound(chain, beacon, c.beacon.round, source);
+  const verified = inWorker
+    ? verifyBeaconRoundInWorker(chain, beacon, c.beacon.round, source)
+    : verifyBeaconRound(chain, beacon, c.beacon.round, source);
   verified.catch(() => {}); // observed below; never an unhandled rejection meanwhile
   return {
     randomness: {
@@ -178,24 +247,46 @@ export async function drawSelection(o: DrawOptions): Promise<Omit<DrawResult, 'p
   hashes.strata.forEach((h, i) => {
     const cs = c.strata[i]!;
     if (h.frameHash !== cs.frameHash) {
-      throw selectionError('frame_mismatch', `frame (stratum ${cs.name})`, h.frameHash, `the committed stratum frameHash ${cs.frameHash}`, {
-        message: `${frame.file}: stratum ${cs.name} has frameHash ${h.frameHash} (${h.households} households), committed ${cs.frameHash} (${cs.households}); valid: the frame the commitment was made on, with the same strata`,
-      });
+      throw selectionError(
+        'frame_mismatch',
+        `frame (stratum ${cs.name})`,
+        h.frameHash,
+        `the committed stratum frameHash ${cs.frameHash}`,
+        {
+          message: `${frame.file}: stratum ${cs.name} has frameHash ${h.frameHash} (${h.households} households), committed ${cs.frameHash} (${cs.households}); valid: the frame the commitment was made on, with the same strata`,
+        },
+      );
     }
   });
   if (frame.fileSha256 !== c.frame.fileSha256) {
-    throw selectionError('frame_mismatch', 'frame', frame.fileSha256, `the committed file sha256 ${c.frame.fileSha256}`, {
-      message: `${frame.file}: the household IDs and strata match the commitment but the file differs (sha256 ${frame.fileSha256}, committed ${c.frame.fileSha256}): another column was edited after the commitment, and \`sample verify\` would report it; valid: the committed frame file, unchanged`,
-    });
+    throw selectionError(
+      'frame_mismatch',
+      'frame',
+      frame.fileSha256,
+      `the committed file sha256 ${c.frame.fileSha256}`,
+      {
+        message: `${frame.file}: the household IDs and strata match the commitment but the file differs (sha256 ${frame.fileSha256}, committed ${c.frame.fileSha256}): another column was edited after the commitment, and \`sample verify\` would report it; valid: the committed frame file, unchanged`,
+      },
+    );
   }
   const seed = computeSeed(hashes.frameHash, randomness.randomness);
   // the order digests come from writeSelectionCsv, which has every ID at hand in rank order
-  const selection = await selectFrame(frame, by, seed, c.strata.map((s) => s.sampleSize), { digests: false, onProgress: (done, total) => o.onProgress?.({ phase: 'tickets', done, total }) });
+  const selection = await selectFrame(
+    frame,
+    by,
+    seed,
+    c.strata.map((s) => s.sampleSize),
+    { digests: false, onProgress: (done, total) => o.onProgress?.({ phase: 'tickets', done, total }) },
+  );
   await verified; // nothing is written unless the beacon's signature verifies
   const selectionPath = join(o.outDir, 'selection.csv');
   o.onProgress?.({ phase: 'write' });
-  const written = await writeSelectionCsv(selectionPath, o.framePath, frame, selection, { onProgress: (done, total) => o.onProgress?.({ phase: 'write', done, total }) });
-  selection.strata.forEach((s, i) => { s.orderDigest = written.orderDigests[i]!; });
+  const written = await writeSelectionCsv(selectionPath, o.framePath, frame, selection, {
+    onProgress: (done, total) => o.onProgress?.({ phase: 'write', done, total }),
+  });
+  selection.strata.forEach((s, i) => {
+    s.orderDigest = written.orderDigests[i]!;
+  });
   const proof: Proof = {
     kind: 'oraclekit/selection-proof',
     version: 1,
@@ -210,7 +301,11 @@ export async function drawSelection(o: DrawOptions): Promise<Omit<DrawResult, 'p
       name: s.name,
       households: s.population,
       sampleSize: s.sampleSize,
-      sample: [...s.order.subarray(0, s.sampleSize)].map((row, i) => ({ rank: i + 1, household_id: frame.ids[row]!, ticket: ticketHex(selection.tickets, row) })),
+      sample: [...s.order.subarray(0, s.sampleSize)].map((row, i) => ({
+        rank: i + 1,
+        household_id: frame.ids[row]!,
+        ticket: ticketHex(selection.tickets, row),
+      })),
       orderDigest: s.orderDigest,
     })),
     selection: { file: basename(selectionPath), sha256: written.sha256, rows: written.rows },

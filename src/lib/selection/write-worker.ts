@@ -18,11 +18,13 @@ const job = workerData as Job;
 const asBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 const ctx: EmitContext = { ...job.ctx, src: asBuffer(job.ctx.src), names: job.ctx.names.map(asBuffer), ids: null };
 let s = 0;
-const post = (kind: 'csv' | 'dig') => (data: Buffer): void => {
-  const copy = new Uint8Array(data.length);
-  copy.set(data);
-  parentPort!.postMessage({ kind, s, buf: copy }, [copy.buffer]);
-};
+const post =
+  (kind: 'csv' | 'dig') =>
+  (data: Buffer): void => {
+    const copy = new Uint8Array(data.length);
+    copy.set(data);
+    parentPort!.postMessage({ kind, s, buf: copy }, [copy.buffer]);
+  };
 const out = new ByteSink(post('csv'));
 const dig = new ByteSink(post('dig'), 1 << 20);
 let done = 0;

@@ -43,9 +43,9 @@ type Ed25519Check = (payload: Uint8Array, signature: Uint8Array) => boolean | Pr
  * browsers, where WebCrypto is used instead (asynchronous, which in Node
  * costs a thread-pool round trip per signature).
  */
-const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as
-  | NodeCrypto
-  | undefined;
+const nodeCrypto = (
+  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
 
 /** The DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410); the 32 key bytes follow. */
 const ED25519_SPKI_PREFIX = Uint8Array.from([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00]);
@@ -59,7 +59,8 @@ async function ed25519Check(publicKey: Uint8Array): Promise<Ed25519Check> {
     return (payload, signature) => nodeCrypto.verify(null, payload, key, signature);
   }
   const key = await crypto.subtle.importKey('raw', new Uint8Array(publicKey), { name: 'Ed25519' }, false, ['verify']);
-  return (payload, signature) => crypto.subtle.verify({ name: 'Ed25519' }, key, new Uint8Array(signature), new Uint8Array(payload));
+  return (payload, signature) =>
+    crypto.subtle.verify({ name: 'Ed25519' }, key, new Uint8Array(signature), new Uint8Array(payload));
 }
 
 /**
@@ -68,7 +69,10 @@ async function ed25519Check(publicKey: Uint8Array): Promise<Ed25519Check> {
  * faster). ucanto still parses the DID, encodes the signed payload and checks
  * the signature algorithm.
  */
-type NativeVerifier = { did(): string; verify(payload: Uint8Array, signature: { code: number; raw: Uint8Array }): Promise<boolean> };
+type NativeVerifier = {
+  did(): string;
+  verify(payload: Uint8Array, signature: { code: number; raw: Uint8Array }): Promise<boolean>;
+};
 const verifierCache = new Map<string, Promise<NativeVerifier>>();
 
 async function nativeVerifier(did: string): Promise<NativeVerifier> {
@@ -82,7 +86,8 @@ async function nativeVerifier(did: string): Promise<NativeVerifier> {
       const id = parsed.did();
       return {
         did: () => id,
-        verify: async (payload, signature) => signature.code === ed25519.Verifier.signatureCode && (await check(payload, signature.raw)),
+        verify: async (payload, signature) =>
+          signature.code === ed25519.Verifier.signatureCode && (await check(payload, signature.raw)),
       } satisfies NativeVerifier;
     })();
     verifierCache.set(did, v);
@@ -112,7 +117,8 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$|^[A-Za-z0-9_-]+$/;
 /** Decodes base64(CAR) into a ucanto delegation view; malformed_token otherwise. */
 export async function decodeToken(token: string): Promise<API.Delegation> {
   const t = token.trim();
-  if (t.length === 0 || t.length > 64_000 || !BASE64.test(t)) throw runtimeError('malformed_token', 'the token is not base64');
+  if (t.length === 0 || t.length > 64_000 || !BASE64.test(t))
+    throw runtimeError('malformed_token', 'the token is not base64');
   const bytes = Buffer.from(t, t.includes('-') || t.includes('_') ? 'base64url' : 'base64');
   let r: Awaited<ReturnType<typeof Delegation.extract>>;
   try {
@@ -163,7 +169,9 @@ export async function mintInvocation(o: MintOptions & { can?: string; withResour
 }
 
 /** A user → oracle delegation (the user's capabilities on themselves, `*`), as a token and its view. */
-export async function mintDelegation(o: MintOptions & { can?: string }): Promise<{ token: string; delegation: API.Delegation }> {
+export async function mintDelegation(
+  o: MintOptions & { can?: string },
+): Promise<{ token: string; delegation: API.Delegation }> {
   const d = await delegate({
     issuer: o.issuer,
     audience: audienceOf(o.audience),
@@ -228,26 +236,32 @@ async function checkCommon(d: API.Delegation, o: VerifyOptions): Promise<void> {
   const now = o.now ?? nowSeconds();
   for (const node of chain(d)) {
     const iss = node.issuer.did();
-    if (!isDidKeyEd25519(iss)) throw runtimeError('unsupported_principal', `issuer ${iss} is not a did:key Ed25519 identity`);
+    if (!isDidKeyEd25519(iss))
+      throw runtimeError('unsupported_principal', `issuer ${iss} is not a did:key Ed25519 identity`);
     const cid = node.cid.toString();
     if (await o.isRevoked?.(cid)) throw runtimeError('revoked', `UCAN ${cid} is revoked`);
     const exp = node.expiration;
     if (exp == null || !Number.isFinite(exp)) throw runtimeError('missing_expiry', 'the UCAN has no expiry');
     if (exp <= now) throw runtimeError('expired', `the UCAN expired at ${new Date(exp * 1000).toISOString()}`);
     const nbf = node.notBefore;
-    if (nbf != null && nbf > now + CLOCK_SKEW_SECONDS) throw runtimeError('not_yet_valid', `the UCAN is not valid before ${new Date(nbf * 1000).toISOString()}`);
+    if (nbf != null && nbf > now + CLOCK_SKEW_SECONDS)
+      throw runtimeError('not_yet_valid', `the UCAN is not valid before ${new Date(nbf * 1000).toISOString()}`);
     const ok = await UCAN.verifySignature(node.data, await nativeVerifier(iss));
     if (!ok) throw runtimeError('bad_signature', 'a UCAN signature does not verify');
     for (const p of node.proofs) {
-      if (!Delegation.isDelegation(p)) throw runtimeError('proof_chain_misaligned', 'a proof is referenced but not included');
-      if ((p as API.Delegation).audience.did() !== iss) throw runtimeError('proof_chain_misaligned', "a proof's audience is not its child's issuer");
+      if (!Delegation.isDelegation(p))
+        throw runtimeError('proof_chain_misaligned', 'a proof is referenced but not included');
+      if ((p as API.Delegation).audience.did() !== iss)
+        throw runtimeError('proof_chain_misaligned', "a proof's audience is not its child's issuer");
     }
   }
   if (o.enforceTtl || o.maxTtl) {
-    const start = d.notBefore ?? (o.now ?? nowSeconds());
+    const start = d.notBefore ?? o.now ?? nowSeconds();
     const max = o.maxTtl?.seconds ?? MAX_TTL_SECONDS;
     if (d.expiration - start > max) {
-      const what = o.maxTtl ? `a delegation that logs in alone may live at most ${max} s (${o.maxTtl.setting})` : `an invocation may live at most ${max} s`;
+      const what = o.maxTtl
+        ? `a delegation that logs in alone may live at most ${max} s (${o.maxTtl.setting})`
+        : `an invocation may live at most ${max} s`;
       throw runtimeError('ttl_too_long', `the UCAN lives ${d.expiration - start} s; ${what}`);
     }
   }
@@ -261,13 +275,18 @@ function oracleCapability(oracleDid: string) {
 /** Verifies an invocation token with every check of protocol.md; throws a 401 OracleKitError with its code. */
 export async function verifyInvocation(token: string, o: VerifyOptions): Promise<VerifiedUcan> {
   const d = await decodeToken(token);
-  if (d.audience.did() !== o.oracleDid) throw runtimeError('wrong_audience', `the audience is ${d.audience.did()}, not this oracle`);
+  if (d.audience.did() !== o.oracleDid)
+    throw runtimeError('wrong_audience', `the audience is ${d.audience.did()}, not this oracle`);
   await checkCommon(d, { ...o, enforceTtl: true, maxTtl: undefined });
   const cap = oracleCapability(o.oracleDid);
   const covered = d.capabilities.some((c) => !cap.match({ capability: c, delegation: d } as never).error);
   if (!covered) throw runtimeError('capability_mismatch', `no capability ${ORACLE_ABILITY} with ${o.oracleDid}`);
   const cid = d.cid.toString();
-  if (o.replay?.seen(cid, d.expiration)) throw runtimeError('replayed', 'this invocation was already used (this oracle accepts each invocation once); send a new one');
+  if (o.replay?.seen(cid, d.expiration))
+    throw runtimeError(
+      'replayed',
+      'this invocation was already used (this oracle accepts each invocation once); send a new one',
+    );
   return { did: d.issuer.did(), cid, expiration: d.expiration, view: d };
 }
 
@@ -277,8 +296,10 @@ export async function verifyInvocation(token: string, o: VerifyOptions): Promise
  */
 export async function verifyDelegation(token: string, o: VerifyOptions & { user?: string }): Promise<VerifiedUcan> {
   const d = await decodeToken(token);
-  if (d.audience.did() !== o.oracleDid) throw runtimeError('wrong_audience', `the audience is ${d.audience.did()}, not this oracle`);
+  if (d.audience.did() !== o.oracleDid)
+    throw runtimeError('wrong_audience', `the audience is ${d.audience.did()}, not this oracle`);
   await checkCommon(d, o);
-  if (o.user !== undefined && d.issuer.did() !== o.user) throw runtimeError('delegation_issuer_mismatch', 'the delegation was not issued by the authenticated user');
+  if (o.user !== undefined && d.issuer.did() !== o.user)
+    throw runtimeError('delegation_issuer_mismatch', 'the delegation was not issued by the authenticated user');
   return { did: d.issuer.did(), cid: d.cid.toString(), expiration: d.expiration, view: d };
 }

@@ -14,7 +14,12 @@ export interface ClassifiedError {
   message: string;
 }
 
-const of = (code: TurnErrorCode, retryable: boolean, message: string): ClassifiedError => ({ code, kind: TURN_ERROR_CODES[code].kind, retryable, message });
+const of = (code: TurnErrorCode, retryable: boolean, message: string): ClassifiedError => ({
+  code,
+  kind: TURN_ERROR_CODES[code].kind,
+  retryable,
+  message,
+});
 
 export function classifyError(err: unknown): ClassifiedError {
   const e = err as { name?: string; message?: string };
@@ -25,19 +30,36 @@ export function classifyError(err: unknown): ClassifiedError {
     const text = `the model provider failed${status ? ` with HTTP ${status}` : ''}: ${msg.slice(0, 200)}`;
     return of(status === 401 || status === 403 ? 'provider_unauthorized' : 'provider_error', err.isRetryable, text);
   }
-  if (isOracleKitError(err) && err.code === 'model_not_configured') return of('model_not_configured', false, msg.slice(0, 300));
-  if (/timeout|timed out/i.test(name) || /timeout|timed out/i.test(msg)) return of('model_timeout', true, `the model stream stalled: ${msg.slice(0, 200)}`);
-  if (/JSONParse|TypeValidation|InvalidResponseData|EmptyResponseBody|NoOutput|NoContentGenerated/i.test(name) || /json|parse|invalid/i.test(msg)) {
+  if (isOracleKitError(err) && err.code === 'model_not_configured')
+    return of('model_not_configured', false, msg.slice(0, 300));
+  if (/timeout|timed out/i.test(name) || /timeout|timed out/i.test(msg))
+    return of('model_timeout', true, `the model stream stalled: ${msg.slice(0, 200)}`);
+  if (
+    /JSONParse|TypeValidation|InvalidResponseData|EmptyResponseBody|NoOutput|NoContentGenerated/i.test(name) ||
+    /json|parse|invalid/i.test(msg)
+  ) {
     return of('malformed_stream', true, `the model returned a malformed stream: ${msg.slice(0, 200)}`);
   }
-  if (/fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(msg)) return of('provider_unreachable', true, `the model provider is unreachable: ${msg.slice(0, 200)}`);
+  if (/fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(msg))
+    return of('provider_unreachable', true, `the model provider is unreachable: ${msg.slice(0, 200)}`);
   return of('internal_error', false, msg.slice(0, 200));
 }
 
 /** The `error` event of a classified failure (its message passed through redact). */
 export function errorEvent(c: ClassifiedError, redact: (text: string) => string): { event: 'error'; data: ErrorEvent } {
-  return { event: 'error', data: { error: redact(c.message), code: c.code, kind: c.kind, retryable: c.retryable, timestamp: new Date().toISOString() } };
+  return {
+    event: 'error',
+    data: {
+      error: redact(c.message),
+      code: c.code,
+      kind: c.kind,
+      retryable: c.retryable,
+      timestamp: new Date().toISOString(),
+    },
+  };
 }
 
-export const stallError = (timeoutMs: number): ClassifiedError => of('model_timeout', true, `the model stream stalled: no data for ${timeoutMs} ms`);
-export const stepLimitError = (maxSteps: number): ClassifiedError => of('step_limit', false, `the agent reached its step limit (${maxSteps}) without an answer`);
+export const stallError = (timeoutMs: number): ClassifiedError =>
+  of('model_timeout', true, `the model stream stalled: no data for ${timeoutMs} ms`);
+export const stepLimitError = (maxSteps: number): ClassifiedError =>
+  of('step_limit', false, `the agent reached its step limit (${maxSteps}) without an answer`);

@@ -49,7 +49,11 @@ export async function executeTool(scope: ToolCallScope, call: ToolCall): Promise
   if (owner && owner.manifest.visibility === 'on-demand' && !loadedPlugins(turn.state).includes(owner.name)) {
     throw new Error(`Tool ${name} is not loaded. Call load_capability(['${owner.name}']) first.`);
   }
-  const input = await runHook(active, ({ plugin }, inp) => plugin.middleware?.beforeTool?.(turn, { toolName: name, input: inp }), call.input);
+  const input = await runHook(
+    active,
+    ({ plugin }, inp) => plugin.middleware?.beforeTool?.(turn, { toolName: name, input: inp }),
+    call.input,
+  );
   let output: unknown;
   try {
     output = await withTimeout(
@@ -59,7 +63,9 @@ export async function executeTool(scope: ToolCallScope, call: ToolCall): Promise
       turn.abortSignal,
     );
   } catch (e) {
-    await runHook(active, ({ plugin }) => plugin.middleware?.afterTool?.(turn, { toolName: name, input, error: (e as Error).message }));
+    await runHook(active, ({ plugin }) =>
+      plugin.middleware?.afterTool?.(turn, { toolName: name, input, error: (e as Error).message }),
+    );
     throw e;
   }
   await runHook(active, ({ plugin }) => plugin.middleware?.afterTool?.(turn, { toolName: name, input, output }));

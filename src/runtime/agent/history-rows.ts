@@ -34,28 +34,68 @@ function rowOf(requestId: string, e: AnyEvent): string | undefined {
   }
 }
 
-export function historyRows(turn: TurnState, status: 'finished' | 'aborted' | 'failed', sessionId: string, events: readonly AnyEvent[] = []): NewMessage[] {
+export function historyRows(
+  turn: TurnState,
+  status: 'finished' | 'aborted' | 'failed',
+  sessionId: string,
+  events: readonly AnyEvent[] = [],
+): NewMessage[] {
   const { requestId } = turn;
   const rows: NewMessage[] = [];
   if (turn.reasoning) rows.push({ id: messageIds.reasoning(requestId), type: 'ai', content: turn.reasoning });
   for (const c of turn.toolCalls) {
     // the data of the call's last tool_call frame, as parts-to-events sends it
-    const payload = { sessionId, requestId, eventId: c.eventId, toolName: c.toolName, args: c.args, status: c.status, ...(c.output !== undefined ? { output: c.output } : {}), ...(c.error !== undefined ? { error: c.error } : {}) };
+    const payload = {
+      sessionId,
+      requestId,
+      eventId: c.eventId,
+      toolName: c.toolName,
+      args: c.args,
+      status: c.status,
+      ...(c.output !== undefined ? { output: c.output } : {}),
+      ...(c.error !== undefined ? { error: c.error } : {}),
+    };
     rows.push({
       id: messageIds.toolCall(requestId, c.eventId),
       type: 'ai',
-      content: { name: c.toolName, props: { id: c.eventId, args: c.args, status: c.status, output: c.output, payload, isToolCall: true, toolName: c.toolName } },
+      content: {
+        name: c.toolName,
+        props: {
+          id: c.eventId,
+          args: c.args,
+          status: c.status,
+          output: c.output,
+          payload,
+          isToolCall: true,
+          toolName: c.toolName,
+        },
+      },
     });
   }
   if (turn.text || status === 'finished') {
-    rows.push({ id: messageIds.answer(requestId), type: 'ai', content: turn.text, reasoning: turn.reasoning || undefined });
+    rows.push({
+      id: messageIds.answer(requestId),
+      type: 'ai',
+      content: turn.text,
+      reasoning: turn.reasoning || undefined,
+    });
   }
   if (turn.error) {
     const payload = turn.error;
     rows.push({
       id: messageIds.error(requestId),
       type: 'ai',
-      content: { name: 'Error', props: { id: 'error', args: {}, status: 'done', output: payload.error, event: { eventName: 'error', payload }, payload } },
+      content: {
+        name: 'Error',
+        props: {
+          id: 'error',
+          args: {},
+          status: 'done',
+          output: payload.error,
+          event: { eventName: 'error', payload },
+          payload,
+        },
+      },
     });
   }
   const shownAt = new Map<string, number>();
@@ -64,5 +104,8 @@ export function historyRows(turn: TurnState, status: 'finished' | 'aborted' | 'f
     if (id !== undefined && (!shownAt.has(id) || e.event === 'error')) shownAt.set(id, i);
   });
   const at = (r: NewMessage) => shownAt.get(r.id) ?? Infinity;
-  return rows.map((r, i) => ({ r, i })).sort((a, b) => at(a.r) - at(b.r) || a.i - b.i).map(({ r }) => r);
+  return rows
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => at(a.r) - at(b.r) || a.i - b.i)
+    .map(({ r }) => r);
 }

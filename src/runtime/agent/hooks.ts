@@ -26,9 +26,20 @@ type Defined<T> = Exclude<T, undefined | void>;
  *
  *     const input = await runHook(active, ({ plugin }, inp) => plugin.middleware?.beforeTool?.(turn, { toolName, input: inp }), toolInput);
  */
-export function runHook<T>(active: readonly ActivePlugin[], call: (p: ActivePlugin) => T | PromiseLike<T>): Promise<Defined<Awaited<T>>[]>;
-export function runHook<V>(active: readonly ActivePlugin[], call: (p: ActivePlugin, value: V) => unknown, initial: V): Promise<V>;
-export async function runHook(active: readonly ActivePlugin[], call: (p: ActivePlugin, value?: unknown) => unknown, ...initial: unknown[]): Promise<unknown> {
+export function runHook<T>(
+  active: readonly ActivePlugin[],
+  call: (p: ActivePlugin) => T | PromiseLike<T>,
+): Promise<Defined<Awaited<T>>[]>;
+export function runHook<V>(
+  active: readonly ActivePlugin[],
+  call: (p: ActivePlugin, value: V) => unknown,
+  initial: V,
+): Promise<V>;
+export async function runHook(
+  active: readonly ActivePlugin[],
+  call: (p: ActivePlugin, value?: unknown) => unknown,
+  ...initial: unknown[]
+): Promise<unknown> {
   const threading = initial.length > 0;
   let value = initial[0];
   const out: unknown[] = [];

@@ -48,14 +48,46 @@ export class PartsToEvents {
         break;
       case 'tool-call':
         this.closeReasoning();
-        emit({ event: 'tool_call', data: { sessionId, requestId, eventId: part.toolCallId, toolName: part.toolName, args: part.input, status: 'isRunning' } });
+        emit({
+          event: 'tool_call',
+          data: {
+            sessionId,
+            requestId,
+            eventId: part.toolCallId,
+            toolName: part.toolName,
+            args: part.input,
+            status: 'isRunning',
+          },
+        });
         break;
       case 'tool-result':
-        emit({ event: 'tool_call', data: { sessionId, requestId, eventId: part.toolCallId, toolName: part.toolName, args: part.input, status: 'done', output: part.output } });
+        emit({
+          event: 'tool_call',
+          data: {
+            sessionId,
+            requestId,
+            eventId: part.toolCallId,
+            toolName: part.toolName,
+            args: part.input,
+            status: 'done',
+            output: part.output,
+          },
+        });
         break;
       case 'tool-error': {
         const error = this.o.redact(part.error instanceof Error ? part.error.message : String(part.error));
-        emit({ event: 'tool_call', data: { sessionId, requestId, eventId: part.toolCallId, toolName: part.toolName, args: part.input, status: 'error', error } });
+        emit({
+          event: 'tool_call',
+          data: {
+            sessionId,
+            requestId,
+            eventId: part.toolCallId,
+            toolName: part.toolName,
+            args: part.input,
+            status: 'error',
+            error,
+          },
+        });
         break;
       }
       case 'finish-step':
@@ -80,6 +112,9 @@ export class PartsToEvents {
   private closeReasoning(): void {
     if (!this.reasoningOpen) return;
     this.reasoningOpen = false;
-    this.o.emit({ event: 'reasoning', data: { sessionId: this.o.sessionId, requestId: this.o.requestId, reasoning: '', isComplete: true } });
+    this.o.emit({
+      event: 'reasoning',
+      data: { sessionId: this.o.sessionId, requestId: this.o.requestId, reasoning: '', isComplete: true },
+    });
   }
 }

@@ -40,7 +40,9 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
   const emit = run.emit.bind(run);
   emit({ event: 'run', data: { runId: run.runId, requestId } });
   const prior = await deps.history(sessionId);
-  void deps.persist(sessionId, [{ id: messageIds.human(requestId), type: 'human', content: input.message }]).catch((e: unknown) => deps.hooks?.onError?.(e));
+  void deps
+    .persist(sessionId, [{ id: messageIds.human(requestId), type: 'human', content: input.message }])
+    .catch((e: unknown) => deps.hooks?.onError?.(e));
 
   const active = deps.plugins();
   let status: TurnStatus = 'finished';
@@ -53,10 +55,16 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     for (const s of await runHook(active, ({ plugin, ctx }) => plugin.loadState?.(turn, ctx))) Object.assign(state, s);
 
     const systemPrompt = async (): Promise<string> => {
-      const parts = await runHook(active, async ({ plugin, ctx }) => [plugin.systemPrompt?.(state, ctx), await plugin.middleware?.beforeModel?.(turn)]);
+      const parts = await runHook(active, async ({ plugin, ctx }) => [
+        plugin.systemPrompt?.(state, ctx),
+        await plugin.middleware?.beforeModel?.(turn),
+      ]);
       return [deps.basePrompt(), ...parts.flat()].filter(Boolean).join('\n\n');
     };
-    const { tools, activeTools } = await buildToolSet({ turn, active, timeoutMs: deps.toolTimeoutMs }, { metaTools: deps.metaTools, pluginTools: deps.pluginTools() });
+    const { tools, activeTools } = await buildToolSet(
+      { turn, active, timeoutMs: deps.toolTimeoutMs },
+      { metaTools: deps.metaTools, pluginTools: deps.pluginTools() },
+    );
 
     watchdog = startWatchdog(deps.stallTimeoutMs);
     const messages: ModelMessage[] = [...prior, { role: 'user', content: input.message }];
@@ -68,18 +76,28 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       tools,
       activeTools: activeTools(),
       // step 0 uses the instructions and tools above; later steps see what the turn's tools changed (load_capability, preferences)
-      prepareStep: async ({ stepNumber }: { stepNumber: number }) => (stepNumber === 0 ? undefined : { activeTools: activeTools(), instructions: await systemPrompt() }),
+      prepareStep: async ({ stepNumber }: { stepNumber: number }) =>
+        stepNumber === 0 ? undefined : { activeTools: activeTools(), instructions: await systemPrompt() },
       stopWhen: isStepCount(deps.maxSteps),
       abortSignal: AbortSignal.any([run.abort.signal, watchdog.signal]),
       maxRetries: 0,
       onError: () => {},
     } as never) as ReturnType<typeof streamText>;
 
-    const parts = new PartsToEvents({ sessionId, requestId, emit, redact: deps.redact, cancelled: () => run.abort.signal.aborted || stalled() });
+    const parts = new PartsToEvents({
+      sessionId,
+      requestId,
+      emit,
+      redact: deps.redact,
+      cancelled: () => run.abort.signal.aborted || stalled(),
+    });
     for await (const part of result.fullStream) {
       watchdog.touch();
       parts.push(part);
-      if (part.type === 'finish-step') await runHook(active, ({ plugin }) => plugin.middleware?.afterModel?.(turn, { text: run.text, finishReason: part.finishReason }));
+      if (part.type === 'finish-step')
+        await runHook(active, ({ plugin }) =>
+          plugin.middleware?.afterModel?.(turn, { text: run.text, finishReason: part.finishReason }),
+        );
     }
     parts.end();
     if (run.abort.signal.aborted) status = 'aborted';

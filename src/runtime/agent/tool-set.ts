@@ -17,7 +17,10 @@ export interface TurnTools {
   activeTools: () => string[];
 }
 
-export async function buildToolSet(scope: ToolCallScope, o: { metaTools: Record<string, PluginTool<never>>; pluginTools: Map<string, Record<string, PluginTool<never>>> }): Promise<TurnTools> {
+export async function buildToolSet(
+  scope: ToolCallScope,
+  o: { metaTools: Record<string, PluginTool<never>>; pluginTools: Map<string, Record<string, PluginTool<never>>> },
+): Promise<TurnTools> {
   const { turn, active } = scope;
   const pluginOfTool = new Map<string, OraclePlugin<unknown>>();
   const tools: ToolSet = {};
@@ -25,7 +28,8 @@ export async function buildToolSet(scope: ToolCallScope, o: { metaTools: Record<
     tool({
       description: t.description,
       inputSchema: cachedSchema(t.inputSchema),
-      execute: (input: unknown, options?: { toolCallId?: string }) => executeTool(scope, { name, tool: t, owner, input, toolCallId: options?.toolCallId ?? '' }),
+      execute: (input: unknown, options?: { toolCallId?: string }) =>
+        executeTool(scope, { name, tool: t, owner, input, toolCallId: options?.toolCallId ?? '' }),
     } as never);
   for (const [name, t] of Object.entries(o.metaTools)) tools[name] = wrap(name, t);
   const add = (plugin: OraclePlugin<unknown>, own: Record<string, PluginTool<never>>, shadow: boolean) => {

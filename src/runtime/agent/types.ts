@@ -25,7 +25,11 @@ export interface AgentDeps {
   redact: (text: string) => string;
   stallTimeoutMs: number;
   toolTimeoutMs: number;
-  hooks?: { onTurnStart?: (t: TurnContext) => void | Promise<void>; onTurnEnd?: (t: TurnContext, r: { status: string; text: string }) => void | Promise<void>; onError?: (e: unknown, t?: TurnContext) => void };
+  hooks?: {
+    onTurnStart?: (t: TurnContext) => void | Promise<void>;
+    onTurnEnd?: (t: TurnContext, r: { status: string; text: string }) => void | Promise<void>;
+    onError?: (e: unknown, t?: TurnContext) => void;
+  };
 }
 
 export interface TurnInput {

@@ -16,7 +16,8 @@ export function startWatchdog(timeoutMs: number): Watchdog {
   let lastPartAt = performance.now();
   const timer = setInterval(
     () => {
-      if (performance.now() - lastPartAt > timeoutMs) stall.abort(new Error(`no data from the model for ${timeoutMs} ms`));
+      if (performance.now() - lastPartAt > timeoutMs)
+        stall.abort(new Error(`no data from the model for ${timeoutMs} ms`));
     },
     Math.max(10, Math.min(1000, timeoutMs / 4)),
   );

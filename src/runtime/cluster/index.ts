@@ -113,7 +113,10 @@ function describe(e: unknown): string {
 /** A request's Redis error becomes 503 redis_unavailable, naming what failed (the client reconnects by itself). */
 function unavailable(what: string, e: unknown): never {
   if ((e as { code?: string }).code === 'redis_unavailable') throw e;
-  throw runtimeError('redis_unavailable', `the shared Redis (ORACLE_REDIS_URL) failed ${what}: ${describe(e)}; retry shortly`);
+  throw runtimeError(
+    'redis_unavailable',
+    `the shared Redis (ORACLE_REDIS_URL) failed ${what}: ${describe(e)}; retry shortly`,
+  );
 }
 
 const LATE = Symbol('late');
@@ -161,7 +164,11 @@ export class Cluster {
   private readonly local = new Map<string, RunLog>();
   private readonly adapterFactory: unknown;
 
-  private constructor(o: ClusterOptions, clients: { client: Client; sub: Client; adapterSub: Client }, adapterFactory: unknown) {
+  private constructor(
+    o: ClusterOptions,
+    clients: { client: Client; sub: Client; adapterSub: Client },
+    adapterFactory: unknown,
+  ) {
     this.leaseMs = o.leaseMs;
     this.retainMs = o.retainMs ?? 60_000;
     this.p = `oraclekit:rt:${o.oracleDid || 'oracle'}`;
@@ -183,7 +190,11 @@ export class Cluster {
         // no per-command timeout (node-redis's default is 5 s): a queued command is never dropped; requests bound their own wait (`answer`)
         commandOptions: { timeout: 0 },
         // at boot: a few tries (about 3 s), then the boot error below; once connected: reconnect for ever
-        socket: { connectTimeout: 2000, reconnectStrategy: (retries: number, cause: Error) => (connected ? Math.min(50 * 2 ** retries, 1000) : retries >= 30 ? cause : 100) },
+        socket: {
+          connectTimeout: 2000,
+          reconnectStrategy: (retries: number, cause: Error) =>
+            connected ? Math.min(50 * 2 ** retries, 1000) : retries >= 30 ? cause : 100,
+        },
       }) as unknown as Client;
       c.on('error', () => {}); // surfaced per request as 503 redis_unavailable
       return c;
@@ -201,19 +212,27 @@ export class Cluster {
       connected = true;
     } catch (e) {
       for (const c of [client, sub, adapterSub]) c.destroy();
-      throw new Error(`ORACLE_REDIS_URL: Redis at ${o.url.replace(/\/\/[^@/]*@/, '//…@')} is unreachable (${(e as Error).message})`, { cause: e });
+      throw new Error(
+        `ORACLE_REDIS_URL: Redis at ${o.url.replace(/\/\/[^@/]*@/, '//…@')} is unreachable (${(e as Error).message})`,
+        { cause: e },
+      );
     } finally {
       clearTimeout(timer);
     }
     // the adapter publishes without catching: while Redis is away each emit would be an unhandled rejection (a crash)
     const pub = new Proxy(client, {
       get(target, prop) {
-        if (prop === 'publish') return (...args: Parameters<Client['publish']>) => target.publish(...args).catch(() => 0);
+        if (prop === 'publish')
+          return (...args: Parameters<Client['publish']>) => target.publish(...args).catch(() => 0);
         const v = Reflect.get(target, prop, target) as unknown;
         return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
       },
     });
-    const cluster = new Cluster(o, { client, sub, adapterSub }, createAdapter(pub, adapterSub, { key: `oraclekit:rt:${o.oracleDid || 'oracle'}:socket.io` }));
+    const cluster = new Cluster(
+      o,
+      { client, sub, adapterSub },
+      createAdapter(pub, adapterSub, { key: `oraclekit:rt:${o.oracleDid || 'oracle'}:socket.io` }),
+    );
     await cluster.sub.subscribe(cluster.k('control'), (m) => cluster.onControl(m));
     await cluster.heartbeat();
     return cluster;
@@ -233,7 +252,10 @@ export class Cluster {
     if (this.ready) return;
     const down = [this.client.isReady ? '' : 'commands', this.sub.isReady ? '' : 'subscriptions'].filter(Boolean);
     const which = down.length === 2 ? 'the commands and subscriptions connections are' : `the ${down[0]} connection is`;
-    throw runtimeError('redis_unavailable', `the shared Redis (ORACLE_REDIS_URL) is not connected (${which} reconnecting); retry shortly`);
+    throw runtimeError(
+      'redis_unavailable',
+      `the shared Redis (ORACLE_REDIS_URL) is not connected (${which} reconnecting); retry shortly`,
+    );
   }
 
   /** Event appends issued and not yet answered (named in a late request's 503). */
@@ -247,7 +269,11 @@ export class Cluster {
     } catch (e) {
       return unavailable(what, e);
     }
-    if (r === LATE) throw runtimeError('redis_unavailable', `the shared Redis (ORACLE_REDIS_URL) did not answer ${what} within ${REQUEST_WAIT_MS} ms (${this.appending} event appends of this instance waiting); retry shortly`);
+    if (r === LATE)
+      throw runtimeError(
+        'redis_unavailable',
+        `the shared Redis (ORACLE_REDIS_URL) did not answer ${what} within ${REQUEST_WAIT_MS} ms (${this.appending} event appends of this instance waiting); retry shortly`,
+      );
     return r;
   }
 
@@ -272,7 +298,9 @@ export class Cluster {
   }
 
   private async heartbeat(): Promise<void> {
-    await this.client.set(this.k('instance', this.instanceId), String(Date.now()), { expiration: { type: 'PX', value: this.leaseMs } });
+    await this.client.set(this.k('instance', this.instanceId), String(Date.now()), {
+      expiration: { type: 'PX', value: this.leaseMs },
+    });
     await this.reannounce();
   }
 
@@ -287,9 +315,16 @@ export class Cluster {
     const logs = [...this.local.values()];
     if (logs.length === 0) return;
     const running = logs.filter((l) => !l.run.finished);
-    if (running.length > 0) await this.client.hSet(this.k('owned'), Object.fromEntries(running.map((l) => [l.run.runId, this.instanceId])));
+    if (running.length > 0)
+      await this.client.hSet(this.k('owned'), Object.fromEntries(running.map((l) => [l.run.runId, this.instanceId])));
     // every event counted here (sent) had its RPUSH issued before this LLEN, on the same connection
-    const checks = await Promise.all(logs.map((l) => ((n) => this.client.lLen(this.k('run', l.run.runId)).then((len) => ({ l, whole: len === n && !l.behind })))(l.sent)));
+    const checks = await Promise.all(
+      logs.map((l) =>
+        ((n) => this.client.lLen(this.k('run', l.run.runId)).then((len) => ({ l, whole: len === n && !l.behind })))(
+          l.sent,
+        ),
+      ),
+    );
     for (const { l, whole } of checks) {
       const r = l.run;
       if (!whole) {
@@ -302,11 +337,19 @@ export class Cluster {
         l.behind = false;
         this.flush(l);
         const meta = this.k('run', r.runId, 'meta');
-        await this.client.hSet(meta, { userDid: r.userDid, sessionId: r.sessionId, requestId: r.requestId, owner: this.instanceId });
+        await this.client.hSet(meta, {
+          userDid: r.userDid,
+          sessionId: r.sessionId,
+          requestId: r.requestId,
+          owner: this.instanceId,
+        });
         const ttl = r.finished ? Math.max(1, Math.ceil(this.retainMs / 1000)) : 86_400;
         await this.client.expire(list, ttl);
         await this.client.expire(meta, ttl);
-        if (!r.finished) await this.client.set(this.k('session', r.sessionId, 'active'), r.runId, { expiration: { type: 'EX', value: 86_400 } });
+        if (!r.finished)
+          await this.client.set(this.k('session', r.sessionId, 'active'), r.runId, {
+            expiration: { type: 'EX', value: 86_400 },
+          });
       }
       if (r.finished) {
         // what its end wrote may have been refused too (a Redis that kept its data across the restart would keep the run owned and its session busy)
@@ -334,7 +377,12 @@ export class Cluster {
     this.local.set(run.runId, log);
     const announced = Promise.all([
       c.hSet(this.k('owned'), run.runId, this.instanceId),
-      c.hSet(meta, { userDid: run.userDid, sessionId: run.sessionId, requestId: run.requestId, owner: this.instanceId }),
+      c.hSet(meta, {
+        userDid: run.userDid,
+        sessionId: run.sessionId,
+        requestId: run.requestId,
+        owner: this.instanceId,
+      }),
     ]).then(ignore, ignore);
     // a safety net: a run's keys never outlive a day, whatever happens to it
     void c.expire(meta, 86_400).catch(ignore);
@@ -435,14 +483,17 @@ export class Cluster {
     if (run.finished || run.events.at(-1)?.event === 'done') stop();
     // events missed on the channel (Redis restarting, a reconnection) are read from the list, which the owner rewrites whole
     if (!stopped) {
-      refill = setInterval(() => {
-        void this.client
-          .lRange(channel, run.events.length, -1)
-          .then((rows) => {
-            for (const raw of rows) take(JSON.parse(raw) as AnyEvent);
-          })
-          .catch(() => {});
-      }, Math.max(100, Math.floor(this.leaseMs / 3)));
+      refill = setInterval(
+        () => {
+          void this.client
+            .lRange(channel, run.events.length, -1)
+            .then((rows) => {
+              for (const raw of rows) take(JSON.parse(raw) as AnyEvent);
+            })
+            .catch(() => {});
+        },
+        Math.max(100, Math.floor(this.leaseMs / 3)),
+      );
     }
     return run;
   }
@@ -454,7 +505,11 @@ export class Cluster {
       const owner = runId ? await this.client.hGet(this.k('owned'), runId) : undefined;
       return !!owner && owner !== this.instanceId && (await this.client.exists(this.k('instance', owner))) === 1;
     });
-    if (busy) throw runtimeError('run_in_progress', 'this session already has a running run (on another instance of this oracle); abort it or rejoin it');
+    if (busy)
+      throw runtimeError(
+        'run_in_progress',
+        'this session already has a running run (on another instance of this oracle); abort it or rejoin it',
+      );
   }
 
   // ---- control: abort and client results ---------------------------------
@@ -466,14 +521,19 @@ export class Cluster {
       if (!runId) return undefined;
       const owner = await this.client.hGet(this.k('owned'), runId);
       if (!owner) return undefined;
-      await this.client.publish(this.k('control'), JSON.stringify({ type: 'abort', runId, owner, reason } satisfies Control));
+      await this.client.publish(
+        this.k('control'),
+        JSON.stringify({ type: 'abort', runId, owner, reason } satisfies Control),
+      );
       return runId;
     });
   }
 
   /** A client's answer that no call of this instance awaited: the instance running the turn settles it. */
   settleElsewhere(sessionId: string, toolCallId: string, answer: { result?: unknown; error?: string }): void {
-    void this.client.publish(this.k('control'), JSON.stringify({ type: 'settle', sessionId, toolCallId, answer } satisfies Control)).catch(() => {});
+    void this.client
+      .publish(this.k('control'), JSON.stringify({ type: 'settle', sessionId, toolCallId, answer } satisfies Control))
+      .catch(() => {});
   }
 
   private onControl(raw: string): void {
@@ -492,7 +552,10 @@ export class Cluster {
   /** Marks an invocation used on every instance; false when one of them had seen it already. */
   async claimInvocation(cid: string, expiresAt: number): Promise<boolean> {
     const r = await this.answer('the claim of an invocation (strict replay)', () =>
-      this.client.set(this.k('used', cid), '1', { condition: 'NX', expiration: { type: 'EXAT', value: Math.max(expiresAt, Math.floor(Date.now() / 1000) + 1) } }),
+      this.client.set(this.k('used', cid), '1', {
+        condition: 'NX',
+        expiration: { type: 'EXAT', value: Math.max(expiresAt, Math.floor(Date.now() / 1000) + 1) },
+      }),
     );
     return r === 'OK';
   }
@@ -517,7 +580,17 @@ export class Cluster {
       let turn = initialTurn({ runId, requestId: meta.requestId ?? '' });
       for (const e of events) turn = reduceTurn(turn, e);
       const tail: AnyEvent[] = [
-        { id: events.length + 1, event: 'error', data: { error: 'the instance running this turn stopped (its lease lapsed); send the message again', code: 'internal_error', kind: 'internal', retryable: true, timestamp: new Date().toISOString() } },
+        {
+          id: events.length + 1,
+          event: 'error',
+          data: {
+            error: 'the instance running this turn stopped (its lease lapsed); send the message again',
+            code: 'internal_error',
+            kind: 'internal',
+            retryable: true,
+            timestamp: new Date().toISOString(),
+          },
+        },
         { id: events.length + 2, event: 'done', data: { status: 'failed', partialText: turn.text } },
       ];
       const values = tail.map((e) => JSON.stringify(e));
@@ -526,8 +599,12 @@ export class Cluster {
       const s = Math.max(1, Math.ceil(this.retainMs / 1000));
       await this.client.expire(list, s);
       await this.client.expire(this.k('run', runId, 'meta'), s);
-      if (meta.sessionId) await this.client.eval(DEL_IF, { keys: [this.k('session', meta.sessionId, 'active')], arguments: [runId] });
-      this.handlers?.reaped({ runId, sessionId: meta.sessionId ?? '', requestId: meta.requestId ?? '' }, [...events, ...tail]);
+      if (meta.sessionId)
+        await this.client.eval(DEL_IF, { keys: [this.k('session', meta.sessionId, 'active')], arguments: [runId] });
+      this.handlers?.reaped({ runId, sessionId: meta.sessionId ?? '', requestId: meta.requestId ?? '' }, [
+        ...events,
+        ...tail,
+      ]);
     }
   }
 

@@ -8,7 +8,14 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chunks, finishReasonOf, scriptQueue, type ChatRequestBody, type ScriptedModelBase, type ScriptStep } from './script.ts';
+import {
+  chunks,
+  finishReasonOf,
+  scriptQueue,
+  type ChatRequestBody,
+  type ScriptedModelBase,
+  type ScriptStep,
+} from './script.ts';
 
 export interface ScriptedModelServer extends ScriptedModelBase {
   url: string;
@@ -21,7 +28,9 @@ export interface ScriptedModelServer extends ScriptedModelBase {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function startScriptedModelServer(opts: { port?: number; model?: string } = {}): Promise<ScriptedModelServer> {
+export async function startScriptedModelServer(
+  opts: { port?: number; model?: string } = {},
+): Promise<ScriptedModelServer> {
   const q = scriptQueue();
   const self: ScriptedModelServer = Object.assign(q, { url: '', baseURL: '', clientClosed: 0, close: async () => {} });
   let seq = 0;
@@ -30,11 +39,15 @@ export async function startScriptedModelServer(opts: { port?: number; model?: st
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (req.method === 'GET' && url.pathname.endsWith('/models')) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: opts.model ?? 'scripted-model', object: 'model' }] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'list', data: [{ id: opts.model ?? 'scripted-model', object: 'model' }] }));
       return;
     }
     if (req.method !== 'POST' || !url.pathname.endsWith('/chat/completions')) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'not found' } }));
       return;
     }
     let raw = '';
@@ -48,7 +61,11 @@ export async function startScriptedModelServer(opts: { port?: number; model?: st
 
     const first = script.steps[0];
     if (first?.type === 'http_error') {
-      res.writeHead(first.status, { 'content-type': 'application/json' }).end(JSON.stringify(first.body ?? { error: { message: `scripted error ${first.status}`, type: 'server_error' } }));
+      res
+        .writeHead(first.status, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify(first.body ?? { error: { message: `scripted error ${first.status}`, type: 'server_error' } }),
+        );
       return;
     }
     let finished = false;
@@ -60,20 +77,46 @@ export async function startScriptedModelServer(opts: { port?: number; model?: st
 
     const finishReason = finishReasonOf(script);
     if (body.stream !== true) {
-      const text = script.steps.filter((s) => s.type === 'text').map((s) => (s as { text: string }).text).join('');
+      const text = script.steps
+        .filter((s) => s.type === 'text')
+        .map((s) => (s as { text: string }).text)
+        .join('');
       const toolCalls = script.steps
         .filter((s): s is Extract<ScriptStep, { type: 'tool_call' }> => s.type === 'tool_call')
-        .map((s, i) => ({ id: s.id ?? `call_${seq}_${i}`, type: 'function', function: { name: s.name, arguments: JSON.stringify(s.args) } }));
+        .map((s, i) => ({
+          id: s.id ?? `call_${seq}_${i}`,
+          type: 'function',
+          function: { name: s.name, arguments: JSON.stringify(s.args) },
+        }));
       finished = true;
       res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ id, object: 'chat.completion', created, model, choices: [{ index: 0, message: { role: 'assistant', content: text || null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }, finish_reason: finishReason }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }),
+        JSON.stringify({
+          id,
+          object: 'chat.completion',
+          created,
+          model,
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: 'assistant',
+                content: text || null,
+                ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+              },
+              finish_reason: finishReason,
+            },
+          ],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
       );
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     res.flushHeaders();
     const send = (delta: Record<string, unknown>, finish: string | null = null) =>
-      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+      );
     send({ role: 'assistant', content: '' });
     let toolIndex = 0;
     for (const s of script.steps) {
@@ -89,7 +132,16 @@ export async function startScriptedModelServer(opts: { port?: number; model?: st
           const argText = JSON.stringify(s.args);
           const callId = s.id ?? `call_${seq}_${toolIndex}`;
           const half = Math.ceil(argText.length / 2);
-          send({ tool_calls: [{ index: toolIndex, id: callId, type: 'function', function: { name: s.name, arguments: argText.slice(0, half) } }] });
+          send({
+            tool_calls: [
+              {
+                index: toolIndex,
+                id: callId,
+                type: 'function',
+                function: { name: s.name, arguments: argText.slice(0, half) },
+              },
+            ],
+          });
           send({ tool_calls: [{ index: toolIndex, function: { arguments: argText.slice(half) } }] });
           toolIndex++;
           break;
@@ -114,7 +166,9 @@ export async function startScriptedModelServer(opts: { port?: number; model?: st
       }
     }
     send({}, finishReason);
-    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } })}\n\n`,
+    );
     res.write('data: [DONE]\n\n');
     finished = true;
     res.end();

@@ -74,7 +74,9 @@ export function scriptQueue(): ScriptedModelBase & { next(body: ChatRequestBody)
 /** A text answer streamed in chunks of chunkSize characters. */
 export const say = (text: string, chunkSize = 4): Script => ({ steps: [{ type: 'text', text, chunkSize }] });
 /** One tool call (the next script usually answers from its result). */
-export const callTool = (name: string, args: unknown, id?: string): Script => ({ steps: [{ type: 'tool_call', name, args, id }] });
+export const callTool = (name: string, args: unknown, id?: string): Script => ({
+  steps: [{ type: 'tool_call', name, args, id }],
+});
 
 export function chunks(text: string, size: number): string[] {
   const out: string[] = [];

@@ -11,7 +11,14 @@
  * stream errors with a retryable APICallError, stall → nothing more until the call is aborted.
  */
 import { APICallError, JSONParseError, type LanguageModel } from 'ai';
-import { chunks, finishReasonOf, scriptQueue, type ChatRequestBody, type Script, type ScriptedModelBase } from './script.ts';
+import {
+  chunks,
+  finishReasonOf,
+  scriptQueue,
+  type ChatRequestBody,
+  type Script,
+  type ScriptedModelBase,
+} from './script.ts';
 
 type ModelV4 = Extract<LanguageModel, { specificationVersion: 'v4' }>;
 type CallOptions = Parameters<ModelV4['doStream']>[0];
@@ -24,9 +31,17 @@ export interface ScriptedModel extends ModelV4, ScriptedModelBase {
   aborted: number;
 }
 
-const USAGE = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 10, text: 10, reasoning: undefined } };
+const USAGE = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 10, text: 10, reasoning: undefined },
+};
 
-const FINISH: Record<string, 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other'> = { stop: 'stop', length: 'length', content_filter: 'content-filter', tool_calls: 'tool-calls' };
+const FINISH: Record<string, 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other'> = {
+  stop: 'stop',
+  length: 'length',
+  content_filter: 'content-filter',
+  tool_calls: 'tool-calls',
+};
 
 function finish(script: Script, failed: boolean) {
   const raw = finishReasonOf(script);
@@ -46,19 +61,38 @@ function chatBody(modelId: string, o: CallOptions, stream: boolean): ChatRequest
       const calls: unknown[] = [];
       for (const p of m.content) {
         if (p.type === 'text') text += p.text;
-        else if (p.type === 'tool-call') calls.push({ id: p.toolCallId, type: 'function', function: { name: p.toolName, arguments: JSON.stringify(p.input) } });
+        else if (p.type === 'tool-call')
+          calls.push({
+            id: p.toolCallId,
+            type: 'function',
+            function: { name: p.toolName, arguments: JSON.stringify(p.input) },
+          });
       }
-      messages.push({ role: 'assistant', content: calls.length ? text || null : text, ...(calls.length ? { tool_calls: calls } : {}) });
+      messages.push({
+        role: 'assistant',
+        content: calls.length ? text || null : text,
+        ...(calls.length ? { tool_calls: calls } : {}),
+      });
     } else {
       for (const p of m.content) {
         if (p.type !== 'tool-result') continue;
         const out = p.output;
-        const content = out.type === 'text' || out.type === 'error-text' ? out.value : out.type === 'execution-denied' ? (out.reason ?? 'Tool call execution denied.') : JSON.stringify(out.value);
+        const content =
+          out.type === 'text' || out.type === 'error-text'
+            ? out.value
+            : out.type === 'execution-denied'
+              ? (out.reason ?? 'Tool call execution denied.')
+              : JSON.stringify(out.value);
         messages.push({ role: 'tool', tool_call_id: p.toolCallId, content });
       }
     }
   }
-  const tools = (o.tools ?? []).filter((t) => t.type === 'function').map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
+  const tools = (o.tools ?? [])
+    .filter((t) => t.type === 'function')
+    .map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.inputSchema },
+    }));
   return { model: modelId, messages, ...(tools.length ? { tools } : {}), stream };
 }
 
@@ -75,7 +109,8 @@ function httpError(step: { status: number; body?: unknown }, body: ChatRequestBo
   });
 }
 
-const abortError = (signal: AbortSignal) => (signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError'));
+const abortError = (signal: AbortSignal) =>
+  signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
 
 /** Resolves after ms, or rejects when the call is aborted. */
 function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -118,9 +153,22 @@ export function scriptedModel(opts: { modelId?: string } = {}): ScriptedModel {
       for (const s of script.steps) {
         if (s.type === 'text') content.push({ type: 'text', text: s.text });
         else if (s.type === 'reasoning') content.push({ type: 'reasoning', text: s.text });
-        else if (s.type === 'tool_call') content.push({ type: 'tool-call', toolCallId: s.id ?? `call_${n}_${i++}`, toolName: s.name, input: JSON.stringify(s.args) });
+        else if (s.type === 'tool_call')
+          content.push({
+            type: 'tool-call',
+            toolCallId: s.id ?? `call_${n}_${i++}`,
+            toolName: s.name,
+            input: JSON.stringify(s.args),
+          });
       }
-      return { content, finishReason: finish(script, false), usage: USAGE, warnings: [], request: { body }, response: { id: `scripted-${n}`, modelId, timestamp: new Date() } };
+      return {
+        content,
+        finishReason: finish(script, false),
+        usage: USAGE,
+        warnings: [],
+        request: { body },
+        response: { id: `scripted-${n}`, modelId, timestamp: new Date() },
+      };
     },
 
     async doStream(o: CallOptions): Promise<StreamResult> {
@@ -176,7 +224,13 @@ export function scriptedModel(opts: { modelId?: string } = {}): ScriptedModel {
                   break;
                 case 'malformed':
                   failed = true;
-                  c.enqueue({ type: 'error', error: new JSONParseError({ text: '{"id": "broken", "choices": [ {not json at all', cause: new SyntaxError('Unexpected token n in JSON') }) });
+                  c.enqueue({
+                    type: 'error',
+                    error: new JSONParseError({
+                      text: '{"id": "broken", "choices": [ {not json at all',
+                      cause: new SyntaxError('Unexpected token n in JSON'),
+                    }),
+                  });
                   break;
                 case 'stream_error':
                   failed = true;
@@ -188,7 +242,14 @@ export function scriptedModel(opts: { modelId?: string } = {}): ScriptedModel {
                 case 'close':
                   finished = true;
                   // what the provider reports for a connection that breaks mid-body: a retryable call error without a status
-                  c.error(new APICallError({ message: 'terminated: the scripted model closed the connection', url: 'scripted-model:/chat/completions', requestBodyValues: body, isRetryable: true }));
+                  c.error(
+                    new APICallError({
+                      message: 'terminated: the scripted model closed the connection',
+                      url: 'scripted-model:/chat/completions',
+                      requestBodyValues: body,
+                      isRetryable: true,
+                    }),
+                  );
                   return;
                 case 'http_error':
                   break;

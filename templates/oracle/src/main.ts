@@ -13,7 +13,11 @@ try {
   const bound = app.fastify.server.address() as AddressInfo;
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
   const everywhere = bound.address === '0.0.0.0' || bound.address === '::';
-  console.log(everywhere ? `oracle listening on ${host}:${bound.port} (every interface; from this machine ${url})` : `oracle listening on ${url} (this machine only; HOST=0.0.0.0 serves every interface)`);
+  console.log(
+    everywhere
+      ? `oracle listening on ${host}:${bound.port} (every interface; from this machine ${url})`
+      : `oracle listening on ${url} (this machine only; HOST=0.0.0.0 serves every interface)`,
+  );
   const stop = () => {
     void app.close().then(() => process.exit(0));
   };

@@ -49,9 +49,16 @@ async function start(overridePrice?: number): Promise<Running> {
 async function userOf(o: Running) {
   const signer = await generateSigner();
   const call = async (method: string, path: string, body?: unknown) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${await mintInvocation({ issuer: signer, audience: config.oracleDid! })}`, 'x-auth-type': 'ucan' };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${await mintInvocation({ issuer: signer, audience: config.oracleDid! })}`,
+      'x-auth-type': 'ucan',
+    };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const r = await fetch(`${o.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await fetch(`${o.url}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: r.status, body: (await r.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
   const get = (path: string) => call('GET', path);
@@ -63,11 +70,14 @@ async function userOf(o: Running) {
 
 /** The turn the model plays: call the project's tool, then answer with its result. */
 function scriptLocalTime(o: Running): void {
-  o.model.enqueue(callTool('get_local_time', {}), (body) => say(`It is now ${(lastToolResult(body) as { timeZone: string }).timeZone} time.`));
+  o.model.enqueue(callTool('get_local_time', {}), (body) =>
+    say(`It is now ${(lastToolResult(body) as { timeZone: string }).timeZone} time.`),
+  );
 }
 
 /** What a client does when an oracle charges: the 402's claims, the contract, the payment of exactly the price. */
-async function payFor(user: Awaited<ReturnType<typeof userOf>>, unpaid: { status: number; body: any }, amount: number) { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function payFor(user: Awaited<ReturnType<typeof userOf>>, unpaid: { status: number; body: any }, amount: number) {
   expect(unpaid.status).toBe(402);
   expect(unpaid.body).toMatchObject({ statusCode: 402, code: 'payment_required', claims: [expect.any(String)] });
   const claims = unpaid.body.claims as string[];
@@ -95,7 +105,9 @@ describe('the oracle', () => {
     else expect(status.excluded).toContainEqual({ plugin: 'credits', reason: 'price' });
     // one line per excluded plugin, and the summary counts them
     const each = lines.filter((l) => l.startsWith('[boot] excluded: '));
-    expect(lines.filter((l) => /^\[boot\] excluded \d+ plugin\(s\)/.test(l))).toEqual([expect.stringContaining(`excluded ${each.length} plugin(s)`)]);
+    expect(lines.filter((l) => /^\[boot\] excluded \d+ plugin\(s\)/.test(l))).toEqual([
+      expect.stringContaining(`excluded ${each.length} plugin(s)`),
+    ]);
   });
 
   it('answers /health with its name and DID from oracle.config.json', async () => {
@@ -123,11 +135,18 @@ describe('the oracle', () => {
       const asked = o.model.requests.length;
       const unpaid = await user.ask('What time is it?');
       expect(unpaid.status).toBe(402);
-      expect(unpaid.body.outstandingClaims).toEqual([expect.objectContaining({ claimId: unpaid.body.claims[0], amount: o.price, status: 'outstanding' })]);
+      expect(unpaid.body.outstandingClaims).toEqual([
+        expect.objectContaining({ claimId: unpaid.body.claims[0], amount: o.price, status: 'outstanding' }),
+      ]);
       expect(o.model.requests.length).toBe(asked); // refused before the model was asked
       // the terms, and a payment before accepting them is refused
-      expect((await user.get('/credits/contract')).body).toMatchObject({ terms: { price: o.price, unit: 'turn' }, contract: null });
-      expect((await user.post('/credits/pay', { claimIds: unpaid.body.claims, amount: o.price })).body).toMatchObject({ code: 'contract_required' });
+      expect((await user.get('/credits/contract')).body).toMatchObject({
+        terms: { price: o.price, unit: 'turn' },
+        contract: null,
+      });
+      expect((await user.post('/credits/pay', { claimIds: unpaid.body.claims, amount: o.price })).body).toMatchObject({
+        code: 'contract_required',
+      });
       // asking again without paying gives the same claim
       expect((await user.ask('What time is it?')).body.claims).toEqual(unpaid.body.claims);
       const claims = await payFor(user, unpaid, o.price);
@@ -136,7 +155,12 @@ describe('the oracle', () => {
       expect(answered.status, JSON.stringify(answered.body)).toBe(200);
       expect(answered.body.message.content).toBe('It is now Africa/Nairobi time.');
       // the payment bought exactly one turn
-      expect((await user.get('/credits/ledger')).body).toMatchObject({ paid: o.price, usedTurns: 1, prepaidTurns: 0, owed: 0 });
+      expect((await user.get('/credits/ledger')).body).toMatchObject({
+        paid: o.price,
+        usedTurns: 1,
+        prepaidTurns: 0,
+        owed: 0,
+      });
       const next = await user.ask('And now?');
       expect(next.status).toBe(402);
       expect(next.body.claims).not.toEqual(claims);
@@ -146,7 +170,11 @@ describe('the oracle', () => {
   });
 
   it('refuses a request without credentials', async () => {
-    const r = await fetch(`${oracle.url}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const r = await fetch(`${oracle.url}/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(r.status).toBe(401);
   });
 });
@@ -154,7 +182,10 @@ describe('the oracle', () => {
 describe('the local-time plugin', () => {
   it('formats a time zone and refuses an unknown one', () => {
     const at = new Date('2026-01-01T12:00:00Z');
-    expect(localTime('Africa/Nairobi', at)).toMatchObject({ timeZone: 'Africa/Nairobi', iso: '2026-01-01T12:00:00.000Z' });
+    expect(localTime('Africa/Nairobi', at)).toMatchObject({
+      timeZone: 'Africa/Nairobi',
+      iso: '2026-01-01T12:00:00.000Z',
+    });
     expect(localTime('Africa/Nairobi', at).local).toContain('15:00:00');
     expect(() => localTime('Mars/Olympus')).toThrow(/unknown time zone/);
   });

@@ -39,7 +39,12 @@ async function walletOptions(bad: BadCredential): Promise<WalletOptions> {
  * no createInvocation and the delegation is bad. 'missing' sends nothing.
  * Returns the SDK's error status and the codes of the 401 replies.
  */
-export async function refusedWith(l: Loaded, rt: IxoRuntime, mode: 'invocation' | 'delegation', bad: BadCredential): Promise<{ status: unknown; codes: string[] }> {
+export async function refusedWith(
+  l: Loaded,
+  rt: IxoRuntime,
+  mode: 'invocation' | 'delegation',
+  bad: BadCredential,
+): Promise<{ status: unknown; codes: string[] }> {
   const wallet = await createWallet({ ...(await walletOptions(bad)), bad: mode, invocationTtl: 20 });
   const mark = rt.proxy.log.length;
   const { probe } = mountChat(l, {

@@ -98,11 +98,19 @@ describe('issue #14 item 2: an invocation is a bearer credential for its lifetim
     await l.rtl.waitFor(() => expect(probe.sessions.isLoading).toBe(false));
     await l.rtl.waitFor(() => expect(probe.chat.isLoading).toBe(false));
     const errors: string[] = [];
-    for (const text of ['one', 'two']) await probe.chat.sendMessage(text).catch((e: Error) => errors.push(`${text}: ${e.message}`));
+    for (const text of ['one', 'two'])
+      await probe.chat.sendMessage(text).catch((e: Error) => errors.push(`${text}: ${e.message}`));
     // every request the SDK made with its cached invocation was accepted
     expect(unauthorized(rt.proxy, mark)).toEqual([]);
     expect(errors).toEqual([]);
-    await l.rtl.waitFor(() => expect(probe.chat.messages.map((m: { content: unknown }) => m.content)).toEqual(['one', 'first answer', 'two', 'second answer']));
+    await l.rtl.waitFor(() =>
+      expect(probe.chat.messages.map((m: { content: unknown }) => m.content)).toEqual([
+        'one',
+        'first answer',
+        'two',
+        'second answer',
+      ]),
+    );
     expect(sessionIds(probe)).toEqual([sessionId]);
     // the socket handshake carries the same cached invocation
     await l.rtl.waitFor(() => expect(probe.chat.isRealTimeConnected).toBe(true));
@@ -132,7 +140,13 @@ describe('issue #14 item 4: login with a delegation only', () => {
     const mintedBefore = wallet.minted.invocations;
     const mark = rt.proxy.log.length;
     rt.script('hello', say('delegated answer'));
-    const { probe } = mountChat(l, { oracleDid: rt.oracleDid, baseUrl: rt.baseUrl, wallet, sessionId, invocations: false });
+    const { probe } = mountChat(l, {
+      oracleDid: rt.oracleDid,
+      baseUrl: rt.baseUrl,
+      wallet,
+      sessionId,
+      invocations: false,
+    });
     await l.rtl.waitFor(() => expect(probe.sessions.isLoading).toBe(false));
     await l.rtl.waitFor(() => expect(probe.chat.isLoading).toBe(false));
     const errors: string[] = [];
@@ -140,7 +154,9 @@ describe('issue #14 item 4: login with a delegation only', () => {
     expect(unauthorized(rt.proxy, mark)).toEqual([]);
     expect(errors).toEqual([]);
     expect(wallet.minted.invocations).toBe(mintedBefore);
-    await l.rtl.waitFor(() => expect(probe.chat.messages.map((m: { content: unknown }) => m.content)).toEqual(['hello', 'delegated answer']));
+    await l.rtl.waitFor(() =>
+      expect(probe.chat.messages.map((m: { content: unknown }) => m.content)).toEqual(['hello', 'delegated answer']),
+    );
     expect(sessionIds(probe)).toEqual([sessionId]);
     await l.rtl.waitFor(() => expect(probe.chat.isRealTimeConnected).toBe(true));
   });
@@ -169,7 +185,10 @@ describe('issue #14 item 4: a delegation that logs in has a maximum lifetime', (
     const { probe } = mountChat(l, { oracleDid: rt.oracleDid, baseUrl: rt.baseUrl, wallet, invocations: false });
     await l.rtl.waitFor(() => expect(probe.sessions.error).toBeTruthy());
     const codes = [...new Set(unauthorized(rt.proxy, mark).map((line) => line.replace(/^.* → /, '')))];
-    expect({ status: (probe.sessions.error as { status?: unknown }).status, codes }).toEqual({ status: 401, codes: ['ttl_too_long'] });
+    expect({ status: (probe.sessions.error as { status?: unknown }).status, codes }).toEqual({
+      status: 401,
+      codes: ['ttl_too_long'],
+    });
   });
 });
 
@@ -178,10 +197,18 @@ describe('issue #14 item 4: a deployment may require invocations (ORACLE_UCAN_AU
     const l = suite.get(ctx);
     const wallet = await createWallet({ delegationTtl: 7 * 24 * 3600, invocationTtl: 20 });
     const mark = invocationOnly.proxy.log.length;
-    const alone = mountChat(l, { oracleDid: invocationOnly.oracleDid, baseUrl: invocationOnly.baseUrl, wallet, invocations: false });
+    const alone = mountChat(l, {
+      oracleDid: invocationOnly.oracleDid,
+      baseUrl: invocationOnly.baseUrl,
+      wallet,
+      invocations: false,
+    });
     await l.rtl.waitFor(() => expect(alone.probe.sessions.error).toBeTruthy());
     const codes = [...new Set(unauthorized(invocationOnly.proxy, mark).map((line) => line.replace(/^.* → /, '')))];
-    expect({ status: (alone.probe.sessions.error as { status?: unknown }).status, codes }).toEqual({ status: 401, codes: ['missing_token'] });
+    expect({ status: (alone.probe.sessions.error as { status?: unknown }).status, codes }).toEqual({
+      status: 401,
+      codes: ['missing_token'],
+    });
     alone.view.unmount();
     const sessionId = await invocationOnly.createSession(wallet);
     const next = invocationOnly.proxy.log.length;

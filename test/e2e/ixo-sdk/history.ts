@@ -52,7 +52,15 @@ export const HISTORY_CASES: HistoryCase[] = [
   {
     // the answer row appears with the first text, above the call; the text after the call goes into it
     name: 'text before a tool call',
-    steps: [{ steps: [{ type: 'text', text: 'Let me check. ' }, { type: 'tool_call', name: 'list_capabilities', args: {}, id: 'call_caps_2' }] }, say('Done.')],
+    steps: [
+      {
+        steps: [
+          { type: 'text', text: 'Let me check. ' },
+          { type: 'tool_call', name: 'list_capabilities', args: {}, id: 'call_caps_2' },
+        ],
+      },
+      say('Done.'),
+    ],
     rows: [
       { type: 'human', id: null, shows: QUESTION('text before a tool call') },
       { type: 'ai', id: 'RID', shows: 'Let me check. Done.' },
@@ -61,7 +69,14 @@ export const HISTORY_CASES: HistoryCase[] = [
   },
   {
     name: 'reasoning',
-    steps: [{ steps: [{ type: 'reasoning', text: 'Let me think this through.' }, { type: 'text', text: 'Forty-two.' }] }],
+    steps: [
+      {
+        steps: [
+          { type: 'reasoning', text: 'Let me think this through.' },
+          { type: 'text', text: 'Forty-two.' },
+        ],
+      },
+    ],
     rows: [
       { type: 'human', id: null, shows: QUESTION('reasoning') },
       { type: 'ai', id: 'RID-reasoning', reasoning: true, shows: 'Let me think this through.' },
@@ -70,7 +85,14 @@ export const HISTORY_CASES: HistoryCase[] = [
   },
   {
     name: 'a failed turn',
-    steps: [{ steps: [{ type: 'text', text: 'A partial ans' }, { type: 'stream_error', message: 'the upstream model failed' }] }],
+    steps: [
+      {
+        steps: [
+          { type: 'text', text: 'A partial ans' },
+          { type: 'stream_error', message: 'the upstream model failed' },
+        ],
+      },
+    ],
     rows: [
       { type: 'human', id: null, shows: QUESTION('a failed turn') },
       { type: 'ai', id: 'RID', shows: 'A partial ans' },
@@ -94,7 +116,12 @@ function rowsOf(html: string): Row[] {
   });
 }
 
-async function streamedAndStored(l: Loaded, rt: IxoRuntime, steps: Script[], message: string): Promise<{ requestId: string; streamed: string; stored: string; refetched: string }> {
+async function streamedAndStored(
+  l: Loaded,
+  rt: IxoRuntime,
+  steps: Script[],
+  message: string,
+): Promise<{ requestId: string; streamed: string; stored: string; refetched: string }> {
   const wallet = await createWallet({ invocationTtl: 20 });
   const sessionId = await rt.createSession(wallet);
   rt.script(message, ...steps);
@@ -104,7 +131,10 @@ async function streamedAndStored(l: Loaded, rt: IxoRuntime, steps: Script[], mes
   await l.rtl.waitFor(() => expect(probe.chat.isRealTimeConnected).toBe(true));
   const mark = rt.proxy.log.length;
   const hold = rt.proxy.hold(new RegExp(`^/sessions/${sessionId}/messages`));
-  const firstReady = () => probe.renders.findIndex((r, i) => r.status === 'ready' && probe.renders.slice(0, i).some((p) => p.status === 'streaming'));
+  const firstReady = () =>
+    probe.renders.findIndex(
+      (r, i) => r.status === 'ready' && probe.renders.slice(0, i).some((p) => p.status === 'streaming'),
+    );
   const sent = probe.chat.sendMessage(message).catch(() => {});
   try {
     await l.rtl.waitFor(() => expect(firstReady()).toBeGreaterThan(0));

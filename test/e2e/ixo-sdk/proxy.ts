@@ -65,65 +65,86 @@ export async function startProxy(target: string): Promise<Proxy> {
     });
     const forward = () => {
       if (reauth?.path.test(req.url ?? '')) {
-        void reauth.mint().then((token) => {
-          req.headers.authorization = `Bearer ${token}`;
-          send();
-        }, () => res.destroy());
+        void reauth.mint().then(
+          (token) => {
+            req.headers.authorization = `Bearer ${token}`;
+            send();
+          },
+          () => res.destroy(),
+        );
       } else send();
     };
     const send = () => {
       const body = Buffer.concat(chunks);
-      const ex: Exchange = { method: req.method ?? 'GET', path: req.url ?? '/', status: 0, headers: req.headers, body: body.toString('utf8') };
+      const ex: Exchange = {
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        status: 0,
+        headers: req.headers,
+        body: body.toString('utf8'),
+      };
       log.push(ex);
-      const up = httpRequest({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: { ...req.headers, host: t.host } }, (upRes) => {
-        ex.status = upRes.statusCode ?? 0;
-        ex.responseHeaders = upRes.headers;
-        res.writeHead(ex.status, upRes.headers);
-        const isStream = String(upRes.headers['content-type'] ?? '').startsWith('text/event-stream');
-        const cut = isStream && ex.method === 'POST' && ex.path.startsWith('/messages/') && dropAfter !== null ? dropAfter : null;
-        if (cut !== null) dropAfter = null;
-        if (ex.status >= 400) {
-          const err: Buffer[] = [];
-          upRes.on('data', (c: Buffer) => err.push(c));
-          upRes.on('end', () => {
-            const text = Buffer.concat(err).toString('utf8');
-            try {
-              ex.code = (JSON.parse(text) as { code?: string }).code;
-            } catch {
-              /* not JSON */
-            }
-            res.end(text);
-          });
-          return;
-        }
-        if (cut === null) {
-          upRes.pipe(res);
-          return;
-        }
-        // forward whole frames; after the cut-th `message` frame destroy both sides
-        let buf = '';
-        let messages = 0;
-        upRes.setEncoding('utf8');
-        upRes.on('data', (c: string) => {
-          if (ex.dropped) return;
-          buf += c;
-          let i: number;
-          while ((i = buf.indexOf('\n\n')) >= 0) {
-            const frame = buf.slice(0, i + 2);
-            buf = buf.slice(i + 2);
-            if (/^event: message$/m.test(frame)) messages++;
-            if (messages >= cut) {
-              // the frame reaches the client, then the connection is gone (no end of stream, no done frame)
-              ex.dropped = true;
-              upRes.destroy();
-              res.write(frame, () => res.socket?.destroy());
-              return;
-            }
-            res.write(frame);
+      const up = httpRequest(
+        {
+          host: t.hostname,
+          port: t.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: t.host },
+        },
+        (upRes) => {
+          ex.status = upRes.statusCode ?? 0;
+          ex.responseHeaders = upRes.headers;
+          res.writeHead(ex.status, upRes.headers);
+          const isStream = String(upRes.headers['content-type'] ?? '').startsWith('text/event-stream');
+          const cut =
+            isStream && ex.method === 'POST' && ex.path.startsWith('/messages/') && dropAfter !== null
+              ? dropAfter
+              : null;
+          if (cut !== null) dropAfter = null;
+          if (ex.status >= 400) {
+            const err: Buffer[] = [];
+            upRes.on('data', (c: Buffer) => err.push(c));
+            upRes.on('end', () => {
+              const text = Buffer.concat(err).toString('utf8');
+              try {
+                ex.code = (JSON.parse(text) as { code?: string }).code;
+              } catch {
+                /* not JSON */
+              }
+              res.end(text);
+            });
+            return;
           }
-        });
-        upRes.on('end', () => res.end());
-      });
+          if (cut === null) {
+            upRes.pipe(res);
+            return;
+          }
+          // forward whole frames; after the cut-th `message` frame destroy both sides
+          let buf = '';
+          let messages = 0;
+          upRes.setEncoding('utf8');
+          upRes.on('data', (c: string) => {
+            if (ex.dropped) return;
+            buf += c;
+            let i: number;
+            while ((i = buf.indexOf('\n\n')) >= 0) {
+              const frame = buf.slice(0, i + 2);
+              buf = buf.slice(i + 2);
+              if (/^event: message$/m.test(frame)) messages++;
+              if (messages >= cut) {
+                // the frame reaches the client, then the connection is gone (no end of stream, no done frame)
+                ex.dropped = true;
+                upRes.destroy();
+                res.write(frame, () => res.socket?.destroy());
+                return;
+              }
+              res.write(frame);
+            }
+          });
+          upRes.on('end', () => res.end());
+        },
+      );
       up.on('error', () => res.destroy());
       up.end(body);
     };

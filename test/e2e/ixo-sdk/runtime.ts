@@ -46,9 +46,18 @@ export async function startIxoRuntime(indexer: Indexer, env: Record<string, stri
     baseUrl: proxy.url,
     async createSession(wallet, title = 'ixo-sdk') {
       const inv = await wallet.createInvocation(harness.oracleDid);
-      const res = await fetch(`${harness.url}/sessions`, { method: 'POST', headers: { authorization: `Bearer ${inv.serialized}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' }, body: JSON.stringify({ title }) });
+      const res = await fetch(`${harness.url}/sessions`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${inv.serialized}`,
+          'x-auth-type': 'ucan',
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ title }),
+      });
       const body = (await res.json()) as { sessionId?: string };
-      if (res.status !== 201 || !body.sessionId) throw new Error(`POST /sessions ${res.status} ${JSON.stringify(body)}`);
+      if (res.status !== 201 || !body.sessionId)
+        throw new Error(`POST /sessions ${res.status} ${JSON.stringify(body)}`);
       return body.sessionId;
     },
     async close() {

@@ -37,7 +37,9 @@ describe('the IXO SDK against createOracleApp', () => {
     const a = await rt.createSession(wallet, 'first');
     const b = await rt.createSession(wallet, 'second');
     const { probe, view } = mountChat(l, { oracleDid: rt.oracleDid, baseUrl: rt.baseUrl, wallet });
-    await l.rtl.waitFor(() => expect(probe.sessions.sessions.map((s: { sessionId: string }) => s.sessionId).sort()).toEqual([a, b].sort()));
+    await l.rtl.waitFor(() =>
+      expect(probe.sessions.sessions.map((s: { sessionId: string }) => s.sessionId).sort()).toEqual([a, b].sort()),
+    );
     expect(probe.sessions.total).toBe(2);
     view.unmount();
   });
@@ -52,26 +54,46 @@ describe('the IXO SDK against createOracleApp', () => {
     await l.rtl.waitFor(() => expect(probe.chat.isRealTimeConnected).toBe(true));
     await probe.chat.sendMessage('hi');
     await l.rtl.waitFor(() => expect(probe.chat.status).toBe('ready'));
-    await l.rtl.waitFor(() => expect(probe.chat.messages.map((m: { type: string }) => m.type)).toEqual(['human', 'ai']));
+    await l.rtl.waitFor(() =>
+      expect(probe.chat.messages.map((m: { type: string }) => m.type)).toEqual(['human', 'ai']),
+    );
     expect(probe.statuses).toEqual(['ready', 'submitted', 'streaming', 'ready']);
     const post = rt.proxy.log.slice(mark).find((e) => e.method === 'POST' && e.path === `/messages/${sessionId}`);
     expect(post?.status).toBe(200);
     const requestId = String(post?.responseHeaders?.['x-request-id']);
     // after the turn the view is the stored history, with the stream's ids
-    await l.rtl.waitFor(() => expect(probe.chat.messages.map((m: { id: string; content: unknown }) => [m.id, m.content])).toEqual([[`${requestId}-human`, 'hi'], [requestId, 'Hello from the scripted model.']]));
+    await l.rtl.waitFor(() =>
+      expect(probe.chat.messages.map((m: { id: string; content: unknown }) => [m.id, m.content])).toEqual([
+        [`${requestId}-human`, 'hi'],
+        [requestId, 'Hello from the scripted model.'],
+      ]),
+    );
     expect(unauthorized(rt.proxy, mark)).toEqual([]);
     // what the SDK sends (for the runtime's fixers): every request carries content-type json, the delegation and the invocation
-    expect(post?.headers).toMatchObject({ 'content-type': 'application/json', 'x-auth-type': 'ucan', authorization: expect.stringMatching(/^Bearer \S+$/), 'x-ucan-delegation': expect.stringMatching(/\S/) });
+    expect(post?.headers).toMatchObject({
+      'content-type': 'application/json',
+      'x-auth-type': 'ucan',
+      authorization: expect.stringMatching(/^Bearer \S+$/),
+      'x-ucan-delegation': expect.stringMatching(/\S/),
+    });
     expect(Object.keys(JSON.parse(post!.body) as object).sort()).toEqual(['message', 'stream', 'timezone']);
     const list = rt.proxy.log.slice(mark).find((e) => e.method === 'GET' && e.path.startsWith('/sessions?'));
-    expect(list).toMatchObject({ path: '/sessions?limit=20&offset=0', body: '', headers: { 'content-type': 'application/json' } });
+    expect(list).toMatchObject({
+      path: '/sessions?limit=20&offset=0',
+      body: '',
+      headers: { 'content-type': 'application/json' },
+    });
     view.unmount();
   });
 });
 
 describe('history after a turn (issue #14 item 5; the other cases are in fixes.test.tsx)', () => {
   it('a text turn renders the same from the stored history as it streamed', async (ctx) => {
-    await checkHistoryCase(suite.get(ctx), rt, HISTORY_CASES.find((c) => c.name === 'text')!);
+    await checkHistoryCase(
+      suite.get(ctx),
+      rt,
+      HISTORY_CASES.find((c) => c.name === 'text')!,
+    );
   });
 });
 

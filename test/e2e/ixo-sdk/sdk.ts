@@ -35,11 +35,17 @@ let installed: Promise<{ ok: true } | { ok: false; reason: string }> | undefined
 
 function runInstaller(): Promise<{ ok: true } | { ok: false; reason: string }> {
   installed ??= new Promise((res, rej) => {
-    execFile(process.execPath, [join(root, 'scripts', 'ixo-sdk', 'install.mjs')], { env: { ...process.env, IXO_SDK_DIR: SCRATCH }, timeout: 900_000 }, (err, _out, stderr) => {
-      if (!err) return res({ ok: true });
-      if ((err as { code?: number }).code === EXIT_REGISTRY_UNREACHABLE) return res({ ok: false, reason: stderr.trim() });
-      rej(new Error(`scripts/ixo-sdk/install.mjs failed (${err.message}):\n${stderr}`));
-    });
+    execFile(
+      process.execPath,
+      [join(root, 'scripts', 'ixo-sdk', 'install.mjs')],
+      { env: { ...process.env, IXO_SDK_DIR: SCRATCH }, timeout: 900_000 },
+      (err, _out, stderr) => {
+        if (!err) return res({ ok: true });
+        if ((err as { code?: number }).code === EXIT_REGISTRY_UNREACHABLE)
+          return res({ ok: false, reason: stderr.trim() });
+        rej(new Error(`scripts/ixo-sdk/install.mjs failed (${err.message}):\n${stderr}`));
+      },
+    );
   });
   return installed;
 }
@@ -66,7 +72,10 @@ async function startIndexer(): Promise<Indexer> {
       } catch {
         /* a GET or an empty body */
       }
-      queries.push({ operationName: q.operationName ?? /query\s+(\w+)/.exec(q.query ?? '')?.[1], variables: q.variables });
+      queries.push({
+        operationName: q.operationName ?? /query\s+(\w+)/.exec(q.query ?? '')?.[1],
+        variables: q.variables,
+      });
       const id = String(q.variables?.id ?? '');
       const api = oracles.get(id);
       const entity = api
@@ -102,7 +111,11 @@ function loadSdk(indexerUrl: string): Promise<Loaded> {
     process.env.BLOCKSYNC_GRAPHQL_URL = indexerUrl;
     const nm = join(SCRATCH, 'node_modules');
     const imp = (p: string) => import(/* @vite-ignore */ pathToFileURL(join(nm, p)).href);
-    const [sdk, react, rtl] = await Promise.all([imp('@ixo/oracles-client-sdk/dist/index.js'), imp('react/index.js'), imp('@testing-library/react/dist/@testing-library/react.esm.js')]);
+    const [sdk, react, rtl] = await Promise.all([
+      imp('@ixo/oracles-client-sdk/dist/index.js'),
+      imp('react/index.js'),
+      imp('@testing-library/react/dist/@testing-library/react.esm.js'),
+    ]);
     // a generous bound for waitFor on a 2-core machine shared with others (not an assertion on time)
     rtl.configure({ asyncUtilTimeout: 15_000 });
     return { sdk, React: react.default ?? react, rtl };
@@ -115,7 +128,9 @@ function loadSdk(indexerUrl: string): Promise<Loaded> {
  * loaded. When the registry is unreachable every test of the file is skipped
  * with the installer's message.
  */
-export function ixoSuite(setup: (l: Loaded, indexer: Indexer) => Promise<void> | void = () => {}): { get(ctx: TestContext): Loaded } {
+export function ixoSuite(setup: (l: Loaded, indexer: Indexer) => Promise<void> | void = () => {}): {
+  get(ctx: TestContext): Loaded;
+} {
   let skip: string | undefined;
   let l: Loaded | undefined;
   let idx: Indexer | undefined;
@@ -173,7 +188,15 @@ export interface MountOptions {
  * renderings are equal only when the SDK handed them the same props.
  */
 const canonical = (v: unknown): unknown =>
-  Array.isArray(v) ? v.map(canonical) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])])) : v;
+  Array.isArray(v)
+    ? v.map(canonical)
+    : v !== null && typeof v === 'object'
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+        )
+      : v;
 
 function uiComponents(React: Any): Record<string, Any> {
   const show = (kind: string) =>
@@ -185,7 +208,10 @@ function uiComponents(React: Any): Record<string, Any> {
 }
 
 /** Mounts OraclesProvider > chat view. Returns the probe and RTL's render result. */
-export function mountChat(l: Loaded, o: MountOptions): { probe: Probe; view: Any; setSession(id: string | undefined): void } {
+export function mountChat(
+  l: Loaded,
+  o: MountOptions,
+): { probe: Probe; view: Any; setSession(id: string | undefined): void } {
   const { React, sdk, rtl } = l;
   const h = React.createElement;
   const ui = uiComponents(React);
@@ -196,7 +222,14 @@ export function mountChat(l: Loaded, o: MountOptions): { probe: Probe; view: Any
     throw new Error('no chain transactions in this suite');
   };
   function View({ sessionId }: { sessionId?: string }) {
-    const chat = sdk.useChat({ oracleDid: o.oracleDid, sessionId, overrides, uiComponents: ui, streamingMode: 'immediate', onPaymentRequiredError: o.onPaymentRequiredError ?? (() => {}) });
+    const chat = sdk.useChat({
+      oracleDid: o.oracleDid,
+      sessionId,
+      overrides,
+      uiComponents: ui,
+      streamingMode: 'immediate',
+      onPaymentRequiredError: o.onPaymentRequiredError ?? (() => {}),
+    });
     const sessions = sdk.useOracleSessions(o.oracleDid, overrides);
     probe.chat = chat;
     probe.sessions = sessions;
@@ -213,14 +246,21 @@ export function mountChat(l: Loaded, o: MountOptions): { probe: Probe; view: Any
       // a wrapped socket event that is not a message (message_cache_invalidation) becomes a transient
       // "Thinking..." row `${requestId}-message_cache_invalidation-${eventId}` in the SDK until the
       // refetch it triggers replaces the view: not a message, not compared
-      (chat.messages as Any[]).filter((m: Any) => !String(m.id).includes('-message_cache_invalidation-')).map((m: Any, i: number) =>
-        h(
-          'li',
-          // a human row's id is the SDK's own UUID while streaming and the runtime's `${requestId}-human` in history: not compared
-          { key: `${i}`, 'data-type': m.type, 'data-id': m.type === 'human' ? undefined : m.id, 'data-reasoning': m.isReasoning ? 'true' : undefined },
-          sdk.renderMessageContent(m.content, ui),
+      (chat.messages as Any[])
+        .filter((m: Any) => !String(m.id).includes('-message_cache_invalidation-'))
+        .map((m: Any, i: number) =>
+          h(
+            'li',
+            // a human row's id is the SDK's own UUID while streaming and the runtime's `${requestId}-human` in history: not compared
+            {
+              key: `${i}`,
+              'data-type': m.type,
+              'data-id': m.type === 'human' ? undefined : m.id,
+              'data-reasoning': m.isReasoning ? 'true' : undefined,
+            },
+            sdk.renderMessageContent(m.content, ui),
+          ),
         ),
-      ),
     );
   }
   const Provider = ({ children }: { children: Any }) =>

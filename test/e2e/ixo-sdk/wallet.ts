@@ -51,9 +51,14 @@ async function encode(d: API.Delegation): Promise<string> {
 export async function createWallet(o: WalletOptions = {}): Promise<Wallet> {
   const signer = await ed25519.generate();
   const applies = (kind: 'invocation' | 'delegation') => (o.bad ?? 'both') === 'both' || o.bad === kind;
-  const issuer = (kind: 'invocation' | 'delegation'): API.Signer => (o.forgeWith && applies(kind) ? (o.forgeWith.withDID(signer.did()) as unknown as API.Signer) : signer);
-  const expiry = (kind: 'invocation' | 'delegation', ttl: number) => (o.expiredBy !== undefined && applies(kind) ? Math.floor(Date.now() / 1000) - o.expiredBy : Math.floor(Date.now() / 1000) + ttl);
-  const audienceFor = (kind: 'invocation' | 'delegation', oracleDid: string) => (o.audience && applies(kind) ? o.audience : oracleDid);
+  const issuer = (kind: 'invocation' | 'delegation'): API.Signer =>
+    o.forgeWith && applies(kind) ? (o.forgeWith.withDID(signer.did()) as unknown as API.Signer) : signer;
+  const expiry = (kind: 'invocation' | 'delegation', ttl: number) =>
+    o.expiredBy !== undefined && applies(kind)
+      ? Math.floor(Date.now() / 1000) - o.expiredBy
+      : Math.floor(Date.now() / 1000) + ttl;
+  const audienceFor = (kind: 'invocation' | 'delegation', oracleDid: string) =>
+    o.audience && applies(kind) ? o.audience : oracleDid;
   const w: Wallet = {
     did: signer.did(),
     signer,
@@ -62,14 +67,26 @@ export async function createWallet(o: WalletOptions = {}): Promise<Wallet> {
       w.minted.invocations++;
       const audience = audienceFor('invocation', oracleDid);
       const expiration = expiry('invocation', o.invocationTtl ?? 300);
-      const inv = await invoke({ issuer: issuer('invocation'), audience: principal(audience), capability: { can: 'oracle/use', with: audience as API.URI }, expiration, nonce: crypto.randomUUID() }).delegate();
+      const inv = await invoke({
+        issuer: issuer('invocation'),
+        audience: principal(audience),
+        capability: { can: 'oracle/use', with: audience as API.URI },
+        expiration,
+        nonce: crypto.randomUUID(),
+      }).delegate();
       return { serialized: await encode(inv), expiresAt: expiration * 1000 };
     },
     async createDelegation(oracleDid) {
       w.minted.delegations++;
       const audience = audienceFor('delegation', oracleDid);
       const expiration = expiry('delegation', o.delegationTtl ?? 7 * 24 * 3600);
-      const d = await delegate({ issuer: issuer('delegation'), audience: principal(audience), capabilities: [{ can: '*', with: signer.did() }], expiration, nonce: crypto.randomUUID() });
+      const d = await delegate({
+        issuer: issuer('delegation'),
+        audience: principal(audience),
+        capabilities: [{ can: '*', with: signer.did() }],
+        expiration,
+        nonce: crypto.randomUUID(),
+      });
       return { serialized: await encode(d), expiresAt: expiration * 1000 };
     },
   };

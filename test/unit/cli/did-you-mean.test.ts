@@ -2,7 +2,19 @@
 import { describe, expect, it } from 'vitest';
 import { editDistance, suggest, suggestCommand } from '../../../src/cli/did-you-mean.ts';
 
-const IDS = ['sample', 'sample:calc', 'sample:recalc', 'sample:select', 'sample:select:draw', 'domain', 'domain:list', 'domain:register', 'chat', 'daemon', 'daemon:start'];
+const IDS = [
+  'sample',
+  'sample:calc',
+  'sample:recalc',
+  'sample:select',
+  'sample:select:draw',
+  'domain',
+  'domain:list',
+  'domain:register',
+  'chat',
+  'daemon',
+  'daemon:start',
+];
 
 describe('editDistance', () => {
   it('counts a swap of two neighbours as one edit', () => {

@@ -46,7 +46,8 @@ describe('CLI_ERRORS', () => {
         const code = m[2]!;
         const entry = (CLI_ERRORS as Record<string, { status: number }>)[code] ?? AREA_TABLES[code];
         if (!entry) problems.push(`${f}: code '${code}' is in no error table`);
-        else if (m[1] && Number(m[1]) !== entry.status) problems.push(`${f}: code '${code}' thrown with status ${m[1]}, the table says ${entry.status}`);
+        else if (m[1] && Number(m[1]) !== entry.status)
+          problems.push(`${f}: code '${code}' thrown with status ${m[1]}, the table says ${entry.status}`);
       }
     }
     expect(problems).toEqual([]);
@@ -54,8 +55,18 @@ describe('CLI_ERRORS', () => {
   });
 
   it('cliError takes the status from the table and keeps field, value and valid', () => {
-    const e = cliError('invalid_service', '--service x is not id=type,url', { field: 'service', value: 'x', valid: 'id=type,url' });
-    expect(e.toBody()).toEqual({ statusCode: 400, code: 'invalid_service', message: '--service x is not id=type,url', field: 'service', details: { value: 'x', valid: 'id=type,url' } });
+    const e = cliError('invalid_service', '--service x is not id=type,url', {
+      field: 'service',
+      value: 'x',
+      valid: 'id=type,url',
+    });
+    expect(e.toBody()).toEqual({
+      statusCode: 400,
+      code: 'invalid_service',
+      message: '--service x is not id=type,url',
+      field: 'service',
+      details: { value: 'x', valid: 'id=type,url' },
+    });
     expect(cliError('not_logged_in', 'not signed in').status).toBe(401);
   });
 

@@ -21,8 +21,29 @@ const parse = (argv: string[]) => Parser.parse(argv, { flags, strict: true });
 describe('toOclifFlags', () => {
   it('types, defaults, repeats, --no-, env and chars', async () => {
     process.env.TEST_FLAG_PASSWORD = 's3cret';
-    const r = await parse(['--did', 'did:example:a', '--role', 'voter', '--role', 'member', '--no-install', '-f', 'csv', '--registry', 'http://r.example']);
-    expect(r.flags).toMatchObject({ did: 'did:example:a', role: ['voter', 'member'], install: false, limit: 50, reject: false, password: 's3cret', format: 'csv', registry: 'http://r.example' });
+    const r = await parse([
+      '--did',
+      'did:example:a',
+      '--role',
+      'voter',
+      '--role',
+      'member',
+      '--no-install',
+      '-f',
+      'csv',
+      '--registry',
+      'http://r.example',
+    ]);
+    expect(r.flags).toMatchObject({
+      did: 'did:example:a',
+      role: ['voter', 'member'],
+      install: false,
+      limit: 50,
+      reject: false,
+      password: 's3cret',
+      format: 'csv',
+      registry: 'http://r.example',
+    });
     delete process.env.TEST_FLAG_PASSWORD;
     expect((await parse(['--did', 'x', '--limit', '7'])).flags).toMatchObject({ limit: 7 });
     expect((await parse(['--did', 'x'])).flags.install).toBeUndefined();
@@ -32,8 +53,12 @@ describe('toOclifFlags', () => {
     await expect(parse([])).rejects.toThrow(/Missing required flag did/);
     await expect(parse(['--did', 'x', '--limit', '0'])).rejects.toThrow(/greater than or equal to 1/);
     await expect(parse(['--did', 'x', '--limit', 'many'])).rejects.toThrow(/Expected an integer/);
-    await expect(parse(['--did', 'x', '--role', 'admin'])).rejects.toThrow(/Expected --role=admin to be one of: voter, member/);
-    await expect(parse(['--did', 'x', '--reject', '--submit'])).rejects.toThrow(/--submit=true cannot also be provided when using --reject/);
+    await expect(parse(['--did', 'x', '--role', 'admin'])).rejects.toThrow(
+      /Expected --role=admin to be one of: voter, member/,
+    );
+    await expect(parse(['--did', 'x', '--reject', '--submit'])).rejects.toThrow(
+      /--submit=true cannot also be provided when using --reject/,
+    );
   });
 
   it('keeps the help group of the shared registry flags', () => {

@@ -44,9 +44,16 @@ describe('UcanAuth', () => {
     const auth = new UcanAuth('did:key:z6Mkoracle', {
       did: 'did:key:z6Mkuser',
       createInvocation: async ({ oracleDid }) => (calls.push(`inv ${oracleDid}`), 'INV'),
-      createDelegation: async () => (calls.push('del'), { token: 'DEL', expiration: Math.floor(Date.now() / 1000) + 3600 }),
+      createDelegation: async () => (
+        calls.push('del'),
+        { token: 'DEL', expiration: Math.floor(Date.now() / 1000) + 3600 }
+      ),
     });
-    expect(await auth.headers()).toEqual({ authorization: 'Bearer INV', 'x-auth-type': 'ucan', 'x-ucan-delegation': 'DEL' });
+    expect(await auth.headers()).toEqual({
+      authorization: 'Bearer INV',
+      'x-auth-type': 'ucan',
+      'x-ucan-delegation': 'DEL',
+    });
     expect(calls).toEqual(['inv did:key:z6Mkoracle', 'del']);
   });
 });

@@ -33,7 +33,14 @@ async function bundle(entry: string): Promise<{ code: string; externalized: stri
       logLevel: 'silent',
       root,
       plugins: [spy],
-      build: { lib: { entry: join(root, entry), formats: ['es'], fileName: 'out' }, outDir: out, emptyOutDir: true, minify: false, write: true, rollupOptions: { external: ['react', 'react/jsx-runtime'] } },
+      build: {
+        lib: { entry: join(root, entry), formats: ['es'], fileName: 'out' },
+        outDir: out,
+        emptyOutDir: true,
+        minify: false,
+        write: true,
+        rollupOptions: { external: ['react', 'react/jsx-runtime'] },
+      },
     });
     return { code: readFileSync(join(out, 'out.js'), 'utf8'), externalized: [...new Set(externalized)] };
   } finally {
@@ -42,11 +49,15 @@ async function bundle(entry: string): Promise<{ code: string; externalized: stri
 }
 
 describe('browser bundles', () => {
-  it.each(['src/client/index.ts', 'src/client/react/index.ts'])('%s builds for the browser without Node built-ins', async (entry) => {
-    const { code, externalized } = await bundle(entry);
-    expect(code).toContain('OracleEventParser');
-    // only @noble/ed25519's guarded crypto import (it uses WebCrypto in browsers)
-    expect(externalized).toEqual(['crypto <- @noble/ed25519/lib/esm/index.js']);
-    expect(code).not.toMatch(/from ["']node:/);
-  }, 60_000);
+  it.each(['src/client/index.ts', 'src/client/react/index.ts'])(
+    '%s builds for the browser without Node built-ins',
+    async (entry) => {
+      const { code, externalized } = await bundle(entry);
+      expect(code).toContain('OracleEventParser');
+      // only @noble/ed25519's guarded crypto import (it uses WebCrypto in browsers)
+      expect(externalized).toEqual(['crypto <- @noble/ed25519/lib/esm/index.js']);
+      expect(code).not.toMatch(/from ["']node:/);
+    },
+    60_000,
+  );
 });

@@ -5,7 +5,14 @@
  * and pays with the client's identity, and the same message is answered.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OracleClient, PaymentRequiredError, creditsStatus, generateSigner, payClaims, OracleClientError } from '../../../src/client/index.ts';
+import {
+  OracleClient,
+  PaymentRequiredError,
+  creditsStatus,
+  generateSigner,
+  payClaims,
+  OracleClientError,
+} from '../../../src/client/index.ts';
 import { startHarness, type Harness } from '../../helpers/runtime-harness.ts';
 import { say } from '../../helpers/scripted-model-server.ts';
 
@@ -33,8 +40,14 @@ describe('payClaims / creditsStatus', () => {
     expect(s.outstandingClaims.map((c) => c.claimId)).toEqual([claimId]);
 
     // what the user confirmed is what is paid: a different amount is refused before anything is sent
-    await expect(payClaims(client, { expectAmount: 1 })).rejects.toMatchObject({ code: 'payment_mismatch', body: { field: 'expectAmount', details: { expected: 2.5 } } });
-    await expect(payClaims(client, { claimIds: ['claim-nope'] })).rejects.toMatchObject({ status: 404, code: 'claim_not_found' });
+    await expect(payClaims(client, { expectAmount: 1 })).rejects.toMatchObject({
+      code: 'payment_mismatch',
+      body: { field: 'expectAmount', details: { expected: 2.5 } },
+    });
+    await expect(payClaims(client, { claimIds: ['claim-nope'] })).rejects.toMatchObject({
+      status: 404,
+      code: 'claim_not_found',
+    });
 
     const p = await payClaims(client, { expectAmount: 2.5, reference: 'test-ref' });
     expect(p).toMatchObject({ amount: 2.5, denom: 'credit', paid: [claimId] });

@@ -42,18 +42,41 @@ beforeAll(async () => {
   // a registry (domain record), a Matrix homeserver (OpenID) and a paid oracle's 402, on one loopback server
   side = Fastify();
   side.get<{ Params: { did: string } }>('/v1/domains/:did', async (req, reply) => {
-    if (req.params.did !== h.oracleDid) return reply.status(404).send({ statusCode: 404, code: 'domain_not_found', message: 'no such domain' });
-    return { did: h.oracleDid, services: [{ id: '#api', type: 'oracleService', serviceEndpoint: h.url }, { id: '#ws', type: 'oracleService', serviceEndpoint: h.url }], metadata: { price: { amount: '5', denom: 'uixo' } } };
+    if (req.params.did !== h.oracleDid)
+      return reply.status(404).send({ statusCode: 404, code: 'domain_not_found', message: 'no such domain' });
+    return {
+      did: h.oracleDid,
+      services: [
+        { id: '#api', type: 'oracleService', serviceEndpoint: h.url },
+        { id: '#ws', type: 'oracleService', serviceEndpoint: h.url },
+      ],
+      metadata: { price: { amount: '5', denom: 'uixo' } },
+    };
   });
-  side.post<{ Params: { userId: string } }>('/_matrix/client/v3/user/:userId/openid/request_token', async (req, reply) => {
-    if (req.headers.authorization !== 'Bearer mx-secret') return reply.status(401).send({ errcode: 'M_UNKNOWN_TOKEN', error: 'bad token' });
-    return { access_token: `oid-${req.params.userId}`, token_type: 'Bearer', matrix_server_name: 'matrix.test', expires_in: 3600 };
-  });
+  side.post<{ Params: { userId: string } }>(
+    '/_matrix/client/v3/user/:userId/openid/request_token',
+    async (req, reply) => {
+      if (req.headers.authorization !== 'Bearer mx-secret')
+        return reply.status(401).send({ errcode: 'M_UNKNOWN_TOKEN', error: 'bad token' });
+      return {
+        access_token: `oid-${req.params.userId}`,
+        token_type: 'Bearer',
+        matrix_server_name: 'matrix.test',
+        expires_in: 3600,
+      };
+    },
+  );
   side.get('/paid/health', async () => ({ status: 'ok', name: 'Paid', oracleDid: h.oracleDid, version: '1.0.0' }));
   side.get('/paid/models', async () => ({ models: [{ id: 'm', name: 'm' }], default: 'm' }));
   side.get('/paid/messages/:id', async () => ({ messages: [] }));
   side.post('/paid/messages/:id', async (_req, reply) =>
-    reply.status(402).send({ statusCode: 402, code: 'payment_required', message: 'pay first', claims: ['claim-1', 'claim-2'], outstandingClaims: [{ id: 'claim-1' }, { id: 'claim-2' }] }),
+    reply.status(402).send({
+      statusCode: 402,
+      code: 'payment_required',
+      message: 'pay first',
+      claims: ['claim-1', 'claim-2'],
+      outstandingClaims: [{ id: 'claim-1' }, { id: 'claim-2' }],
+    }),
   );
   sideUrl = await side.listen({ port: 0, host: '127.0.0.1' });
 });
@@ -64,7 +87,11 @@ afterAll(async () => {
 
 async function walletProps(signer?: Signer) {
   const s = signer ?? (await generateSigner());
-  const wallet: OraclesWallet = { did: s.did(), signer: s, matrix: { baseUrl: '', userId: '@u:matrix.test', accessToken: 'mx-secret' } };
+  const wallet: OraclesWallet = {
+    did: s.did(),
+    signer: s,
+    matrix: { baseUrl: '', userId: '@u:matrix.test', accessToken: 'mx-secret' },
+  };
   return { initialWallet: wallet, transactSignX: async () => ({ code: 0 }), registryUrl: sideUrl };
 }
 
@@ -76,8 +103,12 @@ const overrides = () => ({ baseUrl: h.url });
 
 describe('OraclesProvider', () => {
   it('a hook outside it throws', () => {
-    expect(() => renderHook(() => useOraclesContext())).toThrow('useOraclesContext must be used within a OraclesProvider');
-    expect(() => renderHook(() => useChat({ oracleDid: h.oracleDid, sessionId: undefined }))).toThrow('useOraclesContext must be used within a OraclesProvider');
+    expect(() => renderHook(() => useOraclesContext())).toThrow(
+      'useOraclesContext must be used within a OraclesProvider',
+    );
+    expect(() => renderHook(() => useChat({ oracleDid: h.oracleDid, sessionId: undefined }))).toThrow(
+      'useOraclesContext must be used within a OraclesProvider',
+    );
   });
 
   it('mints the delegation once when many hooks ask at once', async () => {
@@ -91,9 +122,20 @@ describe('OraclesProvider', () => {
         const d = await mintDelegation({ issuer: signer, audience: oracleDid, nonce: crypto.randomUUID() });
         return { token: d.token, expiration: d.delegation.expiration };
       },
-      createInvocation: async ({ oracleDid }: { oracleDid: string; ttlSeconds: number }) => (invocations++, mintInvocation({ issuer: signer, audience: oracleDid })),
+      createInvocation: async ({ oracleDid }: { oracleDid: string; ttlSeconds: number }) => (
+        invocations++,
+        mintInvocation({ issuer: signer, audience: oracleDid })
+      ),
     };
-    const { result } = renderHook(() => [useOracleSessions(h.oracleDid, overrides()), useOracleSessions(h.oracleDid, overrides()), useOracleSessions(h.oracleDid, overrides()), useOracleSessions(h.oracleDid, overrides())], { wrapper: wrapperOf(props) });
+    const { result } = renderHook(
+      () => [
+        useOracleSessions(h.oracleDid, overrides()),
+        useOracleSessions(h.oracleDid, overrides()),
+        useOracleSessions(h.oracleDid, overrides()),
+        useOracleSessions(h.oracleDid, overrides()),
+      ],
+      { wrapper: wrapperOf(props) },
+    );
     await waitFor(() => expect(result.current.every((r) => !r.isLoading && r.error === undefined)).toBe(true));
     expect(delegations).toBe(1);
     expect(invocations).toBeGreaterThanOrEqual(4);
@@ -104,11 +146,20 @@ describe('useOraclesConfig', () => {
   it('resolves the API URL from the registry domain record (#api/#ws), model from /models, price from metadata', async () => {
     const { result } = renderHook(() => useOraclesConfig(h.oracleDid), { wrapper: wrapperOf(await walletProps()) });
     await waitFor(() => expect(result.current.isReady).toBe(true));
-    expect(result.current.config).toMatchObject({ apiUrl: h.url, wsUrl: h.url, model: 'scripted-model', price: { amount: '5', denom: 'uixo' }, source: 'registry' });
+    expect(result.current.config).toMatchObject({
+      apiUrl: h.url,
+      wsUrl: h.url,
+      model: 'scripted-model',
+      price: { amount: '5', denom: 'uixo' },
+      source: 'registry',
+    });
   });
 
   it('overrides win and skip the lookup', async () => {
-    const { result } = renderHook(() => useOraclesConfig('did:key:z6Mknotinregistrynotinregistrynotinregistry1234', { baseUrl: h.url }), { wrapper: wrapperOf(await walletProps()) });
+    const { result } = renderHook(
+      () => useOraclesConfig('did:key:z6Mknotinregistrynotinregistrynotinregistry1234', { baseUrl: h.url }),
+      { wrapper: wrapperOf(await walletProps()) },
+    );
     await waitFor(() => expect(result.current.isReady).toBe(true));
     expect(result.current.config).toMatchObject({ apiUrl: h.url, source: 'overrides' });
   });
@@ -162,10 +213,30 @@ describe('useChat', () => {
     (useChatRecorder as unknown as { log: ChatStatus[] }).log = log;
     (useChatRecorder as unknown as { ids: Set<string> }).ids = new Set();
     const browserTools = [
-      { toolName: 'get_location', description: 'where the user is (zod 4)', schema: z.object({ precise: z.boolean() }), fn: () => ({ lat: 1 }) },
-      { toolName: 'pick_color', description: 'a color (zod 3)', schema: z3.object({ palette: z3.enum(['warm', 'cold']) }), fn: () => 'red' },
+      {
+        toolName: 'get_location',
+        description: 'where the user is (zod 4)',
+        schema: z.object({ precise: z.boolean() }),
+        fn: () => ({ lat: 1 }),
+      },
+      {
+        toolName: 'pick_color',
+        description: 'a color (zod 3)',
+        schema: z3.object({ palette: z3.enum(['warm', 'cold']) }),
+        fn: () => 'red',
+      },
     ];
-    const { result } = renderHook(() => useChatRecorder({ oracleDid: h.oracleDid, sessionId, overrides: overrides(), browserTools, streamingMode: 'immediate' }), { wrapper: wrapperOf(props) });
+    const { result } = renderHook(
+      () =>
+        useChatRecorder({
+          oracleDid: h.oracleDid,
+          sessionId,
+          overrides: overrides(),
+          browserTools,
+          streamingMode: 'immediate',
+        }),
+      { wrapper: wrapperOf(props) },
+    );
     await waitFor(() => expect(result.current.isConfigReady).toBe(true));
     await waitFor(() => expect(result.current.isRealTimeConnected).toBe(true));
     h.model.enqueue(say('Hello **there**.', 3));
@@ -189,8 +260,14 @@ describe('useChat', () => {
       globalThis.fetch = realFetch;
     }
     expect(bodies[0]?.tools?.map((t) => t.name)).toEqual(['get_location', 'pick_color']);
-    expect(bodies[0]?.tools?.[0]?.schema).toMatchObject({ type: 'object', properties: { precise: { type: 'boolean' } } });
-    expect(bodies[0]?.tools?.[1]?.schema).toMatchObject({ type: 'object', properties: { palette: { type: 'string', enum: ['warm', 'cold'] } } });
+    expect(bodies[0]?.tools?.[0]?.schema).toMatchObject({
+      type: 'object',
+      properties: { precise: { type: 'boolean' } },
+    });
+    expect(bodies[0]?.tools?.[1]?.schema).toMatchObject({
+      type: 'object',
+      properties: { palette: { type: 'string', enum: ['warm', 'cold'] } },
+    });
     expect(log).toEqual(['ready', 'submitted', 'streaming', 'ready']);
     expect(result.current.isSending).toBe(false);
     const msgs = result.current.messages;
@@ -204,7 +281,13 @@ describe('useChat', () => {
     // a browser tool call from the runtime is answered over the socket with the tool's fn
     const sock = h.app.socket()!;
     const pending = sock.awaitResult(sessionId, 'bt1', 5000);
-    sock.io.to(`session:${sessionId}`).emit('browser_tool_call', { sessionId, requestId: 'q', toolCallId: 'bt1', toolName: 'get_location', args: { precise: true } });
+    sock.io.to(`session:${sessionId}`).emit('browser_tool_call', {
+      sessionId,
+      requestId: 'q',
+      toolCallId: 'bt1',
+      toolName: 'get_location',
+      args: { precise: true },
+    });
     expect(await pending).toEqual({ lat: 1 });
     expect(result.current.error).toBeUndefined();
     expect(renderToText(renderMessageContent(msgs[1]!.content))).toBe('Hello **there**.');
@@ -215,7 +298,10 @@ describe('useChat', () => {
     const sessionId = await newSession(props);
     const log: ChatStatus[] = [];
     (useChatRecorder as unknown as { log: ChatStatus[] }).log = log;
-    const { result } = renderHook(() => useChatRecorder({ oracleDid: h.oracleDid, sessionId, overrides: overrides() }), { wrapper: wrapperOf(props) });
+    const { result } = renderHook(
+      () => useChatRecorder({ oracleDid: h.oracleDid, sessionId, overrides: overrides() }),
+      { wrapper: wrapperOf(props) },
+    );
     await waitFor(() => expect(result.current.isConfigReady).toBe(true));
     h.model.enqueue({ steps: [{ type: 'http_error', status: 500 }] });
     let sent!: Promise<void>;
@@ -235,14 +321,25 @@ describe('useChat', () => {
     const sessionId = await newSession(props);
     const log: ChatStatus[] = [];
     (useChatRecorder as unknown as { log: ChatStatus[] }).log = log;
-    const { result } = renderHook(() => useChatRecorder({ oracleDid: h.oracleDid, sessionId, overrides: overrides(), streamingMode: 'batched' }), { wrapper: wrapperOf(props) });
+    const { result } = renderHook(
+      () => useChatRecorder({ oracleDid: h.oracleDid, sessionId, overrides: overrides(), streamingMode: 'batched' }),
+      { wrapper: wrapperOf(props) },
+    );
     await waitFor(() => expect(result.current.isConfigReady).toBe(true));
-    h.model.enqueue({ steps: [{ type: 'text', text: 'partial ', chunkSize: 100 }, { type: 'delay', ms: 10_000 }, { type: 'text', text: 'never' }] });
+    h.model.enqueue({
+      steps: [
+        { type: 'text', text: 'partial ', chunkSize: 100 },
+        { type: 'delay', ms: 10_000 },
+        { type: 'text', text: 'never' },
+      ],
+    });
     let sent!: Promise<void>;
     act(() => {
       sent = result.current.sendMessage('long');
     });
-    await waitFor(() => expect(result.current.messages.some((m) => m.type === 'ai' && m.content === 'partial ')).toBe(true));
+    await waitFor(() =>
+      expect(result.current.messages.some((m) => m.type === 'ai' && m.content === 'partial ')).toBe(true),
+    );
     expect(result.current.status).toBe('streaming');
     await act(async () => {
       await result.current.abortStream();
@@ -254,7 +351,16 @@ describe('useChat', () => {
   it('payment required → onPaymentRequiredError with the claim ids', async () => {
     const props = await walletProps();
     const claims: string[][] = [];
-    const { result } = renderHook(() => useChat({ oracleDid: h.oracleDid, sessionId: 's1', overrides: { baseUrl: `${sideUrl}/paid` }, onPaymentRequiredError: (c) => claims.push(c) }), { wrapper: wrapperOf(props) });
+    const { result } = renderHook(
+      () =>
+        useChat({
+          oracleDid: h.oracleDid,
+          sessionId: 's1',
+          overrides: { baseUrl: `${sideUrl}/paid` },
+          onPaymentRequiredError: (c) => claims.push(c),
+        }),
+      { wrapper: wrapperOf(props) },
+    );
     await waitFor(() => expect(result.current.isConfigReady).toBe(true));
     await act(async () => {
       await result.current.sendMessage('hi');
@@ -272,11 +378,32 @@ function renderToText(n: ReactNode): string {
 
 describe('renderMessageContent and useAgAction', () => {
   it('renders strings, ui components and action renders of component records', async () => {
-    const Weather = (p: Record<string, unknown>) => <b>weather {String((p.args as { city: string }).city)} {String(p.status)}</b>;
-    expect(renderToText(renderMessageContent(['a ', { name: 'get_current_weather', props: { id: '1', args: { city: 'Oslo' }, status: 'done' } }], { get_current_weather: Weather }))).toBe('a weather Oslo done');
+    const Weather = (p: Record<string, unknown>) => (
+      <b>
+        weather {String((p.args as { city: string }).city)} {String(p.status)}
+      </b>
+    );
+    expect(
+      renderToText(
+        renderMessageContent(
+          ['a ', { name: 'get_current_weather', props: { id: '1', args: { city: 'Oslo' }, status: 'done' } }],
+          { get_current_weather: Weather },
+        ),
+      ),
+    ).toBe('a weather Oslo done');
     const props = await walletProps();
     const Comp = () => {
-      useAgAction({ name: 'show_chart', description: 'chart', parameters: z.object({ n: z.number() }), handler: () => 'ok', render: ({ status, args }) => <i>chart {String((args as { n: number }).n)} {status}</i> });
+      useAgAction({
+        name: 'show_chart',
+        description: 'chart',
+        parameters: z.object({ n: z.number() }),
+        handler: () => 'ok',
+        render: ({ status, args }) => (
+          <i>
+            chart {String((args as { n: number }).n)} {status}
+          </i>
+        ),
+      });
       return <span>mounted</span>;
     };
     const r = render(
@@ -285,19 +412,31 @@ describe('renderMessageContent and useAgAction', () => {
       </OraclesProvider>,
     );
     await waitFor(() => expect(r.container.textContent).toBe('mounted'));
-    expect(renderToText(renderMessageContent({ name: 'show_chart', props: { id: '2', args: { n: 3 }, status: 'isRunning' } }))).toBe('chart 3 isRunning');
-    expect(renderToText(renderMessageContent({ name: 'unknown', props: { id: '3', args: {}, status: 'done' } }))).toBe('');
+    expect(
+      renderToText(
+        renderMessageContent({ name: 'show_chart', props: { id: '2', args: { n: 3 }, status: 'isRunning' } }),
+      ),
+    ).toBe('chart 3 isRunning');
+    expect(renderToText(renderMessageContent({ name: 'unknown', props: { id: '3', args: {}, status: 'done' } }))).toBe(
+      '',
+    );
   });
 });
 
 describe('useContractOracle, useMemoryEngine, OpenID', () => {
   it('contractOracle stores the delegation (and signs the messages), revoke removes it', async () => {
     const signed: unknown[] = [];
-    const props = { ...(await walletProps()), transactSignX: async (m: unknown) => (signed.push(m), { code: 0, txHash: 'ABC' }) };
+    const props = {
+      ...(await walletProps()),
+      transactSignX: async (m: unknown) => (signed.push(m), { code: 0, txHash: 'ABC' }),
+    };
     const { result } = renderHook(() => useContractOracle(), { wrapper: wrapperOf(props) });
     let r: { expiration: number | null; tx?: unknown } | undefined;
     await act(async () => {
-      r = await result.current.contractOracle({ oracleDid: h.oracleDid, messages: [{ typeUrl: '/test.Msg', value: { a: 1 } }] });
+      r = await result.current.contractOracle({
+        oracleDid: h.oracleDid,
+        messages: [{ typeUrl: '/test.Msg', value: { a: 1 } }],
+      });
     });
     expect(r).toMatchObject({ tx: { txHash: 'ABC' } });
     expect(signed).toHaveLength(1);
@@ -310,14 +449,20 @@ describe('useContractOracle, useMemoryEngine, OpenID', () => {
   });
 
   it('useMemoryEngine reports whether the memory capability is loaded', async () => {
-    const { result } = renderHook(() => useMemoryEngine(h.oracleDid, overrides()), { wrapper: wrapperOf(await walletProps()) });
+    const { result } = renderHook(() => useMemoryEngine(h.oracleDid, overrides()), {
+      wrapper: wrapperOf(await walletProps()),
+    });
     await waitFor(() => expect(result.current.isLoading).toBe(false));
     expect(result.current).toMatchObject({ isEnabled: false, error: undefined });
   });
 
   it('getOpenIdToken and useGetOpenIdToken ask the Matrix homeserver', async () => {
-    expect(await getOpenIdToken({ baseUrl: sideUrl, userId: '@u:matrix.test', accessToken: 'mx-secret' })).toMatchObject({ access_token: 'oid-@u:matrix.test', matrix_server_name: 'matrix.test' });
-    await expect(getOpenIdToken({ baseUrl: sideUrl, userId: '@u:matrix.test', accessToken: 'nope' })).rejects.toMatchObject({ status: 401 });
+    expect(
+      await getOpenIdToken({ baseUrl: sideUrl, userId: '@u:matrix.test', accessToken: 'mx-secret' }),
+    ).toMatchObject({ access_token: 'oid-@u:matrix.test', matrix_server_name: 'matrix.test' });
+    await expect(
+      getOpenIdToken({ baseUrl: sideUrl, userId: '@u:matrix.test', accessToken: 'nope' }),
+    ).rejects.toMatchObject({ status: 401 });
     const props = await walletProps();
     props.initialWallet.matrix = { baseUrl: sideUrl, userId: '@u:matrix.test', accessToken: 'mx-secret' };
     const { result } = renderHook(() => useGetOpenIdToken(), { wrapper: wrapperOf(props) });

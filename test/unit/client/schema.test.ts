@@ -5,21 +5,40 @@ import { isZod3, isZod4, toJsonSchema } from '../../../src/client/react/schema.t
 
 describe('browser tool schemas → JSON Schema', () => {
   it('zod 4: a non-empty object schema with required fields and descriptions', () => {
-    const s = z4.object({ city: z4.string().describe('the city'), days: z4.number().int().min(1).max(7).optional(), units: z4.enum(['c', 'f']) });
+    const s = z4.object({
+      city: z4.string().describe('the city'),
+      days: z4.number().int().min(1).max(7).optional(),
+      units: z4.enum(['c', 'f']),
+    });
     expect(isZod4(s)).toBe(true);
     const j = toJsonSchema(s);
-    expect(j).toMatchObject({ type: 'object', properties: { city: { type: 'string', description: 'the city' }, days: { type: 'integer', minimum: 1, maximum: 7 }, units: { enum: ['c', 'f'] } } });
+    expect(j).toMatchObject({
+      type: 'object',
+      properties: {
+        city: { type: 'string', description: 'the city' },
+        days: { type: 'integer', minimum: 1, maximum: 7 },
+        units: { enum: ['c', 'f'] },
+      },
+    });
     expect(j.required).toEqual(['city', 'units']);
   });
 
   it('zod 3.x: the same schema converts to the same essentials', () => {
-    const s = z3.object({ city: z3.string().describe('the city'), days: z3.number().int().min(1).max(7).optional(), units: z3.enum(['c', 'f']) });
+    const s = z3.object({
+      city: z3.string().describe('the city'),
+      days: z3.number().int().min(1).max(7).optional(),
+      units: z3.enum(['c', 'f']),
+    });
     expect(isZod3(s)).toBe(true);
     expect(isZod4(s)).toBe(false);
     const j = toJsonSchema(s);
     expect(j).toEqual({
       type: 'object',
-      properties: { city: { type: 'string', description: 'the city' }, days: { type: 'integer', minimum: 1, maximum: 7 }, units: { type: 'string', enum: ['c', 'f'] } },
+      properties: {
+        city: { type: 'string', description: 'the city' },
+        days: { type: 'integer', minimum: 1, maximum: 7 },
+        units: { type: 'string', enum: ['c', 'f'] },
+      },
       required: ['city', 'units'],
     });
   });

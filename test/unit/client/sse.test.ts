@@ -18,14 +18,26 @@ function chunkings(bytes: Uint8Array): Uint8Array[][] {
   for (let i = 1; i < bytes.length; i++) all.push([bytes.slice(0, i), bytes.slice(i)]);
   all.push(Array.from(bytes, (b) => Uint8Array.of(b)));
   // three-way cuts around every position, step 7 to stay fast
-  for (let i = 1; i < bytes.length; i += 7) for (let j = i + 1; j < bytes.length; j += 11) all.push([bytes.slice(0, i), bytes.slice(i, j), bytes.slice(j)]);
+  for (let i = 1; i < bytes.length; i += 7)
+    for (let j = i + 1; j < bytes.length; j += 11) all.push([bytes.slice(0, i), bytes.slice(i, j), bytes.slice(j)]);
   return all;
 }
 
 const events: AnyEvent[] = [
   { id: 1, event: 'run', data: { runId: 'r1', requestId: 'q1' } },
   { id: 2, event: 'message', data: { content: 'Héllo 🌍 — ünïcödé ✓ 日本語' } },
-  { id: 3, event: 'tool_call', data: { sessionId: 's', requestId: 'q1', eventId: 'e1', toolName: 'get_current_weather', args: { city: 'Zürich' }, status: 'isRunning' } },
+  {
+    id: 3,
+    event: 'tool_call',
+    data: {
+      sessionId: 's',
+      requestId: 'q1',
+      eventId: 'e1',
+      toolName: 'get_current_weather',
+      args: { city: 'Zürich' },
+      status: 'isRunning',
+    },
+  },
   { id: 4, event: 'message', data: { content: 'line1\nline2\r\nline3' } },
   { id: 5, event: 'done', data: { status: 'finished' } },
 ];
@@ -49,7 +61,9 @@ describe('SseFrameParser', () => {
   });
 
   it('an empty chunk between CR and LF does not end the frame early', () => {
-    expect(framesOf(['data: a\r', '', new Uint8Array(0), '\ndata: b\r\n\r\n'])).toEqual([{ id: undefined, event: 'message', data: 'a\nb' }]);
+    expect(framesOf(['data: a\r', '', new Uint8Array(0), '\ndata: b\r\n\r\n'])).toEqual([
+      { id: undefined, event: 'message', data: 'a\nb' },
+    ]);
   });
 
   it('joins multi-line data with \\n, keeps the last id, defaults the event name to message', () => {

@@ -7,8 +7,17 @@ const KEY = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK';
 
 describe('parseConfig', () => {
   it('fills defaults; voters get weight 1; rateLimit may be partial; the tally is exact', () => {
-    const c = parseConfig({ voters: [{ did: KEY }, { did: 'did:example:board', weight: 3 }], rateLimit: { max: 5 }, tally: { rule: 'absolute_count', k: 2 }, $schema: 'x', comment: 'y' });
-    expect(c.voters).toEqual([{ did: KEY, weight: 1 }, { did: 'did:example:board', weight: 3 }]);
+    const c = parseConfig({
+      voters: [{ did: KEY }, { did: 'did:example:board', weight: 3 }],
+      rateLimit: { max: 5 },
+      tally: { rule: 'absolute_count', k: 2 },
+      $schema: 'x',
+      comment: 'y',
+    });
+    expect(c.voters).toEqual([
+      { did: KEY, weight: 1 },
+      { did: 'did:example:board', weight: 3 },
+    ]);
     expect(c.rateLimit).toEqual({ max: 5, timeWindowMs: DEFAULT_CONFIG.rateLimit.timeWindowMs });
     expect(c.tally).toEqual({ rule: 'absolute_count', k: 2 });
     expect(c.port).toBe(DEFAULT_CONFIG.port);
@@ -45,13 +54,18 @@ describe('resolveSettings', () => {
   it('port: --port, then ORACLEKIT_DAEMON_PORT, then daemon.json; host: --host, then daemon.json', () => {
     expect(resolveSettings(config, {}, {})).toEqual({ config, host: '127.0.0.2', port: 5000, dbSynchronous: 'async' });
     expect(resolveSettings(config, {}, { ORACLEKIT_DAEMON_PORT: '0' }).port).toBe(0);
-    expect(resolveSettings(config, { port: '6000', host: '::1' }, { ORACLEKIT_DAEMON_PORT: '0' })).toMatchObject({ port: 6000, host: '::1' });
+    expect(resolveSettings(config, { port: '6000', host: '::1' }, { ORACLEKIT_DAEMON_PORT: '0' })).toMatchObject({
+      port: 6000,
+      host: '::1',
+    });
     expect(resolveSettings(config, {}, { ORACLEKIT_DB_SYNCHRONOUS: 'FULL' }).dbSynchronous).toBe('FULL');
   });
   it('refuses a bad port or durability mode, naming where it came from', () => {
     expect(() => resolveSettings(config, { port: 'x' }, {})).toThrow(/--port = "x" is not a port/);
     expect(() => resolveSettings(config, {}, { ORACLEKIT_DAEMON_PORT: '99999' })).toThrow(/ORACLEKIT_DAEMON_PORT/);
-    expect(() => resolveSettings(config, {}, { ORACLEKIT_DB_SYNCHRONOUS: 'full' })).toThrow(/ORACLEKIT_DB_SYNCHRONOUS = "full" is not known/);
+    expect(() => resolveSettings(config, {}, { ORACLEKIT_DB_SYNCHRONOUS: 'full' })).toThrow(
+      /ORACLEKIT_DB_SYNCHRONOUS = "full" is not known/,
+    );
   });
 });
 
@@ -61,7 +75,9 @@ describe('the database setting (ORACLEKIT_DATABASE_URL, daemon.json databaseUrl)
     expect(resolveSettings(parseConfig({}), {}, { ORACLEKIT_DATABASE_URL: '' }).databaseUrl).toBeUndefined();
     const file = parseConfig({ databaseUrl: 'postgres://u@db.example:5432/reg' });
     expect(resolveSettings(file, {}, {}).databaseUrl).toBe('postgres://u@db.example:5432/reg');
-    expect(resolveSettings(file, {}, { ORACLEKIT_DATABASE_URL: 'postgresql://v@other/reg2' }).databaseUrl).toBe('postgresql://v@other/reg2');
+    expect(resolveSettings(file, {}, { ORACLEKIT_DATABASE_URL: 'postgresql://v@other/reg2' }).databaseUrl).toBe(
+      'postgresql://v@other/reg2',
+    );
   });
   it('refuses a bad URL, naming the setting, the value (password hidden) and what is valid', () => {
     let err: OracleKitError | undefined;
@@ -71,11 +87,19 @@ describe('the database setting (ORACLEKIT_DATABASE_URL, daemon.json databaseUrl)
       err = e as OracleKitError;
     }
     expect(err?.code).toBe('invalid_config');
-    expect(err?.message).toMatch(/ORACLEKIT_DATABASE_URL = "mysql:\/\/u:\*\*\*@h\/db" is not a PostgreSQL URL: the scheme/);
-    expect(() => resolveSettings(parseConfig({}), {}, { ORACLEKIT_DATABASE_URL: 'postgres://u:secret@h/' })).toThrow(/ORACLEKIT_DATABASE_URL = "postgres:\/\/u:\*\*\*@h\/" is not a PostgreSQL URL: it names no database/);
-    expect(() => parseConfig({ databaseUrl: '/var/lib/registry.db' })).toThrow(/databaseUrl = "\/var\/lib\/registry.db" is invalid: not a PostgreSQL URL/);
+    expect(err?.message).toMatch(
+      /ORACLEKIT_DATABASE_URL = "mysql:\/\/u:\*\*\*@h\/db" is not a PostgreSQL URL: the scheme/,
+    );
+    expect(() => resolveSettings(parseConfig({}), {}, { ORACLEKIT_DATABASE_URL: 'postgres://u:secret@h/' })).toThrow(
+      /ORACLEKIT_DATABASE_URL = "postgres:\/\/u:\*\*\*@h\/" is not a PostgreSQL URL: it names no database/,
+    );
+    expect(() => parseConfig({ databaseUrl: '/var/lib/registry.db' })).toThrow(
+      /databaseUrl = "\/var\/lib\/registry.db" is invalid: not a PostgreSQL URL/,
+    );
     expect(() => parseConfig({ databaseUrl: 5 })).toThrow(/databaseUrl/);
-    expect(() => parseConfig({ databaseUrl: 'postgresql://u:pw@h' })).toThrow(/databaseUrl = "postgresql:\/\/u:\*\*\*@h" is invalid: not a PostgreSQL URL: it names no database/);
+    expect(() => parseConfig({ databaseUrl: 'postgresql://u:pw@h' })).toThrow(
+      /databaseUrl = "postgresql:\/\/u:\*\*\*@h" is invalid: not a PostgreSQL URL: it names no database/,
+    );
   });
 });
 
@@ -96,11 +120,24 @@ describe('the shared rate limit setting (ORACLEKIT_REDIS_URL, daemon.json redisU
     } catch (e) {
       err = e as OracleKitError;
     }
-    expect(err).toMatchObject({ code: 'invalid_config', field: 'ORACLEKIT_REDIS_URL', value: 'http://u:***@cache:6379', valid: expect.stringContaining('redis://') });
-    expect(err?.message).toMatch(/ORACLEKIT_REDIS_URL = "http:\/\/u:\*\*\*@cache:6379" is not a Redis URL: the scheme must be redis:\/\/ or rediss:\/\//);
+    expect(err).toMatchObject({
+      code: 'invalid_config',
+      field: 'ORACLEKIT_REDIS_URL',
+      value: 'http://u:***@cache:6379',
+      valid: expect.stringContaining('redis://'),
+    });
+    expect(err?.message).toMatch(
+      /ORACLEKIT_REDIS_URL = "http:\/\/u:\*\*\*@cache:6379" is not a Redis URL: the scheme must be redis:\/\/ or rediss:\/\//,
+    );
     expect(err?.message).not.toContain('secret');
-    expect(() => resolveSettings(parseConfig({}), {}, { ORACLEKIT_REDIS_URL: 'redis://:secret@cache:6379/queue' })).toThrow(/ORACLEKIT_REDIS_URL = "redis:\/\/:\*\*\*@cache:6379\/queue" is not a Redis URL: the path must be a database number/);
-    expect(() => parseConfig({ redisUrl: 'cache:6379' })).toThrow(/redisUrl = "cache:6379" is invalid: not a Redis URL: the scheme/);
+    expect(() =>
+      resolveSettings(parseConfig({}), {}, { ORACLEKIT_REDIS_URL: 'redis://:secret@cache:6379/queue' }),
+    ).toThrow(
+      /ORACLEKIT_REDIS_URL = "redis:\/\/:\*\*\*@cache:6379\/queue" is not a Redis URL: the path must be a database number/,
+    );
+    expect(() => parseConfig({ redisUrl: 'cache:6379' })).toThrow(
+      /redisUrl = "cache:6379" is invalid: not a Redis URL: the scheme/,
+    );
     expect(() => parseConfig({ redisUrl: 6379 })).toThrow(/redisUrl/);
     let fileErr: OracleKitError | undefined;
     try {

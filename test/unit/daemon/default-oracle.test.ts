@@ -25,7 +25,11 @@ afterAll(() => t.cleanup());
 
 it('parses the oracle section of daemon.json and refuses unknown keys', () => {
   expect(parseConfig({}).oracle).toEqual({ enabled: true, name: 'oraclekit default oracle' });
-  expect(parseConfig({ oracle: { model: 'm', features: { weather: false } } }).oracle).toMatchObject({ enabled: true, model: 'm', features: { weather: false } });
+  expect(parseConfig({ oracle: { model: 'm', features: { weather: false } } }).oracle).toMatchObject({
+    enabled: true,
+    model: 'm',
+    features: { weather: false },
+  });
   expect(() => parseConfig({ oracle: { modle: 'm' } })).toThrow(/oracle\.modle is unknown/);
   expect(() => parseConfig({ oracle: { features: { weather: 'no' } } })).toThrow(/oracle\.features/);
 });
@@ -39,50 +43,93 @@ it('creates the signing key once, 0600, and reads the same one back', async () =
   expect(b).toMatchObject({ created: false, did: a.did, mnemonic: a.mnemonic });
 });
 
-it('answers under /oracle beside /v1, with socket.io at the daemon\'s /socket.io/', async () => {
+it("answers under /oracle beside /v1, with socket.io at the daemon's /socket.io/", async () => {
   const db = openDatabase({ path: join(t.home, 'registry.db'), migrations: { registry: REGISTRY_MIGRATIONS } });
   const config = { ...DEFAULT_CONFIG, oracle: { ...DEFAULT_CONFIG.oracle } };
   const mounted: { oracle?: DefaultOracle } = {};
-  const app = await buildServer({ registry: new Registry(db, config), config, version: 'test', token: 'admin-token', healthExtra: () => (mounted.oracle ? { oracle: mounted.oracle.info() } : {}) });
+  const app = await buildServer({
+    registry: new Registry(db, config),
+    config,
+    version: 'test',
+    token: 'admin-token',
+    healthExtra: () => (mounted.oracle ? { oracle: mounted.oracle.info() } : {}),
+  });
   const lines: string[] = [];
   const key = await loadOracleKey(t.env);
   // no LLM_* at all: the oracle still mounts, a turn says what to set
-  const oracle = (mounted.oracle = await mountDefaultOracle(app, { database: db, config: config.oracle, env: {}, key, log: { info: (l) => lines.push(l), error: (l) => lines.push(l) } }));
+  const oracle = (mounted.oracle = await mountDefaultOracle(app, {
+    database: db,
+    config: config.oracle,
+    env: {},
+    key,
+    log: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
+  }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   try {
     expect(lines).toContain('[boot] loaded: user-preferences');
     expect(await db.schemaVersion('runtime')).toBeGreaterThanOrEqual(1);
-    expect(await (await fetch(`${url}/oracle/health`)).json()).toMatchObject({ status: 'ok', oracleDid: key.did, name: 'oraclekit default oracle' });
-    const health = (await (await fetch(`${url}/health`)).json()) as { name: string; oracle: { did: string; path: string; model: string | null } };
+    expect(await (await fetch(`${url}/oracle/health`)).json()).toMatchObject({
+      status: 'ok',
+      oracleDid: key.did,
+      name: 'oraclekit default oracle',
+    });
+    const health = (await (await fetch(`${url}/health`)).json()) as {
+      name: string;
+      oracle: { did: string; path: string; model: string | null };
+    };
     expect(health).toMatchObject({ name: 'oraclekit', oracle: { did: key.did, path: '/oracle', model: null } });
-    expect((await fetch(`${url}/admin/v1/keys`, { headers: { authorization: 'Bearer admin-token' } })).status).toBe(200);
+    expect((await fetch(`${url}/admin/v1/keys`, { headers: { authorization: 'Bearer admin-token' } })).status).toBe(
+      200,
+    );
     expect(((await (await fetch(`${url}/v1/domains`)).json()) as { code: string }).code).not.toMatch(/ucan|signing/); // the registry's own auth, not the runtime's
     expect((await fetch(`${url}/oracle/sessions`)).status).toBe(401);
     expect(((await (await fetch(`${url}/docs/json`)).json()) as { openapi: string }).openapi).toBe('3.1.0');
 
     while (!(await fetch(`${url}/oracle/ready`)).ok) await new Promise((r) => setTimeout(r, 10));
     const user = await generateSigner();
-    const auth = async () => ({ authorization: `Bearer ${await mintInvocation({ issuer: user, audience: key.did })}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' });
+    const auth = async () => ({
+      authorization: `Bearer ${await mintInvocation({ issuer: user, audience: key.did })}`,
+      'x-auth-type': 'ucan',
+      'content-type': 'application/json',
+    });
     const created = await fetch(`${url}/oracle/sessions`, { method: 'POST', headers: await auth(), body: '{}' });
     expect(created.status).toBe(201);
     const { sessionId } = (await created.json()) as { sessionId: string };
 
     const invocation = await mintInvocation({ issuer: user, audience: key.did });
     const handshake = await new Promise<string>((resolve) => {
-      const s = connect(url, { path: '/socket.io/', transports: ['websocket'], query: { sessionId }, auth: { invocation }, reconnection: false, forceNew: true });
+      const s = connect(url, {
+        path: '/socket.io/',
+        transports: ['websocket'],
+        query: { sessionId },
+        auth: { invocation },
+        reconnection: false,
+        forceNew: true,
+      });
       s.on('connect', () => (s.close(), resolve('connected')));
       s.on('connect_error', (e) => (s.close(), resolve(`refused: ${e.message}`)));
     });
     expect(handshake).toBe('connected');
     const refused = await new Promise<string>((resolve) => {
-      const s = connect(url, { path: '/socket.io/', transports: ['websocket'], query: { sessionId }, auth: {}, reconnection: false, forceNew: true });
+      const s = connect(url, {
+        path: '/socket.io/',
+        transports: ['websocket'],
+        query: { sessionId },
+        auth: {},
+        reconnection: false,
+        forceNew: true,
+      });
       s.on('connect', () => (s.close(), resolve('connected')));
       s.on('connect_error', () => (s.close(), resolve('refused')));
     });
     expect(refused).toBe('refused');
 
-    const turn = await fetch(`${url}/oracle/messages/${sessionId}`, { method: 'POST', headers: await auth(), body: JSON.stringify({ message: 'hi' }) });
+    const turn = await fetch(`${url}/oracle/messages/${sessionId}`, {
+      method: 'POST',
+      headers: await auth(),
+      body: JSON.stringify({ message: 'hi' }),
+    });
     const body = (await turn.json()) as { code: string; message: string };
     expect(body.code).toBe('model_not_configured');
     expect(body.message).toContain("LLM_MODEL in the daemon's environment");

@@ -21,7 +21,11 @@ const ROOT = join(import.meta.dirname, '../../..');
 const HASH = 'sha256:' + 'ab'.repeat(32);
 export const PKG = { documents: [{ url: 'https://docs.example.org/entity.pdf', hash: HASH, name: 'entity' }] };
 
-export function tempHome(config?: Record<string, unknown>): { home: string; env: Record<string, string>; cleanup: () => void } {
+export function tempHome(config?: Record<string, unknown>): {
+  home: string;
+  env: Record<string, string>;
+  cleanup: () => void;
+} {
   const home = mkdtempSync(join(tmpdir(), 'oraclekit-test-'));
   mkdirSync(join(home, 'config'), { recursive: true });
   if (config) writeFileSync(join(home, 'config/daemon.json'), JSON.stringify(config));
@@ -42,7 +46,11 @@ export function tempHome(config?: Record<string, unknown>): { home: string; env:
 
 export interface Api {
   url: string;
-  call: (method: string, path: string, opts?: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> }) => Promise<{ status: number; body: any; headers: Headers }>;
+  call: (
+    method: string,
+    path: string,
+    opts?: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> },
+  ) => Promise<{ status: number; body: any; headers: Headers }>;
 }
 
 function api(url: string): Api {
@@ -54,7 +62,8 @@ function api(url: string): Api {
       let body: string | undefined;
       if (opts.raw !== undefined) body = opts.raw;
       else if (opts.body !== undefined) body = JSON.stringify(opts.body);
-      if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+      if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+        headers['content-type'] = 'application/json';
       const r = await fetch(url + path, { method, headers, body });
       const text = await r.text();
       let parsed: any = text;
@@ -77,10 +86,17 @@ export interface InProcess extends Api {
 }
 
 /** An in-process server (real HTTP on 127.0.0.1, real SQLite file, or the PostgreSQL database at `databaseUrl`). */
-export async function startInProcess(config: Record<string, unknown> = {}, o: { databaseUrl?: string | undefined } = {}): Promise<InProcess> {
+export async function startInProcess(
+  config: Record<string, unknown> = {},
+  o: { databaseUrl?: string | undefined } = {},
+): Promise<InProcess> {
   const t = tempHome();
   const cfg: DeploymentConfig = parseConfig({ rateLimit: { max: 1_000_000, timeWindowMs: 60_000 }, ...config });
-  const db = await openStorage({ location: o.databaseUrl ?? join(t.home, 'data/registry.db'), migrations: { registry: REGISTRY_MIGRATIONS }, max: 4 });
+  const db = await openStorage({
+    location: o.databaseUrl ?? join(t.home, 'data/registry.db'),
+    migrations: { registry: REGISTRY_MIGRATIONS },
+    max: 4,
+  });
   const registry = new Registry(db, cfg);
   const app = await buildServer({ registry, config: cfg, version: 'test', token: 'admin-token' });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -112,7 +128,10 @@ export interface Spawned extends Api {
 export async function spawnDaemon(env: Record<string, string>, home: string): Promise<Spawned> {
   const discovery = join(home, 'state/daemon.json');
   rmSync(discovery, { force: true });
-  const child = spawn(process.execPath, [join(ROOT, 'dist/daemon/main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'dist/daemon/main.js')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   for (let i = 0; i < 400; i++) {
@@ -127,12 +146,18 @@ export async function spawnDaemon(env: Record<string, string>, home: string): Pr
   throw new Error(`daemon did not start: ${stderr}`);
 }
 
-export async function adminKey(d: { call: Api['call']; token: string }, did: string, ...roles: string[]): Promise<string> {
+export async function adminKey(
+  d: { call: Api['call']; token: string },
+  did: string,
+  ...roles: string[]
+): Promise<string> {
   const r = await d.call('POST', '/admin/v1/keys', { key: d.token, body: { did, roles } });
   if (r.status !== 201) throw new Error(`key: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.key;
 }
 
 export function waitExit(child: ChildProcess): Promise<void> {
-  return new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', () => r())));
+  return new Promise((r) =>
+    child.exitCode !== null || child.signalCode !== null ? r() : child.once('exit', () => r()),
+  );
 }

@@ -93,7 +93,11 @@ describe('the shapes kept across a shrink', () => {
   `;
 
   it('a kept tick object keeps its map through memory-reducing collections', () => {
-    const r = JSON.parse(execFileSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', probe], { encoding: 'utf8' })) as { keptIsTick: boolean; same: boolean[] };
+    const r = JSON.parse(
+      execFileSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', probe], {
+        encoding: 'utf8',
+      }),
+    ) as { keptIsTick: boolean; same: boolean[] };
     expect(r.keptIsTick).toBe(true);
     expect(r.same).toEqual([true, true, true]);
   });

@@ -6,7 +6,14 @@
  * gives what the router and Node's HTTP parser refuse (item 3).
  */
 import { describe, expect, it } from 'vitest';
-import { boundedValue, HTTP_ERRORS, OracleKitError, showValue, toErrorBody, VALUE_LIMITS } from '../../../src/lib/errors.ts';
+import {
+  boundedValue,
+  HTTP_ERRORS,
+  OracleKitError,
+  showValue,
+  toErrorBody,
+  VALUE_LIMITS,
+} from '../../../src/lib/errors.ts';
 import { REGISTRY_ERRORS, fieldError } from '../../../src/lib/registry/errors.ts';
 
 const deepArray = (n: number): unknown => {
@@ -30,7 +37,15 @@ describe('showValue', () => {
   });
 
   it('20,000 deep, 100,000 wide, long strings, cycles: bounded, never throws', () => {
-    for (const v of [deepArray(20_000), deepObject(20_000), Array.from({ length: 100_000 }, (_, i) => i), 'z'.repeat(1_000_000), { k: 'v'.repeat(10_000) }, 10n, Symbol('s')]) {
+    for (const v of [
+      deepArray(20_000),
+      deepObject(20_000),
+      Array.from({ length: 100_000 }, (_, i) => i),
+      'z'.repeat(1_000_000),
+      { k: 'v'.repeat(10_000) },
+      10n,
+      Symbol('s'),
+    ]) {
       const s = showValue(v);
       expect(s.length).toBeLessThanOrEqual(VALUE_LIMITS.length);
     }
@@ -47,7 +62,12 @@ describe('showValue', () => {
     expect(e.message.length).toBeLessThan(200);
     const body = JSON.stringify(e.toBody());
     expect(body.length).toBeLessThan(400);
-    expect(JSON.parse(body)).toMatchObject({ statusCode: 400, code: 'invalid_did', field: 'projectId', details: { value: expect.stringMatching(/^\[\[/), valid: 'a DID' } });
+    expect(JSON.parse(body)).toMatchObject({
+      statusCode: 400,
+      code: 'invalid_did',
+      field: 'projectId',
+      details: { value: expect.stringMatching(/^\[\[/), valid: 'a DID' },
+    });
   });
 });
 
@@ -59,7 +79,9 @@ describe('boundedValue (details.value)', () => {
     expect(typeof boundedValue(Array.from({ length: 1000 }, () => 1))).toBe('string');
     expect(boundedValue('s'.repeat(1024))).toBe('s'.repeat(1024));
     expect((boundedValue('s'.repeat(5000)) as string).length).toBeLessThanOrEqual(VALUE_LIMITS.length);
-    expect(new OracleKitError({ status: 400, code: 'x', message: 'm', value: deepObject(50_000) }).toBody().details?.value).toBe('{"a":{"a":{"a":{...}}}}');
+    expect(
+      new OracleKitError({ status: 400, code: 'x', message: 'm', value: deepObject(50_000) }).toBody().details?.value,
+    ).toBe('{"a":{"a":{"a":{...}}}}');
   });
 });
 

@@ -16,7 +16,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 it("mounts onto a host's fastify and database, with its own routes, auth and socket.io", async () => {
   const host = Fastify();
   host.get('/health', async () => ({ host: true }));
-  const db = openDatabase({ path: join(dir, 'daemon.db'), migrations: { registry: [{ version: 1, description: 'x', sql: 'CREATE TABLE registry_x (a TEXT)' }] } });
+  const db = openDatabase({
+    path: join(dir, 'daemon.db'),
+    migrations: { registry: [{ version: 1, description: 'x', sql: 'CREATE TABLE registry_x (a TEXT)' }] },
+  });
   const lines: string[] = [];
   const oracle = createOracle({
     config: { name: 'Default oracle', model: 'm' },
@@ -37,12 +40,27 @@ it("mounts onto a host's fastify and database, with its own routes, auth and soc
     expect((await fetch(`${url}/sessions`)).status).toBe(401);
     const user = await generateSigner();
     const oracleDid = oracle.runtime.oracleDid;
-    const res = await fetch(`${url}/sessions`, { method: 'POST', headers: { authorization: `Bearer ${await mintInvocation({ issuer: user, audience: oracleDid })}`, 'x-auth-type': 'ucan', 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${url}/sessions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${await mintInvocation({ issuer: user, audience: oracleDid })}`,
+        'x-auth-type': 'ucan',
+        'content-type': 'application/json',
+      },
+      body: '{}',
+    });
     expect(res.status).toBe(201);
     const { sessionId } = (await res.json()) as { sessionId: string };
     const invocation = await mintInvocation({ issuer: user, audience: oracleDid });
     const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(url, { path: '/socket.io/', transports: ['websocket'], query: { sessionId }, auth: { invocation }, reconnection: false, forceNew: true });
+      const s = connect(url, {
+        path: '/socket.io/',
+        transports: ['websocket'],
+        query: { sessionId },
+        auth: { invocation },
+        reconnection: false,
+        forceNew: true,
+      });
       s.on('connect', () => (s.close(), resolve(true)));
       s.on('connect_error', () => (s.close(), resolve(false)));
     });
@@ -57,7 +75,13 @@ it("mounts onto a host's fastify and database, with its own routes, auth and soc
 
 it('registers under a prefix with its public routes still public', async () => {
   const host = Fastify();
-  const oracle = createOracle({ config: { name: 'P' }, dbPath: join(dir, 'p.db'), env: {}, logger: { info: () => {}, error: () => {} }, signingMnemonic: '' });
+  const oracle = createOracle({
+    config: { name: 'P' },
+    dbPath: join(dir, 'p.db'),
+    env: {},
+    logger: { info: () => {}, error: () => {} },
+    signingMnemonic: '',
+  });
   await host.register(oracle.plugin, { prefix: '/oracle' });
   const h = await host.inject({ method: 'GET', url: '/oracle/health' });
   expect(h.statusCode).toBe(200);

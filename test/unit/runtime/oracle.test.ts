@@ -21,16 +21,28 @@ const silent = { info: () => {}, error: () => {} };
 const USER = 'did:key:z6MkuserA';
 
 describe('the lifecycle follows the host', () => {
-  it('starts on the host\'s ready; the host\'s close aborts running turns, then closes the runtime; close is idempotent', async () => {
+  it("starts on the host's ready; the host's close aborts running turns, then closes the runtime; close is idempotent", async () => {
     const model = scriptedModel();
-    const oracle = createOracle({ config: { name: 'L', oracleDid: 'did:key:z6Mkoracle' }, dbPath: join(dir, 'l.db'), env: {}, model, logger: silent, signingMnemonic: '' });
+    const oracle = createOracle({
+      config: { name: 'L', oracleDid: 'did:key:z6Mkoracle' },
+      dbPath: join(dir, 'l.db'),
+      env: {},
+      model,
+      logger: silent,
+      signingMnemonic: '',
+    });
     const host = Fastify();
     await host.register(oracle.plugin, { prefix: '/oracle' });
     expect(oracle.socket()).toBeUndefined();
     await host.ready();
     expect(oracle.socket()).toBeDefined();
     const s = await oracle.runtime.store.createSession(USER);
-    model.enqueue({ steps: [{ type: 'text', text: 'slow' }, { type: 'delay', ms: 60_000 }] });
+    model.enqueue({
+      steps: [
+        { type: 'text', text: 'slow' },
+        { type: 'delay', ms: 60_000 },
+      ],
+    });
     const run = await oracle.runtime.startTurn(USER, s.sessionId, { message: 'hi' });
     await host.close();
     expect(await run.done).toBe('aborted');
@@ -40,11 +52,19 @@ describe('the lifecycle follows the host', () => {
   });
 
   it('one plugin for one host', async () => {
-    const oracle = createOracle({ config: { name: 'O' }, dbPath: join(dir, 'o.db'), env: {}, logger: silent, signingMnemonic: '' });
+    const oracle = createOracle({
+      config: { name: 'O' },
+      dbPath: join(dir, 'o.db'),
+      env: {},
+      logger: silent,
+      signingMnemonic: '',
+    });
     const a = Fastify();
     await a.register(oracle.plugin);
     const b = Fastify();
-    await expect(b.register(oracle.plugin)).rejects.toThrow('this oracle is already registered: createOracle() gives one plugin for one host');
+    await expect(b.register(oracle.plugin)).rejects.toThrow(
+      'this oracle is already registered: createOracle() gives one plugin for one host',
+    );
     await a.close();
     await b.close();
   });
@@ -69,7 +89,14 @@ describe('the model', () => {
   });
 
   it('a LanguageModel serves every turn, and names the default model when the config names none', async () => {
-    const app = createOracleApp({ config: { name: 'M' }, dbPath: join(dir, 'm.db'), env: {}, model: scriptedModel({ modelId: 'in-process' }), logger: silent, signingMnemonic: '' });
+    const app = createOracleApp({
+      config: { name: 'M' },
+      dbPath: join(dir, 'm.db'),
+      env: {},
+      model: scriptedModel({ modelId: 'in-process' }),
+      logger: silent,
+      signingMnemonic: '',
+    });
     try {
       const r = await app.fastify.inject({ method: 'GET', url: '/models' });
       expect(r.json()).toEqual({ models: [{ id: 'in-process', name: 'in-process' }], default: 'in-process' });
@@ -80,7 +107,13 @@ describe('the model', () => {
   });
 
   it('without a model option and without LLM_BASE_URL, a turn is refused with model_not_configured', async () => {
-    const app = createOracleApp({ config: { name: 'N', model: 'm' }, dbPath: join(dir, 'n.db'), env: {}, logger: silent, signingMnemonic: '' });
+    const app = createOracleApp({
+      config: { name: 'N', model: 'm' },
+      dbPath: join(dir, 'n.db'),
+      env: {},
+      logger: silent,
+      signingMnemonic: '',
+    });
     try {
       let err: unknown;
       try {
@@ -88,7 +121,11 @@ describe('the model', () => {
       } catch (e) {
         err = e;
       }
-      expect(isOracleKitError(err) && err.toBody()).toMatchObject({ statusCode: 503, code: 'model_not_configured', message: 'no model configured: set LLM_BASE_URL and the model in oracle.config.json' });
+      expect(isOracleKitError(err) && err.toBody()).toMatchObject({
+        statusCode: 503,
+        code: 'model_not_configured',
+        message: 'no model configured: set LLM_BASE_URL and the model in oracle.config.json',
+      });
     } finally {
       await app.close();
     }
@@ -97,12 +134,23 @@ describe('the model', () => {
 
 describe('session ownership', () => {
   it("one check: another user's session answers like a missing one", async () => {
-    const app = createOracleApp({ config: { name: 'S' }, dbPath: join(dir, 's.db'), env: {}, logger: silent, signingMnemonic: '' });
+    const app = createOracleApp({
+      config: { name: 'S' },
+      dbPath: join(dir, 's.db'),
+      env: {},
+      logger: silent,
+      signingMnemonic: '',
+    });
     try {
       const s = await app.runtime.store.createSession(USER);
       expect(await app.runtime.ownSession(USER, s.sessionId)).toMatchObject({ sessionId: s.sessionId });
-      for (const [who, id] of [['did:key:z6MkuserB', s.sessionId], [USER, 'no-such-session']]) {
-        await expect(app.runtime.ownSession(who!, id!)).rejects.toThrow(expect.objectContaining({ status: 404, code: 'session_not_found', message: `no session ${id}` }));
+      for (const [who, id] of [
+        ['did:key:z6MkuserB', s.sessionId],
+        [USER, 'no-such-session'],
+      ]) {
+        await expect(app.runtime.ownSession(who!, id!)).rejects.toThrow(
+          expect.objectContaining({ status: 404, code: 'session_not_found', message: `no session ${id}` }),
+        );
       }
     } finally {
       await app.close();

@@ -7,17 +7,24 @@ describe('RealtimeHub', () => {
     const hub = new RealtimeHub();
     expect(hub.emit('s1', 'x', {})).toBe(false);
     const seen: unknown[] = [];
-    const off = hub.subscribe((sessionId, event, payload) => (seen.push([sessionId, event, payload]), sessionId === 's1'));
+    const off = hub.subscribe(
+      (sessionId, event, payload) => (seen.push([sessionId, event, payload]), sessionId === 's1'),
+    );
     expect(hub.emit('s1', 'browser_tool_call', { a: 1 })).toBe(true);
     expect(hub.emit('s2', 'browser_tool_call', { a: 2 })).toBe(false); // no client of s2
-    expect(seen).toEqual([['s1', 'browser_tool_call', { a: 1 }], ['s2', 'browser_tool_call', { a: 2 }]]);
+    expect(seen).toEqual([
+      ['s1', 'browser_tool_call', { a: 1 }],
+      ['s2', 'browser_tool_call', { a: 2 }],
+    ]);
     off();
     expect(hub.emit('s1', 'x', {})).toBe(false);
   });
 
   it("a client's answer settles the awaited call of its own session only; errors reject; no transport rejects at once", async () => {
     const hub = new RealtimeHub();
-    await expect(hub.awaitResult('s1', 't0', 1000)).rejects.toThrow('no realtime channel: the client must connect over socket.io');
+    await expect(hub.awaitResult('s1', 't0', 1000)).rejects.toThrow(
+      'no realtime channel: the client must connect over socket.io',
+    );
     hub.subscribe(() => true);
     const p = hub.awaitResult('s1', 't1', 5000);
     expect(hub.settle('s2', 't1', { result: 'from another session' })).toBe(false);

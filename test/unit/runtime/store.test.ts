@@ -51,7 +51,13 @@ describe.each(BACKENDS)('RuntimeStore on %s', (backend) => {
     await store.setSessionState(a.sessionId, { n: 1, nested: { ok: true } });
     expect(await store.getSessionState(a.sessionId)).toEqual({ n: 1, nested: { ok: true } });
     await store.addMessages(a.sessionId, [{ id: 'm1', type: 'human', content: 'hi' }]);
-    await store.createRun({ id: 'r1', sessionId: a.sessionId, userDid: 'did:key:alice', requestId: 'q1', status: 'running' });
+    await store.createRun({
+      id: 'r1',
+      sessionId: a.sessionId,
+      userDid: 'did:key:alice',
+      requestId: 'q1',
+      status: 'running',
+    });
     expect(await store.deleteSession('did:key:alice', a.sessionId)).toBe(true);
     expect(await store.history(a.sessionId)).toEqual([]);
     expect(await store.getRun('did:key:alice', 'r1')).toBeUndefined();
@@ -65,7 +71,13 @@ describe.each(BACKENDS)('RuntimeStore on %s', (backend) => {
       { id: 'm2', type: 'ai', content: 'two (partial)' },
     ]);
     await store.addMessages(s.sessionId, [
-      { id: 'm2', type: 'ai', content: 'two', toolCalls: [{ id: 't1', name: 'get_weather', args: { city: 'Paris' }, status: 'done', output: '{}' } as never], reasoning: 'because' },
+      {
+        id: 'm2',
+        type: 'ai',
+        content: 'two',
+        toolCalls: [{ id: 't1', name: 'get_weather', args: { city: 'Paris' }, status: 'done', output: '{}' } as never],
+        reasoning: 'because',
+      },
       { id: 'm3', type: 'human', content: [{ type: 'text', text: 'three' }] as never },
     ]);
     const all = await store.history(s.sessionId);
@@ -91,7 +103,14 @@ describe.each(BACKENDS)('RuntimeStore on %s', (backend) => {
     const s = await store.createSession('did:key:alice');
     // several runs within one millisecond: created_at ties, the insertion order decides
     await store.defer(async () => {
-      for (const id of ['r1', 'r2', 'r3']) await store.createRun({ id, sessionId: s.sessionId, userDid: 'did:key:alice', requestId: `q-${id}`, status: 'queued' });
+      for (const id of ['r1', 'r2', 'r3'])
+        await store.createRun({
+          id,
+          sessionId: s.sessionId,
+          userDid: 'did:key:alice',
+          requestId: `q-${id}`,
+          status: 'queued',
+        });
       await store.setRunStatus('r1', 'finished');
       await store.setRunStatus('r2', 'running');
     });
@@ -104,14 +123,36 @@ describe.each(BACKENDS)('RuntimeStore on %s', (backend) => {
     await store.failOrphanRuns();
     expect(await store.getRun('did:key:alice', 'r2')).toMatchObject({ status: 'failed' });
     expect(await store.getRun('did:key:alice', 'r3')).toMatchObject({ status: 'failed' });
-    expect(await store.getRun('did:key:alice', 'r1')).toEqual({ runId: 'r1', sessionId: s.sessionId, requestId: 'q-r1', status: 'finished' });
+    expect(await store.getRun('did:key:alice', 'r1')).toEqual({
+      runId: 'r1',
+      sessionId: s.sessionId,
+      requestId: 'q-r1',
+      status: 'finished',
+    });
     // the end of a run whose start was never stored (the database away then) writes its row; a deleted session's, none
-    await store.endRun({ id: 'r4', sessionId: s.sessionId, userDid: 'did:key:alice', requestId: 'q-r4' }, 'failed', events);
-    expect(await store.getRun('did:key:alice', 'r4')).toEqual({ runId: 'r4', sessionId: s.sessionId, requestId: 'q-r4', status: 'failed' });
+    await store.endRun(
+      { id: 'r4', sessionId: s.sessionId, userDid: 'did:key:alice', requestId: 'q-r4' },
+      'failed',
+      events,
+    );
+    expect(await store.getRun('did:key:alice', 'r4')).toEqual({
+      runId: 'r4',
+      sessionId: s.sessionId,
+      requestId: 'q-r4',
+      status: 'failed',
+    });
     expect((await store.runEvents('r4', 0)).map((e) => e.id)).toEqual([1, 2, 3]);
-    await store.endRun({ id: 'r1', sessionId: s.sessionId, userDid: 'did:key:alice', requestId: 'q-r1' }, 'aborted', []);
+    await store.endRun(
+      { id: 'r1', sessionId: s.sessionId, userDid: 'did:key:alice', requestId: 'q-r1' },
+      'aborted',
+      [],
+    );
     expect(await store.getRun('did:key:alice', 'r1')).toMatchObject({ status: 'aborted' });
-    await store.endRun({ id: 'r5', sessionId: 'no-such-session', userDid: 'did:key:alice', requestId: 'q-r5' }, 'failed', events);
+    await store.endRun(
+      { id: 'r5', sessionId: 'no-such-session', userDid: 'did:key:alice', requestId: 'q-r5' },
+      'failed',
+      events,
+    );
     expect(await store.getRun('did:key:alice', 'r5')).toBeUndefined();
   });
 

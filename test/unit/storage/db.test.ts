@@ -10,8 +10,11 @@ import { openDatabase } from '../../../src/storage/db.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oraclekit-db-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const migrations = { t: [{ version: 1, description: 'a table', sql: 'CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)' }] };
-const pragma = async (db: { get<T>(sql: string): Promise<T | undefined> }) => (await db.get<{ synchronous: number }>('PRAGMA synchronous'))!.synchronous;
+const migrations = {
+  t: [{ version: 1, description: 'a table', sql: 'CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)' }],
+};
+const pragma = async (db: { get<T>(sql: string): Promise<T | undefined> }) =>
+  (await db.get<{ synchronous: number }>('PRAGMA synchronous'))!.synchronous;
 
 describe('Database durability', () => {
   it("'async' (default): NORMAL commits, and one fsync of the WAL serves every writer waiting when it starts", async () => {
@@ -67,7 +70,10 @@ describe('Database durability', () => {
   });
 
   it("'FULL' fsyncs inside COMMIT and 'NORMAL' not at all: durable() has nothing to wait for", async () => {
-    for (const [mode, level] of [['FULL', 2], ['NORMAL', 1]] as const) {
+    for (const [mode, level] of [
+      ['FULL', 2],
+      ['NORMAL', 1],
+    ] as const) {
       const db = openDatabase({ path: join(dir, `${mode}.db`), migrations, synchronous: mode });
       expect(await pragma(db)).toBe(level);
       await db.run('INSERT INTO t (v) VALUES (?)', ['z']);
@@ -88,14 +94,17 @@ describe('Database durability', () => {
 
 describe('Database memory', () => {
   // glibc only: GLIBC_TUNABLES is glibc's
-  const glibc = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime;
-  it.skipIf(!glibc)('a group-committed write makes no large short-lived malloc: no page faults per write under the daemon malloc settings', () => {
-    // With temp_store = FILE each INSERT inside a transaction mallocs and frees blocks of 64 and 85 KiB (its
-    // savepoint's journal, a temp page cache). Under the daemon's malloc settings (DAEMON_GLIBC_TUNABLES) those
-    // were an mmap, page faults and a munmap per write whenever the heap's top was small; top_pad=0 makes
-    // that the case here every time, so the test does not depend on the heap's layout (storage/db.ts).
-    const file = join(dir, 'faults.db');
-    const child = `
+  const glibc = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header
+    ?.glibcVersionRuntime;
+  it.skipIf(!glibc)(
+    'a group-committed write makes no large short-lived malloc: no page faults per write under the daemon malloc settings',
+    () => {
+      // With temp_store = FILE each INSERT inside a transaction mallocs and frees blocks of 64 and 85 KiB (its
+      // savepoint's journal, a temp page cache). Under the daemon's malloc settings (DAEMON_GLIBC_TUNABLES) those
+      // were an mmap, page faults and a munmap per write whenever the heap's top was small; top_pad=0 makes
+      // that the case here every time, so the test does not depend on the heap's layout (storage/db.ts).
+      const file = join(dir, 'faults.db');
+      const child = `
       import { openDatabase } from ${JSON.stringify(join(import.meta.dirname, '../../../src/storage/db.ts'))};
       const db = openDatabase({ path: ${JSON.stringify(file)}, migrations: { t: [{ version: 1, description: 'designs-like',
         sql: 'CREATE TABLE d (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, p TEXT NOT NULL, r TEXT NOT NULL); CREATE INDEX d_p ON d(p, seq)' }] } });
@@ -108,9 +117,12 @@ describe('Database memory', () => {
       console.log(JSON.stringify({ writes: 4000, faults: process.resourceUsage().minorPageFault - f0, groups: db.groupCount }));
       await db.close();
     `;
-    const env = { ...process.env, GLIBC_TUNABLES: `${DAEMON_GLIBC_TUNABLES}:glibc.malloc.top_pad=0` };
-    const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', child], { encoding: 'utf8', env })) as { writes: number; faults: number; groups: number };
-    expect(out.groups).toBeGreaterThanOrEqual(450); // the writes went through group commits (10 writes a group)
-    expect(out.faults / out.writes, `${out.faults} page faults in ${out.writes} writes`).toBeLessThan(2); // measured: ~0.4 now, ~6 with temp_store = FILE
-  });
+      const env = { ...process.env, GLIBC_TUNABLES: `${DAEMON_GLIBC_TUNABLES}:glibc.malloc.top_pad=0` };
+      const out = JSON.parse(
+        execFileSync(process.execPath, ['--input-type=module', '-e', child], { encoding: 'utf8', env }),
+      ) as { writes: number; faults: number; groups: number };
+      expect(out.groups).toBeGreaterThanOrEqual(450); // the writes went through group commits (10 writes a group)
+      expect(out.faults / out.writes, `${out.faults} page faults in ${out.writes} writes`).toBeLessThan(2); // measured: ~0.4 now, ~6 with temp_store = FILE
+    },
+  );
 });

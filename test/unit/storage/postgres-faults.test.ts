@@ -33,7 +33,9 @@ describe.skipIf(!postgresAvailable())('PostgresStorage: a transaction whose conn
   /** The pid of the backend whose transaction is idle (our group, waiting on its write's callback). */
   async function idleInTransaction(): Promise<number> {
     for (let i = 0; i < 400; i++) {
-      const r = await admin.get<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database() AND pid <> pg_backend_pid()");
+      const r = await admin.get<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database() AND pid <> pg_backend_pid()",
+      );
       if (r) return r.pid;
       await new Promise((res) => setTimeout(res, 10));
     }

@@ -46,7 +46,14 @@ describe('ChatApp', () => {
     const client = await OracleClient.connect({ baseUrl: h.url, signer: await generateSigner() });
     const controller = new ChatController(client);
     let exited = false;
-    const app = render(<ChatApp controller={controller} banner={['Chatting with Test Oracle']} spinnerMs={0} onExit={() => (exited = true)} />);
+    const app = render(
+      <ChatApp
+        controller={controller}
+        banner={['Chatting with Test Oracle']}
+        spinnerMs={0}
+        onExit={() => (exited = true)}
+      />,
+    );
     const all = () => strip(app.frames.join('\n'));
     const last = () => strip(app.lastFrame());
     await until(() => last().includes('Chatting with Test Oracle'), 'banner');
@@ -55,7 +62,10 @@ describe('ChatApp', () => {
     h.model.enqueue(
       callTool('load_capability', { names: ['weather'] }, 'c1'),
       callTool('get_current_weather', { city: 'Kampala' }, 'c2'),
-      say('## Kampala\n\n- **24.1 °C**\n- rain\n\n| city | temp |\n|---|--:|\n| Kampala | 24.1 |\n\n```sh\necho ok\n```\n', 12),
+      say(
+        '## Kampala\n\n- **24.1 °C**\n- rain\n\n| city | temp |\n|---|--:|\n| Kampala | 24.1 |\n\n```sh\necho ok\n```\n',
+        12,
+      ),
     );
     await type(app.stdin, 'Weather in Kampala?');
     await until(() => last().includes('› Weather in Kampala?'), 'typed input');
@@ -70,7 +80,13 @@ describe('ChatApp', () => {
     expect(f).not.toContain('**');
 
     // 2. a long answer cancelled with Ctrl+C
-    h.model.enqueue({ steps: [{ type: 'text', text: 'Counting slowly: one ', chunkSize: 100 }, { type: 'delay', ms: 10_000 }, { type: 'text', text: 'never shown' }] });
+    h.model.enqueue({
+      steps: [
+        { type: 'text', text: 'Counting slowly: one ', chunkSize: 100 },
+        { type: 'delay', ms: 10_000 },
+        { type: 'text', text: 'never shown' },
+      ],
+    });
     await type(app.stdin, 'count to ten');
     app.stdin.write(ENTER);
     await until(() => last().includes('Counting slowly'), 'first token');
@@ -80,14 +96,26 @@ describe('ChatApp', () => {
     expect((await client.activeRun(controller.sessionId!)).run?.status).toBe('aborted');
 
     // 3. a message typed while an answer streams is queued and sent after it
-    h.model.enqueue({ steps: [{ type: 'text', text: 'Slow ', chunkSize: 100 }, { type: 'delay', ms: 300 }, { type: 'text', text: 'answer.', chunkSize: 100 }] }, say('Queued answer.'));
+    h.model.enqueue(
+      {
+        steps: [
+          { type: 'text', text: 'Slow ', chunkSize: 100 },
+          { type: 'delay', ms: 300 },
+          { type: 'text', text: 'answer.', chunkSize: 100 },
+        ],
+      },
+      say('Queued answer.'),
+    );
     await type(app.stdin, 'slow please');
     app.stdin.write(ENTER);
     await until(() => last().includes('Slow'), 'the slow answer starts');
     await type(app.stdin, 'and then this');
     app.stdin.write(ENTER);
     await until(() => last().includes('queued: and then this'), 'queued');
-    await until(() => !controller.streaming && last().includes('Queued answer.') && !last().includes('queued:'), 'the queued turn');
+    await until(
+      () => !controller.streaming && last().includes('Queued answer.') && !last().includes('queued:'),
+      'the queued turn',
+    );
     expect(last()).toMatch(/Slow answer\.[\s\S]*› and then this[\s\S]*Queued answer\./);
 
     // 4. input history: Up recalls, Down returns to the draft
@@ -144,13 +172,17 @@ describe('ChatApp', () => {
     const controller = new ChatController(client);
     const app = render(<ChatApp controller={controller} spinnerMs={0} />);
     const last = () => strip(app.lastFrame());
-    h.model.enqueue({ steps: [{ type: 'http_error', status: 401, body: { error: { message: 'Invalid API key', type: 'auth' } } }] });
+    h.model.enqueue({
+      steps: [{ type: 'http_error', status: 401, body: { error: { message: 'Invalid API key', type: 'auth' } } }],
+    });
     await type(app.stdin, 'hello');
     app.stdin.write(ENTER);
     await until(() => last().includes("refused the oracle's key"), 'key error');
     app.unmount();
 
-    const gone = new ChatController(new OracleClient({ baseUrl: 'http://127.0.0.1:9', oracleDid: h.oracleDid, signer: await generateSigner() }));
+    const gone = new ChatController(
+      new OracleClient({ baseUrl: 'http://127.0.0.1:9', oracleDid: h.oracleDid, signer: await generateSigner() }),
+    );
     const app2 = render(<ChatApp controller={gone} spinnerMs={0} />);
     await type(app2.stdin, 'hello');
     app2.stdin.write(ENTER);

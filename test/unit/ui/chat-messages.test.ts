@@ -3,7 +3,16 @@ import { explainError, explainRunError } from '../../../src/ui/chat-controller.t
 import { OracleClientError, OracleUnreachableError, PaymentRequiredError } from '../../../src/client/errors.ts';
 import type { TurnResult } from '../../../src/client/client.ts';
 
-const turn = (error?: TurnResult['error']): TurnResult => ({ status: 'failed', text: '', runId: 'r', requestId: 'q', toolCalls: [], reasoning: '', rejoins: 0, error });
+const turn = (error?: TurnResult['error']): TurnResult => ({
+  status: 'failed',
+  text: '',
+  runId: 'r',
+  requestId: 'q',
+  toolCalls: [],
+  reasoning: '',
+  rejoins: 0,
+  error,
+});
 
 describe('chat messages for people', () => {
   it('payment required shows the claim ids and how to pay', () => {
@@ -13,17 +22,57 @@ describe('chat messages for people', () => {
     expect(m).toMatch(/Pay the claims/);
   });
   it('unreachable, 401 after re-authorising, no model configured', () => {
-    expect(explainError(new OracleUnreachableError('http://o:1', new Error('x')), 'http://o:1')).toMatch(/Cannot reach the oracle at http:\/\/o:1/);
-    expect(explainError(new OracleClientError(401, 'expired', 'the UCAN expired'), 'http://o')).toMatch(/refused your identity \(expired/);
-    expect(explainError(new OracleClientError(503, 'model_not_configured', 'no model'), 'http://o')).toMatch(/no model configured/);
+    expect(explainError(new OracleUnreachableError('http://o:1', new Error('x')), 'http://o:1')).toMatch(
+      /Cannot reach the oracle at http:\/\/o:1/,
+    );
+    expect(explainError(new OracleClientError(401, 'expired', 'the UCAN expired'), 'http://o')).toMatch(
+      /refused your identity \(expired/,
+    );
+    expect(explainError(new OracleClientError(503, 'model_not_configured', 'no model'), 'http://o')).toMatch(
+      /no model configured/,
+    );
   });
   it('a provider refusing the model key is named as such (its code, provider_unauthorized)', () => {
-    expect(explainRunError(turn({ error: 'the model provider failed with HTTP 401: Invalid API key', code: 'provider_unauthorized', kind: 'provider', retryable: false, timestamp: '' }))).toMatch(/refused the oracle's key.*LLM_PROVIDER_API_KEY/);
-    expect(explainRunError(turn({ error: 'the model stream stalled', code: 'model_timeout', kind: 'timeout', retryable: true, timestamp: '' }))).toBe('the model stream stalled [model_timeout, retryable]');
+    expect(
+      explainRunError(
+        turn({
+          error: 'the model provider failed with HTTP 401: Invalid API key',
+          code: 'provider_unauthorized',
+          kind: 'provider',
+          retryable: false,
+          timestamp: '',
+        }),
+      ),
+    ).toMatch(/refused the oracle's key.*LLM_PROVIDER_API_KEY/);
+    expect(
+      explainRunError(
+        turn({
+          error: 'the model stream stalled',
+          code: 'model_timeout',
+          kind: 'timeout',
+          retryable: true,
+          timestamp: '',
+        }),
+      ),
+    ).toBe('the model stream stalled [model_timeout, retryable]');
     expect(explainRunError(turn())).toBeUndefined();
   });
   it('decides on the code, never on the text', () => {
-    expect(explainRunError(turn({ error: 'the model provider failed with HTTP 500: invalid key format in upstream', code: 'provider_error', kind: 'provider', retryable: true, timestamp: '' }))).toBe('the model provider failed with HTTP 500: invalid key format in upstream [provider_error, retryable]');
-    expect(explainRunError(turn({ error: 'anything', code: 'model_not_configured', kind: 'provider', retryable: false, timestamp: '' }))).toMatch(/no model configured: set LLM_BASE_URL/);
+    expect(
+      explainRunError(
+        turn({
+          error: 'the model provider failed with HTTP 500: invalid key format in upstream',
+          code: 'provider_error',
+          kind: 'provider',
+          retryable: true,
+          timestamp: '',
+        }),
+      ),
+    ).toBe('the model provider failed with HTTP 500: invalid key format in upstream [provider_error, retryable]');
+    expect(
+      explainRunError(
+        turn({ error: 'anything', code: 'model_not_configured', kind: 'provider', retryable: false, timestamp: '' }),
+      ),
+    ).toMatch(/no model configured: set LLM_BASE_URL/);
   });
 });

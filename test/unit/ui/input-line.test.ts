@@ -8,7 +8,10 @@ describe('editChunk: keys read together', () => {
     expect(editChunk('typed ', 'more\n')).toEqual({ text: '', send: 'typed more' });
   });
   it('line breaks inside a read are kept (a pasted block is one message); the last one sends it', () => {
-    expect(editChunk('', 'line one\rline two\r\nline three\r')).toEqual({ text: '', send: 'line one\nline two\nline three' });
+    expect(editChunk('', 'line one\rline two\r\nline three\r')).toEqual({
+      text: '',
+      send: 'line one\nline two\nline three',
+    });
     expect(editChunk('', 'line one\rline two')).toEqual({ text: 'line one\nline two' });
   });
   it('Ctrl+U and Backspace inside a read still edit, in order', () => {

@@ -7,10 +7,18 @@ const strip = (s: string | undefined) => (s ?? '').replace(/\u001b\[[0-9;?]*[A-Z
 
 describe('markdown for the terminal', () => {
   it('parses headings, paragraphs, lists, tables, code, quotes, rules', () => {
-    const b = parseMarkdown('# T\n\npara\nwraps\n\n- a\n  - b\n1. one\n\n| x | y |\n|:-:|--:|\n| 1 | 22 |\n\n```ts\nconst a = 1;\n```\n> q\n\n***');
+    const b = parseMarkdown(
+      '# T\n\npara\nwraps\n\n- a\n  - b\n1. one\n\n| x | y |\n|:-:|--:|\n| 1 | 22 |\n\n```ts\nconst a = 1;\n```\n> q\n\n***',
+    );
     expect(b.map((x) => x.type)).toEqual(['heading', 'paragraph', 'list', 'table', 'code', 'quote', 'rule']);
     expect(b[1]).toEqual({ type: 'paragraph', text: 'para wraps' });
-    expect(b[2]).toMatchObject({ items: [{ indent: 0, text: 'a' }, { indent: 1, text: 'b' }, { marker: '1.', text: 'one' }] });
+    expect(b[2]).toMatchObject({
+      items: [
+        { indent: 0, text: 'a' },
+        { indent: 1, text: 'b' },
+        { marker: '1.', text: 'one' },
+      ],
+    });
     expect(b[4]).toEqual({ type: 'code', lang: 'ts', lines: ['const a = 1;'] });
     const t = b[3];
     if (t?.type !== 'table') throw new Error('no table');

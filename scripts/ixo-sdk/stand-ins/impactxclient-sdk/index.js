@@ -6,7 +6,9 @@
 // so a test that reaches the chain fails loudly instead of silently.
 function unavailable(path) {
   const fail = () => {
-    throw new Error(`@ixo/impactxclient-sdk stand-in: ${path} is not available (chain transactions are outside the ixo-sdk suite)`);
+    throw new Error(
+      `@ixo/impactxclient-sdk stand-in: ${path} is not available (chain transactions are outside the ixo-sdk suite)`,
+    );
   };
   return new Proxy(fail, {
     get(_target, prop) {

@@ -4,8 +4,10 @@ import { makeKeyProof } from '../../../cli/registry/key-proof.ts';
 import { saveSettings } from '../../../cli/registry/settings.ts';
 
 export default class KeysCreate extends BaseCommand {
-  static override summary = 'Create an API key bound to a DID and roles. The key is shown once; the daemon stores only its hash.';
-  static override description = 'Against the local daemon the CLI authenticates with the discovery token (readable only by you); against --registry it needs an --api-key with the admin role. Roles: admin, representative, voter, verifier, member, or reader alone (a read-only key: any write is 403 read_only_key).';
+  static override summary =
+    'Create an API key bound to a DID and roles. The key is shown once; the daemon stores only its hash.';
+  static override description =
+    'Against the local daemon the CLI authenticates with the discovery token (readable only by you); against --registry it needs an --api-key with the admin role. Roles: admin, representative, voter, verifier, member, or reader alone (a read-only key: any write is 403 read_only_key).';
   static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> daemon keys create --did did:key:z6Mk... --role representative --save',
@@ -13,18 +15,42 @@ export default class KeysCreate extends BaseCommand {
   ];
   static override flags = toOclifFlags({
     did: { type: 'string', description: 'The principal DID the key acts as.', required: true },
-    role: { type: 'string', description: 'A role (repeatable).', required: true, multiple: true, options: ['admin', 'representative', 'voter', 'verifier', 'member', 'reader'] },
+    role: {
+      type: 'string',
+      description: 'A role (repeatable).',
+      required: true,
+      multiple: true,
+      options: ['admin', 'representative', 'voter', 'verifier', 'member', 'reader'],
+    },
     label: { type: 'string', description: 'A note to recognise the key by.' },
-    prove: { type: 'boolean', description: "Prove the DID: sign a challenge with your identity's key (`oraclekit login`); --did must be that key's DID. Required by registries that set requireDidProof.", default: false },
-    save: { type: 'boolean', description: 'Save the key in the CLI settings (used when --api-key is not given).', default: false },
+    prove: {
+      type: 'boolean',
+      description:
+        "Prove the DID: sign a challenge with your identity's key (`oraclekit login`); --did must be that key's DID. Required by registries that set requireDidProof.",
+      default: false,
+    },
+    save: {
+      type: 'boolean',
+      description: 'Save the key in the CLI settings (used when --api-key is not given).',
+      default: false,
+    },
     ...REGISTRY_FLAGS,
   });
 
   async run(): Promise<void> {
     const { flags } = await this.parse(KeysCreate);
     const proof = flags.prove ? await makeKeyProof(flags.did, flags.role) : undefined;
-    const k = await (await registryClient(clientOptions(flags))).createKey({ did: flags.did, roles: flags.role, ...(flags.label ? { label: flags.label } : {}), ...(proof ? { proof } : {}) });
-    const savedTo = flags.save ? await saveSettings({ apiKey: k.key, ...(flags.registry ? { registry: flags.registry } : {}) }) : undefined;
+    const k = await (
+      await registryClient(clientOptions(flags))
+    ).createKey({
+      did: flags.did,
+      roles: flags.role,
+      ...(flags.label ? { label: flags.label } : {}),
+      ...(proof ? { proof } : {}),
+    });
+    const savedTo = flags.save
+      ? await saveSettings({ apiKey: k.key, ...(flags.registry ? { registry: flags.registry } : {}) })
+      : undefined;
     if (flags.json) this.outJson({ ...k, savedTo: savedTo ?? null });
     else {
       this.out(`key ${k.id} for ${k.did} (${k.roles.join(', ')})`);

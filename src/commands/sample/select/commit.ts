@@ -2,7 +2,8 @@ import { BaseCommand } from '../../../cli/base.ts';
 import { COMMIT_FLAGS, runSelectCommit, type CommitFlags } from '../../../cli/sample/select-commit.ts';
 
 export default class SampleSelectCommit extends BaseCommand {
-  static override summary = 'Commit to a selection before any randomness exists: design, frameHash, n per stratum and a future round of a public drand chain.';
+  static override summary =
+    'Commit to a selection before any randomness exists: design, frameHash, n per stratum and a future round of a public drand chain.';
   static override description =
     'Reads the design (the JSON of `sample calc --json`, a registry record, or a calc input) — whose sizes must follow from its own ' +
     'parameters — and the household frame CSV (household_id[,stratum][,adopter] plus any other columns), checks the frame against ' +

@@ -3,11 +3,12 @@ import { toOclifFlags } from '../../../cli/oclif-flags.ts';
 import { DRAW_FLAGS, runSelectDraw, type DrawFlags } from '../../../cli/sample/select-draw.ts';
 
 export default class SampleSelectDraw extends BaseCommand {
-  static override summary = 'Draw the committed selection with the beacon round (or a verifier\'s own randomness): sample, replacement order and proof.';
+  static override summary =
+    "Draw the committed selection with the beacon round (or a verifier's own randomness): sample, replacement order and proof.";
   static override description =
     'Verifies the drand round JSON ({round, randomness, signature}) against the committed chain public key, checks the frame ' +
     'against the commitment, and writes selection.csv (every household in rank order: the sample, then the replacement ' +
-    'list, with the frame\'s other columns) and proof.json (everything needed to recompute). With --seed-hex a verification ' +
+    "list, with the frame's other columns) and proof.json (everything needed to recompute). With --seed-hex a verification " +
     'authority performing the selection itself supplies the randomness; only that verifier can accept the result. See docs/selection.md.';
   static override enableJsonFlag = false;
   static override examples = [

@@ -37,7 +37,13 @@ async function loadSdk(): Promise<McpSdk> {
       import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
       import('@modelcontextprotocol/sdk/types.js'),
     ]);
-    sdk = { Client: c.Client, StreamableHTTPClientTransport: h.StreamableHTTPClientTransport, StreamableHTTPError: h.StreamableHTTPError, McpError: t.McpError, ErrorCode: t.ErrorCode };
+    sdk = {
+      Client: c.Client,
+      StreamableHTTPClientTransport: h.StreamableHTTPClientTransport,
+      StreamableHTTPError: h.StreamableHTTPError,
+      McpError: t.McpError,
+      ErrorCode: t.ErrorCode,
+    };
   }
   return sdk;
 }
@@ -107,7 +113,8 @@ export class McpConnection {
     let msg: string;
     // errors come only from calls made after loadSdk()
     const { McpError, ErrorCode, StreamableHTTPError } = sdk!;
-    if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) msg = `${where} did not answer within ${timeoutMs} ms`;
+    if (e instanceof McpError && e.code === ErrorCode.RequestTimeout)
+      msg = `${where} did not answer within ${timeoutMs} ms`;
     else if (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) msg = `${where} closed the connection`;
     else if (e instanceof StreamableHTTPError) msg = `${where} answered HTTP ${e.code}: ${e.message}`;
     else if (e instanceof McpError) msg = `${where} returned an error: ${e.message}`;
@@ -130,7 +137,12 @@ export class McpConnection {
     };
     return new sdk!.StreamableHTTPClientTransport(new URL(this.opts.url), {
       fetch: fetchWithHeaders,
-      reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+      reconnectionOptions: {
+        maxRetries: 0,
+        initialReconnectionDelay: 1000,
+        maxReconnectionDelay: 1000,
+        reconnectionDelayGrowFactor: 1,
+      },
     });
   }
 
@@ -149,7 +161,12 @@ export class McpConnection {
           let cursor: string | undefined;
           for (let page = 0; page < 50; page++) {
             const r = await client.listTools(cursor ? { cursor } : undefined, { timeout });
-            for (const t of r.tools) tools.push({ name: t.name, description: t.description ?? '', inputSchema: (t.inputSchema ?? { type: 'object' }) as Record<string, unknown> });
+            for (const t of r.tools)
+              tools.push({
+                name: t.name,
+                description: t.description ?? '',
+                inputSchema: (t.inputSchema ?? { type: 'object' }) as Record<string, unknown>,
+              });
             cursor = r.nextCursor;
             if (!cursor) break;
           }
@@ -190,11 +207,17 @@ export class McpConnection {
    * error (isError) or a transport failure throws an McpToolError with a clear
    * message (no stack, no secrets).
    */
-  async call(name: string, args: Record<string, unknown>, o: { signal?: AbortSignal; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<unknown> {
+  async call(
+    name: string,
+    args: Record<string, unknown>,
+    o: { signal?: AbortSignal; headers?: Record<string, string>; timeoutMs?: number } = {},
+  ): Promise<unknown> {
     const timeout = o.timeoutMs ?? this.opts.timeoutMs;
     const attempt = async (): Promise<unknown> => {
       const client = await this.connect();
-      return callHeaders.run(o.headers ?? {}, () => client.callTool({ name, arguments: args }, undefined, { timeout, signal: o.signal }));
+      return callHeaders.run(o.headers ?? {}, () =>
+        client.callTool({ name, arguments: args }, undefined, { timeout, signal: o.signal }),
+      );
     };
     let result: unknown;
     try {
@@ -202,7 +225,8 @@ export class McpConnection {
     } catch (e) {
       if (e instanceof McpToolError) throw e; // connect failed: already described
       if (o.signal?.aborted) throw new McpToolError(`the ${this.opts.label} tool ${name} was aborted`, { cause: e });
-      const sessionLost = e instanceof sdk!.StreamableHTTPError && (e.code === 404 || e.code === 400) && /session/i.test(e.message);
+      const sessionLost =
+        e instanceof sdk!.StreamableHTTPError && (e.code === 404 || e.code === 400) && /session/i.test(e.message);
       await this.reset();
       if (!sessionLost) throw new McpToolError(this.describe(e, timeout), { cause: e });
       try {
@@ -226,7 +250,12 @@ interface ContentBlock {
 
 /** Turns a CallToolResult into data for the model; isError → throw. */
 export function toolOutput(label: string, name: string, result: unknown): unknown {
-  const r = (result ?? {}) as { content?: ContentBlock[]; structuredContent?: unknown; isError?: boolean; toolResult?: unknown };
+  const r = (result ?? {}) as {
+    content?: ContentBlock[];
+    structuredContent?: unknown;
+    isError?: boolean;
+    toolResult?: unknown;
+  };
   if (r.toolResult !== undefined && r.content === undefined) return r.toolResult; // legacy servers
   const parts = (r.content ?? []).map((c) => {
     if (c.type === 'text') return c.text ?? '';

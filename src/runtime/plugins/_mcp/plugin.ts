@@ -7,7 +7,14 @@
  * schema), and stop() that closes the session.
  */
 import { z } from 'zod';
-import { defineTool, type AnyPluginTool, type OraclePlugin, type PluginContext, type PluginManifest, type TurnContext } from '../../plugin.ts';
+import {
+  defineTool,
+  type AnyPluginTool,
+  type OraclePlugin,
+  type PluginContext,
+  type PluginManifest,
+  type TurnContext,
+} from '../../plugin.ts';
 import { McpConnection, type McpToolInfo } from './client.ts';
 
 /** Tool names the runtime itself owns; a server tool with one of these names is skipped. */
@@ -36,8 +43,13 @@ export function httpUrl(tokenVar?: string, example = 'http://127.0.0.1:8080/mcp'
         ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, e.g. ${example}` });
         return;
       }
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, not ${u.protocol.replace(/:$/, '')}:` });
-      else if (u.username || u.password) ctx.addIssue({ code: 'custom', message: `must not carry credentials${tokenVar ? `; put the token in '${tokenVar}'` : ''}` });
+      if (u.protocol !== 'http:' && u.protocol !== 'https:')
+        ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, not ${u.protocol.replace(/:$/, '')}:` });
+      else if (u.username || u.password)
+        ctx.addIssue({
+          code: 'custom',
+          message: `must not carry credentials${tokenVar ? `; put the token in '${tokenVar}'` : ''}`,
+        });
     });
 }
 
@@ -46,8 +58,17 @@ export function mcpEnvSchema(prefix: string, defaultTimeoutMs: number) {
   return z.object({
     [`${prefix}_MCP_URL`]: httpUrl(`${prefix}_MCP_TOKEN`),
     [`${prefix}_MCP_TOKEN`]: z.preprocess(blankToUndefined, z.string().optional()),
-    [`${prefix}_MCP_TIMEOUT_MS`]: z.preprocess(blankToUndefined, z.coerce.number().int().min(100).max(600_000).default(defaultTimeoutMs)),
-    [`${prefix}_MCP_TOOLS`]: z.preprocess(blankToUndefined, z.string().regex(/^\s*(\*|[A-Za-z0-9_.-]+(\s*,\s*[A-Za-z0-9_.-]+)*)\s*$/, "a comma-separated list of tool names, or '*'").optional()),
+    [`${prefix}_MCP_TIMEOUT_MS`]: z.preprocess(
+      blankToUndefined,
+      z.coerce.number().int().min(100).max(600_000).default(defaultTimeoutMs),
+    ),
+    [`${prefix}_MCP_TOOLS`]: z.preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .regex(/^\s*(\*|[A-Za-z0-9_.-]+(\s*,\s*[A-Za-z0-9_.-]+)*)\s*$/, "a comma-separated list of tool names, or '*'")
+        .optional(),
+    ),
   });
 }
 
@@ -110,7 +131,16 @@ export function createMcpPlugin<Env extends Record<string, unknown>>(spec: McpPl
     let s = states.get(ctx);
     if (!s) {
       const e = readMcpEnv(spec.prefix, ctx.env);
-      s = { conn: new McpConnection({ label: spec.name, url: e.url, token: e.token, timeoutMs: e.timeoutMs, connectTimeoutMs: Math.min(e.timeoutMs, 10_000) }), tools: {} };
+      s = {
+        conn: new McpConnection({
+          label: spec.name,
+          url: e.url,
+          token: e.token,
+          timeoutMs: e.timeoutMs,
+          connectTimeoutMs: Math.min(e.timeoutMs, 10_000),
+        }),
+        tools: {},
+      };
       states.set(ctx, s);
     }
     return s;
@@ -133,7 +163,10 @@ export function createMcpPlugin<Env extends Record<string, unknown>>(spec: McpPl
       const offered = s.conn.tools.filter((t) => (allow ? allow.has(t.name) : (spec.defaultToolFilter?.(t) ?? true)));
       if (allow) {
         const missing = [...allow].filter((n) => !s.conn.tools.some((t) => t.name === n));
-        if (missing.length) throw new Error(`${spec.prefix}_MCP_TOOLS names tools the server does not have: ${missing.join(', ')} (it has: ${s.conn.tools.map((t) => t.name).join(', ')})`);
+        if (missing.length)
+          throw new Error(
+            `${spec.prefix}_MCP_TOOLS names tools the server does not have: ${missing.join(', ')} (it has: ${s.conn.tools.map((t) => t.name).join(', ')})`,
+          );
       }
       const taken = claimed.get(ctx.store) ?? claimed.set(ctx.store, new Map()).get(ctx.store)!;
       for (const t of offered) {
@@ -147,7 +180,8 @@ export function createMcpPlugin<Env extends Record<string, unknown>>(spec: McpPl
           description: `${spec.describePrefix ?? ''}${t.description || t.name}`.slice(0, 1024),
           inputSchema: zodFromJsonSchema(t.inputSchema),
           timeoutMs: e.timeoutMs + 2000,
-          execute: (input: Record<string, unknown>, turn) => s.conn.call(t.name, input ?? {}, { signal: turn.abortSignal, headers: spec.headers?.(turn, ctx) }),
+          execute: (input: Record<string, unknown>, turn) =>
+            s.conn.call(t.name, input ?? {}, { signal: turn.abortSignal, headers: spec.headers?.(turn, ctx) }),
         });
       }
     },

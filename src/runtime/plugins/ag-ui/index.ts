@@ -20,7 +20,8 @@ export const agUiPlugin = definePlugin<AgUiEnv>({
   version: '1.0.0',
   manifest: {
     title: 'App actions (AG-UI)',
-    summary: "Actions and UI components that the user's app declares for this conversation (e.g. open a view, render a chart); they run in the client.",
+    summary:
+      "Actions and UI components that the user's app declares for this conversation (e.g. open a view, render a chart); they run in the client.",
     whenToUse: ['the user asks the app to do or show something that one of its declared actions does'],
     whenNotToUse: ['plain answers that need no action in the app'],
     visibility: 'on-demand',
@@ -36,7 +37,14 @@ export const agUiPlugin = definePlugin<AgUiEnv>({
       if (!renders.has(c.toolName)) return;
       ctx.host.emitToSession(t.sessionId, 'render_component', {
         eventName: 'render_component',
-        payload: { sessionId: t.sessionId, requestId: t.requestId, eventId: c.toolCallId, componentName: c.toolName, args: c.args, status },
+        payload: {
+          sessionId: t.sessionId,
+          requestId: t.requestId,
+          eventId: c.toolCallId,
+          componentName: c.toolName,
+          args: c.args,
+          status,
+        },
       });
     };
     return bridgeTools(turn.agActions, {
@@ -45,14 +53,30 @@ export const agUiPlugin = definePlugin<AgUiEnv>({
       timeoutMs: ctx.env.AG_UI_ACTION_TIMEOUT_MS,
       host: ctx.host,
       onStart: (t, c) => {
-        ctx.host.emitRunEvent(t.sessionId, { event: 'action_call', data: { sessionId: t.sessionId, requestId: t.requestId, toolCallId: c.toolCallId, toolName: c.toolName, status: 'isRunning' } });
+        ctx.host.emitRunEvent(t.sessionId, {
+          event: 'action_call',
+          data: {
+            sessionId: t.sessionId,
+            requestId: t.requestId,
+            toolCallId: c.toolCallId,
+            toolName: c.toolName,
+            status: 'isRunning',
+          },
+        });
         render(t, c, 'isRunning');
       },
       onEnd: (t, c) => {
         const status = c.error ? 'error' : 'done';
         ctx.host.emitRunEvent(t.sessionId, {
           event: 'action_call',
-          data: { sessionId: t.sessionId, requestId: t.requestId, toolCallId: c.toolCallId, toolName: c.toolName, status, ...(c.error ? { error: c.error } : { output: c.output }) },
+          data: {
+            sessionId: t.sessionId,
+            requestId: t.requestId,
+            toolCallId: c.toolCallId,
+            toolName: c.toolName,
+            status,
+            ...(c.error ? { error: c.error } : { output: c.output }),
+          },
         });
         render(t, c, status);
       },

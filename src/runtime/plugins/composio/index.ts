@@ -21,7 +21,10 @@ const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === 
 
 const ComposioEnvSchema = z.object({
   COMPOSIO_API_KEY: z.string().trim().min(8, 'too short to be a Composio API key'),
-  COMPOSIO_BASE_URL: z.preprocess(blankToUndefined, httpUrl(undefined, 'https://backend.composio.dev').default('https://backend.composio.dev')),
+  COMPOSIO_BASE_URL: z.preprocess(
+    blankToUndefined,
+    httpUrl(undefined, 'https://backend.composio.dev').default('https://backend.composio.dev'),
+  ),
   COMPOSIO_USER_ID: z.preprocess(blankToUndefined, z.string().trim().max(256).optional()),
   COMPOSIO_TIMEOUT_MS: z.preprocess(blankToUndefined, z.coerce.number().int().min(100).max(300_000).default(30_000)),
 });
@@ -43,8 +46,15 @@ class ComposioClient {
     this.env = env;
   }
 
-  private async request(method: 'GET' | 'POST', path: string, o: { query?: Record<string, string | undefined>; body?: unknown; signal?: AbortSignal } = {}): Promise<{ status: number; body: unknown }> {
-    const u = new URL(path, this.env.COMPOSIO_BASE_URL.endsWith('/') ? this.env.COMPOSIO_BASE_URL : `${this.env.COMPOSIO_BASE_URL}/`);
+  private async request(
+    method: 'GET' | 'POST',
+    path: string,
+    o: { query?: Record<string, string | undefined>; body?: unknown; signal?: AbortSignal } = {},
+  ): Promise<{ status: number; body: unknown }> {
+    const u = new URL(
+      path,
+      this.env.COMPOSIO_BASE_URL.endsWith('/') ? this.env.COMPOSIO_BASE_URL : `${this.env.COMPOSIO_BASE_URL}/`,
+    );
     for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined && v !== '') u.searchParams.set(k, v);
     const timeout = AbortSignal.timeout(this.env.COMPOSIO_TIMEOUT_MS);
     const signal = o.signal ? AbortSignal.any([timeout, o.signal]) : timeout;
@@ -52,15 +62,23 @@ class ComposioClient {
     try {
       res = await fetch(u, {
         method,
-        headers: { 'x-api-key': this.env.COMPOSIO_API_KEY, accept: 'application/json', ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          'x-api-key': this.env.COMPOSIO_API_KEY,
+          accept: 'application/json',
+          ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         body: o.body === undefined ? undefined : JSON.stringify(o.body),
         signal,
       });
     } catch (e) {
-      if (timeout.aborted) throw this.err(`the Composio API did not answer within ${this.env.COMPOSIO_TIMEOUT_MS} ms`, e);
+      if (timeout.aborted)
+        throw this.err(`the Composio API did not answer within ${this.env.COMPOSIO_TIMEOUT_MS} ms`, e);
       if (o.signal?.aborted) throw this.err('the Composio call was aborted', e);
       const cause = fetchCause(e);
-      throw this.err(`the Composio API (${u.origin}) is unreachable: ${(e as Error).message}${cause ? ` (${cause})` : ''}`, e);
+      throw this.err(
+        `the Composio API (${u.origin}) is unreachable: ${(e as Error).message}${cause ? ` (${cause})` : ''}`,
+        e,
+      );
     }
     const text = await res.text().catch(() => '');
     let body: unknown = text;
@@ -78,28 +96,54 @@ class ComposioClient {
 
   /** The error text of a Composio error body {error: {message, suggested_fix?}} (or a string). */
   private apiError(status: number, body: unknown, what: string): Error {
-    const e = (body as { error?: unknown; message?: unknown })?.error ?? (body as { message?: unknown })?.message ?? body;
+    const e =
+      (body as { error?: unknown; message?: unknown })?.error ?? (body as { message?: unknown })?.message ?? body;
     let msg: string;
     if (typeof e === 'string') msg = e;
     else if (e && typeof e === 'object') {
       const o = e as { message?: unknown; suggested_fix?: unknown };
-      msg = [typeof o.message === 'string' ? o.message : JSON.stringify(e), typeof o.suggested_fix === 'string' && o.suggested_fix ? `(${o.suggested_fix})` : ''].filter(Boolean).join(' ');
+      msg = [
+        typeof o.message === 'string' ? o.message : JSON.stringify(e),
+        typeof o.suggested_fix === 'string' && o.suggested_fix ? `(${o.suggested_fix})` : '',
+      ]
+        .filter(Boolean)
+        .join(' ');
     } else msg = 'no details';
-    if (status === 401 || status === 403) return this.err(`Composio refused the request (HTTP ${status}): the API key is missing, invalid or lacks access. ${msg}`.trim());
+    if (status === 401 || status === 403)
+      return this.err(
+        `Composio refused the request (HTTP ${status}): the API key is missing, invalid or lacks access. ${msg}`.trim(),
+      );
     return this.err(`${what} failed with HTTP ${status}: ${msg.slice(0, 500)}`);
   }
 
-  async searchTools(q: { query?: string; toolkit?: string; limit: number }, signal?: AbortSignal): Promise<ComposioTool[]> {
-    const r = await this.request('GET', 'api/v3/tools', { query: { search: q.query, toolkit_slug: q.toolkit?.toLowerCase(), limit: String(q.limit) }, signal });
+  async searchTools(
+    q: { query?: string; toolkit?: string; limit: number },
+    signal?: AbortSignal,
+  ): Promise<ComposioTool[]> {
+    const r = await this.request('GET', 'api/v3/tools', {
+      query: { search: q.query, toolkit_slug: q.toolkit?.toLowerCase(), limit: String(q.limit) },
+      signal,
+    });
     if (r.status !== 200) throw this.apiError(r.status, r.body, 'searching Composio tools');
     const items = (r.body as { items?: unknown })?.items;
     if (!Array.isArray(items)) throw this.err('the Composio API returned no items for the tool search');
     return items as ComposioTool[];
   }
 
-  async execute(slug: string, args: Record<string, unknown>, userId: string, signal?: AbortSignal): Promise<{ data: unknown; logId?: string }> {
-    const r = await this.request('POST', `api/v3/tools/execute/${encodeURIComponent(slug)}`, { body: { user_id: userId, arguments: args }, signal });
-    if (r.status === 404) throw this.err(`Composio has no tool '${slug}'. Call composio_search_tools to find the right slug. ${this.apiError(404, r.body, '').message.replace(/^.*HTTP 404: /, '')}`.trim());
+  async execute(
+    slug: string,
+    args: Record<string, unknown>,
+    userId: string,
+    signal?: AbortSignal,
+  ): Promise<{ data: unknown; logId?: string }> {
+    const r = await this.request('POST', `api/v3/tools/execute/${encodeURIComponent(slug)}`, {
+      body: { user_id: userId, arguments: args },
+      signal,
+    });
+    if (r.status === 404)
+      throw this.err(
+        `Composio has no tool '${slug}'. Call composio_search_tools to find the right slug. ${this.apiError(404, r.body, '').message.replace(/^.*HTTP 404: /, '')}`.trim(),
+      );
     if (r.status !== 200) throw this.apiError(r.status, r.body, `executing ${slug}`);
     const b = (r.body ?? {}) as { data?: unknown; error?: unknown; successful?: boolean; log_id?: string };
     if (b.successful === false || (b.successful === undefined && b.error)) {
@@ -126,8 +170,11 @@ export const composioPlugin = definePlugin<ComposioEnv>({
   version: '1.0.0',
   manifest: {
     title: 'Third-party tools (Composio)',
-    summary: "Act in the user's other apps (GitHub, Gmail, Google Calendar, Slack, Notion, …) through Composio: find the right tool, then run it.",
-    whenToUse: ['the user asks you to do something in another app or service (create an issue, send an email, add a calendar event, read a document)'],
+    summary:
+      "Act in the user's other apps (GitHub, Gmail, Google Calendar, Slack, Notion, …) through Composio: find the right tool, then run it.",
+    whenToUse: [
+      'the user asks you to do something in another app or service (create an issue, send an email, add a calendar event, read a document)',
+    ],
     whenNotToUse: ['questions you can answer without touching another app', 'web search (the web-crawl capability)'],
     visibility: 'on-demand',
     stability: 'beta',
@@ -142,7 +189,7 @@ export const composioPlugin = definePlugin<ComposioEnv>({
     return {
       composio_search_tools: defineTool({
         description:
-          'Find Composio tools for a task: returns each tool\'s slug, toolkit, description and input_parameters (JSON Schema of its arguments). ' +
+          "Find Composio tools for a task: returns each tool's slug, toolkit, description and input_parameters (JSON Schema of its arguments). " +
           'Search with a short phrase ("create github issue"), optionally within one toolkit (e.g. "github", "gmail"). Then call composio_execute_tool with the slug and arguments.',
         inputSchema: z.object({
           query: z.string().min(1).max(200).describe('what the tool should do, e.g. "send email"'),
@@ -151,23 +198,44 @@ export const composioPlugin = definePlugin<ComposioEnv>({
         }),
         timeoutMs: ctx.env.COMPOSIO_TIMEOUT_MS + 2000,
         execute: async (input, turn) => {
-          const tools = await client.searchTools({ query: input.query, toolkit: input.toolkit, limit: input.limit ?? 8 }, turn.abortSignal);
+          const tools = await client.searchTools(
+            { query: input.query, toolkit: input.toolkit, limit: input.limit ?? 8 },
+            turn.abortSignal,
+          );
           const usable = tools.filter((t) => !t.is_deprecated).map(summarise);
-          return { tools: usable, ...(usable.length === 0 ? { hint: 'No tool found: try other words or no toolkit filter.' } : {}) };
+          return {
+            tools: usable,
+            ...(usable.length === 0 ? { hint: 'No tool found: try other words or no toolkit filter.' } : {}),
+          };
         },
       }),
       composio_execute_tool: defineTool({
         description:
-          "Run a Composio tool by slug (from composio_search_tools) with arguments matching its input_parameters, on behalf of the current user (their connected account). " +
-          'Confirm with the user before actions that send, publish, delete or spend. Returns the tool\'s data; a failure explains what went wrong (e.g. a missing argument or no connected account).',
+          'Run a Composio tool by slug (from composio_search_tools) with arguments matching its input_parameters, on behalf of the current user (their connected account). ' +
+          "Confirm with the user before actions that send, publish, delete or spend. Returns the tool's data; a failure explains what went wrong (e.g. a missing argument or no connected account).",
         inputSchema: z.object({
-          tool_slug: z.string().min(1).max(128).regex(/^[A-Za-z0-9_.-]+$/, 'a Composio tool slug such as GITHUB_CREATE_AN_ISSUE').describe('e.g. "GITHUB_CREATE_AN_ISSUE"'),
+          tool_slug: z
+            .string()
+            .min(1)
+            .max(128)
+            .regex(/^[A-Za-z0-9_.-]+$/, 'a Composio tool slug such as GITHUB_CREATE_AN_ISSUE')
+            .describe('e.g. "GITHUB_CREATE_AN_ISSUE"'),
           arguments: z.record(z.string(), z.unknown()).optional().describe("the tool's arguments as an object"),
         }),
         timeoutMs: ctx.env.COMPOSIO_TIMEOUT_MS + 2000,
         execute: async (input, turn) => {
-          const r = await client.execute(input.tool_slug.toUpperCase(), input.arguments ?? {}, ctx.env.COMPOSIO_USER_ID ?? turn.userDid, turn.abortSignal);
-          return { ok: true, tool: input.tool_slug.toUpperCase(), data: r.data, ...(r.logId ? { logId: r.logId } : {}) };
+          const r = await client.execute(
+            input.tool_slug.toUpperCase(),
+            input.arguments ?? {},
+            ctx.env.COMPOSIO_USER_ID ?? turn.userDid,
+            turn.abortSignal,
+          );
+          return {
+            ok: true,
+            tool: input.tool_slug.toUpperCase(),
+            data: r.data,
+            ...(r.logId ? { logId: r.logId } : {}),
+          };
         },
       }),
     };

@@ -16,7 +16,13 @@ import { CreditsLedger, type Claim } from './ledger.ts';
 import { CREDITS_ERRORS } from './errors.ts';
 
 const CreditsEnvSchema = z.object({
-  CREDITS_DENOM: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.string().regex(/^[a-zA-Z][a-zA-Z0-9/_-]{0,31}$/, 'a denomination name such as "credit" or "uixo"').default('credit')),
+  CREDITS_DENOM: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^[a-zA-Z][a-zA-Z0-9/_-]{0,31}$/, 'a denomination name such as "credit" or "uixo"')
+      .default('credit'),
+  ),
 });
 export type CreditsEnv = z.infer<typeof CreditsEnvSchema>;
 
@@ -38,7 +44,11 @@ const ledgers = new WeakMap<object, CreditsLedger>();
 function ledgerOf(ctx: PluginContext<CreditsEnv>): CreditsLedger {
   let l = ledgers.get(ctx);
   if (!l) {
-    l = new CreditsLedger(ctx.store.db, { oracleDid: ctx.store.oracleDid, price: ctx.config.price ?? 0, denom: ctx.env.CREDITS_DENOM });
+    l = new CreditsLedger(ctx.store.db, {
+      oracleDid: ctx.store.oracleDid,
+      price: ctx.config.price ?? 0,
+      denom: ctx.env.CREDITS_DENOM,
+    });
     ledgers.set(ctx, l);
   }
   return l;
@@ -68,7 +78,10 @@ export const creditsPlugin = definePlugin<CreditsEnv>({
   detect: (config) => {
     const p = config.price;
     if (p === undefined || p === null || p === 0) return { exclude: 'price' };
-    if (typeof p !== 'number' || !Number.isFinite(p) || p < 0) return { invalid: { field: 'price', why: `price must be a number ≥ 0 in oracle.config.json, got ${JSON.stringify(p)}` } };
+    if (typeof p !== 'number' || !Number.isFinite(p) || p < 0)
+      return {
+        invalid: { field: 'price', why: `price must be a number ≥ 0 in oracle.config.json, got ${JSON.stringify(p)}` },
+      };
     return undefined;
   },
   gateTurn: async (req, ctx) => {
@@ -76,16 +89,32 @@ export const creditsPlugin = definePlugin<CreditsEnv>({
     if (g.ok) return;
     const l = ledgerOf(ctx);
     const contract = await l.contract(req.userDid);
-    const how = contract ? 'POST /credits/pay {claimIds, amount}' : 'POST /credits/contract, then POST /credits/pay {claimIds, amount}';
-    throw new PaymentRequiredError(`this oracle costs ${l.terms().price} ${l.denom} per turn: pay the claims (${how}) and send the message again`, g.claims, g.outstanding);
+    const how = contract
+      ? 'POST /credits/pay {claimIds, amount}'
+      : 'POST /credits/contract, then POST /credits/pay {claimIds, amount}';
+    throw new PaymentRequiredError(
+      `this oracle costs ${l.terms().price} ${l.denom} per turn: pay the claims (${how}) and send the message again`,
+      g.claims,
+      g.outstanding,
+    );
   },
   tools: (ctx) => ({
     get_credits_status: defineTool({
-      description: "The user's credits with this oracle: price per turn, prepaid turns left, turns used, amount paid, outstanding claims. Use when the user asks about their credits, balance or what they owe.",
+      description:
+        "The user's credits with this oracle: price per turn, prepaid turns left, turns used, amount paid, outstanding claims. Use when the user asks about their credits, balance or what they owe.",
       inputSchema: z.object({}),
       execute: async (_input, turn) => {
         const s = await ledgerOf(ctx).summary(turn.userDid);
-        return { price: s.price, denom: s.denom, unit: s.unit, prepaidTurns: s.prepaidTurns, usedTurns: s.usedTurns, paid: s.paid, owed: s.owed, outstandingClaims: s.outstandingClaims.map((c) => c.claimId) };
+        return {
+          price: s.price,
+          denom: s.denom,
+          unit: s.unit,
+          prepaidTurns: s.prepaidTurns,
+          usedTurns: s.usedTurns,
+          paid: s.paid,
+          owed: s.owed,
+          outstandingClaims: s.outstandingClaims.map((c) => c.claimId),
+        };
       },
     }),
   }),

@@ -128,7 +128,14 @@ export class CreditsLedger {
   }
 
   private claim(r: ClaimRow): Claim {
-    return { claimId: r.id, amount: fromMicro(r.amount_micro), denom: this.denom, sessionId: r.session_id, status: r.status, createdAt: r.created_at };
+    return {
+      claimId: r.id,
+      amount: fromMicro(r.amount_micro),
+      denom: this.denom,
+      sessionId: r.session_id,
+      status: r.status,
+      createdAt: r.created_at,
+    };
   }
 
   /**
@@ -137,7 +144,10 @@ export class CreditsLedger {
    * SQLite has one writer per file, and the transaction already runs alone.
    */
   private async lockUser(userDid: string): Promise<void> {
-    if (this.db.dialect === 'postgres') await this.db.get('SELECT pg_advisory_xact_lock(7302419, hashtext(?)) AS locked', [`${this.oracleDid}\n${userDid}`]);
+    if (this.db.dialect === 'postgres')
+      await this.db.get('SELECT pg_advisory_xact_lock(7302419, hashtext(?)) AS locked', [
+        `${this.oracleDid}\n${userDid}`,
+      ]);
   }
 
   terms() {
@@ -146,8 +156,21 @@ export class CreditsLedger {
 
   async contract(userDid: string): Promise<Contract | undefined> {
     await this.ready();
-    const r = await this.db.get<{ id: string; price_micro: number; denom: string; created_at: string }>('SELECT * FROM credits_contracts WHERE user_did = ? AND oracle_did = ?', [userDid, this.oracleDid]);
-    return r ? { contractId: r.id, oracleDid: this.oracleDid, userDid, price: fromMicro(r.price_micro), denom: r.denom, unit: 'turn', createdAt: r.created_at } : undefined;
+    const r = await this.db.get<{ id: string; price_micro: number; denom: string; created_at: string }>(
+      'SELECT * FROM credits_contracts WHERE user_did = ? AND oracle_did = ?',
+      [userDid, this.oracleDid],
+    );
+    return r
+      ? {
+          contractId: r.id,
+          oracleDid: this.oracleDid,
+          userDid,
+          price: fromMicro(r.price_micro),
+          denom: r.denom,
+          unit: 'turn',
+          createdAt: r.created_at,
+        }
+      : undefined;
   }
 
   /** Accepts the oracle's terms (idempotent). */
@@ -155,17 +178,32 @@ export class CreditsLedger {
     const existing = await this.contract(userDid);
     if (existing) return { contract: existing, created: false };
     // two accepts at once (two requests, or two instances on one database): one row, the other is told it existed
-    const { changes } = await this.db.run('INSERT INTO credits_contracts (id, user_did, oracle_did, price_micro, denom, unit, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_did, oracle_did) DO NOTHING', [
-      `contract-${randomUUID()}`, userDid, this.oracleDid, this.priceMicro, this.denom, 'turn', new Date().toISOString(),
-    ]);
+    const { changes } = await this.db.run(
+      'INSERT INTO credits_contracts (id, user_did, oracle_did, price_micro, denom, unit, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_did, oracle_did) DO NOTHING',
+      [
+        `contract-${randomUUID()}`,
+        userDid,
+        this.oracleDid,
+        this.priceMicro,
+        this.denom,
+        'turn',
+        new Date().toISOString(),
+      ],
+    );
     return { contract: (await this.contract(userDid))!, created: changes > 0 };
   }
 
   async claims(userDid: string, status?: Claim['status']): Promise<Claim[]> {
     await this.ready();
     const rows = status
-      ? await this.db.all<ClaimRow>(`SELECT * FROM credits_claims WHERE user_did = ? AND oracle_did = ? AND status = ? ORDER BY created_at, ${this.order}`, [userDid, this.oracleDid, status])
-      : await this.db.all<ClaimRow>(`SELECT * FROM credits_claims WHERE user_did = ? AND oracle_did = ? ORDER BY created_at, ${this.order}`, [userDid, this.oracleDid]);
+      ? await this.db.all<ClaimRow>(
+          `SELECT * FROM credits_claims WHERE user_did = ? AND oracle_did = ? AND status = ? ORDER BY created_at, ${this.order}`,
+          [userDid, this.oracleDid, status],
+        )
+      : await this.db.all<ClaimRow>(
+          `SELECT * FROM credits_claims WHERE user_did = ? AND oracle_did = ? ORDER BY created_at, ${this.order}`,
+          [userDid, this.oracleDid],
+        );
     return rows.map((r) => this.claim(r));
   }
 
@@ -174,24 +212,40 @@ export class CreditsLedger {
    * the caller's outstanding claim (one at a time, created for this turn when
    * none is open) must be paid first.
    */
-  async gate(userDid: string, sessionId: string): Promise<{ ok: true; claimId: string } | { ok: false; claims: string[]; outstanding: Claim[] }> {
+  async gate(
+    userDid: string,
+    sessionId: string,
+  ): Promise<{ ok: true; claimId: string } | { ok: false; claims: string[]; outstanding: Claim[] }> {
     await this.ready();
     return this.db.tx(async () => {
       await this.lockUser(userDid);
-      const paid = await this.db.get<ClaimRow>(`SELECT * FROM credits_claims WHERE user_did = ? AND oracle_did = ? AND status = 'paid' ORDER BY created_at, ${this.order} LIMIT 1`, [userDid, this.oracleDid]);
+      const paid = await this.db.get<ClaimRow>(
+        `SELECT * FROM credits_claims WHERE user_did = ? AND oracle_did = ? AND status = 'paid' ORDER BY created_at, ${this.order} LIMIT 1`,
+        [userDid, this.oracleDid],
+      );
       if (paid) {
         const now = new Date().toISOString();
         const entry = `usage-${randomUUID()}`;
-        await this.db.run("UPDATE credits_claims SET status = 'consumed', consumed_at = ? WHERE id = ?", [now, paid.id]);
-        await this.db.run("INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, created_at) VALUES (?, 'usage', ?, ?, ?, ?)", [entry, `escrow:${userDid}`, -paid.amount_micro, paid.id, now]);
-        await this.db.run("INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, created_at) VALUES (?, 'usage', ?, ?, ?, ?)", [entry, `oracle:${this.oracleDid}`, paid.amount_micro, paid.id, now]);
+        await this.db.run("UPDATE credits_claims SET status = 'consumed', consumed_at = ? WHERE id = ?", [
+          now,
+          paid.id,
+        ]);
+        await this.db.run(
+          "INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, created_at) VALUES (?, 'usage', ?, ?, ?, ?)",
+          [entry, `escrow:${userDid}`, -paid.amount_micro, paid.id, now],
+        );
+        await this.db.run(
+          "INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, created_at) VALUES (?, 'usage', ?, ?, ?, ?)",
+          [entry, `oracle:${this.oracleDid}`, paid.amount_micro, paid.id, now],
+        );
         return { ok: true as const, claimId: paid.id };
       }
       let open = await this.claims(userDid, 'outstanding');
       if (open.length === 0) {
-        await this.db.run("INSERT INTO credits_claims (id, user_did, oracle_did, session_id, amount_micro, status, created_at) VALUES (?, ?, ?, ?, ?, 'outstanding', ?)", [
-          `claim-${randomUUID()}`, userDid, this.oracleDid, sessionId, this.priceMicro, new Date().toISOString(),
-        ]);
+        await this.db.run(
+          "INSERT INTO credits_claims (id, user_did, oracle_did, session_id, amount_micro, status, created_at) VALUES (?, ?, ?, ?, ?, 'outstanding', ?)",
+          [`claim-${randomUUID()}`, userDid, this.oracleDid, sessionId, this.priceMicro, new Date().toISOString()],
+        );
         open = await this.claims(userDid, 'outstanding');
       }
       return { ok: false as const, claims: [open[0]!.claimId], outstanding: open };
@@ -199,29 +253,57 @@ export class CreditsLedger {
   }
 
   /** Pays claims: the amount must equal their total exactly. */
-  async pay(userDid: string, claimIds: string[], amount: number, reference?: string): Promise<{ paymentId: string; paid: Claim[]; amount: number }> {
+  async pay(
+    userDid: string,
+    claimIds: string[],
+    amount: number,
+    reference?: string,
+  ): Promise<{ paymentId: string; paid: Claim[]; amount: number }> {
     const contract = await this.contract(userDid);
-    if (!contract) throw creditsError('contract_required', "accept this oracle's contract first: POST /credits/contract");
+    if (!contract)
+      throw creditsError('contract_required', "accept this oracle's contract first: POST /credits/contract");
     return this.db.tx(async () => {
       await this.lockUser(userDid);
       const unique = [...new Set(claimIds)];
       const rows: ClaimRow[] = [];
       for (const id of unique) {
-        const r = await this.db.get<ClaimRow>('SELECT * FROM credits_claims WHERE id = ? AND user_did = ? AND oracle_did = ?', [id, userDid, this.oracleDid]);
+        const r = await this.db.get<ClaimRow>(
+          'SELECT * FROM credits_claims WHERE id = ? AND user_did = ? AND oracle_did = ?',
+          [id, userDid, this.oracleDid],
+        );
         if (!r) throw creditsError('claim_not_found', `no claim ${id}`, { field: 'claimIds' });
-        if (r.status !== 'outstanding') throw creditsError('claim_not_outstanding', `claim ${id} is already ${r.status}`, { field: 'claimIds' });
+        if (r.status !== 'outstanding')
+          throw creditsError('claim_not_outstanding', `claim ${id} is already ${r.status}`, { field: 'claimIds' });
         rows.push(r);
       }
       const total = rows.reduce((a, r) => a + r.amount_micro, 0);
-      if (toMicro(amount) !== total) throw creditsError('payment_mismatch', `the claims total ${fromMicro(total)} ${this.denom}; the payment was ${amount}`, { field: 'amount', details: { expected: fromMicro(total) } });
+      if (toMicro(amount) !== total)
+        throw creditsError(
+          'payment_mismatch',
+          `the claims total ${fromMicro(total)} ${this.denom}; the payment was ${amount}`,
+          { field: 'amount', details: { expected: fromMicro(total) } },
+        );
       const now = new Date().toISOString();
       const paymentId = `payment-${randomUUID()}`;
-      await this.db.run('INSERT INTO credits_payments (id, user_did, oracle_did, contract_id, amount_micro, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [paymentId, userDid, this.oracleDid, contract.contractId, total, reference ?? null, now]);
+      await this.db.run(
+        'INSERT INTO credits_payments (id, user_did, oracle_did, contract_id, amount_micro, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [paymentId, userDid, this.oracleDid, contract.contractId, total, reference ?? null, now],
+      );
       for (const r of rows) {
-        await this.db.run("UPDATE credits_claims SET status = 'paid', paid_at = ?, payment_id = ? WHERE id = ?", [now, paymentId, r.id]);
+        await this.db.run("UPDATE credits_claims SET status = 'paid', paid_at = ?, payment_id = ? WHERE id = ?", [
+          now,
+          paymentId,
+          r.id,
+        ]);
         const entry = `payment-${randomUUID()}`;
-        await this.db.run("INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, payment_id, created_at) VALUES (?, 'payment', ?, ?, ?, ?, ?)", [entry, `user:${userDid}`, -r.amount_micro, r.id, paymentId, now]);
-        await this.db.run("INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, payment_id, created_at) VALUES (?, 'payment', ?, ?, ?, ?, ?)", [entry, `escrow:${userDid}`, r.amount_micro, r.id, paymentId, now]);
+        await this.db.run(
+          "INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, payment_id, created_at) VALUES (?, 'payment', ?, ?, ?, ?, ?)",
+          [entry, `user:${userDid}`, -r.amount_micro, r.id, paymentId, now],
+        );
+        await this.db.run(
+          "INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, payment_id, created_at) VALUES (?, 'payment', ?, ?, ?, ?, ?)",
+          [entry, `escrow:${userDid}`, r.amount_micro, r.id, paymentId, now],
+        );
       }
       return { paymentId, paid: rows.map((r) => this.claim({ ...r, status: 'paid' })), amount: fromMicro(total) };
     });
@@ -229,7 +311,16 @@ export class CreditsLedger {
 
   async balance(account: string): Promise<number> {
     await this.ready();
-    return fromMicro(Number((await this.db.get<{ s: number | string | null }>('SELECT SUM(amount_micro) AS s FROM credits_ledger WHERE account = ?', [account]))?.s ?? 0));
+    return fromMicro(
+      Number(
+        (
+          await this.db.get<{ s: number | string | null }>(
+            'SELECT SUM(amount_micro) AS s FROM credits_ledger WHERE account = ?',
+            [account],
+          )
+        )?.s ?? 0,
+      ),
+    );
   }
 
   /** The caller's view: what they paid, spent, have prepaid, and owe. */
@@ -251,16 +342,36 @@ export class CreditsLedger {
   async entries(userDid: string) {
     await this.ready();
     return (
-      await this.db.all<{ entry_id: string; kind: string; account: string; amount_micro: number; claim_id: string | null; payment_id: string | null; created_at: string }>(
+      await this.db.all<{
+        entry_id: string;
+        kind: string;
+        account: string;
+        amount_micro: number;
+        claim_id: string | null;
+        payment_id: string | null;
+        created_at: string;
+      }>(
         'SELECT * FROM credits_ledger WHERE entry_id IN (SELECT entry_id FROM credits_ledger WHERE account IN (?, ?)) ORDER BY seq',
         [`user:${userDid}`, `escrow:${userDid}`],
       )
-    ).map((r) => ({ entryId: r.entry_id, kind: r.kind, account: r.account, amount: fromMicro(r.amount_micro), claimId: r.claim_id, paymentId: r.payment_id, createdAt: r.created_at }));
+    ).map((r) => ({
+      entryId: r.entry_id,
+      kind: r.kind,
+      account: r.account,
+      amount: fromMicro(r.amount_micro),
+      claimId: r.claim_id,
+      paymentId: r.payment_id,
+      createdAt: r.created_at,
+    }));
   }
 
   /** Sum of every ledger row (always 0: double entry). */
   async total(): Promise<number> {
     await this.ready();
-    return fromMicro(Number((await this.db.get<{ s: number | string | null }>('SELECT SUM(amount_micro) AS s FROM credits_ledger'))?.s ?? 0));
+    return fromMicro(
+      Number(
+        (await this.db.get<{ s: number | string | null }>('SELECT SUM(amount_micro) AS s FROM credits_ledger'))?.s ?? 0,
+      ),
+    );
   }
 }

@@ -36,15 +36,20 @@ import { readDiscovery } from '../../../lib/discovery.ts';
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
 const DomainsEnvSchema = z.object({
-  ORACLEKIT_REGISTRY_URL: z.preprocess(blankToUndefined, httpUrl('ORACLEKIT_API_KEY', 'http://127.0.0.1:4781').optional()),
+  ORACLEKIT_REGISTRY_URL: z.preprocess(
+    blankToUndefined,
+    httpUrl('ORACLEKIT_API_KEY', 'http://127.0.0.1:4781').optional(),
+  ),
   ORACLEKIT_API_KEY: z.preprocess(blankToUndefined, z.string().trim().max(512).optional()),
-  ORACLEKIT_REGISTRY_TIMEOUT_MS: z.preprocess(blankToUndefined, z.coerce.number().int().min(100).max(120_000).default(10_000)),
+  ORACLEKIT_REGISTRY_TIMEOUT_MS: z.preprocess(
+    blankToUndefined,
+    z.coerce.number().int().min(100).max(120_000).default(10_000),
+  ),
   // where the local daemon's discovery file is (src/lib/paths.ts)
   ORACLEKIT_HOME: z.preprocess(blankToUndefined, z.string().optional()),
   XDG_STATE_HOME: z.preprocess(blankToUndefined, z.string().optional()),
 });
 export type DomainsEnv = z.infer<typeof DomainsEnvSchema>;
-
 
 const STATE_MEANING: Record<string, string> = {
   registered: 'registered, not verified yet (a representative can submit a verification proposal)',
@@ -56,12 +61,23 @@ const STATE_MEANING: Record<string, string> = {
 
 function summary(d: DomainView) {
   const name = typeof d.metadata?.name === 'string' ? d.metadata.name : null;
-  return { did: d.id, name, type: d.type, class: d.class, state: d.state, active: d.active, eligible: d.eligible, alsoKnownAs: d.alsoKnownAs };
+  return {
+    did: d.id,
+    name,
+    type: d.type,
+    class: d.class,
+    state: d.state,
+    active: d.active,
+    eligible: d.eligible,
+    alsoKnownAs: d.alsoKnownAs,
+  };
 }
 
 function didProblem(field: string, v: string): string | undefined {
   const c = checkDid(v);
-  return c.ok ? undefined : `${field} ${JSON.stringify(v)} is not a valid DID: ${c.reason ?? 'bad syntax'} (a domain DID looks like did:ixo:entity:<32 lowercase hex>)`;
+  return c.ok
+    ? undefined
+    : `${field} ${JSON.stringify(v)} is not a valid DID: ${c.reason ?? 'bad syntax'} (a domain DID looks like did:ixo:entity:<32 lowercase hex>)`;
 }
 
 /**
@@ -78,7 +94,10 @@ class RegistryReader {
   private baseUrl(): string {
     if (this.env.ORACLEKIT_REGISTRY_URL) return this.env.ORACLEKIT_REGISTRY_URL.replace(/\/+$/, '');
     const d = readDiscovery({ ORACLEKIT_HOME: this.env.ORACLEKIT_HOME, XDG_STATE_HOME: this.env.XDG_STATE_HOME });
-    if (!d) throw new Error('no registry: ORACLEKIT_REGISTRY_URL is not set and the local oraclekit daemon is not running (start it with `oraclekit daemon start`, or set ORACLEKIT_REGISTRY_URL)');
+    if (!d)
+      throw new Error(
+        'no registry: ORACLEKIT_REGISTRY_URL is not set and the local oraclekit daemon is not running (start it with `oraclekit daemon start`, or set ORACLEKIT_REGISTRY_URL)',
+      );
     return d.url.replace(/\/+$/, '');
   }
 
@@ -94,7 +113,11 @@ class RegistryReader {
     } catch {
       return; // no registry now; a call made later says so
     }
-    const client = new RegistryClient({ baseUrl, timeoutMs: this.env.ORACLEKIT_REGISTRY_TIMEOUT_MS, ...(this.env.ORACLEKIT_API_KEY ? { apiKey: this.env.ORACLEKIT_API_KEY } : {}) });
+    const client = new RegistryClient({
+      baseUrl,
+      timeoutMs: this.env.ORACLEKIT_REGISTRY_TIMEOUT_MS,
+      ...(this.env.ORACLEKIT_API_KEY ? { apiKey: this.env.ORACLEKIT_API_KEY } : {}),
+    });
     try {
       await client.listDomains({ limit: 1 });
     } catch (e) {
@@ -109,21 +132,31 @@ class RegistryReader {
 
   /** Runs one call of the typed client; its errors become messages for the model. */
   async read<T>(call: (c: RegistryClient) => Promise<T>): Promise<T> {
-    const client = new RegistryClient({ baseUrl: this.baseUrl(), timeoutMs: this.env.ORACLEKIT_REGISTRY_TIMEOUT_MS, ...(this.env.ORACLEKIT_API_KEY ? { apiKey: this.env.ORACLEKIT_API_KEY } : {}) });
+    const client = new RegistryClient({
+      baseUrl: this.baseUrl(),
+      timeoutMs: this.env.ORACLEKIT_REGISTRY_TIMEOUT_MS,
+      ...(this.env.ORACLEKIT_API_KEY ? { apiKey: this.env.ORACLEKIT_API_KEY } : {}),
+    });
     try {
       return await call(client);
     } catch (e) {
       if (!isOracleKitError(e)) throw e;
       const reason = e.details?.reason;
-      if (e.code === 'unavailable' && reason === 'timeout') throw this.err(`the registry did not answer within ${this.env.ORACLEKIT_REGISTRY_TIMEOUT_MS} ms`, e);
+      if (e.code === 'unavailable' && reason === 'timeout')
+        throw this.err(`the registry did not answer within ${this.env.ORACLEKIT_REGISTRY_TIMEOUT_MS} ms`, e);
       if (e.code === 'unavailable' && reason === 'aborted') throw this.err('the registry call was aborted', e);
       if (e.code === 'unavailable' && reason === 'unreachable') {
         const cause = e.details?.cause;
-        throw this.err(`the registry (${new URL(client.baseUrl).origin}) is unreachable: ${String(e.details?.error ?? e.message)}${cause ? ` (${String(cause)})` : ''}`, e);
+        throw this.err(
+          `the registry (${new URL(client.baseUrl).origin}) is unreachable: ${String(e.details?.error ?? e.message)}${cause ? ` (${String(cause)})` : ''}`,
+          e,
+        );
       }
       const detail = `${e.code !== 'http_error' ? `${e.code}: ` : ''}${e.message}`;
       if (e.status === 401) {
-        throw this.err(`the registry refused the oracle's credentials (HTTP 401, ${detail})${this.env.ORACLEKIT_API_KEY ? '' : '. Set ORACLEKIT_API_KEY to a registry API key (read-only: `oraclekit daemon keys create --did <oracle DID> --role reader`)'}`);
+        throw this.err(
+          `the registry refused the oracle's credentials (HTTP 401, ${detail})${this.env.ORACLEKIT_API_KEY ? '' : '. Set ORACLEKIT_API_KEY to a registry API key (read-only: `oraclekit daemon keys create --did <oracle DID> --role reader`)'}`,
+        );
       }
       throw this.err(`the registry answered HTTP ${e.status} (${detail})`);
     }
@@ -135,7 +168,8 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
   version: '1.0.0',
   manifest: {
     title: 'Domains registry',
-    summary: 'Look up domains (digital twins of organisations, projects, assets, devices, protocols, oracles) in the registry and their verification state.',
+    summary:
+      'Look up domains (digital twins of organisations, projects, assets, devices, protocols, oracles) in the registry and their verification state.',
     whenToUse: [
       'the user asks about a project, organisation, device or protocol that may be registered, or gives a did:ixo:entity DID',
       'the user asks whether a domain is verified, active or eligible (e.g. before approving a sample design), or about its verification proposal and votes',
@@ -161,7 +195,10 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
         inputSchema: z.object({
           q: z.string().trim().min(1).max(256).optional().describe('text to find in the name or alsoKnownAs'),
           type: z.enum(DOMAIN_TYPES).optional(),
-          state: z.enum(DOMAIN_STATES).optional().describe('registered, pending_verification, verified, verification_rejected or deactivated'),
+          state: z
+            .enum(DOMAIN_STATES)
+            .optional()
+            .describe('registered, pending_verification, verified, verification_rejected or deactivated'),
           class: z.string().max(256).optional().describe('DID of the Protocol domain the domains belong to'),
           controller: z.string().max(256).optional().describe('DID of a controller'),
           limit: z.number().int().min(1).max(50).optional().describe('results per page (default 10)'),
@@ -174,13 +211,33 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
             const p = v === undefined ? undefined : didProblem(f, v);
             if (p) throw new Error(p);
           }
-          const page = await reg.read((c) => c.listDomains({ q: input.q, type: input.type, status: input.state, class: input.class, controller: input.controller, limit: input.limit ?? 10, cursor: input.cursor }, turn.abortSignal));
-          return { domains: page.items.map(summary), nextCursor: page.nextCursor, ...(page.items.length === 0 ? { hint: 'No domain matches; try fewer filters or other words.' } : {}) };
+          const page = await reg.read((c) =>
+            c.listDomains(
+              {
+                q: input.q,
+                type: input.type,
+                status: input.state,
+                class: input.class,
+                controller: input.controller,
+                limit: input.limit ?? 10,
+                cursor: input.cursor,
+              },
+              turn.abortSignal,
+            ),
+          );
+          return {
+            domains: page.items.map(summary),
+            nextCursor: page.nextCursor,
+            ...(page.items.length === 0 ? { hint: 'No domain matches; try fewer filters or other words.' } : {}),
+          };
         },
       }),
       get_domain: defineTool({
-        description: 'Read one domain by DID: type, class, state, active, eligible, controllers, metadata, services (an Oracle\'s API is #api), validity dates and version.',
-        inputSchema: z.object({ did: z.string().min(1).max(256).describe('the domain DID, e.g. did:ixo:entity:0123…') }),
+        description:
+          "Read one domain by DID: type, class, state, active, eligible, controllers, metadata, services (an Oracle's API is #api), validity dates and version.",
+        inputSchema: z.object({
+          did: z.string().min(1).max(256).describe('the domain DID, e.g. did:ixo:entity:0123…'),
+        }),
         timeoutMs,
         execute: async ({ did }, turn) => {
           const p = didProblem('did', did);
@@ -189,7 +246,8 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
             const d = await reg.read((c) => c.getDomain(did, turn.abortSignal));
             return { ...d, did: d.id, stateMeaning: STATE_MEANING[d.state] ?? d.state };
           } catch (e) {
-            if (/HTTP 404/.test((e as Error).message)) throw new Error(`no domain ${did} in the registry. Use search_domains to find it by name.`, { cause: e });
+            if (/HTTP 404/.test((e as Error).message))
+              throw new Error(`no domain ${did} in the registry. Use search_domains to find it by name.`, { cause: e });
             throw e;
           }
         },
@@ -207,7 +265,8 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
           try {
             r = await reg.read((c) => c.verification(did, turn.abortSignal));
           } catch (e) {
-            if (/HTTP 404/.test((e as Error).message)) throw new Error(`no domain ${did} in the registry. Use search_domains to find it by name.`, { cause: e });
+            if (/HTTP 404/.test((e as Error).message))
+              throw new Error(`no domain ${did} in the registry. Use search_domains to find it by name.`, { cause: e });
             throw e;
           }
           const d = r.domain;
@@ -219,7 +278,17 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
             active: d.active,
             eligible: d.eligible,
             proposal: r.proposal
-              ? { id: r.proposal.id, status: r.proposal.status, tally: r.proposal.tally, rule: r.proposal.rule, deadline: r.proposal.deadline, createdAt: r.proposal.createdAt, closedAt: r.proposal.closedAt, voters: r.proposal.snapshot.length, description: r.proposal.description }
+              ? {
+                  id: r.proposal.id,
+                  status: r.proposal.status,
+                  tally: r.proposal.tally,
+                  rule: r.proposal.rule,
+                  deadline: r.proposal.deadline,
+                  createdAt: r.proposal.createdAt,
+                  closedAt: r.proposal.closedAt,
+                  voters: r.proposal.snapshot.length,
+                  description: r.proposal.description,
+                }
               : null,
           };
         },

@@ -19,7 +19,10 @@ export const firecrawlPlugin = createMcpPlugin<FirecrawlEnv>({
   manifest: {
     title: 'Web search and scrape',
     summary: 'Search the web and read web pages (as markdown) through a Firecrawl MCP server.',
-    whenToUse: ['the user asks about something current or outside your knowledge that the web can answer', 'the user gives a URL and asks what it says'],
+    whenToUse: [
+      'the user asks about something current or outside your knowledge that the web can answer',
+      'the user gives a URL and asks what it says',
+    ],
     whenNotToUse: ['facts about the user (memory)', 'questions you can answer reliably without the web'],
     visibility: 'on-demand',
     stability: 'beta',

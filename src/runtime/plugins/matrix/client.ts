@@ -41,7 +41,11 @@ export class MatrixClient {
     this.timeoutMs = o.timeoutMs;
   }
 
-  async call<T>(method: string, path: string, o: { body?: unknown; query?: Record<string, string>; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<T> {
+  async call<T>(
+    method: string,
+    path: string,
+    o: { body?: unknown; query?: Record<string, string>; timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<T> {
     const u = new URL(`${this.baseUrl}/_matrix/client/v3${path}`);
     for (const [k, v] of Object.entries(o.query ?? {})) u.searchParams.set(k, v);
     const ms = o.timeoutMs ?? this.timeoutMs;
@@ -51,25 +55,44 @@ export class MatrixClient {
       res = await fetch(u, {
         method,
         signal,
-        headers: { authorization: `Bearer ${this.token}`, accept: 'application/json', ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          accept: 'application/json',
+          ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         body: o.body !== undefined ? JSON.stringify(o.body) : undefined,
       });
     } catch (e) {
       if (o.signal?.aborted) throw e;
       const err = e as Error & { cause?: { code?: string; message?: string } };
-      const why = err.name === 'TimeoutError' ? `no answer within ${ms} ms` : (err.cause?.code ?? err.cause?.message ?? err.message);
-      throw new MatrixError(0, 'M_UNREACHABLE', `the homeserver is unreachable (${method} ${path.split('?')[0]}): ${why}`);
+      const why =
+        err.name === 'TimeoutError'
+          ? `no answer within ${ms} ms`
+          : (err.cause?.code ?? err.cause?.message ?? err.message);
+      throw new MatrixError(
+        0,
+        'M_UNREACHABLE',
+        `the homeserver is unreachable (${method} ${path.split('?')[0]}): ${why}`,
+      );
     }
     const text = await res.text();
     let body: unknown;
     try {
       body = text ? JSON.parse(text) : {};
     } catch {
-      throw new MatrixError(res.status, 'M_BAD_JSON', `the homeserver answered ${method} ${path} with HTTP ${res.status} and no JSON`);
+      throw new MatrixError(
+        res.status,
+        'M_BAD_JSON',
+        `the homeserver answered ${method} ${path} with HTTP ${res.status} and no JSON`,
+      );
     }
     if (!res.ok) {
       const b = body as { errcode?: string; error?: string };
-      throw new MatrixError(res.status, b.errcode ?? 'M_UNKNOWN', `${b.errcode ?? 'M_UNKNOWN'}: ${b.error ?? `HTTP ${res.status}`}`);
+      throw new MatrixError(
+        res.status,
+        b.errcode ?? 'M_UNKNOWN',
+        `${b.errcode ?? 'M_UNKNOWN'}: ${b.error ?? `HTTP ${res.status}`}`,
+      );
     }
     return body as T;
   }
@@ -89,10 +112,18 @@ export class MatrixClient {
   }
 
   send(roomId: string, txnId: string, content: Record<string, unknown>) {
-    return this.call<{ event_id: string }>('PUT', `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/${encodeURIComponent(txnId)}`, { body: content });
+    return this.call<{ event_id: string }>(
+      'PUT',
+      `/rooms/${encodeURIComponent(roomId)}/send/m.room.message/${encodeURIComponent(txnId)}`,
+      { body: content },
+    );
   }
 
   openidToken(userId: string) {
-    return this.call<{ access_token: string; token_type: string; matrix_server_name: string; expires_in: number }>('POST', `/user/${encodeURIComponent(userId)}/openid/request_token`, { body: {} });
+    return this.call<{ access_token: string; token_type: string; matrix_server_name: string; expires_in: number }>(
+      'POST',
+      `/user/${encodeURIComponent(userId)}/openid/request_token`,
+      { body: {} },
+    );
   }
 }

@@ -18,9 +18,15 @@ import { MatrixClient, MatrixError, type MatrixEvent, type SyncResponse } from '
 const blankToUndef = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
 const MatrixEnvSchema = z.object({
-  MATRIX_BASE_URL: z.string().trim().pipe(z.url({ protocol: /^https?$/, error: 'must be the homeserver URL, e.g. https://matrix.example.org' })),
+  MATRIX_BASE_URL: z
+    .string()
+    .trim()
+    .pipe(z.url({ protocol: /^https?$/, error: 'must be the homeserver URL, e.g. https://matrix.example.org' })),
   MATRIX_ORACLE_ADMIN_ACCESS_TOKEN: z.string().trim().min(8, 'must be an access token'),
-  MATRIX_ORACLE_ADMIN_USER_ID: z.string().trim().regex(/^@[a-z0-9._=\-/+]+:[A-Za-z0-9.-]+(:\d+)?$/, 'must be a Matrix user ID, e.g. @oracle:example.org'),
+  MATRIX_ORACLE_ADMIN_USER_ID: z
+    .string()
+    .trim()
+    .regex(/^@[a-z0-9._=\-/+]+:[A-Za-z0-9.-]+(:\d+)?$/, 'must be a Matrix user ID, e.g. @oracle:example.org'),
   MATRIX_TIMEOUT_MS: z.preprocess(blankToUndef, z.coerce.number().int().min(100).max(120_000).default(10_000)),
   MATRIX_SYNC_TIMEOUT_MS: z.preprocess(blankToUndef, z.coerce.number().int().min(0).max(120_000).default(30_000)),
 });
@@ -40,12 +46,17 @@ class MatrixTransport {
   constructor(ctx: PluginContext<MatrixEnv>) {
     this.ctx = ctx;
     this.userId = ctx.env.MATRIX_ORACLE_ADMIN_USER_ID;
-    this.client = new MatrixClient({ baseUrl: ctx.env.MATRIX_BASE_URL, token: ctx.env.MATRIX_ORACLE_ADMIN_ACCESS_TOKEN, timeoutMs: ctx.env.MATRIX_TIMEOUT_MS });
+    this.client = new MatrixClient({
+      baseUrl: ctx.env.MATRIX_BASE_URL,
+      token: ctx.env.MATRIX_ORACLE_ADMIN_ACCESS_TOKEN,
+      timeoutMs: ctx.env.MATRIX_TIMEOUT_MS,
+    });
   }
 
   async start(): Promise<void> {
     const me = await this.client.whoami();
-    if (me.user_id !== this.userId) throw new Error(`the access token belongs to ${me.user_id}, not MATRIX_ORACLE_ADMIN_USER_ID ${this.userId}`);
+    if (me.user_id !== this.userId)
+      throw new Error(`the access token belongs to ${me.user_id}, not MATRIX_ORACLE_ADMIN_USER_ID ${this.userId}`);
     // the first sync only sets the position (no answers to old messages) and joins pending invites
     const first = await this.client.sync(undefined, 0);
     this.since = first.next_batch;
@@ -73,7 +84,9 @@ class MatrixTransport {
 
   private async handleInvites(r: SyncResponse): Promise<void> {
     for (const [roomId, inv] of Object.entries(r.rooms?.invite ?? {})) {
-      const me = (inv.invite_state?.events ?? []).find((e) => e.type === 'm.room.member' && e.state_key === this.userId);
+      const me = (inv.invite_state?.events ?? []).find(
+        (e) => e.type === 'm.room.member' && e.state_key === this.userId,
+      );
       if (me?.content.is_direct === true) this.direct.add(roomId);
       try {
         await this.client.join(roomId);
@@ -89,7 +102,10 @@ class MatrixTransport {
     if (Array.isArray(mentions) && mentions.includes(this.userId)) return true;
     const body = String(e.content.body ?? '');
     const local = this.userId.slice(1).split(':')[0]!;
-    return body.includes(this.userId) || new RegExp(`(^|\\W)@?${local.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i').test(body);
+    return (
+      body.includes(this.userId) ||
+      new RegExp(`(^|\\W)@?${local.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i').test(body)
+    );
   }
 
   private handleMessages(r: SyncResponse): void {
@@ -98,7 +114,8 @@ class MatrixTransport {
       if (typeof count === 'number') this.members.set(roomId, count);
       for (const e of room.timeline?.events ?? []) {
         if (e.type !== 'm.room.message' || e.sender === this.userId || !e.event_id) continue;
-        if (e.content.msgtype !== 'm.text' || typeof e.content.body !== 'string' || e.content.body.trim() === '') continue;
+        if (e.content.msgtype !== 'm.text' || typeof e.content.body !== 'string' || e.content.body.trim() === '')
+          continue;
         if (!this.addressed(roomId, e)) continue;
         const key = `${roomId}|${e.sender}`;
         const prev = this.chains.get(key) ?? Promise.resolve();
@@ -120,19 +137,29 @@ class MatrixTransport {
     const sessionId = await this.session(userDid, roomId);
     let text: string;
     try {
-      const run = await this.ctx.host.startTurn(userDid, sessionId, { message: String(e.content.body), metadata: { matrix: { roomId, eventId: e.event_id, sender: e.sender } } });
+      const run = await this.ctx.host.startTurn(userDid, sessionId, {
+        message: String(e.content.body),
+        metadata: { matrix: { roomId, eventId: e.event_id, sender: e.sender } },
+      });
       const status = await run.done;
       text = run.text || (status === 'finished' ? '(no answer)' : 'Sorry, I could not answer that just now.');
     } catch (err) {
       text = isOracleKitError(err) ? `Sorry: ${err.message}` : 'Sorry, I could not answer that just now.';
     }
-    await this.client.send(roomId, `oraclekit-${e.event_id}`, { msgtype: 'm.text', body: text, 'm.relates_to': { 'm.in_reply_to': { event_id: e.event_id } } });
+    await this.client.send(roomId, `oraclekit-${e.event_id}`, {
+      msgtype: 'm.text',
+      body: text,
+      'm.relates_to': { 'm.in_reply_to': { event_id: e.event_id } },
+    });
   }
 
   async stop(): Promise<void> {
     this.stopper.abort();
     await this.loop?.catch(() => {});
-    await Promise.race([Promise.allSettled([...this.chains.values()]), new Promise((r) => setTimeout(r, 2000).unref())]);
+    await Promise.race([
+      Promise.allSettled([...this.chains.values()]),
+      new Promise((r) => setTimeout(r, 2000).unref()),
+    ]);
   }
 }
 
@@ -143,7 +170,8 @@ export const matrixPlugin = definePlugin<MatrixEnv>({
   version: '1.0.0',
   manifest: {
     title: 'Matrix',
-    summary: 'Answers in Matrix rooms (direct chats and mentions) and mints OpenID tokens of the oracle’s Matrix account for clients.',
+    summary:
+      'Answers in Matrix rooms (direct chats and mentions) and mints OpenID tokens of the oracle’s Matrix account for clients.',
     whenToUse: ['messages arrive from Matrix rooms the oracle has joined'],
     visibility: 'silent',
     stability: 'beta',

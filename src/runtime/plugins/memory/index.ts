@@ -50,7 +50,12 @@ const RULES =
   'Search it before answering questions that depend on what you should already know about the user; add a memory when the user shares a durable fact or asks you to remember something. ' +
   'How the user wants you to respond (tone, language, format) belongs to user preferences, not memory. Never store secrets (passwords, keys).';
 
-function identity(userDid: string, sessionId: string | undefined, delegation: string | undefined, ctx: PluginContext<MemoryEnv>): Record<string, string> {
+function identity(
+  userDid: string,
+  sessionId: string | undefined,
+  delegation: string | undefined,
+  ctx: PluginContext<MemoryEnv>,
+): Record<string, string> {
   const h: Record<string, string> = { 'x-user-did': userDid };
   if (ctx.config.oracleDid) h['x-oracle-did'] = ctx.config.oracleDid;
   if (sessionId) h['x-session-id'] = sessionId;
@@ -79,12 +84,19 @@ async function bodyOf<T>(req: FastifyRequest, schema: z.ZodType<T>): Promise<T> 
   const r = schema.safeParse(req.body ?? {});
   if (!r.success) {
     const i = r.error.issues[0]!;
-    throw runtimeError('validation_failed', `${i.path.join('.') || 'body'}: ${i.message}`, { field: i.path.join('.') || undefined });
+    throw runtimeError('validation_failed', `${i.path.join('.') || 'body'}: ${i.message}`, {
+      field: i.path.join('.') || undefined,
+    });
   }
   return r.data;
 }
 
-async function callForRoute(ctx: PluginContext<MemoryEnv>, tool: string, args: Record<string, unknown>, headers: Record<string, string>): Promise<unknown> {
+async function callForRoute(
+  ctx: PluginContext<MemoryEnv>,
+  tool: string,
+  args: Record<string, unknown>,
+  headers: Record<string, string>,
+): Promise<unknown> {
   try {
     return await mcpOf(ctx).call(tool, args, { headers });
   } catch (e) {
@@ -99,8 +111,13 @@ export const memoryPlugin = createMcpPlugin<MemoryEnv>({
   envSchema: MemoryEnvSchema as unknown as z.ZodType<MemoryEnv>,
   manifest: {
     title: 'Memory',
-    summary: "Long-term memory of the user: facts, projects and decisions from earlier conversations, recalled before each answer and searchable.",
-    whenToUse: ['the user refers to something from an earlier conversation', 'the user shares a durable fact about themselves or their work, or asks you to remember something', 'an answer depends on what you know about the user'],
+    summary:
+      'Long-term memory of the user: facts, projects and decisions from earlier conversations, recalled before each answer and searchable.',
+    whenToUse: [
+      'the user refers to something from an earlier conversation',
+      'the user shares a durable fact about themselves or their work, or asks you to remember something',
+      'an answer depends on what you know about the user',
+    ],
     whenNotToUse: ['how the user wants you to respond (user preferences)', 'secrets such as passwords or keys'],
     visibility: 'always',
     stability: 'beta',
@@ -117,9 +134,18 @@ export const memoryPlugin = createMcpPlugin<MemoryEnv>({
       loadState: async (turn, ctx) => {
         const conn = mcp(ctx);
         const tool = ctx.env.MEMORY_RECALL_TOOL;
-        if (!turn.message || !conn.connected || !conn.tools.some((t) => t.name === tool)) return { [MEMORY_STATE_KEY]: null };
+        if (!turn.message || !conn.connected || !conn.tools.some((t) => t.name === tool))
+          return { [MEMORY_STATE_KEY]: null };
         try {
-          const r = await conn.call(tool, { query: turn.message }, { headers: identity(turn.userDid, turn.sessionId, turn.delegation, ctx), timeoutMs: ctx.env.MEMORY_RECALL_TIMEOUT_MS, signal: turn.abortSignal });
+          const r = await conn.call(
+            tool,
+            { query: turn.message },
+            {
+              headers: identity(turn.userDid, turn.sessionId, turn.delegation, ctx),
+              timeoutMs: ctx.env.MEMORY_RECALL_TIMEOUT_MS,
+              signal: turn.abortSignal,
+            },
+          );
           return { [MEMORY_STATE_KEY]: isEmptyRecall(r) ? null : asText(r).slice(0, RECALL_MAX_CHARS) };
         } catch {
           return { [MEMORY_STATE_KEY]: null }; // never fail a turn for recall
@@ -129,7 +155,9 @@ export const memoryPlugin = createMcpPlugin<MemoryEnv>({
         const recalled = state[MEMORY_STATE_KEY];
         return [
           `About memory: ${RULES}`,
-          typeof recalled === 'string' && recalled ? `What you remember about this user that may be relevant (recalled from memory; use it, do not recite it):\n${recalled}` : undefined,
+          typeof recalled === 'string' && recalled
+            ? `What you remember about this user that may be relevant (recalled from memory; use it, do not recite it):\n${recalled}`
+            : undefined,
         ]
           .filter(Boolean)
           .join('\n');
@@ -149,14 +177,30 @@ export const memoryPlugin = createMcpPlugin<MemoryEnv>({
         });
         app.post('/memory-engine/search', async (req) => {
           const u = getUser(req);
-          const b = await bodyOf(req, z.object({ query: z.string().trim().min(1, 'required'), limit: z.number().int().min(1).max(50).optional() }));
-          const result = await callForRoute(ctx, ctx.env.MEMORY_RECALL_TOOL, b.limit ? { query: b.query, limit: b.limit } : { query: b.query }, identity(u.did, undefined, u.delegation, ctx));
+          const b = await bodyOf(
+            req,
+            z.object({
+              query: z.string().trim().min(1, 'required'),
+              limit: z.number().int().min(1).max(50).optional(),
+            }),
+          );
+          const result = await callForRoute(
+            ctx,
+            ctx.env.MEMORY_RECALL_TOOL,
+            b.limit ? { query: b.query, limit: b.limit } : { query: b.query },
+            identity(u.did, undefined, u.delegation, ctx),
+          );
           return { query: b.query, result };
         });
         app.post('/memory-engine/memories', async (req, reply) => {
           const u = getUser(req);
           const b = await bodyOf(req, z.object({ content: z.string().trim().min(1, 'required').max(10_000) }));
-          const result = await callForRoute(ctx, ctx.env.MEMORY_ADD_TOOL, { content: b.content }, identity(u.did, undefined, u.delegation, ctx));
+          const result = await callForRoute(
+            ctx,
+            ctx.env.MEMORY_ADD_TOOL,
+            { content: b.content },
+            identity(u.did, undefined, u.delegation, ctx),
+          );
           return reply.code(201).send({ ok: true, result });
         });
       },

@@ -28,7 +28,10 @@ export function clientSchema(schema: unknown): z.ZodType {
 }
 
 export const EnvTimeout = (fallback: number) =>
-  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.coerce.number().int().min(100).max(600_000).default(fallback));
+  z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    z.coerce.number().int().min(100).max(600_000).default(fallback),
+  );
 
 export interface BridgeOptions {
   /** socket.io event sent to the client. */
@@ -39,10 +42,16 @@ export interface BridgeOptions {
   host: PluginHost;
   /** Around the call (ag-ui: action_call SSE events, render_component). */
   onStart?: (turn: TurnContext, call: { toolCallId: string; toolName: string; args: unknown }) => void;
-  onEnd?: (turn: TurnContext, call: { toolCallId: string; toolName: string; args: unknown; output?: unknown; error?: string }) => void;
+  onEnd?: (
+    turn: TurnContext,
+    call: { toolCallId: string; toolName: string; args: unknown; output?: unknown; error?: string },
+  ) => void;
 }
 
-export function bridgeTools(list: { name: string; description: string; schema: unknown }[] | undefined, o: BridgeOptions): Record<string, AnyPluginTool> {
+export function bridgeTools(
+  list: { name: string; description: string; schema: unknown }[] | undefined,
+  o: BridgeOptions,
+): Record<string, AnyPluginTool> {
   const out: Record<string, AnyPluginTool> = {};
   for (const t of list ?? []) {
     if (!TOOL_NAME.test(t.name) || out[t.name]) continue;
@@ -57,7 +66,13 @@ export function bridgeTools(list: { name: string; description: string; schema: u
         // register before emitting: a fast client cannot answer too early
         const result = o.host.awaitClientResult(turn.sessionId, toolCallId, o.timeoutMs);
         result.catch(() => {});
-        const sent = o.host.emitToSession(turn.sessionId, o.outEvent, { sessionId: turn.sessionId, requestId: turn.requestId, toolCallId, toolName: t.name, args });
+        const sent = o.host.emitToSession(turn.sessionId, o.outEvent, {
+          sessionId: turn.sessionId,
+          requestId: turn.requestId,
+          toolCallId,
+          toolName: t.name,
+          args,
+        });
         if (!sent) {
           const error = `${o.what} ${t.name} cannot run: no client of this session is connected over socket.io`;
           o.onEnd?.(turn, { ...info, error });
@@ -70,7 +85,9 @@ export function bridgeTools(list: { name: string; description: string; schema: u
           return output ?? null;
         } catch (e) {
           const m = (e as Error).message;
-          const error = /within \d+ ms/.test(m) ? `${o.what} ${t.name} timed out: the client sent no result within ${o.timeoutMs} ms` : `${o.what} ${t.name} failed in the client: ${m}`;
+          const error = /within \d+ ms/.test(m)
+            ? `${o.what} ${t.name} timed out: the client sent no result within ${o.timeoutMs} ms`
+            : `${o.what} ${t.name} failed in the client: ${m}`;
           o.onEnd?.(turn, { ...info, error });
           throw new Error(error, { cause: e });
         }

@@ -19,7 +19,9 @@ export const portalPlugin = definePlugin<PortalEnv>({
   manifest: {
     title: 'Browser tools (portal)',
     summary: "Tools that the user's own app (the browser client) offers for this conversation; they run in the client.",
-    whenToUse: ["the user asks for something one of the client's browser tools does (e.g. read the page, fill a form, show something in the app)"],
+    whenToUse: [
+      "the user asks for something one of the client's browser tools does (e.g. read the page, fill a form, show something in the app)",
+    ],
     whenNotToUse: ['anything a server-side capability already does'],
     visibility: 'on-demand',
     stability: 'beta',
@@ -28,7 +30,13 @@ export const portalPlugin = definePlugin<PortalEnv>({
     dependsOn: [],
   },
   envSchema: PortalEnvSchema as unknown as z.ZodType<PortalEnv>,
-  turnTools: (turn, ctx) => bridgeTools(turn.clientTools, { outEvent: 'browser_tool_call', what: 'browser tool', timeoutMs: ctx.env.PORTAL_TOOL_TIMEOUT_MS, host: ctx.host }),
+  turnTools: (turn, ctx) =>
+    bridgeTools(turn.clientTools, {
+      outEvent: 'browser_tool_call',
+      what: 'browser tool',
+      timeoutMs: ctx.env.PORTAL_TOOL_TIMEOUT_MS,
+      host: ctx.host,
+    }),
   middleware: {
     beforeModel: (turn) => {
       const names = (turn.clientTools ?? []).map((t) => t.name);

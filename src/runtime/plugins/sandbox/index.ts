@@ -17,9 +17,16 @@ export const sandboxPlugin = createMcpPlugin<SandboxEnv>({
   envSchema: SandboxEnvSchema as unknown as z.ZodType<SandboxEnv>,
   manifest: {
     title: 'Code sandbox',
-    summary: 'Run code and read and write files in an isolated sandbox (calculations, data processing, generated files).',
-    whenToUse: ['a calculation or data transformation is easier to do by running code', 'the user asks to create, read or change a file in the sandbox'],
-    whenNotToUse: ['simple arithmetic you can do reliably', 'sample sizes (the sampling capability computes them exactly)'],
+    summary:
+      'Run code and read and write files in an isolated sandbox (calculations, data processing, generated files).',
+    whenToUse: [
+      'a calculation or data transformation is easier to do by running code',
+      'the user asks to create, read or change a file in the sandbox',
+    ],
+    whenNotToUse: [
+      'simple arithmetic you can do reliably',
+      'sample sizes (the sampling capability computes them exactly)',
+    ],
     visibility: 'on-demand',
     stability: 'beta',
     category: 'tools',

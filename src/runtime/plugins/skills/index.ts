@@ -44,8 +44,12 @@ export const skillsPlugin = definePlugin<SkillsEnv>({
   version: '1.0.0',
   manifest: {
     title: 'Skills',
-    summary: 'Instruction packs (SKILL.md) for specialised tasks: list them, then load the one that fits to follow its instructions.',
-    whenToUse: ['a task may have a dedicated procedure, template or house style (call list_skills to see the packs)', 'the user names a skill or asks what skills you have'],
+    summary:
+      'Instruction packs (SKILL.md) for specialised tasks: list them, then load the one that fits to follow its instructions.',
+    whenToUse: [
+      'a task may have a dedicated procedure, template or house style (call list_skills to see the packs)',
+      'the user names a skill or asks what skills you have',
+    ],
     whenNotToUse: ['simple questions you can answer directly'],
     visibility: 'on-demand',
     stability: 'stable',
@@ -71,17 +75,22 @@ export const skillsPlugin = definePlugin<SkillsEnv>({
         continue;
       }
       if (used + body.length > PROMPT_BUDGET) {
-        parts.push(`## Skill: ${pack.name}\n(instructions too long for the prompt; call load_skill('${pack.name}') to read them)`);
+        parts.push(
+          `## Skill: ${pack.name}\n(instructions too long for the prompt; call load_skill('${pack.name}') to read them)`,
+        );
         continue;
       }
       used += body.length;
       parts.push(`## Skill: ${pack.name}\n${body}`);
     }
-    return parts.length ? `Loaded skills — follow their instructions when the task matches:\n\n${parts.join('\n\n')}` : undefined;
+    return parts.length
+      ? `Loaded skills — follow their instructions when the task matches:\n\n${parts.join('\n\n')}`
+      : undefined;
   },
   tools: (ctx) => ({
     list_skills: defineTool({
-      description: 'List the available skills (instruction packs): name and description of each, and which are loaded in this conversation. Load one with load_skill before following it.',
+      description:
+        'List the available skills (instruction packs): name and description of each, and which are loaded in this conversation. Load one with load_skill before following it.',
       inputSchema: z.object({}),
       execute: (_input, turn) => {
         let scan;
@@ -92,14 +101,18 @@ export const skillsPlugin = definePlugin<SkillsEnv>({
         }
         const loaded = new Set(loadedSkills(turn.state).map((n) => n.toLowerCase()));
         return {
-          skills: scan.skills.map((s) => ({ name: s.name, description: s.description, loaded: loaded.has(s.name.toLowerCase()) })),
+          skills: scan.skills.map((s) => ({
+            name: s.name,
+            description: s.description,
+            loaded: loaded.has(s.name.toLowerCase()),
+          })),
           ...(scan.problems.length ? { unreadable: scan.problems } : {}),
         };
       },
     }),
     load_skill: defineTool({
       description:
-        "Load a skill by name (from list_skills): returns its instructions and the list of its other files, and keeps the instructions in your context for the rest of the conversation. " +
+        'Load a skill by name (from list_skills): returns its instructions and the list of its other files, and keeps the instructions in your context for the rest of the conversation. ' +
         "Pass `file` (a path from that list) to read one of the skill's reference files instead.",
       inputSchema: z.object({
         name: z.string().min(1).describe('skill name from list_skills'),
@@ -109,13 +122,22 @@ export const skillsPlugin = definePlugin<SkillsEnv>({
         const pack = findSkill(ctx.env.SKILLS_DIR, name);
         if (!pack) {
           const known = scanSkills(ctx.env.SKILLS_DIR).skills.map((s) => s.name);
-          throw new Error(`Unknown skill '${name}'. Available skills: ${known.join(', ') || '(none)'}. Call list_skills to see them.`);
+          throw new Error(
+            `Unknown skill '${name}'. Available skills: ${known.join(', ') || '(none)'}. Call list_skills to see them.`,
+          );
         }
         if (file !== undefined) return { name: pack.name, file, content: readSkillFile(pack, file) };
         const instructions = skillInstructions(pack);
         const loaded = loadedSkills(turn.state);
-        if (!loaded.some((n) => n.toLowerCase() === pack.name.toLowerCase())) turn.state[SKILLS_STATE_KEY] = [...loaded, pack.name];
-        return { name: pack.name, description: pack.description, ...(Object.keys(pack.meta).length ? { meta: pack.meta } : {}), instructions, files: skillFiles(pack) };
+        if (!loaded.some((n) => n.toLowerCase() === pack.name.toLowerCase()))
+          turn.state[SKILLS_STATE_KEY] = [...loaded, pack.name];
+        return {
+          name: pack.name,
+          description: pack.description,
+          ...(Object.keys(pack.meta).length ? { meta: pack.meta } : {}),
+          instructions,
+          files: skillFiles(pack),
+        };
       },
     }),
   }),

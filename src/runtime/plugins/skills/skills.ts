@@ -42,11 +42,16 @@ export function parseFrontMatter(text: string): { data: Record<string, string>; 
     const key = kv[1]!;
     let value = kv[2]!.trim();
     const block: string[] = [];
-    while (i + 1 < lines.length && (/^\s+\S/.test(lines[i + 1]!) || lines[i + 1]!.trim() === '')) block.push(lines[++i]!.trim());
+    while (i + 1 < lines.length && (/^\s+\S/.test(lines[i + 1]!) || lines[i + 1]!.trim() === ''))
+      block.push(lines[++i]!.trim());
     while (block.length && block.at(-1) === '') block.pop();
-    if (/^[|>][+-]?$/.test(value)) value = value.startsWith('|') ? block.join('\n') : block.join(' ').replace(/\s+/g, ' ');
+    if (/^[|>][+-]?$/.test(value))
+      value = value.startsWith('|') ? block.join('\n') : block.join(' ').replace(/\s+/g, ' ');
     else if (block.length) value = [value, ...block].join(value === '' ? '\n' : ' ').trim();
-    if ((value.startsWith('"') && value.endsWith('"') && value.length >= 2) || (value.startsWith("'") && value.endsWith("'") && value.length >= 2)) {
+    if (
+      (value.startsWith('"') && value.endsWith('"') && value.length >= 2) ||
+      (value.startsWith("'") && value.endsWith("'") && value.length >= 2)
+    ) {
       value = value.startsWith('"') ? (JSON.parse(value) as string) : value.slice(1, -1).replace(/''/g, "'");
     }
     data[key] = value;
@@ -133,10 +138,13 @@ export function skillFiles(pack: SkillPack): string[] {
 export function readSkillFile(pack: SkillPack, file: string): string {
   const base = realpathSync(pack.dir);
   const target = resolve(base, file);
-  if (target !== base && !target.startsWith(base + sep)) throw new Error(`file '${file}' is outside the skill '${pack.name}'`);
-  if (!existsSync(target)) throw new Error(`skill '${pack.name}' has no file '${file}'. Files: ${skillFiles(pack).join(', ') || '(none)'}`);
+  if (target !== base && !target.startsWith(base + sep))
+    throw new Error(`file '${file}' is outside the skill '${pack.name}'`);
+  if (!existsSync(target))
+    throw new Error(`skill '${pack.name}' has no file '${file}'. Files: ${skillFiles(pack).join(', ') || '(none)'}`);
   const real = realpathSync(target);
-  if (real !== base && !real.startsWith(base + sep)) throw new Error(`file '${file}' is outside the skill '${pack.name}'`);
+  if (real !== base && !real.startsWith(base + sep))
+    throw new Error(`file '${file}' is outside the skill '${pack.name}'`);
   const st = statSync(real);
   if (!st.isFile()) throw new Error(`'${file}' is not a file of the skill '${pack.name}'`);
   if (st.size > MAX_SKILL_BYTES) throw new Error(`'${file}' is ${st.size} bytes (limit ${MAX_SKILL_BYTES})`);

@@ -15,8 +15,14 @@ import { isOracleKitError } from '../../../lib/errors.ts';
 const blankToUndef = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
 const SlackEnvSchema = z.object({
-  SLACK_BOT_TOKEN: z.string().trim().regex(/^xoxb-[\w-]+$/, 'must be a bot token (xoxb-…)'),
-  SLACK_APP_TOKEN: z.string().trim().regex(/^xapp-[\w-]+$/, 'must be an app-level token with connections:write (xapp-…)'),
+  SLACK_BOT_TOKEN: z
+    .string()
+    .trim()
+    .regex(/^xoxb-[\w-]+$/, 'must be a bot token (xoxb-…)'),
+  SLACK_APP_TOKEN: z
+    .string()
+    .trim()
+    .regex(/^xapp-[\w-]+$/, 'must be an app-level token with connections:write (xapp-…)'),
   SLACK_API_URL: z.preprocess(blankToUndef, z.url({ protocol: /^https?$/ }).default('https://slack.com/api')),
   SLACK_TIMEOUT_MS: z.preprocess(blankToUndef, z.coerce.number().int().min(100).max(120_000).default(10_000)),
 });
@@ -61,9 +67,13 @@ class SlackTransport {
       });
     } catch (e) {
       const err = e as Error & { cause?: { code?: string } };
-      throw new Error(`Slack is unreachable (${method}): ${err.name === 'TimeoutError' ? `no answer within ${this.ctx.env.SLACK_TIMEOUT_MS} ms` : (err.cause?.code ?? err.message)}`, { cause: e });
+      throw new Error(
+        `Slack is unreachable (${method}): ${err.name === 'TimeoutError' ? `no answer within ${this.ctx.env.SLACK_TIMEOUT_MS} ms` : (err.cause?.code ?? err.message)}`,
+        { cause: e },
+      );
     }
-    if (res.status === 429) throw new Error(`Slack rate-limited ${method} (retry after ${res.headers.get('retry-after') ?? '?'} s)`);
+    if (res.status === 429)
+      throw new Error(`Slack rate-limited ${method} (retry after ${res.headers.get('retry-after') ?? '?'} s)`);
     let b: { ok?: boolean; error?: string };
     try {
       b = (await res.json()) as { ok?: boolean; error?: string };
@@ -93,7 +103,11 @@ class SlackTransport {
       }, this.ctx.env.SLACK_TIMEOUT_MS);
       let hello = false;
       ws.addEventListener('message', (m) => {
-        let msg: { type?: string; envelope_id?: string; payload?: { event?: SlackEvent; event_id?: string; team_id?: string } };
+        let msg: {
+          type?: string;
+          envelope_id?: string;
+          payload?: { event?: SlackEvent; event_id?: string; team_id?: string };
+        };
         try {
           msg = JSON.parse(String(m.data)) as typeof msg;
         } catch {
@@ -107,7 +121,8 @@ class SlackTransport {
           this.reconnect(0);
         } else if (msg.envelope_id) {
           ws.send(JSON.stringify({ envelope_id: msg.envelope_id })); // ack at once
-          if (msg.type === 'events_api' && msg.payload?.event) this.onEvent(msg.payload.event, msg.payload.event_id ?? msg.envelope_id);
+          if (msg.type === 'events_api' && msg.payload?.event)
+            this.onEvent(msg.payload.event, msg.payload.event_id ?? msg.envelope_id);
         }
       });
       ws.addEventListener('error', () => {
@@ -147,7 +162,11 @@ class SlackTransport {
     const prev = this.chains.get(key) ?? Promise.resolve();
     this.chains.set(
       key,
-      prev.then(() => this.answer(e as Required<Pick<SlackEvent, 'user' | 'channel' | 'ts'>> & SlackEvent, text, thread, dm)).catch(() => {}),
+      prev
+        .then(() =>
+          this.answer(e as Required<Pick<SlackEvent, 'user' | 'channel' | 'ts'>> & SlackEvent, text, thread, dm),
+        )
+        .catch(() => {}),
     );
   }
 
@@ -156,19 +175,34 @@ class SlackTransport {
     return found?.sessionId ?? (await this.ctx.store.createSession(userDid, title)).sessionId;
   }
 
-  private async answer(e: SlackEvent & { user: string; channel: string; ts: string }, text: string, thread: string, dm: boolean): Promise<void> {
+  private async answer(
+    e: SlackEvent & { user: string; channel: string; ts: string },
+    text: string,
+    thread: string,
+    dm: boolean,
+  ): Promise<void> {
     const userDid = `slack:${this.teamId}:${e.user}`;
-    const sessionId = await this.session(userDid, dm && !e.thread_ts ? `Slack DM ${e.channel}` : `Slack ${e.channel} ${thread}`);
+    const sessionId = await this.session(
+      userDid,
+      dm && !e.thread_ts ? `Slack DM ${e.channel}` : `Slack ${e.channel} ${thread}`,
+    );
     let reply: string;
     try {
-      const run = await this.ctx.host.startTurn(userDid, sessionId, { message: text, metadata: { slack: { channel: e.channel, ts: e.ts, threadTs: thread, user: e.user } } });
+      const run = await this.ctx.host.startTurn(userDid, sessionId, {
+        message: text,
+        metadata: { slack: { channel: e.channel, ts: e.ts, threadTs: thread, user: e.user } },
+      });
       const status = await run.done;
       reply = run.text || (status === 'finished' ? '(no answer)' : 'Sorry, I could not answer that just now.');
     } catch (err) {
       reply = isOracleKitError(err) ? `Sorry: ${err.message}` : 'Sorry, I could not answer that just now.';
     }
     try {
-      await this.api('chat.postMessage', this.ctx.env.SLACK_BOT_TOKEN, { channel: e.channel, text: reply, thread_ts: thread });
+      await this.api('chat.postMessage', this.ctx.env.SLACK_BOT_TOKEN, {
+        channel: e.channel,
+        text: reply,
+        thread_ts: thread,
+      });
     } catch (err) {
       this.ctx.log(`[plugin] slack: reply not posted to ${e.channel}: ${(err as Error).message}`);
     }
@@ -178,7 +212,10 @@ class SlackTransport {
     this.stopped = true;
     clearTimeout(this.reconnectTimer);
     this.ws?.close();
-    await Promise.race([Promise.allSettled([...this.chains.values()]), new Promise((r) => setTimeout(r, 2000).unref())]);
+    await Promise.race([
+      Promise.allSettled([...this.chains.values()]),
+      new Promise((r) => setTimeout(r, 2000).unref()),
+    ]);
   }
 }
 

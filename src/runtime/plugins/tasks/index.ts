@@ -25,10 +25,24 @@ const TasksEnvSchema = z.object({
         return false;
       }
     }, 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379'),
-  TASKS_KEY_PREFIX: z.preprocess(blankToUndef, z.string().regex(/^[\w.:-]{1,64}$/).default('oraclekit:tasks')),
+  TASKS_KEY_PREFIX: z.preprocess(
+    blankToUndef,
+    z
+      .string()
+      .regex(/^[\w.:-]{1,64}$/)
+      .default('oraclekit:tasks'),
+  ),
   TASKS_POLL_MS: z.preprocess(blankToUndef, z.coerce.number().int().min(10).max(3_600_000).default(1000)),
   TASKS_TIMEOUT_MS: z.preprocess(blankToUndef, z.coerce.number().int().min(100).max(60_000).default(5000)),
-  TASKS_LEASE_MS: z.preprocess(blankToUndef, z.coerce.number().int().min(1000).max(86_400_000).default(15 * 60_000)),
+  TASKS_LEASE_MS: z.preprocess(
+    blankToUndef,
+    z.coerce
+      .number()
+      .int()
+      .min(1000)
+      .max(86_400_000)
+      .default(15 * 60_000),
+  ),
 });
 export type TasksEnv = z.infer<typeof TasksEnvSchema>;
 
@@ -67,8 +81,12 @@ export const tasksPlugin = definePlugin<TasksEnv>({
   version: '1.0.0',
   manifest: {
     title: 'Scheduled tasks',
-    summary: 'Run an instruction later, or repeatedly, in the background; the result is posted into this conversation. Create, list and cancel tasks.',
-    whenToUse: ['the user asks to do something later, at a time, or every N minutes/hours (reminders, recurring reports, follow-ups)', 'the user asks which tasks are scheduled, or to cancel one'],
+    summary:
+      'Run an instruction later, or repeatedly, in the background; the result is posted into this conversation. Create, list and cancel tasks.',
+    whenToUse: [
+      'the user asks to do something later, at a time, or every N minutes/hours (reminders, recurring reports, follow-ups)',
+      'the user asks which tasks are scheduled, or to cancel one',
+    ],
     whenNotToUse: ['something to do right now in this turn'],
     visibility: 'on-demand',
     stability: 'beta',
@@ -79,9 +97,19 @@ export const tasksPlugin = definePlugin<TasksEnv>({
   requiredEnv: ['TASKS_STORE_URL'],
   envSchema: TasksEnvSchema as unknown as z.ZodType<TasksEnv>,
   start: async (ctx) => {
-    const store = new TaskStore({ url: ctx.env.TASKS_STORE_URL, prefix: `${ctx.env.TASKS_KEY_PREFIX}:${ctx.store.oracleDid || 'oracle'}`, timeoutMs: ctx.env.TASKS_TIMEOUT_MS });
+    const store = new TaskStore({
+      url: ctx.env.TASKS_STORE_URL,
+      prefix: `${ctx.env.TASKS_KEY_PREFIX}:${ctx.store.oracleDid || 'oracle'}`,
+      timeoutMs: ctx.env.TASKS_TIMEOUT_MS,
+    });
     await store.connect();
-    const worker = new TaskWorker({ store, host: ctx.host, pollMs: ctx.env.TASKS_POLL_MS, leaseMs: ctx.env.TASKS_LEASE_MS, log: ctx.log });
+    const worker = new TaskWorker({
+      store,
+      host: ctx.host,
+      pollMs: ctx.env.TASKS_POLL_MS,
+      leaseMs: ctx.env.TASKS_LEASE_MS,
+      log: ctx.log,
+    });
     running.set(ctx, { store, worker });
     worker.start();
   },
@@ -99,14 +127,31 @@ export const tasksPlugin = definePlugin<TasksEnv>({
         'Give delaySeconds (from now) or runAt (ISO 8601 with offset), not both; neither means as soon as possible. everySeconds (≥ 10) repeats it.',
       inputSchema: z.object({
         title: z.string().min(1).max(120).describe('short name, e.g. "Daily stove report"'),
-        prompt: z.string().min(1).max(4000).describe('the instruction to carry out when the task runs, written for yourself'),
-        delaySeconds: z.number().int().min(0).max(366 * 86_400).optional().describe('run this many seconds from now'),
+        prompt: z
+          .string()
+          .min(1)
+          .max(4000)
+          .describe('the instruction to carry out when the task runs, written for yourself'),
+        delaySeconds: z
+          .number()
+          .int()
+          .min(0)
+          .max(366 * 86_400)
+          .optional()
+          .describe('run this many seconds from now'),
         runAt: z.string().optional().describe('run at this time, ISO 8601, e.g. 2026-01-31T09:00:00+03:00'),
-        everySeconds: z.number().int().min(10).max(366 * 86_400).optional().describe('repeat every N seconds after each run'),
+        everySeconds: z
+          .number()
+          .int()
+          .min(10)
+          .max(366 * 86_400)
+          .optional()
+          .describe('repeat every N seconds after each run'),
       }),
       execute: async (input, turn) => {
         const { store } = need(ctx);
-        if (input.delaySeconds !== undefined && input.runAt !== undefined) throw new Error('give delaySeconds or runAt, not both');
+        if (input.delaySeconds !== undefined && input.runAt !== undefined)
+          throw new Error('give delaySeconds or runAt, not both');
         let runAt = Date.now() + (input.delaySeconds ?? 0) * 1000;
         if (input.runAt !== undefined) {
           const t = Date.parse(input.runAt);
@@ -114,7 +159,14 @@ export const tasksPlugin = definePlugin<TasksEnv>({
           if (t < Date.now() - 60_000) throw new Error(`runAt ${input.runAt} is in the past`);
           runAt = t;
         }
-        const task = await store.create({ userDid: turn.userDid, sessionId: turn.sessionId, title: input.title, prompt: input.prompt, runAt, ...(input.everySeconds ? { everySeconds: input.everySeconds } : {}) });
+        const task = await store.create({
+          userDid: turn.userDid,
+          sessionId: turn.sessionId,
+          title: input.title,
+          prompt: input.prompt,
+          runAt,
+          ...(input.everySeconds ? { everySeconds: input.everySeconds } : {}),
+        });
         return { ok: true, task: view(task) };
       },
     }),
@@ -128,13 +180,16 @@ export const tasksPlugin = definePlugin<TasksEnv>({
       },
     }),
     cancel_task: defineTool({
-      description: 'Cancel one of the user\'s tasks by its taskId (from create_task or list_tasks); a repeating task stops repeating.',
+      description:
+        "Cancel one of the user's tasks by its taskId (from create_task or list_tasks); a repeating task stops repeating.",
       inputSchema: z.object({ taskId: z.string().min(1).describe('e.g. "task-1a2b3c4d"') }),
       execute: async (input, turn) => {
         const { store, worker } = need(ctx);
         const t = await store.get(input.taskId);
-        if (!t || t.userDid !== turn.userDid) throw new Error(`no task ${input.taskId}; call list_tasks to see the task ids`);
-        if (t.status === 'done' || t.status === 'cancelled' || t.status === 'failed') throw new Error(`task ${input.taskId} is already ${t.status}`);
+        if (!t || t.userDid !== turn.userDid)
+          throw new Error(`no task ${input.taskId}; call list_tasks to see the task ids`);
+        if (t.status === 'done' || t.status === 'cancelled' || t.status === 'failed')
+          throw new Error(`task ${input.taskId} is already ${t.status}`);
         const c = await store.cancel(t);
         worker.abortLocal(t.id);
         return { ok: true, task: view(c) };

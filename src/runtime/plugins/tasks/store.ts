@@ -79,7 +79,8 @@ export class TaskStore {
       socket: {
         connectTimeout: this.timeoutMs,
         // at start: give up after a few tries (the plugin fails, boot goes on); later: keep reconnecting
-        reconnectStrategy: (retries: number, cause: Error) => (this.everConnected ? Math.min(100 * 2 ** retries, 2000) : retries >= 2 ? cause : 100),
+        reconnectStrategy: (retries: number, cause: Error) =>
+          this.everConnected ? Math.min(100 * 2 ** retries, 2000) : retries >= 2 ? cause : 100,
       },
     });
     client.on('error', () => {}); // surfaced per command as a tool error
@@ -110,13 +111,18 @@ export class TaskStore {
   private async op<T>(fn: () => Promise<T>, what: string): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, rej) => {
-      timer = setTimeout(() => rej(new Error(`the task store did not answer ${what} within ${this.timeoutMs} ms`)), this.timeoutMs);
+      timer = setTimeout(
+        () => rej(new Error(`the task store did not answer ${what} within ${this.timeoutMs} ms`)),
+        this.timeoutMs,
+      );
     });
     try {
       return await Promise.race([fn(), timeout]);
     } catch (e) {
       const m = (e as Error).message;
-      throw new Error(m.startsWith('the task store') ? m : `the task store is unreachable (${what}): ${m}`, { cause: e });
+      throw new Error(m.startsWith('the task store') ? m : `the task store is unreachable (${what}): ${m}`, {
+        cause: e,
+      });
     } finally {
       clearTimeout(timer);
     }
@@ -136,7 +142,13 @@ export class TaskStore {
   }
 
   async create(init: Omit<Task, 'id' | 'status' | 'createdAt' | 'runs'>): Promise<Task> {
-    const t: Task = { ...init, id: `task-${randomUUID().slice(0, 8)}`, status: 'scheduled', createdAt: new Date().toISOString(), runs: 0 };
+    const t: Task = {
+      ...init,
+      id: `task-${randomUUID().slice(0, 8)}`,
+      status: 'scheduled',
+      createdAt: new Date().toISOString(),
+      runs: 0,
+    };
     await this.op(
       () =>
         this.client
@@ -154,7 +166,10 @@ export class TaskStore {
     const ids = await this.op(() => this.client.sMembers(this.k('user', userDid)), 'SMEMBERS');
     if (ids.length === 0) return [];
     const raws = await this.op(() => this.client.mGet(ids.map((id) => this.k('task', id))), 'MGET');
-    return raws.filter((r): r is string => typeof r === 'string').map((r) => JSON.parse(r) as Task).sort((a, b) => a.runAt - b.runAt);
+    return raws
+      .filter((r): r is string => typeof r === 'string')
+      .map((r) => JSON.parse(r) as Task)
+      .sort((a, b) => a.runAt - b.runAt);
   }
 
   async cancel(t: Task): Promise<Task> {
@@ -168,7 +183,14 @@ export class TaskStore {
 
   /** Claims the earliest due task (or one whose lease expired). */
   async claim(now: number, leaseMs: number): Promise<string | undefined> {
-    const r = await this.op(() => this.client.eval(CLAIM, { keys: [this.k('due'), this.k('running')], arguments: [String(now), String(leaseMs)] }), 'EVAL claim');
+    const r = await this.op(
+      () =>
+        this.client.eval(CLAIM, {
+          keys: [this.k('due'), this.k('running')],
+          arguments: [String(now), String(leaseMs)],
+        }),
+      'EVAL claim',
+    );
     return typeof r === 'string' ? r : undefined;
   }
 
@@ -179,7 +201,10 @@ export class TaskStore {
    * the claim is no longer there.
    */
   async renew(id: string, until: number): Promise<boolean> {
-    const r = await this.op(() => this.client.eval(RENEW, { keys: [this.k('running')], arguments: [id, String(until)] }), 'EVAL renew');
+    const r = await this.op(
+      () => this.client.eval(RENEW, { keys: [this.k('running')], arguments: [id, String(until)] }),
+      'EVAL renew',
+    );
     return r === 1;
   }
 

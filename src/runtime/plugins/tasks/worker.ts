@@ -71,7 +71,10 @@ export class TaskWorker {
     }
     let run;
     try {
-      run = await host.startTurn(task.userDid, task.sessionId, { message: `Scheduled task "${task.title}": ${task.prompt}`, metadata: { taskId: task.id } });
+      run = await host.startTurn(task.userDid, task.sessionId, {
+        message: `Scheduled task "${task.title}": ${task.prompt}`,
+        metadata: { taskId: task.id },
+      });
     } catch (e) {
       if (isOracleKitError(e) && (e.code === 'run_in_progress' || e.code === 'redis_unavailable')) {
         // the session is busy, or the Redis shared by several instances is away (docs/scaling.md): a little later
@@ -83,7 +86,10 @@ export class TaskWorker {
       await store.release(id);
       if (!(isOracleKitError(e) && e.code === 'session_not_found')) {
         try {
-          await host.postMessage(task.sessionId, { id: `${task.id}-failed-${task.runs + 1}`, content: `The scheduled task "${task.title}" could not run: ${why}` });
+          await host.postMessage(task.sessionId, {
+            id: `${task.id}-failed-${task.runs + 1}`,
+            content: `The scheduled task "${task.title}" could not run: ${why}`,
+          });
         } catch {
           // the session is gone
         }
@@ -93,7 +99,10 @@ export class TaskWorker {
     await store.save({ ...task, status: 'running' });
     this.running = { task, abort: () => run.abort.abort(new Error('task cancelled')) };
     // the claim lives as long as the turn: another instance takes the task only when this worker is gone
-    const renew = setInterval(() => void store.renew(id, Date.now() + this.o.leaseMs).catch(() => {}), Math.max(100, Math.floor(this.o.leaseMs / 3)));
+    const renew = setInterval(
+      () => void store.renew(id, Date.now() + this.o.leaseMs).catch(() => {}),
+      Math.max(100, Math.floor(this.o.leaseMs / 3)),
+    );
     const status = await run.done.finally(() => clearInterval(renew));
     this.running = undefined;
     const latest = (await store.get(id)) ?? task;

@@ -44,8 +44,11 @@ export const userPreferencesPlugin = definePlugin({
   version: '1.0.0',
   manifest: {
     title: 'User preferences',
-    summary: 'Remembers how the user wants the agent to respond (name, tone, language, length, format, instructions) across sessions.',
-    whenToUse: ['the user asks you to change how you respond from now on (tone, language, length, format, your name, their name)'],
+    summary:
+      'Remembers how the user wants the agent to respond (name, tone, language, length, format, instructions) across sessions.',
+    whenToUse: [
+      'the user asks you to change how you respond from now on (tone, language, length, format, your name, their name)',
+    ],
     whenNotToUse: ['facts about the user or their work (memory)', 'a formatting request for this turn only'],
     visibility: 'always',
     stability: 'stable',

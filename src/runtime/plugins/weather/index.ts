@@ -10,8 +10,14 @@ import { definePlugin, defineTool } from '../../plugin.ts';
 import { WEATHER_ERRORS, weatherError } from './errors.ts';
 
 const WeatherEnvSchema = z.object({
-  WEATHER_DEFAULT_UNITS: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.enum(['celsius', 'fahrenheit']).default('celsius')),
-  WEATHER_GEOCODING_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url().default('https://geocoding-api.open-meteo.com')),
+  WEATHER_DEFAULT_UNITS: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    z.enum(['celsius', 'fahrenheit']).default('celsius'),
+  ),
+  WEATHER_GEOCODING_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.url().default('https://geocoding-api.open-meteo.com'),
+  ),
   WEATHER_FORECAST_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url().default('https://api.open-meteo.com')),
   WEATHER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(8000),
 });
@@ -19,14 +25,37 @@ export type WeatherEnv = z.infer<typeof WeatherEnvSchema>;
 
 /** WMO weather interpretation codes (Open-Meteo). */
 const WMO: Record<number, string> = {
-  0: 'clear sky', 1: 'mainly clear', 2: 'partly cloudy', 3: 'overcast', 45: 'fog', 48: 'depositing rime fog',
-  51: 'light drizzle', 53: 'moderate drizzle', 55: 'dense drizzle', 56: 'light freezing drizzle', 57: 'dense freezing drizzle',
-  61: 'slight rain', 63: 'moderate rain', 65: 'heavy rain', 66: 'light freezing rain', 67: 'heavy freezing rain',
-  71: 'slight snow', 73: 'moderate snow', 75: 'heavy snow', 77: 'snow grains', 80: 'slight rain showers', 81: 'moderate rain showers',
-  82: 'violent rain showers', 85: 'slight snow showers', 86: 'heavy snow showers', 95: 'thunderstorm', 96: 'thunderstorm with slight hail', 99: 'thunderstorm with heavy hail',
+  0: 'clear sky',
+  1: 'mainly clear',
+  2: 'partly cloudy',
+  3: 'overcast',
+  45: 'fog',
+  48: 'depositing rime fog',
+  51: 'light drizzle',
+  53: 'moderate drizzle',
+  55: 'dense drizzle',
+  56: 'light freezing drizzle',
+  57: 'dense freezing drizzle',
+  61: 'slight rain',
+  63: 'moderate rain',
+  65: 'heavy rain',
+  66: 'light freezing rain',
+  67: 'heavy freezing rain',
+  71: 'slight snow',
+  73: 'moderate snow',
+  75: 'heavy snow',
+  77: 'snow grains',
+  80: 'slight rain showers',
+  81: 'moderate rain showers',
+  82: 'violent rain showers',
+  85: 'slight snow showers',
+  86: 'heavy snow showers',
+  95: 'thunderstorm',
+  96: 'thunderstorm with slight hail',
+  99: 'thunderstorm with heavy hail',
 };
 const conditions = (code: unknown) => (typeof code === 'number' ? (WMO[code] ?? `weather code ${code}`) : 'unknown');
-const toF = (c: number) => Math.round((c * 9) / 5 * 10 + 320) / 10;
+const toF = (c: number) => Math.round(((c * 9) / 5) * 10 + 320) / 10;
 
 async function getJson(url: string, timeoutMs: number): Promise<unknown> {
   let res: Response;
@@ -35,7 +64,10 @@ async function getJson(url: string, timeoutMs: number): Promise<unknown> {
   } catch (e) {
     throw weatherError('upstream_error', `the weather service is unreachable: ${(e as Error).message}`);
   }
-  if (!res.ok) throw weatherError('upstream_error', `the weather service answered HTTP ${res.status}`, { details: { upstreamStatus: res.status } });
+  if (!res.ok)
+    throw weatherError('upstream_error', `the weather service answered HTTP ${res.status}`, {
+      details: { upstreamStatus: res.status },
+    });
   try {
     return await res.json();
   } catch {
@@ -65,7 +97,8 @@ class WeatherClient {
     const body = (await getJson(u.toString(), this.env.WEATHER_TIMEOUT_MS)) as { results?: Place[] };
     const first = body.results?.[0];
     if (!first) throw weatherError('unknown_city', `no city named ${JSON.stringify(city)}`, { field: 'city' });
-    if (typeof first.latitude !== 'number' || typeof first.longitude !== 'number') throw weatherError('upstream_error', 'the geocoding service returned no coordinates');
+    if (typeof first.latitude !== 'number' || typeof first.longitude !== 'number')
+      throw weatherError('upstream_error', 'the geocoding service returned no coordinates');
     return first;
   }
 
@@ -78,7 +111,8 @@ class WeatherClient {
     u.searchParams.set('temperature_unit', 'celsius');
     const body = (await getJson(u.toString(), this.env.WEATHER_TIMEOUT_MS)) as { current?: Record<string, unknown> };
     const t = body.current?.temperature_2m;
-    if (typeof t !== 'number') throw weatherError('upstream_error', 'the forecast service returned no current temperature');
+    if (typeof t !== 'number')
+      throw weatherError('upstream_error', 'the forecast service returned no current temperature');
     const units = this.env.WEATHER_DEFAULT_UNITS;
     return {
       ok: true as const,
@@ -105,7 +139,8 @@ class WeatherClient {
     u.searchParams.set('temperature_unit', 'celsius');
     const body = (await getJson(u.toString(), this.env.WEATHER_TIMEOUT_MS)) as { daily?: Record<string, unknown[]> };
     const d = body.daily;
-    if (!d || !Array.isArray(d.time)) throw weatherError('upstream_error', 'the forecast service returned no daily forecast');
+    if (!d || !Array.isArray(d.time))
+      throw weatherError('upstream_error', 'the forecast service returned no daily forecast');
     const units = this.env.WEATHER_DEFAULT_UNITS;
     return {
       ok: true as const,
@@ -130,7 +165,10 @@ export const weatherPlugin = definePlugin<WeatherEnv>({
   manifest: {
     title: 'Weather',
     summary: 'Current weather and up to 7-day forecasts for a city (Open-Meteo).',
-    whenToUse: ['the user asks about current weather, temperature or conditions in a city', 'the user asks for a forecast for the next days'],
+    whenToUse: [
+      'the user asks about current weather, temperature or conditions in a city',
+      'the user asks for a forecast for the next days',
+    ],
     whenNotToUse: ['climate statistics or historical weather'],
     visibility: 'on-demand',
     stability: 'stable',
@@ -150,7 +188,10 @@ export const weatherPlugin = definePlugin<WeatherEnv>({
       }),
       get_weather_forecast: defineTool({
         description: 'Daily forecast (max/min °C, conditions, precipitation probability) for a city, 1 to 7 days.',
-        inputSchema: z.object({ city: z.string().min(1), days: z.number().int().min(1).max(7).describe('number of days, 1–7') }),
+        inputSchema: z.object({
+          city: z.string().min(1),
+          days: z.number().int().min(1).max(7).describe('number of days, 1–7'),
+        }),
         execute: ({ city, days }) => client.forecast(city, days),
       }),
     };
@@ -160,9 +201,18 @@ export const weatherPlugin = definePlugin<WeatherEnv>({
     const client = new WeatherClient(ctx.env);
     app.get('/weather/now', async (req) => {
       const city = (req.query as { city?: unknown }).city;
-      if (typeof city !== 'string' || city.trim() === '') throw weatherError('missing_city', 'query parameter city is required', { field: 'city' });
+      if (typeof city !== 'string' || city.trim() === '')
+        throw weatherError('missing_city', 'query parameter city is required', { field: 'city' });
       const r = await client.current(city);
-      return { ok: r.ok, city: r.city, temp_c: r.temp_c, units: r.units, conditions: r.conditions, latitude: r.latitude, longitude: r.longitude };
+      return {
+        ok: r.ok,
+        city: r.city,
+        temp_c: r.temp_c,
+        units: r.units,
+        conditions: r.conditions,
+        latitude: r.latitude,
+        longitude: r.longitude,
+      };
     });
   },
 });

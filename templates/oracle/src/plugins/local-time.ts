@@ -24,7 +24,8 @@ function isZone(zone: string): boolean {
 }
 
 export function localTime(zone: string, now = new Date()) {
-  if (!isZone(zone)) throw new Error(`unknown time zone ${JSON.stringify(zone)}; use an IANA name such as Europe/Paris`);
+  if (!isZone(zone))
+    throw new Error(`unknown time zone ${JSON.stringify(zone)}; use an IANA name such as Europe/Paris`);
   const text = new Intl.DateTimeFormat('en-GB', { timeZone: zone, dateStyle: 'full', timeStyle: 'long' }).format(now);
   return { timeZone: zone, iso: now.toISOString(), local: text };
 }

@@ -5,13 +5,16 @@ import { OracleClientError, OracleUnreachableError, PaymentRequiredError } from 
 import { TOOL_CALL_STATUSES } from '../../../../src/lib/protocol/events.ts';
 import { TURN_ERROR_CODES } from '../../../../src/lib/protocol/messages.ts';
 
-const turnError = (code: string, kind: string) => ({ error: code, code, kind, retryable: false, timestamp: '2026-01-01T00:00:00Z' }) as never;
+const turnError = (code: string, kind: string) =>
+  ({ error: code, code, kind, retryable: false, timestamp: '2026-01-01T00:00:00Z' }) as never;
 
 describe('toolLine', () => {
   it('says every tool status in words, never the protocol name', () => {
     expect(toolLine({ toolName: 'search_domains', status: 'isRunning' })).toBe('[tool] search_domains running');
     expect(toolLine({ toolName: 'search_domains', status: 'done' })).toBe('[tool] search_domains done');
-    expect(toolLine({ toolName: 'search_domains', status: 'error', error: 'timed out' })).toBe('[tool] search_domains failed: timed out');
+    expect(toolLine({ toolName: 'search_domains', status: 'error', error: 'timed out' })).toBe(
+      '[tool] search_domains failed: timed out',
+    );
     for (const s of TOOL_CALL_STATUSES) expect(toolLine({ toolName: 't', status: s })).not.toMatch(/isRunning/);
   });
 });
@@ -39,8 +42,14 @@ describe('exit codes', () => {
 
 describe('errorLine', () => {
   it('is `Error [code] message`, without the code repeated at the end, a second line indented', () => {
-    expect(errorLine('provider_error', 'the provider failed [provider_error]')).toBe('Error [provider_error] the provider failed');
-    expect(errorLine('provider_error', 'the provider failed [provider_error, retryable]')).toBe('Error [provider_error] the provider failed (retryable: send it again)');
-    expect(errorLine('payment_required', 'Payment required.\nPay the claims.')).toBe('Error [payment_required] Payment required.\n  Pay the claims.');
+    expect(errorLine('provider_error', 'the provider failed [provider_error]')).toBe(
+      'Error [provider_error] the provider failed',
+    );
+    expect(errorLine('provider_error', 'the provider failed [provider_error, retryable]')).toBe(
+      'Error [provider_error] the provider failed (retryable: send it again)',
+    );
+    expect(errorLine('payment_required', 'Payment required.\nPay the claims.')).toBe(
+      'Error [payment_required] Payment required.\n  Pay the claims.',
+    );
   });
 });

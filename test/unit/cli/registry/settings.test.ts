@@ -3,7 +3,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adoptGeneralKey, readNetwork, readSettings, saveNetwork, saveSettings } from '../../../../src/cli/registry/settings.ts';
+import {
+  adoptGeneralKey,
+  readNetwork,
+  readSettings,
+  saveNetwork,
+  saveSettings,
+} from '../../../../src/cli/registry/settings.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'oraclekit-settings-'));
 const env = { ...process.env, ORACLEKIT_HOME: home };

@@ -10,7 +10,13 @@ import { cdLine } from '../../../../src/cli/scaffold/print.ts';
 import { inStep } from '../../../../src/cli/scaffold/update-url.ts';
 import { writeProject } from '../../../../src/cli/scaffold/files.ts';
 import { askConfirm, askSelect, askText } from '../../../../src/cli/scaffold/ask.ts';
-import { ed25519KeyOfDid, keyOfDid, parseSignInLink, signInMessage, startSignIn } from '../../../../src/cli/identity/qr.ts';
+import {
+  ed25519KeyOfDid,
+  keyOfDid,
+  parseSignInLink,
+  signInMessage,
+  startSignIn,
+} from '../../../../src/cli/identity/qr.ts';
 import { didKeyFromPublicKey } from '../../../../src/lib/keys/index.ts';
 import { isOracleKitError } from '../../../../src/lib/errors.ts';
 import { botLocalpart, provisionBot } from '../../../../src/cli/scaffold/matrix.ts';
@@ -22,14 +28,28 @@ afterAll(() => {
 });
 
 describe('.env', () => {
-  const v = { port: 3000, llmBaseUrl: 'https://openrouter.ai/api/v1', signingMnemonic: 'secret words', matrix: { baseUrl: 'http://hs', userId: '@o:hs', accessToken: 'syt_x', password: 'pw' } };
+  const v = {
+    port: 3000,
+    llmBaseUrl: 'https://openrouter.ai/api/v1',
+    signingMnemonic: 'secret words',
+    matrix: { baseUrl: 'http://hs', userId: '@o:hs', accessToken: 'syt_x', password: 'pw' },
+  };
   it('holds PORT, the model, the signing key, messaging and every plugin variable with what it enables', () => {
     const t = renderEnv(v);
     expect(getEnvVar(t, 'PORT')).toBe('3000');
     expect(getEnvVar(t, 'SIGNING_MNEMONIC')).toBe('secret words');
     expect(getEnvVar(t, 'MATRIX_ORACLE_ADMIN_ACCESS_TOKEN')).toBe('syt_x');
     expect(getEnvVar(t, 'LLM_PROVIDER_API_KEY')).toBe('');
-    for (const name of ['MEMORY_MCP_URL', 'FIRECRAWL_MCP_URL', 'SANDBOX_MCP_URL', 'SKILLS_DIR', 'COMPOSIO_API_KEY', 'SLACK_BOT_TOKEN', 'TASKS_STORE_URL']) expect(t).toMatch(new RegExp(`^# ${name}=\\s+# \\w`, 'm'));
+    for (const name of [
+      'MEMORY_MCP_URL',
+      'FIRECRAWL_MCP_URL',
+      'SANDBOX_MCP_URL',
+      'SKILLS_DIR',
+      'COMPOSIO_API_KEY',
+      'SLACK_BOT_TOKEN',
+      'TASKS_STORE_URL',
+    ])
+      expect(t).toMatch(new RegExp(`^# ${name}=\\s+# \\w`, 'm'));
   });
   it('.env.example carries no secret', () => {
     const t = renderEnvExample(v);
@@ -46,9 +66,21 @@ describe('.env', () => {
 
 describe('the oracle URL', () => {
   it('takes a local URL’s port as PORT', () => {
-    expect(parseOracleUrl('http://localhost:3000/')).toEqual({ url: 'http://localhost:3000', local: true, port: 3000, portImplied: false, bindHost: '127.0.0.1' });
+    expect(parseOracleUrl('http://localhost:3000/')).toEqual({
+      url: 'http://localhost:3000',
+      local: true,
+      port: 3000,
+      portImplied: false,
+      bindHost: '127.0.0.1',
+    });
     expect(parseOracleUrl('http://127.0.0.1:8080')).toMatchObject({ local: true, port: 8080 });
-    expect(parseOracleUrl('https://oracle.example.org')).toEqual({ url: 'https://oracle.example.org', local: false, port: 443, portImplied: true, bindHost: '127.0.0.1' });
+    expect(parseOracleUrl('https://oracle.example.org')).toEqual({
+      url: 'https://oracle.example.org',
+      local: false,
+      port: 443,
+      portImplied: true,
+      bindHost: '127.0.0.1',
+    });
   });
   it('binds the URL’s own loopback address, else 127.0.0.1 (#16 item 7)', () => {
     expect(parseOracleUrl('http://127.0.0.5:8080').bindHost).toBe('127.0.0.5');
@@ -68,7 +100,9 @@ describe('the oracle URL', () => {
     }
   });
   it('says that a local URL without a port means 80 (or 443), and nothing when the port is written', () => {
-    expect(impliedPortNote(parseOracleUrl('http://localhost'))).toMatch(/^--url http:\/\/localhost has no port, so it means port 80 .+http:\/\/localhost:3000$/);
+    expect(impliedPortNote(parseOracleUrl('http://localhost'))).toMatch(
+      /^--url http:\/\/localhost has no port, so it means port 80 .+http:\/\/localhost:3000$/,
+    );
     expect(impliedPortNote(parseOracleUrl('https://127.0.0.1/'))).toMatch(/means port 443 \(the https default\)/);
     expect(impliedPortNote(parseOracleUrl('http://localhost:80'))).toBeUndefined();
     expect(impliedPortNote(parseOracleUrl('https://oracle.example.org'))).toBeUndefined(); // public: PORT is --port
@@ -92,15 +126,46 @@ describe('the project files', () => {
     const files = writeProject(dir, {
       packageName: 'demo',
       oraclekitSpec: '^0.1.0',
-      config: { name: 'Demo "quoted"', description: 'A "demo"', model: 'm', prompt: 'p', oracleDid: 'did:ixo:entity:0123456789abcdef0123456789abcdef', price: 0, network: 'local', apiUrl: 'http://localhost:3000', wsUrl: 'http://localhost:3000' },
+      config: {
+        name: 'Demo "quoted"',
+        description: 'A "demo"',
+        model: 'm',
+        prompt: 'p',
+        oracleDid: 'did:ixo:entity:0123456789abcdef0123456789abcdef',
+        price: 0,
+        network: 'local',
+        apiUrl: 'http://localhost:3000',
+        wsUrl: 'http://localhost:3000',
+      },
       env: { port: 3000, llmBaseUrl: 'http://llm' },
     });
-    expect(files).toEqual(expect.arrayContaining(['.env', '.env.example', '.gitignore', 'oracle.config.json', 'package.json', 'README.md', 'src/main.ts', 'src/oracle.ts', 'src/plugins/local-time.ts', 'test/oracle.test.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        '.env',
+        '.env.example',
+        '.gitignore',
+        'oracle.config.json',
+        'package.json',
+        'README.md',
+        'src/main.ts',
+        'src/oracle.ts',
+        'src/plugins/local-time.ts',
+        'test/oracle.test.ts',
+      ]),
+    );
     for (const f of files) expect(readFileSync(join(dir, f), 'utf8')).not.toMatch(/__[A-Z_]+__/);
     expect(statSync(join(dir, '.env')).mode & 0o777).toBe(0o600);
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-    expect(pkg).toMatchObject({ name: 'demo', description: 'A "demo"', dependencies: { oraclekit: '^0.1.0' }, scripts: { start: expect.stringContaining('src/main.ts'), test: 'vitest run' } });
-    expect(JSON.parse(readFileSync(join(dir, 'oracle.config.json'), 'utf8'))).toMatchObject({ oracleDid: 'did:ixo:entity:0123456789abcdef0123456789abcdef', apiUrl: 'http://localhost:3000' });
+    expect(pkg).toMatchObject({
+      name: 'demo',
+      description: 'A "demo"',
+      dependencies: { oraclekit: '^0.1.0' },
+      scripts: { start: expect.stringContaining('src/main.ts'), test: 'vitest run' },
+    });
+    expect(JSON.parse(readFileSync(join(dir, 'oracle.config.json'), 'utf8'))).toMatchObject({
+      oracleDid: 'did:ixo:entity:0123456789abcdef0123456789abcdef',
+      apiUrl: 'http://localhost:3000',
+    });
     expect(readdirSync(dir)).not.toContain('_gitignore');
   });
 });
@@ -109,11 +174,25 @@ describe('questions as flags', () => {
   const noTty = { yes: false, interactive: false };
   it('a flag answers; --yes takes the default; without a terminal a missing answer names its flag', async () => {
     expect(await askText(noTty, 'name', 'given', { message: 'n', default: 'd' })).toBe('given');
-    expect(await askText({ yes: true, interactive: false }, 'name', undefined, { message: 'n', default: 'd' })).toBe('d');
-    expect(await askConfirm({ yes: true, interactive: false }, 'git', undefined, { message: 'g', default: true })).toBe(true);
-    await expect(askSelect(noTty, 'network', undefined, { message: 'n', default: 'local', choices: [{ value: 'local', name: 'l' }] })).rejects.toMatchObject({ field: 'network', status: 400 });
-    await expect(askConfirm(noTty, 'install', undefined, { message: 'i', default: true })).rejects.toMatchObject({ field: 'install' });
-    await expect(askText(noTty, 'price', 'x', { message: 'p', validate: (v) => (/^\d+$/.test(v) ? true : 'a number') })).rejects.toMatchObject({ field: 'price' });
+    expect(await askText({ yes: true, interactive: false }, 'name', undefined, { message: 'n', default: 'd' })).toBe(
+      'd',
+    );
+    expect(await askConfirm({ yes: true, interactive: false }, 'git', undefined, { message: 'g', default: true })).toBe(
+      true,
+    );
+    await expect(
+      askSelect(noTty, 'network', undefined, {
+        message: 'n',
+        default: 'local',
+        choices: [{ value: 'local', name: 'l' }],
+      }),
+    ).rejects.toMatchObject({ field: 'network', status: 400 });
+    await expect(askConfirm(noTty, 'install', undefined, { message: 'i', default: true })).rejects.toMatchObject({
+      field: 'install',
+    });
+    await expect(
+      askText(noTty, 'price', 'x', { message: 'p', validate: (v) => (/^\d+$/.test(v) ? true : 'a number') }),
+    ).rejects.toMatchObject({ field: 'price' });
   });
 });
 
@@ -121,7 +200,10 @@ describe('QR sign-in (the test plays the wallet)', () => {
   const wallet = () => {
     const secret = ed25519.utils.randomSecretKey();
     const did = didKeyFromPublicKey(ed25519.getPublicKey(secret));
-    return { did, sign: (msg: string) => Buffer.from(ed25519.sign(new TextEncoder().encode(msg), secret)).toString('base64url') };
+    return {
+      did,
+      sign: (msg: string) => Buffer.from(ed25519.sign(new TextEncoder().encode(msg), secret)).toString('base64url'),
+    };
   };
 
   it('the link carries the challenge and the callback; a valid signature yields the wallet’s DID', async () => {
@@ -135,14 +217,31 @@ describe('QR sign-in (the test plays the wallet)', () => {
       expect(got.message).toBe(signInMessage(req));
       const w = wallet();
       const other = wallet();
-      const post = (body: unknown) => fetch(req.callback, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      expect((await post({ did: w.did, challenge: req.challenge, signature: other.sign(signInMessage(req)) })).status).toBe(401);
+      const post = (body: unknown) =>
+        fetch(req.callback, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      expect(
+        (await post({ did: w.did, challenge: req.challenge, signature: other.sign(signInMessage(req)) })).status,
+      ).toBe(401);
       expect((await post({ did: w.did, challenge: 'nope', signature: w.sign(signInMessage(req)) })).status).toBe(400);
-      expect((await post({ did: 'did:ixo:entity:0123456789abcdef0123456789abcdef', challenge: req.challenge, signature: w.sign(signInMessage(req)) })).status).toBe(400);
+      expect(
+        (
+          await post({
+            did: 'did:ixo:entity:0123456789abcdef0123456789abcdef',
+            challenge: req.challenge,
+            signature: w.sign(signInMessage(req)),
+          })
+        ).status,
+      ).toBe(400);
       const ok = await post({ did: w.did, challenge: req.challenge, signature: w.sign(signInMessage(req)) });
       expect(ok.status).toBe(200);
       expect(await s.result).toEqual({ did: w.did });
-      expect((await post({ did: w.did, challenge: req.challenge, signature: w.sign(signInMessage(req)) })).status).toBe(409);
+      expect((await post({ did: w.did, challenge: req.challenge, signature: w.sign(signInMessage(req)) })).status).toBe(
+        409,
+      );
     } finally {
       await s.close();
     }
@@ -158,7 +257,11 @@ describe('QR sign-in (the test plays the wallet)', () => {
     try {
       const msg = new TextEncoder().encode(signInMessage(s.request));
       const signature = Buffer.from(secp256k1.sign(msg, sk)).toString('base64');
-      const res = await fetch(s.request.callback, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ did, challenge: s.request.challenge, signature }) });
+      const res = await fetch(s.request.callback, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ did, challenge: s.request.challenge, signature }),
+      });
       expect(res.status).toBe(200);
       expect(await s.result).toEqual({ did });
     } finally {
@@ -168,7 +271,11 @@ describe('QR sign-in (the test plays the wallet)', () => {
 
   it('an abort (Ctrl+C in new) ends the wait', async () => {
     const ac = new AbortController();
-    const s = await startSignIn({ aud: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', timeoutMs: 60_000, signal: ac.signal });
+    const s = await startSignIn({
+      aud: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+      timeoutMs: 60_000,
+      signal: ac.signal,
+    });
     ac.abort();
     await expect(s.result).rejects.toMatchObject({ code: 'cancelled' });
     await s.close();
@@ -194,12 +301,22 @@ describe('Matrix bot provisioning against a loopback homeserver', () => {
       const bot = await provisionBot({ baseUrl: hs.url + '/', user: botLocalpart('My Demo!') });
       expect(bot).toMatchObject({ baseUrl: hs.url, userId: '@oracle-my-demo:localhost', created: true });
       expect(hs.tokens.get(bot.accessToken)).toBe(bot.userId);
-      expect(hs.requests.map((r) => r.path)).toEqual(['/_matrix/client/v3/register', '/_matrix/client/v3/register', '/_matrix/client/v3/account/whoami']);
+      expect(hs.requests.map((r) => r.path)).toEqual([
+        '/_matrix/client/v3/register',
+        '/_matrix/client/v3/register',
+        '/_matrix/client/v3/account/whoami',
+      ]);
       // the account exists: without its password it is a clear conflict; with it, a login
-      await expect(provisionBot({ baseUrl: hs.url, user: 'oracle-my-demo' })).rejects.toMatchObject({ code: 'matrix_user_in_use', field: 'matrix-password' });
+      await expect(provisionBot({ baseUrl: hs.url, user: 'oracle-my-demo' })).rejects.toMatchObject({
+        code: 'matrix_user_in_use',
+        field: 'matrix-password',
+      });
       const again = await provisionBot({ baseUrl: hs.url, user: 'oracle-my-demo', password: bot.password });
       expect(again).toMatchObject({ userId: bot.userId, created: false });
-      await expect(provisionBot({ baseUrl: hs.url, user: 'oracle-my-demo', password: 'wrong' })).rejects.toMatchObject({ code: 'matrix_forbidden', status: 403 });
+      await expect(provisionBot({ baseUrl: hs.url, user: 'oracle-my-demo', password: 'wrong' })).rejects.toMatchObject({
+        code: 'matrix_forbidden',
+        status: 403,
+      });
     } finally {
       await hs.close();
     }
@@ -208,7 +325,10 @@ describe('Matrix bot provisioning against a loopback homeserver', () => {
   it('uses a registration token when the homeserver asks for one, and says what it needs otherwise', async () => {
     const hs = await startHomeserver({ flows: [['m.login.registration_token']], registrationToken: 'tok' });
     try {
-      await expect(provisionBot({ baseUrl: hs.url, user: 'bot1' })).rejects.toMatchObject({ code: 'matrix_registration_flow', field: 'matrix-registration-token' });
+      await expect(provisionBot({ baseUrl: hs.url, user: 'bot1' })).rejects.toMatchObject({
+        code: 'matrix_registration_flow',
+        field: 'matrix-registration-token',
+      });
       const bot = await provisionBot({ baseUrl: hs.url, user: 'bot1', registrationToken: 'tok' });
       expect(bot.userId).toBe('@bot1:localhost');
     } finally {
@@ -223,8 +343,10 @@ describe('Matrix bot provisioning against a loopback homeserver', () => {
 
 describe('prices (#16 item 1)', () => {
   it('accepts 0 and decimals the credits ledger keeps exactly; refuses the rest with what is valid', () => {
-    for (const ok of ['0', '0.5', '0.000001', '2.5', '1000000000', '999999999.999999', ' 3 ']) expect(checkPrice(ok), ok).toBe(true);
-    for (const bad of ['0.0000001', '1000000000.5', '1000000001', '-1', '1e3', '', 'free', '.5']) expect(checkPrice(bad), bad).toBe('a number from 0 to 1000000000 with at most 6 decimals (0 = free)');
+    for (const ok of ['0', '0.5', '0.000001', '2.5', '1000000000', '999999999.999999', ' 3 '])
+      expect(checkPrice(ok), ok).toBe(true);
+    for (const bad of ['0.0000001', '1000000000.5', '1000000001', '-1', '1e3', '', 'free', '.5'])
+      expect(checkPrice(bad), bad).toBe('a number from 0 to 1000000000 with at most 6 decimals (0 = free)');
   });
 });
 
@@ -239,9 +361,19 @@ describe('"Next:" (#16 item 10)', () => {
 
 describe('update-oracle-api-url keeps files in step (#16 item 6)', () => {
   it('replaces the old URL (not a longer one that starts with it) and the ${PORT:-n} default', () => {
-    const text = 'API http://localhost:3000 and http://localhost:3000/health, not http://localhost:30000; chat --oracle http://localhost:${PORT:-3000}';
-    expect(inStep(text, ['http://localhost:3000'], 'http://localhost:3100', 3100)).toBe('API http://localhost:3100 and http://localhost:3100/health, not http://localhost:30000; chat --oracle http://localhost:${PORT:-3100}');
+    const text =
+      'API http://localhost:3000 and http://localhost:3000/health, not http://localhost:30000; chat --oracle http://localhost:${PORT:-3000}';
+    expect(inStep(text, ['http://localhost:3000'], 'http://localhost:3100', 3100)).toBe(
+      'API http://localhost:3100 and http://localhost:3100/health, not http://localhost:30000; chat --oracle http://localhost:${PORT:-3100}',
+    );
     // a public URL: the port default stays (PORT is not the URL's port)
-    expect(inStep('x http://localhost:3000 ${PORT:-3000}', ['http://localhost:3000', undefined], 'https://o.example.org', undefined)).toBe('x https://o.example.org ${PORT:-3000}');
+    expect(
+      inStep(
+        'x http://localhost:3000 ${PORT:-3000}',
+        ['http://localhost:3000', undefined],
+        'https://o.example.org',
+        undefined,
+      ),
+    ).toBe('x https://o.example.org ${PORT:-3000}');
   });
 });

@@ -35,7 +35,14 @@ beforeAll(async () => {
   db = await openStorage({ location: join(dir, 'data/registry.db'), migrations: { registry: REGISTRY_MIGRATIONS } });
   const config = parseConfig({ rateLimit: { max: 1_000_000, timeWindowMs: 60_000 } });
   registry = new Registry(db, config);
-  app = await buildServer({ registry, config, version: 'test', token: 'admin-token', docs: false, logger: { level: 'info', stream } });
+  app = await buildServer({
+    registry,
+    config,
+    version: 'test',
+    token: 'admin-token',
+    docs: false,
+    logger: { level: 'info', stream },
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const a = app.server.address();
   url = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
@@ -50,20 +57,32 @@ afterAll(async () => {
 describe('the /v1 request logger', () => {
   it('a refused request logs one line bound to its request id', async () => {
     lines.length = 0;
-    const r = await fetch(url + '/v1/sampling', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const r = await fetch(url + '/v1/sampling', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(r.status).toBe(401);
     const id = r.headers.get('x-request-id');
     await new Promise((res) => setImmediate(res));
-    expect(lines.filter((l) => l.msg === 'request refused')).toEqual([expect.objectContaining({ reqId: id, code: 'unauthenticated', statusCode: 401, level: 30 })]);
+    expect(lines.filter((l) => l.msg === 'request refused')).toEqual([
+      expect.objectContaining({ reqId: id, code: 'unauthenticated', statusCode: 401, level: 30 }),
+    ]);
   });
 
   it('a bad body with a key: the line carries the request id the client sent', async () => {
     const key = (await registry.keys.create('did:example:alice', ['member'])).key;
     lines.length = 0;
-    const r = await fetch(url + '/v1/sampling', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-request-id': 'my-req-1' }, body: '{"projectId":"did:example:p"}' });
+    const r = await fetch(url + '/v1/sampling', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-request-id': 'my-req-1' },
+      body: '{"projectId":"did:example:p"}',
+    });
     expect(r.status).toBe(400);
     await new Promise((res) => setImmediate(res));
-    expect(lines.filter((l) => l.msg === 'request refused')).toEqual([expect.objectContaining({ reqId: 'my-req-1', statusCode: 400 })]);
+    expect(lines.filter((l) => l.msg === 'request refused')).toEqual([
+      expect.objectContaining({ reqId: 'my-req-1', statusCode: 400 }),
+    ]);
   });
 
   it('a request that succeeds logs nothing through it', async () => {
@@ -72,7 +91,13 @@ describe('the /v1 request logger', () => {
     const r = await fetch(url + '/v1/sampling', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ projectId: 'did:example:p', population: 5000, expectedMean: 2.5, expectedSD: 1.2, dropoutRate: 0.15 }),
+      body: JSON.stringify({
+        projectId: 'did:example:p',
+        population: 5000,
+        expectedMean: 2.5,
+        expectedSD: 1.2,
+        dropoutRate: 0.15,
+      }),
     });
     expect(r.status).toBe(201);
     await new Promise((res) => setImmediate(res));

@@ -11,7 +11,13 @@ import { startRedis, type RedisServer } from '../../../helpers/redis.ts';
 
 function logger() {
   const lines: { level: string; msg: string }[] = [];
-  return { lines, log: { warn: (_o: unknown, msg?: string) => void lines.push({ level: 'warn', msg: msg ?? '' }), info: (_o: unknown, msg?: string) => void lines.push({ level: 'info', msg: msg ?? '' }) } };
+  return {
+    lines,
+    log: {
+      warn: (_o: unknown, msg?: string) => void lines.push({ level: 'warn', msg: msg ?? '' }),
+      info: (_o: unknown, msg?: string) => void lines.push({ level: 'info', msg: msg ?? '' }),
+    },
+  };
 }
 
 async function until(cond: () => boolean, what: string): Promise<void> {

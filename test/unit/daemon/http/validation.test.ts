@@ -17,7 +17,16 @@ const DESIGN = { projectId: 'did:example:p', population: 1000, expectedMean: 2, 
 const BODIES: unknown[] = [
   DESIGN,
   { ...DESIGN, expectedMean: undefined, expectedSD: undefined, expectedProportion: 0.3 },
-  { ...DESIGN, stratification: { enabled: true, strata: [{ name: 'a', weight: 0.4 }, { name: 'b', weight: 0.6, mean: 3, sd: 2 }] } },
+  {
+    ...DESIGN,
+    stratification: {
+      enabled: true,
+      strata: [
+        { name: 'a', weight: 0.4 },
+        { name: 'b', weight: 0.6, mean: 3, sd: 2 },
+      ],
+    },
+  },
   { ...DESIGN, population: 5 },
   { ...DESIGN, expectedSD: 1e160 },
   { ...DESIGN, projectId: 'not a did' },
@@ -60,7 +69,10 @@ describe('the direct rule of a body schema', () => {
   it('gives every body the same reply as zod alone', async () => {
     let created = 0;
     for (const body of BODIES) {
-      const [a, b] = await Promise.all([direct.call('POST', '/v1/sampling', { key: keys[0], body }), zodOnly.call('POST', '/v1/sampling', { key: keys[1], body })]);
+      const [a, b] = await Promise.all([
+        direct.call('POST', '/v1/sampling', { key: keys[0], body }),
+        zodOnly.call('POST', '/v1/sampling', { key: keys[1], body }),
+      ]);
       expect(a.status, JSON.stringify(body)).toBe(b.status);
       if (a.status === 201) {
         created++;

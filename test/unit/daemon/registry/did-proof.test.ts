@@ -33,8 +33,14 @@ function refusal(f: () => void): { code: string; field: string | undefined; stat
 
 describe('the challenge line', () => {
   it('names the DID, the roles sorted and unique, and the time', () => {
-    expect(keyProofChallenge(DID, ['voter', 'member', 'voter'], NOW)).toBe(`oraclekit-api-key ${DID} member,voter 2026-11-23T22:00:00.000Z`);
-    expect(parseKeyProofChallenge(keyProofChallenge(DID, ['voter'], NOW))).toEqual({ did: DID, roles: 'voter', issuedAt: NOW });
+    expect(keyProofChallenge(DID, ['voter', 'member', 'voter'], NOW)).toBe(
+      `oraclekit-api-key ${DID} member,voter 2026-11-23T22:00:00.000Z`,
+    );
+    expect(parseKeyProofChallenge(keyProofChallenge(DID, ['voter'], NOW))).toEqual({
+      did: DID,
+      roles: 'voter',
+      issuedAt: NOW,
+    });
     expect(parseKeyProofChallenge(`oraclekit-api-key ${DID} voter yesterday`)).toBeUndefined();
     expect(parseKeyProofChallenge(`oraclekit-api-key ${DID} voter 2026-02-30T00:00:00.000Z`)).toBeUndefined();
     expect(parseKeyProofChallenge(`oraclekit-api-key ${DID} voter 2026-11-23T22:00:00Z`)).toBeUndefined();
@@ -49,15 +55,27 @@ describe('the challenge line', () => {
 describe('DidProofs.check', () => {
   it('no proof: fine unless required (400 did_proof_required on proof)', () => {
     new DidProofs().check(DID, ['voter'], undefined, false, NOW);
-    expect(refusal(() => new DidProofs().check(DID, ['voter'], undefined, true, NOW))).toEqual({ code: 'did_proof_required', field: 'proof', status: 400 });
+    expect(refusal(() => new DidProofs().check(DID, ['voter'], undefined, true, NOW))).toEqual({
+      code: 'did_proof_required',
+      field: 'proof',
+      status: 400,
+    });
   });
 
   it('accepts at the edges of the window and refuses just outside them', () => {
     const p = new DidProofs();
     p.check(DID, ['voter'], proof(['voter'], NOW - PROOF_MAX_AGE_MS), true, NOW);
     p.check(DID, ['voter'], proof(['voter'], NOW + PROOF_MAX_SKEW_MS), true, NOW);
-    expect(refusal(() => p.check(DID, ['voter'], proof(['voter'], NOW - PROOF_MAX_AGE_MS - 1), true, NOW))).toEqual({ code: 'did_proof_stale', field: 'proof.challenge', status: 400 });
-    expect(refusal(() => p.check(DID, ['voter'], proof(['voter'], NOW + PROOF_MAX_SKEW_MS + 1), true, NOW))).toEqual({ code: 'did_proof_stale', field: 'proof.challenge', status: 400 });
+    expect(refusal(() => p.check(DID, ['voter'], proof(['voter'], NOW - PROOF_MAX_AGE_MS - 1), true, NOW))).toEqual({
+      code: 'did_proof_stale',
+      field: 'proof.challenge',
+      status: 400,
+    });
+    expect(refusal(() => p.check(DID, ['voter'], proof(['voter'], NOW + PROOF_MAX_SKEW_MS + 1), true, NOW))).toEqual({
+      code: 'did_proof_stale',
+      field: 'proof.challenge',
+      status: 400,
+    });
   });
 
   it('each challenge once; a used one is forgotten only after it would be stale anyway', () => {
@@ -65,20 +83,40 @@ describe('DidProofs.check', () => {
     const good = proof(['member'], NOW);
     p.check(DID, ['member'], good, false, NOW);
     expect(refusal(() => p.check(DID, ['member'], good, false, NOW + 1000)).code).toBe('did_proof_stale');
-    expect(refusal(() => p.check(DID, ['member'], good, false, NOW + PROOF_MAX_AGE_MS + 1)).code).toBe('did_proof_stale');
+    expect(refusal(() => p.check(DID, ['member'], good, false, NOW + PROOF_MAX_AGE_MS + 1)).code).toBe(
+      'did_proof_stale',
+    );
   });
 
   it('refuses other roles, another DID, a bad signature, a DID without a key', () => {
     const p = new DidProofs();
     const good = proof(['voter'], NOW);
-    expect(refusal(() => p.check(DID, ['voter', 'admin'], good, false, NOW))).toEqual({ code: 'did_proof_invalid', field: 'proof.challenge', status: 400 });
+    expect(refusal(() => p.check(DID, ['voter', 'admin'], good, false, NOW))).toEqual({
+      code: 'did_proof_invalid',
+      field: 'proof.challenge',
+      status: 400,
+    });
     const other = keyProofChallenge('did:example:bob', ['voter'], NOW);
-    expect(refusal(() => p.check(DID, ['voter'], { challenge: other, signature: sign(other) }, false, NOW))).toEqual({ code: 'did_proof_invalid', field: 'proof.challenge', status: 400 });
+    expect(refusal(() => p.check(DID, ['voter'], { challenge: other, signature: sign(other) }, false, NOW))).toEqual({
+      code: 'did_proof_invalid',
+      field: 'proof.challenge',
+      status: 400,
+    });
     const flipped = Buffer.from(good.signature, 'base64url');
     flipped[0]! ^= 1;
-    expect(refusal(() => p.check(DID, ['voter'], { ...good, signature: flipped.toString('base64url') }, false, NOW))).toEqual({ code: 'did_proof_invalid', field: 'proof.signature', status: 400 });
-    expect(refusal(() => p.check(DID, ['voter'], { ...good, signature: 'not base64!' }, false, NOW))).toEqual({ code: 'did_proof_invalid', field: 'proof.signature', status: 400 });
-    expect(refusal(() => p.check('did:example:alice', ['voter'], good, false, NOW))).toEqual({ code: 'did_proof_invalid', field: 'did', status: 400 });
+    expect(
+      refusal(() => p.check(DID, ['voter'], { ...good, signature: flipped.toString('base64url') }, false, NOW)),
+    ).toEqual({ code: 'did_proof_invalid', field: 'proof.signature', status: 400 });
+    expect(refusal(() => p.check(DID, ['voter'], { ...good, signature: 'not base64!' }, false, NOW))).toEqual({
+      code: 'did_proof_invalid',
+      field: 'proof.signature',
+      status: 400,
+    });
+    expect(refusal(() => p.check('did:example:alice', ['voter'], good, false, NOW))).toEqual({
+      code: 'did_proof_invalid',
+      field: 'did',
+      status: 400,
+    });
     // after all the refusals, the good proof is still unused
     p.check(DID, ['voter'], good, true, NOW);
   });

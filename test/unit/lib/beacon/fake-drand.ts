@@ -26,7 +26,14 @@ export interface FakeChain {
   sign(round: number): BeaconRound;
 }
 
-export function fakeChain(opts: { scheme?: 'bls-unchained-g1-rfc9380' | 'pedersen-bls-chained'; genesis?: number; period?: number; seed?: number } = {}): FakeChain {
+export function fakeChain(
+  opts: {
+    scheme?: 'bls-unchained-g1-rfc9380' | 'pedersen-bls-chained';
+    genesis?: number;
+    period?: number;
+    seed?: number;
+  } = {},
+): FakeChain {
   const scheme = opts.scheme ?? 'bls-unchained-g1-rfc9380';
   const seedBytes = new Uint8Array(48).fill(opts.seed ?? 7);
   const g1 = scheme === 'bls-unchained-g1-rfc9380';

@@ -57,7 +57,9 @@ describe('did:key', () => {
   it('accepts real ed25519, secp256k1 and p256 keys', () => {
     const ed = ed25519.getPublicKey(ed25519.utils.randomSecretKey());
     expect(checkDid(didKeyFromEd25519(ed))).toEqual({ ok: true });
-    expect(checkDid(didKey([0xe7, 0x01], secp256k1.getPublicKey(secp256k1.utils.randomSecretKey())))).toEqual({ ok: true });
+    expect(checkDid(didKey([0xe7, 0x01], secp256k1.getPublicKey(secp256k1.utils.randomSecretKey())))).toEqual({
+      ok: true,
+    });
     expect(checkDid(didKey([0x80, 0x24], p256.getPublicKey(p256.utils.randomSecretKey())))).toEqual({ ok: true });
     // the did:key spec's own test vector
     expect(checkDid('did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp')).toEqual({ ok: true });
@@ -76,7 +78,8 @@ describe('did:key', () => {
     expect(checkDid(didKey([0x80, 0x24], bad)).problem).toBe('key_point');
   });
   it('base58 round-trips, leading zeros included', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), (b) => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), (b) => {
         expect(base58Decode(base58Encode(b))).toEqual(b);
       }),
     );

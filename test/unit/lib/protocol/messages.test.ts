@@ -5,14 +5,35 @@
  * TurnResult, useChat's message list, the TUI's live answer).
  */
 import { describe, expect, it } from 'vitest';
-import { initialTurn, messageIds, parseMessageId, reduceTurn, transcript, turnMessages, TURN_ERROR_CODES, ERROR_KINDS, type AnyEvent, type TurnState } from '../../../../src/lib/protocol/index.ts';
+import {
+  initialTurn,
+  messageIds,
+  parseMessageId,
+  reduceTurn,
+  transcript,
+  turnMessages,
+  TURN_ERROR_CODES,
+  ERROR_KINDS,
+  type AnyEvent,
+  type TurnState,
+} from '../../../../src/lib/protocol/index.ts';
 
 const S = 's1';
 const Q = 'req-1';
 let n = 0;
-const ev = <E extends AnyEvent['event']>(event: E, data: Extract<AnyEvent, { event: E }>['data']): AnyEvent => ({ id: ++n, event, data }) as AnyEvent;
+const ev = <E extends AnyEvent['event']>(event: E, data: Extract<AnyEvent, { event: E }>['data']): AnyEvent =>
+  ({ id: ++n, event, data }) as AnyEvent;
 const fold = (events: AnyEvent[], from: TurnState = initialTurn()) => events.reduce(reduceTurn, from);
-const tc = (eventId: string, status: 'isRunning' | 'done' | 'error', extra: Record<string, unknown> = {}) => ev('tool_call', { sessionId: S, requestId: Q, eventId, toolName: 'get_weather', args: { city: 'Oslo' }, status, ...extra });
+const tc = (eventId: string, status: 'isRunning' | 'done' | 'error', extra: Record<string, unknown> = {}) =>
+  ev('tool_call', {
+    sessionId: S,
+    requestId: Q,
+    eventId,
+    toolName: 'get_weather',
+    args: { city: 'Oslo' },
+    status,
+    ...extra,
+  });
 
 describe('message ids', () => {
   it('builds the ids of a turn and parses them back', () => {
@@ -25,7 +46,11 @@ describe('message ids', () => {
     expect(parseMessageId(messageIds.human(uuid))).toEqual({ requestId: uuid, part: 'human' });
     expect(parseMessageId(messageIds.reasoning(uuid))).toEqual({ requestId: uuid, part: 'reasoning' });
     expect(parseMessageId(messageIds.error(uuid))).toEqual({ requestId: uuid, part: 'error' });
-    expect(parseMessageId(messageIds.toolCall(uuid, 'call-with-ToolCall-inside'))).toEqual({ requestId: uuid, part: 'tool_call', toolCallId: 'call-with-ToolCall-inside' });
+    expect(parseMessageId(messageIds.toolCall(uuid, 'call-with-ToolCall-inside'))).toEqual({
+      requestId: uuid,
+      part: 'tool_call',
+      toolCallId: 'call-with-ToolCall-inside',
+    });
     expect(parseMessageId(uuid)).toEqual({ requestId: uuid, part: 'answer' });
     expect(parseMessageId('post-abc')).toEqual({ requestId: 'post-abc', part: 'answer' });
   });
@@ -34,8 +59,16 @@ describe('message ids', () => {
     const rows = [
       { id: messageIds.human(Q), type: 'human' as const, content: 'Weather in Oslo?' },
       { id: messageIds.reasoning(Q), type: 'ai' as const, content: 'The user wants the weather.' },
-      { id: messageIds.error('req-0'), type: 'ai' as const, content: { name: 'Error', props: { id: 'error', args: {}, status: 'done', output: 'failed' } } },
-      { id: messageIds.toolCall(Q, 'c1'), type: 'ai' as const, content: { name: 'get_weather', props: { id: 'c1', args: {}, status: 'done' } } },
+      {
+        id: messageIds.error('req-0'),
+        type: 'ai' as const,
+        content: { name: 'Error', props: { id: 'error', args: {}, status: 'done', output: 'failed' } },
+      },
+      {
+        id: messageIds.toolCall(Q, 'c1'),
+        type: 'ai' as const,
+        content: { name: 'get_weather', props: { id: 'c1', args: {}, status: 'done' } },
+      },
       { id: 'odd-ToolCall-text', type: 'ai' as const, content: 'a tool row with text' },
       { id: Q, type: 'ai' as const, content: 'Sunny.' },
       { id: 'req-2', type: 'ai' as const, content: '' },
@@ -55,12 +88,23 @@ describe('message ids', () => {
 
 describe('reduceTurn', () => {
   it('run: takes the ids the state does not have yet (the reply headers win)', () => {
-    expect(fold([ev('run', { runId: 'r1', requestId: Q })])).toMatchObject({ runId: 'r1', requestId: Q, status: 'streaming' });
-    expect(fold([ev('run', { runId: 'r2', requestId: 'q2' })], initialTurn({ runId: 'r1', requestId: Q }))).toMatchObject({ runId: 'r1', requestId: Q });
+    expect(fold([ev('run', { runId: 'r1', requestId: Q })])).toMatchObject({
+      runId: 'r1',
+      requestId: Q,
+      status: 'streaming',
+    });
+    expect(
+      fold([ev('run', { runId: 'r2', requestId: 'q2' })], initialTurn({ runId: 'r1', requestId: Q })),
+    ).toMatchObject({ runId: 'r1', requestId: Q });
   });
 
   it('message: the text is the deltas in order (Run.text, TurnResult.text, the TUI)', () => {
-    const s = fold([ev('run', { runId: 'r', requestId: Q }), ev('message', { content: 'Hel' }), ev('message', { content: '' }), ev('message', { content: 'lo' })]);
+    const s = fold([
+      ev('run', { runId: 'r', requestId: Q }),
+      ev('message', { content: 'Hel' }),
+      ev('message', { content: '' }),
+      ev('message', { content: 'lo' }),
+    ]);
     expect(s.text).toBe('Hello');
   });
 
@@ -92,33 +136,74 @@ describe('reduceTurn', () => {
     const s = fold([
       tc('c1', 'isRunning'),
       tc('c2', 'isRunning', { toolName: 'list_capabilities', args: {} }),
-      ev('tool_call', { sessionId: S, requestId: Q, eventId: 'c1', toolName: 'get_weather', args: undefined, status: 'done', output: { temp: 3 } }),
+      ev('tool_call', {
+        sessionId: S,
+        requestId: Q,
+        eventId: 'c1',
+        toolName: 'get_weather',
+        args: undefined,
+        status: 'done',
+        output: { temp: 3 },
+      }),
       tc('c2', 'error', { toolName: 'list_capabilities', args: {}, error: 'boom' }),
     ]);
     expect(s.toolCalls).toEqual([
-      { eventId: 'c1', toolName: 'get_weather', args: { city: 'Oslo' }, status: 'done', output: { temp: 3 }, error: undefined },
+      {
+        eventId: 'c1',
+        toolName: 'get_weather',
+        args: { city: 'Oslo' },
+        status: 'done',
+        output: { temp: 3 },
+        error: undefined,
+      },
       { eventId: 'c2', toolName: 'list_capabilities', args: {}, status: 'error', output: undefined, error: 'boom' },
     ]);
   });
 
   it("a tool error for a call never announced creates its entry (the agent's tool-error without tool-call)", () => {
-    expect(fold([tc('x', 'error', { error: 'bad input' })]).toolCalls).toMatchObject([{ eventId: 'x', status: 'error', error: 'bad input' }]);
+    expect(fold([tc('x', 'error', { error: 'bad input' })]).toolCalls).toMatchObject([
+      { eventId: 'x', status: 'error', error: 'bad input' },
+    ]);
   });
 
   it('action_call updates the call of the same id (ag-ui), keeping its args', () => {
     const s = fold([
       tc('a1', 'isRunning', { toolName: 'show_chart', args: { values: [1, 2] } }),
-      ev('action_call', { sessionId: S, requestId: Q, toolCallId: 'a1', toolName: 'show_chart', status: 'done', output: { shown: true } }),
+      ev('action_call', {
+        sessionId: S,
+        requestId: Q,
+        toolCallId: 'a1',
+        toolName: 'show_chart',
+        status: 'done',
+        output: { shown: true },
+      }),
     ]);
-    expect(s.toolCalls).toEqual([{ eventId: 'a1', toolName: 'show_chart', args: { values: [1, 2] }, status: 'done', output: { shown: true }, error: undefined }]);
+    expect(s.toolCalls).toEqual([
+      {
+        eventId: 'a1',
+        toolName: 'show_chart',
+        args: { values: [1, 2] },
+        status: 'done',
+        output: { shown: true },
+        error: undefined,
+      },
+    ]);
   });
 
   it('error: the last one is kept; done: the final status, and partialText only when no text arrived', () => {
     const e1 = { error: 'first', code: 'provider_error', kind: 'provider' as const, retryable: true, timestamp: 't' };
     const e2 = { ...e1, error: 'second', code: 'model_timeout', kind: 'timeout' as const };
-    const s = fold([ev('message', { content: 'par' }), ev('error', e1), ev('error', e2), ev('done', { status: 'failed', partialText: 'partial' })]);
+    const s = fold([
+      ev('message', { content: 'par' }),
+      ev('error', e1),
+      ev('error', e2),
+      ev('done', { status: 'failed', partialText: 'partial' }),
+    ]);
     expect(s).toMatchObject({ status: 'failed', text: 'par', error: e2 });
-    expect(fold([ev('done', { status: 'aborted', partialText: 'partial' })])).toMatchObject({ status: 'aborted', text: 'partial' });
+    expect(fold([ev('done', { status: 'aborted', partialText: 'partial' })])).toMatchObject({
+      status: 'aborted',
+      text: 'partial',
+    });
     expect(fold([ev('done', { status: 'finished' })])).toMatchObject({ status: 'finished', text: '' });
   });
 
@@ -143,14 +228,37 @@ describe('turnMessages (useChat while a turn streams)', () => {
       ev('reasoning', { sessionId: S, requestId: Q, reasoning: 'hmm', isComplete: false }),
     ]);
     expect(turnMessages(s, 'T')).toEqual([
-      { id: 'req-1-ToolCall-c1', type: 'ai', createdAt: 'T', content: { name: 'get_weather', props: { id: 'c1', args: { city: 'Oslo' }, status: 'isRunning', output: undefined } } },
-      { id: 'req-1-ToolCall-c2', type: 'ai', createdAt: 'T', content: { name: 'get_weather', props: { id: 'c2', args: { city: 'Oslo' }, status: 'error', output: 'nope' } } },
+      {
+        id: 'req-1-ToolCall-c1',
+        type: 'ai',
+        createdAt: 'T',
+        content: {
+          name: 'get_weather',
+          props: { id: 'c1', args: { city: 'Oslo' }, status: 'isRunning', output: undefined },
+        },
+      },
+      {
+        id: 'req-1-ToolCall-c2',
+        type: 'ai',
+        createdAt: 'T',
+        content: { name: 'get_weather', props: { id: 'c2', args: { city: 'Oslo' }, status: 'error', output: 'nope' } },
+      },
       { id: Q, type: 'ai', createdAt: 'T', content: 'Looking', reasoning: 'hmm' },
     ]);
   });
 
   it('no answer row before text or reasoning; reasoning alone makes an empty answer', () => {
-    expect(turnMessages(fold([ev('run', { runId: 'r', requestId: Q }), tc('c1', 'isRunning')]), 'T').map((m) => m.id)).toEqual(['req-1-ToolCall-c1']);
-    expect(turnMessages(fold([ev('run', { runId: 'r', requestId: Q }), ev('reasoning', { sessionId: S, requestId: Q, reasoning: 'x', isComplete: false })]), 'T')).toEqual([{ id: Q, type: 'ai', createdAt: 'T', content: '', reasoning: 'x' }]);
+    expect(
+      turnMessages(fold([ev('run', { runId: 'r', requestId: Q }), tc('c1', 'isRunning')]), 'T').map((m) => m.id),
+    ).toEqual(['req-1-ToolCall-c1']);
+    expect(
+      turnMessages(
+        fold([
+          ev('run', { runId: 'r', requestId: Q }),
+          ev('reasoning', { sessionId: S, requestId: Q, reasoning: 'x', isComplete: false }),
+        ]),
+        'T',
+      ),
+    ).toEqual([{ id: Q, type: 'ai', createdAt: 'T', content: '', reasoning: 'x' }]);
   });
 });

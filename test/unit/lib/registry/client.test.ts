@@ -17,7 +17,17 @@ interface Seen {
 }
 const seen: Seen[] = [];
 let srv: Awaited<ReturnType<typeof listenLoopback>>;
-const domain = { id: 'did:ixo:entity:' + 'a'.repeat(32), type: 'Project', state: 'registered', version: 3, active: true, eligible: false, controllers: ['did:example:rep'], metadata: { name: 'Kisumu' }, services: [] };
+const domain = {
+  id: 'did:ixo:entity:' + 'a'.repeat(32),
+  type: 'Project',
+  state: 'registered',
+  version: 3,
+  active: true,
+  eligible: false,
+  controllers: ['did:example:rep'],
+  metadata: { name: 'Kisumu' },
+  services: [],
+};
 
 beforeAll(async () => {
   const server = createServer((req, res) => {
@@ -34,11 +44,19 @@ beforeAll(async () => {
         res.writeHead(502, { 'content-type': 'text/plain' });
         return res.end('bad gateway');
       }
-      if (req.headers.authorization === 'Bearer wrong') return json(401, { statusCode: 401, code: 'unauthenticated', message: 'unknown API key' });
+      if (req.headers.authorization === 'Bearer wrong')
+        return json(401, { statusCode: 401, code: 'unauthenticated', message: 'unknown API key' });
       if (req.url?.startsWith('/v1/domains?')) return json(200, { items: [domain], nextCursor: null });
       if (req.url === `/v1/domains/${encodeURIComponent(domain.id)}` && req.method === 'GET') return json(200, domain);
       if (req.url === `/v1/domains/${encodeURIComponent(domain.id)}` && req.method === 'PATCH') {
-        if (req.headers['if-match'] !== '"3"') return json(412, { statusCode: 412, code: 'stale_version', message: 'version 3 is current', field: 'if-match', details: { current: 3 } });
+        if (req.headers['if-match'] !== '"3"')
+          return json(412, {
+            statusCode: 412,
+            code: 'stale_version',
+            message: 'version 3 is current',
+            field: 'if-match',
+            details: { current: 3 },
+          });
         return json(200, { ...domain, version: 4, ...JSON.parse(body) });
       }
       if (req.url === '/admin/v1/keys' && req.method === 'GET') return json(200, { items: [] });
@@ -51,29 +69,49 @@ afterAll(async () => srv.close());
 
 describe('requestJson', () => {
   it('sends JSON with the bearer and returns status, headers and the parsed body whatever the status', async () => {
-    const r = await requestJson<{ code: string }>({ method: 'POST', url: `${srv.url}/nowhere`, body: { a: 1 }, bearer: 'k1', what: 'the test server' });
+    const r = await requestJson<{ code: string }>({
+      method: 'POST',
+      url: `${srv.url}/nowhere`,
+      body: { a: 1 },
+      bearer: 'k1',
+      what: 'the test server',
+    });
     expect(r.status).toBe(404);
     expect(r.body.code).toBe('not_found');
     expect(r.headers.get('content-type')).toMatch(/json/);
     const s = seen.at(-1)!;
     expect(s).toMatchObject({ method: 'POST', body: '{"a":1}' });
-    expect(s.headers).toMatchObject({ authorization: 'Bearer k1', 'content-type': 'application/json', accept: 'application/json' });
+    expect(s.headers).toMatchObject({
+      authorization: 'Bearer k1',
+      'content-type': 'application/json',
+      accept: 'application/json',
+    });
   });
 
   it('an unreachable server is 503 unavailable, reason unreachable, naming who and where', async () => {
     const closed = await listenLoopback(createServer());
     await closed.close(); // a port nobody listens on
-    const e = await requestJson({ method: 'GET', url: `${closed.url}/v1/domains`, what: 'the devnet registry' }).catch((x: unknown) => x);
+    const e = await requestJson({ method: 'GET', url: `${closed.url}/v1/domains`, what: 'the devnet registry' }).catch(
+      (x: unknown) => x,
+    );
     expect(isOracleKitError(e)).toBe(true);
-    expect(e).toMatchObject({ status: 503, code: 'unavailable', details: { reason: 'unreachable', cause: 'ECONNREFUSED' } });
+    expect(e).toMatchObject({
+      status: 503,
+      code: 'unavailable',
+      details: { reason: 'unreachable', cause: 'ECONNREFUSED' },
+    });
     expect((e as Error).message).toBe(`cannot reach the devnet registry at ${closed.url}: ECONNREFUSED`);
   });
 
   it('no answer within the time-out is reason timeout; the caller aborting is reason aborted', async () => {
-    const t = await requestJson({ method: 'GET', url: `${srv.url}/hang`, what: 'the registry', timeoutMs: 200 }).catch((x: unknown) => x);
+    const t = await requestJson({ method: 'GET', url: `${srv.url}/hang`, what: 'the registry', timeoutMs: 200 }).catch(
+      (x: unknown) => x,
+    );
     expect(t).toMatchObject({ code: 'unavailable', details: { reason: 'timeout', timeoutMs: 200 } });
     const ac = new AbortController();
-    const p = requestJson({ method: 'GET', url: `${srv.url}/hang`, what: 'the registry', signal: ac.signal }).catch((x: unknown) => x);
+    const p = requestJson({ method: 'GET', url: `${srv.url}/hang`, what: 'the registry', signal: ac.signal }).catch(
+      (x: unknown) => x,
+    );
     ac.abort();
     expect(await p).toMatchObject({ code: 'unavailable', details: { reason: 'aborted' } });
   });
@@ -82,7 +120,11 @@ describe('requestJson', () => {
     const r = await requestJson({ method: 'GET', url: `${srv.url}/text-error`, what: 'x' });
     expect(errorFromReply(r)).toMatchObject({ status: 502, code: 'http_error', message: 'HTTP 502: bad gateway' });
     const r2 = await requestJson({ method: 'GET', url: `${srv.url}/nope`, what: 'x' });
-    expect(errorFromReply(r2, 'reading it')).toMatchObject({ status: 404, code: 'not_found', message: 'reading it: no route GET /nope' });
+    expect(errorFromReply(r2, 'reading it')).toMatchObject({
+      status: 404,
+      code: 'not_found',
+      message: 'reading it: no route GET /nope',
+    });
   });
 });
 
@@ -100,13 +142,27 @@ describe('RegistryClient', () => {
 
   it("a non-2xx throws the server's error with its code, field and details", async () => {
     const c = new RegistryClient({ baseUrl: srv.url, apiKey: 'k2' });
-    await expect(c.updateDomain(domain.id, {}, 2)).rejects.toMatchObject({ status: 412, code: 'stale_version', field: 'if-match', details: { current: 3 } });
+    await expect(c.updateDomain(domain.id, {}, 2)).rejects.toMatchObject({
+      status: 412,
+      code: 'stale_version',
+      field: 'if-match',
+      details: { current: 3 },
+    });
   });
 
   it('admin routes carry the admin token; a 401 gets the hint', async () => {
-    const c = new RegistryClient({ baseUrl: srv.url, apiKey: 'wrong', adminToken: 'tok', unauthorizedHint: 'pass --api-key' });
+    const c = new RegistryClient({
+      baseUrl: srv.url,
+      apiKey: 'wrong',
+      adminToken: 'tok',
+      unauthorizedHint: 'pass --api-key',
+    });
     await c.listKeys();
     expect(seen.at(-1)!.headers.authorization).toBe('Bearer tok');
-    await expect(c.getDomain(domain.id)).rejects.toMatchObject({ status: 401, code: 'unauthenticated', message: 'unknown API key — pass --api-key' });
+    await expect(c.getDomain(domain.id)).rejects.toMatchObject({
+      status: 401,
+      code: 'unauthenticated',
+      message: 'unknown API key — pass --api-key',
+    });
   });
 });

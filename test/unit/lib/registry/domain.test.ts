@@ -1,14 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import { applyPatch, isActive, parseRfc3339, transition, validateCreate, type DomainState } from '../../../../src/lib/registry/domain.ts';
+import {
+  applyPatch,
+  isActive,
+  parseRfc3339,
+  transition,
+  validateCreate,
+  type DomainState,
+} from '../../../../src/lib/registry/domain.ts';
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 const CLS = 'did:ixo:entity:0123456789abcdef0123456789abcdef';
 
 describe('RFC 3339', () => {
-  it.each(['2026-01-01T00:00:00Z', '2026-01-01t00:00:00z', '2026-01-01T00:00:00.123456+05:30', '2024-02-29T23:59:59-00:00'])('accepts %s', (s) => expect(parseRfc3339(s)).toBeTypeOf('number'));
-  it.each(['2026-01-01', '2026-01-01T00:00:00', '2026-13-01T00:00:00Z', '2025-02-29T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T00:00:00+25:00', '2026-01-01 00:00:00Z', 'tomorrow'])('refuses %s', (s) =>
-    expect(parseRfc3339(s)).toBeUndefined(),
-  );
+  it.each([
+    '2026-01-01T00:00:00Z',
+    '2026-01-01t00:00:00z',
+    '2026-01-01T00:00:00.123456+05:30',
+    '2024-02-29T23:59:59-00:00',
+  ])('accepts %s', (s) => expect(parseRfc3339(s)).toBeTypeOf('number'));
+  it.each([
+    '2026-01-01',
+    '2026-01-01T00:00:00',
+    '2026-13-01T00:00:00Z',
+    '2025-02-29T00:00:00Z',
+    '2026-01-01T24:00:00Z',
+    '2026-01-01T00:00:00+25:00',
+    '2026-01-01 00:00:00Z',
+    'tomorrow',
+  ])('refuses %s', (s) => expect(parseRfc3339(s)).toBeUndefined());
 });
 
 describe('create', () => {
@@ -35,14 +54,20 @@ describe('patch', () => {
   it('reverify only for type, class, controllers, services', () => {
     expect(applyPatch(base, { metadata: { name: 'x' } }, NOW).reverify).toBe(false);
     expect(applyPatch(base, { controllers: ['did:example:me', 'did:example:you'] }, NOW).reverify).toBe(true);
-    expect(applyPatch(base, { services: [{ id: '#a', type: 'web', serviceEndpoint: 'https://a.org' }] }, NOW).reverify).toBe(true);
+    expect(
+      applyPatch(base, { services: [{ id: '#a', type: 'web', serviceEndpoint: 'https://a.org' }] }, NOW).reverify,
+    ).toBe(true);
     expect(applyPatch(base, { controllers: ['did:example:me'] }, NOW).changed).toEqual([]);
   });
 });
 
 describe('derived and state machine', () => {
   it('active within validFrom..validUntil and not deactivated', () => {
-    const d = { state: 'verified' as DomainState, validFrom: '2026-01-01T00:00:00Z', validUntil: '2027-01-01T00:00:00Z' };
+    const d = {
+      state: 'verified' as DomainState,
+      validFrom: '2026-01-01T00:00:00Z',
+      validUntil: '2027-01-01T00:00:00Z',
+    };
     expect(isActive(d, NOW)).toBe(true);
     expect(isActive({ ...d, validUntil: '2026-06-01T00:00:00Z' }, NOW)).toBe(false);
     expect(isActive({ ...d, validFrom: '2026-07-01T00:00:00Z' }, NOW)).toBe(false);
@@ -54,7 +79,8 @@ describe('derived and state machine', () => {
     expect(transition('pending_verification', 'proposal_passed')).toBe('verified');
     expect(transition('pending_verification', 'proposal_failed')).toBe('verification_rejected');
     expect(transition('verified', 'reverify')).toBe('registered');
-    for (const s of ['registered', 'pending_verification', 'verified', 'verification_rejected'] as DomainState[]) expect(transition(s, 'deactivate')).toBe('deactivated');
+    for (const s of ['registered', 'pending_verification', 'verified', 'verification_rejected'] as DomainState[])
+      expect(transition(s, 'deactivate')).toBe('deactivated');
     expect(() => transition('verified', 'propose')).toThrow(/cannot/);
     expect(() => transition('deactivated', 'deactivate')).toThrow();
     expect(() => transition('deactivated', 'reverify')).toThrow();

@@ -14,8 +14,10 @@ import {
 } from '../../../../src/lib/registry/tally.ts';
 
 const voters = (...w: number[]): SnapshotVoter[] => w.map((weight, i) => ({ did: `did:example:v${i}`, weight }));
-const votes = (...o: (VoteOption | undefined)[]) => new Map(o.flatMap((x, i) => (x ? [[`did:example:v${i}`, x] as [string, VoteOption]] : [])));
-const status = (rule: TallyRule, snap: SnapshotVoter[], v: Map<string, VoteOption>, atDeadline = false) => computeStatus(rule, snap, v, 1000, atDeadline ? 1000 : 0, false).status;
+const votes = (...o: (VoteOption | undefined)[]) =>
+  new Map(o.flatMap((x, i) => (x ? [[`did:example:v${i}`, x] as [string, VoteOption]] : [])));
+const status = (rule: TallyRule, snap: SnapshotVoter[], v: Map<string, VoteOption>, atDeadline = false) =>
+  computeStatus(rule, snap, v, 1000, atDeadline ? 1000 : 0, false).status;
 
 describe('fractions are exact', () => {
   it('parses decimals and percentages into n/d', () => {
@@ -27,7 +29,11 @@ describe('fractions are exact', () => {
     expect(() => parseFraction(-0.1, 'q')).toThrow();
   });
   it('rules round-trip through JSON', () => {
-    for (const r of [DEFAULT_RULE, ruleFromJson({ rule: 'absolute_count', k: 3 }), ruleFromJson({ rule: 'absolute_percentage', p: '0.667' })]) {
+    for (const r of [
+      DEFAULT_RULE,
+      ruleFromJson({ rule: 'absolute_count', k: 3 }),
+      ruleFromJson({ rule: 'absolute_percentage', p: '0.667' }),
+    ]) {
       expect(ruleFromJson(ruleToJson(r))).toEqual(r);
     }
   });
@@ -108,8 +114,17 @@ describe('early close is never wrong (property)', () => {
     );
   });
   it('decidedOutcome with nobody left equals finalOutcome', () => {
-    expect(decidedOutcome(DEFAULT_RULE, { y: 3n, n: 1n, a: 0n, v: 0n, total: 4n, remaining: 0n, yesCount: 2, remainingVoters: 0 })).toBe(
-      finalOutcome(DEFAULT_RULE, { y: 3n, n: 1n, a: 0n, v: 0n, total: 4n, yesCount: 2 }),
-    );
+    expect(
+      decidedOutcome(DEFAULT_RULE, {
+        y: 3n,
+        n: 1n,
+        a: 0n,
+        v: 0n,
+        total: 4n,
+        remaining: 0n,
+        yesCount: 2,
+        remainingVoters: 0,
+      }),
+    ).toBe(finalOutcome(DEFAULT_RULE, { y: 3n, n: 1n, a: 0n, v: 0n, total: 4n, yesCount: 2 }));
   });
 });

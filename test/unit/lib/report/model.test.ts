@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chain, computeDesign, Z_95 } from '../../../../src/lib/sampling/design.ts';
-import { buildReport, chartData, compareWithData, observationStats, parseSource, type ProjectReport } from '../../../../src/lib/report/model.ts';
+import {
+  buildReport,
+  chartData,
+  compareWithData,
+  observationStats,
+  parseSource,
+  type ProjectReport,
+} from '../../../../src/lib/report/model.ts';
 import { renderHtml, TICKET_PREFIX } from '../../../../src/lib/report/html.ts';
 import { placeLabels, textWidth } from '../../../../src/lib/report/svg.ts';
 import { loadDesign } from '../../../../src/lib/selection/design.ts';
@@ -13,7 +20,15 @@ import { commitForRealRound, QUICKNET } from '../../../helpers/real-rounds.ts';
 import { fakeChain } from '../beacon/fake-drand.ts';
 
 const strataOf = (d: ReturnType<typeof computeDesign>): ProjectReport['strata'] =>
-  d.stratification.strata.map((s) => ({ name: s.name, population: s.population, sampleSize: s.sampleSize, calculatedSize: s.calculatedSize, mean: s.mean, sd: s.sd, cv: s.cv }));
+  d.stratification.strata.map((s) => ({
+    name: s.name,
+    population: s.population,
+    sampleSize: s.sampleSize,
+    calculatedSize: s.calculatedSize,
+    mean: s.mean,
+    sd: s.sd,
+    cv: s.cv,
+  }));
 
 describe('observationStats', () => {
   it('one population: mean, SD with the n − 1 divisor, CV and r = z s / (x̄ √n) √(1 − n/N)', () => {
@@ -22,29 +37,57 @@ describe('observationStats', () => {
     const all = stats[0]!;
     expect(all).toMatchObject({ group: 'all', n: 8, mean: 5, estimator: 'srs' });
     expect(all.sd).toBeCloseTo(Math.sqrt(32 / 7), 12);
-    expect(all.achievedPrecision).toBeCloseTo((Z_95 * Math.sqrt(32 / 7)) / (5 * Math.sqrt(8)) * Math.sqrt(1 - 8 / 200), 12);
+    expect(all.achievedPrecision).toBeCloseTo(
+      ((Z_95 * Math.sqrt(32 / 7)) / (5 * Math.sqrt(8))) * Math.sqrt(1 - 8 / 200),
+      12,
+    );
   });
 
-  it('stratified: per stratum in the design\'s order, and the overall is Σ W_h x̄_h with the stratified variance (item 5)', () => {
+  it("stratified: per stratum in the design's order, and the overall is Σ W_h x̄_h with the stratified variance (item 5)", () => {
     const values = [
       ...[1, 1.2, 1.4, 1.1].map((value) => ({ value, stratum: 'b' })),
       ...[2, 4, 3, 3, 2, 4].map((value) => ({ value, stratum: 'A' })),
     ];
-    const { stats, overall } = observationStats(values, [{ name: 'a', population: 100 }, { name: 'B', population: 300 }], 400, true);
-    expect(stats.map((s) => [s.group, s.estimator])).toEqual([['a', 'srs'], ['B', 'srs'], ['overall', 'stratified']]);
+    const { stats, overall } = observationStats(
+      values,
+      [
+        { name: 'a', population: 100 },
+        { name: 'B', population: 300 },
+      ],
+      400,
+      true,
+    );
+    expect(stats.map((s) => [s.group, s.estimator])).toEqual([
+      ['a', 'srs'],
+      ['B', 'srs'],
+      ['overall', 'stratified'],
+    ]);
     const a = stats[0]!;
     const b = stats[1]!;
     expect(overall!.mean).toBeCloseTo(0.25 * a.mean + 0.75 * b.mean, 14);
     const pooled = values.reduce((s, v) => s + v.value, 0) / values.length;
     expect(stats[2]!.mean).not.toBeCloseTo(pooled, 3);
-    const V = 0.25 ** 2 * (1 - 6 / 100) * a.sd ** 2 / 6 + 0.75 ** 2 * (1 - 4 / 300) * b.sd ** 2 / 4;
-    expect(stats[2]!.achievedPrecision).toBeCloseTo(Z_95 * Math.sqrt(V) / overall!.mean, 14);
+    const V = (0.25 ** 2 * (1 - 6 / 100) * a.sd ** 2) / 6 + (0.75 ** 2 * (1 - 4 / 300) * b.sd ** 2) / 4;
+    expect(stats[2]!.achievedPrecision).toBeCloseTo((Z_95 * Math.sqrt(V)) / overall!.mean, 14);
   });
 });
 
 describe('compareWithData (item 4)', () => {
   // the issue's case: baseline CVs 0.74 / 0.84 / 1.06 next to design CVs 0.46 / 0.64 / 0.79
-  const d = computeDesign({ population: 15000, expectedMean: 2, expectedSD: 1, dropoutRate: 0.1, stratification: { enabled: true, strata: [{ name: 'lpg', weight: 0.5, mean: 2.6, sd: 1.2 }, { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.15 }, { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 }] } });
+  const d = computeDesign({
+    population: 15000,
+    expectedMean: 2,
+    expectedSD: 1,
+    dropoutRate: 0.1,
+    stratification: {
+      enabled: true,
+      strata: [
+        { name: 'lpg', weight: 0.5, mean: 2.6, sd: 1.2 },
+        { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.15 },
+        { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 },
+      ],
+    },
+  });
   it('per stratum: CV assumed vs observed, r at the planned size, the size the data imply, and "too small"', () => {
     const stats = [
       { group: 'lpg', n: 40, mean: 2.5, sd: 1.85, cv: 0.74, estimator: 'srs' as const },
@@ -58,7 +101,10 @@ describe('compareWithData (item 4)', () => {
       expect(c.cvAssumed).toBe(s.cv);
       expect(c.cvObserved).toBe(stats[i]!.sd / stats[i]!.mean);
       expect(c.plannedCompleted).toBe(s.calculatedSize);
-      expect(c.precisionAtPlanned).toBeCloseTo(Z_95 * c.cvObserved / Math.sqrt(s.calculatedSize) * Math.sqrt(1 - s.calculatedSize / s.population), 14);
+      expect(c.precisionAtPlanned).toBeCloseTo(
+        ((Z_95 * c.cvObserved) / Math.sqrt(s.calculatedSize)) * Math.sqrt(1 - s.calculatedSize / s.population),
+        14,
+      );
       expect(c.impliedSample).toBe(chain(s.population, stats[i]!.mean, stats[i]!.sd, 0.1).adjustedSize);
       expect(c.tooSmall).toBe(true);
       expect(c.meetsAtPlanned).toBe(false);
@@ -66,7 +112,14 @@ describe('compareWithData (item 4)', () => {
   });
 
   it('a design that the data support is "large enough"', () => {
-    const stats = d.stratification.strata.map((s) => ({ group: s.name, n: 50, mean: s.mean, sd: s.sd * 0.9, cv: 0, estimator: 'srs' as const }));
+    const stats = d.stratification.strata.map((s) => ({
+      group: s.name,
+      n: 50,
+      mean: s.mean,
+      sd: s.sd * 0.9,
+      cv: 0,
+      estimator: 'srs' as const,
+    }));
     expect(compareWithData(d, strataOf(d), stats).every((c) => !c.tooSmall && c.meetsAtPlanned)).toBe(true);
   });
 });
@@ -76,13 +129,26 @@ describe('chartData and the SVG (item 7)', () => {
     const d = computeDesign({ population: 1200, expectedMean: 2.4, expectedSD: 1.1, dropoutRate: 0.15 });
     const c = chartData(d.parameters, strataOf(d), false);
     expect(c.series.map((s) => s.dropoutRate)).toEqual([0, 0.1, 0.15, 0.2, 0.3]);
-    for (const s of c.series) for (const p of s.points) expect(p.n).toBe(chain(1200, 1, p.cv, s.dropoutRate).adjustedSize);
+    for (const s of c.series)
+      for (const p of s.points) expect(p.n).toBe(chain(1200, 1, p.cv, s.dropoutRate).adjustedSize);
     const m = c.marks[0]!;
     expect(c.series[m.series]!.points).toContainEqual({ cv: m.cv, n: m.n });
   });
 
-  it('stratified: each stratum\'s point is on the line of its own N_h', () => {
-    const d = computeDesign({ population: 5000, expectedMean: 2, expectedSD: 1, dropoutRate: 0.1, stratification: { enabled: true, strata: [{ name: 'small', weight: 0.05, mean: 2, sd: 1 }, { name: 'large', weight: 0.95, mean: 2, sd: 1 }] } });
+  it("stratified: each stratum's point is on the line of its own N_h", () => {
+    const d = computeDesign({
+      population: 5000,
+      expectedMean: 2,
+      expectedSD: 1,
+      dropoutRate: 0.1,
+      stratification: {
+        enabled: true,
+        strata: [
+          { name: 'small', weight: 0.05, mean: 2, sd: 1 },
+          { name: 'large', weight: 0.95, mean: 2, sd: 1 },
+        ],
+      },
+    });
     const c = chartData(d.parameters, strataOf(d), true);
     expect(c.series.map((s) => s.population)).toEqual([250, 4750]);
     for (const m of c.marks) {
@@ -95,17 +161,41 @@ describe('chartData and the SVG (item 7)', () => {
   });
 
   it('a CV below the axis range is drawn at the axis, marked, with its value', () => {
-    const d = computeDesign({ population: 900, expectedMean: 2, expectedSD: 1, dropoutRate: 0, stratification: { enabled: true, strata: [{ name: 'steady', weight: 0.5, mean: 10, sd: 0.4 }, { name: 'varied', weight: 0.5, mean: 2, sd: 1 }] } });
+    const d = computeDesign({
+      population: 900,
+      expectedMean: 2,
+      expectedSD: 1,
+      dropoutRate: 0,
+      stratification: {
+        enabled: true,
+        strata: [
+          { name: 'steady', weight: 0.5, mean: 10, sd: 0.4 },
+          { name: 'varied', weight: 0.5, mean: 2, sd: 1 },
+        ],
+      },
+    });
     const c = chartData(d.parameters, strataOf(d), true);
     expect(c.marks[0]).toMatchObject({ label: 'steady', clamped: true });
     expect(c.marks[0]!.cv).toBeCloseTo(0.04, 12);
-    const html = renderHtml({ kind: 'oraclekit/verifier-package', version: 2, title: 't', generatedAt: '', spec: { sampling: 'sampling.md', selection: 'cookstove-sampling/v1' }, failures: [], projects: [] });
+    const html = renderHtml({
+      kind: 'oraclekit/verifier-package',
+      version: 2,
+      title: 't',
+      generatedAt: '',
+      spec: { sampling: 'sampling.md', selection: 'cookstove-sampling/v1' },
+      failures: [],
+      projects: [],
+    });
     expect(html).not.toContain('<script');
   });
 
   it('labels never overlap each other or a point, even for points on top of each other', () => {
     const plot = { x: 64, y: 20, w: 506, h: 310 };
-    const points = Array.from({ length: 12 }, (_, i) => ({ x: 300 + (i % 3), y: 200 + (i % 2), text: `stratum number ${i}: n ${400 + i}` }));
+    const points = Array.from({ length: 12 }, (_, i) => ({
+      x: 300 + (i % 3),
+      y: 200 + (i % 2),
+      text: `stratum number ${i}: n ${400 + i}`,
+    }));
     const boxes = placeLabels(points, plot);
     for (let i = 0; i < boxes.length; i++) {
       const a = boxes[i]!;
@@ -113,9 +203,13 @@ describe('chartData and the SVG (item 7)', () => {
       expect(a.x >= plot.x && a.x + a.w <= plot.x + plot.w && a.y >= plot.y && a.y + a.h <= plot.y + plot.h).toBe(true);
       for (let j = 0; j < boxes.length; j++) {
         const b = boxes[j]!;
-        if (j !== i) expect(a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h, `${i} ${j}`).toBe(false);
+        if (j !== i)
+          expect(a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h, `${i} ${j}`).toBe(false);
         const p = points[j]!;
-        expect(a.x < p.x + 6 && p.x - 6 < a.x + a.w && a.y < p.y + 6 && p.y - 6 < a.y + a.h, `label ${i} on point ${j}`).toBe(false);
+        expect(
+          a.x < p.x + 6 && p.x - 6 < a.x + a.w && a.y < p.y + 6 && p.y - 6 < a.y + a.h,
+          `label ${i} on point ${j}`,
+        ).toBe(false);
       }
     }
   });
@@ -124,24 +218,50 @@ describe('chartData and the SVG (item 7)', () => {
 describe('the package re-checks what it packages (item 2)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'okit-report-'));
   const frame = join(dir, 'frame.csv');
-  const designJson = computeDesign({ population: 900, expectedMean: 2, expectedSD: 1.3, dropoutRate: 0.1, stratification: { enabled: true, strata: [{ name: 'North', weight: 0.5 }, { name: 'South', weight: 0.5 }] } });
+  const designJson = computeDesign({
+    population: 900,
+    expectedMean: 2,
+    expectedSD: 1.3,
+    dropoutRate: 0.1,
+    stratification: {
+      enabled: true,
+      strata: [
+        { name: 'North', weight: 0.5 },
+        { name: 'South', weight: 0.5 },
+      ],
+    },
+  });
   let commitment: Commitment;
   let proof: Proof;
   let publishedAt: Date;
   let selectionPath: string;
 
   beforeAll(async () => {
-    writeFileSync(frame, 'household_id,stratum\n' + Array.from({ length: 900 }, (_, i) => `H${i},${i % 2 ? 'North' : 'South'}`).join('\n') + '\n');
+    writeFileSync(
+      frame,
+      'household_id,stratum\n' +
+        Array.from({ length: 900 }, (_, i) => `H${i},${i % 2 ? 'North' : 'South'}`).join('\n') +
+        '\n',
+    );
     const c = await commitForRealRound({ design: loadDesign(designJson), framePath: frame });
     commitment = c.commitment;
     publishedAt = c.publishedAt;
-    const r = await drawSelection({ commitment, framePath: frame, randomness: { beacon: QUICKNET }, outDir: dir, now: new Date() });
+    const r = await drawSelection({
+      commitment,
+      framePath: frame,
+      randomness: { beacon: QUICKNET },
+      outDir: dir,
+      now: new Date(),
+    });
     proof = r.proof;
     selectionPath = r.selectionPath;
   });
 
   const report = (over: Partial<Parameters<typeof buildReport>[0]['projects'][0]>) =>
-    buildReport({ generatedAt: new Date('2026-11-23T00:00:00Z'), projects: [{ projectId: 'P1', design: designJson, commitment, proof, publishedAt, selectionPath, ...over }] });
+    buildReport({
+      generatedAt: new Date('2026-11-23T00:00:00Z'),
+      projects: [{ projectId: 'P1', design: designJson, commitment, proof, publishedAt, selectionPath, ...over }],
+    });
 
   it('genuine: every check passes, with the replacement order from selection.csv', async () => {
     const r = await report({});
@@ -149,11 +269,29 @@ describe('the package re-checks what it packages (item 2)', () => {
     const p = r.projects[0]!;
     expect(p.verdict).toBe('verified');
     expect(p.checks.filter((c) => c.status === 'fail')).toEqual([]);
-    expect(p.checks.map((c) => c.check)).toEqual(expect.arrayContaining(['design', 'commitment.designId', 'commitment', 'beacon.signature', 'seed', 'tickets', 'selection.csv', 'chain pinned', 'published before round']));
-    const csv = readFileSync(selectionPath, 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    expect(p.checks.map((c) => c.check)).toEqual(
+      expect.arrayContaining([
+        'design',
+        'commitment.designId',
+        'commitment',
+        'beacon.signature',
+        'seed',
+        'tickets',
+        'selection.csv',
+        'chain pinned',
+        'published before round',
+      ]),
+    );
+    const csv = readFileSync(selectionPath, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','));
     const north = csv.filter((x) => x[0] === 'North');
     const n = commitment.strata[0]!.sampleSize;
-    expect(p.selection!.proof!.replacements![0]!.map((x) => x.household_id)).toEqual(north.slice(n, 2 * n).map((x) => x[3]));
+    expect(p.selection!.proof!.replacements![0]!.map((x) => x.household_id)).toEqual(
+      north.slice(n, 2 * n).map((x) => x[3]),
+    );
   });
 
   it('a forged beacon signature, a swapped sample ID, a proof for another commitment: each a failure at the top', async () => {
@@ -167,7 +305,13 @@ describe('the package re-checks what it packages (item 2)', () => {
     const swapped = structuredClone(proof);
     swapped.strata[1]!.sample[3]!.household_id = 'H1';
     const r2 = await report({ proof: swapped, selectionPath: undefined });
-    expect(r2.failures).toEqual([expect.objectContaining({ check: 'tickets', kind: 'integrity', message: expect.stringMatching(/stratum South rank 4: household "H1" has ticket .* recomputed from the seed/) })]);
+    expect(r2.failures).toEqual([
+      expect.objectContaining({
+        check: 'tickets',
+        kind: 'integrity',
+        message: expect.stringMatching(/stratum South rank 4: household "H1" has ticket .* recomputed from the seed/),
+      }),
+    ]);
 
     const other = structuredClone(commitment);
     other.committedAt = '2026-09-16T14:09:00.000Z';
@@ -181,7 +325,14 @@ describe('the package re-checks what it packages (item 2)', () => {
     const edited = structuredClone(designJson);
     edited.stratification.strata[0]!.sampleSize = Math.floor(edited.stratification.strata[0]!.sampleSize / 3);
     const r1 = await report({ design: edited, commitment: undefined, proof: undefined, selectionPath: undefined });
-    expect(r1.failures).toEqual([expect.objectContaining({ check: 'design', message: expect.stringMatching(/stratification\.strata\[0\]\.sampleSize = \d+ does not follow from the design's own parameters/) })]);
+    expect(r1.failures).toEqual([
+      expect.objectContaining({
+        check: 'design',
+        message: expect.stringMatching(
+          /stratification\.strata\[0\]\.sampleSize = \d+ does not follow from the design's own parameters/,
+        ),
+      }),
+    ]);
     const r2 = await report({ publishedAt: undefined });
     expect(r2.failures).toEqual([expect.objectContaining({ check: 'published before round', kind: 'trust' })]);
     expect(r2.projects[0]!.verdict).toBe('untrusted');
@@ -190,7 +341,11 @@ describe('the package re-checks what it packages (item 2)', () => {
   it('the HTML: failures first in red, the method near the top, compact tickets, ER coverage as a percentage with its source, no script', async () => {
     const forged = structuredClone(proof);
     forged.seed = 'ab'.repeat(32);
-    const r = await report({ proof: forged, meanJustification: '<script>alert(1)</script>', sources: [parseSource('KPT|annex & co|https://x.org/?a=1&b=2')] });
+    const r = await report({
+      proof: forged,
+      meanJustification: '<script>alert(1)</script>',
+      sources: [parseSource('KPT|annex & co|https://x.org/?a=1&b=2')],
+    });
     const html = renderHtml(r);
     expect(html).not.toMatch(/<script/);
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');

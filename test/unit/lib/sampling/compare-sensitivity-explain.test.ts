@@ -5,8 +5,18 @@ import { sensitivity, Z_90, dropoutGrid } from '../../../../src/lib/sampling/sen
 import { explainDesign } from '../../../../src/lib/sampling/explain.ts';
 
 const s02 = computeDesign({
-  population: 15000, expectedMean: 2, expectedSD: 1, dropoutRate: 0.08,
-  stratification: { enabled: true, strata: [{ name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9 }, { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 }, { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 }] },
+  population: 15000,
+  expectedMean: 2,
+  expectedSD: 1,
+  dropoutRate: 0.08,
+  stratification: {
+    enabled: true,
+    strata: [
+      { name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9 },
+      { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 },
+      { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 },
+    ],
+  },
 });
 
 describe('comparison of allocations', () => {
@@ -46,7 +56,8 @@ describe('sensitivity', () => {
     expect(row.cells.find((c) => c.dropoutRate === 0.1)!.adjustedSize).toBe(486);
   });
   it('grows with CV and dropout', () => {
-    for (let i = 1; i < s.rows.length; i++) expect(s.rows[i]!.cells[0]!.adjustedSize!).toBeGreaterThanOrEqual(s.rows[i - 1]!.cells[0]!.adjustedSize!);
+    for (let i = 1; i < s.rows.length; i++)
+      expect(s.rows[i]!.cells[0]!.adjustedSize!).toBeGreaterThanOrEqual(s.rows[i - 1]!.cells[0]!.adjustedSize!);
     const row = s.rows[3]!.cells.map((c) => c.adjustedSize!);
     expect([...row].sort((a, b) => a - b)).toEqual(row);
   });
@@ -78,8 +89,16 @@ describe('explain', () => {
   });
   it('explains the apportionment and each stratum of a stratified design', () => {
     const ex = explainDesign(s02);
-    expect(ex.map((e) => e.scope)).toEqual(['design', expect.stringContaining('stratum lpg'), expect.stringContaining('stratum biomass'), expect.stringContaining('stratum electric'), 'design totals']);
-    expect(ex[0]!.steps.find((s) => s.step === 'N_h')!.result).toBe('lpg 7500, biomass 4500, electric 3000 (sum 15000)');
+    expect(ex.map((e) => e.scope)).toEqual([
+      'design',
+      expect.stringContaining('stratum lpg'),
+      expect.stringContaining('stratum biomass'),
+      expect.stringContaining('stratum electric'),
+      'design totals',
+    ]);
+    expect(ex[0]!.steps.find((s) => s.step === 'N_h')!.result).toBe(
+      'lpg 7500, biomass 4500, electric 3000 (sum 15000)',
+    );
     expect(ex.at(-1)!.steps[0]!.result).toBe('1495; 1626');
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { adjustForDropout, apportion, chain, computeDesign, oneMinus, Z_95 } from '../../../../src/lib/sampling/design.ts';
+import {
+  adjustForDropout,
+  apportion,
+  chain,
+  computeDesign,
+  oneMinus,
+  Z_95,
+} from '../../../../src/lib/sampling/design.ts';
 import { OracleKitError } from '../../../../src/lib/errors.ts';
 import { samplingCases } from '../../../helpers/spec.ts';
 
@@ -29,7 +36,21 @@ describe('sampling-cases.json: every reference number, exactly', () => {
       expect(d.parameters.erCoverage).toBe(e.erCoverage);
       if (e.strata) {
         expect(d.stratification.method).toBe(e.method);
-        expect(d.stratification.strata.map(({ name, population, mean, sd, n0, n_fpc, calculatedSize, sampleSize, census }) => ({ name, population, mean, sd, n0, n_fpc, calculatedSize, sampleSize, census }))).toEqual(e.strata);
+        expect(
+          d.stratification.strata.map(
+            ({ name, population, mean, sd, n0, n_fpc, calculatedSize, sampleSize, census }) => ({
+              name,
+              population,
+              mean,
+              sd,
+              n0,
+              n_fpc,
+              calculatedSize,
+              sampleSize,
+              census,
+            }),
+          ),
+        ).toEqual(e.strata);
         expect(d.stratification.strata.reduce((a, s) => a + s.population, 0)).toBe(c.input.population);
       } else {
         const i = d.intermediates as { cv: number; n0: number; n_fpc: number };
@@ -91,7 +112,20 @@ describe('largest-remainder apportionment', () => {
     expect(apportion(1, [0.4, 0.6])).toEqual([0, 1]);
   });
   it('renormalises exactly when weights are within 1e-6 of 1', () => {
-    const d = computeDesign({ population: 1000, expectedMean: 1, expectedSD: 0.4, dropoutRate: 0, stratification: { enabled: true, strata: [{ name: 'a', weight: 0.3333333 }, { name: 'b', weight: 0.3333333 }, { name: 'c', weight: 0.3333334 }] } });
+    const d = computeDesign({
+      population: 1000,
+      expectedMean: 1,
+      expectedSD: 0.4,
+      dropoutRate: 0,
+      stratification: {
+        enabled: true,
+        strata: [
+          { name: 'a', weight: 0.3333333 },
+          { name: 'b', weight: 0.3333333 },
+          { name: 'c', weight: 0.3333334 },
+        ],
+      },
+    });
     expect(d.stratification.strata.map((s) => s.population)).toEqual([333, 333, 334]);
   });
 });
@@ -112,11 +146,45 @@ describe('validation beyond the reference cases', () => {
     ['proportion and mean', { ...base, expectedProportion: 0.5 }, 'conflicting_parameters', 400],
     ['proportion 1', { population: 100, expectedProportion: 1, dropoutRate: 0 }, 'invalid_proportion', 400],
     ['empty strata', { ...base, stratification: { enabled: true, strata: [] } }, 'invalid_strata', 400],
-    ['stratum weight 0', { ...base, stratification: { enabled: true, strata: [{ name: 'a', weight: 0 }, { name: 'b', weight: 1 }] } }, 'invalid_weight', 400],
-    ['blank stratum name', { ...base, stratification: { enabled: true, strata: [{ name: ' ', weight: 1 }] } }, 'invalid_stratum_name', 400],
-    ['stratum name with U+001F', { ...base, stratification: { enabled: true, strata: [{ name: 'a\u001fb', weight: 1 }] } }, 'invalid_stratum_name', 400],
-    ['unknown stratum field', { ...base, stratification: { enabled: true, strata: [{ name: 'a', weight: 1, size: 3 }] } }, 'unknown_field', 400],
-    ['stratum SD 0', { ...base, stratification: { enabled: true, strata: [{ name: 'a', weight: 1, sd: 0 }] } }, 'invalid_sd', 400],
+    [
+      'stratum weight 0',
+      {
+        ...base,
+        stratification: {
+          enabled: true,
+          strata: [
+            { name: 'a', weight: 0 },
+            { name: 'b', weight: 1 },
+          ],
+        },
+      },
+      'invalid_weight',
+      400,
+    ],
+    [
+      'blank stratum name',
+      { ...base, stratification: { enabled: true, strata: [{ name: ' ', weight: 1 }] } },
+      'invalid_stratum_name',
+      400,
+    ],
+    [
+      'stratum name with U+001F',
+      { ...base, stratification: { enabled: true, strata: [{ name: 'a\u001fb', weight: 1 }] } },
+      'invalid_stratum_name',
+      400,
+    ],
+    [
+      'unknown stratum field',
+      { ...base, stratification: { enabled: true, strata: [{ name: 'a', weight: 1, size: 3 }] } },
+      'unknown_field',
+      400,
+    ],
+    [
+      'stratum SD 0',
+      { ...base, stratification: { enabled: true, strata: [{ name: 'a', weight: 1, sd: 0 }] } },
+      'invalid_sd',
+      400,
+    ],
   ];
   for (const [name, input, code, status] of cases) {
     it(`${name} → ${status} ${code}`, () => {
@@ -129,12 +197,19 @@ describe('validation beyond the reference cases', () => {
     expect(err.message).toContain('0.15');
   });
   it('insufficient_population reports the sizes that did not fit', () => {
-    const { err } = codeOf(() => computeDesign({ population: 60, expectedMean: 1, expectedSD: 0.5, dropoutRate: 0.25 }));
+    const { err } = codeOf(() =>
+      computeDesign({ population: 60, expectedMean: 1, expectedSD: 0.5, dropoutRate: 0.25 }),
+    );
     expect(err.details).toMatchObject({ calculatedSize: 53, adjustedSize: 71, population: 60 });
   });
   it('a proportion means mean = p and SD = sqrt(p(1−p))', () => {
     const d = computeDesign({ population: 5000, expectedProportion: 0.7, dropoutRate: 0.1 });
-    const m = computeDesign({ population: 5000, expectedMean: 0.7, expectedSD: Math.sqrt(0.7 * 0.3), dropoutRate: 0.1 });
+    const m = computeDesign({
+      population: 5000,
+      expectedMean: 0.7,
+      expectedSD: Math.sqrt(0.7 * 0.3),
+      dropoutRate: 0.1,
+    });
     expect(d.parameters.adjustedSize).toBe(m.parameters.adjustedSize);
     expect(d.parameters.expectedProportion).toBe(0.7);
   });

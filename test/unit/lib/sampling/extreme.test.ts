@@ -33,7 +33,14 @@ describe('n0 beyond the largest double: the limit n_fpc = N, exactly', () => {
     expect(fpc(150, 188.23148221401212)).toBe(83.72504887958131); // the CDM order where it is finite
   });
   it('SD 1e160 (or any CV >= ~3.4e152): a census with no dropout, 422 with one', () => {
-    for (const over of [{ expectedSD: 1e160 }, { expectedSD: 1e308 }, { expectedSD: Number.MAX_VALUE }, { expectedMean: 1e-300 }, { expectedMean: 5e-324 }, { expectedMean: 1e-153 }]) {
+    for (const over of [
+      { expectedSD: 1e160 },
+      { expectedSD: 1e308 },
+      { expectedSD: Number.MAX_VALUE },
+      { expectedMean: 1e-300 },
+      { expectedMean: 5e-324 },
+      { expectedMean: 1e-153 },
+    ]) {
       const census = computeDesign({ ...base, ...over, dropoutRate: 0 });
       expect(census.parameters, JSON.stringify(over)).toMatchObject({ calculatedSize: 1000, adjustedSize: 1000 });
       expect(census.flags).toEqual(['census']);
@@ -49,9 +56,22 @@ describe('n0 beyond the largest double: the limit n_fpc = N, exactly', () => {
     }
   });
   it('a stratum SD or mean likewise: the stratum is a census, and 422 names it after dropout', () => {
-    const strata = (b: Record<string, unknown>) => ({ enabled: true, strata: [{ name: 'a', weight: 0.5 }, { name: 'b', weight: 0.5, mean: 1, ...b }] });
+    const strata = (b: Record<string, unknown>) => ({
+      enabled: true,
+      strata: [
+        { name: 'a', weight: 0.5 },
+        { name: 'b', weight: 0.5, mean: 1, ...b },
+      ],
+    });
     const d = computeDesign({ ...base, dropoutRate: 0, stratification: strata({ sd: 1e200 }) });
-    expect(d.stratification.strata[1]).toMatchObject({ population: 500, n0: Infinity, n_fpc: 500, calculatedSize: 500, sampleSize: 500, census: true });
+    expect(d.stratification.strata[1]).toMatchObject({
+      population: 500,
+      n0: Infinity,
+      n_fpc: 500,
+      calculatedSize: 500,
+      sampleSize: 500,
+      census: true,
+    });
     expect(d.parameters.adjustedSize).toBe(d.stratification.strata[0]!.sampleSize + 500);
     const e = outcome({ ...base, stratification: strata({ mean: 1e-300, sd: 1 }) }) as OracleKitError;
     expect([e.status, e.code, e.field]).toEqual([422, 'insufficient_population', 'stratification.strata[1]']);
@@ -66,7 +86,13 @@ describe('n0 beyond the largest double: the limit n_fpc = N, exactly', () => {
   });
   it('any CV whose n0 overflows is a census for the largest population', () => {
     const c = chain(Number.MAX_SAFE_INTEGER, 1, 1e155, 0);
-    expect([c.n0, c.n_fpc, c.calculatedSize, c.adjustedSize, c.census]).toEqual([Infinity, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, true]);
+    expect([c.n0, c.n_fpc, c.calculatedSize, c.adjustedSize, c.census]).toEqual([
+      Infinity,
+      Number.MAX_SAFE_INTEGER,
+      Number.MAX_SAFE_INTEGER,
+      Number.MAX_SAFE_INTEGER,
+      true,
+    ]);
   });
 });
 
@@ -101,8 +127,16 @@ describe('non-finite inputs: 400 naming the field', () => {
     [{ population: Infinity }, 'invalid_population', 'population'],
     [{ dropoutRate: Infinity }, 'invalid_dropout', 'dropoutRate'],
     [{ erCoverage: -Infinity }, 'invalid_er_coverage', 'erCoverage'],
-    [{ stratification: { enabled: true, strata: [{ name: 'a', weight: 1, sd: Infinity }] } }, 'invalid_sd', 'stratification.strata[0].sd'],
-    [{ stratification: { enabled: true, strata: [{ name: 'a', weight: Infinity }] } }, 'invalid_weight', 'stratification.strata[0].weight'],
+    [
+      { stratification: { enabled: true, strata: [{ name: 'a', weight: 1, sd: Infinity }] } },
+      'invalid_sd',
+      'stratification.strata[0].sd',
+    ],
+    [
+      { stratification: { enabled: true, strata: [{ name: 'a', weight: Infinity }] } },
+      'invalid_weight',
+      'stratification.strata[0].weight',
+    ],
   ];
   for (const [over, code, field] of cases) {
     it(`${JSON.stringify(Object.keys(over))} ${field} → ${code}`, () => {
@@ -117,26 +151,50 @@ describe('every positive finite mean and SD: a design or a documented error, nev
   const anyPositive = fc.double({ min: Number.MIN_VALUE, max: Number.MAX_VALUE, noNaN: true, noDefaultInfinity: true });
   it('computeDesign, explain, sensitivity and compare', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), anyPositive, anyPositive, fc.constantFrom(0, 0.1, 1e-300), (N, mean, sd, d) => {
-        const r = outcome({ population: N, expectedMean: mean, expectedSD: sd, dropoutRate: d });
-        if (r instanceof OracleKitError) {
-          expect(r.code).toBe('insufficient_population');
-          return;
-        }
-        const p = r.parameters;
-        expect(Number.isInteger(p.calculatedSize) && p.calculatedSize >= 1 && p.calculatedSize <= N).toBe(true);
-        expect(Number.isInteger(p.adjustedSize) && p.adjustedSize >= p.calculatedSize && p.adjustedSize <= N).toBe(true);
-        expect(r.flags.includes('census')).toBe(p.calculatedSize === N);
-        expect(Number.isNaN((r.intermediates as { n_fpc: number }).n_fpc)).toBe(false);
-        expect(explainDesign(r).length).toBeGreaterThan(0);
-        expect(sensitivity(r).rows.every((row) => row.cells.every((c) => c.adjustedSize === null || Number.isInteger(c.adjustedSize)))).toBe(true);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+        anyPositive,
+        anyPositive,
+        fc.constantFrom(0, 0.1, 1e-300),
+        (N, mean, sd, d) => {
+          const r = outcome({ population: N, expectedMean: mean, expectedSD: sd, dropoutRate: d });
+          if (r instanceof OracleKitError) {
+            expect(r.code).toBe('insufficient_population');
+            return;
+          }
+          const p = r.parameters;
+          expect(Number.isInteger(p.calculatedSize) && p.calculatedSize >= 1 && p.calculatedSize <= N).toBe(true);
+          expect(Number.isInteger(p.adjustedSize) && p.adjustedSize >= p.calculatedSize && p.adjustedSize <= N).toBe(
+            true,
+          );
+          expect(r.flags.includes('census')).toBe(p.calculatedSize === N);
+          expect(Number.isNaN((r.intermediates as { n_fpc: number }).n_fpc)).toBe(false);
+          expect(explainDesign(r).length).toBeGreaterThan(0);
+          expect(
+            sensitivity(r).rows.every((row) =>
+              row.cells.every((c) => c.adjustedSize === null || Number.isInteger(c.adjustedSize)),
+            ),
+          ).toBe(true);
+        },
+      ),
       { numRuns: 400, seed: 19 },
     );
   });
   it('compare: a census stratum has precision 0 even with a CV beyond the doubles; Neyman shares stay finite', () => {
     expect(relativePrecision(500, 500, 1e-300, 1)).toBe(0);
-    const d = computeDesign({ population: 10_000, expectedMean: 1, expectedSD: 0.5, dropoutRate: 0, stratification: { enabled: true, strata: [{ name: 'a', weight: 0.5, mean: 1e300, sd: 1e308 }, { name: 'b', weight: 0.5, mean: 1e300, sd: 1.5e308 }] } });
+    const d = computeDesign({
+      population: 10_000,
+      expectedMean: 1,
+      expectedSD: 0.5,
+      dropoutRate: 0,
+      stratification: {
+        enabled: true,
+        strata: [
+          { name: 'a', weight: 0.5, mean: 1e300, sd: 1e308 },
+          { name: 'b', weight: 0.5, mean: 1e300, sd: 1.5e308 },
+        ],
+      },
+    });
     const c = compareAllocations(d);
     for (const row of [...c.proportional, ...c.neyman]) expect(Number.isInteger(row.n)).toBe(true);
     expect(c.neyman.reduce((a, r) => a + r.n, 0)).toBe(c.overallSize);
@@ -149,7 +207,11 @@ describe('recalculation from observations near the ends of the doubles', () => {
     expect(s.mean / 1e308).toBeCloseTo(3.7 / 3, 12);
     expect(Number.isFinite(s.sd)).toBe(true);
     expect(achievedPrecision(3, 100, s.mean, s.sd)).toBeGreaterThan(0);
-    const r = recalculate({ population: 100, dropoutRate: 0, observations: [1e308, 1.5e308, 1.2e308].map((value, i) => ({ line: i + 2, household: `h${i}`, value })) });
+    const r = recalculate({
+      population: 100,
+      dropoutRate: 0,
+      observations: [1e308, 1.5e308, 1.2e308].map((value, i) => ({ line: i + 2, household: `h${i}`, value })),
+    });
     expect(r.achieved?.groups[0]?.precision).toBeLessThan(1);
     expect(Number.isInteger(r.design.parameters.adjustedSize)).toBe(true);
   });

@@ -10,7 +10,9 @@ import * as Q from '../../../../src/lib/sampling/rational.ts';
 import { OracleKitError } from '../../../../src/lib/errors.ts';
 
 const decimal = (min: number, max: number, digits: number) =>
-  fc.integer({ min: Math.round(min * 10 ** digits), max: Math.round(max * 10 ** digits) }).map((k) => Number((k / 10 ** digits).toFixed(digits)));
+  fc
+    .integer({ min: Math.round(min * 10 ** digits), max: Math.round(max * 10 ** digits) })
+    .map((k) => Number((k / 10 ** digits).toFixed(digits)));
 
 const unstratified = fc.record({
   population: fc.integer({ min: 1, max: 5_000_000 }),
@@ -69,7 +71,10 @@ describe('engine invariants', () => {
     fc.assert(
       fc.property(stratified, ({ weights, ...rest }) => {
         if (!weights) return;
-        const input = { ...rest, stratification: { enabled: true, strata: weights.map((w, i) => ({ name: `s${i}`, weight: w })) } };
+        const input = {
+          ...rest,
+          stratification: { enabled: true, strata: weights.map((w, i) => ({ name: `s${i}`, weight: w })) },
+        };
         const d = tryDesign(input);
         if (d instanceof OracleKitError) {
           expect(['insufficient_population', 'empty_stratum']).toContain(d.code);
@@ -90,24 +95,38 @@ describe('engine invariants', () => {
 
   it('is monotone (non-decreasing) in SD', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1_000_000 }), decimal(0.1, 10, 2), decimal(0.01, 5, 3), decimal(0.001, 2, 3), decimal(0, 0.9, 2), (N, mean, sd, extra, d) => {
-        const a = chain(N, mean, sd, d);
-        const b = chain(N, mean, sd + extra, d);
-        expect(b.calculatedSize).toBeGreaterThanOrEqual(a.calculatedSize);
-        expect(b.adjustedSize).toBeGreaterThanOrEqual(a.adjustedSize);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        decimal(0.1, 10, 2),
+        decimal(0.01, 5, 3),
+        decimal(0.001, 2, 3),
+        decimal(0, 0.9, 2),
+        (N, mean, sd, extra, d) => {
+          const a = chain(N, mean, sd, d);
+          const b = chain(N, mean, sd + extra, d);
+          expect(b.calculatedSize).toBeGreaterThanOrEqual(a.calculatedSize);
+          expect(b.adjustedSize).toBeGreaterThanOrEqual(a.adjustedSize);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
 
   it('is monotone (non-decreasing) in dropout', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1_000_000 }), decimal(0.1, 10, 2), decimal(0.01, 5, 3), decimal(0, 0.9, 2), decimal(0, 0.09, 2), (N, mean, sd, d, extra) => {
-        const a = chain(N, mean, sd, d);
-        const b = chain(N, mean, sd, Number((d + extra).toFixed(2)));
-        expect(b.adjustedSize).toBeGreaterThanOrEqual(a.adjustedSize);
-        expect(b.calculatedSize).toBe(a.calculatedSize);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        decimal(0.1, 10, 2),
+        decimal(0.01, 5, 3),
+        decimal(0, 0.9, 2),
+        decimal(0, 0.09, 2),
+        (N, mean, sd, d, extra) => {
+          const a = chain(N, mean, sd, d);
+          const b = chain(N, mean, sd, Number((d + extra).toFixed(2)));
+          expect(b.adjustedSize).toBeGreaterThanOrEqual(a.adjustedSize);
+          expect(b.calculatedSize).toBe(a.calculatedSize);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -133,7 +152,12 @@ describe('the dropout step without BigInt (decimalFraction) against the rational
   const exactOneMinus = (d: number) => Q.toNumber(Q.sub(Q.int(1), Q.fromNumber(d)));
   // a dropout rate with 1 to 17 decimals (17 leaves the double path: more than 15 in its shortest form), and sizes up
   // to MAX_SAFE_INTEGER, where calculatedSize * 10^decimals is no longer a safe integer and the rationals take over
-  const rate = fc.integer({ min: 1, max: 17 }).chain((k) => fc.bigInt({ min: 0n, max: 10n ** BigInt(k) - 1n }).map((n) => Number(`0.${n.toString().padStart(k, '0')}`))).filter((d) => d < 1); // 0.99999999999999999 reads as 1
+  const rate = fc
+    .integer({ min: 1, max: 17 })
+    .chain((k) =>
+      fc.bigInt({ min: 0n, max: 10n ** BigInt(k) - 1n }).map((n) => Number(`0.${n.toString().padStart(k, '0')}`)),
+    )
+    .filter((d) => d < 1); // 0.99999999999999999 reads as 1
   const size = fc.oneof(fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }));
 
   it('gives the same adjustedSize and 1 − d for every rate and size', () => {
@@ -146,7 +170,19 @@ describe('the dropout step without BigInt (decimalFraction) against the rational
     );
   });
   it('on the float traps and the edges of the double path', () => {
-    const cases: [number, number][] = [[315, 0.3], [7, 0.3], [437, 0.1], [10, 0], [99, 0.01], [1, 1e-7], [3, 0.999999999999999], [9007199254740991, 0.5], [900719925474, 0.123], [1, 0.1234567890123456], [123456789, 1.5e-7]];
+    const cases: [number, number][] = [
+      [315, 0.3],
+      [7, 0.3],
+      [437, 0.1],
+      [10, 0],
+      [99, 0.01],
+      [1, 1e-7],
+      [3, 0.999999999999999],
+      [9007199254740991, 0.5],
+      [900719925474, 0.123],
+      [1, 0.1234567890123456],
+      [123456789, 1.5e-7],
+    ];
     for (const [c, d] of cases) {
       expect(adjustForDropout(c, d)).toBe(exactAdjust(c, d));
       expect(oneMinus(d)).toBe(exactOneMinus(d));

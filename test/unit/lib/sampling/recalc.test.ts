@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { achievedPrecision, meanSd, parseObservationsCsv, recalculate, stratifiedEstimate } from '../../../../src/lib/sampling/recalc.ts';
+import {
+  achievedPrecision,
+  meanSd,
+  parseObservationsCsv,
+  recalculate,
+  stratifiedEstimate,
+} from '../../../../src/lib/sampling/recalc.ts';
 import { computeDesign, Z_95 } from '../../../../src/lib/sampling/design.ts';
 import { OracleKitError } from '../../../../src/lib/errors.ts';
 
@@ -13,7 +19,19 @@ function err(fn: () => unknown): OracleKitError {
   throw new Error('expected an error');
 }
 
-const prevStrat = computeDesign({ population: 6000, expectedMean: 1.2, expectedSD: 0.5, dropoutRate: 0.1, stratification: { enabled: true, strata: [{ name: 'north', weight: 0.55 }, { name: 'south', weight: 0.45 }] } });
+const prevStrat = computeDesign({
+  population: 6000,
+  expectedMean: 1.2,
+  expectedSD: 0.5,
+  dropoutRate: 0.1,
+  stratification: {
+    enabled: true,
+    strata: [
+      { name: 'north', weight: 0.55 },
+      { name: 'south', weight: 0.45 },
+    ],
+  },
+});
 const prevSingle = computeDesign({ population: 8000, expectedMean: 3.1, expectedSD: 1.7, dropoutRate: 0.1 });
 
 describe('mean, SD (n − 1) and achieved precision', () => {
@@ -32,7 +50,9 @@ describe('mean, SD (n − 1) and achieved precision', () => {
 describe('recalculate', () => {
   it('goes down when the observed CV is lower, and says by how much', () => {
     const r = recalculate({ previous: prevSingle, mean: 3.4, sd: 1.5 });
-    expect(r.design.parameters.adjustedSize).toBe(computeDesign({ population: 8000, expectedMean: 3.4, expectedSD: 1.5, dropoutRate: 0.1 }).parameters.adjustedSize);
+    expect(r.design.parameters.adjustedSize).toBe(
+      computeDesign({ population: 8000, expectedMean: 3.4, expectedSD: 1.5, dropoutRate: 0.1 }).parameters.adjustedSize,
+    );
     expect(r.change!.total).toMatchObject({ from: 486, direction: 'down' });
     expect(r.change!.total.delta).toBe(r.design.parameters.adjustedSize - 486);
   });
@@ -63,16 +83,19 @@ describe('recalculate', () => {
     expect(o.method).toBe('stratified');
     expect(o.mean).toBeCloseTo(0.55 * n.mean + 0.45 * s.mean, 14);
     expect(o.mean).not.toBeCloseTo(pooled, 2);
-    const V = 0.55 ** 2 * (1 - 10 / 3300) * n.sd ** 2 / 10 + 0.45 ** 2 * (1 - 40 / 2700) * s.sd ** 2 / 40;
+    const V = (0.55 ** 2 * (1 - 10 / 3300) * n.sd ** 2) / 10 + (0.45 ** 2 * (1 - 40 / 2700) * s.sd ** 2) / 40;
     expect(o.variance).toBeCloseTo(V, 15);
-    expect(o.precision).toBeCloseTo(Z_95 * Math.sqrt(V) / o.mean, 14);
+    expect(o.precision).toBeCloseTo((Z_95 * Math.sqrt(V)) / o.mean, 14);
     expect(o.n).toBe(50);
     // the new design's overall mean is the stratified one
     expect(r.design.parameters.expectedMean).toBe(o.mean);
     // and the stratified estimator by itself
-    const e = stratifiedEstimate([{ population: 100, n: 100, mean: 2, sd: 1 }, { population: 300, n: 10, mean: 4, sd: 2 }]);
+    const e = stratifiedEstimate([
+      { population: 100, n: 100, mean: 2, sd: 1 },
+      { population: 300, n: 10, mean: 4, sd: 2 },
+    ]);
     expect(e.mean).toBe(3.5);
-    expect(e.variance).toBeCloseTo(0.75 ** 2 * (1 - 10 / 300) * 4 / 10, 15); // a census stratum adds nothing
+    expect(e.variance).toBeCloseTo((0.75 ** 2 * (1 - 10 / 300) * 4) / 10, 15); // a census stratum adds nothing
   });
 
   it('summarises raw observations per stratum and reports the achieved precision', () => {
@@ -105,7 +128,9 @@ describe('recalculate', () => {
   });
   it('needs two observations for an SD', () => {
     const obs = parseObservationsCsv('household,value\nA,1');
-    expect(err(() => recalculate({ population: 100, dropoutRate: 0, observations: obs })).code).toBe('too_few_observations');
+    expect(err(() => recalculate({ population: 100, dropoutRate: 0, observations: obs })).code).toBe(
+      'too_few_observations',
+    );
   });
   it('rejects a file that is not a design', () => {
     expect(err(() => recalculate({ previous: { hello: 1 } as never })).code).toBe('invalid_previous');

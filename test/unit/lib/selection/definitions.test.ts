@@ -24,11 +24,35 @@ const file = (text: string): string => {
 describe('"trimmed" is an explicit list of 25 characters', () => {
   it('the list is ECMAScript white space and line terminators, written out', () => {
     expect([...TRIM_CHARS].map((c) => c.codePointAt(0)!.toString(16).padStart(4, '0'))).toEqual([
-      '0009', '000a', '000b', '000c', '000d', '0020', '00a0', '1680', '2000', '2001', '2002', '2003', '2004', '2005', '2006', '2007', '2008', '2009', '200a', '2028', '2029', '202f', '205f', '3000', 'feff',
+      '0009',
+      '000a',
+      '000b',
+      '000c',
+      '000d',
+      '0020',
+      '00a0',
+      '1680',
+      '2000',
+      '2001',
+      '2002',
+      '2003',
+      '2004',
+      '2005',
+      '2006',
+      '2007',
+      '2008',
+      '2009',
+      '200a',
+      '2028',
+      '2029',
+      '202f',
+      '205f',
+      '3000',
+      'feff',
     ]);
   });
 
-  it('where Python\'s str.strip() and JS trim() differ, the list decides: U+FEFF is trimmed, U+0085 and U+001C–U+001E are kept', () => {
+  it("where Python's str.strip() and JS trim() differ, the list decides: U+FEFF is trimmed, U+0085 and U+001C–U+001E are kept", () => {
     expect(trimId('\ufeffHH-1\u3000')).toBe('HH-1');
     expect(trimId('\u0085HH-1')).toBe('\u0085HH-1');
     expect(trimId('HH-1\u001c')).toBe('HH-1\u001c');
@@ -56,9 +80,13 @@ describe('stratum matching: trimmed, ASCII letters case-insensitive, everything 
   });
 
   it('a frame says "STRASSE" for the design\'s "straße": unknown_stratum, naming the rule', async () => {
-    await expect(readFrame(file('household_id,stratum\nA,straße\nB,STRASSE\n'), { strata: ['straße'] })).rejects.toMatchObject({
+    await expect(
+      readFrame(file('household_id,stratum\nA,straße\nB,STRASSE\n'), { strata: ['straße'] }),
+    ).rejects.toMatchObject({
       code: 'unknown_stratum',
-      message: expect.stringMatching(/:3: stratum "STRASSE" \(household "B"\) is not in the design; valid: straße \(trimmed; only ASCII letters match case-insensitively\)/),
+      message: expect.stringMatching(
+        /:3: stratum "STRASSE" \(household "B"\) is not in the design; valid: straße \(trimmed; only ASCII letters match case-insensitively\)/,
+      ),
     });
     const ok = await readFrame(file('household_id,stratum\nA, NORTH \nB,north\n'), { strata: ['North'] });
     expect([...ok.stratum]).toEqual([0, 0]);
@@ -67,7 +95,9 @@ describe('stratum matching: trimmed, ASCII letters case-insensitive, everything 
 
 describe('canonical JSON', () => {
   it('keys by code point (as Python sort_keys), no whitespace, numbers as ECMAScript prints them', () => {
-    expect(canonicalJson({ b: 1, a: [1.5, 0.00001, 1e-7, 1e21, 100], '\uffff': 0, '\u{1F600}': 0 })).toBe('{"a":[1.5,0.00001,1e-7,1e+21,100],"b":1,"\uffff":0,"\u{1F600}":0}');
+    expect(canonicalJson({ b: 1, a: [1.5, 0.00001, 1e-7, 1e21, 100], '\uffff': 0, '\u{1F600}': 0 })).toBe(
+      '{"a":[1.5,0.00001,1e-7,1e+21,100],"b":1,"\uffff":0,"\u{1F600}":0}',
+    );
     expect(canonicalJson({ x: undefined, y: null, s: 'é"\n' })).toBe('{"s":"é\\"\\n","y":null}');
   });
 });
@@ -79,11 +109,25 @@ describe('frame errors come in a stable order', () => {
     // n - 1 distinct households plus duplicates: too small AND duplicated
     const ids = Array.from({ length: n - 1 }, (_, i) => `H${i}`);
     const p = file('household_id\n' + [...ids, 'H7', 'H3', 'H7'].join('\n') + '\n');
-    await expect(commitSelection({ design, framePath: p, chain: structuredClone(PINNED_CHAINS.quicknet) as never, delaySeconds: 0, now: new Date() })).rejects.toMatchObject({
+    await expect(
+      commitSelection({
+        design,
+        framePath: p,
+        chain: structuredClone(PINNED_CHAINS.quicknet) as never,
+        delaySeconds: 0,
+        now: new Date(),
+      }),
+    ).rejects.toMatchObject({
       code: 'duplicate_household',
-      message: expect.stringMatching(new RegExp(`:${n + 1}: household_id "H7" duplicates line 9 \\(2 IDs are duplicated; this is the first repeated in the file\\)`)),
+      message: expect.stringMatching(
+        new RegExp(
+          `:${n + 1}: household_id "H7" duplicates line 9 \\(2 IDs are duplicated; this is the first repeated in the file\\)`,
+        ),
+      ),
     });
     const f = await readFrame(p, { strata: [] });
-    expect(() => hashFrame(f, rowsByStratum(f))).toThrow(expect.objectContaining({ details: { lines: [9, n + 1], duplicatedIds: 2 } }));
+    expect(() => hashFrame(f, rowsByStratum(f))).toThrow(
+      expect.objectContaining({ details: { lines: [9, n + 1], duplicatedIds: 2 } }),
+    );
   });
 });

@@ -6,7 +6,20 @@ import { describe, expect, it } from 'vitest';
 import { computeDesign } from '../../../../src/lib/sampling/design.ts';
 import { assertDesignConsistent, designDiscrepancies, loadDesign } from '../../../../src/lib/selection/design.ts';
 
-const strat = computeDesign({ population: 15000, expectedMean: 2, expectedSD: 1, dropoutRate: 0.1, stratification: { enabled: true, strata: [{ name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9 }, { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 }, { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 }] } });
+const strat = computeDesign({
+  population: 15000,
+  expectedMean: 2,
+  expectedSD: 1,
+  dropoutRate: 0.1,
+  stratification: {
+    enabled: true,
+    strata: [
+      { name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9 },
+      { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 },
+      { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 },
+    ],
+  },
+});
 const flat = computeDesign({ population: 8000, expectedMean: 3.1, expectedSD: 1.7, dropoutRate: 0.1 });
 
 describe('designDiscrepancies', () => {
@@ -24,7 +37,9 @@ describe('designDiscrepancies', () => {
     const bad = designDiscrepancies(d.parameters, d.stratification);
     expect(bad.map((b) => b.field)).toEqual(['stratification.strata[1].sampleSize', 'parameters.adjustedSize']);
     expect(bad[0]!.recomputed).toBe(strat.stratification.strata[1]!.sampleSize);
-    expect(bad[0]!.message).toMatch(/does not follow from the design's own parameters: the sampling chain gives \d+ \(N 4500, mean 1\.8, SD 1\.2, dropout 0\.1: ceil\(\d+ \/ \(1 − 0\.1\)\)\)/);
+    expect(bad[0]!.message).toMatch(
+      /does not follow from the design's own parameters: the sampling chain gives \d+ \(N 4500, mean 1\.8, SD 1\.2, dropout 0\.1: ceil\(\d+ \/ \(1 − 0\.1\)\)\)/,
+    );
   });
 
   it('"calculated 1221, adjusted 451 at 10 % dropout" is impossible and flagged', () => {
@@ -52,10 +67,17 @@ describe('designDiscrepancies', () => {
   it('assertDesignConsistent throws design_inconsistent (409) naming the field, value and the recomputed value', () => {
     const d = structuredClone(strat);
     d.stratification.strata[0]!.sampleSize = 100;
-    expect(() => assertDesignConsistent(loadDesign(d), 'design.json')).toThrow(expect.objectContaining({
-      code: 'design_inconsistent', status: 409, field: 'design.json.stratification.strata[0].sampleSize', value: 100,
-      message: expect.stringMatching(/^design\.json: stratification\.strata\[0\]\.sampleSize = 100 does not follow from the design's own parameters: the sampling chain gives 200 \(N 7500, mean 2\.6, SD 0\.9, dropout 0\.1: ceil\(180 \/ \(1 − 0\.1\)\)\); valid: a design whose sizes follow from its parameters/),
-    }));
+    expect(() => assertDesignConsistent(loadDesign(d), 'design.json')).toThrow(
+      expect.objectContaining({
+        code: 'design_inconsistent',
+        status: 409,
+        field: 'design.json.stratification.strata[0].sampleSize',
+        value: 100,
+        message: expect.stringMatching(
+          /^design\.json: stratification\.strata\[0\]\.sampleSize = 100 does not follow from the design's own parameters: the sampling chain gives 200 \(N 7500, mean 2\.6, SD 0\.9, dropout 0\.1: ceil\(180 \/ \(1 − 0\.1\)\)\); valid: a design whose sizes follow from its parameters/,
+        ),
+      }),
+    );
     expect(() => assertDesignConsistent(loadDesign(strat))).not.toThrow();
   });
 });

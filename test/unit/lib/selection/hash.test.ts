@@ -2,7 +2,15 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import cases from '../../../fixtures/sampling-cases.json' with { type: 'json' };
-import { canonicalJson, compareUtf8, computeSeed, frameHash, sortUtf8, ticket, Ticketer } from '../../../../src/lib/selection/hash.ts';
+import {
+  canonicalJson,
+  compareUtf8,
+  computeSeed,
+  frameHash,
+  sortUtf8,
+  ticket,
+  Ticketer,
+} from '../../../../src/lib/selection/hash.ts';
 import { selectIds } from '../../../../src/lib/selection/select.ts';
 
 describe('cookstove-sampling/v1 test vector (sampling-cases.json selection_vectors)', () => {
@@ -28,11 +36,16 @@ describe('cookstove-sampling/v1 test vector (sampling-cases.json selection_vecto
 describe('ticket', () => {
   it('equals node:crypto HMAC-SHA256(seed, stratum + U+001F + id) for any text', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 300 }), (seed, stratum, id) => {
-        const seedHex = Buffer.from(seed).toString('hex');
-        const want = createHmac('sha256', Buffer.from(seed)).update(`${stratum}\u001f${id}`, 'utf8').digest('hex');
-        expect(ticket(seedHex, stratum, id)).toBe(want);
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 300 }),
+        (seed, stratum, id) => {
+          const seedHex = Buffer.from(seed).toString('hex');
+          const want = createHmac('sha256', Buffer.from(seed)).update(`${stratum}\u001f${id}`, 'utf8').digest('hex');
+          expect(ticket(seedHex, stratum, id)).toBe(want);
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -63,6 +76,8 @@ describe('UTF-8 byte order', () => {
 
 describe('canonicalJson', () => {
   it('sorts keys at every level and drops undefined', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[1,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: undefined } })).toBe(
+      '{"a":{"d":[1,{"y":2,"z":1}]},"b":1}',
+    );
   });
 });

@@ -5,14 +5,28 @@ import { orderRows } from '../../../../src/lib/selection/select.ts';
 
 /** The spec's order, written plainly: by ticket bytes, then ID bytes. */
 function reference(rows: number[], tickets: Uint8Array, ids: string[]): number[] {
-  return [...rows].sort((a, b) => Buffer.compare(Buffer.from(tickets.subarray(a * 32, a * 32 + 32)), Buffer.from(tickets.subarray(b * 32, b * 32 + 32))) || compareUtf8(ids[a]!, ids[b]!));
+  return [...rows].sort(
+    (a, b) =>
+      Buffer.compare(
+        Buffer.from(tickets.subarray(a * 32, a * 32 + 32)),
+        Buffer.from(tickets.subarray(b * 32, b * 32 + 32)),
+      ) || compareUtf8(ids[a]!, ids[b]!),
+  );
 }
 
 describe('orderRows', () => {
   it('equals the plain (ticket, id bytes) sort, including tickets sharing their first 32 bits and fully equal tickets', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ prefix: fc.integer({ min: 0, max: 3 }), rest: fc.uint8Array({ minLength: 28, maxLength: 28 }), same: fc.boolean(), id: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 5 }) }), { minLength: 1, maxLength: 60 }),
+        fc.array(
+          fc.record({
+            prefix: fc.integer({ min: 0, max: 3 }),
+            rest: fc.uint8Array({ minLength: 28, maxLength: 28 }),
+            same: fc.boolean(),
+            id: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 5 }),
+          }),
+          { minLength: 1, maxLength: 60 },
+        ),
         (spec) => {
           const ids = spec.map((s, i) => `${s.id}#${i}`);
           const tickets = new Uint8Array(spec.length * 32);
@@ -44,7 +58,14 @@ describe('computeTickets', () => {
     const { computeTickets } = await import('../../../../src/lib/selection/select.ts');
     const { ticket } = await import('../../../../src/lib/selection/hash.ts');
     const path = join(mkdtempSync(join(tmpdir(), 'okit-tickets-')), 'f.csv');
-    writeFileSync(path, 'household_id,stratum\n' + Array.from({ length: 5000 }, (_, i) => `${i % 7 ? 'HH' : 'Ménage-🙂'}-${i},${['Nord', 'Süd', 'East'][i % 3]}`).join('\n'));
+    writeFileSync(
+      path,
+      'household_id,stratum\n' +
+        Array.from(
+          { length: 5000 },
+          (_, i) => `${i % 7 ? 'HH' : 'Ménage-🙂'}-${i},${['Nord', 'Süd', 'East'][i % 3]}`,
+        ).join('\n'),
+    );
     const frame = await readFrame(path, { strata: ['Nord', 'Süd', 'East'] });
     const seed = '7e'.repeat(32);
     const single = await computeTickets(frame, seed, { threads: 1 });
@@ -52,7 +73,9 @@ describe('computeTickets', () => {
     expect(multi.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(Buffer.compare(Buffer.from(single), Buffer.from(multi))).toBe(0);
     for (const r of [0, 1, 1700, 3333, 4999]) {
-      expect(Buffer.from(multi.subarray(r * 32, r * 32 + 32)).toString('hex')).toBe(ticket(seed, frame.strataNames[frame.stratum[r]!]!, frame.ids[r]!));
+      expect(Buffer.from(multi.subarray(r * 32, r * 32 + 32)).toString('hex')).toBe(
+        ticket(seed, frame.strataNames[frame.stratum[r]!]!, frame.ids[r]!),
+      );
     }
   });
 });
@@ -67,7 +90,12 @@ describe('writeSelectionCsv', () => {
     const { writeSelectionCsv } = await import('../../../../src/lib/selection/output.ts');
     const dir = mkdtempSync(join(tmpdir(), 'okit-write-'));
     const path = join(dir, 'f.csv');
-    writeFileSync(path, '\uFEFFhousehold_id,stratum,note,rank\r\n' + Array.from({ length: 300 }, (_, i) => `H${i},${i % 2 ? 'a' : 'b'},"é, ""${i}""\nline",${i}`).join('\r\n') + '\r\n');
+    writeFileSync(
+      path,
+      '\uFEFFhousehold_id,stratum,note,rank\r\n' +
+        Array.from({ length: 300 }, (_, i) => `H${i},${i % 2 ? 'a' : 'b'},"é, ""${i}""\nline",${i}`).join('\r\n') +
+        '\r\n',
+    );
     const frame = await readFrame(path, { strata: ['a', 'b'] });
     const sel = await selectFrame(frame, rowsByStratum(frame), '01'.repeat(32), [10, 12]);
     const big = await writeSelectionCsv(join(dir, 'big.csv'), path, frame, sel);
@@ -98,45 +126,85 @@ describe('writeSelectionCsv: the fast paths write exactly the reference bytes', 
       fc.stringMatching(/^[A-Za-z0-9]{1,5}$/).map((v) => ({ raw: `é${v}ü`, id: `é${v}ü` })),
       fc.stringMatching(/^[A-Za-z0-9]{1,5}$/).map((v) => ({ raw: `${v}"x`, id: `${v}"x` })),
     );
-    const other = fc.oneof(fc.constant(''), fc.stringMatching(/^[a-z0-9 ]{0,6}$/), fc.constant('"a,b\nc"'), fc.constant('"é ""x"""'));
-    await fc.assert(fc.asyncProperty(
-      fc.array(fc.tuple(idCell, fc.boolean(), other, other), { minLength: 4, maxLength: 40 }),
-      fc.constantFrom('id-first', 'stratum-first', 'id-middle', 'no-stratum'),
-      fc.boolean(), fc.boolean(),
-      async (rows, layout, crlf, ragged) => {
-        const seen = new Set<string>();
-        const uniq = rows.filter(([c]) => (seen.has(c.id) ? false : (seen.add(c.id), true)));
-        if (uniq.length < 2) return;
-        const stratified = layout !== 'no-stratum';
-        const cols = layout === 'id-first' ? ['household_id', 'stratum', 'a', 'b'] : layout === 'stratum-first' ? ['stratum', 'household_id', 'a', 'b'] : layout === 'id-middle' ? ['a', 'household_id', 'stratum', 'b'] : ['household_id', 'a', 'b'];
-        const cellsOf = ([c, s, a, b]: (typeof uniq)[number], i: number): string[] => {
-          const m: Record<string, string> = { household_id: c.raw, stratum: s ? 'North' : 'south', a, b };
-          const all = cols.map((k) => m[k]!);
-          return ragged && i % 3 === 0 ? all.slice(0, all.length - 1) : ragged && i % 3 === 1 ? [...all, 'extra'] : all;
-        };
-        const eol = crlf ? '\r\n' : '\n';
-        const path = join(dir, `f-${Math.random().toString(36).slice(2)}.csv`);
-        writeFileSync(path, cols.join(',') + eol + uniq.map((r, i) => cellsOf(r, i).join(',')).join(eol) + eol);
-        const frame = await readFrame(path, { strata: stratified ? ['North', 'South'] : [] });
-        const by = rowsByStratum(frame);
-        const sel = await selectFrame(frame, by, 'ab'.repeat(32), by.map((r) => Math.min(1, r.length)));
-        const keptCols = cols.map((k, i) => ({ k, i })).filter(({ k }) => k !== 'household_id' && (k !== 'stratum' || !stratified));
-        const want = [['stratum', 'rank', 'role', 'household_id', 'ticket', ...keptCols.map(({ k }) => k)].join(',')];
-        for (const st of sel.strata) {
-          st.order.forEach((row, r) => {
-            const cells = cellsOf(uniq[row]!, row);
-            want.push([csvCell(st.name), r + 1, r < st.sampleSize ? 'sample' : 'replacement', csvCell(frame.ids[row]!), ticketHex(sel.tickets, row), ...keptCols.map(({ i }) => cells[i] ?? '')].join(','));
-          });
-        }
-        const expected = want.join('\n') + '\n';
-        for (const [name, opts] of [['whole', { threads: 1 }], ['windows', { window: 3, wholeFileMax: 0 }], ['two threads', { threads: 2, threshold: 1 }]] as const) {
-          const out = join(dir, `out-${name}.csv`);
-          const w = await writeSelectionCsv(out, path, frame, sel, opts);
-          expect(readFileSync(out, 'utf8'), `${name} ${layout} crlf=${crlf} ragged=${ragged}`).toBe(expected);
-          expect(w.orderDigests).toEqual(sel.strata.map((s) => orderDigest(s.order, frame.ids)));
-        }
-      },
-    ), { numRuns: 40 });
+    const other = fc.oneof(
+      fc.constant(''),
+      fc.stringMatching(/^[a-z0-9 ]{0,6}$/),
+      fc.constant('"a,b\nc"'),
+      fc.constant('"é ""x"""'),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(idCell, fc.boolean(), other, other), { minLength: 4, maxLength: 40 }),
+        fc.constantFrom('id-first', 'stratum-first', 'id-middle', 'no-stratum'),
+        fc.boolean(),
+        fc.boolean(),
+        async (rows, layout, crlf, ragged) => {
+          const seen = new Set<string>();
+          const uniq = rows.filter(([c]) => (seen.has(c.id) ? false : (seen.add(c.id), true)));
+          if (uniq.length < 2) return;
+          const stratified = layout !== 'no-stratum';
+          const cols =
+            layout === 'id-first'
+              ? ['household_id', 'stratum', 'a', 'b']
+              : layout === 'stratum-first'
+                ? ['stratum', 'household_id', 'a', 'b']
+                : layout === 'id-middle'
+                  ? ['a', 'household_id', 'stratum', 'b']
+                  : ['household_id', 'a', 'b'];
+          const cellsOf = ([c, s, a, b]: (typeof uniq)[number], i: number): string[] => {
+            const m: Record<string, string> = { household_id: c.raw, stratum: s ? 'North' : 'south', a, b };
+            const all = cols.map((k) => m[k]!);
+            return ragged && i % 3 === 0
+              ? all.slice(0, all.length - 1)
+              : ragged && i % 3 === 1
+                ? [...all, 'extra']
+                : all;
+          };
+          const eol = crlf ? '\r\n' : '\n';
+          const path = join(dir, `f-${Math.random().toString(36).slice(2)}.csv`);
+          writeFileSync(path, cols.join(',') + eol + uniq.map((r, i) => cellsOf(r, i).join(',')).join(eol) + eol);
+          const frame = await readFrame(path, { strata: stratified ? ['North', 'South'] : [] });
+          const by = rowsByStratum(frame);
+          const sel = await selectFrame(
+            frame,
+            by,
+            'ab'.repeat(32),
+            by.map((r) => Math.min(1, r.length)),
+          );
+          const keptCols = cols
+            .map((k, i) => ({ k, i }))
+            .filter(({ k }) => k !== 'household_id' && (k !== 'stratum' || !stratified));
+          const want = [['stratum', 'rank', 'role', 'household_id', 'ticket', ...keptCols.map(({ k }) => k)].join(',')];
+          for (const st of sel.strata) {
+            st.order.forEach((row, r) => {
+              const cells = cellsOf(uniq[row]!, row);
+              want.push(
+                [
+                  csvCell(st.name),
+                  r + 1,
+                  r < st.sampleSize ? 'sample' : 'replacement',
+                  csvCell(frame.ids[row]!),
+                  ticketHex(sel.tickets, row),
+                  ...keptCols.map(({ i }) => cells[i] ?? ''),
+                ].join(','),
+              );
+            });
+          }
+          const expected = want.join('\n') + '\n';
+          for (const [name, opts] of [
+            ['whole', { threads: 1 }],
+            ['windows', { window: 3, wholeFileMax: 0 }],
+            ['two threads', { threads: 2, threshold: 1 }],
+          ] as const) {
+            const out = join(dir, `out-${name}.csv`);
+            const w = await writeSelectionCsv(out, path, frame, sel, opts);
+            expect(readFileSync(out, 'utf8'), `${name} ${layout} crlf=${crlf} ragged=${ragged}`).toBe(expected);
+            expect(w.orderDigests).toEqual(sel.strata.map((s) => orderDigest(s.order, frame.ids)));
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
   }, 120_000);
 });
 
@@ -151,17 +219,30 @@ describe('progress (issue #15, item 9)', () => {
     const { progressText } = await import('../../../../src/cli/progress.ts');
     const dir = mkdtempSync(join(tmpdir(), 'okit-progress-'));
     const path = join(dir, 'f.csv');
-    writeFileSync(path, 'household_id,stratum\n' + Array.from({ length: 150_000 }, (_, i) => `H${i},${i % 2 ? 'a' : 'b'}`).join('\n') + '\n');
+    writeFileSync(
+      path,
+      'household_id,stratum\n' +
+        Array.from({ length: 150_000 }, (_, i) => `H${i},${i % 2 ? 'a' : 'b'}`).join('\n') +
+        '\n',
+    );
     const frame = await readFrame(path, { strata: ['a', 'b'] });
     const calls: [number, number][] = [];
-    await computeTickets(frame, '07'.repeat(32), { threads: 2, threshold: 1, onProgress: (d, t) => calls.push([d, t]) });
+    await computeTickets(frame, '07'.repeat(32), {
+      threads: 2,
+      threshold: 1,
+      onProgress: (d, t) => calls.push([d, t]),
+    });
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.at(-1)).toEqual([150_000, 150_000]);
     expect(calls.every(([, t]) => t === 150_000)).toBe(true);
     for (let i = 1; i < calls.length; i++) expect(calls[i]![0]).toBeGreaterThanOrEqual(calls[i - 1]![0]);
     const sel = await selectFrame(frame, rowsByStratum(frame), '07'.repeat(32), [10, 10]);
     const writes: [number, number][] = [];
-    await writeSelectionCsv(join(dir, 's.csv'), path, frame, sel, { threads: 2, threshold: 1, onProgress: (d, t) => writes.push([d, t]) });
+    await writeSelectionCsv(join(dir, 's.csv'), path, frame, sel, {
+      threads: 2,
+      threshold: 1,
+      onProgress: (d, t) => writes.push([d, t]),
+    });
     expect(writes.at(-1)).toEqual([150_000, 150_000]);
     for (let i = 1; i < writes.length; i++) expect(writes[i]![0]).toBeGreaterThanOrEqual(writes[i - 1]![0]);
     expect(progressText({ phase: 'tickets', done: 458_752, total: 1_000_000 })).toBe('tickets 458,752 / 1,000,000');

@@ -17,7 +17,21 @@ import { fakeChain } from '../beacon/fake-drand.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'okit-trust-'));
 const frame = join(dir, 'frame.csv');
-const design = loadDesign(computeDesign({ population: 600, expectedMean: 2, expectedSD: 1.4, dropoutRate: 0.1, stratification: { enabled: true, strata: [{ name: 'North', weight: 0.5 }, { name: 'South', weight: 0.5 }] } }));
+const design = loadDesign(
+  computeDesign({
+    population: 600,
+    expectedMean: 2,
+    expectedSD: 1.4,
+    dropoutRate: 0.1,
+    stratification: {
+      enabled: true,
+      strata: [
+        { name: 'North', weight: 0.5 },
+        { name: 'South', weight: 0.5 },
+      ],
+    },
+  }),
+);
 
 let commitment: Commitment;
 let proof: Proof;
@@ -26,42 +40,98 @@ let publishedAt: Date;
 const failed = (r: VerifyResult) => r.checks.filter((c) => c.status === 'fail').map((c) => `${c.kind} ${c.check}`);
 
 beforeAll(async () => {
-  writeFileSync(frame, 'household_id,stratum\n' + Array.from({ length: 600 }, (_, i) => `H${i},${i % 2 ? 'North' : 'South'}`).join('\n') + '\n');
+  writeFileSync(
+    frame,
+    'household_id,stratum\n' +
+      Array.from({ length: 600 }, (_, i) => `H${i},${i % 2 ? 'North' : 'South'}`).join('\n') +
+      '\n',
+  );
   const c = await commitForRealRound({ design, framePath: frame });
   commitment = c.commitment;
   publishedAt = c.publishedAt;
-  proof = (await drawSelection({ commitment, framePath: frame, randomness: { beacon: QUICKNET }, outDir: mkdtempSync(join(dir, 'd-')), now: new Date() })).proof;
+  proof = (
+    await drawSelection({
+      commitment,
+      framePath: frame,
+      randomness: { beacon: QUICKNET },
+      outDir: mkdtempSync(join(dir, 'd-')),
+      now: new Date(),
+    })
+  ).proof;
 });
 
 describe('trust in the randomness', () => {
   it('a BLS-verified round of pinned quicknet, after committedAt, published before the round: verified', async () => {
     const r = await verifySelection({ commitment, proof, framePath: frame, publishedAt });
     expect(r.verdict).toBe('verified');
-    expect(r.checks.filter((c) => c.kind === 'trust').map((c) => [c.check, c.status])).toEqual([['randomness', 'pass'], ['chain pinned', 'pass'], ['future round', 'pass'], ['published before round', 'pass']]);
+    expect(r.checks.filter((c) => c.kind === 'trust').map((c) => [c.check, c.status])).toEqual([
+      ['randomness', 'pass'],
+      ['chain pinned', 'pass'],
+      ['future round', 'pass'],
+      ['published before round', 'pass'],
+    ]);
   });
 
   it('also on the default (chained) chain', async () => {
     const round = DEFAULT_ROUNDS.find((r) => r.round === 3311596)!;
     const c = await commitForRealRound({ design, framePath: frame, chain: 'default', round });
-    const p = (await drawSelection({ commitment: c.commitment, framePath: frame, randomness: { beacon: round }, outDir: mkdtempSync(join(dir, 'd-')), now: new Date() })).proof;
-    expect((await verifySelection({ commitment: c.commitment, proof: p, framePath: frame, publishedAt: c.publishedAt })).verdict).toBe('verified');
+    const p = (
+      await drawSelection({
+        commitment: c.commitment,
+        framePath: frame,
+        randomness: { beacon: round },
+        outDir: mkdtempSync(join(dir, 'd-')),
+        now: new Date(),
+      })
+    ).proof;
+    expect(
+      (await verifySelection({ commitment: c.commitment, proof: p, framePath: frame, publishedAt: c.publishedAt }))
+        .verdict,
+    ).toBe('verified');
   });
 
   it('without a publication time, or one after the round: UNTRUSTED, saying why', async () => {
     const none = await verifySelection({ commitment, proof, framePath: frame });
     expect(none.verdict).toBe('untrusted');
     expect(none.ok).toBe(false);
-    expect(none.untrusted).toEqual([{ check: 'published before round', message: expect.stringMatching(/nothing establishes that the commitment was published before round 32254977 was produced \(2026-09-16T14:18:15\.000Z\); committedAt is the committer's own clock/) }]);
-    const late = await verifySelection({ commitment, proof, framePath: frame, publishedAt: new Date('2026-09-16T14:18:15Z') });
-    expect(late.untrusted[0]!.message).toMatch(/published at 2026-09-16T14:18:15\.000Z, not before round 32254977 was produced/);
+    expect(none.untrusted).toEqual([
+      {
+        check: 'published before round',
+        message: expect.stringMatching(
+          /nothing establishes that the commitment was published before round 32254977 was produced \(2026-09-16T14:18:15\.000Z\); committedAt is the committer's own clock/,
+        ),
+      },
+    ]);
+    const late = await verifySelection({
+      commitment,
+      proof,
+      framePath: frame,
+      publishedAt: new Date('2026-09-16T14:18:15Z'),
+    });
+    expect(late.untrusted[0]!.message).toMatch(
+      /published at 2026-09-16T14:18:15\.000Z, not before round 32254977 was produced/,
+    );
   });
 
   it('--seed-hex draw: untrusted for anyone but the verifier who supplied exactly that randomness', async () => {
     const own = 'c0ffee'.repeat(8);
-    const p = (await drawSelection({ commitment, framePath: frame, randomness: { seedHex: own }, outDir: mkdtempSync(join(dir, 'd-')), now: new Date() })).proof;
+    const p = (
+      await drawSelection({
+        commitment,
+        framePath: frame,
+        randomness: { seedHex: own },
+        outDir: mkdtempSync(join(dir, 'd-')),
+        now: new Date(),
+      })
+    ).proof;
     const anyone = await verifySelection({ commitment, proof: p, framePath: frame, publishedAt });
     expect(anyone.verdict).toBe('untrusted');
-    expect(anyone.untrusted[0]).toMatchObject({ check: 'randomness', message: expect.stringMatching(/supplied by whoever ran `sample select draw --seed-hex`, not drand round 32254977: they could retry seeds until the sample suited them/) });
+    expect(anyone.untrusted[0]).toMatchObject({
+      check: 'randomness',
+      message: expect.stringMatching(
+        /supplied by whoever ran `sample select draw --seed-hex`, not drand round 32254977: they could retry seeds until the sample suited them/,
+      ),
+    });
     const other = await verifySelection({ commitment, proof: p, framePath: frame, seedHex: 'ab'.repeat(24) });
     expect(other.untrusted[0]!.message).toMatch(/is not the randomness you supplied/);
     const mine = await verifySelection({ commitment, proof: p, framePath: frame, seedHex: own });
@@ -81,15 +151,25 @@ describe('trust in the randomness', () => {
     const own = fakeChain({ genesis: Math.floor(Date.now() / 1000) - 10_000 });
     const now = new Date();
     const c = (await commitSelection({ design, framePath: frame, chain: own.info, delaySeconds: 0, now })).commitment;
-    const p = (await drawSelection({ commitment: c, framePath: frame, randomness: { beacon: own.sign(c.beacon.round) }, outDir: mkdtempSync(join(dir, 'd-')), now })).proof;
+    const p = (
+      await drawSelection({
+        commitment: c,
+        framePath: frame,
+        randomness: { beacon: own.sign(c.beacon.round) },
+        outDir: mkdtempSync(join(dir, 'd-')),
+        now,
+      })
+    ).proof;
     const r = await verifySelection({ commitment: c, proof: p, framePath: frame, publishedAt: now });
     expect(r.verdict).toBe('untrusted');
     expect(r.passed).toContain('beacon.signature');
     expect(r.untrusted.map((u) => u.check)).toEqual(['chain pinned']);
-    expect(r.untrusted[0]!.message).toMatch(/is not one of the pinned public drand chains .*whoever holds that chain's key can sign any round, so the committer could have chosen the randomness/);
+    expect(r.untrusted[0]!.message).toMatch(
+      /is not one of the pinned public drand chains .*whoever holds that chain's key can sign any round, so the committer could have chosen the randomness/,
+    );
   });
 
-  it('a commitment that claims quicknet\'s hash with another key is untrusted; with a round before committedAt too', async () => {
+  it("a commitment that claims quicknet's hash with another key is untrusted; with a round before committedAt too", async () => {
     const forged = structuredClone(commitment);
     forged.beacon.chain.public_key = fakeChain().info.public_key;
     const p1 = { ...proof, commitmentDigest: commitmentDigest(forged) };
@@ -102,12 +182,17 @@ describe('trust in the randomness', () => {
     const p2 = { ...proof, commitmentDigest: commitmentDigest(late) };
     const r2 = await verifySelection({ commitment: late, proof: p2, framePath: frame, publishedAt });
     expect(r2.untrusted.map((u) => u.check)).toEqual(['future round']);
-    expect(r2.untrusted[0]!.message).toMatch(/was produced at 2026-09-16T14:18:15\.000Z, not after committedAt 2026-09-16T14:30:00\.000Z/);
+    expect(r2.untrusted[0]!.message).toMatch(
+      /was produced at 2026-09-16T14:18:15\.000Z, not after committedAt 2026-09-16T14:30:00\.000Z/,
+    );
   });
 
   it('verify --seed-hex against a drand proof: a mismatch, not a pass', async () => {
     const r = await verifySelection({ commitment, proof, framePath: frame, publishedAt, seedHex: 'ab'.repeat(32) });
     expect(r.verdict).toBe('mismatch');
-    expect(r.mismatch).toMatchObject({ check: 'randomness', message: expect.stringMatching(/the proof uses drand round 32254977/) });
+    expect(r.mismatch).toMatchObject({
+      check: 'randomness',
+      message: expect.stringMatching(/the proof uses drand round 32254977/),
+    });
   });
 });

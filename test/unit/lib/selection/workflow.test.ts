@@ -25,7 +25,13 @@ describe('commit → draw → verify (in process)', () => {
     expect(commitment.frame.frameHash).toBe(v.frameHash);
     expect(commitment.strata).toEqual([{ name: 'all', households: 30, sampleSize: 6, frameHash: v.frameHash }]);
     const out = mkdtempSync(join(dir, 'draw-'));
-    const r = await drawSelection({ commitment, framePath: frame, randomness: { seedHex: v.beaconRandomness }, outDir: out, now: new Date() });
+    const r = await drawSelection({
+      commitment,
+      framePath: frame,
+      randomness: { seedHex: v.beaconRandomness },
+      outDir: out,
+      now: new Date(),
+    });
     expect(r.proof.seed).toBe(v.seed);
     expect(r.proof.randomness.source).toBe('verifier');
     expect(r.proof.strata[0]!.sample.map((s) => s.household_id)).toEqual(v.selected);
@@ -34,22 +40,66 @@ describe('commit → draw → verify (in process)', () => {
     expect(csv.slice(1, 7).map((l) => l.split(',')[3])).toEqual(v.selected);
     expect(csv.slice(7, 12).map((l) => l.split(',')[3])).toEqual(v.replacement_order_first5);
     expect(csv.slice(7).every((l) => l.split(',')[2] === 'replacement')).toBe(true);
-    const ok = await verifySelection({ commitment, proof: r.proof, framePath: frame, selectionPath: r.selectionPath, seedHex: v.beaconRandomness });
+    const ok = await verifySelection({
+      commitment,
+      proof: r.proof,
+      framePath: frame,
+      selectionPath: r.selectionPath,
+      seedHex: v.beaconRandomness,
+    });
     expect(ok.verdict).toBe('verified');
-    expect(ok.passed).toEqual(['commitment', 'designId', 'commitment.design', 'commitment.roundTime', 'randomness', 'frame', 'frameHash', 'frame file', 'seed', 'selection', 'selection.csv']);
+    expect(ok.passed).toEqual([
+      'commitment',
+      'designId',
+      'commitment.design',
+      'commitment.roundTime',
+      'randomness',
+      'frame',
+      'frameHash',
+      'frame file',
+      'seed',
+      'selection',
+      'selection.csv',
+    ]);
   });
 
   it('stratified design with a real quicknet round: verifies, and detects proof-level tampering', async () => {
-    const designJson = computeDesign({ population: 900, expectedMean: 2, expectedSD: 1.2, dropoutRate: 0.1, stratification: { enabled: true, strata: [{ name: 'North', weight: 0.5 }, { name: 'South', weight: 0.5 }] } });
+    const designJson = computeDesign({
+      population: 900,
+      expectedMean: 2,
+      expectedSD: 1.2,
+      dropoutRate: 0.1,
+      stratification: {
+        enabled: true,
+        strata: [
+          { name: 'North', weight: 0.5 },
+          { name: 'South', weight: 0.5 },
+        ],
+      },
+    });
     const design = loadDesign(designJson);
     expect(design.designId).toBe(designIdOf(designJson.parameters, designJson.stratification));
     const frame = join(dir, 'strat.csv');
-    writeFileSync(frame, 'household_id,stratum,adopter\n' + Array.from({ length: 900 }, (_, i) => `HH${i},${i % 2 ? 'north' : 'SOUTH'},${i % 5 ? 1 : 0}`).join('\n') + '\n');
+    writeFileSync(
+      frame,
+      'household_id,stratum,adopter\n' +
+        Array.from({ length: 900 }, (_, i) => `HH${i},${i % 2 ? 'north' : 'SOUTH'},${i % 5 ? 1 : 0}`).join('\n') +
+        '\n',
+    );
     const { commitment, publishedAt } = await commitForRealRound({ design, framePath: frame });
-    expect(commitment.strata.map((s) => [s.name, s.households])).toEqual([['North', 450], ['South', 450]]);
+    expect(commitment.strata.map((s) => [s.name, s.households])).toEqual([
+      ['North', 450],
+      ['South', 450],
+    ]);
     expect(() => parseCommitment(JSON.parse(JSON.stringify(commitment)))).not.toThrow();
     const out = mkdtempSync(join(dir, 'draw-'));
-    const r = await drawSelection({ commitment, framePath: frame, randomness: { beacon: QUICKNET }, outDir: out, now: new Date() });
+    const r = await drawSelection({
+      commitment,
+      framePath: frame,
+      randomness: { beacon: QUICKNET },
+      outDir: out,
+      now: new Date(),
+    });
     const proof = parseProof(JSON.parse(JSON.stringify(r.proof)));
     expect(proof.commitmentDigest).toBe(commitmentDigest(commitment));
     expect((await verifySelection({ commitment, proof, framePath: frame, publishedAt })).ok).toBe(true);
@@ -62,11 +112,15 @@ describe('commit → draw → verify (in process)', () => {
 
     const otherRound = structuredClone(proof);
     Object.assign(otherRound.randomness, { round: 657413 });
-    expect((await verifySelection({ commitment, proof: otherRound, framePath: frame, publishedAt })).mismatch?.check).toBe('beacon.round');
+    expect(
+      (await verifySelection({ commitment, proof: otherRound, framePath: frame, publishedAt })).mismatch?.check,
+    ).toBe('beacon.round');
 
     const edited = structuredClone(commitment);
     edited.strata[0]!.sampleSize += 1;
-    expect((await verifySelection({ commitment: edited, proof, framePath: frame, publishedAt })).mismatch?.check).toBe('commitment');
+    expect((await verifySelection({ commitment: edited, proof, framePath: frame, publishedAt })).mismatch?.check).toBe(
+      'commitment',
+    );
   });
 
   it('commit refuses a round that is not after the commitment time, and a frame too small for n', async () => {
@@ -75,13 +129,22 @@ describe('commit → draw → verify (in process)', () => {
     const chain = fakeChain();
     const design = loadDesign({ population: 3, expectedMean: 1, expectedSD: 0.03, dropoutRate: 0 });
     expect(design.strata[0]!.sampleSize).toBe(2);
-    await expect(commitSelection({ design, framePath: frame, chain: chain.info, round: 1, delaySeconds: 0, now: new Date() })).rejects.toMatchObject({ code: 'round_not_in_future' });
+    await expect(
+      commitSelection({ design, framePath: frame, chain: chain.info, round: 1, delaySeconds: 0, now: new Date() }),
+    ).rejects.toMatchObject({ code: 'round_not_in_future' });
     const big = loadDesign({ population: 5, expectedMean: 1, expectedSD: 0.5, dropoutRate: 0 });
-    await expect(commitSelection({ design: big, framePath: frame, chain: chain.info, delaySeconds: 0, now: new Date() })).rejects.toMatchObject({ code: 'insufficient_frame' });
+    await expect(
+      commitSelection({ design: big, framePath: frame, chain: chain.info, delaySeconds: 0, now: new Date() }),
+    ).rejects.toMatchObject({ code: 'insufficient_frame' });
   });
 
   it('loadDesign: a registry record keeps its designId; a calc input is computed', () => {
-    const rec = { designId: 'dsg_123', projectId: 'p1', version: 2, ...computeDesign({ population: 500, expectedMean: 2, expectedSD: 1, dropoutRate: 0 }) };
+    const rec = {
+      designId: 'dsg_123',
+      projectId: 'p1',
+      version: 2,
+      ...computeDesign({ population: 500, expectedMean: 2, expectedSD: 1, dropoutRate: 0 }),
+    };
     const d = loadDesign(rec);
     expect(d.designId).toBe('dsg_123');
     expect(d.designIdSource).toBe('record');

@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { generateSigner, signerFromMnemonic, generateMnemonic, isDidKeyEd25519, didFromMnemonic } from '../../../../src/lib/keys/index.ts';
-import { MemoryReplayStore, mintDelegation, mintInvocation, verifyDelegation, verifyInvocation, encodeToken } from '../../../../src/lib/ucan/index.ts';
+import {
+  generateSigner,
+  signerFromMnemonic,
+  generateMnemonic,
+  isDidKeyEd25519,
+  didFromMnemonic,
+} from '../../../../src/lib/keys/index.ts';
+import {
+  MemoryReplayStore,
+  mintDelegation,
+  mintInvocation,
+  verifyDelegation,
+  verifyInvocation,
+  encodeToken,
+} from '../../../../src/lib/ucan/index.ts';
 import { invoke } from '@ucanto/core';
 import type { OracleKitError } from '../../../../src/lib/errors.ts';
 
@@ -45,20 +58,66 @@ describe('ucan verification', async () => {
   it('refuses each failure with its code', async () => {
     expect(await code(verifyInvocation('%%%not base64', O))).toBe('malformed_token');
     expect(await code(verifyInvocation(Buffer.from('hello').toString('base64'), O))).toBe('malformed_token');
-    expect(await code(verifyInvocation(await mintInvocation({ issuer: user, audience: other.did() }), O))).toBe('wrong_audience');
-    expect(await code(verifyInvocation(await mintInvocation({ issuer: user, audience: oracle.did(), expiration: now() - 10 }), O))).toBe('expired');
-    expect(await code(verifyInvocation(await mintInvocation({ issuer: user, audience: oracle.did(), notBefore: now() + 300, expiration: now() + 600 }), O))).toBe('not_yet_valid');
-    expect(await code(verifyInvocation(await mintInvocation({ issuer: user, audience: oracle.did(), notBefore: now(), expiration: now() + 901 }), O))).toBe('ttl_too_long');
-    expect(await code(verifyInvocation(await mintInvocation({ issuer: user, audience: oracle.did(), withResource: 'did:key:z6Mkother' + oracle.did().slice(17) }), O))).toBe('capability_mismatch');
+    expect(await code(verifyInvocation(await mintInvocation({ issuer: user, audience: other.did() }), O))).toBe(
+      'wrong_audience',
+    );
+    expect(
+      await code(
+        verifyInvocation(await mintInvocation({ issuer: user, audience: oracle.did(), expiration: now() - 10 }), O),
+      ),
+    ).toBe('expired');
+    expect(
+      await code(
+        verifyInvocation(
+          await mintInvocation({
+            issuer: user,
+            audience: oracle.did(),
+            notBefore: now() + 300,
+            expiration: now() + 600,
+          }),
+          O,
+        ),
+      ),
+    ).toBe('not_yet_valid');
+    expect(
+      await code(
+        verifyInvocation(
+          await mintInvocation({ issuer: user, audience: oracle.did(), notBefore: now(), expiration: now() + 901 }),
+          O,
+        ),
+      ),
+    ).toBe('ttl_too_long');
+    expect(
+      await code(
+        verifyInvocation(
+          await mintInvocation({
+            issuer: user,
+            audience: oracle.did(),
+            withResource: 'did:key:z6Mkother' + oracle.did().slice(17),
+          }),
+          O,
+        ),
+      ),
+    ).toBe('capability_mismatch');
   });
   it('accepts a not-before within the 60 s clock skew', async () => {
-    const t = await mintInvocation({ issuer: user, audience: oracle.did(), notBefore: now() + 30, expiration: now() + 300 });
+    const t = await mintInvocation({
+      issuer: user,
+      audience: oracle.did(),
+      notBefore: now() + 30,
+      expiration: now() + 300,
+    });
     expect(await code(verifyInvocation(t, O))).toBe('ok');
   });
   it('refuses a forged signature', async () => {
     // signed with the user's key while claiming to be another did:key
     const liar = user.withDID(other.did() as `did:key:${string}`);
-    const inv = await invoke({ issuer: liar, audience: oracle, capability: { can: 'oracle/use', with: oracle.did() }, expiration: now() + 300 }).delegate();
+    const inv = await invoke({
+      issuer: liar,
+      audience: oracle,
+      capability: { can: 'oracle/use', with: oracle.did() },
+      expiration: now() + 300,
+    }).delegate();
     expect(await code(verifyInvocation(await encodeToken(inv), O))).toBe('bad_signature');
   });
   it('refuses a replay and a revoked token', async () => {
@@ -68,7 +127,9 @@ describe('ucan verification', async () => {
     expect(await code(verifyInvocation(t, { ...O, replay }))).toBe('replayed');
     const v = await verifyInvocation(await mintInvocation({ issuer: user, audience: oracle.did() }), O);
     const { token: dt, delegation } = await mintDelegation({ issuer: user, audience: oracle.did() });
-    expect(await code(verifyDelegation(dt, { ...O, isRevoked: (c) => c === delegation.cid.toString() }))).toBe('revoked');
+    expect(await code(verifyDelegation(dt, { ...O, isRevoked: (c) => c === delegation.cid.toString() }))).toBe(
+      'revoked',
+    );
     expect(v.did).toBe(user.did());
   });
   it('keeps refusing replays past the sweep size, and forgets expired CIDs', () => {
@@ -89,13 +150,31 @@ describe('ucan verification', async () => {
   });
   it('bounds a delegation that logs in alone by maxTtl, whose setting the error names; an invocation keeps 900 s', async () => {
     const maxTtl = { seconds: 30 * 24 * 3600, setting: 'ORACLE_UCAN_DELEGATION_MAX_TTL_S' };
-    const month = await mintDelegation({ issuer: user, audience: oracle.did(), notBefore: now(), expiration: now() + maxTtl.seconds });
+    const month = await mintDelegation({
+      issuer: user,
+      audience: oracle.did(),
+      notBefore: now(),
+      expiration: now() + maxTtl.seconds,
+    });
     expect(await code(verifyDelegation(month.token, { ...O, maxTtl }))).toBe('ok');
-    const longer = await mintDelegation({ issuer: user, audience: oracle.did(), notBefore: now(), expiration: now() + maxTtl.seconds + 1 });
-    await expect(verifyDelegation(longer.token, { ...O, maxTtl })).rejects.toMatchObject({ code: 'ttl_too_long', message: expect.stringContaining('ORACLE_UCAN_DELEGATION_MAX_TTL_S') });
+    const longer = await mintDelegation({
+      issuer: user,
+      audience: oracle.did(),
+      notBefore: now(),
+      expiration: now() + maxTtl.seconds + 1,
+    });
+    await expect(verifyDelegation(longer.token, { ...O, maxTtl })).rejects.toMatchObject({
+      code: 'ttl_too_long',
+      message: expect.stringContaining('ORACLE_UCAN_DELEGATION_MAX_TTL_S'),
+    });
     // without maxTtl (downstream authority next to an invocation) a delegation's lifetime is not bounded
     expect(await code(verifyDelegation(longer.token, O))).toBe('ok');
-    const inv = await mintInvocation({ issuer: user, audience: oracle.did(), notBefore: now(), expiration: now() + 901 });
+    const inv = await mintInvocation({
+      issuer: user,
+      audience: oracle.did(),
+      notBefore: now(),
+      expiration: now() + 901,
+    });
     expect(await code(verifyInvocation(inv, { ...O, maxTtl }))).toBe('ttl_too_long');
   });
   it('refuses a delegation from another user', async () => {

@@ -4,13 +4,28 @@ import { initialTurn, reduceTurn, type AnyEvent } from '../../../../src/lib/prot
 
 let n = 0;
 const withIds = (events: Omit<AnyEvent, 'id'>[]) => events.map((e) => ({ ...e, id: ++n }) as AnyEvent);
-const fold = (events: Omit<AnyEvent, 'id'>[]) => withIds(events).reduce(reduceTurn, initialTurn({ runId: 'r', requestId: 'q' }));
-const call = (eventId: string, status: 'isRunning' | 'done' | 'error', extra: Record<string, unknown> = {}) => ({ event: 'tool_call' as const, data: { sessionId: 's', requestId: 'q', eventId, toolName: 'get_weather', args: { city: 'Oslo' }, status, ...extra } });
+const fold = (events: Omit<AnyEvent, 'id'>[]) =>
+  withIds(events).reduce(reduceTurn, initialTurn({ runId: 'r', requestId: 'q' }));
+const call = (eventId: string, status: 'isRunning' | 'done' | 'error', extra: Record<string, unknown> = {}) => ({
+  event: 'tool_call' as const,
+  data: { sessionId: 's', requestId: 'q', eventId, toolName: 'get_weather', args: { city: 'Oslo' }, status, ...extra },
+});
 /** A tool row as the IXO SDK builds it from the call's last `tool_call` frame (`payload`). */
 const toolRow = (eventId: string, payload: ReturnType<typeof call>['data'] & { output?: unknown; error?: string }) => ({
   id: `q-ToolCall-${eventId}`,
   type: 'ai',
-  content: { name: 'get_weather', props: { id: eventId, args: payload.args, status: payload.status, output: payload.output, payload, isToolCall: true, toolName: 'get_weather' } },
+  content: {
+    name: 'get_weather',
+    props: {
+      id: eventId,
+      args: payload.args,
+      status: payload.status,
+      output: payload.output,
+      payload,
+      isToolCall: true,
+      toolName: 'get_weather',
+    },
+  },
 });
 
 describe('historyRows', () => {
@@ -35,12 +50,20 @@ describe('historyRows', () => {
       { id: 'q', type: 'ai', content: 'It is 3 °C.', reasoning: 'hm' },
     ]);
     // a failed call has no output: its error is in the payload, as in the stream
-    expect(rows[2]!.content).toMatchObject({ props: { output: undefined, payload: { status: 'error', error: 'bad city' } } });
+    expect(rows[2]!.content).toMatchObject({
+      props: { output: undefined, payload: { status: 'error', error: 'bad city' } },
+    });
     expect(rows.some((r) => 'toolCalls' in r)).toBe(false);
   });
 
   it("a failed turn stores its partial answer, then the last error event as the SDK's Error component with the stream's id", () => {
-    const error = { error: 'the upstream model failed', code: 'provider_error', kind: 'provider', retryable: true, timestamp: '2026-01-01T00:00:00.000Z' } as const;
+    const error = {
+      error: 'the upstream model failed',
+      code: 'provider_error',
+      kind: 'provider',
+      retryable: true,
+      timestamp: '2026-01-01T00:00:00.000Z',
+    } as const;
     const turn = fold([
       { event: 'message', data: { content: 'A partial ans' } },
       { event: 'error', data: { ...error, error: 'an earlier one' } },
@@ -48,34 +71,74 @@ describe('historyRows', () => {
     ]);
     expect(historyRows(turn, 'failed', 's')).toStrictEqual([
       { id: 'q', type: 'ai', content: 'A partial ans', reasoning: undefined },
-      { id: 'q-error', type: 'ai', content: { name: 'Error', props: { id: 'error', args: {}, status: 'done', output: error.error, event: { eventName: 'error', payload: error }, payload: error } } },
+      {
+        id: 'q-error',
+        type: 'ai',
+        content: {
+          name: 'Error',
+          props: {
+            id: 'error',
+            args: {},
+            status: 'done',
+            output: error.error,
+            event: { eventName: 'error', payload: error },
+            payload: error,
+          },
+        },
+      },
     ]);
   });
 
   it('rows are in the order the stream first showed them (text before a call keeps the answer above it; the error row where the last error came)', () => {
     const events = withIds([
       { event: 'message', data: { content: 'Let me look. ' } },
-      { event: 'error', data: { error: 'first', code: 'provider_error', kind: 'provider', retryable: true, timestamp: 't' } },
+      {
+        event: 'error',
+        data: { error: 'first', code: 'provider_error', kind: 'provider', retryable: true, timestamp: 't' },
+      },
       call('c1', 'isRunning'),
       { event: 'reasoning', data: { sessionId: 's', requestId: 'q', reasoning: 'hm', isComplete: false } },
       { event: 'reasoning', data: { sessionId: 's', requestId: 'q', reasoning: '', isComplete: true } },
       call('c1', 'done', { output: 1 }),
       { event: 'message', data: { content: 'Found it.' } },
-      { event: 'error', data: { error: 'last', code: 'provider_error', kind: 'provider', retryable: true, timestamp: 't' } },
+      {
+        event: 'error',
+        data: { error: 'last', code: 'provider_error', kind: 'provider', retryable: true, timestamp: 't' },
+      },
     ]);
     const turn = events.reduce(reduceTurn, initialTurn({ runId: 'r', requestId: 'q' }));
-    expect(historyRows(turn, 'failed', 's', events).map((r) => r.id)).toStrictEqual(['q', 'q-ToolCall-c1', 'q-reasoning', 'q-error']);
+    expect(historyRows(turn, 'failed', 's', events).map((r) => r.id)).toStrictEqual([
+      'q',
+      'q-ToolCall-c1',
+      'q-reasoning',
+      'q-error',
+    ]);
     // without the events, the fixed order: reasoning, calls, answer, error
-    expect(historyRows(turn, 'failed', 's').map((r) => r.id)).toStrictEqual(['q-reasoning', 'q-ToolCall-c1', 'q', 'q-error']);
+    expect(historyRows(turn, 'failed', 's').map((r) => r.id)).toStrictEqual([
+      'q-reasoning',
+      'q-ToolCall-c1',
+      'q',
+      'q-error',
+    ]);
     // a finished turn's empty answer (no event showed it) comes after the rows the stream showed
     const called = withIds([call('c2', 'isRunning'), call('c2', 'done', { output: 2 })]);
-    expect(historyRows(called.reduce(reduceTurn, initialTurn({ runId: 'r', requestId: 'q' })), 'finished', 's', called).map((r) => r.id)).toStrictEqual(['q-ToolCall-c2', 'q']);
+    expect(
+      historyRows(called.reduce(reduceTurn, initialTurn({ runId: 'r', requestId: 'q' })), 'finished', 's', called).map(
+        (r) => r.id,
+      ),
+    ).toStrictEqual(['q-ToolCall-c2', 'q']);
   });
 
   it('a finished turn always stores its answer; a failed or aborted one only with text', () => {
-    expect(historyRows(fold([]), 'finished', 's')).toStrictEqual([{ id: 'q', type: 'ai', content: '', reasoning: undefined }]);
+    expect(historyRows(fold([]), 'finished', 's')).toStrictEqual([
+      { id: 'q', type: 'ai', content: '', reasoning: undefined },
+    ]);
     expect(historyRows(fold([]), 'failed', 's')).toStrictEqual([]);
-    expect(historyRows(fold([call('c1', 'isRunning')]), 'aborted', 's').map((r) => r.id)).toStrictEqual(['q-ToolCall-c1']);
-    expect(historyRows(fold([{ event: 'message', data: { content: 'part' } }]), 'aborted', 's')).toStrictEqual([{ id: 'q', type: 'ai', content: 'part', reasoning: undefined }]);
+    expect(historyRows(fold([call('c1', 'isRunning')]), 'aborted', 's').map((r) => r.id)).toStrictEqual([
+      'q-ToolCall-c1',
+    ]);
+    expect(historyRows(fold([{ event: 'message', data: { content: 'part' } }]), 'aborted', 's')).toStrictEqual([
+      { id: 'q', type: 'ai', content: 'part', reasoning: undefined },
+    ]);
   });
 });

@@ -9,7 +9,12 @@ const plugin = (name: string, extra: Partial<OraclePlugin<unknown>> = {}): Activ
 
 describe('runHook', () => {
   it('collects what each plugin returns, in boot order, leaving out undefined', async () => {
-    const active = [plugin('a', { systemPrompt: () => 'A' }), plugin('b'), plugin('c', { systemPrompt: () => undefined }), plugin('d', { systemPrompt: (_s, ctx) => `D:${(ctx.env as { name: string }).name}` })];
+    const active = [
+      plugin('a', { systemPrompt: () => 'A' }),
+      plugin('b'),
+      plugin('c', { systemPrompt: () => undefined }),
+      plugin('d', { systemPrompt: (_s, ctx) => `D:${(ctx.env as { name: string }).name}` }),
+    ];
     expect(await runHook(active, ({ plugin: p, ctx }) => p.systemPrompt?.({}, ctx))).toEqual(['A', 'D:d']);
   });
 
@@ -19,13 +24,19 @@ describe('runHook', () => {
       await new Promise((r) => setTimeout(r, ms));
       seen.push(name);
     };
-    await runHook([plugin('a'), plugin('b'), plugin('c')], ({ plugin: p }) => (p.name === 'a' ? slow('a', 30)() : p.name === 'b' ? void seen.push('b') : slow('c', 1)()));
+    await runHook([plugin('a'), plugin('b'), plugin('c')], ({ plugin: p }) =>
+      p.name === 'a' ? slow('a', 30)() : p.name === 'b' ? void seen.push('b') : slow('c', 1)(),
+    );
     expect(seen).toEqual(['a', 'b', 'c']);
   });
 
   it('with an initial value, threads it through the plugins (a defined result replaces it, null included)', async () => {
     const active = [plugin('a'), plugin('b'), plugin('c')];
-    const step: Record<string, (v: unknown) => unknown> = { a: (v) => `${String(v)}+a`, b: () => undefined, c: async (v) => `${String(v)}+c` };
+    const step: Record<string, (v: unknown) => unknown> = {
+      a: (v) => `${String(v)}+a`,
+      b: () => undefined,
+      c: async (v) => `${String(v)}+c`,
+    };
     expect(await runHook(active, ({ plugin: p }, v) => step[p.name]!(v), 'in')).toBe('in+a+c');
     expect(await runHook(active, () => undefined, 'same')).toBe('same');
     expect(await runHook([plugin('a')], () => null, 'x' as unknown)).toBeNull();

@@ -7,14 +7,27 @@ const part = (p: Record<string, unknown>) => p as unknown as TextStreamPart<Tool
 
 function mapper(cancelled = false) {
   const events: AnyEventInput[] = [];
-  const m = new PartsToEvents({ sessionId: 's', requestId: 'q', emit: (e) => events.push(e), redact: (t) => t.replaceAll('sk-secret', '[redacted]'), cancelled: () => cancelled });
+  const m = new PartsToEvents({
+    sessionId: 's',
+    requestId: 'q',
+    emit: (e) => events.push(e),
+    redact: (t) => t.replaceAll('sk-secret', '[redacted]'),
+    cancelled: () => cancelled,
+  });
   return { m, events };
 }
 
 describe('PartsToEvents', () => {
   it('reasoning deltas, then one closing frame without text (the IXO SDK appends every frame) before the text', () => {
     const { m, events } = mapper();
-    for (const p of [{ type: 'reasoning-delta', text: 'a' }, { type: 'reasoning-delta', text: '' }, { type: 'reasoning-delta', text: 'b' }, { type: 'text-delta', text: 'Hi' }, { type: 'text-delta', text: '' }]) m.push(part(p));
+    for (const p of [
+      { type: 'reasoning-delta', text: 'a' },
+      { type: 'reasoning-delta', text: '' },
+      { type: 'reasoning-delta', text: 'b' },
+      { type: 'text-delta', text: 'Hi' },
+      { type: 'text-delta', text: '' },
+    ])
+      m.push(part(p));
     m.end();
     expect(events).toEqual([
       { event: 'reasoning', data: { sessionId: 's', requestId: 'q', reasoning: 'a', isComplete: false } },
@@ -36,11 +49,27 @@ describe('PartsToEvents', () => {
     const { m, events } = mapper();
     m.push(part({ type: 'tool-call', toolCallId: 'c1', toolName: 't', input: { a: 1 } }));
     m.push(part({ type: 'tool-result', toolCallId: 'c1', toolName: 't', input: { a: 1 }, output: 42 }));
-    m.push(part({ type: 'tool-error', toolCallId: 'c2', toolName: 't', input: {}, error: new Error('key sk-secret refused') }));
+    m.push(
+      part({
+        type: 'tool-error',
+        toolCallId: 'c2',
+        toolName: 't',
+        input: {},
+        error: new Error('key sk-secret refused'),
+      }),
+    );
     expect(events.map((e) => e.data)).toEqual([
       { sessionId: 's', requestId: 'q', eventId: 'c1', toolName: 't', args: { a: 1 }, status: 'isRunning' },
       { sessionId: 's', requestId: 'q', eventId: 'c1', toolName: 't', args: { a: 1 }, status: 'done', output: 42 },
-      { sessionId: 's', requestId: 'q', eventId: 'c2', toolName: 't', args: {}, status: 'error', error: 'key [redacted] refused' },
+      {
+        sessionId: 's',
+        requestId: 'q',
+        eventId: 'c2',
+        toolName: 't',
+        args: {},
+        status: 'error',
+        error: 'key [redacted] refused',
+      },
     ]);
   });
 
@@ -50,7 +79,9 @@ describe('PartsToEvents', () => {
     m.push(part({ type: 'finish-step', finishReason: 'stop' }));
     m.push(part({ type: 'error', error: new Error('upstream said sk-secret') }));
     expect([m.stepCount, m.lastFinishReason, m.sawError]).toEqual([2, 'stop', true]);
-    expect(events).toMatchObject([{ event: 'error', data: { code: 'internal_error', kind: 'internal', error: 'upstream said [redacted]' } }]);
+    expect(events).toMatchObject([
+      { event: 'error', data: { code: 'internal_error', kind: 'internal', error: 'upstream said [redacted]' } },
+    ]);
     const c = mapper(true);
     c.m.push(part({ type: 'error', error: new Error('aborted') }));
     expect([c.m.sawError, c.events]).toEqual([false, []]);

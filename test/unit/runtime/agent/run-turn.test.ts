@@ -9,10 +9,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runTurn, type AgentDeps } from '../../../../src/runtime/agent/index.ts';
 import { Run } from '../../../../src/runtime/runs.ts';
-import { definePlugin, defineTool, type AnyPluginTool, type OraclePlugin, type PluginContext } from '../../../../src/runtime/plugin.ts';
+import {
+  definePlugin,
+  defineTool,
+  type AnyPluginTool,
+  type OraclePlugin,
+  type PluginContext,
+} from '../../../../src/runtime/plugin.ts';
 import type { NewMessage } from '../../../../src/runtime/store.ts';
 import type { ComponentRecord } from '../../../../src/lib/protocol/index.ts';
-import { callTool, say, startScriptedModelServer, systemPromptOf, type ScriptedModelServer } from '../../../helpers/scripted-model-server.ts';
+import {
+  callTool,
+  say,
+  startScriptedModelServer,
+  systemPromptOf,
+  type ScriptedModelServer,
+} from '../../../helpers/scripted-model-server.ts';
 
 let model: ScriptedModelServer;
 beforeAll(async () => {
@@ -56,12 +68,21 @@ describe('runTurn', () => {
         middleware: {
           beforeModel: () => void log.push(`${name}.beforeModel`),
           afterModel: (_t, step) => void log.push(`${name}.afterModel:${step.finishReason}`),
-          beforeTool: (_t, call) => (log.push(`${name}.beforeTool`), name === 'a' ? { city: `${(call.input as { city: string }).city}!` } : undefined),
+          beforeTool: (_t, call) => (
+            log.push(`${name}.beforeTool`),
+            name === 'a' ? { city: `${(call.input as { city: string }).city}!` } : undefined
+          ),
           afterTool: (_t, call) => void log.push(`${name}.afterTool:${JSON.stringify(call.output)}`),
         },
         tools: (): Record<string, AnyPluginTool> =>
           name === 'a'
-            ? { echo_city: defineTool({ description: 'echo', inputSchema: z.object({ city: z.string() }), execute: (i: { city: string }) => (log.push(`echo_city(${i.city})`), { city: i.city }) }) }
+            ? {
+                echo_city: defineTool({
+                  description: 'echo',
+                  inputSchema: z.object({ city: z.string() }),
+                  execute: (i: { city: string }) => (log.push(`echo_city(${i.city})`), { city: i.city }),
+                }),
+              }
             : {},
       }) as OraclePlugin<unknown>;
     model.enqueue(callTool('echo_city', { city: 'Oslo' }, 'call_1'), say('Done.'));
@@ -86,9 +107,15 @@ describe('runTurn', () => {
       'a.afterModel:stop',
       'b.afterModel:stop',
     ]);
-    expect(systemPromptOf(model.requests.at(-2)!.body)).toBe('You are a test oracle.\n\na prompt (state a,b)\n\nb prompt (state a,b)');
+    expect(systemPromptOf(model.requests.at(-2)!.body)).toBe(
+      'You are a test oracle.\n\na prompt (state a,b)\n\nb prompt (state a,b)',
+    );
     expect(run.events.map((e) => e.event)).toEqual(['run', 'tool_call', 'tool_call', 'message', 'message', 'done']);
-    expect(run.turn).toMatchObject({ status: 'finished', text: 'Done.', toolCalls: [{ eventId: 'call_1', status: 'done', output: { city: 'Oslo!' } }] });
+    expect(run.turn).toMatchObject({
+      status: 'finished',
+      text: 'Done.',
+      toolCalls: [{ eventId: 'call_1', status: 'done', output: { city: 'Oslo!' } }],
+    });
     expect(stored).toEqual([
       [{ id: 'q1-human', type: 'human', content: 'go' }],
       [
@@ -102,7 +129,15 @@ describe('runTurn', () => {
               args: { city: 'Oslo' },
               status: 'done',
               output: { city: 'Oslo!' },
-              payload: { sessionId: 's1', requestId: 'q1', eventId: 'call_1', toolName: 'echo_city', args: { city: 'Oslo' }, status: 'done', output: { city: 'Oslo!' } },
+              payload: {
+                sessionId: 's1',
+                requestId: 'q1',
+                eventId: 'call_1',
+                toolName: 'echo_city',
+                args: { city: 'Oslo' },
+                status: 'done',
+                output: { city: 'Oslo!' },
+              },
               isToolCall: true,
               toolName: 'echo_city',
             },
@@ -117,10 +152,16 @@ describe('runTurn', () => {
   });
 
   it('a provider that refuses the key ends the turn with provider_unauthorized, then done failed', async () => {
-    model.enqueue({ steps: [{ type: 'http_error', status: 401, body: { error: { message: 'Invalid API key', type: 'auth' } } }] });
+    model.enqueue({
+      steps: [{ type: 'http_error', status: 401, body: { error: { message: 'Invalid API key', type: 'auth' } } }],
+    });
     const run = new Run({ sessionId: 's1', userDid: 'did:key:z', requestId: 'q2' });
     await runTurn(deps([], []), run, { message: 'hi' });
-    expect(run.events.slice(1).map((e) => [e.event, e.event === 'error' ? e.data.code : e.event === 'done' ? e.data.status : ''])).toEqual([
+    expect(
+      run.events
+        .slice(1)
+        .map((e) => [e.event, e.event === 'error' ? e.data.code : e.event === 'done' ? e.data.status : '']),
+    ).toEqual([
       ['error', 'provider_unauthorized'],
       ['done', 'failed'],
     ]);

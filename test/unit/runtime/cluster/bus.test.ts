@@ -55,7 +55,10 @@ describe('the run-event bus', () => {
       await sub.subscribe(list(run.runId), (m) => messages.push(m));
       const before = await calls('rpush');
       for (let i = 0; i < 50; i++) run.emit({ event: 'message', data: { content: `t${i}` } });
-      const all = await until(async () => ((await stored(run.runId)).length === 50 ? stored(run.runId) : undefined), 'the 50 events in the list');
+      const all = await until(
+        async () => ((await stored(run.runId)).length === 50 ? stored(run.runId) : undefined),
+        'the 50 events in the list',
+      );
       expect(all.map((e) => e.id)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
       expect((await calls('rpush')) - before).toBe(1);
       await until(async () => (messages.length > 0 ? true : undefined), 'the batch on the channel');
@@ -130,9 +133,13 @@ describe('the run-event bus', () => {
         (x: unknown) => x,
       )) as { code?: string; message?: string };
       expect(e.code).toBe('redis_unavailable');
-      expect(e.message).toMatch(/^the shared Redis \(ORACLE_REDIS_URL\) failed the check of session s4's running turn: \S/);
+      expect(e.message).toMatch(
+        /^the shared Redis \(ORACLE_REDIS_URL\) failed the check of session s4's running turn: \S/,
+      );
       await until(async () => (c.ready ? undefined : true), 'the client to notice');
-      expect(() => c.assertReady()).toThrow(/is not connected \(the (commands connection is|subscriptions connection is|commands and subscriptions connections are) reconnecting\)/);
+      expect(() => c.assertReady()).toThrow(
+        /is not connected \(the (commands connection is|subscriptions connection is|commands and subscriptions connections are) reconnecting\)/,
+      );
     } finally {
       await redis.start();
       await c.close();

@@ -7,17 +7,39 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startHarness, type Harness } from '../../../helpers/runtime-harness.ts';
-import { callTool, lastToolResult, say, scriptedModel, systemPromptOf, type Script, type ScriptedModel, type ScriptSource } from '../../../../src/testing.ts';
+import {
+  callTool,
+  lastToolResult,
+  say,
+  scriptedModel,
+  systemPromptOf,
+  type Script,
+  type ScriptedModel,
+  type ScriptSource,
+} from '../../../../src/testing.ts';
 import { definePlugin, defineTool } from '../../../../src/runtime/plugin.ts';
 import type { AnyEvent } from '../../../../src/lib/protocol/index.ts';
 
 const echo = definePlugin({
   name: 'echo',
   version: '0.0.1',
-  manifest: { title: 'Echo', summary: 'echoes', whenToUse: ['tests'], visibility: 'always', stability: 'experimental', category: 'test', defaultState: 'on', dependsOn: [] },
+  manifest: {
+    title: 'Echo',
+    summary: 'echoes',
+    whenToUse: ['tests'],
+    visibility: 'always',
+    stability: 'experimental',
+    category: 'test',
+    defaultState: 'on',
+    dependsOn: [],
+  },
   systemPrompt: () => 'ECHO-PROMPT',
   tools: () => ({
-    echo: defineTool({ description: 'echoes its input', inputSchema: z.object({ word: z.string() }), execute: ({ word }) => ({ echoed: word }) }),
+    echo: defineTool({
+      description: 'echoes its input',
+      inputSchema: z.object({ word: z.string() }),
+      execute: ({ word }) => ({ echoed: word }),
+    }),
   }),
 });
 
@@ -44,7 +66,14 @@ function shape(e: AnyEvent): unknown {
     case 'error':
       return { event: 'error', kind: d.kind, code: d.code, retryable: d.retryable };
     case 'tool_call':
-      return { event: 'tool_call', toolName: d.toolName, args: d.args, status: d.status, output: d.output, eventId: d.eventId };
+      return {
+        event: 'tool_call',
+        toolName: d.toolName,
+        args: d.args,
+        status: d.status,
+        output: d.output,
+        eventId: d.eventId,
+      };
     case 'reasoning':
       return { event: 'reasoning', reasoning: d.reasoning, isComplete: d.isComplete };
     default:
@@ -62,8 +91,24 @@ async function turn(h: Harness, enqueue: (...s: ScriptSource[]) => void, scripts
 
 const cases: [string, ScriptSource[]][] = [
   ['text', [say('Hello from the script.')]],
-  ['reasoning then text', [{ steps: [{ type: 'reasoning', text: 'thinking hard' }, { type: 'text', text: 'done thinking' }] }]],
-  ['a tool call answered from its result', [callTool('echo', { word: 'zebra' }, 'c1'), (body) => say(`It said ${(lastToolResult(body) as { echoed: string }).echoed}.`)]],
+  [
+    'reasoning then text',
+    [
+      {
+        steps: [
+          { type: 'reasoning', text: 'thinking hard' },
+          { type: 'text', text: 'done thinking' },
+        ],
+      },
+    ],
+  ],
+  [
+    'a tool call answered from its result',
+    [
+      callTool('echo', { word: 'zebra' }, 'c1'),
+      (body) => say(`It said ${(lastToolResult(body) as { echoed: string }).echoed}.`),
+    ],
+  ],
   ['an HTTP 503', [{ steps: [{ type: 'http_error', status: 503 }] }]],
   ['an HTTP 400', [{ steps: [{ type: 'http_error', status: 400, body: { error: { message: 'bad model' } } }] }]],
   ['a stall after some text', [{ steps: [{ type: 'text', text: 'Partial' }, { type: 'stall' }] }]],
@@ -101,7 +146,12 @@ describe('the in-process scripted model and the loopback server', () => {
     const u = await viaModel.user();
     const s = await u.newSession();
     const before = inProcess.aborted;
-    inProcess.enqueue({ steps: [{ type: 'text', text: 'slow' }, { type: 'delay', ms: 60_000 }] });
+    inProcess.enqueue({
+      steps: [
+        { type: 'text', text: 'slow' },
+        { type: 'delay', ms: 60_000 },
+      ],
+    });
     const streaming = u.stream(s, 'hi');
     for (let i = 0; i < 400 && !viaModel.app.runtime.runs.active(s); i++) await new Promise((r) => setTimeout(r, 5));
     const r = await u.req('POST', '/messages/abort', { sessionId: s });

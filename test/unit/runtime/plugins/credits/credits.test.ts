@@ -33,9 +33,15 @@ describe('credits boot rules', () => {
 
   it('a negative price, or credits forced on without a price, is a boot error with the fix', () => {
     expect(() => boot({ price: -1 })).toThrow(BootError);
-    expect(() => boot({ price: -1 })).toThrow("[boot-error] Plugin 'credits' env validation failed for 'price': price must be a number ≥ 0 in oracle.config.json, got -1. Set 'price' or disable it: features: { credits: false }");
-    expect(() => boot({}, { credits: true })).toThrow("[boot-error] Plugin 'credits' env validation failed for 'price': required but not set in oracle.config.json. Set 'price' or disable it: features: { credits: false }");
-    expect(() => boot({ price: 1 }, {}, { CREDITS_DENOM: '9 bad' })).toThrow(/^\[boot-error\] Plugin 'credits' env validation failed for 'CREDITS_DENOM': /);
+    expect(() => boot({ price: -1 })).toThrow(
+      "[boot-error] Plugin 'credits' env validation failed for 'price': price must be a number ≥ 0 in oracle.config.json, got -1. Set 'price' or disable it: features: { credits: false }",
+    );
+    expect(() => boot({}, { credits: true })).toThrow(
+      "[boot-error] Plugin 'credits' env validation failed for 'price': required but not set in oracle.config.json. Set 'price' or disable it: features: { credits: false }",
+    );
+    expect(() => boot({ price: 1 }, {}, { CREDITS_DENOM: '9 bad' })).toThrow(
+      /^\[boot-error\] Plugin 'credits' env validation failed for 'CREDITS_DENOM': /,
+    );
     const off = boot({ price: -1 }, { credits: false });
     expect(off.rt.status().excluded).toEqual([{ plugin: 'credits', reason: 'features' }]);
   });

@@ -34,8 +34,20 @@ describe.each(BACKENDS)('CreditsLedger on %s', (backend) => {
     }
     expect(await l.total()).toBe(0);
     expect(await l.balance('oracle:did:key:oracle')).toBeCloseTo(0.3, 12);
-    expect(Number((await d.get<{ s: number }>("SELECT SUM(amount_micro) AS s FROM credits_ledger WHERE account = 'oracle:did:key:oracle'"))!.s)).toBe(300_000);
-    expect(await l.summary('did:key:u')).toMatchObject({ paid: 0.3, prepaidBalance: 0, usedTurns: 3, prepaidTurns: 0, owed: 0 });
+    expect(
+      Number(
+        (await d.get<{ s: number }>(
+          "SELECT SUM(amount_micro) AS s FROM credits_ledger WHERE account = 'oracle:did:key:oracle'",
+        ))!.s,
+      ),
+    ).toBe(300_000);
+    expect(await l.summary('did:key:u')).toMatchObject({
+      paid: 0.3,
+      prepaidBalance: 0,
+      usedTurns: 3,
+      prepaidTurns: 0,
+      owed: 0,
+    });
     expect(await d.schemaVersion('credits')).toBe(1);
     // a second ledger on the same database does not migrate again
     const again = new CreditsLedger(d, { oracleDid: 'did:key:oracle', price: 0.1, denom: 'credit' });
@@ -49,13 +61,17 @@ describe.each(BACKENDS)('CreditsLedger on %s', (backend) => {
     const b = await l.gate('did:key:u', 's');
     expect(!a.ok && !b.ok && a.claims[0] === b.claims[0]).toBe(true);
     await l.accept('did:key:u');
-    await expect(l.pay('did:key:u', [...(a.ok ? [] : a.claims), 'claim-missing'], 4)).rejects.toThrow(/no claim claim-missing/);
+    await expect(l.pay('did:key:u', [...(a.ok ? [] : a.claims), 'claim-missing'], 4)).rejects.toThrow(
+      /no claim claim-missing/,
+    );
     expect(await l.total()).toBe(0);
     expect(await l.claims('did:key:u', 'outstanding')).toHaveLength(1);
     // other oracles' claims and users are separate
     const other = new CreditsLedger(d, { oracleDid: 'did:key:other', price: 2, denom: 'uixo' });
     expect(await other.claims('did:key:u')).toEqual([]);
-    await expect(other.pay('did:key:u', a.ok ? [] : a.claims, 2)).rejects.toThrow(/accept this oracle's contract first/);
+    await expect(other.pay('did:key:u', a.ok ? [] : a.claims, 2)).rejects.toThrow(
+      /accept this oracle's contract first/,
+    );
   });
 
   it('two ledgers on one database at once (two instances on PostgreSQL): one contract, a paid claim buys one turn, one outstanding claim; amounts past 2^31 micro-units', async () => {
@@ -65,14 +81,24 @@ describe.each(BACKENDS)('CreditsLedger on %s', (backend) => {
     const terms = { oracleDid: 'did:key:o', price: 5000, denom: 'credit' };
     const a = new CreditsLedger(d1, terms);
     const b = new CreditsLedger(d2, terms);
-    const accepted = await Promise.all([a.accept('did:key:u'), b.accept('did:key:u'), a.accept('did:key:u'), b.accept('did:key:u')]);
+    const accepted = await Promise.all([
+      a.accept('did:key:u'),
+      b.accept('did:key:u'),
+      a.accept('did:key:u'),
+      b.accept('did:key:u'),
+    ]);
     expect(accepted.filter((x) => x.created)).toHaveLength(1);
     expect(new Set(accepted.map((x) => x.contract.contractId)).size).toBe(1);
     const first = await a.gate('did:key:u', 's');
     expect(first.ok).toBe(false);
     if (first.ok) return;
     await b.pay('did:key:u', first.claims, 5000);
-    const gates = await Promise.all([a.gate('did:key:u', 's'), b.gate('did:key:u', 's'), a.gate('did:key:u', 's'), b.gate('did:key:u', 's')]);
+    const gates = await Promise.all([
+      a.gate('did:key:u', 's'),
+      b.gate('did:key:u', 's'),
+      a.gate('did:key:u', 's'),
+      b.gate('did:key:u', 's'),
+    ]);
     expect(gates.filter((g) => g.ok)).toHaveLength(1);
     expect(await a.claims('did:key:u', 'outstanding')).toHaveLength(1);
     expect(await b.balance('oracle:did:key:o')).toBe(5000);

@@ -15,7 +15,14 @@ describe('clientSchema: a client JSON Schema as the tool input schema', () => {
     expect(s.safeParse({ q: 1 }).success).toBe(false);
   });
   it('accepts any object when the schema is missing, not an object schema, or unusable', () => {
-    for (const bad of [undefined, null, 'x', [], { type: 'string' }, { type: 'object', properties: { a: { $ref: '#/nowhere' } } }]) {
+    for (const bad of [
+      undefined,
+      null,
+      'x',
+      [],
+      { type: 'string' },
+      { type: 'object', properties: { a: { $ref: '#/nowhere' } } },
+    ]) {
       const s = clientSchema(bad);
       expect(s.safeParse({ anything: 1 }).success).toBe(true);
     }

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseFrontMatter, readSkillFile, scanSkills, findSkill, skillFiles } from '../../../../../src/runtime/plugins/skills/skills.ts';
+import {
+  parseFrontMatter,
+  readSkillFile,
+  scanSkills,
+  findSkill,
+  skillFiles,
+} from '../../../../../src/runtime/plugins/skills/skills.ts';
 import { skillsPlugin } from '../../../../../src/runtime/plugins/skills/index.ts';
 import { bootWith } from '../_helpers/boot.ts';
 
@@ -10,7 +16,10 @@ let root: string;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'oraclekit-skills-u-'));
   mkdirSync(join(root, 'a', 'ref'), { recursive: true });
-  writeFileSync(join(root, 'a', 'SKILL.md'), '---\nname: alpha\ndescription: >\n  Folded\n  description\n---\n# Alpha\nDo it.\n');
+  writeFileSync(
+    join(root, 'a', 'SKILL.md'),
+    '---\nname: alpha\ndescription: >\n  Folded\n  description\n---\n# Alpha\nDo it.\n',
+  );
   writeFileSync(join(root, 'a', 'ref', 'x.md'), 'ref text');
   writeFileSync(join(root, 'secret.txt'), 'outside');
   symlinkSync(join(root, 'secret.txt'), join(root, 'a', 'link.txt'));
@@ -25,7 +34,9 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('SKILL.md front matter', () => {
   it('reads key: value, quotes and block scalars', () => {
-    expect(parseFrontMatter('---\nname: x\ndescription: "a: b"\nlicense: \'it\'\'s\'\nnotes: |\n  one\n  two\n---\nbody\n')).toEqual({
+    expect(
+      parseFrontMatter("---\nname: x\ndescription: \"a: b\"\nlicense: 'it''s'\nnotes: |\n  one\n  two\n---\nbody\n"),
+    ).toEqual({
       data: { name: 'x', description: 'a: b', license: "it's", notes: 'one\ntwo' },
       body: 'body',
     });
@@ -61,7 +72,9 @@ describe('skills boot', () => {
       "[boot-error] Plugin 'skills' env validation failed for 'SKILLS_DIR': not an existing directory (a folder of skill packs, each with a SKILL.md). Set 'SKILLS_DIR' or disable it: features: { skills: false }",
     );
     const forced = await bootWith([skillsPlugin], {}, { skills: true });
-    expect(forced.error).toBe("[boot-error] Plugin 'skills' env validation failed for 'SKILLS_DIR': required but blank. Set 'SKILLS_DIR' or disable it: features: { skills: false }");
+    expect(forced.error).toBe(
+      "[boot-error] Plugin 'skills' env validation failed for 'SKILLS_DIR': required but blank. Set 'SKILLS_DIR' or disable it: features: { skills: false }",
+    );
     const ok = await bootWith([skillsPlugin], { SKILLS_DIR: root });
     expect(ok.lines).toContain('[boot] loaded: skills');
     expect(ok.status!.loaded).toEqual(['skills']);
