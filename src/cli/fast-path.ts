@@ -8,7 +8,7 @@
  * so users always get oclif's behaviour and messages.
  */
 import { parseArgs } from 'node:util';
-import { BASE_FLAGS, parseArgsOptions, refuseRepeatedFlag, type FlagSpecs } from './flag-spec.ts';
+import { BASE_FLAGS, checkedFlagValues, parseArgsOptions, refuseRepeatedFlag, type FlagSpecs } from './flag-spec.ts';
 import { printCliError } from './errors-print.ts';
 import { stdoutIo, type Io } from './io.ts';
 
@@ -21,17 +21,17 @@ interface FastCommand {
 
 const COMMANDS: Record<string, FastCommand> = {
   'sample calc': {
-    flags: async () => (await import('./sample/calc.ts')).CALC_FLAGS,
+    flags: async () => (await import('./sample/flags.ts')).CALC_FLAGS,
     run: async (f, io) => (await import('./sample/calc.ts')).runSampleCalc(f as never, io),
     slowFlags: ['save', 'project', 'registry', 'api-key'],
   },
   'sample recalc': {
-    flags: async () => (await import('./sample/recalc.ts')).RECALC_FLAGS,
+    flags: async () => (await import('./sample/flags.ts')).RECALC_FLAGS,
     run: async (f, io) => (await import('./sample/recalc.ts')).runSampleRecalc(f as never, io),
   },
   // a whole-command benchmark target (bench/select.ts): oclif's start-up is a tenth of a 10^6-household draw
   'sample select draw': {
-    flags: async () => (await import('./sample/select-draw.ts')).DRAW_FLAGS,
+    flags: async () => (await import('./sample/flags.ts')).DRAW_FLAGS,
     run: async (f, io) => (await import('./sample/select-draw.ts')).runSelectDraw(f as never, io),
   },
 };
@@ -55,20 +55,13 @@ export async function tryFastPath(argv: string[]): Promise<boolean> {
   } catch {
     return false;
   }
-  for (const [name, s] of Object.entries(specs)) {
-    const v = values[name];
-    // constraints oclif checks with its own messages
-    if (s.required && v === undefined) return false;
-    if (s.exactlyOne && s.exactlyOne.filter((f) => values[f] !== undefined).length !== 1) return false;
-    if (s.exclusive && v !== undefined && s.exclusive.some((f) => values[f] !== undefined)) return false;
-    if (v === undefined && s.default !== undefined) values[name] = s.default;
-    if (s.options && typeof v === 'string' && !s.options.includes(v)) return false;
-    if (s.type === 'boolean' && values[name] === undefined) values[name] = false;
-  }
+  // the specs' own constraints (FLAG_CONSTRAINTS): when one is not met, oclif runs and reports it
+  const checked = checkedFlagValues(specs, values);
+  if (!checked) return false;
   try {
-    await cmd.run(values, stdoutIo);
+    await cmd.run(checked, stdoutIo);
   } catch (e) {
-    process.exitCode = printCliError(e, values.json === true);
+    process.exitCode = printCliError(e, checked.json === true);
   }
   return true;
 }

@@ -31,6 +31,8 @@ export interface FlagSpec {
   env?: string;
   /** Flags that may not be given with this one. */
   exclusive?: readonly string[];
+  /** Flags that must be given with this one. */
+  dependsOn?: readonly string[];
 }
 
 export type FlagSpecs = Record<string, FlagSpec>;
@@ -45,6 +47,9 @@ export interface IntegerFlagSpec {
   max?: number;
   required?: boolean;
   helpGroup?: string;
+  exactlyOne?: readonly string[];
+  exclusive?: readonly string[];
+  dependsOn?: readonly string[];
 }
 
 /** Any command's flags (FlagSpecs is the subset the fast path parses). */
@@ -75,15 +80,62 @@ export const REGISTRY_FLAGS = {
   },
 } as const satisfies FlagSpecs;
 
-export type ParsedFlags<S extends FlagSpecs> = {
+export type ParsedFlags<S extends CommandFlagSpecs> = {
   [K in keyof S]: S[K]['type'] extends 'boolean'
     ? boolean
-    : S[K]['multiple'] extends true
-      ? string[] | undefined
-      : S[K]['default'] extends string
-        ? string
-        : string | undefined;
+    : S[K]['type'] extends 'integer'
+      ? S[K]['default'] extends number
+        ? number
+        : number | undefined
+      : S[K] extends { multiple: true }
+        ? string[] | undefined
+        : S[K]['default'] extends string
+          ? string
+          : S[K] extends { required: true }
+            ? string
+            : string | undefined;
 };
+
+/**
+ * The constraints a flag spec can carry, each with the check oclif makes for it. The fast path
+ * (src/cli/fast-path.ts) runs these same checks on its parsed values; when one fails it hands the
+ * arguments to oclif, which reports it with its own message. A new constraint field of FlagSpec
+ * is a new entry here (the record's type lists them all).
+ */
+export const FLAG_CONSTRAINTS: {
+  [K in 'required' | 'exactlyOne' | 'exclusive' | 'dependsOn' | 'options']-?: (
+    name: string,
+    spec: FlagSpec,
+    given: (flag: string) => boolean,
+    value: unknown,
+  ) => boolean;
+} = {
+  required: (name, s, given) => !s.required || given(name),
+  exactlyOne: (_name, s, given) => !s.exactlyOne || s.exactlyOne.filter(given).length === 1,
+  exclusive: (name, s, given) => !s.exclusive || !given(name) || !s.exclusive.some(given),
+  dependsOn: (name, s, given) => !s.dependsOn || !given(name) || s.dependsOn.every(given),
+  options: (_name, s, _given, v) =>
+    !s.options || v === undefined || (Array.isArray(v) ? v : [v]).every((x) => s.options!.includes(x as string)),
+};
+
+/**
+ * The values of parsed flags checked against every constraint of their specs, with the defaults
+ * filled in (booleans false): undefined when a constraint is not met.
+ */
+export function checkedFlagValues(
+  specs: FlagSpecs,
+  values: Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  const given = (f: string) => values[f] !== undefined;
+  for (const [name, s] of Object.entries(specs))
+    for (const check of Object.values(FLAG_CONSTRAINTS)) if (!check(name, s, given, values[name])) return undefined;
+  const out = { ...values };
+  for (const [name, s] of Object.entries(specs)) {
+    if (out[name] === undefined && s.default !== undefined) out[name] = s.default;
+    if (s.type === 'boolean' && out[name] === undefined) out[name] = false;
+  }
+  return out;
+}
 
 /** The node:util parseArgs options of a FlagSpecs. */
 export function parseArgsOptions(specs: FlagSpecs): NonNullable<ParseArgsConfig['options']> {

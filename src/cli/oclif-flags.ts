@@ -40,6 +40,9 @@ function one(s: FlagSpec | IntegerFlagSpec): unknown {
     ...(s.char ? { char: s.char as 'a' } : {}),
     ...(s.helpGroup ? { helpGroup: s.helpGroup } : {}),
     ...(s.required ? { required: true } : {}),
+    ...(s.exclusive ? { exclusive: [...s.exclusive] } : {}),
+    ...(s.exactlyOne ? { exactlyOne: [...s.exactlyOne] } : {}),
+    ...(s.dependsOn ? { dependsOn: [...s.dependsOn] } : {}),
   };
   if (s.type === 'integer')
     return Flags.integer({
@@ -48,11 +51,7 @@ function one(s: FlagSpec | IntegerFlagSpec): unknown {
       ...(s.min !== undefined ? { min: s.min } : {}),
       ...(s.max !== undefined ? { max: s.max } : {}),
     });
-  const extra = {
-    ...(s.env ? { env: s.env } : {}),
-    ...(s.exclusive ? { exclusive: [...s.exclusive] } : {}),
-    ...(s.exactlyOne ? { exactlyOne: [...s.exactlyOne] } : {}),
-  };
+  const extra = s.env ? { env: s.env } : {};
   if (s.type === 'boolean')
     return Flags.boolean({
       ...common,

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, runCli } from '../helpers/cli.ts';
 import { hasTmux, Tmux } from '../helpers/tmux.ts';
 import { commandLine } from '../../src/cli/sample/guided.ts';
-import { CALC_FLAGS } from '../../src/cli/sample/calc.ts';
+import { CALC_FLAGS } from '../../src/cli/sample/flags.ts';
 
 const SOCK = `oraclekit-guided-test-${process.pid}`;
 let dir: string;

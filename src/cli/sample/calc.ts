@@ -2,7 +2,7 @@
  * `oraclekit sample calc`: flags (one spec for oclif and the fast path) and
  * the run function. Imports nothing heavy: its cold start is benchmarked.
  */
-import { REGISTRY_FLAGS, type BASE_FLAGS, type FlagSpecs, type ParsedFlags } from '../flag-spec.ts';
+import { CALC_FLAGS, type CalcFlags } from './flags.ts';
 import type { Io } from '../io.ts';
 import { canPrompt, parseNumberFlag, parseStratumFlag, readJsonInput, withFlagNames } from '../sampling-input.ts';
 import { renderComparison, renderDesign, renderExplain, renderSensitivity, type Format } from '../sampling-render.ts';
@@ -11,51 +11,6 @@ import { explainDesign } from '../../lib/sampling/explain.ts';
 import { compareAllocations } from '../../lib/sampling/compare.ts';
 import { sensitivity } from '../../lib/sampling/sensitivity.ts';
 import { samplingError } from '../../lib/sampling/errors.ts';
-
-export const CALC_FLAGS = {
-  population: { type: 'string', char: 'N', description: 'Households in the frame (N), an integer >= 1.' },
-  mean: { type: 'string', description: 'Expected mean of the indicator (e.g. hours of stove use per day), > 0.' },
-  sd: { type: 'string', description: 'Expected standard deviation, > 0.' },
-  proportion: {
-    type: 'string',
-    description: 'Expected proportion p (0 < p < 1) instead of --mean/--sd: mean = p, SD = sqrt(p(1−p)).',
-  },
-  dropout: { type: 'string', description: 'Expected dropout rate, a fraction 0 <= d < 1 (0.15, not 15).' },
-  stratum: {
-    type: 'string',
-    multiple: true,
-    description: 'A stratum as name=weight[:mean:sd]; repeat for each. Weights sum to 1.',
-  },
-  'er-coverage': { type: 'string', description: 'ER coverage to record (0..1); default 1 − dropout.' },
-  confidence: { type: 'string', description: 'Accepted only as 0.95.' },
-  precision: { type: 'string', description: 'Accepted only as 0.05 (relative).' },
-  input: { type: 'string', char: 'i', description: 'A JSON design body (the POST /v1/sampling body); - for stdin.' },
-  format: {
-    type: 'string',
-    char: 'f',
-    description: 'Output format.',
-    options: ['table', 'csv', 'markdown'],
-    default: 'table',
-  },
-  explain: {
-    type: 'boolean',
-    description: 'Show each step of the chain with the numbers substituted, its source and rounding.',
-  },
-  compare: {
-    type: 'boolean',
-    description: 'Stratified designs: compare with one overall size allocated proportionally and by Neyman.',
-  },
-  sensitivity: { type: 'boolean', description: 'A grid of adjustedSize over CVs and dropout rates around the inputs.' },
-  save: {
-    type: 'boolean',
-    description: 'Store the design in the registry (POST /v1/sampling) for --project; prints the stored record.',
-    helpGroup: 'REGISTRY',
-  },
-  project: { type: 'string', description: "The project's DID, with --save.", helpGroup: 'REGISTRY' },
-  ...REGISTRY_FLAGS,
-} as const satisfies FlagSpecs;
-
-export type CalcFlags = ParsedFlags<typeof CALC_FLAGS & typeof BASE_FLAGS>;
 
 /** The engine's input from --input and the flags (flags override the file). */
 function bodyFromFlags(flags: CalcFlags): Record<string, unknown> {

@@ -18,8 +18,7 @@ import * as Q from '../../lib/sampling/rational.ts';
 import { parseObservationsCsv } from '../../lib/sampling/recalc.ts';
 import type { FlagSpecs } from '../flag-spec.ts';
 import { parseNumberFlag, readJsonInput, readTextInput, withFlagNames } from '../sampling-input.ts';
-import type { CalcFlags } from './calc.ts';
-import type { RecalcFlags } from './recalc.ts';
+import type { CalcFlags, RecalcFlags } from './flags.ts';
 
 /** A valid design input: each check replaces one field of it, so only that field can fail. */
 const SKELETON = { population: 1, expectedMean: 1, expectedSD: 1, dropoutRate: 0 };

@@ -2,7 +2,7 @@
  * `oraclekit sample recalc`: flags (one spec for oclif and the fast path) and
  * the run function.
  */
-import type { BASE_FLAGS, FlagSpecs, ParsedFlags } from '../flag-spec.ts';
+import { RECALC_FLAGS, type RecalcFlags } from './flags.ts';
 import type { Io } from '../io.ts';
 import { canPrompt, parseNumberFlag, readJsonInput, readTextInput, withFlagNames } from '../sampling-input.ts';
 import { renderRecalc, type Format } from '../sampling-render.ts';
@@ -14,44 +14,6 @@ import {
   type PreviousDesign,
   type RecalcInput,
 } from '../../lib/sampling/recalc.ts';
-
-export const RECALC_FLAGS = {
-  previous: {
-    type: 'string',
-    char: 'p',
-    description: 'The previous design (JSON of `sample calc --json`, or a registry design record).',
-  },
-  population: { type: 'string', char: 'N', description: 'Households in the frame, when there is no previous design.' },
-  mean: { type: 'string', description: 'Observed mean (overall).' },
-  sd: { type: 'string', description: 'Observed standard deviation (overall).' },
-  dropout: { type: 'string', description: 'Observed dropout rate, 0 <= d < 1 (default: the previous design’s).' },
-  'er-coverage': { type: 'string', description: 'ER coverage to record (0..1).' },
-  observed: {
-    type: 'string',
-    multiple: true,
-    description: 'Observed values of a stratum as name=mean:sd; repeat per stratum.',
-  },
-  observations: {
-    type: 'string',
-    char: 'o',
-    description: 'Raw observations CSV with a header household,value[,stratum]; - for stdin.',
-  },
-  input: {
-    type: 'string',
-    char: 'i',
-    description:
-      'Observed values as JSON {mean?, sd?, dropoutRate?, erCoverage?, strata?: [{name, mean?, sd?}]}; - for stdin.',
-  },
-  format: {
-    type: 'string',
-    char: 'f',
-    description: 'Output format.',
-    options: ['table', 'csv', 'markdown'],
-    default: 'table',
-  },
-} as const satisfies FlagSpecs;
-
-export type RecalcFlags = ParsedFlags<typeof RECALC_FLAGS & typeof BASE_FLAGS>;
 
 /** Without a previous design or --input, the population, the observed values (or observations) and the dropout are needed. */
 function missingInputs(f: RecalcFlags): boolean {

@@ -4,7 +4,6 @@
  * check failed (or --allow-failed), 10 when something does not recompute,
  * 11 when everything recomputes but some randomness cannot be trusted.
  */
-import { Flags } from '@oclif/core';
 import { writeFileSync } from 'node:fs';
 import { EXIT_CODES } from '../../lib/errors.ts';
 import { renderHtml } from '../../lib/report/html.ts';
@@ -12,84 +11,8 @@ import { buildReport, type ProjectInput } from '../../lib/report/model.ts';
 import { selectionError } from '../../lib/selection/errors.ts';
 import type { Io } from '../io.ts';
 import { paint } from '../output.ts';
+import type { ReportFlags } from './flags.ts';
 import { loadManifest, loadProject } from './report-inputs.ts';
-
-export const REPORT_FLAGS = {
-  manifest: Flags.string({
-    char: 'm',
-    description: 'A manifest JSON listing several projects (exclusive with --design).',
-    exclusive: ['design'],
-  }),
-  design: Flags.string({
-    char: 'd',
-    description: 'Design JSON of one project (`sample calc --json` output or a registry record).',
-  }),
-  'project-id': Flags.string({
-    description: 'Project ID (default: the design record\'s projectId, else "project-1").',
-  }),
-  name: Flags.string({ description: 'Project name shown in the report.' }),
-  commitment: Flags.string({ char: 'c', description: 'The selection commitment JSON.' }),
-  proof: Flags.string({ char: 'p', description: 'The selection proof JSON.' }),
-  selection: Flags.string({
-    char: 's',
-    description:
-      'selection.csv: its order, tickets and frameHash are re-checked, and the replacement order is included.',
-  }),
-  frame: Flags.string({
-    char: 'f',
-    description: 'The household frame CSV: the full verification of `sample verify` is run too.',
-  }),
-  'published-at': Flags.string({
-    description:
-      'When the commitment was published (ISO 8601 with a time zone): the randomness is trusted only if the round came after it.',
-  }),
-  'seed-hex': Flags.string({
-    description: 'If the verifier performed the selection itself: its randomness (the proof must use exactly it).',
-  }),
-  observations: Flags.string({
-    description: 'Baseline or monitoring observations CSV: household,value[,stratum] (as for `sample recalc`).',
-  }),
-  'observations-kind': Flags.string({
-    description: 'What the observations are.',
-    options: ['baseline', 'monitoring'],
-    default: 'baseline',
-  }),
-  'mean-justification': Flags.string({ description: 'Why the expected mean is what it is (text).' }),
-  'sd-calculation': Flags.string({ description: 'How the expected SD was obtained (text).' }),
-  source: Flags.string({ description: 'A source, "label|citation|url" (repeatable).', multiple: true }),
-  title: Flags.string({ description: 'Report title.' }),
-  out: Flags.string({
-    char: 'o',
-    description: 'HTML file to write; the JSON goes beside it with .json.',
-    default: 'verifier-package.html',
-  }),
-  'allow-failed': Flags.boolean({
-    description: 'Exit 0 even when checks failed (they are still shown, in red, at the top of the package).',
-    default: false,
-  }),
-};
-
-export interface ReportFlags {
-  manifest?: string;
-  design?: string;
-  'project-id'?: string;
-  name?: string;
-  commitment?: string;
-  proof?: string;
-  selection?: string;
-  frame?: string;
-  'published-at'?: string;
-  'seed-hex'?: string;
-  observations?: string;
-  'observations-kind': string;
-  'mean-justification'?: string;
-  'sd-calculation'?: string;
-  source?: string[];
-  title?: string;
-  out: string;
-  'allow-failed': boolean;
-  json: boolean;
-}
 
 export async function runReport(flags: ReportFlags, io: Io): Promise<number> {
   let title = flags.title;

@@ -2,8 +2,7 @@
  * `oraclekit sample select commit`: flags and the run function (the oclif
  * command in src/commands is a thin wrapper).
  */
-import { Flags } from '@oclif/core';
-import { knownChain, parseChainInfo, PINNED_CHAINS, untrustedChainReason } from '../../lib/beacon/drand.ts';
+import { knownChain, parseChainInfo, untrustedChainReason } from '../../lib/beacon/drand.ts';
 import { loadDesign } from '../../lib/selection/design.ts';
 import { selectionError } from '../../lib/selection/errors.ts';
 import { commitSelection } from '../../lib/selection/workflow.ts';
@@ -11,73 +10,7 @@ import type { Io } from '../io.ts';
 import { paint, textTable } from '../output.ts';
 import { progressLine, progressText } from '../progress.ts';
 import { readJsonFile, refuseExisting, writeJsonFile } from './files.ts';
-
-export const COMMIT_FLAGS = {
-  design: Flags.string({
-    char: 'd',
-    description:
-      'Design JSON: `sample calc --json` output, a registry record, or a calc input. Its sizes must follow from its parameters.',
-    exactlyOne: ['design', 'population'],
-  }),
-  population: Flags.integer({
-    char: 'N',
-    description: 'Instead of --design: an unstratified design computed here (with --mean, --sd, --dropout).',
-    exactlyOne: ['design', 'population'],
-    dependsOn: ['mean', 'sd', 'dropout'],
-  }),
-  mean: Flags.string({ description: 'Expected mean (with -N).', dependsOn: ['population'] }),
-  sd: Flags.string({ description: 'Expected SD (with -N).', dependsOn: ['population'] }),
-  dropout: Flags.string({
-    description: 'Expected dropout rate, a fraction 0 <= d < 1 (with -N).',
-    dependsOn: ['population'],
-  }),
-  'er-coverage': Flags.string({
-    description: 'ER coverage, a fraction (with -N; default 1 - dropout).',
-    dependsOn: ['population'],
-  }),
-  frame: Flags.string({
-    char: 'f',
-    description: 'Household frame CSV with a household_id column (stratum and adopter optional; other columns kept).',
-    required: true,
-  }),
-  chain: Flags.string({
-    description: 'The public drand chain whose round fixes the randomness (pinned in oraclekit; default quicknet).',
-    options: Object.keys(PINNED_CHAINS),
-    exclusive: ['untrusted-chain-info'],
-  }),
-  'untrusted-chain-info': Flags.string({
-    description:
-      "TESTS ONLY: a drand chain info JSON file of another chain. `sample verify` will refuse the selection as untrusted (exit 11): whoever holds that chain's key can choose the randomness.",
-    exclusive: ['chain'],
-  }),
-  round: Flags.integer({
-    description: 'The beacon round to use; must be produced after now. Default: the first round after now + --delay.',
-  }),
-  delay: Flags.integer({
-    description: 'Seconds between the commitment and the beacon round (time to publish the commitment).',
-    default: 3600,
-    min: 0,
-  }),
-  out: Flags.string({ char: 'o', description: 'Where to write the commitment JSON.', default: 'commitment.json' }),
-  force: Flags.boolean({ description: 'Overwrite an existing --out file.', default: false }),
-};
-
-export interface CommitFlags {
-  design?: string;
-  population?: number;
-  mean?: string;
-  sd?: string;
-  dropout?: string;
-  'er-coverage'?: string;
-  frame: string;
-  chain?: string;
-  'untrusted-chain-info'?: string;
-  round?: number;
-  delay: number;
-  out: string;
-  force: boolean;
-  json: boolean;
-}
+import type { CommitFlags } from './flags.ts';
 
 export async function runSelectCommit(flags: CommitFlags, io: Io): Promise<void> {
   const design =

@@ -6,56 +6,11 @@ import { join } from 'node:path';
 import { untrustedChainReason } from '../../lib/beacon/drand.ts';
 import { parseCommitment } from '../../lib/selection/records.ts';
 import { drawSelection, type RandomnessInput } from '../../lib/selection/workflow.ts';
-import type { FlagSpecs } from '../flag-spec.ts';
+import type { DrawFlags } from './flags.ts';
 import type { Io } from '../io.ts';
 import { paint, textTable } from '../output.ts';
 import { progressLine, progressText } from '../progress.ts';
 import { readJsonFile, refuseExisting, writeJsonFile } from './files.ts';
-
-/** One spec for oclif and the fast path (src/cli/fast-path.ts): a 10^6-household draw should not wait for oclif. */
-export const DRAW_FLAGS = {
-  commitment: {
-    type: 'string',
-    char: 'c',
-    description: 'The commitment JSON written by `sample select commit`.',
-    required: true,
-  },
-  frame: {
-    type: 'string',
-    char: 'f',
-    description: 'The household frame CSV the commitment was made on.',
-    required: true,
-  },
-  beacon: {
-    type: 'string',
-    char: 'b',
-    description: 'The committed drand round as JSON ({round, randomness, signature[, previous_signature]}).',
-    exactlyOne: ['beacon', 'seed-hex'],
-  },
-  'seed-hex': {
-    type: 'string',
-    description:
-      'A verification authority performing the selection itself: its own randomness (hex, 16 to 128 bytes) instead of the beacon. Only that verifier can accept the result (`sample verify --seed-hex` with the same value).',
-    exactlyOne: ['beacon', 'seed-hex'],
-  },
-  'out-dir': {
-    type: 'string',
-    char: 'o',
-    description: 'Directory for selection.csv and proof.json (created if missing).',
-    default: '.',
-  },
-  force: { type: 'boolean', description: 'Overwrite existing selection.csv / proof.json.', default: false },
-} as const satisfies FlagSpecs;
-
-export interface DrawFlags {
-  commitment: string;
-  frame: string;
-  beacon?: string;
-  'seed-hex'?: string;
-  'out-dir': string;
-  force: boolean;
-  json: boolean;
-}
 
 export async function runSelectDraw(flags: DrawFlags, io: Io): Promise<void> {
   const commitment = parseCommitment(

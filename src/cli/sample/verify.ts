@@ -3,7 +3,6 @@
  * 10 a mismatch (the first one), 11 recomputes but the randomness cannot be
  * trusted (every reason).
  */
-import { Flags } from '@oclif/core';
 import { EXIT_CODES } from '../../lib/errors.ts';
 import { parseCommitment, parseProof } from '../../lib/selection/records.ts';
 import { verifySelection } from '../../lib/selection/verify.ts';
@@ -12,31 +11,7 @@ import type { Io } from '../io.ts';
 import { paint } from '../output.ts';
 import { progressLine, progressText } from '../progress.ts';
 import { parsePublishedAt, readJsonFile } from './files.ts';
-
-export const VERIFY_FLAGS = {
-  frame: Flags.string({ char: 'f', description: 'The household frame CSV.', required: true }),
-  commitment: Flags.string({ char: 'c', description: 'The published commitment JSON.', required: true }),
-  proof: Flags.string({ char: 'p', description: 'The proof JSON written by `sample select draw`.', required: true }),
-  selection: Flags.string({ char: 's', description: 'Also check every row of this selection.csv.' }),
-  'published-at': Flags.string({
-    description:
-      'When the commitment was published: the time you (or a public record you trust — registry, e-mail, repository) first had it, ISO 8601 with a time zone. Must be before the committed round; without it the selection is untrusted (exit 11).',
-  }),
-  'seed-hex': Flags.string({
-    description:
-      'If you performed the selection yourself (`draw --seed-hex`): your randomness. The proof must use exactly it.',
-  }),
-};
-
-export interface VerifyFlags {
-  frame: string;
-  commitment: string;
-  proof: string;
-  selection?: string;
-  'published-at'?: string;
-  'seed-hex'?: string;
-  json: boolean;
-}
+import type { VerifyFlags } from './flags.ts';
 
 /** Returns the exit code: 0, 10 (mismatch) or 11 (untrusted). */
 export async function runVerify(flags: VerifyFlags, io: Io): Promise<number> {

@@ -1,7 +1,8 @@
 import { BaseCommand } from '../../cli/base.ts';
 import { refuseRepeatedFlag } from '../../cli/flag-spec.ts';
 import { toOclifFlags } from '../../cli/oclif-flags.ts';
-import { CALC_FLAGS, runSampleCalc, type CalcFlags } from '../../cli/sample/calc.ts';
+import { runSampleCalc } from '../../cli/sample/calc.ts';
+import { CALC_FLAGS, type CalcFlags } from '../../cli/sample/flags.ts';
 
 export default class SampleCalc extends BaseCommand {
   static override summary =

@@ -1,7 +1,8 @@
 import { BaseCommand } from '../../cli/base.ts';
 import { refuseRepeatedFlag } from '../../cli/flag-spec.ts';
 import { toOclifFlags } from '../../cli/oclif-flags.ts';
-import { RECALC_FLAGS, runSampleRecalc, type RecalcFlags } from '../../cli/sample/recalc.ts';
+import { RECALC_FLAGS, type RecalcFlags } from '../../cli/sample/flags.ts';
+import { runSampleRecalc } from '../../cli/sample/recalc.ts';
 export default class SampleRecalc extends BaseCommand {
   static override summary =
     'Recalculate the sample size after a monitoring period, from observed values or raw observations.';

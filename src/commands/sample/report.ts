@@ -1,5 +1,6 @@
-import { BaseCommand } from '../../cli/base.ts';
-import { REPORT_FLAGS, runReport, type ReportFlags } from '../../cli/sample/report.ts';
+import { BaseCommand, toOclifFlags } from '../../cli/base.ts';
+import { REPORT_FLAGS, type ReportFlags } from '../../cli/sample/flags.ts';
+import { runReport } from '../../cli/sample/report.ts';
 
 export default class SampleReport extends BaseCommand {
   static override summary =
@@ -17,11 +18,11 @@ export default class SampleReport extends BaseCommand {
     '<%= config.bin %> sample report --manifest projects.json --out package.html',
     '<%= config.bin %> sample report --manifest projects.json --out package.html --json > package.json',
   ];
-  static override flags = REPORT_FLAGS;
+  static override flags = toOclifFlags(REPORT_FLAGS);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(SampleReport);
-    const code = await runReport(flags as ReportFlags, this);
+    const code = await runReport(flags as unknown as ReportFlags, this);
     if (code !== 0) {
       process.exitCode = code;
       this.exit(code);

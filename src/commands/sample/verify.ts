@@ -1,5 +1,6 @@
-import { BaseCommand } from '../../cli/base.ts';
-import { runVerify, VERIFY_FLAGS, type VerifyFlags } from '../../cli/sample/verify.ts';
+import { BaseCommand, toOclifFlags } from '../../cli/base.ts';
+import { VERIFY_FLAGS, type VerifyFlags } from '../../cli/sample/flags.ts';
+import { runVerify } from '../../cli/sample/verify.ts';
 
 export default class SampleVerify extends BaseCommand {
   static override summary =
@@ -16,11 +17,11 @@ export default class SampleVerify extends BaseCommand {
     '<%= config.bin %> sample verify --frame households.csv --commitment commitment.json --proof selection/proof.json --selection selection/selection.csv --published-at 2026-09-16T14:05:00Z --json',
     '<%= config.bin %> sample verify --frame households.csv --commitment commitment.json --proof mine/proof.json --seed-hex 9f2c4e0d1b7a66e3a1c0de5f00112233',
   ];
-  static override flags = VERIFY_FLAGS;
+  static override flags = toOclifFlags(VERIFY_FLAGS);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(SampleVerify);
-    const code = await runVerify(flags as VerifyFlags, this);
+    const code = await runVerify(flags as unknown as VerifyFlags, this);
     if (code !== 0) {
       process.exitCode = code;
       this.exit(code);

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { selectionError, type SelectionErrorCode } from '../selection/errors.ts';
+import { beaconError, type BeaconErrorCode } from './errors.ts';
 
 export const SUPPORTED_SCHEMES = [
   'bls-unchained-g1-rfc9380',
@@ -104,14 +104,14 @@ const isHex = (v: unknown, bytes?: number): v is string =>
 /** Validates chain info (drand's /info JSON); field names the source for messages. */
 export function parseChainInfo(raw: unknown, source = 'chain'): ChainInfo {
   if (typeof raw !== 'object' || raw === null)
-    throw selectionError(
+    throw beaconError(
       'invalid_chain_info',
       source,
       raw,
       'drand chain info JSON ({public_key, period, genesis_time, hash, schemeID})',
     );
   const o = raw as Record<string, unknown>;
-  const bad = (f: string, valid: string) => selectionError('invalid_chain_info', `${source}.${f}`, o[f], valid);
+  const bad = (f: string, valid: string) => beaconError('invalid_chain_info', `${source}.${f}`, o[f], valid);
   if (!isHex(o.public_key)) throw bad('public_key', 'lowercase hex of the group public key');
   if (typeof o.period !== 'number' || !Number.isInteger(o.period) || o.period < 1)
     throw bad('period', 'an integer number of seconds >= 1');
@@ -138,7 +138,7 @@ export function parseChainInfo(raw: unknown, source = 'chain'): ChainInfo {
       known.genesis_time !== out.genesis_time ||
       known.schemeID !== out.schemeID)
   ) {
-    throw selectionError(
+    throw beaconError(
       'chain_mismatch',
       `${source}.public_key`,
       out.public_key,
@@ -161,18 +161,18 @@ const isChained = (c: ChainInfo) => c.schemeID === 'pedersen-bls-chained';
 
 export function parseBeaconRound(raw: unknown, chain: ChainInfo, source = 'beacon'): BeaconRound {
   if (typeof raw !== 'object' || raw === null)
-    throw selectionError('invalid_beacon', source, raw, 'a drand round JSON {round, randomness, signature}');
+    throw beaconError('invalid_beacon', source, raw, 'a drand round JSON {round, randomness, signature}');
   const o = raw as Record<string, unknown>;
   if (typeof o.round !== 'number' || !Number.isInteger(o.round) || o.round < 1)
-    throw selectionError('invalid_beacon', `${source}.round`, o.round, 'an integer >= 1');
+    throw beaconError('invalid_beacon', `${source}.round`, o.round, 'an integer >= 1');
   if (!isHex(o.randomness, 32))
-    throw selectionError('invalid_beacon', `${source}.randomness`, o.randomness, '64 lowercase hex characters');
+    throw beaconError('invalid_beacon', `${source}.randomness`, o.randomness, '64 lowercase hex characters');
   if (!isHex(o.signature))
-    throw selectionError('invalid_beacon', `${source}.signature`, o.signature, 'lowercase hex of the BLS signature');
+    throw beaconError('invalid_beacon', `${source}.signature`, o.signature, 'lowercase hex of the BLS signature');
   const out: BeaconRound = { round: o.round, randomness: o.randomness, signature: o.signature };
   if (isChained(chain)) {
     if (!isHex(o.previous_signature))
-      throw selectionError(
+      throw beaconError(
         'invalid_beacon',
         `${source}.previous_signature`,
         o.previous_signature,
@@ -207,7 +207,7 @@ export async function verifyBeaconRound(
   opts: { signature?: boolean } = {},
 ): Promise<void> {
   if (beacon.round !== expectedRound) {
-    throw selectionError(
+    throw beaconError(
       'beacon_round_mismatch',
       `${source}.round`,
       beacon.round,
@@ -219,7 +219,7 @@ export async function verifyBeaconRound(
   }
   const expected = createHash('sha256').update(Buffer.from(beacon.signature, 'hex')).digest('hex');
   if (expected !== beacon.randomness) {
-    throw selectionError(
+    throw beaconError(
       'invalid_beacon_signature',
       `${source}.randomness`,
       beacon.randomness,
@@ -246,7 +246,7 @@ export async function verifyBeaconRound(
     ok = false;
   }
   if (!ok) {
-    throw selectionError(
+    throw beaconError(
       'invalid_beacon_signature',
       `${source}.signature`,
       beacon.signature,
@@ -279,15 +279,13 @@ export function verifyBeaconRoundInWorker(
       'message',
       (m: {
         ok: boolean;
-        error?: { code: SelectionErrorCode; field: string; value: unknown; valid: string; message: string };
+        error?: { code: BeaconErrorCode; field: string; value: unknown; valid: string; message: string };
         crash?: string;
       }) => {
         settled = true;
         if (m.ok) resolve();
         else if (m.error)
-          reject(
-            selectionError(m.error.code, m.error.field, m.error.value, m.error.valid, { message: m.error.message }),
-          );
+          reject(beaconError(m.error.code, m.error.field, m.error.value, m.error.valid, { message: m.error.message }));
         else reject(new Error(`beacon verification failed: ${m.crash}`));
         void w.terminate();
       },

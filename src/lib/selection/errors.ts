@@ -26,14 +26,6 @@ export const SELECTION_ERRORS = {
   too_many_households: { status: 400, when: 'a stratum has more than 16,777,215 households' },
   invalid_commitment: { status: 400, when: 'the commitment file is not a cookstove-sampling/v1 commitment' },
   invalid_proof: { status: 400, when: 'the proof file is not a cookstove-sampling/v1 proof' },
-  invalid_chain_info: {
-    status: 400,
-    when: 'chain info lacks public_key, period, genesis_time, hash or schemeID, or names an unsupported scheme',
-  },
-  invalid_beacon: {
-    status: 400,
-    when: 'a beacon round JSON lacks round, randomness or signature (or previous_signature on a chained scheme)',
-  },
   invalid_seed_hex: { status: 400, when: '--seed-hex is not an even-length hex string of 16 to 128 bytes' },
   invalid_manifest: { status: 400, when: 'a report manifest is not {title?, projects: [{projectId, design, ...}]}' },
   invalid_round: { status: 400, when: '--round is not an integer >= 1' },
@@ -46,8 +38,6 @@ export const SELECTION_ERRORS = {
     when: 'two frame rows have the same household_id after trim (same code and status as the sampling table)',
   },
   round_not_in_future: { status: 409, when: 'the chosen beacon round is not later than the commitment time' },
-  beacon_round_mismatch: { status: 409, when: 'the beacon round given to draw is not the committed round' },
-  chain_mismatch: { status: 409, when: 'the chain info contradicts the committed one or a well-known drand chain' },
   frame_mismatch: { status: 409, when: 'draw was given a frame whose frameHash differs from the committed one' },
   design_inconsistent: {
     status: 409,
@@ -62,10 +52,6 @@ export const SELECTION_ERRORS = {
     when: 'a frame row names a stratum that is not in the design (same code and status as the sampling table)',
   },
   insufficient_frame: { status: 422, when: 'a stratum has fewer households in the frame than its sample size' },
-  invalid_beacon_signature: {
-    status: 422,
-    when: 'the beacon randomness is not sha256(signature) or the BLS signature does not verify against the chain public key',
-  },
 } as const;
 
 export type SelectionErrorCode = keyof typeof SELECTION_ERRORS;

@@ -10,10 +10,16 @@ import { join, relative } from 'node:path';
 import { CLI_ERRORS, cliError } from '../../../src/cli/errors.ts';
 import { SAMPLING_ERRORS } from '../../../src/lib/sampling/errors.ts';
 import { SELECTION_ERRORS } from '../../../src/lib/selection/errors.ts';
+import { BEACON_ERRORS } from '../../../src/lib/beacon/errors.ts';
 import { REGISTRY_ERRORS } from '../../../src/lib/registry/errors.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
-const AREA_TABLES: Record<string, { status: number }> = { ...REGISTRY_ERRORS, ...SELECTION_ERRORS, ...SAMPLING_ERRORS };
+const AREA_TABLES: Record<string, { status: number }> = {
+  ...REGISTRY_ERRORS,
+  ...SELECTION_ERRORS,
+  ...BEACON_ERRORS,
+  ...SAMPLING_ERRORS,
+};
 
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })

@@ -1,5 +1,6 @@
-import { BaseCommand } from '../../../cli/base.ts';
-import { COMMIT_FLAGS, runSelectCommit, type CommitFlags } from '../../../cli/sample/select-commit.ts';
+import { BaseCommand, toOclifFlags } from '../../../cli/base.ts';
+import { COMMIT_FLAGS, type CommitFlags } from '../../../cli/sample/flags.ts';
+import { runSelectCommit } from '../../../cli/sample/select-commit.ts';
 
 export default class SampleSelectCommit extends BaseCommand {
   static override summary =
@@ -16,10 +17,10 @@ export default class SampleSelectCommit extends BaseCommand {
     '<%= config.bin %> sample select commit --design design.json --frame households.csv --chain default --delay 86400 --out commitment.json',
     '<%= config.bin %> sample select commit -N 1200 --mean 2.4 --sd 1.1 --dropout 0.1 --frame households.csv --out commitment.json',
   ];
-  static override flags = COMMIT_FLAGS;
+  static override flags = toOclifFlags(COMMIT_FLAGS);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(SampleSelectCommit);
-    await runSelectCommit(flags as CommitFlags, this);
+    await runSelectCommit(flags as unknown as CommitFlags, this);
   }
 }

@@ -1,6 +1,7 @@
 import { BaseCommand } from '../../../cli/base.ts';
 import { toOclifFlags } from '../../../cli/oclif-flags.ts';
-import { DRAW_FLAGS, runSelectDraw, type DrawFlags } from '../../../cli/sample/select-draw.ts';
+import { DRAW_FLAGS, type DrawFlags } from '../../../cli/sample/flags.ts';
+import { runSelectDraw } from '../../../cli/sample/select-draw.ts';
 
 export default class SampleSelectDraw extends BaseCommand {
   static override summary =
