@@ -11,7 +11,7 @@
  */
 import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 import { runTurn, type AgentDeps } from '../src/runtime/agent/index.ts';
-import { Run } from '../src/runtime/runs.ts';
+import { Run } from '../src/runtime/run.ts';
 import type { OraclePlugin, PluginContext } from '../src/runtime/plugin.ts';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 3000);

@@ -25,8 +25,8 @@ import { join } from 'node:path';
 import { OracleClient } from '../dist/client/client.js';
 import { ChatController } from '../dist/ui/chat-controller.js';
 import { ChatApp } from '../dist/ui/ChatApp.js';
-import { generateSigner } from '../src/lib/keys/index.ts';
-import { mintDelegation, mintInvocation } from '../src/lib/ucan/index.ts';
+import { generateSigner } from '../src/lib/keys/keys.ts';
+import { mintDelegation, mintInvocation } from '../src/lib/ucan/ucan.ts';
 
 const pairs = Number(process.argv[2] ?? 30);
 const TOKEN = 'Zebra';

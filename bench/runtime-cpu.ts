@@ -20,8 +20,8 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { generateSigner, type Signer } from '../src/lib/keys/index.ts';
-import { mintInvocation } from '../src/lib/ucan/index.ts';
+import { generateSigner, type Signer } from '../src/lib/keys/keys.ts';
+import { mintInvocation } from '../src/lib/ucan/ucan.ts';
 
 const { values } = parseArgs({
   options: {

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOracleApp } from '../src/runtime/app.ts';
-import { generateMnemonic, didFromMnemonic } from '../src/lib/keys/index.ts';
+import { generateMnemonic, didFromMnemonic } from '../src/lib/keys/keys.ts';
 
 const modelBaseURL = process.argv[2];
 if (!modelBaseURL) throw new Error('usage: runtime-server.ts <model base URL>');

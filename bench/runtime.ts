@@ -15,8 +15,8 @@ import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { io as connect, type Socket } from 'socket.io-client';
-import { generateSigner, type Signer } from '../src/lib/keys/index.ts';
-import { mintInvocation } from '../src/lib/ucan/index.ts';
+import { generateSigner, type Signer } from '../src/lib/keys/keys.ts';
+import { mintInvocation } from '../src/lib/ucan/ucan.ts';
 
 const SHORT = 50;
 const LONG = 500;

@@ -41,8 +41,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { didFromMnemonic, generateMnemonic, generateSigner, type Signer } from '../src/lib/keys/index.ts';
-import { mintInvocation } from '../src/lib/ucan/index.ts';
+import { didFromMnemonic, generateMnemonic, generateSigner, type Signer } from '../src/lib/keys/keys.ts';
+import { mintInvocation } from '../src/lib/ucan/ucan.ts';
 import { startPostgres, type PostgresServer } from '../test/helpers/postgres.ts';
 import { startRedis, type RedisServer } from '../test/helpers/redis.ts';
 import { instanceUrl } from '../test/helpers/runtime-cluster.ts';
@@ -102,7 +102,7 @@ while (!app.runtime.signingKeyLoaded || app.runtime.status().pending.length > 0)
 // --redis-no-command-timeout (an experiment, not a setting of the runtime): node-redis 6 gives every command a
 // 5 s timeout (an AbortSignal.timeout each) and drops a command still unwritten after it; this turns it off on the
 // cluster's clients, reaching into their private fields
-const cluster = app.runtime.runs.cluster;
+const cluster = app.runtime.cluster;
 if (cluster && process.env.T_REDIS_NO_TIMEOUT) {
   for (const k of ['client', 'sub', 'adapterSub']) {
     if (!cluster[k]?._commandOptions) throw new Error('--redis-no-command-timeout: the cluster has no ' + k + '._commandOptions in this build');

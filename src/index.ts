@@ -8,5 +8,5 @@
 export * from './runtime/index.ts';
 export * as protocol from './lib/protocol/index.ts';
 export type { AnyEvent, SseEventName, Message, Session } from './lib/protocol/index.ts';
-export { signerFromMnemonic, generateMnemonic, generateSigner } from './lib/keys/index.ts';
-export { mintInvocation, mintDelegation, verifyInvocation, verifyDelegation } from './lib/ucan/index.ts';
+export { signerFromMnemonic, generateMnemonic, generateSigner } from './lib/keys/keys.ts';
+export { mintInvocation, mintDelegation, verifyInvocation, verifyDelegation } from './lib/ucan/ucan.ts';

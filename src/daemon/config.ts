@@ -22,7 +22,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { DEFAULT_HOST, DEFAULT_PORT, configPath } from '../lib/paths.ts';
 
 import { z } from 'zod';
-import { checkDid } from '../lib/did/index.ts';
+import { checkDid } from '../lib/did/did.ts';
 import { OracleKitError, showValue } from '../lib/errors.ts';
 import { checkPostgresUrl, redact } from '../storage/open.ts';
 import { DEFAULT_RULE, ruleFromJson, type SnapshotVoter, type TallyRule } from '../lib/registry/tally.ts';

@@ -25,7 +25,7 @@ import type { Storage } from '../storage/storage.ts';
 import type { Registry } from './registry/index.ts';
 import { mountPlugin } from './server.ts';
 import type { PluginsStatus } from '../lib/protocol/index.ts';
-import { signerFromMnemonic } from '../lib/keys/index.ts';
+import { signerFromMnemonic } from '../lib/keys/keys.ts';
 import { signKeyProof } from '../lib/registry/key-proof.ts';
 
 export interface OracleKey {
@@ -37,7 +37,7 @@ export interface OracleKey {
 
 /** Reads the default oracle's key, creating it (0600 in a 0700 directory) on first use. */
 export async function loadOracleKey(env = process.env): Promise<OracleKey> {
-  const { didFromMnemonic, generateMnemonic, isValidMnemonic } = await import('../lib/keys/index.ts');
+  const { didFromMnemonic, generateMnemonic, isValidMnemonic } = await import('../lib/keys/keys.ts');
   const path = oracleKeyPath(env);
   if (existsSync(path)) {
     let raw: { mnemonic?: unknown };

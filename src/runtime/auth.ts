@@ -17,7 +17,7 @@ import {
   verifyDelegation,
   verifyInvocation,
   type ReplayStore,
-} from '../lib/ucan/index.ts';
+} from '../lib/ucan/ucan.ts';
 import type { RuntimeStore } from './store.ts';
 
 export interface AuthUser {

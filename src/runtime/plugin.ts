@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { RuntimeStore } from './store.ts';
-import type { Run } from './runs.ts';
+import type { Run } from './run.ts';
 import type { AnyEventInput, ClientAction, ClientTool } from '../lib/protocol/index.ts';
 import { messageErrorFactory, type ErrorTable } from '../lib/errors.ts';
 import { RUNTIME_ERRORS } from '../lib/protocol/errors.ts';

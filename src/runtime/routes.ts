@@ -10,7 +10,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import * as P from '../lib/protocol/index.ts';
 import { runtimeError } from '../lib/protocol/errors.ts';
 import { toErrorBody } from '../lib/errors.ts';
-import { verifyDelegation } from '../lib/ucan/index.ts';
+import { verifyDelegation } from '../lib/ucan/ucan.ts';
 import type { OracleRuntime } from './runtime.ts';
 import { getUser, setUser } from './auth.ts';
 import { streamRun } from './sse.ts';
@@ -149,7 +149,7 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
       await rt.ownSession(did, req.params.id);
       const active = rt.runs.active(req.params.id);
       if (active) active.abort.abort(new Error('session deleted'));
-      else await rt.runs.cluster?.abortSession(req.params.id, 'session deleted'); // a turn on another instance
+      else await rt.cluster?.abortSession(req.params.id, 'session deleted'); // a turn on another instance
       await rt.store.deleteSession(did, req.params.id);
       return { message: `session ${req.params.id} deleted` };
     },
@@ -191,7 +191,7 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
         return { aborted: true as const, runId: run.runId };
       }
       // several instances: the turn may run on another one
-      const remote = await rt.runs.cluster?.abortSession(req.body.sessionId, 'aborted by the user');
+      const remote = await rt.cluster?.abortSession(req.body.sessionId, 'aborted by the user');
       if (!remote) throw runtimeError('no_active_run', 'this session has no running run');
       return { aborted: true as const, runId: remote };
     },
@@ -209,10 +209,10 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     { schema: { params: P.SessionIdParamsSchema, body: P.SendMessageBodySchema } },
     async (req, reply) => {
       const user = getUser(req);
-      if (rt.runs.cluster) {
+      if (rt.cluster) {
         // several instances: the session's turn may run on another one
         await rt.ownSession(user.did, req.params.sessionId);
-        await rt.runs.cluster.assertSessionFree(req.params.sessionId);
+        await rt.cluster.assertSessionFree(req.params.sessionId);
       }
       const delegation = user.delegation ?? (await rt.store.getDelegation(user.did))?.raw;
       const run = await rt.startTurn(user.did, req.params.sessionId, {
@@ -250,7 +250,7 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
       const did = getUser(req).did;
       const mem = rt.runs.get(req.params.runId);
       // several instances: a run of another instance (or finished lately) is followed through Redis
-      const live = mem && mem.userDid === did ? mem : await rt.runs.cluster?.follow(req.params.runId, did);
+      const live = mem && mem.userDid === did ? mem : await rt.cluster?.follow(req.params.runId, did);
       if (!live && !(await rt.store.getRun(did, req.params.runId)))
         throw runtimeError('run_not_found', `no run ${req.params.runId}`);
       const after = req.query.after;

@@ -1,8 +1,6 @@
 /**
- * Runs: one agent turn each, with an increasing event id per run, a buffer
- * of every event (replay from `after=N`), live subscribers (SSE streams,
- * the socket bridge) and an abort controller. A subscriber that goes away
- * never stops the run; the run's events are stored when it ends.
+ * The run manager: starts runs (run.ts), finds them by id or session, keeps a
+ * finished run in memory for a while and stores its events when it ends.
  *
  * With several instances (ORACLE_REDIS_URL, cluster/): each run is announced
  * and its events fanned out through Redis, so another instance can resume,
@@ -10,77 +8,16 @@
  * Redis does not answer.
  */
 import { isOracleKitError } from '../lib/errors.ts';
-import { randomUUID } from 'node:crypto';
-import {
-  initialTurn,
-  reduceTurn,
-  type AnyEvent,
-  type AnyEventInput,
-  type DoneStatus,
-  type RunStatus,
-  type TurnState,
-} from '../lib/protocol/index.ts';
+import type { AnyEvent } from '../lib/protocol/index.ts';
 import type { RuntimeStore } from './store.ts';
-import type { Cluster } from './cluster/index.ts';
+import { Run } from './run.ts';
 
-export type RunListener = (e: AnyEvent) => void;
-
-export class Run {
-  readonly runId: string;
-  readonly requestId: string;
-  readonly sessionId: string;
-  readonly userDid: string;
-  status: RunStatus = 'queued';
-  readonly events: AnyEvent[] = [];
-  readonly abort = new AbortController();
-  /** Several instances: resolves once every instance can find the run (its owner and events announced in Redis); at once otherwise. */
-  announced: Promise<void> = Promise.resolve();
-  /** The run's events folded by reduceTurn: text, reasoning, tool calls, last error. */
-  turn: TurnState;
-  private readonly listeners = new Set<RunListener>();
-  private resolveDone!: (s: DoneStatus) => void;
-  readonly done: Promise<DoneStatus>;
-
-  constructor(init: { sessionId: string; userDid: string; requestId?: string; runId?: string }) {
-    this.runId = init.runId ?? randomUUID();
-    this.requestId = init.requestId ?? randomUUID();
-    this.sessionId = init.sessionId;
-    this.userDid = init.userDid;
-    this.done = new Promise((r) => (this.resolveDone = r));
-    this.turn = initialTurn({ runId: this.runId, requestId: this.requestId });
-  }
-
-  /** The answer text so far. */
-  get text(): string {
-    return this.turn.text;
-  }
-
-  get finished(): boolean {
-    return this.status === 'finished' || this.status === 'aborted' || this.status === 'failed';
-  }
-
-  emit(e: AnyEventInput): AnyEvent {
-    const ev = { ...e, id: this.events.length + 1 } as AnyEvent;
-    this.events.push(ev);
-    this.turn = reduceTurn(this.turn, ev);
-    for (const l of this.listeners) {
-      try {
-        l(ev);
-      } catch {
-        // a broken subscriber never breaks the run
-      }
-    }
-    if (ev.event === 'done') this.resolveDone(ev.data.status);
-    return ev;
-  }
-
-  /** Replays events after `after`, then follows live; returns the unsubscribe. */
-  subscribe(after: number, l: RunListener): () => void {
-    for (const e of this.events) if (e.id > after) l(e);
-    if (this.events.at(-1)?.event === 'done') return () => {};
-    this.listeners.add(l);
-    return () => this.listeners.delete(l);
-  }
+/** What the run manager needs from the instances' shared bus (cluster/Cluster implements it). */
+export interface RunBus {
+  /** Throws 503 redis_unavailable while the bus does not answer: a turn is refused rather than run unseen. */
+  assertReady(): void;
+  /** Announces a run of this instance and fans its events out; resolves once every instance can find it. */
+  own(run: Run): Promise<void>;
 }
 
 export class RunManager {
@@ -91,8 +28,8 @@ export class RunManager {
   private readonly store: RuntimeStore;
   /** How long a finished run stays in memory (its events stay in SQLite). */
   retainMs: number;
-  /** Set when the instances of this oracle share a Redis (runtime.ts connects it at start). */
-  cluster: Cluster | undefined;
+  /** Set when the instances of this oracle share a Redis (runtime.ts connects the cluster at start). */
+  bus: RunBus | undefined;
 
   constructor(store: RuntimeStore, retainMs = 60_000) {
     this.store = store;
@@ -119,9 +56,9 @@ export class RunManager {
   }
 
   start(init: { sessionId: string; userDid: string }): Run {
-    this.cluster?.assertReady();
+    this.bus?.assertReady();
     const run = new Run(init);
-    if (this.cluster) run.announced = this.cluster.own(run);
+    if (this.bus) run.announced = this.bus.own(run);
     this.byId.set(run.runId, run);
     this.activeBySession.set(run.sessionId, run);
     run.status = 'running';

@@ -40,7 +40,9 @@ import {
 import { randomUUID } from 'node:crypto';
 import { BUNDLED_PLUGINS } from './plugins/index.ts';
 import { metaTools } from './meta-tools.ts';
-import { RunManager, type Run } from './runs.ts';
+import { RunManager } from './runs.ts';
+import type { Run } from './run.ts';
+import type { Cluster } from './cluster/cluster.ts';
 import { runTurn, type AgentDeps, type TurnInput } from './agent/index.ts';
 import { transcript } from '../lib/protocol/messages.ts';
 import { Authenticator, type UcanAuthMode, type UcanReplayMode } from './auth.ts';
@@ -50,7 +52,7 @@ import { RealtimeHub } from './realtime.ts';
 import { parseRuntimeEnv, type RuntimeEnv } from './settings.ts';
 import { ModelCheck } from './model-check.ts';
 import type { PluginsStatus, Session } from '../lib/protocol/index.ts';
-import { didFromMnemonic, signerFromMnemonic, type Signer } from '../lib/keys/index.ts';
+import { didFromMnemonic, signerFromMnemonic, type Signer } from '../lib/keys/keys.ts';
 
 export interface OracleHooks {
   /** After boot resolution (before listening). */
@@ -128,6 +130,8 @@ export class OracleRuntime {
   readonly oracleDid: string;
   readonly tracker: PluginStatusTracker;
   readonly runs: RunManager;
+  /** Set when the instances of this oracle share a Redis (connectCluster). */
+  cluster: Cluster | undefined;
   readonly auth: Authenticator;
   readonly hooks: OracleHooks;
   readonly heartbeatMs: number;
@@ -370,8 +374,8 @@ export class OracleRuntime {
    */
   async connectCluster(): Promise<void> {
     const url = this.settings.ORACLE_REDIS_URL;
-    if (!url || this.runs.cluster) return;
-    const { Cluster } = await import('./cluster/index.ts');
+    if (!url || this.cluster) return;
+    const { Cluster } = await import('./cluster/cluster.ts');
     let cluster;
     try {
       cluster = await Cluster.connect({
@@ -398,7 +402,8 @@ export class OracleRuntime {
         });
       },
     });
-    this.runs.cluster = cluster;
+    this.cluster = cluster;
+    this.runs.bus = cluster;
     this.auth.sharedReplay = cluster;
   }
 
@@ -534,7 +539,7 @@ export class OracleRuntime {
     await this.storeReady.catch(() => {});
     this.runs.close();
     await this.store.flush();
-    await this.runs.cluster?.close();
+    await this.cluster?.close();
     if (this.ownsDb) await this.db.close();
   }
 }

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { BootError } from './boot.ts';
-import { DEFAULT_DELEGATION_MAX_TTL_S } from '../lib/ucan/index.ts';
+import { DEFAULT_DELEGATION_MAX_TTL_S } from '../lib/ucan/ucan.ts';
 
 const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const opt = <T extends z.ZodType>(s: T) => z.preprocess(blank, s.optional());

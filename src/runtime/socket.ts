@@ -39,7 +39,7 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
     cors: { origin: rt.corsOrigins },
     serveClient: false,
   });
-  const cluster = rt.runs.cluster;
+  const cluster = rt.cluster;
   if (cluster) io.adapter(cluster.socketAdapter as never);
 
   io.use((socket, next) => {

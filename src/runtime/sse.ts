@@ -5,7 +5,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { encodeFrame, HEARTBEAT_FRAME, type AnyEvent } from '../lib/protocol/index.ts';
-import type { Run } from './runs.ts';
+import type { Run } from './run.ts';
 
 export function streamRun(
   reply: FastifyReply,

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { callTool, say } from '../helpers/scripted-model-server.ts';
-import { generateMnemonic, signerFromMnemonic } from '../../src/lib/keys/index.ts';
+import { generateMnemonic, signerFromMnemonic } from '../../src/lib/keys/keys.ts';
 
 let h: Harness;
 let home: string;

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, ROOT, runCli } from '../helpers/cli.ts';
 import { hasTmux, Tmux } from '../helpers/tmux.ts';
-import { didFromMnemonic, generateMnemonic } from '../../src/lib/keys/index.ts';
+import { didFromMnemonic, generateMnemonic } from '../../src/lib/keys/keys.ts';
 
 const homes: string[] = [];
 const SOCK = `oraclekit-identity-test-${process.pid}`;

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { BIN, ROOT, runCli } from '../helpers/cli.ts';
-import { didFromMnemonic, didKeyFromPublicKey, generateMnemonic } from '../../src/lib/keys/index.ts';
+import { didFromMnemonic, didKeyFromPublicKey, generateMnemonic } from '../../src/lib/keys/keys.ts';
 import { parseSignInLink, signInMessage } from '../../src/cli/identity/qr.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'ok-identity-'));

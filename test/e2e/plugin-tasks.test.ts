@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'redis';
 import { createOracleApp, type OracleApp } from '../../src/runtime/app.ts';
-import { generateMnemonic, generateSigner, signerFromMnemonic, type Signer } from '../../src/lib/keys/index.ts';
-import { mintInvocation } from '../../src/lib/ucan/index.ts';
+import { generateMnemonic, generateSigner, signerFromMnemonic, type Signer } from '../../src/lib/keys/keys.ts';
+import { mintInvocation } from '../../src/lib/ucan/ucan.ts';
 import { readSse } from '../helpers/runtime-harness.ts';
 import {
   callTool,

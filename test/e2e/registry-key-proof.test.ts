@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { p256 } from '@noble/curves/nist.js';
-import { base58Encode } from '../../src/lib/did/index.ts';
+import { base58Encode } from '../../src/lib/did/did.ts';
 import { keyProofChallenge } from '../../src/lib/registry/key-proof.ts';
 import { runCli } from '../helpers/cli.ts';
 import { spawnDaemon, tempHome, type Api, type Spawned } from '../unit/daemon/harness.ts';

@@ -7,8 +7,8 @@ import { say, callTool } from '../helpers/scripted-model-server.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { didFromMnemonic, generateMnemonic, generateSigner, type Signer } from '../../src/lib/keys/index.ts';
-import { encodeToken, mintDelegation, mintInvocation } from '../../src/lib/ucan/index.ts';
+import { didFromMnemonic, generateMnemonic, generateSigner, type Signer } from '../../src/lib/keys/keys.ts';
+import { encodeToken, mintDelegation, mintInvocation } from '../../src/lib/ucan/ucan.ts';
 
 describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
   const databases = backendDatabases(backend);
@@ -357,7 +357,7 @@ describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
           invocation: await mintInvocation({ issuer: u.signer, audience: h2.oracleDid }),
         });
         expect(hs).toMatchObject({ ok: false, code: 'signing_key_missing' });
-        const { generateMnemonic } = await import('../../src/lib/keys/index.ts');
+        const { generateMnemonic } = await import('../../src/lib/keys/keys.ts');
         await h2.app.runtime.loadSigningKey(generateMnemonic());
         expect((await u.req('GET', '/sessions')).status).toBe(200);
         expect((await fetch(`${h2.url}/ready`)).status).toBe(200);

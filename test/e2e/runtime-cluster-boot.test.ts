@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createOracleApp } from '../../src/runtime/app.ts';
 import { BootError } from '../../src/runtime/boot.ts';
-import { generateMnemonic, signerFromMnemonic } from '../../src/lib/keys/index.ts';
+import { generateMnemonic, signerFromMnemonic } from '../../src/lib/keys/keys.ts';
 import { freePort } from '../helpers/loopback.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
 

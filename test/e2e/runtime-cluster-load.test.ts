@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'redis';
-import { generateMnemonic, signerFromMnemonic } from '../../src/lib/keys/index.ts';
+import { generateMnemonic, signerFromMnemonic } from '../../src/lib/keys/keys.ts';
 import type { AnyEvent } from '../../src/lib/protocol/index.ts';
 import { callTool, say, startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';

@@ -17,7 +17,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateMnemonic, signerFromMnemonic } from '../../src/lib/keys/index.ts';
+import { generateMnemonic, signerFromMnemonic } from '../../src/lib/keys/keys.ts';
 import type { BrowserToolCall } from '../../src/lib/protocol/index.ts';
 import { readSse } from '../helpers/runtime-harness.ts';
 import {

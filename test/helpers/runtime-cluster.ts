@@ -11,8 +11,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { generateSigner, type Signer } from '../../src/lib/keys/index.ts';
-import { mintInvocation } from '../../src/lib/ucan/index.ts';
+import { generateSigner, type Signer } from '../../src/lib/keys/keys.ts';
+import { mintInvocation } from '../../src/lib/ucan/ucan.ts';
 import type { AnyEvent } from '../../src/lib/protocol/index.ts';
 import { io as ioConnect, type Socket } from 'socket.io-client';
 import { readSse } from './runtime-harness.ts';

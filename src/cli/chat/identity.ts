@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { cliError } from '../errors.ts';
-import { generateMnemonic, isValidMnemonic, signerFromMnemonic, type Signer } from '../../lib/keys/index.ts';
+import { generateMnemonic, isValidMnemonic, signerFromMnemonic, type Signer } from '../../lib/keys/keys.ts';
 import { identityPath, readIdentity, writeIdentity } from '../identity/store.ts';
 
 export interface Identity {

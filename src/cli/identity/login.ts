@@ -11,7 +11,7 @@
  * keeps the saved key (the wallet vouches for it), so it replaces nothing.
  */
 import { cliError } from '../errors.ts';
-import { didFromMnemonic, generateMnemonic } from '../../lib/keys/index.ts';
+import { didFromMnemonic, generateMnemonic } from '../../lib/keys/keys.ts';
 import { readMnemonic } from './mnemonic.ts';
 import {
   backupIdentity,

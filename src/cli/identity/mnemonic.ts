@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { cliError, type OracleKitError } from '../errors.ts';
-import { isValidMnemonic } from '../../lib/keys/index.ts';
+import { isValidMnemonic } from '../../lib/keys/keys.ts';
 
 const MNEMONIC_ENV = 'ORACLEKIT_MNEMONIC';
 

@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { base58Decode } from '../../lib/did/index.ts';
+import { base58Decode } from '../../lib/did/did.ts';
 import { cliError } from '../errors.ts';
 
 export interface SignInRequest {

@@ -6,7 +6,7 @@
  * is held by the wallet, not by the CLI).
  */
 import { signKeyProof, type KeyProof } from '../../lib/registry/key-proof.ts';
-import { signerFromMnemonic } from '../../lib/keys/index.ts';
+import { signerFromMnemonic } from '../../lib/keys/keys.ts';
 import { cliError } from '../errors.ts';
 import { readIdentity } from '../identity/store.ts';
 

@@ -275,7 +275,7 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
     t = performance.now();
     let signingMnemonic: string | undefined;
     const oracleKey = i.oracleKey ?? 'generate';
-    if (oracleKey === 'generate') signingMnemonic = (await import('../../lib/keys/index.ts')).generateMnemonic();
+    if (oracleKey === 'generate') signingMnemonic = (await import('../../lib/keys/keys.ts')).generateMnemonic();
     else if (oracleKey === 'identity') signingMnemonic = id.identity.mnemonic;
     const config: OracleConfigFile = {
       name,

@@ -3,7 +3,7 @@
  * derived `active`/`eligible`, and the state machine. Pure: the store checks
  * what needs the database (class is a live Protocol, alsoKnownAs unique).
  */
-import { checkDid } from '../did/index.ts';
+import { checkDid } from '../did/did.ts';
 import { fieldError, registryError } from './errors.ts';
 
 export const DOMAIN_TYPES = ['Organisation', 'Project', 'Asset', 'Device', 'Protocol', 'Oracle', 'Request'] as const;

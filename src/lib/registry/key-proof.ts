@@ -17,7 +17,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { p256 } from '@noble/curves/nist.js';
-import { base58Decode } from '../did/index.ts';
+import { base58Decode } from '../did/did.ts';
 
 export interface KeyProof {
   challenge: string;

@@ -9,7 +9,7 @@
  */
 import { streamText, isStepCount, type ModelMessage } from 'ai';
 import { messageIds } from '../../lib/protocol/index.ts';
-import type { Run } from '../runs.ts';
+import type { Run } from '../run.ts';
 import type { TurnContext } from '../plugin.ts';
 import type { AgentDeps, TurnInput } from './types.ts';
 import { runHook } from './hooks.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UcanAuth } from '../../../src/client/auth.ts';
-import { generateSigner } from '../../../src/lib/keys/index.ts';
-import { decodeToken } from '../../../src/lib/ucan/index.ts';
+import { generateSigner } from '../../../src/lib/keys/keys.ts';
+import { decodeToken } from '../../../src/lib/ucan/ucan.ts';
 
 describe('UcanAuth', () => {
   it('mints one delegation for concurrent callers and renews it before it expires', async () => {

@@ -29,8 +29,8 @@ import {
   type OraclesWallet,
   type OraclesProviderProps,
 } from '../../../src/client/react/index.ts';
-import { generateSigner, type Signer } from '../../../src/lib/keys/index.ts';
-import { mintDelegation, mintInvocation } from '../../../src/lib/ucan/index.ts';
+import { generateSigner, type Signer } from '../../../src/lib/keys/keys.ts';
+import { mintDelegation, mintInvocation } from '../../../src/lib/ucan/ucan.ts';
 import { startHarness, type Harness } from '../../helpers/runtime-harness.ts';
 import { say } from '../../helpers/scripted-model-server.ts';
 

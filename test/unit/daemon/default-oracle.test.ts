@@ -16,8 +16,8 @@ import { openDatabase } from '../../../src/storage/db.ts';
 import { REGISTRY_MIGRATIONS } from '../../../src/daemon/registry/migrations.ts';
 import { DEFAULT_CONFIG, parseConfig } from '../../../src/daemon/config.ts';
 import { loadOracleKey, mountDefaultOracle, type DefaultOracle } from '../../../src/daemon/oracle.ts';
-import { generateSigner } from '../../../src/lib/keys/index.ts';
-import { mintInvocation } from '../../../src/lib/ucan/index.ts';
+import { generateSigner } from '../../../src/lib/keys/keys.ts';
+import { mintInvocation } from '../../../src/lib/ucan/ucan.ts';
 import { tempHome } from './harness.ts';
 
 const t = tempHome();

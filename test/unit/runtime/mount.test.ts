@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { io as connect } from 'socket.io-client';
 import { createOracle } from '../../../src/runtime/oracle.ts';
-import { generateMnemonic, generateSigner } from '../../../src/lib/keys/index.ts';
-import { mintInvocation } from '../../../src/lib/ucan/index.ts';
+import { generateMnemonic, generateSigner } from '../../../src/lib/keys/keys.ts';
+import { mintInvocation } from '../../../src/lib/ucan/ucan.ts';
 import { openDatabase } from '../../../src/storage/db.ts';
 import { RUNTIME_MIGRATIONS } from '../../../src/runtime/migrations.ts';
 

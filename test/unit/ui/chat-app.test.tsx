@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatApp } from '../../../src/ui/ChatApp.tsx';
 import { ChatController } from '../../../src/ui/chat-controller.ts';
 import { OracleClient } from '../../../src/client/client.ts';
-import { generateSigner } from '../../../src/lib/keys/index.ts';
+import { generateSigner } from '../../../src/lib/keys/keys.ts';
 import { startHarness, type Harness } from '../../helpers/runtime-harness.ts';
 import { callTool, say } from '../../helpers/scripted-model-server.ts';
 

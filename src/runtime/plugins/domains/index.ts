@@ -29,7 +29,7 @@ import { z } from 'zod';
 import { definePlugin, defineTool } from '../../plugin.ts';
 import { httpUrl } from '../_mcp/plugin.ts';
 import { scrub } from '../_mcp/client.ts';
-import { checkDid } from '../../../lib/did/index.ts';
+import { checkDid } from '../../../lib/did/did.ts';
 import { DOMAIN_STATES, DOMAIN_TYPES } from '../../../lib/registry/domain.ts';
 import { readDiscovery } from '../../../lib/discovery.ts';
 

@@ -17,7 +17,7 @@ import {
   signInMessage,
   startSignIn,
 } from '../../../../src/cli/identity/qr.ts';
-import { didKeyFromPublicKey } from '../../../../src/lib/keys/index.ts';
+import { didKeyFromPublicKey } from '../../../../src/lib/keys/keys.ts';
 import { isOracleKitError } from '../../../../src/lib/errors.ts';
 import { botLocalpart, provisionBot } from '../../../../src/cli/scaffold/matrix.ts';
 import { startHomeserver } from '../../../helpers/matrix-account-server.ts';
@@ -249,7 +249,7 @@ describe('QR sign-in (the test plays the wallet)', () => {
 
   it('accepts a secp256k1 did:key wallet too (ECDSA over SHA-256)', async () => {
     const { secp256k1 } = await import('@noble/curves/secp256k1.js');
-    const { base58Encode } = await import('../../../../src/lib/did/index.ts');
+    const { base58Encode } = await import('../../../../src/lib/did/did.ts');
     const sk = secp256k1.utils.randomSecretKey();
     const did = 'did:key:z' + base58Encode(Uint8Array.from([0xe7, 0x01, ...secp256k1.getPublicKey(sk, true)]));
     expect(keyOfDid(did)?.type).toBe('secp256k1');

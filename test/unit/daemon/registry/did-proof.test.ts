@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { base58Encode } from '../../../../src/lib/did/index.ts';
+import { base58Encode } from '../../../../src/lib/did/did.ts';
 import { canProve, keyProofChallenge, parseKeyProofChallenge } from '../../../../src/lib/registry/key-proof.ts';
 import { DidProofs, PROOF_MAX_AGE_MS, PROOF_MAX_SKEW_MS } from '../../../../src/daemon/registry/did-proof.ts';
 import type { OracleKitError } from '../../../../src/lib/errors.ts';

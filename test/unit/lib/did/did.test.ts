@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { p256 } from '@noble/curves/nist.js';
-import { base58Decode, base58Encode, checkDid, didKeyFromEd25519, DID_SYNTAX } from '../../../../src/lib/did/index.ts';
+import { base58Decode, base58Encode, checkDid, didKeyFromEd25519, DID_SYNTAX } from '../../../../src/lib/did/did.ts';
 
 const didKey = (prefix: number[], key: Uint8Array) => 'did:key:z' + base58Encode(Uint8Array.from([...prefix, ...key]));
 

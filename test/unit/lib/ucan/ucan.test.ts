@@ -5,7 +5,7 @@ import {
   generateMnemonic,
   isDidKeyEd25519,
   didFromMnemonic,
-} from '../../../../src/lib/keys/index.ts';
+} from '../../../../src/lib/keys/keys.ts';
 import {
   MemoryReplayStore,
   mintDelegation,
@@ -13,7 +13,7 @@ import {
   verifyDelegation,
   verifyInvocation,
   encodeToken,
-} from '../../../../src/lib/ucan/index.ts';
+} from '../../../../src/lib/ucan/ucan.ts';
 import { invoke } from '@ucanto/core';
 import type { OracleKitError } from '../../../../src/lib/errors.ts';
 

@@ -8,7 +8,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runTurn, type AgentDeps } from '../../../../src/runtime/agent/index.ts';
-import { Run } from '../../../../src/runtime/runs.ts';
+import { Run } from '../../../../src/runtime/run.ts';
 import {
   definePlugin,
   defineTool,

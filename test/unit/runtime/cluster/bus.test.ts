@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { Cluster } from '../../../../src/runtime/cluster/index.ts';
-import { Run } from '../../../../src/runtime/runs.ts';
+import { Cluster } from '../../../../src/runtime/cluster/cluster.ts';
+import { Run } from '../../../../src/runtime/run.ts';
 import type { AnyEvent } from '../../../../src/lib/protocol/index.ts';
 import { startRedis, type RedisServer } from '../../../helpers/redis.ts';
 

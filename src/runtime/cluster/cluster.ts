@@ -41,7 +41,7 @@ import { randomUUID } from 'node:crypto';
 import type { createClient } from 'redis';
 import { initialTurn, reduceTurn, type AnyEvent, type AnyEventInput } from '../../lib/protocol/index.ts';
 import { runtimeError } from '../../lib/protocol/errors.ts';
-import { Run } from '../runs.ts';
+import { Run } from '../run.ts';
 
 type Client = ReturnType<typeof createClient>;
 

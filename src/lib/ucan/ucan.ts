@@ -1,0 +1,305 @@
+/**
+ * UCAN helpers over ucanto (protocol.md, "Authentication"). Tokens are ucanto
+ * UCANs ("ucan@0.9.1" IPLD blocks) sent as the base64 of a CAR archive
+ * (Delegation.archive / Delegation.extract). Decoding, signature verification
+ * and capability parsing are ucanto's; this module only orders the checks so
+ * each failure gets its own code (src/lib/protocol/errors.ts).
+ *
+ * Model (docs/protocol.md, "Auth model"):
+ * - invocation: issued by the user (did:key Ed25519), audience exactly the
+ *   oracle DID, capability {can: 'oracle/use', with: <oracle DID>}, expiry at
+ *   most 900 s after not-before (or now). Any did:key user may invoke an
+ *   oracle's `oracle/use` directly; proofs, when attached, must form an
+ *   aligned, valid chain.
+ * - delegation (x-ucan-delegation, POST /delegation): issued by the user,
+ *   audience the oracle; it lets the oracle act for the user downstream, and
+ *   (when the runtime allows it) logs the user in alone, within a maximum
+ *   lifetime of its own (`maxTtl`).
+ * - replay: with a ReplayStore an invocation is one-use (its CID remembered
+ *   until its expiry); without one it is a bearer credential for its lifetime.
+ */
+import { Delegation, UCAN, invoke, delegate } from '@ucanto/core';
+import { Verifier, ed25519 } from '@ucanto/principal';
+import { capability, Schema } from '@ucanto/validator';
+import type * as API from '@ucanto/interface';
+import type * as NodeCryptoModule from 'node:crypto';
+type NodeCrypto = typeof NodeCryptoModule;
+import { runtimeError } from '../protocol/errors.ts';
+import type { Signer } from '../keys/keys.ts';
+import { isDidKeyEd25519 } from '../keys/keys.ts';
+
+const ORACLE_ABILITY = 'oracle/use';
+/** The longest an invocation may live (expiry − not-before or now). */
+const MAX_TTL_SECONDS = 900;
+/** The default longest lifetime of a delegation that logs in alone (ORACLE_UCAN_DELEGATION_MAX_TTL_S): 30 days. */
+export const DEFAULT_DELEGATION_MAX_TTL_S = 30 * 24 * 3600;
+const CLOCK_SKEW_SECONDS = 60;
+
+type Ed25519Check = (payload: Uint8Array, signature: Uint8Array) => boolean | Promise<boolean>;
+
+/**
+ * node:crypto when this runs in Node (a synchronous native verify, about
+ * 40 µs), reached without a static import so the module still loads in
+ * browsers, where WebCrypto is used instead (asynchronous, which in Node
+ * costs a thread-pool round trip per signature).
+ */
+const nodeCrypto = (
+  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
+
+/** The DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410); the 32 key bytes follow. */
+const ED25519_SPKI_PREFIX = Uint8Array.from([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00]);
+
+async function ed25519Check(publicKey: Uint8Array): Promise<Ed25519Check> {
+  if (nodeCrypto) {
+    const der = new Uint8Array(ED25519_SPKI_PREFIX.length + publicKey.length);
+    der.set(ED25519_SPKI_PREFIX);
+    der.set(publicKey, ED25519_SPKI_PREFIX.length);
+    const key = nodeCrypto.createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' });
+    return (payload, signature) => nodeCrypto.verify(null, payload, key, signature);
+  }
+  const key = await crypto.subtle.importKey('raw', new Uint8Array(publicKey), { name: 'Ed25519' }, false, ['verify']);
+  return (payload, signature) =>
+    crypto.subtle.verify({ name: 'Ed25519' }, key, new Uint8Array(signature), new Uint8Array(payload));
+}
+
+/**
+ * A ucanto verifier for a did:key Ed25519 issuer whose primitive is the
+ * platform's native Ed25519 instead of @noble/ed25519's pure JS (about 50x
+ * faster). ucanto still parses the DID, encodes the signed payload and checks
+ * the signature algorithm.
+ */
+type NativeVerifier = {
+  did(): string;
+  verify(payload: Uint8Array, signature: { code: number; raw: Uint8Array }): Promise<boolean>;
+};
+const verifierCache = new Map<string, Promise<NativeVerifier>>();
+
+async function nativeVerifier(did: string): Promise<NativeVerifier> {
+  // parsed once per key (a did:key is base58btc; decoding it on every request cost more than the signature check)
+  let v = verifierCache.get(did);
+  if (!v) {
+    if (verifierCache.size > 10_000) verifierCache.clear();
+    v = (async () => {
+      const parsed = Verifier.parse(did as API.DID<'key'>) as unknown as { did(): string; publicKey: Uint8Array };
+      const check = await ed25519Check(parsed.publicKey);
+      const id = parsed.did();
+      return {
+        did: () => id,
+        verify: async (payload, signature) =>
+          signature.code === ed25519.Verifier.signatureCode && (await check(payload, signature.raw)),
+      } satisfies NativeVerifier;
+    })();
+    verifierCache.set(did, v);
+    v.catch(() => verifierCache.delete(did));
+  }
+  return v;
+}
+
+const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/** Encodes a delegation or invocation view as base64 of its CAR archive. */
+export async function encodeToken(d: API.Delegation): Promise<string> {
+  const r = await Delegation.archive(d);
+  if (r.error) throw r.error;
+  return bytesToBase64(r.ok);
+}
+
+/** Standard base64 without Buffer, so clients can mint tokens in browsers too. */
+function bytesToBase64(bytes: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$|^[A-Za-z0-9_-]+$/;
+
+/** Decodes base64(CAR) into a ucanto delegation view; malformed_token otherwise. */
+export async function decodeToken(token: string): Promise<API.Delegation> {
+  const t = token.trim();
+  if (t.length === 0 || t.length > 64_000 || !BASE64.test(t))
+    throw runtimeError('malformed_token', 'the token is not base64');
+  const bytes = Buffer.from(t, t.includes('-') || t.includes('_') ? 'base64url' : 'base64');
+  let r: Awaited<ReturnType<typeof Delegation.extract>>;
+  try {
+    r = await Delegation.extract(new Uint8Array(bytes));
+  } catch {
+    throw runtimeError('malformed_token', 'the token is not a CAR archive of a ucanto UCAN');
+  }
+  if (r.error || !r.ok) throw runtimeError('malformed_token', 'the token is not a CAR archive of a ucanto UCAN');
+  try {
+    // touch the decoded fields: a CAR with a bogus root fails here
+    void r.ok.issuer.did();
+    void r.ok.audience.did();
+    void r.ok.capabilities;
+  } catch {
+    throw runtimeError('malformed_token', 'the token does not decode as a UCAN');
+  }
+  return r.ok;
+}
+
+export interface MintOptions {
+  issuer: Signer;
+  /** The oracle DID. */
+  audience: string;
+  /** Lifetime in seconds from now (default 300 for invocations, 3600 for delegations). */
+  ttlSeconds?: number;
+  expiration?: number;
+  notBefore?: number;
+  proofs?: API.Delegation[];
+  nonce?: string;
+}
+
+function audienceOf(did: string): API.Principal {
+  return { did: () => did as API.DID };
+}
+
+/** An invocation of `oracle/use` on the oracle, from a did:key user, as a token. */
+export async function mintInvocation(o: MintOptions & { can?: string; withResource?: string }): Promise<string> {
+  const inv = invoke({
+    issuer: o.issuer,
+    audience: audienceOf(o.audience),
+    capability: { can: (o.can ?? ORACLE_ABILITY) as API.Ability, with: (o.withResource ?? o.audience) as API.URI },
+    expiration: o.expiration ?? nowSeconds() + (o.ttlSeconds ?? 300),
+    notBefore: o.notBefore,
+    proofs: o.proofs ?? [],
+    nonce: o.nonce ?? crypto.randomUUID(),
+  });
+  return encodeToken(await inv.delegate());
+}
+
+/** A user → oracle delegation (the user's capabilities on themselves, `*`), as a token and its view. */
+export async function mintDelegation(
+  o: MintOptions & { can?: string },
+): Promise<{ token: string; delegation: API.Delegation }> {
+  const d = await delegate({
+    issuer: o.issuer,
+    audience: audienceOf(o.audience),
+    capabilities: [{ can: (o.can ?? '*') as API.Ability, with: o.issuer.did() }],
+    expiration: o.expiration ?? nowSeconds() + (o.ttlSeconds ?? 3600),
+    notBefore: o.notBefore,
+    proofs: o.proofs ?? [],
+    nonce: o.nonce,
+  });
+  return { token: await encodeToken(d), delegation: d };
+}
+
+export interface ReplayStore {
+  /** true when cid was already seen (and is remembered until expiresAt, seconds). */
+  seen(cid: string, expiresAt: number): boolean;
+}
+
+/** An in-memory replay store: CIDs remembered until their expiry. */
+export class MemoryReplayStore implements ReplayStore {
+  private readonly map = new Map<string, number>();
+  /** Size at which expired entries are swept (doubles while the live ones alone exceed it, so a sweep stays amortised O(1)). */
+  private sweepAt = 10_000;
+  seen(cid: string, expiresAt: number): boolean {
+    const now = nowSeconds();
+    if (this.map.size > this.sweepAt) {
+      for (const [k, exp] of this.map) if (exp < now) this.map.delete(k);
+      this.sweepAt = Math.max(10_000, this.map.size * 2);
+    }
+    const prev = this.map.get(cid);
+    if (prev !== undefined && prev >= now) return true;
+    this.map.set(cid, expiresAt);
+    return false;
+  }
+}
+
+export interface VerifyOptions {
+  oracleDid: string;
+  /** CIDs refused (the token or any proof). */
+  isRevoked?: (cid: string) => boolean | Promise<boolean>;
+  replay?: ReplayStore;
+  now?: number;
+  /** Enforce the 900 s TTL (invocations). */
+  enforceTtl?: boolean;
+  /** Enforce this TTL in seconds instead (a delegation used alone to authenticate); the setting's name for the error message. */
+  maxTtl?: { seconds: number; setting: string };
+}
+
+export interface VerifiedUcan {
+  /** The authenticated user (the token's issuer). */
+  did: string;
+  cid: string;
+  expiration: number;
+  view: API.Delegation;
+}
+
+function* chain(d: API.Delegation): Generator<API.Delegation> {
+  yield d;
+  for (const p of d.proofs) if (Delegation.isDelegation(p)) yield* chain(p as API.Delegation);
+}
+
+async function checkCommon(d: API.Delegation, o: VerifyOptions): Promise<void> {
+  const now = o.now ?? nowSeconds();
+  for (const node of chain(d)) {
+    const iss = node.issuer.did();
+    if (!isDidKeyEd25519(iss))
+      throw runtimeError('unsupported_principal', `issuer ${iss} is not a did:key Ed25519 identity`);
+    const cid = node.cid.toString();
+    if (await o.isRevoked?.(cid)) throw runtimeError('revoked', `UCAN ${cid} is revoked`);
+    const exp = node.expiration;
+    if (exp == null || !Number.isFinite(exp)) throw runtimeError('missing_expiry', 'the UCAN has no expiry');
+    if (exp <= now) throw runtimeError('expired', `the UCAN expired at ${new Date(exp * 1000).toISOString()}`);
+    const nbf = node.notBefore;
+    if (nbf != null && nbf > now + CLOCK_SKEW_SECONDS)
+      throw runtimeError('not_yet_valid', `the UCAN is not valid before ${new Date(nbf * 1000).toISOString()}`);
+    const ok = await UCAN.verifySignature(node.data, await nativeVerifier(iss));
+    if (!ok) throw runtimeError('bad_signature', 'a UCAN signature does not verify');
+    for (const p of node.proofs) {
+      if (!Delegation.isDelegation(p))
+        throw runtimeError('proof_chain_misaligned', 'a proof is referenced but not included');
+      if ((p as API.Delegation).audience.did() !== iss)
+        throw runtimeError('proof_chain_misaligned', "a proof's audience is not its child's issuer");
+    }
+  }
+  if (o.enforceTtl || o.maxTtl) {
+    const start = d.notBefore ?? o.now ?? nowSeconds();
+    const max = o.maxTtl?.seconds ?? MAX_TTL_SECONDS;
+    if (d.expiration - start > max) {
+      const what = o.maxTtl
+        ? `a delegation that logs in alone may live at most ${max} s (${o.maxTtl.setting})`
+        : `an invocation may live at most ${max} s`;
+      throw runtimeError('ttl_too_long', `the UCAN lives ${d.expiration - start} s; ${what}`);
+    }
+  }
+}
+
+/** The ucanto capability an invocation must carry for this oracle. */
+function oracleCapability(oracleDid: string) {
+  return capability({ can: ORACLE_ABILITY, with: Schema.literal(oracleDid as API.URI) });
+}
+
+/** Verifies an invocation token with every check of protocol.md; throws a 401 OracleKitError with its code. */
+export async function verifyInvocation(token: string, o: VerifyOptions): Promise<VerifiedUcan> {
+  const d = await decodeToken(token);
+  if (d.audience.did() !== o.oracleDid)
+    throw runtimeError('wrong_audience', `the audience is ${d.audience.did()}, not this oracle`);
+  await checkCommon(d, { ...o, enforceTtl: true, maxTtl: undefined });
+  const cap = oracleCapability(o.oracleDid);
+  const covered = d.capabilities.some((c) => !cap.match({ capability: c, delegation: d } as never).error);
+  if (!covered) throw runtimeError('capability_mismatch', `no capability ${ORACLE_ABILITY} with ${o.oracleDid}`);
+  const cid = d.cid.toString();
+  if (o.replay?.seen(cid, d.expiration))
+    throw runtimeError(
+      'replayed',
+      'this invocation was already used (this oracle accepts each invocation once); send a new one',
+    );
+  return { did: d.issuer.did(), cid, expiration: d.expiration, view: d };
+}
+
+/**
+ * Verifies a user → oracle delegation token. `user`, when given, must be its
+ * issuer (a delegation from another user is refused).
+ */
+export async function verifyDelegation(token: string, o: VerifyOptions & { user?: string }): Promise<VerifiedUcan> {
+  const d = await decodeToken(token);
+  if (d.audience.did() !== o.oracleDid)
+    throw runtimeError('wrong_audience', `the audience is ${d.audience.did()}, not this oracle`);
+  await checkCommon(d, o);
+  if (o.user !== undefined && d.issuer.did() !== o.user)
+    throw runtimeError('delegation_issuer_mismatch', 'the delegation was not issued by the authenticated user');
+  return { did: d.issuer.did(), cid: d.cid.toString(), expiration: d.expiration, view: d };
+}

@@ -1,0 +1,75 @@
+/**
+ * One agent turn: an increasing event id, a buffer of every event (replay
+ * from `after=N`), live subscribers (SSE streams, the socket bridge) and an
+ * abort controller. A subscriber that goes away never stops the run.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  initialTurn,
+  reduceTurn,
+  type AnyEvent,
+  type AnyEventInput,
+  type DoneStatus,
+  type RunStatus,
+  type TurnState,
+} from '../lib/protocol/index.ts';
+
+export type RunListener = (e: AnyEvent) => void;
+
+export class Run {
+  readonly runId: string;
+  readonly requestId: string;
+  readonly sessionId: string;
+  readonly userDid: string;
+  status: RunStatus = 'queued';
+  readonly events: AnyEvent[] = [];
+  readonly abort = new AbortController();
+  /** Several instances: resolves once every instance can find the run (its owner and events announced in Redis); at once otherwise. */
+  announced: Promise<void> = Promise.resolve();
+  /** The run's events folded by reduceTurn: text, reasoning, tool calls, last error. */
+  turn: TurnState;
+  private readonly listeners = new Set<RunListener>();
+  private resolveDone!: (s: DoneStatus) => void;
+  readonly done: Promise<DoneStatus>;
+
+  constructor(init: { sessionId: string; userDid: string; requestId?: string; runId?: string }) {
+    this.runId = init.runId ?? randomUUID();
+    this.requestId = init.requestId ?? randomUUID();
+    this.sessionId = init.sessionId;
+    this.userDid = init.userDid;
+    this.done = new Promise((r) => (this.resolveDone = r));
+    this.turn = initialTurn({ runId: this.runId, requestId: this.requestId });
+  }
+
+  /** The answer text so far. */
+  get text(): string {
+    return this.turn.text;
+  }
+
+  get finished(): boolean {
+    return this.status === 'finished' || this.status === 'aborted' || this.status === 'failed';
+  }
+
+  emit(e: AnyEventInput): AnyEvent {
+    const ev = { ...e, id: this.events.length + 1 } as AnyEvent;
+    this.events.push(ev);
+    this.turn = reduceTurn(this.turn, ev);
+    for (const l of this.listeners) {
+      try {
+        l(ev);
+      } catch {
+        // a broken subscriber never breaks the run
+      }
+    }
+    if (ev.event === 'done') this.resolveDone(ev.data.status);
+    return ev;
+  }
+
+  /** Replays events after `after`, then follows live; returns the unsubscribe. */
+  subscribe(after: number, l: RunListener): () => void {
+    for (const e of this.events) if (e.id > after) l(e);
+    if (this.events.at(-1)?.event === 'done') return () => {};
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+}
