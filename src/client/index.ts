@@ -47,3 +47,15 @@ export type {
 } from '../lib/protocol/index.ts';
 export { creditsStatus, payClaims } from './payments.ts';
 export type { CreditsStatus, OutstandingClaim, Payment } from './payments.ts';
+export { createCall, syncCall, updateCall, endCall, getCall, listCalls } from './calls.ts';
+export type {
+  Call,
+  CallType,
+  CallStatus,
+  CallConnection,
+  CreateCallBody,
+  CreateCallResponse,
+  SyncCallResponse,
+  UpdateCallBody,
+  ListCallsResponse,
+} from '../lib/protocol/calls.ts';

@@ -68,6 +68,8 @@ export interface PluginHost {
   awaitClientResult(sessionId: string, toolCallId: string, timeoutMs: number): Promise<unknown>;
   /** Emits an SSE event on the session's active run (e.g. action_call); false when none runs. */
   emitRunEvent(sessionId: string, e: AnyEventInput): boolean;
+  /** Runs the active plugins' turn gates (credits: 402 with claims) for a use that costs like a turn (a call). */
+  gateTurn(req: TurnRequest): Promise<void>;
 }
 
 export interface PluginContext<Env = Record<string, unknown>> {

@@ -36,6 +36,7 @@ import {
   type PluginHost,
   type SubAgent,
   type TurnContext,
+  type TurnRequest,
 } from './plugin.ts';
 import { randomUUID } from 'node:crypto';
 import { BUNDLED_PLUGINS } from './plugins/index.ts';
@@ -171,6 +172,7 @@ export class OracleRuntime {
       run.emit(e);
       return true;
     },
+    gateTurn: (req) => this.gateTurn(req),
   };
 
   constructor(o: OracleAppOptions) {
@@ -502,14 +504,18 @@ export class OracleRuntime {
     };
   }
 
+  /** The active plugins' turn gates, in order: one throws (e.g. 402 payment_required) to refuse. */
+  async gateTurn(req: TurnRequest): Promise<void> {
+    for (const { plugin, ctx } of this.activePlugins()) await plugin.gateTurn?.(req, ctx);
+  }
+
   /** Starts a turn in a session the caller owns; the run continues without any subscriber. */
   async startTurn(userDid: string, sessionId: string, input: TurnInput): Promise<Run> {
     const session = await this.ownSession(userDid, sessionId);
     if (this.runs.active(sessionId))
       throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
     this.model(input.model); // configuration errors surface as HTTP errors, not streams
-    for (const { plugin, ctx } of this.activePlugins())
-      await plugin.gateTurn?.({ userDid, sessionId, message: input.message }, ctx); // e.g. 402
+    await this.gateTurn({ userDid, sessionId, message: input.message }); // e.g. 402
     // the awaits above let another turn of this session start meanwhile
     if (this.runs.active(sessionId))
       throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');

@@ -37,8 +37,9 @@ const ALL = [
   'portal',
   'ag-ui',
   'credits',
+  'calls',
 ];
-const NEED_NOTHING = ['user-preferences', 'weather', 'domains', 'sampling', 'portal', 'ag-ui'];
+const NEED_NOTHING = ['user-preferences', 'weather', 'domains', 'sampling', 'portal', 'ag-ui', 'calls'];
 
 const closers: (() => Promise<unknown> | unknown)[] = [];
 let dir: string;

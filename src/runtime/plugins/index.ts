@@ -15,6 +15,7 @@ import { matrixPlugin } from './matrix/index.ts';
 import { portalPlugin } from './portal/index.ts';
 import { agUiPlugin } from './ag-ui/index.ts';
 import { creditsPlugin } from './credits/index.ts';
+import { callsPlugin } from './calls/index.ts';
 
 export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [
   userPreferencesPlugin,
@@ -32,6 +33,7 @@ export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [
   portalPlugin,
   agUiPlugin,
   creditsPlugin,
+  callsPlugin,
 ];
 export { userPreferencesPlugin, weatherPlugin };
 export { memoryPlugin, firecrawlPlugin, sandboxPlugin, domainsPlugin, composioPlugin, creditsPlugin };

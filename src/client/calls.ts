@@ -1,0 +1,77 @@
+/**
+ * Live calls with an oracle from the headless client (docs/live-agent.md):
+ * create a call (its id, its per-call encryption key, where to join and a
+ * LiveKit join token), refresh the token for a rejoin, list the caller's
+ * calls and end one. Joining the room itself is LiveKit's client's job
+ * (`oraclekit/react/live-agent` does it in a browser); these functions only
+ * speak the oracle's /calls routes, so they load no media code.
+ */
+import type { OracleClient } from './client.ts';
+import {
+  CallResponseSchema,
+  CreateCallResponseSchema,
+  ListCallsResponseSchema,
+  SyncCallResponseSchema,
+  type Call,
+  type CreateCallBody,
+  type CreateCallResponse,
+  type ListCallsResponse,
+  type SyncCallResponse,
+  type UpdateCallBody,
+} from '../lib/protocol/calls.ts';
+
+async function json<T>(
+  client: OracleClient,
+  method: string,
+  path: string,
+  schema: { parse(v: unknown): T },
+  body?: unknown,
+): Promise<T> {
+  const res = await client.request(method, path, body);
+  return schema.parse(await res.json());
+}
+
+const callPath = (callId: string) => `/calls/${encodeURIComponent(callId)}`;
+
+/**
+ * Creates a call in one of the caller's sessions (`POST /calls`). On a priced
+ * oracle an unpaid call throws PaymentRequiredError, as a turn does.
+ * @example
+ * const { callId, encryptionKey, connection } = await createCall(client, { sessionId, callType: 'audio' });
+ */
+export function createCall(client: OracleClient, body: CreateCallBody): Promise<CreateCallResponse> {
+  return json(client, 'POST', '/calls', CreateCallResponseSchema, body);
+}
+
+/** A fresh join token for a call that has not ended (`POST /calls/:id/sync`). */
+export function syncCall(client: OracleClient, callId: string): Promise<SyncCallResponse> {
+  return json(client, 'POST', `${callPath(callId)}/sync`, SyncCallResponseSchema, {});
+}
+
+/** Moves a call to active or ended (`PATCH /calls/:id/update`). */
+export async function updateCall(client: OracleClient, callId: string, body: UpdateCallBody): Promise<Call> {
+  return (await json(client, 'PATCH', `${callPath(callId)}/update`, CallResponseSchema, body)).call;
+}
+
+/** Ends a call: the oracle's agent leaves, the room closes and the oracle forgets the call's key. */
+export function endCall(client: OracleClient, callId: string): Promise<Call> {
+  return updateCall(client, callId, { callStatus: 'ended', callEndedAt: new Date().toISOString() });
+}
+
+/** One call of the caller's (`GET /calls/:id`). */
+export async function getCall(client: OracleClient, callId: string): Promise<Call> {
+  return (await json(client, 'GET', callPath(callId), CallResponseSchema)).call;
+}
+
+/** The caller's calls, newest first, optionally of one session (`GET /calls`). */
+export function listCalls(
+  client: OracleClient,
+  o: { sessionId?: string; limit?: number; offset?: number } = {},
+): Promise<ListCallsResponse> {
+  const q = new URLSearchParams();
+  if (o.sessionId !== undefined) q.set('sessionId', o.sessionId);
+  if (o.limit !== undefined) q.set('limit', String(o.limit));
+  if (o.offset !== undefined) q.set('offset', String(o.offset));
+  const s = q.toString();
+  return json(client, 'GET', `/calls${s ? `?${s}` : ''}`, ListCallsResponseSchema);
+}

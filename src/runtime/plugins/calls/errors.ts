@@ -1,0 +1,13 @@
+/** The calls plugin's own error codes (merged with the runtime's at boot; payment_required is the protocol's). */
+import { pluginErrorFactory } from '../../plugin.ts';
+
+export const CALLS_ERRORS = {
+  call_not_found: { status: 404, when: "no such call among the caller's own" },
+  call_ended: { status: 409, when: 'the call has ended: it cannot be joined, started or changed again' },
+  call_agent_unavailable: {
+    status: 502,
+    when: "the oracle's agent could not join the call's room (the LiveKit server did not answer or refused it)",
+  },
+} as const;
+
+export const callsError = pluginErrorFactory(CALLS_ERRORS);

@@ -1,0 +1,51 @@
+/**
+ * Where a call's room lives and the access tokens that admit its participants:
+ * a LiveKit server (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET) or, when
+ * none is set, the oracle's embedded LiveKit-protocol endpoint. Tokens are
+ * LiveKit JWTs minted with livekit-server-sdk: one room per call, the user's
+ * DID or the oracle's agent as the identity, a short life (a rejoin asks
+ * POST /calls/:id/sync for a fresh one).
+ */
+import { AccessToken } from 'livekit-server-sdk';
+import type { CallConnection } from '../../../lib/protocol/calls.ts';
+
+/** How long a token admits a join (seconds); an established connection outlives it. */
+export const TOKEN_TTL_S = 600;
+
+export interface LiveKitTarget {
+  mode: 'server' | 'embedded';
+  /** The ws:// or wss:// URL a LiveKit client connects to. */
+  url: string;
+  apiKey: string;
+  apiSecret: string;
+}
+
+/** A LiveKit server URL as clients take it: http(s) becomes ws(s), no trailing slash. */
+export function wsUrl(url: string): string {
+  return url.replace(/^http/i, 'ws').replace(/\/+$/, '');
+}
+
+export type CallRole = 'user' | 'agent';
+
+/** A join token for one room: publish, subscribe and data; the role goes in the participant's attributes. */
+export async function joinToken(
+  target: LiveKitTarget,
+  o: { room: string; identity: string; name?: string; role: CallRole },
+): Promise<CallConnection> {
+  const at = new AccessToken(target.apiKey, target.apiSecret, {
+    identity: o.identity,
+    ...(o.name !== undefined ? { name: o.name } : {}),
+    ttl: TOKEN_TTL_S,
+    attributes: { 'oraclekit.role': o.role },
+  });
+  at.addGrant({
+    roomJoin: true,
+    room: o.room,
+    canPublish: true,
+    canSubscribe: true,
+    canPublishData: true,
+    ...(o.role === 'agent' ? { agent: true } : {}),
+  });
+  const token = await at.toJwt();
+  return { url: target.url, token, expiresAt: new Date(Date.now() + TOKEN_TTL_S * 1000).toISOString() };
+}
