@@ -14,7 +14,7 @@ import { createOracleApp, type OracleApp } from '../../src/runtime/app.ts';
 import type { OracleAppOptions } from '../../src/runtime/runtime.ts';
 import { generateMnemonic, generateSigner, signerFromMnemonic, type Signer } from '../../src/lib/keys/keys.ts';
 import { mintInvocation } from '../../src/lib/ucan/ucan.ts';
-import { SseParser, type AnyEvent } from '../../src/lib/protocol/index.ts';
+import { OracleEventParser, type AnyEvent } from '../../src/lib/protocol/index.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model-server.ts';
 import { startOpenMeteoServer, type OpenMeteoServer } from './open-meteo-server.ts';
 
@@ -61,7 +61,12 @@ export async function readSse(
   stopAfter?: (e: AnyEvent) => boolean,
   controller?: AbortController,
 ): Promise<{ events: AnyEvent[]; raw: string }> {
-  const parser = new SseParser();
+  // a frame the parser would skip is a defect of the server under test
+  const parser = new OracleEventParser({
+    onIgnored: (frame, reason) => {
+      throw new Error(`SSE frame ${JSON.stringify(frame)} is not a protocol event: ${reason}`);
+    },
+  });
   const events: AnyEvent[] = [];
   let raw = '';
   const dec = new TextDecoder();

@@ -1,6 +1,6 @@
 /**
  * SSE events of protocol.md ("SSE stream"), as zod schemas, plus the frame
- * encoder used by the runtime and a streaming frame parser used by clients.
+ * encoder used by the runtime (the parser that reads them back: sse.ts).
  */
 import { z } from 'zod';
 import { ERROR_KINDS } from './errors.ts';
@@ -89,36 +89,4 @@ export const HEARTBEAT_FRAME = ': heartbeat\n\n';
 /** `id: <n>\nevent: <name>\ndata: <json>\n\n` — data is one line (JSON has no raw newlines). */
 export function encodeFrame(e: AnyEvent): string {
   return `id: ${e.id}\nevent: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`;
-}
-
-/**
- * Incremental SSE parser for clients: feed text chunks, get validated events.
- * Comments (heartbeats) are skipped; unknown event names are rejected.
- */
-export class SseParser {
-  private buf = '';
-  push(chunk: string): AnyEvent[] {
-    this.buf += chunk;
-    const out: AnyEvent[] = [];
-    let idx: number;
-    while ((idx = this.buf.indexOf('\n\n')) >= 0) {
-      const block = this.buf.slice(0, idx);
-      this.buf = this.buf.slice(idx + 2);
-      let id: number | undefined;
-      let event: string | undefined;
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':') || line === '') continue;
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === 'id') id = Number(value);
-        else if (field === 'event') event = value;
-        else if (field === 'data') data.push(value);
-      }
-      if (event === undefined) continue;
-      out.push(AnyEventSchema.parse({ id, event, data: JSON.parse(data.join('\n')) }));
-    }
-    return out;
-  }
 }

@@ -3,5 +3,6 @@ export * from './version.ts';
 export * from './errors.ts';
 export * from './http.ts';
 export * from './events.ts';
+export * from './sse.ts';
 export * from './socket.ts';
 export * from './messages.ts';

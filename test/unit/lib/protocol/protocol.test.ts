@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AnyEventSchema,
   encodeFrame,
-  SseParser,
+  OracleEventParser,
   SSE_EVENT_NAMES,
   RUNTIME_ERRORS,
   AUTH_ERROR_CODES,
@@ -43,7 +43,7 @@ describe('protocol schemas', () => {
     ];
     const wire = events.map(encodeFrame).join(': heartbeat\n\n');
     for (const f of events.map(encodeFrame)) expect(f.split('\n').filter((l) => l.startsWith('data:'))).toHaveLength(1);
-    const p = new SseParser();
+    const p = new OracleEventParser();
     const got: AnyEvent[] = [];
     for (let i = 0; i < wire.length; i += 7) got.push(...p.push(wire.slice(i, i + 7)));
     expect(got).toEqual(events);
