@@ -16,6 +16,7 @@ import {
   MemoryReplayStore,
   verifyDelegation,
   verifyInvocation,
+  verifyLoginDelegation,
   type ReplayStore,
 } from '../lib/ucan/ucan.ts';
 import type { RuntimeStore } from './store.ts';
@@ -25,6 +26,10 @@ export interface AuthUser {
   /** The verified user → oracle delegation (raw token) sent with the request, if any. */
   delegation?: string;
   via: 'invocation' | 'delegation';
+  /** The CIDs of every token presented and of their proofs: revoking one ends the sockets it authenticated. */
+  cids: string[];
+  /** When the credential ends (seconds): the earliest expiry among the tokens presented and their proofs. */
+  expiresAt: number;
 }
 
 const users = new WeakMap<object, AuthUser>();
@@ -79,6 +84,10 @@ class PersistentReplayStore implements ReplayStore {
     }
   }
 
+  has(cid: string): boolean {
+    return this.memory.has(cid);
+  }
+
   seen(cid: string, expiresAt: number): boolean {
     if (this.memory.seen(cid, expiresAt)) return true;
     const now = Date.now();
@@ -130,7 +139,9 @@ export class Authenticator {
   delegationMaxTtlSeconds: number;
   signingKeyLoaded: () => boolean;
   /** Several instances (cluster/): in strict mode an invocation is claimed in the Redis they share, so it is used once across all of them. */
-  sharedReplay: { claimInvocation(cid: string, expiresAt: number): Promise<boolean> } | undefined;
+  sharedReplay:
+    | { claimInvocation(cid: string, expiresAt: number): Promise<boolean>; wasClaimed(cid: string): Promise<boolean> }
+    | undefined;
 
   constructor(o: AuthenticatorOptions) {
     this.store = o.store;
@@ -191,18 +202,31 @@ export class Authenticator {
         );
       }
       if (i.delegation) {
-        await verifyDelegation(i.delegation, { oracleDid: this.oracleDid, isRevoked, user: v.did });
-        return { did: v.did, delegation: i.delegation, via: 'invocation' };
+        const d = await verifyDelegation(i.delegation, { oracleDid: this.oracleDid, isRevoked, user: v.did });
+        return {
+          did: v.did,
+          delegation: i.delegation,
+          via: 'invocation',
+          cids: [...v.cids, ...d.cids],
+          expiresAt: Math.min(v.validUntil, d.validUntil),
+        };
       }
-      return { did: v.did, via: 'invocation' };
+      return { did: v.did, via: 'invocation', cids: v.cids, expiresAt: v.validUntil };
     }
     if (i.delegation && this.mode === 'any') {
-      const d = await verifyDelegation(i.delegation, {
+      const d = await verifyLoginDelegation(i.delegation, {
         oracleDid: this.oracleDid,
         isRevoked,
+        replay: await this.replayStore(),
         maxTtl: { seconds: this.delegationMaxTtlSeconds, setting: 'ORACLE_UCAN_DELEGATION_MAX_TTL_S' },
       });
-      return { did: d.did, delegation: i.delegation, via: 'delegation' };
+      // strict mode, several instances: an invocation used on another instance is in the store they share
+      if (this.replayMode === 'strict' && (await this.sharedReplay?.wasClaimed(d.cid)))
+        throw runtimeError(
+          'replayed',
+          'this token was already used as an invocation (on another instance of this oracle); a used invocation never logs in again',
+        );
+      return { did: d.did, delegation: i.delegation, via: 'delegation', cids: d.cids, expiresAt: d.validUntil };
     }
     if (i.delegation) {
       throw runtimeError(

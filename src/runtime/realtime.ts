@@ -19,7 +19,19 @@ interface Pending {
 
 export class RealtimeHub {
   private readonly listeners = new Set<SessionEventListener>();
+  private readonly revocations = new Set<(cid: string) => void>();
   private readonly pending = new Map<string, Pending>();
+
+  /** A transport subscribes to revocations (it ends the connections a revoked token authenticated). */
+  onRevoke(l: (cid: string) => void): () => void {
+    this.revocations.add(l);
+    return () => this.revocations.delete(l);
+  }
+
+  /** A UCAN was revoked (DELETE /delegation): every connection it authenticated ends. */
+  revoked(cid: string): void {
+    for (const l of this.revocations) l(cid);
+  }
 
   /** A transport subscribes; returns the unsubscribe. */
   subscribe(l: SessionEventListener): () => void {

@@ -295,7 +295,7 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   });
   app.delete('/delegation', { schema: { response: { 200: P.OkResponseSchema } } }, async (req) => {
     const cid = await rt.store.deleteDelegation(getUser(req).did);
-    if (cid) await rt.store.revoke(cid);
+    if (cid) await rt.revoke(cid);
     return { ok: true as const };
   });
 

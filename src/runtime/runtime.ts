@@ -457,6 +457,12 @@ export class OracleRuntime {
     return { models: ids.map((id) => ({ id, name: id })), default: ids[0] ?? null };
   }
 
+  /** Revokes a UCAN by CID: refused from now on, and the realtime connections it authenticated end. */
+  async revoke(cid: string): Promise<void> {
+    await this.store.revoke(cid);
+    this.realtime.revoked(cid);
+  }
+
   /**
    * The session when this user owns it. Every route and socket handler that
    * names a session asks here: another user's session answers like a missing

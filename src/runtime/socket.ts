@@ -21,6 +21,35 @@ import { runtimeError } from '../lib/protocol/errors.ts';
 import { toErrorBody } from './routes.ts';
 
 const room = (sessionId: string) => `session:${sessionId}`;
+/** The room of the sockets a UCAN (or one of its proofs) authenticated: revoking it disconnects them. */
+const credentialRoom = (cid: string) => `ucan:${cid}`;
+/** setTimeout's longest delay; a credential living longer is re-armed. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+interface SocketData {
+  did?: string;
+  sessionId?: string;
+  /** When the socket's credential ends (seconds). */
+  expiresAt?: number;
+}
+
+/** Disconnects the socket when its credential expires (a token is checked at the handshake only, so its end is scheduled). */
+function endAtExpiry(socket: Socket): void {
+  // the timer stays out of socket.data, which the cluster's adapter serializes
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    const left = ((socket.data as SocketData).expiresAt ?? Infinity) * 1000 - Date.now();
+    if (!Number.isFinite(left)) return;
+    if (left <= 0) {
+      socket.disconnect(true);
+      return;
+    }
+    timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+    timer.unref();
+  };
+  arm();
+  socket.on('disconnect', () => clearTimeout(timer));
+}
 
 export interface SocketHandle {
   io: Server<P.ClientToServerEvents, P.ServerToClientEvents>;
@@ -51,9 +80,11 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
         const a = auth.success ? auth.data : {};
         const user = await rt.auth.authenticate({ invocation: a.invocation ?? '', delegation: a.ucanDelegation });
         await rt.ownSession(user.did, q.data.sessionId);
-        (socket.data as { did?: string; sessionId?: string }).did = user.did;
-        (socket.data as { did?: string; sessionId?: string }).sessionId = q.data.sessionId;
-        await socket.join(room(q.data.sessionId));
+        const data = socket.data as SocketData;
+        data.did = user.did;
+        data.sessionId = q.data.sessionId;
+        data.expiresAt = user.expiresAt;
+        await socket.join([room(q.data.sessionId), ...user.cids.map(credentialRoom)]);
         next();
       } catch (e) {
         const body = toErrorBody(e);
@@ -65,7 +96,8 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
   });
 
   io.on('connection', (socket: Socket<P.ClientToServerEvents, P.ServerToClientEvents>) => {
-    const own = (socket.data as { sessionId?: string }).sessionId;
+    endAtExpiry(socket);
+    const own = (socket.data as SocketData).sessionId;
     const settle = (raw: unknown, isAction: boolean) => {
       const r = (isAction ? P.ActionCallResultSchema : P.ToolResultSchema).safeParse(raw);
       if (!r.success || !own || r.data.sessionId !== own) return;
@@ -83,6 +115,8 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
     (io.to(room(sessionId)) as unknown as { emit: (ev: string, p: unknown) => boolean }).emit(event, payload);
     return true;
   });
+  // with several instances the adapter carries the disconnect to the sockets of every instance
+  const offRevoke = rt.realtime.onRevoke((cid) => io.in(credentialRoom(cid)).disconnectSockets(true));
   // a run's reasoning goes on its SSE stream only: the IXO SDK turns every wrapped event of the session into a
   // row of its own ("Thinking..."), so the socket would add one row per reasoning frame beside the stream's one
   const offRuns = rt.runs.onEvent((run, e) => {
@@ -111,6 +145,7 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
       if (closed) return;
       closed = true;
       offHost();
+      offRevoke();
       offRuns();
       io.disconnectSockets(true);
       // not io.close(): it would close the host's HTTP server, which its host closes itself

@@ -28,6 +28,7 @@ import {
   type ScriptedModelServer,
 } from '../helpers/scripted-model-server.ts';
 import { startRedis, type RedisServer } from '../helpers/redis.ts';
+import { rewrap } from '../helpers/ucan-rewrap.ts';
 import { BACKENDS, backendDatabases } from '../helpers/postgres.ts';
 import { newUser, spawnInstance as spawnClusterInstance, until, type Instance } from '../helpers/runtime-cluster.ts';
 
@@ -212,6 +213,14 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
       expect(again.body).toMatchObject({ code: 'replayed' });
       // and on A itself, as before
       expect((await u.req(A.url, 'GET', '/sessions', undefined, token)).body).toMatchObject({ code: 'replayed' });
+      // re-wrapped under a made-up CID it is not a new token to the store they share
+      for (const url of [A.url, B.url]) {
+        const wrapped = await u.req(url, 'GET', '/sessions', undefined, await rewrap(token, url));
+        expect([wrapped.status, wrapped.body.code]).toEqual([401, 'malformed_token']);
+      }
+      // nor does it log in as a delegation on the other instance
+      const asDelegation = await fetch(`${B.url}/sessions`, { headers: { 'x-ucan-delegation': token } });
+      expect(asDelegation.status).toBe(401);
     });
 
     it('a scheduled task runs exactly once, though both instances poll the queue and the turn outlives its lease', async () => {

@@ -17,14 +17,20 @@ export const RUNTIME_ERRORS = {
   // 401 — one code per authentication check (protocol.md, "Authentication")
   missing_token: { status: 401, when: 'no Authorization: Bearer invocation (and no allowed delegation fallback)' },
   unsupported_auth_type: { status: 401, when: 'X-Auth-Type is present and not ucan' },
-  malformed_token: { status: 401, when: 'the token is not base64 of a CAR holding a ucanto UCAN' },
+  malformed_token: {
+    status: 401,
+    when: 'the token is not base64 of a CAR holding a ucanto UCAN, or a block is not the content its CID names',
+  },
   wrong_audience: { status: 401, when: 'the audience is not exactly the oracle DID' },
   missing_expiry: { status: 401, when: 'the UCAN has no expiry' },
   expired: { status: 401, when: 'the UCAN (or a proof) has expired' },
   not_yet_valid: { status: 401, when: 'not-before is more than 60 s in the future' },
   ttl_too_long: { status: 401, when: 'expiry is more than 900 s after not-before (or now)' },
   bad_signature: { status: 401, when: 'a signature does not verify' },
-  capability_mismatch: { status: 401, when: 'no capability covers the oracle resource' },
+  capability_mismatch: {
+    status: 401,
+    when: "no capability covers the oracle resource; or a delegation logging in alone is an invocation or delegates nothing of the user's",
+  },
   proof_chain_misaligned: { status: 401, when: "a proof's audience is not its child's issuer, or a proof is invalid" },
   replayed: { status: 401, when: 'the invocation CID was already used before its expiry' },
   revoked: { status: 401, when: 'the token or one of its proofs is revoked' },

@@ -135,7 +135,38 @@ export async function decodeToken(token: string): Promise<API.Delegation> {
   } catch {
     throw runtimeError('malformed_token', 'the token does not decode as a UCAN');
   }
+  await checkContentAddresses(r.ok);
   return r.ok;
+}
+
+/**
+ * A CAR declares the CID of each block; nothing checks that it matches the bytes. Replay protection and
+ * revocation are keyed on the CID, so the same signed UCAN re-wrapped under a made-up CID would be a new
+ * token to them. Every block of the chain must therefore be the canonical encoding of its UCAN (dag-ucan's
+ * own `write`: DAG-CBOR, or the raw JWT bytes) under the sha256 CID computed from those bytes; anything else
+ * is malformed_token.
+ */
+async function checkContentAddresses(d: API.Delegation): Promise<void> {
+  for (const node of chain(d)) {
+    const declared = node.cid.toString();
+    let computed: { cid: { toString(): string }; bytes: Uint8Array };
+    try {
+      computed = await UCAN.write(node.data);
+    } catch {
+      throw runtimeError('malformed_token', `block ${declared} does not encode as a UCAN`);
+    }
+    if (computed.cid.toString() !== declared || !sameBytes(computed.bytes, node.root.bytes))
+      throw runtimeError(
+        'malformed_token',
+        `block ${declared} is not the content its CID names (its bytes hash to ${computed.cid.toString()}); a UCAN is accepted only under the CID of its canonical encoding`,
+      );
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 export interface MintOptions {
@@ -187,6 +218,8 @@ export async function mintDelegation(
 export interface ReplayStore {
   /** true when cid was already seen (and is remembered until expiresAt, seconds). */
   seen(cid: string, expiresAt: number): boolean;
+  /** true when cid was seen and is still remembered; remembers nothing. */
+  has(cid: string): boolean;
 }
 
 /** An in-memory replay store: CIDs remembered until their expiry. */
@@ -200,10 +233,13 @@ export class MemoryReplayStore implements ReplayStore {
       for (const [k, exp] of this.map) if (exp < now) this.map.delete(k);
       this.sweepAt = Math.max(10_000, this.map.size * 2);
     }
-    const prev = this.map.get(cid);
-    if (prev !== undefined && prev >= now) return true;
+    if (this.has(cid)) return true;
     this.map.set(cid, expiresAt);
     return false;
+  }
+  has(cid: string): boolean {
+    const prev = this.map.get(cid);
+    return prev !== undefined && prev >= nowSeconds();
   }
 }
 
@@ -225,6 +261,21 @@ export interface VerifiedUcan {
   cid: string;
   expiration: number;
   view: API.Delegation;
+  /** The CIDs of the token and of every proof in its chain (revoking any of them ends the credential). */
+  cids: string[];
+  /** When the credential ends (seconds): the earliest expiry in its chain. */
+  validUntil: number;
+}
+
+/** The CIDs and the earliest expiry of a verified chain. */
+function credentialOf(d: API.Delegation): { cids: string[]; validUntil: number } {
+  const cids: string[] = [];
+  let validUntil = Infinity;
+  for (const node of chain(d)) {
+    cids.push(node.cid.toString());
+    validUntil = Math.min(validUntil, node.expiration);
+  }
+  return { cids, validUntil };
 }
 
 function* chain(d: API.Delegation): Generator<API.Delegation> {
@@ -287,7 +338,7 @@ export async function verifyInvocation(token: string, o: VerifyOptions): Promise
       'replayed',
       'this invocation was already used (this oracle accepts each invocation once); send a new one',
     );
-  return { did: d.issuer.did(), cid, expiration: d.expiration, view: d };
+  return { did: d.issuer.did(), cid, expiration: d.expiration, view: d, ...credentialOf(d) };
 }
 
 /**
@@ -301,5 +352,38 @@ export async function verifyDelegation(token: string, o: VerifyOptions & { user?
   await checkCommon(d, o);
   if (o.user !== undefined && d.issuer.did() !== o.user)
     throw runtimeError('delegation_issuer_mismatch', 'the delegation was not issued by the authenticated user');
-  return { did: d.issuer.did(), cid: d.cid.toString(), expiration: d.expiration, view: d };
+  return { did: d.issuer.did(), cid: d.cid.toString(), expiration: d.expiration, view: d, ...credentialOf(d) };
+}
+
+/**
+ * Verifies a delegation that logs the user in alone (no invocation with it): verifyDelegation's checks, and it
+ * must actually delegate to the oracle the user's own authority (a capability whose resource is its issuer, as
+ * `{can: '*', with: <user DID>}`), must not be an invocation of this oracle (`oracle/use` on it), and, with a
+ * replay store (strict mode), must not be a CID already used as an invocation.
+ */
+export async function verifyLoginDelegation(token: string, o: VerifyOptions): Promise<VerifiedUcan> {
+  const v = await verifyDelegation(token, o);
+  const caps = v.view.capabilities;
+  const cap = oracleCapability(o.oracleDid);
+  if (caps.some((c) => !cap.match({ capability: c, delegation: v.view } as never).error))
+    throw runtimeError(
+      'capability_mismatch',
+      `this token invokes ${ORACLE_ABILITY} on this oracle: it is an invocation, not a delegation; send it as Authorization: Bearer <invocation> with X-Auth-Type: ucan`,
+    );
+  if (!caps.some((c) => c.with === v.did)) {
+    const shown = caps
+      .slice(0, 3)
+      .map((c) => `${c.can} on ${String(c.with).slice(0, 80)}`)
+      .join(', ');
+    throw runtimeError(
+      'capability_mismatch',
+      `a delegation that logs in alone must delegate the user's own capabilities to the oracle (a capability with ${v.did}, e.g. {can: '*', with: '${v.did}'}); this one delegates ${shown || 'nothing'}`,
+    );
+  }
+  if (o.replay?.has(v.cid))
+    throw runtimeError(
+      'replayed',
+      'this token was already used as an invocation; a used invocation never logs in again',
+    );
+  return v;
 }

@@ -550,6 +550,14 @@ export class Cluster {
   // ---- replay (ORACLE_UCAN_REPLAY=strict) --------------------------------
 
   /** Marks an invocation used on every instance; false when one of them had seen it already. */
+  /** Whether an invocation was claimed (used) on any instance and is still remembered. */
+  async wasClaimed(cid: string): Promise<boolean> {
+    const n = await this.answer('the check of a used invocation (strict replay)', () =>
+      this.client.exists(this.k('used', cid)),
+    );
+    return n === 1;
+  }
+
   async claimInvocation(cid: string, expiresAt: number): Promise<boolean> {
     const r = await this.answer('the claim of an invocation (strict replay)', () =>
       this.client.set(this.k('used', cid), '1', {
