@@ -11,7 +11,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { Delegation } from '@ucanto/core';
 import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { generateSigner } from '../../src/lib/keys/index.ts';
-import { mintDelegation, mintInvocation } from '../../src/lib/ucan/index.ts';
+import { encodeToken, mintDelegation, mintInvocation } from '../../src/lib/ucan/ucan.ts';
 import { rewrap, underFakeCid } from '../helpers/ucan-rewrap.ts';
 
 function handshake(
@@ -123,7 +123,6 @@ describe('UCAN content addresses, strict replay and login delegations', () => {
       capabilities: [{ can: 'store/add', with: other.did() }],
       expiration: now() + 600,
     });
-    const { encodeToken } = await import('../../src/lib/ucan/index.ts');
     const r = await get({ 'x-ucan-delegation': await encodeToken(foreign) });
     expect([r.status, r.body.code]).toEqual([401, 'capability_mismatch']);
     expect(r.body.message).toContain(`store/add on ${other.did()}`);
