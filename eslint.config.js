@@ -42,6 +42,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'src/client/dist/**',
       'dist-check/**',
       'node_modules/**',
       '.tools/**',

@@ -357,7 +357,7 @@ export class OracleClient {
             accept: 'text/event-stream',
           });
         } catch (e) {
-          if (e instanceof OracleClientError && e.status >= 400 && e.status < 500) throw e;
+          if (OracleClientError.isInstance(e) && e.status >= 400 && e.status < 500) throw e;
           res = new Response(''); // unreachable for now: retry with the next attempt
         }
       }
@@ -390,7 +390,7 @@ export class OracleClient {
       await started;
       await this.abort(sessionId).catch((e: unknown) => {
         // the run may have finished in the meantime
-        if (!(e instanceof OracleClientError && e.code === 'no_active_run')) throw e;
+        if (!(OracleClientError.isInstance(e) && e.code === 'no_active_run')) throw e;
       });
     };
     return {

@@ -207,7 +207,7 @@ export function useChat(o: UseChatOptions): UseChatResult {
         setSendMessageError(e as Error);
         setError(e as Error);
         setStatus('error');
-        if (e instanceof PaymentRequiredError) opts.current.onPaymentRequiredError?.(e.claims);
+        if (PaymentRequiredError.isInstance(e)) opts.current.onPaymentRequiredError?.(e.claims);
       }
     },
     [client, sessionId, ctx, refetchMessages],
