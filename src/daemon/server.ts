@@ -23,6 +23,7 @@ import type {
 } from 'fastify';
 import type { DeploymentConfig } from './config.ts';
 import type { Registry } from './registry/index.ts';
+import { publicPlugin } from './http/public.ts';
 import { presentedKeyHash } from './http/auth.ts';
 import { installErrorHandling } from './http/errors.ts';
 import {
@@ -294,6 +295,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   });
 
   await app.register(registryPlugin, { prefix: '/v1', registry: opts.registry });
+  await app.register(publicPlugin, { prefix: '/public/v1', registry: opts.registry });
   await app.register(adminPlugin, { prefix: '/admin/v1', registry: opts.registry, token: opts.token });
   for (const m of opts.plugins ?? []) await mountPlugin(app, m);
   return app;

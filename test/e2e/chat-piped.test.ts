@@ -21,9 +21,9 @@ let registryUrl: string;
 beforeAll(async () => {
   h = await startHarness();
   home = mkdtempSync(join(tmpdir(), 'oraclekit-chat-'));
-  // the registry's documented read shape: GET /v1/domains/:did → {services:[{id, type, serviceEndpoint}]}
+  // the registry's public read (registry.md): GET /public/v1/domains/:did → {services:[{id, type, serviceEndpoint}]}
   registry = Fastify();
-  registry.get<{ Params: { did: string } }>('/v1/domains/:did', async (req, reply) => {
+  registry.get<{ Params: { did: string } }>('/public/v1/domains/:did', async (req, reply) => {
     if (req.params.did !== h.oracleDid)
       return reply
         .status(404)

@@ -18,7 +18,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliError, OracleKitError } from '../errors.ts';
 import { isDid, resolveOracleDid } from '../../client/resolve.ts';
-import { OracleClientError } from '../../client/errors.ts';
+import { OracleClientError, OracleUnreachableError } from '../../client/errors.ts';
 
 export interface Target {
   apiUrl: string;
@@ -95,12 +95,8 @@ async function resolveThroughRegistry(
     const r = await resolveOracleDid(did, { registry });
     return { apiUrl: r.apiUrl, wsUrl: r.wsUrl, oracleDid: did, via: where };
   } catch (e) {
-    if (e instanceof OracleKitError && e.code === 'unavailable') {
-      throw cliError('registry_unreachable', `cannot resolve ${did}: ${e.message}`, {
-        field: 'oracle',
-        value: did,
-        ...(e.details ? { details: e.details } : {}),
-      });
+    if (OracleUnreachableError.isInstance(e)) {
+      throw cliError('registry_unreachable', `cannot resolve ${did}: ${e.message}`, { field: 'oracle', value: did });
     }
     if (e instanceof OracleKitError || e instanceof OracleClientError) {
       const k = e instanceof OracleKitError ? e : undefined;

@@ -1,13 +1,13 @@
 /**
  * useOraclesConfig(oracleDid): where an oracle lives and what it runs —
- * API URL and socket URL from its domain record's `#api`/`#ws` services in
- * the registry, model from the record's metadata or the oracle's /models,
- * price from the record's metadata. Overrides {baseUrl, wsUrl} win and skip
- * the registry lookup.
+ * API URL and socket URL from its domain record's `#api`/`#ws` services
+ * (resolve.ts, the registry's public read), the model from the oracle's
+ * /models. Overrides {baseUrl, wsUrl} win and skip the registry lookup.
  */
 import { useEffect, useState } from 'react';
 import { useOraclesContext } from './context.tsx';
-import { OracleClientError, OracleUnreachableError, errorFromResponse } from '../errors.ts';
+import { OracleClient } from '../client.ts';
+import { resolveOracleDid } from '../resolve.ts';
 
 export interface OracleOverrides {
   baseUrl?: string;
@@ -18,9 +18,8 @@ export interface OracleConfig {
   oracleDid: string;
   apiUrl: string;
   wsUrl: string;
-  name?: string;
-  model?: string | null;
-  price?: unknown;
+  /** The oracle's default model (its /models), null when it cannot say. */
+  model: string | null;
   /** 'overrides' or 'registry'. */
   source: 'overrides' | 'registry';
 }
@@ -32,67 +31,26 @@ export interface OraclesConfigResult {
   error: Error | undefined;
 }
 
-interface DomainRecord {
-  services?: { id: string; type?: string; serviceEndpoint: string }[];
-  metadata?: { model?: string; price?: unknown; name?: string; [k: string]: unknown };
-  domain?: DomainRecord;
-}
-
 const cache = new Map<string, Promise<OracleConfig>>();
 
+/**
+ * Where an oracle lives (resolve.ts: the registry's public read, unless
+ * overrides.baseUrl is given) and which model it runs (its public /models;
+ * null when the oracle cannot say, which does not stop the config).
+ */
 export async function resolveOracleConfig(
   oracleDid: string,
   o: { registryUrl?: string; overrides?: OracleOverrides },
 ): Promise<OracleConfig> {
-  if (o.overrides?.baseUrl) {
-    const apiUrl = o.overrides.baseUrl;
-    let model: string | null | undefined;
-    try {
-      const res = await fetch(`${apiUrl.replace(/\/+$/, '')}/models`);
-      if (res.ok) model = ((await res.json()) as { default?: string | null }).default;
-    } catch {
-      model = undefined; // the oracle may be offline; the URL still stands
-    }
-    return { oracleDid, apiUrl, wsUrl: o.overrides.wsUrl ?? apiUrl, model, source: 'overrides' };
-  }
-  if (!o.registryUrl)
-    throw new OracleClientError(
-      400,
-      'registry_required',
-      `resolving ${oracleDid} needs the OraclesProvider's registryUrl (or overrides.baseUrl)`,
-    );
-  const url = `${o.registryUrl.replace(/\/+$/, '')}/v1/domains/${encodeURIComponent(oracleDid)}`;
-  let res: Response;
-  try {
-    res = await fetch(url, { headers: { accept: 'application/json' } });
-  } catch (e) {
-    throw new OracleUnreachableError(o.registryUrl, e);
-  }
-  if (!res.ok) throw await errorFromResponse(res);
-  const raw = (await res.json()) as DomainRecord;
-  const rec = raw.domain ?? raw;
-  const services = rec.services ?? [];
-  const api = services.find((s) => s.id === '#api' || s.id.endsWith('#api'));
-  if (!api) throw new OracleClientError(404, 'no_api_service', `the domain ${oracleDid} has no #api service`);
-  const ws = services.find((s) => s.id === '#ws' || s.id.endsWith('#ws'));
-  let model = rec.metadata?.model ?? null;
-  if (!model) {
-    try {
-      const m = await fetch(`${api.serviceEndpoint.replace(/\/+$/, '')}/models`);
-      if (m.ok) model = ((await m.json()) as { default?: string | null }).default ?? null;
-    } catch {
-      model = null;
-    }
-  }
-  return {
-    oracleDid,
-    apiUrl: api.serviceEndpoint,
-    wsUrl: ws?.serviceEndpoint ?? api.serviceEndpoint,
-    name: rec.metadata?.name,
-    model,
-    price: rec.metadata?.price,
-    source: 'registry',
-  };
+  const where = o.overrides?.baseUrl
+    ? { apiUrl: o.overrides.baseUrl, wsUrl: o.overrides.wsUrl ?? o.overrides.baseUrl, source: 'overrides' as const }
+    : { ...(await resolveOracleDid(oracleDid, { registryUrl: o.registryUrl })), source: 'registry' as const };
+  // the oracle may be offline or old: its URL still stands, the model is then unknown (null)
+  const model = await new OracleClient({ baseUrl: where.apiUrl, oracleDid })
+    .models()
+    .then((m) => m.default ?? null)
+    .catch(() => null);
+  return { oracleDid, apiUrl: where.apiUrl, wsUrl: where.wsUrl, model, source: where.source };
 }
 
 export function useOraclesConfig(oracleDid: string | undefined, overrides?: OracleOverrides): OraclesConfigResult {

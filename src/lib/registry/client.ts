@@ -20,6 +20,7 @@ import type {
   KeyCreated,
   DesignRecord,
   DomainView,
+  PublicDomainView,
   KeyInfo,
   Page,
   ProposalView,
@@ -212,6 +213,10 @@ export class RegistryClient {
   }
   getDomain(did: string, signal?: AbortSignal): Promise<DomainView> {
     return this.call('GET', `/v1/domains/${encodeDid(did)}`, signal ? { signal } : {});
+  }
+  /** The public part of a domain (services, type, state), readable without a key and from any origin. */
+  getPublicDomain(did: string, signal?: AbortSignal): Promise<PublicDomainView> {
+    return this.call('GET', `/public/v1/domains/${encodeDid(did)}`, signal ? { signal } : {});
   }
   registerDomain(body: Record<string, unknown>, idempotencyKey?: string): Promise<DomainView> {
     return this.call('POST', '/v1/domains', {

@@ -299,6 +299,34 @@ export function view(d: Domain, now: number): DomainView {
   return { ...d, active, eligible: active && d.state === 'verified' };
 }
 
+/**
+ * The public part of a domain (registry.md "Public reads"): what a browser
+ * needs to reach the service a DID names (its endpoints), and whether to
+ * trust it (type, class, state, active, eligible). Controllers, metadata and
+ * history stay behind an API key.
+ */
+export interface PublicDomainView {
+  id: string;
+  type: DomainType;
+  class: string | null;
+  state: DomainState;
+  active: boolean;
+  eligible: boolean;
+  services: Service[];
+}
+
+export function publicView(d: DomainView): PublicDomainView {
+  return {
+    id: d.id,
+    type: d.type,
+    class: d.class,
+    state: d.state,
+    active: d.active,
+    eligible: d.eligible,
+    services: d.services,
+  };
+}
+
 /** The state machine of registry.md "States". */
 export type DomainTrigger = 'propose' | 'proposal_passed' | 'proposal_failed' | 'reverify' | 'deactivate';
 export function transition(from: DomainState, trigger: DomainTrigger): DomainState {

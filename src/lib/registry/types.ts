@@ -10,7 +10,7 @@ import type { ProposalStatus, RuleJson, SnapshotVoter, Tally } from './tally.ts'
 
 import type { DomainView } from './domain.ts';
 
-export type { DomainView, Service } from './domain.ts';
+export type { DomainView, PublicDomainView, Service } from './domain.ts';
 
 /** `reader` is read-only: such a key can only read (any write is 403 read_only_key), and it takes no other role. */
 export const ROLES = ['admin', 'representative', 'voter', 'verifier', 'member', 'reader'] as const;

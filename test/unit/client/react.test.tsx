@@ -41,7 +41,7 @@ beforeAll(async () => {
   h = await startHarness();
   // a registry (domain record), a Matrix homeserver (OpenID) and a paid oracle's 402, on one loopback server
   side = Fastify();
-  side.get<{ Params: { did: string } }>('/v1/domains/:did', async (req, reply) => {
+  side.get<{ Params: { did: string } }>('/public/v1/domains/:did', async (req, reply) => {
     if (req.params.did !== h.oracleDid)
       return reply.status(404).send({ statusCode: 404, code: 'domain_not_found', message: 'no such domain' });
     return {
@@ -50,7 +50,6 @@ beforeAll(async () => {
         { id: '#api', type: 'oracleService', serviceEndpoint: h.url },
         { id: '#ws', type: 'oracleService', serviceEndpoint: h.url },
       ],
-      metadata: { price: { amount: '5', denom: 'uixo' } },
     };
   });
   side.post<{ Params: { userId: string } }>(
@@ -143,14 +142,13 @@ describe('OraclesProvider', () => {
 });
 
 describe('useOraclesConfig', () => {
-  it('resolves the API URL from the registry domain record (#api/#ws), model from /models, price from metadata', async () => {
+  it('resolves the API URL from the registry’s public domain record (#api/#ws) and the model from /models', async () => {
     const { result } = renderHook(() => useOraclesConfig(h.oracleDid), { wrapper: wrapperOf(await walletProps()) });
     await waitFor(() => expect(result.current.isReady).toBe(true));
     expect(result.current.config).toMatchObject({
       apiUrl: h.url,
       wsUrl: h.url,
       model: 'scripted-model',
-      price: { amount: '5', denom: 'uixo' },
       source: 'registry',
     });
   });
