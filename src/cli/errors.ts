@@ -44,7 +44,11 @@ export const CLI_ERRORS = {
   missing_answer: { status: 400, when: 'a question of `new`/`login` has no flag and there is no terminal to ask on' },
   unreadable_file: {
     status: 400,
-    when: 'a file named by a flag (--input, --previous, --observations, --package) cannot be read',
+    when: 'a file named by a flag (--input, --previous, --observations, --package) exists but cannot be read',
+  },
+  file_not_found: {
+    status: 404,
+    when: 'a file named by a flag does not exist (the same code as the selection commands use for a missing frame, design, commitment or proof)',
   },
   invalid_json: { status: 400, when: 'a file or flag value that must be JSON is not (or not an object)' },
   invalid_package: { status: 400, when: '`domain propose --package` is not a JSON file {documents: [{url, hash}]}' },

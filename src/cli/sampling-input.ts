@@ -72,16 +72,7 @@ export function parseStratumFlag(
 
 /** Reads a JSON file, or standard input for '-'. */
 export function readJsonInput(path: string, what: string): unknown {
-  let text: string;
-  try {
-    text = path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
-  } catch (e) {
-    throw cliError(
-      'unreadable_file',
-      `cannot read ${what} ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      { field: what, value: path, valid: 'a readable file, or - for standard input' },
-    );
-  }
+  const text = readTextInput(path, what);
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -93,10 +84,21 @@ export function readJsonInput(path: string, what: string): unknown {
   }
 }
 
+/** Reads a text file, or standard input for '-'. A missing file is file_not_found, like every command's. */
 export function readTextInput(path: string, what: string): string {
   try {
     return path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
   } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+      throw cliError(
+        'file_not_found',
+        `${what} ${JSON.stringify(path)}: no such file; valid: an existing file, or - for standard input`,
+        {
+          field: what,
+          value: path,
+          valid: 'an existing file, or - for standard input',
+        },
+      );
     throw cliError(
       'unreadable_file',
       `cannot read ${what} ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,

@@ -255,16 +255,18 @@ export function renderRecalc(res: RecalcResult, format: Format): string {
     }
   }
   if (res.achieved) {
-    const rows: Cell[][] = res.achieved.groups.map((g) => [
+    const a = res.achieved;
+    const pct = (x: number | null) => (x === null ? '' : r(x * 100, 2));
+    const rows: Cell[][] = a.groups.map((g) => [
       g.stratum,
       g.n,
       g.population,
-      r(g.mean, 4),
-      r(g.sd, 4),
-      r(g.precision * 100, 2),
-      g.met ? 'yes' : 'NO',
+      g.mean === null ? '' : r(g.mean, 4),
+      g.sd === null ? '' : r(g.sd, 4),
+      g.observed ? (g.precision === null ? 'undefined (mean 0)' : pct(g.precision)) : 'not observed',
+      !g.observed ? 'not checked' : g.precision === null ? (g.met ? 'yes (±0 absolute)' : 'NO') : g.met ? 'yes' : 'NO',
     ]);
-    const o = res.achieved.overall;
+    const o = a.overall;
     if (o)
       rows.push([
         'overall (stratified: Σ W_h x̄_h)',
@@ -272,7 +274,7 @@ export function renderRecalc(res: RecalcResult, format: Format): string {
         o.population,
         r(o.mean, 4),
         r(o.sd, 4),
-        r(o.precision * 100, 2),
+        pct(o.precision),
         o.met ? 'yes' : 'NO',
       ]);
     out.push(
@@ -280,12 +282,55 @@ export function renderRecalc(res: RecalcResult, format: Format): string {
       title(format, 'Achieved precision of the completed observations'),
       table(format, ['stratum', 'n', 'N', 'mean', 'SD (n-1)', 'achieved ±% of mean', 'met 5 %'], rows),
     );
-    if (format === 'table')
+    if (format === 'table') {
+      for (const g of a.groups) if (g.statement) out.push(paint.yellow(`${g.stratum}: ${g.statement}.`));
+      const missed = a.groups.filter((g) => g.observed && !g.met).map((g) => g.stratum);
       out.push(
-        res.achieved.allMet
-          ? paint.green('Achieved precision met ±5 % everywhere.')
-          : paint.red('Achieved precision did NOT meet ±5 % everywhere.'),
+        a.allMet
+          ? paint.green(`Achieved precision met ±5 % in every stratum (${a.groups.map((g) => g.stratum).join(', ')}).`)
+          : paint.red(
+              [
+                missed.length ? `Achieved precision did NOT meet ±5 % in ${missed.join(', ')}.` : '',
+                a.notObserved.length
+                  ? `Not observed, so not checked: ${a.notObserved.join(', ')}; nothing is said about their precision.`
+                  : '',
+              ]
+                .filter(Boolean)
+                .join(' '),
+            ),
       );
+    }
+  }
+  if (res.dropout) {
+    const d = res.dropout;
+    const rows: Cell[][] = d.strata.map((x) => [x.stratum, x.sampled, x.completed, r(x.rate * 100, 1)]);
+    if (d.strata.length > 1) rows.push(['overall', d.overall.sampled, d.overall.completed, r(d.overall.rate * 100, 1)]);
+    out.push(
+      '',
+      title(
+        format,
+        `Realised dropout (${d.basis === 'marked' ? 'households marked not completed in the observations' : "completed observations against the previous design's n_h"}${d.designed !== undefined ? `; designed ${r(d.designed * 100, 1)} %` : ''})`,
+      ),
+      table(format, ['stratum', 'sampled', 'completed', 'dropout %'], rows),
+    );
+    if (format === 'table' && d.basis === 'design')
+      out.push(
+        'Not counted, so not used for the new design: mark each sampled household that was not completed with an empty or NA value and the dropout is counted from the file.',
+      );
+  }
+  if (format === 'table' && (res.inputs.strata.length > 0 || res.achieved || res.dropout)) {
+    const i = res.inputs;
+    const lines = [
+      `Inputs of the new design: mean ${i.mean}, SD ${i.sd}, dropout ${i.dropoutRate}` +
+        (i.dropoutRate === 'realised dropout'
+          ? ` (${res.design.parameters.dropoutRate}, the overall realised rate rounded up to 4 decimals; the design has one rate for every stratum)`
+          : ''),
+    ];
+    for (const s of i.strata)
+      lines.push(
+        `  ${s.stratum}: mean ${s.mean}, SD ${s.sd}${s.mean === 'previous design' ? ' (carried over)' : ''}${s.note ? ` — ${s.note}` : ''}`,
+      );
+    out.push('', ...lines);
   }
   return out.join('\n');
 }

@@ -309,10 +309,38 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     const r = await runCli(['sample', 'calc', '--no-such-flag']);
     expect(r.code).toBe(2);
   });
-  it('an unreadable --input file is a 400-class error', async () => {
-    const r = await runCli(['sample', 'calc', '--input', join(dir, 'nope.json')]);
-    expect(r.code).toBe(3);
-    expect(r.stderr).toContain('ENOENT');
+  it('a missing file is file_not_found (exit 6), the code every sample command uses', async () => {
+    const r = await runCli(['sample', 'calc', '--input', join(dir, 'nope.json'), '--json']);
+    expect(r.code).toBe(6);
+    expect(JSON.parse(r.stderr)).toMatchObject({ code: 'file_not_found', field: '--input' });
+    const o = await runCli(['sample', 'recalc', '-N', '100', '--dropout', '0', '--observations', join(dir, 'no.csv')]);
+    expect(o.code).toBe(6);
+    expect(o.stderr).toContain('[file_not_found]');
+    const c = await runCli([
+      'sample',
+      'verify',
+      '--frame',
+      'f.csv',
+      '--commitment',
+      join(dir, 'no.json'),
+      '--proof',
+      'p',
+    ]);
+    expect(c.code).toBe(6);
+    expect(c.stderr).toContain('[file_not_found]');
+  });
+  it('--input accepts the JSON that --json printed, and gives the same design', async () => {
+    const first = await runCli([...strat, '--json']);
+    const file = join(dir, 'design-out.json');
+    writeFileSync(file, first.stdout);
+    const again = await runCli(['sample', 'calc', '--input', file, '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual(JSON.parse(first.stdout));
+  });
+  it('insufficient_population names the smallest population that fits', async () => {
+    const r = await runCli(['sample', 'calc', '-N', '1', '--mean', '3.1', '--sd', '1.7', '--dropout', '0.1', '--json']);
+    expect(r.code).toBe(5);
+    expect(JSON.parse(r.stderr).details.valid).toContain('a population of at least 57 households');
   });
 });
 
@@ -393,8 +421,65 @@ describe('sample recalc', () => {
       input: 'household,value,stratum\nA,1,north\nB,2,west\n',
     });
     expect(r.code).toBe(5);
-    expect(r.stderr).toContain('observations:3');
+    expect(r.stderr).toContain('stdin:3 (stratum)');
     expect(r.stderr).toContain('west');
+  });
+});
+
+describe('sample recalc says "met" only for what it checked', () => {
+  const design = async (name: string) => {
+    const file = join(dir, name);
+    writeFileSync(file, (await runCli([...strat, '--json'])).stdout);
+    return file;
+  };
+  it('a stratified design with observations that have no stratum column is refused, naming the file', async () => {
+    const prev = await design('p-nostratum.json');
+    const obs = join(dir, 'nostratum.csv');
+    writeFileSync(
+      obs,
+      ['household,value', ...Array.from({ length: 50 }, (_, i) => `H${i},${2 + (i % 3) * 0.1}`)].join('\n'),
+    );
+    const r = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('[missing_column]');
+    expect(r.stderr).toContain('nostratum.csv:1');
+    expect(r.stdout).not.toContain('met');
+  });
+  it('strata without observations are "not observed", never met: allMet false and exit 5', async () => {
+    const prev = await design('p-partial.json');
+    const obs = join(dir, 'partial.csv');
+    const rows = ['household,value,stratum'];
+    for (let i = 0; i < 300; i++) rows.push(`L${i},${2.6 + (i % 3) * 0.05},lpg`);
+    writeFileSync(obs, rows.join('\n'));
+    const t = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs]);
+    expect(t.code).toBe(5);
+    expect(t.stdout).not.toMatch(/everywhere/);
+    expect(t.stdout).toMatch(/biomass\s+0\s+4500\s+not observed\s+not checked/);
+    expect(t.stdout).toContain('Not observed, so not checked: biomass, electric');
+    expect(t.stdout).toMatch(/biomass: mean previous design, SD previous design \(carried over\)/);
+    expect(t.stderr).toContain('[strata_not_observed]');
+    const j = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs, '--json']);
+    expect(j.code).toBe(5);
+    const out = JSON.parse(j.stdout);
+    expect(out.achieved).toMatchObject({ allMet: false, notObserved: ['biomass', 'electric'] });
+    expect(JSON.parse(j.stderr)).toMatchObject({ code: 'strata_not_observed' });
+  });
+  it('realised dropout from households marked NA, per stratum, in the table and the new design', async () => {
+    const prev = await design('p-dropout.json');
+    const obs = join(dir, 'dropout.csv');
+    const rows = ['household;value;stratum'];
+    for (let i = 0; i < 200; i++) rows.push(`L${i};${i % 10 === 0 ? 'NA' : `2,${6 + (i % 3)}`};lpg`);
+    for (let i = 0; i < 200; i++) rows.push(`B${i};${i % 5 === 0 ? '' : `1,${7 + (i % 3)}`};biomass`);
+    for (let i = 0; i < 100; i++) rows.push(`E${i};1,${3 + (i % 3)};electric`);
+    writeFileSync(obs, rows.join('\n'));
+    const r = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs, '--json']);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.dropout.overall).toMatchObject({ sampled: 500, completed: 440 });
+    expect(j.design.parameters.dropoutRate).toBe(0.12);
+    const t = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs]);
+    expect(t.stdout).toMatch(/Realised dropout.*designed 8 %/);
+    expect(t.stdout).toMatch(/biomass\s+200\s+160\s+20/);
   });
 });
 

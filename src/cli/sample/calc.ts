@@ -6,7 +6,7 @@ import { CALC_FLAGS, type CalcFlags } from './flags.ts';
 import type { Io } from '../io.ts';
 import { canPrompt, parseNumberFlag, parseStratumFlag, readJsonInput, withFlagNames } from '../sampling-input.ts';
 import { renderComparison, renderDesign, renderExplain, renderSensitivity, type Format } from '../sampling-render.ts';
-import { computeDesign } from '../../lib/sampling/design.ts';
+import { computeDesign, designInputOf } from '../../lib/sampling/design.ts';
 import { explainDesign } from '../../lib/sampling/explain.ts';
 import { compareAllocations } from '../../lib/sampling/compare.ts';
 import { sensitivity } from '../../lib/sampling/sensitivity.ts';
@@ -115,9 +115,19 @@ export async function runSampleCalc(given: CalcFlags, io: Io): Promise<void> {
     io.out(`\nThe same design from the command line:\n  ${guide.commandLine('sample calc', CALC_FLAGS, flags)}`);
 }
 
+/** --input: the POST /v1/sampling body, or a design (`sample calc --json` output, a registry record): its input. */
 function toObject(v: unknown): Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-    throw samplingError('missing_parameter', '--input', v, 'a JSON object (the POST /v1/sampling body)');
+    throw samplingError(
+      'missing_parameter',
+      '--input',
+      v,
+      'a JSON object (the POST /v1/sampling body, or the JSON of `sample calc --json`)',
+    );
   }
-  return { ...(v as Record<string, unknown>) };
+  const o = v as Record<string, unknown>;
+  if (o.parameters === undefined) return { ...o };
+  const input = designInputOf(o.parameters, o.stratification);
+  if (typeof o.projectId === 'string') input.projectId = o.projectId;
+  return input;
 }

@@ -76,7 +76,13 @@ export const RECALC_FLAGS = {
   observations: {
     type: 'string',
     char: 'o',
-    description: 'Raw observations CSV with a header household,value[,stratum]; - for stdin.',
+    description:
+      'Raw observations CSV with a header household,value[,stratum] (comma- or semicolon-separated; an empty or NA value marks a household sampled but not completed); - for stdin.',
+  },
+  signed: {
+    type: 'boolean',
+    description: 'The observed quantity may be negative (by default a negative usage value is refused).',
+    default: false,
   },
   input: {
     type: 'string',
@@ -187,6 +193,11 @@ export const REPORT_FLAGS = {
   observations: {
     type: 'string',
     description: 'Baseline or monitoring observations CSV: household,value[,stratum] (as for `sample recalc`).',
+  },
+  signed: {
+    type: 'boolean',
+    description: 'The observed quantity may be negative (by default a negative usage value is refused).',
+    default: false,
   },
   'observations-kind': {
     type: 'string',

@@ -53,6 +53,7 @@ export async function runSampleRecalc(given: RecalcFlags, io: Io): Promise<void>
     input.observations = parseObservationsCsv(
       readTextInput(flags.observations, '--observations'),
       flags.observations === '-' ? 'stdin' : flags.observations,
+      { signed: flags.signed },
     );
   if (!input.previous && input.population === undefined) {
     throw samplingError(
@@ -68,6 +69,17 @@ export async function runSampleRecalc(given: RecalcFlags, io: Io): Promise<void>
   if (guide)
     io.out(
       `\nThe same recalculation from the command line:\n  ${guide.commandLine('sample recalc', RECALC_FLAGS, flags)}`,
+    );
+  const missing = result.achieved?.notObserved ?? [];
+  if (missing.length > 0)
+    throw samplingError(
+      'strata_not_observed',
+      '--observations',
+      missing,
+      `observations of every stratum of the design (${result.design.stratification.strata.map((s) => s.name).join(', ')})`,
+      {
+        message: `${missing.join(', ')}: no completed observation in ${flags.observations}, so their precision was not checked (allMet is false; the result above keeps the previous design's values for them); valid: observations of every stratum`,
+      },
     );
 }
 

@@ -15,10 +15,10 @@ import { parseSource, type Observation, type ProjectInput, type Source } from '.
 import { parsePublishedAt } from './files.ts';
 
 /** The observations CSV, read by the sampling area's parser (the same format as `sample recalc`). */
-function readObservations(path: string): Observation[] {
+function readObservations(path: string, signed: boolean): Observation[] {
   if (!existsSync(path))
     throw selectionError('file_not_found', 'observations', path, 'a CSV household,value[,stratum]');
-  return parseObservationsCsv(readFileSync(path, 'utf8'), basename(path)).map((o) =>
+  return parseObservationsCsv(readFileSync(path, 'utf8'), basename(path), { signed }).map((o) =>
     o.stratum !== undefined ? { value: o.value, stratum: o.stratum } : { value: o.value },
   );
 }
@@ -44,6 +44,7 @@ const ManifestSchema = z.object({
         seedHex: z.string().optional(),
         observations: z.string().optional(),
         observationsKind: z.enum(['baseline', 'monitoring']).optional(),
+        signed: z.boolean().optional(),
         meanJustification: z.string().optional(),
         sdCalculation: z.string().optional(),
         sources: z.array(SourceSchema).optional(),
@@ -64,6 +65,7 @@ export interface ProjectFiles {
   seedHex?: string;
   observations?: string;
   observationsKind?: 'baseline' | 'monitoring';
+  signed?: boolean;
   meanJustification?: string;
   sdCalculation?: string;
   sources?: (string | Source)[];
@@ -106,7 +108,7 @@ export function loadProject(f: ProjectFiles): ProjectInput {
     p.observations = {
       kind: f.observationsKind ?? 'baseline',
       file: basename(f.observations),
-      values: readObservations(f.observations),
+      values: readObservations(f.observations, f.signed === true),
     };
   if (f.meanJustification) p.meanJustification = f.meanJustification;
   if (f.sdCalculation) p.sdCalculation = f.sdCalculation;

@@ -43,6 +43,7 @@ export async function runReport(flags: ReportFlags, io: Io): Promise<number> {
         ? {
             observations: flags.observations,
             observationsKind: flags['observations-kind'] as 'baseline' | 'monitoring',
+            signed: flags.signed,
           }
         : {}),
       ...(flags['mean-justification'] ? { meanJustification: flags['mean-justification'] } : {}),

@@ -8,7 +8,8 @@
  * with the design, the chart, and the commitment, proof, sample and
  * replacement order. The model is data; html.ts renders it.
  */
-import { chain, computeDesign, normaliseStratumName, PRECISION, Z_95, type Design } from '../sampling/design.ts';
+import { chain, computeDesign, PRECISION, Z_95, type Design } from '../sampling/design.ts';
+import { stratumKey } from '../sampling/names.ts';
 import { explainDesign, type Explanation } from '../sampling/explain.ts';
 import { achievedPrecision, meanSd, stratifiedEstimate, type StratifiedOverall } from '../sampling/recalc.ts';
 import { designDiscrepancies, loadDesign } from '../selection/design.ts';
@@ -34,7 +35,8 @@ export function parseSource(text: string): Source {
 }
 
 export interface Observation {
-  value: number;
+  /** null: sampled but not completed (an empty or NA value); counts for the realised dropout only. */
+  value: number | null;
   stratum?: string;
 }
 
@@ -230,14 +232,14 @@ export function observationStats(
   totalPopulation: number,
   stratified: boolean,
 ): { stats: ObservationStats[]; overall: StratifiedOverall | null; unknown: string[] } {
-  const byKey = new Map(strata.map((s) => [normaliseStratumName(s.name), s] as const));
+  const byKey = new Map(strata.map((s) => [stratumKey(s.name), s] as const));
   const groups = new Map<string, number[]>();
   const unknown = new Set<string>();
   let withStratum = 0;
   for (const o of values) {
-    if (o.stratum === undefined || o.stratum === '') continue;
+    if (o.value === null || o.stratum === undefined || o.stratum === '') continue;
     withStratum++;
-    const s = byKey.get(normaliseStratumName(o.stratum));
+    const s = byKey.get(stratumKey(o.stratum));
     if (!s) {
       unknown.add(o.stratum);
       continue;
@@ -285,7 +287,7 @@ export function observationStats(
     stats.push(
       one(
         stratified ? 'overall' : 'all',
-        values.map((o) => o.value),
+        values.flatMap((o) => (o.value === null ? [] : [o.value])),
         stratified ? undefined : totalPopulation,
         stratified ? 'pooled (no strata in the observations)' : 'srs',
       ),

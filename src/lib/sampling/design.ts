@@ -372,6 +372,47 @@ function validateStratification(s: unknown): { enabled: boolean; strata: Stratum
   return { enabled: true, strata };
 }
 
+/**
+ * The input a design was computed from, read back from its record (the JSON of `sample calc --json`
+ * or a registry record): population, mean and SD (or the proportion), dropout, erCoverage when it was
+ * an input, and the strata with their weights (N_h/N when a record has none) and own mean and SD. So
+ * a design's output is accepted wherever its input is, and recomputing it gives the same design.
+ */
+export function designInputOf(parameters: unknown, stratification: unknown): Record<string, unknown> {
+  const P = (typeof parameters === 'object' && parameters !== null ? parameters : {}) as Record<string, unknown>;
+  const S = (typeof stratification === 'object' && stratification !== null ? stratification : {}) as Record<
+    string,
+    unknown
+  >;
+  const strata = Array.isArray(S.strata) ? (S.strata as Record<string, unknown>[]) : [];
+  const method = S.method ?? (strata.length > 0 ? 'proportional' : 'none');
+  const input: Record<string, unknown> = { population: P.population, dropoutRate: P.dropoutRate };
+  if (P.expectedProportion !== undefined) input.expectedProportion = P.expectedProportion;
+  else {
+    input.expectedMean = P.expectedMean;
+    input.expectedSD = P.expectedSD;
+  }
+  if (P.erCoverageSource === 'input') input.erCoverage = P.erCoverage;
+  if (P.confidence !== undefined) input.confidence = P.confidence;
+  if (P.precision !== undefined) input.precision = P.precision;
+  if (method === 'proportional' && strata.length > 0) {
+    const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
+    input.stratification = {
+      enabled: true,
+      strata: strata.map((s) => {
+        const o: Record<string, unknown> = {
+          name: s.name,
+          weight: s.weight ?? (isInt(s.population) && isInt(P.population) ? s.population / P.population : undefined),
+        };
+        if (s.mean !== undefined) o.mean = s.mean;
+        if (s.sd !== undefined) o.sd = s.sd;
+        return o;
+      }),
+    };
+  }
+  return input;
+}
+
 /** Validates and computes a design. Throws OracleKitError per sampling.md. */
 export function computeDesign(raw: unknown): Design {
   const input = validateDesignInput(raw);
@@ -391,9 +432,7 @@ export function designFromValid(input: DesignInput): Design {
         'insufficient_population',
         'population',
         N,
-        c.n0 === Infinity
-          ? overflowValid(c)
-          : `a population of at least ${c.adjustedSize} households, or a lower dropoutRate`,
+        c.n0 === Infinity ? overflowValid(c) : largerPopulation(mean, sd, d),
         {
           message: `adjustedSize ${c.adjustedSize} (calculatedSize ${c.calculatedSize} / (1 - ${d})) exceeds population ${N}; sizes are never capped silently`,
           details: { calculatedSize: c.calculatedSize, adjustedSize: c.adjustedSize, population: N },
@@ -478,12 +517,52 @@ function parametersOf(input: DesignInput, calculatedSize: number, adjustedSize: 
 }
 
 /**
+ * The smallest population whose design fits (adjustedSize <= N) for this mean, SD and dropout, found by
+ * doubling and then bisection on the chain itself (so the advice is what the engine would compute), or
+ * undefined when none up to the largest safe integer fits. Fitting means ceil(n_fpc(N)) <= (1 − d)·N
+ * up to the ceilings, and n_fpc(N)/N falls as N grows, so the sizes that fit are the ones from a threshold on.
+ */
+export function smallestFittingPopulation(mean: number, sd: number, dropoutRate: number): number | undefined {
+  const fits = (N: number) => chain(N, mean, sd, dropoutRate).adjustedSize <= N;
+  let hi = 1;
+  while (!fits(hi)) {
+    if (hi >= Number.MAX_SAFE_INTEGER) return undefined;
+    hi = Math.min(Number.MAX_SAFE_INTEGER, hi * 2);
+  }
+  let lo = Math.floor(hi / 2); // does not fit (or 0)
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (fits(mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/** What is valid for a population too small for its design: a population that fits, computed. */
+function largerPopulation(mean: number, sd: number, d: number): string {
+  const m = smallestFittingPopulation(mean, sd, d);
+  return m === undefined
+    ? 'a lower dropoutRate (no population up to 9007199254740991 fits this dropout)'
+    : `a population of at least ${m} households (the smallest that fits), or a lower dropoutRate`;
+}
+
+/**
  * What is valid when n0 is beyond the largest double: every population is
  * then a census before dropout, and any dropout > 0 asks for more households
  * than exist, so a larger population does not help.
  */
 function overflowValid(c: ChainResult): string {
   return `dropoutRate 0 (a census: every household) or a smaller CV = SD/mean (CV = ${c.cv} puts n0 beyond the largest number, so no population is large enough)`;
+}
+
+/** A stratum population that fits, and the overall population that apportions it that much at these weights. */
+function largerStratum(s: StratumSpec, i: number, specs: StratumSpec[], d: number, N: number): string {
+  const m = smallestFittingPopulation(s.mean, s.sd, d);
+  if (m === undefined) return 'a lower dropoutRate (no stratum population up to 9007199254740991 fits this dropout)';
+  const weights = specs.map((x) => x.weight);
+  let total = Math.max(N, Math.floor(m / s.weight) - specs.length);
+  while (total < Number.MAX_SAFE_INTEGER && apportion(total, weights)[i]! < m) total++;
+  return `a stratum population of at least ${m} households (the smallest that fits; at these weights a population of at least ${total}), a larger weight, or a lower dropoutRate`;
 }
 
 interface StratumSpec {
@@ -521,9 +600,7 @@ function computeStrata(specs: StratumSpec[], d: number, N: number): StratumResul
         'insufficient_population',
         f,
         s.name,
-        c.n0 === Infinity
-          ? overflowValid(c)
-          : `a stratum population of at least ${c.adjustedSize}, a larger weight, or a lower dropoutRate`,
+        c.n0 === Infinity ? overflowValid(c) : largerStratum(s, i, specs, d, N),
         {
           message: `stratum ${JSON.stringify(s.name)}: adjustedSize ${c.adjustedSize} (calculatedSize ${c.calculatedSize} / (1 - ${d})) exceeds its population ${Nh}; sizes are never capped silently`,
           details: { stratum: s.name, calculatedSize: c.calculatedSize, adjustedSize: c.adjustedSize, population: Nh },

@@ -27,6 +27,10 @@ export const SAMPLING_ERRORS = {
   duplicate_household: { status: 409, when: 'a household appears twice in an observations CSV' },
   unknown_stratum: { status: 422, when: 'an observation names a stratum the design does not have' },
   too_few_observations: { status: 422, when: 'fewer than 2 observations in a group (no SD with n - 1)' },
+  strata_not_observed: {
+    status: 422,
+    when: 'recalc printed its result, but a stratum of the design has no completed observation: its precision was not checked',
+  },
   invalid_previous: {
     status: 400,
     when: 'the previous design file is not a design (sample calc --json output or a registry record)',

@@ -4,11 +4,16 @@
  * previous design's population and strata; the size may go down as well as
  * up. From raw observations (one value per household, optionally a stratum)
  * it computes mean, SD (n − 1) and the achieved relative precision
- * r = z·s/(x̄·√n)·√(1 − n/N), and whether r <= 0.05.
+ * r = z·s/(x̄·√n)·√(1 − n/N), and whether r <= 0.05 — for every stratum of the
+ * design: a stratum without observations is "not observed", never "met".
+ * Households marked sampled but not completed (an empty or NA value) give the
+ * realised dropout, per stratum and overall.
  */
 import { parseCsv } from '../csv.ts';
-import { computeDesign, normaliseStratumName, PRECISION, Z_95, type Design } from './design.ts';
+import { OracleKitError } from '../errors.ts';
+import { adjustForDropout, computeDesign, PRECISION, Z_95, type Design } from './design.ts';
 import { samplingError } from './errors.ts';
+import { stratumKey } from './names.ts';
 
 export interface PreviousDesign {
   designId?: string;
@@ -41,18 +46,48 @@ export interface RecalcInput {
 export interface Observation {
   line: number;
   household: string;
-  value: number;
+  /** null: the household was sampled but not completed (an empty or NA value in the CSV). */
+  value: number | null;
   stratum?: string;
+  /** The file (or "stdin") the observation was read from, for messages. */
+  file?: string;
 }
 
-interface GroupSummary {
+export interface GroupSummary {
   stratum: string;
+  /** false: no completed observation of this stratum; its values are the previous design's, nothing was checked. */
+  observed: boolean;
+  /** Completed observations. */
   n: number;
-  mean: number;
-  sd: number;
   population: number;
-  precision: number;
+  /** null when not observed. */
+  mean: number | null;
+  sd: number | null;
+  /** r = z·s/(x̄·√n)·√(1 − n/N); null when not observed or when the mean is 0 (no relative precision). */
+  precision: number | null;
+  /** r <= 0.05; false when not observed; for a mean of 0, whether every observation is equal (SD 0). */
   met: boolean;
+  /** Why precision is null, said in words. */
+  statement?: string;
+}
+
+export interface RealisedDropout {
+  /** "marked": sampled = rows of the CSV, incomplete ones marked (empty or NA); "design": sampled = the previous design's n_h. */
+  basis: 'marked' | 'design';
+  overall: { sampled: number; completed: number; rate: number };
+  strata: { stratum: string; sampled: number; completed: number; rate: number }[];
+  /** The design's dropout rate, for comparison. */
+  designed?: number;
+}
+
+/** Where each value the new design uses came from. */
+export type ValueSource = 'input' | 'observations' | 'observed' | 'previous design';
+
+export interface DesignInputs {
+  mean: ValueSource;
+  sd: ValueSource;
+  dropoutRate: ValueSource | 'realised dropout';
+  strata: { stratum: string; mean: ValueSource; sd: ValueSource; note?: string }[];
 }
 
 interface SizeChange {
@@ -83,15 +118,47 @@ export interface RecalcResult {
   design: Design;
   previous?: { designId?: string; version?: number; adjustedSize: number };
   change?: { total: SizeChange; strata: SizeChange[] };
-  /** groups in the design's stratum order; overall: the stratified estimator when every stratum was observed. */
-  achieved?: { groups: GroupSummary[]; allMet: boolean; target: number; overall?: StratifiedOverall };
+  /**
+   * groups: every stratum of the design in its order (observed or not); allMet: every stratum observed and
+   * met; notObserved: the strata without a completed observation; overall: the stratified estimator when
+   * every stratum was observed.
+   */
+  achieved?: {
+    groups: GroupSummary[];
+    allMet: boolean;
+    notObserved: string[];
+    target: number;
+    overall?: StratifiedOverall;
+  };
+  dropout?: RealisedDropout;
+  /** Where each value of the new design came from (observed, carried over from the previous design, typed). */
+  inputs: DesignInputs;
 }
 
-/** Reads `household,value[,stratum]` CSV (header required, any column order, extra columns ignored). */
-export function parseObservationsCsv(text: string, source = 'observations'): Observation[] {
-  const rows = parseCsv(text, source, (where, value, valid, message) =>
+export interface ObservationsOptions {
+  /** Accept negative values (a signed quantity); usage is never negative, so by default they are refused. */
+  signed?: boolean;
+}
+
+/** Swaps "," and ";" (a bijection, so a semicolon file parses with the comma parser and swaps back exactly). */
+const swapDelimiters = (t: string): string => t.replace(/[,;]/g, (c) => (c === ',' ? ';' : ','));
+
+/**
+ * Reads `household,value[,stratum]` CSV: header required, any column order, extra columns ignored.
+ * A file whose header has semicolons and no comma is semicolon-separated (spreadsheets in many locales
+ * write it), and its values may use a decimal comma (2,5). An empty value or NA marks a household that
+ * was sampled but not completed (it counts for the realised dropout, not for the mean).
+ */
+export function parseObservationsCsv(
+  text: string,
+  source = 'observations',
+  opts: ObservationsOptions = {},
+): Observation[] {
+  const firstLine = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
+  const semicolons = firstLine.includes(';') && !firstLine.includes(',');
+  const rows = parseCsv(semicolons ? swapDelimiters(text) : text, source, (where, value, valid, message) =>
     samplingError('invalid_observation', where, value, valid, { message }),
-  );
+  ).map((r) => (semicolons ? { line: r.line, fields: r.fields.map(swapDelimiters) } : r));
   if (rows.length === 0)
     throw samplingError('missing_column', `${source}:1`, '', 'a header row household,value[,stratum]');
   const header = rows[0]!.fields.map((h) => h.trim().toLowerCase());
@@ -99,31 +166,45 @@ export function parseObservationsCsv(text: string, source = 'observations'): Obs
   const hi = col(['household', 'household_id', 'id']);
   const vi = col(['value']);
   const si = col(['stratum']);
+  const sep = semicolons ? ';' : ',';
   if (hi < 0)
     throw samplingError(
       'missing_column',
       `${source}:1`,
-      rows[0]!.fields.join(','),
+      rows[0]!.fields.join(sep),
       'a header with a "household" column (household,value[,stratum])',
     );
   if (vi < 0)
     throw samplingError(
       'missing_column',
       `${source}:1`,
-      rows[0]!.fields.join(','),
+      rows[0]!.fields.join(sep),
       'a header with a "value" column (household,value[,stratum])',
     );
   const seen = new Map<string, number>();
   const out: Observation[] = [];
+  const number = semicolons
+    ? 'a finite number (decimal comma or point, no units), or empty / NA for a household not completed'
+    : 'a finite number (decimal point, no units), or empty / NA for a household not completed';
   for (const r of rows.slice(1)) {
     const household = (r.fields[hi] ?? '').trim();
     const at = (c: number, name: string) => `${source}:${r.line} column ${c + 1} (${name})`;
     if (household === '')
       throw samplingError('invalid_observation', at(hi, 'household'), r.fields[hi] ?? '', 'a non-empty household id');
     const raw = (r.fields[vi] ?? '').trim();
-    const value = raw === '' ? NaN : Number(raw);
-    if (!Number.isFinite(value))
-      throw samplingError('invalid_observation', at(vi, 'value'), raw, 'a finite number (decimal point, no units)');
+    let value: number | null = null;
+    if (raw !== '' && raw.toUpperCase() !== 'NA') {
+      const text = semicolons && /^[+-]?\d+,\d+$/.test(raw) ? raw.replace(',', '.') : raw;
+      value = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text) ? Number(text) : NaN;
+      if (!Number.isFinite(value)) throw samplingError('invalid_observation', at(vi, 'value'), raw, number);
+      if (value < 0 && !opts.signed)
+        throw samplingError(
+          'invalid_observation',
+          at(vi, 'value'),
+          raw,
+          'a value >= 0 (a usage cannot be negative; for a signed quantity pass --signed)',
+        );
+    }
     const prev = seen.get(household);
     if (prev !== undefined) {
       throw samplingError('duplicate_household', at(hi, 'household'), household, 'one observation per household', {
@@ -131,12 +212,12 @@ export function parseObservationsCsv(text: string, source = 'observations'): Obs
       });
     }
     seen.set(household, r.line);
-    const o: Observation = { line: r.line, household, value };
+    const o: Observation = { line: r.line, household, value, file: source };
     if (si >= 0) {
-      const s = (r.fields[si] ?? '').trim();
-      if (s === '')
+      const st = (r.fields[si] ?? '').trim();
+      if (st === '')
         throw samplingError('unknown_stratum', at(si, 'stratum'), '', 'the name of a stratum of the design');
-      o.stratum = s;
+      o.stratum = st;
     }
     out.push(o);
   }
@@ -224,6 +305,72 @@ function change(name: string, from: number, to: number): SizeChange {
   return { name, from, to, delta: to - from, direction: to > from ? 'up' : to < from ? 'down' : 'unchanged' };
 }
 
+/** The precision statement of one group of completed observations. */
+function summarise(stratum: string, values: number[], N: number): GroupSummary {
+  const st = meanSd(values);
+  if (st.mean === 0) {
+    const equal = st.sd === 0;
+    return {
+      stratum,
+      observed: true,
+      n: st.n,
+      population: N,
+      mean: 0,
+      sd: st.sd,
+      precision: null,
+      met: equal,
+      statement: equal
+        ? `all ${st.n} observations are 0 (e.g. non-adopters): the mean is 0 exactly for them, ±0 in absolute terms; a precision relative to a mean of 0 does not exist`
+        : `the mean is 0: a precision relative to it does not exist (absolute half-width ${(Z_95 * st.sd) / Math.sqrt(st.n)})`,
+    };
+  }
+  const r = achievedPrecision(st.n, N, st.mean, st.sd);
+  return {
+    stratum,
+    observed: true,
+    n: st.n,
+    population: N,
+    mean: st.mean,
+    sd: st.sd,
+    precision: r,
+    met: r <= PRECISION,
+  };
+}
+
+/**
+ * The realised dropout: per stratum 1 − completed/sampled, and overall 1 − Σ completed / Σ sampled.
+ * "Sampled" is the rows of the observations when the file marks households not completed (an empty or
+ * NA value); otherwise the previous design's n_h (its sampleSize), when there is one. A stratum without
+ * any row is left out (not observed, not a 100 % dropout). Undefined when neither basis exists.
+ */
+function realisedDropout(
+  rows: Map<string, { sampled: number; completed: number }>,
+  marked: boolean,
+  designSizes: Map<string, number> | undefined,
+  designed: number | undefined,
+): RealisedDropout | undefined {
+  if (!marked && !designSizes) return undefined;
+  const strata: RealisedDropout['strata'] = [];
+  for (const [stratum, c] of rows) {
+    const sampled = marked ? c.sampled : (designSizes!.get(stratum) ?? 0);
+    if (sampled === 0) continue;
+    const completed = Math.min(c.completed, sampled);
+    strata.push({ stratum, sampled, completed, rate: 1 - completed / sampled });
+  }
+  if (strata.length === 0) return undefined;
+  const sampled = strata.reduce((a, x) => a + x.sampled, 0);
+  const completed = strata.reduce((a, x) => a + x.completed, 0);
+  return {
+    basis: marked ? 'marked' : 'design',
+    overall: { sampled, completed, rate: 1 - completed / sampled },
+    strata,
+    ...(designed !== undefined ? { designed } : {}),
+  };
+}
+
+/** A rate as the design takes it: rounded up to 4 decimals (never below the realised rate). */
+const ceil4 = (x: number): number => Math.ceil(x * 1e4 - 1e-9) / 1e4;
+
 export function recalculate(input: RecalcInput): RecalcResult {
   const prev = input.previous;
   if (prev) checkPrevious(prev);
@@ -231,116 +378,181 @@ export function recalculate(input: RecalcInput): RecalcResult {
   if (population === undefined)
     throw samplingError('missing_parameter', 'population', undefined, 'an integer >= 1, or a previous design');
   const prevStrata = prev?.stratification.strata ?? [];
-  const strataNames = new Map(prevStrata.map((s) => [normaliseStratumName(s.name), s]));
+  const strataNames = new Map(prevStrata.map((s) => [stratumKey(s.name), s]));
+  const stratified = prevStrata.length > 0;
+  const inputs: DesignInputs = {
+    mean: 'previous design',
+    sd: 'previous design',
+    dropoutRate: 'previous design',
+    strata: [],
+  };
+  const sources = new Map<string, { mean: ValueSource; sd: ValueSource; note?: string }>();
 
-  // summarise raw observations per group
+  // summarise raw observations per group: every stratum of the design, observed or not
   let achieved: RecalcResult['achieved'];
+  let dropout: RealisedDropout | undefined;
   const observedByStratum = new Map<string, { mean: number; sd: number }>();
   let observedOverall: { mean: number; sd: number } | undefined;
   if (input.observations) {
-    const groups = new Map<string, number[]>();
+    const file = input.observations[0]?.file ?? 'observations';
+    const keys = stratified ? prevStrata.map((s) => s.name) : ['all'];
+    const groups = new Map<string, number[]>(keys.map((k) => [k, []]));
+    const counts = new Map<string, { sampled: number; completed: number }>();
+    let marked = false;
     for (const o of input.observations) {
       let key = 'all';
-      if (o.stratum !== undefined && prevStrata.length > 0) {
-        const s = strataNames.get(normaliseStratumName(o.stratum));
+      if (stratified) {
+        if (o.stratum === undefined)
+          throw samplingError(
+            'missing_column',
+            `${o.file ?? file}:1`,
+            undefined,
+            `a "stratum" column naming each household's stratum (${prevStrata.map((x) => x.name).join(', ')}): the design is stratified, and observations without their stratum cannot be checked against it`,
+          );
+        const s = strataNames.get(stratumKey(o.stratum));
         if (!s) {
           throw samplingError(
             'unknown_stratum',
-            `observations:${o.line} (stratum)`,
+            `${o.file ?? file}:${o.line} (stratum)`,
             o.stratum,
             `one of ${prevStrata.map((x) => x.name).join(', ')}`,
           );
         }
         key = s.name;
-      } else if (o.stratum !== undefined && prevStrata.length === 0) {
+      } else if (o.stratum !== undefined) {
         throw samplingError(
           'unknown_stratum',
-          `observations:${o.line} (stratum)`,
+          `${o.file ?? file}:${o.line} (stratum)`,
           o.stratum,
           'no stratum column: the design is not stratified',
         );
       }
-      (groups.get(key) ?? groups.set(key, []).get(key)!).push(o.value);
+      const c = counts.get(key) ?? counts.set(key, { sampled: 0, completed: 0 }).get(key)!;
+      c.sampled++;
+      if (o.value === null) {
+        marked = true;
+        continue;
+      }
+      c.completed++;
+      groups.get(key)!.push(o.value);
     }
-    const all = meanSd(input.observations.map((o) => o.value));
-    if (all.n < 2) throw samplingError('too_few_observations', 'observations', all.n, 'at least 2 observations');
-    observedOverall = { mean: all.mean, sd: all.sd };
+    const completed = input.observations.flatMap((o) => (o.value === null ? [] : [o.value]));
+    if (completed.length < 2)
+      throw samplingError('too_few_observations', file, completed.length, 'at least 2 completed observations');
     const summaries: GroupSummary[] = [];
-    // in the design's stratum order (observation order otherwise)
-    const keys =
-      prevStrata.length > 0 ? prevStrata.map((s) => s.name).filter((k) => groups.has(k)) : [...groups.keys()];
     for (const key of keys) {
       const values = groups.get(key)!;
-      const st = meanSd(values);
-      if (st.n < 2)
+      const N = key === 'all' ? population : strataNames.get(stratumKey(key))!.population;
+      if (values.length === 0) {
+        summaries.push({
+          stratum: key,
+          observed: false,
+          n: 0,
+          population: N,
+          mean: null,
+          sd: null,
+          precision: null,
+          met: false,
+          statement: `not observed: ${file} has no completed observation of stratum ${key}; its precision was not checked and the new design keeps the previous design's values for it`,
+        });
+        continue;
+      }
+      if (values.length < 2)
         throw samplingError(
           'too_few_observations',
-          `observations (stratum ${key})`,
-          st.n,
-          'at least 2 observations per stratum',
+          `${file} (stratum ${key})`,
+          values.length,
+          'at least 2 completed observations per stratum (an SD needs n − 1 >= 1)',
         );
-      const N = key === 'all' ? population : strataNames.get(normaliseStratumName(key))!.population;
-      const r = achievedPrecision(st.n, N, st.mean, st.sd);
-      summaries.push({
-        stratum: key,
-        n: st.n,
-        mean: st.mean,
-        sd: st.sd,
-        population: N,
-        precision: r,
-        met: r <= PRECISION,
-      });
-      if (key !== 'all') observedByStratum.set(key, { mean: st.mean, sd: st.sd });
+      const g = summarise(key, values, N);
+      summaries.push(g);
+      if (key !== 'all' && g.mean! > 0) observedByStratum.set(key, { mean: g.mean!, sd: g.sd! });
+      if (key !== 'all' && g.mean === 0)
+        sources.set(key, {
+          mean: 'previous design',
+          sd: 'previous design',
+          note: 'observed mean 0: a CV needs a mean > 0, so the previous values are kept',
+        });
     }
-    achieved = { groups: summaries, allMet: summaries.every((g) => g.met), target: PRECISION };
-    if (prevStrata.length > 0 && summaries.length === prevStrata.length) {
+    const notObserved = summaries.filter((g) => !g.observed).map((g) => g.stratum);
+    achieved = {
+      groups: summaries,
+      allMet: notObserved.length === 0 && summaries.every((g) => g.met),
+      notObserved,
+      target: PRECISION,
+    };
+    if (!stratified) {
+      const g = summaries[0]!;
+      if (g.mean! > 0) observedOverall = { mean: g.mean!, sd: g.sd! };
+    } else if (notObserved.length === 0 && summaries.every((g) => g.mean! > 0)) {
       // every stratum observed: the overall is the stratified estimator, not the pooled values
       const overall = stratifiedEstimate(
-        summaries.map((g) => ({ population: g.population, n: g.n, mean: g.mean, sd: g.sd })),
+        summaries.map((g) => ({ population: g.population, n: g.n, mean: g.mean!, sd: g.sd! })),
       );
       achieved.overall = overall;
       observedOverall = { mean: overall.mean, sd: overall.sd };
-    } else if (prevStrata.length > 0) {
-      // some strata not observed: the pooled values are no estimate of the population; keep the previous overall ones
-      observedOverall = undefined;
     }
+    // some strata not observed: the pooled values are no estimate of the population; the previous overall ones stay
+    const designSizes = prev
+      ? new Map(
+          stratified
+            ? prevStrata.map((s) => [s.name, s.sampleSize] as const)
+            : [['all', prev.parameters.adjustedSize] as const],
+        )
+      : undefined;
+    dropout = realisedDropout(counts, marked, designSizes, prev?.parameters.dropoutRate);
   }
-  for (const s of input.strata ?? []) {
+  for (const [i, s] of (input.strata ?? []).entries()) {
     if (typeof s !== 'object' || s === null || typeof s.name !== 'string')
       throw samplingError(
         'invalid_stratum_name',
-        'strata[].name',
+        `--observed #${i + 1}`,
         s,
-        'an object {name, mean?, sd?} naming a stratum of the design',
+        'name=mean:sd naming a stratum of the design (or {name, mean?, sd?})',
       );
-    const p = strataNames.get(normaliseStratumName(s.name));
+    const p = strataNames.get(stratumKey(s.name));
     if (!p)
       throw samplingError(
         'unknown_stratum',
-        'strata',
+        `--observed #${i + 1}`,
         s.name,
         prevStrata.length ? `one of ${prevStrata.map((x) => x.name).join(', ')}` : 'a stratified previous design',
       );
     const o = observedByStratum.get(p.name) ?? { mean: p.mean, sd: p.sd };
     observedByStratum.set(p.name, { mean: s.mean ?? o.mean, sd: s.sd ?? o.sd });
+    const was = sources.get(p.name);
+    sources.set(p.name, {
+      mean: s.mean !== undefined ? 'observed' : (was?.mean ?? 'previous design'),
+      sd: s.sd !== undefined ? 'observed' : (was?.sd ?? 'previous design'),
+    });
   }
 
   const mean = input.mean ?? observedOverall?.mean ?? prev?.parameters.expectedMean;
   const sd = input.sd ?? observedOverall?.sd ?? prev?.parameters.expectedSD;
-  const raw: Record<string, unknown> = {
-    population,
-    expectedMean: mean,
-    expectedSD: sd,
-    dropoutRate: input.dropoutRate ?? prev?.parameters.dropoutRate,
-  };
+  inputs.mean = input.mean !== undefined ? 'input' : observedOverall ? 'observations' : 'previous design';
+  inputs.sd = input.sd !== undefined ? 'input' : observedOverall ? 'observations' : 'previous design';
+  // only a counted dropout (households marked not completed) becomes the design's rate; one derived from the
+  // design's n_h is shown but not used: observations may be a subsample of the designed sample
+  const realised = dropout?.basis === 'marked' ? ceil4(dropout.overall.rate) : undefined;
+  const dropoutRate = input.dropoutRate ?? realised ?? prev?.parameters.dropoutRate;
+  inputs.dropoutRate =
+    input.dropoutRate !== undefined ? 'input' : realised !== undefined ? 'realised dropout' : 'previous design';
+  const raw: Record<string, unknown> = { population, expectedMean: mean, expectedSD: sd, dropoutRate };
   const er =
     input.erCoverage ?? (prev?.parameters.erCoverageSource === 'input' ? prev.parameters.erCoverage : undefined);
   if (er !== undefined) raw.erCoverage = er;
-  if (prevStrata.length > 0) {
+  if (stratified) {
     raw.stratification = {
       enabled: true,
       strata: prevStrata.map((s) => {
         const o = observedByStratum.get(s.name);
+        const src = sources.get(s.name);
+        inputs.strata.push({
+          stratum: s.name,
+          mean: src?.mean ?? (o ? 'observations' : 'previous design'),
+          sd: src?.sd ?? (o ? 'observations' : 'previous design'),
+          ...(src?.note ? { note: src.note } : {}),
+        });
         return {
           name: s.name,
           weight: s.weight ?? s.population / population,
@@ -350,9 +562,10 @@ export function recalculate(input: RecalcInput): RecalcResult {
       }),
     };
   }
-  const design = computeDesign(raw);
-  const result: RecalcResult = { design };
+  const design = namedStrata(() => computeDesign(raw), prevStrata, input);
+  const result: RecalcResult = { design, inputs };
   if (achieved) result.achieved = achieved;
+  if (dropout) result.dropout = dropout;
   if (prev) {
     result.previous = { adjustedSize: prev.parameters.adjustedSize };
     if (prev.designId) result.previous.designId = prev.designId;
@@ -365,4 +578,38 @@ export function recalculate(input: RecalcInput): RecalcResult {
     };
   }
   return result;
+}
+
+/** The size a stratum would need at its own realised dropout rate (information: the design has one rate). */
+export function sizeAtOwnDropout(calculatedSize: number, rate: number): number {
+  return adjustForDropout(calculatedSize, ceil4(rate));
+}
+
+/**
+ * An engine error about the new design said in the user's terms: a stratum by its name and where its
+ * values came from (the observations file, --observed), not the engine's JSON path.
+ */
+function namedStrata<T>(fn: () => T, strata: { name: string }[], input: RecalcInput): T {
+  try {
+    return fn();
+  } catch (e) {
+    const m = e instanceof OracleKitError ? /^stratification\.strata\[(\d+)\](?:\.(\w+))?/.exec(e.field ?? '') : null;
+    if (!m || !(e instanceof OracleKitError)) throw e;
+    const name = strata[Number(m[1])]?.name ?? m[1];
+    const from = input.observations?.length
+      ? `from ${input.observations[0]!.file ?? 'the observations'}`
+      : input.strata?.length
+        ? 'from --observed'
+        : 'from the previous design';
+    const field = `stratum ${name}${m[2] ? ` ${m[2]}` : ''}`;
+    throw new OracleKitError({
+      status: e.status,
+      code: e.code,
+      field,
+      ...(e.value !== undefined ? { value: e.value } : {}),
+      ...(e.valid !== undefined ? { valid: e.valid } : {}),
+      ...(e.details ? { details: e.details } : {}),
+      message: `${field} (${from}): ${e.message.replace(/^stratification\.strata\[\d+\](\.\w+)?\s*/, '')}`,
+    });
+  }
 }

@@ -8,7 +8,7 @@
  * "sha256:" + SHA-256 of the canonical JSON (sorted keys, no whitespace) of
  * {parameters, stratification}.
  */
-import { computeDesign, type Design } from '../sampling/design.ts';
+import { computeDesign, designInputOf, type Design } from '../sampling/design.ts';
 import { selectionError } from './errors.ts';
 import { canonicalJson, sha256Hex, trimId } from './hash.ts';
 import { UNSTRATIFIED } from './frame.ts';
@@ -139,29 +139,7 @@ export function designDiscrepancies(parameters: unknown, stratification: unknown
   >;
   const strata = Array.isArray(S.strata) ? (S.strata as Record<string, unknown>[]) : [];
   const method = S.method ?? (strata.length > 0 ? 'proportional' : 'none');
-  const input: Record<string, unknown> = { population: P.population, dropoutRate: P.dropoutRate };
-  if (P.expectedProportion !== undefined) input.expectedProportion = P.expectedProportion;
-  else {
-    input.expectedMean = P.expectedMean;
-    input.expectedSD = P.expectedSD;
-  }
-  if (P.erCoverageSource === 'input') input.erCoverage = P.erCoverage;
-  if (P.confidence !== undefined) input.confidence = P.confidence;
-  if (P.precision !== undefined) input.precision = P.precision;
-  if (method === 'proportional' && strata.length > 0) {
-    input.stratification = {
-      enabled: true,
-      strata: strata.map((s) => {
-        const o: Record<string, unknown> = {
-          name: s.name,
-          weight: s.weight ?? (isInt(s.population) && isInt(P.population) ? s.population / P.population : undefined),
-        };
-        if (s.mean !== undefined) o.mean = s.mean;
-        if (s.sd !== undefined) o.sd = s.sd;
-        return o;
-      }),
-    };
-  }
+  const input = designInputOf(P, S);
   let d: Design;
   try {
     d = computeDesign(input);

@@ -222,3 +222,61 @@ describe('validation beyond the reference cases', () => {
     expect(d.stratification.method).toBe('none');
   });
 });
+
+describe('insufficient_population states a population that works', () => {
+  const failure = (body: Record<string, unknown>): OracleKitError => {
+    try {
+      computeDesign(body);
+    } catch (e) {
+      if (e instanceof OracleKitError) return e;
+      throw e;
+    }
+    throw new Error('expected insufficient_population');
+  };
+  const fits = (N: number, mean: number, sd: number, d: number) => {
+    try {
+      computeDesign({ population: N, expectedMean: mean, expectedSD: sd, dropoutRate: d });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('names the smallest population that fits, and that population fits while no smaller one does', () => {
+    const e = failure({ population: 1, expectedMean: 3.1, expectedSD: 1.7, dropoutRate: 0.1 });
+    expect(e.code).toBe('insufficient_population');
+    expect(e.valid).toContain('at least 57 households');
+    for (const [mean, sd, d] of [
+      [3.1, 1.7, 0.1],
+      [1, 0.453, 0.3],
+      [2, 1, 0.5],
+      [3.1, 1.7, 0.99],
+    ] as const) {
+      const valid = failure({ population: 1, expectedMean: mean, expectedSD: sd, dropoutRate: d }).valid!;
+      const m = Number(/at least (\d+) households/.exec(valid)![1]);
+      expect(fits(m, mean, sd, d), `${valid}`).toBe(true);
+      for (let N = Math.max(1, m - 300); N < m; N++) expect(fits(N, mean, sd, d), `N = ${N}`).toBe(false);
+    }
+  });
+
+  it('for a stratum: the stratum population that fits, and a total that apportions it at these weights', () => {
+    const body = {
+      population: 100,
+      expectedMean: 2,
+      expectedSD: 1,
+      dropoutRate: 0.1,
+      stratification: {
+        enabled: true,
+        strata: [
+          { name: 'a', weight: 0.8 },
+          { name: 'b', weight: 0.2 },
+        ],
+      },
+    };
+    const valid = failure(body).valid!;
+    const total = Number(/a population of at least (\d+)/.exec(valid)![1]);
+    expect(valid).toContain('a stratum population of at least 47 households');
+    expect(computeDesign({ ...body, population: total }).stratification.strata[1]!.population).toBe(47);
+    expect(() => computeDesign({ ...body, population: total - 1 })).toThrow();
+  });
+});

@@ -76,9 +76,9 @@ describe('recalculate', () => {
     const r = recalculate({ previous: prevStrat, observations: obs });
     // the table comes in the design's order, not the observations'
     expect(r.achieved!.groups.map((g) => g.stratum)).toEqual(['north', 'south']);
-    const n = meanSd(obs.filter((o) => o.stratum === 'north').map((o) => o.value));
-    const s = meanSd(obs.filter((o) => o.stratum === 'south').map((o) => o.value));
-    const pooled = meanSd(obs.map((o) => o.value)).mean;
+    const n = meanSd(obs.filter((o) => o.stratum === 'north').map((o) => o.value!));
+    const s = meanSd(obs.filter((o) => o.stratum === 'south').map((o) => o.value!));
+    const pooled = meanSd(obs.map((o) => o.value!)).mean;
     const o = r.achieved!.overall!;
     expect(o.method).toBe('stratified');
     expect(o.mean).toBeCloseTo(0.55 * n.mean + 0.45 * s.mean, 14);
@@ -105,7 +105,7 @@ describe('recalculate', () => {
     const obs = parseObservationsCsv(rows.join('\n'));
     const r = recalculate({ previous: prevStrat, observations: obs });
     const north = r.achieved!.groups.find((g) => g.stratum === 'north')!;
-    const expected = meanSd(obs.filter((o) => o.stratum === 'north').map((o) => o.value));
+    const expected = meanSd(obs.filter((o) => o.stratum === 'north').map((o) => o.value!));
     expect(north).toMatchObject({ n: 300, population: 3300, mean: expected.mean, sd: expected.sd });
     expect(north.precision).toBe(achievedPrecision(300, 3300, expected.mean, expected.sd));
     expect(north.met).toBe(true);
@@ -141,8 +141,8 @@ describe('observations CSV', () => {
   it('accepts any column order, quotes, CRLF and a BOM', () => {
     const o = parseObservationsCsv('\ufeffvalue,"household",note\r\n1.5,"HH,1",x\r\n2,HH2,"multi\nline"\r\n');
     expect(o).toEqual([
-      { line: 2, household: 'HH,1', value: 1.5 },
-      { line: 3, household: 'HH2', value: 2 },
+      { line: 2, household: 'HH,1', value: 1.5, file: 'observations' },
+      { line: 3, household: 'HH2', value: 2, file: 'observations' },
     ]);
   });
   it('names the line and column of a non-numeric value', () => {
@@ -166,5 +166,155 @@ describe('observations CSV', () => {
     expect(e.code).toBe('duplicate_household');
     expect(e.message).toContain('line 2');
     expect(e.field).toContain(':4');
+  });
+});
+
+const three = computeDesign({
+  population: 15000,
+  expectedMean: 2,
+  expectedSD: 1,
+  dropoutRate: 0.08,
+  stratification: {
+    enabled: true,
+    strata: [
+      { name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9 },
+      { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 },
+      { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 },
+    ],
+  },
+});
+const rowsOf = (stratum: string, n: number, value: (i: number) => string) =>
+  Array.from({ length: n }, (_, i) => `${stratum}-${i},${value(i)},${stratum}`);
+
+describe('recalc never says "met" for what it did not check', () => {
+  it('a stratified design needs the stratum column of the observations', () => {
+    const obs = parseObservationsCsv('household,value\nA,1\nB,2\nC,3', 'period1.csv');
+    const e = err(() => recalculate({ previous: three, observations: obs }));
+    expect(e.code).toBe('missing_column');
+    expect(e.field).toBe('period1.csv:1');
+    expect(e.message).toContain('stratum');
+  });
+
+  it('a stratum without observations is "not observed": allMet is false and nothing is said to be met there', () => {
+    const csv = ['household,value,stratum', ...rowsOf('lpg', 300, (i) => String(2 + (i % 5) * 0.1))].join('\n');
+    const r = recalculate({ previous: three, observations: parseObservationsCsv(csv, 'p.csv') });
+    const a = r.achieved!;
+    expect(a.groups.map((g) => [g.stratum, g.observed, g.met])).toEqual([
+      ['lpg', true, true],
+      ['biomass', false, false],
+      ['electric', false, false],
+    ]);
+    expect(a.notObserved).toEqual(['biomass', 'electric']);
+    expect(a.allMet).toBe(false);
+    expect(a.overall).toBeUndefined();
+    expect(r.inputs.strata.map((s) => [s.stratum, s.mean])).toEqual([
+      ['lpg', 'observations'],
+      ['biomass', 'previous design'],
+      ['electric', 'previous design'],
+    ]);
+  });
+
+  it('--observed values are marked observed, the rest carried over from the previous design', () => {
+    const r = recalculate({ previous: three, strata: [{ name: 'biomass', mean: 1.7 }] });
+    expect(r.inputs.strata).toEqual([
+      { stratum: 'lpg', mean: 'previous design', sd: 'previous design' },
+      { stratum: 'biomass', mean: 'observed', sd: 'previous design' },
+      { stratum: 'electric', mean: 'previous design', sd: 'previous design' },
+    ]);
+  });
+
+  it('a stratum whose observations are all 0 gets a precision statement, not an error', () => {
+    const csv = [
+      'household,value,stratum',
+      ...rowsOf('lpg', 200, (i) => String(2 + (i % 5) * 0.1)),
+      ...rowsOf('biomass', 150, (i) => String(1.5 + (i % 3) * 0.2)),
+      ...rowsOf('electric', 40, () => '0'),
+    ].join('\n');
+    const r = recalculate({ previous: three, observations: parseObservationsCsv(csv) });
+    const el = r.achieved!.groups[2]!;
+    expect(el).toMatchObject({
+      stratum: 'electric',
+      observed: true,
+      n: 40,
+      mean: 0,
+      sd: 0,
+      precision: null,
+      met: true,
+    });
+    expect(el.statement).toContain('all 40 observations are 0');
+    // the new design keeps the previous values for it, and says why
+    expect(r.design.stratification.strata[2]).toMatchObject({ mean: 1.4, sd: 1.1 });
+    expect(r.inputs.strata[2]!.note).toContain('mean 0');
+  });
+
+  it('an engine error about a stratum names the stratum and where its values came from, not a JSON path', () => {
+    const e = err(() => recalculate({ previous: three, strata: [{ name: 'electric', mean: 0.01, sd: 5 }] }));
+    expect(e.code).toBe('insufficient_population');
+    expect(e.field).toBe('stratum electric');
+    expect(e.message).toContain('from --observed');
+    expect(e.message).not.toContain('stratification.strata');
+  });
+});
+
+describe('observations: dropout, signs, semicolons, stratum names', () => {
+  it('households marked not completed (empty or NA) give the realised dropout per stratum, used by the new design', () => {
+    const csv = [
+      'household,value,stratum',
+      ...rowsOf('lpg', 200, (i) => (i % 10 === 0 ? '' : String(2 + (i % 5) * 0.1))),
+      ...rowsOf('biomass', 200, (i) => (i % 5 === 0 ? 'NA' : String(1.5 + (i % 3) * 0.2))),
+      ...rowsOf('electric', 100, (i) => String(1 + (i % 4) * 0.3)),
+    ].join('\n');
+    const r = recalculate({ previous: three, observations: parseObservationsCsv(csv) });
+    expect(r.dropout).toMatchObject({ basis: 'marked', designed: 0.08, overall: { sampled: 500, completed: 440 } });
+    expect(r.dropout!.strata.map((s) => [s.stratum, s.sampled, s.completed])).toEqual([
+      ['lpg', 200, 180],
+      ['biomass', 200, 160],
+      ['electric', 100, 100],
+    ]);
+    expect(r.dropout!.overall.rate).toBeCloseTo(0.12, 12);
+    expect(r.achieved!.groups[0]!.n).toBe(180);
+    expect(r.design.parameters.dropoutRate).toBe(0.12);
+    expect(r.inputs.dropoutRate).toBe('realised dropout');
+    // a typed dropout wins
+    expect(
+      recalculate({ previous: three, observations: parseObservationsCsv(csv), dropoutRate: 0.1 }).design.parameters
+        .dropoutRate,
+    ).toBe(0.1);
+  });
+
+  it('a negative value is refused unless signed quantities are allowed', () => {
+    const e = err(() => parseObservationsCsv('household,value\nA,1\nB,-2\n', 'p.csv'));
+    expect(e).toMatchObject({ code: 'invalid_observation', field: 'p.csv:3 column 2 (value)' });
+    expect(e.valid).toContain('--signed');
+    expect(parseObservationsCsv('household,value\nA,1\nB,-2\n', 'p.csv', { signed: true })[1]!.value).toBe(-2);
+  });
+
+  it('reads a semicolon-separated file with decimal commas', () => {
+    const o = parseObservationsCsv('household;value;stratum\nA;2,5;lpg\n"B;1";3;lpg\nC;;lpg\n', 'x.csv');
+    expect(o.map((x) => [x.household, x.value, x.stratum])).toEqual([
+      ['A', 2.5, 'lpg'],
+      ['B;1', 3, 'lpg'],
+      ['C', null, 'lpg'],
+    ]);
+  });
+
+  it('matches stratum names by the rule of the frame: trimmed, ASCII letters case-insensitive, nothing else folded', () => {
+    const d = computeDesign({
+      population: 4000,
+      expectedMean: 2,
+      expectedSD: 1,
+      dropoutRate: 0,
+      stratification: {
+        enabled: true,
+        strata: [
+          { name: 'Straße', weight: 0.5 },
+          { name: 'été', weight: 0.5 },
+        ],
+      },
+    });
+    const ok = parseObservationsCsv('household,value,stratum\nA,1, STRAßE \nB,2,straße\nC,1,été\nD,2,été');
+    expect(recalculate({ previous: d, observations: ok }).achieved!.groups.map((g) => g.n)).toEqual([2, 2]);
+    const bad = parseObservationsCsv('household,value,stratum\nA,1,Straße\nB,2,ÉTÉ');
+    expect(err(() => recalculate({ previous: d, observations: bad })).code).toBe('unknown_stratum');
   });
 });
