@@ -54,6 +54,7 @@ const deps: AgentDeps = {
   redact: (t) => t,
   stallTimeoutMs: 60_000,
   toolTimeoutMs: 30_000,
+  limits: { maxOutputTokens: 4096, maxMs: 600_000, maxOutputChars: 200_000, maxEventBytes: 8 * 1024 * 1024 },
 };
 
 const first: number[] = [];

@@ -44,7 +44,7 @@ import { metaTools } from './meta-tools.ts';
 import { RunManager } from './runs.ts';
 import type { Run } from './run.ts';
 import type { Cluster } from './cluster/cluster.ts';
-import { runTurn, type AgentDeps, type TurnInput } from './agent/index.ts';
+import { runTurn, type AgentDeps, type RunLimits, type TurnInput } from './agent/index.ts';
 import { transcript } from '../lib/protocol/messages.ts';
 import { Authenticator, type UcanAuthMode, type UcanReplayMode } from './auth.ts';
 import { RUNTIME_ERRORS, runtimeError } from '../lib/protocol/errors.ts';
@@ -103,6 +103,8 @@ export interface OracleAppOptions {
   stallTimeoutMs?: number;
   toolTimeoutMs?: number;
   maxSteps?: number;
+  /** The bounds of each run (default env ORACLE_MAX_OUTPUT_TOKENS, ORACLE_RUN_MAX_MS, ORACLE_RUN_MAX_OUTPUT_CHARS, ORACLE_RUN_MAX_EVENT_BYTES). */
+  runLimits?: Partial<RunLimits>;
   pluginStartTimeoutMs?: number;
   /** Who may log in (default env ORACLE_UCAN_AUTH, else 'any'): 'invocation' requires an invocation; 'any' also takes a delegation alone. */
   ucanAuth?: UcanAuthMode;
@@ -506,6 +508,13 @@ export class OracleRuntime {
       redact: (text) => this.redact(text),
       stallTimeoutMs: this.options.stallTimeoutMs ?? this.settings.LLM_STALL_TIMEOUT_MS,
       toolTimeoutMs: this.options.toolTimeoutMs ?? this.settings.ORACLE_TOOL_TIMEOUT_MS,
+      limits: {
+        maxOutputTokens: this.settings.ORACLE_MAX_OUTPUT_TOKENS,
+        maxMs: this.settings.ORACLE_RUN_MAX_MS,
+        maxOutputChars: this.settings.ORACLE_RUN_MAX_OUTPUT_CHARS,
+        maxEventBytes: this.settings.ORACLE_RUN_MAX_EVENT_BYTES,
+        ...this.options.runLimits,
+      },
       hooks: this.hooks,
     };
   }

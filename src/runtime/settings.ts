@@ -41,6 +41,10 @@ export const RuntimeEnvSchema = z.object({
   ORACLE_MAX_STEPS: int(1, 100, 12),
   LLM_STALL_TIMEOUT_MS: int(100, 600_000, 60_000),
   ORACLE_TOOL_TIMEOUT_MS: int(100, 600_000, 30_000),
+  ORACLE_MAX_OUTPUT_TOKENS: int(1, 1_000_000, 4096),
+  ORACLE_RUN_MAX_MS: int(1000, 86_400_000, 600_000),
+  ORACLE_RUN_MAX_OUTPUT_CHARS: int(1000, 100_000_000, 200_000),
+  ORACLE_RUN_MAX_EVENT_BYTES: int(65_536, 1_073_741_824, 8 * 1024 * 1024),
   ORACLE_REDIS_URL: opt(z.url({ protocol: /^rediss?$/ })),
   ORACLE_INSTANCE_LEASE_MS: int(1000, 600_000, 10_000),
 });
@@ -68,6 +72,13 @@ const VALID: Record<keyof RuntimeEnv, string> = {
   ORACLE_MAX_STEPS: 'an integer from 1 to 100 (default 12)',
   LLM_STALL_TIMEOUT_MS: 'an integer from 100 to 600000 (default 60000)',
   ORACLE_TOOL_TIMEOUT_MS: 'an integer from 100 to 600000 (default 30000)',
+  ORACLE_MAX_OUTPUT_TOKENS:
+    'an integer from 1 to 1000000 (default 4096): the most tokens the model may produce per step',
+  ORACLE_RUN_MAX_MS: 'an integer from 1000 to 86400000 ms (default 600000, 10 minutes): the longest a run may last',
+  ORACLE_RUN_MAX_OUTPUT_CHARS:
+    'an integer from 1000 to 100000000 (default 200000): the most characters of answer and reasoning of a run',
+  ORACLE_RUN_MAX_EVENT_BYTES:
+    "an integer from 65536 to 1073741824 (default 8388608, 8 MiB): the largest a run's event log may grow",
   ORACLE_REDIS_URL:
     'a redis:// or rediss:// URL shared by every instance of this oracle (docs/scaling.md), e.g. redis://10.0.0.5:6379',
   ORACLE_INSTANCE_LEASE_MS:

@@ -73,6 +73,7 @@ export const ERROR_KINDS = [
   'malformed_stream',
   'tool',
   'step_limit',
+  'limit',
   'aborted',
   'internal',
   'payment',

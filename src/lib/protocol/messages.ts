@@ -95,6 +95,15 @@ export const TURN_ERROR_CODES = {
   model_timeout: { kind: 'timeout', when: 'the model stream stalled (no data for the stall time-out)' },
   malformed_stream: { kind: 'malformed_stream', when: 'the model returned a stream that could not be parsed' },
   step_limit: { kind: 'step_limit', when: 'the agent reached its step limit without an answer' },
+  run_too_long: { kind: 'limit', when: 'the run reached its maximum duration (ORACLE_RUN_MAX_MS)' },
+  output_too_large: {
+    kind: 'limit',
+    when: 'the run reached its maximum answer and reasoning size (ORACLE_RUN_MAX_OUTPUT_CHARS)',
+  },
+  events_too_large: {
+    kind: 'limit',
+    when: "the run's event log (what a rejoin replays) reached its maximum size (ORACLE_RUN_MAX_EVENT_BYTES)",
+  },
   internal_error: { kind: 'internal', when: 'an unexpected failure in the runtime' },
 } as const satisfies Record<string, { kind: ErrorKind; when: string }>;
 

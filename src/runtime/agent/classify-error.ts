@@ -63,3 +63,16 @@ export const stallError = (timeoutMs: number): ClassifiedError =>
   of('model_timeout', true, `the model stream stalled: no data for ${timeoutMs} ms`);
 export const stepLimitError = (maxSteps: number): ClassifiedError =>
   of('step_limit', false, `the agent reached its step limit (${maxSteps}) without an answer`);
+
+/** A bound of the run crossed (run-limits.ts): its code, and a message that names the bound and its setting. */
+export function limitError(
+  code: 'run_too_long' | 'output_too_large' | 'events_too_large',
+  limit: number,
+): ClassifiedError {
+  const what = {
+    run_too_long: `the run reached its maximum duration (${limit} ms, ORACLE_RUN_MAX_MS)`,
+    output_too_large: `the run reached its maximum output (${limit} characters of answer and reasoning, ORACLE_RUN_MAX_OUTPUT_CHARS)`,
+    events_too_large: `the run's event log reached its maximum size (${limit} bytes, ORACLE_RUN_MAX_EVENT_BYTES)`,
+  }[code];
+  return of(code, false, `${what}; it was ended`);
+}

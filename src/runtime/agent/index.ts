@@ -1,11 +1,13 @@
 /**
  * The agent turn, in small files on the model of the AI SDK's generate-text/:
  * run-turn (the turn), tool-set and execute-tool (the tools and one call),
- * hooks (the one plugin-hook loop), watchdog (stalls), parts-to-events (the
+ * hooks (the one plugin-hook loop), watchdog (stalls), run-limits (the bounds
+ * of a run: duration, output, event log), parts-to-events (the
  * model stream as protocol events), classify-error (error events),
  * history-rows (what the turn stores).
  */
 export { runTurn } from './run-turn.ts';
 export type { AgentDeps, TurnInput } from './types.ts';
+export type { RunLimits } from './run-limits.ts';
 export { runHook, type ActivePlugin } from './hooks.ts';
 export { classifyError } from './classify-error.ts';

@@ -15,6 +15,7 @@ import type { AgentDeps, TurnInput } from './types.ts';
 import { runHook } from './hooks.ts';
 import { buildToolSet } from './tool-set.ts';
 import { startWatchdog, type Watchdog } from './watchdog.ts';
+import { boundRun } from './run-limits.ts';
 import { PartsToEvents } from './parts-to-events.ts';
 import { classifyError, errorEvent, stallError, stepLimitError } from './classify-error.ts';
 import { historyRows } from './history-rows.ts';
@@ -23,13 +24,15 @@ type TurnStatus = 'finished' | 'aborted' | 'failed';
 
 export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Promise<void> {
   const { sessionId, requestId } = run;
+  // bounded from its first await: a turn stuck anywhere (a plugin hook, a tool, the model) ends at maxMs
+  const bounds = boundRun(run, deps.limits);
   const state = await deps.loadState(sessionId);
   const turn: TurnContext = {
     userDid: run.userDid,
     sessionId,
     requestId,
     state,
-    abortSignal: run.abort.signal,
+    abortSignal: AbortSignal.any([run.abort.signal, bounds.signal]),
     timezone: input.timezone,
     metadata: input.metadata,
     delegation: input.delegation,
@@ -79,7 +82,8 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       prepareStep: async ({ stepNumber }: { stepNumber: number }) =>
         stepNumber === 0 ? undefined : { activeTools: activeTools(), instructions: await systemPrompt() },
       stopWhen: isStepCount(deps.maxSteps),
-      abortSignal: AbortSignal.any([run.abort.signal, watchdog.signal]),
+      maxOutputTokens: deps.limits.maxOutputTokens,
+      abortSignal: AbortSignal.any([run.abort.signal, watchdog.signal, bounds.signal]),
       maxRetries: 0,
       onError: () => {},
     } as never) as ReturnType<typeof streamText>;
@@ -89,9 +93,10 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       requestId,
       emit,
       redact: deps.redact,
-      cancelled: () => run.abort.signal.aborted || stalled(),
+      cancelled: () => run.abort.signal.aborted || stalled() || bounds.signal.aborted,
     });
     for await (const part of result.fullStream) {
+      if (bounds.signal.aborted) break; // nothing more of this stream is kept
       watchdog.touch();
       parts.push(part);
       if (part.type === 'finish-step')
@@ -100,7 +105,11 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
         );
     }
     parts.end();
-    if (run.abort.signal.aborted) status = 'aborted';
+    const exceeded = bounds.exceeded();
+    if (exceeded) {
+      emit(errorEvent(exceeded, deps.redact));
+      status = 'failed';
+    } else if (run.abort.signal.aborted) status = 'aborted';
     else if (stalled()) {
       emit(errorEvent(stallError(deps.stallTimeoutMs), deps.redact));
       status = 'failed';
@@ -110,7 +119,11 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       status = 'failed';
     }
   } catch (err) {
-    if (run.abort.signal.aborted) status = 'aborted';
+    const exceeded = bounds.exceeded();
+    if (exceeded) {
+      status = 'failed';
+      emit(errorEvent(exceeded, deps.redact));
+    } else if (run.abort.signal.aborted) status = 'aborted';
     else if (stalled()) {
       status = 'failed';
       emit(errorEvent(stallError(deps.stallTimeoutMs), deps.redact));
@@ -122,6 +135,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
   }
 
   watchdog?.stop();
+  bounds.stop();
   try {
     deps.saveState(sessionId, state);
     await deps.persist(sessionId, historyRows(run.turn, status, sessionId, run.events));

@@ -7,6 +7,7 @@ import type { ClientAction, ClientTool } from '../../lib/protocol/index.ts';
 import type { NewMessage } from '../store.ts';
 import type { PluginTool, TurnContext } from '../plugin.ts';
 import type { ActivePlugin } from './hooks.ts';
+import type { RunLimits } from './run-limits.ts';
 
 export interface AgentDeps {
   model: (id?: string) => LanguageModel;
@@ -25,6 +26,8 @@ export interface AgentDeps {
   redact: (text: string) => string;
   stallTimeoutMs: number;
   toolTimeoutMs: number;
+  /** The bounds of each run (run-limits.ts). */
+  limits: RunLimits;
   hooks?: {
     onTurnStart?: (t: TurnContext) => void | Promise<void>;
     onTurnEnd?: (t: TurnContext, r: { status: string; text: string }) => void | Promise<void>;

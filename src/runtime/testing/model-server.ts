@@ -157,6 +157,13 @@ export async function startScriptedModelServer(
         case 'delay':
           await sleep(s.ms);
           break;
+        case 'endless':
+          // until the client goes away, waiting for the socket to drain (the server's own memory stays flat)
+          while (!res.destroyed) {
+            if (!send({ content: s.text })) await drainedOrClosed(res);
+            if (s.everyMs) await sleep(s.everyMs);
+          }
+          return;
         case 'close':
           finished = true;
           res.destroy();
@@ -191,4 +198,17 @@ export async function startScriptedModelServer(
     await new Promise<void>((r) => server.close(() => r()));
   };
   return self;
+}
+
+/** Resolves once the response can take more data, or is gone. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }

@@ -21,6 +21,8 @@ export type ScriptStep =
   /** An error object inside the stream, as OpenRouter and others do. */
   | { type: 'stream_error'; message: string }
   | { type: 'delay'; ms: number }
+  /** Text without end, chunk after chunk (a pause of everyMs between chunks, default none) until the client goes away. */
+  | { type: 'endless'; text: string; everyMs?: number }
   /** The connection breaks mid-stream. */
   | { type: 'close' };
 

@@ -239,6 +239,13 @@ export function scriptedModel(opts: { modelId?: string } = {}): ScriptedModel {
                 case 'delay':
                   await wait(s.ms, signal);
                   break;
+                case 'endless':
+                  // one chunk per macrotask (or per everyMs), so the consumer and an abort get their turn
+                  for (;;) {
+                    if (signal?.aborted) throw abortError(signal);
+                    delta('text', s.text);
+                    await wait(s.everyMs ?? 0, signal);
+                  }
                 case 'close':
                   finished = true;
                   // what the provider reports for a connection that breaks mid-body: a retryable call error without a status

@@ -1,0 +1,68 @@
+/**
+ * The bounds of one run (runtime.md, "Limits of a run"): how long it may last, how much answer and reasoning
+ * it may produce, and how large its event log may grow (what a rejoin replays, what the run's row stores and
+ * what several instances fan out). A model that streams without end can otherwise take the whole process
+ * down. The first bound crossed aborts the model stream; the turn then ends `failed` with that bound's
+ * `error` (kind `limit`).
+ */
+import type { AnyEvent } from '../../lib/protocol/index.ts';
+import type { Run } from '../run.ts';
+import { limitError, type ClassifiedError } from './classify-error.ts';
+
+export interface RunLimits {
+  /** The most tokens the model may produce per step (sent to the provider). */
+  maxOutputTokens: number;
+  /** The longest a run may last, in ms. */
+  maxMs: number;
+  /** The most characters of answer and reasoning a run may produce. */
+  maxOutputChars: number;
+  /** The largest a run's event log may grow: the JSON of each event plus EVENT_OVERHEAD. */
+  maxEventBytes: number;
+}
+
+/** What an event costs in memory besides its JSON (the object, its id, the SSE frame around it). */
+export const EVENT_OVERHEAD = 100;
+
+export interface RunBounds {
+  /** Aborted once a bound is crossed. */
+  readonly signal: AbortSignal;
+  /** The bound crossed, if any. */
+  exceeded(): ClassifiedError | undefined;
+  stop(): void;
+}
+
+/** The size of an event in the log and the characters of output it adds (text deltas cost no stringify). */
+function sizeOf(e: AnyEvent): { bytes: number; output: number } {
+  if (e.event === 'message') return { bytes: e.data.content.length + 16, output: e.data.content.length };
+  if (e.event === 'reasoning') return { bytes: e.data.reasoning.length + 160, output: e.data.reasoning.length };
+  return { bytes: JSON.stringify(e.data).length, output: 0 };
+}
+
+export function boundRun(run: Run, limits: RunLimits): RunBounds {
+  const ctl = new AbortController();
+  let hit: ClassifiedError | undefined;
+  const trip = (e: ClassifiedError) => {
+    if (hit) return;
+    hit = e;
+    ctl.abort(new Error(e.message));
+  };
+  const timer = setTimeout(() => trip(limitError('run_too_long', limits.maxMs)), limits.maxMs);
+  timer.unref();
+  let bytes = 0;
+  let output = 0;
+  const off = run.subscribe(0, (e) => {
+    const s = sizeOf(e);
+    bytes += s.bytes + EVENT_OVERHEAD;
+    output += s.output;
+    if (output > limits.maxOutputChars) trip(limitError('output_too_large', limits.maxOutputChars));
+    else if (bytes > limits.maxEventBytes) trip(limitError('events_too_large', limits.maxEventBytes));
+  });
+  return {
+    signal: ctl.signal,
+    exceeded: () => hit,
+    stop: () => {
+      clearTimeout(timer);
+      off();
+    },
+  };
+}
