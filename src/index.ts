@@ -10,3 +10,5 @@ export * as protocol from './lib/protocol/index.ts';
 export type { AnyEvent, SseEventName, Message, Session } from './lib/protocol/index.ts';
 export { signerFromMnemonic, generateMnemonic, generateSigner } from './lib/keys/keys.ts';
 export { mintInvocation, mintDelegation, verifyInvocation, verifyDelegation } from './lib/ucan/ucan.ts';
+export { fetchJson } from './lib/fetch-json.ts';
+export type { FetchJsonRequest, FetchJsonReply, FetchFailure } from './lib/fetch-json.ts';

@@ -201,7 +201,7 @@ describe('domains plugin against the real registry app', () => {
         down.model.enqueue(callTool('search_domains', {}, 'c_down'), say('down'));
         const r2 = await u2.stream(s2, 'search');
         expect(toolEvents(r2.events).find((c) => c.eventId === 'c_down' && c.status === 'error')!.error).toBe(
-          `the registry (http://127.0.0.1:${port}) is unreachable: fetch failed (ECONNREFUSED)`,
+          `cannot reach the registry at http://127.0.0.1:${port}: ECONNREFUSED`,
         );
       } finally {
         await down.close();

@@ -131,7 +131,7 @@ describe('matrix failures and boot rules', () => {
       expect(failed).toEqual([
         {
           plugin: 'matrix',
-          reason: expect.stringMatching(/^the homeserver is unreachable \(GET \/account\/whoami\): /),
+          reason: expect.stringMatching(/^cannot reach the homeserver \(GET \/account\/whoami\): /),
         },
       ]);
       expect(down.lines).toContain(`[plugin] matrix pending → failed (${failed[0]!.reason})`);

@@ -185,7 +185,7 @@ describe('slack failures and boot rules', () => {
     try {
       await settled(down);
       expect(down.app.plugins.status().failed).toEqual([
-        { plugin: 'slack', reason: expect.stringMatching(/^Slack is unreachable \(auth\.test\): /) },
+        { plugin: 'slack', reason: expect.stringMatching(/^cannot reach Slack \(auth\.test\): /) },
       ]);
     } finally {
       await down.close();

@@ -1,8 +1,7 @@
 /**
- * The one HTTP helper and the one typed client of the registry API
- * (registry.md), shared by the CLI (src/cli/registry) and the runtime's
- * domains plugin. Only global fetch: no undici, no node:http, so both layers
- * (and the pure src/lib) may use it.
+ * The one typed client of the registry API (registry.md), shared by the CLI
+ * (src/cli/registry) and the runtime's domains plugin, on the one outbound
+ * request (fetchJson, src/lib/fetch-json.ts).
  *
  * - `requestJson` sends one JSON request and returns status, headers and the
  *   parsed body whatever the status; a server that cannot be reached (refused,
@@ -15,6 +14,7 @@
  *   server's error on a non-2xx.
  */
 import { OracleKitError, messageErrorFactory, type ErrorBody } from '../errors.ts';
+import { fetchJson, type FetchJsonReply } from '../fetch-json.ts';
 import { REGISTRY_CLIENT_ERRORS } from './errors.ts';
 import type {
   KeyCreated,
@@ -40,72 +40,22 @@ export interface HttpRequest {
   /** Default 30 s. */
   timeoutMs?: number;
   signal?: AbortSignal;
-  /** Who answers, for messages ("the local daemon", "the devnet registry"). */
+  /** Who answers, for messages ("the local daemon", "the devnet registry"); the URL's origin is added. */
   what: string;
 }
 
-export interface HttpReply<T> {
-  status: number;
-  headers: Headers;
-  body: T;
-  /** The body as text (for replies that are not JSON). */
-  text: string;
-}
+export type HttpReply<T> = FetchJsonReply<T>;
 
-const DEFAULT_TIMEOUT_MS = 30_000;
-
-/** The low-level reason of a failed fetch ("ECONNREFUSED", "getaddrinfo ENOTFOUND …"), if any. */
-export function fetchCause(e: unknown): string | undefined {
-  let c = (e as { cause?: unknown })?.cause as
-    { code?: string; message?: string; errors?: { code?: string }[]; cause?: unknown } | undefined;
-  for (let i = 0; c && i < 3; i++) {
-    if (c.code) return c.code;
-    if (Array.isArray(c.errors) && c.errors[0]?.code) return c.errors[0].code;
-    if (c.message) return c.message;
-    c = c.cause as typeof c;
-  }
-  return undefined;
-}
-
-/** One JSON request; never throws on an HTTP status, only when the server cannot be reached. */
-export async function requestJson<T = unknown>(r: HttpRequest): Promise<HttpReply<T>> {
-  const url = new URL(r.url);
-  const headers: Record<string, string> = { accept: 'application/json', ...(r.headers ?? {}) };
-  if (r.bearer) headers.authorization = `Bearer ${r.bearer}`;
-  if (r.body !== undefined) headers['content-type'] = 'application/json';
-  const timeoutMs = r.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      method: r.method,
-      headers,
-      body: r.body === undefined ? undefined : JSON.stringify(r.body),
-      signal: r.signal ? AbortSignal.any([timeout, r.signal]) : timeout,
-    });
-  } catch (e) {
-    const details = { url: url.origin + url.pathname, timeoutMs };
-    if (timeout.aborted)
-      throw clientError('unavailable', `${r.what} at ${url.origin} did not answer within ${timeoutMs} ms`, {
-        details: { ...details, reason: 'timeout' },
-      });
-    if (r.signal?.aborted)
-      throw clientError('unavailable', `the call to ${r.what} at ${url.origin} was aborted`, {
-        details: { ...details, reason: 'aborted' },
-      });
-    const cause = fetchCause(e);
-    throw clientError('unavailable', `cannot reach ${r.what} at ${url.origin}: ${cause ?? (e as Error).message}`, {
-      details: { ...details, reason: 'unreachable', error: (e as Error).message, ...(cause ? { cause } : {}) },
-    });
-  }
-  const text = await res.text().catch(() => '');
-  let body: unknown;
-  try {
-    body = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  return { status: res.status, headers: res.headers, body: body as T, text };
+/**
+ * One JSON request to the registry or another server the CLI talks to (fetchJson); never throws on an HTTP
+ * status, and a server that cannot be reached is 503 `unavailable` (the CLI's exit 9).
+ */
+export function requestJson<T = unknown>(r: HttpRequest): Promise<HttpReply<T>> {
+  return fetchJson<T>({
+    ...r,
+    what: `${r.what} at ${new URL(r.url).origin}`,
+    fail: (f) => clientError('unavailable', f.message, { details: f.details }),
+  });
 }
 
 /** The server's error body as an OracleKitError (its status, code, message, field, details); `context` prefixes the message, `hint` ends it. */

@@ -18,7 +18,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type * as McpClientModule from '@modelcontextprotocol/sdk/client/index.js';
 import type * as McpHttpModule from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type * as McpTypesModule from '@modelcontextprotocol/sdk/types.js';
-import { fetchCause } from '../../../lib/registry/client.ts';
+import { fetchCause } from '../../../lib/fetch-json.ts';
 
 type Client = McpClientModule.Client;
 type StreamableHTTPClientTransport = McpHttpModule.StreamableHTTPClientTransport;
@@ -78,8 +78,6 @@ export function scrub(message: string, secrets: (string | undefined)[]): string 
   for (const s of secrets) if (s && s.length >= 4) m = m.split(s).join('***');
   return m.replace(/(bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi, '$1***');
 }
-
-export { fetchCause };
 
 class McpToolError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

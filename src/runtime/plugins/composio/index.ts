@@ -15,7 +15,8 @@
 import { z } from 'zod';
 import { definePlugin, defineTool } from '../../plugin.ts';
 import { httpUrl } from '../_mcp/plugin.ts';
-import { fetchCause, scrub } from '../_mcp/client.ts';
+import { fetchJson } from '../../../lib/fetch-json.ts';
+import { scrub } from '../_mcp/client.ts';
 
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
@@ -55,39 +56,17 @@ class ComposioClient {
       path,
       this.env.COMPOSIO_BASE_URL.endsWith('/') ? this.env.COMPOSIO_BASE_URL : `${this.env.COMPOSIO_BASE_URL}/`,
     );
-    for (const [k, v] of Object.entries(o.query ?? {})) if (v !== undefined && v !== '') u.searchParams.set(k, v);
-    const timeout = AbortSignal.timeout(this.env.COMPOSIO_TIMEOUT_MS);
-    const signal = o.signal ? AbortSignal.any([timeout, o.signal]) : timeout;
-    let res: Response;
-    try {
-      res = await fetch(u, {
-        method,
-        headers: {
-          'x-api-key': this.env.COMPOSIO_API_KEY,
-          accept: 'application/json',
-          ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        body: o.body === undefined ? undefined : JSON.stringify(o.body),
-        signal,
-      });
-    } catch (e) {
-      if (timeout.aborted)
-        throw this.err(`the Composio API did not answer within ${this.env.COMPOSIO_TIMEOUT_MS} ms`, e);
-      if (o.signal?.aborted) throw this.err('the Composio call was aborted', e);
-      const cause = fetchCause(e);
-      throw this.err(
-        `the Composio API (${u.origin}) is unreachable: ${(e as Error).message}${cause ? ` (${cause})` : ''}`,
-        e,
-      );
-    }
-    const text = await res.text().catch(() => '');
-    let body: unknown = text;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      /* not JSON */
-    }
-    return { status: res.status, body };
+    const res = await fetchJson({
+      method,
+      url: u,
+      query: o.query,
+      headers: { 'x-api-key': this.env.COMPOSIO_API_KEY },
+      body: o.body,
+      timeoutMs: this.env.COMPOSIO_TIMEOUT_MS,
+      signal: o.signal,
+      what: 'the Composio API',
+    });
+    return { status: res.status, body: res.body };
   }
 
   private err(message: string, cause?: unknown): Error {

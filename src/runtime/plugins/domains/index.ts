@@ -141,17 +141,7 @@ class RegistryReader {
       return await call(client);
     } catch (e) {
       if (!isOracleKitError(e)) throw e;
-      const reason = e.details?.reason;
-      if (e.code === 'unavailable' && reason === 'timeout')
-        throw this.err(`the registry did not answer within ${this.env.ORACLEKIT_REGISTRY_TIMEOUT_MS} ms`, e);
-      if (e.code === 'unavailable' && reason === 'aborted') throw this.err('the registry call was aborted', e);
-      if (e.code === 'unavailable' && reason === 'unreachable') {
-        const cause = e.details?.cause;
-        throw this.err(
-          `the registry (${new URL(client.baseUrl).origin}) is unreachable: ${String(e.details?.error ?? e.message)}${cause ? ` (${String(cause)})` : ''}`,
-          e,
-        );
-      }
+      if (e.code === 'unavailable') throw this.err(e.message, e); // no answer: fetchJson's sentence
       const detail = `${e.code !== 'http_error' ? `${e.code}: ` : ''}${e.message}`;
       if (e.status === 401) {
         throw this.err(

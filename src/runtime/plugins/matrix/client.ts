@@ -1,8 +1,10 @@
 /**
  * A small Matrix client-server API client (v3): whoami, sync, join, send,
- * OpenID token. Every call has a time-out; errors carry the homeserver's
- * errcode; the access token never appears in a message.
+ * OpenID token. Every call has a time-out (fetchJson); errors carry the
+ * homeserver's errcode; the access token never appears in a message.
  */
+import { fetchJson } from '../../../lib/fetch-json.ts';
+
 export class MatrixError extends Error {
   readonly status: number;
   readonly errcode: string;
@@ -46,40 +48,20 @@ export class MatrixClient {
     path: string,
     o: { body?: unknown; query?: Record<string, string>; timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<T> {
-    const u = new URL(`${this.baseUrl}/_matrix/client/v3${path}`);
-    for (const [k, v] of Object.entries(o.query ?? {})) u.searchParams.set(k, v);
-    const ms = o.timeoutMs ?? this.timeoutMs;
-    const signal = o.signal ? AbortSignal.any([o.signal, AbortSignal.timeout(ms)]) : AbortSignal.timeout(ms);
-    let res: Response;
-    try {
-      res = await fetch(u, {
-        method,
-        signal,
-        headers: {
-          authorization: `Bearer ${this.token}`,
-          accept: 'application/json',
-          ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        body: o.body !== undefined ? JSON.stringify(o.body) : undefined,
-      });
-    } catch (e) {
-      if (o.signal?.aborted) throw e;
-      const err = e as Error & { cause?: { code?: string; message?: string } };
-      const why =
-        err.name === 'TimeoutError'
-          ? `no answer within ${ms} ms`
-          : (err.cause?.code ?? err.cause?.message ?? err.message);
-      throw new MatrixError(
-        0,
-        'M_UNREACHABLE',
-        `the homeserver is unreachable (${method} ${path.split('?')[0]}): ${why}`,
-      );
-    }
-    const text = await res.text();
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : {};
-    } catch {
+    const res = await fetchJson({
+      method,
+      url: `${this.baseUrl}/_matrix/client/v3${path}`,
+      query: o.query,
+      bearer: this.token,
+      body: o.body,
+      timeoutMs: o.timeoutMs ?? this.timeoutMs,
+      signal: o.signal,
+      what: `the homeserver (${method} ${path.split('?')[0]})`,
+      // the caller's own abort is rethrown as it is (a stopping sync loop)
+      fail: (f) => (f.reason === 'aborted' ? (f.error as Error) : new MatrixError(0, 'M_UNREACHABLE', f.message)),
+    });
+    const body: unknown = res.text === '' ? {} : res.body;
+    if (res.text !== '' && !res.json) {
       throw new MatrixError(
         res.status,
         'M_BAD_JSON',

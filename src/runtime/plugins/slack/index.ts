@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import { definePlugin, type PluginContext } from '../../plugin.ts';
 import { isOracleKitError } from '../../../lib/errors.ts';
+import { fetchJson } from '../../../lib/fetch-json.ts';
 
 const blankToUndef = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
@@ -57,30 +58,20 @@ class SlackTransport {
   /** One Web API call: time-out, {ok:false,error} → an Error with the Slack error code. */
   async api<T>(method: string, token: string, body?: Record<string, unknown>): Promise<T> {
     const base = this.ctx.env.SLACK_API_URL.replace(/\/+$/, '');
-    let res: Response;
-    try {
-      res = await fetch(`${base}/${method}`, {
-        method: 'POST',
-        signal: AbortSignal.timeout(this.ctx.env.SLACK_TIMEOUT_MS),
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' },
-        body: JSON.stringify(body ?? {}),
-      });
-    } catch (e) {
-      const err = e as Error & { cause?: { code?: string } };
-      throw new Error(
-        `Slack is unreachable (${method}): ${err.name === 'TimeoutError' ? `no answer within ${this.ctx.env.SLACK_TIMEOUT_MS} ms` : (err.cause?.code ?? err.message)}`,
-        { cause: e },
-      );
-    }
+    const res = await fetchJson<{ ok?: boolean; error?: string }>({
+      method: 'POST',
+      url: `${base}/${method}`,
+      bearer: token,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: body ?? {},
+      timeoutMs: this.ctx.env.SLACK_TIMEOUT_MS,
+      what: `Slack (${method})`,
+    });
     if (res.status === 429)
       throw new Error(`Slack rate-limited ${method} (retry after ${res.headers.get('retry-after') ?? '?'} s)`);
-    let b: { ok?: boolean; error?: string };
-    try {
-      b = (await res.json()) as { ok?: boolean; error?: string };
-    } catch {
-      throw new Error(`Slack answered ${method} with HTTP ${res.status} and no JSON`);
-    }
-    if (!b.ok) throw new Error(`Slack ${method} failed: ${b.error ?? `HTTP ${res.status}`}`);
+    if (!res.json) throw new Error(`Slack answered ${method} with HTTP ${res.status} and no JSON`);
+    const b = res.body;
+    if (!b?.ok) throw new Error(`Slack ${method} failed: ${b?.error ?? `HTTP ${res.status}`}`);
     return b as T;
   }
 

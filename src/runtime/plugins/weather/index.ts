@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { definePlugin, defineTool } from '../../plugin.ts';
+import { fetchJson } from '../../../lib/fetch-json.ts';
 import { WEATHER_ERRORS, weatherError } from './errors.ts';
 
 const WeatherEnvSchema = z.object({
@@ -57,22 +58,14 @@ const WMO: Record<number, string> = {
 const conditions = (code: unknown) => (typeof code === 'number' ? (WMO[code] ?? `weather code ${code}`) : 'unknown');
 const toF = (c: number) => Math.round(((c * 9) / 5) * 10 + 320) / 10;
 
-async function getJson(url: string, timeoutMs: number): Promise<unknown> {
-  let res: Response;
-  try {
-    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } });
-  } catch (e) {
-    throw weatherError('upstream_error', `the weather service is unreachable: ${(e as Error).message}`);
-  }
+async function getJson(url: URL, timeoutMs: number): Promise<unknown> {
+  const res = await fetchJson({ url, timeoutMs, what: 'the weather service' });
   if (!res.ok)
     throw weatherError('upstream_error', `the weather service answered HTTP ${res.status}`, {
       details: { upstreamStatus: res.status },
     });
-  try {
-    return await res.json();
-  } catch {
-    throw weatherError('upstream_error', 'the weather service returned invalid JSON');
-  }
+  if (!res.json) throw weatherError('upstream_error', 'the weather service returned invalid JSON');
+  return res.body;
 }
 
 interface Place {
@@ -94,7 +87,7 @@ class WeatherClient {
     u.searchParams.set('name', city.trim());
     u.searchParams.set('count', '1');
     u.searchParams.set('format', 'json');
-    const body = (await getJson(u.toString(), this.env.WEATHER_TIMEOUT_MS)) as { results?: Place[] };
+    const body = (await getJson(u, this.env.WEATHER_TIMEOUT_MS)) as { results?: Place[] };
     const first = body.results?.[0];
     if (!first) throw weatherError('unknown_city', `no city named ${JSON.stringify(city)}`, { field: 'city' });
     if (typeof first.latitude !== 'number' || typeof first.longitude !== 'number')
@@ -109,7 +102,7 @@ class WeatherClient {
     u.searchParams.set('longitude', String(p.longitude));
     u.searchParams.set('current', 'temperature_2m,weather_code,wind_speed_10m,relative_humidity_2m');
     u.searchParams.set('temperature_unit', 'celsius');
-    const body = (await getJson(u.toString(), this.env.WEATHER_TIMEOUT_MS)) as { current?: Record<string, unknown> };
+    const body = (await getJson(u, this.env.WEATHER_TIMEOUT_MS)) as { current?: Record<string, unknown> };
     const t = body.current?.temperature_2m;
     if (typeof t !== 'number')
       throw weatherError('upstream_error', 'the forecast service returned no current temperature');
@@ -137,7 +130,7 @@ class WeatherClient {
     u.searchParams.set('forecast_days', String(days));
     u.searchParams.set('timezone', 'auto');
     u.searchParams.set('temperature_unit', 'celsius');
-    const body = (await getJson(u.toString(), this.env.WEATHER_TIMEOUT_MS)) as { daily?: Record<string, unknown[]> };
+    const body = (await getJson(u, this.env.WEATHER_TIMEOUT_MS)) as { daily?: Record<string, unknown[]> };
     const d = body.daily;
     if (!d || !Array.isArray(d.time))
       throw weatherError('upstream_error', 'the forecast service returned no daily forecast');

@@ -1,0 +1,151 @@
+/**
+ * The one outbound JSON request of the package: the registry client (and so
+ * the CLI) and the runtime's plugins send their HTTP calls through it.
+ *
+ * - every call has a time-out (default 30 s), merged with the caller's abort
+ *   signal;
+ * - it never throws on an HTTP status: the reply carries the status, the
+ *   headers, the text and the body (parsed JSON, else the text, undefined when
+ *   empty), and `json` says whether the text was JSON;
+ * - a call that gets no answer (refused, unknown host, time-out, aborted)
+ *   throws 502 `upstream_error` naming who did not answer, with the reason in
+ *   its details; a caller whose area has its own code for that (the registry
+ *   client's 503 `unavailable`) passes `fail`.
+ *
+ * The transport is the platform's `fetch` (in Node, undici's), so this module
+ * stays pure and runs in browsers too; a caller may pass another `fetch`.
+ */
+import type { OracleKitError } from './errors.ts';
+import { runtimeError } from './protocol/errors.ts';
+
+export type FetchFailureReason = 'timeout' | 'aborted' | 'unreachable';
+
+/** Why a call got no answer. */
+export interface FetchFailure {
+  reason: FetchFailureReason;
+  /**
+   * One sentence naming who did not answer: "<what> did not answer within N ms", "the call to <what> was
+   * aborted", "cannot reach <what>: <cause>".
+   */
+  message: string;
+  /** What goes into an error's details: the URL without its query (it may carry a key), the time-out, the reason, the cause. */
+  details: { url: string; timeoutMs: number; reason: FetchFailureReason; error?: string; cause?: string };
+  /** The error fetch threw (an abort's own error, for callers that rethrow it). */
+  error: unknown;
+}
+
+export interface FetchJsonRequest {
+  /** Default GET. */
+  method?: string;
+  url: string | URL;
+  /** Set on the URL's search parameters; undefined and empty values are left out. */
+  query?: Record<string, string | number | undefined>;
+  /** Sent as JSON (content-type application/json unless `headers` says otherwise). */
+  body?: unknown;
+  /** Sent as Authorization: Bearer … */
+  bearer?: string;
+  headers?: Record<string, string>;
+  /** Default 30 s. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Who answers, for messages ("the weather service", "the devnet registry at https://…"). */
+  what: string;
+  /** The error thrown when no answer came; default 502 upstream_error with the failure's message and details. */
+  fail?: (f: FetchFailure) => Error;
+  /** The transport; default the platform's fetch. */
+  fetch?: typeof fetch;
+}
+
+export interface FetchJsonReply<T> {
+  status: number;
+  /** A 2xx status. */
+  ok: boolean;
+  headers: Headers;
+  /** The parsed JSON; the text when it is not JSON; undefined when the body is empty. */
+  body: T;
+  /** Whether the body was JSON. */
+  json: boolean;
+  text: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** The low-level reason of a failed fetch ("ECONNREFUSED", "getaddrinfo ENOTFOUND …"), if any. */
+export function fetchCause(e: unknown): string | undefined {
+  let c = (e as { cause?: unknown })?.cause as
+    { code?: string; message?: string; errors?: { code?: string }[]; cause?: unknown } | undefined;
+  for (let i = 0; c && i < 3; i++) {
+    if (c.code) return c.code;
+    if (Array.isArray(c.errors) && c.errors[0]?.code) return c.errors[0].code;
+    if (c.message) return c.message;
+    c = c.cause as typeof c;
+  }
+  return undefined;
+}
+
+/** The default failure: 502 upstream_error. */
+function upstreamError(f: FetchFailure): OracleKitError {
+  return runtimeError('upstream_error', f.message, { details: f.details });
+}
+
+/** One JSON request; never throws on an HTTP status, only when no answer came (see `fail`). */
+export async function fetchJson<T = unknown>(r: FetchJsonRequest): Promise<FetchJsonReply<T>> {
+  const url = new URL(r.url);
+  for (const [k, v] of Object.entries(r.query ?? {}))
+    if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (r.bearer) headers.authorization = `Bearer ${r.bearer}`;
+  if (r.body !== undefined) headers['content-type'] = 'application/json';
+  Object.assign(headers, r.headers);
+  const timeoutMs = r.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  let res: Response;
+  try {
+    res = await (r.fetch ?? fetch)(url, {
+      method: r.method ?? 'GET',
+      headers,
+      body: r.body === undefined ? undefined : JSON.stringify(r.body),
+      signal: r.signal ? AbortSignal.any([timeout, r.signal]) : timeout,
+    });
+  } catch (e) {
+    throw (r.fail ?? upstreamError)(failure(r, url, timeoutMs, timeout, e));
+  }
+  const text = await res.text().catch(() => '');
+  let body: unknown = text === '' ? undefined : text;
+  let json = false;
+  if (text !== '') {
+    try {
+      body = JSON.parse(text);
+      json = true;
+    } catch {
+      // not JSON: the body is the text
+    }
+  }
+  return { status: res.status, ok: res.ok, headers: res.headers, body: body as T, json, text };
+}
+
+function failure(r: FetchJsonRequest, url: URL, timeoutMs: number, timeout: AbortSignal, e: unknown): FetchFailure {
+  const at = { url: url.origin + url.pathname, timeoutMs };
+  if (timeout.aborted)
+    return {
+      reason: 'timeout',
+      message: `${r.what} did not answer within ${timeoutMs} ms`,
+      details: { ...at, reason: 'timeout' },
+      error: e,
+    };
+  if (r.signal?.aborted)
+    return {
+      reason: 'aborted',
+      message: `the call to ${r.what} was aborted`,
+      details: { ...at, reason: 'aborted' },
+      error: e,
+    };
+  const error = (e as Error)?.message ?? String(e);
+  const cause = fetchCause(e);
+  return {
+    reason: 'unreachable',
+    message: `cannot reach ${r.what}: ${cause ?? error}`,
+    details: { ...at, reason: 'unreachable', error, ...(cause ? { cause } : {}) },
+    error: e,
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * The one outbound JSON request (src/lib/fetch-json.ts) against a real HTTP
+ * server on 127.0.0.1: replies whatever their status, the time-out, the
+ * caller's abort and an unreachable server as 502 upstream_error (or the
+ * caller's own error).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type IncomingMessage } from 'node:http';
+import { freePort, listenLoopback } from '../../helpers/loopback.ts';
+import { fetchJson } from '../../../src/lib/fetch-json.ts';
+
+let srv: Awaited<ReturnType<typeof listenLoopback>>;
+const seen: { url: string; headers: IncomingMessage['headers']; body: string }[] = [];
+
+beforeAll(async () => {
+  srv = await listenLoopback(
+    createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        seen.push({ url: req.url!, headers: req.headers, body });
+        if (req.url === '/hang') return;
+        if (req.url === '/text')
+          return res.writeHead(503, { 'content-type': 'text/plain' }).end('down for maintenance');
+        if (req.url === '/empty') return res.writeHead(204).end();
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'no such thing' }));
+      });
+    }),
+  );
+});
+afterAll(() => srv.close());
+
+describe('fetchJson', () => {
+  it('returns any status with its body: JSON parsed, text kept, empty undefined; sends query, bearer and JSON body', async () => {
+    const r = await fetchJson<{ error: string }>({
+      method: 'POST',
+      url: `${srv.url}/thing`,
+      query: { q: 'a b', skip: undefined, empty: '', n: 3 },
+      bearer: 'tok',
+      body: { x: 1 },
+      what: 'the test server',
+    });
+    expect(r).toMatchObject({ status: 404, ok: false, json: true, body: { error: 'no such thing' } });
+    const s = seen.at(-1)!;
+    expect(s.url).toBe('/thing?q=a+b&n=3');
+    expect(s.headers).toMatchObject({ authorization: 'Bearer tok', 'content-type': 'application/json' });
+    expect(JSON.parse(s.body)).toEqual({ x: 1 });
+    expect(await fetchJson({ url: `${srv.url}/text`, what: 'x' })).toMatchObject({
+      status: 503,
+      json: false,
+      body: 'down for maintenance',
+    });
+    expect(await fetchJson({ url: `${srv.url}/empty`, what: 'x' })).toMatchObject({
+      status: 204,
+      ok: true,
+      json: false,
+      body: undefined,
+    });
+  });
+
+  it('no answer is 502 upstream_error naming who and why: time-out, abort, refused', async () => {
+    const slow = await fetchJson({ url: `${srv.url}/hang`, timeoutMs: 150, what: 'the slow service' }).catch(
+      (e: unknown) => e,
+    );
+    expect(slow).toMatchObject({
+      status: 502,
+      code: 'upstream_error',
+      message: 'the slow service did not answer within 150 ms',
+      details: { reason: 'timeout', timeoutMs: 150, url: `${srv.url}/hang` },
+    });
+    const ac = new AbortController();
+    const aborted = fetchJson({ url: `${srv.url}/hang`, signal: ac.signal, what: 'the slow service' }).catch(
+      (e: unknown) => e,
+    );
+    ac.abort();
+    expect(await aborted).toMatchObject({
+      code: 'upstream_error',
+      message: 'the call to the slow service was aborted',
+      details: { reason: 'aborted' },
+    });
+    const port = await freePort();
+    const refused = await fetchJson({ url: `http://127.0.0.1:${port}/x?key=secret`, what: 'the gone service' }).catch(
+      (e: unknown) => e,
+    );
+    expect(refused).toMatchObject({
+      status: 502,
+      code: 'upstream_error',
+      message: 'cannot reach the gone service: ECONNREFUSED',
+      details: { reason: 'unreachable', cause: 'ECONNREFUSED', url: `http://127.0.0.1:${port}/x` },
+    });
+  });
+
+  it("a caller's fail turns the failure into its own error", async () => {
+    const port = await freePort();
+    const e = await fetchJson({
+      url: `http://127.0.0.1:${port}/`,
+      what: 'the homeserver',
+      fail: (f) => new RangeError(`${f.reason}: ${f.message}`),
+    }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(RangeError);
+    expect((e as Error).message).toBe('unreachable: cannot reach the homeserver: ECONNREFUSED');
+  });
+});
