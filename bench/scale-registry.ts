@@ -1,8 +1,8 @@
 /**
- * The registry on one and two instances, SQLite and PostgreSQL (issue #17):
+ * The registry on one and two instances, SQLite and PostgreSQL:
  * requests/s and p99 of POST /v1/sampling through real daemon processes
- * (dist/daemon/main.js, as bench/registry.ts runs them: auth, rate limit,
- * zod, logging, every acknowledged write durable), 50 connections in all,
+ * (dist/daemon/main.js: auth, rate limit, zod, logging, every acknowledged
+ * write durable), 50 connections in all,
  * split evenly across the instances (one autocannon per daemon, run at the
  * same time, requests summed).
  *
@@ -27,7 +27,6 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 // @ts-expect-error autocannon ships no types
 import autocannon from 'autocannon';
-import { DAEMON_NODE_FLAGS, daemonEnv } from '../src/cli/daemon/control.ts';
 import { startPostgres, type PostgresServer } from '../test/helpers/postgres.ts';
 import { cpuUsOf } from './proc.ts';
 import { loadavg, median, PgMeter, type PgLoad, type PgSnapshot } from './scale-infra.ts';
@@ -68,8 +67,8 @@ async function startDaemon(home: string, env: Record<string, string>): Promise<D
   );
   const full: NodeJS.ProcessEnv = { ...process.env, ORACLEKIT_HOME: home, ORACLEKIT_DAEMON_PORT: '0', ...env };
   delete full.ORACLEKIT_DB_SYNCHRONOUS;
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, join(ROOT, 'dist/daemon/main.js')], {
-    env: daemonEnv(full),
+  const child = spawn(process.execPath, [join(ROOT, 'dist/daemon/main.js')], {
+    env: full,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const disc = join(home, 'state/daemon.json');

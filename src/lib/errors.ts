@@ -290,7 +290,7 @@ export function toErrorBody(err: unknown): ErrorBody {
   const e = (typeof err === 'object' && err !== null ? err : {}) as HttpFrameworkError;
   if (Array.isArray(e.validation) && e.validation.length > 0) {
     const v = e.validation[0]!;
-    // an area's rule run inside the schema carries its own body (src/daemon/http/schemas.ts, areaRule)
+    // an area's rule run inside the schema carries its own body (src/daemon/registry/inputs.ts, areaRule)
     const carried = (v.params?.params as { error?: ErrorBody } | undefined)?.error;
     if (carried && typeof carried.statusCode === 'number' && typeof carried.code === 'string') return carried;
     const path = (v.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.');

@@ -97,14 +97,6 @@ export class Database implements Storage {
     this.raw.exec(`PRAGMA synchronous = ${mode === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
     this.raw.exec('PRAGMA foreign_keys = ON');
     this.raw.exec('PRAGMA busy_timeout = 5000');
-    // Statement journals and temp b-trees in memory, in small blocks. With temp_store = FILE (the default)
-    // every INSERT inside a transaction mallocs two blocks of 64 and 85 KiB and frees them at its end
-    // (the savepoint's journal, a temp page cache). The daemon's malloc settings (cli/daemon/control.ts:
-    // blocks of 32 KiB and more mapped on their own, the heap's top trimmed past 64 KiB) then made them an
-    // mmap, page faults and a munmap on every write in some processes — those that started with a
-    // small heap top — and those processes spent twice the CPU per POST for their whole life
-    // (bench/README.md, "Issue #19 item 7, session 11").
-    this.raw.exec('PRAGMA temp_store = MEMORY');
     this.raw.exec(`CREATE TABLE IF NOT EXISTS schema_version (
       area TEXT NOT NULL, version INTEGER NOT NULL, description TEXT NOT NULL,
       applied_at TEXT NOT NULL, PRIMARY KEY (area, version))`);

@@ -23,36 +23,6 @@ import {
 
 export { packageVersion } from '../../lib/version.ts';
 
-/**
- * V8 flags of the daemon process: a 16 MB young generation (semi-space),
- * fixed rather than V8's default (which differs between versions, and left
- * ~250 MB RSS after a burst here). Until issue #19 it was 2 MB, to keep the
- * idle RSS under 120 MB; that cost ~16 % of POST throughput and more RSS
- * after load (more objects promoted). The idle RSS is now kept low by
- * shrinking the heap when the daemon is idle (src/daemon/heap.ts).
- */
-export const DAEMON_NODE_FLAGS = ['--max-semi-space-size=16'];
-
-/**
- * glibc's malloc settings for the daemon process (issue #19 item 7): blocks
- * of 32 KiB and more are mapped on their own and unmapped when freed, and the
- * heap's free top is given back past 64 KiB. With glibc's defaults (a
- * threshold that rises with use) the memory V8's compiler and GC threads
- * malloc under load — up to ~20 MB in a burst — stayed in the process after
- * it was freed: idle RSS 12 s after a burst was 115–129 MB, with these 106–110
- * MB (bench/README.md, "Issue #19 item 7, session 8"). Nothing on the request path
- * allocates blocks that large, so the steady state makes no more system calls
- * (strace: 3 mmap/munmap/madvise in 3 s at ~10,000 POST/s, as without).
- * Other C libraries ignore the variable; a GLIBC_TUNABLES of the user's is
- * kept as it is.
- */
-export const DAEMON_GLIBC_TUNABLES = 'glibc.malloc.mmap_threshold=32768:glibc.malloc.trim_threshold=65536';
-
-/** The daemon process's environment: `env` with DAEMON_GLIBC_TUNABLES unless it sets GLIBC_TUNABLES itself. */
-export function daemonEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return env.GLIBC_TUNABLES !== undefined ? env : { ...env, GLIBC_TUNABLES: DAEMON_GLIBC_TUNABLES };
-}
-
 interface Health {
   status: string;
   version: string;
@@ -167,10 +137,10 @@ export async function startDaemon(opts: StartOptions = {}): Promise<Discovery> {
     }
   })();
   const fd = openSync(log, 'a', 0o600);
-  const args = [...DAEMON_NODE_FLAGS, mainScript()];
+  const args = [mainScript()];
   if (opts.port !== undefined) args.push('--port', String(opts.port));
   if (opts.host !== undefined) args.push('--host', opts.host);
-  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', fd, fd], env: daemonEnv(env) });
+  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', fd, fd], env });
   closeSync(fd);
   let exited: number | null = null;
   child.on('exit', (code) => (exited = code ?? -1));

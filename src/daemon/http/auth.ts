@@ -15,8 +15,6 @@ import { sha256, type Registry } from '../registry/index.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
-    /** The presented API key's SHA-256 once computed ('' without a Bearer key; null before): see presentedKeyHash. */
-    keyHash: string | null;
   }
 }
 
@@ -27,85 +25,40 @@ export function bearer(req: FastifyRequest): string | undefined {
   return m?.[1];
 }
 
-/** The last key presented on a connection and its SHA-256. */
-interface KeyMemo {
-  key: string;
-  hash: string;
-}
-
-/** Per connection (keyed by its socket, dropped with it): a keep-alive client sends the same key on every request. */
-const lastKey = new WeakMap<object, KeyMemo>();
+/** Each request's key lookup, shared by the rate limit (which window it counts in) and the /v1 auth. */
+const lookups = new WeakMap<FastifyRequest, Promise<Principal | undefined>>();
 
 /**
- * Whether two strings are equal, in a time that depends on their length
- * only: every character is compared, with no early exit (the length of an
- * API key is public: they all have the same format).
+ * The principal of the request's Bearer API key: undefined without one, or
+ * for an unknown or revoked key. Looked up once per request.
  */
-function sameKey(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let d = 0;
-  for (let i = 0; i < a.length; i++) d |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return d === 0;
-}
-
-/**
- * SHA-256 (hex) of the presented key, computed once per connection and key
- * (the rate limit and auth of a request share it). A key presented again on
- * the same connection is recognised by a constant-time comparison with the
- * last one (`sameKey`), never by a map lookup or an early-exit comparison on
- * the secret, so the timing says nothing about the key held; a different key
- * is hashed and remembered instead. The hash, and with it the rate limit's
- * window and the key lookup, is the same as hashing every time.
- */
-export function keyHash(req: FastifyRequest, key: string): string {
-  const socket = req.raw.socket as object | undefined;
-  if (socket === undefined || socket === null) return sha256(key);
-  const m = lastKey.get(socket);
-  if (m !== undefined && sameKey(key, m.key)) return m.hash;
-  const hash = sha256(key);
-  lastKey.set(socket, { key, hash });
-  return hash;
-}
-
-/**
- * The SHA-256 of the request's Bearer key ('' when it has none), computed once
- * per request: the rate limit's hook and the /v1 auth both need it (the
- * request is decorated with `keyHash`, server.ts).
- */
-export function presentedKeyHash(req: FastifyRequest): string {
-  let h = req.keyHash;
-  if (h === null || h === undefined) {
+export function presentedPrincipal(registry: Registry, req: FastifyRequest): Promise<Principal | undefined> {
+  let p = lookups.get(req);
+  if (p === undefined) {
     const key = bearer(req);
-    h = key ? keyHash(req, key) : '';
-    req.keyHash = h;
+    p = key === undefined ? Promise.resolve(undefined) : registry.keys.authenticate(key);
+    lookups.set(req, p);
   }
-  return h;
+  return p;
 }
 
-/** The principal of the request's key: at once when the key is cached, else after reading it. */
-export function authenticate(registry: Registry, req: FastifyRequest): Principal | Promise<Principal> {
-  const h = presentedKeyHash(req);
-  if (h === '')
+/** The principal of the request's key; 401 without a valid key, 403 read_only_key for a reader's change. */
+export async function authenticate(registry: Registry, req: FastifyRequest): Promise<Principal> {
+  if (bearer(req) === undefined)
     throw registryError(
       'unauthenticated',
       'send Authorization: Bearer <API key> (create one with `oraclekit daemon keys create`)',
     );
-  const known = (p: Principal | undefined): Principal => {
-    if (!p) throw registryError('unauthenticated', 'the API key is unknown or revoked');
-    // the rate limit gives a key its own window once it has authenticated (server.ts, http/limits.ts)
-    req.server.rateLimiter?.verified(h);
-    if (req.method !== 'GET' && req.method !== 'HEAD' && p.roles.includes('reader')) {
-      throw registryError(
-        'read_only_key',
-        `the key of ${p.did} is read-only (role reader): ${req.method} needs a key with another role`,
-        { details: { method: req.method, have: p.roles } },
-      );
-    }
-    return p;
-  };
-  const hit = registry.keys.cached(h);
-  if (hit) return known(hit);
-  return registry.keys.authenticateHash(h).then(known);
+  const p = await presentedPrincipal(registry, req);
+  if (!p) throw registryError('unauthenticated', 'the API key is unknown or revoked');
+  if (req.method !== 'GET' && req.method !== 'HEAD' && p.roles.includes('reader')) {
+    throw registryError(
+      'read_only_key',
+      `the key of ${p.did} is read-only (role reader): ${req.method} needs a key with another role`,
+      { details: { method: req.method, have: p.roles } },
+    );
+  }
+  return p;
 }
 
 export function requireRole(p: Principal, ...roles: Role[]): void {
@@ -118,9 +71,8 @@ export function requireRole(p: Principal, ...roles: Role[]): void {
   }
 }
 
+/** Whether `presented` is the discovery token: their SHA-256s compared in constant time. */
 export function tokenMatches(token: string | undefined, presented: string | undefined): boolean {
   if (!token || !presented) return false;
-  const a = Buffer.from(sha256(token));
-  const b = Buffer.from(sha256(presented));
-  return timingSafeEqual(a, b);
+  return timingSafeEqual(Buffer.from(sha256(token)), Buffer.from(sha256(presented)));
 }

@@ -1,9 +1,9 @@
 /**
  * The daemon's limits against hostile and slow clients (registry.md
- * "Limits"): the JSON body's depth, the rate limit per API key or client
- * address, the request time limits, and closing a connection whose body was
- * not read. server.ts wires them into the app; each is a plain function or
- * class so that tests can reach it.
+ * "Limits"): the JSON body's depth, the request time limits, and closing a
+ * connection whose body was not read (the rate limit is rate-limit.ts).
+ * server.ts wires them into the app; each is a plain function so that tests
+ * can reach it.
  */
 import type { FastifyRequest } from 'fastify';
 
@@ -36,64 +36,6 @@ export function tooDeep(value: unknown, max: number = MAX_BODY_DEPTH): { field: 
       if (typeof c === 'object' && c !== null) stack.push([c, depth + 1, field]);
   }
   return undefined;
-}
-
-/**
- * The rate limit: a fixed window per id, swept once per window. An API key
- * gets its own window (`k:<sha256>`) once it has authenticated
- * (`verified`, called by the /v1 auth); every other request — no key, a
- * made-up or revoked key, the discovery token, a UCAN — counts against the
- * client's address (`ip:<address>`). So failed authentications count against
- * the address, and the windows are bounded by the real keys and the clients,
- * not by what a client makes up. (A key's first request, before it is known,
- * counts against the address too, and then against the key.)
- */
-export class RateLimiter {
-  private readonly windows = new Map<string, { count: number; resetAt: number }>();
-  /** Hashes of keys that authenticated (at most 10,000; past that the set starts again). */
-  private readonly keys = new Set<string>();
-  private sweepAt = 0;
-  readonly max: number;
-  readonly windowMs: number;
-
-  constructor(max: number, windowMs: number) {
-    this.max = max;
-    this.windowMs = windowMs;
-  }
-
-  /** The window a request counts against: its key's once the key has authenticated, else its address's. */
-  idOf(keyHash: string | undefined, address: string): string {
-    return keyHash !== undefined && this.keys.has(keyHash) ? 'k:' + keyHash : 'ip:' + address;
-  }
-
-  /** A key authenticated: from now on its requests count against its own window, this one included. True when it was new here. */
-  verified(keyHash: string): boolean {
-    if (this.keys.has(keyHash)) return false;
-    if (this.keys.size >= 10_000) this.keys.clear();
-    this.keys.add(keyHash);
-    this.hit('k:' + keyHash);
-    return true;
-  }
-
-  /** Counts one request of `id`: undefined within the limit, else the seconds until its window resets. */
-  hit(id: string, now: number = Date.now()): number | undefined {
-    if (now >= this.sweepAt) {
-      for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
-      this.sweepAt = now + this.windowMs;
-    }
-    let w = this.windows.get(id);
-    if (!w || w.resetAt <= now) {
-      w = { count: 0, resetAt: now + this.windowMs };
-      this.windows.set(id, w);
-    }
-    if (++w.count <= this.max) return undefined;
-    return Math.max(1, Math.ceil((w.resetAt - now) / 1000));
-  }
-
-  /** Open windows (for tests and diagnostics). */
-  get size(): number {
-    return this.windows.size;
-  }
 }
 
 /**

@@ -7,12 +7,10 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySerializerCompiler } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Registry } from '../registry/index.ts';
-import type { StoredDesign } from '../registry/designs.ts';
 import type { Created } from '../registry/idempotency.ts';
 import type { DesignRecord } from '../../lib/registry/types.ts';
 import { authenticate, bearer, requireRole, tokenMatches } from './auth.ts';
 import { notFound, unknownRouteEarly } from './errors.ts';
-import { lazyChildLogger } from './logging.ts';
 import { registryError } from '../../lib/registry/errors.ts';
 import * as S from './schemas.ts';
 
@@ -28,48 +26,27 @@ const idemKey = (req: FastifyRequest): string | undefined => {
 const etag = (v: number) => `"${v}"`;
 
 /**
- * The reply schemas of these routes (S.replies) are there for /docs/json only.
- * Fastify serializes a reply with the compiler of its scope; the daemon's root
- * compiler (zod's, server.ts) would safeEncode every reply against its schema
- * before JSON.stringify — a second walk of each design record, domain or page,
- * per request, over objects the registry built itself (the reply schemas are
- * checked against live replies in test/unit/daemon/openapi.test.ts instead).
- * So both plugins below set, in their own encapsulated scope, a compiler that
- * ignores the schema: a reply leaves as plain JSON.stringify, byte for byte
- * what it was before the routes had reply schemas. The root keeps zod's
- * compiler, so a plugin mounted through buildServer's `plugins` serializes as
- * before, and the oracle runtime sets zod's compiler in its own scope anyway
- * (src/runtime/routes.ts).
+ * The reply schemas of these routes (S.replies) are there for /docs/json
+ * only: both plugins below serialize a reply with plain JSON.stringify in
+ * their own scope, rather than zod's serializer (set at the root, server.ts),
+ * which would check every reply the registry built itself against its schema.
+ * test/unit/daemon/openapi.test.ts parses live replies with the schemas
+ * instead, to keep the two in step.
  */
 const documentOnly: FastifySerializerCompiler<unknown> = () => JSON.stringify;
 
 export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (fastify, { registry }) => {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   app.setSerializerCompiler(documentOnly);
-  // req.log is made when a request first logs (a refusal, a fault), not for every request (logging.ts)
-  app.setChildLoggerFactory(lazyChildLogger);
   app.decorateRequest('principal', null);
   // /v1 takes JSON only: a text/plain body is 415, not a string handed to the schemas
   app.removeContentTypeParser('text/plain');
-  // One onRequest hook: the key's auth, then — an unknown /v1 route being authenticated first: 401 before 404 —
-  // the early 404 of an unknown route whose body is still to come (unknownRouteEarly). One hook, not two in a
-  // row: a cached key answers with no promise and no second pass of fastify's hook runner.
-  app.addHook('onRequest', (req, reply, done) => {
-    let p: ReturnType<typeof authenticate>;
-    try {
-      p = authenticate(registry, req);
-    } catch (e) {
-      return done(e as Error);
-    }
-    if (!(p instanceof Promise)) {
-      req.principal = p;
-      return unknownRouteEarly(req, reply, done);
-    }
-    p.then((x) => {
-      req.principal = x;
-      unknownRouteEarly(req, reply, done);
-    }, done);
+  // the key's auth, then (an unknown /v1 route being authenticated first: 401 before 404) the early 404 of an
+  // unknown route whose body is still to come
+  app.addHook('onRequest', async (req) => {
+    req.principal = await authenticate(registry, req);
   });
+  app.addHook('onRequest', unknownRouteEarly);
   app.setNotFoundHandler(notFound);
   const P = (req: FastifyRequest) => req.principal!;
   const security = [{ bearer: [] }];
@@ -87,22 +64,14 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
       },
     },
     async (req, reply) => {
-      const key = idemKey(req);
-      if (key === undefined) {
-        // the common case, without the idempotency layer's closures and copies
-        const d = await registry.db.write(() => registry.designs.create(P(req), req.body));
-        return sendCreated(reply, { ...designCreated(d), replayed: false });
-      }
       const r = await registry.db.write(() =>
         // the body as sent (projectId and the inputs) is what an Idempotency-Key is bound to
         registry.idempotency.run(
           P(req),
-          key,
+          idemKey(req),
           'POST /v1/sampling',
           () => ({ projectId: req.body.projectId, ...req.body.input }),
-          async () => {
-            return designCreated(await registry.designs.create(P(req), req.body));
-          },
+          async () => designCreated(await registry.designs.create(P(req), req.body)),
         ),
       );
       return sendCreated(reply, r);
@@ -219,15 +188,10 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
         response: S.replies(200, S.domainView),
       },
     },
-    (req, reply) => {
-      // JSON text from the registry's view cache: no view object and no stringify per request, and — when cached —
-      // no promise either: the handler sends at once (a synchronous handler that sends and returns nothing)
-      const r = registry.domains.getJson(req.params.did);
-      if (!(r instanceof Promise)) {
-        sendDomainJson(reply, r);
-        return;
-      }
-      return sendDomainJsonLater(reply, r);
+    async (req, reply) => {
+      const d = await registry.domains.get(req.params.did);
+      reply.header('etag', etag(d.version));
+      return d;
     },
   );
   app.patch(
@@ -336,30 +300,14 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   );
 };
 
-type DomainJson = { json: string; version: number };
-
-function sendDomainJson(reply: FastifyReply, r: DomainJson): FastifyReply {
-  return reply.header('etag', etag(r.version)).type('application/json; charset=utf-8').send(r.json);
+/** The 201 of a design just stored: its record, and where to read it. */
+function designCreated(d: DesignRecord): Created<DesignRecord> {
+  return { status: 201, body: d, location: `/v1/sampling/${d.designId}` };
 }
 
-/** The read that was not cached: sent when it resolves, the handler's promise settling as an async handler's would. */
-async function sendDomainJsonLater(reply: FastifyReply, r: Promise<DomainJson>) {
-  return sendDomainJson(reply, await r);
-}
-
-/** The 201 of a design just stored: its record, the JSON text it was stored as, and where to read it. */
-function designCreated(d: StoredDesign): Created<DesignRecord> {
-  return { status: 201, body: d.record, json: d.json, location: `/v1/sampling/${d.record.designId}` };
-}
-
-function sendCreated(
-  reply: FastifyReply,
-  r: { status: number; body: unknown; json?: string; location?: string; replayed: boolean },
-) {
+function sendCreated(reply: FastifyReply, r: Created<unknown> & { replayed: boolean }) {
   if (r.location) reply.header('location', r.location);
   if (r.replayed) reply.header('idempotent-replayed', 'true');
-  // a record just stored (or a reply replayed) goes out as the JSON text it was stored as: stringified once, not twice
-  if (r.json !== undefined) return reply.code(r.status).type('application/json; charset=utf-8').send(r.json);
   return reply.code(r.status).send(r.body);
 }
 

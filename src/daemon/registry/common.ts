@@ -15,17 +15,6 @@ export interface RegistryContext {
 }
 
 /**
- * Whether the registry may cache committed rows (domains by id, API keys by
- * hash): only when this process is the one writer of its database — SQLite's
- * file. On PostgreSQL several daemons may write one database, so another
- * daemon's revocation or update must be seen at once: no caches
- * (docs/storage.md, "The registry on PostgreSQL").
- */
-export function cachesCommittedRows(db: Storage): boolean {
-  return db.dialect === 'sqlite';
-}
-
-/**
  * Serializes read-modify-writes of one row (or one name) across daemons
  * sharing a PostgreSQL database: the caller's transaction waits for any other
  * holder's COMMIT, then (READ COMMITTED: a snapshot per statement) its next
@@ -58,14 +47,6 @@ export function decodeCursor(c: string | undefined): number {
   const m = /^s(\d{1,15})$/.exec(Buffer.from(c, 'base64url').toString());
   if (!m) throw fieldError('invalid_query', 'cursor', c, 'a nextCursor from a previous page');
   return Number(m[1]);
-}
-
-export function deepFreeze<T>(o: T): T {
-  if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
-    Object.freeze(o);
-    for (const v of Object.values(o)) deepFreeze(v);
-  }
-  return o;
 }
 
 /** JSON with sorted keys (for body hashes). */

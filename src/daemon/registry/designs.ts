@@ -1,43 +1,17 @@
 /**
  * Sample designs: computed and stored (POST /v1/sampling), read, listed,
  * recalculated into a new linked version, and verified (submitted, approved,
- * rejected). A new record comes back with the JSON text it was stored as
- * (StoredDesign), so its reply is not stringified a second time.
+ * rejected).
  */
 import { registryError, fieldError } from '../../lib/registry/errors.ts';
 import { requireDid, view } from '../../lib/registry/domain.ts';
 import { computeDesign, designFromValid } from '../../lib/sampling/design.ts';
 import { uuidv7 } from '../../lib/registry/uuidv7.ts';
 import type { DesignRecord, Page, Principal } from '../../lib/registry/types.ts';
-import type { RecalcBody, SamplingBody, SamplingQuery, VerificationBody } from '../http/schemas.ts';
+import type { RecalcBody, SamplingBody, SamplingQuery, VerificationBody } from './inputs.ts';
 import { decodeCursor, encodeCursor, nowIso, type RegistryContext, lockForUpdate } from './common.ts';
 import type { Domains } from './domains.ts';
 import { mayChangeDesign } from './ownership.ts';
-import type { SqlValue } from '../../storage/storage.ts';
-
-/** A record just stored, and the JSON text it was stored as (the reply sends that text). */
-export interface StoredDesign {
-  record: DesignRecord;
-  json: string;
-}
-
-/** The statement that stores a new design (also the one bench/registry-durable.ts runs as its reference). */
-export const INSERT_DESIGN =
-  'INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)';
-
-/** INSERT_DESIGN's parameters for a record and its JSON text. */
-export function insertDesignParams(rec: DesignRecord, json: string): SqlValue[] {
-  return [
-    rec.designId,
-    rec.projectId,
-    rec.version,
-    rec.previousDesignId,
-    rec.verification.status,
-    json,
-    rec.createdBy,
-    rec.createdAt,
-  ];
-}
 
 export class Designs {
   private readonly ctx: RegistryContext;
@@ -48,23 +22,11 @@ export class Designs {
     this.domains = domains;
   }
 
-  /**
-   * The body is the schema's (samplingBody): projectId checked, the inputs
-   * validated by the sampling engine. No await when the ownership check is
-   * decided from the caches (the hot path of POST /v1/sampling).
-   */
-  create(p: Principal, body: SamplingBody): Promise<StoredDesign> {
-    try {
-      const check = mayChangeDesign(this.domains, p, body.projectId, 'create');
-      return check ? check.then(() => this.store(p, body)) : this.store(p, body);
-    } catch (e) {
-      return Promise.reject(e as Error);
-    }
-  }
-
-  private store(p: Principal, body: SamplingBody): Promise<StoredDesign> {
+  /** The body is the schema's (samplingBody): projectId checked, the inputs validated by the sampling engine. */
+  async create(p: Principal, body: SamplingBody): Promise<DesignRecord> {
+    await mayChangeDesign(this.domains, p, body.projectId, 'create');
     const design = designFromValid(body.valid);
-    const rec: DesignRecord = {
+    return this.insert({
       designId: uuidv7(),
       projectId: body.projectId,
       version: 1,
@@ -76,13 +38,24 @@ export class Designs {
       input: body.input,
       createdBy: p.did,
       createdAt: nowIso(this.ctx.now()),
-    };
-    return this.insert(rec);
+    });
   }
 
-  private insert(rec: DesignRecord): Promise<StoredDesign> {
-    const json = JSON.stringify(rec);
-    return this.ctx.db.run(INSERT_DESIGN, insertDesignParams(rec, json)).then(() => ({ record: rec, json }));
+  private async insert(rec: DesignRecord): Promise<DesignRecord> {
+    await this.ctx.db.run(
+      'INSERT INTO designs (design_id, project_id, version, previous_id, status, record, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      [
+        rec.designId,
+        rec.projectId,
+        rec.version,
+        rec.previousDesignId,
+        rec.verification.status,
+        JSON.stringify(rec),
+        rec.createdBy,
+        rec.createdAt,
+      ],
+    );
+    return rec;
   }
 
   async get(id: string): Promise<DesignRecord> {
@@ -116,7 +89,7 @@ export class Designs {
    * one (the old one is never changed). The body's shape is the schema's
    * (recalcBody); what needs the stored design (its strata) is checked here.
    */
-  recalculate(p: Principal, id: string, b: RecalcBody): Promise<StoredDesign> {
+  recalculate(p: Principal, id: string, b: RecalcBody): Promise<DesignRecord> {
     const db = this.ctx.db;
     return db.tx(async () => {
       await lockForUpdate(db, { table: 'designs', column: 'design_id', key: id }); // one successor per design, across daemons

@@ -1,9 +1,6 @@
 /**
- * Domains: register, read (by id, as cached JSON text, or listed with
- * filters), change under If-Match, deactivate. On SQLite, committed records
- * read by id are cached (the daemon is the only writer of its database);
- * every write of a domain row drops its entry, and a rolled-back write drops
- * them all. On PostgreSQL nothing is cached (cachesCommittedRows).
+ * Domains: register, read (by id, or listed with filters), change under
+ * If-Match, deactivate.
  */
 import { randomBytes } from 'node:crypto';
 import { registryError, fieldError } from '../../lib/registry/errors.ts';
@@ -12,23 +9,14 @@ import {
   transition,
   validateCreate,
   view,
-  parseRfc3339,
   requireDid,
   type Domain,
   type DomainFields,
   type DomainView,
 } from '../../lib/registry/domain.ts';
 import type { Page, Principal } from '../../lib/registry/types.ts';
-import type { DomainCreate, DomainPatch, DomainQuery } from '../http/schemas.ts';
-import {
-  cachesCommittedRows,
-  decodeCursor,
-  lockForUpdate,
-  deepFreeze,
-  encodeCursor,
-  nowIso,
-  type RegistryContext,
-} from './common.ts';
+import type { DomainCreate, DomainPatch, DomainQuery } from './inputs.ts';
+import { decodeCursor, lockForUpdate, encodeCursor, nowIso, type RegistryContext } from './common.ts';
 
 export class Domains {
   private readonly ctx: RegistryContext;
@@ -37,60 +25,14 @@ export class Domains {
    * Registry to Proposals.get): reading a pending domain may close its vote.
    */
   settleProposal: (proposalId: string) => Promise<unknown> = () => Promise.resolve();
-  /** Committed domain records by id (frozen); filled only outside transactions. */
-  private cache = new Map<string, Domain>();
-  /**
-   * Serialized views of cached records (keyed by the frozen record, so a
-   * rewritten domain gets a new entry), each valid until the next
-   * validFrom/validUntil boundary: `active` is derived from the clock.
-   */
-  private viewCache = new WeakMap<Domain, { json: string; until: number }>();
-  /**
-   * Ids read and found not to be domains (SQLite only, like `cache`): the
-   * projectId of a design that is not a registered domain is looked up on
-   * every POST /v1/sampling (ownership.ts), and the answer cannot change
-   * behind this process's back — ids are made here (random, never reused)
-   * and a domain is never deleted; `save` drops its id from the set, and a
-   * rolled-back write clears it.
-   */
-  private absent = new Set<string>();
-  /** Whether `cache` and `absent` fill at all (SQLite only: cachesCommittedRows). */
-  private readonly caching: boolean;
 
   constructor(ctx: RegistryContext) {
     this.ctx = ctx;
-    this.caching = cachesCommittedRows(ctx.db);
-    ctx.db.onRollback(() => {
-      this.cache.clear();
-      this.absent.clear();
-    });
-  }
-
-  /** What the caches know of `id` without a statement: the committed record, null when known not to be a domain, undefined when not known. */
-  known(id: string): Domain | null | undefined {
-    const hit = this.cache.get(id);
-    if (hit) return hit;
-    return this.absent.has(id) ? null : undefined;
   }
 
   async find(id: string): Promise<Domain | undefined> {
-    const k = this.known(id);
-    if (k !== undefined) return k ?? undefined;
     const r = await this.ctx.db.get<{ record: string }>('SELECT record FROM domains WHERE id = ?', [id]);
-    if (!r) {
-      // no row, committed or in the open transaction: none committed either (domains are never deleted)
-      if (this.caching) {
-        if (this.absent.size >= 10_000) this.absent.clear();
-        this.absent.add(id);
-      }
-      return undefined;
-    }
-    const d = JSON.parse(r.record) as Domain;
-    if (this.caching && !this.ctx.db.inTransaction) {
-      if (this.cache.size >= 10_000) this.cache.clear();
-      this.cache.set(id, deepFreeze(d));
-    }
-    return d;
+    return r ? (JSON.parse(r.record) as Domain) : undefined;
   }
 
   async must(id: string): Promise<Domain> {
@@ -119,10 +61,8 @@ export class Domains {
     }
   }
 
-  /** Writes a domain row (insert or update) and drops its cache entry. */
+  /** Writes a domain row (insert or update). */
   async save(d: Domain, insert: boolean): Promise<void> {
-    this.cache.delete(d.id);
-    this.absent.delete(d.id);
     const name = typeof d.metadata.name === 'string' ? d.metadata.name : null;
     const params = [
       d.type,
@@ -197,29 +137,6 @@ export class Domains {
       }
     }
     return view(d, this.ctx.now());
-  }
-
-  /**
-   * GET /v1/domains/:did as JSON text: the common read, from the caches when
-   * it can be — then at once, with no promise (the route answers in the same
-   * tick) — else read as `get` reads it.
-   */
-  getJson(id: string): { json: string; version: number } | Promise<{ json: string; version: number }> {
-    const hit = this.cache.get(id); // only valid, committed ids are cached
-    if (hit && hit.state !== 'pending_verification') {
-      const now = this.ctx.now();
-      const c = this.viewCache.get(hit);
-      if (c && now < c.until) return { json: c.json, version: hit.version };
-      const json = JSON.stringify(view(hit, now));
-      let until = Infinity;
-      for (const t of [hit.validFrom, hit.validUntil]) {
-        const at = t === null ? undefined : parseRfc3339(t);
-        if (at !== undefined && at > now && at < until) until = at;
-      }
-      this.viewCache.set(hit, { json, until });
-      return { json, version: hit.version };
-    }
-    return this.get(id).then((d) => ({ json: JSON.stringify(d), version: d.version }));
   }
 
   /** The query is the schema's (domainQuery: known keys, type and status values, limit range). */

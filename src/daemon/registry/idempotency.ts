@@ -10,8 +10,6 @@ import { nowIso, sha256, stableJson, type RegistryContext, lockForUpdate } from 
 export interface Created<T> {
   status: number;
   body: T;
-  /** The body's JSON text, when the caller has it (a design as stored); stored and replayed as it is. */
-  json?: string;
   location?: string;
 }
 
@@ -28,7 +26,7 @@ export class Idempotency {
     key: string | undefined,
     route: string,
     body: () => unknown,
-    fn: () => Promise<Created<T>> | Created<T>,
+    fn: () => Promise<Created<T>>,
   ): Promise<Created<T> & { replayed: boolean }> {
     if (key === undefined) return { ...(await fn()), replayed: false };
     if (key.length < 1 || key.length > 255 || /[^\x21-\x7e]/.test(key))
@@ -51,7 +49,6 @@ export class Idempotency {
         const out: Created<T> & { replayed: boolean } = {
           status: prev.status_code,
           body: JSON.parse(prev.response) as T,
-          json: prev.response,
           replayed: true,
         };
         if (prev.location) out.location = prev.location;
@@ -60,16 +57,7 @@ export class Idempotency {
       const r = await fn();
       await db.run(
         'INSERT INTO idempotency (principal, key, route, body_hash, status_code, response, location, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        [
-          p.did,
-          key,
-          route,
-          hash,
-          r.status,
-          r.json ?? JSON.stringify(r.body),
-          r.location ?? null,
-          nowIso(this.ctx.now()),
-        ],
+        [p.did, key, route, hash, r.status, JSON.stringify(r.body), r.location ?? null, nowIso(this.ctx.now())],
       );
       return { ...r, replayed: false };
     });

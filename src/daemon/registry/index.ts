@@ -2,10 +2,10 @@
  * The registry: one module per resource — API keys (keys.ts), sample designs
  * (designs.ts), domains (domains.ts), verification proposals and votes
  * (proposals.ts) — plus Idempotency-Key replay (idempotency.ts), over one
- * storage (src/storage). The routes' zod schemas (src/daemon/http/schemas.ts)
- * are the validation of shapes; the modules take their inferred types and
- * check only the rules that need the database or words of their own (DID
- * syntax, URLs, state machines).
+ * storage (src/storage). The input schemas (inputs.ts), which the routes
+ * validate requests with, are the validation of shapes; the modules take
+ * their inferred types and check only the rules that need the database or
+ * words of their own (DID syntax, URLs, state machines).
  *
  * Every write goes through the storage's group commit (`db.write`): its
  * reply is sent only after the WAL holding it was fsynced, so a reply is only

@@ -1,9 +1,8 @@
 /**
  * API keys: created with roles (the secret shown once, stored as its
  * SHA-256), listed without secrets, revoked; and the principal of a presented
- * key, cached by hash until the next revocation on SQLite (keys are only
- * managed through this process); not cached on PostgreSQL, where another
- * daemon may revoke a key (cachesCommittedRows).
+ * key, read by its hash on every request (a revocation, by this daemon or
+ * another on the same database, counts at once).
  */
 import { randomBytes } from 'node:crypto';
 import { fieldError, registryError } from '../../lib/registry/errors.ts';
@@ -17,13 +16,11 @@ import {
   type Role,
 } from '../../lib/registry/types.ts';
 import type { KeyProof } from '../../lib/registry/key-proof.ts';
-import { cachesCommittedRows, nowIso, sha256, type RegistryContext } from './common.ts';
+import { nowIso, sha256, type RegistryContext } from './common.ts';
 import { DidProofs } from './did-proof.ts';
 
 export class Keys {
   private readonly ctx: RegistryContext;
-  /** Valid keys seen (by hash); cleared on every revocation. */
-  private principals = new Map<string, Principal>();
   /** The DID proofs at creation (did-proof.ts): optional, or required by the deployment's requireDidProof. */
   private readonly proofs = new DidProofs();
 
@@ -79,33 +76,16 @@ export class Keys {
     if (!row) throw registryError('key_not_found', `no API key ${id}`, { field: 'id', value: id });
     const at = row.revoked_at ?? nowIso(this.ctx.now());
     await this.ctx.db.run('UPDATE api_keys SET revoked_at = ? WHERE id = ?', [at, id]);
-    this.principals.clear();
     return { id, revokedAt: at };
   }
 
   /** The principal of a presented key, or undefined (unknown or revoked). */
-  authenticate(key: string): Promise<Principal | undefined> {
-    return this.authenticateHash(sha256(key));
-  }
-
-  /** The cached principal of a key's SHA-256, if it is cached (the hot path: no statement, no promise). */
-  cached(h: string): Principal | undefined {
-    return this.principals.get(h);
-  }
-
-  /** As authenticate, given the key's SHA-256 (hex). */
-  async authenticateHash(h: string): Promise<Principal | undefined> {
-    const hit = this.principals.get(h);
-    if (hit) return hit;
+  async authenticate(key: string): Promise<Principal | undefined> {
     const row = await this.ctx.db.get<{ id: string; did: string; roles: string; revoked_at: string | null }>(
       'SELECT id, did, roles, revoked_at FROM api_keys WHERE hash = ?',
-      [h],
+      [sha256(key)],
     );
     if (!row || row.revoked_at !== null) return undefined;
-    const p: Principal = { keyId: row.id, did: row.did, roles: JSON.parse(row.roles) as Role[] };
-    if (!cachesCommittedRows(this.ctx.db)) return p;
-    if (this.principals.size >= 10_000) this.principals.clear();
-    this.principals.set(h, p);
-    return p;
+    return { keyId: row.id, did: row.did, roles: JSON.parse(row.roles) as Role[] };
   }
 }

@@ -1,55 +1,38 @@
 /**
- * Who may change the designs of a project (issue #19, item 6). A design's
- * `projectId` that is a registered domain belongs to that domain: creating,
- * recalculating and submitting its designs is for the domain's controllers
- * and for admins; any other key gets 403 `not_controller`. The check reads the
- * domain as it is now, so handing a domain over (PATCH controllers) hands
- * over its designs too. A `projectId` that is not a registered domain keeps
- * the open rules: any key creates and recalculates, the creator (or an admin)
- * submits.
+ * Who may change the designs of a project. A design's `projectId` that is a
+ * registered domain belongs to that domain: creating, recalculating and
+ * submitting its designs is for the domain's controllers and for admins; any
+ * other key gets 403 `not_controller`. The check reads the domain as it is
+ * now, so handing a domain over (PATCH controllers) hands over its designs
+ * too. A `projectId` that is not a registered domain keeps the open rules:
+ * any key creates and recalculates, the creator (or an admin) submits.
  */
 import { registryError } from '../../lib/registry/errors.ts';
 import type { Principal } from '../../lib/registry/types.ts';
 import type { Domains } from './domains.ts';
-import type { Domain } from '../../lib/registry/domain.ts';
 
 export type DesignAction = 'create' | 'recalculate' | 'submit';
 
 /**
  * Throws 403 not_controller unless `p` may do `action` on a design of
  * `projectId`; `createdBy` is the design's creator (for submit of a design
- * whose project is not a registered domain). Decided at once (no promise)
- * when the registry's caches know the project (Domains.known), the common
- * case of POST /v1/sampling; else after reading it.
+ * whose project is not a registered domain).
  */
-export function mayChangeDesign(
+export async function mayChangeDesign(
   domains: Domains,
   p: Principal,
   projectId: string,
   action: DesignAction,
   createdBy?: string,
-): Promise<void> | undefined {
-  if (p.roles.includes('admin')) return undefined;
-  const known = domains.known(projectId);
-  if (known !== undefined) return decide(known ?? undefined, p, projectId, action, createdBy);
-  return domains.find(projectId).then((dom) => decide(dom, p, projectId, action, createdBy));
-}
-
-function decide(
-  dom: Domain | undefined,
-  p: Principal,
-  projectId: string,
-  action: DesignAction,
-  createdBy: string | undefined,
-): undefined {
+): Promise<void> {
+  if (p.roles.includes('admin')) return;
+  const dom = await domains.find(projectId);
   if (dom) {
-    if (dom.controllers.includes(p.did)) return undefined;
+    if (dom.controllers.includes(p.did)) return;
     throw registryError(
       'not_controller',
       `${p.did} may not ${action} designs of ${projectId}: the project is a registered domain, and its designs are changed by its controllers and admins only`,
-      {
-        details: { projectId, action, controllers: dom.controllers },
-      },
+      { details: { projectId, action, controllers: dom.controllers } },
     );
   }
   if (action === 'submit' && createdBy !== p.did) {
@@ -59,5 +42,4 @@ function decide(
       { details: { projectId, action, createdBy } },
     );
   }
-  return undefined;
 }

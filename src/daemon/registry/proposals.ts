@@ -18,7 +18,7 @@ import {
   type VoteOption,
 } from '../../lib/registry/tally.ts';
 import type { Principal, ProposalView, VerificationPackage } from '../../lib/registry/types.ts';
-import type { ProposalBody, VoteBody } from '../http/schemas.ts';
+import type { ProposalBody, VoteBody } from './inputs.ts';
 import { nowIso, type RegistryContext, lockForUpdate } from './common.ts';
 import type { Domains } from './domains.ts';
 

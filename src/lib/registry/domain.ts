@@ -56,7 +56,7 @@ export interface DomainView extends Domain {
 
 /**
  * A domain's fields as a request carries them, already shape-checked by the
- * route's schema (src/daemon/http/schemas.ts: domainCreate, domainPatch —
+ * registry's input schema (src/daemon/registry/inputs.ts: domainCreate, domainPatch —
  * known keys, types, lengths). validateCreate and applyPatch check only what
  * a schema cannot phrase: the exact type names, DID syntax and methods,
  * metadata size and depth, service URLs and ids, dates and their order.

@@ -4,8 +4,6 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { execFileSync } from 'node:child_process';
-import { DAEMON_GLIBC_TUNABLES } from '../../../src/cli/daemon/control.ts';
 import { openDatabase } from '../../../src/storage/db.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oraclekit-db-'));
@@ -90,39 +88,4 @@ describe('Database durability', () => {
     expect(db.fsyncCount).toBe(0);
     await db.close();
   });
-});
-
-describe('Database memory', () => {
-  // glibc only: GLIBC_TUNABLES is glibc's
-  const glibc = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header
-    ?.glibcVersionRuntime;
-  it.skipIf(!glibc)(
-    'a group-committed write makes no large short-lived malloc: no page faults per write under the daemon malloc settings',
-    () => {
-      // With temp_store = FILE each INSERT inside a transaction mallocs and frees blocks of 64 and 85 KiB (its
-      // savepoint's journal, a temp page cache). Under the daemon's malloc settings (DAEMON_GLIBC_TUNABLES) those
-      // were an mmap, page faults and a munmap per write whenever the heap's top was small; top_pad=0 makes
-      // that the case here every time, so the test does not depend on the heap's layout (storage/db.ts).
-      const file = join(dir, 'faults.db');
-      const child = `
-      import { openDatabase } from ${JSON.stringify(join(import.meta.dirname, '../../../src/storage/db.ts'))};
-      const db = openDatabase({ path: ${JSON.stringify(file)}, migrations: { t: [{ version: 1, description: 'designs-like',
-        sql: 'CREATE TABLE d (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, p TEXT NOT NULL, r TEXT NOT NULL); CREATE INDEX d_p ON d(p, seq)' }] } });
-      const r = 'x'.repeat(2000);
-      let n = 0;
-      const group = () => Promise.all(Array.from({ length: 10 }, () => { const id = 'id' + n++; return db.write(() => db.run('INSERT INTO d (id, p, r) VALUES (?, ?, ?)', [id, 'p', r])); }));
-      for (let i = 0; i < 50; i++) await group(); // warm-up: the page cache and V8's heap grow first
-      const f0 = process.resourceUsage().minorPageFault;
-      for (let i = 0; i < 400; i++) await group();
-      console.log(JSON.stringify({ writes: 4000, faults: process.resourceUsage().minorPageFault - f0, groups: db.groupCount }));
-      await db.close();
-    `;
-      const env = { ...process.env, GLIBC_TUNABLES: `${DAEMON_GLIBC_TUNABLES}:glibc.malloc.top_pad=0` };
-      const out = JSON.parse(
-        execFileSync(process.execPath, ['--input-type=module', '-e', child], { encoding: 'utf8', env }),
-      ) as { writes: number; faults: number; groups: number };
-      expect(out.groups).toBeGreaterThanOrEqual(450); // the writes went through group commits (10 writes a group)
-      expect(out.faults / out.writes, `${out.faults} page faults in ${out.writes} writes`).toBeLessThan(2); // measured: ~0.4 now, ~6 with temp_store = FILE
-    },
-  );
 });

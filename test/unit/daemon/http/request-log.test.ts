@@ -1,7 +1,7 @@
 /**
- * The request logger of /v1 (src/daemon/http/logging.ts): made on first use,
- * it logs what fastify's eager child logged — the request id bound to every
- * line of the request — and nothing for a request that does not log.
+ * The daemon's request log (src/daemon/http/request-log.ts): fastify's own,
+ * one pino line per request with its request id, method, URL, status and
+ * time; a refusal adds its code on a line bound to the same request id.
  */
 import { Writable } from 'node:stream';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -54,8 +54,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the /v1 request logger', () => {
-  it('a refused request logs one line bound to its request id', async () => {
+const completed = () => lines.filter((l) => l.msg === 'request completed');
+
+describe('the request log', () => {
+  it('a refused request: one line with its code and one request line, both bound to its request id', async () => {
     lines.length = 0;
     const r = await fetch(url + '/v1/sampling', {
       method: 'POST',
@@ -68,9 +70,17 @@ describe('the /v1 request logger', () => {
     expect(lines.filter((l) => l.msg === 'request refused')).toEqual([
       expect.objectContaining({ reqId: id, code: 'unauthenticated', statusCode: 401, level: 30 }),
     ]);
+    expect(completed()).toEqual([
+      expect.objectContaining({
+        reqId: id,
+        level: 30,
+        req: expect.objectContaining({ method: 'POST', url: '/v1/sampling' }),
+        res: { statusCode: 401 },
+      }),
+    ]);
   });
 
-  it('a bad body with a key: the line carries the request id the client sent', async () => {
+  it('a bad body with a key: the lines carry the request id the client sent', async () => {
     const key = (await registry.keys.create('did:example:alice', ['member'])).key;
     lines.length = 0;
     const r = await fetch(url + '/v1/sampling', {
@@ -83,9 +93,10 @@ describe('the /v1 request logger', () => {
     expect(lines.filter((l) => l.msg === 'request refused')).toEqual([
       expect.objectContaining({ reqId: 'my-req-1', statusCode: 400 }),
     ]);
+    expect(completed()).toEqual([expect.objectContaining({ reqId: 'my-req-1', res: { statusCode: 400 } })]);
   });
 
-  it('a request that succeeds logs nothing through it', async () => {
+  it('a request that succeeds logs one line: method, URL, status, time; never the key', async () => {
     const key = (await registry.keys.create('did:example:bob', ['member'])).key;
     lines.length = 0;
     const r = await fetch(url + '/v1/sampling', {
@@ -101,6 +112,15 @@ describe('the /v1 request logger', () => {
     });
     expect(r.status).toBe(201);
     await new Promise((res) => setImmediate(res));
-    expect(lines).toEqual([]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        msg: 'request completed',
+        reqId: r.headers.get('x-request-id'),
+        req: expect.objectContaining({ method: 'POST', url: '/v1/sampling' }),
+        res: { statusCode: 201 },
+        responseTime: expect.any(Number),
+      }),
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(key);
   });
 });
