@@ -126,6 +126,8 @@ export interface AuthenticatorOptions {
   delegationMaxTtlSeconds?: number;
   /** Resolves once the runtime's tables are migrated (OracleRuntime.storeReady; default: already). */
   storeReady?: Promise<void>;
+  /** The only users who may log in (ORACLE_ALLOWED_USERS); undefined: any did:key user. */
+  allowedUsers?: readonly string[];
 }
 
 export class Authenticator {
@@ -151,6 +153,7 @@ export class Authenticator {
     this.delegationMaxTtlSeconds = o.delegationMaxTtlSeconds ?? DEFAULT_DELEGATION_MAX_TTL_S;
     this.signingKeyLoaded = o.signingKeyLoaded;
     this.storeReady = o.storeReady ?? Promise.resolve();
+    this.allowedUsers = o.allowedUsers ? new Set(o.allowedUsers) : undefined;
     if (this.replayMode === 'strict') this.strictStore = new PersistentReplayStore(o.store, this.storeReady);
   }
 
@@ -167,7 +170,20 @@ export class Authenticator {
     return s;
   }
 
+  /** The only users who may log in; undefined: any did:key user. */
+  allowedUsers: ReadonlySet<string> | undefined;
+
   async authenticate(i: AuthInput): Promise<AuthUser> {
+    const user = await this.verify(i);
+    if (this.allowedUsers && !this.allowedUsers.has(user.did))
+      throw runtimeError(
+        'user_not_allowed',
+        `${user.did} is not among the users this oracle admits (ORACLE_ALLOWED_USERS)`,
+      );
+    return user;
+  }
+
+  private async verify(i: AuthInput): Promise<AuthUser> {
     if (!this.signingKeyLoaded())
       throw runtimeError(
         'signing_key_missing',

@@ -70,7 +70,25 @@ export interface PluginHost {
   emitRunEvent(sessionId: string, e: AnyEventInput): boolean;
   /** Runs the active plugins' turn gates (credits: 402 with claims) for a use that costs like a turn (a call). */
   gateTurn(req: TurnRequest): Promise<void>;
+  /** The operator's payment verifier (OracleAppOptions.verifyPayment); undefined: reported payments are IOUs. */
+  verifyPayment?: PaymentVerifier;
 }
+
+/** A payment a user reports (credits: POST /credits/pay), for the operator to verify before its claims count. */
+export interface PaymentToVerify {
+  userDid: string;
+  claimIds: string[];
+  amount: number;
+  denom: string;
+  /** What the user gave to find the settlement (a transaction id, a provider's payment id). */
+  reference?: string;
+}
+
+/** The operator's answer: settled (the claims count as paid), or not, with why (the user is told). */
+export type PaymentVerification = { settled: true } | { settled: false; reason: string };
+
+/** Checks a reported payment against its settlement (a chain, a payment provider): OracleAppOptions.verifyPayment. */
+export type PaymentVerifier = (p: PaymentToVerify) => Promise<PaymentVerification>;
 
 export interface PluginContext<Env = Record<string, unknown>> {
   /** The plugin's environment, parsed by its env schema. */

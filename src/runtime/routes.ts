@@ -53,6 +53,8 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   app.setErrorHandler((err, _req, reply) => {
     const body = toErrorBody(err);
     if (body.statusCode >= 500) rt.hooks.onError?.(err);
+    const retryAfter = (body.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+    if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
     void reply.status(body.statusCode).send(body);
   });
 

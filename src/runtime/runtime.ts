@@ -33,6 +33,7 @@ import {
   type OracleConfig,
   type OraclePlugin,
   type PluginContext,
+  type PaymentVerifier,
   type PluginHost,
   type SubAgent,
   type TurnContext,
@@ -42,6 +43,7 @@ import { randomUUID } from 'node:crypto';
 import { BUNDLED_PLUGINS } from './plugins/index.ts';
 import { metaTools } from './meta-tools.ts';
 import { RunManager } from './runs.ts';
+import { TurnRateLimiter } from './turn-limiter.ts';
 import type { Run } from './run.ts';
 import type { Cluster } from './cluster/cluster.ts';
 import { runTurn, type AgentDeps, type RunLimits, type TurnInput } from './agent/index.ts';
@@ -113,6 +115,15 @@ export interface OracleAppOptions {
   /** The longest a delegation that logs in alone may live, in seconds (default env ORACLE_UCAN_DELEGATION_MAX_TTL_S, else 30 days). */
   delegationMaxTtlSeconds?: number;
   corsOrigins?: string[] | boolean;
+  /**
+   * Checks a payment a user reports (credits: POST /credits/pay) before its claims count as paid: from the
+   * payment's reference to its settlement. Without it a reported payment is an IOU (docs/runtime.md).
+   */
+  verifyPayment?: PaymentVerifier;
+  /** The only users who may log in (default env ORACLE_ALLOWED_USERS; unset: any did:key user). */
+  allowedUsers?: string[];
+  /** The most turns a user may start per minute on this instance (default env ORACLE_USER_TURNS_PER_MINUTE; 0: no limit). */
+  userTurnsPerMinute?: number;
   /** What the `model_not_configured` error tells the user to do (default: LLM_BASE_URL and the model in oracle.config.json). */
   modelHint?: string;
 }
@@ -146,6 +157,7 @@ export class OracleRuntime {
   /** Whether the default model's endpoint answers (model-check.ts); undefined when a model is given or none is configured. */
   readonly modelCheck: ModelCheck | undefined;
   private readonly modelOf: (id: string) => OracleModel;
+  private readonly turnLimiter: TurnRateLimiter;
   private readonly resolved: { plugin: AnyPlugin; ctx: PluginContext<unknown> }[];
   private readonly toolsByPlugin = new Map<string, Record<string, AnyPluginTool>>();
   private readonly meta: Record<string, AnyPluginTool>;
@@ -179,6 +191,7 @@ export class OracleRuntime {
 
   constructor(o: OracleAppOptions) {
     this.options = o;
+    this.host.verifyPayment = o.verifyPayment;
     this.config = o.config;
     this.env = o.env ?? process.env;
     this.log = o.logger ?? consoleBootLogger;
@@ -247,7 +260,9 @@ export class OracleRuntime {
       delegationMaxTtlSeconds: o.delegationMaxTtlSeconds ?? settings.ORACLE_UCAN_DELEGATION_MAX_TTL_S,
       signingKeyLoaded: () => this.signer !== undefined,
       storeReady: this.storeReady,
+      allowedUsers: o.allowedUsers ?? settings.ORACLE_ALLOWED_USERS,
     });
+    this.turnLimiter = new TurnRateLimiter(o.userTurnsPerMinute ?? settings.ORACLE_USER_TURNS_PER_MINUTE);
     this.resolved = result.ordered.map(({ plugin, env }) => ({
       plugin,
       ctx: { env, store: this.store, config: this.config, log: (l: string) => this.log.info(l), host: this.host },
@@ -267,6 +282,10 @@ export class OracleRuntime {
       },
     });
     logBoot(this.log, result);
+    if ((o.config.price ?? 0) > 0 && !o.verifyPayment)
+      this.log.info(
+        '[boot] payments: not verified (no verifyPayment): a priced oracle counts a claim as paid on the user’s word (an IOU)',
+      );
     this.modelCheck = ModelCheck.create({
       given: o.model !== undefined,
       baseUrl: settings.LLM_BASE_URL,
@@ -524,12 +543,25 @@ export class OracleRuntime {
     for (const { plugin, ctx } of this.activePlugins()) await plugin.gateTurn?.(req, ctx);
   }
 
+  /** A turn may name only a model GET /models lists: the operator's key never pays for a model they did not choose. */
+  private assertListedModel(id: string): void {
+    const listed = this.models().models.map((m) => m.id);
+    if (listed.includes(id)) return;
+    throw runtimeError(
+      'model_not_listed',
+      `model ${JSON.stringify(id.slice(0, 100))} is not offered by this oracle; use one GET /models lists: ${listed.join(', ') || '(none)'}`,
+      { field: 'model', value: id.slice(0, 100), valid: listed.join(', ') || 'none: this oracle lists no model' },
+    );
+  }
+
   /** Starts a turn in a session the caller owns; the run continues without any subscriber. */
   async startTurn(userDid: string, sessionId: string, input: TurnInput): Promise<Run> {
     const session = await this.ownSession(userDid, sessionId);
     if (this.runs.active(sessionId))
       throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
+    if (input.model !== undefined) this.assertListedModel(input.model);
     this.model(input.model); // configuration errors surface as HTTP errors, not streams
+    this.turnLimiter.take(userDid);
     await this.gateTurn({ userDid, sessionId, message: input.message }); // e.g. 402
     // the awaits above let another turn of this session start meanwhile
     if (this.runs.active(sessionId))

@@ -45,6 +45,18 @@ export const RuntimeEnvSchema = z.object({
   ORACLE_RUN_MAX_MS: int(1000, 86_400_000, 600_000),
   ORACLE_RUN_MAX_OUTPUT_CHARS: int(1000, 100_000_000, 200_000),
   ORACLE_RUN_MAX_EVENT_BYTES: int(65_536, 1_073_741_824, 8 * 1024 * 1024),
+  ORACLE_ALLOWED_USERS: opt(
+    z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().regex(/^did:key:z[1-9A-HJ-NP-Za-km-z]+$/, 'a did:key'))),
+  ),
+  ORACLE_USER_TURNS_PER_MINUTE: int(0, 100_000, 0),
   ORACLE_REDIS_URL: opt(z.url({ protocol: /^rediss?$/ })),
   ORACLE_INSTANCE_LEASE_MS: int(1000, 600_000, 10_000),
 });
@@ -79,6 +91,10 @@ const VALID: Record<keyof RuntimeEnv, string> = {
     'an integer from 1000 to 100000000 (default 200000): the most characters of answer and reasoning of a run',
   ORACLE_RUN_MAX_EVENT_BYTES:
     "an integer from 65536 to 1073741824 (default 8388608, 8 MiB): the largest a run's event log may grow",
+  ORACLE_ALLOWED_USERS:
+    'comma-separated did:key identities, the only users who may log in (unset: any did:key user); e.g. did:key:z6Mk…,did:key:z6Mk…',
+  ORACLE_USER_TURNS_PER_MINUTE:
+    'an integer from 0 to 100000 (default 0: no limit): the most turns a user may start per minute',
   ORACLE_REDIS_URL:
     'a redis:// or rediss:// URL shared by every instance of this oracle (docs/scaling.md), e.g. redis://10.0.0.5:6379',
   ORACLE_INSTANCE_LEASE_MS:

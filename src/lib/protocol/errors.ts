@@ -41,10 +41,21 @@ export const RUNTIME_ERRORS = {
   payment_required: { status: 402, when: 'unpaid use of a priced oracle' },
   // 403
   forbidden: { status: 403, when: 'the resource belongs to another user' },
+  user_not_allowed: {
+    status: 403,
+    when: 'the authenticated user is not on the oracle’s allow-list (ORACLE_ALLOWED_USERS)',
+  },
   // 404
   session_not_found: { status: 404, when: "no such session among the caller's own" },
   run_not_found: { status: 404, when: "no such run among the caller's own" },
   no_active_run: { status: 404, when: 'abort asked for a session with no running run' },
+  // 400 (a turn's own input)
+  model_not_listed: { status: 400, when: 'a turn names a model that GET /models does not list' },
+  // 429
+  rate_limited: {
+    status: 429,
+    when: 'the user started more turns than ORACLE_USER_TURNS_PER_MINUTE allows; retry after Retry-After seconds',
+  },
   // 409
   run_in_progress: { status: 409, when: 'a message was sent while the session already has a running run' },
   // 5xx

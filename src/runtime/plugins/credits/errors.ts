@@ -6,6 +6,10 @@ export const CREDITS_ERRORS = {
   claim_not_found: { status: 404, when: "no such claim among the caller's own" },
   contract_required: { status: 409, when: "a payment before the caller accepted the oracle's contract" },
   claim_not_outstanding: { status: 409, when: 'the claim is already paid or used' },
+  payment_unverified: {
+    status: 402,
+    when: "the operator's payment verifier did not find the payment settled; the claims stay outstanding",
+  },
 } as const;
 
 export const creditsError = pluginErrorFactory(CREDITS_ERRORS);

@@ -13,7 +13,7 @@ import { definePlugin, defineTool, type PluginContext } from '../../plugin.ts';
 import { OracleKitError, type ErrorBody } from '../../../lib/errors.ts';
 import { getUser } from '../../auth.ts';
 import { CreditsLedger, type Claim } from './ledger.ts';
-import { CREDITS_ERRORS } from './errors.ts';
+import { CREDITS_ERRORS, creditsError } from './errors.ts';
 
 const CreditsEnvSchema = z.object({
   CREDITS_DENOM: z.preprocess(
@@ -129,8 +129,18 @@ export const creditsPlugin = definePlugin<CreditsEnv>({
     });
     app.post('/credits/pay', { schema: { body: PayBodySchema } }, async (req) => {
       const body = req.body as z.infer<typeof PayBodySchema>;
-      const r = await ledgerOf(ctx).pay(getUser(req).did, body.claimIds, body.amount, body.reference);
-      return { ok: true, ...r };
+      const did = getUser(req).did;
+      const verify = ctx.host.verifyPayment;
+      // without the operator's verifier a reported payment is an IOU (runtime.md, "Who may spend the model key")
+      if (verify) {
+        const v = await verify({ userDid: did, ...body, denom: ledgerOf(ctx).denom });
+        if (!v.settled)
+          throw creditsError('payment_unverified', `the payment is not settled: ${v.reason.slice(0, 300)}`, {
+            details: { claimIds: body.claimIds },
+          });
+      }
+      const r = await ledgerOf(ctx).pay(did, body.claimIds, body.amount, body.reference);
+      return { ok: true, verified: verify !== undefined, ...r };
     });
     app.get('/credits/ledger', async (req) => {
       const did = getUser(req).did;
