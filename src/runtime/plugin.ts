@@ -13,6 +13,11 @@ import { RUNTIME_ERRORS } from '../lib/protocol/errors.ts';
 export type Visibility = 'always' | 'on-demand' | 'silent';
 export type Stability = 'stable' | 'beta' | 'experimental';
 
+/** What a gate charged for a turn. */
+export interface TurnCharge {
+  charged: { amount: number; denom: string };
+}
+
 export interface PluginManifest {
   title: string;
   summary: string;
@@ -171,8 +176,12 @@ export interface OraclePlugin<Env = Record<string, unknown>> {
   stop?: (ctx: PluginContext<Env>) => Promise<void> | void;
   /** Tools of one turn, e.g. from the request body (visibility rules as for `tools`). */
   turnTools?: (turn: TurnContext, ctx: PluginContext<Env>) => Record<string, PluginTool<never>>;
-  /** Before a run starts: throw an OracleKitError (e.g. 402) to refuse the turn. */
-  gateTurn?: (req: TurnRequest, ctx: PluginContext<Env>) => Promise<void> | void;
+  /**
+   * Before a run starts: throw an OracleKitError (e.g. 402) to refuse the
+   * turn; return `{charged}` when letting it through costs the user (the
+   * turn's `done` event reports it in its usage).
+   */
+  gateTurn?: (req: TurnRequest, ctx: PluginContext<Env>) => Promise<void | TurnCharge> | void | TurnCharge;
   /**
    * Enablement from oracle.config.json (credits: price > 0): return
    * {exclude: reason} to leave the plugin out, {invalid: {field, why}} for a

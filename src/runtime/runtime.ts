@@ -36,6 +36,7 @@ import {
   type PaymentVerifier,
   type PluginHost,
   type SubAgent,
+  type TurnCharge,
   type TurnContext,
   type TurnRequest,
 } from './plugin.ts';
@@ -186,7 +187,7 @@ export class OracleRuntime {
       run.emit(e);
       return true;
     },
-    gateTurn: (req) => this.gateTurn(req),
+    gateTurn: async (req) => void (await this.gateTurn(req)),
   };
 
   constructor(o: OracleAppOptions) {
@@ -538,9 +539,15 @@ export class OracleRuntime {
     };
   }
 
-  /** The active plugins' turn gates, in order: one throws (e.g. 402 payment_required) to refuse. */
-  async gateTurn(req: TurnRequest): Promise<void> {
-    for (const { plugin, ctx } of this.activePlugins()) await plugin.gateTurn?.(req, ctx);
+  /**
+   * The active plugins' turn gates, in order: one throws (e.g. 402
+   * payment_required) to refuse; what one charged for letting the turn through
+   * (the credits plugin) is returned for the turn's usage.
+   */
+  async gateTurn(req: TurnRequest): Promise<TurnCharge | undefined> {
+    let charge: TurnCharge | undefined;
+    for (const { plugin, ctx } of this.activePlugins()) charge = (await plugin.gateTurn?.(req, ctx)) || charge;
+    return charge;
   }
 
   /** A turn may name only a model GET /models lists: the operator's key never pays for a model they did not choose. */
@@ -562,14 +569,14 @@ export class OracleRuntime {
     if (input.model !== undefined) this.assertListedModel(input.model);
     this.model(input.model); // configuration errors surface as HTTP errors, not streams
     this.turnLimiter.take(userDid);
-    await this.gateTurn({ userDid, sessionId, message: input.message }); // e.g. 402
+    const charged = (await this.gateTurn({ userDid, sessionId, message: input.message }))?.charged; // e.g. 402
     // the awaits above let another turn of this session start meanwhile
     if (this.runs.active(sessionId))
       throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
     const run = this.runs.start({ sessionId, userDid });
     if (session.title === 'New chat')
       this.store.background(() => this.store.touchSession(sessionId, input.message.slice(0, 60)));
-    void runTurn(this.agentDeps(), run, input).catch((e: unknown) => {
+    void runTurn(this.agentDeps(), run, { ...input, ...(charged ? { charged } : {}) }).catch((e: unknown) => {
       this.hooks.onError?.(e);
       if (!run.finished) run.emit({ event: 'done', data: { status: 'failed', partialText: run.text } });
     });

@@ -46,7 +46,17 @@ export const ErrorEventSchema = z.object({
   timestamp: z.string(),
 });
 export const DONE_STATUSES = ['finished', 'aborted', 'failed', 'interrupted'] as const;
-export const DoneEventSchema = z.object({ status: z.enum(DONE_STATUSES), partialText: z.string().optional() });
+/** What a turn used: the model's tokens over all its steps, and what a priced oracle charged for it. */
+export const TurnUsageSchema = z.object({
+  inputTokens: z.number().int().nonnegative().optional(),
+  outputTokens: z.number().int().nonnegative().optional(),
+  charged: z.object({ amount: z.number().nonnegative(), denom: z.string() }).optional(),
+});
+export const DoneEventSchema = z.object({
+  status: z.enum(DONE_STATUSES),
+  partialText: z.string().optional(),
+  usage: TurnUsageSchema.optional(),
+});
 
 export type RunEvent = z.infer<typeof RunEventSchema>;
 export type ReasoningEvent = z.infer<typeof ReasoningEventSchema>;
@@ -55,6 +65,7 @@ export type ToolCallEvent = z.infer<typeof ToolCallEventSchema>;
 export type ActionCallEvent = z.infer<typeof ActionCallEventSchema>;
 export type ErrorEvent = z.infer<typeof ErrorEventSchema>;
 export type DoneEvent = z.infer<typeof DoneEventSchema>;
+export type TurnUsage = z.infer<typeof TurnUsageSchema>;
 export type DoneStatus = DoneEvent['status'];
 
 /** Every SSE event, by name. */

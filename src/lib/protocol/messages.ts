@@ -13,7 +13,7 @@
  * - `TURN_ERROR_CODES`: the codes of the `error` event, so clients decide on
  *   a code and never on an error's text.
  */
-import type { DoneStatus, ErrorEvent, ToolCallEvent, AnyEvent } from './events.ts';
+import type { DoneStatus, ErrorEvent, ToolCallEvent, AnyEvent, TurnUsage } from './events.ts';
 import type { ErrorKind } from './errors.ts';
 import type { Message } from './http.ts';
 
@@ -134,6 +134,8 @@ export interface TurnState {
   toolCalls: readonly ToolCallState[];
   /** The last `error` event. */
   error?: ErrorEvent;
+  /** The `done` frame's usage (tokens, and the price charged by a priced oracle). */
+  usage?: TurnUsage;
 }
 
 export function initialTurn(ids: { runId?: string; requestId?: string } = {}): TurnState {
@@ -171,7 +173,8 @@ function upsertCall(
  *   of its first frame when a later one has none; `action_call` (ag-ui)
  *   updates the call of the same id;
  * - `error` is kept (the last one wins); `done` sets the final status and
- *   its partialText when no text arrived (a rejoin after the answer).
+ *   its partialText when no text arrived (a rejoin after the answer), and
+ *   its usage.
  */
 export function reduceTurn(s: TurnState, e: AnyEvent): TurnState {
   switch (e.event) {
@@ -214,7 +217,12 @@ export function reduceTurn(s: TurnState, e: AnyEvent): TurnState {
     case 'error':
       return { ...s, error: e.data };
     case 'done':
-      return { ...s, status: e.data.status, text: s.text || e.data.partialText || '' };
+      return {
+        ...s,
+        status: e.data.status,
+        text: s.text || e.data.partialText || '',
+        ...(e.data.usage ? { usage: e.data.usage } : {}),
+      };
   }
 }
 

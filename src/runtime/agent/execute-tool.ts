@@ -43,11 +43,16 @@ export interface ToolCallScope {
   timeoutMs: number;
 }
 
+/** What the model (and the user) is told when it calls a tool of an on-demand plugin it has not loaded. */
+export function notLoadedMessage(tool: string, plugin: string): string {
+  return `Tool ${tool} is not loaded. Call load_capability(['${plugin}']) first.`;
+}
+
 export async function executeTool(scope: ToolCallScope, call: ToolCall): Promise<unknown> {
   const { turn, active } = scope;
   const { name, owner } = call;
   if (owner && owner.manifest.visibility === 'on-demand' && !loadedPlugins(turn.state).includes(owner.name)) {
-    throw new Error(`Tool ${name} is not loaded. Call load_capability(['${owner.name}']) first.`);
+    throw new Error(notLoadedMessage(name, owner.name));
   }
   const input = await runHook(
     active,

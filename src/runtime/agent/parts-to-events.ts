@@ -3,10 +3,10 @@
  * events of the run: reasoning deltas and one closing frame without text
  * (the IXO SDK appends every frame's text, the closing one's too), text deltas, tool calls with their status, in-stream errors
  * (classified and redacted). It also keeps what the end of the turn needs:
- * whether an error was reported, how many steps finished and the last
- * finish reason.
+ * whether an error was reported, how many steps finished, the last finish
+ * reason and the tokens used.
  */
-import type { TextStreamPart, ToolSet } from 'ai';
+import { NoSuchToolError, type TextStreamPart, type ToolSet } from 'ai';
 import type { AnyEventInput } from '../../lib/protocol/index.ts';
 import { classifyError, errorEvent } from './classify-error.ts';
 
@@ -17,13 +17,22 @@ export interface PartsToEventsOptions {
   redact: (text: string) => string;
   /** True once the run is aborted or stalled: a stream error is then not reported (the end of the turn says why). */
   cancelled: () => boolean;
+  /**
+   * The runtime's own message for a call of a tool that is not active (an
+   * on-demand plugin's tool before load_capability), instead of the AI SDK's
+   * NoSuchToolError; undefined for a tool the oracle does not have.
+   */
+  notLoaded?: (toolName: string) => string | undefined;
 }
 
 export class PartsToEvents {
   sawError = false;
   stepCount = 0;
   lastFinishReason = '';
+  /** The model's tokens over every step (the stream's finish part). */
+  usage: { inputTokens?: number; outputTokens?: number } | undefined;
   private reasoningOpen = false;
+  private readonly noSuchTool = new Set<string>();
   private readonly o: PartsToEventsOptions;
 
   constructor(o: PartsToEventsOptions) {
@@ -48,6 +57,7 @@ export class PartsToEvents {
         break;
       case 'tool-call':
         this.closeReasoning();
+        if (part.invalid && NoSuchToolError.isInstance(part.error)) this.noSuchTool.add(part.toolCallId);
         emit({
           event: 'tool_call',
           data: {
@@ -75,7 +85,9 @@ export class PartsToEvents {
         });
         break;
       case 'tool-error': {
-        const error = this.o.redact(part.error instanceof Error ? part.error.message : String(part.error));
+        // the AI SDK reports a call of an inactive tool on its tool-call part, and a plain message here
+        const own = this.noSuchTool.has(part.toolCallId) ? this.o.notLoaded?.(part.toolName) : undefined;
+        const error = this.o.redact(own ?? (part.error instanceof Error ? part.error.message : String(part.error)));
         emit({
           event: 'tool_call',
           data: {
@@ -90,6 +102,9 @@ export class PartsToEvents {
         });
         break;
       }
+      case 'finish':
+        this.usage = { inputTokens: part.totalUsage.inputTokens, outputTokens: part.totalUsage.outputTokens };
+        break;
       case 'finish-step':
         this.stepCount++;
         this.lastFinishReason = part.finishReason;

@@ -50,6 +50,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
   const active = deps.plugins();
   let status: TurnStatus = 'finished';
   let watchdog: Watchdog | undefined;
+  let usage: { inputTokens?: number; outputTokens?: number } | undefined;
   const stalled = () => watchdog?.signal.aborted === true;
 
   try {
@@ -64,7 +65,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       ]);
       return [deps.basePrompt(), ...parts.flat()].filter(Boolean).join('\n\n');
     };
-    const { tools, activeTools } = await buildToolSet(
+    const { tools, activeTools, notLoaded } = await buildToolSet(
       { turn, active, timeoutMs: deps.toolTimeoutMs },
       { metaTools: deps.metaTools, pluginTools: deps.pluginTools() },
     );
@@ -94,6 +95,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       emit,
       redact: deps.redact,
       cancelled: () => run.abort.signal.aborted || stalled() || bounds.signal.aborted,
+      notLoaded,
     });
     for await (const part of result.fullStream) {
       if (bounds.signal.aborted) break; // nothing more of this stream is kept
@@ -105,6 +107,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
         );
     }
     parts.end();
+    usage = parts.usage;
     const exceeded = bounds.exceeded();
     if (exceeded) {
       emit(errorEvent(exceeded, deps.redact));
@@ -147,5 +150,10 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
   } catch (e) {
     deps.hooks?.onError?.(e, turn);
   }
-  emit({ event: 'done', data: status === 'finished' ? { status } : { status, partialText: run.text } });
+  const spent =
+    usage || input.charged ? { usage: { ...usage, ...(input.charged ? { charged: input.charged } : {}) } } : {};
+  emit({
+    event: 'done',
+    data: status === 'finished' ? { status, ...spent } : { status, partialText: run.text, ...spent },
+  });
 }

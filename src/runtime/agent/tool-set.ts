@@ -9,12 +9,14 @@ import { cachedSchema } from '../schema-cache.ts';
 import type { OraclePlugin, PluginTool } from '../plugin.ts';
 import { loadedPlugins } from '../meta-tools.ts';
 import { runHook } from './hooks.ts';
-import { executeTool, type ToolCallScope } from './execute-tool.ts';
+import { executeTool, notLoadedMessage, type ToolCallScope } from './execute-tool.ts';
 
 export interface TurnTools {
   tools: ToolSet;
   /** The names callable now (read again at each step). */
   activeTools: () => string[];
+  /** For a tool of an on-demand plugin not loaded yet: the message that says to load it (else undefined). */
+  notLoaded: (toolName: string) => string | undefined;
 }
 
 export async function buildToolSet(
@@ -52,5 +54,10 @@ export async function buildToolSet(
       return !p || p.manifest.visibility !== 'on-demand' || loaded.has(p.name);
     });
   };
-  return { tools, activeTools };
+  const notLoaded = (name: string): string | undefined => {
+    const p = pluginOfTool.get(name);
+    if (!p || p.manifest.visibility !== 'on-demand' || loadedPlugins(turn.state).includes(p.name)) return undefined;
+    return notLoadedMessage(name, p.name);
+  };
+  return { tools, activeTools, notLoaded };
 }

@@ -44,4 +44,6 @@ export interface TurnInput {
   /** The client's browser tools (portal) and actions (ag-ui) of this request. */
   tools?: ClientTool[];
   agActions?: ClientAction[];
+  /** What the turn's gate charged (a priced oracle): reported in the `done` event's usage. */
+  charged?: { amount: number; denom: string };
 }

@@ -13,6 +13,7 @@ import {
   finishReasonOf,
   scriptQueue,
   type ChatRequestBody,
+  type Script,
   type ScriptedModelBase,
   type ScriptStep,
 } from './script.ts';
@@ -27,6 +28,16 @@ export interface ScriptedModelServer extends ScriptedModelBase {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The usage chunk of a step: the script's, else 10 in and 10 out. */
+function usageOf(script: Script): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
+  const u = script.usage ?? { inputTokens: 10, outputTokens: 10 };
+  return {
+    prompt_tokens: u.inputTokens,
+    completion_tokens: u.outputTokens,
+    total_tokens: u.inputTokens + u.outputTokens,
+  };
+}
 
 export async function startScriptedModelServer(
   opts: { port?: number; model?: string } = {},
@@ -174,7 +185,7 @@ export async function startScriptedModelServer(
     }
     send({}, finishReason);
     res.write(
-      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } })}\n\n`,
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(script) })}\n\n`,
     );
     res.write('data: [DONE]\n\n');
     finished = true;

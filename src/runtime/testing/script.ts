@@ -30,6 +30,8 @@ export interface Script {
   steps: ScriptStep[];
   /** finish_reason of the last chunk (default: tool_calls when the script calls tools, else stop). */
   finishReason?: string;
+  /** The tokens the model reports for this step (default 10 in, 10 out). */
+  usage?: { inputTokens: number; outputTokens: number };
 }
 
 /** A model request as an OpenAI chat-completions body (what the loopback server receives). */

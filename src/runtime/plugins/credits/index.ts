@@ -86,7 +86,7 @@ export const creditsPlugin = definePlugin<CreditsEnv>({
   },
   gateTurn: async (req, ctx) => {
     const g = await ledgerOf(ctx).gate(req.userDid, req.sessionId);
-    if (g.ok) return;
+    if (g.ok) return { charged: { amount: g.amount, denom: ledgerOf(ctx).denom } };
     const l = ledgerOf(ctx);
     const contract = await l.contract(req.userDid);
     const how = contract

@@ -215,7 +215,7 @@ export class CreditsLedger {
   async gate(
     userDid: string,
     sessionId: string,
-  ): Promise<{ ok: true; claimId: string } | { ok: false; claims: string[]; outstanding: Claim[] }> {
+  ): Promise<{ ok: true; claimId: string; amount: number } | { ok: false; claims: string[]; outstanding: Claim[] }> {
     await this.ready();
     return this.db.tx(async () => {
       await this.lockUser(userDid);
@@ -238,7 +238,7 @@ export class CreditsLedger {
           "INSERT INTO credits_ledger (entry_id, kind, account, amount_micro, claim_id, created_at) VALUES (?, 'usage', ?, ?, ?, ?)",
           [entry, `oracle:${this.oracleDid}`, paid.amount_micro, paid.id, now],
         );
-        return { ok: true as const, claimId: paid.id };
+        return { ok: true as const, claimId: paid.id, amount: fromMicro(paid.amount_micro) };
       }
       let open = await this.claims(userDid, 'outstanding');
       if (open.length === 0) {
