@@ -141,7 +141,7 @@ export const CLI_ERRORS = {
   },
   matrix_error: { status: 400, when: 'any other Matrix error; details.errcode names it' },
   // the chat's connection (src/cli/chat)
-  invalid_oracle: { status: 400, when: '--oracle is neither an http(s) URL nor a DID' },
+  invalid_oracle: { status: 400, when: '--oracle is neither an http(s) URL, host:port nor a DID' },
   invalid_oracle_config: { status: 400, when: './oracle.config.json is not JSON' },
   no_oracle: {
     status: 503,

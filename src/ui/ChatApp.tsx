@@ -2,59 +2,65 @@
  * The Ink chat TUI (`oraclekit --chat`): finished turns in <Static>, one live
  * region (the answer being streamed — markdown, tool calls as they run and
  * finish, a spinner with the elapsed time until the first token and while a
- * tool runs), the input, a footer (oracle, model, session, connection).
+ * tool runs), the slash menu, the input, a footer (oracle, model, session,
+ * tokens and credits spent, connection).
  *
- * - The live region never grows past the terminal: it shows the tail of the
- *   answer so far (clipped by Ink at the exact rendered height); the whole
- *   answer is written once, to <Static>, when the turn ends. A live frame
- *   taller than the screen is what left copies in the scroll-back.
- * - A resize (and Ctrl+L) redraws: the screen and scroll-back are cleared and
- *   <Static> is mounted again, so every turn is wrapped to the new width once.
- * - Input rules: src/ui/input-line.ts. Esc or Ctrl+C cancels the stream; a
- *   second Ctrl+C quits. All network work goes through ChatController → the
- *   headless client.
+ * The component only composes: the transcript and redraws (hooks/use-transcript),
+ * the input (hooks/use-line-editor, the pure edits of input-line.ts, the keys
+ * of key-bindings.ts), its history (hooks/use-input-history), the queue of
+ * messages typed during a turn (hooks/use-message-queue), /pay's yes
+ * (hooks/use-pay-confirm), the turn itself (hooks/use-turn) and the slash
+ * commands, all dispatched by ChatController.command with this screen's
+ * handlers for /clear, /copy, /tool and /edit.
+ *
+ * The live region never grows past the terminal: it shows the tail of the
+ * answer so far (clipped by Ink at the exact rendered height), and the input
+ * shows at most a third of the screen around its cursor; the whole answer is
+ * written once, to <Static>, when the turn ends. A live frame taller than the
+ * screen is what left copies in the scroll-back.
  */
-import { Box, Static, Text, useApp, useInput, usePaste, useStdout, useWindowSize } from 'ink';
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import type { AnyEvent, ToolCallState, TurnState } from '../lib/protocol/index.ts';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Box, Static, Text, useApp, useInput, usePaste, type Key } from 'ink';
+import { useCallback, useMemo, useRef, useState, type ReactNode } from 'react';
+import type { Message, ToolCallState } from '../lib/protocol/index.ts';
+import type { TurnResult } from '../client/client.ts';
+import type { ChatController, ChatScreen, CommandResult } from './chat-controller.ts';
 import {
-  explainError,
-  explainRunError,
-  SLASH_COMMANDS,
-  type ChatController,
-  type CommandResult,
-} from './chat-controller.ts';
-import { PaymentRequiredError } from '../client/errors.ts';
-import { editChunk, editPaste } from './input-line.ts';
-import { Markdown } from './markdown.tsx';
+  EDIT_COMMANDS,
+  EMPTY_LINE,
+  editChunk,
+  editPaste,
+  expandPastes,
+  lineDown,
+  lineOf,
+  lineUp,
+  splitChunk,
+  type EditCommand,
+} from './input-line.ts';
+import { commandFor, isUnboundKey, prefixedCommand } from './key-bindings.ts';
+import { codeBlocks, Markdown } from './markdown.tsx';
+import { menuFor, SlashMenu } from './slash-menu.tsx';
 import { ColorContext, useTint } from './theme.ts';
+import { historyItems, ItemView, oneLine, Prompt, Spinner, ToolLine, usageWords } from './transcript.tsx';
+import { textWidth } from './text-wrap.ts';
+import { useInputHistory, type InputHistory } from './hooks/use-input-history.ts';
+import { useLineEditor } from './hooks/use-line-editor.ts';
+import { useMessageQueue } from './hooks/use-message-queue.ts';
+import { usePayConfirm } from './hooks/use-pay-confirm.ts';
+import { useTranscript } from './hooks/use-transcript.ts';
+import { useTurn } from './hooks/use-turn.ts';
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-type NewItem = DistributiveOmit<Item, 'id'>;
-
-type Item =
-  | { id: number; kind: 'user'; text: string }
-  | { id: number; kind: 'assistant'; text: string; tools: readonly ToolCallState[]; status: string }
-  | { id: number; kind: 'note'; text: string }
-  | { id: number; kind: 'error'; text: string };
-
-interface Live {
-  text: string;
-  tools: readonly ToolCallState[];
-  cancelling: boolean;
-  startedAt: number;
-}
-
-/** What the input history needs: the entries so far (oldest first) and where new ones go. */
-export interface InputHistory {
-  entries: string[];
-  append(text: string): void;
-}
+export type { InputHistory } from './hooks/use-input-history.ts';
 
 export interface ChatAppProps {
   controller: ChatController;
   /** Lines shown once at the top (oracle, identity, how to get help). */
   banner?: string[];
+  /** A resumed session's history, drawn under the banner as it looked live. */
+  resumed?: Message[];
   /** The oracle's name, for the footer. */
   oracleName?: string;
   /** Colours on (the CLI decides: a TTY and no NO_COLOR). Default true. */
@@ -67,156 +73,28 @@ export interface ChatAppProps {
   onFirstTokenEvent?: () => void;
   /** Puts text on the clipboard (/copy); default an OSC 52 sequence to the terminal. */
   copy?: (text: string) => void;
+  /** How long to wait before sending a turn that failed on the provider's side again (default 1 s). */
+  retryDelayMs?: number;
   onExit?: () => void;
-}
-
-const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-
-function useTicker(ms: number): number {
-  const [n, setN] = useState(0);
-  useEffect(() => {
-    if (!ms) return;
-    const t = setInterval(() => setN((x) => x + 1), ms);
-    return () => clearInterval(t);
-  }, [ms]);
-  return n;
-}
-
-function Spinner({ ms, since, label }: { ms: number; since?: number; label?: string }): ReactNode {
-  const tint = useTint();
-  const n = useTicker(ms);
-  const elapsed = ms && since !== undefined ? ` ${((Date.now() - since) / 1000).toFixed(1)}s` : '';
-  return (
-    <Text>
-      <Text color={tint('cyan')}>{FRAMES[n % FRAMES.length]}</Text>
-      {label !== undefined ? (
-        <Text dimColor>
-          {' '}
-          {label}
-          {elapsed}
-        </Text>
-      ) : null}
-    </Text>
-  );
-}
-
-function short(v: unknown, n = 60): string {
-  let s: string;
-  try {
-    s = typeof v === 'string' ? v : JSON.stringify(v);
-  } catch {
-    s = String(v);
-  }
-  s = s ?? '';
-  return s.length > n ? s.slice(0, n - 1) + '…' : s;
-}
-
-/** A tool call: the icon in a column of its own, then one paragraph (name, args, result or error) wrapped to the width. */
-function ToolLine({ t, spinnerMs }: { t: ToolCallState; spinnerMs: number }): ReactNode {
-  const tint = useTint();
-  const icon =
-    t.status === 'isRunning' ? (
-      <Spinner ms={spinnerMs} />
-    ) : t.status === 'done' ? (
-      <Text color={tint('green')}>✓</Text>
-    ) : (
-      <Text color={tint('red')}>✗</Text>
-    );
-  return (
-    <Box>
-      <Box width={2} flexShrink={0}>
-        {icon}
-      </Box>
-      <Box flexGrow={1} flexShrink={1}>
-        <Text wrap="wrap">
-          <Text color={tint('blue')}>{t.toolName}</Text>
-          <Text dimColor> {short(t.args)}</Text>
-          {t.status === 'done' ? <Text dimColor> → {short(t.output, 50)}</Text> : null}
-          {t.status === 'error' ? <Text color={tint('red')}> {short(t.error ?? 'failed', 300)}</Text> : null}
-        </Text>
-      </Box>
-    </Box>
-  );
-}
-
-function Prompt({ text, busy, cursor }: { text: string; busy?: boolean; cursor?: boolean }): ReactNode {
-  const tint = useTint();
-  const lines = text.split('\n');
-  return (
-    <Box>
-      <Box width={2} flexShrink={0}>
-        <Text color={tint(busy ? 'gray' : 'green')} bold>
-          ›
-        </Text>
-      </Box>
-      <Box flexGrow={1} flexShrink={1} flexDirection="column">
-        {lines.map((l, i) => (
-          <Text key={i} wrap="wrap">
-            {l === '' && !(cursor && i === lines.length - 1) ? ' ' : l}
-            {cursor && i === lines.length - 1 ? <Text inverse> </Text> : null}
-          </Text>
-        ))}
-      </Box>
-    </Box>
-  );
-}
-
-function ItemView({ item }: { item: Item }): ReactNode {
-  const tint = useTint();
-  switch (item.kind) {
-    case 'user':
-      return (
-        <Box marginTop={1}>
-          <Prompt text={item.text} />
-        </Box>
-      );
-    case 'assistant':
-      return (
-        <Box flexDirection="column">
-          {item.tools.map((t) => (
-            <ToolLine key={t.eventId} t={t} spinnerMs={0} />
-          ))}
-          {item.text ? <Markdown text={item.text} /> : null}
-          {item.status === 'aborted' ? <Text dimColor>(cancelled)</Text> : null}
-        </Box>
-      );
-    case 'note':
-      return (
-        <Box marginTop={1}>
-          <Text dimColor wrap="wrap">
-            {item.text}
-          </Text>
-        </Box>
-      );
-    case 'error':
-      return (
-        <Text color={tint('red')} wrap="wrap">
-          {item.text}
-        </Text>
-      );
-  }
-}
-
-/** Completions of a slash command being typed: the commands it is a prefix of. */
-function completions(input: string): string[] {
-  if (!/^\/[a-z]*$/i.test(input)) return [];
-  return SLASH_COMMANDS.filter((c) => c.name.startsWith(input.toLowerCase())).map((c) => c.name);
-}
-
-function commonPrefix(xs: string[]): string {
-  if (!xs.length) return '';
-  let p = xs[0]!;
-  for (const x of xs) while (!x.startsWith(p)) p = p.slice(0, -1);
-  return p;
-}
-
-function memoryHistory(): InputHistory {
-  const entries: string[] = [];
-  return { entries, append: (t) => void entries.push(t) };
 }
 
 function osc52(text: string): string {
   return `\u001b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\u0007`;
+}
+
+/** Opens $VISUAL or $EDITOR (else vi) on a file holding `text`; the file's text after it exits. */
+function editInEditor(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'oraclekit-message-'));
+  const file = join(dir, 'message.md');
+  try {
+    writeFileSync(file, text, { mode: 0o600 });
+    const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
+    const r = spawnSync(`${editor} '${file.replace(/'/g, "'\\''")}'`, { shell: true, stdio: 'inherit' });
+    if (r.status !== 0) throw new Error(`${editor} exited with ${r.status ?? r.signal}`);
+    return readFileSync(file, 'utf8').replace(/\n$/, '');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export function ChatApp(props: ChatAppProps): ReactNode {
@@ -230,346 +108,348 @@ export function ChatApp(props: ChatAppProps): ReactNode {
 function Chat({
   controller,
   banner = [],
+  resumed,
   oracleName,
   history,
   spinnerMs = 80,
   onFirstTokenEvent,
   copy,
+  retryDelayMs,
   onExit,
 }: ChatAppProps): ReactNode {
-  const { exit } = useApp();
+  const { exit, suspendTerminal } = useApp();
   const tint = useTint();
-  const { stdout } = useStdout();
-  const tty = Boolean((stdout as { isTTY?: boolean }).isTTY);
-  const { columns, rows } = useWindowSize();
-  const nextId = useRef(1);
-  const [items, setItems] = useState<Item[]>(() =>
-    banner.length ? [{ id: 0, kind: 'note', text: banner.join('\n') }] : [],
-  );
-  /** Bumped to mount <Static> again (a redraw writes every item once more, at the current width). */
-  const [epoch, setEpoch] = useState(0);
-  const [live, setLive] = useState<Live | null>(null);
-  const [input, setInputState] = useState('');
-  /** The input as of the last key: keys read faster than React renders must see each other's edits. */
-  const inputRef = useRef('');
-  const setInput = useCallback((v: string | ((s: string) => string)) => {
-    inputRef.current = typeof v === 'function' ? v(inputRef.current) : v;
-    setInputState(inputRef.current);
+  const transcript = useTranscript(banner, resumed ? historyItems(resumed) : []);
+  const { add, columns, rows } = transcript;
+  const editor = useLineEditor();
+  const recall = useInputHistory(history);
+  const pay = usePayConfirm();
+  const lastAnswer = useRef<TurnResult | undefined>(undefined);
+  const lastTool = useRef<ToolCallState | undefined>(undefined);
+  const onAnswer = useCallback((r: TurnResult) => {
+    if (r.text) lastAnswer.current = r;
+    if (r.toolCalls.length) lastTool.current = r.toolCalls.at(-1);
   }, []);
-  const [busy, setBusy] = useState(false);
+  const turn = useTurn({ controller, add, onRefused: pay.refused, onAnswer, onFirstTokenEvent, retryDelayMs });
+  const { busy, setBusy, live } = turn;
   const [armed, setArmed] = useState(false);
-  const [connection, setConnection] = useState<'connected' | 'unreachable'>('connected');
-  const [, setFooterTick] = useState(0);
-  const hist = useRef<InputHistory>(history ?? memoryHistory());
-  const histIdx = useRef<number>(-1);
-  const draft = useRef('');
-  const firstTokenSeen = useRef(false);
-  const lastAnswer = useRef('');
-  /** A command waiting for a yes (/pay). */
-  const confirm = useRef<CommandResult['confirm']>(undefined);
-  /** The message the oracle refused for payment: sent again once /pay succeeds. */
-  const refused = useRef<string | undefined>(undefined);
-  /** Messages typed while a turn runs, sent one after the other when it ends. */
-  const queue = useRef<string[]>([]);
-  const [queued, setQueued] = useState<string[]>([]);
-
-  const add = useCallback((...xs: NewItem[]) => {
-    setItems((prev) => [...prev, ...xs.map((x) => ({ ...x, id: nextId.current++ }) as Item)]);
-  }, []);
-
-  /** Clears the screen and its scroll-back, then writes every finished turn again (resize, Ctrl+L). */
-  const redraw = useCallback(() => {
-    if (tty) stdout.write('\u001b[2J\u001b[3J\u001b[H');
-    setEpoch((e) => e + 1);
-  }, [stdout, tty]);
-
-  const size = useRef({ columns, rows });
-  useEffect(() => {
-    if (size.current.columns === columns && size.current.rows === rows) return;
-    size.current = { columns, rows };
-    redraw();
-  }, [columns, rows, redraw]);
+  const [menuIndex, setMenuIndex] = useState(0);
+  const prefix = useRef(false);
 
   const quit = useCallback(() => {
     onExit?.();
     exit();
   }, [exit, onExit]);
 
-  const cancel = useCallback(() => {
-    setLive((l) => (l ? { ...l, cancelling: true } : l));
-    queue.current = [];
-    setQueued([]);
-    controller.cancel().catch((e: unknown) => add({ kind: 'error', text: explainError(e, controller.client.baseUrl) }));
-  }, [add, controller]);
-
-  const submit = useCallback(
-    async (text: string) => {
-      if (!text.trim()) return;
-      const asked = confirm.current;
-      if (asked) {
-        confirm.current = undefined;
-        add({ kind: 'user', text });
-        if (!/^y(es)?$/i.test(text.trim())) return add({ kind: 'note', text: 'Not paid.' });
-        setBusy(true);
-        try {
-          const r = await asked.run();
-          add({ kind: 'note', text: r.lines.join('\n') });
-        } catch (e) {
-          return add({ kind: 'error', text: explainError(e, controller.client.baseUrl) });
-        } finally {
-          setBusy(false);
-        }
-        const again = refused.current;
-        refused.current = undefined;
-        if (again) {
-          add({ kind: 'note', text: 'Sending your message again.' });
-          queue.current.unshift(again);
-          setQueued([...queue.current]);
-        }
-        return;
-      }
-      hist.current.append(text);
-      histIdx.current = -1;
-      draft.current = '';
-      setArmed(false);
-      if (controller.isCommand(text)) {
-        const name = text.trim().split(/\s+/)[0]!.toLowerCase();
-        if (name === '/clear') {
-          setItems([]);
-          redraw();
-          return;
-        }
-        if (name === '/copy') {
-          if (!lastAnswer.current) return add({ kind: 'note', text: 'No answer to copy yet.' });
-          if (copy) copy(lastAnswer.current);
-          else if (tty) stdout.write(osc52(lastAnswer.current));
-          return add({
-            kind: 'note',
-            text: `Copied the last answer (${lastAnswer.current.length} characters) to the clipboard.`,
-          });
-        }
-        setBusy(true);
-        try {
-          const r = await controller.command(text);
-          if (r.quit) return quit();
-          if (r.reset) setItems([]);
-          if (r.reset) redraw();
-          if (r.confirm) confirm.current = r.confirm;
-          add({ kind: 'note', text: [...r.lines, ...(r.confirm ? [r.confirm.question] : [])].join('\n') });
-        } catch (e) {
-          add({ kind: 'error', text: explainError(e, controller.client.baseUrl) });
-        } finally {
-          setBusy(false);
-        }
-        return;
-      }
-      firstTokenSeen.current = false;
-      let turn: TurnState | undefined;
-      const onEvent = (e: AnyEvent, next: TurnState) => {
-        const prev = turn;
-        turn = next;
-        // the live region shows the text and the tool calls: other events do not render
-        if (next.text === (prev?.text ?? '') && (next.toolCalls.length === 0 || next.toolCalls === prev?.toolCalls))
-          return;
-        if (e.event === 'message' && !firstTokenSeen.current) {
-          firstTokenSeen.current = true;
-          onFirstTokenEvent?.();
-        }
-        setLive((l) => ({
-          text: next.text,
-          tools: next.toolCalls,
-          cancelling: l?.cancelling ?? false,
-          startedAt: l?.startedAt ?? Date.now(),
-        }));
-      };
-      // the request leaves before React renders the user's line: rendering is not on the critical path
-      const pending = controller.send(text, onEvent);
-      add({ kind: 'user', text });
-      setBusy(true);
-      setLive({ text: '', tools: [], cancelling: false, startedAt: Date.now() });
+  const openEditor = useCallback(async (): Promise<CommandResult> => {
+    let text: string | undefined;
+    let failed: string | undefined;
+    await suspendTerminal(() => {
       try {
-        const r = await pending;
-        setConnection('connected');
-        const extra: NewItem[] = [];
-        const why = explainRunError(r);
-        if (why && r.status !== 'aborted') extra.push({ kind: 'error', text: why });
-        if (r.text) lastAnswer.current = r.text;
-        add({ kind: 'assistant', text: r.text, tools: r.toolCalls, status: r.status }, ...extra);
+        text = editInEditor(expandPastes(editor.current()));
       } catch (e) {
-        if ((e as { code?: string }).code === 'oracle_unreachable') setConnection('unreachable');
-        if (e instanceof PaymentRequiredError) refused.current = text;
-        if (turn && (turn.text || turn.toolCalls.length))
-          add({ kind: 'assistant', text: turn.text, tools: turn.toolCalls, status: 'failed' });
-        add({ kind: 'error', text: explainError(e, controller.client.baseUrl) });
-      } finally {
-        setLive(null);
-        setBusy(false);
-        setFooterTick((x) => x + 1);
+        failed = (e as Error).message;
       }
-    },
-    [add, controller, copy, onFirstTokenEvent, quit, redraw, stdout, tty],
+    });
+    if (failed) return { lines: [`The editor failed: ${failed}. Your message is unchanged.`] };
+    if (text !== undefined) editor.set(lineOf(text));
+    return { lines: [] };
+  }, [editor, suspendTerminal]);
+
+  const screen = useMemo<ChatScreen>(
+    () => ({
+      clear: () => {
+        transcript.reset();
+        return { lines: [] };
+      },
+      copy: (arg) => {
+        const answer = lastAnswer.current?.text;
+        if (!answer) return { lines: ['No answer to copy yet.'] };
+        let text = answer;
+        let what = `the last answer (${answer.length} characters)`;
+        if (arg) {
+          const blocks = codeBlocks(answer);
+          const n = Number(arg);
+          if (!Number.isInteger(n) || n < 1 || n > blocks.length)
+            return {
+              lines: [
+                `/copy ${arg}: the last answer has ${blocks.length} code block${blocks.length === 1 ? '' : 's'}; /copy 1 copies the first.`,
+              ],
+            };
+          text = blocks[n - 1]!;
+          what = `code block ${n} of the last answer (${text.split('\n').length} lines)`;
+        }
+        if (copy) copy(text);
+        else transcript.write(osc52(text));
+        return { lines: [`Copied ${what} to the clipboard.`] };
+      },
+      tool: () => {
+        const t = lastTool.current;
+        if (!t) return { lines: ['No tool call yet.'] };
+        const pretty = (v: unknown) => {
+          try {
+            return typeof v === 'string' ? v : JSON.stringify(v, null, 2);
+          } catch {
+            return String(v);
+          }
+        };
+        return {
+          lines: [
+            `${t.toolName} ${oneLine(t.args ?? {})} (${t.status === 'error' ? 'failed' : t.status})`,
+            t.status === 'error' ? (t.error ?? 'failed') : pretty(t.output),
+          ],
+        };
+      },
+      edit: openEditor,
+    }),
+    [copy, openEditor, transcript],
   );
 
-  useEffect(() => {
-    if (busy || queue.current.length === 0) return;
-    const next = queue.current.shift()!;
-    setQueued([...queue.current]);
-    void submit(next);
-  }, [busy, submit]);
-
-  const enter = (text: string) => {
-    if (busy) {
-      if (text.trim()) {
-        queue.current.push(text);
-        setQueued([...queue.current]);
+  /** Shows what a command did, and follows up (quit, reset, a question, a payment, a message to send). */
+  const afterCommand = (r: CommandResult, queue: { unshift(text: string): void }) => {
+    if (r.quit) return quit();
+    if (r.reset) transcript.reset(r.history ? historyItems(r.history) : []);
+    const lines = r.history ? r.lines.slice(0, 1) : r.lines;
+    if (r.confirm) pay.ask(r.confirm);
+    const text = [...lines, ...(r.confirm ? [r.confirm.question] : [])].join('\n');
+    if (text) add({ kind: 'note', text, hanging: r.hanging });
+    if (r.paid) {
+      const again = pay.takeRefused();
+      if (again) {
+        add({ kind: 'note', text: 'Sending your message again.' });
+        queue.unshift(again);
       }
-      setInput('');
+    }
+    if (r.send) queue.unshift(r.send);
+  };
+
+  const submitRef = useRef<(text: string) => void>(() => {});
+  const queue = useMessageQueue(
+    busy,
+    useCallback((text: string) => submitRef.current(text), []),
+  );
+
+  const submit = async (text: string, shown = text) => {
+    if (!text.trim()) return;
+    if (pay.waiting()) {
+      add({ kind: 'user', text });
+      const paying = pay.answer(text);
+      if (!paying) return add({ kind: 'note', text: 'Not paid.' });
+      setBusy(true);
+      try {
+        afterCommand(await paying, queue);
+      } catch (e) {
+        add({ kind: 'error', text: controller.explain(e) });
+      } finally {
+        setBusy(false);
+      }
       return;
     }
-    setInput('');
-    void submit(text);
+    recall.record(shown);
+    setArmed(false);
+    if (controller.isCommand(text)) {
+      setBusy(true);
+      try {
+        afterCommand(await controller.command(text, screen), queue);
+      } catch (e) {
+        add({ kind: 'error', text: controller.explain(e) });
+      } finally {
+        setBusy(false);
+      }
+      return;
+    }
+    add({ kind: 'user', text: shown });
+    await turn.run(text);
+  };
+  submitRef.current = (text) => void submit(text);
+
+  const enter = (text: string, shown = text) => {
+    editor.set(EMPTY_LINE);
+    setMenuIndex(0);
+    if (busy) {
+      if (text.trim()) queue.push(text);
+      return;
+    }
+    void submit(text, shown);
   };
 
   usePaste((text) => {
     setArmed(false);
-    setInput((s) => editPaste(s, text));
+    editor.set((l) => editPaste(l, text));
   });
 
-  useInput((ch, key) => {
-    if (key.ctrl && ch === 'c') {
-      if (controller.streaming && !armed) {
+  const menu = menuFor(editor.line.text);
+  const selected = Math.min(menuIndex, Math.max(0, menu.length - 1));
+
+  /** One key (or a run of text) as Ink reports it. */
+  const onKey = (ch: string, key: Key) => {
+    let cmd = prefix.current ? prefixedCommand(ch) : commandFor(ch, key);
+    if (prefix.current) {
+      prefix.current = false;
+      if (!cmd) return;
+    }
+    const line = editor.current();
+    const entries = menuFor(line.text);
+    switch (cmd) {
+      case 'interrupt':
+        if (controller.streaming && !armed) {
+          setArmed(true);
+          queue.clear();
+          return turn.cancel();
+        }
+        if (armed) return quit();
         setArmed(true);
-        return cancel();
+        return;
+      case 'cancel':
+        if (controller.streaming) {
+          queue.clear();
+          turn.cancel();
+        }
+        return;
+      case 'eof':
+        if (line.text === '') return quit();
+        cmd = 'delete';
+        break;
+      case 'redraw':
+        return transcript.redraw();
+      case 'prefix':
+        prefix.current = true;
+        return;
+      case 'editor':
+        void openEditor().then((r) => r.lines.length && add({ kind: 'note', text: r.lines.join('\n') }));
+        return;
+      case 'submit': {
+        const chosen = entries[Math.min(menuIndex, entries.length - 1)];
+        if (chosen && !entries.some((e) => e.name === line.text.toLowerCase())) return enter(chosen.name);
+        return enter(expandPastes(line), line.text);
       }
-      if (armed) return quit();
-      setArmed(true);
-      return;
+      case 'complete': {
+        const chosen = entries[Math.min(menuIndex, entries.length - 1)];
+        if (chosen) editor.set(lineOf(chosen.name + ' '));
+        return;
+      }
+      case 'up': {
+        // the menu takes Up/Down, unless they are recalling what was typed (a recalled "/quit" opens it too)
+        if (entries.length > 1 && !recall.browsing())
+          return setMenuIndex((i) => (i - 1 + entries.length) % entries.length);
+        const moved = lineUp(line);
+        if (moved) return editor.set(moved);
+        const h = recall.up(line.text);
+        if (h !== undefined) editor.set(lineOf(h));
+        return;
+      }
+      case 'down': {
+        if (entries.length > 1 && !recall.browsing()) return setMenuIndex((i) => (i + 1) % entries.length);
+        const moved = lineDown(line);
+        if (moved) return editor.set(moved);
+        const h = recall.down();
+        if (h !== undefined) editor.set(lineOf(h));
+        return;
+      }
+      default:
+        break;
     }
-    if (key.escape) {
-      if (controller.streaming) cancel();
-      return;
-    }
-    if (key.ctrl && ch === 'd' && inputRef.current === '') return quit();
-    if (key.ctrl && ch === 'l') return redraw();
     setArmed(false);
-    // Alt+Enter or Ctrl+J (a lone LF): a newline in the message
-    if ((key.return && key.meta) || ch === '\n') return setInput((s) => s + '\n');
-    if (key.return) return enter(inputRef.current);
-    if (key.tab) {
-      const c = completions(inputRef.current);
-      if (c.length === 1) setInput(c[0]! + ' ');
-      else if (c.length > 1) setInput(commonPrefix(c));
-      return;
+    if (cmd) {
+      setMenuIndex(0);
+      return editor.set(EDIT_COMMANDS[cmd as EditCommand]);
     }
-    const single = !inputRef.current.includes('\n');
-    if (key.upArrow && single) {
-      const h = hist.current.entries;
-      if (!h.length) return;
-      if (histIdx.current === -1) {
-        draft.current = inputRef.current;
-        histIdx.current = h.length - 1;
-      } else if (histIdx.current > 0) histIdx.current--;
-      setInput(h[histIdx.current] ?? '');
-      return;
-    }
-    if (key.downArrow && single) {
-      const h = hist.current.entries;
-      if (histIdx.current === -1) return;
-      if (histIdx.current < h.length - 1) {
-        histIdx.current++;
-        setInput(h[histIdx.current] ?? '');
-      } else {
-        histIdx.current = -1;
-        setInput(draft.current);
-      }
-      return;
-    }
-    if (key.backspace || key.delete) {
-      setInput((s) => [...s].slice(0, -1).join(''));
-      return;
-    }
-    if (key.ctrl && ch === 'u') return setInput('');
-    if (
-      key.upArrow ||
-      key.downArrow ||
-      key.leftArrow ||
-      key.rightArrow ||
-      key.pageUp ||
-      key.pageDown ||
-      key.meta ||
-      key.ctrl
-    )
-      return;
-    if (!ch) return;
-    const r = editChunk(inputRef.current, ch);
+    if (isUnboundKey(key) || !ch) return;
+    setMenuIndex(0);
+    const r = editChunk(line, ch);
     if (r.send !== undefined) return enter(r.send);
-    setInput(r.text);
+    editor.set(r.line);
+  };
+
+  // keys read in one chunk (tmux send-keys, a loaded machine) arrive as one string: its control keys are
+  // keys of their own, in order, through the same table (Ctrl+X Ctrl+E included); the text between them is text
+  useInput((ch, key) => {
+    if (ch.length < 2 || key.ctrl || key.meta) return onKey(ch, key);
+    for (const piece of splitChunk(ch)) {
+      if (typeof piece === 'string') onKey(piece, key);
+      else onKey(piece.ctrl, { ...key, ctrl: true });
+    }
   });
 
   const toolRunning = live?.tools.some((t) => t.status === 'isRunning') ?? false;
   const session = controller.sessionId ? controller.sessionId.slice(0, 8) : 'new';
   const model = controller.model ?? controller.defaultModel ?? 'no model';
-  const inputRows = input
-    .split('\n')
-    .reduce((n, l) => n + Math.max(1, Math.ceil(([...l].length + 3) / Math.max(1, columns - 2))), 0);
-  const hints = completions(input);
-  // The live region keeps to what the screen has left under the status line, the queue, the hints,
-  // the footer and the input (and one spare row): a frame taller than the screen leaves copies behind.
+  const spent = controller.spent;
   const footer = [
     oracleName,
     model,
     `session ${session}`,
-    connection === 'connected' ? (busy ? 'streaming' : 'connected') : 'unreachable',
+    spent.inputTokens || spent.outputTokens ? `${spent.inputTokens + spent.outputTokens} tokens` : '',
+    spent.charged ? `${spent.charged} ${spent.denom} spent` : '',
+    turn.connection === 'connected' ? (busy ? 'streaming' : 'connected') : 'unreachable',
   ]
     .filter(Boolean)
     .join(' · ');
-  const footerRows = Math.max(1, Math.ceil(([...footer].length + 2) / Math.max(1, columns)));
-  const liveMax = Math.max(3, rows - inputRows - queued.length - (hints.length ? 1 : 0) - footerRows - 3);
+  const footerRows = Math.max(1, Math.ceil((textWidth(footer) + 2) / Math.max(1, columns)));
+  const maxInputRows = Math.max(3, Math.floor(rows / 3));
+  const inputRows = Math.min(
+    maxInputRows,
+    editor.line.text
+      .split('\n')
+      .reduce((n, l) => n + Math.max(1, Math.ceil((textWidth(l) + 1) / Math.max(1, columns - 2))), 0),
+  );
+  // The live region keeps to what the screen has left under the status line, the queue, the menu,
+  // the footer and the input (and one spare row): a frame taller than the screen leaves copies behind.
+  const liveMax = Math.max(3, rows - inputRows - queue.queued.length - menu.length - footerRows - 3);
 
   return (
     <Box flexDirection="column">
-      <Static key={epoch} items={items} style={{ width: columns }}>
-        {(item) => <ItemView key={item.id} item={item} />}
+      <Static key={transcript.epoch} items={transcript.items} style={{ width: columns }}>
+        {(item) => <ItemView key={item.id} item={item} width={columns} />}
       </Static>
       {live ? (
         <Box flexDirection="column">
           <Box flexDirection="column" maxHeight={liveMax} overflow="hidden" justifyContent="flex-end">
             <Box flexDirection="column" flexShrink={0}>
               {live.tools.map((t) => (
-                <ToolLine key={t.eventId} t={t} spinnerMs={spinnerMs} />
+                <ToolLine key={t.eventId} t={t} spinnerMs={spinnerMs} width={columns} />
               ))}
-              {live.text ? <Markdown text={live.text} /> : null}
+              {live.text ? <Markdown text={live.text} width={columns} /> : null}
             </Box>
           </Box>
           {live.cancelling ? (
             <Text dimColor>cancelling… (Ctrl+C again quits)</Text>
+          ) : live.retrying !== undefined ? (
+            <Spinner ms={spinnerMs} since={live.startedAt} label="trying again… (Esc cancels)" />
           ) : !live.text && !toolRunning ? (
             <Spinner ms={spinnerMs} since={live.startedAt} label="thinking… (Esc cancels)" />
           ) : toolRunning ? (
             <Spinner ms={spinnerMs} since={live.startedAt} label="running a tool… (Esc cancels)" />
           ) : (
-            <Text dimColor>answering — Ctrl+C to cancel (Esc too)</Text>
+            <Text dimColor wrap="truncate-end">
+              answering — Ctrl+C to cancel (Esc too)
+            </Text>
           )}
         </Box>
       ) : null}
-      {queued.map((q, i) => (
+      {queue.queued.map((q, i) => (
         <Text key={i} dimColor wrap="truncate-end">
           queued: {q.replace(/\n/g, ' ⏎ ')}
         </Text>
       ))}
       {armed && !live ? <Text dimColor>Press Ctrl+C again to quit.</Text> : null}
-      {hints.length ? (
-        <Text dimColor wrap="truncate-end">
-          {hints.join('  ')} (Tab completes)
-        </Text>
-      ) : null}
-      <Box marginTop={live || hints.length ? 0 : 1}>
+      {menu.length ? <SlashMenu entries={menu} selected={selected} width={columns} /> : null}
+      <Box marginTop={live || menu.length ? 0 : 1}>
         <Text dimColor wrap="wrap">
           {footer}
-          {connection === 'connected' ? null : <Text color={tint('red')}> ●</Text>}
+          {turn.connection === 'connected' ? null : <Text color={tint('red')}> ●</Text>}
         </Text>
       </Box>
-      <Prompt text={input} busy={busy} cursor />
+      <Prompt line={editor.line} busy={busy} cursor width={columns} maxRows={maxInputRows} />
     </Box>
   );
+}
+
+/** The session's usage in one line, for the summary on quit. */
+export function spentWords(c: ChatController): string {
+  const s = c.spent;
+  const tokens = usageWords({ inputTokens: s.inputTokens, outputTokens: s.outputTokens });
+  return [`${s.turns} turn${s.turns === 1 ? '' : 's'}`, tokens, s.charged ? `${s.charged} ${s.denom} spent` : '']
+    .filter(Boolean)
+    .join(' · ');
 }

@@ -3,10 +3,11 @@
  * current session, a model, slash commands, and turns streamed through the
  * headless client (src/client) — the same code paths the React SDK uses.
  */
-import { transcript, type TurnErrorCode } from '../lib/protocol/index.ts';
+import { transcript, type Message, type TurnErrorCode } from '../lib/protocol/index.ts';
 import type { OracleClient, TurnResult, ChatStream, OnTurnEvent } from '../client/client.ts';
 import { OracleClientError, PaymentRequiredError } from '../client/errors.ts';
 import { creditsStatus, payClaims } from '../client/payments.ts';
+import { keyHelp } from './key-bindings.ts';
 
 export interface CommandResult {
   /** Lines to show the user. */
@@ -16,27 +17,101 @@ export interface CommandResult {
   reset?: boolean;
   /** The command needs a yes first (/pay): the TUI asks, the piped mode runs it (the line was the consent). */
   confirm?: { question: string; run(): Promise<CommandResult> };
+  /** A message to send as a turn (/retry). */
+  send?: string;
+  /** A payment went through (the TUI then sends the refused message again). */
+  paid?: boolean;
+  /** Lines that start with two spaces continue, when wrapped, at this column (/help). */
+  hanging?: number;
+  /** The session's turns, for the TUI to show as they looked live (/switch, --session). */
+  history?: Message[];
 }
 
-/** The slash commands, for /help and the TUI's completion. */
-export const SLASH_COMMANDS: readonly { name: string; args?: string; does: string }[] = [
-  { name: '/new', does: 'start a new session' },
-  { name: '/sessions', args: '[n|id]', does: 'list your sessions on this oracle; with a number or id, switch to it' },
-  { name: '/switch', args: '<id>', does: 'continue another session (an id or its first characters)' },
-  { name: '/model', args: '[id]', does: 'show the models, or use one for the next turns' },
-  { name: '/pay', args: '[amount]', does: 'pay what this oracle asks for (price and claims shown first)' },
-  { name: '/clear', does: 'clear the screen (the session goes on)' },
-  { name: '/copy', does: 'copy the last answer to the clipboard' },
-  { name: '/help', does: 'this help' },
-  { name: '/quit', does: 'leave (also Ctrl+C twice, or Ctrl+D)' },
+/**
+ * What the terminal does for the commands that act on the screen or the
+ * clipboard (/clear, /copy, /tool, /edit); the piped mode has none, and says
+ * these work in the terminal chat only.
+ */
+export interface ChatScreen {
+  clear(): CommandResult;
+  copy(arg: string): CommandResult;
+  tool(): CommandResult;
+  edit(): Promise<CommandResult>;
+}
+
+interface SlashCommand {
+  name: string;
+  aliases?: string[];
+  args?: string;
+  does: string;
+  run(c: ChatController, arg: string, screen: ChatScreen | undefined): CommandResult | Promise<CommandResult>;
+}
+
+const onScreen =
+  (f: (s: ChatScreen, arg: string) => CommandResult | Promise<CommandResult>) =>
+  (_c: ChatController, arg: string, screen: ChatScreen | undefined) =>
+    screen ? f(screen, arg) : { lines: ['This command works in the terminal chat only.'] };
+
+/** The slash commands: one table for the dispatcher, /help and the TUI's menu. */
+const COMMANDS: readonly SlashCommand[] = [
+  { name: '/new', does: 'start a new session', run: (c) => c.newSession() },
+  {
+    name: '/sessions',
+    args: '[n|id]',
+    does: 'list your sessions on this oracle; with a number or id, switch to it',
+    run: (c, arg) => c.sessions(arg),
+  },
+  {
+    name: '/switch',
+    args: '<id>',
+    does: 'continue another session (an id or its first characters)',
+    run: (c, arg) => c.switchTo(arg),
+  },
+  {
+    name: '/model',
+    args: '[id]',
+    does: 'show the models, or use one for the next turns',
+    run: (c, a) => c.useModel(a),
+  },
+  {
+    name: '/pay',
+    args: '[amount]',
+    does: 'pay what this oracle asks for (price and claims shown first; with the amount, at once)',
+    run: (c, arg) => c.pay(arg),
+  },
+  { name: '/retry', does: 'send your last message again', run: (c) => c.retry() },
+  {
+    name: '/copy',
+    args: '[n]',
+    does: 'copy the last answer, or its n-th code block',
+    run: onScreen((s, a) => s.copy(a)),
+  },
+  { name: '/tool', does: "show the last tool call's whole output", run: onScreen((s) => s.tool()) },
+  { name: '/edit', does: 'write the message in $EDITOR (also Ctrl+X Ctrl+E)', run: onScreen((s) => s.edit()) },
+  { name: '/clear', does: 'clear the screen (the session goes on)', run: onScreen((s) => s.clear()) },
+  { name: '/help', does: 'this help', run: () => ({ lines: helpLines(), hanging: HELP_INDENT }) },
+  {
+    name: '/quit',
+    aliases: ['/exit'],
+    does: 'leave (also Ctrl+C twice, or Ctrl+D)',
+    run: () => ({ lines: [], quit: true }),
+  },
 ];
 
-const HELP_LINES = [
-  'Commands:',
-  ...SLASH_COMMANDS.map((c) => `  ${(c.name + (c.args ? ' ' + c.args : '')).padEnd(18)}${c.does}`),
-  'Keys: Enter sends · Alt+Enter or Ctrl+J adds a line · Up/Down recall what you typed (also from earlier runs) · Tab completes a command',
-  '      Esc or Ctrl+C cancels the answer being streamed · Ctrl+L redraws · Ctrl+U clears the input',
-];
+/** The slash commands, for /help and the TUI's menu. */
+export const SLASH_COMMANDS: readonly { name: string; args?: string; does: string }[] = COMMANDS;
+
+/** The column where /help's descriptions start (the TUI wraps them with a hanging indent there). */
+export const HELP_INDENT = 20;
+
+function helpLines(): string[] {
+  return [
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${(c.name + (c.args ? ' ' + c.args : '')).padEnd(HELP_INDENT - 2)}${c.does}`),
+    'Keys:',
+    ...keyHelp().map((k) => `  ${k}`),
+  ];
+}
 
 export class ChatController {
   readonly client: OracleClient;
@@ -44,6 +119,12 @@ export class ChatController {
   model: string | undefined;
   /** The oracle's default model (GET /models), for the footer. */
   defaultModel: string | undefined;
+  /** The words for an oracle without a model (the CLI knows whether it is the daemon's). */
+  noModel: string | undefined;
+  /** The last message sent as a turn (/retry). */
+  lastMessage: string | undefined;
+  /** The session's usage so far (the `done` events' usage), for the footer and the summary on quit. */
+  readonly spent = { turns: 0, inputTokens: 0, outputTokens: 0, charged: 0, denom: '' };
   private current: ChatStream | undefined;
 
   constructor(client: OracleClient, o: { sessionId?: string; model?: string; defaultModel?: string } = {}) {
@@ -51,6 +132,16 @@ export class ChatController {
     this.sessionId = o.sessionId;
     this.model = o.model;
     this.defaultModel = o.defaultModel;
+  }
+
+  /** A message for people for a failed turn or command (explainError with this oracle's URL). */
+  explain(e: unknown): string {
+    return explainError(e, this.client.baseUrl, this.noModel);
+  }
+
+  /** A message for an `error` event of a run, or undefined (explainRunError). */
+  explainRun(r: TurnResult): string | undefined {
+    return explainRunError(r, this.noModel);
   }
 
   get streaming(): boolean {
@@ -65,12 +156,28 @@ export class ChatController {
   /** Streams one turn. Events go to onEvent as they arrive, with the turn so far. */
   async send(text: string, onEvent: OnTurnEvent): Promise<TurnResult> {
     const sessionId = await this.ensureSession();
+    this.lastMessage = text;
     const stream = this.client.send(sessionId, text, { onEvent, ...(this.model ? { model: this.model } : {}) });
     this.current = stream;
     try {
-      return await stream.result;
+      const r = await stream.result;
+      this.count(r);
+      return r;
     } finally {
       if (this.current === stream) this.current = undefined;
+    }
+  }
+
+  /** Adds a turn's usage to the session's. */
+  private count(r: TurnResult): void {
+    this.spent.turns++;
+    const u = r.usage;
+    if (!u) return;
+    this.spent.inputTokens += u.inputTokens ?? 0;
+    this.spent.outputTokens += u.outputTokens ?? 0;
+    if (u.charged) {
+      this.spent.charged += u.charged.amount;
+      this.spent.denom = u.charged.denom;
     }
   }
 
@@ -86,82 +193,84 @@ export class ChatController {
     return /^\/[a-z]+(\s|$)/i.test(text.trim());
   }
 
-  async command(text: string): Promise<CommandResult> {
+  /** The one dispatcher of slash commands; `screen` runs those that act on the terminal. */
+  async command(text: string, screen?: ChatScreen): Promise<CommandResult> {
     const [cmd = '', ...rest] = text.trim().split(/\s+/);
-    const arg = rest.join(' ');
-    switch (cmd.toLowerCase()) {
-      case '/help':
-        return { lines: HELP_LINES };
-      case '/quit':
-      case '/exit':
-        return { lines: [], quit: true };
-      case '/new': {
-        const s = await this.client.createSession();
-        this.sessionId = s.sessionId;
-        return { lines: [`New session ${s.sessionId}.`], reset: true };
-      }
-      case '/sessions': {
-        const { sessions, total } = await this.client.listSessions({ limit: 20 });
-        if (arg) {
-          const n = /^\d+$/.test(arg) ? Number(arg) : 0;
-          if (n >= 1 && n <= sessions.length) return this.command(`/switch ${sessions[n - 1]!.sessionId}`);
-          return this.command(`/switch ${arg}`);
-        }
-        if (total === 0) return { lines: ['No sessions yet.'] };
-        return {
-          lines: [
-            `${total} session${total === 1 ? '' : 's'}${total > sessions.length ? ` (showing ${sessions.length})` : ''}:`,
-            ...sessions.map(
-              (s, i) =>
-                `${s.sessionId === this.sessionId ? '*' : ' '} ${String(i + 1).padStart(2)}. ${s.sessionId}  ${s.title || '(untitled)'}  ${s.lastUpdatedAt}`,
-            ),
-            '/sessions <n> (or /switch <id>) continues one.',
-          ],
-        };
-      }
-      case '/switch': {
-        if (!arg) return { lines: ['Usage: /switch <session id>'] };
-        const { sessions } = await this.client.listSessions({ limit: 200 });
-        const matches = sessions.filter((s) => s.sessionId === arg || s.sessionId.startsWith(arg));
-        if (matches.length !== 1)
-          return {
-            lines: [
-              matches.length === 0
-                ? `No session ${arg}. /sessions lists them.`
-                : `${arg} is ambiguous: ${matches.map((m) => m.sessionId).join(', ')}`,
-            ],
-          };
-        this.sessionId = matches[0]!.sessionId;
-        const history = await this.client.history(this.sessionId);
-        const lines = [`Switched to ${this.sessionId} (${history.length} messages).`];
-        for (const t of transcript(history.slice(-10)))
-          if (t.content !== '') lines.push(`${t.role === 'user' ? 'you' : 'oracle'}: ${t.content}`);
-        return { lines, reset: true };
-      }
-      case '/model': {
-        const models = await this.client.models();
-        if (!arg) {
-          return {
-            lines: [
-              `Model: ${this.model ?? models.default ?? '(none configured on the oracle)'}`,
-              ...(models.models.length ? [`Available: ${models.models.map((m) => m.id).join(', ')}`] : []),
-            ],
-          };
-        }
-        if (models.models.length && !models.models.some((m) => m.id === arg))
-          return { lines: [`Unknown model ${arg}. Available: ${models.models.map((m) => m.id).join(', ')}`] };
-        this.model = arg;
-        return { lines: [`Using model ${arg} for the next turns.`] };
-      }
-      case '/pay':
-        return this.pay(arg);
-      case '/clear':
-      case '/copy':
-        // the TUI handles these itself (they act on the screen and the clipboard)
-        return { lines: [`${cmd} works in the terminal chat only.`] };
-      default:
-        return { lines: [`Unknown command ${cmd}. /help lists the commands.`] };
+    const name = cmd.toLowerCase();
+    const c = COMMANDS.find((x) => x.name === name || x.aliases?.includes(name));
+    if (!c) return { lines: [`Unknown command ${cmd}. /help lists the commands.`] };
+    return c.run(this, rest.join(' '), screen);
+  }
+
+  async newSession(): Promise<CommandResult> {
+    const s = await this.client.createSession();
+    this.sessionId = s.sessionId;
+    return { lines: [`New session ${s.sessionId}.`], reset: true };
+  }
+
+  async sessions(arg: string): Promise<CommandResult> {
+    const { sessions, total } = await this.client.listSessions({ limit: 20 });
+    if (arg) {
+      const n = /^\d+$/.test(arg) ? Number(arg) : 0;
+      if (n >= 1 && n <= sessions.length) return this.switchTo(sessions[n - 1]!.sessionId);
+      return this.switchTo(arg);
     }
+    if (total === 0) return { lines: ['No sessions yet.'] };
+    return {
+      lines: [
+        `${total} session${total === 1 ? '' : 's'}${total > sessions.length ? ` (showing ${sessions.length})` : ''}:`,
+        ...sessions.map(
+          (s, i) =>
+            `${s.sessionId === this.sessionId ? '*' : ' '} ${String(i + 1).padStart(2)}. ${s.sessionId}  ${s.title || '(untitled)'}  ${s.lastUpdatedAt}`,
+        ),
+        '/sessions <n> (or /switch <id>) continues one.',
+      ],
+    };
+  }
+
+  /**
+   * Continues another session: `history` carries its turns for the TUI to
+   * draw as they looked live; `lines` recap the last ten for the piped mode.
+   */
+  async switchTo(arg: string): Promise<CommandResult> {
+    if (!arg) return { lines: ['Usage: /switch <session id>'] };
+    const { sessions } = await this.client.listSessions({ limit: 200 });
+    const matches = sessions.filter((s) => s.sessionId === arg || s.sessionId.startsWith(arg));
+    if (matches.length !== 1)
+      return {
+        lines: [
+          matches.length === 0
+            ? `No session ${arg}. /sessions lists them.`
+            : `${arg} is ambiguous: ${matches.map((m) => m.sessionId).join(', ')}`,
+        ],
+      };
+    this.sessionId = matches[0]!.sessionId;
+    const history = await this.client.history(this.sessionId);
+    const lines = [`Switched to ${this.sessionId} (${history.length} messages).`];
+    for (const t of transcript(history.slice(-10)))
+      if (t.content !== '') lines.push(`${t.role === 'user' ? 'you' : 'oracle'}: ${t.content}`);
+    return { lines, reset: true, history };
+  }
+
+  async useModel(arg: string): Promise<CommandResult> {
+    const models = await this.client.models();
+    if (!arg) {
+      return {
+        lines: [
+          `Model: ${this.model ?? models.default ?? '(none configured on the oracle)'}`,
+          ...(models.models.length ? [`Available: ${models.models.map((m) => m.id).join(', ')}`] : []),
+        ],
+      };
+    }
+    if (models.models.length && !models.models.some((m) => m.id === arg))
+      return { lines: [`Unknown model ${arg}. Available: ${models.models.map((m) => m.id).join(', ')}`] };
+    this.model = arg;
+    return { lines: [`Using model ${arg} for the next turns.`] };
+  }
+
+  retry(): CommandResult {
+    if (!this.lastMessage) return { lines: ['Nothing to send again yet.'] };
+    return { lines: ['Sending your last message again.'], send: this.lastMessage };
   }
 
   /**
@@ -170,7 +279,7 @@ export class ChatController {
    * owed). Pays with the client's identity through the credits plugin's
    * contract and pay routes (src/client/payments.ts).
    */
-  private async pay(arg: string): Promise<CommandResult> {
+  async pay(arg: string): Promise<CommandResult> {
     let status;
     try {
       status = await creditsStatus(this.client);
@@ -207,6 +316,7 @@ export class ChatController {
         lines: [
           `Paid ${p.amount} ${p.denom} (payment ${p.paymentId}) for ${p.paid.length} claim${p.paid.length === 1 ? '' : 's'}.`,
         ],
+        paid: true,
       };
     };
     const lines = [
@@ -215,17 +325,23 @@ export class ChatController {
     ];
     if (arg) {
       const r = await run();
-      return { lines: [...lines, ...r.lines] };
+      return { ...r, lines: [...lines, ...r.lines] };
     }
     return { lines, confirm: { question: `Pay ${total} ${denom} with your identity now? (y/N)`, run } };
   }
 }
 
-const NO_MODEL =
-  "The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json (for the local daemon's default oracle: LLM_MODEL in the daemon's environment, then oraclekit daemon restart).";
+/** What to do about an oracle without a model: the daemon's default oracle or a project's. */
+export function noModelMessage(local?: boolean): string {
+  if (local === true)
+    return "The daemon's default oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and LLM_MODEL in the environment of `oraclekit daemon restart` (or oracle.model in daemon.json).";
+  if (local === false)
+    return 'This oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json.';
+  return "The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json (for the local daemon's default oracle: LLM_MODEL in the daemon's environment, then oraclekit daemon restart).";
+}
 
 /** A message for people, for any failure of a turn or command. */
-export function explainError(e: unknown, baseUrl: string): string {
+export function explainError(e: unknown, baseUrl: string, noModel?: string): string {
   if (e instanceof PaymentRequiredError) {
     const owed = e.outstandingClaims as { amount?: unknown; denom?: unknown }[];
     const total = owed.reduce((s, c) => s + (typeof c.amount === 'number' ? c.amount : 0), 0);
@@ -241,19 +357,19 @@ export function explainError(e: unknown, baseUrl: string): string {
       return `Cannot reach the oracle at ${baseUrl}. Is it running? (start it with \`npm run dev\` in its project, or check --oracle)`;
     if (e.status === 401)
       return `The oracle refused your identity (${e.code}: ${e.message}), even after re-authorising.`;
-    if (e.code === 'model_not_configured') return NO_MODEL;
+    if (e.code === 'model_not_configured') return noModel ?? noModelMessage();
     return `${e.message} [${e.code}]`;
   }
   return e instanceof Error ? e.message : String(e);
 }
 
 /** A message for an `error` event of a run (or undefined for none), decided on the event's code (TURN_ERROR_CODES). */
-export function explainRunError(r: TurnResult): string | undefined {
+export function explainRunError(r: TurnResult, noModel?: string): string | undefined {
   const err = r.error;
   if (!err) return undefined;
   const is = (code: TurnErrorCode) => err.code === code;
   if (is('provider_unauthorized'))
     return `The model provider refused the oracle's key (${err.error}). Check LLM_PROVIDER_API_KEY on the oracle.`;
-  if (is('model_not_configured')) return NO_MODEL;
+  if (is('model_not_configured')) return noModel ?? noModelMessage();
   return `${err.error} [${err.code}${err.retryable ? ', retryable' : ''}]`;
 }

@@ -1,13 +1,19 @@
 /**
- * Markdown for the terminal, as Ink elements: headings, paragraphs with
- * **bold**, *italic*, `code` and [links](url), fenced code blocks, bullet and
- * numbered lists (nested by indent), tables (GFM pipes, aligned columns),
- * block quotes, rules. Partial input (a stream in progress) renders too: an
- * unclosed fence is a code block so far.
+ * Markdown for the terminal, as Ink elements, drawn to a given width:
+ * headings, paragraphs with **bold**, *italic*, `code` and [links](url)
+ * (single line breaks kept, as the model wrote them; wrapped rows start flush
+ * left), fenced code blocks (no side borders, so a mouse copy is the code; a
+ * line longer than the width continues on the next row after a `↩` marker),
+ * bullet and numbered lists (nested by indent), tables (GFM pipes; columns
+ * shrink to the width and wrap inside their cells, and a table that cannot
+ * fit even so is drawn one record per row), block quotes, rules. Partial
+ * input (a stream in progress) renders too: an unclosed fence is a code
+ * block so far.
  */
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
 import { useTint } from './theme.ts';
+import { fitPrefix, textWidth, wrapRuns, wrapText, type Run } from './text-wrap.ts';
 
 export type Block =
   | { type: 'heading'; level: number; text: string }
@@ -33,7 +39,7 @@ export function parseMarkdown(src: string): Block[] {
   const blocks: Block[] = [];
   let para: string[] = [];
   const flush = () => {
-    if (para.length) blocks.push({ type: 'paragraph', text: para.join(' ') });
+    if (para.length) blocks.push({ type: 'paragraph', text: para.join('\n') });
     para = [];
   };
   for (let i = 0; i < lines.length; i++) {
@@ -90,17 +96,17 @@ export function parseMarkdown(src: string): Block[] {
     if (q) {
       flush();
       const last = blocks.at(-1);
-      if (last?.type === 'quote') last.text += ' ' + q[1]!;
+      if (last?.type === 'quote') last.text += '\n' + q[1]!;
       else blocks.push({ type: 'quote', text: q[1]! });
       continue;
     }
     // a continuation line of a list item
     const last = blocks.at(-1);
     if (para.length === 0 && last?.type === 'list' && /^\s+\S/.test(line)) {
-      last.items.at(-1)!.text += ' ' + line.trim();
+      last.items.at(-1)!.text += '\n' + line.trim();
       continue;
     }
-    para.push(line.trim());
+    para.push(line.replace(/\s+$/, '').replace(/^\s+/, ''));
   }
   flush();
   return blocks;
@@ -108,126 +114,238 @@ export function parseMarkdown(src: string): Block[] {
 
 const INLINE = /(\*\*[^*]+\*\*|__[^_]+__|`[^`]+`|\*[^*\s][^*]*\*|(?<![\w])_[^_\s][^_]*_(?![\w])|\[[^\]]+\]\([^)\s]+\))/;
 
+type Style = 'plain' | 'bold' | 'italic' | 'code' | 'link' | 'url';
+
+/** Inline markup → styled runs (the markers dropped; a link is its text, then its URL dimmed). */
+function inlineRuns(text: string): Run<Style>[] {
+  const out: Run<Style>[] = [];
+  for (const p of text.split(INLINE)) {
+    if (p === '') continue;
+    if (/^(\*\*|__).*(\*\*|__)$/.test(p) && p.length > 4) out.push({ text: p.slice(2, -2), style: 'bold' });
+    else if (/^`.*`$/.test(p) && p.length > 2) out.push({ text: p.slice(1, -1), style: 'code' });
+    else if (/^[*_].*[*_]$/.test(p) && p.length > 2) out.push({ text: p.slice(1, -1), style: 'italic' });
+    else {
+      const link = /^\[([^\]]+)\]\(([^)\s]+)\)$/.exec(p);
+      if (link) out.push({ text: link[1]!, style: 'link' }, { text: ` (${link[2]})`, style: 'url' });
+      else out.push({ text: p, style: 'plain' });
+    }
+  }
+  return out;
+}
+
 /** Inline markup → plain text (for widths and plain output). */
 function inlinePlain(text: string): string {
-  return text
-    .split(INLINE)
-    .map((p) => {
-      if (/^(\*\*|__).*(\*\*|__)$/.test(p)) return p.slice(2, -2);
-      if (/^`.*`$/.test(p)) return p.slice(1, -1);
-      if (/^[*_].*[*_]$/.test(p) && p.length > 2) return p.slice(1, -1);
-      const link = /^\[([^\]]+)\]\(([^)\s]+)\)$/.exec(p);
-      if (link) return `${link[1]} (${link[2]})`;
-      return p;
-    })
+  return inlineRuns(text)
+    .map((r) => r.text)
     .join('');
 }
 
-function Inline({ text }: { text: string }): ReactNode {
+function RunText({ run }: { run: Run<Style> }): ReactNode {
   const tint = useTint();
-  const parts = text.split(INLINE).filter((p) => p !== '');
+  switch (run.style) {
+    case 'bold':
+      return <Text bold>{run.text}</Text>;
+    case 'italic':
+      return <Text italic>{run.text}</Text>;
+    case 'code':
+      return <Text color={tint('yellow')}>{run.text}</Text>;
+    case 'link':
+      return (
+        <Text underline color={tint('cyan')}>
+          {run.text}
+        </Text>
+      );
+    case 'url':
+      return <Text dimColor>{run.text}</Text>;
+    default:
+      return <Text>{run.text}</Text>;
+  }
+}
+
+/** Text with inline markup, each source line kept, wrapped to `width` (rows flush left). */
+function Inline({ text, width, bold }: { text: string; width: number; bold?: boolean }): ReactNode {
+  const rows = text.split('\n').flatMap((line) => wrapRuns(inlineRuns(line), width));
   return (
-    <Text>
-      {parts.map((p, i) => {
-        if (/^(\*\*|__).*(\*\*|__)$/.test(p) && p.length > 4)
-          return (
-            <Text key={i} bold>
-              {p.slice(2, -2)}
-            </Text>
-          );
-        if (/^`.*`$/.test(p) && p.length > 2)
-          return (
-            <Text key={i} color={tint('yellow')}>
-              {p.slice(1, -1)}
-            </Text>
-          );
-        if (/^[*_].*[*_]$/.test(p) && p.length > 2)
-          return (
-            <Text key={i} italic>
-              {p.slice(1, -1)}
-            </Text>
-          );
-        const link = /^\[([^\]]+)\]\(([^)\s]+)\)$/.exec(p);
-        if (link)
-          return (
-            <Text key={i}>
-              <Text underline color={tint('cyan')}>
-                {link[1]}
-              </Text>
-              <Text dimColor> ({link[2]})</Text>
-            </Text>
-          );
-        return <Text key={i}>{p}</Text>;
-      })}
-    </Text>
+    <Box flexDirection="column">
+      {rows.map((row, i) => (
+        <Text key={i} wrap="truncate-end" bold={bold}>
+          {row.length ? row.map((r, j) => <RunText key={j} run={r} />) : ' '}
+        </Text>
+      ))}
+    </Box>
   );
 }
 
 function pad(s: string, w: number, align: 'left' | 'right' | 'center'): string {
-  const n = w - [...s].length;
+  const n = w - textWidth(s);
   if (n <= 0) return s;
   if (align === 'right') return ' '.repeat(n) + s;
   if (align === 'center') return ' '.repeat(Math.floor(n / 2)) + s + ' '.repeat(Math.ceil(n / 2));
   return s + ' '.repeat(n);
 }
 
-/** A table as aligned text lines with box-drawing borders. */
-export function tableLines(b: Extract<Block, { type: 'table' }>): string[] {
-  const cols = Math.max(b.header.length, ...b.rows.map((r) => r.length));
-  const cell = (r: string[], c: number) => inlinePlain(r[c] ?? '');
-  const widths = Array.from({ length: cols }, (_, c) =>
-    Math.max(1, [...cell(b.header, c)].length, ...b.rows.map((r) => [...cell(r, c)].length)),
-  );
-  const row = (r: string[]) => '│ ' + widths.map((w, c) => pad(cell(r, c), w, b.align[c] ?? 'left')).join(' │ ') + ' │';
-  const rule = (l: string, m: string, r: string) => l + widths.map((w) => '─'.repeat(w + 2)).join(m) + r;
-  return [rule('┌', '┬', '┐'), row(b.header), rule('├', '┼', '┤'), ...b.rows.map(row), rule('└', '┴', '┘')];
+type TableBlock = Extract<Block, { type: 'table' }>;
+
+/** The narrowest a column may get before the table is drawn one record per row instead. */
+const MIN_COLUMN = 6;
+
+/**
+ * Column widths that fit `room` columns of cell text: every column keeps its
+ * natural width if it can; otherwise the room is shared out (water-filling:
+ * narrow columns keep their width, the wide ones share what is left).
+ * Undefined when even MIN_COLUMN each does not fit.
+ */
+function fitColumns(natural: number[], room: number): number[] | undefined {
+  const total = natural.reduce((a, b) => a + b, 0);
+  if (total <= room) return natural;
+  const floor = natural.map((n) => Math.min(n, MIN_COLUMN));
+  if (floor.reduce((a, b) => a + b, 0) > room) return undefined;
+  const widths = natural.slice();
+  let open = natural.map((_, i) => i);
+  let left = room;
+  for (;;) {
+    const share = Math.floor(left / open.length);
+    const fits = open.filter((i) => natural[i]! <= share);
+    if (!fits.length) break;
+    for (const i of fits) left -= natural[i]!;
+    open = open.filter((i) => natural[i]! > share);
+    if (!open.length) return widths;
+  }
+  const share = Math.floor(left / open.length);
+  let extra = left - share * open.length;
+  for (const i of open) widths[i] = Math.max(floor[i]!, share + (extra-- > 0 ? 1 : 0));
+  return widths;
 }
 
-export function Markdown({ text }: { text: string }): ReactNode {
+/**
+ * A table as text rows with box-drawing borders, at most `width` columns
+ * wide (default: as wide as its content): columns shrink and cells wrap;
+ * when that cannot fit, one record per row (`header: value` lines).
+ */
+export function tableLines(b: TableBlock, width = Infinity): string[] {
+  const cols = Math.max(b.header.length, ...b.rows.map((r) => r.length));
+  const cell = (r: string[], c: number) => inlinePlain(r[c] ?? '');
+  const natural = Array.from({ length: cols }, (_, c) =>
+    Math.max(1, textWidth(cell(b.header, c)), ...b.rows.map((r) => textWidth(cell(r, c)))),
+  );
+  const widths = fitColumns(natural, width - (3 * cols + 1));
+  if (!widths) return recordLines(b, width);
+  const row = (r: string[]) => {
+    const cells = widths.map((w, c) => wrapText(cell(r, c), w));
+    const height = Math.max(...cells.map((x) => x.length));
+    return Array.from(
+      { length: height },
+      (_, k) => '│ ' + widths.map((w, c) => pad(cells[c]![k] ?? '', w, b.align[c] ?? 'left')).join(' │ ') + ' │',
+    );
+  };
+  const rule = (l: string, m: string, r: string) => l + widths.map((w) => '─'.repeat(w + 2)).join(m) + r;
+  const body = b.rows.map(row);
+  // rows that wrap are told apart by a rule between them
+  const between = body.some((r) => r.length > 1) ? [rule('├', '┼', '┤')] : [];
+  return [
+    rule('┌', '┬', '┐'),
+    ...row(b.header),
+    rule('├', '┼', '┤'),
+    ...body.flatMap((r, i) => (i ? [...between, ...r] : r)),
+    rule('└', '┴', '┘'),
+  ];
+}
+
+/** A table too wide for the screen: each row as `header: value` lines, rows separated by a rule. */
+function recordLines(b: TableBlock, width: number): string[] {
+  const heads = b.header.map((h) => inlinePlain(h));
+  const headWidth = Math.min(Math.max(...heads.map(textWidth)), Math.floor(width / 3));
+  const out: string[] = [];
+  b.rows.forEach((r, i) => {
+    if (i > 0) out.push('─'.repeat(Math.min(width, 20)));
+    r.forEach((v, c) => {
+      const head = fitPrefix(heads[c] ?? '', headWidth);
+      const lines = wrapText(inlinePlain(v), Math.max(1, width - headWidth - 2));
+      lines.forEach((l, k) =>
+        out.push(`${k === 0 ? pad(head, headWidth, 'left') + ': ' : ' '.repeat(headWidth + 2)}${l}`),
+      );
+    });
+  });
+  return out;
+}
+
+/** The continuation marker of a code line longer than the screen. */
+const CODE_CONTINUES = '↩';
+
+/** A code line as rows of the width: all but the last end with the marker. */
+export function codeRows(line: string, width: number): string[] {
+  if (textWidth(line) <= width) return [line];
+  const rows: string[] = [];
+  let rest = line;
+  while (textWidth(rest) > width) {
+    const part = fitPrefix(rest, Math.max(1, width - 1));
+    rows.push(part + CODE_CONTINUES);
+    rest = rest.slice(part.length);
+  }
+  rows.push(rest);
+  return rows;
+}
+
+/** The fenced code blocks of a text, in order, each exactly as the model wrote it (for /copy n). */
+export function codeBlocks(text: string): string[] {
+  return parseMarkdown(text).flatMap((b) => (b.type === 'code' ? [b.lines.join('\n')] : []));
+}
+
+export function Markdown({ text, width }: { text: string; width: number }): ReactNode {
   const tint = useTint();
   const blocks = parseMarkdown(text);
+  const w = Math.max(8, width);
   return (
     <Box flexDirection="column">
       {blocks.map((b, i) => {
         switch (b.type) {
           case 'heading':
             return (
-              <Text key={i} bold color={b.level <= 2 ? tint('magenta') : undefined}>
-                {inlinePlain(b.text)}
-              </Text>
+              <Box key={i}>
+                <Text bold color={b.level <= 2 ? tint('magenta') : undefined}>
+                  {wrapText(inlinePlain(b.text), w).join('\n')}
+                </Text>
+              </Box>
             );
           case 'paragraph':
-            return <Inline key={i} text={b.text} />;
+            return <Inline key={i} text={b.text} width={w} />;
           case 'code':
             return (
-              <Box
-                key={i}
-                flexDirection="column"
-                borderStyle="round"
-                borderColor={tint('gray')}
-                paddingX={1}
-                alignSelf="flex-start"
-              >
-                {b.lang ? <Text dimColor>{b.lang}</Text> : null}
-                {(b.lines.length ? b.lines : ['']).map((l, j) => (
-                  <Text key={j} color={tint('yellow')}>
-                    {l === '' ? ' ' : l}
-                  </Text>
-                ))}
+              <Box key={i} flexDirection="column">
+                <Text dimColor>{b.lang ? `─── ${b.lang}` : '───'}</Text>
+                {(b.lines.length ? b.lines : ['']).flatMap((l, j) =>
+                  codeRows(l, w).map((r, k, all) => (
+                    <Text key={`${j}.${k}`} color={tint('yellow')} wrap="truncate-end">
+                      {k < all.length - 1 ? (
+                        <>
+                          {r.slice(0, -CODE_CONTINUES.length)}
+                          <Text dimColor>{CODE_CONTINUES}</Text>
+                        </>
+                      ) : r === '' ? (
+                        ' '
+                      ) : (
+                        r
+                      )}
+                    </Text>
+                  )),
+                )}
+                <Text dimColor>───</Text>
               </Box>
             );
           case 'list': {
-            let n = 0;
             return (
               <Box key={i} flexDirection="column">
                 {b.items.map((it, j) => {
                   const ordered = /\d/.test(it.marker);
-                  n = ordered ? n + 1 : 0;
                   const bullet = ordered ? `${it.marker.replace(/[.)]$/, '')}.` : it.indent % 2 ? '◦' : '•';
+                  const indent = Math.min(it.indent * 2, Math.floor(w / 2));
+                  const bw = textWidth(bullet) + 1;
                   return (
-                    <Box key={j} paddingLeft={it.indent * 2}>
-                      <Text>{bullet} </Text>
-                      <Inline text={it.text} />
+                    <Box key={j} paddingLeft={indent}>
+                      <Box width={bw} flexShrink={0}>
+                        <Text>{bullet}</Text>
+                      </Box>
+                      <Inline text={it.text} width={w - indent - bw} />
                     </Box>
                   );
                 })}
@@ -237,8 +355,8 @@ export function Markdown({ text }: { text: string }): ReactNode {
           case 'table':
             return (
               <Box key={i} flexDirection="column">
-                {tableLines(b).map((l, j) => (
-                  <Text key={j} bold={j === 1}>
+                {tableLines(b, w).map((l, j) => (
+                  <Text key={j} wrap="truncate-end">
                     {l}
                   </Text>
                 ))}
@@ -247,14 +365,16 @@ export function Markdown({ text }: { text: string }): ReactNode {
           case 'quote':
             return (
               <Box key={i}>
-                <Text color={tint('gray')}>│ </Text>
-                <Inline text={b.text} />
+                <Box width={2} flexShrink={0}>
+                  <Text color={tint('gray')}>│</Text>
+                </Box>
+                <Inline text={b.text} width={w - 2} />
               </Box>
             );
           case 'rule':
             return (
               <Text key={i} dimColor>
-                {'─'.repeat(40)}
+                {'─'.repeat(Math.min(40, w))}
               </Text>
             );
         }

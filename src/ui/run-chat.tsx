@@ -2,6 +2,7 @@
 import { render } from 'ink';
 import { ChatApp, type InputHistory } from './ChatApp.tsx';
 import type { ChatController } from './chat-controller.ts';
+import type { Message } from '../lib/protocol/index.ts';
 
 export interface ChatTuiOptions {
   banner: string[];
@@ -9,6 +10,8 @@ export interface ChatTuiOptions {
   /** Colours on: a TTY and no NO_COLOR (the CLI's rule). */
   color: boolean;
   history?: InputHistory;
+  /** A resumed session's history, drawn as it looked live. */
+  resumed?: Message[];
 }
 
 export async function runChatTui(controller: ChatController, o: ChatTuiOptions): Promise<void> {
@@ -19,6 +22,7 @@ export async function runChatTui(controller: ChatController, o: ChatTuiOptions):
       oracleName={o.oracleName}
       color={o.color}
       {...(o.history ? { history: o.history } : {})}
+      {...(o.resumed ? { resumed: o.resumed } : {})}
     />,
     {
       exitOnCtrlC: false,

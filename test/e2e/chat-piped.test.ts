@@ -151,10 +151,12 @@ describe('oraclekit chat (piped)', () => {
     try {
       const r = await runCli(['chat', '--oracle', bare.url], { input: 'hi\n', env: env() });
       expect(r.stderr).toContain(
-        'The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model',
+        'This oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model',
       );
+      // said once, in one wording
+      expect(r.stderr.split('no model configured').length - 1).toBe(1);
       // docs/cli.md: the oracle cannot answer (its model is not there) is "unavailable", exit 9, in the `Error [code] message` form
-      expect(r.stderr).toMatch(/^Error \[model_not_configured\] The oracle has no model configured/m);
+      expect(r.stderr).toMatch(/^Error \[model_not_configured\] This oracle has no model configured/m);
       expect(r.stderr).not.toMatch(/^error: /m);
       expect(r.code).toBe(9);
     } finally {

@@ -191,7 +191,7 @@ describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (wid
     }
   }, 90_000);
 
-  it('item 5: Esc cancels, the footer, /help, completion, /copy, history in a second run, a resumed session', async () => {
+  it('item 5: Esc cancels, the footer, /help, the menu completes, /copy, history in a second run, a resumed session', async () => {
     const t = chat(`features-${width}`, width);
     await ready(t);
     expect(t.screen()).toMatch(/Test Oracle · scripted-model · session new · connected/);
@@ -213,7 +213,7 @@ describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (wid
     expect(session).toBeTruthy();
 
     t.keys('-l', '/he');
-    await t.until((s) => s.includes('/help (Tab completes)'), 'the completion hint');
+    await t.until((s) => s.includes('/help') && s.includes('this help') && !s.includes('/new'), 'the menu');
     t.keys('Tab');
     await t.until((s) => /› \/help\s*$/.test(s.trimEnd()), 'the completed command');
     t.keys('Enter');
@@ -233,7 +233,7 @@ describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (wid
     const t2 = chat(`features2-${width}`, width, { args: `--session ${session}` });
     await ready(t2);
     await t2.until((s) => s.includes('Switched to'), 'the resumed session');
-    expect(t2.screen()).toContain(`you: remember me ${width}`);
+    expect(t2.screen()).toContain(`› remember me ${width}`);
     expect(t2.screen()).toContain(`session ${session}`);
     t2.keys('Up');
     await t2.until((s) => /› \/quit\s*$/.test(s.trimEnd()), 'the last line of the first run');

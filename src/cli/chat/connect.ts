@@ -1,6 +1,7 @@
 /**
  * Which oracle `oraclekit chat` talks to (docs/client.md, "Connection order"):
- * 1. `--oracle <url|DID>`: a URL is used as is; a DID is resolved through the
+ * 1. `--oracle <url|host:port|DID>`: a URL is used as is, host:port as
+ *    http://host:port; a DID is resolved through the
  *    registry's domain record (`#api`, `#ws` services) — the same registry
  *    and key as every registry command (--registry, $ORACLEKIT_REGISTRY, the
  *    saved registry, else the local daemon; --api-key, $ORACLEKIT_API_KEY,
@@ -52,10 +53,15 @@ export async function resolveTarget(o: {
   if (o.oracle) {
     if (/^https?:\/\//i.test(o.oracle)) return { apiUrl: o.oracle, wsUrl: o.oracle, via: '--oracle' };
     if (isDid(o.oracle)) return resolveThroughRegistry(o.oracle, o);
-    throw cliError('invalid_oracle', `--oracle must be an http(s) URL or a DID`, {
+    // host:port without a scheme (localhost:3000) is a local oracle: http
+    if (/^(\[[0-9a-f:]+\]|[a-z0-9][a-z0-9.-]*):\d{1,5}(\/.*)?$/i.test(o.oracle)) {
+      const url = `http://${o.oracle}`;
+      return { apiUrl: url, wsUrl: url, via: '--oracle' };
+    }
+    throw cliError('invalid_oracle', `--oracle must be an http(s) URL, host:port or a DID`, {
       field: 'oracle',
       value: o.oracle,
-      valid: 'http(s)://host[:port] or did:…',
+      valid: 'http(s)://host[:port], host:port (as http) or did:…',
     });
   }
   const cfgPath = join(o.cwd, 'oracle.config.json');

@@ -13,7 +13,10 @@ import { identityPath, readIdentity, writeIdentity } from '../identity/store.ts'
 
 export interface Identity {
   signer: Signer;
+  /** The local key's did:key (it signs the chat's UCANs). */
   did: string;
+  /** Who you are, as `whoami` says: the wallet's DID after a QR sign-in, else the local key's. */
+  principal: string;
   /** Where the key came from. */
   source: string;
   created: boolean;
@@ -36,11 +39,12 @@ export async function loadIdentity(o: { mnemonicFile?: string; env?: NodeJS.Proc
         valid: '12 or 24 BIP39 words',
       });
     const signer = await signerFromMnemonic(text);
-    return { signer, did: signer.did(), source: o.mnemonicFile, created: false };
+    return { signer, did: signer.did(), principal: signer.did(), source: o.mnemonicFile, created: false };
   }
   const path = identityPath(o.env);
   let created = false;
   let mnemonic: string;
+  let wallet: string | undefined;
   const saved = readIdentity(o.env);
   if (saved) {
     if (!isValidMnemonic(saved.mnemonic))
@@ -49,6 +53,7 @@ export async function loadIdentity(o: { mnemonicFile?: string; env?: NodeJS.Proc
         `${path} does not hold a valid mnemonic; move it away to create a new identity`,
       );
     mnemonic = saved.mnemonic;
+    wallet = saved.wallet?.did;
   } else {
     mnemonic = generateMnemonic();
     const signer = await signerFromMnemonic(mnemonic);
@@ -56,5 +61,5 @@ export async function loadIdentity(o: { mnemonicFile?: string; env?: NodeJS.Proc
     created = true;
   }
   const signer = await signerFromMnemonic(mnemonic);
-  return { signer, did: signer.did(), source: path, created };
+  return { signer, did: signer.did(), principal: wallet ?? signer.did(), source: path, created };
 }

@@ -20,7 +20,6 @@ import { TURN_ERROR_CODES, type TurnErrorCode } from '../../lib/protocol/message
 import type { ToolCallEvent } from '../../lib/protocol/events.ts';
 import type { TurnResult } from '../../client/client.ts';
 import type { ChatController } from '../../ui/chat-controller.ts';
-import { explainError, explainRunError } from '../../ui/chat-controller.ts';
 
 /** A tool call's status in words (the protocol's `isRunning` is not for people). */
 const TOOL_WORDS: Record<ToolCallEvent['status'], string> = { isRunning: 'running', done: 'done', error: 'failed' };
@@ -59,72 +58,115 @@ export function errorLine(code: string, message: string): string {
   return `Error [${code}] ${text.split('\n').join('\n  ')}`;
 }
 
+/** Exit code of a chat ended by Ctrl+C (SIGINT), as shells report it. */
+const INTERRUPTED = 130;
+
 export async function runPiped(
   c: ChatController,
-  io: { stdin: Readable; stdout: Writable; stderr: Writable; json: boolean },
+  io: {
+    stdin: Readable;
+    stdout: Writable;
+    stderr: Writable;
+    json: boolean;
+    /** Where SIGINT arrives (the process): Ctrl+C cancels the turn, ends the output's line and exits 130. */
+    interrupts?: Pick<NodeJS.Process, 'once' | 'off' | 'exit'>;
+  },
 ): Promise<number> {
-  const out = (s: string) => io.stdout.write(s);
+  let atLineStart = true;
+  const out = (s: string) => {
+    if (s) atLineStart = s.endsWith('\n');
+    return io.stdout.write(s);
+  };
+  const onInterrupt = () => {
+    if (!atLineStart) io.stdout.write('\n');
+    const leave = () => io.interrupts!.exit(INTERRUPTED);
+    setTimeout(leave, 1000).unref();
+    c.cancel().then(leave, leave);
+  };
+  io.interrupts?.once('SIGINT', onInterrupt);
+  try {
+    return await chatLines(c, io, out);
+  } finally {
+    io.interrupts?.off('SIGINT', onInterrupt);
+  }
+}
+
+async function chatLines(
+  c: ChatController,
+  io: { stdin: Readable; stderr: Writable; json: boolean },
+  out: (s: string) => void,
+): Promise<number> {
   const rl = createInterface({ input: io.stdin, crlfDelay: Infinity });
   let exit: number = EXIT_CODES.ok;
   const fail = (code: number) => {
     if (exit === EXIT_CODES.ok) exit = code;
   };
-  for await (const raw of rl) {
-    const line = raw.trim();
-    if (!line) continue;
-    try {
-      if (c.isCommand(line)) {
-        let r = await c.command(line);
-        // a `/pay` line is the consent: pay what it shows (docs/client.md, "Piped and JSON modes")
-        if (r.confirm) {
-          r = { ...r, lines: [...r.lines, ...(await r.confirm.run()).lines] };
-          // paying cures an earlier payment_required: `question`, `/pay`, `question` answered is a success (exit 0)
-          if (exit === EXIT_CODES.paymentRequired) exit = EXIT_CODES.ok;
+  try {
+    const pending: string[] = [];
+    const lines = rl[Symbol.asyncIterator]();
+    for (;;) {
+      // a command's follow-up message (/retry) goes before the next line read
+      const next = pending.length ? { done: false, value: pending.shift()! } : await lines.next();
+      if (next.done) break;
+      const line = String(next.value).trim();
+      if (!line) continue;
+      try {
+        if (c.isCommand(line)) {
+          let r = await c.command(line);
+          // a `/pay` line is the consent: pay what it shows (docs/client.md, "Piped and JSON modes")
+          if (r.confirm) {
+            r = { ...r, lines: [...r.lines, ...(await r.confirm.run()).lines] };
+            // paying cures an earlier payment_required: `question`, `/pay`, `question` answered is a success (exit 0)
+            if (exit === EXIT_CODES.paymentRequired) exit = EXIT_CODES.ok;
+          }
+          if (io.json) out(JSON.stringify({ event: 'command', command: line.split(/\s+/)[0], lines: r.lines }) + '\n');
+          else if (r.lines.length) io.stderr.write(r.lines.join('\n') + '\n');
+          if (r.quit) break;
+          if (r.send) pending.push(r.send);
+          continue;
         }
-        if (io.json) out(JSON.stringify({ event: 'command', command: line.split(/\s+/)[0], lines: r.lines }) + '\n');
-        else if (r.lines.length) io.stderr.write(r.lines.join('\n') + '\n');
-        if (r.quit) break;
-        continue;
+        let wrote = false;
+        const r = await c.send(line, (e) => {
+          if (io.json) {
+            out(JSON.stringify(e) + '\n');
+            return;
+          }
+          if (e.event === 'message') {
+            out(e.data.content);
+            wrote = true;
+          } else if (e.event === 'tool_call') {
+            io.stderr.write(toolLine(e.data) + '\n');
+          }
+        });
+        if (!io.json) {
+          if (wrote) out('\n');
+          const why = c.explainRun(r);
+          if (why && r.error) io.stderr.write(errorLine(r.error.code, why) + '\n');
+          if (r.status === 'aborted') io.stderr.write('(cancelled)\n');
+        }
+        fail(turnExitCode(r));
+      } catch (e) {
+        const code = thrownExitCode(e);
+        fail(code);
+        const msg = c.explain(e);
+        const errCode = (e as { code?: unknown }).code;
+        const shown = typeof errCode === 'string' ? errCode : 'unexpected';
+        if (io.json)
+          out(
+            JSON.stringify({
+              event: 'failure',
+              message: msg,
+              code: shown,
+              exitCode: code,
+              claims: (e as { claims?: string[] }).claims,
+            }) + '\n',
+          );
+        else io.stderr.write(errorLine(shown, msg) + '\n');
+        if (errCode === 'oracle_unreachable') return exit;
       }
-      let wrote = false;
-      const r = await c.send(line, (e) => {
-        if (io.json) {
-          out(JSON.stringify(e) + '\n');
-          return;
-        }
-        if (e.event === 'message') {
-          out(e.data.content);
-          wrote = true;
-        } else if (e.event === 'tool_call') {
-          io.stderr.write(toolLine(e.data) + '\n');
-        }
-      });
-      if (!io.json) {
-        if (wrote) out('\n');
-        const why = explainRunError(r);
-        if (why && r.error) io.stderr.write(errorLine(r.error.code, why) + '\n');
-        if (r.status === 'aborted') io.stderr.write('(cancelled)\n');
-      }
-      fail(turnExitCode(r));
-    } catch (e) {
-      const code = thrownExitCode(e);
-      fail(code);
-      const msg = explainError(e, c.client.baseUrl);
-      const errCode = (e as { code?: unknown }).code;
-      const shown = typeof errCode === 'string' ? errCode : 'unexpected';
-      if (io.json)
-        out(
-          JSON.stringify({
-            event: 'failure',
-            message: msg,
-            code: shown,
-            exitCode: code,
-            claims: (e as { claims?: string[] }).claims,
-          }) + '\n',
-        );
-      else io.stderr.write(errorLine(shown, msg) + '\n');
-      if (errCode === 'oracle_unreachable') return exit;
     }
+    return exit;
+  } finally {
+    rl.close();
   }
-  return exit;
 }

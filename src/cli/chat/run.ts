@@ -3,6 +3,7 @@
  * then the Ink TUI on a terminal or the piped mode otherwise (docs/client.md).
  */
 import { OracleKitError } from '../../lib/errors.ts';
+import type { Message } from '../../lib/protocol/index.ts';
 
 export interface ChatFlags {
   oracle?: string | undefined;
@@ -19,13 +20,15 @@ export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void
     { loadIdentity },
     { OracleClient },
     { OracleClientError },
-    { ChatController, explainError },
+    { ChatController, explainError, noModelMessage },
+    { creditsStatus },
   ] = await Promise.all([
     import('./connect.ts'),
     import('./identity.ts'),
     import('../../client/client.ts'),
     import('../../client/errors.ts'),
     import('../../ui/chat-controller.ts'),
+    import('../../client/payments.ts'),
   ]);
   const target = await resolveTarget({
     oracle: flags.oracle,
@@ -44,8 +47,14 @@ export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void
   });
   let health: { name: string; oracleDid: string; version: string };
   let models: { default: string | null; models: { id: string }[] };
+  let price: { price: number; denom: string; unit: string } | undefined;
   try {
-    [health, models] = await Promise.all([client.health(), client.models()]);
+    [health, models, price] = await Promise.all([
+      client.health(),
+      client.models(),
+      // a priced oracle says so in the banner, before the first message; one without the credits plugin: 404
+      creditsStatus(client).catch(() => undefined),
+    ]);
   } catch (e) {
     if (e instanceof OracleClientError) {
       throw new OracleKitError({
@@ -65,9 +74,10 @@ export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void
   }
   const controller = new ChatController(client, { model: flags.model, defaultModel: models.default ?? undefined });
   const notices: string[] = [];
+  let resumed: Message[] | undefined;
   if (flags.session) {
     // continue a session: the same lookup and recap as /switch (an unknown id is an error, not a new session)
-    const r = await controller.command(`/switch ${flags.session}`);
+    const r = await controller.switchTo(flags.session);
     if (!controller.sessionId)
       throw new OracleKitError({
         status: 404,
@@ -76,24 +86,26 @@ export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void
         field: 'session',
         value: flags.session,
       });
-    notices.push(...r.lines);
+    resumed = r.history;
+    notices.push(...(jsonMode || !process.stdin.isTTY || !process.stdout.isTTY ? r.lines : r.lines.slice(0, 1)));
   }
+  if (price && price.price > 0)
+    notices.push(
+      `This oracle costs ${price.price} ${price.denom} per ${price.unit}: a turn is answered once paid (/pay).`,
+    );
   if (identity.created) notices.push(`Created your identity ${identity.did} (saved in ${identity.source}, mode 0600).`);
   const local = target.via.startsWith('local daemon');
   if (target.via === 'local daemon (started)')
     notices.push(`Started the local daemon; its default oracle is at ${target.apiUrl}.`);
-  if (!models.default) {
-    notices.push(
-      local
-        ? "The daemon's default oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and LLM_MODEL in the environment of `oraclekit daemon restart` (or oracle.model in daemon.json)."
-        : 'This oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json.',
-    );
-  }
+  // said once here; a turn sent anyway fails with the same words
+  controller.noModel = noModelMessage(local);
+  if (!models.default) notices.push(controller.noModel);
 
   if (jsonMode || !process.stdin.isTTY || !process.stdout.isTTY) {
     for (const n of notices) process.stderr.write(n + '\n');
     const { runPiped } = await import('./piped.ts');
     const code = await runPiped(controller, {
+      interrupts: process,
       stdin: process.stdin,
       stdout: process.stdout,
       stderr: process.stderr,
@@ -113,18 +125,30 @@ export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void
     process.env.FORCE_COLOR === 'false'
   )
     process.env.FORCE_COLOR = '1';
-  const [{ runChatTui }, { openHistory }] = await Promise.all([
+  const [{ runChatTui }, { openHistory }, { spentWords }] = await Promise.all([
     import('../../ui/run-chat.tsx'),
     import('./history.ts'),
+    import('../../ui/ChatApp.tsx'),
   ]);
+  const you = identity.principal === identity.did ? identity.did : `${identity.principal} (local key ${identity.did})`;
   await runChatTui(controller, {
     banner: [
       `Chatting with ${health.name} (${health.oracleDid}) at ${target.apiUrl} — runtime v${health.version}`,
-      `You are ${identity.did}. /help for commands, Esc or Ctrl+C cancels an answer, Ctrl+C twice quits.`,
+      `You are ${you}. /help for commands, Esc or Ctrl+C cancels an answer, Ctrl+C twice quits.`,
       ...notices,
     ],
+    ...(resumed ? { resumed } : {}),
     oracleName: health.name,
     color: colour,
     history: openHistory(health.oracleDid, process.env),
   });
+  // one line on the way out: what the session cost, and how to come back to it
+  if (controller.sessionId) {
+    const again = [
+      'oraclekit chat',
+      ...(flags.oracle ? [`--oracle ${flags.oracle}`] : []),
+      `--session ${controller.sessionId}`,
+    ].join(' ');
+    process.stdout.write(`${spentWords(controller)}. Resume with: ${again}\n`);
+  }
 }

@@ -145,12 +145,15 @@ describe('ChatApp', () => {
     await type(app.stdin, `/switch ${first.slice(0, 8)}`);
     app.stdin.write(ENTER);
     await until(() => last().includes(`Switched to ${first}`), 'switch');
-    expect(last()).toContain('you: Weather in Kampala?');
+    // the session is drawn as it looked live: the message, the tool calls, the markdown answer
+    expect(last()).toContain('› Weather in Kampala?');
+    expect(last()).toMatch(/✓ get_current_weather/);
+    expect(last()).toContain('│ Kampala │ 24.1 │');
     await type(app.stdin, '/model');
     app.stdin.write(ENTER);
     await until(() => last().includes('Model: scripted-model'), 'model');
     // text and Enter read in one chunk (tmux send-keys on a loaded machine) still send
-    const helps = () => (all().match(/Keys: Enter sends/g) ?? []).length;
+    const helps = () => (all().match(/Commands:/g) ?? []).length;
     const helpsBefore = helps();
     app.stdin.write('/help' + ENTER);
     await until(() => helps() > helpsBefore && /›\s*$/.test(last()), 'help from one chunk');

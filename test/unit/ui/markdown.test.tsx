@@ -11,7 +11,7 @@ describe('markdown for the terminal', () => {
       '# T\n\npara\nwraps\n\n- a\n  - b\n1. one\n\n| x | y |\n|:-:|--:|\n| 1 | 22 |\n\n```ts\nconst a = 1;\n```\n> q\n\n***',
     );
     expect(b.map((x) => x.type)).toEqual(['heading', 'paragraph', 'list', 'table', 'code', 'quote', 'rule']);
-    expect(b[1]).toEqual({ type: 'paragraph', text: 'para wraps' });
+    expect(b[1]).toEqual({ type: 'paragraph', text: 'para\nwraps' });
     expect(b[2]).toMatchObject({
       items: [
         { indent: 0, text: 'a' },
@@ -34,7 +34,9 @@ describe('markdown for the terminal', () => {
   });
 
   it('renders inline markup without its markers', () => {
-    const out = strip(render(<Markdown text={'Some **bold**, *it*, `code` and [docs](https://x.y).'} />).lastFrame());
+    const out = strip(
+      render(<Markdown text={'Some **bold**, *it*, `code` and [docs](https://x.y).'} width={80} />).lastFrame(),
+    );
     expect(out).toBe('Some bold, it, code and docs (https://x.y).');
   });
 });

@@ -1,0 +1,140 @@
+/**
+ * Running a turn: the live state the screen shows while it streams (text and
+ * tool calls), cancelling it, and its end written to the transcript. A
+ * failure the runtime marks retryable on the provider's side (a 5xx, a
+ * stall, a broken stream) that showed nothing yet is sent again once, after
+ * RETRY_DELAY_MS.
+ */
+import { useCallback, useRef, useState } from 'react';
+import type { AnyEvent, ToolCallState, TurnState } from '../../lib/protocol/index.ts';
+import type { TurnResult } from '../../client/client.ts';
+import { PaymentRequiredError } from '../../client/errors.ts';
+import type { ChatController } from '../chat-controller.ts';
+import type { NewItem } from '../transcript.tsx';
+
+export interface Live {
+  text: string;
+  tools: readonly ToolCallState[];
+  cancelling: boolean;
+  startedAt: number;
+  /** Set while waiting to send a failed turn again. */
+  retrying?: string;
+}
+
+/** How long the chat waits before it sends a turn that failed on the provider's side again. */
+const RETRY_DELAY_MS = 1000;
+
+export interface TurnRunner {
+  live: Live | null;
+  busy: boolean;
+  setBusy(b: boolean): void;
+  connection: 'connected' | 'unreachable';
+  /** Streams a turn; resolves when it ended (the transcript has its items). */
+  run(text: string): Promise<void>;
+  cancel(): void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function retryable(r: TurnResult): boolean {
+  const e = r.error;
+  return (
+    r.status === 'failed' &&
+    !r.text &&
+    r.toolCalls.length === 0 &&
+    e !== undefined &&
+    e.retryable &&
+    (e.kind === 'provider' || e.kind === 'timeout' || e.kind === 'malformed_stream')
+  );
+}
+
+export function useTurn(o: {
+  controller: ChatController;
+  add: (...xs: NewItem[]) => void;
+  /** The oracle refused the message for payment. */
+  onRefused: (text: string) => void;
+  /** An answer arrived (for /copy and /tool). */
+  onAnswer: (r: TurnResult) => void;
+  onFirstTokenEvent?: (() => void) | undefined;
+  retryDelayMs?: number | undefined;
+}): TurnRunner {
+  const { controller, add, onRefused, onAnswer, onFirstTokenEvent } = o;
+  const retryDelay = o.retryDelayMs ?? RETRY_DELAY_MS;
+  const [live, setLive] = useState<Live | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [connection, setConnection] = useState<'connected' | 'unreachable'>('connected');
+  const firstTokenSeen = useRef(false);
+
+  const cancel = useCallback(() => {
+    setLive((l) => (l ? { ...l, cancelling: true } : l));
+    controller.cancel().catch((e: unknown) => add({ kind: 'error', text: controller.explain(e) }));
+  }, [add, controller]);
+
+  const stream = useCallback(
+    async (text: string): Promise<TurnResult | 'thrown'> => {
+      firstTokenSeen.current = false;
+      let turn: TurnState | undefined;
+      const onEvent = (e: AnyEvent, next: TurnState) => {
+        const prev = turn;
+        turn = next;
+        // the live region shows the text and the tool calls: other events do not render
+        if (next.text === (prev?.text ?? '') && (next.toolCalls.length === 0 || next.toolCalls === prev?.toolCalls))
+          return;
+        if (e.event === 'message' && !firstTokenSeen.current) {
+          firstTokenSeen.current = true;
+          onFirstTokenEvent?.();
+        }
+        setLive((l) => ({
+          text: next.text,
+          tools: next.toolCalls,
+          cancelling: l?.cancelling ?? false,
+          startedAt: l?.startedAt ?? Date.now(),
+        }));
+      };
+      try {
+        const r = await controller.send(text, onEvent);
+        setConnection('connected');
+        return r;
+      } catch (e) {
+        if ((e as { code?: string }).code === 'oracle_unreachable') setConnection('unreachable');
+        if (e instanceof PaymentRequiredError) onRefused(text);
+        if (turn && (turn.text || turn.toolCalls.length))
+          add({ kind: 'assistant', text: turn.text, tools: turn.toolCalls, status: 'failed' });
+        add({ kind: 'error', text: controller.explain(e) });
+        return 'thrown';
+      }
+    },
+    [add, controller, onFirstTokenEvent, onRefused],
+  );
+
+  const run = useCallback(
+    async (text: string) => {
+      setBusy(true);
+      setLive({ text: '', tools: [], cancelling: false, startedAt: Date.now() });
+      try {
+        // the request leaves before React renders anything: rendering is not on the critical path
+        let r = await stream(text);
+        if (r !== 'thrown' && retryable(r)) {
+          const why = controller.explainRun(r) ?? '';
+          setLive((l) => (l ? { ...l, retrying: why } : l));
+          add({ kind: 'note', text: `${why}\nTrying once more in ${(retryDelay / 1000).toFixed(1)} s.` });
+          await sleep(retryDelay);
+          setLive({ text: '', tools: [], cancelling: false, startedAt: Date.now() });
+          r = await stream(text);
+        }
+        if (r === 'thrown') return;
+        const extra: NewItem[] = [];
+        const why = controller.explainRun(r);
+        if (why && r.status !== 'aborted') extra.push({ kind: 'error', text: why });
+        onAnswer(r);
+        add({ kind: 'assistant', text: r.text, tools: r.toolCalls, status: r.status, usage: r.usage }, ...extra);
+      } finally {
+        setLive(null);
+        setBusy(false);
+      }
+    },
+    [add, onAnswer, retryDelay, stream],
+  );
+
+  return { live, busy, setBusy, connection, run, cancel };
+}
