@@ -151,6 +151,7 @@ export async function mountDefaultOracle(
     database: o.database,
     signingMnemonic: o.key.mnemonic,
     logger: o.log,
+    pino: app.log, // failed turns and tools go to the daemon's log
     modelHint:
       "set LLM_BASE_URL, LLM_PROVIDER_API_KEY and LLM_MODEL in the daemon's environment (or oracle.model in daemon.json), then `oraclekit daemon restart`",
   });

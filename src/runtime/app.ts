@@ -1,6 +1,7 @@
 /**
  * createOracleApp (docs/runtime.md): createOracle's plugin on a fastify of
- * its own, with socket.io on the same port (PORT, default 3000). Boot errors
+ * its own, with socket.io on the same port (PORT, default 3000), logging one
+ * line per request to the runtime's pino log (log.ts). Boot errors
  * throw a BootError whose message is the exact `[boot-error] …` line (the
  * process entry exits non-zero).
  */
@@ -8,6 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { createOracle, type Oracle } from './oracle.ts';
 import type { OracleAppOptions } from './runtime.ts';
 import { setRuntimeNotFound } from './routes.ts';
+import { logRequest } from './log.ts';
 
 export interface OracleApp extends Omit<Oracle, 'plugin' | 'quiesce'> {
   fastify: FastifyInstance;
@@ -22,7 +24,9 @@ export interface OracleApp extends Omit<Oracle, 'plugin' | 'quiesce'> {
 export function createOracleApp(options: OracleAppOptions): OracleApp {
   const oracle = createOracle(options);
   const { runtime } = oracle;
+  // fastify's own logger stays off: the runtime's log has one line per request (log.ts), nothing else of fastify's
   const fastify = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: 2 * 1024 * 1024 });
+  fastify.addHook('onResponse', async (req, reply) => logRequest(runtime.pino, req, reply));
   setRuntimeNotFound(fastify);
   void fastify.register(oracle.plugin);
   return {

@@ -46,6 +46,7 @@ import { metaTools } from './meta-tools.ts';
 import { RunManager } from './runs.ts';
 import { TurnRateLimiter } from './turn-limiter.ts';
 import type { Run } from './run.ts';
+import { createRuntimeLog, logRunEvent, type RuntimeLog } from './log.ts';
 import type { Cluster } from './cluster/cluster.ts';
 import { runTurn, type AgentDeps, type RunLimits, type TurnInput } from './agent/index.ts';
 import { transcript } from '../lib/protocol/messages.ts';
@@ -98,6 +99,8 @@ export interface OracleAppOptions {
   database?: Storage;
   /** Boot log lines go here (default console). */
   logger?: BootLogger;
+  /** The running oracle's log (log.ts: requests, failed turns and tools; default pino on stdout at LOG_LEVEL). */
+  pino?: RuntimeLog;
   /** BIP39 signing mnemonic (default env SIGNING_MNEMONIC). */
   signingMnemonic?: string;
   /** Replace the bundled plugin list (default: the bundled plugins). */
@@ -137,6 +140,8 @@ export class OracleRuntime {
   /** The runtime's own variables, parsed once at boot (settings.ts); options override them. */
   readonly settings: RuntimeEnv;
   readonly log: BootLogger;
+  /** Requests (createOracleApp), failed turns and failed tool calls (log.ts). */
+  readonly pino: RuntimeLog;
   readonly db: Storage;
   /** Resolves once the runtime's tables are migrated and the orphan runs failed; the host awaits it before serving. */
   readonly storeReady: Promise<void>;
@@ -204,6 +209,7 @@ export class OracleRuntime {
       );
     const settings = parseRuntimeEnv(this.env);
     this.settings = settings;
+    this.pino = o.pino ?? createRuntimeLog(settings.LOG_LEVEL);
     const all = mergePlugins((o.bundledPlugins ?? BUNDLED_PLUGINS) as AnyPlugin[], (o.plugins ?? []) as AnyPlugin[]);
     const result = resolvePlugins(all, o.features ?? {}, this.env, o.config);
     this.errors = mergeErrorTables(result.ordered.map((r) => r.plugin));
@@ -253,6 +259,7 @@ export class OracleRuntime {
     this.storeReady.catch(() => {}); // reaches the host through `await runtime.storeReady` (createOracle's plugin)
     this.tracker = new PluginStatusTracker(result);
     this.runs = new RunManager(this.store);
+    this.runs.onEvent((run, e) => logRunEvent(this.pino, run, e));
     this.auth = new Authenticator({
       store: this.store,
       oracleDid: this.oracleDid,

@@ -15,6 +15,10 @@ const opt = <T extends z.ZodType>(s: T) => z.preprocess(blank, s.optional());
 const int = (min: number, max: number, dflt: number) =>
   z.preprocess(blank, z.coerce.number().int().min(min).max(max).default(dflt));
 
+/** pino's levels: the running oracle's log (log.ts) shows its lines at LOG_LEVEL and above. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 export const RuntimeEnvSchema = z.object({
   LLM_BASE_URL: opt(z.url({ protocol: /^https?$/ })),
   LLM_PROVIDER_API_KEY: opt(z.string()),
@@ -59,6 +63,7 @@ export const RuntimeEnvSchema = z.object({
   ORACLE_USER_TURNS_PER_MINUTE: int(0, 100_000, 0),
   ORACLE_REDIS_URL: opt(z.url({ protocol: /^rediss?$/ })),
   ORACLE_INSTANCE_LEASE_MS: int(1000, 600_000, 10_000),
+  LOG_LEVEL: z.preprocess(blank, z.enum(LOG_LEVELS).default('info')),
 });
 export type RuntimeEnv = z.infer<typeof RuntimeEnvSchema>;
 
@@ -99,6 +104,7 @@ const VALID: Record<keyof RuntimeEnv, string> = {
     'a redis:// or rediss:// URL shared by every instance of this oracle (docs/scaling.md), e.g. redis://10.0.0.5:6379',
   ORACLE_INSTANCE_LEASE_MS:
     'an integer from 1000 to 600000 (default 10000): how long an instance may stay silent before its running turns are failed',
+  LOG_LEVEL: `one of ${LOG_LEVELS.join(', ')} (default info): the least severe line the oracle's log shows`,
 };
 
 /** A value as the boot error shows it: a URL's credentials are never shown (the key and the mnemonic never fail). */

@@ -19,6 +19,8 @@ import { BIN, ROOT, runCli } from '../helpers/cli.ts';
 import { freePort } from '../helpers/loopback.ts';
 import { hasTmux, Tmux } from '../helpers/tmux.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../src/testing.ts';
+import { generateSigner } from '../../src/lib/keys/keys.ts';
+import { mintInvocation } from '../../src/lib/ucan/ucan.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'ok-proj-home-'));
 const work = mkdtempSync(join(tmpdir(), 'ok-proj-work-'));
@@ -198,6 +200,54 @@ describe('a freshly scaffolded project', () => {
       expect(await connects('127.0.0.2', port)).toBe(false);
       for (const a of Object.values(networkInterfaces()).flat())
         if (a && !a.internal && a.family === 'IPv4') expect(await connects(a.address, port), a.address).toBe(false);
+      await stop();
+    }, 60_000);
+
+    it('logs a line per request and a warn line per failed turn (pino JSON on stdout), the boot lines unchanged', async () => {
+      const { log } = await start(project.dir, { LLM_BASE_URL: model.baseURL, LLM_PROVIDER_API_KEY: 'sk-test' });
+      const user = await generateSigner();
+      const headers = async () => ({
+        authorization: `Bearer ${await mintInvocation({ issuer: user, audience: project.did as string })}`,
+        'x-auth-type': 'ucan',
+        'content-type': 'application/json',
+      });
+      const session = await fetch(`${project.apiUrl}/sessions`, {
+        method: 'POST',
+        headers: await headers(),
+        body: '{}',
+      });
+      expect(session.status).toBe(201);
+      const { sessionId } = (await session.json()) as { sessionId: string };
+      model.enqueue({ steps: [{ type: 'http_error', status: 400, body: { error: { message: 'no such model' } } }] });
+      const turn = await fetch(`${project.apiUrl}/messages/${sessionId}`, {
+        method: 'POST',
+        headers: await headers(),
+        body: JSON.stringify({ message: 'hi', stream: false }),
+      });
+      expect(turn.status).toBe(502);
+      const records = async () => {
+        for (let i = 0; i < 100; i++) {
+          const r = log()
+            .split('\n')
+            .filter((l) => l.startsWith('{'))
+            .map((l) => JSON.parse(l) as Record<string, unknown>);
+          if (r.some((x) => x.path === `/messages/${sessionId}`)) return r;
+          await new Promise((ok) => setTimeout(ok, 50));
+        }
+        throw new Error(`no request line in: ${log()}`);
+      };
+      const got = await records();
+      expect(got).toContainEqual(
+        expect.objectContaining({ level: 30, msg: 'request', method: 'POST', path: '/sessions', status: 201 }),
+      );
+      expect(got).toContainEqual(
+        expect.objectContaining({ msg: 'request', method: 'POST', path: `/messages/${sessionId}`, status: 502 }),
+      );
+      expect(got).toContainEqual(
+        expect.objectContaining({ level: 40, msg: 'turn failed', sessionId, kind: 'provider', code: 'provider_error' }),
+      );
+      expect(log()).toContain('[boot] loaded: local-time');
+      expect(log()).not.toContain('sk-test');
       await stop();
     }, 60_000);
 

@@ -180,6 +180,37 @@ describe.each(BACKENDS)('runtime failures on %s', (backend) => {
     });
   });
 
+  describe("the oracle's log", () => {
+    it('has a line per request (method, path, status, ms), a warn line per failed turn and failed tool, and no key', async () => {
+      const u = await h.user();
+      const s = await u.newSession();
+      h.model.enqueue(callTool('explode', {}, 'log_tool'), say('That failed.'));
+      await u.stream(s, 'explode');
+      h.model.enqueue({
+        steps: [{ type: 'http_error', status: 401, body: { error: { message: 'Invalid API key: sk-test-secret' } } }],
+      });
+      const failed = await u.stream(s, 'hi');
+      const runId = failed.events.find((e) => e.event === 'run')!.data.runId;
+      await fetch(`${h.url}/no-such-route?token=abc`);
+      expect(h.logs).toContainEqual(
+        expect.objectContaining({ level: 30, msg: 'request', method: 'POST', path: `/messages/${s}`, status: 200 }),
+      );
+      expect(h.logs).toContainEqual(
+        expect.objectContaining({ msg: 'request', method: 'GET', path: '/no-such-route', status: 404 }),
+      );
+      for (const l of h.logs.filter((x) => x.msg === 'request')) expect(l.ms).toEqual(expect.any(Number));
+      expect(h.logs).toContainEqual(
+        expect.objectContaining({ level: 40, msg: 'tool failed', tool: 'explode', error: 'kaboom: the tool failed' }),
+      );
+      expect(h.logs).toContainEqual(
+        expect.objectContaining({ level: 40, msg: 'turn failed', runId, sessionId: s, code: 'provider_unauthorized' }),
+      );
+      const all = JSON.stringify(h.logs);
+      expect(all).not.toContain('sk-test-secret');
+      expect(all).not.toContain('token=abc');
+    });
+  });
+
   describe('clients that go away', () => {
     it('a client that disconnects mid-stream does not stop the run; it rejoins with after=N', async () => {
       const u = await h.user();

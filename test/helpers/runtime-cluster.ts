@@ -101,8 +101,8 @@ export async function spawnInstance(
 }
 
 /**
- * The URL an instance process prints (its first stdout line starting with
- * `{`: {"url": …}), and its standard error so far; rejects with that error
+ * The URL an instance process prints (its stdout line {"url": …}, among the
+ * oracle's log lines), and its standard error so far; rejects with that error
  * if it exits first. (bench/scale-runtime.ts spawns its instances this way too.)
  */
 export async function instanceUrl(child: ChildProcess): Promise<{ url: string; stderr: () => string }> {
@@ -110,11 +110,18 @@ export async function instanceUrl(child: ChildProcess): Promise<{ url: string; s
   child.stderr!.on('data', (d) => (err += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (d) => {
+    const onData = (d: Buffer) => {
       out += d.toString();
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve((JSON.parse(line) as { url: string }).url);
-    });
+      const line = out
+        .split('\n')
+        .slice(0, -1)
+        .find((l) => l.startsWith('{"url":'));
+      if (!line) return;
+      child.stdout!.off('data', onData);
+      child.stdout!.resume(); // the log goes on: drain it
+      resolve((JSON.parse(line) as { url: string }).url);
+    };
+    child.stdout!.on('data', onData);
     child.on('exit', (code) => reject(new Error(`instance exited ${code}: ${err}`)));
   });
   return { url, stderr: () => err };

@@ -6,6 +6,7 @@
  * server, plus an HTTP/SSE client that mints a fresh UCAN invocation per
  * request.
  */
+import { pino } from 'pino';
 import { io as ioConnect, type Socket } from 'socket.io-client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,10 @@ export interface Harness {
   oracleDid: string;
   model: ScriptedModelServer;
   meteo: OpenMeteoServer;
+  /** The boot lines. */
   lines: string[];
+  /** The oracle's log (pino records: requests, failed turns and tools). */
+  logs: Record<string, unknown>[];
   dir: string;
   user(): Promise<Client>;
   close(): Promise<void>;
@@ -101,11 +105,13 @@ export async function startHarness(
   const mnemonic = generateMnemonic();
   const oracle = await signerFromMnemonic(mnemonic);
   const lines: string[] = [];
+  const logs: Record<string, unknown>[] = [];
   const { config: ownConfig, env: ownEnv, ...rest } = opts;
   const app = createOracleApp({
     config: { name: 'Test Oracle', model: 'scripted-model', oracleDid: oracle.did(), ...(ownConfig ?? {}) },
     ...(rest.databaseUrl === undefined && rest.database === undefined ? { dbPath: join(dir, 'oracle.db') } : {}),
     logger: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
+    pino: pino({ level: 'info' }, { write: (l: string) => void logs.push(JSON.parse(l) as Record<string, unknown>) }),
     signingMnemonic: mnemonic,
     heartbeatMs: 15_000,
     stallTimeoutMs: 1500,
@@ -197,6 +203,7 @@ export async function startHarness(
     model,
     meteo,
     lines,
+    logs,
     dir,
     user: makeClient,
     async close() {
