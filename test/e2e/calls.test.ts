@@ -85,12 +85,16 @@ describe.each(BACKENDS)('calls on %s', (backend) => {
     expect((await listCalls(c, { sessionId: 'session-none' })).total).toBe(0);
     expect((await listCalls(c, { limit: 1 })).calls).toHaveLength(1);
 
-    // a rejoin gets a fresh token; starting records the time the client gives
-    const sync = await syncCall(c, created.callId);
-    expect(sync.call.callId).toBe(created.callId);
-    expect(
-      (await new TokenVerifier(LIVEKIT.LIVEKIT_API_KEY, LIVEKIT.LIVEKIT_API_SECRET).verify(sync.connection.token)).sub,
-    ).toBe(did);
+    // sync brings the oracle's agent into the room: nothing listens at this LiveKit URL, so it says so (502)
+    const t0 = Date.now();
+    const unreachable = await syncCall(c, created.callId).catch((e: unknown) => e);
+    expect(unreachable).toBeInstanceOf(OracleClientError);
+    expect(unreachable).toMatchObject({ status: 502, code: 'call_agent_unavailable' });
+    expect((unreachable as Error).message).toMatch(
+      /^the oracle's agent could not join the call's room at ws:\/\/127\.0\.0\.1:7880: .*refused/,
+    );
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    // starting records the time the client gives
     const startedAt = '2026-01-02T03:04:05.000Z';
     const active = await updateCall(c, created.callId, { callStatus: 'active', callStartedAt: startedAt });
     expect(active).toMatchObject({ callStatus: 'active', callStartedAt: startedAt, callEndedAt: null });
@@ -195,16 +199,22 @@ describe('calls on a priced oracle', () => {
 });
 
 describe('calls configuration', () => {
-  it('answers 503 naming the LiveKit settings when the oracle has no LiveKit endpoint', async () => {
+  it("joins the embedded endpoint when no LiveKit server is set: the oracle's own origin and signal path", async () => {
     const h = await startHarness();
     try {
       const u = await h.user();
       const sessionId = await u.newSession();
       const r = await u.req('POST', '/calls', { sessionId });
-      expect(r.status).toBe(503);
-      expect(r.body).toMatchObject({ statusCode: 503, code: 'not_ready' });
-      expect(r.body.message).toMatch(/LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET/);
-      expect((await u.req('GET', '/calls')).body).toEqual({ calls: [], total: 0 });
+      expect(r.status).toBe(201);
+      expect(r.body.connection.url).toBe(h.url.replace(/^http:/, 'ws:'));
+      // the token is the embedded endpoint's own: the endpoint says why a join would be refused, as LiveKit's server does
+      const ok = await fetch(`${h.url}/rtc/validate?access_token=${r.body.connection.token}`);
+      expect([ok.status, await ok.text()]).toEqual([200, 'success']);
+      const none = await fetch(`${h.url}/rtc/validate`);
+      expect([none.status, await none.text()]).toEqual([401, 'no access_token']);
+      const forged = await fetch(`${h.url}/rtc/validate?access_token=${r.body.connection.token.slice(0, -4)}AAAA`);
+      expect(forged.status).toBe(401);
+      expect(await forged.text()).toMatch(/^invalid token/);
     } finally {
       await h.close();
     }

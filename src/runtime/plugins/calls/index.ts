@@ -2,13 +2,21 @@
  * calls (docs/live-agent.md): live voice and video calls with the oracle over
  * the LiveKit protocol. A call is a resource of its user: POST /calls creates
  * it (its id, its per-call encryption key, where to join and a join token),
- * POST /calls/:id/sync hands a fresh token (a rejoin), PATCH /calls/:id/update
- * moves it to active or ended (as the IXO SDK does), GET /calls lists the
- * caller's calls. Another user's call answers like a missing one (404). On a
- * priced oracle, creating a call passes the same gate as a turn (402 with
- * claims); each utterance of the call is then an ordinary turn.
+ * POST /calls/:id/sync brings the oracle's agent into the room and hands a
+ * fresh token, PATCH /calls/:id/update moves it to active or ended (as the IXO
+ * SDK does), GET /calls lists the caller's calls. Another user's call answers
+ * like a missing one (404). On a priced oracle, creating a call passes the
+ * same gate as a turn (402 with claims); each utterance is an ordinary turn.
+ *
+ * Rooms live on a LiveKit server when LIVEKIT_URL, LIVEKIT_API_KEY and
+ * LIVEKIT_API_SECRET are set, else on the embedded endpoint (sfu/), served on
+ * the oracle's own HTTP server.
  */
-import { z } from 'zod';
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import { definePlugin, type PluginContext } from '../../plugin.ts';
 import { getUser } from '../../auth.ts';
 import { runtimeError } from '../../../lib/protocol/errors.ts';
@@ -24,36 +32,27 @@ import { IdParamsSchema } from '../../../lib/protocol/index.ts';
 import { CallStore } from './store.ts';
 import { CALLS_ERRORS, callsError } from './errors.ts';
 import { joinToken, wsUrl, type LiveKitTarget } from './livekit.ts';
-
-const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-
-const CallsEnvSchema = z
-  .object({
-    LIVEKIT_URL: z.preprocess(
-      blank,
-      z.url({ protocol: /^(wss?|https?)$/, error: 'a ws://, wss://, http:// or https:// URL' }).optional(),
-    ),
-    LIVEKIT_API_KEY: z.preprocess(blank, z.string().trim().min(1).optional()),
-    LIVEKIT_API_SECRET: z.preprocess(blank, z.string().min(1).optional()),
-  })
-  .superRefine((env, ctx) => {
-    // a LiveKit server needs all three; a key without a server is a mistake, not the embedded endpoint
-    const set = (['LIVEKIT_URL', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET'] as const).filter((k) => env[k] !== undefined);
-    if (set.length === 0 || set.length === 3) return;
-    const missing = (['LIVEKIT_URL', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET'] as const).find(
-      (k) => env[k] === undefined,
-    )!;
-    ctx.addIssue({
-      code: 'custom',
-      path: [missing],
-      message: `a LiveKit server needs LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET together (${set.join(', ')} set); set ${missing}, or unset all three for the embedded endpoint`,
-    });
-  });
-export type CallsEnv = z.infer<typeof CallsEnvSchema>;
+import type { LiveKitEndpoint } from './sfu/endpoint.ts';
+import { CallAgents } from './agent.ts';
+import { CallsEnvSchema, type CallsEnv } from './settings.ts';
 
 interface CallsState {
   store: CallStore;
-  target: LiveKitTarget | undefined;
+  /** A LiveKit server (LIVEKIT_URL …), or undefined: the embedded endpoint. */
+  server: LiveKitTarget | undefined;
+  /** The embedded endpoint and its own key pair (drawn per process: its tokens admit to it alone). */
+  embedded: {
+    apiKey: string;
+    apiSecret: string;
+    prefix: string;
+    mediaAddress: string;
+    log: (line: string) => void;
+    /** Loaded on the first call or join (werift takes most of a second to load: never at boot). */
+    endpoint?: Promise<LiveKitEndpoint>;
+    http?: Server;
+    detach?: () => void;
+  };
+  agents: CallAgents;
 }
 
 const states = new WeakMap<object, CallsState>();
@@ -63,29 +62,74 @@ function stateOf(ctx: PluginContext<CallsEnv>): CallsState {
     const e = ctx.env;
     s = {
       store: new CallStore(ctx.store.db, ctx.store.oracleDid),
-      target:
+      server:
         e.LIVEKIT_URL && e.LIVEKIT_API_KEY && e.LIVEKIT_API_SECRET
           ? { mode: 'server', url: wsUrl(e.LIVEKIT_URL), apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET }
           : undefined,
+      embedded: {
+        apiKey: `embedded-${randomBytes(6).toString('hex')}`,
+        apiSecret: randomBytes(32).toString('hex'),
+        prefix: '',
+        mediaAddress: e.CALLS_MEDIA_ADDRESS,
+        log: ctx.log,
+      },
+      agents: new CallAgents({
+        host: ctx.host,
+        env: e,
+        log: ctx.log,
+        oracleDid: ctx.store.oracleDid,
+        oracleName: ctx.config.name,
+      }),
     };
     states.set(ctx, s);
   }
   return s;
 }
 
-/** Where calls are joined; refused with a clear 503 when there is nowhere. */
-function targetOf(s: CallsState): LiveKitTarget {
-  if (s.target) return s.target;
-  throw runtimeError(
-    'not_ready',
-    'live calls need a LiveKit endpoint and this oracle has none: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET to a LiveKit server (docs/live-agent.md)',
+const keysOf = (s: CallsState) => ({ apiKey: s.embedded.apiKey, apiSecret: s.embedded.apiSecret });
+
+/** The embedded endpoint, loaded once (undefined with a LiveKit server). */
+function endpointOf(s: CallsState): Promise<LiveKitEndpoint> | undefined {
+  if (s.server) return undefined;
+  const e = s.embedded;
+  e.endpoint ??= import('./sfu/endpoint.ts').then(
+    ({ LiveKitEndpoint: Endpoint }) =>
+      new Endpoint({ ...keysOf(s), prefix: e.prefix, mediaAddress: e.mediaAddress, log: e.log }),
   );
+  return e.endpoint;
+}
+
+/** Where the caller joins: the LiveKit server, else this oracle's embedded endpoint at the origin the caller used. */
+function targetFor(s: CallsState, req: FastifyRequest): LiveKitTarget {
+  if (s.server) return s.server;
+  const scheme = req.protocol === 'https' ? 'wss' : 'ws';
+  return { mode: 'embedded', url: `${scheme}://${req.host}${s.embedded.prefix}`, ...keysOf(s) };
+}
+
+/** Where the oracle's own agent joins: the LiveKit server, else the embedded endpoint on the address it listens on. */
+function agentTarget(s: CallsState): LiveKitTarget {
+  if (s.server) return s.server;
+  const a = s.embedded.http?.address();
+  if (!a || typeof a === 'string') throw runtimeError('not_ready', 'the oracle is not listening yet');
+  const host =
+    a.address === '0.0.0.0' || a.address === '::'
+      ? '127.0.0.1'
+      : a.address.includes(':')
+        ? `[${a.address}]`
+        : a.address;
+  return { mode: 'embedded', url: `ws://${host}:${a.port}${s.embedded.prefix}`, ...keysOf(s) };
 }
 
 async function ownCall(s: CallsState, userDid: string, callId: string): Promise<Call> {
   const call = await s.store.get(userDid, callId);
   if (!call) throw callsError('call_not_found', `no call ${callId}`, { field: 'id' });
   return call;
+}
+
+/** The end of a call: the agent leaves and the room closes (a LiveKit server closes an empty room itself). */
+async function endRoom(s: CallsState, call: Call): Promise<void> {
+  await s.agents.leave(call.callId);
+  await (await s.embedded.endpoint)?.closeRoom(call.roomName);
 }
 
 export const callsPlugin = definePlugin<CallsEnv>({
@@ -103,6 +147,7 @@ export const callsPlugin = definePlugin<CallsEnv>({
   },
   envSchema: CallsEnvSchema as unknown as z.ZodType<CallsEnv>,
   errors: CALLS_ERRORS,
+  authExcludedRoutes: ['/rtc/validate'],
   routes: (app, ctx) => {
     app.post('/calls', { schema: { body: CreateCallBodySchema } }, async (req, reply) => {
       const body = req.body as z.output<typeof CreateCallBodySchema>;
@@ -110,7 +155,8 @@ export const callsPlugin = definePlugin<CallsEnv>({
       const s = stateOf(ctx);
       if (!(await ctx.store.getSession(did, body.sessionId)))
         throw runtimeError('session_not_found', `no session ${body.sessionId}`, { field: 'sessionId' });
-      const target = targetOf(s);
+      const target = targetFor(s, req);
+      void endpointOf(s)?.catch(() => {}); // loading while the caller gets ready to join
       await ctx.host.gateTurn({ userDid: did, sessionId: body.sessionId, message: `[${body.callType} call]` });
       const { call, encryptionKey } = await s.store.create(did, body);
       const connection = await joinToken(target, { room: call.roomName, identity: did, role: 'user' });
@@ -131,7 +177,9 @@ export const callsPlugin = definePlugin<CallsEnv>({
       const s = stateOf(ctx);
       const call = await ownCall(s, did, id);
       if (call.callStatus === 'ended') throw callsError('call_ended', `call ${id} has ended`, { field: 'id' });
-      const connection = await joinToken(targetOf(s), { room: call.roomName, identity: did, role: 'user' });
+      const key = await s.store.key(did, id);
+      if (key) await s.agents.join(call, key, agentTarget(s));
+      const connection = await joinToken(targetFor(s, req), { room: call.roomName, identity: did, role: 'user' });
       const res: SyncCallResponse = { call, connection };
       return res;
     });
@@ -142,12 +190,51 @@ export const callsPlugin = definePlugin<CallsEnv>({
       const s = stateOf(ctx);
       const before = await ownCall(s, did, id);
       if (before.callStatus === 'ended') throw callsError('call_ended', `call ${id} has ended`, { field: 'id' });
-      const call = await s.store.update(did, id, {
+      const call = (await s.store.update(did, id, {
         status: body.callStatus,
         startedAt: body.callStartedAt,
         endedAt: body.callEndedAt,
-      });
-      return { call: call! };
+      }))!;
+      if (call.callStatus === 'ended') await endRoom(s, call);
+      return { call };
     });
+    // the embedded endpoint: LiveKit's signal path on the host's HTTP server, under this scope's prefix
+    const s = stateOf(ctx);
+    app.get('/rtc/validate', async (req, reply) => {
+      const endpoint = await endpointOf(s);
+      if (!endpoint)
+        return reply.status(404).type('text/plain').send('no embedded LiveKit endpoint: calls use LIVEKIT_URL');
+      const r = await endpoint.validate(req.raw);
+      return reply.status(r.status).type('text/plain').send(r.body);
+    });
+    if (!s.server && !s.embedded.detach) {
+      s.embedded.prefix = app.prefix;
+      s.embedded.http = app.server;
+      const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+        const path = new URL(req.url ?? '/', 'http://x').pathname;
+        if (!path.startsWith(`${s.embedded.prefix}/rtc`)) return; // socket.io's, or another owner's
+        endpointOf(s)!.then(
+          (endpoint) => endpoint.upgrade(req, socket, head),
+          (e: unknown) => {
+            ctx.log(`[calls] the embedded endpoint failed to load: ${(e as Error).message}`);
+            socket.destroy();
+          },
+        );
+      };
+      app.server.on('upgrade', onUpgrade);
+      s.embedded.detach = () => app.server.off('upgrade', onUpgrade);
+    }
+    // before the host's server waits for its connections: the agents leave and the endpoint's WebSockets close
+    app.addHook('preClose', async () => {
+      await s.agents.close();
+      await (await s.embedded.endpoint)?.close();
+    });
+  },
+  stop: async (ctx) => {
+    const s = states.get(ctx);
+    if (!s) return;
+    await s.agents.close();
+    s.embedded.detach?.();
+    await (await s.embedded.endpoint?.catch(() => undefined))?.close();
   },
 });

@@ -6,7 +6,6 @@
  * DID or the oracle's agent as the identity, a short life (a rejoin asks
  * POST /calls/:id/sync for a fresh one).
  */
-import { AccessToken } from 'livekit-server-sdk';
 import type { CallConnection } from '../../../lib/protocol/calls.ts';
 
 /** How long a token admits a join (seconds); an established connection outlives it. */
@@ -32,6 +31,7 @@ export async function joinToken(
   target: LiveKitTarget,
   o: { room: string; identity: string; name?: string; role: CallRole },
 ): Promise<CallConnection> {
+  const { AccessToken } = await import('livekit-server-sdk'); // ~0.5 s to load: not at boot
   const at = new AccessToken(target.apiKey, target.apiSecret, {
     identity: o.identity,
     ...(o.name !== undefined ? { name: o.name } : {}),

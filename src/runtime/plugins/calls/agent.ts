@@ -1,0 +1,156 @@
+/**
+ * The oracle's agent in a call's room: a LiveKit participant through
+ * @livekit/rtc-node (Opus, PCM frames and LiveKit's frame encryption with the
+ * call's key), the same against the embedded endpoint and a LiveKit server.
+ * It publishes one audio track (its voice), listens to the call's user only
+ * (an observer is not heard) and hands the audio to the call's VoiceSession.
+ * @livekit/rtc-node is loaded on the first call, never at boot.
+ */
+import type { RemoteTrack, Room } from '@livekit/rtc-node';
+import type { Call } from '../../../lib/protocol/calls.ts';
+import type { PluginHost } from '../../plugin.ts';
+import { callsError } from './errors.ts';
+import { joinToken, type LiveKitTarget } from './livekit.ts';
+import type { CallsEnv } from './settings.ts';
+import { VoiceSession, type VoiceServices } from './voice.ts';
+
+/** How long the agent may take to join a room before the sync answers 502. */
+const JOIN_TIMEOUT_MS = 15_000;
+
+export interface CallAgentsOptions {
+  host: PluginHost;
+  env: CallsEnv;
+  log: (line: string) => void;
+  oracleDid: string;
+  oracleName: string;
+}
+
+interface LiveAgent {
+  room: Room;
+  voice: VoiceSession;
+}
+
+export class CallAgents {
+  private readonly o: CallAgentsOptions;
+  private readonly live = new Map<string, Promise<LiveAgent>>();
+
+  constructor(o: CallAgentsOptions) {
+    this.o = o;
+  }
+
+  private services(): VoiceServices {
+    const e = this.o.env;
+    return {
+      stt: {
+        baseUrl: e.CALLS_STT_BASE_URL ?? e.LLM_BASE_URL ?? '',
+        apiKey: e.CALLS_STT_API_KEY ?? e.LLM_PROVIDER_API_KEY,
+        model: e.CALLS_STT_MODEL,
+      },
+      tts: {
+        baseUrl: e.CALLS_TTS_BASE_URL ?? e.LLM_BASE_URL ?? '',
+        apiKey: e.CALLS_TTS_API_KEY ?? e.LLM_PROVIDER_API_KEY,
+        model: e.CALLS_TTS_MODEL,
+        voice: e.CALLS_TTS_VOICE,
+      },
+      endOfTurnMs: e.CALLS_END_OF_TURN_MS,
+    };
+  }
+
+  /** The agent of a call, once per call (a second sync finds it in the room). */
+  async join(call: Call, key: string, target: LiveKitTarget): Promise<void> {
+    let joining = this.live.get(call.callId);
+    if (!joining) {
+      joining = this.start(call, key, target);
+      this.live.set(call.callId, joining);
+      joining.catch(() => this.live.delete(call.callId));
+    }
+    await joining;
+  }
+
+  /** The voice of a call whose agent is in the room (tests and the bench read its stats). */
+  async voiceOf(callId: string): Promise<VoiceSession | undefined> {
+    return (await this.live.get(callId)?.catch(() => undefined))?.voice;
+  }
+
+  private async start(call: Call, key: string, target: LiveKitTarget): Promise<LiveAgent> {
+    const services = this.services();
+    if (!services.stt.baseUrl || !services.tts.baseUrl)
+      throw callsError(
+        'call_agent_unavailable',
+        'the agent has no speech services: set LLM_BASE_URL, or CALLS_STT_BASE_URL and CALLS_TTS_BASE_URL (docs/live-agent.md)',
+      );
+    const rtc = await import('@livekit/rtc-node');
+    const room = new rtc.Room();
+    const conn = await joinToken(target, {
+      room: call.roomName,
+      identity: this.o.oracleDid || `agent-${call.callId}`,
+      name: this.o.oracleName,
+      role: 'agent',
+    });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        room.connect(conn.url, conn.token, {
+          autoSubscribe: true,
+          dynacast: false,
+          e2ee: { keyProviderOptions: { sharedKey: new TextEncoder().encode(key) } },
+        }),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer in ${JOIN_TIMEOUT_MS / 1000} s`)), JOIN_TIMEOUT_MS);
+        }),
+      ]);
+    } catch (e) {
+      await room.disconnect().catch(() => {});
+      throw callsError(
+        'call_agent_unavailable',
+        `the oracle's agent could not join the call's room at ${conn.url}: ${(e as Error).message}`,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    const source = new rtc.AudioSource(48_000, 1);
+    const track = rtc.LocalAudioTrack.createAudioTrack('oracle-voice', source);
+    await room.localParticipant!.publishTrack(
+      track,
+      new rtc.TrackPublishOptions({ source: rtc.TrackSource.SOURCE_MICROPHONE }),
+    );
+    const voice = new VoiceSession({
+      rtc,
+      host: this.o.host,
+      userDid: call.userDid,
+      sessionId: call.sessionId,
+      callId: call.callId,
+      language: call.language,
+      voice: call.agentVoice,
+      services,
+      source,
+      log: this.o.log,
+    });
+    const listen = (t: RemoteTrack, identity: string) => {
+      if (identity !== call.userDid || t.kind !== rtc.TrackKind.KIND_AUDIO) return;
+      void voice.listen(new rtc.AudioStream(t, 48_000, 1)).catch((e: unknown) => {
+        this.o.log(`[calls] ${call.callId}: the user's audio stopped: ${(e as Error).message}`);
+      });
+    };
+    room.on(rtc.RoomEvent.TrackSubscribed, (t, _pub, participant) => listen(t, participant.identity));
+    // tracks subscribed before the listener was set
+    for (const p of room.remoteParticipants.values())
+      for (const pub of p.trackPublications.values()) if (pub.track) listen(pub.track, p.identity);
+    this.o.log(`[calls] ${call.callId}: the agent joined room ${call.roomName}`);
+    return { room, voice };
+  }
+
+  async leave(callId: string): Promise<void> {
+    const joining = this.live.get(callId);
+    if (!joining) return;
+    this.live.delete(callId);
+    const a = await joining.catch(() => undefined);
+    if (!a) return;
+    a.voice.close();
+    await a.room.disconnect().catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.live.keys()].map((id) => this.leave(id)));
+  }
+}

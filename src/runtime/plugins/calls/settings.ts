@@ -1,0 +1,44 @@
+/**
+ * The calls plugin's variables (docs/live-agent.md, "Settings"), parsed once
+ * at boot: where rooms live (a LiveKit server, or the embedded endpoint and
+ * the address its media binds to) and the voice services of the oracle's agent
+ * (OpenAI-compatible /audio/transcriptions and /audio/speech, by default at
+ * the chat model's LLM_BASE_URL with its key).
+ */
+import { z } from 'zod';
+
+const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const opt = <T extends z.ZodType>(s: T) => z.preprocess(blank, s.optional());
+const LIVEKIT = ['LIVEKIT_URL', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET'] as const;
+
+export const CallsEnvSchema = z
+  .object({
+    LIVEKIT_URL: opt(z.url({ protocol: /^(wss?|https?)$/, error: 'a ws://, wss://, http:// or https:// URL' })),
+    LIVEKIT_API_KEY: opt(z.string().trim().min(1)),
+    LIVEKIT_API_SECRET: opt(z.string().min(1)),
+    /** The address the embedded endpoint's media (ICE over UDP) binds to: 127.0.0.1 like HOST by default, 0.0.0.0 for every interface. */
+    CALLS_MEDIA_ADDRESS: z.preprocess(blank, z.union([z.ipv4(), z.literal('0.0.0.0')]).default('127.0.0.1')),
+    LLM_BASE_URL: opt(z.string()),
+    LLM_PROVIDER_API_KEY: opt(z.string()),
+    CALLS_STT_BASE_URL: opt(z.url({ protocol: /^https?$/ })),
+    CALLS_STT_API_KEY: opt(z.string()),
+    CALLS_STT_MODEL: z.preprocess(blank, z.string().trim().min(1).default('whisper-1')),
+    CALLS_TTS_BASE_URL: opt(z.url({ protocol: /^https?$/ })),
+    CALLS_TTS_API_KEY: opt(z.string()),
+    CALLS_TTS_MODEL: z.preprocess(blank, z.string().trim().min(1).default('tts-1')),
+    CALLS_TTS_VOICE: z.preprocess(blank, z.string().trim().min(1).max(64).default('alloy')),
+    /** The silence (ms) after speech that ends the user's utterance. */
+    CALLS_END_OF_TURN_MS: z.preprocess(blank, z.coerce.number().int().min(100).max(5000).default(500)),
+  })
+  .superRefine((env, ctx) => {
+    // a LiveKit server needs all three; a key without a server is a mistake, not the embedded endpoint
+    const set = LIVEKIT.filter((k) => env[k] !== undefined);
+    if (set.length === 0 || set.length === 3) return;
+    const missing = LIVEKIT.find((k) => env[k] === undefined)!;
+    ctx.addIssue({
+      code: 'custom',
+      path: [missing],
+      message: `a LiveKit server needs LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET together (${set.join(', ')} set); set ${missing}, or unset all three for the embedded endpoint`,
+    });
+  });
+export type CallsEnv = z.infer<typeof CallsEnvSchema>;

@@ -1,0 +1,286 @@
+/**
+ * The embedded LiveKit-protocol endpoint (docs/live-agent.md, "The embedded
+ * endpoint"): a small SFU for calls with an oracle, not a conference server.
+ * It serves LiveKit's signal WebSocket at `<base>/rtc` (the dual peer
+ * connection path; `<base>/rtc/v1` answers 404 so clients fall back to it),
+ * admits a participant with a LiveKit access token signed by its own key, and
+ * forwards each participant's RTP to the others of the room untouched. A room
+ * holds at most MAX_PARTICIPANTS (the user, the agent and an observer).
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { TokenVerifier, type ClaimGrants } from 'livekit-server-sdk';
+import { WebSocketServer, type WebSocket } from 'ws';
+import {
+  ClientConfiguration,
+  JoinResponse,
+  ParticipantInfo_Kind,
+  Room,
+  ServerInfo,
+  ServerInfo_Edition,
+  SignalRequest,
+} from '@livekit/protocol';
+import { newSid, Peer, type PublishedTrack } from './peer.ts';
+import type { RtpPacket } from 'werift';
+
+export const MAX_PARTICIPANTS = 3;
+/** The LiveKit server version the endpoint reports (clients gate a few features on it). */
+const SERVER_VERSION = '1.9.0';
+const PROTOCOL = 16;
+
+export interface EndpointOptions {
+  apiKey: string;
+  apiSecret: string;
+  /** The path prefix the endpoint serves under (the oracle's mount prefix), '' at the root. */
+  prefix?: string;
+  /** The IPv4 address media binds to (default 127.0.0.1; 0.0.0.0 for every interface). */
+  mediaAddress?: string;
+  log?: (line: string) => void;
+}
+
+interface EndpointRoom {
+  sid: string;
+  name: string;
+  createdAt: number;
+  peers: Map<string, Peer>;
+}
+
+export class LiveKitEndpoint {
+  private readonly o: EndpointOptions;
+  private readonly verifier: TokenVerifier;
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+  readonly rooms = new Map<string, EndpointRoom>();
+  private readonly log: (line: string) => void;
+  /** Every RTP packet a participant publishes, before it is forwarded (tests read the payloads). */
+  onRtp: ((room: string, from: string, track: PublishedTrack, packet: RtpPacket) => void) | undefined;
+
+  constructor(o: EndpointOptions) {
+    this.o = o;
+    this.verifier = new TokenVerifier(o.apiKey, o.apiSecret);
+    this.log = o.log ?? (() => {});
+  }
+
+  /** Serves the signal path of an HTTP server's upgrades (other paths are left to their owners). */
+  attach(server: Server): () => void {
+    const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      void this.upgrade(req, socket, head);
+    };
+    server.on('upgrade', onUpgrade);
+    return () => server.off('upgrade', onUpgrade);
+  }
+
+  private path(req: IncomingMessage): { path: string; query: URLSearchParams } {
+    const u = new URL(req.url ?? '/', 'http://x');
+    const prefix = this.o.prefix ?? '';
+    const path = u.pathname.startsWith(prefix) ? u.pathname.slice(prefix.length) : u.pathname;
+    return { path, query: u.searchParams };
+  }
+
+  /** The answer of `GET <base>/rtc/validate`: why a join would be refused, as LiveKit's server says it. */
+  async validate(req: IncomingMessage): Promise<{ status: number; body: string }> {
+    const r = await this.admit(tokenOf(req, this.path(req).query));
+    return 'error' in r ? { status: r.status, body: r.error } : { status: 200, body: 'success' };
+  }
+
+  private async admit(
+    token: string | null,
+  ): Promise<{ claims: ClaimGrants; room: string } | { status: number; error: string }> {
+    if (!token) return { status: 401, error: 'no access_token' };
+    let claims: ClaimGrants;
+    try {
+      claims = await this.verifier.verify(token);
+    } catch (e) {
+      return { status: 401, error: `invalid token: ${(e as Error).message}` };
+    }
+    const room = claims.video?.room;
+    if (!claims.video?.roomJoin || !room) return { status: 401, error: 'the token grants no room join' };
+    if (!claims.sub) return { status: 401, error: 'the token names no identity' };
+    const existing = this.rooms.get(room);
+    const others = existing ? [...existing.peers.values()].filter((p) => p.o.identity !== claims.sub) : [];
+    if (others.length >= MAX_PARTICIPANTS)
+      return { status: 403, error: `room ${room} is full: ${MAX_PARTICIPANTS} participants at most` };
+    return { claims, room };
+  }
+
+  async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const { path, query } = this.path(req);
+    if (path === '/rtc/v1') return refuse(socket, 404, 'only the /rtc signal path is served');
+    if (path !== '/rtc') return;
+    const r = await this.admit(tokenOf(req, query));
+    if ('error' in r) {
+      this.log(`[calls] join refused: ${r.error}`);
+      return refuse(socket, r.status, r.error);
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.join(ws, r.claims, r.room, query));
+  }
+
+  private join(ws: WebSocket, claims: ClaimGrants, roomName: string, query: URLSearchParams): void {
+    let room = this.rooms.get(roomName);
+    if (!room) {
+      room = { sid: newSid('RM'), name: roomName, createdAt: Date.now(), peers: new Map() };
+      this.rooms.set(roomName, room);
+    }
+    // the same identity again (a rejoin): the old connection goes
+    for (const p of room.peers.values()) if (p.o.identity === claims.sub) void this.leave(room, p);
+    const agent = claims.video?.agent === true || claims.kind === 'agent';
+    const peer = new Peer({
+      sid: newSid('PA'),
+      identity: claims.sub!,
+      name: claims.name ?? claims.sub!,
+      kind: agent ? ParticipantInfo_Kind.AGENT : ParticipantInfo_Kind.STANDARD,
+      attributes: claims.attributes ?? {},
+      metadata: claims.metadata ?? '',
+      ws,
+      mediaAddress: this.o.mediaAddress ?? '127.0.0.1',
+      log: this.log,
+    });
+    const others = [...room.peers.values()];
+    room.peers.set(peer.sid, peer);
+    const r = room;
+    peer.onTrackReady = (t) => {
+      this.broadcast(r, peer);
+      for (const other of r.peers.values()) if (other !== peer) void other.subscribe(t).catch(this.fail(other));
+    };
+    peer.onInfoChanged = () => this.broadcast(r, peer);
+    peer.onRtp = (t, packet) => this.onRtp?.(r.name, peer.o.identity, t, packet);
+    ws.on('message', (data: Buffer, binary: boolean) => {
+      if (!binary) return;
+      let req: SignalRequest;
+      try {
+        req = SignalRequest.fromBinary(new Uint8Array(data));
+      } catch {
+        this.log(`[calls] ${peer.sid}: an undecodable signal message, ignored`);
+        return;
+      }
+      if (req.message.case === 'leave') {
+        void this.leave(r, peer);
+        return;
+      }
+      peer.handle(req).then((served) => {
+        if (!served) this.log(`[calls] ${peer.sid}: signal request '${req.message.case}' is not served, ignored`);
+      }, this.fail(peer));
+    });
+    ws.on('close', () => void this.leave(r, peer));
+    ws.on('error', () => void this.leave(r, peer));
+    peer.send({
+      case: 'join',
+      value: new JoinResponse({
+        room: new Room({
+          sid: room.sid,
+          name: room.name,
+          maxParticipants: MAX_PARTICIPANTS,
+          creationTime: BigInt(Math.floor(room.createdAt / 1000)),
+          creationTimeMs: BigInt(room.createdAt),
+          numParticipants: room.peers.size,
+        }),
+        participant: peer.info(),
+        otherParticipants: others.map((p) => p.info()),
+        serverVersion: SERVER_VERSION,
+        iceServers: [],
+        subscriberPrimary: false,
+        pingTimeout: 15,
+        pingInterval: 5,
+        serverInfo: new ServerInfo({
+          edition: ServerInfo_Edition.Standard,
+          version: SERVER_VERSION,
+          protocol: PROTOCOL,
+          nodeId: 'oraclekit-embedded',
+        }),
+        clientConfiguration: new ClientConfiguration({}),
+      }),
+    });
+    this.log(
+      `[calls] ${peer.o.identity} joined room ${room.name} (${room.peers.size} participant(s), protocol ${query.get('protocol') ?? '?'})`,
+    );
+    this.broadcast(room, peer);
+    // what the others already publish
+    for (const o of others)
+      for (const t of o.tracks.values()) if (t.remote) void peer.subscribe(t).catch(this.fail(peer));
+  }
+
+  private fail(peer: Peer) {
+    return (e: unknown) => this.log(`[calls] ${peer.sid}: ${(e as Error).message}`);
+  }
+
+  /** Tells the others of the room what changed about a participant. */
+  private broadcast(room: EndpointRoom, about: Peer): void {
+    const info = about.info();
+    for (const p of room.peers.values())
+      if (p !== about) p.send({ case: 'update', value: { participants: [info] } as never });
+  }
+
+  private async leave(room: EndpointRoom, peer: Peer): Promise<void> {
+    if (!room.peers.has(peer.sid)) return;
+    room.peers.delete(peer.sid);
+    for (const t of peer.tracks.values()) t.sinks.clear();
+    for (const p of room.peers.values()) for (const t of p.tracks.values()) t.sinks.delete(peer.sid);
+    await peer.close();
+    this.broadcast(room, peer);
+    if (peer.o.ws.readyState === peer.o.ws.OPEN) peer.o.ws.close();
+    if (room.peers.size === 0) this.rooms.delete(room.name);
+    this.log(`[calls] ${peer.o.identity} left room ${room.name}`);
+  }
+
+  /** Ends a room: every participant is told to leave and disconnected. */
+  async closeRoom(name: string): Promise<void> {
+    const room = this.rooms.get(name);
+    if (!room) return;
+    for (const p of [...room.peers.values()]) {
+      p.send({ case: 'leave', value: { canReconnect: false } as never });
+      await this.leave(room, p);
+    }
+    this.rooms.delete(name);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.rooms.keys()].map((n) => this.closeRoom(n)));
+    this.wss.close();
+  }
+}
+
+/** The access token: LiveKit's JS client sends it as a query parameter, the native SDKs as a Bearer header. */
+function tokenOf(req: IncomingMessage, query: URLSearchParams): string | null {
+  const h = req.headers.authorization;
+  if (h?.startsWith('Bearer ')) return h.slice(7).trim();
+  return query.get('access_token');
+}
+
+function refuse(socket: Duplex, status: number, message: string): void {
+  const reason = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : 'Not Found';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`,
+  );
+}
+
+/**
+ * The endpoint on an HTTP server of its own, standing in for a LiveKit
+ * deployment (an oracle points LIVEKIT_URL, LIVEKIT_API_KEY and
+ * LIVEKIT_API_SECRET at it): the signal path and `GET /rtc/validate`.
+ */
+export async function listenLiveKitEndpoint(
+  o: EndpointOptions & { host?: string; port?: number },
+): Promise<{ endpoint: LiveKitEndpoint; url: string; close(): Promise<void> }> {
+  const endpoint = new LiveKitEndpoint(o);
+  const server = createServer((req, res) => {
+    void (async () => {
+      const r = new URL(req.url ?? '/', 'http://x').pathname.endsWith('/rtc/validate')
+        ? await endpoint.validate(req)
+        : { status: 404, body: 'not found' };
+      res.writeHead(r.status, { 'content-type': 'text/plain' }).end(r.body);
+    })();
+  });
+  const detach = endpoint.attach(server);
+  await new Promise<void>((r) => server.listen(o.port ?? 0, o.host ?? '127.0.0.1', r));
+  const a = server.address() as AddressInfo;
+  return {
+    endpoint,
+    url: `ws://${a.address}:${a.port}`,
+    close: async () => {
+      detach();
+      await endpoint.close();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

@@ -1,0 +1,313 @@
+/**
+ * One participant of the embedded endpoint: its signal WebSocket and its two
+ * werift peer connections, as LiveKit's dual peer connection protocol (the
+ * `/rtc` path) has them — the publisher connection carries what the
+ * participant sends (the client offers, we answer), the subscriber connection
+ * what it receives (we offer, the client answers). Media is forwarded as RTP
+ * packets, payloads untouched: with end-to-end encryption on, the endpoint
+ * never holds a frame it could decode.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  MediaStreamTrack,
+  RTCPeerConnection,
+  RTCRtpCodecParameters,
+  type RTCRtpTransceiver,
+  type RtpPacket,
+} from 'werift';
+import type { WebSocket } from 'ws';
+import type { SignalRequest } from '@livekit/protocol';
+import {
+  Encryption_Type,
+  ParticipantInfo,
+  ParticipantInfo_Kind,
+  ParticipantInfo_State,
+  ParticipantPermission,
+  SessionDescription,
+  SignalResponse,
+  SignalTarget,
+  TrackInfo,
+  TrackType,
+  type AddTrackRequest,
+} from '@livekit/protocol';
+
+/** Codecs the endpoint negotiates: Opus for audio, VP8 for video (no simulcast, no RED, no RTX). */
+export const CODECS = {
+  audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48_000, channels: 2 })],
+  video: [
+    new RTCRtpCodecParameters({
+      mimeType: 'video/VP8',
+      clockRate: 90_000,
+      rtcpFeedback: [{ type: 'nack' }, { type: 'nack', parameter: 'pli' }, { type: 'goog-remb' }],
+    }),
+  ],
+};
+
+export interface PeerOptions {
+  sid: string;
+  identity: string;
+  name: string;
+  kind: ParticipantInfo_Kind;
+  attributes: Record<string, string>;
+  metadata: string;
+  ws: WebSocket;
+  /** The IPv4 address media binds to; 0.0.0.0 for every interface. */
+  mediaAddress: string;
+  iceServers?: { urls: string; username?: string; credential?: string }[];
+  log: (line: string) => void;
+}
+
+/** A published track: its LiveKit info and the subscribers its packets go to. */
+export interface PublishedTrack {
+  info: TrackInfo;
+  owner: Peer;
+  /** The participant's own track id (AddTrackRequest.cid), to match the media that arrives. */
+  cid: string;
+  kind: 'audio' | 'video';
+  remote?: MediaStreamTrack;
+  /** Local tracks of the subscribers' connections, written with every packet. */
+  sinks: Map<string, MediaStreamTrack>;
+}
+
+export const newSid = (prefix: string) => `${prefix}_${randomBytes(6).toString('base64url')}`;
+
+export class Peer {
+  readonly o: PeerOptions;
+  readonly tracks = new Map<string, PublishedTrack>();
+  readonly joinedAt = Date.now();
+  private version = 1;
+  private readonly publisher: RTCPeerConnection;
+  private readonly subscriber: RTCPeerConnection;
+  private negotiating = false;
+  private renegotiate = false;
+  private offerId = 0;
+  closed = false;
+  /** Called for each RTP packet this participant publishes, before it is forwarded (tests read it). */
+  onRtp: ((track: PublishedTrack, packet: RtpPacket) => void) | undefined;
+  onTrackReady: ((track: PublishedTrack) => void) | undefined;
+  onInfoChanged: (() => void) | undefined;
+
+  constructor(o: PeerOptions) {
+    this.o = o;
+    const config = {
+      codecs: CODECS,
+      iceServers: o.iceServers ?? [],
+      iceUseIpv6: false,
+      ...(o.mediaAddress !== '0.0.0.0' ? { iceInterfaceAddresses: { udp4: o.mediaAddress } } : {}),
+    };
+    this.publisher = new RTCPeerConnection(config);
+    this.subscriber = new RTCPeerConnection(config);
+    this.publisher.onTrack.subscribe((t) => this.incoming(t));
+  }
+
+  get sid(): string {
+    return this.o.sid;
+  }
+
+  info(): ParticipantInfo {
+    return new ParticipantInfo({
+      sid: this.o.sid,
+      identity: this.o.identity,
+      name: this.o.name,
+      state: this.closed ? ParticipantInfo_State.DISCONNECTED : ParticipantInfo_State.ACTIVE,
+      tracks: [...this.tracks.values()].map((t) => t.info),
+      metadata: this.o.metadata,
+      joinedAt: BigInt(Math.floor(this.joinedAt / 1000)),
+      joinedAtMs: BigInt(this.joinedAt),
+      version: this.version,
+      permission: new ParticipantPermission({
+        canSubscribe: true,
+        canPublish: true,
+        canPublishData: true,
+        agent: this.o.kind === ParticipantInfo_Kind.AGENT,
+      }),
+      isPublisher: this.tracks.size > 0,
+      kind: this.o.kind,
+      attributes: this.o.attributes,
+    });
+  }
+
+  /** The version goes up with every change: LiveKit clients ignore an update older than what they have. */
+  bump(): void {
+    this.version++;
+  }
+
+  send(message: SignalResponse['message']): void {
+    if (this.closed || this.o.ws.readyState !== this.o.ws.OPEN) return;
+    this.o.ws.send(new SignalResponse({ message }).toBinary());
+  }
+
+  /** A request of the participant's; false when it is one the endpoint does not serve. */
+  async handle(req: SignalRequest): Promise<boolean> {
+    const m = req.message;
+    switch (m.case) {
+      case 'offer':
+        await this.answerPublisher(m.value);
+        return true;
+      case 'answer':
+        await this.subscriber.setRemoteDescription({ type: 'answer', sdp: m.value.sdp });
+        this.negotiating = false;
+        if (this.renegotiate) {
+          this.renegotiate = false;
+          await this.negotiate();
+        }
+        return true;
+      case 'trickle': {
+        const init = JSON.parse(m.value.candidateInit) as {
+          candidate: string;
+          sdpMid?: string;
+          sdpMLineIndex?: number;
+        };
+        if (!init.candidate) return true;
+        const pc = m.value.target === SignalTarget.SUBSCRIBER ? this.subscriber : this.publisher;
+        await pc
+          .addIceCandidate(init)
+          .catch((e: unknown) => this.o.log(`[calls] ${this.o.sid}: candidate refused: ${(e as Error).message}`));
+        return true;
+      }
+      case 'addTrack':
+        this.addTrack(m.value);
+        return true;
+      case 'mute': {
+        const t = this.tracks.get(m.value.sid);
+        if (t) {
+          t.info.muted = m.value.muted;
+          this.bump();
+          this.onInfoChanged?.();
+        }
+        return true;
+      }
+      case 'ping':
+        this.send({ case: 'pong', value: m.value });
+        return true;
+      case 'pingReq':
+        this.send({
+          case: 'pongResp',
+          value: { lastPingTimestamp: m.value.timestamp, timestamp: BigInt(Date.now()) } as never,
+        });
+        return true;
+      case 'subscription':
+      case 'trackSetting':
+      case 'updateLayers':
+      case 'subscriptionPermission':
+      case 'updateAudioTrack':
+      case 'updateVideoTrack':
+        return true; // every track goes to every other participant, at the one layer there is
+      default:
+        return false;
+    }
+  }
+
+  private addTrack(r: AddTrackRequest): void {
+    const info = new TrackInfo({
+      sid: newSid('TR'),
+      type: r.type,
+      name: r.name,
+      muted: r.muted,
+      width: r.width,
+      height: r.height,
+      source: r.source,
+      mimeType: r.type === TrackType.AUDIO ? 'audio/opus' : 'video/VP8',
+      encryption: r.encryption,
+      stream: r.stream,
+      disableDtx: r.disableDtx,
+      stereo: r.stereo,
+      disableRed: true,
+    });
+    const kind = r.type === TrackType.VIDEO ? 'video' : 'audio';
+    this.tracks.set(info.sid, { info, owner: this, cid: r.cid, kind, sinks: new Map() });
+    this.send({ case: 'trackPublished', value: { cid: r.cid, track: info } as never });
+  }
+
+  /** Media arrived on the publisher connection: the published track it belongs to (by its id, else the first of its kind). */
+  private incoming(remote: MediaStreamTrack): void {
+    const pending = [...this.tracks.values()].filter((t) => !t.remote && t.kind === remote.kind);
+    const t = pending.find((p) => p.cid === remote.id) ?? pending[0];
+    if (!t) {
+      this.o.log(`[calls] ${this.o.sid}: media of a track it did not announce, ignored`);
+      return;
+    }
+    t.remote = remote;
+    remote.onReceiveRtp.subscribe((packet) => {
+      this.onRtp?.(t, packet);
+      for (const sink of t.sinks.values()) sink.writeRtp(packet.clone());
+    });
+    this.bump();
+    this.onTrackReady?.(t);
+  }
+
+  private async answerPublisher(offer: SessionDescription): Promise<void> {
+    await this.publisher.setRemoteDescription({ type: 'offer', sdp: offer.sdp });
+    const answer = await this.publisher.createAnswer();
+    await this.publisher.setLocalDescription(answer);
+    await gathered(this.publisher);
+    this.send({
+      case: 'answer',
+      value: new SessionDescription({ type: 'answer', sdp: this.publisher.localDescription!.sdp, id: offer.id }),
+    });
+  }
+
+  /** Starts sending a track of another participant's to this one (a new m-line, then an offer). */
+  async subscribe(t: PublishedTrack): Promise<void> {
+    if (t.sinks.has(this.o.sid) || this.closed) return;
+    const sink = new MediaStreamTrack({ kind: t.kind, id: t.info.sid, streamId: `${t.owner.sid}|${t.info.sid}` });
+    const transceiver: RTCRtpTransceiver = this.subscriber.addTransceiver(sink, {
+      direction: 'sendonly',
+      streams: [{ id: `${t.owner.sid}|${t.info.sid}` }] as never,
+    });
+    transceiver.sender.onRtcp.subscribe((rtcp) => {
+      // a subscriber asking for a key frame: ask the publisher
+      if (rtcp.type === 206 && t.remote?.ssrc !== undefined) void t.owner.requestKeyFrame(t.remote.ssrc);
+    });
+    t.sinks.set(this.o.sid, sink);
+    await this.negotiate();
+  }
+
+  async requestKeyFrame(ssrc: number): Promise<void> {
+    const receiver = this.publisher.getReceivers().find((r) => r.tracks.some((x) => x.ssrc === ssrc));
+    await receiver?.sendRtcpPLI(ssrc);
+  }
+
+  private async negotiate(): Promise<void> {
+    if (this.closed) return;
+    if (this.negotiating) {
+      this.renegotiate = true;
+      return;
+    }
+    this.negotiating = true;
+    const offer = await this.subscriber.createOffer();
+    await this.subscriber.setLocalDescription(offer);
+    await gathered(this.subscriber);
+    this.send({
+      case: 'offer',
+      value: new SessionDescription({ type: 'offer', sdp: this.subscriber.localDescription!.sdp, id: ++this.offerId }),
+    });
+  }
+
+  /** Whether this participant's published tracks are all encrypted (E2EE): the endpoint's refusal of clear media. */
+  encrypted(): boolean {
+    return [...this.tracks.values()].every((t) => t.info.encryption !== Encryption_Type.NONE);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.bump();
+    for (const t of this.tracks.values()) t.sinks.clear();
+    await Promise.allSettled([this.publisher.close(), this.subscriber.close()]);
+  }
+}
+
+/** Resolves once the connection's candidates are gathered (they go in the SDP: the endpoint does not trickle its own). */
+async function gathered(pc: RTCPeerConnection): Promise<void> {
+  if (pc.iceGatheringState === 'complete') return;
+  await new Promise<void>((resolve) => {
+    const sub = pc.iceGatheringStateChange.subscribe((s) => {
+      if (s === 'complete') {
+        sub.unSubscribe();
+        resolve();
+      }
+    });
+    setTimeout(resolve, 2000).unref();
+  });
+}

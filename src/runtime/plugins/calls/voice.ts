@@ -1,0 +1,195 @@
+/**
+ * The voice of a call: the user's audio → end of turn (audio.ts Endpointer)
+ * → speech-to-text (an OpenAI-compatible POST /audio/transcriptions) → an
+ * ordinary agent turn in the call's session (host.startTurn: plugins, tools,
+ * credits and history as for a chat message) → each sentence of the answer,
+ * as it streams, to text-to-speech (POST /audio/speech, 24 kHz PCM) → the
+ * agent's audio track. Speech from the user while the agent answers is a
+ * barge-in: playback stops and the turn is aborted, as Esc does in chat.
+ */
+import type * as Livekit from '@livekit/rtc-node';
+import type { AudioFrame, AudioSource } from '@livekit/rtc-node';
+import type { PluginHost } from '../../plugin.ts';
+import type { Run } from '../../run.ts';
+import { Endpointer, takeSentences, wav } from './audio.ts';
+
+type Rtc = typeof Livekit;
+
+export interface VoiceServices {
+  stt: { baseUrl: string; apiKey?: string; model: string };
+  tts: { baseUrl: string; apiKey?: string; model: string; voice: string };
+  endOfTurnMs: number;
+}
+
+const RATE = 48_000;
+/** The PCM of OpenAI's `response_format: "pcm"`: 24 kHz, 16-bit little-endian, mono. */
+const TTS_RATE = 24_000;
+const FRAME = RATE / 100; // 10 ms
+
+export interface VoiceOptions {
+  rtc: Rtc;
+  host: PluginHost;
+  userDid: string;
+  sessionId: string;
+  callId: string;
+  language: string | null;
+  voice: string | null;
+  services: VoiceServices;
+  source: AudioSource;
+  log: (line: string) => void;
+}
+
+/** One answer being given: its run, its speech, and how to stop both. */
+interface Answer {
+  abort: AbortController;
+  run?: Run;
+  done: Promise<void>;
+}
+
+export class VoiceSession {
+  private readonly o: VoiceOptions;
+  private readonly endpointer: Endpointer;
+  private answer: Answer | undefined;
+  private closed = false;
+  /** What was heard and said (tests and the bench read it). */
+  readonly stats = { utterances: 0, bargeIns: 0, lastUtteranceEndAt: 0, lastFirstAudioAt: 0 };
+
+  constructor(o: VoiceOptions) {
+    this.o = o;
+    this.endpointer = new Endpointer({ endMs: o.services.endOfTurnMs });
+  }
+
+  /** Reads the user's audio until the track ends or the session closes. */
+  async listen(frames: AsyncIterable<AudioFrame>): Promise<void> {
+    for await (const f of frames) {
+      if (this.closed) break;
+      const r = this.endpointer.push(f.data, f.sampleRate);
+      if (r === 'start') this.bargeIn();
+      else if (r) this.utterance(r, f.sampleRate);
+    }
+  }
+
+  /** The user speaks while an answer is given: stop the speech and abort the turn. */
+  private bargeIn(): void {
+    const a = this.answer;
+    if (!a || a.abort.signal.aborted) return;
+    this.stats.bargeIns++;
+    a.abort.abort(new Error('interrupted by the user'));
+    a.run?.abort.abort(new Error('interrupted by the user'));
+    this.o.source.clearQueue();
+    this.o.log(`[calls] ${this.o.callId}: barge-in, the answer stopped`);
+  }
+
+  private utterance(samples: Int16Array, rate: number): void {
+    this.stats.utterances++;
+    this.stats.lastUtteranceEndAt = Date.now();
+    const previous = this.answer;
+    const abort = new AbortController();
+    const answer: Answer = { abort, done: Promise.resolve() };
+    answer.done = (async () => {
+      await previous?.done; // one turn at a time in a session
+      if (abort.signal.aborted || this.closed) return;
+      await this.respond(samples, rate, answer);
+    })().catch((e: unknown) => {
+      if (!abort.signal.aborted) this.o.log(`[calls] ${this.o.callId}: ${(e as Error).message}`);
+    });
+    this.answer = answer;
+  }
+
+  private async respond(samples: Int16Array, rate: number, answer: Answer): Promise<void> {
+    const text = await this.transcribe(samples, rate, answer.abort.signal);
+    if (!text.trim()) return;
+    let run: Run;
+    try {
+      run = await this.o.host.startTurn(this.o.userDid, this.o.sessionId, {
+        message: text,
+        metadata: { callId: this.o.callId, via: 'call' },
+      });
+    } catch (e) {
+      // a refused turn (402, a running turn, no model) is said, not swallowed
+      await this.speakAll([(e as Error).message], answer.abort.signal);
+      return;
+    }
+    answer.run = run;
+    let buffer = '';
+    let speaking = Promise.resolve();
+    const say = (sentences: string[]) => {
+      for (const s of sentences) {
+        const audio = this.synthesize(s, answer.abort.signal); // fetched now, played in order
+        audio.catch(() => {});
+        speaking = speaking.then(async () => this.play(await audio, answer.abort.signal));
+      }
+    };
+    const off = run.subscribe(0, (e) => {
+      if (e.event !== 'message') return;
+      const r = takeSentences(buffer + e.data.content);
+      buffer = r.rest;
+      say(r.sentences);
+    });
+    await run.done;
+    off();
+    if (buffer.trim()) say([buffer.trim()]);
+    await speaking;
+  }
+
+  private async transcribe(samples: Int16Array, rate: number, signal: AbortSignal): Promise<string> {
+    const s = this.o.services.stt;
+    const form = new FormData();
+    form.append(
+      'file',
+      new Blob([wav(samples, rate) as Uint8Array<ArrayBuffer>], { type: 'audio/wav' }),
+      'utterance.wav',
+    );
+    form.append('model', s.model);
+    form.append('response_format', 'json');
+    if (this.o.language) form.append('language', this.o.language.split('-')[0]!);
+    const res = await fetch(`${s.baseUrl.replace(/\/+$/, '')}/audio/transcriptions`, {
+      method: 'POST',
+      headers: s.apiKey ? { authorization: `Bearer ${s.apiKey}` } : {},
+      body: form,
+      signal,
+    });
+    if (!res.ok) throw new Error(`speech-to-text answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+    return ((await res.json()) as { text?: string }).text ?? '';
+  }
+
+  /** The speech of one sentence as 48 kHz frames (the service's 24 kHz PCM, resampled by LiveKit). */
+  private async synthesize(input: string, signal: AbortSignal): Promise<AudioFrame[]> {
+    const s = this.o.services.tts;
+    const res = await fetch(`${s.baseUrl.replace(/\/+$/, '')}/audio/speech`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(s.apiKey ? { authorization: `Bearer ${s.apiKey}` } : {}) },
+      body: JSON.stringify({ model: s.model, input, voice: this.o.voice ?? s.voice, response_format: 'pcm' }),
+      signal,
+    });
+    if (!res.ok) throw new Error(`text-to-speech answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const pcm = new Int16Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.length / 2));
+    const { AudioFrame: Frame, AudioResampler } = this.o.rtc;
+    const resampler = new AudioResampler(TTS_RATE, RATE, 1);
+    const out = [...resampler.push(new Frame(pcm.slice(), TTS_RATE, 1, pcm.length)), ...resampler.flush()];
+    resampler.close();
+    return out;
+  }
+
+  private async play(frames: AudioFrame[], signal: AbortSignal): Promise<void> {
+    const { AudioFrame: Frame } = this.o.rtc;
+    for (const f of frames) {
+      for (let at = 0; at < f.data.length; at += FRAME) {
+        if (signal.aborted || this.closed) return;
+        const chunk = f.data.slice(at, at + FRAME);
+        if (this.stats.lastFirstAudioAt < this.stats.lastUtteranceEndAt) this.stats.lastFirstAudioAt = Date.now();
+        await this.o.source.captureFrame(new Frame(chunk, RATE, 1, chunk.length));
+      }
+    }
+  }
+
+  private async speakAll(sentences: string[], signal: AbortSignal): Promise<void> {
+    for (const s of sentences) await this.play(await this.synthesize(s, signal), signal);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.bargeIn();
+  }
+}

@@ -1,0 +1,284 @@
+/**
+ * A voice call through the embedded LiveKit-protocol endpoint of a real
+ * runtime, end-to-end encrypted: the user is a LiveKit participant through
+ * @livekit/rtc-node (libwebrtc, Opus, LiveKit's frame encryption), the oracle's
+ * agent another; speech and text services are scripted on loopback. The
+ * speech-to-text server hears what the user said, the turn runs (a tool call
+ * included) and lands in the session's history, the answer's speech reaches
+ * the user, barge-in stops it, a wrong key hears nothing, and the endpoint
+ * never forwards a clear Opus frame.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AudioFrame,
+  AudioSource,
+  AudioStream,
+  LocalAudioTrack,
+  Room,
+  RoomEvent,
+  TrackKind,
+  TrackPublishOptions,
+  TrackSource,
+} from '@livekit/rtc-node';
+import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
+import { startSpeechServer, tone, type SpeechServer } from '../helpers/speech-server.ts';
+import { callTool, say } from '../helpers/scripted-model-server.ts';
+import { AccessToken } from 'livekit-server-sdk';
+import { dbfs } from '../../src/runtime/plugins/calls/audio.ts';
+import { listenLiveKitEndpoint } from '../../src/runtime/plugins/calls/sfu/endpoint.ts';
+
+const RATE = 48_000;
+const rms = (s: Int16Array) => Math.sqrt(s.reduce((a, x) => a + x * x, 0) / Math.max(1, s.length));
+/** The share of a frame's energy at one frequency (1 for a pure tone of it, near 0 for noise). */
+function toneShare(f: Int16Array, hz: number): number {
+  let re = 0;
+  let im = 0;
+  let all = 0;
+  for (let n = 0; n < f.length; n++) {
+    re += f[n]! * Math.cos((2 * Math.PI * hz * n) / RATE);
+    im -= f[n]! * Math.sin((2 * Math.PI * hz * n) / RATE);
+    all += f[n]! * f[n]!;
+  }
+  return all === 0 ? 0 : (2 * (re * re + im * im)) / (f.length * all);
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/** A participant of the test: it speaks through an AudioSource and records what it hears, 10 ms frames with their time. */
+async function participant(url: string, token: string, key: string) {
+  const room = new Room();
+  await room.connect(url, token, {
+    autoSubscribe: true,
+    dynacast: false,
+    e2ee: { keyProviderOptions: { sharedKey: new TextEncoder().encode(key) } },
+  });
+  const source = new AudioSource(RATE, 1);
+  await room.localParticipant!.publishTrack(
+    LocalAudioTrack.createAudioTrack('mic', source),
+    new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }),
+  );
+  const heard: { at: number; data: Int16Array }[] = [];
+  room.on(RoomEvent.TrackSubscribed, (t) => {
+    if (t.kind !== TrackKind.KIND_AUDIO) return;
+    void (async () => {
+      for await (const f of new AudioStream(t, RATE, 1)) heard.push({ at: Date.now(), data: f.data.slice() });
+    })();
+  });
+  let speaking = Promise.resolve();
+  /** Sends samples in real time (10 ms frames), then silence, so the line never goes quiet. */
+  const speak = (samples: Int16Array, silenceMs = 0) => {
+    speaking = speaking.then(async () => {
+      const all = new Int16Array(samples.length + Math.round((silenceMs / 1000) * RATE));
+      all.set(samples);
+      for (let at = 0; at < all.length; at += 480) {
+        const chunk = all.slice(at, at + 480);
+        await source.captureFrame(new AudioFrame(chunk, RATE, 1, chunk.length));
+      }
+    });
+    return speaking;
+  };
+  /** The frames heard louder than −40 dBFS after `since`. */
+  const voiced = (since = 0) => heard.filter((f) => f.at >= since && dbfs(f.data) > -40);
+  return { room, speak, heard, voiced };
+}
+
+describe('a voice call on the embedded endpoint', () => {
+  let h: Harness;
+  let speech: SpeechServer;
+  beforeAll(async () => {
+    speech = await startSpeechServer();
+    h = await startHarness({
+      env: { CALLS_STT_BASE_URL: speech.baseURL, CALLS_TTS_BASE_URL: speech.baseURL, CALLS_END_OF_TURN_MS: '400' },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await speech?.close();
+  });
+
+  it('hears the user, runs the turn with its tool, speaks the answer back, stops at a barge-in, and keeps the transcript', async () => {
+    const u = await h.user();
+    const sessionId = await u.newSession();
+    const created = await u.req('POST', '/calls', { sessionId, language: 'en' });
+    expect(created.status).toBe(201);
+    const { callId, encryptionKey, connection } = created.body;
+    expect(connection.url).toBe(h.url.replace('http://', 'ws://'));
+    const sync = await u.req('POST', `/calls/${callId}/sync`, {});
+    expect(sync.status).toBe(200);
+
+    const me = await participant(sync.body.connection.url, sync.body.connection.token, encryptionKey);
+    await until('the agent in the room', () => me.room.remoteParticipants.size === 1);
+    const agent = [...me.room.remoteParticipants.values()][0]!;
+    expect(agent.identity).toBe(h.oracleDid);
+
+    // the user says something (1 s of tone), the model calls a tool and answers in two sentences
+    speech.transcripts.push('What is the weather in Nairobi?');
+    h.model.enqueue(
+      callTool('load_capability', { names: ['weather'] }, 'c1'),
+      callTool('get_current_weather', { city: 'Nairobi' }, 'c2'),
+      say('It is mild in Nairobi. Take a light jacket.'),
+    );
+    const said = tone(1000, RATE, 440, 8000);
+    await me.speak(new Int16Array(RATE / 2)); // half a second of silence: the agent's subscription settles
+    const t0 = Date.now();
+    await me.speak(said, 900);
+    await until('two sentences spoken', () => speech.spoken.length === 2);
+    await until('the answer heard', () => me.voiced(t0).length >= 100);
+    await sleep(500);
+
+    // what the speech-to-text server received: about the second spoken (plus the pre-roll and the end-of-turn silence), as loud
+    expect(speech.heard).toHaveLength(1);
+    const heard = speech.heard[0]!;
+    expect(heard.language).toBe('en');
+    const seconds = heard.samples.length / heard.sampleRate;
+    expect(seconds).toBeGreaterThan(1.2);
+    expect(seconds).toBeLessThan(2.0);
+    const loud = heard.samples;
+    const voicedIn = [] as number[];
+    for (let at = 0; at + 480 <= loud.length; at += 480) {
+      const f = loud.subarray(at, at + 480);
+      if (dbfs(f) > -40) voicedIn.push(rms(f));
+    }
+    expect(voicedIn.length * 10).toBeGreaterThan(900); // ms of voice
+    expect(voicedIn.length * 10).toBeLessThan(1150);
+    const heardRms = voicedIn.reduce((a, x) => a + x, 0) / voicedIn.length;
+    expect(heardRms / rms(said)).toBeGreaterThan(0.7);
+    expect(heardRms / rms(said)).toBeLessThan(1.3);
+
+    // what the user heard: the two sentences the text-to-speech server sent, as long and as loud
+    expect(speech.spoken.map((s) => s.input)).toEqual(['It is mild in Nairobi.', 'Take a light jacket.']);
+    const sent = speech.spoken.reduce((n, s) => n + s.samples.length, 0) / 24_000;
+    const got = me.voiced(t0);
+    expect(got.length * 0.01).toBeGreaterThan(sent * 0.85);
+    expect(got.length * 0.01).toBeLessThan(sent * 1.15);
+    const gotRms = got.reduce((a, f) => a + rms(f.data), 0) / got.length;
+    expect(gotRms / rms(speech.spoken[0]!.samples)).toBeGreaterThan(0.7);
+    expect(gotRms / rms(speech.spoken[0]!.samples)).toBeLessThan(1.3);
+
+    // the transcript is the session's history: the human utterance, the answer and its tool call
+    const history = (await u.req('GET', `/sessions/${sessionId}/messages`)).body;
+    const msgs = history.messages as { type: string; content: unknown }[];
+    expect(msgs.filter((m) => typeof m.content === 'string').map((m) => [m.type, m.content])).toEqual([
+      ['human', 'What is the weather in Nairobi?'],
+      ['ai', 'It is mild in Nairobi. Take a light jacket.'],
+    ]);
+    expect(JSON.stringify(msgs)).toContain('"get_current_weather"');
+
+    // barge-in: a long answer is interrupted by the user speaking; playback stops and the turn is aborted
+    speech.transcripts.push('Tell me a long story.');
+    speech.speech.ms = 4000;
+    h.model.enqueue({
+      steps: [
+        { type: 'text', text: 'Once upon a time there was a stove. ' },
+        { type: 'delay', ms: 8000 },
+        { type: 'text', text: 'The end.' },
+      ],
+    });
+    await me.speak(tone(800, RATE, 440, 8000), 600);
+    await until('the story begins', () => speech.spoken.length === 3);
+    const storyAt = Date.now();
+    await until('the story heard', () => me.voiced(storyAt).length > 50);
+    speech.transcripts.push('Stop.');
+    h.model.enqueue(say('Okay.'));
+    const bargeAt = Date.now();
+    await me.speak(tone(600, RATE, 440, 8000), 0);
+    await sleep(1000);
+    // the story's 4 s stopped within the barge-in's start (60 ms of voice) plus the line's latency
+    const afterBarge = me.voiced(bargeAt + 600).filter((f) => f.at < Date.now() - 0);
+    const storyFrames = afterBarge.filter((f) => f.at < bargeAt + 1000);
+    expect(storyFrames.length).toBeLessThan(30);
+    const after = (await u.req('GET', `/sessions/${sessionId}/messages`)).body.messages as { content: unknown }[];
+    const story = after.map((m) => m.content).filter((c): c is string => typeof c === 'string' && c.startsWith('Once'));
+    expect(story).toHaveLength(1);
+    expect(story[0]).not.toContain('The end.');
+    await me.room.disconnect();
+
+    // ending the call ends the room
+    const ended = await u.req('PATCH', `/calls/${callId}/update`, { callStatus: 'ended' });
+    expect(ended.body.call.callStatus).toBe('ended');
+  }, 60_000);
+});
+
+describe('the same agent on a separate LiveKit-protocol server (LIVEKIT_URL)', () => {
+  let h: Harness;
+  let speech: SpeechServer;
+  let server: Awaited<ReturnType<typeof listenLiveKitEndpoint>>;
+  const forwarded: { from: string; payload: Buffer }[] = [];
+  const KEY = 'APIstandin';
+  const SECRET = 'q'.repeat(48);
+  beforeAll(async () => {
+    speech = await startSpeechServer();
+    server = await listenLiveKitEndpoint({ apiKey: KEY, apiSecret: SECRET });
+    server.endpoint.onRtp = (_room, from, track, packet) => {
+      if (track.kind === 'audio') forwarded.push({ from, payload: Buffer.from(packet.payload) });
+    };
+    h = await startHarness({
+      env: {
+        LIVEKIT_URL: server.url.replace(/^ws:/, 'http:'),
+        LIVEKIT_API_KEY: KEY,
+        LIVEKIT_API_SECRET: SECRET,
+        CALLS_STT_BASE_URL: speech.baseURL,
+        CALLS_TTS_BASE_URL: speech.baseURL,
+        CALLS_END_OF_TURN_MS: '400',
+      },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await server?.close();
+    await speech?.close();
+  });
+
+  it('works unchanged; a wrong key hears noise, never the speech; no forwarded audio is clear Opus', async () => {
+    const u = await h.user();
+    const sessionId = await u.newSession();
+    const { callId, encryptionKey, connection } = (await u.req('POST', '/calls', { sessionId })).body;
+    expect(connection.url).toBe(server.url);
+    // the oracle's own path is not served: the server is elsewhere
+    expect((await fetch(`${h.url}/rtc/validate`)).status).toBe(404);
+    expect((await u.req('POST', `/calls/${callId}/sync`, {})).status).toBe(200);
+    const me = await participant(connection.url, connection.token, encryptionKey);
+    // an observer with the wrong key (admitted by a token of the server's: the key is the only secret left)
+    const at = new AccessToken(KEY, SECRET, { identity: 'observer' });
+    at.addGrant({ roomJoin: true, room: callId, canSubscribe: true, canPublish: true });
+    const wrongKey = encryptionKey.replace(/^./, (c: string) => (c === '0' ? '1' : '0'));
+    const observer = await participant(server.url, await at.toJwt(), wrongKey);
+    await until('everyone in the room', () => me.room.remoteParticipants.size === 2);
+
+    speech.transcripts.push('Hello there.');
+    h.model.enqueue(say('Hello. I am the oracle.'));
+    await me.speak(new Int16Array(RATE / 2));
+    const t0 = Date.now();
+    await me.speak(tone(800, RATE, 440, 8000), 800);
+    await until('the answer spoken', () => speech.spoken.length === 2);
+    await until('the answer heard', () => me.voiced(t0).length >= 80);
+    await sleep(300);
+    expect(speech.heard).toHaveLength(1);
+    // the observer received the user's and the agent's audio as frames it could not decrypt: silence
+    expect(observer.heard.length).toBeGreaterThan(100);
+    // what the observer decodes is noise (the frame cryptor cannot decrypt; Opus decodes the cipher text), never the tones
+    const tonal = (f: Int16Array) => Math.max(toneShare(f, 440), toneShare(f, 300));
+    expect(me.voiced(t0).filter((f) => tonal(f.data) > 0.5).length).toBeGreaterThan(60);
+    expect(observer.voiced(t0).filter((f) => tonal(f.data) > 0.5)).toHaveLength(0);
+    expect(me.voiced(t0).length).toBeGreaterThan(80);
+
+    // every audio payload the server forwarded ends with LiveKit's GCM frame trailer (12-byte IV length, key index 0)
+    const fromUser = forwarded.filter((f) => f.from === u.did);
+    const fromAgent = forwarded.filter((f) => f.from === h.oracleDid);
+    expect(fromUser.length).toBeGreaterThan(50);
+    expect(fromAgent.length).toBeGreaterThan(50);
+    for (const f of [...fromUser, ...fromAgent]) expect(f.payload.subarray(-2).toString('hex')).toBe('0c00');
+    await observer.room.disconnect();
+    await me.room.disconnect();
+    expect((await u.req('PATCH', `/calls/${callId}/update`, { callStatus: 'ended' })).body.call.callStatus).toBe(
+      'ended',
+    );
+  }, 60_000);
+});
