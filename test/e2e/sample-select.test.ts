@@ -116,26 +116,21 @@ describe('sample select commit / draw and sample verify', () => {
     expect(lines[1]).toMatch(/^Lowland,1,sample,HH-\d{4},[0-9a-f]{64},[01],"\d+ Main St, Block ""\d"""$/);
   });
 
-  it('verify passes with a one-line verdict when the commitment was published before the round (tickets on worker threads here, as for large frames)', async () => {
-    const r = await runCli(
-      [
-        'sample',
-        'verify',
-        '--frame',
-        p('frame.csv'),
-        '--commitment',
-        p('commitment.json'),
-        '--proof',
-        p('out/proof.json'),
-        '--selection',
-        p('out/selection.csv'),
-        '--published-at',
-        publishedAt,
-      ],
-      {
-        env: { ORACLEKIT_TICKET_PARALLEL_MIN: '1', ORACLEKIT_TICKET_THREADS: '3' },
-      },
-    );
+  it('verify passes with a one-line verdict when the commitment was published before the round', async () => {
+    const r = await runCli([
+      'sample',
+      'verify',
+      '--frame',
+      p('frame.csv'),
+      '--commitment',
+      p('commitment.json'),
+      '--proof',
+      p('out/proof.json'),
+      '--selection',
+      p('out/selection.csv'),
+      '--published-at',
+      publishedAt,
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
@@ -763,5 +758,56 @@ describe('sample select commit / draw and sample verify', () => {
     ]);
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/\[round_not_in_future\] round 2 was produced at .*, not after the commitment time/);
+  });
+
+  it('commit refuses a frame larger than the design population (exit 4, with the command), unless accepted; verify then shows a FINDING', async () => {
+    const base = ['sample', 'select', 'commit', '-N', '500', '--mean', '2.4', '--sd', '1.1', '--dropout', '0.1'];
+    const r = await runCli([...base, '--frame', p('frame.csv'), '--out', p('c-small.json')]);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('[population_mismatch]');
+    expect(r.stderr).toContain('the frame has 1500 households, the design assumed 500');
+    expect(r.stderr).toContain('oraclekit sample calc -N 1500 --mean 2.4 --sd 1.1 --dropout 0.1');
+    const ok = await runCli([
+      ...base,
+      '--frame',
+      p('frame.csv'),
+      '--out',
+      p('c-small.json'),
+      '--accept-population-mismatch',
+      '--delay',
+      '0',
+    ]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('warning: ACCEPTED POPULATION MISMATCH');
+    const c = JSON.parse(readFileSync(p('c-small.json'), 'utf8'));
+    expect(c.populationMismatch).toMatchObject({ accepted: true, strata: [{ name: 'all', frameHouseholds: 1500 }] });
+    const draw = await runCli([
+      'sample',
+      'select',
+      'draw',
+      '--commitment',
+      p('c-small.json'),
+      '--frame',
+      p('frame.csv'),
+      '--seed-hex',
+      'cd'.repeat(32),
+      '--out-dir',
+      p('out-small'),
+    ]);
+    expect(draw.code).toBe(0);
+    const v = await runCli([
+      'sample',
+      'verify',
+      '--frame',
+      p('frame.csv'),
+      '--commitment',
+      p('c-small.json'),
+      '--proof',
+      p('out-small/proof.json'),
+      '--seed-hex',
+      'cd'.repeat(32),
+    ]);
+    expect(v.code).toBe(0);
+    expect(v.stdout.split('\n')[0]).toMatch(/^FINDING ACCEPTED AT COMMIT: the design is for a smaller population/);
   });
 });

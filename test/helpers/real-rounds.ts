@@ -35,6 +35,7 @@ export async function commitForRealRound(o: {
   chain?: 'quicknet' | 'default';
   round?: RealRound;
   out?: string;
+  acceptPopulationMismatch?: boolean;
 }): Promise<RealCommitment> {
   const chain = knownChain(o.chain ?? 'quicknet')!;
   const round = o.round ?? QUICKNET;
@@ -47,6 +48,7 @@ export async function commitForRealRound(o: {
     round: round.round,
     delaySeconds: 0,
     now: committedAt,
+    ...(o.acceptPopulationMismatch ? { acceptPopulationMismatch: true } : {}),
   });
   if (o.out) writeFileSync(o.out, JSON.stringify(commitment, null, 2) + '\n');
   return { commitment, roundTime: new Date(rt), committedAt, publishedAt: new Date(rt - 5 * 60_000) };

@@ -47,6 +47,7 @@ export async function runSelectCommit(flags: CommitFlags, io: Io): Promise<void>
     ...(flags.round !== undefined ? { round: flags.round } : {}),
     delaySeconds: flags.delay,
     now: new Date(),
+    acceptPopulationMismatch: flags['accept-population-mismatch'],
     onProgress: (p) => progress.update(progressText(p)),
   });
   progress.done();
@@ -73,7 +74,8 @@ export async function runSelectCommit(flags: CommitFlags, io: Io): Promise<void>
       c.strata.map((s) => [s.name, s.households, s.sampleSize]),
     ),
   );
-  for (const n of notes) io.out(n.startsWith('UNTRUSTED') ? paint.red(`warning: ${n}`) : paint.yellow(`note: ${n}`));
+  for (const n of notes)
+    io.out(/^(UNTRUSTED|ACCEPTED)/.test(n) ? paint.red(`warning: ${n}`) : paint.yellow(`note: ${n}`));
   io.out(
     `Publish ${flags.out} before ${c.beacon.roundTime} and keep a record of when (the verifier checks it with --published-at); then run \`oraclekit sample select draw --commitment ${flags.out} --frame ${flags.frame} --beacon round-${c.beacon.round}.json\`.`,
   );

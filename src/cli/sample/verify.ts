@@ -33,6 +33,7 @@ export async function runVerify(flags: VerifyFlags, io: Io): Promise<number> {
     onProgress: (p) => progress.update(progressText(p)),
   });
   progress.done();
+  if (!flags.json) for (const f of r.findings) io.out(paint.red(`FINDING ${f}`));
   if (flags.json) io.outJson(r);
   else if (r.verdict === 'verified') {
     io.out(`${paint.green('OK')} ${r.summary}`);

@@ -562,6 +562,7 @@ async function projectReport(p: ProjectInput, index: number): Promise<ProjectRep
       ...(p.seedHex !== undefined ? { seedHex: p.seedHex } : {}),
     });
     checks.push(...pc.checks);
+    for (const f of pc.findings) findings.unshift({ severity: 'warning', message: f });
     const rp = c.beacon.chain;
     selection = {
       algorithm: c.algorithm,

@@ -9,6 +9,7 @@
  * {parameters, stratification}.
  */
 import { computeDesign, designInputOf, type Design } from '../sampling/design.ts';
+import { achievedPrecision } from '../sampling/recalc.ts';
 import { selectionError } from './errors.ts';
 import { canonicalJson, sha256Hex, trimId } from './hash.ts';
 import { UNSTRATIFIED } from './frame.ts';
@@ -251,4 +252,96 @@ export function assertDesignConsistent(d: SelectionDesign, source = 'design'): v
       details: { discrepancies: bad.map(({ field, stated, recomputed }) => ({ field, stated, recomputed })) },
     },
   );
+}
+
+export interface PopulationMismatch {
+  /** The strata whose frame has more households than the design's N_h. */
+  strata: {
+    name: string;
+    designPopulation: number;
+    frameHouseholds: number;
+    /** The planned completed interviews (calculatedSize_h) and the relative precision they give at the frame's size. */
+    plannedCompleted: number;
+    precision: number;
+  }[];
+  /** n_h of the design recomputed for the frame (its counts as the strata's populations); null if that design does not fit. */
+  needed: { name: string; sampleSize: number }[] | null;
+  /** The `sample calc` command that recomputes the design for the frame. */
+  command: string;
+}
+
+/**
+ * A frame with more households than the design's population (in a stratum) makes the design's
+ * finite-population correction too generous: the committed n_h were computed for fewer households,
+ * and at the frame's size they give a wider interval than ±5 %. Returns what that means — the precision
+ * r = z·CV/√n·√(1 − n/N) the planned completed interviews really give at the frame's N_h, and the sizes
+ * the design needs for this frame — or undefined when no stratum's frame is larger than its design.
+ */
+export function populationMismatch(d: SelectionDesign, frameHouseholds: number[]): PopulationMismatch | undefined {
+  const rows = d.stratified
+    ? d.stratification.strata.map((s) => ({
+        name: s.name,
+        N: s.population,
+        n: s.calculatedSize,
+        mean: s.mean,
+        sd: s.sd,
+      }))
+    : [
+        {
+          name: d.strata[0]!.name,
+          N: d.parameters.population,
+          n: d.parameters.calculatedSize,
+          mean: d.parameters.expectedMean,
+          sd: d.parameters.expectedSD,
+        },
+      ];
+  const strata = rows
+    .map((r, i) => ({ r, have: frameHouseholds[i] ?? 0 }))
+    .filter(({ r, have }) => have > r.N)
+    .map(({ r, have }) => ({
+      name: r.name,
+      designPopulation: r.N,
+      frameHouseholds: have,
+      plannedCompleted: r.n,
+      precision: achievedPrecision(r.n, have, r.mean, r.sd),
+    }));
+  if (strata.length === 0) return undefined;
+  const total = frameHouseholds.reduce((a, b) => a + b, 0);
+  const input = designInputOf(d.parameters, d.stratification);
+  input.population = total;
+  const st = (input.stratification as { strata: Record<string, unknown>[] } | undefined)?.strata;
+  st?.forEach((s, i) => (s.weight = frameHouseholds[i]! / total));
+  let needed: PopulationMismatch['needed'];
+  try {
+    const again = computeDesign(input);
+    needed = again.stratification.strata.length
+      ? again.stratification.strata.map((s) => ({ name: s.name, sampleSize: s.sampleSize }))
+      : [{ name: d.strata[0]!.name, sampleSize: again.parameters.adjustedSize }];
+  } catch {
+    needed = null;
+  }
+  const value =
+    input.expectedProportion !== undefined
+      ? [`--proportion ${input.expectedProportion}`]
+      : [`--mean ${input.expectedMean}`, `--sd ${input.expectedSD}`];
+  const words = ['oraclekit sample calc', `-N ${total}`, ...value, `--dropout ${input.dropoutRate}`];
+  if (input.erCoverage !== undefined) words.push(`--er-coverage ${input.erCoverage}`);
+  for (const s of st ?? [])
+    words.push(`--stratum '${String(s.name)}=${s.weight}${s.mean !== undefined ? `:${s.mean}:${s.sd}` : ''}'`);
+  words.push('--json > design.json');
+  return { strata, needed, command: words.join(' ') };
+}
+
+/** The mismatch in one sentence: each stratum's sizes and the precision the committed sizes give. */
+export function populationMismatchText(m: PopulationMismatch): string {
+  const each = m.strata
+    .map(
+      (s) =>
+        `${s.name}: the frame has ${s.frameHouseholds} households, the design assumed ${s.designPopulation}, so the planned ${s.plannedCompleted} completed interviews give ±${(s.precision * 100).toFixed(1)} %, not ±5 %`,
+    )
+    .join('; ');
+  const need = m.needed
+    ? `; for this frame the design needs n_h = ${m.needed.map((x) => `${x.name} ${x.sampleSize}`).join(', ')}`
+    : '';
+  return `the design is for a smaller population than the frame (its finite-population correction is too generous) — ${each}${need}`;
 }

@@ -39,6 +39,10 @@ export const SELECTION_ERRORS = {
   },
   round_not_in_future: { status: 409, when: 'the chosen beacon round is not later than the commitment time' },
   frame_mismatch: { status: 409, when: 'draw was given a frame whose frameHash differs from the committed one' },
+  population_mismatch: {
+    status: 409,
+    when: "the frame has more households than the design's population (in a stratum): the design must be recomputed for the frame, or the mismatch accepted explicitly (--accept-population-mismatch)",
+  },
   design_inconsistent: {
     status: 409,
     when: "a design's sizes (N_h, calculatedSize, n_h, adjustedSize, erCoverage) do not follow from its own parameters by the sampling chain",

@@ -7,7 +7,6 @@
  * offset. Nothing here looks at the adopter column.
  */
 import { createReadStream, existsSync, statSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { CsvScanner, field, type CsvRecord } from '../csv.ts';
@@ -45,31 +44,6 @@ export interface ReadFrameOptions {
   strata: string[];
   /** Called with bytes read so far and the file's size (progress display). */
   onProgress?: (bytesRead: number, totalBytes: number) => void;
-  /** Hash the file on a worker thread while parsing (default: files of 8 MiB or more). */
-  hashInWorker?: boolean;
-}
-
-/** Files from this size are hashed on a worker thread while the calling thread parses them. */
-const HASH_WORKER_MIN_BYTES = 8 << 20;
-
-/** SHA-256 of a file on a worker thread (hash-worker.ts). */
-function sha256FileInWorker(path: string): Promise<{ sha256: string; bytes: number }> {
-  return new Promise((resolve, reject) => {
-    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-    const w = new Worker(new URL(`./hash-worker${ext}`, import.meta.url), { workerData: { path } });
-    let done = false;
-    w.once('message', (m: { sha256: string; bytes: number }) => {
-      done = true;
-      resolve(m);
-    });
-    w.once('error', (e) => {
-      done = true;
-      reject(e);
-    });
-    w.once('exit', (code) => {
-      if (!done) reject(new Error(`hash worker exited with code ${code}`));
-    });
-  });
 }
 
 function growF64(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
@@ -203,31 +177,16 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
   const scanner = new CsvScanner(name, onRecord, frameCsvError);
   let bytes = 0;
   const size = statSync(path).size;
-  const inWorker = opts.hashInWorker ?? size >= HASH_WORKER_MIN_BYTES;
-  const hash = inWorker ? null : createHash('sha256');
-  const hashed = inWorker ? sha256FileInWorker(path) : null;
-  // a parse error must not leave the worker's promise unobserved
-  hashed?.catch(() => {});
+  const hash = createHash('sha256');
   const stream = createReadStream(path, { highWaterMark: 1 << 20 });
   for await (const chunk of stream as AsyncIterable<Buffer>) {
-    hash?.update(chunk);
+    hash.update(chunk);
     bytes += chunk.length;
     scanner.push(chunk);
     opts.onProgress?.(bytes, size);
   }
   scanner.end();
-  let fileSha256: string;
-  if (hashed) {
-    const h = await hashed;
-    if (h.bytes !== bytes) {
-      throw selectionError('frame_mismatch', name, h.bytes, `the ${bytes} bytes just parsed`, {
-        message: `${name} changed while it was being read (${bytes} bytes parsed, ${h.bytes} hashed); valid: a frame file that nothing writes to during the command`,
-      });
-    }
-    fileSha256 = h.sha256;
-  } else {
-    fileSha256 = hash!.digest('hex');
-  }
+  const fileSha256 = hash.digest('hex');
   if (header === null) {
     throw selectionError(
       'invalid_frame',

@@ -54,6 +54,23 @@ const CommitmentSchema = z.object({
     round: z.number().int().min(1),
     roundTime: z.iso.datetime(),
   }),
+  /** Present when the committer accepted a frame larger than the design's population (populationMismatch in design.ts). */
+  populationMismatch: z
+    .object({
+      accepted: z.literal(true),
+      strata: z.array(
+        z.object({
+          name: z.string(),
+          designPopulation: z.number(),
+          frameHouseholds: z.number(),
+          plannedCompleted: z.number(),
+          precision: z.number(),
+        }),
+      ),
+      needed: z.array(z.object({ name: z.string(), sampleSize: z.number() })).nullable(),
+      command: z.string(),
+    })
+    .optional(),
 });
 export type Commitment = z.infer<typeof CommitmentSchema>;
 

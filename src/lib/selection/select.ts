@@ -3,14 +3,13 @@
  * stratum the order by (ticket, id bytes); the first n_h are the sample and
  * the rest, in order, the replacement list.
  *
- * Tickets live in one Uint8Array (32 bytes per household); see orderRows for
- * how the order by (ticket, id bytes) is computed fast and exactly.
+ * One thread, read from top to bottom: computeTickets (step 5), orderRows per
+ * stratum (step 6), then output.ts writes selection.csv. Tickets live in one
+ * Uint8Array (32 bytes per household).
  */
 import { createHash } from 'node:crypto';
 import type { Frame } from './frame.ts';
 import { selectionError } from './errors.ts';
-import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { Ticketer, UNIT_SEPARATOR, compareUtf8 } from './hash.ts';
 
 const MAX_STRATUM_HOUSEHOLDS = 0xffffff;
@@ -59,110 +58,32 @@ export function checkSizes(frame: Frame, byStratum: Uint32Array[], sizes: number
   });
 }
 
-/** Below this many households the tickets are computed on the calling thread only. */
-export const PARALLEL_THRESHOLD = 200_000;
-
 export interface TicketOptions {
-  /** Total threads (the calling one included); default $ORACLEKIT_TICKET_THREADS, else available parallelism, at most 4. */
-  threads?: number;
-  /** Default $ORACLEKIT_TICKET_PARALLEL_MIN, else PARALLEL_THRESHOLD. */
-  threshold?: number;
   /** Compute each stratum's orderDigest (default true; a draw has writeSelectionCsv compute them while writing). */
   digests?: boolean;
-  /** Tickets computed so far, on every thread, and the total. */
+  /** Tickets computed so far, and the total. */
   onProgress?: (done: number, total: number) => void;
 }
 
-function defaultThreads(): number {
-  const env = process.env.ORACLEKIT_TICKET_THREADS;
-  if (env !== undefined && /^\d+$/.test(env)) return Math.max(1, Number(env));
-  return Math.min(4, availableParallelism());
-}
-
 /**
- * Computes every ticket (32 bytes per frame row). Large frames are split
- * between the calling thread and worker threads (ticket-worker.ts) writing
- * into one SharedArrayBuffer; the result is byte-identical to the single
- * thread (tested), only faster on more than one core.
+ * Step 5: the ticket of every household, HMAC-SHA256(seed, UTF-8(stratum + U+001F + id)), 32 bytes
+ * per frame row in one array (row i at i * 32).
  */
-export async function computeTickets(frame: Frame, seedHex: string, opts: TicketOptions = {}): Promise<Uint8Array> {
+export function computeTickets(frame: Frame, seedHex: string, opts: TicketOptions = {}): Uint8Array {
   const n = frame.rows;
-  const threads = Math.max(1, opts.threads ?? defaultThreads());
-  const envMin = process.env.ORACLEKIT_TICKET_PARALLEL_MIN;
-  const threshold =
-    opts.threshold ?? (envMin !== undefined && /^\d+$/.test(envMin) ? Number(envMin) : PARALLEL_THRESHOLD);
-  const parallel = threads > 1 && n >= threshold;
-  const out = parallel ? new Uint8Array(new SharedArrayBuffer(n * 32)) : new Uint8Array(n * 32);
-  const names = frame.strataNames;
-  const part = parallel ? Math.ceil(n / threads) : n;
-  const jobs: Promise<void>[] = [];
-  // one progress counter per worker, written by the worker (Atomics), summed here
-  const counters = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, threads)));
-  const doneSoFar = (own: number): number => {
-    let d = own;
-    for (let w = 0; w < counters.length; w++) d += Atomics.load(counters, w);
-    return d;
-  };
-  if (parallel) {
-    const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-    const url = new URL(`./ticket-worker${ext}`, import.meta.url);
-    // the workers' messages (UTF-8 of stratum + U+001F + id) in shared memory, written without a view or a string per row
-    const prefixes = names.map((nm) => Buffer.from(nm + UNIT_SEPARATOR, 'utf8'));
-    const maxPrefix = Math.max(...prefixes.map((b) => b.length));
-    for (let from = part, w = 0; from < n; from += part, w++) {
-      const to = Math.min(n, from + part);
-      let chars = 0;
-      for (let r = from; r < to; r++) chars += frame.ids[r]!.length;
-      const msgs = Buffer.from(new SharedArrayBuffer(chars * 3 + (to - from) * maxPrefix));
-      const offs = new Uint32Array(to - from + 1);
-      let pos = 0;
-      for (let r = from, k = 0; r < to; r++, k++) {
-        offs[k] = pos;
-        const pre = prefixes[frame.stratum[r]!]!;
-        for (let j = 0; j < pre.length; j++) msgs[pos++] = pre[j]!;
-        pos += msgs.write(frame.ids[r]!, pos, 'utf8');
-      }
-      offs[to - from] = pos;
-      jobs.push(
-        new Promise<void>((resolve, reject) => {
-          const worker = new Worker(url, { workerData: { seedHex, msgs, offs, out, from, to, counters, counter: w } });
-          let done = false;
-          worker.once('message', () => {
-            done = true;
-            resolve();
-          });
-          worker.once('error', reject);
-          worker.once('exit', (code) => {
-            if (!done) reject(new Error(`ticket worker exited with code ${code} before finishing rows ${from}..${to}`));
-          });
-        }),
-      );
-    }
-  }
+  const out = new Uint8Array(n * 32);
   const t = new Ticketer(seedHex);
-  const mine = Math.min(part, n);
-  const prefixBytes = names.map((nm) => Buffer.from(nm + UNIT_SEPARATOR, 'utf8'));
-  for (let i = 0; i < mine; i++) {
-    t.intoPrefixed(prefixBytes[frame.stratum[i]!]!, frame.ids[i]!, out, i * 32);
-    if (opts.onProgress && (i & 0xffff) === 0xffff) opts.onProgress(doneSoFar(i + 1), n);
-  }
-  if (jobs.length > 0 && opts.onProgress) {
-    // the workers may still be running: keep the count moving while waiting
-    const report = opts.onProgress;
-    const timer = setInterval(() => report(doneSoFar(mine), n), 100);
-    try {
-      await Promise.all(jobs);
-    } finally {
-      clearInterval(timer);
-    }
-  } else {
-    await Promise.all(jobs);
+  const prefixes = frame.strataNames.map((name) => Buffer.from(name + UNIT_SEPARATOR, 'utf8'));
+  for (let i = 0; i < n; i++) {
+    t.intoPrefixed(prefixes[frame.stratum[i]!]!, frame.ids[i]!, out, i * 32);
+    if (opts.onProgress && (i & 0xffff) === 0xffff) opts.onProgress(i + 1, n);
   }
   opts.onProgress?.(n, n);
   return out;
 }
 
-const compareTicketsThenIds =
+/** The order of step 6: by ticket bytes, then by ID bytes (UTF-8). */
+export const compareTicketsThenIds =
   (tickets: Uint8Array, ids: readonly string[]) =>
   (a: number, b: number): number => {
     const oa = a * 32;
@@ -174,33 +95,33 @@ const compareTicketsThenIds =
     return compareUtf8(ids[a]!, ids[b]!);
   };
 
-const LOCAL_BITS = 2 ** 21;
+/** Positions take the low 24 bits of a sort key (a stratum has at most MAX_STRATUM_HOUSEHOLDS rows)… */
+const POSITION = 2 ** 24;
+/** …and the first 29 bits of the ticket the high ones: 29 + 24 = 53 bits, exact in a double. */
+const PREFIX_SHIFT = 2 ** 3;
 
 /**
- * Orders one stratum's rows by (ticket, id bytes). Up to 2^21 households per
- * stratum the sort is a native numeric sort of (first 32 ticket bits * 2^21 +
- * position), exact in a double; runs that share the first 32 bits are then
- * re-sorted with the full comparison. Larger strata use the comparator
- * throughout. Both give exactly the order of the spec.
+ * Step 6 for one stratum: its rows ordered by compareTicketsThenIds. The same order as
+ * `rows.sort(compareTicketsThenIds(...))`, computed faster: a native sort of numeric keys (the first 29
+ * bits of the ticket, then the row's position), after which each run of rows whose tickets share those
+ * 29 bits — rare: a few per thousand households — is put in order by the full comparison.
  */
 export function orderRows(rows: Uint32Array, tickets: Uint8Array, ids: readonly string[]): Uint32Array {
   const n = rows.length;
-  const cmp = compareTicketsThenIds(tickets, ids);
-  if (n > LOCAL_BITS) return Uint32Array.from(rows).sort(cmp);
   const keys = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const o = rows[i]! * 32;
-    const prefix = ((tickets[o]! << 24) >>> 0) + ((tickets[o + 1]! << 16) | (tickets[o + 2]! << 8) | tickets[o + 3]!);
-    keys[i] = prefix * LOCAL_BITS + i;
+    const first32 = tickets[o]! * 2 ** 24 + ((tickets[o + 1]! << 16) | (tickets[o + 2]! << 8) | tickets[o + 3]!);
+    keys[i] = Math.floor(first32 / PREFIX_SHIFT) * POSITION + i;
   }
   keys.sort();
   const order = new Uint32Array(n);
-  for (let i = 0; i < n; i++) order[i] = rows[keys[i]! % LOCAL_BITS]!;
-  let i = 0;
-  while (i < n) {
-    const p = Math.floor(keys[i]! / LOCAL_BITS);
+  for (let i = 0; i < n; i++) order[i] = rows[keys[i]! % POSITION]!;
+  const cmp = compareTicketsThenIds(tickets, ids);
+  for (let i = 0; i < n;) {
+    const prefix = Math.floor(keys[i]! / POSITION);
     let j = i + 1;
-    while (j < n && Math.floor(keys[j]! / LOCAL_BITS) === p) j++;
+    while (j < n && Math.floor(keys[j]! / POSITION) === prefix) j++;
     if (j - i > 1) order.subarray(i, j).sort(cmp);
     i = j;
   }
@@ -228,7 +149,7 @@ export async function selectFrame(
   opts: TicketOptions = {},
 ): Promise<FrameSelection> {
   checkSizes(frame, byStratum, sizes);
-  const tickets = await computeTickets(frame, seedHex, opts);
+  const tickets = computeTickets(frame, seedHex, opts);
   const strata = frame.strataNames.map((name, s) => {
     const order = orderRows(byStratum[s]!, tickets, frame.ids);
     return {

@@ -32,7 +32,7 @@ import {
   type ChainInfo,
 } from '../beacon/drand.ts';
 import { CsvScanner, field } from '../csv.ts';
-import { designDiscrepancies } from './design.ts';
+import { designDiscrepancies, loadDesign, populationMismatch, populationMismatchText } from './design.ts';
 import { frameCsvError, selectionError } from './errors.ts';
 import { readFrame, rowsByStratum, hashFrame, type Frame } from './frame.ts';
 import { ALGORITHM, Ticketer, compareUtf8, computeSeed, hashSortedIds, sortUtf8, trimId } from './hash.ts';
@@ -73,6 +73,28 @@ export interface VerifyResult {
   untrusted: { check: string; message: string }[];
   summary: string;
   notes: string[];
+  /**
+   * What a verifier must read before "verified": facts about the design that the checks do not fail on,
+   * such as a frame larger than the design's population (the committed sizes give less than ±5 %).
+   */
+  findings: string[];
+}
+
+/** Findings that follow from the commitment alone (its design and its strata's frame counts). */
+export function commitmentFindings(c: Commitment): string[] {
+  let m;
+  try {
+    m = populationMismatch(
+      loadDesign(c.design, 'commitment.design'),
+      c.strata.map((s) => s.households),
+    );
+  } catch {
+    return []; // a design that cannot be read is a failed check elsewhere
+  }
+  if (!m) return [];
+  return [
+    `${c.populationMismatch ? 'ACCEPTED AT COMMIT: ' : ''}${populationMismatchText(m)}. The methodology then requires more samples (${m.needed ? `n_h = ${m.needed.map((x) => `${x.name} ${x.sampleSize}`).join(', ')}` : 'a design recomputed for the frame'}: \`${m.command}\`) or reporting the precision actually achieved`,
+  ];
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -394,7 +416,7 @@ function listedTicketChecks(c: Commitment, p: Proof, seed: string, k: Checks): v
   );
 }
 
-function result(k: Checks, summaryOk: string, notes: string[]): VerifyResult {
+function result(k: Checks, summaryOk: string, notes: string[], findings: string[]): VerifyResult {
   const verdict = verdictOf(k.list);
   const fail = k.list.find((c) => c.kind === 'integrity' && c.status === 'fail');
   const untrusted = k.list
@@ -413,6 +435,7 @@ function result(k: Checks, summaryOk: string, notes: string[]): VerifyResult {
           ? `recomputes (${summaryOk}) but UNTRUSTED: ${untrusted.map((u) => u.check).join(', ')}`
           : summaryOk,
     notes,
+    findings,
   };
   if (fail) out.mismatch = { check: fail.check, message: fail.message };
   return out;
@@ -432,7 +455,8 @@ export async function verifySelection(o: VerifyOptions): Promise<VerifyResult> {
   const p = o.proof;
   const k = new Checks();
   const notes: string[] = [];
-  const stop = () => result(k, '', notes);
+  const findings = commitmentFindings(c);
+  const stop = () => result(k, '', notes, findings);
   const chain = commitmentChecks(c, p, k);
   if (k.integrityFailed) return stop();
   trustChecks(c, p, chain, o, k);
@@ -541,6 +565,7 @@ export async function verifySelection(o: VerifyOptions): Promise<VerifyResult> {
     k,
     `verified ${ALGORITHM}: frameHash ${short(hashes.frameHash)}, ${src}, seed ${short(seed)}, ${sampled} sampled of ${frame.rows} households in ${sel.strata.length} ${sel.strata.length === 1 ? 'stratum' : 'strata'}`,
     notes,
+    findings,
   );
 }
 
@@ -847,7 +872,7 @@ export async function checkPackage(o: PackageCheckOptions): Promise<PackageCheck
       else k.pass('chain pinned', 'trust', `drand's public "${pinnedChainName(chain)}" chain`);
     }
     k.skip('draw', 'integrity', 'no proof: the draw has not been made');
-    return { ...result(k, 'committed, not drawn', notes), replacements: null };
+    return { ...result(k, 'committed, not drawn', notes, commitmentFindings(c)), replacements: null };
   }
   const chain = commitmentChecks(c, p, k);
   trustChecks(c, p, chain, o, k);
@@ -900,6 +925,7 @@ export async function checkPackage(o: PackageCheckOptions): Promise<PackageCheck
       k,
       `checked ${ALGORITHM}: ${p.randomness.source === 'drand' ? `drand round ${p.randomness.round}` : 'verifier-supplied randomness'}, seed ${short(p.seed)}, ${sampled} sampled of ${c.frame.households} households`,
       notes,
+      commitmentFindings(c),
     ),
     replacements,
   };

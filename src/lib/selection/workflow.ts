@@ -15,7 +15,7 @@ import {
   verifyBeaconRoundInWorker,
   type ChainInfo,
 } from '../beacon/drand.ts';
-import { assertDesignConsistent, type SelectionDesign } from './design.ts';
+import { assertDesignConsistent, populationMismatch, populationMismatchText, type SelectionDesign } from './design.ts';
 import { selectionError } from './errors.ts';
 import { hashFrame, readFrame, rowsByStratum, UNSTRATIFIED, type Frame } from './frame.ts';
 import { ALGORITHM, computeSeed } from './hash.ts';
@@ -41,6 +41,8 @@ export interface CommitOptions {
   /** Otherwise: the first round produced after now + delaySeconds. */
   delaySeconds: number;
   now: Date;
+  /** Commit although the frame is larger than the design's population; the mismatch is then recorded. */
+  acceptPopulationMismatch?: boolean;
   onProgress?: (p: Progress) => void;
 }
 
@@ -64,6 +66,22 @@ export async function commitSelection(o: CommitOptions): Promise<CommitResult> {
     by,
     o.design.strata.map((s) => s.sampleSize),
   );
+  const mismatch = populationMismatch(
+    o.design,
+    hashes.strata.map((h) => h.households),
+  );
+  if (mismatch && !o.acceptPopulationMismatch) {
+    throw selectionError(
+      'population_mismatch',
+      'frame',
+      mismatch.strata.map((s) => `${s.name}: ${s.frameHouseholds} > ${s.designPopulation}`),
+      `a design recomputed for the frame (\`${mismatch.command}\`), or --accept-population-mismatch to commit it anyway with the mismatch recorded`,
+      {
+        message: `${frame.file}: ${populationMismatchText(mismatch)}; valid: a design recomputed for the frame — \`${mismatch.command}\` — or --accept-population-mismatch (the commitment then records the mismatch, and \`sample verify\` and the package show it)`,
+        details: { strata: mismatch.strata, needed: mismatch.needed },
+      },
+    );
+  }
   const nowSec = o.now.getTime() / 1000;
   let round: number;
   if (o.round !== undefined) {
@@ -85,9 +103,10 @@ export async function commitSelection(o: CommitOptions): Promise<CommitResult> {
   const notes: string[] = [];
   if (frame.stratumColumnIgnored)
     notes.push(`the frame's stratum column is ignored: the design is unstratified (one stratum "${UNSTRATIFIED}")`);
+  if (mismatch) notes.push(`ACCEPTED POPULATION MISMATCH: ${populationMismatchText(mismatch)}`);
   o.design.strata.forEach((s, i) => {
     const have = hashes.strata[i]!.households;
-    if (have !== s.designPopulation)
+    if (have < s.designPopulation)
       notes.push(
         `stratum ${s.name}: the frame has ${have} households, the design assumed ${s.designPopulation}; n_h = ${s.sampleSize} is kept as designed`,
       );
@@ -117,6 +136,7 @@ export async function commitSelection(o: CommitOptions): Promise<CommitResult> {
       frameHash: hashes.strata[i]!.frameHash,
     })),
     beacon: { chain: o.chain, round, roundTime: iso(roundTime(o.chain, round) * 1000) },
+    ...(mismatch ? { populationMismatch: { accepted: true as const, ...mismatch } } : {}),
   };
   return { commitment, notes };
 }

@@ -154,3 +154,71 @@ describe('commit → draw → verify (in process)', () => {
     expect(() => loadDesign([1])).toThrow(expect.objectContaining({ code: 'invalid_design' }));
   });
 });
+
+describe('a design for a smaller population than the frame', () => {
+  const design1000 = () =>
+    loadDesign(
+      computeDesign({
+        population: 1000,
+        expectedMean: 2,
+        expectedSD: 1,
+        dropoutRate: 0.08,
+        stratification: {
+          enabled: true,
+          strata: [
+            { name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9 },
+            { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 },
+            { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 },
+          ],
+        },
+      }),
+    );
+  const frame15000 = (): string => {
+    const path = join(dir, 'frame-15000.csv');
+    const rows = ['household_id,stratum'];
+    for (let i = 0; i < 15000; i++) rows.push(`H${i},${i < 7500 ? 'lpg' : i < 12000 ? 'biomass' : 'electric'}`);
+    writeFileSync(path, rows.join('\n') + '\n');
+    return path;
+  };
+
+  it('is refused at commit, with the sizes this frame needs, the precision the design gives and the command', async () => {
+    const d = design1000();
+    const e = await commitForRealRound({ design: d, framePath: frame15000() }).catch((x: unknown) => x);
+    expect(e).toMatchObject({ code: 'population_mismatch', status: 409 });
+    const msg = (e as Error).message;
+    expect(msg).toContain('electric: the frame has 3000 households, the design assumed 200');
+    expect(msg).toContain('±11.6 %, not ±5 %');
+    expect(msg).toContain('n_h = lpg 196, biomass 646, electric 784');
+    expect(msg).toContain("oraclekit sample calc -N 15000 --mean 2 --sd 1 --dropout 0.08 --stratum 'lpg=0.5:2.6:0.9'");
+  });
+
+  it('accepted explicitly, the commitment records it and verify shows it as a finding', async () => {
+    const framePath = frame15000();
+    const { commitment } = await commitForRealRound({
+      design: design1000(),
+      framePath,
+      acceptPopulationMismatch: true,
+    });
+    expect(commitment.populationMismatch?.accepted).toBe(true);
+    expect(commitment.populationMismatch?.needed).toEqual([
+      { name: 'lpg', sampleSize: 196 },
+      { name: 'biomass', sampleSize: 646 },
+      { name: 'electric', sampleSize: 784 },
+    ]);
+    const electric = commitment.populationMismatch!.strata.find((s) => s.name === 'electric')!;
+    expect(electric.precision).toBeCloseTo(0.1162, 3);
+    const out = mkdtempSync(join(dir, 'mismatch-'));
+    const r = await drawSelection({
+      commitment,
+      framePath,
+      randomness: { seedHex: 'ab'.repeat(32) },
+      outDir: out,
+      now: new Date(),
+    });
+    const ok = await verifySelection({ commitment, proof: r.proof, framePath, seedHex: 'ab'.repeat(32) });
+    expect(ok.verdict).toBe('verified');
+    expect(ok.findings).toHaveLength(1);
+    expect(ok.findings[0]).toMatch(/^ACCEPTED AT COMMIT: the design is for a smaller population than the frame/);
+    expect(ok.findings[0]).toContain('more samples');
+  });
+});
