@@ -23,6 +23,7 @@ import { Registry } from './registry/index.ts';
 import { buildServer } from './server.ts';
 import { redisWhere } from './http/rate-limit.ts';
 import { claimStateDir, listen, stopOnSignals, urlOf } from './lifecycle.ts';
+import { hostPolicy } from '../runtime/host-check.ts';
 import type { FastifyInstance } from 'fastify';
 import type { DefaultOracle } from './oracle.ts';
 
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
     startedAt: started,
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'token', 'key', 'mnemonic'] },
     healthExtra: () => (oracle ? { oracle: oracle.info() } : {}),
+    hosts: hostPolicy(host),
   });
   oracle = await mountOracle(app, db, registry, config);
   stopOnSignals(app, db, () => oracle);

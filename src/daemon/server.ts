@@ -35,6 +35,7 @@ import { clientErrorHandler, frameworkErrors } from './http/refusals.ts';
 import { echoRequestId, genReqId } from './http/request-id.ts';
 import { RequestLog } from './http/request-log.ts';
 import { adminPlugin, registryPlugin } from './http/routes.ts';
+import { guardHosts, type HostPolicy } from '../runtime/host-check.ts';
 
 export interface MountedPlugin {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -57,6 +58,8 @@ export interface ServerOptions {
   startedAt?: string;
   /** More fields of GET /health (the default oracle's DID, path and plugin status). */
   healthExtra?: () => Record<string, unknown>;
+  /** The host names the daemon answers to (runtime/host-check.ts; 421 misdirected_host otherwise); default any. */
+  hosts?: HostPolicy;
   /** Time limits of a request (http/limits.ts); DEFAULT_TIMEOUTS unless given (tests shorten them). */
   timeouts?: Partial<RequestTimeouts>;
 }
@@ -88,6 +91,9 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
   echoRequestId(app);
+  // a page whose name resolves to 127.0.0.1 (DNS rebinding) must not reach the daemon's routes
+  const hosts = opts.hosts;
+  if (hosts) guardHosts(app, () => hosts);
   const { max, timeWindowMs } = opts.config.rateLimit;
   const rateLimit = await installRateLimit(app, {
     registry: opts.registry,

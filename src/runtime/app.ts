@@ -10,6 +10,7 @@ import { createOracle, type Oracle } from './oracle.ts';
 import type { OracleAppOptions } from './runtime.ts';
 import { setRuntimeNotFound } from './routes.ts';
 import { logRequest } from './log.ts';
+import { guardHosts } from './host-check.ts';
 
 export interface OracleApp extends Omit<Oracle, 'plugin' | 'quiesce'> {
   fastify: FastifyInstance;
@@ -28,6 +29,7 @@ export function createOracleApp(options: OracleAppOptions): OracleApp {
   const fastify = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: 2 * 1024 * 1024 });
   fastify.addHook('onResponse', async (req, reply) => logRequest(runtime.pino, req, reply));
   setRuntimeNotFound(fastify);
+  guardHosts(fastify, () => runtime.hostPolicy());
   void fastify.register(oracle.plugin);
   return {
     runtime,
@@ -35,6 +37,7 @@ export function createOracleApp(options: OracleAppOptions): OracleApp {
     async listen(port, host) {
       const p = port ?? runtime.settings.PORT;
       const h = host ?? runtime.settings.HOST;
+      runtime.listenHost = h;
       await fastify.listen({ port: p, host: h });
       const addr = fastify.server.address();
       const actual = typeof addr === 'object' && addr ? addr.port : p;

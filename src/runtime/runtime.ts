@@ -45,6 +45,7 @@ import { BUNDLED_PLUGINS } from './plugins/index.ts';
 import { metaTools } from './meta-tools.ts';
 import { RunManager } from './runs.ts';
 import { TurnRateLimiter } from './turn-limiter.ts';
+import { hostPolicy, isLoopbackAddress, type HostPolicy } from './host-check.ts';
 import type { Run } from './run.ts';
 import { createRuntimeLog, logRunEvent, type RuntimeLog } from './log.ts';
 import type { Cluster } from './cluster/cluster.ts';
@@ -119,6 +120,8 @@ export interface OracleAppOptions {
   /** The longest a delegation that logs in alone may live, in seconds (default env ORACLE_UCAN_DELEGATION_MAX_TTL_S, else 30 days). */
   delegationMaxTtlSeconds?: number;
   corsOrigins?: string[] | boolean;
+  /** Host names the oracle answers to besides the loopback ones (default env ORACLE_ALLOWED_HOSTS; ['*']: any). */
+  allowedHosts?: string[];
   /**
    * Checks a payment a user reports (credits: POST /credits/pay) before its claims count as paid: from the
    * payment's reference to its settlement. Without it a reported payment is an IOU (docs/runtime.md).
@@ -354,9 +357,25 @@ export class OracleRuntime {
     return out;
   }
 
-  /** Origins allowed for browser clients, over HTTP and socket.io alike: the corsOrigins option, else CORS_ORIGINS, else any. */
+  /**
+   * Origins allowed for browser pages, over HTTP and socket.io alike: the corsOrigins option, else CORS_ORIGINS
+   * (`*`: any), else none when HOST is loopback (a developer's oracle is not any web page's) and any otherwise.
+   */
   get corsOrigins(): string[] | boolean {
-    return this.options.corsOrigins ?? this.settings.CORS_ORIGINS ?? true;
+    const configured = this.options.corsOrigins ?? this.settings.CORS_ORIGINS;
+    if (Array.isArray(configured) && configured.includes('*')) return true;
+    return configured ?? !isLoopbackAddress(this.settings.HOST);
+  }
+
+  /** The address the host listens on (createOracleApp sets it; default HOST): the host names it answers to follow from it. */
+  listenHost: string | undefined;
+
+  /** The host names this oracle answers to (host-check.ts): the loopback ones, ORACLE_ALLOWED_HOSTS, or any. */
+  hostPolicy(): HostPolicy {
+    return hostPolicy(
+      this.listenHost ?? this.settings.HOST,
+      this.options.allowedHosts ?? this.settings.ORACLE_ALLOWED_HOSTS,
+    );
   }
 
   /** Plugins loaded now (background ones once settled as loaded). */

@@ -49,6 +49,12 @@ export const RuntimeEnvSchema = z.object({
   ORACLE_RUN_MAX_MS: int(1000, 86_400_000, 600_000),
   ORACLE_RUN_MAX_OUTPUT_CHARS: int(1000, 100_000_000, 200_000),
   ORACLE_RUN_MAX_EVENT_BYTES: int(65_536, 1_073_741_824, 8 * 1024 * 1024),
+  ORACLE_ALLOWED_HOSTS: opt(z.string()).transform((v) =>
+    v
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ),
   ORACLE_ALLOWED_USERS: opt(
     z
       .string()
@@ -79,7 +85,8 @@ const VALID: Record<keyof RuntimeEnv, string> = {
   ORACLE_DB_SYNCHRONOUS: 'FULL or NORMAL, or unset (fsync off the event loop)',
   ORACLE_DATABASE_URL:
     'a postgres:// or postgresql:// URL of a database (docs/scaling.md), e.g. postgres://oracle:secret@10.0.0.5:5432/oracle, or unset for the SQLite file ORACLE_DB_PATH',
-  CORS_ORIGINS: 'comma-separated origins',
+  CORS_ORIGINS:
+    'comma-separated origins of web pages allowed to call this oracle (e.g. https://app.example.com), or * for any',
   ORACLE_ALLOW_DELEGATION_AUTH:
     'no value (it was replaced by ORACLE_UCAN_AUTH: a delegation alone now logs in by default; ORACLE_UCAN_AUTH=invocation requires an invocation, as ORACLE_ALLOW_DELEGATION_AUTH=0 did)',
   ORACLE_UCAN_AUTH: 'any (default: an invocation, or a delegation alone) or invocation (an invocation is required)',
@@ -96,6 +103,8 @@ const VALID: Record<keyof RuntimeEnv, string> = {
     'an integer from 1000 to 100000000 (default 200000): the most characters of answer and reasoning of a run',
   ORACLE_RUN_MAX_EVENT_BYTES:
     "an integer from 65536 to 1073741824 (default 8388608, 8 MiB): the largest a run's event log may grow",
+  ORACLE_ALLOWED_HOSTS:
+    'comma-separated host names this oracle answers to besides the loopback ones (e.g. oracle.example.com), or * for any',
   ORACLE_ALLOWED_USERS:
     'comma-separated did:key identities, the only users who may log in (unset: any did:key user); e.g. did:key:z6Mk…,did:key:z6Mk…',
   ORACLE_USER_TURNS_PER_MINUTE:

@@ -19,6 +19,7 @@ import * as P from '../lib/protocol/index.ts';
 import type { OracleRuntime } from './runtime.ts';
 import { runtimeError } from '../lib/protocol/errors.ts';
 import { toErrorBody } from './routes.ts';
+import { guardUpgrades } from './host-check.ts';
 
 const room = (sessionId: string) => `session:${sessionId}`;
 /** The room of the sockets a UCAN (or one of its proofs) authenticated: revoking it disconnects them. */
@@ -68,6 +69,12 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
     cors: { origin: rt.corsOrigins },
     serveClient: false,
   });
+  // socket.io's upgrade listener is attached now: a foreign Host or page is refused before it
+  guardUpgrades(
+    server,
+    () => rt.hostPolicy(),
+    () => rt.corsOrigins,
+  );
   const cluster = rt.cluster;
   if (cluster) io.adapter(cluster.socketAdapter as never);
 

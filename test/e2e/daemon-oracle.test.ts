@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
+import { rawRequest, SOCKET_IO_UPGRADE } from '../helpers/raw-http.ts';
 import { say, startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { tempHome } from '../unit/daemon/harness.ts';
 import { BACKENDS, backendDatabases } from '../helpers/postgres.ts';
@@ -83,6 +84,18 @@ describe.each(BACKENDS)("the daemon's default oracle on %s", (backend) => {
     expect(log).toContain('[boot] loaded: user-preferences');
     expect(log).not.toContain(json(readFileSync(key, 'utf8')).mnemonic);
     expect(log).not.toContain('sk-test-secret');
+  });
+
+  it('answers 421 to a rebound host name (DNS rebinding) on its routes, the oracle and the socket.io upgrade', async () => {
+    const s = json((await runCli(['daemon', 'status', '--json'], { env })).stdout) as { url: string };
+    const port = new URL(s.url).port;
+    for (const path of ['/health', '/v1/designs', '/oracle/sessions', '/oracle/messages/x']) {
+      const r = await rawRequest(s.url + path, { host: `rebound.example:${port}` });
+      expect([r.status, JSON.parse(r.body).code], path).toEqual([421, 'misdirected_host']);
+    }
+    const up = await rawRequest(s.url + SOCKET_IO_UPGRADE, { host: `rebound.example:${port}`, upgrade: true });
+    expect(up.status).toBe(421);
+    expect((await rawRequest(`${s.url}/health`, { host: `localhost:${port}` })).status).toBe(200);
   });
 
   it('chat with no --oracle and no oracle.config.json streams the answer; a second run reuses the identity', async () => {

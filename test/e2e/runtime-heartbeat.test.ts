@@ -3,7 +3,7 @@ import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ heartbeatMs: 40 });
+  h = await startHarness({ heartbeatMs: 40, env: { CORS_ORIGINS: 'https://app.example' } });
 });
 afterAll(async () => {
   await h.close();

@@ -41,6 +41,10 @@ export const RUNTIME_ERRORS = {
   payment_required: { status: 402, when: 'unpaid use of a priced oracle' },
   // 403
   forbidden: { status: 403, when: 'the resource belongs to another user' },
+  origin_not_allowed: {
+    status: 403,
+    when: 'a socket.io upgrade from a page of another origin than CORS_ORIGINS allows',
+  },
   user_not_allowed: {
     status: 403,
     when: 'the authenticated user is not on the oracle’s allow-list (ORACLE_ALLOWED_USERS)',
@@ -55,6 +59,11 @@ export const RUNTIME_ERRORS = {
   rate_limited: {
     status: 429,
     when: 'the user started more turns than ORACLE_USER_TURNS_PER_MINUTE allows; retry after Retry-After seconds',
+  },
+  // 421
+  misdirected_host: {
+    status: 421,
+    when: 'the Host header names another server than this one (the loopback names, or ORACLE_ALLOWED_HOSTS)',
   },
   // 409
   run_in_progress: { status: 409, when: 'a message was sent while the session already has a running run' },
