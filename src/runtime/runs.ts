@@ -7,6 +7,7 @@
  * abort or answer it; a turn is refused with 503 redis_unavailable while
  * Redis does not answer.
  */
+import { backoffMs } from '../lib/backoff.ts';
 import { isOracleKitError } from '../lib/errors.ts';
 import type { AnyEvent } from '../lib/protocol/index.ts';
 import type { RuntimeStore } from './store.ts';
@@ -108,7 +109,7 @@ export class RunManager {
       } catch (e) {
         if (this.closed || attempt >= 40 || !isOracleKitError(e) || e.code !== 'database_unavailable')
           return this.store.onBackgroundError(e);
-        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 15_000)).unref());
+        await new Promise((r) => setTimeout(r, backoffMs(attempt, { baseMs: 100, maxMs: 15_000 })).unref());
       }
     }
   }

@@ -19,6 +19,7 @@
  *   OracleKitError 503 `database_unavailable`; the pool reconnects by itself
  *   on the next statement once the server is back.
  */
+import { backoffMs } from '../lib/backoff.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import postgres from 'postgres';
 import { isOracleKitError, OracleKitError } from '../lib/errors.ts';
@@ -167,7 +168,7 @@ export class PostgresStorage implements Storage {
       // seconds before a connection tries again after a failed connect; the driver's default grows as 3^tries / 100
       // up to 20 s (shared by the pool), so a server back after a few seconds' outage was used again only after up
       // to 20 s more. Here: 50 ms doubling to 1 s, with jitter — what a client retrying a 503 finds
-      backoff: (tries: number) => (0.5 + Math.random() / 2) * Math.min(0.05 * 2 ** tries, 1),
+      backoff: (tries: number) => backoffMs(tries, { baseMs: 50, maxMs: 1000, jitter: 0.5 }) / 1000,
     });
   }
 

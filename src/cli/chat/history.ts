@@ -7,7 +7,7 @@
  * private. The newest 500 entries are kept. A file that cannot be read or
  * written never stops the chat: the history is then this run's only.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../lib/hash.ts';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stateDir } from '../../lib/paths.ts';
@@ -23,7 +23,7 @@ export interface ChatHistory {
 }
 
 export function historyPath(oracle: string, env: NodeJS.ProcessEnv = process.env): string {
-  const key = createHash('sha256').update(oracle).digest('hex').slice(0, 16);
+  const key = sha256Hex(oracle).slice(0, 16);
   return join(stateDir(env), 'chat-history', `${key}.jsonl`);
 }
 

@@ -10,7 +10,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { registryError } from '../../lib/registry/errors.ts';
 import type { Principal, Role } from '../../lib/registry/types.ts';
-import { sha256, type Registry } from '../registry/index.ts';
+import type { Registry } from '../registry/index.ts';
+import { sha256Hex } from '../../lib/hash.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -74,5 +75,5 @@ export function requireRole(p: Principal, ...roles: Role[]): void {
 /** Whether `presented` is the discovery token: their SHA-256s compared in constant time. */
 export function tokenMatches(token: string | undefined, presented: string | undefined): boolean {
   if (!token || !presented) return false;
-  return timingSafeEqual(Buffer.from(sha256(token)), Buffer.from(sha256(presented)));
+  return timingSafeEqual(Buffer.from(sha256Hex(token)), Buffer.from(sha256Hex(presented)));
 }

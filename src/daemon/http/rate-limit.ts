@@ -14,6 +14,7 @@
  * the registry down, and the per-address limit is what bounds failed
  * authentications.
  */
+import { backoffMs } from '../../lib/backoff.ts';
 import { createRequire } from 'node:module';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit';
@@ -136,7 +137,10 @@ class SharedWindows {
       url,
       // a command while disconnected fails at once (and is counted locally) instead of waiting in a queue
       disableOfflineQueue: true,
-      socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000) },
+      socket: {
+        connectTimeout: 2000,
+        reconnectStrategy: (retries: number) => backoffMs(retries, { baseMs: 50, maxMs: 1000 }),
+      },
     }) as unknown as RedisLike;
     const w = new SharedWindows(client, redisWhere(url), log);
     client.on('error', (e) => w.fallback(e?.message ?? 'error'));

@@ -2,7 +2,6 @@
  * What the registry's resource modules share: the storage and config they
  * work over, the clock, hashing, cursors and JSON helpers.
  */
-import { createHash } from 'node:crypto';
 import type { Storage } from '../../storage/storage.ts';
 import type { DeploymentConfig } from '../config.ts';
 import { fieldError } from '../../lib/registry/errors.ts';
@@ -34,7 +33,6 @@ export async function lockForUpdate(
   else await db.get(`SELECT 1 AS locked FROM ${what.table} WHERE ${what.column} = ? FOR UPDATE`, [what.key]);
 }
 
-export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 export const nowIso = (t: number) => new Date(t).toISOString();
 
 export function encodeCursor(seq: number): string {
@@ -47,20 +45,4 @@ export function decodeCursor(c: string | undefined): number {
   const m = /^s(\d{1,15})$/.exec(Buffer.from(c, 'base64url').toString());
   if (!m) throw fieldError('invalid_query', 'cursor', c, 'a nextCursor from a previous page');
   return Number(m[1]);
-}
-
-/** JSON with sorted keys (for body hashes). */
-export function stableJson(v: unknown): string {
-  if (Array.isArray(v)) return '[' + v.map(stableJson).join(',') + ']';
-  if (v !== null && typeof v === 'object') {
-    return (
-      '{' +
-      Object.keys(v)
-        .sort()
-        .map((k) => JSON.stringify(k) + ':' + stableJson((v as Record<string, unknown>)[k]))
-        .join(',') +
-      '}'
-    );
-  }
-  return JSON.stringify(v) ?? 'null';
 }

@@ -5,7 +5,8 @@
  */
 import { fieldError, registryError } from '../../lib/registry/errors.ts';
 import type { Principal } from '../../lib/registry/types.ts';
-import { nowIso, sha256, stableJson, type RegistryContext, lockForUpdate } from './common.ts';
+import { nowIso, type RegistryContext, lockForUpdate } from './common.ts';
+import { canonicalJson, sha256Hex } from '../../lib/hash.ts';
 
 export interface Created<T> {
   status: number;
@@ -31,7 +32,7 @@ export class Idempotency {
     if (key === undefined) return { ...(await fn()), replayed: false };
     if (key.length < 1 || key.length > 255 || /[^\x21-\x7e]/.test(key))
       throw fieldError('invalid_header', 'Idempotency-Key', key, '1 to 255 visible ASCII characters');
-    const hash = sha256(route + '\n' + stableJson(body()));
+    const hash = sha256Hex(route + '\n' + canonicalJson(body()));
     const db = this.ctx.db;
     return db.tx(async () => {
       // a second daemon with the same key waits here for the first one's COMMIT, then replays its reply

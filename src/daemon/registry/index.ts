@@ -21,8 +21,6 @@ import { Idempotency } from './idempotency.ts';
 import { Keys } from './keys.ts';
 import { Proposals } from './proposals.ts';
 
-export { sha256 } from './common.ts';
-
 export class Registry implements RegistryContext {
   readonly db: Storage;
   readonly config: DeploymentConfig;

@@ -16,7 +16,8 @@ import {
   type Role,
 } from '../../lib/registry/types.ts';
 import type { KeyProof } from '../../lib/registry/key-proof.ts';
-import { nowIso, sha256, type RegistryContext } from './common.ts';
+import { nowIso, type RegistryContext } from './common.ts';
+import { sha256Hex } from '../../lib/hash.ts';
 import { DidProofs } from './did-proof.ts';
 
 export class Keys {
@@ -42,7 +43,7 @@ export class Keys {
     const uniq = [...new Set(roles)] as Role[];
     await this.ctx.db.run(
       'INSERT INTO api_keys (id, hash, prefix, did, roles, label, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      [id, sha256(key), key.slice(0, 16), did, JSON.stringify(uniq), label ?? null, createdAt],
+      [id, sha256Hex(key), key.slice(0, 16), did, JSON.stringify(uniq), label ?? null, createdAt],
     );
     return { id, key, did, roles: uniq, createdAt };
   }
@@ -83,7 +84,7 @@ export class Keys {
   async authenticate(key: string): Promise<Principal | undefined> {
     const row = await this.ctx.db.get<{ id: string; did: string; roles: string; revoked_at: string | null }>(
       'SELECT id, did, roles, revoked_at FROM api_keys WHERE hash = ?',
-      [sha256(key)],
+      [sha256Hex(key)],
     );
     if (!row || row.revoked_at !== null) return undefined;
     return { keyId: row.id, did: row.did, roles: JSON.parse(row.roles) as Role[] };

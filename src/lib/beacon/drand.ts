@@ -7,7 +7,7 @@
  * written here; randomness = sha256(signature) and the round number are
  * checked first so a failure names its cause.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../hash.ts';
 import { Worker } from 'node:worker_threads';
 import { beaconError, type BeaconErrorCode } from './errors.ts';
 
@@ -217,7 +217,7 @@ export async function verifyBeaconRound(
       },
     );
   }
-  const expected = createHash('sha256').update(Buffer.from(beacon.signature, 'hex')).digest('hex');
+  const expected = sha256Hex(Buffer.from(beacon.signature, 'hex'));
   if (expected !== beacon.randomness) {
     throw beaconError(
       'invalid_beacon_signature',

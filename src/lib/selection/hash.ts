@@ -14,24 +14,14 @@ export const ALGORITHM = 'cookstove-sampling/v1';
 export const UNIT_SEPARATOR = '\u001f';
 
 export { TRIM_CHARS, trimId, stratumKey } from '../sampling/names.ts';
+// one canonical JSON, one sha256 and one UTF-8 order for the package (src/lib/hash.ts)
+export { canonicalJson, compareUtf8, sha256Hex } from '../hash.ts';
+import { compareUtf8 } from '../hash.ts';
 
 const encoder = new TextEncoder();
 
 /** Is there any UTF-16 unit where code-unit order and UTF-8 byte order can disagree? */
 const NEEDS_CODEPOINT_ORDER = /[\ud800-\uffff]/;
-
-/** Compares two strings by their UTF-8 bytes (= Unicode code point order). */
-export function compareUtf8(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.codePointAt(i)!;
-    const y = b.codePointAt(i)!;
-    if (x !== y) return x < y ? -1 : 1;
-    if (x > 0xffff) i++;
-  }
-  return a.length - b.length;
-}
 
 /**
  * Sorts strings by UTF-8 bytes, in place. JavaScript's default order is by
@@ -236,28 +226,4 @@ export class Ticketer {
 /** ticket(id) as lowercase hex (convenience for tests and single lookups). */
 export function ticket(seedHex: string, stratum: string, id: string): string {
   return new Ticketer(seedHex).hex(stratum, id);
-}
-
-export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
-/**
- * The canonical JSON hashed for designId and commitmentDigest: no
- * whitespace; object keys sorted by code point (= UTF-8 byte order; Python's
- * sort_keys=True), members whose value is undefined left out; strings as
- * JSON.stringify writes them (non-ASCII as UTF-8, only `"`, `\` and U+0000–
- * U+001F escaped: \b \t \n \f \r, else \u00xx lowercase); numbers as
- * ECMAScript Number::toString (shortest round-trip digits; integers without
- * ".0"; exponent form only below 1e-6 or from 1e21, as "1e-7", "1e+21"); a
- * non-finite number as null. docs/selection.md gives the Python equivalent.
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const o = value as Record<string, unknown>;
-  const keys = Object.keys(o)
-    .filter((k) => o[k] !== undefined)
-    .sort(compareUtf8);
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
 }

@@ -37,6 +37,7 @@
  * restarts empty is filled again by each owner's next heartbeat (its runs,
  * their whole event lists), and followers read what they missed from the list.
  */
+import { backoffMs } from '../../lib/backoff.ts';
 import { randomUUID } from 'node:crypto';
 import type { createClient } from 'redis';
 import { initialTurn, reduceTurn, type AnyEvent, type AnyEventInput } from '../../lib/protocol/index.ts';
@@ -193,7 +194,7 @@ export class Cluster {
         socket: {
           connectTimeout: 2000,
           reconnectStrategy: (retries: number, cause: Error) =>
-            connected ? Math.min(50 * 2 ** retries, 1000) : retries >= 30 ? cause : 100,
+            connected ? backoffMs(retries, { baseMs: 50, maxMs: 1000 }) : retries >= 30 ? cause : 100,
         },
       }) as unknown as Client;
       c.on('error', () => {}); // surfaced per request as 503 redis_unavailable

@@ -9,6 +9,7 @@
  * `→ failed (<reason>)`. Route GET /matrix/openid-token mints an OpenID token
  * of the oracle's Matrix account for a client.
  */
+import { backoffMs } from '../../../lib/backoff.ts';
 import { z } from 'zod';
 import { definePlugin, type PluginContext } from '../../plugin.ts';
 import { isOracleKitError } from '../../../lib/errors.ts';
@@ -65,19 +66,18 @@ class MatrixTransport {
   }
 
   private async run(): Promise<void> {
-    let backoff = 250;
+    let failures = 0;
     while (!this.stopper.signal.aborted) {
       try {
         const r = await this.client.sync(this.since, this.ctx.env.MATRIX_SYNC_TIMEOUT_MS, this.stopper.signal);
         this.since = r.next_batch;
-        backoff = 250;
+        failures = 0;
         await this.handleInvites(r);
         this.handleMessages(r);
       } catch (e) {
         if (this.stopper.signal.aborted) return;
-        if (backoff === 250) this.ctx.log(`[plugin] matrix: sync failed, retrying: ${(e as Error).message}`);
-        await new Promise((res) => setTimeout(res, backoff));
-        backoff = Math.min(backoff * 2, 10_000);
+        if (failures === 0) this.ctx.log(`[plugin] matrix: sync failed, retrying: ${(e as Error).message}`);
+        await new Promise((res) => setTimeout(res, backoffMs(failures++, { baseMs: 250, maxMs: 10_000 })));
       }
     }
   }

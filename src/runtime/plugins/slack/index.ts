@@ -8,6 +8,7 @@
  * at once; Slack's retries of an event are answered once. Starts in the
  * background (auth.test, then the socket's hello): pending → loaded/failed.
  */
+import { backoffMs } from '../../../lib/backoff.ts';
 import { z } from 'zod';
 import { definePlugin, type PluginContext } from '../../plugin.ts';
 import { isOracleKitError } from '../../../lib/errors.ts';
@@ -109,7 +110,7 @@ class SlackTransport {
           clearTimeout(t);
           resolve();
         } else if (msg.type === 'disconnect') {
-          this.reconnect(0);
+          this.reconnect(0, true);
         } else if (msg.envelope_id) {
           ws.send(JSON.stringify({ envelope_id: msg.envelope_id })); // ack at once
           if (msg.type === 'events_api' && msg.payload?.event)
@@ -123,20 +124,24 @@ class SlackTransport {
         }
       });
       ws.addEventListener('close', () => {
-        if (hello && this.ws === ws) this.reconnect(1000);
+        if (hello && this.ws === ws) this.reconnect(0);
       });
     });
   }
 
-  private reconnect(delayMs: number): void {
+  /** Reconnects at once (`now`: Slack asked to) or after 1 s, then after 1 s doubling to 30 s while it fails. */
+  private reconnect(attempt: number, now = false): void {
     if (this.stopped || this.reconnectTimer) return;
     const old = this.ws;
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      this.connect()
-        .then(() => old?.close())
-        .catch(() => this.reconnect(Math.min(Math.max(delayMs * 2, 1000), 30_000)));
-    }, delayMs);
+    this.reconnectTimer = setTimeout(
+      () => {
+        this.reconnectTimer = undefined;
+        this.connect()
+          .then(() => old?.close())
+          .catch(() => this.reconnect(now ? attempt : attempt + 1));
+      },
+      now ? 0 : backoffMs(attempt, { baseMs: 1000, maxMs: 30_000 }),
+    );
   }
 
   private onEvent(e: SlackEvent, eventId: string): void {

@@ -10,6 +10,7 @@
  * its worker died (kill -9, a lost machine) puts the task back in P:due, and
  * a restarted runtime (or another instance) runs what was interrupted.
  */
+import { backoffMs } from '../../../lib/backoff.ts';
 import { randomUUID } from 'node:crypto';
 // redis is imported when the store connects, so a daemon without TASKS_STORE_URL never loads it (~30 MB RSS)
 import type { createClient } from 'redis';
@@ -80,7 +81,7 @@ export class TaskStore {
         connectTimeout: this.timeoutMs,
         // at start: give up after a few tries (the plugin fails, boot goes on); later: keep reconnecting
         reconnectStrategy: (retries: number, cause: Error) =>
-          this.everConnected ? Math.min(100 * 2 ** retries, 2000) : retries >= 2 ? cause : 100,
+          this.everConnected ? backoffMs(retries, { baseMs: 100, maxMs: 2000 }) : retries >= 2 ? cause : 100,
       },
     });
     client.on('error', () => {}); // surfaced per command as a tool error
