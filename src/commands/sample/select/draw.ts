@@ -13,7 +13,7 @@ export default class SampleSelectDraw extends BaseCommand {
     'authority performing the selection itself supplies the randomness; only that verifier can accept the result. See docs/selection.md.';
   static override enableJsonFlag = false;
   static override examples = [
-    'curl -s https://api.drand.sh/52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971/public/12345678 > round.json',
+    '<%= config.bin %> sample select beacon --commitment commitment.json --out round.json',
     '<%= config.bin %> sample select draw --commitment commitment.json --frame households.csv --beacon round.json --out-dir selection/',
     '<%= config.bin %> sample select draw --commitment commitment.json --frame households.csv --seed-hex 9f2c4e0d1b7a66e3a1c0de5f00112233 --out-dir selection/',
   ];
