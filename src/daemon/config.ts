@@ -240,7 +240,7 @@ export interface DaemonSettings {
   config: DeploymentConfig;
   host: string;
   port: number;
-  /** storage durability (src/storage/db.ts): ORACLEKIT_DB_SYNCHRONOUS, 'async' by default. */
+  /** storage durability (src/storage/sqlite.ts): ORACLEKIT_DB_SYNCHRONOUS, 'async' by default. */
   dbSynchronous: 'async' | 'FULL' | 'NORMAL';
   /** The registry's PostgreSQL URL: ORACLEKIT_DATABASE_URL, else daemon.json's databaseUrl; undefined = SQLite at ORACLEKIT_DB. */
   databaseUrl: string | undefined;

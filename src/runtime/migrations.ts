@@ -11,7 +11,7 @@
  * seconds, and `runtime_runs.seq` (identity) where SQLite orders by rowid;
  * every other column, and so every row read back, is the same.
  */
-import type { Migration } from '../storage/db.ts';
+import type { Migration } from '../storage/storage.ts';
 
 export const RUNTIME_MIGRATIONS: Migration[] = [
   {

@@ -79,7 +79,7 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     });
     setUser(req, user);
   });
-  // A changing request is answered only once what it wrote is on disk (storage/db.ts, durable()): one
+  // A changing request is answered only once what it wrote is on disk (storage/sqlite.ts, durable()): one
   // hook for every route, plugin routes included; it costs nothing when nothing was written since the
   // last fsync. Streamed replies (SSE) are not sent through it; a turn's history is awaited by the run.
   app.addHook('onSend', (req, _reply, payload, done) => {

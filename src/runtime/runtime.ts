@@ -9,9 +9,7 @@ import { cachedSchema } from './schema-cache.ts';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, isStepCount, tool, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { z } from 'zod';
-import { openDatabase } from '../storage/db.ts';
-import { checkPostgresUrl, redact } from '../storage/open.ts';
-import { PostgresStorage } from '../storage/postgres.ts';
+import { checkPostgresUrl, connectStorage, redact } from '../storage/open.ts';
 import { OracleKitError, showValue } from '../lib/errors.ts';
 import type { Storage } from '../storage/storage.ts';
 import { RUNTIME_MIGRATIONS } from './migrations.ts';
@@ -94,7 +92,7 @@ export interface OracleAppOptions {
    * (default ORACLE_DATABASE_URL). Several instances of one oracle share it (docs/scaling.md). Not with `dbPath`.
    */
   databaseUrl?: string;
-  /** Durability of the runtime's own database (storage/db.ts): 'async' (default: fsync off the event loop before acknowledging), 'FULL' (fsync inside COMMIT), 'NORMAL' (no fsync; may lose the last transactions on power loss). */
+  /** Durability of the runtime's own database (storage/sqlite.ts): 'async' (default: fsync off the event loop before acknowledging), 'FULL' (fsync inside COMMIT), 'NORMAL' (no fsync; may lose the last transactions on power loss). */
   dbSynchronous?: 'async' | 'FULL' | 'NORMAL';
   /** An open database to share (the daemon's); the runtime adds its migrations' area. */
   database?: Storage;
@@ -238,23 +236,18 @@ export class OracleRuntime {
     const location = o.database ? undefined : databaseLocation(o, this.env, settings);
     this.db =
       o.database ??
-      (location!.url !== undefined
-        ? new PostgresStorage({ url: location!.url })
-        : openDatabase({
-            path: location!.path!,
-            migrations: { runtime: RUNTIME_MIGRATIONS },
-            synchronous: o.dbSynchronous ?? settings.ORACLE_DB_SYNCHRONOUS ?? 'async',
-          }));
+      connectStorage({
+        location: location!.url ?? location!.path!,
+        synchronous: o.dbSynchronous ?? settings.ORACLE_DB_SYNCHRONOUS ?? 'async',
+      });
     if (location?.url !== undefined) this.log.info(`[boot] database: PostgreSQL ${redact(location.url)}`);
     this.store = new RuntimeStore(this.db, { did: this.oracleDid, name: o.config.name });
     this.store.onBackgroundError = (e) => this.log.error(`[store] a background write failed: ${(e as Error).message}`);
-    // the daemon's database, or a PostgreSQL one (opened without waiting): storage applies this area's migrations now
-    const migrate = o.database !== undefined || location?.url !== undefined;
     const db = this.db;
     const store = this.store;
     const alone = !settings.ORACLE_REDIS_URL;
     this.storeReady = (async () => {
-      if (migrate) await db.migrate('runtime', RUNTIME_MIGRATIONS);
+      await db.migrate('runtime', RUNTIME_MIGRATIONS); // before the host serves (createOracle awaits storeReady)
       // one instance: a run left running was its own previous process's; several (ORACLE_REDIS_URL): another
       // instance may be running it, and the cluster's reaper ends the runs of an instance whose lease lapsed
       if (alone) await store.failOrphanRuns();

@@ -6,7 +6,7 @@
  * that other users may write to is refused: they could swap the files, or
  * create a `-wal` before SQLite does and read everything written to it.
  *
- * `prepareDatabaseFile` runs in `openDatabase` (src/storage/db.ts), before
+ * `prepareDatabaseFile` runs when a SQLite storage opens (src/storage/sqlite.ts), before
  * SQLite opens the file; `checkDatabaseDir` on the daemon's start path
  * (src/daemon/main.ts), which exits with its message.
  */

@@ -1,26 +1,32 @@
 /**
  * The one place that chooses the backend of a database (docs/storage.md,
- * "Choosing the backend"): a `postgres://` or `postgresql://` URL opens
- * PostgreSQL (src/storage/postgres.ts), anything else is the path of a
- * SQLite file (src/storage/db.ts). Either way every area's migrations are
- * applied before the storage is handed out.
+ * "Choosing the backend"), for the daemon and the runtime alike: a
+ * `postgres://` or `postgresql://` URL opens PostgreSQL (postgres.ts),
+ * anything else is the path of a SQLite file (sqlite.ts). `openStorage`
+ * applies every area's migrations before the storage is handed out;
+ * `connectStorage` is the same choice for a caller that applies its
+ * migrations later (the runtime, which is built synchronously and migrates
+ * before it serves).
  */
 import { OracleKitError, showValue } from '../lib/errors.ts';
-import { openDatabase } from './db.ts';
 import { PostgresStorage } from './postgres.ts';
+import { SqliteStorage } from './sqlite.ts';
 import type { Migration, Storage } from './storage.ts';
 
-interface OpenStorageOptions {
+export interface StorageLocation {
   /** The path of a SQLite file (or ':memory:'), or a postgres:// / postgresql:// URL. */
   location: string;
-  /** Migrations per area, applied in order. */
-  migrations: Record<string, Migration[]>;
-  /** SQLite only: durability (src/storage/db.ts, OpenOptions.synchronous). */
+  /** SQLite only: durability (sqlite.ts, SqliteOptions.synchronous). */
   synchronous?: 'async' | 'FULL' | 'NORMAL';
   /** The setting the location came from, named in errors (e.g. ORACLEKIT_DATABASE_URL). */
   setting?: string;
   /** PostgreSQL only: connections of the pool. */
   max?: number;
+}
+
+interface OpenStorageOptions extends StorageLocation {
+  /** Migrations per area, applied in order. */
+  migrations: Record<string, Migration[]>;
 }
 
 /** Whether a location names a PostgreSQL database (by its scheme). */
@@ -59,17 +65,17 @@ export function redact(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*:)[^@/]*@/i, '$1***@');
 }
 
-/** Opens the database at `location` (SQLite path or PostgreSQL URL) and applies every area's migrations. */
-export async function openStorage(o: OpenStorageOptions): Promise<Storage> {
-  if (!isPostgresUrl(o.location)) {
-    return openDatabase({
-      path: o.location,
-      migrations: o.migrations,
-      ...(o.synchronous ? { synchronous: o.synchronous } : {}),
-    });
-  }
+/** The storage of `location` (a SQLite path or a PostgreSQL URL), opened, with no migration applied yet. */
+export function connectStorage(o: StorageLocation): Storage {
+  if (!isPostgresUrl(o.location))
+    return new SqliteStorage({ path: o.location, ...(o.synchronous ? { synchronous: o.synchronous } : {}) });
   checkPostgresUrl(o.location, o.setting);
-  const db = new PostgresStorage({ url: o.location, ...(o.max ? { max: o.max } : {}) });
+  return new PostgresStorage({ url: o.location, ...(o.max ? { max: o.max } : {}) });
+}
+
+/** Opens the database at `location` (a SQLite path or a PostgreSQL URL) and applies every area's migrations. */
+export async function openStorage(o: OpenStorageOptions): Promise<Storage> {
+  const db = connectStorage(o);
   try {
     for (const [area, list] of Object.entries(o.migrations)) await db.migrate(area, list);
   } catch (e) {

@@ -7,14 +7,15 @@
  *   trip instead of two: see `query`). A statement issued inside a
  *   `write`/`tx` callback runs on that callback's transaction
  *   (AsyncLocalStorage), any other on the pool (committed data).
- * - Group commit: the writes queued together run in ONE transaction on one
- *   connection of the pool, each inside its own SAVEPOINT (a failing write is
- *   rolled back alone and its promise rejects), then one COMMIT. With
- *   `synchronous_commit = on` (PostgreSQL's default) a returned COMMIT is
- *   durable, so `write` resolves after COMMIT and `durable()` at once.
- * - Migrations: each in its own transaction under a transaction-scoped
- *   advisory lock, so daemons starting together on one database apply each
- *   migration once.
+ * - Group commit (group-commit.ts): the writes queued together run in ONE
+ *   transaction on one connection of the pool, each inside its own SAVEPOINT
+ *   (a failing write is rolled back alone and its promise rejects), then one
+ *   COMMIT. With `synchronous_commit = on` (PostgreSQL's default) a returned
+ *   COMMIT is durable, so `write` resolves after COMMIT and `durable()` at
+ *   once.
+ * - Migrations: the shared runner (migrate.ts), each in its own transaction
+ *   under an advisory lock, so daemons starting together on one database
+ *   apply each migration once.
  * - A server that cannot be reached (refused, reset, shut down) is an
  *   OracleKitError 503 `database_unavailable`; the pool reconnects by itself
  *   on the next statement once the server is back.
@@ -24,6 +25,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import postgres from 'postgres';
 import { isOracleKitError, OracleKitError } from '../lib/errors.ts';
 import type { Migration, Row, SqlValue, Storage } from './storage.ts';
+import { GroupCommit, type QueuedWrite } from './group-commit.ts';
+import { applyMigrations, schemaVersion } from './migrate.ts';
 
 type Conn = postgres.Sql | postgres.TransactionSql;
 
@@ -141,16 +144,9 @@ export class PostgresStorage implements Storage {
   readonly dialect = 'postgres' as const;
   private readonly sql: postgres.Sql;
   private readonly als = new AsyncLocalStorage<{ conn: Conn; tx: TxState }>();
-  private queue: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void; tries?: number }[] =
-    [];
-  private flushScheduled = false;
-  private running: Promise<void> = Promise.resolve();
-  private readonly rollbackListeners: (() => void)[] = [];
-  private tableReady: Promise<void> | undefined;
+  private readonly group = new GroupCommit((batch) => this.commitBatch(batch));
   /** Statement texts seen (as given → with `$n`), run as prepared statements (`query`). */
   private readonly texts = new Map<string, string>();
-  /** Group commits made by `write` (for tests and diagnostics). */
-  groupCount = 0;
 
   /** `PostgreSQL at host:port/database`, named in errors (serverOf). */
   readonly server: string;
@@ -201,14 +197,6 @@ export class PostgresStorage implements Storage {
     return this.als.getStore() !== undefined;
   }
 
-  onRollback(fn: () => void): void {
-    this.rollbackListeners.push(fn);
-  }
-
-  private rolledBack(): void {
-    for (const fn of this.rollbackListeners) fn();
-  }
-
   /**
    * A statement of the caller's connection. A text seen before (the stores'
    * statements are a fixed set) is rewritten once and run as a named prepared
@@ -233,6 +221,14 @@ export class PostgresStorage implements Storage {
     try {
       const r = await this.query(sql, params);
       return { changes: r.count };
+    } catch (e) {
+      throw this.mapError(e);
+    }
+  }
+
+  async exec(sql: string): Promise<void> {
+    try {
+      await this.conn().unsafe(sql).simple();
     } catch (e) {
       throw this.mapError(e);
     }
@@ -302,7 +298,6 @@ export class PostgresStorage implements Storage {
       try {
         return await this.begin((t, tx) => this.inside(t, tx, fn));
       } catch (e) {
-        this.rolledBack();
         if (retryable(e) && tries < MAX_RETRIES) continue; // the whole transaction rolled back: run it again
         throw this.mapError(e);
       }
@@ -310,32 +305,25 @@ export class PostgresStorage implements Storage {
   }
 
   write<T>(fn: () => Promise<T> | T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => void this.commitGroup());
-      }
-    });
+    return this.group.write(fn);
   }
 
-  async flush(): Promise<void> {
-    if (this.queue.length > 0) await this.commitGroup();
-    await this.running;
+  flush(): Promise<void> {
+    return this.group.flush();
   }
 
-  /** One group at a time (one connection for the group's transaction); writes queued meanwhile form the next. */
-  private commitGroup(): Promise<void> {
-    this.running = this.running.then(() => this.runGroup());
-    return this.running;
+  /** Groups committed by `write` (for tests and diagnostics). */
+  get groupCount(): number {
+    return this.group.groups;
   }
 
-  private async runGroup(): Promise<void> {
-    this.flushScheduled = false;
-    const batch = this.queue;
-    this.queue = [];
-    if (batch.length === 0) return;
-    this.groupCount++;
+  /**
+   * A group on one connection of the pool. A deadlock victim (RETRY) runs
+   * again in the NEXT group, after this group's COMMIT released the locks its
+   * other writes hold (retrying in the same group would meet the same
+   * deadlock).
+   */
+  private async commitBatch(batch: QueuedWrite[]): Promise<void> {
     const outcomes: { ok: boolean; value: unknown; retry?: boolean }[] = [];
     try {
       await this.begin(async (t, tx) => {
@@ -346,33 +334,21 @@ export class PostgresStorage implements Storage {
             outcomes.push({ ok: true, value });
           } catch (e) {
             if (isUnavailable(e)) return this.settle<void>(tx, e); // the connection is gone: the whole group fails
-            this.rolledBack();
-            outcomes.push({ ok: false, value: e, retry: retryable(e) && (b.tries ?? 0) < MAX_RETRIES });
+            outcomes.push({ ok: false, value: e, retry: retryable(e) && b.tries < MAX_RETRIES });
           }
         }
         if (tx.gone) return HOLD<void>(); // no COMMIT on a closed connection
       });
     } catch (e) {
-      this.rolledBack();
-      const err = this.mapError(e);
-      for (const b of batch) b.reject(err);
-      return;
+      throw this.mapError(e);
     }
     // COMMIT returned: with synchronous_commit = on the group is durable
-    const again = batch.filter((_, i) => outcomes[i]!.retry);
     batch.forEach((b, i) => {
       const o = outcomes[i]!;
       if (o.ok) b.resolve(o.value);
-      else if (!o.retry) b.reject(o.value);
+      else if (o.retry) this.group.enqueue({ ...b, tries: b.tries + 1 });
+      else b.reject(o.value);
     });
-    if (again.length > 0) {
-      // deadlock victims run again in the next group, now that this COMMIT released our locks
-      for (const b of again) this.queue.push({ ...b, tries: (b.tries ?? 0) + 1 });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => void this.commitGroup());
-      }
-    }
   }
 
   /** A returned COMMIT is on disk (synchronous_commit = on). */
@@ -380,44 +356,12 @@ export class PostgresStorage implements Storage {
     return Promise.resolve();
   }
 
-  private ensureTable(): Promise<void> {
-    this.tableReady ??= (async () => {
-      await this.sql.begin(async (t) => {
-        await t`SELECT pg_advisory_xact_lock(7302417)`;
-        await t`CREATE TABLE IF NOT EXISTS schema_version (area TEXT NOT NULL, version INTEGER NOT NULL, description TEXT NOT NULL, applied_at TEXT NOT NULL, PRIMARY KEY (area, version))`;
-      });
-    })().catch((e: unknown) => {
-      this.tableReady = undefined;
-      throw this.mapError(e);
-    });
-    return this.tableReady;
+  migrate(area: string, migrations: Migration[]): Promise<void> {
+    return applyMigrations(this, area, migrations);
   }
 
-  async migrate(area: string, migrations: Migration[]): Promise<void> {
-    await this.ensureTable();
-    const sorted = [...migrations].sort((a, b) => a.version - b.version);
-    for (const m of sorted) {
-      try {
-        await this.sql.begin(async (t) => {
-          // one daemon applies a migration; the others wait for it and skip it
-          await t`SELECT pg_advisory_xact_lock(7302417)`;
-          const [row] = await t`SELECT MAX(version) AS v FROM schema_version WHERE area = ${area}`;
-          if (Number(row?.v ?? 0) >= m.version) return;
-          await t.unsafe(typeof m.sql === 'string' ? m.sql : m.sql.postgres).simple();
-          await t`INSERT INTO schema_version (area, version, description, applied_at) VALUES (${area}, ${m.version}, ${m.description}, ${new Date().toISOString()})`;
-        });
-      } catch (e) {
-        throw this.mapError(e);
-      }
-    }
-  }
-
-  async schemaVersion(area: string): Promise<number> {
-    await this.ensureTable();
-    return (
-      (await this.get<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_version WHERE area = ?', [area]))
-        ?.v ?? 0
-    );
+  schemaVersion(area: string): Promise<number> {
+    return schemaVersion(this, area);
   }
 
   async close(): Promise<void> {

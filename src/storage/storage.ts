@@ -1,38 +1,33 @@
 /**
  * The storage seam: what the registry and runtime stores may ask of a
- * database, whatever the backend. src/storage/db.ts is the one implementation
- * (SQLite through node:sqlite); PostgreSQL (issue #17) plugs in here by
- * implementing the same interface. docs/storage.md describes the contract.
+ * database, whatever the backend — SQLite (sqlite.ts, through node:sqlite) or
+ * PostgreSQL (postgres.ts). open.ts picks one; docs/storage.md describes the
+ * contract.
  *
- * The contract, backend-free:
- * - One owner per database: `openDatabase` (src/storage/db.ts) opens it,
- *   applies every area's migrations, and hands the same object to every store.
+ * - One owner per database: `openStorage` (open.ts) opens it, applies every
+ *   area's migrations, and hands the same object to every store.
  * - Migrations are declared by each area (an ordered, append-only list) and
- *   applied by storage: at open, or later through `migrate(area, list)` on the
- *   same connection (a plugin's tables). Each is recorded in `schema_version`
- *   (area, version, description, applied_at).
+ *   applied by the one runner (migrate.ts): at open, or later through
+ *   `migrate(area, list)` on the same storage (a plugin's tables). Each is
+ *   recorded in `schema_version` (area, version, description, applied_at).
  * - `write(fn)`: THE way to change data. Writes arriving together are group
- *   committed: one transaction, each write isolated (a failing write is rolled
- *   back alone and its promise rejects), one commit and one durability barrier
- *   for the group. The promise resolves only once the write is durable; a
- *   reply acknowledges it only after that.
+ *   committed (group-commit.ts): one transaction, each write isolated (a
+ *   failing write is rolled back alone and its promise rejects), one commit
+ *   and one durability barrier for the group. The promise resolves only once
+ *   the write is durable; a reply acknowledges it only after that.
  * - `tx(fn)`: atomic read-modify-write inside a write (joins the enclosing
  *   transaction), or an immediate transaction outside one.
  * - `run` / `get` / `all`: statements with positional `?` parameters. Reads
  *   outside a write see committed data.
  * - `durable()`: resolves once everything committed before the call is on
  *   disk (for writes made with `run` outside `write`).
- * - `onRollback(fn)`: stores that cache committed rows drop their caches when
- *   a group (or part of it) rolls back.
  *
- * Statements are asynchronous: a driver that talks to a server (PostgreSQL,
- * issue #17) cannot answer synchronously. The callbacks of `write`/`tx` are
- * async and await their statements; a statement issued inside them runs in
- * their transaction (the implementation follows the callback's async
- * context), any other statement sees committed data only. A callback should
- * do database work only: the group's transaction stays open while it runs.
- * The SQLite implementation answers a statement with an already-resolved
- * promise (no extra turn of the event loop).
+ * Statements are asynchronous: a driver that talks to a server cannot answer
+ * synchronously. The callbacks of `write`/`tx` are async and await their
+ * statements; a statement issued inside them runs in their transaction (the
+ * implementation follows the callback's async context), any other statement
+ * sees committed data only. A callback should do database work only: the
+ * group's transaction stays open while it runs.
  */
 export interface Migration {
   version: number;
@@ -59,15 +54,15 @@ export interface Storage {
   flush(): Promise<void>;
   /** fn in one transaction (joins the enclosing one inside `write`/`tx`). */
   tx<T>(fn: () => Promise<T> | T): Promise<T>;
-  /** Whether the caller runs inside a transaction (a cache must not fill from uncommitted rows). */
+  /** Whether the caller runs inside a transaction. */
   readonly inTransaction: boolean;
   run(sql: string, params?: SqlValue[]): Promise<{ changes: number }>;
+  /** A script of statements without parameters (a migration), in the caller's transaction if it is in one. */
+  exec(sql: string): Promise<void>;
   get<T = Row>(sql: string, params?: SqlValue[]): Promise<T | undefined>;
   all<T = Row>(sql: string, params?: SqlValue[]): Promise<T[]>;
   /** Resolves once every commit made before the call is on disk. */
   durable(): Promise<void>;
-  /** Registers a listener called when a write's changes are rolled back. */
-  onRollback(fn: () => void): void;
   /** Runs the pending writes, makes them durable, closes the connection(s). */
   close(): Promise<void>;
 }

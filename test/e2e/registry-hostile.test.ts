@@ -24,7 +24,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../src/daemon/server.ts';
 import { Registry } from '../../src/daemon/registry/index.ts';
-import { openDatabase, type Database } from '../../src/storage/db.ts';
+import { openStorage } from '../../src/storage/open.ts';
+import type { Storage } from '../../src/storage/storage.ts';
 import { REGISTRY_MIGRATIONS } from '../../src/daemon/registry/migrations.ts';
 import { parseConfig } from '../../src/daemon/config.ts';
 import { REGISTRY_ERRORS } from '../../src/lib/registry/errors.ts';
@@ -36,7 +37,7 @@ import { adminKey, spawnDaemon, tempHome, waitExit } from '../unit/daemon/harnes
 interface Server {
   app: FastifyInstance;
   registry: Registry;
-  db: Database;
+  db: Storage;
   port: number;
   url: string;
   close: () => Promise<void>;
@@ -48,7 +49,10 @@ async function server(config: Record<string, unknown> = {}, timeouts?: Partial<R
   const t = tempHome();
   homes.push(t.cleanup);
   const cfg = parseConfig({ rateLimit: { max: 1_000_000, timeWindowMs: 60_000 }, ...config });
-  const db = openDatabase({ path: join(t.home, 'data/registry.db'), migrations: { registry: REGISTRY_MIGRATIONS } });
+  const db = await openStorage({
+    location: join(t.home, 'data/registry.db'),
+    migrations: { registry: REGISTRY_MIGRATIONS },
+  });
   const registry = new Registry(db, cfg);
   const app = await buildServer({
     registry,

@@ -1,5 +1,5 @@
 /**
- * The registry area's migrations (applied by src/storage/db.ts at open,
+ * The registry area's migrations (applied by src/storage/migrate.ts at open,
  * recorded in schema_version under area "registry"). Append only: never edit
  * a released migration, add the next version.
  *

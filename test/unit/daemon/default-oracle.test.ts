@@ -12,7 +12,7 @@ import { afterAll, expect, it } from 'vitest';
 import { io as connect } from 'socket.io-client';
 import { buildServer } from '../../../src/daemon/server.ts';
 import { Registry } from '../../../src/daemon/registry/index.ts';
-import { openDatabase } from '../../../src/storage/db.ts';
+import { openStorage } from '../../../src/storage/open.ts';
 import { REGISTRY_MIGRATIONS } from '../../../src/daemon/registry/migrations.ts';
 import { DEFAULT_CONFIG, parseConfig } from '../../../src/daemon/config.ts';
 import { loadOracleKey, mountDefaultOracle, type DefaultOracle } from '../../../src/daemon/oracle.ts';
@@ -44,7 +44,10 @@ it('creates the signing key once, 0600, and reads the same one back', async () =
 });
 
 it("answers under /oracle beside /v1, with socket.io at the daemon's /socket.io/", async () => {
-  const db = openDatabase({ path: join(t.home, 'registry.db'), migrations: { registry: REGISTRY_MIGRATIONS } });
+  const db = await openStorage({
+    location: join(t.home, 'registry.db'),
+    migrations: { registry: REGISTRY_MIGRATIONS },
+  });
   const config = { ...DEFAULT_CONFIG, oracle: { ...DEFAULT_CONFIG.oracle } };
   const mounted: { oracle?: DefaultOracle } = {};
   const app = await buildServer({

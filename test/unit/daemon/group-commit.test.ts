@@ -3,13 +3,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../../../src/storage/db.ts';
+import { openStorage } from '../../../src/storage/open.ts';
 import { REGISTRY_MIGRATIONS } from '../../../src/daemon/registry/migrations.ts';
 import { Registry } from '../../../src/daemon/registry/index.ts';
 import { DEFAULT_CONFIG } from '../../../src/daemon/config.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oraclekit-gc-'));
-const db = openDatabase({ path: join(dir, 'r.db'), migrations: { registry: REGISTRY_MIGRATIONS } });
+const db = await openStorage({ location: join(dir, 'r.db'), migrations: { registry: REGISTRY_MIGRATIONS } });
 const reg = new Registry(db, DEFAULT_CONFIG);
 afterAll(async () => {
   await db.close();

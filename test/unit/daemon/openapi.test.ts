@@ -16,7 +16,7 @@ import * as S from '../../../src/daemon/http/schemas.ts';
 import { buildServer } from '../../../src/daemon/server.ts';
 import { Registry } from '../../../src/daemon/registry/index.ts';
 import type { DesignRecord } from '../../../src/lib/registry/types.ts';
-import { openDatabase } from '../../../src/storage/db.ts';
+import { openStorage } from '../../../src/storage/open.ts';
 import { REGISTRY_MIGRATIONS } from '../../../src/daemon/registry/migrations.ts';
 import { parseConfig } from '../../../src/daemon/config.ts';
 import { PKG, startInProcess, tempHome, type InProcess } from './harness.ts';
@@ -412,7 +412,10 @@ describe('serialization', () => {
   it("the daemon's root scope keeps zod's serializer for plugins mounted beside /v1", async () => {
     const t = tempHome();
     const config = parseConfig({});
-    const db = openDatabase({ path: join(t.home, 'data/registry.db'), migrations: { registry: REGISTRY_MIGRATIONS } });
+    const db = await openStorage({
+      location: join(t.home, 'data/registry.db'),
+      migrations: { registry: REGISTRY_MIGRATIONS },
+    });
     const mounted = async (f: FastifyInstance) => {
       f.withTypeProvider<ZodTypeProvider>().get(
         '/x',

@@ -7,7 +7,7 @@ import { io as connect } from 'socket.io-client';
 import { createOracle } from '../../../src/runtime/oracle.ts';
 import { generateMnemonic, generateSigner } from '../../../src/lib/keys/keys.ts';
 import { mintInvocation } from '../../../src/lib/ucan/ucan.ts';
-import { openDatabase } from '../../../src/storage/db.ts';
+import { openStorage } from '../../../src/storage/open.ts';
 import { RUNTIME_MIGRATIONS } from '../../../src/runtime/migrations.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oraclekit-mount-'));
@@ -16,8 +16,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 it("mounts onto a host's fastify and database, with its own routes, auth and socket.io", async () => {
   const host = Fastify();
   host.get('/health', async () => ({ host: true }));
-  const db = openDatabase({
-    path: join(dir, 'daemon.db'),
+  const db = await openStorage({
+    location: join(dir, 'daemon.db'),
     migrations: { registry: [{ version: 1, description: 'x', sql: 'CREATE TABLE registry_x (a TEXT)' }] },
   });
   const lines: string[] = [];

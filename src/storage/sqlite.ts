@@ -1,62 +1,56 @@
 /**
- * The SQLite implementation of the storage seam (src/storage/storage.ts) and
- * the one module that talks to SQLite (node:sqlite). Every area (registry,
- * runtime, credits, …) declares its own ordered list of migrations; they are
- * applied at open, or on the open connection through `migrate(area, list)`,
- * each inside a transaction, and recorded in `schema_version`
- * (area, version, applied_at).
+ * The SQLite implementation of the storage seam (storage.ts) and the one
+ * module that talks to SQLite (node:sqlite): one connection per database
+ * file, WAL journal, foreign keys on, a busy timeout so a second connection
+ * waits rather than fails. Migrations (migrate.ts) and the group commit
+ * (group-commit.ts) are the shared ones; this module supplies the group's
+ * batch commit.
  *
- * Pragmas: WAL journal; foreign keys on; a busy timeout so a second
- * connection waits, not fails.
+ * Durability. Nothing acknowledged is lost when the process is killed or the
+ * machine loses power. synchronous=FULL keeps that promise by fsyncing the
+ * WAL inside every COMMIT — on the event loop, which then serves nothing for
+ * the length of the fsync. The default here ('async') keeps the same promise
+ * without that stall: the connection runs synchronous=NORMAL (COMMIT appends
+ * to the WAL without fsync; checkpoints still fsync the WAL before copying it
+ * and the database after), and `durable()` fsyncs the WAL file on libuv's
+ * thread pool, grouping every commit made before it started. A writer
+ * acknowledges only after `await db.durable()`, so an acknowledged write is
+ * on disk exactly as with FULL. The difference: a committed write is visible
+ * to readers of this process up to one fsync before it is durable (a power
+ * loss in that window loses a write nobody was told had succeeded).
+ * Autocommit writes and transactions that nobody awaits are made durable in
+ * the background by the same grouped fsync.
  *
- * Durability. The registry promises that nothing acknowledged is lost when the
- * process is killed or the machine loses power. synchronous=FULL keeps that
- * promise by fsyncing the WAL inside every COMMIT — on the event loop, which
- * then serves nothing for the length of the fsync. The default here
- * ('async') keeps the same promise without that stall: the connection runs
- * synchronous=NORMAL (COMMIT appends to the WAL without fsync; checkpoints
- * still fsync the WAL before copying it and the database after), and
- * `durable()` fsyncs the WAL file on libuv's thread pool, grouping every
- * commit made before it started. A writer acknowledges only after
- * `await db.durable()`, so an acknowledged write is on disk exactly as with
- * FULL. The difference: a committed write is visible to readers of this
- * process up to one fsync before it is durable (a power loss in that window
- * loses a write nobody was told had succeeded). Autocommit writes and
- * transactions that nobody awaits are made durable in the background by
- * the same grouped fsync.
- *
- * Statements are asynchronous at the seam (src/storage/storage.ts) and
- * synchronous underneath: `run`/`get`/`all` execute at once and return an
- * already-settled promise. One connection serves everything, so while a
- * group or a `tx` holds it (between its BEGIN and its COMMIT, across the
- * awaits of its callbacks) only statements of that callback's async context
- * (AsyncLocalStorage) run on it; any other statement waits for the COMMIT
- * and so never sees a savepoint that may still roll back.
+ * Statements are asynchronous at the seam and synchronous underneath:
+ * `run`/`get`/`all` execute at once and return an already-settled promise.
+ * One connection serves everything, so while a group or a `tx` holds it
+ * (between its BEGIN and its COMMIT, across the awaits of its callbacks) only
+ * statements of that callback's async context (AsyncLocalStorage) run on it;
+ * any other statement waits for the COMMIT and so never sees a savepoint
+ * that may still roll back.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { closeSync, existsSync, fsync, fsyncSync, openSync } from 'node:fs';
 import type { Migration, Row, SqlValue, Storage } from './storage.ts';
 import { prepareDatabaseFile } from './files.ts';
+import { GroupCommit, type QueuedWrite } from './group-commit.ts';
+import { applyMigrations, schemaVersion } from './migrate.ts';
 
-export type { Migration, Row, SqlValue } from './storage.ts';
-
-export interface OpenOptions {
+export interface SqliteOptions {
   /** Path of the database file, or ':memory:'. */
   path: string;
-  /** Migrations per area, applied in order. */
-  migrations: Record<string, Migration[]>;
   /**
    * 'async' (default): synchronous=NORMAL plus `durable()` — an fsync of the
    * WAL off the event loop before a write is acknowledged.
    * 'FULL': SQLite fsyncs inside every COMMIT; `durable()` resolves at once.
-   * 'NORMAL': no fsync before acknowledging (benchmarks only: a power loss
-   * may lose acknowledged writes); `durable()` resolves at once.
+   * 'NORMAL': no fsync before acknowledging (a power loss may lose
+   * acknowledged writes); `durable()` resolves at once.
    */
   synchronous?: 'async' | 'FULL' | 'NORMAL';
 }
 
-export class Database implements Storage {
+export class SqliteStorage implements Storage {
   readonly dialect = 'sqlite' as const;
   private readonly raw: DatabaseSync;
   readonly path: string;
@@ -65,20 +59,14 @@ export class Database implements Storage {
   private readonly asyncSync: boolean;
   private walFd: number | undefined;
   private syncing = false;
-  /** Commits made through this object (Database methods and noteCommit). */
+  /** Commits made through this object (noteCommit). */
   private commitSeq = 0;
   /** Commits known to be on disk: covered by a completed fsync. */
   private syncedSeq = 0;
   private waiters: { seq: number; resolve: () => void; reject: (e: unknown) => void }[] = [];
   /** fsyncs of the WAL started (for tests and diagnostics). */
   fsyncCount = 0;
-  /** Group commits made by `write` (for tests and diagnostics). */
-  groupCount = 0;
-  private queue: { fn: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
-  private flushScheduled = false;
-  private waitedTicks = 0;
-  private lastQueued = 0;
-  private readonly rollbackListeners: (() => void)[] = [];
+  private readonly group = new GroupCommit((batch) => this.commitBatch(batch));
   /** The async context of the callbacks running inside the open transaction. */
   private readonly als = new AsyncLocalStorage<Holder>();
   /** Who holds the connection (a group or a `tx`), undefined when it is free. */
@@ -86,22 +74,16 @@ export class Database implements Storage {
   /** Statements and transactions waiting for the connection to be free. */
   private waitingForFree: (() => void)[] = [];
 
-  constructor(opts: OpenOptions) {
+  constructor(opts: SqliteOptions) {
     this.path = opts.path;
     prepareDatabaseFile(opts.path); // the directory (0700), the file and its -wal and -shm 0600 (storage/files.ts)
     this.raw = new DatabaseSync(opts.path);
     const mode = opts.synchronous ?? 'async';
     this.asyncSync = mode === 'async' && opts.path !== ':memory:';
     this.raw.exec('PRAGMA journal_mode = WAL');
-    // migrations (and the WAL file's creation) run with FULL; the async mode switches to NORMAL after them
-    this.raw.exec(`PRAGMA synchronous = ${mode === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+    this.raw.exec(`PRAGMA synchronous = ${mode === 'FULL' ? 'FULL' : 'NORMAL'}`);
     this.raw.exec('PRAGMA foreign_keys = ON');
     this.raw.exec('PRAGMA busy_timeout = 5000');
-    this.raw.exec(`CREATE TABLE IF NOT EXISTS schema_version (
-      area TEXT NOT NULL, version INTEGER NOT NULL, description TEXT NOT NULL,
-      applied_at TEXT NOT NULL, PRIMARY KEY (area, version))`);
-    for (const [area, migrations] of Object.entries(opts.migrations)) this.migrateNow(area, migrations);
-    if (this.asyncSync) this.raw.exec('PRAGMA synchronous = NORMAL');
   }
 
   /**
@@ -152,104 +134,58 @@ export class Database implements Storage {
     for (const w of waiting) w();
   }
 
-  onRollback(fn: () => void): void {
-    this.rollbackListeners.push(fn);
+  /** A group-committed write (group-commit.ts); resolves once its group's fsync is done. */
+  write<T>(fn: () => Promise<T> | T): Promise<T> {
+    return this.group.write(fn);
   }
 
-  private rolledBack(): void {
-    for (const fn of this.rollbackListeners) fn();
+  /** Commits the queued writes now (shutdown); they still resolve once durable. */
+  flush(): Promise<void> {
+    return this.group.flush();
   }
 
   /**
-   * Group commit: runs fn in the next group. The writes queued while the event
-   * loop was busy run in ONE transaction, each inside its own SAVEPOINT (a
-   * failing write is rolled back alone and gets its error), then one COMMIT,
-   * then one fsync of the WAL for the whole group, off the event loop
-   * (`durable()`). A caller's promise settles only after that fsync, so
-   * nothing is acknowledged before it is durable; a kill -9 before the COMMIT
-   * loses the group, none of which was acknowledged. A group starts on the
-   * next turn of the event loop; while more writes keep arriving (bodies
-   * still being parsed) it waits for them, at most 3 more turns.
+   * A group: one transaction, each write inside its own SAVEPOINT (a failing
+   * write is rolled back alone and gets its error), one COMMIT, then one
+   * fsync of the WAL for the whole group, off the event loop (`durable()`).
+   * A write's promise settles only after that fsync; a kill -9 before the
+   * COMMIT loses the group, none of which was acknowledged.
    */
-  write<T>(fn: () => Promise<T> | T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => void this.commitGroup());
-      }
-    });
-  }
-
-  /** Commits the queued writes now, without waiting for more (shutdown); they still resolve once durable. */
-  async flush(): Promise<void> {
-    if (this.queue.length > 0) await this.commitGroup(true);
-  }
-
-  private async commitGroup(force = false): Promise<void> {
-    if (!force && this.queue.length > this.lastQueued && this.waitedTicks < 3) {
-      this.lastQueued = this.queue.length;
-      this.waitedTicks++;
-      setImmediate(() => void this.commitGroup());
-      return;
-    }
-    this.waitedTicks = 0;
-    this.lastQueued = 0;
-    this.flushScheduled = false;
-    const batch = this.queue;
-    this.queue = [];
-    if (batch.length === 0 || !this.raw.isOpen) {
-      for (const b of batch) b.reject(new Error('the database is closed'));
-      return;
-    }
+  private async commitBatch(batch: QueuedWrite[]): Promise<void> {
+    const closed = () => batch.forEach((b) => b.reject(new Error('the database is closed')));
+    if (!this.raw.isOpen) return closed();
     await this.acquire();
     if (!this.raw.isOpen) {
       this.releaseConnection();
-      for (const b of batch) b.reject(new Error('the database is closed'));
-      return;
+      return closed();
     }
-    this.groupCount++;
     const outcomes: { ok: boolean; value: unknown }[] = [];
-    const raw = this.raw;
     try {
-      raw.exec('BEGIN IMMEDIATE');
-    } catch (e) {
-      this.releaseConnection();
-      for (const b of batch) b.reject(e);
-      return;
-    }
-    const savepoint = this.prepare('SAVEPOINT w');
-    const release = this.prepare('RELEASE w');
-    for (const b of batch) {
-      savepoint.run();
-      // each write has its own context: a statement its callback left running after it settled waits for the COMMIT
-      const holder: Holder = {};
-      this.holder = holder;
-      try {
-        const value = await this.als.run(holder, b.fn);
-        release.run();
-        outcomes.push({ ok: true, value });
-      } catch (e) {
-        this.prepare('ROLLBACK TO w').run();
-        release.run();
-        this.rolledBack();
-        outcomes.push({ ok: false, value: e });
+      this.raw.exec('BEGIN IMMEDIATE');
+      for (const b of batch) {
+        this.prepare('SAVEPOINT w').run();
+        // each write has its own context: a statement its callback left running after it settled waits for the COMMIT
+        const holder: Holder = {};
+        this.holder = holder;
+        try {
+          outcomes.push({ ok: true, value: await this.als.run(holder, b.fn) });
+        } catch (e) {
+          this.prepare('ROLLBACK TO w').run();
+          outcomes.push({ ok: false, value: e });
+        }
+        this.prepare('RELEASE w').run();
       }
-    }
-    try {
-      raw.exec('COMMIT');
+      this.raw.exec('COMMIT');
       this.noteCommit();
     } catch (e) {
-      if (raw.isTransaction) raw.exec('ROLLBACK');
-      this.rolledBack();
-      for (const b of batch) b.reject(e);
-      return;
+      if (this.raw.isTransaction) this.raw.exec('ROLLBACK');
+      throw e;
     } finally {
       this.releaseConnection();
     }
     // a failed write changed nothing: its error goes out now; the others are acknowledged once durable
-    const done: typeof batch = [];
-    batch.forEach((b, i) => (outcomes[i]!.ok ? done.push(b) : b.reject(outcomes[i]!.value)));
+    batch.forEach((b, i) => !outcomes[i]!.ok && b.reject(outcomes[i]!.value));
+    const done = batch.filter((_, i) => outcomes[i]!.ok);
     if (done.length === 0) return;
     this.durable().then(
       () => batch.forEach((b, i) => outcomes[i]!.ok && b.resolve(outcomes[i]!.value)),
@@ -303,55 +239,13 @@ export class Database implements Storage {
     }
   }
 
-  /** Applies an area's migrations not yet recorded, each in its own transaction (on this connection). */
-  async migrate(area: string, migrations: Migration[]): Promise<void> {
-    if (this.mine()) return this.migrateNow(area, migrations);
-    await this.acquire();
-    try {
-      this.migrateNow(area, migrations);
-    } finally {
-      this.releaseConnection();
-    }
+  /** Applies an area's migrations not yet recorded (migrate.ts). */
+  migrate(area: string, migrations: Migration[]): Promise<void> {
+    return applyMigrations(this, area, migrations);
   }
 
-  /** migrate, with the connection free (at open) or held by the caller. */
-  private migrateNow(area: string, migrations: Migration[]): void {
-    const current = this.versionNow(area);
-    const sorted = [...migrations].sort((a, b) => a.version - b.version);
-    const joined = this.raw.isTransaction;
-    for (const m of sorted) {
-      if (m.version <= current) continue;
-      if (!joined) this.raw.exec('BEGIN IMMEDIATE');
-      try {
-        this.raw.exec(sqlOf(m, 'sqlite'));
-        this.prepare('INSERT INTO schema_version (area, version, description, applied_at) VALUES (?, ?, ?, ?)').run(
-          area,
-          m.version,
-          m.description,
-          new Date().toISOString(),
-        );
-        if (!joined) {
-          this.raw.exec('COMMIT');
-          this.noteCommit();
-        }
-      } catch (e) {
-        if (!joined) this.raw.exec('ROLLBACK');
-        throw e;
-      }
-    }
-  }
-
-  private versionNow(area: string): number {
-    const row = this.prepare('SELECT MAX(version) AS v FROM schema_version WHERE area = ?').get(area) as
-      { v: number | null } | undefined;
-    return row?.v ?? 0;
-  }
-
-  async schemaVersion(area: string): Promise<number> {
-    return (
-      (await this.get<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_version WHERE area = ?', [area]))
-        ?.v ?? 0
-    );
+  schemaVersion(area: string): Promise<number> {
+    return schemaVersion(this, area);
   }
 
   private prepare(sql: string): StatementSync {
@@ -374,6 +268,17 @@ export class Database implements Storage {
       const r = this.prepare(sql).run(...params);
       if (!this.raw.isTransaction) this.noteCommit();
       return Promise.resolve({ changes: Number(r.changes) });
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+  }
+
+  exec(sql: string): Promise<void> {
+    if (this.holder !== undefined && !this.mine()) return this.whenFree().then(() => this.exec(sql));
+    try {
+      this.raw.exec(sql);
+      if (!this.raw.isTransaction) this.noteCommit();
+      return Promise.resolve();
     } catch (e) {
       return Promise.reject(e as Error);
     }
@@ -410,7 +315,6 @@ export class Database implements Storage {
         return out;
       } catch (e) {
         if (this.raw.isTransaction) this.raw.exec('ROLLBACK');
-        this.rolledBack();
         throw e;
       }
     } finally {
@@ -440,12 +344,3 @@ export class Database implements Storage {
 
 /** A transaction's identity: the async context its callbacks run in. */
 type Holder = object;
-
-/** A migration's SQL for a dialect. */
-export function sqlOf(m: Migration, dialect: 'sqlite' | 'postgres'): string {
-  return typeof m.sql === 'string' ? m.sql : m.sql[dialect];
-}
-
-export function openDatabase(opts: OpenOptions): Database {
-  return new Database(opts);
-}

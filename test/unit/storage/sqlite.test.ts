@@ -1,23 +1,26 @@
-/** The storage module's durability modes: fsync off the event loop before acknowledging, grouped. */
+/** SQLite's durability modes (src/storage/sqlite.ts): fsync off the event loop before acknowledging, grouped. */
 import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { openDatabase } from '../../../src/storage/db.ts';
+import { openStorage } from '../../../src/storage/open.ts';
+import type { SqliteStorage } from '../../../src/storage/sqlite.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oraclekit-db-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const migrations = {
   t: [{ version: 1, description: 'a table', sql: 'CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)' }],
 };
+const openSqlite = async (o: { path: string; migrations: typeof migrations; synchronous?: 'FULL' | 'NORMAL' }) =>
+  (await openStorage({ ...o, location: o.path })) as SqliteStorage;
 const pragma = async (db: { get<T>(sql: string): Promise<T | undefined> }) =>
   (await db.get<{ synchronous: number }>('PRAGMA synchronous'))!.synchronous;
 
 describe('Database durability', () => {
   it("'async' (default): NORMAL commits, and one fsync of the WAL serves every writer waiting when it starts", async () => {
     const path = join(dir, 'async.db');
-    const db = openDatabase({ path, migrations });
+    const db = await openSqlite({ path, migrations });
     expect(await pragma(db)).toBe(1); // NORMAL: COMMIT itself does not fsync
     const before = db.fsyncCount;
     const acks = [];
@@ -38,7 +41,7 @@ describe('Database durability', () => {
   });
 
   it('a transaction nobody awaits is still fsynced in the background', async () => {
-    const db = openDatabase({ path: join(dir, 'bg.db'), migrations });
+    const db = await openSqlite({ path: join(dir, 'bg.db'), migrations });
     await db.durable(); // the migrations' commits
     const before = db.fsyncCount;
     await db.tx(() => db.run('INSERT INTO t (v) VALUES (?)', ['x']));
@@ -48,7 +51,7 @@ describe('Database durability', () => {
   });
 
   it('an fsync that started after a commit acknowledges it: one fsync per write, none when nothing is new', async () => {
-    const db = openDatabase({ path: join(dir, 'seq.db'), migrations });
+    const db = await openSqlite({ path: join(dir, 'seq.db'), migrations });
     await db.durable();
     const before = db.fsyncCount;
     await db.run('INSERT INTO t (v) VALUES (?)', ['a']); // starts an fsync at once
@@ -60,7 +63,7 @@ describe('Database durability', () => {
   });
 
   it('close() settles writers still waiting for their fsync', async () => {
-    const db = openDatabase({ path: join(dir, 'close.db'), migrations });
+    const db = await openSqlite({ path: join(dir, 'close.db'), migrations });
     await db.run('INSERT INTO t (v) VALUES (?)', ['y']);
     const waiting = db.durable();
     await db.close();
@@ -72,7 +75,7 @@ describe('Database durability', () => {
       ['FULL', 2],
       ['NORMAL', 1],
     ] as const) {
-      const db = openDatabase({ path: join(dir, `${mode}.db`), migrations, synchronous: mode });
+      const db = await openSqlite({ path: join(dir, `${mode}.db`), migrations, synchronous: mode });
       expect(await pragma(db)).toBe(level);
       await db.run('INSERT INTO t (v) VALUES (?)', ['z']);
       await db.durable();
@@ -82,7 +85,7 @@ describe('Database durability', () => {
   });
 
   it('an in-memory database has no WAL to fsync', async () => {
-    const db = openDatabase({ path: ':memory:', migrations });
+    const db = await openSqlite({ path: ':memory:', migrations });
     await db.run('INSERT INTO t (v) VALUES (?)', ['m']);
     await db.durable();
     expect(db.fsyncCount).toBe(0);
