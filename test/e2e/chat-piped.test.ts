@@ -98,6 +98,17 @@ describe('oraclekit chat (piped)', () => {
     expect(bad.stderr).toMatch(/^Error \[session_not_found\] /m);
   });
 
+  it('/retry sends the last message again; the screen-only commands say so', async () => {
+    h.model.enqueue(say('First try.'), say('Second try.'));
+    const r = await runCli(['chat', '--oracle', h.url], { input: 'once more?\n/retry\n/copy\n', env: env() });
+    expect(r.stdout).toBe('First try.\nSecond try.\n');
+    const body = h.model.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] };
+    expect(JSON.stringify(body.messages.filter((m) => m.role === 'user').at(-1))).toContain('once more?');
+    expect(r.stderr).toContain('Sending your last message again.');
+    expect(r.stderr).toContain('This command works in the terminal chat only.');
+    expect(r.code).toBe(0);
+  });
+
   it('--json streams every event as a JSON line', async () => {
     h.model.enqueue(say('Hi there.'));
     const r = await runCli(['chat', '--json', '--oracle', h.url], { input: 'hello\n', env: env() });

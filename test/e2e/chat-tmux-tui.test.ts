@@ -9,10 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT } from '../helpers/cli.ts';
 import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { callTool, say, type ChatRequestBody } from '../helpers/scripted-model-server.ts';
-import { hasTmux, Tmux } from '../helpers/tmux.ts';
+import { hasTmux, type Tmux } from '../helpers/tmux.ts';
+import { count, gone, idle, lastUserMessage as lastSent, ready, startChat } from '../helpers/chat-tmux.ts';
 
 let h: Harness;
 let home: string;
@@ -33,34 +33,12 @@ function chat(
   width: number,
   o: { env?: string; args?: string; url?: string; height?: number } = {},
 ): Tmux {
-  const t = new Tmux(`oraclekit-tui-${process.pid}-${name}`, 'chat');
-  servers.push(t);
-  const cmd = `${o.env ?? ''} ORACLEKIT_HOME='${home}' '${process.execPath}' '${BIN}' --chat --oracle '${o.url ?? h.url}' ${o.args ?? ''}`;
-  t.start(cmd, { cwd: ROOT, width, height: o.height ?? 30 });
-  return t;
+  return startChat(servers, `tui-${name}`, { url: h.url, home, width, height: 30, ...o });
 }
 
-/** The whole scroll-back and screen. */
+/** The whole scroll-back and screen, wrapped rows joined. */
 const all = (t: Tmux) => t.run('capture-pane', '-p', '-J', '-t', t.name, '-S', '-');
-const count = (s: string, needle: string) => s.split(needle).length - 1;
-/** The last user message the model was sent. */
-function lastUserMessage(): string {
-  const body = h.model.requests.at(-1)!.body as ChatRequestBody;
-  const m = [...body.messages].reverse().find((x) => x.role === 'user')!;
-  return typeof m.content === 'string'
-    ? m.content
-    : (m.content as { text?: string }[]).map((p) => p.text ?? '').join('');
-}
-const ready = (t: Tmux) => t.until((s) => /connected\s*\n›/.test(s), 'the chat to be ready');
-/** Waits for the chat to exit (Tmux.until only looks at a live session); the deadline guards against hanging. */
-async function gone(t: Tmux): Promise<void> {
-  for (const deadline = Date.now() + 15_000; Date.now() < deadline;) {
-    if (!t.alive()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`the chat did not exit; screen:\n${t.screen()}`);
-}
-const idle = (t: Tmux) => t.until((s) => /\bconnected\s*\n› \s*$/.test(s.trimEnd() + ' '), 'the end of the turn');
+const lastUserMessage = () => lastSent(h);
 
 /** #18 item 2 at one width: a long tool error, a 150-line answer, a resize mid-stream (to `narrower` columns). */
 async function renderingChecks(width: number, narrower: number): Promise<void> {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { explainError, explainRunError } from '../../../src/ui/chat-controller.ts';
 import { OracleClientError, OracleUnreachableError, PaymentRequiredError } from '../../../src/client/errors.ts';
 import type { TurnResult } from '../../../src/client/client.ts';
+import { historyItems } from '../../../src/ui/transcript.tsx';
 
 const turn = (error?: TurnResult['error']): TurnResult => ({
   status: 'failed',
@@ -74,5 +75,48 @@ describe('chat messages for people', () => {
         turn({ error: 'anything', code: 'model_not_configured', kind: 'provider', retryable: false, timestamp: '' }),
       ),
     ).toMatch(/no model configured: set LLM_BASE_URL/);
+  });
+});
+
+describe('historyItems: a stored session as the chat drew it live', () => {
+  it('your messages, each turn as one answer with its tool calls, errors as errors', () => {
+    const at = '2026-01-01T00:00:00.000Z';
+    const items = historyItems([
+      { id: 'r1-human', type: 'human', content: 'weather?', createdAt: at },
+      {
+        id: 'r1-ToolCall-c1',
+        type: 'ai',
+        createdAt: at,
+        content: {
+          name: 'get_current_weather',
+          props: { id: 'c1', args: { city: 'Oslo' }, status: 'done', output: { t: 1 } },
+        },
+      },
+      { id: 'r1-reasoning', type: 'ai', content: 'thinking', isReasoning: true, createdAt: at },
+      { id: 'r1', type: 'ai', content: 'It is **cold**.', createdAt: at },
+      { id: 'r2-human', type: 'human', content: 'again', createdAt: at },
+      {
+        id: 'r2-error',
+        type: 'ai',
+        createdAt: at,
+        content: {
+          name: 'Error',
+          props: { id: 'error', args: {}, status: 'done', output: 'the model provider failed' },
+        },
+      },
+    ]);
+    expect(items).toEqual([
+      { kind: 'user', text: 'weather?' },
+      {
+        kind: 'assistant',
+        text: 'It is **cold**.',
+        status: 'finished',
+        tools: [
+          { eventId: 'c1', toolName: 'get_current_weather', args: { city: 'Oslo' }, status: 'done', output: { t: 1 } },
+        ],
+      },
+      { kind: 'user', text: 'again' },
+      { kind: 'error', text: 'the model provider failed' },
+    ]);
   });
 });
