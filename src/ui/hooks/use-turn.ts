@@ -3,10 +3,11 @@
  * tool calls), cancelling it, and its end written to the transcript. A
  * failure the runtime marks retryable on the provider's side (a 5xx, a
  * stall, a broken stream) that showed nothing yet is sent again once, after
- * RETRY_DELAY_MS.
+ * RETRY_DELAY_MS less up to a quarter (lib/backoff.ts).
  */
 import { useCallback, useRef, useState } from 'react';
 import type { AnyEvent, ToolCallState, TurnState } from '../../lib/protocol/index.ts';
+import { backoffMs } from '../../lib/backoff.ts';
 import type { TurnResult } from '../../client/client.ts';
 import { PaymentRequiredError } from '../../client/errors.ts';
 import type { ChatController } from '../chat-controller.ts';
@@ -117,8 +118,10 @@ export function useTurn(o: {
         if (r !== 'thrown' && retryable(r)) {
           const why = controller.explainRun(r) ?? '';
           setLive((l) => (l ? { ...l, retrying: why } : l));
-          add({ kind: 'note', text: `${why}\nTrying once more in ${(retryDelay / 1000).toFixed(1)} s.` });
-          await sleep(retryDelay);
+          // the package's retry curve, first step, with jitter: chats that failed together do not retry together
+          const wait = backoffMs(0, { baseMs: retryDelay, maxMs: retryDelay, jitter: 0.25 });
+          add({ kind: 'note', text: `${why}\nTrying once more in ${(wait / 1000).toFixed(1)} s.` });
+          await sleep(wait);
           setLive({ text: '', tools: [], cancelling: false, startedAt: Date.now() });
           r = await stream(text);
         }
