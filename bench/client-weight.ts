@@ -59,13 +59,17 @@ createRoot(document.getElementById('root')!).render(
 `;
   const baseGzip = build(app, 'base', base);
   const chatGzip = build(app, 'chat', chat);
+  const kB = (n: number) => Number((n / 1000).toFixed(1));
   const figures = {
     package: pkg.name,
     packagesAdded: added.length,
     installedMB: Number((addedBytes / 1e6).toFixed(1)),
-    gzipBase: baseGzip,
-    gzipWithUseChat: chatGzip,
-    gzipDeltaKB: Number(((chatGzip - baseGzip) / 1000).toFixed(1)),
+    gzipBaseKB: kB(baseGzip.entry + baseGzip.lazy),
+    // what the page loads before its first message
+    gzipDeltaPageKB: kB(chatGzip.entry - baseGzip.entry),
+    // chunks loaded on demand (the UCAN encoder on the first signed request, the socket client on connect)
+    gzipLazyKB: kB(chatGzip.lazy),
+    gzipDeltaTotalKB: kB(chatGzip.entry + chatGzip.lazy - baseGzip.entry - baseGzip.lazy),
   };
   console.log(JSON.stringify(figures, null, 2));
   if (process.env.VERBOSE === '1') console.log(added.join('\n'));
@@ -105,8 +109,8 @@ function du(path: string, top = false): number {
   return total;
 }
 
-/** Builds one page with Vite and returns the gzip size of its JavaScript. */
-function build(dir: string, name: string, source: string): number {
+/** Builds one page with Vite; the gzip size of its entry chunk and of the chunks it loads on demand. */
+function build(dir: string, name: string, source: string): { entry: number; lazy: number } {
   const src = join(dir, name);
   mkdirSync(src, { recursive: true });
   writeFileSync(join(src, 'main.tsx'), source);
@@ -122,8 +126,13 @@ function build(dir: string, name: string, source: string): number {
       stdio: ['ignore', 'inherit', 'inherit'],
     },
   );
-  const assets = join(dir, `dist-${name}`, 'assets');
-  return readdirSync(assets)
-    .filter((f) => f.endsWith('.js'))
-    .reduce((sum, f) => sum + gzipSync(readFileSync(join(assets, f)), { level: 9 }).length, 0);
+  const out = join(dir, `dist-${name}`);
+  const html = readFileSync(join(out, 'index.html'), 'utf8');
+  const sizes = { entry: 0, lazy: 0 };
+  for (const f of readdirSync(join(out, 'assets')).filter((f) => f.endsWith('.js'))) {
+    const gz = gzipSync(readFileSync(join(out, 'assets', f)), { level: 9 }).length;
+    if (html.includes(`assets/${f}`)) sizes.entry += gz;
+    else sizes.lazy += gz;
+  }
+  return sizes;
 }

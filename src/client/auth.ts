@@ -13,7 +13,13 @@
  * wallet that signs elsewhere), else through the user's Ed25519 signer.
  */
 import type { Signer } from '../lib/keys/index.ts';
-import { mintDelegation, mintInvocation } from '../lib/ucan/index.ts';
+
+/**
+ * The UCAN encoder (ucanto, CBOR, CAR: most of the client's weight) is loaded
+ * on the first mint with a signer, not with the page: an app whose wallet
+ * mints elsewhere (createInvocation) never loads it.
+ */
+const ucan = () => import('../lib/ucan/index.ts');
 
 export interface MintedDelegation {
   token: string;
@@ -107,7 +113,11 @@ export class UcanAuth {
     this.minted.invocations++;
     if (this.src.createInvocation)
       return this.src.createInvocation({ oracleDid: this.oracleDid, ttlSeconds: this.o.invocationTtl });
-    return mintInvocation({ issuer: this.src.signer!, audience: this.oracleDid, ttlSeconds: this.o.invocationTtl });
+    return (await ucan()).mintInvocation({
+      issuer: this.src.signer!,
+      audience: this.oracleDid,
+      ttlSeconds: this.o.invocationTtl,
+    });
   }
 
   /** The cached delegation, minted (once, even under concurrent callers) when missing or near expiry. */
@@ -127,7 +137,9 @@ export class UcanAuth {
     else {
       const expiration = this.o.now() + this.o.delegationTtl;
       // a fresh nonce: a renewed delegation must get a new CID (the old one may be revoked)
-      const r = await mintDelegation({
+      const r = await (
+        await ucan()
+      ).mintDelegation({
         issuer: this.src.signer!,
         audience: this.oracleDid,
         expiration,

@@ -10,7 +10,7 @@
  * A refused handshake with a 401 is retried once with a new invocation, then
  * once with a new delegation (each handshake mints a new invocation).
  */
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import * as P from '../lib/protocol/index.ts';
 import type { UcanAuth } from './auth.ts';
 
@@ -29,7 +29,8 @@ export interface RealtimeOptions {
 }
 
 export interface RealtimeConnection {
-  readonly socket: Socket;
+  /** The socket.io client, once loaded (socket.io-client is imported on first connect, not with the page). */
+  readonly socket: Socket | undefined;
   readonly connected: boolean;
   /** Resolves on the first successful connection; rejects when the handshake is refused for good. */
   readonly ready: Promise<void>;
@@ -43,22 +44,48 @@ function errorMessage(e: unknown): string {
 }
 
 export function connectRealtime(o: RealtimeOptions): RealtimeConnection {
-  let authAttempt = 0;
-  const socket: Socket = io(o.wsUrl, {
-    path: P.SOCKET_PATH,
-    transports: ['websocket'],
-    query: { sessionId: o.sessionId },
-    auth: (cb: (data: object) => void) => {
-      void o.auth.socketAuth().then(cb, () => cb({}));
-    },
-    reconnectionDelay: 200,
-    reconnectionDelayMax: 2000,
-  });
   let resolveReady!: () => void;
   let rejectReady!: (e: unknown) => void;
   const ready = new Promise<void>((a, b) => ((resolveReady = a), (rejectReady = b)));
   ready.catch(() => {});
+  let socket: Socket | undefined;
+  let closed = false;
+  import('socket.io-client').then(
+    ({ io }) => {
+      if (closed) return;
+      socket = io(o.wsUrl, {
+        path: P.SOCKET_PATH,
+        transports: ['websocket'],
+        query: { sessionId: o.sessionId },
+        auth: (cb: (data: object) => void) => {
+          void o.auth.socketAuth().then(cb, () => cb({}));
+        },
+        reconnectionDelay: 200,
+        reconnectionDelayMax: 2000,
+      });
+      wire(socket, o, resolveReady, rejectReady);
+    },
+    (e: unknown) => rejectReady(e),
+  );
+  return {
+    get socket() {
+      return socket;
+    },
+    get connected() {
+      return socket?.connected ?? false;
+    },
+    ready,
+    close() {
+      closed = true;
+      socket?.removeAllListeners();
+      socket?.disconnect();
+    },
+  };
+}
 
+/** The socket's handlers: status, the 401 renewals, browser tools, AG-UI actions, wrapped events. */
+function wire(socket: Socket, o: RealtimeOptions, resolveReady: () => void, rejectReady: (e: unknown) => void): void {
+  let authAttempt = 0;
   socket.on('connect', () => {
     authAttempt = 0;
     resolveReady();
@@ -119,16 +146,4 @@ export function connectRealtime(o: RealtimeOptions): RealtimeConnection {
       if (r.success) o.onWrapped?.(r.data);
     });
   }
-
-  return {
-    socket,
-    get connected() {
-      return socket.connected;
-    },
-    ready,
-    close() {
-      socket.removeAllListeners();
-      socket.disconnect();
-    },
-  };
 }
