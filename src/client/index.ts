@@ -18,12 +18,14 @@ export {
   reduceTurn,
   initialTurn,
   turnMessages,
+  turnRows,
+  RowOrder,
   messageIds,
   parseMessageId,
   transcript,
   TURN_ERROR_CODES,
 } from '../lib/protocol/messages.ts';
-export type { ParsedMessageId, MessagePart, TranscriptEntry, TurnErrorCode } from '../lib/protocol/messages.ts';
+export type { ParsedMessageId, MessagePart, TranscriptEntry, TurnErrorCode, TurnRow } from '../lib/protocol/messages.ts';
 export { UcanAuth } from './auth.ts';
 export type { AuthSource, AuthOptions, MintedDelegation } from './auth.ts';
 export { connectRealtime } from './realtime.ts';

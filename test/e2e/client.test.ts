@@ -86,7 +86,14 @@ describe('OracleClient', () => {
     expect(texts).toEqual(['Hel', 'Hello!']);
     expect(r.reasoning).toBe('The user greets me.');
     const history = await c.history(sessionId);
-    expect(history.find((m) => m.id === r.requestId)).toMatchObject({ content: 'Hello!', reasoning: r.reasoning });
+    // the reasoning is its own row; the answer carries its text only
+    expect(history.find((m) => m.id === `${r.requestId}-reasoning`)).toMatchObject({
+      content: r.reasoning,
+      isReasoning: true,
+    });
+    const answer = history.find((m) => m.id === r.requestId);
+    expect(answer).toMatchObject({ content: 'Hello!' });
+    expect(answer?.reasoning).toBeUndefined();
   });
 
   it('rejoins a dropped stream from the last event id without duplicates', async () => {

@@ -26,7 +26,8 @@ export type TransactSignX = (messages: { typeUrl: string; value: unknown }[], me
 
 export interface OraclesProviderProps {
   initialWallet: OraclesWallet;
-  transactSignX: TransactSignX;
+  /** Signs and broadcasts chain messages (useContractOracle's `messages`); not needed for a free oracle. */
+  transactSignX?: TransactSignX;
   /** Mints a user → oracle delegation elsewhere (a wallet); default: with initialWallet.signer. */
   createDelegation?: (o: { oracleDid: string; ttlSeconds: number }) => Promise<MintedDelegation>;
   /** Mints an invocation elsewhere; default: with initialWallet.signer. */
@@ -50,7 +51,7 @@ export interface OraclesContextValue {
   wallet: OraclesWallet;
   /** Actions registered with useAgAction, by name. */
   actions: Map<string, AgActionDef>;
-  transactSignX: TransactSignX;
+  transactSignX: TransactSignX | undefined;
   registryUrl?: string;
   /** The shared credential cache of this user for an oracle. */
   authFor(oracleDid: string): UcanAuth;

@@ -7,6 +7,7 @@
 import { useCallback, useState } from 'react';
 import { useOraclesContext } from './context.tsx';
 import { resolveOracleConfig, type OracleOverrides } from './config.ts';
+import { OracleClientError } from '../errors.ts';
 
 export interface ContractOracleInput {
   oracleDid: string;
@@ -41,7 +42,13 @@ export function useContractOracle(): {
       setError(undefined);
       try {
         const client = await clientOf(i.oracleDid, i.overrides);
-        const tx = i.messages?.length ? await ctx.transactSignX(i.messages, i.memo) : undefined;
+        if (i.messages?.length && !ctx.transactSignX)
+          throw new OracleClientError(
+            400,
+            'transact_sign_x_required',
+            'contractOracle was given chain messages to sign, but the OraclesProvider has no transactSignX',
+          );
+        const tx = i.messages?.length ? await ctx.transactSignX!(i.messages, i.memo) : undefined;
         const r = await client.storeDelegation();
         setAuthorized(true);
         return { expiration: r.expiration, ...(tx !== undefined ? { tx } : {}) };

@@ -1,8 +1,10 @@
 /**
  * renderMessageContent(content, uiComponents?): a message's content as React
- * nodes — strings as text, component records `{name, props}` through the
- * matching ui component (or the render of the useAgAction of that name),
- * arrays of both in order. An unknown component renders nothing.
+ * nodes — strings as text, component records `{name, props}` through, in
+ * order: the app's ui component of that name, the render of the useAgAction
+ * of that name, else a default: the `Error` record (a turn's error) as
+ * ErrorRow, a tool call as the app's `ToolCall` component or ToolCallRow.
+ * Arrays of both in order. Any other record renders nothing.
  */
 import { createElement, Fragment, type ComponentType, type ReactNode } from 'react';
 import type { ComponentRecord, MessageContent } from '../../lib/protocol/index.ts';
@@ -26,7 +28,36 @@ function renderRecord(r: ComponentRecord, ui: UiComponents | undefined, key?: nu
     const status = r.props.status === 'done' || r.props.status === 'error' ? r.props.status : 'isRunning';
     return createElement(Fragment, { key }, render({ status, args: r.props.args, output: r.props.output }));
   }
+  if (r.name === 'Error') return createElement(ErrorRow, { key, ...r.props });
+  if (r.props.isToolCall === true) {
+    const props = { key, ...r.props, toolName: typeof r.props.toolName === 'string' ? r.props.toolName : r.name };
+    return createElement(ui?.ToolCall ?? ToolCallRow, props);
+  }
   return null;
+}
+
+function text(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** The default row of a turn's error: its message, as an alert. */
+export function ErrorRow(p: Record<string, unknown>): ReactNode {
+  const payload = (p.payload ?? {}) as { error?: unknown; code?: unknown };
+  const message = text(p.output ?? payload.error) || 'the turn failed';
+  return createElement('div', { role: 'alert', 'data-oraclekit': 'error' }, message);
+}
+
+/** The default row of a tool call: its name and status, its error when it failed. */
+export function ToolCallRow(p: Record<string, unknown>): ReactNode {
+  const status = typeof p.status === 'string' ? p.status : 'isRunning';
+  const error = (p.payload as { error?: unknown } | undefined)?.error;
+  const state = status === 'error' ? `failed: ${text(error ?? p.output)}` : status === 'done' ? 'done' : 'running…';
+  return createElement(
+    'div',
+    { 'data-oraclekit': 'tool-call', 'data-status': status },
+    `${text(p.toolName)}: ${state}`,
+  );
 }
 
 export function renderMessageContent(content: MessageContent, uiComponents?: UiComponents): ReactNode {

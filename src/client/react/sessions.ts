@@ -1,8 +1,8 @@
 /** useOracleSessions(oracleDid): the user's sessions on an oracle, with create and delete. */
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import type { Session } from '../../lib/protocol/index.ts';
-import { useOraclesContext } from './context.tsx';
-import { useOraclesConfig, type OracleOverrides } from './config.ts';
+import type { OracleOverrides } from './config.ts';
+import { useOracleClient } from './client.ts';
 
 export interface UseOracleSessionsResult {
   sessions: Session[];
@@ -15,12 +15,7 @@ export interface UseOracleSessionsResult {
 }
 
 export function useOracleSessions(oracleDid: string, overrides?: OracleOverrides): UseOracleSessionsResult {
-  const ctx = useOraclesContext();
-  const { config, error: configError } = useOraclesConfig(oracleDid, overrides);
-  const client = useMemo(
-    () => (config ? ctx.clientFor(oracleDid, config.apiUrl, config.wsUrl) : undefined),
-    [ctx, config, oracleDid],
-  );
+  const { client, whenReady, error: configError } = useOracleClient(oracleDid, overrides);
   const [sessions, setSessions] = useState<Session[]>([]);
   const [total, setTotal] = useState(0);
   const [isLoading, setLoading] = useState(true);
@@ -53,20 +48,18 @@ export function useOracleSessions(oracleDid: string, overrides?: OracleOverrides
 
   const createSession = useCallback(
     async (title?: string) => {
-      if (!client) throw new Error('the oracle config is not ready yet');
-      const s = await client.createSession(title);
+      const s = await (await whenReady()).createSession(title);
       await refetch();
       return s;
     },
-    [client, refetch],
+    [whenReady, refetch],
   );
   const deleteSession = useCallback(
     async (id: string) => {
-      if (!client) throw new Error('the oracle config is not ready yet');
-      await client.deleteSession(id);
+      await (await whenReady()).deleteSession(id);
       await refetch();
     },
-    [client, refetch],
+    [whenReady, refetch],
   );
   return { sessions, total, isLoading, error, createSession, deleteSession, refetch };
 }

@@ -1,6 +1,12 @@
 /**
  * useChat: one session of one oracle, streamed through the headless client.
  *
+ * The session: `sessionId` when given; else the user's most recent session on
+ * the oracle, or (when there is none) a new one created by the first
+ * sendMessage; `sessionId` in the result says which. A sendMessage made
+ * before the oracle's config resolved waits for it. sendMessage never
+ * rejects: a failure sets `error` and `sendMessageError`.
+ *
  * status: 'ready' → sendMessage → 'submitted' → first event → 'streaming' →
  * done finished or aborted → 'ready'; an SSE `error` frame, a failed run or a
  * failed request → 'error'. Payment required (HTTP 402) calls
@@ -17,13 +23,21 @@
  * JSON Schema (zod 3, zod 4 or JSON Schema) and answered over the socket;
  * actions registered with useAgAction likewise.
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { turnMessages, type AnyEvent, type Message, type TurnState } from '../../lib/protocol/index.ts';
-import type { ChatStream } from '../client.ts';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import {
+  RowOrder,
+  messageIds,
+  turnMessages,
+  type AnyEvent,
+  type Message,
+  type TurnState,
+} from '../../lib/protocol/index.ts';
+import type { ChatStream, OracleClient } from '../client.ts';
 import { PaymentRequiredError } from '../errors.ts';
 import { connectRealtime, type ToolHandler } from '../realtime.ts';
 import { useOraclesContext } from './context.tsx';
-import { useOraclesConfig, type OracleOverrides } from './config.ts';
+import type { OracleOverrides } from './config.ts';
+import { useOracleClient } from './client.ts';
 import type { UiComponents } from './render.tsx';
 import { toJsonSchema } from './schema.ts';
 
@@ -41,7 +55,8 @@ export type ChatMessage = Message;
 
 export interface UseChatOptions {
   oracleDid: string;
-  sessionId: string | undefined;
+  /** The session to show and send to; omitted: the most recent one, else a new one on the first message. */
+  sessionId?: string | undefined;
   onPaymentRequiredError?: (claimIds: string[]) => void;
   browserTools?: BrowserTool[];
   /** Components for component records, by name (pass them to renderMessageContent). */
@@ -51,6 +66,8 @@ export interface UseChatOptions {
 }
 
 export interface UseChatResult {
+  /** The session shown (undefined until one exists: the first message creates it). */
+  sessionId: string | undefined;
   messages: ChatMessage[];
   sendMessage: (message: string, o?: { model?: string; metadata?: Record<string, unknown> }) => Promise<void>;
   abortStream: () => Promise<void>;
@@ -68,11 +85,7 @@ const now = () => new Date().toISOString();
 
 export function useChat(o: UseChatOptions): UseChatResult {
   const ctx = useOraclesContext();
-  const { config, isReady: isConfigReady, error: configError } = useOraclesConfig(o.oracleDid, o.overrides);
-  const client = useMemo(
-    () => (config ? ctx.clientFor(o.oracleDid, config.apiUrl, config.wsUrl) : undefined),
-    [ctx, config, o.oracleDid],
-  );
+  const { client, whenReady, isReady: isConfigReady, error: configError } = useOracleClient(o.oracleDid, o.overrides);
   const [messages, setMessages] = useState<ChatMessage[]>([]);
   const [status, setStatus] = useState<ChatStatus>('ready');
   const [isLoading, setIsLoading] = useState(false);
@@ -82,29 +95,65 @@ export function useChat(o: UseChatOptions): UseChatResult {
   const stream = useRef<ChatStream | undefined>(undefined);
   const opts = useRef(o);
   opts.current = o;
-  const sessionId = o.sessionId;
+  const [ownSession, setOwnSession] = useState<string | undefined>();
+  const sessionId = o.sessionId ?? ownSession;
+  const creating = useRef<Promise<string> | undefined>(undefined);
+  // the session the first message created: its view is the one on screen, not a history to load
+  const created = useRef<string | undefined>(undefined);
+  // the realtime channel of the session shown (browser tools and actions are answered through it)
+  const live = useRef<{ sessionId: string; ready: Promise<void> } | undefined>(undefined);
+
+  // no sessionId given: reuse the user's most recent session on this oracle (a new one waits for a first message)
+  useEffect(() => {
+    if (o.sessionId !== undefined || !client) return;
+    let live = true;
+    client.listSessions({ limit: 1 }).then(
+      (r) => live && r.sessions[0] && setOwnSession((s) => s ?? r.sessions[0]!.sessionId),
+      (e: Error) => live && setError(e),
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, o.sessionId]);
+
+  const sessionFor = useCallback(
+    async (c: OracleClient): Promise<string> => {
+      if (sessionId) return sessionId;
+      creating.current ??= c.createSession().then((s) => {
+        created.current = s.sessionId;
+        setOwnSession(s.sessionId);
+        return s.sessionId;
+      });
+      return creating.current;
+    },
+    [sessionId],
+  );
 
   useEffect(() => {
     if (configError) setError(configError);
   }, [configError]);
 
-  const refetchMessages = useCallback(async () => {
-    if (!client || !sessionId) return;
+  const loadHistory = useCallback(async (c: OracleClient, sid: string) => {
     setIsLoading(true);
     try {
-      const h = await client.history(sessionId);
-      setMessages(h);
+      setMessages(await c.history(sid));
     } catch (e) {
       setError(e as Error);
     } finally {
       setIsLoading(false);
     }
-  }, [client, sessionId]);
+  }, []);
 
+  const refetchMessages = useCallback(async () => {
+    if (client && sessionId) await loadHistory(client, sessionId);
+  }, [client, sessionId, loadHistory]);
+
+  // another session (or the client) → its history; not the session the first message is making (that view stays)
   useEffect(() => {
+    if (sessionId === undefined || sessionId === created.current) return;
     setMessages([]);
     void refetchMessages();
-  }, [refetchMessages]);
+  }, [refetchMessages, sessionId]);
 
   // the realtime channel: browser tools, actions, cache invalidation
   useEffect(() => {
@@ -128,18 +177,24 @@ export function useChat(o: UseChatOptions): UseChatResult {
         if (e.eventName === 'message_cache_invalidation' && !stream.current) void refetchMessages();
       },
     });
+    live.current = { sessionId, ready: conn.ready };
     return () => {
+      if (live.current?.ready === conn.ready) live.current = undefined;
       conn.close();
       setRealtime(false);
     };
   }, [client, sessionId, ctx, o.oracleDid, refetchMessages]);
 
+  /** Waits (at most 5 s) until the realtime channel of a session that was just made is connected. */
+  const channelOf = useCallback(async (sid: string) => {
+    const until = Date.now() + 5000;
+    while (live.current?.sessionId !== sid && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    const ready = live.current?.sessionId === sid ? live.current.ready : undefined;
+    if (ready) await Promise.race([ready.catch(() => {}), new Promise((r) => setTimeout(r, until - Date.now()))]);
+  }, []);
+
   const sendMessage = useCallback(
     async (message: string, so: { model?: string; metadata?: Record<string, unknown> } = {}) => {
-      if (!client || !sessionId)
-        throw new Error(
-          !sessionId ? 'useChat needs a sessionId to send' : 'the oracle config is not ready yet (isConfigReady)',
-        );
       setStatus('submitted');
       setError(undefined);
       setSendMessageError(undefined);
@@ -163,10 +218,12 @@ export function useChat(o: UseChatOptions): UseChatResult {
       let shown = new Set<string>();
       let timer: ReturnType<typeof setTimeout> | undefined;
       let streaming = false;
+      let sid: string | undefined;
+      let order: RowOrder | undefined;
       const flush = () => {
         timer = undefined;
         if (!turn) return;
-        const rows = turnMessages(turn, createdAt);
+        const rows = turnMessages(turn, createdAt, { ...(sid ? { sessionId: sid } : {}), ...(order ? { order } : {}) });
         if (rows.length === 0 && shown.size === 0) return;
         const old = shown;
         shown = new Set(rows.map((m) => m.id));
@@ -174,6 +231,13 @@ export function useChat(o: UseChatOptions): UseChatResult {
       };
       const onEvent = (e: AnyEvent, next: TurnState) => {
         turn = next;
+        if (!order) {
+          order = new RowOrder(next.requestId);
+          // the user's row takes the id its history gives it
+          const human = messageIds.human(next.requestId);
+          setMessages((l) => l.map((m) => (m.id === localId ? { ...m, id: human } : m)));
+        }
+        order.add(e);
         if (!streaming) {
           streaming = true;
           setStatus('streaming');
@@ -190,13 +254,18 @@ export function useChat(o: UseChatOptions): UseChatResult {
         else timer ??= setTimeout(flush, 16);
       };
       try {
-        const s = client.send(sessionId, message, { onEvent, tools, agActions, ...so });
+        const c = await whenReady();
+        const fresh = sid === undefined && sessionId === undefined;
+        sid = await sessionFor(c);
+        // a session made for this message: its socket must be up before the model may call a browser tool
+        if (fresh && (tools.length || agActions.length)) await channelOf(sid);
+        const s = c.send(sid, message, { onEvent, tools, agActions, ...so });
         stream.current = s;
         const r = await s.result;
         if (timer) clearTimeout(timer);
         flush();
         stream.current = undefined;
-        await refetchMessages();
+        await loadHistory(c, sid);
         if (r.status === 'aborted') setStatus('ready');
         else if (r.status === 'finished' && !r.error) setStatus('ready');
         else setStatus('error');
@@ -210,7 +279,7 @@ export function useChat(o: UseChatOptions): UseChatResult {
         if (PaymentRequiredError.isInstance(e)) opts.current.onPaymentRequiredError?.(e.claims);
       }
     },
-    [client, sessionId, ctx, refetchMessages],
+    [whenReady, sessionFor, channelOf, sessionId, ctx, loadHistory],
   );
 
   const abortStream = useCallback(async () => {
@@ -220,6 +289,7 @@ export function useChat(o: UseChatOptions): UseChatResult {
   }, []);
 
   return {
+    sessionId,
     messages,
     sendMessage,
     abortStream,

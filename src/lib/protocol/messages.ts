@@ -226,29 +226,135 @@ export function reduceTurn(s: TurnState, e: AnyEvent): TurnState {
   }
 }
 
+/** One row of a turn, as the history stores it (without its time). */
+export type TurnRow = Pick<Message, 'id' | 'type' | 'content'> & { type: 'ai'; isReasoning?: true };
+
 /**
- * The rows a turn shows while it streams, with the ids its history will have:
- * each call `{name, props: {id, args, status, output}}` (a failed call's
- * output is its error), then the answer (text, and reasoning when there is
- * some) once text or reasoning arrived.
+ * The rows of a turn with the ids and contents its history keeps (protocol.md,
+ * "Messages and history ids"): the runtime stores them when the turn ends
+ * (runtime/agent/history-rows.ts), and clients show the same rows while it
+ * streams, so a refetched history renders exactly as the stream did.
+ *
+ * - the reasoning: content = the reasoning text, `isReasoning`;
+ * - one row per tool call: the `tool_call` component `{name, props: {id,
+ *   args, status, output, payload, isToolCall, toolName}}`, the payload being
+ *   the call's last frame (a failed call's error is in it);
+ * - the answer: the text alone (the reasoning is its own row, never repeated
+ *   in the answer); a finished turn has one even when empty, a failed or
+ *   aborted one only when text arrived;
+ * - the last `error` event as the `Error` component (what the IXO SDK shows
+ *   for the SSE `error` frame; useChat renders it by default).
  */
-export function turnMessages(s: TurnState, createdAt: string): Message[] {
-  const out: Message[] = s.toolCalls.map((c) => ({
-    id: messageIds.toolCall(s.requestId, c.eventId),
-    type: 'ai',
-    createdAt,
-    content: {
-      name: c.toolName,
-      props: { id: c.eventId, args: c.args, status: c.status, output: c.output ?? c.error },
-    },
-  }));
-  if (s.text || s.reasoning)
-    out.push({
-      id: messageIds.answer(s.requestId),
+export function turnRows(s: TurnState, o: { sessionId?: string } = {}): TurnRow[] {
+  const { requestId } = s;
+  const rows: TurnRow[] = [];
+  if (s.reasoning)
+    rows.push({ id: messageIds.reasoning(requestId), type: 'ai', content: s.reasoning, isReasoning: true });
+  for (const c of s.toolCalls) {
+    const payload = {
+      ...(o.sessionId !== undefined ? { sessionId: o.sessionId } : {}),
+      requestId,
+      eventId: c.eventId,
+      toolName: c.toolName,
+      args: c.args,
+      status: c.status,
+      ...(c.output !== undefined ? { output: c.output } : {}),
+      ...(c.error !== undefined ? { error: c.error } : {}),
+    };
+    rows.push({
+      id: messageIds.toolCall(requestId, c.eventId),
       type: 'ai',
-      createdAt,
-      content: s.text,
-      ...(s.reasoning ? { reasoning: s.reasoning } : {}),
+      content: {
+        name: c.toolName,
+        props: {
+          id: c.eventId,
+          args: c.args,
+          status: c.status,
+          output: c.output,
+          payload,
+          isToolCall: true,
+          toolName: c.toolName,
+        },
+      },
     });
-  return out;
+  }
+  if (s.text || s.status === 'finished') rows.push({ id: messageIds.answer(requestId), type: 'ai', content: s.text });
+  if (s.error) {
+    const payload = s.error;
+    rows.push({
+      id: messageIds.error(requestId),
+      type: 'ai',
+      content: {
+        name: 'Error',
+        props: {
+          id: 'error',
+          args: {},
+          status: 'done',
+          output: payload.error,
+          event: { eventName: 'error', payload },
+          payload,
+        },
+      },
+    });
+  }
+  return rows;
+}
+
+/**
+ * Where each row of a turn first showed while streaming: the index of the
+ * event that added it (the error row: the last error event, the one it
+ * shows). Feed events in order; `add` returns nothing.
+ */
+export class RowOrder {
+  private readonly at = new Map<string, number>();
+  private readonly requestId: string;
+  private n = 0;
+  constructor(requestId: string) {
+    this.requestId = requestId;
+  }
+
+  add(e: AnyEvent): void {
+    const id = rowOfEvent(this.requestId, e);
+    if (id !== undefined && (!this.at.has(id) || e.event === 'error')) this.at.set(id, this.n);
+    this.n++;
+  }
+
+  /** The rows in the order the stream showed them; a row no event showed (an empty answer) comes last. */
+  sort<R extends { id: string }>(rows: readonly R[]): R[] {
+    const at = (r: R) => this.at.get(r.id) ?? Infinity;
+    return rows
+      .map((r, i) => ({ r, i }))
+      .sort((a, b) => at(a.r) - at(b.r) || a.i - b.i)
+      .map(({ r }) => r);
+  }
+}
+
+/** The id of the row an event adds while streaming (none for an event that adds no row). */
+function rowOfEvent(requestId: string, e: AnyEvent): string | undefined {
+  switch (e.event) {
+    case 'reasoning':
+      return messageIds.reasoning(requestId);
+    case 'tool_call':
+      return messageIds.toolCall(requestId, e.data.eventId);
+    case 'message':
+      return e.data.content ? messageIds.answer(requestId) : undefined;
+    case 'error':
+      return messageIds.error(requestId);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The rows a turn shows while it streams: turnRows with a time, in the order
+ * the stream showed them when `order` has seen the turn's events — the rows
+ * and the order its history will have.
+ */
+export function turnMessages(
+  s: TurnState,
+  createdAt: string,
+  o: { sessionId?: string; order?: RowOrder } = {},
+): Message[] {
+  const rows = turnRows(s, o.sessionId !== undefined ? { sessionId: o.sessionId } : {});
+  return (o.order ? o.order.sort(rows) : rows).map((r) => ({ ...r, createdAt }));
 }

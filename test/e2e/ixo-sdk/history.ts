@@ -84,6 +84,25 @@ export const HISTORY_CASES: HistoryCase[] = [
     ],
   },
   {
+    // the stored answer carries no copy of the reasoning: after refetchMessages the answer shows its text only
+    name: 'reasoning and a tool call',
+    steps: [
+      {
+        steps: [
+          { type: 'reasoning', text: 'I should list what I can do.' },
+          { type: 'tool_call', name: 'list_capabilities', args: {}, id: 'call_caps_3' },
+        ],
+      },
+      say('Here is what I can do.'),
+    ],
+    rows: [
+      { type: 'human', id: null, shows: QUESTION('reasoning and a tool call') },
+      { type: 'ai', id: 'RID-reasoning', reasoning: true, shows: 'I should list what I can do.' },
+      { type: 'ai', id: 'RID-ToolCall-call_caps_3', shows: '<list_capabilities>' },
+      { type: 'ai', id: 'RID', shows: 'Here is what I can do.' },
+    ],
+  },
+  {
     name: 'a failed turn',
     steps: [
       {

@@ -24,6 +24,7 @@ import {
   useMemoryEngine,
   useOracleSessions,
   useOraclesConfig,
+  type ChatMessage,
   useOraclesContext,
   type ChatStatus,
   type OraclesWallet,
@@ -369,6 +370,85 @@ describe('useChat', () => {
   });
 });
 
+describe('useChat without a sessionId, and history after a refetch', () => {
+  /** What a row shows: its id, whether it is the reasoning, and its rendered text (default rows included). */
+  const shown = (ms: ChatMessage[]) =>
+    ms
+      .filter((m) => m.type === 'ai')
+      .map((m) => ({
+        id: m.id,
+        reasoning: m.isReasoning === true,
+        text: renderToText(renderMessageContent(m.content)),
+      }));
+
+  it('creates a session on the first message and reuses it on the next mount; the refetched history shows what the stream showed', async () => {
+    const props = await walletProps();
+    const views: ChatMessage[][] = [];
+    const { result } = renderHook(
+      () => {
+        const chat = useChat({ oracleDid: h.oracleDid, overrides: overrides(), streamingMode: 'immediate' });
+        if (chat.status === 'streaming') views.push(chat.messages);
+        return chat;
+      },
+      { wrapper: wrapperOf(props) },
+    );
+    // a message sent before the config resolved waits for it (sendMessage never rejects)
+    expect(result.current.sessionId).toBeUndefined();
+    h.model.enqueue(
+      {
+        steps: [
+          { type: 'reasoning', text: 'I should list what I can do.' },
+          { type: 'tool_call', name: 'list_capabilities', args: {}, id: 'call_caps_r' },
+        ],
+      },
+      say('Here is what I can do.'),
+    );
+    let sent!: Promise<void>;
+    act(() => {
+      sent = result.current.sendMessage('what can you do?');
+    });
+    await waitFor(() => expect(result.current.status).toBe('ready'), { timeout: 10_000 });
+    await act(() => sent);
+    expect(result.current.error).toBeUndefined();
+    const sessionId = result.current.sessionId!;
+    expect(sessionId).toBeTruthy();
+    // the streamed view: the last one before the turn ended (then the history replaced it)
+    const streamed = views.at(-1)!;
+    expect(streamed.map((m) => m.id)).toEqual(result.current.messages.map((m) => m.id));
+    const history = result.current.messages;
+    expect(shown(streamed)).toEqual(shown(history));
+    expect(shown(history)).toMatchObject([
+      { reasoning: true, text: 'I should list what I can do.' },
+      { id: expect.stringContaining('-ToolCall-call_caps_r'), text: 'list_capabilities: done' },
+      { reasoning: false, text: 'Here is what I can do.' },
+    ]);
+    await act(async () => {
+      await result.current.refetchMessages();
+    });
+    expect(shown(result.current.messages)).toEqual(shown(streamed));
+
+    // a model error: a visible error row (the default Error row), while streaming and after the refetch
+    h.model.enqueue({ steps: [{ type: 'stream_error', message: 'the upstream model failed' }] });
+    views.length = 0;
+    act(() => {
+      sent = result.current.sendMessage('and now?');
+    });
+    await waitFor(() => expect(result.current.status).toBe('error'), { timeout: 10_000 });
+    await act(() => sent);
+    const failed = views.at(-1)!;
+    expect(shown(failed).at(-1)).toMatchObject({ id: expect.stringMatching(/-error$/) });
+    expect(shown(failed).at(-1)!.text).toContain('the upstream model failed');
+    expect(shown(result.current.messages).slice(-1)).toEqual(shown(failed).slice(-1));
+
+    // the next mount (a page load) without a sessionId shows the same session
+    const again = renderHook(() => useChat({ oracleDid: h.oracleDid, overrides: overrides() }), {
+      wrapper: wrapperOf(props),
+    });
+    await waitFor(() => expect(again.result.current.sessionId).toBe(sessionId));
+    await waitFor(() => expect(shown(again.result.current.messages)).toEqual(shown(result.current.messages)));
+  });
+});
+
 function renderToText(n: ReactNode): string {
   const { container } = render(<>{n}</>);
   return container.textContent ?? '';
@@ -415,9 +495,26 @@ describe('renderMessageContent and useAgAction', () => {
         renderMessageContent({ name: 'show_chart', props: { id: '2', args: { n: 3 }, status: 'isRunning' } }),
       ),
     ).toBe('chart 3 isRunning');
-    expect(renderToText(renderMessageContent({ name: 'unknown', props: { id: '3', args: {}, status: 'done' } }))).toBe(
-      '',
-    );
+    // defaults: a tool call nobody renders shows its name and status, a turn's error its message; other records nothing
+    expect(
+      renderToText(
+        renderMessageContent({ name: 'unknown', props: { id: '3', args: {}, status: 'done', isToolCall: true } }),
+      ),
+    ).toBe('unknown: done');
+    expect(
+      renderToText(
+        renderMessageContent({
+          name: 'dice',
+          props: { id: '4', args: {}, status: 'error', isToolCall: true, payload: { error: 'no dice' } },
+        }),
+      ),
+    ).toBe('dice: failed: no dice');
+    expect(
+      renderToText(
+        renderMessageContent({ name: 'Error', props: { id: 'error', args: {}, status: 'done', output: 'model down' } }),
+      ),
+    ).toBe('model down');
+    expect(renderToText(renderMessageContent({ name: 'Card', props: { id: '5', args: {}, status: 'done' } }))).toBe('');
   });
 });
 

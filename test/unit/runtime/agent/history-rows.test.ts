@@ -29,7 +29,7 @@ const toolRow = (eventId: string, payload: ReturnType<typeof call>['data'] & { o
 });
 
 describe('historyRows', () => {
-  it('the reasoning row (content: the reasoning), tool rows in call order with the stream payload and no toolCalls, then the answer without toolCalls', () => {
+  it('the reasoning row (content: the reasoning), tool rows in call order with the stream payload and no toolCalls, then the answer: its text only, without toolCalls or the reasoning again', () => {
     const c1 = call('c1', 'done', { output: { temp: 3 } });
     const c2 = call('c2', 'error', { error: 'bad city' });
     const turn = fold([
@@ -47,7 +47,7 @@ describe('historyRows', () => {
       { id: 'q-reasoning', type: 'ai', content: 'hm' },
       toolRow('c1', c1.data),
       toolRow('c2', c2.data),
-      { id: 'q', type: 'ai', content: 'It is 3 °C.', reasoning: 'hm' },
+      { id: 'q', type: 'ai', content: 'It is 3 °C.' },
     ]);
     // a failed call has no output: its error is in the payload, as in the stream
     expect(rows[2]!.content).toMatchObject({
@@ -70,7 +70,7 @@ describe('historyRows', () => {
       { event: 'error', data: error },
     ]);
     expect(historyRows(turn, 'failed', 's')).toStrictEqual([
-      { id: 'q', type: 'ai', content: 'A partial ans', reasoning: undefined },
+      { id: 'q', type: 'ai', content: 'A partial ans' },
       {
         id: 'q-error',
         type: 'ai',
@@ -130,15 +130,13 @@ describe('historyRows', () => {
   });
 
   it('a finished turn always stores its answer; a failed or aborted one only with text', () => {
-    expect(historyRows(fold([]), 'finished', 's')).toStrictEqual([
-      { id: 'q', type: 'ai', content: '', reasoning: undefined },
-    ]);
+    expect(historyRows(fold([]), 'finished', 's')).toStrictEqual([{ id: 'q', type: 'ai', content: '' }]);
     expect(historyRows(fold([]), 'failed', 's')).toStrictEqual([]);
     expect(historyRows(fold([call('c1', 'isRunning')]), 'aborted', 's').map((r) => r.id)).toStrictEqual([
       'q-ToolCall-c1',
     ]);
     expect(historyRows(fold([{ event: 'message', data: { content: 'part' } }]), 'aborted', 's')).toStrictEqual([
-      { id: 'q', type: 'ai', content: 'part', reasoning: undefined },
+      { id: 'q', type: 'ai', content: 'part' },
     ]);
   });
 });
