@@ -25,7 +25,13 @@ export {
   transcript,
   TURN_ERROR_CODES,
 } from '../lib/protocol/messages.ts';
-export type { ParsedMessageId, MessagePart, TranscriptEntry, TurnErrorCode, TurnRow } from '../lib/protocol/messages.ts';
+export type {
+  ParsedMessageId,
+  MessagePart,
+  TranscriptEntry,
+  TurnErrorCode,
+  TurnRow,
+} from '../lib/protocol/messages.ts';
 export { UcanAuth } from './auth.ts';
 export type { AuthSource, AuthOptions, MintedDelegation } from './auth.ts';
 export { connectRealtime } from './realtime.ts';
