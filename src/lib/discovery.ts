@@ -110,7 +110,10 @@ export function acquireLock(env = process.env): void {
         /* removed meanwhile */
       }
       if (other > 0 && other !== process.pid && isDaemonProcess(other))
-        throw new Error(`a daemon is already running or starting (pid ${other})`, { cause: e });
+        // the exit code that tells the CLI which spawned us to wait for that daemon, however slowly it starts
+        throw Object.assign(new Error(`a daemon is already running or starting (pid ${other})`, { cause: e }), {
+          exitCode: DAEMON_EXIT_ANOTHER,
+        });
       rmSync(p, { force: true });
     }
   }

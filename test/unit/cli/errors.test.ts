@@ -43,11 +43,11 @@ describe('CLI_ERRORS', () => {
     let seen = 0;
     for (const f of files) {
       const text = readFileSync(join(ROOT, f), 'utf8');
-      for (const m of text.matchAll(/cliError\('([a-z0-9_]+)'/g)) {
+      for (const m of text.matchAll(/cliError\(\s*'([a-z0-9_]+)'/g)) {
         seen++;
         if (!(m[1]! in CLI_ERRORS)) problems.push(`${f}: cliError('${m[1]}') is not in CLI_ERRORS`);
       }
-      for (const m of text.matchAll(/(?:status(?:Code)?: (\d+), )?code: '([a-z0-9_]+)'/g)) {
+      for (const m of text.matchAll(/(?:status(?:Code)?: (\d+),\s*)?code: '([a-z0-9_]+)'/g)) {
         seen++;
         const code = m[2]!;
         const entry = (CLI_ERRORS as Record<string, { status: number }>)[code] ?? AREA_TABLES[code];
