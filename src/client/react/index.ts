@@ -1,7 +1,7 @@
 /**
  * `oraclekit/react`: React hooks over the headless client (react >= 18).
- * See docs/client.md. useLiveAgent (`oraclekit/react/live-agent`) is not
- * delivered yet.
+ * See docs/client.md. useLiveAgent, which loads livekit-client, is its own
+ * entry point: `oraclekit/react/live-agent` (docs/live-agent.md).
  */
 export { OraclesProvider, useOraclesContext } from './context.tsx';
 export type {

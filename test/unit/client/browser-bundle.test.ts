@@ -60,4 +60,14 @@ describe('browser bundles', () => {
     },
     60_000,
   );
+
+  it('livekit-client is in oraclekit/react/live-agent only', async () => {
+    const live = await bundle('src/client/react/live-agent.ts');
+    expect(live.code).toContain('useLiveAgent');
+    expect(live.code).toContain('ExternalE2EEKeyProvider');
+    expect(live.code).not.toMatch(/from ["']node:/);
+    const react = await bundle('src/client/react/index.ts');
+    expect(react.code).not.toContain('ExternalE2EEKeyProvider');
+    expect(react.code).not.toContain('livekit');
+  }, 60_000);
 });

@@ -1,0 +1,213 @@
+/**
+ * `oraclekit/react/live-agent`: useLiveAgent, a live voice (or video) call
+ * with an oracle's agent in a browser (docs/live-agent.md). It creates the
+ * call (POST /calls: its key and a join token), brings the agent in
+ * (POST /calls/:id/sync), joins the LiveKit room with LiveKit's own client and
+ * end-to-end encryption keyed by the call, publishes the microphone (and the
+ * camera for a video call) and marks the call active; endCall leaves and ends
+ * it. The IXO SDK's return shape, without its Matrix requirement.
+ * livekit-client is loaded by this entry point only.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { ExternalE2EEKeyProvider, isE2EESupported, Room, RoomEvent } from 'livekit-client';
+import { createCall, syncCall, updateCall } from '../calls.ts';
+import type { CallType } from '../../lib/protocol/calls.ts';
+import { useOraclesContext } from './context.tsx';
+import { useOraclesConfig, type OracleOverrides } from './config.ts';
+
+/** Why a call could not start in this browser (checked before any call is created, so none is charged). */
+export class LiveAgentError extends Error {
+  readonly code: 'e2ee_unsupported' | 'microphone_unavailable' | 'camera_unavailable' | 'not_ready';
+  constructor(code: LiveAgentError['code'], message: string) {
+    super(message);
+    this.name = 'LiveAgentError';
+    this.code = code;
+  }
+}
+
+export interface CallAgentInput {
+  callType: CallType;
+  sessionId: string;
+  /** The caller's DID (the IXO SDK's field; the oracle takes the caller from the UCAN, and a different one is refused). */
+  userDid?: string;
+  agentVoice?: string;
+  language?: string;
+}
+
+export interface UseLiveAgentOptions {
+  overrides?: OracleOverrides;
+  /** Told of media device and encryption errors during the call (the IXO SDK's toastAlert). */
+  toastAlert?: (t: { title: string; description: string }) => void;
+  /** The E2EE worker (default: livekit-client's, `new URL('livekit-client/e2ee-worker', import.meta.url)`, which bundlers resolve). */
+  worker?: Worker;
+}
+
+export interface UseLiveAgentResult {
+  callAgent: (input: CallAgentInput) => Promise<{ callId: string; encryptionKey: string }>;
+  endCall: () => Promise<void>;
+  room: Room;
+  isCalling: boolean;
+  isConnecting: boolean;
+  /** Connected to the room (the IXO SDK's name for it). */
+  isReady: boolean;
+  isConfigReady: boolean;
+  sessionStarted: boolean;
+  sessionViewVisible: boolean;
+  /** The call in progress. */
+  callId: string | undefined;
+  error: Error | undefined;
+}
+
+function defaultWorker(): Worker | undefined {
+  if (typeof Worker === 'undefined') return undefined;
+  return new Worker(new URL('livekit-client/e2ee-worker', import.meta.url), { type: 'module' });
+}
+
+/** What this browser lacks for an encrypted call, before anything is created. */
+async function checkBrowser(callType: CallType): Promise<void> {
+  if (!isE2EESupported())
+    throw new LiveAgentError(
+      'e2ee_unsupported',
+      'this browser cannot encrypt a call end to end (LiveKit needs encoded insertable streams or RTCRtpScriptTransform): use a current Chrome, Edge, Firefox or Safari',
+    );
+  const devices = typeof navigator === 'undefined' ? undefined : navigator.mediaDevices;
+  if (!devices?.getUserMedia)
+    throw new LiveAgentError(
+      'microphone_unavailable',
+      'this page cannot use a microphone (no navigator.mediaDevices: a secure https origin is needed)',
+    );
+  const kinds = callType === 'video' ? { audio: true, video: true } : { audio: true };
+  try {
+    const s = await devices.getUserMedia(kinds);
+    for (const t of s.getTracks()) t.stop();
+  } catch (e) {
+    const err = e as Error;
+    const what = callType === 'video' ? 'microphone or camera' : 'microphone';
+    throw new LiveAgentError(
+      callType === 'video' && /video|camera/i.test(err.message) ? 'camera_unavailable' : 'microphone_unavailable',
+      `no ${what} for the call: ${err.name}: ${err.message}`,
+    );
+  }
+}
+
+export function useLiveAgent(oracleDid: string, options: UseLiveAgentOptions = {}): UseLiveAgentResult {
+  const { clientFor } = useOraclesContext();
+  const { config, isReady: isConfigReady } = useOraclesConfig(oracleDid, options.overrides);
+  const keyProvider = useMemo(() => new ExternalE2EEKeyProvider(), []);
+  const worker = useMemo(() => options.worker ?? defaultWorker(), [options.worker]);
+  const room = useMemo(
+    () =>
+      new Room({
+        ...(worker ? { e2ee: { keyProvider, worker } } : {}),
+        // the embedded endpoint speaks the dual peer connection path; a LiveKit server does too
+        singlePeerConnection: false,
+        adaptiveStream: false,
+        dynacast: false,
+        publishDefaults: { simulcast: false, red: false },
+      }),
+    [keyProvider, worker],
+  );
+  const [isCalling, setCalling] = useState(false);
+  const [isConnecting, setConnecting] = useState(false);
+  const [isReady, setReady] = useState(false);
+  const [sessionStarted, setSessionStarted] = useState(false);
+  const [callId, setCallId] = useState<string | undefined>();
+  const [error, setError] = useState<Error | undefined>();
+  const current = useRef<string | undefined>(undefined);
+  const toast = options.toastAlert;
+
+  useEffect(() => {
+    const onConnected = () => {
+      setReady(true);
+      setConnecting(false);
+    };
+    const onDisconnected = () => {
+      setReady(false);
+      setConnecting(false);
+      setSessionStarted(false);
+    };
+    const onMedia = (e: Error) => toast?.({ title: 'A media device failed', description: `${e.name}: ${e.message}` });
+    const onEncryption = (e: Error) => toast?.({ title: 'Encryption error', description: `${e.name}: ${e.message}` });
+    room.on(RoomEvent.Connected, onConnected);
+    room.on(RoomEvent.Disconnected, onDisconnected);
+    room.on(RoomEvent.MediaDevicesError, onMedia);
+    room.on(RoomEvent.EncryptionError, onEncryption);
+    return () => {
+      room.off(RoomEvent.Connected, onConnected);
+      room.off(RoomEvent.Disconnected, onDisconnected);
+      room.off(RoomEvent.MediaDevicesError, onMedia);
+      room.off(RoomEvent.EncryptionError, onEncryption);
+    };
+  }, [room, toast]);
+  useEffect(() => () => worker?.terminate(), [worker]);
+
+  const callAgent = useCallback(
+    async (input: CallAgentInput) => {
+      setCalling(true);
+      setError(undefined);
+      try {
+        if (!config) throw new LiveAgentError('not_ready', `the oracle ${oracleDid} is not resolved yet`);
+        await checkBrowser(input.callType);
+        const client = clientFor(oracleDid, config.apiUrl, config.wsUrl);
+        const created = await createCall(client, {
+          sessionId: input.sessionId,
+          callType: input.callType,
+          ...(input.agentVoice ? { agentVoice: input.agentVoice } : {}),
+          ...(input.language ? { language: input.language } : {}),
+        });
+        current.current = created.callId;
+        setCallId(created.callId);
+        setSessionStarted(true);
+        setConnecting(true);
+        try {
+          const { connection } = await syncCall(client, created.callId);
+          await keyProvider.setKey(created.encryptionKey);
+          await room.setE2EEEnabled(true);
+          await room.connect(connection.url, connection.token);
+          await room.localParticipant.setMicrophoneEnabled(true);
+          if (input.callType === 'video') await room.localParticipant.setCameraEnabled(true);
+          await updateCall(client, created.callId, { callStatus: 'active', callStartedAt: new Date().toISOString() });
+        } catch (e) {
+          // a call that could not start is ended, not left pending
+          await room.disconnect().catch(() => {});
+          await updateCall(client, created.callId, { callStatus: 'ended' }).catch(() => {});
+          current.current = undefined;
+          setCallId(undefined);
+          setSessionStarted(false);
+          setConnecting(false);
+          throw e;
+        }
+        return { callId: created.callId, encryptionKey: created.encryptionKey };
+      } catch (e) {
+        setError(e as Error);
+        throw e;
+      } finally {
+        setCalling(false);
+      }
+    },
+    [config, oracleDid, clientFor, keyProvider, room],
+  );
+
+  const endCall = useCallback(async () => {
+    const id = current.current;
+    current.current = undefined;
+    setSessionStarted(false);
+    await room.disconnect();
+    if (id && config) await updateCall(clientFor(oracleDid, config.apiUrl, config.wsUrl), id, { callStatus: 'ended' });
+    setCallId(undefined);
+  }, [room, config, clientFor, oracleDid]);
+
+  return {
+    callAgent,
+    endCall,
+    room,
+    isCalling,
+    isConnecting,
+    isReady,
+    isConfigReady,
+    sessionStarted,
+    sessionViewVisible: isReady,
+    callId,
+    error,
+  };
+}
