@@ -7,7 +7,7 @@
  * `toErrorBody` of src/lib/errors.ts (the oracle runtime's routes use the
  * same one). What the router and Node's HTTP parser refuse before there is a
  * route (bad URL encoding, a path parameter too long, headers too large, a
- * request timeout) gets the same body in server.ts.
+ * request timeout) gets the same body in refusals.ts.
  *
  * A reply sent before the request's body was read (401, 404, 429 …) closes
  * the connection (`Connection: close`): the server does not read and discard

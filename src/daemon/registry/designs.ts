@@ -89,7 +89,7 @@ export class Designs {
    * one (the old one is never changed). The body's shape is the schema's
    * (recalcBody); what needs the stored design (its strata) is checked here.
    */
-  recalculate(p: Principal, id: string, b: RecalcBody): Promise<DesignRecord> {
+  async recalculate(p: Principal, id: string, b: RecalcBody): Promise<DesignRecord> {
     const db = this.ctx.db;
     return db.tx(async () => {
       await lockForUpdate(db, { table: 'designs', column: 'design_id', key: id }); // one successor per design, across daemons
@@ -168,7 +168,7 @@ export class Designs {
    * verifier (draft or submitted → approved/rejected). Approval needs the
    * project to be an eligible domain when the registry knows it.
    */
-  verify(p: Principal, id: string, b: VerificationBody): Promise<DesignRecord> {
+  async verify(p: Principal, id: string, b: VerificationBody): Promise<DesignRecord> {
     const db = this.ctx.db;
     const status = b.status;
     return db.tx(async () => {

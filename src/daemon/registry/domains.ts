@@ -103,7 +103,7 @@ export class Domains {
     }
   }
 
-  create(p: Principal, body: DomainCreate): Promise<DomainView> {
+  async create(p: Principal, body: DomainCreate): Promise<DomainView> {
     const now = this.ctx.now();
     const f = validateCreate(body, p.did, now);
     return this.ctx.db.tx(async () => {
@@ -183,7 +183,7 @@ export class Domains {
     };
   }
 
-  patch(p: Principal, id: string, ifMatch: string | undefined, body: DomainPatch): Promise<DomainView> {
+  async patch(p: Principal, id: string, ifMatch: string | undefined, body: DomainPatch): Promise<DomainView> {
     requireDid('did', id);
     const now = this.ctx.now();
     const db = this.ctx.db;
@@ -225,7 +225,7 @@ export class Domains {
     });
   }
 
-  deactivate(p: Principal, id: string): Promise<DomainView> {
+  async deactivate(p: Principal, id: string): Promise<DomainView> {
     requireDid('did', id);
     const now = this.ctx.now();
     const db = this.ctx.db;

@@ -48,7 +48,7 @@ export class Proposals {
   }
 
   /** The body's shape is the schema's (proposalBody); URLs and hashes are checked here. */
-  propose(p: Principal, domainId: string, b: ProposalBody): Promise<ProposalView> {
+  async propose(p: Principal, domainId: string, b: ProposalBody): Promise<ProposalView> {
     requireDid('did', domainId);
     const pkg = checkPackage(b.package);
     const now = this.ctx.now();
@@ -180,7 +180,7 @@ export class Proposals {
   }
 
   /** The option is the schema's (voteBody). */
-  vote(p: Principal, id: string, b: VoteBody): Promise<ProposalView> {
+  async vote(p: Principal, id: string, b: VoteBody): Promise<ProposalView> {
     const db = this.ctx.db;
     return db.tx(async () => {
       const before = await this.get(id); // settles a proposal past its deadline
