@@ -198,7 +198,11 @@ describe('sample report', () => {
     expect(html).not.toMatch(/<script/i);
     const dom = new JSDOM(await chromium(['--dump-dom', `file://${p('package.html')}`])).window.document;
     expect(dom.querySelector('h1')!.textContent).toBe('Cookstove programme <2026>');
-    expect(dom.querySelector('section.allgood')).not.toBeNull();
+    // no check failed, but the findings are the headline: never a bare "No check failed"
+    expect(dom.querySelector('section.allgood')).toBeNull();
+    expect(dom.querySelector('section.findings-top')!.textContent).toBe(
+      "No check failed, but 2 findings below need the verifier's decision.",
+    );
     // the design findings are summed up at the top too (amber), after the failures
     expect([...dom.querySelectorAll('section.findings-top li')].map((li) => li.textContent)).toEqual([
       expect.stringMatching(/^KE-002 stratum Hills: the design is too small/),

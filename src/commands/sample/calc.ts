@@ -7,7 +7,7 @@ import { CALC_FLAGS, type CalcFlags } from '../../cli/sample/flags.ts';
 export default class SampleCalc extends BaseCommand {
   static override summary =
     'Compute a 95/5 sample size: finite-population corrected, dropout-adjusted, optionally stratified.';
-  static override description = `Runs the chain of sampling.md (docs/sampling.md): z = 1.959963984540054, CV = SD/mean,
+  static override description = `Runs the sample-size chain of docs/sampling.md: z = 1.959963984540054, CV = SD/mean,
 n0 = (z·CV/0.05)², n_fpc = N·n0/(N−1+n0), calculatedSize = ceil(n_fpc), adjustedSize = ceil(calculatedSize/(1−d))
 computed exactly. Precision is relative (±5 % of the mean); 95/5 is mandatory. Works offline.
 

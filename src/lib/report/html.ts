@@ -64,7 +64,7 @@ function method(p: ProjectReport): string {
   if (m.sizes) {
     out.push("<h4>Sample size: the formulas with this design's numbers</h4>");
     out.push(
-      '<p class="note">Recomputed from the design\'s own parameters (as <code>oraclekit sample calc --explain</code>). Sources: CDM "Guidelines for sampling and surveys" (EB 69 Annex 5), Levy &amp; Lemeshow eq. 3.15; sampling.md.</p>',
+      '<p class="note">Recomputed from the design\'s own parameters (as <code>oraclekit sample calc --explain</code>). Sources: CDM "Guidelines for sampling and surveys" (EB 69 Annex 5), Levy &amp; Lemeshow eq. 3.15; oraclekit docs/sampling.md.</p>',
     );
     const head =
       '<thead><tr><th>step</th><th>formula</th><th>with the numbers</th><th>result</th><th>rounding</th></tr></thead>';
@@ -186,6 +186,24 @@ function project(p: ProjectReport, i: number): string {
         ]),
       ),
     );
+    if (o.dropout) {
+      const dd = o.dropout;
+      out.push(
+        `<p>Realised dropout, per stratum: 1 − completed / ${dd.basis === 'marked' ? 'sampled (the observations mark households sampled but not completed with an empty or NA value)' : "the design's n_h (the observations mark no household as not completed)"}; designed ${(dd.designed * 100).toFixed(1)} %.</p>`,
+      );
+      out.push(
+        table(
+          'dropout',
+          ['stratum', 'sampled', 'completed', 'realised dropout'],
+          [...dd.strata, { stratum: 'overall', ...dd.overall }].map((x) => [
+            x.stratum,
+            x.sampled,
+            x.completed,
+            `${(x.rate * 100).toFixed(1)} %`,
+          ]),
+        ),
+      );
+    }
     if (o.comparison.length > 0) {
       out.push(
         "<p>The design's assumptions against these data, per stratum: r at the planned size = z·CV_observed / √n·√(1 − n/N_h) with n the planned completed interviews; the size the data imply is the chain of <code>sample calc</code> with the observed mean and SD.</p>",
@@ -361,8 +379,14 @@ export function renderHtml(r: Report): string {
   const failures =
     r.failures.length > 0
       ? `<section class="failures"><h2>${r.failures.length} failed check${r.failures.length === 1 ? '' : 's'}</h2><ul>${r.failures.map((f) => `<li><strong>${esc(f.projectId)} [${esc(f.check)}]</strong> ${f.kind === 'trust' ? '(randomness not trusted) ' : ''}${esc(f.message)}</li>`).join('')}</ul></section>`
-      : '<section class="allgood"><strong>No check failed.</strong> Each project lists what was checked and what was not.</section>';
+      : '';
   const warnings = r.projects.flatMap((p) => p.findings.filter((f) => f.severity === 'warning').map((f) => ({ p, f })));
+  const allgood =
+    r.failures.length > 0
+      ? ''
+      : warnings.length > 0
+        ? `<section class="findings-top"><strong>No check failed, but ${warnings.length} finding${warnings.length === 1 ? '' : 's'} below ${warnings.length === 1 ? 'needs' : 'need'} the verifier's decision.</strong></section>`
+        : '<section class="allgood"><strong>No check failed and nothing was found.</strong> Each project lists what was checked and what was not.</section>';
   const findings =
     warnings.length > 0
       ? `<section class="findings-top"><h2>${warnings.length} finding${warnings.length === 1 ? '' : 's'} on the designs</h2><ul>${warnings.map(({ p, f }) => `<li><strong>${esc(p.projectId)}</strong> ${esc(f.message)}</li>`).join('')}</ul></section>`
@@ -372,8 +396,9 @@ export function renderHtml(r: Report): string {
 <title>${esc(r.title)}</title><style>${CSS}</style></head>
 <body>
 <header><h1>${esc(r.title)}</h1>
-<p class="meta">Generated ${esc(r.generatedAt)} by oraclekit. Sizes per sampling.md (95/5, relative precision, CDM finite-population correction, exact dropout adjustment); selection per ${esc(r.spec.selection)}. ${r.projects.length} project${r.projects.length === 1 ? '' : 's'}. The same content, with full tickets, is in the JSON beside this file.</p>
+<p class="meta">Generated ${esc(r.generatedAt)} by oraclekit ${esc(r.generator.version)}. Sizes by method ${esc(r.spec.samplingMethod)} (95/5, precision relative to the mean, CDM finite-population correction, exact dropout adjustment; oraclekit's docs/sampling.md); selection by ${esc(r.spec.selection)} (docs/selection.md). ${r.projects.length} project${r.projects.length === 1 ? '' : 's'}. The same content, with full tickets, is in the JSON beside this file.</p>
 ${failures}
+${allgood}
 ${findings}
 <ol class="toc">${summary}</ol></header>
 ${r.projects.map(project).join('\n')}

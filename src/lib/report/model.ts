@@ -10,6 +10,7 @@
  */
 import { chain, computeDesign, PRECISION, Z_95, type Design } from '../sampling/design.ts';
 import { stratumKey } from '../sampling/names.ts';
+import { packageVersion } from '../version.ts';
 import { explainDesign, type Explanation } from '../sampling/explain.ts';
 import { achievedPrecision, meanSd, stratifiedEstimate, type StratifiedOverall } from '../sampling/recalc.ts';
 import { designDiscrepancies, loadDesign } from '../selection/design.ts';
@@ -81,6 +82,52 @@ export interface ObservationStats {
   meets95_5?: boolean;
   /** How the row is computed. */
   estimator: 'srs' | 'stratified' | 'pooled (no strata in the observations)';
+}
+
+/**
+ * The realised dropout: per stratum 1 − completed/sampled. "marked": the observations mark households
+ * sampled but not completed (an empty or NA value), so sampled = rows; "design": sampled = the design's n_h.
+ */
+export interface PackageDropout {
+  basis: 'marked' | 'design';
+  designed: number;
+  strata: { stratum: string; sampled: number; completed: number; rate: number }[];
+  overall: { sampled: number; completed: number; rate: number };
+}
+
+function packageDropout(
+  values: Observation[],
+  strata: { name: string; sampleSize: number }[],
+  stratified: boolean,
+  designed: number,
+): PackageDropout | null {
+  const marked = values.some((o) => o.value === null);
+  const byKey = new Map(strata.map((s) => [stratumKey(s.name), s.name] as const));
+  const counts = new Map<string, { sampled: number; completed: number }>();
+  for (const o of values) {
+    const name = stratified ? byKey.get(stratumKey(o.stratum ?? '')) : strata[0]?.name;
+    if (name === undefined) continue;
+    const c = counts.get(name) ?? counts.set(name, { sampled: 0, completed: 0 }).get(name)!;
+    c.sampled++;
+    if (o.value !== null) c.completed++;
+  }
+  const rows: PackageDropout['strata'] = [];
+  for (const s of strata) {
+    const c = counts.get(s.name);
+    if (!c) continue;
+    const sampled = marked ? c.sampled : s.sampleSize;
+    if (sampled === 0 || c.completed > sampled) continue;
+    rows.push({ stratum: s.name, sampled, completed: c.completed, rate: 1 - c.completed / sampled });
+  }
+  if (rows.length === 0) return null;
+  const sampled = rows.reduce((a, x) => a + x.sampled, 0);
+  const completed = rows.reduce((a, x) => a + x.completed, 0);
+  return {
+    basis: marked ? 'marked' : 'design',
+    designed,
+    strata: rows,
+    overall: { sampled, completed, rate: 1 - completed / sampled },
+  };
 }
 
 /** Per stratum: the design's assumption against what the supporting data show. */
@@ -170,6 +217,8 @@ export interface ProjectReport {
       stats: ObservationStats[];
       overall: StratifiedOverall | null;
       comparison: StratumComparison[];
+      /** The realised dropout per stratum (null when it cannot be counted or compared). */
+      dropout: PackageDropout | null;
     };
     sources: Source[];
   };
@@ -199,7 +248,10 @@ export interface Report {
   version: 2;
   title: string;
   generatedAt: string;
-  spec: { sampling: 'sampling.md'; selection: 'cookstove-sampling/v1' };
+  /** What made the package: oraclekit and its version. */
+  generator: { name: 'oraclekit'; version: string };
+  /** The method versions: the sample-size chain (docs/sampling.md) and the selection algorithm (docs/selection.md). */
+  spec: { sampling: 'sampling.md'; samplingMethod: '95/5-relative-cdm-fpc/v1'; selection: 'cookstove-sampling/v1' };
   /** Every failed check of every project (shown first). */
   failures: { projectId: string; check: string; kind: 'integrity' | 'trust'; message: string }[];
   projects: ProjectReport[];
@@ -604,7 +656,34 @@ async function projectReport(p: ProjectInput, index: number): Promise<ProjectRep
   if (obs && obs.values.length > 0) {
     const { stats, overall, unknown } = observationStats(obs.values, strata, P.population, d.stratified);
     const comparison = compareWithData(designOf(d) ?? ({ parameters: P } as Design), strata, stats);
-    observations = { kind: obs.kind, file: obs.file ?? null, stats, overall, comparison };
+    // monitoring observations are of the designed sample: its achieved precision and dropout are findings;
+    // baseline observations (a pilot, earlier data) support the design's assumptions instead (compareWithData)
+    const monitoring = obs.kind === 'monitoring';
+    const dropout = monitoring ? packageDropout(obs.values, strata, d.stratified, P.dropoutRate) : null;
+    observations = { kind: obs.kind, file: obs.file ?? null, stats, overall, comparison, dropout };
+    // missed precision is a headline finding, with what the methodology then requires
+    const missed: Finding[] = [];
+    for (const g of stats) {
+      if (!monitoring || g.meets95_5 !== false || g.achievedPrecision === undefined) continue;
+      const st = strata.find((s) => s.name === g.group);
+      const more =
+        g.estimator === 'srs' && g.population !== undefined
+          ? chain(g.population, g.mean, g.sd, P.dropoutRate).calculatedSize - g.n
+          : undefined;
+      const pct = (g.achievedPrecision * 100).toFixed(2);
+      missed.push({
+        severity: 'warning',
+        message: `${g.group === 'overall' ? 'overall (stratified estimate)' : `stratum ${g.group}`}: the ${obs.kind} observations achieve ±${pct} %, not ±5 % (${g.n} completed${st ? ` of ${st.sampleSize} planned` : ''}). The methodology then requires ${more !== undefined && more > 0 ? `${more} more completed interviews (${g.n + more} in all at the observed CV)` : 'more completed interviews'}, or the conservative bound: the mean's lower limit x̄·(1 − r) = ${r4(g.mean * (1 - g.achievedPrecision))} instead of x̄ = ${r4(g.mean)}`,
+      });
+    }
+    findings.unshift(...missed);
+    if (dropout)
+      for (const x of dropout.strata)
+        if (x.rate > P.dropoutRate)
+          findings.push({
+            severity: 'warning',
+            message: `stratum ${x.stratum}: realised dropout ${(x.rate * 100).toFixed(1)} % (${x.completed} completed of ${x.sampled} ${dropout.basis === 'marked' ? 'sampled' : 'planned'}) against ${(P.dropoutRate * 100).toFixed(1)} % designed; overall ${(dropout.overall.rate * 100).toFixed(1)} %`,
+          });
     if (unknown.length > 0)
       findings.push({
         severity: 'warning',
@@ -676,7 +755,8 @@ export async function buildReport(input: ReportInput): Promise<Report> {
     version: 2,
     title: input.title ?? "Sampling design and household selection — verifier's package",
     generatedAt: input.generatedAt.toISOString(),
-    spec: { sampling: 'sampling.md', selection: 'cookstove-sampling/v1' },
+    generator: { name: 'oraclekit', version: packageVersion() },
+    spec: { sampling: 'sampling.md', samplingMethod: '95/5-relative-cdm-fpc/v1', selection: 'cookstove-sampling/v1' },
     failures: projects.flatMap((p) =>
       p.checks
         .filter((c) => c.status === 'fail')

@@ -21,14 +21,13 @@ export interface Explanation {
 }
 
 const SRC = {
-  z: 'sampling.md chain 1; exact standard-normal quantile Φ⁻¹(0.975), not the table value 1.96',
+  z: 'exact standard-normal quantile Φ⁻¹(0.975), not the table value 1.96 (95 % confidence, two-sided)',
   n0: 'CDM "Guidelines for sampling and surveys" (EB 69 Annex 5), SRS of a mean; Levy & Lemeshow eq. 3.15',
-  fpc: 'CDM finite-population correction (sampling.md chain 3); not the textbook n0/(1+n0/N)',
-  ceil: 'sampling.md chain 4: round once, up; never above N; = N is a census',
-  drop: 'sampling.md chain 5: inflate for dropout, on exact rationals of the decimal inputs',
-  er: 'sampling.md chain 6',
-  strata:
-    'sampling.md stratification 2: largest-remainder (Hamilton) apportionment; ties to the larger weight, then input order',
+  fpc: 'CDM finite-population correction (EB 69 Annex 5; Levy & Lemeshow eq. 3.15); not the textbook n0/(1+n0/N)',
+  ceil: 'round once, up; never above N; = N is a census',
+  drop: 'inflate for dropout, on exact rationals of the decimal inputs',
+  er: 'the input when given, else 1 − dropout rate (exact decimal)',
+  strata: 'largest-remainder (Hamilton) apportionment; ties to the larger weight, then input order',
 };
 
 function fr(r: Q.Rational): string {
@@ -167,7 +166,7 @@ export function explainDesign(design: Design): Explanation[] {
     formula: 'calculatedSize = Σ calculatedSize_h; adjustedSize = Σ sampleSize_h',
     substituted: `${strata.map((s) => s.calculatedSize).join(' + ')}; ${strata.map((s) => s.sampleSize).join(' + ')}`,
     result: `${p.calculatedSize}; ${p.adjustedSize}`,
-    source: 'sampling.md stratification 4',
+    source: 'proportional stratification: every stratum keeps 95/5 on its own; totals are the sums',
   };
   const per = strata.map((s: StratumResult) => ({
     scope: `stratum ${s.name} (N_h = ${s.population}, mean ${s.mean}, SD ${s.sd})`,

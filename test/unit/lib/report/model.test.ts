@@ -182,7 +182,8 @@ describe('chartData and the SVG (item 7)', () => {
       version: 2,
       title: 't',
       generatedAt: '',
-      spec: { sampling: 'sampling.md', selection: 'cookstove-sampling/v1' },
+      generator: { name: 'oraclekit', version: '0.0.0' },
+      spec: { sampling: 'sampling.md', samplingMethod: '95/5-relative-cdm-fpc/v1', selection: 'cookstove-sampling/v1' },
       failures: [],
       projects: [],
     });
@@ -361,5 +362,54 @@ describe('the package re-checks what it packages (item 2)', () => {
     expect(html).toContain(`<code title="${t}">${t.slice(0, TICKET_PREFIX)}…</code>`);
     expect(html).not.toContain(`>${t}<`);
     expect(JSON.stringify(r)).toContain(t);
+  });
+});
+
+describe("the package's headline tells missed precision and the realised dropout", () => {
+  it('a stratum that misses ±5 % is a warning at the top with the interviews it needs or the conservative bound; the dropout is counted', async () => {
+    const rows = readFileSync(join(import.meta.dirname, '../../../fixtures/r-survey/observations.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','))
+      .map(([, v, s], i) => ({ value: i % 11 === 0 ? null : Number(v), stratum: s! }));
+    const design = computeDesign({
+      population: 15000,
+      expectedMean: 2,
+      expectedSD: 1,
+      dropoutRate: 0.08,
+      stratification: {
+        enabled: true,
+        strata: [
+          { name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9 },
+          { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 },
+          { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 },
+        ],
+      },
+    });
+    const r = await buildReport({
+      generatedAt: new Date('2026-11-27T00:00:00Z'),
+      projects: [{ projectId: 'p', design, observations: { kind: 'monitoring', values: rows } }],
+    });
+    const p = r.projects[0]!;
+    const top = p.findings.filter((f) => f.severity === 'warning').map((f) => f.message);
+    expect(top[0]).toMatch(/^stratum \w+: the monitoring observations achieve ±\d+\.\d\d %, not ±5 %/);
+    const biomass = top.find((m) => m.startsWith('stratum biomass: the monitoring observations achieve'))!;
+    expect(biomass).toMatch(
+      /requires \d+ more completed interviews \(\d+ in all at the observed CV\), or the conservative bound/,
+    );
+    expect(top.some((m) => m.startsWith('stratum electric: the monitoring observations achieve'))).toBe(true);
+    const dd = p.supporting.observations!.dropout!;
+    expect(dd.basis).toBe('marked');
+    expect(dd.overall.sampled).toBe(440);
+    expect(dd.overall.completed).toBe(440 - 40);
+    expect(r.generator.version).toMatch(/^\d+\.\d+\.\d+/);
+    const html = renderHtml(r);
+    expect(html).toContain(`by oraclekit ${r.generator.version}`);
+    expect(html).not.toContain('No check failed.</strong> Each project');
+    expect(html).toMatch(
+      /No check failed, but \d+ findings below need the verifier&#39;s decision|No check failed, but \d+ findings below need the verifier's decision/,
+    );
+    expect(html).toContain('Realised dropout, per stratum');
   });
 });
