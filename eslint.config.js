@@ -8,6 +8,7 @@ const LIB_IO = [
   'src/lib/paths.ts',
   'src/lib/version.ts',
   'src/lib/discovery.ts',
+  'src/lib/secret-file.ts',
   'src/lib/selection/io.ts',
   'src/lib/selection/workflow.ts',
   'src/lib/selection/frame.ts',

@@ -16,8 +16,7 @@
  * the daemon's environment points the oracle at another registry
  * (ORACLEKIT_REGISTRY_URL), whose key is then its ORACLEKIT_API_KEY.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { ORACLE_PREFIX, oracleKeyPath } from '../lib/paths.ts';
 import type { DaemonOracleConfig } from './config.ts';
@@ -27,6 +26,7 @@ import { mountPlugin } from './server.ts';
 import type { PluginsStatus } from '../lib/protocol/index.ts';
 import { signerFromMnemonic } from '../lib/keys/keys.ts';
 import { signKeyProof } from '../lib/registry/key-proof.ts';
+import { writeSecretFile } from '../lib/secret-file.ts';
 
 export interface OracleKey {
   did: string;
@@ -55,17 +55,14 @@ export async function loadOracleKey(env = process.env): Promise<OracleKey> {
   }
   const mnemonic = generateMnemonic();
   const did = didFromMnemonic(mnemonic);
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   try {
-    writeFileSync(path, JSON.stringify({ did, mnemonic, createdAt: new Date().toISOString() }, null, 2) + '\n', {
-      mode: 0o600,
-      flag: 'wx',
+    writeSecretFile(path, JSON.stringify({ did, mnemonic, createdAt: new Date().toISOString() }, null, 2) + '\n', {
+      exclusive: true,
     });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return loadOracleKey(env); // created meanwhile
     throw e;
   }
-  chmodSync(path, 0o600);
   return { did, mnemonic, path, created: true };
 }
 
@@ -85,10 +82,7 @@ async function ensureOracleRegistryKey(key: OracleKey, registry: Registry): Prom
   const made = await registry.db.write(() =>
     registry.keys.create(key.did, ['reader'], 'default oracle (read-only, provisioned by the daemon)', proof),
   );
-  const tmp = `${key.path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify({ ...file, registryKey: made.key }, null, 2) + '\n', { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, key.path);
+  writeSecretFile(key.path, JSON.stringify({ ...file, registryKey: made.key }, null, 2) + '\n');
   return { key: made.key, created: true };
 }
 

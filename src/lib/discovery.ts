@@ -5,19 +5,10 @@
  * graceful exit. The token authenticates the local admin (key management);
  * only the user who can read this file has it.
  */
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { discoveryPath, stateDir } from './paths.ts';
+import { writeSecretFile } from './secret-file.ts';
 
 export interface Discovery {
   pid: number;
@@ -44,17 +35,7 @@ export function readDiscovery(env = process.env): Discovery | undefined {
 }
 
 export function writeDiscovery(d: Discovery, env = process.env): void {
-  const p = discoveryPath(env);
-  mkdirSync(dirname(p), { recursive: true, mode: 0o700 });
-  const tmp = `${p}.${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, JSON.stringify(d, null, 2) + '\n');
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, p);
+  writeSecretFile(discoveryPath(env), JSON.stringify(d, null, 2) + '\n');
 }
 
 /** Removes the discovery file if it still names this pid (never another daemon's). */

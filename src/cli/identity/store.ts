@@ -10,9 +10,10 @@
  * for the chat) stays, and the wallet's DID becomes the principal that the
  * registry knows (controller of the domains `new` registers, API keys).
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, renameSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { configDir } from '../../lib/paths.ts';
+import { writeSecretFile } from '../../lib/secret-file.ts';
 import { cliError } from '../errors.ts';
 
 export const identityPath = (env: NodeJS.ProcessEnv = process.env) => join(configDir(env), 'identity.json');
@@ -53,11 +54,7 @@ export function readIdentity(env: NodeJS.ProcessEnv = process.env): StoredIdenti
 /** Writes the identity atomically with mode 0600. */
 export function writeIdentity(id: StoredIdentity, env: NodeJS.ProcessEnv = process.env): string {
   const path = identityPath(env);
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(id, null, 2) + '\n', { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
+  writeSecretFile(path, JSON.stringify(id, null, 2) + '\n');
   return path;
 }
 

@@ -3,10 +3,11 @@
  * replaced, `_gitignore` renamed (npm drops .gitignore from packages), and
  * the generated oracle.config.json, .env (0600) and .env.example.
  */
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderEnv, renderEnvExample, type EnvValues } from './env.ts';
+import { writeSecretFile } from '../../lib/secret-file.ts';
 
 /** templates/oracle (the same relative place from src/cli/scaffold and dist/cli/scaffold). */
 const TEMPLATE_DIR = fileURLToPath(new URL('../../../templates/oracle/', import.meta.url));
@@ -70,8 +71,7 @@ export function writeProject(dir: string, v: ProjectVars, templateDir = TEMPLATE
     written.push([...parts, RENAME[last] ?? last].join('/'));
   }
   writeFileSync(join(dir, 'oracle.config.json'), JSON.stringify(v.config, null, 2) + '\n');
-  writeFileSync(join(dir, '.env'), renderEnv(v.env), { mode: 0o600 });
-  chmodSync(join(dir, '.env'), 0o600);
+  writeSecretFile(join(dir, '.env'), renderEnv(v.env));
   writeFileSync(join(dir, '.env.example'), renderEnvExample(v.env));
   written.push('oracle.config.json', '.env', '.env.example');
   return written.sort();

@@ -13,6 +13,7 @@ import { basename, join } from 'node:path';
 import { isOracleKitError } from '../../lib/errors.ts';
 import type { Connection } from '../registry/networks.ts';
 import { getEnvVar, setEnvVar } from './env.ts';
+import { writeSecretFile } from '../../lib/secret-file.ts';
 
 export type RegistryKeyResult = { provisioned: true; id: string } | { provisioned: false; reason: string };
 
@@ -28,8 +29,10 @@ function withKey(text: string, value: string, comment: string): string {
 
 function rewrite(path: string, next: (text: string) => string, mode: number): void {
   if (!existsSync(path)) return;
+  const text = next(readFileSync(path, 'utf8'));
+  if (mode === 0o600) return writeSecretFile(path, text);
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, next(readFileSync(path, 'utf8')), { mode });
+  writeFileSync(tmp, text, { mode });
   chmodSync(tmp, mode);
   renameSync(tmp, path);
 }

@@ -12,6 +12,7 @@ import { connect, type Network } from '../registry/networks.ts';
 import { updateServices } from './registry.ts';
 import { impliedPortNote, parseOracleUrl } from './url.ts';
 import { getEnvVar, setEnvVar } from './env.ts';
+import { writeSecretFile } from '../../lib/secret-file.ts';
 
 export interface UpdateUrlInput {
   url: string;
@@ -156,7 +157,7 @@ export async function updateOracleUrl(i: UpdateUrlInput): Promise<UpdateUrlResul
       if (host !== '0.0.0.0' && host !== '::' && host !== target.bindHost)
         text = setEnvVar(text, 'HOST', target.bindHost);
       if (text !== before) {
-        writeFileSync(envPath, text);
+        writeSecretFile(envPath, text);
         updated.push('.env');
       }
       port = { from, to: target.port };
