@@ -14,7 +14,7 @@
  * the registry down, and the per-address limit is what bounds failed
  * authentications.
  */
-import { backoffMs } from '../../lib/backoff.ts';
+import { createRedisClient } from '../../runtime/redis.ts';
 import { createRequire } from 'node:module';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit';
@@ -132,16 +132,12 @@ class SharedWindows {
 
   /** Connects in the background (counting locally until Redis answers) and reconnects for ever: 50 ms doubling to 1 s. */
   static async connect(url: string, log: FastifyBaseLogger): Promise<SharedWindows> {
-    const { createClient } = await import('redis');
-    const client = createClient({
+    // a command while disconnected fails at once (and is counted locally) instead of waiting in a queue
+    const client = (await createRedisClient({
       url,
-      // a command while disconnected fails at once (and is counted locally) instead of waiting in a queue
-      disableOfflineQueue: true,
-      socket: {
-        connectTimeout: 2000,
-        reconnectStrategy: (retries: number) => backoffMs(retries, { baseMs: 50, maxMs: 1000 }),
-      },
-    }) as unknown as RedisLike;
+      connectTimeoutMs: 2000,
+      reconnect: { baseMs: 50, maxMs: 1000 },
+    })) as unknown as RedisLike;
     const w = new SharedWindows(client, redisWhere(url), log);
     client.on('error', (e) => w.fallback(e?.message ?? 'error'));
     client.on('ready', () => w.recovered());

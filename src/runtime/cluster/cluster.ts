@@ -37,14 +37,13 @@
  * restarts empty is filled again by each owner's next heartbeat (its runs,
  * their whole event lists), and followers read what they missed from the list.
  */
-import { backoffMs } from '../../lib/backoff.ts';
 import { randomUUID } from 'node:crypto';
-import type { createClient } from 'redis';
+import { createRedisClient, type RedisClient } from '../redis.ts';
 import { initialTurn, reduceTurn, type AnyEvent, type AnyEventInput } from '../../lib/protocol/index.ts';
 import { runtimeError } from '../../lib/protocol/errors.ts';
 import { Run } from '../run.ts';
 
-type Client = ReturnType<typeof createClient>;
+type Client = RedisClient;
 
 /** What a run's owner must do on behalf of another instance, and what a reaper writes. */
 export interface ClusterHandlers {
@@ -181,28 +180,18 @@ export class Cluster {
 
   /** Connects (three connections: commands, subscriptions, socket.io's adapter); fails the boot when Redis is not there within connectTimeoutMs. */
   static async connect(o: ClusterOptions): Promise<Cluster> {
-    const { createClient } = await import('redis');
     const { createAdapter } = await import('@socket.io/redis-adapter');
-    let connected = false;
-    const make = () => {
-      const c = createClient({
+    // requests bound their own wait (`answer`); at boot a few tries (about 3 s), then the boot error below; once
+    // connected, reconnect for ever; errors surface per request as 503 redis_unavailable
+    const make = () =>
+      createRedisClient({
         url: o.url,
-        disableOfflineQueue: true,
-        // no per-command timeout (node-redis's default is 5 s): a queued command is never dropped; requests bound their own wait (`answer`)
-        commandOptions: { timeout: 0 },
-        // at boot: a few tries (about 3 s), then the boot error below; once connected: reconnect for ever
-        socket: {
-          connectTimeout: 2000,
-          reconnectStrategy: (retries: number, cause: Error) =>
-            connected ? backoffMs(retries, { baseMs: 50, maxMs: 1000 }) : retries >= 30 ? cause : 100,
-        },
-      }) as unknown as Client;
-      c.on('error', () => {}); // surfaced per request as 503 redis_unavailable
-      return c;
-    };
-    const client = make();
-    const sub = make();
-    const adapterSub = make();
+        connectTimeoutMs: 2000,
+        bootTries: 30,
+        reconnect: { baseMs: 50, maxMs: 1000 },
+        noCommandTimeout: true,
+      });
+    const [client, sub, adapterSub] = await Promise.all([make(), make(), make()]);
     const timeout = o.connectTimeoutMs ?? 10_000;
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -210,7 +199,6 @@ export class Cluster {
         Promise.all([client.connect(), sub.connect(), adapterSub.connect()]),
         new Promise((_, rej) => (timer = setTimeout(() => rej(new Error(`no answer within ${timeout} ms`)), timeout))),
       ]);
-      connected = true;
     } catch (e) {
       for (const c of [client, sub, adapterSub]) c.destroy();
       throw new Error(

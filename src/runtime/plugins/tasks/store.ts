@@ -10,10 +10,9 @@
  * its worker died (kill -9, a lost machine) puts the task back in P:due, and
  * a restarted runtime (or another instance) runs what was interrupted.
  */
-import { backoffMs } from '../../../lib/backoff.ts';
 import { randomUUID } from 'node:crypto';
 // redis is imported when the store connects, so a daemon without TASKS_STORE_URL never loads it (~30 MB RSS)
-import type { createClient } from 'redis';
+import { createRedisClient, type RedisClient } from '../../redis.ts';
 
 export type TaskStatus = 'scheduled' | 'running' | 'done' | 'failed' | 'cancelled';
 
@@ -57,13 +56,12 @@ end
 return 0
 `;
 
-type Client = ReturnType<typeof createClient>;
+type Client = RedisClient;
 
 export class TaskStore {
   readonly prefix: string;
   readonly timeoutMs: number;
   private client!: Client;
-  private everConnected = false;
   private readonly url: string;
 
   constructor(o: { url: string; prefix: string; timeoutMs: number }) {
@@ -72,27 +70,20 @@ export class TaskStore {
     this.url = o.url;
   }
 
-  private async createClient(): Promise<Client> {
-    const { createClient } = await import('redis');
-    const client = createClient({
+  /** At start: give up after a few tries (the plugin fails, boot goes on); later: keep reconnecting. Errors surface per command as tool errors. */
+  private createClient(): Promise<Client> {
+    return createRedisClient({
       url: this.url,
-      disableOfflineQueue: true,
-      socket: {
-        connectTimeout: this.timeoutMs,
-        // at start: give up after a few tries (the plugin fails, boot goes on); later: keep reconnecting
-        reconnectStrategy: (retries: number, cause: Error) =>
-          this.everConnected ? backoffMs(retries, { baseMs: 100, maxMs: 2000 }) : retries >= 2 ? cause : 100,
-      },
+      connectTimeoutMs: this.timeoutMs,
+      bootTries: 2,
+      reconnect: { baseMs: 100, maxMs: 2000 },
     });
-    client.on('error', () => {}); // surfaced per command as a tool error
-    return client as unknown as Client;
   }
 
   async connect(): Promise<void> {
     this.client ??= await this.createClient();
     try {
       await this.op(() => this.client.connect(), 'connect');
-      this.everConnected = true;
     } catch (e) {
       this.client.destroy();
       throw e;
