@@ -27,7 +27,7 @@ import type { ChatController } from './chat-controller.ts';
 import { Footer, footerText, LiveRegion, liveRows } from './live-region.tsx';
 import { SlashMenu } from './slash-menu.tsx';
 import { ColorContext } from './theme.ts';
-import { historyItems, ItemView, Prompt, usageWords } from './transcript.tsx';
+import { ItemView, Prompt, usageWords } from './transcript.tsx';
 import { useChatKeys } from './hooks/use-chat-keys.ts';
 import { useInputHistory, type InputHistory } from './hooks/use-input-history.ts';
 import { useLineEditor } from './hooks/use-line-editor.ts';
@@ -83,7 +83,7 @@ function Chat({
   onExit,
 }: ChatAppProps): ReactNode {
   const { exit } = useApp();
-  const transcript = useTranscript(banner, resumed ? historyItems(resumed) : []);
+  const transcript = useTranscript(banner, resumed);
   const { add, reset, redraw, columns, rows } = transcript;
   const editor = useLineEditor();
   const recall = useInputHistory(history);

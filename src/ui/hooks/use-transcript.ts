@@ -5,7 +5,8 @@
  */
 import { useStdout, useWindowSize } from 'ink';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { Item, NewItem } from '../transcript.tsx';
+import type { Message } from '../../lib/protocol/index.ts';
+import { historyItems, type Item, type NewItem } from '../transcript.tsx';
 
 export interface Transcript {
   items: Item[];
@@ -21,15 +22,15 @@ export interface Transcript {
   write(s: string): void;
 }
 
-/** The banner first, then `initial` (a resumed session's turns). */
-export function useTranscript(banner: string[], initial: NewItem[] = []): Transcript {
+/** The banner first, then a resumed session's turns (drawn as they looked live). */
+export function useTranscript(banner: string[], resumed?: readonly Message[]): Transcript {
   const { stdout } = useStdout();
   const tty = Boolean((stdout as { isTTY?: boolean }).isTTY);
   const { columns, rows } = useWindowSize();
   const nextId = useRef(1);
   const [items, setItems] = useState<Item[]>(() => [
     ...(banner.length ? [{ id: 0, kind: 'note', text: banner.join('\n') } as Item] : []),
-    ...initial.map((x) => ({ ...x, id: nextId.current++ }) as Item),
+    ...historyItems(resumed ?? []).map((x) => ({ ...x, id: nextId.current++ }) as Item),
   ]);
   const [epoch, setEpoch] = useState(0);
   const withIds = (xs: NewItem[]) => xs.map((x) => ({ ...x, id: nextId.current++ }) as Item);
