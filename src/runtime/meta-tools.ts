@@ -7,6 +7,9 @@ import { z } from 'zod';
 import { defineTool, type AnyPluginTool, type OraclePlugin, type TurnContext } from './plugin.ts';
 
 const LOADED_PLUGINS_KEY = 'loadedPlugins';
+/** load_capability's bounds: names per call and characters per name. */
+const MAX_NAMES = 32;
+const MAX_NAME_CHARS = 64;
 
 export function loadedPlugins(state: Record<string, unknown>): string[] {
   const v = state[LOADED_PLUGINS_KEY];
@@ -49,22 +52,30 @@ export function metaTools(deps: MetaToolDeps): Record<string, AnyPluginTool> {
   const load = defineTool({
     description:
       'Load capabilities by name (from list_capabilities) so their tools become callable from the next step. Returns each manifest with whenToUse and its tool list.',
-    inputSchema: z.object({ names: z.array(z.string()).min(1).describe('capability names, e.g. ["weather"]') }),
+    inputSchema: z.object({
+      names: z
+        .array(z.string().max(MAX_NAME_CHARS))
+        .min(1)
+        .max(MAX_NAMES)
+        .describe(`capability names, e.g. ["weather"] (at most ${MAX_NAMES})`),
+    }),
     execute: (input, turn) => {
+      // each capability once, however often the model repeats it
+      const names = [...new Set(input.names)];
       const byName = new Map(
         deps
           .plugins()
           .filter((p) => p.manifest.visibility !== 'silent')
           .map((p) => [p.name, p]),
       );
-      const unknown = input.names.filter((n) => !byName.has(n));
+      const unknown = names.filter((n) => !byName.has(n));
       if (unknown.length > 0) {
         throw new Error(
           `Unknown capability ${unknown.map((n) => `'${n}'`).join(', ')}. Call list_capabilities to see the available capability names.`,
         );
       }
       const loaded = new Set(loadedPlugins(turn.state));
-      const out = input.names.map((n) => {
+      const out = names.map((n) => {
         const p = byName.get(n)!;
         loaded.add(n);
         return {

@@ -7,6 +7,7 @@
 import type { OraclePlugin, PluginTool, TurnContext } from '../plugin.ts';
 import { loadedPlugins } from '../meta-tools.ts';
 import { runHook, type ActivePlugin } from './hooks.ts';
+import { boundToolResult, checkToolArgs } from './tool-limits.ts';
 
 class ToolTimeoutError extends Error {
   constructor(name: string, ms: number) {
@@ -54,6 +55,7 @@ export async function executeTool(scope: ToolCallScope, call: ToolCall): Promise
   if (owner && owner.manifest.visibility === 'on-demand' && !loadedPlugins(turn.state).includes(owner.name)) {
     throw new Error(notLoadedMessage(name, owner.name));
   }
+  checkToolArgs(name, call.input);
   const input = await runHook(
     active,
     ({ plugin }, inp) => plugin.middleware?.beforeTool?.(turn, { toolName: name, input: inp }),
@@ -74,5 +76,5 @@ export async function executeTool(scope: ToolCallScope, call: ToolCall): Promise
     throw e;
   }
   await runHook(active, ({ plugin }) => plugin.middleware?.afterTool?.(turn, { toolName: name, input, output }));
-  return output;
+  return boundToolResult(name, output);
 }

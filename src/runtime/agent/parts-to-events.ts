@@ -9,6 +9,7 @@
 import { NoSuchToolError, type TextStreamPart, type ToolSet } from 'ai';
 import type { AnyEventInput } from '../../lib/protocol/index.ts';
 import { classifyError, errorEvent } from './classify-error.ts';
+import { shownArgs, shownError } from './tool-limits.ts';
 
 export interface PartsToEventsOptions {
   sessionId: string;
@@ -65,7 +66,7 @@ export class PartsToEvents {
             requestId,
             eventId: part.toolCallId,
             toolName: part.toolName,
-            args: part.input,
+            args: shownArgs(part.input),
             status: 'isRunning',
           },
         });
@@ -78,7 +79,7 @@ export class PartsToEvents {
             requestId,
             eventId: part.toolCallId,
             toolName: part.toolName,
-            args: part.input,
+            args: shownArgs(part.input),
             status: 'done',
             output: part.output,
           },
@@ -87,7 +88,10 @@ export class PartsToEvents {
       case 'tool-error': {
         // the AI SDK reports a call of an inactive tool on its tool-call part, and a plain message here
         const own = this.noSuchTool.has(part.toolCallId) ? this.o.notLoaded?.(part.toolName) : undefined;
-        const error = this.o.redact(own ?? (part.error instanceof Error ? part.error.message : String(part.error)));
+        // an invalid input's message quotes the input: bounded like the arguments themselves
+        const error = this.o.redact(
+          shownError(own ?? (part.error instanceof Error ? part.error.message : String(part.error))),
+        );
         emit({
           event: 'tool_call',
           data: {
@@ -95,7 +99,7 @@ export class PartsToEvents {
             requestId,
             eventId: part.toolCallId,
             toolName: part.toolName,
-            args: part.input,
+            args: shownArgs(part.input),
             status: 'error',
             error,
           },

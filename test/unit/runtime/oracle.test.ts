@@ -71,11 +71,14 @@ describe('the lifecycle follows the host', () => {
 });
 
 describe('the model', () => {
-  it('a factory gets the id of each turn: config.model, or the model a request names', async () => {
+  it('a factory gets the id of each turn: config.model, or the listed model a request names', async () => {
     const m = scriptedModel();
     m.fallback = say('ok');
     const ids: string[] = [];
-    const h = await startHarness({ model: (id) => (ids.push(id), m) });
+    const h = await startHarness({
+      model: (id) => (ids.push(id), m),
+      config: { name: 'Factory', model: 'scripted-model', models: ['another-model'] },
+    });
     try {
       const u = await h.user();
       const s = await u.newSession();

@@ -10,6 +10,9 @@ import { definePlugin, defineTool } from '../../plugin.ts';
 import { fetchJson } from '../../../lib/fetch-json.ts';
 import { WEATHER_ERRORS, weatherError } from './errors.ts';
 
+/** What goes upstream in a URL is bounded: no city name is longer (the model's input otherwise becomes the URL). */
+const MAX_CITY_CHARS = 100;
+
 const WeatherEnvSchema = z.object({
   WEATHER_DEFAULT_UNITS: z.preprocess(
     (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
@@ -83,6 +86,12 @@ class WeatherClient {
 
   async geocode(city: string): Promise<Place> {
     if (!city.trim()) throw weatherError('missing_city', 'city is required', { field: 'city' });
+    if (city.length > MAX_CITY_CHARS)
+      throw weatherError('city_too_long', `city has ${city.length} characters; at most ${MAX_CITY_CHARS}`, {
+        field: 'city',
+        value: city.slice(0, 40),
+        valid: `a city name of at most ${MAX_CITY_CHARS} characters`,
+      });
     const u = new URL('/v1/search', this.env.WEATHER_GEOCODING_URL);
     u.searchParams.set('name', city.trim());
     u.searchParams.set('count', '1');
@@ -176,13 +185,13 @@ export const weatherPlugin = definePlugin<WeatherEnv>({
     return {
       get_current_weather: defineTool({
         description: 'Current weather for a city: temperature (temp_c is always Celsius), conditions, wind, humidity.',
-        inputSchema: z.object({ city: z.string().min(1).describe('city name, e.g. "Nairobi"') }),
+        inputSchema: z.object({ city: z.string().min(1).max(MAX_CITY_CHARS).describe('city name, e.g. "Nairobi"') }),
         execute: ({ city }) => client.current(city),
       }),
       get_weather_forecast: defineTool({
         description: 'Daily forecast (max/min °C, conditions, precipitation probability) for a city, 1 to 7 days.',
         inputSchema: z.object({
-          city: z.string().min(1),
+          city: z.string().min(1).max(MAX_CITY_CHARS),
           days: z.number().int().min(1).max(7).describe('number of days, 1–7'),
         }),
         execute: ({ city, days }) => client.forecast(city, days),
@@ -196,6 +205,7 @@ export const weatherPlugin = definePlugin<WeatherEnv>({
       const city = (req.query as { city?: unknown }).city;
       if (typeof city !== 'string' || city.trim() === '')
         throw weatherError('missing_city', 'query parameter city is required', { field: 'city' });
+
       const r = await client.current(city);
       return {
         ok: r.ok,
