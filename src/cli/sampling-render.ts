@@ -55,7 +55,12 @@ export function renderDesign(design: Design, format: Format): string {
     ],
     ['expected SD', num(p.expectedSD, 6)],
     ['dropout rate', p.dropoutRate],
-    ['confidence / precision', '95 % / ±5 % of the mean (relative)'],
+    [
+      'confidence / precision',
+      p.expectedProportion === undefined
+        ? '95 % / ±5 % of the mean (relative)'
+        : `95 % / ±5 % of p (relative): p = ${p.expectedProportion} ± ${num(p.expectedProportion * 0.05, 6)}, i.e. ±${num(p.expectedProportion * 5, 4)} percentage points`,
+    ],
   ];
   if (strata.length === 0) {
     const i = design.intermediates as { z: number; cv: number; n0: number; n_fpc: number };

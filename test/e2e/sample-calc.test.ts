@@ -337,6 +337,12 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual(JSON.parse(first.stdout));
   });
+  it('a proportion says what ±5 % of p means in percentage points', async () => {
+    const r = await runCli(['sample', 'calc', '-N', '5000', '--proportion', '0.7', '--dropout', '0.1']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('±5 % of p (relative): p = 0.7 ± 0.035, i.e. ±3.5 percentage points');
+    expect(r.stdout).not.toContain('of the mean');
+  });
   it('insufficient_population names the smallest population that fits', async () => {
     const r = await runCli(['sample', 'calc', '-N', '1', '--mean', '3.1', '--sd', '1.7', '--dropout', '0.1', '--json']);
     expect(r.code).toBe(5);
