@@ -109,6 +109,10 @@ export const CLI_ERRORS = {
     when: 'a remote registry has no oraclekit:oracle-protocol:v1 Protocol domain and no --class was given',
   },
   invalid_config: { status: 400, when: "the project's oracle.config.json is not JSON" },
+  invalid_settings: {
+    status: 400,
+    when: 'settings.json holds a value of the wrong type (the message names the field)',
+  },
   missing_did: { status: 400, when: 'update-oracle-api-url without an oracle DID (no oracle.config.json, no --did)' },
   health_check_failed: { status: 503, when: 'the new oracle URL does not answer /health (pass --no-check to skip)' },
   oracle_did_mismatch: {

@@ -5,33 +5,36 @@
  * graceful exit. The token authenticates the local admin (key management);
  * only the user who can read this file has it.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { discoveryPath, stateDir } from './paths.ts';
 import { writeSecretFile } from './secret-file.ts';
+import { parseJsonFile } from './json-file.ts';
+import { z } from 'zod';
 
-export interface Discovery {
-  pid: number;
-  host: string;
-  port: number;
-  url: string;
-  version: string;
-  token: string;
-  started: string;
+const DiscoverySchema = z.looseObject({
+  pid: z.number().int(),
+  host: z.string(),
+  port: z.number().int(),
+  url: z.string(),
+  version: z.string(),
+  token: z.string(),
+  started: z.string(),
   /** The default oracle (absent when the daemon hosts none): its HTTP API, its socket.io origin and its DID. */
-  oracle?: { url: string; wsUrl: string; did: string };
-}
+  oracle: z.object({ url: z.string(), wsUrl: z.string(), did: z.string() }).optional(),
+});
+export type Discovery = z.infer<typeof DiscoverySchema>;
 
 export function readDiscovery(env = process.env): Discovery | undefined {
   const p = discoveryPath(env);
-  if (!existsSync(p)) return undefined;
+  let text: string;
   try {
-    const d = JSON.parse(readFileSync(p, 'utf8')) as Discovery;
-    if (!Number.isInteger(d.pid) || !Number.isInteger(d.port) || typeof d.token !== 'string') return undefined;
-    return d;
+    text = readFileSync(p, 'utf8');
   } catch {
-    return undefined; // a torn or foreign file counts as absent (writes are atomic, so only a foreign one)
+    return undefined;
   }
+  const r = parseJsonFile(p, text, DiscoverySchema);
+  return r.ok ? r.value : undefined; // a foreign file counts as absent (writes are atomic, so none is torn)
 }
 
 export function writeDiscovery(d: Discovery, env = process.env): void {

@@ -223,7 +223,7 @@ export function whoami(env: NodeJS.ProcessEnv = process.env): WhoamiReply {
     keyDid: id.did,
     method: id.wallet ? 'qr' : 'mnemonic',
     wallet: id.wallet ?? null,
-    createdAt: id.createdAt,
+    createdAt: id.createdAt ?? '',
     path: identityPath(env),
   };
 }

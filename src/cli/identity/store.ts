@@ -12,43 +12,35 @@
  */
 import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { configDir } from '../../lib/paths.ts';
+import { parseJsonFile } from '../../lib/json-file.ts';
 import { writeSecretFile } from '../../lib/secret-file.ts';
 import { cliError } from '../errors.ts';
 
 export const identityPath = (env: NodeJS.ProcessEnv = process.env) => join(configDir(env), 'identity.json');
 
-interface WalletSignIn {
-  did: string;
-  signedInAt: string;
-}
-
-export interface StoredIdentity {
+/** identity.json (extra keys are kept as they are). */
+const IdentitySchema = z.looseObject({
   /** did:key of the mnemonic (the local key). */
-  did: string;
-  mnemonic: string;
-  createdAt: string;
-  wallet?: WalletSignIn;
-}
+  did: z.string(),
+  mnemonic: z.string(),
+  createdAt: z.string().optional(),
+  wallet: z.object({ did: z.string(), signedInAt: z.string() }).optional(),
+});
+export type StoredIdentity = z.infer<typeof IdentitySchema>;
 
 /** The saved identity, or undefined when none is saved. */
 export function readIdentity(env: NodeJS.ProcessEnv = process.env): StoredIdentity | undefined {
   const path = identityPath(env);
   if (!existsSync(path)) return undefined;
-  let raw: Partial<StoredIdentity>;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8')) as Partial<StoredIdentity>;
-  } catch {
-    throw cliError('invalid_identity', `${path} is not valid JSON; run \`oraclekit logout\` and log in again`);
-  }
-  if (typeof raw.mnemonic !== 'string' || typeof raw.did !== 'string') {
-    throw cliError(
-      'invalid_identity',
-      `${path} does not hold a mnemonic identity; run \`oraclekit logout\` and log in again`,
-    );
-  }
+  const r = parseJsonFile(path, readFileSync(path, 'utf8'), IdentitySchema);
+  if (!r.ok)
+    throw cliError('invalid_identity', `${r.problem.message}; run \`oraclekit logout\` and log in again`, {
+      ...(r.problem.field ? { field: r.problem.field } : {}),
+    });
   if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
-  return raw as StoredIdentity;
+  return r.value;
 }
 
 /** Writes the identity atomically with mode 0600. */

@@ -12,36 +12,48 @@
  * (src/cli/registry/networks.ts). conf loads lazily: commands that never
  * touch settings (sample calc) do not pay for it.
  */
+import { z } from 'zod';
 import { configDir } from '../../lib/paths.ts';
+import { checkJsonFile } from '../../lib/json-file.ts';
+import { cliError } from '../errors.ts';
 
 export const NETWORKS = ['local', 'devnet', 'testnet', 'mainnet'] as const;
 export type Network = (typeof NETWORKS)[number];
 
-export interface NetworkSettings {
-  registry?: string;
-  apiKey?: string;
+const NetworkSettingsSchema = z.looseObject({
+  registry: z.string().optional(),
+  apiKey: z.string().optional(),
   /** The DID the saved key is bound to. */
-  did?: string;
+  did: z.string().optional(),
   /** The Protocol domain new oracles use as their class. */
-  oracleClass?: string;
-}
+  oracleClass: z.string().optional(),
+});
+export type NetworkSettings = z.infer<typeof NetworkSettingsSchema>;
 
-export interface Settings {
+/** settings.json (extra keys are kept as they are). */
+const SettingsSchema = z.looseObject({
   /** The default registry of the registry commands (else the local daemon). */
-  registry?: string;
+  registry: z.string().optional(),
   /** The default API key of the registry commands. */
-  apiKey?: string;
-  networks?: Partial<Record<Network, NetworkSettings>>;
-}
+  apiKey: z.string().optional(),
+  networks: z.partialRecord(z.enum(NETWORKS), NetworkSettingsSchema).optional(),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
 
 async function store(env: NodeJS.ProcessEnv) {
   const { default: Conf } = await import('conf');
-  return new Conf<Settings>({
+  const s = new Conf<Settings>({
     projectName: 'oraclekit',
     cwd: configDir(env),
     configName: 'settings',
     configFileMode: 0o600,
   } as ConstructorParameters<typeof Conf<Settings>>[0]);
+  const r = checkJsonFile(s.path, s.store, SettingsSchema);
+  if (!r.ok)
+    throw cliError('invalid_settings', `${r.problem.message}; fix or remove it (the registry commands rewrite it)`, {
+      ...(r.problem.field ? { field: r.problem.field } : {}),
+    });
+  return s;
 }
 
 /** The registry commands' saved defaults. */
