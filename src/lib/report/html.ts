@@ -26,6 +26,11 @@ function num(v: number | undefined, digits = 4): string {
 
 type Cell = string | number | undefined | { html: string; cls?: string };
 
+/** A CSS string literal (for `content:`), with quotes, backslashes and line ends escaped. */
+function cssString(s: string): string {
+  return `"${s.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[\n\r<>]/g, ' ')}"`;
+}
+
 function table(cls: string, headers: string[], rows: Cell[][]): string {
   const td = (c: Cell): string => {
     if (typeof c === 'object' && c !== null) return `<td${c.cls ? ` class="${c.cls}"` : ''}>${c.html}</td>`;
@@ -332,6 +337,9 @@ function project(p: ProjectReport, i: number): string {
       out.push('<p class="missing">No proof yet: the draw has not been made.</p>');
     }
   }
+  out.push(
+    `<section class="conclusion"><h3>Verifier's conclusion — ${esc(p.projectId)}</h3><p>Conclusion (accepted / accepted with conditions / not accepted) and reasons:</p><div class="blank"></div><div class="blank"></div><div class="blank"></div><p>Verifier, organisation: <span class="line"></span> Date: <span class="line short"></span> Signature: <span class="line"></span></p></section>`,
+  );
   out.push('</section>');
   return out.join('\n');
 }
@@ -355,7 +363,8 @@ div.cols td{white-space:nowrap}
 @media screen and (min-width:1000px){div.cols{column-count:3;column-gap:1.5em}div.cols table{margin:0}}
 p.verdict{padding:.4rem .6rem;border-left:4px solid #999}p.verdict.bad{border-color:#b00020;background:#fdecee}p.verdict.good{border-color:#1e7b34;background:#eaf6ec}
 ul.findings li.warning{color:#8a3b00}ul.findings li.warning::marker{content:"⚠ "}
-table.explain td:nth-child(2){min-width:11rem}table.explain td:nth-child(3){min-width:16rem}table.explain td.r{text-align:right;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}table.explain tr.scope th{background:#e4ebf2;text-align:left}
+table.explain td:nth-child(2){min-width:11rem}table.explain td:nth-child(3){min-width:16rem}table.explain td.r{text-align:right;font-variant-numeric:tabular-nums;overflow-wrap:normal}td.n,td.r{overflow-wrap:normal;word-break:keep-all}
+section.conclusion{border:1px solid #999;padding:.4rem .8rem;margin-top:1rem;break-inside:avoid}section.conclusion div.blank{border-bottom:1px solid #999;height:1.6rem}span.line{display:inline-block;border-bottom:1px solid #999;width:14rem}span.line.short{width:7rem}table.explain tr.scope th{background:#e4ebf2;text-align:left}
 td.n,table.checks td:nth-child(-n+3){white-space:nowrap}
 @media print{
  body{margin:0;max-width:none;font-size:9pt;line-height:1.25}
@@ -393,7 +402,8 @@ export function renderHtml(r: Report): string {
       : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${esc(r.title)}</title><style>${CSS}</style></head>
+<title>${esc(r.title)}</title><style>${CSS}</style>
+<style>@page{margin:14mm 12mm;@bottom-left{content:${cssString(`${r.projects.map((p) => p.projectId).join(', ')} — ${r.title}`)};font-size:7pt}@bottom-right{content:"page " counter(page) " of " counter(pages);font-size:7pt}}</style></head>
 <body>
 <header><h1>${esc(r.title)}</h1>
 <p class="meta">Generated ${esc(r.generatedAt)} by oraclekit ${esc(r.generator.version)}. Sizes by method ${esc(r.spec.samplingMethod)} (95/5, precision relative to the mean, CDM finite-population correction, exact dropout adjustment; oraclekit's docs/sampling.md); selection by ${esc(r.spec.selection)} (docs/selection.md). ${r.projects.length} project${r.projects.length === 1 ? '' : 's'}. The same content, with full tickets, is in the JSON beside this file.</p>

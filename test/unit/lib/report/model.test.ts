@@ -413,3 +413,19 @@ describe("the package's headline tells missed precision and the realised dropout
     expect(html).toContain('Realised dropout, per stratum');
   });
 });
+
+describe('the printed package', () => {
+  it('has page numbers and the project id on each page, a place for the conclusion, and numbers that do not wrap', async () => {
+    const design = computeDesign({ population: 800, expectedMean: 2, expectedSD: 1, dropoutRate: 0.1 });
+    const r = await buildReport({
+      title: 'T "quoted"',
+      generatedAt: new Date('2026-11-27T00:00:00Z'),
+      projects: [{ projectId: 'KE-001', design }],
+    });
+    const html = renderHtml(r);
+    expect(html).toContain('@bottom-right{content:"page " counter(page) " of " counter(pages)');
+    expect(html).toContain('@bottom-left{content:"KE-001 — T \\"quoted\\""');
+    expect(html).toContain("<h3>Verifier's conclusion — KE-001</h3>");
+    expect(html).toContain('td.n,td.r{overflow-wrap:normal;word-break:keep-all}');
+  });
+});
