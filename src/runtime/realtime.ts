@@ -17,6 +17,8 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
+const pendingKey = (sessionId: string, toolCallId: string) => `${sessionId}\u0000${toolCallId}`;
+
 export class RealtimeHub {
   private readonly listeners = new Set<SessionEventListener>();
   private readonly revocations = new Set<(cid: string) => void>();
@@ -51,19 +53,22 @@ export class RealtimeHub {
     if (this.listeners.size === 0)
       return Promise.reject(new Error('no realtime channel: the client must connect over socket.io'));
     return new Promise((resolve, reject) => {
+      // keyed by session and call: providers number calls per response (call_0), so ids repeat across sessions
+      const key = pendingKey(sessionId, toolCallId);
       const timer = setTimeout(() => {
-        this.pending.delete(toolCallId);
+        this.pending.delete(key);
         reject(new Error(`no result for ${toolCallId} within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.pending.set(toolCallId, { sessionId, resolve, reject, timer });
+      this.pending.set(key, { sessionId, resolve, reject, timer });
     });
   }
 
   /** A client's answer, from a transport: settles the awaited call when it belongs to the same session. */
   settle(sessionId: string, toolCallId: string, answer: { result?: unknown; error?: string }): boolean {
-    const p = this.pending.get(toolCallId);
-    if (!p || p.sessionId !== sessionId) return false;
-    this.pending.delete(toolCallId);
+    const key = pendingKey(sessionId, toolCallId);
+    const p = this.pending.get(key);
+    if (!p) return false;
+    this.pending.delete(key);
     clearTimeout(p.timer);
     if (answer.error) p.reject(new Error(answer.error));
     else p.resolve(answer.result);

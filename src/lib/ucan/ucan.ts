@@ -307,13 +307,21 @@ async function checkCommon(d: API.Delegation, o: VerifyOptions): Promise<void> {
     }
   }
   if (o.enforceTtl || o.maxTtl) {
-    const start = d.notBefore ?? o.now ?? nowSeconds();
+    // without not-before the lifetime is measured from this oracle's clock: a client clock ahead of it by up to
+    // CLOCK_SKEW_SECONDS is tolerated, and past that the message says which clock may be wrong
+    const fromOracleClock = d.notBefore == null;
+    const now = o.now ?? nowSeconds();
+    const start = d.notBefore ?? now;
     const max = o.maxTtl?.seconds ?? MAX_TTL_SECONDS;
-    if (d.expiration - start > max) {
+    const lives = d.expiration - start;
+    if (lives > max + (fromOracleClock ? CLOCK_SKEW_SECONDS : 0)) {
       const what = o.maxTtl
         ? `a delegation that logs in alone may live at most ${max} s (${o.maxTtl.setting})`
         : `an invocation may live at most ${max} s`;
-      throw runtimeError('ttl_too_long', `the UCAN lives ${d.expiration - start} s; ${what}`);
+      const clock = fromOracleClock
+        ? ` The UCAN has no not-before, so its lifetime is counted from this oracle's clock (${new Date(now * 1000).toISOString()}): if the token was minted with a lifetime of at most ${max} s, the oracle's clock is behind the client's by about ${lives - max} s (set not-before, or fix the clock that is wrong).`
+        : '';
+      throw runtimeError('ttl_too_long', `the UCAN lives ${lives} s; ${what}.${clock}`);
     }
   }
 }

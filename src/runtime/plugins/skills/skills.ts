@@ -60,8 +60,12 @@ export function parseFrontMatter(text: string): { data: Record<string, string>; 
 }
 
 function readSkillMd(dir: string): string {
-  const p = join(dir, 'SKILL.md');
+  // a link out of the pack's folder is refused, as every file of the pack is (readSkillFile)
+  const base = realpathSync(dir);
+  const p = realpathSync(join(dir, 'SKILL.md'));
+  if (!p.startsWith(base + sep)) throw new Error('SKILL.md is a link to a file outside its folder; refused');
   const st = statSync(p);
+  if (!st.isFile()) throw new Error('SKILL.md is not a file');
   if (st.size > MAX_SKILL_BYTES) throw new Error(`SKILL.md is ${st.size} bytes (limit ${MAX_SKILL_BYTES})`);
   return readFileSync(p, 'utf8');
 }
