@@ -80,6 +80,10 @@ export const CLI_ERRORS = {
     when: 'no saved identity: run `oraclekit login` (or pass --api-key where one is enough)',
   },
   invalid_identity: { status: 400, when: 'identity.json is not JSON or holds no mnemonic identity' },
+  logout_unconfirmed: {
+    status: 409,
+    when: '`logout` would delete the saved identity (the only copy of its key on this machine) and was not confirmed: no terminal to ask on and no --force, or the prompt was declined (exit 4)',
+  },
   identity_exists: {
     status: 409,
     when: '`login` (or `new` with a key source) would replace a saved identity with another one and was not confirmed: no terminal to ask on and no --force, or the prompt was declined (exit 4)',

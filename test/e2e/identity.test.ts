@@ -88,11 +88,19 @@ describe('login with a mnemonic', () => {
     expect(r.stderr).not.toContain(saved.mnemonic.split(' ')[0] + ' ' + saved.mnemonic.split(' ')[1]);
   });
 
-  it('logout forgets it; whoami then says to log in (exit 7)', async () => {
-    const r = await cli(['logout', '--json']);
+  it('logout without a terminal needs --force; then it forgets the identity and keeps a backup; whoami says to log in (exit 7)', async () => {
+    const saved = readFileSync(idFile, 'utf8');
+    const refused = await cli(['logout', '--json']);
+    expect(refused.code).toBe(4);
+    expect(JSON.parse(refused.stderr)).toMatchObject({ code: 'logout_unconfirmed', field: 'force' });
+    expect(readFileSync(idFile, 'utf8')).toBe(saved);
+    const r = await cli(['logout', '--force', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ loggedOut: true });
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ loggedOut: true, backup: expect.stringMatching(/identity\.json\..+\.bak$/) });
     expect(existsSync(idFile)).toBe(false);
+    expect(readFileSync(out.backup, 'utf8')).toBe(saved);
+    expect(statSync(out.backup).mode & 0o777).toBe(0o600);
     const w = await cli(['whoami', '--json']);
     expect(w.code).toBe(7);
     expect(JSON.parse(w.stderr)).toMatchObject({ code: 'not_logged_in' });

@@ -48,3 +48,12 @@ export const LOGIN_FLAGS = {
     helpGroup: 'IDENTITY',
   },
 } as const satisfies CommandFlagSpecs;
+
+/** `logout`. */
+export const LOGOUT_FLAGS = {
+  force: {
+    type: 'boolean',
+    description:
+      'Sign out without asking (needed without a terminal). The identity file is kept as identity.json.<timestamp>.bak (0600) all the same.',
+  },
+} as const satisfies CommandFlagSpecs;

@@ -10,6 +10,7 @@
  * file is kept as identity.json.<UTC timestamp>.bak (0600). A QR sign-in
  * keeps the saved key (the wallet vouches for it), so it replaces nothing.
  */
+import { existsSync } from 'node:fs';
 import { cliError } from '../errors.ts';
 import { didFromMnemonic, generateMnemonic } from '../../lib/keys/keys.ts';
 import { readMnemonic } from './mnemonic.ts';
@@ -232,16 +233,48 @@ export interface LogoutReply {
   loggedOut: boolean;
   did: string | null;
   path: string;
+  /** Where the removed file is kept (identity.json.<timestamp>.bak, 0600). */
+  backup: string | null;
 }
 
-/** `logout`: removes identity.json (an unreadable one too). */
-export function logout(env: NodeJS.ProcessEnv = process.env): LogoutReply {
+/**
+ * `logout`: removes identity.json (an unreadable one too), always keeping it
+ * as a timestamped backup first: the file holds the only copy of the key that
+ * controls the identity's registered domains and API keys. On a terminal it
+ * says which DID and asks (default no); without one it needs `force`.
+ */
+export async function logout(
+  o: { force?: boolean; interactive: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<LogoutReply> {
+  const path = identityPath(env);
   let did: string | null;
   try {
     const id = readIdentity(env);
     did = id ? principalDid(id) : null;
   } catch {
-    did = null; // an unreadable file is removed all the same
+    did = null; // an unreadable file is removed all the same (after its backup)
   }
-  return { loggedOut: removeIdentity(env), did, path: identityPath(env) };
+  if (!existsSync(path)) return { loggedOut: false, did: null, path, backup: null };
+  const who = did ?? 'an unreadable identity';
+  if (!o.force) {
+    const what = `${path} holds the key of ${who}: the registry's domains and API keys bound to it need that key`;
+    if (!o.interactive)
+      throw cliError('logout_unconfirmed', `${what}. Pass --force to sign out (the file is kept as a backup)`, {
+        field: 'force',
+        details: { did, path },
+      });
+    const { confirm } = await import('@inquirer/prompts');
+    const yes = await confirm({
+      message: `Sign out of ${who}? Its key controls the domains and API keys bound to it; ${path} is kept as a backup.`,
+      default: false,
+    });
+    if (!yes)
+      throw cliError('logout_unconfirmed', `kept the saved identity ${who}; nothing was changed`, {
+        field: 'force',
+        details: { did, path },
+      });
+  }
+  const backup = backupIdentity(env) ?? null;
+  return { loggedOut: removeIdentity(env), did, path, backup };
 }

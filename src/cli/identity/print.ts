@@ -55,5 +55,6 @@ export function formatWhoami(w: WhoamiReply): string {
 }
 
 export function formatLogout(r: LogoutReply): string {
-  return r.loggedOut ? `Signed out${r.did ? ` (${r.did})` : ''}; removed ${r.path}` : 'Not signed in.';
+  if (!r.loggedOut) return 'Not signed in.';
+  return `Signed out${r.did ? ` (${r.did})` : ''}; removed ${r.path}${r.backup ? `, kept as ${r.backup} (0600): \`oraclekit login --mnemonic-file\` with its mnemonic restores it` : ''}`;
 }
