@@ -207,6 +207,7 @@ export function renderComparison(c: Comparison, format: Format): string {
   return [
     title(format, 'Comparison of allocations'),
     format === 'markdown' ? `> ${c.label}` : paint.yellow(c.label),
+    ...c.warnings.map((w) => (format === 'markdown' ? `> warning: ${w}` : paint.yellow(`warning: ${w}`))),
     table(format, head, rows),
   ].join('\n');
 }

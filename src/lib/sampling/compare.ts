@@ -22,6 +22,19 @@ export interface Comparison {
   compliant: AllocationRow[];
   proportional: AllocationRow[];
   neyman: AllocationRow[];
+  /**
+   * Where the typed overall mean or SD contradict the strata (by more than 1 %): the overall size is
+   * computed from the typed values, the strata from their own, so the comparison would mislead.
+   */
+  warnings: string[];
+}
+
+/** The overall mean Σ W_h x̄_h and SD √([Σ (N_h − 1) s_h² + Σ N_h (x̄_h − x̄)²]/(N − 1)) the strata imply. */
+function impliedOverall(strata: { population: number; mean: number; sd: number }[]): { mean: number; sd: number } {
+  const N = strata.reduce((a, s) => a + s.population, 0);
+  const mean = strata.reduce((a, s) => a + (s.population / N) * s.mean, 0);
+  const ss = strata.reduce((a, s) => a + (s.population - 1) * s.sd ** 2 + s.population * (s.mean - mean) ** 2, 0);
+  return { mean, sd: N > 1 ? Math.sqrt(ss / (N - 1)) : 0 };
 }
 
 export function relativePrecision(n: number, N: number, mean: number, sd: number, z = Z_95): number {
@@ -80,6 +93,21 @@ function neymanShares(strata: { population: number; sd: number }[]): number[] {
   return strata.map((s) => s.population * (s.sd / top));
 }
 
+function contradictions(mean: number, sd: number, implied: { mean: number; sd: number }): string[] {
+  const off = (a: number, b: number) => Math.abs(a - b) > 0.01 * Math.abs(b);
+  const out: string[] = [];
+  const r4 = (x: number) => Number(x.toPrecision(4));
+  if (off(mean, implied.mean))
+    out.push(
+      `the overall mean ${mean} contradicts the strata, which imply ${r4(implied.mean)} (Σ W_h x̄_h): the overall size compared here uses ${mean}`,
+    );
+  if (off(sd, implied.sd))
+    out.push(
+      `the overall SD ${sd} contradicts the strata, which imply ${r4(implied.sd)} (within and between strata): the overall size compared here uses ${sd}`,
+    );
+  return out;
+}
+
 export function compareAllocations(design: Design): Comparison {
   const strata = design.stratification.strata;
   if (strata.length === 0) throw new Error('compare needs a stratified design');
@@ -102,5 +130,6 @@ export function compareAllocations(design: Design): Comparison {
     compliant: strata.map((s) => row(s, s.calculatedSize)),
     proportional: strata.map((s, i) => row(s, prop[i]!)),
     neyman: strata.map((s, i) => row(s, ney[i]!)),
+    warnings: contradictions(p.expectedMean, p.expectedSD, impliedOverall(strata)),
   };
 }

@@ -102,3 +102,35 @@ describe('explain', () => {
     expect(ex.at(-1)!.steps[0]!.result).toBe('1495; 1626');
   });
 });
+
+describe('--compare warns when the typed overall values contradict the strata', () => {
+  it('an overall mean and SD far from what the strata imply are named; consistent ones are not', async () => {
+    const { computeDesign } = await import('../../../../src/lib/sampling/design.ts');
+    const strata = [
+      { name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9 },
+      { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 },
+      { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 },
+    ];
+    const off = compareAllocations(
+      computeDesign({
+        population: 15000,
+        expectedMean: 5,
+        expectedSD: 1,
+        dropoutRate: 0.08,
+        stratification: { enabled: true, strata },
+      }),
+    );
+    expect(off.warnings[0]).toMatch(/^the overall mean 5 contradicts the strata, which imply 2\.12 /);
+    expect(off.warnings[1]).toMatch(/^the overall SD 1 contradicts the strata, which imply 1\.\d+/);
+    const ok = compareAllocations(
+      computeDesign({
+        population: 15000,
+        expectedMean: 2.12,
+        expectedSD: 1.1,
+        dropoutRate: 0.08,
+        stratification: { enabled: true, strata },
+      }),
+    );
+    expect(ok.warnings.filter((w) => w.includes('mean'))).toEqual([]);
+  });
+});
