@@ -18,7 +18,7 @@ export const DEFAULT_RELAYS = [
 ] as const;
 
 /** The URL of a round at a relay. */
-export function roundUrl(relay: string, chain: ChainInfo, round: number): string {
+function roundUrl(relay: string, chain: ChainInfo, round: number): string {
   return `${relay.replace(/\/+$/, '')}/${chain.hash}/public/${round}`;
 }
 

@@ -522,7 +522,7 @@ function parametersOf(input: DesignInput, calculatedSize: number, adjustedSize: 
  * undefined when none up to the largest safe integer fits. Fitting means ceil(n_fpc(N)) <= (1 − d)·N
  * up to the ceilings, and n_fpc(N)/N falls as N grows, so the sizes that fit are the ones from a threshold on.
  */
-export function smallestFittingPopulation(mean: number, sd: number, dropoutRate: number): number | undefined {
+function smallestFittingPopulation(mean: number, sd: number, dropoutRate: number): number | undefined {
   const fits = (N: number) => chain(N, mean, sd, dropoutRate).adjustedSize <= N;
   let hi = 1;
   while (!fits(hi)) {

@@ -11,7 +11,7 @@
  */
 import { parseCsv } from '../csv.ts';
 import { OracleKitError } from '../errors.ts';
-import { adjustForDropout, computeDesign, PRECISION, Z_95, type Design } from './design.ts';
+import { computeDesign, PRECISION, Z_95, type Design } from './design.ts';
 import { samplingError } from './errors.ts';
 import { stratumKey } from './names.ts';
 
@@ -578,11 +578,6 @@ export function recalculate(input: RecalcInput): RecalcResult {
     };
   }
   return result;
-}
-
-/** The size a stratum would need at its own realised dropout rate (information: the design has one rate). */
-export function sizeAtOwnDropout(calculatedSize: number, rate: number): number {
-  return adjustForDropout(calculatedSize, ceil4(rate));
 }
 
 /**

@@ -83,7 +83,7 @@ export function computeTickets(frame: Frame, seedHex: string, opts: TicketOption
 }
 
 /** The order of step 6: by ticket bytes, then by ID bytes (UTF-8). */
-export const compareTicketsThenIds =
+const compareTicketsThenIds =
   (tickets: Uint8Array, ids: readonly string[]) =>
   (a: number, b: number): number => {
     const oa = a * 32;

@@ -81,7 +81,7 @@ export interface VerifyResult {
 }
 
 /** Findings that follow from the commitment alone (its design and its strata's frame counts). */
-export function commitmentFindings(c: Commitment): string[] {
+function commitmentFindings(c: Commitment): string[] {
   let m;
   try {
     m = populationMismatch(
