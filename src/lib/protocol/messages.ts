@@ -105,6 +105,10 @@ export const TURN_ERROR_CODES = {
     when: "the run's event log (what a rejoin replays) reached its maximum size (ORACLE_RUN_MAX_EVENT_BYTES)",
   },
   internal_error: { kind: 'internal', when: 'an unexpected failure in the runtime' },
+  storage_failed: {
+    kind: 'internal',
+    when: "the turn's message or history could not be stored (a full disk, a lost database): the turn is failed",
+  },
 } as const satisfies Record<string, { kind: ErrorKind; when: string }>;
 
 export type TurnErrorCode = keyof typeof TURN_ERROR_CODES;

@@ -76,3 +76,7 @@ export function limitError(
   }[code];
   return of(code, false, `${what}; it was ended`);
 }
+
+/** What the turn could not store (the database refused the write: a full disk, a lost server). */
+export const storageError = (what: string): ClassifiedError =>
+  of('storage_failed', true, `${what} could not be stored (the database refused the write); the turn is failed`);

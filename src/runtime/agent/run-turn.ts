@@ -17,7 +17,7 @@ import { buildToolSet } from './tool-set.ts';
 import { startWatchdog, type Watchdog } from './watchdog.ts';
 import { boundRun } from './run-limits.ts';
 import { PartsToEvents } from './parts-to-events.ts';
-import { classifyError, errorEvent, stallError, stepLimitError } from './classify-error.ts';
+import { classifyError, errorEvent, stallError, stepLimitError, storageError } from './classify-error.ts';
 import { historyRows } from './history-rows.ts';
 
 type TurnStatus = 'finished' | 'aborted' | 'failed';
@@ -41,11 +41,23 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     agActions: input.agActions,
   };
   const emit = run.emit.bind(run);
-  emit({ event: 'run', data: { runId: run.runId, requestId } });
   const prior = await deps.history(sessionId);
-  void deps
-    .persist(sessionId, [{ id: messageIds.human(requestId), type: 'human', content: input.message }])
-    .catch((e: unknown) => deps.hooks?.onError?.(e));
+  // the `run` frame says the turn was accepted: it goes out once the user's message is durable, so a crash
+  // after it never loses the message; a message that cannot be stored fails the turn before the model runs
+  let humanStored = true;
+  try {
+    await deps.persist(sessionId, [{ id: messageIds.human(requestId), type: 'human', content: input.message }]);
+  } catch (e) {
+    humanStored = false;
+    deps.hooks?.onError?.(e);
+  }
+  emit({ event: 'run', data: { runId: run.runId, requestId } });
+  if (!humanStored) {
+    bounds.stop();
+    emit(errorEvent(storageError('the message'), deps.redact));
+    emit({ event: 'done', data: { status: 'failed', partialText: '' } });
+    return;
+  }
 
   const active = deps.plugins();
   let status: TurnStatus = 'finished';
@@ -143,7 +155,10 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     deps.saveState(sessionId, state);
     await deps.persist(sessionId, historyRows(run.turn, status, sessionId, run.events));
   } catch (e) {
+    // nothing is reported finished that was not stored
     deps.hooks?.onError?.(e, turn);
+    emit(errorEvent(storageError("the turn's history"), deps.redact));
+    status = 'failed';
   }
   try {
     await deps.hooks?.onTurnEnd?.(turn, { status, text: run.text });

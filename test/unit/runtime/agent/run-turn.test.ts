@@ -168,3 +168,41 @@ describe('runTurn', () => {
     ]);
   });
 });
+
+describe('the storage of a turn', () => {
+  it('sends the run frame only after the human message is durable', async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const d = deps([], []);
+    d.persist = async (_s, rows) => {
+      order.push(`persist ${rows[0]!.type}`);
+      if (rows[0]!.type === 'human') await new Promise<void>((r) => (release = r));
+      order.push(`durable ${rows[0]!.type}`);
+    };
+    const run = new Run({ sessionId: 's', userDid: 'did:key:z' });
+    run.subscribe(0, (e) => void order.push(`frame ${e.event}`));
+    model.enqueue(say('hi'));
+    const turn = runTurn(d, run, { message: 'hello' });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(order).toEqual(['persist human']);
+    release();
+    await turn;
+    expect(order.slice(0, 3)).toEqual(['persist human', 'durable human', 'frame run']);
+  });
+
+  it('a message or a history that cannot be stored fails the turn with storage_failed; nothing is reported finished', async () => {
+    for (const failing of ['human', 'ai'] as const) {
+      const d = deps([], []);
+      d.persist = async (_s, rows) => {
+        if (rows.some((r) => r.type === failing)) throw new Error('SQLITE_FULL: database or disk is full');
+      };
+      const run = new Run({ sessionId: 's', userDid: 'did:key:z' });
+      model.enqueue(say('an answer'));
+      await runTurn(d, run, { message: 'hello' });
+      const errors = run.events.filter((e) => e.event === 'error');
+      expect(errors.at(-1)?.data, failing).toMatchObject({ code: 'storage_failed', retryable: true });
+      expect(run.events.at(-1), failing).toMatchObject({ event: 'done', data: { status: 'failed' } });
+      if (failing === 'human') expect(run.events.some((e) => e.event === 'message')).toBe(false);
+    }
+  });
+});
