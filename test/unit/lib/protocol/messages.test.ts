@@ -219,7 +219,24 @@ describe('reduceTurn', () => {
 });
 
 describe('turnMessages (useChat while a turn streams)', () => {
-  it('tool rows with the history ids first, then the answer with its text and reasoning', () => {
+  const toolRow = (id: string, status: string, extra: Record<string, unknown> = {}) => ({
+    id: `req-1-ToolCall-${id}`,
+    type: 'ai',
+    createdAt: 'T',
+    content: {
+      name: 'get_weather',
+      props: {
+        id,
+        args: { city: 'Oslo' },
+        status,
+        payload: { requestId: Q, eventId: id, toolName: 'get_weather', args: { city: 'Oslo' }, status, ...extra },
+        isToolCall: true,
+        toolName: 'get_weather',
+      },
+    },
+  });
+
+  it('the rows the history will store: reasoning, tool rows, then the answer without the reasoning', () => {
     const s = fold([
       ev('run', { runId: 'r', requestId: Q }),
       ev('message', { content: 'Looking' }),
@@ -228,26 +245,14 @@ describe('turnMessages (useChat while a turn streams)', () => {
       ev('reasoning', { sessionId: S, requestId: Q, reasoning: 'hmm', isComplete: false }),
     ]);
     expect(turnMessages(s, 'T')).toEqual([
-      {
-        id: 'req-1-ToolCall-c1',
-        type: 'ai',
-        createdAt: 'T',
-        content: {
-          name: 'get_weather',
-          props: { id: 'c1', args: { city: 'Oslo' }, status: 'isRunning', output: undefined },
-        },
-      },
-      {
-        id: 'req-1-ToolCall-c2',
-        type: 'ai',
-        createdAt: 'T',
-        content: { name: 'get_weather', props: { id: 'c2', args: { city: 'Oslo' }, status: 'error', output: 'nope' } },
-      },
-      { id: Q, type: 'ai', createdAt: 'T', content: 'Looking', reasoning: 'hmm' },
+      { id: 'req-1-reasoning', type: 'ai', createdAt: 'T', content: 'hmm', isReasoning: true },
+      toolRow('c1', 'isRunning'),
+      toolRow('c2', 'error', { error: 'nope' }),
+      { id: Q, type: 'ai', createdAt: 'T', content: 'Looking' },
     ]);
   });
 
-  it('no answer row before text or reasoning; reasoning alone makes an empty answer', () => {
+  it('no answer row before text; reasoning alone is its own row', () => {
     expect(
       turnMessages(fold([ev('run', { runId: 'r', requestId: Q }), tc('c1', 'isRunning')]), 'T').map((m) => m.id),
     ).toEqual(['req-1-ToolCall-c1']);
@@ -259,6 +264,6 @@ describe('turnMessages (useChat while a turn streams)', () => {
         ]),
         'T',
       ),
-    ).toEqual([{ id: Q, type: 'ai', createdAt: 'T', content: '', reasoning: 'x' }]);
+    ).toEqual([{ id: 'req-1-reasoning', type: 'ai', createdAt: 'T', content: 'x', isReasoning: true }]);
   });
 });
