@@ -53,7 +53,8 @@ const bareSession = await (async () => {
   return ((await r.json()) as { sessionId: string }).sessionId;
 })();
 
-// the same headers the client sends (invocation + delegation), so the baseline is the runtime's own work for that request
+// the same headers the client sends (invocation + delegation), so the baseline is the runtime's own work for that
+// request
 const deleg = (await mintDelegation({ issuer: bare, audience: h.oracleDid })).token;
 async function baseline(): Promise<number> {
   const tok = await mintInvocation({ issuer: bare, audience: h.oracleDid });

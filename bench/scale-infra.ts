@@ -149,7 +149,10 @@ export async function redisQuietSnapshot(port: number, maxMs = 60_000): Promise<
   throw new Error(`Redis on port ${port} did not go quiet in ${maxMs} ms`);
 }
 
-/** Commands run between two snapshots (INFO not counted), by command, and in all; connections accepted (redis-cli's own included). */
+/**
+ * Commands run between two snapshots (INFO not counted), by command, and in all; connections accepted (redis-cli's own
+ * included).
+ */
 export function redisDiff(
   a: RedisSnapshot,
   b: RedisSnapshot,

@@ -6,7 +6,8 @@
  * split evenly across the instances (one autocannon per daemon, run at the
  * same time, requests summed).
  *
- *   npm run build && node bench/scale-registry.ts [--db sqlite,postgres] [--instances 1,2] [--duration 5] [--rounds 3] [--connections 50]
+ *   npm run build && node bench/scale-registry.ts [--db sqlite,postgres] [--instances 1,2] [--duration 5] [--rounds 3]
+ * [--connections 50]
  *
  * Per database, two daemons are started on it once (SQLite: one file in WAL
  * mode, two processes; PostgreSQL: a fresh cluster from Debian's package,
@@ -85,7 +86,10 @@ interface Backend {
   daemons: Daemon[];
   headers: Record<string, string>;
   meter?: PgMeter;
-  /** The meter's last snapshot: the next measurement's "before" (nothing touches this database between two measurements). */
+  /**
+   * The meter's last snapshot: the next measurement's "before" (nothing touches this database between two
+   * measurements).
+   */
   last?: PgSnapshot;
   stop(): Promise<void>;
 }

@@ -6,7 +6,8 @@
  * streaming as fast as it can), with the load each turn and each token puts
  * on Redis and PostgreSQL.
  *
- *   npm run build && node bench/scale-runtime.ts [--db sqlite,postgres] [--instances 1,2] [--redis-single] [--redis-no-command-timeout] [--streams 200] [--tokens 500] [--rounds 3] [--tree <checkout>]
+ *   npm run build && node bench/scale-runtime.ts [--db sqlite,postgres] [--instances 1,2] [--redis-single]
+ * [--redis-no-command-timeout] [--streams 200] [--tokens 500] [--rounds 3] [--tree <checkout>]
  *
  * Instances are child processes running createOracleApp from dist/ (as
  * test/e2e/runtime-cluster.test.ts does): one oracle (one mnemonic), one
@@ -165,7 +166,8 @@ async function startSetup(
   const redis = withRedis ? await startRedis() : undefined;
   if (redis) env.ORACLE_REDIS_URL = redis.url;
   const instances: Instance[] = [];
-  // one after the other: the first applies the migrations; cwd is the temp dir, so a runtime that ignored the database URL writes its ./data/oracle.db there
+  // one after the other: the first applies the migrations; cwd is the temp dir, so a runtime that ignored the database
+  // URL writes its ./data/oracle.db there
   for (let i = 0; i < n; i++) instances.push(await spawnInstance(dir, env));
   const setup: Setup = {
     name: `${db} × ${n}${n === 1 && redis ? ' + Redis' : ''}`,
@@ -216,7 +218,10 @@ async function prepare(base: string, user: Signer, oracleDid: string): Promise<P
   return { base, sessionId, headers: await h() };
 }
 
-/** One streaming turn; its first-token time (ms from the request) and its token count; a refused turn: its status and error code. */
+/**
+ * One streaming turn; its first-token time (ms from the request) and its token count; a refused turn: its status and
+ * error code.
+ */
 async function turn(p: Prepared, tokens: number): Promise<{ firstToken: number; tokens: number; refused?: string }> {
   const t0 = performance.now();
   const res = await fetch(`${p.base}/messages/${p.sessionId}`, {

@@ -167,7 +167,10 @@ export class UcanAuth {
     return { invocation: await this.invocation(), ...(d ? { ucanDelegation: d.token } : {}) };
   }
 
-  /** After a 401: attempt 0 renews the invocation only (nothing to do: each request mints one); attempt ≥ 1 drops the delegation too. */
+  /**
+   * After a 401: attempt 0 renews the invocation only (nothing to do: each request mints one); attempt ≥ 1 drops the
+   * delegation too.
+   */
   renew(attempt: number): void {
     if (attempt >= 1) this.delegation = undefined;
   }

@@ -46,7 +46,9 @@ function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }
 
-/** The price and what is owed (`GET /credits/ledger`). An oracle without the credits plugin: `OracleClientError` 404. */
+/**
+ * The price and what is owed (`GET /credits/ledger`). An oracle without the credits plugin: `OracleClientError` 404.
+ */
 export async function creditsStatus(client: OracleClient): Promise<CreditsStatus> {
   const l = await json<Record<string, unknown>>(client, 'GET', '/credits/ledger');
   const claims = (Array.isArray(l.outstandingClaims) ? l.outstandingClaims : []) as OutstandingClaim[];

@@ -242,9 +242,15 @@ export interface DaemonSettings {
   port: number;
   /** storage durability (src/storage/sqlite.ts): ORACLEKIT_DB_SYNCHRONOUS, 'async' by default. */
   dbSynchronous: 'async' | 'FULL' | 'NORMAL';
-  /** The registry's PostgreSQL URL: ORACLEKIT_DATABASE_URL, else daemon.json's databaseUrl; undefined = SQLite at ORACLEKIT_DB. */
+  /**
+   * The registry's PostgreSQL URL: ORACLEKIT_DATABASE_URL, else daemon.json's databaseUrl; undefined = SQLite at
+   * ORACLEKIT_DB.
+   */
   databaseUrl: string | undefined;
-  /** The shared rate limit's Redis: ORACLEKIT_REDIS_URL, else daemon.json's redisUrl (also in config.redisUrl); undefined = local. */
+  /**
+   * The shared rate limit's Redis: ORACLEKIT_REDIS_URL, else daemon.json's redisUrl (also in config.redisUrl);
+   * undefined = local.
+   */
   redisUrl: string | undefined;
 }
 

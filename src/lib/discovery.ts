@@ -113,5 +113,8 @@ export function releaseLock(env = process.env): void {
   }
 }
 
-/** The daemon's exit code when another daemon is already running, or won the port while both started (the CLI then uses that one). */
+/**
+ * The daemon's exit code when another daemon is already running, or won the port while both started (the CLI then uses
+ * that one).
+ */
 export const DAEMON_EXIT_ANOTHER = 75;

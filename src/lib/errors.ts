@@ -265,7 +265,10 @@ export const HTTP_ERRORS = {
 
 type HttpErrorCode = keyof typeof HTTP_ERRORS;
 
-/** What toErrorBody reads of an error thrown by the HTTP framework (fastify's FastifyError, duck-typed: src/lib imports no framework). */
+/**
+ * What toErrorBody reads of an error thrown by the HTTP framework (fastify's FastifyError, duck-typed: src/lib imports
+ * no framework).
+ */
 interface HttpFrameworkError {
   code?: unknown;
   statusCode?: unknown;

@@ -28,7 +28,10 @@ export interface FetchFailure {
    * aborted", "cannot reach <what>: <cause>".
    */
   message: string;
-  /** What goes into an error's details: the URL without its query (it may carry a key), the time-out, the reason, the cause. */
+  /**
+   * What goes into an error's details: the URL without its query (it may carry a key), the time-out, the reason, the
+   * cause.
+   */
   details: { url: string; timeoutMs: number; reason: FetchFailureReason; error?: string; cause?: string };
   /** The error fetch threw (an abort's own error, for callers that rethrow it). */
   error: unknown;

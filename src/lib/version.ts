@@ -1,4 +1,7 @@
-/** The package's version, read from package.json (dist/lib/version.js and src/lib/version.ts are both two levels below it). */
+/**
+ * The package's version, read from package.json (dist/lib/version.js and src/lib/version.ts are both two levels below
+ * it).
+ */
 import { readFileSync } from 'node:fs';
 
 let cached: string | undefined;

@@ -69,7 +69,8 @@ class PersistentReplayStore implements ReplayStore {
 
   constructor(store: RuntimeStore, ready: Promise<void>) {
     this.store = store;
-    // the table exists once the runtime's migrations ran: at open on SQLite, asynchronously on PostgreSQL or a shared database
+    // the table exists once the runtime's migrations ran: at open on SQLite, asynchronously on PostgreSQL or a shared
+    // database
     this.loaded = ready.then(() => this.load());
     this.loaded.catch(() => {}); // reaches the caller through `await loaded`
   }
@@ -122,7 +123,10 @@ export interface AuthenticatorOptions {
   mode?: UcanAuthMode;
   /** Default 'bearer' (ORACLE_UCAN_REPLAY). */
   replay?: UcanReplayMode;
-  /** The longest a delegation that logs in alone may live, in seconds (ORACLE_UCAN_DELEGATION_MAX_TTL_S; default 30 days). */
+  /**
+   * The longest a delegation that logs in alone may live, in seconds (ORACLE_UCAN_DELEGATION_MAX_TTL_S; default 30
+   * days).
+   */
   delegationMaxTtlSeconds?: number;
   /** Resolves once the runtime's tables are migrated (OracleRuntime.storeReady; default: already). */
   storeReady?: Promise<void>;
@@ -140,7 +144,10 @@ export class Authenticator {
   replayMode: UcanReplayMode;
   delegationMaxTtlSeconds: number;
   signingKeyLoaded: () => boolean;
-  /** Several instances (cluster/): in strict mode an invocation is claimed in the Redis they share, so it is used once across all of them. */
+  /**
+   * Several instances (cluster/): in strict mode an invocation is claimed in the Redis they share, so it is used once
+   * across all of them.
+   */
   sharedReplay:
     | { claimInvocation(cid: string, expiresAt: number): Promise<boolean>; wasClaimed(cid: string): Promise<boolean> }
     | undefined;

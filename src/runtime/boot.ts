@@ -149,7 +149,8 @@ export function resolvePlugins(
 export function logBoot(log: BootLogger, r: BootResult): void {
   log.info(`runtime v${RUNTIME_VERSION}`);
   for (const { plugin } of r.ordered) if (!plugin.start) log.info(`[boot] loaded: ${plugin.name}`);
-  // one line per excluded plugin, whatever the reason (a blank variable, features, price, a dependency), so the summary's count is the number of lines above it
+  // one line per excluded plugin, whatever the reason (a blank variable, features, price, a dependency), so the
+  // summary's count is the number of lines above it
   for (const e of r.excluded) log.info(`[boot] excluded: ${e.plugin} (${e.reason})`);
   if (r.excluded.length > 0)
     log.info(

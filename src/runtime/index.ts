@@ -1,4 +1,7 @@
-/** The oracle runtime: createOracle (the one way to stand an oracle up), createOracleApp (it on its own fastify), the plugin contract. */
+/**
+ * The oracle runtime: createOracle (the one way to stand an oracle up), createOracleApp (it on its own fastify), the
+ * plugin contract.
+ */
 export { createOracle, type Oracle, type OracleMountOptions } from './oracle.ts';
 export { createOracleApp, type OracleApp } from './app.ts';
 export type { OracleRuntime, OracleAppOptions, OracleHooks, OracleModel } from './runtime.ts';

@@ -36,7 +36,9 @@ export function logRequest(log: RuntimeLog, req: FastifyRequest, reply: FastifyR
   else log.info(line, 'request');
 }
 
-/** A failed tool call (its `tool_call` event with status error) or a failed turn (its `done` with status failed): warn. */
+/**
+ * A failed tool call (its `tool_call` event with status error) or a failed turn (its `done` with status failed): warn.
+ */
 export function logRunEvent(log: RuntimeLog, run: Run, e: AnyEvent): void {
   const ids = { runId: run.runId, sessionId: run.sessionId, requestId: run.requestId };
   if (e.event === 'tool_call' && e.data.status === 'error')

@@ -31,11 +31,17 @@ export interface OracleMountOptions {
 
 export interface Oracle {
   runtime: OracleRuntime;
-  /** Register it once, on the fastify that serves the oracle: `host.register(oracle.plugin, { prefix?, cors?, rootRoutes? })`. */
+  /**
+   * Register it once, on the fastify that serves the oracle: `host.register(oracle.plugin, { prefix?, cors?,
+   * rootRoutes? })`.
+   */
   plugin: FastifyPluginAsync<OracleMountOptions>;
   /** The socket.io channel, once the host is ready. */
   socket(): SocketHandle | undefined;
-  /** Aborts the running turns and disconnects realtime clients (the first step of a graceful stop; the host's close does it too). */
+  /**
+   * Aborts the running turns and disconnects realtime clients (the first step of a graceful stop; the host's close does
+   * it too).
+   */
   quiesce(): void;
   /** Closes the runtime (idempotent; the host's close calls it). */
   close(): Promise<void>;

@@ -193,7 +193,8 @@ export interface OraclePlugin<Env = Record<string, unknown>> {
 /**
  * The error builder of a plugin: its own codes and the runtime's shared ones
  * (upstream_error, validation_failed, not_ready, …), e.g.
- * `const quotesError = pluginErrorFactory(QUOTES_ERRORS); throw quotesError('quote_not_found', 'no quote …', { field: 'id' })`.
+ * `const quotesError = pluginErrorFactory(QUOTES_ERRORS); throw quotesError('quote_not_found', 'no quote …', { field:
+ * 'id' })`.
  */
 export function pluginErrorFactory<T extends ErrorTable>(table: T) {
   return messageErrorFactory<typeof RUNTIME_ERRORS & T>({ ...RUNTIME_ERRORS, ...table });

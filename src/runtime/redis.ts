@@ -23,7 +23,10 @@ export interface RedisClientOptions {
   /** Tries before the first connection fails (default: for ever). */
   bootTries?: number;
   reconnect: { baseMs: number; maxMs: number };
-  /** No per-command timeout (node-redis's default is 5 s): a queued command is never dropped; the caller bounds its own wait. */
+  /**
+   * No per-command timeout (node-redis's default is 5 s): a queued command is never dropped; the caller bounds its own
+   * wait.
+   */
   noCommandTimeout?: boolean;
 }
 

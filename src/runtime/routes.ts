@@ -35,7 +35,8 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   app.setSerializerCompiler(serializerCompiler);
   // An empty body with a JSON content type reads as {} (the IXO SDK sends `content-type: application/json` and no
   // body on POST /sessions and DELETE /sessions/:id): a route whose body is optional takes it, one that needs fields
-  // answers invalid_body naming the field (the one mapper, toErrorBody). Any other body goes to fastify's own parser (invalid_json as before).
+  // answers invalid_body naming the field (the one mapper, toErrorBody). Any other body goes to fastify's own parser
+  // (invalid_json as before).
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {

@@ -24,7 +24,10 @@ export class Run {
   status: RunStatus = 'queued';
   readonly events: AnyEvent[] = [];
   readonly abort = new AbortController();
-  /** Several instances: resolves once every instance can find the run (its owner and events announced in Redis); at once otherwise. */
+  /**
+   * Several instances: resolves once every instance can find the run (its owner and events announced in Redis); at once
+   * otherwise.
+   */
   announced: Promise<void> = Promise.resolve();
   /** The run's events folded by reduceTurn: text, reasoning, tool calls, last error. */
   turn: TurnState;

@@ -37,7 +37,10 @@ export const RuntimeEnvSchema = z.object({
           .map((s) => s.trim())
           .filter(Boolean),
   ),
-  /** Replaced by ORACLE_UCAN_AUTH (delegation-only login is now on by default): any value is a boot error, so a deployment that set 0 is not silently opened. */
+  /**
+   * Replaced by ORACLE_UCAN_AUTH (delegation-only login is now on by default): any value is a boot error, so a
+   * deployment that set 0 is not silently opened.
+   */
   ORACLE_ALLOW_DELEGATION_AUTH: opt(z.never({ error: 'replaced by ORACLE_UCAN_AUTH' })),
   ORACLE_UCAN_AUTH: z.preprocess(blank, z.enum(['any', 'invocation']).default('any')),
   ORACLE_UCAN_REPLAY: z.preprocess(blank, z.enum(['bearer', 'strict']).default('bearer')),

@@ -34,7 +34,10 @@ interface SocketData {
   expiresAt?: number;
 }
 
-/** Disconnects the socket when its credential expires (a token is checked at the handshake only, so its end is scheduled). */
+/**
+ * Disconnects the socket when its credential expires (a token is checked at the handshake only, so its end is
+ * scheduled).
+ */
 function endAtExpiry(socket: Socket): void {
   // the timer stays out of socket.data, which the cluster's adapter serializes
   let timer: NodeJS.Timeout | undefined;

@@ -23,7 +23,9 @@ export class GroupCommit {
   /** Groups committed so far (for tests and diagnostics). */
   groups = 0;
 
-  /** `commitBatch` commits a group and settles every write in it (a rejection rejects the writes it has not settled). */
+  /**
+   * `commitBatch` commits a group and settles every write in it (a rejection rejects the writes it has not settled).
+   */
   constructor(commitBatch: (batch: QueuedWrite[]) => Promise<void>) {
     this.commitBatch = commitBatch;
   }

@@ -53,7 +53,10 @@ interface TxState {
 /** A promise that never settles (see TxState). */
 const HOLD = <T>(): Promise<T> => new Promise<T>(() => {});
 
-/** How long a connection-class error waits for its connection's close before it is taken for an error of a live connection. */
+/**
+ * How long a connection-class error waits for its connection's close before it is taken for an error of a live
+ * connection.
+ */
 const CLOSE_WAIT_MS = 2000;
 
 /** `?` → `$n`, outside single-quoted literals and double-quoted identifiers. */
@@ -280,7 +283,9 @@ export class PostgresStorage implements Storage {
     throw e;
   }
 
-  /** Runs `fn` inside the transaction `t`: its statements on `t`; never settles once `t`'s connection is gone (TxState). */
+  /**
+   * Runs `fn` inside the transaction `t`: its statements on `t`; never settles once `t`'s connection is gone (TxState).
+   */
   private async inside<T>(t: Conn, tx: TxState, fn: () => Promise<T> | T): Promise<T> {
     let value: T;
     try {

@@ -193,7 +193,10 @@ export class SqliteStorage implements Storage {
     );
   }
 
-  /** Counts a commit; it starts an fsync if none is running, so even a write nobody awaits reaches the disk within one fsync. */
+  /**
+   * Counts a commit; it starts an fsync if none is running, so even a write nobody awaits reaches the disk within one
+   * fsync.
+   */
   private noteCommit(): void {
     if (!this.asyncSync) return;
     this.commitSeq++;

@@ -51,7 +51,9 @@ async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void
   }
 }
 
-/** A participant of the test: it speaks through an AudioSource and records what it hears, 10 ms frames with their time. */
+/**
+ * A participant of the test: it speaks through an AudioSource and records what it hears, 10 ms frames with their time.
+ */
 async function participant(url: string, token: string, key: string) {
   const room = new Room();
   await room.connect(url, token, {
@@ -134,7 +136,8 @@ describe('a voice call on the embedded endpoint', () => {
     await until('the answer heard', () => me.voiced(t0).length >= 100);
     await sleep(500);
 
-    // what the speech-to-text server received: about the second spoken (plus the pre-roll and the end-of-turn silence), as loud
+    // what the speech-to-text server received: about the second spoken (plus the pre-roll and the end-of-turn silence),
+    // as loud
     expect(speech.heard).toHaveLength(1);
     const heard = speech.heard[0]!;
     expect(heard.language).toBe('en');
@@ -264,7 +267,8 @@ describe('the same agent on a separate LiveKit-protocol server (LIVEKIT_URL)', (
     expect(speech.heard).toHaveLength(1);
     // the observer received the user's and the agent's audio as frames it could not decrypt: silence
     expect(observer.heard.length).toBeGreaterThan(100);
-    // what the observer decodes is noise (the frame cryptor cannot decrypt; Opus decodes the cipher text), never the tones
+    // what the observer decodes is noise (the frame cryptor cannot decrypt; Opus decodes the cipher text), never the
+    // tones
     const tonal = (f: Int16Array) => Math.max(toneShare(f, 440), toneShare(f, 300));
     expect(me.voiced(t0).filter((f) => tonal(f.data) > 0.9).length).toBeGreaterThan(60); // a heard tone: 1.00
     expect(observer.voiced(t0).filter((f) => tonal(f.data) > 0.9)).toHaveLength(0); // its noise: at most 0.5

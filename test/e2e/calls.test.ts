@@ -207,7 +207,8 @@ describe('calls configuration', () => {
       const r = await u.req('POST', '/calls', { sessionId });
       expect(r.status).toBe(201);
       expect(r.body.connection.url).toBe(h.url.replace(/^http:/, 'ws:'));
-      // the token is the embedded endpoint's own: the endpoint says why a join would be refused, as LiveKit's server does
+      // the token is the embedded endpoint's own: the endpoint says why a join would be refused, as LiveKit's server
+      // does
       const ok = await fetch(`${h.url}/rtc/validate?access_token=${r.body.connection.token}`);
       expect([ok.status, await ok.text()]).toEqual([200, 'success']);
       const none = await fetch(`${h.url}/rtc/validate`);

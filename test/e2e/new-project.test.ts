@@ -323,7 +323,8 @@ describe('a priced scaffold passes its own tests, which pay for the turn', () =>
     200_000,
   );
 
-  // the smallest price above 0 and the largest the scaffolder accepts, given as flags; node_modules as the installed one's (same dependencies)
+  // the smallest price above 0 and the largest the scaffolder accepts, given as flags; node_modules as the installed
+  // one's (same dependencies)
   it.each(['0.000001', '1000000000'])(
     '--price %s',
     async (price) => {

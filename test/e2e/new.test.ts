@@ -453,7 +453,8 @@ describe('oraclekit update-oracle-api-url', () => {
   it('keeps every file that names the URL or port in step: .env, README.md, package.json (the chat script reads .env)', async () => {
     const dir = first.dir as string;
     const pkg = () => json(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    // the chat script of a new project names no URL or port: `oraclekit chat` in the project reads oracle.config.json and PORT from .env
+    // the chat script of a new project names no URL or port: `oraclekit chat` in the project reads oracle.config.json
+    // and PORT from .env
     expect(pkg().scripts.chat).toBe('oraclekit chat');
     const port = Number(new URL(url).port);
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');

@@ -104,7 +104,8 @@ describe('oraclekit new provisions the domains plugin a read-only key', () => {
 
   it("a runtime with the project's .env reads the registry: search_domains finds the oracle itself", async () => {
     const vars = dotenv(join(project.dir, '.env'));
-    // the project's environment as it is but the model (the test's scripted one); the local daemon found through its discovery file
+    // the project's environment as it is but the model (the test's scripted one); the local daemon found through its
+    // discovery file
     const { LLM_BASE_URL: _url, LLM_PROVIDER_API_KEY: _key, ...own } = vars;
     const h = await settled(await startHarness({ env: { ...own, ORACLEKIT_HOME: t.home } }));
     expect(h.lines).toContain('[plugin] domains pending → loaded');

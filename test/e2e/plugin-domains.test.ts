@@ -165,7 +165,8 @@ describe('domains plugin against the real registry app', () => {
   });
 
   it('a key revoked after boot, a registry that is down, and no registry at all are clear tool errors (no key in them)', async () => {
-    // a key refused at boot fails the plugin (plugin-domains-credentials.test.ts); one revoked later is refused per call
+    // a key refused at boot fails the plugin (plugin-domains-credentials.test.ts); one revoked later is refused per
+    // call
     const revoked = await reg.key('did:example:revoked', 'reader');
     const bad = await settled(
       await startHarness({ env: { ORACLEKIT_REGISTRY_URL: reg.url, ORACLEKIT_API_KEY: revoked } }),

@@ -136,7 +136,9 @@ async function send(
   return { status: r.statusCode, body: text ? JSON.parse(text) : undefined, requestId: r.headers['x-request-id'] };
 }
 
-/** Never a 5xx; every reply has a request id; every error is the one body {statusCode, code, message, field?, details?}. */
+/**
+ * Never a 5xx; every reply has a request id; every error is the one body {statusCode, code, message, field?, details?}.
+ */
 function checkReply(r: Reply): void {
   expect(r.status).toBeLessThan(500);
   expect(r.requestId).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);

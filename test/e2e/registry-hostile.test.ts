@@ -155,7 +155,7 @@ async function call(
   return { status: r.status, headers: r.headers, body: text ? (JSON.parse(text) as unknown) : undefined };
 }
 
-describe('one error body everywhere (item 3)', () => {
+describe('one error body everywhere', () => {
   let s: Server;
   let key: string;
   beforeAll(async () => {
@@ -219,7 +219,7 @@ describe('one error body everywhere (item 3)', () => {
   });
 });
 
-describe('slow and abusive clients (item 4)', () => {
+describe('slow and abusive clients', () => {
   it('made-up Bearer keys count against the client address: 429 with the documented body, no window per made-up key', async () => {
     const s = await server({ rateLimit: { max: 40, timeWindowMs: 600_000 } });
     try {
@@ -309,7 +309,7 @@ describe('slow and abusive clients (item 4)', () => {
   });
 });
 
-describe('database files (item 5, the real daemon)', () => {
+describe('database files (the real daemon)', () => {
   it('registry.db, -wal and -shm are 0600, whatever the umask', async () => {
     const t = tempHome();
     homes.push(t.cleanup);

@@ -89,7 +89,8 @@ describe.skipIf(!postgresAvailable())('two daemons on one PostgreSQL database (#
       ),
     );
     const ok = replies.filter((r) => r.status === 200).length;
-    // the second copy of a vote is refused: already_voted, or proposal_closed when it arrives after the last first copy executed it
+    // the second copy of a vote is refused: already_voted, or proposal_closed when it arrives after the last first copy
+    // executed it
     const refused = (r: { status: number; body: any }) =>
       r.status === 409 && ['already_voted', 'proposal_closed'].includes(r.body.code);
     const dup = replies.filter(refused).length;

@@ -396,7 +396,7 @@ describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
     });
   });
 
-  describe('an empty body with a JSON content type (issue #14 item 1: the IXO SDK sends one)', () => {
+  describe('an empty body with a JSON content type (the IXO SDK sends one)', () => {
     it('reads as {} on the routes whose body is optional; a route that needs fields names them; bad JSON stays invalid_json', async () => {
       const u = await h.user();
       const send = async (method: string, path: string, body?: string) =>

@@ -29,7 +29,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Boots createOracleApp of dist/ in a child that records every module it resolves; resolves with those URLs once it serves. */
+/**
+ * Boots createOracleApp of dist/ in a child that records every module it resolves; resolves with those URLs once it
+ * serves.
+ */
 async function modulesOfAnInstance(env: Record<string, string>): Promise<string[]> {
   const trace = join(dir, `imports-${Math.random().toString(36).slice(2)}.txt`);
   const script = `

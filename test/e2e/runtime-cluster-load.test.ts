@@ -122,7 +122,8 @@ describe('the run-event bus under load', () => {
       expect(r.whole).toEqual(r.own);
       expect(r.whole.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
       expect(text(r.whole)).toBe(answer);
-      // the list is written by the appends alone; its end (the done) was appended last, so it is whole once done is there
+      // the list is written by the appends alone; its end (the done) was appended last, so it is whole once done is
+      // there
       const list = await until(async () => {
         const l = await redisList(r.runId);
         return l.at(-1)?.event === 'done' ? l : undefined;

@@ -41,7 +41,10 @@ let mnemonic: string;
 let oracleDid: string;
 const children: ChildProcess[] = [];
 
-/** An instance of the oracle on the shared database and Redis (test/helpers/runtime-cluster.ts), with this suite's settings. */
+/**
+ * An instance of the oracle on the shared database and Redis (test/helpers/runtime-cluster.ts), with this suite's
+ * settings.
+ */
 async function spawnInstance(extraEnv: Record<string, string> = {}): Promise<Instance> {
   const started = spawnClusterInstance(
     { database, mnemonic, oracleDid, redisUrl: redis.url, modelBaseURL: model.baseURL },
@@ -333,7 +336,8 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
       expect(refused.status).toBe(503);
       expect(refused.body).toMatchObject({ statusCode: 503, code: 'redis_unavailable' });
       expect(refused.body.message).toMatch(/ORACLE_REDIS_URL/);
-      // with ORACLE_UCAN_REPLAY=strict every request claims its invocation in Redis: refused alike, never accepted unchecked
+      // with ORACLE_UCAN_REPLAY=strict every request claims its invocation in Redis: refused alike, never accepted
+      // unchecked
       expect((await u.req(B.url, 'GET', `/sessions/${sessionId}/messages`)).body).toMatchObject({
         statusCode: 503,
         code: 'redis_unavailable',
@@ -396,12 +400,14 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
       const following = readSse(res).then((r) => r.events);
       following.catch(() => {}); // awaited below
       await redis.kill();
-      // the turn streams to its own client and ends while Redis is away (its socket.io emits and Redis writes fail quietly)
+      // the turn streams to its own client and ends while Redis is away (its socket.io emits and Redis writes fail
+      // quietly)
       const whole = await owned;
       expect(whole.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
       expect((await fetch(`${A.url}/health`)).status).toBe(200);
       await redis.start();
-      // once back, A's heartbeat rewrites the run's list and B's follower reads what it missed: the same events, in order, once
+      // once back, A's heartbeat rewrites the run's list and B's follower reads what it missed: the same events, in
+      // order, once
       expect(await following).toEqual(whole);
       expect(whole.map((e) => (e.event === 'message' ? e.data.content : '')).join('')).toBe(
         Array.from({ length: 10 }, (_, i) => `w${i} `).join(''),
@@ -455,7 +461,8 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
         await pg.halt();
         expect((await Promise.all(writing)).every((n) => n > 0)).toBe(true);
         try {
-          // reads, writes and turns, on both instances, for a few seconds: a clear 503 naming the cause, nothing half-done
+          // reads, writes and turns, on both instances, for a few seconds: a clear 503 naming the cause, nothing
+          // half-done
           const unavailable = { statusCode: 503, code: 'database_unavailable' };
           for (let round = 0; round < 8; round++) {
             const list = await u.req(A.url, 'GET', '/sessions');

@@ -221,7 +221,7 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     expect(r.code).toBe(5);
     expect(JSON.parse(r.stderr).details).toMatchObject({ adjustedSize: 71, population: 60 });
   });
-  it('409 errors say what is valid once (#18 item 7)', async () => {
+  it('409 errors say what is valid once', async () => {
     for (const st of [
       ['a=0.5', 'b=0.45'],
       ['a=0.5', ' A=0.5'],
@@ -243,7 +243,7 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
       expect(r.stderr.match(/valid:/g), r.stderr).toHaveLength(1);
     }
   });
-  it('a repeated single-value flag is refused with repeated_flag, on the fast path and through oclif (#18 item 7)', async () => {
+  it('a repeated single-value flag is refused with repeated_flag, on the fast path and through oclif', async () => {
     const fast = await runCli([...single, '--dropout', '0.2']);
     expect(fast.code).toBe(2);
     expect(fast.stdout).toBe('');
@@ -277,7 +277,7 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     const ok = await runCli([...strat, '--explain', '--explain', '--json']);
     expect(ok.code).toBe(0);
   });
-  it('extreme numbers: a census or 422, never exit 1 (#19 item 1)', async () => {
+  it('extreme numbers: a census or 422, never exit 1', async () => {
     const big = await runCli([
       'sample',
       'calc',

@@ -27,7 +27,10 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The CLI in a fresh tmux session, CI unset (the suite itself may run with CI=true); the shell stays to show the exit code. */
+/**
+ * The CLI in a fresh tmux session, CI unset (the suite itself may run with CI=true); the shell stays to show the exit
+ * code.
+ */
 function session(args: string, env = 'env -u CI'): Tmux {
   const t = new Tmux(SOCK, `s${++n}`);
   t.start(`${env} ORACLEKIT_HOME='${dir}' '${process.execPath}' '${BIN}' ${args}; echo "EXIT=$?"; sleep 600`, {

@@ -15,7 +15,10 @@ export async function listenLoopback(server: Server): Promise<{ url: string; por
   };
 }
 
-/** A free TCP port on 127.0.0.1 (for servers that take a port rather than a listening socket: redis-server, PostgreSQL, a spawned CLI). */
+/**
+ * A free TCP port on 127.0.0.1 (for servers that take a port rather than a listening socket: redis-server, PostgreSQL,
+ * a spawned CLI).
+ */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();

@@ -26,7 +26,10 @@ export interface PostgresServer {
   restart(): Promise<void>;
   /** SIGKILLs the postmaster (a crash); start() brings it back with recovery. */
   kill(): void;
-  /** Stops the server (fast shutdown: sessions ended, open transactions rolled back) and keeps its data; start() brings it back on the same port. */
+  /**
+   * Stops the server (fast shutdown: sessions ended, open transactions rolled back) and keeps its data; start() brings
+   * it back on the same port.
+   */
   halt(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;

@@ -16,7 +16,10 @@ const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? '/usr/bin/redis-server';
 export interface RedisServer {
   url: string;
   port: number;
-  /** SIGKILLs the server (a crash; nothing is persisted, so it comes back empty); start() brings it back on the same port. */
+  /**
+   * SIGKILLs the server (a crash; nothing is persisted, so it comes back empty); start() brings it back on the same
+   * port.
+   */
   kill(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;

@@ -114,7 +114,10 @@ async function guardReplace(
   return { did: old, backup: backupIdentity(env)! };
 }
 
-/** The mnemonic of a mnemonic sign-in: generated, from a file or variable, or on a terminal typed or generated on request. */
+/**
+ * The mnemonic of a mnemonic sign-in: generated, from a file or variable, or on a terminal typed or generated on
+ * request.
+ */
 async function mnemonicOf(o: LoginOptions, env: NodeJS.ProcessEnv): Promise<{ mnemonic: string; source: string }> {
   if (o.generate) return { mnemonic: generateMnemonic(), source: 'generated' };
   const given = await readMnemonic({ file: o.mnemonicFile, envName: o.mnemonicEnv, env, interactive: false });

@@ -1,4 +1,7 @@
-/** Flag values of the registry commands turned into request bodies, with errors naming the flag, the value and what is valid. */
+/**
+ * Flag values of the registry commands turned into request bodies, with errors naming the flag, the value and what is
+ * valid.
+ */
 import { readFileSync } from 'node:fs';
 import type { Service } from '../../lib/registry/types.ts';
 import { cliError } from '../errors.ts';

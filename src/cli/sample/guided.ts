@@ -1,5 +1,5 @@
 /**
- * The guided `sample calc` and `sample recalc` (#18 item 8): for a person at
+ * The guided `sample calc` and `sample recalc`: for a person at
  * a terminal who did not give every input, each missing input is asked for
  * with @inquirer/prompts, saying what the value means and validating it with
  * the same code as its flag (parseNumberFlag, then the engine's own checks).

@@ -15,7 +15,10 @@ import {
   type RecalcInput,
 } from '../../lib/sampling/recalc.ts';
 
-/** Without a previous design or --input, the population, the observed values (or observations) and the dropout are needed. */
+/**
+ * Without a previous design or --input, the population, the observed values (or observations) and the dropout are
+ * needed.
+ */
 function missingInputs(f: RecalcFlags): boolean {
   if (f.previous !== undefined || f.input !== undefined) return false;
   const values = f.observations !== undefined || (f.mean !== undefined && f.sd !== undefined);

@@ -10,7 +10,10 @@ export function newNotes(r: NewResult): string[] {
   return notes;
 }
 
-/** The `cd` of "Next:": relative to where the command ran (absolute only when no relative path exists, e.g. another drive); none when it is that folder. */
+/**
+ * The `cd` of "Next:": relative to where the command ran (absolute only when no relative path exists, e.g. another
+ * drive); none when it is that folder.
+ */
 export function cdLine(dir: string, cwd: string): string[] {
   const rel = relative(cwd, dir);
   if (rel === '') return [];

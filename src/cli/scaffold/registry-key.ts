@@ -1,5 +1,5 @@
 /**
- * The scaffold's registry key (#16 item 3): `oraclekit new` provisions a
+ * The scaffold's registry key: `oraclekit new` provisions a
  * read-only key (role `reader`, bound to the new oracle's DID) for the
  * project's domains plugin and writes it to the project's .env as
  * ORACLEKIT_API_KEY, next to ORACLEKIT_REGISTRY_URL (.env stays 0600;

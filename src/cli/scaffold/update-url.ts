@@ -152,7 +152,8 @@ export async function updateOracleUrl(i: UpdateUrlInput): Promise<UpdateUrlResul
       const before = text;
       const from = getEnvVar(text, 'PORT') ?? null;
       if (from !== String(target.port)) text = setEnvVar(text, 'PORT', String(target.port));
-      // HOST follows a URL that names another loopback address (127.0.0.5, ::1); every interface (0.0.0.0, ::) stays as set
+      // HOST follows a URL that names another loopback address (127.0.0.5, ::1); every interface (0.0.0.0, ::) stays as
+      // set
       const host = getEnvVar(text, 'HOST')?.trim() || '127.0.0.1';
       if (host !== '0.0.0.0' && host !== '::' && host !== target.bindHost)
         text = setEnvVar(text, 'HOST', target.bindHost);

@@ -28,7 +28,9 @@ export class LiveAgentError extends Error {
 export interface CallAgentInput {
   callType: CallType;
   sessionId: string;
-  /** The caller's DID (the IXO SDK's field; the oracle takes the caller from the UCAN, and a different one is refused). */
+  /**
+   * The caller's DID (the IXO SDK's field; the oracle takes the caller from the UCAN, and a different one is refused).
+   */
   userDid?: string;
   agentVoice?: string;
   language?: string;
@@ -38,7 +40,10 @@ export interface UseLiveAgentOptions {
   overrides?: OracleOverrides;
   /** Told of media device and encryption errors during the call (the IXO SDK's toastAlert). */
   toastAlert?: (t: { title: string; description: string }) => void;
-  /** The E2EE worker (default: livekit-client's, `new URL('livekit-client/e2ee-worker', import.meta.url)`, which bundlers resolve). */
+  /**
+   * The E2EE worker (default: livekit-client's, `new URL('livekit-client/e2ee-worker', import.meta.url)`, which
+   * bundlers resolve).
+   */
   worker?: Worker;
 }
 

@@ -12,7 +12,9 @@ import type { AgActionDef } from './context.tsx';
 
 export type UiComponents = Record<string, ComponentType<Record<string, unknown>>>;
 
-/** Renders of the actions registered by useAgAction, by name (module-wide: the render is a pure function of its props). */
+/**
+ * Renders of the actions registered by useAgAction, by name (module-wide: the render is a pure function of its props).
+ */
 export const actionRenders = new Map<string, NonNullable<AgActionDef['render']>>();
 
 function renderRecord(r: ComponentRecord, ui: UiComponents | undefined, key?: number): ReactNode {

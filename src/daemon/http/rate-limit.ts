@@ -130,7 +130,9 @@ class SharedWindows {
     this.log = log;
   }
 
-  /** Connects in the background (counting locally until Redis answers) and reconnects for ever: 50 ms doubling to 1 s. */
+  /**
+   * Connects in the background (counting locally until Redis answers) and reconnects for ever: 50 ms doubling to 1 s.
+   */
   static async connect(url: string, log: FastifyBaseLogger): Promise<SharedWindows> {
     // a command while disconnected fails at once (and is counted locally) instead of waiting in a queue
     const client = (await createRedisClient({

@@ -29,7 +29,10 @@ export class DidProofs {
   /** Challenges accepted in the window, → their expiry. */
   private readonly used = new Map<string, number>();
 
-  /** Throws unless `proof` is the DID's signature over a fresh challenge for these roles; `required`: no proof is an error. */
+  /**
+   * Throws unless `proof` is the DID's signature over a fresh challenge for these roles; `required`: no proof is an
+   * error.
+   */
   check(did: string, roles: readonly string[], proof: KeyProof | undefined, required: boolean, now: number): void {
     if (!proof) {
       if (required)

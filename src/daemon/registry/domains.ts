@@ -88,7 +88,8 @@ export class Domains {
         );
       }
     } catch (e) {
-      // SQLite: "UNIQUE constraint failed: index 'domains_aka'"; PostgreSQL: 'duplicate key value violates unique constraint "domains_aka"'
+      // SQLite: "UNIQUE constraint failed: index 'domains_aka'"; PostgreSQL: 'duplicate key value violates unique
+      // constraint "domains_aka"'
       if (
         /unique/i.test(String((e as Error).message)) &&
         /domains_aka|also_known_as/.test(String((e as Error).message))
@@ -165,7 +166,8 @@ export class Domains {
       params.push(requireDid('controller', q.controller));
     }
     if (q.q !== undefined) {
-      // a substring, case-folded: instr on SQLite, strpos on PostgreSQL (neither has the other; LIKE would read % and _ in q)
+      // a substring, case-folded: instr on SQLite, strpos on PostgreSQL (neither has the other; LIKE would read % and _
+      // in q)
       const pos = this.ctx.db.dialect === 'postgres' ? 'strpos' : 'instr';
       where += ` AND (${pos}(lower(coalesce(name, '')), lower(?)) > 0 OR ${pos}(lower(coalesce(also_known_as, '')), lower(?)) > 0 OR id = ?)`;
       params.push(q.q, q.q, q.q);
@@ -212,7 +214,8 @@ export class Domains {
       if (changed.length === 0) return view(d, now);
       let state = reverify ? transition(d.state, 'reverify') : d.state;
       if (reverify && d.state === 'pending_verification') {
-        // what the voters are asked about changed under them: the open proposal is cancelled and the domain must be proposed again
+        // what the voters are asked about changed under them: the open proposal is cancelled and the domain must be
+        // proposed again
         await db.run(
           "UPDATE proposals SET status = 'cancelled', closed_at = ? WHERE domain_id = ? AND status = 'open'",
           [nowIso(now), id],

@@ -110,7 +110,10 @@ function required<T extends z.ZodType>(field: string, schema: T, valid: string) 
   );
 }
 
-/** POST /v1/sampling's body, an object: its projectId, its inputs as sent, and as the engine validated them; throws the area's error. */
+/**
+ * POST /v1/sampling's body, an object: its projectId, its inputs as sent, and as the engine validated them; throws the
+ * area's error.
+ */
 function samplingRule({ projectId, ...input }: Record<string, unknown>) {
   return {
     projectId: requireDid('projectId', projectId),

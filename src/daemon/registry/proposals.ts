@@ -111,7 +111,8 @@ export class Proposals {
       throw registryError('proposal_not_found', `no proposal ${id}`, { field: 'id', value: id });
     const db = this.ctx.db;
     return db.tx(async () => {
-      // settling and voting on one proposal happen one daemon at a time: the tally is read after the last vote committed
+      // settling and voting on one proposal happen one daemon at a time: the tally is read after the last vote
+      // committed
       await lockForUpdate(db, { table: 'proposals', column: 'id', key: id });
       const r = await this.row(id);
       const snapshot = JSON.parse(r.snapshot) as SnapshotVoter[];

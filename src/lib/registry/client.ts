@@ -58,7 +58,10 @@ export function requestJson<T = unknown>(r: HttpRequest): Promise<HttpReply<T>> 
   });
 }
 
-/** The server's error body as an OracleKitError (its status, code, message, field, details); `context` prefixes the message, `hint` ends it. */
+/**
+ * The server's error body as an OracleKitError (its status, code, message, field, details); `context` prefixes the
+ * message, `hint` ends it.
+ */
 export function errorFromReply(reply: HttpReply<unknown>, context?: string, hint?: string): OracleKitError {
   const b = (reply.body !== null && typeof reply.body === 'object' ? reply.body : {}) as Partial<ErrorBody>;
   const hasBody = typeof b.code === 'string';

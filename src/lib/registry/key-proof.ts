@@ -6,7 +6,8 @@
  * src/daemon/registry/did-proof.ts) and the CLI (which makes it with the
  * identity it holds).
  *
- *   oraclekit-api-key <did> <roles, sorted, unique, comma-separated> <issuedAt, ISO 8601 UTC with milliseconds, as toISOString>
+ *   oraclekit-api-key <did> <roles, sorted, unique, comma-separated> <issuedAt, ISO 8601 UTC with milliseconds, as
+ * toISOString>
  *
  * The signature is over the UTF-8 bytes of that line, base64url (or base64)
  * of 64 bytes: Ed25519 for an ed25519 did:key; ECDSA over SHA-256, compact

@@ -348,7 +348,10 @@ export function observationStats(
   return { stats, overall, unknown: [...unknown] };
 }
 
-/** Per stratum: CV assumed vs observed, the precision the planned size achieves with the observed CV, the size the data imply. */
+/**
+ * Per stratum: CV assumed vs observed, the precision the planned size achieves with the observed CV, the size the data
+ * imply.
+ */
 export function compareWithData(
   d: Design,
   strata: ProjectReport['strata'],

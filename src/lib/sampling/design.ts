@@ -120,7 +120,10 @@ export function fpc(N: number, n0: number): number {
   return Number.isFinite(direct) ? direct : N / (1 + (N - 1) / n0);
 }
 
-/** ceil(calculatedSize / (1 - d)), exact for the decimal d: in doubles where they are exact (decimalFraction), else on rationals. */
+/**
+ * ceil(calculatedSize / (1 - d)), exact for the decimal d: in doubles where they are exact (decimalFraction), else on
+ * rationals.
+ */
 export function adjustForDropout(calculatedSize: number, dropoutRate: number): number {
   // d = digits / scale exactly, so the quotient is (calculatedSize * scale) / (scale - digits): with the numerator
   // a safe integer, % and the division of the remainder-free part are exact in doubles
@@ -181,7 +184,8 @@ export function apportion(N: number, weights: number[]): number[] {
 
 /** 1 - d, exact in decimal (1 - 0.07 is 0.93, not 0.9299999999999999). */
 export function oneMinus(d: number): number {
-  // (scale - digits) / scale: both exact, and a double division rounds the exact quotient as Number() rounds its decimal
+  // (scale - digits) / scale: both exact, and a double division rounds the exact quotient as Number() rounds its
+  // decimal
   const f = Q.decimalFraction(d);
   if (f) return (f.scale - f.digits) / f.scale;
   return Q.toNumber(Q.sub(Q.int(1), Q.fromNumber(d)));

@@ -72,7 +72,10 @@ export interface GroupSummary {
 }
 
 export interface RealisedDropout {
-  /** "marked": sampled = rows of the CSV, incomplete ones marked (empty or NA); "design": sampled = the previous design's n_h. */
+  /**
+   * "marked": sampled = rows of the CSV, incomplete ones marked (empty or NA); "design": sampled = the previous
+   * design's n_h.
+   */
   basis: 'marked' | 'design';
   overall: { sampled: number; completed: number; rate: number };
   strata: { stratum: string; sampled: number; completed: number; rate: number }[];

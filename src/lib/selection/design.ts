@@ -264,7 +264,10 @@ export interface PopulationMismatch {
     plannedCompleted: number;
     precision: number;
   }[];
-  /** n_h of the design recomputed for the frame (its counts as the strata's populations); null if that design does not fit. */
+  /**
+   * n_h of the design recomputed for the frame (its counts as the strata's populations); null if that design does not
+   * fit.
+   */
   needed: { name: string; sampleSize: number }[] | null;
   /** The `sample calc` command that recomputes the design for the frame. */
   command: string;

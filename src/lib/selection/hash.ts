@@ -176,7 +176,10 @@ export class Ticketer {
     this.padded(msg.length, out, offset);
   }
 
-  /** The message is in pad[0..n): pad it (0x80, zeros, the bit length of ipad block + message), hash, then the outer hash. */
+  /**
+   * The message is in pad[0..n): pad it (0x80, zeros, the bit length of ipad block + message), hash, then the outer
+   * hash.
+   */
   private padded(n: number, out: Uint8Array, offset: number): void {
     const p = this.pad;
     const w = this.w;

@@ -54,7 +54,9 @@ const CommitmentSchema = z.object({
     round: z.number().int().min(1),
     roundTime: z.iso.datetime(),
   }),
-  /** Present when the committer accepted a frame larger than the design's population (populationMismatch in design.ts). */
+  /**
+   * Present when the committer accepted a frame larger than the design's population (populationMismatch in design.ts).
+   */
   populationMismatch: z
     .object({
       accepted: z.literal(true),

@@ -569,7 +569,10 @@ export async function verifySelection(o: VerifyOptions): Promise<VerifyResult> {
   );
 }
 
-/** The proof's strata, sample (rank, id, ticket) and order digests against a recomputed selection; the first difference or null. */
+/**
+ * The proof's strata, sample (rank, id, ticket) and order digests against a recomputed selection; the first difference
+ * or null.
+ */
 function compareProofWithSelection(
   p: Proof,
   frame: Frame,

@@ -225,7 +225,10 @@ export interface ReplayStore {
 /** An in-memory replay store: CIDs remembered until their expiry. */
 export class MemoryReplayStore implements ReplayStore {
   private readonly map = new Map<string, number>();
-  /** Size at which expired entries are swept (doubles while the live ones alone exceed it, so a sweep stays amortised O(1)). */
+  /**
+   * Size at which expired entries are swept (doubles while the live ones alone exceed it, so a sweep stays amortised
+   * O(1)).
+   */
   private sweepAt = 10_000;
   seen(cid: string, expiresAt: number): boolean {
     const now = nowSeconds();
@@ -251,7 +254,10 @@ export interface VerifyOptions {
   now?: number;
   /** Enforce the 900 s TTL (invocations). */
   enforceTtl?: boolean;
-  /** Enforce this TTL in seconds instead (a delegation used alone to authenticate); the setting's name for the error message. */
+  /**
+   * Enforce this TTL in seconds instead (a delegation used alone to authenticate); the setting's name for the error
+   * message.
+   */
   maxTtl?: { seconds: number; setting: string };
 }
 

@@ -13,7 +13,8 @@
  *   P:session:<id>:active  the session's running run id (abort through any instance)
  *   P:used:<cid>           a used invocation (ORACLE_UCAN_REPLAY=strict), until its expiry
  * Channels:
- *   P:run:<runId>          each batch of the run's events as it is appended: a JSON array, published after its RPUSH on the same connection
+ *   P:run:<runId>          each batch of the run's events as it is appended: a JSON array, published after its RPUSH on
+ * the same connection
  *   P:control              abort a run, settle a client's tool result, where the turn runs
  *
  * The events a run emits in one turn of the event loop go out together: one
@@ -51,7 +52,9 @@ export interface ClusterHandlers {
   abort(runId: string, reason: string): void;
   /** A client connected to another instance answered a call awaited here. */
   settle(sessionId: string, toolCallId: string, answer: { result?: unknown; error?: string }): void;
-  /** A dead instance's run ended failed with these events: store them (the run's row) and tell the session's clients. */
+  /**
+   * A dead instance's run ended failed with these events: store them (the run's row) and tell the session's clients.
+   */
   reaped(run: { runId: string; sessionId: string; requestId: string }, events: AnyEvent[]): void;
 }
 
@@ -68,7 +71,10 @@ export interface ClusterOptions {
 /** How long a request waits for Redis (event-loop time: a loop blocked by other work does not count) before its 503. */
 const REQUEST_WAIT_MS = 10_000;
 
-/** The Redis side of one of this instance's runs: how many of its events were sent (RPUSH issued, in order) and whether the list fell behind. */
+/**
+ * The Redis side of one of this instance's runs: how many of its events were sent (RPUSH issued, in order) and whether
+ * the list fell behind.
+ */
 interface RunLog {
   run: Run;
   /** Events whose RPUSH was issued: run.events[0, sent). */
@@ -89,7 +95,8 @@ export class RemoteRun extends Run {
   onIdle: () => void = () => {};
 
   override subscribe(after: number, l: (e: AnyEvent) => void): () => void {
-    // a follower may be behind the client (the owner appends a loop turn's events after writing them to its own stream): events up to `after` arriving live are not the subscriber's
+    // a follower may be behind the client (the owner appends a loop turn's events after writing them to its own
+    // stream): events up to `after` arriving live are not the subscriber's
     const off = super.subscribe(after, (e) => {
       if (e.id > after) l(e);
     });
@@ -178,7 +185,10 @@ export class Cluster {
     this.adapterFactory = adapterFactory;
   }
 
-  /** Connects (three connections: commands, subscriptions, socket.io's adapter); fails the boot when Redis is not there within connectTimeoutMs. */
+  /**
+   * Connects (three connections: commands, subscriptions, socket.io's adapter); fails the boot when Redis is not there
+   * within connectTimeoutMs.
+   */
   static async connect(o: ClusterOptions): Promise<Cluster> {
     const { createAdapter } = await import('@socket.io/redis-adapter');
     // requests bound their own wait (`answer`); at boot a few tries (about 3 s), then the boot error below; once
@@ -236,7 +246,10 @@ export class Cluster {
     return this.client.isReady && this.sub.isReady;
   }
 
-  /** Refuses a turn while a connection to Redis is down (never because of a long queue: appends are never dropped, requests wait their turn). */
+  /**
+   * Refuses a turn while a connection to Redis is down (never because of a long queue: appends are never dropped,
+   * requests wait their turn).
+   */
   assertReady(): void {
     if (this.ready) return;
     const down = [this.client.isReady ? '' : 'commands', this.sub.isReady ? '' : 'subscriptions'].filter(Boolean);
@@ -266,7 +279,10 @@ export class Cluster {
     return r;
   }
 
-  /** socket.io's Redis adapter: an event emitted to a session's room on any instance reaches its clients on every instance. */
+  /**
+   * socket.io's Redis adapter: an event emitted to a session's room on any instance reaches its clients on every
+   * instance.
+   */
   get socketAdapter(): unknown {
     return this.adapterFactory;
   }
@@ -341,7 +357,8 @@ export class Cluster {
           });
       }
       if (r.finished) {
-        // what its end wrote may have been refused too (a Redis that kept its data across the restart would keep the run owned and its session busy)
+        // what its end wrote may have been refused too (a Redis that kept its data across the restart would keep the
+        // run owned and its session busy)
         await this.client.hDel(this.k('owned'), r.runId);
         await this.client.eval(DEL_IF, { keys: [this.k('session', r.sessionId, 'active')], arguments: [r.runId] });
         if (whole) this.local.delete(r.runId);
@@ -388,7 +405,10 @@ export class Cluster {
     return announced;
   }
 
-  /** Appends the run's events not sent yet: one RPUSH of all of them, then one PUBLISH of the batch (a JSON array), in that order on one connection. */
+  /**
+   * Appends the run's events not sent yet: one RPUSH of all of them, then one PUBLISH of the batch (a JSON array), in
+   * that order on one connection.
+   */
   private flush(log: RunLog): void {
     const { run } = log;
     if (log.behind || log.sent >= run.events.length) return;
@@ -470,7 +490,8 @@ export class Cluster {
     for (const raw of stored) take(JSON.parse(raw) as AnyEvent);
     for (const e of early) take(e);
     if (run.finished || run.events.at(-1)?.event === 'done') stop();
-    // events missed on the channel (Redis restarting, a reconnection) are read from the list, which the owner rewrites whole
+    // events missed on the channel (Redis restarting, a reconnection) are read from the list, which the owner rewrites
+    // whole
     if (!stopped) {
       refill = setInterval(
         () => {
@@ -487,7 +508,10 @@ export class Cluster {
     return run;
   }
 
-  /** 409 run_in_progress when the session's turn runs on another instance that is alive (this one's own runs: RunManager). */
+  /**
+   * 409 run_in_progress when the session's turn runs on another instance that is alive (this one's own runs:
+   * RunManager).
+   */
   async assertSessionFree(sessionId: string): Promise<void> {
     const busy = await this.answer(`the check of session ${sessionId}'s running turn`, async () => {
       const runId = await this.client.get(this.k('session', sessionId, 'active'));
@@ -503,7 +527,9 @@ export class Cluster {
 
   // ---- control: abort and client results ---------------------------------
 
-  /** Aborts the session's running run wherever it runs; resolves with its id, or undefined when the session has none. */
+  /**
+   * Aborts the session's running run wherever it runs; resolves with its id, or undefined when the session has none.
+   */
   async abortSession(sessionId: string, reason: string): Promise<string | undefined> {
     return this.answer(`the abort of session ${sessionId}'s running turn`, async () => {
       const runId = await this.client.get(this.k('session', sessionId, 'active'));
@@ -559,7 +585,10 @@ export class Cluster {
 
   // ---- the reaper ----------------------------------------------------------
 
-  /** Runs owned by an instance whose lease lapsed end failed: their event list gets an error and a done, their row is stored. */
+  /**
+   * Runs owned by an instance whose lease lapsed end failed: their event list gets an error and a done, their row is
+   * stored.
+   */
   private async reap(): Promise<void> {
     const owned = await this.client.hGetAll(this.k('owned'));
     const owners = [...new Set(Object.values(owned))].filter((o) => o !== this.instanceId);

@@ -21,7 +21,9 @@ export type ScriptStep =
   /** An error object inside the stream, as OpenRouter and others do. */
   | { type: 'stream_error'; message: string }
   | { type: 'delay'; ms: number }
-  /** Text without end, chunk after chunk (a pause of everyMs between chunks, default none) until the client goes away. */
+  /**
+   * Text without end, chunk after chunk (a pause of everyMs between chunks, default none) until the client goes away.
+   */
   | { type: 'endless'; text: string; everyMs?: number }
   /** The connection breaks mid-stream. */
   | { type: 'close' };
@@ -45,7 +47,9 @@ export interface ChatRequestBody {
 
 export type ScriptSource = Script | ((body: ChatRequestBody) => Script);
 
-/** A recorded model request (headers: the HTTP headers the loopback server got; the in-process model's call headers). */
+/**
+ * A recorded model request (headers: the HTTP headers the loopback server got; the in-process model's call headers).
+ */
 export interface ScriptedRequest {
   body: ChatRequestBody;
   headers: Record<string, string | string[] | undefined>;

@@ -248,7 +248,8 @@ export function scriptedModel(opts: { modelId?: string } = {}): ScriptedModel {
                   }
                 case 'close':
                   finished = true;
-                  // what the provider reports for a connection that breaks mid-body: a retryable call error without a status
+                  // what the provider reports for a connection that breaks mid-body: a retryable call error without a
+                  // status
                   c.error(
                     new APICallError({
                       message: 'terminated: the scripted model closed the connection',

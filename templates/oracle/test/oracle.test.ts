@@ -127,7 +127,8 @@ describe('the oracle', () => {
     expect(oracle.model.requests[0]!.body.tools?.map((t) => t.function.name)).toContain('get_local_time');
   });
 
-  // at its own price; a free oracle shows the same path at an example price (what setting `price` in oracle.config.json does)
+  // at its own price; a free oracle shows the same path at an example price (what setting `price` in oracle.config.json
+  // does)
   it(`charges ${price > 0 ? 'its price' : 'a price (0.5 per turn, when oracle.config.json sets one)'}: 402 with the claim, the contract, the payment, then the answer`, async () => {
     const o = price > 0 ? oracle : await start(0.5);
     try {

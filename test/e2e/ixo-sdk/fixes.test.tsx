@@ -66,9 +66,10 @@ afterAll(async () => {
 const SHORT = { invocationTtl: 20 };
 const sessionIds = (p: Probe): string[] => (p.sessions.sessions as { sessionId: string }[]).map((s) => s.sessionId);
 
-describe('issue #14 item 1: session create and delete', () => {
+describe('session create and delete', () => {
   // Issue #14 item 1. The SDK sends `content-type: application/json` and no body on POST /sessions and
-  // DELETE /sessions/:id. Before the fix: RequestError "Body cannot be empty when content-type is set to 'application/json'" (400).
+  // DELETE /sessions/:id. Before the fix: RequestError "Body cannot be empty when content-type is set to
+  // 'application/json'" (400).
   it('creates and deletes a session with useOracleSessions', async (ctx) => {
     const l = suite.get(ctx);
     const wallet = await createWallet(SHORT);
@@ -83,10 +84,11 @@ describe('issue #14 item 1: session create and delete', () => {
   });
 });
 
-describe('issue #14 item 2: an invocation is a bearer credential for its lifetime', () => {
+describe('an invocation is a bearer credential for its lifetime', () => {
   // Issue #14 item 2. The SDK caches one invocation per user and oracle until 30 s before its expiry and sends it
   // on every request and the socket handshake. Before the fix the second use is refused:
-  // ["GET /sessions/<id>/run → replayed", "POST /messages/<id> → replayed", "GET /sessions/<id>/messages?limit=20 → replayed", …]
+  // ["GET /sessions/<id>/run → replayed", "POST /messages/<id> → replayed", "GET /sessions/<id>/messages?limit=20 →
+  // replayed", …]
   it('a session with a realistic invocation lifetime gets no 401 at all', async (ctx) => {
     const l = suite.get(ctx);
     const wallet = await createWallet({ invocationTtl: 300 });
@@ -118,8 +120,9 @@ describe('issue #14 item 2: an invocation is a bearer credential for its lifetim
   });
 });
 
-describe('issue #14 item 3: a dropped stream is resumed by the SDK', () => {
-  // Issue #14 item 3. Before the fix the rejoin is refused: ["GET /runs/<runId>?after=3 → 401 replayed"] (the SDK retries 12
+describe('a dropped stream is resumed by the SDK', () => {
+  // Issue #14 item 3. Before the fix the rejoin is refused: ["GET /runs/<runId>?after=3 → 401 replayed"] (the SDK
+  // retries 12
   // times over about a minute, then gives up). The same drop with a fresh credential on the rejoin passes
   // (sdk.test.tsx, "reconnect"), so this flips with the item 2 fix unless something else breaks.
   it('finishes the turn after the SSE connection drops mid-turn, with no gap and no duplicate tokens', async (ctx) => {
@@ -128,9 +131,10 @@ describe('issue #14 item 3: a dropped stream is resumed by the SDK', () => {
   });
 });
 
-describe('issue #14 item 4: login with a delegation only', () => {
+describe('login with a delegation only', () => {
   // Issue #14 item 4. OraclesProvider without createInvocation sends `x-ucan-delegation` alone (HTTP and socket
-  // `auth.ucanDelegation`). Before the fix: ["GET /sessions?limit=20&offset=0 → missing_token", "GET /sessions/<id>/messages?limit=20 → missing_token",
+  // `auth.ucanDelegation`). Before the fix: ["GET /sessions?limit=20&offset=0 → missing_token", "GET
+  // /sessions/<id>/messages?limit=20 → missing_token",
   // "POST /messages/<id> → missing_token", …]
   it('a full turn, the session list and the socket work with createDelegation alone', async (ctx) => {
     const l = suite.get(ctx);
@@ -162,7 +166,7 @@ describe('issue #14 item 4: login with a delegation only', () => {
   });
 });
 
-describe('issue #14 item 4: refused delegations when a delegation alone logs in', () => {
+describe('refused delegations when a delegation alone logs in', () => {
   // Issue #14 item 4: a refused delegation gets the code of what is wrong with it. Before the fix every one is
   // {status: 401, codes: ['missing_token']} (a delegation alone is not looked at). 'missing' (no credential at all)
   // is the same request in both modes: sdk.test.tsx.
@@ -174,7 +178,7 @@ describe('issue #14 item 4: refused delegations when a delegation alone logs in'
   }
 });
 
-describe('issue #14 item 4: a delegation that logs in has a maximum lifetime', () => {
+describe('a delegation that logs in has a maximum lifetime', () => {
   // Issue #14 item 4 ("a configurable maximum lifetime (e.g. 30 days)"): assumed here as 30 days by default and the
   // existing code `ttl_too_long`; kept by the fix (ORACLE_UCAN_DELEGATION_MAX_TTL_S, default 2592000). Before the fix:
   // {status: 401, codes: ['missing_token']}.
@@ -192,7 +196,7 @@ describe('issue #14 item 4: a delegation that logs in has a maximum lifetime', (
   });
 });
 
-describe('issue #14 item 4: a deployment may require invocations (ORACLE_UCAN_AUTH=invocation)', () => {
+describe('a deployment may require invocations (ORACLE_UCAN_AUTH=invocation)', () => {
   it('createDelegation alone does not log in → 401 missing_token; with createInvocation the same wallet does', async (ctx) => {
     const l = suite.get(ctx);
     const wallet = await createWallet({ delegationTtl: 7 * 24 * 3600, invocationTtl: 20 });
@@ -219,14 +223,15 @@ describe('issue #14 item 4: a deployment may require invocations (ORACLE_UCAN_AU
   });
 });
 
-describe('issue #14 item 5: stored history renders exactly like the stream did', () => {
+describe('stored history renders exactly like the stream did', () => {
   // Issue #14 item 5 (the text case passes: sdk.test.tsx). Before the fix:
   // - a tool call: the stored tool row renders `{"id":"call_caps_1","status":"done"}` (content lacks isToolCall,
   //   toolName and the stream's payload {requestId, sessionId, eventId}), and the stored answer row lists
   //   `toolCalls`, so the SDK draws the tool a second time inside the answer (with empty requestId/sessionId/eventId).
   // - reasoning: already the streamed view is wrong: 5 extra rows `RID-reasoning-<eventId>` "Thinking..." (the
   //   socket's wrapped `reasoning` events, which the SDK turns into rows) and the reasoning row shows the text twice
-  //   (the final `isComplete` frame repeats the whole text, which the SDK appends); the stored row is empty (content '').
+  //   (the final `isComplete` frame repeats the whole text, which the SDK appends); the stored row is empty (content
+  // '').
   // - a failed turn: the stream's `RID-error` row (the SSE `error` frame as an `Error` component) is not stored.
   for (const c of HISTORY_CASES.filter((x) => x.name !== 'text')) {
     it(c.name, async (ctx) => {

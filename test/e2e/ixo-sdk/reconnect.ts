@@ -25,7 +25,8 @@ export async function dropAndRejoin(l: Loaded, rt: IxoRuntime, o: { freshRejoinC
   const wallet = await createWallet({ invocationTtl: 20 });
   const sessionId = await rt.createSession(wallet);
   const message = `count to ten (${o.freshRejoinCredential ? 'fresh' : 'same'} credential)`;
-  // the pause keeps the run live across the SDK's 500 ms back-off (were it shorter, the rejoin would replay a finished run: also correct)
+  // the pause keeps the run live across the SDK's 500 ms back-off (were it shorter, the rejoin would replay a finished
+  // run: also correct)
   rt.script(message, {
     steps: [
       { type: 'text', text: FIRST, chunkSize: 4 },
@@ -55,7 +56,8 @@ export async function dropAndRejoin(l: Loaded, rt: IxoRuntime, o: { freshRejoinC
     ]);
     await sent;
     expect(probe.chat.run).toMatchObject({ runId, requestId, ended: 'done', resumed: 1 });
-    // every text the AI row showed while streaming is a prefix of the answer (no duplicate token), and it reached the whole answer (no gap)
+    // every text the AI row showed while streaming is a prefix of the answer (no duplicate token), and it reached the
+    // whole answer (no gap)
     const shown = probe.renders
       .filter((r) => r.status === 'streaming')
       .map(
@@ -71,7 +73,8 @@ export async function dropAndRejoin(l: Loaded, rt: IxoRuntime, o: { freshRejoinC
     );
   } finally {
     rt.proxy.reauthorize(/$^/, async () => '');
-    // a refused rejoin is retried 12 times over about a minute: stop the SDK's loop (its own abort) rather than wait for it
+    // a refused rejoin is retried 12 times over about a minute: stop the SDK's loop (its own abort) rather than wait
+    // for it
     if (!settled) await probe.chat.abortStream();
     await sent.catch(() => {});
   }

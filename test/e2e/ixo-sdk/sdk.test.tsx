@@ -27,7 +27,10 @@ afterAll(async () => {
   await strict?.close();
 });
 
-/** Invocations that live 20 s: under the SDK's 30 s cache margin, so it mints one per request (how the SDK works against ORACLE_UCAN_REPLAY=strict). */
+/**
+ * Invocations that live 20 s: under the SDK's 30 s cache margin, so it mints one per request (how the SDK works against
+ * ORACLE_UCAN_REPLAY=strict).
+ */
 const SHORT = { invocationTtl: 20 };
 
 describe('the IXO SDK against createOracleApp', () => {
@@ -69,7 +72,8 @@ describe('the IXO SDK against createOracleApp', () => {
       ]),
     );
     expect(unauthorized(rt.proxy, mark)).toEqual([]);
-    // what the SDK sends (for the runtime's fixers): every request carries content-type json, the delegation and the invocation
+    // what the SDK sends (for the runtime's fixers): every request carries content-type json, the delegation and the
+    // invocation
     expect(post?.headers).toMatchObject({
       'content-type': 'application/json',
       'x-auth-type': 'ucan',
@@ -87,7 +91,7 @@ describe('the IXO SDK against createOracleApp', () => {
   });
 });
 
-describe('history after a turn (issue #14 item 5; the other cases are in fixes.test.tsx)', () => {
+describe('history after a turn (the other cases are in fixes.test.tsx)', () => {
   it('a text turn renders the same from the stored history as it streamed', async (ctx) => {
     await checkHistoryCase(
       suite.get(ctx),
@@ -107,13 +111,13 @@ describe.each([
   });
 });
 
-describe('reconnect (issue #14 item 3; the real case is in fixes.test.tsx)', () => {
+describe('reconnect (the real case is in fixes.test.tsx)', () => {
   it('the SDK finishes a dropped turn when its rejoin carries a fresh invocation (the proxy re-signs it): all but the credential reuse works', async (ctx) => {
     await dropAndRejoin(suite.get(ctx), rt, { freshRejoinCredential: true });
   });
 });
 
-describe('strict one-use invocations stay available (issue #14 item 2: ORACLE_UCAN_REPLAY=strict)', () => {
+describe('strict one-use invocations stay available (ORACLE_UCAN_REPLAY=strict)', () => {
   it('a reused invocation is refused with `replayed` when the deployment asks for strict one-use', async (ctx) => {
     const l = suite.get(ctx);
     const wallet = await createWallet({ invocationTtl: 300 });

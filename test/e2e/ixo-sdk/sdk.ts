@@ -105,7 +105,10 @@ async function startIndexer(): Promise<Indexer> {
 
 let loaded: Promise<Loaded> | undefined;
 
-/** Imports the SDK (after BLOCKSYNC_GRAPHQL_URL points at the indexer: the chain client reads it at import time), React 18 and RTL. */
+/**
+ * Imports the SDK (after BLOCKSYNC_GRAPHQL_URL points at the indexer: the chain client reads it at import time), React
+ * 18 and RTL.
+ */
 function loadSdk(indexerUrl: string): Promise<Loaded> {
   loaded ??= (async () => {
     process.env.BLOCKSYNC_GRAPHQL_URL = indexerUrl;
@@ -251,7 +254,8 @@ export function mountChat(
         .map((m: Any, i: number) =>
           h(
             'li',
-            // a human row's id is the SDK's own UUID while streaming and the runtime's `${requestId}-human` in history: not compared
+            // a human row's id is the SDK's own UUID while streaming and the runtime's `${requestId}-human` in history:
+            // not compared
             {
               key: `${i}`,
               'data-type': m.type,

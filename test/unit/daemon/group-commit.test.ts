@@ -1,4 +1,7 @@
-/** Group commit (Storage.write) as the registry uses it: writes queued together share one COMMIT; a failing write is rolled back alone. */
+/**
+ * Group commit (Storage.write) as the registry uses it: writes queued together share one COMMIT; a failing write is
+ * rolled back alone.
+ */
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

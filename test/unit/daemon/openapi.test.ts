@@ -24,7 +24,9 @@ import { PKG, startInProcess, tempHome, type InProcess } from './harness.ts';
 const V1 = 'did:example:voter1';
 const V2 = 'did:example:voter2';
 
-/** Every registry route: its success status, the schema of that reply, and the fields /docs/json must show as required. */
+/**
+ * Every registry route: its success status, the schema of that reply, and the fields /docs/json must show as required.
+ */
 const ROUTES: Record<string, { status: 200 | 201; schema: z.ZodType; fields: string[] }> = {
   'POST /v1/sampling': {
     status: 201,

@@ -1,4 +1,6 @@
-/** toErrorBody: one code per fault, whatever the HTTP scope (a real fastify with zod's validator, as both scopes use). */
+/**
+ * toErrorBody: one code per fault, whatever the HTTP scope (a real fastify with zod's validator, as both scopes use).
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';

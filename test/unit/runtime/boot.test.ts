@@ -266,14 +266,15 @@ describe("the runtime's variables", () => {
     expect(() => boot({ env: { ORACLE_UCAN_DELEGATION_MAX_TTL_S: '10' } }).make()).toThrow(
       /'ORACLE_UCAN_DELEGATION_MAX_TTL_S' = "10": .+\. Set 'ORACLE_UCAN_DELEGATION_MAX_TTL_S' to an integer from 60 to 31536000/,
     );
-    // the replaced variable is refused rather than ignored: a deployment that set 0 would otherwise be opened to delegation-only login
+    // the replaced variable is refused rather than ignored: a deployment that set 0 would otherwise be opened to
+    // delegation-only login
     expect(() => boot({ env: { ORACLE_ALLOW_DELEGATION_AUTH: '0' } }).make()).toThrow(
       /'ORACLE_ALLOW_DELEGATION_AUTH' = "0": .+ORACLE_UCAN_AUTH=invocation/,
     );
   });
 });
 
-describe('the boot summary (#16 item 9)', () => {
+describe('the boot summary', () => {
   it('has one `[boot] excluded:` line per excluded plugin, whatever the reason, and its count is the number of those lines', () => {
     const a = plugin('a', {}, { dependsOn: ['b'] });
     const b = plugin('b', { requiredEnv: ['B_URL'] });
@@ -295,7 +296,7 @@ describe('the boot summary (#16 item 9)', () => {
   });
 });
 
-describe('the model at boot and in /ready (#16 item 8)', () => {
+describe('the model at boot and in /ready', () => {
   const ready = async (app: OracleApp) => {
     await app.runtime.loadSigningKey(
       'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',

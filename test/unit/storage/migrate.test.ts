@@ -1,4 +1,7 @@
-/** The one migration runner (src/storage/migrate.ts), on SQLite: pending migrations in order, all or none, recorded once. */
+/**
+ * The one migration runner (src/storage/migrate.ts), on SQLite: pending migrations in order, all or none, recorded
+ * once.
+ */
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

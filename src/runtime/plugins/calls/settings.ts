@@ -16,7 +16,10 @@ export const CallsEnvSchema = z
     LIVEKIT_URL: opt(z.url({ protocol: /^(wss?|https?)$/, error: 'a ws://, wss://, http:// or https:// URL' })),
     LIVEKIT_API_KEY: opt(z.string().trim().min(1)),
     LIVEKIT_API_SECRET: opt(z.string().min(1)),
-    /** The address the embedded endpoint's media (ICE over UDP) binds to: 127.0.0.1 like HOST by default, 0.0.0.0 for every interface. */
+    /**
+     * The address the embedded endpoint's media (ICE over UDP) binds to: 127.0.0.1 like HOST by default, 0.0.0.0 for
+     * every interface.
+     */
     CALLS_MEDIA_ADDRESS: z.preprocess(blank, z.union([z.ipv4(), z.literal('0.0.0.0')]).default('127.0.0.1')),
     LLM_BASE_URL: opt(z.string()),
     LLM_PROVIDER_API_KEY: opt(z.string()),

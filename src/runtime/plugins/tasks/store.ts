@@ -70,7 +70,10 @@ export class TaskStore {
     this.url = o.url;
   }
 
-  /** At start: give up after a few tries (the plugin fails, boot goes on); later: keep reconnecting. Errors surface per command as tool errors. */
+  /**
+   * At start: give up after a few tries (the plugin fails, boot goes on); later: keep reconnecting. Errors surface per
+   * command as tool errors.
+   */
   private createClient(): Promise<Client> {
     return createRedisClient({
       url: this.url,

@@ -82,7 +82,7 @@ describe('the oracle URL', () => {
       bindHost: '127.0.0.1',
     });
   });
-  it('binds the URL’s own loopback address, else 127.0.0.1 (#16 item 7)', () => {
+  it('binds the URL’s own loopback address, else 127.0.0.1', () => {
     expect(parseOracleUrl('http://127.0.0.5:8080').bindHost).toBe('127.0.0.5');
     expect(parseOracleUrl('http://[::1]:8080').bindHost).toBe('::1');
     expect(parseOracleUrl('http://app.localhost:8080')).toMatchObject({ local: true, bindHost: '127.0.0.1' });
@@ -341,7 +341,7 @@ describe('Matrix bot provisioning against a loopback homeserver', () => {
   });
 });
 
-describe('prices (#16 item 1)', () => {
+describe('prices', () => {
   it('accepts 0 and decimals the credits ledger keeps exactly; refuses the rest with what is valid', () => {
     for (const ok of ['0', '0.5', '0.000001', '2.5', '1000000000', '999999999.999999', ' 3 '])
       expect(checkPrice(ok), ok).toBe(true);
@@ -350,7 +350,7 @@ describe('prices (#16 item 1)', () => {
   });
 });
 
-describe('"Next:" (#16 item 10)', () => {
+describe('"Next:"', () => {
   it('prints a cd relative to where new ran, quoted when it needs it, none when it is that folder', () => {
     expect(cdLine('/home/me/work/my-oracle', '/home/me/work')).toEqual(['  cd my-oracle']);
     expect(cdLine('/home/me/other/o', '/home/me/work')).toEqual(['  cd ../other/o']);
@@ -359,7 +359,7 @@ describe('"Next:" (#16 item 10)', () => {
   });
 });
 
-describe('update-oracle-api-url keeps files in step (#16 item 6)', () => {
+describe('update-oracle-api-url keeps files in step', () => {
   it('replaces the old URL (not a longer one that starts with it) and the ${PORT:-n} default', () => {
     const text =
       'API http://localhost:3000 and http://localhost:3000/health, not http://localhost:30000; chat --oracle http://localhost:${PORT:-3000}';

@@ -43,7 +43,7 @@ describe('observationStats', () => {
     );
   });
 
-  it("stratified: per stratum in the design's order, and the overall is Σ W_h x̄_h with the stratified variance (item 5)", () => {
+  it("stratified: per stratum in the design's order, and the overall is Σ W_h x̄_h with the stratified variance", () => {
     const values = [
       ...[1, 1.2, 1.4, 1.1].map((value) => ({ value, stratum: 'b' })),
       ...[2, 4, 3, 3, 2, 4].map((value) => ({ value, stratum: 'A' })),
@@ -72,7 +72,7 @@ describe('observationStats', () => {
   });
 });
 
-describe('compareWithData (item 4)', () => {
+describe('compareWithData', () => {
   // the case: baseline CVs 0.74 / 0.84 / 1.06 next to design CVs 0.46 / 0.64 / 0.79
   const d = computeDesign({
     population: 15000,
@@ -124,7 +124,7 @@ describe('compareWithData (item 4)', () => {
   });
 });
 
-describe('chartData and the SVG (item 7)', () => {
+describe('chartData and the SVG', () => {
   it('one population: a line per dropout rate; the design point lies on its own line', () => {
     const d = computeDesign({ population: 1200, expectedMean: 2.4, expectedSD: 1.1, dropoutRate: 0.15 });
     const c = chartData(d.parameters, strataOf(d), false);
@@ -216,7 +216,7 @@ describe('chartData and the SVG (item 7)', () => {
   });
 });
 
-describe('the package re-checks what it packages (item 2)', () => {
+describe('the package re-checks what it packages', () => {
   const dir = mkdtempSync(join(tmpdir(), 'okit-report-'));
   const frame = join(dir, 'frame.csv');
   const designJson = computeDesign({
@@ -322,7 +322,7 @@ describe('the package re-checks what it packages (item 2)', () => {
     expect(commitmentDigest(other)).not.toBe(proof.commitmentDigest);
   });
 
-  it('the design recomputed (item 3) and the trust rules (item 1) in the report too', async () => {
+  it('the design recomputed and the trust rules in the report too', async () => {
     const edited = structuredClone(designJson);
     edited.stratification.strata[0]!.sampleSize = Math.floor(edited.stratification.strata[0]!.sampleSize / 3);
     const r1 = await report({ design: edited, commitment: undefined, proof: undefined, selectionPath: undefined });

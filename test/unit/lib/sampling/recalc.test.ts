@@ -67,7 +67,7 @@ describe('recalculate', () => {
     expect(south).toMatchObject({ name: 'south', population: 2700, mean: 1.2, sd: 0.5, sampleSize: 270 });
     expect(r.change!.strata[1]).toMatchObject({ name: 'south', direction: 'unchanged', delta: 0 });
   });
-  it('a stratified overall is Σ W_h x̄_h with V = Σ W_h² (1 − n_h/N_h) s_h²/n_h, not the pooled observations (issue #15, item 5)', () => {
+  it('a stratified overall is Σ W_h x̄_h with V = Σ W_h² (1 − n_h/N_h) s_h²/n_h, not the pooled observations', () => {
     // unequal observation shares: 10 of 3300 in north, 40 of 2700 in south
     const rows = ['household,value,stratum'];
     for (let i = 0; i < 40; i++) rows.push(`S${i},${(0.6 + (i % 5) * 0.1).toFixed(1)},south`);

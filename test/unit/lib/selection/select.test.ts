@@ -206,7 +206,7 @@ describe('writeSelectionCsv writes exactly the reference bytes', () => {
   }, 120_000);
 });
 
-describe('progress (issue #15, item 9)', () => {
+describe('progress', () => {
   it('tickets and writing: counts never go back, the total is the frame, the last count is every ticket', async () => {
     const { mkdtempSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');

@@ -219,7 +219,10 @@ export class Peer {
     this.send({ case: 'trackPublished', value: { cid: r.cid, track: info } as never });
   }
 
-  /** Media arrived on the publisher connection: the published track it belongs to (by its id, else the first of its kind). */
+  /**
+   * Media arrived on the publisher connection: the published track it belongs to (by its id, else the first of its
+   * kind).
+   */
   private incoming(remote: MediaStreamTrack): void {
     const pending = [...this.tracks.values()].filter((t) => !t.remote && t.kind === remote.kind);
     const t = pending.find((p) => p.cid === remote.id) ?? pending[0];
@@ -298,7 +301,9 @@ export class Peer {
   }
 }
 
-/** Resolves once the connection's candidates are gathered (they go in the SDP: the endpoint does not trickle its own). */
+/**
+ * Resolves once the connection's candidates are gathered (they go in the SDP: the endpoint does not trickle its own).
+ */
 async function gathered(pc: RTCPeerConnection): Promise<void> {
   if (pc.iceGatheringState === 'complete') return;
   await new Promise<void>((resolve) => {

@@ -1,4 +1,6 @@
-/** Boots a runtime (no listening) with given bundled plugins and env; collects the boot lines or the boot error line. */
+/**
+ * Boots a runtime (no listening) with given bundled plugins and env; collects the boot lines or the boot error line.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
