@@ -4,8 +4,9 @@
  * on PostgreSQL"): sessions,
  * messages (stored with the ids the stream used), runs and their events (for
  * rejoin), user preferences per room (user × oracle), stored delegations,
- * revoked UCAN CIDs, and the CIDs of invocations already used (replay
- * protection that survives a restart).
+ * revoked UCAN CIDs, the CIDs of invocations already used (replay
+ * protection that survives a restart), and how each turn ended (its status
+ * and usage, kept on its human row).
  *
  * On PostgreSQL: identity columns for AUTOINCREMENT, BIGINT for the epoch
  * seconds, and `runtime_runs.seq` (identity) where SQLite orders by rowid;
@@ -150,5 +151,10 @@ export const RUNTIME_MIGRATIONS: Migration[] = [
       CREATE INDEX runtime_used_invocations_expiry ON runtime_used_invocations (expires_at);
 `,
     },
+  },
+  {
+    version: 3,
+    description: 'how a turn ended (status and usage, JSON) on its human message; NULL for rows stored before',
+    sql: 'ALTER TABLE runtime_messages ADD COLUMN turn TEXT;',
   },
 ];

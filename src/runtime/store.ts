@@ -13,6 +13,7 @@ import {
   type RunStatus,
   type Session,
   type ToolCallRecord,
+  type TurnOutcome,
 } from '../lib/protocol/index.ts';
 
 interface SessionRow {
@@ -31,6 +32,8 @@ interface MessageRow {
   content: string;
   tool_calls: string | null;
   reasoning: string | null;
+  /** JSON TurnOutcome; NULL on every row but the human row of an ended turn. */
+  turn: string | null;
   created_at: string;
 }
 
@@ -40,6 +43,8 @@ export interface NewMessage {
   content: MessageContent;
   toolCalls?: ToolCallRecord[];
   reasoning?: string;
+  /** On a human row: how its turn ended. */
+  turn?: TurnOutcome;
 }
 
 export class RuntimeStore {
@@ -160,8 +165,10 @@ export class RuntimeStore {
     await this.db.tx(async () => {
       for (const m of msgs) {
         await this.db.run(
-          `INSERT INTO runtime_messages (id, session_id, type, content, tool_calls, reasoning, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (session_id, id) DO UPDATE SET content = excluded.content, tool_calls = excluded.tool_calls, reasoning = excluded.reasoning`,
+          // a row written again without an outcome keeps the one it has
+          `INSERT INTO runtime_messages (id, session_id, type, content, tool_calls, reasoning, turn, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (session_id, id) DO UPDATE SET content = excluded.content, tool_calls = excluded.tool_calls,
+             reasoning = excluded.reasoning, turn = COALESCE(excluded.turn, runtime_messages.turn)`,
           [
             m.id,
             sessionId,
@@ -169,6 +176,7 @@ export class RuntimeStore {
             JSON.stringify(m.content),
             m.toolCalls ? JSON.stringify(m.toolCalls) : null,
             m.reasoning ?? null,
+            m.turn ? JSON.stringify(m.turn) : null,
             now,
           ],
         );
@@ -185,6 +193,7 @@ export class RuntimeStore {
     };
     if (r.tool_calls) m.toolCalls = JSON.parse(r.tool_calls) as ToolCallRecord[];
     if (r.reasoning !== null) m.reasoning = r.reasoning;
+    if (r.turn) m.turn = JSON.parse(r.turn) as TurnOutcome;
     // the reasoning row reads back as the IXO SDK streamed it (protocol.md, "Messages and history ids")
     if (r.type === 'ai' && parseMessageId(r.id).part === 'reasoning') m.isReasoning = true;
     return m;

@@ -3,7 +3,7 @@
  * current session, a model, slash commands, and turns streamed through the
  * headless client (src/client) — the same code paths the React SDK uses.
  */
-import { transcript, type Message, type TurnErrorCode } from '../lib/protocol/index.ts';
+import { transcript, type Message, type TurnErrorCode, type TurnUsage } from '../lib/protocol/index.ts';
 import type { OracleClient, TurnResult, ChatStream, OnTurnEvent } from '../client/client.ts';
 import { OracleClientError, PaymentRequiredError } from '../client/errors.ts';
 import { creditsStatus, payClaims } from '../client/payments.ts';
@@ -169,7 +169,7 @@ export class ChatController {
   }
 
   /** Adds a turn's usage to the session's. */
-  private count(r: TurnResult): void {
+  private count(r: { usage?: TurnUsage | undefined }): void {
     this.spent.turns++;
     const u = r.usage;
     if (!u) return;
@@ -246,6 +246,9 @@ export class ChatController {
       };
     this.sessionId = matches[0]!.sessionId;
     const history = await this.client.history(this.sessionId);
+    // the footer's totals are the session's: its stored turns (a human row each) with the usage they keep
+    Object.assign(this.spent, { turns: 0, inputTokens: 0, outputTokens: 0, charged: 0, denom: '' });
+    for (const m of history) if (m.type === 'human') this.count({ usage: m.turn?.usage });
     const lines = [`Switched to ${this.sessionId} (${history.length} messages).`];
     for (const t of transcript(history.slice(-10)))
       if (t.content !== '') lines.push(`${t.role === 'user' ? 'you' : 'oracle'}: ${t.content}`);

@@ -31,7 +31,10 @@ export type NewItem = DistributiveOmit<Item, 'id'>;
 
 /**
  * A stored history as transcript items: each human message, then the turn's
- * tool calls and answer as one assistant item, its error row as an error.
+ * tool calls and answer as one assistant item with the status and usage its
+ * human row keeps (a history stored without them: finished, no usage), its
+ * error row as an error. An assistant item with nothing to show is left out,
+ * as it draws nothing live either.
  */
 export function historyItems(messages: readonly Message[]): NewItem[] {
   const out: NewItem[] = [];
@@ -50,6 +53,11 @@ export function historyItems(messages: readonly Message[]): NewItem[] {
     if (m.type === 'human') {
       if (typeof m.content === 'string') out.push({ kind: 'user', text: m.content });
       turn = undefined;
+      if (m.turn && id.part === 'human') {
+        const t = assistant(id.requestId);
+        t.status = m.turn.status;
+        if (m.turn.usage) t.usage = m.turn.usage;
+      }
       continue;
     }
     if (m.isReasoning || id.part === 'reasoning') continue;
@@ -82,7 +90,7 @@ export function historyItems(messages: readonly Message[]): NewItem[] {
       t.text = m.content;
     }
   }
-  return out.filter((x) => x.kind !== 'assistant' || x.text || x.tools.length);
+  return out.filter((x) => x.kind !== 'assistant' || x.text || x.tools.length || x.status === 'aborted' || x.usage);
 }
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

@@ -222,34 +222,57 @@ describe.skipIf(!hasTmux).each([
     });
   }, 90_000);
 
-  it('5: a resumed session is drawn as it was live; quitting says what it cost and how to resume', async () => {
+  it('5: a resumed session is drawn as it was live (usage, cancelled marker, footer); quitting says what it cost and how to resume', async () => {
     const t = chat('resume1', { keep: true });
     await ready(t);
     h.model.enqueue(
-      callTool('load_capability', { names: ['weather'] }, 'r1'),
-      callTool('get_current_weather', { city: 'Nairobi' }, 'r2'),
-      say(`It is **warm** in Nairobi ${width}:\n\n| city | temp |\n|---|---|\n| Nairobi | 21.4 |`),
+      { ...callTool('load_capability', { names: ['weather'] }, 'r1'), usage: { inputTokens: 100, outputTokens: 1 } },
+      { ...callTool('get_current_weather', { city: 'Nairobi' }, 'r2'), usage: { inputTokens: 200, outputTokens: 2 } },
+      {
+        ...say(`It is **warm** in Nairobi ${width}:\n\n| city | temp |\n|---|---|\n| Nairobi | 21.4 |`),
+        usage: { inputTokens: 300, outputTokens: 3 },
+      },
     );
     t.keys('-l', `resume me ${width}\r`);
     await t.until((s) => s.includes(`warm in Nairobi ${width}`), 'the answer');
     await idle(t);
+    expect(t.screen()).toContain('600 in · 6 out tokens');
+    // a second turn, cancelled after its first words
+    h.model.enqueue({
+      steps: [
+        { type: 'text', text: `Half an answer ${width}`, chunkSize: 100 },
+        { type: 'delay', ms: 5000 },
+        { type: 'text', text: ' never shown' },
+      ],
+    });
+    t.keys('-l', `cancel me ${width}\r`);
+    await t.until((s) => s.includes(`Half an answer ${width}`), 'the first words');
+    t.keys('Escape');
+    await t.until((s) => s.includes('(cancelled)'), 'the cancel');
+    await idle(t);
+    const footer = /session [0-9a-f]{8} · (\d+) tokens · connected/.exec(t.screen());
+    expect(footer, t.screen()).toBeTruthy();
     t.keys('-l', '/quit\r');
     await t.until((s) => s.includes('EXITED 0'), 'the exit');
     const end = t.run('capture-pane', '-p', '-J', '-t', t.name, '-S', '-');
     const m =
-      /1 turn · \d+ in · \d+ out tokens\. Resume with: oraclekit chat --oracle \S+ --session ([0-9a-f-]{36})/.exec(
+      /2 turns · \d+ in · \d+ out tokens\. Resume with: oraclekit chat --oracle \S+ --session ([0-9a-f-]{36})/.exec(
         oneLine(end).replace(/ {2,}/g, ' '),
       );
     expect(m, end).toBeTruthy();
 
     const t2 = chat('resume2', { args: `--session ${m![1]}` });
     await ready(t2);
-    const s = t2.screen();
+    // the footer's totals are the resumed session's, as they were when it was left
+    const s = await t2.until((x) => x.includes(`session ${m![1]!.slice(0, 8)} · ${footer![1]} tokens`), 'the totals');
     expect(s).toContain(`› resume me ${width}`);
     expect(s).toMatch(/✓ get_current_weather/);
     expect(s).toContain(`It is warm in Nairobi ${width}:`);
     expect(s).not.toContain('**');
     expect(s).toContain('│ Nairobi │ 21.4 │');
+    expect(s).toContain('600 in · 6 out tokens');
+    expect(s).toMatch(new RegExp(`› cancel me ${width}\\s+Half an answer ${width}\\s+\\(cancelled\\)`));
+    expect(s).not.toContain('never shown');
     expect(s).not.toContain('you: ');
     t2.keys('-l', '/quit\r');
     await gone(t2);

@@ -4,7 +4,7 @@ import { startHarness, readSse, type Harness } from '../helpers/runtime-harness.
 import { BACKENDS, backendDatabases } from '../helpers/postgres.ts';
 import { callTool, say } from '../helpers/scripted-model-server.ts';
 import { definePlugin, defineTool } from '../../src/runtime/plugin.ts';
-import type { AnyEvent } from '../../src/lib/protocol/index.ts';
+import { messageIds, type AnyEvent, type Message } from '../../src/lib/protocol/index.ts';
 
 const flaky = definePlugin({
   name: 'flaky',
@@ -288,6 +288,27 @@ describe.each(BACKENDS)('runtime failures on %s', (backend) => {
         await new Promise((r) => setTimeout(r, 10));
       expect(h.model.clientClosed).toBeGreaterThan(closedBefore);
       expect((await u.req('GET', `/sessions/${s}/run`)).body.run).toEqual({ runId, status: 'aborted' });
+      // the history keeps the cancellation on the turn's human row, beside the partial answer
+      const { requestId } = events.find((e) => e.event === 'run')!.data as { requestId: string };
+      const hist = (await u.req('GET', `/messages/${s}`)).body.messages as Message[];
+      expect(hist.map((m) => [m.id, m.content, m.turn])).toEqual([
+        [messageIds.human(requestId), 'go', { status: 'aborted' }],
+        [messageIds.answer(requestId), 'starting ', undefined],
+      ]);
+    });
+
+    it("a finished turn's history keeps the usage its done frame carried, on its human row", async () => {
+      const u = await h.user();
+      const s = await u.newSession();
+      h.model.enqueue({ ...say('Counted.'), usage: { inputTokens: 31, outputTokens: 7 } });
+      const { events } = await u.stream(s, 'count me');
+      const done = events.at(-1);
+      expect(done).toMatchObject({ event: 'done', data: { status: 'finished', usage: { inputTokens: 31 } } });
+      const hist = (await u.req('GET', `/messages/${s}`)).body.messages as Message[];
+      expect(hist.map((m) => [m.type, m.content, m.turn])).toEqual([
+        ['human', 'count me', { status: 'finished', usage: (done?.data as { usage: unknown }).usage }],
+        ['ai', 'Counted.', undefined],
+      ]);
     });
 
     it('a second message while a run is active is refused with 409', async () => {

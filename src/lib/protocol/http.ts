@@ -3,6 +3,7 @@
  * the runtime (validation + serialisation) and the clients (parsing).
  */
 import { z } from 'zod';
+import { TurnUsageSchema } from './events.ts';
 
 export const ErrorBodySchema = z
   .object({
@@ -105,6 +106,16 @@ export const ToolCallRecordSchema = z.object({
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;
 
+/**
+ * How a turn ended, kept on its human row once the turn is over: its final
+ * status (`aborted`: cancelled) and the usage its `done` frame carried.
+ */
+export const TurnOutcomeSchema = z.object({
+  status: z.enum(['finished', 'aborted', 'failed']),
+  usage: TurnUsageSchema.optional(),
+});
+export type TurnOutcome = z.infer<typeof TurnOutcomeSchema>;
+
 export const MessageSchema = z.object({
   id: z.string(),
   type: z.enum(['human', 'ai']),
@@ -113,6 +124,8 @@ export const MessageSchema = z.object({
   reasoning: z.string().optional(),
   /** The reasoning row (`${requestId}-reasoning`): its content is the reasoning text. */
   isReasoning: z.boolean().optional(),
+  /** On a human row whose turn is over: how it ended (absent while it runs, and in histories stored before). */
+  turn: TurnOutcomeSchema.optional(),
   createdAt: z.string(),
 });
 export type Message = z.infer<typeof MessageSchema>;

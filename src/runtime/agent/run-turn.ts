@@ -151,9 +151,16 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
 
   watchdog?.stop();
   bounds.stop();
+  const spent =
+    usage || input.charged ? { usage: { ...usage, ...(input.charged ? { charged: input.charged } : {}) } } : {};
   try {
     deps.saveState(sessionId, state);
-    await deps.persist(sessionId, historyRows(run.turn, status, sessionId, run.events));
+    // the human row again, now with how the turn ended: what a resumed chat shows of it
+    const human = { id: messageIds.human(requestId), type: 'human' as const, content: input.message };
+    await deps.persist(sessionId, [
+      { ...human, turn: { status, ...spent } },
+      ...historyRows(run.turn, status, sessionId, run.events),
+    ]);
   } catch (e) {
     // nothing is reported finished that was not stored
     deps.hooks?.onError?.(e, turn);
@@ -165,8 +172,6 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
   } catch (e) {
     deps.hooks?.onError?.(e, turn);
   }
-  const spent =
-    usage || input.charged ? { usage: { ...usage, ...(input.charged ? { charged: input.charged } : {}) } } : {};
   emit({
     event: 'done',
     data: status === 'finished' ? { status, ...spent } : { status, partialText: run.text, ...spent },

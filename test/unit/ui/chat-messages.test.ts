@@ -119,4 +119,27 @@ describe('historyItems: a stored session as the chat drew it live', () => {
       { kind: 'error', text: 'the model provider failed' },
     ]);
   });
+
+  it("a turn's stored outcome gives its answer the status and usage it showed live; a cancelled empty turn stays", () => {
+    const at = '2026-01-01T00:00:00.000Z';
+    const usage = { inputTokens: 12, outputTokens: 3, charged: { amount: 2.5, denom: 'uixo' } };
+    const items = historyItems([
+      { id: 'r1-human', type: 'human', content: 'hi', turn: { status: 'finished', usage }, createdAt: at },
+      { id: 'r1', type: 'ai', content: 'Hello.', createdAt: at },
+      { id: 'r2-human', type: 'human', content: 'long one', turn: { status: 'aborted' }, createdAt: at },
+      { id: 'r2', type: 'ai', content: 'Once upon', createdAt: at },
+      { id: 'r3-human', type: 'human', content: 'never mind', turn: { status: 'aborted' }, createdAt: at },
+      // a turn still running when the history was read: no outcome yet, nothing drawn for it
+      { id: 'r4-human', type: 'human', content: 'still going', createdAt: at },
+    ]);
+    expect(items).toEqual([
+      { kind: 'user', text: 'hi' },
+      { kind: 'assistant', text: 'Hello.', tools: [], status: 'finished', usage },
+      { kind: 'user', text: 'long one' },
+      { kind: 'assistant', text: 'Once upon', tools: [], status: 'aborted' },
+      { kind: 'user', text: 'never mind' },
+      { kind: 'assistant', text: '', tools: [], status: 'aborted' },
+      { kind: 'user', text: 'still going' },
+    ]);
+  });
 });

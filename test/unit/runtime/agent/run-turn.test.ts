@@ -120,6 +120,13 @@ describe('runTurn', () => {
     expect(stored).toEqual([
       [{ id: 'q1-human', type: 'human', content: 'go' }],
       [
+        // the human row again with how the turn ended (status, and the usage of its done frame)
+        {
+          id: 'q1-human',
+          type: 'human',
+          content: 'go',
+          turn: { status: 'finished', usage: { inputTokens: 20, outputTokens: 20 } },
+        },
         {
           id: 'q1-ToolCall-call_1',
           type: 'ai',
@@ -149,7 +156,7 @@ describe('runTurn', () => {
     ]);
     // the stored tool row carries the data of the call's last tool_call frame, exactly as the stream sent it
     const lastFrame = run.events.filter((e) => e.event === 'tool_call').at(-1)!;
-    expect((stored[1]![0]!.content as ComponentRecord).props.payload).toStrictEqual(lastFrame.data);
+    expect((stored[1]![1]!.content as ComponentRecord).props.payload).toStrictEqual(lastFrame.data);
   });
 
   it('a provider that refuses the key ends the turn with provider_unauthorized, then done failed', async () => {
@@ -175,9 +182,11 @@ describe('the storage of a turn', () => {
     let release!: () => void;
     const d = deps([], []);
     d.persist = async (_s, rows) => {
-      order.push(`persist ${rows[0]!.type}`);
-      if (rows[0]!.type === 'human') await new Promise<void>((r) => (release = r));
-      order.push(`durable ${rows[0]!.type}`);
+      // the first write is the human message alone; the last one the turn's rows (its human row again with the outcome)
+      const what = rows.every((r) => r.type === 'human' && !r.turn) ? 'human' : 'turn';
+      order.push(`persist ${what}`);
+      if (what === 'human') await new Promise<void>((r) => (release = r));
+      order.push(`durable ${what}`);
     };
     const run = new Run({ sessionId: 's', userDid: 'did:key:z' });
     run.subscribe(0, (e) => void order.push(`frame ${e.event}`));
