@@ -87,7 +87,22 @@ beforeAll(async () => {
   ]);
   expect(reg.code, reg.stderr).toBe(0);
   oracleDid = json(reg.stdout).id as string;
-  h = await startHarness({ config: { name: 'Browser test oracle', model: 'scripted-model', oracleDid } });
+  // the page's own origin (another port than the registry and the oracle: every call is cross-origin)
+  site = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const file = join(app, 'dist', path === '/' ? 'index.html' : path);
+    if (!file.startsWith(join(app, 'dist')) || !existsSync(file)) return void res.writeHead(404).end();
+    const type = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' }[extname(file)];
+    res.writeHead(200, { 'content-type': type ?? 'application/octet-stream' }).end(readFileSync(file));
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  const addr = site.address();
+  siteUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/`;
+  // a loopback oracle serves pages of other origins only when CORS_ORIGINS names them (docs/runtime.md)
+  h = await startHarness({
+    config: { name: 'Browser test oracle', model: 'scripted-model', oracleDid },
+    env: { CORS_ORIGINS: new URL(siteUrl).origin },
+  });
   const upd = await cli([
     'domain',
     'update',
@@ -120,17 +135,6 @@ beforeAll(async () => {
   writeFileSync(join(app, '.env'), `VITE_ORACLE_DID=${oracleDid}\nVITE_REGISTRY_URL=${registryUrl}\n`);
   await build({ root: app, plugins: [react()], logLevel: 'warn', build: { outDir: join(app, 'dist') } });
 
-  // the page's own origin (another port than the registry and the oracle: every call is cross-origin)
-  site = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    const file = join(app, 'dist', path === '/' ? 'index.html' : path);
-    if (!file.startsWith(join(app, 'dist')) || !existsSync(file)) return void res.writeHead(404).end();
-    const type = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' }[extname(file)];
-    res.writeHead(200, { 'content-type': type ?? 'application/octet-stream' }).end(readFileSync(file));
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  const addr = site.address();
-  siteUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/`;
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
 }, 180_000);
 
