@@ -83,7 +83,10 @@ export interface OracleAppOptions {
   /** name → true (forced on) | false (never); absent = auto-detect. */
   features?: Record<string, boolean>;
   hooks?: OracleHooks;
-  /** Environment (default process.env): the runtime's variables (settings.ts, parsed once) and the plugins' (each plugin's envSchema). */
+  /**
+   * Environment (default process.env): the runtime's variables (settings.ts, parsed once) and the plugins' (each
+   * plugin's envSchema).
+   */
   env?: Record<string, string | undefined>;
   /** SQLite file (default ORACLE_DB_PATH or ./data/oracle.db); ':memory:' for tests. Not with `databaseUrl`. */
   dbPath?: string;
@@ -92,7 +95,10 @@ export interface OracleAppOptions {
    * (default ORACLE_DATABASE_URL). Several instances of one oracle share it (docs/scaling.md). Not with `dbPath`.
    */
   databaseUrl?: string;
-  /** Durability of the runtime's own database (storage/sqlite.ts): 'async' (default: fsync off the event loop before acknowledging), 'FULL' (fsync inside COMMIT), 'NORMAL' (no fsync; may lose the last transactions on power loss). */
+  /**
+   * Durability of the runtime's own database (storage/sqlite.ts): 'async' (default: fsync off the event loop before
+   * acknowledging), 'FULL' (fsync inside COMMIT), 'NORMAL' (no fsync; may lose the last transactions on power loss).
+   */
   dbSynchronous?: 'async' | 'FULL' | 'NORMAL';
   /** An open database to share (the daemon's); the runtime adds its migrations' area. */
   database?: Storage;
@@ -108,14 +114,26 @@ export interface OracleAppOptions {
   stallTimeoutMs?: number;
   toolTimeoutMs?: number;
   maxSteps?: number;
-  /** The bounds of each run (default env ORACLE_MAX_OUTPUT_TOKENS, ORACLE_RUN_MAX_MS, ORACLE_RUN_MAX_OUTPUT_CHARS, ORACLE_RUN_MAX_EVENT_BYTES). */
+  /**
+   * The bounds of each run (default env ORACLE_MAX_OUTPUT_TOKENS, ORACLE_RUN_MAX_MS, ORACLE_RUN_MAX_OUTPUT_CHARS,
+   * ORACLE_RUN_MAX_EVENT_BYTES).
+   */
   runLimits?: Partial<RunLimits>;
   pluginStartTimeoutMs?: number;
-  /** Who may log in (default env ORACLE_UCAN_AUTH, else 'any'): 'invocation' requires an invocation; 'any' also takes a delegation alone. */
+  /**
+   * Who may log in (default env ORACLE_UCAN_AUTH, else 'any'): 'invocation' requires an invocation; 'any' also takes a
+   * delegation alone.
+   */
   ucanAuth?: UcanAuthMode;
-  /** Whether an invocation may be used again until it expires (default env ORACLE_UCAN_REPLAY, else 'bearer') or once ('strict'). */
+  /**
+   * Whether an invocation may be used again until it expires (default env ORACLE_UCAN_REPLAY, else 'bearer') or once
+   * ('strict').
+   */
   ucanReplay?: UcanReplayMode;
-  /** The longest a delegation that logs in alone may live, in seconds (default env ORACLE_UCAN_DELEGATION_MAX_TTL_S, else 30 days). */
+  /**
+   * The longest a delegation that logs in alone may live, in seconds (default env ORACLE_UCAN_DELEGATION_MAX_TTL_S,
+   * else 30 days).
+   */
   delegationMaxTtlSeconds?: number;
   corsOrigins?: string[] | boolean;
   /** Host names the oracle answers to besides the loopback ones (default env ORACLE_ALLOWED_HOSTS; ['*']: any). */
@@ -127,9 +145,15 @@ export interface OracleAppOptions {
   verifyPayment?: PaymentVerifier;
   /** The only users who may log in (default env ORACLE_ALLOWED_USERS; unset: any did:key user). */
   allowedUsers?: string[];
-  /** The most turns a user may start per minute on this instance (default env ORACLE_USER_TURNS_PER_MINUTE; 0: no limit). */
+  /**
+   * The most turns a user may start per minute on this instance (default env ORACLE_USER_TURNS_PER_MINUTE; 0: no
+   * limit).
+   */
   userTurnsPerMinute?: number;
-  /** What the `model_not_configured` error tells the user to do (default: LLM_BASE_URL and the model in oracle.config.json). */
+  /**
+   * What the `model_not_configured` error tells the user to do (default: LLM_BASE_URL and the model in
+   * oracle.config.json).
+   */
   modelHint?: string;
 }
 
@@ -161,7 +185,10 @@ export class OracleRuntime {
   readonly realtime = new RealtimeHub();
   /** The shared error codes and every resolved plugin's own (docs/plugins.md, "Errors"), merged at boot. */
   readonly errors: ErrorTable;
-  /** Whether the default model's endpoint answers (model-check.ts); undefined when a model is given or none is configured. */
+  /**
+   * Whether the default model's endpoint answers (model-check.ts); undefined when a model is given or none is
+   * configured.
+   */
   readonly modelCheck: ModelCheck | undefined;
   private readonly modelOf: (id: string) => OracleModel;
   private readonly turnLimiter: TurnRateLimiter;
@@ -360,7 +387,10 @@ export class OracleRuntime {
     return configured ?? !isLoopbackAddress(this.settings.HOST);
   }
 
-  /** The address the host listens on (createOracleApp sets it; default HOST): the host names it answers to follow from it. */
+  /**
+   * The address the host listens on (createOracleApp sets it; default HOST): the host names it answers to follow from
+   * it.
+   */
   listenHost: string | undefined;
 
   /** The host names this oracle answers to (host-check.ts): the loopback ones, ORACLE_ALLOWED_HOSTS, or any. */
@@ -475,7 +505,10 @@ export class OracleRuntime {
     void this.modelCheck?.check();
   }
 
-  /** The model of a turn: the request's id, else config.model, else LLM_MODEL (the `model` option decides what an id means). */
+  /**
+   * The model of a turn: the request's id, else config.model, else LLM_MODEL (the `model` option decides what an id
+   * means).
+   */
   model(id?: string): OracleModel {
     const modelId =
       id ??

@@ -166,7 +166,8 @@ describe('oraclekit chat (piped)', () => {
       );
       // said once, in one wording
       expect(r.stderr.split('no model configured').length - 1).toBe(1);
-      // docs/cli.md: the oracle cannot answer (its model is not there) is "unavailable", exit 9, in the `Error [code] message` form
+      // docs/cli.md: the oracle cannot answer (its model is not there) is "unavailable", exit 9, in the `Error [code]
+      // message` form
       expect(r.stderr).toMatch(/^Error \[model_not_configured\] This oracle has no model configured/m);
       expect(r.stderr).not.toMatch(/^error: /m);
       expect(r.code).toBe(9);

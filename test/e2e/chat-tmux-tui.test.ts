@@ -96,7 +96,7 @@ async function renderingChecks(width: number, narrower: number): Promise<void> {
 }
 
 describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (width) => {
-  it('item 1: text and Enter in one read send it; a pasted block is one message; Alt+Enter adds a line', async () => {
+  it('text and Enter in one read send it; a pasted block is one message; Alt+Enter adds a line', async () => {
     const t = chat(`input-${width}`, width);
     await ready(t);
 
@@ -139,12 +139,12 @@ describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (wid
   }, 90_000);
 
   it(
-    'item 2: a long tool error wraps, a 150-line answer appears once, a resize mid-stream leaves no stale copy',
+    'a long tool error wraps, a 150-line answer appears once, a resize mid-stream leaves no stale copy',
     () => renderingChecks(width, width === 60 ? 45 : 80),
     90_000,
   );
 
-  it('item 3: NO_COLOR=1 gives no colour sequence; without it there are colours', async () => {
+  it('NO_COLOR=1 gives no colour sequence; without it there are colours', async () => {
     // SGR sequences that set a colour (30–38, 40–48, 90–97, 100–107); tmux's resets to the default (39, 49) set none
     const colours = (s: string) =>
       // eslint-disable-next-line no-control-regex
@@ -169,7 +169,7 @@ describe.skipIf(!hasTmux).each([60, 120])('oraclekit --chat at %i columns', (wid
     }
   }, 90_000);
 
-  it('item 5: Esc cancels, the footer, /help, the menu completes, /copy, history in a second run, a resumed session', async () => {
+  it('Esc cancels, the footer, /help, the menu completes, /copy, history in a second run, a resumed session', async () => {
     const t = chat(`features-${width}`, width);
     await ready(t);
     expect(t.screen()).toMatch(/Test Oracle · scripted-model · session new · connected/);
@@ -231,7 +231,7 @@ describe.skipIf(!hasTmux).each([
   [40, 55],
   [200, 150],
 ])('rendering at %i columns (resized to %i mid-stream)', (width, narrower) => {
-  it('item 2 at the ends of the 40–200 range', () => renderingChecks(width, narrower), 90_000);
+  it('renders the same way at the ends of the 40–200 column range', () => renderingChecks(width, narrower), 90_000);
 });
 
 describe.skipIf(!hasTmux)('a paid oracle in the chat (#16 item 5)', () => {

@@ -28,7 +28,9 @@ export function toolLine(e: Pick<ToolCallEvent, 'toolName' | 'status' | 'error'>
   return `[tool] ${e.toolName} ${TOOL_WORDS[e.status] ?? e.status}${e.status === 'error' && e.error ? `: ${e.error}` : ''}`;
 }
 
-/** The exit code of a turn that ended without finishing: the model's side (provider, time-out, stream) is "unavailable". */
+/**
+ * The exit code of a turn that ended without finishing: the model's side (provider, time-out, stream) is "unavailable".
+ */
 export function turnExitCode(r: Pick<TurnResult, 'status' | 'error'>): number {
   if (r.status === 'finished') return EXIT_CODES.ok;
   const code = r.error?.code;
@@ -40,7 +42,10 @@ export function turnExitCode(r: Pick<TurnResult, 'status' | 'error'>): number {
   return EXIT_CODES.unexpected;
 }
 
-/** The exit code of an error thrown by a turn or a command: its HTTP status' class; an unreachable oracle (status 0) is 9. */
+/**
+ * The exit code of an error thrown by a turn or a command: its HTTP status' class; an unreachable oracle (status 0) is
+ * 9.
+ */
 export function thrownExitCode(e: unknown): number {
   const status = (e as { status?: unknown })?.status;
   if (typeof status !== 'number') return EXIT_CODES.unexpected;

@@ -34,7 +34,9 @@ export const CallSchema = z.object({
 });
 export type Call = z.infer<typeof CallSchema>;
 
-/** Where and how to join the call's room: a LiveKit server URL (ws:// or wss://) and an access token (a LiveKit JWT). */
+/**
+ * Where and how to join the call's room: a LiveKit server URL (ws:// or wss://) and an access token (a LiveKit JWT).
+ */
 export const CallConnectionSchema = z.object({
   url: z.string(),
   token: z.string(),

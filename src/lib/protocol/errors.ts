@@ -10,7 +10,8 @@
 import { HTTP_ERRORS, messageErrorFactory } from '../errors.ts';
 
 export const RUNTIME_ERRORS = {
-  // the HTTP layer's codes (JSON syntax, schema validation, 404 route, limits, internal_error), shared with the registry (src/lib/errors.ts)
+  // the HTTP layer's codes (JSON syntax, schema validation, 404 route, limits, internal_error), shared with the
+  // registry (src/lib/errors.ts)
   ...HTTP_ERRORS,
   // 400
   validation_failed: { status: 400, when: "a plugin's or the socket.io handshake's own check of its input failed" },

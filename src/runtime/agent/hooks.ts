@@ -24,7 +24,8 @@ type Defined<T> = Exclude<T, undefined | void>;
  * With `initial`, threads a value through the plugins instead: each call gets
  * the value so far and a defined result replaces it; returns the last value:
  *
- *     const input = await runHook(active, ({ plugin }, inp) => plugin.middleware?.beforeTool?.(turn, { toolName, input: inp }), toolInput);
+ *     const input = await runHook(active, ({ plugin }, inp) => plugin.middleware?.beforeTool?.(turn, { toolName, input:
+ * inp }), toolInput);
  */
 export function runHook<T>(
   active: readonly ActivePlugin[],

@@ -1,7 +1,8 @@
 /**
  * The parts of the model's stream (the AI SDK's fullStream) as protocol
  * events of the run: reasoning deltas and one closing frame without text
- * (the IXO SDK appends every frame's text, the closing one's too), text deltas, tool calls with their status, in-stream errors
+ * (the IXO SDK appends every frame's text, the closing one's too), text deltas, tool calls with their status, in-stream
+ * errors
  * (classified and redacted). It also keeps what the end of the turn needs:
  * whether an error was reported, how many steps finished, the last finish
  * reason and the tokens used.

@@ -91,7 +91,8 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       messages,
       tools,
       activeTools: activeTools(),
-      // step 0 uses the instructions and tools above; later steps see what the turn's tools changed (load_capability, preferences)
+      // step 0 uses the instructions and tools above; later steps see what the turn's tools changed (load_capability,
+      // preferences)
       prepareStep: async ({ stepNumber }: { stepNumber: number }) =>
         stepNumber === 0 ? undefined : { activeTools: activeTools(), instructions: await systemPrompt() },
       stopWhen: isStepCount(deps.maxSteps),

@@ -24,7 +24,9 @@ function osc52(text: string): string {
   return `\u001b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\u0007`;
 }
 
-/** Opens $VISUAL or $EDITOR (else vi) on a file holding `text` (0600, removed after); the file's text after it exits. */
+/**
+ * Opens $VISUAL or $EDITOR (else vi) on a file holding `text` (0600, removed after); the file's text after it exits.
+ */
 function editInEditor(text: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'oraclekit-message-'));
   const file = join(dir, 'message.md');
