@@ -163,10 +163,13 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       ...historyRows(run.turn, status, sessionId, run.events),
     ]);
   } catch (e) {
-    // nothing is reported finished that was not stored
     deps.hooks?.onError?.(e, turn);
-    emit(errorEvent(storageError("the turn's history"), deps.redact));
-    status = 'failed';
+    // nothing is reported finished that was not stored; a stopped turn stays stopped (its session may be
+    // gone: deleting a session stops its turn, and its rows then have nowhere to go)
+    if (status !== 'aborted') {
+      emit(errorEvent(storageError("the turn's history"), deps.redact));
+      status = 'failed';
+    }
   }
   try {
     await deps.hooks?.onTurnEnd?.(turn, { status, text: run.text });
