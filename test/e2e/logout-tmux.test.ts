@@ -38,7 +38,8 @@ describe.skipIf(!hasTmux)('oraclekit logout on a terminal', () => {
     expect(made.code, made.stderr).toBe(0);
     const did = JSON.parse(made.stdout).did as string;
     const saved = readFileSync(idFile, 'utf8');
-    const cmd = `ORACLEKIT_HOME='${home}' '${process.execPath}' '${BIN}' logout; echo "exit=$?"; sleep 30`;
+    // a person at a terminal: CI unset (the suite itself may run with CI=true, under which nothing is asked)
+    const cmd = `env -u CI ORACLEKIT_HOME='${home}' '${process.execPath}' '${BIN}' logout; echo "exit=$?"; sleep 30`;
 
     tmux.start(cmd, { cwd: ROOT, width: 250, height: 30 });
     await until(() => tmux.screen().includes(`Sign out of ${did}?`), 'the question');

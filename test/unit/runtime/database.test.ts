@@ -82,7 +82,7 @@ describe('choosing the runtime database', () => {
         });
         expect(o.runtime.db.dialect).toBe('postgres');
         await o.runtime.storeReady;
-        expect(await o.runtime.db.schemaVersion('runtime')).toBe(2);
+        expect(await o.runtime.db.schemaVersion('runtime')).toBe(3);
         const s = await o.runtime.store.createSession('did:key:z6Mkuser');
         expect(
           (await o.runtime.store.listSessions('did:key:z6Mkuser', 10, 0)).sessions.map((x) => x.sessionId),
