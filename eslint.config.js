@@ -9,7 +9,6 @@ const LIB_IO = [
   'src/lib/version.ts',
   'src/lib/discovery.ts',
   'src/lib/secret-file.ts',
-  'src/lib/selection/io.ts',
   'src/lib/selection/workflow.ts',
   'src/lib/selection/frame.ts',
   'src/lib/selection/select.ts',
