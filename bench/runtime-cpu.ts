@@ -14,7 +14,7 @@
  * `--tree <dir>` runs another checkout's runtime-server and model-server
  * (built, with its own node_modules) with this bench's clients, so two
  * commits can be compared in one sitting, interleaved:
- *   for t in /work/base . /work/base .; do node bench/runtime-cpu.ts --tree $t; done
+ *   for t in ../other-checkout . ../other-checkout .; do node bench/runtime-cpu.ts --tree $t; done
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
