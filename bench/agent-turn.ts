@@ -1,5 +1,5 @@
 /**
- * The agent turn's own cost, in process (#13 item 5): `node bench/agent-turn.ts`
+ * The agent turn's own cost, in process: `node bench/agent-turn.ts`
  *
  * runTurn with a real Run and twelve plugins with prompt and model hooks
  * against the AI SDK's in-memory model (no network, no model server), so the

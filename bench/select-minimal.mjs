@@ -1,4 +1,4 @@
-// The yardstick of bench/select.ts (issue #15, item 9): a minimal Node script
+// The yardstick of bench/select.ts: a minimal Node script
 // that reads the same frame CSV, computes the HMAC-SHA256 ticket of every
 // household with node:crypto and sorts them — no checks, no beacon, no
 // output file. Written plainly, with one common optimisation: the key is a

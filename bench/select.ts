@@ -1,5 +1,5 @@
 /**
- * Benchmark of `oraclekit sample select draw` (issue #15, item 9): the whole
+ * Benchmark of `oraclekit sample select draw`: the whole
  * command — process start-up, parsing the commitment, verifying the beacon's
  * BLS signature, reading and hashing the frame, the tickets, the order, and
  * writing selection.csv and proof.json — on a generated frame of 3 strata,

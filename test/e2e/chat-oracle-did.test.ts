@@ -1,6 +1,6 @@
 /**
  * `oraclekit chat --oracle <DID>` resolves the DID through the same registry
- * and key as every registry command (issue #16 item 4): the local daemon by
+ * and key as every registry command: the local daemon by
  * default, the key from $ORACLEKIT_API_KEY or the saved one. Everything is
  * real: the built CLI as a child process, the daemon it starts, an Oracle
  * domain registered through the CLI whose #api/#ws services point at a real

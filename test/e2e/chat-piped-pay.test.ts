@@ -1,5 +1,5 @@
 /**
- * `/pay` in the piped chat (#16 item 5): against a runtime with the credits
+ * `/pay` in the piped chat: against a runtime with the credits
  * plugin and a price, a message is refused with 402, a `/pay` line pays the
  * outstanding claim with the CLI's identity (the line is the consent; the
  * price and the claims are shown on stderr), and the next message is answered.

@@ -1,5 +1,5 @@
 /**
- * The chat TUI as a person meets it (issue #18 items 1, 2, 3, 5; #16 item 5):
+ * The chat TUI as a person meets it:
  * the built CLI under tmux (test/helpers/tmux.ts) against a real runtime on
  * loopback with the scripted model server, at 60 and 120 columns. The screen
  * and the whole scroll-back are read with capture-pane; nothing here is timed
@@ -40,7 +40,7 @@ function chat(
 const all = (t: Tmux) => t.run('capture-pane', '-p', '-J', '-t', t.name, '-S', '-');
 const lastUserMessage = () => lastSent(h);
 
-/** #18 item 2 at one width: a long tool error, a 150-line answer, a resize mid-stream (to `narrower` columns). */
+/** At one width: a long tool error, a 150-line answer, a resize mid-stream (to `narrower` columns). */
 async function renderingChecks(width: number, narrower: number): Promise<void> {
   const t = chat(`render-${width}`, width);
   await ready(t);
@@ -234,7 +234,7 @@ describe.skipIf(!hasTmux).each([
   it('renders the same way at the ends of the 40–200 column range', () => renderingChecks(width, narrower), 90_000);
 });
 
-describe.skipIf(!hasTmux)('a paid oracle in the chat (#16 item 5)', () => {
+describe.skipIf(!hasTmux)('a paid oracle in the chat', () => {
   let paid: Harness;
   beforeAll(async () => {
     paid = await startHarness({ config: { name: 'Priced Oracle', model: 'scripted-model', price: 2.5 } });

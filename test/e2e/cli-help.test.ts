@@ -1,5 +1,5 @@
 /**
- * Finding your way in the CLI (issue #18 item 6), through the real built CLI:
+ * Finding your way in the CLI, through the real built CLI:
  * `oraclekit --help` lists chat; a mistyped command or flag gets "did you
  * mean" with the command written with spaces, as a usage error (exit 2) in
  * the `Error [code] message` form (or the JSON body with --json); and

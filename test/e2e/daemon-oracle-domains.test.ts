@@ -1,5 +1,5 @@
 /**
- * #16 item 3: the daemon's default oracle reads the daemon's own registry.
+ * The daemon's default oracle reads the daemon's own registry.
  * Through the real CLI and daemon process: `daemon start` provisions a
  * read-only key (role reader) for its oracle, saved 0600 with the oracle's
  * signing key and never logged; a domain registered with `oraclekit domain

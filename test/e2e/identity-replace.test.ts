@@ -1,5 +1,5 @@
 /**
- * #16 item 2: `login` never replaces a saved identity silently. Through the
+ * `login` never replaces a saved identity silently. Through the
  * real CLI: without a terminal and without --force it refuses with
  * identity_exists (exit 4) and names flags that exist; --force keeps the old
  * file as a timestamped 0600 backup; a generated mnemonic is shown once on a

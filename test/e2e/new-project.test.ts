@@ -6,7 +6,7 @@
  * scaffolder accepts (one of them answered at the interactive prompt under
  * tmux), its tests paying for the turn — and `npm start` binds where it says,
  * serves the oracle at the URL registered for it, and says when its model
- * cannot be used (#16 items 1, 7, 8, 9, 10).
+ * cannot be used.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';

@@ -6,7 +6,7 @@
  * numeric field of POST /v1/sampling and of its strata at the ends of the
  * doubles (±1e308, 1e-300, 5e-324, ±0, 1e309 = Infinity …), each answered with
  * its documented status and code (docs/sampling.md, "Extreme numbers").
- * Then a depth sweep (issue #19 item 2): every field of every body route
+ * Then a depth sweep: every field of every body route
  * nested 20,000 deep (arrays) and 9,000 deep (objects), with and without an
  * Idempotency-Key, answered 400 body_too_deep naming the field — never a 5xx.
  * Every reply of every part, and the hostile corners of the URL (bad

@@ -1,5 +1,5 @@
 /**
- * The registry under hostile input (issue #19 items 3, 4, 5), on real
+ * The registry under hostile input, on real
  * servers over real sockets: an in-process daemon app (buildServer over a
  * real SQLite file, 127.0.0.1) for the HTTP edges, whose time limits a test
  * can shorten, and the real daemon process for the database files' modes and

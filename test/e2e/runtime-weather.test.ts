@@ -132,7 +132,7 @@ describe('the weather path over real HTTP + SSE', () => {
     // the reasoning is its own row, not repeated in the answer
     expect(ai.reasoning).toBeUndefined();
     expect(hist.body.messages.at(-2)).toMatchObject({ content: 'The tool says it is mild.', isReasoning: true });
-    // the tool calls are their own rows (issue #14 item 5: the answer row no longer repeats them)
+    // the tool calls are their own rows (the answer row no longer repeats them)
     expect(ai.toolCalls).toBeUndefined();
     const toolRows = hist.body.messages.slice(1, 4) as {
       content: { name: string; props: { status: string; isToolCall?: boolean; toolName?: string } };

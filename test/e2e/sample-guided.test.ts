@@ -1,5 +1,5 @@
 /**
- * The guided `sample calc` / `sample recalc` (#18 item 8) in a real terminal:
+ * The guided `sample calc` / `sample recalc` in a real terminal:
  * the built CLI runs inside tmux (a private server) with CI unset, the
  * answers go in with send-keys, and the command line it prints at the end is
  * run again to check that it reproduces the same design. Without a TTY, with

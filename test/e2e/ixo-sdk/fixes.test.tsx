@@ -121,10 +121,9 @@ describe('an invocation is a bearer credential for its lifetime', () => {
 });
 
 describe('a dropped stream is resumed by the SDK', () => {
-  // Issue #14 item 3. Before the fix the rejoin is refused: ["GET /runs/<runId>?after=3 → 401 replayed"] (the SDK
-  // retries 12
-  // times over about a minute, then gives up). The same drop with a fresh credential on the rejoin passes
-  // (sdk.test.tsx, "reconnect"), so this flips with the item 2 fix unless something else breaks.
+  // The rejoin re-sends the turn's invocation; were it refused as replayed ("GET /runs/<runId>?after=3 → 401
+  // replayed"), the SDK would retry 12 times over about a minute, then give up. The same drop with a fresh
+  // credential on the rejoin is sdk.test.tsx's "reconnect".
   it('finishes the turn after the SSE connection drops mid-turn, with no gap and no duplicate tokens', async (ctx) => {
     // the SDK's rejoin re-sends the headers of the turn's POST, so its invocation a second time
     await dropAndRejoin(suite.get(ctx), rt, { freshRejoinCredential: false });
@@ -167,7 +166,7 @@ describe('login with a delegation only', () => {
 });
 
 describe('refused delegations when a delegation alone logs in', () => {
-  // Issue #14 item 4: a refused delegation gets the code of what is wrong with it. Before the fix every one is
+  // A refused delegation gets the code of what is wrong with it. Before the fix every one is
   // {status: 401, codes: ['missing_token']} (a delegation alone is not looked at). 'missing' (no credential at all)
   // is the same request in both modes: sdk.test.tsx.
   for (const { bad, code } of BAD_CREDENTIALS.filter((c) => c.bad !== 'missing')) {

@@ -1,5 +1,5 @@
 /**
- * Issue #14 item 5: a turn as the SDK shows it while streaming, against the
+ * A turn as the SDK shows it while streaming, against the
  * same session rendered from the stored history. The turn runs with the
  * history refetch held at the proxy; the streamed view is the first commit
  * with status `ready` (every SSE frame applied, nothing refetched yet). Then

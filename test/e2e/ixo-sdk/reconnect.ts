@@ -1,5 +1,5 @@
 /**
- * Issue #14 item 3: the SDK's own reconnect. The proxy destroys the turn's
+ * The SDK's own reconnect. The proxy destroys the turn's
  * SSE connection right after its second `message` frame while the model is
  * still generating (it pauses before the rest); the SDK's run-stream logic
  * waits 500 ms and rejoins with `GET /runs/:runId?after=<last id>`, re-sending

@@ -1,5 +1,5 @@
 /**
- * Values in errors (issue #19 item 2): an error's message renders its value
+ * Values in errors: an error's message renders its value
  * with bounded depth and length, and its body carries the value only when it
  * is small — a value nested 20,000 deep or megabytes wide cannot make an
  * error fail (it was a 500: the rendering recursed). And the codes toErrorBody

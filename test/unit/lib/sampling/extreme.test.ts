@@ -1,5 +1,5 @@
 /**
- * Issue #19 item 1: extreme numbers. Every finite input in range gives a design
+ * Extreme numbers. Every finite input in range gives a design
  * or a documented error (never a RangeError), with the exact rule of
  * docs/sampling.md, "Extreme numbers": n0 beyond the largest double has the
  * limit n_fpc = N (a census), an n0 that underflowed still needs one

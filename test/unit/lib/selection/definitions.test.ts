@@ -1,5 +1,5 @@
 /**
- * Issue #15, item 8: the definitions a third party needs, exactly —
+ * The definitions a third party needs, exactly —
  * "trimmed" as an explicit character list, stratum-name matching, canonical
  * JSON, and frame errors in a stable order.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue #15, item 3: a design's sizes must follow from its own parameters
+ * A design's sizes must follow from its own parameters
  * (the engine of `sample calc`); commit refuses, verify and report flag.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Issue #15, item 1: randomness the committer controls never passes as
+ * Randomness the committer controls never passes as
  * verified. Real signed rounds of drand's public chains; a chain whose key we
  * hold (fakeChain) verifies cryptographically but is UNTRUSTED.
  */

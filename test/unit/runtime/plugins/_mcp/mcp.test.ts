@@ -28,7 +28,7 @@ describe('MCP tool results for the model', () => {
     expect(scrub('bad token abcd1234 in Authorization: Bearer abcd1234', ['abcd1234'])).toBe(
       'bad token *** in Authorization: Bearer ***',
     );
-    // a placeholder in a server's hint is no credential (#16 item 3: it became "Bearer *** key>")
+    // a placeholder in a server's hint is no credential (it became "Bearer *** key>")
     expect(scrub('send Authorization: Bearer <API key> (create one)', [])).toBe(
       'send Authorization: Bearer <API key> (create one)',
     );
