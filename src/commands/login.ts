@@ -1,5 +1,6 @@
 import { BaseCommand, toOclifFlags } from '../cli/base.ts';
 import { IDENTITY_FLAGS, LOGIN_FLAGS } from '../cli/identity/flags.ts';
+import { mnemonicInEnv } from '../cli/identity/mnemonic.ts';
 
 export default class Login extends BaseCommand {
   static override summary = 'Sign in: a QR code your wallet signs, or an offline BIP39 mnemonic.';
@@ -21,7 +22,7 @@ export default class Login extends BaseCommand {
     const { chooseAuth, login } = await import('../cli/identity/login.ts');
     const interactive = isInteractive();
     const implied =
-      flags['mnemonic-file'] || flags.generate || process.env[flags['mnemonic-env'] ?? 'ORACLEKIT_MNEMONIC']
+      flags['mnemonic-file'] || flags.generate || mnemonicInEnv(process.env, flags['mnemonic-env'])
         ? 'mnemonic'
         : undefined;
     const auth = await chooseAuth((flags.auth ?? implied) as 'qr' | 'mnemonic' | undefined, interactive);

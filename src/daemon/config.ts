@@ -25,6 +25,7 @@ import { z } from 'zod';
 import { checkDid } from '../lib/did/did.ts';
 import { OracleKitError, showValue } from '../lib/errors.ts';
 import { checkPostgresUrl, redact } from '../storage/open.ts';
+import { toolEnv } from '../lib/env.ts';
 import { DEFAULT_RULE, ruleFromJson, type SnapshotVoter, type TallyRule } from '../lib/registry/tally.ts';
 
 export interface DeploymentConfig {
@@ -273,9 +274,10 @@ export function resolveSettings(
   flags: { port?: string | undefined; host?: string | undefined },
   env: Record<string, string | undefined>,
 ): DaemonSettings {
+  const t = toolEnv(env);
   let port = config.port;
   const [portField, portValue] =
-    flags.port !== undefined ? ['--port', flags.port] : ['ORACLEKIT_DAEMON_PORT', env.ORACLEKIT_DAEMON_PORT];
+    flags.port !== undefined ? ['--port', flags.port] : ['ORACLEKIT_DAEMON_PORT', t.daemonPort];
   if (portValue !== undefined && portValue !== '') {
     const r = portText.safeParse(portValue);
     if (!r.success)
@@ -287,8 +289,8 @@ export function resolveSettings(
       );
     port = r.data;
   }
-  const sync = env.ORACLEKIT_DB_SYNCHRONOUS;
-  if (sync !== undefined && sync !== '' && sync !== 'async' && sync !== 'FULL' && sync !== 'NORMAL') {
+  const sync = t.dbSynchronous;
+  if (sync !== undefined && sync !== 'async' && sync !== 'FULL' && sync !== 'NORMAL') {
     throw bad(
       `ORACLEKIT_DB_SYNCHRONOUS = ${JSON.stringify(sync)} is not known`,
       'ORACLEKIT_DB_SYNCHRONOUS',
@@ -296,15 +298,15 @@ export function resolveSettings(
       'async (default), FULL or NORMAL',
     );
   }
-  const envUrl = env.ORACLEKIT_DATABASE_URL;
+  const envUrl = t.databaseUrl;
   let databaseUrl = config.databaseUrl;
-  if (envUrl !== undefined && envUrl !== '') {
+  if (envUrl !== undefined) {
     checkPostgresUrl(envUrl, 'ORACLEKIT_DATABASE_URL');
     databaseUrl = envUrl;
   }
-  const envRedis = env.ORACLEKIT_REDIS_URL;
+  const envRedis = t.redisUrl;
   let redisUrl = config.redisUrl;
-  if (envRedis !== undefined && envRedis !== '') {
+  if (envRedis !== undefined) {
     checkRedisUrl(envRedis, 'ORACLEKIT_REDIS_URL');
     redisUrl = envRedis;
     config = { ...config, redisUrl };

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { loadConfig, resolveSettings, type DeploymentConfig } from './config.ts';
 import { configPath, dbPath } from '../lib/paths.ts';
+import { toolEnv } from '../lib/env.ts';
 import { packageVersion } from '../lib/version.ts';
 import { writeDiscovery } from '../lib/discovery.ts';
 import { openStorage, redact } from '../storage/open.ts';
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
     location: databaseUrl ?? dbPath(),
     migrations: { registry: REGISTRY_MIGRATIONS },
     synchronous: dbSynchronous,
-    setting: process.env.ORACLEKIT_DATABASE_URL ? 'ORACLEKIT_DATABASE_URL' : 'databaseUrl',
+    setting: toolEnv().databaseUrl ? 'ORACLEKIT_DATABASE_URL' : 'databaseUrl',
   });
   const registry = new Registry(db, config);
   const token = randomBytes(32).toString('base64url');

@@ -19,6 +19,7 @@
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { ORACLE_PREFIX, oracleKeyPath } from '../lib/paths.ts';
+import { TOOL_ENV_NAMES, toolEnv } from '../lib/env.ts';
 import type { DaemonOracleConfig } from './config.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { Registry } from './registry/index.ts';
@@ -123,13 +124,13 @@ export async function mountDefaultOracle(
   const { createOracle } = await import('../runtime/oracle.ts');
   const c = o.config;
   let env = o.env;
-  if (o.registry && !o.env.ORACLEKIT_REGISTRY_URL?.trim()) {
+  if (o.registry && !toolEnv(o.env).registryUrl) {
     const rk = await ensureOracleRegistryKey(o.key, o.registry);
     if (rk.created)
       o.log.info(
         `[daemon] provisioned a read-only registry key (role reader) for the default oracle ${o.key.did}, saved in ${o.key.path}`,
       );
-    env = { ...o.env, ORACLEKIT_API_KEY: rk.key };
+    env = { ...o.env, [TOOL_ENV_NAMES.apiKey]: rk.key };
   }
   const oracle = createOracle({
     config: {

@@ -13,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import { cliError } from '../errors.ts';
 import { didFromMnemonic, generateMnemonic } from '../../lib/keys/keys.ts';
-import { readMnemonic } from './mnemonic.ts';
+import { mnemonicInEnv, readMnemonic } from './mnemonic.ts';
 import {
   backupIdentity,
   identityPath,
@@ -191,7 +191,7 @@ export async function login(o: LoginOptions): Promise<LoginResult> {
 export async function ensureIdentity(o: LoginOptions & { yes: boolean; explicit: boolean }): Promise<LoginResult> {
   const env = o.env ?? process.env;
   const existing = readIdentity(env);
-  const hasSource = Boolean(o.mnemonicFile || o.generate || (env[o.mnemonicEnv ?? 'ORACLEKIT_MNEMONIC'] ?? '').trim());
+  const hasSource = Boolean(o.mnemonicFile || o.generate || mnemonicInEnv(env, o.mnemonicEnv));
   if (existing && !o.explicit && !hasSource) {
     return {
       identity: existing,

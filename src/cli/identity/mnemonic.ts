@@ -7,8 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { cliError, type OracleKitError } from '../errors.ts';
 import { isValidMnemonic } from '../../lib/keys/keys.ts';
-
-const MNEMONIC_ENV = 'ORACLEKIT_MNEMONIC';
+import { envValue, TOOL_ENV_NAMES } from '../../lib/env.ts';
 
 export interface MnemonicSource {
   file?: string;
@@ -27,6 +26,10 @@ function invalid(where: string, field: string): OracleKitError {
   });
 }
 
+/** Whether the environment variable a mnemonic is read from (default ORACLEKIT_MNEMONIC) holds something. */
+export const mnemonicInEnv = (env: NodeJS.ProcessEnv, name?: string): boolean =>
+  envValue(env, name ?? TOOL_ENV_NAMES.mnemonic) !== undefined;
+
 /** The mnemonic and where it came from; undefined when no source gave one and prompting is off. */
 export async function readMnemonic(src: MnemonicSource): Promise<{ mnemonic: string; source: string } | undefined> {
   const env = src.env ?? process.env;
@@ -43,9 +46,9 @@ export async function readMnemonic(src: MnemonicSource): Promise<{ mnemonic: str
     if (!isValidMnemonic(text)) throw invalid(src.file, 'mnemonic-file');
     return { mnemonic: normaliseMnemonic(text), source: src.file };
   }
-  const name = src.envName ?? MNEMONIC_ENV;
-  const fromEnv = env[name];
-  if (fromEnv !== undefined && fromEnv.trim() !== '') {
+  const name = src.envName ?? TOOL_ENV_NAMES.mnemonic;
+  const fromEnv = envValue(env, name);
+  if (fromEnv !== undefined) {
     if (!isValidMnemonic(fromEnv)) throw invalid(`$${name}`, 'mnemonic-env');
     return { mnemonic: normaliseMnemonic(fromEnv), source: `$${name}` };
   }

@@ -17,6 +17,7 @@
  * conf and the daemon's lifecycle code load lazily.
  */
 import { RegistryClient } from '../../lib/registry/client.ts';
+import { autoStartAllowed, toolEnv } from '../../lib/env.ts';
 import type { DesignRecord } from '../../lib/registry/types.ts';
 import { cliError } from '../errors.ts';
 import { readSettings, type Settings } from './settings.ts';
@@ -59,9 +60,7 @@ export async function ensureDaemon(
     if (discovery.version === version) return { url: discovery.url, token: discovery.token, started: false };
     await stopDaemon(env); // another version: replace it
   }
-  const auto =
-    opts.autoStart ??
-    (env.CI === 'true' || env.CI === '1' ? env.ORACLEKIT_AUTOSTART === '1' : env.ORACLEKIT_AUTOSTART !== '0');
+  const auto = opts.autoStart ?? autoStartAllowed(env);
   if (status.running && !status.healthy)
     throw cliError(
       'unavailable',
@@ -102,10 +101,10 @@ export async function resolveTarget(opts: ClientOptions = {}): Promise<Target> {
   const env = opts.env ?? process.env;
   let saved: Pick<Settings, 'registry' | 'apiKey'> = {};
   // each of the two is looked up on its own: flag, then environment, then settings
-  if (!(opts.registry || env.ORACLEKIT_REGISTRY) || !(opts.apiKey || env.ORACLEKIT_API_KEY))
-    saved = await readSettings(env).catch(() => ({}));
-  const remote = opts.registry || env.ORACLEKIT_REGISTRY || saved.registry;
-  const apiKey = opts.apiKey || env.ORACLEKIT_API_KEY || saved.apiKey;
+  const t = toolEnv(env);
+  if (!(opts.registry || t.registry) || !(opts.apiKey || t.apiKey)) saved = await readSettings(env).catch(() => ({}));
+  const remote = opts.registry || t.registry || saved.registry;
+  const apiKey = opts.apiKey || t.apiKey || saved.apiKey;
   if (remote) return { url: registryUrl(remote), local: false, ...(apiKey ? { apiKey } : {}) };
   const d = await ensureDaemon({ autoStart: opts.autoStart, env });
   return { url: d.url, token: d.token, local: true, ...(apiKey ? { apiKey } : {}) };

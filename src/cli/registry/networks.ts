@@ -13,6 +13,7 @@
  * database) is replaced.
  */
 import { RegistryClient, errorFromReply } from '../../lib/registry/client.ts';
+import { toolEnv } from '../../lib/env.ts';
 import type { KeyCreated } from '../../lib/registry/types.ts';
 import { cliError } from '../errors.ts';
 import { ensureDaemon, registryUrl } from './client.ts';
@@ -55,7 +56,7 @@ export async function connect(o: ConnectOptions): Promise<Connection> {
         { field: 'registry', valid: 'an http(s) URL' },
       );
     const url = registryUrl(raw);
-    const apiKey = o.apiKey ?? env.ORACLEKIT_API_KEY ?? saved.apiKey;
+    const apiKey = o.apiKey ?? toolEnv(env).apiKey ?? saved.apiKey;
     if (!apiKey)
       throw cliError(
         'missing_api_key',
