@@ -6,7 +6,7 @@
  * python3 on the same files.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -254,21 +254,63 @@ describe('sample report', () => {
     expect((pdf.match(/\/Type\s*\/Page\b/g) ?? []).length).toBeGreaterThanOrEqual(3);
   });
 
-  it("the package's Python recipe re-derives the same selection with the standard library", async () => {
+  it("the package's Python recipe re-derives the same selection with the standard library, on the files as the manifest names them", async () => {
     const pkg = JSON.parse(readFileSync(p('package.json'), 'utf8'));
-    const rd = p('recipe');
-    mkdirSync(rd, { recursive: true });
-    copyFileSync(p('frame.csv'), join(rd, 'frame.csv'));
-    copyFileSync(p('commitment.json'), join(rd, 'commitment.json'));
-    copyFileSync(p('draw/proof.json'), join(rd, 'proof.json'));
-    writeFileSync(join(rd, 'recipe.py'), pkg.projects[0].method.python);
-    const { stdout } = await run('python3', ['recipe.py'], { cwd: rd, timeout: 60_000 });
+    writeFileSync(p('recipe.py'), pkg.projects[0].method.python);
+    const { stdout } = await run('python3', ['recipe.py'], { cwd: dir, timeout: 60_000 });
     const proof = JSON.parse(readFileSync(p('draw/proof.json'), 'utf8'));
     expect(stdout).toContain(
       `all sample: ${proof.strata[0].sample.map((s: { household_id: string }) => s.household_id).join(' ')}\n`,
     );
     expect(stdout).toMatch(
       /OK: frame file, frameHash, seed, sample and replacement order of every stratum recomputed\n$/,
+    );
+  });
+
+  it('the Commands box names the paths that were really used, and each command it gives runs as given', async () => {
+    const pkg = JSON.parse(readFileSync(p('package.json'), 'utf8'));
+    const cmds: string[] = pkg.projects[0].method.commands;
+    expect(cmds).toEqual([
+      '# in the folder of ' + p('projects.json') + ': the paths are the ones it gives, relative to that folder',
+      'oraclekit sample calc --input design-a.json --explain   # recomputes the design from its own record: the sizes above',
+      `oraclekit sample verify --frame frame.csv --commitment commitment.json --proof draw/proof.json --selection draw/selection.csv --published-at ${publishedAt}`,
+      'oraclekit sample report --manifest projects.json --out package.html',
+    ]);
+    // run each one in the manifest's folder, as the box says (the report into a fresh folder)
+    for (const line of cmds.filter((l) => l.startsWith('oraclekit '))) {
+      const args = line
+        .replace(/\s+#.*$/, '')
+        .split(' ')
+        .slice(1);
+      if (args[1] === 'report') args.splice(args.indexOf('package.html'), 1, p('again/package.html'));
+      mkdirSync(p('again'), { recursive: true });
+      const r = await runCli(args, { cwd: dir, timeoutMs: 60_000 });
+      expect(r.code, `${line}\n${r.stderr}`).toBe(0);
+    }
+    // one project from flags: the paths exactly as typed, relative ones kept relative
+    const one = await runCli(
+      [
+        'sample',
+        'report',
+        '--design',
+        'design-a.json',
+        '--commitment',
+        'commitment.json',
+        '--proof',
+        'draw/proof.json',
+        '--selection',
+        'draw/selection.csv',
+        '--published-at',
+        publishedAt,
+        '--out',
+        'flags.html',
+        '--json',
+      ],
+      { cwd: dir, timeoutMs: 60_000 },
+    );
+    expect(one.code).toBe(0);
+    expect(JSON.parse(one.stdout).projects[0].method.commands.at(-1)).toBe(
+      `oraclekit sample report --design design-a.json --commitment commitment.json --proof draw/proof.json --selection draw/selection.csv --published-at ${publishedAt} --out package.html`,
     );
   });
 

@@ -69,6 +69,10 @@ export interface ProjectFiles {
   meanJustification?: string;
   sdCalculation?: string;
   sources?: (string | Source)[];
+  /** The manifest the paths came from. */
+  manifest?: string;
+  /** The paths as the manifest writes them (before they were resolved against its folder). */
+  shown?: Partial<Record<'design' | 'commitment' | 'proof' | 'selection' | 'frame' | 'observations', string>>;
 }
 
 /** Loads one project's files into a ProjectInput. */
@@ -102,8 +106,12 @@ export function loadProject(f: ProjectFiles): ProjectInput {
   const publishedAt = parsePublishedAt(f.publishedAt, `${f.projectId}: publishedAt`);
   if (publishedAt) p.publishedAt = publishedAt;
   if (f.seedHex !== undefined) p.seedHex = parseSeedHex(f.seedHex);
-  p.files = { design: basename(f.design) };
-  for (const k of ['commitment', 'proof', 'selection', 'frame'] as const) if (f[k]) p.files[k] = basename(f[k]);
+  // the commands of the package name the paths as they were given (a manifest's as it writes them)
+  const shown = f.shown ?? f;
+  p.files = { design: shown.design };
+  for (const k of ['commitment', 'proof', 'selection', 'frame', 'observations'] as const)
+    if (shown[k]) p.files[k] = shown[k];
+  if (f.manifest) p.files.manifest = f.manifest;
   if (f.observations)
     p.observations = {
       kind: f.observationsKind ?? 'baseline',
@@ -138,11 +146,14 @@ export function loadManifest(path: string): { title?: string; projects: ProjectI
   const base = dirname(path);
   const rel = (x: string | undefined): string | undefined => (x === undefined ? undefined : resolve(base, x));
   const projects = r.data.projects.map((p) => {
-    const files: ProjectFiles = { ...p, design: rel(p.design)! };
+    const shown: ProjectFiles['shown'] = { design: p.design };
+    const files: ProjectFiles = { ...p, design: rel(p.design)!, manifest: path, shown };
     for (const k of ['commitment', 'proof', 'observations', 'selection', 'frame'] as const) {
       const v = rel(p[k]);
-      if (v !== undefined) files[k] = v;
-      else delete files[k];
+      if (v !== undefined) {
+        files[k] = v;
+        shown[k] = p[k]!;
+      } else delete files[k];
     }
     return loadProject(files);
   });

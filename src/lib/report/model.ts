@@ -51,8 +51,20 @@ export interface ProjectInput {
   selectionPath?: string;
   /** The frame: the full verification of `sample verify` too. */
   framePath?: string;
-  /** File names as the verifier will have them (for the commands and the recipe). */
-  files?: { design?: string; commitment?: string; proof?: string; selection?: string; frame?: string };
+  /**
+   * The paths as they were given (on the command line, or as the manifest writes them), for the commands and the
+   * recipe: the verifier runs exactly what was run.
+   */
+  files?: {
+    design?: string;
+    commitment?: string;
+    proof?: string;
+    selection?: string;
+    frame?: string;
+    observations?: string;
+    /** The manifest the project came from: its paths are relative to its folder. */
+    manifest?: string;
+  };
   /** When the commitment was published (the verifier's trust check). */
   publishedAt?: Date;
   /** A verifier that performed the selection itself: its randomness. */
@@ -170,6 +182,8 @@ interface ChartMark {
   series: number;
   /** The CV is below the axis range: drawn at the axis with its value. */
   clamped: boolean;
+  /** designed: the design's CV and n_h; observed: the CV the observations show and the size it implies. */
+  kind: 'designed' | 'observed';
 }
 
 export interface ChartData {
@@ -394,9 +408,10 @@ export function chartData(
   parameters: Design['parameters'],
   strata: ProjectReport['strata'],
   stratified: boolean,
+  observed: { stratum: string; cv: number; kind: string }[] = [],
 ): ChartData {
   const designCv = parameters.expectedSD / parameters.expectedMean;
-  const cvs = stratified ? strata.map((s) => s.cv ?? designCv) : [designCv];
+  const cvs = [...(stratified ? strata.map((s) => s.cv ?? designCv) : [designCv]), ...observed.map((o) => o.cv)];
   const lo = 0.1;
   const hi = Math.max(1.2, Math.ceil(Math.max(...cvs) * 1.25 * 10) / 10);
   const steps = 56;
@@ -410,12 +425,14 @@ export function chartData(
     grid(extra).map((cv) => ({ cv, n: chain(N, 1, cv, d).adjustedSize }));
   if (!stratified) {
     const rates = [...new Set([0, 0.1, 0.2, 0.3, parameters.dropoutRate])].sort((a, b) => a - b);
+    const own = observed.map((o) => o.cv);
     const series = rates.map((d) => ({
       label: `dropout ${Number((d * 100).toPrecision(10))} %`,
       population: parameters.population,
       dropoutRate: d,
-      points: curve(parameters.population, d, d === parameters.dropoutRate ? [designCv] : []),
+      points: curve(parameters.population, d, d === parameters.dropoutRate ? [designCv, ...own] : []),
     }));
+    const at = rates.indexOf(parameters.dropoutRate);
     return {
       cvRange: [lo, hi],
       series,
@@ -424,11 +441,13 @@ export function chartData(
           label: 'this design',
           cv: designCv,
           n: parameters.adjustedSize,
-          series: rates.indexOf(parameters.dropoutRate),
+          series: at,
           clamped: designCv < lo,
+          kind: 'designed',
         },
+        ...observed.map((o) => observedMark(o, parameters.population, parameters.dropoutRate, at, lo)),
       ],
-      caption: `Lines: the 95/5 sample size (dropout-adjusted) for N = ${parameters.population} against CV = SD/mean, one per dropout rate. Point: this design (CV ${r4(designCv)}, dropout ${parameters.dropoutRate}, n ${parameters.adjustedSize}).`,
+      caption: `Lines: the 95/5 sample size (dropout-adjusted) for N = ${parameters.population} against CV = SD/mean, one per dropout rate. Point: this design (CV ${r4(designCv)}, dropout ${parameters.dropoutRate}, n ${parameters.adjustedSize}).${observedCaption(observed)}`,
     };
   }
   const d = parameters.dropoutRate;
@@ -436,20 +455,47 @@ export function chartData(
     label: `${s.name} (N_h ${s.population})`,
     population: s.population,
     dropoutRate: d,
-    points: curve(s.population, d, [s.cv ?? designCv]),
+    points: curve(s.population, d, [
+      s.cv ?? designCv,
+      ...observed.filter((o) => o.stratum === s.name).map((o) => o.cv),
+    ]),
   }));
+  const marks: ChartMark[] = strata.map((s, i) => ({
+    label: s.name,
+    cv: s.cv ?? designCv,
+    n: s.sampleSize,
+    series: i,
+    clamped: (s.cv ?? designCv) < lo,
+    kind: 'designed',
+  }));
+  for (const o of observed) {
+    const i = strata.findIndex((s) => s.name === o.stratum);
+    if (i >= 0) marks.push(observedMark(o, strata[i]!.population, d, i, lo));
+  }
   return {
     cvRange: [lo, hi],
     series,
-    marks: strata.map((s, i) => ({
-      label: s.name,
-      cv: s.cv ?? designCv,
-      n: s.sampleSize,
-      series: i,
-      clamped: (s.cv ?? designCv) < lo,
-    })),
-    caption: `Lines: each stratum's 95/5 sample size against CV at its own N_h and the design's dropout rate ${d}. Points: each stratum's n_h at its CV — on its own line, since each stratum keeps 95/5 on its own.`,
+    marks,
+    caption: `Lines: each stratum's 95/5 sample size against CV at its own N_h and the design's dropout rate ${d}. Points: each stratum's n_h at its CV — on its own line, since each stratum keeps 95/5 on its own.${observedCaption(observed)}`,
   };
+}
+
+/** An observed CV on its stratum's line: the size the chain gives at that CV (the line's own value there). */
+function observedMark(
+  o: { stratum: string; cv: number; kind: string },
+  N: number,
+  d: number,
+  series: number,
+  lo: number,
+): ChartMark {
+  const label = `${o.stratum === 'all' ? '' : `${o.stratum} `}observed`;
+  return { label, cv: o.cv, n: chain(N, 1, o.cv, d).adjustedSize, series, clamped: o.cv < lo, kind: 'observed' };
+}
+
+function observedCaption(observed: { stratum: string; cv: number; kind: string }[]): string {
+  if (observed.length === 0) return '';
+  const list = observed.map((o) => `${o.stratum} ${r4(o.cv)}`).join(', ');
+  return ` Hollow points: the CV the ${observed[0]!.kind} observations show (${list}) and the size the line gives there, next to the designed ones.`;
 }
 
 const SELECTION_DEFINITIONS = [
@@ -488,27 +534,49 @@ function commands(p: ProjectInput, c: Commitment | undefined, proof: Proof | und
     frame: c?.frame.file ?? 'households.csv',
     ...p.files,
   };
-  const out = [
-    `oraclekit sample calc --input ${f.design} --explain   # a calc input; or compare the design's sizes with the formulas above`,
-  ];
+  const q = shellQuote;
+  const out: string[] = [];
+  if (f.manifest)
+    out.push(`# in the folder of ${q(f.manifest)}: the paths are the ones it gives, relative to that folder`);
+  out.push(
+    `oraclekit sample calc --input ${q(f.design)} --explain   # recomputes the design from its own record: the sizes above`,
+  );
+  const obs = p.observations;
+  if (obs && f.observations && obs.kind === 'monitoring')
+    out.push(`oraclekit sample recalc --previous ${q(f.design)} --observations ${q(f.observations)}`);
+  const published = p.publishedAt ? p.publishedAt.toISOString() : `<when you first had ${f.commitment}>`;
   if (c && proof) {
     out.push(
-      `oraclekit sample verify --frame ${f.frame} --commitment ${f.commitment} --proof ${f.proof} --selection ${f.selection} --published-at <when you first had ${f.commitment}>`,
+      `oraclekit sample verify --frame ${q(f.frame)} --commitment ${q(f.commitment)} --proof ${q(f.proof)} --selection ${q(f.selection)} --published-at ${published}`,
     );
     if (proof.randomness.source === 'verifier')
       out.push(
         `# the randomness was supplied by a verifier: only that verifier can accept it, with --seed-hex ${proof.randomness.randomness}`,
       );
-    out.push(
-      `oraclekit sample report --design ${f.design} --commitment ${f.commitment} --proof ${f.proof} --selection ${f.selection} --frame ${f.frame} --published-at <…> --out package.html`,
-    );
   } else if (c) {
     out.push(
-      `# after round ${c.beacon.round}: oraclekit sample select draw --commitment ${f.commitment} --frame ${f.frame} --beacon round-${c.beacon.round}.json --out-dir selection`,
+      `# after round ${c.beacon.round}: oraclekit sample select draw --commitment ${q(f.commitment)} --frame ${q(f.frame)} --beacon round-${c.beacon.round}.json --out-dir selection`,
     );
+  }
+  if (f.manifest) out.push(`oraclekit sample report --manifest ${q(basenameOf(f.manifest))} --out package.html`);
+  else {
+    const args = [`--design ${q(f.design)}`];
+    if (c) args.push(`--commitment ${q(f.commitment)}`);
+    if (c && proof) args.push(`--proof ${q(f.proof)}`, `--selection ${q(f.selection)}`);
+    if (c && p.framePath) args.push(`--frame ${q(f.frame)}`);
+    if (c) args.push(`--published-at ${published}`);
+    if (obs && f.observations) args.push(`--observations ${q(f.observations)} --observations-kind ${obs.kind}`);
+    out.push(`oraclekit sample report ${args.join(' ')} --out package.html`);
   }
   return out;
 }
+
+/** A path as a POSIX shell word: as it is when it needs no quoting, else in single quotes. */
+function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+const basenameOf = (path: string): string => path.split(/[\\/]/).pop() ?? path;
 
 function designOf(d: ReturnType<typeof loadDesign>): Design | null {
   try {
@@ -746,7 +814,12 @@ async function projectReport(p: ProjectInput, index: number): Promise<ProjectRep
       sources: p.sources ?? [],
     },
     selection,
-    chart: chartData(P, strata, d.stratified),
+    chart: chartData(
+      P,
+      strata,
+      d.stratified,
+      (observations?.comparison ?? []).map((k) => ({ stratum: k.stratum, cv: k.cvObserved, kind: observations!.kind })),
+    ),
   };
 }
 

@@ -131,11 +131,14 @@ export function chartSvg(c: ChartData, id: string): string {
     const tip = `${p.label}: CV ${p.cv}, n ${p.n}`;
     if (p.clamped) {
       parts.push(
-        `<path class="mark clamped" d="M${f(x - 2)},${f(y)} L${f(x + 8)},${f(y - 6)} L${f(x + 8)},${f(y + 6)} Z" fill="${col}" stroke="#000"><title>${esc(tip)} (below the axis range; drawn at the axis)</title></path>`,
+        `<path class="mark clamped ${p.kind}" d="M${f(x - 2)},${f(y)} L${f(x + 8)},${f(y - 6)} L${f(x + 8)},${f(y + 6)} Z" fill="${col}" stroke="#000"><title>${esc(tip)} (below the axis range; drawn at the axis)</title></path>`,
       );
     } else {
+      // an observed CV is a hollow ring in its line's colour, a designed one a filled disc
+      const fill =
+        p.kind === 'observed' ? `fill="#fff" stroke="${col}" stroke-width="2.5"` : `fill="${col}" stroke="#000"`;
       parts.push(
-        `<circle class="mark" cx="${f(x)}" cy="${f(y)}" r="5" fill="${col}" stroke="#000"><title>${esc(tip)}</title></circle>`,
+        `<circle class="mark ${p.kind}" cx="${f(x)}" cy="${f(y)}" r="5" ${fill}><title>${esc(tip)}</title></circle>`,
       );
     }
     const b = boxes[i]!;

@@ -160,6 +160,46 @@ describe('chartData and the SVG', () => {
     expect(c.marks[0]!.n).not.toBe(c.marks[1]!.n);
   });
 
+  it('the chart shows the observed CVs next to the designed ones, each on its own stratum line', async () => {
+    const design = computeDesign({
+      population: 5000,
+      expectedMean: 2,
+      expectedSD: 1,
+      dropoutRate: 0.1,
+      stratification: {
+        enabled: true,
+        strata: [
+          { name: 'lpg', weight: 0.6, mean: 2.5, sd: 1 },
+          { name: 'wood', weight: 0.4, mean: 2, sd: 1.2 },
+        ],
+      },
+    });
+    // lpg observed with CV 0.5 (designed 0.4); wood with CV 0.3 (designed 0.6)
+    const values = [
+      ...[1.5, 2, 2.5, 3, 3.5].map((v) => ({ value: v, stratum: 'lpg' })),
+      ...[1.7, 2, 2.3, 1.7, 2, 2.3].map((v) => ({ value: v, stratum: 'wood' })),
+    ];
+    const report = await buildReport({
+      generatedAt: new Date(0),
+      projects: [{ projectId: 'p', design, observations: { kind: 'baseline', values } }],
+    });
+    const c = report.projects[0]!.chart;
+    const observed = c.marks.filter((m) => m.kind === 'observed');
+    expect(observed.map((m) => m.label)).toEqual(['lpg observed', 'wood observed']);
+    const stats = report.projects[0]!.supporting.observations!.comparison;
+    for (const [i, m] of observed.entries()) {
+      expect(m.cv).toBe(stats[i]!.cvObserved);
+      const line = c.series[m.series]!;
+      expect(line.points).toContainEqual({ cv: m.cv, n: m.n });
+      expect(m.n).toBe(chain(line.population, 1, m.cv, 0.1).adjustedSize);
+    }
+    expect(c.marks.filter((m) => m.kind === 'designed').map((m) => m.label)).toEqual(['lpg', 'wood']);
+    expect(c.caption).toContain('Hollow points: the CV the baseline observations show (lpg ');
+    const html = renderHtml(report);
+    expect(html.match(/<circle class="mark observed"/g)).toHaveLength(2);
+    expect(html.match(/<circle class="mark designed"/g)).toHaveLength(2);
+  });
+
   it('a CV below the axis range is drawn at the axis, marked, with its value', () => {
     const d = computeDesign({
       population: 900,
