@@ -60,15 +60,18 @@ export interface AuthInput {
  * unexpired ones. Expired rows are purged once a minute.
  */
 class PersistentReplayStore implements ReplayStore {
-  private readonly memory = new MemoryReplayStore();
+  private readonly memory: MemoryReplayStore;
+  private readonly nowMs: () => number;
   private readonly store: RuntimeStore;
   private lastPurge = 0;
 
   /** The unexpired CIDs a previous process saw, loaded before the store answers its first check. */
   readonly loaded: Promise<void>;
 
-  constructor(store: RuntimeStore, ready: Promise<void>) {
+  constructor(store: RuntimeStore, ready: Promise<void>, nowMs: () => number) {
     this.store = store;
+    this.nowMs = nowMs;
+    this.memory = new MemoryReplayStore(() => Math.floor(nowMs() / 1000));
     // the table exists once the runtime's migrations ran: at open on SQLite, asynchronously on PostgreSQL or a shared
     // database
     this.loaded = ready.then(() => this.load());
@@ -76,7 +79,7 @@ class PersistentReplayStore implements ReplayStore {
   }
 
   private async load(): Promise<void> {
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(this.nowMs() / 1000);
     for (const r of await this.store.db.all<{ cid: string; expires_at: number }>(
       'SELECT cid, expires_at FROM runtime_used_invocations WHERE expires_at >= ?',
       [now],
@@ -91,7 +94,7 @@ class PersistentReplayStore implements ReplayStore {
 
   seen(cid: string, expiresAt: number): boolean {
     if (this.memory.seen(cid, expiresAt)) return true;
-    const now = Date.now();
+    const now = this.nowMs();
     const purge = now - this.lastPurge > 60_000;
     if (purge) this.lastPurge = now;
     void this.store
@@ -132,6 +135,8 @@ export interface AuthenticatorOptions {
   storeReady?: Promise<void>;
   /** The only users who may log in (ORACLE_ALLOWED_USERS); undefined: any did:key user. */
   allowedUsers?: readonly string[];
+  /** The clock a credential's expiry is checked on, ms since the epoch (the runtime's; default the system's). */
+  now?: () => number;
 }
 
 export class Authenticator {
@@ -139,6 +144,7 @@ export class Authenticator {
   /** The used-invocation store, opened (and loaded from the database) only in strict mode. */
   private strictStore?: PersistentReplayStore;
   private readonly storeReady: Promise<void>;
+  private readonly now: () => number;
   readonly oracleDid: string;
   mode: UcanAuthMode;
   replayMode: UcanReplayMode;
@@ -161,12 +167,13 @@ export class Authenticator {
     this.signingKeyLoaded = o.signingKeyLoaded;
     this.storeReady = o.storeReady ?? Promise.resolve();
     this.allowedUsers = o.allowedUsers ? new Set(o.allowedUsers) : undefined;
-    if (this.replayMode === 'strict') this.strictStore = new PersistentReplayStore(o.store, this.storeReady);
+    this.now = o.now ?? Date.now;
+    if (this.replayMode === 'strict') this.strictStore = new PersistentReplayStore(o.store, this.storeReady, this.now);
   }
 
   private async replayStore(): Promise<ReplayStore | undefined> {
     if (this.replayMode !== 'strict') return undefined;
-    const s = (this.strictStore ??= new PersistentReplayStore(this.store, this.storeReady));
+    const s = (this.strictStore ??= new PersistentReplayStore(this.store, this.storeReady, this.now));
     try {
       await s.loaded;
     } catch (e) {
@@ -202,6 +209,7 @@ export class Authenticator {
         `X-Auth-Type ${JSON.stringify(i.authType)} is not supported; use ucan`,
       );
     const isRevoked = (cid: string) => this.store.isRevoked(cid);
+    const nowSeconds = () => Math.floor(this.now() / 1000);
     let token = i.invocation;
     if (token === undefined && i.authorization !== undefined) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(i.authorization);
@@ -212,6 +220,7 @@ export class Authenticator {
       const v = await verifyInvocation(token, {
         oracleDid: this.oracleDid,
         isRevoked,
+        now: nowSeconds(),
         replay: await this.replayStore(),
       });
       if (
@@ -225,7 +234,12 @@ export class Authenticator {
         );
       }
       if (i.delegation) {
-        const d = await verifyDelegation(i.delegation, { oracleDid: this.oracleDid, isRevoked, user: v.did });
+        const d = await verifyDelegation(i.delegation, {
+          oracleDid: this.oracleDid,
+          isRevoked,
+          user: v.did,
+          now: nowSeconds(),
+        });
         return {
           did: v.did,
           delegation: i.delegation,
@@ -240,6 +254,7 @@ export class Authenticator {
       const d = await verifyLoginDelegation(i.delegation, {
         oracleDid: this.oracleDid,
         isRevoked,
+        now: nowSeconds(),
         replay: await this.replayStore(),
         maxTtl: { seconds: this.delegationMaxTtlSeconds, setting: 'ORACLE_UCAN_DELEGATION_MAX_TTL_S' },
       });

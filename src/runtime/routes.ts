@@ -291,7 +291,7 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   );
   app.get('/delegation', { schema: { response: { 200: P.GetDelegationResponseSchema } } }, async (req) => {
     const d = await rt.store.getDelegation(getUser(req).did);
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(rt.now() / 1000);
     if (!d || (await rt.store.isRevoked(d.cid)) || (d.expiration !== null && d.expiration <= now))
       return { authorized: false };
     return d.expiration !== null ? { authorized: true, expiration: d.expiration } : { authorized: true };

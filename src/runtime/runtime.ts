@@ -155,6 +155,11 @@ export interface OracleAppOptions {
    * oracle.config.json).
    */
   modelHint?: string;
+  /**
+   * The clock, ms since the epoch (default Date.now): what history timestamps, credential expiry and the per-user
+   * turn window are read from. Tests of those replace it; time-outs stay on timers.
+   */
+  now?: () => number;
 }
 
 type AnyPlugin = OraclePlugin<unknown>;
@@ -180,6 +185,8 @@ export class OracleRuntime {
   readonly auth: Authenticator;
   readonly hooks: OracleHooks;
   readonly heartbeatMs: number;
+  /** The clock (OracleAppOptions.now). */
+  readonly now: () => number;
   readonly options: OracleAppOptions;
   /** Events for sessions' realtime clients (socket.ts subscribes) and their answers. */
   readonly realtime = new RealtimeHub();
@@ -231,6 +238,7 @@ export class OracleRuntime {
     this.log = o.logger ?? consoleBootLogger;
     this.hooks = o.hooks ?? {};
     this.heartbeatMs = o.heartbeatMs ?? 15_000;
+    this.now = o.now ?? Date.now;
     if (!o.config || typeof o.config.name !== 'string' || o.config.name === '')
       throw new BootError(
         "[boot-error] config.name is required (oracle.config.json). Set 'name' in oracle.config.json",
@@ -268,7 +276,7 @@ export class OracleRuntime {
         synchronous: o.dbSynchronous ?? settings.ORACLE_DB_SYNCHRONOUS ?? 'async',
       });
     if (location?.url !== undefined) this.log.info(`[boot] database: PostgreSQL ${redact(location.url)}`);
-    this.store = new RuntimeStore(this.db, { did: this.oracleDid, name: o.config.name });
+    this.store = new RuntimeStore(this.db, { did: this.oracleDid, name: o.config.name }, this.now);
     this.store.onBackgroundError = (e) => this.log.error(`[store] a background write failed: ${(e as Error).message}`);
     const db = this.db;
     const store = this.store;
@@ -292,8 +300,9 @@ export class OracleRuntime {
       signingKeyLoaded: () => this.signer !== undefined,
       storeReady: this.storeReady,
       allowedUsers: o.allowedUsers ?? settings.ORACLE_ALLOWED_USERS,
+      now: this.now,
     });
-    this.turnLimiter = new TurnRateLimiter(o.userTurnsPerMinute ?? settings.ORACLE_USER_TURNS_PER_MINUTE);
+    this.turnLimiter = new TurnRateLimiter(o.userTurnsPerMinute ?? settings.ORACLE_USER_TURNS_PER_MINUTE, this.now);
     this.resolved = result.ordered.map(({ plugin, env }) => ({
       plugin,
       ctx: { env, store: this.store, config: this.config, log: (l: string) => this.log.info(l), host: this.host },

@@ -38,11 +38,11 @@ interface SocketData {
  * Disconnects the socket when its credential expires (a token is checked at the handshake only, so its end is
  * scheduled).
  */
-function endAtExpiry(socket: Socket): void {
+function endAtExpiry(socket: Socket, now: () => number): void {
   // the timer stays out of socket.data, which the cluster's adapter serializes
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
-    const left = ((socket.data as SocketData).expiresAt ?? Infinity) * 1000 - Date.now();
+    const left = ((socket.data as SocketData).expiresAt ?? Infinity) * 1000 - now();
     if (!Number.isFinite(left)) return;
     if (left <= 0) {
       socket.disconnect(true);
@@ -106,7 +106,7 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
   });
 
   io.on('connection', (socket: Socket<P.ClientToServerEvents, P.ServerToClientEvents>) => {
-    endAtExpiry(socket);
+    endAtExpiry(socket, rt.now);
     const own = (socket.data as SocketData).sessionId;
     const settle = (raw: unknown, isAction: boolean) => {
       const r = (isAction ? P.ActionCallResultSchema : P.ToolResultSchema).safeParse(raw);

@@ -51,11 +51,18 @@ export class RuntimeStore {
   readonly db: Storage;
   readonly oracleDid: string;
   readonly oracleName: string;
+  /** The clock its timestamps are read from, ms since the epoch (the runtime's). */
+  private readonly now: () => number;
 
-  constructor(db: Storage, oracle: { did: string; name: string }) {
+  constructor(db: Storage, oracle: { did: string; name: string }, now: () => number = Date.now) {
     this.db = db;
     this.oracleDid = oracle.did;
     this.oracleName = oracle.name;
+    this.now = now;
+  }
+
+  private isoNow(): string {
+    return new Date(this.now()).toISOString();
   }
 
   /**
@@ -99,7 +106,7 @@ export class RuntimeStore {
   }
 
   async createSession(userDid: string, title?: string): Promise<Session> {
-    const now = new Date().toISOString();
+    const now = this.isoNow();
     const id = randomUUID();
     await this.db.run(
       'INSERT INTO runtime_sessions (id, user_did, oracle_did, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -144,7 +151,7 @@ export class RuntimeStore {
   }
 
   async touchSession(id: string, title?: string): Promise<void> {
-    const now = new Date().toISOString();
+    const now = this.isoNow();
     if (title !== undefined)
       await this.db.run('UPDATE runtime_sessions SET updated_at = ?, title = ? WHERE id = ?', [now, title, id]);
     else await this.db.run('UPDATE runtime_sessions SET updated_at = ? WHERE id = ?', [now, id]);
@@ -161,7 +168,7 @@ export class RuntimeStore {
 
   // ---- messages ----------------------------------------------------------
   async addMessages(sessionId: string, msgs: NewMessage[]): Promise<void> {
-    const now = new Date().toISOString();
+    const now = this.isoNow();
     await this.db.tx(async () => {
       for (const m of msgs) {
         await this.db.run(
@@ -250,7 +257,7 @@ export class RuntimeStore {
     requestId: string;
     status: RunStatus;
   }): Promise<void> {
-    const now = new Date().toISOString();
+    const now = this.isoNow();
     await this.db.run(
       'INSERT INTO runtime_runs (id, session_id, user_did, request_id, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       [run.id, run.sessionId, run.userDid, run.requestId, run.status, now, now],
@@ -258,11 +265,7 @@ export class RuntimeStore {
   }
 
   async setRunStatus(id: string, status: RunStatus): Promise<void> {
-    await this.db.run('UPDATE runtime_runs SET status = ?, updated_at = ? WHERE id = ?', [
-      status,
-      new Date().toISOString(),
-      id,
-    ]);
+    await this.db.run('UPDATE runtime_runs SET status = ?, updated_at = ? WHERE id = ?', [status, this.isoNow(), id]);
   }
 
   async getRun(
@@ -291,7 +294,7 @@ export class RuntimeStore {
     await this.db.run('UPDATE runtime_runs SET status = ?, events = ?, updated_at = ? WHERE id = ?', [
       status,
       JSON.stringify(events),
-      new Date().toISOString(),
+      this.isoNow(),
       runId,
     ]);
   }
@@ -305,7 +308,7 @@ export class RuntimeStore {
     status: RunStatus,
     events: AnyEvent[],
   ): Promise<void> {
-    const now = new Date().toISOString();
+    const now = this.isoNow();
     await this.db.run(
       `INSERT INTO runtime_runs (id, session_id, user_did, request_id, status, created_at, updated_at)
        SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runtime_sessions WHERE id = ?) ON CONFLICT (id) DO NOTHING`,
@@ -323,7 +326,7 @@ export class RuntimeStore {
   async failOrphanRuns(): Promise<void> {
     await this.db.run(
       "UPDATE runtime_runs SET status = 'failed', updated_at = ? WHERE status IN ('queued', 'running', 'recovering')",
-      [new Date().toISOString()],
+      [this.isoNow()],
     );
   }
 
@@ -340,7 +343,7 @@ export class RuntimeStore {
     await this.db.run(
       `INSERT INTO runtime_preferences (user_did, oracle_did, prefs, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (user_did, oracle_did) DO UPDATE SET prefs = excluded.prefs, updated_at = excluded.updated_at`,
-      [userDid, this.oracleDid, JSON.stringify(prefs), new Date().toISOString()],
+      [userDid, this.oracleDid, JSON.stringify(prefs), this.isoNow()],
     );
   }
 
@@ -349,7 +352,7 @@ export class RuntimeStore {
     await this.db.run(
       `INSERT INTO runtime_delegations (user_did, oracle_did, cid, raw, expiration, created_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (user_did, oracle_did) DO UPDATE SET cid = excluded.cid, raw = excluded.raw, expiration = excluded.expiration, created_at = excluded.created_at`,
-      [userDid, this.oracleDid, cid, raw, expiration, new Date().toISOString()],
+      [userDid, this.oracleDid, cid, raw, expiration, this.isoNow()],
     );
   }
 
@@ -372,7 +375,7 @@ export class RuntimeStore {
   async revoke(cid: string): Promise<void> {
     await this.db.run('INSERT INTO runtime_revocations (cid, revoked_at) VALUES (?, ?) ON CONFLICT (cid) DO NOTHING', [
       cid,
-      new Date().toISOString(),
+      this.isoNow(),
     ]);
   }
 

@@ -10,14 +10,18 @@ const WINDOW_MS = 60_000;
 export class TurnRateLimiter {
   private readonly starts = new Map<string, number[]>();
   private readonly perMinute: number;
+  private readonly now: () => number;
 
-  constructor(perMinute: number) {
+  /** `now`: the clock, ms since the epoch (the runtime's; tests of the window replace it). */
+  constructor(perMinute: number, now: () => number = Date.now) {
     this.perMinute = perMinute;
+    this.now = now;
   }
 
   /** Counts a turn of this user, or throws 429 rate_limited when the window is full. */
-  take(userDid: string, now = Date.now()): void {
+  take(userDid: string): void {
     if (this.perMinute <= 0) return;
+    const now = this.now();
     if (this.starts.size > 10_000) this.sweep(now);
     const recent = (this.starts.get(userDid) ?? []).filter((t) => now - t < WINDOW_MS);
     if (recent.length >= this.perMinute) {

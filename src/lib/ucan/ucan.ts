@@ -230,8 +230,13 @@ export class MemoryReplayStore implements ReplayStore {
    * O(1)).
    */
   private sweepAt = 10_000;
+  private readonly now: () => number;
+  /** `now`: the clock in seconds since the epoch (default the system's). */
+  constructor(now: () => number = nowSeconds) {
+    this.now = now;
+  }
   seen(cid: string, expiresAt: number): boolean {
-    const now = nowSeconds();
+    const now = this.now();
     if (this.map.size > this.sweepAt) {
       for (const [k, exp] of this.map) if (exp < now) this.map.delete(k);
       this.sweepAt = Math.max(10_000, this.map.size * 2);
@@ -242,7 +247,7 @@ export class MemoryReplayStore implements ReplayStore {
   }
   has(cid: string): boolean {
     const prev = this.map.get(cid);
-    return prev !== undefined && prev >= nowSeconds();
+    return prev !== undefined && prev >= this.now();
   }
 }
 
@@ -251,6 +256,7 @@ export interface VerifyOptions {
   /** CIDs refused (the token or any proof). */
   isRevoked?: (cid: string) => boolean | Promise<boolean>;
   replay?: ReplayStore;
+  /** The time to check expiry and not-before against, seconds since the epoch (default the system clock's). */
   now?: number;
   /** Enforce the 900 s TTL (invocations). */
   enforceTtl?: boolean;
