@@ -5,10 +5,8 @@
  * host services raise events (realtime.ts, runs) that the transports
  * subscribe to, so the core knows no transport.
  */
-import { cachedSchema } from './schema-cache.ts';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { generateText, isStepCount, tool, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
-import { z } from 'zod';
+import type { LanguageModel, ModelMessage } from 'ai';
 import { checkPostgresUrl, connectStorage, redact } from '../storage/open.ts';
 import { OracleKitError, showValue } from '../lib/errors.ts';
 import type { Storage } from '../storage/storage.ts';
@@ -25,7 +23,6 @@ import {
   type PluginStatusListener,
 } from './boot.ts';
 import {
-  defineTool,
   type AnyOraclePlugin,
   type AnyPluginTool,
   type OracleConfig,
@@ -33,7 +30,6 @@ import {
   type PluginContext,
   type PaymentVerifier,
   type PluginHost,
-  type SubAgent,
   type TurnCharge,
   type TurnContext,
   type TurnRequest,
@@ -48,6 +44,7 @@ import type { Run } from './run.ts';
 import { createRuntimeLog, logRunEvent, type RuntimeLog } from './log.ts';
 import type { Cluster } from './cluster/cluster.ts';
 import { runTurn, type AgentDeps, type RunLimits, type TurnInput } from './agent/index.ts';
+import { subAgentTool, subAgentToolName } from './agent/sub-agent.ts';
 import { transcript } from '../lib/protocol/messages.ts';
 import { Authenticator, type UcanAuthMode, type UcanReplayMode } from './auth.ts';
 import { RUNTIME_ERRORS, runtimeError } from '../lib/protocol/errors.ts';
@@ -307,9 +304,11 @@ export class OracleRuntime {
       plugin,
       ctx: { env, store: this.store, config: this.config, log: (l: string) => this.log.info(l), host: this.host },
     }));
+    const subAgentTimeoutMs = o.toolTimeoutMs ? o.toolTimeoutMs * 4 : 120_000;
     for (const { plugin, ctx } of this.resolved) {
       const tools = plugin.tools?.(ctx) ?? {};
-      for (const sa of plugin.subAgents ?? []) tools[subAgentToolName(sa.name)] = this.subAgentTool(sa, tools);
+      for (const sa of plugin.subAgents ?? [])
+        tools[subAgentToolName(sa.name)] = subAgentTool(sa, plugin, tools, () => this.agentDeps(), subAgentTimeoutMs);
       this.toolsByPlugin.set(plugin.name, tools);
     }
     this.meta = metaTools({
@@ -333,44 +332,6 @@ export class OracleRuntime {
       log: this.log,
     });
     this.hooks.onBoot?.(this.tracker.status());
-  }
-
-  /**
-   * A sub-agent as a tool of its plugin: `ask_<name>({task})` runs its own
-   * model loop with its prompt and the plugin's tools (all, or those it
-   * names) and returns its answer.
-   */
-  private subAgentTool(sa: SubAgent, pluginTools: Record<string, AnyPluginTool>): AnyPluginTool {
-    return defineTool({
-      description: `Delegate a task to the ${sa.name} sub-agent: ${sa.description}`,
-      inputSchema: z.object({
-        task: z.string().min(1).describe('what the sub-agent should do, with the context it needs'),
-      }),
-      timeoutMs: this.options.toolTimeoutMs ? this.options.toolTimeoutMs * 4 : 120_000,
-      execute: async ({ task }, turn) => {
-        const names = sa.tools ?? Object.keys(pluginTools).filter((n) => n !== subAgentToolName(sa.name));
-        const tools: ToolSet = {};
-        for (const n of names) {
-          const t = pluginTools[n];
-          if (t)
-            tools[n] = tool({
-              description: t.description,
-              inputSchema: cachedSchema(t.inputSchema),
-              execute: async (i: unknown) => t.execute(i as never, turn),
-            } as never);
-        }
-        const r = await generateText({
-          model: this.model(),
-          instructions: sa.prompt,
-          prompt: task,
-          tools,
-          stopWhen: isStepCount(this.options.maxSteps ?? this.settings.ORACLE_MAX_STEPS),
-          abortSignal: turn.abortSignal,
-          maxRetries: 0,
-        } as never);
-        return { subAgent: sa.name, answer: (r as { text: string }).text };
-      },
-    });
   }
 
   /** Secrets of the environment never leave the runtime in an error text. */
@@ -725,10 +686,6 @@ function mergeErrorTables(plugins: { name: string; errors?: ErrorTable }[]): Err
     }
   }
   return merged;
-}
-
-function subAgentToolName(name: string): string {
-  return `ask_${name.replace(/[^A-Za-z0-9_]/g, '_')}`;
 }
 
 /**

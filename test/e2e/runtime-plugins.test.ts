@@ -29,6 +29,11 @@ const library = definePlugin({
       inputSchema: z.object({ title: z.string() }),
       execute: () => ({ burnt: true }),
     }),
+    archive: defineTool({
+      description: 'fetch a book from the archive (never answers)',
+      inputSchema: z.object({ title: z.string() }),
+      execute: () => new Promise<never>(() => {}),
+    }),
   }),
   subAgents: [
     {
@@ -36,6 +41,12 @@ const library = definePlugin({
       description: 'finds books and answers about them',
       prompt: 'You are the librarian sub-agent. Use lookup.',
       tools: ['lookup'],
+    },
+    {
+      name: 'archivist',
+      description: 'fetches books from the archive',
+      prompt: 'You are the archivist sub-agent. Use archive.',
+      tools: ['archive'],
     },
   ],
   middleware: {
@@ -80,6 +91,28 @@ describe('plugin contract', () => {
     expect(events.map((e) => (e.event === 'message' ? e.data.content : '')).join('')).toBe(
       'The librarian says: Found: Ursula K. Le Guin',
     );
+  });
+
+  it("a sub-agent's tool call runs under the tool time-out and the plugins' tool middleware", async () => {
+    const u = await h.user();
+    const s = await u.newSession();
+    h.model.enqueue(
+      callTool('ask_archivist', { task: 'Fetch The Word for World Is Forest' }, 'sa2'),
+      callTool('archive', { title: 'The Word for World Is Forest' }, 'ar1'), // the sub-agent calls a tool that hangs
+      (body) => say(`Archive: ${JSON.stringify(lastToolResult(body))}`), // the sub-agent sees the time-out
+      say('The archive did not answer.'),
+    );
+    const n = h.model.requests.length;
+    const { events } = await u.stream(s, 'Fetch it from the archive');
+    // the harness's tool time-out is 1500 ms; the ask_ call itself would wait 4 × that
+    expect(JSON.stringify(h.model.requests[n + 2]!.body.messages)).toContain('tool archive timed out after 1500 ms');
+    const done = events.find(
+      (e) => e.event === 'tool_call' && e.data.toolName === 'ask_archivist' && e.data.status === 'done',
+    );
+    expect(done?.event === 'tool_call' && (done.data.output as { answer: string }).answer).toMatch(
+      /^Archive: .*timed out after 1500 ms/,
+    );
+    expect(seen).toContain('archive'); // beforeTool saw the sub-agent's call
   });
 
   it('middleware adds prompt text and can refuse a tool call', async () => {

@@ -1,6 +1,8 @@
 /**
  * The agent turn, in small files on the model of the AI SDK's generate-text/:
- * run-turn (the turn), tool-set and execute-tool (the tools and one call),
+ * run-turn (the turn), model-stream (the model loop a turn and a sub-agent
+ * share), sub-agent (a plugin's sub-agent as a tool), tool-set and
+ * execute-tool (the tools and one call),
  * hooks (the one plugin-hook loop), watchdog (stalls), run-limits (the bounds
  * of a run: duration, output, event log), parts-to-events (the
  * model stream as protocol events), classify-error (error events),

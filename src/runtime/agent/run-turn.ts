@@ -1,13 +1,13 @@
 /**
- * One agent turn (runtime.md, "Agent and model"): the AI SDK's streamText
- * against the host's model, with the meta-tools and the plugins' tools;
+ * One agent turn (runtime.md, "Agent and model"): the model loop
+ * (model-stream.ts) against the host's model, with the meta-tools and the plugins' tools;
  * on-demand tools become active from the step after load_capability. Every
  * part of the model stream becomes a protocol event of the run; provider
  * errors, stalls and malformed streams become `error` events with a code,
  * kind and retryable, then `done` — never a hang. The turn's history rows
  * are the run's events folded by reduceTurn.
  */
-import { streamText, isStepCount, type ModelMessage } from 'ai';
+import type { ModelMessage } from 'ai';
 import { messageIds } from '../../lib/protocol/index.ts';
 import type { Run } from '../run.ts';
 import type { TurnContext } from '../plugin.ts';
@@ -15,6 +15,7 @@ import type { AgentDeps, TurnInput } from './types.ts';
 import { runHook } from './hooks.ts';
 import { buildToolSet } from './tool-set.ts';
 import { startWatchdog, type Watchdog } from './watchdog.ts';
+import { streamModel } from './model-stream.ts';
 import { boundRun } from './run-limits.ts';
 import { PartsToEvents } from './parts-to-events.ts';
 import { classifyError, errorEvent, stallError, stepLimitError, storageError } from './classify-error.ts';
@@ -85,23 +86,6 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     watchdog = startWatchdog(deps.stallTimeoutMs);
     const messages: ModelMessage[] = [...prior, { role: 'user', content: input.message }];
     deps.saveState(sessionId, state);
-    const result = streamText({
-      model: deps.model(input.model),
-      instructions: await systemPrompt(),
-      messages,
-      tools,
-      activeTools: activeTools(),
-      // step 0 uses the instructions and tools above; later steps see what the turn's tools changed (load_capability,
-      // preferences)
-      prepareStep: async ({ stepNumber }: { stepNumber: number }) =>
-        stepNumber === 0 ? undefined : { activeTools: activeTools(), instructions: await systemPrompt() },
-      stopWhen: isStepCount(deps.maxSteps),
-      maxOutputTokens: deps.limits.maxOutputTokens,
-      abortSignal: AbortSignal.any([run.abort.signal, watchdog.signal, bounds.signal]),
-      maxRetries: 0,
-      onError: () => {},
-    } as never) as ReturnType<typeof streamText>;
-
     const parts = new PartsToEvents({
       sessionId,
       requestId,
@@ -110,15 +94,31 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
       cancelled: () => run.abort.signal.aborted || stalled() || bounds.signal.aborted,
       notLoaded,
     });
-    for await (const part of result.fullStream) {
-      if (bounds.signal.aborted) break; // nothing more of this stream is kept
-      watchdog.touch();
-      parts.push(part);
-      if (part.type === 'finish-step')
-        await runHook(active, ({ plugin }) =>
-          plugin.middleware?.afterModel?.(turn, { text: run.text, finishReason: part.finishReason }),
-        );
-    }
+    await streamModel(
+      {
+        model: deps.model(input.model),
+        instructions: await systemPrompt(),
+        messages,
+        tools,
+        activeTools: activeTools(),
+        // step 0 uses the instructions and tools above; later steps see what the turn's tools changed
+        // (load_capability, preferences)
+        prepareStep: async ({ stepNumber }) =>
+          stepNumber === 0 ? undefined : { activeTools: activeTools(), instructions: await systemPrompt() },
+        maxSteps: deps.maxSteps,
+        maxOutputTokens: deps.limits.maxOutputTokens,
+        signals: [run.abort.signal, bounds.signal],
+        watchdog,
+        halt: () => bounds.signal.aborted, // nothing more of this stream is kept
+      },
+      async (part) => {
+        parts.push(part);
+        if (part.type === 'finish-step')
+          await runHook(active, ({ plugin }) =>
+            plugin.middleware?.afterModel?.(turn, { text: run.text, finishReason: part.finishReason }),
+          );
+      },
+    );
     parts.end();
     usage = parts.usage;
     const exceeded = bounds.exceeded();

@@ -1,0 +1,52 @@
+/**
+ * The model loop a turn and a sub-agent share: the AI SDK's streamText with
+ * the tools, the step limit, the output bound and the aborts (the caller's
+ * signals and the stall watchdog's). Each part of the stream touches the
+ * watchdog and goes to `onPart`, until the stream ends or `halt()` says stop.
+ * Errors of the stream arrive as `error` parts; what they mean is the
+ * caller's to decide.
+ */
+import { streamText, isStepCount, type LanguageModel, type ModelMessage, type TextStreamPart, type ToolSet } from 'ai';
+import type { Watchdog } from './watchdog.ts';
+
+export interface ModelStream {
+  model: LanguageModel;
+  instructions: string;
+  messages: ModelMessage[];
+  tools: ToolSet;
+  /** The names callable at step 0 (default all). */
+  activeTools?: string[];
+  /** What changes after step 0 (active tools, instructions). */
+  prepareStep?: (o: { stepNumber: number }) => Promise<{ activeTools: string[]; instructions: string } | undefined>;
+  maxSteps: number;
+  maxOutputTokens: number;
+  /** Abort the model call (the run's abort, its bounds); the watchdog's is added. */
+  signals: AbortSignal[];
+  watchdog: Watchdog;
+  /** Checked before each part: true drops the rest of the stream. */
+  halt?: () => boolean;
+}
+
+export async function streamModel(
+  o: ModelStream,
+  onPart: (part: TextStreamPart<ToolSet>) => void | Promise<void>,
+): Promise<void> {
+  const result = streamText({
+    model: o.model,
+    instructions: o.instructions,
+    messages: o.messages,
+    tools: o.tools,
+    ...(o.activeTools ? { activeTools: o.activeTools } : {}),
+    ...(o.prepareStep ? { prepareStep: o.prepareStep } : {}),
+    stopWhen: isStepCount(o.maxSteps),
+    maxOutputTokens: o.maxOutputTokens,
+    abortSignal: AbortSignal.any([...o.signals, o.watchdog.signal]),
+    maxRetries: 0,
+    onError: () => {},
+  } as never) as ReturnType<typeof streamText>;
+  for await (const part of result.fullStream) {
+    if (o.halt?.()) break;
+    o.watchdog.touch();
+    await onPart(part);
+  }
+}
