@@ -18,6 +18,8 @@ interface Row {
   type: string | null;
   id: string | null;
   reasoning?: true;
+  /** The reasoning trace the row shows above its content (the message's `reasoning`), when it has one. */
+  trace?: string;
   /** text rows: the text; component rows: `<component name>` */
   shows: string;
 }
@@ -84,7 +86,8 @@ export const HISTORY_CASES: HistoryCase[] = [
     ],
   },
   {
-    // the stored answer carries no copy of the reasoning: after refetchMessages the answer shows its text only
+    // the stored answer carries no copy of the reasoning (no `reasoning` trace): after refetchMessages the answer
+    // shows its text only, as it streamed
     name: 'reasoning and a tool call',
     steps: [
       {
@@ -126,11 +129,15 @@ function rowsOf(html: string): Row[] {
   ol.innerHTML = html;
   return [...ol.querySelectorAll(':scope > li')].map((li) => {
     const components = [...li.querySelectorAll('[data-component]')].map((c) => `<${c.getAttribute('data-component')}>`);
+    const trace = li.querySelector(':scope > [data-reasoning-trace]');
+    const content = li.cloneNode(true) as HTMLElement;
+    content.querySelector(':scope > [data-reasoning-trace]')?.remove();
     return {
       type: li.getAttribute('data-type'),
       id: li.getAttribute('data-id'),
       ...(li.getAttribute('data-reasoning') === 'true' ? { reasoning: true as const } : {}),
-      shows: components.length ? components.join('') : (li.textContent ?? ''),
+      ...(trace ? { trace: (trace.textContent ?? '').replace(/^Thinking/, '') } : {}),
+      shows: components.length ? components.join('') : (content.textContent ?? ''),
     };
   });
 }
@@ -179,7 +186,10 @@ export async function checkHistoryCase(l: Loaded, rt: IxoRuntime, c: HistoryCase
   const expected = c.rows.map((r) => ({ ...r, id: r.id?.replace('RID', requestId) ?? null }));
   // what the stream showed is what the stream defines
   expect(rowsOf(streamed)).toEqual(expected);
-  // a new page load shows exactly that, and so does the first view after its refetch
+  // a new page load shows exactly that, and so does the first view after its refetch: the same rows (an answer that
+  // repeats the reasoning trace differs here, with the row named), then the same HTML byte for byte
+  expect(rowsOf(stored)).toEqual(expected);
+  expect(rowsOf(refetched)).toEqual(expected);
   expect(stored).toBe(streamed);
   expect(refetched).toBe(streamed);
 }

@@ -262,6 +262,11 @@ export function mountChat(
               'data-id': m.type === 'human' ? undefined : m.id,
               'data-reasoning': m.isReasoning ? 'true' : undefined,
             },
+            // a message's reasoning trace (`reasoning`), shown above its content as an app built on the SDK shows it:
+            // an answer whose stored row carried the turn's reasoning would show it a second time
+            typeof m.reasoning === 'string' && m.reasoning !== ''
+              ? h('details', { 'data-reasoning-trace': 'true' }, h('summary', null, 'Thinking'), m.reasoning)
+              : null,
             sdk.renderMessageContent(m.content, ui),
           ),
         ),
