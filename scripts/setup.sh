@@ -4,9 +4,10 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/node-env.sh
+source scripts/progress.sh
 echo "setup: using Node $(node --version) at $(command -v node)"
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
-npm run build
+with_progress "building (TypeScript, about a minute)" "built" npm run build
 bash scripts/system-deps.sh
 echo
 echo "setup: done. A first design (8,000 households, mean 3.1 h/day, SD 1.7, 10 % dropout):"

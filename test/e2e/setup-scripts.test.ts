@@ -1,11 +1,14 @@
 /**
  * The setup scripts as a user's shell sources them: scripts/node-env.sh puts a
  * Node >= 24.15 first on PATH and sets where native addons find its headers
- * in a way npm 11 accepts (no "Unknown env config" warning on every npm call).
+ * in a way npm 11 accepts (no "Unknown env config" warning on every npm call),
+ * and scripts/setup.sh's slow build phase says so (scripts/progress.sh).
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Tmux, hasTmux } from '../helpers/tmux.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -25,4 +28,62 @@ describe('scripts/node-env.sh', () => {
     expect(r.stderr).not.toMatch(/Unknown env config/);
     expect(r.stdout).not.toMatch(/^npm_config_nodedir=/m);
   });
+});
+
+describe('the slow steps of scripts/setup.sh say so (scripts/progress.sh)', () => {
+  const tmux = new Tmux(`okit-setup-${process.pid}`, 'setup');
+  afterAll(() => {
+    if (hasTmux && tmux.alive()) tmux.kill();
+  });
+
+  it('setup.sh runs its build phase through with_progress', () => {
+    expect(readFileSync(join(ROOT, 'scripts/setup.sh'), 'utf8')).toMatch(
+      /^with_progress "building[^"]*" "built" npm run build$/m,
+    );
+  });
+
+  it('in a pipe: a plain line when the step starts, its output, the seconds it took', () => {
+    const r = spawnSync(
+      'bash',
+      ['-c', 'source scripts/progress.sh && with_progress building built bash -c "echo compiled"'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe('compiled\n');
+    expect(r.stderr).toMatch(/^setup: building…\nsetup: built in \d+ s\n$/);
+  });
+
+  it('a failing step shows its output and its exit code', () => {
+    const r = spawnSync(
+      'bash',
+      ['-c', 'source scripts/progress.sh && with_progress building built bash -c "echo TS2304 >&2; exit 2"'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('TS2304');
+    expect(r.stderr).toContain('setup: failed (exit 2): building');
+  });
+
+  it.skipIf(!hasTmux)(
+    'on an 80x24 terminal: a spinner with the elapsed seconds, then the time it took',
+    async () => {
+      const step = `source scripts/progress.sh && with_progress 'building (TypeScript, about a minute)' built bash -c 'echo hidden; sleep 3'`;
+      tmux.start(`bash -c "${step}"; echo "exit=$?"; sleep 30`, { cwd: ROOT, width: 80, height: 24 });
+      await tmux.until(
+        (s) => /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] setup: building \(TypeScript, about a minute\)… [1-9] s/.test(s),
+        'the spinner',
+      );
+      const screen = await tmux.until((s) => s.includes('exit='), 'the end');
+      expect(screen).toMatch(/setup: built in \d+ s\nexit=0/);
+      expect(screen).not.toContain('hidden'); // a step that succeeds keeps its output off the terminal
+      expect(screen).not.toContain('about a minute'); // the spinner line is cleared
+    },
+    30_000,
+  );
 });

@@ -126,7 +126,7 @@ async function daemonOracle(env: NodeJS.ProcessEnv): Promise<Target> {
   const { ensureDaemon } = await import('../registry/client.ts');
   let daemon: { url: string; started: boolean };
   try {
-    daemon = await ensureDaemon({ env });
+    daemon = await ensureDaemon({ env, sayStarted: false }); // the chat's notice says it, with the oracle's URL
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     throw cliError(

@@ -1,8 +1,10 @@
 /**
  * Start, find, check and stop the background daemon (used by the CLI).
  * - start: spawn `node <dist>/daemon/main.js` detached, stdout/stderr appended
- *   to the log file, then wait until the discovery file names the child and
- *   /health answers with the same pid and version.
+ *   to the log file, with the model settings it was last started with where
+ *   the environment sets none (model-settings.ts), then wait until the
+ *   discovery file names the child and /health answers with the same pid and
+ *   version.
  * - status: the discovery file, whether its pid lives and /health answers;
  *   a file whose pid is dead (kill -9, reboot) is stale and removed.
  * - stop: SIGTERM (the daemon finishes in-flight requests), wait, then
@@ -13,6 +15,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs'
 import { fileURLToPath } from 'node:url';
 import { logPath, stateDir } from '../../lib/paths.ts';
 import { requestJson } from '../../lib/registry/client.ts';
+import { daemonStartEnv } from './model-settings.ts';
 import {
   DAEMON_EXIT_ANOTHER,
   forceRemoveDiscovery,
@@ -126,7 +129,8 @@ export interface StartOptions {
 
 /** Spawns the daemon detached and waits until it is healthy; returns its discovery record. */
 export async function startDaemon(opts: StartOptions = {}): Promise<Discovery> {
-  const env = opts.env ?? process.env;
+  // the model settings it was last started with, unless this environment sets them (model-settings.ts)
+  const env = daemonStartEnv(opts.env ?? process.env);
   mkdirSync(stateDir(env), { recursive: true, mode: 0o700 });
   const log = logPath(env);
   const offset = (() => {

@@ -227,7 +227,7 @@ export async function qrSignIn(
   stream.write(`(callback ${s.request.callback}; waits ${Math.round((o.timeoutMs ?? 120_000) / 1000)} s)\n`);
   let spin: NodeJS.Timeout | undefined;
   if (tty) {
-    const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+    const { SPINNER_FRAMES: frames } = await import('../progress.ts');
     let i = 0;
     spin = setInterval(() => stream.write(`\r${frames[i++ % frames.length]} waiting for the wallet's signature…`), 100);
   }

@@ -49,7 +49,12 @@ export interface Target {
 
 /** Finds (or starts) the local daemon; replaces one of another version. */
 export async function ensureDaemon(
-  opts: { autoStart?: boolean; env?: NodeJS.ProcessEnv } = {},
+  opts: {
+    autoStart?: boolean;
+    env?: NodeJS.ProcessEnv;
+    /** Print "started the local daemon: …" after an auto-start (default yes; the chat says it in its own words). */
+    sayStarted?: boolean;
+  } = {},
 ): Promise<{ url: string; token: string; started: boolean }> {
   const env = opts.env ?? process.env;
   const { daemonStatus, startDaemon, stopDaemon } = await import('../daemon/control.ts');
@@ -72,7 +77,12 @@ export async function ensureDaemon(
       'unavailable',
       'the oraclekit daemon is not running; start it with `oraclekit daemon start` (CI=true never auto-starts it unless ORACLEKIT_AUTOSTART=1)',
     );
-  const d = await startDaemon({ env });
+  const { slowStep } = await import('../progress.ts');
+  const d = await slowStep('starting the local daemon', () => startDaemon({ env }), {
+    ...(opts.sayStarted === false
+      ? {}
+      : { done: (d, s) => `started the local daemon: pid ${d.pid} at ${d.url} (${s} s)` }),
+  });
   return { url: d.url, token: d.token, started: true };
 }
 

@@ -11,11 +11,14 @@ export default class DaemonRestart extends BaseCommand {
     const { flags } = await this.parse(DaemonRestart);
     const { daemonStatus, startDaemon, stopDaemon } = await import('../../cli/daemon/control.ts');
     const { formatStarted } = await import('../../cli/daemon/print.ts');
-    await stopDaemon();
     const opts: { port?: number; host?: string } = {};
     if (flags.port !== undefined) opts.port = flags.port;
     if (flags.host !== undefined) opts.host = flags.host;
-    await startDaemon(opts);
+    const { slowStep } = await import('../../cli/progress.ts');
+    await slowStep('restarting the local daemon', async () => {
+      await stopDaemon();
+      return startDaemon(opts);
+    });
     const { status } = await daemonStatus();
     if (flags.json) this.outJson(status);
     else this.out(formatStarted(status, 'restarted'));

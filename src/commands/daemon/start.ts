@@ -22,11 +22,14 @@ export default class DaemonStart extends BaseCommand {
     let out = status;
     if (status.running && status.healthy && status.version === packageVersion()) already = true;
     else {
-      if (status.running) await stopDaemon();
       const opts: { port?: number; host?: string } = {};
       if (flags.port !== undefined) opts.port = flags.port;
       if (flags.host !== undefined) opts.host = flags.host;
-      await startDaemon(opts);
+      const { slowStep } = await import('../../cli/progress.ts');
+      await slowStep('starting the local daemon', async () => {
+        if (status.running) await stopDaemon(); // another version, or not answering
+        return startDaemon(opts);
+      });
       out = (await daemonStatus()).status;
     }
     if (flags.json) this.outJson({ ...out, alreadyRunning: already });
