@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { cliError, OracleKitError } from './errors.ts';
 import { samplingError, type SamplingErrorCode } from '../lib/sampling/errors.ts';
+import { POPULATION_VALID } from '../lib/sampling/design.ts';
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 
@@ -46,6 +47,28 @@ export function parseNumberFlag(
   if (n === 0 && /[1-9]/.test(t.replace(/e.*$/i, '')))
     throw samplingError(code, flag, value, `${valid}; ${t} is below the smallest number, 5e-324, and would read as 0`);
   return n;
+}
+
+/**
+ * --population: a whole number from 1 to 2^53 − 1, checked on the text as typed, so a refusal echoes what was
+ * typed (12345678901234567890, not the neighbour a double reads it as) with the bound. Also returns the text
+ * when it is not how the number prints (1e12, 1000.0, +5), for outputs to echo.
+ */
+export function parsePopulationFlag(
+  value: string | undefined,
+  flag = '--population',
+): { value: number; typed?: string } | undefined {
+  if (value === undefined) return undefined;
+  const n = parseNumberFlag(value, flag, 'invalid_population', POPULATION_VALID)!;
+  if (!Number.isSafeInteger(n) || n < 1) {
+    const t = value.trim();
+    const why = Number.isInteger(n) && n > Number.MAX_SAFE_INTEGER ? `; ${t} is above the bound` : '';
+    throw samplingError('invalid_population', flag, value, `${POPULATION_VALID}${why}`, {
+      message: `population (${flag}) = ${t} is invalid; valid: ${POPULATION_VALID}${why}`,
+    });
+  }
+  const t = value.trim();
+  return t === String(n) ? { value: n } : { value: n, typed: t };
 }
 
 /** `name=weight[:mean:sd]` */

@@ -43,12 +43,13 @@ function title(format: Format, text: string): string {
   return paint.bold(text);
 }
 
-export function renderDesign(design: Design, format: Format): string {
+/** populationTyped: the population as it was typed when that is not how it prints (1e12), echoed beside it. */
+export function renderDesign(design: Design, format: Format, populationTyped?: string): string {
   const p = design.parameters;
   const strata = design.stratification.strata;
   const census = design.flags.includes('census');
   const summaryRows: Cell[][] = [
-    ['population (N)', p.population],
+    ['population (N)', populationTyped ? `${p.population} (typed ${populationTyped})` : p.population],
     [
       p.expectedProportion !== undefined ? 'expected proportion' : 'expected mean',
       num(p.expectedProportion ?? p.expectedMean, 6),
@@ -236,8 +237,8 @@ export function renderSensitivity(s: Sensitivity, format: Format): string {
   ].join('\n');
 }
 
-export function renderRecalc(res: RecalcResult, format: Format): string {
-  const out: string[] = [renderDesign(res.design, format)];
+export function renderRecalc(res: RecalcResult, format: Format, populationTyped?: string): string {
+  const out: string[] = [renderDesign(res.design, format, populationTyped)];
   if (res.change) {
     const rows: Cell[][] = [res.change.total, ...res.change.strata].map((c) => [
       c.name,

@@ -337,6 +337,41 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual(JSON.parse(first.stdout));
   });
+  it('a large population is echoed as typed; beyond 2^53 − 1 it is refused with the value as typed and the bound', async () => {
+    const typed = await runCli(['sample', 'calc', '-N', '1e12', '--mean', '2', '--sd', '1', '--dropout', '0.08']);
+    expect(typed.code).toBe(0);
+    expect(typed.stdout).toMatch(/population \(N\)\s+1000000000000 \(typed 1e12\)/);
+    const plain = await runCli(['sample', 'calc', '-N', '8000', '--mean', '2', '--sd', '1', '--dropout', '0.08']);
+    expect(plain.stdout).not.toContain('typed');
+    const recalc = await runCli(['sample', 'recalc', '-N', '2e6', '--mean', '2', '--sd', '1', '--dropout', '0.1']);
+    expect(recalc.stdout).toMatch(/population \(N\)\s+2000000 \(typed 2e6\)/);
+    for (const [value, above] of [
+      ['12345678901234567890', true],
+      ['9007199254740992', true],
+      ['1.5', false],
+    ] as const) {
+      const r = await runCli([
+        'sample',
+        'calc',
+        '-N',
+        value,
+        '--mean',
+        '2',
+        '--sd',
+        '1',
+        '--dropout',
+        '0.08',
+        '--json',
+      ]);
+      expect(r.code).toBe(3);
+      const e = JSON.parse(r.stderr);
+      expect(e).toMatchObject({ code: 'invalid_population', field: '--population', details: { value } });
+      expect(e.details.valid).toMatch(/^an integer from 1 to 9007199254740991 \(2\^53 − 1/);
+      expect(e.message.startsWith(`population (--population) = ${value} is invalid`)).toBe(true);
+      expect(e.message.includes('is above the bound')).toBe(above);
+    }
+  });
+
   it('a proportion says what ±5 % of p means in percentage points', async () => {
     const r = await runCli(['sample', 'calc', '-N', '5000', '--proportion', '0.7', '--dropout', '0.1']);
     expect(r.code).toBe(0);

@@ -4,7 +4,14 @@
  */
 import { CALC_FLAGS, type CalcFlags } from './flags.ts';
 import type { Io } from '../io.ts';
-import { canPrompt, parseNumberFlag, parseStratumFlag, readJsonInput, withFlagNames } from '../sampling-input.ts';
+import {
+  canPrompt,
+  parseNumberFlag,
+  parsePopulationFlag,
+  parseStratumFlag,
+  readJsonInput,
+  withFlagNames,
+} from '../sampling-input.ts';
 import { renderComparison, renderDesign, renderExplain, renderSensitivity, type Format } from '../sampling-render.ts';
 import { computeDesign, designInputOf } from '../../lib/sampling/design.ts';
 import { explainDesign } from '../../lib/sampling/explain.ts';
@@ -18,7 +25,7 @@ function bodyFromFlags(flags: CalcFlags): Record<string, unknown> {
   const set = (k: string, v: unknown) => {
     if (v !== undefined) body[k] = v;
   };
-  set('population', parseNumberFlag(flags.population, '--population', 'invalid_population', 'an integer >= 1'));
+  set('population', parsePopulationFlag(flags.population)?.value);
   set('expectedMean', parseNumberFlag(flags.mean, '--mean', 'invalid_mean', 'a number > 0'));
   set('expectedSD', parseNumberFlag(flags.sd, '--sd', 'invalid_sd', 'a number > 0'));
   set(
@@ -106,7 +113,8 @@ export async function runSampleCalc(given: CalcFlags, io: Io): Promise<void> {
     return;
   }
   const format = flags.format as Format;
-  const parts = [renderDesign(design, format)];
+  const typed = parsePopulationFlag(flags.population)?.typed;
+  const parts = [renderDesign(design, format, typed)];
   if (explain) parts.push(renderExplain(explain, format));
   if (comparison) parts.push(renderComparison(comparison, format));
   if (sens) parts.push(renderSensitivity(sens, format));

@@ -4,7 +4,14 @@
  */
 import { RECALC_FLAGS, type RecalcFlags } from './flags.ts';
 import type { Io } from '../io.ts';
-import { canPrompt, parseNumberFlag, readJsonInput, readTextInput, withFlagNames } from '../sampling-input.ts';
+import {
+  canPrompt,
+  parseNumberFlag,
+  parsePopulationFlag,
+  readJsonInput,
+  readTextInput,
+  withFlagNames,
+} from '../sampling-input.ts';
 import { renderRecalc, type Format } from '../sampling-render.ts';
 import { samplingError } from '../../lib/sampling/errors.ts';
 import {
@@ -41,8 +48,8 @@ export async function runSampleRecalc(given: RecalcFlags, io: Io): Promise<void>
   if (flags.previous) input.previous = readJsonInput(flags.previous, '--previous') as PreviousDesign;
   const num = (v: string | undefined, flag: string, code: Parameters<typeof parseNumberFlag>[2], valid: string) =>
     parseNumberFlag(v, flag, code, valid);
-  const population = num(flags.population, '--population', 'invalid_population', 'an integer >= 1');
-  if (population !== undefined) input.population = population;
+  const population = parsePopulationFlag(flags.population);
+  if (population !== undefined) input.population = population.value;
   const mean = num(flags.mean, '--mean', 'invalid_mean', 'a number > 0');
   if (mean !== undefined) input.mean = mean;
   const sd = num(flags.sd, '--sd', 'invalid_sd', 'a number > 0');
@@ -68,7 +75,7 @@ export async function runSampleRecalc(given: RecalcFlags, io: Io): Promise<void>
   }
   const result = withFlagNames(() => recalculate(input));
   if (flags.json) io.outJson(result);
-  else io.out(renderRecalc(result, flags.format as Format));
+  else io.out(renderRecalc(result, flags.format as Format, population?.typed));
   if (guide)
     io.out(
       `\nThe same recalculation from the command line:\n  ${guide.commandLine('sample recalc', RECALC_FLAGS, flags)}`,

@@ -12,6 +12,11 @@ export const Z_95 = 1.959963984540054;
 const CONFIDENCE = 0.95;
 export const PRECISION = 0.05;
 const MAX_STRATA = 100;
+/**
+ * The populations a design takes: whole numbers up to 2^53 − 1, the largest a double holds exactly (a larger one
+ * would be read as a neighbour, and N − 1 in the correction would be lost).
+ */
+export const POPULATION_VALID = `an integer from 1 to ${Number.MAX_SAFE_INTEGER} (2^53 − 1, the largest whole number held exactly)`;
 
 interface StratumInput {
   name: string;
@@ -241,7 +246,7 @@ export function validateDesignInput(raw: unknown): DesignInput {
     o.population < 1 ||
     o.population > Number.MAX_SAFE_INTEGER
   ) {
-    throw samplingError('invalid_population', 'population', o.population, 'an integer >= 1');
+    throw samplingError('invalid_population', 'population', o.population, POPULATION_VALID);
   }
   const hasProp = o.expectedProportion !== undefined;
   let expectedMean: number;
