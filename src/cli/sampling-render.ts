@@ -90,51 +90,8 @@ export function renderDesign(design: Design, format: Format, populationTyped?: s
         : 'census: sample every household',
     ]);
   if (format === 'csv') {
-    const headers = [
-      'stratum',
-      'weight',
-      'population',
-      'mean',
-      'sd',
-      'cv',
-      'n0',
-      'n_fpc',
-      'calculatedSize',
-      'sampleSize',
-      'census',
-    ];
-    const rows: Cell[][] = strata.length
-      ? strata.map((s) => [
-          s.name,
-          s.weight,
-          s.population,
-          s.mean,
-          s.sd,
-          s.cv,
-          s.n0,
-          s.n_fpc,
-          s.calculatedSize,
-          s.sampleSize,
-          s.census,
-        ])
-      : [
-          [
-            'all',
-            1,
-            p.population,
-            p.expectedMean,
-            p.expectedSD,
-            (design.intermediates as { cv: number }).cv,
-            (design.intermediates as { n0: number }).n0,
-            (design.intermediates as { n_fpc: number }).n_fpc,
-            p.calculatedSize,
-            p.adjustedSize,
-            census,
-          ],
-        ];
-    if (strata.length)
-      rows.push(['total', 1, p.population, '', '', '', '', '', p.calculatedSize, p.adjustedSize, census]);
-    return csvTable(headers, rows);
+    const t = designCsv(design);
+    return csvTable(t.headers, t.rows);
   }
   const out = [title(format, 'Sample-size design (95/5)'), table(format, ['quantity', 'value'], summaryRows)];
   if (strata.length) {
@@ -143,7 +100,7 @@ export function renderDesign(design: Design, format: Format, populationTyped?: s
       title(format, 'Strata'),
       table(
         format,
-        ['stratum', 'weight', 'N_h', 'mean', 'SD', 'CV', 'n_fpc', 'calculated', 'sample', 'census'],
+        ['stratum', 'weight', 'N_h', 'mean', 'SD', 'CV', 'dropout', 'n_fpc', 'calculated', 'sample', 'census'],
         [
           ...strata.map((s): Cell[] => [
             s.name,
@@ -152,17 +109,143 @@ export function renderDesign(design: Design, format: Format, populationTyped?: s
             num(s.mean, 6),
             num(s.sd, 6),
             positive(s.cv),
+            s.dropoutRate ?? p.dropoutRate,
             positive(s.n_fpc, 2),
             s.calculatedSize,
             s.sampleSize,
             s.census ? 'CENSUS' : '',
           ]),
-          ['total', '', p.population, '', '', '', '', p.calculatedSize, p.adjustedSize, ''],
+          ['total', '', p.population, '', '', '', '', '', p.calculatedSize, p.adjustedSize, ''],
         ],
       ),
     );
   }
   return out.join('\n');
+}
+
+/**
+ * The design as one CSV table: a row per stratum (or one row "all") and a total, each with its dropout rate and
+ * the design's erCoverage, so the file loads in one read and keeps every number a design has.
+ */
+function designCsv(design: Design): { headers: string[]; rows: Cell[][] } {
+  const p = design.parameters;
+  const strata = design.stratification.strata;
+  const census = design.flags.includes('census');
+  const headers = [
+    'stratum',
+    'weight',
+    'population',
+    'mean',
+    'sd',
+    'cv',
+    'n0',
+    'n_fpc',
+    'calculatedSize',
+    'sampleSize',
+    'census',
+    'dropoutRate',
+    'erCoverage',
+  ];
+  const i = design.intermediates as { cv: number; n0: number; n_fpc: number };
+  const rows: Cell[][] = strata.length
+    ? strata.map((s) => [
+        s.name,
+        s.weight,
+        s.population,
+        s.mean,
+        s.sd,
+        s.cv,
+        s.n0,
+        s.n_fpc,
+        s.calculatedSize,
+        s.sampleSize,
+        s.census,
+        s.dropoutRate ?? p.dropoutRate,
+        p.erCoverage,
+      ])
+    : [
+        [
+          'all',
+          1,
+          p.population,
+          p.expectedMean,
+          p.expectedSD,
+          i.cv,
+          i.n0,
+          i.n_fpc,
+          p.calculatedSize,
+          p.adjustedSize,
+          census,
+          p.dropoutRate,
+          p.erCoverage,
+        ],
+      ];
+  if (strata.length)
+    rows.push([
+      'total',
+      1,
+      p.population,
+      p.expectedMean,
+      p.expectedSD,
+      '',
+      '',
+      '',
+      p.calculatedSize,
+      p.adjustedSize,
+      census,
+      p.dropoutRate,
+      p.erCoverage,
+    ]);
+  return { headers, rows };
+}
+
+/**
+ * recalc as one CSV table: the new design's rows (designCsv) with, per row, the previous size and the change,
+ * the achieved precision of the completed observations and the realised dropout (the total row carries the
+ * overall ones: the stratified estimate and the overall dropout).
+ */
+function recalcCsv(res: RecalcResult): string {
+  const t = designCsv(res.design);
+  const headers = [
+    ...t.headers,
+    'previousSampleSize',
+    'change',
+    'observed_n',
+    'observed_mean',
+    'observed_sd',
+    'achievedPrecision',
+    'met',
+    'sampled',
+    'completed',
+    'realisedDropout',
+  ];
+  const change = new Map(res.change ? [res.change.total, ...res.change.strata].map((c) => [c.name, c]) : []);
+  const groups = new Map((res.achieved?.groups ?? []).map((g) => [g.stratum, g]));
+  const drop = new Map((res.dropout?.strata ?? []).map((x) => [x.stratum, x]));
+  const o = res.achieved?.overall;
+  const rows = t.rows.map((row) => {
+    const name = String(row[0]);
+    const c = change.get(name === 'all' ? 'total' : name);
+    const g = name === 'total' ? undefined : groups.get(name);
+    const x = name === 'total' ? res.dropout?.overall : drop.get(name);
+    const achieved: Cell[] = g
+      ? g.observed
+        ? [g.n, g.mean ?? '', g.sd ?? '', g.precision ?? '', g.met]
+        : [0, '', '', '', 'not observed']
+      : name === 'total' && o
+        ? [o.n, o.mean, o.sd, o.precision, o.met]
+        : ['', '', '', '', ''];
+    return [
+      ...row,
+      c ? c.from : '',
+      c ? c.delta : '',
+      ...achieved,
+      x ? x.sampled : '',
+      x ? x.completed : '',
+      x ? x.rate : '',
+    ];
+  });
+  return csvTable(headers, rows);
 }
 
 export function renderExplain(ex: Explanation[], format: Format): string {
@@ -238,6 +321,7 @@ export function renderSensitivity(s: Sensitivity, format: Format): string {
 }
 
 export function renderRecalc(res: RecalcResult, format: Format, populationTyped?: string): string {
+  if (format === 'csv') return recalcCsv(res);
   const out: string[] = [renderDesign(res.design, format, populationTyped)];
   if (res.change) {
     const rows: Cell[][] = [res.change.total, ...res.change.strata].map((c) => [
@@ -327,15 +411,16 @@ export function renderRecalc(res: RecalcResult, format: Format, populationTyped?
   }
   if (format === 'table' && (res.inputs.strata.length > 0 || res.achieved || res.dropout)) {
     const i = res.inputs;
+    const own = new Map(res.design.stratification.strata.map((s) => [s.name, s.dropoutRate]));
     const lines = [
       `Inputs of the new design: mean ${i.mean}, SD ${i.sd}, dropout ${i.dropoutRate}` +
         (i.dropoutRate === 'realised dropout'
-          ? ` (${res.design.parameters.dropoutRate}, the overall realised rate rounded up to 4 decimals; the design has one rate for every stratum)`
+          ? ` (${res.design.parameters.dropoutRate}, the overall realised rate rounded up to 4 decimals${i.strata.some((s) => s.dropoutRate) ? '; a stratum with its own rate below uses that' : ''})`
           : ''),
     ];
     for (const s of i.strata)
       lines.push(
-        `  ${s.stratum}: mean ${s.mean}, SD ${s.sd}${s.mean === 'previous design' ? ' (carried over)' : ''}${s.note ? ` — ${s.note}` : ''}`,
+        `  ${s.stratum}: mean ${s.mean}, SD ${s.sd}${s.mean === 'previous design' ? ' (carried over)' : ''}${s.dropoutRate ? `, dropout ${own.get(s.stratum)} (${s.dropoutRate === 'realised dropout' ? 'its realised rate, rounded up to 4 decimals' : 'carried over'})` : ''}${s.note ? ` — ${s.note}` : ''}`,
       );
     out.push('', ...lines);
   }

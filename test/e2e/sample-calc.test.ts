@@ -62,13 +62,28 @@ describe('sample calc outputs', () => {
     });
     expect(j.stratification).toEqual({ method: 'none', strata: [] });
   });
-  it('--format csv gives per-stratum rows and a total', async () => {
+  it('--format csv is one table (a row per stratum and a total) that keeps the dropout and erCoverage', async () => {
     const r = await runCli([...strat, '--format', 'csv']);
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    expect(lines[0]).toBe('stratum,weight,population,mean,sd,cv,n0,n_fpc,calculatedSize,sampleSize,census');
-    expect(lines[1]).toMatch(/^lpg,0.5,7500,2.6,0.9,.*,180,196,false$/);
-    expect(lines.at(-1)).toBe('total,1,15000,,,,,,1495,1626,false');
+    expect(lines[0]).toBe(
+      'stratum,weight,population,mean,sd,cv,n0,n_fpc,calculatedSize,sampleSize,census,dropoutRate,erCoverage',
+    );
+    expect(lines[1]).toMatch(/^lpg,0.5,7500,2.6,0.9,.*,180,196,false,0.08,0.92$/);
+    expect(lines.at(-1)).toBe('total,1,15000,2,1,,,,1495,1626,false,0.08,0.92');
+    // every line has the header's columns: no second table, no comment line
+    expect(lines.every((l) => l.split(',').length === 13)).toBe(true);
+    const one = await runCli([...strat, '--format', 'csv', '--compare']);
+    expect(one.stdout.trim().split('\n')[0]).toBe(
+      'allocation,stratum,N_h,n_h (completed),achieved ±% of mean,meets 5 %',
+    );
+    expect(one.stdout.trim().split('\n')).toHaveLength(10);
+    const two = await runCli([...strat, '--format', 'csv', '--compare', '--explain', '--json']);
+    expect(two.code).toBe(0); // --json carries everything
+    const refused = await runCli([...strat, '--format', 'csv', '--compare', '--explain']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('[conflicting_parameters]');
+    expect(refused.stderr).toContain('one of --explain, --compare, --sensitivity at a time with --format csv');
   });
   it('--format markdown gives Markdown tables', async () => {
     const r = await runCli([...strat, '--format', 'markdown']);
@@ -521,6 +536,51 @@ describe('sample recalc says "met" only for what it checked', () => {
     const t = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs]);
     expect(t.stdout).toMatch(/Realised dropout.*designed 8 %/);
     expect(t.stdout).toMatch(/biomass\s+200\s+160\s+20/);
+    // each stratum's sample uses its own realised rate (lpg 10 %, biomass 20 %, electric 0 %), not the overall 12 %
+    const strata = j.design.stratification.strata;
+    expect(strata.map((x: { dropoutRate: number }) => x.dropoutRate)).toEqual([0.1, 0.2, 0]);
+    for (const x of strata) expect(x.sampleSize).toBe(Math.ceil(x.calculatedSize / (1 - x.dropoutRate) - 1e-9));
+    expect(j.inputs.strata.map((x: { dropoutRate: string }) => x.dropoutRate)).toEqual([
+      'realised dropout',
+      'realised dropout',
+      'realised dropout',
+    ]);
+    expect(t.stdout).toMatch(/lpg: mean observations, SD observations, dropout 0\.1 \(its realised rate/);
+    expect(t.stdout).toMatch(/Strata[\s\S]*dropout[\s\S]*biomass .* 0\.2 /);
+    // the new design is a valid --input (its strata's own rates carried) and recomputes to the same sizes
+    const next = join(dir, 'next.json');
+    writeFileSync(next, JSON.stringify(j.design));
+    const again = JSON.parse((await runCli(['sample', 'calc', '--input', next, '--json'])).stdout);
+    expect(again.stratification.strata).toEqual(strata);
+    // the CSV is one table: the new design's rows with the change, the achieved precision and the realised dropout
+    const c = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs, '--format', 'csv']);
+    const lines = c.stdout.trim().split('\n');
+    const head = lines[0]!.split(',');
+    expect(head).toEqual(
+      expect.arrayContaining([
+        'dropoutRate',
+        'erCoverage',
+        'previousSampleSize',
+        'achievedPrecision',
+        'realisedDropout',
+      ]),
+    );
+    expect(lines).toHaveLength(5);
+    expect(lines.every((l) => l.split(',').length === head.length)).toBe(true);
+    const row = (name: string) =>
+      Object.fromEntries(
+        lines
+          .find((l) => l.startsWith(`${name},`))!
+          .split(',')
+          .map((v, i) => [head[i], v]),
+      );
+    expect(row('biomass')).toMatchObject({
+      dropoutRate: '0.2',
+      sampled: '200',
+      completed: '160',
+      realisedDropout: '0.2',
+    });
+    expect(row('total')).toMatchObject({ dropoutRate: '0.12', erCoverage: '0.88', sampled: '500', completed: '440' });
   });
 });
 

@@ -72,6 +72,15 @@ export async function runSampleCalc(given: CalcFlags, io: Io): Promise<void> {
       'a stratified design (give --stratum name=weight at least once)',
     );
   }
+  // CSV is one table per output, so a file loads in one read: the design, or the one extra table asked for
+  const extras = (['explain', 'compare', 'sensitivity'] as const).filter((k) => flags[k]);
+  if (flags.format === 'csv' && !flags.json && extras.length > 1)
+    throw samplingError(
+      'conflicting_parameters',
+      `--${extras[1]}`,
+      true,
+      `one of --explain, --compare, --sensitivity at a time with --format csv (one table per output), or --json for all`,
+    );
   const explain = flags.explain ? explainDesign(design) : undefined;
   const comparison = flags.compare ? compareAllocations(design) : undefined;
   const sens = flags.sensitivity ? sensitivity(design) : undefined;
@@ -114,7 +123,7 @@ export async function runSampleCalc(given: CalcFlags, io: Io): Promise<void> {
   }
   const format = flags.format as Format;
   const typed = parsePopulationFlag(flags.population)?.typed;
-  const parts = [renderDesign(design, format, typed)];
+  const parts = format === 'csv' && extras.length === 1 ? [] : [renderDesign(design, format, typed)];
   if (explain) parts.push(renderExplain(explain, format));
   if (comparison) parts.push(renderComparison(comparison, format));
   if (sens) parts.push(renderSensitivity(sens, format));

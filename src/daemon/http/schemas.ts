@@ -69,6 +69,10 @@ const stratum = z.object({
   calculatedSize: z.number().int(),
   sampleSize: z.number().int().describe('after the dropout adjustment'),
   census: z.boolean().describe('the whole stratum is sampled'),
+  dropoutRate: z
+    .number()
+    .optional()
+    .describe("the stratum's own dropout rate, when it has one (else the design's applies to its sampleSize)"),
 });
 
 export const designRecord = z

@@ -153,13 +153,14 @@ function project(p: ProjectReport, i: number): string {
   out.push(
     table(
       'strata',
-      ['stratum', 'N_h', 'mean', 'SD', 'CV', 'completed (calculated)', 'n_h (to sample)', 'census'],
+      ['stratum', 'N_h', 'mean', 'SD', 'CV', 'dropout', 'completed (calculated)', 'n_h (to sample)', 'census'],
       p.strata.map((s) => [
         s.name,
         s.population,
         s.mean,
         s.sd,
         s.cv,
+        s.dropoutRate ?? P.dropoutRate,
         s.calculatedSize,
         s.sampleSize,
         s.census ? 'yes' : 'no',
@@ -199,12 +200,13 @@ function project(p: ProjectReport, i: number): string {
       out.push(
         table(
           'dropout',
-          ['stratum', 'sampled', 'completed', 'realised dropout'],
+          ['stratum', 'sampled', 'completed', 'realised dropout', 'designed'],
           [...dd.strata, { stratum: 'overall', ...dd.overall }].map((x) => [
             x.stratum,
             x.sampled,
             x.completed,
             `${(x.rate * 100).toFixed(1)} %`,
+            `${((p.strata.find((s) => s.name === x.stratum)?.dropoutRate ?? dd.designed) * 100).toFixed(1)} %`,
           ]),
         ),
       );

@@ -8,11 +8,17 @@
  * with the design, the chart, and the commitment, proof, sample and
  * replacement order. The model is data; html.ts renders it.
  */
-import { chain, computeDesign, PRECISION, Z_95, type Design } from '../sampling/design.ts';
+import { chain, computeDesign, designInputOf, PRECISION, Z_95, type Design } from '../sampling/design.ts';
 import { stratumKey } from '../sampling/names.ts';
 import { packageVersion } from '../version.ts';
 import { explainDesign, type Explanation } from '../sampling/explain.ts';
-import { achievedPrecision, meanSd, stratifiedEstimate, type StratifiedOverall } from '../sampling/recalc.ts';
+import {
+  achievedPrecision,
+  dropoutRate,
+  meanSd,
+  stratifiedEstimate,
+  type StratifiedOverall,
+} from '../sampling/recalc.ts';
 import { designDiscrepancies, loadDesign } from '../selection/design.ts';
 import { ALGORITHM } from '../selection/hash.ts';
 import type { Commitment, Proof } from '../selection/records.ts';
@@ -129,7 +135,7 @@ function packageDropout(
     if (!c) continue;
     const sampled = marked ? c.sampled : s.sampleSize;
     if (sampled === 0 || c.completed > sampled) continue;
-    rows.push({ stratum: s.name, sampled, completed: c.completed, rate: 1 - c.completed / sampled });
+    rows.push({ stratum: s.name, sampled, completed: c.completed, rate: dropoutRate(sampled, c.completed) });
   }
   if (rows.length === 0) return null;
   const sampled = rows.reduce((a, x) => a + x.sampled, 0);
@@ -138,7 +144,7 @@ function packageDropout(
     basis: marked ? 'marked' : 'design',
     designed,
     strata: rows,
-    overall: { sampled, completed, rate: 1 - completed / sampled },
+    overall: { sampled, completed, rate: dropoutRate(sampled, completed) },
   };
 }
 
@@ -213,6 +219,8 @@ export interface ProjectReport {
     sd?: number;
     cv?: number;
     census?: boolean;
+    /** The stratum's own dropout rate, when the design gives it one (else the design's). */
+    dropoutRate?: number;
   }[];
   method: {
     /** The chain with this design's numbers (as `sample calc --explain`), computed from the design's own parameters. */
@@ -578,27 +586,10 @@ function shellQuote(s: string): string {
 
 const basenameOf = (path: string): string => path.split(/[\\/]/).pop() ?? path;
 
+/** The design recomputed from its own record (null when it cannot be), as `sample calc --input` does. */
 function designOf(d: ReturnType<typeof loadDesign>): Design | null {
   try {
-    const P = d.parameters;
-    const input: Record<string, unknown> = { population: P.population, dropoutRate: P.dropoutRate };
-    if (P.expectedProportion !== undefined) input.expectedProportion = P.expectedProportion;
-    else {
-      input.expectedMean = P.expectedMean;
-      input.expectedSD = P.expectedSD;
-    }
-    if (P.erCoverageSource === 'input') input.erCoverage = P.erCoverage;
-    if (d.stratified)
-      input.stratification = {
-        enabled: true,
-        strata: d.stratification.strata.map((s) => ({
-          name: s.name,
-          weight: s.weight ?? s.population / P.population,
-          mean: s.mean,
-          sd: s.sd,
-        })),
-      };
-    return computeDesign(input);
+    return computeDesign(designInputOf(d.parameters, d.stratification));
   } catch {
     return null;
   }
@@ -617,6 +608,7 @@ async function projectReport(p: ProjectInput, index: number): Promise<ProjectRep
         sd: s.sd,
         cv: s.cv ?? s.sd / s.mean,
         census: s.census,
+        ...(typeof s.dropoutRate === 'number' ? { dropoutRate: s.dropoutRate } : {}),
       }))
     : [
         {
@@ -749,12 +741,14 @@ async function projectReport(p: ProjectInput, index: number): Promise<ProjectRep
     }
     findings.unshift(...missed);
     if (dropout)
-      for (const x of dropout.strata)
-        if (x.rate > P.dropoutRate)
+      for (const x of dropout.strata) {
+        const designed = strata.find((s) => s.name === x.stratum)?.dropoutRate ?? P.dropoutRate;
+        if (x.rate > designed)
           findings.push({
             severity: 'warning',
-            message: `stratum ${x.stratum}: realised dropout ${(x.rate * 100).toFixed(1)} % (${x.completed} completed of ${x.sampled} ${dropout.basis === 'marked' ? 'sampled' : 'planned'}) against ${(P.dropoutRate * 100).toFixed(1)} % designed; overall ${(dropout.overall.rate * 100).toFixed(1)} %`,
+            message: `stratum ${x.stratum}: realised dropout ${(x.rate * 100).toFixed(1)} % (${x.completed} completed of ${x.sampled} ${dropout.basis === 'marked' ? 'sampled' : 'planned'}) against ${(designed * 100).toFixed(1)} % designed; overall ${(dropout.overall.rate * 100).toFixed(1)} %`,
           });
+      }
     if (unknown.length > 0)
       findings.push({
         severity: 'warning',

@@ -23,6 +23,8 @@ interface StratumInput {
   weight: number;
   mean?: number;
   sd?: number;
+  /** The stratum's own dropout rate (a recalculation's realised one); else the design's. */
+  dropoutRate?: number;
 }
 
 export interface DesignInput {
@@ -59,6 +61,8 @@ export interface StratumResult {
   calculatedSize: number;
   sampleSize: number;
   census: boolean;
+  /** Present when the stratum has its own dropout rate: its sampleSize is ceil(calculatedSize / (1 − this)). */
+  dropoutRate?: number;
 }
 
 export interface Design {
@@ -95,7 +99,7 @@ const TOP_FIELDS = new Set([
   'stratification',
   'projectId', // accepted for the POST /v1/sampling body; the registry stores it
 ]);
-const STRATUM_FIELDS = new Set(['name', 'weight', 'mean', 'sd']);
+const STRATUM_FIELDS = new Set(['name', 'weight', 'mean', 'sd', 'dropoutRate']);
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
@@ -201,6 +205,14 @@ function checkPositive(v: unknown, field: string, code: 'invalid_mean' | 'invali
   return v;
 }
 
+function checkDropout(d: unknown, field: string): number {
+  if (!isNum(d) || d < 0 || d >= 1) {
+    const hint = isNum(d) && d >= 1 && d < 100 ? ` (a percentage? ${d} % is ${d / 100})` : '';
+    throw samplingError('invalid_dropout', field, d, `a fraction 0 <= d < 1${hint}`);
+  }
+  return d;
+}
+
 function hasControlChar(s: string): boolean {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -285,11 +297,7 @@ export function validateDesignInput(raw: unknown): DesignInput {
   }
   if (o.dropoutRate === undefined)
     throw samplingError('missing_parameter', 'dropoutRate', undefined, 'a fraction 0 <= d < 1 (0 for none)');
-  const d = o.dropoutRate;
-  if (!isNum(d) || d < 0 || d >= 1) {
-    const hint = isNum(d) && d >= 1 && d < 100 ? ` (a percentage? ${d} % is ${d / 100})` : '';
-    throw samplingError('invalid_dropout', 'dropoutRate', d, `a fraction 0 <= d < 1${hint}`);
-  }
+  const d = checkDropout(o.dropoutRate, 'dropoutRate');
   let erCoverage: number | undefined;
   if (o.erCoverage !== undefined) {
     if (!isNum(o.erCoverage) || o.erCoverage < 0 || o.erCoverage > 1)
@@ -336,7 +344,8 @@ function validateStratification(s: unknown): { enabled: boolean; strata: Stratum
       throw samplingError('invalid_strata', f, st, '{name, weight, mean?, sd?}');
     const r = st as Record<string, unknown>;
     for (const k of Object.keys(r))
-      if (!STRATUM_FIELDS.has(k)) throw samplingError('unknown_field', `${f}.${k}`, r[k], 'name, weight, mean, sd');
+      if (!STRATUM_FIELDS.has(k))
+        throw samplingError('unknown_field', `${f}.${k}`, r[k], 'name, weight, mean, sd, dropoutRate');
     if (typeof r.name !== 'string' || r.name.trim() === '' || r.name.trim().length > 64 || hasControlChar(r.name)) {
       throw samplingError(
         'invalid_stratum_name',
@@ -361,6 +370,7 @@ function validateStratification(s: unknown): { enabled: boolean; strata: Stratum
     const out: StratumInput = { name: r.name.trim(), weight: r.weight };
     if (r.mean !== undefined) out.mean = checkPositive(r.mean, `${f}.mean`, 'invalid_mean');
     if (r.sd !== undefined) out.sd = checkPositive(r.sd, `${f}.sd`, 'invalid_sd');
+    if (r.dropoutRate !== undefined) out.dropoutRate = checkDropout(r.dropoutRate, `${f}.dropoutRate`);
     return out;
   });
   const sum = strata.map((x) => Q.fromNumber(x.weight)).reduce((a, b) => Q.add(a, b), Q.int(0));
@@ -415,6 +425,7 @@ export function designInputOf(parameters: unknown, stratification: unknown): Rec
         };
         if (s.mean !== undefined) o.mean = s.mean;
         if (s.sd !== undefined) o.sd = s.sd;
+        if (s.dropoutRate !== undefined) o.dropoutRate = s.dropoutRate;
         return o;
       }),
     };
@@ -467,6 +478,7 @@ export function designFromValid(input: DesignInput): Design {
       population: pops[i]!,
       mean: s.mean ?? mean,
       sd: s.sd ?? sd,
+      ...(s.dropoutRate !== undefined ? { dropoutRate: s.dropoutRate } : {}),
     })),
     d,
     N,
@@ -580,15 +592,17 @@ interface StratumSpec {
   population: number;
   mean: number;
   sd: number;
+  dropoutRate?: number;
 }
 
 /**
- * Runs the chain in every stratum with its own N_h, mean and SD; each stratum
- * keeps 95/5 on its own. Throws empty_stratum / insufficient_population.
+ * Runs the chain in every stratum with its own N_h, mean and SD (and dropout rate, when it has one; else the
+ * design's d); each stratum keeps 95/5 on its own. Throws empty_stratum / insufficient_population.
  */
-function computeStrata(specs: StratumSpec[], d: number, N: number): StratumResult[] {
+function computeStrata(specs: StratumSpec[], designD: number, N: number): StratumResult[] {
   const pops = specs.map((s) => s.population);
   return specs.map((s, i) => {
+    const d = s.dropoutRate ?? designD;
     const Nh = s.population;
     const f = `stratification.strata[${i}]`;
     if (Nh === 0) {
@@ -628,6 +642,7 @@ function computeStrata(specs: StratumSpec[], d: number, N: number): StratumResul
       calculatedSize: c.calculatedSize,
       sampleSize: c.adjustedSize,
       census: c.census,
+      ...(s.dropoutRate !== undefined ? { dropoutRate: s.dropoutRate } : {}),
     };
   });
 }

@@ -7,7 +7,10 @@ import { fieldErrorFactory } from '../errors.ts';
 export const SAMPLING_ERRORS = {
   missing_parameter: { status: 400, when: 'a required input is absent' },
   unknown_field: { status: 400, when: 'a field the design does not know (a typo such as "dropout" for "dropoutRate")' },
-  conflicting_parameters: { status: 400, when: 'expectedProportion given together with expectedMean or expectedSD' },
+  conflicting_parameters: {
+    status: 400,
+    when: 'expectedProportion given together with expectedMean or expectedSD; two extra tables asked for in one CSV',
+  },
   invalid_population: { status: 400, when: 'population is not an integer from 1 to 2^53 − 1' },
   invalid_mean: { status: 400, when: 'a mean is not a finite number > 0' },
   invalid_sd: { status: 400, when: 'an SD is not a finite number > 0' },

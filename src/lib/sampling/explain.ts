@@ -169,8 +169,8 @@ export function explainDesign(design: Design): Explanation[] {
     source: 'proportional stratification: every stratum keeps 95/5 on its own; totals are the sums',
   };
   const per = strata.map((s: StratumResult) => ({
-    scope: `stratum ${s.name} (N_h = ${s.population}, mean ${s.mean}, SD ${s.sd})`,
-    steps: chainSteps(s.population, s.mean, s.sd, p.dropoutRate, {
+    scope: `stratum ${s.name} (N_h = ${s.population}, mean ${s.mean}, SD ${s.sd}${s.dropoutRate !== undefined ? `, its own dropout ${s.dropoutRate}` : ''})`,
+    steps: chainSteps(s.population, s.mean, s.sd, s.dropoutRate ?? p.dropoutRate, {
       ...s,
       z: design.intermediates.z,
       adjustedSize: s.sampleSize,

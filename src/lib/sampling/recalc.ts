@@ -21,7 +21,15 @@ export interface PreviousDesign {
   parameters: Design['parameters'];
   stratification: {
     method: string;
-    strata: { name: string; population: number; sampleSize: number; mean: number; sd: number; weight?: number }[];
+    strata: {
+      name: string;
+      population: number;
+      sampleSize: number;
+      mean: number;
+      sd: number;
+      weight?: number;
+      dropoutRate?: number;
+    }[];
   };
 }
 
@@ -90,7 +98,14 @@ export interface DesignInputs {
   mean: ValueSource;
   sd: ValueSource;
   dropoutRate: ValueSource | 'realised dropout';
-  strata: { stratum: string; mean: ValueSource; sd: ValueSource; note?: string }[];
+  strata: {
+    stratum: string;
+    mean: ValueSource;
+    sd: ValueSource;
+    /** Where the stratum's dropout rate came from; absent when it has none of its own (the design's applies). */
+    dropoutRate?: 'realised dropout' | 'previous design';
+    note?: string;
+  }[];
 }
 
 interface SizeChange {
@@ -340,6 +355,9 @@ function summarise(stratum: string, values: number[], N: number): GroupSummary {
   };
 }
 
+/** 1 − completed/sampled, as (sampled − completed)/sampled: one rounding, so 40 of 200 is 0.2 exactly. */
+export const dropoutRate = (sampled: number, completed: number): number => (sampled - completed) / sampled;
+
 /**
  * The realised dropout: per stratum 1 − completed/sampled, and overall 1 − Σ completed / Σ sampled.
  * "Sampled" is the rows of the observations when the file marks households not completed (an empty or
@@ -358,14 +376,14 @@ function realisedDropout(
     const sampled = marked ? c.sampled : (designSizes!.get(stratum) ?? 0);
     if (sampled === 0) continue;
     const completed = Math.min(c.completed, sampled);
-    strata.push({ stratum, sampled, completed, rate: 1 - completed / sampled });
+    strata.push({ stratum, sampled, completed, rate: dropoutRate(sampled, completed) });
   }
   if (strata.length === 0) return undefined;
   const sampled = strata.reduce((a, x) => a + x.sampled, 0);
   const completed = strata.reduce((a, x) => a + x.completed, 0);
   return {
     basis: marked ? 'marked' : 'design',
-    overall: { sampled, completed, rate: 1 - completed / sampled },
+    overall: { sampled, completed, rate: dropoutRate(sampled, completed) },
     strata,
     ...(designed !== undefined ? { designed } : {}),
   };
@@ -545,15 +563,24 @@ export function recalculate(input: RecalcInput): RecalcResult {
     input.erCoverage ?? (prev?.parameters.erCoverageSource === 'input' ? prev.parameters.erCoverage : undefined);
   if (er !== undefined) raw.erCoverage = er;
   if (stratified) {
+    // each stratum's own dropout: its counted realised rate (rounded up to 4 decimals), else the previous design's
+    // own rate for it; a typed --dropout is one rate for every stratum
+    const counted = new Map(
+      dropout?.basis === 'marked' ? dropout.strata.map((x) => [x.stratum, ceil4(x.rate)] as const) : [],
+    );
     raw.stratification = {
       enabled: true,
       strata: prevStrata.map((s) => {
         const o = observedByStratum.get(s.name);
         const src = sources.get(s.name);
+        const own = input.dropoutRate !== undefined ? undefined : (counted.get(s.name) ?? s.dropoutRate);
         inputs.strata.push({
           stratum: s.name,
           mean: src?.mean ?? (o ? 'observations' : 'previous design'),
           sd: src?.sd ?? (o ? 'observations' : 'previous design'),
+          ...(own !== undefined
+            ? { dropoutRate: counted.has(s.name) ? ('realised dropout' as const) : ('previous design' as const) }
+            : {}),
           ...(src?.note ? { note: src.note } : {}),
         });
         return {
@@ -561,6 +588,7 @@ export function recalculate(input: RecalcInput): RecalcResult {
           weight: s.weight ?? s.population / population,
           mean: o?.mean ?? s.mean,
           sd: o?.sd ?? s.sd,
+          ...(own !== undefined ? { dropoutRate: own } : {}),
         };
       }),
     };

@@ -200,6 +200,40 @@ describe('chartData and the SVG', () => {
     expect(html.match(/<circle class="mark designed"/g)).toHaveLength(2);
   });
 
+  it("a stratum's own dropout rate is shown in the strata table and is what its realised dropout is held against", async () => {
+    const design = computeDesign({
+      population: 4000,
+      expectedMean: 2,
+      expectedSD: 1,
+      dropoutRate: 0.05,
+      stratification: {
+        enabled: true,
+        strata: [
+          { name: 'far', weight: 0.5, dropoutRate: 0.2 },
+          { name: 'near', weight: 0.5 },
+        ],
+      },
+    });
+    // 15 % dropout in both: above near's 5 % (the design's), below far's own 20 %
+    const values = ['far', 'near'].flatMap((stratum) =>
+      Array.from({ length: 40 }, (_, i) => ({ value: i < 6 ? null : 1.5 + (i % 5) * 0.25, stratum })),
+    );
+    const report = await buildReport({
+      generatedAt: new Date(0),
+      projects: [{ projectId: 'p', design, observations: { kind: 'monitoring', values } }],
+    });
+    const p = report.projects[0]!;
+    expect(p.checks.find((c) => c.check === 'design')!.status).toBe('pass');
+    expect(p.strata.map((s) => s.dropoutRate)).toEqual([0.2, undefined]);
+    const drops = p.findings.filter((f) => f.message.includes('realised dropout'));
+    expect(drops.map((f) => f.message)).toEqual([
+      expect.stringMatching(/^stratum near: realised dropout 15\.0 % .* against 5\.0 % designed/),
+    ]);
+    const html = renderHtml(report);
+    expect(html).toMatch(/<th>dropout<\/th>/);
+    expect(html).toMatch(/<td>far<\/td>(<td[^>]*>[^<]*<\/td>){4}<td[^>]*>0\.2<\/td>/);
+  });
+
   it('a CV below the axis range is drawn at the axis, marked, with its value', () => {
     const d = computeDesign({
       population: 900,

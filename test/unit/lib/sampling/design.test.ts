@@ -280,3 +280,40 @@ describe('insufficient_population states a population that works', () => {
     expect(() => computeDesign({ ...body, population: total - 1 })).toThrow();
   });
 });
+
+describe("a stratum's own dropout rate", () => {
+  const body = {
+    population: 15000,
+    expectedMean: 2,
+    expectedSD: 1,
+    dropoutRate: 0.08,
+    stratification: {
+      enabled: true,
+      strata: [
+        { name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9, dropoutRate: 0.135 },
+        { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 },
+        { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1, dropoutRate: 0 },
+      ],
+    },
+  };
+
+  it("sizes the stratum with its own rate, the others with the design's, and says so in the record", () => {
+    const d = computeDesign(body);
+    const [lpg, biomass, electric] = d.stratification.strata;
+    expect(lpg).toMatchObject({ calculatedSize: 180, dropoutRate: 0.135, sampleSize: adjustForDropout(180, 0.135) });
+    expect(lpg!.sampleSize).toBe(209);
+    expect(biomass!.sampleSize).toBe(646); // the reference design's, at 0.08
+    expect(biomass).not.toHaveProperty('dropoutRate');
+    expect(electric).toMatchObject({ calculatedSize: 721, sampleSize: 721, dropoutRate: 0 });
+    expect(d.parameters.adjustedSize).toBe(209 + 646 + 721);
+  });
+
+  it('is checked like the design rate, naming the stratum field', () => {
+    const bad = structuredClone(body);
+    (bad.stratification.strata[1] as { dropoutRate?: number }).dropoutRate = 13.5;
+    const { code, err } = codeOf(() => computeDesign(bad));
+    expect(code).toBe('invalid_dropout');
+    expect(err.field).toBe('stratification.strata[1].dropoutRate');
+    expect(err.message).toContain('a percentage? 13.5 % is 0.135');
+  });
+});

@@ -3,7 +3,7 @@
  * (the engine of `sample calc`); commit refuses, verify and report flag.
  */
 import { describe, expect, it } from 'vitest';
-import { computeDesign } from '../../../../src/lib/sampling/design.ts';
+import { adjustForDropout, computeDesign } from '../../../../src/lib/sampling/design.ts';
 import { assertDesignConsistent, designDiscrepancies, loadDesign } from '../../../../src/lib/selection/design.ts';
 
 const strat = computeDesign({
@@ -79,5 +79,32 @@ describe('designDiscrepancies', () => {
       }),
     );
     expect(() => assertDesignConsistent(loadDesign(strat))).not.toThrow();
+  });
+});
+
+describe('a design whose strata have their own dropout rates', () => {
+  it('recomputes from its own record without a discrepancy; one whose n_h ignores its rate is named', () => {
+    const d = computeDesign({
+      population: 4000,
+      expectedMean: 2,
+      expectedSD: 1,
+      dropoutRate: 0.1,
+      stratification: {
+        enabled: true,
+        strata: [
+          { name: 'a', weight: 0.5, dropoutRate: 0.25 },
+          { name: 'b', weight: 0.5 },
+        ],
+      },
+    });
+    expect(designDiscrepancies(d.parameters, d.stratification)).toEqual([]);
+    const forged = structuredClone(d);
+    forged.stratification.strata[0]!.sampleSize = adjustForDropout(
+      forged.stratification.strata[0]!.calculatedSize,
+      0.1,
+    );
+    expect(designDiscrepancies(forged.parameters, forged.stratification).map((x) => x.field)).toContain(
+      'stratification.strata[0].sampleSize',
+    );
   });
 });
