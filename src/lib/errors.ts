@@ -215,6 +215,21 @@ export function messageErrorFactory<T extends ErrorTable>(table: T) {
 }
 
 /**
+ * Faults of the database itself (src/storage/faults.ts maps each backend's errors to them), the same on every
+ * HTTP scope: nothing of the request was stored, and a retry may succeed once the fault is gone.
+ */
+const STORAGE_FAULTS = {
+  storage_full: {
+    status: 507,
+    when: "the disk that holds the database is full (ENOSPC, SQLITE_FULL, PostgreSQL's disk_full): nothing of the request was stored; retry once space is freed",
+  },
+  storage_unavailable: {
+    status: 503,
+    when: 'the database file cannot be read or written now (an I/O error, a read-only file system, a lock held too long): nothing of the request was stored; retry shortly',
+  },
+} as const satisfies ErrorTable;
+
+/**
  * The codes of faults the HTTP layer finds before any area's code runs — JSON
  * syntax, schema validation, unknown routes, limits — the same on every HTTP
  * scope (the daemon's /v1 and /admin/v1, the oracle runtime's routes). The
@@ -261,6 +276,7 @@ export const HTTP_ERRORS = {
     status: 503,
     when: 'the database server (PostgreSQL, ORACLEKIT_DATABASE_URL; the message names its host, port and database, never a password) cannot be reached now; the request was not acknowledged — retry shortly (a create with its Idempotency-Key: a COMMIT whose answer the broken connection lost may have been applied); the pool reconnects by itself',
   },
+  ...STORAGE_FAULTS,
 } as const satisfies ErrorTable;
 
 type HttpErrorCode = keyof typeof HTTP_ERRORS;
@@ -354,14 +370,19 @@ export function toErrorBody(err: unknown): ErrorBody {
 }
 
 /**
- * Storage's own codes: refusals when a database is opened (src/storage/files.ts).
- * The daemon exits with the message when one happens at start.
+ * Storage's own codes: refusals when a database is opened (src/storage/files.ts, sqlite.ts) — the daemon exits
+ * with the message, the runtime with a `[boot-error]` line — and the faults of a database in use.
  */
 export const STORAGE_ERRORS = {
   insecure_database_dir: {
     status: 400,
     when: "the database's directory is writable by other users (mode o+w): they could replace or read the database, its -wal and -shm files",
   },
+  database_corrupt: {
+    status: 500,
+    when: 'the SQLite file fails its integrity check (PRAGMA quick_check) when it is opened: it is not served',
+  },
+  ...STORAGE_FAULTS,
 } as const satisfies ErrorTable;
 
 export const storageError = messageErrorFactory(STORAGE_ERRORS);

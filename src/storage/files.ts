@@ -7,8 +7,9 @@
  * create a `-wal` before SQLite does and read everything written to it.
  *
  * `prepareDatabaseFile` runs when a SQLite storage opens (src/storage/sqlite.ts), before
- * SQLite opens the file; `checkDatabaseDir` on the daemon's start path
- * (src/daemon/main.ts), which exits with its message.
+ * SQLite opens the file; `checkDatabaseDir` on the start paths of the daemon
+ * (src/daemon/main.ts), which exits with its message, and of the runtime
+ * (src/runtime/runtime.ts), a `[boot-error]` line.
  */
 import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -24,19 +25,21 @@ const SIDE_FILES = ['', '-wal', '-shm', '-journal'];
 /**
  * Creates the directory (0700) when absent and refuses one that other users
  * may write to (mode o+w, sticky or not) with `insecure_database_dir`,
- * naming the directory, its mode and the fix.
+ * naming the directory, its mode, the setting that chose it and the fix.
+ * The daemon (src/daemon/main.ts) and the runtime (ORACLE_DB_PATH) both call it
+ * before they open a SQLite file.
  */
-export function checkDatabaseDir(path: string): void {
-  if (path === ':memory:') return;
+export function checkDatabaseDir(path: string, setting = 'ORACLEKIT_DB'): void {
+  if (path === ':memory:' || path === '' || path.startsWith('file:')) return;
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: DB_DIR_MODE });
   const mode = statSync(dir).mode & 0o7777;
   if ((mode & 0o002) !== 0) {
     throw storageError(
       'insecure_database_dir',
-      `the database directory ${dir} is writable by other users (mode ${mode.toString(8).padStart(4, '0')}); refusing to keep the registry there. Run \`chmod o-w ${dir}\`, or point ORACLEKIT_DB at a file in a directory of your own (e.g. mode 0700)`,
+      `the database directory ${dir} is writable by other users (mode ${mode.toString(8).padStart(4, '0')}); refusing to keep the database there. Run \`chmod o-w ${dir}\`, or point ${setting} at a file in a directory of your own (e.g. mode 0700)`,
       {
-        field: 'ORACLEKIT_DB',
+        field: setting,
         value: path,
         valid: 'a database in a directory not writable by other users',
         details: { dir, mode: mode.toString(8).padStart(4, '0') },

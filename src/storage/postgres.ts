@@ -27,6 +27,7 @@ import { isOracleKitError, OracleKitError } from '../lib/errors.ts';
 import type { Migration, Row, SqlValue, Storage } from './storage.ts';
 import { GroupCommit, type QueuedWrite } from './group-commit.ts';
 import { applyMigrations, schemaVersion } from './migrate.ts';
+import { storageFault } from './faults.ts';
 
 type Conn = postgres.Sql | postgres.TransactionSql;
 
@@ -153,6 +154,8 @@ export class PostgresStorage implements Storage {
 
   /** `PostgreSQL at host:port/database`, named in errors (serverOf). */
   readonly server: string;
+  /** The last fault met (database_unavailable, storage_full, …) since the last group that committed. */
+  fault: OracleKitError | undefined;
 
   constructor(o: PostgresOptions) {
     this.server = serverOf(o.url);
@@ -179,14 +182,26 @@ export class PostgresStorage implements Storage {
    * with the same Idempotency-Key replays it instead of writing it twice.
    */
   private mapError(e: unknown): unknown {
-    if (!isUnavailable(e) || isOracleKitError(e)) return e;
-    const cause = (e as { code: string }).code;
-    return new OracleKitError({
-      status: 503,
-      code: 'database_unavailable',
-      message: `the database (${this.server}) is unreachable (${cause}); retry shortly`,
-      details: { cause },
-    });
+    let fault = storageFault(e);
+    if (!fault && isUnavailable(e) && !isOracleKitError(e)) {
+      const cause = (e as { code: string }).code;
+      fault = new OracleKitError({
+        status: 503,
+        code: 'database_unavailable',
+        message: `the database (${this.server}) is unreachable (${cause}); retry shortly`,
+        details: { cause },
+      });
+    }
+    if (fault) this.fault = fault;
+    return fault ?? e;
+  }
+
+  /**
+   * A small write committed (a transaction id taken): resolves once the server answers and commits (which clears
+   * `fault`), else rejects with the fault.
+   */
+  async probe(): Promise<void> {
+    await this.write(() => this.get('SELECT txid_current() AS x'));
   }
 
   private conn(): Conn {
@@ -348,6 +363,7 @@ export class PostgresStorage implements Storage {
       throw this.mapError(e);
     }
     // COMMIT returned: with synchronous_commit = on the group is durable
+    this.fault = undefined;
     batch.forEach((b, i) => {
       const o = outcomes[i]!;
       if (o.ok) b.resolve(o.value);

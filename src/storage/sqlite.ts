@@ -28,12 +28,19 @@
  * statements of that callback's async context (AsyncLocalStorage) run on it;
  * any other statement waits for the COMMIT and so never sees a savepoint
  * that may still roll back.
+ *
+ * Faults. A file that fails `PRAGMA quick_check` is refused when it is opened (`database_corrupt`): a damaged
+ * page would otherwise be served, or written over. An error of SQLite or of the WAL's fsync that means a full
+ * disk or an unusable file becomes 507 `storage_full` or 503 `storage_unavailable` (faults.ts) and is kept in
+ * `fault` until a commit succeeds again.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { closeSync, existsSync, fsync, fsyncSync, openSync } from 'node:fs';
 import type { Migration, Row, SqlValue, Storage } from './storage.ts';
 import { prepareDatabaseFile } from './files.ts';
+import { storageFault } from './faults.ts';
+import { storageError, type OracleKitError } from '../lib/errors.ts';
 import { GroupCommit, type QueuedWrite } from './group-commit.ts';
 import { applyMigrations, schemaVersion } from './migrate.ts';
 
@@ -73,6 +80,8 @@ export class SqliteStorage implements Storage {
   private holder: Holder | undefined;
   /** Statements and transactions waiting for the connection to be free. */
   private waitingForFree: (() => void)[] = [];
+  /** The last fault met (faults.ts) since the last commit that succeeded. */
+  fault: OracleKitError | undefined;
 
   constructor(opts: SqliteOptions) {
     this.path = opts.path;
@@ -80,10 +89,59 @@ export class SqliteStorage implements Storage {
     this.raw = new DatabaseSync(opts.path);
     const mode = opts.synchronous ?? 'async';
     this.asyncSync = mode === 'async' && opts.path !== ':memory:';
-    this.raw.exec('PRAGMA journal_mode = WAL');
-    this.raw.exec(`PRAGMA synchronous = ${mode === 'FULL' ? 'FULL' : 'NORMAL'}`);
-    this.raw.exec('PRAGMA foreign_keys = ON');
-    this.raw.exec('PRAGMA busy_timeout = 5000');
+    try {
+      this.raw.exec('PRAGMA journal_mode = WAL');
+      this.raw.exec(`PRAGMA synchronous = ${mode === 'FULL' ? 'FULL' : 'NORMAL'}`);
+      this.raw.exec('PRAGMA foreign_keys = ON');
+      this.raw.exec('PRAGMA busy_timeout = 5000');
+      if (opts.path !== ':memory:') this.checkIntegrity();
+    } catch (e) {
+      this.raw.close();
+      throw e;
+    }
+  }
+
+  /**
+   * `PRAGMA quick_check` (https://sqlite.org/pragma.html#pragma_quick_check): every page readable and well formed,
+   * without comparing indexes to their tables — linear in the file's size. A failure, or a file so damaged that the
+   * check itself fails (SQLITE_CORRUPT, SQLITE_NOTADB), is `database_corrupt` naming the file and the first
+   * problems.
+   */
+  private checkIntegrity(): void {
+    let problems: string[];
+    try {
+      problems = (this.raw.prepare('PRAGMA quick_check(3)').all() as { quick_check: string }[]).map(
+        (r) => r.quick_check,
+      );
+    } catch (e) {
+      const primary = ((e as { errcode?: number }).errcode ?? 0) & 0xff;
+      if (primary !== 11 && primary !== 26) throw e; // SQLITE_CORRUPT, SQLITE_NOTADB
+      problems = [(e as Error).message];
+    }
+    if (problems.length === 1 && problems[0] === 'ok') return;
+    throw storageError(
+      'database_corrupt',
+      `the database ${this.path} fails its integrity check (PRAGMA quick_check: ${problems.join('; ').slice(0, 300)}); it is not served. Restore it from a backup, or move it and its -wal and -shm files aside to start with an empty database`,
+      { value: this.path, valid: 'a database that passes PRAGMA quick_check', details: { problems } },
+    );
+  }
+
+  /** A fault of the database (storage_full, storage_unavailable) as faults.ts maps it, kept in `fault`; other errors as they are. */
+  private fail(e: unknown): unknown {
+    const f = storageFault(e);
+    if (f) this.fault = f;
+    return f ?? e;
+  }
+
+  /**
+   * A small write made durable (the header's user_version written again): resolves once the database takes writes
+   * (which clears `fault`), else rejects with the fault.
+   */
+  async probe(): Promise<void> {
+    await this.write(async () => {
+      const v = Number((await this.get<{ user_version: number }>('PRAGMA user_version'))?.user_version ?? 0);
+      await this.exec(`PRAGMA user_version = ${v}`);
+    });
   }
 
   /**
@@ -98,7 +156,7 @@ export class SqliteStorage implements Storage {
     const seq = this.commitSeq;
     if (seq <= this.syncedSeq) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      this.waiters.push({ seq, resolve, reject });
+      this.waiters.push({ seq, resolve, reject: (e) => reject(this.fail(e)) });
       this.startSync();
     });
   }
@@ -179,7 +237,7 @@ export class SqliteStorage implements Storage {
       this.noteCommit();
     } catch (e) {
       if (this.raw.isTransaction) this.raw.exec('ROLLBACK');
-      throw e;
+      throw this.fail(e);
     } finally {
       this.releaseConnection();
     }
@@ -189,7 +247,7 @@ export class SqliteStorage implements Storage {
     if (done.length === 0) return;
     this.durable().then(
       () => batch.forEach((b, i) => outcomes[i]!.ok && b.resolve(outcomes[i]!.value)),
-      (e: unknown) => done.forEach((b) => b.reject(e)),
+      (e: unknown) => done.forEach((b) => b.reject(this.fail(e))),
     );
   }
 
@@ -198,6 +256,7 @@ export class SqliteStorage implements Storage {
    * fsync.
    */
   private noteCommit(): void {
+    this.fault = undefined;
     if (!this.asyncSync) return;
     this.commitSeq++;
     this.startSync();
@@ -272,7 +331,7 @@ export class SqliteStorage implements Storage {
       if (!this.raw.isTransaction) this.noteCommit();
       return Promise.resolve({ changes: Number(r.changes) });
     } catch (e) {
-      return Promise.reject(e as Error);
+      return Promise.reject(this.fail(e) as Error);
     }
   }
 
@@ -283,7 +342,7 @@ export class SqliteStorage implements Storage {
       if (!this.raw.isTransaction) this.noteCommit();
       return Promise.resolve();
     } catch (e) {
-      return Promise.reject(e as Error);
+      return Promise.reject(this.fail(e) as Error);
     }
   }
 
@@ -292,7 +351,7 @@ export class SqliteStorage implements Storage {
     try {
       return Promise.resolve(this.prepare(sql).get(...params) as T | undefined);
     } catch (e) {
-      return Promise.reject(e as Error);
+      return Promise.reject(this.fail(e) as Error);
     }
   }
 
@@ -301,7 +360,7 @@ export class SqliteStorage implements Storage {
     try {
       return Promise.resolve(this.prepare(sql).all(...params) as T[]);
     } catch (e) {
-      return Promise.reject(e as Error);
+      return Promise.reject(this.fail(e) as Error);
     }
   }
 
@@ -318,7 +377,7 @@ export class SqliteStorage implements Storage {
         return out;
       } catch (e) {
         if (this.raw.isTransaction) this.raw.exec('ROLLBACK');
-        throw e;
+        throw this.fail(e);
       }
     } finally {
       this.releaseConnection();

@@ -21,6 +21,10 @@
  *   outside a write see committed data.
  * - `durable()`: resolves once everything committed before the call is on
  *   disk (for writes made with `run` outside `write`).
+ * - Faults (faults.ts): a full disk rejects with 507 `storage_full`, a database
+ *   that cannot be used now with 503 `storage_unavailable` (PostgreSQL out of
+ *   reach: `database_unavailable`); `fault` keeps the last one until a commit
+ *   succeeds, and `probe()` tells whether the database takes writes again.
  *
  * Statements are asynchronous: a driver that talks to a server cannot answer
  * synchronously. The callbacks of `write`/`tx` are async and await their
@@ -29,6 +33,8 @@
  * sees committed data only. A callback should do database work only: the
  * group's transaction stays open while it runs.
  */
+import type { OracleKitError } from '../lib/errors.ts';
+
 export interface Migration {
   version: number;
   description: string;
@@ -44,6 +50,10 @@ export type Row = Record<string, SqlValue>;
 export interface Storage {
   /** Which backend (for the few statements a store must phrase per dialect). */
   readonly dialect: 'sqlite' | 'postgres';
+  /** The last fault of the database itself met since the last commit that succeeded; undefined when none. */
+  readonly fault: OracleKitError | undefined;
+  /** A small durable write: resolves once the database takes writes (clearing `fault`), else rejects with the fault. */
+  probe(): Promise<void>;
   /** Applies an area's migrations not yet recorded in schema_version. */
   migrate(area: string, migrations: Migration[]): Promise<void>;
   /** The last applied migration version of an area (0 when none). */

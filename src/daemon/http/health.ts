@@ -2,11 +2,14 @@
  * GET /health is liveness: 200 while the process serves (the CLI's
  * handshake, docs/daemon.md), with the database's state and the rate limit's
  * store. GET /health/ready is readiness for a load balancer: 503
- * database_unavailable while the database does not answer.
+ * database_unavailable while the database does not answer, and the storage
+ * fault's code (507 storage_full, 503 storage_unavailable) while a write failed
+ * for one and a small write still does.
  */
 import type { FastifyInstance } from 'fastify';
-import { isOracleKitError, type OracleKitError } from '../../lib/errors.ts';
+import type { OracleKitError } from '../../lib/errors.ts';
 import { registryError } from '../../lib/registry/errors.ts';
+import { isStorageFault } from '../../storage/faults.ts';
 import type { Storage } from '../../storage/storage.ts';
 
 /** How long /health waits for the database's answer before calling it unavailable (the CLI waits 1.5 s for /health). */
@@ -33,7 +36,10 @@ export function healthRoutes(app: FastifyInstance, o: HealthOptions): void {
       pid: process.pid,
       startedAt: o.startedAt,
       uptimeSeconds: Math.round(process.uptime()),
-      database: { backend: o.db.dialect, status: db === undefined ? 'ok' : 'unavailable' },
+      database: {
+        backend: o.db.dialect,
+        ...(db === undefined ? { status: 'ok' } : { status: 'unavailable', code: db.code }),
+      },
       rateLimit: o.rateLimit(),
       ...(o.extra?.() ?? {}),
     };
@@ -46,9 +52,11 @@ export function healthRoutes(app: FastifyInstance, o: HealthOptions): void {
 }
 
 /**
- * `SELECT 1` on the database, at most PROBE_MS, one at a time (concurrent
- * health checks share it): undefined when it answered, else the error to
- * send — 503 database_unavailable naming the server, never its password.
+ * `SELECT 1` on the database — after a storage fault, a small write instead
+ * (Storage.probe) — at most PROBE_MS, one at a time (concurrent health checks
+ * share it): undefined when it answered, else the error to send: the storage
+ * fault (storage_full, …), or 503 database_unavailable naming the server,
+ * never its password.
  */
 function databaseProbe(db: Storage): () => Promise<OracleKitError | undefined> {
   let running: Promise<OracleKitError | undefined> | undefined;
@@ -63,10 +71,10 @@ function databaseProbe(db: Storage): () => Promise<OracleKitError | undefined> {
     });
     try {
       return await Promise.race([
-        db.get('SELECT 1 AS up').then(
+        (db.fault ? db.probe() : db.get('SELECT 1 AS up')).then(
           () => undefined,
           (e: unknown) =>
-            isOracleKitError(e) && e.code === 'database_unavailable'
+            isStorageFault(e)
               ? e
               : registryError('database_unavailable', 'the database does not answer; retry shortly'),
         ),
