@@ -14,6 +14,9 @@ import { verifyDelegation } from '../lib/ucan/ucan.ts';
 import type { OracleRuntime } from './runtime.ts';
 import { getUser, setUser } from './auth.ts';
 import { streamRun } from './sse.ts';
+import { storedReplay } from './runs.ts';
+import { storageHealth } from './database.ts';
+import { storageFault } from '../storage/faults.ts';
 
 export interface RuntimeRoutesOptions {
   runtime: OracleRuntime;
@@ -102,17 +105,23 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     app.get('/', { schema: { response: { 200: P.HealthResponseSchema } } }, health);
     app.get('/health', { schema: { response: { 200: P.HealthResponseSchema } } }, health);
   }
+  const storage = storageHealth(rt.db);
   app.get('/ready', async (_req, reply) => {
-    const model = await rt.modelCheck?.check(); // the default model's endpoint answers (model-check.ts)
+    const [model, fault] = await Promise.all([
+      rt.modelCheck?.check(), // the default model's endpoint answers (model-check.ts)
+      storage(), // the database takes writes again after a fault (database.ts)
+    ]);
     const r = rt.ready();
+    const pending = fault ? [...r.pending, 'storage'] : r.pending;
     const body: P.ReadyResponse = {
-      ready: r.ready,
+      ready: pending.length === 0,
       plugins: rt.status(),
       signingKeyLoaded: rt.signingKeyLoaded,
+      storage: fault ? { ready: false, code: fault.code, message: fault.message } : { ready: true },
       ...(model ? { model } : {}),
     };
-    if (!r.ready) body.pending = r.pending;
-    return reply.status(r.ready ? 200 : 503).send(body);
+    if (pending.length > 0) body.pending = pending;
+    return reply.status(pending.length === 0 ? 200 : 503).send(body);
   });
   app.get('/docs', async () => ({
     name: rt.config.name,
@@ -227,6 +236,9 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
         tools: req.body.tools,
         agActions: req.body.agActions,
       });
+      // the user's message is durable, or the reply is the storage's fault (507 storage_full, 503 …): never a stream
+      // of a turn whose message was not stored
+      await run.accepted;
       if (req.body.stream) {
         await run.announced; // several instances: the run id this reply gives is resumable on any of them
         streamRun(reply, { run, after: 0, heartbeatMs: rt.heartbeatMs });
@@ -234,6 +246,8 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
       }
       await run.done;
       reply.header('x-request-id', run.requestId).header('x-run-id', run.runId);
+      const fault = storageFault(run.storageFault);
+      if (fault && run.status !== 'finished') throw fault; // the answer was not stored: the storage's code, not a 502
       const err = run.events.find((e) => e.event === 'error');
       if (err && err.event === 'error' && run.status !== 'finished') {
         throw runtimeError('upstream_error', err.data.error, {
@@ -254,8 +268,8 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
       const mem = rt.runs.get(req.params.runId);
       // several instances: a run of another instance (or finished lately) is followed through Redis
       const live = mem && mem.userDid === did ? mem : await rt.cluster?.follow(req.params.runId, did);
-      if (!live && !(await rt.store.getRun(did, req.params.runId)))
-        throw runtimeError('run_not_found', `no run ${req.params.runId}`);
+      const stored = live ? undefined : await rt.store.getRun(did, req.params.runId);
+      if (!live && !stored) throw runtimeError('run_not_found', `no run ${req.params.runId}`);
       const after = req.query.after;
       if (live) {
         streamRun(reply, {
@@ -266,8 +280,9 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
           partialLength: live.text.length,
         });
       } else {
-        const events = await rt.store.runEvents(req.params.runId, after);
-        streamRun(reply, { stored: events, after, heartbeatMs: rt.heartbeatMs });
+        // a log without its end (the run's process stopped, or its end was not stored) ends failed (runs.ts)
+        const log = await rt.store.runEvents(req.params.runId, 0);
+        streamRun(reply, { stored: storedReplay(log, after, stored!), after, heartbeatMs: rt.heartbeatMs });
       }
       return reply;
     },

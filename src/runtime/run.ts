@@ -31,6 +31,15 @@ export class Run {
   announced: Promise<void> = Promise.resolve();
   /** The run's events folded by reduceTurn: text, reasoning, tool calls, last error. */
   turn: TurnState;
+  /**
+   * Settles once the turn's user message is durable (resolves) or could not be stored (rejects with the storage
+   * fault, see `accept`): POST /messages answers only then, so a refused write is a 507 or 503 reply, not a stream.
+   * A run that ends before either resolves it (its events say why).
+   */
+  readonly accepted: Promise<void>;
+  private settleAccepted!: (refusal?: unknown) => void;
+  /** Why part of the turn's history could not be stored (a storage fault: storage/faults.ts), when it could not. */
+  storageFault: unknown;
   private readonly listeners = new Set<RunListener>();
   private resolveDone!: (s: DoneStatus) => void;
   readonly done: Promise<DoneStatus>;
@@ -41,7 +50,23 @@ export class Run {
     this.sessionId = init.sessionId;
     this.userDid = init.userDid;
     this.done = new Promise((r) => (this.resolveDone = r));
+    let settled = false;
+    this.accepted = new Promise<void>((resolve, reject) => {
+      this.settleAccepted = (refusal) => {
+        if (settled) return;
+        settled = true;
+        if (refusal === undefined) resolve();
+        else reject(refusal);
+      };
+    });
+    this.accepted.catch(() => {}); // a turn nobody answers over HTTP (a plugin's, a socket's) has no one to tell
     this.turn = initialTurn({ runId: this.runId, requestId: this.requestId });
+  }
+
+  /** The user's message is durable (no argument), or could not be stored (why). */
+  accept(refusal?: unknown): void {
+    if (refusal !== undefined) this.storageFault = refusal;
+    this.settleAccepted(refusal);
   }
 
   /** The answer text so far. */
@@ -64,7 +89,10 @@ export class Run {
         // a broken subscriber never breaks the run
       }
     }
-    if (ev.event === 'done') this.resolveDone(ev.data.status);
+    if (ev.event === 'done') {
+      this.settleAccepted();
+      this.resolveDone(ev.data.status);
+    }
     return ev;
   }
 

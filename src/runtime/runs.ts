@@ -9,7 +9,7 @@
  */
 import { backoffMs } from '../lib/backoff.ts';
 import { isOracleKitError } from '../lib/errors.ts';
-import type { AnyEvent } from '../lib/protocol/index.ts';
+import { initialTurn, reduceTurn, type AnyEvent } from '../lib/protocol/index.ts';
 import type { RuntimeStore } from './store.ts';
 import { Run } from './run.ts';
 
@@ -128,4 +128,29 @@ export class RunManager {
   async settleAll(): Promise<void> {
     await Promise.all([...this.activeBySession.values()].map((r) => r.done));
   }
+}
+
+/**
+ * What GET /runs/:id replays of a run no longer in memory: its stored event log after `after`, ending with `done`.
+ * A log without one — the process running the turn stopped before the turn ended (the next boot marks its row
+ * failed), or the turn's end could not be stored — ends with a `run_interrupted` error and `done {status: failed}`
+ * numbered after both the log and `after`: a rejoin never gets an empty stream, nor waits for an end that never comes.
+ */
+export function storedReplay(log: AnyEvent[], after: number, ids: { runId: string; requestId: string }): AnyEvent[] {
+  const replay = log.filter((e) => e.id > after);
+  if (log.some((e) => e.event === 'done')) return replay;
+  const text = log.reduce(reduceTurn, initialTurn(ids)).text;
+  const next = Math.max(after, log.at(-1)?.id ?? 0) + 1;
+  const error: AnyEvent = {
+    id: next,
+    event: 'error',
+    data: {
+      error: 'this run never ended: the process running it stopped, or its end could not be stored',
+      code: 'run_interrupted',
+      kind: 'internal',
+      retryable: true,
+      timestamp: new Date().toISOString(),
+    },
+  };
+  return [...replay, error, { id: next + 1, event: 'done', data: { status: 'failed', partialText: text } }];
 }

@@ -12,6 +12,7 @@ import { OracleKitError, showValue } from '../lib/errors.ts';
 import type { Storage } from '../storage/storage.ts';
 import { RUNTIME_MIGRATIONS } from './migrations.ts';
 import { RuntimeStore } from './store.ts';
+import { openSqliteFile } from './database.ts';
 import {
   BootError,
   consoleBootLogger,
@@ -266,12 +267,12 @@ export class OracleRuntime {
     this.oracleDid = o.config.oracleDid ?? derived;
     this.ownsDb = !o.database;
     const location = o.database ? undefined : databaseLocation(o, this.env, settings);
+    const synchronous = o.dbSynchronous ?? settings.ORACLE_DB_SYNCHRONOUS ?? 'async';
     this.db =
       o.database ??
-      connectStorage({
-        location: location!.url ?? location!.path!,
-        synchronous: o.dbSynchronous ?? settings.ORACLE_DB_SYNCHRONOUS ?? 'async',
-      });
+      (location!.url !== undefined
+        ? connectStorage({ location: location!.url, synchronous })
+        : openSqliteFile(location!.path!, synchronous, o.dbPath !== undefined ? 'dbPath' : 'ORACLE_DB_PATH'));
     if (location?.url !== undefined) this.log.info(`[boot] database: PostgreSQL ${redact(location.url)}`);
     this.store = new RuntimeStore(this.db, { did: this.oracleDid, name: o.config.name }, this.now);
     this.store.onBackgroundError = (e) => this.log.error(`[store] a background write failed: ${(e as Error).message}`);

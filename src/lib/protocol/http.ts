@@ -48,6 +48,8 @@ export const ReadyResponseSchema = z.object({
   pending: z.array(z.string()).optional(),
   /** The default model's endpoint (LLM_BASE_URL): absent when a model is given or none is configured. */
   model: z.object({ ready: z.boolean(), reason: z.string().optional(), set: z.string().optional() }).optional(),
+  /** Whether the database takes writes: after a fault (a full disk: storage_full, …) its code until it does again. */
+  storage: z.object({ ready: z.boolean(), code: z.string().optional(), message: z.string().optional() }).optional(),
 });
 export type ReadyResponse = z.infer<typeof ReadyResponseSchema>;
 

@@ -109,6 +109,10 @@ export const TURN_ERROR_CODES = {
     kind: 'internal',
     when: "the turn's message or history could not be stored (a full disk, a lost database): the turn is failed",
   },
+  run_interrupted: {
+    kind: 'internal',
+    when: 'a replayed run never ended: the process running it stopped (a restart, a crash) or its end could not be stored',
+  },
 } as const satisfies Record<string, { kind: ErrorKind; when: string }>;
 
 export type TurnErrorCode = keyof typeof TURN_ERROR_CODES;

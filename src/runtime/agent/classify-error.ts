@@ -77,6 +77,15 @@ export function limitError(
   return of(code, false, `${what}; it was ended`);
 }
 
-/** What the turn could not store (the database refused the write: a full disk, a lost server). */
-export const storageError = (what: string): ClassifiedError =>
-  of('storage_failed', true, `${what} could not be stored (the database refused the write); the turn is failed`);
+/**
+ * What the turn could not store (the database refused the write: a full disk, a lost server), with the fault's code
+ * (storage_full, storage_unavailable, database_unavailable) when the storage gave one.
+ */
+export function storageError(what: string, fault?: unknown): ClassifiedError {
+  const code = isOracleKitError(fault) ? `: ${fault.code}` : '';
+  return of(
+    'storage_failed',
+    true,
+    `${what} could not be stored (the database refused the write${code}); the turn is failed`,
+  );
+}

@@ -48,14 +48,16 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
   let humanStored = true;
   try {
     await deps.persist(sessionId, [{ id: messageIds.human(requestId), type: 'human', content: input.message }]);
+    run.accept();
   } catch (e) {
     humanStored = false;
     deps.hooks?.onError?.(e);
+    run.accept(e);
   }
   emit({ event: 'run', data: { runId: run.runId, requestId } });
   if (!humanStored) {
     bounds.stop();
-    emit(errorEvent(storageError('the message'), deps.redact));
+    emit(errorEvent(storageError('the message', run.storageFault), deps.redact));
     emit({ event: 'done', data: { status: 'failed', partialText: '' } });
     return;
   }
@@ -167,7 +169,8 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     // nothing is reported finished that was not stored; a stopped turn stays stopped (its session may be
     // gone: deleting a session stops its turn, and its rows then have nowhere to go)
     if (status !== 'aborted') {
-      emit(errorEvent(storageError("the turn's history"), deps.redact));
+      run.storageFault = e;
+      emit(errorEvent(storageError("the turn's history", e), deps.redact));
       status = 'failed';
     }
   }
