@@ -28,6 +28,22 @@ function withTimeout<T>(p: Promise<T>, ms: number, name: string, signal: AbortSi
   });
 }
 
+/**
+ * A failed tool call as the model reads it. The AI SDK sends the model `String(error)` (its getErrorMessage), which is
+ * "OracleKitError: no such city" for a plugin's error and "Error: …" for a plain one; the model (and a user reading the
+ * history) should see the plugin's message alone, so the error it is given prints as its message. `cause` keeps the
+ * original.
+ */
+export class ToolFailure extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = cause instanceof Error ? cause.name : 'ToolFailure';
+  }
+  override toString(): string {
+    return this.message;
+  }
+}
+
 export interface ToolCall {
   name: string;
   tool: PluginTool<never>;
@@ -49,7 +65,16 @@ export function notLoadedMessage(tool: string, plugin: string): string {
   return `Tool ${tool} is not loaded. Call load_capability(['${plugin}']) first.`;
 }
 
+/** Runs one tool call; a failure is thrown as a ToolFailure, whose text is the error's message. */
 export async function executeTool(scope: ToolCallScope, call: ToolCall): Promise<unknown> {
+  try {
+    return await runToolCall(scope, call);
+  } catch (e) {
+    throw new ToolFailure(e);
+  }
+}
+
+async function runToolCall(scope: ToolCallScope, call: ToolCall): Promise<unknown> {
   const { turn, active } = scope;
   const { name, owner } = call;
   if (owner && owner.manifest.visibility === 'on-demand' && !loadedPlugins(turn.state).includes(owner.name)) {
