@@ -1,20 +1,24 @@
 /**
  * The scaffolded project works: `oraclekit new` (with its npm install) in a
- * temporary folder, the dependency on oraclekit pointing at an `npm pack`
- * tarball of this checkout; then the project's own `npm test` passes — free,
+ * temporary folder, the dependency on oraclekit an `npm pack` tarball of this
+ * checkout (copied into the project's vendor/); then the project's own
+ * `npm test` typechecks (a misspelt variable fails it) and passes, and so does
+ * a plugin copied from docs/plugins.md's worked example — free,
  * and priced at the smallest, a fractional and the largest price the
  * scaffolder accepts (one of them answered at the interactive prompt under
  * tmux), its tests paying for the turn — and `npm start` binds where it says,
  * serves the oracle at the URL registered for it, and says when its model
- * cannot be used.
+ * cannot be used, or that its port is taken and what to do.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { once } from 'node:events';
 import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { stripVTControlCharacters } from 'node:util';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { BIN, ROOT, runCli } from '../helpers/cli.ts';
 import { freePort } from '../helpers/loopback.ts';
 import { hasTmux, Tmux } from '../helpers/tmux.ts';
@@ -60,12 +64,20 @@ function npm(args: string[], cwd: string, extra: Record<string, string> = {}): {
 }
 
 /** `npm test` of a project: green, with the names of its tests (verbose reporter). */
-function projectTests(dir: string): string {
+function projectTests(dir: string, count = 7): string {
   const r = npm(['test', '--', '--reporter=verbose'], dir);
   const out = stripVTControlCharacters(r.out);
   expect(r.code, out).toBe(0);
-  expect(out).toMatch(/Tests\s+6 passed \(6\)/);
+  expect(out).toMatch(new RegExp(`Tests\\s+${count} passed \\(${count}\\)`));
   return out;
+}
+
+/** A copy of the installed project to change (its node_modules shared with the original). */
+function copyProject(name: string): string {
+  const dir = join(work, name);
+  cpSync(project.dir, dir, { recursive: true, filter: (src) => basename(src) !== 'node_modules' });
+  symlinkSync(join(project.dir, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
 }
 
 /** `npm start` in its own process group (so the oracle under npm stops with it), until it says where it listens. */
@@ -148,9 +160,11 @@ describe('a freshly scaffolded project', () => {
   it('was installed by `new`', () => {
     expect(project).toMatchObject({ installed: true, port, apiUrl: `http://localhost:${port}` });
     expect(project.warnings).toEqual([]);
-    expect(JSON.parse(readFileSync(join(project.dir, 'package.json'), 'utf8')).dependencies.oraclekit).toBe(
-      `file:${tarball}`,
-    );
+    // the tarball travels with the project, named by a relative path a teammate's clone resolves too
+    const pkg = readFileSync(join(project.dir, 'package.json'), 'utf8');
+    expect(JSON.parse(pkg).dependencies.oraclekit).toBe(`file:vendor/${basename(tarball)}`);
+    expect(pkg).not.toContain(work);
+    expect(readFileSync(join(project.dir, 'vendor', basename(tarball)))).toEqual(readFileSync(tarball));
   });
 
   it('passes its own tests (the oracle with the scripted model of oraclekit/testing), the payment path shown at an example price', () => {
@@ -158,6 +172,42 @@ describe('a freshly scaffolded project', () => {
     expect(out).toContain(
       'charges a price (0.5 per turn, when oracle.config.json sets one): 402 with the claim, the contract, the payment, then the answer',
     );
+  }, 120_000);
+
+  it('its npm test typechecks: a misspelt ctx.env variable fails it before any test runs', () => {
+    const dir = copyProject('typo');
+    const plugin = join(dir, 'src/plugins/local-time.ts');
+    const text = readFileSync(plugin, 'utf8');
+    expect(text).toContain('ctx.env.LOCAL_TIME_DEFAULT_ZONE');
+    writeFileSync(plugin, text.replace('ctx.env.LOCAL_TIME_DEFAULT_ZONE', 'ctx.env.LOCAL_TIME_DEFAULT_ZON'));
+    const r = npm(['test'], dir);
+    const out = stripVTControlCharacters(r.out);
+    expect(r.code, out).not.toBe(0);
+    expect(out).toContain(
+      "Property 'LOCAL_TIME_DEFAULT_ZON' does not exist on type '{ LOCAL_TIME_DEFAULT_ZONE: string; }'",
+    );
+    expect(out).not.toContain('Test Files');
+  }, 120_000);
+
+  it('a plugin written from docs/plugins.md alone (its three files) passes the project’s npm test', () => {
+    const doc = readFileSync(join(ROOT, 'docs/plugins.md'), 'utf8');
+    const from = doc.indexOf('## Worked example');
+    const section = doc.slice(from, doc.indexOf('\n## ', from + 1));
+    const blocks = [...section.matchAll(/```ts\n\/\/ (\S+)\n([\s\S]*?)```/g)].map(([, path, code]) => ({
+      path: path!,
+      code: code!,
+    }));
+    expect(blocks.map((b) => b.path)).toEqual(['src/plugins/dice.ts', 'src/oracle.ts', 'test/dice.test.ts']);
+    const dir = copyProject('dice');
+    // the doc's src/oracle.ts is the scaffold's, with the plugin imported and listed
+    const scaffolded = readFileSync(join(dir, 'src/oracle.ts'), 'utf8');
+    expect(
+      blocks[1]!.code.replace("import { dicePlugin } from './plugins/dice.ts';\n", '').replace(', dicePlugin]', ']'),
+    ).toBe(scaffolded);
+    for (const b of blocks) writeFileSync(join(dir, b.path), b.code);
+    const out = projectTests(dir, 10);
+    expect(out).toContain('rolls dice for a signed-in user, once the model loaded the plugin');
+    expect(out).toContain('tells the model why a roll failed');
   }, 120_000);
 
   it('its README links to the documentation installed with oraclekit, not a placeholder', () => {
@@ -266,6 +316,21 @@ describe('a freshly scaffolded project', () => {
       await stop();
     }, 60_000);
 
+    it('with its PORT taken, names PORT and how to move the oracle (update-oracle-api-url)', async () => {
+      const taken = createServer().listen(port, '127.0.0.1');
+      await once(taken, 'listening');
+      try {
+        const r = npm(['start'], project.dir, { LLM_BASE_URL: model.baseURL, LLM_PROVIDER_API_KEY: 'sk-test' });
+        expect(r.code, r.out).not.toBe(0);
+        expect(r.out).toContain(`[boot-error] port ${port} is in use (PORT=${port} in .env`);
+        expect(r.out).toContain(
+          `npx oraclekit update-oracle-api-url http://localhost:${port + 1} --no-check && npm start`,
+        );
+      } finally {
+        taken.close();
+      }
+    }, 60_000);
+
     it('with an unreachable model URL, warns naming LLM_BASE_URL, and /ready says the model is not ready', async () => {
       const { log } = await start(project.dir, {
         LLM_BASE_URL: 'http://model.invalid/v1',
@@ -302,11 +367,11 @@ describe('a priced scaffold passes its own tests, which pay for the turn', () =>
       };
       await answer('Oracle name', '');
       await answer('Description', '');
-      await answer('Price per use (0 = free)', '0.0000001');
-      await t.until((s) => s.includes('a number from 0 to 1000000000 with at most 6 decimals'), 'the price refused');
+      await answer('Price in credits per turn (0 = free)', '0.0000001');
+      await t.until((s) => s.includes('0.0000001 has 7 decimals; at most 6'), 'the price refused');
       t.keys('C-u');
       t.line('0.5');
-      await t.until((s) => s.includes('✔ Price per use (0 = free) 0.5'), 'the price taken');
+      await t.until((s) => s.includes('✔ Price in credits per turn (0 = free) 0.5'), 'the price taken');
       await answer('Model (OpenAI-compatible id)', '');
       await answer('Install dependencies (npm install)?', '');
       const screen = await t.until((s) => s.includes('EXIT='), 'the end', 170_000);

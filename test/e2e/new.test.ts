@@ -108,8 +108,13 @@ describe('oraclekit new --yes on a first run', () => {
     // the user's own mnemonic is not in the project
     const userMnemonic = json(readFileSync(join(home, 'config/identity.json'), 'utf8')).mnemonic as string;
     for (const f of first.files as string[]) expect(readFileSync(join(dir, f), 'utf8')).not.toContain(userMnemonic);
-    // the CLI under test runs from this source checkout, so the project depends on it (oraclekit is not published yet)
-    expect(json(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies.oraclekit).toBe(`file:${ROOT}`);
+    // the CLI under test runs from this source checkout (oraclekit is not published yet): the project carries a pack
+    // of it and names it by a relative path, which a teammate's clone installs too
+    const pkg = readFileSync(join(dir, 'package.json'), 'utf8');
+    expect(json(pkg).dependencies.oraclekit).toBe('file:vendor/oraclekit-0.1.0.tgz');
+    expect(pkg).not.toContain(ROOT);
+    expect(first.files).toContain('vendor/oraclekit-0.1.0.tgz');
+    expect(statSync(join(dir, 'vendor/oraclekit-0.1.0.tgz')).size).toBeGreaterThan(100_000);
   });
 
   it('a second project reuses the identity, the key and the class', async () => {

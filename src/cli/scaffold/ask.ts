@@ -26,7 +26,14 @@ export async function askText(
   ctx: AskContext,
   flag: string,
   given: string | undefined,
-  q: { message: string; default?: string; validate?: (v: string) => true | string },
+  q: {
+    message: string;
+    default?: string;
+    /** Says what was wrong with an answer (the prompt asks again), or true. */
+    validate?: (v: string) => true | string;
+    /** What is valid, for the error of a flag (default: what validate said). */
+    valid?: string;
+  },
 ): Promise<string> {
   if (given !== undefined) {
     const ok = q.validate?.(given) ?? true;
@@ -34,7 +41,7 @@ export async function askText(
       throw cliError('invalid_flag', `--${flag} ${JSON.stringify(given)}: ${ok}`, {
         field: flag,
         value: given,
-        valid: ok,
+        valid: q.valid ?? ok,
       });
     return given;
   }
@@ -72,4 +79,11 @@ export async function askConfirm(
   if (!ctx.interactive) throw missing(flag, `--${flag} or --no-${flag}`);
   const { confirm } = await import('@inquirer/prompts');
   return confirm({ message: q.message, default: q.default });
+}
+
+/** On a terminal, waits for Enter after something the user must act on before it scrolls away (a new mnemonic). */
+export async function askEnter(ctx: AskContext, message: string): Promise<void> {
+  if (!ctx.interactive) return;
+  const { input } = await import('@inquirer/prompts');
+  await input({ message });
 }

@@ -1,24 +1,28 @@
 /**
- * `oraclekit new <project-name>`: ask (or read the flags), sign in, register
- * the oracle in the network's registry, provision the Matrix bot, write the
- * project, install and initialise git. A failure or Ctrl+C removes what this
- * run created (the directory, or the files written into an existing one
- * with --force) and deactivates the domain it registered.
+ * `oraclekit new <project-name>`: each step is a module of its own — the name (project-name.ts), the questions
+ * (questions.ts), the sign-in (sign-in.ts), the registration (register.ts), the Matrix bot (matrix-bot.ts), the files
+ * (write.ts), then npm install and git (install.ts). A failure or Ctrl+C after the registration removes what this run
+ * created (the directory, or the files written into an existing one with --force) and deactivates the domain.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { cliError, type OracleKitError } from '../errors.ts';
-import { askConfirm, askSelect, askText, type AskContext } from './ask.ts';
-import { ensureIdentity, type AuthMethod, type LoginResult } from '../identity/login.ts';
-import { connect, NETWORKS, type Connection, type Network } from '../registry/networks.ts';
-import { deactivate, registerOracle, resolveClass } from './registry.ts';
-import { DEFAULT_PORT, DEFAULT_URL, impliedPortNote, parseOracleUrl } from './url.ts';
-import { writeProject, type OracleConfigFile } from './files.ts';
-import { fileURLToPath } from 'node:url';
-import type { MatrixBot } from './matrix.ts';
+import type { AskContext } from './ask.ts';
+import type { AuthMethod } from '../identity/login.ts';
+import type { Network } from '../registry/networks.ts';
+import { deactivate } from './registry.ts';
+import { DEFAULT_PORT, DEFAULT_URL, impliedPortNote, isLocalHost, parseOracleUrl } from './url.ts';
+import { projectName } from './project-name.ts';
+import { askQuestions } from './questions.ts';
+import { signIn } from './sign-in.ts';
+import { register } from './register.ts';
+import { matrixBot, type MatrixOutcome } from './matrix-bot.ts';
+import { writeFiles } from './write.ts';
+import { defaultOraclekitSource, givenOraclekitSource } from './oraclekit-dep.ts';
 
 export interface NewInput {
-  projectName: string;
+  /** The project (and directory) name; asked on a terminal when missing. */
+  projectName?: string;
   cwd: string;
   dir?: string;
   force: boolean;
@@ -70,7 +74,9 @@ export interface NewResult {
   port: number;
   identity: { did: string; method: AuthMethod; source: string; path: string; created: boolean };
   apiKeyCreated: boolean;
-  matrix: { provisioned: true; userId: string; created: boolean } | { provisioned: false; reason: string; how: string };
+  /** The model endpoint in .env (LLM_BASE_URL) and whether it is on this machine (then no key is needed). */
+  llm: { baseUrl: string; local: boolean };
+  matrix: MatrixOutcome;
   files: string[];
   installed: boolean;
   git: boolean;
@@ -78,333 +84,163 @@ export interface NewResult {
   timings: Record<string, number>;
 }
 
-const PROJECT_NAME = /^[a-z0-9][a-z0-9._-]{0,213}$/i;
-const DEFAULT_MODEL = 'openai/gpt-4o-mini';
 const DEFAULT_LLM_BASE_URL = 'https://openrouter.ai/api/v1';
-
-/**
- * The prices `new` accepts: 0 (free) or a positive decimal with at most 6
- * places — the credits ledger counts in millionths, so a finer price would be
- * rounded to another one (0.0000001 to 0, a free oracle that still asks to be
- * paid) — up to MAX_PRICE, where every sum of the ledger is still exact.
- */
-const MAX_PRICE = 1_000_000_000;
-const PRICE_VALID = `a number from 0 to ${MAX_PRICE} with at most 6 decimals (0 = free)`;
-export function checkPrice(v: string): true | string {
-  const t = v.trim();
-  return /^\d+(\.\d{1,6})?$/.test(t) && Number(t) <= MAX_PRICE ? true : PRICE_VALID;
-}
 
 function cancelled(): OracleKitError {
   return cliError('cancelled', 'cancelled; removed what was created');
+}
+
+/** The directory: ./<project-name> or --dir; a non-empty one only with --force. */
+function targetDir(i: NewInput, name: string): { dir: string; existed: boolean } {
+  const dir = resolve(i.cwd, i.dir ?? name);
+  const existed = existsSync(dir);
+  if (existed && readdirSync(dir).length > 0 && !i.force)
+    throw cliError('directory_not_empty', `${dir} is not empty; choose another name or pass --force to write into it`, {
+      field: 'force',
+      value: dir,
+    });
+  return { dir, existed };
+}
+
+/** The registered URL and the port the runtime listens on: a local URL's own port; --port only behind a proxy. */
+function urlAndPort(i: NewInput) {
+  const url = parseOracleUrl(i.url ?? DEFAULT_URL);
+  if (i.port !== undefined && url.local && i.port !== url.port)
+    throw cliError(
+      'port_mismatch',
+      `--port ${i.port} disagrees with --url ${url.url}; a local URL's port is the port the runtime listens on`,
+      { field: 'port', value: i.port },
+    );
+  return { url, port: url.local ? url.port : (i.port ?? DEFAULT_PORT), note: impliedPortNote(url) };
 }
 
 export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResult> {
   const env = i.env ?? process.env;
   const t0 = performance.now();
   const timings: Record<string, number> = {};
-  const mark = (k: string, since: number) => (timings[k] = Math.round(performance.now() - since));
-  if (!PROJECT_NAME.test(i.projectName)) {
-    throw cliError('invalid_project_name', `project name ${JSON.stringify(i.projectName)} is not valid`, {
-      field: 'project-name',
-      value: i.projectName,
-      valid: 'letters, digits, ".", "_" and "-", starting with a letter or digit',
-    });
-  }
-  const dir = resolve(i.cwd, i.dir ?? i.projectName);
-  const existed = existsSync(dir);
-  if (existed && readdirSync(dir).length > 0 && !i.force) {
-    throw cliError('directory_not_empty', `${dir} is not empty; choose another name or pass --force to write into it`, {
-      field: 'force',
-      value: dir,
-    });
-  }
+  const timed = async <T>(k: string, step: () => Promise<T>): Promise<T> => {
+    const t = performance.now();
+    try {
+      return await step();
+    } finally {
+      timings[k] = Math.round(performance.now() - t);
+    }
+  };
+  const check = () => {
+    if (signal.aborted) throw cancelled();
+  };
   const ctx: AskContext = { yes: i.yes, interactive: i.interactive };
-
-  // --- questions (each one is a flag)
-  const explicitAuth = i.auth !== undefined;
+  const name = await projectName(ctx, i.projectName);
+  const { dir, existed } = targetDir(i, name);
   const { readIdentity } = await import('../identity/store.ts');
   const saved = readIdentity(env);
-  const auth: AuthMethod =
-    saved && !explicitAuth
-      ? saved.wallet
-        ? 'qr'
-        : 'mnemonic'
-      : await askSelect(ctx, 'auth', i.auth, {
-          message: 'How do you sign in?',
-          default: 'mnemonic',
-          choices: [
-            { value: 'qr', name: 'QR code — sign with your wallet' },
-            { value: 'mnemonic', name: 'Offline mnemonic (BIP39)' },
-          ],
-        });
-  const network = await askSelect<Network>(ctx, 'network', i.network, {
-    message: 'Which network registers your oracle?',
-    default: 'local',
-    choices: NETWORKS.map((n) => ({
-      value: n,
-      name: n === 'local' ? 'local — the daemon’s registry (development)' : n,
-    })),
+  const answers = await askQuestions(ctx, {
+    ...i,
+    projectName: name,
+    savedAuth: saved && (saved.wallet ? 'qr' : 'mnemonic'),
   });
-  const name = await askText(ctx, 'name', i.name, {
-    message: 'Oracle name',
-    default: i.projectName,
-    validate: (v) => (v.trim() !== '' && v.length <= 128 ? true : '1–128 characters'),
-  });
-  const description = await askText(ctx, 'description', i.description, {
-    message: 'Description',
-    default: `${name}: an oracle built with oraclekit`,
-    validate: (v) => (v.length <= 1024 ? true : 'at most 1024 characters'),
-  });
-  const priceText = await askText(ctx, 'price', i.price, {
-    message: 'Price per use (0 = free)',
-    default: '0',
-    validate: checkPrice,
-  });
-  const model = await askText(ctx, 'model', i.model, {
-    message: 'Model (OpenAI-compatible id)',
-    default: DEFAULT_MODEL,
-    validate: (v) => (v.trim() !== '' ? true : 'a model id'),
-  });
-  const oracleUrl = parseOracleUrl(i.url ?? DEFAULT_URL);
-  const port = oracleUrl.local ? oracleUrl.port : (i.port ?? DEFAULT_PORT);
-  if (i.port !== undefined && oracleUrl.local && i.port !== oracleUrl.port) {
-    throw cliError(
-      'port_mismatch',
-      `--port ${i.port} disagrees with --url ${oracleUrl.url}; a local URL's port is the port the runtime listens on`,
-      { field: 'port', value: i.port },
-    );
-  }
-  const notes: string[] = [];
-  const implied = impliedPortNote(oracleUrl);
-  if (implied) notes.push(implied);
-  const install = await askConfirm(ctx, 'install', i.install, {
-    message: 'Install dependencies (npm install)?',
-    default: true,
-  });
-  const git = await askConfirm(ctx, 'git', i.git, { message: 'Initialise a git repository?', default: true });
-  if (signal.aborted) throw cancelled();
+  const { url, port, note } = urlAndPort(i);
+  check();
 
-  // --- identity
-  let t = performance.now();
-  const id: LoginResult = await ensureIdentity({
-    auth,
-    explicit: explicitAuth,
-    yes: i.yes,
-    mnemonicFile: i.mnemonicFile,
-    mnemonicEnv: i.mnemonicEnv,
-    generate: i.generate,
-    interactive: i.interactive,
-    timeoutSeconds: i.timeout,
-    callbackHost: i.callbackHost,
-    callbackUrl: i.callbackUrl,
-    env,
-    signal,
-  });
-  mark('identity', t);
-  if (id.created) i.log((await import('../identity/print.ts')).formatCreated(id));
-  if (signal.aborted) throw cancelled();
-
-  // --- registry
-  t = performance.now();
-  const conn: Connection = await connect({
-    network,
-    principal: id.principal,
-    registry: i.registry,
-    apiKey: i.apiKey,
-    env,
-  });
-  if (conn.createdKey) i.log(`Created an API key for ${id.principal} on the local registry (saved in your settings)`);
-  const cls = await resolveClass(conn, i.class, env);
-  if (cls.created) i.log(`Registered the oracle protocol ${cls.did} (the class of your oracles) on the local registry`);
-  const price = Number(priceText.trim());
-  const domain = await registerOracle(conn, {
-    class: cls.did,
-    name,
-    description,
-    price,
-    model,
-    apiUrl: oracleUrl.url,
-    wsUrl: oracleUrl.url,
-    idempotencyKey: `oraclekit-new-${crypto.randomUUID()}`,
-  });
-  mark('register', t);
-  i.log(`Registered ${name} as ${domain.id} on ${network} (${conn.url})`);
-
-  const createdPaths: string[] = [];
-  const cleanup = async () => {
-    if (!existed) rmSync(dir, { recursive: true, force: true });
-    else for (const p of createdPaths) rmSync(join(dir, p), { recursive: true, force: true });
-    await deactivate(conn, domain.id);
-  };
+  const id = await timed('identity', () =>
+    signIn(ctx, { ...i, auth: answers.auth, explicit: i.auth !== undefined }, env, i.log, signal),
+  );
+  check();
+  const reg = await timed('register', () =>
+    register({ ...i, network: answers.network, principal: id.principal, url: url.url }, answers, env, i.log),
+  );
+  const created: string[] = [];
   try {
-    if (signal.aborted) throw cancelled();
-    // --- Matrix bot
-    t = performance.now();
-    let matrix: NewResult['matrix'];
-    const homeserver = i.matrixHomeserver ?? env.MATRIX_BASE_URL;
-    let bot: MatrixBot | undefined;
-    if (i.matrix === false) {
-      matrix = {
-        provisioned: false,
-        reason: 'skipped (--no-matrix)',
-        how: 'set MATRIX_BASE_URL, MATRIX_ORACLE_ADMIN_USER_ID and MATRIX_ORACLE_ADMIN_ACCESS_TOKEN in .env',
-      };
-    } else if (!homeserver) {
-      matrix = {
-        provisioned: false,
-        reason: 'no Matrix homeserver configured',
-        how: 'pass --matrix-homeserver <url> (or set MATRIX_BASE_URL) next time, or set MATRIX_BASE_URL, MATRIX_ORACLE_ADMIN_USER_ID and MATRIX_ORACLE_ADMIN_ACCESS_TOKEN in .env',
-      };
-    } else {
-      const { provisionBot, botLocalpart } = await import('./matrix.ts');
-      bot = await provisionBot({
-        baseUrl: homeserver,
-        user: i.matrixUser ?? botLocalpart(i.projectName),
-        password: i.matrixPassword,
-        registrationToken: i.matrixRegistrationToken,
-        deviceName: `oraclekit ${i.projectName}`,
-      });
-      matrix = { provisioned: true, userId: bot.userId, created: bot.created };
-      i.log(`Matrix bot ${bot.userId} ${bot.created ? 'registered' : 'logged in'} on ${bot.baseUrl}`);
-    }
-    mark('matrix', t);
-    if (signal.aborted) throw cancelled();
-
-    // --- files
-    t = performance.now();
-    let signingMnemonic: string | undefined;
-    const oracleKey = i.oracleKey ?? 'generate';
-    if (oracleKey === 'generate') signingMnemonic = (await import('../../lib/keys/keys.ts')).generateMnemonic();
-    else if (oracleKey === 'identity') signingMnemonic = id.identity.mnemonic;
-    const config: OracleConfigFile = {
-      name,
-      description,
-      model,
-      prompt: `You are ${name}. ${description}`.trim(),
-      oracleDid: domain.id,
-      price,
-      network,
-      apiUrl: oracleUrl.url,
-      wsUrl: oracleUrl.url,
-      ...(conn.local ? {} : { registry: conn.url }),
-    };
-    const { packageVersion } = await import('../../lib/version.ts');
-    if (!existed) mkdirSync(dir, { recursive: true });
-    const before = new Set(existed ? readdirSync(dir) : []);
-    const files = writeProject(dir, {
-      packageName: basename(dir).toLowerCase(),
-      oraclekitSpec: i.oraclekitSpec ?? defaultOraclekitSpec(packageVersion()),
-      config,
-      env: {
-        port,
-        host: oracleUrl.bindHost,
-        llmBaseUrl: i.llmBaseUrl ?? DEFAULT_LLM_BASE_URL,
-        ...(signingMnemonic ? { signingMnemonic } : {}),
-        ...(bot
-          ? {
-              matrix: {
-                baseUrl: bot.baseUrl,
-                userId: bot.userId,
-                accessToken: bot.accessToken,
-                ...(i.matrixPassword ? {} : { password: bot.password }),
-              },
-            }
-          : {}),
-        ...(conn.local ? {} : { registryUrl: conn.url }),
-      },
-    });
-    for (const top of new Set(files.map((f) => f.split('/')[0]!))) if (!before.has(top)) createdPaths.push(top);
-    const regKey = await (await import('./registry-key.ts')).provisionRegistryKey(conn, dir, domain.id);
-    i.log(
-      regKey.provisioned
-        ? `Provisioned a read-only registry key for ${domain.id} (ORACLEKIT_API_KEY in .env, mode 0600)`
-        : regKey.reason,
+    check();
+    const { matrix, bot } = await timed('matrix', () =>
+      matrixBot(
+        {
+          projectName: name,
+          matrix: i.matrix,
+          homeserver: i.matrixHomeserver ?? env.MATRIX_BASE_URL,
+          user: i.matrixUser,
+          password: i.matrixPassword,
+          registrationToken: i.matrixRegistrationToken,
+        },
+        i.log,
+      ),
     );
-    mark('files', t);
-    if (signal.aborted) throw cancelled();
+    check();
+    const oracleKey = i.oracleKey ?? 'generate';
+    const signingMnemonic =
+      oracleKey === 'generate'
+        ? (await import('../../lib/keys/keys.ts')).generateMnemonic()
+        : oracleKey === 'identity'
+          ? id.identity.mnemonic
+          : undefined;
+    const { packageVersion } = await import('../../lib/version.ts');
+    const llmBaseUrl = i.llmBaseUrl ?? DEFAULT_LLM_BASE_URL;
+    const files = await timed('files', () =>
+      writeFiles(
+        {
+          dir,
+          existed,
+          answers,
+          url,
+          port,
+          llmBaseUrl,
+          signingMnemonic,
+          bot,
+          botPasswordGenerated: !i.matrixPassword,
+          oraclekit: i.oraclekitSpec
+            ? givenOraclekitSource(i.oraclekitSpec, i.cwd)
+            : defaultOraclekitSource(packageVersion()),
+        },
+        reg,
+        env,
+        i.log,
+        created,
+        signal,
+      ),
+    );
+    check();
 
-    // --- install, git
-    const warnings: string[] = [...notes];
+    const warnings: string[] = note ? [note] : [];
     let installed = false;
-    if (install) {
-      t = performance.now();
+    if (answers.install) {
       i.log('Installing dependencies (npm install)…');
-      const { execa } = await import('execa');
-      const r = await execa('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
-        cwd: dir,
-        reject: false,
-        cancelSignal: signal,
-        all: true,
-      });
-      if (signal.aborted) throw cancelled();
-      installed = r.exitCode === 0;
-      if (!installed)
-        warnings.push(
-          `npm install failed (exit ${r.exitCode}); the project is complete — run \`npm install\` in ${dir} yourself:\n${String(
-            r.all ?? '',
-          )
-            .split('\n')
-            .slice(-10)
-            .join('\n')}`,
-        );
-      mark('install', t);
+      const r = await timed('install', async () => (await import('./install.ts')).npmInstall(dir, signal));
+      check();
+      installed = r.installed;
+      if (r.warning) warnings.push(r.warning);
     }
-    let gitDone = false;
-    if (git) {
-      const { execa } = await import('execa');
-      const r = await execa('git', ['init', '-q'], { cwd: dir, reject: false });
-      if (r.exitCode === 0) {
-        await execa('git', ['add', '-A'], { cwd: dir, reject: false });
-        const c = await execa('git', ['commit', '-q', '-m', `oraclekit new ${i.projectName}`], {
-          cwd: dir,
-          reject: false,
-        });
-        gitDone = true;
-        if (c.exitCode !== 0)
-          warnings.push('git: initialised and staged; the first commit needs your git user.name/user.email');
-      } else warnings.push(`git init failed: ${r.stderr || r.message}`);
+    let git = false;
+    if (answers.git) {
+      const r = await (await import('./install.ts')).gitInit(dir, `oraclekit new ${name}`);
+      git = r.git;
+      if (r.warning) warnings.push(r.warning);
     }
     timings.total = Math.round(performance.now() - t0);
     return {
-      project: i.projectName,
+      project: name,
       dir,
-      did: domain.id,
-      class: cls.did,
-      classCreated: cls.created,
-      network,
-      registry: conn.url,
-      apiUrl: oracleUrl.url,
-      wsUrl: oracleUrl.url,
+      did: reg.domain.id,
+      class: reg.cls.did,
+      classCreated: reg.cls.created,
+      network: answers.network,
+      registry: reg.conn.url,
+      apiUrl: url.url,
+      wsUrl: url.url,
       port,
       identity: { did: id.principal, method: id.method, source: id.source, path: id.path, created: id.created },
-      apiKeyCreated: conn.createdKey,
+      apiKeyCreated: reg.conn.createdKey,
+      llm: { baseUrl: llmBaseUrl, local: URL.canParse(llmBaseUrl) && isLocalHost(new URL(llmBaseUrl).hostname) },
       matrix,
       files,
       installed,
-      git: gitDone,
+      git,
       warnings,
       timings,
     };
   } catch (e) {
-    await cleanup();
+    if (!existed) rmSync(dir, { recursive: true, force: true });
+    else for (const p of created) rmSync(join(dir, p), { recursive: true, force: true });
+    await deactivate(reg.conn, reg.domain.id);
     throw e;
   }
-}
-
-/**
- * The scaffolded project's oraclekit dependency: `^<version>` when this CLI
- * is an installed package, but `file:<checkout>` when it runs from a source
- * checkout (it has src/ and is not under node_modules), so that `npm install`
- * in the new project works before oraclekit is published to the registry.
- */
-export function defaultOraclekitSpec(
-  version: string,
-  root = fileURLToPath(new URL('../../../', import.meta.url)),
-): string {
-  const fromCheckout =
-    !root.includes(`${'/'}node_modules${'/'}`) &&
-    existsSync(join(root, 'src')) &&
-    existsSync(join(root, 'package.json'));
-  return fromCheckout ? `file:${resolve(root)}` : `^${version}`;
 }

@@ -21,6 +21,21 @@ export function cdLine(dir: string, cwd: string): string[] {
   return [`  cd ${/^[\w./@+-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`}`];
 }
 
+/**
+ * The commands this setup needs next, in order: the cd, npm install when it did not run, the model key unless the
+ * model is on this machine (a local server needs none), the tests, the oracle, and a chat with it.
+ */
+export function nextLines(r: NewResult, cwd = process.cwd()): string[] {
+  return [
+    ...cdLine(r.dir, cwd),
+    ...(r.installed ? [] : ['  npm install']),
+    ...(r.llm.local ? [] : [`  # put your key for ${r.llm.baseUrl} in .env: LLM_PROVIDER_API_KEY=…`]),
+    '  npm test',
+    '  npm start',
+    '  npm run chat      # in a second terminal, while it runs',
+  ];
+}
+
 export function formatNew(r: NewResult, cwd = process.cwd()): string {
   return [
     `Created ${r.project} in ${r.dir}`,
@@ -29,10 +44,7 @@ export function formatNew(r: NewResult, cwd = process.cwd()): string {
     `  signed in as ${r.identity.did}`,
     '',
     'Next:',
-    ...cdLine(r.dir, cwd),
-    ...(r.installed ? [] : ['  npm install']),
-    '  # set LLM_PROVIDER_API_KEY in .env',
-    '  npm test && npm start',
+    ...nextLines(r, cwd),
   ].join('\n');
 }
 

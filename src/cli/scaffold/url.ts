@@ -4,7 +4,7 @@ import { cliError } from '../errors.ts';
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_URL = `http://localhost:${DEFAULT_PORT}`;
 
-function isLocalHost(host: string): boolean {
+export function isLocalHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
   return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
 }

@@ -3,9 +3,23 @@
  * — PORT is the port of the URL registered as this oracle's #api service.
  * The line it prints names the address the socket is really bound to.
  */
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { BootError } from 'oraclekit';
-import { buildOracle } from './oracle.ts';
+import { buildOracle, CONFIG_URL } from './oracle.ts';
+
+/** What to do when PORT is taken: it is also the port of the registered URL, so both move together. */
+function portInUse(): string {
+  const port = Number(process.env.PORT ?? 3000);
+  const { apiUrl } = JSON.parse(readFileSync(CONFIG_URL, 'utf8')) as { apiUrl?: string };
+  const url = new URL(apiUrl ?? `http://localhost:${port}`);
+  url.port = String(port + 1);
+  return [
+    `[boot-error] port ${port} is in use (PORT=${port} in .env, the port of this oracle's registered URL).`,
+    `Stop what is using it, or move the oracle to another port — the registered URL and PORT change together:`,
+    `  npx oraclekit update-oracle-api-url ${url.origin} --no-check && npm start`,
+  ].join('\n');
+}
 
 try {
   const app = buildOracle();
@@ -24,6 +38,7 @@ try {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 } catch (e) {
-  console.error(e instanceof BootError ? e.line : `[boot-error] ${(e as Error).message}`);
+  if ((e as { code?: string }).code === 'EADDRINUSE') console.error(portInUse());
+  else console.error(e instanceof BootError ? e.line : `[boot-error] ${(e as Error).message}`);
   process.exit(1);
 }

@@ -4,69 +4,18 @@
  * it over HTTP on loopback as a user would: a UCAN invocation per request, a
  * session, a message whose answer comes from this project's own tool — paid
  * for first when oracle.config.json sets a price (the credits plugin: 402 with
- * the claims, the contract, the payment, then the answer).
+ * the claims, the contract, the payment, then the answer). It checks what the
+ * oracle does, not how oraclekit words its logs, so an upgrade of oraclekit
+ * keeps it green. `npm test` typechecks first (tsc). test/harness.ts starts the
+ * oracle and signs the user in.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateMnemonic, generateSigner, mintInvocation } from 'oraclekit';
-import { buildOracle, loadConfig } from '../src/oracle.ts';
+import { callTool, lastToolResult, say } from 'oraclekit/testing';
 import { localTime } from '../src/plugins/local-time.ts';
-import { callTool, lastToolResult, say, scriptedModel } from 'oraclekit/testing';
+import { config, start, userOf, type Reply, type Running } from './harness.ts';
 
-const config = loadConfig();
 /** This oracle's price per turn (oracle.config.json); 0 is free. */
 const price = config.price ?? 0;
-
-interface Running {
-  app: ReturnType<typeof buildOracle>;
-  url: string;
-  model: ReturnType<typeof scriptedModel>;
-  lines: string[];
-  price: number;
-}
-
-/** This oracle on loopback with the scripted model (and, when given, another price than its own). */
-async function start(overridePrice?: number): Promise<Running> {
-  const model = scriptedModel();
-  const lines: string[] = [];
-  const app = buildOracle({
-    model,
-    dbPath: ':memory:',
-    signingMnemonic: generateMnemonic(),
-    logger: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
-    env: { LOCAL_TIME_DEFAULT_ZONE: 'Africa/Nairobi' },
-    ...(overridePrice !== undefined ? { config: { ...config, price: overridePrice } } : {}),
-  });
-  const url = await app.listen(0, '127.0.0.1');
-  for (let i = 0; ; i++) {
-    if ((await fetch(`${url}/ready`)).status === 200) break;
-    if (i === 200) throw new Error('the oracle never became ready');
-    await new Promise((ok) => setTimeout(ok, 10));
-  }
-  return { app, url, model, lines, price: overridePrice ?? price };
-}
-
-/** A user of an oracle: every request carries a fresh UCAN invocation addressed to the oracle's DID. */
-async function userOf(o: Running) {
-  const signer = await generateSigner();
-  const call = async (method: string, path: string, body?: unknown) => {
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${await mintInvocation({ issuer: signer, audience: config.oracleDid! })}`,
-      'x-auth-type': 'ucan',
-    };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const r = await fetch(`${o.url}${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: r.status, body: (await r.json()) as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
-  };
-  const get = (path: string) => call('GET', path);
-  const post = (path: string, body: unknown) => call('POST', path, body);
-  const { sessionId } = (await post('/sessions', {})).body as { sessionId: string };
-  const ask = (message: string) => post(`/messages/${sessionId}`, { message, stream: false });
-  return { get, post, ask };
-}
 
 /** The turn the model plays: call the project's tool, then answer with its result. */
 function scriptLocalTime(o: Running): void {
@@ -76,8 +25,7 @@ function scriptLocalTime(o: Running): void {
 }
 
 /** What a client does when an oracle charges: the 402's claims, the contract, the payment of exactly the price. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function payFor(user: Awaited<ReturnType<typeof userOf>>, unpaid: { status: number; body: any }, amount: number) {
+async function payFor(user: Awaited<ReturnType<typeof userOf>>, unpaid: Reply, amount: number) {
   expect(unpaid.status).toBe(402);
   expect(unpaid.body).toMatchObject({ statusCode: 402, code: 'payment_required', claims: [expect.any(String)] });
   const claims = unpaid.body.claims as string[];
@@ -96,18 +44,11 @@ afterAll(async () => {
 });
 
 describe('the oracle', () => {
-  it(`boots with the weather plugin and its own local-time plugin${price > 0 ? ', and credits for its price' : ''}`, () => {
-    const { lines, app } = oracle;
-    expect(lines[0]).toMatch(/^runtime v\d+\.\d+\.\d+$/);
-    const status = app.plugins.status();
+  it(`loads the weather plugin and its own local-time plugin${price > 0 ? ', and credits for its price' : ''}`, () => {
+    const status = oracle.app.plugins.status();
     expect(status.loaded).toEqual(expect.arrayContaining(['weather', 'local-time']));
     if (price > 0) expect(status.loaded).toContain('credits');
-    else expect(status.excluded).toContainEqual({ plugin: 'credits', reason: 'price' });
-    // one line per excluded plugin, and the summary counts them
-    const each = lines.filter((l) => l.startsWith('[boot] excluded: '));
-    expect(lines.filter((l) => /^\[boot\] excluded \d+ plugin\(s\)/.test(l))).toEqual([
-      expect.stringContaining(`excluded ${each.length} plugin(s)`),
-    ]);
+    else expect(status.loaded).not.toContain('credits');
   });
 
   it('answers /health with its name and DID from oracle.config.json', async () => {
@@ -127,10 +68,23 @@ describe('the oracle', () => {
     expect(oracle.model.requests[0]!.body.tools?.map((t) => t.function.name)).toContain('get_local_time');
   });
 
+  it('tells the model what went wrong when its tool fails, so the model can answer', async () => {
+    const user = await userOf(oracle);
+    if (price > 0) await payFor(user, await user.ask('What time is it on Mars?'), price);
+    oracle.model.enqueue(callTool('get_local_time', { timeZone: 'Mars/Olympus' }), (body) =>
+      say(`Sorry: ${String(lastToolResult(body))}`),
+    );
+    const m = await user.ask('What time is it on Mars?');
+    expect(m.status, JSON.stringify(m.body)).toBe(200);
+    expect(m.body.message.content).toBe(
+      'Sorry: unknown time zone "Mars/Olympus"; use an IANA name such as Europe/Paris',
+    );
+  });
+
   // at its own price; a free oracle shows the same path at an example price (what setting `price` in oracle.config.json
   // does)
   it(`charges ${price > 0 ? 'its price' : 'a price (0.5 per turn, when oracle.config.json sets one)'}: 402 with the claim, the contract, the payment, then the answer`, async () => {
-    const o = price > 0 ? oracle : await start(0.5);
+    const o = price > 0 ? oracle : await start({ price: 0.5 });
     try {
       const user = await userOf(o);
       const asked = o.model.requests.length;

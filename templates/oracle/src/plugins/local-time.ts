@@ -24,13 +24,15 @@ function isZone(zone: string): boolean {
 }
 
 export function localTime(zone: string, now = new Date()) {
+  // the model reads a thrown error's message and can recover (ask again with another zone)
   if (!isZone(zone))
     throw new Error(`unknown time zone ${JSON.stringify(zone)}; use an IANA name such as Europe/Paris`);
   const text = new Intl.DateTimeFormat('en-GB', { timeZone: zone, dateStyle: 'full', timeStyle: 'long' }).format(now);
   return { timeZone: zone, iso: now.toISOString(), local: text };
 }
 
-export const localTimePlugin = definePlugin<z.infer<typeof LocalTimeEnv>>({
+// ctx.env has the type of envSchema's output: a misspelt variable name is a type error (npm test typechecks)
+export const localTimePlugin = definePlugin({
   name: 'local-time',
   version: '0.1.0',
   manifest: {

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { getEnvVar, renderEnv, renderEnvExample, setEnvVar } from '../../../../src/cli/scaffold/env.ts';
 import { impliedPortNote, parseOracleUrl } from '../../../../src/cli/scaffold/url.ts';
-import { checkPrice } from '../../../../src/cli/scaffold/new.ts';
-import { cdLine } from '../../../../src/cli/scaffold/print.ts';
+import { checkPrice } from '../../../../src/cli/scaffold/questions.ts';
+import { projectName, suggestProjectName } from '../../../../src/cli/scaffold/project-name.ts';
+import { cdLine, nextLines } from '../../../../src/cli/scaffold/print.ts';
+import type { NewResult } from '../../../../src/cli/scaffold/new.ts';
 import { inStep } from '../../../../src/cli/scaffold/update-url.ts';
 import { writeProject } from '../../../../src/cli/scaffold/files.ts';
 import { askConfirm, askSelect, askText } from '../../../../src/cli/scaffold/ask.ts';
@@ -342,11 +344,43 @@ describe('Matrix bot provisioning against a loopback homeserver', () => {
 });
 
 describe('prices', () => {
-  it('accepts 0 and decimals the credits ledger keeps exactly; refuses the rest with what is valid', () => {
+  it('accepts 0 and decimals the credits ledger keeps exactly; refuses the rest saying what was wrong', () => {
     for (const ok of ['0', '0.5', '0.000001', '2.5', '1000000000', '999999999.999999', ' 3 '])
       expect(checkPrice(ok), ok).toBe(true);
-    for (const bad of ['0.0000001', '1000000000.5', '1000000001', '-1', '1e3', '', 'free', '.5'])
-      expect(checkPrice(bad), bad).toBe('a number from 0 to 1000000000 with at most 6 decimals (0 = free)');
+    expect(checkPrice('0.0000001')).toBe(
+      '0.0000001 has 7 decimals; at most 6 (the ledger counts millionths of a credit)',
+    );
+    expect(checkPrice('1000000000.5')).toBe('1000000000.5 is above 1000000000, the most the ledger sums exactly');
+    expect(checkPrice('1000000001')).toBe('1000000001 is above 1000000000, the most the ledger sums exactly');
+    expect(checkPrice('-1')).toBe('-1 is below 0: credits per turn, 0 (free) or more');
+    for (const bad of ['1e3', '', 'free', '.5', '5.'])
+      expect(checkPrice(bad), bad).toBe(
+        `${JSON.stringify(bad)} is not a number: credits per turn, e.g. 0.5 (0 = free)`,
+      );
+  });
+});
+
+describe('the project name', () => {
+  it('offers a usable name for one that is not, as create-vite does', () => {
+    expect(suggestProjectName('Bad Name')).toBe('bad-name');
+    expect(suggestProjectName('  My Weather Oracle!  ')).toBe('my-weather-oracle');
+    expect(suggestProjectName('.hidden_thing')).toBe('hidden_thing');
+    expect(suggestProjectName('???')).toBe('my-oracle');
+  });
+
+  it('without a terminal: a missing name names the argument, a bad one suggests a usable one; --yes takes my-oracle', async () => {
+    const noTty = { yes: false, interactive: false };
+    await expect(projectName(noTty, undefined)).rejects.toMatchObject({
+      code: 'missing_answer',
+      field: 'project-name',
+    });
+    await expect(projectName(noTty, 'Bad Name')).rejects.toMatchObject({
+      code: 'invalid_project_name',
+      field: 'project-name',
+      message: 'project name "Bad Name" is not valid; try bad-name',
+    });
+    expect(await projectName({ yes: true, interactive: false }, undefined)).toBe('my-oracle');
+    expect(await projectName(noTty, 'fine.name_1')).toBe('fine.name_1');
   });
 });
 
@@ -356,6 +390,25 @@ describe('"Next:"', () => {
     expect(cdLine('/home/me/other/o', '/home/me/work')).toEqual(['  cd ../other/o']);
     expect(cdLine('/home/me/work/my oracle', '/home/me/work')).toEqual(["  cd 'my oracle'"]);
     expect(cdLine('/home/me/work', '/home/me/work')).toEqual([]);
+  });
+
+  it('names exactly the commands the setup needs: no key line for a model on this machine, npm run chat', () => {
+    const r = (installed: boolean, baseUrl: string, local: boolean) =>
+      ({ dir: '/w/o', installed, llm: { baseUrl, local } }) as NewResult;
+    expect(nextLines(r(true, 'http://127.0.0.1:11434/v1', true), '/w')).toEqual([
+      '  cd o',
+      '  npm test',
+      '  npm start',
+      '  npm run chat      # in a second terminal, while it runs',
+    ]);
+    expect(nextLines(r(false, 'https://openrouter.ai/api/v1', false), '/w')).toEqual([
+      '  cd o',
+      '  npm install',
+      '  # put your key for https://openrouter.ai/api/v1 in .env: LLM_PROVIDER_API_KEY=…',
+      '  npm test',
+      '  npm start',
+      '  npm run chat      # in a second terminal, while it runs',
+    ]);
   });
 });
 

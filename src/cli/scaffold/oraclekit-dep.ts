@@ -1,0 +1,90 @@
+/**
+ * The project's dependency on oraclekit. A teammate must be able to install the project from its repository, so it
+ * never names an absolute path: a toolkit that is not on the registry is packed into the project as
+ * vendor/<tarball> (committed with it) and named by a relative `file:vendor/…`.
+ *
+ * - default, this CLI an installed package: `^<version>` from the registry;
+ * - default, this CLI run from a source checkout (oraclekit unpublished): `npm pack` of the checkout into vendor/;
+ * - `--oraclekit-version file:<tarball>`: the tarball copied into vendor/ (a missing one is kept as given, so
+ *   `npm install` says what is wrong);
+ * - `--oraclekit-version file:<directory>`: that directory packed into vendor/;
+ * - any other spec (a range, a tag, a git URL): as given.
+ *
+ * A pack of the checkout is kept in the state directory, named by a digest of the packed files' sizes and times, so
+ * only the first project after a build pays for `npm pack` (about 1.5 s).
+ */
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
+import { stateDir } from '../../lib/paths.ts';
+
+const CHECKOUT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** What the project depends on: a spec as is, a tarball to copy into vendor/, or a folder to pack there. */
+export type OraclekitSource = { spec: string } | { tarball: string } | { pack: string };
+
+/** The default: this checkout packed when the CLI runs from a source checkout, else `^<version>`. */
+export function defaultOraclekitSource(version: string, root = CHECKOUT): OraclekitSource {
+  const fromCheckout =
+    !root.includes(`${'/'}node_modules${'/'}`) &&
+    existsSync(join(root, 'src')) &&
+    existsSync(join(root, 'package.json'));
+  return fromCheckout ? { pack: resolve(root) } : { spec: `^${version}` };
+}
+
+/** The source of a given spec: a local tarball or folder is vendored, anything else is kept. */
+export function givenOraclekitSource(spec: string, cwd: string): OraclekitSource {
+  if (!spec.startsWith('file:')) return { spec };
+  const path = resolve(cwd, spec.slice('file:'.length));
+  if (!existsSync(path)) return { spec };
+  return statSync(path).isDirectory() ? { pack: path } : { tarball: path };
+}
+
+function walkStats(dir: string, h: ReturnType<typeof createHash>): void {
+  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (e.name === 'node_modules') continue;
+    const p = join(dir, e.name);
+    if (e.isDirectory()) walkStats(p, h);
+    else if (e.isFile()) {
+      const s = statSync(p);
+      h.update(`${p}\0${s.size}\0${s.mtimeMs}\n`);
+    }
+  }
+}
+
+/** `npm pack` of a folder, cached under the state directory by the digest of what it packs. */
+async function packed(folder: string, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string> {
+  const h = createHash('sha256');
+  for (const top of ['package.json', 'bin', 'dist', 'templates', 'docs', 'oclif.manifest.json', 'README.md']) {
+    const p = join(folder, top);
+    if (!existsSync(p)) continue;
+    if (statSync(p).isDirectory()) walkStats(p, h);
+    else h.update(`${p}\0${statSync(p).size}\0${statSync(p).mtimeMs}\n`);
+  }
+  const cache = join(stateDir(env), 'packs', h.digest('hex').slice(0, 16));
+  const done = existsSync(cache) ? readdirSync(cache).find((f) => f.endsWith('.tgz')) : undefined;
+  if (done) return join(cache, done);
+  mkdirSync(cache, { recursive: true });
+  const { execa } = await import('execa');
+  const r = await execa('npm', ['pack', folder, '--pack-destination', cache, '--silent'], {
+    cancelSignal: signal,
+    env: { npm_config_update_notifier: 'false' },
+  });
+  return join(cache, r.stdout.trim().split('\n').at(-1)!);
+}
+
+/** The spec to write into package.json; a tarball is copied into <dir>/vendor/ first. */
+export async function oraclekitDependency(
+  dir: string,
+  source: OraclekitSource,
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal,
+): Promise<{ spec: string; vendored?: string }> {
+  if ('spec' in source) return { spec: source.spec };
+  const tarball = 'pack' in source ? await packed(source.pack, env, signal) : source.tarball;
+  const vendored = `vendor/${basename(tarball)}`;
+  mkdirSync(join(dir, 'vendor'), { recursive: true });
+  copyFileSync(tarball, join(dir, vendored));
+  return { spec: `file:${vendored}`, vendored };
+}
