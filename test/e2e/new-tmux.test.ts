@@ -31,8 +31,8 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 }, 60_000);
 
-/** The visible screen only (no scroll-back): what the person sees now. */
-const visible = () => t.run('capture-pane', '-p', '-t', t.name);
+/** The visible screen only (no scroll-back): what the person sees now, wrapped lines joined. */
+const visible = () => t.run('capture-pane', '-p', '-J', '-t', t.name);
 
 describe.skipIf(!hasTmux)('oraclekit new on an 80x24 terminal', () => {
   it('asks for a name, offers bad-name for "Bad Name", explains a refused price, holds the new mnemonic until Enter, says it starts the daemon, and ends with the commands to run', async () => {
@@ -74,8 +74,7 @@ describe.skipIf(!hasTmux)('oraclekit new on an 80x24 terminal', () => {
     t.line('');
     const end = await t.until((s) => s.includes('EXIT='), 'the end', 60_000);
     expect(end).toContain('EXIT=0');
-    expect(end).toContain('Starting the local daemon');
-    expect(end).toMatch(/Started the local daemon at http:\/\/127\.0\.0\.1:\d+/);
+    expect(end).toMatch(/started the local daemon: pid \d+ at http:\/\/127\.0\.0\.1:\d+/);
     const next = end.slice(end.indexOf('Next:'), end.indexOf('EXIT='));
     expect(next.trim().split('\n')).toEqual([
       'Next:',

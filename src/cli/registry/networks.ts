@@ -30,8 +30,6 @@ export interface Connection {
   token?: string;
   /** A key was created (local first run). */
   createdKey: boolean;
-  /** The local daemon was not running and this connection started it. */
-  daemonStarted?: boolean;
   /** The typed client, with the key (and, on local, the token for admin routes). */
   client: RegistryClient;
 }
@@ -100,14 +98,5 @@ export async function connect(o: ConnectOptions): Promise<Connection> {
     await saveNetwork('local', { apiKey, did: o.principal }, env);
     await adoptGeneralKey(apiKey, env);
   }
-  return {
-    network: 'local',
-    url: d.url,
-    apiKey,
-    local: true,
-    token: d.token,
-    createdKey,
-    daemonStarted: d.started,
-    client: local(apiKey),
-  };
+  return { network: 'local', url: d.url, apiKey, local: true, token: d.token, createdKey, client: local(apiKey) };
 }

@@ -1,6 +1,6 @@
 /**
- * `new`'s registration: the network's registry (the local daemon, started when it is not running — said before and
- * after, as it takes seconds), an API key for you, the oracle class, then the Oracle domain with its #api and #ws
+ * `new`'s registration: the network's registry (the local daemon, started when it is not running, which says so while
+ * it starts and when it has), an API key for you, the oracle class, then the Oracle domain with its #api and #ws
  * services at the oracle's URL.
  */
 import { connect, type Connection, type Network } from '../registry/networks.ts';
@@ -19,11 +19,6 @@ export async function register(
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
 ): Promise<Registered> {
-  if (o.network === 'local' && !o.registry) {
-    const { daemonStatus } = await import('../daemon/control.ts');
-    if (!(await daemonStatus(env)).status.running)
-      log('Starting the local daemon (the registry of the local network)…');
-  }
   const conn = await connect({
     network: o.network,
     principal: o.principal,
@@ -31,7 +26,6 @@ export async function register(
     apiKey: o.apiKey,
     env,
   });
-  if (conn.daemonStarted) log(`Started the local daemon at ${conn.url} (\`oraclekit daemon stop\` stops it)`);
   if (conn.createdKey) log(`Created an API key for ${o.principal} on the local registry (saved in your settings)`);
   const cls = await resolveClass(conn, o.class, env);
   if (cls.created) log(`Registered the oracle protocol ${cls.did} (the class of your oracles) on the local registry`);
