@@ -1,6 +1,6 @@
 /** `oraclekit sample calc` and `sample recalc` through the real built CLI. */
 import { describe, expect, it, beforeAll } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
@@ -350,7 +350,27 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     writeFileSync(file, first.stdout);
     const again = await runCli(['sample', 'calc', '--input', file, '--json']);
     expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout)).toEqual(JSON.parse(first.stdout));
+    const { provenance: p1, ...a } = JSON.parse(first.stdout);
+    const { provenance: p2, ...b } = JSON.parse(again.stdout);
+    expect(b).toEqual(a);
+    expect(p2.generatedAt >= p1.generatedAt).toBe(true);
+  });
+  it('the design JSON carries its provenance: the oraclekit version, the method version and when it was made', async () => {
+    const before = new Date().toISOString();
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8'));
+    const j = JSON.parse((await runCli([...strat, '--json'])).stdout);
+    expect(j.provenance).toEqual({
+      generator: { name: 'oraclekit', version },
+      method: '95/5-relative-cdm-fpc/v1',
+      generatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+    expect(j.provenance.generatedAt >= before && j.provenance.generatedAt <= new Date().toISOString()).toBe(true);
+    const file = join(dir, 'prov.json');
+    writeFileSync(file, JSON.stringify(j));
+    const r = JSON.parse(
+      (await runCli(['sample', 'recalc', '--previous', file, '--mean', '2', '--sd', '1.1', '--json'])).stdout,
+    );
+    expect(r.design.provenance).toMatchObject({ generator: { version }, method: '95/5-relative-cdm-fpc/v1' });
   });
   it('a large population is echoed as typed; beyond 2^53 − 1 it is refused with the value as typed and the bound', async () => {
     const typed = await runCli(['sample', 'calc', '-N', '1e12', '--mean', '2', '--sd', '1', '--dropout', '0.08']);

@@ -13,7 +13,8 @@ import {
   withFlagNames,
 } from '../sampling-input.ts';
 import { renderComparison, renderDesign, renderExplain, renderSensitivity, type Format } from '../sampling-render.ts';
-import { computeDesign, designInputOf } from '../../lib/sampling/design.ts';
+import { computeDesign, designInputOf, provenanceOf } from '../../lib/sampling/design.ts';
+import { packageVersion } from '../../lib/version.ts';
 import { explainDesign } from '../../lib/sampling/explain.ts';
 import { compareAllocations } from '../../lib/sampling/compare.ts';
 import { sensitivity } from '../../lib/sampling/sensitivity.ts';
@@ -115,6 +116,7 @@ export async function runSampleCalc(given: CalcFlags, io: Io): Promise<void> {
   if (flags.json) {
     io.outJson({
       ...design,
+      provenance: provenanceOf(packageVersion(), new Date()),
       ...(explain && { explain }),
       ...(comparison && { comparison }),
       ...(sens && { sensitivity: sens }),

@@ -14,6 +14,8 @@ import {
 } from '../sampling-input.ts';
 import { renderRecalc, type Format } from '../sampling-render.ts';
 import { samplingError } from '../../lib/sampling/errors.ts';
+import { provenanceOf } from '../../lib/sampling/design.ts';
+import { packageVersion } from '../../lib/version.ts';
 import {
   parseObservationsCsv,
   recalculate,
@@ -74,7 +76,8 @@ export async function runSampleRecalc(given: RecalcFlags, io: Io): Promise<void>
     );
   }
   const result = withFlagNames(() => recalculate(input));
-  if (flags.json) io.outJson(result);
+  if (flags.json)
+    io.outJson({ ...result, design: { ...result.design, provenance: provenanceOf(packageVersion(), new Date()) } });
   else io.out(renderRecalc(result, flags.format as Format, population?.typed));
   if (guide)
     io.out(

@@ -8,7 +8,15 @@
  * with the design, the chart, and the commitment, proof, sample and
  * replacement order. The model is data; html.ts renders it.
  */
-import { chain, computeDesign, designInputOf, PRECISION, Z_95, type Design } from '../sampling/design.ts';
+import {
+  chain,
+  computeDesign,
+  designInputOf,
+  PRECISION,
+  SAMPLING_METHOD,
+  Z_95,
+  type Design,
+} from '../sampling/design.ts';
 import { stratumKey } from '../sampling/names.ts';
 import { packageVersion } from '../version.ts';
 import { explainDesign, type Explanation } from '../sampling/explain.ts';
@@ -273,7 +281,7 @@ export interface Report {
   /** What made the package: oraclekit and its version. */
   generator: { name: 'oraclekit'; version: string };
   /** The method versions: the sample-size chain (docs/sampling.md) and the selection algorithm (docs/selection.md). */
-  spec: { sampling: 'sampling.md'; samplingMethod: '95/5-relative-cdm-fpc/v1'; selection: 'cookstove-sampling/v1' };
+  spec: { sampling: 'sampling.md'; samplingMethod: typeof SAMPLING_METHOD; selection: 'cookstove-sampling/v1' };
   /** Every failed check of every project (shown first). */
   failures: { projectId: string; check: string; kind: 'integrity' | 'trust'; message: string }[];
   projects: ProjectReport[];
@@ -826,7 +834,7 @@ export async function buildReport(input: ReportInput): Promise<Report> {
     title: input.title ?? "Sampling design and household selection — verifier's package",
     generatedAt: input.generatedAt.toISOString(),
     generator: { name: 'oraclekit', version: packageVersion() },
-    spec: { sampling: 'sampling.md', samplingMethod: '95/5-relative-cdm-fpc/v1', selection: 'cookstove-sampling/v1' },
+    spec: { sampling: 'sampling.md', samplingMethod: SAMPLING_METHOD, selection: 'cookstove-sampling/v1' },
     failures: projects.flatMap((p) =>
       p.checks
         .filter((c) => c.status === 'fail')

@@ -7,6 +7,20 @@
 import { samplingError } from './errors.ts';
 import * as Q from './rational.ts';
 
+/**
+ * The method's version: the chain (95/5 relative to the mean, the CDM finite-population correction, exact
+ * dropout adjustment) and its rules. A change to any number it gives for the same input is a new version.
+ */
+export const SAMPLING_METHOD = '95/5-relative-cdm-fpc/v1';
+
+/** What made a design, for its JSON: oraclekit and its version, the method's version and when. */
+export function provenanceOf(
+  version: string,
+  at: Date,
+): { generator: { name: 'oraclekit'; version: string }; method: typeof SAMPLING_METHOD; generatedAt: string } {
+  return { generator: { name: 'oraclekit', version }, method: SAMPLING_METHOD, generatedAt: at.toISOString() };
+}
+
 /** The exact standard-normal quantile for 0.95 two-sided (not the table value 1.96). */
 export const Z_95 = 1.959963984540054;
 const CONFIDENCE = 0.95;
