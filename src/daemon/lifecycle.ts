@@ -4,6 +4,7 @@
  * and SIGINT.
  */
 import type { FastifyInstance } from 'fastify';
+import { fetchJson } from '../lib/fetch-json.ts';
 import {
   DAEMON_EXIT_ANOTHER,
   acquireLock,
@@ -27,7 +28,7 @@ function anotherDaemon(message: string): Error {
 export async function claimStateDir(): Promise<void> {
   const prev = readDiscovery();
   if (prev && prev.pid !== process.pid && isAlive(prev.pid)) {
-    const healthy = await fetch(`${prev.url}/health`, { signal: AbortSignal.timeout(1000) }).then(
+    const healthy = await fetchJson({ url: `${prev.url}/health`, timeoutMs: 1000, what: 'the running daemon' }).then(
       (r) => r.ok,
       () => false,
     );
@@ -52,8 +53,12 @@ export async function listen(app: FastifyInstance, host: string, port: number): 
     await app.listen({ port, host });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
-    const h = await fetch(`${urlOf(host, port)}/health`, { signal: AbortSignal.timeout(1000) })
-      .then((r) => (r.ok ? (r.json() as Promise<{ pid?: unknown }>) : undefined))
+    const h = await fetchJson<{ pid?: unknown }>({
+      url: `${urlOf(host, port)}/health`,
+      timeoutMs: 1000,
+      what: 'the port',
+    })
+      .then((r) => (r.ok && r.json ? r.body : undefined))
       .catch(() => undefined);
     if (typeof h?.pid === 'number')
       throw anotherDaemon(`another oraclekit daemon (pid ${h.pid}) holds ${host}:${port}`);

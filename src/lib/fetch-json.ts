@@ -1,6 +1,9 @@
 /**
  * The one outbound JSON request of the package: the registry client (and so
- * the CLI) and the runtime's plugins send their HTTP calls through it.
+ * the CLI), the runtime's plugins and its model probe, the drand relays of
+ * `sample select beacon` and the daemon's health probes send their HTTP calls
+ * through it (the browser client has its own, OracleClient; the live-call
+ * plugin's voice calls and the MCP SDK's transport bring theirs).
  *
  * - every call has a time-out (default 30 s), merged with the caller's abort
  *   signal;

@@ -16,6 +16,7 @@
  *   `/ready` (one at a time), so a model server started later is seen.
  */
 import type { BootLogger } from './boot.ts';
+import { fetchJson, type FetchFailure } from '../lib/fetch-json.ts';
 
 export interface ModelStatus {
   ready: boolean;
@@ -100,27 +101,37 @@ export class ModelCheck {
   }
 
   private async probe(): Promise<ModelStatus> {
+    let status: number;
     try {
-      const r = await fetch(`${this.baseUrl}/models`, {
-        headers: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {},
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      await r.body?.cancel().catch(() => {});
-      if (r.status === 401 || r.status === 403) {
-        return {
-          ready: false,
-          reason: `the model at ${this.shownUrl()} refused ${this.apiKey ? 'the key' : 'a request without a key'} (HTTP ${r.status})`,
-          set: 'LLM_PROVIDER_API_KEY',
-        };
-      }
-      return { ready: true };
+      ({ status } = await fetchJson({
+        url: `${this.baseUrl}/models`,
+        bearer: this.apiKey,
+        timeoutMs: this.timeoutMs,
+        what: 'the model',
+        fail: (f) => new ProbeFailed(f),
+      }));
     } catch (e) {
-      const err = e as Error & { cause?: { code?: string; message?: string } };
+      const f = (e as ProbeFailed).failure;
       const why =
-        err.name === 'TimeoutError'
-          ? `no answer within ${this.timeoutMs} ms`
-          : (err.cause?.code ?? err.cause?.message ?? err.message);
+        f.reason === 'timeout' ? `no answer within ${this.timeoutMs} ms` : (f.details.cause ?? f.details.error);
       return { ready: false, reason: `the model at ${this.shownUrl()} is unreachable (${why})`, set: 'LLM_BASE_URL' };
     }
+    if (status === 401 || status === 403) {
+      return {
+        ready: false,
+        reason: `the model at ${this.shownUrl()} refused ${this.apiKey ? 'the key' : 'a request without a key'} (HTTP ${status})`,
+        set: 'LLM_PROVIDER_API_KEY',
+      };
+    }
+    return { ready: true };
+  }
+}
+
+/** A probe that got no answer, with why (fetch-json.ts). */
+class ProbeFailed extends Error {
+  readonly failure: FetchFailure;
+  constructor(f: FetchFailure) {
+    super(f.message);
+    this.failure = f;
   }
 }

@@ -6,6 +6,7 @@
  */
 import { useEffect, useState } from 'react';
 import { useOraclesConfig, type OracleOverrides } from './config.ts';
+import { OracleClient } from '../client.ts';
 
 export function useMemoryEngine(
   oracleDid: string,
@@ -21,16 +22,17 @@ export function useMemoryEngine(
     if (configError) setState({ isEnabled: false, isLoading: false, error: configError });
     if (!config) return;
     let live = true;
-    fetch(`${config.apiUrl.replace(/\/+$/, '')}/ready`)
-      .then((r) => r.json() as Promise<{ plugins?: { loaded?: string[] } }>)
+    new OracleClient({ baseUrl: config.apiUrl, oracleDid })
+      .ready()
+      .then((r) => r.body as { plugins?: { loaded?: string[] } } | null)
       .then(
         (b) =>
-          live && setState({ isEnabled: !!b.plugins?.loaded?.includes('memory'), isLoading: false, error: undefined }),
+          live && setState({ isEnabled: !!b?.plugins?.loaded?.includes('memory'), isLoading: false, error: undefined }),
         (e: Error) => live && setState({ isEnabled: false, isLoading: false, error: e }),
       );
     return () => {
       live = false;
     };
-  }, [config, configError]);
+  }, [config, configError, oracleDid]);
   return state;
 }

@@ -7,6 +7,7 @@
  * once the signature verifies.
  */
 import { beaconError } from './errors.ts';
+import { fetchJson, type FetchJsonReply } from '../fetch-json.ts';
 import { parseBeaconRound, roundTime, verifyBeaconRound, type BeaconRound, type ChainInfo } from './drand.ts';
 
 /** drand's public HTTP relays (League of Entropy), tried in order. */
@@ -51,20 +52,23 @@ export async function fetchRound(
   const failures: string[] = [];
   for (const relay of o.relays ?? DEFAULT_RELAYS) {
     const url = roundUrl(relay, chain, round);
-    let raw: unknown;
+    let reply: FetchJsonReply<unknown>;
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(o.timeoutMs ?? 10_000) });
-      if (!res.ok) {
-        failures.push(`${url}: HTTP ${res.status}`);
-        continue;
-      }
-      raw = await res.json();
+      reply = await fetchJson({
+        url,
+        timeoutMs: o.timeoutMs ?? 10_000,
+        what: 'the relay',
+        fail: (f) => new Error(f.message),
+      });
     } catch (e) {
-      const cause = (e as { cause?: { code?: string } }).cause?.code;
-      failures.push(`${url}: ${cause ?? (e as Error).message}`);
+      failures.push(`${url}: ${(e as Error).message}`);
       continue;
     }
-    const beacon = parseBeaconRound(raw, chain, url);
+    if (!reply.ok || !reply.json) {
+      failures.push(`${url}: ${reply.ok ? 'the reply is not JSON' : `HTTP ${reply.status}`}`);
+      continue;
+    }
+    const beacon = parseBeaconRound(reply.body, chain, url);
     await verifyBeaconRound(chain, beacon, round, url);
     return { beacon, url };
   }
