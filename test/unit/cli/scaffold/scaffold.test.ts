@@ -162,7 +162,9 @@ describe('the project files', () => {
       name: 'demo',
       description: 'A "demo"',
       dependencies: { oraclekit: '^0.1.0' },
-      scripts: { start: expect.stringContaining('src/main.ts'), test: 'vitest run' },
+      // npm test typechecks before it runs the tests, with the project's own typescript
+      scripts: { start: expect.stringContaining('src/main.ts'), typecheck: 'tsc', test: 'tsc && vitest run' },
+      devDependencies: { typescript: expect.any(String) },
     });
     expect(JSON.parse(readFileSync(join(dir, 'oracle.config.json'), 'utf8'))).toMatchObject({
       oracleDid: 'did:ixo:entity:0123456789abcdef0123456789abcdef',
