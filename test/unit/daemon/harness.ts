@@ -85,15 +85,18 @@ export interface InProcess extends Api {
   key: (did: string, ...roles: string[]) => Promise<string>;
 }
 
-/** An in-process server (real HTTP on 127.0.0.1, real SQLite file, or the PostgreSQL database at `databaseUrl`). */
+/**
+ * An in-process server (real HTTP on 127.0.0.1, real SQLite file — at `dbPath` when given — or the PostgreSQL
+ * database at `databaseUrl`).
+ */
 export async function startInProcess(
   config: Record<string, unknown> = {},
-  o: { databaseUrl?: string | undefined } = {},
+  o: { databaseUrl?: string | undefined; dbPath?: string } = {},
 ): Promise<InProcess> {
   const t = tempHome();
   const cfg: DeploymentConfig = parseConfig({ rateLimit: { max: 1_000_000, timeWindowMs: 60_000 }, ...config });
   const db = await openStorage({
-    location: o.databaseUrl ?? join(t.home, 'data/registry.db'),
+    location: o.databaseUrl ?? o.dbPath ?? join(t.home, 'data/registry.db'),
     migrations: { registry: REGISTRY_MIGRATIONS },
     max: 4,
   });
