@@ -13,6 +13,7 @@ import type { Storage } from '../storage/storage.ts';
 import { RUNTIME_MIGRATIONS } from './migrations.ts';
 import { RuntimeStore } from './store.ts';
 import { openSqliteFile } from './database.ts';
+import { isStorageFault } from '../storage/faults.ts';
 import {
   BootError,
   consoleBootLogger,
@@ -601,6 +602,7 @@ export class OracleRuntime {
       this.store.background(() => this.store.touchSession(sessionId, input.message.slice(0, 60)));
     void runTurn(this.agentDeps(), run, { ...input, ...(charged ? { charged } : {}) }).catch((e: unknown) => {
       this.hooks.onError?.(e);
+      if (isStorageFault(e)) run.accept(e); // e.g. the session's state unreadable: POST /messages answers its code
       if (!run.finished) run.emit({ event: 'done', data: { status: 'failed', partialText: run.text } });
     });
     return run;
