@@ -2,8 +2,9 @@
 # Debian packages the test suite uses: Chromium (the report renders in a real
 # browser), python3 (runs the report's independent recipe), redis-server (the
 # tasks plugin's queue, socket.io fan-out), tmux (drives the chat TUI end to
-# end) and postgresql (the second storage backend; tests start their own
-# cluster with initdb/pg_ctl, see test/helpers/postgres.ts). Installed when
+# end), postgresql (the second storage backend; tests start their own
+# cluster with initdb/pg_ctl, see test/helpers/postgres.ts), and curl and jq
+# (the curl session of docs/protocol.md runs as written). Installed when
 # missing and we are root with apt-get (CI, these machines); otherwise says
 # what to do.
 set -euo pipefail
@@ -12,6 +13,8 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+command -v jq >/dev/null 2>&1 || need+=(jq)
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need+=(postgresql)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
