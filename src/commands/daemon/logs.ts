@@ -1,4 +1,5 @@
 import { BaseCommand, toOclifFlags } from '../../cli/base.ts';
+import { DAEMON_LOGS_FLAGS } from '../../cli/daemon/flags.ts';
 
 export default class DaemonLogs extends BaseCommand {
   static override summary = "Show the daemon's log (JSON lines from pino); -f follows it.";
@@ -8,10 +9,7 @@ export default class DaemonLogs extends BaseCommand {
     '<%= config.bin %> daemon logs -n 100',
     '<%= config.bin %> daemon logs -f',
   ];
-  static override flags = toOclifFlags({
-    follow: { type: 'boolean', char: 'f', description: 'Keep printing new lines (Ctrl-C to stop).', default: false },
-    lines: { type: 'integer', char: 'n', description: 'How many of the last lines to show.', default: 50, min: 0 },
-  });
+  static override flags = toOclifFlags(DAEMON_LOGS_FLAGS);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DaemonLogs);

@@ -1,5 +1,6 @@
-import { BaseCommand, REGISTRY_FLAGS, toOclifFlags } from '../../cli/base.ts';
+import { BaseCommand, toOclifFlags } from '../../cli/base.ts';
 import { clientOptions, registryClient } from '../../cli/registry/client.ts';
+import { DOMAIN_LIST_FLAGS } from '../../cli/registry/flags.ts';
 import { formatDomainPage } from '../../cli/registry/print.ts';
 
 export default class DomainList extends BaseCommand {
@@ -10,19 +11,7 @@ export default class DomainList extends BaseCommand {
     '<%= config.bin %> domain list --type Project --status verified',
     '<%= config.bin %> domain list --q stoves --limit 10 --json',
   ];
-  static override flags = toOclifFlags({
-    type: { type: 'string', description: 'Only this type.' },
-    status: {
-      type: 'string',
-      description: 'Only this state (registered, pending_verification, verified, verification_rejected, deactivated).',
-    },
-    controller: { type: 'string', description: 'Only domains this DID controls.' },
-    class: { type: 'string', description: 'Only domains of this Protocol class.' },
-    q: { type: 'string', description: 'Search in name and alsoKnownAs.' },
-    limit: { type: 'integer', description: 'Page size (1..200).', default: 50 },
-    cursor: { type: 'string', description: 'nextCursor of the previous page.' },
-    ...REGISTRY_FLAGS,
-  });
+  static override flags = toOclifFlags(DOMAIN_LIST_FLAGS);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(DomainList);

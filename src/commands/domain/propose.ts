@@ -1,5 +1,6 @@
-import { Args, BaseCommand, REGISTRY_FLAGS, toOclifFlags } from '../../cli/base.ts';
+import { Args, BaseCommand, toOclifFlags } from '../../cli/base.ts';
 import { clientOptions, registryClient } from '../../cli/registry/client.ts';
+import { DOMAIN_PROPOSE_FLAGS } from '../../cli/registry/flags.ts';
 import { readPackageFile } from '../../cli/registry/input.ts';
 import { formatProposal } from '../../cli/registry/print.ts';
 
@@ -12,11 +13,7 @@ export default class DomainPropose extends BaseCommand {
     '<%= config.bin %> domain propose did:ixo:entity:... --package package.json --description "Entity documents 2026"',
   ];
   static override args = { did: Args.string({ description: 'The domain DID.', required: true }) };
-  static override flags = toOclifFlags({
-    package: { type: 'string', description: 'JSON file with the entity package.', required: true },
-    description: { type: 'string', description: 'What the voters are asked to verify.' },
-    ...REGISTRY_FLAGS,
-  });
+  static override flags = toOclifFlags(DOMAIN_PROPOSE_FLAGS);
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(DomainPropose);

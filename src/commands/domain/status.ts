@@ -1,5 +1,6 @@
-import { Args, BaseCommand, REGISTRY_FLAGS, toOclifFlags } from '../../cli/base.ts';
+import { Args, BaseCommand, toOclifFlags } from '../../cli/base.ts';
 import { clientOptions, registryClient } from '../../cli/registry/client.ts';
+import { DOMAIN_FLAGS } from '../../cli/registry/flags.ts';
 import { formatVerification, verificationJson } from '../../cli/registry/print.ts';
 
 export default class DomainStatus extends BaseCommand {
@@ -10,7 +11,7 @@ export default class DomainStatus extends BaseCommand {
     '<%= config.bin %> domain status did:ixo:entity:... --json',
   ];
   static override args = { did: Args.string({ description: 'The domain DID.', required: true }) };
-  static override flags = toOclifFlags({ ...REGISTRY_FLAGS });
+  static override flags = toOclifFlags(DOMAIN_FLAGS);
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(DomainStatus);

@@ -1,5 +1,6 @@
-import { Args, BaseCommand, REGISTRY_FLAGS, toOclifFlags } from '../../cli/base.ts';
+import { Args, BaseCommand, toOclifFlags } from '../../cli/base.ts';
 import { clientOptions, registryClient } from '../../cli/registry/client.ts';
+import { DOMAIN_UPDATE_FLAGS } from '../../cli/registry/flags.ts';
 import { domainBody } from '../../cli/registry/input.ts';
 import { formatDomain } from '../../cli/registry/print.ts';
 
@@ -14,22 +15,7 @@ export default class DomainUpdate extends BaseCommand {
     '<%= config.bin %> domain update did:ixo:entity:... --controller did:example:a --controller did:example:b --if-match 3',
   ];
   static override args = { did: Args.string({ description: 'The domain DID.', required: true }) };
-  static override flags = toOclifFlags({
-    name: { type: 'string', description: 'metadata.name (other metadata kept).' },
-    metadata: { type: 'string', description: 'Replace metadata with this JSON object.' },
-    class: { type: 'string', description: 'New class (a Protocol domain DID).' },
-    controller: { type: 'string', description: 'The new full list of controllers (repeatable).', multiple: true },
-    service: {
-      type: 'string',
-      description: 'The new full list of services as id=type,url (repeatable).',
-      multiple: true,
-    },
-    'valid-from': { type: 'string', description: 'RFC 3339 with a zone.' },
-    'valid-until': { type: 'string', description: 'RFC 3339 with a zone.' },
-    'also-known-as': { type: 'string', description: 'Natural key.' },
-    'if-match': { type: 'integer', description: 'The version you expect (412 if it moved on).' },
-    ...REGISTRY_FLAGS,
-  });
+  static override flags = toOclifFlags(DOMAIN_UPDATE_FLAGS);
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(DomainUpdate);

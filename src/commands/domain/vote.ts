@@ -1,5 +1,6 @@
-import { Args, BaseCommand, REGISTRY_FLAGS, toOclifFlags } from '../../cli/base.ts';
+import { Args, BaseCommand, toOclifFlags } from '../../cli/base.ts';
 import { clientOptions, registryClient } from '../../cli/registry/client.ts';
+import { DOMAIN_FLAGS } from '../../cli/registry/flags.ts';
 import { formatProposal } from '../../cli/registry/print.ts';
 
 export default class DomainVote extends BaseCommand {
@@ -17,7 +18,7 @@ export default class DomainVote extends BaseCommand {
       options: ['yes', 'no', 'abstain', 'veto'],
     }),
   };
-  static override flags = toOclifFlags({ ...REGISTRY_FLAGS });
+  static override flags = toOclifFlags(DOMAIN_FLAGS);
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(DomainVote);

@@ -1,7 +1,8 @@
-import { BaseCommand, REGISTRY_FLAGS, toOclifFlags } from '../../../cli/base.ts';
+import { BaseCommand, toOclifFlags } from '../../../cli/base.ts';
 import { clientOptions, registryClient } from '../../../cli/registry/client.ts';
 import { makeKeyProof } from '../../../cli/registry/key-proof.ts';
 import { saveSettings } from '../../../cli/registry/settings.ts';
+import { DAEMON_KEYS_CREATE_FLAGS } from '../../../cli/daemon/flags.ts';
 
 export default class KeysCreate extends BaseCommand {
   static override summary =
@@ -13,29 +14,7 @@ export default class KeysCreate extends BaseCommand {
     '<%= config.bin %> daemon keys create --did did:key:z6Mk... --role representative --save',
     '<%= config.bin %> daemon keys create --did did:example:verifier --role verifier --role member --json',
   ];
-  static override flags = toOclifFlags({
-    did: { type: 'string', description: 'The principal DID the key acts as.', required: true },
-    role: {
-      type: 'string',
-      description: 'A role (repeatable).',
-      required: true,
-      multiple: true,
-      options: ['admin', 'representative', 'voter', 'verifier', 'member', 'reader'],
-    },
-    label: { type: 'string', description: 'A note to recognise the key by.' },
-    prove: {
-      type: 'boolean',
-      description:
-        "Prove the DID: sign a challenge with your identity's key (`oraclekit login`); --did must be that key's DID. Required by registries that set requireDidProof.",
-      default: false,
-    },
-    save: {
-      type: 'boolean',
-      description: 'Save the key in the CLI settings (used when --api-key is not given).',
-      default: false,
-    },
-    ...REGISTRY_FLAGS,
-  });
+  static override flags = toOclifFlags(DAEMON_KEYS_CREATE_FLAGS);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(KeysCreate);
