@@ -11,10 +11,10 @@
  * - any other spec (a range, a tag, a git URL): as given.
  *
  * A pack of the checkout is kept in the state directory, named by a digest of the packed files' sizes and times, so
- * only the first project after a build pays for `npm pack` (about 1.5 s).
+ * only the first project after a build or an edit of the templates pays for `npm pack` (about 1.5 s).
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
 import { stateDir } from '../../lib/paths.ts';
@@ -53,25 +53,36 @@ function walkStats(dir: string, h: ReturnType<typeof createHash>): void {
   }
 }
 
-/** `npm pack` of a folder, cached under the state directory by the digest of what it packs. */
+/**
+ * `npm pack` of a folder, cached under the state directory by a digest of the sizes and times of what it packs: every
+ * file of bin/, templates/ and docs/, and of dist/ the files a build always rewrites (tsc emits every file on each
+ * build), so a digest costs a few dozen stat calls rather than a walk of dist/.
+ */
 async function packed(folder: string, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string> {
   const h = createHash('sha256');
-  for (const top of ['package.json', 'bin', 'dist', 'templates', 'docs', 'oclif.manifest.json', 'README.md']) {
-    const p = join(folder, top);
-    if (!existsSync(p)) continue;
-    if (statSync(p).isDirectory()) walkStats(p, h);
-    else h.update(`${p}\0${statSync(p).size}\0${statSync(p).mtimeMs}\n`);
+  for (const top of ['bin', 'templates', 'docs']) if (existsSync(join(folder, top))) walkStats(join(folder, top), h);
+  for (const file of ['package.json', 'oclif.manifest.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']) {
+    const p = join(folder, file);
+    if (existsSync(p)) h.update(`${p}\0${statSync(p).size}\0${statSync(p).mtimeMs}\n`);
   }
   const cache = join(stateDir(env), 'packs', h.digest('hex').slice(0, 16));
   const done = existsSync(cache) ? readdirSync(cache).find((f) => f.endsWith('.tgz')) : undefined;
   if (done) return join(cache, done);
-  mkdirSync(cache, { recursive: true });
+  // packed beside the cache and renamed into it whole, so a concurrent `new` never copies a half-written tarball
+  mkdirSync(dirname(cache), { recursive: true });
+  const tmp = mkdtempSync(`${cache}.tmp-`);
   const { execa } = await import('execa');
-  const r = await execa('npm', ['pack', folder, '--pack-destination', cache, '--silent'], {
+  const r = await execa('npm', ['pack', folder, '--pack-destination', tmp, '--silent'], {
     cancelSignal: signal,
     env: { npm_config_update_notifier: 'false' },
   });
-  return join(cache, r.stdout.trim().split('\n').at(-1)!);
+  const name = r.stdout.trim().split('\n').at(-1)!;
+  try {
+    renameSync(tmp, cache);
+    return join(cache, name);
+  } catch {
+    return join(tmp, name); // another run won the rename: this run's own pack is as good
+  }
 }
 
 /** The spec to write into package.json; a tarball is copied into <dir>/vendor/ first. */
