@@ -10,14 +10,15 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.ts';
+import { drawFlags, sample, selectionFiles } from '../helpers/sample-cli.ts';
 import { freePort, listenLoopback } from '../helpers/loopback.ts';
 import { commitForRealRound, QUICKNET, roundJson } from '../helpers/real-rounds.ts';
 import { loadDesign } from '../../src/lib/selection/design.ts';
 import { PINNED_CHAINS } from '../../src/lib/beacon/drand.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'okit-beacon-'));
-const p = (n: string) => join(dir, n);
+const F = selectionFiles(dir);
+const { p } = F;
 const hash = PINNED_CHAINS.quicknet.hash;
 let good: Awaited<ReturnType<typeof listenLoopback>>;
 let forged: Awaited<ReturnType<typeof listenLoopback>>;
@@ -55,57 +56,30 @@ afterAll(async () => {
 
 describe('sample select beacon', () => {
   it('fetches the committed round from a relay, verifies its signature and saves what draw takes', async () => {
-    const r = await runCli([
-      'sample',
-      'select',
-      'beacon',
-      '--commitment',
-      p('commitment.json'),
-      '--relay',
-      good.url,
-      '--out',
-      p('round.json'),
-    ]);
+    const r = await sample('select beacon', {
+      commitment: p('commitment.json'),
+      relay: good.url,
+      out: p('round.json'),
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^OK round 32254977 of drand quicknet: BLS signature verified/);
     expect(asked).toContain(`/${hash}/public/${QUICKNET.round}`);
     const saved = JSON.parse(readFileSync(p('round.json'), 'utf8'));
     expect(saved).toEqual(JSON.parse(roundJson(QUICKNET)));
-    const draw = await runCli([
-      'sample',
-      'select',
-      'draw',
-      '--commitment',
-      p('commitment.json'),
-      '--frame',
-      p('frame.csv'),
-      '--beacon',
-      p('round.json'),
-      '--out-dir',
-      p('out'),
-    ]);
+    const draw = await sample('select draw', drawFlags(F));
     expect(draw.code).toBe(0);
   });
 
   it('--round and --chain without a commitment; the relays are tried in order', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
-    const r = await runCli([
-      'sample',
-      'select',
-      'beacon',
-      '--round',
-      String(QUICKNET.round),
-      '--chain',
-      'quicknet',
-      '--relay',
-      closed,
-      '--relay',
-      good.url,
-      '--out',
-      p('round2.json'),
-      '--json',
-    ]);
+    const r = await sample('select beacon', {
+      round: String(QUICKNET.round),
+      chain: 'quicknet',
+      relay: [closed, good.url],
+      out: p('round2.json'),
+      json: true,
+    });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({
       file: p('round2.json'),
@@ -115,17 +89,11 @@ describe('sample select beacon', () => {
   });
 
   it('a relay serving a forged signature: invalid_beacon_signature (exit 5), nothing written', async () => {
-    const r = await runCli([
-      'sample',
-      'select',
-      'beacon',
-      '--commitment',
-      p('commitment.json'),
-      '--relay',
-      forged.url,
-      '--out',
-      p('forged.json'),
-    ]);
+    const r = await sample('select beacon', {
+      commitment: p('commitment.json'),
+      relay: forged.url,
+      out: p('forged.json'),
+    });
     expect(r.code).toBe(5);
     expect(r.stderr).toContain('[invalid_beacon_signature]');
     expect(existsSync(p('forged.json'))).toBe(false);
@@ -133,17 +101,7 @@ describe('sample select beacon', () => {
 
   it('no relay answers: beacon_unreachable (exit 9) with the URL to fetch on a connected device', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
-    const r = await runCli([
-      'sample',
-      'select',
-      'beacon',
-      '--commitment',
-      p('commitment.json'),
-      '--relay',
-      closed,
-      '--out',
-      p('none.json'),
-    ]);
+    const r = await sample('select beacon', { commitment: p('commitment.json'), relay: closed, out: p('none.json') });
     expect(r.code).toBe(9);
     expect(r.stderr).toContain('[beacon_unreachable]');
     expect(r.stderr).toContain(`https://api.drand.sh/${hash}/public/${QUICKNET.round}`);
@@ -151,17 +109,7 @@ describe('sample select beacon', () => {
   });
 
   it('a round not produced yet: round_not_produced (exit 4), saying when', async () => {
-    const r = await runCli([
-      'sample',
-      'select',
-      'beacon',
-      '--round',
-      '999999999',
-      '--relay',
-      good.url,
-      '--out',
-      p('later.json'),
-    ]);
+    const r = await sample('select beacon', { round: '999999999', relay: good.url, out: p('later.json') });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/\[round_not_produced\] round 999999999 is produced at \d{4}-/);
   });

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
+import { sample } from '../helpers/sample-cli.ts';
 import { samplingCases } from '../helpers/spec.ts';
 
 const ref = samplingCases();
@@ -92,38 +93,17 @@ describe('sample calc outputs', () => {
     expect(r.stdout).toMatch(/\| electric \| 0.2 \| 3000 \| 1.4 \| 1.1 \| .* \| 721 \| 784 \|/);
   });
   it('flags a census stratum', async () => {
-    const r = await runCli([
-      'sample',
-      'calc',
-      '-N',
-      '300',
-      '--mean',
-      '1',
-      '--sd',
-      '0.6',
-      '--dropout',
-      '0',
-      '--stratum',
-      'big=0.92',
-      '--stratum',
-      'small=0.08',
-    ]);
+    const r = await sample('calc', {
+      population: '300',
+      mean: '1',
+      sd: '0.6',
+      dropout: '0',
+      stratum: ['big=0.92', 'small=0.08'],
+    });
     expect(r.stdout).toMatch(/small\s+0.08\s+24 .* CENSUS/);
   });
   it('--explain shows the steps with their numbers', async () => {
-    const r = await runCli([
-      'sample',
-      'calc',
-      '-N',
-      '200000',
-      '--mean',
-      '1',
-      '--sd',
-      '0.453',
-      '--dropout',
-      '0.3',
-      '--explain',
-    ]);
+    const r = await sample('calc', { population: '200000', mean: '1', sd: '0.453', dropout: '0.3', explain: true });
     expect(r.stdout).toContain('ceil(315 / (1 − 0.3)) = ceil(315 / (7/10)) = ceil(450)');
     expect(r.stdout).toContain('Levy & Lemeshow');
   });
@@ -145,13 +125,13 @@ describe('sample calc outputs', () => {
     const c = ref.cases.find((x) => x.id === 'P-S02')!;
     const f = join(dir, 's02.json');
     writeFileSync(f, JSON.stringify({ ...c.input, projectId: 'did:ixo:entity:0123456789abcdef0123456789abcdef' }));
-    const a = JSON.parse((await runCli(['sample', 'calc', '--input', f, '--json'])).stdout);
+    const a = JSON.parse((await sample('calc', { input: f, json: true })).stdout);
     expect(a.parameters.adjustedSize).toBe(1626);
     const b = JSON.parse(
       (await runCli(['sample', 'calc', '--input', '-', '--json'], { input: JSON.stringify(c.input) })).stdout,
     );
     expect(b.stratification.strata.map((s: { sampleSize: number }) => s.sampleSize)).toEqual([196, 646, 784]);
-    const o = JSON.parse((await runCli(['sample', 'calc', '--input', f, '--dropout', '0', '--json'])).stdout);
+    const o = JSON.parse((await sample('calc', { input: f, dropout: '0', json: true })).stdout);
     expect(o.parameters.adjustedSize).toBe(1495);
   });
   it('reproduces every reference case through the CLI', async () => {
@@ -181,7 +161,7 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     }
   }, 60_000);
   it('400: names the flag, the value and what is valid', async () => {
-    const r = await runCli(['sample', 'calc', '-N', '5000', '--mean', '1', '--sd', '0.5', '--dropout', '15']);
+    const r = await sample('calc', { population: '5000', mean: '1', sd: '0.5', dropout: '15' });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('[invalid_dropout]');
     expect(r.stderr).toContain('--dropout');
@@ -189,19 +169,7 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     expect(r.stderr).toContain('0.15');
   });
   it('400: a non-number flag value', async () => {
-    const r = await runCli([
-      'sample',
-      'calc',
-      '-N',
-      '5000',
-      '--mean',
-      'three',
-      '--sd',
-      '0.5',
-      '--dropout',
-      '0.1',
-      '--json',
-    ]);
+    const r = await sample('calc', { population: '5000', mean: 'three', sd: '0.5', dropout: '0.1', json: true });
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stderr)).toMatchObject({ code: 'invalid_mean', field: '--mean', details: { value: 'three' } });
   });
@@ -211,28 +179,19 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     expect(r.stderr).toContain('confidence_must_be_0.95');
   });
   it('409: weights that do not sum to 1', async () => {
-    const r = await runCli([
-      'sample',
-      'calc',
-      '-N',
-      '5000',
-      '--mean',
-      '1',
-      '--sd',
-      '0.5',
-      '--dropout',
-      '0.1',
-      '--stratum',
-      'a=0.5',
-      '--stratum',
-      'b=0.45',
-    ]);
+    const r = await sample('calc', {
+      population: '5000',
+      mean: '1',
+      sd: '0.5',
+      dropout: '0.1',
+      stratum: ['a=0.5', 'b=0.45'],
+    });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('weights_do_not_sum_to_1');
     expect(r.stderr).toContain('0.95');
   });
   it('422: the sizes that did not fit', async () => {
-    const r = await runCli(['sample', 'calc', '-N', '60', '--mean', '1', '--sd', '0.5', '--dropout', '0.25', '--json']);
+    const r = await sample('calc', { population: '60', mean: '1', sd: '0.5', dropout: '0.25', json: true });
     expect(r.code).toBe(5);
     expect(JSON.parse(r.stderr).details).toMatchObject({ adjustedSize: 71, population: 60 });
   });
@@ -241,19 +200,11 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
       ['a=0.5', 'b=0.45'],
       ['a=0.5', ' A=0.5'],
     ]) {
-      const r = await runCli([
-        'sample',
+      const r = await sample(
         'calc',
-        '-N',
-        '5000',
-        '--mean',
-        '1',
-        '--sd',
-        '0.5',
-        '--dropout',
-        '0.1',
-        ...st.flatMap((x) => ['--stratum', x]),
-      ]);
+        { population: '5000', mean: '1', sd: '0.5', dropout: '0.1' },
+        st.flatMap((x) => ['--stratum', x]),
+      );
       expect(r.code).toBe(4);
       expect(r.stderr.match(/valid:/g), r.stderr).toHaveLength(1);
     }
@@ -285,7 +236,7 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     ]);
     expect(oclif.code).toBe(2);
     expect(JSON.parse(oclif.stderr)).toMatchObject({ code: 'repeated_flag', field: '--dropout' });
-    const recalc = await runCli(['sample', 'recalc', '-N', '100', '--mean', '1', '--mean', '2', '--sd', '1']);
+    const recalc = await sample('recalc', { population: '100', mean: ['1', '2'], sd: '1' });
     expect(recalc.code).toBe(2);
     expect(recalc.stderr).toContain('[repeated_flag] --mean');
     // repeatable flags and repeated booleans stay as they were
@@ -293,54 +244,33 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     expect(ok.code).toBe(0);
   });
   it('extreme numbers: a census or 422, never exit 1', async () => {
-    const big = await runCli([
-      'sample',
-      'calc',
-      '-N',
-      '1000',
-      '--mean',
-      '1',
-      '--sd',
-      '1e308',
-      '--dropout',
-      '0.1',
-      '--json',
-    ]);
+    const big = await sample('calc', { population: '1000', mean: '1', sd: '1e308', dropout: '0.1', json: true });
     expect(big.code).toBe(5);
     expect(JSON.parse(big.stderr)).toMatchObject({
       code: 'insufficient_population',
       details: { calculatedSize: 1000, adjustedSize: 1112 },
     });
-    const census = await runCli(['sample', 'calc', '-N', '1000', '--mean', '1e-300', '--sd', '1', '--dropout', '0']);
+    const census = await sample('calc', { population: '1000', mean: '1e-300', sd: '1', dropout: '0' });
     expect(census.code).toBe(0);
     expect(census.stdout).toMatch(/expected mean\s+1e-300/);
     expect(census.stdout).toMatch(/n0 \(infinite population\)\s+> 1.8e308/);
     expect(census.stdout).toContain('census: sample every household');
-    const inf = await runCli(['sample', 'calc', '-N', '1000', '--mean', '1', '--sd', '1e309', '--dropout', '0']);
+    const inf = await sample('calc', { population: '1000', mean: '1', sd: '1e309', dropout: '0' });
     expect(inf.code).toBe(3);
     expect(inf.stderr).toContain('[invalid_sd] --sd = "1e309"');
   });
   it('usage errors exit 2', async () => {
-    const r = await runCli(['sample', 'calc', '--no-such-flag']);
+    const r = await sample('calc', { 'no-such-flag': true });
     expect(r.code).toBe(2);
   });
   it('a missing file is file_not_found (exit 6), the code every sample command uses', async () => {
-    const r = await runCli(['sample', 'calc', '--input', join(dir, 'nope.json'), '--json']);
+    const r = await sample('calc', { input: join(dir, 'nope.json'), json: true });
     expect(r.code).toBe(6);
     expect(JSON.parse(r.stderr)).toMatchObject({ code: 'file_not_found', field: '--input' });
-    const o = await runCli(['sample', 'recalc', '-N', '100', '--dropout', '0', '--observations', join(dir, 'no.csv')]);
+    const o = await sample('recalc', { population: '100', dropout: '0', observations: join(dir, 'no.csv') });
     expect(o.code).toBe(6);
     expect(o.stderr).toContain('[file_not_found]');
-    const c = await runCli([
-      'sample',
-      'verify',
-      '--frame',
-      'f.csv',
-      '--commitment',
-      join(dir, 'no.json'),
-      '--proof',
-      'p',
-    ]);
+    const c = await sample('verify', { frame: 'f.csv', commitment: join(dir, 'no.json'), proof: 'p' });
     expect(c.code).toBe(6);
     expect(c.stderr).toContain('[file_not_found]');
   });
@@ -348,7 +278,7 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     const first = await runCli([...strat, '--json']);
     const file = join(dir, 'design-out.json');
     writeFileSync(file, first.stdout);
-    const again = await runCli(['sample', 'calc', '--input', file, '--json']);
+    const again = await sample('calc', { input: file, json: true });
     expect(again.code).toBe(0);
     const { provenance: p1, ...a } = JSON.parse(first.stdout);
     const { provenance: p2, ...b } = JSON.parse(again.stdout);
@@ -367,37 +297,23 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     expect(j.provenance.generatedAt >= before && j.provenance.generatedAt <= new Date().toISOString()).toBe(true);
     const file = join(dir, 'prov.json');
     writeFileSync(file, JSON.stringify(j));
-    const r = JSON.parse(
-      (await runCli(['sample', 'recalc', '--previous', file, '--mean', '2', '--sd', '1.1', '--json'])).stdout,
-    );
+    const r = JSON.parse((await sample('recalc', { previous: file, mean: '2', sd: '1.1', json: true })).stdout);
     expect(r.design.provenance).toMatchObject({ generator: { version }, method: '95/5-relative-cdm-fpc/v1' });
   });
   it('a large population is echoed as typed; beyond 2^53 − 1 it is refused with the value as typed and the bound', async () => {
-    const typed = await runCli(['sample', 'calc', '-N', '1e12', '--mean', '2', '--sd', '1', '--dropout', '0.08']);
+    const typed = await sample('calc', { population: '1e12', mean: '2', sd: '1', dropout: '0.08' });
     expect(typed.code).toBe(0);
     expect(typed.stdout).toMatch(/population \(N\)\s+1000000000000 \(typed 1e12\)/);
-    const plain = await runCli(['sample', 'calc', '-N', '8000', '--mean', '2', '--sd', '1', '--dropout', '0.08']);
+    const plain = await sample('calc', { population: '8000', mean: '2', sd: '1', dropout: '0.08' });
     expect(plain.stdout).not.toContain('typed');
-    const recalc = await runCli(['sample', 'recalc', '-N', '2e6', '--mean', '2', '--sd', '1', '--dropout', '0.1']);
+    const recalc = await sample('recalc', { population: '2e6', mean: '2', sd: '1', dropout: '0.1' });
     expect(recalc.stdout).toMatch(/population \(N\)\s+2000000 \(typed 2e6\)/);
     for (const [value, above] of [
       ['12345678901234567890', true],
       ['9007199254740992', true],
       ['1.5', false],
     ] as const) {
-      const r = await runCli([
-        'sample',
-        'calc',
-        '-N',
-        value,
-        '--mean',
-        '2',
-        '--sd',
-        '1',
-        '--dropout',
-        '0.08',
-        '--json',
-      ]);
+      const r = await sample('calc', { population: value, mean: '2', sd: '1', dropout: '0.08', json: true });
       expect(r.code).toBe(3);
       const e = JSON.parse(r.stderr);
       expect(e).toMatchObject({ code: 'invalid_population', field: '--population', details: { value } });
@@ -408,56 +324,44 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
   });
 
   it('a proportion says what ±5 % of p means in percentage points', async () => {
-    const r = await runCli(['sample', 'calc', '-N', '5000', '--proportion', '0.7', '--dropout', '0.1']);
+    const r = await sample('calc', { population: '5000', proportion: '0.7', dropout: '0.1' });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('±5 % of p (relative): p = 0.7 ± 0.035, i.e. ±3.5 percentage points');
     expect(r.stdout).not.toContain('of the mean');
   });
   it('insufficient_population names the smallest population that fits', async () => {
-    const r = await runCli(['sample', 'calc', '-N', '1', '--mean', '3.1', '--sd', '1.7', '--dropout', '0.1', '--json']);
+    const r = await sample('calc', { population: '1', mean: '3.1', sd: '1.7', dropout: '0.1', json: true });
     expect(r.code).toBe(5);
     expect(JSON.parse(r.stderr).details.valid).toContain('a population of at least 57 households');
   });
 });
 
 describe('sample recalc', () => {
+  const northSouth = () =>
+    sample('calc', {
+      population: '6000',
+      mean: '1.2',
+      sd: '0.5',
+      dropout: '0.1',
+      stratum: ['north=0.55', 'south=0.45'],
+      json: true,
+    });
   it('reports the new size, the change and the achieved precision', async () => {
     const prev = join(dir, 'prev.json');
-    writeFileSync(
-      prev,
-      (
-        await runCli([
-          'sample',
-          'calc',
-          '-N',
-          '6000',
-          '--mean',
-          '1.2',
-          '--sd',
-          '0.5',
-          '--dropout',
-          '0.1',
-          '--stratum',
-          'north=0.55',
-          '--stratum',
-          'south=0.45',
-          '--json',
-        ])
-      ).stdout,
-    );
+    writeFileSync(prev, (await northSouth()).stdout);
     const obs = join(dir, 'obs.csv');
     const rows = ['household,value,stratum'];
     for (let i = 0; i < 260; i++) rows.push(`N${i},${(1 + (i % 7) * 0.1).toFixed(1)},north`);
     for (let i = 0; i < 250; i++) rows.push(`S${i},${(0.5 + (i % 9) * 0.2).toFixed(1)},south`);
     writeFileSync(obs, rows.join('\n'));
-    const r = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs, '--json']);
+    const r = await sample('recalc', { previous: prev, observations: obs, json: true });
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.previous.adjustedSize).toBe(545);
     expect(j.change.total.to).toBe(j.design.parameters.adjustedSize);
     expect(j.achieved.groups.map((g: { stratum: string }) => g.stratum)).toEqual(['north', 'south']);
     expect(j.achieved.overall).toMatchObject({ method: 'stratified', n: 510, population: 6000 });
-    const t = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs]);
+    const t = await sample('recalc', { previous: prev, observations: obs });
     expect(t.stdout).toMatch(/overall \(stratified: Σ W_h x̄_h\)\s+510\s+6000/);
     expect(t.stdout).toMatch(/The sample size goes (up|down) by \d+: 545 → \d+\./);
     expect(t.stdout).toMatch(/Achieved precision (met|did NOT meet)/);
@@ -471,28 +375,7 @@ describe('sample recalc', () => {
   });
   it('names an unknown stratum with its line', async () => {
     const prev = join(dir, 'prev2.json');
-    writeFileSync(
-      prev,
-      (
-        await runCli([
-          'sample',
-          'calc',
-          '-N',
-          '6000',
-          '--mean',
-          '1.2',
-          '--sd',
-          '0.5',
-          '--dropout',
-          '0.1',
-          '--stratum',
-          'north=0.55',
-          '--stratum',
-          'south=0.45',
-          '--json',
-        ])
-      ).stdout,
-    );
+    writeFileSync(prev, (await northSouth()).stdout);
     const r = await runCli(['sample', 'recalc', '--previous', prev, '--observations', '-'], {
       input: 'household,value,stratum\nA,1,north\nB,2,west\n',
     });
@@ -515,7 +398,7 @@ describe('sample recalc says "met" only for what it checked', () => {
       obs,
       ['household,value', ...Array.from({ length: 50 }, (_, i) => `H${i},${2 + (i % 3) * 0.1}`)].join('\n'),
     );
-    const r = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs]);
+    const r = await sample('recalc', { previous: prev, observations: obs });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('[missing_column]');
     expect(r.stderr).toContain('nostratum.csv:1');
@@ -527,14 +410,14 @@ describe('sample recalc says "met" only for what it checked', () => {
     const rows = ['household,value,stratum'];
     for (let i = 0; i < 300; i++) rows.push(`L${i},${2.6 + (i % 3) * 0.05},lpg`);
     writeFileSync(obs, rows.join('\n'));
-    const t = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs]);
+    const t = await sample('recalc', { previous: prev, observations: obs });
     expect(t.code).toBe(5);
     expect(t.stdout).not.toMatch(/everywhere/);
     expect(t.stdout).toMatch(/biomass\s+0\s+4500\s+not observed\s+not checked/);
     expect(t.stdout).toContain('Not observed, so not checked: biomass, electric');
     expect(t.stdout).toMatch(/biomass: mean previous design, SD previous design \(carried over\)/);
     expect(t.stderr).toContain('[strata_not_observed]');
-    const j = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs, '--json']);
+    const j = await sample('recalc', { previous: prev, observations: obs, json: true });
     expect(j.code).toBe(5);
     const out = JSON.parse(j.stdout);
     expect(out.achieved).toMatchObject({ allMet: false, notObserved: ['biomass', 'electric'] });
@@ -548,12 +431,12 @@ describe('sample recalc says "met" only for what it checked', () => {
     for (let i = 0; i < 200; i++) rows.push(`B${i};${i % 5 === 0 ? '' : `1,${7 + (i % 3)}`};biomass`);
     for (let i = 0; i < 100; i++) rows.push(`E${i};1,${3 + (i % 3)};electric`);
     writeFileSync(obs, rows.join('\n'));
-    const r = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs, '--json']);
+    const r = await sample('recalc', { previous: prev, observations: obs, json: true });
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.dropout.overall).toMatchObject({ sampled: 500, completed: 440 });
     expect(j.design.parameters.dropoutRate).toBe(0.12);
-    const t = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs]);
+    const t = await sample('recalc', { previous: prev, observations: obs });
     expect(t.stdout).toMatch(/Realised dropout.*designed 8 %/);
     expect(t.stdout).toMatch(/biomass\s+200\s+160\s+20/);
     // each stratum's sample uses its own realised rate (lpg 10 %, biomass 20 %, electric 0 %), not the overall 12 %
@@ -570,10 +453,10 @@ describe('sample recalc says "met" only for what it checked', () => {
     // the new design is a valid --input (its strata's own rates carried) and recomputes to the same sizes
     const next = join(dir, 'next.json');
     writeFileSync(next, JSON.stringify(j.design));
-    const again = JSON.parse((await runCli(['sample', 'calc', '--input', next, '--json'])).stdout);
+    const again = JSON.parse((await sample('calc', { input: next, json: true })).stdout);
     expect(again.stratification.strata).toEqual(strata);
     // the CSV is one table: the new design's rows with the change, the achieved precision and the realised dropout
-    const c = await runCli(['sample', 'recalc', '--previous', prev, '--observations', obs, '--format', 'csv']);
+    const c = await sample('recalc', { previous: prev, observations: obs, format: 'csv' });
     const lines = c.stdout.trim().split('\n');
     const head = lines[0]!.split(',');
     expect(head).toEqual(
@@ -606,7 +489,7 @@ describe('sample recalc says "met" only for what it checked', () => {
 
 describe('help and version', () => {
   it('has help with examples for each command, and a version', async () => {
-    const h = await runCli(['sample', 'calc', '--help']);
+    const h = await sample('calc', { help: true });
     expect(h.stdout).toContain('EXAMPLES');
     expect(h.stdout).toContain('--stratum');
     const top = await runCli(['--help']);

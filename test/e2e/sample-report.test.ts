@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import { runCli } from '../helpers/cli.ts';
+import { drawFlags, sample, selectionFiles } from '../helpers/sample-cli.ts';
 import { commitForRealRound, QUICKNET, roundJson } from '../helpers/real-rounds.ts';
 import { loadDesign } from '../../src/lib/selection/design.ts';
 import { fakeChain } from '../unit/lib/beacon/fake-drand.ts';
@@ -24,7 +25,8 @@ const { JSDOM } = createRequire(import.meta.url)('jsdom') as {
 };
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'okit-report-e2e-'));
-const p = (n: string): string => join(dir, n);
+const F = selectionFiles(dir);
+const { p } = F;
 let publishedAt = '';
 
 async function chromium(args: string[]): Promise<string> {
@@ -47,24 +49,12 @@ async function chromium(args: string[]): Promise<string> {
   return stdout;
 }
 
-const report = (args: string[]) => runCli(['sample', 'report', ...args], { timeoutMs: 60_000 });
+const report = (args: string[]) => sample('report', {}, args, { timeoutMs: 60_000 });
 
 describe('sample report', () => {
   beforeAll(async () => {
     expect(existsSync(CHROMIUM), `headless Chromium is needed at ${CHROMIUM} (apt-get install -y chromium)`).toBe(true);
-    const calc = await runCli([
-      'sample',
-      'calc',
-      '-N',
-      '400',
-      '--mean',
-      '2.4',
-      '--sd',
-      '1.1',
-      '--dropout',
-      '0.1',
-      '--json',
-    ]);
+    const calc = await sample('calc', { population: '400', mean: '2.4', sd: '1.1', dropout: '0.1', json: true });
     expect(calc.code).toBe(0);
     writeFileSync(p('design-a.json'), calc.stdout);
     writeFileSync(
@@ -111,19 +101,7 @@ describe('sample report', () => {
     });
     publishedAt = c.publishedAt.toISOString();
     writeFileSync(p('round.json'), roundJson(QUICKNET));
-    const d = await runCli([
-      'sample',
-      'select',
-      'draw',
-      '--commitment',
-      p('commitment.json'),
-      '--frame',
-      p('frame.csv'),
-      '--beacon',
-      p('round.json'),
-      '--out-dir',
-      p('draw'),
-    ]);
+    const d = await sample('select draw', drawFlags(F, { 'out-dir': p('draw') }));
     expect(d.code).toBe(0);
     writeFileSync(
       p('projects.json'),

@@ -12,12 +12,14 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import cases from '../fixtures/sampling-cases.json' with { type: 'json' };
 import { runCli } from '../helpers/cli.ts';
+import { drawFlags, sample, selectionFiles, verifyFlags } from '../helpers/sample-cli.ts';
 import { commitForRealRound, QUICKNET, roundJson } from '../helpers/real-rounds.ts';
 import { loadDesign } from '../../src/lib/selection/design.ts';
 import { fakeChain } from '../unit/lib/beacon/fake-drand.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'okit-select-e2e-'));
-const p = (name: string): string => join(dir, name);
+const F = selectionFiles(dir);
+const { p } = F;
 const chain = fakeChain({ genesis: Math.floor(Date.now() / 1000) - 100_000 });
 let publishedAt = '';
 
@@ -36,23 +38,14 @@ describe('sample select commit / draw and sample verify', () => {
   beforeAll(async () => {
     writeFileSync(p('chain.json'), JSON.stringify(chain.info));
     writeFileSync(p('frame.csv'), frameCsv(1500));
-    const calc = await runCli([
-      'sample',
-      'calc',
-      '-N',
-      '1500',
-      '--mean',
-      '2.4',
-      '--sd',
-      '1.1',
-      '--dropout',
-      '0.1',
-      '--stratum',
-      'Lowland=0.6667',
-      '--stratum',
-      'Highland=0.3333',
-      '--json',
-    ]);
+    const calc = await sample('calc', {
+      population: '1500',
+      mean: '2.4',
+      sd: '1.1',
+      dropout: '0.1',
+      stratum: ['Lowland=0.6667', 'Highland=0.3333'],
+      json: true,
+    });
     expect(calc.code).toBe(0);
     writeFileSync(p('design.json'), calc.stdout);
     // the commitment, made before quicknet round 32254977 (2026-09-16T14:18:15Z) by the library's commitSelection
@@ -64,19 +57,7 @@ describe('sample select commit / draw and sample verify', () => {
     publishedAt = c.publishedAt.toISOString();
     round = c.commitment.beacon.round;
     writeFileSync(p('round.json'), roundJson(QUICKNET));
-    const draw = await runCli([
-      'sample',
-      'select',
-      'draw',
-      '--commitment',
-      p('commitment.json'),
-      '--frame',
-      p('frame.csv'),
-      '--beacon',
-      p('round.json'),
-      '--out-dir',
-      p('out'),
-    ]);
+    const draw = await sample('select draw', drawFlags(F));
     expect(draw.stderr).toBe('');
     expect(draw.code).toBe(0);
     expect(draw.stdout).toMatch(/drand round 32254977 \(BLS signature verified\)/);
@@ -117,20 +98,7 @@ describe('sample select commit / draw and sample verify', () => {
   });
 
   it('verify passes with a one-line verdict when the commitment was published before the round', async () => {
-    const r = await runCli([
-      'sample',
-      'verify',
-      '--frame',
-      p('frame.csv'),
-      '--commitment',
-      p('commitment.json'),
-      '--proof',
-      p('out/proof.json'),
-      '--selection',
-      p('out/selection.csv'),
-      '--published-at',
-      publishedAt,
-    ]);
+    const r = await sample('verify', verifyFlags(F, { 'published-at': publishedAt }));
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
@@ -140,16 +108,7 @@ describe('sample select commit / draw and sample verify', () => {
   });
 
   it('without --published-at the same selection is UNTRUSTED: exit 11, saying why', async () => {
-    const r = await runCli([
-      'sample',
-      'verify',
-      '--frame',
-      p('frame.csv'),
-      '--commitment',
-      p('commitment.json'),
-      '--proof',
-      p('out/proof.json'),
-    ]);
+    const r = await sample('verify', verifyFlags(F, { selection: undefined }));
     expect(r.code).toBe(11);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(
@@ -158,37 +117,17 @@ describe('sample select commit / draw and sample verify', () => {
     expect(r.stderr).toMatch(
       /The selection recomputes exactly \(.*seed, selection\), but its randomness cannot be trusted: exit 11\./,
     );
-    const late = await runCli([
-      'sample',
+    const late = await sample(
       'verify',
-      '--frame',
-      p('frame.csv'),
-      '--commitment',
-      p('commitment.json'),
-      '--proof',
-      p('out/proof.json'),
-      '--published-at',
-      '2026-09-16T15:00:00+00:00',
-      '--json',
-    ]);
+      verifyFlags(F, { 'published-at': '2026-09-16T15:00:00+00:00', json: true, selection: undefined }),
+    );
     expect(late.code).toBe(11);
     expect(JSON.parse(late.stdout)).toMatchObject({
       ok: false,
       verdict: 'untrusted',
       untrusted: [{ check: 'published before round' }],
     });
-    const bad = await runCli([
-      'sample',
-      'verify',
-      '--frame',
-      p('frame.csv'),
-      '--commitment',
-      p('commitment.json'),
-      '--proof',
-      p('out/proof.json'),
-      '--published-at',
-      'yesterday',
-    ]);
+    const bad = await sample('verify', verifyFlags(F, { 'published-at': 'yesterday', selection: undefined }));
     expect(bad.code).toBe(3);
     expect(bad.stderr).toMatch(
       /\[invalid_published_at\] --published-at = "yesterday" is invalid; valid: an ISO 8601 date-time with a time zone/,
@@ -196,19 +135,7 @@ describe('sample select commit / draw and sample verify', () => {
   });
 
   const verify = (frame: string, proof = p('out/proof.json'), extra: string[] = []) =>
-    runCli([
-      'sample',
-      'verify',
-      '--frame',
-      frame,
-      '--commitment',
-      p('commitment.json'),
-      '--proof',
-      proof,
-      '--published-at',
-      publishedAt,
-      ...extra,
-    ]);
+    sample('verify', verifyFlags(F, { frame, proof, 'published-at': publishedAt, selection: undefined }), extra);
 
   it('tamper: a changed frame row (an ID) → frameHash mismatch, exit 10', async () => {
     writeFileSync(p('frame-changed.csv'), readFileSync(p('frame.csv'), 'utf8').replace('HH-0042,', 'HH-9042,'));
@@ -312,19 +239,7 @@ describe('sample select commit / draw and sample verify', () => {
   it('draw refuses a forged round and a round other than the committed one (exit 5 and 4)', async () => {
     writeFileSync(p('forged-round.json'), JSON.stringify(fakeChain({ seed: 4 }).sign(round)));
     // (a round of our own key presented as quicknet's)
-    const f = await runCli([
-      'sample',
-      'select',
-      'draw',
-      '--commitment',
-      p('commitment.json'),
-      '--frame',
-      p('frame.csv'),
-      '--beacon',
-      p('forged-round.json'),
-      '--out-dir',
-      p('out-forged'),
-    ]);
+    const f = await sample('select draw', drawFlags(F, { beacon: p('forged-round.json'), 'out-dir': p('out-forged') }));
     expect(f.code).toBe(5);
     expect(f.stderr).toMatch(/\[invalid_beacon_signature\]/);
     writeFileSync(
@@ -333,19 +248,7 @@ describe('sample select commit / draw and sample verify', () => {
         JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/drand-rounds.json'), 'utf8')).quicknet[0],
       ),
     );
-    const o = await runCli([
-      'sample',
-      'select',
-      'draw',
-      '--commitment',
-      p('commitment.json'),
-      '--frame',
-      p('frame.csv'),
-      '--beacon',
-      p('other-round.json'),
-      '--out-dir',
-      p('out-other'),
-    ]);
+    const o = await sample('select draw', drawFlags(F, { beacon: p('other-round.json'), 'out-dir': p('out-other') }));
     expect(o.code).toBe(4);
     expect(o.stderr).toMatch(
       new RegExp(`\\[beacon_round_mismatch\\] .*round = 123 is not the committed round ${round}`),
@@ -355,54 +258,20 @@ describe('sample select commit / draw and sample verify', () => {
   it('draw refuses a frame that differs from the committed one (an ID, or only another column), exit 4', async () => {
     const text = readFileSync(p('frame.csv'), 'utf8');
     writeFileSync(p('frame-draw-id.csv'), text.replace('HH-0042,', 'HH-9042,'));
-    const a = await runCli([
-      'sample',
-      'select',
-      'draw',
-      '--commitment',
-      p('commitment.json'),
-      '--frame',
-      p('frame-draw-id.csv'),
-      '--beacon',
-      p('round.json'),
-      '--out-dir',
-      p('out-id'),
-    ]);
+    const a = await sample('select draw', drawFlags(F, { frame: p('frame-draw-id.csv'), 'out-dir': p('out-id') }));
     expect(a.code).toBe(4);
     expect(a.stderr).toMatch(/\[frame_mismatch\] frame-draw-id\.csv: frameHash [0-9a-f]{64} is not the committed/);
     writeFileSync(p('frame-draw-col.csv'), text.replace(/^(HH-0004,Lowland,)0/m, '$11'));
-    const b = await runCli([
-      'sample',
-      'select',
-      'draw',
-      '--commitment',
-      p('commitment.json'),
-      '--frame',
-      p('frame-draw-col.csv'),
-      '--beacon',
-      p('round.json'),
-      '--out-dir',
-      p('out-col'),
-    ]);
+    const b = await sample('select draw', drawFlags(F, { frame: p('frame-draw-col.csv'), 'out-dir': p('out-col') }));
     expect(b.code).toBe(4);
     expect(b.stderr).toMatch(/\[frame_mismatch\] .*another column was edited after the commitment/);
   });
 
   it("--seed-hex: a draw with randomness of the drawer's choosing is UNTRUSTED (exit 11) unless the verifier passes the same --seed-hex", async () => {
-    const d = await runCli([
-      'sample',
-      'select',
-      'draw',
-      '--commitment',
-      p('commitment.json'),
-      '--frame',
-      p('frame.csv'),
-      '--seed-hex',
-      'ab'.repeat(32),
-      '--out-dir',
-      p('out-verifier'),
-      '--json',
-    ]);
+    const d = await sample(
+      'select draw',
+      drawFlags(F, { 'seed-hex': 'ab'.repeat(32), 'out-dir': p('out-verifier'), json: true, beacon: undefined }),
+    );
     expect(d.code).toBe(0);
     const out = JSON.parse(d.stdout);
     expect(out.proofContent.randomness).toMatchObject({ source: 'verifier', randomness: 'ab'.repeat(32) });
@@ -442,54 +311,40 @@ describe('sample select commit / draw and sample verify', () => {
 
   it('a chain whose key the committer holds (--untrusted-chain-info): commit warns, draw works, verify exits 11 naming the chain', async () => {
     writeFileSync(p('own-frame.csv'), frameCsv(1500));
-    const c = await runCli([
-      'sample',
-      'select',
-      'commit',
-      '--design',
-      p('design.json'),
-      '--frame',
-      p('own-frame.csv'),
-      '--untrusted-chain-info',
-      p('chain.json'),
-      '--delay',
-      '0',
-      '--out',
-      p('own-commitment.json'),
-    ]);
+    const c = await sample('select commit', {
+      design: p('design.json'),
+      frame: p('own-frame.csv'),
+      'untrusted-chain-info': p('chain.json'),
+      delay: '0',
+      out: p('own-commitment.json'),
+    });
     expect(c.code).toBe(0);
     expect(c.stdout).toMatch(
       /warning: UNTRUSTED CHAIN: chain [0-9a-f]{12}… \(bls-unchained-g1-rfc9380, "test"\) is not one of the pinned public drand chains/,
     );
     const com = JSON.parse(readFileSync(p('own-commitment.json'), 'utf8'));
     writeFileSync(p('own-round.json'), JSON.stringify(chain.sign(com.beacon.round)));
-    const d = await runCli([
-      'sample',
-      'select',
-      'draw',
-      '--commitment',
-      p('own-commitment.json'),
-      '--frame',
-      p('own-frame.csv'),
-      '--beacon',
-      p('own-round.json'),
-      '--out-dir',
-      p('own-out'),
-    ]);
+    const d = await sample(
+      'select draw',
+      drawFlags(F, {
+        commitment: p('own-commitment.json'),
+        frame: p('own-frame.csv'),
+        beacon: p('own-round.json'),
+        'out-dir': p('own-out'),
+      }),
+    );
     expect(d.code).toBe(0);
     expect(d.stdout).toMatch(/warning: UNTRUSTED CHAIN/);
-    const v = await runCli([
-      'sample',
+    const v = await sample(
       'verify',
-      '--frame',
-      p('own-frame.csv'),
-      '--commitment',
-      p('own-commitment.json'),
-      '--proof',
-      p('own-out/proof.json'),
-      '--published-at',
-      com.committedAt,
-    ]);
+      verifyFlags(F, {
+        frame: p('own-frame.csv'),
+        commitment: p('own-commitment.json'),
+        proof: p('own-out/proof.json'),
+        'published-at': com.committedAt,
+        selection: undefined,
+      }),
+    );
     expect(v.code).toBe(11);
     expect(v.stderr).toMatch(
       /^UNTRUSTED \[chain pinned\] chain [0-9a-f]{12}… .*whoever holds that chain's key can sign any round, so the committer could have chosen the randomness/,
@@ -499,18 +354,12 @@ describe('sample select commit / draw and sample verify', () => {
 
   it('commit uses a pinned public chain by default (quicknet), a future round, and refuses an edited design', async () => {
     writeFileSync(p('pub-frame.csv'), frameCsv(1500));
-    const c = await runCli([
-      'sample',
-      'select',
-      'commit',
-      '--design',
-      p('design.json'),
-      '--frame',
-      p('pub-frame.csv'),
-      '--out',
-      p('pub-commitment.json'),
-      '--json',
-    ]);
+    const c = await sample('select commit', {
+      design: p('design.json'),
+      frame: p('pub-frame.csv'),
+      out: p('pub-commitment.json'),
+      json: true,
+    });
     expect(c.code).toBe(0);
     const out = JSON.parse(c.stdout);
     expect(out.commitment.beacon.chain).toEqual(
@@ -522,17 +371,11 @@ describe('sample select commit / draw and sample verify', () => {
     const d = JSON.parse(readFileSync(p('design.json'), 'utf8'));
     d.stratification.strata[0].sampleSize = Math.round(d.stratification.strata[0].sampleSize / 3);
     writeFileSync(p('design-edited.json'), JSON.stringify(d));
-    const e = await runCli([
-      'sample',
-      'select',
-      'commit',
-      '--design',
-      p('design-edited.json'),
-      '--frame',
-      p('pub-frame.csv'),
-      '--out',
-      p('edited-commitment.json'),
-    ]);
+    const e = await sample('select commit', {
+      design: p('design-edited.json'),
+      frame: p('pub-frame.csv'),
+      out: p('edited-commitment.json'),
+    });
     expect(e.code).toBe(4);
     expect(e.stderr).toMatch(
       /\[design_inconsistent\] .*stratification\.strata\[0\]\.sampleSize = \d+ does not follow from the design's own parameters: the sampling chain gives \d+/,
@@ -540,32 +383,14 @@ describe('sample select commit / draw and sample verify', () => {
   });
 
   it('an existing output gets its own code (output_exists, exit 4), for draw and commit', async () => {
-    const d = await runCli([
-      'sample',
-      'select',
-      'draw',
-      '--commitment',
-      p('commitment.json'),
-      '--frame',
-      p('frame.csv'),
-      '--beacon',
-      p('round.json'),
-      '--out-dir',
-      p('out'),
-    ]);
+    const d = await sample('select draw', drawFlags(F));
     expect(d.code).toBe(4);
     expect(d.stderr).toMatch(/\[output_exists\] --out-dir: .*proof\.json exists; a draw is written once/);
-    const c = await runCli([
-      'sample',
-      'select',
-      'commit',
-      '--design',
-      p('design.json'),
-      '--frame',
-      p('frame.csv'),
-      '--out',
-      p('commitment.json'),
-    ]);
+    const c = await sample('select commit', {
+      design: p('design.json'),
+      frame: p('frame.csv'),
+      out: p('commitment.json'),
+    });
     expect(c.code).toBe(4);
     expect(c.stderr).toMatch(/\[output_exists\] --out: .*commitment\.json exists; a commitment is published once/);
   });
@@ -578,34 +403,25 @@ describe('sample select commit / draw and sample verify', () => {
       p('vector-design.json'),
       JSON.stringify({ population: v.ids.length, expectedMean: 1, expectedSD: 0.065, dropoutRate: 0 }),
     );
-    const c = await runCli([
-      'sample',
-      'select',
-      'commit',
-      '--design',
-      p('vector-design.json'),
-      '--frame',
-      p('vector.csv'),
-      '--out',
-      p('vector-commitment.json'),
-      '--json',
-    ]);
+    const c = await sample('select commit', {
+      design: p('vector-design.json'),
+      frame: p('vector.csv'),
+      out: p('vector-commitment.json'),
+      json: true,
+    });
     expect(c.code).toBe(0);
     expect(JSON.parse(c.stdout).commitment.frame.frameHash).toBe(v.frameHash);
-    const d = await runCli([
-      'sample',
-      'select',
-      'draw',
-      '--commitment',
-      p('vector-commitment.json'),
-      '--frame',
-      p('vector.csv'),
-      '--seed-hex',
-      v.beaconRandomness,
-      '--out-dir',
-      p('out-vector'),
-      '--json',
-    ]);
+    const d = await sample(
+      'select draw',
+      drawFlags(F, {
+        commitment: p('vector-commitment.json'),
+        frame: p('vector.csv'),
+        'seed-hex': v.beaconRandomness,
+        'out-dir': p('out-vector'),
+        json: true,
+        beacon: undefined,
+      }),
+    );
     const proof = JSON.parse(d.stdout).proofContent;
     expect(proof.seed).toBe(v.seed);
     expect(proof.strata[0].sample.map((s: { household_id: string }) => s.household_id)).toEqual(v.selected);
@@ -620,47 +436,25 @@ describe('sample select commit / draw and sample verify', () => {
   it('errors name the lines: duplicate IDs (both lines), unknown stratum, a stratum too small', async () => {
     const base = frameCsv(1500).split('\r\n');
     writeFileSync(p('dup.csv'), [...base.slice(0, 10), base[5], ...base.slice(10)].join('\n'));
-    const dup = await runCli([
-      'sample',
-      'select',
-      'commit',
-      '--design',
-      p('design.json'),
-      '--frame',
-      p('dup.csv'),
-      '--out',
-      p('c-dup.json'),
-    ]);
+    const dup = await sample('select commit', { design: p('design.json'), frame: p('dup.csv'), out: p('c-dup.json') });
     expect(dup.code).toBe(4);
     expect(dup.stderr).toMatch(/\[duplicate_household\] dup\.csv:11: household_id "HH-0005" duplicates line 6/);
     writeFileSync(p('unknown.csv'), base.join('\n').replace('HH-0007,Lowland', 'HH-0007,Coast'));
-    const unk = await runCli([
-      'sample',
-      'select',
-      'commit',
-      '--design',
-      p('design.json'),
-      '--frame',
-      p('unknown.csv'),
-      '--out',
-      p('c-unk.json'),
-    ]);
+    const unk = await sample('select commit', {
+      design: p('design.json'),
+      frame: p('unknown.csv'),
+      out: p('c-unk.json'),
+    });
     expect(unk.code).toBe(5);
     expect(unk.stderr).toMatch(
       /\[unknown_stratum\] unknown\.csv:8: stratum "Coast" \(household "HH-0007"\) is not in the design; valid: Lowland, Highland/,
     );
     writeFileSync(p('small.csv'), frameCsv(150));
-    const small = await runCli([
-      'sample',
-      'select',
-      'commit',
-      '--design',
-      p('design.json'),
-      '--frame',
-      p('small.csv'),
-      '--out',
-      p('c-small.json'),
-    ]);
+    const small = await sample('select commit', {
+      design: p('design.json'),
+      frame: p('small.csv'),
+      out: p('c-small.json'),
+    });
     expect(small.code).toBe(5);
     expect(small.stderr).toMatch(
       /\[insufficient_frame\] small\.csv: stratum "Lowland" has 100 households in the frame, fewer than its sample size \d+/,
@@ -670,17 +464,11 @@ describe('sample select commit / draw and sample verify', () => {
       p('dup-small.csv'),
       [...frameCsv(150).split('\r\n').slice(0, 20), 'HH-0009,Lowland,1,x', 'HH-0003,Highland,1,y', ''].join('\n'),
     );
-    const both = await runCli([
-      'sample',
-      'select',
-      'commit',
-      '--design',
-      p('design.json'),
-      '--frame',
-      p('dup-small.csv'),
-      '--out',
-      p('c-both.json'),
-    ]);
+    const both = await sample('select commit', {
+      design: p('design.json'),
+      frame: p('dup-small.csv'),
+      out: p('c-both.json'),
+    });
     expect(both.code).toBe(4);
     expect(both.stderr).toMatch(
       /\[duplicate_household\] dup-small\.csv:21: household_id "HH-0009" duplicates line 10 \(2 IDs are duplicated; this is the first repeated in the file\)/,
@@ -689,50 +477,23 @@ describe('sample select commit / draw and sample verify', () => {
 
   it('commit with the design from flags equals commit with `sample calc --json` output (same designId and n)', async () => {
     writeFileSync(p('flat.csv'), 'household_id\n' + Array.from({ length: 1500 }, (_, i) => `F${i}`).join('\n'));
-    const a = await runCli([
-      'sample',
-      'select',
-      'commit',
-      '-N',
-      '1500',
-      '--mean',
-      '2.4',
-      '--sd',
-      '1.1',
-      '--dropout',
-      '0.1',
-      '--frame',
-      p('flat.csv'),
-      '--out',
-      p('c-flags.json'),
-      '--json',
-    ]);
-    const calc = await runCli([
-      'sample',
-      'calc',
-      '-N',
-      '1500',
-      '--mean',
-      '2.4',
-      '--sd',
-      '1.1',
-      '--dropout',
-      '0.1',
-      '--json',
-    ]);
+    const a = await sample('select commit', {
+      population: '1500',
+      mean: '2.4',
+      sd: '1.1',
+      dropout: '0.1',
+      frame: p('flat.csv'),
+      out: p('c-flags.json'),
+      json: true,
+    });
+    const calc = await sample('calc', { population: '1500', mean: '2.4', sd: '1.1', dropout: '0.1', json: true });
     writeFileSync(p('calc.json'), calc.stdout);
-    const b = await runCli([
-      'sample',
-      'select',
-      'commit',
-      '--design',
-      p('calc.json'),
-      '--frame',
-      p('flat.csv'),
-      '--out',
-      p('c-calc.json'),
-      '--json',
-    ]);
+    const b = await sample('select commit', {
+      design: p('calc.json'),
+      frame: p('flat.csv'),
+      out: p('c-calc.json'),
+      json: true,
+    });
     expect(a.code).toBe(0);
     expect(b.code).toBe(0);
     const ca = JSON.parse(a.stdout).commitment;
@@ -743,19 +504,12 @@ describe('sample select commit / draw and sample verify', () => {
 
   it('commit refuses an explicit past round (exit 4)', async () => {
     copyFileSync(p('design.json'), p('design2.json'));
-    const r = await runCli([
-      'sample',
-      'select',
-      'commit',
-      '--design',
-      p('design2.json'),
-      '--frame',
-      p('frame.csv'),
-      '--round',
-      '2',
-      '--out',
-      p('c-past.json'),
-    ]);
+    const r = await sample('select commit', {
+      design: p('design2.json'),
+      frame: p('frame.csv'),
+      round: '2',
+      out: p('c-past.json'),
+    });
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/\[round_not_in_future\] round 2 was produced at .*, not after the commitment time/);
   });
@@ -781,32 +535,25 @@ describe('sample select commit / draw and sample verify', () => {
     expect(ok.stdout).toContain('warning: ACCEPTED POPULATION MISMATCH');
     const c = JSON.parse(readFileSync(p('c-small.json'), 'utf8'));
     expect(c.populationMismatch).toMatchObject({ accepted: true, strata: [{ name: 'all', frameHouseholds: 1500 }] });
-    const draw = await runCli([
-      'sample',
-      'select',
-      'draw',
-      '--commitment',
-      p('c-small.json'),
-      '--frame',
-      p('frame.csv'),
-      '--seed-hex',
-      'cd'.repeat(32),
-      '--out-dir',
-      p('out-small'),
-    ]);
+    const draw = await sample(
+      'select draw',
+      drawFlags(F, {
+        commitment: p('c-small.json'),
+        'seed-hex': 'cd'.repeat(32),
+        'out-dir': p('out-small'),
+        beacon: undefined,
+      }),
+    );
     expect(draw.code).toBe(0);
-    const v = await runCli([
-      'sample',
+    const v = await sample(
       'verify',
-      '--frame',
-      p('frame.csv'),
-      '--commitment',
-      p('c-small.json'),
-      '--proof',
-      p('out-small/proof.json'),
-      '--seed-hex',
-      'cd'.repeat(32),
-    ]);
+      verifyFlags(F, {
+        commitment: p('c-small.json'),
+        proof: p('out-small/proof.json'),
+        'seed-hex': 'cd'.repeat(32),
+        selection: undefined,
+      }),
+    );
     expect(v.code).toBe(0);
     expect(v.stdout.split('\n')[0]).toMatch(/^FINDING ACCEPTED AT COMMIT: the design is for a smaller population/);
   });

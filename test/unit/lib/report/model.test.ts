@@ -18,6 +18,7 @@ import { commitmentDigest, type Commitment, type Proof } from '../../../../src/l
 import { drawSelection } from '../../../../src/lib/selection/workflow.ts';
 import { commitForRealRound, QUICKNET } from '../../../helpers/real-rounds.ts';
 import { fakeChain } from '../beacon/fake-drand.ts';
+import { COOKSTOVE_STRATA, stratifiedInput } from '../../../helpers/sampling-designs.ts';
 
 const strataOf = (d: ReturnType<typeof computeDesign>): ProjectReport['strata'] =>
   d.stratification.strata.map((s) => ({
@@ -74,20 +75,13 @@ describe('observationStats', () => {
 
 describe('compareWithData', () => {
   // the issue's case: baseline CVs 0.74 / 0.84 / 1.06 next to design CVs 0.46 / 0.64 / 0.79
-  const d = computeDesign({
-    population: 15000,
-    expectedMean: 2,
-    expectedSD: 1,
-    dropoutRate: 0.1,
-    stratification: {
-      enabled: true,
-      strata: [
-        { name: 'lpg', weight: 0.5, mean: 2.6, sd: 1.2 },
-        { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.15 },
-        { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 },
-      ],
-    },
-  });
+  const d = computeDesign(
+    stratifiedInput(15000, [
+      { name: 'lpg', weight: 0.5, mean: 2.6, sd: 1.2 },
+      { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.15 },
+      { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 },
+    ]),
+  );
   it('per stratum: CV assumed vs observed, r at the planned size, the size the data imply, and "too small"', () => {
     const stats = [
       { group: 'lpg', n: 40, mean: 2.5, sd: 1.85, cv: 0.74, estimator: 'srs' as const },
@@ -136,19 +130,12 @@ describe('chartData and the SVG', () => {
   });
 
   it("stratified: each stratum's point is on the line of its own N_h", () => {
-    const d = computeDesign({
-      population: 5000,
-      expectedMean: 2,
-      expectedSD: 1,
-      dropoutRate: 0.1,
-      stratification: {
-        enabled: true,
-        strata: [
-          { name: 'small', weight: 0.05, mean: 2, sd: 1 },
-          { name: 'large', weight: 0.95, mean: 2, sd: 1 },
-        ],
-      },
-    });
+    const d = computeDesign(
+      stratifiedInput(5000, [
+        { name: 'small', weight: 0.05, mean: 2, sd: 1 },
+        { name: 'large', weight: 0.95, mean: 2, sd: 1 },
+      ]),
+    );
     const c = chartData(d.parameters, strataOf(d), true);
     expect(c.series.map((s) => s.population)).toEqual([250, 4750]);
     for (const m of c.marks) {
@@ -161,19 +148,12 @@ describe('chartData and the SVG', () => {
   });
 
   it('the chart shows the observed CVs next to the designed ones, each on its own stratum line', async () => {
-    const design = computeDesign({
-      population: 5000,
-      expectedMean: 2,
-      expectedSD: 1,
-      dropoutRate: 0.1,
-      stratification: {
-        enabled: true,
-        strata: [
-          { name: 'lpg', weight: 0.6, mean: 2.5, sd: 1 },
-          { name: 'wood', weight: 0.4, mean: 2, sd: 1.2 },
-        ],
-      },
-    });
+    const design = computeDesign(
+      stratifiedInput(5000, [
+        { name: 'lpg', weight: 0.6, mean: 2.5, sd: 1 },
+        { name: 'wood', weight: 0.4, mean: 2, sd: 1.2 },
+      ]),
+    );
     // lpg observed with CV 0.5 (designed 0.4); wood with CV 0.3 (designed 0.6)
     const values = [
       ...[1.5, 2, 2.5, 3, 3.5].map((v) => ({ value: v, stratum: 'lpg' })),
@@ -201,19 +181,16 @@ describe('chartData and the SVG', () => {
   });
 
   it("a stratum's own dropout rate is shown in the strata table and is what its realised dropout is held against", async () => {
-    const design = computeDesign({
-      population: 4000,
-      expectedMean: 2,
-      expectedSD: 1,
-      dropoutRate: 0.05,
-      stratification: {
-        enabled: true,
-        strata: [
+    const design = computeDesign(
+      stratifiedInput(
+        4000,
+        [
           { name: 'far', weight: 0.5, dropoutRate: 0.2 },
           { name: 'near', weight: 0.5 },
         ],
-      },
-    });
+        { dropoutRate: 0.05 },
+      ),
+    );
     // 15 % dropout in both: above near's 5 % (the design's), below far's own 20 %
     const values = ['far', 'near'].flatMap((stratum) =>
       Array.from({ length: 40 }, (_, i) => ({ value: i < 6 ? null : 1.5 + (i % 5) * 0.25, stratum })),
@@ -235,19 +212,16 @@ describe('chartData and the SVG', () => {
   });
 
   it('a CV below the axis range is drawn at the axis, marked, with its value', () => {
-    const d = computeDesign({
-      population: 900,
-      expectedMean: 2,
-      expectedSD: 1,
-      dropoutRate: 0,
-      stratification: {
-        enabled: true,
-        strata: [
+    const d = computeDesign(
+      stratifiedInput(
+        900,
+        [
           { name: 'steady', weight: 0.5, mean: 10, sd: 0.4 },
           { name: 'varied', weight: 0.5, mean: 2, sd: 1 },
         ],
-      },
-    });
+        { dropoutRate: 0 },
+      ),
+    );
     const c = chartData(d.parameters, strataOf(d), true);
     expect(c.marks[0]).toMatchObject({ label: 'steady', clamped: true });
     expect(c.marks[0]!.cv).toBeCloseTo(0.04, 12);
@@ -447,20 +421,7 @@ describe("the package's headline tells missed precision and the realised dropout
       .slice(1)
       .map((l) => l.split(','))
       .map(([, v, s], i) => ({ value: i % 11 === 0 ? null : Number(v), stratum: s! }));
-    const design = computeDesign({
-      population: 15000,
-      expectedMean: 2,
-      expectedSD: 1,
-      dropoutRate: 0.08,
-      stratification: {
-        enabled: true,
-        strata: [
-          { name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9 },
-          { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 },
-          { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 },
-        ],
-      },
-    });
+    const design = computeDesign(stratifiedInput(15000, COOKSTOVE_STRATA, { dropoutRate: 0.08 }));
     const r = await buildReport({
       generatedAt: new Date('2026-11-27T00:00:00Z'),
       projects: [{ projectId: 'p', design, observations: { kind: 'monitoring', values: rows } }],

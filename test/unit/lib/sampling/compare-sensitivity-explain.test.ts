@@ -3,21 +3,9 @@ import { computeDesign, chain, Z_95 } from '../../../../src/lib/sampling/design.
 import { allocate, compareAllocations, relativePrecision } from '../../../../src/lib/sampling/compare.ts';
 import { sensitivity, Z_90, dropoutGrid } from '../../../../src/lib/sampling/sensitivity.ts';
 import { explainDesign } from '../../../../src/lib/sampling/explain.ts';
+import { COOKSTOVE_STRATA, stratifiedInput } from '../../../helpers/sampling-designs.ts';
 
-const s02 = computeDesign({
-  population: 15000,
-  expectedMean: 2,
-  expectedSD: 1,
-  dropoutRate: 0.08,
-  stratification: {
-    enabled: true,
-    strata: [
-      { name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9 },
-      { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 },
-      { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 },
-    ],
-  },
-});
+const s02 = computeDesign(stratifiedInput(15000, COOKSTOVE_STRATA, { dropoutRate: 0.08 }));
 
 describe('comparison of allocations', () => {
   const c = compareAllocations(s02);

@@ -9,6 +9,7 @@ import {
 } from '../../../../src/lib/sampling/design.ts';
 import { OracleKitError } from '../../../../src/lib/errors.ts';
 import { samplingCases } from '../../../helpers/spec.ts';
+import { stratifiedInput } from '../../../helpers/sampling-designs.ts';
 
 const ref = samplingCases();
 
@@ -260,19 +261,10 @@ describe('insufficient_population states a population that works', () => {
   });
 
   it('for a stratum: the stratum population that fits, and a total that apportions it at these weights', () => {
-    const body = {
-      population: 100,
-      expectedMean: 2,
-      expectedSD: 1,
-      dropoutRate: 0.1,
-      stratification: {
-        enabled: true,
-        strata: [
-          { name: 'a', weight: 0.8 },
-          { name: 'b', weight: 0.2 },
-        ],
-      },
-    };
+    const body = stratifiedInput(100, [
+      { name: 'a', weight: 0.8 },
+      { name: 'b', weight: 0.2 },
+    ]);
     const valid = failure(body).valid!;
     const total = Number(/a population of at least (\d+)/.exec(valid)![1]);
     expect(valid).toContain('a stratum population of at least 47 households');
@@ -282,20 +274,15 @@ describe('insufficient_population states a population that works', () => {
 });
 
 describe("a stratum's own dropout rate", () => {
-  const body = {
-    population: 15000,
-    expectedMean: 2,
-    expectedSD: 1,
-    dropoutRate: 0.08,
-    stratification: {
-      enabled: true,
-      strata: [
-        { name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9, dropoutRate: 0.135 },
-        { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 },
-        { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1, dropoutRate: 0 },
-      ],
-    },
-  };
+  const body = stratifiedInput(
+    15000,
+    [
+      { name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9, dropoutRate: 0.135 },
+      { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 },
+      { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1, dropoutRate: 0 },
+    ],
+    { dropoutRate: 0.08 },
+  );
 
   it("sizes the stratum with its own rate, the others with the design's, and says so in the record", () => {
     const d = computeDesign(body);

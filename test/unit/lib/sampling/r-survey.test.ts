@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { computeDesign } from '../../../../src/lib/sampling/design.ts';
 import { parseObservationsCsv, recalculate, type Observation } from '../../../../src/lib/sampling/recalc.ts';
+import { COOKSTOVE_STRATA, stratifiedInput } from '../../../helpers/sampling-designs.ts';
 
 const DIR = join(import.meta.dirname, '../../../fixtures/r-survey');
 /** What an R script printed: per group n, mean, SE and precision. */
@@ -20,41 +21,34 @@ function rOutput(file: string): Map<string, { n: number; mean: number; se: numbe
   );
 }
 const r = rOutput('survey-output.csv');
+
 const close = (a: number, b: number, digits: number) =>
   expect(Math.abs(a - b) / Math.abs(b), `${a} vs ${b}`).toBeLessThan(10 ** -digits);
 
+/** Per stratum and overall: n, and the mean, the SE with the finite-population correction and z·SE/mean to 10 digits. */
+function expectAgreesWithR(res: ReturnType<typeof recalculate>, want: ReturnType<typeof rOutput>): void {
+  for (const g of res.achieved!.groups) {
+    const w = want.get(g.stratum)!;
+    expect(g.n).toBe(w.n);
+    close(g.mean!, w.mean, 10);
+    close(g.precision!, w.precision, 10);
+    // SE = s/√n·√(1 − n/N), which is what r divides by z and the mean
+    close((g.sd! / Math.sqrt(g.n)) * Math.sqrt(1 - g.n / g.population), w.se, 10);
+  }
+  const o = res.achieved!.overall!;
+  const w = want.get('overall')!;
+  expect(o.n).toBe(w.n);
+  close(o.mean, w.mean, 10);
+  close(Math.sqrt(o.variance), w.se, 10);
+  close(o.precision, w.precision, 10);
+}
+
 describe("recalc's stratified estimates equal R survey's svymean", () => {
   it('per stratum and overall: mean, SE with the finite-population correction and z·SE/mean, to 10 significant digits', () => {
-    const previous = computeDesign({
-      population: 15000,
-      expectedMean: 2,
-      expectedSD: 1,
-      dropoutRate: 0.08,
-      stratification: {
-        enabled: true,
-        strata: [
-          { name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9 },
-          { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 },
-          { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 },
-        ],
-      },
-    });
+    const previous = computeDesign(stratifiedInput(15000, COOKSTOVE_STRATA, { dropoutRate: 0.08 }));
     const obs = parseObservationsCsv(readFileSync(join(DIR, 'observations.csv'), 'utf8'), 'observations.csv');
     const res = recalculate({ previous, observations: obs });
-    for (const g of res.achieved!.groups) {
-      const want = r.get(g.stratum)!;
-      expect(g.n).toBe(want.n);
-      close(g.mean!, want.mean, 10);
-      close(g.precision!, want.precision, 10);
-      // SE = s/√n·√(1 − n/N), which is what r divides by z and the mean
-      close((g.sd! / Math.sqrt(g.n)) * Math.sqrt(1 - g.n / g.population), want.se, 10);
-    }
-    const o = res.achieved!.overall!;
-    const want = r.get('overall')!;
-    expect(o.n).toBe(want.n);
-    close(o.mean, want.mean, 10);
-    close(Math.sqrt(o.variance), want.se, 10);
-    close(o.precision, want.precision, 10);
+    expectAgreesWithR(res, r);
     // the two strata that miss ±5 % in R miss it here too
     expect(res.achieved!.groups.filter((g) => !g.met).map((g) => g.stratum)).toEqual(['biomass', 'electric']);
   });
@@ -63,20 +57,17 @@ describe("recalc's stratified estimates equal R survey's svymean", () => {
 describe("at 10^6 rows recalc's stratified estimates still equal R survey's svymean", () => {
   it('per stratum and overall, to 10 significant digits (the rows generated as survey-1e6.R generates them)', () => {
     const want = rOutput('survey-1e6-output.csv');
-    const previous = computeDesign({
-      population: 10_000_000,
-      expectedMean: 2,
-      expectedSD: 1,
-      dropoutRate: 0,
-      stratification: {
-        enabled: true,
-        strata: [
+    const previous = computeDesign(
+      stratifiedInput(
+        10_000_000,
+        [
           { name: 'lpg', weight: 0.5 },
           { name: 'biomass', weight: 0.3 },
           { name: 'electric', weight: 0.2 },
         ],
-      },
-    });
+        { dropoutRate: 0 },
+      ),
+    );
     // survey-1e6.R: stratum by i mod 10, value = base + ((i·i + 7·i) mod 1009) / 250, exact in doubles
     const base = { lpg: 1, biomass: 0.4, electric: 0.2 };
     const observations: Observation[] = new Array(1_000_000);
@@ -91,18 +82,6 @@ describe("at 10^6 rows recalc's stratified estimates still equal R survey's svym
       };
     }
     const res = recalculate({ previous, observations });
-    for (const g of res.achieved!.groups) {
-      const w = want.get(g.stratum)!;
-      expect(g.n).toBe(w.n);
-      close(g.mean!, w.mean, 10);
-      close((g.sd! / Math.sqrt(g.n)) * Math.sqrt(1 - g.n / g.population), w.se, 10);
-      close(g.precision!, w.precision, 10);
-    }
-    const o = res.achieved!.overall!;
-    const w = want.get('overall')!;
-    expect(o.n).toBe(w.n);
-    close(o.mean, w.mean, 10);
-    close(Math.sqrt(o.variance), w.se, 10);
-    close(o.precision, w.precision, 10);
+    expectAgreesWithR(res, want);
   });
 });

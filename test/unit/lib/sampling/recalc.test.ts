@@ -8,6 +8,7 @@ import {
 } from '../../../../src/lib/sampling/recalc.ts';
 import { computeDesign, Z_95 } from '../../../../src/lib/sampling/design.ts';
 import { OracleKitError } from '../../../../src/lib/errors.ts';
+import { COOKSTOVE_STRATA, stratifiedInput } from '../../../helpers/sampling-designs.ts';
 
 function err(fn: () => unknown): OracleKitError {
   try {
@@ -169,20 +170,7 @@ describe('observations CSV', () => {
   });
 });
 
-const three = computeDesign({
-  population: 15000,
-  expectedMean: 2,
-  expectedSD: 1,
-  dropoutRate: 0.08,
-  stratification: {
-    enabled: true,
-    strata: [
-      { name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9 },
-      { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 },
-      { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 },
-    ],
-  },
-});
+const three = computeDesign(stratifiedInput(15000, COOKSTOVE_STRATA, { dropoutRate: 0.08 }));
 const rowsOf = (stratum: string, n: number, value: (i: number) => string) =>
   Array.from({ length: n }, (_, i) => `${stratum}-${i},${value(i)},${stratum}`);
 
@@ -299,19 +287,16 @@ describe('observations: dropout, signs, semicolons, stratum names', () => {
   });
 
   it('matches stratum names by the rule of the frame: trimmed, ASCII letters case-insensitive, nothing else folded', () => {
-    const d = computeDesign({
-      population: 4000,
-      expectedMean: 2,
-      expectedSD: 1,
-      dropoutRate: 0,
-      stratification: {
-        enabled: true,
-        strata: [
+    const d = computeDesign(
+      stratifiedInput(
+        4000,
+        [
           { name: 'Straße', weight: 0.5 },
           { name: 'été', weight: 0.5 },
         ],
-      },
-    });
+        { dropoutRate: 0 },
+      ),
+    );
     const ok = parseObservationsCsv('household,value,stratum\nA,1, STRAßE \nB,2,straße\nC,1,été\nD,2,été');
     expect(recalculate({ previous: d, observations: ok }).achieved!.groups.map((g) => g.n)).toEqual([2, 2]);
     const bad = parseObservationsCsv('household,value,stratum\nA,1,Straße\nB,2,ÉTÉ');

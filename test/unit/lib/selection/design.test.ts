@@ -5,21 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { adjustForDropout, computeDesign } from '../../../../src/lib/sampling/design.ts';
 import { assertDesignConsistent, designDiscrepancies, loadDesign } from '../../../../src/lib/selection/design.ts';
+import { COOKSTOVE_STRATA, stratifiedInput } from '../../../helpers/sampling-designs.ts';
 
-const strat = computeDesign({
-  population: 15000,
-  expectedMean: 2,
-  expectedSD: 1,
-  dropoutRate: 0.1,
-  stratification: {
-    enabled: true,
-    strata: [
-      { name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9 },
-      { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 },
-      { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 },
-    ],
-  },
-});
+const strat = computeDesign(stratifiedInput(15000, COOKSTOVE_STRATA));
 const flat = computeDesign({ population: 8000, expectedMean: 3.1, expectedSD: 1.7, dropoutRate: 0.1 });
 
 describe('designDiscrepancies', () => {
@@ -84,19 +72,12 @@ describe('designDiscrepancies', () => {
 
 describe('a design whose strata have their own dropout rates', () => {
   it('recomputes from its own record without a discrepancy; one whose n_h ignores its rate is named', () => {
-    const d = computeDesign({
-      population: 4000,
-      expectedMean: 2,
-      expectedSD: 1,
-      dropoutRate: 0.1,
-      stratification: {
-        enabled: true,
-        strata: [
-          { name: 'a', weight: 0.5, dropoutRate: 0.25 },
-          { name: 'b', weight: 0.5 },
-        ],
-      },
-    });
+    const d = computeDesign(
+      stratifiedInput(4000, [
+        { name: 'a', weight: 0.5, dropoutRate: 0.25 },
+        { name: 'b', weight: 0.5 },
+      ]),
+    );
     expect(designDiscrepancies(d.parameters, d.stratification)).toEqual([]);
     const forged = structuredClone(d);
     forged.stratification.strata[0]!.sampleSize = adjustForDropout(

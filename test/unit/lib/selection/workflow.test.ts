@@ -10,6 +10,7 @@ import { commitSelection, drawSelection } from '../../../../src/lib/selection/wo
 import { verifySelection } from '../../../../src/lib/selection/verify.ts';
 import { commitForRealRound, QUICKNET } from '../../../helpers/real-rounds.ts';
 import { fakeChain } from '../beacon/fake-drand.ts';
+import { COOKSTOVE_STRATA, stratifiedInput } from '../../../helpers/sampling-designs.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'okit-wf-'));
 const v = cases.selection_vectors[0]!;
@@ -156,23 +157,7 @@ describe('commit → draw → verify (in process)', () => {
 });
 
 describe('a design for a smaller population than the frame', () => {
-  const design1000 = () =>
-    loadDesign(
-      computeDesign({
-        population: 1000,
-        expectedMean: 2,
-        expectedSD: 1,
-        dropoutRate: 0.08,
-        stratification: {
-          enabled: true,
-          strata: [
-            { name: 'lpg', weight: 0.5, mean: 2.6, sd: 0.9 },
-            { name: 'biomass', weight: 0.3, mean: 1.8, sd: 1.2 },
-            { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 },
-          ],
-        },
-      }),
-    );
+  const design1000 = () => loadDesign(computeDesign(stratifiedInput(1000, COOKSTOVE_STRATA, { dropoutRate: 0.08 })));
   const frame15000 = (): string => {
     const path = join(dir, 'frame-15000.csv');
     const rows = ['household_id,stratum'];
