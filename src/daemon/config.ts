@@ -14,9 +14,10 @@
  * Port: --port, else $ORACLEKIT_DAEMON_PORT, else the config file's `port`,
  * else 4781. Host: 127.0.0.1 unless the config file says otherwise.
  *
- * daemon.json is validated by one zod schema (daemonConfigSchema) and, with
- * the daemon's flags and environment, resolved once at start
- * (resolveSettings); nothing else reads them.
+ * daemon.json is read by the one config-file reader (lib/json-file.ts) with
+ * one zod schema (daemonConfigSchema) and, with the daemon's flags and
+ * environment, resolved once at start (resolveSettings); nothing else reads
+ * them.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { DEFAULT_HOST, DEFAULT_PORT, configPath } from '../lib/paths.ts';
@@ -26,6 +27,7 @@ import { checkDid } from '../lib/did/did.ts';
 import { OracleKitError, showValue } from '../lib/errors.ts';
 import { checkPostgresUrl, redact } from '../storage/open.ts';
 import { toolEnv } from '../lib/env.ts';
+import { checkJsonFile, parseJsonFile, type JsonFileProblem } from '../lib/json-file.ts';
 import { DEFAULT_RULE, ruleFromJson, type SnapshotVoter, type TallyRule } from '../lib/registry/tally.ts';
 
 export interface DeploymentConfig {
@@ -181,31 +183,36 @@ function checkRedisUrl(url: string, setting = 'redisUrl'): void {
     throw fail('the path must be a database number (/0, /1, …)');
 }
 
-/** A zod failure of the config → invalid_config naming the key, its value and what is valid. */
-function configError(err: z.ZodError, raw: unknown): OracleKitError {
-  const i = err.issues[0]!;
-  let field = i.path
-    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
-    .join('')
-    .replace(/^\./, '');
-  let value: unknown = raw;
-  for (const p of i.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[p as PropertyKey];
-  if (i.code === 'unrecognized_keys') {
-    const key = i.keys[0]!;
-    field = field ? `${field}.${key}` : key;
-    value = (value as Record<string, unknown> | undefined)?.[key];
-    return bad(`key ${field} is unknown`, field, value, 'the keys of docs/daemon.md, "The deployment config"');
-  }
-  if ((field === 'databaseUrl' || field === 'redisUrl') && typeof value === 'string') value = redact(value); // a password never reaches a log
-  const valid = (i as { params?: { valid?: string } }).params?.valid ?? i.message;
-  return bad(`${field || '(root)'} = ${showValue(value)} is invalid: ${i.message}`, field || '(root)', value, valid);
+/** A password in a URL of daemon.json never reaches a message or a log. */
+const CONFIG_FILE = {
+  shown: (field: string, v: unknown) =>
+    (field === 'databaseUrl' || field === 'redisUrl') && typeof v === 'string' ? redact(v) : v,
+};
+
+/** A problem of daemon.json (json-file.ts) → invalid_config naming the key, its value and what is valid. */
+function configError(p: JsonFileProblem): OracleKitError {
+  return new OracleKitError({
+    status: 400,
+    code: 'invalid_config',
+    message: p.message,
+    ...(p.field !== undefined ? { field: p.field, value: p.value } : {}),
+    ...(p.field !== undefined
+      ? { valid: p.unknownKey ? 'the keys of docs/daemon.md, "The deployment config"' : p.valid }
+      : {}),
+  });
 }
 
-/** Parses the deployment config (JSON), once, with daemonConfigSchema; defaults fill what it leaves out. */
-export function parseConfig(raw: unknown): DeploymentConfig {
-  const r = daemonConfigSchema.safeParse(raw);
-  if (!r.success) throw configError(r.error, raw);
-  const o = r.data;
+/**
+ * Parses the deployment config (the JSON of `path`, default daemon.json), once, with daemonConfigSchema through
+ * the one config-file reader (json-file.ts); defaults fill what it leaves out.
+ */
+export function parseConfig(raw: unknown, path = 'daemon.json'): DeploymentConfig {
+  const r = checkJsonFile(path, raw, daemonConfigSchema, CONFIG_FILE);
+  if (!r.ok) throw configError(r.problem);
+  return withDefaults(r.value);
+}
+
+function withDefaults(o: z.infer<typeof daemonConfigSchema>): DeploymentConfig {
   const d = DEFAULT_CONFIG;
   return {
     host: o.host ?? d.host,
@@ -324,15 +331,7 @@ export function resolveSettings(
 /** Reads the config file; defaults when it does not exist. */
 export function loadConfig(path = configPath()): DeploymentConfig {
   if (!existsSync(path)) return { ...DEFAULT_CONFIG, oracle: { ...DEFAULT_CONFIG.oracle } };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    throw new OracleKitError({
-      status: 400,
-      code: 'invalid_config',
-      message: `config file ${path} is not valid JSON: ${(e as Error).message}`,
-    });
-  }
-  return parseConfig(raw);
+  const r = parseJsonFile(path, readFileSync(path, 'utf8'), daemonConfigSchema, CONFIG_FILE);
+  if (!r.ok) throw configError(r.problem);
+  return withDefaults(r.value);
 }

@@ -1,6 +1,9 @@
 /** daemon.json through its zod schema, and the daemon's flags and environment resolved once. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, parseConfig, resolveSettings } from '../../../src/daemon/config.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_CONFIG, loadConfig, parseConfig, resolveSettings } from '../../../src/daemon/config.ts';
 import type { OracleKitError } from '../../../src/lib/errors.ts';
 
 const KEY = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK';
@@ -45,6 +48,33 @@ describe('parseConfig', () => {
       }
       expect(err, JSON.stringify(raw)).toMatchObject({ code: 'invalid_config', status: 400, field });
       expect((err as Error).message).toMatch(message);
+    }
+  });
+});
+
+describe('loadConfig', () => {
+  it('reads daemon.json through the one config-file reader: the file named, a secret in broken JSON never echoed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oraclekit-config-'));
+    try {
+      const path = join(dir, 'daemon.json');
+      writeFileSync(path, '{"databaseUrl": "postgres://u:hunter2@h/db", ');
+      expect(() => loadConfig(path)).toThrow(`${path} is not valid JSON`);
+      expect(() => loadConfig(path)).not.toThrow(/hunter2/);
+      writeFileSync(path, JSON.stringify({ redisUrl: 'http://u:hunter2@cache' }));
+      let err: OracleKitError | undefined;
+      try {
+        loadConfig(path);
+      } catch (e) {
+        err = e as OracleKitError;
+      }
+      expect(err).toMatchObject({ code: 'invalid_config', field: 'redisUrl', value: 'http://u:***@cache' });
+      expect(err?.message).toBe(
+        `${path}: redisUrl = "http://u:***@cache" is invalid: not a Redis URL: the scheme must be redis:// or rediss://`,
+      );
+      writeFileSync(path, JSON.stringify({ port: 5001, oracle: { model: 'm' } }));
+      expect(loadConfig(path)).toMatchObject({ port: 5001, oracle: { model: 'm' } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
