@@ -191,24 +191,41 @@ describe.skipIf('skip' in tmpfs)(`the runtime on a full disk${'skip' in tmpfs ? 
     return { status: 200, events: (await readSse(res)).events };
   }
 
-  it('writes answer 507 storage_full, /ready says so, and no turn is reported finished that was not stored', async () => {
-    const u = await h.user();
-    const sessions: string[] = [];
+  let u: Awaited<ReturnType<Harness['user']>>;
+  const sessions: string[] = [];
+  type Turn = { sessionId: string; message: string; answer: string; events: AnyEvent[]; status: number };
+  const turns: Turn[] = [];
+  const doneOf = (t: Turn) => t.events.find((e) => e.event === 'done')?.data as { status: string };
+  const requestOf = (t: Turn) => (t.events[0]!.data as { requestId: string }).requestId;
+
+  it('writes answer 507 storage_full naming the cause, not a 500', async () => {
+    u = await h.user();
     for (let i = 0; i < 6; i++) sessions.push(await u.newSession());
     expect((await fetch(`${h.url}/ready`)).status).toBe(200);
-
     // no room at all: the WAL emptied into the file, then the disk filled to its last byte
     await h.app.runtime.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     fs.fill();
     const created = await u.req('POST', '/sessions', {});
-    expect([created.status, created.body]).toMatchObject([507, { statusCode: 507, code: 'storage_full' }]);
-    expect(created.body.message).toMatch(/^the disk that holds the database is full \(SQLITE_FULL\)/);
+    expect([created.status, created.body]).toMatchObject([
+      507,
+      { statusCode: 507, code: 'storage_full', details: { cause: 'SQLITE_FULL' } },
+    ]);
+    expect(created.body.message).toBe(
+      'the disk that holds the database is full (SQLITE_FULL); nothing was stored. Retry once space is freed',
+    );
     const deleted = await u.req('DELETE', `/sessions/${sessions[5]}`);
     expect([deleted.status, deleted.body.code]).toEqual([507, 'storage_full']);
+  });
+
+  it('a turn whose message cannot be stored is refused with 507, streamed or not; the message is not in the history', async () => {
     const refused = await turn(u, sessions[0]!, 'hello on a full disk');
     expect([refused.status, refused.body?.code]).toEqual([507, 'storage_full']);
     const plain = await u.req('POST', `/messages/${sessions[0]}`, { message: 'and without a stream' });
     expect([plain.status, plain.body.code]).toEqual([507, 'storage_full']);
+    expect((await u.req('GET', `/messages/${sessions[0]}`)).body.messages).toEqual([]);
+  });
+
+  it('/ready is 503 with the code while writes fail', async () => {
     const ready = await fetch(`${h.url}/ready`);
     expect(ready.status).toBe(503);
     expect(await ready.json()).toMatchObject({
@@ -216,13 +233,13 @@ describe.skipIf('skip' in tmpfs)(`the runtime on a full disk${'skip' in tmpfs ? 
       pending: ['storage'],
       storage: { ready: false, code: 'storage_full' },
     });
+  });
 
-    // a little room (160 kB): a short turn may fit, a long answer does not
+  it('with a little room each turn finishes with all of it stored, ends failed (storage_failed) or is refused', async () => {
+    // 160 kB: a short turn may fit, a long answer does not
     fs.free();
-    const room = fs.fill(160 * 1024);
-    expect(room).toBeGreaterThan(0);
+    expect(fs.fill(160 * 1024)).toBeGreaterThan(0);
     const long = 'a long answer that will not fit. '.repeat(4000); // 132 kB
-    const turns: { sessionId: string; message: string; answer: string; events: AnyEvent[]; status: number }[] = [];
     for (const [i, answer] of ['short answer one', long, 'short answer two', long, 'short answer three'].entries()) {
       const sessionId = sessions[i]!;
       const message = `question ${i}`;
@@ -230,55 +247,55 @@ describe.skipIf('skip' in tmpfs)(`the runtime on a full disk${'skip' in tmpfs ? 
       const r = await turn(u, sessionId, message);
       turns.push({ sessionId, message, answer, events: r.events, status: r.status });
       if (r.status !== 200) expect([r.status, r.body?.code]).toEqual([507, 'storage_full']);
+      else expect(['finished', 'failed']).toContain(doneOf(turns.at(-1)!).status);
     }
-    const doneOf = (t: (typeof turns)[number]) => t.events.find((e) => e.event === 'done')?.data as { status: string };
-    const finished = turns.filter((t) => t.status === 200 && doneOf(t).status === 'finished');
-    const failed = turns.filter((t) => t.status === 200 && doneOf(t).status === 'failed');
     // the long answers cannot be stored: their turns end failed with storage_failed, never finished
-    for (const t of turns.filter((t) => t.answer === long && t.status === 200)) {
-      expect(doneOf(t).status).toBe('failed');
-      expect(t.events.find((e) => e.event === 'error')?.data).toMatchObject({ code: 'storage_failed' });
-    }
-    for (const t of failed)
+    for (const t of turns.filter((t) => t.answer === long && t.status === 200)) expect(doneOf(t).status).toBe('failed');
+    for (const t of turns.filter((t) => t.status === 200 && doneOf(t).status === 'failed'))
       expect(t.events.find((e) => e.event === 'error')?.data).toMatchObject({ code: 'storage_failed' });
     // some of each: what fitted finished, what did not failed after its message was stored, or was refused
-    expect(finished.length).toBeGreaterThan(0);
-    expect(failed.length).toBeGreaterThan(0);
+    expect(turns.some((t) => t.status === 200 && doneOf(t).status === 'finished')).toBe(true);
+    expect(turns.some((t) => t.status === 200 && doneOf(t).status === 'failed')).toBe(true);
     expect(turns.some((t) => t.status === 507)).toBe(true);
+  });
 
-    // space again: /ready is 200 once a write goes through, and a turn finishes
+  it('once space is freed /ready is 200 again by itself, and a turn finishes', async () => {
     fs.free();
     const back = await fetch(`${h.url}/ready`);
     expect([back.status, ((await back.json()) as { storage: unknown }).storage]).toEqual([200, { ready: true }]);
     h.model.enqueue({ steps: [{ type: 'text', text: 'space again' }] });
     const after = await turn(u, sessions[5]!, 'and now?');
     expect(after.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
-
-    // read back from the file: every turn reported finished is stored, its answer whole
     await until(
       async () => ((await h.app.runtime.store.latestRun(sessions[5]!))?.status === 'finished' ? 1 : undefined),
       'the last run stored',
     );
+  });
+
+  it('read back from the file: every turn reported finished is stored whole; none that failed is stored as finished', () => {
     const file = new DatabaseSync(join(fs.dir, 'oracle.db'), { readOnly: true });
     const rows = (sessionId: string) =>
       file
         .prepare('SELECT id, type, content, turn FROM runtime_messages WHERE session_id = ? ORDER BY seq')
         .all(sessionId) as { id: string; type: string; content: string; turn: string | null }[];
-    for (const t of finished) {
-      const requestId = (t.events[0]!.data as { requestId: string }).requestId;
+    expect(turns.length).toBe(5);
+    for (const t of turns.filter((t) => t.status === 200 && doneOf(t).status === 'finished')) {
       const stored = rows(t.sessionId);
-      expect(stored.find((r) => r.id === messageIds.human(requestId))).toMatchObject({
+      expect(stored.find((r) => r.id === messageIds.human(requestOf(t)))).toMatchObject({
         content: JSON.stringify(t.message),
         turn: expect.stringContaining('"status":"finished"'),
       });
-      expect(stored.find((r) => r.id === requestId)).toMatchObject({ type: 'ai', content: JSON.stringify(t.answer) });
+      expect(stored.find((r) => r.id === requestOf(t))).toMatchObject({
+        type: 'ai',
+        content: JSON.stringify(t.answer),
+      });
     }
-    // what ended failed is not stored as finished
-    for (const t of failed) {
-      const requestId = (t.events[0]!.data as { requestId: string }).requestId;
-      expect(rows(t.sessionId).find((r) => r.id === requestId)).toBeUndefined();
+    for (const t of turns.filter((t) => t.status === 200 && doneOf(t).status === 'failed')) {
+      expect(rows(t.sessionId).find((r) => r.id === requestOf(t))).toBeUndefined();
       expect(rows(t.sessionId).some((r) => (r.turn ?? '').includes('"finished"'))).toBe(false);
     }
+    // a refused turn left nothing
+    for (const t of turns.filter((t) => t.status === 507)) expect(rows(t.sessionId)).toEqual([]);
     file.close();
   });
 });
