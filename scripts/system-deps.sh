@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages the test suite uses: Chromium (the report renders in a real
-# browser), python3 (runs the report's independent recipe), redis-server (the
+# browser; a call's page in the same), espeak-ng (the speech the call test's fake
+# microphone plays), python3 (runs the report's independent recipe), redis-server (the
 # tasks plugin's queue, socket.io fan-out), tmux (drives the chat TUI end to
 # end), postgresql (the second storage backend; tests start their own
 # cluster with initdb/pg_ctl, see test/helpers/postgres.ts), and curl and jq
@@ -10,6 +11,7 @@
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v espeak-ng >/dev/null 2>&1 || need+=(espeak-ng)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)

@@ -1,9 +1,12 @@
 /**
  * The one outbound JSON request of the package: the registry client (and so
  * the CLI), the runtime's plugins and its model probe, the drand relays of
- * `sample select beacon` and the daemon's health probes send their HTTP calls
- * through it (the browser client has its own, OracleClient; the live-call
- * plugin's voice calls and the MCP SDK's transport bring theirs).
+ * `sample select beacon`, the daemon's health probes and the live-call
+ * plugin's speech services send their HTTP calls through it (the browser
+ * client has its own, OracleClient; the MCP SDK's transport brings its own).
+ * A few calls are not JSON both ways (a speech service takes a multipart
+ * upload or answers audio): `form` sends a form as it is, `binary` reads the
+ * reply as bytes; the time-out and the failures are the same.
  *
  * - every call has a time-out (default 30 s), merged with the caller's abort
  *   signal;
@@ -48,6 +51,10 @@ export interface FetchJsonRequest {
   query?: Record<string, string | number | undefined>;
   /** Sent as JSON (content-type application/json unless `headers` says otherwise). */
   body?: unknown;
+  /** Sent as multipart/form-data instead of `body` (the platform sets the content type and its boundary). */
+  form?: FormData;
+  /** The reply's body is binary (audio): `bytes` carries a 2xx reply's body, `text` a failed one's. */
+  binary?: boolean;
   /** Sent as Authorization: Bearer … */
   bearer?: string;
   headers?: Record<string, string>;
@@ -72,6 +79,8 @@ export interface FetchJsonReply<T> {
   /** Whether the body was JSON. */
   json: boolean;
   text: string;
+  /** A 2xx reply's body, with `binary`. */
+  bytes?: Uint8Array;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -99,7 +108,7 @@ export async function fetchJson<T = unknown>(r: FetchJsonRequest): Promise<Fetch
   const url = new URL(r.url);
   for (const [k, v] of Object.entries(r.query ?? {}))
     if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = r.binary ? {} : { accept: 'application/json' };
   if (r.bearer) headers.authorization = `Bearer ${r.bearer}`;
   if (r.body !== undefined) headers['content-type'] = 'application/json';
   Object.assign(headers, r.headers);
@@ -110,11 +119,20 @@ export async function fetchJson<T = unknown>(r: FetchJsonRequest): Promise<Fetch
     res = await (r.fetch ?? fetch)(url, {
       method: r.method ?? 'GET',
       headers,
-      body: r.body === undefined ? undefined : JSON.stringify(r.body),
+      body: r.form ?? (r.body === undefined ? undefined : JSON.stringify(r.body)),
       signal: r.signal ? AbortSignal.any([timeout, r.signal]) : timeout,
     });
   } catch (e) {
     throw (r.fail ?? upstreamError)(failure(r, url, timeoutMs, timeout, e));
+  }
+  if (r.binary && res.ok) {
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await res.arrayBuffer());
+    } catch (e) {
+      throw (r.fail ?? upstreamError)(failure(r, url, timeoutMs, timeout, e)); // cut off while the body came
+    }
+    return { status: res.status, ok: true, headers: res.headers, body: undefined as T, json: false, text: '', bytes };
   }
   const text = await res.text().catch(() => '');
   let body: unknown = text === '' ? undefined : text;

@@ -50,6 +50,8 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   if (opts.cors !== false) {
     await app.register(cors, {
       origin: rt.corsOrigins,
+      // @fastify/cors allows GET, HEAD and POST by default: a page could not end a call or delete a session
+      methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
       exposedHeaders: ['X-Request-Id', 'x-run-id'],
       credentials: true,
     });

@@ -208,6 +208,26 @@ describe('a voice call on the embedded endpoint', () => {
     const ended = await u.req('PATCH', `/calls/${callId}/update`, { callStatus: 'ended' });
     expect(ended.body.call.callStatus).toBe('ended');
   }, 60_000);
+
+  it("refuses a user whose frames the call's key does not decrypt: e2ee_key_mismatch in its log, nothing transcribed", async () => {
+    const u = await h.user();
+    const sessionId = await u.newSession();
+    const { callId, encryptionKey } = (await u.req('POST', '/calls', { sessionId })).body;
+    const sync = await u.req('POST', `/calls/${callId}/sync`, {});
+    const wrongKey = encryptionKey.replace(/^./, (c: string) => (c === '0' ? '1' : '0'));
+    const me = await participant(sync.body.connection.url, sync.body.connection.token, wrongKey);
+    await until('the agent in the room', () => me.room.remoteParticipants.size === 1);
+    const transcribed = speech.heard.length;
+    const line = `${callId}: e2ee_key_mismatch: the media of ${u.did} cannot be decrypted with the call's key`;
+    await me.speak(new Int16Array(RATE / 2));
+    await me.speak(tone(1000, RATE, 440, 8000), 900);
+    await until('the refusal in the log', () => h.lines.some((l) => l.includes(line)));
+    await me.speak(tone(1000, RATE, 440, 8000), 900);
+    await sleep(500);
+    expect(speech.heard).toHaveLength(transcribed);
+    await me.room.disconnect();
+    await u.req('PATCH', `/calls/${callId}/update`, { callStatus: 'ended' });
+  }, 60_000);
 });
 
 describe('the same agent on a separate LiveKit-protocol server (LIVEKIT_URL)', () => {

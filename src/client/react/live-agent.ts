@@ -103,7 +103,8 @@ export function useLiveAgent(oracleDid: string, options: UseLiveAgentOptions = {
   const room = useMemo(
     () =>
       new Room({
-        ...(worker ? { e2ee: { keyProvider, worker } } : {}),
+        // livekit-client's Room throws at construction when asked for E2EE the browser lacks: callAgent refuses instead
+        ...(worker && isE2EESupported() ? { e2ee: { keyProvider, worker } } : {}),
         // the embedded endpoint speaks the dual peer connection path; a LiveKit server does too
         singlePeerConnection: false,
         adaptiveStream: false,

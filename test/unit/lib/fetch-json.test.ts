@@ -23,6 +23,8 @@ beforeAll(async () => {
         if (req.url === '/text')
           return res.writeHead(503, { 'content-type': 'text/plain' }).end('down for maintenance');
         if (req.url === '/empty') return res.writeHead(204).end();
+        if (req.url === '/audio')
+          return res.writeHead(200, { 'content-type': 'audio/pcm' }).end(Buffer.from([0, 1, 254, 255]));
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'no such thing' }));
       });
     }),
@@ -31,6 +33,30 @@ beforeAll(async () => {
 afterAll(() => srv.close());
 
 describe('fetchJson', () => {
+  it('sends a form as multipart and reads a binary reply as bytes (a failed one as text)', async () => {
+    const form = new FormData();
+    form.append('model', 'whisper-1');
+    form.append('file', new Blob([new Uint8Array([1, 2, 3])], { type: 'audio/wav' }), 'a.wav');
+    const up = await fetchJson({ method: 'POST', url: `${srv.url}/upload`, form, what: 'x' });
+    expect(up.status).toBe(404);
+    const s = seen.at(-1)!;
+    expect(s.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+    expect(s.body).toContain('name="model"\r\n\r\nwhisper-1');
+    expect(s.body).toContain('filename="a.wav"');
+    const audio = await fetchJson({
+      method: 'POST',
+      url: `${srv.url}/audio`,
+      body: { input: 'hi' },
+      binary: true,
+      what: 'x',
+    });
+    expect(audio).toMatchObject({ status: 200, ok: true, text: '', body: undefined });
+    expect([...audio.bytes!]).toEqual([0, 1, 254, 255]);
+    const failed = await fetchJson({ url: `${srv.url}/text`, binary: true, what: 'x' });
+    expect(failed).toMatchObject({ status: 503, ok: false, text: 'down for maintenance' });
+    expect(failed.bytes).toBeUndefined();
+  });
+
   it('returns any status with its body: JSON parsed, text kept, empty undefined; sends query, bearer and JSON body', async () => {
     const r = await fetchJson<{ error: string }>({
       method: 'POST',

@@ -6,7 +6,7 @@
  * (an observer is not heard) and hands the audio to the call's VoiceSession.
  * @livekit/rtc-node is loaded on the first call, never at boot.
  */
-import type { RemoteTrack, Room } from '@livekit/rtc-node';
+import type { EncryptionState, RemoteTrack, Room } from '@livekit/rtc-node';
 import type { Call } from '../../../lib/protocol/calls.ts';
 import type { PluginHost } from '../../plugin.ts';
 import { callsError } from './errors.ts';
@@ -16,6 +16,32 @@ import { VoiceSession, type VoiceServices } from './voice.ts';
 
 /** How long the agent may take to join a room before the sync answers 502. */
 const JOIN_TIMEOUT_MS = 15_000;
+
+/** Undecryptable frames in a row before a participant's media counts as not opened by the call's key. */
+const FAILURE_TOLERANCE = 10;
+/** The frame cryptor states that say the call's key does not open a participant's frames. */
+const UNDECRYPTABLE = new Set<number>([3 /* DECRYPTION_FAILED */, 4 /* MISSING_KEY */]);
+
+/**
+ * Calls `cb` with each participant's frame encryption state. @livekit/rtc-node (1.1) receives the state from its
+ * native side (E2eeStateChanged) but emits only an internal error (RoomEvent.EncryptionError): the state is read
+ * off the room's event handler, which connect() registers, so this is set before connecting.
+ */
+function onEncryptionState(room: Room, cb: (identity: string, state: EncryptionState) => void): void {
+  type FfiEvent = {
+    message: { case?: string; value?: { message?: { case?: string; value?: unknown } } };
+  };
+  const r = room as unknown as { onFfiEvent: (e: FfiEvent) => Promise<void> };
+  const handle = r.onFfiEvent;
+  r.onFfiEvent = (e) => {
+    const inner = e.message.case === 'roomEvent' ? e.message.value?.message : undefined;
+    if (inner?.case === 'e2eeStateChanged') {
+      const v = inner.value as { participantIdentity?: string; state?: EncryptionState };
+      if (v.state !== undefined) cb(v.participantIdentity ?? '', v.state);
+    }
+    return handle(e);
+  };
+}
 
 export interface CallAgentsOptions {
   host: PluginHost;
@@ -87,33 +113,7 @@ export class CallAgents {
       name: this.o.oracleName,
       role: 'agent',
     });
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        room.connect(conn.url, conn.token, {
-          autoSubscribe: true,
-          dynacast: false,
-          e2ee: { keyProviderOptions: { sharedKey: new TextEncoder().encode(key) } },
-        }),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer in ${JOIN_TIMEOUT_MS / 1000} s`)), JOIN_TIMEOUT_MS);
-        }),
-      ]);
-    } catch (e) {
-      await room.disconnect().catch(() => {});
-      throw callsError(
-        'call_agent_unavailable',
-        `the oracle's agent could not join the call's room at ${conn.url}: ${(e as Error).message}`,
-      );
-    } finally {
-      clearTimeout(timer);
-    }
     const source = new rtc.AudioSource(48_000, 1);
-    const track = rtc.LocalAudioTrack.createAudioTrack('oracle-voice', source);
-    await room.localParticipant!.publishTrack(
-      track,
-      new rtc.TrackPublishOptions({ source: rtc.TrackSource.SOURCE_MICROPHONE }),
-    );
     const voice = new VoiceSession({
       rtc,
       host: this.o.host,
@@ -126,8 +126,55 @@ export class CallAgents {
       source,
       log: this.o.log,
     });
+    // a participant whose frames the call's key cannot decrypt is refused, said once in the log, and not listened to
+    const refused = new Set<string>();
+    onEncryptionState(room, (identity, state) => {
+      if (UNDECRYPTABLE.has(state)) {
+        if (identity === call.userDid) voice.refuse(true);
+        if (refused.has(identity)) return;
+        refused.add(identity);
+        this.o.log(
+          `[calls] ${call.callId}: e2ee_key_mismatch: the media of ${identity} cannot be decrypted with the call's key; the agent does not listen to it`,
+        );
+      } else if (state === 1 /* OK */ && refused.delete(identity)) {
+        if (identity === call.userDid) voice.refuse(false);
+        this.o.log(`[calls] ${call.callId}: the media of ${identity} decrypts with the call's key again`);
+      }
+    });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        room.connect(conn.url, conn.token, {
+          autoSubscribe: true,
+          dynacast: false,
+          e2ee: {
+            // libwebrtc reports a participant's frames as undecryptable only with a finite tolerance (the default,
+            // -1, retries for ever in silence): after 10 failures in a row
+            keyProviderOptions: { sharedKey: new TextEncoder().encode(key), failureTolerance: FAILURE_TOLERANCE },
+          },
+        }),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer in ${JOIN_TIMEOUT_MS / 1000} s`)), JOIN_TIMEOUT_MS);
+        }),
+      ]);
+    } catch (e) {
+      await room.disconnect().catch(() => {});
+      await source.close().catch(() => {});
+      throw callsError(
+        'call_agent_unavailable',
+        `the oracle's agent could not join the call's room at ${conn.url}: ${(e as Error).message}`,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    const track = rtc.LocalAudioTrack.createAudioTrack('oracle-voice', source);
+    await room.localParticipant!.publishTrack(
+      track,
+      new rtc.TrackPublishOptions({ source: rtc.TrackSource.SOURCE_MICROPHONE }),
+    );
     const listen = (t: RemoteTrack, identity: string) => {
       if (identity !== call.userDid || t.kind !== rtc.TrackKind.KIND_AUDIO) return;
+      this.o.log(`[calls] ${call.callId}: the agent hears the user`);
       void voice.listen(new rtc.AudioStream(t, 48_000, 1)).catch((e: unknown) => {
         this.o.log(`[calls] ${call.callId}: the user's audio stopped: ${(e as Error).message}`);
       });

@@ -62,6 +62,16 @@ export class Endpointer {
     return this.speaking;
   }
 
+  /** Forgets what was heard: the next frame starts from silence. */
+  reset(): void {
+    this.speaking = false;
+    this.voicedMs = 0;
+    this.silentMs = 0;
+    this.preRoll.length = 0;
+    this.preRollMs = 0;
+    this.utterance = [];
+  }
+
   /** One frame; 'start' when speech begins, the utterance's samples when it ends, else undefined. */
   push(frame: Int16Array, sampleRate: number): 'start' | Int16Array | undefined {
     const ms = (frame.length / sampleRate) * 1000;

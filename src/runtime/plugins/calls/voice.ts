@@ -12,6 +12,15 @@ import type { AudioFrame, AudioSource } from '@livekit/rtc-node';
 import type { PluginHost } from '../../plugin.ts';
 import type { Run } from '../../run.ts';
 import { Endpointer, takeSentences, wav } from './audio.ts';
+import { fetchJson, type FetchJsonReply } from '../../../lib/fetch-json.ts';
+import { runtimeError } from '../../../lib/protocol/errors.ts';
+
+/** A speech service's refusal: 502 upstream_error with its status and the start of its answer. */
+function answered(what: string, res: FetchJsonReply<unknown>): Error {
+  return runtimeError('upstream_error', `the ${what} service answered ${res.status}: ${res.text.slice(0, 200)}`, {
+    details: { status: res.status },
+  });
+}
 
 type Rtc = typeof Livekit;
 
@@ -51,8 +60,10 @@ export class VoiceSession {
   private readonly endpointer: Endpointer;
   private answer: Answer | undefined;
   private closed = false;
+  /** Frames the call's key cannot decrypt: not listened to (Opus would make noise of them). */
+  private refused = false;
   /** What was heard and said (tests and the bench read it). */
-  readonly stats = { utterances: 0, bargeIns: 0, lastUtteranceEndAt: 0, lastFirstAudioAt: 0 };
+  readonly stats = { utterances: 0, bargeIns: 0, lastUtteranceEndAt: 0, lastFirstAudioAt: 0, refusedFrames: 0 };
 
   constructor(o: VoiceOptions) {
     this.o = o;
@@ -63,10 +74,20 @@ export class VoiceSession {
   async listen(frames: AsyncIterable<AudioFrame>): Promise<void> {
     for await (const f of frames) {
       if (this.closed) break;
+      if (this.refused) {
+        this.stats.refusedFrames++;
+        continue;
+      }
       const r = this.endpointer.push(f.data, f.sampleRate);
       if (r === 'start') this.bargeIn();
       else if (r) this.utterance(r, f.sampleRate);
     }
+  }
+
+  /** Stops (or resumes) listening to the user: their frames do not decrypt with the call's key. */
+  refuse(on: boolean): void {
+    if (on && !this.refused) this.endpointer.reset();
+    this.refused = on;
   }
 
   /** The user speaks while an answer is given: stop the speech and abort the turn. */
@@ -143,27 +164,32 @@ export class VoiceSession {
     form.append('model', s.model);
     form.append('response_format', 'json');
     if (this.o.language) form.append('language', this.o.language.split('-')[0]!);
-    const res = await fetch(`${s.baseUrl.replace(/\/+$/, '')}/audio/transcriptions`, {
+    const res = await fetchJson<{ text?: unknown }>({
       method: 'POST',
-      headers: s.apiKey ? { authorization: `Bearer ${s.apiKey}` } : {},
-      body: form,
+      url: `${s.baseUrl.replace(/\/+$/, '')}/audio/transcriptions`,
+      form,
+      bearer: s.apiKey,
       signal,
+      what: 'the speech-to-text service',
     });
-    if (!res.ok) throw new Error(`speech-to-text answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
-    return ((await res.json()) as { text?: string }).text ?? '';
+    if (!res.ok) throw answered('speech-to-text', res);
+    return typeof res.body?.text === 'string' ? res.body.text : '';
   }
 
   /** The speech of one sentence as 48 kHz frames (the service's 24 kHz PCM, resampled by LiveKit). */
   private async synthesize(input: string, signal: AbortSignal): Promise<AudioFrame[]> {
     const s = this.o.services.tts;
-    const res = await fetch(`${s.baseUrl.replace(/\/+$/, '')}/audio/speech`, {
+    const res = await fetchJson({
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(s.apiKey ? { authorization: `Bearer ${s.apiKey}` } : {}) },
-      body: JSON.stringify({ model: s.model, input, voice: this.o.voice ?? s.voice, response_format: 'pcm' }),
+      url: `${s.baseUrl.replace(/\/+$/, '')}/audio/speech`,
+      body: { model: s.model, input, voice: this.o.voice ?? s.voice, response_format: 'pcm' },
+      bearer: s.apiKey,
+      binary: true,
       signal,
+      what: 'the text-to-speech service',
     });
-    if (!res.ok) throw new Error(`text-to-speech answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
-    const bytes = new Uint8Array(await res.arrayBuffer());
+    if (!res.ok || !res.bytes) throw answered('text-to-speech', res);
+    const bytes = res.bytes;
     const pcm = new Int16Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.length / 2));
     const { AudioFrame: Frame, AudioResampler } = this.o.rtc;
     const resampler = new AudioResampler(TTS_RATE, RATE, 1);

@@ -1,0 +1,504 @@
+/**
+ * A voice call from a real browser to a scaffolded oracle: `oraclekit new`
+ * (installing an `npm pack` tarball of this checkout), the project started
+ * with `npm start` and nothing else (its embedded LiveKit-protocol endpoint),
+ * the model and the speech services scripted on loopback. The page is a web
+ * developer's: Vite bundles `oraclekit/react/live-agent` with the real
+ * `livekit-client`, installed next to oraclekit in the project; headless
+ * Chromium (Debian's /usr/bin/chromium, or $CHROMIUM, through playwright-core)
+ * calls with end-to-end encryption on and a fake microphone that plays a WAV
+ * made by espeak-ng (each time the page opens the microphone, from the start).
+ *
+ * The speech-to-text server hears the WAV (as long and as loud), the turn runs
+ * with a tool call, the text-to-speech audio is heard in the page (recorded
+ * there: as long and as loud as what the server sent), the transcript is in
+ * the session's history, a barge-in stops the speech and aborts the turn, and
+ * endCall ends the call and the room. A browser without a microphone, or
+ * without end-to-end encryption, gets a clear error before a call is made.
+ * The last screenshot is kept in test-artifacts/.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build } from 'vite';
+import react from '@vitejs/plugin-react';
+import { ROOT, runCli } from '../helpers/cli.ts';
+import { freePort } from '../helpers/loopback.ts';
+import { readWav, startSpeechServer, type SpeechServer } from '../helpers/speech-server.ts';
+import { callTool, say, startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { dbfs, wav } from '../../src/runtime/plugins/calls/audio.ts';
+import { OracleClient, generateMnemonic, listCalls, signerFromMnemonic } from '../../src/client/index.ts';
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ARTIFACTS = join(ROOT, 'test-artifacts');
+const home = mkdtempSync(join(tmpdir(), 'ok-call-home-'));
+const work = mkdtempSync(join(tmpdir(), 'ok-call-work-'));
+const env: Record<string, string> = {
+  ORACLEKIT_HOME: home,
+  ORACLEKIT_DAEMON_PORT: '0',
+  CI: '',
+  ORACLEKIT_AUTOSTART: '',
+  ORACLEKIT_API_KEY: '',
+  ORACLEKIT_REGISTRY: '',
+  ORACLEKIT_MNEMONIC: '',
+  MATRIX_BASE_URL: '',
+  npm_config_prefer_offline: 'true',
+  npm_config_update_notifier: 'false',
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The RMS of 16-bit samples. */
+const rms = (s: Int16Array) => Math.sqrt(s.reduce((a, x) => a + x * x, 0) / Math.max(1, s.length));
+
+/** The 10 ms frames of 16-bit audio louder than −40 dBFS: how many, and their RMS. */
+function voiced(samples: Int16Array, rate: number): { ms: number; rms: number } {
+  const n = Math.round(rate / 100);
+  let frames = 0;
+  let sq = 0;
+  for (let at = 0; at + n <= samples.length; at += n) {
+    const f = samples.subarray(at, at + n);
+    if (dbfs(f) <= -40) continue;
+    frames++;
+    sq += f.reduce((a, x) => a + x * x, 0) / n;
+  }
+  return { ms: frames * 10, rms: Math.sqrt(sq / Math.max(1, frames)) };
+}
+
+/** The page: a call button's worth of useLiveAgent, and what the page heard from the agent, recorded in 10 ms rows. */
+const PAGE = `
+import { useEffect } from 'react';
+import { createRoot } from 'react-dom/client';
+import { RoomEvent, Track } from 'livekit-client';
+import { signerFromMnemonic } from 'oraclekit/client';
+import { OraclesProvider } from 'oraclekit/react';
+import { useLiveAgent } from 'oraclekit/react/live-agent';
+
+const q = new URLSearchParams(location.search);
+const ORACLE_URL = q.get('oracle');
+const ORACLE_DID = q.get('did');
+const SESSION = q.get('session');
+
+// what the page heard: per chunk of the agent's audio as the page plays it, its time, length and energy
+const heard = [];
+async function record(track) {
+  const reader = new MediaStreamTrackProcessor({ track }).readable.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    const n = value.numberOfFrames;
+    const buf = new Float32Array(n);
+    value.copyTo(buf, { planeIndex: 0, format: 'f32-planar' });
+    let sq = 0;
+    for (const x of buf) sq += (x * 32768) ** 2;
+    heard.push({ at: performance.now(), n, rate: value.sampleRate, sq });
+    value.close();
+  }
+}
+
+function Call() {
+  const live = useLiveAgent(ORACLE_DID, { overrides: { baseUrl: ORACLE_URL } });
+  const { room } = live;
+  useEffect(() => {
+    const onTrack = (track) => {
+      if (track.kind !== Track.Kind.Audio) return;
+      const el = track.attach();
+      document.body.append(el);
+      void record(track.mediaStreamTrack);
+    };
+    // the microphone stays quiet until the test says when to speak (mic.say: the WAV from its start)
+    const onPublished = (pub) => {
+      if (pub.source === Track.Source.Microphone && pub.track) pub.track.mediaStreamTrack.enabled = false;
+    };
+    room.on(RoomEvent.TrackSubscribed, onTrack);
+    room.on(RoomEvent.LocalTrackPublished, onPublished);
+    return () => {
+      room.off(RoomEvent.TrackSubscribed, onTrack);
+      room.off(RoomEvent.LocalTrackPublished, onPublished);
+    };
+  }, [room]);
+  window.call = {
+    start: (callType = 'audio') =>
+      live.callAgent({ callType, sessionId: SESSION, language: 'en' }).then(
+        (r) => ({ ok: true, callId: r.callId }),
+        (e) => ({ ok: false, code: e.code, name: e.name, message: e.message }),
+      ),
+    end: () => live.endCall(),
+    say: async () => {
+      const pub = room.localParticipant.getTrackPublication(Track.Source.Microphone);
+      const at = performance.now();
+      await pub.track.restartTrack();
+      pub.track.mediaStreamTrack.enabled = true;
+      return at;
+    },
+    heard: (since = 0) => heard.filter((h) => h.at >= since),
+    now: () => performance.now(),
+    state: () => ({
+      isConfigReady: live.isConfigReady,
+      isReady: live.isReady,
+      isCalling: live.isCalling,
+      sessionStarted: live.sessionStarted,
+      callId: live.callId,
+      room: room.state,
+      remote: [...room.remoteParticipants.keys()],
+      e2ee: room.isE2EEEnabled,
+    }),
+  };
+  return (
+    <main>
+      <h1>Call the oracle</h1>
+      <p data-testid="state">{live.isReady ? 'in the call' : live.isConnecting ? 'connecting' : 'idle'}</p>
+      {live.error && <p role="alert">{live.error.message}</p>}
+    </main>
+  );
+}
+
+createRoot(document.getElementById('root')).render(
+  <OraclesProvider initialWallet={{ did: window.signer.did(), signer: window.signer }}>
+    <Call />
+  </OraclesProvider>,
+);
+`;
+
+const MAIN = `
+import { signerFromMnemonic } from 'oraclekit/client';
+window.signer = await signerFromMnemonic(new URLSearchParams(location.search).get('mnemonic'));
+await import('./call.jsx');
+`;
+
+interface Row {
+  at: number;
+  n: number;
+  rate: number;
+  sq: number;
+}
+/** The rows louder than −40 dBFS: their total length (ms) and RMS (16-bit scale). */
+function voicedRows(rows: Row[]): { ms: number; rms: number; rows: Row[] } {
+  const loud = rows.filter((r) => r.sq / r.n > (32768 * 10 ** (-40 / 20)) ** 2);
+  const ms = loud.reduce((a, r) => a + (r.n / r.rate) * 1000, 0);
+  const sq = loud.reduce((a, r) => a + r.sq, 0);
+  const n = loud.reduce((a, r) => a + r.n, 0);
+  return { ms, rms: Math.sqrt(sq / Math.max(1, n)), rows: loud };
+}
+
+let project: { dir: string; did: string; port: number };
+let oracle: ChildProcess | undefined;
+let log = '';
+let model: ScriptedModelServer;
+let speech: SpeechServer;
+let site: Server;
+let siteUrl: string;
+let oracleUrl: string;
+let wavFile: string;
+let said: { ms: number; rms: number };
+let browser: Browser;
+
+async function until<T>(what: string, f: () => Promise<T> | T, ms = 30_000): Promise<NonNullable<T>> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}\n--- oracle log ---\n${log}`);
+    await sleep(50);
+  }
+}
+
+beforeAll(async () => {
+  expect(existsSync(CHROMIUM), `headless Chromium is needed at ${CHROMIUM} (scripts/system-deps.sh)`).toBe(true);
+  // the user's words: espeak-ng's speech with half a second of silence before (the microphone opening) and after
+  const spoken = join(work, 'espeak.wav');
+  execFileSync('espeak-ng', ['-w', spoken, 'What time is it in Nairobi?']);
+  const w = readWav(readFileSync(spoken));
+  // at a microphone's level of speech (−14 dBFS), which the browser's automatic gain control leaves as it is
+  const gain = 6500 / voiced(w.samples, w.sampleRate).rms;
+  const padded = new Int16Array(w.samples.length + w.sampleRate);
+  padded.set(
+    w.samples.map((x) => Math.max(-32768, Math.min(32767, Math.round(x * gain)))),
+    w.sampleRate / 2,
+  );
+  wavFile = join(work, 'utterance.wav');
+  writeFileSync(wavFile, wav(padded, w.sampleRate));
+  said = voiced(padded, w.sampleRate);
+
+  // the project, as `oraclekit new` makes it, on this checkout's tarball
+  const packed = execFileSync('npm', ['pack', '--pack-destination', work, '--silent'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  })
+    .trim()
+    .split('\n')
+    .at(-1)!;
+  const port = await freePort();
+  const r = await runCli(
+    [
+      'new',
+      'call-oracle',
+      '--yes',
+      '--no-git',
+      '--url',
+      `http://127.0.0.1:${port}`,
+      '--oraclekit-version',
+      `file:${join(work, packed)}`,
+      '--json',
+    ],
+    { env, cwd: work, timeoutMs: 170_000 },
+  );
+  expect(r.code, r.stderr).toBe(0);
+  project = JSON.parse(r.stdout);
+  oracleUrl = `http://127.0.0.1:${port}`;
+
+  // the web page, in the project: livekit-client and React next to oraclekit (docs/live-agent.md), bundled by Vite
+  const version = (p: string) =>
+    JSON.parse(readFileSync(join(ROOT, 'node_modules', p, 'package.json'), 'utf8')).version;
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--no-save',
+      '--no-audit',
+      '--no-fund',
+      ...['react', 'react-dom', 'livekit-client'].map((p) => `${p}@${version(p)}`),
+    ],
+    { cwd: project.dir, env: { ...process.env, ...env }, stdio: 'ignore', timeout: 150_000 },
+  );
+  const web = join(project.dir, 'web');
+  mkdirSync(join(web, 'src'), { recursive: true });
+  writeFileSync(
+    join(web, 'index.html'),
+    '<!doctype html>\n<html lang="en"><head><meta charset="UTF-8" /><title>Call test page</title></head>\n' +
+      '<body><div id="root"></div><script type="module" src="/src/main.js"></script></body></html>\n',
+  );
+  writeFileSync(join(web, 'src/main.js'), MAIN);
+  writeFileSync(join(web, 'src/call.jsx'), PAGE);
+  await build({
+    root: web,
+    plugins: [react()],
+    logLevel: 'warn',
+    build: { outDir: join(web, 'dist'), target: 'es2022' },
+  });
+  site = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const file = join(web, 'dist', path === '/' ? 'index.html' : path);
+    if (!file.startsWith(join(web, 'dist')) || !existsSync(file)) return void res.writeHead(404).end();
+    const type = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' }[extname(file)];
+    res.writeHead(200, { 'content-type': type ?? 'application/octet-stream' }).end(readFileSync(file));
+  });
+  await new Promise<void>((ok) => site.listen(0, '127.0.0.1', ok));
+  const a = site.address();
+  siteUrl = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
+
+  // `npm start`, its model and speech services on loopback (the environment wins over .env)
+  model = await startScriptedModelServer();
+  speech = await startSpeechServer();
+  oracle = spawn('npm', ['start'], {
+    cwd: project.dir,
+    env: {
+      ...process.env,
+      ...env,
+      LLM_BASE_URL: model.baseURL,
+      LLM_PROVIDER_API_KEY: 'sk-test',
+      CALLS_STT_BASE_URL: speech.baseURL,
+      CALLS_TTS_BASE_URL: speech.baseURL,
+      CALLS_END_OF_TURN_MS: '500',
+      CORS_ORIGINS: siteUrl,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  oracle.stdout!.on('data', (d: Buffer) => (log += d.toString()));
+  oracle.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+  await until('npm start', () => log.includes('oracle listening on'), 60_000);
+
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--use-fake-device-for-media-stream',
+      '--use-fake-ui-for-media-stream',
+      `--use-file-for-fake-audio-capture=${wavFile}%noloop`,
+      '--allow-loopback-in-peer-connection',
+      '--autoplay-policy=no-user-gesture-required',
+    ],
+  });
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (oracle?.pid && oracle.exitCode === null) {
+    const closed = new Promise((ok) => oracle!.on('close', ok));
+    process.kill(-oracle.pid, 'SIGTERM');
+    await closed;
+  }
+  await new Promise((r) => site?.close(r));
+  await model?.close();
+  await speech?.close();
+  await runCli(['daemon', 'stop', '--grace', '1'], { env });
+  rmSync(home, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
+}, 120_000);
+
+/** A user of the page: its key (in the page's URL), a session of its own, and a headless client for the checks. */
+async function user() {
+  const mnemonic = generateMnemonic();
+  const client = await OracleClient.connect({ baseUrl: oracleUrl, signer: await signerFromMnemonic(mnemonic) });
+  const { sessionId } = await client.createSession();
+  const query = new URLSearchParams({ oracle: oracleUrl, did: project.did, session: sessionId, mnemonic });
+  return { client, sessionId, url: `${siteUrl}/?${query}` };
+}
+
+/** What the page's `window.call` offers the test (PAGE above). */
+interface PageCall {
+  start(): { ok: boolean; callId?: string; code?: string; name?: string; message?: string };
+  end(): void;
+  say(): number;
+  heard(since: number): Row[];
+  state(): Record<string, unknown>;
+}
+type Window = { call?: PageCall };
+
+/** Calls `window.call[method]` in the page. */
+function inPage<K extends keyof PageCall>(page: Page, method: K, arg?: number): Promise<ReturnType<PageCall[K]>> {
+  return page.evaluate(([m, a]) => ((window as unknown as Window).call![m] as (x?: number) => unknown)(a), [
+    method,
+    arg,
+  ] as const) as Promise<ReturnType<PageCall[K]>>;
+}
+
+async function open(b: Browser, url: string, init?: () => void): Promise<Page> {
+  const page = await b.newPage();
+  page.on('pageerror', (e) => console.error('page error:', e.message));
+  if (init) await page.addInitScript(init);
+  await page.goto(url);
+  // the oracle's configuration (its URL, given here) is ready before a call
+  await page.waitForFunction(() => (window as unknown as Window).call?.state().isConfigReady, undefined, {
+    timeout: 30_000,
+  });
+  return page;
+}
+
+const heardSince = (page: Page, since: number) => inPage(page, 'heard', since);
+
+describe('a voice call from headless Chromium to an oracle started with npm start', () => {
+  it('is heard, answered with a tool call and heard back, interrupted by the user, kept in history and ended', async () => {
+    const u = await user();
+    const page = await open(browser, u.url);
+    const started = await inPage(page, 'start');
+    expect(started, `${JSON.stringify(started)}\n${log}`).toMatchObject({ ok: true });
+    const callId = started.callId as string;
+    const state = await inPage(page, 'state');
+    expect(state).toMatchObject({ isReady: true, room: 'connected', e2ee: true, remote: [project.did] });
+    await until('the agent hearing the user', () => log.includes(`${callId}: the agent hears the user`));
+
+    // the user asks; the model calls the project's tool, then answers in two sentences
+    speech.transcripts.push('What time is it in Nairobi?');
+    model.enqueue(
+      callTool('get_local_time', { timeZone: 'Africa/Nairobi' }, 'c1'),
+      say('It is evening in Nairobi. Enjoy the sunset.'),
+    );
+    const t0 = await inPage(page, 'say');
+    await until('the utterance transcribed', () => speech.heard.length === 1);
+    await until('two sentences spoken', () => speech.spoken.length === 2);
+    const sent = speech.spoken.reduce((n, s) => n + s.samples.length, 0) / 24;
+    await until('the answer heard in the page', async () => voicedRows(await heardSince(page, t0)).ms >= sent * 0.85);
+    await sleep(1500);
+
+    // the speech-to-text server got the WAV's speech: as long (plus the end-of-turn silence) and as loud
+    const heard = speech.heard[0]!;
+    expect(heard.language).toBe('en');
+    const got = voiced(heard.samples, heard.sampleRate);
+    const stt = JSON.stringify({ said, got });
+    expect(got.ms / said.ms, stt).toBeGreaterThan(0.8);
+    expect(got.ms / said.ms, stt).toBeLessThan(1.25);
+    expect(got.rms / said.rms, stt).toBeGreaterThan(0.7);
+    expect(got.rms / said.rms, stt).toBeLessThan(1.4);
+
+    // the page heard the text-to-speech audio: as long and as loud as what the server sent
+    expect(speech.spoken.map((s) => s.input)).toEqual(['It is evening in Nairobi.', 'Enjoy the sunset.']);
+    const answer = voicedRows(await heardSince(page, t0));
+    const sentRms = rms(speech.spoken[0]!.samples);
+    const tts = JSON.stringify({ sent, heard: answer.ms, rms: answer.rms, sentRms });
+    expect(answer.ms / sent, tts).toBeGreaterThan(0.85);
+    expect(answer.ms / sent, tts).toBeLessThan(1.15);
+    expect(answer.rms / sentRms, tts).toBeGreaterThan(0.7);
+    expect(answer.rms / sentRms, tts).toBeLessThan(1.3);
+
+    // the transcript is the session's history, with the tool call
+    const history = await u.client.history(u.sessionId);
+    expect(history.filter((m) => typeof m.content === 'string').map((m) => [m.type, m.content])).toEqual([
+      ['human', 'What time is it in Nairobi?'],
+      ['ai', 'It is evening in Nairobi. Enjoy the sunset.'],
+    ]);
+    expect(JSON.stringify(history)).toContain('"get_local_time"');
+
+    // barge-in: a long answer is being spoken when the user speaks again; the speech stops and the turn is aborted
+    speech.transcripts.push('Tell me a long story.');
+    speech.speech.ms = 8000;
+    model.enqueue({
+      steps: [
+        { type: 'text', text: 'Once upon a time there was a stove. ' },
+        { type: 'delay', ms: 15_000 },
+        { type: 'text', text: 'The end.' },
+      ],
+    });
+    const t1 = await inPage(page, 'say');
+    await until('the story heard', async () => voicedRows(await heardSince(page, t1)).ms > 500);
+    speech.transcripts.push('Stop.');
+    speech.speech.ms = 600;
+    model.enqueue(say('Okay.'));
+    const t2 = await inPage(page, 'say');
+    await until('the barge-in answered', () => speech.spoken.length === 4, 45_000);
+    await sleep(1500);
+    // the WAV's speech starts 0.5 s after the microphone opens: from 1.5 s on, the story's 8 s are not heard
+    const during = voicedRows((await heardSince(page, t2 + 1500)).filter((r) => r.at < t2 + 2500));
+    expect(during.ms).toBeLessThan(100);
+    const after = await u.client.history(u.sessionId);
+    const story = after.filter((m) => typeof m.content === 'string' && m.content.startsWith('Once'));
+    expect(story).toHaveLength(1);
+    expect(story[0]!.content).not.toContain('The end.');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'calls-browser.png') });
+
+    // endCall: the page leaves, the call is ended, the agent leaves and the room is closed
+    await inPage(page, 'end');
+    expect(await inPage(page, 'state')).toMatchObject({ room: 'disconnected', isReady: false });
+    const calls = await listCalls(u.client, {});
+    expect(calls.calls.find((c) => c.callId === callId)?.callStatus).toBe('ended');
+    await until('the agent out of the room', () => log.includes(`${project.did} left room`));
+    await page.close();
+  }, 240_000);
+});
+
+describe('a browser that cannot make an encrypted call', () => {
+  it('without a microphone: useLiveAgent says so (microphone_unavailable) and no call is made', async () => {
+    const bare = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    try {
+      const u = await user();
+      const page = await open(bare, u.url);
+      const r = await inPage(page, 'start');
+      expect(r).toMatchObject({ ok: false, name: 'LiveAgentError', code: 'microphone_unavailable' });
+      expect(r.message).toMatch(/^no microphone for the call: (NotFoundError|NotAllowedError): /);
+      expect(await page.getByRole('alert').textContent()).toBe(r.message);
+      expect((await listCalls(u.client)).total).toBe(0);
+    } finally {
+      await bare.close();
+    }
+  }, 60_000);
+
+  it('without end-to-end encryption (no insertable streams, no RTCRtpScriptTransform): e2ee_unsupported, no call made', async () => {
+    const u = await user();
+    const page = await open(browser, u.url, () => {
+      delete (RTCRtpSender.prototype as { createEncodedStreams?: unknown }).createEncodedStreams;
+      delete (window as { RTCRtpScriptTransform?: unknown }).RTCRtpScriptTransform;
+    });
+    const r = await inPage(page, 'start');
+    expect(r).toMatchObject({ ok: false, name: 'LiveAgentError', code: 'e2ee_unsupported' });
+    expect(r.message).toMatch(/cannot encrypt a call end to end/);
+    expect(await page.getByRole('alert').textContent()).toBe(r.message);
+    expect((await listCalls(u.client)).total).toBe(0);
+    await page.close();
+  }, 60_000);
+});
