@@ -139,6 +139,11 @@ describe('sample report', () => {
     const pkg = JSON.parse(r.stdout);
     expect(JSON.parse(readFileSync(p('package.json'), 'utf8'))).toEqual(pkg);
     expect(pkg.failures).toEqual([]);
+    // what made the package, with which method, and when: in the JSON and on the page
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8'));
+    expect(pkg.generator).toEqual({ name: 'oraclekit', version });
+    expect(pkg.spec).toMatchObject({ samplingMethod: '95/5-relative-cdm-fpc/v1', selection: 'cookstove-sampling/v1' });
+    expect(Date.now() - Date.parse(pkg.generatedAt)).toBeLessThan(120_000);
     expect(pkg.projects.map((x: { projectId: string; verdict: string }) => [x.projectId, x.verdict])).toEqual([
       ['KE-001', 'verified'],
       ['KE-002', 'design only'],
@@ -174,6 +179,9 @@ describe('sample report', () => {
 
     const html = readFileSync(p('package.html'), 'utf8');
     expect(html).not.toMatch(/<script/i);
+    expect(html).toContain(
+      `Generated ${pkg.generatedAt} by oraclekit ${version}. Sizes by method 95/5-relative-cdm-fpc/v1`,
+    );
     const dom = new JSDOM(await chromium(['--dump-dom', `file://${p('package.html')}`])).window.document;
     expect(dom.querySelector('h1')!.textContent).toBe('Cookstove programme <2026>');
     // no check failed, but the findings are the headline: never a bare "No check failed"

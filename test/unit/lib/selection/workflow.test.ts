@@ -1,6 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildReport } from '../../../../src/lib/report/model.ts';
+import { renderHtml } from '../../../../src/lib/report/html.ts';
 import { describe, expect, it } from 'vitest';
 import cases from '../../../fixtures/sampling-cases.json' with { type: 'json' };
 import { computeDesign } from '../../../../src/lib/sampling/design.ts';
@@ -205,5 +207,26 @@ describe('a design for a smaller population than the frame', () => {
     expect(ok.findings).toHaveLength(1);
     expect(ok.findings[0]).toMatch(/^ACCEPTED AT COMMIT: the design is for a smaller population than the frame/);
     expect(ok.findings[0]).toContain('more samples');
+    // the package: the same finding first, and in the box at the top of the page, with the real precision
+    const pkg = await buildReport({
+      generatedAt: new Date(),
+      projects: [
+        {
+          projectId: 'KE-9',
+          design: computeDesign(stratifiedInput(1000, COOKSTOVE_STRATA, { dropoutRate: 0.08 })),
+          commitment,
+          proof: r.proof,
+          framePath,
+          seedHex: 'ab'.repeat(32),
+        },
+      ],
+    });
+    const first = pkg.projects[0]!.findings[0]!;
+    expect(first).toMatchObject({ severity: 'warning' });
+    expect(first.message).toMatch(/^ACCEPTED AT COMMIT: the design is for a smaller population than the frame/);
+    expect(first.message).toContain('±11.6 %');
+    const html = renderHtml(pkg);
+    const top = html.slice(html.indexOf('<section class="findings-top">'), html.indexOf('<section class="project"'));
+    expect(top).toContain('ACCEPTED AT COMMIT: the design is for a smaller population than the frame');
   });
 });
