@@ -7,7 +7,7 @@
  * - on a full disk (a tmpfs this test mounts, holding the runtime's SQLite file) writes answer 507 storage_full,
  *   a turn whose message cannot be stored is refused with it, `/ready` says 503 with the code until space is freed,
  *   and every turn either finishes with all of it stored or ends `failed`: read back from the file afterwards,
- *   nothing reported finished is missing.
+ *   nothing reported finished is missing; a priced oracle's credits routes and turn gate answer 507 too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -299,3 +299,38 @@ describe.skipIf('skip' in tmpfs)(`the runtime on a full disk${'skip' in tmpfs ? 
     file.close();
   });
 });
+
+const priced = mountTmpfs(4096);
+describe.skipIf('skip' in priced)(
+  `a priced oracle's credits on a full disk${'skip' in priced ? ` (${priced.skip})` : ''}`,
+  () => {
+    const fs = priced as Exclude<typeof priced, { skip: string }>;
+    let h: Harness;
+    beforeAll(async () => {
+      h = await startHarness({
+        dbPath: join(fs.dir, 'oracle.db'),
+        config: { name: 'Priced Oracle', model: 'scripted-model', price: 2.5 },
+      });
+    });
+    afterAll(async () => {
+      await h?.close();
+      fs.unmount();
+    });
+
+    it("the credits plugin's routes and its turn gate answer 507 storage_full; with space again they serve", async () => {
+      const u = await h.user();
+      const sessionId = await u.newSession();
+      expect((await u.req('GET', '/credits/contract')).status).toBe(200); // the credits tables are migrated
+      await h.app.runtime.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      fs.fill();
+      const contract = await u.req('POST', '/credits/contract', {});
+      expect([contract.status, contract.body.code]).toEqual([507, 'storage_full']);
+      // the gate's claim cannot be written: the storage's answer, not a 402 naming a claim that does not exist
+      const gated = await u.req('POST', `/messages/${sessionId}`, { message: 'hello' });
+      expect([gated.status, gated.body.code]).toEqual([507, 'storage_full']);
+      fs.free();
+      expect((await u.req('POST', '/credits/contract', {})).status).toBe(201);
+      expect((await u.req('POST', `/messages/${sessionId}`, { message: 'hello' })).status).toBe(402);
+    });
+  },
+);
