@@ -1,5 +1,5 @@
 /**
- * Runtime figures (issue 5): `node bench/runtime.ts`
+ * Runtime figures: `node bench/runtime.ts`
  *
  * 1. Time to first SSE byte, time to first token and per-token overhead of
  *    the runtime against the scripted model server alone, at 1 and 200

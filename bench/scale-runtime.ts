@@ -1,6 +1,6 @@
 /**
- * The oracle runtime on one and two instances, SQLite and PostgreSQL
- * (issue #17): tokens/s and time to first token at 200 concurrent streaming
+ * The oracle runtime on one and two instances, SQLite and PostgreSQL:
+ * tokens/s and time to first token at 200 concurrent streaming
  * turns, split evenly across the instances, against the scripted
  * OpenAI-compatible model server in its own process (bench/model-server.ts,
  * streaming as fast as it can), with the load each turn and each token puts

@@ -86,7 +86,7 @@ describe('daemon lifecycle', () => {
     expect(reg.code, reg.stderr).toBe(0);
     const l = await runCli(['daemon', 'keys', 'list', '--json'], { env });
     expect(l.stdout).not.toContain(key.key);
-    // (the daemon's own default oracle has a read-only key of its own, made at start: #16 item 3)
+    // (the daemon's own default oracle has a read-only key of its own, made at start)
     expect(json(l.stdout).items.find((k: { id: string }) => k.id === key.id)).toMatchObject({
       id: key.id,
       did: 'did:example:alice',

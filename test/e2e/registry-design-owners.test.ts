@@ -1,5 +1,5 @@
 /**
- * Issue #19, item 6, through the real daemon process: the designs of a
+ * Through the real daemon process: the designs of a
  * project that is a registered domain are created, recalculated and
  * submitted by its controllers and admins only (403 not_controller for any
  * other key); a design whose projectId is not a registered domain keeps the

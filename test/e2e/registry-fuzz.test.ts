@@ -11,8 +11,7 @@
  * Idempotency-Key, answered 400 body_too_deep naming the field — never a 5xx.
  * Every reply of every part, and the hostile corners of the URL (bad
  * percent-encoding, a path parameter over 8,192 characters, unknown routes,
- * a body over the limit), carries the one error body and X-Request-Id
- * (item 3).
+ * a body over the limit), carries the one error body and X-Request-Id.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';

@@ -1,5 +1,5 @@
 /**
- * Issue #19, item 6, through the real daemon process and the real CLI: the
+ * Through the real daemon process and the real CLI: the
  * optional DID proof at key creation (registry.md, "DID proof at key
  * creation") — accepted with a valid signature of each did:key kind, refused
  * with a wrong signature, another DID, other roles, a stale or replayed

@@ -1,6 +1,6 @@
 /**
- * Issue #17 item 4 for the registry: kill -9 one of two daemon processes on
- * one PostgreSQL database in the middle of a burst of writes through both
+ * The registry survives kill -9 of one of two daemon processes on one
+ * PostgreSQL database in the middle of a burst of writes through both
  * (registry-burst.ts, the burst of registry-crash.test.ts):
  * - every write either daemon acknowledged is in the database;
  * - the other daemon keeps serving: its workers see no error at all (every
@@ -17,7 +17,7 @@ import { postgresAvailable, startPostgres, type PostgresServer } from '../helper
 import { PostgresStorage } from '../../src/storage/postgres.ts';
 import { acknowledged, prepareBurst, startBurst, VOTERS } from './registry-burst.ts';
 
-describe.skipIf(!postgresAvailable())('kill -9 of one of two daemons on PostgreSQL, mid-write (#17 item 4)', () => {
+describe.skipIf(!postgresAvailable())('kill -9 of one of two daemons on PostgreSQL, mid-write', () => {
   let pg: PostgresServer;
   let url: string;
   const homes: ReturnType<typeof tempHome>[] = [];

@@ -1,5 +1,5 @@
 /**
- * Issue #17 item 4 for the registry: PostgreSQL going away under a running
+ * The registry while PostgreSQL goes away under a running
  * daemon process (dist/daemon/main.js on ORACLEKIT_DATABASE_URL).
  * - While the server is down, every request that needs the database gets
  *   503 `database_unavailable` with the one error body and X-Request-Id, a
@@ -25,7 +25,7 @@ import { freePort } from '../helpers/loopback.ts';
 
 const PASSWORD = 'hunter2-never-shown';
 
-describe.skipIf(!postgresAvailable())('the registry while PostgreSQL restarts (#17 item 4)', () => {
+describe.skipIf(!postgresAvailable())('the registry while PostgreSQL restarts', () => {
   let pg: PostgresServer;
   let url: string;
   let d: Spawned;

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the JSON replies of the API under test are checked field by field */
 /**
- * Issue #17 item 2, measured: two real daemon processes (dist/daemon/main.js)
+ * Two real daemon processes (dist/daemon/main.js)
  * on ONE PostgreSQL database (ORACLEKIT_DATABASE_URL), hammered concurrently
  * through both. Checked by exact counts — in the replies and in the database:
  * - votes: every voter votes through both daemons at once; each vote counts
@@ -24,7 +24,7 @@ const VOTERS = Array.from({ length: 24 }, (_, i) => `did:example:voter${i}`);
 const ALICE = 'did:example:alice';
 const DESIGN = { population: 1000, expectedMean: 2, expectedSD: 1, dropoutRate: 0.1 };
 
-describe.skipIf(!postgresAvailable())('two daemons on one PostgreSQL database (#17 item 2)', () => {
+describe.skipIf(!postgresAvailable())('two daemons on one PostgreSQL database', () => {
   let pg: PostgresServer;
   let url: string;
   let db: PostgresStorage;

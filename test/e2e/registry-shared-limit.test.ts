@@ -1,5 +1,5 @@
 /**
- * Issue #17 item 3 for the registry: the rate limit shared by two real
+ * The registry's rate limit shared by two real
  * daemon processes (dist/daemon/main.js) through one Redis
  * (ORACLEKIT_REDIS_URL), on one PostgreSQL database (so a key made through
  * one authenticates at the other). Requests split across both daemons:
@@ -18,7 +18,7 @@ import { startRedis, type RedisServer } from '../helpers/redis.ts';
 
 const MAX = 20;
 
-describe.skipIf(!postgresAvailable())('two daemons, one Redis: one rate limit (#17 item 3)', () => {
+describe.skipIf(!postgresAvailable())('two daemons, one Redis: one rate limit', () => {
   let pg: PostgresServer;
   let redis: RedisServer;
   let flush: () => Promise<void>;

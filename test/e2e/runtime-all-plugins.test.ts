@@ -1,5 +1,5 @@
 /**
- * The whole set of bundled plugins (issue 6): with every variable set and
+ * The whole set of bundled plugins: with every variable set and
  * every counterpart up (MCP servers built with the official SDK, a real
  * redis-server, loopback Slack, Matrix and Composio APIs, a skills folder, a
  * price), all 15 load and /ready says so; with none set, exactly the plugins

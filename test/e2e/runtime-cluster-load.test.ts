@@ -1,5 +1,5 @@
 /**
- * The cluster's run-event bus under load (issue #17 item 3, docs/scaling.md):
+ * The cluster's run-event bus under load (docs/scaling.md):
  * every event of a run reaches the run's list in Redis, complete and in
  * order, and a follower on another instance gets it with no gap and no
  * duplicate — even when the owner's event loop is blocked for longer than

@@ -1,6 +1,5 @@
 /**
- * Several runtime instances serving one oracle (issue #17 items 3–4,
- * docs/scaling.md): real processes (createOracleApp of dist/ in child
+ * Several runtime instances serving one oracle (docs/scaling.md): real processes (createOracleApp of dist/ in child
  * processes), one shared database — a SQLite file, and a PostgreSQL database
  * on a real server (the same suite, parameterised) — a real redis-server,
  * the scripted model server. An event emitted on A reaches a socket on B; a turn on A

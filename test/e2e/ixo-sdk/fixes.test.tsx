@@ -49,7 +49,7 @@ import { dropAndRejoin } from './reconnect.ts';
 import { createWallet } from './wallet.ts';
 
 let rt: IxoRuntime;
-/** The same runtime requiring invocations (issue #14 item 4 keeps that as a deployment setting). */
+/** The same runtime requiring invocations (kept as a deployment setting). */
 let invocationOnly: IxoRuntime;
 
 // the runtimes start only when the SDK is installed (else every test is skipped)
@@ -67,7 +67,7 @@ const SHORT = { invocationTtl: 20 };
 const sessionIds = (p: Probe): string[] => (p.sessions.sessions as { sessionId: string }[]).map((s) => s.sessionId);
 
 describe('session create and delete', () => {
-  // Issue #14 item 1. The SDK sends `content-type: application/json` and no body on POST /sessions and
+  // The SDK sends `content-type: application/json` and no body on POST /sessions and
   // DELETE /sessions/:id. Before the fix: RequestError "Body cannot be empty when content-type is set to
   // 'application/json'" (400).
   it('creates and deletes a session with useOracleSessions', async (ctx) => {
@@ -85,7 +85,7 @@ describe('session create and delete', () => {
 });
 
 describe('an invocation is a bearer credential for its lifetime', () => {
-  // Issue #14 item 2. The SDK caches one invocation per user and oracle until 30 s before its expiry and sends it
+  // The SDK caches one invocation per user and oracle until 30 s before its expiry and sends it
   // on every request and the socket handshake. Before the fix the second use is refused:
   // ["GET /sessions/<id>/run → replayed", "POST /messages/<id> → replayed", "GET /sessions/<id>/messages?limit=20 →
   // replayed", …]
@@ -131,7 +131,7 @@ describe('a dropped stream is resumed by the SDK', () => {
 });
 
 describe('login with a delegation only', () => {
-  // Issue #14 item 4. OraclesProvider without createInvocation sends `x-ucan-delegation` alone (HTTP and socket
+  // OraclesProvider without createInvocation sends `x-ucan-delegation` alone (HTTP and socket
   // `auth.ucanDelegation`). Before the fix: ["GET /sessions?limit=20&offset=0 → missing_token", "GET
   // /sessions/<id>/messages?limit=20 → missing_token",
   // "POST /messages/<id> → missing_token", …]
@@ -178,7 +178,7 @@ describe('refused delegations when a delegation alone logs in', () => {
 });
 
 describe('a delegation that logs in has a maximum lifetime', () => {
-  // Issue #14 item 4 ("a configurable maximum lifetime (e.g. 30 days)"): assumed here as 30 days by default and the
+  // A configurable maximum lifetime (e.g. 30 days): assumed here as 30 days by default and the
   // existing code `ttl_too_long`; kept by the fix (ORACLE_UCAN_DELEGATION_MAX_TTL_S, default 2592000). Before the fix:
   // {status: 401, codes: ['missing_token']}.
   it('a delegation living 400 days does not log in → 401 ttl_too_long', async (ctx) => {
@@ -223,7 +223,7 @@ describe('a deployment may require invocations (ORACLE_UCAN_AUTH=invocation)', (
 });
 
 describe('stored history renders exactly like the stream did', () => {
-  // Issue #14 item 5 (the text case passes: sdk.test.tsx). Before the fix:
+  // The text case passes in sdk.test.tsx. Before the fix:
   // - a tool call: the stored tool row renders `{"id":"call_caps_1","status":"done"}` (content lacks isToolCall,
   //   toolName and the stream's payload {requestId, sessionId, eventId}), and the stored answer row lists
   //   `toolCalls`, so the SDK draws the tool a second time inside the answer (with empty requestId/sessionId/eventId).

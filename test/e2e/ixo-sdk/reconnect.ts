@@ -18,7 +18,7 @@ const FULL = FIRST + REST;
 /**
  * `freshRejoinCredential`: the proxy replaces the rejoin's Authorization with
  * a new invocation from the same wallet (a diagnostic: everything but the
- * credential reuse, which issue #14 item 2 settles).
+ * credential reuse, which the bearer replay mode settles).
  */
 export async function dropAndRejoin(l: Loaded, rt: IxoRuntime, o: { freshRejoinCredential: boolean }): Promise<void> {
   // short-lived invocations: the SDK mints one per request, so only the rejoin reuses one

@@ -14,7 +14,7 @@ import { BAD_CREDENTIALS, refusedWith } from './auth.ts';
 import { dropAndRejoin } from './reconnect.ts';
 
 let rt: IxoRuntime;
-/** The same runtime with strict one-use invocations (issue #14 item 2 keeps them as a deployment setting). */
+/** The same runtime with strict one-use invocations (kept as a deployment setting). */
 let strict: IxoRuntime;
 
 // the runtimes start only when the SDK is installed (else every test is skipped)

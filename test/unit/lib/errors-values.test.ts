@@ -3,7 +3,7 @@
  * with bounded depth and length, and its body carries the value only when it
  * is small — a value nested 20,000 deep or megabytes wide cannot make an
  * error fail (it was a 500: the rendering recursed). And the codes toErrorBody
- * gives what the router and Node's HTTP parser refuse (item 3).
+ * gives what the router and Node's HTTP parser refuse.
  */
 import { describe, expect, it } from 'vitest';
 import {
