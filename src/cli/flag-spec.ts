@@ -102,7 +102,7 @@ export type ParsedFlags<S extends CommandFlagSpecs> = {
  * arguments to oclif, which reports it with its own message. A new constraint field of FlagSpec
  * is a new entry here (the record's type lists them all).
  */
-export const FLAG_CONSTRAINTS: {
+const FLAG_CONSTRAINTS: {
   [K in 'required' | 'exactlyOne' | 'exclusive' | 'dependsOn' | 'options']-?: (
     name: string,
     spec: FlagSpec,

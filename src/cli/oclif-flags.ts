@@ -32,7 +32,7 @@ type OclifFlag<F> = F extends { type: 'boolean' }
   ? Interfaces.BooleanFlag<ValueOf<F>>
   : Interfaces.OptionFlag<ValueOf<F>>;
 
-export type OclifFlags<S> = { [K in keyof S]: OclifFlag<S[K]> };
+type OclifFlags<S> = { [K in keyof S]: OclifFlag<S[K]> };
 
 function one(s: FlagSpec | IntegerFlagSpec): unknown {
   const common = {

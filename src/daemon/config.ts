@@ -244,7 +244,7 @@ function parseOracle(o: z.infer<typeof daemonOracleSchema>): DaemonOracleConfig 
 }
 
 /** What the daemon process runs with: daemon.json, then its environment and flags, resolved once at start. */
-export interface DaemonSettings {
+interface DaemonSettings {
   config: DeploymentConfig;
   host: string;
   port: number;

@@ -29,7 +29,7 @@ import { signerFromMnemonic } from '../lib/keys/keys.ts';
 import { signKeyProof } from '../lib/registry/key-proof.ts';
 import { writeSecretFile } from '../lib/secret-file.ts';
 
-export interface OracleKey {
+interface OracleKey {
   did: string;
   mnemonic: string;
   path: string;

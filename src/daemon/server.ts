@@ -37,14 +37,14 @@ import { RequestLog } from './http/request-log.ts';
 import { adminPlugin, registryPlugin } from './http/routes.ts';
 import { guardHosts, type HostPolicy } from '../runtime/host-check.ts';
 
-export interface MountedPlugin {
+interface MountedPlugin {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   plugin: FastifyPluginAsync<any> | FastifyPluginCallback<any>;
   options?: Record<string, unknown>;
   prefix?: string;
 }
 
-export interface ServerOptions {
+interface ServerOptions {
   registry: Registry;
   config: DeploymentConfig;
   version: string;

@@ -9,7 +9,7 @@
 import { OracleKitError } from './errors.ts';
 
 /** Builds the error for malformed CSV; each area passes its own (selection: invalid_frame). */
-export type CsvErrorFactory = (where: string, value: string, valid: string, message: string) => Error;
+type CsvErrorFactory = (where: string, value: string, valid: string, message: string) => Error;
 
 const defaultCsvError: CsvErrorFactory = (where, value, valid, message) =>
   new OracleKitError({ status: 400, code: 'invalid_csv', field: where, value, valid, message });
@@ -273,7 +273,7 @@ export function csvCell(s: string): string {
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
-export interface CsvRow {
+interface CsvRow {
   line: number;
   fields: string[];
 }

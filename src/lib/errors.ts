@@ -7,7 +7,7 @@
  * The CLI maps the status to an exit code (EXIT_CODES below, documented in
  * docs/cli.md); the daemon sends {statusCode, code, message, field?, details?}.
  */
-export interface ErrorInit {
+interface ErrorInit {
   status: number;
   code: string;
   message: string;

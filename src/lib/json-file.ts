@@ -22,9 +22,9 @@ export interface JsonFileProblem {
   unknownKey?: boolean;
 }
 
-export type JsonFileResult<T> = { ok: true; value: T } | { ok: false; problem: JsonFileProblem };
+type JsonFileResult<T> = { ok: true; value: T } | { ok: false; problem: JsonFileProblem };
 
-export interface JsonFileOptions {
+interface JsonFileOptions {
   /** How a value is shown in the problem (e.g. a URL without its password); secret fields are hidden anyway. */
   shown?: (field: string, value: unknown) => unknown;
 }

@@ -45,7 +45,7 @@ export function setUser(req: object, u: AuthUser): void {
   users.set(req, u);
 }
 
-export interface AuthInput {
+interface AuthInput {
   authorization?: string;
   authType?: string;
   delegation?: string;
@@ -118,7 +118,7 @@ export type UcanAuthMode = 'any' | 'invocation';
 /** `bearer`: an invocation may be used again until it expires; `strict`: once. */
 export type UcanReplayMode = 'bearer' | 'strict';
 
-export interface AuthenticatorOptions {
+interface AuthenticatorOptions {
   store: RuntimeStore;
   oracleDid: string;
   signingKeyLoaded: () => boolean;

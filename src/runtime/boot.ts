@@ -32,7 +32,7 @@ interface ResolvedPlugin {
   env: unknown;
 }
 
-export interface BootResult {
+interface BootResult {
   ordered: ResolvedPlugin[];
   excluded: { plugin: string; reason: string }[];
 }

@@ -49,7 +49,7 @@ function hostName(h: string): string {
 }
 
 /** null when the request's Host is one this server answers to (a request without Host is HTTP/1.0: served). */
-export function checkHost(policy: HostPolicy, host: string | undefined): null | ReturnType<typeof runtimeError> {
+function checkHost(policy: HostPolicy, host: string | undefined): null | ReturnType<typeof runtimeError> {
   if (policy.any || host === undefined) return null;
   const name = hostName(host);
   if (policy.names.has(name)) return null;
@@ -61,7 +61,7 @@ export function checkHost(policy: HostPolicy, host: string | undefined): null | 
 }
 
 /** Origins allowed for browser pages: any (true), none (false) or a list; the page's own origin always is. */
-export function checkOrigin(
+function checkOrigin(
   allowed: string[] | boolean,
   origin: string | undefined,
   host: string | undefined,

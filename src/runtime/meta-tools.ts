@@ -16,7 +16,7 @@ export function loadedPlugins(state: Record<string, unknown>): string[] {
   return Array.isArray(v) ? (v.filter((x) => typeof x === 'string') as string[]) : [];
 }
 
-export interface MetaToolDeps {
+interface MetaToolDeps {
   /** Active (loaded) plugins of the runtime, in boot order. */
   plugins: () => OraclePlugin<unknown>[];
   /** Tool list of a plugin [{name, description}]. */

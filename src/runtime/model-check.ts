@@ -18,7 +18,7 @@
 import type { BootLogger } from './boot.ts';
 import { fetchJson, type FetchFailure } from '../lib/fetch-json.ts';
 
-export interface ModelStatus {
+interface ModelStatus {
   ready: boolean;
   /** Why not, without secrets. */
   reason?: string;

@@ -8,7 +8,7 @@
  */
 
 /** Delivers a raw event to a session's clients; true when at least one client got it. */
-export type SessionEventListener = (sessionId: string, event: string, payload: unknown) => boolean;
+type SessionEventListener = (sessionId: string, event: string, payload: unknown) => boolean;
 
 interface Pending {
   sessionId: string;

@@ -17,7 +17,7 @@ import { backoffMs } from '../lib/backoff.ts';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
-export interface RedisClientOptions {
+interface RedisClientOptions {
   url: string;
   connectTimeoutMs: number;
   /** Tries before the first connection fails (default: for ever). */

@@ -18,7 +18,7 @@ import { storedReplay } from './runs.ts';
 import { storageHealth } from './database.ts';
 import { storageFault } from '../storage/faults.ts';
 
-export interface RuntimeRoutesOptions {
+interface RuntimeRoutesOptions {
   runtime: OracleRuntime;
   /** Register @fastify/cors in this scope (default true; false when the host already does). */
   cors?: boolean;

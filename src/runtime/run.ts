@@ -14,7 +14,7 @@ import {
   type TurnState,
 } from '../lib/protocol/index.ts';
 
-export type RunListener = (e: AnyEvent) => void;
+type RunListener = (e: AnyEvent) => void;
 
 export class Run {
   readonly runId: string;

@@ -14,7 +14,7 @@ import type { RuntimeStore } from './store.ts';
 import { Run } from './run.ts';
 
 /** What the run manager needs from the instances' shared bus (cluster/Cluster implements it). */
-export interface RunBus {
+interface RunBus {
   /** Throws 503 redis_unavailable while the bus does not answer: a turn is refused rather than run unseen. */
   assertReady(): void;
   /** Announces a run of this instance and fans its events out; resolves once every instance can find it. */

@@ -39,7 +39,7 @@ import { useTurn } from './hooks/use-turn.ts';
 
 export type { InputHistory } from './hooks/use-input-history.ts';
 
-export interface ChatAppProps {
+interface ChatAppProps {
   controller: ChatController;
   /** Lines shown once at the top (oracle, identity, how to get help). */
   banner?: string[];

@@ -102,7 +102,7 @@ const COMMANDS: readonly SlashCommand[] = [
 export const SLASH_COMMANDS: readonly { name: string; args?: string; does: string }[] = COMMANDS;
 
 /** The column where /help's descriptions start (the TUI wraps them with a hanging indent there). */
-export const HELP_INDENT = 20;
+const HELP_INDENT = 20;
 
 function helpLines(): string[] {
   return [

@@ -32,7 +32,7 @@ export interface Line {
 
 export const EMPTY_LINE: Line = { text: '', cursor: 0 };
 
-export interface Edit {
+interface Edit {
   /** The input after the edit. */
   line: Line;
   /** Set when the chunk ended with Enter: the message to send (the input is then empty). */
@@ -40,7 +40,7 @@ export interface Edit {
 }
 
 /** Pastes of more lines than this are shown collapsed. */
-export const PASTE_COLLAPSE_LINES = 5;
+const PASTE_COLLAPSE_LINES = 5;
 
 const BREAK = /\r\n|\r|\n/g;
 

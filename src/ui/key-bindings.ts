@@ -8,7 +8,7 @@
 import type { Key } from 'ink';
 import type { EditCommand } from './input-line.ts';
 
-export type ChatCommand =
+type ChatCommand =
   EditCommand | 'submit' | 'up' | 'down' | 'complete' | 'cancel' | 'interrupt' | 'eof' | 'redraw' | 'prefix' | 'editor';
 
 /** One key: the Key flags that must be set, and the input (a letter for Ctrl/Alt keys) when it matters. */
@@ -19,7 +19,7 @@ interface KeySpec {
   input?: string;
 }
 
-export interface Binding {
+interface Binding {
   command: ChatCommand;
   keys: KeySpec[];
   /** For /help; bindings without one are not listed. */
@@ -27,7 +27,7 @@ export interface Binding {
 }
 
 /** First match wins: the more specific keys (with a modifier) come before the plain ones. */
-export const KEY_BINDINGS: readonly Binding[] = [
+const KEY_BINDINGS: readonly Binding[] = [
   { command: 'interrupt', keys: [{ ctrl: true, input: 'c' }] },
   { command: 'cancel', keys: [{ key: 'escape' }] },
   { command: 'eof', keys: [{ ctrl: true, input: 'd' }] },

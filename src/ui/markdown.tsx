@@ -15,7 +15,7 @@ import type { ReactNode } from 'react';
 import { useTint } from './theme.ts';
 import { fitPrefix, textWidth, wrapRuns, wrapText, type Run } from './text-wrap.ts';
 
-export type Block =
+type Block =
   | { type: 'heading'; level: number; text: string }
   | { type: 'paragraph'; text: string }
   | { type: 'code'; lang: string; lines: string[] }

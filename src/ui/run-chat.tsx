@@ -4,7 +4,7 @@ import { ChatApp, type InputHistory } from './ChatApp.tsx';
 import type { ChatController } from './chat-controller.ts';
 import type { Message } from '../lib/protocol/index.ts';
 
-export interface ChatTuiOptions {
+interface ChatTuiOptions {
   banner: string[];
   oracleName?: string;
   /** Colours on: a TTY and no NO_COLOR (the CLI's rule). */

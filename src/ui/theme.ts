@@ -6,7 +6,7 @@
  */
 import { createContext, useContext } from 'react';
 
-export type Tint = (color: string) => string | undefined;
+type Tint = (color: string) => string | undefined;
 
 export const ColorContext = createContext(true);
 

@@ -9,7 +9,7 @@ import { adminKey, PKG, type Api } from '../unit/daemon/harness.ts';
 
 export const VOTERS = Array.from({ length: 40 }, (_, i) => ({ did: `did:example:voter${i}`, weight: 1 + (i % 3) }));
 
-export interface BurstSetup {
+interface BurstSetup {
   rep: string;
   voterKeys: string[];
   proto: string;
@@ -32,7 +32,7 @@ export async function prepareBurst(d: Api & { token: string }): Promise<BurstSet
   return { rep, voterKeys, proto, proposals };
 }
 
-export interface Burst {
+interface Burst {
   acked: { domains: string[]; designs: string[]; votes: { proposal: string; voter: string; option: string }[] };
   /** Acknowledged writes so far. */
   count(): number;

@@ -8,7 +8,7 @@ import { listenLoopback } from './loopback.ts';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 
-export interface Homeserver {
+interface Homeserver {
   url: string;
   serverName: string;
   users: Map<string, { password: string }>;

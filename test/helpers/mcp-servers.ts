@@ -27,7 +27,7 @@ interface ToolCallRecord {
   headers: Record<string, string | string[] | undefined>;
 }
 
-export interface TestMcpServer {
+interface TestMcpServer {
   url: string;
   port: number;
   /** Every tools/call received, with the HTTP headers of its request. */

@@ -6,7 +6,7 @@
 import { listenLoopback } from './loopback.ts';
 import { createServer, type Server } from 'node:http';
 
-export interface City {
+interface City {
   name: string;
   country: string;
   latitude: number;

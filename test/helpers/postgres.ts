@@ -168,7 +168,7 @@ export async function startPostgres(): Promise<PostgresServer> {
 }
 
 /** The database backends a parameterised suite runs on (`describe.each(BACKENDS)`). */
-export type Backend = 'sqlite' | 'postgres';
+type Backend = 'sqlite' | 'postgres';
 export const BACKENDS: Backend[] = ['sqlite', ...(postgresAvailable() ? (['postgres'] as const) : [])];
 
 /**

@@ -127,7 +127,7 @@ export async function instanceUrl(child: ChildProcess): Promise<{ url: string; s
   return { url, stderr: () => err };
 }
 
-export interface User {
+interface User {
   did: string;
   req(
     base: string,

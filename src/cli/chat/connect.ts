@@ -21,7 +21,7 @@ import { cliError, OracleKitError } from '../errors.ts';
 import { isDid, resolveOracleDid } from '../../client/resolve.ts';
 import { OracleClientError, OracleUnreachableError } from '../../client/errors.ts';
 
-export interface Target {
+interface Target {
   apiUrl: string;
   wsUrl: string;
   oracleDid?: string;

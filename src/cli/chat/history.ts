@@ -14,7 +14,7 @@ import { stateDir } from '../../lib/paths.ts';
 
 export const HISTORY_KEEP = 500;
 
-export interface ChatHistory {
+interface ChatHistory {
   /** Oldest first. */
   entries: string[];
   append(text: string): void;

@@ -11,7 +11,7 @@ import { cliError } from '../errors.ts';
 import { generateMnemonic, isValidMnemonic, signerFromMnemonic, type Signer } from '../../lib/keys/keys.ts';
 import { identityPath, readIdentity, writeIdentity } from '../identity/store.ts';
 
-export interface Identity {
+interface Identity {
   signer: Signer;
   /** The local key's did:key (it signs the chat's UCANs). */
   did: string;

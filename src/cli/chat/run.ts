@@ -5,7 +5,7 @@
 import { OracleKitError } from '../../lib/errors.ts';
 import type { Message } from '../../lib/protocol/index.ts';
 
-export interface ChatFlags {
+interface ChatFlags {
   oracle?: string | undefined;
   registry?: string | undefined;
   'api-key'?: string | undefined;

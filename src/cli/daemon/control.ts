@@ -120,7 +120,7 @@ function mainScript(): string {
   return fileURLToPath(new URL(`../../daemon/main${ext}`, import.meta.url));
 }
 
-export interface StartOptions {
+interface StartOptions {
   port?: number;
   host?: string;
   env?: NodeJS.ProcessEnv;

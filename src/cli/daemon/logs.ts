@@ -6,7 +6,7 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, watchFile } from 'node:fs';
 import { logPath } from '../../lib/paths.ts';
 
-export interface LogsOptions {
+interface LogsOptions {
   lines: number;
   follow: boolean;
   env?: NodeJS.ProcessEnv;

@@ -23,12 +23,10 @@ const recordSchema = z.object({
   savedAt: z.string(),
 });
 
-export const modelSettingsPath = (env: NodeJS.ProcessEnv = process.env) => join(stateDir(env), 'daemon-model.json');
+const modelSettingsPath = (env: NodeJS.ProcessEnv = process.env) => join(stateDir(env), 'daemon-model.json');
 
 /** The recorded settings; an unreadable record counts as none (the next start writes a good one). */
-export function readModelSettings(
-  env: NodeJS.ProcessEnv = process.env,
-): Partial<Record<(typeof MODEL_VARS)[number], string>> {
+function readModelSettings(env: NodeJS.ProcessEnv = process.env): Partial<Record<(typeof MODEL_VARS)[number], string>> {
   const path = modelSettingsPath(env);
   if (!existsSync(path)) return {};
   const r = parseJsonFile(path, readFileSync(path, 'utf8'), recordSchema);

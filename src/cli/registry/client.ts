@@ -22,7 +22,7 @@ import type { DesignRecord } from '../../lib/registry/types.ts';
 import { cliError } from '../errors.ts';
 import { readSettings, type Settings } from './settings.ts';
 
-export interface ClientOptions {
+interface ClientOptions {
   /** Base URL of a remote registry (else the local daemon). */
   registry?: string;
   apiKey?: string;
@@ -39,7 +39,7 @@ export function clientOptions(flags: { registry?: string; 'api-key'?: string }):
   return o;
 }
 
-export interface Target {
+interface Target {
   url: string;
   apiKey?: string;
   /** The local daemon's discovery token (admin routes). */

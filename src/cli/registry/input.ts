@@ -63,7 +63,7 @@ export function readPackageFile(path: string): unknown {
 }
 
 /** The domain fields of `domain register` and `domain update` as flags. */
-export interface DomainFlags {
+interface DomainFlags {
   type?: string;
   class?: string;
   name?: string;

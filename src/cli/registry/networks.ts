@@ -34,7 +34,7 @@ export interface Connection {
   client: RegistryClient;
 }
 
-export interface ConnectOptions {
+interface ConnectOptions {
   network: Network;
   principal: string;
   registry?: string;

@@ -28,7 +28,7 @@ const NetworkSettingsSchema = z.looseObject({
   /** The Protocol domain new oracles use as their class. */
   oracleClass: z.string().optional(),
 });
-export type NetworkSettings = z.infer<typeof NetworkSettingsSchema>;
+type NetworkSettings = z.infer<typeof NetworkSettingsSchema>;
 
 /** settings.json (extra keys are kept as they are). */
 const SettingsSchema = z.looseObject({

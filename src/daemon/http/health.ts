@@ -15,7 +15,7 @@ import type { Storage } from '../../storage/storage.ts';
 /** How long /health waits for the database's answer before calling it unavailable (the CLI waits 1.5 s for /health). */
 const PROBE_MS = 500;
 
-export interface HealthOptions {
+interface HealthOptions {
   db: Storage;
   version: string;
   startedAt: string;

@@ -12,7 +12,7 @@ import { publicView } from '../../lib/registry/domain.ts';
 import type { Registry } from '../registry/index.ts';
 import * as S from './schemas.ts';
 
-export interface PublicPluginOptions {
+interface PublicPluginOptions {
   registry: Registry;
 }
 

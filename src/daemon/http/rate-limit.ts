@@ -23,7 +23,7 @@ import type { Registry } from '../registry/index.ts';
 import { presentedPrincipal } from './auth.ts';
 
 /** How long a request waits for Redis before it is counted locally (a hung server, not a refused one). */
-export const REDIS_WAIT_MS = 250;
+const REDIS_WAIT_MS = 250;
 
 type Store = FastifyRateLimitStore;
 type Counted = { current: number; ttl: number };
@@ -35,9 +35,9 @@ const LocalStore = createRequire(import.meta.url)('@fastify/rate-limit/store/Loc
 ) => Store;
 
 /** What /health says of the rate limit. */
-export type RateLimitState = { store: 'local' } | { store: 'redis' | 'local'; redis: string };
+type RateLimitState = { store: 'local' } | { store: 'redis' | 'local'; redis: string };
 
-export interface RateLimitOptions {
+interface RateLimitOptions {
   registry: Registry;
   max: number;
   timeWindowMs: number;

@@ -14,7 +14,7 @@ import { notFound, unknownRouteEarly } from './errors.ts';
 import { registryError } from '../../lib/registry/errors.ts';
 import * as S from './schemas.ts';
 
-export interface RegistryPluginOptions {
+interface RegistryPluginOptions {
   registry: Registry;
 }
 
@@ -311,7 +311,7 @@ function sendCreated(reply: FastifyReply, r: Created<unknown> & { replayed: bool
   return reply.code(r.status).send(r.body);
 }
 
-export interface AdminPluginOptions {
+interface AdminPluginOptions {
   registry: Registry;
   token?: string;
 }

@@ -206,4 +206,3 @@ export type RecalcBody = z.infer<typeof recalcBody>;
 export type VerificationBody = z.infer<typeof verificationBody>;
 export type ProposalBody = z.infer<typeof proposalBody>;
 export type VoteBody = z.infer<typeof voteBody>;
-export type KeyCreateBody = z.infer<typeof keyCreateBody>;

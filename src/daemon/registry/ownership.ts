@@ -11,7 +11,7 @@ import { registryError } from '../../lib/registry/errors.ts';
 import type { Principal } from '../../lib/registry/types.ts';
 import type { Domains } from './domains.ts';
 
-export type DesignAction = 'create' | 'recalculate' | 'submit';
+type DesignAction = 'create' | 'recalculate' | 'submit';
 
 /**
  * Throws 403 not_controller unless `p` may do `action` on a design of

@@ -11,7 +11,7 @@ import { sha256Hex } from '../hash.ts';
 import { Worker } from 'node:worker_threads';
 import { beaconError, type BeaconErrorCode } from './errors.ts';
 
-export const SUPPORTED_SCHEMES = [
+const SUPPORTED_SCHEMES = [
   'bls-unchained-g1-rfc9380',
   'pedersen-bls-chained',
   'pedersen-bls-unchained',
@@ -67,7 +67,7 @@ export const PINNED_CHAINS: Readonly<Record<'quicknet' | 'default', Readonly<Cha
   },
 };
 
-export type PinnedChainName = keyof typeof PINNED_CHAINS;
+type PinnedChainName = keyof typeof PINNED_CHAINS;
 
 /** The name of the pinned chain this chain info is — same hash, key, period, genesis and scheme — or undefined. */
 export function pinnedChainName(chain: ChainInfo): PinnedChainName | undefined {

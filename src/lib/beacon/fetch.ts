@@ -11,7 +11,7 @@ import { fetchJson, type FetchJsonReply } from '../fetch-json.ts';
 import { parseBeaconRound, roundTime, verifyBeaconRound, type BeaconRound, type ChainInfo } from './drand.ts';
 
 /** drand's public HTTP relays (League of Entropy), tried in order. */
-export const DEFAULT_RELAYS = [
+const DEFAULT_RELAYS = [
   'https://api.drand.sh',
   'https://api2.drand.sh',
   'https://api3.drand.sh',
@@ -23,7 +23,7 @@ function roundUrl(relay: string, chain: ChainInfo, round: number): string {
   return `${relay.replace(/\/+$/, '')}/${chain.hash}/public/${round}`;
 }
 
-export interface FetchRoundOptions {
+interface FetchRoundOptions {
   relays?: readonly string[];
   /** Per relay. */
   timeoutMs?: number;

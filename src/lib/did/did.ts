@@ -26,7 +26,7 @@ type DidProblem =
   | 'key_length'
   | 'key_point';
 
-export interface DidCheck {
+interface DidCheck {
   ok: boolean;
   problem?: DidProblem;
   reason?: string;

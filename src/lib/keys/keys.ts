@@ -19,7 +19,7 @@ import { base58btc } from 'multiformats/bases/base58';
 import { OracleKitError } from '../errors.ts';
 
 export type Signer = EdSigner;
-export const DEFAULT_KEY_PATH = "m/44'/118'/0'/0'/0'";
+const DEFAULT_KEY_PATH = "m/44'/118'/0'/0'/0'";
 
 export function generateMnemonic(strength: 128 | 256 = 256): string {
   return bip39Generate(wordlist, strength);
@@ -58,7 +58,7 @@ function invalidPath(path: string): OracleKitError {
 }
 
 /** SLIP-0010 ed25519: the 32-byte private key at `path` of `seed`. */
-export function slip10Ed25519(seed: Uint8Array, path: string = DEFAULT_KEY_PATH): Uint8Array {
+function slip10Ed25519(seed: Uint8Array, path: string = DEFAULT_KEY_PATH): Uint8Array {
   let I = hmac(sha512, new TextEncoder().encode('ed25519 seed'), seed);
   let key = I.slice(0, 32);
   let chain = I.slice(32);

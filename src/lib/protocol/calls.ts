@@ -15,7 +15,7 @@ export const CALL_STATUSES = ['pending', 'active', 'ended'] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
 
 /** The per-call key: 32 random bytes as 64 lowercase hex digits (the string both sides hand LiveKit's key provider). */
-export const CallKeySchema = z.string().regex(/^[0-9a-f]{64}$/, '64 lowercase hex digits (32 bytes)');
+const CallKeySchema = z.string().regex(/^[0-9a-f]{64}$/, '64 lowercase hex digits (32 bytes)');
 
 export const CallSchema = z.object({
   callId: z.string(),

@@ -30,7 +30,7 @@ import type {
 
 const clientError = messageErrorFactory(REGISTRY_CLIENT_ERRORS);
 
-export interface HttpRequest {
+interface HttpRequest {
   method: string;
   url: string | URL;
   body?: unknown;
@@ -44,7 +44,7 @@ export interface HttpRequest {
   what: string;
 }
 
-export type HttpReply<T> = FetchJsonReply<T>;
+type HttpReply<T> = FetchJsonReply<T>;
 
 /**
  * One JSON request to the registry or another server the CLI talks to (fetchJson); never throws on an HTTP
@@ -80,7 +80,7 @@ export function errorFromReply(reply: HttpReply<unknown>, context?: string, hint
   });
 }
 
-export interface RegistryClientOptions {
+interface RegistryClientOptions {
   /** Base URL of the registry (the daemon's origin, or a remote registry), without /v1. */
   baseUrl: string;
   /** API key (Bearer) of the caller. */
@@ -94,7 +94,7 @@ export interface RegistryClientOptions {
   unauthorizedHint?: string;
 }
 
-export interface CallOptions {
+interface CallOptions {
   body?: unknown;
   headers?: Record<string, string>;
   query?: Record<string, string | number | undefined>;
@@ -105,7 +105,7 @@ export interface CallOptions {
   ok?: (status: number) => boolean;
 }
 
-export interface DomainFilters {
+interface DomainFilters {
   type?: string;
   /** The state (the route's query parameter is `status`). */
   status?: string;

@@ -61,7 +61,7 @@ export interface DomainView extends Domain {
  * a schema cannot phrase: the exact type names, DID syntax and methods,
  * metadata size and depth, service URLs and ids, dates and their order.
  */
-export interface DomainInput {
+interface DomainInput {
   type?: string;
   class?: string | null;
   protocol?: string | null;
@@ -328,7 +328,7 @@ export function publicView(d: DomainView): PublicDomainView {
 }
 
 /** The state machine of registry.md "States". */
-export type DomainTrigger = 'propose' | 'proposal_passed' | 'proposal_failed' | 'reverify' | 'deactivate';
+type DomainTrigger = 'propose' | 'proposal_passed' | 'proposal_failed' | 'reverify' | 'deactivate';
 export function transition(from: DomainState, trigger: DomainTrigger): DomainState {
   const bad = () =>
     registryError(

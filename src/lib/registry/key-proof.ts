@@ -44,7 +44,7 @@ export async function signKeyProof(
   return { challenge, signature: Buffer.from(sig.raw).toString('base64url') };
 }
 
-export interface ParsedChallenge {
+interface ParsedChallenge {
   did: string;
   roles: string;
   issuedAt: number;

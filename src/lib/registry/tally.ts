@@ -147,7 +147,7 @@ export interface Tally {
   yesCount: number;
 }
 
-export type Outcome = 'passed' | 'rejected' | 'vetoed' | 'expired';
+type Outcome = 'passed' | 'rejected' | 'vetoed' | 'expired';
 
 interface Sums {
   y: bigint;

@@ -34,7 +34,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, name: string, signal: AbortSi
  * history) should see the plugin's message alone, so the error it is given prints as its message. `cause` keeps the
  * original.
  */
-export class ToolFailure extends Error {
+class ToolFailure extends Error {
   constructor(cause: unknown) {
     super(cause instanceof Error ? cause.message : String(cause), { cause });
     this.name = cause instanceof Error ? cause.name : 'ToolFailure';
@@ -44,7 +44,7 @@ export class ToolFailure extends Error {
   }
 }
 
-export interface ToolCall {
+interface ToolCall {
   name: string;
   tool: PluginTool<never>;
   /** The plugin the tool belongs to (none for the meta-tools). */

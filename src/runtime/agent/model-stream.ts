@@ -9,7 +9,7 @@
 import { streamText, isStepCount, type LanguageModel, type ModelMessage, type TextStreamPart, type ToolSet } from 'ai';
 import type { Watchdog } from './watchdog.ts';
 
-export interface ModelStream {
+interface ModelStream {
   model: LanguageModel;
   instructions: string;
   messages: ModelMessage[];

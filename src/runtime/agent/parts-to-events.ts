@@ -12,7 +12,7 @@ import type { AnyEventInput } from '../../lib/protocol/index.ts';
 import { classifyError, errorEvent } from './classify-error.ts';
 import { shownArgs, shownError } from './tool-limits.ts';
 
-export interface PartsToEventsOptions {
+interface PartsToEventsOptions {
   sessionId: string;
   requestId: string;
   emit: (e: AnyEventInput) => void;

@@ -21,9 +21,9 @@ export interface RunLimits {
 }
 
 /** What an event costs in memory besides its JSON (the object, its id, the SSE frame around it). */
-export const EVENT_OVERHEAD = 100;
+const EVENT_OVERHEAD = 100;
 
-export interface RunBounds {
+interface RunBounds {
   /** Aborted once a bound is crossed. */
   readonly signal: AbortSignal;
   /** The bound crossed, if any. */

@@ -7,9 +7,9 @@
  */
 
 /** The most characters of JSON a tool call's arguments may have. */
-export const MAX_TOOL_ARGS_CHARS = 64 * 1024;
+const MAX_TOOL_ARGS_CHARS = 64 * 1024;
 /** The most characters of JSON of a tool's result the model sees and the run streams and stores. */
-export const MAX_TOOL_RESULT_CHARS = 64 * 1024;
+const MAX_TOOL_RESULT_CHARS = 64 * 1024;
 
 function jsonLength(v: unknown): number {
   try {

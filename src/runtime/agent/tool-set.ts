@@ -11,7 +11,7 @@ import { loadedPlugins } from '../meta-tools.ts';
 import { runHook } from './hooks.ts';
 import { executeTool, notLoadedMessage, type ToolCallScope } from './execute-tool.ts';
 
-export interface TurnTools {
+interface TurnTools {
   tools: ToolSet;
   /** The names callable now (read again at each step). */
   activeTools: () => string[];

@@ -47,7 +47,7 @@ import { Run } from '../run.ts';
 type Client = RedisClient;
 
 /** What a run's owner must do on behalf of another instance, and what a reaper writes. */
-export interface ClusterHandlers {
+interface ClusterHandlers {
   /** A run of this instance is to be aborted (POST /messages/abort or a deleted session on another instance). */
   abort(runId: string, reason: string): void;
   /** A client connected to another instance answered a call awaited here. */
@@ -58,7 +58,7 @@ export interface ClusterHandlers {
   reaped(run: { runId: string; sessionId: string; requestId: string }, events: AnyEvent[]): void;
 }
 
-export interface ClusterOptions {
+interface ClusterOptions {
   url: string;
   oracleDid: string;
   leaseMs: number;
@@ -90,7 +90,7 @@ type Control =
   | { type: 'settle'; sessionId: string; toolCallId: string; answer: { result?: unknown; error?: string } };
 
 /** A run of another instance, followed through Redis: a Run fed by the bus that stops following when nobody listens. */
-export class RemoteRun extends Run {
+class RemoteRun extends Run {
   private subscribers = 0;
   onIdle: () => void = () => {};
 

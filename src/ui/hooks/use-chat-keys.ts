@@ -29,7 +29,7 @@ import type { LineEditor } from './use-line-editor.ts';
 import type { Submit } from './use-submit.ts';
 import type { TurnRunner } from './use-turn.ts';
 
-export interface ChatKeys {
+interface ChatKeys {
   /** Ctrl+C was pressed once: the next one quits. */
   armed: boolean;
   /** The slash menu for the input, and the entry chosen in it. */

@@ -50,7 +50,7 @@ function pretty(v: unknown): string {
   }
 }
 
-export interface ScreenCommands {
+interface ScreenCommands {
   screen: ChatScreen;
   /** Remembers a turn's answer and last tool call (for /copy and /tool). */
   onAnswer(r: TurnResult): void;

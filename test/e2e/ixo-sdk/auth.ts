@@ -10,7 +10,7 @@ import { mountChat, type Loaded } from './sdk.ts';
 import { unauthorized, type IxoRuntime } from './runtime.ts';
 import { createWallet, type WalletOptions } from './wallet.ts';
 
-export type BadCredential = 'missing' | 'forged' | 'expired' | 'wrong audience';
+type BadCredential = 'missing' | 'forged' | 'expired' | 'wrong audience';
 
 export const BAD_CREDENTIALS: { bad: BadCredential; code: string }[] = [
   { bad: 'missing', code: 'missing_token' },

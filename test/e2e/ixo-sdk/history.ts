@@ -24,7 +24,7 @@ interface Row {
   shows: string;
 }
 
-export interface HistoryCase {
+interface HistoryCase {
   name: string;
   steps: Script[];
   /** The rows of the streamed view; `RID` stands for the turn's request id. */

@@ -174,7 +174,7 @@ export interface Probe {
   renders: { status: string; html: string }[];
 }
 
-export interface MountOptions {
+interface MountOptions {
   oracleDid: string;
   baseUrl: string;
   wallet: Wallet;

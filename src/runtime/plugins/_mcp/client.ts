@@ -54,7 +54,7 @@ export interface McpToolInfo {
   inputSchema: Record<string, unknown>;
 }
 
-export interface McpClientOptions {
+interface McpClientOptions {
   /** Label in messages, e.g. "memory". */
   label: string;
   url: string;

@@ -20,7 +20,7 @@ import { McpConnection, type McpToolInfo } from './client.ts';
 /** Tool names the runtime itself owns; a server tool with one of these names is skipped. */
 const RESERVED = new Set(['list_capabilities', 'load_capability']);
 
-export interface McpEnv {
+interface McpEnv {
   url: string;
   token?: string;
   timeoutMs: number;
@@ -106,7 +106,7 @@ interface McpState {
   tools: Record<string, AnyPluginTool>;
 }
 
-export interface McpPluginSpec<Env> {
+interface McpPluginSpec<Env> {
   name: string;
   version?: string;
   manifest: PluginManifest;

@@ -13,7 +13,7 @@ import { definePlugin, type TurnContext } from '../../plugin.ts';
 import { bridgeTools, EnvTimeout } from '../portal/bridge.ts';
 
 const AgUiEnvSchema = z.object({ AG_UI_ACTION_TIMEOUT_MS: EnvTimeout(30_000) });
-export type AgUiEnv = z.infer<typeof AgUiEnvSchema>;
+type AgUiEnv = z.infer<typeof AgUiEnvSchema>;
 
 export const agUiPlugin = definePlugin<AgUiEnv>({
   name: 'ag-ui',

@@ -29,7 +29,7 @@ const ComposioEnvSchema = z.object({
   COMPOSIO_USER_ID: z.preprocess(blankToUndefined, z.string().trim().max(256).optional()),
   COMPOSIO_TIMEOUT_MS: z.preprocess(blankToUndefined, z.coerce.number().int().min(100).max(300_000).default(30_000)),
 });
-export type ComposioEnv = z.infer<typeof ComposioEnvSchema>;
+type ComposioEnv = z.infer<typeof ComposioEnvSchema>;
 
 interface ComposioTool {
   slug: string;

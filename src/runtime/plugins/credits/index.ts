@@ -24,7 +24,7 @@ const CreditsEnvSchema = z.object({
       .default('credit'),
   ),
 });
-export type CreditsEnv = z.infer<typeof CreditsEnvSchema>;
+type CreditsEnv = z.infer<typeof CreditsEnvSchema>;
 
 /** The 402 of protocol.md: claims and outstandingClaims at the top level of the body. */
 class PaymentRequiredError extends OracleKitError {

@@ -72,7 +72,7 @@ const CREDITS_MIGRATIONS: Migration[] = [
   },
 ];
 
-export interface Contract {
+interface Contract {
   contractId: string;
   oracleDid: string;
   userDid: string;

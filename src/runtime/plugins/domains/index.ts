@@ -49,7 +49,7 @@ const DomainsEnvSchema = z.object({
   ORACLEKIT_HOME: z.preprocess(blankToUndefined, z.string().optional()),
   XDG_STATE_HOME: z.preprocess(blankToUndefined, z.string().optional()),
 });
-export type DomainsEnv = z.infer<typeof DomainsEnvSchema>;
+type DomainsEnv = z.infer<typeof DomainsEnvSchema>;
 
 const STATE_MEANING: Record<string, string> = {
   registered: 'registered, not verified yet (a representative can submit a verification proposal)',

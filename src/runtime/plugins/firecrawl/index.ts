@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { createMcpPlugin, mcpEnvSchema } from '../_mcp/plugin.ts';
 
 const FirecrawlEnvSchema = mcpEnvSchema('FIRECRAWL', 60_000);
-export type FirecrawlEnv = z.infer<typeof FirecrawlEnvSchema>;
+type FirecrawlEnv = z.infer<typeof FirecrawlEnvSchema>;
 
 export const firecrawlPlugin = createMcpPlugin<FirecrawlEnv>({
   name: 'firecrawl',

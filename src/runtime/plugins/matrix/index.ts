@@ -31,7 +31,7 @@ const MatrixEnvSchema = z.object({
   MATRIX_TIMEOUT_MS: z.preprocess(blankToUndef, z.coerce.number().int().min(100).max(120_000).default(10_000)),
   MATRIX_SYNC_TIMEOUT_MS: z.preprocess(blankToUndef, z.coerce.number().int().min(0).max(120_000).default(30_000)),
 });
-export type MatrixEnv = z.infer<typeof MatrixEnvSchema>;
+type MatrixEnv = z.infer<typeof MatrixEnvSchema>;
 
 class MatrixTransport {
   readonly client: MatrixClient;

@@ -34,7 +34,7 @@ const MemoryEnvSchema = mcpEnvSchema('MEMORY', 15_000).extend({
   MEMORY_ADD_TOOL: z.preprocess(blankToUndefined, z.string().default('add_memory')),
   MEMORY_RECALL_TIMEOUT_MS: z.preprocess(blankToUndefined, z.coerce.number().int().min(100).max(60_000).default(3000)),
 });
-export interface MemoryEnv extends Record<string, unknown> {
+interface MemoryEnv extends Record<string, unknown> {
   MEMORY_MCP_URL: string;
   MEMORY_MCP_TOKEN?: string;
   MEMORY_MCP_TIMEOUT_MS: number;

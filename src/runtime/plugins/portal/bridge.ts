@@ -33,7 +33,7 @@ export const EnvTimeout = (fallback: number) =>
     z.coerce.number().int().min(100).max(600_000).default(fallback),
   );
 
-export interface BridgeOptions {
+interface BridgeOptions {
   /** socket.io event sent to the client. */
   outEvent: 'browser_tool_call' | 'action_call';
   /** What the client is called in errors. */

@@ -11,7 +11,7 @@ import { definePlugin } from '../../plugin.ts';
 import { bridgeTools, EnvTimeout } from './bridge.ts';
 
 const PortalEnvSchema = z.object({ PORTAL_TOOL_TIMEOUT_MS: EnvTimeout(30_000) });
-export type PortalEnv = z.infer<typeof PortalEnvSchema>;
+type PortalEnv = z.infer<typeof PortalEnvSchema>;
 
 export const portalPlugin = definePlugin<PortalEnv>({
   name: 'portal',

@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { createMcpPlugin, mcpEnvSchema } from '../_mcp/plugin.ts';
 
 const SandboxEnvSchema = mcpEnvSchema('SANDBOX', 60_000);
-export type SandboxEnv = z.infer<typeof SandboxEnvSchema>;
+type SandboxEnv = z.infer<typeof SandboxEnvSchema>;
 
 export const sandboxPlugin = createMcpPlugin<SandboxEnv>({
   name: 'sandbox',

@@ -32,7 +32,7 @@ const SkillsEnvSchema = z.object({
       { message: 'not an existing directory (a folder of skill packs, each with a SKILL.md)' },
     ),
 });
-export type SkillsEnv = z.infer<typeof SkillsEnvSchema>;
+type SkillsEnv = z.infer<typeof SkillsEnvSchema>;
 
 function loadedSkills(state: Record<string, unknown>): string[] {
   const v = state[SKILLS_STATE_KEY];

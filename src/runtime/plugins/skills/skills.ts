@@ -10,7 +10,7 @@ import { join, relative, resolve, sep } from 'node:path';
 const MAX_SKILL_BYTES = 256 * 1024;
 const MAX_FILES = 200;
 
-export interface SkillPack {
+interface SkillPack {
   name: string;
   description: string;
   folder: string;
@@ -19,7 +19,7 @@ export interface SkillPack {
   meta: Record<string, string>;
 }
 
-export interface SkillProblem {
+interface SkillProblem {
   folder: string;
   reason: string;
 }

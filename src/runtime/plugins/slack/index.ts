@@ -28,7 +28,7 @@ const SlackEnvSchema = z.object({
   SLACK_API_URL: z.preprocess(blankToUndef, z.url({ protocol: /^https?$/ }).default('https://slack.com/api')),
   SLACK_TIMEOUT_MS: z.preprocess(blankToUndef, z.coerce.number().int().min(100).max(120_000).default(10_000)),
 });
-export type SlackEnv = z.infer<typeof SlackEnvSchema>;
+type SlackEnv = z.infer<typeof SlackEnvSchema>;
 
 interface SlackEvent {
   type: string;

@@ -44,7 +44,7 @@ const TasksEnvSchema = z.object({
       .default(15 * 60_000),
   ),
 });
-export type TasksEnv = z.infer<typeof TasksEnvSchema>;
+type TasksEnv = z.infer<typeof TasksEnvSchema>;
 
 interface Running {
   store: TaskStore;

@@ -9,7 +9,7 @@ import type { PluginHost } from '../../plugin.ts';
 import type { TaskStore, Task } from './store.ts';
 import { isOracleKitError } from '../../../lib/errors.ts';
 
-export interface WorkerOptions {
+interface WorkerOptions {
   store: TaskStore;
   host: PluginHost;
   pollMs: number;

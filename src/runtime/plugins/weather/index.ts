@@ -25,7 +25,7 @@ const WeatherEnvSchema = z.object({
   WEATHER_FORECAST_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url().default('https://api.open-meteo.com')),
   WEATHER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(8000),
 });
-export type WeatherEnv = z.infer<typeof WeatherEnvSchema>;
+type WeatherEnv = z.infer<typeof WeatherEnvSchema>;
 
 /** WMO weather interpretation codes (Open-Meteo). */
 const WMO: Record<number, string> = {

@@ -21,7 +21,7 @@ const roundBytes = (round: number): Buffer => {
 };
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
-export interface FakeChain {
+interface FakeChain {
   info: ChainInfo;
   sign(round: number): BeaconRound;
 }
