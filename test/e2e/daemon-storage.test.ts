@@ -3,12 +3,12 @@
  * PRAGMA quick_check stops the daemon at start (exit 1, the message on its last line); on a full disk (a tmpfs this
  * test mounts) a write answers 507 storage_full and /health/ready says so until space is freed.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { spawnDaemon, startInProcess, tempHome, waitExit, type InProcess } from '../unit/daemon/harness.ts';
-import { mountTmpfs } from '../helpers/tmpfs.ts';
+import { mountTmpfs, tmpfsUnavailable, type Tmpfs } from '../helpers/tmpfs.ts';
 import { generateSigner } from '../../src/lib/keys/keys.ts';
 
 const homes: (() => void)[] = [];
@@ -37,13 +37,16 @@ describe('the daemon at start', () => {
   });
 });
 
-const tmpfs = mountTmpfs(4096);
-describe.skipIf('skip' in tmpfs)(`the daemon on a full disk${'skip' in tmpfs ? ` (${tmpfs.skip})` : ''}`, () => {
-  const fs = tmpfs as Exclude<typeof tmpfs, { skip: string }>;
+const skipWhy = tmpfsUnavailable ? ` (${tmpfsUnavailable})` : '';
+describe.skipIf(tmpfsUnavailable !== undefined)(`the daemon on a full disk${skipWhy}`, () => {
+  let fs: Tmpfs;
   let s: InProcess | undefined;
+  beforeAll(() => {
+    fs = mountTmpfs(4096);
+  });
   afterAll(async () => {
     await s?.close();
-    fs.unmount();
+    fs?.unmount();
   });
 
   it('a write answers 507 storage_full, /health/ready too, until space is freed; then both work again', async () => {

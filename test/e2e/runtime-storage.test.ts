@@ -32,7 +32,7 @@ import { messageIds, type AnyEvent } from '../../src/lib/protocol/index.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { readSse, startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { newUser, spawnInstance, until, type Instance } from '../helpers/runtime-cluster.ts';
-import { mountTmpfs } from '../helpers/tmpfs.ts';
+import { mountTmpfs, tmpfsUnavailable, type Tmpfs } from '../helpers/tmpfs.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'oraclekit-rt-storage-'));
@@ -164,16 +164,17 @@ describe('a run whose process was killed', () => {
   });
 });
 
-const tmpfs = mountTmpfs(6144);
-describe.skipIf('skip' in tmpfs)(`the runtime on a full disk${'skip' in tmpfs ? ` (${tmpfs.skip})` : ''}`, () => {
-  const fs = tmpfs as Exclude<typeof tmpfs, { skip: string }>;
+const skipWhy = tmpfsUnavailable ? ` (${tmpfsUnavailable})` : '';
+describe.skipIf(tmpfsUnavailable !== undefined)(`the runtime on a full disk${skipWhy}`, () => {
+  let fs: Tmpfs;
   let h: Harness;
   beforeAll(async () => {
+    fs = mountTmpfs(6144);
     h = await startHarness({ dbPath: join(fs.dir, 'oracle.db') });
   });
   afterAll(async () => {
     await h?.close();
-    fs.unmount();
+    fs?.unmount();
   });
 
   /** A streamed turn, or the reply that refused it. */
@@ -300,37 +301,34 @@ describe.skipIf('skip' in tmpfs)(`the runtime on a full disk${'skip' in tmpfs ? 
   });
 });
 
-const priced = mountTmpfs(4096);
-describe.skipIf('skip' in priced)(
-  `a priced oracle's credits on a full disk${'skip' in priced ? ` (${priced.skip})` : ''}`,
-  () => {
-    const fs = priced as Exclude<typeof priced, { skip: string }>;
-    let h: Harness;
-    beforeAll(async () => {
-      h = await startHarness({
-        dbPath: join(fs.dir, 'oracle.db'),
-        config: { name: 'Priced Oracle', model: 'scripted-model', price: 2.5 },
-      });
+describe.skipIf(tmpfsUnavailable !== undefined)(`a priced oracle's credits on a full disk${skipWhy}`, () => {
+  let fs: Tmpfs;
+  let h: Harness;
+  beforeAll(async () => {
+    fs = mountTmpfs(4096);
+    h = await startHarness({
+      dbPath: join(fs.dir, 'oracle.db'),
+      config: { name: 'Priced Oracle', model: 'scripted-model', price: 2.5 },
     });
-    afterAll(async () => {
-      await h?.close();
-      fs.unmount();
-    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    fs?.unmount();
+  });
 
-    it("the credits plugin's routes and its turn gate answer 507 storage_full; with space again they serve", async () => {
-      const u = await h.user();
-      const sessionId = await u.newSession();
-      expect((await u.req('GET', '/credits/contract')).status).toBe(200); // the credits tables are migrated
-      await h.app.runtime.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-      fs.fill();
-      const contract = await u.req('POST', '/credits/contract', {});
-      expect([contract.status, contract.body.code]).toEqual([507, 'storage_full']);
-      // the gate's claim cannot be written: the storage's answer, not a 402 naming a claim that does not exist
-      const gated = await u.req('POST', `/messages/${sessionId}`, { message: 'hello' });
-      expect([gated.status, gated.body.code]).toEqual([507, 'storage_full']);
-      fs.free();
-      expect((await u.req('POST', '/credits/contract', {})).status).toBe(201);
-      expect((await u.req('POST', `/messages/${sessionId}`, { message: 'hello' })).status).toBe(402);
-    });
-  },
-);
+  it("the credits plugin's routes and its turn gate answer 507 storage_full; with space again they serve", async () => {
+    const u = await h.user();
+    const sessionId = await u.newSession();
+    expect((await u.req('GET', '/credits/contract')).status).toBe(200); // the credits tables are migrated
+    await h.app.runtime.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    fs.fill();
+    const contract = await u.req('POST', '/credits/contract', {});
+    expect([contract.status, contract.body.code]).toEqual([507, 'storage_full']);
+    // the gate's claim cannot be written: the storage's answer, not a 402 naming a claim that does not exist
+    const gated = await u.req('POST', `/messages/${sessionId}`, { message: 'hello' });
+    expect([gated.status, gated.body.code]).toEqual([507, 'storage_full']);
+    fs.free();
+    expect((await u.req('POST', '/credits/contract', {})).status).toBe(201);
+    expect((await u.req('POST', `/messages/${sessionId}`, { message: 'hello' })).status).toBe(402);
+  });
+});

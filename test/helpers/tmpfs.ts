@@ -1,8 +1,8 @@
 /**
  * A small tmpfs the test mounts itself (mount(8), as root — CI runs as root) to hold a database on a disk that
- * really fills: `fill()` writes a file until the kernel answers ENOSPC, `free()` deletes it. Where mounting is not
- * permitted (not root, a container without CAP_SYS_ADMIN) `mountTmpfs` returns the reason, and the suite skips
- * with it.
+ * really fills: `fill()` writes a file until the kernel answers ENOSPC, `free()` deletes it. `tmpfsUnavailable` says
+ * why mounting is not permitted here (not root, a container without CAP_SYS_ADMIN), for the suite to skip with it;
+ * a suite mounts in its beforeAll and unmounts in its afterAll, so a suite filtered out leaves no mount behind.
  */
 import { execFileSync } from 'node:child_process';
 import { closeSync, fstatSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
@@ -19,15 +19,35 @@ interface Tmpfs {
   unmount(): void;
 }
 
-export function mountTmpfs(sizeKiB: number): Tmpfs | { skip: string } {
+function mount(sizeKiB: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'oraclekit-tmpfs-'));
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeKiB}k,mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
-    const why = String((e as { stderr?: Buffer }).stderr ?? (e as Error).message).trim();
-    return { skip: `a tmpfs cannot be mounted here (${why || 'mount failed'}); the full-disk tests need root` };
+    throw e;
   }
+  return dir;
+}
+
+function unmount(dir: string): void {
+  execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Why a tmpfs cannot be mounted here (a probe is mounted and unmounted at once), or undefined when it can. */
+export const tmpfsUnavailable: string | undefined = (() => {
+  try {
+    unmount(mount(64));
+    return undefined;
+  } catch (e) {
+    const why = String((e as { stderr?: Buffer }).stderr ?? (e as Error).message).trim();
+    return `a tmpfs cannot be mounted here (${why || 'mount failed'}); the full-disk tests need root`;
+  }
+})();
+
+export function mountTmpfs(sizeKiB: number): Tmpfs {
+  const dir = mount(sizeKiB);
   const filler = join(dir, 'filler');
   return {
     dir,
@@ -59,8 +79,7 @@ export function mountTmpfs(sizeKiB: number): Tmpfs | { skip: string } {
       rmSync(filler, { force: true });
     },
     unmount() {
-      execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
-      rmSync(dir, { recursive: true, force: true });
+      unmount(dir);
     },
   };
 }

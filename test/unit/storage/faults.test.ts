@@ -4,7 +4,7 @@
  * succeeds and `probe()` says when it takes writes again — on a real full disk (a tmpfs this test mounts); a file
  * that fails PRAGMA quick_check is refused when it is opened.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, openSync, closeSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import { SqliteStorage } from '../../../src/storage/sqlite.ts';
 import { HTTP_ERRORS, isOracleKitError, STORAGE_ERRORS, toErrorBody } from '../../../src/lib/errors.ts';
 import { RUNTIME_ERRORS } from '../../../src/lib/protocol/errors.ts';
 import { REGISTRY_ERRORS } from '../../../src/lib/registry/errors.ts';
-import { mountTmpfs } from '../../helpers/tmpfs.ts';
+import { mountTmpfs, tmpfsUnavailable, type Tmpfs } from '../../helpers/tmpfs.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oraclekit-faults-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -92,10 +92,13 @@ describe('a SQLite file that fails its integrity check', () => {
   });
 });
 
-const tmpfs = mountTmpfs(2048);
-describe.skipIf('skip' in tmpfs)(`a SQLite database on a full disk${'skip' in tmpfs ? ` (${tmpfs.skip})` : ''}`, () => {
-  const fs = tmpfs as Exclude<typeof tmpfs, { skip: string }>;
-  afterAll(() => fs.unmount());
+const skipWhy = tmpfsUnavailable ? ` (${tmpfsUnavailable})` : '';
+describe.skipIf(tmpfsUnavailable !== undefined)(`a SQLite database on a full disk${skipWhy}`, () => {
+  let fs: Tmpfs;
+  beforeAll(() => {
+    fs = mountTmpfs(2048);
+  });
+  afterAll(() => fs?.unmount());
 
   it('writes reject with 507 storage_full and nothing is stored; probe() fails until space is freed, then the fault clears', async () => {
     const db = (await openStorage({ location: join(fs.dir, 'full.db'), migrations })) as SqliteStorage;
