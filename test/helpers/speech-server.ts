@@ -40,7 +40,7 @@ async function body(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** The samples of a mono 16-bit PCM WAV (the data chunk after the 44-byte header). */
-function readWav(b: Uint8Array): { sampleRate: number; samples: Int16Array } {
+export function readWav(b: Uint8Array): { sampleRate: number; samples: Int16Array } {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const sampleRate = v.getUint32(24, true);
   const n = v.getUint32(40, true) / 2;
