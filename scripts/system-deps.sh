@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Debian packages the test suite uses: Chromium (the report renders in a real
 # browser; a call's page in the same), espeak-ng (the speech the call test's fake
-# microphone plays), python3 (runs the report's independent recipe), redis-server (the
+# microphone plays), python3 (runs the report's independent recipe), poppler-utils
+# (pdftotext reads the printed report's page footers), redis-server (the
 # tasks plugin's queue, socket.io fan-out), tmux (drives the chat TUI end to
 # end), postgresql (the second storage backend; tests start their own
 # cluster with initdb/pg_ctl, see test/helpers/postgres.ts), and curl and jq
@@ -13,6 +14,7 @@ need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v espeak-ng >/dev/null 2>&1 || need+=(espeak-ng)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
 command -v curl >/dev/null 2>&1 || need+=(curl)

@@ -238,6 +238,18 @@ describe('sample report', () => {
     const pdf = readFileSync(p('package.pdf'), 'latin1');
     expect(pdf.startsWith('%PDF-')).toBe(true);
     expect((pdf.match(/\/Type\s*\/Page\b/g) ?? []).length).toBeGreaterThanOrEqual(3);
+    // printed: every page says its number and the project it belongs to (the front page names both)
+    const { stdout: text } = await run('pdftotext', ['-layout', p('package.pdf'), '-'], { timeout: 60_000 });
+    const feet = text.split('\f').filter((page) => page.trim() !== '');
+    const foot = feet.map((page) => page.trim().split('\n').at(-1)!.trim().replace(/\s+/g, ' '));
+    expect(foot[0]).toBe(`KE-001, KE-002 — Cookstove programme <2026> page 1 of ${feet.length}`);
+    const owner = foot.slice(1).map((f) => /^(KE-00\d) — /.exec(f)?.[1]);
+    expect(owner).toEqual([...owner].sort());
+    expect(new Set(owner)).toEqual(new Set(['KE-001', 'KE-002']));
+    foot.forEach((f, i) => expect(f.endsWith(`page ${i + 1} of ${feet.length}`)).toBe(true));
+    // the project's conclusion box is on one of its own pages
+    const conclusion = feet.findIndex((page) => page.includes("Verifier's conclusion — KE-002"));
+    expect(owner[conclusion - 1]).toBe('KE-002');
   });
 
   it("the package's Python recipe re-derives the same selection with the standard library, on the files as the manifest names them", async () => {

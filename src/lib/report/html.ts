@@ -26,9 +26,28 @@ function num(v: number | undefined, digits = 4): string {
 
 type Cell = string | number | undefined | { html: string; cls?: string };
 
-/** A CSS string literal (for `content:`), with quotes, backslashes and line ends escaped. */
+/**
+ * The printed page: numbers ("page 3 of 7") and, at the foot of each page, the project it belongs to — each
+ * project is a named page of its own (it starts on a new sheet); the summary at the front names them all.
+ */
+function pageRules(r: Report): string {
+  const foot = (text: string) =>
+    `@bottom-left{content:${cssString(text)};font-size:7pt}@bottom-right{content:"page " counter(page) " of " counter(pages);font-size:7pt}`;
+  return [
+    `@page{margin:14mm 12mm;${foot(`${r.projects.map((p) => p.projectId).join(', ')} — ${r.title}`)}}`,
+    ...r.projects.map((p, i) => `@page project-${i + 1}{${foot(`${p.projectId} — ${r.title}`)}}`),
+  ].join('');
+}
+
+/**
+ * A CSS string literal (for `content:`): quotes and backslashes escaped, line ends as spaces, and < > as CSS escapes
+ * (so the text prints as typed and can never close the style element).
+ */
 function cssString(s: string): string {
-  return `"${s.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[\n\r<>]/g, ' ')}"`;
+  return `"${s
+    .replace(/[\\"]/g, (c) => `\\${c}`)
+    .replace(/[\n\r]/g, ' ')
+    .replace(/[<>]/g, (c) => (c === '<' ? '\\3c ' : '\\3e '))}"`;
 }
 
 function table(cls: string, headers: string[], rows: Cell[][]): string {
@@ -103,7 +122,9 @@ function method(p: ProjectReport): string {
 function project(p: ProjectReport, i: number): string {
   const P = p.parameters;
   const out: string[] = [];
-  out.push(`<section class="project" id="project-${i + 1}"><h2>${esc(p.name)} <small>${esc(p.projectId)}</small></h2>`);
+  out.push(
+    `<section class="project" id="project-${i + 1}" style="page:project-${i + 1}"><h2>${esc(p.name)} <small>${esc(p.projectId)}</small></h2>`,
+  );
   out.push(
     `<p class="verdict ${verdictClass(p.verdict)}"><strong>${esc(VERDICT_TEXT[p.verdict])}</strong> — n = ${P.adjustedSize} households to sample of N = ${P.population}; ER coverage ${esc(p.erCoverage.percent)} (${esc(p.erCoverage.source)}).</p>`,
   );
@@ -405,7 +426,7 @@ export function renderHtml(r: Report): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(r.title)}</title><style>${CSS}</style>
-<style>@page{margin:14mm 12mm;@bottom-left{content:${cssString(`${r.projects.map((p) => p.projectId).join(', ')} — ${r.title}`)};font-size:7pt}@bottom-right{content:"page " counter(page) " of " counter(pages);font-size:7pt}}</style></head>
+<style>${pageRules(r)}</style></head>
 <body>
 <header><h1>${esc(r.title)}</h1>
 <p class="meta">Generated ${esc(r.generatedAt)} by oraclekit ${esc(r.generator.version)}. Sizes by method ${esc(r.spec.samplingMethod)} (95/5, precision relative to the mean, CDM finite-population correction, exact dropout adjustment; oraclekit's docs/sampling.md); selection by ${esc(r.spec.selection)} (docs/selection.md). ${r.projects.length} project${r.projects.length === 1 ? '' : 's'}. The same content, with full tickets, is in the JSON beside this file.</p>
