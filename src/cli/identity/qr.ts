@@ -1,7 +1,11 @@
 /**
  * QR-code sign-in. The command itself runs a short-lived callback server
- * (loopback by default; the daemon has no sign-in route) and shows a QR
- * code plus the same link as text. The link carries a sign-in request:
+ * (loopback by default; the daemon has no sign-in route). The QR code holds
+ * the request's URL (the callback, short enough for a QR code that fits an
+ * 80x24 terminal); `GET` on it answers the request, the message to sign and
+ * a short code the wallet shows so the person can check it is this request.
+ * Where the QR code cannot fit, the URL and the code are shown instead (as
+ * `gh auth login` does). Off a terminal the full sign-in link is printed too:
  *
  *   oraclekit:signin?v=1&challenge=<32 random bytes, base64url>&callback=<URL>&aud=<local did:key>&exp=<unix s>
  *
@@ -12,9 +16,10 @@
  * challenge, the expiry and the signature against the did:key's public key,
  * answers 200 {ok, did}, and the command takes the wallet's DID.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { base58Decode } from '../../lib/did/did.ts';
@@ -30,6 +35,20 @@ export interface SignInRequest {
 
 export function signInMessage(r: SignInRequest): string {
   return `oraclekit sign-in\nchallenge: ${r.challenge}\naudience: ${r.aud}\ncallback: ${r.callback}\nexpires: ${r.exp}`;
+}
+
+/**
+ * The code a wallet shows for a request, for the person to compare with the terminal: 8 characters of the
+ * challenge's SHA-256 in Crockford's base32 (no I, L, O, U), as XXXX-XXXX.
+ */
+export function signInCode(challenge: string): string {
+  const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+  const h = createHash('sha256').update(challenge).digest();
+  let bits = 0n;
+  for (const b of h.subarray(0, 5)) bits = (bits << 8n) | BigInt(b);
+  let code = '';
+  for (let i = 7; i >= 0; i--) code += alphabet[Number((bits >> BigInt(i * 5)) & 31n)];
+  return `${code.slice(0, 4)}-${code.slice(4)}`;
 }
 
 function signInLink(r: SignInRequest): string {
@@ -130,7 +149,12 @@ export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
           .end('{}');
         return;
       }
-      if (req.method === 'GET') return reply(res, 200, { ...holder.request, message: signInMessage(holder.request) });
+      if (req.method === 'GET')
+        return reply(res, 200, {
+          ...holder.request,
+          message: signInMessage(holder.request),
+          code: signInCode(holder.request.challenge),
+        });
       if (req.method !== 'POST') return fail(res, 405, 'method_not_allowed', 'GET or POST');
       if (done) return fail(res, 409, 'already_signed_in', 'this sign-in request is already used');
       let raw = '';
@@ -180,7 +204,8 @@ export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
     server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => ok());
   });
   const port = (server.address() as AddressInfo).port;
-  const host = o.host && o.host !== '0.0.0.0' && o.host !== '::' ? o.host : '127.0.0.1';
+  // bound to every interface: advertise this machine's address on its network (a phone on it can reach that)
+  const host = o.host && o.host !== '0.0.0.0' && o.host !== '::' ? o.host : o.host ? lanAddress() : '127.0.0.1';
   const base = (o.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
   const request: SignInRequest = {
     v: 1,
@@ -213,6 +238,59 @@ export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
   return { request, link: signInLink(request), result, close };
 }
 
+/** The first IPv4 address of this machine on a network (not loopback), else 127.0.0.1. */
+function lanAddress(): string {
+  for (const list of Object.values(networkInterfaces()))
+    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  return '127.0.0.1';
+}
+
+const LOOPBACK = /^https?:\/\/(127\.[\d.]+|localhost|\[::1\])(:\d+)?\//i;
+
+/**
+ * What the terminal shows for a sign-in request, every line at most `columns` wide: the QR code of the request's
+ * URL with the URL and the code under it when it all fits in `rows` (with the spinner's line), else the URL and the
+ * code alone; a warning when the callback is on loopback, which a phone cannot reach. Off a terminal (`tty` false)
+ * the full sign-in link is added, and the QR code is shown whatever its size.
+ */
+export function signInScreen(
+  r: SignInRequest,
+  link: string,
+  qr: string,
+  o: { tty: boolean; rows: number; columns: number; waitS: number },
+): string {
+  const code = signInCode(r.challenge);
+  const loopback = LOOPBACK.exec(r.callback);
+  const warning = loopback
+    ? [
+        `warning: the callback is on ${loopback[1]}, which a phone cannot reach. Use a`,
+        'wallet on this computer, or run again with --callback-host 0.0.0.0 (a phone on',
+        'this network) or --callback-url <public URL> (a tunnel), or --auth mnemonic.',
+      ]
+    : [];
+  const wait = `waits ${o.waitS} s`;
+  const qrLines = qr.replace(/\n+$/, '').split('\n');
+  const text = [`or open ${r.callback} in your wallet`, `and check that it shows the code ${code} (${wait})`];
+  const fits = qrLines.length + 1 + text.length + warning.length + 1 <= o.rows;
+  const wide = Math.max(...qrLines.map((l) => [...l].length)) <= o.columns;
+  if (!o.tty)
+    return [
+      'Scan with your wallet to sign in:',
+      ...qrLines,
+      ...text,
+      `or open this sign-in link in a wallet on this computer:`,
+      link,
+      ...warning,
+    ].join('\n');
+  if (fits && wide) return ['Scan with your wallet to sign in:', ...qrLines, ...text, ...warning].join('\n');
+  return [
+    `Open this link in your wallet to sign in (no room for a QR code here):`,
+    `  ${r.callback}`,
+    `and check that it shows the code ${code} (${wait})`,
+    ...warning,
+  ].join('\n');
+}
+
 /** Shows the QR code (on stderr) and the link, with a spinner while waiting; returns the wallet's DID. */
 export async function qrSignIn(
   o: SignInOptions & { stream?: NodeJS.WriteStream; tty?: boolean },
@@ -221,10 +299,16 @@ export async function qrSignIn(
   const stream = o.stream ?? process.stderr;
   const tty = o.tty ?? Boolean(stream.isTTY);
   const { default: qrcode } = await import('qrcode-terminal');
-  const qr = await new Promise<string>((ok) => qrcode.generate(s.link, { small: true }, (q: string) => ok(q)));
-  stream.write('Scan with your wallet to sign in:\n' + qr + '\n');
-  stream.write(`or open this link in your wallet:\n${s.link}\n`);
-  stream.write(`(callback ${s.request.callback}; waits ${Math.round((o.timeoutMs ?? 120_000) / 1000)} s)\n`);
+  const qr = await new Promise<string>((ok) =>
+    qrcode.generate(s.request.callback, { small: true }, (q: string) => ok(q)),
+  );
+  const screen = signInScreen(s.request, s.link, qr, {
+    tty,
+    rows: stream.rows || 24,
+    columns: stream.columns || 80,
+    waitS: Math.round((o.timeoutMs ?? 120_000) / 1000),
+  });
+  stream.write(screen + '\n');
   let spin: NodeJS.Timeout | undefined;
   if (tty) {
     const { SPINNER_FRAMES: frames } = await import('../progress.ts');
