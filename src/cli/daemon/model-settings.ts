@@ -16,7 +16,7 @@ import { parseJsonFile } from '../../lib/json-file.ts';
 import { stateDir } from '../../lib/paths.ts';
 import { writeSecretFile } from '../../lib/secret-file.ts';
 
-export const MODEL_VARS = ['LLM_BASE_URL', 'LLM_PROVIDER_API_KEY', 'LLM_MODEL', 'LLM_STALL_TIMEOUT_MS'] as const;
+const MODEL_VARS = ['LLM_BASE_URL', 'LLM_PROVIDER_API_KEY', 'LLM_MODEL', 'LLM_STALL_TIMEOUT_MS'] as const;
 
 const recordSchema = z.object({
   env: z.partialRecord(z.enum(MODEL_VARS), z.string()),

@@ -13,7 +13,7 @@
  */
 import { cliError, OracleKitError } from '../errors.ts';
 
-export interface TokenReply {
+interface TokenReply {
   token: string;
   /** The header value, ready to send: `Bearer <token>` (with `X-Auth-Type: ucan`). */
   authorization: string;
