@@ -9,7 +9,7 @@ import { closeSync, fstatSync, ftruncateSync, mkdtempSync, openSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-interface Tmpfs {
+export interface Tmpfs {
   /** The mount point (mode 0700: the runtime refuses a directory other users may write to). */
   dir: string;
   /** Fills the file system to its last byte, then gives `leaveBytes` back; returns the bytes the filler holds. */
