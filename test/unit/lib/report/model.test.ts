@@ -450,6 +450,26 @@ describe("the package's headline tells missed precision and the realised dropout
 });
 
 describe('the printed package', () => {
+  it('the commands name the files as given, with the recalculation for monitoring observations', async () => {
+    const design = computeDesign({ population: 800, expectedMean: 2, expectedSD: 1, dropoutRate: 0.1 });
+    const r = await buildReport({
+      generatedAt: new Date(0),
+      projects: [
+        {
+          projectId: 'KE-001',
+          design,
+          files: { design: 'designs/ke 001.json', observations: 'field/period-1.csv' },
+          observations: { kind: 'monitoring', values: [{ value: 1 }, { value: 2 }, { value: null }] },
+        },
+      ],
+    });
+    expect(r.projects[0]!.method.commands).toEqual([
+      "oraclekit sample calc --input 'designs/ke 001.json' --explain   # recomputes the design from its own record: the sizes above",
+      "oraclekit sample recalc --previous 'designs/ke 001.json' --observations field/period-1.csv",
+      "oraclekit sample report --design 'designs/ke 001.json' --observations field/period-1.csv --observations-kind monitoring --out package.html",
+    ]);
+  });
+
   it('has page numbers and the project id on each page, a place for the conclusion, and numbers that do not wrap', async () => {
     const design = computeDesign({ population: 800, expectedMean: 2, expectedSD: 1, dropoutRate: 0.1 });
     const r = await buildReport({
