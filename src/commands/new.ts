@@ -2,7 +2,6 @@ import { Args, BaseCommand, toOclifFlags } from '../cli/base.ts';
 import { cliError } from '../cli/errors.ts';
 import { writeErrorBody } from '../cli/errors-print.ts';
 import { NEW_FLAGS } from '../cli/scaffold/flags.ts';
-import type { Network } from '../cli/registry/settings.ts';
 
 export default class New extends BaseCommand {
   static override summary =
@@ -27,80 +26,31 @@ Registers the oracle as a domain of type Oracle (class: the "oraclekit:oracle-pr
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(New);
-    const [{ runNew }, { isInteractive }] = await Promise.all([
+    const [{ runNew, newInput }, { isInteractive }, { cancelOnSigint, isCancel }] = await Promise.all([
       import('../cli/scaffold/new.ts'),
       import('../cli/scaffold/ask.ts'),
+      import('../cli/scaffold/cancel.ts'),
     ]);
-    const ac = new AbortController();
-    // A second Ctrl+C quits at once. conf's atomic writer (when-exit) re-raises
-    // the first SIGINT to this process, so a second one counts only after a moment.
-    let armedAt = 0;
-    const onSigint = () => {
-      if (ac.signal.aborted) {
-        if (Date.now() >= armedAt) process.exit(130);
-        return;
-      }
-      armedAt = Date.now() + 300;
-      process.stderr.write('\nCancelling: removing what was created… (Ctrl+C again to quit at once)\n');
-      ac.abort();
-    };
-    process.on('SIGINT', onSigint);
     const log = (l: string) => process.stderr.write(l + '\n');
+    const cancel = cancelOnSigint(log);
     try {
-      const r = await runNew(
-        {
-          projectName: args['project-name'],
-          cwd: process.cwd(),
-          dir: flags.dir,
-          force: flags.force,
-          yes: flags.yes,
-          interactive: isInteractive() && !flags.json,
-          auth: flags.auth as 'qr' | 'mnemonic' | undefined,
-          mnemonicFile: flags['mnemonic-file'],
-          mnemonicEnv: flags['mnemonic-env'],
-          generate: flags.generate,
-          timeout: flags.timeout,
-          callbackHost: flags['callback-host'],
-          callbackUrl: flags['callback-url'],
-          network: flags.network as Network | undefined,
-          registry: flags.registry,
-          apiKey: flags['api-key'],
-          class: flags.class,
-          name: flags.name,
-          description: flags.description,
-          price: flags.price,
-          model: flags.model,
-          url: flags.url,
-          port: flags.port,
-          oracleKey: flags['oracle-key'] as 'generate' | undefined,
-          llmBaseUrl: flags['llm-base-url'],
-          install: flags.install,
-          git: flags.git,
-          oraclekitSpec: flags['oraclekit-version'],
-          matrix: flags.matrix,
-          matrixHomeserver: flags['matrix-homeserver'],
-          matrixUser: flags['matrix-user'],
-          matrixPassword: flags['matrix-password'],
-          matrixRegistrationToken: flags['matrix-registration-token'],
-          log,
-        },
-        ac.signal,
-      );
+      const input = newInput(args['project-name'], flags, {
+        cwd: process.cwd(),
+        interactive: isInteractive() && !flags.json,
+        log,
+      });
+      const r = await runNew(input, cancel.signal);
       if (flags.json) return this.outJson(r);
       const { formatNew, newNotes } = await import('../cli/scaffold/print.ts');
       for (const note of newNotes(r)) log(note);
       this.out(formatNew(r));
     } catch (e) {
-      const name = (e as Error)?.name;
-      if (name === 'ExitPromptError' || name === 'AbortPromptError' || (e as { code?: string }).code === 'cancelled') {
-        if (flags.json) writeErrorBody(cliError('cancelled', 'cancelled; nothing left behind').toBody(), true);
-        else log('Cancelled; nothing left behind.');
-        process.exitCode = 130;
-        return;
-      }
-      throw e;
+      if (!isCancel(e)) throw e;
+      if (flags.json) writeErrorBody(cliError('cancelled', 'cancelled; nothing left behind').toBody(), true);
+      else log('Cancelled; nothing left behind.');
+      process.exitCode = 130;
     } finally {
-      process.off('SIGINT', onSigint);
+      cancel.dispose();
     }
   }
 }

@@ -109,4 +109,9 @@ export const NEW_FLAGS = {
   },
 } as const satisfies CommandFlagSpecs;
 
-export type NewFlags = ParsedFlags<typeof NEW_FLAGS>;
+/** The parsed flags; a boolean flag not given may be undefined (--install, --git, --matrix: "ask", or the default). */
+export type NewFlags = {
+  [K in keyof ParsedFlags<typeof NEW_FLAGS>]: ParsedFlags<typeof NEW_FLAGS>[K] extends boolean
+    ? boolean | undefined
+    : ParsedFlags<typeof NEW_FLAGS>[K];
+};

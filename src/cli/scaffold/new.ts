@@ -19,6 +19,7 @@ import { register } from './register.ts';
 import { matrixBot, type MatrixOutcome } from './matrix-bot.ts';
 import { writeFiles } from './write.ts';
 import { defaultOraclekitSource, givenOraclekitSource } from './oraclekit-dep.ts';
+import type { NewFlags } from './flags.ts';
 
 export interface NewInput {
   /** The project (and directory) name; asked on a terminal when missing. */
@@ -84,6 +85,48 @@ export interface NewResult {
   timings: Record<string, number>;
 }
 
+/** The input of a run from the command line: the argument, the flags, where it runs and whether it may ask. */
+export function newInput(
+  projectName: string | undefined,
+  f: NewFlags,
+  o: { cwd: string; interactive: boolean; log: (line: string) => void },
+): NewInput {
+  return {
+    projectName,
+    ...o,
+    dir: f.dir,
+    force: f.force ?? false,
+    yes: f.yes ?? false,
+    auth: f.auth as AuthMethod | undefined,
+    mnemonicFile: f['mnemonic-file'],
+    mnemonicEnv: f['mnemonic-env'],
+    generate: f.generate,
+    timeout: f.timeout,
+    callbackHost: f['callback-host'],
+    callbackUrl: f['callback-url'],
+    network: f.network as Network | undefined,
+    registry: f.registry,
+    apiKey: f['api-key'],
+    class: f.class,
+    name: f.name,
+    description: f.description,
+    price: f.price,
+    model: f.model,
+    url: f.url,
+    port: f.port,
+    oracleKey: f['oracle-key'] as NewInput['oracleKey'],
+    llmBaseUrl: f['llm-base-url'],
+    install: f.install,
+    git: f.git,
+    oraclekitSpec: f['oraclekit-version'],
+    matrix: f.matrix,
+    matrixHomeserver: f['matrix-homeserver'],
+    matrixUser: f['matrix-user'],
+    matrixPassword: f['matrix-password'],
+    matrixRegistrationToken: f['matrix-registration-token'],
+  };
+}
+
 const DEFAULT_LLM_BASE_URL = 'https://openrouter.ai/api/v1';
 
 function cancelled(): OracleKitError {
@@ -132,6 +175,7 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
   const ctx: AskContext = { yes: i.yes, interactive: i.interactive };
   const name = await projectName(ctx, i.projectName);
   const { dir, existed } = targetDir(i, name);
+  const { url, port, note } = urlAndPort(i); // a bad --url or --port is said before any question
   const { readIdentity } = await import('../identity/store.ts');
   const saved = readIdentity(env);
   const answers = await askQuestions(ctx, {
@@ -139,7 +183,6 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
     projectName: name,
     savedAuth: saved && (saved.wallet ? 'qr' : 'mnemonic'),
   });
-  const { url, port, note } = urlAndPort(i);
   check();
 
   const id = await timed('identity', () =>
