@@ -11,10 +11,13 @@
  * user's participant share this one process, so it bounds the oracle's share
  * from above.
  *
- * Usage: node bench/calls.ts [utterances=20]
+ * With --word-ms=N the model streams its answer (a long first sentence) one
+ * word every N ms, as a hosted model streams tokens, instead of at once.
+ *
+ * Usage: node bench/calls.ts [utterances=20] [--word-ms=N]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   AudioFrame,
@@ -35,11 +38,39 @@ import { mintInvocation } from '../src/lib/ucan/ucan.ts';
 import { dbfs } from '../src/runtime/plugins/calls/audio.ts';
 import { startSpeechServer, tone } from '../test/helpers/speech-server.ts';
 
-const N = Number(process.argv[2] ?? 20);
+const N = Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 20);
+const WORD_MS = Number(process.argv.find((a) => a.startsWith('--word-ms='))?.slice('--word-ms='.length) ?? 0);
+const LONG = 'In Nairobi this evening, the sky is clear and the air is cool and still. Okay.';
+/** The answer: at once, or word by word. */
+const answer = () =>
+  WORD_MS > 0
+    ? {
+        steps: LONG.split(' ').flatMap((w, i) => [
+          ...(i ? [{ type: 'delay' as const, ms: WORD_MS }] : []),
+          { type: 'text' as const, text: i ? ` ${w}` : w },
+        ]),
+      }
+    : say('Okay.');
 const END_OF_TURN_MS = 500;
 const RATE = 48_000;
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-calls-'));
+const stageLines: string[] = [];
+/** The stages of one answer, in ms, from the agent's log line. */
+function stagesOf(line: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  const total = /first audio (\d+) ms after the end of turn \((\d+) ms after the last loud frame\)/.exec(line);
+  if (total) {
+    out['end of turn'] = Number(total[2]);
+    out['in the oracle'] = Number(total[1]);
+  }
+  for (const m of line.matchAll(
+    /(speech-to-text|turn start|first text|first sentence|text-to-speech|to the track) (\d+)/g,
+  ))
+    out[m[1]!] = Number(m[2]);
+  return out;
+}
+const perStage: Record<string, number[]> = {};
 const model = await startScriptedModelServer();
 const speech = await startSpeechServer();
 speech.speech.ms = 300;
@@ -48,7 +79,8 @@ const oracle = await signerFromMnemonic(mnemonic);
 const app = createOracleApp({
   config: { name: 'Bench Oracle', model: 'scripted-model', oracleDid: oracle.did() },
   dbPath: join(dir, 'oracle.db'),
-  logger: { info: () => {}, error: () => {} },
+  // the agent logs where the time to each answer went (voice.ts, stagesLine)
+  logger: { info: (l) => void (l.includes('after the end of turn') && stageLines.push(l)), error: () => {} },
   signingMnemonic: mnemonic,
   env: {
     LLM_BASE_URL: model.baseURL,
@@ -109,13 +141,23 @@ const latencies: number[] = [];
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 for (let i = 0; i < N; i++) {
-  model.enqueue(say('Okay.'));
+  model.enqueue(answer());
   firstLoudAfter = 0;
   await send(tone(600, RATE, 440, 8000));
   // the frame just handed over leaves after the source's 10 ms queue: the end of speech on the wire
   since = performance.now();
-  await send(new Int16Array(Math.round(((END_OF_TURN_MS + 700) / 1000) * RATE)));
-  if (firstLoudAfter) latencies.push(firstLoudAfter - since);
+  const before = stageLines.length;
+  // room for the answer (a streamed one is longer) before the next utterance
+  await send(new Int16Array(Math.round(((END_OF_TURN_MS + 700 + (WORD_MS ? 1500 : 0)) / 1000) * RATE)));
+  if (firstLoudAfter) {
+    latencies.push(firstLoudAfter - since);
+    const stages = stageLines.length === before + 1 ? stagesOf(stageLines.at(-1)!) : undefined;
+    if (stages?.['in the oracle'] !== undefined) {
+      // what is left: the user's line to the agent (encoding, network, jitter buffer) and back
+      stages['the line, both ways'] = firstLoudAfter - since - (stages['end of turn'] ?? 0) - stages['in the oracle'];
+      for (const [k, v] of Object.entries(stages)) (perStage[k] ??= []).push(v);
+    }
+  }
   since = Infinity;
   await send(new Int16Array(RATE / 2));
 }
@@ -127,11 +169,17 @@ latencies.sort((a, b) => a - b);
 const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
 const report = {
   utterances: N,
+  wordMs: WORD_MS,
   answered: latencies.length,
   endOfTurnMs: END_OF_TURN_MS,
   targetMs: END_OF_TURN_MS + 150,
   medianMs: Math.round(q(0.5)),
   p95Ms: Math.round(q(0.95)),
+  /** The median of each stage (ms): the end-of-turn silence, then the oracle's stages, then the line. */
+  stagesMedianMs: Object.fromEntries(
+    Object.entries(perStage).map(([k, v]) => [k, Math.round(v.sort((a, b) => a - b)[Math.floor(v.length / 2)]!)]),
+  ),
+  loadAverage: loadavg().map((x) => Number(x.toFixed(1))),
   callSeconds: Math.round(seconds),
   cpuSecondsPerCallSecond: Number(cpuPerSecond.toFixed(3)),
   callsPerCoreEstimate: Math.floor(1 / cpuPerSecond),

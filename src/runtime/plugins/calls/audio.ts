@@ -62,6 +62,9 @@ export class Endpointer {
     return this.speaking;
   }
 
+  /** Whether the last frame pushed was louder than the threshold. */
+  lastVoiced = false;
+
   /** Forgets what was heard: the next frame starts from silence. */
   reset(): void {
     this.speaking = false;
@@ -76,6 +79,7 @@ export class Endpointer {
   push(frame: Int16Array, sampleRate: number): 'start' | Int16Array | undefined {
     const ms = (frame.length / sampleRate) * 1000;
     const voiced = dbfs(frame) > this.o.thresholdDb;
+    this.lastVoiced = voiced;
     if (!this.speaking) {
       this.preRoll.push(frame);
       this.preRollMs += ms;
@@ -107,11 +111,23 @@ export class Endpointer {
   }
 }
 
-/** Splits streamed text into the sentences complete so far (a stop followed by a space) and the rest, still open. */
-export function takeSentences(buffer: string): { sentences: string[]; rest: string } {
+/** The fewest words a first clause needs to be spoken on its own ("Well," is not worth a request). */
+const CLAUSE_WORDS = 4;
+
+/**
+ * Splits streamed text into the sentences complete so far (a stop followed by a space) and the rest, still open.
+ * With `clause` (the answer's first words), a clause of at least 4 words before a comma, semicolon, colon or dash
+ * counts as complete when no sentence is yet: speech starts while a model still streams a long first sentence.
+ */
+export function takeSentences(buffer: string, o: { clause?: boolean } = {}): { sentences: string[]; rest: string } {
   let cut = -1;
   for (let i = 0; i < buffer.length - 1; i++)
     if ('.!?\n'.includes(buffer[i]!) && /\s/.test(buffer[i + 1]!)) cut = i + 1;
+  if (cut < 0 && o.clause) {
+    const m = /^(.*[,;:\u2013\u2014])\s/s.exec(buffer);
+    if (m && m[1]!.trim().split(/\s+/).length >= CLAUSE_WORDS)
+      return { sentences: [m[1]!.trim()], rest: buffer.slice(m[0].length).trimStart() };
+  }
   if (cut < 0) return { sentences: [], rest: buffer };
   const sentences = buffer
     .slice(0, cut)

@@ -48,11 +48,40 @@ export interface VoiceOptions {
   log: (line: string) => void;
 }
 
-/** One answer being given: its run, its speech, and how to stop both. */
+/**
+ * When each stage of an answer ended (performance.now()), from the end of the user's turn (the endpointer's
+ * silence counted) to the first frame of the answer on the agent's track.
+ */
+interface Stages {
+  /** When the utterance's last loud frame arrived. */
+  lastLoud: number;
+  heard: number;
+  transcribed?: number;
+  turnStarted?: number;
+  firstText?: number;
+  firstSentence?: number;
+  synthesized?: number;
+  firstFrame?: number;
+}
+
+/** One answer being given: its run, its speech, how to stop both, and its stages. */
 interface Answer {
   abort: AbortController;
   run?: Run;
   done: Promise<void>;
+  stages: Stages;
+}
+
+/** One line saying where the time to an answer's first sound went (ms), for the log and the bench. */
+function stagesLine(t: Stages): string {
+  const ms = (a?: number, b?: number) => (a === undefined || b === undefined ? '?' : String(Math.round(b - a)));
+  return (
+    `first audio ${ms(t.heard, t.firstFrame)} ms after the end of turn (${ms(t.lastLoud, t.heard)} ms after the last ` +
+    `loud frame): speech-to-text ${ms(t.heard, t.transcribed)}, ` +
+    `turn start ${ms(t.transcribed, t.turnStarted)}, first text ${ms(t.turnStarted, t.firstText)}, ` +
+    `first sentence ${ms(t.firstText, t.firstSentence)}, text-to-speech ${ms(t.firstSentence, t.synthesized)}, ` +
+    `to the track ${ms(t.synthesized, t.firstFrame)}`
+  );
 }
 
 export class VoiceSession {
@@ -62,8 +91,9 @@ export class VoiceSession {
   private closed = false;
   /** Frames the call's key cannot decrypt: not listened to (Opus would make noise of them). */
   private refused = false;
+  private lastLoudAt = 0;
   /** What was heard and said (tests and the bench read it). */
-  readonly stats = { utterances: 0, bargeIns: 0, lastUtteranceEndAt: 0, lastFirstAudioAt: 0, refusedFrames: 0 };
+  readonly stats = { utterances: 0, bargeIns: 0, refusedFrames: 0 };
 
   constructor(o: VoiceOptions) {
     this.o = o;
@@ -79,6 +109,7 @@ export class VoiceSession {
         continue;
       }
       const r = this.endpointer.push(f.data, f.sampleRate);
+      if (this.endpointer.lastVoiced) this.lastLoudAt = performance.now();
       if (r === 'start') this.bargeIn();
       else if (r) this.utterance(r, f.sampleRate);
     }
@@ -103,10 +134,13 @@ export class VoiceSession {
 
   private utterance(samples: Int16Array, rate: number): void {
     this.stats.utterances++;
-    this.stats.lastUtteranceEndAt = Date.now();
     const previous = this.answer;
     const abort = new AbortController();
-    const answer: Answer = { abort, done: Promise.resolve() };
+    const answer: Answer = {
+      abort,
+      done: Promise.resolve(),
+      stages: { lastLoud: this.lastLoudAt, heard: performance.now() },
+    };
     answer.done = (async () => {
       await previous?.done; // one turn at a time in a session
       if (abort.signal.aborted || this.closed) return;
@@ -118,7 +152,9 @@ export class VoiceSession {
   }
 
   private async respond(samples: Int16Array, rate: number, answer: Answer): Promise<void> {
+    const t = answer.stages;
     const text = await this.transcribe(samples, rate, answer.abort.signal);
+    t.transcribed = performance.now();
     if (!text.trim()) return;
     let run: Run;
     try {
@@ -132,18 +168,22 @@ export class VoiceSession {
       return;
     }
     answer.run = run;
+    t.turnStarted = performance.now();
     let buffer = '';
     let speaking = Promise.resolve();
     const say = (sentences: string[]) => {
       for (const s of sentences) {
+        t.firstSentence ??= performance.now();
         const audio = this.synthesize(s, answer.abort.signal); // fetched now, played in order
-        audio.catch(() => {});
-        speaking = speaking.then(async () => this.play(await audio, answer.abort.signal));
+        audio.then(() => (t.synthesized ??= performance.now())).catch(() => {});
+        speaking = speaking.then(async () => this.play(await audio, answer.abort.signal, t));
       }
     };
     const off = run.subscribe(0, (e) => {
       if (e.event !== 'message') return;
-      const r = takeSentences(buffer + e.data.content);
+      t.firstText ??= performance.now();
+      // the first words are spoken as soon as a clause is complete, the rest sentence by sentence
+      const r = takeSentences(buffer + e.data.content, { clause: t.firstSentence === undefined });
       buffer = r.rest;
       say(r.sentences);
     });
@@ -198,14 +238,17 @@ export class VoiceSession {
     return out;
   }
 
-  private async play(frames: AudioFrame[], signal: AbortSignal): Promise<void> {
+  private async play(frames: AudioFrame[], signal: AbortSignal, stages?: Stages): Promise<void> {
     const { AudioFrame: Frame } = this.o.rtc;
     for (const f of frames) {
       for (let at = 0; at < f.data.length; at += FRAME) {
         if (signal.aborted || this.closed) return;
         const chunk = f.data.slice(at, at + FRAME);
-        if (this.stats.lastFirstAudioAt < this.stats.lastUtteranceEndAt) this.stats.lastFirstAudioAt = Date.now();
         await this.o.source.captureFrame(new Frame(chunk, RATE, 1, chunk.length));
+        if (stages && stages.firstFrame === undefined) {
+          stages.firstFrame = performance.now();
+          this.o.log(`[calls] ${this.o.callId}: ${stagesLine(stages)}`);
+        }
       }
     }
   }
