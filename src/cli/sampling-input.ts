@@ -93,11 +93,21 @@ export function parseStratumFlag(
   return out;
 }
 
-/** Reads a JSON file, or standard input for '-'. */
-export function readJsonInput(path: string, what: string): unknown {
+/**
+ * Reads a JSON file, or standard input for '-'. typedPopulation, when given, receives a design's population as it is
+ * written in the file when that is not how the number reads back (1e12, or 20 digits a double cannot hold).
+ */
+export function readJsonInput(path: string, what: string, typedPopulation?: { text?: string }): unknown {
   const text = readTextInput(path, what);
   try {
-    return JSON.parse(text);
+    if (!typedPopulation) return JSON.parse(text);
+    // the reviver's third argument carries the number's source text (JSON.parse source text access)
+    return JSON.parse(text, function (this: Record<string, unknown>, key, value, context?: { source?: string }) {
+      const design = 'expectedMean' in this || 'expectedProportion' in this;
+      if (key === 'population' && design && typeof value === 'number' && context?.source !== undefined)
+        if (context.source !== String(value)) typedPopulation.text = context.source;
+      return value;
+    });
   } catch (e) {
     throw cliError('invalid_json', `${what} ${JSON.stringify(path)} is not valid JSON: ${(e as Error).message}`, {
       field: what,

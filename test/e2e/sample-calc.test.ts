@@ -321,6 +321,17 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
       expect(e.message.startsWith(`population (--population) = ${value} is invalid`)).toBe(true);
       expect(e.message.includes('is above the bound')).toBe(above);
     }
+    // the same in a JSON --input: the number as the file writes it
+    const body = (n: string) => `{"population": ${n}, "expectedMean": 2, "expectedSD": 1, "dropoutRate": 0.1}`;
+    const big = await sample('calc', { input: '-', json: true }, [], { input: body('12345678901234567890') });
+    expect(big.code).toBe(3);
+    expect(JSON.parse(big.stderr)).toMatchObject({
+      code: 'invalid_population',
+      field: '--input population',
+      details: { value: '12345678901234567890' },
+    });
+    const e12 = await sample('calc', { input: '-' }, [], { input: body('1e12') });
+    expect(e12.stdout).toMatch(/population \(N\)\s+1000000000000 \(typed 1e12\)/);
   });
 
   it('a proportion says what ±5 % of p means in percentage points', async () => {

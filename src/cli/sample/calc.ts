@@ -21,8 +21,10 @@ import { sensitivity } from '../../lib/sampling/sensitivity.ts';
 import { samplingError } from '../../lib/sampling/errors.ts';
 
 /** The engine's input from --input and the flags (flags override the file). */
-function bodyFromFlags(flags: CalcFlags): Record<string, unknown> {
-  const body: Record<string, unknown> = flags.input ? toObject(readJsonInput(flags.input, '--input')) : {};
+function bodyFromFlags(flags: CalcFlags, typed: { text?: string } = {}): Record<string, unknown> {
+  const body: Record<string, unknown> = flags.input ? toObject(readJsonInput(flags.input, '--input', typed)) : {};
+  // a population written beyond 2^53 − 1 is refused with the digits as written, not the double they read as
+  if (flags.population === undefined && typed.text !== undefined) parsePopulationFlag(typed.text, '--input population');
   const set = (k: string, v: unknown) => {
     if (v !== undefined) body[k] = v;
   };
@@ -53,7 +55,8 @@ function missingInputs(body: Record<string, unknown>): boolean {
 
 export async function runSampleCalc(given: CalcFlags, io: Io): Promise<void> {
   let flags = given;
-  let body = bodyFromFlags(flags);
+  const typedInInput: { text?: string } = {};
+  let body = bodyFromFlags(flags, typedInInput);
   // a person at a terminal who left inputs out is asked for them (src/cli/sample/guided.ts, loaded only then)
   const guide =
     missingInputs(body) && flags.input !== '-' && canPrompt(Boolean(flags.json))
@@ -124,7 +127,7 @@ export async function runSampleCalc(given: CalcFlags, io: Io): Promise<void> {
     return;
   }
   const format = flags.format as Format;
-  const typed = parsePopulationFlag(flags.population)?.typed;
+  const typed = flags.population !== undefined ? parsePopulationFlag(flags.population)?.typed : typedInInput.text;
   const parts = format === 'csv' && extras.length === 1 ? [] : [renderDesign(design, format, typed)];
   if (explain) parts.push(renderExplain(explain, format));
   if (comparison) parts.push(renderComparison(comparison, format));
