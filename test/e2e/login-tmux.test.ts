@@ -4,7 +4,8 @@
  * sign-in request is wholly on the screen at once, with the URL, the code the
  * wallet shows and the warning that a phone cannot reach 127.0.0.1; a wallet
  * reading that URL and signing completes the sign-in. A smaller terminal gets
- * the URL and the code instead of the QR code.
+ * the URL and the code instead of the QR code. With a local registry running,
+ * the first lines name the domains the key controls.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,7 @@ const home = mkdtempSync(join(tmpdir(), 'okit-login-'));
 const env = { ORACLEKIT_HOME: home, ORACLEKIT_MNEMONIC: '', CI: '' };
 const big = new Tmux(`okit-login-${process.pid}`, 'login80x24');
 const small = new Tmux(`okit-login-s-${process.pid}`, 'login80x16');
+const known = new Tmux(`okit-login-k-${process.pid}`, 'loginknown');
 let did: string;
 
 /** The visible screen only (no scroll-back): what a person sees at once. */
@@ -31,8 +33,9 @@ beforeAll(async () => {
   expect(made.code, made.stderr).toBe(0);
   did = JSON.parse(made.stdout).did as string;
 });
-afterAll(() => {
-  if (hasTmux) for (const t of [big, small]) if (t.alive()) t.kill();
+afterAll(async () => {
+  if (hasTmux) for (const t of [big, small, known]) if (t.alive()) t.kill();
+  await runCli(['daemon', 'stop', '--grace', '1'], { env });
   rmSync(home, { recursive: true, force: true });
 });
 
@@ -83,5 +86,25 @@ describe.skipIf(!hasTmux)('oraclekit login on a terminal', () => {
     const req = (await (await fetch(url!)).json()) as { code: string };
     expect(shown).toContain(`it shows the code ${req.code}`);
     small.keys('C-c');
+  }, 60_000);
+
+  it('names the domains the key controls when the local registry can tell', async () => {
+    const start = await runCli(['daemon', 'start', '--json'], { env });
+    expect(start.code, start.stderr).toBe(0);
+    // the DID the registry knows (the wallet's, after the sign-in above)
+    const me = JSON.parse((await runCli(['whoami', '--json'], { env })).stdout).did as string;
+    const made = await runCli(
+      ['daemon', 'keys', 'create', '--did', me, '--role', 'representative', '--role', 'member', '--save', '--json'],
+      { env },
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const reg = await runCli(['domain', 'register', '--type', 'Protocol', '--name', 'Cookstoves', '--json'], { env });
+    expect(reg.code, reg.stderr).toBe(0);
+    const domain = JSON.parse(reg.stdout).id as string;
+    known.start(cmd.replace('--auth qr --timeout 60', '--auth mnemonic'), { cwd: ROOT, width: 80, height: 24 });
+    const shown = await known.until((s) => s.includes('Your offline mnemonic'), 'the question', 30_000);
+    expect(shown.replace(/\n/g, '')).toContain(`Signed in as ${me}`);
+    expect(shown.replace(/\n/g, '')).toContain(`it controls 1 domain in the local daemon: ${domain}`);
+    known.keys('C-c');
   }, 60_000);
 });
