@@ -201,6 +201,20 @@ describe('refusals', () => {
     expect(existsSync(join(work, 'asked'))).toBe(false);
   });
 
+  it('without a terminal, a missing project name names the argument, and an unusable one suggests a usable one', async () => {
+    const none = await cli(['new', '--no-install', '--no-git', '--json']);
+    expect(none.code).toBe(3);
+    expect(json(none.stderr)).toMatchObject({ code: 'missing_answer', field: 'project-name' });
+    const bad = await cli(['new', 'Bad Name', '--yes', '--no-install', '--no-git', '--json']);
+    expect(bad.code).toBe(3);
+    expect(json(bad.stderr)).toMatchObject({
+      code: 'invalid_project_name',
+      field: 'project-name',
+      message: 'project name "Bad Name" is not valid; try bad-name',
+    });
+    expect(existsSync(join(work, 'Bad Name'))).toBe(false);
+  });
+
   it('a local URL and a different --port disagree', async () => {
     const r = await cli([
       'new',
