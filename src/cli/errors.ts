@@ -31,15 +31,21 @@ export const CLI_ERRORS = {
   },
   invalid_flag: {
     status: 400,
-    when: "a flag's value fails its check (scaffolder questions given as flags, e.g. a --price the credits ledger cannot keep: more than 6 decimals or above 1e9)",
+    when:
+      "a flag's value fails its check (scaffolder questions given as flags, e.g. a --price the credits ledger " +
+      'cannot keep: more than 6 decimals or above 1e9)',
   },
   unknown_command: {
     status: 400,
-    when: 'no command has this name (`oraclekit sampel calc`): the nearest command is suggested, written with spaces (exit 2, like usage)',
+    when:
+      'no command has this name (`oraclekit sampel calc`): the nearest command is suggested, written with ' +
+      'spaces (exit 2, like usage)',
   },
   repeated_flag: {
     status: 400,
-    when: 'a single-value flag given twice (`--dropout 0.1 --dropout 0.2`, `-N 5000 --population 6000`): refused, never the last value silently (exit 2, like usage)',
+    when:
+      'a single-value flag given twice (`--dropout 0.1 --dropout 0.2`, `-N 5000 --population 6000`): refused, ' +
+      'never the last value silently (exit 2, like usage)',
   },
   missing_answer: { status: 400, when: 'a question of `new`/`login` has no flag and there is no terminal to ask on' },
   unreadable_file: {
@@ -48,7 +54,9 @@ export const CLI_ERRORS = {
   },
   file_not_found: {
     status: 404,
-    when: 'a file named by a flag does not exist (the same code as the selection commands use for a missing frame, design, commitment or proof)',
+    when:
+      'a file named by a flag does not exist (the same code as the selection commands use for a missing frame, ' +
+      'design, commitment or proof)',
   },
   invalid_json: { status: 400, when: 'a file or flag value that must be JSON is not (or not an object)' },
   invalid_package: { status: 400, when: '`domain propose --package` is not a JSON file {documents: [{url, hash}]}' },
@@ -82,11 +90,15 @@ export const CLI_ERRORS = {
   invalid_identity: { status: 400, when: 'identity.json is not JSON or holds no mnemonic identity' },
   logout_unconfirmed: {
     status: 409,
-    when: '`logout` would delete the saved identity (the only copy of its key on this machine) and was not confirmed: no terminal to ask on and no --force, or the prompt was declined (exit 4)',
+    when:
+      '`logout` would delete the saved identity (the only copy of its key on this machine) and was not ' +
+      'confirmed: no terminal to ask on and no --force, or the prompt was declined (exit 4)',
   },
   identity_exists: {
     status: 409,
-    when: '`login` (or `new` with a key source) would replace a saved identity with another one and was not confirmed: no terminal to ask on and no --force, or the prompt was declined (exit 4)',
+    when:
+      '`login` (or `new` with a key source) would replace a saved identity with another one and was not ' +
+      'confirmed: no terminal to ask on and no --force, or the prompt was declined (exit 4)',
   },
   missing_mnemonic: {
     status: 400,
@@ -105,7 +117,9 @@ export const CLI_ERRORS = {
   },
   invalid_url: {
     status: 400,
-    when: 'an oracle URL is not http(s), has credentials, a query or a fragment, or names 0.0.0.0 or :: (an address to bind, not one clients reach)',
+    when:
+      'an oracle URL is not http(s), has credentials, a query or a fragment, or names 0.0.0.0 or :: (an ' +
+      'address to bind, not one clients reach)',
   },
   invalid_class: { status: 422, when: '--class is not an active Protocol domain' },
   no_oracle_class: {
@@ -125,7 +139,9 @@ export const CLI_ERRORS = {
   },
   matrix_registration_flow: {
     status: 403,
-    when: "the homeserver's registration needs a stage oraclekit cannot complete (pass --matrix-registration-token, or the bot's --matrix-user and --matrix-password)",
+    when:
+      "the homeserver's registration needs a stage oraclekit cannot complete (pass " +
+      "--matrix-registration-token, or the bot's --matrix-user and --matrix-password)",
   },
   matrix_user_in_use: {
     status: 409,

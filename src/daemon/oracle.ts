@@ -114,7 +114,8 @@ export async function mountDefaultOracle(
   app: FastifyInstance,
   o: {
     database: Storage;
-    /** The daemon's registry: provisions the read-only key (without it, the env's key as it is). */ registry?: Registry;
+    /** The daemon's registry: provisions the read-only key (without ' +
+      'it, the env's key as it is). */ registry?: Registry;
     config: DaemonOracleConfig;
     env: Record<string, string | undefined>;
     key: OracleKey;
@@ -128,7 +129,8 @@ export async function mountDefaultOracle(
     const rk = await ensureOracleRegistryKey(o.key, o.registry);
     if (rk.created)
       o.log.info(
-        `[daemon] provisioned a read-only registry key (role reader) for the default oracle ${o.key.did}, saved in ${o.key.path}`,
+        `[daemon] provisioned a read-only registry key (role reader) for the default oracle ${o.key.did}, saved in ` +
+          `${o.key.path}`,
       );
     env = { ...o.env, [TOOL_ENV_NAMES.apiKey]: rk.key };
   }
@@ -148,7 +150,8 @@ export async function mountDefaultOracle(
     logger: o.log,
     pino: app.log, // failed turns and tools go to the daemon's log
     modelHint:
-      "set LLM_BASE_URL, LLM_PROVIDER_API_KEY and LLM_MODEL in the daemon's environment (or oracle.model in daemon.json), then `oraclekit daemon restart`",
+      "set LLM_BASE_URL, LLM_PROVIDER_API_KEY and LLM_MODEL in the daemon's environment (or oracle.model in " +
+      'daemon.json), then `oraclekit daemon restart`',
   });
   // a Node client (the chat) needs no CORS; browser apps run their own oracle
   await mountPlugin(app, { plugin: oracle.plugin, options: { cors: false }, prefix: ORACLE_PREFIX });

@@ -221,11 +221,15 @@ export function messageErrorFactory<T extends ErrorTable>(table: T) {
 const STORAGE_FAULTS = {
   storage_full: {
     status: 507,
-    when: "the disk that holds the database is full (ENOSPC, SQLITE_FULL, PostgreSQL's disk_full): nothing of the request was stored; retry once space is freed",
+    when:
+      "the disk that holds the database is full (ENOSPC, SQLITE_FULL, PostgreSQL's disk_full): nothing of the " +
+      'request was stored; retry once space is freed',
   },
   storage_unavailable: {
     status: 503,
-    when: 'the database file cannot be read or written now (an I/O error, a read-only file system, a lock held too long): nothing of the request was stored; retry shortly',
+    when:
+      'the database file cannot be read or written now (an I/O error, a read-only file system, a lock held too ' +
+      'long): nothing of the request was stored; retry shortly',
   },
 } as const satisfies ErrorTable;
 
@@ -238,11 +242,15 @@ const STORAGE_FAULTS = {
 export const HTTP_ERRORS = {
   invalid_json: {
     status: 400,
-    when: 'the body is not JSON (a syntax error, empty with a JSON Content-Type, or __proto__ / constructor.prototype anywhere in it)',
+    when:
+      'the body is not JSON (a syntax error, empty with a JSON Content-Type, or __proto__ / ' +
+      'constructor.prototype anywhere in it)',
   },
   invalid_body: {
     status: 400,
-    when: 'a body (or path parameter) does not match its schema: not an object, a field of the wrong type, shape or value',
+    when:
+      'a body (or path parameter) does not match its schema: not an object, a field of the wrong type, ' +
+      'shape or value',
   },
   unknown_field: { status: 400, when: 'a body or query field the route does not know' },
   invalid_query: { status: 400, when: 'a query parameter does not match its schema' },
@@ -252,7 +260,9 @@ export const HTTP_ERRORS = {
   not_found: { status: 404, when: 'no route with this method and path' },
   body_too_deep: {
     status: 400,
-    when: 'the JSON body nests arrays and objects deeper than the limit (64 levels); checked before anything reads the body',
+    when:
+      'the JSON body nests arrays and objects deeper than the limit (64 levels); checked before anything ' +
+      'reads the body',
   },
   invalid_url: { status: 400, when: 'the URL is not valid percent-encoding' },
   bad_request: { status: 400, when: 'a request the HTTP parser refuses (malformed request line or headers)' },
@@ -274,7 +284,10 @@ export const HTTP_ERRORS = {
   },
   database_unavailable: {
     status: 503,
-    when: 'the database server (PostgreSQL, ORACLEKIT_DATABASE_URL; the message names its host, port and database, never a password) cannot be reached now; the request was not acknowledged — retry shortly (a create with its Idempotency-Key: a COMMIT whose answer the broken connection lost may have been applied); the pool reconnects by itself',
+    when:
+      'the database server (PostgreSQL, ORACLEKIT_DATABASE_URL; the message names its host, port and database, ' +
+      'never a password) cannot be reached now; the request was not acknowledged — retry shortly (a create with ' +
+      'its Idempotency-Key: a COMMIT whose answer the broken connection lost may have been applied); the pool reconnects by itself',
   },
   ...STORAGE_FAULTS,
 } as const satisfies ErrorTable;
@@ -376,7 +389,9 @@ export function toErrorBody(err: unknown): ErrorBody {
 export const STORAGE_ERRORS = {
   insecure_database_dir: {
     status: 400,
-    when: "the database's directory is writable by other users (mode o+w): they could replace or read the database, its -wal and -shm files",
+    when:
+      "the database's directory is writable by other users (mode o+w): they could replace or read the " +
+      'database, its -wal and -shm files',
   },
   database_corrupt: {
     status: 500,

@@ -230,7 +230,8 @@ export class Authenticator {
       ) {
         throw runtimeError(
           'replayed',
-          'this invocation was already used on another instance of this oracle (it accepts each invocation once); send a new one',
+          'this invocation was already used on another instance of this oracle (it accepts each invocation once); ' +
+            'send a new one',
         );
       }
       if (i.delegation) {
@@ -262,14 +263,16 @@ export class Authenticator {
       if (this.replayMode === 'strict' && (await this.sharedReplay?.wasClaimed(d.cid)))
         throw runtimeError(
           'replayed',
-          'this token was already used as an invocation (on another instance of this oracle); a used invocation never logs in again',
+          'this token was already used as an invocation (on another instance of this oracle); a used invocation ' +
+            'never logs in again',
         );
       return { did: d.did, delegation: i.delegation, via: 'delegation', cids: d.cids, expiresAt: d.validUntil };
     }
     if (i.delegation) {
       throw runtimeError(
         'missing_token',
-        'this oracle requires an invocation (ORACLE_UCAN_AUTH=invocation): Authorization: Bearer <UCAN invocation> with X-Auth-Type: ucan; a delegation alone does not log in',
+        'this oracle requires an invocation (ORACLE_UCAN_AUTH=invocation): Authorization: Bearer <UCAN invocation> ' +
+          'with X-Auth-Type: ucan; a delegation alone does not log in',
       );
     }
     const alone = this.mode === 'any' ? ', or x-ucan-delegation: <user → oracle delegation> alone' : '';

@@ -40,7 +40,10 @@ interface BootResult {
 const blank = (v: string | undefined) => v === undefined || v.trim() === '';
 
 function envLine(name: string, variable: string, why: string): string {
-  return `[boot-error] Plugin '${name}' env validation failed for '${variable}': ${why}. Set '${variable}' or disable it: features: { ${name}: false }`;
+  return (
+    `[boot-error] Plugin '${name}' env validation failed for '${variable}': ${why}. Set '${variable}' or ` +
+    `disable it: features: { ${name}: false }`
+  );
 }
 
 /** Merges bundled and project plugins (same name: the project's wins). */
@@ -64,7 +67,8 @@ export function resolvePlugins(
   for (const name of Object.keys(features)) {
     if (!byName.has(name) && features[name] === true)
       throw new BootError(
-        `[boot-error] Plugin '${name}' is forced on by features but no such plugin exists. Remove it from features or add the plugin`,
+        `[boot-error] Plugin '${name}' is forced on by features but no such plugin exists. Remove it from features ` +
+          `or add the plugin`,
       );
   }
   const excluded: { plugin: string; reason: string }[] = [];
@@ -105,7 +109,8 @@ export function resolvePlugins(
       if (dep !== undefined) {
         if (features[name] === true)
           throw new BootError(
-            `[boot-error] Plugin '${name}' depends on '${dep}', which is not enabled. Enable '${dep}' or disable it: features: { ${name}: false }`,
+            `[boot-error] Plugin '${name}' depends on '${dep}', which is not enabled. Enable '${dep}' or disable ` +
+              `it: features: { ${name}: false }`,
           );
         enabled.delete(name);
         excluded.push({ plugin: name, reason: `dependsOn ${dep}` });
@@ -121,7 +126,8 @@ export function resolvePlugins(
     if (m === 'done') return;
     if (m === 'temp')
       throw new BootError(
-        `[boot-error] Plugin dependency cycle: ${[...path.slice(path.indexOf(name)), name].join(' → ')}. Break the cycle or disable one: features: { ${name}: false }`,
+        `[boot-error] Plugin dependency cycle: ${[...path.slice(path.indexOf(name)), name].join(' → ')}. Break the ` +
+          `cycle or disable one: features: { ${name}: false }`,
       );
     mark.set(name, 'temp');
     for (const d of byName.get(name)!.manifest.dependsOn) visit(d, [...path, name]);
@@ -154,7 +160,8 @@ export function logBoot(log: BootLogger, r: BootResult): void {
   for (const e of r.excluded) log.info(`[boot] excluded: ${e.plugin} (${e.reason})`);
   if (r.excluded.length > 0)
     log.info(
-      `[boot] excluded ${r.excluded.length} plugin(s): ${r.excluded.map((e) => `${e.plugin} (${e.reason})`).join(', ')}`,
+      `[boot] excluded ${r.excluded.length} plugin(s): ` +
+        `${r.excluded.map((e) => `${e.plugin} (${e.reason})`).join(', ')}`,
     );
 }
 

@@ -55,7 +55,8 @@ function checkHost(policy: HostPolicy, host: string | undefined): null | ReturnT
   if (policy.names.has(name)) return null;
   return runtimeError(
     'misdirected_host',
-    `this server does not answer to the host name ${JSON.stringify(name.slice(0, 100))}; use ${[...policy.names].join(', ')} (ORACLE_ALLOWED_HOSTS names more)`,
+    `this server does not answer to the host name ${JSON.stringify(name.slice(0, 100))}; use ` +
+      `${[...policy.names].join(', ')} (ORACLE_ALLOWED_HOSTS names more)`,
     { field: 'host', value: name.slice(0, 100), valid: [...policy.names].join(', ') },
   );
 }
@@ -75,7 +76,8 @@ function checkOrigin(
   if (Array.isArray(allowed) && allowed.includes(origin)) return null;
   return runtimeError(
     'origin_not_allowed',
-    `pages from ${JSON.stringify(origin.slice(0, 100))} may not use this oracle; CORS_ORIGINS names the origins that may`,
+    `pages from ${JSON.stringify(origin.slice(0, 100))} may not use this oracle; CORS_ORIGINS names the ` +
+      `origins that may`,
     { field: 'origin', value: origin.slice(0, 100) },
   );
 }
@@ -102,7 +104,8 @@ export function guardUpgrades(server: Server, policy: () => HostPolicy, origins:
     if (refused) {
       const body = JSON.stringify(toErrorBody(refused));
       socket.end(
-        `HTTP/1.1 ${refused.status} ${refused.status === 421 ? 'Misdirected Request' : 'Forbidden'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        `HTTP/1.1 ${refused.status} ` +
+          `${refused.status === 421 ? 'Misdirected Request' : 'Forbidden'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
       );
       return;
     }

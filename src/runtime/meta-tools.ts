@@ -28,7 +28,8 @@ interface MetaToolDeps {
 export function metaTools(deps: MetaToolDeps): Record<string, AnyPluginTool> {
   const list = defineTool({
     description:
-      "List this oracle's capabilities (plugins): name, summary, visibility, whether loaded in this session, category. On-demand capabilities must be loaded with load_capability before their tools can be called.",
+      "List this oracle's capabilities (plugins): name, summary, visibility, whether loaded in this session, " +
+      'category. On-demand capabilities must be loaded with load_capability before their tools can be called.',
     inputSchema: z.object({
       includeOnDemand: z.boolean().optional().describe('include on-demand capabilities (default true)'),
     }),
@@ -51,7 +52,8 @@ export function metaTools(deps: MetaToolDeps): Record<string, AnyPluginTool> {
   });
   const load = defineTool({
     description:
-      'Load capabilities by name (from list_capabilities) so their tools become callable from the next step. Returns each manifest with whenToUse and its tool list.',
+      'Load capabilities by name (from list_capabilities) so their tools become callable from the next step. ' +
+      'Returns each manifest with whenToUse and its tool list.',
     inputSchema: z.object({
       names: z
         .array(z.string().max(MAX_NAME_CHARS))
@@ -71,7 +73,8 @@ export function metaTools(deps: MetaToolDeps): Record<string, AnyPluginTool> {
       const unknown = names.filter((n) => !byName.has(n));
       if (unknown.length > 0) {
         throw new Error(
-          `Unknown capability ${unknown.map((n) => `'${n}'`).join(', ')}. Call list_capabilities to see the available capability names.`,
+          `Unknown capability ${unknown.map((n) => `'${n}'`).join(', ')}. Call list_capabilities to see the ` +
+            `available capability names.`,
         );
       }
       const loaded = new Set(loadedPlugins(turn.state));

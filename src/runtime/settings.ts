@@ -87,11 +87,13 @@ const VALID: Record<keyof RuntimeEnv, string> = {
   ORACLE_DB_PATH: 'a file path (default ./data/oracle.db)',
   ORACLE_DB_SYNCHRONOUS: 'FULL or NORMAL, or unset (fsync off the event loop)',
   ORACLE_DATABASE_URL:
-    'a postgres:// or postgresql:// URL of a database (docs/scaling.md), e.g. postgres://oracle:secret@10.0.0.5:5432/oracle, or unset for the SQLite file ORACLE_DB_PATH',
+    'a postgres:// or postgresql:// URL of a database (docs/scaling.md), e.g. ' +
+    'postgres://oracle:secret@10.0.0.5:5432/oracle, or unset for the SQLite file ORACLE_DB_PATH',
   CORS_ORIGINS:
     'comma-separated origins of web pages allowed to call this oracle (e.g. https://app.example.com), or * for any',
   ORACLE_ALLOW_DELEGATION_AUTH:
-    'no value (it was replaced by ORACLE_UCAN_AUTH: a delegation alone now logs in by default; ORACLE_UCAN_AUTH=invocation requires an invocation, as ORACLE_ALLOW_DELEGATION_AUTH=0 did)',
+    'no value (it was replaced by ORACLE_UCAN_AUTH: a delegation alone now logs in by default; ' +
+    'ORACLE_UCAN_AUTH=invocation requires an invocation, as ORACLE_ALLOW_DELEGATION_AUTH=0 did)',
   ORACLE_UCAN_AUTH: 'any (default: an invocation, or a delegation alone) or invocation (an invocation is required)',
   ORACLE_UCAN_REPLAY:
     'bearer (default: an invocation may be used again until it expires) or strict (each invocation once)',
@@ -107,15 +109,18 @@ const VALID: Record<keyof RuntimeEnv, string> = {
   ORACLE_RUN_MAX_EVENT_BYTES:
     "an integer from 65536 to 1073741824 (default 8388608, 8 MiB): the largest a run's event log may grow",
   ORACLE_ALLOWED_HOSTS:
-    'comma-separated host names this oracle answers to besides the loopback ones (e.g. oracle.example.com), or * for any',
+    'comma-separated host names this oracle answers to besides the loopback ones (e.g. oracle.example.com), ' +
+    'or * for any',
   ORACLE_ALLOWED_USERS:
-    'comma-separated did:key identities, the only users who may log in (unset: any did:key user); e.g. did:key:z6Mk…,did:key:z6Mk…',
+    'comma-separated did:key identities, the only users who may log in (unset: any did:key user); e.g. ' +
+    'did:key:z6Mk…,did:key:z6Mk…',
   ORACLE_USER_TURNS_PER_MINUTE:
     'an integer from 0 to 100000 (default 0: no limit): the most turns a user may start per minute',
   ORACLE_REDIS_URL:
     'a redis:// or rediss:// URL shared by every instance of this oracle (docs/scaling.md), e.g. redis://10.0.0.5:6379',
   ORACLE_INSTANCE_LEASE_MS:
-    'an integer from 1000 to 600000 (default 10000): how long an instance may stay silent before its running turns are failed',
+    'an integer from 1000 to 600000 (default 10000): how long an instance may stay silent before its running turns ' +
+    'are failed',
   LOG_LEVEL: `one of ${LOG_LEVELS.join(', ')} (default info): the least severe line the oracle's log shows`,
 };
 
@@ -131,6 +136,7 @@ export function parseRuntimeEnv(env: Record<string, string | undefined>): Runtim
   const issue = r.error.issues[0]!;
   const name = String(issue.path[0]) as keyof RuntimeEnv;
   throw new BootError(
-    `[boot-error] Runtime env validation failed for '${name}' = ${shown(env[name])}: ${issue.message}. Set '${name}' to ${VALID[name]}, or unset it`,
+    `[boot-error] Runtime env validation failed for '${name}' = ${shown(env[name])}: ${issue.message}. Set ` +
+      `'${name}' to ${VALID[name]}, or unset it`,
   );
 }

@@ -221,7 +221,8 @@ export class ChatController {
         `${total} session${total === 1 ? '' : 's'}${total > sessions.length ? ` (showing ${sessions.length})` : ''}:`,
         ...sessions.map(
           (s, i) =>
-            `${s.sessionId === this.sessionId ? '*' : ' '} ${String(i + 1).padStart(2)}. ${s.sessionId}  ${s.title || '(untitled)'}  ${s.lastUpdatedAt}`,
+            `${s.sessionId === this.sessionId ? '*' : ' '} ${String(i + 1).padStart(2)}. ${s.sessionId}  ` +
+            `${s.title || '(untitled)'}  ${s.lastUpdatedAt}`,
         ),
         '/sessions <n> (or /switch <id>) continues one.',
       ],
@@ -317,14 +318,16 @@ export class ChatController {
       const p = await payClaims(this.client, { claimIds: claims.map((c) => c.claimId), expectAmount: total });
       return {
         lines: [
-          `Paid ${p.amount} ${p.denom} (payment ${p.paymentId}) for ${p.paid.length} claim${p.paid.length === 1 ? '' : 's'}.`,
+          `Paid ${p.amount} ${p.denom} (payment ${p.paymentId}) for ${p.paid.length} ` +
+            `claim${p.paid.length === 1 ? '' : 's'}.`,
         ],
         paid: true,
       };
     };
     const lines = [
       head,
-      `Outstanding: ${claims.map((c) => `${c.claimId} (${c.amount} ${c.denom})`).join(', ')} — ${total} ${denom} in all.`,
+      `Outstanding: ${claims.map((c) => `${c.claimId} (${c.amount} ${c.denom})`).join(', ')} — ${total} ` +
+        `${denom} in all.`,
     ];
     if (arg) {
       const r = await run();
@@ -337,10 +340,20 @@ export class ChatController {
 /** What to do about an oracle without a model: the daemon's default oracle or a project's. */
 export function noModelMessage(local?: boolean): string {
   if (local === true)
-    return "The daemon's default oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and LLM_MODEL in the environment of `oraclekit daemon restart` (or oracle.model in daemon.json).";
+    return (
+      "The daemon's default oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and " +
+      'LLM_MODEL in the environment of `oraclekit daemon restart` (or oracle.model in daemon.json).'
+    );
   if (local === false)
-    return 'This oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json.';
-  return "The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its oracle.config.json (for the local daemon's default oracle: LLM_MODEL in the daemon's environment, then oraclekit daemon restart).";
+    return (
+      'This oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its ' +
+      'oracle.config.json.'
+    );
+  return (
+    'The oracle has no model configured: set LLM_BASE_URL, LLM_PROVIDER_API_KEY and the model in its ' +
+    "oracle.config.json (for the local daemon's default oracle: LLM_MODEL in the daemon's environment, then " +
+    'oraclekit daemon restart).'
+  );
 }
 
 /** A message for people, for any failure of a turn or command. */
@@ -350,14 +363,20 @@ export function explainError(e: unknown, baseUrl: string, noModel?: string): str
     const total = owed.reduce((s, c) => s + (typeof c.amount === 'number' ? c.amount : 0), 0);
     const denom = typeof owed[0]?.denom === 'string' ? owed[0].denom : 'credit';
     return [
-      `Payment required: this oracle is paid per turn${typeof owed[0]?.amount === 'number' ? ` (${owed[0].amount} ${denom})` : ''} and your message was not answered.`,
-      `Outstanding claim${e.claims.length === 1 ? '' : 's'}: ${e.claims.join(', ') || '(none listed)'}${total ? ` — ${total} ${denom} in all` : ''}.`,
+      `Payment required: this oracle is paid per ` +
+        `turn${typeof owed[0]?.amount === 'number' ? ` (${owed[0].amount} ${denom})` : ''} and your message was ` +
+        `not answered.`,
+      `Outstanding claim${e.claims.length === 1 ? '' : 's'}: ` +
+        `${e.claims.join(', ') || '(none listed)'}${total ? ` — ${total} ${denom} in all` : ''}.`,
       'Pay the claims with /pay (it shows the price and pays with your identity), then send your message again.',
     ].join('\n');
   }
   if (e instanceof OracleClientError) {
     if (e.code === 'oracle_unreachable')
-      return `Cannot reach the oracle at ${baseUrl}. Is it running? (start it with \`npm run dev\` in its project, or check --oracle)`;
+      return (
+        `Cannot reach the oracle at ${baseUrl}. Is it running? (start it with \`npm run dev\` in its project, ` +
+        `or check --oracle)`
+      );
     if (e.status === 401)
       return `The oracle refused your identity (${e.code}: ${e.message}), even after re-authorising.`;
     if (e.code === 'model_not_configured') return noModel ?? noModelMessage();

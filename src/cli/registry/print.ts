@@ -43,7 +43,8 @@ export function formatProposal(p: ProposalView): string {
   return [
     `${p.id} for ${p.domainId}`,
     `  status    ${p.status} (rule ${p.rule.rule}; deadline ${p.deadline})`,
-    `  tally     yes ${t.yes}, no ${t.no}, abstain ${t.abstain}, veto ${t.veto} (${t.voted}/${t.voters} voters, total weight ${t.totalWeight})`,
+    `  tally     yes ${t.yes}, no ${t.no}, abstain ${t.abstain}, veto ${t.veto} (${t.voted}/${t.voters} voters, ` +
+      `total weight ${t.totalWeight})`,
   ].join('\n');
 }
 
@@ -74,8 +75,10 @@ export function formatDesign(d: DesignRecord): string {
   const lines = [
     `${d.designId} (version ${d.version}${d.previousDesignId ? `, after ${d.previousDesignId}` : ''})`,
     `  project       ${d.projectId}`,
-    `  sizes         calculated ${p.calculatedSize}, adjusted ${p.adjustedSize} of N ${p.population} (dropout ${p.dropoutRate}; erCoverage ${p.erCoverage} from ${p.erCoverageSource})`,
-    `  verification  ${d.verification.status}${d.verification.verifier ? ` by ${d.verification.verifier} at ${d.verification.timestamp}` : ''}`,
+    `  sizes         calculated ${p.calculatedSize}, adjusted ${p.adjustedSize} of N ${p.population} (dropout ` +
+      `${p.dropoutRate}; erCoverage ${p.erCoverage} from ${p.erCoverageSource})`,
+    `  verification  ` +
+      `${d.verification.status}${d.verification.verifier ? ` by ${d.verification.verifier} at ${d.verification.timestamp}` : ''}`,
   ];
   if (d.change)
     lines.push(`  change        ${d.change.direction} by ${d.change.by} (was ${d.change.previousAdjustedSize})`);

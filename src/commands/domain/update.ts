@@ -6,13 +6,16 @@ import { formatDomain } from '../../cli/registry/print.ts';
 
 export default class DomainUpdate extends BaseCommand {
   static override summary =
-    'Change a domain (controllers only). Changing type, class, controllers or services makes a verified domain registered again.';
+    'Change a domain (controllers only). Changing type, class, controllers or services makes a verified domain ' +
+    'registered again.';
   static override description =
-    'Sends PATCH with If-Match: the version given by --if-match, else the version just read (so a concurrent change still answers 412).';
+    'Sends PATCH with If-Match: the version given by --if-match, else the version just read (so a concurrent ' +
+    'change still answers 412).';
   static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> domain update did:ixo:entity:... --name "New name"',
-    '<%= config.bin %> domain update did:ixo:entity:... --controller did:example:a --controller did:example:b --if-match 3',
+    '<%= config.bin %> domain update did:ixo:entity:... --controller did:example:a --controller did:example:b ' +
+      '--if-match 3',
   ];
   static override args = { did: Args.string({ description: 'The domain DID.', required: true }) };
   static override flags = toOclifFlags(DOMAIN_UPDATE_FLAGS);

@@ -38,7 +38,8 @@ export class DidProofs {
       if (required)
         throw registryError(
           'did_proof_required',
-          `this registry requires a DID proof to create a key: sign "${keyProofChallenge(did, roles, now)}" with the key of ${did} and send proof: {challenge, signature}`,
+          `this registry requires a DID proof to create a key: sign "${keyProofChallenge(did, roles, now)}" with ` +
+            `the key of ${did} and send proof: {challenge, signature}`,
           { field: 'proof', valid: 'proof: {challenge, signature} (registry.md, "DID proof at key creation")' },
         );
       return;
@@ -74,9 +75,12 @@ export class DidProofs {
         'did_proof_stale',
         'proof.challenge',
         proof.challenge,
-        `issued within ${PROOF_MAX_AGE_MS / 60_000} minutes before the registry's clock (${new Date(now).toISOString()})`,
+        `issued within ${PROOF_MAX_AGE_MS / 60_000} minutes before the registry's clock ` +
+          `(${new Date(now).toISOString()})`,
         {
-          message: `the challenge was issued at ${new Date(c.issuedAt).toISOString()}, ${Math.round(age / 1000)} s from the registry's clock; sign a new one`,
+          message:
+            `the challenge was issued at ${new Date(c.issuedAt).toISOString()}, ${Math.round(age / 1000)} s ` +
+            `from the registry's clock; sign a new one`,
         },
       );
     }

@@ -78,12 +78,14 @@ export class Domains {
     try {
       if (insert) {
         await this.ctx.db.run(
-          'INSERT INTO domains (type, class, state, version, also_known_as, name, controllers, record, updated_at, id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          'INSERT INTO domains (type, class, state, version, also_known_as, name, controllers, record, updated_at, ' +
+            'id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
           [...params, d.id, d.createdAt],
         );
       } else {
         await this.ctx.db.run(
-          'UPDATE domains SET type = ?, class = ?, state = ?, version = ?, also_known_as = ?, name = ?, controllers = ?, record = ?, updated_at = ? WHERE id = ?',
+          'UPDATE domains SET type = ?, class = ?, state = ?, version = ?, also_known_as = ?, name = ?, ' +
+            'controllers = ?, record = ?, updated_at = ? WHERE id = ?',
           [...params, d.id],
         );
       }
@@ -96,7 +98,8 @@ export class Domains {
       ) {
         throw registryError(
           'duplicate_also_known_as',
-          `alsoKnownAs ${JSON.stringify(d.alsoKnownAs)} is already used in class ${d.class ?? '(none)'} by a live domain`,
+          `alsoKnownAs ${JSON.stringify(d.alsoKnownAs)} is already used in class ${d.class ?? '(none)'} by a ` +
+            `live domain`,
           { field: 'alsoKnownAs', value: d.alsoKnownAs },
         );
       }
@@ -161,7 +164,8 @@ export class Domains {
     if (q.controller !== undefined) {
       where +=
         this.ctx.db.dialect === 'postgres'
-          ? ' AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(domains.controllers::jsonb) AS c(value) WHERE c.value = ?)'
+          ? ' AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(domains.controllers::jsonb) AS c(value) WHERE ' +
+            'c.value = ?)'
           : ' AND EXISTS (SELECT 1 FROM json_each(domains.controllers) WHERE value = ?)';
       params.push(requireDid('controller', q.controller));
     }
@@ -169,7 +173,9 @@ export class Domains {
       // a substring, case-folded: instr on SQLite, strpos on PostgreSQL (neither has the other; LIKE would read % and _
       // in q)
       const pos = this.ctx.db.dialect === 'postgres' ? 'strpos' : 'instr';
-      where += ` AND (${pos}(lower(coalesce(name, '')), lower(?)) > 0 OR ${pos}(lower(coalesce(also_known_as, '')), lower(?)) > 0 OR id = ?)`;
+      where +=
+        ` AND (${pos}(lower(coalesce(name, '')), lower(?)) > 0 OR ${pos}(lower(coalesce(also_known_as, ` +
+        `'')), lower(?)) > 0 OR id = ?)`;
       params.push(q.q, q.q, q.q);
     }
     const rows = await this.ctx.db.all<{ seq: number; record: string }>(

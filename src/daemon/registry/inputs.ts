@@ -128,7 +128,8 @@ export const samplingBody = z
   .record(z.string(), z.unknown())
   .transform(areaRule(samplingRule))
   .describe(
-    "sampling.md inputs (population, expectedMean, expectedSD | expectedProportion, dropoutRate, confidence?, precision?, erCoverage?, stratification?) plus projectId (a DID); validated by the sampling engine, with sampling.md's codes",
+    'sampling.md inputs (population, expectedMean, expectedSD | expectedProportion, dropoutRate, confidence?, ' +
+      "precision?, erCoverage?, stratification?) plus projectId (a DID); validated by the sampling engine, with sampling.md's codes",
   );
 
 export const samplingQuery = z.strictObject({
@@ -184,7 +185,8 @@ export const keyCreateBody = z.strictObject({
         .string()
         .max(512)
         .describe(
-          '"oraclekit-api-key <did> <roles, sorted, comma-separated> <time as toISOString()>", issued within the last 5 minutes',
+          '"oraclekit-api-key <did> <roles, sorted, comma-separated> <time as toISOString()>", issued within the ' +
+            'last 5 minutes',
         ),
       signature: z
         .string()

@@ -66,7 +66,8 @@ export class Proposals {
       const id = 'prp_' + randomBytes(10).toString('hex');
       const deadlineMs = now + Math.round(config.proposalDurationSeconds * 1000);
       await db.run(
-        'INSERT INTO proposals (id, domain_id, status, snapshot, rule, revoting, deadline, deadline_ms, package, description, proposer, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO proposals (id, domain_id, status, snapshot, rule, revoting, deadline, deadline_ms, package, ' +
+          'description, proposer, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
         [
           id,
           domainId,
@@ -203,7 +204,8 @@ export class Proposals {
           details: { option: prev.option },
         });
       await db.run(
-        'INSERT INTO votes (proposal_id, voter, option, weight, cast_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (proposal_id, voter) DO UPDATE SET option = excluded.option, cast_at = excluded.cast_at',
+        'INSERT INTO votes (proposal_id, voter, option, weight, cast_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT ' +
+          '(proposal_id, voter) DO UPDATE SET option = excluded.option, cast_at = excluded.cast_at',
         [id, p.did, b.option, voter.weight, nowIso(this.ctx.now())],
       );
       return this.get(id);

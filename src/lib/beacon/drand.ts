@@ -92,8 +92,10 @@ export function untrustedChainReason(chain: ChainInfo): string | undefined {
     .join(', ');
   const sameHash = Object.values(PINNED_CHAINS).find((k) => k.hash === chain.hash);
   const what = sameHash
-    ? `chain ${chain.hash.slice(0, 12)}… claims the hash of drand's ${sameHash.metadata?.beaconID} chain but its public key, period, genesis or scheme differ from the published ones`
-    : `chain ${chain.hash.slice(0, 12)}… (${chain.schemeID}${chain.metadata?.beaconID ? `, "${chain.metadata.beaconID}"` : ''}) is not one of the pinned public drand chains (${pinned})`;
+    ? `chain ${chain.hash.slice(0, 12)}… claims the hash of drand's ${sameHash.metadata?.beaconID} chain but its ` +
+      `public key, period, genesis or scheme differ from the published ones`
+    : `chain ${chain.hash.slice(0, 12)}… ` +
+      `(${chain.schemeID}${chain.metadata?.beaconID ? `, "${chain.metadata.beaconID}"` : ''}) is not one of the pinned public drand chains (${pinned})`;
   return `${what}: whoever holds that chain's key can sign any round, so the committer could have chosen the randomness`;
 }
 
@@ -144,7 +146,9 @@ export function parseChainInfo(raw: unknown, source = 'chain'): ChainInfo {
       out.public_key,
       `the published parameters of chain ${known.hash} (${known.metadata?.beaconID})`,
       {
-        message: `${source}: chain hash ${out.hash} is drand's ${known.metadata?.beaconID} chain but the public key, period, genesis or scheme differ from the published ones; valid: the published chain info`,
+        message:
+          `${source}: chain hash ${out.hash} is drand's ${known.metadata?.beaconID} chain but the public ` +
+          `key, period, genesis or scheme differ from the published ones; valid: the published chain info`,
       },
     );
   }
@@ -213,7 +217,9 @@ export async function verifyBeaconRound(
       beacon.round,
       `the committed round ${expectedRound}`,
       {
-        message: `${source}.round = ${beacon.round} is not the committed round ${expectedRound}; valid: the round fixed in the commitment`,
+        message:
+          `${source}.round = ${beacon.round} is not the committed round ${expectedRound}; valid: the round ` +
+          `fixed in the commitment`,
       },
     );
   }
@@ -225,7 +231,9 @@ export async function verifyBeaconRound(
       beacon.randomness,
       `sha256(signature) = ${expected}`,
       {
-        message: `${source}.randomness = ${beacon.randomness} is not sha256(signature) = ${expected}; valid: the randomness drand derived from the signature`,
+        message:
+          `${source}.randomness = ${beacon.randomness} is not sha256(signature) = ${expected}; valid: the ` +
+          `randomness drand derived from the signature`,
       },
     );
   }
@@ -252,7 +260,9 @@ export async function verifyBeaconRound(
       beacon.signature,
       `a ${chain.schemeID} signature of round ${expectedRound} by chain ${chain.hash}`,
       {
-        message: `${source}.signature does not verify for round ${expectedRound} against the public key of chain ${chain.hash} (${chain.schemeID}); valid: the round as published by that drand chain`,
+        message:
+          `${source}.signature does not verify for round ${expectedRound} against the public key of chain ` +
+          `${chain.hash} (${chain.schemeID}); valid: the round as published by that drand chain`,
       },
     );
   }

@@ -45,7 +45,9 @@ export async function fetchRound(
       round,
       `a round produced by now (it is produced at ${new Date(at * 1000).toISOString()})`,
       {
-        message: `round ${round} is produced at ${new Date(at * 1000).toISOString()}, ${Math.ceil(at - now)} s from now; valid: run this again after that time`,
+        message:
+          `round ${round} is produced at ${new Date(at * 1000).toISOString()}, ${Math.ceil(at - now)} s ` +
+          `from now; valid: run this again after that time`,
       },
     );
   }
@@ -78,7 +80,9 @@ export async function fetchRound(
     o.relays ?? DEFAULT_RELAYS,
     'a drand relay that answers with the round',
     {
-      message: `no relay served round ${round} of chain ${chain.hash.slice(0, 16)}…: ${failures.join('; ')}; valid: a reachable relay (--relay URL), or fetch ${roundUrl(DEFAULT_RELAYS[0], chain, round)} on any connected device and pass the saved file to \`sample select draw --beacon\``,
+      message:
+        `no relay served round ${round} of chain ${chain.hash.slice(0, 16)}…: ${failures.join('; ')}; ` +
+        `valid: a reachable relay (--relay URL), or fetch ${roundUrl(DEFAULT_RELAYS[0], chain, round)} on any connected device and pass the saved file to \`sample select draw --beacon\``,
     },
   );
 }

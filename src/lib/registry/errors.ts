@@ -46,11 +46,15 @@ export const REGISTRY_ERRORS = {
   },
   did_proof_invalid: {
     status: 400,
-    when: "a key's DID proof is malformed, names another DID or other roles, is for a DID that is not a did:key, or its signature does not verify",
+    when:
+      "a key's DID proof is malformed, names another DID or other roles, is for a DID that is not a did:key, " +
+      'or its signature does not verify',
   },
   did_proof_stale: {
     status: 400,
-    when: "a key's DID proof challenge was issued more than 5 minutes ago (or over 1 minute ahead), or was already used",
+    when:
+      "a key's DID proof challenge was issued more than 5 minutes ago (or over 1 minute ahead), or was " +
+      'already used',
   },
   // 401 / 403
   forbidden_role: { status: 403, when: 'the key lacks the role the route needs' },
@@ -73,7 +77,9 @@ export const REGISTRY_ERRORS = {
   proposal_open: { status: 409, when: 'the domain already has an open verification proposal' },
   proposal_closed: {
     status: 409,
-    when: 'the proposal is no longer open (passed, executed, rejected, vetoed, expired, cancelled) or its deadline passed',
+    when:
+      'the proposal is no longer open (passed, executed, rejected, vetoed, expired, cancelled) or its ' +
+      'deadline passed',
   },
   already_voted: { status: 409, when: 'a second vote while revoting is off' },
   not_eligible: { status: 409, when: 'the domain is not eligible (verified and active) for this activity' },
@@ -100,7 +106,9 @@ export const fieldError = fieldErrorFactory(REGISTRY_ERRORS);
 export const REGISTRY_CLIENT_ERRORS = {
   unavailable: {
     status: 503,
-    when: 'the registry (or another server) cannot be reached: refused, unknown host, no answer within the time-out, or aborted',
+    when:
+      'the registry (or another server) cannot be reached: refused, unknown host, no answer within the ' +
+      'time-out, or aborted',
   },
   http_error: {
     status: 500,

@@ -158,7 +158,8 @@ async function checkContentAddresses(d: API.Delegation): Promise<void> {
     if (computed.cid.toString() !== declared || !sameBytes(computed.bytes, node.root.bytes))
       throw runtimeError(
         'malformed_token',
-        `block ${declared} is not the content its CID names (its bytes hash to ${computed.cid.toString()}); a UCAN is accepted only under the CID of its canonical encoding`,
+        `block ${declared} is not the content its CID names (its bytes hash to ${computed.cid.toString()}); a UCAN ` +
+          `is accepted only under the CID of its canonical encoding`,
       );
   }
 }
@@ -331,7 +332,8 @@ async function checkCommon(d: API.Delegation, o: VerifyOptions): Promise<void> {
         ? `a delegation that logs in alone may live at most ${max} s (${o.maxTtl.setting})`
         : `an invocation may live at most ${max} s`;
       const clock = fromOracleClock
-        ? ` The UCAN has no not-before, so its lifetime is counted from this oracle's clock (${new Date(now * 1000).toISOString()}): if the token was minted with a lifetime of at most ${max} s, the oracle's clock is behind the client's by about ${lives - max} s (set not-before, or fix the clock that is wrong).`
+        ? ` The UCAN has no not-before, so its lifetime is counted from this oracle's clock ` +
+          `(${new Date(now * 1000).toISOString()}): if the token was minted with a lifetime of at most ${max} s, the oracle's clock is behind the client's by about ${lives - max} s (set not-before, or fix the clock that is wrong).`
         : '';
       throw runtimeError('ttl_too_long', `the UCAN lives ${lives} s; ${what}.${clock}`);
     }
@@ -388,7 +390,8 @@ export async function verifyLoginDelegation(token: string, o: VerifyOptions): Pr
   if (caps.some((c) => !cap.match({ capability: c, delegation: v.view } as never).error))
     throw runtimeError(
       'capability_mismatch',
-      `this token invokes ${ORACLE_ABILITY} on this oracle: it is an invocation, not a delegation; send it as Authorization: Bearer <invocation> with X-Auth-Type: ucan`,
+      `this token invokes ${ORACLE_ABILITY} on this oracle: it is an invocation, not a delegation; send it as ` +
+        `Authorization: Bearer <invocation> with X-Auth-Type: ucan`,
     );
   if (!caps.some((c) => c.with === v.did)) {
     const shown = caps
@@ -397,7 +400,8 @@ export async function verifyLoginDelegation(token: string, o: VerifyOptions): Pr
       .join(', ');
     throw runtimeError(
       'capability_mismatch',
-      `a delegation that logs in alone must delegate the user's own capabilities to the oracle (a capability with ${v.did}, e.g. {can: '*', with: '${v.did}'}); this one delegates ${shown || 'nothing'}`,
+      `a delegation that logs in alone must delegate the user's own capabilities to the oracle (a capability with ` +
+        `${v.did}, e.g. {can: '*', with: '${v.did}'}); this one delegates ${shown || 'nothing'}`,
     );
   }
   if (o.replay?.has(v.cid))

@@ -24,7 +24,8 @@ export function checkToolArgs(name: string, input: unknown): void {
   const n = jsonLength(input);
   if (n > MAX_TOOL_ARGS_CHARS)
     throw new Error(
-      `the arguments of ${name} are ${n} characters of JSON; a tool call's arguments may have at most ${MAX_TOOL_ARGS_CHARS}: call it with less`,
+      `the arguments of ${name} are ${n} characters of JSON; a tool call's arguments may have at most ` +
+        `${MAX_TOOL_ARGS_CHARS}: call it with less`,
     );
 }
 
@@ -35,7 +36,9 @@ export function boundToolResult(name: string, output: unknown): unknown {
   const json = Number.isFinite(n) ? JSON.stringify(output) : String(output);
   return {
     truncated: true,
-    note: `the result of ${name} was ${Number.isFinite(n) ? n : 'too many'} characters of JSON; only its first ${MAX_TOOL_RESULT_CHARS} are kept (a tool's result is capped): ask for less if what you need is missing`,
+    note:
+      `the result of ${name} was ${Number.isFinite(n) ? n : 'too many'} characters of JSON; only its first ` +
+      `${MAX_TOOL_RESULT_CHARS} are kept (a tool's result is capped): ask for less if what you need is missing`,
     preview: json.slice(0, MAX_TOOL_RESULT_CHARS),
   };
 }

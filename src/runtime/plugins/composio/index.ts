@@ -121,7 +121,8 @@ class ComposioClient {
     });
     if (r.status === 404)
       throw this.err(
-        `Composio has no tool '${slug}'. Call composio_search_tools to find the right slug. ${this.apiError(404, r.body, '').message.replace(/^.*HTTP 404: /, '')}`.trim(),
+        `Composio has no tool '${slug}'. Call composio_search_tools to find the right slug. ` +
+          `${this.apiError(404, r.body, '').message.replace(/^.*HTTP 404: /, '')}`.trim(),
       );
     if (r.status !== 200) throw this.apiError(r.status, r.body, `executing ${slug}`);
     const b = (r.body ?? {}) as { data?: unknown; error?: unknown; successful?: boolean; log_id?: string };
@@ -150,9 +151,11 @@ export const composioPlugin = definePlugin<ComposioEnv>({
   manifest: {
     title: 'Third-party tools (Composio)',
     summary:
-      "Act in the user's other apps (GitHub, Gmail, Google Calendar, Slack, Notion, …) through Composio: find the right tool, then run it.",
+      "Act in the user's other apps (GitHub, Gmail, Google Calendar, Slack, Notion, …) through Composio: find the " +
+      'right tool, then run it.',
     whenToUse: [
-      'the user asks you to do something in another app or service (create an issue, send an email, add a calendar event, read a document)',
+      'the user asks you to do something in another app or service (create an issue, send an email, add a calendar ' +
+        'event, read a document)',
     ],
     whenNotToUse: ['questions you can answer without touching another app', 'web search (the web-crawl capability)'],
     visibility: 'on-demand',
@@ -168,8 +171,10 @@ export const composioPlugin = definePlugin<ComposioEnv>({
     return {
       composio_search_tools: defineTool({
         description:
-          "Find Composio tools for a task: returns each tool's slug, toolkit, description and input_parameters (JSON Schema of its arguments). " +
-          'Search with a short phrase ("create github issue"), optionally within one toolkit (e.g. "github", "gmail"). Then call composio_execute_tool with the slug and arguments.',
+          "Find Composio tools for a task: returns each tool's slug, toolkit, description and input_parameters " +
+          '(JSON Schema of its arguments). ' +
+          'Search with a short phrase ("create github issue"), optionally within one toolkit (e.g. "github", ' +
+          '"gmail"). Then call composio_execute_tool with the slug and arguments.',
         inputSchema: z.object({
           query: z.string().min(1).max(200).describe('what the tool should do, e.g. "send email"'),
           toolkit: z.string().min(1).max(64).optional().describe('toolkit slug to search in, e.g. "github"'),
@@ -190,8 +195,10 @@ export const composioPlugin = definePlugin<ComposioEnv>({
       }),
       composio_execute_tool: defineTool({
         description:
-          'Run a Composio tool by slug (from composio_search_tools) with arguments matching its input_parameters, on behalf of the current user (their connected account). ' +
-          "Confirm with the user before actions that send, publish, delete or spend. Returns the tool's data; a failure explains what went wrong (e.g. a missing argument or no connected account).",
+          'Run a Composio tool by slug (from composio_search_tools) with arguments matching its input_parameters, ' +
+          'on behalf of the current user (their connected account). ' +
+          "Confirm with the user before actions that send, publish, delete or spend. Returns the tool's data; a " +
+          'failure explains what went wrong (e.g. a missing argument or no connected account).',
         inputSchema: z.object({
           tool_slug: z
             .string()

@@ -77,7 +77,8 @@ function didProblem(field: string, v: string): string | undefined {
   const c = checkDid(v);
   return c.ok
     ? undefined
-    : `${field} ${JSON.stringify(v)} is not a valid DID: ${c.reason ?? 'bad syntax'} (a domain DID looks like did:ixo:entity:<32 lowercase hex>)`;
+    : `${field} ${JSON.stringify(v)} is not a valid DID: ${c.reason ?? 'bad syntax'} (a domain DID looks like ` +
+        `did:ixo:entity:<32 lowercase hex>)`;
 }
 
 /**
@@ -96,7 +97,8 @@ class RegistryReader {
     const d = readDiscovery({ ORACLEKIT_HOME: this.env.ORACLEKIT_HOME, XDG_STATE_HOME: this.env.XDG_STATE_HOME });
     if (!d)
       throw new Error(
-        'no registry: ORACLEKIT_REGISTRY_URL is not set and the local oraclekit daemon is not running (start it with `oraclekit daemon start`, or set ORACLEKIT_REGISTRY_URL)',
+        'no registry: ORACLEKIT_REGISTRY_URL is not set and the local oraclekit daemon is not running (start it ' +
+          'with `oraclekit daemon start`, or set ORACLEKIT_REGISTRY_URL)',
       );
     return d.url.replace(/\/+$/, '');
   }
@@ -123,7 +125,9 @@ class RegistryReader {
     } catch (e) {
       if (isOracleKitError(e) && (e.status === 401 || e.status === 403)) {
         throw this.err(
-          `the registry (${new URL(client.baseUrl).origin}) refused ORACLEKIT_API_KEY (HTTP ${e.status}, ${e.code}: ${e.message}); every domains tool would fail. Set ORACLEKIT_API_KEY to a key of that registry (read-only: \`oraclekit daemon keys create --did <oracle DID> --role reader\`)`,
+          `the registry (${new URL(client.baseUrl).origin}) refused ORACLEKIT_API_KEY (HTTP ${e.status}, ` +
+            `${e.code}: ${e.message}); every domains tool would fail. Set ORACLEKIT_API_KEY to a key of that ` +
+            `registry (read-only: \`oraclekit daemon keys create --did <oracle DID> --role reader\`)`,
         );
       }
       // unreachable, timed out or another answer: no verdict on the key
@@ -145,7 +149,8 @@ class RegistryReader {
       const detail = `${e.code !== 'http_error' ? `${e.code}: ` : ''}${e.message}`;
       if (e.status === 401) {
         throw this.err(
-          `the registry refused the oracle's credentials (HTTP 401, ${detail})${this.env.ORACLEKIT_API_KEY ? '' : '. Set ORACLEKIT_API_KEY to a registry API key (read-only: `oraclekit daemon keys create --did <oracle DID> --role reader`)'}`,
+          `the registry refused the oracle's credentials (HTTP 401, ` +
+            `${detail})${this.env.ORACLEKIT_API_KEY ? '' : '. Set ORACLEKIT_API_KEY to a registry API key (read-only: `oraclekit daemon keys create --did <oracle DID> --role reader`)'}`,
         );
       }
       throw this.err(`the registry answered HTTP ${e.status} (${detail})`);
@@ -159,10 +164,13 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
   manifest: {
     title: 'Domains registry',
     summary:
-      'Look up domains (digital twins of organisations, projects, assets, devices, protocols, oracles) in the registry and their verification state.',
+      'Look up domains (digital twins of organisations, projects, assets, devices, protocols, oracles) in the ' +
+      'registry and their verification state.',
     whenToUse: [
-      'the user asks about a project, organisation, device or protocol that may be registered, or gives a did:ixo:entity DID',
-      'the user asks whether a domain is verified, active or eligible (e.g. before approving a sample design), or about its verification proposal and votes',
+      'the user asks about a project, organisation, device or protocol that may be registered, or gives a ' +
+        'did:ixo:entity DID',
+      'the user asks whether a domain is verified, active or eligible (e.g. before approving a sample design), or ' +
+        'about its verification proposal and votes',
     ],
     whenNotToUse: ['registering or changing domains (the CLI `oraclekit domain` commands do that)'],
     visibility: 'always',
@@ -180,7 +188,8 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
     return {
       search_domains: defineTool({
         description:
-          'Search the registry of domains. Filters: q (text in the name or alsoKnownAs, or an exact DID), type, state, class (protocol DID), controller (DID). ' +
+          'Search the registry of domains. Filters: q (text in the name or alsoKnownAs, or an exact DID), type, ' +
+          'state, class (protocol DID), controller (DID). ' +
           'Returns one line per domain {did, name, type, class, state, active, eligible} and nextCursor to page on.',
         inputSchema: z.object({
           q: z.string().trim().min(1).max(256).optional().describe('text to find in the name or alsoKnownAs'),
@@ -224,7 +233,8 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
       }),
       get_domain: defineTool({
         description:
-          "Read one domain by DID: type, class, state, active, eligible, controllers, metadata, services (an Oracle's API is #api), validity dates and version.",
+          'Read one domain by DID: type, class, state, active, eligible, controllers, metadata, services (an ' +
+          "Oracle's API is #api), validity dates and version.",
         inputSchema: z.object({
           did: z.string().min(1).max(256).describe('the domain DID, e.g. did:ixo:entity:0123…'),
         }),
@@ -244,8 +254,10 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
       }),
       get_domain_verification: defineTool({
         description:
-          "A domain's verification state: its state and what it means, active and eligible (only eligible domains take part in activities such as approving a sample design), " +
-          'and its latest verification proposal: status (open, passed, executed, rejected, vetoed, expired, cancelled), tally, rule, deadline.',
+          "A domain's verification state: its state and what it means, active and eligible (only eligible domains " +
+          'take part in activities such as approving a sample design), ' +
+          'and its latest verification proposal: status (open, passed, executed, rejected, vetoed, expired, ' +
+          'cancelled), tally, rule, deadline.',
         inputSchema: z.object({ did: z.string().min(1).max(256).describe('the domain DID') }),
         timeoutMs,
         execute: async ({ did }, turn) => {

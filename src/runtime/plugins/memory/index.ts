@@ -46,9 +46,12 @@ interface MemoryEnv extends Record<string, unknown> {
 }
 
 const RULES =
-  'Memory is for facts about the user and their work (projects, places, decisions, artifacts) that help in later conversations. ' +
-  'Search it before answering questions that depend on what you should already know about the user; add a memory when the user shares a durable fact or asks you to remember something. ' +
-  'How the user wants you to respond (tone, language, format) belongs to user preferences, not memory. Never store secrets (passwords, keys).';
+  'Memory is for facts about the user and their work (projects, places, decisions, artifacts) that help in later ' +
+  'conversations. ' +
+  'Search it before answering questions that depend on what you should already know about the user; add a memory ' +
+  'when the user shares a durable fact or asks you to remember something. ' +
+  'How the user wants you to respond (tone, language, format) belongs to user preferences, not memory. Never store ' +
+  'secrets (passwords, keys).';
 
 function identity(
   userDid: string,
@@ -112,7 +115,8 @@ export const memoryPlugin = createMcpPlugin<MemoryEnv>({
   manifest: {
     title: 'Memory',
     summary:
-      'Long-term memory of the user: facts, projects and decisions from earlier conversations, recalled before each answer and searchable.',
+      'Long-term memory of the user: facts, projects and decisions from earlier conversations, recalled before ' +
+      'each answer and searchable.',
     whenToUse: [
       'the user refers to something from an earlier conversation',
       'the user shares a durable fact about themselves or their work, or asks you to remember something',
@@ -156,7 +160,8 @@ export const memoryPlugin = createMcpPlugin<MemoryEnv>({
         return [
           `About memory: ${RULES}`,
           typeof recalled === 'string' && recalled
-            ? `What you remember about this user that may be relevant (recalled from memory; use it, do not recite it):\n${recalled}`
+            ? `What you remember about this user that may be relevant (recalled from memory; use it, do not recite ` +
+              `it):\n${recalled}`
             : undefined,
         ]
           .filter(Boolean)

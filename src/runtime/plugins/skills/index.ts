@@ -45,7 +45,8 @@ export const skillsPlugin = definePlugin<SkillsEnv>({
   manifest: {
     title: 'Skills',
     summary:
-      'Instruction packs (SKILL.md) for specialised tasks: list them, then load the one that fits to follow its instructions.',
+      'Instruction packs (SKILL.md) for specialised tasks: list them, then load the one that fits to follow its ' +
+      'instructions.',
     whenToUse: [
       'a task may have a dedicated procedure, template or house style (call list_skills to see the packs)',
       'the user names a skill or asks what skills you have',
@@ -76,7 +77,8 @@ export const skillsPlugin = definePlugin<SkillsEnv>({
       }
       if (used + body.length > PROMPT_BUDGET) {
         parts.push(
-          `## Skill: ${pack.name}\n(instructions too long for the prompt; call load_skill('${pack.name}') to read them)`,
+          `## Skill: ${pack.name}\n(instructions too long for the prompt; call load_skill('${pack.name}') to ` +
+            `read them)`,
         );
         continue;
       }
@@ -90,7 +92,8 @@ export const skillsPlugin = definePlugin<SkillsEnv>({
   tools: (ctx) => ({
     list_skills: defineTool({
       description:
-        'List the available skills (instruction packs): name and description of each, and which are loaded in this conversation. Load one with load_skill before following it.',
+        'List the available skills (instruction packs): name and description of each, and which are loaded in this ' +
+        'conversation. Load one with load_skill before following it.',
       inputSchema: z.object({}),
       execute: (_input, turn) => {
         let scan;
@@ -112,7 +115,8 @@ export const skillsPlugin = definePlugin<SkillsEnv>({
     }),
     load_skill: defineTool({
       description:
-        'Load a skill by name (from list_skills): returns its instructions and the list of its other files, and keeps the instructions in your context for the rest of the conversation. ' +
+        'Load a skill by name (from list_skills): returns its instructions and the list of its other files, and ' +
+        'keeps the instructions in your context for the rest of the conversation. ' +
         "Pass `file` (a path from that list) to read one of the skill's reference files instead.",
       inputSchema: z.object({
         name: z.string().min(1).describe('skill name from list_skills'),

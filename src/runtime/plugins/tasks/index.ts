@@ -82,9 +82,11 @@ export const tasksPlugin = definePlugin<TasksEnv>({
   manifest: {
     title: 'Scheduled tasks',
     summary:
-      'Run an instruction later, or repeatedly, in the background; the result is posted into this conversation. Create, list and cancel tasks.',
+      'Run an instruction later, or repeatedly, in the background; the result is posted into this conversation. ' +
+      'Create, list and cancel tasks.',
     whenToUse: [
-      'the user asks to do something later, at a time, or every N minutes/hours (reminders, recurring reports, follow-ups)',
+      'the user asks to do something later, at a time, or every N minutes/hours (reminders, recurring reports, ' +
+        'follow-ups)',
       'the user asks which tasks are scheduled, or to cancel one',
     ],
     whenNotToUse: ['something to do right now in this turn'],
@@ -123,8 +125,10 @@ export const tasksPlugin = definePlugin<TasksEnv>({
   tools: (ctx) => ({
     create_task: defineTool({
       description:
-        'Schedule an instruction to run later in the background, once or repeatedly; when it runs, you receive the prompt as a message in this conversation and your answer is posted here. ' +
-        'Give delaySeconds (from now) or runAt (ISO 8601 with offset), not both; neither means as soon as possible. everySeconds (≥ 10) repeats it.',
+        'Schedule an instruction to run later in the background, once or repeatedly; when it runs, you receive the ' +
+        'prompt as a message in this conversation and your answer is posted here. ' +
+        'Give delaySeconds (from now) or runAt (ISO 8601 with offset), not both; neither means as soon as ' +
+        'possible. everySeconds (≥ 10) repeats it.',
       inputSchema: z.object({
         title: z.string().min(1).max(120).describe('short name, e.g. "Daily stove report"'),
         prompt: z
@@ -181,7 +185,8 @@ export const tasksPlugin = definePlugin<TasksEnv>({
     }),
     cancel_task: defineTool({
       description:
-        "Cancel one of the user's tasks by its taskId (from create_task or list_tasks); a repeating task stops repeating.",
+        "Cancel one of the user's tasks by its taskId (from create_task or list_tasks); a repeating task stops " +
+        'repeating.',
       inputSchema: z.object({ taskId: z.string().min(1).describe('e.g. "task-1a2b3c4d"') }),
       execute: async (input, turn) => {
         const { store, worker } = need(ctx);

@@ -25,7 +25,8 @@ const RULES =
   'Preferences are for HOW the agent responds (name, tone, language, length, format, standing instructions). ' +
   'Facts about the user and their artifacts belong to memory, not here. ' +
   'A one-turn formatting request ("answer this one in a table") is honoured for that turn and NOT saved. ' +
-  'Call set_user_preferences only when the user asks to change how you respond from now on; send only the fields that change.';
+  'Call set_user_preferences only when the user asks to change how you respond from now on; send only the fields ' +
+  'that change.';
 
 function render(p: Preferences): string | undefined {
   const lines: string[] = [];
@@ -45,7 +46,8 @@ export const userPreferencesPlugin = definePlugin({
   manifest: {
     title: 'User preferences',
     summary:
-      'Remembers how the user wants the agent to respond (name, tone, language, length, format, instructions) across sessions.',
+      'Remembers how the user wants the agent to respond (name, tone, language, length, format, instructions) ' +
+      'across sessions.',
     whenToUse: [
       'the user asks you to change how you respond from now on (tone, language, length, format, your name, their name)',
     ],
@@ -65,7 +67,9 @@ export const userPreferencesPlugin = definePlugin({
   },
   tools: (ctx) => ({
     set_user_preferences: defineTool({
-      description: `Save how the user wants you to respond, merged into their saved preferences (partial update; persisted across sessions). ${RULES}`,
+      description:
+        `Save how the user wants you to respond, merged into their saved preferences (partial update; ` +
+        `persisted across sessions). ${RULES}`,
       inputSchema: PreferencesSchema,
       execute: async (input, turn) => {
         const current = PreferencesSchema.partial().parse(await ctx.store.getPreferences(turn.userDid));
