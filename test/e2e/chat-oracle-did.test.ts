@@ -4,7 +4,8 @@
  * default, the key from $ORACLEKIT_API_KEY or the saved one. Everything is
  * real: the built CLI as a child process, the daemon it starts, an Oracle
  * domain registered through the CLI whose #api/#ws services point at a real
- * runtime (the scripted model server behind it).
+ * runtime (the scripted model server behind it). `token --oracle <DID>` finds
+ * the oracle the same way (the identity is the one the chats above created).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
@@ -128,5 +129,16 @@ describe('chat --oracle <DID> through the local registry', () => {
     expect(down.stderr).toMatch(
       /^Error \[registry_unreachable\] cannot resolve did:\S+: the registry at http:\/\/127\.0\.0\.1:9 is unreachable/m,
     );
+  });
+
+  it('token --oracle <DID> resolves the same way: a token for that oracle, which it accepts', async () => {
+    const r = await cli(['token', '--oracle', oracleDid, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = json(r.stdout);
+    expect(j).toMatchObject({ oracleDid, url: h.url, authType: 'ucan' });
+    const res = await fetch(`${h.url}/sessions`, {
+      headers: { authorization: j.authorization as string, 'x-auth-type': 'ucan' },
+    });
+    expect(res.status).toBe(200);
   });
 });
