@@ -320,7 +320,6 @@ beforeAll(async () => {
       '--use-fake-device-for-media-stream',
       '--use-fake-ui-for-media-stream',
       `--use-file-for-fake-audio-capture=${wavFile}%noloop`,
-      '--allow-loopback-in-peer-connection',
       '--autoplay-policy=no-user-gesture-required',
     ],
   });
