@@ -458,6 +458,11 @@ describe('a voice call from headless Chromium to an oracle started with npm star
     const story = after.filter((m) => typeof m.content === 'string' && m.content.startsWith('Once'));
     expect(story).toHaveLength(1);
     expect(story[0]!.content).not.toContain('The end.');
+    // the interrupted turn ended aborted, as Esc ends one in chat; the barge-in's own turn was answered
+    const turnOf = (said: string) => after.find((m) => m.type === 'human' && m.content === said)?.turn?.status;
+    expect(turnOf('Tell me a long story.')).toBe('aborted');
+    expect(turnOf('Stop.')).toBe('finished');
+    expect(turnOf('What time is it in Nairobi?')).toBe('finished');
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'calls-browser.png') });
 
