@@ -25,6 +25,7 @@ import {
 import { UcanAuth, type AuthOptions, type AuthSource } from './auth.ts';
 import { OracleClientError, OracleUnreachableError, errorFromResponse } from './errors.ts';
 import { OracleEventParser } from './sse.ts';
+import { backoffMs } from '../lib/backoff.ts';
 
 export interface OracleClientOptions extends AuthSource {
   /** The oracle's API URL (its `#api` service). */
@@ -348,7 +349,7 @@ export class OracleClient {
         if (!ids.runId || attempts >= (this.opts.rejoinAttempts ?? 5)) {
           throw dropped ?? new OracleClientError(0, 'stream_dropped', 'the stream ended before its done frame');
         }
-        await sleep((this.opts.rejoinDelayMs ?? 100) * 2 ** attempts);
+        await sleep(backoffMs(attempts, { baseMs: this.opts.rejoinDelayMs ?? 100, maxMs: Infinity }));
         attempts++;
         rejoins++;
         try {
