@@ -9,6 +9,7 @@ export * from './runtime/index.ts';
 export * as protocol from './lib/protocol/index.ts';
 export type { AnyEvent, SseEventName, Message, Session } from './lib/protocol/index.ts';
 export { signerFromMnemonic, generateMnemonic, generateSigner } from './lib/keys/keys.ts';
-export { mintInvocation, mintDelegation, verifyInvocation, verifyDelegation } from './lib/ucan/ucan.ts';
+export { mintInvocation, mintDelegation } from './lib/ucan/ucan.ts';
+export { verifyInvocation, verifyDelegation } from './lib/ucan/verify.ts';
 export { fetchJson } from './lib/fetch-json.ts';
 export type { FetchJsonRequest, FetchJsonReply, FetchFailure } from './lib/fetch-json.ts';

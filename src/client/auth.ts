@@ -19,7 +19,7 @@ import type { Signer } from '../lib/keys/index.ts';
  * on the first mint with a signer, not with the page: an app whose wallet
  * mints elsewhere (createInvocation) never loads it.
  */
-const ucan = () => import('../lib/ucan/index.ts');
+const ucan = () => import('../lib/ucan/ucan.ts');
 
 export interface MintedDelegation {
   token: string;

@@ -12,13 +12,13 @@
  */
 import { runtimeError } from '../lib/protocol/errors.ts';
 import {
-  DEFAULT_DELEGATION_MAX_TTL_S,
   MemoryReplayStore,
   verifyDelegation,
   verifyInvocation,
   verifyLoginDelegation,
   type ReplayStore,
-} from '../lib/ucan/ucan.ts';
+} from '../lib/ucan/verify.ts';
+import { DEFAULT_DELEGATION_MAX_TTL_S } from '../lib/ucan/ucan.ts';
 import type { RuntimeStore } from './store.ts';
 
 export interface AuthUser {

@@ -10,7 +10,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import * as P from '../lib/protocol/index.ts';
 import { runtimeError } from '../lib/protocol/errors.ts';
 import { toErrorBody } from '../lib/errors.ts';
-import { verifyDelegation } from '../lib/ucan/ucan.ts';
+import { verifyDelegation } from '../lib/ucan/verify.ts';
 import type { OracleRuntime } from './runtime.ts';
 import { getUser, setUser } from './auth.ts';
 import { streamRun } from './sse.ts';

@@ -1,2 +1,3 @@
-/** Barrel of the UCAN module (ucan.ts): minting, encoding and verifying tokens. */
+/** Barrel of the UCAN module: minting and decoding tokens (ucan.ts), verifying them (verify.ts). */
 export * from './ucan.ts';
+export * from './verify.ts';

@@ -12,7 +12,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { scanSkills } from '../../../src/runtime/plugins/skills/skills.ts';
 import { RealtimeHub } from '../../../src/runtime/realtime.ts';
 import { generateSigner } from '../../../src/lib/keys/keys.ts';
-import { mintInvocation, verifyInvocation } from '../../../src/lib/ucan/ucan.ts';
+import { mintInvocation } from '../../../src/lib/ucan/ucan.ts';
+import { verifyInvocation } from '../../../src/lib/ucan/verify.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'oraclekit-holes-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,14 +6,8 @@ import {
   isDidKeyEd25519,
   didFromMnemonic,
 } from '../../../../src/lib/keys/keys.ts';
-import {
-  MemoryReplayStore,
-  mintDelegation,
-  mintInvocation,
-  verifyDelegation,
-  verifyInvocation,
-  encodeToken,
-} from '../../../../src/lib/ucan/ucan.ts';
+import { mintDelegation, mintInvocation, encodeToken } from '../../../../src/lib/ucan/ucan.ts';
+import { MemoryReplayStore, verifyDelegation, verifyInvocation } from '../../../../src/lib/ucan/verify.ts';
 import { invoke } from '@ucanto/core';
 import type { OracleKitError } from '../../../../src/lib/errors.ts';
 
