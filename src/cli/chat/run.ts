@@ -4,6 +4,7 @@
  */
 import { OracleKitError } from '../../lib/errors.ts';
 import type { Message } from '../../lib/protocol/index.ts';
+import type { ChatController } from '../../ui/chat-controller.ts';
 
 interface ChatFlags {
   oracle?: string | undefined;
@@ -15,12 +16,74 @@ interface ChatFlags {
 }
 
 export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void> {
+  const { ChatController, noModelMessage } = await import('../../ui/chat-controller.ts');
+  const { target, identity, client, health, models, price } = await connectOracle(flags);
+  const controller = new ChatController(client, { model: flags.model, defaultModel: models.default ?? undefined });
+  const piped = jsonMode || !process.stdin.isTTY || !process.stdout.isTTY;
+  const notices: string[] = [];
+  const resumed = flags.session ? await resume(controller, flags.session, piped, notices) : undefined;
+  if (price && price.price > 0)
+    notices.push(
+      `This oracle costs ${price.price} ${price.denom} per ${price.unit}: a turn is answered once paid (/pay).`,
+    );
+  if (identity.created) notices.push(`Created your identity ${identity.did} (saved in ${identity.source}, mode 0600).`);
+  const local = target.via.startsWith('local daemon');
+  if (target.via === 'local daemon (started)')
+    notices.push(`Started the local daemon; its default oracle is at ${target.apiUrl}.`);
+  // said once here; a turn sent anyway fails with the same words
+  controller.noModel = noModelMessage(local);
+  if (!models.default) notices.push(controller.noModel);
+
+  if (piped) {
+    for (const n of notices) process.stderr.write(n + '\n');
+    const { runPiped } = await import('./piped.ts');
+    const code = await runPiped(controller, {
+      interrupts: process,
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      json: jsonMode,
+    });
+    if (code !== 0) process.exitCode = code;
+    return;
+  }
+  const colour = await decideColour();
+  const [{ runChatTui }, { openHistory }, { spentWords }] = await Promise.all([
+    import('../../ui/run-chat.tsx'),
+    import('./history.ts'),
+    import('../../ui/ChatApp.tsx'),
+  ]);
+  const you = identity.principal === identity.did ? identity.did : `${identity.principal} (local key ${identity.did})`;
+  await runChatTui(controller, {
+    banner: [
+      `Chatting with ${health.name} (${health.oracleDid}) at ${target.apiUrl} — runtime v${health.version}`,
+      `You are ${you}. /help for commands, Esc or Ctrl+C cancels an answer, Ctrl+C twice quits.`,
+      ...notices,
+    ],
+    ...(resumed ? { resumed } : {}),
+    oracleName: health.name,
+    color: colour,
+    history: openHistory(health.oracleDid, process.env),
+  });
+  // one line on the way out: what the session cost, and how to come back to it
+  if (controller.sessionId) {
+    const again = [
+      'oraclekit chat',
+      ...(flags.oracle ? [`--oracle ${flags.oracle}`] : []),
+      `--session ${controller.sessionId}`,
+    ].join(' ');
+    process.stdout.write(`${spentWords(controller)}. Resume with: ${again}\n`);
+  }
+}
+
+/** Finds the oracle, loads the identity and reads the oracle's health, models and price (it must be the DID asked). */
+async function connectOracle(flags: ChatFlags) {
   const [
     { resolveTarget },
     { loadIdentity },
     { OracleClient },
     { OracleClientError },
-    { ChatController, explainError, noModelMessage },
+    { explainError },
     { creditsStatus },
   ] = await Promise.all([
     import('./connect.ts'),
@@ -72,50 +135,37 @@ export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void
       message: `the oracle at ${target.apiUrl} is ${health.oracleDid}, not ${target.oracleDid}`,
     });
   }
-  const controller = new ChatController(client, { model: flags.model, defaultModel: models.default ?? undefined });
-  const notices: string[] = [];
-  let resumed: Message[] | undefined;
-  if (flags.session) {
-    // continue a session: the same lookup and recap as /switch (an unknown id is an error, not a new session)
-    const r = await controller.switchTo(flags.session);
-    if (!controller.sessionId)
-      throw new OracleKitError({
-        status: 404,
-        code: 'session_not_found',
-        message: r.lines.join(' '),
-        field: 'session',
-        value: flags.session,
-      });
-    resumed = r.history;
-    notices.push(...(jsonMode || !process.stdin.isTTY || !process.stdout.isTTY ? r.lines : r.lines.slice(0, 1)));
-  }
-  if (price && price.price > 0)
-    notices.push(
-      `This oracle costs ${price.price} ${price.denom} per ${price.unit}: a turn is answered once paid (/pay).`,
-    );
-  if (identity.created) notices.push(`Created your identity ${identity.did} (saved in ${identity.source}, mode 0600).`);
-  const local = target.via.startsWith('local daemon');
-  if (target.via === 'local daemon (started)')
-    notices.push(`Started the local daemon; its default oracle is at ${target.apiUrl}.`);
-  // said once here; a turn sent anyway fails with the same words
-  controller.noModel = noModelMessage(local);
-  if (!models.default) notices.push(controller.noModel);
+  return { target, identity, client, health, models, price };
+}
 
-  if (jsonMode || !process.stdin.isTTY || !process.stdout.isTTY) {
-    for (const n of notices) process.stderr.write(n + '\n');
-    const { runPiped } = await import('./piped.ts');
-    const code = await runPiped(controller, {
-      interrupts: process,
-      stdin: process.stdin,
-      stdout: process.stdout,
-      stderr: process.stderr,
-      json: jsonMode,
+/**
+ * Continues a session: the same lookup and recap as /switch (an unknown id is an error, not a new session); the
+ * recap's lines go to `notices` (on a terminal only its first: the TUI shows the history itself).
+ */
+async function resume(
+  controller: ChatController,
+  session: string,
+  piped: boolean,
+  notices: string[],
+): Promise<Message[] | undefined> {
+  const r = await controller.switchTo(session);
+  if (!controller.sessionId)
+    throw new OracleKitError({
+      status: 404,
+      code: 'session_not_found',
+      message: r.lines.join(' '),
+      field: 'session',
+      value: session,
     });
-    if (code !== 0) process.exitCode = code;
-    return;
-  }
-  // one colour rule for every command (output.ts: a TTY, no NO_COLOR, TERM not dumb); ink's chalk would otherwise
-  // decide again from its own heuristics (no colours at all when CI is set), so it is told before ink loads
+  notices.push(...(piped ? r.lines : r.lines.slice(0, 1)));
+  return r.history;
+}
+
+/**
+ * One colour rule for every command (output.ts: a TTY, no NO_COLOR, TERM not dumb); ink's chalk would otherwise
+ * decide again from its own heuristics (no colours at all when CI is set), so it is told before ink loads.
+ */
+async function decideColour(): Promise<boolean> {
   const { useColour } = await import('../output.ts');
   const colour = useColour();
   if (!colour) process.env.FORCE_COLOR = '0';
@@ -125,30 +175,5 @@ export async function runChat(flags: ChatFlags, jsonMode: boolean): Promise<void
     process.env.FORCE_COLOR === 'false'
   )
     process.env.FORCE_COLOR = '1';
-  const [{ runChatTui }, { openHistory }, { spentWords }] = await Promise.all([
-    import('../../ui/run-chat.tsx'),
-    import('./history.ts'),
-    import('../../ui/ChatApp.tsx'),
-  ]);
-  const you = identity.principal === identity.did ? identity.did : `${identity.principal} (local key ${identity.did})`;
-  await runChatTui(controller, {
-    banner: [
-      `Chatting with ${health.name} (${health.oracleDid}) at ${target.apiUrl} — runtime v${health.version}`,
-      `You are ${you}. /help for commands, Esc or Ctrl+C cancels an answer, Ctrl+C twice quits.`,
-      ...notices,
-    ],
-    ...(resumed ? { resumed } : {}),
-    oracleName: health.name,
-    color: colour,
-    history: openHistory(health.oracleDid, process.env),
-  });
-  // one line on the way out: what the session cost, and how to come back to it
-  if (controller.sessionId) {
-    const again = [
-      'oraclekit chat',
-      ...(flags.oracle ? [`--oracle ${flags.oracle}`] : []),
-      `--session ${controller.sessionId}`,
-    ].join(' ');
-    process.stdout.write(`${spentWords(controller)}. Resume with: ${again}\n`);
-  }
+  return colour;
 }
