@@ -4,7 +4,17 @@
  * resource module does the work, writes go through the storage's group
  * commit (`registry.db.write`) and are answered once durable.
  */
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySerializerCompiler } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  FastifySerializerCompiler,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Registry } from '../registry/index.ts';
 import type { Created } from '../registry/idempotency.ts';
@@ -22,6 +32,20 @@ const idemKey = (req: FastifyRequest): string | undefined => {
   const h = req.headers['idempotency-key'];
   return Array.isArray(h) ? h.join(',') : h;
 };
+
+/** The registry's fastify scope, with zod schemas as types. */
+type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
+/** The authenticated principal of a request (its key's, set by the onRequest hook). */
+const P = (req: FastifyRequest) => req.principal!;
+/** The OpenAPI security of a route that needs a key. */
+const security = [{ bearer: [] }];
 
 const etag = (v: number) => `"${v}"`;
 
@@ -48,10 +72,15 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
   });
   app.addHook('onRequest', unknownRouteEarly);
   app.setNotFoundHandler(notFound);
-  const P = (req: FastifyRequest) => req.principal!;
-  const security = [{ bearer: [] }];
+  designRoutes(app, registry);
+  designActionRoutes(app, registry);
+  domainRoutes(app, registry);
+  domainStateRoutes(app, registry);
+  proposalRoutes(app, registry);
+};
 
-  // ---------------------------------------------------------------- sampling
+/** POST /v1/sampling, the list of designs and one design. */
+function designRoutes(app: App, registry: Registry): void {
   app.post(
     '/sampling',
     {
@@ -103,6 +132,10 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
     },
     async (req) => registry.designs.get(req.params.designId),
   );
+}
+
+/** A design's recalculation and verification. */
+function designActionRoutes(app: App, registry: Registry): void {
   app.post(
     '/sampling/:designId/recalculations',
     {
@@ -134,8 +167,10 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
     },
     async (req) => registry.db.write(() => registry.designs.verify(P(req), req.params.designId, req.body)),
   );
+}
 
-  // ----------------------------------------------------------------- domains
+/** Registering, listing and reading domains. */
+function domainRoutes(app: App, registry: Registry): void {
   app.post(
     '/domains',
     {
@@ -194,6 +229,10 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
       return d;
     },
   );
+}
+
+/** Changing a domain: its fields (If-Match), its deactivation, its verification proposals and state. */
+function domainStateRoutes(app: App, registry: Registry): void {
   app.patch(
     '/domains/:did',
     {
@@ -266,8 +305,10 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
       return { domain: d, proposal: await registry.proposals.latestOf(d.id) };
     },
   );
+}
 
-  // --------------------------------------------------------------- proposals
+/** Verification proposals and their votes. */
+function proposalRoutes(app: App, registry: Registry): void {
   app.get(
     '/proposals/:id',
     {
@@ -298,7 +339,7 @@ export const registryPlugin: FastifyPluginAsync<RegistryPluginOptions> = async (
       return registry.db.write(() => registry.proposals.vote(P(req), req.params.id, req.body));
     },
   );
-};
+}
 
 /** The 201 of a design just stored: its record, and where to read it. */
 function designCreated(d: DesignRecord): Created<DesignRecord> {
@@ -330,7 +371,6 @@ export const adminPlugin: FastifyPluginAsync<AdminPluginOptions> = async (fastif
   });
   app.addHook('onRequest', unknownRouteEarly);
   app.setNotFoundHandler(notFound);
-  const security = [{ bearer: [] }];
   app.post(
     '/keys',
     {
