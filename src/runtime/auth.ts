@@ -197,6 +197,29 @@ export class Authenticator {
     return user;
   }
 
+  /** A delegation that logs in alone (mode `any`): verified under the lifetime bound; in strict mode never a used invocation. */
+  private async loginWithDelegation(
+    delegation: string,
+    isRevoked: (cid: string) => Promise<boolean>,
+    now: number,
+  ): Promise<AuthUser> {
+    const d = await verifyLoginDelegation(delegation, {
+      oracleDid: this.oracleDid,
+      isRevoked,
+      now,
+      replay: await this.replayStore(),
+      maxTtl: { seconds: this.delegationMaxTtlSeconds, setting: 'ORACLE_UCAN_DELEGATION_MAX_TTL_S' },
+    });
+    // strict mode, several instances: an invocation used on another instance is in the store they share
+    if (this.replayMode === 'strict' && (await this.sharedReplay?.wasClaimed(d.cid)))
+      throw runtimeError(
+        'replayed',
+        'this token was already used as an invocation (on another instance of this oracle); a used invocation ' +
+          'never logs in again',
+      );
+    return { did: d.did, delegation, via: 'delegation', cids: d.cids, expiresAt: d.validUntil };
+  }
+
   private async verify(i: AuthInput): Promise<AuthUser> {
     if (!this.signingKeyLoaded())
       throw runtimeError(
@@ -251,23 +274,7 @@ export class Authenticator {
       }
       return { did: v.did, via: 'invocation', cids: v.cids, expiresAt: v.validUntil };
     }
-    if (i.delegation && this.mode === 'any') {
-      const d = await verifyLoginDelegation(i.delegation, {
-        oracleDid: this.oracleDid,
-        isRevoked,
-        now: nowSeconds(),
-        replay: await this.replayStore(),
-        maxTtl: { seconds: this.delegationMaxTtlSeconds, setting: 'ORACLE_UCAN_DELEGATION_MAX_TTL_S' },
-      });
-      // strict mode, several instances: an invocation used on another instance is in the store they share
-      if (this.replayMode === 'strict' && (await this.sharedReplay?.wasClaimed(d.cid)))
-        throw runtimeError(
-          'replayed',
-          'this token was already used as an invocation (on another instance of this oracle); a used invocation ' +
-            'never logs in again',
-        );
-      return { did: d.did, delegation: i.delegation, via: 'delegation', cids: d.cids, expiresAt: d.validUntil };
-    }
+    if (i.delegation && this.mode === 'any') return this.loginWithDelegation(i.delegation, isRevoked, nowSeconds());
     if (i.delegation) {
       throw runtimeError(
         'missing_token',

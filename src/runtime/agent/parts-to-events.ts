@@ -60,31 +60,10 @@ export class PartsToEvents {
       case 'tool-call':
         this.closeReasoning();
         if (part.invalid && NoSuchToolError.isInstance(part.error)) this.noSuchTool.add(part.toolCallId);
-        emit({
-          event: 'tool_call',
-          data: {
-            sessionId,
-            requestId,
-            eventId: part.toolCallId,
-            toolName: part.toolName,
-            args: shownArgs(part.input),
-            status: 'isRunning',
-          },
-        });
+        this.toolCall(part, { status: 'isRunning' });
         break;
       case 'tool-result':
-        emit({
-          event: 'tool_call',
-          data: {
-            sessionId,
-            requestId,
-            eventId: part.toolCallId,
-            toolName: part.toolName,
-            args: shownArgs(part.input),
-            status: 'done',
-            output: part.output,
-          },
-        });
+        this.toolCall(part, { status: 'done', output: part.output });
         break;
       case 'tool-error': {
         // the AI SDK reports a call of an inactive tool on its tool-call part, and a plain message here
@@ -93,18 +72,7 @@ export class PartsToEvents {
         const error = this.o.redact(
           shownError(own ?? (part.error instanceof Error ? part.error.message : String(part.error))),
         );
-        emit({
-          event: 'tool_call',
-          data: {
-            sessionId,
-            requestId,
-            eventId: part.toolCallId,
-            toolName: part.toolName,
-            args: shownArgs(part.input),
-            status: 'error',
-            error,
-          },
-        });
+        this.toolCall(part, { status: 'error', error });
         break;
       }
       case 'finish':
@@ -122,6 +90,24 @@ export class PartsToEvents {
       default:
         break;
     }
+  }
+
+  /** A tool call's event: its id, name and shown arguments, with its status and output or error. */
+  private toolCall(
+    part: { toolCallId: string; toolName: string; input: unknown },
+    r: { status: 'isRunning' } | { status: 'done'; output: unknown } | { status: 'error'; error: string },
+  ): void {
+    this.o.emit({
+      event: 'tool_call',
+      data: {
+        sessionId: this.o.sessionId,
+        requestId: this.o.requestId,
+        eventId: part.toolCallId,
+        toolName: part.toolName,
+        args: shownArgs(part.input),
+        ...r,
+      },
+    });
   }
 
   /** The end of the stream: closes open reasoning. */
