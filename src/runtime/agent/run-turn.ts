@@ -22,11 +22,50 @@ import { classifyError, errorEvent, stallError, stepLimitError, storageError } f
 import { historyRows } from './history-rows.ts';
 
 type TurnStatus = 'finished' | 'aborted' | 'failed';
+type Bounds = ReturnType<typeof boundRun>;
+type Usage = { inputTokens?: number; outputTokens?: number };
 
 export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Promise<void> {
-  const { sessionId, requestId } = run;
   // bounded from its first await: a turn stuck anywhere (a plugin hook, a tool, the model) ends at maxMs
   const bounds = boundRun(run, deps.limits);
+  const opened = await openTurn(deps, run, input, bounds);
+  if (!opened) return;
+  const { turn, state } = opened;
+  let status: TurnStatus = 'finished';
+  // the stall watchdog starts with the model call (streamTurn), not before the plugins' hooks
+  const stall: { watchdog?: Watchdog } = {};
+  let usage: Usage | undefined;
+  try {
+    const parts = await streamTurn(deps, run, input, { ...opened, bounds, stall });
+    usage = parts.usage;
+    const stop = stopReason(deps, run, bounds, stall.watchdog);
+    if (stop) status = stop;
+    else if (parts.sawError) status = 'failed';
+    else if (parts.lastFinishReason === 'tool-calls' && parts.stepCount >= deps.maxSteps) {
+      run.emit(errorEvent(stepLimitError(deps.maxSteps), deps.redact));
+      status = 'failed';
+    }
+  } catch (err) {
+    const stop = stopReason(deps, run, bounds, stall.watchdog);
+    if (stop) status = stop;
+    else {
+      status = 'failed';
+      deps.hooks?.onError?.(err, turn);
+      run.emit(errorEvent(classifyError(err), deps.redact));
+    }
+  }
+  stall.watchdog?.stop();
+  bounds.stop();
+  await closeTurn(deps, run, input, { turn, state, status, usage });
+}
+
+/**
+ * The turn's context and history, and the user's message made durable. The `run` frame says the turn was accepted:
+ * it goes out once the message is stored, so a crash after it never loses the message; a message that cannot be
+ * stored fails the turn before the model runs (undefined: the turn is over).
+ */
+async function openTurn(deps: AgentDeps, run: Run, input: TurnInput, bounds: Bounds) {
+  const { sessionId, requestId } = run;
   const state = await deps.loadState(sessionId);
   const turn: TurnContext = {
     userDid: run.userDid,
@@ -41,10 +80,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     clientTools: input.tools,
     agActions: input.agActions,
   };
-  const emit = run.emit.bind(run);
   const prior = await deps.history(sessionId);
-  // the `run` frame says the turn was accepted: it goes out once the user's message is durable, so a crash
-  // after it never loses the message; a message that cannot be stored fails the turn before the model runs
   let humanStored = true;
   try {
     await deps.persist(sessionId, [{ id: messageIds.human(requestId), type: 'human', content: input.message }]);
@@ -54,110 +90,116 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     deps.hooks?.onError?.(e);
     run.accept(e);
   }
-  emit({ event: 'run', data: { runId: run.runId, requestId } });
+  run.emit({ event: 'run', data: { runId: run.runId, requestId } });
   if (!humanStored) {
     bounds.stop();
-    emit(errorEvent(storageError('the message', run.storageFault), deps.redact));
-    emit({ event: 'done', data: { status: 'failed', partialText: '' } });
-    return;
+    run.emit(errorEvent(storageError('the message', run.storageFault), deps.redact));
+    run.emit({ event: 'done', data: { status: 'failed', partialText: '' } });
+    return undefined;
   }
+  return { turn, state, prior };
+}
 
+/** The plugins' hooks, the tools and the model loop of the turn, each part of the stream as the run's events. */
+async function streamTurn(
+  deps: AgentDeps,
+  run: Run,
+  input: TurnInput,
+  t: {
+    turn: TurnContext;
+    state: Record<string, unknown>;
+    prior: ModelMessage[];
+    bounds: Bounds;
+    stall: { watchdog?: Watchdog };
+  },
+): Promise<PartsToEvents> {
+  const { turn, state, bounds } = t;
   const active = deps.plugins();
-  let status: TurnStatus = 'finished';
-  let watchdog: Watchdog | undefined;
-  let usage: { inputTokens?: number; outputTokens?: number } | undefined;
-  const stalled = () => watchdog?.signal.aborted === true;
+  await deps.hooks?.onTurnStart?.(turn);
+  // plugin state before the agent is compiled (user-preferences on turn 1)
+  for (const s of await runHook(active, ({ plugin, ctx }) => plugin.loadState?.(turn, ctx))) Object.assign(state, s);
+  const systemPrompt = async (): Promise<string> => {
+    const parts = await runHook(active, async ({ plugin, ctx }) => [
+      plugin.systemPrompt?.(state, ctx),
+      await plugin.middleware?.beforeModel?.(turn),
+    ]);
+    return [deps.basePrompt(), ...parts.flat()].filter(Boolean).join('\n\n');
+  };
+  const { tools, activeTools, notLoaded } = await buildToolSet(
+    { turn, active, timeoutMs: deps.toolTimeoutMs },
+    { metaTools: deps.metaTools, pluginTools: deps.pluginTools() },
+  );
+  const watchdog = (t.stall.watchdog = startWatchdog(deps.stallTimeoutMs));
+  deps.saveState(run.sessionId, state);
+  const parts = new PartsToEvents({
+    sessionId: run.sessionId,
+    requestId: run.requestId,
+    emit: run.emit.bind(run),
+    redact: deps.redact,
+    cancelled: () => run.abort.signal.aborted || watchdog.signal.aborted || bounds.signal.aborted,
+    notLoaded,
+  });
+  await streamModel(
+    {
+      model: deps.model(input.model),
+      instructions: await systemPrompt(),
+      messages: [...t.prior, { role: 'user', content: input.message }],
+      tools,
+      activeTools: activeTools(),
+      // step 0 uses the instructions and tools above; later steps see what the turn's tools changed
+      // (load_capability, preferences)
+      prepareStep: async ({ stepNumber }) =>
+        stepNumber === 0 ? undefined : { activeTools: activeTools(), instructions: await systemPrompt() },
+      maxSteps: deps.maxSteps,
+      maxOutputTokens: deps.limits.maxOutputTokens,
+      signals: [run.abort.signal, bounds.signal],
+      watchdog,
+      halt: () => bounds.signal.aborted, // nothing more of this stream is kept
+    },
+    async (part) => {
+      parts.push(part);
+      if (part.type === 'finish-step')
+        await runHook(active, ({ plugin }) =>
+          plugin.middleware?.afterModel?.(turn, { text: run.text, finishReason: part.finishReason }),
+        );
+    },
+  );
+  parts.end();
+  return parts;
+}
 
-  try {
-    await deps.hooks?.onTurnStart?.(turn);
-    // plugin state before the agent is compiled (user-preferences on turn 1)
-    for (const s of await runHook(active, ({ plugin, ctx }) => plugin.loadState?.(turn, ctx))) Object.assign(state, s);
-
-    const systemPrompt = async (): Promise<string> => {
-      const parts = await runHook(active, async ({ plugin, ctx }) => [
-        plugin.systemPrompt?.(state, ctx),
-        await plugin.middleware?.beforeModel?.(turn),
-      ]);
-      return [deps.basePrompt(), ...parts.flat()].filter(Boolean).join('\n\n');
-    };
-    const { tools, activeTools, notLoaded } = await buildToolSet(
-      { turn, active, timeoutMs: deps.toolTimeoutMs },
-      { metaTools: deps.metaTools, pluginTools: deps.pluginTools() },
-    );
-
-    watchdog = startWatchdog(deps.stallTimeoutMs);
-    const messages: ModelMessage[] = [...prior, { role: 'user', content: input.message }];
-    deps.saveState(sessionId, state);
-    const parts = new PartsToEvents({
-      sessionId,
-      requestId,
-      emit,
-      redact: deps.redact,
-      cancelled: () => run.abort.signal.aborted || stalled() || bounds.signal.aborted,
-      notLoaded,
-    });
-    await streamModel(
-      {
-        model: deps.model(input.model),
-        instructions: await systemPrompt(),
-        messages,
-        tools,
-        activeTools: activeTools(),
-        // step 0 uses the instructions and tools above; later steps see what the turn's tools changed
-        // (load_capability, preferences)
-        prepareStep: async ({ stepNumber }) =>
-          stepNumber === 0 ? undefined : { activeTools: activeTools(), instructions: await systemPrompt() },
-        maxSteps: deps.maxSteps,
-        maxOutputTokens: deps.limits.maxOutputTokens,
-        signals: [run.abort.signal, bounds.signal],
-        watchdog,
-        halt: () => bounds.signal.aborted, // nothing more of this stream is kept
-      },
-      async (part) => {
-        parts.push(part);
-        if (part.type === 'finish-step')
-          await runHook(active, ({ plugin }) =>
-            plugin.middleware?.afterModel?.(turn, { text: run.text, finishReason: part.finishReason }),
-          );
-      },
-    );
-    parts.end();
-    usage = parts.usage;
-    const exceeded = bounds.exceeded();
-    if (exceeded) {
-      emit(errorEvent(exceeded, deps.redact));
-      status = 'failed';
-    } else if (run.abort.signal.aborted) status = 'aborted';
-    else if (stalled()) {
-      emit(errorEvent(stallError(deps.stallTimeoutMs), deps.redact));
-      status = 'failed';
-    } else if (parts.sawError) status = 'failed';
-    else if (parts.lastFinishReason === 'tool-calls' && parts.stepCount >= deps.maxSteps) {
-      emit(errorEvent(stepLimitError(deps.maxSteps), deps.redact));
-      status = 'failed';
-    }
-  } catch (err) {
-    const exceeded = bounds.exceeded();
-    if (exceeded) {
-      status = 'failed';
-      emit(errorEvent(exceeded, deps.redact));
-    } else if (run.abort.signal.aborted) status = 'aborted';
-    else if (stalled()) {
-      status = 'failed';
-      emit(errorEvent(stallError(deps.stallTimeoutMs), deps.redact));
-    } else {
-      status = 'failed';
-      deps.hooks?.onError?.(err, turn);
-      emit(errorEvent(classifyError(err), deps.redact));
-    }
+/** A stop the turn did not choose — its bounds, an abort, a stall — with its error event; undefined: none. */
+function stopReason(deps: AgentDeps, run: Run, bounds: Bounds, watchdog?: Watchdog): TurnStatus | undefined {
+  const exceeded = bounds.exceeded();
+  if (exceeded) {
+    run.emit(errorEvent(exceeded, deps.redact));
+    return 'failed';
   }
+  if (run.abort.signal.aborted) return 'aborted';
+  if (watchdog?.signal.aborted) {
+    run.emit(errorEvent(stallError(deps.stallTimeoutMs), deps.redact));
+    return 'failed';
+  }
+  return undefined;
+}
 
-  watchdog?.stop();
-  bounds.stop();
+/**
+ * Stores how the turn ended (its rows, the human row with its status and usage), tells the hooks, and sends `done`.
+ * Nothing is reported finished that was not stored.
+ */
+async function closeTurn(
+  deps: AgentDeps,
+  run: Run,
+  input: TurnInput,
+  o: { turn: TurnContext; state: Record<string, unknown>; status: TurnStatus; usage: Usage | undefined },
+): Promise<void> {
+  const { sessionId, requestId } = run;
+  const { turn, usage } = o;
+  let status = o.status;
   const spent =
     usage || input.charged ? { usage: { ...usage, ...(input.charged ? { charged: input.charged } : {}) } } : {};
   try {
-    deps.saveState(sessionId, state);
+    deps.saveState(sessionId, o.state);
     // the human row again, now with how the turn ended: what a resumed chat shows of it
     const human = { id: messageIds.human(requestId), type: 'human' as const, content: input.message };
     await deps.persist(sessionId, [
@@ -166,11 +208,11 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     ]);
   } catch (e) {
     deps.hooks?.onError?.(e, turn);
-    // nothing is reported finished that was not stored; a stopped turn stays stopped (its session may be
-    // gone: deleting a session stops its turn, and its rows then have nowhere to go)
+    // a stopped turn stays stopped (its session may be gone: deleting a session stops its turn, and its rows then
+    // have nowhere to go)
     if (status !== 'aborted') {
       run.storageFault = e;
-      emit(errorEvent(storageError("the turn's history", e), deps.redact));
+      run.emit(errorEvent(storageError("the turn's history", e), deps.redact));
       status = 'failed';
     }
   }
@@ -179,7 +221,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
   } catch (e) {
     deps.hooks?.onError?.(e, turn);
   }
-  emit({
+  run.emit({
     event: 'done',
     data: status === 'finished' ? { status, ...spent } : { status, partialText: run.text, ...spent },
   });
