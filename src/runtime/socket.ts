@@ -65,23 +65,13 @@ export interface SocketHandle {
   close(): void;
 }
 
-export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHandle {
-  const io = new Server<P.ClientToServerEvents, P.ServerToClientEvents>(server, {
-    path: P.SOCKET_PATH,
-    transports: ['websocket'],
-    cors: { origin: rt.corsOrigins },
-    serveClient: false,
-  });
-  // socket.io's upgrade listener is attached now: a foreign Host or page is refused before it
-  guardUpgrades(
-    server,
-    () => rt.hostPolicy(),
-    () => rt.corsOrigins,
-  );
-  const cluster = rt.cluster;
-  if (cluster) io.adapter(cluster.socketAdapter as never);
-
-  io.use((socket, next) => {
+/**
+ * The handshake is authenticated like an HTTP request (the one authenticator) and owns its session; the socket
+ * joins the session's room and one room per credential in its chain (a revocation ends it); a refusal carries
+ * protocol.md's error body.
+ */
+function authenticateHandshake(rt: OracleRuntime): (socket: Socket, next: (err?: Error) => void) => void {
+  return (socket, next) => {
     void (async () => {
       try {
         const q = P.HandshakeQuerySchema.safeParse(socket.handshake.query);
@@ -103,7 +93,26 @@ export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHan
         next(err);
       }
     })();
+  };
+}
+
+export function attachSocketIo(rt: OracleRuntime, server: HttpServer): SocketHandle {
+  const io = new Server<P.ClientToServerEvents, P.ServerToClientEvents>(server, {
+    path: P.SOCKET_PATH,
+    transports: ['websocket'],
+    cors: { origin: rt.corsOrigins },
+    serveClient: false,
   });
+  // socket.io's upgrade listener is attached now: a foreign Host or page is refused before it
+  guardUpgrades(
+    server,
+    () => rt.hostPolicy(),
+    () => rt.corsOrigins,
+  );
+  const cluster = rt.cluster;
+  if (cluster) io.adapter(cluster.socketAdapter as never);
+
+  io.use(authenticateHandshake(rt));
 
   io.on('connection', (socket: Socket<P.ClientToServerEvents, P.ServerToClientEvents>) => {
     endAtExpiry(socket, rt.now);
