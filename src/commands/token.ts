@@ -1,4 +1,5 @@
-import { BaseCommand, REGISTRY_FLAGS, toOclifFlags } from '../cli/base.ts';
+import { BaseCommand, toOclifFlags } from '../cli/base.ts';
+import { TOKEN_FLAGS } from '../cli/identity/flags.ts';
 
 export default class Token extends BaseCommand {
   static override summary = "Print a UCAN invocation for calling an oracle's API by hand (curl).";
@@ -10,24 +11,7 @@ export default class Token extends BaseCommand {
     'curl -H "Authorization: Bearer $(<%= config.bin %> token --oracle $ORACLE)" -H "X-Auth-Type: ucan" $ORACLE/sessions',
     '<%= config.bin %> token --oracle did:ixo:entity:abc --ttl 120 --json',
   ];
-  static override flags = toOclifFlags({
-    oracle: {
-      type: 'string',
-      description: "The oracle's URL, or its DID (resolved through the registry's #api service).",
-    },
-    ttl: {
-      type: 'integer',
-      description: 'Seconds the token is valid (the oracle refuses more than 900).',
-      default: 600,
-      min: 1,
-      max: 900,
-    },
-    'mnemonic-file': {
-      type: 'string',
-      description: 'A file holding the BIP39 mnemonic to sign with (default: your saved identity).',
-    },
-    ...REGISTRY_FLAGS,
-  });
+  static override flags = toOclifFlags(TOKEN_FLAGS);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Token);

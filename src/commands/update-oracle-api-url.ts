@@ -1,5 +1,6 @@
-import { Args, BaseCommand, REGISTRY_FLAGS, toOclifFlags } from '../cli/base.ts';
-import { NETWORKS, type Network } from '../cli/registry/settings.ts';
+import { Args, BaseCommand, toOclifFlags } from '../cli/base.ts';
+import type { Network } from '../cli/registry/settings.ts';
+import { UPDATE_URL_FLAGS } from '../cli/scaffold/flags.ts';
 
 export default class UpdateOracleApiUrl extends BaseCommand {
   static override summary = "Point the oracle's #api and #ws services in the registry at a new URL.";
@@ -14,27 +15,7 @@ export default class UpdateOracleApiUrl extends BaseCommand {
   static override args = {
     url: Args.string({ description: 'The new URL of the oracle (http or https).', required: true }),
   };
-  static override flags = toOclifFlags({
-    did: { type: 'string', description: "The oracle's DID (default: oracleDid of oracle.config.json)." },
-    project: { type: 'string', description: 'The project folder (default: the current directory).', default: '.' },
-    check: {
-      type: 'boolean',
-      description: 'Check GET <url>/health first (default yes).',
-      allowNo: true,
-      default: true,
-    },
-    network: {
-      type: 'string',
-      description: 'The network (default: the project’s, else local).',
-      options: NETWORKS,
-      helpGroup: 'REGISTRY',
-    },
-    registry: { ...REGISTRY_FLAGS.registry, description: 'The registry URL (default: the network’s saved one).' },
-    'api-key': {
-      ...REGISTRY_FLAGS['api-key'],
-      description: 'API key of a controller of the oracle (default: the saved one).',
-    },
-  });
+  static override flags = toOclifFlags(UPDATE_URL_FLAGS);
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(UpdateOracleApiUrl);

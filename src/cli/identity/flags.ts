@@ -1,5 +1,5 @@
 /** The sign-in flags shared by `login` and `new` (specs: see flag-spec.ts). */
-import type { CommandFlagSpecs } from '../flag-spec.ts';
+import { REGISTRY_FLAGS, type CommandFlagSpecs } from '../flag-spec.ts';
 
 export const IDENTITY_FLAGS = {
   auth: {
@@ -56,4 +56,24 @@ export const LOGOUT_FLAGS = {
     description:
       'Sign out without asking (needed without a terminal). The identity file is kept as identity.json.<timestamp>.bak (0600) all the same.',
   },
+} as const satisfies CommandFlagSpecs;
+
+/** `token`. */
+export const TOKEN_FLAGS = {
+  oracle: {
+    type: 'string',
+    description: "The oracle's URL, or its DID (resolved through the registry's #api service).",
+  },
+  ttl: {
+    type: 'integer',
+    description: 'Seconds the token is valid (the oracle refuses more than 900).',
+    default: 600,
+    min: 1,
+    max: 900,
+  },
+  'mnemonic-file': {
+    type: 'string',
+    description: 'A file holding the BIP39 mnemonic to sign with (default: your saved identity).',
+  },
+  ...REGISTRY_FLAGS,
 } as const satisfies CommandFlagSpecs;

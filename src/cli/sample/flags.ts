@@ -317,3 +317,23 @@ export type CommitFlags = ParsedFlags<typeof COMMIT_FLAGS> & WithJson;
 export type VerifyFlags = ParsedFlags<typeof VERIFY_FLAGS> & WithJson;
 export type ReportFlags = ParsedFlags<typeof REPORT_FLAGS> & WithJson;
 export type BeaconFlags = ParsedFlags<typeof BEACON_FLAGS> & WithJson;
+
+/** `sample list` (the registry's stored designs). */
+export const LIST_FLAGS = {
+  project: { type: 'string', description: 'Only designs of this project DID.' },
+  limit: { type: 'integer', description: 'Page size (1..200).', default: 50 },
+  cursor: { type: 'string', description: 'nextCursor of the previous page.' },
+  ...REGISTRY_FLAGS,
+} as const satisfies CommandFlagSpecs;
+
+/** `sample approve`. */
+export const APPROVE_FLAGS = {
+  reject: { type: 'boolean', description: 'Reject instead of approve.', default: false, exclusive: ['submit'] },
+  submit: {
+    type: 'boolean',
+    description: 'Submit the draft for verification (creator or project controller).',
+    default: false,
+  },
+  reason: { type: 'string', description: 'A note stored with the verification.' },
+  ...REGISTRY_FLAGS,
+} as const satisfies CommandFlagSpecs;

@@ -115,3 +115,26 @@ export type NewFlags = {
     ? boolean | undefined
     : ParsedFlags<typeof NEW_FLAGS>[K];
 };
+
+/** `update-oracle-api-url`. */
+export const UPDATE_URL_FLAGS = {
+  did: { type: 'string', description: "The oracle's DID (default: oracleDid of oracle.config.json)." },
+  project: { type: 'string', description: 'The project folder (default: the current directory).', default: '.' },
+  check: {
+    type: 'boolean',
+    description: 'Check GET <url>/health first (default yes).',
+    allowNo: true,
+    default: true,
+  },
+  network: {
+    type: 'string',
+    description: 'The network (default: the project’s, else local).',
+    options: NETWORKS,
+    helpGroup: 'REGISTRY',
+  },
+  registry: { ...REGISTRY_FLAGS.registry, description: 'The registry URL (default: the network’s saved one).' },
+  'api-key': {
+    ...REGISTRY_FLAGS['api-key'],
+    description: 'API key of a controller of the oracle (default: the saved one).',
+  },
+} as const satisfies CommandFlagSpecs;

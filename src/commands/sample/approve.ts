@@ -1,6 +1,7 @@
-import { Args, BaseCommand, REGISTRY_FLAGS, toOclifFlags } from '../../cli/base.ts';
+import { Args, BaseCommand, toOclifFlags } from '../../cli/base.ts';
 import { clientOptions, registryClient } from '../../cli/registry/client.ts';
 import { formatDesign } from '../../cli/registry/print.ts';
+import { APPROVE_FLAGS } from '../../cli/sample/flags.ts';
 
 export default class SampleApprove extends BaseCommand {
   static override summary =
@@ -14,16 +15,7 @@ export default class SampleApprove extends BaseCommand {
     '<%= config.bin %> sample approve 0f6c1e2a-… --submit',
   ];
   static override args = { designId: Args.string({ description: 'The design id.', required: true }) };
-  static override flags = toOclifFlags({
-    reject: { type: 'boolean', description: 'Reject instead of approve.', default: false, exclusive: ['submit'] },
-    submit: {
-      type: 'boolean',
-      description: 'Submit the draft for verification (creator or project controller).',
-      default: false,
-    },
-    reason: { type: 'string', description: 'A note stored with the verification.' },
-    ...REGISTRY_FLAGS,
-  });
+  static override flags = toOclifFlags(APPROVE_FLAGS);
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(SampleApprove);

@@ -1,6 +1,7 @@
-import { BaseCommand, REGISTRY_FLAGS, toOclifFlags } from '../../cli/base.ts';
+import { BaseCommand, toOclifFlags } from '../../cli/base.ts';
 import { clientOptions, registryClient } from '../../cli/registry/client.ts';
 import { formatDesignPage } from '../../cli/registry/print.ts';
+import { LIST_FLAGS } from '../../cli/sample/flags.ts';
 
 export default class SampleList extends BaseCommand {
   static override summary = 'List stored sample designs (paged), optionally of one project.';
@@ -9,12 +10,7 @@ export default class SampleList extends BaseCommand {
     '<%= config.bin %> sample list',
     '<%= config.bin %> sample list --project did:ixo:entity:... --json',
   ];
-  static override flags = toOclifFlags({
-    project: { type: 'string', description: 'Only designs of this project DID.' },
-    limit: { type: 'integer', description: 'Page size (1..200).', default: 50 },
-    cursor: { type: 'string', description: 'nextCursor of the previous page.' },
-    ...REGISTRY_FLAGS,
-  });
+  static override flags = toOclifFlags(LIST_FLAGS);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(SampleList);
