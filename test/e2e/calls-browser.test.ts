@@ -32,23 +32,13 @@ import { readWav, startSpeechServer, type SpeechServer } from '../helpers/speech
 import { callTool, say, startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { dbfs, wav } from '../../src/runtime/plugins/calls/audio.ts';
 import { OracleClient, generateMnemonic, listCalls, signerFromMnemonic } from '../../src/client/index.ts';
+import { NPM_QUIET, scaffoldEnv } from '../helpers/scaffold-env.ts';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, 'test-artifacts');
 const home = mkdtempSync(join(tmpdir(), 'ok-call-home-'));
 const work = mkdtempSync(join(tmpdir(), 'ok-call-work-'));
-const env: Record<string, string> = {
-  ORACLEKIT_HOME: home,
-  ORACLEKIT_DAEMON_PORT: '0',
-  CI: '',
-  ORACLEKIT_AUTOSTART: '',
-  ORACLEKIT_API_KEY: '',
-  ORACLEKIT_REGISTRY: '',
-  ORACLEKIT_MNEMONIC: '',
-  MATRIX_BASE_URL: '',
-  npm_config_prefer_offline: 'true',
-  npm_config_update_notifier: 'false',
-};
+const env = scaffoldEnv(home, { CI: '', ORACLEKIT_AUTOSTART: '', ...NPM_QUIET });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The RMS of 16-bit samples. */
 const rms = (s: Int16Array) => Math.sqrt(s.reduce((a, x) => a + x * x, 0) / Math.max(1, s.length));

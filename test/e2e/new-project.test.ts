@@ -25,22 +25,12 @@ import { hasTmux, Tmux } from '../helpers/tmux.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../src/testing.ts';
 import { generateSigner } from '../../src/lib/keys/keys.ts';
 import { mintInvocation } from '../../src/lib/ucan/ucan.ts';
+import { NPM_QUIET, scaffoldEnv } from '../helpers/scaffold-env.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'ok-proj-home-'));
 const work = mkdtempSync(join(tmpdir(), 'ok-proj-work-'));
 // keep HOME: npm reuses its cache
-const env: Record<string, string> = {
-  ORACLEKIT_HOME: home,
-  ORACLEKIT_DAEMON_PORT: '0',
-  CI: '',
-  ORACLEKIT_AUTOSTART: '',
-  ORACLEKIT_API_KEY: '',
-  ORACLEKIT_REGISTRY: '',
-  ORACLEKIT_MNEMONIC: '',
-  MATRIX_BASE_URL: '',
-  npm_config_prefer_offline: 'true',
-  npm_config_update_notifier: 'false',
-};
+const env = scaffoldEnv(home, { CI: '', ORACLEKIT_AUTOSTART: '', ...NPM_QUIET });
 const SOCK = `ok-new-${process.pid}`;
 let tarball: string;
 let port: number;

@@ -11,17 +11,11 @@ import { join } from 'node:path';
 import { BIN, runCli } from '../helpers/cli.ts';
 import { freePort } from '../helpers/loopback.ts';
 import { hasTmux, Tmux } from '../helpers/tmux.ts';
+import { scaffoldEnv } from '../helpers/scaffold-env.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'ok-new-tmux-home-'));
 const work = mkdtempSync(join(tmpdir(), 'ok-new-tmux-work-'));
-const env: Record<string, string> = {
-  ORACLEKIT_HOME: home,
-  ORACLEKIT_DAEMON_PORT: '0',
-  ORACLEKIT_API_KEY: '',
-  ORACLEKIT_REGISTRY: '',
-  ORACLEKIT_MNEMONIC: '',
-  MATRIX_BASE_URL: '',
-};
+const env = scaffoldEnv(home);
 const t = new Tmux(`ok-new-tmux-${process.pid}`, 'new');
 
 afterAll(async () => {

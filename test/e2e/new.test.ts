@@ -13,20 +13,11 @@ import { join } from 'node:path';
 import { BIN, ROOT, runCli } from '../helpers/cli.ts';
 import { getEnvVar } from '../../src/cli/scaffold/env.ts';
 import { startHomeserver } from '../helpers/matrix-account-server.ts';
+import { scaffoldEnv } from '../helpers/scaffold-env.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'ok-new-home-'));
 const work = mkdtempSync(join(tmpdir(), 'ok-new-work-'));
-const env: Record<string, string> = {
-  ORACLEKIT_HOME: home,
-  ORACLEKIT_DAEMON_PORT: '0',
-  CI: '',
-  ORACLEKIT_AUTOSTART: '',
-  ORACLEKIT_API_KEY: '',
-  ORACLEKIT_REGISTRY: '',
-  ORACLEKIT_MNEMONIC: '',
-  MATRIX_BASE_URL: '',
-  MATRIX_BOT_PASSWORD: '',
-};
+const env = scaffoldEnv(home, { CI: '', ORACLEKIT_AUTOSTART: '', MATRIX_BOT_PASSWORD: '' });
 const cli = (args: string[], extra: Record<string, string> = {}) =>
   runCli(args, { env: { ...env, ...extra }, cwd: work, timeoutMs: 30_000 });
 const json = (s: string) => JSON.parse(s);

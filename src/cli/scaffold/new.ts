@@ -14,14 +14,15 @@ import { deactivate } from './registry.ts';
 import { DEFAULT_PORT, DEFAULT_URL, impliedPortNote, isLocalHost, parseOracleUrl } from './url.ts';
 import { projectName } from './project-name.ts';
 import { askQuestions } from './questions.ts';
-import { signIn } from './sign-in.ts';
+import { signIn, type SignInInput } from './sign-in.ts';
 import { register } from './register.ts';
 import { matrixBot, type MatrixOutcome } from './matrix-bot.ts';
 import { writeFiles } from './write.ts';
 import { defaultOraclekitSource, givenOraclekitSource } from './oraclekit-dep.ts';
 import type { NewFlags } from './flags.ts';
 
-export interface NewInput {
+/** The sign-in options are sign-in.ts's own; `auth` is asked for on a terminal when missing. */
+export interface NewInput extends Omit<SignInInput, 'auth' | 'explicit'> {
   /** The project (and directory) name; asked on a terminal when missing. */
   projectName?: string;
   cwd: string;
@@ -30,12 +31,6 @@ export interface NewInput {
   yes: boolean;
   interactive: boolean;
   auth?: AuthMethod;
-  mnemonicFile?: string;
-  mnemonicEnv?: string;
-  generate?: boolean;
-  timeout?: number;
-  callbackHost?: string;
-  callbackUrl?: string;
   network?: Network;
   registry?: string;
   apiKey?: string;
