@@ -5,10 +5,10 @@
  * to end (jsdom has no insertable streams) or has no microphone gets a clear
  * error before any call is created, so nothing is charged or left pending.
  */
-import { act, renderHook, waitFor } from '@testing-library/react';
+import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { Room } from 'livekit-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OraclesProvider, type OraclesWallet } from '../../../src/client/react/index.ts';
 import { LiveAgentError, useLiveAgent } from '../../../src/client/react/live-agent.ts';
 import { generateSigner } from '../../../src/lib/keys/keys.ts';
@@ -18,6 +18,8 @@ let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
 });
+// unmount what each test rendered (Testing Library's automatic cleanup needs a global afterEach)
+afterEach(cleanup);
 afterAll(async () => {
   await h?.close();
 });

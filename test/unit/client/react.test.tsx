@@ -7,10 +7,10 @@
  * ids, browser tools advertised with their JSON Schema, sessions, config from
  * the registry's domain record, OpenID tokens from a Matrix-shaped server.
  */
-import { act, render, renderHook, waitFor } from '@testing-library/react';
+import { act, cleanup, render, renderHook, waitFor } from '@testing-library/react';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { useEffect, type ReactNode } from 'react';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { z as z3 } from 'zod3';
 import {
@@ -80,6 +80,10 @@ beforeAll(async () => {
   );
   sideUrl = await side.listen({ port: 0, host: '127.0.0.1' });
 });
+// Testing Library unmounts after each test only where afterEach is a global (vitest has none here): without this, a
+// hook still mounted when the file ends gets its last reply after jsdom is gone and React throws "window is not defined".
+afterEach(cleanup);
+
 afterAll(async () => {
   await h?.close();
   await side?.close();
