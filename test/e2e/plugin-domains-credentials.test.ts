@@ -1,6 +1,6 @@
 /**
- * #16 items 2 and 3 through `oraclekit new` and the domains plugin's
- * credentials, against a real daemon process (started by the CLI in a
+ * An oracle's registry credentials through `oraclekit new` and the domains
+ * plugin, against a real daemon process (started by the CLI in a
  * temporary ORACLEKIT_HOME):
  * - `new --yes` provisions a read-only key (role reader) for the new oracle
  *   and writes it to the project's .env (0600) as ORACLEKIT_API_KEY; a

@@ -165,7 +165,7 @@ describe('sample report', () => {
       percent: '75 %',
       source: 'given as an input of the design (erCoverage)',
     });
-    // item 4: the Meru baseline says its strata are too small
+    // the Meru baseline says its strata are too small
     expect(
       pkg.projects[1].findings
         .filter((f: { severity: string }) => f.severity === 'warning')
