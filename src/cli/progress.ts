@@ -43,6 +43,8 @@ export async function slowStep<T>(
   o: {
     done?: (result: T, seconds: string) => string;
     stream?: NodeJS.WritableStream & { isTTY?: boolean };
+    /** Draw the spinner (default: the stream is a terminal). */
+    tty?: boolean;
     /** --json mode (default: --json on the command line). */
     json?: boolean;
   } = {},
@@ -52,7 +54,7 @@ export async function slowStep<T>(
   const started = Date.now();
   const seconds = () => ((Date.now() - started) / 1000).toFixed(1);
   let timer: NodeJS.Timeout | undefined;
-  if (stream.isTTY) {
+  if (o.tty ?? stream.isTTY) {
     let i = 0;
     const draw = () =>
       stream.write(`\r\u001b[2K${SPINNER_FRAMES[i++ % SPINNER_FRAMES.length]} ${text}… ${seconds()} s`);

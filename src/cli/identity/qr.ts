@@ -309,20 +309,11 @@ export async function qrSignIn(
     waitS: Math.round((o.timeoutMs ?? 120_000) / 1000),
   });
   stream.write(screen + '\n');
-  let spin: NodeJS.Timeout | undefined;
-  if (tty) {
-    const { SPINNER_FRAMES: frames } = await import('../progress.ts');
-    let i = 0;
-    spin = setInterval(() => stream.write(`\r${frames[i++ % frames.length]} waiting for the wallet's signature…`), 100);
-  }
+  const { slowStep } = await import('../progress.ts');
   try {
-    const r = await s.result;
+    const r = await slowStep("waiting for the wallet's signature", () => s.result, { stream, tty });
     return { did: r.did, link: s.link };
   } finally {
-    if (spin) {
-      clearInterval(spin);
-      stream.write('\r\u001b[2K');
-    }
     await s.close();
   }
 }
