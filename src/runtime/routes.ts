@@ -4,7 +4,14 @@
  * registers it inside its own plugin, which the daemon and createOracleApp
  * both register.
  */
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyPluginAsync,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
 import cors from '@fastify/cors';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import * as P from '../lib/protocol/index.ts';
@@ -31,22 +38,21 @@ export const PUBLIC_ROUTES = ['/', '/health', '/ready', '/docs', '/models'];
 /** Maps any error to protocol.md's body: the one mapper of every HTTP scope (src/lib/errors.ts). */
 export { toErrorBody };
 
+/** The runtime's fastify scope, with zod schemas as types. */
+type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
 export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = async (root, opts) => {
   const rt = opts.runtime;
   const app = root.withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  // An empty body with a JSON content type reads as {} (the IXO SDK sends `content-type: application/json` and no
-  // body on POST /sessions and DELETE /sessions/:id): a route whose body is optional takes it, one that needs fields
-  // answers invalid_body naming the field (the one mapper, toErrorBody). Any other body goes to fastify's own parser
-  // (invalid_json as before).
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text === '') return done(null, {});
-    parseJson(req, text, done);
-  });
+  acceptEmptyJson(app);
   if (opts.cors !== false) {
     await app.register(cors, {
       origin: rt.corsOrigins,
@@ -68,6 +74,46 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   app.addHook('onRoute', (r) => {
     for (const m of [r.method].flat()) if (m !== 'HEAD') routeList.push(`${m} ${r.url}`);
   });
+  addAuthHook(app, rt);
+  // A changing request is answered only once what it wrote is on disk (storage/sqlite.ts, durable()): one
+  // hook for every route, plugin routes included; it costs nothing when nothing was written since the
+  // last fsync. Streamed replies (SSE) are not sent through it; a turn's history is awaited by the run.
+  app.addHook('onSend', (req, _reply, payload, done) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return done(null, payload);
+    rt.store.db.durable().then(
+      () => done(null, payload),
+      (e: unknown) => done(e as Error),
+    );
+  });
+
+  registerPublicRoutes(app, rt, routeList, opts.rootRoutes !== false);
+  registerSessionRoutes(app, rt);
+  registerMessageRoutes(app, rt);
+  registerRunRoutes(app, rt);
+  registerDelegationRoutes(app, rt);
+  for (const { plugin, ctx } of rt.resolvedPlugins()) {
+    if (plugin.routes) await plugin.routes(app as unknown as FastifyInstance, ctx);
+  }
+};
+
+/**
+ * An empty body with a JSON content type reads as {} (the IXO SDK sends `content-type: application/json` and no
+ * body on POST /sessions and DELETE /sessions/:id): a route whose body is optional takes it, one that needs fields
+ * answers invalid_body naming the field (the one mapper, toErrorBody). Any other body goes to fastify's own parser
+ * (invalid_json as before).
+ */
+function acceptEmptyJson(app: App): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text === '') return done(null, {});
+    parseJson(req, text, done);
+  });
+}
+
+/** Authenticates every request but the public routes (PUBLIC_ROUTES and the plugins' authExcludedRoutes). */
+function addAuthHook(app: App, rt: OracleRuntime): void {
   const publicUrls = new Set(PUBLIC_ROUTES);
   for (const { plugin } of rt.resolvedPlugins()) for (const u of plugin.authExcludedRoutes ?? []) publicUrls.add(u);
 
@@ -85,25 +131,17 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     });
     setUser(req, user);
   });
-  // A changing request is answered only once what it wrote is on disk (storage/sqlite.ts, durable()): one
-  // hook for every route, plugin routes included; it costs nothing when nothing was written since the
-  // last fsync. Streamed replies (SSE) are not sent through it; a turn's history is awaited by the run.
-  app.addHook('onSend', (req, _reply, payload, done) => {
-    if (req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS') return done(null, payload);
-    rt.store.db.durable().then(
-      () => done(null, payload),
-      (e: unknown) => done(e as Error),
-    );
-  });
+}
 
-  // ---- public ------------------------------------------------------------
+/** `/`, `/health`, `/ready`, `/docs` and `/models`: the routes without auth. */
+function registerPublicRoutes(app: App, rt: OracleRuntime, routeList: string[], rootRoutes: boolean): void {
   const health = async () => ({
     status: 'ok',
     name: rt.config.name,
     oracleDid: rt.oracleDid,
     version: P.RUNTIME_VERSION,
   });
-  if (opts.rootRoutes !== false) {
+  if (rootRoutes) {
     app.get('/', { schema: { response: { 200: P.HealthResponseSchema } } }, health);
     app.get('/health', { schema: { response: { 200: P.HealthResponseSchema } } }, health);
   }
@@ -140,8 +178,9 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     errors: rt.errors,
   }));
   app.get('/models', { schema: { response: { 200: P.ModelsResponseSchema } } }, async () => rt.models());
+}
 
-  // ---- sessions ----------------------------------------------------------
+function registerSessionRoutes(app: App, rt: OracleRuntime): void {
   app.post(
     '/sessions',
     { schema: { body: P.CreateSessionBodySchema, response: { 201: P.CreateSessionResponseSchema } } },
@@ -192,8 +231,9 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
       return rt.store.historyPage(req.params.id, req.query.limit, req.query.before, req.query.after);
     },
   );
+}
 
-  // ---- messages and runs -------------------------------------------------
+function registerMessageRoutes(app: App, rt: OracleRuntime): void {
   app.post(
     '/messages/abort',
     { schema: { body: P.AbortBodySchema, response: { 200: P.AbortResponseSchema } } },
@@ -262,6 +302,9 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
       };
     },
   );
+}
+
+function registerRunRoutes(app: App, rt: OracleRuntime): void {
   app.get(
     '/runs/:runId',
     { schema: { params: P.RunIdParamsSchema, querystring: P.RunReplayQuerySchema } },
@@ -289,8 +332,9 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
       return reply;
     },
   );
+}
 
-  // ---- delegation --------------------------------------------------------
+function registerDelegationRoutes(app: App, rt: OracleRuntime): void {
   app.post(
     '/delegation',
     { schema: { body: P.PostDelegationBodySchema, response: { 200: P.PostDelegationResponseSchema } } },
@@ -318,12 +362,7 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
     if (cid) await rt.revoke(cid);
     return { ok: true as const };
   });
-
-  // ---- plugin routes -----------------------------------------------------
-  for (const { plugin, ctx } of rt.resolvedPlugins()) {
-    if (plugin.routes) await plugin.routes(app as unknown as FastifyInstance, ctx);
-  }
-};
+}
 
 /** A not-found handler with protocol.md's body (for a fastify the runtime owns). */
 export function setRuntimeNotFound(app: FastifyInstance): void {
