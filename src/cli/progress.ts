@@ -4,12 +4,12 @@
  */
 import type { Progress } from '../lib/selection/workflow.ts';
 
-export interface ProgressLine {
+interface ProgressLine {
   update(text: string): void;
   done(): void;
 }
 
-export const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 export function progressLine(enabled = Boolean(process.stderr.isTTY)): ProgressLine {
   if (!enabled) return { update: () => {}, done: () => {} };

@@ -53,7 +53,7 @@ export class PaymentRequiredError extends OracleClientError {
 }
 
 /** Which server a request went to: the oracle itself or the registry that resolves its DID. */
-export type ServerRole = 'oracle' | 'registry';
+type ServerRole = 'oracle' | 'registry';
 
 /**
  * A server could not be reached: connection refused, DNS, reset before a

@@ -19,7 +19,7 @@ const SCHEMA_VERSION = `CREATE TABLE IF NOT EXISTS schema_version (
   applied_at TEXT NOT NULL, PRIMARY KEY (area, version))`;
 
 /** A migration's SQL for a dialect. */
-export function sqlOf(m: Migration, dialect: Storage['dialect']): string {
+function sqlOf(m: Migration, dialect: Storage['dialect']): string {
   return typeof m.sql === 'string' ? m.sql : m.sql[dialect];
 }
 

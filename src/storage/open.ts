@@ -13,7 +13,7 @@ import { PostgresStorage } from './postgres.ts';
 import { SqliteStorage } from './sqlite.ts';
 import type { Migration, Storage } from './storage.ts';
 
-export interface StorageLocation {
+interface StorageLocation {
   /** The path of a SQLite file (or ':memory:'), or a postgres:// / postgresql:// URL. */
   location: string;
   /** SQLite only: durability (sqlite.ts, SqliteOptions.synchronous). */

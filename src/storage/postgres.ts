@@ -137,7 +137,7 @@ function serverOf(url: string): string {
   }
 }
 
-export interface PostgresOptions {
+interface PostgresOptions {
   /** postgres://user@host:port/database */
   url: string;
   /** Connections of the pool (default 10). */

@@ -44,7 +44,7 @@ import { storageError, type OracleKitError } from '../lib/errors.ts';
 import { GroupCommit, type QueuedWrite } from './group-commit.ts';
 import { applyMigrations, schemaVersion } from './migrate.ts';
 
-export interface SqliteOptions {
+interface SqliteOptions {
   /** Path of the database file, or ':memory:'. */
   path: string;
   /**

@@ -13,13 +13,13 @@ import type { SelectionDesign } from '../../src/lib/selection/design.ts';
 import type { Commitment } from '../../src/lib/selection/records.ts';
 import { commitSelection } from '../../src/lib/selection/workflow.ts';
 
-export type RealRound = BeaconRound & { source: string };
+type RealRound = BeaconRound & { source: string };
 export const QUICKNET_ROUNDS = rounds.quicknet as RealRound[];
 export const DEFAULT_ROUNDS = rounds.default as RealRound[];
 /** quicknet round 32254977, produced 2026-09-16T14:18:15Z. */
 export const QUICKNET = QUICKNET_ROUNDS.find((r) => r.round === 32254977)!;
 
-export interface RealCommitment {
+interface RealCommitment {
   commitment: Commitment;
   /** When the round was produced. */
   roundTime: Date;

@@ -8,7 +8,7 @@ import { runCli, type CliResult } from './cli.ts';
 type FlagValue = string | number | boolean | (string | number)[] | undefined;
 
 /** { frame: 'f.csv', json: true, stratum: ['a=0.5', 'b=0.5'] } → ['--frame', 'f.csv', '--json', '--stratum', 'a=0.5', …]. */
-export function flagArgs(flags: Record<string, FlagValue>): string[] {
+function flagArgs(flags: Record<string, FlagValue>): string[] {
   const out: string[] = [];
   for (const [k, v] of Object.entries(flags)) {
     if (v === undefined || v === false) continue;
@@ -28,7 +28,7 @@ export function sample(
   return runCli(['sample', ...command.split(' '), ...flagArgs(flags), ...extra], opts);
 }
 
-export interface SelectionFiles {
+interface SelectionFiles {
   /** A path in the folder. */
   p: (name: string) => string;
   frame: string;

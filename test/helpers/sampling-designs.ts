@@ -1,6 +1,6 @@
 /** Stratified design inputs as the sampling, selection and report tests build them. */
 
-export interface StratumSpec {
+interface StratumSpec {
   name: string;
   weight: number;
   mean?: number;

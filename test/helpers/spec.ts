@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures');
 
-export interface SamplingCases {
+interface SamplingCases {
   constants: { z: number };
   cases: {
     id: string;

@@ -26,7 +26,7 @@ import {
 
 export type AuthMethod = 'qr' | 'mnemonic';
 
-export interface LoginOptions {
+interface LoginOptions {
   auth: AuthMethod;
   mnemonicFile?: string;
   mnemonicEnv?: string;

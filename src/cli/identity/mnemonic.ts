@@ -9,7 +9,7 @@ import { cliError, type OracleKitError } from '../errors.ts';
 import { isValidMnemonic } from '../../lib/keys/keys.ts';
 import { envValue, TOOL_ENV_NAMES } from '../../lib/env.ts';
 
-export interface MnemonicSource {
+interface MnemonicSource {
   file?: string;
   envName?: string;
   env?: NodeJS.ProcessEnv;

@@ -96,7 +96,7 @@ function decodeSig(s: string): Uint8Array | undefined {
   return b.length === 64 ? new Uint8Array(b) : undefined;
 }
 
-export interface SignInServer {
+interface SignInServer {
   request: SignInRequest;
   link: string;
   /** Resolves with the wallet's DID once a valid signature arrives; rejects on time-out or close. */
@@ -104,7 +104,7 @@ export interface SignInServer {
   close(): Promise<void>;
 }
 
-export interface SignInOptions {
+interface SignInOptions {
   /** The local key's DID the wallet vouches for. */
   aud: string;
   /** Bind address of the callback server (default 127.0.0.1). */

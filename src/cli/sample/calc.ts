@@ -58,12 +58,10 @@ export async function runSampleCalc(given: CalcFlags, io: Io): Promise<void> {
   const typedInInput: { text?: string } = {};
   let body = bodyFromFlags(flags, typedInInput);
   // a person at a terminal who left inputs out is asked for them (src/cli/sample/guided.ts, loaded only then)
-  const guide =
-    missingInputs(body) && flags.input !== '-' && canPrompt(Boolean(flags.json))
-      ? await import('./guided.ts')
-      : undefined;
-  if (guide) {
-    flags = await guide.guideCalc(flags, body);
+  const guided = missingInputs(body) && flags.input !== '-' && canPrompt(Boolean(flags.json));
+  if (guided) {
+    const { guideCalc } = await import('./guided.ts');
+    flags = await guideCalc(flags, body);
     body = bodyFromFlags(flags);
   }
   const design = withFlagNames(() => computeDesign(body));
@@ -133,8 +131,10 @@ export async function runSampleCalc(given: CalcFlags, io: Io): Promise<void> {
   if (comparison) parts.push(renderComparison(comparison, format));
   if (sens) parts.push(renderSensitivity(sens, format));
   io.out(parts.join('\n\n'));
-  if (guide)
-    io.out(`\nThe same design from the command line:\n  ${guide.commandLine('sample calc', CALC_FLAGS, flags)}`);
+  if (guided) {
+    const { commandLine } = await import('./guided.ts');
+    io.out(`\nThe same design from the command line:\n  ${commandLine('sample calc', CALC_FLAGS, flags)}`);
+  }
 }
 
 /** --input: the POST /v1/sampling body, or a design (`sample calc --json` output, a registry record): its input. */

@@ -16,6 +16,7 @@ import { normaliseStratumName, validateDesignInput } from '../../lib/sampling/de
 import type { SamplingErrorCode } from '../../lib/sampling/errors.ts';
 import * as Q from '../../lib/sampling/rational.ts';
 import { parseObservationsCsv } from '../../lib/sampling/recalc.ts';
+import { shellQuote } from '../../lib/shell.ts';
 import type { FlagSpecs } from '../flag-spec.ts';
 import { parseNumberFlag, readJsonInput, readTextInput, withFlagNames } from '../sampling-input.ts';
 import type { CalcFlags, RecalcFlags } from './flags.ts';
@@ -316,11 +317,6 @@ async function cancellable<T>(fn: () => Promise<T>): Promise<T> {
     }
     throw e;
   }
-}
-
-/** A shell word: bare when safe, else single-quoted. */
-export function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_.,:=+/@%-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
 /** The one command line that reproduces these flags (defaults and false booleans left out). */

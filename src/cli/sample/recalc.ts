@@ -37,11 +37,11 @@ function missingInputs(f: RecalcFlags): boolean {
 export async function runSampleRecalc(given: RecalcFlags, io: Io): Promise<void> {
   let flags = given;
   // a person at a terminal who left inputs out is asked for them (src/cli/sample/guided.ts, loaded only then)
-  const guide =
-    missingInputs(flags) && flags.observations !== '-' && canPrompt(Boolean(flags.json))
-      ? await import('./guided.ts')
-      : undefined;
-  if (guide) flags = await guide.guideRecalc(flags);
+  const guided = missingInputs(flags) && flags.observations !== '-' && canPrompt(Boolean(flags.json));
+  if (guided) {
+    const { guideRecalc } = await import('./guided.ts');
+    flags = await guideRecalc(flags);
+  }
   if (flags.input === '-' && (flags.observations === '-' || flags.previous === '-')) {
     throw samplingError('invalid_observation', '--input', '-', 'only one input may read standard input');
   }
@@ -79,10 +79,10 @@ export async function runSampleRecalc(given: RecalcFlags, io: Io): Promise<void>
   if (flags.json)
     io.outJson({ ...result, design: { ...result.design, provenance: provenanceOf(packageVersion(), new Date()) } });
   else io.out(renderRecalc(result, flags.format as Format, population?.typed));
-  if (guide)
-    io.out(
-      `\nThe same recalculation from the command line:\n  ${guide.commandLine('sample recalc', RECALC_FLAGS, flags)}`,
-    );
+  if (guided) {
+    const { commandLine } = await import('./guided.ts');
+    io.out(`\nThe same recalculation from the command line:\n  ${commandLine('sample recalc', RECALC_FLAGS, flags)}`);
+  }
   const missing = result.achieved?.notObserved ?? [];
   if (missing.length > 0)
     throw samplingError(

@@ -53,7 +53,7 @@ const ManifestSchema = z.object({
     .min(1),
 });
 
-export interface ProjectFiles {
+interface ProjectFiles {
   projectId: string;
   name?: string;
   design: string;

@@ -25,7 +25,7 @@ export interface OracleConfigFile {
   registry?: string;
 }
 
-export interface ProjectVars {
+interface ProjectVars {
   packageName: string;
   oraclekitSpec: string;
   config: OracleConfigFile;

@@ -22,7 +22,7 @@ import { defaultOraclekitSource, givenOraclekitSource } from './oraclekit-dep.ts
 import type { NewFlags } from './flags.ts';
 
 /** The sign-in options are sign-in.ts's own; `auth` is asked for on a terminal when missing. */
-export interface NewInput extends Omit<SignInInput, 'auth' | 'explicit'> {
+interface NewInput extends Omit<SignInInput, 'auth' | 'explicit'> {
   /** The project (and directory) name; asked on a terminal when missing. */
   projectName?: string;
   cwd: string;

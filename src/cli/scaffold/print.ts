@@ -1,5 +1,6 @@
 /** How `new` and `update-oracle-api-url` print their result for a person (with --json they print the result itself). */
 import { isAbsolute, relative } from 'node:path';
+import { shellQuote } from '../../lib/shell.ts';
 import type { NewResult } from './new.ts';
 import type { UpdateUrlResult } from './update-url.ts';
 
@@ -18,7 +19,7 @@ export function cdLine(dir: string, cwd: string): string[] {
   const rel = relative(cwd, dir);
   if (rel === '') return [];
   const path = isAbsolute(rel) ? dir : rel;
-  return [`  cd ${/^[\w./@+-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`}`];
+  return [`  cd ${shellQuote(path)}`];
 }
 
 /**

@@ -7,7 +7,7 @@ import { askText, type AskContext } from './ask.ts';
 
 const PROJECT_NAME = /^[a-z0-9][a-z0-9._-]{0,213}$/i;
 const VALID = 'letters, digits, ".", "_" and "-", starting with a letter or digit';
-export const DEFAULT_PROJECT_NAME = 'my-oracle';
+const DEFAULT_PROJECT_NAME = 'my-oracle';
 
 /** A usable name made from any text: lower case, runs of anything else as one "-", no leading or trailing "-". */
 export function suggestProjectName(text: string): string {

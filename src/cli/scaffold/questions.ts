@@ -17,7 +17,7 @@ export interface Answers {
   git: boolean;
 }
 
-export const DEFAULT_MODEL = 'openai/gpt-4o-mini';
+const DEFAULT_MODEL = 'openai/gpt-4o-mini';
 
 /**
  * The prices `new` accepts: 0 (free) or a positive decimal with at most 6 places — the credits ledger counts in
@@ -25,7 +25,7 @@ export const DEFAULT_MODEL = 'openai/gpt-4o-mini';
  * paid) — up to MAX_PRICE, where every sum of the ledger is still exact.
  */
 const MAX_PRICE = 1_000_000_000;
-export const PRICE_VALID = `a number from 0 to ${MAX_PRICE} with at most 6 decimals (0 = free)`;
+const PRICE_VALID = `a number from 0 to ${MAX_PRICE} with at most 6 decimals (0 = free)`;
 
 /** true, or what is wrong with the price, in the words of the prompt's unit (credits per turn). */
 export function checkPrice(v: string): true | string {

@@ -15,7 +15,7 @@ import type { Connection } from '../registry/networks.ts';
 import { getEnvVar, setEnvVar } from './env.ts';
 import { writeSecretFile } from '../../lib/secret-file.ts';
 
-export type RegistryKeyResult = { provisioned: true; id: string } | { provisioned: false; reason: string };
+type RegistryKeyResult = { provisioned: true; id: string } | { provisioned: false; reason: string };
 
 const VAR = 'ORACLEKIT_API_KEY';
 

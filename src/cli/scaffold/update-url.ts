@@ -14,7 +14,7 @@ import { impliedPortNote, parseOracleUrl } from './url.ts';
 import { getEnvVar, setEnvVar } from './env.ts';
 import { writeSecretFile } from '../../lib/secret-file.ts';
 
-export interface UpdateUrlInput {
+interface UpdateUrlInput {
   url: string;
   did?: string;
   project: string;

@@ -12,7 +12,7 @@ import type { Answers } from './questions.ts';
 import type { MatrixBot } from './matrix.ts';
 import type { OracleUrl } from './url.ts';
 
-export interface WriteInput {
+interface WriteInput {
   dir: string;
   existed: boolean;
   answers: Answers;

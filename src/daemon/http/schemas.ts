@@ -26,7 +26,6 @@ export {
   recalcBody,
   samplingBody,
   samplingQuery,
-  service,
   verificationBody,
   voteBody,
 } from '../registry/inputs.ts';

@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { isOracleKitError } from '../../lib/errors.ts';
 import { registryError } from '../../lib/registry/errors.ts';
 import { DOMAIN_STATES, DOMAIN_TYPES, requireDid } from '../../lib/registry/domain.ts';
-import { validateDesignInput } from '../../lib/sampling/design.ts';
+import { validateDesignInput, type DesignInput } from '../../lib/sampling/design.ts';
 import { VOTE_OPTIONS } from '../../lib/registry/tally.ts';
 import { ROLES } from '../../lib/registry/types.ts';
 
@@ -114,7 +114,11 @@ function required<T extends z.ZodType>(field: string, schema: T, valid: string) 
  * POST /v1/sampling's body, an object: its projectId, its inputs as sent, and as the engine validated them; throws the
  * area's error.
  */
-function samplingRule({ projectId, ...input }: Record<string, unknown>) {
+function samplingRule({ projectId, ...input }: Record<string, unknown>): {
+  projectId: string;
+  input: Record<string, unknown>;
+  valid: DesignInput;
+} {
   return {
     projectId: requireDid('projectId', projectId),
     /** The inputs as sent: stored with the design, and the base of its recalculations. */

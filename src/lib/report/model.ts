@@ -33,6 +33,7 @@ import type { Commitment, Proof } from '../selection/records.ts';
 import { commitmentDigest } from '../selection/records.ts';
 import { checkPackage, verdictOf, type Check, type Verdict } from '../selection/verify.ts';
 import { pyTrim, pythonRecipe } from './recipe.ts';
+import { shellQuote } from '../shell.ts';
 
 export interface Source {
   label: string;
@@ -89,7 +90,7 @@ export interface ProjectInput {
   sources?: Source[];
 }
 
-export interface ReportInput {
+interface ReportInput {
   title?: string;
   generatedAt: Date;
   projects: ProjectInput[];
@@ -585,11 +586,6 @@ function commands(p: ProjectInput, c: Commitment | undefined, proof: Proof | und
     out.push(`oraclekit sample report ${args.join(' ')} --out package.html`);
   }
   return out;
-}
-
-/** A path as a POSIX shell word: as it is when it needs no quoting, else in single quotes. */
-function shellQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 const basenameOf = (path: string): string => path.split(/[\\/]/).pop() ?? path;

@@ -18,7 +18,7 @@ function niceStep(range: number, target: number): number {
   return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * mag;
 }
 
-export interface Box {
+interface Box {
   x: number;
   y: number;
   w: number;

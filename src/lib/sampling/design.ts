@@ -53,7 +53,7 @@ export interface DesignInput {
   stratification?: { enabled: boolean; strata: StratumInput[] };
 }
 
-export interface ChainResult {
+interface ChainResult {
   z: number;
   cv: number;
   n0: number;

@@ -55,7 +55,7 @@ function gcd(a: bigint, b: bigint): bigint {
   return a;
 }
 
-export function reduce(r: Rational): Rational {
+function reduce(r: Rational): Rational {
   const g = gcd(r.num, r.den) || 1n;
   const sign = r.den < 0n ? -1n : 1n;
   return { num: (sign * r.num) / g, den: (sign * r.den) / g };

@@ -92,7 +92,7 @@ export interface RealisedDropout {
 }
 
 /** Where each value the new design uses came from. */
-export type ValueSource = 'input' | 'observations' | 'observed' | 'previous design';
+type ValueSource = 'input' | 'observations' | 'observed' | 'previous design';
 
 export interface DesignInputs {
   mean: ValueSource;
@@ -153,7 +153,7 @@ export interface RecalcResult {
   inputs: DesignInputs;
 }
 
-export interface ObservationsOptions {
+interface ObservationsOptions {
   /** Accept negative values (a signed quantity); usage is never negative, so by default they are refused. */
   signed?: boolean;
 }

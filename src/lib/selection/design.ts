@@ -109,7 +109,7 @@ export function loadDesign(raw: unknown, source = 'design'): SelectionDesign {
   return out;
 }
 
-export interface DesignDiscrepancy {
+interface DesignDiscrepancy {
   /** e.g. "stratification.strata[1].sampleSize". */
   field: string;
   stated: unknown;
@@ -254,7 +254,7 @@ export function assertDesignConsistent(d: SelectionDesign, source = 'design'): v
   );
 }
 
-export interface PopulationMismatch {
+interface PopulationMismatch {
   /** The strata whose frame has more households than the design's N_h. */
   strata: {
     name: string;

@@ -58,8 +58,6 @@ export const SELECTION_ERRORS = {
   insufficient_frame: { status: 422, when: 'a stratum has fewer households in the frame than its sample size' },
 } as const;
 
-export type SelectionErrorCode = keyof typeof SELECTION_ERRORS;
-
 /** Builds a selection error naming the field (or file:line), the value and what is valid. */
 export const selectionError = fieldErrorFactory(SELECTION_ERRORS);
 

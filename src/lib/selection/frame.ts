@@ -39,7 +39,7 @@ export interface Frame {
   lines: Uint32Array<ArrayBufferLike>;
 }
 
-export interface ReadFrameOptions {
+interface ReadFrameOptions {
   /** The design's stratum names; empty for an unstratified design (one stratum "all"). */
   strata: string[];
   /** Called with bytes read so far and the file's size (progress display). */
@@ -231,7 +231,7 @@ export function rowsByStratum(frame: Frame): Uint32Array[] {
   return out;
 }
 
-export interface FrameHashes {
+interface FrameHashes {
   /** Over every ID of the frame: the frameHash of the seed. */
   frameHash: string;
   /** Per stratum (index as frame.strataNames): the same construction over that stratum's IDs. */

@@ -123,7 +123,7 @@ function fieldSpans(buf: Uint8Array, start: number, end: number, starts: number[
 }
 
 /** Where assembled bytes go: a growable buffer flushed to a callback. */
-export class ByteSink {
+class ByteSink {
   buf: Buffer;
   pos = 0;
   private readonly flushTo: (data: Buffer) => void;
@@ -185,7 +185,7 @@ function writeLine(out: ByteSink, l: Line): void {
   out.pos = pos;
 }
 
-export interface WriteOptions {
+interface WriteOptions {
   onProgress?: (done: number, total: number) => void;
   /** Rows per window (default WRITE_WINDOW). */
   window?: number;

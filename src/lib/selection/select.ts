@@ -58,7 +58,7 @@ export function checkSizes(frame: Frame, byStratum: Uint32Array[], sizes: number
   });
 }
 
-export interface TicketOptions {
+interface TicketOptions {
   /** Compute each stratum's orderDigest (default true; a draw has writeSelectionCsv compute them while writing). */
   digests?: boolean;
   /** Tickets computed so far, and the total. */

@@ -441,7 +441,7 @@ function result(k: Checks, summaryOk: string, notes: string[], findings: string[
   return out;
 }
 
-export interface VerifyOptions extends TrustOptions {
+interface VerifyOptions extends TrustOptions {
   commitment: Commitment;
   proof: Proof;
   framePath: string;
@@ -837,7 +837,7 @@ async function selectionFileChecks(
   };
 }
 
-export interface PackageCheckOptions extends TrustOptions {
+interface PackageCheckOptions extends TrustOptions {
   commitment: Commitment;
   proof?: Proof;
   /** selection.csv: lets the order, the replacements and the frameHash be checked without the frame. */
@@ -848,7 +848,7 @@ export interface PackageCheckOptions extends TrustOptions {
   replacementsPerStratum?: number[];
 }
 
-export interface PackageCheckResult extends VerifyResult {
+interface PackageCheckResult extends VerifyResult {
   replacements: SelectionFileReading['replacements'] | null;
 }
 

@@ -32,7 +32,7 @@ export interface Progress {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-export interface CommitOptions {
+interface CommitOptions {
   design: SelectionDesign;
   framePath: string;
   chain: ChainInfo;
@@ -46,7 +46,7 @@ export interface CommitOptions {
   onProgress?: (p: Progress) => void;
 }
 
-export interface CommitResult {
+interface CommitResult {
   commitment: Commitment;
   notes: string[];
 }
@@ -221,7 +221,7 @@ function resolveRandomness(
   };
 }
 
-export interface DrawOptions {
+interface DrawOptions {
   commitment: Commitment;
   framePath: string;
   randomness: RandomnessInput;
@@ -232,7 +232,7 @@ export interface DrawOptions {
   onProgress?: (p: Progress) => void;
 }
 
-export interface DrawResult {
+interface DrawResult {
   proof: Proof;
   selectionPath: string;
   proofPath: string;

@@ -122,7 +122,7 @@ export class MemoryReplayStore implements ReplayStore {
   }
 }
 
-export interface VerifyOptions {
+interface VerifyOptions {
   oracleDid: string;
   /** CIDs refused (the token or any proof). */
   isRevoked?: (cid: string) => boolean | Promise<boolean>;
@@ -138,7 +138,7 @@ export interface VerifyOptions {
   maxTtl?: { seconds: number; setting: string };
 }
 
-export interface VerifiedUcan {
+interface VerifiedUcan {
   /** The authenticated user (the token's issuer). */
   did: string;
   cid: string;

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { useApp } from 'ink';
 import { useCallback, useMemo, useRef } from 'react';
 import type { ToolCallState } from '../../lib/protocol/index.ts';
+import { shellQuote } from '../../lib/shell.ts';
 import type { TurnResult } from '../../client/client.ts';
 import type { ChatScreen, CommandResult } from '../chat-controller.ts';
 import { expandPastes, lineOf } from '../input-line.ts';
@@ -34,7 +35,7 @@ function editInEditor(text: string): string {
     writeFileSync(file, text, { mode: 0o600 });
     const editor = process.env.VISUAL || process.env.EDITOR || 'vi';
     // through a shell: an editor setting often carries its own arguments (`code --wait`)
-    const r = spawnSync(`${editor} '${file.replace(/'/g, "'\\''")}'`, { shell: true, stdio: 'inherit' });
+    const r = spawnSync(`${editor} ${shellQuote(file)}`, { shell: true, stdio: 'inherit' });
     if (r.status !== 0) throw new Error(`${editor} exited with ${r.status ?? r.signal}`);
     return readFileSync(file, 'utf8').replace(/\n$/, '');
   } finally {

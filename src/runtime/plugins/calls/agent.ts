@@ -43,7 +43,7 @@ function onEncryptionState(room: Room, cb: (identity: string, state: EncryptionS
   };
 }
 
-export interface CallAgentsOptions {
+interface CallAgentsOptions {
   host: PluginHost;
   env: CallsEnv;
   log: (line: string) => void;

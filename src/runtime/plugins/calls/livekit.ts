@@ -9,7 +9,7 @@
 import type { CallConnection } from '../../../lib/protocol/calls.ts';
 
 /** How long a token admits a join (seconds); an established connection outlives it. */
-export const TOKEN_TTL_S = 600;
+const TOKEN_TTL_S = 600;
 
 export interface LiveKitTarget {
   mode: 'server' | 'embedded';
@@ -24,7 +24,7 @@ export function wsUrl(url: string): string {
   return url.replace(/^http/i, 'ws').replace(/\/+$/, '');
 }
 
-export type CallRole = 'user' | 'agent';
+type CallRole = 'user' | 'agent';
 
 /** A join token for one room: publish, subscribe and data; the role goes in the participant's attributes. */
 export async function joinToken(

@@ -35,7 +35,7 @@ const RATE = 48_000;
 const TTS_RATE = 24_000;
 const FRAME = RATE / 100; // 10 ms
 
-export interface VoiceOptions {
+interface VoiceOptions {
   rtc: Rtc;
   host: PluginHost;
   userDid: string;

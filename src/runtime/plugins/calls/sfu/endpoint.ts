@@ -24,12 +24,12 @@ import {
 import { newSid, Peer, type PublishedTrack } from './peer.ts';
 import type { RtpPacket } from 'werift';
 
-export const MAX_PARTICIPANTS = 3;
+const MAX_PARTICIPANTS = 3;
 /** The LiveKit server version the endpoint reports (clients gate a few features on it). */
 const SERVER_VERSION = '1.9.0';
 const PROTOCOL = 16;
 
-export interface EndpointOptions {
+interface EndpointOptions {
   apiKey: string;
   apiSecret: string;
   /** The path prefix the endpoint serves under (the oracle's mount prefix), '' at the root. */

@@ -32,7 +32,7 @@ import {
 } from '@livekit/protocol';
 
 /** Codecs the endpoint negotiates: Opus for audio, VP8 for video (no simulcast, no RED, no RTX). */
-export const CODECS = {
+const CODECS = {
   audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48_000, channels: 2 })],
   video: [
     new RTCRtpCodecParameters({
@@ -43,7 +43,7 @@ export const CODECS = {
   ],
 };
 
-export interface PeerOptions {
+interface PeerOptions {
   sid: string;
   identity: string;
   name: string;
