@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
+import { createKey, registerInProtocol } from '../helpers/domains.ts';
 import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { say } from '../helpers/scripted-model-server.ts';
 import { tempHome } from '../unit/daemon/harness.ts';
@@ -25,50 +26,14 @@ let oracleDid: string;
 beforeAll(async () => {
   const start = await cli(['daemon', 'start', '--json']);
   expect(start.code, start.stderr).toBe(0);
-  const k = await cli([
-    'daemon',
-    'keys',
-    'create',
-    '--did',
-    'did:example:rep',
-    '--role',
-    'representative',
-    '--role',
-    'member',
-    '--json',
-  ]);
-  expect(k.code, k.stderr).toBe(0);
-  key = json(k.stdout).key as string;
-  const proto = await cli([
-    'domain',
-    'register',
-    '--type',
-    'Protocol',
-    '--name',
-    'Oracles',
-    '--json',
-    '--api-key',
-    key,
-  ]);
-  expect(proto.code, proto.stderr).toBe(0);
+  key = await createKey(cli, 'did:example:rep', ['representative', 'member']);
   // the oracle's DID comes from the registry; the runtime then serves that DID
-  const reg = await cli([
-    'domain',
-    'register',
-    '--type',
-    'Oracle',
-    '--class',
-    json(proto.stdout).id as string,
-    '--name',
-    'Test oracle',
-    '--service',
-    '#api=oracleService,http://127.0.0.1:9',
-    '--json',
-    '--api-key',
-    key,
-  ]);
-  expect(reg.code, reg.stderr).toBe(0);
-  oracleDid = json(reg.stdout).id as string;
+  oracleDid = await registerInProtocol(cli, key, {
+    protocol: 'Oracles',
+    type: 'Oracle',
+    name: 'Test oracle',
+    extra: ['--service', '#api=oracleService,http://127.0.0.1:9'],
+  });
   h = await startHarness({ config: { name: 'Registered Oracle', model: 'scripted-model', oracleDid } });
   const upd = await cli([
     'domain',

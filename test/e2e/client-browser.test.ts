@@ -23,6 +23,7 @@ import { chromium, type Browser, type Page, type Route } from 'playwright-core';
 import { build } from 'vite';
 import react from '@vitejs/plugin-react';
 import { runCli } from '../helpers/cli.ts';
+import { createKey, registerInProtocol } from '../helpers/domains.ts';
 import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { callTool, say } from '../helpers/scripted-model-server.ts';
 import { tempHome } from '../unit/daemon/harness.ts';
@@ -55,38 +56,13 @@ beforeAll(async () => {
   const start = await cli(['daemon', 'start', '--json']);
   expect(start.code, start.stderr).toBe(0);
   registryUrl = json(start.stdout).url as string;
-  const k = await cli(['daemon', 'keys', 'create', '--did', 'did:example:dev', '--role', 'representative', '--json']);
-  expect(k.code, k.stderr).toBe(0);
-  const key = json(k.stdout).key as string;
-  const proto = await cli([
-    'domain',
-    'register',
-    '--type',
-    'Protocol',
-    '--name',
-    'Oracles',
-    '--json',
-    '--api-key',
-    key,
-  ]);
-  expect(proto.code, proto.stderr).toBe(0);
-  const reg = await cli([
-    'domain',
-    'register',
-    '--type',
-    'Oracle',
-    '--class',
-    json(proto.stdout).id as string,
-    '--name',
-    'Browser test oracle',
-    '--service',
-    '#api=oracleService,http://127.0.0.1:9',
-    '--json',
-    '--api-key',
-    key,
-  ]);
-  expect(reg.code, reg.stderr).toBe(0);
-  oracleDid = json(reg.stdout).id as string;
+  const key = await createKey(cli, 'did:example:dev', ['representative']);
+  oracleDid = await registerInProtocol(cli, key, {
+    protocol: 'Oracles',
+    type: 'Oracle',
+    name: 'Browser test oracle',
+    extra: ['--service', '#api=oracleService,http://127.0.0.1:9'],
+  });
   // the page's own origin (another port than the registry and the oracle: every call is cross-origin)
   site = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;

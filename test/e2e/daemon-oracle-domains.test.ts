@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
+import { createKey, registerInProtocol } from '../helpers/domains.ts';
 import {
   callTool,
   lastToolResult,
@@ -102,51 +103,13 @@ describe("the default oracle's domains plugin", () => {
   });
 
   it('search_domains returns a domain registered through the CLI', async () => {
-    const rep = json(
-      (
-        await cli([
-          'daemon',
-          'keys',
-          'create',
-          '--did',
-          'did:example:rep',
-          '--role',
-          'representative',
-          '--role',
-          'member',
-          '--json',
-        ])
-      ).stdout,
-    ).key as string;
-    const proto = await cli([
-      'domain',
-      'register',
-      '--type',
-      'Protocol',
-      '--name',
-      'Clean cookstoves protocol',
-      '--json',
-      '--api-key',
-      rep,
-    ]);
-    expect(proto.code, proto.stderr).toBe(0);
-    const reg = await cli([
-      'domain',
-      'register',
-      '--type',
-      'Project',
-      '--class',
-      json(proto.stdout).id,
-      '--name',
-      'Kisumu cookstoves',
-      '--also-known-as',
-      'KSM-001',
-      '--json',
-      '--api-key',
-      rep,
-    ]);
-    expect(reg.code, reg.stderr).toBe(0);
-    const domain = json(reg.stdout).id as string;
+    const rep = await createKey(cli, 'did:example:rep', ['representative', 'member']);
+    const domain = await registerInProtocol(cli, rep, {
+      protocol: 'Clean cookstoves protocol',
+      type: 'Project',
+      name: 'Kisumu cookstoves',
+      extra: ['--also-known-as', 'KSM-001'],
+    });
     model.enqueue(callTool('search_domains', { q: 'kisumu' }, 'c_search'), (body) => {
       const r = lastToolResult(body) as { domains: { did: string; name: string }[] };
       return say(`Found ${r.domains.map((d) => `${d.name} (${d.did})`).join(', ')}.`);
