@@ -3,7 +3,8 @@
  * the CLI), the runtime's plugins and its model probe, the drand relays of
  * `sample select beacon`, the daemon's health probes and the live-call
  * plugin's speech services send their HTTP calls through it (the browser
- * client has its own, OracleClient; the MCP SDK's transport brings its own).
+ * client has its own, OracleClient). A caller that reads the reply itself, as a
+ * stream, sends through `fetchOutbound` (the MCP plugins' transport does).
  * A few calls are not JSON both ways (a speech service takes a multipart
  * upload or answers audio): `form` sends a form as it is, `binary` reads the
  * reply as bytes; the time-out and the failures are the same.
@@ -123,14 +124,14 @@ export async function fetchJson<T = unknown>(r: FetchJsonRequest): Promise<Fetch
       signal: r.signal ? AbortSignal.any([timeout, r.signal]) : timeout,
     });
   } catch (e) {
-    throw (r.fail ?? upstreamError)(failure(r, url, timeoutMs, timeout, e));
+    throw (r.fail ?? upstreamError)(failure(r.what, r.signal, url, timeoutMs, timeout, e));
   }
   if (r.binary && res.ok) {
     let bytes: Uint8Array;
     try {
       bytes = new Uint8Array(await res.arrayBuffer());
     } catch (e) {
-      throw (r.fail ?? upstreamError)(failure(r, url, timeoutMs, timeout, e)); // cut off while the body came
+      throw (r.fail ?? upstreamError)(failure(r.what, r.signal, url, timeoutMs, timeout, e)); // cut off mid-body
     }
     return { status: res.status, ok: true, headers: res.headers, body: undefined as T, json: false, text: '', bytes };
   }
@@ -148,19 +149,56 @@ export async function fetchJson<T = unknown>(r: FetchJsonRequest): Promise<Fetch
   return { status: res.status, ok: res.ok, headers: res.headers, body: body as T, json, text };
 }
 
-function failure(r: FetchJsonRequest, url: URL, timeoutMs: number, timeout: AbortSignal, e: unknown): FetchFailure {
+/** Who answers, the time-out, the error when no answer came, the transport: as in FetchJsonRequest. */
+export type OutboundOptions = Pick<FetchJsonRequest, 'what' | 'timeoutMs' | 'fail' | 'fetch'>;
+
+/**
+ * A request whose reply the caller reads itself, as a stream (the MCP SDK's transport takes it as its `fetch`): sent
+ * as fetchJson sends, with the time-out running until the reply's status and headers come (a stream stays open after
+ * them), merged with the request's own signal, and the same error when no answer came (502 upstream_error unless
+ * `fail`).
+ */
+export async function fetchOutbound(input: string | URL, init: RequestInit, o: OutboundOptions): Promise<Response> {
+  const url = new URL(input);
+  const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timer = new AbortController();
+  const t = setTimeout(
+    () => timer.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')),
+    timeoutMs,
+  );
+  const own = init.signal ?? undefined;
+  try {
+    return await (o.fetch ?? fetch)(input, {
+      ...init,
+      signal: own ? AbortSignal.any([timer.signal, own]) : timer.signal,
+    });
+  } catch (e) {
+    throw (o.fail ?? upstreamError)(failure(o.what, own, url, timeoutMs, timer.signal, e));
+  } finally {
+    clearTimeout(t);
+  }
+}
+
+function failure(
+  what: string,
+  signal: AbortSignal | undefined,
+  url: URL,
+  timeoutMs: number,
+  timeout: AbortSignal,
+  e: unknown,
+): FetchFailure {
   const at = { url: url.origin + url.pathname, timeoutMs };
   if (timeout.aborted)
     return {
       reason: 'timeout',
-      message: `${r.what} did not answer within ${timeoutMs} ms`,
+      message: `${what} did not answer within ${timeoutMs} ms`,
       details: { ...at, reason: 'timeout' },
       error: e,
     };
-  if (r.signal?.aborted)
+  if (signal?.aborted)
     return {
       reason: 'aborted',
-      message: `the call to ${r.what} was aborted`,
+      message: `the call to ${what} was aborted`,
       details: { ...at, reason: 'aborted' },
       error: e,
     };
@@ -168,7 +206,7 @@ function failure(r: FetchJsonRequest, url: URL, timeoutMs: number, timeout: Abor
   const cause = fetchCause(e);
   return {
     reason: 'unreachable',
-    message: `cannot reach ${r.what}: ${cause ?? error}`,
+    message: `cannot reach ${what}: ${cause ?? error}`,
     details: { ...at, reason: 'unreachable', error, ...(cause ? { cause } : {}) },
     error: e,
   };

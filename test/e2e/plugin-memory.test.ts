@@ -144,7 +144,7 @@ describe('memory plugin over a real MCP server (Streamable HTTP)', () => {
     const { events } = await pending;
     const err = toolEvents(events).find((c) => c.eventId === 'c_slow' && c.status === 'error')!;
     expect(err.error).toMatch(
-      /^the memory MCP server \(http:\/\/127\.0\.0\.1:\d+\) (did not answer within 1000 ms|closed the connection|is unreachable)/,
+      /^(the memory MCP server \(http:\/\/127\.0\.0\.1:\d+\) (did not answer within 1000 ms|closed the connection|is unreachable)|cannot reach the memory MCP server \(http:\/\/127\.0\.0\.1:\d+\))/,
     );
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
 
@@ -156,7 +156,7 @@ describe('memory plugin over a real MCP server (Streamable HTTP)', () => {
     const before = h.model.requests.length;
     const r2 = await u.stream(s, 'what do you remember about stoves?');
     const down = toolEvents(r2.events).find((c) => c.eventId === 'c_down' && c.status === 'error')!;
-    expect(down.error).toMatch(/^the memory MCP server \(http:\/\/127\.0\.0\.1:\d+\) is unreachable/);
+    expect(down.error).toMatch(/^cannot reach the memory MCP server \(http:\/\/127\.0\.0\.1:\d+\): ECONNREFUSED$/);
     expect(down.error).not.toContain(TOKEN);
     expect(systemPromptOf(h.model.requests[before]!.body)).not.toContain('What you remember');
     expect(r2.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
@@ -211,11 +211,13 @@ describe('memory boot', () => {
       expect(h2.app.plugins.status().failed).toEqual([
         {
           plugin: 'memory',
-          reason: expect.stringMatching(/^the memory MCP server \(http:\/\/127\.0\.0\.1:\d+\) is unreachable/),
+          reason: expect.stringMatching(
+            /^cannot reach the memory MCP server \(http:\/\/127\.0\.0\.1:\d+\): ECONNREFUSED/,
+          ),
         },
       ]);
       expect(
-        h2.lines.some((l) => /^\[plugin\] memory pending → failed \(the memory MCP server .* is unreachable/.test(l)),
+        h2.lines.some((l) => /^\[plugin\] memory pending → failed \(cannot reach the memory MCP server /.test(l)),
       ).toBe(true);
       const ready = await (await fetch(`${h2.url}/ready`)).json();
       expect(ready.plugins.failed[0].plugin).toBe('memory');

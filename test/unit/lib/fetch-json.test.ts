@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage } from 'node:http';
 import { freePort, listenLoopback } from '../../helpers/loopback.ts';
-import { fetchJson } from '../../../src/lib/fetch-json.ts';
+import { fetchJson, fetchOutbound } from '../../../src/lib/fetch-json.ts';
 
 let srv: Awaited<ReturnType<typeof listenLoopback>>;
 const seen: { url: string; headers: IncomingMessage['headers']; body: string }[] = [];
@@ -20,6 +20,11 @@ beforeAll(async () => {
       req.on('end', () => {
         seen.push({ url: req.url!, headers: req.headers, body });
         if (req.url === '/hang') return;
+        if (req.url === '/stream') {
+          // headers at once, then one event after the time-out of the test below, then the end
+          res.writeHead(200, { 'content-type': 'text/event-stream' }).write('data: 1\n\n');
+          return void setTimeout(() => res.end('data: 2\n\n'), 300);
+        }
         if (req.url === '/text')
           return res.writeHead(503, { 'content-type': 'text/plain' }).end('down for maintenance');
         if (req.url === '/empty') return res.writeHead(204).end();
@@ -125,5 +130,33 @@ describe('fetchJson', () => {
     }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(RangeError);
     expect((e as Error).message).toBe('unreachable: cannot reach the homeserver: ECONNREFUSED');
+  });
+});
+
+describe('fetchOutbound', () => {
+  it('times out only until the headers come: a stream read by the caller stays open after them', async () => {
+    const res = await fetchOutbound(`${srv.url}/stream`, {}, { what: 'the stream', timeoutMs: 150 });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('data: 1\n\ndata: 2\n\n');
+  });
+
+  it('no answer is the same 502 upstream_error as fetchJson: time-out, the request signal, refused', async () => {
+    const what = 'the MCP server';
+    const slow = await fetchOutbound(`${srv.url}/hang`, { method: 'POST' }, { what, timeoutMs: 150 }).catch(
+      (e: unknown) => e,
+    );
+    expect(slow).toMatchObject({
+      status: 502,
+      code: 'upstream_error',
+      message: 'the MCP server did not answer within 150 ms',
+      details: { reason: 'timeout', timeoutMs: 150 },
+    });
+    const ac = new AbortController();
+    const aborted = fetchOutbound(`${srv.url}/hang`, { signal: ac.signal }, { what }).catch((e: unknown) => e);
+    ac.abort();
+    expect(await aborted).toMatchObject({ code: 'upstream_error', message: 'the call to the MCP server was aborted' });
+    const port = await freePort();
+    const refused = await fetchOutbound(`http://127.0.0.1:${port}/mcp`, {}, { what }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'upstream_error', message: 'cannot reach the MCP server: ECONNREFUSED' });
   });
 });

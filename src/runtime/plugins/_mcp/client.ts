@@ -4,8 +4,12 @@
  *
  * - connect(): initialize + tools/list (paged), within the connect time-out;
  * - call(): tools/call with the SDK's request time-out and the turn's abort
- *   signal; per-call headers (e.g. the user's DID for memory) are added by a
- *   fetch wrapper through AsyncLocalStorage, so one session serves every user;
+ *   signal; per-call headers (e.g. the user's DID for memory) and time-out are
+ *   added by a fetch wrapper through AsyncLocalStorage, so one session serves
+ *   every user;
+ * - every request goes out through the package's one outbound path
+ *   (fetchOutbound, src/lib/fetch-json.ts): its time-out until the server
+ *   answers, and its message when no answer came;
  * - a server that went away: the call fails with a clear message and the
  *   connection is dropped, so the next call reconnects; a server that
  *   restarted (404 "session not found") is re-initialised and the call retried
@@ -18,7 +22,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type * as McpClientModule from '@modelcontextprotocol/sdk/client/index.js';
 import type * as McpHttpModule from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type * as McpTypesModule from '@modelcontextprotocol/sdk/types.js';
-import { fetchCause } from '../../../lib/fetch-json.ts';
+import { isOracleKitError } from '../../../lib/errors.ts';
+import { fetchCause, fetchOutbound } from '../../../lib/fetch-json.ts';
 
 type Client = McpClientModule.Client;
 type StreamableHTTPClientTransport = McpHttpModule.StreamableHTTPClientTransport;
@@ -65,7 +70,8 @@ interface McpClientOptions {
   clientName?: string;
 }
 
-const callHeaders = new AsyncLocalStorage<Record<string, string>>();
+/** The call in progress: its own headers and time-out. */
+const callScope = new AsyncLocalStorage<{ headers: Record<string, string>; timeoutMs: number }>();
 
 /**
  * Removes anything that looks like a credential from a message: the given
@@ -105,9 +111,13 @@ export class McpConnection {
     return this.toolList;
   }
 
+  /** Who answers, in messages. */
+  private get where(): string {
+    return `the ${this.opts.label} MCP server (${new URL(this.opts.url).origin})`;
+  }
+
   private describe(e: unknown, timeoutMs = this.opts.timeoutMs): string {
-    const { label, url } = this.opts;
-    const where = `the ${label} MCP server (${new URL(url).origin})`;
+    const where = this.where;
     let msg: string;
     // errors come only from calls made after loadSdk()
     const { McpError, ErrorCode, StreamableHTTPError } = sdk!;
@@ -116,6 +126,8 @@ export class McpConnection {
     else if (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) msg = `${where} closed the connection`;
     else if (e instanceof StreamableHTTPError) msg = `${where} answered HTTP ${e.code}: ${e.message}`;
     else if (e instanceof McpError) msg = `${where} returned an error: ${e.message}`;
+    else if (isOracleKitError(e))
+      msg = e.message; // no answer (fetchOutbound): it names the server
     else {
       const err = e as { message?: string };
       const cause = fetchCause(e);
@@ -130,8 +142,10 @@ export class McpConnection {
     const fetchWithHeaders = (input: string | URL, init?: RequestInit) => {
       const h = new Headers(init?.headers);
       for (const [k, v] of Object.entries(base)) if (!h.has(k)) h.set(k, v);
-      for (const [k, v] of Object.entries(callHeaders.getStore() ?? {})) h.set(k, v);
-      return fetch(input, { ...init, headers: h });
+      const call = callScope.getStore();
+      for (const [k, v] of Object.entries(call?.headers ?? {})) h.set(k, v);
+      const timeoutMs = call?.timeoutMs ?? this.opts.timeoutMs;
+      return fetchOutbound(input, { ...init, headers: h }, { what: this.where, timeoutMs });
     };
     return new sdk!.StreamableHTTPClientTransport(new URL(this.opts.url), {
       fetch: fetchWithHeaders,
@@ -213,7 +227,7 @@ export class McpConnection {
     const timeout = o.timeoutMs ?? this.opts.timeoutMs;
     const attempt = async (): Promise<unknown> => {
       const client = await this.connect();
-      return callHeaders.run(o.headers ?? {}, () =>
+      return callScope.run({ headers: o.headers ?? {}, timeoutMs: timeout }, () =>
         client.callTool({ name, arguments: args }, undefined, { timeout, signal: o.signal }),
       );
     };
