@@ -286,134 +286,119 @@ export class OracleClient {
 
   private stream(
     sessionId: string,
-    start: { kind: 'send'; body: P.SendMessageBody } | { kind: 'rejoin'; runId: string; after: number },
+    start: StreamStart,
     o: { onEvent?: OnTurnEvent; signal?: AbortSignal },
   ): ChatStream {
-    // events queue for async iteration
-    const queue: AnyEvent[] = [];
-    let wake: (() => void) | undefined;
-    let finished = false;
-    let failure: unknown;
-    const push = (e: AnyEvent) => {
-      queue.push(e);
-      wake?.();
-    };
+    const queue = eventQueue<AnyEvent>();
     let resolveStarted!: (v: { runId: string; requestId: string }) => void;
     let rejectStarted!: (e: unknown) => void;
     const started = new Promise<{ runId: string; requestId: string }>(
       (a, b) => ((resolveStarted = a), (rejectStarted = b)),
     );
     started.catch(() => {});
-    const ids = { runId: start.kind === 'rejoin' ? start.runId : '', requestId: '' };
-
-    const run = async (): Promise<TurnResult> => {
-      let rejoins = 0;
-      let lastId = start.kind === 'rejoin' ? start.after : 0;
-      let res: Response;
-      if (start.kind === 'send') {
-        res = await this.request('POST', `/messages/${encodeURIComponent(sessionId)}`, start.body, {
-          signal: o.signal,
-          accept: 'text/event-stream',
-        });
-      } else {
-        res = await this.request('GET', `/runs/${encodeURIComponent(start.runId)}?after=${start.after}`, undefined, {
-          signal: o.signal,
-          accept: 'text/event-stream',
-        });
-      }
-      ids.runId = res.headers.get('x-run-id') ?? ids.runId;
-      ids.requestId = res.headers.get('x-request-id') ?? '';
-      let turn = initialTurn(ids);
-      resolveStarted({ ...ids });
-      let attempts = 0;
-      for (;;) {
-        let sawDone = false;
-        let dropped: unknown;
-        try {
-          sawDone = await this.readEvents(res, o.signal, (e) => {
-            if (e.event !== 'run' && e.id <= lastId) return; // already delivered before a rejoin
-            if (e.event !== 'run') lastId = e.id;
-            turn = reduceTurn(turn, e);
-            ids.runId = turn.runId;
-            ids.requestId = turn.requestId;
-            o.onEvent?.(e, turn);
-            push(e);
-          });
-        } catch (e) {
-          if (o.signal?.aborted) throw e;
-          dropped = e;
-        }
-        if (sawDone) break;
-        if (o.signal?.aborted) throw o.signal.reason ?? new Error('aborted');
-        // the stream ended without `done`: rejoin from the last event id
-        if (!ids.runId || attempts >= (this.opts.rejoinAttempts ?? 5)) {
-          throw dropped ?? new OracleClientError(0, 'stream_dropped', 'the stream ended before its done frame');
-        }
-        await sleep(backoffMs(attempts, { baseMs: this.opts.rejoinDelayMs ?? 100, maxMs: Infinity }));
-        attempts++;
-        rejoins++;
-        try {
-          res = await this.request('GET', `/runs/${encodeURIComponent(ids.runId)}?after=${lastId}`, undefined, {
-            signal: o.signal,
-            accept: 'text/event-stream',
-          });
-        } catch (e) {
-          if (OracleClientError.isInstance(e) && e.status >= 400 && e.status < 500) throw e;
-          res = new Response(''); // unreachable for now: retry with the next attempt
-        }
-      }
-      return { ...turn, status: turn.status === 'streaming' ? 'failed' : turn.status, rejoins };
-    };
-
-    const result = run().then(
+    const result = this.follow(sessionId, start, o, queue.push, resolveStarted).then(
       (r) => {
-        finished = true;
-        wake?.();
+        queue.end();
         return r;
       },
       (e: unknown) => {
-        finished = true;
-        failure = e;
         rejectStarted(e);
-        wake?.();
+        queue.end(e);
         throw e;
       },
     );
     result.catch(() => {});
-
-    const abortRun = async () => {
-      if (!sessionId)
-        throw new OracleClientError(
-          400,
-          'no_session',
-          'abort needs the session id of the run (a rejoined stream has none)',
-        );
-      await started;
-      await this.abort(sessionId).catch((e: unknown) => {
-        // the run may have finished in the meantime
-        if (!(OracleClientError.isInstance(e) && e.code === 'no_active_run')) throw e;
-      });
-    };
     return {
       sessionId,
       started,
       result,
-      abort: abortRun,
-      async *[Symbol.asyncIterator]() {
-        for (;;) {
-          if (queue.length) {
-            yield queue.shift()!;
-            continue;
-          }
-          if (finished) {
-            if (failure) throw failure;
-            return;
-          }
-          await new Promise<void>((r) => (wake = r));
-          wake = undefined;
-        }
-      },
+      abort: () => this.abortStarted(sessionId, started),
+      [Symbol.asyncIterator]: queue.iterate,
     };
+  }
+
+  /**
+   * Reads a turn's events until its `done` frame, folding them with reduceTurn; a stream that ends without it is
+   * rejoined from the last event id (at most rejoinAttempts times, with backoff).
+   */
+  private async follow(
+    sessionId: string,
+    start: StreamStart,
+    o: { onEvent?: OnTurnEvent; signal?: AbortSignal },
+    push: (e: AnyEvent) => void,
+    onStarted: (ids: { runId: string; requestId: string }) => void,
+  ): Promise<TurnResult> {
+    let res =
+      start.kind === 'send'
+        ? await this.openEvents('POST', `/messages/${encodeURIComponent(sessionId)}`, start.body, o.signal)
+        : await this.openEvents(
+            'GET',
+            `/runs/${encodeURIComponent(start.runId)}?after=${start.after}`,
+            undefined,
+            o.signal,
+          );
+    const ids = {
+      runId: res.headers.get('x-run-id') ?? (start.kind === 'rejoin' ? start.runId : ''),
+      requestId: res.headers.get('x-request-id') ?? '',
+    };
+    let turn = initialTurn(ids);
+    onStarted(ids);
+    let lastId = start.kind === 'rejoin' ? start.after : 0;
+    let rejoins = 0;
+    for (;;) {
+      let sawDone = false;
+      let dropped: unknown;
+      try {
+        sawDone = await this.readEvents(res, o.signal, (e) => {
+          if (e.event !== 'run' && e.id <= lastId) return; // already delivered before a rejoin
+          if (e.event !== 'run') lastId = e.id;
+          turn = reduceTurn(turn, e);
+          o.onEvent?.(e, turn);
+          push(e);
+        });
+      } catch (e) {
+        if (o.signal?.aborted) throw e;
+        dropped = e;
+      }
+      if (sawDone) break;
+      if (o.signal?.aborted) throw o.signal.reason ?? new Error('aborted');
+      // the stream ended without `done`: rejoin from the last event id
+      if (!turn.runId || rejoins >= (this.opts.rejoinAttempts ?? 5)) {
+        throw dropped ?? new OracleClientError(0, 'stream_dropped', 'the stream ended before its done frame');
+      }
+      await sleep(backoffMs(rejoins, { baseMs: this.opts.rejoinDelayMs ?? 100, maxMs: Infinity }));
+      rejoins++;
+      try {
+        res = await this.openEvents(
+          'GET',
+          `/runs/${encodeURIComponent(turn.runId)}?after=${lastId}`,
+          undefined,
+          o.signal,
+        );
+      } catch (e) {
+        if (OracleClientError.isInstance(e) && e.status >= 400 && e.status < 500) throw e;
+        res = new Response(''); // unreachable for now: retry with the next attempt
+      }
+    }
+    return { ...turn, status: turn.status === 'streaming' ? 'failed' : turn.status, rejoins };
+  }
+
+  private openEvents(method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal | undefined) {
+    return this.request(method, path, body, { signal, accept: 'text/event-stream' });
+  }
+
+  /** Aborts a streamed run once it started; a run that finished meanwhile is not an error. */
+  private async abortStarted(sessionId: string, started: Promise<unknown>): Promise<void> {
+    if (!sessionId)
+      throw new OracleClientError(
+        400,
+        'no_session',
+        'abort needs the session id of the run (a rejoined stream has none)',
+      );
+    await started;
+    await this.abort(sessionId).catch((e: unknown) => {
+      if (!(OracleClientError.isInstance(e) && e.code === 'no_active_run')) throw e;
+    });
   }
 
   /** Reads one SSE response; true when the `done` frame arrived. */
@@ -444,4 +429,39 @@ export class OracleClient {
       signal?.removeEventListener('abort', onAbort);
     }
   }
+}
+
+type StreamStart = { kind: 'send'; body: P.SendMessageBody } | { kind: 'rejoin'; runId: string; after: number };
+
+/** Events queued for async iteration: the reader pushes, a `for await` pulls; end() finishes it, with a failure or not. */
+function eventQueue<T>() {
+  const items: T[] = [];
+  let wake: (() => void) | undefined;
+  let ended = false;
+  let failure: unknown;
+  return {
+    push(e: T) {
+      items.push(e);
+      wake?.();
+    },
+    end(err?: unknown) {
+      ended = true;
+      failure = err;
+      wake?.();
+    },
+    async *iterate(): AsyncGenerator<T> {
+      for (;;) {
+        if (items.length) {
+          yield items.shift()!;
+          continue;
+        }
+        if (ended) {
+          if (failure) throw failure;
+          return;
+        }
+        await new Promise<void>((r) => (wake = r));
+        wake = undefined;
+      }
+    },
+  };
 }
