@@ -35,7 +35,7 @@ import {
 import type { ChatStream, OracleClient } from '../client.ts';
 import { PaymentRequiredError } from '../errors.ts';
 import { connectRealtime, type ToolHandler } from '../realtime.ts';
-import { useOraclesContext } from './context.tsx';
+import { useOraclesContext, type AgActionDef } from './context.tsx';
 import type { OracleOverrides } from './config.ts';
 import { useOracleClient } from './client.ts';
 import type { UiComponents } from './render.tsx';
@@ -86,26 +86,95 @@ const now = () => new Date().toISOString();
 export function useChat(o: UseChatOptions): UseChatResult {
   const ctx = useOraclesContext();
   const { client, whenReady, isReady: isConfigReady, error: configError } = useOracleClient(o.oracleDid, o.overrides);
-  const [messages, setMessages] = useState<ChatMessage[]>([]);
   const [status, setStatus] = useState<ChatStatus>('ready');
-  const [isLoading, setIsLoading] = useState(false);
   const [error, setError] = useState<Error | undefined>();
   const [sendMessageError, setSendMessageError] = useState<Error | undefined>();
-  const [isRealTimeConnected, setRealtime] = useState(false);
   const stream = useRef<ChatStream | undefined>(undefined);
   const opts = useRef(o);
   opts.current = o;
+  const { sessionId, sessionFor, created } = useChatSession(client, o.sessionId, setError);
+
+  useEffect(() => {
+    if (configError) setError(configError);
+  }, [configError]);
+
+  const { setMessages, loadHistory, refetchMessages, ...history } = useHistory(client, sessionId, created, setError);
+
+  const onInvalidate = useCallback(() => {
+    if (!stream.current) void refetchMessages();
+  }, [refetchMessages]);
+  const { isRealTimeConnected, channelOf } = useRealtimeChannel(client, sessionId, o.oracleDid, opts, onInvalidate);
+
+  const sendMessage = useCallback(
+    async (message: string, so: { model?: string; metadata?: Record<string, unknown> } = {}) => {
+      setStatus('submitted');
+      setError(undefined);
+      setSendMessageError(undefined);
+      const { tools, agActions } = advertised(opts.current.browserTools ?? [], ctx.actions);
+      const view = turnView({
+        message,
+        batched: (opts.current.streamingMode ?? 'batched') === 'batched',
+        setMessages,
+        onStreaming: () => setStatus('streaming'),
+        onError: setError,
+      });
+      try {
+        const c = await whenReady();
+        const fresh = sessionId === undefined;
+        const sid = await sessionFor(c);
+        view.session(sid);
+        // a session made for this message: its socket must be up before the model may call a browser tool
+        if (fresh && (tools.length || agActions.length)) await channelOf(sid);
+        const s = c.send(sid, message, { onEvent: view.onEvent, tools, agActions, ...so });
+        stream.current = s;
+        const r = await s.result;
+        view.flush();
+        stream.current = undefined;
+        await loadHistory(c, sid);
+        setStatus(r.status === 'aborted' || (r.status === 'finished' && !r.error) ? 'ready' : 'error');
+      } catch (e) {
+        view.flush();
+        stream.current = undefined;
+        setSendMessageError(e as Error);
+        setError(e as Error);
+        setStatus('error');
+        if (PaymentRequiredError.isInstance(e)) opts.current.onPaymentRequiredError?.(e.claims);
+      }
+    },
+    [whenReady, sessionFor, channelOf, sessionId, ctx, loadHistory],
+  );
+
+  const abortStream = useCallback(async () => stream.current?.abort(), []);
+
+  return {
+    sessionId,
+    messages: history.messages,
+    sendMessage,
+    abortStream,
+    status,
+    isSending: status === 'submitted' || status === 'streaming',
+    isLoading: history.isLoading,
+    error,
+    sendMessageError,
+    refetchMessages,
+    isRealTimeConnected,
+    isConfigReady,
+  };
+}
+
+/**
+ * The session shown: `given`, else the user's most recent one on the oracle, else the one sessionFor() creates for
+ * the first message (`created`: its view is the one on screen, not a history to load).
+ */
+function useChatSession(client: OracleClient | undefined, given: string | undefined, setError: (e: Error) => void) {
   const [ownSession, setOwnSession] = useState<string | undefined>();
-  const sessionId = o.sessionId ?? ownSession;
+  const sessionId = given ?? ownSession;
   const creating = useRef<Promise<string> | undefined>(undefined);
-  // the session the first message created: its view is the one on screen, not a history to load
   const created = useRef<string | undefined>(undefined);
-  // the realtime channel of the session shown (browser tools and actions are answered through it)
-  const live = useRef<{ sessionId: string; ready: Promise<void> } | undefined>(undefined);
 
   // no sessionId given: reuse the user's most recent session on this oracle (a new one waits for a first message)
   useEffect(() => {
-    if (o.sessionId !== undefined || !client) return;
+    if (given !== undefined || !client) return;
     let live = true;
     client.listSessions({ limit: 1 }).then(
       (r) => live && r.sessions[0] && setOwnSession((s) => s ?? r.sessions[0]!.sessionId),
@@ -114,7 +183,7 @@ export function useChat(o: UseChatOptions): UseChatResult {
     return () => {
       live = false;
     };
-  }, [client, o.sessionId]);
+  }, [client, given, setError]);
 
   const sessionFor = useCallback(
     async (c: OracleClient): Promise<string> => {
@@ -128,21 +197,31 @@ export function useChat(o: UseChatOptions): UseChatResult {
     },
     [sessionId],
   );
+  return { sessionId, sessionFor, created };
+}
 
-  useEffect(() => {
-    if (configError) setError(configError);
-  }, [configError]);
-
-  const loadHistory = useCallback(async (c: OracleClient, sid: string) => {
-    setIsLoading(true);
-    try {
-      setMessages(await c.history(sid));
-    } catch (e) {
-      setError(e as Error);
-    } finally {
-      setIsLoading(false);
-    }
-  }, []);
+/** The messages shown: the session's history, loaded when the session changes (not the one being created). */
+function useHistory(
+  client: OracleClient | undefined,
+  sessionId: string | undefined,
+  created: { current: string | undefined },
+  setError: (e: Error) => void,
+) {
+  const [messages, setMessages] = useState<ChatMessage[]>([]);
+  const [isLoading, setIsLoading] = useState(false);
+  const loadHistory = useCallback(
+    async (c: OracleClient, sid: string) => {
+      setIsLoading(true);
+      try {
+        setMessages(await c.history(sid));
+      } catch (e) {
+        setError(e as Error);
+      } finally {
+        setIsLoading(false);
+      }
+    },
+    [setError],
+  );
 
   const refetchMessages = useCallback(async () => {
     if (client && sessionId) await loadHistory(client, sessionId);
@@ -153,28 +232,42 @@ export function useChat(o: UseChatOptions): UseChatResult {
     if (sessionId === undefined || sessionId === created.current) return;
     setMessages([]);
     void refetchMessages();
-  }, [refetchMessages, sessionId]);
+  }, [refetchMessages, sessionId, created]);
+  return { messages, setMessages, isLoading, loadHistory, refetchMessages };
+}
 
-  // the realtime channel: browser tools, actions, cache invalidation
+/** The realtime channel of the session shown: browser tools and actions are answered through it. */
+function useRealtimeChannel(
+  client: OracleClient | undefined,
+  sessionId: string | undefined,
+  oracleDid: string,
+  opts: { current: UseChatOptions },
+  onInvalidate: () => void,
+) {
+  const ctx = useOraclesContext();
+  const [isRealTimeConnected, setRealtime] = useState(false);
+  const live = useRef<{ sessionId: string; ready: Promise<void> } | undefined>(undefined);
   useEffect(() => {
     if (!client || !sessionId) return;
     const conn = connectRealtime({
       wsUrl: client.wsUrl,
       sessionId,
-      auth: ctx.authFor(o.oracleDid),
-      tools: () => {
-        const m: Record<string, ToolHandler> = {};
-        for (const t of opts.current.browserTools ?? []) m[t.toolName] = (args) => t.fn(args);
-        return m;
-      },
-      actions: () => {
-        const m: Record<string, ToolHandler> = {};
-        for (const [name, a] of ctx.actions) m[name] = (args) => a.handler(args);
-        return m;
-      },
+      auth: ctx.authFor(oracleDid),
+      tools: () =>
+        handlers(
+          opts.current.browserTools ?? [],
+          (t) => t.toolName,
+          (t, args) => t.fn(args),
+        ),
+      actions: () =>
+        handlers(
+          ctx.actions.values(),
+          (a) => a.name,
+          (a, args) => a.handler(args),
+        ),
       onStatus: (connected) => setRealtime(connected),
       onWrapped: (e) => {
-        if (e.eventName === 'message_cache_invalidation' && !stream.current) void refetchMessages();
+        if (e.eventName === 'message_cache_invalidation') onInvalidate();
       },
     });
     live.current = { sessionId, ready: conn.ready };
@@ -183,7 +276,7 @@ export function useChat(o: UseChatOptions): UseChatResult {
       conn.close();
       setRealtime(false);
     };
-  }, [client, sessionId, ctx, o.oracleDid, refetchMessages]);
+  }, [client, sessionId, ctx, oracleDid, opts, onInvalidate]);
 
   /** Waits (at most 5 s) until the realtime channel of a session that was just made is connected. */
   const channelOf = useCallback(async (sid: string) => {
@@ -192,114 +285,82 @@ export function useChat(o: UseChatOptions): UseChatResult {
     const ready = live.current?.sessionId === sid ? live.current.ready : undefined;
     if (ready) await Promise.race([ready.catch(() => {}), new Promise((r) => setTimeout(r, until - Date.now()))]);
   }, []);
+  return { isRealTimeConnected, channelOf };
+}
 
-  const sendMessage = useCallback(
-    async (message: string, so: { model?: string; metadata?: Record<string, unknown> } = {}) => {
-      setStatus('submitted');
-      setError(undefined);
-      setSendMessageError(undefined);
-      const localId = `local-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-      setMessages((l) => [...l, { id: localId, type: 'human', content: message, createdAt: now() }]);
-      const tools = (opts.current.browserTools ?? []).map((t) => ({
-        name: t.toolName,
-        description: t.description,
-        schema: toJsonSchema(t.schema),
-      }));
-      const agActions = [...ctx.actions.values()].map((a) => ({
-        name: a.name,
-        description: a.description,
-        schema: toJsonSchema(a.parameters),
-        hasRender: !!a.render,
-      }));
-      const batched = (opts.current.streamingMode ?? 'batched') === 'batched';
-      // the turn's rows (turnMessages: the history's ids) replace their previous version at the end of the list
-      const createdAt = now();
-      let turn: TurnState | undefined;
-      let shown = new Set<string>();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let streaming = false;
-      let sid: string | undefined;
-      let order: RowOrder | undefined;
-      const flush = () => {
-        timer = undefined;
-        if (!turn) return;
-        const rows = turnMessages(turn, createdAt, { ...(sid ? { sessionId: sid } : {}), ...(order ? { order } : {}) });
-        if (rows.length === 0 && shown.size === 0) return;
-        const old = shown;
-        shown = new Set(rows.map((m) => m.id));
-        setMessages((l) => [...l.filter((m) => !old.has(m.id) && !shown.has(m.id)), ...rows]);
-      };
-      const onEvent = (e: AnyEvent, next: TurnState) => {
-        turn = next;
-        if (!order) {
-          order = new RowOrder(next.requestId);
-          // the user's row takes the id its history gives it
-          const human = messageIds.human(next.requestId);
-          setMessages((l) => l.map((m) => (m.id === localId ? { ...m, id: human } : m)));
-        }
-        order.add(e);
-        if (!streaming) {
-          streaming = true;
-          setStatus('streaming');
-        }
-        if (e.event === 'error')
-          setError(
-            Object.assign(new Error(e.data.error), {
-              code: e.data.code,
-              kind: e.data.kind,
-              retryable: e.data.retryable,
-            }),
-          );
-        if (!batched) flush();
-        else timer ??= setTimeout(flush, 16);
-      };
-      try {
-        const c = await whenReady();
-        const fresh = sid === undefined && sessionId === undefined;
-        sid = await sessionFor(c);
-        // a session made for this message: its socket must be up before the model may call a browser tool
-        if (fresh && (tools.length || agActions.length)) await channelOf(sid);
-        const s = c.send(sid, message, { onEvent, tools, agActions, ...so });
-        stream.current = s;
-        const r = await s.result;
-        if (timer) clearTimeout(timer);
-        flush();
-        stream.current = undefined;
-        await loadHistory(c, sid);
-        if (r.status === 'aborted') setStatus('ready');
-        else if (r.status === 'finished' && !r.error) setStatus('ready');
-        else setStatus('error');
-      } catch (e) {
-        if (timer) clearTimeout(timer);
-        flush();
-        stream.current = undefined;
-        setSendMessageError(e as Error);
-        setError(e as Error);
-        setStatus('error');
-        if (PaymentRequiredError.isInstance(e)) opts.current.onPaymentRequiredError?.(e.claims);
-      }
-    },
-    [whenReady, sessionFor, channelOf, sessionId, ctx, loadHistory],
-  );
+/** The socket's handlers of tools or actions, by name; each looks its item up when called. */
+function handlers<T>(items: Iterable<T>, name: (t: T) => string, call: (t: T, args: unknown) => unknown) {
+  const m: Record<string, ToolHandler> = {};
+  for (const t of items) m[name(t)] = (args) => call(t, args);
+  return m;
+}
 
-  const abortStream = useCallback(async () => {
-    const s = stream.current;
-    if (!s) return;
-    await s.abort();
-  }, []);
-
+/** The browser tools and actions a message advertises, each with its JSON Schema. */
+function advertised(browserTools: BrowserTool[], actions: Map<string, AgActionDef>) {
   return {
-    sessionId,
-    messages,
-    sendMessage,
-    abortStream,
-    status,
-    isSending: status === 'submitted' || status === 'streaming',
-    isLoading,
-    error,
-    sendMessageError,
-    refetchMessages,
-    isRealTimeConnected,
-    isConfigReady,
+    tools: browserTools.map((t) => ({ name: t.toolName, description: t.description, schema: toJsonSchema(t.schema) })),
+    agActions: [...actions.values()].map((a) => ({
+      name: a.name,
+      description: a.description,
+      schema: toJsonSchema(a.parameters),
+      hasRender: !!a.render,
+    })),
+  };
+}
+
+/**
+ * A streaming turn's rows on screen: turnMessages() of the turn so far (the history's ids) replace their previous
+ * version at the end of the list, at most once per frame when batched; the user's row, shown at once, takes its
+ * history id at the first event.
+ */
+function turnView(v: {
+  message: string;
+  batched: boolean;
+  setMessages: (f: (l: ChatMessage[]) => ChatMessage[]) => void;
+  onStreaming: () => void;
+  onError: (e: Error) => void;
+}) {
+  const createdAt = now();
+  const localId = `local-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  v.setMessages((l) => [...l, { id: localId, type: 'human', content: v.message, createdAt }]);
+  let turn: TurnState | undefined;
+  let shown = new Set<string>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let sid: string | undefined;
+  let order: RowOrder | undefined;
+  const show = () => {
+    timer = undefined;
+    if (!turn) return;
+    const rows = turnMessages(turn, createdAt, { ...(sid ? { sessionId: sid } : {}), ...(order ? { order } : {}) });
+    if (rows.length === 0 && shown.size === 0) return;
+    const old = shown;
+    shown = new Set(rows.map((m) => m.id));
+    v.setMessages((l) => [...l.filter((m) => !old.has(m.id) && !shown.has(m.id)), ...rows]);
+  };
+  return {
+    session(id: string) {
+      sid = id;
+    },
+    onEvent(e: AnyEvent, next: TurnState) {
+      turn = next;
+      if (!order) {
+        order = new RowOrder(next.requestId);
+        const human = messageIds.human(next.requestId);
+        v.setMessages((l) => l.map((m) => (m.id === localId ? { ...m, id: human } : m)));
+        v.onStreaming();
+      }
+      order.add(e);
+      if (e.event === 'error') {
+        const { code, kind, retryable } = e.data;
+        v.onError(Object.assign(new Error(e.data.error), { code, kind, retryable }));
+      }
+      if (!v.batched) show();
+      else timer ??= setTimeout(show, 16);
+    },
+    /** Shows what is pending now (the turn ended). */
+    flush() {
+      if (timer) clearTimeout(timer);
+      show();
+    },
   };
 }
