@@ -95,11 +95,10 @@ async function checkBrowser(callType: CallType): Promise<void> {
   }
 }
 
-export function useLiveAgent(oracleDid: string, options: UseLiveAgentOptions = {}): UseLiveAgentResult {
-  const { clientFor } = useOraclesContext();
-  const { config, isReady: isConfigReady } = useOraclesConfig(oracleDid, options.overrides);
+/** The call's room with end-to-end encryption when the browser has it; its E2EE worker ends with it. */
+function useEncryptedRoom(workerOption: Worker | undefined) {
   const keyProvider = useMemo(() => new ExternalE2EEKeyProvider(), []);
-  const worker = useMemo(() => options.worker ?? defaultWorker(), [options.worker]);
+  const worker = useMemo(() => workerOption ?? defaultWorker(), [workerOption]);
   const room = useMemo(
     () =>
       new Room({
@@ -113,15 +112,44 @@ export function useLiveAgent(oracleDid: string, options: UseLiveAgentOptions = {
       }),
     [keyProvider, worker],
   );
-  const [isCalling, setCalling] = useState(false);
+  useEffect(() => () => worker?.terminate(), [worker]);
+  return { room, keyProvider };
+}
+
+/**
+ * Brings the agent into a created call, joins its room encrypted with the call's key, publishes the microphone (and
+ * the camera for a video call) and marks the call active. A call that could not start is ended, not left pending.
+ */
+async function joinCall(
+  room: Room,
+  keyProvider: ExternalE2EEKeyProvider,
+  client: Parameters<typeof syncCall>[0],
+  call: { callId: string; encryptionKey: string },
+  callType: CallType,
+): Promise<void> {
+  try {
+    const { connection } = await syncCall(client, call.callId);
+    await keyProvider.setKey(call.encryptionKey);
+    await room.setE2EEEnabled(true);
+    await room.connect(connection.url, connection.token);
+    await room.localParticipant.setMicrophoneEnabled(true);
+    if (callType === 'video') await room.localParticipant.setCameraEnabled(true);
+    await updateCall(client, call.callId, { callStatus: 'active', callStartedAt: new Date().toISOString() });
+  } catch (e) {
+    await room.disconnect().catch(() => {});
+    await updateCall(client, call.callId, { callStatus: 'ended' }).catch(() => {});
+    throw e;
+  }
+}
+
+/**
+ * Whether the room is connected and the call's session started, as its events say; device and encryption errors are
+ * toasted.
+ */
+function useRoomState(room: Room, toast: UseLiveAgentOptions['toastAlert']) {
   const [isConnecting, setConnecting] = useState(false);
   const [isReady, setReady] = useState(false);
   const [sessionStarted, setSessionStarted] = useState(false);
-  const [callId, setCallId] = useState<string | undefined>();
-  const [error, setError] = useState<Error | undefined>();
-  const current = useRef<string | undefined>(undefined);
-  const toast = options.toastAlert;
-
   useEffect(() => {
     const onConnected = () => {
       setReady(true);
@@ -145,7 +173,21 @@ export function useLiveAgent(oracleDid: string, options: UseLiveAgentOptions = {
       room.off(RoomEvent.EncryptionError, onEncryption);
     };
   }, [room, toast]);
-  useEffect(() => () => worker?.terminate(), [worker]);
+  return { isReady, isConnecting, setConnecting, sessionStarted, setSessionStarted };
+}
+
+export function useLiveAgent(oracleDid: string, options: UseLiveAgentOptions = {}): UseLiveAgentResult {
+  const { clientFor } = useOraclesContext();
+  const { config, isReady: isConfigReady } = useOraclesConfig(oracleDid, options.overrides);
+  const { room, keyProvider } = useEncryptedRoom(options.worker);
+  const [isCalling, setCalling] = useState(false);
+  const { isReady, isConnecting, setConnecting, sessionStarted, setSessionStarted } = useRoomState(
+    room,
+    options.toastAlert,
+  );
+  const [callId, setCallId] = useState<string | undefined>();
+  const [error, setError] = useState<Error | undefined>();
+  const current = useRef<string | undefined>(undefined);
 
   const callAgent = useCallback(
     async (input: CallAgentInput) => {
@@ -166,17 +208,8 @@ export function useLiveAgent(oracleDid: string, options: UseLiveAgentOptions = {
         setSessionStarted(true);
         setConnecting(true);
         try {
-          const { connection } = await syncCall(client, created.callId);
-          await keyProvider.setKey(created.encryptionKey);
-          await room.setE2EEEnabled(true);
-          await room.connect(connection.url, connection.token);
-          await room.localParticipant.setMicrophoneEnabled(true);
-          if (input.callType === 'video') await room.localParticipant.setCameraEnabled(true);
-          await updateCall(client, created.callId, { callStatus: 'active', callStartedAt: new Date().toISOString() });
+          await joinCall(room, keyProvider, client, created, input.callType);
         } catch (e) {
-          // a call that could not start is ended, not left pending
-          await room.disconnect().catch(() => {});
-          await updateCall(client, created.callId, { callStatus: 'ended' }).catch(() => {});
           current.current = undefined;
           setCallId(undefined);
           setSessionStarted(false);
