@@ -62,7 +62,8 @@ function design(n: number) {
     dropoutRate: 0.1,
     stratification: {
       enabled: true,
-      strata: STRATA.map((name) => ({ name, weight: name === 'North' ? 0.334 : 0.333 })),
+      // each stratum's share of the generated frame (row i is in stratum i % 3), so the design's N_h are the frame's
+      strata: STRATA.map((name, i) => ({ name, weight: Math.ceil((n - i) / 3) / n })),
     },
   });
 }
