@@ -155,86 +155,105 @@ export function designDiscrepancies(parameters: unknown, stratification: unknown
       },
     ];
   }
-  const out: DesignDiscrepancy[] = [];
-  const inputs = (N: unknown, mean: unknown, sd: unknown) => `N ${N}, mean ${mean}, SD ${sd}, dropout ${P.dropoutRate}`;
-  const cmp = (field: string, stated: unknown, recomputed: unknown, from: string, exact = true): void => {
-    if (stated === undefined && !exact) return;
-    if (exact ? stated === recomputed : close(stated, recomputed)) return;
-    out.push({
-      field,
-      stated,
-      recomputed,
-      message: `${field} = ${JSON.stringify(stated)} does not follow from the design's own parameters: the sampling chain gives ${JSON.stringify(recomputed)} (${from})`,
-    });
-  };
+  const k = new Discrepancies();
   const R = d.parameters;
-  const top = inputs(P.population, R.expectedMean, R.expectedSD);
   if (d.stratification.strata.length === 0) {
-    cmp(
+    k.cmp(
       'parameters.calculatedSize',
       P.calculatedSize,
       R.calculatedSize,
-      `${top}: n_fpc ${(d.intermediates as { n_fpc: number }).n_fpc}, ceil`,
+      `${inputsText(P.population, R.expectedMean, R.expectedSD, P.dropoutRate)}: n_fpc ${(d.intermediates as { n_fpc: number }).n_fpc}, ceil`,
     );
-    cmp(
+    k.cmp(
       'parameters.adjustedSize',
       P.adjustedSize,
       R.adjustedSize,
       `ceil(${R.calculatedSize} / (1 − ${R.dropoutRate}))`,
     );
     if (strata.length > 0 && method !== 'none')
-      out.push({
+      k.list.push({
         field: 'stratification.method',
         stated: method,
         recomputed: 'none',
         message: `stratification.method = ${JSON.stringify(method)} with strata, but the strata cannot be recomputed`,
       });
   } else {
-    if (strata.length !== d.stratification.strata.length) {
-      out.push({
-        field: 'stratification.strata',
-        stated: strata.length,
-        recomputed: d.stratification.strata.length,
-        message: `the design lists ${strata.length} strata; recomputed ${d.stratification.strata.length}`,
-      });
-    }
-    d.stratification.strata.forEach((r, i) => {
-      const s = strata[i] ?? {};
-      const f = `stratification.strata[${i}]`;
-      const from = inputs(r.population, r.mean, r.sd);
-      cmp(`${f}.name`, typeof s.name === 'string' ? trimId(s.name) : s.name, r.name, 'the stratum names');
-      cmp(
-        `${f}.population`,
-        s.population,
-        r.population,
-        `largest-remainder apportionment of N ${R.population} by weight ${r.weight}`,
-      );
-      cmp(`${f}.cv`, s.cv, r.cv, from, false);
-      cmp(`${f}.n0`, s.n0, r.n0, from, false);
-      cmp(`${f}.n_fpc`, s.n_fpc, r.n_fpc, from, false);
-      cmp(`${f}.calculatedSize`, s.calculatedSize, r.calculatedSize, `${from}: n_fpc ${r.n_fpc}, ceil`);
-      cmp(`${f}.sampleSize`, s.sampleSize, r.sampleSize, `${from}: ceil(${r.calculatedSize} / (1 − ${R.dropoutRate}))`);
-      if (s.census !== undefined) cmp(`${f}.census`, s.census, r.census, from);
-    });
-    cmp('parameters.calculatedSize', P.calculatedSize, R.calculatedSize, 'Σ calculatedSize_h');
-    cmp('parameters.adjustedSize', P.adjustedSize, R.adjustedSize, 'Σ n_h');
+    strataDiscrepancies(k, P, strata, d);
   }
-  cmp(
+  k.cmp(
     'parameters.erCoverage',
     P.erCoverage,
     R.erCoverage,
     R.erCoverageSource === 'input' ? 'the input' : `1 − ${R.dropoutRate}`,
   );
   if (P.erCoverageSource !== undefined)
-    cmp(
+    k.cmp(
       'parameters.erCoverageSource',
       P.erCoverageSource,
       R.erCoverageSource,
       'the input when given, else 1 − dropoutRate',
     );
   if (P.expectedProportion !== undefined)
-    cmp('parameters.expectedSD', P.expectedSD, R.expectedSD, 'sqrt(p (1 − p))', false);
-  return out;
+    k.cmp('parameters.expectedSD', P.expectedSD, R.expectedSD, 'sqrt(p (1 − p))', false);
+  return k.list;
+}
+
+const inputsText = (N: unknown, mean: unknown, sd: unknown, dropout: unknown) =>
+  `N ${N}, mean ${mean}, SD ${sd}, dropout ${dropout}`;
+
+/** The sizes a design states that differ from the recomputed ones, each saying where the recomputed value comes from. */
+class Discrepancies {
+  readonly list: DesignDiscrepancy[] = [];
+
+  /** Records `field` unless `stated` is `recomputed` (or close to it when not `exact`; absent is then fine). */
+  cmp(field: string, stated: unknown, recomputed: unknown, from: string, exact = true): void {
+    if (stated === undefined && !exact) return;
+    if (exact ? stated === recomputed : close(stated, recomputed)) return;
+    this.list.push({
+      field,
+      stated,
+      recomputed,
+      message: `${field} = ${JSON.stringify(stated)} does not follow from the design's own parameters: the sampling chain gives ${JSON.stringify(recomputed)} (${from})`,
+    });
+  }
+}
+
+/** A stratified design: the number of strata, each stratum's name, N_h and sizes, then the totals over strata. */
+function strataDiscrepancies(
+  k: Discrepancies,
+  P: Record<string, unknown>,
+  strata: Record<string, unknown>[],
+  d: Design,
+): void {
+  const R = d.parameters;
+  if (strata.length !== d.stratification.strata.length) {
+    k.list.push({
+      field: 'stratification.strata',
+      stated: strata.length,
+      recomputed: d.stratification.strata.length,
+      message: `the design lists ${strata.length} strata; recomputed ${d.stratification.strata.length}`,
+    });
+  }
+  d.stratification.strata.forEach((r, i) => {
+    const s = strata[i] ?? {};
+    const f = `stratification.strata[${i}]`;
+    const from = inputsText(r.population, r.mean, r.sd, P.dropoutRate);
+    k.cmp(`${f}.name`, typeof s.name === 'string' ? trimId(s.name) : s.name, r.name, 'the stratum names');
+    k.cmp(
+      `${f}.population`,
+      s.population,
+      r.population,
+      `largest-remainder apportionment of N ${R.population} by weight ${r.weight}`,
+    );
+    k.cmp(`${f}.cv`, s.cv, r.cv, from, false);
+    k.cmp(`${f}.n0`, s.n0, r.n0, from, false);
+    k.cmp(`${f}.n_fpc`, s.n_fpc, r.n_fpc, from, false);
+    k.cmp(`${f}.calculatedSize`, s.calculatedSize, r.calculatedSize, `${from}: n_fpc ${r.n_fpc}, ceil`);
+    k.cmp(`${f}.sampleSize`, s.sampleSize, r.sampleSize, `${from}: ceil(${r.calculatedSize} / (1 − ${R.dropoutRate}))`);
+    if (s.census !== undefined) k.cmp(`${f}.census`, s.census, r.census, from);
+  });
+  k.cmp('parameters.calculatedSize', P.calculatedSize, R.calculatedSize, 'Σ calculatedSize_h');
+  k.cmp('parameters.adjustedSize', P.adjustedSize, R.adjustedSize, 'Σ n_h');
 }
 
 /** Throws design_inconsistent naming the first size that does not follow from the design's parameters. */

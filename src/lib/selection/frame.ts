@@ -46,20 +46,110 @@ interface ReadFrameOptions {
   onProgress?: (bytesRead: number, totalBytes: number) => void;
 }
 
-function growF64(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
-  const b = new Float64Array(a.length * 2);
+/** A typed array of twice the length holding a's elements (the row columns grow by doubling). */
+function grow<A extends Uint16Array<ArrayBuffer> | Uint32Array<ArrayBuffer> | Float64Array<ArrayBuffer>>(a: A): A {
+  const b = new (a.constructor as new (n: number) => A)(a.length * 2);
   b.set(a);
   return b;
 }
-function growU32(a: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
-  const b = new Uint32Array(a.length * 2);
-  b.set(a);
-  return b;
+
+/**
+ * Streams a file through a CSV scanner in 1 MiB chunks and hashes it with SHA-256 in the same read. Stops early
+ * once `stop()` says so (the scanner is then not ended); `onChunk` gets the bytes read so far after each chunk.
+ */
+export async function scanFileHashing(
+  path: string,
+  scanner: CsvScanner,
+  o: { stop?: () => boolean; onChunk?: (bytes: number) => void } = {},
+): Promise<{ sha256: string; bytes: number }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    bytes += chunk.length;
+    scanner.push(chunk);
+    o.onChunk?.(bytes);
+    if (o.stop?.()) break;
+  }
+  if (!o.stop?.()) scanner.end();
+  return { sha256: hash.digest('hex'), bytes };
 }
-function growU16(a: Uint16Array<ArrayBuffer>): Uint16Array<ArrayBuffer> {
-  const b = new Uint16Array(a.length * 2);
-  b.set(a);
-  return b;
+
+type FrameHead = Pick<Frame, 'header' | 'idColumn' | 'stratumColumn' | 'headerOffset' | 'headerLength'>;
+
+/** The frame's header row: its trimmed names and the household_id and stratum columns (a stratified design needs one). */
+function frameHeader(rec: CsvRecord, name: string, strataNames: string[], stratified: boolean): FrameHead {
+  const header: string[] = [];
+  for (let i = 0; i < rec.count; i++) header.push(trimId(field(rec, i)));
+  const lower = header.map((h) => h.toLowerCase());
+  const idCol = lower.indexOf('household_id');
+  const stCol = lower.indexOf('stratum');
+  if (idCol < 0) {
+    throw selectionError(
+      'invalid_frame',
+      `${name}:${rec.line}`,
+      header.join(','),
+      'a header row with a household_id column',
+      {
+        message: `${name}:${rec.line}: the header ${JSON.stringify(header.join(','))} has no household_id column; valid: household_id[,stratum][,adopter] plus any other columns`,
+      },
+    );
+  }
+  if (stratified && stCol < 0) {
+    throw selectionError(
+      'missing_stratum_column',
+      `${name}:${rec.line}`,
+      header.join(','),
+      `a stratum column (the design has strata ${strataNames.join(', ')})`,
+      {
+        message: `${name}:${rec.line}: the design is stratified (${strataNames.join(', ')}) but the header ${JSON.stringify(header.join(','))} has no stratum column`,
+      },
+    );
+  }
+  return { header, idColumn: idCol, stratumColumn: stCol, headerOffset: rec.offset, headerLength: rec.length };
+}
+
+/** A blank household ID, or one holding U+001F (the ticket separator). */
+function householdIdError(where: string, id: string) {
+  return id === ''
+    ? selectionError('blank_household_id', where, id, 'a non-empty household_id', {
+        message: `${where}: household_id is blank; valid: a non-empty ID (IDs are trimmed)`,
+      })
+    : selectionError('invalid_household_id', where, id, 'an ID without U+001F', {
+        message: `${where}: household_id ${JSON.stringify(id)} contains U+001F, the ticket separator; valid: any trimmed UTF-8 text without U+001F`,
+      });
+}
+
+/** A row whose stratum is not one of the design's. */
+function unknownStratumError(where: string, raw: string, id: string, strataNames: string[]) {
+  return selectionError('unknown_stratum', where, raw, `one of the design's strata: ${strataNames.join(', ')}`, {
+    message: `${where}: stratum ${JSON.stringify(raw)} (household ${JSON.stringify(id)}) is not in the design; valid: ${strataNames.join(', ')} (trimmed; only ASCII letters match case-insensitively)`,
+  });
+}
+
+/**
+ * The stratum of a row: the stratum cells of a frame repeat a handful of byte strings, so they are matched by bytes
+ * and each is decoded once (`idx` is the design's stratum, undefined for one the design does not have).
+ */
+function stratumCells(
+  byKey: Map<string, number>,
+): (rec: CsvRecord, col: number) => { idx: number | undefined; raw: string } {
+  const seenCells: { bytes: Buffer; quoted: number; idx: number | undefined; raw: string }[] = [];
+  return (rec, col) => {
+    const a = rec.starts[col]!;
+    const b = rec.ends[col]!;
+    const q = rec.quoted[col]!;
+    const buf = rec.buf;
+    outer: for (const c of seenCells) {
+      if (c.quoted !== q || c.bytes.length !== b - a) continue;
+      for (let i = 0; i < c.bytes.length; i++) if (c.bytes[i] !== buf[a + i]) continue outer;
+      return c;
+    }
+    const raw = field(rec, col);
+    const c = { bytes: Buffer.from(buf.subarray(a, b)), quoted: q, idx: byKey.get(stratumKey(raw)), raw };
+    if (seenCells.length < 256) seenCells.push(c);
+    return c;
+  };
 }
 
 export async function readFrame(path: string, opts: ReadFrameOptions): Promise<Frame> {
@@ -69,23 +159,7 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
   const stratified = opts.strata.length > 0;
   const strataNames = stratified ? [...opts.strata] : [UNSTRATIFIED];
   const byKey = new Map(strataNames.map((s, i) => [stratumKey(s), i] as const));
-  // the stratum cells of a frame repeat a handful of byte strings: match them by bytes, decode each once
-  const seenCells: { bytes: Buffer; quoted: number; idx: number | undefined; raw: string }[] = [];
-  const stratumOf = (rec: CsvRecord): { idx: number | undefined; raw: string } => {
-    const a = rec.starts[stCol]!;
-    const b = rec.ends[stCol]!;
-    const q = rec.quoted[stCol]!;
-    const buf = rec.buf;
-    outer: for (const c of seenCells) {
-      if (c.quoted !== q || c.bytes.length !== b - a) continue;
-      for (let i = 0; i < c.bytes.length; i++) if (c.bytes[i] !== buf[a + i]) continue outer;
-      return c;
-    }
-    const raw = field(rec, stCol);
-    const c = { bytes: Buffer.from(buf.subarray(a, b)), quoted: q, idx: byKey.get(stratumKey(raw)), raw };
-    if (seenCells.length < 256) seenCells.push(c);
-    return c;
-  };
+  const stratumOf = stratumCells(byKey);
   let cap = 1 << 14;
   let ids: string[] = [];
   let stratum = new Uint16Array(cap);
@@ -93,79 +167,28 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
   let lengths = new Uint32Array(cap);
   let lines = new Uint32Array(cap);
   let rows = 0;
-  let header: string[] | null = null;
-  let idCol = -1;
-  let stCol = -1;
-  let headerOffset = 0;
-  let headerLength = 0;
+  let head = null as FrameHead | null; // set by onRecord, which narrowing does not follow
   let uniform = true;
   const onRecord = (rec: CsvRecord): void => {
-    if (header === null) {
-      header = [];
-      for (let i = 0; i < rec.count; i++) header.push(trimId(field(rec, i)));
-      const lower = header.map((h) => h.toLowerCase());
-      idCol = lower.indexOf('household_id');
-      stCol = lower.indexOf('stratum');
-      headerOffset = rec.offset;
-      headerLength = rec.length;
-      if (idCol < 0) {
-        throw selectionError(
-          'invalid_frame',
-          `${name}:${rec.line}`,
-          header.join(','),
-          'a header row with a household_id column',
-          {
-            message: `${name}:${rec.line}: the header ${JSON.stringify(header.join(','))} has no household_id column; valid: household_id[,stratum][,adopter] plus any other columns`,
-          },
-        );
-      }
-      if (stratified && stCol < 0) {
-        throw selectionError(
-          'missing_stratum_column',
-          `${name}:${rec.line}`,
-          header.join(','),
-          `a stratum column (the design has strata ${strataNames.join(', ')})`,
-          {
-            message: `${name}:${rec.line}: the design is stratified (${strataNames.join(', ')}) but the header ${JSON.stringify(header.join(','))} has no stratum column`,
-          },
-        );
-      }
+    if (head === null) {
+      head = frameHeader(rec, name, strataNames, stratified);
       return;
     }
-    if (rec.count !== header.length) uniform = false;
-    const id = trimId(field(rec, idCol));
-    if (id === '') {
-      throw selectionError('blank_household_id', `${name}:${rec.line}`, id, 'a non-empty household_id', {
-        message: `${name}:${rec.line}: household_id is blank; valid: a non-empty ID (IDs are trimmed)`,
-      });
-    }
-    if (id.includes(UNIT_SEPARATOR)) {
-      throw selectionError('invalid_household_id', `${name}:${rec.line}`, id, 'an ID without U+001F', {
-        message: `${name}:${rec.line}: household_id ${JSON.stringify(id)} contains U+001F, the ticket separator; valid: any trimmed UTF-8 text without U+001F`,
-      });
-    }
+    if (rec.count !== head.header.length) uniform = false;
+    const id = trimId(field(rec, head.idColumn));
+    if (id === '' || id.includes(UNIT_SEPARATOR)) throw householdIdError(`${name}:${rec.line}`, id);
     let s = 0;
     if (stratified) {
-      const { idx, raw } = stratumOf(rec);
-      if (idx === undefined) {
-        throw selectionError(
-          'unknown_stratum',
-          `${name}:${rec.line}`,
-          raw,
-          `one of the design's strata: ${strataNames.join(', ')}`,
-          {
-            message: `${name}:${rec.line}: stratum ${JSON.stringify(raw)} (household ${JSON.stringify(id)}) is not in the design; valid: ${strataNames.join(', ')} (trimmed; only ASCII letters match case-insensitively)`,
-          },
-        );
-      }
+      const { idx, raw } = stratumOf(rec, head.stratumColumn);
+      if (idx === undefined) throw unknownStratumError(`${name}:${rec.line}`, raw, id, strataNames);
       s = idx;
     }
     if (rows === cap) {
       cap *= 2;
-      stratum = growU16(stratum);
-      offsets = growF64(offsets);
-      lengths = growU32(lengths);
-      lines = growU32(lines);
+      stratum = grow(stratum);
+      offsets = grow(offsets);
+      lengths = grow(lengths);
+      lines = grow(lines);
     }
     ids.push(id);
     stratum[rows] = s;
@@ -174,20 +197,11 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
     lines[rows] = rec.line;
     rows++;
   };
-  const scanner = new CsvScanner(name, onRecord, frameCsvError);
-  let bytes = 0;
   const size = statSync(path).size;
-  const hash = createHash('sha256');
-  const stream = createReadStream(path, { highWaterMark: 1 << 20 });
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    bytes += chunk.length;
-    scanner.push(chunk);
-    opts.onProgress?.(bytes, size);
-  }
-  scanner.end();
-  const fileSha256 = hash.digest('hex');
-  if (header === null) {
+  const { sha256: fileSha256, bytes } = await scanFileHashing(path, new CsvScanner(name, onRecord, frameCsvError), {
+    onChunk: (bytes) => opts.onProgress?.(bytes, size),
+  });
+  if (head === null) {
     throw selectionError(
       'invalid_frame',
       name,
@@ -200,12 +214,8 @@ export async function readFrame(path: string, opts: ReadFrameOptions): Promise<F
     fileSha256,
     bytes,
     rows,
-    header,
-    idColumn: idCol,
-    stratumColumn: stCol,
-    stratumColumnIgnored: !stratified && stCol >= 0,
-    headerOffset,
-    headerLength,
+    ...head,
+    stratumColumnIgnored: !stratified && head.stratumColumn >= 0,
     fieldsUniform: uniform,
     strataNames,
     ids,

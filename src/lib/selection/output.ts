@@ -204,6 +204,19 @@ function sha256File(fd: number): string {
   return h.digest('hex');
 }
 
+/** The frame file is not what was parsed (`now` says how): something wrote to it during the draw. */
+function frameChanged(frame: Frame, now: string) {
+  return selectionError(
+    'frame_mismatch',
+    frame.file,
+    now,
+    `the file as parsed (${frame.bytes} bytes, sha256 ${frame.fileSha256})`,
+    {
+      message: `${frame.file} changed during the draw (${frame.bytes} bytes, sha256 ${frame.fileSha256} when parsed; ${now} now); valid: a frame file that nothing writes to during the command`,
+    },
+  );
+}
+
 /**
  * Writes selection.csv and returns its SHA-256, its row count and every stratum's orderDigest
  * (SHA-256 of the IDs in rank order, each followed by "\n").
@@ -229,18 +242,8 @@ export async function writeSelectionCsv(
   });
   let done = 0;
   try {
-    const changed = (now: string) =>
-      selectionError(
-        'frame_mismatch',
-        frame.file,
-        now,
-        `the file as parsed (${frame.bytes} bytes, sha256 ${frame.fileSha256})`,
-        {
-          message: `${frame.file} changed during the draw (${frame.bytes} bytes, sha256 ${frame.fileSha256} when parsed; ${now} now); valid: a frame file that nothing writes to during the command`,
-        },
-      );
     const size = fstatSync(inFd).size;
-    if (size !== frame.bytes) throw changed(`${size} bytes`);
+    if (size !== frame.bytes) throw frameChanged(frame, `${size} bytes`);
     const header = [...SELECTION_COLUMNS, ...cols.map((k) => k.name)].map(csvCell).join(',') + '\n';
     out.ensure(Buffer.byteLength(header));
     out.pos += out.buf.write(header, out.pos);
@@ -283,7 +286,7 @@ export async function writeSelectionCsv(
     }
     out.flush();
     const sha = sha256File(inFd);
-    if (sha !== frame.fileSha256) throw changed(`sha256 ${sha}`);
+    if (sha !== frame.fileSha256) throw frameChanged(frame, `sha256 ${sha}`);
   } finally {
     closeSync(inFd);
     closeSync(outFd);

@@ -17,8 +17,7 @@
  * every check that needs no frame — and the frame's when it is given — and
  * keeps going, so the package can show every failure.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { isOracleKitError } from '../errors.ts';
 import {
@@ -34,12 +33,12 @@ import {
 import { CsvScanner, field } from '../csv.ts';
 import { designDiscrepancies, loadDesign, populationMismatch, populationMismatchText } from './design.ts';
 import { frameCsvError, selectionError } from './errors.ts';
-import { readFrame, rowsByStratum, hashFrame, type Frame } from './frame.ts';
+import { scanFileHashing, type Frame } from './frame.ts';
 import { ALGORITHM, Ticketer, compareUtf8, computeSeed, hashSortedIds, sortUtf8, trimId } from './hash.ts';
 import { keptColumns, SELECTION_COLUMNS } from './output.ts';
 import { commitmentDigest, type Commitment, type Proof } from './records.ts';
 import { selectFrame, ticketHex, type FrameSelection } from './select.ts';
-import { commitmentStrata, type Progress } from './workflow.ts';
+import { commitmentStrata, loadFrame, type Progress } from './workflow.ts';
 
 type CheckKind = 'integrity' | 'trust';
 type CheckStatus = 'pass' | 'fail' | 'skip';
@@ -449,6 +448,68 @@ interface VerifyOptions extends TrustOptions {
   onProgress?: (p: Progress) => void;
 }
 
+/**
+ * Reads the frame and checks it is the committed one: it parses, its frameHash and each stratum's hash and count,
+ * then the file's sha256. Each step is a check; null after the first that fails (a missing file throws).
+ */
+async function readCheckedFrame(
+  c: Commitment,
+  o: VerifyOptions,
+  k: Checks,
+): Promise<Awaited<ReturnType<typeof loadFrame>> | null> {
+  let loaded: Awaited<ReturnType<typeof loadFrame>>;
+  try {
+    loaded = await loadFrame(commitmentStrata(c), o.framePath, o.onProgress);
+  } catch (e) {
+    if (isOracleKitError(e) && e.status !== 404) {
+      k.fail('frame', 'integrity', e.message);
+      return null;
+    }
+    throw e;
+  }
+  const { frame, hashes } = loaded;
+  k.pass(
+    'frame',
+    'integrity',
+    `${frame.file}: ${frame.rows} households parse (no blank, duplicate or U+001F IDs; strata known)`,
+  );
+  if (hashes.frameHash !== c.frame.frameHash) {
+    k.fail(
+      'frameHash',
+      'integrity',
+      `${frame.file}: frameHash ${hashes.frameHash} (${frame.rows} households) is not the committed ${c.frame.frameHash} (${c.frame.households} households): the household IDs differ from the committed frame`,
+    );
+    return null;
+  }
+  for (let i = 0; i < c.strata.length; i++) {
+    const h = hashes.strata[i]!;
+    const cs = c.strata[i]!;
+    if (h.frameHash !== cs.frameHash || h.households !== cs.households) {
+      k.fail(
+        `stratum ${cs.name}`,
+        'integrity',
+        `${frame.file}: stratum ${cs.name} has ${h.households} households (frameHash ${short(h.frameHash)}), committed ${cs.households} (${short(cs.frameHash)}): households moved between strata`,
+      );
+      return null;
+    }
+  }
+  k.pass(
+    'frameHash',
+    'integrity',
+    `frameHash ${short(hashes.frameHash)}… and every stratum's hash and count are the committed ones`,
+  );
+  if (frame.fileSha256 !== c.frame.fileSha256) {
+    k.fail(
+      'frame file',
+      'integrity',
+      `${frame.file}: sha256 ${frame.fileSha256} is not the committed ${c.frame.fileSha256}; the IDs and strata are unchanged, so another column (adopter, address, ...) was edited after the commitment`,
+    );
+    return null;
+  }
+  k.pass('frame file', 'integrity', `sha256 of ${frame.file} is the committed ${short(c.frame.fileSha256)}…`);
+  return loaded;
+}
+
 /** `sample verify`: everything, with the frame; stops at the first integrity failure. */
 export async function verifySelection(o: VerifyOptions): Promise<VerifyResult> {
   const c = o.commitment;
@@ -466,63 +527,9 @@ export async function verifySelection(o: VerifyOptions): Promise<VerifyResult> {
   const beaconDone = beaconChecks(c, p, chain, beacon, true);
   beaconDone.catch(() => {});
 
-  let frame: Frame;
-  let by: Uint32Array[];
-  let hashes: ReturnType<typeof hashFrame>;
-  try {
-    frame = await readFrame(o.framePath, {
-      strata: commitmentStrata(c),
-      onProgress: (done, total) => o.onProgress?.({ phase: 'read', done, total }),
-    });
-    o.onProgress?.({ phase: 'hash' });
-    by = rowsByStratum(frame);
-    hashes = hashFrame(frame, by);
-  } catch (e) {
-    if (isOracleKitError(e) && e.status !== 404) {
-      k.fail('frame', 'integrity', e.message);
-      return stop();
-    }
-    throw e;
-  }
-  k.pass(
-    'frame',
-    'integrity',
-    `${frame.file}: ${frame.rows} households parse (no blank, duplicate or U+001F IDs; strata known)`,
-  );
-  if (hashes.frameHash !== c.frame.frameHash) {
-    k.fail(
-      'frameHash',
-      'integrity',
-      `${frame.file}: frameHash ${hashes.frameHash} (${frame.rows} households) is not the committed ${c.frame.frameHash} (${c.frame.households} households): the household IDs differ from the committed frame`,
-    );
-    return stop();
-  }
-  for (let i = 0; i < c.strata.length; i++) {
-    const h = hashes.strata[i]!;
-    const cs = c.strata[i]!;
-    if (h.frameHash !== cs.frameHash || h.households !== cs.households) {
-      k.fail(
-        `stratum ${cs.name}`,
-        'integrity',
-        `${frame.file}: stratum ${cs.name} has ${h.households} households (frameHash ${short(h.frameHash)}), committed ${cs.households} (${short(cs.frameHash)}): households moved between strata`,
-      );
-      return stop();
-    }
-  }
-  k.pass(
-    'frameHash',
-    'integrity',
-    `frameHash ${short(hashes.frameHash)}… and every stratum's hash and count are the committed ones`,
-  );
-  if (frame.fileSha256 !== c.frame.fileSha256) {
-    k.fail(
-      'frame file',
-      'integrity',
-      `${frame.file}: sha256 ${frame.fileSha256} is not the committed ${c.frame.fileSha256}; the IDs and strata are unchanged, so another column (adopter, address, ...) was edited after the commitment`,
-    );
-    return stop();
-  }
-  k.pass('frame file', 'integrity', `sha256 of ${frame.file} is the committed ${short(c.frame.fileSha256)}…`);
+  const loaded = await readCheckedFrame(c, o, k);
+  if (!loaded) return stop();
+  const { frame, by, hashes } = loaded;
   await beaconDone;
   k.list.push(...beacon.list);
   if (k.integrityFailed) return stop();
@@ -662,16 +669,9 @@ async function checkSelectionCsv(path: string, frame: Frame, sel: FrameSelection
     },
     frameCsvError,
   );
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    scanner.push(chunk);
-    if (mismatch) break;
-  }
-  if (!mismatch) scanner.end();
+  const { sha256: sha } = await scanFileHashing(path, scanner, { stop: () => mismatch !== null });
   if (mismatch) return mismatch;
   if (idx !== total) return `${name}: ${idx} rows, the frame has ${total} households (the list is cut short)`;
-  const sha = hash.digest('hex');
   if (sha !== p.selection.sha256)
     return `${name}: sha256 ${sha} is not the proof's ${p.selection.sha256}; the ranks and IDs match, so another column was edited`;
   return null;
@@ -703,6 +703,43 @@ async function selectionFileChecks(
     k.fail('selection.csv', 'integrity', `${path} does not exist`);
     return null;
   }
+  const read = await readSelectionFile(c, seed, path, name);
+  const { strata, rows } = read;
+  const mismatch = read.mismatch ?? selectionTotalsMismatch(c, p, name, read);
+  if (mismatch) {
+    k.fail('selection.csv', 'integrity', mismatch);
+    return null;
+  }
+  k.pass(
+    'selection.csv',
+    'integrity',
+    `${name}: all ${rows} households — frameHash (whole and per stratum), every ticket from the seed, the (ticket, id) order, roles, the proof's sample, every orderDigest and the file's sha256 recompute`,
+  );
+  return {
+    replacements: c.strata.map((cs, i) => {
+      const s = strata[i]!;
+      const out = [];
+      for (let r = cs.sampleSize; r < s.ids.length && r < cs.sampleSize + keep[i]!; r++)
+        out.push({ stratum: cs.name, rank: r + 1, household_id: s.ids[r]!, ticket: s.tickets[r]! });
+      return out;
+    }),
+  };
+}
+
+/** selection.csv as read: per committed stratum its IDs and tickets in file order, the row count and sha256. */
+interface SelectionFile {
+  strata: { ids: string[]; tickets: string[] }[];
+  rows: number;
+  sha256: string;
+  /** The first row that does not recompute (or a CSV error), or null. */
+  mismatch: string | null;
+}
+
+/**
+ * Reads selection.csv in one pass, checking each row as it comes: a committed stratum in one block in the
+ * design's order, the next rank, its role, its ticket from the seed and the (ticket, id) order.
+ */
+async function readSelectionFile(c: Commitment, seed: string, path: string, name: string): Promise<SelectionFile> {
   const t = new Ticketer(seed);
   const strata = c.strata.map(() => ({ ids: [] as string[], tickets: [] as string[] }));
   const byName = new Map(c.strata.map((s, i) => [s.name, i] as const));
@@ -765,76 +802,49 @@ async function selectionFileChecks(
     },
     frameCsvError,
   );
-  const hash = createHash('sha256');
+  let sha256 = '';
   try {
-    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-      hash.update(chunk);
-      scanner.push(chunk);
-      if (mismatch) break;
-    }
-    if (!mismatch) scanner.end();
+    ({ sha256 } = await scanFileHashing(path, scanner, { stop: () => mismatch !== null }));
   } catch (e) {
     if (isOracleKitError(e)) mismatch = e.message;
     else throw e;
   }
-  if (!mismatch) {
-    const all: string[] = [];
-    for (let i = 0; i < c.strata.length && !mismatch; i++) {
-      const cs = c.strata[i]!;
-      const s = strata[i]!;
-      if (s.ids.length !== cs.households) {
-        mismatch = `${name}: stratum ${cs.name} has ${s.ids.length} rows, the commitment ${cs.households} households`;
-        break;
+  return { strata, rows, sha256, mismatch };
+}
+
+/**
+ * What a complete selection.csv must add up to: each stratum's count and IDs (frameHash), the proof's sample and
+ * orderDigest, the whole frameHash, then the file's sha256 and row count; the first difference or null.
+ */
+function selectionTotalsMismatch(c: Commitment, p: Proof, name: string, read: SelectionFile): string | null {
+  const all: string[] = [];
+  for (let i = 0; i < c.strata.length; i++) {
+    const cs = c.strata[i]!;
+    const s = read.strata[i]!;
+    if (s.ids.length !== cs.households)
+      return `${name}: stratum ${cs.name} has ${s.ids.length} rows, the commitment ${cs.households} households`;
+    const fh = hashSortedIds(sortUtf8([...s.ids]));
+    if (c.strata.length > 1 && fh !== cs.frameHash)
+      return `${name}: the IDs of stratum ${cs.name} hash to ${short(fh)}…, committed ${short(cs.frameHash)}…`;
+    const ps = p.strata[i];
+    if (ps) {
+      for (let r = 0; r < cs.sampleSize && r < ps.sample.length; r++) {
+        if (ps.sample[r]!.household_id !== s.ids[r])
+          return `${name}: stratum ${cs.name} rank ${r + 1} is ${JSON.stringify(s.ids[r])}, the proof lists ${JSON.stringify(ps.sample[r]!.household_id)}`;
       }
-      const fh = hashSortedIds(sortUtf8([...s.ids]));
-      if (c.strata.length > 1 && fh !== cs.frameHash) {
-        mismatch = `${name}: the IDs of stratum ${cs.name} hash to ${short(fh)}…, committed ${short(cs.frameHash)}…`;
-        break;
-      }
-      const ps = p.strata[i];
-      if (ps) {
-        for (let r = 0; r < cs.sampleSize && r < ps.sample.length; r++) {
-          if (ps.sample[r]!.household_id !== s.ids[r]) {
-            mismatch = `${name}: stratum ${cs.name} rank ${r + 1} is ${JSON.stringify(s.ids[r])}, the proof lists ${JSON.stringify(ps.sample[r]!.household_id)}`;
-            break;
-          }
-        }
-        const od = hashSortedIds(s.ids);
-        if (!mismatch && od !== ps.orderDigest)
-          mismatch = `${name}: the order of stratum ${cs.name} hashes to ${short(od)}…, proof.orderDigest is ${short(ps.orderDigest)}…`;
-      }
-      for (const id of s.ids) all.push(id);
+      const od = hashSortedIds(s.ids);
+      if (od !== ps.orderDigest)
+        return `${name}: the order of stratum ${cs.name} hashes to ${short(od)}…, proof.orderDigest is ${short(ps.orderDigest)}…`;
     }
-    if (!mismatch) {
-      const fh = hashSortedIds(sortUtf8(all));
-      if (fh !== c.frame.frameHash)
-        mismatch = `${name}: the ${all.length} IDs hash to frameHash ${short(fh)}…, committed ${short(c.frame.frameHash)}…: the list is not the committed frame`;
-    }
-    if (!mismatch) {
-      const sha = hash.digest('hex');
-      if (sha !== p.selection.sha256)
-        mismatch = `${name}: sha256 ${sha} is not the proof's ${p.selection.sha256}; the ranks, IDs and tickets recompute, so another column was edited`;
-      else if (rows !== p.selection.rows) mismatch = `${name}: ${rows} rows, the proof says ${p.selection.rows}`;
-    }
+    for (const id of s.ids) all.push(id);
   }
-  if (mismatch) {
-    k.fail('selection.csv', 'integrity', mismatch);
-    return null;
-  }
-  k.pass(
-    'selection.csv',
-    'integrity',
-    `${name}: all ${rows} households — frameHash (whole and per stratum), every ticket from the seed, the (ticket, id) order, roles, the proof's sample, every orderDigest and the file's sha256 recompute`,
-  );
-  return {
-    replacements: c.strata.map((cs, i) => {
-      const s = strata[i]!;
-      const out = [];
-      for (let r = cs.sampleSize; r < s.ids.length && r < cs.sampleSize + keep[i]!; r++)
-        out.push({ stratum: cs.name, rank: r + 1, household_id: s.ids[r]!, ticket: s.tickets[r]! });
-      return out;
-    }),
-  };
+  const fh = hashSortedIds(sortUtf8(all));
+  if (fh !== c.frame.frameHash)
+    return `${name}: the ${all.length} IDs hash to frameHash ${short(fh)}…, committed ${short(c.frame.frameHash)}…: the list is not the committed frame`;
+  if (read.sha256 !== p.selection.sha256)
+    return `${name}: sha256 ${read.sha256} is not the proof's ${p.selection.sha256}; the ranks, IDs and tickets recompute, so another column was edited`;
+  if (read.rows !== p.selection.rows) return `${name}: ${read.rows} rows, the proof says ${p.selection.rows}`;
+  return null;
 }
 
 interface PackageCheckOptions extends TrustOptions {

@@ -51,16 +51,48 @@ interface CommitResult {
   notes: string[];
 }
 
+/** Reads a frame with the given strata, then groups its rows by stratum and hashes them (the read and hash phases). */
+export async function loadFrame(
+  strata: string[],
+  framePath: string,
+  onProgress?: (p: Progress) => void,
+): Promise<{ frame: Frame; by: Uint32Array[]; hashes: ReturnType<typeof hashFrame> }> {
+  const frame = await readFrame(framePath, {
+    strata,
+    onProgress: (done, total) => onProgress?.({ phase: 'read', done, total }),
+  });
+  onProgress?.({ phase: 'hash' });
+  const by = rowsByStratum(frame);
+  return { frame, by, hashes: hashFrame(frame, by) };
+}
+
+/**
+ * The beacon round a commitment names: the explicit one, which must be produced after `now` (randomness must
+ * not exist when the commitment is made), or the first round after now + delaySeconds.
+ */
+function commitRound(o: CommitOptions): number {
+  const nowSec = o.now.getTime() / 1000;
+  if (o.round === undefined) return firstRoundAfter(o.chain, nowSec + o.delaySeconds);
+  const round = o.round;
+  if (roundTime(o.chain, round) <= nowSec) {
+    throw selectionError(
+      'round_not_in_future',
+      'round',
+      round,
+      `a round produced after the commitment time ${o.now.toISOString()} (round ${firstRoundAfter(o.chain, nowSec)} or later)`,
+      {
+        message: `round ${round} was produced at ${iso(roundTime(o.chain, round) * 1000)}, not after the commitment time ${o.now.toISOString()}; valid: round ${firstRoundAfter(o.chain, nowSec)} or later (randomness must not exist when the commitment is made)`,
+      },
+    );
+  }
+  return round;
+}
+
 export async function commitSelection(o: CommitOptions): Promise<CommitResult> {
   assertDesignConsistent(o.design);
-  const frame = await readFrame(o.framePath, {
-    strata: o.design.stratified ? o.design.strata.map((s) => s.name) : [],
-    onProgress: (done, total) => o.onProgress?.({ phase: 'read', done, total }),
-  });
-  o.onProgress?.({ phase: 'hash' });
-  const by = rowsByStratum(frame);
+  const strata = o.design.stratified ? o.design.strata.map((s) => s.name) : [];
   // frame errors in a stable order: row errors (in readFrame, by line), then duplicates, then stratum sizes
-  const hashes = hashFrame(frame, by);
+  const { frame, by, hashes } = await loadFrame(strata, o.framePath, o.onProgress);
   checkSizes(
     frame,
     by,
@@ -82,24 +114,7 @@ export async function commitSelection(o: CommitOptions): Promise<CommitResult> {
       },
     );
   }
-  const nowSec = o.now.getTime() / 1000;
-  let round: number;
-  if (o.round !== undefined) {
-    round = o.round;
-    if (roundTime(o.chain, round) <= nowSec) {
-      throw selectionError(
-        'round_not_in_future',
-        'round',
-        round,
-        `a round produced after the commitment time ${o.now.toISOString()} (round ${firstRoundAfter(o.chain, nowSec)} or later)`,
-        {
-          message: `round ${round} was produced at ${iso(roundTime(o.chain, round) * 1000)}, not after the commitment time ${o.now.toISOString()}; valid: round ${firstRoundAfter(o.chain, nowSec)} or later (randomness must not exist when the commitment is made)`,
-        },
-      );
-    }
-  } else {
-    round = firstRoundAfter(o.chain, nowSec + o.delaySeconds);
-  }
+  const round = commitRound(o);
   const notes: string[] = [];
   if (frame.stratumColumnIgnored)
     notes.push(`the frame's stratum column is ignored: the design is unstratified (one stratum "${UNSTRATIFIED}")`);
@@ -166,20 +181,6 @@ export function commitmentStrata(c: Commitment): string[] {
     : c.strata.map((s) => s.name);
 }
 
-async function frameFor(
-  c: Commitment,
-  framePath: string,
-  onProgress?: (p: Progress) => void,
-): Promise<{ frame: Frame; by: Uint32Array[]; hashes: ReturnType<typeof hashFrame> }> {
-  const frame = await readFrame(framePath, {
-    strata: commitmentStrata(c),
-    onProgress: (done, total) => onProgress?.({ phase: 'read', done, total }),
-  });
-  onProgress?.({ phase: 'hash' });
-  const by = rowsByStratum(frame);
-  return { frame, by, hashes: hashFrame(frame, by) };
-}
-
 /**
  * The randomness of a draw. A beacon's round number and randomness =
  * sha256(signature) are checked at once; its BLS signature on a worker
@@ -240,25 +241,11 @@ interface DrawResult {
   frame: Frame;
 }
 
-export async function drawSelection(o: DrawOptions): Promise<Omit<DrawResult, 'proofPath'>> {
-  const c = o.commitment;
-  o.onProgress?.({ phase: 'beacon' });
-  const source = o.beaconSource ?? 'beacon';
-  // the round number and randomness = sha256(signature) now; the BLS signature on a worker while the frame is read
-  if ('beacon' in o.randomness) {
-    const chain = parseChainInfo(c.beacon.chain, 'commitment.beacon.chain');
-    const b = parseBeaconRound(o.randomness.beacon, chain, source);
-    await verifyBeaconRound(chain, b, c.beacon.round, source, { signature: false });
-  }
-  const { randomness, verified } = resolveRandomness(c, o.randomness, source, true);
-  let loaded: Awaited<ReturnType<typeof frameFor>>;
-  try {
-    loaded = await frameFor(c, o.framePath, o.onProgress);
-  } catch (e) {
-    await verified; // a beacon that does not verify is reported before a frame problem
-    throw e;
-  }
-  const { frame, by, hashes } = loaded;
+/**
+ * Refuses a frame that is not the committed one: its frameHash, each stratum's frameHash, then the file's
+ * sha256 (another column edited after the commitment).
+ */
+function assertFrameCommitted(c: Commitment, frame: Frame, hashes: ReturnType<typeof hashFrame>): void {
   if (hashes.frameHash !== c.frame.frameHash) {
     throw selectionError('frame_mismatch', 'frame', hashes.frameHash, `the committed frameHash ${c.frame.frameHash}`, {
       message: `${frame.file}: frameHash ${hashes.frameHash} is not the committed ${c.frame.frameHash} (${frame.rows} households here, ${c.frame.households} committed); valid: the frame the commitment was made on`,
@@ -289,6 +276,28 @@ export async function drawSelection(o: DrawOptions): Promise<Omit<DrawResult, 'p
       },
     );
   }
+}
+
+export async function drawSelection(o: DrawOptions): Promise<Omit<DrawResult, 'proofPath'>> {
+  const c = o.commitment;
+  o.onProgress?.({ phase: 'beacon' });
+  const source = o.beaconSource ?? 'beacon';
+  // the round number and randomness = sha256(signature) now; the BLS signature on a worker while the frame is read
+  if ('beacon' in o.randomness) {
+    const chain = parseChainInfo(c.beacon.chain, 'commitment.beacon.chain');
+    const b = parseBeaconRound(o.randomness.beacon, chain, source);
+    await verifyBeaconRound(chain, b, c.beacon.round, source, { signature: false });
+  }
+  const { randomness, verified } = resolveRandomness(c, o.randomness, source, true);
+  let loaded: Awaited<ReturnType<typeof loadFrame>>;
+  try {
+    loaded = await loadFrame(commitmentStrata(c), o.framePath, o.onProgress);
+  } catch (e) {
+    await verified; // a beacon that does not verify is reported before a frame problem
+    throw e;
+  }
+  const { frame, by, hashes } = loaded;
+  assertFrameCommitted(c, frame, hashes);
   const seed = computeSeed(hashes.frameHash, randomness.randomness);
   // the order digests come from writeSelectionCsv, which has every ID at hand in rank order
   const selection = await selectFrame(
