@@ -108,9 +108,37 @@ export interface PluginContext<Env = Record<string, unknown>> {
 export interface PluginTool<I = unknown> {
   description: string;
   inputSchema: z.ZodType<I>;
+  /** The result the model reads: JSON, text, or an image (toolImage). */
   execute: (input: I, turn: TurnContext, call?: { toolCallId: string }) => Promise<unknown> | unknown;
   /** Time-out of one call (default: the runtime's toolTimeoutMs). */
   timeoutMs?: number;
+}
+
+const TOOL_IMAGE = Symbol.for('oraclekit.toolImage');
+
+/**
+ * An image a tool returns for the model to look at (docs/plugins.md, "A tool that returns an image"): the model
+ * receives it as an image part of the turn, with `text`; the run's events and the history keep `text` and the
+ * image's size, never its pixels. Build it with toolImage().
+ */
+export interface ToolImage {
+  readonly [TOOL_IMAGE]: true;
+  mediaType: 'image/png' | 'image/jpeg';
+  /** The encoded image, base64. */
+  data: string;
+  width: number;
+  height: number;
+  /** What the model reads with the image (and what the history keeps of it). */
+  text: string;
+}
+
+/** A tool's result that is an image for the model (see ToolImage). */
+export function toolImage(i: Omit<ToolImage, typeof TOOL_IMAGE>): ToolImage {
+  return { ...i, [TOOL_IMAGE]: true };
+}
+
+export function isToolImage(v: unknown): v is ToolImage {
+  return typeof v === 'object' && v !== null && (v as Record<symbol, unknown>)[TOOL_IMAGE] === true;
 }
 
 export interface SubAgent {

@@ -4,10 +4,12 @@
  * signals and the stall watchdog's). Each part of the stream touches the
  * watchdog and goes to `onPart`, until the stream ends or `halt()` says stop.
  * Errors of the stream arrive as `error` parts; what they mean is the
- * caller's to decide.
+ * caller's to decide. Before each step, images tools returned move to a user
+ * message (tool-images.ts).
  */
 import { streamText, isStepCount, type LanguageModel, type ModelMessage, type TextStreamPart, type ToolSet } from 'ai';
 import type { Watchdog } from './watchdog.ts';
+import { imagesToUserMessages } from './tool-images.ts';
 
 interface ModelStream {
   model: LanguageModel;
@@ -37,7 +39,11 @@ export async function streamModel(
     messages: o.messages,
     tools: o.tools,
     ...(o.activeTools ? { activeTools: o.activeTools } : {}),
-    ...(o.prepareStep ? { prepareStep: o.prepareStep } : {}),
+    prepareStep: async (step: { stepNumber: number; messages: ModelMessage[] }) => {
+      const changed = await o.prepareStep?.(step);
+      const messages = imagesToUserMessages(step.messages);
+      return changed || messages ? { ...changed, ...(messages ? { messages } : {}) } : undefined;
+    },
     stopWhen: isStepCount(o.maxSteps),
     maxOutputTokens: o.maxOutputTokens,
     abortSignal: AbortSignal.any([...o.signals, o.watchdog.signal]),

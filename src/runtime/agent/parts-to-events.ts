@@ -11,6 +11,7 @@ import { NoSuchToolError, type TextStreamPart, type ToolSet } from 'ai';
 import type { AnyEventInput } from '../../lib/protocol/index.ts';
 import { classifyError, errorEvent } from './classify-error.ts';
 import { shownArgs, shownError } from './tool-limits.ts';
+import { shownOutput } from './tool-images.ts';
 
 interface PartsToEventsOptions {
   sessionId: string;
@@ -63,7 +64,7 @@ export class PartsToEvents {
         this.toolCall(part, { status: 'isRunning' });
         break;
       case 'tool-result':
-        this.toolCall(part, { status: 'done', output: part.output });
+        this.toolCall(part, { status: 'done', output: shownOutput(part.output) });
         break;
       case 'tool-error': {
         // the AI SDK reports a call of an inactive tool on its tool-call part, and a plain message here

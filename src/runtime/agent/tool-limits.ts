@@ -6,6 +6,9 @@
  * either is bounded alike.
  */
 
+import { isToolImage } from '../plugin.ts';
+import { MAX_TOOL_IMAGE_CHARS } from './tool-images.ts';
+
 /** The most characters of JSON a tool call's arguments may have. */
 const MAX_TOOL_ARGS_CHARS = 64 * 1024;
 /** The most characters of JSON of a tool's result the model sees and the run streams and stores. */
@@ -29,8 +32,18 @@ export function checkToolArgs(name: string, input: unknown): void {
     );
 }
 
-/** The result as it is, or its first MAX_TOOL_RESULT_CHARS characters of JSON with a note to the model. */
+/**
+ * The result as it is, or its first MAX_TOOL_RESULT_CHARS characters of JSON with a note to the model; an image
+ * (toolImage) is bounded by its own size, MAX_TOOL_IMAGE_CHARS of base64.
+ */
 export function boundToolResult(name: string, output: unknown): unknown {
+  if (isToolImage(output)) {
+    if (output.data.length <= MAX_TOOL_IMAGE_CHARS) return output;
+    throw new Error(
+      `the image ${name} returned is ${output.data.length} characters of base64; a tool's image may have at most ` +
+        `${MAX_TOOL_IMAGE_CHARS}`,
+    );
+  }
   const n = jsonLength(output);
   if (n <= MAX_TOOL_RESULT_CHARS) return output;
   const json = Number.isFinite(n) ? JSON.stringify(output) : String(output);

@@ -10,6 +10,7 @@ import type { OraclePlugin, PluginTool } from '../plugin.ts';
 import { loadedPlugins } from '../meta-tools.ts';
 import { runHook } from './hooks.ts';
 import { executeTool, notLoadedMessage, type ToolCallScope } from './execute-tool.ts';
+import { toolModelOutput } from './tool-images.ts';
 
 interface TurnTools {
   tools: ToolSet;
@@ -32,6 +33,7 @@ export async function buildToolSet(
       inputSchema: cachedSchema(t.inputSchema),
       execute: (input: unknown, options?: { toolCallId?: string }) =>
         executeTool(scope, { name, tool: t, owner, input, toolCallId: options?.toolCallId ?? '' }),
+      toModelOutput: toolModelOutput, // a tool's image reaches the model as an image part (tool-images.ts)
     } as never);
   for (const [name, t] of Object.entries(o.metaTools)) tools[name] = wrap(name, t);
   const add = (plugin: OraclePlugin<unknown>, own: Record<string, PluginTool<never>>, shadow: boolean) => {
