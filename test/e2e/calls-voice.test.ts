@@ -25,7 +25,7 @@ import { startSpeechServer, tone, type SpeechServer } from '../helpers/speech-se
 import { callTool, say } from '../helpers/scripted-model-server.ts';
 import { AccessToken } from 'livekit-server-sdk';
 import { dbfs } from '../../src/runtime/plugins/calls/audio.ts';
-import { listenLiveKitEndpoint } from '../../src/runtime/plugins/calls/sfu/endpoint.ts';
+import { LIVEKIT_KEY, LIVEKIT_SECRET, startOracleOnLiveKitServer, until } from '../helpers/livekit-server.ts';
 
 const RATE = 48_000;
 const rms = (s: Int16Array) => Math.sqrt(s.reduce((a, x) => a + x * x, 0) / Math.max(1, s.length));
@@ -42,14 +42,6 @@ function toneShare(f: Int16Array, hz: number): number {
   return all === 0 ? 0 : (2 * (re * re + im * im)) / (f.length * all);
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 /**
  * A participant of the test: it speaks through an AudioSource and records what it hears, 10 ms frames with their time.
@@ -236,30 +228,18 @@ describe('a voice call on the embedded endpoint', () => {
 describe('the same agent on a separate LiveKit-protocol server (LIVEKIT_URL)', () => {
   let h: Harness;
   let speech: SpeechServer;
-  let server: Awaited<ReturnType<typeof listenLiveKitEndpoint>>;
+  let oracle: Awaited<ReturnType<typeof startOracleOnLiveKitServer>>;
+  let server: typeof oracle.server;
   const forwarded: { from: string; payload: Buffer }[] = [];
-  const KEY = 'APIstandin';
-  const SECRET = 'q'.repeat(48);
   beforeAll(async () => {
     speech = await startSpeechServer();
-    server = await listenLiveKitEndpoint({ apiKey: KEY, apiSecret: SECRET });
-    server.endpoint.onRtp = (_room, from, track, packet) => {
+    oracle = await startOracleOnLiveKitServer(speech, (from, track, packet) => {
       if (track.kind === 'audio') forwarded.push({ from, payload: Buffer.from(packet.payload) });
-    };
-    h = await startHarness({
-      env: {
-        LIVEKIT_URL: server.url.replace(/^ws:/, 'http:'),
-        LIVEKIT_API_KEY: KEY,
-        LIVEKIT_API_SECRET: SECRET,
-        CALLS_STT_BASE_URL: speech.baseURL,
-        CALLS_TTS_BASE_URL: speech.baseURL,
-        CALLS_END_OF_TURN_MS: '400',
-      },
     });
+    ({ h, server } = oracle);
   });
   afterAll(async () => {
-    await h?.close();
-    await server?.close();
+    await oracle?.close();
     await speech?.close();
   });
 
@@ -273,7 +253,7 @@ describe('the same agent on a separate LiveKit-protocol server (LIVEKIT_URL)', (
     expect((await u.req('POST', `/calls/${callId}/sync`, {})).status).toBe(200);
     const me = await participant(connection.url, connection.token, encryptionKey);
     // an observer with the wrong key (admitted by a token of the server's: the key is the only secret left)
-    const at = new AccessToken(KEY, SECRET, { identity: 'observer' });
+    const at = new AccessToken(LIVEKIT_KEY, LIVEKIT_SECRET, { identity: 'observer' });
     at.addGrant({ roomJoin: true, room: callId, canSubscribe: true, canPublish: true });
     const wrongKey = encryptionKey.replace(/^./, (c: string) => (c === '0' ? '1' : '0'));
     const observer = await participant(server.url, await at.toJwt(), wrongKey);

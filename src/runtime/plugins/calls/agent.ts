@@ -3,16 +3,18 @@
  * @livekit/rtc-node (Opus, PCM frames and LiveKit's frame encryption with the
  * call's key), the same against the embedded endpoint and a LiveKit server.
  * It publishes one audio track (its voice), listens to the call's user only
- * (an observer is not heard) and hands the audio to the call's VoiceSession.
+ * (an observer is not heard) and hands the audio to the call's VoiceSession;
+ * the user's camera, if any, to the call's Camera (its latest frame only).
  * @livekit/rtc-node is loaded on the first call, never at boot.
  */
-import type { EncryptionState, RemoteTrack, Room } from '@livekit/rtc-node';
+import type { EncryptionState, RemoteTrack, Room, TrackPublication } from '@livekit/rtc-node';
 import type { Call } from '../../../lib/protocol/calls.ts';
 import type { PluginHost } from '../../plugin.ts';
 import { callsError } from './errors.ts';
 import { joinToken, type LiveKitTarget } from './livekit.ts';
 import type { CallsEnv } from './settings.ts';
 import { VoiceSession, type VoiceServices } from './voice.ts';
+import { Camera } from './camera.ts';
 
 /** How long the agent may take to join a room before the sync answers 502. */
 const JOIN_TIMEOUT_MS = 15_000;
@@ -54,6 +56,8 @@ interface CallAgentsOptions {
 interface LiveAgent {
   room: Room;
   voice: VoiceSession;
+  camera: Camera;
+  userDid: string;
 }
 
 export class CallAgents {
@@ -98,6 +102,12 @@ export class CallAgents {
     return (await this.live.get(callId)?.catch(() => undefined))?.voice;
   }
 
+  /** The camera of a call whose agent is in the room, for the call's own user only. */
+  async cameraOf(callId: string, userDid: string): Promise<Camera | undefined> {
+    const a = await this.live.get(callId)?.catch(() => undefined);
+    return a && a.userDid === userDid ? a.camera : undefined;
+  }
+
   private async start(call: Call, key: string, target: LiveKitTarget): Promise<LiveAgent> {
     const services = this.services();
     if (!services.stt.baseUrl || !services.tts.baseUrl)
@@ -126,18 +136,25 @@ export class CallAgents {
       source,
       log: this.o.log,
     });
+    const camera = new Camera(rtc);
     // a participant whose frames the call's key cannot decrypt is refused, said once in the log, and not listened to
     const refused = new Set<string>();
     onEncryptionState(room, (identity, state) => {
       if (UNDECRYPTABLE.has(state)) {
-        if (identity === call.userDid) voice.refuse(true);
+        if (identity === call.userDid) {
+          voice.refuse(true);
+          camera.refuse(true);
+        }
         if (refused.has(identity)) return;
         refused.add(identity);
         this.o.log(
           `[calls] ${call.callId}: e2ee_key_mismatch: the media of ${identity} cannot be decrypted with the call's key; the agent does not listen to it`,
         );
       } else if (state === 1 /* OK */ && refused.delete(identity)) {
-        if (identity === call.userDid) voice.refuse(false);
+        if (identity === call.userDid) {
+          voice.refuse(false);
+          camera.refuse(false);
+        }
         this.o.log(`[calls] ${call.callId}: the media of ${identity} decrypts with the call's key again`);
       }
     });
@@ -172,19 +189,36 @@ export class CallAgents {
       track,
       new rtc.TrackPublishOptions({ source: rtc.TrackSource.SOURCE_MICROPHONE }),
     );
-    const listen = (t: RemoteTrack, identity: string) => {
-      if (identity !== call.userDid || t.kind !== rtc.TrackKind.KIND_AUDIO) return;
+    const isCamera = (pub: TrackPublication) => pub.source === rtc.TrackSource.SOURCE_CAMERA;
+    const listen = (t: RemoteTrack, pub: TrackPublication, identity: string) => {
+      if (identity !== call.userDid) return;
+      if (t.kind === rtc.TrackKind.KIND_VIDEO && isCamera(pub)) {
+        this.o.log(
+          `[calls] ${call.callId}: the agent receives the user's camera (a frame goes to the model on request)`,
+        );
+        camera.mute(pub.muted === true);
+        void camera.watch(new rtc.VideoStream(t)).catch((e: unknown) => {
+          this.o.log(`[calls] ${call.callId}: the user's camera stopped: ${(e as Error).message}`);
+        });
+        return;
+      }
+      if (t.kind !== rtc.TrackKind.KIND_AUDIO) return;
       this.o.log(`[calls] ${call.callId}: the agent hears the user`);
       void voice.listen(new rtc.AudioStream(t, 48_000, 1)).catch((e: unknown) => {
         this.o.log(`[calls] ${call.callId}: the user's audio stopped: ${(e as Error).message}`);
       });
     };
-    room.on(rtc.RoomEvent.TrackSubscribed, (t, _pub, participant) => listen(t, participant.identity));
+    room.on(rtc.RoomEvent.TrackSubscribed, (t, pub, participant) => listen(t, pub, participant.identity));
+    const muted = (on: boolean) => (pub: TrackPublication, p: { identity: string }) => {
+      if (p.identity === call.userDid && isCamera(pub)) camera.mute(on);
+    };
+    room.on(rtc.RoomEvent.TrackMuted, muted(true));
+    room.on(rtc.RoomEvent.TrackUnmuted, muted(false));
     // tracks subscribed before the listener was set
     for (const p of room.remoteParticipants.values())
-      for (const pub of p.trackPublications.values()) if (pub.track) listen(pub.track, p.identity);
+      for (const pub of p.trackPublications.values()) if (pub.track) listen(pub.track, pub, p.identity);
     this.o.log(`[calls] ${call.callId}: the agent joined room ${call.roomName}`);
-    return { room, voice };
+    return { room, voice, camera, userDid: call.userDid };
   }
 
   async leave(callId: string): Promise<void> {
@@ -194,6 +228,7 @@ export class CallAgents {
     const a = await joining.catch(() => undefined);
     if (!a) return;
     a.voice.close();
+    a.camera.close();
     await a.room.disconnect().catch(() => {});
   }
 

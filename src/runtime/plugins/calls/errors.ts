@@ -8,6 +8,10 @@ export const CALLS_ERRORS = {
     status: 502,
     when: "the oracle's agent could not join the call's room (the LiveKit server did not answer or refused it)",
   },
+  camera_off: {
+    status: 409,
+    when: "look_at_camera: the call's user has no camera on (none published, muted, or no frame yet)",
+  },
 } as const;
 
 export const callsError = pluginErrorFactory(CALLS_ERRORS);

@@ -17,7 +17,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { definePlugin, type PluginContext } from '../../plugin.ts';
+import { definePlugin, type AnyPluginTool, type PluginContext } from '../../plugin.ts';
 import { getUser } from '../../auth.ts';
 import { runtimeError } from '../../../lib/protocol/errors.ts';
 import {
@@ -35,6 +35,7 @@ import { joinToken, wsUrl, type LiveKitTarget } from './livekit.ts';
 import type { LiveKitEndpoint } from './sfu/endpoint.ts';
 import { CallAgents } from './agent.ts';
 import { CallsEnvSchema, type CallsEnv } from './settings.ts';
+import { lookAtCameraTool } from './camera.ts';
 
 interface CallsState {
   store: CallStore;
@@ -147,6 +148,12 @@ export const callsPlugin = definePlugin<CallsEnv>({
   },
   envSchema: CallsEnvSchema as unknown as z.ZodType<CallsEnv>,
   errors: CALLS_ERRORS,
+  // the turns of a call (metadata.via "call") may look through the user's camera
+  turnTools: (turn, ctx): Record<string, AnyPluginTool> => {
+    const callId = turn.metadata?.via === 'call' ? turn.metadata.callId : undefined;
+    if (typeof callId !== 'string') return {};
+    return { look_at_camera: lookAtCameraTool((t) => stateOf(ctx).agents.cameraOf(callId, t.userDid)) };
+  },
   authExcludedRoutes: ['/rtc/validate'],
   routes: (app, ctx) => {
     app.post('/calls', { schema: { body: CreateCallBodySchema } }, async (req, reply) => {
