@@ -1,24 +1,32 @@
 /**
  * A voice call's answer latency and CPU (docs/live-agent.md): an oracle with
- * its embedded LiveKit-protocol endpoint, speech-to-text, model and
- * text-to-speech scripted on loopback with no delay, and a user who is a
- * LiveKit participant through @livekit/rtc-node with the call's E2EE key.
+ * its embedded LiveKit-protocol endpoint in a child process of its own
+ * (calls-oracle.ts), speech-to-text, model and text-to-speech scripted on
+ * loopback with no delay, and a user who calls with the call's E2EE key:
+ * - by default a LiveKit participant through @livekit/rtc-node in this
+ *   process, speaking from an AudioSource with a 20 ms queue and listening
+ *   through an AudioStream;
+ * - with --browser, headless Chromium (Debian's /usr/bin/chromium, or
+ *   $CHROMIUM) on the page of test/helpers/call-page.ts: `useLiveAgent` with
+ *   the real livekit-client, its microphone a Web Audio track (an oscillator
+ *   into a MediaStreamAudioDestinationNode), the agent's track read through
+ *   a MediaStreamTrackProcessor as the page receives it.
  * For each of N utterances (a 600 ms tone, then silence): the time from the
- * end of the user's speech (the last loud frame handed to the user's audio
- * source) to the first loud frame of the agent's answer the user hears.
- * Target: at most CALLS_END_OF_TURN_MS + 150 ms (median and p95).
- * Also the process's CPU per second of call: the oracle, its endpoint and the
- * user's participant share this one process, so it bounds the oracle's share
- * from above.
+ * end of the user's speech to the first loud chunk of the agent's answer the
+ * user gets. Target: at most CALLS_END_OF_TURN_MS + 150 ms (median and p95).
+ * Also the oracle process's CPU (its endpoint included) per second of call,
+ * and how many calls a core would hold at that rate.
  *
  * With --word-ms=N the model streams its answer (a long first sentence) one
  * word every N ms, as a hosted model streams tokens, instead of at once.
  *
- * Usage: node bench/calls.ts [utterances=20] [--word-ms=N]
+ * Usage: node bench/calls.ts [utterances=20] [--browser] [--word-ms=N] [--verbose]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { fork } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   AudioFrame,
   AudioSource,
@@ -30,16 +38,24 @@ import {
   TrackPublishOptions,
   TrackSource,
 } from '@livekit/rtc-node';
-import { createOracleApp } from '../src/runtime/app.ts';
+import { chromium } from 'playwright-core';
 import { startScriptedModelServer } from '../src/runtime/testing/model-server.ts';
 import { say } from '../src/runtime/testing/script.ts';
 import { generateMnemonic, generateSigner, signerFromMnemonic } from '../src/lib/keys/keys.ts';
 import { mintInvocation } from '../src/lib/ucan/ucan.ts';
+import { OracleClient } from '../src/client/index.ts';
 import { dbfs } from '../src/runtime/plugins/calls/audio.ts';
 import { startSpeechServer, tone } from '../test/helpers/speech-server.ts';
+import { CHECKOUT_ALIAS, configReady, inPage, serveCallPage, type HeardRow } from '../test/helpers/call-page.ts';
+import { cpuUsOf } from './proc.ts';
 
-const N = Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 20);
-const WORD_MS = Number(process.argv.find((a) => a.startsWith('--word-ms='))?.slice('--word-ms='.length) ?? 0);
+const args = process.argv.slice(2);
+const N = Number(args.find((a) => !a.startsWith('--')) ?? 20);
+const BROWSER = args.includes('--browser');
+/** Each utterance's latency and the agent's line for it, on stderr. */
+const VERBOSE = args.includes('--verbose');
+const WORD_MS = Number(args.find((a) => a.startsWith('--word-ms='))?.slice('--word-ms='.length) ?? 0);
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const LONG = 'In Nairobi this evening, the sky is clear and the air is cool and still. Okay.';
 /** The answer: at once, or word by word. */
 const answer = () =>
@@ -52,10 +68,13 @@ const answer = () =>
       }
     : say('Okay.');
 const END_OF_TURN_MS = 500;
+const SPEECH_MS = 600;
 const RATE = 48_000;
+/** −40 dBFS: a chunk louder than this is the answer's sound. */
+const LOUD = -40;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const here = dirname(fileURLToPath(import.meta.url));
 
-const dir = mkdtempSync(join(tmpdir(), 'bench-calls-'));
-const stageLines: string[] = [];
 /** The stages of one answer, in ms, from the agent's log line. */
 function stagesOf(line: string): Record<string, number> {
   const out: Record<string, number> = {};
@@ -70,124 +89,258 @@ function stagesOf(line: string): Record<string, number> {
     out[m[1]!] = Number(m[2]);
   return out;
 }
-const perStage: Record<string, number[]> = {};
+
 const model = await startScriptedModelServer();
 const speech = await startSpeechServer();
 speech.speech.ms = 300;
+const web = BROWSER
+  ? (mkdirSync(join(here, 'out'), { recursive: true }), mkdtempSync(join(here, 'out/call-page-')))
+  : '';
+const site = BROWSER ? await serveCallPage(web, CHECKOUT_ALIAS) : undefined;
+
+// the oracle, in a process of its own
 const mnemonic = generateMnemonic();
 const oracle = await signerFromMnemonic(mnemonic);
-const app = createOracleApp({
-  config: { name: 'Bench Oracle', model: 'scripted-model', oracleDid: oracle.did() },
-  dbPath: join(dir, 'oracle.db'),
-  // the agent logs where the time to each answer went (voice.ts, stagesLine)
-  logger: { info: (l) => void (l.includes('after the end of turn') && stageLines.push(l)), error: () => {} },
-  signingMnemonic: mnemonic,
-  env: {
-    LLM_BASE_URL: model.baseURL,
-    CALLS_STT_BASE_URL: speech.baseURL,
-    CALLS_TTS_BASE_URL: speech.baseURL,
-    CALLS_END_OF_TURN_MS: String(END_OF_TURN_MS),
-    LOG_LEVEL: 'silent',
-  },
-});
-const url = await app.listen(0, '127.0.0.1');
-const user = await generateSigner();
-const req = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(url + path, {
-    method,
-    headers: {
-      authorization: `Bearer ${await mintInvocation({ issuer: user, audience: oracle.did() })}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify(body ?? {}),
-  });
-  return (await res.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-};
-
-const { sessionId } = await req('POST', '/sessions', {});
-const { callId, encryptionKey } = await req('POST', '/calls', { sessionId });
-const { connection } = await req('POST', `/calls/${callId}/sync`);
-const room = new Room();
-await room.connect(connection.url, connection.token, {
-  autoSubscribe: true,
-  dynacast: false,
-  e2ee: { keyProviderOptions: { sharedKey: new TextEncoder().encode(encryptionKey) } },
-});
-const source = new AudioSource(RATE, 1, 20); // a 20 ms queue: captureFrame paces in real time
-await room.localParticipant!.publishTrack(
-  LocalAudioTrack.createAudioTrack('mic', source),
-  new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }),
+const child = fork(
+  join(here, 'calls-oracle.ts'),
+  [
+    JSON.stringify({
+      mnemonic,
+      env: {
+        LLM_BASE_URL: model.baseURL,
+        CALLS_STT_BASE_URL: speech.baseURL,
+        CALLS_TTS_BASE_URL: speech.baseURL,
+        CALLS_END_OF_TURN_MS: String(END_OF_TURN_MS),
+        ...(site ? { CORS_ORIGINS: site.url } : {}),
+      },
+    }),
+  ],
+  { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
 );
-let firstLoudAfter = 0;
-let since = Infinity;
-room.on(RoomEvent.TrackSubscribed, (t) => {
-  if (t.kind !== TrackKind.KIND_AUDIO) return;
-  void (async () => {
-    for await (const f of new AudioStream(t, RATE, 1)) {
-      const now = performance.now();
-      if (now > since && !firstLoudAfter && dbfs(f.data) > -40) firstLoudAfter = now;
+/** The agent's stage lines, each with when it was logged (the answer's first frame on the agent's track, this process's performance.now()). */
+const stageLines: { line: string; at: number }[] = [];
+const url = await new Promise<string>((ok, fail) => {
+  child.on('message', (m: { type: string; url?: string; line?: string; at?: number }) => {
+    if (m.type === 'ready') ok(m.url!);
+    else if (m.type === 'stages') stageLines.push({ line: m.line!, at: m.at! - performance.timeOrigin });
+  });
+  child.once('exit', (code) => fail(new Error(`the oracle exited (${code}) before it listened`)));
+});
+
+/**
+ * One way of calling: speak one utterance (resolving at the end of the speech, on this process's performance.now()),
+ * and when the user first got a loud chunk of the answer after a time.
+ */
+interface Caller {
+  speak(): Promise<number>;
+  firstLoudAfter(since: number): Promise<number | undefined>;
+  close(): Promise<void>;
+}
+
+/** The user as an rtc-node participant in this process. */
+async function rtcNodeCaller(): Promise<Caller> {
+  const user = await generateSigner();
+  const req = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(url + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${await mintInvocation({ issuer: user, audience: oracle.did() })}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body ?? {}),
+    });
+    return (await res.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
+  const { sessionId } = await req('POST', '/sessions', {});
+  const { callId, encryptionKey } = await req('POST', '/calls', { sessionId });
+  const { connection } = await req('POST', `/calls/${callId}/sync`);
+  const room = new Room();
+  await room.connect(connection.url, connection.token, {
+    autoSubscribe: true,
+    dynacast: false,
+    e2ee: { keyProviderOptions: { sharedKey: new TextEncoder().encode(encryptionKey) } },
+  });
+  const source = new AudioSource(RATE, 1, 20); // a 20 ms queue: captureFrame paces in real time
+  await room.localParticipant!.publishTrack(
+    LocalAudioTrack.createAudioTrack('mic', source),
+    new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }),
+  );
+  const loud: number[] = [];
+  room.on(RoomEvent.TrackSubscribed, (t) => {
+    if (t.kind !== TrackKind.KIND_AUDIO) return;
+    void (async () => {
+      for await (const f of new AudioStream(t, RATE, 1)) if (dbfs(f.data) > LOUD) loud.push(performance.now());
+    })();
+  });
+  // captureFrame paces: a send takes as long as its audio
+  const send = async (samples: Int16Array) => {
+    for (let at = 0; at < samples.length; at += 480) {
+      const chunk = samples.slice(at, at + 480);
+      await source.captureFrame(new AudioFrame(chunk, RATE, 1, chunk.length));
+    }
+  };
+  // the microphone never stops: silence, and a tone when one is asked for
+  let next: { samples: Int16Array; done: (end: number) => void } | undefined;
+  let open = true;
+  const pump = (async () => {
+    while (open) {
+      const t = next;
+      next = undefined;
+      await send(t?.samples ?? new Int16Array(480));
+      // the frame just handed over leaves after the source's queue: the end of speech on the wire
+      t?.done(performance.now());
     }
   })();
-});
-const send = async (samples: Int16Array) => {
-  for (let at = 0; at < samples.length; at += 480) {
-    const chunk = samples.slice(at, at + 480);
-    await source.captureFrame(new AudioFrame(chunk, RATE, 1, chunk.length));
-  }
-};
-await send(new Int16Array(RATE)); // a second of silence: subscriptions settle
+  await sleep(1000); // subscriptions settle
+  return {
+    speak: () => new Promise((done) => (next = { samples: tone(SPEECH_MS, RATE, 440, 8000), done })),
+    firstLoudAfter: async (since) => loud.find((t) => t > since),
+    async close() {
+      open = false;
+      await pump;
+      await room.disconnect();
+    },
+  };
+}
 
+/** The user as a web page in headless Chromium, its microphone a Web Audio tone. */
+async function browserCaller(): Promise<Caller> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--use-fake-ui-for-media-stream', '--autoplay-policy=no-user-gesture-required'],
+  });
+  const userMnemonic = generateMnemonic();
+  const client = await OracleClient.connect({ baseUrl: url, signer: await signerFromMnemonic(userMnemonic) });
+  const { sessionId } = await client.createSession();
+  const page = await browser.newPage();
+  page.on('pageerror', (e) => console.error('page error:', e.message));
+  // the microphone: whatever the page asks for, a track of one Web Audio graph, silent but for the tones
+  await page.addInitScript(() => {
+    const ctx = new AudioContext({ sampleRate: 48_000 });
+    const mic = ctx.createMediaStreamDestination();
+    navigator.mediaDevices.getUserMedia = async () => new MediaStream([mic.stream.getAudioTracks()[0]!.clone()]);
+    (window as unknown as { tone: unknown }).tone = async (ms: number) => {
+      await ctx.resume();
+      const osc = ctx.createOscillator();
+      osc.frequency.value = 440;
+      const gain = ctx.createGain();
+      gain.gain.value = 8000 / 32768;
+      osc.connect(gain).connect(mic);
+      const start = ctx.currentTime + 0.05;
+      osc.start(start);
+      osc.stop(start + ms / 1000);
+      // currentTime is how far the graph has rendered, now: the tone's end on the same clock as performance.now()
+      return performance.now() + (start + ms / 1000 - ctx.currentTime) * 1000;
+    };
+  });
+  const query = new URLSearchParams({ oracle: url, did: oracle.did(), session: sessionId, mnemonic: userMnemonic });
+  await page.goto(`${site!.url}/?${query}`);
+  await configReady(page);
+  const started = await inPage(page, 'start');
+  if (!started.ok) throw new Error(`the page could not call: ${JSON.stringify(started)}`);
+  await inPage(page, 'say'); // the microphone on
+  await sleep(1000); // subscriptions settle
+  // page and bench clocks differ: the page's performance.now() is carried here by its offset
+  const local = performance.now();
+  const offset = (await inPage(page, 'now')) - (local + performance.now()) / 2;
+  const loud = (r: HeardRow) => 10 * Math.log10(r.sq / r.n / 32768 ** 2) > LOUD;
+  return {
+    async speak() {
+      const end =
+        (await page.evaluate(
+          (ms) => (window as unknown as { tone(ms: number): Promise<number> }).tone(ms),
+          SPEECH_MS,
+        )) - offset;
+      await sleep(end - performance.now());
+      return end;
+    },
+    async firstLoudAfter(since) {
+      const rows = await inPage(page, 'heard', since + offset);
+      const row = rows.find(loud);
+      return row && row.at - offset;
+    },
+    async close() {
+      await inPage(page, 'end').catch(() => {});
+      await browser.close();
+    },
+  };
+}
+
+const caller = BROWSER ? await browserCaller() : await rtcNodeCaller();
 const latencies: number[] = [];
-const cpu0 = process.cpuUsage();
+const perStage: Record<string, number[]> = {};
+const cpu0 = cpuUsOf(child.pid!);
 const t0 = performance.now();
+/** Waits until f() gives a value, or `ms` passed (then undefined). */
+async function within<T>(ms: number, f: () => Promise<T | undefined> | T | undefined): Promise<T | undefined> {
+  const until = performance.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined || performance.now() > until) return v;
+    await sleep(20);
+  }
+}
+let unanswered = 0;
 for (let i = 0; i < N; i++) {
   model.enqueue(answer());
-  firstLoudAfter = 0;
-  await send(tone(600, RATE, 440, 8000));
-  // the frame just handed over leaves after the source's 10 ms queue: the end of speech on the wire
-  since = performance.now();
   const before = stageLines.length;
-  // room for the answer (a streamed one is longer) before the next utterance
-  await send(new Int16Array(Math.round(((END_OF_TURN_MS + 700 + (WORD_MS ? 1500 : 0)) / 1000) * RATE)));
-  if (firstLoudAfter) {
-    latencies.push(firstLoudAfter - since);
-    const stages = stageLines.length === before + 1 ? stagesOf(stageLines.at(-1)!) : undefined;
-    if (stages?.['in the oracle'] !== undefined) {
-      // what is left: the user's line to the agent (encoding, network, jitter buffer) and back
-      stages['the line, both ways'] = firstLoudAfter - since - (stages['end of turn'] ?? 0) - stages['in the oracle'];
-      for (const [k, v] of Object.entries(stages)) (perStage[k] ??= []).push(v);
-    }
+  const end = await caller.speak();
+  // the agent's answer to this utterance (its stage line), then the answer's first sound at the user after it
+  const logged = await within(END_OF_TURN_MS + 3000, () => stageLines[before]);
+  const first = logged && (await within(2000, () => caller.firstLoudAfter(Math.max(end, logged.at - 5))));
+  if (VERBOSE)
+    console.error(
+      `${i}: ${first === undefined ? 'unanswered' : `${Math.round(first - end)} ms`}; the agent's first frame ` +
+        `${logged ? Math.round(logged.at - end) : '-'} ms after the end of speech: ${logged?.line.replace(/^.*?: /, '')}`,
+    );
+  if (first === undefined) {
+    unanswered++;
+    await sleep(3000); // the line settles before the next utterance
+    continue;
   }
-  since = Infinity;
-  await send(new Int16Array(RATE / 2));
+  latencies.push(first - end);
+  const stages = stagesOf(logged!.line);
+  if (stages['in the oracle'] !== undefined) {
+    // the rest: the line from the user to the agent (encoding, network, the endpoint, a jitter buffer), and back
+    const agentHeardLast = logged!.at - stages['in the oracle'] - (stages['end of turn'] ?? 0);
+    stages['the line, user to agent'] = agentHeardLast - end;
+    stages['the line, agent to user'] = first - logged!.at;
+    for (const [k, v] of Object.entries(stages)) (perStage[k] ??= []).push(v);
+  }
+  await sleep(WORD_MS ? 2500 : 1000); // the answer (300 ms a sentence) heard out, a pause
 }
 const seconds = (performance.now() - t0) / 1000;
-const cpu = process.cpuUsage(cpu0);
-const cpuPerSecond = (cpu.user + cpu.system) / 1e6 / seconds;
+const cpuPerSecond = (cpuUsOf(child.pid!) - cpu0) / 1e6 / seconds;
 
 latencies.sort((a, b) => a - b);
 const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
 const report = {
+  user: BROWSER ? 'headless Chromium, livekit-client' : '@livekit/rtc-node',
   utterances: N,
   wordMs: WORD_MS,
   answered: latencies.length,
+  unanswered,
   endOfTurnMs: END_OF_TURN_MS,
   targetMs: END_OF_TURN_MS + 150,
   medianMs: Math.round(q(0.5)),
   p95Ms: Math.round(q(0.95)),
-  /** The median of each stage (ms): the end-of-turn silence, then the oracle's stages, then the line. */
+  /** The median of each stage (ms): the end-of-turn silence, the oracle's stages, the line each way. */
   stagesMedianMs: Object.fromEntries(
     Object.entries(perStage).map(([k, v]) => [k, Math.round(v.sort((a, b) => a - b)[Math.floor(v.length / 2)]!)]),
   ),
   loadAverage: loadavg().map((x) => Number(x.toFixed(1))),
   callSeconds: Math.round(seconds),
-  cpuSecondsPerCallSecond: Number(cpuPerSecond.toFixed(3)),
+  /** The oracle process's CPU (its endpoint and agent included), per second of call. */
+  oracleCpuSecondsPerCallSecond: Number(cpuPerSecond.toFixed(3)),
   callsPerCoreEstimate: Math.floor(1 / cpuPerSecond),
 };
 console.log(JSON.stringify(report, null, 2));
-await room.disconnect();
-await app.close();
+await caller.close();
+child.send({ type: 'stop' });
+await new Promise((ok) => child.once('exit', ok));
+await site?.close();
 await model.close();
 await speech.close();
-rmSync(dir, { recursive: true, force: true });
+if (web) rmSync(web, { recursive: true, force: true });
 process.exit(0);

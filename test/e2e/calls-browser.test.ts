@@ -19,13 +19,10 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { build } from 'vite';
-import react from '@vitejs/plugin-react';
 import { ROOT, runCli } from '../helpers/cli.ts';
 import { freePort } from '../helpers/loopback.ts';
 import { readWav, startSpeechServer, type SpeechServer } from '../helpers/speech-server.ts';
@@ -33,6 +30,7 @@ import { callTool, say, startScriptedModelServer, type ScriptedModelServer } fro
 import { dbfs, wav } from '../../src/runtime/plugins/calls/audio.ts';
 import { OracleClient, generateMnemonic, listCalls, signerFromMnemonic } from '../../src/client/index.ts';
 import { NPM_QUIET, scaffoldEnv } from '../helpers/scaffold-env.ts';
+import { configReady, inPage, serveCallPage, type HeardRow } from '../helpers/call-page.ts';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, 'test-artifacts');
@@ -57,113 +55,7 @@ function voiced(samples: Int16Array, rate: number): { ms: number; rms: number } 
   return { ms: frames * 10, rms: Math.sqrt(sq / Math.max(1, frames)) };
 }
 
-/** The page: a call button's worth of useLiveAgent, and what the page heard from the agent, recorded in 10 ms rows. */
-const PAGE = `
-import { useEffect } from 'react';
-import { createRoot } from 'react-dom/client';
-import { RoomEvent, Track } from 'livekit-client';
-import { signerFromMnemonic } from 'oraclekit/client';
-import { OraclesProvider } from 'oraclekit/react';
-import { useLiveAgent } from 'oraclekit/react/live-agent';
-
-const q = new URLSearchParams(location.search);
-const ORACLE_URL = q.get('oracle');
-const ORACLE_DID = q.get('did');
-const SESSION = q.get('session');
-
-// what the page heard: per chunk of the agent's audio as the page plays it, its time, length and energy
-const heard = [];
-async function record(track) {
-  const reader = new MediaStreamTrackProcessor({ track }).readable.getReader();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    const n = value.numberOfFrames;
-    const buf = new Float32Array(n);
-    value.copyTo(buf, { planeIndex: 0, format: 'f32-planar' });
-    let sq = 0;
-    for (const x of buf) sq += (x * 32768) ** 2;
-    heard.push({ at: performance.now(), n, rate: value.sampleRate, sq });
-    value.close();
-  }
-}
-
-function Call() {
-  const live = useLiveAgent(ORACLE_DID, { overrides: { baseUrl: ORACLE_URL } });
-  const { room } = live;
-  useEffect(() => {
-    const onTrack = (track) => {
-      if (track.kind !== Track.Kind.Audio) return;
-      const el = track.attach();
-      document.body.append(el);
-      void record(track.mediaStreamTrack);
-    };
-    // the microphone stays quiet until the test says when to speak (mic.say: the WAV from its start)
-    const onPublished = (pub) => {
-      if (pub.source === Track.Source.Microphone && pub.track) pub.track.mediaStreamTrack.enabled = false;
-    };
-    room.on(RoomEvent.TrackSubscribed, onTrack);
-    room.on(RoomEvent.LocalTrackPublished, onPublished);
-    return () => {
-      room.off(RoomEvent.TrackSubscribed, onTrack);
-      room.off(RoomEvent.LocalTrackPublished, onPublished);
-    };
-  }, [room]);
-  window.call = {
-    start: (callType = 'audio') =>
-      live.callAgent({ callType, sessionId: SESSION, language: 'en' }).then(
-        (r) => ({ ok: true, callId: r.callId }),
-        (e) => ({ ok: false, code: e.code, name: e.name, message: e.message }),
-      ),
-    end: () => live.endCall(),
-    say: async () => {
-      const pub = room.localParticipant.getTrackPublication(Track.Source.Microphone);
-      const at = performance.now();
-      await pub.track.restartTrack();
-      pub.track.mediaStreamTrack.enabled = true;
-      return at;
-    },
-    heard: (since = 0) => heard.filter((h) => h.at >= since),
-    now: () => performance.now(),
-    state: () => ({
-      isConfigReady: live.isConfigReady,
-      isReady: live.isReady,
-      isCalling: live.isCalling,
-      sessionStarted: live.sessionStarted,
-      callId: live.callId,
-      room: room.state,
-      remote: [...room.remoteParticipants.keys()],
-      e2ee: room.isE2EEEnabled,
-    }),
-  };
-  return (
-    <main>
-      <h1>Call the oracle</h1>
-      <p data-testid="state">{live.isReady ? 'in the call' : live.isConnecting ? 'connecting' : 'idle'}</p>
-      {live.error && <p role="alert">{live.error.message}</p>}
-    </main>
-  );
-}
-
-createRoot(document.getElementById('root')).render(
-  <OraclesProvider initialWallet={{ did: window.signer.did(), signer: window.signer }}>
-    <Call />
-  </OraclesProvider>,
-);
-`;
-
-const MAIN = `
-import { signerFromMnemonic } from 'oraclekit/client';
-window.signer = await signerFromMnemonic(new URLSearchParams(location.search).get('mnemonic'));
-await import('./call.jsx');
-`;
-
-interface Row {
-  at: number;
-  n: number;
-  rate: number;
-  sq: number;
-}
+type Row = HeardRow;
 /** The rows louder than −40 dBFS: their total length (ms) and RMS (16-bit scale). */
 function voicedRows(rows: Row[]): { ms: number; rms: number; rows: Row[] } {
   const loud = rows.filter((r) => r.sq / r.n > (32768 * 10 ** (-40 / 20)) ** 2);
@@ -178,7 +70,7 @@ let oracle: ChildProcess | undefined;
 let log = '';
 let model: ScriptedModelServer;
 let speech: SpeechServer;
-let site: Server;
+let site: { url: string; close(): Promise<void> } | undefined;
 let siteUrl: string;
 let oracleUrl: string;
 let wavFile: string;
@@ -254,31 +146,8 @@ beforeAll(async () => {
     ],
     { cwd: project.dir, env: { ...process.env, ...env }, stdio: 'ignore', timeout: 150_000 },
   );
-  const web = join(project.dir, 'web');
-  mkdirSync(join(web, 'src'), { recursive: true });
-  writeFileSync(
-    join(web, 'index.html'),
-    '<!doctype html>\n<html lang="en"><head><meta charset="UTF-8" /><title>Call test page</title></head>\n' +
-      '<body><div id="root"></div><script type="module" src="/src/main.js"></script></body></html>\n',
-  );
-  writeFileSync(join(web, 'src/main.js'), MAIN);
-  writeFileSync(join(web, 'src/call.jsx'), PAGE);
-  await build({
-    root: web,
-    plugins: [react()],
-    logLevel: 'warn',
-    build: { outDir: join(web, 'dist'), target: 'es2022' },
-  });
-  site = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    const file = join(web, 'dist', path === '/' ? 'index.html' : path);
-    if (!file.startsWith(join(web, 'dist')) || !existsSync(file)) return void res.writeHead(404).end();
-    const type = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' }[extname(file)];
-    res.writeHead(200, { 'content-type': type ?? 'application/octet-stream' }).end(readFileSync(file));
-  });
-  await new Promise<void>((ok) => site.listen(0, '127.0.0.1', ok));
-  const a = site.address();
-  siteUrl = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
+  site = await serveCallPage(join(project.dir, 'web'));
+  siteUrl = site.url;
 
   // `npm start`, its model and speech services on loopback (the environment wins over .env)
   model = await startScriptedModelServer();
@@ -322,7 +191,7 @@ afterAll(async () => {
     process.kill(-oracle.pid, 'SIGTERM');
     await closed;
   }
-  await new Promise((r) => site?.close(r));
+  await site?.close();
   await model?.close();
   await speech?.close();
   await runCli(['daemon', 'stop', '--grace', '1'], { env });
@@ -339,33 +208,13 @@ async function user() {
   return { client, sessionId, url: `${siteUrl}/?${query}` };
 }
 
-/** What the page's `window.call` offers the test (PAGE above). */
-interface PageCall {
-  start(): { ok: boolean; callId?: string; code?: string; name?: string; message?: string };
-  end(): void;
-  say(): number;
-  heard(since: number): Row[];
-  state(): Record<string, unknown>;
-}
-type Window = { call?: PageCall };
-
-/** Calls `window.call[method]` in the page. */
-function inPage<K extends keyof PageCall>(page: Page, method: K, arg?: number): Promise<ReturnType<PageCall[K]>> {
-  return page.evaluate(([m, a]) => ((window as unknown as Window).call![m] as (x?: number) => unknown)(a), [
-    method,
-    arg,
-  ] as const) as Promise<ReturnType<PageCall[K]>>;
-}
-
 async function open(b: Browser, url: string, init?: () => void): Promise<Page> {
   const page = await b.newPage();
   page.on('pageerror', (e) => console.error('page error:', e.message));
   if (init) await page.addInitScript(init);
   await page.goto(url);
   // the oracle's configuration (its URL, given here) is ready before a call
-  await page.waitForFunction(() => (window as unknown as Window).call?.state().isConfigReady, undefined, {
-    timeout: 30_000,
-  });
+  await configReady(page);
   return page;
 }
 
