@@ -8,7 +8,7 @@
 import type { Key } from 'ink';
 import type { EditCommand } from './input-line.ts';
 
-type ChatCommand =
+export type ChatCommand =
   EditCommand | 'submit' | 'up' | 'down' | 'complete' | 'cancel' | 'interrupt' | 'eof' | 'redraw' | 'prefix' | 'editor';
 
 /** One key: the Key flags that must be set, and the input (a letter for Ctrl/Alt keys) when it matters. */

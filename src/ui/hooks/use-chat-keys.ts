@@ -20,8 +20,9 @@ import {
   lineUp,
   splitChunk,
   type EditCommand,
+  type Line,
 } from '../input-line.ts';
-import { commandFor, isUnboundKey, prefixedCommand } from '../key-bindings.ts';
+import { commandFor, isUnboundKey, prefixedCommand, type ChatCommand } from '../key-bindings.ts';
 import { menuFor, type MenuEntry } from '../slash-menu.tsx';
 import type { NewItem } from '../transcript.tsx';
 import type { HistoryNavigation } from './use-input-history.ts';
@@ -37,7 +38,7 @@ interface ChatKeys {
   selected: number;
 }
 
-export function useChatKeys(o: {
+interface ChatKeysOptions {
   controller: ChatController;
   editor: LineEditor;
   recall: HistoryNavigation;
@@ -47,8 +48,72 @@ export function useChatKeys(o: {
   quit: () => void;
   openEditor: () => Promise<CommandResult>;
   add: (...xs: NewItem[]) => void;
-}): ChatKeys {
-  const { controller, editor, recall, turn, submit, redraw, quit, openEditor, add } = o;
+}
+
+/** What a command's handler sees of one key press: the input line, its slash menu and the chat's actions. */
+interface KeyPress {
+  o: ChatKeysOptions;
+  line: Line;
+  entries: readonly MenuEntry[];
+  chosen: MenuEntry | undefined;
+  armed: boolean;
+  setArmed: (armed: boolean) => void;
+  setMenuIndex: (f: number | ((i: number) => number)) => void;
+  /** Ctrl+X was pressed: the next key is read with prefixedCommand. */
+  prefix: { current: boolean };
+  /** Sends `text` (shown as `shown`) and empties the input. */
+  enter: (text: string, shown?: string) => void;
+}
+
+const cancel = ({ o }: KeyPress) => {
+  o.submit.queue.clear();
+  o.turn.cancel();
+};
+
+/** Up/Down: the menu's choice, else a line of the input, else the history. */
+const move = (k: KeyPress, step: 1 | -1) => {
+  const { entries, o } = k;
+  // the menu takes them unless they are recalling what was typed (a recalled "/quit" opens it too)
+  if (entries.length > 1 && !o.recall.browsing())
+    return k.setMenuIndex((i) => (i + step + entries.length) % entries.length);
+  const moved = step < 0 ? lineUp(k.line) : lineDown(k.line);
+  if (moved) return o.editor.set(moved);
+  const h = step < 0 ? o.recall.up(k.line.text) : o.recall.down();
+  if (h !== undefined) o.editor.set(lineOf(h));
+};
+
+/** What each command of key-bindings.ts does in the chat, but the edits (input-line.ts's EDIT_COMMANDS). */
+const COMMANDS: { [C in Exclude<ChatCommand, EditCommand>]: (k: KeyPress) => void } = {
+  interrupt: (k) => {
+    if (k.o.controller.streaming && !k.armed) {
+      k.setArmed(true);
+      return cancel(k);
+    }
+    if (k.armed) return k.o.quit();
+    k.setArmed(true);
+  },
+  cancel: (k) => k.o.controller.streaming && cancel(k),
+  eof: (k) => (k.line.text === '' ? k.o.quit() : k.o.editor.set(EDIT_COMMANDS.delete)),
+  redraw: (k) => k.o.redraw(),
+  prefix: (k) => {
+    k.prefix.current = true;
+  },
+  editor: ({ o }) =>
+    void o.openEditor().then((r) => r.lines.length && o.add({ kind: 'note', text: r.lines.join('\n') })),
+  submit: ({ line, entries, chosen, enter }) => {
+    // a command being typed runs the one chosen in the menu
+    if (chosen && !entries.some((e) => e.name === line.text.toLowerCase())) return enter(chosen.name);
+    enter(expandPastes(line), line.text);
+  },
+  complete: (k) => k.chosen && k.o.editor.set(lineOf(k.chosen.name + ' ')),
+  up: (k) => move(k, -1),
+  down: (k) => move(k, 1),
+};
+
+const isEdit = (cmd: ChatCommand): cmd is EditCommand => Object.hasOwn(EDIT_COMMANDS, cmd);
+
+export function useChatKeys(o: ChatKeysOptions): ChatKeys {
+  const { editor } = o;
   const [armed, setArmed] = useState(false);
   const [menuIndex, setMenuIndex] = useState(0);
   const prefix = useRef(false);
@@ -56,22 +121,7 @@ export function useChatKeys(o: {
   const enter = (text: string, shown = text) => {
     editor.set(EMPTY_LINE);
     setMenuIndex(0);
-    submit.enter(text, shown);
-  };
-  const cancel = () => {
-    submit.queue.clear();
-    turn.cancel();
-  };
-  /** Up/Down: the menu's choice, else a line of the input, else the history. */
-  const move = (entries: readonly MenuEntry[], step: 1 | -1) => {
-    // the menu takes them unless they are recalling what was typed (a recalled "/quit" opens it too)
-    if (entries.length > 1 && !recall.browsing())
-      return setMenuIndex((i) => (i + step + entries.length) % entries.length);
-    const line = editor.current();
-    const moved = step < 0 ? lineUp(line) : lineDown(line);
-    if (moved) return editor.set(moved);
-    const h = step < 0 ? recall.up(line.text) : recall.down();
-    if (h !== undefined) editor.set(lineOf(h));
+    o.submit.enter(text, shown);
   };
 
   const onKey = (ch: string, key: Key) => {
@@ -82,44 +132,14 @@ export function useChatKeys(o: {
     }
     if (cmd !== 'interrupt') setArmed(false);
     const line = editor.current();
-    const entries = menuFor(line.text);
-    const chosen = entries[Math.min(menuIndex, entries.length - 1)];
-    switch (cmd) {
-      case 'interrupt':
-        if (controller.streaming && !armed) {
-          setArmed(true);
-          return cancel();
-        }
-        if (armed) return quit();
-        return setArmed(true);
-      case 'cancel':
-        return controller.streaming ? cancel() : undefined;
-      case 'eof':
-        if (line.text === '') return quit();
-        return editor.set(EDIT_COMMANDS.delete);
-      case 'redraw':
-        return redraw();
-      case 'prefix':
-        prefix.current = true;
-        return;
-      case 'editor':
-        void openEditor().then((r) => r.lines.length && add({ kind: 'note', text: r.lines.join('\n') }));
-        return;
-      case 'submit':
-        // a command being typed runs the one chosen in the menu
-        if (chosen && !entries.some((e) => e.name === line.text.toLowerCase())) return enter(chosen.name);
-        return enter(expandPastes(line), line.text);
-      case 'complete':
-        return chosen ? editor.set(lineOf(chosen.name + ' ')) : undefined;
-      case 'up':
-        return move(entries, -1);
-      case 'down':
-        return move(entries, 1);
-      case undefined:
-        break;
-      default:
-        setMenuIndex(0);
-        return editor.set(EDIT_COMMANDS[cmd as EditCommand]);
+    if (cmd && isEdit(cmd)) {
+      setMenuIndex(0);
+      return editor.set(EDIT_COMMANDS[cmd]);
+    }
+    if (cmd) {
+      const entries = menuFor(line.text);
+      const chosen = entries[Math.min(menuIndex, entries.length - 1)];
+      return COMMANDS[cmd]({ o, line, entries, chosen, armed, setArmed, setMenuIndex, prefix, enter });
     }
     if (isUnboundKey(key) || !ch) return;
     setMenuIndex(0);
