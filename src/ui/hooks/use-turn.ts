@@ -49,6 +49,8 @@ function retryable(r: TurnResult): boolean {
   );
 }
 
+const starting = (): Live => ({ text: '', tools: [], cancelling: false, startedAt: Date.now() });
+
 export function useTurn(o: {
   controller: ChatController;
   add: (...xs: NewItem[]) => void;
@@ -63,14 +65,61 @@ export function useTurn(o: {
   const retryDelay = o.retryDelayMs ?? RETRY_DELAY_MS;
   const [live, setLive] = useState<Live | null>(null);
   const [busy, setBusy] = useState(false);
-  const [connection, setConnection] = useState<'connected' | 'unreachable'>('connected');
-  const firstTokenSeen = useRef(false);
+  const { stream, connection } = useTurnStream({ controller, add, onRefused, onFirstTokenEvent, setLive });
 
   const cancel = useCallback(() => {
     setLive((l) => (l ? { ...l, cancelling: true } : l));
     controller.cancel().catch((e: unknown) => add({ kind: 'error', text: controller.explain(e) }));
   }, [add, controller]);
 
+  const run = useCallback(
+    async (text: string) => {
+      setBusy(true);
+      setLive(starting());
+      try {
+        // the request leaves before React renders anything: rendering is not on the critical path
+        let r = await stream(text);
+        if (r !== 'thrown' && retryable(r)) {
+          const why = controller.explainRun(r) ?? '';
+          setLive((l) => (l ? { ...l, retrying: why } : l));
+          // the package's retry curve, first step, with jitter: chats that failed together do not retry together
+          const wait = backoffMs(0, { baseMs: retryDelay, maxMs: retryDelay, jitter: 0.25 });
+          add({ kind: 'note', text: `${why}\nTrying once more in ${(wait / 1000).toFixed(1)} s.` });
+          await sleep(wait);
+          setLive(starting());
+          r = await stream(text);
+        }
+        if (r === 'thrown') return;
+        const extra: NewItem[] = [];
+        const why = controller.explainRun(r);
+        if (why && r.status !== 'aborted') extra.push({ kind: 'error', text: why });
+        onAnswer(r);
+        add({ kind: 'assistant', text: r.text, tools: r.toolCalls, status: r.status, usage: r.usage }, ...extra);
+      } finally {
+        setLive(null);
+        setBusy(false);
+      }
+    },
+    [add, controller, onAnswer, retryDelay, stream],
+  );
+
+  return { live, busy, setBusy, connection, run, cancel };
+}
+
+/**
+ * Streams one turn into the live state (only when its text or tool calls changed: other events do not render) and
+ * tracks whether the oracle is reachable. A failure is written to the transcript, with what showed of the answer.
+ */
+function useTurnStream(o: {
+  controller: ChatController;
+  add: (...xs: NewItem[]) => void;
+  onRefused: (text: string) => void;
+  onFirstTokenEvent?: (() => void) | undefined;
+  setLive: (f: (l: Live | null) => Live | null) => void;
+}) {
+  const { controller, add, onRefused, onFirstTokenEvent, setLive } = o;
+  const [connection, setConnection] = useState<'connected' | 'unreachable'>('connected');
+  const firstTokenSeen = useRef(false);
   const stream = useCallback(
     async (text: string): Promise<TurnResult | 'thrown'> => {
       firstTokenSeen.current = false;
@@ -78,7 +127,6 @@ export function useTurn(o: {
       const onEvent = (e: AnyEvent, next: TurnState) => {
         const prev = turn;
         turn = next;
-        // the live region shows the text and the tool calls: other events do not render
         if (next.text === (prev?.text ?? '') && (next.toolCalls.length === 0 || next.toolCalls === prev?.toolCalls))
           return;
         if (e.event === 'message' && !firstTokenSeen.current) {
@@ -105,39 +153,7 @@ export function useTurn(o: {
         return 'thrown';
       }
     },
-    [add, controller, onFirstTokenEvent, onRefused],
+    [add, controller, onFirstTokenEvent, onRefused, setLive],
   );
-
-  const run = useCallback(
-    async (text: string) => {
-      setBusy(true);
-      setLive({ text: '', tools: [], cancelling: false, startedAt: Date.now() });
-      try {
-        // the request leaves before React renders anything: rendering is not on the critical path
-        let r = await stream(text);
-        if (r !== 'thrown' && retryable(r)) {
-          const why = controller.explainRun(r) ?? '';
-          setLive((l) => (l ? { ...l, retrying: why } : l));
-          // the package's retry curve, first step, with jitter: chats that failed together do not retry together
-          const wait = backoffMs(0, { baseMs: retryDelay, maxMs: retryDelay, jitter: 0.25 });
-          add({ kind: 'note', text: `${why}\nTrying once more in ${(wait / 1000).toFixed(1)} s.` });
-          await sleep(wait);
-          setLive({ text: '', tools: [], cancelling: false, startedAt: Date.now() });
-          r = await stream(text);
-        }
-        if (r === 'thrown') return;
-        const extra: NewItem[] = [];
-        const why = controller.explainRun(r);
-        if (why && r.status !== 'aborted') extra.push({ kind: 'error', text: why });
-        onAnswer(r);
-        add({ kind: 'assistant', text: r.text, tools: r.toolCalls, status: r.status, usage: r.usage }, ...extra);
-      } finally {
-        setLive(null);
-        setBusy(false);
-      }
-    },
-    [add, onAnswer, retryDelay, stream],
-  );
-
-  return { live, busy, setBusy, connection, run, cancel };
+  return { stream, connection };
 }
