@@ -310,48 +310,9 @@ export function Markdown({ text, width }: { text: string; width: number }): Reac
           case 'paragraph':
             return <Inline key={i} text={b.text} width={w} />;
           case 'code':
-            return (
-              <Box key={i} flexDirection="column">
-                <Text dimColor>{b.lang ? `─── ${b.lang}` : '───'}</Text>
-                {(b.lines.length ? b.lines : ['']).flatMap((l, j) =>
-                  codeRows(l, w).map((r, k, all) => (
-                    <Text key={`${j}.${k}`} color={tint('yellow')} wrap="truncate-end">
-                      {k < all.length - 1 ? (
-                        <>
-                          {r.slice(0, -CODE_CONTINUES.length)}
-                          <Text dimColor>{CODE_CONTINUES}</Text>
-                        </>
-                      ) : r === '' ? (
-                        ' '
-                      ) : (
-                        r
-                      )}
-                    </Text>
-                  )),
-                )}
-                <Text dimColor>───</Text>
-              </Box>
-            );
-          case 'list': {
-            return (
-              <Box key={i} flexDirection="column">
-                {b.items.map((it, j) => {
-                  const ordered = /\d/.test(it.marker);
-                  const bullet = ordered ? `${it.marker.replace(/[.)]$/, '')}.` : it.indent % 2 ? '◦' : '•';
-                  const indent = Math.min(it.indent * 2, Math.floor(w / 2));
-                  const bw = textWidth(bullet) + 1;
-                  return (
-                    <Box key={j} paddingLeft={indent}>
-                      <Box width={bw} flexShrink={0}>
-                        <Text>{bullet}</Text>
-                      </Box>
-                      <Inline text={it.text} width={w - indent - bw} />
-                    </Box>
-                  );
-                })}
-              </Box>
-            );
-          }
+            return <CodeBlock key={i} block={b} width={w} />;
+          case 'list':
+            return <ListBlock key={i} block={b} width={w} />;
           case 'table':
             return (
               <Box key={i} flexDirection="column">
@@ -378,6 +339,55 @@ export function Markdown({ text, width }: { text: string; width: number }): Reac
               </Text>
             );
         }
+      })}
+    </Box>
+  );
+}
+
+/** A fenced code block between rules, each line cut to rows of the width with a continuation marker. */
+function CodeBlock({ block, width }: { block: Extract<Block, { type: 'code' }>; width: number }): ReactNode {
+  const tint = useTint();
+  return (
+    <Box flexDirection="column">
+      <Text dimColor>{block.lang ? `─── ${block.lang}` : '───'}</Text>
+      {(block.lines.length ? block.lines : ['']).flatMap((l, j) =>
+        codeRows(l, width).map((r, k, all) => (
+          <Text key={`${j}.${k}`} color={tint('yellow')} wrap="truncate-end">
+            {k < all.length - 1 ? (
+              <>
+                {r.slice(0, -CODE_CONTINUES.length)}
+                <Text dimColor>{CODE_CONTINUES}</Text>
+              </>
+            ) : r === '' ? (
+              ' '
+            ) : (
+              r
+            )}
+          </Text>
+        )),
+      )}
+      <Text dimColor>───</Text>
+    </Box>
+  );
+}
+
+/** A list: numbers as written, bullets by depth, each item's text wrapped beside its bullet. */
+function ListBlock({ block, width }: { block: Extract<Block, { type: 'list' }>; width: number }): ReactNode {
+  return (
+    <Box flexDirection="column">
+      {block.items.map((it, j) => {
+        const ordered = /\d/.test(it.marker);
+        const bullet = ordered ? `${it.marker.replace(/[.)]$/, '')}.` : it.indent % 2 ? '◦' : '•';
+        const indent = Math.min(it.indent * 2, Math.floor(width / 2));
+        const bw = textWidth(bullet) + 1;
+        return (
+          <Box key={j} paddingLeft={indent}>
+            <Box width={bw} flexShrink={0}>
+              <Text>{bullet}</Text>
+            </Box>
+            <Inline text={it.text} width={width - indent - bw} />
+          </Box>
+        );
       })}
     </Box>
   );
