@@ -1,12 +1,18 @@
 /**
- * The package's one SHA-256 (hex) and one canonical JSON: the selection's
- * designId and commitment digest, the registry's idempotency body hash, the
- * chat history's file names.
+ * The package's one SHA-256 and one canonical JSON: the selection's designId
+ * and commitment digest, its frame, order and file digests, the registry's
+ * idempotency body hash, the chat history's file names.
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 
+/** SHA-256 of a string (as UTF-8) or bytes, as hex. */
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return createSha256().update(data).digest('hex');
+}
+
+/** An incremental SHA-256 (`update` as the data comes, then `digest`): for what is hashed while it streams. */
+export function createSha256(): Hash {
+  return createHash('sha256');
 }
 
 /** Compares two strings by their UTF-8 bytes (= Unicode code point order). */

@@ -16,7 +16,7 @@
  * challenge, the expiry and the signature against the did:key's public key,
  * answers 200 {ok, did}, and the command takes the wallet's DID.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -24,6 +24,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { base58Decode } from '../../lib/did/did.ts';
 import { cliError } from '../errors.ts';
+import { createSha256 } from '../../lib/hash.ts';
 
 export interface SignInRequest {
   v: 1;
@@ -43,7 +44,7 @@ export function signInMessage(r: SignInRequest): string {
  */
 export function signInCode(challenge: string): string {
   const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-  const h = createHash('sha256').update(challenge).digest();
+  const h = createSha256().update(challenge).digest();
   let bits = 0n;
   for (const b of h.subarray(0, 5)) bits = (bits << 8n) | BigInt(b);
   let code = '';

@@ -16,8 +16,8 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createHash } from 'node:crypto';
 import { stateDir } from '../../lib/paths.ts';
+import { createSha256 } from '../../lib/hash.ts';
 
 const CHECKOUT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -41,7 +41,7 @@ export function givenOraclekitSource(spec: string, cwd: string): OraclekitSource
   return statSync(path).isDirectory() ? { pack: path } : { tarball: path };
 }
 
-function walkStats(dir: string, h: ReturnType<typeof createHash>): void {
+function walkStats(dir: string, h: ReturnType<typeof createSha256>): void {
   for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     if (e.name === 'node_modules') continue;
     const p = join(dir, e.name);
@@ -59,7 +59,7 @@ function walkStats(dir: string, h: ReturnType<typeof createHash>): void {
  * build), so a digest costs a few dozen stat calls rather than a walk of dist/.
  */
 async function packed(folder: string, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string> {
-  const h = createHash('sha256');
+  const h = createSha256();
   for (const top of ['bin', 'templates', 'docs']) if (existsSync(join(folder, top))) walkStats(join(folder, top), h);
   for (const file of ['package.json', 'oclif.manifest.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']) {
     const p = join(folder, file);

@@ -7,11 +7,11 @@
  * offset. Nothing here looks at the adopter column.
  */
 import { createReadStream, existsSync, statSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { CsvScanner, field, type CsvRecord } from '../csv.ts';
 import { frameCsvError, selectionError } from './errors.ts';
 import { UNIT_SEPARATOR, compareUtf8, hashSortedIds, needsCodePointOrder, stratumKey, trimId } from './hash.ts';
+import { createSha256 } from '../hash.ts';
 
 export const UNSTRATIFIED = 'all';
 
@@ -62,7 +62,7 @@ export async function scanFileHashing(
   scanner: CsvScanner,
   o: { stop?: () => boolean; onChunk?: (bytes: number) => void } = {},
 ): Promise<{ sha256: string; bytes: number }> {
-  const hash = createHash('sha256');
+  const hash = createSha256();
   let bytes = 0;
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
     hash.update(chunk);

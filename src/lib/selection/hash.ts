@@ -8,7 +8,6 @@
  * SHA-256 compression written for it — two compressions per short ID, no
  * allocation; unit tests pin it to node:crypto's createHmac.
  */
-import { createHash } from 'node:crypto';
 
 export const ALGORITHM = 'cookstove-sampling/v1';
 export const UNIT_SEPARATOR = '\u001f';
@@ -16,7 +15,7 @@ export const UNIT_SEPARATOR = '\u001f';
 export { TRIM_CHARS, trimId, stratumKey } from '../sampling/names.ts';
 // one canonical JSON, one sha256 and one UTF-8 order for the package (src/lib/hash.ts)
 export { canonicalJson, compareUtf8, sha256Hex } from '../hash.ts';
-import { compareUtf8 } from '../hash.ts';
+import { compareUtf8, createSha256 } from '../hash.ts';
 
 const encoder = new TextEncoder();
 
@@ -41,7 +40,7 @@ export function needsCodePointOrder(ids: readonly string[]): boolean {
 
 /** SHA-256 of the given IDs (already sorted), each followed by "\n", as hex. */
 export function hashSortedIds(sorted: readonly string[]): string {
-  const h = createHash('sha256');
+  const h = createSha256();
   const BATCH = 8192;
   for (let i = 0; i < sorted.length; i += BATCH) {
     h.update(sorted.slice(i, i + BATCH).join('\n') + '\n', 'utf8');
@@ -56,7 +55,7 @@ export function frameHash(ids: readonly string[]): string {
 
 /** seed = SHA-256("cookstove-sampling/v1" || frameHash (32 bytes) || randomness (bytes)), as hex. */
 export function computeSeed(frameHashHex: string, randomnessHex: string): string {
-  return createHash('sha256')
+  return createSha256()
     .update(ALGORITHM, 'utf8')
     .update(Buffer.from(frameHashHex, 'hex'))
     .update(Buffer.from(randomnessHex, 'hex'))
@@ -136,7 +135,7 @@ export class Ticketer {
 
   constructor(seedHex: string) {
     let key = Uint8Array.from(Buffer.from(seedHex, 'hex'));
-    if (key.length > 64) key = createHash('sha256').update(key).digest();
+    if (key.length > 64) key = createSha256().update(key).digest();
     const block = (fill: number): void => {
       for (let j = 0; j < 16; j++) {
         let v = 0;

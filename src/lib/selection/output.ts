@@ -11,11 +11,11 @@
  * the file is hashed again: what was copied is what was committed.
  */
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { csvCell } from '../csv.ts';
 import { selectionError } from './errors.ts';
 import type { Frame } from './frame.ts';
 import type { FrameSelection } from './select.ts';
+import { createSha256 } from '../hash.ts';
 
 export const SELECTION_COLUMNS = ['stratum', 'rank', 'role', 'household_id', 'ticket'] as const;
 
@@ -191,9 +191,9 @@ interface WriteOptions {
   window?: number;
 }
 
-/** SHA-256 of a file read sequentially. */
-function sha256File(fd: number): string {
-  const h = createHash('sha256');
+/** The SHA-256 (hex, src/lib/hash.ts) of an open file, read from its start in blocks. */
+function digestOfFile(fd: number): string {
+  const h = createSha256();
   const buf = Buffer.allocUnsafe(BLOCK);
   for (let pos = 0; ;) {
     const k = readSync(fd, buf, 0, BLOCK, pos);
@@ -232,7 +232,7 @@ export async function writeSelectionCsv(
   const cols = keptColumns(frame);
   const kept = cols.map((k) => k.index);
   const total = sel.strata.reduce((a, s) => a + s.order.length, 0);
-  const hash = createHash('sha256');
+  const hash = createSha256();
   const orderDigests: string[] = [];
   const inFd = openSync(framePath, 'r');
   const outFd = openSync(outPath, 'w');
@@ -250,7 +250,7 @@ export async function writeSelectionCsv(
     let raw = Buffer.alloc(0);
     for (const st of sel.strata) {
       const stratumCell = Buffer.from(csvCell(st.name));
-      const digest = createHash('sha256');
+      const digest = createSha256();
       for (let w = 0; w < st.order.length; w += window) {
         const rows = st.order.subarray(w, Math.min(st.order.length, w + window));
         let bytes = 0;
@@ -285,7 +285,7 @@ export async function writeSelectionCsv(
       orderDigests.push(digest.digest('hex'));
     }
     out.flush();
-    const sha = sha256File(inFd);
+    const sha = digestOfFile(inFd);
     if (sha !== frame.fileSha256) throw frameChanged(frame, `sha256 ${sha}`);
   } finally {
     closeSync(inFd);

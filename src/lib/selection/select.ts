@@ -7,10 +7,10 @@
  * stratum (step 6), then output.ts writes selection.csv. Tickets live in one
  * Uint8Array (32 bytes per household).
  */
-import { createHash } from 'node:crypto';
 import type { Frame } from './frame.ts';
 import { selectionError } from './errors.ts';
 import { Ticketer, UNIT_SEPARATOR, compareUtf8 } from './hash.ts';
+import { createSha256 } from '../hash.ts';
 
 const MAX_STRATUM_HOUSEHOLDS = 0xffffff;
 
@@ -129,7 +129,7 @@ export function orderRows(rows: Uint32Array, tickets: Uint8Array, ids: readonly 
 }
 
 export function orderDigest(order: Uint32Array, ids: readonly string[]): string {
-  const h = createHash('sha256');
+  const h = createSha256();
   const BATCH = 8192;
   for (let i = 0; i < order.length; i += BATCH) {
     const part: string[] = [];
