@@ -52,6 +52,7 @@ const deps: AgentDeps = {
   persist: async () => {},
   maxSteps: 4,
   redact: (t) => t,
+  now: Date.now,
   stallTimeoutMs: 60_000,
   toolTimeoutMs: 30_000,
   limits: { maxOutputTokens: 4096, maxMs: 600_000, maxOutputChars: 200_000, maxEventBytes: 8 * 1024 * 1024 },

@@ -327,7 +327,7 @@ function registerRunRoutes(app: App, rt: OracleRuntime): void {
       } else {
         // a log without its end (the run's process stopped, or its end was not stored) ends failed (runs.ts)
         const log = await rt.store.runEvents(req.params.runId, 0);
-        streamRun(reply, { stored: storedReplay(log, after, stored!), after, heartbeatMs: rt.heartbeatMs });
+        streamRun(reply, { stored: storedReplay(log, after, stored!, rt.now), after, heartbeatMs: rt.heartbeatMs });
       }
       return reply;
     },

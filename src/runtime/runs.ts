@@ -136,7 +136,12 @@ export class RunManager {
  * failed), or the turn's end could not be stored — ends with a `run_interrupted` error and `done {status: failed}`
  * numbered after both the log and `after`: a rejoin never gets an empty stream, nor waits for an end that never comes.
  */
-export function storedReplay(log: AnyEvent[], after: number, ids: { runId: string; requestId: string }): AnyEvent[] {
+export function storedReplay(
+  log: AnyEvent[],
+  after: number,
+  ids: { runId: string; requestId: string },
+  now: () => number,
+): AnyEvent[] {
   const replay = log.filter((e) => e.id > after);
   if (log.some((e) => e.event === 'done')) return replay;
   const text = log.reduce(reduceTurn, initialTurn(ids)).text;
@@ -149,7 +154,7 @@ export function storedReplay(log: AnyEvent[], after: number, ids: { runId: strin
       code: 'run_interrupted',
       kind: 'internal',
       retryable: true,
-      timestamp: new Date().toISOString(),
+      timestamp: new Date(now()).toISOString(),
     },
   };
   return [...replay, error, { id: next + 1, event: 'done', data: { status: 'failed', partialText: text } }];

@@ -428,6 +428,7 @@ export class OracleRuntime {
         oracleDid: this.oracleDid,
         leaseMs: this.settings.ORACLE_INSTANCE_LEASE_MS,
         retainMs: this.runs.retainMs,
+        now: this.now,
       });
     } catch (e) {
       throw new BootError(
@@ -550,6 +551,7 @@ export class OracleRuntime {
         }),
       maxSteps: this.options.maxSteps ?? this.settings.ORACLE_MAX_STEPS,
       redact: (text) => this.redact(text),
+      now: this.now,
       stallTimeoutMs: this.options.stallTimeoutMs ?? this.settings.LLM_STALL_TIMEOUT_MS,
       toolTimeoutMs: this.options.toolTimeoutMs ?? this.settings.ORACLE_TOOL_TIMEOUT_MS,
       limits: {

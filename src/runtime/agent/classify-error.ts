@@ -45,16 +45,19 @@ export function classifyError(err: unknown): ClassifiedError {
   return of('internal_error', false, msg.slice(0, 200));
 }
 
-/** The `error` event of a classified failure (its message passed through redact). */
-export function errorEvent(c: ClassifiedError, redact: (text: string) => string): { event: 'error'; data: ErrorEvent } {
+/** The `error` event of a classified failure (its message passed through redact, its time the runtime's clock). */
+export function errorEvent(
+  c: ClassifiedError,
+  o: { redact: (text: string) => string; now: () => number },
+): { event: 'error'; data: ErrorEvent } {
   return {
     event: 'error',
     data: {
-      error: redact(c.message),
+      error: o.redact(c.message),
       code: c.code,
       kind: c.kind,
       retryable: c.retryable,
-      timestamp: new Date().toISOString(),
+      timestamp: new Date(o.now()).toISOString(),
     },
   };
 }

@@ -18,6 +18,8 @@ interface PartsToEventsOptions {
   requestId: string;
   emit: (e: AnyEventInput) => void;
   redact: (text: string) => string;
+  /** The runtime's clock, ms since the epoch: the time of an error event. */
+  now: () => number;
   /** True once the run is aborted or stalled: a stream error is then not reported (the end of the turn says why). */
   cancelled: () => boolean;
   /**
@@ -86,7 +88,7 @@ export class PartsToEvents {
       case 'error':
         if (this.o.cancelled()) break;
         this.sawError = true;
-        emit(errorEvent(classifyError(part.error), this.o.redact));
+        emit(errorEvent(classifyError(part.error), this.o));
         break;
       default:
         break;

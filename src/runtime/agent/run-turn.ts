@@ -42,7 +42,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     if (stop) status = stop;
     else if (parts.sawError) status = 'failed';
     else if (parts.lastFinishReason === 'tool-calls' && parts.stepCount >= deps.maxSteps) {
-      run.emit(errorEvent(stepLimitError(deps.maxSteps), deps.redact));
+      run.emit(errorEvent(stepLimitError(deps.maxSteps), deps));
       status = 'failed';
     }
   } catch (err) {
@@ -51,7 +51,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     else {
       status = 'failed';
       deps.hooks?.onError?.(err, turn);
-      run.emit(errorEvent(classifyError(err), deps.redact));
+      run.emit(errorEvent(classifyError(err), deps));
     }
   }
   stall.watchdog?.stop();
@@ -93,7 +93,7 @@ async function openTurn(deps: AgentDeps, run: Run, input: TurnInput, bounds: Bou
   run.emit({ event: 'run', data: { runId: run.runId, requestId } });
   if (!humanStored) {
     bounds.stop();
-    run.emit(errorEvent(storageError('the message', run.storageFault), deps.redact));
+    run.emit(errorEvent(storageError('the message', run.storageFault), deps));
     run.emit({ event: 'done', data: { status: 'failed', partialText: '' } });
     return undefined;
   }
@@ -136,6 +136,7 @@ async function streamTurn(
     requestId: run.requestId,
     emit: run.emit.bind(run),
     redact: deps.redact,
+    now: deps.now,
     cancelled: () => run.abort.signal.aborted || watchdog.signal.aborted || bounds.signal.aborted,
     notLoaded,
   });
@@ -172,12 +173,12 @@ async function streamTurn(
 function stopReason(deps: AgentDeps, run: Run, bounds: Bounds, watchdog?: Watchdog): TurnStatus | undefined {
   const exceeded = bounds.exceeded();
   if (exceeded) {
-    run.emit(errorEvent(exceeded, deps.redact));
+    run.emit(errorEvent(exceeded, deps));
     return 'failed';
   }
   if (run.abort.signal.aborted) return 'aborted';
   if (watchdog?.signal.aborted) {
-    run.emit(errorEvent(stallError(deps.stallTimeoutMs), deps.redact));
+    run.emit(errorEvent(stallError(deps.stallTimeoutMs), deps));
     return 'failed';
   }
   return undefined;
@@ -212,7 +213,7 @@ async function closeTurn(
     // have nowhere to go)
     if (status !== 'aborted') {
       run.storageFault = e;
-      run.emit(errorEvent(storageError("the turn's history", e), deps.redact));
+      run.emit(errorEvent(storageError("the turn's history", e), deps));
       status = 'failed';
     }
   }

@@ -24,6 +24,8 @@ export interface AgentDeps {
   maxSteps: number;
   /** Removes secrets (the model key) from text that leaves the runtime. */
   redact: (text: string) => string;
+  /** The runtime's clock, ms since the epoch (the time of error events). */
+  now: () => number;
   stallTimeoutMs: number;
   toolTimeoutMs: number;
   /** The bounds of each run (run-limits.ts). */

@@ -66,6 +66,8 @@ interface ClusterOptions {
   retainMs?: number;
   /** How long the first connection may take before the boot fails. */
   connectTimeoutMs?: number;
+  /** The runtime's clock, ms since the epoch (default the system's): heartbeat stamps, the reaper's error events. */
+  now?: () => number;
 }
 
 /** How long a request waits for Redis (event-loop time: a loop blocked by other work does not count) before its 503. */
@@ -159,6 +161,7 @@ function within<T>(p: Promise<T>, ms: number): Promise<T | typeof LATE> {
 export class Cluster {
   readonly instanceId = randomUUID();
   readonly leaseMs: number;
+  private readonly now: () => number;
   private readonly retainMs: number;
   private readonly p: string;
   private readonly client: Client;
@@ -177,6 +180,7 @@ export class Cluster {
     adapterFactory: unknown,
   ) {
     this.leaseMs = o.leaseMs;
+    this.now = o.now ?? Date.now;
     this.retainMs = o.retainMs ?? 60_000;
     this.p = `oraclekit:rt:${o.oracleDid || 'oracle'}`;
     this.client = clients.client;
@@ -303,7 +307,7 @@ export class Cluster {
   }
 
   private async heartbeat(): Promise<void> {
-    await this.client.set(this.k('instance', this.instanceId), String(Date.now()), {
+    await this.client.set(this.k('instance', this.instanceId), String(this.now()), {
       expiration: { type: 'PX', value: this.leaseMs },
     });
     await this.reannounce();
@@ -577,6 +581,8 @@ export class Cluster {
     const r = await this.answer('the claim of an invocation (strict replay)', () =>
       this.client.set(this.k('used', cid), '1', {
         condition: 'NX',
+        // Redis expires the key on its own clock, which is the system's, not the runtime's (a test's clock may be
+        // years off): the floor keeps the claim from being set already expired there
         expiration: { type: 'EXAT', value: Math.max(expiresAt, Math.floor(Date.now() / 1000) + 1) },
       }),
     );
@@ -614,7 +620,7 @@ export class Cluster {
             code: 'internal_error',
             kind: 'internal',
             retryable: true,
-            timestamp: new Date().toISOString(),
+            timestamp: new Date(this.now()).toISOString(),
           },
         },
         { id: events.length + 2, event: 'done', data: { status: 'failed', partialText: turn.text } },

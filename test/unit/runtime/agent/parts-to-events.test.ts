@@ -12,6 +12,7 @@ function mapper(cancelled = false) {
     requestId: 'q',
     emit: (e) => events.push(e),
     redact: (t) => t.replaceAll('sk-secret', '[redacted]'),
+    now: () => Date.UTC(2030, 0, 2, 3, 4, 5),
     cancelled: () => cancelled,
   });
   return { m, events };
@@ -73,14 +74,22 @@ describe('PartsToEvents', () => {
     ]);
   });
 
-  it('counts steps, keeps the last finish reason, reports stream errors unless the run is cancelled', () => {
+  it('counts steps, keeps the last finish reason, reports stream errors at the runtime clock unless the run is cancelled', () => {
     const { m, events } = mapper();
     m.push(part({ type: 'finish-step', finishReason: 'tool-calls' }));
     m.push(part({ type: 'finish-step', finishReason: 'stop' }));
     m.push(part({ type: 'error', error: new Error('upstream said sk-secret') }));
     expect([m.stepCount, m.lastFinishReason, m.sawError]).toEqual([2, 'stop', true]);
     expect(events).toMatchObject([
-      { event: 'error', data: { code: 'internal_error', kind: 'internal', error: 'upstream said [redacted]' } },
+      {
+        event: 'error',
+        data: {
+          code: 'internal_error',
+          kind: 'internal',
+          error: 'upstream said [redacted]',
+          timestamp: '2030-01-02T03:04:05.000Z',
+        },
+      },
     ]);
     const c = mapper(true);
     c.m.push(part({ type: 'error', error: new Error('aborted') }));

@@ -50,6 +50,7 @@ function deps(plugins: OraclePlugin<unknown>[], stored: NewMessage[][]): AgentDe
     persist: async (_s, rows) => void stored.push(rows),
     maxSteps: 4,
     redact: (t) => t,
+    now: Date.now,
     stallTimeoutMs: 30_000,
     toolTimeoutMs: 30_000,
     limits: { maxOutputTokens: 4096, maxMs: 600_000, maxOutputChars: 200_000, maxEventBytes: 8 * 1024 * 1024 },
