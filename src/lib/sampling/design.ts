@@ -239,6 +239,31 @@ export function normaliseStratumName(name: string): string {
   return name.trim().toLowerCase();
 }
 
+/** The expected mean and SD: from expectedProportion p (mean p, SD sqrt(p (1 − p))), or both given, never a mix. */
+function expectedMeanSd(o: Record<string, unknown>): { expectedMean: number; expectedSD: number } {
+  if (o.expectedProportion === undefined) {
+    for (const k of ['expectedMean', 'expectedSD'])
+      if (o[k] === undefined)
+        throw samplingError('missing_parameter', k, undefined, 'a number > 0 (or give expectedProportion instead)');
+    return {
+      expectedMean: checkPositive(o.expectedMean, 'expectedMean', 'invalid_mean'),
+      expectedSD: checkPositive(o.expectedSD, 'expectedSD', 'invalid_sd'),
+    };
+  }
+  if (o.expectedMean !== undefined || o.expectedSD !== undefined) {
+    throw samplingError(
+      'conflicting_parameters',
+      o.expectedMean !== undefined ? 'expectedMean' : 'expectedSD',
+      o.expectedMean ?? o.expectedSD,
+      'either expectedProportion or expectedMean with expectedSD, not both',
+    );
+  }
+  const p = o.expectedProportion;
+  if (!isNum(p) || p <= 0 || p >= 1)
+    throw samplingError('invalid_proportion', 'expectedProportion', p, 'a number with 0 < p < 1');
+  return { expectedMean: p, expectedSD: Math.sqrt(p * (1 - p)) };
+}
+
 /** Validates an input object (from flags, a JSON file or an API body). */
 export function validateDesignInput(raw: unknown): DesignInput {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
@@ -275,40 +300,7 @@ export function validateDesignInput(raw: unknown): DesignInput {
     throw samplingError('invalid_population', 'population', o.population, POPULATION_VALID);
   }
   const hasProp = o.expectedProportion !== undefined;
-  let expectedMean: number;
-  let expectedSD: number;
-  if (hasProp) {
-    if (o.expectedMean !== undefined || o.expectedSD !== undefined) {
-      throw samplingError(
-        'conflicting_parameters',
-        o.expectedMean !== undefined ? 'expectedMean' : 'expectedSD',
-        o.expectedMean ?? o.expectedSD,
-        'either expectedProportion or expectedMean with expectedSD, not both',
-      );
-    }
-    const p = o.expectedProportion;
-    if (!isNum(p) || p <= 0 || p >= 1)
-      throw samplingError('invalid_proportion', 'expectedProportion', p, 'a number with 0 < p < 1');
-    expectedMean = p;
-    expectedSD = Math.sqrt(p * (1 - p));
-  } else {
-    if (o.expectedMean === undefined)
-      throw samplingError(
-        'missing_parameter',
-        'expectedMean',
-        undefined,
-        'a number > 0 (or give expectedProportion instead)',
-      );
-    if (o.expectedSD === undefined)
-      throw samplingError(
-        'missing_parameter',
-        'expectedSD',
-        undefined,
-        'a number > 0 (or give expectedProportion instead)',
-      );
-    expectedMean = checkPositive(o.expectedMean, 'expectedMean', 'invalid_mean');
-    expectedSD = checkPositive(o.expectedSD, 'expectedSD', 'invalid_sd');
-  }
+  const { expectedMean, expectedSD } = expectedMeanSd(o);
   if (o.dropoutRate === undefined)
     throw samplingError('missing_parameter', 'dropoutRate', undefined, 'a fraction 0 <= d < 1 (0 for none)');
   const d = checkDropout(o.dropoutRate, 'dropoutRate');

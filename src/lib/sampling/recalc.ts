@@ -392,211 +392,44 @@ function realisedDropout(
 /** A rate as the design takes it: rounded up to 4 decimals (never below the realised rate). */
 const ceil4 = (x: number): number => Math.ceil(x * 1e4 - 1e-9) / 1e4;
 
+/** The previous design's strata as the steps of recalculate see them (none without a stratified previous design). */
+interface Strata {
+  population: number;
+  list: PreviousDesign['stratification']['strata'];
+  byKey: Map<string, PreviousDesign['stratification']['strata'][number]>;
+  stratified: boolean;
+}
+
+/** What the observations and --observed give: values per stratum and overall, and where each came from. */
+interface Observed {
+  byStratum: Map<string, { mean: number; sd: number }>;
+  sources: Map<string, { mean: ValueSource; sd: ValueSource; note?: string }>;
+  overall?: { mean: number; sd: number };
+  achieved?: RecalcResult['achieved'];
+  dropout?: RealisedDropout;
+}
+
 export function recalculate(input: RecalcInput): RecalcResult {
   const prev = input.previous;
   if (prev) checkPrevious(prev);
   const population = prev ? prev.parameters.population : input.population;
   if (population === undefined)
     throw samplingError('missing_parameter', 'population', undefined, 'an integer >= 1, or a previous design');
-  const prevStrata = prev?.stratification.strata ?? [];
-  const strataNames = new Map(prevStrata.map((s) => [stratumKey(s.name), s]));
-  const stratified = prevStrata.length > 0;
-  const inputs: DesignInputs = {
-    mean: 'previous design',
-    sd: 'previous design',
-    dropoutRate: 'previous design',
-    strata: [],
+  const list = prev?.stratification.strata ?? [];
+  const st: Strata = {
+    population,
+    list,
+    byKey: new Map(list.map((s) => [stratumKey(s.name), s])),
+    stratified: list.length > 0,
   };
-  const sources = new Map<string, { mean: ValueSource; sd: ValueSource; note?: string }>();
-
-  // summarise raw observations per group: every stratum of the design, observed or not
-  let achieved: RecalcResult['achieved'];
-  let dropout: RealisedDropout | undefined;
-  const observedByStratum = new Map<string, { mean: number; sd: number }>();
-  let observedOverall: { mean: number; sd: number } | undefined;
-  if (input.observations) {
-    const file = input.observations[0]?.file ?? 'observations';
-    const keys = stratified ? prevStrata.map((s) => s.name) : ['all'];
-    const groups = new Map<string, number[]>(keys.map((k) => [k, []]));
-    const counts = new Map<string, { sampled: number; completed: number }>();
-    let marked = false;
-    for (const o of input.observations) {
-      let key = 'all';
-      if (stratified) {
-        if (o.stratum === undefined)
-          throw samplingError(
-            'missing_column',
-            `${o.file ?? file}:1`,
-            undefined,
-            `a "stratum" column naming each household's stratum (${prevStrata.map((x) => x.name).join(', ')}): the design is stratified, and observations without their stratum cannot be checked against it`,
-          );
-        const s = strataNames.get(stratumKey(o.stratum));
-        if (!s) {
-          throw samplingError(
-            'unknown_stratum',
-            `${o.file ?? file}:${o.line} (stratum)`,
-            o.stratum,
-            `one of ${prevStrata.map((x) => x.name).join(', ')}`,
-          );
-        }
-        key = s.name;
-      } else if (o.stratum !== undefined) {
-        throw samplingError(
-          'unknown_stratum',
-          `${o.file ?? file}:${o.line} (stratum)`,
-          o.stratum,
-          'no stratum column: the design is not stratified',
-        );
-      }
-      const c = counts.get(key) ?? counts.set(key, { sampled: 0, completed: 0 }).get(key)!;
-      c.sampled++;
-      if (o.value === null) {
-        marked = true;
-        continue;
-      }
-      c.completed++;
-      groups.get(key)!.push(o.value);
-    }
-    const completed = input.observations.flatMap((o) => (o.value === null ? [] : [o.value]));
-    if (completed.length < 2)
-      throw samplingError('too_few_observations', file, completed.length, 'at least 2 completed observations');
-    const summaries: GroupSummary[] = [];
-    for (const key of keys) {
-      const values = groups.get(key)!;
-      const N = key === 'all' ? population : strataNames.get(stratumKey(key))!.population;
-      if (values.length === 0) {
-        summaries.push({
-          stratum: key,
-          observed: false,
-          n: 0,
-          population: N,
-          mean: null,
-          sd: null,
-          precision: null,
-          met: false,
-          statement: `not observed: ${file} has no completed observation of stratum ${key}; its precision was not checked and the new design keeps the previous design's values for it`,
-        });
-        continue;
-      }
-      if (values.length < 2)
-        throw samplingError(
-          'too_few_observations',
-          `${file} (stratum ${key})`,
-          values.length,
-          'at least 2 completed observations per stratum (an SD needs n − 1 >= 1)',
-        );
-      const g = summarise(key, values, N);
-      summaries.push(g);
-      if (key !== 'all' && g.mean! > 0) observedByStratum.set(key, { mean: g.mean!, sd: g.sd! });
-      if (key !== 'all' && g.mean === 0)
-        sources.set(key, {
-          mean: 'previous design',
-          sd: 'previous design',
-          note: 'observed mean 0: a CV needs a mean > 0, so the previous values are kept',
-        });
-    }
-    const notObserved = summaries.filter((g) => !g.observed).map((g) => g.stratum);
-    achieved = {
-      groups: summaries,
-      allMet: notObserved.length === 0 && summaries.every((g) => g.met),
-      notObserved,
-      target: PRECISION,
-    };
-    if (!stratified) {
-      const g = summaries[0]!;
-      if (g.mean! > 0) observedOverall = { mean: g.mean!, sd: g.sd! };
-    } else if (notObserved.length === 0 && summaries.every((g) => g.mean! > 0)) {
-      // every stratum observed: the overall is the stratified estimator, not the pooled values
-      const overall = stratifiedEstimate(
-        summaries.map((g) => ({ population: g.population, n: g.n, mean: g.mean!, sd: g.sd! })),
-      );
-      achieved.overall = overall;
-      observedOverall = { mean: overall.mean, sd: overall.sd };
-    }
-    // some strata not observed: the pooled values are no estimate of the population; the previous overall ones stay
-    const designSizes = prev
-      ? new Map(
-          stratified
-            ? prevStrata.map((s) => [s.name, s.sampleSize] as const)
-            : [['all', prev.parameters.adjustedSize] as const],
-        )
-      : undefined;
-    dropout = realisedDropout(counts, marked, designSizes, prev?.parameters.dropoutRate);
-  }
-  for (const [i, s] of (input.strata ?? []).entries()) {
-    if (typeof s !== 'object' || s === null || typeof s.name !== 'string')
-      throw samplingError(
-        'invalid_stratum_name',
-        `--observed #${i + 1}`,
-        s,
-        'name=mean:sd naming a stratum of the design (or {name, mean?, sd?})',
-      );
-    const p = strataNames.get(stratumKey(s.name));
-    if (!p)
-      throw samplingError(
-        'unknown_stratum',
-        `--observed #${i + 1}`,
-        s.name,
-        prevStrata.length ? `one of ${prevStrata.map((x) => x.name).join(', ')}` : 'a stratified previous design',
-      );
-    const o = observedByStratum.get(p.name) ?? { mean: p.mean, sd: p.sd };
-    observedByStratum.set(p.name, { mean: s.mean ?? o.mean, sd: s.sd ?? o.sd });
-    const was = sources.get(p.name);
-    sources.set(p.name, {
-      mean: s.mean !== undefined ? 'observed' : (was?.mean ?? 'previous design'),
-      sd: s.sd !== undefined ? 'observed' : (was?.sd ?? 'previous design'),
-    });
-  }
-
-  const mean = input.mean ?? observedOverall?.mean ?? prev?.parameters.expectedMean;
-  const sd = input.sd ?? observedOverall?.sd ?? prev?.parameters.expectedSD;
-  inputs.mean = input.mean !== undefined ? 'input' : observedOverall ? 'observations' : 'previous design';
-  inputs.sd = input.sd !== undefined ? 'input' : observedOverall ? 'observations' : 'previous design';
-  // only a counted dropout (households marked not completed) becomes the design's rate; one derived from the
-  // design's n_h is shown but not used: observations may be a subsample of the designed sample
-  const realised = dropout?.basis === 'marked' ? ceil4(dropout.overall.rate) : undefined;
-  const dropoutRate = input.dropoutRate ?? realised ?? prev?.parameters.dropoutRate;
-  inputs.dropoutRate =
-    input.dropoutRate !== undefined ? 'input' : realised !== undefined ? 'realised dropout' : 'previous design';
-  const raw: Record<string, unknown> = { population, expectedMean: mean, expectedSD: sd, dropoutRate };
-  const er =
-    input.erCoverage ?? (prev?.parameters.erCoverageSource === 'input' ? prev.parameters.erCoverage : undefined);
-  if (er !== undefined) raw.erCoverage = er;
-  if (stratified) {
-    // each stratum's own dropout: its counted realised rate (rounded up to 4 decimals), else the previous design's
-    // own rate for it; a typed --dropout is one rate for every stratum
-    const counted = new Map(
-      dropout?.basis === 'marked' ? dropout.strata.map((x) => [x.stratum, ceil4(x.rate)] as const) : [],
-    );
-    raw.stratification = {
-      enabled: true,
-      strata: prevStrata.map((s) => {
-        const o = observedByStratum.get(s.name);
-        const src = sources.get(s.name);
-        const own = input.dropoutRate !== undefined ? undefined : (counted.get(s.name) ?? s.dropoutRate);
-        inputs.strata.push({
-          stratum: s.name,
-          mean: src?.mean ?? (o ? 'observations' : 'previous design'),
-          sd: src?.sd ?? (o ? 'observations' : 'previous design'),
-          ...(own !== undefined
-            ? { dropoutRate: counted.has(s.name) ? ('realised dropout' as const) : ('previous design' as const) }
-            : {}),
-          ...(src?.note ? { note: src.note } : {}),
-        });
-        return {
-          name: s.name,
-          weight: s.weight ?? s.population / population,
-          mean: o?.mean ?? s.mean,
-          sd: o?.sd ?? s.sd,
-          ...(own !== undefined ? { dropoutRate: own } : {}),
-        };
-      }),
-    };
-  }
-  const design = namedStrata(() => computeDesign(raw), prevStrata, input);
+  const observed: Observed = { byStratum: new Map(), sources: new Map() };
+  if (input.observations) summariseObservations(input.observations, prev, st, observed);
+  applyObservedStrata(input.strata ?? [], st, observed);
+  const { raw, inputs } = designParameters(input, st, observed);
+  const design = namedStrata(() => computeDesign(raw), list, input);
   const result: RecalcResult = { design, inputs };
-  if (achieved) result.achieved = achieved;
-  if (dropout) result.dropout = dropout;
+  if (observed.achieved) result.achieved = observed.achieved;
+  if (observed.dropout) result.dropout = observed.dropout;
   if (prev) {
     result.previous = { adjustedSize: prev.parameters.adjustedSize };
     if (prev.designId) result.previous.designId = prev.designId;
@@ -604,7 +437,7 @@ export function recalculate(input: RecalcInput): RecalcResult {
     result.change = {
       total: change('total', prev.parameters.adjustedSize, design.parameters.adjustedSize),
       strata: design.stratification.strata.map((s) =>
-        change(s.name, prevStrata.find((p) => p.name === s.name)?.sampleSize ?? 0, s.sampleSize),
+        change(s.name, list.find((p) => p.name === s.name)?.sampleSize ?? 0, s.sampleSize),
       ),
     };
   }
@@ -612,9 +445,234 @@ export function recalculate(input: RecalcInput): RecalcResult {
 }
 
 /**
- * An engine error about the new design said in the user's terms: a stratum by its name and where its
- * values came from (the observations file, --observed), not the engine's JSON path.
+ * Summarises raw observations per group — every stratum of the design, observed or not — into the achieved
+ * precision, the observed mean and SD per stratum and overall, and the realised dropout.
  */
+function summariseObservations(
+  observations: Observation[],
+  prev: PreviousDesign | undefined,
+  st: Strata,
+  observed: Observed,
+): void {
+  const file = observations[0]?.file ?? 'observations';
+  const keys = st.stratified ? st.list.map((s) => s.name) : ['all'];
+  const { groups, counts, marked } = groupObservations(observations, file, keys, st);
+  const completed = observations.flatMap((o) => (o.value === null ? [] : [o.value]));
+  if (completed.length < 2)
+    throw samplingError('too_few_observations', file, completed.length, 'at least 2 completed observations');
+  const summaries = keys.map((key) => groupSummary(key, groups.get(key)!, file, st, observed));
+  const notObserved = summaries.filter((g) => !g.observed).map((g) => g.stratum);
+  const achieved: NonNullable<RecalcResult['achieved']> = {
+    groups: summaries,
+    allMet: notObserved.length === 0 && summaries.every((g) => g.met),
+    notObserved,
+    target: PRECISION,
+  };
+  if (!st.stratified) {
+    const g = summaries[0]!;
+    if (g.mean! > 0) observed.overall = { mean: g.mean!, sd: g.sd! };
+  } else if (notObserved.length === 0 && summaries.every((g) => g.mean! > 0)) {
+    // every stratum observed: the overall is the stratified estimator, not the pooled values
+    const overall = stratifiedEstimate(
+      summaries.map((g) => ({ population: g.population, n: g.n, mean: g.mean!, sd: g.sd! })),
+    );
+    achieved.overall = overall;
+    observed.overall = { mean: overall.mean, sd: overall.sd };
+  }
+  observed.achieved = achieved;
+  // some strata not observed: the pooled values are no estimate of the population; the previous overall ones stay
+  const designSizes = prev
+    ? new Map(
+        st.stratified
+          ? st.list.map((s) => [s.name, s.sampleSize] as const)
+          : [['all', prev.parameters.adjustedSize] as const],
+      )
+    : undefined;
+  observed.dropout = realisedDropout(counts, marked, designSizes, prev?.parameters.dropoutRate);
+}
+
+/**
+ * The completed values of each group (a stratum of the design, or "all"), the sampled and completed households
+ * per group, and whether any household is marked not completed. A stratified design needs every row's stratum.
+ */
+function groupObservations(
+  observations: Observation[],
+  file: string,
+  keys: string[],
+  st: Strata,
+): { groups: Map<string, number[]>; counts: Map<string, { sampled: number; completed: number }>; marked: boolean } {
+  const groups = new Map<string, number[]>(keys.map((k) => [k, []]));
+  const counts = new Map<string, { sampled: number; completed: number }>();
+  let marked = false;
+  for (const o of observations) {
+    let key = 'all';
+    if (st.stratified) {
+      if (o.stratum === undefined)
+        throw samplingError(
+          'missing_column',
+          `${o.file ?? file}:1`,
+          undefined,
+          `a "stratum" column naming each household's stratum (${st.list.map((x) => x.name).join(', ')}): the design is stratified, and observations without their stratum cannot be checked against it`,
+        );
+      const s = st.byKey.get(stratumKey(o.stratum));
+      if (!s) {
+        throw samplingError(
+          'unknown_stratum',
+          `${o.file ?? file}:${o.line} (stratum)`,
+          o.stratum,
+          `one of ${st.list.map((x) => x.name).join(', ')}`,
+        );
+      }
+      key = s.name;
+    } else if (o.stratum !== undefined) {
+      throw samplingError(
+        'unknown_stratum',
+        `${o.file ?? file}:${o.line} (stratum)`,
+        o.stratum,
+        'no stratum column: the design is not stratified',
+      );
+    }
+    const c = counts.get(key) ?? counts.set(key, { sampled: 0, completed: 0 }).get(key)!;
+    c.sampled++;
+    if (o.value === null) {
+      marked = true;
+      continue;
+    }
+    c.completed++;
+    groups.get(key)!.push(o.value);
+  }
+  return { groups, counts, marked };
+}
+
+/**
+ * One group's precision statement ("not observed" without a completed value); an observed stratum's mean and SD
+ * are recorded for the new design, unless its mean is 0 (a CV needs a mean > 0: the previous values stay).
+ */
+function groupSummary(key: string, values: number[], file: string, st: Strata, observed: Observed): GroupSummary {
+  const N = key === 'all' ? st.population : st.byKey.get(stratumKey(key))!.population;
+  if (values.length === 0) {
+    return {
+      stratum: key,
+      observed: false,
+      n: 0,
+      population: N,
+      mean: null,
+      sd: null,
+      precision: null,
+      met: false,
+      statement: `not observed: ${file} has no completed observation of stratum ${key}; its precision was not checked and the new design keeps the previous design's values for it`,
+    };
+  }
+  if (values.length < 2)
+    throw samplingError(
+      'too_few_observations',
+      `${file} (stratum ${key})`,
+      values.length,
+      'at least 2 completed observations per stratum (an SD needs n − 1 >= 1)',
+    );
+  const g = summarise(key, values, N);
+  if (key !== 'all' && g.mean! > 0) observed.byStratum.set(key, { mean: g.mean!, sd: g.sd! });
+  if (key !== 'all' && g.mean === 0)
+    observed.sources.set(key, {
+      mean: 'previous design',
+      sd: 'previous design',
+      note: 'observed mean 0: a CV needs a mean > 0, so the previous values are kept',
+    });
+  return g;
+}
+
+/** Typed --observed values (name=mean:sd) replace the observed or previous mean and SD of their stratum. */
+function applyObservedStrata(strata: ObservedStratum[], st: Strata, observed: Observed): void {
+  for (const [i, s] of strata.entries()) {
+    if (typeof s !== 'object' || s === null || typeof s.name !== 'string')
+      throw samplingError(
+        'invalid_stratum_name',
+        `--observed #${i + 1}`,
+        s,
+        'name=mean:sd naming a stratum of the design (or {name, mean?, sd?})',
+      );
+    const p = st.byKey.get(stratumKey(s.name));
+    if (!p)
+      throw samplingError(
+        'unknown_stratum',
+        `--observed #${i + 1}`,
+        s.name,
+        st.list.length ? `one of ${st.list.map((x) => x.name).join(', ')}` : 'a stratified previous design',
+      );
+    const o = observed.byStratum.get(p.name) ?? { mean: p.mean, sd: p.sd };
+    observed.byStratum.set(p.name, { mean: s.mean ?? o.mean, sd: s.sd ?? o.sd });
+    const was = observed.sources.get(p.name);
+    observed.sources.set(p.name, {
+      mean: s.mean !== undefined ? 'observed' : (was?.mean ?? 'previous design'),
+      sd: s.sd !== undefined ? 'observed' : (was?.sd ?? 'previous design'),
+    });
+  }
+}
+
+/**
+ * The new design's parameters and where each came from: a typed value, else the observations, else the previous
+ * design's. Only a counted dropout (households marked not completed) becomes the design's rate; one derived from
+ * the design's n_h is shown but not used: observations may be a subsample of the designed sample.
+ */
+function designParameters(
+  input: RecalcInput,
+  st: Strata,
+  observed: Observed,
+): { raw: Record<string, unknown>; inputs: DesignInputs } {
+  const prev = input.previous;
+  const overall = observed.overall;
+  const mean = input.mean ?? overall?.mean ?? prev?.parameters.expectedMean;
+  const sd = input.sd ?? overall?.sd ?? prev?.parameters.expectedSD;
+  const realised = observed.dropout?.basis === 'marked' ? ceil4(observed.dropout.overall.rate) : undefined;
+  const dropoutRate = input.dropoutRate ?? realised ?? prev?.parameters.dropoutRate;
+  const inputs: DesignInputs = {
+    mean: input.mean !== undefined ? 'input' : overall ? 'observations' : 'previous design',
+    sd: input.sd !== undefined ? 'input' : overall ? 'observations' : 'previous design',
+    dropoutRate:
+      input.dropoutRate !== undefined ? 'input' : realised !== undefined ? 'realised dropout' : 'previous design',
+    strata: [],
+  };
+  const raw: Record<string, unknown> = { population: st.population, expectedMean: mean, expectedSD: sd, dropoutRate };
+  const er =
+    input.erCoverage ?? (prev?.parameters.erCoverageSource === 'input' ? prev.parameters.erCoverage : undefined);
+  if (er !== undefined) raw.erCoverage = er;
+  if (st.stratified) raw.stratification = { enabled: true, strata: strataParameters(input, st, observed, inputs) };
+  return { raw, inputs };
+}
+
+/**
+ * Each stratum's mean, SD and own dropout for the new design, recording where each came from in `inputs.strata`.
+ * The own dropout is its counted realised rate (rounded up to 4 decimals), else the previous design's own rate
+ * for it; a typed --dropout is one rate for every stratum.
+ */
+function strataParameters(input: RecalcInput, st: Strata, observed: Observed, inputs: DesignInputs) {
+  const dropout = observed.dropout;
+  const counted = new Map(
+    dropout?.basis === 'marked' ? dropout.strata.map((x) => [x.stratum, ceil4(x.rate)] as const) : [],
+  );
+  return st.list.map((s) => {
+    const o = observed.byStratum.get(s.name);
+    const src = observed.sources.get(s.name);
+    const own = input.dropoutRate !== undefined ? undefined : (counted.get(s.name) ?? s.dropoutRate);
+    inputs.strata.push({
+      stratum: s.name,
+      mean: src?.mean ?? (o ? 'observations' : 'previous design'),
+      sd: src?.sd ?? (o ? 'observations' : 'previous design'),
+      ...(own !== undefined
+        ? { dropoutRate: counted.has(s.name) ? ('realised dropout' as const) : ('previous design' as const) }
+        : {}),
+      ...(src?.note ? { note: src.note } : {}),
+    });
+    return {
+      name: s.name,
+      weight: s.weight ?? s.population / st.population,
+      mean: o?.mean ?? s.mean,
+      sd: o?.sd ?? s.sd,
+      ...(own !== undefined ? { dropoutRate: own } : {}),
+    };
+  });
+}
+
 function namedStrata<T>(fn: () => T, strata: { name: string }[], input: RecalcInput): T {
   try {
     return fn();
