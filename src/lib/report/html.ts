@@ -148,6 +148,23 @@ function project(p: ProjectReport, i: number): string {
     );
   }
   out.push(method(p));
+  out.push(...designHtml(p));
+  out.push(...supportingHtml(p));
+  out.push('<h3>Sample size against CV</h3>');
+  out.push(`<figure>${chartSvg(p.chart, `chart-${i + 1}`)}<figcaption>${esc(p.chart.caption)}</figcaption></figure>`);
+  out.push('<h3>Selection (cookstove-sampling/v1)</h3>');
+  out.push(...selectionHtml(p.selection));
+  out.push(
+    `<section class="conclusion"><h3>Verifier's conclusion — ${esc(p.projectId)}</h3><p>Conclusion (accepted / accepted with conditions / not accepted) and reasons:</p><div class="blank"></div><div class="blank"></div><div class="blank"></div><p>Verifier, organisation: <span class="line"></span> Date: <span class="line short"></span> Signature: <span class="line"></span></p></section>`,
+  );
+  out.push('</section>');
+  return out.join('\n');
+}
+
+/** The design's parameters and its strata table. */
+function designHtml(p: ProjectReport): string[] {
+  const P = p.parameters;
+  const out: string[] = [];
   out.push('<h3>Design</h3>');
   out.push(
     table(
@@ -188,86 +205,17 @@ function project(p: ProjectReport, i: number): string {
       ]),
     ),
   );
-  out.push('<h3>Supporting data</h3>');
+  return out;
+}
+
+/** The supporting data: mean justification, SD calculation, the observations against the design, and sources. */
+function supportingHtml(p: ProjectReport): string[] {
+  const out: string[] = ['<h3>Supporting data</h3>'];
   out.push(para('Mean justification', p.supporting.meanJustification));
   out.push(para('SD calculation', p.supporting.sdCalculation));
   const o = p.supporting.observations;
   if (o) {
-    out.push(
-      `<p>${esc(o.kind)} observations${o.file ? ` from <code>${esc(o.file)}</code>` : ''}: mean and SD (n − 1 divisor) per stratum; r = z·s / (x̄·√n)·√(1 − n/N_h). ${o.overall ? 'Overall: the stratified estimator x̄_st = Σ W_h x̄_h (W_h = N_h/N) with V(x̄_st) = Σ W_h² (1 − n_h/N_h) s_h²/n_h and r = z·√V / x̄_st.' : ''}</p>`,
-    );
-    out.push(
-      table(
-        'observations',
-        ['group', 'estimator', 'n', 'mean', 'SD', 'CV', 'N', 'achieved precision r', 'r ≤ 0.05'],
-        o.stats.map((s) => [
-          s.group,
-          s.estimator,
-          s.n,
-          s.mean,
-          s.sd,
-          s.cv,
-          s.population,
-          s.achievedPrecision,
-          s.meets95_5 === undefined ? '' : s.meets95_5 ? 'yes' : 'no',
-        ]),
-      ),
-    );
-    if (o.dropout) {
-      const dd = o.dropout;
-      out.push(
-        `<p>Realised dropout, per stratum: 1 − completed / ${dd.basis === 'marked' ? 'sampled (the observations mark households sampled but not completed with an empty or NA value)' : "the design's n_h (the observations mark no household as not completed)"}; designed ${(dd.designed * 100).toFixed(1)} %.</p>`,
-      );
-      out.push(
-        table(
-          'dropout',
-          ['stratum', 'sampled', 'completed', 'realised dropout', 'designed'],
-          [...dd.strata, { stratum: 'overall', ...dd.overall }].map((x) => [
-            x.stratum,
-            x.sampled,
-            x.completed,
-            `${(x.rate * 100).toFixed(1)} %`,
-            `${((p.strata.find((s) => s.name === x.stratum)?.dropoutRate ?? dd.designed) * 100).toFixed(1)} %`,
-          ]),
-        ),
-      );
-    }
-    if (o.comparison.length > 0) {
-      out.push(
-        "<p>The design's assumptions against these data, per stratum: r at the planned size = z·CV_observed / √n·√(1 − n/N_h) with n the planned completed interviews; the size the data imply is the chain of <code>sample calc</code> with the observed mean and SD.</p>",
-      );
-      out.push(
-        table(
-          'comparison',
-          [
-            'stratum',
-            'N_h',
-            'CV assumed',
-            'CV observed',
-            'planned completed',
-            'r at planned size',
-            'meets ±5 %',
-            'implied completed',
-            'implied n_h',
-            'planned n_h',
-            'design',
-          ],
-          o.comparison.map((k) => [
-            k.stratum,
-            k.population,
-            k.cvAssumed,
-            k.cvObserved,
-            k.plannedCompleted,
-            k.precisionAtPlanned,
-            k.meetsAtPlanned ? 'yes' : 'NO',
-            k.impliedCompleted,
-            k.impliedSample ?? `> N_h`,
-            k.plannedSample,
-            { html: k.tooSmall ? '<strong>too small</strong>' : 'large enough', cls: k.tooSmall ? 'warn' : '' },
-          ]),
-        ),
-      );
-    }
+    out.push(...observationsHtml(p, o));
   } else {
     out.push('<p class="missing">No observations supplied: the design\'s CVs could not be compared with data.</p>');
   }
@@ -278,93 +226,172 @@ function project(p: ProjectReport, i: number): string {
   } else {
     out.push('<p class="missing">No sources supplied.</p>');
   }
-  out.push('<h3>Sample size against CV</h3>');
-  out.push(`<figure>${chartSvg(p.chart, `chart-${i + 1}`)}<figcaption>${esc(p.chart.caption)}</figcaption></figure>`);
-  out.push('<h3>Selection (cookstove-sampling/v1)</h3>');
-  const s = p.selection;
-  if (!s) {
-    out.push('<p class="missing">No selection commitment supplied.</p>');
+  return out;
+}
+
+/** The observations' statistics, the realised dropout and the design's assumptions against them. */
+function observationsHtml(p: ProjectReport, o: NonNullable<ProjectReport['supporting']['observations']>): string[] {
+  const out: string[] = [];
+  out.push(
+    `<p>${esc(o.kind)} observations${o.file ? ` from <code>${esc(o.file)}</code>` : ''}: mean and SD (n − 1 divisor) per stratum; r = z·s / (x̄·√n)·√(1 − n/N_h). ${o.overall ? 'Overall: the stratified estimator x̄_st = Σ W_h x̄_h (W_h = N_h/N) with V(x̄_st) = Σ W_h² (1 − n_h/N_h) s_h²/n_h and r = z·√V / x̄_st.' : ''}</p>`,
+  );
+  out.push(
+    table(
+      'observations',
+      ['group', 'estimator', 'n', 'mean', 'SD', 'CV', 'N', 'achieved precision r', 'r ≤ 0.05'],
+      o.stats.map((s) => [
+        s.group,
+        s.estimator,
+        s.n,
+        s.mean,
+        s.sd,
+        s.cv,
+        s.population,
+        s.achievedPrecision,
+        s.meets95_5 === undefined ? '' : s.meets95_5 ? 'yes' : 'no',
+      ]),
+    ),
+  );
+  if (o.dropout) {
+    const dd = o.dropout;
+    out.push(
+      `<p>Realised dropout, per stratum: 1 − completed / ${dd.basis === 'marked' ? 'sampled (the observations mark households sampled but not completed with an empty or NA value)' : "the design's n_h (the observations mark no household as not completed)"}; designed ${(dd.designed * 100).toFixed(1)} %.</p>`,
+    );
+    out.push(
+      table(
+        'dropout',
+        ['stratum', 'sampled', 'completed', 'realised dropout', 'designed'],
+        [...dd.strata, { stratum: 'overall', ...dd.overall }].map((x) => [
+          x.stratum,
+          x.sampled,
+          x.completed,
+          `${(x.rate * 100).toFixed(1)} %`,
+          `${((p.strata.find((s) => s.name === x.stratum)?.dropoutRate ?? dd.designed) * 100).toFixed(1)} %`,
+        ]),
+      ),
+    );
+  }
+  if (o.comparison.length > 0) {
+    out.push(
+      "<p>The design's assumptions against these data, per stratum: r at the planned size = z·CV_observed / √n·√(1 − n/N_h) with n the planned completed interviews; the size the data imply is the chain of <code>sample calc</code> with the observed mean and SD.</p>",
+    );
+    out.push(
+      table(
+        'comparison',
+        [
+          'stratum',
+          'N_h',
+          'CV assumed',
+          'CV observed',
+          'planned completed',
+          'r at planned size',
+          'meets ±5 %',
+          'implied completed',
+          'implied n_h',
+          'planned n_h',
+          'design',
+        ],
+        o.comparison.map((k) => [
+          k.stratum,
+          k.population,
+          k.cvAssumed,
+          k.cvObserved,
+          k.plannedCompleted,
+          k.precisionAtPlanned,
+          k.meetsAtPlanned ? 'yes' : 'NO',
+          k.impliedCompleted,
+          k.impliedSample ?? `> N_h`,
+          k.plannedSample,
+          { html: k.tooSmall ? '<strong>too small</strong>' : 'large enough', cls: k.tooSmall ? 'warn' : '' },
+        ]),
+      ),
+    );
+  }
+  return out;
+}
+
+/** The commitment, its strata and the proof, or what is missing. */
+function selectionHtml(s: ProjectReport['selection']): string[] {
+  if (!s) return ['<p class="missing">No selection commitment supplied.</p>'];
+  const out: string[] = [];
+  out.push(
+    table(
+      'commitment',
+      ['commitment', 'value'],
+      [
+        ['algorithm', s.algorithm],
+        ["committed at (the committer's clock)", s.committedAt],
+        ['commitment digest (sha256, canonical JSON)', s.commitmentDigest],
+        ['frame', `${s.frame.file}: ${s.frame.households} households`],
+        ['frameHash', s.frame.frameHash],
+        ['frame file sha256', s.frame.fileSha256],
+        [
+          'beacon',
+          `drand chain ${s.beacon.chainHash} (${s.beacon.scheme}${s.beacon.pinned ? ', a pinned public chain' : ', NOT a pinned public chain'}), round ${s.beacon.round} at ${s.beacon.roundTime}`,
+        ],
+      ],
+    ),
+  );
+  out.push(
+    table(
+      'commit-strata',
+      ['stratum', 'households in frame', 'n_h'],
+      s.strata.map((x) => [x.name, x.households, x.sampleSize]),
+    ),
+  );
+  if (s.proof) {
+    out.push(...proofHtml(s.proof));
+  } else {
+    out.push('<p class="missing">No proof yet: the draw has not been made.</p>');
+  }
+  return out;
+}
+
+/** The proof, the sample in rank order and the replacement order (when selection.csv was supplied). */
+function proofHtml(pf: NonNullable<NonNullable<ProjectReport['selection']>['proof']>): string[] {
+  const out: string[] = [];
+  out.push(
+    table(
+      'proof',
+      ['proof', 'value'],
+      [
+        ['drawn at', pf.drawnAt],
+        ['randomness', pf.randomness],
+        ['seed', pf.seed],
+        ['refers to this commitment', pf.matchesCommitment ? 'yes' : 'NO'],
+        ['selection.csv', `${pf.selectionFile.file}: ${pf.selectionFile.rows} rows, sha256 ${pf.selectionFile.sha256}`],
+      ],
+    ),
+  );
+  out.push(
+    `<p class="note">Tickets are shown as their first ${TICKET_PREFIX} hex digits; the full values are in the package's JSON and in selection.csv.</p>`,
+  );
+  out.push(`<h4>Sample (${pf.sample.length} households, in rank order per stratum)</h4>`);
+  out.push(
+    `<div class="cols">${table(
+      'sample',
+      ['stratum', 'rank', 'household_id', 'ticket'],
+      pf.sample.map((x) => [x.stratum, x.rank, x.household_id, ticket(x.ticket)]),
+    )}</div>`,
+  );
+  if (pf.replacements) {
+    const n = pf.replacements.reduce((a, r) => a + r.length, 0);
+    out.push(
+      `<h4>Replacement order (${n} households: per stratum the first n_h replacements, used strictly in this order; the whole list is in selection.csv)</h4>`,
+    );
+    out.push(
+      `<div class="cols">${table(
+        'replacements',
+        ['stratum', 'rank', 'household_id', 'ticket'],
+        pf.replacements.flat().map((x) => [x.stratum, x.rank, x.household_id, ticket(x.ticket)]),
+      )}</div>`,
+    );
   } else {
     out.push(
-      table(
-        'commitment',
-        ['commitment', 'value'],
-        [
-          ['algorithm', s.algorithm],
-          ["committed at (the committer's clock)", s.committedAt],
-          ['commitment digest (sha256, canonical JSON)', s.commitmentDigest],
-          ['frame', `${s.frame.file}: ${s.frame.households} households`],
-          ['frameHash', s.frame.frameHash],
-          ['frame file sha256', s.frame.fileSha256],
-          [
-            'beacon',
-            `drand chain ${s.beacon.chainHash} (${s.beacon.scheme}${s.beacon.pinned ? ', a pinned public chain' : ', NOT a pinned public chain'}), round ${s.beacon.round} at ${s.beacon.roundTime}`,
-          ],
-        ],
-      ),
+      '<p class="missing">Replacement order not included: selection.csv was not supplied (<code>--selection</code>).</p>',
     );
-    out.push(
-      table(
-        'commit-strata',
-        ['stratum', 'households in frame', 'n_h'],
-        s.strata.map((x) => [x.name, x.households, x.sampleSize]),
-      ),
-    );
-    if (s.proof) {
-      const pf = s.proof;
-      out.push(
-        table(
-          'proof',
-          ['proof', 'value'],
-          [
-            ['drawn at', pf.drawnAt],
-            ['randomness', pf.randomness],
-            ['seed', pf.seed],
-            ['refers to this commitment', pf.matchesCommitment ? 'yes' : 'NO'],
-            [
-              'selection.csv',
-              `${pf.selectionFile.file}: ${pf.selectionFile.rows} rows, sha256 ${pf.selectionFile.sha256}`,
-            ],
-          ],
-        ),
-      );
-      out.push(
-        `<p class="note">Tickets are shown as their first ${TICKET_PREFIX} hex digits; the full values are in the package's JSON and in selection.csv.</p>`,
-      );
-      out.push(`<h4>Sample (${pf.sample.length} households, in rank order per stratum)</h4>`);
-      out.push(
-        `<div class="cols">${table(
-          'sample',
-          ['stratum', 'rank', 'household_id', 'ticket'],
-          pf.sample.map((x) => [x.stratum, x.rank, x.household_id, ticket(x.ticket)]),
-        )}</div>`,
-      );
-      if (pf.replacements) {
-        const n = pf.replacements.reduce((a, r) => a + r.length, 0);
-        out.push(
-          `<h4>Replacement order (${n} households: per stratum the first n_h replacements, used strictly in this order; the whole list is in selection.csv)</h4>`,
-        );
-        out.push(
-          `<div class="cols">${table(
-            'replacements',
-            ['stratum', 'rank', 'household_id', 'ticket'],
-            pf.replacements.flat().map((x) => [x.stratum, x.rank, x.household_id, ticket(x.ticket)]),
-          )}</div>`,
-        );
-      } else {
-        out.push(
-          '<p class="missing">Replacement order not included: selection.csv was not supplied (<code>--selection</code>).</p>',
-        );
-      }
-    } else {
-      out.push('<p class="missing">No proof yet: the draw has not been made.</p>');
-    }
   }
-  out.push(
-    `<section class="conclusion"><h3>Verifier's conclusion — ${esc(p.projectId)}</h3><p>Conclusion (accepted / accepted with conditions / not accepted) and reasons:</p><div class="blank"></div><div class="blank"></div><div class="blank"></div><p>Verifier, organisation: <span class="line"></span> Date: <span class="line short"></span> Signature: <span class="line"></span></p></section>`,
-  );
-  out.push('</section>');
-  return out.join('\n');
+  return out;
 }
 
 const CSS = `

@@ -602,180 +602,14 @@ function designOf(d: ReturnType<typeof loadDesign>): Design | null {
 async function projectReport(p: ProjectInput, index: number): Promise<ProjectReport> {
   const d = loadDesign(p.design, `projects[${index}].design`);
   const P = d.parameters;
-  const strata: ProjectReport['strata'] = d.stratified
-    ? d.stratification.strata.map((s) => ({
-        name: s.name,
-        population: s.population,
-        sampleSize: s.sampleSize,
-        calculatedSize: s.calculatedSize,
-        mean: s.mean,
-        sd: s.sd,
-        cv: s.cv ?? s.sd / s.mean,
-        census: s.census,
-        ...(typeof s.dropoutRate === 'number' ? { dropoutRate: s.dropoutRate } : {}),
-      }))
-    : [
-        {
-          name: 'all',
-          population: P.population,
-          sampleSize: P.adjustedSize,
-          calculatedSize: P.calculatedSize,
-          mean: P.expectedMean,
-          sd: P.expectedSD,
-          cv: P.expectedSD / P.expectedMean,
-          census: P.calculatedSize === P.population,
-        },
-      ];
-  const checks: Check[] = [];
+  const strata = reportStrata(d);
+  const checks = designChecks(d);
   const findings: Finding[] = [];
-  const bad = designDiscrepancies(P, d.stratification);
-  if (bad.length > 0)
-    for (const b of bad)
-      checks.push({ check: 'design', kind: 'integrity', status: 'fail', message: `design: ${b.message}` });
-  else
-    checks.push({
-      check: 'design',
-      kind: 'integrity',
-      status: 'pass',
-      message: "every size follows from the design's own parameters (the chain of `sample calc`, recomputed)",
-    });
-
   const c = p.commitment;
   const pr = p.proof;
-  let selection: ProjectReport['selection'] = null;
-  if (c) {
-    const digest = commitmentDigest(c);
-    if (c.designId !== d.designId)
-      checks.push({
-        check: 'commitment.designId',
-        kind: 'integrity',
-        status: 'fail',
-        message: `the commitment is for design ${c.designId}; this project's design is ${d.designId}`,
-      });
-    else
-      checks.push({
-        check: 'commitment.designId',
-        kind: 'integrity',
-        status: 'pass',
-        message: `the commitment is for this design (${d.designId})`,
-      });
-    const sizes = d.strata.map((s) => s.sampleSize);
-    const committed = c.strata.map((s) => s.sampleSize);
-    if (
-      JSON.stringify(sizes) !== JSON.stringify(committed) ||
-      JSON.stringify(d.strata.map((s) => s.name)) !== JSON.stringify(c.strata.map((s) => s.name))
-    ) {
-      checks.push({
-        check: 'commitment.strata',
-        kind: 'integrity',
-        status: 'fail',
-        message: `the commitment's strata and n_h (${c.strata.map((s) => `${s.name} ${s.sampleSize}`).join(', ')}) are not the design's (${d.strata.map((s) => `${s.name} ${s.sampleSize}`).join(', ')})`,
-      });
-    }
-    const pc = await checkPackage({
-      commitment: c,
-      ...(pr ? { proof: pr } : {}),
-      ...(p.selectionPath ? { selectionPath: p.selectionPath } : {}),
-      ...(p.framePath ? { framePath: p.framePath } : {}),
-      ...(p.publishedAt ? { publishedAt: p.publishedAt } : {}),
-      ...(p.seedHex !== undefined ? { seedHex: p.seedHex } : {}),
-    });
-    checks.push(...pc.checks);
-    for (const f of pc.findings) findings.unshift({ severity: 'warning', message: f });
-    const rp = c.beacon.chain;
-    selection = {
-      algorithm: c.algorithm,
-      committedAt: c.committedAt,
-      commitmentDigest: digest,
-      frame: {
-        file: c.frame.file,
-        households: c.frame.households,
-        frameHash: c.frame.frameHash,
-        fileSha256: c.frame.fileSha256,
-      },
-      beacon: {
-        chainHash: rp.hash,
-        scheme: rp.schemeID,
-        round: c.beacon.round,
-        roundTime: c.beacon.roundTime,
-        pinned: !pc.checks.some((x) => x.check === 'chain pinned' && x.status === 'fail'),
-      },
-      strata: c.strata.map((s) => ({ name: s.name, households: s.households, sampleSize: s.sampleSize })),
-      proof: pr
-        ? {
-            drawnAt: pr.drawnAt,
-            randomness:
-              pr.randomness.source === 'drand'
-                ? `drand round ${pr.randomness.round}: ${pr.randomness.randomness}`
-                : `supplied with --seed-hex (not a beacon): ${pr.randomness.randomness}`,
-            seed: pr.seed,
-            sample: pr.strata.flatMap((s) => s.sample.map((x) => ({ stratum: s.name, ...x }))),
-            replacements: pc.replacements,
-            matchesCommitment: pr.commitmentDigest === digest,
-            selectionFile: pr.selection,
-          }
-        : null,
-    };
-  }
-
+  const selection = c ? await selectionReport(p, c, d, checks, findings) : null;
   const obs = p.observations;
-  let observations: ProjectReport['supporting']['observations'] = null;
-  if (obs && obs.values.length > 0) {
-    const { stats, overall, unknown } = observationStats(obs.values, strata, P.population, d.stratified);
-    const comparison = compareWithData(designOf(d) ?? ({ parameters: P } as Design), strata, stats);
-    // monitoring observations are of the designed sample: its achieved precision and dropout are findings;
-    // baseline observations (a pilot, earlier data) support the design's assumptions instead (compareWithData)
-    const monitoring = obs.kind === 'monitoring';
-    const dropout = monitoring ? packageDropout(obs.values, strata, d.stratified, P.dropoutRate) : null;
-    observations = { kind: obs.kind, file: obs.file ?? null, stats, overall, comparison, dropout };
-    // missed precision is a headline finding, with what the methodology then requires
-    const missed: Finding[] = [];
-    for (const g of stats) {
-      if (!monitoring || g.meets95_5 !== false || g.achievedPrecision === undefined) continue;
-      const st = strata.find((s) => s.name === g.group);
-      const more =
-        g.estimator === 'srs' && g.population !== undefined
-          ? chain(g.population, g.mean, g.sd, P.dropoutRate).calculatedSize - g.n
-          : undefined;
-      const pct = (g.achievedPrecision * 100).toFixed(2);
-      missed.push({
-        severity: 'warning',
-        message: `${g.group === 'overall' ? 'overall (stratified estimate)' : `stratum ${g.group}`}: the ${obs.kind} observations achieve ±${pct} %, not ±5 % (${g.n} completed${st ? ` of ${st.sampleSize} planned` : ''}). The methodology then requires ${more !== undefined && more > 0 ? `${more} more completed interviews (${g.n + more} in all at the observed CV)` : 'more completed interviews'}, or the conservative bound: the mean's lower limit x̄·(1 − r) = ${r4(g.mean * (1 - g.achievedPrecision))} instead of x̄ = ${r4(g.mean)}`,
-      });
-    }
-    findings.unshift(...missed);
-    if (dropout)
-      for (const x of dropout.strata) {
-        const designed = strata.find((s) => s.name === x.stratum)?.dropoutRate ?? P.dropoutRate;
-        if (x.rate > designed)
-          findings.push({
-            severity: 'warning',
-            message: `stratum ${x.stratum}: realised dropout ${(x.rate * 100).toFixed(1)} % (${x.completed} completed of ${x.sampled} ${dropout.basis === 'marked' ? 'sampled' : 'planned'}) against ${(designed * 100).toFixed(1)} % designed; overall ${(dropout.overall.rate * 100).toFixed(1)} %`,
-          });
-      }
-    if (unknown.length > 0)
-      findings.push({
-        severity: 'warning',
-        message: `the ${obs.kind} observations name strata that are not in the design: ${unknown.join(', ')} (left out)`,
-      });
-    if (d.stratified && !overall)
-      findings.push({
-        severity: 'info',
-        message: stats.some((s) => s.estimator === 'pooled (no strata in the observations)')
-          ? `the ${obs.kind} observations carry no stratum: they cannot be compared with the strata's assumptions, and their pooled mean is not an estimate for the stratified population`
-          : `not every stratum has at least two ${obs.kind} observations: no overall (stratified) estimate`,
-      });
-    for (const k of comparison) {
-      const cvText = `CV assumed ${r4(k.cvAssumed)}, observed ${r4(k.cvObserved)} (${k.observations} ${obs.kind} observations)`;
-      if (k.tooSmall) {
-        findings.push({
-          severity: 'warning',
-          message: `stratum ${k.stratum}: the design is too small for its own supporting data — ${cvText}; at the planned ${k.plannedCompleted} completed interviews the relative precision would be ±${(k.precisionAtPlanned * 100).toFixed(2)} %, not ±5 %; the data imply ${k.impliedCompleted} completed, ${k.impliedSample === null ? `more than its N_h ${k.population} households` : `${k.impliedSample} households to sample`} (planned ${k.plannedSample})`,
-        });
-      }
-    }
-  }
-
+  const observations = obs && obs.values.length > 0 ? observationsReport(obs, d, strata, findings) : null;
   const full = designOf(d);
   const method: ProjectReport['method'] = {
     sizes: full ? explainDesign(full) : null,
@@ -819,6 +653,223 @@ async function projectReport(p: ProjectInput, index: number): Promise<ProjectRep
       (observations?.comparison ?? []).map((k) => ({ stratum: k.stratum, cv: k.cvObserved, kind: observations!.kind })),
     ),
   };
+}
+
+type LoadedDesign = ReturnType<typeof loadDesign>;
+
+/** The design's strata as the package shows them: one "all" stratum for an unstratified design. */
+function reportStrata(d: LoadedDesign): ProjectReport['strata'] {
+  const P = d.parameters;
+  return d.stratified
+    ? d.stratification.strata.map((s) => ({
+        name: s.name,
+        population: s.population,
+        sampleSize: s.sampleSize,
+        calculatedSize: s.calculatedSize,
+        mean: s.mean,
+        sd: s.sd,
+        cv: s.cv ?? s.sd / s.mean,
+        census: s.census,
+        ...(typeof s.dropoutRate === 'number' ? { dropoutRate: s.dropoutRate } : {}),
+      }))
+    : [
+        {
+          name: 'all',
+          population: P.population,
+          sampleSize: P.adjustedSize,
+          calculatedSize: P.calculatedSize,
+          mean: P.expectedMean,
+          sd: P.expectedSD,
+          cv: P.expectedSD / P.expectedMean,
+          census: P.calculatedSize === P.population,
+        },
+      ];
+}
+
+/** The design's integrity check: every size follows from its own parameters, or one failure per size that does not. */
+function designChecks(d: LoadedDesign): Check[] {
+  const bad = designDiscrepancies(d.parameters, d.stratification);
+  if (bad.length > 0)
+    return bad.map((b) => ({ check: 'design', kind: 'integrity', status: 'fail', message: `design: ${b.message}` }));
+  return [
+    {
+      check: 'design',
+      kind: 'integrity',
+      status: 'pass',
+      message: "every size follows from the design's own parameters (the chain of `sample calc`, recomputed)",
+    },
+  ];
+}
+
+/**
+ * The commitment against this design (its designId, strata and n_h), then every check of `checkPackage` on it, the
+ * proof, selection.csv and the frame as given; the selection section of the package.
+ */
+async function selectionReport(
+  p: ProjectInput,
+  c: Commitment,
+  d: LoadedDesign,
+  checks: Check[],
+  findings: Finding[],
+): Promise<ProjectReport['selection']> {
+  const pr = p.proof;
+  const digest = commitmentDigest(c);
+  checks.push(...commitmentDesignChecks(c, d));
+  const pc = await checkPackage({
+    commitment: c,
+    ...(pr ? { proof: pr } : {}),
+    ...(p.selectionPath ? { selectionPath: p.selectionPath } : {}),
+    ...(p.framePath ? { framePath: p.framePath } : {}),
+    ...(p.publishedAt ? { publishedAt: p.publishedAt } : {}),
+    ...(p.seedHex !== undefined ? { seedHex: p.seedHex } : {}),
+  });
+  checks.push(...pc.checks);
+  for (const f of pc.findings) findings.unshift({ severity: 'warning', message: f });
+  const rp = c.beacon.chain;
+  return {
+    algorithm: c.algorithm,
+    committedAt: c.committedAt,
+    commitmentDigest: digest,
+    frame: {
+      file: c.frame.file,
+      households: c.frame.households,
+      frameHash: c.frame.frameHash,
+      fileSha256: c.frame.fileSha256,
+    },
+    beacon: {
+      chainHash: rp.hash,
+      scheme: rp.schemeID,
+      round: c.beacon.round,
+      roundTime: c.beacon.roundTime,
+      pinned: !pc.checks.some((x) => x.check === 'chain pinned' && x.status === 'fail'),
+    },
+    strata: c.strata.map((s) => ({ name: s.name, households: s.households, sampleSize: s.sampleSize })),
+    proof: pr
+      ? {
+          drawnAt: pr.drawnAt,
+          randomness:
+            pr.randomness.source === 'drand'
+              ? `drand round ${pr.randomness.round}: ${pr.randomness.randomness}`
+              : `supplied with --seed-hex (not a beacon): ${pr.randomness.randomness}`,
+          seed: pr.seed,
+          sample: pr.strata.flatMap((s) => s.sample.map((x) => ({ stratum: s.name, ...x }))),
+          replacements: pc.replacements,
+          matchesCommitment: pr.commitmentDigest === digest,
+          selectionFile: pr.selection,
+        }
+      : null,
+  };
+}
+
+/** The commitment is for this design: its designId, and its strata and n_h as the design's. */
+function commitmentDesignChecks(c: Commitment, d: LoadedDesign): Check[] {
+  const out: Check[] = [];
+  if (c.designId !== d.designId)
+    out.push({
+      check: 'commitment.designId',
+      kind: 'integrity',
+      status: 'fail',
+      message: `the commitment is for design ${c.designId}; this project's design is ${d.designId}`,
+    });
+  else
+    out.push({
+      check: 'commitment.designId',
+      kind: 'integrity',
+      status: 'pass',
+      message: `the commitment is for this design (${d.designId})`,
+    });
+  const sizes = d.strata.map((s) => s.sampleSize);
+  const committed = c.strata.map((s) => s.sampleSize);
+  if (
+    JSON.stringify(sizes) !== JSON.stringify(committed) ||
+    JSON.stringify(d.strata.map((s) => s.name)) !== JSON.stringify(c.strata.map((s) => s.name))
+  ) {
+    out.push({
+      check: 'commitment.strata',
+      kind: 'integrity',
+      status: 'fail',
+      message: `the commitment's strata and n_h (${c.strata.map((s) => `${s.name} ${s.sampleSize}`).join(', ')}) are not the design's (${d.strata.map((s) => `${s.name} ${s.sampleSize}`).join(', ')})`,
+    });
+  }
+  return out;
+}
+
+type ReportObservations = NonNullable<ProjectReport['supporting']['observations']>;
+
+/**
+ * Observations against the design: their statistics, the comparison with the design's assumptions, the realised
+ * dropout (monitoring only), and the findings these give.
+ */
+function observationsReport(
+  obs: NonNullable<ProjectInput['observations']>,
+  d: LoadedDesign,
+  strata: ProjectReport['strata'],
+  findings: Finding[],
+): ReportObservations {
+  const P = d.parameters;
+  const { stats, overall, unknown } = observationStats(obs.values, strata, P.population, d.stratified);
+  const comparison = compareWithData(designOf(d) ?? ({ parameters: P } as Design), strata, stats);
+  // monitoring observations are of the designed sample: its achieved precision and dropout are findings;
+  // baseline observations (a pilot, earlier data) support the design's assumptions instead (compareWithData)
+  const monitoring = obs.kind === 'monitoring';
+  const dropout = monitoring ? packageDropout(obs.values, strata, d.stratified, P.dropoutRate) : null;
+  // missed precision is a headline finding, with what the methodology then requires
+  if (monitoring) findings.unshift(...missedPrecision(obs.kind, stats, strata, P.dropoutRate));
+  if (dropout)
+    for (const x of dropout.strata) {
+      const designed = strata.find((s) => s.name === x.stratum)?.dropoutRate ?? P.dropoutRate;
+      if (x.rate > designed)
+        findings.push({
+          severity: 'warning',
+          message: `stratum ${x.stratum}: realised dropout ${(x.rate * 100).toFixed(1)} % (${x.completed} completed of ${x.sampled} ${dropout.basis === 'marked' ? 'sampled' : 'planned'}) against ${(designed * 100).toFixed(1)} % designed; overall ${(dropout.overall.rate * 100).toFixed(1)} %`,
+        });
+    }
+  if (unknown.length > 0)
+    findings.push({
+      severity: 'warning',
+      message: `the ${obs.kind} observations name strata that are not in the design: ${unknown.join(', ')} (left out)`,
+    });
+  if (d.stratified && !overall)
+    findings.push({
+      severity: 'info',
+      message: stats.some((s) => s.estimator === 'pooled (no strata in the observations)')
+        ? `the ${obs.kind} observations carry no stratum: they cannot be compared with the strata's assumptions, and their pooled mean is not an estimate for the stratified population`
+        : `not every stratum has at least two ${obs.kind} observations: no overall (stratified) estimate`,
+    });
+  for (const k of comparison) {
+    const cvText = `CV assumed ${r4(k.cvAssumed)}, observed ${r4(k.cvObserved)} (${k.observations} ${obs.kind} observations)`;
+    if (k.tooSmall) {
+      findings.push({
+        severity: 'warning',
+        message: `stratum ${k.stratum}: the design is too small for its own supporting data — ${cvText}; at the planned ${k.plannedCompleted} completed interviews the relative precision would be ±${(k.precisionAtPlanned * 100).toFixed(2)} %, not ±5 %; the data imply ${k.impliedCompleted} completed, ${k.impliedSample === null ? `more than its N_h ${k.population} households` : `${k.impliedSample} households to sample`} (planned ${k.plannedSample})`,
+      });
+    }
+  }
+  return { kind: obs.kind, file: obs.file ?? null, stats, overall, comparison, dropout };
+}
+
+/** Monitoring observations that miss ±5 %: a headline finding each, with what the methodology then requires. */
+function missedPrecision(
+  kind: string,
+  stats: ObservationStats[],
+  strata: ProjectReport['strata'],
+  dropoutRate: number,
+): Finding[] {
+  const missed: Finding[] = [];
+  for (const g of stats) {
+    if (g.meets95_5 !== false || g.achievedPrecision === undefined) continue;
+    const st = strata.find((s) => s.name === g.group);
+    const more =
+      g.estimator === 'srs' && g.population !== undefined
+        ? chain(g.population, g.mean, g.sd, dropoutRate).calculatedSize - g.n
+        : undefined;
+    const pct = (g.achievedPrecision * 100).toFixed(2);
+    missed.push({
+      severity: 'warning',
+      message: `${g.group === 'overall' ? 'overall (stratified estimate)' : `stratum ${g.group}`}: the ${kind} observations achieve ±${pct} %, not ±5 % (${g.n} completed${st ? ` of ${st.sampleSize} planned` : ''}). The methodology then requires ${more !== undefined && more > 0 ? `${more} more completed interviews (${g.n + more} in all at the observed CV)` : 'more completed interviews'}, or the conservative bound: the mean's lower limit x̄·(1 − r) = ${r4(g.mean * (1 - g.achievedPrecision))} instead of x̄ = ${r4(g.mean)}`,
+    });
+  }
+  return missed;
 }
 
 export async function buildReport(input: ReportInput): Promise<Report> {

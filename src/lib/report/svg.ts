@@ -66,6 +66,52 @@ export function placeLabels(points: { x: number; y: number; text: string }[], pl
   return out;
 }
 
+/** A coordinate in the SVG, to one decimal. */
+const f = (v: number): string => v.toFixed(1);
+
+/**
+ * The marks (a filled disc per designed CV, a ring per observed one, a triangle at the axis for one below it) and
+ * their labels, placed so none overlaps, with a leader line where a label moved away from its mark.
+ */
+function marksSvg(c: ChartData, X: (v: number) => number, Y: (v: number) => number, plot: Box): string[] {
+  const parts: string[] = [];
+  const pts = c.marks.map((p) => ({
+    x: X(p.cv),
+    y: Y(p.n),
+    text: p.clamped
+      ? `${p.label}: n ${p.n}, CV ${Number(p.cv.toPrecision(3))} (below the axis)`
+      : `${p.label}: n ${p.n}`,
+  }));
+  const boxes = placeLabels(pts, plot);
+  c.marks.forEach((p, i) => {
+    const col = COLOURS[p.series % COLOURS.length]!;
+    const { x, y } = pts[i]!;
+    const tip = `${p.label}: CV ${p.cv}, n ${p.n}`;
+    if (p.clamped) {
+      parts.push(
+        `<path class="mark clamped ${p.kind}" d="M${f(x - 2)},${f(y)} L${f(x + 8)},${f(y - 6)} L${f(x + 8)},${f(y + 6)} Z" fill="${col}" stroke="#000"><title>${esc(tip)} (below the axis range; drawn at the axis)</title></path>`,
+      );
+    } else {
+      // an observed CV is a hollow ring in its line's colour, a designed one a filled disc
+      const fill =
+        p.kind === 'observed' ? `fill="#fff" stroke="${col}" stroke-width="2.5"` : `fill="${col}" stroke="#000"`;
+      parts.push(
+        `<circle class="mark ${p.kind}" cx="${f(x)}" cy="${f(y)}" r="5" ${fill}><title>${esc(tip)}</title></circle>`,
+      );
+    }
+    const b = boxes[i]!;
+    const anchorX = b.x > x ? b.x : b.x + b.w;
+    if (Math.abs(b.y + b.h / 2 - y) > 1)
+      parts.push(
+        `<line class="leader" x1="${f(x)}" y1="${f(y)}" x2="${f(anchorX)}" y2="${f(b.y + b.h / 2)}" stroke="#555" stroke-width="0.7"/>`,
+      );
+    parts.push(
+      `<text class="mark-label" x="${f(b.x + 1)}" y="${f(b.y + b.h - 4)}" font-size="${FONT}" data-box="${f(b.x)} ${f(b.y)} ${f(b.w)} ${f(b.h)}">${esc(pts[i]!.text)}</text>`,
+    );
+  });
+  return parts;
+}
+
 export function chartSvg(c: ChartData, id: string): string {
   const W = 760;
   const m = { l: 64, r: 190, t: 20, b: 50 };
@@ -79,7 +125,6 @@ export function chartSvg(c: ChartData, id: string): string {
   const y1 = Math.ceil(yMaxData / yStep) * yStep;
   const X = (v: number): number => m.l + ((Math.max(x0, Math.min(x1, v)) - x0) / (x1 - x0)) * pw;
   const Y = (v: number): number => m.t + ph - (v / y1) * ph;
-  const f = (v: number): string => v.toFixed(1);
   const parts: string[] = [];
   parts.push(
     `<svg xmlns="http://www.w3.org/2000/svg" id="${esc(id)}" class="chart" role="img" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" aria-labelledby="${esc(id)}-title">`,
@@ -117,40 +162,7 @@ export function chartSvg(c: ChartData, id: string): string {
     );
     parts.push(`<text x="${m.l + pw + 38}" y="${ly}" font-size="11">${esc(s.label)}</text>`);
   });
-  const pts = c.marks.map((p) => ({
-    x: X(p.cv),
-    y: Y(p.n),
-    text: p.clamped
-      ? `${p.label}: n ${p.n}, CV ${Number(p.cv.toPrecision(3))} (below the axis)`
-      : `${p.label}: n ${p.n}`,
-  }));
-  const boxes = placeLabels(pts, { x: m.l, y: m.t, w: pw, h: ph });
-  c.marks.forEach((p, i) => {
-    const col = COLOURS[p.series % COLOURS.length]!;
-    const { x, y } = pts[i]!;
-    const tip = `${p.label}: CV ${p.cv}, n ${p.n}`;
-    if (p.clamped) {
-      parts.push(
-        `<path class="mark clamped ${p.kind}" d="M${f(x - 2)},${f(y)} L${f(x + 8)},${f(y - 6)} L${f(x + 8)},${f(y + 6)} Z" fill="${col}" stroke="#000"><title>${esc(tip)} (below the axis range; drawn at the axis)</title></path>`,
-      );
-    } else {
-      // an observed CV is a hollow ring in its line's colour, a designed one a filled disc
-      const fill =
-        p.kind === 'observed' ? `fill="#fff" stroke="${col}" stroke-width="2.5"` : `fill="${col}" stroke="#000"`;
-      parts.push(
-        `<circle class="mark ${p.kind}" cx="${f(x)}" cy="${f(y)}" r="5" ${fill}><title>${esc(tip)}</title></circle>`,
-      );
-    }
-    const b = boxes[i]!;
-    const anchorX = b.x > x ? b.x : b.x + b.w;
-    if (Math.abs(b.y + b.h / 2 - y) > 1)
-      parts.push(
-        `<line class="leader" x1="${f(x)}" y1="${f(y)}" x2="${f(anchorX)}" y2="${f(b.y + b.h / 2)}" stroke="#555" stroke-width="0.7"/>`,
-      );
-    parts.push(
-      `<text class="mark-label" x="${f(b.x + 1)}" y="${f(b.y + b.h - 4)}" font-size="${FONT}" data-box="${f(b.x)} ${f(b.y)} ${f(b.w)} ${f(b.h)}">${esc(pts[i]!.text)}</text>`,
-    );
-  });
+  parts.push(...marksSvg(c, X, Y, { x: m.l, y: m.t, w: pw, h: ph }));
   parts.push('</svg>');
   return parts.join('');
 }
