@@ -42,105 +42,119 @@ export function toJsonSchema(schema: unknown): Json {
   throw new TypeError('a browser tool schema must be a zod (3 or 4) schema or a JSON Schema object');
 }
 
-function withDesc(out: Json, def: Zod3Def): Json {
-  if (def.description) out.description = def.description;
+/** A zod 3 schema as JSON Schema, with its description. */
+function zod3ToJson(s: Zod3Like): Json {
+  const out = zod3Type(s._def);
+  if (s._def.description) out.description = s._def.description;
   return out;
 }
 
-function zod3ToJson(s: Zod3Like): Json {
-  const def = s._def;
-  const inner = (x: unknown) => zod3ToJson(x as Zod3Like);
+const inner = (x: unknown) => zod3ToJson(x as Zod3Like);
+
+function zod3Type(def: Zod3Def): Json {
   switch (def.typeName) {
-    case 'ZodObject': {
-      const shape = (
-        typeof def.shape === 'function' ? (def.shape as () => Record<string, Zod3Like>)() : def.shape
-      ) as Record<string, Zod3Like>;
-      const properties: Record<string, Json> = {};
-      const required: string[] = [];
-      for (const [k, v] of Object.entries(shape)) {
-        properties[k] = inner(v);
-        if (!isOptional3(v)) required.push(k);
-      }
-      const out: Json = { type: 'object', properties };
-      if (required.length) out.required = required;
-      if ((def.unknownKeys as string | undefined) === 'strict') out.additionalProperties = false;
-      return withDesc(out, def);
-    }
-    case 'ZodString': {
-      const out: Json = { type: 'string' };
-      for (const c of (def.checks as { kind: string; value?: number; regex?: RegExp }[] | undefined) ?? []) {
-        if (c.kind === 'min') out.minLength = c.value;
-        else if (c.kind === 'max') out.maxLength = c.value;
-        else if (c.kind === 'email') out.format = 'email';
-        else if (c.kind === 'url') out.format = 'uri';
-        else if (c.kind === 'uuid') out.format = 'uuid';
-        else if (c.kind === 'regex' && c.regex) out.pattern = c.regex.source;
-      }
-      return withDesc(out, def);
-    }
-    case 'ZodNumber': {
-      const out: Json = { type: 'number' };
-      for (const c of (def.checks as { kind: string; value?: number; inclusive?: boolean }[] | undefined) ?? []) {
-        if (c.kind === 'int') out.type = 'integer';
-        else if (c.kind === 'min') out[c.inclusive ? 'minimum' : 'exclusiveMinimum'] = c.value;
-        else if (c.kind === 'max') out[c.inclusive ? 'maximum' : 'exclusiveMaximum'] = c.value;
-      }
-      return withDesc(out, def);
-    }
+    case 'ZodObject':
+      return zod3Object(def);
+    case 'ZodString':
+      return zod3String(def);
+    case 'ZodNumber':
+      return zod3Number(def);
     case 'ZodBigInt':
-      return withDesc({ type: 'integer' }, def);
+      return { type: 'integer' };
     case 'ZodBoolean':
-      return withDesc({ type: 'boolean' }, def);
+      return { type: 'boolean' };
     case 'ZodDate':
-      return withDesc({ type: 'string', format: 'date-time' }, def);
+      return { type: 'string', format: 'date-time' };
     case 'ZodNull':
-      return withDesc({ type: 'null' }, def);
+      return { type: 'null' };
     case 'ZodLiteral':
-      return withDesc({ const: def.value }, def);
+      return { const: def.value };
     case 'ZodEnum':
-      return withDesc({ type: 'string', enum: def.values as string[] }, def);
+      return { type: 'string', enum: def.values as string[] };
     case 'ZodNativeEnum':
-      return withDesc({ enum: Object.values(def.values as object) }, def);
-    case 'ZodArray': {
-      const out: Json = { type: 'array', items: inner(def.type) };
-      if ((def.minLength as { value: number } | null)?.value !== undefined)
-        out.minItems = (def.minLength as { value: number }).value;
-      if ((def.maxLength as { value: number } | null)?.value !== undefined)
-        out.maxItems = (def.maxLength as { value: number }).value;
-      return withDesc(out, def);
-    }
+      return { enum: Object.values(def.values as object) };
+    case 'ZodArray':
+      return zod3Array(def);
     case 'ZodTuple':
-      return withDesc({ type: 'array', prefixItems: (def.items as unknown[]).map(inner) }, def);
+      return { type: 'array', prefixItems: (def.items as unknown[]).map(inner) };
     case 'ZodRecord':
-      return withDesc({ type: 'object', additionalProperties: inner(def.valueType) }, def);
+      return { type: 'object', additionalProperties: inner(def.valueType) };
     case 'ZodUnion':
     case 'ZodDiscriminatedUnion': {
       const opts = (
         Array.isArray(def.options) ? def.options : [...(def.options as Map<unknown, unknown>).values()]
       ) as unknown[];
-      return withDesc({ anyOf: opts.map(inner) }, def);
+      return { anyOf: opts.map(inner) };
     }
     case 'ZodIntersection':
-      return withDesc({ allOf: [inner(def.left), inner(def.right)] }, def);
+      return { allOf: [inner(def.left), inner(def.right)] };
     case 'ZodOptional':
-      return withDesc(inner(def.innerType), def);
+      return inner(def.innerType);
     case 'ZodNullable':
-      return withDesc({ anyOf: [inner(def.innerType), { type: 'null' }] }, def);
+      return { anyOf: [inner(def.innerType), { type: 'null' }] };
     case 'ZodDefault':
-      return withDesc({ ...inner(def.innerType), default: (def.defaultValue as () => unknown)() }, def);
+      return { ...inner(def.innerType), default: (def.defaultValue as () => unknown)() };
     case 'ZodCatch':
     case 'ZodReadonly':
     case 'ZodBranded':
-      return withDesc(inner(def.innerType ?? def.type), def);
+      return inner(def.innerType ?? def.type);
     case 'ZodEffects':
-      return withDesc(inner(def.schema), def);
+      return inner(def.schema);
     case 'ZodLazy':
-      return withDesc(inner((def.getter as () => unknown)()), def);
+      return inner((def.getter as () => unknown)());
     case 'ZodPipeline':
-      return withDesc(inner(def.in), def);
+      return inner(def.in);
     default:
-      return withDesc({}, def); // any, unknown and the rest: no constraint
+      return {}; // any, unknown and the rest: no constraint
   }
+}
+
+function zod3Object(def: Zod3Def): Json {
+  const shape = (
+    typeof def.shape === 'function' ? (def.shape as () => Record<string, Zod3Like>)() : def.shape
+  ) as Record<string, Zod3Like>;
+  const properties: Record<string, Json> = {};
+  const required: string[] = [];
+  for (const [k, v] of Object.entries(shape)) {
+    properties[k] = inner(v);
+    if (!isOptional3(v)) required.push(k);
+  }
+  const out: Json = { type: 'object', properties };
+  if (required.length) out.required = required;
+  if ((def.unknownKeys as string | undefined) === 'strict') out.additionalProperties = false;
+  return out;
+}
+
+function zod3String(def: Zod3Def): Json {
+  const out: Json = { type: 'string' };
+  for (const c of (def.checks as { kind: string; value?: number; regex?: RegExp }[] | undefined) ?? []) {
+    if (c.kind === 'min') out.minLength = c.value;
+    else if (c.kind === 'max') out.maxLength = c.value;
+    else if (c.kind === 'email') out.format = 'email';
+    else if (c.kind === 'url') out.format = 'uri';
+    else if (c.kind === 'uuid') out.format = 'uuid';
+    else if (c.kind === 'regex' && c.regex) out.pattern = c.regex.source;
+  }
+  return out;
+}
+
+function zod3Number(def: Zod3Def): Json {
+  const out: Json = { type: 'number' };
+  for (const c of (def.checks as { kind: string; value?: number; inclusive?: boolean }[] | undefined) ?? []) {
+    if (c.kind === 'int') out.type = 'integer';
+    else if (c.kind === 'min') out[c.inclusive ? 'minimum' : 'exclusiveMinimum'] = c.value;
+    else if (c.kind === 'max') out[c.inclusive ? 'maximum' : 'exclusiveMaximum'] = c.value;
+  }
+  return out;
+}
+
+function zod3Array(def: Zod3Def): Json {
+  const out: Json = { type: 'array', items: inner(def.type) };
+  const min = (def.minLength as { value: number } | null)?.value;
+  const max = (def.maxLength as { value: number } | null)?.value;
+  if (min !== undefined) out.minItems = min;
+  if (max !== undefined) out.maxItems = max;
+  return out;
 }
 
 function isOptional3(s: Zod3Like): boolean {
