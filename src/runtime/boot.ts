@@ -75,50 +75,73 @@ export function resolvePlugins(
   const enabled = new Set<string>();
   // 1. features, then auto-detect
   for (const p of all) {
-    const f = features[p.name];
-    if (f === false) {
-      excluded.push({ plugin: p.name, reason: 'features' });
-      continue;
-    }
-    const d = config && p.detect ? p.detect(config) : undefined;
-    if (d?.invalid) throw new BootError(envLine(p.name, d.invalid.field, d.invalid.why));
-    if (d?.exclude !== undefined) {
-      if (f === true) throw new BootError(envLine(p.name, d.exclude, 'required but not set in oracle.config.json'));
-      excluded.push({ plugin: p.name, reason: d.exclude });
-      continue;
-    }
-    const missing = (p.requiredEnv ?? []).find((v) => blank(env[v]));
-    if (missing !== undefined) {
-      if (f === true) throw new BootError(envLine(p.name, missing, 'required but blank'));
-      excluded.push({ plugin: p.name, reason: missing });
-      continue;
-    }
-    if (p.manifest.defaultState === 'off' && f !== true) {
-      excluded.push({ plugin: p.name, reason: 'defaultState off' });
-      continue;
-    }
-    enabled.add(p.name);
+    const reason = exclusion(p, features[p.name], env, config);
+    if (reason === undefined) enabled.add(p.name);
+    else excluded.push({ plugin: p.name, reason });
   }
   // 2. hard dependencies, to a fixed point
+  dropUnmetDependencies(enabled, byName, features, excluded);
+  // 3. topological order (cycles are boot errors)
+  const order = topologicalOrder(all, enabled, byName);
+  // 4. env validation with each plugin's schema
+  const ordered = order.map((name) => withEnv(byName.get(name)!, env));
+  return { ordered, excluded };
+}
+
+/** Why a plugin is left out (features, its detect, a blank required variable, off by default), or undefined. */
+function exclusion(
+  p: OraclePlugin<unknown>,
+  forced: boolean | undefined,
+  env: Record<string, string | undefined>,
+  config: OracleConfig | undefined,
+): string | undefined {
+  if (forced === false) return 'features';
+  const d = config && p.detect ? p.detect(config) : undefined;
+  if (d?.invalid) throw new BootError(envLine(p.name, d.invalid.field, d.invalid.why));
+  if (d?.exclude !== undefined) {
+    if (forced === true) throw new BootError(envLine(p.name, d.exclude, 'required but not set in oracle.config.json'));
+    return d.exclude;
+  }
+  const missing = (p.requiredEnv ?? []).find((v) => blank(env[v]));
+  if (missing !== undefined) {
+    if (forced === true) throw new BootError(envLine(p.name, missing, 'required but blank'));
+    return missing;
+  }
+  if (p.manifest.defaultState === 'off' && forced !== true) return 'defaultState off';
+  return undefined;
+}
+
+/** Drops the plugins whose hard dependency is not enabled, until none is left (a forced one is a boot error). */
+function dropUnmetDependencies(
+  enabled: Set<string>,
+  byName: Map<string, OraclePlugin<unknown>>,
+  features: Record<string, boolean>,
+  excluded: { plugin: string; reason: string }[],
+): void {
   let changed = true;
   while (changed) {
     changed = false;
     for (const name of [...enabled]) {
-      const p = byName.get(name)!;
-      const dep = p.manifest.dependsOn.find((d) => !enabled.has(d));
-      if (dep !== undefined) {
-        if (features[name] === true)
-          throw new BootError(
-            `[boot-error] Plugin '${name}' depends on '${dep}', which is not enabled. Enable '${dep}' or disable ` +
-              `it: features: { ${name}: false }`,
-          );
-        enabled.delete(name);
-        excluded.push({ plugin: name, reason: `dependsOn ${dep}` });
-        changed = true;
-      }
+      const dep = byName.get(name)!.manifest.dependsOn.find((d) => !enabled.has(d));
+      if (dep === undefined) continue;
+      if (features[name] === true)
+        throw new BootError(
+          `[boot-error] Plugin '${name}' depends on '${dep}', which is not enabled. Enable '${dep}' or disable ` +
+            `it: features: { ${name}: false }`,
+        );
+      enabled.delete(name);
+      excluded.push({ plugin: name, reason: `dependsOn ${dep}` });
+      changed = true;
     }
   }
-  // 3. topological order (cycles are boot errors)
+}
+
+/** The enabled plugins, each after its dependencies, otherwise in the given order; a cycle is a boot error. */
+function topologicalOrder(
+  all: OraclePlugin<unknown>[],
+  enabled: Set<string>,
+  byName: Map<string, OraclePlugin<unknown>>,
+): string[] {
   const order: string[] = [];
   const mark = new Map<string, 'temp' | 'done'>();
   const visit = (name: string, path: string[]) => {
@@ -135,21 +158,23 @@ export function resolvePlugins(
     order.push(name);
   };
   for (const p of all) if (enabled.has(p.name)) visit(p.name, []);
-  // 4. env validation with each plugin's schema; a start with nothing to do for that env is dropped (loaded at boot)
-  const startable = (plugin: OraclePlugin<unknown>, env: unknown): OraclePlugin<unknown> =>
-    plugin.start && plugin.startsWhen && !plugin.startsWhen(env) ? { ...plugin, start: undefined } : plugin;
-  const ordered: ResolvedPlugin[] = order.map((name) => {
-    const plugin = byName.get(name)!;
-    if (!plugin.envSchema) return { plugin: startable(plugin, {}), env: {} };
-    const r = plugin.envSchema.safeParse(env);
-    if (!r.success) {
-      const issue = r.error.issues[0]!;
-      const variable = String(issue.path[0] ?? '?');
-      throw new BootError(envLine(name, variable, issue.message));
-    }
-    return { plugin: startable(plugin, r.data), env: r.data };
-  });
-  return { ordered, excluded };
+  return order;
+}
+
+/**
+ * A plugin with its env parsed by its schema (a failure is a boot error naming the variable); a start with nothing
+ * to do for that env is dropped (the plugin is loaded at boot).
+ */
+function withEnv(plugin: OraclePlugin<unknown>, env: Record<string, string | undefined>): ResolvedPlugin {
+  const startable = (parsed: unknown): OraclePlugin<unknown> =>
+    plugin.start && plugin.startsWhen && !plugin.startsWhen(parsed) ? { ...plugin, start: undefined } : plugin;
+  if (!plugin.envSchema) return { plugin: startable({}), env: {} };
+  const r = plugin.envSchema.safeParse(env);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    throw new BootError(envLine(plugin.name, String(issue.path[0] ?? '?'), issue.message));
+  }
+  return { plugin: startable(r.data), env: r.data };
 }
 
 export function logBoot(log: BootLogger, r: BootResult): void {
