@@ -22,7 +22,7 @@
  * calls say what happens when they are made. Without a key there is nothing
  * to check (loaded at boot); calls then explain how to set one.
  */
-import type { DomainView, VerificationView } from '../../../lib/registry/types.ts';
+import type { DomainView } from '../../../lib/registry/types.ts';
 import { RegistryClient } from '../../../lib/registry/client.ts';
 import { isOracleKitError } from '../../../lib/errors.ts';
 import { z } from 'zod';
@@ -59,11 +59,12 @@ const STATE_MEANING: Record<string, string> = {
   deactivated: 'deactivated (terminal)',
 };
 
+const domainName = (d: DomainView) => (typeof d.metadata?.name === 'string' ? d.metadata.name : null);
+
 function summary(d: DomainView) {
-  const name = typeof d.metadata?.name === 'string' ? d.metadata.name : null;
   return {
     did: d.id,
-    name,
+    name: domainName(d),
     type: d.type,
     class: d.class,
     state: d.state,
@@ -156,6 +157,19 @@ class RegistryReader {
       throw this.err(`the registry answered HTTP ${e.status} (${detail})`);
     }
   }
+
+  /** read() of one domain: its DID checked first, and a 404 said as "no domain" with the way to find it. */
+  async readDomain<T>(did: string, call: (c: RegistryClient) => Promise<T>): Promise<T> {
+    const p = didProblem('did', did);
+    if (p) throw new Error(p);
+    try {
+      return await this.read(call);
+    } catch (e) {
+      if (/HTTP 404/.test((e as Error).message))
+        throw new Error(`no domain ${did} in the registry. Use search_domains to find it by name.`, { cause: e });
+      throw e;
+    }
+  }
 }
 
 export const domainsPlugin = definePlugin<DomainsEnv>({
@@ -186,115 +200,102 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
     const reg = new RegistryReader(ctx.env);
     const timeoutMs = ctx.env.ORACLEKIT_REGISTRY_TIMEOUT_MS + 2000;
     return {
-      search_domains: defineTool({
-        description:
-          'Search the registry of domains. Filters: q (text in the name or alsoKnownAs, or an exact DID), type, ' +
-          'state, class (protocol DID), controller (DID). ' +
-          'Returns one line per domain {did, name, type, class, state, active, eligible} and nextCursor to page on.',
-        inputSchema: z.object({
-          q: z.string().trim().min(1).max(256).optional().describe('text to find in the name or alsoKnownAs'),
-          type: z.enum(DOMAIN_TYPES).optional(),
-          state: z
-            .enum(DOMAIN_STATES)
-            .optional()
-            .describe('registered, pending_verification, verified, verification_rejected or deactivated'),
-          class: z.string().max(256).optional().describe('DID of the Protocol domain the domains belong to'),
-          controller: z.string().max(256).optional().describe('DID of a controller'),
-          limit: z.number().int().min(1).max(50).optional().describe('results per page (default 10)'),
-          cursor: z.string().max(64).optional().describe('nextCursor of the previous page'),
-        }),
-        timeoutMs,
-        execute: async (input, turn) => {
-          for (const f of ['class', 'controller'] as const) {
-            const v = input[f];
-            const p = v === undefined ? undefined : didProblem(f, v);
-            if (p) throw new Error(p);
-          }
-          const page = await reg.read((c) =>
-            c.listDomains(
-              {
-                q: input.q,
-                type: input.type,
-                status: input.state,
-                class: input.class,
-                controller: input.controller,
-                limit: input.limit ?? 10,
-                cursor: input.cursor,
-              },
-              turn.abortSignal,
-            ),
-          );
-          return {
-            domains: page.items.map(summary),
-            nextCursor: page.nextCursor,
-            ...(page.items.length === 0 ? { hint: 'No domain matches; try fewer filters or other words.' } : {}),
-          };
-        },
-      }),
-      get_domain: defineTool({
-        description:
-          'Read one domain by DID: type, class, state, active, eligible, controllers, metadata, services (an ' +
-          "Oracle's API is #api), validity dates and version.",
-        inputSchema: z.object({
-          did: z.string().min(1).max(256).describe('the domain DID, e.g. did:ixo:entity:0123…'),
-        }),
-        timeoutMs,
-        execute: async ({ did }, turn) => {
-          const p = didProblem('did', did);
-          if (p) throw new Error(p);
-          try {
-            const d = await reg.read((c) => c.getDomain(did, turn.abortSignal));
-            return { ...d, did: d.id, stateMeaning: STATE_MEANING[d.state] ?? d.state };
-          } catch (e) {
-            if (/HTTP 404/.test((e as Error).message))
-              throw new Error(`no domain ${did} in the registry. Use search_domains to find it by name.`, { cause: e });
-            throw e;
-          }
-        },
-      }),
-      get_domain_verification: defineTool({
-        description:
-          "A domain's verification state: its state and what it means, active and eligible (only eligible domains " +
-          'take part in activities such as approving a sample design), ' +
-          'and its latest verification proposal: status (open, passed, executed, rejected, vetoed, expired, ' +
-          'cancelled), tally, rule, deadline.',
-        inputSchema: z.object({ did: z.string().min(1).max(256).describe('the domain DID') }),
-        timeoutMs,
-        execute: async ({ did }, turn) => {
-          const p = didProblem('did', did);
-          if (p) throw new Error(p);
-          let r: VerificationView;
-          try {
-            r = await reg.read((c) => c.verification(did, turn.abortSignal));
-          } catch (e) {
-            if (/HTTP 404/.test((e as Error).message))
-              throw new Error(`no domain ${did} in the registry. Use search_domains to find it by name.`, { cause: e });
-            throw e;
-          }
-          const d = r.domain;
-          return {
-            did: d.id,
-            name: typeof d.metadata?.name === 'string' ? d.metadata.name : null,
-            state: d.state,
-            stateMeaning: STATE_MEANING[d.state] ?? d.state,
-            active: d.active,
-            eligible: d.eligible,
-            proposal: r.proposal
-              ? {
-                  id: r.proposal.id,
-                  status: r.proposal.status,
-                  tally: r.proposal.tally,
-                  rule: r.proposal.rule,
-                  deadline: r.proposal.deadline,
-                  createdAt: r.proposal.createdAt,
-                  closedAt: r.proposal.closedAt,
-                  voters: r.proposal.snapshot.length,
-                  description: r.proposal.description,
-                }
-              : null,
-          };
-        },
-      }),
+      search_domains: searchDomainsTool(reg, timeoutMs),
+      get_domain: getDomainTool(reg, timeoutMs),
+      get_domain_verification: getVerificationTool(reg, timeoutMs),
     };
   },
 });
+
+function searchDomainsTool(reg: RegistryReader, timeoutMs: number) {
+  return defineTool({
+    description:
+      'Search the registry of domains. Filters: q (text in the name or alsoKnownAs, or an exact DID), type, ' +
+      'state, class (protocol DID), controller (DID). ' +
+      'Returns one line per domain {did, name, type, class, state, active, eligible} and nextCursor to page on.',
+    inputSchema: z.object({
+      q: z.string().trim().min(1).max(256).optional().describe('text to find in the name or alsoKnownAs'),
+      type: z.enum(DOMAIN_TYPES).optional(),
+      state: z
+        .enum(DOMAIN_STATES)
+        .optional()
+        .describe('registered, pending_verification, verified, verification_rejected or deactivated'),
+      class: z.string().max(256).optional().describe('DID of the Protocol domain the domains belong to'),
+      controller: z.string().max(256).optional().describe('DID of a controller'),
+      limit: z.number().int().min(1).max(50).optional().describe('results per page (default 10)'),
+      cursor: z.string().max(64).optional().describe('nextCursor of the previous page'),
+    }),
+    timeoutMs,
+    execute: async (input, turn) => {
+      for (const f of ['class', 'controller'] as const) {
+        const v = input[f];
+        const p = v === undefined ? undefined : didProblem(f, v);
+        if (p) throw new Error(p);
+      }
+      const { q, type, state: status, limit = 10, cursor } = input;
+      const page = await reg.read((c) =>
+        c.listDomains(
+          { q, type, status, class: input.class, controller: input.controller, limit, cursor },
+          turn.abortSignal,
+        ),
+      );
+      return {
+        domains: page.items.map(summary),
+        nextCursor: page.nextCursor,
+        ...(page.items.length === 0 ? { hint: 'No domain matches; try fewer filters or other words.' } : {}),
+      };
+    },
+  });
+}
+
+function getDomainTool(reg: RegistryReader, timeoutMs: number) {
+  return defineTool({
+    description:
+      'Read one domain by DID: type, class, state, active, eligible, controllers, metadata, services (an ' +
+      "Oracle's API is #api), validity dates and version.",
+    inputSchema: z.object({
+      did: z.string().min(1).max(256).describe('the domain DID, e.g. did:ixo:entity:0123…'),
+    }),
+    timeoutMs,
+    execute: async ({ did }, turn) => {
+      const d = await reg.readDomain(did, (c) => c.getDomain(did, turn.abortSignal));
+      return { ...d, did: d.id, stateMeaning: STATE_MEANING[d.state] ?? d.state };
+    },
+  });
+}
+
+function getVerificationTool(reg: RegistryReader, timeoutMs: number) {
+  return defineTool({
+    description:
+      "A domain's verification state: its state and what it means, active and eligible (only eligible domains " +
+      'take part in activities such as approving a sample design), ' +
+      'and its latest verification proposal: status (open, passed, executed, rejected, vetoed, expired, ' +
+      'cancelled), tally, rule, deadline.',
+    inputSchema: z.object({ did: z.string().min(1).max(256).describe('the domain DID') }),
+    timeoutMs,
+    execute: async ({ did }, turn) => {
+      const { domain: d, proposal: p } = await reg.readDomain(did, (c) => c.verification(did, turn.abortSignal));
+      return {
+        did: d.id,
+        name: domainName(d),
+        state: d.state,
+        stateMeaning: STATE_MEANING[d.state] ?? d.state,
+        active: d.active,
+        eligible: d.eligible,
+        proposal: p
+          ? {
+              id: p.id,
+              status: p.status,
+              tally: p.tally,
+              rule: p.rule,
+              deadline: p.deadline,
+              createdAt: p.createdAt,
+              closedAt: p.closedAt,
+              voters: p.snapshot.length,
+              description: p.description,
+            }
+          : null,
+      };
+    },
+  });
+}
