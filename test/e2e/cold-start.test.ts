@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, ROOT } from '../helpers/cli.ts';
+import { SIMPLE_CALC_ARGS } from '../helpers/sampling-designs.ts';
 
 const FORBIDDEN = [
   /node_modules\/@oclif\//,
@@ -34,19 +35,7 @@ function loaded(args: string[]): { code: number | null; urls: string[] } {
 
 describe('cold start of sample calc', () => {
   it('loads none of the heavy modules', () => {
-    const { code, urls } = loaded([
-      'sample',
-      'calc',
-      '-N',
-      '8000',
-      '--mean',
-      '3.1',
-      '--sd',
-      '1.7',
-      '--dropout',
-      '0.1',
-      '--json',
-    ]);
+    const { code, urls } = loaded(['sample', 'calc', ...SIMPLE_CALC_ARGS, '--json']);
     expect(code).toBe(0);
     expect(urls.some((u) => u.includes('/dist/lib/sampling/design.js'))).toBe(true);
     for (const re of FORBIDDEN) expect(urls.filter((u) => re.test(u))).toEqual([]);

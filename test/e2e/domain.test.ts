@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { runCli } from '../helpers/cli.ts';
 import { PKG, tempHome } from '../unit/daemon/harness.ts';
 import { saveDesign } from '../../src/cli/registry/client.ts';
+import { NORTH_SOUTH_CALC_ARGS, SIMPLE_CALC_ARGS } from '../helpers/sampling-designs.ts';
 
 const t = tempHome({ voters: [{ did: 'did:example:v1', weight: 1 }] });
 const env = t.env;
@@ -199,18 +200,7 @@ describe('domain commands', () => {
     const r = await cli([
       'sample',
       'calc',
-      '-N',
-      '6000',
-      '--mean',
-      '1.2',
-      '--sd',
-      '0.5',
-      '--dropout',
-      '0.1',
-      '--stratum',
-      'north=0.55',
-      '--stratum',
-      'south=0.45',
+      ...NORTH_SOUTH_CALC_ARGS,
       '--save',
       '--project',
       project,
@@ -228,23 +218,7 @@ describe('domain commands', () => {
     expect(rec.stratification.strata.map((s: { sampleSize: number }) => s.sampleSize)).toEqual([275, 270]);
     const show = await cli(['sample', 'show', rec.designId, '--json', '--api-key', rep]);
     expect(json(show.stdout).parameters.adjustedSize).toBe(545);
-    const text = await cli([
-      'sample',
-      'calc',
-      '-N',
-      '8000',
-      '--mean',
-      '3.1',
-      '--sd',
-      '1.7',
-      '--dropout',
-      '0.1',
-      '--save',
-      '--project',
-      project,
-      '--api-key',
-      rep,
-    ]);
+    const text = await cli(['sample', 'calc', ...SIMPLE_CALC_ARGS, '--save', '--project', project, '--api-key', rep]);
     expect(text.stdout).toMatch(/^Saved as \S+ \(version 1\) for did:ixo:entity:/);
     const missing = await cli([
       'sample',

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { io as connect, type Socket } from 'socket.io-client';
 import { invoke } from '@ucanto/core';
-import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
+import { handshake, startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { BACKENDS, backendDatabases } from '../helpers/postgres.ts';
 import { say, callTool } from '../helpers/scripted-model-server.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -78,28 +77,6 @@ describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
       auth: { invocation: await inv(), ucanDelegation: foreign.token },
     });
     return out;
-  }
-
-  function handshake(
-    url: string,
-    sessionId: string,
-    auth: Record<string, string>,
-  ): Promise<{ ok: true; socket: Socket } | { ok: false; code: string; status: number }> {
-    return new Promise((resolve) => {
-      const s = connect(url, {
-        path: '/socket.io/',
-        transports: ['websocket'],
-        query: { sessionId },
-        auth,
-        reconnection: false,
-        forceNew: true,
-      });
-      s.on('connect', () => resolve({ ok: true, socket: s }));
-      s.on('connect_error', (err: Error & { data?: { code: string; statusCode: number } }) => {
-        s.close();
-        resolve({ ok: false, code: err.data?.code ?? 'none', status: err.data?.statusCode ?? 0 });
-      });
-    });
   }
 
   describe('UCAN authentication', () => {

@@ -7,34 +7,12 @@
  * credential is revoked or expires.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { io as connect, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { Delegation } from '@ucanto/core';
-import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
+import { handshake, startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { generateSigner } from '../../src/lib/keys/index.ts';
 import { encodeToken, mintDelegation, mintInvocation } from '../../src/lib/ucan/ucan.ts';
 import { rewrap, underFakeCid } from '../helpers/ucan-rewrap.ts';
-
-function handshake(
-  url: string,
-  sessionId: string,
-  auth: Record<string, string>,
-): Promise<{ ok: true; socket: Socket } | { ok: false; code: string; status: number }> {
-  return new Promise((resolve) => {
-    const s = connect(url, {
-      path: '/socket.io/',
-      transports: ['websocket'],
-      query: { sessionId },
-      auth,
-      reconnection: false,
-      forceNew: true,
-    });
-    s.on('connect', () => resolve({ ok: true, socket: s }));
-    s.on('connect_error', (err: Error & { data?: { code: string; statusCode: number } }) => {
-      s.close();
-      resolve({ ok: false, code: err.data?.code ?? 'none', status: err.data?.statusCode ?? 0 });
-    });
-  });
-}
 
 const bearer = (t: string) => ({ authorization: `Bearer ${t}`, 'x-auth-type': 'ucan' });
 const now = () => Math.floor(Date.now() / 1000);

@@ -5,20 +5,12 @@ import { BACKENDS, backendDatabases } from '../helpers/postgres.ts';
 import { callTool, say } from '../helpers/scripted-model-server.ts';
 import { definePlugin, defineTool } from '../../src/runtime/plugin.ts';
 import { messageIds, type AnyEvent, type Message } from '../../src/lib/protocol/index.ts';
+import { testManifest } from '../helpers/test-plugin.ts';
 
 const flaky = definePlugin({
   name: 'flaky',
   version: '0.0.1',
-  manifest: {
-    title: 'Flaky',
-    summary: 'tools that fail',
-    whenToUse: ['tests'],
-    visibility: 'always',
-    stability: 'experimental',
-    category: 'test',
-    defaultState: 'on',
-    dependsOn: [],
-  },
+  manifest: testManifest('Flaky', 'tools that fail'),
   tools: () => ({
     explode: defineTool({
       description: 'throws',

@@ -6,8 +6,7 @@
  * operator's verifier, and without one the boot log says they are IOUs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { io as connect } from 'socket.io-client';
-import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
+import { sessionSocket, startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { say } from '../helpers/scripted-model-server.ts';
 import { mintInvocation } from '../../src/lib/ucan/ucan.ts';
 import type { PaymentToVerify } from '../../src/runtime/plugin.ts';
@@ -77,14 +76,7 @@ describe('an allow-list of users and a per-user turn rate limit', () => {
     };
     expect((await fetch(`${h.url}/sessions`, { headers })).status).toBe(200);
     const hs = await new Promise<{ code?: string }>((resolve) => {
-      const s = connect(h.url, {
-        path: '/socket.io/',
-        transports: ['websocket'],
-        query: { sessionId: 'x' },
-        auth: { invocation: '' },
-        reconnection: false,
-        forceNew: true,
-      });
+      const s = sessionSocket(h.url, 'x', { invocation: '' });
       void mintInvocation({ issuer: stranger.signer, audience: h.oracleDid }).then((t) => {
         s.auth = { invocation: t };
         s.connect();

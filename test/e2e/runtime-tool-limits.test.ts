@@ -13,20 +13,12 @@ import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { callTool, lastToolResult, say } from '../helpers/scripted-model-server.ts';
 import { definePlugin, defineTool } from '../../src/runtime/plugin.ts';
 import type { AnyEvent } from '../../src/lib/protocol/index.ts';
+import { testManifest } from '../helpers/test-plugin.ts';
 
 const bigResult = definePlugin({
   name: 'big-result',
   version: '1.0.0',
-  manifest: {
-    title: 'Big result',
-    summary: 'returns megabytes',
-    whenToUse: ['tests'],
-    visibility: 'always',
-    stability: 'experimental',
-    category: 'test',
-    defaultState: 'on',
-    dependsOn: [],
-  },
+  manifest: testManifest('Big result', 'returns megabytes'),
   tools: () => ({
     dump: defineTool({
       description: 'returns a large text',

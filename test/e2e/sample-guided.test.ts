@@ -14,6 +14,7 @@ import { BIN, ROOT, runCli } from '../helpers/cli.ts';
 import { hasTmux, Tmux } from '../helpers/tmux.ts';
 import { commandLine } from '../../src/cli/sample/guided.ts';
 import { CALC_FLAGS } from '../../src/cli/sample/flags.ts';
+import { NORTH_SOUTH_CALC_ARGS, SIMPLE_CALC_ARGS } from '../helpers/sampling-designs.ts';
 
 const SOCK = `oraclekit-guided-test-${process.pid}`;
 let dir: string;
@@ -113,14 +114,7 @@ describe.skipIf(!hasTmux)('guided sample calc and recalc under tmux', () => {
     const typed = await runCli([
       'sample',
       'calc',
-      '-N',
-      '8000',
-      '--mean',
-      '3.1',
-      '--sd',
-      '1.7',
-      '--dropout',
-      '0.1',
+      ...SIMPLE_CALC_ARGS,
       '--stratum',
       'lpg=0.5:2.6:0.9',
       '--stratum',
@@ -137,28 +131,7 @@ describe.skipIf(!hasTmux)('guided sample calc and recalc under tmux', () => {
 
   it('guides sample recalc from a previous design and prints its command', async () => {
     const prev = join(dir, 'prev.json');
-    writeFileSync(
-      prev,
-      (
-        await runCli([
-          'sample',
-          'calc',
-          '-N',
-          '6000',
-          '--mean',
-          '1.2',
-          '--sd',
-          '0.5',
-          '--dropout',
-          '0.1',
-          '--stratum',
-          'north=0.55',
-          '--stratum',
-          'south=0.45',
-          '--json',
-        ])
-      ).stdout,
-    );
+    writeFileSync(prev, (await runCli(['sample', 'calc', ...NORTH_SOUTH_CALC_ARGS, '--json'])).stdout);
     const t = session('sample recalc');
     await answer(t, 'The previous design', prev);
     await answer(t, 'Raw observations of this period', '');

@@ -14,8 +14,8 @@ import { pathToFileURL } from 'node:url';
 import { generateSigner, type Signer } from '../../src/lib/keys/keys.ts';
 import { mintInvocation } from '../../src/lib/ucan/ucan.ts';
 import type { AnyEvent } from '../../src/lib/protocol/index.ts';
-import { io as ioConnect, type Socket } from 'socket.io-client';
-import { readSse } from './runtime-harness.ts';
+import type { Socket } from 'socket.io-client';
+import { handshake, readSse } from './runtime-harness.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -193,19 +193,9 @@ export async function newUser(oracleDid: string): Promise<User> {
       return (await readSse(res)).events;
     },
     async socket(base, sessionId) {
-      const s = ioConnect(base, {
-        path: '/socket.io/',
-        transports: ['websocket'],
-        query: { sessionId },
-        auth: { invocation: await u.invocation() },
-        reconnection: false,
-        forceNew: true,
-      });
-      await new Promise<void>((resolve, reject) => {
-        s.on('connect', () => resolve());
-        s.on('connect_error', reject);
-      });
-      return s;
+      const hs = await handshake(base, sessionId, { invocation: await u.invocation() });
+      if (!hs.ok) throw new Error(`socket handshake refused: ${hs.code}`);
+      return hs.socket;
     },
     async session(base) {
       const r = await u.req(base, 'POST', '/sessions', {});

@@ -60,6 +60,34 @@ interface Client {
   socket(sessionId: string): Promise<Socket>;
 }
 
+/** A socket.io connection to a session's room with this handshake auth: websocket only, no reconnection, its own. */
+export function sessionSocket(url: string, sessionId: string, auth: Record<string, string>): Socket {
+  return ioConnect(url, {
+    path: '/socket.io/',
+    transports: ['websocket'],
+    query: { sessionId },
+    auth,
+    reconnection: false,
+    forceNew: true,
+  });
+}
+
+/** The handshake's outcome: the connected socket, or the refusal's code and status (the socket then closed). */
+export function handshake(
+  url: string,
+  sessionId: string,
+  auth: Record<string, string>,
+): Promise<{ ok: true; socket: Socket } | { ok: false; code: string; status: number }> {
+  return new Promise((resolve) => {
+    const s = sessionSocket(url, sessionId, auth);
+    s.on('connect', () => resolve({ ok: true, socket: s }));
+    s.on('connect_error', (err: Error & { data?: { code: string; statusCode: number } }) => {
+      s.close();
+      resolve({ ok: false, code: err.data?.code ?? 'none', status: err.data?.statusCode ?? 0 });
+    });
+  });
+}
+
 export async function readSse(
   res: Response,
   stopAfter?: (e: AnyEvent) => boolean,
@@ -173,19 +201,9 @@ export async function startHarness(
       },
       async socket(sessionId) {
         const invocation = await mintInvocation({ issuer: signer, audience: oracleDid });
-        const s = ioConnect(url, {
-          path: '/socket.io/',
-          transports: ['websocket'],
-          query: { sessionId },
-          auth: { invocation },
-          reconnection: false,
-          forceNew: true,
-        });
-        await new Promise<void>((resolve, reject) => {
-          s.on('connect', () => resolve());
-          s.on('connect_error', reject);
-        });
-        return s;
+        const hs = await handshake(url, sessionId, { invocation });
+        if (!hs.ok) throw new Error(`socket handshake refused: ${hs.code}`);
+        return hs.socket;
       },
       async newSession() {
         const r = await c.req('POST', '/sessions', {});

@@ -1,4 +1,13 @@
-/** Stratified design inputs as the sampling, selection and report tests build them. */
+/** Design inputs as the sampling, selection and report tests build them, and the `sample calc` flags they share. */
+
+/** The unstratified design the CLI tests compute: 8 000 households, mean 3.1, SD 1.7, 10 % dropout. */
+export const SIMPLE_CALC_ARGS = ['-N', '8000', '--mean', '3.1', '--sd', '1.7', '--dropout', '0.1'];
+
+/** A design of two strata, north 55 % and south 45 % of 6 000 households (mean 1.2, SD 0.5, 10 % dropout). */
+export const NORTH_SOUTH_CALC_ARGS = [
+  ...['-N', '6000', '--mean', '1.2', '--sd', '0.5', '--dropout', '0.1'],
+  ...['--stratum', 'north=0.55', '--stratum', 'south=0.45'],
+];
 
 interface StratumSpec {
   name: string;

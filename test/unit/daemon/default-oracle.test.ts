@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { statSync } from 'node:fs';
 import { afterAll, expect, it } from 'vitest';
-import { io as connect } from 'socket.io-client';
+import { handshake } from '../../helpers/runtime-harness.ts';
 import { buildServer } from '../../../src/daemon/server.ts';
 import { Registry } from '../../../src/daemon/registry/index.ts';
 import { openStorage } from '../../../src/storage/open.ts';
@@ -101,32 +101,12 @@ it("answers under /oracle beside /v1, with socket.io at the daemon's /socket.io/
     const { sessionId } = (await created.json()) as { sessionId: string };
 
     const invocation = await mintInvocation({ issuer: user, audience: key.did });
-    const handshake = await new Promise<string>((resolve) => {
-      const s = connect(url, {
-        path: '/socket.io/',
-        transports: ['websocket'],
-        query: { sessionId },
-        auth: { invocation },
-        reconnection: false,
-        forceNew: true,
-      });
-      s.on('connect', () => (s.close(), resolve('connected')));
-      s.on('connect_error', (e) => (s.close(), resolve(`refused: ${e.message}`)));
-    });
-    expect(handshake).toBe('connected');
-    const refused = await new Promise<string>((resolve) => {
-      const s = connect(url, {
-        path: '/socket.io/',
-        transports: ['websocket'],
-        query: { sessionId },
-        auth: {},
-        reconnection: false,
-        forceNew: true,
-      });
-      s.on('connect', () => (s.close(), resolve('connected')));
-      s.on('connect_error', () => (s.close(), resolve('refused')));
-    });
-    expect(refused).toBe('refused');
+    const signed = await handshake(url, sessionId, { invocation });
+    if (signed.ok) signed.socket.close();
+    expect(signed).toMatchObject({ ok: true });
+    const unsigned = await handshake(url, sessionId, {});
+    if (unsigned.ok) unsigned.socket.close();
+    expect(unsigned).toMatchObject({ ok: false });
 
     const turn = await fetch(`${url}/oracle/messages/${sessionId}`, {
       method: 'POST',

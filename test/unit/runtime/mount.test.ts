@@ -3,7 +3,7 @@ import Fastify from 'fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { io as connect } from 'socket.io-client';
+import { handshake } from '../../helpers/runtime-harness.ts';
 import { createOracle } from '../../../src/runtime/oracle.ts';
 import { generateMnemonic, generateSigner } from '../../../src/lib/keys/keys.ts';
 import { mintInvocation } from '../../../src/lib/ucan/ucan.ts';
@@ -52,19 +52,9 @@ it("mounts onto a host's fastify and database, with its own routes, auth and soc
     expect(res.status).toBe(201);
     const { sessionId } = (await res.json()) as { sessionId: string };
     const invocation = await mintInvocation({ issuer: user, audience: oracleDid });
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(url, {
-        path: '/socket.io/',
-        transports: ['websocket'],
-        query: { sessionId },
-        auth: { invocation },
-        reconnection: false,
-        forceNew: true,
-      });
-      s.on('connect', () => (s.close(), resolve(true)));
-      s.on('connect_error', () => (s.close(), resolve(false)));
-    });
-    expect(ok).toBe(true);
+    const hs = await handshake(url, sessionId, { invocation });
+    if (hs.ok) hs.socket.close();
+    expect(hs).toMatchObject({ ok: true });
   } finally {
     // the host's close closes the oracle (its onClose); closing it again is a no-op
     await host.close();

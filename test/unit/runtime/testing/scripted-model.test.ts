@@ -19,20 +19,12 @@ import {
 } from '../../../../src/testing.ts';
 import { definePlugin, defineTool } from '../../../../src/runtime/plugin.ts';
 import type { AnyEvent } from '../../../../src/lib/protocol/index.ts';
+import { testManifest } from '../../../helpers/test-plugin.ts';
 
 const echo = definePlugin({
   name: 'echo',
   version: '0.0.1',
-  manifest: {
-    title: 'Echo',
-    summary: 'echoes',
-    whenToUse: ['tests'],
-    visibility: 'always',
-    stability: 'experimental',
-    category: 'test',
-    defaultState: 'on',
-    dependsOn: [],
-  },
+  manifest: testManifest('Echo', 'echoes'),
   systemPrompt: () => 'ECHO-PROMPT',
   tools: () => ({
     echo: defineTool({
