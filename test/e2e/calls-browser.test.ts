@@ -7,7 +7,8 @@
  * `livekit-client`, installed next to oraclekit in the project; headless
  * Chromium (Debian's /usr/bin/chromium, or $CHROMIUM, through playwright-core)
  * calls with end-to-end encryption on and a fake microphone that plays a WAV
- * made by espeak-ng (each time the page opens the microphone, from the start).
+ * made by espeak-ng (each time the page opens the microphone, from the start),
+ * and a fake camera showing a known picture (a Y4M file) for a video call.
  *
  * The speech-to-text server hears the WAV (as long and as loud), the turn runs
  * with a tool call, the text-to-speech audio is heard in the page (recorded
@@ -31,6 +32,7 @@ import { dbfs, wav } from '../../src/runtime/plugins/calls/audio.ts';
 import { OracleClient, generateMnemonic, listCalls, signerFromMnemonic } from '../../src/client/index.ts';
 import { NPM_QUIET, scaffoldEnv } from '../helpers/scaffold-env.ts';
 import { configReady, inPage, serveCallPage, type HeardRow } from '../helpers/call-page.ts';
+import { decodePng, meanColour } from '../helpers/png.ts';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, 'test-artifacts');
@@ -74,6 +76,30 @@ let site: { url: string; close(): Promise<void> } | undefined;
 let siteUrl: string;
 let oracleUrl: string;
 let wavFile: string;
+
+/** The fake camera's picture: red on the left, blue on the right. */
+const CAMERA = { width: 640, height: 480, left: [200, 40, 40], right: [40, 60, 200] } as const;
+
+/**
+ * The picture as a Y4M file (YUV4MPEG2, 4:2:0) for Chromium's fake camera: BT.601 limited-range YCbCr, the matrix
+ * the decoder on the agent's side (libyuv) applies back.
+ */
+function cameraY4m(): Buffer {
+  const { width: w, height: h } = CAMERA;
+  const ycc = ([r, g, b]: readonly number[]) => [
+    Math.round(16 + 0.257 * r! + 0.504 * g! + 0.098 * b!),
+    Math.round(128 - 0.148 * r! - 0.291 * g! + 0.439 * b!),
+    Math.round(128 + 0.439 * r! - 0.368 * g! - 0.071 * b!),
+  ];
+  const [l, r] = [ycc(CAMERA.left), ycc(CAMERA.right)];
+  const plane = (pw: number, ph: number, k: number) => {
+    const p = Buffer.alloc(pw * ph);
+    for (let y = 0; y < ph; y++) for (let x = 0; x < pw; x++) p[y * pw + x] = (x < pw / 2 ? l : r)[k]!;
+    return p;
+  };
+  const frame = [Buffer.from('FRAME\n'), plane(w, h, 0), plane(w / 2, h / 2, 1), plane(w / 2, h / 2, 2)];
+  return Buffer.concat([Buffer.from(`YUV4MPEG2 W${w} H${h} F15:1 Ip A1:1 C420jpeg\n`), ...frame, ...frame]);
+}
 let said: { ms: number; rms: number };
 let browser: Browser;
 
@@ -103,6 +129,8 @@ beforeAll(async () => {
   wavFile = join(work, 'utterance.wav');
   writeFileSync(wavFile, wav(padded, w.sampleRate));
   said = voiced(padded, w.sampleRate);
+  const cameraFile = join(work, 'camera.y4m');
+  writeFileSync(cameraFile, cameraY4m());
 
   // the project, as `oraclekit new` makes it, on this checkout's tarball
   const packed = execFileSync('npm', ['pack', '--pack-destination', work, '--silent'], {
@@ -179,6 +207,7 @@ beforeAll(async () => {
       '--use-fake-device-for-media-stream',
       '--use-fake-ui-for-media-stream',
       `--use-file-for-fake-audio-capture=${wavFile}%noloop`,
+      `--use-file-for-fake-video-capture=${cameraFile}`,
       '--autoplay-policy=no-user-gesture-required',
     ],
   });
@@ -313,6 +342,47 @@ describe('a voice call from headless Chromium to an oracle started with npm star
     await until('the agent out of the room', () => log.includes(`${project.did} left room`));
     await page.close();
   }, 240_000);
+});
+
+describe('a video call from headless Chromium', () => {
+  it("publishes the page's camera with useLiveAgent; the model's look_at_camera receives its picture", async () => {
+    const u = await user();
+    const page = await open(browser, u.url);
+    const started = await inPage(page, 'start', 'video');
+    expect(started, `${JSON.stringify(started)}\n${log}`).toMatchObject({ ok: true });
+    const callId = started.callId as string;
+    await until('the agent receiving the camera', () =>
+      log.includes(`${callId}: the agent receives the user's camera`),
+    );
+    await sleep(1500); // a key frame decoded on the agent's side
+
+    speech.transcripts.push('What am I showing you?');
+    const before = model.requests.length;
+    const spoken = speech.spoken.length;
+    model.enqueue(callTool('look_at_camera', {}, 'v1'), say('A red and blue card.'));
+    await inPage(page, 'say');
+    await until('the answer spoken', () => speech.spoken.slice(spoken).some((s) => s.input === 'A red and blue card.'));
+    const answering = model.requests
+      .slice(before)
+      .find((r) => r.body.messages.some((m) => m.role === 'tool' && m.tool_call_id === 'v1'))!.body;
+    type Part = { type: string; image_url?: { url: string } };
+    const urls = answering.messages
+      .filter((m) => m.role === 'user' && Array.isArray(m.content))
+      .flatMap((m) => (m.content as Part[]).filter((p) => p.type === 'image_url').map((p) => p.image_url!.url));
+    expect(urls).toHaveLength(1);
+    const png = decodePng(Buffer.from(urls[0]!.replace(/^data:image\/png;base64,/, ''), 'base64'));
+    // the camera's 640×480 fits within 768 px: sent as it is (libwebrtc may lower it on a busy machine)
+    expect(png.width / png.height).toBeCloseTo(CAMERA.width / CAMERA.height, 1);
+    expect(png.width).toBeLessThanOrEqual(CAMERA.width);
+    const left = meanColour(png, 0.05, 0.4, 0.1, 0.9);
+    const right = meanColour(png, 0.6, 0.95, 0.1, 0.9);
+    for (let k = 0; k < 3; k++) {
+      expect(Math.abs(left[k]! - CAMERA.left[k]!), `left ${left}`).toBeLessThan(20);
+      expect(Math.abs(right[k]! - CAMERA.right[k]!), `right ${right}`).toBeLessThan(20);
+    }
+    await inPage(page, 'end');
+    await page.close();
+  }, 120_000);
 });
 
 describe('a browser that cannot make an encrypted call', () => {

@@ -169,8 +169,8 @@ describe('video in a call: a camera frame handed to the model on request', () =>
     const left = meanColour(png, 0.05, 0.4, 0.1, 0.9);
     const right = meanColour(png, 0.6, 0.95, 0.1, 0.9);
     for (let k = 0; k < 3; k++) {
-      expect(Math.abs(left[k]! - RED[k]!), `left ${left} vs ${RED}`).toBeLessThan(25);
-      expect(Math.abs(right[k]! - BLUE[k]!), `right ${right} vs ${BLUE}`).toBeLessThan(25);
+      expect(Math.abs(left[k]! - RED[k]!), `left ${left} vs ${RED}`).toBeLessThan(20);
+      expect(Math.abs(right[k]! - BLUE[k]!), `right ${right} vs ${BLUE}`).toBeLessThan(20);
     }
 
     // the endpoint forwarded the camera encrypted: every frame's last packet ends with LiveKit's GCM trailer

@@ -124,7 +124,7 @@ export interface HeardRow {
 
 /** What the page's `window.call` offers (PAGE above). */
 export interface PageCall {
-  start(): { ok: boolean; callId?: string; code?: string; name?: string; message?: string };
+  start(callType?: string): { ok: boolean; callId?: string; code?: string; name?: string; message?: string };
   end(): void;
   say(): number;
   heard(since: number): HeardRow[];
@@ -137,9 +137,9 @@ type Window = { call?: PageCall };
 export function inPage<K extends keyof PageCall>(
   page: Page,
   method: K,
-  arg?: number,
+  arg?: number | string,
 ): Promise<ReturnType<PageCall[K]>> {
-  return page.evaluate(([m, a]) => ((window as unknown as Window).call![m] as (x?: number) => unknown)(a), [
+  return page.evaluate(([m, a]) => ((window as unknown as Window).call![m] as (x?: number | string) => unknown)(a), [
     method,
     arg,
   ] as const) as Promise<ReturnType<PageCall[K]>>;
