@@ -323,106 +323,123 @@ export function renderSensitivity(s: Sensitivity, format: Format): string {
 export function renderRecalc(res: RecalcResult, format: Format, populationTyped?: string): string {
   if (format === 'csv') return recalcCsv(res);
   const out: string[] = [renderDesign(res.design, format, populationTyped)];
-  if (res.change) {
-    const rows: Cell[][] = [res.change.total, ...res.change.strata].map((c) => [
-      c.name,
-      c.from,
-      c.to,
-      c.delta > 0 ? `+${c.delta}` : `${c.delta}`,
-      c.direction,
-    ]);
-    out.push(
-      '',
-      title(format, `Change against the previous design${res.previous?.designId ? ` ${res.previous.designId}` : ''}`),
-      table(format, ['scope', 'previous', 'new', 'delta', 'direction'], rows),
-    );
-    if (format === 'table') {
-      const t = res.change.total;
-      out.push(
-        t.direction === 'unchanged'
-          ? `The sample size is unchanged at ${t.to}.`
-          : `The sample size goes ${t.direction} by ${Math.abs(t.delta)}: ${t.from} → ${t.to}.`,
-      );
-    }
-  }
-  if (res.achieved) {
-    const a = res.achieved;
-    const pct = (x: number | null) => (x === null ? '' : r(x * 100, 2));
-    const rows: Cell[][] = a.groups.map((g) => [
-      g.stratum,
-      g.n,
-      g.population,
-      g.mean === null ? '' : r(g.mean, 4),
-      g.sd === null ? '' : r(g.sd, 4),
-      g.observed ? (g.precision === null ? 'undefined (mean 0)' : pct(g.precision)) : 'not observed',
-      !g.observed ? 'not checked' : g.precision === null ? (g.met ? 'yes (±0 absolute)' : 'NO') : g.met ? 'yes' : 'NO',
-    ]);
-    const o = a.overall;
-    if (o)
-      rows.push([
-        'overall (stratified: Σ W_h x̄_h)',
-        o.n,
-        o.population,
-        r(o.mean, 4),
-        r(o.sd, 4),
-        pct(o.precision),
-        o.met ? 'yes' : 'NO',
-      ]);
-    out.push(
-      '',
-      title(format, 'Achieved precision of the completed observations'),
-      table(format, ['stratum', 'n', 'N', 'mean', 'SD (n-1)', 'achieved ±% of mean', 'met 5 %'], rows),
-    );
-    if (format === 'table') {
-      for (const g of a.groups) if (g.statement) out.push(paint.yellow(`${g.stratum}: ${g.statement}.`));
-      const missed = a.groups.filter((g) => g.observed && !g.met).map((g) => g.stratum);
-      out.push(
-        a.allMet
-          ? paint.green(`Achieved precision met ±5 % in every stratum (${a.groups.map((g) => g.stratum).join(', ')}).`)
-          : paint.red(
-              [
-                missed.length ? `Achieved precision did NOT meet ±5 % in ${missed.join(', ')}.` : '',
-                a.notObserved.length
-                  ? `Not observed, so not checked: ${a.notObserved.join(', ')}; nothing is said about their precision.`
-                  : '',
-              ]
-                .filter(Boolean)
-                .join(' '),
-            ),
-      );
-    }
-  }
-  if (res.dropout) {
-    const d = res.dropout;
-    const rows: Cell[][] = d.strata.map((x) => [x.stratum, x.sampled, x.completed, r(x.rate * 100, 1)]);
-    if (d.strata.length > 1) rows.push(['overall', d.overall.sampled, d.overall.completed, r(d.overall.rate * 100, 1)]);
-    out.push(
-      '',
-      title(
-        format,
-        `Realised dropout (${d.basis === 'marked' ? 'households marked not completed in the observations' : "completed observations against the previous design's n_h"}${d.designed !== undefined ? `; designed ${r(d.designed * 100, 1)} %` : ''})`,
-      ),
-      table(format, ['stratum', 'sampled', 'completed', 'dropout %'], rows),
-    );
-    if (format === 'table' && d.basis === 'design')
-      out.push(
-        'Not counted, so not used for the new design: mark each sampled household that was not completed with an empty or NA value and the dropout is counted from the file.',
-      );
-  }
-  if (format === 'table' && (res.inputs.strata.length > 0 || res.achieved || res.dropout)) {
-    const i = res.inputs;
-    const own = new Map(res.design.stratification.strata.map((s) => [s.name, s.dropoutRate]));
-    const lines = [
-      `Inputs of the new design: mean ${i.mean}, SD ${i.sd}, dropout ${i.dropoutRate}` +
-        (i.dropoutRate === 'realised dropout'
-          ? ` (${res.design.parameters.dropoutRate}, the overall realised rate rounded up to 4 decimals${i.strata.some((s) => s.dropoutRate) ? '; a stratum with its own rate below uses that' : ''})`
-          : ''),
-    ];
-    for (const s of i.strata)
-      lines.push(
-        `  ${s.stratum}: mean ${s.mean}, SD ${s.sd}${s.mean === 'previous design' ? ' (carried over)' : ''}${s.dropoutRate ? `, dropout ${own.get(s.stratum)} (${s.dropoutRate === 'realised dropout' ? 'its realised rate, rounded up to 4 decimals' : 'carried over'})` : ''}${s.note ? ` — ${s.note}` : ''}`,
-      );
-    out.push('', ...lines);
-  }
+  if (res.change) out.push(...changeLines(res, res.change, format));
+  if (res.achieved) out.push(...achievedLines(res.achieved, format));
+  if (res.dropout) out.push(...dropoutLines(res.dropout, format));
+  if (format === 'table' && (res.inputs.strata.length > 0 || res.achieved || res.dropout))
+    out.push('', ...inputsLines(res));
   return out.join('\n');
+}
+
+/** The size change against the previous design, total and per stratum. */
+function changeLines(res: RecalcResult, change: NonNullable<RecalcResult['change']>, format: Format): string[] {
+  const out: string[] = [];
+  const rows: Cell[][] = [change.total, ...change.strata].map((c) => [
+    c.name,
+    c.from,
+    c.to,
+    c.delta > 0 ? `+${c.delta}` : `${c.delta}`,
+    c.direction,
+  ]);
+  out.push(
+    '',
+    title(format, `Change against the previous design${res.previous?.designId ? ` ${res.previous.designId}` : ''}`),
+    table(format, ['scope', 'previous', 'new', 'delta', 'direction'], rows),
+  );
+  if (format === 'table') {
+    const t = change.total;
+    out.push(
+      t.direction === 'unchanged'
+        ? `The sample size is unchanged at ${t.to}.`
+        : `The sample size goes ${t.direction} by ${Math.abs(t.delta)}: ${t.from} → ${t.to}.`,
+    );
+  }
+  return out;
+}
+
+/** The achieved precision of the completed observations per stratum (and overall), and whether ±5 % was met. */
+function achievedLines(a: NonNullable<RecalcResult['achieved']>, format: Format): string[] {
+  const out: string[] = [];
+  const pct = (x: number | null) => (x === null ? '' : r(x * 100, 2));
+  const rows: Cell[][] = a.groups.map((g) => [
+    g.stratum,
+    g.n,
+    g.population,
+    g.mean === null ? '' : r(g.mean, 4),
+    g.sd === null ? '' : r(g.sd, 4),
+    g.observed ? (g.precision === null ? 'undefined (mean 0)' : pct(g.precision)) : 'not observed',
+    !g.observed ? 'not checked' : g.precision === null ? (g.met ? 'yes (±0 absolute)' : 'NO') : g.met ? 'yes' : 'NO',
+  ]);
+  const o = a.overall;
+  if (o)
+    rows.push([
+      'overall (stratified: Σ W_h x̄_h)',
+      o.n,
+      o.population,
+      r(o.mean, 4),
+      r(o.sd, 4),
+      pct(o.precision),
+      o.met ? 'yes' : 'NO',
+    ]);
+  out.push(
+    '',
+    title(format, 'Achieved precision of the completed observations'),
+    table(format, ['stratum', 'n', 'N', 'mean', 'SD (n-1)', 'achieved ±% of mean', 'met 5 %'], rows),
+  );
+  if (format === 'table') {
+    for (const g of a.groups) if (g.statement) out.push(paint.yellow(`${g.stratum}: ${g.statement}.`));
+    const missed = a.groups.filter((g) => g.observed && !g.met).map((g) => g.stratum);
+    out.push(
+      a.allMet
+        ? paint.green(`Achieved precision met ±5 % in every stratum (${a.groups.map((g) => g.stratum).join(', ')}).`)
+        : paint.red(
+            [
+              missed.length ? `Achieved precision did NOT meet ±5 % in ${missed.join(', ')}.` : '',
+              a.notObserved.length
+                ? `Not observed, so not checked: ${a.notObserved.join(', ')}; nothing is said about their precision.`
+                : '',
+            ]
+              .filter(Boolean)
+              .join(' '),
+          ),
+    );
+  }
+  return out;
+}
+
+/** The realised dropout per stratum, and whether it was counted (so used) or derived from the design's n_h. */
+function dropoutLines(d: NonNullable<RecalcResult['dropout']>, format: Format): string[] {
+  const out: string[] = [];
+  const rows: Cell[][] = d.strata.map((x) => [x.stratum, x.sampled, x.completed, r(x.rate * 100, 1)]);
+  if (d.strata.length > 1) rows.push(['overall', d.overall.sampled, d.overall.completed, r(d.overall.rate * 100, 1)]);
+  out.push(
+    '',
+    title(
+      format,
+      `Realised dropout (${d.basis === 'marked' ? 'households marked not completed in the observations' : "completed observations against the previous design's n_h"}${d.designed !== undefined ? `; designed ${r(d.designed * 100, 1)} %` : ''})`,
+    ),
+    table(format, ['stratum', 'sampled', 'completed', 'dropout %'], rows),
+  );
+  if (format === 'table' && d.basis === 'design')
+    out.push(
+      'Not counted, so not used for the new design: mark each sampled household that was not completed with an empty or NA value and the dropout is counted from the file.',
+    );
+  return out;
+}
+
+/** Where each input of the new design came from, overall and per stratum. */
+function inputsLines(res: RecalcResult): string[] {
+  const i = res.inputs;
+  const own = new Map(res.design.stratification.strata.map((s) => [s.name, s.dropoutRate]));
+  const lines = [
+    `Inputs of the new design: mean ${i.mean}, SD ${i.sd}, dropout ${i.dropoutRate}` +
+      (i.dropoutRate === 'realised dropout'
+        ? ` (${res.design.parameters.dropoutRate}, the overall realised rate rounded up to 4 decimals${i.strata.some((s) => s.dropoutRate) ? '; a stratum with its own rate below uses that' : ''})`
+        : ''),
+  ];
+  for (const s of i.strata)
+    lines.push(
+      `  ${s.stratum}: mean ${s.mean}, SD ${s.sd}${s.mean === 'previous design' ? ' (carried over)' : ''}${s.dropoutRate ? `, dropout ${own.get(s.stratum)} (${s.dropoutRate === 'realised dropout' ? 'its realised rate, rounded up to 4 decimals' : 'carried over'})` : ''}${s.note ? ` — ${s.note}` : ''}`,
+    );
+  return lines;
 }

@@ -53,6 +53,39 @@ function missingInputs(body: Record<string, unknown>): boolean {
   return body.population === undefined || !value || body.dropoutRate === undefined;
 }
 
+/**
+ * --save: the design goes to the registry for its project. Under --json the record is the output (true: nothing
+ * more to print); otherwise one line says where it was saved and the design is printed as usual.
+ */
+async function saveDesignFlag(
+  flags: CalcFlags,
+  body: Record<string, unknown>,
+  design: ReturnType<typeof computeDesign>,
+  extra: Record<string, unknown>,
+  io: Io,
+): Promise<boolean> {
+  const projectId = flags.project ?? (typeof body.projectId === 'string' ? body.projectId : undefined);
+  if (!projectId)
+    throw samplingError(
+      'missing_parameter',
+      '--project',
+      undefined,
+      'the DID of the project the design is for (with --save)',
+    );
+  delete body.projectId;
+  const { saveDesign } = await import('../registry/client.ts');
+  const opts: { registry?: string; apiKey?: string } = {};
+  if (flags.registry) opts.registry = flags.registry;
+  if (flags['api-key']) opts.apiKey = flags['api-key'];
+  const record = await saveDesign<{ designId: string; version: number }>(body, projectId, opts);
+  if (flags.json) {
+    io.outJson({ ...record, intermediates: design.intermediates, flags: design.flags, ...extra });
+    return true;
+  }
+  io.out(`Saved as ${record.designId} (version ${record.version}) for ${projectId}.`);
+  return false;
+}
+
 export async function runSampleCalc(given: CalcFlags, io: Io): Promise<void> {
   let flags = given;
   const typedInInput: { text?: string } = {};
@@ -86,41 +119,13 @@ export async function runSampleCalc(given: CalcFlags, io: Io): Promise<void> {
   const explain = flags.explain ? explainDesign(design) : undefined;
   const comparison = flags.compare ? compareAllocations(design) : undefined;
   const sens = flags.sensitivity ? sensitivity(design) : undefined;
-  if (flags.save) {
-    const projectId = flags.project ?? (typeof body.projectId === 'string' ? body.projectId : undefined);
-    if (!projectId)
-      throw samplingError(
-        'missing_parameter',
-        '--project',
-        undefined,
-        'the DID of the project the design is for (with --save)',
-      );
-    delete body.projectId;
-    const { saveDesign } = await import('../registry/client.ts');
-    const opts: { registry?: string; apiKey?: string } = {};
-    if (flags.registry) opts.registry = flags.registry;
-    if (flags['api-key']) opts.apiKey = flags['api-key'];
-    const record = await saveDesign<{ designId: string; version: number }>(body, projectId, opts);
-    if (flags.json) {
-      io.outJson({
-        ...record,
-        intermediates: design.intermediates,
-        flags: design.flags,
-        ...(explain && { explain }),
-        ...(comparison && { comparison }),
-        ...(sens && { sensitivity: sens }),
-      });
-      return;
-    }
-    io.out(`Saved as ${record.designId} (version ${record.version}) for ${projectId}.`);
-  }
+  const extra = { ...(explain && { explain }), ...(comparison && { comparison }), ...(sens && { sensitivity: sens }) };
+  if (flags.save && (await saveDesignFlag(flags, body, design, extra, io))) return;
   if (flags.json) {
     io.outJson({
       ...design,
       provenance: provenanceOf(packageVersion(), new Date()),
-      ...(explain && { explain }),
-      ...(comparison && { comparison }),
-      ...(sens && { sensitivity: sens }),
+      ...extra,
     });
     return;
   }

@@ -203,6 +203,12 @@ export async function guideCalc(flags: CalcFlags, body: Record<string, unknown>)
   });
 }
 
+/** The previous design as the recalc questions read it (its mean, SD and dropout are offered as the defaults). */
+interface PreviousAnswers {
+  parameters?: { expectedMean?: number; expectedSD?: number; dropoutRate?: number };
+  stratification?: { strata?: { name: string }[] };
+}
+
 /** Asks for the inputs `sample recalc` is missing (no previous design and no population, or no observed values). */
 export async function guideRecalc(flags: RecalcFlags): Promise<RecalcFlags> {
   return cancellable(async () => {
@@ -210,29 +216,12 @@ export async function guideRecalc(flags: RecalcFlags): Promise<RecalcFlags> {
     process.stdout.write(
       'Some inputs are missing; answer each question (every answer is also a flag, shown at the end). Ctrl+C cancels.\n',
     );
-    let previous:
-      | {
-          parameters?: { expectedMean?: number; expectedSD?: number; dropoutRate?: number };
-          stratification?: { strata?: { name: string }[] };
-        }
-      | undefined;
     if (f.previous === undefined && f.population === undefined) {
-      f.previous = await askOptional(
-        'The previous design: the file written by `sample calc --json > design.json` (Enter if there is none)',
-        (t) => {
-          try {
-            const v = readJsonInput(t, '--previous') as { parameters?: { population?: unknown } };
-            return typeof v?.parameters?.population === 'number'
-              ? true
-              : `${t} is not a design; valid: the JSON of \`sample calc --json\` or a registry design record`;
-          } catch (e) {
-            return (e as Error).message;
-          }
-        },
-      );
+      f.previous = await askPrevious();
       if (f.previous === undefined) f.population = await population();
     }
-    if (f.previous !== undefined) previous = readJsonInput(f.previous, '--previous') as typeof previous;
+    const previous =
+      f.previous !== undefined ? (readJsonInput(f.previous, '--previous') as PreviousAnswers | undefined) : undefined;
     const observed =
       f.observations !== undefined ||
       f.input !== undefined ||
@@ -252,39 +241,7 @@ export async function guideRecalc(flags: RecalcFlags): Promise<RecalcFlags> {
         },
       );
     }
-    if (!observed && f.observations === undefined) {
-      const keep = (v: number | undefined) => (v === undefined ? '' : ` (Enter: keep ${v})`);
-      const p = previous?.parameters;
-      const m = p
-        ? await askOptional(`Observed mean of the indicator this period, > 0${keep(p.expectedMean)}`, (t) =>
-            checkNumber(t, '--mean', 'invalid_mean', 'a number > 0', (v) => ({ expectedMean: v }), 'expectedMean'),
-          )
-        : await mean('Observed mean of the indicator this period, > 0');
-      if (m !== undefined) f.mean = m;
-      const s = p
-        ? await askOptional(`Observed standard deviation this period, > 0${keep(p.expectedSD)}`, (t) =>
-            checkNumber(t, '--sd', 'invalid_sd', 'a number > 0', (v) => ({ expectedSD: v }), 'expectedSD'),
-          )
-        : await sd('Observed standard deviation this period, > 0');
-      if (s !== undefined) f.sd = s;
-      for (const st of previous?.stratification?.strata ?? []) {
-        const sm = await askOptional(`Observed mean in stratum ${st.name}, if observed separately (Enter: skip)`, (t) =>
-          checkNumber(
-            t,
-            '--observed mean',
-            'invalid_mean',
-            'a number > 0',
-            (v) => ({ expectedMean: v }),
-            'expectedMean',
-          ),
-        );
-        if (sm === undefined) continue;
-        const ss = await ask(`Observed standard deviation in stratum ${st.name}, > 0`, (t) =>
-          checkNumber(t, '--observed sd', 'invalid_sd', 'a number > 0', (v) => ({ expectedSD: v }), 'expectedSD'),
-        );
-        f.observed = [...(f.observed ?? []), `${st.name}=${sm}:${ss}`];
-      }
-    }
+    if (!observed && f.observations === undefined) Object.assign(f, await askObservedValues(previous, f.observed));
     if (f.dropout === undefined) {
       const d = previous?.parameters?.dropoutRate;
       if (d === undefined) f.dropout = await dropout();
@@ -304,6 +261,59 @@ export async function guideRecalc(flags: RecalcFlags): Promise<RecalcFlags> {
     }
     return f;
   });
+}
+
+/** The previous design's file, checked as it is typed (undefined: there is none). */
+function askPrevious(): Promise<string | undefined> {
+  return askOptional(
+    'The previous design: the file written by `sample calc --json > design.json` (Enter if there is none)',
+    (t) => {
+      try {
+        const v = readJsonInput(t, '--previous') as { parameters?: { population?: unknown } };
+        return typeof v?.parameters?.population === 'number'
+          ? true
+          : `${t} is not a design; valid: the JSON of \`sample calc --json\` or a registry design record`;
+      } catch (e) {
+        return (e as Error).message;
+      }
+    },
+  );
+}
+
+/**
+ * Without raw observations: the observed mean and SD (Enter keeps the previous design's), then each stratum's
+ * when it was observed separately.
+ */
+async function askObservedValues(
+  previous: PreviousAnswers | undefined,
+  observed: RecalcFlags['observed'],
+): Promise<Partial<Pick<RecalcFlags, 'mean' | 'sd' | 'observed'>>> {
+  const f: { -readonly [K in 'mean' | 'sd' | 'observed']?: RecalcFlags[K] } = {};
+  const keep = (v: number | undefined) => (v === undefined ? '' : ` (Enter: keep ${v})`);
+  const p = previous?.parameters;
+  const m = p
+    ? await askOptional(`Observed mean of the indicator this period, > 0${keep(p.expectedMean)}`, (t) =>
+        checkNumber(t, '--mean', 'invalid_mean', 'a number > 0', (v) => ({ expectedMean: v }), 'expectedMean'),
+      )
+    : await mean('Observed mean of the indicator this period, > 0');
+  if (m !== undefined) f.mean = m;
+  const s = p
+    ? await askOptional(`Observed standard deviation this period, > 0${keep(p.expectedSD)}`, (t) =>
+        checkNumber(t, '--sd', 'invalid_sd', 'a number > 0', (v) => ({ expectedSD: v }), 'expectedSD'),
+      )
+    : await sd('Observed standard deviation this period, > 0');
+  if (s !== undefined) f.sd = s;
+  for (const st of previous?.stratification?.strata ?? []) {
+    const sm = await askOptional(`Observed mean in stratum ${st.name}, if observed separately (Enter: skip)`, (t) =>
+      checkNumber(t, '--observed mean', 'invalid_mean', 'a number > 0', (v) => ({ expectedMean: v }), 'expectedMean'),
+    );
+    if (sm === undefined) continue;
+    const ss = await ask(`Observed standard deviation in stratum ${st.name}, > 0`, (t) =>
+      checkNumber(t, '--observed sd', 'invalid_sd', 'a number > 0', (v) => ({ expectedSD: v }), 'expectedSD'),
+    );
+    f.observed = [...(f.observed ?? observed ?? []), `${st.name}=${sm}:${ss}`];
+  }
+  return f;
 }
 
 /** Ctrl+C in a prompt: say so and exit 130 (interrupted), without a stack. */

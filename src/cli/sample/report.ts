@@ -7,12 +7,66 @@
 import { writeFileSync } from 'node:fs';
 import { EXIT_CODES } from '../../lib/errors.ts';
 import { renderHtml } from '../../lib/report/html.ts';
-import { buildReport, type ProjectInput } from '../../lib/report/model.ts';
+import { buildReport, type ProjectInput, type Report } from '../../lib/report/model.ts';
 import { selectionError } from '../../lib/selection/errors.ts';
 import type { Io } from '../io.ts';
 import { paint } from '../output.ts';
 import type { ReportFlags } from './flags.ts';
 import { loadManifest, loadProject } from './report-inputs.ts';
+
+/** One project from the flags; its ID is --project-id, else the design record's projectId, else project-1. */
+function projectFromFlags(flags: ReportFlags): ProjectInput {
+  if (!flags.design)
+    throw selectionError(
+      'invalid_manifest',
+      '--design',
+      undefined,
+      '--design FILE (one project) or --manifest FILE (several)',
+    );
+  const p = loadProject({
+    projectId: flags['project-id'] ?? 'project-1',
+    design: flags.design,
+    ...(flags.name ? { name: flags.name } : {}),
+    ...(flags.commitment ? { commitment: flags.commitment } : {}),
+    ...(flags.proof ? { proof: flags.proof } : {}),
+    ...(flags.selection ? { selection: flags.selection } : {}),
+    ...(flags.frame ? { frame: flags.frame } : {}),
+    ...(flags['published-at'] ? { publishedAt: flags['published-at'] } : {}),
+    ...(flags['seed-hex'] ? { seedHex: flags['seed-hex'] } : {}),
+    ...(flags.observations
+      ? {
+          observations: flags.observations,
+          observationsKind: flags['observations-kind'] as 'baseline' | 'monitoring',
+          signed: flags.signed,
+        }
+      : {}),
+    ...(flags['mean-justification'] ? { meanJustification: flags['mean-justification'] } : {}),
+    ...(flags['sd-calculation'] ? { sdCalculation: flags['sd-calculation'] } : {}),
+    ...(flags.source ? { sources: flags.source } : {}),
+  });
+  const recordProject = (p.design as { projectId?: unknown }).projectId;
+  if (!flags['project-id'] && typeof recordProject === 'string') p.projectId = recordProject;
+  return p;
+}
+
+/** One line per project (sizes, ER coverage, selection, verdict) and its warnings. */
+function printSummary(report: Report, io: Io): void {
+  io.out(
+    `${paint.bold("Verifier's package")}: ${report.projects.length} project${report.projects.length === 1 ? '' : 's'}`,
+  );
+  for (const p of report.projects) {
+    const sel = p.selection
+      ? p.selection.proof
+        ? `selection drawn (seed ${p.selection.proof.seed.slice(0, 12)})`
+        : 'committed, not drawn'
+      : 'no selection';
+    io.out(
+      `  ${p.name}: n = ${p.parameters.adjustedSize} of N = ${p.parameters.population}, ER coverage ${p.erCoverage.percent}; ${sel}; ${p.verdict}`,
+    );
+    for (const f of p.findings.filter((x) => x.severity === 'warning'))
+      io.out(paint.yellow(`    warning: ${f.message}`));
+  }
+}
 
 export async function runReport(flags: ReportFlags, io: Io): Promise<number> {
   let title = flags.title;
@@ -22,37 +76,7 @@ export async function runReport(flags: ReportFlags, io: Io): Promise<number> {
     projects = m.projects;
     title ??= m.title;
   } else {
-    if (!flags.design)
-      throw selectionError(
-        'invalid_manifest',
-        '--design',
-        undefined,
-        '--design FILE (one project) or --manifest FILE (several)',
-      );
-    const p = loadProject({
-      projectId: flags['project-id'] ?? 'project-1',
-      design: flags.design,
-      ...(flags.name ? { name: flags.name } : {}),
-      ...(flags.commitment ? { commitment: flags.commitment } : {}),
-      ...(flags.proof ? { proof: flags.proof } : {}),
-      ...(flags.selection ? { selection: flags.selection } : {}),
-      ...(flags.frame ? { frame: flags.frame } : {}),
-      ...(flags['published-at'] ? { publishedAt: flags['published-at'] } : {}),
-      ...(flags['seed-hex'] ? { seedHex: flags['seed-hex'] } : {}),
-      ...(flags.observations
-        ? {
-            observations: flags.observations,
-            observationsKind: flags['observations-kind'] as 'baseline' | 'monitoring',
-            signed: flags.signed,
-          }
-        : {}),
-      ...(flags['mean-justification'] ? { meanJustification: flags['mean-justification'] } : {}),
-      ...(flags['sd-calculation'] ? { sdCalculation: flags['sd-calculation'] } : {}),
-      ...(flags.source ? { sources: flags.source } : {}),
-    });
-    const recordProject = (p.design as { projectId?: unknown }).projectId;
-    if (!flags['project-id'] && typeof recordProject === 'string') p.projectId = recordProject;
-    projects = [p];
+    projects = [projectFromFlags(flags)];
   }
   const report = await buildReport({ ...(title ? { title } : {}), generatedAt: new Date(), projects });
   const jsonPath = flags.out.replace(/\.html?$/i, '') + '.json';
@@ -68,21 +92,7 @@ export async function runReport(flags: ReportFlags, io: Io): Promise<number> {
   if (flags.json) {
     io.outJson(report);
   } else {
-    io.out(
-      `${paint.bold("Verifier's package")}: ${report.projects.length} project${report.projects.length === 1 ? '' : 's'}`,
-    );
-    for (const p of report.projects) {
-      const sel = p.selection
-        ? p.selection.proof
-          ? `selection drawn (seed ${p.selection.proof.seed.slice(0, 12)})`
-          : 'committed, not drawn'
-        : 'no selection';
-      io.out(
-        `  ${p.name}: n = ${p.parameters.adjustedSize} of N = ${p.parameters.population}, ER coverage ${p.erCoverage.percent}; ${sel}; ${p.verdict}`,
-      );
-      for (const f of p.findings.filter((x) => x.severity === 'warning'))
-        io.out(paint.yellow(`    warning: ${f.message}`));
-    }
+    printSummary(report, io);
     io.out(`Wrote ${flags.out} and ${jsonPath}.`);
   }
   if (report.failures.length > 0) {
