@@ -118,6 +118,66 @@ interface SignInOptions {
   signal?: AbortSignal;
 }
 
+const reply = (res: ServerResponse, status: number, body: unknown) => {
+  res
+    .writeHead(status, { 'content-type': 'application/json', 'access-control-allow-origin': '*' })
+    .end(JSON.stringify(body));
+};
+const fail = (res: ServerResponse, status: number, code: string, message: string) =>
+  reply(res, status, { statusCode: status, code, message });
+
+/** The CORS preflight of the wallet's page, which POSTs JSON to the callback from its own origin. */
+const preflight = (res: ServerResponse): void => {
+  res
+    .writeHead(200, {
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'GET, POST',
+      'access-control-allow-headers': 'content-type',
+    })
+    .end('{}');
+};
+
+/** Why a sign-in answer is refused: the HTTP status, a stable code and a message. */
+type Refusal = [status: number, code: string, message: string];
+
+/**
+ * A wallet's POSTed answer to a sign-in request: {did, challenge, signature} as JSON, this request's challenge,
+ * before it expires, signed over the request's message by the DID's own key (Ed25519 or secp256k1).
+ */
+function checkSignInAnswer(raw: string, request: SignInRequest): { did: string } | Refusal {
+  let body: { did?: unknown; challenge?: unknown; signature?: unknown };
+  try {
+    body = JSON.parse(raw) as typeof body;
+  } catch {
+    return [400, 'invalid_json', 'send {did, challenge, signature} as JSON'];
+  }
+  if (typeof body.did !== 'string' || typeof body.challenge !== 'string' || typeof body.signature !== 'string')
+    return [400, 'missing_field', 'send {did, challenge, signature}'];
+  if (body.challenge !== request.challenge)
+    return [400, 'wrong_challenge', 'the challenge does not match this request'];
+  if (Math.floor(Date.now() / 1000) > request.exp) return [410, 'expired', 'the sign-in request has expired'];
+  const key = keyOfDid(body.did);
+  if (!key)
+    return [
+      400,
+      'unsupported_did',
+      'a did:key of an Ed25519 (did:key:z6Mk…) or secp256k1 (did:key:zQ3s…) key is required',
+    ];
+  const sig = decodeSig(body.signature);
+  let valid: boolean;
+  try {
+    const msg = new TextEncoder().encode(signInMessage(request));
+    // secp256k1: ECDSA over SHA-256 of the message, compact 64-byte signature (low S)
+    valid =
+      sig !== undefined &&
+      (key.type === 'ed25519' ? ed25519.verify(sig, msg, key.pub) : secp256k1.verify(sig, msg, key.pub));
+  } catch {
+    valid = false;
+  }
+  if (!valid) return [401, 'bad_signature', 'the signature does not verify against the DID'];
+  return { did: body.did };
+}
+
 export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
   const id = randomBytes(9).toString('base64url');
   const challenge = randomBytes(32).toString('base64url');
@@ -128,28 +188,11 @@ export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
   const holder = {} as { request: SignInRequest };
   let done = false;
 
-  const reply = (res: ServerResponse, status: number, body: unknown) => {
-    res
-      .writeHead(status, { 'content-type': 'application/json', 'access-control-allow-origin': '*' })
-      .end(JSON.stringify(body));
-  };
-  const fail = (res: ServerResponse, status: number, code: string, message: string) =>
-    reply(res, status, { statusCode: status, code, message });
-
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       if (path !== `/signin/${id}`) return fail(res, 404, 'not_found', 'no such sign-in request');
-      if (req.method === 'OPTIONS') {
-        res
-          .writeHead(200, {
-            'access-control-allow-origin': '*',
-            'access-control-allow-methods': 'GET, POST',
-            'access-control-allow-headers': 'content-type',
-          })
-          .end('{}');
-        return;
-      }
+      if (req.method === 'OPTIONS') return preflight(res);
       if (req.method === 'GET')
         return reply(res, 200, {
           ...holder.request,
@@ -163,41 +206,11 @@ export async function startSignIn(o: SignInOptions): Promise<SignInServer> {
         raw += c;
         if (raw.length > 16_384) return fail(res, 413, 'too_large', 'body too large');
       }
-      let body: { did?: unknown; challenge?: unknown; signature?: unknown };
-      try {
-        body = JSON.parse(raw) as typeof body;
-      } catch {
-        return fail(res, 400, 'invalid_json', 'send {did, challenge, signature} as JSON');
-      }
-      if (typeof body.did !== 'string' || typeof body.challenge !== 'string' || typeof body.signature !== 'string')
-        return fail(res, 400, 'missing_field', 'send {did, challenge, signature}');
-      if (body.challenge !== holder.request.challenge)
-        return fail(res, 400, 'wrong_challenge', 'the challenge does not match this request');
-      if (Math.floor(Date.now() / 1000) > holder.request.exp)
-        return fail(res, 410, 'expired', 'the sign-in request has expired');
-      const key = keyOfDid(body.did);
-      if (!key)
-        return fail(
-          res,
-          400,
-          'unsupported_did',
-          'a did:key of an Ed25519 (did:key:z6Mk…) or secp256k1 (did:key:zQ3s…) key is required',
-        );
-      const sig = decodeSig(body.signature);
-      let valid: boolean;
-      try {
-        const msg = new TextEncoder().encode(signInMessage(holder.request));
-        // secp256k1: ECDSA over SHA-256 of the message, compact 64-byte signature (low S)
-        valid =
-          sig !== undefined &&
-          (key.type === 'ed25519' ? ed25519.verify(sig, msg, key.pub) : secp256k1.verify(sig, msg, key.pub));
-      } catch {
-        valid = false;
-      }
-      if (!valid) return fail(res, 401, 'bad_signature', 'the signature does not verify against the DID');
+      const answer = checkSignInAnswer(raw, holder.request);
+      if (Array.isArray(answer)) return fail(res, ...answer);
       done = true;
-      reply(res, 200, { ok: true, did: body.did });
-      settle.ok({ did: body.did });
+      reply(res, 200, { ok: true, did: answer.did });
+      settle.ok({ did: answer.did });
     })().catch((e: Error) => fail(res, 500, 'internal', e.message));
   });
   await new Promise<void>((ok, ko) => {

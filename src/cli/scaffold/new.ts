@@ -152,9 +152,8 @@ function urlAndPort(i: NewInput) {
   return { url, port: url.local ? url.port : (i.port ?? DEFAULT_PORT), note: impliedPortNote(url) };
 }
 
-export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResult> {
-  const env = i.env ?? process.env;
-  const t0 = performance.now();
+/** Times each step by name (the timings of `new --json`). */
+function stepTimings() {
   const timings: Record<string, number> = {};
   const timed = async <T>(k: string, step: () => Promise<T>): Promise<T> => {
     const t = performance.now();
@@ -164,6 +163,30 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
       timings[k] = Math.round(performance.now() - t);
     }
   };
+  return { timings, timed };
+}
+
+/** What a run shares with its steps once the project is registered: where, what, for whom, and how to stop. */
+interface Registered {
+  name: string;
+  dir: string;
+  existed: boolean;
+  url: ReturnType<typeof urlAndPort>['url'];
+  port: number;
+  note: string | undefined;
+  answers: Awaited<ReturnType<typeof askQuestions>>;
+  id: Awaited<ReturnType<typeof signIn>>;
+  reg: Awaited<ReturnType<typeof register>>;
+  timed: ReturnType<typeof stepTimings>['timed'];
+  check: () => void;
+  /** Paths written so far (removed again if a later step fails in a directory that existed). */
+  created: string[];
+}
+
+export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResult> {
+  const env = i.env ?? process.env;
+  const t0 = performance.now();
+  const { timings, timed } = stepTimings();
   const check = () => {
     if (signal.aborted) throw cancelled();
   };
@@ -190,95 +213,116 @@ export async function runNew(i: NewInput, signal: AbortSignal): Promise<NewResul
   const created: string[] = [];
   try {
     check();
-    const { matrix, bot } = await timed('matrix', () =>
-      matrixBot(
-        {
-          projectName: name,
-          matrix: i.matrix,
-          homeserver: i.matrixHomeserver ?? env.MATRIX_BASE_URL,
-          user: i.matrixUser,
-          password: i.matrixPassword,
-          registrationToken: i.matrixRegistrationToken,
-        },
-        i.log,
-      ),
-    );
-    check();
-    const oracleKey = i.oracleKey ?? 'generate';
-    const signingMnemonic =
-      oracleKey === 'generate'
-        ? (await import('../../lib/keys/keys.ts')).generateMnemonic()
-        : oracleKey === 'identity'
-          ? id.identity.mnemonic
-          : undefined;
-    const { packageVersion } = await import('../../lib/version.ts');
-    const llmBaseUrl = i.llmBaseUrl ?? DEFAULT_LLM_BASE_URL;
-    const files = await timed('files', () =>
-      writeFiles(
-        {
-          dir,
-          existed,
-          answers,
-          url,
-          port,
-          llmBaseUrl,
-          signingMnemonic,
-          bot,
-          botPasswordGenerated: !i.matrixPassword,
-          oraclekit: i.oraclekitSpec
-            ? givenOraclekitSource(i.oraclekitSpec, i.cwd)
-            : defaultOraclekitSource(packageVersion()),
-        },
-        reg,
-        env,
-        i.log,
-        created,
-        signal,
-      ),
-    );
-    check();
-
-    const warnings: string[] = note ? [note] : [];
-    let installed = false;
-    if (answers.install) {
-      i.log('Installing dependencies (npm install)…');
-      const r = await timed('install', async () => (await import('./install.ts')).npmInstall(dir, signal));
-      check();
-      installed = r.installed;
-      if (r.warning) warnings.push(r.warning);
-    }
-    let git = false;
-    if (answers.git) {
-      const r = await (await import('./install.ts')).gitInit(dir, `oraclekit new ${name}`);
-      git = r.git;
-      if (r.warning) warnings.push(r.warning);
-    }
+    const r: Registered = { name, dir, existed, url, port, note, answers, id, reg, timed, check, created };
+    const result = await createProject(i, env, r, signal);
     timings.total = Math.round(performance.now() - t0);
-    return {
-      project: name,
-      dir,
-      did: reg.domain.id,
-      class: reg.cls.did,
-      classCreated: reg.cls.created,
-      network: answers.network,
-      registry: reg.conn.url,
-      apiUrl: url.url,
-      wsUrl: url.url,
-      port,
-      identity: { did: id.principal, method: id.method, source: id.source, path: id.path, created: id.created },
-      apiKeyCreated: reg.conn.createdKey,
-      llm: { baseUrl: llmBaseUrl, local: URL.canParse(llmBaseUrl) && isLocalHost(new URL(llmBaseUrl).hostname) },
-      matrix,
-      files,
-      installed,
-      git,
-      warnings,
-      timings,
-    };
+    return { ...result, timings };
   } catch (e) {
     if (!existed) rmSync(dir, { recursive: true, force: true });
     else for (const p of created) rmSync(join(dir, p), { recursive: true, force: true });
     await deactivate(reg.conn, reg.domain.id);
     throw e;
   }
+}
+
+/** The project's files once it is registered: the Matrix bot, the files, npm install and git init. */
+async function createProject(
+  i: NewInput,
+  env: NodeJS.ProcessEnv,
+  r: Registered,
+  signal: AbortSignal,
+): Promise<Omit<NewResult, 'timings'>> {
+  const { name, dir, url, port, answers, id, reg, timed, check } = r;
+  const { matrix, bot } = await timed('matrix', () =>
+    matrixBot(
+      {
+        projectName: name,
+        matrix: i.matrix,
+        homeserver: i.matrixHomeserver ?? env.MATRIX_BASE_URL,
+        user: i.matrixUser,
+        password: i.matrixPassword,
+        registrationToken: i.matrixRegistrationToken,
+      },
+      i.log,
+    ),
+  );
+  check();
+  const oracleKey = i.oracleKey ?? 'generate';
+  const signingMnemonic =
+    oracleKey === 'generate'
+      ? (await import('../../lib/keys/keys.ts')).generateMnemonic()
+      : oracleKey === 'identity'
+        ? id.identity.mnemonic
+        : undefined;
+  const { packageVersion } = await import('../../lib/version.ts');
+  const llmBaseUrl = i.llmBaseUrl ?? DEFAULT_LLM_BASE_URL;
+  const files = await timed('files', () =>
+    writeFiles(
+      {
+        dir,
+        existed: r.existed,
+        answers,
+        url,
+        port,
+        llmBaseUrl,
+        signingMnemonic,
+        bot,
+        botPasswordGenerated: !i.matrixPassword,
+        oraclekit: i.oraclekitSpec
+          ? givenOraclekitSource(i.oraclekitSpec, i.cwd)
+          : defaultOraclekitSource(packageVersion()),
+      },
+      reg,
+      env,
+      i.log,
+      r.created,
+      signal,
+    ),
+  );
+  check();
+  const { installed, git, warnings } = await installAndInit(i, r, signal);
+  return {
+    project: name,
+    dir,
+    did: reg.domain.id,
+    class: reg.cls.did,
+    classCreated: reg.cls.created,
+    network: answers.network,
+    registry: reg.conn.url,
+    apiUrl: url.url,
+    wsUrl: url.url,
+    port,
+    identity: { did: id.principal, method: id.method, source: id.source, path: id.path, created: id.created },
+    apiKeyCreated: reg.conn.createdKey,
+    llm: { baseUrl: llmBaseUrl, local: URL.canParse(llmBaseUrl) && isLocalHost(new URL(llmBaseUrl).hostname) },
+    matrix,
+    files,
+    installed,
+    git,
+    warnings,
+  };
+}
+
+/** npm install and git init when asked for; what either could not do is a warning, not a failure. */
+async function installAndInit(
+  i: NewInput,
+  r: Registered,
+  signal: AbortSignal,
+): Promise<{ installed: boolean; git: boolean; warnings: string[] }> {
+  const warnings: string[] = r.note ? [r.note] : [];
+  let installed = false;
+  if (r.answers.install) {
+    i.log('Installing dependencies (npm install)…');
+    const x = await r.timed('install', async () => (await import('./install.ts')).npmInstall(r.dir, signal));
+    r.check();
+    installed = x.installed;
+    if (x.warning) warnings.push(x.warning);
+  }
+  let git = false;
+  if (r.answers.git) {
+    const x = await (await import('./install.ts')).gitInit(r.dir, `oraclekit new ${r.name}`);
+    git = x.git;
+    if (x.warning) warnings.push(x.warning);
+  }
+  return { installed, git, warnings };
 }

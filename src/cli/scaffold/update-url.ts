@@ -58,21 +58,107 @@ export function inStep(text: string, from: (string | undefined)[], to: string, p
   return out;
 }
 
+/** oracle.config.json of the project folder, when there is one. */
+function readConfig(configPath: string): Record<string, unknown> | undefined {
+  if (!existsSync(configPath)) return undefined;
+  try {
+    return JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>;
+  } catch (e) {
+    throw cliError('invalid_config', `${configPath} is not valid JSON: ${(e as Error).message}`, {
+      field: 'project',
+    });
+  }
+}
+
+type OracleUrl = ReturnType<typeof parseOracleUrl>;
+
+/** The new URL answers /health with 200 and, when /health names a DID, it is this oracle's; its body. */
+async function checkHealth(target: OracleUrl, did: string): Promise<Record<string, unknown>> {
+  const r = await requestJson<Record<string, unknown>>({
+    method: 'GET',
+    url: `${target.url}/health`,
+    what: 'the oracle',
+    timeoutMs: 10_000,
+  }).catch((e: OracleKitError) => {
+    throw cliError(
+      'health_check_failed',
+      `${target.url}/health does not answer (${e.message}); start the oracle there first, or pass --no-check`,
+      { field: 'url', value: target.url },
+    );
+  });
+  if (r.status !== 200)
+    throw cliError(
+      'health_check_failed',
+      `${target.url}/health answered HTTP ${r.status}; pass --no-check to update anyway`,
+      {
+        field: 'url',
+        value: target.url,
+      },
+    );
+  const health = r.body ?? {};
+  if (typeof health.oracleDid === 'string' && health.oracleDid !== '' && health.oracleDid !== did) {
+    throw cliError(
+      'oracle_did_mismatch',
+      `${target.url} serves ${health.oracleDid}, not ${did}; pass --no-check to update anyway`,
+      { field: 'url', value: target.url },
+    );
+  }
+  return health;
+}
+
+/**
+ * The project's own files follow the new URL: oracle.config.json, PORT and HOST in .env for a local URL, and every
+ * other file that names the old URL or the port (the README, package.json's scripts).
+ */
+function updateProjectFiles(
+  dir: string,
+  configPath: string,
+  config: Record<string, unknown>,
+  target: OracleUrl,
+  was: string[],
+): { port: UpdateUrlResult['port']; updated: string[] } {
+  let port: UpdateUrlResult['port'] = null;
+  const updated: string[] = [];
+  config.apiUrl = target.url;
+  config.wsUrl = target.url;
+  writeFileSync(configPath, JSON.stringify(config, null, 2) + '\n');
+  updated.push('oracle.config.json');
+  const envPath = join(dir, '.env');
+  if (target.local && existsSync(envPath)) {
+    let text = readFileSync(envPath, 'utf8');
+    const before = text;
+    const from = getEnvVar(text, 'PORT') ?? null;
+    if (from !== String(target.port)) text = setEnvVar(text, 'PORT', String(target.port));
+    // HOST follows a URL that names another loopback address (127.0.0.5, ::1); every interface (0.0.0.0, ::) stays as
+    // set
+    const host = getEnvVar(text, 'HOST')?.trim() || '127.0.0.1';
+    if (host !== '0.0.0.0' && host !== '::' && host !== target.bindHost)
+      text = setEnvVar(text, 'HOST', target.bindHost);
+    if (text !== before) {
+      writeSecretFile(envPath, text);
+      updated.push('.env');
+    }
+    port = { from, to: target.port };
+  }
+  for (const f of ['README.md', 'package.json']) {
+    const path = join(dir, f);
+    if (!existsSync(path)) continue;
+    const text = readFileSync(path, 'utf8');
+    const next = inStep(text, was, target.url, target.local ? target.port : undefined);
+    if (next !== text) {
+      writeFileSync(path, next);
+      updated.push(f);
+    }
+  }
+  return { port, updated };
+}
+
 export async function updateOracleUrl(i: UpdateUrlInput): Promise<UpdateUrlResult> {
   const env = i.env ?? process.env;
   const target = parseOracleUrl(i.url, 'url');
   const dir = resolve(i.project);
   const configPath = join(dir, 'oracle.config.json');
-  let config: Record<string, unknown> | undefined;
-  if (existsSync(configPath)) {
-    try {
-      config = JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>;
-    } catch (e) {
-      throw cliError('invalid_config', `${configPath} is not valid JSON: ${(e as Error).message}`, {
-        field: 'project',
-      });
-    }
-  }
+  const config = readConfig(configPath);
   const did = i.did ?? (typeof config?.oracleDid === 'string' ? config.oracleDid : undefined);
   if (!did)
     throw cliError(
@@ -84,36 +170,7 @@ export async function updateOracleUrl(i: UpdateUrlInput): Promise<UpdateUrlResul
   const network = (i.network ??
     (ownProject && typeof config?.network === 'string' ? config.network : 'local')) as Network;
   const registry = i.registry ?? (ownProject && typeof config?.registry === 'string' ? config.registry : undefined);
-
-  let health: Record<string, unknown> | null = null;
-  if (i.check) {
-    const r = await requestJson<Record<string, unknown>>({
-      method: 'GET',
-      url: `${target.url}/health`,
-      what: 'the oracle',
-      timeoutMs: 10_000,
-    }).catch((e: OracleKitError) => {
-      throw cliError(
-        'health_check_failed',
-        `${target.url}/health does not answer (${e.message}); start the oracle there first, or pass --no-check`,
-        { field: 'url', value: target.url },
-      );
-    });
-    if (r.status !== 200)
-      throw cliError(
-        'health_check_failed',
-        `${target.url}/health answered HTTP ${r.status}; pass --no-check to update anyway`,
-        { field: 'url', value: target.url },
-      );
-    health = r.body ?? {};
-    if (typeof health.oracleDid === 'string' && health.oracleDid !== '' && health.oracleDid !== did) {
-      throw cliError(
-        'oracle_did_mismatch',
-        `${target.url} serves ${health.oracleDid}, not ${did}; pass --no-check to update anyway`,
-        { field: 'url', value: target.url },
-      );
-    }
-  }
+  const health = i.check ? await checkHealth(target, did) : null;
 
   const { readIdentity, principalDid } = await import('../identity/store.ts');
   const id = readIdentity(env);
@@ -134,47 +191,16 @@ export async function updateOracleUrl(i: UpdateUrlInput): Promise<UpdateUrlResul
   const prev = (frag: string) =>
     before.services.find((s) => s.id === frag || s.id.endsWith(frag))?.serviceEndpoint ?? null;
 
-  let port: UpdateUrlResult['port'] = null;
-  let configWritten: string | null = null;
-  const updated: string[] = [];
-  if (ownProject && config) {
-    const was = [config.apiUrl, config.wsUrl, prev('#api'), prev('#ws')].filter(
-      (u): u is string => typeof u === 'string',
-    );
-    config.apiUrl = target.url;
-    config.wsUrl = target.url;
-    writeFileSync(configPath, JSON.stringify(config, null, 2) + '\n');
-    configWritten = configPath;
-    updated.push('oracle.config.json');
-    const envPath = join(dir, '.env');
-    if (target.local && existsSync(envPath)) {
-      let text = readFileSync(envPath, 'utf8');
-      const before = text;
-      const from = getEnvVar(text, 'PORT') ?? null;
-      if (from !== String(target.port)) text = setEnvVar(text, 'PORT', String(target.port));
-      // HOST follows a URL that names another loopback address (127.0.0.5, ::1); every interface (0.0.0.0, ::) stays as
-      // set
-      const host = getEnvVar(text, 'HOST')?.trim() || '127.0.0.1';
-      if (host !== '0.0.0.0' && host !== '::' && host !== target.bindHost)
-        text = setEnvVar(text, 'HOST', target.bindHost);
-      if (text !== before) {
-        writeSecretFile(envPath, text);
-        updated.push('.env');
-      }
-      port = { from, to: target.port };
-    }
-    // every other file that names the URL or the port: the README, package.json's scripts
-    for (const f of ['README.md', 'package.json']) {
-      const path = join(dir, f);
-      if (!existsSync(path)) continue;
-      const text = readFileSync(path, 'utf8');
-      const next = inStep(text, was, target.url, target.local ? target.port : undefined);
-      if (next !== text) {
-        writeFileSync(path, next);
-        updated.push(f);
-      }
-    }
-  }
+  const files =
+    ownProject && config
+      ? updateProjectFiles(
+          dir,
+          configPath,
+          config,
+          target,
+          [config.apiUrl, config.wsUrl, prev('#api'), prev('#ws')].filter((u): u is string => typeof u === 'string'),
+        )
+      : undefined;
   const implied = impliedPortNote(target);
   return {
     did,
@@ -185,9 +211,9 @@ export async function updateOracleUrl(i: UpdateUrlInput): Promise<UpdateUrlResul
     wsUrl: target.url,
     checked: i.check,
     health,
-    config: configWritten,
-    port,
-    updated,
+    config: files ? configPath : null,
+    port: files?.port ?? null,
+    updated: files?.updated ?? [],
     warnings: implied ? [implied] : [],
     version: after.version,
   };
