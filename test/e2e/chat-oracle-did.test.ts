@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
-import { createKey, registerInProtocol } from '../helpers/domains.ts';
+import { createKey, pointOracleAt, registerInProtocol } from '../helpers/domains.ts';
 import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { say } from '../helpers/scripted-model-server.ts';
 import { tempHome } from '../unit/daemon/harness.ts';
@@ -35,19 +35,7 @@ beforeAll(async () => {
     extra: ['--service', '#api=oracleService,http://127.0.0.1:9'],
   });
   h = await startHarness({ config: { name: 'Registered Oracle', model: 'scripted-model', oracleDid } });
-  const upd = await cli([
-    'domain',
-    'update',
-    oracleDid,
-    '--service',
-    `#api=oracleService,${h.url}`,
-    '--service',
-    `#ws=oracleService,${h.url}`,
-    '--json',
-    '--api-key',
-    key,
-  ]);
-  expect(upd.code, upd.stderr).toBe(0);
+  await pointOracleAt(cli, key, oracleDid, h.url);
 });
 
 afterAll(async () => {

@@ -23,7 +23,7 @@ import { chromium, type Browser, type Page, type Route } from 'playwright-core';
 import { build } from 'vite';
 import react from '@vitejs/plugin-react';
 import { runCli } from '../helpers/cli.ts';
-import { createKey, registerInProtocol } from '../helpers/domains.ts';
+import { createKey, pointOracleAt, registerInProtocol } from '../helpers/domains.ts';
 import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { callTool, say } from '../helpers/scripted-model-server.ts';
 import { tempHome } from '../unit/daemon/harness.ts';
@@ -79,19 +79,7 @@ beforeAll(async () => {
     config: { name: 'Browser test oracle', model: 'scripted-model', oracleDid },
     env: { CORS_ORIGINS: new URL(siteUrl).origin },
   });
-  const upd = await cli([
-    'domain',
-    'update',
-    oracleDid,
-    '--service',
-    `#api=oracleService,${h.url}`,
-    '--service',
-    `#ws=oracleService,${h.url}`,
-    '--json',
-    '--api-key',
-    key,
-  ]);
-  expect(upd.code, upd.stderr).toBe(0);
+  await pointOracleAt(cli, key, oracleDid, h.url);
 
   // the app: index.html and main.tsx as create-vite's react-ts template has them, App.tsx from the doc
   app = mkdtempSync(join(tmpdir(), 'okit-browser-app-'));

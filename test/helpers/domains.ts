@@ -54,3 +54,10 @@ export async function registerInProtocol(
   expect(reg.code, reg.stderr).toBe(0);
   return json(reg.stdout).id as string;
 }
+
+/** `domain update`: the Oracle domain's #api and #ws services now point at the runtime at `url`. */
+export async function pointOracleAt(cli: Cli, key: string, did: string, url: string): Promise<void> {
+  const services = ['--service', `#api=oracleService,${url}`, '--service', `#ws=oracleService,${url}`];
+  const upd = await cli(['domain', 'update', did, ...services, '--json', '--api-key', key]);
+  expect(upd.code, upd.stderr).toBe(0);
+}

@@ -24,6 +24,12 @@ export const COOKSTOVE_STRATA: readonly StratumSpec[] = [
   { name: 'electric', weight: 0.2, mean: 1.4, sd: 1.1 },
 ];
 
+/** Two strata of equal weight, North and South, on the overall mean and SD. */
+export const NORTH_SOUTH_HALVES: readonly StratumSpec[] = [
+  { name: 'North', weight: 0.5 },
+  { name: 'South', weight: 0.5 },
+];
+
 /** A stratified design input (a fresh object each call): overall mean 2 and SD 1, dropout 0.1 unless given. */
 export function stratifiedInput(
   population: number,

@@ -14,6 +14,15 @@ type WithJson = { json: boolean };
 /** The pinned public drand chains (PINNED_CHAINS in src/lib/beacon/drand.ts; a unit test keeps the two equal). */
 export const CHAIN_NAMES = ['quicknet', 'default'] as const;
 
+/** --format of the commands that print a design (calc, recalc). */
+const FORMAT_FLAG = {
+  type: 'string',
+  char: 'f',
+  description: 'Output format.',
+  options: ['table', 'csv', 'markdown'],
+  default: 'table',
+} as const;
+
 export const CALC_FLAGS = {
   population: { type: 'string', char: 'N', description: 'Households in the frame (N), an integer >= 1.' },
   mean: { type: 'string', description: 'Expected mean of the indicator (e.g. hours of stove use per day), > 0.' },
@@ -32,13 +41,7 @@ export const CALC_FLAGS = {
   confidence: { type: 'string', description: 'Accepted only as 0.95.' },
   precision: { type: 'string', description: 'Accepted only as 0.05 (relative).' },
   input: { type: 'string', char: 'i', description: 'A JSON design body (the POST /v1/sampling body); - for stdin.' },
-  format: {
-    type: 'string',
-    char: 'f',
-    description: 'Output format.',
-    options: ['table', 'csv', 'markdown'],
-    default: 'table',
-  },
+  format: FORMAT_FLAG,
   explain: {
     type: 'boolean',
     description: 'Show each step of the chain with the numbers substituted, its source and rounding.',
@@ -90,13 +93,7 @@ export const RECALC_FLAGS = {
     description:
       'Observed values as JSON {mean?, sd?, dropoutRate?, erCoverage?, strata?: [{name, mean?, sd?}]}; - for stdin.',
   },
-  format: {
-    type: 'string',
-    char: 'f',
-    description: 'Output format.',
-    options: ['table', 'csv', 'markdown'],
-    default: 'table',
-  },
+  format: FORMAT_FLAG,
 } as const satisfies FlagSpecs;
 
 /** One spec for oclif and the fast path (src/cli/fast-path.ts): a 10^6-household draw should not wait for oclif. */

@@ -83,18 +83,15 @@ const proportion = () =>
       'expectedProportion',
     ),
   );
+
+/** A typed dropout rate, checked as --dropout is. */
+const checkDropout = (t: string) =>
+  checkNumber(t, '--dropout', 'invalid_dropout', 'a fraction 0 <= d < 1', (v) => ({ dropoutRate: v }), 'dropoutRate');
+
 const dropout = (def?: string) =>
   ask(
     'Expected dropout rate: the fraction of sampled households that will not complete the survey, 0 <= d < 1 (0.15 for 15 %)',
-    (t) =>
-      checkNumber(
-        t,
-        '--dropout',
-        'invalid_dropout',
-        'a fraction 0 <= d < 1',
-        (v) => ({ dropoutRate: v }),
-        'dropoutRate',
-      ),
+    checkDropout,
     def,
   );
 
@@ -246,16 +243,7 @@ export async function guideRecalc(flags: RecalcFlags): Promise<RecalcFlags> {
       const d = previous?.parameters?.dropoutRate;
       if (d === undefined) f.dropout = await dropout();
       else {
-        const a = await askOptional(`Observed dropout rate this period, 0 <= d < 1 (Enter: keep ${d})`, (t) =>
-          checkNumber(
-            t,
-            '--dropout',
-            'invalid_dropout',
-            'a fraction 0 <= d < 1',
-            (v) => ({ dropoutRate: v }),
-            'dropoutRate',
-          ),
-        );
+        const a = await askOptional(`Observed dropout rate this period, 0 <= d < 1 (Enter: keep ${d})`, checkDropout);
         if (a !== undefined) f.dropout = a;
       }
     }

@@ -74,11 +74,8 @@ function slip10Ed25519(seed: Uint8Array, path: string = DEFAULT_KEY_PATH): Uint8
   return key;
 }
 
-/** The Ed25519 signer (did:key) of a BIP39 mnemonic. */
-export async function signerFromMnemonic(
-  mnemonic: string,
-  opts: { path?: string; passphrase?: string } = {},
-): Promise<Signer> {
+/** The Ed25519 secret a mnemonic derives (SLIP-10 on its BIP39 seed); a mnemonic that is not BIP39 English is refused. */
+function secretOf(mnemonic: string, opts: { path?: string; passphrase?: string }): Uint8Array {
   const m = normalise(mnemonic);
   if (!validateMnemonic(m, wordlist)) {
     throw new OracleKitError({
@@ -88,8 +85,15 @@ export async function signerFromMnemonic(
       field: 'mnemonic',
     });
   }
-  const seed = mnemonicToSeedSync(m, opts.passphrase ?? '');
-  return ed25519.derive(slip10Ed25519(seed, opts.path ?? DEFAULT_KEY_PATH));
+  return slip10Ed25519(mnemonicToSeedSync(m, opts.passphrase ?? ''), opts.path ?? DEFAULT_KEY_PATH);
+}
+
+/** The Ed25519 signer (did:key) of a BIP39 mnemonic. */
+export async function signerFromMnemonic(
+  mnemonic: string,
+  opts: { path?: string; passphrase?: string } = {},
+): Promise<Signer> {
+  return ed25519.derive(secretOf(mnemonic, opts));
 }
 
 /** A fresh random did:key signer (tests, ephemeral identities). */
@@ -113,15 +117,6 @@ export function didKeyFromPublicKey(pub: Uint8Array): string {
 
 /** The did:key of a mnemonic, synchronously (same key as signerFromMnemonic). */
 export function didFromMnemonic(mnemonic: string, opts: { path?: string; passphrase?: string } = {}): string {
-  const m = normalise(mnemonic);
-  if (!validateMnemonic(m, wordlist)) {
-    throw new OracleKitError({
-      status: 400,
-      code: 'invalid_mnemonic',
-      message: 'the signing mnemonic is not a valid BIP39 English mnemonic',
-      field: 'mnemonic',
-    });
-  }
-  const secret = slip10Ed25519(mnemonicToSeedSync(m, opts.passphrase ?? ''), opts.path ?? DEFAULT_KEY_PATH);
+  const secret = secretOf(mnemonic, opts);
   return didKeyFromPublicKey(edCurve.getPublicKey(secret));
 }

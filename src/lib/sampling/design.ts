@@ -398,19 +398,26 @@ function validateStratification(s: unknown): { enabled: boolean; strata: Stratum
 }
 
 /**
+ * A design record's parameters (P) and stratification (S) as objects (empty when not), its strata (none when not a
+ * list) and its method (proportional when it has strata and names none): what reading a record starts from.
+ */
+export function recordParts(parameters: unknown, stratification: unknown) {
+  const asObject = (v: unknown) => (typeof v === 'object' && v !== null ? v : {}) as Record<string, unknown>;
+  const P = asObject(parameters);
+  const S = asObject(stratification);
+  const strata = Array.isArray(S.strata) ? (S.strata as Record<string, unknown>[]) : [];
+  const method = S.method ?? (strata.length > 0 ? 'proportional' : 'none');
+  return { P, S, strata, method };
+}
+
+/**
  * The input a design was computed from, read back from its record (the JSON of `sample calc --json`
  * or a registry record): population, mean and SD (or the proportion), dropout, erCoverage when it was
  * an input, and the strata with their weights (N_h/N when a record has none) and own mean and SD. So
  * a design's output is accepted wherever its input is, and recomputing it gives the same design.
  */
 export function designInputOf(parameters: unknown, stratification: unknown): Record<string, unknown> {
-  const P = (typeof parameters === 'object' && parameters !== null ? parameters : {}) as Record<string, unknown>;
-  const S = (typeof stratification === 'object' && stratification !== null ? stratification : {}) as Record<
-    string,
-    unknown
-  >;
-  const strata = Array.isArray(S.strata) ? (S.strata as Record<string, unknown>[]) : [];
-  const method = S.method ?? (strata.length > 0 ? 'proportional' : 'none');
+  const { P, strata, method } = recordParts(parameters, stratification);
   const input: Record<string, unknown> = { population: P.population, dropoutRate: P.dropoutRate };
   if (P.expectedProportion !== undefined) input.expectedProportion = P.expectedProportion;
   else {

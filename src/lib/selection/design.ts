@@ -8,7 +8,7 @@
  * "sha256:" + SHA-256 of the canonical JSON (sorted keys, no whitespace) of
  * {parameters, stratification}.
  */
-import { computeDesign, designInputOf, type Design } from '../sampling/design.ts';
+import { computeDesign, designInputOf, recordParts, type Design } from '../sampling/design.ts';
 import { achievedPrecision } from '../sampling/recalc.ts';
 import { selectionError } from './errors.ts';
 import { canonicalJson, sha256Hex, trimId } from './hash.ts';
@@ -133,13 +133,7 @@ const close = (a: unknown, b: unknown): boolean =>
  * input the chain refuses) yields one discrepancy saying why.
  */
 export function designDiscrepancies(parameters: unknown, stratification: unknown): DesignDiscrepancy[] {
-  const P = (typeof parameters === 'object' && parameters !== null ? parameters : {}) as Record<string, unknown>;
-  const S = (typeof stratification === 'object' && stratification !== null ? stratification : {}) as Record<
-    string,
-    unknown
-  >;
-  const strata = Array.isArray(S.strata) ? (S.strata as Record<string, unknown>[]) : [];
-  const method = S.method ?? (strata.length > 0 ? 'proportional' : 'none');
+  const { P, S, strata, method } = recordParts(parameters, stratification);
   const input = designInputOf(P, S);
   let d: Design;
   try {

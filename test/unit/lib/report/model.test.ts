@@ -18,7 +18,7 @@ import { commitmentDigest, type Commitment, type Proof } from '../../../../src/l
 import { drawSelection } from '../../../../src/lib/selection/workflow.ts';
 import { commitForRealRound, QUICKNET } from '../../../helpers/real-rounds.ts';
 import { fakeChain } from '../beacon/fake-drand.ts';
-import { COOKSTOVE_STRATA, stratifiedInput } from '../../../helpers/sampling-designs.ts';
+import { COOKSTOVE_STRATA, NORTH_SOUTH_HALVES, stratifiedInput } from '../../../helpers/sampling-designs.ts';
 
 const strataOf = (d: ReturnType<typeof computeDesign>): ProjectReport['strata'] =>
   d.stratification.strata.map((s) => ({
@@ -267,19 +267,7 @@ describe('chartData and the SVG', () => {
 describe('the package re-checks what it packages', () => {
   const dir = mkdtempSync(join(tmpdir(), 'okit-report-'));
   const frame = join(dir, 'frame.csv');
-  const designJson = computeDesign({
-    population: 900,
-    expectedMean: 2,
-    expectedSD: 1.3,
-    dropoutRate: 0.1,
-    stratification: {
-      enabled: true,
-      strata: [
-        { name: 'North', weight: 0.5 },
-        { name: 'South', weight: 0.5 },
-      ],
-    },
-  });
+  const designJson = computeDesign(stratifiedInput(900, NORTH_SOUTH_HALVES, { expectedSD: 1.3 }));
   let commitment: Commitment;
   let proof: Proof;
   let publishedAt: Date;

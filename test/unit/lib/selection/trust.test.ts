@@ -14,24 +14,11 @@ import { verifySelection, type VerifyResult } from '../../../../src/lib/selectio
 import { commitSelection, drawSelection } from '../../../../src/lib/selection/workflow.ts';
 import { commitForRealRound, DEFAULT_ROUNDS, QUICKNET } from '../../../helpers/real-rounds.ts';
 import { fakeChain } from '../beacon/fake-drand.ts';
+import { NORTH_SOUTH_HALVES, stratifiedInput } from '../../../helpers/sampling-designs.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'okit-trust-'));
 const frame = join(dir, 'frame.csv');
-const design = loadDesign(
-  computeDesign({
-    population: 600,
-    expectedMean: 2,
-    expectedSD: 1.4,
-    dropoutRate: 0.1,
-    stratification: {
-      enabled: true,
-      strata: [
-        { name: 'North', weight: 0.5 },
-        { name: 'South', weight: 0.5 },
-      ],
-    },
-  }),
-);
+const design = loadDesign(computeDesign(stratifiedInput(600, NORTH_SOUTH_HALVES, { expectedSD: 1.4 })));
 
 let commitment: Commitment;
 let proof: Proof;

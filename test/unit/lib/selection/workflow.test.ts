@@ -12,7 +12,7 @@ import { commitSelection, drawSelection } from '../../../../src/lib/selection/wo
 import { verifySelection } from '../../../../src/lib/selection/verify.ts';
 import { commitForRealRound, QUICKNET } from '../../../helpers/real-rounds.ts';
 import { fakeChain } from '../beacon/fake-drand.ts';
-import { COOKSTOVE_STRATA, stratifiedInput } from '../../../helpers/sampling-designs.ts';
+import { COOKSTOVE_STRATA, NORTH_SOUTH_HALVES, stratifiedInput } from '../../../helpers/sampling-designs.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'okit-wf-'));
 const v = cases.selection_vectors[0]!;
@@ -67,19 +67,7 @@ describe('commit → draw → verify (in process)', () => {
   });
 
   it('stratified design with a real quicknet round: verifies, and detects proof-level tampering', async () => {
-    const designJson = computeDesign({
-      population: 900,
-      expectedMean: 2,
-      expectedSD: 1.2,
-      dropoutRate: 0.1,
-      stratification: {
-        enabled: true,
-        strata: [
-          { name: 'North', weight: 0.5 },
-          { name: 'South', weight: 0.5 },
-        ],
-      },
-    });
+    const designJson = computeDesign(stratifiedInput(900, NORTH_SOUTH_HALVES, { expectedSD: 1.2 }));
     const design = loadDesign(designJson);
     expect(design.designId).toBe(designIdOf(designJson.parameters, designJson.stratification));
     const frame = join(dir, 'strat.csv');
