@@ -254,38 +254,12 @@ export class OracleRuntime {
         : o.model
           ? constantModel(o.model)
           : openAICompatibleModels(settings, o.modelHint);
-    const mnemonic = o.signingMnemonic ?? settings.SIGNING_MNEMONIC;
-    let derived = '';
-    if (!o.config.oracleDid && mnemonic) {
-      try {
-        derived = didFromMnemonic(mnemonic);
-      } catch {
-        throw new BootError(
-          "[boot-error] SIGNING_MNEMONIC is not a valid BIP39 mnemonic. Set 'SIGNING_MNEMONIC' to the oracle's 12/24-word mnemonic",
-        );
-      }
-    }
-    this.oracleDid = o.config.oracleDid ?? derived;
+    this.oracleDid = o.config.oracleDid ?? didOfMnemonic(o.signingMnemonic ?? settings.SIGNING_MNEMONIC);
     this.ownsDb = !o.database;
-    const location = o.database ? undefined : databaseLocation(o, this.env, settings);
-    const synchronous = o.dbSynchronous ?? settings.ORACLE_DB_SYNCHRONOUS ?? 'async';
-    this.db =
-      o.database ??
-      (location!.url !== undefined
-        ? connectStorage({ location: location!.url, synchronous })
-        : openSqliteFile(location!.path!, synchronous, o.dbPath !== undefined ? 'dbPath' : 'ORACLE_DB_PATH'));
-    if (location?.url !== undefined) this.log.info(`[boot] database: PostgreSQL ${redact(location.url)}`);
+    this.db = o.database ?? openDatabase(o, this.env, settings, this.log);
     this.store = new RuntimeStore(this.db, { did: this.oracleDid, name: o.config.name }, this.now);
     this.store.onBackgroundError = (e) => this.log.error(`[store] a background write failed: ${(e as Error).message}`);
-    const db = this.db;
-    const store = this.store;
-    const alone = !settings.ORACLE_REDIS_URL;
-    this.storeReady = (async () => {
-      await db.migrate('runtime', RUNTIME_MIGRATIONS); // before the host serves (createOracle awaits storeReady)
-      // one instance: a run left running was its own previous process's; several (ORACLE_REDIS_URL): another
-      // instance may be running it, and the cluster's reaper ends the runs of an instance whose lease lapsed
-      if (alone) await store.failOrphanRuns();
-    })();
+    this.storeReady = prepareStore(this.db, this.store, !settings.ORACLE_REDIS_URL);
     this.storeReady.catch(() => {}); // reaches the host through `await runtime.storeReady` (createOracle's plugin)
     this.tracker = new PluginStatusTracker(result);
     this.runs = new RunManager(this.store);
@@ -306,13 +280,7 @@ export class OracleRuntime {
       plugin,
       ctx: { env, store: this.store, config: this.config, log: (l: string) => this.log.info(l), host: this.host },
     }));
-    const subAgentTimeoutMs = o.toolTimeoutMs ? o.toolTimeoutMs * 4 : 120_000;
-    for (const { plugin, ctx } of this.resolved) {
-      const tools = plugin.tools?.(ctx) ?? {};
-      for (const sa of plugin.subAgents ?? [])
-        tools[subAgentToolName(sa.name)] = subAgentTool(sa, plugin, tools, () => this.agentDeps(), subAgentTimeoutMs);
-      this.toolsByPlugin.set(plugin.name, tools);
-    }
+    this.collectTools(o.toolTimeoutMs ? o.toolTimeoutMs * 4 : 120_000);
     this.meta = metaTools({
       plugins: () => this.activePlugins().map((p) => p.plugin),
       toolsOf: (name) =>
@@ -334,6 +302,16 @@ export class OracleRuntime {
       log: this.log,
     });
     this.hooks.onBoot?.(this.tracker.status());
+  }
+
+  /** Each resolved plugin's tools, its sub-agents as tools among them. */
+  private collectTools(subAgentTimeoutMs: number): void {
+    for (const { plugin, ctx } of this.resolved) {
+      const tools = plugin.tools?.(ctx) ?? {};
+      for (const sa of plugin.subAgents ?? [])
+        tools[subAgentToolName(sa.name)] = subAgentTool(sa, plugin, tools, () => this.agentDeps(), subAgentTimeoutMs);
+      this.toolsByPlugin.set(plugin.name, tools);
+    }
   }
 
   /** Secrets of the environment never leave the runtime in an error text. */
@@ -691,6 +669,44 @@ function mergeErrorTables(plugins: { name: string; errors?: ErrorTable }[]): Err
     }
   }
   return merged;
+}
+
+/**
+ * Migrates the runtime's tables, before the host serves (createOracle awaits storeReady). One instance (`alone`): a
+ * run left running was its own previous process's, and ends failed; several (ORACLE_REDIS_URL): another instance may
+ * be running it, and the cluster's reaper ends the runs of an instance whose lease lapsed.
+ */
+async function prepareStore(db: Storage, store: RuntimeStore, alone: boolean): Promise<void> {
+  await db.migrate('runtime', RUNTIME_MIGRATIONS);
+  if (alone) await store.failOrphanRuns();
+}
+
+/** The DID of the signing mnemonic ('' without one); an invalid mnemonic is a boot error. */
+function didOfMnemonic(mnemonic: string | undefined): string {
+  if (!mnemonic) return '';
+  try {
+    return didFromMnemonic(mnemonic);
+  } catch {
+    throw new BootError(
+      "[boot-error] SIGNING_MNEMONIC is not a valid BIP39 mnemonic. Set 'SIGNING_MNEMONIC' to the oracle's 12/24-word mnemonic",
+    );
+  }
+}
+
+/** Opens the runtime's own database where databaseLocation says (PostgreSQL is named in the boot lines). */
+function openDatabase(
+  o: OracleAppOptions,
+  env: Record<string, string | undefined>,
+  settings: RuntimeEnv,
+  log: BootLogger,
+): Storage {
+  const location = databaseLocation(o, env, settings);
+  const synchronous = o.dbSynchronous ?? settings.ORACLE_DB_SYNCHRONOUS ?? 'async';
+  if (location.url === undefined)
+    return openSqliteFile(location.path!, synchronous, o.dbPath !== undefined ? 'dbPath' : 'ORACLE_DB_PATH');
+  const db = connectStorage({ location: location.url, synchronous });
+  log.info(`[boot] database: PostgreSQL ${redact(location.url)}`);
+  return db;
 }
 
 /**
