@@ -49,147 +49,33 @@ export async function startScriptedModelServer(
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (req.method === 'GET' && url.pathname.endsWith('/models')) {
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ object: 'list', data: [{ id: opts.model ?? 'scripted-model', object: 'model' }] }));
-      return;
-    }
-    if (req.method !== 'POST' || !url.pathname.endsWith('/chat/completions')) {
-      res
-        .writeHead(404, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ error: { message: 'not found' } }));
-      return;
-    }
+    if (req.method === 'GET' && url.pathname.endsWith('/models'))
+      return sendJson(res, 200, { object: 'list', data: [{ id: opts.model ?? 'scripted-model', object: 'model' }] });
+    if (req.method !== 'POST' || !url.pathname.endsWith('/chat/completions'))
+      return sendJson(res, 404, { error: { message: 'not found' } });
     let raw = '';
     for await (const c of req) raw += c;
     const body = JSON.parse(raw) as ChatRequestBody;
     q.requests.push({ body, headers: req.headers });
     const script = q.next(body);
-    const id = `chatcmpl-${++seq}`;
-    const created = Math.floor(Date.now() / 1000);
-    const model = body.model;
+    const reply: Reply = { id: `chatcmpl-${++seq}`, created: Math.floor(Date.now() / 1000), model: body.model, seq };
 
     const first = script.steps[0];
     if (first?.type === 'http_error') {
-      res
-        .writeHead(first.status, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify(first.body ?? { error: { message: `scripted error ${first.status}`, type: 'server_error' } }),
-        );
-      return;
+      const fallback = { error: { message: `scripted error ${first.status}`, type: 'server_error' } };
+      return sendJson(res, first.status, first.body ?? fallback);
     }
-    let finished = false;
+    const state = { finished: false };
     res.on('close', () => {
       open.delete(res);
-      if (!finished) self.clientClosed++;
+      if (!state.finished) self.clientClosed++;
     });
     open.add(res);
-
-    const finishReason = finishReasonOf(script);
     if (body.stream !== true) {
-      const text = script.steps
-        .filter((s) => s.type === 'text')
-        .map((s) => (s as { text: string }).text)
-        .join('');
-      const toolCalls = script.steps
-        .filter((s): s is Extract<ScriptStep, { type: 'tool_call' }> => s.type === 'tool_call')
-        .map((s, i) => ({
-          id: s.id ?? `call_${seq}_${i}`,
-          type: 'function',
-          function: { name: s.name, arguments: JSON.stringify(s.args) },
-        }));
-      finished = true;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          id,
-          object: 'chat.completion',
-          created,
-          model,
-          choices: [
-            {
-              index: 0,
-              message: {
-                role: 'assistant',
-                content: text || null,
-                ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
-              },
-              finish_reason: finishReason,
-            },
-          ],
-          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-        }),
-      );
-      return;
+      state.finished = true;
+      return sendJson(res, 200, completionOf(script, reply));
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    res.flushHeaders();
-    const send = (delta: Record<string, unknown>, finish: string | null = null) =>
-      res.write(
-        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
-      );
-    send({ role: 'assistant', content: '' });
-    let toolIndex = 0;
-    for (const s of script.steps) {
-      if (res.destroyed) return;
-      switch (s.type) {
-        case 'text':
-          for (const c of chunks(s.text, s.chunkSize ?? 4)) send({ content: c });
-          break;
-        case 'reasoning':
-          for (const c of chunks(s.text, s.chunkSize ?? 8)) send({ reasoning_content: c });
-          break;
-        case 'tool_call': {
-          const argText = JSON.stringify(s.args);
-          const callId = s.id ?? `call_${seq}_${toolIndex}`;
-          const half = Math.ceil(argText.length / 2);
-          send({
-            tool_calls: [
-              {
-                index: toolIndex,
-                id: callId,
-                type: 'function',
-                function: { name: s.name, arguments: argText.slice(0, half) },
-              },
-            ],
-          });
-          send({ tool_calls: [{ index: toolIndex, function: { arguments: argText.slice(half) } }] });
-          toolIndex++;
-          break;
-        }
-        case 'stall':
-          return; // never ends; the client's time-out must fire
-        case 'malformed':
-          res.write('data: {"id": "broken", "choices": [ {not json at all\n\n');
-          break;
-        case 'stream_error':
-          res.write(`data: ${JSON.stringify({ error: { message: s.message, type: 'server_error', code: 500 } })}\n\n`);
-          break;
-        case 'delay':
-          await sleep(s.ms);
-          break;
-        case 'endless':
-          // until the client goes away, waiting for the socket to drain (the server's own memory stays flat)
-          while (!res.destroyed) {
-            if (!send({ content: s.text })) await drainedOrClosed(res);
-            if (s.everyMs) await sleep(s.everyMs);
-          }
-          return;
-        case 'close':
-          finished = true;
-          res.destroy();
-          return;
-        case 'http_error':
-          break;
-      }
-    }
-    send({}, finishReason);
-    res.write(
-      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(script) })}\n\n`,
-    );
-    res.write('data: [DONE]\n\n');
-    finished = true;
-    res.end();
+    await streamScript(res, script, reply, state);
   };
 
   const server: Server = createServer((req, res) => {
@@ -209,6 +95,108 @@ export async function startScriptedModelServer(
     await new Promise<void>((r) => server.close(() => r()));
   };
   return self;
+}
+
+/** One completion's ids: its chunks' id, created and model, and the request's number (for tool call ids). */
+interface Reply {
+  id: string;
+  created: number;
+  model: string;
+  seq: number;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+/** The whole script as one chat.completion (a request without `stream: true`). */
+function completionOf(script: Script, { id, created, model, seq }: Reply) {
+  const text = script.steps
+    .filter((s) => s.type === 'text')
+    .map((s) => (s as { text: string }).text)
+    .join('');
+  const toolCalls = script.steps
+    .filter((s): s is Extract<ScriptStep, { type: 'tool_call' }> => s.type === 'tool_call')
+    .map((s, i) => ({
+      id: s.id ?? `call_${seq}_${i}`,
+      type: 'function',
+      function: { name: s.name, arguments: JSON.stringify(s.args) },
+    }));
+  const message = { role: 'assistant', content: text || null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) };
+  return {
+    id,
+    object: 'chat.completion',
+    created,
+    model,
+    choices: [{ index: 0, message, finish_reason: finishReasonOf(script) }],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  };
+}
+
+/**
+ * Streams the script's steps as chat.completion.chunk frames, then the finish reason, the usage and [DONE];
+ * `state.finished` is set once the reply ended as scripted (a stall or an endless stream never ends).
+ */
+async function streamScript(res: ServerResponse, script: Script, reply: Reply, state: { finished: boolean }) {
+  const { id, created, model } = reply;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  res.flushHeaders();
+  const chunk = (o: Record<string, unknown>) =>
+    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, ...o })}\n\n`);
+  const send = (delta: Record<string, unknown>, finish: string | null = null) =>
+    chunk({ choices: [{ index: 0, delta, finish_reason: finish }] });
+  send({ role: 'assistant', content: '' });
+  let toolIndex = 0;
+  for (const s of script.steps) {
+    if (res.destroyed) return;
+    switch (s.type) {
+      case 'text':
+        for (const c of chunks(s.text, s.chunkSize ?? 4)) send({ content: c });
+        break;
+      case 'reasoning':
+        for (const c of chunks(s.text, s.chunkSize ?? 8)) send({ reasoning_content: c });
+        break;
+      case 'tool_call': {
+        const argText = JSON.stringify(s.args);
+        const callId = s.id ?? `call_${reply.seq}_${toolIndex}`;
+        const half = Math.ceil(argText.length / 2);
+        const fn = { name: s.name, arguments: argText.slice(0, half) };
+        send({ tool_calls: [{ index: toolIndex, id: callId, type: 'function', function: fn }] });
+        send({ tool_calls: [{ index: toolIndex, function: { arguments: argText.slice(half) } }] });
+        toolIndex++;
+        break;
+      }
+      case 'stall':
+        return; // never ends; the client's time-out must fire
+      case 'malformed':
+        res.write('data: {"id": "broken", "choices": [ {not json at all\n\n');
+        break;
+      case 'stream_error':
+        res.write(`data: ${JSON.stringify({ error: { message: s.message, type: 'server_error', code: 500 } })}\n\n`);
+        break;
+      case 'delay':
+        await sleep(s.ms);
+        break;
+      case 'endless':
+        // until the client goes away, waiting for the socket to drain (the server's own memory stays flat)
+        while (!res.destroyed) {
+          if (!send({ content: s.text })) await drainedOrClosed(res);
+          if (s.everyMs) await sleep(s.everyMs);
+        }
+        return;
+      case 'close':
+        state.finished = true;
+        res.destroy();
+        return;
+      case 'http_error':
+        break;
+    }
+  }
+  send({}, finishReasonOf(script));
+  chunk({ choices: [], usage: usageOf(script) });
+  res.write('data: [DONE]\n\n');
+  state.finished = true;
+  res.end();
 }
 
 /** Resolves once the response can take more data, or is gone. */
