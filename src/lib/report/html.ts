@@ -164,9 +164,8 @@ function project(p: ProjectReport, i: number): string {
 /** The design's parameters and its strata table. */
 function designHtml(p: ProjectReport): string[] {
   const P = p.parameters;
-  const out: string[] = [];
-  out.push('<h3>Design</h3>');
-  out.push(
+  return [
+    '<h3>Design</h3>',
     table(
       'parameters',
       ['parameter', 'value'],
@@ -187,8 +186,6 @@ function designHtml(p: ProjectReport): string[] {
         ['stratification', p.stratification.method],
       ],
     ),
-  );
-  out.push(
     table(
       'strata',
       ['stratum', 'N_h', 'mean', 'SD', 'CV', 'dropout', 'completed (calculated)', 'n_h (to sample)', 'census'],
@@ -204,8 +201,7 @@ function designHtml(p: ProjectReport): string[] {
         s.census ? 'yes' : 'no',
       ]),
     ),
-  );
-  return out;
+  ];
 }
 
 /** The supporting data: mean justification, SD calculation, the observations against the design, and sources. */
@@ -347,6 +343,12 @@ function selectionHtml(s: ProjectReport['selection']): string[] {
   return out;
 }
 
+/** Households in rank order with their tickets (the sample, the replacements), set in columns. */
+function rankedHtml(cls: string, rows: { stratum: string; rank: number; household_id: string; ticket: string }[]) {
+  const cells = rows.map((x): Cell[] => [x.stratum, x.rank, x.household_id, ticket(x.ticket)]);
+  return `<div class="cols">${table(cls, ['stratum', 'rank', 'household_id', 'ticket'], cells)}</div>`;
+}
+
 /** The proof, the sample in rank order and the replacement order (when selection.csv was supplied). */
 function proofHtml(pf: NonNullable<NonNullable<ProjectReport['selection']>['proof']>): string[] {
   const out: string[] = [];
@@ -367,25 +369,13 @@ function proofHtml(pf: NonNullable<NonNullable<ProjectReport['selection']>['proo
     `<p class="note">Tickets are shown as their first ${TICKET_PREFIX} hex digits; the full values are in the package's JSON and in selection.csv.</p>`,
   );
   out.push(`<h4>Sample (${pf.sample.length} households, in rank order per stratum)</h4>`);
-  out.push(
-    `<div class="cols">${table(
-      'sample',
-      ['stratum', 'rank', 'household_id', 'ticket'],
-      pf.sample.map((x) => [x.stratum, x.rank, x.household_id, ticket(x.ticket)]),
-    )}</div>`,
-  );
+  out.push(rankedHtml('sample', pf.sample));
   if (pf.replacements) {
     const n = pf.replacements.reduce((a, r) => a + r.length, 0);
     out.push(
       `<h4>Replacement order (${n} households: per stratum the first n_h replacements, used strictly in this order; the whole list is in selection.csv)</h4>`,
     );
-    out.push(
-      `<div class="cols">${table(
-        'replacements',
-        ['stratum', 'rank', 'household_id', 'ticket'],
-        pf.replacements.flat().map((x) => [x.stratum, x.rank, x.household_id, ticket(x.ticket)]),
-      )}</div>`,
-    );
+    out.push(rankedHtml('replacements', pf.replacements.flat()));
   } else {
     out.push(
       '<p class="missing">Replacement order not included: selection.csv was not supplied (<code>--selection</code>).</p>',

@@ -763,21 +763,17 @@ async function selectionReport(
 
 /** The commitment is for this design: its designId, and its strata and n_h as the design's. */
 function commitmentDesignChecks(c: Commitment, d: LoadedDesign): Check[] {
-  const out: Check[] = [];
-  if (c.designId !== d.designId)
-    out.push({
+  const same = c.designId === d.designId;
+  const out: Check[] = [
+    {
       check: 'commitment.designId',
       kind: 'integrity',
-      status: 'fail',
-      message: `the commitment is for design ${c.designId}; this project's design is ${d.designId}`,
-    });
-  else
-    out.push({
-      check: 'commitment.designId',
-      kind: 'integrity',
-      status: 'pass',
-      message: `the commitment is for this design (${d.designId})`,
-    });
+      status: same ? 'pass' : 'fail',
+      message: same
+        ? `the commitment is for this design (${d.designId})`
+        : `the commitment is for design ${c.designId}; this project's design is ${d.designId}`,
+    },
+  ];
   const sizes = d.strata.map((s) => s.sampleSize);
   const committed = c.strata.map((s) => s.sampleSize);
   if (
