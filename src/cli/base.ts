@@ -18,7 +18,9 @@ export { REGISTRY_FLAGS } from './flag-spec.ts';
 export { EXIT_CODES } from '../lib/errors.ts';
 
 export abstract class BaseCommand extends Command implements Io {
+  /** `--json` is ours, declared once here; oclif's own json flag stays off for every command. */
   static override baseFlags = toOclifFlags({ json: JSON_FLAG });
+  static override enableJsonFlag = false;
 
   protected get jsonMode(): boolean {
     return this.argv.includes('--json');

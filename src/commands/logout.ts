@@ -5,7 +5,6 @@ export default class Logout extends BaseCommand {
   static override summary = 'Sign out: remove the saved identity, keeping its file as a backup.';
   static override description =
     'The identity file holds the only copy of the key that controls your registered domains and API keys. On a terminal, logout says which DID it is and asks (default no); without a terminal it needs --force. Either way the file is kept as identity.json.<timestamp>.bak (0600) before it is removed.';
-  static override enableJsonFlag = false;
   static override examples = ['<%= config.bin %> logout', '<%= config.bin %> logout --force --json'];
   static override flags = toOclifFlags(LOGOUT_FLAGS);
 

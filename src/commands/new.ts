@@ -9,7 +9,6 @@ export default class New extends BaseCommand {
   static override description = `Every question is also a flag; --yes takes the defaults; without a terminal a missing answer is an error naming its flag.
 
 Registers the oracle as a domain of type Oracle (class: the "oraclekit:oracle-protocol:v1" Protocol domain, registered on the local registry on first use, or --class) with its #api and #ws services at --url (default http://localhost:3000; PORT in .env is that URL's port), writes the DID into oracle.config.json, provisions a Matrix bot when a homeserver is configured (--matrix-homeserver or MATRIX_BASE_URL), then writes the project from templates/, installs its dependencies and initialises git. A failure or Ctrl+C removes what was created and deactivates the domain. See docs/scaffolder.md.`;
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> new my-oracle',
     '<%= config.bin %> new demo --yes --no-install --no-git',

@@ -6,7 +6,6 @@ export default class UpdateOracleApiUrl extends BaseCommand {
   static override summary = "Point the oracle's #api and #ws services in the registry at a new URL.";
   static override description =
     "Uses the DID of ./oracle.config.json (or --project, or --did). Checks that the new URL answers /health (and serves this DID) unless --no-check, updates the registry's #api and #ws services (If-Match on the version read), then oracle.config.json, — when the URL is local — PORT in .env, and every mention of the old URL or port in README.md and package.json's scripts, so the registered URL, the port the runtime listens on and the project's files keep agreeing. A local URL without a port means port 80 (443 for https): it says so.";
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> update-oracle-api-url http://localhost:3100',
     '<%= config.bin %> update-oracle-api-url https://oracle.example.org --no-check',

@@ -2,7 +2,6 @@ import { BaseCommand } from '../cli/base.ts';
 
 export default class Whoami extends BaseCommand {
   static override summary = 'Show the identity the CLI uses (your DID), and where it is saved.';
-  static override enableJsonFlag = false;
   static override examples = ['<%= config.bin %> whoami', '<%= config.bin %> whoami --json'];
 
   async run(): Promise<void> {

@@ -3,7 +3,6 @@ import { DAEMON_LOGS_FLAGS } from '../../cli/daemon/flags.ts';
 
 export default class DaemonLogs extends BaseCommand {
   static override summary = "Show the daemon's log (JSON lines from pino); -f follows it.";
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> daemon logs',
     '<%= config.bin %> daemon logs -n 100',

@@ -3,7 +3,6 @@ import { DAEMON_LISTEN_FLAGS } from '../../cli/daemon/flags.ts';
 
 export default class DaemonRestart extends BaseCommand {
   static override summary = 'Stop the local daemon (if running) and start it again.';
-  static override enableJsonFlag = false;
   static override examples = ['<%= config.bin %> daemon restart', '<%= config.bin %> daemon restart --port 4782'];
   static override flags = toOclifFlags({ ...DAEMON_LISTEN_FLAGS });
 

@@ -5,7 +5,6 @@ export default class DaemonStart extends BaseCommand {
   static override summary = 'Start the local daemon in the background (127.0.0.1:4781 by default).';
   static override description =
     'Spawns the daemon detached, waits until it answers /health, and prints where it listens. A running daemon of the same version is left alone; one of another version is replaced. Logs go to the state directory (see `daemon logs`).';
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> daemon start',
     '<%= config.bin %> daemon start --port 0 --json',

@@ -3,7 +3,6 @@ import { BaseCommand, EXIT_CODES } from '../../cli/base.ts';
 export default class DaemonStatus extends BaseCommand {
   static override summary =
     'Is the local daemon running? pid, URL, version, uptime, its default oracle (exit 9 when not running).';
-  static override enableJsonFlag = false;
   static override examples = ['<%= config.bin %> daemon status', '<%= config.bin %> daemon status --json'];
 
   async run(): Promise<void> {

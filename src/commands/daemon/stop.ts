@@ -4,7 +4,6 @@ import { DAEMON_STOP_FLAGS } from '../../cli/daemon/flags.ts';
 export default class DaemonStop extends BaseCommand {
   static override summary =
     'Stop the local daemon: SIGTERM (in-flight requests finish), then SIGKILL after the grace period.';
-  static override enableJsonFlag = false;
   static override examples = ['<%= config.bin %> daemon stop', '<%= config.bin %> daemon stop --grace 2 --json'];
   static override flags = toOclifFlags(DAEMON_STOP_FLAGS);
 

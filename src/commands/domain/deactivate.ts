@@ -5,7 +5,6 @@ import { formatDomain } from '../../cli/registry/print.ts';
 
 export default class DomainDeactivate extends BaseCommand {
   static override summary = 'Deactivate a domain (terminal; its open proposal is cancelled).';
-  static override enableJsonFlag = false;
   static override examples = ['<%= config.bin %> domain deactivate did:ixo:entity:0123456789abcdef0123456789abcdef'];
   static override args = { did: Args.string({ description: 'The domain DID.', required: true }) };
   static override flags = toOclifFlags(DOMAIN_FLAGS);

@@ -5,7 +5,6 @@ import { formatDomainPage } from '../../cli/registry/print.ts';
 
 export default class DomainList extends BaseCommand {
   static override summary = 'List domains, filtered, one page at a time (--cursor for the next).';
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> domain list',
     '<%= config.bin %> domain list --type Project --status verified',

@@ -8,7 +8,6 @@ export default class DomainPropose extends BaseCommand {
   static override summary = 'Submit a verification proposal for a domain (representative role, a controller).';
   static override description =
     'The package file is JSON: {"documents": [{"url": "https://…", "hash": "sha256:<64 hex>", "name": "…"}]}. The proposal snapshots the deployment’s voters and weights and the tally rule in force.';
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> domain propose did:ixo:entity:... --package package.json --description "Entity documents 2026"',
   ];

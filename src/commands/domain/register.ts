@@ -7,7 +7,6 @@ import { formatDomain } from '../../cli/registry/print.ts';
 export default class DomainRegister extends BaseCommand {
   static override summary =
     'Register a domain (the server assigns its did:ixo:entity: DID; your key’s DID becomes a controller).';
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> domain register --type Protocol --name "Clean cookstoves v1"',
     '<%= config.bin %> domain register --type Project --class did:ixo:entity:0123456789abcdef0123456789abcdef --name "Kisumu stoves" --valid-until 2030-01-01T00:00:00Z',

@@ -5,7 +5,6 @@ import { formatDomain } from '../../cli/registry/print.ts';
 
 export default class DomainShow extends BaseCommand {
   static override summary = 'Show a domain (with derived active/eligible).';
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> domain show did:ixo:entity:0123456789abcdef0123456789abcdef',
     '<%= config.bin %> domain show did:ixo:entity:... --json',

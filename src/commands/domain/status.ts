@@ -5,7 +5,6 @@ import { formatVerification, verificationJson } from '../../cli/registry/print.t
 
 export default class DomainStatus extends BaseCommand {
   static override summary = "A domain's state, its latest verification proposal and the tally so far.";
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> domain status did:ixo:entity:0123456789abcdef0123456789abcdef',
     '<%= config.bin %> domain status did:ixo:entity:... --json',

@@ -11,7 +11,6 @@ export default class DomainUpdate extends BaseCommand {
   static override description =
     'Sends PATCH with If-Match: the version given by --if-match, else the version just read (so a concurrent ' +
     'change still answers 412).';
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> domain update did:ixo:entity:... --name "New name"',
     '<%= config.bin %> domain update did:ixo:entity:... --controller did:example:a --controller did:example:b ' +

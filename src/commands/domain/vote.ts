@@ -5,7 +5,6 @@ import { formatProposal } from '../../cli/registry/print.ts';
 
 export default class DomainVote extends BaseCommand {
   static override summary = 'Vote on a verification proposal (voter role, in the proposal’s snapshot).';
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> domain vote prp_0123456789abcdef0123 yes',
     '<%= config.bin %> domain vote prp_0123456789abcdef0123 veto --json',

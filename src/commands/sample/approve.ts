@@ -8,7 +8,6 @@ export default class SampleApprove extends BaseCommand {
     'Approve (or --reject) a stored design as a verifier; --submit submits a draft as its creator.';
   static override description =
     'Approval needs the project to be an eligible (verified, active) domain when the registry knows it. An approved or rejected design never changes: recalculation makes a new version.';
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> sample approve 0f6c1e2a-…',
     '<%= config.bin %> sample approve 0f6c1e2a-… --reject --reason "SD from a pilot of 5 households"',

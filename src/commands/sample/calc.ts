@@ -12,7 +12,6 @@ n0 = (z·CV/0.05)², n_fpc = N·n0/(N−1+n0), calculatedSize = ceil(n_fpc), adj
 computed exactly. Precision is relative (±5 % of the mean); 95/5 is mandatory. Works offline.
 
 Inputs come from flags or from --input (the POST /v1/sampling body as JSON; - for stdin); flags override the file.`;
-  static override enableJsonFlag = false;
   static override examples = [
     {
       description: 'A single population of 8,000 households',

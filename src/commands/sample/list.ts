@@ -5,7 +5,6 @@ import { LIST_FLAGS } from '../../cli/sample/flags.ts';
 
 export default class SampleList extends BaseCommand {
   static override summary = 'List stored sample designs (paged), optionally of one project.';
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> sample list',
     '<%= config.bin %> sample list --project did:ixo:entity:... --json',

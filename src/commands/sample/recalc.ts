@@ -11,7 +11,6 @@ export default class SampleRecalc extends BaseCommand {
 size went up or down and by how much. From raw observations (CSV household,value[,stratum]) it computes
 the mean, the SD (n − 1) and the achieved relative precision r = z·s/(x̄·√n)·√(1 − n/N) of the completed
 observations, and whether r <= 0.05.`;
-  static override enableJsonFlag = false;
   static override examples = [
     {
       description: 'Observed values against the previous design',

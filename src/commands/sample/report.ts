@@ -12,7 +12,6 @@ export default class SampleReport extends BaseCommand {
     'every listed ticket; with selection.csv the order, the order digests and the frameHash; with the frame the full verification). A failed check is ' +
     'shown in red at the top of the package and makes the command exit 10 (or 11 for untrusted randomness) unless --allow-failed. ' +
     'Writes --out (HTML, printable, chart as inline SVG, no scripts) and the same content as JSON beside it (same name, .json). See docs/selection.md.';
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> sample report --design design.json --commitment commitment.json --proof selection/proof.json --selection selection/selection.csv --published-at 2026-09-16T14:05:00Z --observations baseline.csv --mean-justification "Baseline KPT, 2025, 60 households" --source "Baseline KPT 2025|Field report, annex 3" --out package.html',
     '<%= config.bin %> sample report --manifest projects.json --out package.html',

@@ -4,7 +4,6 @@ import { formatDesign } from '../../cli/registry/print.ts';
 
 export default class SampleShow extends BaseCommand {
   static override summary = 'Show a stored sample design (from the registry).';
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> sample show 0f6c1e2a-…',
     '<%= config.bin %> sample show 0f6c1e2a-… --json',

@@ -11,7 +11,6 @@ export default class SampleVerify extends BaseCommand {
     'BLS signature verifies; the seed; every ticket, the sample and the replacement order; and, with --selection, every row of ' +
     'selection.csv. The randomness is trusted only if it is a round of a pinned public drand chain (quicknet, default) produced after ' +
     'committedAt and after the commitment was published (--published-at), or your own (--seed-hex). See docs/selection.md.';
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> sample verify --frame households.csv --commitment commitment.json --proof selection/proof.json --published-at 2026-09-16T14:05:00Z',
     '<%= config.bin %> sample verify --frame households.csv --commitment commitment.json --proof selection/proof.json --selection selection/selection.csv --published-at 2026-09-16T14:05:00Z --json',

@@ -9,7 +9,6 @@ export default class KeysCreate extends BaseCommand {
     'Create an API key bound to a DID and roles. The key is shown once; the daemon stores only its hash.';
   static override description =
     'Against the local daemon the CLI authenticates with the discovery token (readable only by you); against --registry it needs an --api-key with the admin role. Roles: admin, representative, voter, verifier, member, or reader alone (a read-only key: any write is 403 read_only_key).';
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> daemon keys create --did did:key:z6Mk... --role representative --save',
     '<%= config.bin %> daemon keys create --did did:example:verifier --role verifier --role member --json',

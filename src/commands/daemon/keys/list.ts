@@ -4,7 +4,6 @@ import { formatKeys } from '../../../cli/registry/print.ts';
 
 export default class KeysList extends BaseCommand {
   static override summary = 'List API keys (ids, DIDs, roles; never the secrets).';
-  static override enableJsonFlag = false;
   static override examples = ['<%= config.bin %> daemon keys list', '<%= config.bin %> daemon keys list --json'];
   static override flags = toOclifFlags({ ...REGISTRY_FLAGS });
 

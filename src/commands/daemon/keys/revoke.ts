@@ -3,7 +3,6 @@ import { clientOptions, registryClient } from '../../../cli/registry/client.ts';
 
 export default class KeysRevoke extends BaseCommand {
   static override summary = 'Revoke an API key (it answers 401 from then on).';
-  static override enableJsonFlag = false;
   static override examples = ['<%= config.bin %> daemon keys revoke key_1a2b3c4d5e6f'];
   static override args = { id: Args.string({ description: 'The key id (from `daemon keys list`).', required: true }) };
   static override flags = toOclifFlags({ ...REGISTRY_FLAGS });

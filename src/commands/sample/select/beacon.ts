@@ -10,7 +10,6 @@ export default class SampleSelectBeacon extends BaseCommand {
     'or --relay), then the same checks as draw: the round number, randomness = sha256(signature) and the BLS signature against the pinned ' +
     "chain's public key. Without a network, fetch that URL on any connected device and carry the file (round, randomness, signature; " +
     'previous_signature on the default chain). See docs/selection.md, "The round without a network".';
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> sample select beacon --commitment commitment.json',
     '<%= config.bin %> sample select beacon --round 34163747 --chain quicknet --out round.json',

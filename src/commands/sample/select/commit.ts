@@ -10,7 +10,6 @@ export default class SampleSelectCommit extends BaseCommand {
     'parameters — and the household frame CSV (household_id[,stratum][,adopter] plus any other columns), checks the frame against ' +
     'the design, and writes the commitment of algorithm cookstove-sampling/v1 for a future round of drand quicknet (or default). ' +
     'Publish the commitment before the chosen round is produced and keep a record of when. See docs/selection.md.';
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> sample calc -N 1200 --mean 2.4 --sd 1.1 --dropout 0.1 --json > design.json',
     '<%= config.bin %> sample select commit --design design.json --frame households.csv --out commitment.json',

@@ -11,7 +11,6 @@ export default class SampleSelectDraw extends BaseCommand {
     'against the commitment, and writes selection.csv (every household in rank order: the sample, then the replacement ' +
     "list, with the frame's other columns) and proof.json (everything needed to recompute). With --seed-hex a verification " +
     'authority performing the selection itself supplies the randomness; only that verifier can accept the result. See docs/selection.md.';
-  static override enableJsonFlag = false;
   static override examples = [
     '<%= config.bin %> sample select beacon --commitment commitment.json --out round.json',
     '<%= config.bin %> sample select draw --commitment commitment.json --frame households.csv --beacon round.json --out-dir selection/',
