@@ -345,7 +345,7 @@ describe('a voice call from headless Chromium to an oracle started with npm star
 });
 
 describe('a video call from headless Chromium', () => {
-  it("publishes the page's camera with useLiveAgent; the model's look_at_camera receives its picture", async () => {
+  it("publishes the page's camera with useLiveAgent; look_at_camera gives the model its picture, or says it is off", async () => {
     const u = await user();
     const page = await open(browser, u.url);
     const started = await inPage(page, 'start', 'video');
@@ -380,6 +380,23 @@ describe('a video call from headless Chromium', () => {
       expect(Math.abs(left[k]! - CAMERA.left[k]!), `left ${left}`).toBeLessThan(20);
       expect(Math.abs(right[k]! - CAMERA.right[k]!), `right ${right}`).toBeLessThan(20);
     }
+
+    // the user turns the camera off (livekit-client mutes the track): the model is told, no picture is sent
+    await inPage(page, 'camera', 'off');
+    await sleep(500);
+    const [requests, spokenBefore] = [model.requests.length, speech.spoken.length];
+    speech.transcripts.push('And now?');
+    model.enqueue(callTool('look_at_camera', {}, 'v2'), say('Your camera is off.'));
+    await inPage(page, 'say');
+    await until('the second answer', () =>
+      speech.spoken.slice(spokenBefore).some((s) => s.input === 'Your camera is off.'),
+    );
+    const told = model.requests
+      .slice(requests)
+      .find((r) => r.body.messages.some((m) => m.role === 'tool' && m.tool_call_id === 'v2'))!.body;
+    expect(told.messages.find((m) => m.tool_call_id === 'v2')!.content).toContain("the user's camera is off");
+    // nor is the earlier picture: the history kept its size, not its pixels
+    expect(JSON.stringify(told.messages)).not.toContain('image_url');
     await inPage(page, 'end');
     await page.close();
   }, 120_000);

@@ -1,8 +1,9 @@
 /**
  * The web page of a browser call (test/e2e/calls-browser.test.ts, bench/calls.ts --browser): a call button's worth
  * of `useLiveAgent` from `oraclekit/react/live-agent` with the real `livekit-client`, bundled by Vite, served on
- * loopback. The page offers `window.call` (start, say, heard, end, state) to whoever drives it. Where `oraclekit`
- * resolves from is the caller's: a scaffolded project's node_modules (the test), or this checkout's dist/ (the bench).
+ * loopback. The page offers `window.call` (start, say, camera, heard, end, state) to whoever drives it. Where
+ * `oraclekit` resolves from is the caller's: a scaffolded project's node_modules (the test), or this checkout's dist/
+ * (the bench).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -79,6 +80,7 @@ function Call() {
       pub.track.mediaStreamTrack.enabled = true;
       return at;
     },
+    camera: (on) => room.localParticipant.setCameraEnabled(on === 'on').then(() => on),
     heard: (since = 0) => heard.filter((h) => h.at >= since),
     now: () => performance.now(),
     state: () => ({
@@ -127,6 +129,8 @@ export interface PageCall {
   start(callType?: string): { ok: boolean; callId?: string; code?: string; name?: string; message?: string };
   end(): void;
   say(): number;
+  /** Turns the camera on or off ('on' / 'off'), as a page's camera button does. */
+  camera(on: string): string;
   heard(since: number): HeardRow[];
   now(): number;
   state(): Record<string, unknown>;

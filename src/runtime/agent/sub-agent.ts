@@ -7,12 +7,12 @@
  * limit, the output bound and the turn's abort. Its answer is the text of its
  * last step; a model error or a stall fails the `ask_` call.
  */
-import { tool, type ToolSet } from 'ai';
+import type { ToolSet } from 'ai';
 import { z } from 'zod';
-import { cachedSchema } from '../schema-cache.ts';
 import { defineTool, type OraclePlugin, type PluginTool, type SubAgent, type TurnContext } from '../plugin.ts';
 import type { AgentDeps } from './types.ts';
-import { executeTool, type ToolCallScope } from './execute-tool.ts';
+import type { ToolCallScope } from './execute-tool.ts';
+import { sdkTool } from './tool-set.ts';
 import { startWatchdog } from './watchdog.ts';
 import { streamModel } from './model-stream.ts';
 
@@ -58,13 +58,7 @@ async function runSubAgent(
   const tools: ToolSet = {};
   for (const name of names) {
     const t = pluginTools[name];
-    if (t)
-      tools[name] = tool({
-        description: t.description,
-        inputSchema: cachedSchema(t.inputSchema),
-        execute: (input: unknown, options?: { toolCallId?: string }) =>
-          executeTool(scope, { name, tool: t, owner, input, toolCallId: options?.toolCallId ?? '' }),
-      } as never);
+    if (t) tools[name] = sdkTool(scope, name, t, owner);
   }
   const watchdog = startWatchdog(d.stallTimeoutMs);
   let answer = '';

@@ -12,6 +12,20 @@ import { runHook } from './hooks.ts';
 import { executeTool, notLoadedMessage, type ToolCallScope } from './execute-tool.ts';
 import { toolModelOutput } from './tool-images.ts';
 
+/**
+ * A plugin's tool as the AI SDK's: its call runs through executeTool, and an image it returns reaches the model as an
+ * image part (tool-images.ts). The turn's tools and a sub-agent's are made by it.
+ */
+export function sdkTool(scope: ToolCallScope, name: string, t: PluginTool<never>, owner?: OraclePlugin<unknown>) {
+  return tool({
+    description: t.description,
+    inputSchema: cachedSchema(t.inputSchema),
+    execute: (input: unknown, options?: { toolCallId?: string }) =>
+      executeTool(scope, { name, tool: t, owner, input, toolCallId: options?.toolCallId ?? '' }),
+    toModelOutput: toolModelOutput,
+  } as never);
+}
+
 interface TurnTools {
   tools: ToolSet;
   /** The names callable now (read again at each step). */
@@ -27,14 +41,7 @@ export async function buildToolSet(
   const { turn, active } = scope;
   const pluginOfTool = new Map<string, OraclePlugin<unknown>>();
   const tools: ToolSet = {};
-  const wrap = (name: string, t: PluginTool<never>, owner?: OraclePlugin<unknown>) =>
-    tool({
-      description: t.description,
-      inputSchema: cachedSchema(t.inputSchema),
-      execute: (input: unknown, options?: { toolCallId?: string }) =>
-        executeTool(scope, { name, tool: t, owner, input, toolCallId: options?.toolCallId ?? '' }),
-      toModelOutput: toolModelOutput, // a tool's image reaches the model as an image part (tool-images.ts)
-    } as never);
+  const wrap = (name: string, t: PluginTool<never>, owner?: OraclePlugin<unknown>) => sdkTool(scope, name, t, owner);
   for (const [name, t] of Object.entries(o.metaTools)) tools[name] = wrap(name, t);
   const add = (plugin: OraclePlugin<unknown>, own: Record<string, PluginTool<never>>, shadow: boolean) => {
     for (const [name, t] of Object.entries(own)) {

@@ -14,10 +14,16 @@ import { callsError } from './errors.ts';
 
 /** The longer side of the picture the model receives, in pixels (a larger frame is scaled down, never up). */
 export const CAMERA_MAX_SIDE = 768;
+/**
+ * A frame older than this is not shown: a camera on sends frames continuously (a still scene too), so none for this
+ * long means it stopped, whatever the signal said.
+ */
+const MAX_FRAME_AGE_MS = 5000;
 
 export class Camera {
   private readonly rtc: typeof Livekit;
   private latest: VideoFrame | undefined;
+  private latestAt = 0;
   private muted = false;
   private refused = false;
   private closed = false;
@@ -32,6 +38,7 @@ export class Camera {
       for await (const e of frames) {
         if (this.closed) break;
         this.latest = e.frame;
+        this.latestAt = Date.now();
       }
     } finally {
       this.latest = undefined;
@@ -51,7 +58,7 @@ export class Camera {
   /** The latest frame as a PNG for the model; a camera_off error when there is none to show. */
   snapshot(): ToolImage {
     const frame = this.latest;
-    if (!frame || this.muted || this.refused || this.closed)
+    if (!frame || this.muted || this.refused || this.closed || Date.now() - this.latestAt > MAX_FRAME_AGE_MS)
       throw callsError(
         'camera_off',
         this.refused
