@@ -133,6 +133,16 @@ export function scriptedModel(opts: { modelId?: string } = {}): ScriptedModel {
   const q = scriptQueue();
   const modelId = opts.modelId ?? 'scripted-model';
   let seq = 0;
+  /** Records the request, takes its script and numbers the call; a first http_error step is thrown here. */
+  const begin = (o: CallOptions, stream: boolean) => {
+    const body = chatBody(modelId, o, stream);
+    q.requests.push({ body, headers: o.headers ?? {} });
+    const script = q.next(body);
+    const n = ++seq;
+    const first = script.steps[0];
+    if (first?.type === 'http_error') throw httpError(first, body);
+    return { body, script, n };
+  };
 
   const self: ScriptedModel = Object.assign(q, {
     specificationVersion: 'v4' as const,
@@ -142,12 +152,7 @@ export function scriptedModel(opts: { modelId?: string } = {}): ScriptedModel {
     aborted: 0,
 
     async doGenerate(o: CallOptions): Promise<GenerateResult> {
-      const body = chatBody(modelId, o, false);
-      q.requests.push({ body, headers: o.headers ?? {} });
-      const script = q.next(body);
-      const n = ++seq;
-      const first = script.steps[0];
-      if (first?.type === 'http_error') throw httpError(first, body);
+      const { body, script, n } = begin(o, false);
       const content: GenerateResult['content'] = [];
       let i = 0;
       for (const s of script.steps) {
@@ -172,105 +177,13 @@ export function scriptedModel(opts: { modelId?: string } = {}): ScriptedModel {
     },
 
     async doStream(o: CallOptions): Promise<StreamResult> {
-      const body = chatBody(modelId, o, true);
-      q.requests.push({ body, headers: o.headers ?? {} });
-      const script = q.next(body);
-      const n = ++seq;
-      const first = script.steps[0];
-      if (first?.type === 'http_error') throw httpError(first, body);
-      const signal = o.abortSignal;
+      const call = { ...begin(o, true), modelId, signal: o.abortSignal };
       const stream = new ReadableStream<StreamPart>({
         start: (c) => {
-          let finished = false;
-          const run = async () => {
-            c.enqueue({ type: 'stream-start', warnings: [] });
-            c.enqueue({ type: 'response-metadata', id: `scripted-${n}`, modelId, timestamp: new Date() });
-            let open: 'text' | 'reasoning' | undefined;
-            const close = () => {
-              if (open) c.enqueue({ type: `${open}-end`, id: `${open}-${n}` });
-              open = undefined;
-            };
-            const delta = (kind: 'text' | 'reasoning', text: string) => {
-              if (open !== kind) {
-                close();
-                open = kind;
-                c.enqueue({ type: `${kind}-start`, id: `${kind}-${n}` });
-              }
-              c.enqueue({ type: `${kind}-delta`, id: `${kind}-${n}`, delta: text });
-            };
-            let failed = false;
-            let toolIndex = 0;
-            for (const s of script.steps) {
-              if (signal?.aborted) throw abortError(signal);
-              switch (s.type) {
-                case 'text':
-                  for (const t of chunks(s.text, s.chunkSize ?? 4)) delta('text', t);
-                  break;
-                case 'reasoning':
-                  for (const t of chunks(s.text, s.chunkSize ?? 8)) delta('reasoning', t);
-                  break;
-                case 'tool_call': {
-                  close();
-                  const id = s.id ?? `call_${n}_${toolIndex++}`;
-                  const input = JSON.stringify(s.args);
-                  c.enqueue({ type: 'tool-input-start', id, toolName: s.name });
-                  c.enqueue({ type: 'tool-input-delta', id, delta: input });
-                  c.enqueue({ type: 'tool-input-end', id });
-                  c.enqueue({ type: 'tool-call', toolCallId: id, toolName: s.name, input });
-                  break;
-                }
-                case 'stall':
-                  await wait(Infinity, signal);
-                  break;
-                case 'malformed':
-                  failed = true;
-                  c.enqueue({
-                    type: 'error',
-                    error: new JSONParseError({
-                      text: '{"id": "broken", "choices": [ {not json at all',
-                      cause: new SyntaxError('Unexpected token n in JSON'),
-                    }),
-                  });
-                  break;
-                case 'stream_error':
-                  failed = true;
-                  c.enqueue({ type: 'error', error: { message: s.message, type: 'server_error', code: 500 } });
-                  break;
-                case 'delay':
-                  await wait(s.ms, signal);
-                  break;
-                case 'endless':
-                  // one chunk per macrotask (or per everyMs), so the consumer and an abort get their turn
-                  for (;;) {
-                    if (signal?.aborted) throw abortError(signal);
-                    delta('text', s.text);
-                    await wait(s.everyMs ?? 0, signal);
-                  }
-                case 'close':
-                  finished = true;
-                  // what the provider reports for a connection that breaks mid-body: a retryable call error without a
-                  // status
-                  c.error(
-                    new APICallError({
-                      message: 'terminated: the scripted model closed the connection',
-                      url: 'scripted-model:/chat/completions',
-                      requestBodyValues: body,
-                      isRetryable: true,
-                    }),
-                  );
-                  return;
-                case 'http_error':
-                  break;
-              }
-            }
-            close();
-            c.enqueue({ type: 'finish', usage: USAGE, finishReason: finish(script, failed) });
-            finished = true;
-            c.close();
-          };
-          run().catch((e: unknown) => {
-            if (!finished) self.aborted++;
-            finished = true;
+          const state = { finished: false };
+          streamScript(c, call, state).catch((e: unknown) => {
+            if (!state.finished) self.aborted++;
+            state.finished = true;
             try {
               c.error(e);
             } catch {
@@ -279,8 +192,117 @@ export function scriptedModel(opts: { modelId?: string } = {}): ScriptedModel {
           });
         },
       });
-      return { stream, request: { body } };
+      return { stream, request: { body: call.body } };
     },
   });
   return self;
+}
+
+interface StreamCall {
+  body: ChatRequestBody;
+  script: Script;
+  /** The call's number, in its ids. */
+  n: number;
+  modelId: string;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * Enqueues the script's steps as the provider's stream parts, then `finish`; `state.finished` is set once the stream
+ * ended as scripted (a close step included), so a throw before that counts as an abort.
+ */
+async function streamScript(
+  c: ReadableStreamDefaultController<StreamPart>,
+  { body, script, n, modelId, signal }: StreamCall,
+  state: { finished: boolean },
+): Promise<void> {
+  c.enqueue({ type: 'stream-start', warnings: [] });
+  c.enqueue({ type: 'response-metadata', id: `scripted-${n}`, modelId, timestamp: new Date() });
+  const text = textParts(c, n);
+  let failed = false;
+  let toolIndex = 0;
+  for (const s of script.steps) {
+    if (signal?.aborted) throw abortError(signal);
+    switch (s.type) {
+      case 'text':
+        for (const t of chunks(s.text, s.chunkSize ?? 4)) text.delta('text', t);
+        break;
+      case 'reasoning':
+        for (const t of chunks(s.text, s.chunkSize ?? 8)) text.delta('reasoning', t);
+        break;
+      case 'tool_call': {
+        text.close();
+        const id = s.id ?? `call_${n}_${toolIndex++}`;
+        const input = JSON.stringify(s.args);
+        c.enqueue({ type: 'tool-input-start', id, toolName: s.name });
+        c.enqueue({ type: 'tool-input-delta', id, delta: input });
+        c.enqueue({ type: 'tool-input-end', id });
+        c.enqueue({ type: 'tool-call', toolCallId: id, toolName: s.name, input });
+        break;
+      }
+      case 'stall':
+        await wait(Infinity, signal);
+        break;
+      case 'malformed':
+        failed = true;
+        c.enqueue({
+          type: 'error',
+          error: new JSONParseError({
+            text: '{"id": "broken", "choices": [ {not json at all',
+            cause: new SyntaxError('Unexpected token n in JSON'),
+          }),
+        });
+        break;
+      case 'stream_error':
+        failed = true;
+        c.enqueue({ type: 'error', error: { message: s.message, type: 'server_error', code: 500 } });
+        break;
+      case 'delay':
+        await wait(s.ms, signal);
+        break;
+      case 'endless':
+        // one chunk per macrotask (or per everyMs), so the consumer and an abort get their turn
+        for (;;) {
+          if (signal?.aborted) throw abortError(signal);
+          text.delta('text', s.text);
+          await wait(s.everyMs ?? 0, signal);
+        }
+      case 'close':
+        state.finished = true;
+        // what the provider reports for a connection that breaks mid-body: a retryable call error without a status
+        c.error(
+          new APICallError({
+            message: 'terminated: the scripted model closed the connection',
+            url: 'scripted-model:/chat/completions',
+            requestBodyValues: body,
+            isRetryable: true,
+          }),
+        );
+        return;
+      case 'http_error':
+        break;
+    }
+  }
+  text.close();
+  c.enqueue({ type: 'finish', usage: USAGE, finishReason: finish(script, failed) });
+  state.finished = true;
+  c.close();
+}
+
+/** Text and reasoning deltas, each run between its start and end part (a change of kind or a tool call ends it). */
+function textParts(c: ReadableStreamDefaultController<StreamPart>, n: number) {
+  let open: 'text' | 'reasoning' | undefined;
+  const close = () => {
+    if (open) c.enqueue({ type: `${open}-end`, id: `${open}-${n}` });
+    open = undefined;
+  };
+  const delta = (kind: 'text' | 'reasoning', text: string) => {
+    if (open !== kind) {
+      close();
+      open = kind;
+      c.enqueue({ type: `${kind}-start`, id: `${kind}-${n}` });
+    }
+    c.enqueue({ type: `${kind}-delta`, id: `${kind}-${n}`, delta: text });
+  };
+  return { close, delta };
 }
