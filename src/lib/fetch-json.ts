@@ -150,7 +150,7 @@ export async function fetchJson<T = unknown>(r: FetchJsonRequest): Promise<Fetch
 }
 
 /** Who answers, the time-out, the error when no answer came, the transport: as in FetchJsonRequest. */
-export type OutboundOptions = Pick<FetchJsonRequest, 'what' | 'timeoutMs' | 'fail' | 'fetch'>;
+type OutboundOptions = Pick<FetchJsonRequest, 'what' | 'timeoutMs' | 'fail' | 'fetch'>;
 
 /**
  * A request whose reply the caller reads itself, as a stream (the MCP SDK's transport takes it as its `fetch`): sent

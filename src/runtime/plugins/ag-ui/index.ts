@@ -47,39 +47,33 @@ export const agUiPlugin = definePlugin<AgUiEnv>({
         },
       });
     };
+    /** The run's action_call event of a call in this state (with its result at the end), and its component's render. */
+    const emit = (
+      t: TurnContext,
+      c: { toolCallId: string; toolName: string; args: unknown },
+      status: 'isRunning' | 'done' | 'error',
+      result: { error?: string } | { output?: unknown },
+    ) => {
+      ctx.host.emitRunEvent(t.sessionId, {
+        event: 'action_call',
+        data: {
+          sessionId: t.sessionId,
+          requestId: t.requestId,
+          toolCallId: c.toolCallId,
+          toolName: c.toolName,
+          status,
+          ...result,
+        },
+      });
+      render(t, c, status);
+    };
     return bridgeTools(turn.agActions, {
       outEvent: 'action_call',
       what: 'action',
       timeoutMs: ctx.env.AG_UI_ACTION_TIMEOUT_MS,
       host: ctx.host,
-      onStart: (t, c) => {
-        ctx.host.emitRunEvent(t.sessionId, {
-          event: 'action_call',
-          data: {
-            sessionId: t.sessionId,
-            requestId: t.requestId,
-            toolCallId: c.toolCallId,
-            toolName: c.toolName,
-            status: 'isRunning',
-          },
-        });
-        render(t, c, 'isRunning');
-      },
-      onEnd: (t, c) => {
-        const status = c.error ? 'error' : 'done';
-        ctx.host.emitRunEvent(t.sessionId, {
-          event: 'action_call',
-          data: {
-            sessionId: t.sessionId,
-            requestId: t.requestId,
-            toolCallId: c.toolCallId,
-            toolName: c.toolName,
-            status,
-            ...(c.error ? { error: c.error } : { output: c.output }),
-          },
-        });
-        render(t, c, status);
-      },
+      onStart: (t, c) => emit(t, c, 'isRunning', {}),
+      onEnd: (t, c) => emit(t, c, c.error ? 'error' : 'done', c.error ? { error: c.error } : { output: c.output }),
     });
   },
   middleware: {
