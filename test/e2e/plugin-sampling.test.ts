@@ -4,6 +4,7 @@ import { callTool, lastToolResult, say } from '../helpers/scripted-model-server.
 import { computeDesign } from '../../src/lib/sampling/design.ts';
 import { recalculate } from '../../src/lib/sampling/recalc.ts';
 import type { AnyEvent } from '../../src/lib/protocol/index.ts';
+import { NORTH_SOUTH_55_45, stratifiedInput } from '../helpers/sampling-designs.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -28,19 +29,7 @@ describe('sampling plugin through the agent', () => {
     const u = await h.user();
     const sessionId = await u.newSession();
     const input = { population: 8000, expectedMean: 3.1, expectedSD: 1.7, dropoutRate: 0.1 };
-    const stratified = {
-      population: 6000,
-      expectedMean: 1.2,
-      expectedSD: 0.5,
-      dropoutRate: 0.1,
-      stratification: {
-        enabled: true,
-        strata: [
-          { name: 'north', weight: 0.55 },
-          { name: 'south', weight: 0.45 },
-        ],
-      },
-    };
+    const stratified = stratifiedInput(6000, NORTH_SOUTH_55_45, { expectedMean: 1.2, expectedSD: 0.5 });
     h.model.enqueue(
       callTool('load_capability', { names: ['sampling'] }, 'c_load'),
       callTool('calculate_sample_size', input, 'c_calc'),

@@ -30,6 +30,12 @@ export const NORTH_SOUTH_HALVES: readonly StratumSpec[] = [
   { name: 'South', weight: 0.5 },
 ];
 
+/** The strata of NORTH_SOUTH_CALC_ARGS: north 55 %, south 45 %. */
+export const NORTH_SOUTH_55_45: readonly StratumSpec[] = [
+  { name: 'north', weight: 0.55 },
+  { name: 'south', weight: 0.45 },
+];
+
 /** A stratified design input (a fresh object each call): overall mean 2 and SD 1, dropout 0.1 unless given. */
 export function stratifiedInput(
   population: number,

@@ -300,38 +300,20 @@ describe('live replies match their documented schema', () => {
         { name: 'rural', weight: 0.4 },
       ],
     };
+    const designBody = {
+      projectId: project.id,
+      population: 5000,
+      expectedProportion: 0.3,
+      dropoutRate: 0.1,
+      erCoverage: 0.8,
+      stratification: strata,
+    };
     const stratified = conforms(
       'POST /v1/sampling',
-      await call(
-        'POST',
-        '/v1/sampling',
-        {
-          projectId: project.id,
-          population: 5000,
-          expectedProportion: 0.3,
-          dropoutRate: 0.1,
-          erCoverage: 0.8,
-          stratification: strata,
-        },
-        admin,
-        { 'idempotency-key': 'design-1' },
-      ),
+      await call('POST', '/v1/sampling', designBody, admin, { 'idempotency-key': 'design-1' }),
     );
     expect(stratified.stratification.strata).toHaveLength(2);
-    const replay = await call(
-      'POST',
-      '/v1/sampling',
-      {
-        projectId: project.id,
-        population: 5000,
-        expectedProportion: 0.3,
-        dropoutRate: 0.1,
-        erCoverage: 0.8,
-        stratification: strata,
-      },
-      admin,
-      { 'idempotency-key': 'design-1' },
-    );
+    const replay = await call('POST', '/v1/sampling', designBody, admin, { 'idempotency-key': 'design-1' });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     conforms('POST /v1/sampling', replay);
     conforms('GET /v1/sampling/{designId}', await call('GET', `/v1/sampling/${plain.designId}`));

@@ -8,7 +8,7 @@ import {
 } from '../../../../src/lib/sampling/recalc.ts';
 import { computeDesign, Z_95 } from '../../../../src/lib/sampling/design.ts';
 import { OracleKitError } from '../../../../src/lib/errors.ts';
-import { COOKSTOVE_STRATA, stratifiedInput } from '../../../helpers/sampling-designs.ts';
+import { COOKSTOVE_STRATA, NORTH_SOUTH_55_45, stratifiedInput } from '../../../helpers/sampling-designs.ts';
 
 function err(fn: () => unknown): OracleKitError {
   try {
@@ -20,19 +20,7 @@ function err(fn: () => unknown): OracleKitError {
   throw new Error('expected an error');
 }
 
-const prevStrat = computeDesign({
-  population: 6000,
-  expectedMean: 1.2,
-  expectedSD: 0.5,
-  dropoutRate: 0.1,
-  stratification: {
-    enabled: true,
-    strata: [
-      { name: 'north', weight: 0.55 },
-      { name: 'south', weight: 0.45 },
-    ],
-  },
-});
+const prevStrat = computeDesign(stratifiedInput(6000, NORTH_SOUTH_55_45, { expectedMean: 1.2, expectedSD: 0.5 }));
 const prevSingle = computeDesign({ population: 8000, expectedMean: 3.1, expectedSD: 1.7, dropoutRate: 0.1 });
 
 describe('mean, SD (n − 1) and achieved precision', () => {
