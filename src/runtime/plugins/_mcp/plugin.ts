@@ -113,8 +113,8 @@ interface McpPluginSpec<Env> {
   /** Variable prefix: MEMORY → MEMORY_MCP_URL … */
   prefix: string;
   defaultTimeoutMs: number;
-  /** The zod schema of the whole env (mcpEnvSchema(prefix), possibly extended). */
-  envSchema: z.ZodType<Env>;
+  /** The zod schema of the whole env, when the plugin extends mcpEnvSchema(prefix); default that schema itself. */
+  envSchema?: z.ZodType<Env>;
   /** Which server tools to offer when <P>_MCP_TOOLS is not set (default: all). */
   defaultToolFilter?: (t: McpToolInfo) => boolean;
   /** Per-call headers (e.g. the user of the turn). */
@@ -125,7 +125,9 @@ interface McpPluginSpec<Env> {
   extend?: (mcp: (ctx: PluginContext<Env>) => McpConnection) => Partial<OraclePlugin<Env>>;
 }
 
-export function createMcpPlugin<Env extends Record<string, unknown>>(spec: McpPluginSpec<Env>): OraclePlugin<Env> {
+export function createMcpPlugin<Env extends Record<string, unknown> = Record<string, unknown>>(
+  spec: McpPluginSpec<Env>,
+): OraclePlugin<Env> {
   const states = new WeakMap<object, McpState>();
   const stateOf = (ctx: PluginContext<Env>): McpState => {
     let s = states.get(ctx);
@@ -151,7 +153,8 @@ export function createMcpPlugin<Env extends Record<string, unknown>>(spec: McpPl
     version: spec.version ?? '1.0.0',
     manifest: spec.manifest,
     requiredEnv: [`${spec.prefix}_MCP_URL`],
-    envSchema: spec.envSchema,
+    // the schema's keys are computed from the prefix, so zod types them only as strings: Env names them
+    envSchema: spec.envSchema ?? (mcpEnvSchema(spec.prefix, spec.defaultTimeoutMs) as unknown as z.ZodType<Env>),
     ...extra,
     // the record is filled by start(); the runtime reads it at every turn
     tools: (ctx) => stateOf(ctx).tools,

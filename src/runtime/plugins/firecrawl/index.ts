@@ -5,17 +5,12 @@
  * "search" or "scrape" are offered (firecrawl_search, firecrawl_scrape);
  * FIRECRAWL_MCP_TOOLS picks others ('*' for all). On-demand.
  */
-import type { z } from 'zod';
-import { createMcpPlugin, mcpEnvSchema } from '../_mcp/plugin.ts';
+import { createMcpPlugin } from '../_mcp/plugin.ts';
 
-const FirecrawlEnvSchema = mcpEnvSchema('FIRECRAWL', 60_000);
-type FirecrawlEnv = z.infer<typeof FirecrawlEnvSchema>;
-
-export const firecrawlPlugin = createMcpPlugin<FirecrawlEnv>({
+export const firecrawlPlugin = createMcpPlugin({
   name: 'firecrawl',
   prefix: 'FIRECRAWL',
   defaultTimeoutMs: 60_000,
-  envSchema: FirecrawlEnvSchema as unknown as z.ZodType<FirecrawlEnv>,
   manifest: {
     title: 'Web search and scrape',
     summary: 'Search the web and read web pages (as markdown) through a Firecrawl MCP server.',

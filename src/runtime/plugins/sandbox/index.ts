@@ -4,17 +4,12 @@
  * server lists (SANDBOX_MCP_TOOLS narrows them). Calls carry the session id,
  * so a sandbox server can keep one workspace per conversation. On-demand.
  */
-import type { z } from 'zod';
-import { createMcpPlugin, mcpEnvSchema } from '../_mcp/plugin.ts';
+import { createMcpPlugin } from '../_mcp/plugin.ts';
 
-const SandboxEnvSchema = mcpEnvSchema('SANDBOX', 60_000);
-type SandboxEnv = z.infer<typeof SandboxEnvSchema>;
-
-export const sandboxPlugin = createMcpPlugin<SandboxEnv>({
+export const sandboxPlugin = createMcpPlugin({
   name: 'sandbox',
   prefix: 'SANDBOX',
   defaultTimeoutMs: 60_000,
-  envSchema: SandboxEnvSchema as unknown as z.ZodType<SandboxEnv>,
   manifest: {
     title: 'Code sandbox',
     summary:
