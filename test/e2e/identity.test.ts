@@ -10,10 +10,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ed25519 } from '@noble/curves/ed25519.js';
 import { BIN, ROOT, runCli } from '../helpers/cli.ts';
-import { didFromMnemonic, didKeyFromPublicKey, generateMnemonic } from '../../src/lib/keys/keys.ts';
-import { parseSignInLink, signInMessage } from '../../src/cli/identity/qr.ts';
+import { testWallet } from '../helpers/wallet.ts';
+import { didFromMnemonic, generateMnemonic } from '../../src/lib/keys/keys.ts';
+import { parseSignInLink } from '../../src/cli/identity/qr.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'ok-identity-'));
 const env = { ORACLEKIT_HOME: home, ORACLEKIT_MNEMONIC: '', CI: '' };
@@ -110,8 +110,8 @@ describe('login with a mnemonic', () => {
 
 describe('QR sign-in', () => {
   it('shows a QR code and the link; the wallet signs the challenge and its DID becomes the identity', async () => {
-    const secret = ed25519.utils.randomSecretKey();
-    const walletDid = didKeyFromPublicKey(ed25519.getPublicKey(secret));
+    const wallet = testWallet();
+    const walletDid = wallet.did;
     const child = spawn(process.execPath, [BIN, 'login', '--auth', 'qr', '--timeout', '60', '--json'], {
       cwd: ROOT,
       env: { ...process.env, NO_COLOR: '1', ...env },
@@ -130,14 +130,7 @@ describe('QR sign-in', () => {
     });
     expect(stderr).toMatch(/[▀▄█]/); // the QR code itself
     const req = parseSignInLink(link);
-    const signature = Buffer.from(ed25519.sign(new TextEncoder().encode(signInMessage(req)), secret)).toString(
-      'base64url',
-    );
-    const res = await fetch(req.callback, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ did: walletDid, challenge: req.challenge, signature }),
-    });
+    const res = await wallet.approve(req);
     expect(res.status).toBe(200);
     const code = await new Promise<number>((ok) => child.on('close', (c) => ok(c ?? -1)));
     expect(code, stderr).toBe(0);

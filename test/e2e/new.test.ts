@@ -574,11 +574,10 @@ describe('oraclekit update-oracle-api-url', () => {
 // last: it changes the saved identity to a wallet's
 describe('oraclekit new --auth qr', () => {
   it('signs in with a wallet (the test plays it) and registers the oracle under the wallet’s DID', async () => {
-    const { ed25519 } = await import('@noble/curves/ed25519.js');
-    const { didKeyFromPublicKey } = await import('../../src/lib/keys/keys.ts');
-    const { parseSignInLink, signInMessage } = await import('../../src/cli/identity/qr.ts');
-    const secret = ed25519.utils.randomSecretKey();
-    const walletDid = didKeyFromPublicKey(ed25519.getPublicKey(secret));
+    const { testWallet } = await import('../helpers/wallet.ts');
+    const { parseSignInLink } = await import('../../src/cli/identity/qr.ts');
+    const wallet = testWallet();
+    const walletDid = wallet.did;
     const child = spawn(
       process.execPath,
       [BIN, 'new', 'by-wallet', '--yes', '--auth', 'qr', '--no-install', '--no-git', '--json'],
@@ -598,14 +597,7 @@ describe('oraclekit new --auth qr', () => {
     });
     const req = parseSignInLink(link);
     expect(req.aud).toBe(first.identity.did); // the saved local key is the one the wallet vouches for
-    const signature = Buffer.from(ed25519.sign(new TextEncoder().encode(signInMessage(req)), secret)).toString(
-      'base64url',
-    );
-    const res = await fetch(req.callback, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ did: walletDid, challenge: req.challenge, signature }),
-    });
+    const res = await wallet.approve(req);
     expect(res.status).toBe(200);
     expect(await closed, stderr).toBe(0);
     const o = json(stdout);

@@ -2,7 +2,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ed25519 } from '@noble/curves/ed25519.js';
 import { getEnvVar, renderEnv, renderEnvExample, setEnvVar } from '../../../../src/cli/scaffold/env.ts';
 import { impliedPortNote, parseOracleUrl } from '../../../../src/cli/scaffold/url.ts';
 import { checkPrice } from '../../../../src/cli/scaffold/questions.ts';
@@ -19,10 +18,10 @@ import {
   signInMessage,
   startSignIn,
 } from '../../../../src/cli/identity/qr.ts';
-import { didKeyFromPublicKey } from '../../../../src/lib/keys/keys.ts';
 import { isOracleKitError } from '../../../../src/lib/errors.ts';
 import { botLocalpart, provisionBot } from '../../../../src/cli/scaffold/matrix.ts';
 import { startHomeserver } from '../../../helpers/matrix-account-server.ts';
+import { testWallet } from '../../../helpers/wallet.ts';
 
 const tmp: string[] = [];
 afterAll(() => {
@@ -201,15 +200,6 @@ describe('questions as flags', () => {
 });
 
 describe('QR sign-in (the test plays the wallet)', () => {
-  const wallet = () => {
-    const secret = ed25519.utils.randomSecretKey();
-    const did = didKeyFromPublicKey(ed25519.getPublicKey(secret));
-    return {
-      did,
-      sign: (msg: string) => Buffer.from(ed25519.sign(new TextEncoder().encode(msg), secret)).toString('base64url'),
-    };
-  };
-
   it('the link carries the challenge and the callback; a valid signature yields the wallet’s DID', async () => {
     const s = await startSignIn({ aud: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', timeoutMs: 60_000 });
     try {
@@ -219,8 +209,8 @@ describe('QR sign-in (the test plays the wallet)', () => {
       // the wallet can read the request back from the callback URL
       const got = (await (await fetch(req.callback)).json()) as { message: string };
       expect(got.message).toBe(signInMessage(req));
-      const w = wallet();
-      const other = wallet();
+      const w = testWallet();
+      const other = testWallet();
       const post = (body: unknown) =>
         fetch(req.callback, {
           method: 'POST',
@@ -292,7 +282,7 @@ describe('QR sign-in (the test plays the wallet)', () => {
   });
 
   it('reads Ed25519 keys from did:key only', () => {
-    const w = wallet();
+    const w = testWallet();
     expect(ed25519KeyOfDid(w.did)).toHaveLength(32);
     expect(ed25519KeyOfDid('did:ixo:entity:0123456789abcdef0123456789abcdef')).toBeUndefined();
   });
