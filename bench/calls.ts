@@ -137,6 +137,9 @@ interface Caller {
   close(): Promise<void>;
 }
 
+/** The median of each stage over the answers (ms). */
+const perStage: Record<string, number[]> = {};
+
 /** The user as an rtc-node participant in this process. */
 async function rtcNodeCaller(): Promise<Caller> {
   const user = await generateSigner();
@@ -215,11 +218,35 @@ async function browserCaller(): Promise<Caller> {
   const { sessionId } = await client.createSession();
   const page = await browser.newPage();
   page.on('pageerror', (e) => console.error('page error:', e.message));
+  page.on('crash', () => console.error('the page crashed'));
   // the microphone: whatever the page asks for, a track of one Web Audio graph, silent but for the tones
   await page.addInitScript(() => {
     const ctx = new AudioContext({ sampleRate: 48_000 });
     const mic = ctx.createMediaStreamDestination();
+    // a microphone always gives audio, silence too: a graph with no sound playing gives none (and the agent's jitter
+    // buffer would then stretch the last sound it got into the gap)
+    const silence = ctx.createConstantSource();
+    silence.offset.value = 0;
+    silence.connect(mic);
+    silence.start();
     navigator.mediaDevices.getUserMedia = async () => new MediaStream([mic.stream.getAudioTracks()[0]!.clone()]);
+    // the microphone's track as the page carries it: when its last loud chunk came, and the first quiet one after
+    const heard = { loud: 0, quiet: 0 };
+    type Processor = new (o: { track: MediaStreamTrack }) => { readable: ReadableStream<AudioData> };
+    const reader = new (window as unknown as { MediaStreamTrackProcessor: Processor }).MediaStreamTrackProcessor({
+      track: mic.stream.getAudioTracks()[0]!.clone(),
+    }).readable.getReader();
+    void (async () => {
+      for (;;) {
+        const { value } = await reader.read();
+        if (!value) return;
+        const buf = new Float32Array(value.numberOfFrames);
+        value.copyTo(buf, { planeIndex: 0, format: 'f32-planar' });
+        value.close();
+        if (buf.some((x) => Math.abs(x) > 0.01)) heard.loud = performance.now();
+        else if (heard.quiet < heard.loud) heard.quiet = performance.now();
+      }
+    })();
     (window as unknown as { tone: unknown }).tone = async (ms: number) => {
       await ctx.resume();
       const osc = ctx.createOscillator();
@@ -230,8 +257,12 @@ async function browserCaller(): Promise<Caller> {
       const start = ctx.currentTime + 0.05;
       osc.start(start);
       osc.stop(start + ms / 1000);
-      // currentTime is how far the graph has rendered, now: the tone's end on the same clock as performance.now()
-      return performance.now() + (start + ms / 1000 - ctx.currentTime) * 1000;
+      // currentTime is how far the graph has rendered: the tone's end as the AudioContext's clock has it
+      const planned = performance.now() + (start + ms / 1000 - ctx.currentTime) * 1000;
+      // the end as the track carries it (later when the page's audio rendering falls behind, as on a loaded machine)
+      const asked = performance.now();
+      while (!(heard.loud > asked && heard.quiet > heard.loud)) await new Promise((r) => setTimeout(r, 10));
+      return { planned, end: heard.loud };
     };
   });
   const query = new URLSearchParams({ oracle: url, did: oracle.did(), session: sessionId, mnemonic: userMnemonic });
@@ -247,13 +278,12 @@ async function browserCaller(): Promise<Caller> {
   const loud = (r: HeardRow) => 10 * Math.log10(r.sq / r.n / 32768 ** 2) > LOUD;
   return {
     async speak() {
-      const end =
-        (await page.evaluate(
-          (ms) => (window as unknown as { tone(ms: number): Promise<number> }).tone(ms),
-          SPEECH_MS,
-        )) - offset;
-      await sleep(end - performance.now());
-      return end;
+      const t = await page.evaluate(
+        (ms) => (window as unknown as { tone(ms: number): Promise<{ planned: number; end: number }> }).tone(ms),
+        SPEECH_MS,
+      );
+      (perStage["the page's audio behind its clock"] ??= []).push(t.end - t.planned);
+      return t.end - offset;
     },
     async firstLoudAfter(since) {
       const rows = await inPage(page, 'heard', since + offset);
@@ -269,7 +299,6 @@ async function browserCaller(): Promise<Caller> {
 
 const caller = BROWSER ? await browserCaller() : await rtcNodeCaller();
 const latencies: number[] = [];
-const perStage: Record<string, number[]> = {};
 const cpu0 = cpuUsOf(child.pid!);
 const t0 = performance.now();
 /** Waits until f() gives a value, or `ms` passed (then undefined). */
