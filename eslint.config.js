@@ -45,6 +45,7 @@ export default tseslint.config(
       '.tools/**',
       'templates/**/node_modules/**',
       'coverage/**',
+      'bench/out/**',
       'oclif.manifest.json',
     ],
   },
