@@ -6,20 +6,14 @@
  * that need nothing load, and the others are excluded with their lines.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { createOracleApp, type OracleApp } from '../../src/runtime/app.ts';
 import { BUNDLED_PLUGINS } from '../../src/runtime/plugins/index.ts';
-import { startScriptedModelServer } from '../helpers/scripted-model-server.ts';
-import { startOpenMeteoServer } from '../helpers/open-meteo-server.ts';
-import { startFirecrawlMcpServer, startMemoryMcpServer, startSandboxMcpServer } from '../helpers/mcp-servers.ts';
-import { startComposioServer } from '../helpers/composio-server.ts';
-import { startSlackServer } from '../helpers/slack-server.ts';
-import { startMatrixServer } from '../helpers/matrix-server.ts';
-import { startRedis } from '../helpers/redis.ts';
+import { startPluginCounterparts } from '../helpers/plugin-counterparts.ts';
 
 const ALL = [
   'user-preferences',
@@ -47,53 +41,9 @@ let fullEnv: Record<string, string>;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ok-all-plugins-'));
-  const [model, meteo, memory, firecrawl, sandbox, composio, slack, matrix, redis] = await Promise.all([
-    startScriptedModelServer(),
-    startOpenMeteoServer(),
-    startMemoryMcpServer(),
-    startFirecrawlMcpServer(),
-    startSandboxMcpServer(),
-    startComposioServer(),
-    startSlackServer(),
-    startMatrixServer(),
-    startRedis(),
-  ]);
-  closers.push(
-    () => model.close(),
-    () => meteo.close(),
-    () => memory.stop(),
-    () => firecrawl.stop(),
-    () => sandbox.stop(),
-    () => composio.close(),
-    () => slack.close(),
-    () => matrix.close(),
-    () => redis.stop(),
-  );
-  const skills = join(dir, 'skills');
-  mkdirSync(join(skills, 'survey'), { recursive: true });
-  writeFileSync(
-    join(skills, 'survey', 'SKILL.md'),
-    '---\nname: survey\ndescription: How to run a stove-use survey\n---\n# Survey\nAsk about hours of use.\n',
-  );
-  fullEnv = {
-    LLM_BASE_URL: model.baseURL,
-    LLM_PROVIDER_API_KEY: 'sk-test-secret',
-    WEATHER_GEOCODING_URL: meteo.url,
-    WEATHER_FORECAST_URL: meteo.url,
-    MEMORY_MCP_URL: memory.url,
-    FIRECRAWL_MCP_URL: firecrawl.url,
-    SANDBOX_MCP_URL: sandbox.url,
-    SKILLS_DIR: skills,
-    COMPOSIO_API_KEY: composio.apiKey,
-    COMPOSIO_BASE_URL: composio.url,
-    SLACK_BOT_TOKEN: slack.botToken,
-    SLACK_APP_TOKEN: slack.appToken,
-    SLACK_API_URL: slack.apiUrl,
-    TASKS_STORE_URL: redis.url,
-    MATRIX_BASE_URL: matrix.url,
-    MATRIX_ORACLE_ADMIN_ACCESS_TOKEN: matrix.token,
-    MATRIX_ORACLE_ADMIN_USER_ID: matrix.userId,
-  };
+  const counterparts = await startPluginCounterparts(dir);
+  closers.push(counterparts.close);
+  fullEnv = counterparts.env;
 }, 60_000);
 
 afterAll(async () => {
