@@ -38,8 +38,8 @@ export const PUBLIC_ROUTES = ['/', '/health', '/ready', '/docs', '/models'];
 /** Maps any error to protocol.md's body: the one mapper of every HTTP scope (src/lib/errors.ts). */
 export { toErrorBody };
 
-/** The runtime's fastify scope, with zod schemas as types. */
-type App = FastifyInstance<
+/** A fastify scope with zod schemas as types (the runtime's, and the daemon's registry API). */
+export type ZodApp = FastifyInstance<
   RawServerDefault,
   RawRequestDefaultExpression,
   RawReplyDefaultExpression,
@@ -102,7 +102,7 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
  * answers invalid_body naming the field (the one mapper, toErrorBody). Any other body goes to fastify's own parser
  * (invalid_json as before).
  */
-function acceptEmptyJson(app: App): void {
+function acceptEmptyJson(app: ZodApp): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
@@ -113,7 +113,7 @@ function acceptEmptyJson(app: App): void {
 }
 
 /** Authenticates every request but the public routes (PUBLIC_ROUTES and the plugins' authExcludedRoutes). */
-function addAuthHook(app: App, rt: OracleRuntime): void {
+function addAuthHook(app: ZodApp, rt: OracleRuntime): void {
   const publicUrls = new Set(PUBLIC_ROUTES);
   for (const { plugin } of rt.resolvedPlugins()) for (const u of plugin.authExcludedRoutes ?? []) publicUrls.add(u);
 
@@ -134,7 +134,7 @@ function addAuthHook(app: App, rt: OracleRuntime): void {
 }
 
 /** `/`, `/health`, `/ready`, `/docs` and `/models`: the routes without auth. */
-function registerPublicRoutes(app: App, rt: OracleRuntime, routeList: string[], rootRoutes: boolean): void {
+function registerPublicRoutes(app: ZodApp, rt: OracleRuntime, routeList: string[], rootRoutes: boolean): void {
   const health = async () => ({
     status: 'ok',
     name: rt.config.name,
@@ -180,7 +180,7 @@ function registerPublicRoutes(app: App, rt: OracleRuntime, routeList: string[], 
   app.get('/models', { schema: { response: { 200: P.ModelsResponseSchema } } }, async () => rt.models());
 }
 
-function registerSessionRoutes(app: App, rt: OracleRuntime): void {
+function registerSessionRoutes(app: ZodApp, rt: OracleRuntime): void {
   app.post(
     '/sessions',
     { schema: { body: P.CreateSessionBodySchema, response: { 201: P.CreateSessionResponseSchema } } },
@@ -233,7 +233,7 @@ function registerSessionRoutes(app: App, rt: OracleRuntime): void {
   );
 }
 
-function registerMessageRoutes(app: App, rt: OracleRuntime): void {
+function registerMessageRoutes(app: ZodApp, rt: OracleRuntime): void {
   app.post(
     '/messages/abort',
     { schema: { body: P.AbortBodySchema, response: { 200: P.AbortResponseSchema } } },
@@ -304,7 +304,7 @@ function registerMessageRoutes(app: App, rt: OracleRuntime): void {
   );
 }
 
-function registerRunRoutes(app: App, rt: OracleRuntime): void {
+function registerRunRoutes(app: ZodApp, rt: OracleRuntime): void {
   app.get(
     '/runs/:runId',
     { schema: { params: P.RunIdParamsSchema, querystring: P.RunReplayQuerySchema } },
@@ -334,7 +334,7 @@ function registerRunRoutes(app: App, rt: OracleRuntime): void {
   );
 }
 
-function registerDelegationRoutes(app: App, rt: OracleRuntime): void {
+function registerDelegationRoutes(app: ZodApp, rt: OracleRuntime): void {
   app.post(
     '/delegation',
     { schema: { body: P.PostDelegationBodySchema, response: { 200: P.PostDelegationResponseSchema } } },

@@ -4,18 +4,9 @@
  * resource module does the work, writes go through the storage's group
  * commit (`registry.db.write`) and are answered once durable.
  */
-import type {
-  FastifyBaseLogger,
-  FastifyInstance,
-  FastifyPluginAsync,
-  FastifyReply,
-  FastifyRequest,
-  FastifySerializerCompiler,
-  RawReplyDefaultExpression,
-  RawRequestDefaultExpression,
-  RawServerDefault,
-} from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySerializerCompiler } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ZodApp as App } from '../../runtime/routes.ts';
 import type { Registry } from '../registry/index.ts';
 import type { Created } from '../registry/idempotency.ts';
 import type { DesignRecord } from '../../lib/registry/types.ts';
@@ -32,15 +23,6 @@ const idemKey = (req: FastifyRequest): string | undefined => {
   const h = req.headers['idempotency-key'];
   return Array.isArray(h) ? h.join(',') : h;
 };
-
-/** The registry's fastify scope, with zod schemas as types. */
-type App = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  ZodTypeProvider
->;
 
 /** The authenticated principal of a request (its key's, set by the onRequest hook). */
 const P = (req: FastifyRequest) => req.principal!;
