@@ -230,8 +230,9 @@ async function browserCaller(): Promise<Caller> {
     silence.connect(mic);
     silence.start();
     navigator.mediaDevices.getUserMedia = async () => new MediaStream([mic.stream.getAudioTracks()[0]!.clone()]);
-    // the microphone's track as the page carries it: when its last loud chunk came, and the first quiet one after
-    const heard = { loud: 0, quiet: 0 };
+    // the microphone's track as the page carries it: when its last loud chunk came, how many loud chunks so far, and
+    // how many when the last quiet one came (all of them: the tone has ended)
+    const heard = { loud: 0, louds: 0, ended: 0 };
     type Processor = new (o: { track: MediaStreamTrack }) => { readable: ReadableStream<AudioData> };
     const reader = new (window as unknown as { MediaStreamTrackProcessor: Processor }).MediaStreamTrackProcessor({
       track: mic.stream.getAudioTracks()[0]!.clone(),
@@ -243,8 +244,10 @@ async function browserCaller(): Promise<Caller> {
         const buf = new Float32Array(value.numberOfFrames);
         value.copyTo(buf, { planeIndex: 0, format: 'f32-planar' });
         value.close();
-        if (buf.some((x) => Math.abs(x) > 0.01)) heard.loud = performance.now();
-        else if (heard.quiet < heard.loud) heard.quiet = performance.now();
+        if (buf.some((x) => Math.abs(x) > 0.01)) {
+          heard.loud = performance.now();
+          heard.louds++;
+        } else heard.ended = heard.louds;
       }
     })();
     (window as unknown as { tone: unknown }).tone = async (ms: number) => {
@@ -261,7 +264,11 @@ async function browserCaller(): Promise<Caller> {
       const planned = performance.now() + (start + ms / 1000 - ctx.currentTime) * 1000;
       // the end as the track carries it (later when the page's audio rendering falls behind, as on a loaded machine)
       const asked = performance.now();
-      while (!(heard.loud > asked && heard.quiet > heard.loud)) await new Promise((r) => setTimeout(r, 10));
+      while (!(heard.loud > asked && heard.ended === heard.louds)) {
+        if (performance.now() - asked > 5000)
+          throw new Error(`the microphone's track carried no tone: ${JSON.stringify(heard)}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
       return { planned, end: heard.loud };
     };
   });
