@@ -7,6 +7,7 @@
  * the user's camera, if any, to the call's Camera (its latest frame only).
  * @livekit/rtc-node is loaded on the first call, never at boot.
  */
+import type * as Livekit from '@livekit/rtc-node';
 import type { EncryptionState, RemoteTrack, Room, TrackPublication } from '@livekit/rtc-node';
 import type { Call } from '../../../lib/protocol/calls.ts';
 import type { PluginHost } from '../../plugin.ts';
@@ -16,6 +17,8 @@ import type { CallsEnv } from './settings.ts';
 import { VoiceSession, type VoiceServices } from './voice.ts';
 import { Camera } from './camera.ts';
 
+type Rtc = typeof Livekit;
+
 /** How long the agent may take to join a room before the sync answers 502. */
 const JOIN_TIMEOUT_MS = 15_000;
 
@@ -23,6 +26,44 @@ const JOIN_TIMEOUT_MS = 15_000;
 const FAILURE_TOLERANCE = 10;
 /** The frame cryptor states that say the call's key does not open a participant's frames. */
 const UNDECRYPTABLE = new Set<number>([3 /* DECRYPTION_FAILED */, 4 /* MISSING_KEY */]);
+
+/**
+ * Connects the agent's room with the call's key, within JOIN_TIMEOUT_MS; a room that cannot be joined is left and
+ * the agent's audio source closed before the 502.
+ */
+async function connect(
+  room: Room,
+  conn: { url: string; token: string },
+  key: string,
+  source: { close(): Promise<void> },
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      room.connect(conn.url, conn.token, {
+        autoSubscribe: true,
+        dynacast: false,
+        e2ee: {
+          // libwebrtc reports a participant's frames as undecryptable only with a finite tolerance (the default,
+          // -1, retries for ever in silence): after 10 failures in a row
+          keyProviderOptions: { sharedKey: new TextEncoder().encode(key), failureTolerance: FAILURE_TOLERANCE },
+        },
+      }),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer in ${JOIN_TIMEOUT_MS / 1000} s`)), JOIN_TIMEOUT_MS);
+      }),
+    ]);
+  } catch (e) {
+    await room.disconnect().catch(() => {});
+    await source.close().catch(() => {});
+    throw callsError(
+      'call_agent_unavailable',
+      `the oracle's agent could not join the call's room at ${conn.url}: ${(e as Error).message}`,
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * Calls `cb` with each participant's frame encryption state. @livekit/rtc-node (1.1) receives the state from its
@@ -108,6 +149,7 @@ export class CallAgents {
     return a && a.userDid === userDid ? a.camera : undefined;
   }
 
+  /** Joins the call's room as its agent: speech services checked, its voice published, the user listened to. */
   private async start(call: Call, key: string, target: LiveKitTarget): Promise<LiveAgent> {
     const services = this.services();
     if (!services.stt.baseUrl || !services.tts.baseUrl)
@@ -137,7 +179,20 @@ export class CallAgents {
       log: this.o.log,
     });
     const camera = new Camera(rtc);
-    // a participant whose frames the call's key cannot decrypt is refused, said once in the log, and not listened to
+    this.refuseUndecryptable(room, call, voice, camera);
+    await connect(room, conn, key, source);
+    const track = rtc.LocalAudioTrack.createAudioTrack('oracle-voice', source);
+    await room.localParticipant!.publishTrack(
+      track,
+      new rtc.TrackPublishOptions({ source: rtc.TrackSource.SOURCE_MICROPHONE }),
+    );
+    this.listenToUser(rtc, room, call, voice, camera);
+    this.o.log(`[calls] ${call.callId}: the agent joined room ${call.roomName}`);
+    return { room, voice, camera, userDid: call.userDid };
+  }
+
+  /** A participant whose frames the call's key cannot decrypt is refused, said once in the log, and not listened to. */
+  private refuseUndecryptable(room: Room, call: Call, voice: VoiceSession, camera: Camera): void {
     const refused = new Set<string>();
     onEncryptionState(room, (identity, state) => {
       if (UNDECRYPTABLE.has(state)) {
@@ -158,37 +213,13 @@ export class CallAgents {
         this.o.log(`[calls] ${call.callId}: the media of ${identity} decrypts with the call's key again`);
       }
     });
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        room.connect(conn.url, conn.token, {
-          autoSubscribe: true,
-          dynacast: false,
-          e2ee: {
-            // libwebrtc reports a participant's frames as undecryptable only with a finite tolerance (the default,
-            // -1, retries for ever in silence): after 10 failures in a row
-            keyProviderOptions: { sharedKey: new TextEncoder().encode(key), failureTolerance: FAILURE_TOLERANCE },
-          },
-        }),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer in ${JOIN_TIMEOUT_MS / 1000} s`)), JOIN_TIMEOUT_MS);
-        }),
-      ]);
-    } catch (e) {
-      await room.disconnect().catch(() => {});
-      await source.close().catch(() => {});
-      throw callsError(
-        'call_agent_unavailable',
-        `the oracle's agent could not join the call's room at ${conn.url}: ${(e as Error).message}`,
-      );
-    } finally {
-      clearTimeout(timer);
-    }
-    const track = rtc.LocalAudioTrack.createAudioTrack('oracle-voice', source);
-    await room.localParticipant!.publishTrack(
-      track,
-      new rtc.TrackPublishOptions({ source: rtc.TrackSource.SOURCE_MICROPHONE }),
-    );
+  }
+
+  /**
+   * Hands the call's user's microphone to the voice and camera to the camera (an observer is not heard), for tracks
+   * subscribed from now on and those subscribed before; follows the camera's mute.
+   */
+  private listenToUser(rtc: Rtc, room: Room, call: Call, voice: VoiceSession, camera: Camera): void {
     const isCamera = (pub: TrackPublication) => pub.source === rtc.TrackSource.SOURCE_CAMERA;
     const listen = (t: RemoteTrack, pub: TrackPublication, identity: string) => {
       if (identity !== call.userDid) return;
@@ -217,8 +248,6 @@ export class CallAgents {
     // tracks subscribed before the listener was set
     for (const p of room.remoteParticipants.values())
       for (const pub of p.trackPublications.values()) if (pub.track) listen(pub.track, pub, p.identity);
-    this.o.log(`[calls] ${call.callId}: the agent joined room ${call.roomName}`);
-    return { room, voice, camera, userDid: call.userDid };
   }
 
   async leave(callId: string): Promise<void> {

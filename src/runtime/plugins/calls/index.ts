@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { definePlugin, type AnyPluginTool, type PluginContext } from '../../plugin.ts';
 import { getUser } from '../../auth.ts';
@@ -133,6 +133,96 @@ async function endRoom(s: CallsState, call: Call): Promise<void> {
   await (await s.embedded.endpoint)?.closeRoom(call.roomName);
 }
 
+/** The calls resource: create, list, read, sync (the agent joins) and update (ending ends the room). */
+function callRoutes(app: FastifyInstance, ctx: PluginContext<CallsEnv>): void {
+  app.post('/calls', { schema: { body: CreateCallBodySchema } }, async (req, reply) => {
+    const body = req.body as z.output<typeof CreateCallBodySchema>;
+    const did = getUser(req).did;
+    const s = stateOf(ctx);
+    if (!(await ctx.store.getSession(did, body.sessionId)))
+      throw runtimeError('session_not_found', `no session ${body.sessionId}`, { field: 'sessionId' });
+    const target = targetFor(s, req);
+    void endpointOf(s)?.catch(() => {}); // loading while the caller gets ready to join
+    await ctx.host.gateTurn({ userDid: did, sessionId: body.sessionId, message: `[${body.callType} call]` });
+    const { call, encryptionKey } = await s.store.create(did, body);
+    const connection = await joinToken(target, { room: call.roomName, identity: did, role: 'user' });
+    const res: CreateCallResponse = { callId: call.callId, encryptionKey, call, connection };
+    return reply.status(201).send(res);
+  });
+  app.get('/calls', { schema: { querystring: ListCallsQuerySchema } }, async (req) => {
+    const q = req.query as z.output<typeof ListCallsQuerySchema>;
+    return stateOf(ctx).store.list(getUser(req).did, q);
+  });
+  app.get('/calls/:id', { schema: { params: IdParamsSchema } }, async (req) => {
+    const { id } = req.params as { id: string };
+    return { call: await ownCall(stateOf(ctx), getUser(req).did, id) };
+  });
+  app.post('/calls/:id/sync', { schema: { params: IdParamsSchema } }, async (req) => {
+    const { id } = req.params as { id: string };
+    const did = getUser(req).did;
+    const s = stateOf(ctx);
+    const call = await ownCall(s, did, id);
+    if (call.callStatus === 'ended') throw callsError('call_ended', `call ${id} has ended`, { field: 'id' });
+    const key = await s.store.key(did, id);
+    if (key) await s.agents.join(call, key, agentTarget(s));
+    const connection = await joinToken(targetFor(s, req), { room: call.roomName, identity: did, role: 'user' });
+    const res: SyncCallResponse = { call, connection };
+    return res;
+  });
+  app.patch('/calls/:id/update', { schema: { params: IdParamsSchema, body: UpdateCallBodySchema } }, async (req) => {
+    const { id } = req.params as { id: string };
+    const body = req.body as z.output<typeof UpdateCallBodySchema>;
+    const did = getUser(req).did;
+    const s = stateOf(ctx);
+    const before = await ownCall(s, did, id);
+    if (before.callStatus === 'ended') throw callsError('call_ended', `call ${id} has ended`, { field: 'id' });
+    const call = (await s.store.update(did, id, {
+      status: body.callStatus,
+      startedAt: body.callStartedAt,
+      endedAt: body.callEndedAt,
+    }))!;
+    if (call.callStatus === 'ended') await endRoom(s, call);
+    return { call };
+  });
+}
+
+/**
+ * The embedded endpoint: LiveKit's signal path on the host's HTTP server, under this scope's prefix; the agents
+ * and the endpoint's WebSockets close before the host's server waits for its connections.
+ */
+function embeddedEndpointRoutes(app: FastifyInstance, ctx: PluginContext<CallsEnv>): void {
+  const s = stateOf(ctx);
+  app.get('/rtc/validate', async (req, reply) => {
+    const endpoint = await endpointOf(s);
+    if (!endpoint)
+      return reply.status(404).type('text/plain').send('no embedded LiveKit endpoint: calls use LIVEKIT_URL');
+    const r = await endpoint.validate(req.raw);
+    return reply.status(r.status).type('text/plain').send(r.body);
+  });
+  if (!s.server && !s.embedded.detach) {
+    s.embedded.prefix = app.prefix;
+    s.embedded.http = app.server;
+    const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      if (!path.startsWith(`${s.embedded.prefix}/rtc`)) return; // socket.io's, or another owner's
+      endpointOf(s)!.then(
+        (endpoint) => endpoint.upgrade(req, socket, head),
+        (e: unknown) => {
+          ctx.log(`[calls] the embedded endpoint failed to load: ${(e as Error).message}`);
+          socket.destroy();
+        },
+      );
+    };
+    app.server.on('upgrade', onUpgrade);
+    s.embedded.detach = () => app.server.off('upgrade', onUpgrade);
+  }
+  // before the host's server waits for its connections: the agents leave and the endpoint's WebSockets close
+  app.addHook('preClose', async () => {
+    await s.agents.close();
+    await (await s.embedded.endpoint)?.close();
+  });
+}
+
 export const callsPlugin = definePlugin<CallsEnv>({
   name: 'calls',
   version: '1.0.0',
@@ -156,86 +246,8 @@ export const callsPlugin = definePlugin<CallsEnv>({
   },
   authExcludedRoutes: ['/rtc/validate'],
   routes: (app, ctx) => {
-    app.post('/calls', { schema: { body: CreateCallBodySchema } }, async (req, reply) => {
-      const body = req.body as z.output<typeof CreateCallBodySchema>;
-      const did = getUser(req).did;
-      const s = stateOf(ctx);
-      if (!(await ctx.store.getSession(did, body.sessionId)))
-        throw runtimeError('session_not_found', `no session ${body.sessionId}`, { field: 'sessionId' });
-      const target = targetFor(s, req);
-      void endpointOf(s)?.catch(() => {}); // loading while the caller gets ready to join
-      await ctx.host.gateTurn({ userDid: did, sessionId: body.sessionId, message: `[${body.callType} call]` });
-      const { call, encryptionKey } = await s.store.create(did, body);
-      const connection = await joinToken(target, { room: call.roomName, identity: did, role: 'user' });
-      const res: CreateCallResponse = { callId: call.callId, encryptionKey, call, connection };
-      return reply.status(201).send(res);
-    });
-    app.get('/calls', { schema: { querystring: ListCallsQuerySchema } }, async (req) => {
-      const q = req.query as z.output<typeof ListCallsQuerySchema>;
-      return stateOf(ctx).store.list(getUser(req).did, q);
-    });
-    app.get('/calls/:id', { schema: { params: IdParamsSchema } }, async (req) => {
-      const { id } = req.params as { id: string };
-      return { call: await ownCall(stateOf(ctx), getUser(req).did, id) };
-    });
-    app.post('/calls/:id/sync', { schema: { params: IdParamsSchema } }, async (req) => {
-      const { id } = req.params as { id: string };
-      const did = getUser(req).did;
-      const s = stateOf(ctx);
-      const call = await ownCall(s, did, id);
-      if (call.callStatus === 'ended') throw callsError('call_ended', `call ${id} has ended`, { field: 'id' });
-      const key = await s.store.key(did, id);
-      if (key) await s.agents.join(call, key, agentTarget(s));
-      const connection = await joinToken(targetFor(s, req), { room: call.roomName, identity: did, role: 'user' });
-      const res: SyncCallResponse = { call, connection };
-      return res;
-    });
-    app.patch('/calls/:id/update', { schema: { params: IdParamsSchema, body: UpdateCallBodySchema } }, async (req) => {
-      const { id } = req.params as { id: string };
-      const body = req.body as z.output<typeof UpdateCallBodySchema>;
-      const did = getUser(req).did;
-      const s = stateOf(ctx);
-      const before = await ownCall(s, did, id);
-      if (before.callStatus === 'ended') throw callsError('call_ended', `call ${id} has ended`, { field: 'id' });
-      const call = (await s.store.update(did, id, {
-        status: body.callStatus,
-        startedAt: body.callStartedAt,
-        endedAt: body.callEndedAt,
-      }))!;
-      if (call.callStatus === 'ended') await endRoom(s, call);
-      return { call };
-    });
-    // the embedded endpoint: LiveKit's signal path on the host's HTTP server, under this scope's prefix
-    const s = stateOf(ctx);
-    app.get('/rtc/validate', async (req, reply) => {
-      const endpoint = await endpointOf(s);
-      if (!endpoint)
-        return reply.status(404).type('text/plain').send('no embedded LiveKit endpoint: calls use LIVEKIT_URL');
-      const r = await endpoint.validate(req.raw);
-      return reply.status(r.status).type('text/plain').send(r.body);
-    });
-    if (!s.server && !s.embedded.detach) {
-      s.embedded.prefix = app.prefix;
-      s.embedded.http = app.server;
-      const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-        const path = new URL(req.url ?? '/', 'http://x').pathname;
-        if (!path.startsWith(`${s.embedded.prefix}/rtc`)) return; // socket.io's, or another owner's
-        endpointOf(s)!.then(
-          (endpoint) => endpoint.upgrade(req, socket, head),
-          (e: unknown) => {
-            ctx.log(`[calls] the embedded endpoint failed to load: ${(e as Error).message}`);
-            socket.destroy();
-          },
-        );
-      };
-      app.server.on('upgrade', onUpgrade);
-      s.embedded.detach = () => app.server.off('upgrade', onUpgrade);
-    }
-    // before the host's server waits for its connections: the agents leave and the endpoint's WebSockets close
-    app.addHook('preClose', async () => {
-      await s.agents.close();
-      await (await s.embedded.endpoint)?.close();
-    });
+    callRoutes(app, ctx);
+    embeddedEndpointRoutes(app, ctx);
   },
   stop: async (ctx) => {
     const s = states.get(ctx);

@@ -46,6 +46,34 @@ interface EndpointRoom {
   peers: Map<string, Peer>;
 }
 
+/** What a joining participant is told: the room, itself, who is already there and what the endpoint is. */
+function joinResponse(room: EndpointRoom, peer: Peer, others: Peer[]): JoinResponse {
+  return new JoinResponse({
+    room: new Room({
+      sid: room.sid,
+      name: room.name,
+      maxParticipants: MAX_PARTICIPANTS,
+      creationTime: BigInt(Math.floor(room.createdAt / 1000)),
+      creationTimeMs: BigInt(room.createdAt),
+      numParticipants: room.peers.size,
+    }),
+    participant: peer.info(),
+    otherParticipants: others.map((p) => p.info()),
+    serverVersion: SERVER_VERSION,
+    iceServers: [],
+    subscriberPrimary: false,
+    pingTimeout: 15,
+    pingInterval: 5,
+    serverInfo: new ServerInfo({
+      edition: ServerInfo_Edition.Standard,
+      version: SERVER_VERSION,
+      protocol: PROTOCOL,
+      nodeId: 'oraclekit-embedded',
+    }),
+    clientConfiguration: new ClientConfiguration({}),
+  });
+}
+
 export class LiveKitEndpoint {
   private readonly o: EndpointOptions;
   private readonly verifier: TokenVerifier;
@@ -116,11 +144,7 @@ export class LiveKitEndpoint {
   }
 
   private join(ws: WebSocket, claims: ClaimGrants, roomName: string, query: URLSearchParams): void {
-    let room = this.rooms.get(roomName);
-    if (!room) {
-      room = { sid: newSid('RM'), name: roomName, createdAt: Date.now(), peers: new Map() };
-      this.rooms.set(roomName, room);
-    }
+    const room = this.rooms.get(roomName) ?? this.openRoom(roomName);
     // the same identity again (a rejoin): the old connection goes
     for (const p of room.peers.values()) if (p.o.identity === claims.sub) void this.leave(room, p);
     const agent = claims.video?.agent === true || claims.kind === 'agent';
@@ -137,59 +161,16 @@ export class LiveKitEndpoint {
     });
     const others = [...room.peers.values()];
     room.peers.set(peer.sid, peer);
-    const r = room;
     peer.onTrackReady = (t) => {
-      this.broadcast(r, peer);
-      for (const other of r.peers.values()) if (other !== peer) void other.subscribe(t).catch(this.fail(other));
+      this.broadcast(room, peer);
+      for (const other of room.peers.values()) if (other !== peer) void other.subscribe(t).catch(this.fail(other));
     };
-    peer.onInfoChanged = () => this.broadcast(r, peer);
-    peer.onRtp = (t, packet) => this.onRtp?.(r.name, peer.o.identity, t, packet);
-    ws.on('message', (data: Buffer, binary: boolean) => {
-      if (!binary) return;
-      let req: SignalRequest;
-      try {
-        req = SignalRequest.fromBinary(new Uint8Array(data));
-      } catch {
-        this.log(`[calls] ${peer.sid}: an undecodable signal message, ignored`);
-        return;
-      }
-      if (req.message.case === 'leave') {
-        void this.leave(r, peer);
-        return;
-      }
-      peer.handle(req).then((served) => {
-        if (!served) this.log(`[calls] ${peer.sid}: signal request '${req.message.case}' is not served, ignored`);
-      }, this.fail(peer));
-    });
-    ws.on('close', () => void this.leave(r, peer));
-    ws.on('error', () => void this.leave(r, peer));
-    peer.send({
-      case: 'join',
-      value: new JoinResponse({
-        room: new Room({
-          sid: room.sid,
-          name: room.name,
-          maxParticipants: MAX_PARTICIPANTS,
-          creationTime: BigInt(Math.floor(room.createdAt / 1000)),
-          creationTimeMs: BigInt(room.createdAt),
-          numParticipants: room.peers.size,
-        }),
-        participant: peer.info(),
-        otherParticipants: others.map((p) => p.info()),
-        serverVersion: SERVER_VERSION,
-        iceServers: [],
-        subscriberPrimary: false,
-        pingTimeout: 15,
-        pingInterval: 5,
-        serverInfo: new ServerInfo({
-          edition: ServerInfo_Edition.Standard,
-          version: SERVER_VERSION,
-          protocol: PROTOCOL,
-          nodeId: 'oraclekit-embedded',
-        }),
-        clientConfiguration: new ClientConfiguration({}),
-      }),
-    });
+    peer.onInfoChanged = () => this.broadcast(room, peer);
+    peer.onRtp = (t, packet) => this.onRtp?.(room.name, peer.o.identity, t, packet);
+    ws.on('message', (data: Buffer, binary: boolean) => this.onSignal(room, peer, data, binary));
+    ws.on('close', () => void this.leave(room, peer));
+    ws.on('error', () => void this.leave(room, peer));
+    peer.send({ case: 'join', value: joinResponse(room, peer, others) });
     this.log(
       `[calls] ${peer.o.identity} joined room ${room.name} (${room.peers.size} participant(s), protocol ${query.get('protocol') ?? '?'})`,
     );
@@ -197,6 +178,32 @@ export class LiveKitEndpoint {
     // what the others already publish
     for (const o of others)
       for (const t of o.tracks.values()) if (t.remote) void peer.subscribe(t).catch(this.fail(peer));
+  }
+
+  /** A room comes into being with its first participant. */
+  private openRoom(name: string): EndpointRoom {
+    const room: EndpointRoom = { sid: newSid('RM'), name, createdAt: Date.now(), peers: new Map() };
+    this.rooms.set(name, room);
+    return room;
+  }
+
+  /** A participant's signal request: a leave leaves, anything else goes to its peer (what it does not serve is logged). */
+  private onSignal(r: EndpointRoom, peer: Peer, data: Buffer, binary: boolean): void {
+    if (!binary) return;
+    let req: SignalRequest;
+    try {
+      req = SignalRequest.fromBinary(new Uint8Array(data));
+    } catch {
+      this.log(`[calls] ${peer.sid}: an undecodable signal message, ignored`);
+      return;
+    }
+    if (req.message.case === 'leave') {
+      void this.leave(r, peer);
+      return;
+    }
+    peer.handle(req).then((served) => {
+      if (!served) this.log(`[calls] ${peer.sid}: signal request '${req.message.case}' is not served, ignored`);
+    }, this.fail(peer));
   }
 
   private fail(peer: Peer) {
