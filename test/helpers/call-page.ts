@@ -125,7 +125,7 @@ export interface HeardRow {
 }
 
 /** What the page's `window.call` offers (PAGE above). */
-export interface PageCall {
+interface PageCall {
   start(callType?: string): { ok: boolean; callId?: string; code?: string; name?: string; message?: string };
   end(): void;
   say(): number;

@@ -4,7 +4,7 @@
  */
 import { crc32, inflateSync } from 'node:zlib';
 
-export interface DecodedPng {
+interface DecodedPng {
   width: number;
   height: number;
   /** RGB, 3 bytes a pixel, rows top to bottom. */

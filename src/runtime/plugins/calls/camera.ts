@@ -13,7 +13,7 @@ import { scaleRgbaToRgb } from '../../../lib/image/scale.ts';
 import { callsError } from './errors.ts';
 
 /** The longer side of the picture the model receives, in pixels (a larger frame is scaled down, never up). */
-export const CAMERA_MAX_SIDE = 768;
+const CAMERA_MAX_SIDE = 768;
 /**
  * A frame older than this is not shown: a camera on sends frames continuously (a still scene too), so none for this
  * long means it stopped, whatever the signal said.
