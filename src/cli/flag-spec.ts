@@ -65,6 +65,12 @@ export const JSON_FLAG = {
 /** Flags every data-printing command has (BaseCommand.baseFlags). */
 export const BASE_FLAGS: FlagSpecs = { json: JSON_FLAG };
 
+/** The page of a registry listing: its size and where the previous page ended. */
+export const PAGE_FLAGS = {
+  limit: { type: 'integer', description: 'Page size (1..200).', default: 50 },
+  cursor: { type: 'string', description: 'nextCursor of the previous page.' },
+} as const satisfies CommandFlagSpecs;
+
 /** Flags of every command that talks to a registry (the local daemon unless --registry). */
 export const REGISTRY_FLAGS = {
   registry: {

@@ -2,7 +2,7 @@
  * The flags of the `domain` commands, declared once as specs (src/cli/flag-spec.ts), as the other command areas do;
  * the commands build their oclif flags from them (`toOclifFlags`).
  */
-import { REGISTRY_FLAGS, type CommandFlagSpecs } from '../flag-spec.ts';
+import { PAGE_FLAGS, REGISTRY_FLAGS, type CommandFlagSpecs } from '../flag-spec.ts';
 
 /** `domain show`, `status`, `deactivate`, `vote`: which registry, with which key. */
 export const DOMAIN_FLAGS = { ...REGISTRY_FLAGS } as const satisfies CommandFlagSpecs;
@@ -17,8 +17,7 @@ export const DOMAIN_LIST_FLAGS = {
   controller: { type: 'string', description: 'Only domains this DID controls.' },
   class: { type: 'string', description: 'Only domains of this Protocol class.' },
   q: { type: 'string', description: 'Search in name and alsoKnownAs.' },
-  limit: { type: 'integer', description: 'Page size (1..200).', default: 50 },
-  cursor: { type: 'string', description: 'nextCursor of the previous page.' },
+  ...PAGE_FLAGS,
   ...REGISTRY_FLAGS,
 } as const satisfies CommandFlagSpecs;
 

@@ -6,7 +6,7 @@
  * functions import their flag types from here, which keeps the modules of src/cli/sample free of
  * import cycles.
  */
-import { REGISTRY_FLAGS, type FlagSpecs, type CommandFlagSpecs, type ParsedFlags } from '../flag-spec.ts';
+import { PAGE_FLAGS, REGISTRY_FLAGS, type FlagSpecs, type CommandFlagSpecs, type ParsedFlags } from '../flag-spec.ts';
 
 /** Every sample command prints data and has --json (BaseCommand.baseFlags). */
 type WithJson = { json: boolean };
@@ -318,8 +318,7 @@ export type BeaconFlags = ParsedFlags<typeof BEACON_FLAGS> & WithJson;
 /** `sample list` (the registry's stored designs). */
 export const LIST_FLAGS = {
   project: { type: 'string', description: 'Only designs of this project DID.' },
-  limit: { type: 'integer', description: 'Page size (1..200).', default: 50 },
-  cursor: { type: 'string', description: 'nextCursor of the previous page.' },
+  ...PAGE_FLAGS,
   ...REGISTRY_FLAGS,
 } as const satisfies CommandFlagSpecs;
 
