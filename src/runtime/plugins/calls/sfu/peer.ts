@@ -31,6 +31,19 @@ import {
   type AddTrackRequest,
 } from '@livekit/protocol';
 
+/**
+ * The Opus frame length asked of every publisher (`a=ptime` in the answer; Chrome's and rtc-node's encoders follow it):
+ * 10 ms rather than WebRTC's default 20 ms. A sound waits for its frame to fill before it is sent, and the receiver's
+ * jitter buffer holds whole packets, so shorter frames take about 35 ms off a call's answer (the median of the call
+ * benchmark) for twice the audio packets.
+ */
+const AUDIO_PTIME_MS = 10;
+
+/** The answer's SDP with the Opus frame length asked for on its audio (werift's answer carries no `a=ptime`). */
+function withAudioPtime(sdp: string): string {
+  return sdp.replace(/^(a=rtpmap:\d+ opus\/48000\/2\r?\n)/gim, `$1a=ptime:${AUDIO_PTIME_MS}\r\n`);
+}
+
 /** Codecs the endpoint negotiates: Opus for audio, VP8 for video (no simulcast, no RED, no RTX). */
 const CODECS = {
   audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48_000, channels: 2 })],
@@ -246,7 +259,11 @@ export class Peer {
     await gathered(this.publisher);
     this.send({
       case: 'answer',
-      value: new SessionDescription({ type: 'answer', sdp: this.publisher.localDescription!.sdp, id: offer.id }),
+      value: new SessionDescription({
+        type: 'answer',
+        sdp: withAudioPtime(this.publisher.localDescription!.sdp),
+        id: offer.id,
+      }),
     });
   }
 
