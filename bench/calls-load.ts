@@ -211,7 +211,8 @@ async function level(k: number, utterances = UTTERANCES) {
   await sleep(1500); // subscriptions settle
   const latencies: number[] = [];
   let unanswered = 0;
-  const cpu = { oracle: cpuUsOf(oracle.proc.pid!), endpoint: endpoint ? cpuUsOf(endpoint.proc.pid!) : 0 };
+  const pid = oracle.proc.pid!;
+  const cpu = { oracle: cpuUsOf(pid), loop: cpuUsOf(pid, pid), endpoint: endpoint ? cpuUsOf(endpoint.proc.pid!) : 0 };
   const users0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
@@ -227,7 +228,8 @@ async function level(k: number, utterances = UTTERANCES) {
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
-  const oracleCpu = (cpuUsOf(oracle.proc.pid!) - cpu.oracle) / 1e6;
+  const oracleCpu = (cpuUsOf(pid) - cpu.oracle) / 1e6;
+  const loopCpu = (cpuUsOf(pid, pid) - cpu.loop) / 1e6;
   const endpointCpu = endpoint ? (cpuUsOf(endpoint.proc.pid!) - cpu.endpoint) / 1e6 : undefined;
   const u = process.cpuUsage(users0);
   await Promise.all(users.map((x) => x.close()));
@@ -243,6 +245,8 @@ async function level(k: number, utterances = UTTERANCES) {
     /** The share of one core the oracle used (its endpoint included unless --split). */
     oracleCore: r(oracleCpu / seconds),
     oracleCpuSecondsPerCallSecond: r(oracleCpu / seconds / k),
+    /** The share of one core the oracle's main thread (its JavaScript event loop) used; the rest is native threads. */
+    oracleEventLoopCore: r(loopCpu / seconds),
     ...(endpointCpu !== undefined
       ? { endpointCore: r(endpointCpu / seconds), endpointCpuSecondsPerCallSecond: r(endpointCpu / seconds / k) }
       : {}),

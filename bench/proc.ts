@@ -4,11 +4,11 @@
  */
 import { readFileSync } from 'node:fs';
 
-/** User + system CPU time of a process so far, µs; 0 once it is gone. */
-export function cpuUsOf(pid: number): number {
+/** User + system CPU time of a process so far (or of one of its threads: `tid`), µs; 0 once it is gone. */
+export function cpuUsOf(pid: number, tid?: number): number {
   let text: string;
   try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    text = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
   } catch {
     return 0;
   }
