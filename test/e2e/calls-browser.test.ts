@@ -27,8 +27,9 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { ROOT, runCli } from '../helpers/cli.ts';
 import { freePort } from '../helpers/loopback.ts';
 import { readWav, startSpeechServer, type SpeechServer } from '../helpers/speech-server.ts';
+import { voiced } from '../helpers/spoken.ts';
 import { callTool, say, startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
-import { dbfs, wav } from '../../src/runtime/plugins/calls/audio.ts';
+import { wav } from '../../src/runtime/plugins/calls/audio.ts';
 import { OracleClient, generateMnemonic, listCalls, signerFromMnemonic } from '../../src/client/index.ts';
 import { NPM_QUIET, scaffoldEnv } from '../helpers/scaffold-env.ts';
 import { configReady, inPage, serveCallPage, type HeardRow } from '../helpers/call-page.ts';
@@ -42,20 +43,6 @@ const env = scaffoldEnv(home, { CI: '', ORACLEKIT_AUTOSTART: '', ...NPM_QUIET })
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The RMS of 16-bit samples. */
 const rms = (s: Int16Array) => Math.sqrt(s.reduce((a, x) => a + x * x, 0) / Math.max(1, s.length));
-
-/** The 10 ms frames of 16-bit audio louder than −40 dBFS: how many, and their RMS. */
-function voiced(samples: Int16Array, rate: number): { ms: number; rms: number } {
-  const n = Math.round(rate / 100);
-  let frames = 0;
-  let sq = 0;
-  for (let at = 0; at + n <= samples.length; at += n) {
-    const f = samples.subarray(at, at + n);
-    if (dbfs(f) <= -40) continue;
-    frames++;
-    sq += f.reduce((a, x) => a + x * x, 0) / n;
-  }
-  return { ms: frames * 10, rms: Math.sqrt(sq / Math.max(1, frames)) };
-}
 
 type Row = HeardRow;
 /** The rows louder than −40 dBFS: their total length (ms) and RMS (16-bit scale). */

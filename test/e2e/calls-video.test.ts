@@ -21,7 +21,8 @@ import {
 } from '@livekit/rtc-node';
 import type { Harness } from '../helpers/runtime-harness.ts';
 import { startOracleOnLiveKitServer, until } from '../helpers/livekit-server.ts';
-import { startSpeechServer, tone, type SpeechServer } from '../helpers/speech-server.ts';
+import { startSpeechServer, type SpeechServer } from '../helpers/speech-server.ts';
+import { espeak } from '../helpers/spoken.ts';
 import { callTool, say, type ChatRequestBody } from '../helpers/scripted-model-server.ts';
 import { decodePng, meanColour } from '../helpers/png.ts';
 
@@ -124,7 +125,7 @@ describe('video in a call: a camera frame handed to the model on request', () =>
     speech.transcripts.push('What do you see?');
     h.model.enqueue(callTool('look_at_camera', {}, id), say('I see two colours.'));
     await me.speak(new Int16Array(RATE / 2), 0);
-    await me.speak(tone(800, RATE, 440, 8000), 800);
+    await me.speak(espeak('What do you see?', RATE).samples, 800);
     await until('the answer spoken', () => speech.spoken.slice(spoken).some((s) => s.input === 'I see two colours.'));
     const requests = h.model.requests.slice(before);
     expect(requests).toHaveLength(2);

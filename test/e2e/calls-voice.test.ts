@@ -21,7 +21,8 @@ import {
   TrackSource,
 } from '@livekit/rtc-node';
 import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
-import { startSpeechServer, tone, type SpeechServer } from '../helpers/speech-server.ts';
+import { startSpeechServer, type SpeechServer } from '../helpers/speech-server.ts';
+import { espeak, voiced as voicedIn } from '../helpers/spoken.ts';
 import { callTool, say } from '../helpers/scripted-model-server.ts';
 import { AccessToken } from 'livekit-server-sdk';
 import { dbfs } from '../../src/runtime/plugins/calls/audio.ts';
@@ -113,40 +114,39 @@ describe('a voice call on the embedded endpoint', () => {
     const agent = [...me.room.remoteParticipants.values()][0]!;
     expect(agent.identity).toBe(h.oracleDid);
 
-    // the user says something (1 s of tone), the model calls a tool and answers in two sentences
+    // the user says something (espeak-ng's speech), the model calls a tool and answers in two sentences
     speech.transcripts.push('What is the weather in Nairobi?');
     h.model.enqueue(
       callTool('load_capability', { names: ['weather'] }, 'c1'),
       callTool('get_current_weather', { city: 'Nairobi' }, 'c2'),
       say('It is mild in Nairobi. Take a light jacket.'),
     );
-    const said = tone(1000, RATE, 440, 8000);
+    const said = espeak('What is the weather in Nairobi?', RATE);
     await me.speak(new Int16Array(RATE / 2)); // half a second of silence: the agent's subscription settles
     const t0 = Date.now();
-    await me.speak(said, 900);
+    await me.speak(said.samples, 900);
     await until('two sentences spoken', () => speech.spoken.length === 2);
     await until('the answer heard', () => me.voiced(t0).length >= 100);
     await sleep(500);
 
-    // what the speech-to-text server received: about the second spoken (plus the pre-roll and the end-of-turn silence),
-    // as loud
+    // what the speech-to-text server received (16 kHz, the voice-activity model's rate): the speech, from about
+    // 200 ms before it (the pre-roll, less the ~30-100 ms the model takes to start) to the end-of-turn silence after
+    // it, its voiced frames as long and as loud as those said
     expect(speech.heard).toHaveLength(1);
     const heard = speech.heard[0]!;
     expect(heard.language).toBe('en');
+    expect(heard.sampleRate).toBe(16_000);
     const seconds = heard.samples.length / heard.sampleRate;
-    expect(seconds).toBeGreaterThan(1.2);
-    expect(seconds).toBeLessThan(2.0);
-    const loud = heard.samples;
-    const voicedIn = [] as number[];
-    for (let at = 0; at + 480 <= loud.length; at += 480) {
-      const f = loud.subarray(at, at + 480);
-      if (dbfs(f) > -40) voicedIn.push(rms(f));
-    }
-    expect(voicedIn.length * 10).toBeGreaterThan(900); // ms of voice
-    expect(voicedIn.length * 10).toBeLessThan(1150);
-    const heardRms = voicedIn.reduce((a, x) => a + x, 0) / voicedIn.length;
-    expect(heardRms / rms(said)).toBeGreaterThan(0.7);
-    expect(heardRms / rms(said)).toBeLessThan(1.3);
+    const sound = (said.soundMs.end - said.soundMs.start) / 1000;
+    const detail = JSON.stringify({ seconds, sound, said: voicedIn(said.samples, RATE) });
+    expect(seconds - (sound + 0.4), detail).toBeGreaterThan(0.05);
+    expect(seconds - (sound + 0.4), detail).toBeLessThan(0.3);
+    const got0 = voicedIn(heard.samples, heard.sampleRate);
+    const want = voicedIn(said.samples, RATE);
+    expect(got0.ms / want.ms, detail).toBeGreaterThan(0.9);
+    expect(got0.ms / want.ms, detail).toBeLessThan(1.1);
+    expect(got0.rms / want.rms, detail).toBeGreaterThan(0.7);
+    expect(got0.rms / want.rms, detail).toBeLessThan(1.3);
 
     // what the user heard: the two sentences the text-to-speech server sent, as long and as loud
     expect(speech.spoken.map((s) => s.input)).toEqual(['It is mild in Nairobi.', 'Take a light jacket.']);
@@ -177,16 +177,19 @@ describe('a voice call on the embedded endpoint', () => {
         { type: 'text', text: 'The end.' },
       ],
     });
-    await me.speak(tone(800, RATE, 440, 8000), 600);
+    await me.speak(espeak('Tell me a long story.', RATE).samples, 600);
     await until('the story begins', () => speech.spoken.length === 3);
     const storyAt = Date.now();
     await until('the story heard', () => me.voiced(storyAt).length > 50);
     speech.transcripts.push('Stop.');
     h.model.enqueue(say('Okay.'));
     const bargeAt = Date.now();
-    await me.speak(tone(600, RATE, 440, 8000), 0);
+    // longer than a second, so that its answer comes after the frames counted below
+    const stop = espeak('Stop, please stop talking now.', RATE);
+    expect(stop.soundMs.end - stop.soundMs.start).toBeGreaterThan(1000);
+    await me.speak(stop.samples, 0);
     await sleep(1000);
-    // the story's 4 s stopped within the barge-in's start (60 ms of voice) plus the line's latency
+    // the story's 4 s stopped within the barge-in's start (64 ms of speech for the model) plus the line's latency
     const afterBarge = me.voiced(bargeAt + 600).filter((f) => f.at < Date.now() - 0);
     const storyFrames = afterBarge.filter((f) => f.at < bargeAt + 1000);
     expect(storyFrames.length).toBeLessThan(30);
@@ -212,12 +215,13 @@ describe('a voice call on the embedded endpoint', () => {
     const transcribed = speech.heard.length;
     const line = `${callId}: e2ee_key_mismatch: the media of ${u.did} cannot be decrypted with the call's key`;
     // the user speaks until the agent has had enough undecryptable frames (its subscription may take a while)
+    const words = espeak('Can you hear me?', RATE);
     const end = Date.now() + 30_000;
     while (!h.lines.some((l) => l.includes(line))) {
       if (Date.now() > end) throw new Error(`no refusal logged:\n${h.lines.join('\n')}`);
-      await me.speak(tone(1000, RATE, 440, 8000), 500);
+      await me.speak(words.samples, 500);
     }
-    await me.speak(tone(1000, RATE, 440, 8000), 900);
+    await me.speak(words.samples, 900);
     await sleep(500);
     expect(speech.heard).toHaveLength(transcribed);
     await me.room.disconnect();
@@ -264,7 +268,7 @@ describe('the same agent on a separate LiveKit-protocol server (LIVEKIT_URL)', (
     h.model.enqueue(say('Hello. I am the oracle.'));
     await me.speak(new Int16Array(RATE / 2));
     const t0 = Date.now();
-    await me.speak(tone(800, RATE, 440, 8000), 800);
+    await me.speak(espeak('Hello there.', RATE).samples, 800);
     await until('the answer spoken', () => speech.spoken.length === 2);
     await until('the answer heard', () => me.voiced(t0).length >= 80);
     await sleep(300);

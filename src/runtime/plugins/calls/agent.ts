@@ -15,6 +15,7 @@ import { callsError } from './errors.ts';
 import { joinToken, type LiveKitTarget } from './livekit.ts';
 import type { CallsEnv } from './settings.ts';
 import { VoiceSession, type VoiceServices } from './voice.ts';
+import { VAD_RATE } from './vad.ts';
 import { Camera } from './camera.ts';
 
 type Rtc = typeof Livekit;
@@ -235,7 +236,8 @@ export class CallAgents {
       }
       if (t.kind !== rtc.TrackKind.KIND_AUDIO) return;
       this.o.log(`[calls] ${call.callId}: the agent hears the user`);
-      void voice.listen(new rtc.AudioStream(t, 48_000, 1)).catch((e: unknown) => {
+      const stream = new rtc.AudioStream(t, { sampleRate: VAD_RATE, numChannels: 1, frameSizeMs: 10 });
+      void voice.listen(stream).catch((e: unknown) => {
         this.o.log(`[calls] ${call.callId}: the user's audio stopped: ${(e as Error).message}`);
       });
     };

@@ -1,8 +1,9 @@
 /**
- * The few audio facts the voice pipeline needs and no package hands it: a
- * WAV container for a speech-to-text upload, the level of a PCM frame, and
- * the end-of-turn rule. Decoding, resampling and encryption are LiveKit's
- * (@livekit/rtc-node).
+ * The few audio and text facts the voice pipeline needs and no package hands
+ * it: a WAV container for a speech-to-text upload, the level of a PCM frame,
+ * and where streamed text is cut for text-to-speech. Decoding, resampling and
+ * encryption are LiveKit's (@livekit/rtc-node); voice activity is Silero's
+ * (vad.ts).
  */
 
 /** A mono 16-bit PCM WAV file (RIFF, 44-byte header) of the samples. */
@@ -36,79 +37,6 @@ export function dbfs(samples: Int16Array): number {
   let sum = 0;
   for (const s of samples) sum += s * s;
   return 20 * Math.log10(Math.sqrt(sum / samples.length) / 32768);
-}
-
-/**
- * End-of-turn by level and silence: speech starts after `startMs` of frames
- * louder than `thresholdDb`, and ends once `endMs` of quieter frames follow.
- * The frames of the utterance (with `preRollMs` before its start) are kept.
- * A fixed threshold suits a browser's microphone with its noise suppression
- * on; a noisy line needs a trained voice-activity model instead (docs).
- */
-export class Endpointer {
-  private readonly o: { thresholdDb: number; startMs: number; endMs: number; preRollMs: number };
-  private voicedMs = 0;
-  private silentMs = 0;
-  private speaking = false;
-  private readonly preRoll: Int16Array[] = [];
-  private preRollMs = 0;
-  private utterance: Int16Array[] = [];
-
-  constructor(o: Partial<{ thresholdDb: number; startMs: number; endMs: number; preRollMs: number }> = {}) {
-    this.o = { thresholdDb: -45, startMs: 60, endMs: 500, preRollMs: 200, ...o };
-  }
-
-  get inSpeech(): boolean {
-    return this.speaking;
-  }
-
-  /** Whether the last frame pushed was louder than the threshold. */
-  lastVoiced = false;
-
-  /** Forgets what was heard: the next frame starts from silence. */
-  reset(): void {
-    this.speaking = false;
-    this.voicedMs = 0;
-    this.silentMs = 0;
-    this.preRoll.length = 0;
-    this.preRollMs = 0;
-    this.utterance = [];
-  }
-
-  /** One frame; 'start' when speech begins, the utterance's samples when it ends, else undefined. */
-  push(frame: Int16Array, sampleRate: number): 'start' | Int16Array | undefined {
-    const ms = (frame.length / sampleRate) * 1000;
-    const voiced = dbfs(frame) > this.o.thresholdDb;
-    this.lastVoiced = voiced;
-    if (!this.speaking) {
-      this.preRoll.push(frame);
-      this.preRollMs += ms;
-      while (this.preRollMs - (this.preRoll[0]!.length / sampleRate) * 1000 >= this.o.preRollMs) {
-        this.preRollMs -= (this.preRoll.shift()!.length / sampleRate) * 1000;
-      }
-      this.voicedMs = voiced ? this.voicedMs + ms : 0;
-      if (this.voicedMs < this.o.startMs) return undefined;
-      this.speaking = true;
-      this.silentMs = 0;
-      this.utterance = this.preRoll.splice(0);
-      this.preRollMs = 0;
-      return 'start';
-    }
-    this.utterance.push(frame);
-    this.silentMs = voiced ? 0 : this.silentMs + ms;
-    if (this.silentMs < this.o.endMs) return undefined;
-    this.speaking = false;
-    this.voicedMs = 0;
-    const all = this.utterance;
-    this.utterance = [];
-    const out = new Int16Array(all.reduce((n, f) => n + f.length, 0));
-    let at = 0;
-    for (const f of all) {
-      out.set(f, at);
-      at += f.length;
-    }
-    return out;
-  }
 }
 
 /** The fewest words a first clause needs to be spoken on its own ("Well," is not worth a request). */

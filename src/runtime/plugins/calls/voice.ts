@@ -1,6 +1,6 @@
 /**
- * The voice of a call: the user's audio → end of turn (audio.ts Endpointer)
- * → speech-to-text (an OpenAI-compatible POST /audio/transcriptions) → an
+ * The voice of a call: the user's audio (16 kHz) → start and end of turn
+ * (vad.ts TurnDetector on the Silero VAD model) → speech-to-text (an OpenAI-compatible POST /audio/transcriptions) → an
  * ordinary agent turn in the call's session (host.startTurn: plugins, tools,
  * credits and history as for a chat message) → each sentence of the answer,
  * as it streams, to text-to-speech (POST /audio/speech, 24 kHz PCM) → the
@@ -11,7 +11,8 @@ import type * as Livekit from '@livekit/rtc-node';
 import type { AudioFrame, AudioSource } from '@livekit/rtc-node';
 import type { PluginHost } from '../../plugin.ts';
 import type { Run } from '../../run.ts';
-import { Endpointer, takeSentences, wav } from './audio.ts';
+import { takeSentences, wav } from './audio.ts';
+import { TurnDetector, VAD_RATE, type SpeechModel } from './vad.ts';
 import { fetchJson, type FetchJsonReply } from '../../../lib/fetch-json.ts';
 import { runtimeError } from '../../../lib/protocol/errors.ts';
 
@@ -49,11 +50,11 @@ interface VoiceOptions {
 }
 
 /**
- * When each stage of an answer ended (performance.now()), from the end of the user's turn (the endpointer's
+ * When each stage of an answer ended (performance.now()), from the end of the user's turn (the end-of-turn
  * silence counted) to the first frame of the answer on the agent's track.
  */
 interface Stages {
-  /** When the utterance's last loud frame arrived. */
+  /** When the end of the utterance's speech (its last loud frame) arrived. */
   lastLoud: number;
   heard: number;
   transcribed?: number;
@@ -86,38 +87,40 @@ function stagesLine(t: Stages): string {
 
 export class VoiceSession {
   private readonly o: VoiceOptions;
-  private readonly endpointer: Endpointer;
+  /** The voice-activity model, loaded when the agent first listens; one per call (it keeps the stream's state). */
+  private model: Promise<SpeechModel> | undefined;
+  private detector: TurnDetector | undefined;
   private answer: Answer | undefined;
   private closed = false;
   /** Frames the call's key cannot decrypt: not listened to (Opus would make noise of them). */
   private refused = false;
-  private lastLoudAt = 0;
   /** What was heard and said (tests and the bench read it). */
   readonly stats = { utterances: 0, bargeIns: 0, refusedFrames: 0 };
 
   constructor(o: VoiceOptions) {
     this.o = o;
-    this.endpointer = new Endpointer({ endMs: o.services.endOfTurnMs });
   }
 
-  /** Reads the user's audio until the track ends or the session closes. */
+  /** Reads the user's audio (16 kHz mono frames) until the track ends or the session closes. */
   async listen(frames: AsyncIterable<AudioFrame>): Promise<void> {
+    this.model ??= import('./silero.ts').then((m) => m.loadSilero());
+    const detector = new TurnDetector(await this.model, { endMs: this.o.services.endOfTurnMs });
+    this.detector = detector;
     for await (const f of frames) {
       if (this.closed) break;
       if (this.refused) {
         this.stats.refusedFrames++;
         continue;
       }
-      const r = this.endpointer.push(f.data, f.sampleRate);
-      if (this.endpointer.lastVoiced) this.lastLoudAt = performance.now();
+      const r = await detector.push(f.data);
       if (r === 'start') this.bargeIn();
-      else if (r) this.utterance(r, f.sampleRate);
+      else if (r) this.utterance(r, performance.now() - detector.msSinceSpeechEnd);
     }
   }
 
   /** Stops (or resumes) listening to the user: their frames do not decrypt with the call's key. */
   refuse(on: boolean): void {
-    if (on && !this.refused) this.endpointer.reset();
+    if (on && !this.refused) this.detector?.reset();
     this.refused = on;
   }
 
@@ -132,19 +135,19 @@ export class VoiceSession {
     this.o.log(`[calls] ${this.o.callId}: barge-in, the answer stopped`);
   }
 
-  private utterance(samples: Int16Array, rate: number): void {
+  private utterance(samples: Int16Array, speechEndAt: number): void {
     this.stats.utterances++;
     const previous = this.answer;
     const abort = new AbortController();
     const answer: Answer = {
       abort,
       done: Promise.resolve(),
-      stages: { lastLoud: this.lastLoudAt, heard: performance.now() },
+      stages: { lastLoud: speechEndAt, heard: performance.now() },
     };
     answer.done = (async () => {
       await previous?.done; // one turn at a time in a session
       if (abort.signal.aborted || this.closed) return;
-      await this.respond(samples, rate, answer);
+      await this.respond(samples, VAD_RATE, answer);
     })().catch((e: unknown) => {
       if (!abort.signal.aborted) this.o.log(`[calls] ${this.o.callId}: ${(e as Error).message}`);
     });

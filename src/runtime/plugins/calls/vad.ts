@@ -1,0 +1,184 @@
+/**
+ * The user's turn in a call: when they start speaking and when their turn ends, decided by a voice-activity model
+ * (Silero VAD, injected: silero.ts) over 32 ms windows, with each 10 ms frame's level placing the end of speech.
+ *
+ * - Speech starts when the model's probability is at least 0.5 for 2 windows in a row (64 ms). Loudness alone
+ *   (noise, music, a hum) never starts a turn.
+ * - While speaking, a window of probability at least 0.35 is speech (Silero's reference hysteresis: 0.5 − 0.15).
+ * - The end of speech is the end of the last frame louder than −45 dBFS inside a speech window: the model's
+ *   probability trails the sound by about 100 ms (a few windows), a frame's level does not. A speech window that
+ *   starts more than 200 ms after that frame is quiet speech the level misses: the end of speech moves to its end.
+ * - The turn ends on the first frame after a non-speech window once the end-of-turn silence has passed since the
+ *   end of speech, counted in samples (the audio's own time, not the clock's).
+ */
+import { dbfs } from './audio.ts';
+
+/** The sample rate the model runs at; the user's audio is read at it. */
+export const VAD_RATE = 16_000;
+/** Silero's window at 16 kHz: 512 samples (32 ms). */
+const WINDOW = 512;
+/** Probability from which a window starts speech (Silero's default threshold). */
+const ACTIVATION = 0.5;
+/** Probability from which a window continues speech already started (Silero's: the activation − 0.15). */
+const DEACTIVATION = ACTIVATION - 0.15;
+/** Windows in a row at the activation that start speech: 64 ms, so a click or a cough's edge does not. */
+const START_WINDOWS = 2;
+/** A frame louder than this is sound: it places the end of speech (a 10 ms frame's RMS, dBFS). */
+const LOUD_DB = -45;
+/** A speech window this long after the last loud frame is quiet speech, not the model's trailing (ms). */
+const TRAILING_MS = 200;
+/** Audio kept from before speech started, handed to speech-to-text with the utterance (ms). */
+const PRE_ROLL_MS = 200;
+
+/** A voice-activity model: the probability that a window of 512 samples at 16 kHz (in [−1, 1]) is speech. */
+export interface SpeechModel {
+  probability(window: Float32Array): Promise<number>;
+  /** Forgets the audio heard so far (the model keeps state between windows). */
+  reset(): void;
+}
+
+interface Frame {
+  samples: Int16Array;
+  /** The frame's first sample in the stream's audio time. */
+  at: number;
+  loud: boolean;
+}
+
+export class TurnDetector {
+  private readonly model: SpeechModel;
+  private readonly endSamples: number;
+  private readonly preRollSamples = (PRE_ROLL_MS / 1000) * VAD_RATE;
+  private readonly trailingSamples = (TRAILING_MS / 1000) * VAD_RATE;
+  /** Samples received so far: the audio time now. */
+  private now = 0;
+  /** Samples not yet in a window, and where the next window starts. */
+  private pending = new Float32Array(WINDOW);
+  private pendingLength = 0;
+  private windowAt = 0;
+  /** Recent frames (before speech: the pre-roll and the windows being decided), then the utterance's frames. */
+  private frames: Frame[] = [];
+  private activeWindows = 0;
+  private speaking = false;
+  private lastWindowSpeech = false;
+  /** The end of the last loud frame in a speech window, and the end of speech (sample positions). */
+  private lastLoudEnd: number | undefined;
+  private speechEnd = 0;
+
+  /** A detector for one stream: the model's state from other audio is forgotten. */
+  constructor(model: SpeechModel, o: { endMs: number }) {
+    this.model = model;
+    this.endSamples = Math.round((o.endMs / 1000) * VAD_RATE);
+    model.reset();
+  }
+
+  /** Where speech ended, in ms of the stream's audio (valid once speech started). */
+  get speechEndMs(): number {
+    return (this.speechEnd / VAD_RATE) * 1000;
+  }
+
+  /** How long ago (ms of audio) speech ended: at the end of a turn, the silence counted. */
+  get msSinceSpeechEnd(): number {
+    return ((this.now - this.speechEnd) / VAD_RATE) * 1000;
+  }
+
+  /** Forgets what was heard: the next frame starts from silence. */
+  reset(): void {
+    this.model.reset();
+    this.now = 0;
+    this.pendingLength = 0;
+    this.windowAt = 0;
+    this.frames = [];
+    this.activeWindows = 0;
+    this.speaking = false;
+    this.lastWindowSpeech = false;
+    this.lastLoudEnd = undefined;
+    this.speechEnd = 0;
+  }
+
+  /**
+   * One frame of 16 kHz mono audio (any length; 10 ms in a call): 'start' when speech begins, the utterance's
+   * samples (with the pre-roll) when the turn ends, else undefined.
+   */
+  async push(samples: Int16Array): Promise<'start' | Int16Array | undefined> {
+    const frame: Frame = { samples, at: this.now, loud: dbfs(samples) > LOUD_DB };
+    this.frames.push(frame);
+    this.now += samples.length;
+    let started = false;
+    for (let i = 0; i < samples.length;) {
+      const n = Math.min(WINDOW - this.pendingLength, samples.length - i);
+      for (let k = 0; k < n; k++) this.pending[this.pendingLength + k] = samples[i + k]! / 32768;
+      this.pendingLength += n;
+      i += n;
+      if (this.pendingLength < WINDOW) break;
+      this.pendingLength = 0;
+      const at = this.windowAt;
+      this.windowAt += WINDOW;
+      if (this.window(at, await this.model.probability(this.pending))) started = true;
+    }
+    if (started) return 'start';
+    if (!this.speaking) {
+      // kept: the pre-roll before the windows that may yet start speech
+      this.forgetBefore(this.windowAt - START_WINDOWS * WINDOW - this.preRollSamples);
+      return undefined;
+    }
+    if (this.lastWindowSpeech || this.now - this.speechEnd < this.endSamples) return undefined;
+    return this.endTurn();
+  }
+
+  /** One window decided: true when it starts speech. */
+  private window(at: number, p: number): boolean {
+    const end = at + WINDOW;
+    if (!this.speaking) {
+      this.activeWindows = p >= ACTIVATION ? this.activeWindows + 1 : 0;
+      if (this.activeWindows < START_WINDOWS) return false;
+      const start = end - START_WINDOWS * WINDOW;
+      this.forgetBefore(start - this.preRollSamples);
+      this.speaking = true;
+      this.lastLoudEnd = undefined;
+      this.speechEnd = 0;
+      this.placeEnd(start, end);
+      this.lastWindowSpeech = true;
+      return true;
+    }
+    this.lastWindowSpeech = p >= DEACTIVATION;
+    if (this.lastWindowSpeech) this.placeEnd(at, end);
+    return false;
+  }
+
+  /** Speech from `from` to `to` (samples): its last loud frame, or the window's end for quiet speech. */
+  private placeEnd(from: number, to: number): void {
+    for (let i = this.frames.length - 1; i >= 0; i--) {
+      const f = this.frames[i]!;
+      const fEnd = f.at + f.samples.length;
+      if (fEnd <= from) break;
+      if (f.loud && f.at < to) {
+        this.lastLoudEnd = Math.max(this.lastLoudEnd ?? 0, fEnd);
+        break;
+      }
+    }
+    const quiet = this.lastLoudEnd === undefined || from - this.lastLoudEnd > this.trailingSamples;
+    this.speechEnd = Math.max(this.speechEnd, quiet ? to : this.lastLoudEnd!);
+  }
+
+  /** Drops the frames that end before a sample position (not while speaking: they are the utterance). */
+  private forgetBefore(sample: number): void {
+    let drop = 0;
+    while (drop < this.frames.length && this.frames[drop]!.at + this.frames[drop]!.samples.length <= sample) drop++;
+    if (drop) this.frames.splice(0, drop);
+  }
+
+  private endTurn(): Int16Array {
+    this.speaking = false;
+    this.activeWindows = 0;
+    this.lastWindowSpeech = false;
+    const all = this.frames;
+    this.frames = [];
+    const out = new Int16Array(all.reduce((n, f) => n + f.samples.length, 0));
+    let at = 0;
+    for (const f of all) {
+      out.set(f.samples, at);
+      at += f.samples.length;
+    }
+    return out;
+  }
+}
