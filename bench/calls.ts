@@ -8,12 +8,15 @@
  *   through an AudioStream;
  * - with --browser, headless Chromium (Debian's /usr/bin/chromium, or
  *   $CHROMIUM) on the page of test/helpers/call-page.ts: `useLiveAgent` with
- *   the real livekit-client, its microphone a Web Audio track (an oscillator
- *   into a MediaStreamAudioDestinationNode), the agent's track read through
- *   a MediaStreamTrackProcessor as the page receives it.
- * For each of N utterances (a 600 ms tone, then silence): the time from the
- * end of the user's speech to the first loud chunk of the agent's answer the
- * user gets. Target: at most CALLS_END_OF_TURN_MS + 150 ms (median and p95).
+ *   the real livekit-client, its microphone a Web Audio track (the sentence
+ *   played by an AudioBufferSourceNode into a MediaStreamAudioDestinationNode),
+ *   the agent's track read through a MediaStreamTrackProcessor as the page
+ *   receives it.
+ * For each of N utterances (an espeak-ng sentence, then silence): the time
+ * from the end of the user's speech (when its last 10 ms frame louder than
+ * −45 dBFS has been played: the level the agent places the end of speech by)
+ * to the first loud chunk of the agent's answer the user gets. Target: at most
+ * CALLS_END_OF_TURN_MS + 150 ms (median and p95).
  * Also the oracle process's CPU (its endpoint included) per second of call,
  * and how many calls a core would hold at that rate.
  *
@@ -45,7 +48,8 @@ import { generateMnemonic, generateSigner, signerFromMnemonic } from '../src/lib
 import { mintInvocation } from '../src/lib/ucan/ucan.ts';
 import { OracleClient } from '../src/client/index.ts';
 import { dbfs } from '../src/runtime/plugins/calls/audio.ts';
-import { startSpeechServer, tone } from '../test/helpers/speech-server.ts';
+import { startSpeechServer } from '../test/helpers/speech-server.ts';
+import { espeak } from '../test/helpers/spoken.ts';
 import { CHECKOUT_ALIAS, configReady, inPage, serveCallPage, type HeardRow } from '../test/helpers/call-page.ts';
 import { cpuUsOf } from './proc.ts';
 
@@ -68,8 +72,10 @@ const answer = () =>
       }
     : say('Okay.');
 const END_OF_TURN_MS = 500;
-const SPEECH_MS = 600;
 const RATE = 48_000;
+/** The user's sentence, and where its sound ends (samples): the end of its last frame louder than −45 dBFS. */
+const SPEECH = espeak('What time is it in Nairobi?', RATE);
+const SPEECH_END = Math.round((SPEECH.soundMs.end / 1000) * RATE);
 /** −40 dBFS: a chunk louder than this is the answer's sound. */
 const LOUD = -40;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -182,21 +188,26 @@ async function rtcNodeCaller(): Promise<Caller> {
       await source.captureFrame(new AudioFrame(chunk, RATE, 1, chunk.length));
     }
   };
-  // the microphone never stops: silence, and a tone when one is asked for
-  let next: { samples: Int16Array; done: (end: number) => void } | undefined;
+  // the microphone never stops: silence, and the sentence when it is asked for
+  let next: { done: (end: number) => void } | undefined;
   let open = true;
   const pump = (async () => {
     while (open) {
       const t = next;
       next = undefined;
-      await send(t?.samples ?? new Int16Array(480));
-      // the frame just handed over leaves after the source's queue: the end of speech on the wire
-      t?.done(performance.now());
+      if (!t) {
+        await send(new Int16Array(480));
+        continue;
+      }
+      await send(SPEECH.samples.subarray(0, SPEECH_END));
+      // the speech's last loud frame just handed over leaves after the source's queue: the end of speech on the wire
+      t.done(performance.now());
+      await send(SPEECH.samples.subarray(SPEECH_END));
     }
   })();
   await sleep(1000); // subscriptions settle
   return {
-    speak: () => new Promise((done) => (next = { samples: tone(SPEECH_MS, RATE, 440, 8000), done })),
+    speak: () => new Promise((done) => (next = { done })),
     firstLoudAfter: async (since) => loud.find((t) => t > since),
     async close() {
       open = false;
@@ -206,7 +217,7 @@ async function rtcNodeCaller(): Promise<Caller> {
   };
 }
 
-/** The user as a web page in headless Chromium, its microphone a Web Audio tone. */
+/** The user as a web page in headless Chromium, its microphone a Web Audio graph playing the sentence. */
 async function browserCaller(): Promise<Caller> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -219,7 +230,7 @@ async function browserCaller(): Promise<Caller> {
   const page = await browser.newPage();
   page.on('pageerror', (e) => console.error('page error:', e.message));
   page.on('crash', () => console.error('the page crashed'));
-  // the microphone: whatever the page asks for, a track of one Web Audio graph, silent but for the tones
+  // the microphone: whatever the page asks for, a track of one Web Audio graph, silent but for the sentence
   await page.addInitScript(() => {
     const ctx = new AudioContext({ sampleRate: 48_000 });
     const mic = ctx.createMediaStreamDestination();
@@ -230,9 +241,9 @@ async function browserCaller(): Promise<Caller> {
     silence.connect(mic);
     silence.start();
     navigator.mediaDevices.getUserMedia = async () => new MediaStream([mic.stream.getAudioTracks()[0]!.clone()]);
-    // the microphone's track as the page carries it: when its last loud chunk came, how many loud chunks so far, and
-    // how many when the last quiet one came (all of them: the tone has ended)
-    const heard = { loud: 0, louds: 0, ended: 0 };
+    // the microphone's track as the page carries it: when its last chunk louder than −45 dBFS came, and how many
+    // chunks so far
+    const heard = { loud: 0, chunks: 0 };
     type Processor = new (o: { track: MediaStreamTrack }) => { readable: ReadableStream<AudioData> };
     const reader = new (window as unknown as { MediaStreamTrackProcessor: Processor }).MediaStreamTrackProcessor({
       track: mic.stream.getAudioTracks()[0]!.clone(),
@@ -244,31 +255,33 @@ async function browserCaller(): Promise<Caller> {
         const buf = new Float32Array(value.numberOfFrames);
         value.copyTo(buf, { planeIndex: 0, format: 'f32-planar' });
         value.close();
-        if (buf.some((x) => Math.abs(x) > 0.01)) {
-          heard.loud = performance.now();
-          heard.louds++;
-        } else heard.ended = heard.louds;
+        const sq = buf.reduce((a, x) => a + x * x, 0) / Math.max(1, buf.length);
+        if (10 * Math.log10(sq) > -45) heard.loud = performance.now();
+        heard.chunks++;
       }
     })();
-    (window as unknown as { tone: unknown }).tone = async (ms: number) => {
+    let sentence: AudioBuffer | undefined;
+    (window as unknown as { speak: unknown }).speak = async (samples: number[], rate: number, endMs: number) => {
       await ctx.resume();
-      const osc = ctx.createOscillator();
-      osc.frequency.value = 440;
-      const gain = ctx.createGain();
-      gain.gain.value = 8000 / 32768;
-      osc.connect(gain).connect(mic);
-      const start = ctx.currentTime + 0.05;
-      osc.start(start);
-      osc.stop(start + ms / 1000);
-      // currentTime is how far the graph has rendered: the tone's end as the AudioContext's clock has it
-      const planned = performance.now() + (start + ms / 1000 - ctx.currentTime) * 1000;
-      // the end as the track carries it (later when the page's audio rendering falls behind, as on a loaded machine)
-      const asked = performance.now();
-      while (!(heard.loud > asked && heard.ended === heard.louds)) {
-        if (performance.now() - asked > 5000)
-          throw new Error(`the microphone's track carried no tone: ${JSON.stringify(heard)}`);
-        await new Promise((r) => setTimeout(r, 10));
+      if (!sentence) {
+        sentence = ctx.createBuffer(1, samples.length, rate);
+        sentence.getChannelData(0).set(samples.map((x) => x / 32768));
       }
+      const source = ctx.createBufferSource();
+      source.buffer = sentence;
+      source.connect(mic);
+      const ended = new Promise((r) => (source.onended = r));
+      const start = ctx.currentTime + 0.05;
+      source.start(start);
+      // currentTime is how far the graph has rendered: the sound's end as the AudioContext's clock has it
+      const planned = performance.now() + (start + endMs / 1000 - ctx.currentTime) * 1000;
+      // the end as the track carries it (later when the page's audio rendering falls behind, as on a loaded machine):
+      // its last loud chunk, once the sentence has played and a few more chunks came
+      const asked = performance.now();
+      await ended;
+      const after = heard.chunks + 5;
+      while (heard.chunks < after) await new Promise((r) => setTimeout(r, 10));
+      if (heard.loud < asked) throw new Error(`the microphone's track carried no speech: ${JSON.stringify(heard)}`);
       return { planned, end: heard.loud };
     };
   });
@@ -285,9 +298,10 @@ async function browserCaller(): Promise<Caller> {
   const loud = (r: HeardRow) => 10 * Math.log10(r.sq / r.n / 32768 ** 2) > LOUD;
   return {
     async speak() {
+      type Speak = (samples: number[], rate: number, endMs: number) => Promise<{ planned: number; end: number }>;
       const t = await page.evaluate(
-        (ms) => (window as unknown as { tone(ms: number): Promise<{ planned: number; end: number }> }).tone(ms),
-        SPEECH_MS,
+        ([samples, rate, endMs]) => (window as unknown as { speak: Speak }).speak(samples, rate, endMs),
+        [Array.from(SPEECH.samples), RATE, SPEECH.soundMs.end] as const,
       );
       (perStage["the page's audio behind its clock"] ??= []).push(t.end - t.planned);
       return t.end - offset;
