@@ -3,6 +3,7 @@
  * a runtime loads nothing of Redis (the daemon's idle RSS); with it, Redis and
  * socket.io's adapter are loaded and connected before the oracle serves; a
  * bad URL or a Redis that is not there is a boot error that says what to do.
+ * Nor does a runtime load the calls' voice-activity model (onnxruntime-node) at boot.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -71,6 +72,15 @@ const REDIS_MODULES = [
   /\/node_modules\/@socket\.io\/redis-adapter\//,
   /\/dist\/runtime\/cluster\//,
 ];
+
+describe("the calls' voice-activity model", () => {
+  it('is not loaded when a runtime boots (a call loads it when its agent starts listening)', async () => {
+    const booted = await modulesOfAnInstance({});
+    // the calls plugin and its voice are loaded, so a static import of the model would show here
+    expect(booted.some((u) => u.endsWith('/dist/runtime/plugins/calls/voice.js'))).toBe(true);
+    expect(booted.filter((u) => /onnxruntime|silero/.test(u))).toEqual([]);
+  });
+});
 
 describe('joining the instances of an oracle', () => {
   it('without ORACLE_REDIS_URL a runtime loads nothing of Redis; with it, it does (so the check can see them)', async () => {
