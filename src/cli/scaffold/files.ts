@@ -1,8 +1,7 @@
 /**
  * Writes a project from templates/oracle: text files with __TOKENS__
- * replaced, `_gitignore` and `_npmrc` renamed (npm drops both names from
- * packages), and the generated oracle.config.json, .env (0600) and
- * .env.example.
+ * replaced, `_gitignore` renamed (npm drops .gitignore from packages), and
+ * the generated oracle.config.json, .env (0600) and .env.example.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -33,7 +32,7 @@ interface ProjectVars {
   env: EnvValues;
 }
 
-const RENAME: Record<string, string> = { _gitignore: '.gitignore', _npmrc: '.npmrc' };
+const RENAME: Record<string, string> = { _gitignore: '.gitignore' };
 
 function walk(dir: string, base = ''): string[] {
   const out: string[] = [];
