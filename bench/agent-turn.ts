@@ -13,6 +13,7 @@ import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 import { runTurn, type AgentDeps } from '../src/runtime/agent/index.ts';
 import { Run } from '../src/runtime/run.ts';
 import type { OraclePlugin, PluginContext } from '../src/runtime/plugin.ts';
+import { quantile } from './stats.ts';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 3000);
 const TOKENS = 50;
@@ -75,10 +76,8 @@ for (let i = 0; i < TURNS; i++) {
 }
 const used = process.cpuUsage(cpu);
 const cpuPerTurn = (used.user + used.system) / 1000 / (TURNS - Math.floor(TURNS / 3));
-const median = (a: number[]) => {
-  const s = a.slice(Math.floor(TURNS / 3)).sort((x, y) => x - y);
-  return s[Math.floor(s.length / 2)]!;
-};
+/** The median after the first third of the turns (warm-up). */
+const median = (a: number[]) => quantile(a.slice(Math.floor(TURNS / 3)), 0.5);
 console.log(
   `agent turn in process (${TURNS} turns, 12 plugins, ${TOKENS} tokens): runTurn → first message event median ${median(first).toFixed(3)} ms; whole turn median ${median(whole).toFixed(3)} ms; CPU ${cpuPerTurn.toFixed(3)} ms per turn`,
 );

@@ -16,14 +16,13 @@
  *
  * Usage: node bench/calls-load.ts [--calls=1,2,4,6,8,12,16] [--utterances=5] [--split]
  */
+import './rtc-quiet.ts';
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   AudioFrame,
-  AudioResampler,
   AudioSource,
   AudioStream,
   LocalAudioTrack,
@@ -38,8 +37,10 @@ import { say } from '../src/runtime/testing/script.ts';
 import { generateMnemonic, generateSigner, signerFromMnemonic } from '../src/lib/keys/keys.ts';
 import { mintInvocation } from '../src/lib/ucan/ucan.ts';
 import { dbfs } from '../src/runtime/plugins/calls/audio.ts';
-import { readWav, startSpeechServer } from '../test/helpers/speech-server.ts';
+import { startSpeechServer } from '../test/helpers/speech-server.ts';
+import { espeak } from '../test/helpers/spoken.ts';
 import { cpuUsOf } from './proc.ts';
+import { quantile } from './stats.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -53,33 +54,14 @@ const RATE = 48_000;
 const CHUNK = RATE / 100; // 10 ms
 /** A chunk louder than this (dBFS) is the answer's sound. */
 const LOUD = -40;
-/** The end of the user's speech: its last chunk louder than this (dBFS), the level the agent places it by. */
-const SPEECH_LOUD = -45;
 const LIVEKIT_KEY = 'APIbench';
 const LIVEKIT_SECRET = 's'.repeat(48);
 const here = dirname(fileURLToPath(import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The user's sentence as 48 kHz samples, and where its last loud 10 ms chunk ends (samples). */
-function sentence(): { samples: Int16Array; loudEnd: number } {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-speech-'));
-  execFileSync('espeak-ng', ['-w', join(dir, 's.wav'), 'What time is it in Nairobi?']);
-  const w = readWav(readFileSync(join(dir, 's.wav')));
-  rmSync(dir, { recursive: true, force: true });
-  const resampler = new AudioResampler(w.sampleRate, RATE, 1);
-  const frames = [
-    ...resampler.push(new AudioFrame(w.samples, w.sampleRate, 1, w.samples.length)),
-    ...resampler.flush(),
-  ];
-  resampler.close();
-  const samples = new Int16Array(frames.reduce((n, f) => n + f.data.length, 0));
-  frames.reduce((at, f) => (samples.set(f.data, at), at + f.data.length), 0);
-  let loudEnd = 0;
-  for (let at = 0; at + CHUNK <= samples.length; at += CHUNK)
-    if (dbfs(samples.subarray(at, at + CHUNK)) > SPEECH_LOUD) loudEnd = at + CHUNK;
-  return { samples, loudEnd };
-}
-const SENTENCE = sentence();
+/** The user's sentence at 48 kHz, and where its last loud 10 ms chunk ends (samples): the end of speech. */
+const SPOKEN = espeak('What time is it in Nairobi?', RATE);
+const SENTENCE = { samples: SPOKEN.samples, loudEnd: Math.round((SPOKEN.soundMs.end / 1000) * RATE) };
 
 /** Starts a bench child (IPC 'ready' with its URL), pinned to a core when asked. */
 async function child(file: string, arg: unknown, core?: number): Promise<{ proc: ChildProcess; url: string }> {
@@ -233,8 +215,7 @@ async function level(k: number, utterances = UTTERANCES) {
   const endpointCpu = endpoint ? (cpuUsOf(endpoint.proc.pid!) - cpu.endpoint) / 1e6 : undefined;
   const u = process.cpuUsage(users0);
   await Promise.all(users.map((x) => x.close()));
-  latencies.sort((a, b) => a - b);
-  const q = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!);
+  const q = (p: number) => Math.round(quantile(latencies, p));
   const r = (x: number) => Number(x.toFixed(3));
   return {
     calls: k,

@@ -25,6 +25,7 @@
  *
  * Usage: node bench/calls.ts [utterances=20] [--browser] [--word-ms=N] [--verbose]
  */
+import './rtc-quiet.ts';
 import { fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -52,6 +53,7 @@ import { startSpeechServer } from '../test/helpers/speech-server.ts';
 import { espeak } from '../test/helpers/spoken.ts';
 import { CHECKOUT_ALIAS, configReady, inPage, serveCallPage, type HeardRow } from '../test/helpers/call-page.ts';
 import { cpuUsOf } from './proc.ts';
+import { quantile } from './stats.ts';
 
 const args = process.argv.slice(2);
 const N = Number(args.find((a) => !a.startsWith('--')) ?? 20);
@@ -363,8 +365,7 @@ for (let i = 0; i < N; i++) {
 const seconds = (performance.now() - t0) / 1000;
 const cpuPerSecond = (cpuUsOf(child.pid!) - cpu0) / 1e6 / seconds;
 
-latencies.sort((a, b) => a - b);
-const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
+const q = (p: number) => quantile(latencies, p);
 const report = {
   user: BROWSER ? 'headless Chromium, livekit-client' : '@livekit/rtc-node',
   utterances: N,
@@ -376,9 +377,7 @@ const report = {
   medianMs: Math.round(q(0.5)),
   p95Ms: Math.round(q(0.95)),
   /** The median of each stage (ms): the end-of-turn silence, the oracle's stages, the line each way. */
-  stagesMedianMs: Object.fromEntries(
-    Object.entries(perStage).map(([k, v]) => [k, Math.round(v.sort((a, b) => a - b)[Math.floor(v.length / 2)]!)]),
-  ),
+  stagesMedianMs: Object.fromEntries(Object.entries(perStage).map(([k, v]) => [k, Math.round(quantile(v, 0.5))])),
   loadAverage: loadavg().map((x) => Number(x.toFixed(1))),
   callSeconds: Math.round(seconds),
   /** The oracle process's CPU (its endpoint and agent included), per second of call. */

@@ -27,6 +27,7 @@ import { ChatController } from '../dist/ui/chat-controller.js';
 import { ChatApp } from '../dist/ui/ChatApp.js';
 import { generateSigner } from '../src/lib/keys/keys.ts';
 import { mintDelegation, mintInvocation } from '../src/lib/ucan/ucan.ts';
+import { quantile } from './stats.ts';
 
 const pairs = Number(process.argv[2] ?? 30);
 const TOKEN = 'Zebra';
@@ -158,8 +159,7 @@ async function tui(): Promise<number> {
   return ms(t0, t1);
 }
 
-const q = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+const q = quantile;
 // warm-up: JIT, connections, first render
 for (let i = 0; i < 3; i++) {
   await baseline();

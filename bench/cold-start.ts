@@ -5,6 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { quantile } from './stats.ts';
 
 const root = join(import.meta.dirname, '..');
 const runs = Number(process.argv[2] ?? 40);
@@ -30,10 +31,7 @@ function time(args: string[]): number {
   return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-};
+const median = (xs: number[]) => quantile(xs, 0.5);
 
 // warm the OS cache and the V8 compile cache, as a user's second run would be
 for (let i = 0; i < 3; i++) {

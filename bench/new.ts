@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { quantile } from './stats.ts';
 
 const root = join(import.meta.dirname, '..');
 const bin = join(root, 'bin/run.js');
@@ -36,8 +37,8 @@ function run(args: string[]): { ms: number; stdout: string } {
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return { ms, stdout: r.stdout };
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)]!;
+const median = (xs: number[]) => quantile(xs, 0.5);
+const p90 = (xs: number[]) => quantile(xs, 0.9);
 
 try {
   run(['daemon', 'start']);

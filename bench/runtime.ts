@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { io as connect, type Socket } from 'socket.io-client';
 import { generateSigner, type Signer } from '../src/lib/keys/keys.ts';
 import { mintInvocation } from '../src/lib/ucan/ucan.ts';
+import { quantile } from './stats.ts';
 
 const SHORT = 50;
 const LONG = 500;
@@ -147,14 +148,8 @@ async function viaRuntime(p: Prepared, tokens: number): Promise<Timing> {
   return readTimed(res, t0, (s) => count(s, 'event: message\n'));
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? 0;
-};
-const p95 = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(s.length * 0.95))] ?? 0;
-};
+const median = (xs: number[]) => quantile(xs, 0.5);
+const p95 = (xs: number[]) => quantile(xs, 0.95);
 
 async function batch(concurrency: number, reps: number, tokens: number, users: Signer[]) {
   const d: Timing[] = [];

@@ -30,6 +30,7 @@ import { computeSeed } from '../src/lib/selection/hash.ts';
 import { writeSelectionCsv } from '../src/lib/selection/output.ts';
 import { selectFrame } from '../src/lib/selection/select.ts';
 import { commitSelection } from '../src/lib/selection/workflow.ts';
+import { quantile } from './stats.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const STRATA = ['North', 'South', 'East'];
@@ -68,7 +69,7 @@ function design(n: number) {
   });
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]): number => quantile(xs, 0.5);
 
 /** Wall time of a child process, and its CPU time (all threads) reported by bench/cpu-usage.mjs. */
 function time(args: string[], env: Record<string, string> = {}): { ms: number; cpu: number; out: string } {
