@@ -17,8 +17,8 @@
  * −45 dBFS has been played: the level the agent places the end of speech by)
  * to the first loud chunk of the agent's answer the user gets. Target: at most
  * CALLS_END_OF_TURN_MS + 150 ms (median and p95).
- * Also the oracle process's CPU (its endpoint included) per second of call,
- * and how many calls a core would hold at that rate.
+ * Also the oracle process's CPU (its endpoint included) per second of call (calls-load.ts measures how many
+ * calls a core holds).
  *
  * With --word-ms=N the model streams its answer (a long first sentence) one
  * word every N ms, as a hosted model streams tokens, instead of at once.
@@ -382,7 +382,6 @@ const report = {
   callSeconds: Math.round(seconds),
   /** The oracle process's CPU (its endpoint and agent included), per second of call. */
   oracleCpuSecondsPerCallSecond: Number(cpuPerSecond.toFixed(3)),
-  callsPerCoreEstimate: Math.floor(1 / cpuPerSecond),
 };
 console.log(JSON.stringify(report, null, 2));
 await caller.close();
