@@ -21,24 +21,12 @@ import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  AudioFrame,
-  AudioSource,
-  AudioStream,
-  LocalAudioTrack,
-  Room,
-  RoomEvent,
-  TrackKind,
-  TrackPublishOptions,
-  TrackSource,
-} from '@livekit/rtc-node';
 import { startScriptedModelServer } from '../src/runtime/testing/model-server.ts';
 import { say } from '../src/runtime/testing/script.ts';
-import { generateMnemonic, generateSigner, signerFromMnemonic } from '../src/lib/keys/keys.ts';
-import { mintInvocation } from '../src/lib/ucan/ucan.ts';
-import { dbfs } from '../src/runtime/plugins/calls/audio.ts';
+import { generateMnemonic, signerFromMnemonic } from '../src/lib/keys/keys.ts';
 import { startSpeechServer } from '../test/helpers/speech-server.ts';
 import { espeak } from '../test/helpers/spoken.ts';
+import { callingUser } from './call-user.ts';
 import { cpuUsOf } from './proc.ts';
 import { quantile } from './stats.ts';
 
@@ -51,9 +39,6 @@ const PIN = !SPLIT && cpus().length >= 2;
 const END_OF_TURN_MS = 500;
 const TARGET_MS = END_OF_TURN_MS + 150;
 const RATE = 48_000;
-const CHUNK = RATE / 100; // 10 ms
-/** A chunk louder than this (dBFS) is the answer's sound. */
-const LOUD = -40;
 const LIVEKIT_KEY = 'APIbench';
 const LIVEKIT_SECRET = 's'.repeat(48);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -61,7 +46,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The user's sentence at 48 kHz, and where its last loud 10 ms chunk ends (samples): the end of speech. */
 const SPOKEN = espeak('What time is it in Nairobi?', RATE);
-const SENTENCE = { samples: SPOKEN.samples, loudEnd: Math.round((SPOKEN.soundMs.end / 1000) * RATE) };
+const SENTENCE = { samples: SPOKEN.samples, end: Math.round((SPOKEN.soundMs.end / 1000) * RATE) };
 
 /** Starts a bench child (IPC 'ready' with its URL), pinned to a core when asked. */
 async function child(file: string, arg: unknown, core?: number): Promise<{ proc: ChildProcess; url: string }> {
@@ -108,75 +93,6 @@ const oracle = await child(
 // this process (the users) on the other core, its threads included
 if (PIN) execFileSync('taskset', ['-a', '-cp', '0', String(process.pid)], { stdio: 'ignore' });
 
-/** One user in a call: says the sentence, and hears the agent. */
-interface User {
-  /** Says the sentence; resolves at the end of its last loud chunk on the wire (performance.now()). */
-  speak(): Promise<number>;
-  firstLoudAfter(since: number): number | undefined;
-  close(): Promise<void>;
-}
-
-async function callingUser(): Promise<User> {
-  const user = await generateSigner();
-  const req = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(oracle.url + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${await mintInvocation({ issuer: user, audience: oracleDid })}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(body ?? {}),
-    });
-    return (await res.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  };
-  const { sessionId } = await req('POST', '/sessions', {});
-  const { callId, encryptionKey } = await req('POST', '/calls', { sessionId });
-  const { connection } = await req('POST', `/calls/${callId}/sync`);
-  const room = new Room();
-  await room.connect(connection.url, connection.token, {
-    autoSubscribe: true,
-    dynacast: false,
-    e2ee: { keyProviderOptions: { sharedKey: new TextEncoder().encode(encryptionKey) } },
-  });
-  const source = new AudioSource(RATE, 1, 20); // a 20 ms queue: captureFrame paces in real time
-  await room.localParticipant!.publishTrack(
-    LocalAudioTrack.createAudioTrack('mic', source),
-    new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }),
-  );
-  const loud: number[] = [];
-  room.on(RoomEvent.TrackSubscribed, (t) => {
-    if (t.kind !== TrackKind.KIND_AUDIO) return;
-    void (async () => {
-      for await (const f of new AudioStream(t, RATE, 1)) if (dbfs(f.data) > LOUD) loud.push(performance.now());
-    })();
-  });
-  // the microphone never stops: silence, and the sentence when asked for
-  let next: ((end: number) => void) | undefined;
-  let open = true;
-  const pump = (async () => {
-    while (open) {
-      const done = next;
-      next = undefined;
-      const samples = done ? SENTENCE.samples : new Int16Array(CHUNK);
-      for (let at = 0; at < samples.length; at += CHUNK) {
-        const chunk = samples.slice(at, at + CHUNK);
-        await source.captureFrame(new AudioFrame(chunk, RATE, 1, chunk.length));
-        if (done && at + CHUNK === SENTENCE.loudEnd) done(performance.now());
-      }
-    }
-  })();
-  return {
-    speak: () => new Promise((done) => (next = done)),
-    firstLoudAfter: (since) => loud.find((t) => t > since),
-    async close() {
-      open = false;
-      await pump;
-      await room.disconnect();
-      await req('PATCH', `/calls/${callId}/update`, { callStatus: 'ended' });
-    },
-  };
-}
-
 /** Waits until f() gives a value, or `ms` passed (then undefined). */
 async function within<T>(ms: number, f: () => T | undefined): Promise<T | undefined> {
   const until = performance.now() + ms;
@@ -189,7 +105,7 @@ async function within<T>(ms: number, f: () => T | undefined): Promise<T | undefi
 
 /** K calls at once, each user saying the sentence UTTERANCES times at random moments. */
 async function level(k: number, utterances = UTTERANCES) {
-  const users = await Promise.all(Array.from({ length: k }, callingUser));
+  const users = await Promise.all(Array.from({ length: k }, () => callingUser(oracle.url, oracleDid, SENTENCE)));
   await sleep(1500); // subscriptions settle
   const latencies: number[] = [];
   let unanswered = 0;

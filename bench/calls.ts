@@ -31,27 +31,15 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  AudioFrame,
-  AudioSource,
-  AudioStream,
-  LocalAudioTrack,
-  Room,
-  RoomEvent,
-  TrackKind,
-  TrackPublishOptions,
-  TrackSource,
-} from '@livekit/rtc-node';
 import { chromium } from 'playwright-core';
 import { startScriptedModelServer } from '../src/runtime/testing/model-server.ts';
 import { say } from '../src/runtime/testing/script.ts';
-import { generateMnemonic, generateSigner, signerFromMnemonic } from '../src/lib/keys/keys.ts';
-import { mintInvocation } from '../src/lib/ucan/ucan.ts';
+import { generateMnemonic, signerFromMnemonic } from '../src/lib/keys/keys.ts';
 import { OracleClient } from '../src/client/index.ts';
-import { dbfs } from '../src/runtime/plugins/calls/audio.ts';
 import { startSpeechServer } from '../test/helpers/speech-server.ts';
 import { espeak } from '../test/helpers/spoken.ts';
 import { CHECKOUT_ALIAS, configReady, inPage, serveCallPage, type HeardRow } from '../test/helpers/call-page.ts';
+import { callingUser } from './call-user.ts';
 import { cpuUsOf } from './proc.ts';
 import { quantile } from './stats.ts';
 
@@ -150,73 +138,9 @@ const perStage: Record<string, number[]> = {};
 
 /** The user as an rtc-node participant in this process. */
 async function rtcNodeCaller(): Promise<Caller> {
-  const user = await generateSigner();
-  const req = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(url + path, {
-      method,
-      headers: {
-        authorization: `Bearer ${await mintInvocation({ issuer: user, audience: oracle.did() })}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(body ?? {}),
-    });
-    return (await res.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  };
-  const { sessionId } = await req('POST', '/sessions', {});
-  const { callId, encryptionKey } = await req('POST', '/calls', { sessionId });
-  const { connection } = await req('POST', `/calls/${callId}/sync`);
-  const room = new Room();
-  await room.connect(connection.url, connection.token, {
-    autoSubscribe: true,
-    dynacast: false,
-    e2ee: { keyProviderOptions: { sharedKey: new TextEncoder().encode(encryptionKey) } },
-  });
-  const source = new AudioSource(RATE, 1, 20); // a 20 ms queue: captureFrame paces in real time
-  await room.localParticipant!.publishTrack(
-    LocalAudioTrack.createAudioTrack('mic', source),
-    new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }),
-  );
-  const loud: number[] = [];
-  room.on(RoomEvent.TrackSubscribed, (t) => {
-    if (t.kind !== TrackKind.KIND_AUDIO) return;
-    void (async () => {
-      for await (const f of new AudioStream(t, RATE, 1)) if (dbfs(f.data) > LOUD) loud.push(performance.now());
-    })();
-  });
-  // captureFrame paces: a send takes as long as its audio
-  const send = async (samples: Int16Array) => {
-    for (let at = 0; at < samples.length; at += 480) {
-      const chunk = samples.slice(at, at + 480);
-      await source.captureFrame(new AudioFrame(chunk, RATE, 1, chunk.length));
-    }
-  };
-  // the microphone never stops: silence, and the sentence when it is asked for
-  let next: { done: (end: number) => void } | undefined;
-  let open = true;
-  const pump = (async () => {
-    while (open) {
-      const t = next;
-      next = undefined;
-      if (!t) {
-        await send(new Int16Array(480));
-        continue;
-      }
-      await send(SPEECH.samples.subarray(0, SPEECH_END));
-      // the speech's last loud frame just handed over leaves after the source's queue: the end of speech on the wire
-      t.done(performance.now());
-      await send(SPEECH.samples.subarray(SPEECH_END));
-    }
-  })();
+  const user = await callingUser(url, oracle.did(), { samples: SPEECH.samples, end: SPEECH_END });
   await sleep(1000); // subscriptions settle
-  return {
-    speak: () => new Promise((done) => (next = { done })),
-    firstLoudAfter: async (since) => loud.find((t) => t > since),
-    async close() {
-      open = false;
-      await pump;
-      await room.disconnect();
-    },
-  };
+  return { ...user, firstLoudAfter: async (since) => user.firstLoudAfter(since) };
 }
 
 /** The user as a web page in headless Chromium, its microphone a Web Audio graph playing the sentence. */

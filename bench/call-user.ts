@@ -1,0 +1,111 @@
+/**
+ * A user in a voice call, for the call benches (calls.ts, calls-load.ts): a LiveKit participant through
+ * @livekit/rtc-node with its call's E2EE key, whose microphone never stops (silence, and a sentence when asked for)
+ * and who listens to the agent. The call is made as a client makes it: a session, POST /calls, then its sync.
+ */
+import {
+  AudioFrame,
+  AudioSource,
+  AudioStream,
+  LocalAudioTrack,
+  Room,
+  RoomEvent,
+  TrackKind,
+  TrackPublishOptions,
+  TrackSource,
+} from '@livekit/rtc-node';
+import { generateSigner } from '../src/lib/keys/keys.ts';
+import { mintInvocation } from '../src/lib/ucan/ucan.ts';
+import { dbfs } from '../src/runtime/plugins/calls/audio.ts';
+
+const RATE = 48_000;
+const CHUNK = RATE / 100; // 10 ms
+/** A chunk louder than this (dBFS) is the answer's sound. */
+const LOUD = -40;
+
+export interface CallingUser {
+  /** Says the sentence; resolves when its last loud frame has been handed to the microphone (performance.now()). */
+  speak(): Promise<number>;
+  /** When the user first heard a loud chunk of the agent after a time (performance.now()), if yet. */
+  firstLoudAfter(since: number): number | undefined;
+  /** Leaves the room and ends the call. */
+  close(): Promise<void>;
+}
+
+/**
+ * Calls the oracle at `url` and joins the call's room.
+ * @param sentence 48 kHz samples, and where the sound ends in them (samples): the end of speech.
+ */
+export async function callingUser(
+  url: string,
+  oracleDid: string,
+  sentence: { samples: Int16Array; end: number },
+): Promise<CallingUser> {
+  const user = await generateSigner();
+  const req = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(url + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${await mintInvocation({ issuer: user, audience: oracleDid })}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body ?? {}),
+    });
+    return (await res.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  };
+  const { sessionId } = await req('POST', '/sessions', {});
+  const { callId, encryptionKey } = await req('POST', '/calls', { sessionId });
+  const { connection } = await req('POST', `/calls/${callId}/sync`);
+  const room = new Room();
+  await room.connect(connection.url, connection.token, {
+    autoSubscribe: true,
+    dynacast: false,
+    e2ee: { keyProviderOptions: { sharedKey: new TextEncoder().encode(encryptionKey) } },
+  });
+  const source = new AudioSource(RATE, 1, 20); // a 20 ms queue: captureFrame paces in real time
+  await room.localParticipant!.publishTrack(
+    LocalAudioTrack.createAudioTrack('mic', source),
+    new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }),
+  );
+  const loud: number[] = [];
+  room.on(RoomEvent.TrackSubscribed, (t) => {
+    if (t.kind !== TrackKind.KIND_AUDIO) return;
+    void (async () => {
+      for await (const f of new AudioStream(t, RATE, 1)) if (dbfs(f.data) > LOUD) loud.push(performance.now());
+    })();
+  });
+  // captureFrame paces: a send takes as long as its audio
+  const send = async (samples: Int16Array) => {
+    for (let at = 0; at < samples.length; at += CHUNK) {
+      const chunk = samples.slice(at, at + CHUNK);
+      await source.captureFrame(new AudioFrame(chunk, RATE, 1, chunk.length));
+    }
+  };
+  // the microphone never stops: silence, and the sentence when it is asked for
+  let next: ((end: number) => void) | undefined;
+  let open = true;
+  const pump = (async () => {
+    while (open) {
+      const done = next;
+      next = undefined;
+      if (!done) {
+        await send(new Int16Array(CHUNK));
+        continue;
+      }
+      await send(sentence.samples.subarray(0, sentence.end));
+      // the sentence's last loud frame just handed over leaves after the source's queue: the end of speech on the wire
+      done(performance.now());
+      await send(sentence.samples.subarray(sentence.end));
+    }
+  })();
+  return {
+    speak: () => new Promise((done) => (next = done)),
+    firstLoudAfter: (since) => loud.find((t) => t > since),
+    async close() {
+      open = false;
+      await pump;
+      await room.disconnect();
+      await req('PATCH', `/calls/${callId}/update`, { callStatus: 'ended' });
+    },
+  };
+}
