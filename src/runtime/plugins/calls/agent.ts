@@ -180,6 +180,7 @@ export class CallAgents {
       log: this.o.log,
     });
     const camera = new Camera(rtc);
+    await voice.prepare();
     this.refuseUndecryptable(room, call, voice, camera);
     await connect(room, conn, key, source);
     const track = rtc.LocalAudioTrack.createAudioTrack('oracle-voice', source);

@@ -12,7 +12,7 @@ import type { AudioFrame, AudioSource } from '@livekit/rtc-node';
 import type { PluginHost } from '../../plugin.ts';
 import type { Run } from '../../run.ts';
 import { takeSentences, wav } from './audio.ts';
-import { TurnDetector, VAD_RATE } from './vad.ts';
+import { TurnDetector, VAD_RATE, type SpeechModel } from './vad.ts';
 import { fetchJson, type FetchJsonReply } from '../../../lib/fetch-json.ts';
 import { runtimeError } from '../../../lib/protocol/errors.ts';
 
@@ -87,6 +87,8 @@ function stagesLine(t: Stages): string {
 
 export class VoiceSession {
   private readonly o: VoiceOptions;
+  /** The model for the first stream, loaded before joining (prepare). */
+  private prepared: SpeechModel | undefined;
   /** The turn detector of the stream listened to (its model keeps that stream's state). */
   private detector: TurnDetector | undefined;
   private answer: Answer | undefined;
@@ -101,9 +103,20 @@ export class VoiceSession {
   }
 
   /** Reads the user's audio (16 kHz mono frames) until the track ends or the session closes. */
+  /**
+   * Loads the voice-activity model before the call's media flows: the process's first load holds the event loop for
+   * 20–50 ms, and the embedded endpoint forwards every call's packets on that loop (a stall there is jitter the
+   * receivers' buffers then keep).
+   */
+  async prepare(): Promise<void> {
+    // a model that does not load is said when the agent starts listening (listen loads it again and logs why)
+    this.prepared = await (await import('./silero.ts')).loadSilero().catch(() => undefined);
+  }
+
   async listen(frames: AsyncIterable<AudioFrame>): Promise<void> {
-    // loaded now, not at the runtime's start (about 40 ms); a model of its own for each stream
-    const model = await (await import('./silero.ts')).loadSilero();
+    // a model state of its own for each stream: the one prepared for the first
+    const model = this.prepared ?? (await (await import('./silero.ts')).loadSilero());
+    this.prepared = undefined;
     const detector = new TurnDetector(model, { endMs: this.o.services.endOfTurnMs });
     this.detector = detector;
     for await (const f of frames) {

@@ -99,3 +99,24 @@ describe('the turn detector on Silero VAD', () => {
     expect(await turns(model, padded(tone, 200, 800))).toEqual([]);
   });
 });
+
+describe("the model's streams", () => {
+  it('share one inference session yet keep their own state: a stream after speech scores silence as a fresh one', async () => {
+    const t0 = performance.now();
+    const [a, b] = [await loadSilero(), await loadSilero()];
+    // the session is made once per process: a later stream's model costs no load
+    expect(performance.now() - t0).toBeLessThan(20);
+    const window = (s: Int16Array, at: number) => Float32Array.from(s.subarray(at, at + 512), (x) => x / 32768);
+    const quiet = new Int16Array(512 * 8);
+    const fresh: number[] = [];
+    for (let at = 0; at < quiet.length; at += 512) fresh.push(await a.probability(window(quiet, at)));
+    a.reset();
+    // interleaved: a hears speech while b hears silence
+    const interleaved: number[] = [];
+    for (let at = 0; at < quiet.length; at += 512) {
+      await a.probability(window(said.samples, 4096 + at));
+      interleaved.push(await b.probability(window(quiet, at)));
+    }
+    expect(interleaved).toEqual(fresh);
+  });
+});
