@@ -1,7 +1,8 @@
 /**
- * A user in a voice call, for the call benches (calls.ts, calls-load.ts): a LiveKit participant through
- * @livekit/rtc-node with its call's E2EE key, whose microphone never stops (silence, and a sentence when asked for)
- * and who listens to the agent. The call is made as a client makes it: a session, POST /calls, then its sync.
+ * What the call benches (calls.ts, calls-load.ts) share: the oracle's settings, a wait, and a user in a voice call —
+ * a LiveKit participant through @livekit/rtc-node with its call's E2EE key, whose microphone never stops (silence,
+ * and a sentence when asked for) and who listens to the agent. The call is made as a client makes it: a session,
+ * POST /calls, then its sync.
  */
 import {
   AudioFrame,
@@ -17,6 +18,29 @@ import {
 import { generateSigner } from '../src/lib/keys/keys.ts';
 import { mintInvocation } from '../src/lib/ucan/ucan.ts';
 import { dbfs } from '../src/runtime/plugins/calls/audio.ts';
+
+/** The end-of-turn silence the benches' oracle runs with (ms); their latency target is this + 150 ms. */
+export const END_OF_TURN_MS = 500;
+
+/** The oracle child's settings: the scripted model and speech services on loopback, and the end of turn. */
+export function oracleEnv(model: { baseURL: string }, speech: { baseURL: string }): Record<string, string> {
+  return {
+    LLM_BASE_URL: model.baseURL,
+    CALLS_STT_BASE_URL: speech.baseURL,
+    CALLS_TTS_BASE_URL: speech.baseURL,
+    CALLS_END_OF_TURN_MS: String(END_OF_TURN_MS),
+  };
+}
+
+/** Waits until f() gives a value, or `ms` passed (then undefined). */
+export async function within<T>(ms: number, f: () => Promise<T | undefined> | T | undefined): Promise<T | undefined> {
+  const until = performance.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined || performance.now() > until) return v;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 const RATE = 48_000;
 const CHUNK = RATE / 100; // 10 ms

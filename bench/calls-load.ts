@@ -5,10 +5,11 @@
  * through @livekit/rtc-node with its call's E2EE key, saying an espeak-ng sentence at random moments. Speech services
  * and model are scripted on loopback and answer at once. For K = 1, 2, 4, … it reports the time from the end of a
  * user's speech to the first sound of the answer that user gets (median and p95 over every utterance), the share of
- * its core the oracle used, and the users' own CPU (when that nears a core, the limit found is the bench's). A level is
- * held when every utterance is answered and its p95 is at most 100 ms over one call's (the load adds at most a tenth
- * of a second to an answer); the ladder stops after the first level not held. Before the ladder one call says the sentence once, so that the fresh process's first answer
- * (which compiles the turn's code) is reported apart rather than counted in the first level.
+ * its core the oracle used (and of that, its JavaScript event loop's), and the users' own CPU (when that nears a
+ * core, the limit found is the bench's). A level is held when every utterance is answered and its p95 is at most
+ * 100 ms over one call's (the load adds at most a tenth of a second to an answer); the ladder stops after the first
+ * level not held. Before the ladder one call says the sentence once, so that the fresh process's first answer (which
+ * compiles the turn's code) is reported apart rather than counted in the first level.
  *
  * With --split the endpoint runs in a process of its own (calls-endpoint.ts, the oracle reaching it through
  * LIVEKIT_URL, as it would a LiveKit server), nothing is pinned, and each process's CPU per second of call is
@@ -26,7 +27,7 @@ import { say } from '../src/runtime/testing/script.ts';
 import { generateMnemonic, signerFromMnemonic } from '../src/lib/keys/keys.ts';
 import { startSpeechServer } from '../test/helpers/speech-server.ts';
 import { espeak } from '../test/helpers/spoken.ts';
-import { callingUser } from './call-user.ts';
+import { callingUser, END_OF_TURN_MS, oracleEnv, within } from './call-user.ts';
 import { cpuUsOf } from './proc.ts';
 import { quantile } from './stats.ts';
 
@@ -36,7 +37,6 @@ const LADDER = (flag('calls') ?? '1,2,4,6,8,12,16').split(',').map(Number);
 const UTTERANCES = Number(flag('utterances') ?? 5);
 const SPLIT = args.includes('--split');
 const PIN = !SPLIT && cpus().length >= 2;
-const END_OF_TURN_MS = 500;
 const TARGET_MS = END_OF_TURN_MS + 150;
 const RATE = 48_000;
 const LIVEKIT_KEY = 'APIbench';
@@ -75,10 +75,7 @@ const oracle = await child(
   {
     mnemonic,
     env: {
-      LLM_BASE_URL: model.baseURL,
-      CALLS_STT_BASE_URL: speech.baseURL,
-      CALLS_TTS_BASE_URL: speech.baseURL,
-      CALLS_END_OF_TURN_MS: String(END_OF_TURN_MS),
+      ...oracleEnv(model, speech),
       ...(endpoint
         ? {
             LIVEKIT_URL: endpoint.url.replace(/^ws:/, 'http:'),
@@ -92,16 +89,6 @@ const oracle = await child(
 );
 // this process (the users) on the other core, its threads included
 if (PIN) execFileSync('taskset', ['-a', '-cp', '0', String(process.pid)], { stdio: 'ignore' });
-
-/** Waits until f() gives a value, or `ms` passed (then undefined). */
-async function within<T>(ms: number, f: () => T | undefined): Promise<T | undefined> {
-  const until = performance.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v !== undefined || performance.now() > until) return v;
-    await sleep(10);
-  }
-}
 
 /** K calls at once, each user saying the sentence UTTERANCES times at random moments. */
 async function level(k: number, utterances = UTTERANCES) {

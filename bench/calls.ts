@@ -39,7 +39,7 @@ import { OracleClient } from '../src/client/index.ts';
 import { startSpeechServer } from '../test/helpers/speech-server.ts';
 import { espeak } from '../test/helpers/spoken.ts';
 import { CHECKOUT_ALIAS, configReady, inPage, serveCallPage, type HeardRow } from '../test/helpers/call-page.ts';
-import { callingUser } from './call-user.ts';
+import { callingUser, END_OF_TURN_MS, oracleEnv, within } from './call-user.ts';
 import { cpuUsOf } from './proc.ts';
 import { quantile } from './stats.ts';
 
@@ -61,7 +61,6 @@ const answer = () =>
         ]),
       }
     : say('Okay.');
-const END_OF_TURN_MS = 500;
 const RATE = 48_000;
 /** The user's sentence, and where its sound ends (samples): the end of its last frame louder than −45 dBFS. */
 const SPEECH = espeak('What time is it in Nairobi?', RATE);
@@ -103,10 +102,7 @@ const child = fork(
     JSON.stringify({
       mnemonic,
       env: {
-        LLM_BASE_URL: model.baseURL,
-        CALLS_STT_BASE_URL: speech.baseURL,
-        CALLS_TTS_BASE_URL: speech.baseURL,
-        CALLS_END_OF_TURN_MS: String(END_OF_TURN_MS),
+        ...oracleEnv(model, speech),
         ...(site ? { CORS_ORIGINS: site.url } : {}),
       },
     }),
@@ -248,15 +244,6 @@ const caller = BROWSER ? await browserCaller() : await rtcNodeCaller();
 const latencies: number[] = [];
 const cpu0 = cpuUsOf(child.pid!);
 const t0 = performance.now();
-/** Waits until f() gives a value, or `ms` passed (then undefined). */
-async function within<T>(ms: number, f: () => Promise<T | undefined> | T | undefined): Promise<T | undefined> {
-  const until = performance.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined || performance.now() > until) return v;
-    await sleep(20);
-  }
-}
 let unanswered = 0;
 for (let i = 0; i < N; i++) {
   model.enqueue(answer());

@@ -1,6 +1,7 @@
 /**
  * The voice of a call: the user's audio (16 kHz) → start and end of turn
- * (vad.ts TurnDetector on the Silero VAD model) → speech-to-text (an OpenAI-compatible POST /audio/transcriptions) → an
+ * (vad.ts TurnDetector on the Silero VAD model) → speech-to-text (an
+ * OpenAI-compatible POST /audio/transcriptions) → an
  * ordinary agent turn in the call's session (host.startTurn: plugins, tools,
  * credits and history as for a chat message) → each sentence of the answer,
  * as it streams, to text-to-speech (POST /audio/speech, 24 kHz PCM) → the
@@ -85,6 +86,9 @@ function stagesLine(t: Stages): string {
   );
 }
 
+/** The voice-activity model for one stream (silero.ts, imported only once a call needs it). */
+const loadModel = async (): Promise<SpeechModel> => (await import('./silero.ts')).loadSilero();
+
 export class VoiceSession {
   private readonly o: VoiceOptions;
   /** The model for the first stream, loaded before joining (prepare). */
@@ -102,7 +106,6 @@ export class VoiceSession {
     this.o = o;
   }
 
-  /** Reads the user's audio (16 kHz mono frames) until the track ends or the session closes. */
   /**
    * Loads the voice-activity model before the call's media flows: the process's first load holds the event loop for
    * 20–50 ms, and the embedded endpoint forwards every call's packets on that loop (a stall there is jitter the
@@ -110,12 +113,13 @@ export class VoiceSession {
    */
   async prepare(): Promise<void> {
     // a model that does not load is said when the agent starts listening (listen loads it again and logs why)
-    this.prepared = await (await import('./silero.ts')).loadSilero().catch(() => undefined);
+    this.prepared = await loadModel().catch(() => undefined);
   }
 
+  /** Reads the user's audio (16 kHz mono frames) until the track ends or the session closes. */
   async listen(frames: AsyncIterable<AudioFrame>): Promise<void> {
     // a model state of its own for each stream: the one prepared for the first
-    const model = this.prepared ?? (await (await import('./silero.ts')).loadSilero());
+    const model = this.prepared ?? (await loadModel());
     this.prepared = undefined;
     const detector = new TurnDetector(model, { endMs: this.o.services.endOfTurnMs });
     this.detector = detector;
@@ -160,16 +164,16 @@ export class VoiceSession {
     answer.done = (async () => {
       await previous?.done; // one turn at a time in a session
       if (abort.signal.aborted || this.closed) return;
-      await this.respond(samples, VAD_RATE, answer);
+      await this.respond(samples, answer);
     })().catch((e: unknown) => {
       if (!abort.signal.aborted) this.o.log(`[calls] ${this.o.callId}: ${(e as Error).message}`);
     });
     this.answer = answer;
   }
 
-  private async respond(samples: Int16Array, rate: number, answer: Answer): Promise<void> {
+  private async respond(samples: Int16Array, answer: Answer): Promise<void> {
     const t = answer.stages;
-    const text = await this.transcribe(samples, rate, answer.abort.signal);
+    const text = await this.transcribe(samples, answer.abort.signal);
     t.transcribed = performance.now();
     if (!text.trim()) return;
     let run: Run;
@@ -209,12 +213,13 @@ export class VoiceSession {
     await speaking;
   }
 
-  private async transcribe(samples: Int16Array, rate: number, signal: AbortSignal): Promise<string> {
+  /** The utterance (16 kHz, the rate it is heard at) as a WAV upload to the speech-to-text service. */
+  private async transcribe(samples: Int16Array, signal: AbortSignal): Promise<string> {
     const s = this.o.services.stt;
     const form = new FormData();
     form.append(
       'file',
-      new Blob([wav(samples, rate) as Uint8Array<ArrayBuffer>], { type: 'audio/wav' }),
+      new Blob([wav(samples, VAD_RATE) as Uint8Array<ArrayBuffer>], { type: 'audio/wav' }),
       'utterance.wav',
     );
     form.append('model', s.model);
