@@ -29,7 +29,7 @@ import { freePort } from '../helpers/loopback.ts';
 import { readWav, startSpeechServer, type SpeechServer } from '../helpers/speech-server.ts';
 import { voiced } from '../helpers/spoken.ts';
 import { callTool, say, startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
-import { wav } from '../../src/runtime/plugins/calls/audio.ts';
+import { wav } from '../../src/calls/audio.ts';
 import { OracleClient, generateMnemonic, listCalls, signerFromMnemonic } from '../../src/client/index.ts';
 import { NPM_QUIET, scaffoldEnv } from '../helpers/scaffold-env.ts';
 import { configReady, inPage, serveCallPage, type HeardRow } from '../helpers/call-page.ts';
