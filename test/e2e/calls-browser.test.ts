@@ -32,6 +32,7 @@ import { callTool, say, startScriptedModelServer, type ScriptedModelServer } fro
 import { wav } from '../../src/calls/audio.ts';
 import { OracleClient, generateMnemonic, listCalls, signerFromMnemonic } from '../../src/client/index.ts';
 import { NPM_QUIET, scaffoldEnv } from '../helpers/scaffold-env.ts';
+import { packAll } from '../helpers/packs.ts';
 import { configReady, inPage, serveCallPage, type HeardRow } from '../helpers/call-page.ts';
 import { decodePng, meanColour } from '../helpers/png.ts';
 
@@ -120,14 +121,8 @@ beforeAll(async () => {
   writeFileSync(cameraFile, cameraY4m());
 
   // the project, as `oraclekit new` makes it, on this checkout's tarball
-  const packed = execFileSync('npm', ['pack', '--pack-destination', work, '--silent'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, npm_config_update_notifier: 'false' },
-  })
-    .trim()
-    .split('\n')
-    .at(-1)!;
+  // every package's tarball in one folder (`npm run pack`): `new` takes @oraclekit/calls' from beside oraclekit's
+  const packed = packAll(join(work, 'packs')).oraclekit!;
   const port = await freePort();
   const r = await runCli(
     [
@@ -138,7 +133,7 @@ beforeAll(async () => {
       '--url',
       `http://127.0.0.1:${port}`,
       '--oraclekit-version',
-      `file:${join(work, packed)}`,
+      `file:${packed}`,
       '--json',
     ],
     { env, cwd: work, timeoutMs: 170_000 },
