@@ -249,7 +249,7 @@ export class OracleRuntime {
     this.settings = settings;
     this.pino = o.pino ?? createRuntimeLog(settings.LOG_LEVEL);
     const all = mergePlugins((o.bundledPlugins ?? BUNDLED_PLUGINS) as AnyPlugin[], (o.plugins ?? []) as AnyPlugin[]);
-    this.missingPlugins = o.bundledPlugins ? [] : missingFor(MISSING_PLUGINS, o.plugins ?? [], o.features ?? {});
+    this.missingPlugins = missingFor(MISSING_PLUGINS, all, o.features ?? {});
     const result = resolvePlugins(all, o.features ?? {}, this.env, o.config);
     for (const m of this.missingPlugins)
       result.excluded.push({ plugin: m.name, reason: m.error === undefined ? 'not installed' : 'failed to load' });

@@ -87,8 +87,8 @@ export function missingLine(m: MissingPlugin): string {
 }
 
 /**
- * The packaged plugins an oracle goes without: the missing ones its own plugins do not replace and its features do
- * not turn off. One forced on by features is a boot error naming the package.
+ * The packaged plugins an oracle goes without: the missing ones that no plugin of its list (bundled or its own)
+ * replaces and its features do not turn off. One forced on by features is a boot error naming the package.
  */
 export function missingFor(
   missing: readonly MissingPlugin[],
