@@ -4,7 +4,8 @@
  * globally into an empty prefix, @oraclekit/client into an empty project, and an oracle's project with oraclekit and
  * @oraclekit/calls. An install step that reached outside the registry fails here. The global CLI carries nothing of
  * live calls, runs `sample calc`, and its runtime boots without calls with one line naming the package to add.
- * Takes 3-6 minutes on a 2-core machine with npm's cache warm (the user's own cache, as a user's install has it).
+ * Takes about 11 minutes on a 2-core machine shared by eight developers (load average 20) with npm's cache warm (the
+ * user's own cache, as a user's install has it): most of it the three installs.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -81,7 +82,8 @@ beforeAll(() => {
   packs = packAll(join(work, 'packs'));
 }, 300_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// three installed trees: removing them takes a while on a busy machine
+afterAll(() => rmSync(work, { recursive: true, force: true }), 300_000);
 
 describe('the CLI installed globally (npm install -g) into an empty prefix, every install script run', () => {
   beforeAll(async () => {
