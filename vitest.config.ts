@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
@@ -14,6 +14,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+    // the Node 22 pass (test/node22/vitest.config.ts, run by scripts/test.sh under Node 22)
+    exclude: [...configDefaults.exclude, 'test/node22/**'],
     // oclif writes to process.stdout directly; keep its output visible
     disableConsoleIntercept: true,
     testTimeout: 30_000,

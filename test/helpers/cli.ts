@@ -13,10 +13,17 @@ export interface CliResult {
 
 export function runCli(
   args: string[],
-  opts: { input?: string; env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+  opts: {
+    input?: string;
+    env?: Record<string, string>;
+    cwd?: string;
+    timeoutMs?: number;
+    /** The CLI to run: this checkout's bin/run.js unless given (e.g. an installed package's). */
+    bin?: string;
+  } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], {
       cwd: opts.cwd ?? ROOT,
       env: { ...process.env, NO_COLOR: '1', ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],

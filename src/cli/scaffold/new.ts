@@ -305,13 +305,18 @@ async function createProject(
   };
 }
 
-/** npm install and git init when asked for; what either could not do is a warning, not a failure. */
+/**
+ * npm install and git init when asked for; what either could not do is a warning, not a failure, and so is a Node on
+ * PATH the project cannot run on.
+ */
 async function installAndInit(
   i: NewInput,
   r: Registered,
   signal: AbortSignal,
 ): Promise<{ installed: boolean; git: boolean; warnings: string[] }> {
   const warnings: string[] = r.note ? [r.note] : [];
+  const node = await (await import('./node-check.ts')).pathNodeWarning(signal, i.env);
+  if (node) warnings.push(node);
   let installed = false;
   if (r.answers.install) {
     i.log('Installing dependencies (npm install)…');

@@ -1,6 +1,7 @@
 /** How `new` and `update-oracle-api-url` print their result for a person (with --json they print the result itself). */
 import { isAbsolute, relative } from 'node:path';
 import { shellQuote } from '../../lib/shell.ts';
+import { NODE_NEEDED } from '../../lib/node-support.ts';
 import type { NewResult } from './new.ts';
 import type { UpdateUrlResult } from './update-url.ts';
 
@@ -23,12 +24,13 @@ export function cdLine(dir: string, cwd: string): string[] {
 }
 
 /**
- * The commands this setup needs next, in order: the cd, npm install when it did not run, the model key unless the
+ * The commands this setup needs next, in order: the cd, the Node it runs on, npm install when it did not run, the model key unless the
  * model is on this machine (a local server needs none), the tests, the oracle, and a chat with it.
  */
 export function nextLines(r: NewResult, cwd = process.cwd()): string[] {
   return [
     ...cdLine(r.dir, cwd),
+    `  node --version    # ${NODE_NEEDED}`,
     ...(r.installed ? [] : ['  npm install']),
     ...(r.llm.local ? [] : [`  # put your key for ${r.llm.baseUrl} in .env: LLM_PROVIDER_API_KEY=…`]),
     '  npm test',

@@ -389,17 +389,19 @@ describe('"Next:"', () => {
     expect(cdLine('/home/me/work', '/home/me/work')).toEqual([]);
   });
 
-  it('names exactly the commands the setup needs: no key line for a model on this machine, npm run chat', () => {
+  it('names exactly the commands the setup needs: the Node it runs on, no key line for a model on this machine, npm run chat', () => {
     const r = (installed: boolean, baseUrl: string, local: boolean) =>
       ({ dir: '/w/o', installed, llm: { baseUrl, local } }) as NewResult;
     expect(nextLines(r(true, 'http://127.0.0.1:11434/v1', true), '/w')).toEqual([
       '  cd o',
+      '  node --version    # Node.js 22 (22.22.2 or later) or 24 (24.15 or later)',
       '  npm test',
       '  npm start',
       '  npm run chat      # in a second terminal, while it runs',
     ]);
     expect(nextLines(r(false, 'https://openrouter.ai/api/v1', false), '/w')).toEqual([
       '  cd o',
+      '  node --version    # Node.js 22 (22.22.2 or later) or 24 (24.15 or later)',
       '  npm install',
       '  # put your key for https://openrouter.ai/api/v1 in .env: LLM_PROVIDER_API_KEY=…',
       '  npm test',
