@@ -8,7 +8,7 @@
 import { createContext, useContext, useMemo, useRef, type ReactNode } from 'react';
 import { UcanAuth, type MintedDelegation } from '../auth.ts';
 import { OracleClient } from '../client.ts';
-import type { Signer } from '../../lib/keys/index.ts';
+import type { Signer } from '../signer.ts';
 
 export interface OraclesWallet {
   /** The user's DID (did:key Ed25519). */
