@@ -17,6 +17,10 @@ export async function generateMnemonic(strength: 128 | 256 = 256): Promise<strin
 /**
  * The signer of a BIP39 mnemonic: the same did:key as the CLI's identity of that mnemonic. A mnemonic that is not
  * BIP39 English is refused (`invalid_mnemonic`).
+ * @example
+ * const mnemonic = localStorage.getItem('mnemonic') ?? (await generateMnemonic());
+ * const signer = await signerFromMnemonic(mnemonic);
+ * signer.did(); // did:key:z6Mk…
  */
 export async function signerFromMnemonic(
   mnemonic: string,

@@ -61,6 +61,16 @@ export interface OraclesContextValue {
 
 const OraclesContext = createContext<OraclesContextValue | null>(null);
 
+/**
+ * The user's identity and credentials for every hook below it: one UcanAuth per oracle, the delegation minted once.
+ * @example
+ * const signer = await signerFromMnemonic(mnemonic);
+ * root.render(
+ *   <OraclesProvider initialWallet={{ did: signer.did(), signer }} registryUrl="http://127.0.0.1:4100">
+ *     <Chat />
+ *   </OraclesProvider>,
+ * );
+ */
 export function OraclesProvider(p: OraclesProviderProps): ReactNode {
   const auths = useRef(new Map<string, UcanAuth>());
   const clients = useRef(new Map<string, OracleClient>());
