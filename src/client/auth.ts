@@ -12,14 +12,17 @@
  * Minting goes through `createInvocation` / `createDelegation` when given (a
  * wallet that signs elsewhere), else through the user's Ed25519 signer.
  */
-import type { Signer } from '../lib/keys/index.ts';
+import type { Signer } from './signer.ts';
 
 /**
- * The UCAN encoder (ucanto, CBOR, CAR: most of the client's weight) is loaded
- * on the first mint with a signer, not with the page: an app whose wallet
- * mints elsewhere (createInvocation) never loads it.
+ * The token writer (CBOR and CAR for a proof-less UCAN, byte for byte ucanto's)
+ * is loaded on the first mint with a signer, not with the page: an app whose
+ * wallet mints elsewhere (createInvocation) never loads it.
  */
-const ucan = () => import('../lib/ucan/ucan.ts');
+const ucan = () => import('../lib/ucan/token.ts');
+
+/** The ability an invocation of an oracle carries (the runtime's ORACLE_ABILITY). */
+const ORACLE_ABILITY = 'oracle/use';
 
 export interface MintedDelegation {
   token: string;
@@ -113,10 +116,12 @@ export class UcanAuth {
     this.minted.invocations++;
     if (this.src.createInvocation)
       return this.src.createInvocation({ oracleDid: this.oracleDid, ttlSeconds: this.o.invocationTtl });
-    return (await ucan()).mintInvocation({
+    return (await ucan()).mintToken({
       issuer: this.src.signer!,
       audience: this.oracleDid,
-      ttlSeconds: this.o.invocationTtl,
+      capabilities: [{ can: ORACLE_ABILITY, with: this.oracleDid }],
+      expiration: nowS() + this.o.invocationTtl,
+      nonce: crypto.randomUUID(),
     });
   }
 
@@ -137,15 +142,16 @@ export class UcanAuth {
     else {
       const expiration = this.o.now() + this.o.delegationTtl;
       // a fresh nonce: a renewed delegation must get a new CID (the old one may be revoked)
-      const r = await (
+      const token = await (
         await ucan()
-      ).mintDelegation({
+      ).mintToken({
         issuer: this.src.signer!,
         audience: this.oracleDid,
+        capabilities: [{ can: '*', with: this.src.signer!.did() }],
         expiration,
         nonce: crypto.randomUUID(),
       });
-      d = { token: r.token, expiration };
+      d = { token, expiration };
     }
     this.delegation = d;
     return d;

@@ -108,7 +108,12 @@ export class OracleClient {
     this.fetchImpl = opts.fetch ?? ((...a: Parameters<typeof fetch>) => fetch(...a));
   }
 
-  /** Creates a client and resolves the oracle DID from /health when not given. */
+  /**
+   * Creates a client and resolves the oracle DID from /health when not given.
+   * @example
+   * const client = await OracleClient.connect({ baseUrl: 'http://localhost:3000', signer: await generateSigner() });
+   * const { sessionId } = await client.createSession('weather');
+   */
   static async connect(opts: OracleClientOptions): Promise<OracleClient> {
     const c = new OracleClient(opts);
     await c.oracleDid();
@@ -166,9 +171,18 @@ export class OracleClient {
     throw last!;
   }
 
-  private async json<T>(method: string, path: string, schema: { parse(v: unknown): T }, body?: unknown): Promise<T> {
+  /**
+   * An authenticated JSON call to any route of the oracle (a plugin's too): `body` sent as JSON, the reply parsed
+   * and, given a `schema` (zod, or anything with `parse`), checked by it. Errors as `request`'s.
+   * @example
+   * const ledger = await client.json<{ owed: number }>('GET', '/credits/ledger');
+   * const { call } = await client.json('GET', `/calls/${callId}`, CallResponseSchema);
+   * await client.json('POST', '/credits/contract', undefined, {});
+   */
+  async json<T = unknown>(method: string, path: string, schema?: { parse(v: unknown): T }, body?: unknown): Promise<T> {
     const res = await this.request(method, path, body);
-    return schema.parse(await res.json());
+    const value: unknown = await res.json();
+    return schema ? schema.parse(value) : (value as T);
   }
 
   private async publicJson<T>(path: string, schema: { parse(v: unknown): T }): Promise<T> {
@@ -273,7 +287,13 @@ export class OracleClient {
     return this.stream(o.sessionId ?? '', { kind: 'rejoin', runId, after }, o);
   }
 
-  /** Sends a message and streams the turn. */
+  /**
+   * Sends a message and streams the turn: iterate the events, or await `result` for the folded turn.
+   * @example
+   * const stream = client.send(sessionId, 'Weather in Oslo?');
+   * for await (const e of stream) if (e.event === 'message') process.stdout.write(e.data.content);
+   * const { status, text } = await stream.result;
+   */
   send(sessionId: string, message: string, o: SendOptions = {}): ChatStream {
     const body: P.SendMessageBody = { message, stream: true };
     if (o.model) body.model = o.model;

@@ -41,8 +41,8 @@ export type { RawSseFrame } from './sse.ts';
 export { OracleClientError, PaymentRequiredError, OracleUnreachableError } from './errors.ts';
 export { resolveOracleDid, isDid } from './resolve.ts';
 export type { ResolvedOracle, ResolveOptions, Service } from './resolve.ts';
-export { signerFromMnemonic, generateMnemonic, generateSigner } from '../lib/keys/index.ts';
-export type { Signer } from '../lib/keys/index.ts';
+export { signerFromMnemonic, generateMnemonic, generateSigner } from './signer.ts';
+export type { Signer } from './signer.ts';
 export type {
   AnyEvent,
   Message,

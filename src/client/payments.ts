@@ -37,20 +37,17 @@ export interface Payment {
   paid: string[];
 }
 
-async function json<T>(client: OracleClient, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await client.request(method, path, body);
-  return (await res.json()) as T;
-}
-
 function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }
 
 /**
  * The price and what is owed (`GET /credits/ledger`). An oracle without the credits plugin: `OracleClientError` 404.
+ * @example
+ * const { owed, denom } = await creditsStatus(client);
  */
 export async function creditsStatus(client: OracleClient): Promise<CreditsStatus> {
-  const l = await json<Record<string, unknown>>(client, 'GET', '/credits/ledger');
+  const l = await client.json<Record<string, unknown>>('GET', '/credits/ledger');
   const claims = (Array.isArray(l.outstandingClaims) ? l.outstandingClaims : []) as OutstandingClaim[];
   return {
     price: num(l.price),
@@ -68,6 +65,9 @@ export async function creditsStatus(client: OracleClient): Promise<CreditsStatus
  * is refused before anything is sent when the total differs (what the user
  * confirmed is what is paid). Nothing outstanding: `OracleClientError` 409
  * `nothing_to_pay`.
+ * @example
+ * const { owed } = await creditsStatus(client);
+ * if (await askTheUser(`Pay ${owed}?`)) await payClaims(client, { expectAmount: owed });
  */
 export async function payClaims(
   client: OracleClient,
@@ -104,11 +104,12 @@ export async function payClaims(
     );
   }
   await client.request('POST', '/credits/contract', {});
-  const r = await json<{ paymentId: string; amount: number; paid?: unknown[] }>(client, 'POST', '/credits/pay', {
-    claimIds: claims.map((c) => c.claimId),
-    amount,
-    ...(o.reference ? { reference: o.reference } : {}),
-  });
+  const r = await client.json<{ paymentId: string; amount: number; paid?: unknown[] }>(
+    'POST',
+    '/credits/pay',
+    undefined,
+    { claimIds: claims.map((c) => c.claimId), amount, ...(o.reference ? { reference: o.reference } : {}) },
+  );
   const paid = (r.paid ?? []).map((p) => (typeof p === 'string' ? p : String((p as { claimId?: string }).claimId)));
   return { paymentId: r.paymentId, amount: r.amount, denom: status.denom, paid };
 }

@@ -43,6 +43,17 @@ function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/**
+ * The session's socket: answers the oracle's browser tool calls and actions, reports the session's events.
+ * @example
+ * const rt = connectRealtime({
+ *   wsUrl: client.wsUrl,
+ *   sessionId,
+ *   auth: await client.auth(),
+ *   tools: { get_location: async () => ({ lat: 59.9, lon: 10.7 }) },
+ * });
+ * await rt.ready;
+ */
 export function connectRealtime(o: RealtimeOptions): RealtimeConnection {
   let resolveReady!: () => void;
   let rejectReady!: (e: unknown) => void;

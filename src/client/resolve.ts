@@ -43,6 +43,11 @@ function findService(services: Service[], frag: string): Service | undefined {
   return services.find((s) => s.id === frag || s.id.endsWith(frag));
 }
 
+/**
+ * An oracle's API and socket URLs from the registry's public record of its DID (no key needed).
+ * @example
+ * const { apiUrl, wsUrl } = await resolveOracleDid('did:ixo:entity:…', { registryUrl: 'http://127.0.0.1:4100' });
+ */
 export async function resolveOracleDid(did: string, o: ResolveOptions): Promise<ResolvedOracle> {
   const registry = o.registry ?? (o.registryUrl ? new RegistryClient({ baseUrl: o.registryUrl }) : undefined);
   if (!registry)

@@ -212,7 +212,7 @@ afterAll(async () => {
 
 /** A user of the page: its key (in the page's URL), a session of its own, and a headless client for the checks. */
 async function user() {
-  const mnemonic = generateMnemonic();
+  const mnemonic = await generateMnemonic();
   const client = await OracleClient.connect({ baseUrl: oracleUrl, signer: await signerFromMnemonic(mnemonic) });
   const { sessionId } = await client.createSession();
   const query = new URLSearchParams({ oracle: oracleUrl, did: project.did, session: sessionId, mnemonic });

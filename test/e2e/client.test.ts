@@ -39,6 +39,23 @@ describe('OracleClient', () => {
     expect(err).toMatchObject({ status: 404, code: 'session_not_found' });
   });
 
+  it('json(): any authenticated route as JSON, checked by a schema when given; errors as the other calls', async () => {
+    const c = await newClient();
+    const s = await c.json<{ sessionId: string; title: string }>('POST', '/sessions', undefined, { title: 'by json' });
+    expect(s.title).toBe('by json');
+    const count = { parse: (v: unknown) => (v as { total: number }).total };
+    expect(await c.json('GET', '/sessions', count)).toBe(1);
+    const refused = {
+      parse: () => {
+        throw new Error('not the expected shape');
+      },
+    };
+    await expect(c.json('GET', '/sessions', refused)).rejects.toThrow('not the expected shape');
+    const err = await c.json('GET', '/sessions/nope/run').catch((e: unknown) => e);
+    expect(OracleClientError.isInstance(err)).toBe(true);
+    expect(err).toMatchObject({ status: 404 });
+  });
+
   it('streams a turn with a tool call as typed events; history keeps the stream ids', async () => {
     const c = await newClient();
     const { sessionId } = await c.createSession();

@@ -8,7 +8,7 @@
 import { createContext, useContext, useMemo, useRef, type ReactNode } from 'react';
 import { UcanAuth, type MintedDelegation } from '../auth.ts';
 import { OracleClient } from '../client.ts';
-import type { Signer } from '../../lib/keys/index.ts';
+import type { Signer } from '../signer.ts';
 
 export interface OraclesWallet {
   /** The user's DID (did:key Ed25519). */
@@ -61,6 +61,16 @@ export interface OraclesContextValue {
 
 const OraclesContext = createContext<OraclesContextValue | null>(null);
 
+/**
+ * The user's identity and credentials for every hook below it: one UcanAuth per oracle, the delegation minted once.
+ * @example
+ * const signer = await signerFromMnemonic(mnemonic);
+ * root.render(
+ *   <OraclesProvider initialWallet={{ did: signer.did(), signer }} registryUrl="http://127.0.0.1:4100">
+ *     <Chat />
+ *   </OraclesProvider>,
+ * );
+ */
 export function OraclesProvider(p: OraclesProviderProps): ReactNode {
   const auths = useRef(new Map<string, UcanAuth>());
   const clients = useRef(new Map<string, OracleClient>());

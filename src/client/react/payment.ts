@@ -20,6 +20,12 @@ export interface UsePaymentResult {
   error: Error | undefined;
 }
 
+/**
+ * A priced oracle's status and paying its outstanding claims with the user's identity (creditsStatus, payClaims).
+ * @example
+ * const payment = usePayment(oracleDid);
+ * if (payment.status && payment.status.owed > 0) void payment.pay({ expectAmount: payment.status.owed });
+ */
 export function usePayment(oracleDid: string, overrides?: OracleOverrides): UsePaymentResult {
   const { client, whenReady } = useOracleClient(oracleDid, overrides);
   const [status, setStatus] = useState<CreditsStatus | undefined>();

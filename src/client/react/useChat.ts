@@ -83,6 +83,20 @@ export interface UseChatResult {
 
 const now = () => new Date().toISOString();
 
+/**
+ * One session of one oracle: its messages, sendMessage and the turn's status (the module's header says how each
+ * behaves). Used inside an OraclesProvider.
+ * @example
+ * function Chat() {
+ *   const { messages, sendMessage, status } = useChat({ oracleDid: 'did:ixo:entity:…' });
+ *   return (
+ *     <>
+ *       {messages.map((m) => <p key={m.id}>{renderMessageContent(m.content)}</p>)}
+ *       <button disabled={status === 'streaming'} onClick={() => void sendMessage('Weather in Oslo?')}>Ask</button>
+ *     </>
+ *   );
+ * }
+ */
 export function useChat(o: UseChatOptions): UseChatResult {
   const ctx = useOraclesContext();
   const { client, whenReady, isReady: isConfigReady, error: configError } = useOracleClient(o.oracleDid, o.overrides);

@@ -1,0 +1,2 @@
+/** The chunk signer.ts loads on demand: mnemonics and WebCrypto signers. */
+export { generateMnemonic, signerFromMnemonic, generateSigner } from '../lib/keys/webcrypto.ts';
