@@ -11,7 +11,8 @@ import { selectionError } from '../../lib/selection/errors.ts';
 import { readJsonFile } from './files.ts';
 import { parseCommitment, parseProof } from '../../lib/selection/records.ts';
 import { parseSeedHex } from '../../lib/selection/workflow.ts';
-import { parseSource, type Observation, type ProjectInput, type Source } from '../../lib/report/model.ts';
+import { parseSource, type ProjectInput, type Source } from '../../lib/report/model.ts';
+import type { Observation } from '../../lib/report/observations.ts';
 import { parsePublishedAt } from './files.ts';
 
 /** The observations CSV, read by the sampling area's parser (the same format as `sample recalc`). */
@@ -19,7 +20,9 @@ function readObservations(path: string, signed: boolean): Observation[] {
   if (!existsSync(path))
     throw selectionError('file_not_found', 'observations', path, 'a CSV household,value[,stratum]');
   return parseObservationsCsv(readFileSync(path, 'utf8'), basename(path), { signed }).map((o) =>
-    o.stratum !== undefined ? { value: o.value, stratum: o.stratum } : { value: o.value },
+    o.stratum !== undefined
+      ? { household: o.household, value: o.value, stratum: o.stratum }
+      : { household: o.household, value: o.value },
   );
 }
 
