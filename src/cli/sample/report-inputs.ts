@@ -48,6 +48,7 @@ const ManifestSchema = z.object({
         observations: z.string().optional(),
         observationsKind: z.enum(['baseline', 'monitoring']).optional(),
         signed: z.boolean().optional(),
+        includeUndrawn: z.boolean().optional(),
         meanJustification: z.string().optional(),
         sdCalculation: z.string().optional(),
         sources: z.array(SourceSchema).optional(),
@@ -69,6 +70,8 @@ interface ProjectFiles {
   observations?: string;
   observationsKind?: 'baseline' | 'monitoring';
   signed?: boolean;
+  /** Monitoring observations of undrawn frame households count too (recorded in the package). */
+  includeUndrawn?: boolean;
   meanJustification?: string;
   sdCalculation?: string;
   sources?: (string | Source)[];
@@ -120,6 +123,7 @@ export function loadProject(f: ProjectFiles): ProjectInput {
       kind: f.observationsKind ?? 'baseline',
       file: basename(f.observations),
       values: readObservations(f.observations, f.signed === true),
+      ...(f.includeUndrawn ? { includeUndrawn: true } : {}),
     };
   if (f.meanJustification) p.meanJustification = f.meanJustification;
   if (f.sdCalculation) p.sdCalculation = f.sdCalculation;
@@ -140,7 +144,7 @@ export function loadManifest(path: string): { title?: string; projects: ProjectI
       'invalid_manifest',
       `${path}:${i.path.join('.')}`,
       undefined,
-      '{title?, projects: [{projectId, design, commitment?, proof?, selection?, frame?, publishedAt?, seedHex?, observations?, observationsKind?, meanJustification?, sdCalculation?, sources?}]}',
+      '{title?, projects: [{projectId, design, commitment?, proof?, selection?, frame?, publishedAt?, seedHex?, observations?, observationsKind?, includeUndrawn?, meanJustification?, sdCalculation?, sources?}]}',
       {
         message: `${path}: ${i.path.join('.') || '(root)'}: ${i.message}; valid: {title?, projects: [{projectId, design, commitment?, proof?, observations?, ...}]} with paths relative to the manifest`,
       },

@@ -368,7 +368,10 @@ function commands(p: ProjectInput, c: Commitment | undefined, proof: Proof | und
     if (c && proof) args.push(`--proof ${q(f.proof)}`, `--selection ${q(f.selection)}`);
     if (c && p.framePath) args.push(`--frame ${q(f.frame)}`);
     if (c) args.push(`--published-at ${published}`);
-    if (obs && f.observations) args.push(`--observations ${q(f.observations)} --observations-kind ${obs.kind}`);
+    if (obs && f.observations)
+      args.push(
+        `--observations ${q(f.observations)} --observations-kind ${obs.kind}${obs.includeUndrawn ? ' --include-undrawn' : ''}`,
+      );
     out.push(`oraclekit sample report ${args.join(' ')} --out package.html`);
   }
   return out;

@@ -192,6 +192,7 @@ export function observationStats(
   };
   const stats: ObservationStats[] = [];
   let overall: StratifiedOverall | null = null;
+  if (!values.some((o) => o.value !== null)) return { stats, overall, unknown: [...unknown] };
   if (stratified && withStratum > 0) {
     for (const s of strata) {
       const xs = groups.get(s.name);
