@@ -377,3 +377,70 @@ describe('a design smaller than its own data', () => {
     expect(o.dropout!.notCounted.map((x) => x.stratum)).toEqual(['lpg', 'biomass', 'electric']);
   });
 });
+
+describe('nothing is "found clean" that was not checked', () => {
+  const design = computeDesign(stratifiedInput(15000, COOKSTOVE_STRATA, { dropoutRate: 0.08 }));
+  const values = (stratum: string, count: number, value: (i: number) => number | null, from = 0) =>
+    Array.from({ length: count }, (_, i) => ({ household: `${stratum}-${from + i}`, value: value(i), stratum }));
+  const headline = async (vs: Observation[]) => {
+    const r = await buildReport({
+      generatedAt: new Date('2026-12-01T00:00:00Z'),
+      projects: [{ projectId: 'p', design, observations: { kind: 'monitoring', values: vs } }],
+    });
+    const p = r.projects[0]!;
+    return {
+      warnings: p.findings.filter((f) => f.severity === 'warning').map((f) => f.message),
+      infos: p.findings.filter((f) => f.severity === 'info').map((f) => f.message),
+      p,
+    };
+  };
+
+  it('observations of one stratum only: every other stratum is a headline finding', async () => {
+    const { warnings } = await headline(values('lpg', 196, (i) => 2 + (i % 5) * 0.1));
+    expect(warnings).toEqual(
+      expect.arrayContaining([
+        'stratum biomass: no completed monitoring observation — its precision was not checked',
+        'stratum electric: no completed monitoring observation — its precision was not checked',
+      ]),
+    );
+  });
+
+  it('a file without a stratum column: a headline finding, not an info line', async () => {
+    const vs = values('lpg', 300, (i) => 2 + (i % 5) * 0.1).map(({ household, value }) => ({ household, value }));
+    const { warnings } = await headline(vs);
+    expect(warnings).toContain(
+      "the monitoring observations carry no stratum: no stratum's precision was checked, and their pooled mean is not an estimate for the stratified population",
+    );
+  });
+
+  it('a stratum whose rows are all NA stays in view as a headline finding', async () => {
+    const { warnings, p } = await headline([
+      ...values('lpg', 196, (i) => 2 + (i % 5) * 0.1),
+      ...values('biomass', 646, (i) => 1.2 + (i % 7) * 0.15),
+      ...values('electric', 784, () => null),
+    ]);
+    expect(warnings).toContain('stratum electric: no completed monitoring observation — its precision was not checked');
+    expect(p.supporting.observations!.overall).toBeNull();
+  });
+
+  it('"not every stratum has at least two observations" appears only when true: not for 187 zeros', async () => {
+    const { infos, warnings, p } = await headline([
+      ...values('lpg', 196, (i) => 2 + (i % 5) * 0.1),
+      ...values('biomass', 646, (i) => 1.2 + (i % 7) * 0.15),
+      ...values('electric', 187, () => 0),
+    ]);
+    expect(JSON.stringify([infos, warnings])).not.toContain('not every stratum has at least two');
+    expect(infos).toContain(
+      'stratum electric: all 187 observations are 0: the mean is 0 exactly for them (±0 in absolute terms); a precision relative to a mean of 0 does not exist',
+    );
+    expect(p.supporting.observations!.overall!.n).toBe(196 + 646 + 187);
+    const one = await headline([
+      ...values('lpg', 196, (i) => 2 + (i % 5) * 0.1),
+      ...values('biomass', 646, (i) => 1.2 + (i % 7) * 0.15),
+      ...values('electric', 1, () => 1.5),
+    ]);
+    expect(one.infos).toContain(
+      'not every stratum has at least two monitoring observations: no overall (stratified) estimate',
+    );
+  });
+});
