@@ -411,6 +411,7 @@ function achievedLines(a: NonNullable<RecalcResult['achieved']>, format: Format)
 function dropoutLines(d: NonNullable<RecalcResult['dropout']>, format: Format): string[] {
   const out: string[] = [];
   const rows: Cell[][] = d.strata.map((x) => [x.stratum, x.sampled, x.completed, r(x.rate * 100, 1)]);
+  for (const x of d.notCounted) rows.push([x.stratum, `${x.rows} rows of ${x.sampleSize}`, x.completed, 'not counted']);
   if (d.strata.length > 1) rows.push(['overall', d.overall.sampled, d.overall.completed, r(d.overall.rate * 100, 1)]);
   out.push(
     '',
@@ -424,6 +425,7 @@ function dropoutLines(d: NonNullable<RecalcResult['dropout']>, format: Format): 
     out.push(
       'Not counted, so not used for the new design: mark each sampled household that was not completed with an empty or NA value and the dropout is counted from the file.',
     );
+  for (const x of d.notCounted) out.push(`${x.statement}; the new design keeps its previous rate.`);
   return out;
 }
 

@@ -202,6 +202,12 @@ export const REPORT_FLAGS = {
     options: ['baseline', 'monitoring'],
     default: 'baseline',
   },
+  'include-undrawn': {
+    type: 'boolean',
+    description:
+      'Monitoring observations of frame households that were not drawn (or replacements out of rank order) count in the figures too; by default only drawn households count. Recorded in the package.',
+    default: false,
+  },
   'mean-justification': { type: 'string', description: 'Why the expected mean is what it is (text).' },
   'sd-calculation': { type: 'string', description: 'How the expected SD was obtained (text).' },
   source: { type: 'string', description: 'A source, "label|citation|url" (repeatable).', multiple: true },

@@ -11,7 +11,8 @@ import { selectionError } from '../../lib/selection/errors.ts';
 import { readJsonFile } from './files.ts';
 import { parseCommitment, parseProof } from '../../lib/selection/records.ts';
 import { parseSeedHex } from '../../lib/selection/workflow.ts';
-import { parseSource, type Observation, type ProjectInput, type Source } from '../../lib/report/model.ts';
+import { parseSource, type ProjectInput, type Source } from '../../lib/report/model.ts';
+import type { Observation } from '../../lib/report/observations.ts';
 import { parsePublishedAt } from './files.ts';
 
 /** The observations CSV, read by the sampling area's parser (the same format as `sample recalc`). */
@@ -19,7 +20,9 @@ function readObservations(path: string, signed: boolean): Observation[] {
   if (!existsSync(path))
     throw selectionError('file_not_found', 'observations', path, 'a CSV household,value[,stratum]');
   return parseObservationsCsv(readFileSync(path, 'utf8'), basename(path), { signed }).map((o) =>
-    o.stratum !== undefined ? { value: o.value, stratum: o.stratum } : { value: o.value },
+    o.stratum !== undefined
+      ? { household: o.household, value: o.value, stratum: o.stratum }
+      : { household: o.household, value: o.value },
   );
 }
 
@@ -45,6 +48,7 @@ const ManifestSchema = z.object({
         observations: z.string().optional(),
         observationsKind: z.enum(['baseline', 'monitoring']).optional(),
         signed: z.boolean().optional(),
+        includeUndrawn: z.boolean().optional(),
         meanJustification: z.string().optional(),
         sdCalculation: z.string().optional(),
         sources: z.array(SourceSchema).optional(),
@@ -66,6 +70,8 @@ interface ProjectFiles {
   observations?: string;
   observationsKind?: 'baseline' | 'monitoring';
   signed?: boolean;
+  /** Monitoring observations of undrawn frame households count too (recorded in the package). */
+  includeUndrawn?: boolean;
   meanJustification?: string;
   sdCalculation?: string;
   sources?: (string | Source)[];
@@ -117,6 +123,7 @@ export function loadProject(f: ProjectFiles): ProjectInput {
       kind: f.observationsKind ?? 'baseline',
       file: basename(f.observations),
       values: readObservations(f.observations, f.signed === true),
+      ...(f.includeUndrawn ? { includeUndrawn: true } : {}),
     };
   if (f.meanJustification) p.meanJustification = f.meanJustification;
   if (f.sdCalculation) p.sdCalculation = f.sdCalculation;
@@ -137,7 +144,7 @@ export function loadManifest(path: string): { title?: string; projects: ProjectI
       'invalid_manifest',
       `${path}:${i.path.join('.')}`,
       undefined,
-      '{title?, projects: [{projectId, design, commitment?, proof?, selection?, frame?, publishedAt?, seedHex?, observations?, observationsKind?, meanJustification?, sdCalculation?, sources?}]}',
+      '{title?, projects: [{projectId, design, commitment?, proof?, selection?, frame?, publishedAt?, seedHex?, observations?, observationsKind?, includeUndrawn?, meanJustification?, sdCalculation?, sources?}]}',
       {
         message: `${path}: ${i.path.join('.') || '(root)'}: ${i.message}; valid: {title?, projects: [{projectId, design, commitment?, proof?, observations?, ...}]} with paths relative to the manifest`,
       },

@@ -38,6 +38,7 @@ function projectFromFlags(flags: ReportFlags): ProjectInput {
           observations: flags.observations,
           observationsKind: flags['observations-kind'] as 'baseline' | 'monitoring',
           signed: flags.signed,
+          includeUndrawn: flags['include-undrawn'],
         }
       : {}),
     ...(flags['mean-justification'] ? { meanJustification: flags['mean-justification'] } : {}),

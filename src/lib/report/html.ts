@@ -229,8 +229,21 @@ function supportingHtml(p: ProjectReport): string[] {
 function observationsHtml(p: ProjectReport, o: NonNullable<ProjectReport['supporting']['observations']>): string[] {
   const out: string[] = [];
   out.push(
-    `<p>${esc(o.kind)} observations${o.file ? ` from <code>${esc(o.file)}</code>` : ''}: mean and SD (n − 1 divisor) per stratum; r = z·s / (x̄·√n)·√(1 − n/N_h). ${o.overall ? 'Overall: the stratified estimator x̄_st = Σ W_h x̄_h (W_h = N_h/N) with V(x̄_st) = Σ W_h² (1 − n_h/N_h) s_h²/n_h and r = z·√V / x̄_st.' : ''}</p>`,
+    `<p>${esc(o.kind)} observations${o.file ? ` from <code>${esc(o.file)}</code>` : ''}: mean and SD (n − 1 divisor) per stratum; r = z·s / (x̄·√n)·√(1 − n/N_h), with N_h ${o.populations === 'frame' ? "the frame's households per stratum (as committed)" : "the design's population"}. ${o.overall ? 'Overall: the stratified estimator x̄_st = Σ W_h x̄_h (W_h = N_h/N) with V(x̄_st) = Σ W_h² (1 − n_h/N_h) s_h²/n_h and r = z·√V / x̄_st.' : ''}</p>`,
   );
+  if (o.draw) {
+    const m = o.draw;
+    out.push(
+      `<p>Matched to the draw by household ID: ${m.rows} rows, ${m.used} used (${esc(m.rule)}); not in the frame ${m.notInFrame.length}, in the frame but not drawn ${m.notDrawn.length}, replacements out of rank order ${m.outOfOrder.length}, another stratum than the frame's ${m.otherStratum.length}.</p>`,
+    );
+    out.push(
+      table(
+        'draw',
+        ['stratum', 'n_h', 'sampled with a row', 'sampled without a row', 'replacements used in order'],
+        m.strata.map((x) => [x.stratum, x.sampleSize, x.sampleRows, x.sampleWithoutRow, x.replacementsUsed]),
+      ),
+    );
+  }
   out.push(
     table(
       'observations',
@@ -251,13 +264,13 @@ function observationsHtml(p: ProjectReport, o: NonNullable<ProjectReport['suppor
   if (o.dropout) {
     const dd = o.dropout;
     out.push(
-      `<p>Realised dropout, per stratum: 1 − completed / ${dd.basis === 'marked' ? 'sampled (the observations mark households sampled but not completed with an empty or NA value)' : "the design's n_h (the observations mark no household as not completed)"}; designed ${(dd.designed * 100).toFixed(1)} %.</p>`,
+      `<p>Realised dropout, per stratum: 1 − completed / ${dd.basis === 'selection' ? 'sampled (the drawn sample and the replacements used in rank order; a drawn household without a row is not completed)' : dd.basis === 'marked' ? 'sampled (the observations mark households sampled but not completed with an empty or NA value)' : "the design's n_h (the observations mark no household as not completed)"}; designed ${(dd.designed * 100).toFixed(1)} %.${dd.notCounted.map((x) => ` ${esc(x.statement)}.`).join('')}</p>`,
     );
     out.push(
       table(
         'dropout',
         ['stratum', 'sampled', 'completed', 'realised dropout', 'designed'],
-        [...dd.strata, { stratum: 'overall', ...dd.overall }].map((x) => [
+        [...dd.strata, ...(dd.strata.length > 0 ? [{ stratum: 'overall', ...dd.overall }] : [])].map((x) => [
           x.stratum,
           x.sampled,
           x.completed,

@@ -8,30 +8,22 @@
  * with the design, the chart, and the commitment, proof, sample and
  * replacement order. The model is data; html.ts renders it.
  */
-import {
-  chain,
-  computeDesign,
-  designInputOf,
-  PRECISION,
-  SAMPLING_METHOD,
-  Z_95,
-  type Design,
-} from '../sampling/design.ts';
-import { stratumKey } from '../sampling/names.ts';
+import { chain, computeDesign, designInputOf, SAMPLING_METHOD, type Design } from '../sampling/design.ts';
 import { packageVersion } from '../version.ts';
 import { explainDesign, type Explanation } from '../sampling/explain.ts';
-import {
-  achievedPrecision,
-  dropoutRate,
-  meanSd,
-  stratifiedEstimate,
-  type StratifiedOverall,
-} from '../sampling/recalc.ts';
 import { designDiscrepancies, loadDesign } from '../selection/design.ts';
 import { ALGORITHM } from '../selection/hash.ts';
 import type { Commitment, Proof } from '../selection/records.ts';
 import { commitmentDigest } from '../selection/records.ts';
 import { checkPackage, verdictOf, type Check, type Verdict } from '../selection/verify.ts';
+import {
+  observationsReport,
+  type Finding,
+  type Observation,
+  type ReportObservations,
+  type StratumOrder,
+  type StratumRow,
+} from './observations.ts';
 import { pyTrim, pythonRecipe } from './recipe.ts';
 import { shellQuote } from '../shell.ts';
 
@@ -48,12 +40,6 @@ export function parseSource(text: string): Source {
   if (citation) s.citation = citation;
   if (url) s.url = url;
   return s;
-}
-
-export interface Observation {
-  /** null: sampled but not completed (an empty or NA value); counts for the realised dropout only. */
-  value: number | null;
-  stratum?: string;
 }
 
 export interface ProjectInput {
@@ -84,7 +70,11 @@ export interface ProjectInput {
   publishedAt?: Date;
   /** A verifier that performed the selection itself: its randomness. */
   seedHex?: string;
-  observations?: { kind: 'baseline' | 'monitoring'; file?: string; values: Observation[] };
+  /**
+   * includeUndrawn: monitoring observations of frame households that were not drawn count in the figures too (by
+   * default only the drawn households do); recorded in the package.
+   */
+  observations?: { kind: 'baseline' | 'monitoring'; file?: string; values: Observation[]; includeUndrawn?: boolean };
   meanJustification?: string;
   sdCalculation?: string;
   sources?: Source[];
@@ -94,91 +84,6 @@ interface ReportInput {
   title?: string;
   generatedAt: Date;
   projects: ProjectInput[];
-}
-
-export interface ObservationStats {
-  group: string;
-  n: number;
-  mean: number;
-  sd: number;
-  cv: number;
-  /** N for the precision (the design's population of the group), if known. */
-  population?: number;
-  /** r = z * s / (xbar * sqrt(n)) * sqrt(1 - n/N) (overall of a stratified design: z √V(x̄_st) / x̄_st). */
-  achievedPrecision?: number;
-  meets95_5?: boolean;
-  /** How the row is computed. */
-  estimator: 'srs' | 'stratified' | 'pooled (no strata in the observations)';
-}
-
-/**
- * The realised dropout: per stratum 1 − completed/sampled. "marked": the observations mark households
- * sampled but not completed (an empty or NA value), so sampled = rows; "design": sampled = the design's n_h.
- */
-export interface PackageDropout {
-  basis: 'marked' | 'design';
-  designed: number;
-  strata: { stratum: string; sampled: number; completed: number; rate: number }[];
-  overall: { sampled: number; completed: number; rate: number };
-}
-
-function packageDropout(
-  values: Observation[],
-  strata: { name: string; sampleSize: number }[],
-  stratified: boolean,
-  designed: number,
-): PackageDropout | null {
-  const marked = values.some((o) => o.value === null);
-  const byKey = new Map(strata.map((s) => [stratumKey(s.name), s.name] as const));
-  const counts = new Map<string, { sampled: number; completed: number }>();
-  for (const o of values) {
-    const name = stratified ? byKey.get(stratumKey(o.stratum ?? '')) : strata[0]?.name;
-    if (name === undefined) continue;
-    const c = counts.get(name) ?? counts.set(name, { sampled: 0, completed: 0 }).get(name)!;
-    c.sampled++;
-    if (o.value !== null) c.completed++;
-  }
-  const rows: PackageDropout['strata'] = [];
-  for (const s of strata) {
-    const c = counts.get(s.name);
-    if (!c) continue;
-    const sampled = marked ? c.sampled : s.sampleSize;
-    if (sampled === 0 || c.completed > sampled) continue;
-    rows.push({ stratum: s.name, sampled, completed: c.completed, rate: dropoutRate(sampled, c.completed) });
-  }
-  if (rows.length === 0) return null;
-  const sampled = rows.reduce((a, x) => a + x.sampled, 0);
-  const completed = rows.reduce((a, x) => a + x.completed, 0);
-  return {
-    basis: marked ? 'marked' : 'design',
-    designed,
-    strata: rows,
-    overall: { sampled, completed, rate: dropoutRate(sampled, completed) },
-  };
-}
-
-/** Per stratum: the design's assumption against what the supporting data show. */
-export interface StratumComparison {
-  stratum: string;
-  population: number;
-  cvAssumed: number;
-  cvObserved: number;
-  observations: number;
-  /** Completed observations the design plans (calculatedSize_h) and households to sample (n_h). */
-  plannedCompleted: number;
-  plannedSample: number;
-  /** r = z · CV_observed / √n · √(1 − n/N_h) at n = plannedCompleted. */
-  precisionAtPlanned: number;
-  meetsAtPlanned: boolean;
-  /** The sizes the chain gives with the observed mean and SD (null: more than N_h). */
-  impliedCompleted: number;
-  impliedSample: number | null;
-  tooSmall: boolean;
-}
-
-interface Finding {
-  severity: 'warning' | 'info';
-  message: string;
 }
 
 interface ChartSeries {
@@ -242,15 +147,7 @@ export interface ProjectReport {
   supporting: {
     meanJustification: string | null;
     sdCalculation: string | null;
-    observations: null | {
-      kind: string;
-      file: string | null;
-      stats: ObservationStats[];
-      overall: StratifiedOverall | null;
-      comparison: StratumComparison[];
-      /** The realised dropout per stratum (null when it cannot be counted or compared). */
-      dropout: PackageDropout | null;
-    };
+    observations: ReportObservations | null;
     sources: Source[];
   };
   selection: null | {
@@ -301,117 +198,6 @@ function erCoverageText(P: Design['parameters']): { fraction: number; percent: s
         ? 'given as an input of the design (erCoverage)'
         : `1 − dropout rate (${P.dropoutRate}); no erCoverage was given`,
   };
-}
-
-/**
- * Observation statistics per design stratum (in design order) and overall:
- * for a stratified design the overall row is the stratified estimator
- * (Σ W_h x̄_h, V = Σ W_h² (1 − n_h/N_h) s_h²/n_h) when every stratum is
- * observed; for one population it is the simple-random-sampling row.
- */
-export function observationStats(
-  values: Observation[],
-  strata: { name: string; population: number }[],
-  totalPopulation: number,
-  stratified: boolean,
-): { stats: ObservationStats[]; overall: StratifiedOverall | null; unknown: string[] } {
-  const byKey = new Map(strata.map((s) => [stratumKey(s.name), s] as const));
-  const groups = new Map<string, number[]>();
-  const unknown = new Set<string>();
-  let withStratum = 0;
-  for (const o of values) {
-    if (o.value === null || o.stratum === undefined || o.stratum === '') continue;
-    withStratum++;
-    const s = byKey.get(stratumKey(o.stratum));
-    if (!s) {
-      unknown.add(o.stratum);
-      continue;
-    }
-    (groups.get(s.name) ?? groups.set(s.name, []).get(s.name)!).push(o.value);
-  }
-  const one = (
-    group: string,
-    xs: number[],
-    N: number | undefined,
-    estimator: ObservationStats['estimator'],
-  ): ObservationStats => {
-    const { mean, sd } = meanSd(xs);
-    const s: ObservationStats = { group, n: xs.length, mean, sd, cv: mean !== 0 ? sd / mean : Number.NaN, estimator };
-    if (N !== undefined && N >= xs.length && xs.length > 1 && mean > 0) {
-      s.population = N;
-      s.achievedPrecision = achievedPrecision(xs.length, N, mean, sd);
-      s.meets95_5 = s.achievedPrecision <= PRECISION;
-    }
-    return s;
-  };
-  const stats: ObservationStats[] = [];
-  let overall: StratifiedOverall | null = null;
-  if (stratified && withStratum > 0) {
-    for (const s of strata) {
-      const xs = groups.get(s.name);
-      if (xs && xs.length > 0) stats.push(one(s.name, xs, s.population, 'srs'));
-    }
-    const complete = stats.length === strata.length && stats.every((g) => g.n > 1 && g.population !== undefined);
-    if (complete) {
-      overall = stratifiedEstimate(stats.map((g) => ({ population: g.population!, n: g.n, mean: g.mean, sd: g.sd })));
-      stats.push({
-        group: 'overall',
-        n: overall.n,
-        mean: overall.mean,
-        sd: overall.sd,
-        cv: overall.sd / overall.mean,
-        population: overall.population,
-        achievedPrecision: overall.precision,
-        meets95_5: overall.met,
-        estimator: 'stratified',
-      });
-    }
-  } else {
-    stats.push(
-      one(
-        stratified ? 'overall' : 'all',
-        values.flatMap((o) => (o.value === null ? [] : [o.value])),
-        stratified ? undefined : totalPopulation,
-        stratified ? 'pooled (no strata in the observations)' : 'srs',
-      ),
-    );
-  }
-  return { stats, overall, unknown: [...unknown] };
-}
-
-/**
- * Per stratum: CV assumed vs observed, the precision the planned size achieves with the observed CV, the size the data
- * imply.
- */
-export function compareWithData(
-  d: Design,
-  strata: ProjectReport['strata'],
-  stats: ObservationStats[],
-): StratumComparison[] {
-  const out: StratumComparison[] = [];
-  for (const s of strata) {
-    const g = stats.find((x) => x.group === s.name && x.estimator === 'srs');
-    if (!g || g.n < 2 || !(g.mean > 0) || !(g.sd > 0)) continue;
-    const n = s.calculatedSize;
-    const r = achievedPrecision(n, s.population, g.mean, g.sd, Z_95);
-    const implied = chain(s.population, g.mean, g.sd, d.parameters.dropoutRate);
-    const impliedSample = implied.adjustedSize > s.population ? null : implied.adjustedSize;
-    out.push({
-      stratum: s.name,
-      population: s.population,
-      cvAssumed: s.cv ?? d.parameters.expectedSD / d.parameters.expectedMean,
-      cvObserved: g.sd / g.mean,
-      observations: g.n,
-      plannedCompleted: n,
-      plannedSample: s.sampleSize,
-      precisionAtPlanned: r,
-      meetsAtPlanned: r <= PRECISION,
-      impliedCompleted: implied.calculatedSize,
-      impliedSample,
-      tooSmall: impliedSample === null || impliedSample > s.sampleSize,
-    });
-  }
-  return out;
 }
 
 /**
@@ -582,7 +368,10 @@ function commands(p: ProjectInput, c: Commitment | undefined, proof: Proof | und
     if (c && proof) args.push(`--proof ${q(f.proof)}`, `--selection ${q(f.selection)}`);
     if (c && p.framePath) args.push(`--frame ${q(f.frame)}`);
     if (c) args.push(`--published-at ${published}`);
-    if (obs && f.observations) args.push(`--observations ${q(f.observations)} --observations-kind ${obs.kind}`);
+    if (obs && f.observations)
+      args.push(
+        `--observations ${q(f.observations)} --observations-kind ${obs.kind}${obs.includeUndrawn ? ' --include-undrawn' : ''}`,
+      );
     out.push(`oraclekit sample report ${args.join(' ')} --out package.html`);
   }
   return out;
@@ -607,10 +396,23 @@ async function projectReport(p: ProjectInput, index: number): Promise<ProjectRep
   const findings: Finding[] = [];
   const c = p.commitment;
   const pr = p.proof;
-  const selection = c ? await selectionReport(p, c, d, checks, findings) : null;
+  const drawn = c ? await selectionReport(p, c, d, checks, findings) : null;
+  const selection = drawn?.section ?? null;
   const obs = p.observations;
-  const observations = obs && obs.values.length > 0 ? observationsReport(obs, d, strata, findings) : null;
   const full = designOf(d);
+  const figures = figureStrata(strata, c);
+  const observations =
+    obs && obs.values.length > 0
+      ? observationsReport({
+          obs,
+          design: full ?? ({ parameters: P } as Design),
+          stratified: d.stratified,
+          strata: figures.strata,
+          populations: figures.populations,
+          order: drawn?.order ?? null,
+          findings,
+        })
+      : null;
   const method: ProjectReport['method'] = {
     sizes: full ? explainDesign(full) : null,
     selection: selectionSteps(c, pr),
@@ -656,6 +458,20 @@ async function projectReport(p: ProjectInput, index: number): Promise<ProjectRep
 }
 
 type LoadedDesign = ReturnType<typeof loadDesign>;
+
+/**
+ * The strata as every figure of the observations uses them: with a commitment, each stratum's population is the
+ * frame's count the commitment records (the households the sample was drawn from, whatever N_h the design
+ * assumed); without one, the design's N_h.
+ */
+function figureStrata(
+  strata: ProjectReport['strata'],
+  c: Commitment | undefined,
+): { strata: StratumRow[]; populations: 'design' | 'frame' } {
+  const frame = new Map((c?.strata ?? []).map((s) => [s.name, s.households] as const));
+  if (!c || strata.some((s) => !frame.has(s.name))) return { strata, populations: 'design' };
+  return { strata: strata.map((s) => ({ ...s, population: frame.get(s.name)! })), populations: 'frame' };
+}
 
 /** The design's strata as the package shows them: one "all" stratum for an unstratified design. */
 function reportStrata(d: LoadedDesign): ProjectReport['strata'] {
@@ -711,7 +527,7 @@ async function selectionReport(
   d: LoadedDesign,
   checks: Check[],
   findings: Finding[],
-): Promise<ProjectReport['selection']> {
+): Promise<{ section: ProjectReport['selection']; order: StratumOrder[] | null }> {
   const pr = p.proof;
   const digest = commitmentDigest(c);
   checks.push(...commitmentDesignChecks(c, d));
@@ -726,7 +542,7 @@ async function selectionReport(
   checks.push(...pc.checks);
   for (const f of pc.findings) findings.unshift({ severity: 'warning', message: f });
   const rp = c.beacon.chain;
-  return {
+  const section: ProjectReport['selection'] = {
     algorithm: c.algorithm,
     committedAt: c.committedAt,
     commitmentDigest: digest,
@@ -759,6 +575,7 @@ async function selectionReport(
         }
       : null,
   };
+  return { section, order: pc.order };
 }
 
 /** The commitment is for this design: its designId, and its strata and n_h as the design's. */
@@ -788,84 +605,6 @@ function commitmentDesignChecks(c: Commitment, d: LoadedDesign): Check[] {
     });
   }
   return out;
-}
-
-type ReportObservations = NonNullable<ProjectReport['supporting']['observations']>;
-
-/**
- * Observations against the design: their statistics, the comparison with the design's assumptions, the realised
- * dropout (monitoring only), and the findings these give.
- */
-function observationsReport(
-  obs: NonNullable<ProjectInput['observations']>,
-  d: LoadedDesign,
-  strata: ProjectReport['strata'],
-  findings: Finding[],
-): ReportObservations {
-  const P = d.parameters;
-  const { stats, overall, unknown } = observationStats(obs.values, strata, P.population, d.stratified);
-  const comparison = compareWithData(designOf(d) ?? ({ parameters: P } as Design), strata, stats);
-  // monitoring observations are of the designed sample: its achieved precision and dropout are findings;
-  // baseline observations (a pilot, earlier data) support the design's assumptions instead (compareWithData)
-  const monitoring = obs.kind === 'monitoring';
-  const dropout = monitoring ? packageDropout(obs.values, strata, d.stratified, P.dropoutRate) : null;
-  // missed precision is a headline finding, with what the methodology then requires
-  if (monitoring) findings.unshift(...missedPrecision(obs.kind, stats, strata, P.dropoutRate));
-  if (dropout)
-    for (const x of dropout.strata) {
-      const designed = strata.find((s) => s.name === x.stratum)?.dropoutRate ?? P.dropoutRate;
-      if (x.rate > designed)
-        findings.push({
-          severity: 'warning',
-          message: `stratum ${x.stratum}: realised dropout ${(x.rate * 100).toFixed(1)} % (${x.completed} completed of ${x.sampled} ${dropout.basis === 'marked' ? 'sampled' : 'planned'}) against ${(designed * 100).toFixed(1)} % designed; overall ${(dropout.overall.rate * 100).toFixed(1)} %`,
-        });
-    }
-  if (unknown.length > 0)
-    findings.push({
-      severity: 'warning',
-      message: `the ${obs.kind} observations name strata that are not in the design: ${unknown.join(', ')} (left out)`,
-    });
-  if (d.stratified && !overall)
-    findings.push({
-      severity: 'info',
-      message: stats.some((s) => s.estimator === 'pooled (no strata in the observations)')
-        ? `the ${obs.kind} observations carry no stratum: they cannot be compared with the strata's assumptions, and their pooled mean is not an estimate for the stratified population`
-        : `not every stratum has at least two ${obs.kind} observations: no overall (stratified) estimate`,
-    });
-  for (const k of comparison) {
-    const cvText = `CV assumed ${r4(k.cvAssumed)}, observed ${r4(k.cvObserved)} (${k.observations} ${obs.kind} observations)`;
-    if (k.tooSmall) {
-      findings.push({
-        severity: 'warning',
-        message: `stratum ${k.stratum}: the design is too small for its own supporting data — ${cvText}; at the planned ${k.plannedCompleted} completed interviews the relative precision would be ±${(k.precisionAtPlanned * 100).toFixed(2)} %, not ±5 %; the data imply ${k.impliedCompleted} completed, ${k.impliedSample === null ? `more than its N_h ${k.population} households` : `${k.impliedSample} households to sample`} (planned ${k.plannedSample})`,
-      });
-    }
-  }
-  return { kind: obs.kind, file: obs.file ?? null, stats, overall, comparison, dropout };
-}
-
-/** Monitoring observations that miss ±5 %: a headline finding each, with what the methodology then requires. */
-function missedPrecision(
-  kind: string,
-  stats: ObservationStats[],
-  strata: ProjectReport['strata'],
-  dropoutRate: number,
-): Finding[] {
-  const missed: Finding[] = [];
-  for (const g of stats) {
-    if (g.meets95_5 !== false || g.achievedPrecision === undefined) continue;
-    const st = strata.find((s) => s.name === g.group);
-    const more =
-      g.estimator === 'srs' && g.population !== undefined
-        ? chain(g.population, g.mean, g.sd, dropoutRate).calculatedSize - g.n
-        : undefined;
-    const pct = (g.achievedPrecision * 100).toFixed(2);
-    missed.push({
-      severity: 'warning',
-      message: `${g.group === 'overall' ? 'overall (stratified estimate)' : `stratum ${g.group}`}: the ${kind} observations achieve ±${pct} %, not ±5 % (${g.n} completed${st ? ` of ${st.sampleSize} planned` : ''}). The methodology then requires ${more !== undefined && more > 0 ? `${more} more completed interviews (${g.n + more} in all at the observed CV)` : 'more completed interviews'}, or the conservative bound: the mean's lower limit x̄·(1 − r) = ${r4(g.mean * (1 - g.achievedPrecision))} instead of x̄ = ${r4(g.mean)}`,
-    });
-  }
-  return missed;
 }
 
 export async function buildReport(input: ReportInput): Promise<Report> {

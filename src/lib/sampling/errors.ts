@@ -30,6 +30,10 @@ export const SAMPLING_ERRORS = {
   duplicate_household: { status: 409, when: 'a household appears twice in an observations CSV' },
   unknown_stratum: { status: 422, when: 'an observation names a stratum the design does not have' },
   too_few_observations: { status: 422, when: 'fewer than 2 observations in a group (no SD with n - 1)' },
+  more_observations_than_households: {
+    status: 422,
+    when: "a stratum (or the population) has more observation rows than households (its N_h): the data are not of this design's population, or the design is for a smaller one",
+  },
   strata_not_observed: {
     status: 422,
     when: 'recalc printed its result, but a stratum of the design has no completed observation: its precision was not checked',

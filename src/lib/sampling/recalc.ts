@@ -86,7 +86,14 @@ export interface RealisedDropout {
    */
   basis: 'marked' | 'design';
   overall: { sampled: number; completed: number; rate: number };
+  /** The strata whose dropout was counted, in the design's order. */
   strata: { stratum: string; sampled: number; completed: number; rate: number }[];
+  /**
+   * Strata whose dropout cannot be counted: with marks, fewer rows than the design's n_h (some sampled households
+   * have no row, and nothing says whether they were completed); or more completed observations than n_h. Their rate
+   * is never taken as 0 % nor capped.
+   */
+  notCounted: { stratum: string; rows: number; completed: number; sampleSize: number; statement: string }[];
   /** The design's dropout rate, for comparison. */
   designed?: number;
 }
@@ -359,12 +366,15 @@ function summarise(stratum: string, values: number[], N: number): GroupSummary {
 export const dropoutRate = (sampled: number, completed: number): number => (sampled - completed) / sampled;
 
 /**
- * The realised dropout: per stratum 1 − completed/sampled, and overall 1 − Σ completed / Σ sampled.
- * "Sampled" is the rows of the observations when the file marks households not completed (an empty or
- * NA value); otherwise the previous design's n_h (its sampleSize), when there is one. A stratum without
- * any row is left out (not observed, not a 100 % dropout). Undefined when neither basis exists.
+ * The realised dropout: per stratum 1 − completed/sampled, and overall 1 − Σ completed / Σ sampled, in the
+ * design's order (`keys`). "Sampled" is the rows of the observations when the file marks households not completed
+ * (an empty or NA value); otherwise the previous design's n_h (its sampleSize), when there is one. A stratum
+ * without any row is left out (not observed, not a 100 % dropout); with marks, a stratum with fewer rows than its
+ * n_h is not counted (the sampled households without a row could be either), never 0 %; nor is a stratum with more
+ * completed observations than n_h (never capped at n_h). Undefined when neither basis exists.
  */
 function realisedDropout(
+  keys: string[],
   rows: Map<string, { sampled: number; completed: number }>,
   marked: boolean,
   designSizes: Map<string, number> | undefined,
@@ -372,19 +382,43 @@ function realisedDropout(
 ): RealisedDropout | undefined {
   if (!marked && !designSizes) return undefined;
   const strata: RealisedDropout['strata'] = [];
-  for (const [stratum, c] of rows) {
-    const sampled = marked ? c.sampled : (designSizes!.get(stratum) ?? 0);
+  const notCounted: RealisedDropout['notCounted'] = [];
+  for (const stratum of keys) {
+    const c = rows.get(stratum);
+    if (!c) continue;
+    const nh = designSizes?.get(stratum);
+    if (nh !== undefined && c.completed > nh) {
+      notCounted.push({
+        stratum,
+        rows: c.sampled,
+        completed: c.completed,
+        sampleSize: nh,
+        statement: `stratum ${stratum}: ${c.completed} completed observations, more than the design's n_h = ${nh} sampled households (a replacement replaces a dropout, it adds no household), so these are not only the designed sample and its dropout is not counted`,
+      });
+      continue;
+    }
+    if (marked && nh !== undefined && c.sampled < nh) {
+      notCounted.push({
+        stratum,
+        rows: c.sampled,
+        completed: c.completed,
+        sampleSize: nh,
+        statement: `stratum ${stratum}: ${c.sampled} rows for n_h = ${nh} sampled households — ${nh - c.sampled} sampled households have no row, so its dropout is not counted (not 0 %)`,
+      });
+      continue;
+    }
+    const sampled = marked ? c.sampled : (nh ?? 0);
     if (sampled === 0) continue;
-    const completed = Math.min(c.completed, sampled);
-    strata.push({ stratum, sampled, completed, rate: dropoutRate(sampled, completed) });
+    strata.push({ stratum, sampled, completed: c.completed, rate: dropoutRate(sampled, c.completed) });
   }
-  if (strata.length === 0) return undefined;
+  if (strata.length === 0 && notCounted.length === 0) return undefined;
   const sampled = strata.reduce((a, x) => a + x.sampled, 0);
   const completed = strata.reduce((a, x) => a + x.completed, 0);
   return {
     basis: marked ? 'marked' : 'design',
-    overall: { sampled, completed, rate: dropoutRate(sampled, completed) },
+    overall: { sampled, completed, rate: sampled > 0 ? dropoutRate(sampled, completed) : Number.NaN },
     strata,
+    notCounted,
     ...(designed !== undefined ? { designed } : {}),
   };
 }
@@ -457,6 +491,11 @@ function summariseObservations(
   const file = observations[0]?.file ?? 'observations';
   const keys = st.stratified ? st.list.map((s) => s.name) : ['all'];
   const { groups, counts, marked } = groupObservations(observations, file, keys, st);
+  for (const key of keys) {
+    const rows = counts.get(key)?.sampled ?? 0;
+    const N = key === 'all' ? st.population : st.byKey.get(stratumKey(key))!.population;
+    if (rows > N) throw moreThanHouseholds(file, key, rows, N);
+  }
   const completed = observations.flatMap((o) => (o.value === null ? [] : [o.value]));
   if (completed.length < 2)
     throw samplingError('too_few_observations', file, completed.length, 'at least 2 completed observations');
@@ -488,7 +527,15 @@ function summariseObservations(
           : [['all', prev.parameters.adjustedSize] as const],
       )
     : undefined;
-  observed.dropout = realisedDropout(counts, marked, designSizes, prev?.parameters.dropoutRate);
+  observed.dropout = realisedDropout(keys, counts, marked, designSizes, prev?.parameters.dropoutRate);
+}
+
+/** More observation rows than households: R's survey refuses the same data ("FPC implies >100% sampling"). */
+function moreThanHouseholds(file: string, key: string, rows: number, N: number) {
+  const where = key === 'all' ? 'the population' : `stratum ${key}`;
+  return samplingError('more_observations_than_households', `${file} (${where})`, rows, `at most N = ${N} rows`, {
+    message: `${file}: ${where} has ${rows} observation rows, but only ${N} households (the design's population); valid: at most ${N} — the observations are not of this population, or the design is for a smaller one (recompute it for the real population)`,
+  });
 }
 
 /**
@@ -623,7 +670,10 @@ function designParameters(
   const overall = observed.overall;
   const mean = input.mean ?? overall?.mean ?? prev?.parameters.expectedMean;
   const sd = input.sd ?? overall?.sd ?? prev?.parameters.expectedSD;
-  const realised = observed.dropout?.basis === 'marked' ? ceil4(observed.dropout.overall.rate) : undefined;
+  const realised =
+    observed.dropout?.basis === 'marked' && observed.dropout.strata.length > 0
+      ? ceil4(observed.dropout.overall.rate)
+      : undefined;
   const dropoutRate = input.dropoutRate ?? realised ?? prev?.parameters.dropoutRate;
   const inputs: DesignInputs = {
     mean: input.mean !== undefined ? 'input' : overall ? 'observations' : 'previous design',
@@ -653,7 +703,11 @@ function strataParameters(input: RecalcInput, st: Strata, observed: Observed, in
   return st.list.map((s) => {
     const o = observed.byStratum.get(s.name);
     const src = observed.sources.get(s.name);
-    const own = input.dropoutRate !== undefined ? undefined : (counted.get(s.name) ?? s.dropoutRate);
+    // a stratum whose dropout could not be counted keeps the previous rate it had, never the others' counted one
+    const keep = dropout?.notCounted.some((x) => x.stratum === s.name)
+      ? input.previous?.parameters.dropoutRate
+      : undefined;
+    const own = input.dropoutRate !== undefined ? undefined : (counted.get(s.name) ?? s.dropoutRate ?? keep);
     inputs.strata.push({
       stratum: s.name,
       mean: src?.mean ?? (o ? 'observations' : 'previous design'),

@@ -677,9 +677,11 @@ async function checkSelectionCsv(path: string, frame: Frame, sel: FrameSelection
   return null;
 }
 
-interface SelectionFileReading {
+export interface SelectionFileReading {
   /** Per committed stratum, the replacement list in rank order (at most `keep` IDs each). */
   replacements: { stratum: string; rank: number; household_id: string; ticket: string }[][];
+  /** Per committed stratum, every household ID in rank order (ranks 1..n_h the sample), as checked. */
+  order: { stratum: string; sampleSize: number; ids: string[] }[];
 }
 
 /**
@@ -723,6 +725,7 @@ async function selectionFileChecks(
         out.push({ stratum: cs.name, rank: r + 1, household_id: s.ids[r]!, ticket: s.tickets[r]! });
       return out;
     }),
+    order: c.strata.map((cs, i) => ({ stratum: cs.name, sampleSize: cs.sampleSize, ids: strata[i]!.ids })),
   };
 }
 
@@ -860,6 +863,8 @@ interface PackageCheckOptions extends TrustOptions {
 
 interface PackageCheckResult extends VerifyResult {
   replacements: SelectionFileReading['replacements'] | null;
+  /** The checked selection.csv's order (null without a selection.csv that recomputes). */
+  order: SelectionFileReading['order'] | null;
 }
 
 /**
@@ -885,7 +890,7 @@ export async function checkPackage(o: PackageCheckOptions): Promise<PackageCheck
       else k.pass('chain pinned', 'trust', `drand's public "${pinnedChainName(chain)}" chain`);
     }
     k.skip('draw', 'integrity', 'no proof: the draw has not been made');
-    return { ...result(k, 'committed, not drawn', notes, commitmentFindings(c)), replacements: null };
+    return { ...result(k, 'committed, not drawn', notes, commitmentFindings(c)), replacements: null, order: null };
   }
   const chain = commitmentChecks(c, p, k);
   trustChecks(c, p, chain, o, k);
@@ -893,6 +898,7 @@ export async function checkPackage(o: PackageCheckOptions): Promise<PackageCheck
   const seed = seedChecks(c, p, c.frame.frameHash, k);
   listedTicketChecks(c, p, seed, k);
   let replacements: SelectionFileReading['replacements'] | null = null;
+  let order: SelectionFileReading['order'] | null = null;
   if (o.selectionPath) {
     const r = await selectionFileChecks(
       c,
@@ -903,6 +909,7 @@ export async function checkPackage(o: PackageCheckOptions): Promise<PackageCheck
       k,
     );
     replacements = r?.replacements ?? null;
+    order = r?.order ?? null;
   } else {
     k.skip(
       'selection.csv',
@@ -941,5 +948,6 @@ export async function checkPackage(o: PackageCheckOptions): Promise<PackageCheck
       commitmentFindings(c),
     ),
     replacements,
+    order,
   };
 }

@@ -3,14 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chain, computeDesign, Z_95 } from '../../../../src/lib/sampling/design.ts';
-import {
-  buildReport,
-  chartData,
-  compareWithData,
-  observationStats,
-  parseSource,
-  type ProjectReport,
-} from '../../../../src/lib/report/model.ts';
+import { buildReport, chartData, parseSource, type ProjectReport } from '../../../../src/lib/report/model.ts';
+import { compareWithData, observationStats } from '../../../../src/lib/report/observations.ts';
 import { renderHtml, TICKET_PREFIX } from '../../../../src/lib/report/html.ts';
 import { placeLabels, textWidth } from '../../../../src/lib/report/svg.ts';
 import { loadDesign } from '../../../../src/lib/selection/design.ts';
@@ -191,9 +185,13 @@ describe('chartData and the SVG', () => {
         { dropoutRate: 0.05 },
       ),
     );
-    // 15 % dropout in both: above near's 5 % (the design's), below far's own 20 %
-    const values = ['far', 'near'].flatMap((stratum) =>
-      Array.from({ length: 40 }, (_, i) => ({ value: i < 6 ? null : 1.5 + (i % 5) * 0.25, stratum })),
+    // 15 % dropout in both (a row for each of its n_h sampled households): above near's 5 % (the design's), below
+    // far's own 20 %
+    const values = design.stratification.strata.flatMap((s) =>
+      Array.from({ length: s.sampleSize }, (_, i) => ({
+        value: i < Math.round(s.sampleSize * 0.15) ? null : 1.5 + (i % 5) * 0.25,
+        stratum: s.name,
+      })),
     );
     const report = await buildReport({
       generatedAt: new Date(0),
@@ -422,10 +420,12 @@ describe("the package's headline tells missed precision and the realised dropout
       /requires \d+ more completed interviews \(\d+ in all at the observed CV\), or the conservative bound/,
     );
     expect(top.some((m) => m.startsWith('stratum electric: the monitoring observations achieve'))).toBe(true);
+    // 180 / 160 / 100 rows for n_h 196 / 646 / 784: the households without a row could be either, so nothing is counted
     const dd = p.supporting.observations!.dropout!;
     expect(dd.basis).toBe('marked');
-    expect(dd.overall.sampled).toBe(440);
-    expect(dd.overall.completed).toBe(440 - 40);
+    expect(dd.strata).toEqual([]);
+    expect(dd.notCounted.map((x) => x.stratum)).toEqual(['lpg', 'biomass', 'electric']);
+    expect(top).toContain(dd.notCounted[1]!.statement);
     expect(r.generator.version).toMatch(/^\d+\.\d+\.\d+/);
     const html = renderHtml(r);
     expect(html).toContain(`by oraclekit ${r.generator.version}`);

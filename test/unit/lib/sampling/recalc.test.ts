@@ -158,6 +158,7 @@ describe('observations CSV', () => {
   });
 });
 
+const ceil4 = (x: number) => Math.ceil(x * 1e4 - 1e-9) / 1e4;
 const three = computeDesign(stratifiedInput(15000, COOKSTOVE_STRATA, { dropoutRate: 0.08 }));
 const rowsOf = (stratum: string, n: number, value: (i: number) => string) =>
   Array.from({ length: n }, (_, i) => `${stratum}-${i},${value(i)},${stratum}`);
@@ -234,28 +235,78 @@ describe('recalc never says "met" for what it did not check', () => {
 
 describe('observations: dropout, signs, semicolons, stratum names', () => {
   it('households marked not completed (empty or NA) give the realised dropout per stratum, used by the new design', () => {
+    // n_h: lpg 196, biomass 646, electric 784; electric's 100 rows are fewer than its n_h and carry no mark
     const csv = [
       'household,value,stratum',
       ...rowsOf('lpg', 200, (i) => (i % 10 === 0 ? '' : String(2 + (i % 5) * 0.1))),
-      ...rowsOf('biomass', 200, (i) => (i % 5 === 0 ? 'NA' : String(1.5 + (i % 3) * 0.2))),
+      ...rowsOf('biomass', 700, (i) => (i % 5 === 0 ? 'NA' : String(1.5 + (i % 3) * 0.2))),
       ...rowsOf('electric', 100, (i) => String(1 + (i % 4) * 0.3)),
     ].join('\n');
     const r = recalculate({ previous: three, observations: parseObservationsCsv(csv) });
-    expect(r.dropout).toMatchObject({ basis: 'marked', designed: 0.08, overall: { sampled: 500, completed: 440 } });
+    expect(r.dropout).toMatchObject({ basis: 'marked', designed: 0.08, overall: { sampled: 900, completed: 740 } });
     expect(r.dropout!.strata.map((s) => [s.stratum, s.sampled, s.completed])).toEqual([
       ['lpg', 200, 180],
-      ['biomass', 200, 160],
-      ['electric', 100, 100],
+      ['biomass', 700, 560],
     ]);
-    expect(r.dropout!.overall.rate).toBeCloseTo(0.12, 12);
+    expect(r.dropout!.overall.rate).toBeCloseTo(160 / 900, 12);
     expect(r.achieved!.groups[0]!.n).toBe(180);
-    expect(r.design.parameters.dropoutRate).toBe(0.12);
+    expect(r.design.parameters.dropoutRate).toBe(0.1778);
     expect(r.inputs.dropoutRate).toBe('realised dropout');
     // a typed dropout wins
     expect(
       recalculate({ previous: three, observations: parseObservationsCsv(csv), dropoutRate: 0.1 }).design.parameters
         .dropoutRate,
     ).toBe(0.1);
+  });
+
+  it('a stratum with fewer rows than its n_h and no mark is said plainly, never given 0 % dropout', () => {
+    // the 15,000-household case: only lpg marks its 9 % non-completed; biomass and electric send completed rows only
+    const csv = [
+      'household,value,stratum',
+      ...rowsOf('lpg', 196, (i) => (i % 11 === 0 ? 'NA' : String(2 + (i % 5) * 0.1))),
+      ...rowsOf('biomass', 588, (i) => String(1.2 + (i % 7) * 0.15)),
+      ...rowsOf('electric', 713, (i) => String(1 + (i % 4) * 0.3)),
+    ].join('\n');
+    const r = recalculate({ previous: three, observations: parseObservationsCsv(csv) });
+    expect(r.dropout!.strata.map((s) => s.stratum)).toEqual(['lpg']);
+    expect(r.dropout!.notCounted.map((x) => [x.stratum, x.rows, x.sampleSize])).toEqual([
+      ['biomass', 588, 646],
+      ['electric', 713, 784],
+    ]);
+    expect(r.dropout!.notCounted[0]!.statement).toContain('58 sampled households have no row');
+    // they keep the previous 8 % allowance: biomass is not cut to its completed count
+    const strata = r.design.stratification.strata;
+    expect(strata.map((s) => s.dropoutRate)).toEqual([ceil4(18 / 196), 0.08, 0.08]);
+    expect(r.inputs.strata.map((s) => s.dropoutRate)).toEqual([
+      'realised dropout',
+      'previous design',
+      'previous design',
+    ]);
+    expect(strata[1]!.sampleSize).toBe(Math.ceil(strata[1]!.calculatedSize / 0.92));
+  });
+
+  it('more completed observations than n_h are said, not capped; more rows than households are refused', () => {
+    const csv = ['household,value,stratum', ...rowsOf('lpg', 250, (i) => String(2 + (i % 5) * 0.1))].join('\n');
+    const r = recalculate({ previous: three, observations: parseObservationsCsv(csv) });
+    expect(r.dropout!.basis).toBe('design');
+    expect(r.dropout!.strata).toEqual([]);
+    expect(r.dropout!.notCounted[0]).toMatchObject({ stratum: 'lpg', completed: 250, sampleSize: 196 });
+    expect(r.dropout!.notCounted[0]!.statement).toContain('250 completed observations, more than');
+
+    // a design for N = 1,000 (500 / 300 / 200) with 1,453 observations, 588 of them in the 300-household stratum
+    const small = computeDesign(stratifiedInput(1000, COOKSTOVE_STRATA, { dropoutRate: 0.08 }));
+    expect(small.stratification.strata.map((s) => s.population)).toEqual([500, 300, 200]);
+    const big = [
+      'household,value,stratum',
+      ...rowsOf('lpg', 196 * 2, (i) => String(2 + (i % 5) * 0.1)),
+      ...rowsOf('biomass', 588, (i) => String(1.2 + (i % 7) * 0.15)),
+      ...rowsOf('electric', 1453 - 392 - 588, (i) => String(1 + (i % 4) * 0.3)),
+    ].join('\n');
+    const e = err(() => recalculate({ previous: small, observations: parseObservationsCsv(big, 'period.csv') }));
+    expect(e.code).toBe('more_observations_than_households');
+    expect(e.status).toBe(422);
+    expect(e.field).toBe('period.csv (stratum biomass)');
+    expect(e.message).toContain('stratum biomass has 588 observation rows, but only 300 households');
   });
 
   it('a negative value is refused unless signed quantities are allowed', () => {
