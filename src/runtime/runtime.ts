@@ -45,7 +45,7 @@ import { hostPolicy, isLoopbackAddress, type HostPolicy } from './host-check.ts'
 import type { Run } from './run.ts';
 import { createRuntimeLog, logRunEvent, type RuntimeLog } from './log.ts';
 import type { Cluster } from './cluster/cluster.ts';
-import { runTurn, type AgentDeps, type RunLimits, type TurnInput } from './agent/index.ts';
+import { lineBoundedFetch, runTurn, type AgentDeps, type RunLimits, type TurnInput } from './agent/index.ts';
 import { subAgentTool, subAgentToolName } from './agent/sub-agent.ts';
 import { transcript } from '../lib/protocol/messages.ts';
 import { Authenticator, type UcanAuthMode, type UcanReplayMode } from './auth.ts';
@@ -637,6 +637,7 @@ function openAICompatibleModels(s: RuntimeEnv, hint: string | undefined): (id: s
         baseURL,
         apiKey: s.LLM_PROVIDER_API_KEY,
         includeUsage: true,
+        fetch: lineBoundedFetch(s.ORACLE_MODEL_MAX_LINE_BYTES),
       }).chatModel(modelId);
       if (cache.size >= 32) cache.delete(cache.keys().next().value!);
       cache.set(modelId, m);
