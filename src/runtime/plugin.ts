@@ -73,7 +73,11 @@ export interface PluginHost {
   awaitClientResult(sessionId: string, toolCallId: string, timeoutMs: number): Promise<unknown>;
   /** Emits an SSE event on the session's active run (e.g. action_call); false when none runs. */
   emitRunEvent(sessionId: string, e: AnyEventInput): boolean;
-  /** Runs the active plugins' turn gates (credits: 402 with claims) for a use that costs like a turn (a call). */
+  /**
+   * For a use that costs like a turn (a call): counts it against the user's turn limit (ORACLE_USER_TURNS_PER_MINUTE,
+   * shared by the instances on Redis: 429 rate_limited with Retry-After), then runs the active plugins' turn gates
+   * (credits: 402 with claims); a use the gates refuse gives its count back.
+   */
   gateTurn(req: TurnRequest): Promise<void>;
   /** The operator's payment verifier (OracleAppOptions.verifyPayment); undefined: reported payments are IOUs. */
   verifyPayment?: PaymentVerifier;
