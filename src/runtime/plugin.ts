@@ -85,11 +85,18 @@ export interface PluginHost {
 
 /** A payment a user reports (credits: POST /credits/pay), for the operator to verify before its claims count. */
 export interface PaymentToVerify {
+  /** Who reports the payment: a settlement paid by someone else, or to someone else, is not theirs. */
   userDid: string;
   claimIds: string[];
+  /** The claims it pays (each with its amount and session), as the ledger holds them. */
+  claims: { claimId: string; amount: number; denom: string; sessionId: string; createdAt: string }[];
+  /** Their total: the settlement must carry exactly this amount of `denom`. */
   amount: number;
   denom: string;
-  /** What the user gave to find the settlement (a transaction id, a provider's payment id). */
+  /**
+   * What the user gave to find the settlement (a transaction id, a provider's payment id). A reference that is
+   * verified once is recorded and never pays again (409 payment_reference_used), for this user or another.
+   */
   reference?: string;
 }
 
