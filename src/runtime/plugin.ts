@@ -73,7 +73,11 @@ export interface PluginHost {
   awaitClientResult(sessionId: string, toolCallId: string, timeoutMs: number): Promise<unknown>;
   /** Emits an SSE event on the session's active run (e.g. action_call); false when none runs. */
   emitRunEvent(sessionId: string, e: AnyEventInput): boolean;
-  /** Runs the active plugins' turn gates (credits: 402 with claims) for a use that costs like a turn (a call). */
+  /**
+   * For a use that costs like a turn (a call): counts it against the user's turn limit (ORACLE_USER_TURNS_PER_MINUTE,
+   * shared by the instances on Redis: 429 rate_limited with Retry-After), then runs the active plugins' turn gates
+   * (credits: 402 with claims); a use the gates refuse gives its count back.
+   */
   gateTurn(req: TurnRequest): Promise<void>;
   /** The operator's payment verifier (OracleAppOptions.verifyPayment); undefined: reported payments are IOUs. */
   verifyPayment?: PaymentVerifier;
@@ -81,11 +85,18 @@ export interface PluginHost {
 
 /** A payment a user reports (credits: POST /credits/pay), for the operator to verify before its claims count. */
 export interface PaymentToVerify {
+  /** Who reports the payment: a settlement paid by someone else, or to someone else, is not theirs. */
   userDid: string;
   claimIds: string[];
+  /** The claims it pays (each with its amount and session), as the ledger holds them. */
+  claims: { claimId: string; amount: number; denom: string; sessionId: string; createdAt: string }[];
+  /** Their total: the settlement must carry exactly this amount of `denom`. */
   amount: number;
   denom: string;
-  /** What the user gave to find the settlement (a transaction id, a provider's payment id). */
+  /**
+   * What the user gave to find the settlement (a transaction id, a provider's payment id). A reference that is
+   * verified once is recorded and never pays again (409 payment_reference_used), for this user or another.
+   */
   reference?: string;
 }
 

@@ -46,7 +46,7 @@ import { hostPolicy, isLoopbackAddress, type HostPolicy } from './host-check.ts'
 import type { Run } from './run.ts';
 import { createRuntimeLog, logRunEvent, type RuntimeLog } from './log.ts';
 import type { Cluster } from './cluster/cluster.ts';
-import { runTurn, type AgentDeps, type RunLimits, type TurnInput } from './agent/index.ts';
+import { lineBoundedFetch, runTurn, type AgentDeps, type RunLimits, type TurnInput } from './agent/index.ts';
 import { subAgentTool, subAgentToolName } from './agent/sub-agent.ts';
 import { transcript } from '../lib/protocol/messages.ts';
 import { Authenticator, type UcanAuthMode, type UcanReplayMode } from './auth.ts';
@@ -229,7 +229,7 @@ export class OracleRuntime {
       run.emit(e);
       return true;
     },
-    gateTurn: async (req) => void (await this.gateTurn(req)),
+    gateTurn: async (req) => void (await this.admitTurn(req)),
   };
 
   constructor(o: OracleAppOptions) {
@@ -281,7 +281,7 @@ export class OracleRuntime {
       allowedUsers: o.allowedUsers ?? settings.ORACLE_ALLOWED_USERS,
       now: this.now,
     });
-    this.turnLimiter = new TurnRateLimiter(o.userTurnsPerMinute ?? settings.ORACLE_USER_TURNS_PER_MINUTE, this.now);
+    this.turnLimiter = new TurnRateLimiter(o.userTurnsPerMinute ?? settings.ORACLE_USER_TURNS_PER_MINUTE);
     this.resolved = result.ordered.map(({ plugin, env }) => ({
       plugin,
       ctx: { env, store: this.store, config: this.config, log: (l: string) => this.log.info(l), host: this.host },
@@ -436,6 +436,7 @@ export class OracleRuntime {
     this.cluster = cluster;
     this.runs.bus = cluster;
     this.auth.sharedReplay = cluster;
+    await this.turnLimiter.share(url, this.oracleDid, this.pino); // the per-user turn limit holds across the instances
   }
 
   /** Starts background plugins and the signing key load; never blocks. */
@@ -561,6 +562,21 @@ export class OracleRuntime {
     return charge;
   }
 
+  /**
+   * A use that costs like a turn (a turn, a call): counts against the user's turn limit (429 rate_limited), then
+   * passes the turn gates (gateTurn; 402 payment_required). A use the gates refuse gives its count back: an unpaid
+   * attempt does not spend the user's rate.
+   */
+  async admitTurn(req: TurnRequest): Promise<TurnCharge | undefined> {
+    const giveBack = await this.turnLimiter.take(req.userDid);
+    try {
+      return await this.gateTurn(req);
+    } catch (e) {
+      await giveBack();
+      throw e;
+    }
+  }
+
   /** A turn may name only a model GET /models lists: the operator's key never pays for a model they did not choose. */
   private assertListedModel(id: string): void {
     const listed = this.models().models.map((m) => m.id);
@@ -579,8 +595,7 @@ export class OracleRuntime {
       throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
     if (input.model !== undefined) this.assertListedModel(input.model);
     this.model(input.model); // configuration errors surface as HTTP errors, not streams
-    this.turnLimiter.take(userDid);
-    const charged = (await this.gateTurn({ userDid, sessionId, message: input.message }))?.charged; // e.g. 402
+    const charged = (await this.admitTurn({ userDid, sessionId, message: input.message }))?.charged; // 429, 402
     // the awaits above let another turn of this session start meanwhile
     if (this.runs.active(sessionId))
       throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
@@ -612,6 +627,7 @@ export class OracleRuntime {
     this.runs.close();
     await this.store.flush();
     await this.cluster?.close();
+    this.turnLimiter.close();
     if (this.ownsDb) await this.db.close();
   }
 }
@@ -644,6 +660,7 @@ function openAICompatibleModels(s: RuntimeEnv, hint: string | undefined): (id: s
         baseURL,
         apiKey: s.LLM_PROVIDER_API_KEY,
         includeUsage: true,
+        fetch: lineBoundedFetch(s.ORACLE_MODEL_MAX_LINE_BYTES),
       }).chatModel(modelId);
       if (cache.size >= 32) cache.delete(cache.keys().next().value!);
       cache.set(modelId, m);

@@ -197,6 +197,21 @@ describe.each(BACKENDS)('runtime authentication on %s', (backend) => {
       expect((await rr.json()).code).toBe('revoked');
     });
 
+    it('takes a fresh delegation minted in the same second as the revoked one it replaces', async () => {
+      const u = await h.user();
+      const expiration = now() + 3600;
+      const revoked = await mintDelegation({ issuer: u.signer, audience: h.oracleDid, expiration });
+      expect((await u.req('POST', '/delegation', { raw: revoked.token })).status).toBe(200);
+      expect((await u.req('DELETE', '/delegation')).body).toEqual({ ok: true });
+      const fresh = await mintDelegation({ issuer: u.signer, audience: h.oracleDid, expiration });
+      expect(fresh.delegation.cid.toString()).not.toBe(revoked.delegation.cid.toString());
+      const post = await u.req('POST', '/delegation', { raw: fresh.token });
+      expect(post.status, JSON.stringify(post.body)).toBe(200);
+      expect((await u.req('GET', '/delegation')).body).toEqual({ authorized: true, expiration });
+      const r = await u.req('GET', '/sessions', undefined, { 'x-ucan-delegation': fresh.token });
+      expect(r.status).toBe(200);
+    });
+
     it('refuses another auth type; by default a delegation alone logs in (HTTP and socket)', async () => {
       const u = await h.user();
       const sessionId = await u.newSession();

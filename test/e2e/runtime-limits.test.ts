@@ -71,6 +71,58 @@ describe('the bounds of a run (defaults)', () => {
     const runId = result.headers.get('x-run-id')!;
     const replay = await u.sse(`/runs/${runId}?after=0`);
     expect(replay.events.length).toBe(result.events.length);
+  }, 90_000);
+
+  /** The answer a stream and a replay carry, and the stored answer row of the turn. */
+  async function answerOf(
+    u: Awaited<ReturnType<Harness['user']>>,
+    sessionId: string,
+    r: { events: AnyEvent[]; headers: Headers },
+  ) {
+    const text = (events: AnyEvent[]) =>
+      events.flatMap((e) => (e.event === 'message' ? [e.data.content] : [])).join('');
+    const replay = await u.sse(`/runs/${r.headers.get('x-run-id')}?after=0`);
+    const history = await u.req('GET', `/messages/${sessionId}`);
+    const row = history.body.messages.find((m: { id: string }) => m.id === r.headers.get('x-request-id'));
+    const done = r.events.at(-1);
+    return {
+      streamed: text(r.events),
+      replayed: text(replay.events),
+      replayBytes: replay.raw.length,
+      stored: String(row?.content ?? ''),
+      partialText: done?.event === 'done' && 'partialText' in done.data ? String(done.data.partialText) : '',
+    };
+  }
+
+  it('cuts one delta of 900 kB at ORACLE_RUN_MAX_OUTPUT_CHARS inside the delta: streamed, stored and replayed', async () => {
+    const u = await h.user();
+    const sessionId = await u.newSession();
+    h.model.enqueue({ steps: [{ type: 'text', text: 'q'.repeat(900_000), chunkSize: 900_000 }] });
+    const r = await u.stream(sessionId, 'one huge delta');
+    expect(lastError(r.events)).toMatchObject({ code: 'output_too_large', kind: 'limit' });
+    expect(r.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'failed' } });
+    const a = await answerOf(u, sessionId, r);
+    expect(a.streamed.length).toBe(200_000);
+    expect(a.partialText.length).toBe(200_000);
+    expect(a.stored.length).toBe(200_000);
+    expect(a.replayed.length).toBe(200_000);
+    expect(a.replayBytes).toBeLessThan(2 * 200_000 + 10_000); // the cut deltas and the partialText of `done`
+  });
+
+  it('refuses a 30 MB line of the model stream at ORACLE_MODEL_MAX_LINE_BYTES; nothing of it is kept', async () => {
+    const u = await h.user();
+    const sessionId = await u.newSession();
+    h.model.enqueue({ steps: [{ type: 'text', text: 'w'.repeat(30_000_000), chunkSize: 30_000_000 }] });
+    const { result: r, growthMb } = await peakRss(() => u.stream(sessionId, 'a 30 MB delta'));
+    expect(lastError(r.events)).toMatchObject({ code: 'model_line_too_long', kind: 'limit', retryable: false });
+    expect(String(lastError(r.events)?.error)).toContain('ORACLE_MODEL_MAX_LINE_BYTES');
+    expect(r.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'failed' } });
+    expect(r.raw.length).toBeLessThan(10_000);
+    const a = await answerOf(u, sessionId, r);
+    expect(a.streamed.length + a.stored.length + a.replayed.length + a.partialText.length).toBe(0);
+    expect(a.replayBytes).toBeLessThan(10_000);
+    // the scripted server's own copies of the 30 MB line (its string, its JSON, its write) are counted too
+    expect(growthMb).toBeLessThan(300);
   });
 
   it('asks the model for at most ORACLE_MAX_OUTPUT_TOKENS (4096) per step', async () => {

@@ -130,7 +130,8 @@ export async function startHarness(
   const dir = mkdtempSync(join(tmpdir(), 'oraclekit-rt-'));
   const model = await startScriptedModelServer();
   const meteo = await startOpenMeteoServer();
-  const mnemonic = generateMnemonic();
+  // a given mnemonic makes another instance of the same oracle (the same DID)
+  const mnemonic = opts.signingMnemonic || generateMnemonic();
   const oracle = await signerFromMnemonic(mnemonic);
   const lines: string[] = [];
   const logs: Record<string, unknown>[] = [];

@@ -104,6 +104,10 @@ export const TURN_ERROR_CODES = {
     kind: 'limit',
     when: "the run's event log (what a rejoin replays) reached its maximum size (ORACLE_RUN_MAX_EVENT_BYTES)",
   },
+  model_line_too_long: {
+    kind: 'limit',
+    when: "a line of the model provider's stream was longer than its maximum (ORACLE_MODEL_MAX_LINE_BYTES)",
+  },
   internal_error: { kind: 'internal', when: 'an unexpected failure in the runtime' },
   storage_failed: {
     kind: 'internal',

@@ -130,7 +130,11 @@ export async function mintInvocation(o: MintOptions & { can?: string; withResour
   return encodeToken(await inv.delegate());
 }
 
-/** A user → oracle delegation (the user's capabilities on themselves, `*`), as a token and its view. */
+/**
+ * A user → oracle delegation (the user's capabilities on themselves, `*`), as a token and its view. Each has a nonce
+ * of its own: a delegation is revoked by its CID, so two minted in the same second with the same lifetime must not be
+ * the same delegation (a fresh one would otherwise be born revoked).
+ */
 export async function mintDelegation(
   o: MintOptions & { can?: string },
 ): Promise<{ token: string; delegation: API.Delegation }> {
@@ -141,7 +145,7 @@ export async function mintDelegation(
     expiration: o.expiration ?? nowSeconds() + (o.ttlSeconds ?? 3600),
     notBefore: o.notBefore,
     proofs: o.proofs ?? [],
-    nonce: o.nonce,
+    nonce: o.nonce ?? crypto.randomUUID(),
   });
   return { token: await encodeToken(d), delegation: d };
 }

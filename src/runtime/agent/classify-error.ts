@@ -21,10 +21,20 @@ const of = (code: TurnErrorCode, retryable: boolean, message: string): Classifie
   message,
 });
 
+/** An error and its causes (the AI SDK wraps what the provider's reply stream threw). */
+function causes(err: unknown): unknown[] {
+  const out: unknown[] = [];
+  for (let e = err; e !== undefined && e !== null && out.length < 8; e = (e as { cause?: unknown }).cause) out.push(e);
+  return out;
+}
+
 export function classifyError(err: unknown): ClassifiedError {
   const e = err as { name?: string; message?: string };
   const name = e?.name ?? '';
   const msg = String(e?.message ?? err);
+  const tooLong = causes(err).find((c) => (c as { name?: string })?.name === 'ModelLineTooLongError') as
+    Error | undefined;
+  if (tooLong) return of('model_line_too_long', false, tooLong.message.slice(0, 300));
   if (APICallError.isInstance(err)) {
     const status = err.statusCode;
     const text = `the model provider failed${status ? ` with HTTP ${status}` : ''}: ${msg.slice(0, 200)}`;

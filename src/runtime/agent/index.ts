@@ -6,10 +6,12 @@
  * hooks (the one plugin-hook loop), watchdog (stalls), run-limits (the bounds
  * of a run: duration, output, event log), parts-to-events (the
  * model stream as protocol events), classify-error (error events),
- * history-rows (what the turn stores).
+ * history-rows (what the turn stores), bounded-lines (the model provider's
+ * reply, line by line bounded).
  */
 export { runTurn } from './run-turn.ts';
 export type { AgentDeps, TurnInput } from './types.ts';
 export type { RunLimits } from './run-limits.ts';
 export { runHook, type ActivePlugin } from './hooks.ts';
 export { classifyError } from './classify-error.ts';
+export { lineBoundedFetch } from './bounded-lines.ts';

@@ -28,6 +28,8 @@ interface PartsToEventsOptions {
    * NoSuchToolError; undefined for a tool the oracle does not have.
    */
   notLoaded?: (toolName: string) => string | undefined;
+  /** How many characters of a delta may be sent (run-limits.ts, `fit`); default all. */
+  fit?: (kind: 'message' | 'reasoning', chars: number) => number;
 }
 
 export class PartsToEvents {
@@ -48,18 +50,22 @@ export class PartsToEvents {
   push(part: TextStreamPart<ToolSet>): void {
     const { sessionId, requestId, emit } = this.o;
     switch (part.type) {
-      case 'reasoning-delta':
-        if (!part.text) break;
+      case 'reasoning-delta': {
+        const reasoning = this.fitted('reasoning', part.text);
+        if (!reasoning) break;
         this.reasoningOpen = true;
-        emit({ event: 'reasoning', data: { sessionId, requestId, reasoning: part.text, isComplete: false } });
+        emit({ event: 'reasoning', data: { sessionId, requestId, reasoning, isComplete: false } });
         break;
+      }
       case 'reasoning-end':
         this.closeReasoning();
         break;
-      case 'text-delta':
+      case 'text-delta': {
         this.closeReasoning();
-        if (part.text) emit({ event: 'message', data: { content: part.text } });
+        const content = this.fitted('message', part.text);
+        if (content) emit({ event: 'message', data: { content } });
         break;
+      }
       case 'tool-call':
         this.closeReasoning();
         if (part.invalid && NoSuchToolError.isInstance(part.error)) this.noSuchTool.add(part.toolCallId);
@@ -93,6 +99,13 @@ export class PartsToEvents {
       default:
         break;
     }
+  }
+
+  /** A delta's text, cut where the run's bounds end it. */
+  private fitted(kind: 'message' | 'reasoning', text: string): string {
+    if (!text || !this.o.fit) return text;
+    const n = this.o.fit(kind, text.length);
+    return n < text.length ? text.slice(0, n) : text;
   }
 
   /** A tool call's event: its id, name and shown arguments, with its status and output or error. */

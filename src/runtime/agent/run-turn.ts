@@ -139,6 +139,7 @@ async function streamTurn(
     now: deps.now,
     cancelled: () => run.abort.signal.aborted || watchdog.signal.aborted || bounds.signal.aborted,
     notLoaded,
+    fit: bounds.fit,
   });
   await streamModel(
     {

@@ -6,6 +6,14 @@ export const CREDITS_ERRORS = {
   claim_not_found: { status: 404, when: "no such claim among the caller's own" },
   contract_required: { status: 409, when: "a payment before the caller accepted the oracle's contract" },
   claim_not_outstanding: { status: 409, when: 'the claim is already paid or used' },
+  payment_reference_used: {
+    status: 409,
+    when: 'the payment reference already paid claims on this oracle (a verified payment pays once, for one user)',
+  },
+  payment_verification_unavailable: {
+    status: 503,
+    when: "the operator's payment verifier failed (threw) instead of answering; the claims stay outstanding: retry shortly",
+  },
   payment_unverified: {
     status: 402,
     when: "the operator's payment verifier did not find the payment settled; the claims stay outstanding",

@@ -9,7 +9,14 @@
  * GET /credits/ledger. See docs/plugins.md ("credits") for the decisions.
  */
 import { z } from 'zod';
-import { definePlugin, defineTool, type PluginContext } from '../../plugin.ts';
+import {
+  definePlugin,
+  defineTool,
+  type PaymentToVerify,
+  type PaymentVerification,
+  type PaymentVerifier,
+  type PluginContext,
+} from '../../plugin.ts';
 import { OracleKitError, type ErrorBody } from '../../../lib/errors.ts';
 import { getUser } from '../../auth.ts';
 import { CreditsLedger, type Claim } from './ledger.ts';
@@ -52,6 +59,22 @@ function ledgerOf(ctx: PluginContext<CreditsEnv>): CreditsLedger {
     ledgers.set(ctx, l);
   }
   return l;
+}
+
+/** The operator's verifier, asked once: a verifier that throws is a 503 the client may retry, not a 500. */
+async function verifyOnce(verify: PaymentVerifier, p: PaymentToVerify): Promise<PaymentVerification> {
+  try {
+    return await verify(p);
+  } catch (e) {
+    throw Object.assign(
+      creditsError(
+        'payment_verification_unavailable',
+        "the payment could not be verified now (the operator's payment verifier failed); the claims stay outstanding: retry shortly",
+        { details: { retryable: true, retryAfterSeconds: 5 } },
+      ),
+      { cause: e },
+    );
+  }
 }
 
 const PayBodySchema = z.object({
@@ -130,16 +153,19 @@ export const creditsPlugin = definePlugin<CreditsEnv>({
     app.post('/credits/pay', { schema: { body: PayBodySchema } }, async (req) => {
       const body = req.body as z.infer<typeof PayBodySchema>;
       const did = getUser(req).did;
+      const l = ledgerOf(ctx);
       const verify = ctx.host.verifyPayment;
       // without the operator's verifier a reported payment is an IOU (runtime.md, "Who may spend the model key")
       if (verify) {
-        const v = await verify({ userDid: did, ...body, denom: ledgerOf(ctx).denom });
+        // the claims are checked before the verifier is asked, and shown to it: it binds the settlement to them
+        const claims = await l.preview(did, body.claimIds, body.amount, body.reference);
+        const v = await verifyOnce(verify, { userDid: did, ...body, claims, denom: l.denom });
         if (!v.settled)
           throw creditsError('payment_unverified', `the payment is not settled: ${v.reason.slice(0, 300)}`, {
             details: { claimIds: body.claimIds },
           });
       }
-      const r = await ledgerOf(ctx).pay(did, body.claimIds, body.amount, body.reference);
+      const r = await l.pay(did, body.claimIds, body.amount, body.reference, { verified: verify !== undefined });
       return { ok: true, verified: verify !== undefined, ...r };
     });
     app.get('/credits/ledger', async (req) => {

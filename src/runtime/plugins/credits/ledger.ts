@@ -70,6 +70,16 @@ const CREDITS_MIGRATIONS: Migration[] = [
 `,
     },
   },
+  {
+    version: 2,
+    description: 'credits: each verified payment reference, used once',
+    sql: `
+      CREATE TABLE credits_payment_references (
+        oracle_did TEXT NOT NULL, reference TEXT NOT NULL, user_did TEXT NOT NULL, payment_id TEXT NOT NULL,
+        created_at TEXT NOT NULL, PRIMARY KEY (oracle_did, reference)
+      );
+`,
+  },
 ];
 
 interface Contract {
@@ -98,6 +108,13 @@ interface ClaimRow {
   status: Claim['status'];
   created_at: string;
 }
+
+const referenceUsed = (reference: string) =>
+  creditsError(
+    'payment_reference_used',
+    `the payment reference ${JSON.stringify(reference.slice(0, 100))} already paid claims on this oracle; a settled payment pays once`,
+    { field: 'reference' },
+  );
 
 export class CreditsLedger {
   readonly db: Storage;
@@ -252,39 +269,77 @@ export class CreditsLedger {
     });
   }
 
-  /** Pays claims: the amount must equal their total exactly. */
+  /** The caller's claims to pay, checked as `pay` checks them (contract, owner, outstanding, the exact total). */
+  private async payable(userDid: string, claimIds: string[], amount: number): Promise<ClaimRow[]> {
+    const rows: ClaimRow[] = [];
+    for (const id of new Set(claimIds)) {
+      const r = await this.db.get<ClaimRow>(
+        'SELECT * FROM credits_claims WHERE id = ? AND user_did = ? AND oracle_did = ?',
+        [id, userDid, this.oracleDid],
+      );
+      if (!r) throw creditsError('claim_not_found', `no claim ${id}`, { field: 'claimIds' });
+      if (r.status !== 'outstanding')
+        throw creditsError('claim_not_outstanding', `claim ${id} is already ${r.status}`, { field: 'claimIds' });
+      rows.push(r);
+    }
+    const total = rows.reduce((a, r) => a + r.amount_micro, 0);
+    if (toMicro(amount) !== total)
+      throw creditsError(
+        'payment_mismatch',
+        `the claims total ${fromMicro(total)} ${this.denom}; the payment was ${amount}`,
+        { field: 'amount', details: { expected: fromMicro(total) } },
+      );
+    return rows;
+  }
+
+  /**
+   * What a payment of these claims would pay, checked but not written (the claims the operator's verifier is shown);
+   * refuses a reference a verified payment already used (payment_reference_used).
+   */
+  async preview(userDid: string, claimIds: string[], amount: number, reference?: string): Promise<Claim[]> {
+    const contract = await this.contract(userDid);
+    if (!contract)
+      throw creditsError('contract_required', "accept this oracle's contract first: POST /credits/contract");
+    if (reference !== undefined && (await this.referenceUsed(reference))) throw referenceUsed(reference);
+    return (await this.payable(userDid, claimIds, amount)).map((r) => this.claim(r));
+  }
+
+  private async referenceUsed(reference: string): Promise<boolean> {
+    const r = await this.db.get(
+      'SELECT 1 AS used FROM credits_payment_references WHERE oracle_did = ? AND reference = ?',
+      [this.oracleDid, reference],
+    );
+    return r !== undefined;
+  }
+
+  /**
+   * Pays claims: the amount must equal their total exactly. With `verified`, the reference is recorded in the same
+   * transaction (one row per oracle and reference, in the database every instance shares): a reference pays once,
+   * whoever presents it again, and two payments racing with one reference pay once.
+   */
   async pay(
     userDid: string,
     claimIds: string[],
     amount: number,
     reference?: string,
+    o: { verified?: boolean } = {},
   ): Promise<{ paymentId: string; paid: Claim[]; amount: number }> {
     const contract = await this.contract(userDid);
     if (!contract)
       throw creditsError('contract_required', "accept this oracle's contract first: POST /credits/contract");
     return this.db.tx(async () => {
       await this.lockUser(userDid);
-      const unique = [...new Set(claimIds)];
-      const rows: ClaimRow[] = [];
-      for (const id of unique) {
-        const r = await this.db.get<ClaimRow>(
-          'SELECT * FROM credits_claims WHERE id = ? AND user_did = ? AND oracle_did = ?',
-          [id, userDid, this.oracleDid],
-        );
-        if (!r) throw creditsError('claim_not_found', `no claim ${id}`, { field: 'claimIds' });
-        if (r.status !== 'outstanding')
-          throw creditsError('claim_not_outstanding', `claim ${id} is already ${r.status}`, { field: 'claimIds' });
-        rows.push(r);
-      }
+      const rows = await this.payable(userDid, claimIds, amount);
       const total = rows.reduce((a, r) => a + r.amount_micro, 0);
-      if (toMicro(amount) !== total)
-        throw creditsError(
-          'payment_mismatch',
-          `the claims total ${fromMicro(total)} ${this.denom}; the payment was ${amount}`,
-          { field: 'amount', details: { expected: fromMicro(total) } },
-        );
       const now = new Date().toISOString();
       const paymentId = `payment-${randomUUID()}`;
+      if (o.verified && reference !== undefined) {
+        const { changes } = await this.db.run(
+          'INSERT INTO credits_payment_references (oracle_did, reference, user_did, payment_id, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (oracle_did, reference) DO NOTHING',
+          [this.oracleDid, reference, userDid, paymentId, now],
+        );
+        if (changes === 0) throw referenceUsed(reference);
+      }
       await this.db.run(
         'INSERT INTO credits_payments (id, user_did, oracle_did, contract_id, amount_micro, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
         [paymentId, userDid, this.oracleDid, contract.contractId, total, reference ?? null, now],
