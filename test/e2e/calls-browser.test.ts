@@ -136,7 +136,7 @@ beforeAll(async () => {
       `file:${packed}`,
       '--json',
     ],
-    { env, cwd: work, timeoutMs: 170_000 },
+    { env, cwd: work, timeoutMs: 330_000 },
   );
   expect(r.code, r.stderr).toBe(0);
   project = JSON.parse(r.stdout);
@@ -193,7 +193,7 @@ beforeAll(async () => {
       '--autoplay-policy=no-user-gesture-required',
     ],
   });
-}, 300_000);
+}, 600_000);
 
 afterAll(async () => {
   await browser?.close();

@@ -126,11 +126,12 @@ beforeAll(async () => {
       `file:${tarball}`,
       '--json',
     ],
-    { env, cwd: work, timeoutMs: 170_000 },
+    { env, cwd: work, timeoutMs: 330_000 },
   );
   expect(r.code, r.stderr).toBe(0);
   project = JSON.parse(r.stdout);
-}, 180_000);
+  // every package packed, then two installed: minutes on a busy 2-core machine
+}, 420_000);
 
 afterAll(async () => {
   await stop();
