@@ -79,5 +79,5 @@ describe(`the installed CLI on Node ${process.versions.node}`, () => {
     ]);
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(p('package.html'), 'utf8')).toContain('<section class="project"');
-  });
+  }, 120_000);
 });

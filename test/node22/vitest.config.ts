@@ -13,7 +13,9 @@ export default defineConfig({
     include: ['test/node22/**/*.test.ts', 'test/e2e/client-browser.test.ts'],
     disableConsoleIntercept: true,
     testTimeout: 30_000,
-    hookTimeout: 240_000,
+    hookTimeout: 360_000,
+    // one file at a time: each installs and runs whole programs, and the pass's time is theirs added up
+    fileParallelism: false,
     globalSetup: ['test/global-setup.ts', 'test/node22/global-setup.ts'],
     pool: 'forks',
   },
