@@ -35,7 +35,7 @@
  * `fault` until a commit succeeds again.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync as Database, StatementSync } from 'node:sqlite';
 import { closeSync, existsSync, fsync, fsyncSync, openSync } from 'node:fs';
 import type { Migration, Row, SqlValue, Storage } from './storage.ts';
 import { prepareDatabaseFile } from './files.ts';
@@ -43,6 +43,9 @@ import { storageFault } from './faults.ts';
 import { storageError, type OracleKitError } from '../lib/errors.ts';
 import { GroupCommit, type QueuedWrite } from './group-commit.ts';
 import { applyMigrations, schemaVersion } from './migrate.ts';
+import { loadSqlite } from './node-sqlite.ts';
+
+const { DatabaseSync } = await loadSqlite();
 
 interface SqliteOptions {
   /** Path of the database file, or ':memory:'. */
@@ -59,7 +62,7 @@ interface SqliteOptions {
 
 export class SqliteStorage implements Storage {
   readonly dialect = 'sqlite' as const;
-  private readonly raw: DatabaseSync;
+  private readonly raw: Database;
   readonly path: string;
   private readonly stmts = new Map<string, StatementSync>();
   /** Whether `durable()` must fsync the WAL ('async' mode on a file). */
