@@ -439,18 +439,19 @@ describe('sample recalc says "met" only for what it checked', () => {
     const obs = join(dir, 'dropout.csv');
     const rows = ['household;value;stratum'];
     for (let i = 0; i < 200; i++) rows.push(`L${i};${i % 10 === 0 ? 'NA' : `2,${6 + (i % 3)}`};lpg`);
-    for (let i = 0; i < 200; i++) rows.push(`B${i};${i % 5 === 0 ? '' : `1,${7 + (i % 3)}`};biomass`);
-    for (let i = 0; i < 100; i++) rows.push(`E${i};1,${3 + (i % 3)};electric`);
+    // a row for every sampled household (n_h 196 / 646 / 784), the non-completed ones marked
+    for (let i = 0; i < 700; i++) rows.push(`B${i};${i % 5 === 0 ? '' : `1,${7 + (i % 3)}`};biomass`);
+    for (let i = 0; i < 784; i++) rows.push(`E${i};1,${3 + (i % 3)};electric`);
     writeFileSync(obs, rows.join('\n'));
     const r = await sample('recalc', { previous: prev, observations: obs, json: true });
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout);
-    expect(j.dropout.overall).toMatchObject({ sampled: 500, completed: 440 });
-    expect(j.design.parameters.dropoutRate).toBe(0.12);
+    expect(j.dropout.overall).toMatchObject({ sampled: 1684, completed: 1524 });
+    expect(j.design.parameters.dropoutRate).toBe(0.0951);
     const t = await sample('recalc', { previous: prev, observations: obs });
     expect(t.stdout).toMatch(/Realised dropout.*designed 8 %/);
-    expect(t.stdout).toMatch(/biomass\s+200\s+160\s+20/);
-    // each stratum's sample uses its own realised rate (lpg 10 %, biomass 20 %, electric 0 %), not the overall 12 %
+    expect(t.stdout).toMatch(/biomass\s+700\s+560\s+20/);
+    // each stratum's sample uses its own realised rate (lpg 10 %, biomass 20 %, electric 0 %), not the overall 9.5 %
     const strata = j.design.stratification.strata;
     expect(strata.map((x: { dropoutRate: number }) => x.dropoutRate)).toEqual([0.1, 0.2, 0]);
     for (const x of strata) expect(x.sampleSize).toBe(Math.ceil(x.calculatedSize / (1 - x.dropoutRate) - 1e-9));

@@ -11,7 +11,8 @@ import { selectionError } from '../../lib/selection/errors.ts';
 import { readJsonFile } from './files.ts';
 import { parseCommitment, parseProof } from '../../lib/selection/records.ts';
 import { parseSeedHex } from '../../lib/selection/workflow.ts';
-import { parseSource, type ProjectInput, type Source } from '../../lib/report/model.ts';
+import { sha256Hex } from '../../lib/hash.ts';
+import { parseSource, type InputFile, type ProjectInput, type Source } from '../../lib/report/model.ts';
 import type { Observation } from '../../lib/report/observations.ts';
 import { parsePublishedAt } from './files.ts';
 
@@ -112,6 +113,13 @@ export function loadProject(f: ProjectFiles): ProjectInput {
   const publishedAt = parsePublishedAt(f.publishedAt, `${f.projectId}: publishedAt`);
   if (publishedAt) p.publishedAt = publishedAt;
   if (f.seedHex !== undefined) p.seedHex = parseSeedHex(f.seedHex);
+  // the sha256 of every input file, as read, for `sample check`
+  p.inputFiles = [];
+  for (const role of ['design', 'commitment', 'proof', 'selection', 'frame', 'observations'] as const) {
+    const path = f[role];
+    if (path && existsSync(path))
+      p.inputFiles.push({ role, path, sha256: sha256Hex(readFileSync(path)) } satisfies InputFile);
+  }
   // the commands of the package name the paths as they were given (a manifest's as it writes them)
   const shown = f.shown ?? f;
   p.files = { design: shown.design };

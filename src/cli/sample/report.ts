@@ -5,6 +5,7 @@
  * 11 when everything recomputes but some randomness cannot be trusted.
  */
 import { writeFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { EXIT_CODES } from '../../lib/errors.ts';
 import { renderHtml } from '../../lib/report/html.ts';
 import { buildReport, type ProjectInput, type Report } from '../../lib/report/model.ts';
@@ -81,6 +82,9 @@ export async function runReport(flags: ReportFlags, io: Io): Promise<number> {
   }
   const report = await buildReport({ ...(title ? { title } : {}), generatedAt: new Date(), projects });
   const jsonPath = flags.out.replace(/\.html?$/i, '') + '.json';
+  // input files are named relative to the package, where `sample check` looks for them
+  for (const p of report.projects)
+    for (const f of p.inputs.files) f.path = relative(dirname(resolve(jsonPath)), resolve(f.path)) || f.path;
   writeFileSync(flags.out, renderHtml(report));
   writeFileSync(jsonPath, JSON.stringify(report, null, 2) + '\n');
   const integrity = report.failures.some((f) => f.kind === 'integrity');

@@ -66,6 +66,8 @@ export interface ProjectInput {
     /** The manifest the project came from: its paths are relative to its folder. */
     manifest?: string;
   };
+  /** The sha256 of every input file as it was read (carried into the package for `sample check`). */
+  inputFiles?: InputFile[];
   /** When the commitment was published (the verifier's trust check). */
   publishedAt?: Date;
   /** A verifier that performed the selection itself: its randomness. */
@@ -78,6 +80,33 @@ export interface ProjectInput {
   meanJustification?: string;
   sdCalculation?: string;
   sources?: Source[];
+}
+
+/** An input file of a project, as read: its role, its path (relative to the package once written) and sha256. */
+export interface InputFile {
+  role: 'design' | 'commitment' | 'proof' | 'selection' | 'frame' | 'observations';
+  path: string;
+  sha256: string;
+}
+
+/**
+ * What re-deriving the project needs, carried in the package: the design, the commitment (with the chain's public
+ * key), the proof (the beacon round with its signature), the observations' rows, the verifier's inputs, and the
+ * sha256 of every input file. `sample check` rebuilds the project from these and compares.
+ */
+export interface PackageInputs {
+  design: unknown;
+  commitment: Commitment | null;
+  proof: Proof | null;
+  publishedAt: string | null;
+  seedHex: string | null;
+  observations: ProjectInput['observations'] | null;
+  files: InputFile[];
+  shown: ProjectInput['files'] | null;
+  meanJustification: string | null;
+  sdCalculation: string | null;
+  sources: Source[];
+  name: string | null;
 }
 
 interface ReportInput {
@@ -169,6 +198,8 @@ export interface ProjectReport {
     };
   };
   chart: ChartData;
+  /** What re-deriving every number needs (`sample check`). */
+  inputs: PackageInputs;
 }
 
 export interface Report {
@@ -448,6 +479,20 @@ async function projectReport(p: ProjectInput, index: number): Promise<ProjectRep
       sources: p.sources ?? [],
     },
     selection,
+    inputs: {
+      design: p.design,
+      commitment: c ?? null,
+      proof: pr ?? null,
+      publishedAt: p.publishedAt ? p.publishedAt.toISOString() : null,
+      seedHex: p.seedHex ?? null,
+      observations: obs ?? null,
+      files: p.inputFiles ?? [],
+      shown: p.files ?? null,
+      meanJustification: p.meanJustification ?? null,
+      sdCalculation: p.sdCalculation ?? null,
+      sources: p.sources ?? [],
+      name: p.name ?? null,
+    },
     chart: chartData(
       P,
       strata,

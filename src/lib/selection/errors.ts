@@ -28,6 +28,10 @@ export const SELECTION_ERRORS = {
   invalid_proof: { status: 400, when: 'the proof file is not a cookstove-sampling/v1 proof' },
   invalid_seed_hex: { status: 400, when: '--seed-hex is not an even-length hex string of 16 to 128 bytes' },
   invalid_manifest: { status: 400, when: 'a report manifest is not {title?, projects: [{projectId, design, ...}]}' },
+  invalid_verifier_package: {
+    status: 400,
+    when: '`sample check` was given a file that is not a package.json of `sample report` (kind, version, or its inputs missing)',
+  },
   invalid_round: { status: 400, when: '--round is not an integer >= 1' },
   invalid_published_at: {
     status: 400,
