@@ -28,6 +28,7 @@ import { Footer, footerText, LiveRegion, liveRows } from './live-region.tsx';
 import { SlashMenu } from './slash-menu.tsx';
 import { ColorContext } from './theme.ts';
 import { ItemView, Prompt, usageWords } from './transcript.tsx';
+import { counted } from './text-wrap.ts';
 import { useChatKeys } from './hooks/use-chat-keys.ts';
 import { useInputHistory, type InputHistory } from './hooks/use-input-history.ts';
 import { useLineEditor } from './hooks/use-line-editor.ts';
@@ -95,7 +96,7 @@ function Chat({
     exit();
   }, [exit, onExit]);
   const submit = useSubmit({ controller, add, reset, recall, pay, turn, screen, quit });
-  const keys = useChatKeys({ controller, editor, recall, turn, submit, redraw, quit, openEditor, add });
+  const keys = useChatKeys({ controller, editor, recall, turn, submit, redraw, quit, openEditor, add, pay });
 
   const { live, busy, connection } = turn;
   const queued = submit.queue.queued;
@@ -125,7 +126,7 @@ function Chat({
 export function spentWords(c: ChatController): string {
   const s = c.spent;
   const tokens = usageWords({ inputTokens: s.inputTokens, outputTokens: s.outputTokens });
-  return [`${s.turns} turn${s.turns === 1 ? '' : 's'}`, tokens, s.charged ? `${s.charged} ${s.denom} spent` : '']
+  return [counted(s.turns, 'turn'), tokens, s.charged ? `${s.charged} ${s.denom} spent` : '']
     .filter(Boolean)
     .join(' · ');
 }

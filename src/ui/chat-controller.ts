@@ -8,6 +8,7 @@ import type { OracleClient, TurnResult, ChatStream, OnTurnEvent } from '../clien
 import { OracleClientError, PaymentRequiredError } from '../client/errors.ts';
 import { creditsStatus, payClaims } from '../client/payments.ts';
 import { keyHelp } from './key-bindings.ts';
+import { counted } from './text-wrap.ts';
 
 export interface CommandResult {
   /** Lines to show the user. */
@@ -76,7 +77,7 @@ const COMMANDS: readonly SlashCommand[] = [
   {
     name: '/pay',
     args: '[amount]',
-    does: 'pay what this oracle asks for (price and claims shown first; with the amount, at once)',
+    does: 'pay what this oracle is owed, with your identity (the price and claims shown first)',
     run: (c, arg) => c.pay(arg),
   },
   { name: '/retry', does: 'send your last message again', run: (c) => c.retry() },
@@ -168,6 +169,10 @@ export class ChatController {
     }
   }
 
+  private resetSpent(): void {
+    Object.assign(this.spent, { turns: 0, inputTokens: 0, outputTokens: 0, charged: 0, denom: '' });
+  }
+
   /** Adds a turn's usage to the session's. */
   private count(r: { usage?: TurnUsage | undefined }): void {
     this.spent.turns++;
@@ -202,9 +207,11 @@ export class ChatController {
     return c.run(this, rest.join(' '), screen);
   }
 
+  /** A new session: the footer's totals start again from nothing, as they are the session's. */
   async newSession(): Promise<CommandResult> {
     const s = await this.client.createSession();
     this.sessionId = s.sessionId;
+    this.resetSpent();
     return { lines: [`New session ${s.sessionId}.`], reset: true };
   }
 
@@ -218,7 +225,7 @@ export class ChatController {
     if (total === 0) return { lines: ['No sessions yet.'] };
     return {
       lines: [
-        `${total} session${total === 1 ? '' : 's'}${total > sessions.length ? ` (showing ${sessions.length})` : ''}:`,
+        `${counted(total, 'session')}${total > sessions.length ? ` (showing ${sessions.length})` : ''}:`,
         ...sessions.map(
           (s, i) =>
             `${s.sessionId === this.sessionId ? '*' : ' '} ${String(i + 1).padStart(2)}. ${s.sessionId}  ` +
@@ -248,7 +255,7 @@ export class ChatController {
     this.sessionId = matches[0]!.sessionId;
     const history = await this.client.history(this.sessionId);
     // the footer's totals are the session's: its stored turns (a human row each) with the usage they keep
-    Object.assign(this.spent, { turns: 0, inputTokens: 0, outputTokens: 0, charged: 0, denom: '' });
+    this.resetSpent();
     for (const m of history) if (m.type === 'human') this.count({ usage: m.turn?.usage });
     const lines = [`Switched to ${this.sessionId} (${history.length} messages).`];
     for (const t of transcript(history.slice(-10)))
@@ -300,7 +307,7 @@ export class ChatController {
         lines: [
           head,
           status.prepaidTurns > 0
-            ? `Nothing to pay: ${status.prepaidTurns} paid ${status.unit}${status.prepaidTurns === 1 ? '' : 's'} left.`
+            ? `Nothing to pay: ${counted(status.prepaidTurns, `paid ${status.unit}`)} left.`
             : 'Nothing to pay now: a claim is created when the oracle refuses a message; /pay then.',
         ],
       };
@@ -317,10 +324,7 @@ export class ChatController {
     const run = async (): Promise<CommandResult> => {
       const p = await payClaims(this.client, { claimIds: claims.map((c) => c.claimId), expectAmount: total });
       return {
-        lines: [
-          `Paid ${p.amount} ${p.denom} (payment ${p.paymentId}) for ${p.paid.length} ` +
-            `claim${p.paid.length === 1 ? '' : 's'}.`,
-        ],
+        lines: [`Paid ${p.amount} ${p.denom} (payment ${p.paymentId}) for ${counted(p.paid.length, 'claim')}.`],
         paid: true,
       };
     };
@@ -333,7 +337,10 @@ export class ChatController {
       const r = await run();
       return { ...r, lines: [...lines, ...r.lines] };
     }
-    return { lines, confirm: { question: `Pay ${total} ${denom} with your identity now? (y/N)`, run } };
+    return {
+      lines,
+      confirm: { question: `Pay ${total} ${denom} with your identity now? (y pays, n or Enter does not)`, run },
+    };
   }
 }
 
@@ -356,21 +363,29 @@ export function noModelMessage(local?: boolean): string {
   );
 }
 
+/**
+ * A refused payment in words: the price, the claims, and what /pay does next — the terminal chat sends the refused
+ * message again once paid (`sendsAgain`), the piped mode leaves that to the next line.
+ */
+export function paymentWords(e: PaymentRequiredError, sendsAgain = false): string {
+  const owed = e.outstandingClaims as { amount?: unknown; denom?: unknown }[];
+  const total = owed.reduce((s, c) => s + (typeof c.amount === 'number' ? c.amount : 0), 0);
+  const denom = typeof owed[0]?.denom === 'string' ? owed[0].denom : 'credit';
+  return [
+    `Payment required: this oracle is paid per ` +
+      `turn${typeof owed[0]?.amount === 'number' ? ` (${owed[0].amount} ${denom})` : ''} and your message was ` +
+      `not answered.`,
+    `Outstanding claim${e.claims.length === 1 ? '' : 's'}: ` +
+      `${e.claims.join(', ') || '(none listed)'}${total ? ` — ${total} ${denom} in all` : ''}.`,
+    sendsAgain
+      ? 'Pay the claims with /pay: it shows the price, asks, pays with your identity and sends your message again.'
+      : 'Pay the claims with /pay (a /pay line pays at once, with your identity), then send your message again.',
+  ].join('\n');
+}
+
 /** A message for people, for any failure of a turn or command. */
 export function explainError(e: unknown, baseUrl: string, noModel?: string): string {
-  if (e instanceof PaymentRequiredError) {
-    const owed = e.outstandingClaims as { amount?: unknown; denom?: unknown }[];
-    const total = owed.reduce((s, c) => s + (typeof c.amount === 'number' ? c.amount : 0), 0);
-    const denom = typeof owed[0]?.denom === 'string' ? owed[0].denom : 'credit';
-    return [
-      `Payment required: this oracle is paid per ` +
-        `turn${typeof owed[0]?.amount === 'number' ? ` (${owed[0].amount} ${denom})` : ''} and your message was ` +
-        `not answered.`,
-      `Outstanding claim${e.claims.length === 1 ? '' : 's'}: ` +
-        `${e.claims.join(', ') || '(none listed)'}${total ? ` — ${total} ${denom} in all` : ''}.`,
-      'Pay the claims with /pay (it shows the price and pays with your identity), then send your message again.',
-    ].join('\n');
-  }
+  if (e instanceof PaymentRequiredError) return paymentWords(e);
   if (e instanceof OracleClientError) {
     if (e.code === 'oracle_unreachable')
       return (
@@ -380,9 +395,40 @@ export function explainError(e: unknown, baseUrl: string, noModel?: string): str
     if (e.status === 401)
       return `The oracle refused your identity (${e.code}: ${e.message}), even after re-authorising.`;
     if (e.code === 'model_not_configured') return noModel ?? noModelMessage();
-    return `${e.message} [${e.code}]`;
+    if (e.code === 'rate_limited') return rateLimitWords(e);
   }
+  if (oracleWentAway(e))
+    return (
+      `The oracle went away in the middle of the answer: its connection at ${baseUrl} closed before the answer ` +
+      `ended. Is it still running? /retry sends your message again once it is back.`
+    );
+  if (e instanceof OracleClientError) return `${e.message} [${e.code}]`;
   return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * The oracle stopped answering a turn it had started: the client gave up rejoining the stream (stream_dropped),
+ * or the connection broke under it (undici's "terminated", a reset socket).
+ */
+export function oracleWentAway(e: unknown): boolean {
+  if (OracleClientError.isInstance(e)) return e.code === 'stream_dropped';
+  const err = e as { name?: string; message?: string; cause?: { code?: string } } | undefined;
+  return (
+    err?.name === 'TypeError' &&
+    (/^terminated$|other side closed|socket/i.test(err.message ?? '') ||
+      /ECONNRESET|UND_ERR_SOCKET/.test(err.cause?.code ?? ''))
+  );
+}
+
+/** A 429 of the oracle's own turn limit: how long to wait, in seconds (the limit's setting is the operator's). */
+function rateLimitWords(e: OracleClientError): string {
+  const d = e.body.details as { retryAfterSeconds?: unknown; limitPerMinute?: unknown } | undefined;
+  const wait = typeof d?.retryAfterSeconds === 'number' ? d.retryAfterSeconds : undefined;
+  const per = typeof d?.limitPerMinute === 'number' ? ` (it takes ${counted(d.limitPerMinute, 'turn')} a minute)` : '';
+  return (
+    `You have sent this oracle as many messages as it takes for now${per}: ` +
+    `${wait !== undefined ? `wait ${counted(wait, 'second')}` : 'wait a minute'}, then send it again (/retry).`
+  );
 }
 
 /** A message for an `error` event of a run (or undefined for none), decided on the event's code (TURN_ERROR_CODES). */
@@ -393,5 +439,8 @@ export function explainRunError(r: TurnResult, noModel?: string): string | undef
   if (is('provider_unauthorized'))
     return `The model provider refused the oracle's key (${err.error}). Check LLM_PROVIDER_API_KEY on the oracle.`;
   if (is('model_not_configured')) return noModel ?? noModelMessage();
+  // the provider accepted the request (HTTP 200) and its stream then failed or broke off
+  const midAnswer = /^the model provider failed (?:with HTTP 200|mid-answer): (.*)$/s.exec(err.error);
+  if (is('provider_error') && midAnswer) return `The model provider stopped mid-answer (it said: ${midAnswer[1]}).`;
   return `${err.error} [${err.code}${err.retryable ? ', retryable' : ''}]`;
 }

@@ -5,7 +5,8 @@
  * table (key-bindings.ts).
  *
  * - The buffer is its text and a cursor (a UTF-16 offset that never splits a
- *   surrogate pair). Readline editing: moves by character, word and line;
+ *   grapheme: an emoji with its skin tone, a ZWJ family, a letter and its
+ *   accents are one character to move over and delete). Readline editing: moves by character, word and line;
  *   Backspace/Delete; kills to the start or end of the line and of a word.
  *   Multi-line text is edited the same way: Home/End and the kills act on the
  *   cursor's line, Up/Down move between lines (`lineUp`/`lineDown` say when
@@ -15,12 +16,15 @@
  *   the control keys inside it are still keys (`splitChunk` hands them to the
  *   key table; Ctrl+U and Backspace edit here), line breaks inside it are kept
  *   as newlines (a pasted block is one message), and a line break that ends
- *   the chunk is the Enter that sends it.
+ *   the chunk is the Enter that sends it — unless a backslash is before it:
+ *   `\` then Enter continues the message on the next line (`continueLine`).
  * - A bracketed paste (the terminal marks it) is inserted at the cursor,
  *   newlines kept, never sent by itself. One of more than PASTE_COLLAPSE_LINES
  *   lines is shown as a marker `[pasted N lines #k]` and its text kept aside;
  *   `expandPastes` puts it back when the message is sent.
  */
+
+import { graphemes } from './text-wrap.ts';
 
 export interface Line {
   text: string;
@@ -49,19 +53,22 @@ function normaliseBreaks(s: string): string {
   return s.replace(BREAK, '\n');
 }
 
-const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff;
-const isLow = (c: number) => c >= 0xdc00 && c <= 0xdfff;
-
-/** The offset one character before i (a surrogate pair is one character). */
+/**
+ * The offset one character before i: a character is a grapheme (text-wrap.ts), so Backspace and Left take an
+ * emoji with its skin tone or a ZWJ family whole. Graphemes never span a line break: only i's line is segmented.
+ */
 function prevChar(s: string, i: number): number {
   if (i <= 0) return 0;
-  return i >= 2 && isLow(s.charCodeAt(i - 1)) && isHigh(s.charCodeAt(i - 2)) ? i - 2 : i - 1;
+  const from = s.lastIndexOf('\n', i - 2) + 1;
+  const g = graphemes(s.slice(from, i));
+  return i - (g.at(-1)?.length ?? 1);
 }
 
-/** The offset one character after i. */
+/** The offset one character (grapheme) after i. */
 function nextChar(s: string, i: number): number {
   if (i >= s.length) return s.length;
-  return isHigh(s.charCodeAt(i)) && isLow(s.charCodeAt(i + 1)) ? i + 2 : i + 1;
+  const end = s.indexOf('\n', i + 1);
+  return i + (graphemes(s.slice(i, end < 0 ? s.length : end))[0]?.length ?? 1);
 }
 
 const isWordChar = (ch: string) => /[\p{L}\p{N}_]/u.test(ch);
@@ -137,7 +144,7 @@ export type EditCommand = keyof typeof EDIT_COMMANDS;
 
 /** Column of the cursor on its line, in characters. */
 function columnOf(s: string, i: number): number {
-  return [...s.slice(lineStartAt(s, i), i)].length;
+  return graphemes(s.slice(lineStartAt(s, i), i)).length;
 }
 
 /** The offset of column col (or the line's end) on the line starting at start. */
@@ -168,6 +175,16 @@ export function lineOf(text: string): Line {
   return { text, cursor: text.length };
 }
 
+/**
+ * The input after a cancelled turn gave back the messages queued behind it:
+ * those messages (oldest first), then what was being typed, one per line,
+ * the cursor at the end.
+ */
+export function withQueued(l: Line, queued: readonly string[]): Line {
+  const text = [...queued, l.text].filter((t) => t !== '').join('\n');
+  return { ...l, text, cursor: text.length };
+}
+
 /** Ctrl+U and Backspace inside a chunk (the chat hands the other control keys to its key table: splitChunk). */
 const control = (c: string): EditCommand | undefined =>
   c === '\u0015' ? 'killToStart' : c === '\u007f' || c === '\b' ? 'backspace' : undefined;
@@ -193,11 +210,23 @@ function apply(line: Line, keys: string): Line {
   return l;
 }
 
+/**
+ * Enter after a backslash (the character before the cursor) continues the message on a new line instead of
+ * sending it, as in a shell: the backslash gives way to the line break. Undefined when Enter sends.
+ */
+export function continueLine(l: Line): Line | undefined {
+  if (l.text[l.cursor - 1] !== '\\') return undefined;
+  return splice(l, l.cursor - 1, l.cursor, '\n');
+}
+
 /** The input after a chunk of keys read together (see the module comment). */
 export function editChunk(line: Line, chunk: string): Edit {
   const keys = normaliseBreaks(chunk);
-  if (keys.endsWith('\n')) return { line: EMPTY_LINE, send: expandPastes(apply(line, keys.slice(0, -1))) };
-  return { line: apply(line, keys) };
+  if (!keys.endsWith('\n')) return { line: apply(line, keys) };
+  const typed = apply(line, keys.slice(0, -1));
+  const continued = continueLine(typed);
+  if (continued) return { line: continued };
+  return { line: EMPTY_LINE, send: expandPastes(typed) };
 }
 
 /**
@@ -250,5 +279,5 @@ export function expandPastes(l: Line): string {
 export function cursorRowCol(l: Line): { lines: string[]; row: number; col: number } {
   const lines = l.text.split('\n');
   const before = l.text.slice(0, l.cursor).split('\n');
-  return { lines, row: before.length - 1, col: [...before.at(-1)!].length };
+  return { lines, row: before.length - 1, col: graphemes(before.at(-1)!).length };
 }

@@ -16,6 +16,7 @@ interface KeySpec {
   key?: keyof Key;
   ctrl?: boolean;
   meta?: boolean;
+  shift?: boolean;
   input?: string;
 }
 
@@ -35,8 +36,8 @@ const KEY_BINDINGS: readonly Binding[] = [
   { command: 'prefix', keys: [{ ctrl: true, input: 'x' }] },
   {
     command: 'newline',
-    keys: [{ key: 'return', meta: true }, { input: '\n' }, { ctrl: true, input: 'j' }],
-    help: 'Alt+Enter or Ctrl+J adds a line',
+    keys: [{ key: 'return', shift: true }, { key: 'return', meta: true }, { input: '\n' }, { ctrl: true, input: 'j' }],
+    help: 'Shift+Enter, Alt+Enter, Ctrl+J or \\ then Enter adds a line',
   },
   { command: 'submit', keys: [{ key: 'return' }], help: 'Enter sends' },
   { command: 'complete', keys: [{ key: 'tab' }], help: 'Tab completes a command' },
@@ -81,8 +82,20 @@ const KEY_BINDINGS: readonly Binding[] = [
  */
 function matches(spec: KeySpec, input: string, key: Key): boolean {
   if (spec.input !== undefined && input !== spec.input) return false;
-  if (spec.key) return Boolean(key[spec.key]) && (!spec.ctrl || key.ctrl) && (!spec.meta || key.meta);
+  if (spec.key)
+    return Boolean(key[spec.key]) && (!spec.ctrl || key.ctrl) && (!spec.meta || key.meta) && (!spec.shift || key.shift);
   return Boolean(spec.ctrl) === key.ctrl && Boolean(spec.meta) === key.meta;
+}
+
+/**
+ * Keys in xterm's modifyOtherKeys form, `ESC [ 27 ; <modifiers> ; <code> ~` (xterm, and terminals set to send
+ * it: Shift+Enter is `ESC[27;2;13~`), rewritten in the kitty keyboard protocol's form `ESC [ <code> ; <modifiers> u`,
+ * which Ink reads as the key it is (Ink drops the first form as a sequence it does not know). run-chat.tsx applies it
+ * to what is read from the terminal.
+ */
+export function modifyOtherKeysAsCsiU(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.includes('\u001b[27;') ? s.replace(/\u001b\[27;(\d+);(\d+)~/g, '\u001b[$2;$1u') : s;
 }
 
 /** The command of one key, or undefined (text to insert, or a key the chat ignores). */
@@ -116,4 +129,26 @@ export function isUnboundKey(key: Key): boolean {
 /** The help lines of the table. */
 export function keyHelp(): string[] {
   return KEY_BINDINGS.flatMap((b) => (b.help ? [b.help] : []));
+}
+
+/**
+ * Whether to ask the terminal for the kitty keyboard protocol's first level (disambiguated keys: Shift+Enter
+ * arrives as `ESC[13;2u`, not as Enter). Ink pushes it (`CSI > 1 u`) and pops it (`CSI < u`) when the chat
+ * exits — on a crash or a signal too (Ink's exit hook) — and while $EDITOR has the terminal.
+ * - 'enabled': a terminal known to speak it (kitty, WezTerm, Ghostty, foot), seen outside a multiplexer;
+ * - 'auto': any other terminal is asked (`CSI ? u`) and the protocol pushed only if it answers within 200 ms;
+ *   a terminal that does not know the query ignores it. Under tmux or screen the outer terminal's name is not
+ *   the one reading the keys, so they are asked too.
+ */
+export function kittyKeyboardMode(env: NodeJS.ProcessEnv): 'enabled' | 'auto' {
+  if (env.TMUX || env.STY) return 'auto';
+  const term = env.TERM ?? '';
+  const program = env.TERM_PROGRAM ?? '';
+  const known =
+    term === 'xterm-kitty' ||
+    Boolean(env.KITTY_WINDOW_ID) ||
+    term === 'xterm-ghostty' ||
+    /^foot/.test(term) ||
+    /^(WezTerm|ghostty)$/i.test(program);
+  return known ? 'enabled' : 'auto';
 }

@@ -10,7 +10,7 @@ import type { ReactNode } from 'react';
 import type { ChatController } from './chat-controller.ts';
 import type { Live } from './hooks/use-turn.ts';
 import { Markdown } from './markdown.tsx';
-import { textWidth } from './text-wrap.ts';
+import { inputRows, textWidth } from './text-wrap.ts';
 import { useTint } from './theme.ts';
 import { Spinner, ToolLine } from './transcript.tsx';
 
@@ -90,10 +90,8 @@ export function liveRows(o: { rows: number; columns: number; input: string; foot
   live: number;
 } {
   const maxInput = Math.max(3, Math.floor(o.rows / 3));
-  const inputRows = o.input
-    .split('\n')
-    .reduce((n, l) => n + Math.max(1, Math.ceil((textWidth(l) + 1) / Math.max(1, o.columns - 2))), 0);
+  const rowsOfInput = o.input.split('\n').reduce((n, l) => n + inputRows(l, Math.max(4, o.columns - 2)).length, 0);
   const footerRows = Math.max(1, Math.ceil((textWidth(o.footer) + 2) / Math.max(1, o.columns)));
   // the status line, the footer's gap and one spare row
-  return { input: maxInput, live: Math.max(3, o.rows - Math.min(maxInput, inputRows) - o.below - footerRows - 3) };
+  return { input: maxInput, live: Math.max(3, o.rows - Math.min(maxInput, rowsOfInput) - o.below - footerRows - 3) };
 }

@@ -12,7 +12,7 @@
  */
 import { Box, Text } from 'ink';
 import type { ReactNode } from 'react';
-import { useTint } from './theme.ts';
+import { useColour, useTint } from './theme.ts';
 import { fitPrefix, textWidth, wrapRuns, wrapText, type Run } from './text-wrap.ts';
 
 type Block =
@@ -22,7 +22,9 @@ type Block =
   | { type: 'list'; items: { indent: number; marker: string; text: string }[] }
   | { type: 'table'; header: string[]; align: ('left' | 'right' | 'center')[]; rows: string[][] }
   | { type: 'quote'; text: string }
-  | { type: 'rule' };
+  | { type: 'rule' }
+  /** The blank line the model wrote between two blocks (one row, however many it wrote). */
+  | { type: 'blank' };
 
 const LIST = /^(\s*)([-*+]|\d+[.)])\s+(.*)$/;
 const TABLE_SEP = /^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$/;
@@ -34,38 +36,75 @@ function splitRow(line: string): string[] {
   return s.split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, '|'));
 }
 
+/** A reference definition, `[label]: url "title"` (a line of its own; the title is not shown). */
+const REF_DEF = /^ {0,3}\[([^\]]+)\]:\s*<?([^\s>]+)>?(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*$/;
+
+/** Reference definitions of a text, by label (case and spacing folded, as CommonMark matches them). */
+function referenceDefinitions(lines: readonly string[]): Map<string, string> {
+  const refs = new Map<string, string>();
+  let fenced = false;
+  for (const l of lines) {
+    if (/^\s*(```|~~~)/.test(l)) fenced = !fenced;
+    const d = fenced ? null : REF_DEF.exec(l);
+    if (d && !refs.has(label(d[1]!))) refs.set(label(d[1]!), d[2]!);
+  }
+  return refs;
+}
+
+const label = (s: string) => s.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/** `[text][ref]`, `[text][]` and `[text]` whose reference is defined, written as inline links `[text](url)`. */
+function resolveReferences(line: string, refs: ReadonlyMap<string, string>): string {
+  if (!refs.size) return line;
+  return line.replace(/\[([^\]]+)\](?:\[([^\]]*)\])?(?!\()/g, (m, text: string, ref: string | undefined) => {
+    const url = refs.get(label(ref || text));
+    return url ? `[${text}](${url})` : m;
+  });
+}
+
 export function parseMarkdown(src: string): Block[] {
   const lines = src.replace(/\r\n?/g, '\n').split('\n');
+  const refs = referenceDefinitions(lines);
   const blocks: Block[] = [];
   let para: string[] = [];
+  // a blank line was read since the last block: the next block gets a blank row before it
+  let gap = false;
+  const add = (b: Block) => {
+    if (gap && blocks.length) blocks.push({ type: 'blank' });
+    gap = false;
+    blocks.push(b);
+  };
   const flush = () => {
-    if (para.length) blocks.push({ type: 'paragraph', text: para.join('\n') });
+    if (para.length) add({ type: 'paragraph', text: para.join('\n') });
     para = [];
   };
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const fence = /^\s*(```|~~~)\s*([\w+-]*)/.exec(line);
+    const raw = lines[i]!;
+    const fence = /^\s*(```|~~~)\s*([\w+-]*)/.exec(raw);
     if (fence) {
       flush();
       const code: string[] = [];
       i++;
       while (i < lines.length && !lines[i]!.trim().startsWith(fence[1]!)) code.push(lines[i++]!);
-      blocks.push({ type: 'code', lang: fence[2] ?? '', lines: code });
+      add({ type: 'code', lang: fence[2] ?? '', lines: code });
       continue;
     }
-    if (line.trim() === '') {
+    if (raw.trim() === '') {
       flush();
+      gap = true;
       continue;
     }
+    if (REF_DEF.test(raw)) continue;
+    const line = resolveReferences(raw, refs);
     const h = /^(#{1,6})\s+(.*)$/.exec(line);
     if (h) {
       flush();
-      blocks.push({ type: 'heading', level: h[1]!.length, text: h[2]!.replace(/\s+#+\s*$/, '') });
+      add({ type: 'heading', level: h[1]!.length, text: h[2]!.replace(/\s+#+\s*$/, '') });
       continue;
     }
     if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(line)) {
       flush();
-      blocks.push({ type: 'rule' });
+      add({ type: 'rule' });
       continue;
     }
     if (line.includes('|') && i + 1 < lines.length && TABLE_SEP.test(lines[i + 1]!) && lines[i + 1]!.includes('-')) {
@@ -80,7 +119,7 @@ export function parseMarkdown(src: string): Block[] {
       const rows: string[][] = [];
       while (i < lines.length && lines[i]!.includes('|') && lines[i]!.trim() !== '') rows.push(splitRow(lines[i++]!));
       i--;
-      blocks.push({ type: 'table', header, align, rows });
+      add({ type: 'table', header, align, rows });
       continue;
     }
     const li = LIST.exec(line);
@@ -88,21 +127,21 @@ export function parseMarkdown(src: string): Block[] {
       flush();
       const last = blocks.at(-1);
       const item = { indent: Math.floor(li[1]!.replace(/\t/g, '  ').length / 2), marker: li[2]!, text: li[3]! };
-      if (last?.type === 'list') last.items.push(item);
-      else blocks.push({ type: 'list', items: [item] });
+      if (!gap && last?.type === 'list') last.items.push(item);
+      else add({ type: 'list', items: [item] });
       continue;
     }
     const q = /^\s*>\s?(.*)$/.exec(line);
     if (q) {
       flush();
       const last = blocks.at(-1);
-      if (last?.type === 'quote') last.text += '\n' + q[1]!;
-      else blocks.push({ type: 'quote', text: q[1]! });
+      if (!gap && last?.type === 'quote') last.text += '\n' + q[1]!;
+      else add({ type: 'quote', text: q[1]! });
       continue;
     }
     // a continuation line of a list item
     const last = blocks.at(-1);
-    if (para.length === 0 && last?.type === 'list' && /^\s+\S/.test(line)) {
+    if (para.length === 0 && !gap && last?.type === 'list' && /^\s+\S/.test(line)) {
       last.items.at(-1)!.text += '\n' + line.trim();
       continue;
     }
@@ -112,21 +151,31 @@ export function parseMarkdown(src: string): Block[] {
   return blocks;
 }
 
-const INLINE = /(\*\*[^*]+\*\*|__[^_]+__|`[^`]+`|\*[^*\s][^*]*\*|(?<![\w])_[^_\s][^_]*_(?![\w])|\[[^\]]+\]\([^)\s]+\))/;
+/** An autolink: `<https://…>`, or a bare http(s) URL (its trailing punctuation is the sentence's). */
+const AUTOLINK = /^<(https?:\/\/[^>\s]+)>$|^(https?:\/\/\S*[^\s<>()[\].,;:!?'"*_~])$/;
 
-type Style = 'plain' | 'bold' | 'italic' | 'code' | 'link' | 'url';
+const INLINE =
+  /(\*\*[^*]+\*\*|__[^_]+__|~~[^~]+~~|`[^`]+`|\*[^*\s][^*]*\*|(?<![\w])_[^_\s][^_]*_(?![\w])|\[[^\]]+\]\([^)\s]+\)|<https?:\/\/[^>\s]+>|https?:\/\/\S*[^\s<>()[\].,;:!?'"*_~])/;
 
-/** Inline markup → styled runs (the markers dropped; a link is its text, then its URL dimmed). */
-function inlineRuns(text: string): Run<Style>[] {
+type Style = 'plain' | 'bold' | 'italic' | 'strike' | 'code' | 'link' | 'url';
+
+/**
+ * Inline markup → styled runs: the markers dropped (a link is its text, then its URL dimmed; an autolink its URL).
+ * Without colours (`marked`) inline code keeps its backticks: colour was all that set it apart.
+ */
+function inlineRuns(text: string, marked = false): Run<Style>[] {
   const out: Run<Style>[] = [];
   for (const p of text.split(INLINE)) {
     if (p === '') continue;
     if (/^(\*\*|__).*(\*\*|__)$/.test(p) && p.length > 4) out.push({ text: p.slice(2, -2), style: 'bold' });
-    else if (/^`.*`$/.test(p) && p.length > 2) out.push({ text: p.slice(1, -1), style: 'code' });
+    else if (/^~~.*~~$/.test(p) && p.length > 4) out.push({ text: p.slice(2, -2), style: 'strike' });
+    else if (/^`.*`$/.test(p) && p.length > 2) out.push({ text: marked ? p : p.slice(1, -1), style: 'code' });
     else if (/^[*_].*[*_]$/.test(p) && p.length > 2) out.push({ text: p.slice(1, -1), style: 'italic' });
     else {
       const link = /^\[([^\]]+)\]\(([^)\s]+)\)$/.exec(p);
+      const auto = AUTOLINK.exec(p);
       if (link) out.push({ text: link[1]!, style: 'link' }, { text: ` (${link[2]})`, style: 'url' });
+      else if (auto) out.push({ text: auto[1] ?? auto[2]!, style: 'link' });
       else out.push({ text: p, style: 'plain' });
     }
   }
@@ -147,6 +196,8 @@ function RunText({ run }: { run: Run<Style> }): ReactNode {
       return <Text bold>{run.text}</Text>;
     case 'italic':
       return <Text italic>{run.text}</Text>;
+    case 'strike':
+      return <Text strikethrough>{run.text}</Text>;
     case 'code':
       return <Text color={tint('yellow')}>{run.text}</Text>;
     case 'link':
@@ -164,7 +215,8 @@ function RunText({ run }: { run: Run<Style> }): ReactNode {
 
 /** Text with inline markup, each source line kept, wrapped to `width` (rows flush left). */
 function Inline({ text, width, bold }: { text: string; width: number; bold?: boolean }): ReactNode {
-  const rows = text.split('\n').flatMap((line) => wrapRuns(inlineRuns(line), width));
+  const marked = !useColour();
+  const rows = text.split('\n').flatMap((line) => wrapRuns(inlineRuns(line, marked), width));
   return (
     <Box flexDirection="column">
       {rows.map((row, i) => (
@@ -293,6 +345,9 @@ export function codeBlocks(text: string): string[] {
 
 export function Markdown({ text, width }: { text: string; width: number }): ReactNode {
   const tint = useTint();
+  // without colours a heading keeps its # markers: colour was what set it apart
+  const coloured = useColour();
+  const marker = (level: number) => (coloured ? '' : '#'.repeat(level) + ' ');
   const blocks = parseMarkdown(text);
   const w = Math.max(8, width);
   return (
@@ -303,7 +358,7 @@ export function Markdown({ text, width }: { text: string; width: number }): Reac
             return (
               <Box key={i}>
                 <Text bold color={b.level <= 2 ? tint('magenta') : undefined}>
-                  {wrapText(inlinePlain(b.text), w).join('\n')}
+                  {wrapText(marker(b.level) + inlinePlain(b.text), w).join('\n')}
                 </Text>
               </Box>
             );
@@ -332,6 +387,8 @@ export function Markdown({ text, width }: { text: string; width: number }): Reac
                 <Inline text={b.text} width={w - 2} />
               </Box>
             );
+          case 'blank':
+            return <Box key={i} height={1} />;
           case 'rule':
             return (
               <Text key={i} dimColor>

@@ -3,6 +3,7 @@ import { render } from 'ink';
 import { ChatApp, type InputHistory } from './ChatApp.tsx';
 import type { ChatController } from './chat-controller.ts';
 import type { Message } from '../lib/protocol/index.ts';
+import { kittyKeyboardMode, modifyOtherKeysAsCsiU } from './key-bindings.ts';
 
 interface ChatTuiOptions {
   banner: string[];
@@ -12,6 +13,16 @@ interface ChatTuiOptions {
   history?: InputHistory;
   /** A resumed session's history, drawn as it looked live. */
   resumed?: Message[];
+}
+
+/** The terminal's input with xterm's modifyOtherKeys keys rewritten in the form Ink reads (key-bindings.ts). */
+function keysAsInkReadsThem(stdin: NodeJS.ReadStream): NodeJS.ReadStream {
+  const read = stdin.read.bind(stdin);
+  stdin.read = (size?: number) => {
+    const chunk: unknown = read(size);
+    return typeof chunk === 'string' ? modifyOtherKeysAsCsiU(chunk) : (chunk as string | Buffer | null);
+  };
+  return stdin;
 }
 
 export async function runChatTui(controller: ChatController, o: ChatTuiOptions): Promise<void> {
@@ -25,10 +36,13 @@ export async function runChatTui(controller: ChatController, o: ChatTuiOptions):
       {...(o.resumed ? { resumed: o.resumed } : {})}
     />,
     {
+      stdin: keysAsInkReadsThem(process.stdin),
       exitOnCtrlC: false,
       // CI=true must not turn the TUI into a one-frame renderer when a person (or tmux) is at the terminal
       interactive: true,
       maxFps: 120,
+      // Shift+Enter told apart from Enter where the terminal can (key-bindings.ts)
+      kittyKeyboard: { mode: kittyKeyboardMode(process.env), flags: ['disambiguateEscapeCodes'] },
     },
   );
   await instance.waitUntilExit();

@@ -6,6 +6,11 @@
  * Widths count characters; East Asian wide characters and emoji count two.
  */
 
+/** A count and its noun, singular for one: `counted(1, 'line')` is "1 line". */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 export interface Run<S = string> {
   text: string;
   style: S;
@@ -14,10 +19,27 @@ export interface Run<S = string> {
 const WIDE =
   /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
 
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\u0000-\u007f]*$/;
+
+/**
+ * The characters of s as a person sees them: graphemes (Intl.Segmenter), so an emoji with its skin tone, a ZWJ
+ * family or a letter with its combining accents is one.
+ */
+export function graphemes(s: string): string[] {
+  if (ASCII.test(s)) return s.split('');
+  return Array.from(segmenter.segment(s), (x) => x.segment);
+}
+
+/** Columns one grapheme takes: two for East Asian wide characters and emoji, else one. */
+const graphemeWidth = (g: string) => (WIDE.test(g) ? 2 : 1);
+
 /** Columns a string takes on the terminal. */
 export function textWidth(s: string): number {
+  if (ASCII.test(s)) return s.length;
   let n = 0;
-  for (const ch of s) n += WIDE.test(ch) ? 2 : 1;
+  for (const g of graphemes(s)) n += graphemeWidth(g);
   return n;
 }
 
@@ -25,13 +47,42 @@ export function textWidth(s: string): number {
 export function fitPrefix(s: string, cols: number): string {
   let out = '';
   let w = 0;
-  for (const ch of s) {
-    const cw = WIDE.test(ch) ? 2 : 1;
+  for (const g of graphemes(s)) {
+    const cw = graphemeWidth(g);
     if (w + cw > cols && out) break;
-    out += ch;
+    out += g;
     w += cw;
   }
   return out;
+}
+
+/**
+ * A line of input as rows of `width` columns, every character kept (the rows joined are the line, so a cursor
+ * offset maps onto them): a row breaks after its last space, moving the word that does not fit to the next row
+ * whole; a word longer than the row breaks inside it.
+ */
+export function inputRows(s: string, width: number): string[] {
+  const w = Math.max(1, width);
+  const rows: string[] = [];
+  let row = '';
+  let used = 0;
+  // where the row may break: after its last space
+  let breakAt = 0;
+  for (const g of graphemes(s)) {
+    const gw = graphemeWidth(g);
+    if (used + gw > w && row) {
+      const moved = g !== ' ' && breakAt > 0 ? row.slice(breakAt) : '';
+      rows.push(row.slice(0, row.length - moved.length));
+      row = moved;
+      used = textWidth(moved);
+      breakAt = 0;
+    }
+    row += g;
+    used += gw;
+    if (g === ' ') breakAt = row.length;
+  }
+  rows.push(row);
+  return rows;
 }
 
 /** Runs as rows of at most `width` columns (one row for empty input). */

@@ -9,7 +9,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { parseMessageId, type Message, type ToolCallState, type TurnUsage } from '../lib/protocol/index.ts';
 import { Markdown } from './markdown.tsx';
 import { useTint } from './theme.ts';
-import { fitPrefix, textWidth, wrapText } from './text-wrap.ts';
+import { counted, fitPrefix, graphemes, inputRows, textWidth, wrapText } from './text-wrap.ts';
 import { cursorRowCol, type Line } from './input-line.ts';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -64,7 +64,7 @@ export function historyItems(messages: readonly Message[]): NewItem[] {
     if (id.part === 'tool_call' && typeof m.content === 'object' && m.content) {
       const c = m.content as {
         name?: string;
-        props?: { id?: string; args?: unknown; status?: string; output?: unknown };
+        props?: { id?: string; args?: unknown; status?: string; output?: unknown; payload?: { error?: unknown } };
       };
       const status = c.props?.status === 'error' ? 'error' : c.props?.status === 'isRunning' ? 'isRunning' : 'done';
       const t = assistant(id.requestId);
@@ -75,7 +75,10 @@ export function historyItems(messages: readonly Message[]): NewItem[] {
           toolName: c.name ?? 'tool',
           args: c.props?.args,
           status,
-          ...(status === 'error' ? { error: String(c.props?.output ?? 'failed') } : { output: c.props?.output }),
+          // a failed call's reason is in its last frame (the payload), as the live event carried it
+          ...(status === 'error'
+            ? { error: String(c.props?.payload?.error ?? c.props?.output ?? 'failed') }
+            : { output: c.props?.output }),
         },
       ];
       continue;
@@ -186,8 +189,9 @@ export function ToolLine({ t, spinnerMs, width }: { t: ToolCallState; spinnerMs:
 
 /**
  * The input (or a sent message): `›` in a column of its own, the lines
- * wrapped to the width, the cursor drawn inverse. At most `maxRows` rows are
- * shown, the ones around the cursor.
+ * wrapped to the width at word boundaries, the cursor drawn inverse. At most
+ * `maxRows` rows are shown: the ones around the cursor, with how many more
+ * lines are above and below.
  */
 export function Prompt({
   line,
@@ -209,18 +213,23 @@ export function Prompt({
   const rows: Row[] = [];
   let cursorRow = 0;
   lines.forEach((l, i) => {
-    const wrapped = l === '' ? [''] : hardRows(l, room);
+    const wrapped = inputRows(l, room);
     let offset = 0;
     wrapped.forEach((w, k) => {
-      const n = [...w].length;
+      const n = graphemes(w).length;
       const here = cursor && i === row && col >= offset && (col < offset + n || k === wrapped.length - 1);
       if (here) cursorRow = rows.length;
       rows.push(here ? { text: w, cursorAt: col - offset } : { text: w });
       offset += n;
     });
   });
-  const start = Math.max(0, Math.min(rows.length - maxRows, cursorRow - Math.floor(maxRows / 2)));
-  const shown = Number.isFinite(maxRows) ? rows.slice(start, start + maxRows) : rows;
+  // a longer input shows the rows around the cursor, and a row each to say how many are hidden above and below
+  const fits = rows.length <= maxRows;
+  const n = fits ? rows.length : Math.max(1, maxRows - 2);
+  const start = fits ? 0 : Math.max(0, Math.min(rows.length - n, cursorRow - Math.floor(n / 2)));
+  const shown = rows.slice(start, start + n);
+  const above = start;
+  const below = rows.length - start - shown.length;
   return (
     <Box>
       <Box width={2} flexShrink={0}>
@@ -229,6 +238,7 @@ export function Prompt({
         </Text>
       </Box>
       <Box flexGrow={1} flexShrink={1} flexDirection="column">
+        {above ? <Text dimColor>↑ {counted(above, 'more line')} above</Text> : null}
         {shown.map((r, i) => {
           if (r.cursorAt === undefined)
             return (
@@ -236,7 +246,7 @@ export function Prompt({
                 {r.text === '' ? ' ' : r.text}
               </Text>
             );
-          const chars = [...r.text];
+          const chars = graphemes(r.text);
           const at = chars[r.cursorAt] ?? ' ';
           return (
             <Text key={i} wrap="truncate-end">
@@ -246,22 +256,10 @@ export function Prompt({
             </Text>
           );
         })}
+        {below ? <Text dimColor>↓ {counted(below, 'more line')} below</Text> : null}
       </Box>
     </Box>
   );
-}
-
-/** A line of input as rows of the width, broken anywhere (the input shows what was typed, spaces included). */
-function hardRows(s: string, width: number): string[] {
-  const out: string[] = [];
-  let rest = s;
-  while (textWidth(rest) > width) {
-    const part = fitPrefix(rest, width);
-    out.push(part);
-    rest = rest.slice(part.length);
-  }
-  out.push(rest);
-  return out;
 }
 
 /** A note's lines; with `hanging`, a line that starts with two spaces wraps under its column `hanging` (/help). */

@@ -255,7 +255,7 @@ describe.skipIf(!hasTmux)('a paid oracle in the chat', () => {
       expect(s1).toMatch(/Outstanding claim: claim-/);
       t.keys('-l', '/pay\r');
       await t.until(
-        (s) => s.replace(/\n/g, ' ').includes('Pay 2.5 credit with your identity now? (y/N)'),
+        (s) => s.replace(/\n/g, ' ').includes('Pay 2.5 credit with your identity now? (y pays'),
         'the confirmation',
       );
       expect(t.screen().replace(/\n/g, ' ')).toContain('This oracle costs 2.5 credit per turn.');

@@ -163,12 +163,14 @@ async function resume(
 
 /**
  * One colour rule for every command (output.ts: a TTY, no NO_COLOR, TERM not dumb); ink's chalk would otherwise
- * decide again from its own heuristics (no colours at all when CI is set), so it is told before ink loads.
+ * decide again from its own heuristics (no colours at all when CI is set), so it is told before ink loads. NO_COLOR
+ * takes the colours only (no-color.org): chalk keeps its styles — bold, underline, dim, inverse — and the chat asks
+ * for no colour; a dumb terminal gets no escape sequences at all.
  */
 async function decideColour(): Promise<boolean> {
   const { useColour } = await import('../output.ts');
   const colour = useColour();
-  if (!colour) process.env.FORCE_COLOR = '0';
+  if (process.env.TERM === 'dumb') process.env.FORCE_COLOR = '0';
   else if (
     process.env.FORCE_COLOR === undefined ||
     process.env.FORCE_COLOR === '0' ||

@@ -43,6 +43,8 @@ export const ErrorEventSchema = z.object({
   code: z.string(),
   kind: z.enum(ERROR_KINDS),
   retryable: z.boolean(),
+  /** How long the model provider asked to wait before trying again (its Retry-After), when it said. */
+  retryAfterSeconds: z.number().nonnegative().optional(),
   timestamp: z.string(),
 });
 export const DONE_STATUSES = ['finished', 'aborted', 'failed', 'interrupted'] as const;

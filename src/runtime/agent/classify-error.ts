@@ -3,7 +3,7 @@
  * a stable code (TURN_ERROR_CODES), its kind, whether a retry may help and a
  * message without secrets.
  */
-import { APICallError } from 'ai';
+import { APICallError, StreamProviderError } from 'ai';
 import { isOracleKitError } from '../../lib/errors.ts';
 import { TURN_ERROR_CODES, type ErrorEvent, type TurnErrorCode } from '../../lib/protocol/index.ts';
 
@@ -12,6 +12,22 @@ export interface ClassifiedError {
   kind: ErrorEvent['kind'];
   retryable: boolean;
   message: string;
+  /** The provider's Retry-After, in seconds. */
+  retryAfterSeconds?: number;
+}
+
+/**
+ * The wait a provider's reply asks for: `retry-after-ms` (OpenAI's), else `retry-after` in seconds or as an HTTP
+ * date (RFC 9110 §10.2.3). Undefined without one, or for a value that is neither.
+ */
+export function retryAfterSeconds(headers: Record<string, string> | undefined, now: number): number | undefined {
+  const ms = Number(headers?.['retry-after-ms']);
+  if (headers?.['retry-after-ms'] !== undefined && Number.isFinite(ms) && ms >= 0) return ms / 1000;
+  const v = headers?.['retry-after']?.trim();
+  if (!v) return undefined;
+  if (/^\d+(\.\d+)?$/.test(v)) return Number(v);
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, (at - now) / 1000);
 }
 
 const of = (code: TurnErrorCode, retryable: boolean, message: string): ClassifiedError => ({
@@ -28,7 +44,8 @@ function causes(err: unknown): unknown[] {
   return out;
 }
 
-export function classifyError(err: unknown): ClassifiedError {
+/** `now` is the runtime's clock, for a Retry-After given as a date. */
+export function classifyError(err: unknown, now: () => number = Date.now): ClassifiedError {
   const e = err as { name?: string; message?: string };
   const name = e?.name ?? '';
   const msg = String(e?.message ?? err);
@@ -38,8 +55,14 @@ export function classifyError(err: unknown): ClassifiedError {
   if (APICallError.isInstance(err)) {
     const status = err.statusCode;
     const text = `the model provider failed${status ? ` with HTTP ${status}` : ''}: ${msg.slice(0, 200)}`;
-    return of(status === 401 || status === 403 ? 'provider_unauthorized' : 'provider_error', err.isRetryable, text);
+    const c = of(status === 401 || status === 403 ? 'provider_unauthorized' : 'provider_error', err.isRetryable, text);
+    const wait = retryAfterSeconds(err.responseHeaders, now());
+    return wait === undefined ? c : { ...c, retryAfterSeconds: wait };
   }
+  // an error chunk inside the stream (OpenRouter and others send one; the AI SDK hands it on as a
+  // StreamProviderError): the provider answered, then failed mid-answer
+  if (StreamProviderError.isInstance(err))
+    return of('provider_error', true, `the model provider failed mid-answer: ${msg.slice(0, 200)}`);
   if (isOracleKitError(err) && err.code === 'model_not_configured')
     return of('model_not_configured', false, msg.slice(0, 300));
   if (/timeout|timed out/i.test(name) || /timeout|timed out/i.test(msg))
@@ -67,6 +90,7 @@ export function errorEvent(
       code: c.code,
       kind: c.kind,
       retryable: c.retryable,
+      ...(c.retryAfterSeconds !== undefined ? { retryAfterSeconds: c.retryAfterSeconds } : {}),
       timestamp: new Date(o.now()).toISOString(),
     },
   };

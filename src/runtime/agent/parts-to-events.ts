@@ -94,7 +94,7 @@ export class PartsToEvents {
       case 'error':
         if (this.o.cancelled()) break;
         this.sawError = true;
-        emit(errorEvent(classifyError(part.error), this.o));
+        emit(errorEvent(classifyError(part.error, this.o.now), this.o));
         break;
       default:
         break;

@@ -51,7 +51,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
     else {
       status = 'failed';
       deps.hooks?.onError?.(err, turn);
-      run.emit(errorEvent(classifyError(err), deps));
+      run.emit(errorEvent(classifyError(err, deps.now), deps));
     }
   }
   stall.watchdog?.stop();

@@ -63,7 +63,7 @@ export async function startScriptedModelServer(
     const first = script.steps[0];
     if (first?.type === 'http_error') {
       const fallback = { error: { message: `scripted error ${first.status}`, type: 'server_error' } };
-      return sendJson(res, first.status, first.body ?? fallback);
+      return sendJson(res, first.status, first.body ?? fallback, first.headers);
     }
     const state = { finished: false };
     res.on('close', () => {
@@ -105,8 +105,8 @@ interface Reply {
   seq: number;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
 
 /** The whole script as one chat.completion (a request without `stream: true`). */

@@ -12,8 +12,8 @@ export type ScriptStep =
   | { type: 'text'; text: string; chunkSize?: number }
   | { type: 'reasoning'; text: string; chunkSize?: number }
   | { type: 'tool_call'; name: string; args: unknown; id?: string }
-  /** An HTTP error reply instead of a stream (must be the only step). */
-  | { type: 'http_error'; status: number; body?: unknown }
+  /** An HTTP error reply instead of a stream (must be the only step), with its headers (e.g. retry-after). */
+  | { type: 'http_error'; status: number; body?: unknown; headers?: Record<string, string> }
   /** Stop sending but keep the stream open (the runtime's stall time-out must fire). */
   | { type: 'stall' }
   /** A data line that is not JSON. */

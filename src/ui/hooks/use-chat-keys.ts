@@ -10,6 +10,7 @@ import { useInput, usePaste, type Key } from 'ink';
 import { useRef, useState } from 'react';
 import type { ChatController, CommandResult } from '../chat-controller.ts';
 import {
+  continueLine,
   EDIT_COMMANDS,
   EMPTY_LINE,
   editChunk,
@@ -19,6 +20,7 @@ import {
   lineOf,
   lineUp,
   splitChunk,
+  withQueued,
   type EditCommand,
   type Line,
 } from '../input-line.ts';
@@ -27,6 +29,7 @@ import { menuFor, type MenuEntry } from '../slash-menu.tsx';
 import type { NewItem } from '../transcript.tsx';
 import type { HistoryNavigation } from './use-input-history.ts';
 import type { LineEditor } from './use-line-editor.ts';
+import type { PayConfirm } from './use-pay-confirm.ts';
 import type { Submit } from './use-submit.ts';
 import type { TurnRunner } from './use-turn.ts';
 
@@ -48,6 +51,7 @@ interface ChatKeysOptions {
   quit: () => void;
   openEditor: () => Promise<CommandResult>;
   add: (...xs: NewItem[]) => void;
+  pay: PayConfirm;
 }
 
 /** What a command's handler sees of one key press: the input line, its slash menu and the chat's actions. */
@@ -65,8 +69,11 @@ interface KeyPress {
   enter: (text: string, shown?: string) => void;
 }
 
+/** Cancels the turn; the messages queued behind it go back to the input and to the history, never lost. */
 const cancel = ({ o }: KeyPress) => {
-  o.submit.queue.clear();
+  const queued = o.submit.queue.drain();
+  for (const text of queued) o.recall.record(text);
+  if (queued.length) o.editor.set((l) => withQueued(l, queued));
   o.turn.cancel();
 };
 
@@ -100,9 +107,11 @@ const COMMANDS: { [C in Exclude<ChatCommand, EditCommand>]: (k: KeyPress) => voi
   },
   editor: ({ o }) =>
     void o.openEditor().then((r) => r.lines.length && o.add({ kind: 'note', text: r.lines.join('\n') })),
-  submit: ({ line, entries, chosen, enter }) => {
+  submit: ({ o, line, entries, chosen, enter }) => {
     // a command being typed runs the one chosen in the menu
     if (chosen && !entries.some((e) => e.name === line.text.toLowerCase())) return enter(chosen.name);
+    const continued = continueLine(line);
+    if (continued) return o.editor.set(continued);
     enter(expandPastes(line), line.text);
   },
   complete: (k) => k.chosen && k.o.editor.set(lineOf(k.chosen.name + ' ')),
@@ -142,6 +151,8 @@ export function useChatKeys(o: ChatKeysOptions): ChatKeys {
       return COMMANDS[cmd]({ o, line, entries, chosen, armed, setArmed, setMenuIndex, prefix, enter });
     }
     if (isUnboundKey(key) || !ch) return;
+    // /pay's question is answered by one key, as a y/N prompt is
+    if (o.pay.waiting() && line.text === '' && /^[yn]$/i.test(ch)) return enter(ch);
     setMenuIndex(0);
     const r = editChunk(line, ch);
     if (r.send !== undefined) return enter(r.send);

@@ -1,6 +1,7 @@
 /**
  * Messages typed while a turn runs: kept in order and sent one after the
- * other once the chat is idle again.
+ * other once the chat is idle again. Cancelling the turn takes them back
+ * (`drain`): the chat puts them in the input rather than drop them.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 
@@ -9,7 +10,8 @@ export interface MessageQueue {
   push(text: string): void;
   /** Puts a message first (the one a payment unblocked). */
   unshift(text: string): void;
-  clear(): void;
+  /** Empties the queue and returns what was in it, oldest first. */
+  drain(): string[];
 }
 
 export function useMessageQueue(busy: boolean, send: (text: string) => void): MessageQueue {
@@ -24,9 +26,11 @@ export function useMessageQueue(busy: boolean, send: (text: string) => void): Me
     queue.current.unshift(text);
     sync();
   }, []);
-  const clear = useCallback(() => {
+  const drain = useCallback(() => {
+    const taken = queue.current;
     queue.current = [];
     sync();
+    return taken;
   }, []);
   useEffect(() => {
     if (busy || queue.current.length === 0) return;
@@ -34,5 +38,5 @@ export function useMessageQueue(busy: boolean, send: (text: string) => void): Me
     sync();
     send(next);
   }, [busy, send, queued]);
-  return { queued, push, unshift, clear };
+  return { queued, push, unshift, drain };
 }

@@ -17,6 +17,7 @@ import type { TurnResult } from '../../client/client.ts';
 import type { ChatScreen, CommandResult } from '../chat-controller.ts';
 import { expandPastes, lineOf } from '../input-line.ts';
 import { codeBlocks } from '../markdown.tsx';
+import { counted } from '../text-wrap.ts';
 import { oneLine } from '../transcript.tsx';
 import type { LineEditor } from './use-line-editor.ts';
 import type { Transcript } from './use-transcript.ts';
@@ -97,18 +98,18 @@ export function useScreenCommands(o: {
         const answer = lastAnswer.current;
         if (!answer) return { lines: ['No answer to copy yet.'] };
         let text = answer;
-        let what = `the last answer (${answer.length} characters)`;
+        let what = `the last answer (${counted(answer.length, 'character')})`;
         if (arg) {
           const blocks = codeBlocks(answer);
           const n = Number(arg);
           if (!Number.isInteger(n) || n < 1 || n > blocks.length)
             return {
               lines: [
-                `/copy ${arg}: the last answer has ${blocks.length} code block${blocks.length === 1 ? '' : 's'}; /copy 1 copies the first.`,
+                `/copy ${arg}: the last answer has ${counted(blocks.length, 'code block')}; /copy 1 copies the first.`,
               ],
             };
           text = blocks[n - 1]!;
-          what = `code block ${n} of the last answer (${text.split('\n').length} lines)`;
+          what = `code block ${n} of the last answer (${counted(text.split('\n').length, 'line')})`;
         }
         if (copy) copy(text);
         else transcript.write(osc52(text));

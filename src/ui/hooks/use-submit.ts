@@ -63,13 +63,14 @@ export function useSubmit(o: {
   };
 
   const submit = async (text: string, shown = text) => {
-    if (!text.trim()) return;
+    // /pay's question: y pays; anything else, an empty Enter included (the N of y/N), does not
     if (pay.waiting()) {
-      add({ kind: 'user', text });
+      if (text.trim()) add({ kind: 'user', text });
       const paying = pay.answer(text);
       if (!paying) return add({ kind: 'note', text: 'Not paid.' });
       return busyWith(paying);
     }
+    if (!text.trim()) return;
     recall.record(shown);
     if (controller.isCommand(text)) return busyWith(controller.command(text, screen));
     add({ kind: 'user', text: shown });
@@ -78,7 +79,7 @@ export function useSubmit(o: {
   submitRef.current = (text) => void submit(text);
 
   const enter = (text: string, shown = text) => {
-    if (!turn.busy) return void submit(text, shown);
+    if (!turn.busy || pay.waiting()) return void submit(text, shown);
     if (text.trim()) queue.push(text);
   };
   return { enter, queue };

@@ -3,14 +3,15 @@
  * tool calls), cancelling it, and its end written to the transcript. A
  * failure the runtime marks retryable on the provider's side (a 5xx, a
  * stall, a broken stream) that showed nothing yet is sent again once, after
- * RETRY_DELAY_MS less up to a quarter (lib/backoff.ts).
+ * the provider's Retry-After when it gave one (up to MAX_RETRY_AFTER_MS),
+ * else RETRY_DELAY_MS less up to a quarter (lib/backoff.ts).
  */
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AnyEvent, ToolCallState, TurnState } from '../../lib/protocol/index.ts';
 import { backoffMs } from '../../lib/backoff.ts';
 import type { TurnResult } from '../../client/client.ts';
-import { PaymentRequiredError } from '../../client/errors.ts';
-import type { ChatController } from '../chat-controller.ts';
+import { OracleUnreachableError, PaymentRequiredError } from '../../client/errors.ts';
+import { oracleWentAway, paymentWords, type ChatController } from '../chat-controller.ts';
 import type { NewItem } from '../transcript.tsx';
 
 export interface Live {
@@ -24,6 +25,10 @@ export interface Live {
 
 /** How long the chat waits before it sends a turn that failed on the provider's side again. */
 const RETRY_DELAY_MS = 1000;
+/** How often an idle chat asks whether the oracle is still there (GET /health). */
+const HEALTH_EVERY_MS = 5000;
+/** The longest Retry-After the chat waits out by itself (a longer one is shown, and /retry is the user's). */
+const MAX_RETRY_AFTER_MS = 60_000;
 
 export interface TurnRunner {
   live: Live | null;
@@ -65,7 +70,7 @@ export function useTurn(o: {
   const retryDelay = o.retryDelayMs ?? RETRY_DELAY_MS;
   const [live, setLive] = useState<Live | null>(null);
   const [busy, setBusy] = useState(false);
-  const { stream, connection } = useTurnStream({ controller, add, onRefused, onFirstTokenEvent, setLive });
+  const { stream, connection } = useTurnStream({ controller, add, onRefused, onFirstTokenEvent, setLive, busy });
 
   const cancel = useCallback(() => {
     setLive((l) => (l ? { ...l, cancelling: true } : l));
@@ -79,12 +84,20 @@ export function useTurn(o: {
       try {
         // the request leaves before React renders anything: rendering is not on the critical path
         let r = await stream(text);
-        if (r !== 'thrown' && retryable(r)) {
+        const asked = r !== 'thrown' ? r.error?.retryAfterSeconds : undefined;
+        if (r !== 'thrown' && retryable(r) && asked !== undefined && asked * 1000 > MAX_RETRY_AFTER_MS) {
+          // a wait longer than a person waits at a prompt: said, and left to /retry
+          const why = controller.explainRun(r) ?? '';
+          add({ kind: 'note', text: `${why}\nThe model provider asks to wait ${Math.ceil(asked)} s; /retry then.` });
+        } else if (r !== 'thrown' && retryable(r)) {
           const why = controller.explainRun(r) ?? '';
           setLive((l) => (l ? { ...l, retrying: why } : l));
-          // the package's retry curve, first step, with jitter: chats that failed together do not retry together
-          const wait = backoffMs(0, { baseMs: retryDelay, maxMs: retryDelay, jitter: 0.25 });
-          add({ kind: 'note', text: `${why}\nTrying once more in ${(wait / 1000).toFixed(1)} s.` });
+          // the provider's Retry-After when it gave one; else the package's retry curve, first step, with jitter:
+          // chats that failed together do not retry together
+          const wait =
+            asked !== undefined ? asked * 1000 : backoffMs(0, { baseMs: retryDelay, maxMs: retryDelay, jitter: 0.25 });
+          const as = asked !== undefined ? ', as the model provider asked' : '';
+          add({ kind: 'note', text: `${why}\nTrying once more in ${(wait / 1000).toFixed(1)} s${as}.` });
           await sleep(wait);
           setLive(starting());
           r = await stream(text);
@@ -116,9 +129,24 @@ function useTurnStream(o: {
   onRefused: (text: string) => void;
   onFirstTokenEvent?: (() => void) | undefined;
   setLive: (f: (l: Live | null) => Live | null) => void;
+  busy: boolean;
 }) {
-  const { controller, add, onRefused, onFirstTokenEvent, setLive } = o;
+  const { controller, add, onRefused, onFirstTokenEvent, setLive, busy } = o;
   const [connection, setConnection] = useState<'connected' | 'unreachable'>('connected');
+  // while idle, the oracle's health now and then: the footer stops saying `connected` once it is gone, and says it
+  // again when it is back (a turn says so too, at once)
+  useEffect(() => {
+    if (busy) return;
+    const probe = setInterval(() => {
+      controller.client.health().then(
+        () => setConnection('connected'),
+        (e: unknown) => {
+          if (OracleUnreachableError.isInstance(e)) setConnection('unreachable');
+        },
+      );
+    }, HEALTH_EVERY_MS);
+    return () => clearInterval(probe);
+  }, [busy, controller]);
   const firstTokenSeen = useRef(false);
   const stream = useCallback(
     async (text: string): Promise<TurnResult | 'thrown'> => {
@@ -145,11 +173,12 @@ function useTurnStream(o: {
         setConnection('connected');
         return r;
       } catch (e) {
-        if ((e as { code?: string }).code === 'oracle_unreachable') setConnection('unreachable');
+        if ((e as { code?: string }).code === 'oracle_unreachable' || oracleWentAway(e)) setConnection('unreachable');
         if (e instanceof PaymentRequiredError) onRefused(text);
         if (turn && (turn.text || turn.toolCalls.length))
           add({ kind: 'assistant', text: turn.text, tools: turn.toolCalls, status: 'failed' });
-        add({ kind: 'error', text: controller.explain(e) });
+        // the terminal chat sends a refused message again once /pay went through, and says so
+        add({ kind: 'error', text: e instanceof PaymentRequiredError ? paymentWords(e, true) : controller.explain(e) });
         return 'thrown';
       }
     },

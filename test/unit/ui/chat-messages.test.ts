@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { explainError, explainRunError } from '../../../src/ui/chat-controller.ts';
+import { explainError, explainRunError, oracleWentAway } from '../../../src/ui/chat-controller.ts';
 import { OracleClientError, OracleUnreachableError, PaymentRequiredError } from '../../../src/client/errors.ts';
 import type { TurnResult } from '../../../src/client/client.ts';
 import { historyItems } from '../../../src/ui/transcript.tsx';
@@ -78,7 +78,56 @@ describe('chat messages for people', () => {
   });
 });
 
+describe('failures in the words of what happened', () => {
+  const failed = (error: string, code = 'provider_error') =>
+    turn({ error, code, kind: 'provider', retryable: true, timestamp: '' });
+  it('a provider that failed after accepting the request stopped mid-answer', () => {
+    expect(explainRunError(failed('the model provider failed with HTTP 200: stream broke'))).toBe(
+      'The model provider stopped mid-answer (it said: stream broke).',
+    );
+    expect(explainRunError(failed('the model provider failed mid-answer: overloaded'))).toBe(
+      'The model provider stopped mid-answer (it said: overloaded).',
+    );
+  });
+  it('an oracle that went away mid-answer, and a rate limit that names the wait', () => {
+    const dropped = new OracleClientError(0, 'stream_dropped', 'the stream ended before its done frame');
+    expect(oracleWentAway(dropped)).toBe(true);
+    expect(oracleWentAway(new TypeError('terminated'))).toBe(true);
+    expect(oracleWentAway(new Error('terminated'))).toBe(false);
+    expect(explainError(dropped, 'http://o:1')).toMatch(/^The oracle went away in the middle of the answer/);
+    const limited = new OracleClientError(
+      429,
+      'rate_limited',
+      'this oracle allows 1 turns (ORACLE_USER_TURNS_PER_MINUTE)',
+      {
+        details: { retryAfterSeconds: 42, limitPerMinute: 1 },
+      },
+    );
+    const words = explainError(limited, 'http://o:1');
+    expect(words).toContain('wait 42 seconds');
+    expect(words).toContain('1 turn a minute');
+    expect(words).not.toContain('ORACLE_USER_TURNS_PER_MINUTE');
+  });
+});
+
 describe('historyItems: a stored session as the chat drew it live', () => {
+  it("a failed tool call keeps its reason (the row's last frame), as it was shown live", () => {
+    const at = '2026-01-01T00:00:00.000Z';
+    const [, answer] = historyItems([
+      { id: 'r1-human', type: 'human', content: 'weather?', createdAt: at },
+      {
+        id: 'r1-ToolCall-c1',
+        type: 'ai',
+        createdAt: at,
+        content: {
+          name: 'get_current_weather',
+          props: { id: 'c1', args: {}, status: 'error', payload: { error: 'Tool is not loaded.' } },
+        },
+      },
+    ]);
+    expect(answer).toMatchObject({ tools: [{ status: 'error', error: 'Tool is not loaded.' }] });
+  });
+
   it('your messages, each turn as one answer with its tool calls, errors as errors', () => {
     const at = '2026-01-01T00:00:00.000Z';
     const items = historyItems([

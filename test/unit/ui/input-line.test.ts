@@ -9,8 +9,10 @@ import {
   lineDown,
   lineOf,
   lineUp,
+  continueLine,
   cursorRowCol,
   splitChunk,
+  withQueued,
   type Line,
 } from '../../../src/ui/input-line.ts';
 
@@ -47,6 +49,26 @@ describe('readline editing', () => {
     const l = lineOf('a😀');
     expect(show(E.left(l))).toBe('a|😀');
     expect(E.backspace(l).text).toBe('a');
+  });
+
+  it('moves over and deletes whole graphemes: a skin tone, a ZWJ family, a combining accent', () => {
+    const family = '👨\u200d👩\u200d👧\u200d👦';
+    const thumb = '👍🏽';
+    const l = lineOf(`ok ${family}${thumb}e\u0301`);
+    expect(E.backspace(l).text).toBe(`ok ${family}${thumb}`);
+    expect(E.backspace(E.backspace(l)).text).toBe(`ok ${family}`);
+    expect(E.backspace(E.backspace(E.backspace(l))).text).toBe('ok ');
+    expect(show(E.left(E.left(l)))).toBe(`ok ${family}|${thumb}e\u0301`);
+    expect(E.delete(at(`${thumb}x`, 0)).text).toBe('x');
+    expect(cursorRowCol(l).col).toBe(6);
+  });
+
+  it('\\ then Enter continues on the next line; a chunk ending so does too; a queued message comes back', () => {
+    expect(continueLine(lineOf('first \\'))).toEqual({ text: 'first \n', cursor: 7 });
+    expect(continueLine(lineOf('send me'))).toBeUndefined();
+    expect(editChunk(lineOf(''), 'one\\\r')).toEqual({ line: { text: 'one\n', cursor: 4 } });
+    expect(withQueued(lineOf('draft'), ['q1', 'q2\nmore'])).toEqual({ text: 'q1\nq2\nmore\ndraft', cursor: 16 });
+    expect(withQueued(lineOf(''), ['q1']).text).toBe('q1');
   });
 
   it('edits the cursor line of a multi-line input; Up/Down move between lines and say when at the edge', () => {

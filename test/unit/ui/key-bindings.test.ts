@@ -1,7 +1,13 @@
 /** The chat's key table (src/ui/key-bindings.ts): which command each key runs. */
 import type { Key } from 'ink';
 import { describe, expect, it } from 'vitest';
-import { commandFor, keyHelp, prefixedCommand } from '../../../src/ui/key-bindings.ts';
+import {
+  commandFor,
+  keyHelp,
+  kittyKeyboardMode,
+  modifyOtherKeysAsCsiU,
+  prefixedCommand,
+} from '../../../src/ui/key-bindings.ts';
 
 const none: Key = {
   upArrow: false,
@@ -53,6 +59,18 @@ describe('the key table', () => {
     expect(key({ tab: true })).toBe('complete');
     expect(key({}, 'a')).toBeUndefined();
     expect(key({}, 'hello')).toBeUndefined();
+  });
+  it('Shift+Enter adds a line: as CSI-u (Ink reports shift), and as xterm modifyOtherKeys once rewritten so', () => {
+    expect(key({ return: true, shift: true }, '\r')).toBe('newline');
+    expect(modifyOtherKeysAsCsiU('a\u001b[27;2;13~b\u001b[27;5;99~')).toBe('a\u001b[13;2ub\u001b[99;5u');
+    expect(modifyOtherKeysAsCsiU('plain [27;2;13~')).toBe('plain [27;2;13~');
+  });
+  it('asks for the kitty keyboard protocol: at once in a terminal known to speak it, else by its query', () => {
+    expect(kittyKeyboardMode({ TERM: 'xterm-kitty' })).toBe('enabled');
+    expect(kittyKeyboardMode({ TERM_PROGRAM: 'WezTerm' })).toBe('enabled');
+    expect(kittyKeyboardMode({ TERM: 'foot' })).toBe('enabled');
+    expect(kittyKeyboardMode({ TERM_PROGRAM: 'WezTerm', TMUX: '/tmp/tmux-1/default,1,0' })).toBe('auto');
+    expect(kittyKeyboardMode({ TERM: 'xterm-256color' })).toBe('auto');
   });
   it('Ctrl+X then E opens the editor; anything else cancels the prefix', () => {
     expect(key({ ctrl: true }, 'x')).toBe('prefix');

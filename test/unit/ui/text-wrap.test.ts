@@ -1,7 +1,22 @@
 /** Word wrapping (src/ui/text-wrap.ts) and the markdown blocks drawn to a width (tables, code). */
 import { describe, expect, it } from 'vitest';
-import { textWidth, wrapRuns, wrapText } from '../../../src/ui/text-wrap.ts';
+import { inputRows, textWidth, wrapRuns, wrapText } from '../../../src/ui/text-wrap.ts';
 import { codeBlocks, codeRows, parseMarkdown, tableLines } from '../../../src/ui/markdown.tsx';
+
+describe('inputRows: the input wrapped at word boundaries', () => {
+  it('moves a word that does not fit to the next row whole, keeping every character', () => {
+    const line = 'the quick brown fox jumps over';
+    const rows = inputRows(line, 12);
+    expect(rows).toEqual(['the quick ', 'brown fox ', 'jumps over']);
+    expect(rows.join('')).toBe(line);
+    expect(inputRows('abcdefghijklmno', 6)).toEqual(['abcdef', 'ghijkl', 'mno']);
+    expect(inputRows('', 10)).toEqual(['']);
+  });
+  it('counts an emoji grapheme (skin tone, ZWJ family) as one wide character', () => {
+    expect(textWidth('👍🏽')).toBe(2);
+    expect(textWidth('👨\u200d👩\u200d👧')).toBe(2);
+  });
+});
 
 describe('wrapText', () => {
   it('breaks at spaces and starts each wrapped row flush left', () => {

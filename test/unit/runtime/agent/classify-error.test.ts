@@ -1,4 +1,4 @@
-import { APICallError } from 'ai';
+import { APICallError, StreamProviderError } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { classifyError } from '../../../../src/runtime/agent/index.ts';
 import { runtimeError } from '../../../../src/lib/protocol/errors.ts';
@@ -61,6 +61,33 @@ describe('classifyError', () => {
       retryable: false,
       message: 'something else',
     });
+  });
+
+  it("a provider's error inside its stream is the provider failing mid-answer, and may be tried again", () => {
+    expect(classifyError(new StreamProviderError({ message: 'overloaded', type: 'server_error' }))).toEqual({
+      code: 'provider_error',
+      kind: 'provider',
+      retryable: true,
+      message: 'the model provider failed mid-answer: overloaded',
+    });
+  });
+
+  it("the provider's Retry-After (seconds, an HTTP date, or retry-after-ms) is kept in seconds", () => {
+    const limited = (responseHeaders: Record<string, string>) =>
+      new APICallError({
+        message: 'slow down',
+        url: 'http://model/v1/chat/completions',
+        requestBodyValues: {},
+        statusCode: 429,
+        isRetryable: true,
+        responseHeaders,
+      });
+    const now = () => Date.parse('2026-01-01T00:00:00Z');
+    expect(classifyError(limited({ 'retry-after': '3' }), now).retryAfterSeconds).toBe(3);
+    expect(classifyError(limited({ 'retry-after': 'Thu, 01 Jan 2026 00:00:20 GMT' }), now).retryAfterSeconds).toBe(20);
+    expect(classifyError(limited({ 'retry-after-ms': '1500', 'retry-after': '9' }), now).retryAfterSeconds).toBe(1.5);
+    expect(classifyError(limited({ 'retry-after': 'soon' }), now).retryAfterSeconds).toBeUndefined();
+    expect(classifyError(apiError(500))).not.toHaveProperty('retryAfterSeconds');
   });
 
   it('every code it produces is in TURN_ERROR_CODES with the kind it reports', () => {
