@@ -491,11 +491,16 @@ describe('sample recalc says "met" only for what it checked', () => {
       );
     expect(row('biomass')).toMatchObject({
       dropoutRate: '0.2',
-      sampled: '200',
-      completed: '160',
+      sampled: '700',
+      completed: '560',
       realisedDropout: '0.2',
     });
-    expect(row('total')).toMatchObject({ dropoutRate: '0.12', erCoverage: '0.88', sampled: '500', completed: '440' });
+    expect(row('total')).toMatchObject({
+      dropoutRate: '0.0951',
+      erCoverage: '0.9049',
+      sampled: '1684',
+      completed: '1524',
+    });
   });
 });
 
