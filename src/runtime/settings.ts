@@ -53,6 +53,7 @@ export const RuntimeEnvSchema = z.object({
   ORACLE_RUN_MAX_OUTPUT_CHARS: int(1000, 100_000_000, 200_000),
   ORACLE_RUN_MAX_EVENT_BYTES: int(65_536, 1_073_741_824, 8 * 1024 * 1024),
   ORACLE_MODEL_MAX_LINE_BYTES: int(65_536, 1_073_741_824, 1024 * 1024),
+  ORACLE_READY_MIN_FREE_BYTES: int(0, Number.MAX_SAFE_INTEGER, 64 * 1024 * 1024),
   ORACLE_ALLOWED_HOSTS: opt(z.string()).transform((v) =>
     v
       ?.split(',')
@@ -111,6 +112,9 @@ const VALID: Record<keyof RuntimeEnv, string> = {
     "an integer from 65536 to 1073741824 (default 8388608, 8 MiB): the largest a run's event log may grow",
   ORACLE_MODEL_MAX_LINE_BYTES:
     "an integer from 65536 to 1073741824 (default 1048576, 1 MiB): the longest line of the model provider's stream",
+  ORACLE_READY_MIN_FREE_BYTES:
+    'an integer of bytes, 0 or more (default 67108864, 64 MiB; 0: not checked): GET /ready is 503 storage_full while ' +
+    'the disk that holds the SQLite database has less free',
   ORACLE_ALLOWED_HOSTS:
     'comma-separated host names this oracle answers to besides the loopback ones (e.g. oracle.example.com), ' +
     'or * for any',
