@@ -169,7 +169,7 @@ function registerPublicRoutes(app: ZodApp, rt: OracleRuntime, routeList: string[
     app.get('/', { schema: { response: { 200: P.HealthResponseSchema } } }, health);
     app.get('/health', { schema: { response: { 200: P.HealthResponseSchema } } }, health);
   }
-  const storage = storageHealth(rt.db);
+  const storage = storageHealth(rt.db, { minFreeBytes: rt.settings.ORACLE_READY_MIN_FREE_BYTES });
   app.get('/ready', async (_req, reply) => {
     const [model, fault] = await Promise.all([
       rt.modelCheck?.check(), // the default model's endpoint answers (model-check.ts)

@@ -545,6 +545,8 @@ export class OracleRuntime {
         maxMs: this.settings.ORACLE_RUN_MAX_MS,
         maxOutputChars: this.settings.ORACLE_RUN_MAX_OUTPUT_CHARS,
         maxEventBytes: this.settings.ORACLE_RUN_MAX_EVENT_BYTES,
+        maxImages: this.settings.ORACLE_TURN_MAX_IMAGES,
+        maxImageBytes: this.settings.ORACLE_TURN_MAX_IMAGE_BYTES,
         ...this.options.runLimits,
       },
       hooks: this.hooks,

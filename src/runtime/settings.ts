@@ -52,7 +52,10 @@ export const RuntimeEnvSchema = z.object({
   ORACLE_RUN_MAX_MS: int(1000, 86_400_000, 600_000),
   ORACLE_RUN_MAX_OUTPUT_CHARS: int(1000, 100_000_000, 200_000),
   ORACLE_RUN_MAX_EVENT_BYTES: int(65_536, 1_073_741_824, 8 * 1024 * 1024),
-  ORACLE_MODEL_MAX_LINE_BYTES: int(65_536, 1_073_741_824, 1024 * 1024),
+  ORACLE_MODEL_MAX_LINE_BYTES: int(65_536, 1_073_741_824, 4 * 1024 * 1024),
+  ORACLE_TURN_MAX_IMAGES: int(0, 1000, 8),
+  ORACLE_TURN_MAX_IMAGE_BYTES: int(0, 1_073_741_824, 16 * 1024 * 1024),
+  ORACLE_READY_MIN_FREE_BYTES: int(0, Number.MAX_SAFE_INTEGER, 64 * 1024 * 1024),
   ORACLE_ALLOWED_HOSTS: opt(z.string()).transform((v) =>
     v
       ?.split(',')
@@ -110,7 +113,14 @@ const VALID: Record<keyof RuntimeEnv, string> = {
   ORACLE_RUN_MAX_EVENT_BYTES:
     "an integer from 65536 to 1073741824 (default 8388608, 8 MiB): the largest a run's event log may grow",
   ORACLE_MODEL_MAX_LINE_BYTES:
-    "an integer from 65536 to 1073741824 (default 1048576, 1 MiB): the longest line of the model provider's stream",
+    "an integer from 65536 to 1073741824 (default 4194304, 4 MiB): the longest line of the model provider's stream",
+  ORACLE_TURN_MAX_IMAGES:
+    "an integer from 0 to 1000 (default 8): the most tools' images one model request of a turn carries (the newest)",
+  ORACLE_TURN_MAX_IMAGE_BYTES:
+    'an integer from 0 to 1073741824 (default 16777216, 16 MiB): the most characters of base64 of those images',
+  ORACLE_READY_MIN_FREE_BYTES:
+    'an integer of bytes, 0 or more (default 67108864, 64 MiB; 0: not checked): GET /ready is 503 storage_full while ' +
+    'the disk that holds the SQLite database has less free',
   ORACLE_ALLOWED_HOSTS:
     'comma-separated host names this oracle answers to besides the loopback ones (e.g. oracle.example.com), ' +
     'or * for any',

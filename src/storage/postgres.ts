@@ -204,6 +204,11 @@ export class PostgresStorage implements Storage {
     await this.write(() => this.get('SELECT txid_current() AS x'));
   }
 
+  /** The server's disk is not this process's to see: its own monitoring (and a write's 507) tells. */
+  async freeBytes(): Promise<number | undefined> {
+    return undefined;
+  }
+
   private conn(): Conn {
     const st = this.als.getStore();
     // never a statement on a transaction whose connection closed (TxState)

@@ -40,6 +40,11 @@ import { closeSync, existsSync, fsync, fsyncSync, openSync } from 'node:fs';
 import type { Migration, Row, SqlValue, Storage } from './storage.ts';
 import { prepareDatabaseFile } from './files.ts';
 import { storageFault } from './faults.ts';
+import { statfs } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+
+/** What a readiness probe writes: more than a page's slack, about what a short turn stores. */
+const PROBE_BYTES = 64 * 1024;
 import { storageError, type OracleKitError } from '../lib/errors.ts';
 import { GroupCommit, type QueuedWrite } from './group-commit.ts';
 import { applyMigrations, schemaVersion } from './migrate.ts';
@@ -137,14 +142,23 @@ export class SqliteStorage implements Storage {
   }
 
   /**
-   * A small write made durable (the header's user_version written again): resolves once the database takes writes
-   * (which clears `fault`), else rejects with the fault.
+   * A write the size of a real one made durable: PROBE_BYTES of rows in a scratch table, deleted in the same
+   * transaction (the WAL still takes their pages). A header byte (user_version written again) fits in a disk's last
+   * few kilobytes when a turn's rows do not: that probe said "ready" while every real write failed. Resolves once
+   * the database takes writes (which clears `fault`), else rejects with the fault.
    */
   async probe(): Promise<void> {
     await this.write(async () => {
-      const v = Number((await this.get<{ user_version: number }>('PRAGMA user_version'))?.user_version ?? 0);
-      await this.exec(`PRAGMA user_version = ${v}`);
+      await this.exec('CREATE TABLE IF NOT EXISTS storage_probe (data BLOB NOT NULL)');
+      await this.run('INSERT INTO storage_probe (data) VALUES (randomblob(?))', [PROBE_BYTES]);
+      await this.exec('DELETE FROM storage_probe');
     });
+  }
+
+  async freeBytes(): Promise<number | undefined> {
+    if (this.path === ':memory:' || this.path === '') return undefined;
+    const s = await statfs(dirname(resolve(this.path)));
+    return s.bavail * s.bsize;
   }
 
   /**

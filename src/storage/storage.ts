@@ -52,8 +52,13 @@ export interface Storage {
   readonly dialect: 'sqlite' | 'postgres';
   /** The last fault of the database itself met since the last commit that succeeded; undefined when none. */
   readonly fault: OracleKitError | undefined;
-  /** A small durable write: resolves once the database takes writes (clearing `fault`), else rejects with the fault. */
+  /**
+   * A durable write the size of a real one (rows over several pages, not a header byte): resolves once the database
+   * takes such writes (clearing `fault`), else rejects with the fault.
+   */
   probe(): Promise<void>;
+  /** The bytes free on the disk that holds the database (a SQLite file's); undefined where unknown (PostgreSQL). */
+  freeBytes(): Promise<number | undefined>;
   /** Applies an area's migrations not yet recorded in schema_version. */
   migrate(area: string, migrations: Migration[]): Promise<void>;
   /** The last applied migration version of an area (0 when none). */

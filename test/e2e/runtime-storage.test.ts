@@ -170,7 +170,8 @@ describe.skipIf(tmpfsUnavailable !== undefined)(`the runtime on a full disk${ski
   let h: Harness;
   beforeAll(async () => {
     fs = mountTmpfs(6144);
-    h = await startHarness({ dbPath: join(fs.dir, 'oracle.db') });
+    // the tmpfs is 6 MiB: ready above 1 MiB free
+    h = await startHarness({ dbPath: join(fs.dir, 'oracle.db'), env: { ORACLE_READY_MIN_FREE_BYTES: '1048576' } });
   });
   afterAll(async () => {
     await h?.close();
@@ -271,6 +272,37 @@ describe.skipIf(tmpfsUnavailable !== undefined)(`the runtime on a full disk${ski
       async () => ((await h.app.runtime.store.latestRun(sessions[5]!))?.status === 'finished' ? 1 : undefined),
       'the last run stored',
     );
+  });
+
+  it('/ready is 503 while the disk has less free than ORACLE_READY_MIN_FREE_BYTES, before any write fails', async () => {
+    fs.fill(256 * 1024);
+    try {
+      const ready = await fetch(`${h.url}/ready`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({
+        ready: false,
+        pending: ['storage'],
+        storage: {
+          ready: false,
+          code: 'storage_full',
+          message: expect.stringContaining('ORACLE_READY_MIN_FREE_BYTES'),
+        },
+      });
+    } finally {
+      fs.free();
+    }
+    expect((await fetch(`${h.url}/ready`)).status).toBe(200);
+  });
+
+  it("readiness's probe is a write the size of a real one: a disk's last kilobytes do not pass it", async () => {
+    await h.app.runtime.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    fs.fill(8 * 1024);
+    try {
+      await expect(h.app.runtime.db.probe()).rejects.toMatchObject({ code: 'storage_full' });
+    } finally {
+      fs.free();
+    }
+    await h.app.runtime.db.probe();
   });
 
   it('read back from the file: every turn reported finished is stored whole; none that failed is stored as finished', () => {

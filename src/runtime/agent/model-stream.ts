@@ -9,7 +9,7 @@
  */
 import { streamText, isStepCount, type LanguageModel, type ModelMessage, type TextStreamPart, type ToolSet } from 'ai';
 import type { Watchdog } from './watchdog.ts';
-import { imagesToUserMessages } from './tool-images.ts';
+import { imagesToUserMessages, type ImageLimits } from './tool-images.ts';
 
 interface ModelStream {
   model: LanguageModel;
@@ -25,6 +25,8 @@ interface ModelStream {
   /** Abort the model call (the run's abort, its bounds); the watchdog's is added. */
   signals: AbortSignal[];
   watchdog: Watchdog;
+  /** The images one model request carries (tool-images.ts; default DEFAULT_IMAGE_LIMITS). */
+  images?: ImageLimits;
   /** Checked before each part: true drops the rest of the stream. */
   halt?: () => boolean;
 }
@@ -41,7 +43,7 @@ export async function streamModel(
     ...(o.activeTools ? { activeTools: o.activeTools } : {}),
     prepareStep: async (step: { stepNumber: number; messages: ModelMessage[] }) => {
       const changed = await o.prepareStep?.(step);
-      const messages = imagesToUserMessages(step.messages);
+      const messages = imagesToUserMessages(step.messages, o.images);
       return changed || messages ? { ...changed, ...(messages ? { messages } : {}) } : undefined;
     },
     stopWhen: isStepCount(o.maxSteps),

@@ -19,6 +19,10 @@ export interface RunLimits {
   maxOutputChars: number;
   /** The largest a run's event log may grow: the JSON of each event plus EVENT_OVERHEAD. */
   maxEventBytes: number;
+  /** The most images of tools one model request of the turn carries (tool-images.ts): the newest; default 8. */
+  maxImages?: number;
+  /** The most characters of base64 of those images, in all; default 16 MiB. */
+  maxImageBytes?: number;
 }
 
 /** What an event costs in memory besides its JSON (the object, its id, the SSE frame around it). */

@@ -20,6 +20,7 @@ import { boundRun } from './run-limits.ts';
 import { PartsToEvents } from './parts-to-events.ts';
 import { classifyError, errorEvent, stallError, stepLimitError, storageError } from './classify-error.ts';
 import { historyRows } from './history-rows.ts';
+import { DEFAULT_IMAGE_LIMITS } from './tool-images.ts';
 
 type TurnStatus = 'finished' | 'aborted' | 'failed';
 type Bounds = ReturnType<typeof boundRun>;
@@ -154,6 +155,10 @@ async function streamTurn(
         stepNumber === 0 ? undefined : { activeTools: activeTools(), instructions: await systemPrompt() },
       maxSteps: deps.maxSteps,
       maxOutputTokens: deps.limits.maxOutputTokens,
+      images: {
+        maxImages: deps.limits.maxImages ?? DEFAULT_IMAGE_LIMITS.maxImages,
+        maxImageBytes: deps.limits.maxImageBytes ?? DEFAULT_IMAGE_LIMITS.maxImageBytes,
+      },
       signals: [run.abort.signal, bounds.signal],
       watchdog,
       halt: () => bounds.signal.aborted, // nothing more of this stream is kept

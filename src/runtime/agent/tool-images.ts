@@ -11,6 +11,19 @@ import { isToolImage } from '../plugin.ts';
 /** The most bytes of base64 an image of a tool may have (about 3 MB of image); a larger one is refused. */
 export const MAX_TOOL_IMAGE_CHARS = 4 * 1024 * 1024;
 
+/**
+ * The images of a turn one model request carries (ORACLE_TURN_MAX_IMAGES, ORACLE_TURN_MAX_IMAGE_BYTES): the newest
+ * that fit; each older one is replaced by a line saying it was dropped, before the request is sent. A step whose tools
+ * return 30 images of 4 MiB would otherwise send 120 MiB, and every later step again.
+ */
+export interface ImageLimits {
+  maxImages: number;
+  /** Characters of base64, summed over the images kept. */
+  maxImageBytes: number;
+}
+
+export const DEFAULT_IMAGE_LIMITS: ImageLimits = { maxImages: 8, maxImageBytes: 16 * 1024 * 1024 };
+
 /** The AI SDK's toModelOutput for every tool: an image as text and an image part, anything else as the SDK does. */
 export function toolModelOutput({ output }: { output: unknown }): ToolResultPart['output'] {
   if (isToolImage(output))
@@ -38,7 +51,10 @@ export function shownOutput(output: unknown): unknown {
  * (undefined: there was none). A moved result keeps its text and says the image follows; the AI SDK keeps the change
  * for later steps, so nothing is moved twice.
  */
-export function imagesToUserMessages(messages: ModelMessage[]): ModelMessage[] | undefined {
+export function imagesToUserMessages(
+  messages: ModelMessage[],
+  limits: ImageLimits = DEFAULT_IMAGE_LIMITS,
+): ModelMessage[] | undefined {
   let moved = false;
   let images: (TextPart | FilePart)[] = [];
   const out: ModelMessage[] = [];
@@ -66,5 +82,38 @@ export function imagesToUserMessages(messages: ModelMessage[]): ModelMessage[] |
     out.push({ ...m, content });
   }
   flush();
-  return moved ? out : undefined;
+  const dropped = dropOlderImages(out, limits);
+  return moved || dropped ? out : undefined;
+}
+
+/**
+ * Keeps the newest images of the user messages within `limits` (walking from the last message back); each older one
+ * becomes a text part saying so. True when one was dropped (the messages were changed in place).
+ */
+function dropOlderImages(messages: ModelMessage[], limits: ImageLimits): boolean {
+  let count = 0;
+  let bytes = 0;
+  let dropped = false;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== 'user' || typeof m.content === 'string') continue;
+    if (!m.content.some((p) => p.type === 'file' && typeof p.data === 'string')) continue;
+    const content = [...m.content].reverse().map((p) => {
+      if (p.type !== 'file' || typeof p.data !== 'string') return p;
+      if (count + 1 <= limits.maxImages && bytes + p.data.length <= limits.maxImageBytes) {
+        count++;
+        bytes += p.data.length;
+        return p;
+      }
+      dropped = true;
+      return {
+        type: 'text' as const,
+        text:
+          `(This image was dropped: a turn sends at most its ${limits.maxImages} newest images, ` +
+          `${limits.maxImageBytes} bytes of base64 in all; call the tool again if you need it.)`,
+      };
+    });
+    messages[i] = { ...m, content: content.reverse() } as ModelMessage;
+  }
+  return dropped;
 }

@@ -38,7 +38,12 @@ export function checkToolArgs(name: string, input: unknown): void {
  */
 export function boundToolResult(name: string, output: unknown): unknown {
   if (isToolImage(output)) {
-    if (output.data.length <= MAX_TOOL_IMAGE_CHARS) return output;
+    if (output.data.length <= MAX_TOOL_IMAGE_CHARS) {
+      // the image's text is bounded like any result: it is streamed, stored and sent to the model
+      if (output.text.length <= MAX_TOOL_RESULT_CHARS) return output;
+      const note = `… (the text of ${name}'s image was ${output.text.length} characters; only its first ${MAX_TOOL_RESULT_CHARS} are kept)`;
+      return { ...output, text: output.text.slice(0, MAX_TOOL_RESULT_CHARS) + note };
+    }
     throw new Error(
       `the image ${name} returned is ${output.data.length} characters of base64; a tool's image may have at most ` +
         `${MAX_TOOL_IMAGE_CHARS}`,

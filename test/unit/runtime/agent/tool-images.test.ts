@@ -67,4 +67,38 @@ describe("a tool's image", () => {
     const huge = toolImage({ ...image, data: 'A'.repeat(5 * 1024 * 1024) });
     expect(() => boundToolResult('look', huge)).toThrow("a tool's image may have at most 4194304");
   });
+
+  it("cuts an image's text like any result", () => {
+    const chatty = boundToolResult('look', toolImage({ ...image, text: 't'.repeat(3_000_000) })) as typeof image;
+    expect(chatty.text.length).toBeLessThan(64 * 1024 + 200);
+    expect(chatty.text).toContain('only its first 65536 are kept');
+    expect(chatty.data).toBe(image.data);
+    expect(shownOutput(chatty)).toMatchObject({ image: { bytes: 9 } });
+  });
+
+  it('sends at most the newest images of a turn within the count and byte bounds; older ones become a note', () => {
+    const big = (n: number) => toolImage({ ...image, data: String(n).padStart(2, '0') + 'A'.repeat(998) });
+    const step: ModelMessage[] = [{ role: 'user', content: 'look 30 times' }];
+    for (let i = 0; i < 30; i++) step.push(call(`c${i}`), result(`c${i}`, big(i)));
+    const files = (ms: ModelMessage[]) =>
+      ms.flatMap((m) =>
+        m.role === 'user' && typeof m.content !== 'string' ? m.content.filter((p) => p.type === 'file') : [],
+      );
+    const notes = (ms: ModelMessage[]) =>
+      ms.flatMap((m) =>
+        m.role === 'user' && typeof m.content !== 'string'
+          ? m.content.filter((p) => p.type === 'text' && p.text.includes('was dropped'))
+          : [],
+      );
+    const byCount = imagesToUserMessages(step, { maxImages: 4, maxImageBytes: 1e9 })!;
+    const marks = (ms: ModelMessage[]) => files(ms).map((f) => (f as { data: string }).data.slice(0, 2));
+    expect(marks(byCount)).toEqual(['26', '27', '28', '29']);
+    expect(notes(byCount)).toHaveLength(26);
+    const byBytes = imagesToUserMessages(step, { maxImages: 100, maxImageBytes: 2500 })!;
+    expect(files(byBytes)).toHaveLength(2);
+    // a later step: what was kept is bounded again with the step's new images, the newest win
+    const later = [...byCount, call('d'), result('d', big(5))];
+    const again = imagesToUserMessages(later, { maxImages: 4, maxImageBytes: 1e9 })!;
+    expect(marks(again)).toEqual(['27', '28', '29', '05']);
+  });
 });
