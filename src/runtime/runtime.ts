@@ -226,7 +226,11 @@ export class OracleRuntime {
       run.emit(e);
       return true;
     },
-    gateTurn: async (req) => void (await this.gateTurn(req)),
+    // a use that costs like a turn (a call) counts against the per-user turn rate like one
+    gateTurn: async (req) => {
+      this.turnLimiter.take(req.userDid);
+      await this.gateTurn(req);
+    },
   };
 
   constructor(o: OracleAppOptions) {

@@ -93,6 +93,8 @@ interface CallAgentsOptions {
   log: (line: string) => void;
   oracleDid: string;
   oracleName: string;
+  /** A participant joined (true) or left (false) a call's room, as the agent sees it. */
+  onPresence?: (callId: string, identity: string, present: boolean) => void;
 }
 
 interface LiveAgent {
@@ -189,8 +191,18 @@ export class CallAgents {
       new rtc.TrackPublishOptions({ source: rtc.TrackSource.SOURCE_MICROPHONE }),
     );
     this.listenToUser(rtc, room, call, voice, camera);
+    this.followPresence(rtc, room, call);
     this.o.log(`[calls] ${call.callId}: the agent joined room ${call.roomName}`);
     return { room, voice, camera, userDid: call.userDid };
+  }
+
+  /** Tells who joins and leaves the room (a LiveKit server says nothing else of its participants to the oracle). */
+  private followPresence(rtc: Rtc, room: Room, call: Call): void {
+    const on = this.o.onPresence;
+    if (!on) return;
+    room.on(rtc.RoomEvent.ParticipantConnected, (p) => on(call.callId, p.identity, true));
+    room.on(rtc.RoomEvent.ParticipantDisconnected, (p) => on(call.callId, p.identity, false));
+    for (const p of room.remoteParticipants.values()) on(call.callId, p.identity, true);
   }
 
   /** A participant whose frames the call's key cannot decrypt is refused, said once in the log, and not listened to. */
