@@ -127,14 +127,15 @@ export class CallAgents {
         voice: e.CALLS_TTS_VOICE,
       },
       endOfTurnMs: e.CALLS_END_OF_TURN_MS,
+      minInterruptionMs: e.CALLS_MIN_INTERRUPTION_MS,
     };
   }
 
   /** The agent of a call, once per call (a second sync finds it in the room). */
-  async join(call: Call, key: string, target: LiveKitTarget): Promise<void> {
+  async join(call: Call, key: string, target: LiveKitTarget, greeting?: string): Promise<void> {
     let joining = this.live.get(call.callId);
     if (!joining) {
-      joining = this.start(call, key, target);
+      joining = this.start(call, key, target, greeting);
       this.live.set(call.callId, joining);
       joining.catch(() => this.live.delete(call.callId));
     }
@@ -153,7 +154,7 @@ export class CallAgents {
   }
 
   /** Joins the call's room as its agent: speech services checked, its voice published, the user listened to. */
-  private async start(call: Call, key: string, target: LiveKitTarget): Promise<LiveAgent> {
+  private async start(call: Call, key: string, target: LiveKitTarget, greeting?: string): Promise<LiveAgent> {
     const services = this.services();
     if (!services.stt.baseUrl || !services.tts.baseUrl)
       throw callsError(
@@ -180,6 +181,10 @@ export class CallAgents {
       services,
       source,
       log: this.o.log,
+      // the agent's state as a LiveKit Agents worker publishes it: LiveKit's UI (useVoiceAssistant) shows it
+      onState: (state) => {
+        void room.localParticipant?.setAttributes({ 'lk.agent.state': state }).catch(() => {});
+      },
     });
     const camera = new Camera(rtc);
     await voice.prepare();
@@ -192,6 +197,8 @@ export class CallAgents {
     );
     this.listenToUser(rtc, room, call, voice, camera);
     this.followPresence(rtc, room, call);
+    voice.ready();
+    if (greeting) voice.greet(greeting);
     this.o.log(`[calls] ${call.callId}: the agent joined room ${call.roomName}`);
     return { room, voice, camera, userDid: call.userDid };
   }

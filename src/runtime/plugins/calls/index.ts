@@ -200,10 +200,16 @@ async function ownCall(s: CallsState, userDid: string, callId: string): Promise<
  * process, or by another instance) is taken up with a LiveKit server, whose rooms outlive a process; with the embedded
  * endpoint its room went with the process that made it, so it is ended.
  */
-async function liveCall(s: CallsState, userDid: string, callId: string, cids: readonly string[]): Promise<Call> {
+async function liveCall(
+  ctx: PluginContext<CallsEnv>,
+  userDid: string,
+  callId: string,
+  cids: readonly string[],
+): Promise<Call> {
+  const s = stateOf(ctx);
   let call = await ownCall(s, userDid, callId);
   if (call.callStatus !== 'ended' && !s.live.has(callId)) {
-    if (s.server) s.live.add(call, cids);
+    if (s.server) s.live.add(call, cids, ctx.env.CALLS_GREETING);
     else call = (await s.store.update(userDid, callId, { status: 'ended' })) ?? call;
   }
   if (call.callStatus === 'ended') throw callsError('call_ended', `call ${callId} has ended`, { field: 'id' });
@@ -233,7 +239,7 @@ function callRoutes(app: FastifyInstance, ctx: PluginContext<CallsEnv>): void {
       // a call counts like a turn: the per-user rate limit, then the plugins' gates (402 with claims)
       await ctx.host.gateTurn({ userDid: did, sessionId: body.sessionId, message: `[${body.callType} call]` });
       const { call, encryptionKey } = await s.store.create(did, body);
-      s.live.add(call, getUser(req).cids);
+      s.live.add(call, getUser(req).cids, body.greeting ?? ctx.env.CALLS_GREETING);
       const connection = await joinToken(target, { room: call.roomName, identity: did, role: 'user' });
       const res: CreateCallResponse = { callId: call.callId, encryptionKey, call, connection };
       return await reply.status(201).send(res);
@@ -253,9 +259,9 @@ function callRoutes(app: FastifyInstance, ctx: PluginContext<CallsEnv>): void {
     const { id } = req.params as { id: string };
     const did = getUser(req).did;
     const s = stateOf(ctx);
-    const call = await liveCall(s, did, id, getUser(req).cids);
+    const call = await liveCall(ctx, did, id, getUser(req).cids);
     const key = await s.store.key(did, id);
-    if (key) await s.agents.join(call, key, agentTarget(s));
+    if (key) await s.agents.join(call, key, agentTarget(s), s.live.greetingOf(call.callId));
     const connection = await joinToken(targetFor(s, req), { room: call.roomName, identity: did, role: 'user' });
     const res: SyncCallResponse = { call, connection };
     return res;
@@ -265,7 +271,7 @@ function callRoutes(app: FastifyInstance, ctx: PluginContext<CallsEnv>): void {
     const body = req.body as z.output<typeof UpdateCallBodySchema>;
     const did = getUser(req).did;
     const s = stateOf(ctx);
-    await liveCall(s, did, id, getUser(req).cids);
+    await liveCall(ctx, did, id, getUser(req).cids);
     const call = (await s.store.update(did, id, {
       status: body.callStatus,
       startedAt: body.callStartedAt,

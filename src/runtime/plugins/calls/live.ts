@@ -31,6 +31,8 @@ interface LiveCall {
   cids: Set<string>;
   present: boolean;
   timer: NodeJS.Timeout | undefined;
+  /** What the agent says as it joins (the call's, else the oracle's). */
+  greeting: string | undefined;
 }
 
 interface LiveCallsOptions {
@@ -102,8 +104,9 @@ export class LiveCalls {
   }
 
   /** A created call: live until it ends; it ends by itself if its user does not join within the join time-out. */
-  add(call: Call, cids: readonly string[]): void {
+  add(call: Call, cids: readonly string[], greeting?: string): void {
     const c: LiveCall = {
+      greeting,
       callId: call.callId,
       userDid: call.userDid,
       sessionId: call.sessionId,
@@ -119,6 +122,11 @@ export class LiveCalls {
   /** Whether a call's room may be joined: only while the call is live in this process. */
   has(callId: string): boolean {
     return this.calls.has(callId);
+  }
+
+  /** The greeting of a live call. */
+  greetingOf(callId: string): string | undefined {
+    return this.calls.get(callId)?.greeting;
   }
 
   /** More credentials the user presented for the call (a sync). */

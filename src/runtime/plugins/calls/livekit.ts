@@ -36,7 +36,8 @@ export async function joinToken(
     identity: o.identity,
     ...(o.name !== undefined ? { name: o.name } : {}),
     ttl: TOKEN_TTL_S,
-    attributes: { 'oraclekit.role': o.role },
+    // the agent's state, as LiveKit Agents publish it (components-react's useVoiceAssistant reads it)
+    attributes: { 'oraclekit.role': o.role, ...(o.role === 'agent' ? { 'lk.agent.state': 'initializing' } : {}) },
   });
   at.addGrant({
     roomJoin: true,
@@ -44,7 +45,7 @@ export async function joinToken(
     canPublish: true,
     canSubscribe: true,
     canPublishData: true,
-    ...(o.role === 'agent' ? { agent: true } : {}),
+    ...(o.role === 'agent' ? { agent: true, canUpdateOwnMetadata: true } : {}),
   });
   const token = await at.toJwt();
   return { url: target.url, token, expiresAt: new Date(Date.now() + TOKEN_TTL_S * 1000).toISOString() };

@@ -54,6 +54,10 @@ export const CallsEnvSchema = z
     CALLS_SDP_MAX_BYTES: z.preprocess(blank, z.coerce.number().int().min(4096).max(1_048_576).default(65_536)),
     /** The most media sections (m-lines) an SDP may carry at the embedded endpoint. */
     CALLS_SDP_MAX_MEDIA_SECTIONS: z.preprocess(blank, z.coerce.number().int().min(1).max(64).default(8)),
+    /** Speech shorter than this (ms) while the agent answers does not interrupt it (0: any speech does). */
+    CALLS_MIN_INTERRUPTION_MS: z.preprocess(blank, z.coerce.number().int().min(0).max(5000).default(250)),
+    /** What the agent says as it joins a call that names no greeting of its own (unset: nothing). */
+    CALLS_GREETING: opt(z.string().trim().min(1).max(500)),
     /** The silence (ms) after speech that ends the user's utterance. */
     CALLS_END_OF_TURN_MS: z.preprocess(blank, z.coerce.number().int().min(100).max(5000).default(500)),
   })

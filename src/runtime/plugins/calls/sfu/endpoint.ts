@@ -19,6 +19,7 @@ import { TokenVerifier, type ClaimGrants } from 'livekit-server-sdk';
 import { WebSocketServer, type WebSocket } from 'ws';
 import {
   ClientConfiguration,
+  DisconnectReason,
   JoinResponse,
   ParticipantInfo_Kind,
   Room,
@@ -190,6 +191,7 @@ export class LiveKitEndpoint {
       ws,
       mediaAddress: this.o.mediaAddress ?? '127.0.0.1',
       limits: this.limits,
+      canUpdateOwnMetadata: claims.video?.canUpdateOwnMetadata === true,
       log: this.log,
     });
     const others = [...room.peers.values()];
@@ -202,7 +204,10 @@ export class LiveKitEndpoint {
     peer.onRtp = (t, packet) => this.onRtp?.(room.name, peer.o.identity, t, packet);
     peer.onRefused = (why) => {
       this.log(`[calls] ${peer.o.identity} dropped from room ${room.name}: ${why}`);
-      peer.send({ case: 'leave', value: { canReconnect: false } as never });
+      peer.send({
+        case: 'leave',
+        value: { canReconnect: false, reason: DisconnectReason.PARTICIPANT_REMOVED } as never,
+      });
       void this.leave(room, peer);
     };
     ws.on('message', (data: Buffer, binary: boolean) => this.onSignal(room, peer, data, binary));
@@ -288,7 +293,7 @@ export class LiveKitEndpoint {
     const room = this.rooms.get(name);
     if (!room) return;
     for (const p of [...room.peers.values()]) {
-      p.send({ case: 'leave', value: { canReconnect: false } as never });
+      p.send({ case: 'leave', value: { canReconnect: false, reason: DisconnectReason.ROOM_DELETED } as never });
       await this.leave(room, p);
     }
     this.rooms.delete(name);

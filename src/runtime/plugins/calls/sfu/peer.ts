@@ -32,7 +32,11 @@ import {
   TrackInfo,
   TrackType,
   type AddTrackRequest,
+  type UpdateParticipantMetadata,
 } from '@livekit/protocol';
+
+/** The attributes a participant may carry (its token's and those it sets). */
+const MAX_ATTRIBUTES = 16;
 
 /**
  * The Opus frame length asked of every publisher (`a=ptime` in the answer; Chrome's and rtc-node's encoders follow it):
@@ -93,6 +97,8 @@ interface PeerOptions {
   mediaAddress: string;
   iceServers?: { urls: string; username?: string; credential?: string }[];
   limits: SignalLimits;
+  /** The token's canUpdateOwnMetadata: whether the participant may set its attributes (the agent's state). */
+  canUpdateOwnMetadata?: boolean;
   log: (line: string) => void;
 }
 
@@ -287,6 +293,9 @@ export class Peer {
         }
         return true;
       }
+      case 'updateMetadata':
+        this.updateAttributes(m.value);
+        return true;
       case 'ping':
         this.send({ case: 'pong', value: m.value });
         return true;
@@ -306,6 +315,38 @@ export class Peer {
       default:
         return false;
     }
+  }
+
+  /**
+   * Attributes a participant sets on itself (the agent's `lk.agent.state`), if its token allows it: at most
+   * MAX_ATTRIBUTES, keys of 64 characters and values of 1,024 at most; an empty value removes the key. The others
+   * are told, as LiveKit's server tells them.
+   */
+  private updateAttributes(u: UpdateParticipantMetadata): void {
+    const request = { case: 'updateMetadata' as const, value: u };
+    if (!this.o.canUpdateOwnMetadata)
+      return this.refuse(request, RequestResponse_Reason.NOT_ALLOWED, 'the token does not allow updating attributes');
+    const next = { ...this.o.attributes };
+    for (const [k, v] of Object.entries(u.attributes)) {
+      if (k.length > 64 || v.length > 1024)
+        return this.refuse(
+          request,
+          RequestResponse_Reason.LIMIT_EXCEEDED,
+          'an attribute key over 64 or value over 1024',
+        );
+      if (v === '') delete next[k];
+      else next[k] = v;
+    }
+    if (Object.keys(next).length > MAX_ATTRIBUTES)
+      return this.refuse(request, RequestResponse_Reason.LIMIT_EXCEEDED, `more than ${MAX_ATTRIBUTES} attributes`);
+    this.o.attributes = next;
+    this.bump();
+    this.send({
+      case: 'requestResponse',
+      value: new RequestResponse({ requestId: u.requestId, reason: RequestResponse_Reason.OK }),
+    });
+    this.send({ case: 'update', value: { participants: [this.info()] } as never });
+    this.onInfoChanged?.();
   }
 
   /**
