@@ -40,6 +40,7 @@ export default tseslint.config(
     ignores: [
       'dist/**',
       'src/client/dist/**',
+      'src/calls/dist/**',
       'dist-check/**',
       'node_modules/**',
       '.tools/**',

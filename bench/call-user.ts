@@ -17,7 +17,7 @@ import {
 } from '@livekit/rtc-node';
 import { generateSigner } from '../src/lib/keys/keys.ts';
 import { mintInvocation } from '../src/lib/ucan/ucan.ts';
-import { dbfs } from '../src/runtime/plugins/calls/audio.ts';
+import { dbfs } from '../src/calls/audio.ts';
 
 /** The end-of-turn silence the benches' oracle runs with (ms); their latency target is this + 150 ms. */
 export const END_OF_TURN_MS = 500;

@@ -5,7 +5,7 @@
  *
  * Usage (by the parent): calls-endpoint.ts <JSON of { apiKey, apiSecret }>
  */
-import { listenLiveKitEndpoint } from '../src/runtime/plugins/calls/sfu/endpoint.ts';
+import { listenLiveKitEndpoint } from '../src/calls/sfu/endpoint.ts';
 
 const { apiKey, apiSecret } = JSON.parse(process.argv[2] ?? '{}') as { apiKey: string; apiSecret: string };
 const server = await listenLiveKitEndpoint({ apiKey, apiSecret });

@@ -5,6 +5,8 @@
  *   commands → cli → ui → client → lib
  *   daemon → runtime → storage → lib
  *   index.ts / testing.ts (package entries) → runtime, client, lib
+ *   plugin.ts (the entry oraclekit/plugin) → runtime, storage, lib
+ *   calls (the package @oraclekit/calls) → only itself (the runtime by the package name oraclekit/plugin)
  *
  * A file may import its own layer and the layers listed for it; anything else
  * (an upward or sideways import, e.g. the CLI reaching into the daemon, or
@@ -25,7 +27,10 @@ export const ALLOWED = {
   runtime: ['storage', 'lib'],
   storage: ['lib'],
   lib: [],
+  // the package @oraclekit/calls: it reaches the runtime only through the package entry oraclekit/plugin
+  calls: [],
   'index.ts': ['runtime', 'client', 'lib'],
+  'plugin.ts': ['runtime', 'storage', 'lib'],
   'testing.ts': ['runtime', 'client', 'lib'],
 };
 

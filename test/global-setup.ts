@@ -21,10 +21,13 @@ export default function setup(): void {
   const manifest = join(root, 'oclif.manifest.json');
   const stale = !existsSync(manifest) || newest(join(root, 'src')) > statSync(manifest).mtimeMs;
   if (stale) {
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-      cwd: root,
-      stdio: 'inherit',
-    });
+    // the runtime, then the package @oraclekit/calls it loads when installed (a workspace: linked in node_modules)
+    for (const project of ['tsconfig.build.json', 'src/calls/tsconfig.json'])
+      execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], {
+        cwd: root,
+        stdio: 'inherit',
+      });
+    execFileSync(process.execPath, [join(root, 'src/calls/scripts/vad-assets.js')], { cwd: root, stdio: 'inherit' });
     execFileSync(process.execPath, [join(root, 'node_modules/oclif/bin/run.js'), 'manifest'], {
       cwd: root,
       stdio: 'ignore',

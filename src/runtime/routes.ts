@@ -94,7 +94,30 @@ export const registerOracleRuntime: FastifyPluginAsync<RuntimeRoutesOptions> = a
   for (const { plugin, ctx } of rt.resolvedPlugins()) {
     if (plugin.routes) await plugin.routes(app as unknown as FastifyInstance, ctx);
   }
+  registerMissingPluginRoutes(app, rt);
 };
+
+/**
+ * The routes of a packaged plugin that is not installed (plugins/packaged.ts) answer 501 plugin_not_installed naming
+ * the package to add, to anyone: they hold nothing of a user's.
+ */
+function registerMissingPluginRoutes(app: ZodApp, rt: OracleRuntime): void {
+  for (const m of rt.missingPlugins) {
+    const reply = async () => {
+      throw runtimeError(
+        'plugin_not_installed',
+        m.error === undefined
+          ? `${m.what} need the package ${m.pkg}, which is not installed beside this oracle's runtime: npm install ${m.pkg}`
+          : `${m.what} need the package ${m.pkg}, which did not load (${m.error}): npm install ${m.pkg}`,
+        { details: { plugin: m.name, package: m.pkg } },
+      );
+    };
+    for (const prefix of m.routes) {
+      app.all(prefix, reply);
+      app.all(`${prefix}/*`, reply);
+    }
+  }
+}
 
 /**
  * An empty body with a JSON content type reads as {} (the IXO SDK sends `content-type: application/json` and no
@@ -116,6 +139,7 @@ function acceptEmptyJson(app: ZodApp): void {
 function addAuthHook(app: ZodApp, rt: OracleRuntime): void {
   const publicUrls = new Set(PUBLIC_ROUTES);
   for (const { plugin } of rt.resolvedPlugins()) for (const u of plugin.authExcludedRoutes ?? []) publicUrls.add(u);
+  for (const m of rt.missingPlugins) for (const r of m.routes) publicUrls.add(r).add(`${r}/*`);
 
   app.addHook('onRequest', async (req) => {
     const full = req.routeOptions.url;

@@ -37,7 +37,8 @@ import {
   type TurnRequest,
 } from './plugin.ts';
 import { randomUUID } from 'node:crypto';
-import { BUNDLED_PLUGINS } from './plugins/index.ts';
+import { BUNDLED_PLUGINS, MISSING_PLUGINS } from './plugins/index.ts';
+import { missingFor, missingLine, type MissingPlugin } from './plugins/packaged.ts';
 import { metaTools } from './meta-tools.ts';
 import { RunManager } from './runs.ts';
 import { TurnRateLimiter } from './turn-limiter.ts';
@@ -198,6 +199,8 @@ export class OracleRuntime {
   readonly modelCheck: ModelCheck | undefined;
   private readonly modelOf: (id: string) => OracleModel;
   private readonly turnLimiter: TurnRateLimiter;
+  /** The packaged plugins (plugins/packaged.ts) this oracle goes without: their routes name the package to add. */
+  readonly missingPlugins: MissingPlugin[];
   private readonly resolved: { plugin: AnyPlugin; ctx: PluginContext<unknown> }[];
   private readonly toolsByPlugin = new Map<string, Record<string, AnyPluginTool>>();
   private readonly meta: Record<string, AnyPluginTool>;
@@ -250,7 +253,10 @@ export class OracleRuntime {
     this.settings = settings;
     this.pino = o.pino ?? createRuntimeLog(settings.LOG_LEVEL);
     const all = mergePlugins((o.bundledPlugins ?? BUNDLED_PLUGINS) as AnyPlugin[], (o.plugins ?? []) as AnyPlugin[]);
+    this.missingPlugins = missingFor(MISSING_PLUGINS, all, o.features ?? {});
     const result = resolvePlugins(all, o.features ?? {}, this.env, o.config);
+    for (const m of this.missingPlugins)
+      result.excluded.push({ plugin: m.name, reason: m.error === undefined ? 'not installed' : 'failed to load' });
     this.errors = mergeErrorTables(result.ordered.map((r) => r.plugin));
     this.modelOf =
       typeof o.model === 'function'
@@ -295,6 +301,7 @@ export class OracleRuntime {
       },
     });
     logBoot(this.log, result);
+    for (const m of this.missingPlugins) this.log.info(missingLine(m));
     if ((o.config.price ?? 0) > 0 && !o.verifyPayment)
       this.log.info(
         '[boot] payments: not verified (no verifyPayment): a priced oracle counts a claim as paid on the user’s word (an IOU)',

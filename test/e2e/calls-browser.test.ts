@@ -29,9 +29,10 @@ import { freePort } from '../helpers/loopback.ts';
 import { readWav, startSpeechServer, type SpeechServer } from '../helpers/speech-server.ts';
 import { voiced } from '../helpers/spoken.ts';
 import { callTool, say, startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
-import { wav } from '../../src/runtime/plugins/calls/audio.ts';
+import { wav } from '../../src/calls/audio.ts';
 import { OracleClient, generateMnemonic, listCalls, signerFromMnemonic } from '../../src/client/index.ts';
 import { NPM_QUIET, scaffoldEnv } from '../helpers/scaffold-env.ts';
+import { packAll } from '../helpers/packs.ts';
 import { configReady, inPage, serveCallPage, type HeardRow } from '../helpers/call-page.ts';
 import { decodePng, meanColour } from '../helpers/png.ts';
 
@@ -120,14 +121,8 @@ beforeAll(async () => {
   writeFileSync(cameraFile, cameraY4m());
 
   // the project, as `oraclekit new` makes it, on this checkout's tarball
-  const packed = execFileSync('npm', ['pack', '--pack-destination', work, '--silent'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, npm_config_update_notifier: 'false' },
-  })
-    .trim()
-    .split('\n')
-    .at(-1)!;
+  // every package's tarball in one folder (`npm run pack`): `new` takes @oraclekit/calls' from beside oraclekit's
+  const packed = packAll(join(work, 'packs')).oraclekit!;
   const port = await freePort();
   const r = await runCli(
     [
@@ -138,10 +133,10 @@ beforeAll(async () => {
       '--url',
       `http://127.0.0.1:${port}`,
       '--oraclekit-version',
-      `file:${join(work, packed)}`,
+      `file:${packed}`,
       '--json',
     ],
-    { env, cwd: work, timeoutMs: 170_000 },
+    { env, cwd: work, timeoutMs: 330_000 },
   );
   expect(r.code, r.stderr).toBe(0);
   project = JSON.parse(r.stdout);
@@ -198,7 +193,7 @@ beforeAll(async () => {
       '--autoplay-policy=no-user-gesture-required',
     ],
   });
-}, 300_000);
+}, 600_000);
 
 afterAll(async () => {
   await browser?.close();

@@ -26,7 +26,7 @@ import { startSpeechServer, type SpeechServer } from '../helpers/speech-server.t
 import { espeak, voiced as voicedIn } from '../helpers/spoken.ts';
 import { callTool, say } from '../helpers/scripted-model-server.ts';
 import { AccessToken } from 'livekit-server-sdk';
-import { dbfs } from '../../src/runtime/plugins/calls/audio.ts';
+import { dbfs } from '../../src/calls/audio.ts';
 import { LIVEKIT_KEY, LIVEKIT_SECRET, startOracleOnLiveKitServer, until } from '../helpers/livekit-server.ts';
 
 const RATE = 48_000;

@@ -26,6 +26,7 @@ import { startScriptedModelServer, type ScriptedModelServer } from '../../src/te
 import { generateSigner } from '../../src/lib/keys/keys.ts';
 import { mintInvocation } from '../../src/lib/ucan/ucan.ts';
 import { NPM_QUIET, scaffoldEnv } from '../helpers/scaffold-env.ts';
+import { packAll } from '../helpers/packs.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'ok-proj-home-'));
 const work = mkdtempSync(join(tmpdir(), 'ok-proj-work-'));
@@ -110,15 +111,8 @@ function connects(host: string, p: number): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  const packed = execFileSync('npm', ['pack', '--pack-destination', work, '--silent'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, npm_config_update_notifier: 'false' },
-  })
-    .trim()
-    .split('\n')
-    .at(-1)!;
-  tarball = join(work, packed);
+  // every package's tarball in one folder (`npm run pack`): `new` takes @oraclekit/calls' from beside oraclekit's
+  tarball = packAll(join(work, 'packs')).oraclekit!;
   port = await freePort();
   const r = await runCli(
     [
@@ -132,11 +126,12 @@ beforeAll(async () => {
       `file:${tarball}`,
       '--json',
     ],
-    { env, cwd: work, timeoutMs: 170_000 },
+    { env, cwd: work, timeoutMs: 330_000 },
   );
   expect(r.code, r.stderr).toBe(0);
   project = JSON.parse(r.stdout);
-}, 180_000);
+  // every package packed, then two installed: minutes on a busy 2-core machine
+}, 420_000);
 
 afterAll(async () => {
   await stop();
@@ -155,6 +150,8 @@ describe('a freshly scaffolded project', () => {
     expect(JSON.parse(pkg).dependencies.oraclekit).toBe(`file:vendor/${basename(tarball)}`);
     expect(pkg).not.toContain(work);
     expect(readFileSync(join(project.dir, 'vendor', basename(tarball)))).toEqual(readFileSync(tarball));
+    // live calls are the package @oraclekit/calls, vendored beside it from the same folder of tarballs
+    expect(JSON.parse(pkg).dependencies['@oraclekit/calls']).toMatch(/^file:vendor\/oraclekit-calls-[\d.]+\.tgz$/);
   });
 
   it('passes its own tests (the oracle with the scripted model of oraclekit/testing), the payment path shown at an example price', () => {

@@ -76,8 +76,9 @@ const REDIS_MODULES = [
 describe("the calls' voice-activity model", () => {
   it('is not loaded when a runtime boots (a call loads it when its agent starts listening)', async () => {
     const booted = await modulesOfAnInstance({});
-    // the calls plugin and its voice are loaded, so a static import of the model would show here
-    expect(booted.some((u) => u.endsWith('/dist/runtime/plugins/calls/voice.js'))).toBe(true);
+    // the calls plugin (the workspace package @oraclekit/calls) and its voice are loaded, so a static import of the
+    // model would show here
+    expect(booted.some((u) => u.endsWith('/src/calls/dist/voice.js'))).toBe(true);
     expect(booted.filter((u) => /onnxruntime|silero/.test(u))).toEqual([]);
   });
 });

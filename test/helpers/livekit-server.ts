@@ -4,8 +4,8 @@
  * model are the harness's scripted ones.
  */
 import type { RtpPacket } from 'werift';
-import { listenLiveKitEndpoint } from '../../src/runtime/plugins/calls/sfu/endpoint.ts';
-import type { PublishedTrack } from '../../src/runtime/plugins/calls/sfu/peer.ts';
+import { listenLiveKitEndpoint } from '../../src/calls/sfu/endpoint.ts';
+import type { PublishedTrack } from '../../src/calls/sfu/peer.ts';
 import { startHarness, type Harness } from './runtime-harness.ts';
 import type { SpeechServer } from './speech-server.ts';
 

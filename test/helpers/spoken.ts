@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AudioFrame, AudioResampler } from '@livekit/rtc-node';
-import { dbfs } from '../../src/runtime/plugins/calls/audio.ts';
+import { dbfs } from '../../src/calls/audio.ts';
 import { readWav } from './speech-server.ts';
 
 export interface Spoken {

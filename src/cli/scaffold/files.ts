@@ -28,6 +28,8 @@ export interface OracleConfigFile {
 interface ProjectVars {
   packageName: string;
   oraclekitSpec: string;
+  /** The spec of @oraclekit/calls (live calls). */
+  callsSpec: string;
   config: OracleConfigFile;
   env: EnvValues;
 }
@@ -58,6 +60,7 @@ export function writeProject(dir: string, v: ProjectVars, templateDir = TEMPLATE
     __PORT__: String(v.env.port),
     __PRICE__: String(v.config.price),
     __ORACLEKIT_SPEC__: v.oraclekitSpec,
+    __CALLS_SPEC__: v.callsSpec,
   };
   const written: string[] = [];
   for (const rel of walk(templateDir)) {

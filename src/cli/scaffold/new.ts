@@ -18,7 +18,7 @@ import { signIn, type SignInInput } from './sign-in.ts';
 import { register } from './register.ts';
 import { matrixBot, type MatrixOutcome } from './matrix-bot.ts';
 import { writeFiles } from './write.ts';
-import { defaultOraclekitSource, givenOraclekitSource } from './oraclekit-dep.ts';
+import { callsSource, defaultOraclekitSource, givenOraclekitSource } from './oraclekit-dep.ts';
 import type { NewFlags } from './flags.ts';
 
 /** The sign-in options are sign-in.ts's own; `auth` is asked for on a terminal when missing. */
@@ -256,6 +256,9 @@ async function createProject(
         : undefined;
   const { packageVersion } = await import('../../lib/version.ts');
   const llmBaseUrl = i.llmBaseUrl ?? DEFAULT_LLM_BASE_URL;
+  const oraclekit = i.oraclekitSpec
+    ? givenOraclekitSource(i.oraclekitSpec, i.cwd)
+    : defaultOraclekitSource(packageVersion());
   const files = await timed('files', () =>
     writeFiles(
       {
@@ -268,9 +271,8 @@ async function createProject(
         signingMnemonic,
         bot,
         botPasswordGenerated: !i.matrixPassword,
-        oraclekit: i.oraclekitSpec
-          ? givenOraclekitSource(i.oraclekitSpec, i.cwd)
-          : defaultOraclekitSource(packageVersion()),
+        oraclekit,
+        calls: callsSource(oraclekit, packageVersion()),
       },
       reg,
       env,

@@ -10,6 +10,10 @@
  * - `--oraclekit-version file:<directory>`: that directory packed into vendor/;
  * - any other spec (a range, a tag, a git URL): as given.
  *
+ * The project's dependency on @oraclekit/calls (live calls, a package of its own) follows it (callsSource): the
+ * checkout's src/calls packed, the `oraclekit-calls-*.tgz` beside a given tarball (`npm run pack` writes both into one
+ * folder), else `^<version>` from the registry.
+ *
  * A pack of the checkout is kept in the state directory, named by a digest of the packed files' sizes and times, so
  * only the first project after a build or an edit of the templates pays for `npm pack` (about 1.5 s).
  */
@@ -39,6 +43,22 @@ export function givenOraclekitSource(spec: string, cwd: string): OraclekitSource
   const path = resolve(cwd, spec.slice('file:'.length));
   if (!existsSync(path)) return { spec };
   return statSync(path).isDirectory() ? { pack: path } : { tarball: path };
+}
+
+/** Where the project's @oraclekit/calls comes from, given where its oraclekit does. */
+export function callsSource(oraclekit: OraclekitSource, version: string): OraclekitSource {
+  if ('pack' in oraclekit) {
+    const folder = join(oraclekit.pack, 'src', 'calls');
+    if (existsSync(join(folder, 'package.json'))) return { pack: folder };
+  } else if ('tarball' in oraclekit) {
+    const dir = dirname(oraclekit.tarball);
+    const sibling = readdirSync(dir)
+      .filter((f) => /^oraclekit-calls-.+\.tgz$/.test(f))
+      .sort()
+      .at(-1);
+    if (sibling) return { tarball: join(dir, sibling) };
+  }
+  return { spec: `^${version}` };
 }
 
 function walkStats(dir: string, h: ReturnType<typeof createSha256>): void {
@@ -85,7 +105,7 @@ async function packed(folder: string, env: NodeJS.ProcessEnv, signal: AbortSigna
   }
 }
 
-/** The spec to write into package.json; a tarball is copied into <dir>/vendor/ first. */
+/** The spec to write into package.json (oraclekit's or @oraclekit/calls'); a tarball is copied into <dir>/vendor/ first. */
 export async function oraclekitDependency(
   dir: string,
   source: OraclekitSource,

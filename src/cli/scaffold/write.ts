@@ -25,6 +25,8 @@ interface WriteInput {
   /** Whether the bot's password was generated (then .env keeps it). */
   botPasswordGenerated: boolean;
   oraclekit: OraclekitSource;
+  /** Where @oraclekit/calls comes from (oraclekit-dep.ts, callsSource). */
+  calls: OraclekitSource;
 }
 
 export async function writeFiles(
@@ -56,9 +58,11 @@ export async function writeFiles(
   };
   try {
     const dep = await oraclekitDependency(w.dir, w.oraclekit, env, signal);
+    const callsDep = await oraclekitDependency(w.dir, w.calls, env, signal);
     const files = writeProject(w.dir, {
       packageName: basename(w.dir).toLowerCase(),
       oraclekitSpec: dep.spec,
+      callsSpec: callsDep.spec,
       config,
       env: {
         port: w.port,
@@ -81,6 +85,10 @@ export async function writeFiles(
     if (dep.vendored) {
       files.push(dep.vendored);
       log(`Packed oraclekit into the project as ${dep.vendored} (package.json: "oraclekit": "${dep.spec}")`);
+    }
+    if (callsDep.vendored) {
+      files.push(callsDep.vendored);
+      log(`Packed @oraclekit/calls into the project as ${callsDep.vendored}`);
     }
     const regKey = await (await import('./registry-key.ts')).provisionRegistryKey(conn, w.dir, domain.id);
     log(

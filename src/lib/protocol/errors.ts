@@ -69,6 +69,10 @@ export const RUNTIME_ERRORS = {
   // 409
   run_in_progress: { status: 409, when: 'a message was sent while the session already has a running run' },
   // 5xx
+  plugin_not_installed: {
+    status: 501,
+    when: "the route is a plugin's whose package is not installed beside the runtime (the message names the package)",
+  },
   upstream_error: { status: 502, when: 'an upstream service (model provider, weather API, …) failed' },
   not_ready: { status: 503, when: 'plugins are pending or the signing key is not loaded' },
   model_not_configured: { status: 503, when: 'no LLM_BASE_URL / model configured' },

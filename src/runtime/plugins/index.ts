@@ -1,4 +1,7 @@
-/** The bundled plugins shipped with the runtime, in runtime.md's order. */
+/**
+ * The bundled plugins shipped with the runtime, in runtime.md's order, then the packaged ones that are installed
+ * (packaged.ts: calls is the package @oraclekit/calls).
+ */
 import type { AnyOraclePlugin } from '../plugin.ts';
 import { userPreferencesPlugin } from './user-preferences/index.ts';
 import { weatherPlugin } from './weather/index.ts';
@@ -15,7 +18,11 @@ import { matrixPlugin } from './matrix/index.ts';
 import { portalPlugin } from './portal/index.ts';
 import { agUiPlugin } from './ag-ui/index.ts';
 import { creditsPlugin } from './credits/index.ts';
-import { callsPlugin } from './calls/index.ts';
+import { loadPackagedPlugins } from './packaged.ts';
+
+const packaged = await loadPackagedPlugins();
+/** The packaged plugins this runtime goes without (not installed, or failed to load). */
+export const MISSING_PLUGINS = packaged.missing;
 
 export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [
   userPreferencesPlugin,
@@ -33,7 +40,7 @@ export const BUNDLED_PLUGINS: AnyOraclePlugin[] = [
   portalPlugin,
   agUiPlugin,
   creditsPlugin,
-  callsPlugin,
+  ...packaged.plugins,
 ];
 export { userPreferencesPlugin, weatherPlugin };
 export { memoryPlugin, firecrawlPlugin, sandboxPlugin, domainsPlugin, composioPlugin, creditsPlugin };

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  callsSource,
   defaultOraclekitSource,
   givenOraclekitSource,
   oraclekitDependency,
@@ -45,5 +46,21 @@ describe("the scaffolded project's oraclekit dependency", () => {
     }
     expect(givenOraclekitSource(`file:${work}`, '/')).toEqual({ pack: work });
     expect(existsSync(join(project, 'vendor'))).toBe(true);
+  });
+
+  it("@oraclekit/calls follows oraclekit: the checkout's src/calls, the calls tarball beside a given one, else the registry", () => {
+    const root = mkdtempSync(join(tmpdir(), 'ok-calls-'));
+    mkdirSync(join(root, 'src', 'calls'), { recursive: true });
+    expect(callsSource({ pack: root }, '0.1.0')).toEqual({ spec: '^0.1.0' });
+    writeFileSync(join(root, 'src', 'calls', 'package.json'), '{}');
+    expect(callsSource({ pack: root }, '0.1.0')).toEqual({ pack: join(root, 'src', 'calls') });
+    const packs = mkdtempSync(join(tmpdir(), 'ok-packs-'));
+    writeFileSync(join(packs, 'oraclekit-0.1.0.tgz'), 'cli');
+    expect(callsSource({ tarball: join(packs, 'oraclekit-0.1.0.tgz') }, '0.1.0')).toEqual({ spec: '^0.1.0' });
+    writeFileSync(join(packs, 'oraclekit-calls-0.1.0.tgz'), 'calls');
+    expect(callsSource({ tarball: join(packs, 'oraclekit-0.1.0.tgz') }, '0.1.0')).toEqual({
+      tarball: join(packs, 'oraclekit-calls-0.1.0.tgz'),
+    });
+    expect(callsSource({ spec: '^0.2.0' }, '0.1.0')).toEqual({ spec: '^0.1.0' });
   });
 });

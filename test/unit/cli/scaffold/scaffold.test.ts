@@ -127,6 +127,7 @@ describe('the project files', () => {
     const files = writeProject(dir, {
       packageName: 'demo',
       oraclekitSpec: '^0.1.0',
+      callsSpec: '^0.1.0',
       config: {
         name: 'Demo "quoted"',
         description: 'A "demo"',
@@ -170,11 +171,10 @@ describe('the project files', () => {
       apiUrl: 'http://localhost:3000',
     });
     expect(readdirSync(dir)).not.toContain('_gitignore');
-    // npm does not run onnxruntime-node's install step (the voice-activity model's runtime): it would download a CUDA
-    // add-on the model does not use
-    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).allowScripts).toEqual({
-      'onnxruntime-node': false,
-    });
+    // live calls come from their own package; nothing of the project needs an install step switched off
+    const deps = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    expect(deps.dependencies).toMatchObject({ oraclekit: '^0.1.0', '@oraclekit/calls': '^0.1.0' });
+    expect(deps.allowScripts).toBeUndefined();
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodePng } from '../../../../src/lib/image/png.ts';
-import { fitWithin, scaleRgbaToRgb } from '../../../../src/lib/image/scale.ts';
+import { encodePng } from '../../../../src/calls/image/png.ts';
+import { fitWithin, scaleRgbaToRgb } from '../../../../src/calls/image/scale.ts';
 import { decodePng } from '../../../helpers/png.ts';
 
 describe('encodePng', () => {

@@ -1,9 +1,9 @@
 /**
- * The voice pipeline's own audio and text rules (src/runtime/plugins/calls/audio.ts): how streamed text is cut
+ * The voice pipeline's own audio and text rules (src/calls/audio.ts): how streamed text is cut
  * for text-to-speech (sentences; a first clause when the answer's first sentence is long).
  */
 import { describe, expect, it } from 'vitest';
-import { takeSentences } from '../../../../../src/runtime/plugins/calls/audio.ts';
+import { takeSentences } from '../../../../../src/calls/audio.ts';
 
 describe('takeSentences', () => {
   it('cuts complete sentences and keeps the open rest', () => {

@@ -3,7 +3,7 @@
  * check.
  */
 import { describe, expect, it } from 'vitest';
-import { embeddedJoinUrl } from '../../../../../src/runtime/plugins/calls/livekit.ts';
+import { embeddedJoinUrl } from '../../../../../src/calls/livekit.ts';
 import { isLoopbackAddress } from '../../../../../src/runtime/host-check.ts';
 
 const forged = { protocol: 'http', host: 'evil.example:80', hostname: 'evil.example' };

@@ -1,11 +1,11 @@
 /**
- * The user's turn in a call (src/runtime/plugins/calls/vad.ts) decided by the real Silero VAD model (silero.ts,
+ * The user's turn in a call (src/calls/vad.ts) decided by the real Silero VAD model (silero.ts,
  * onnxruntime-node on the CPU) over espeak-ng's speech, noise and a tone, fed as a call's 10 ms frames at 16 kHz.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TurnDetector, VAD_RATE, type SpeechModel } from '../../../../../src/runtime/plugins/calls/vad.ts';
-import { loadSilero } from '../../../../../src/runtime/plugins/calls/silero.ts';
-import { dbfs } from '../../../../../src/runtime/plugins/calls/audio.ts';
+import { TurnDetector, VAD_RATE, type SpeechModel } from '../../../../../src/calls/vad.ts';
+import { loadSilero } from '../../../../../src/calls/silero.ts';
+import { dbfs } from '../../../../../src/calls/audio.ts';
 import { espeak, soundMs, voiced, type Spoken } from '../../../../helpers/spoken.ts';
 
 const FRAME = VAD_RATE / 100;

@@ -6,7 +6,7 @@
  * grace, its session was deleted, or a credential its user presented for it was
  * revoked. Only a live call's room may be joined; the end of a call is final.
  */
-import type { Call } from '../../../lib/protocol/calls.ts';
+import type { Call } from 'oraclekit/plugin';
 import { callsError } from './errors.ts';
 
 export interface LiveCallLimits {

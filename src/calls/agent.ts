@@ -9,8 +9,8 @@
  */
 import type * as Livekit from '@livekit/rtc-node';
 import type { EncryptionState, RemoteTrack, Room, TrackPublication } from '@livekit/rtc-node';
-import type { Call } from '../../../lib/protocol/calls.ts';
-import type { PluginHost } from '../../plugin.ts';
+import type { Call } from 'oraclekit/plugin';
+import type { PluginHost } from 'oraclekit/plugin';
 import { callsError } from './errors.ts';
 import { joinToken, type LiveKitTarget } from './livekit.ts';
 import type { CallsEnv } from './settings.ts';

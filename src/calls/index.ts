@@ -18,9 +18,9 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { definePlugin, type AnyPluginTool, type PluginContext } from '../../plugin.ts';
-import { getUser } from '../../auth.ts';
-import { runtimeError } from '../../../lib/protocol/errors.ts';
+import { definePlugin, type AnyPluginTool, type PluginContext } from 'oraclekit/plugin';
+import { getUser } from 'oraclekit/plugin';
+import { runtimeError } from 'oraclekit/plugin';
 import {
   CreateCallBodySchema,
   ListCallsQuerySchema,
@@ -28,8 +28,8 @@ import {
   type Call,
   type CreateCallResponse,
   type SyncCallResponse,
-} from '../../../lib/protocol/calls.ts';
-import { IdParamsSchema } from '../../../lib/protocol/index.ts';
+} from 'oraclekit/plugin';
+import { IdParamsSchema } from 'oraclekit/plugin';
 import { CallStore } from './store.ts';
 import { CALLS_ERRORS, callsError } from './errors.ts';
 import { embeddedJoinUrl, joinToken, wsUrl, type LiveKitTarget } from './livekit.ts';
@@ -38,7 +38,7 @@ import { CallAgents } from './agent.ts';
 import { CallsEnvSchema, type CallsEnv } from './settings.ts';
 import { lookAtCameraTool } from './camera.ts';
 import { LiveCalls } from './live.ts';
-import { isLoopbackAddress } from '../../host-check.ts';
+import { isLoopbackAddress } from 'oraclekit/plugin';
 
 interface CallsState {
   store: CallStore;

@@ -5,8 +5,8 @@
  * when the call ends.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Migration, Storage } from '../../../storage/storage.ts';
-import type { Call, CallStatus, CallType } from '../../../lib/protocol/calls.ts';
+import type { Migration, Storage } from 'oraclekit/plugin';
+import type { Call, CallStatus, CallType } from 'oraclekit/plugin';
 
 const CALLS_MIGRATIONS: Migration[] = [
   {

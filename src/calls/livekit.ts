@@ -6,7 +6,7 @@
  * DID or the oracle's agent as the identity, a short life (a rejoin asks
  * POST /calls/:id/sync for a fresh one).
  */
-import type { CallConnection } from '../../../lib/protocol/calls.ts';
+import type { CallConnection } from 'oraclekit/plugin';
 
 /** How long a token admits a join (seconds); an established connection outlives it. */
 const TOKEN_TTL_S = 600;

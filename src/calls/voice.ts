@@ -14,12 +14,12 @@
  */
 import type * as Livekit from '@livekit/rtc-node';
 import type { AudioFrame, AudioSource } from '@livekit/rtc-node';
-import type { PluginHost } from '../../plugin.ts';
-import type { Run } from '../../run.ts';
+import type { PluginHost } from 'oraclekit/plugin';
+import type { Run } from 'oraclekit/plugin';
 import { takeSentences, wav } from './audio.ts';
 import { TurnDetector, VAD_RATE, type SpeechModel } from './vad.ts';
-import { fetchJson, type FetchJsonReply } from '../../../lib/fetch-json.ts';
-import { runtimeError } from '../../../lib/protocol/errors.ts';
+import { fetchJson, type FetchJsonReply } from 'oraclekit/plugin';
+import { runtimeError } from 'oraclekit/plugin';
 
 /** A speech service's refusal: 502 upstream_error with its status and the start of its answer. */
 function answered(what: string, res: FetchJsonReply<unknown>): Error {

@@ -1,5 +1,5 @@
 /** The calls plugin's own error codes (merged with the runtime's at boot; payment_required is the protocol's). */
-import { pluginErrorFactory } from '../../plugin.ts';
+import { pluginErrorFactory } from 'oraclekit/plugin';
 
 export const CALLS_ERRORS = {
   call_not_found: { status: 404, when: "no such call among the caller's own" },

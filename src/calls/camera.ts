@@ -7,9 +7,9 @@
 import type * as Livekit from '@livekit/rtc-node';
 import type { VideoFrame, VideoFrameEvent } from '@livekit/rtc-node';
 import { z } from 'zod';
-import { defineTool, toolImage, type AnyPluginTool, type ToolImage, type TurnContext } from '../../plugin.ts';
-import { encodePng } from '../../../lib/image/png.ts';
-import { scaleRgbaToRgb } from '../../../lib/image/scale.ts';
+import { defineTool, toolImage, type AnyPluginTool, type ToolImage, type TurnContext } from 'oraclekit/plugin';
+import { encodePng } from './image/png.ts';
+import { scaleRgbaToRgb } from './image/scale.ts';
 import { callsError } from './errors.ts';
 
 /** The longer side of the picture the model receives, in pixels (a larger frame is scaled down, never up). */
