@@ -8,6 +8,7 @@
  */
 export * from './runtime/plugin.ts';
 export { getUser, type AuthUser } from './runtime/auth.ts';
+export { isLoopbackAddress } from './runtime/host-check.ts';
 export type { Run } from './runtime/run.ts';
 export type { Migration, Storage } from './storage/storage.ts';
 export { runtimeError, RUNTIME_ERRORS, type RuntimeErrorCode } from './lib/protocol/errors.ts';

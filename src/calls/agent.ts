@@ -93,6 +93,8 @@ interface CallAgentsOptions {
   log: (line: string) => void;
   oracleDid: string;
   oracleName: string;
+  /** A participant joined (true) or left (false) a call's room, as the agent sees it. */
+  onPresence?: (callId: string, identity: string, present: boolean) => void;
 }
 
 interface LiveAgent {
@@ -125,14 +127,15 @@ export class CallAgents {
         voice: e.CALLS_TTS_VOICE,
       },
       endOfTurnMs: e.CALLS_END_OF_TURN_MS,
+      minInterruptionMs: e.CALLS_MIN_INTERRUPTION_MS,
     };
   }
 
   /** The agent of a call, once per call (a second sync finds it in the room). */
-  async join(call: Call, key: string, target: LiveKitTarget): Promise<void> {
+  async join(call: Call, key: string, target: LiveKitTarget, greeting?: string): Promise<void> {
     let joining = this.live.get(call.callId);
     if (!joining) {
-      joining = this.start(call, key, target);
+      joining = this.start(call, key, target, greeting);
       this.live.set(call.callId, joining);
       joining.catch(() => this.live.delete(call.callId));
     }
@@ -151,7 +154,7 @@ export class CallAgents {
   }
 
   /** Joins the call's room as its agent: speech services checked, its voice published, the user listened to. */
-  private async start(call: Call, key: string, target: LiveKitTarget): Promise<LiveAgent> {
+  private async start(call: Call, key: string, target: LiveKitTarget, greeting?: string): Promise<LiveAgent> {
     const services = this.services();
     if (!services.stt.baseUrl || !services.tts.baseUrl)
       throw callsError(
@@ -178,6 +181,10 @@ export class CallAgents {
       services,
       source,
       log: this.o.log,
+      // the agent's state as a LiveKit Agents worker publishes it: LiveKit's UI (useVoiceAssistant) shows it
+      onState: (state) => {
+        void room.localParticipant?.setAttributes({ 'lk.agent.state': state }).catch(() => {});
+      },
     });
     const camera = new Camera(rtc);
     await voice.prepare();
@@ -189,8 +196,20 @@ export class CallAgents {
       new rtc.TrackPublishOptions({ source: rtc.TrackSource.SOURCE_MICROPHONE }),
     );
     this.listenToUser(rtc, room, call, voice, camera);
+    this.followPresence(rtc, room, call);
+    voice.ready();
+    if (greeting) voice.greet(greeting);
     this.o.log(`[calls] ${call.callId}: the agent joined room ${call.roomName}`);
     return { room, voice, camera, userDid: call.userDid };
+  }
+
+  /** Tells who joins and leaves the room (a LiveKit server says nothing else of its participants to the oracle). */
+  private followPresence(rtc: Rtc, room: Room, call: Call): void {
+    const on = this.o.onPresence;
+    if (!on) return;
+    room.on(rtc.RoomEvent.ParticipantConnected, (p) => on(call.callId, p.identity, true));
+    room.on(rtc.RoomEvent.ParticipantDisconnected, (p) => on(call.callId, p.identity, false));
+    for (const p of room.remoteParticipants.values()) on(call.callId, p.identity, true);
   }
 
   /** A participant whose frames the call's key cannot decrypt is refused, said once in the log, and not listened to. */

@@ -10,7 +10,8 @@
  *
  * Rooms live on a LiveKit server when LIVEKIT_URL, LIVEKIT_API_KEY and
  * LIVEKIT_API_SECRET are set, else on the embedded endpoint (sfu/), served on
- * the oracle's own HTTP server.
+ * the oracle's own HTTP server. Every call is bounded (live.ts): per user and
+ * per process, and it ends by itself when nobody uses it.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
@@ -31,11 +32,13 @@ import {
 import { IdParamsSchema } from 'oraclekit/plugin';
 import { CallStore } from './store.ts';
 import { CALLS_ERRORS, callsError } from './errors.ts';
-import { joinToken, wsUrl, type LiveKitTarget } from './livekit.ts';
-import type { LiveKitEndpoint } from './sfu/endpoint.ts';
+import { embeddedJoinUrl, joinToken, wsUrl, type LiveKitTarget } from './livekit.ts';
+import type { EndpointLimits, LiveKitEndpoint } from './sfu/endpoint.ts';
 import { CallAgents } from './agent.ts';
 import { CallsEnvSchema, type CallsEnv } from './settings.ts';
 import { lookAtCameraTool } from './camera.ts';
+import { LiveCalls } from './live.ts';
+import { isLoopbackAddress } from 'oraclekit/plugin';
 
 interface CallsState {
   store: CallStore;
@@ -48,12 +51,18 @@ interface CallsState {
     prefix: string;
     mediaAddress: string;
     log: (line: string) => void;
+    limits: Partial<EndpointLimits>;
     /** Loaded on the first call or join (werift takes most of a second to load: never at boot). */
     endpoint?: Promise<LiveKitEndpoint>;
     http?: Server;
     detach?: () => void;
   };
   agents: CallAgents;
+  live: LiveCalls;
+  /** CALLS_PUBLIC_URL, or undefined. */
+  publicUrl: string | undefined;
+  /** Whether ORACLE_ALLOWED_HOSTS names the hosts the oracle answers to (not `*`): a request's Host was checked. */
+  namedHosts: boolean;
 }
 
 const states = new WeakMap<object, CallsState>();
@@ -61,8 +70,13 @@ function stateOf(ctx: PluginContext<CallsEnv>): CallsState {
   let s = states.get(ctx);
   if (!s) {
     const e = ctx.env;
-    s = {
-      store: new CallStore(ctx.store.db, ctx.store.oracleDid),
+    const store = new CallStore(ctx.store.db, ctx.store.oracleDid);
+    const hosts = (e.ORACLE_ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean);
+    const state: CallsState = {
+      store,
       server:
         e.LIVEKIT_URL && e.LIVEKIT_API_KEY && e.LIVEKIT_API_SECRET
           ? { mode: 'server', url: wsUrl(e.LIVEKIT_URL), apiKey: e.LIVEKIT_API_KEY, apiSecret: e.LIVEKIT_API_SECRET }
@@ -73,6 +87,12 @@ function stateOf(ctx: PluginContext<CallsEnv>): CallsState {
         prefix: '',
         mediaAddress: e.CALLS_MEDIA_ADDRESS,
         log: ctx.log,
+        limits: {
+          signalPerSecond: e.CALLS_SIGNAL_PER_SECOND,
+          sdpMaxBytes: e.CALLS_SDP_MAX_BYTES,
+          sdpMaxMediaSections: e.CALLS_SDP_MAX_MEDIA_SECTIONS,
+          mediaTimeoutMs: e.CALLS_MEDIA_TIMEOUT_S * 1000,
+        },
       },
       agents: new CallAgents({
         host: ctx.host,
@@ -80,8 +100,27 @@ function stateOf(ctx: PluginContext<CallsEnv>): CallsState {
         log: ctx.log,
         oracleDid: ctx.store.oracleDid,
         oracleName: ctx.config.name,
+        onPresence: (callId, identity, present) => state.live.presence(callId, identity, present),
       }),
+      live: new LiveCalls({
+        limits: {
+          perUser: e.CALLS_MAX_PER_USER,
+          perProcess: e.CALLS_MAX_PER_PROCESS,
+          joinTimeoutMs: e.CALLS_JOIN_TIMEOUT_S * 1000,
+          leftGraceMs: e.CALLS_LEFT_GRACE_S * 1000,
+        },
+        sessionExists: async (userDid, sessionId) => (await ctx.store.getSession(userDid, sessionId)) !== undefined,
+        isRevoked: (cid) => ctx.store.isRevoked(cid),
+        end: async (userDid, callId) => {
+          const call = await store.update(userDid, callId, { status: 'ended' });
+          if (call) await endRoom(state, call);
+        },
+        log: ctx.log,
+      }),
+      publicUrl: e.CALLS_PUBLIC_URL,
+      namedHosts: hosts.length > 0 && !hosts.includes('*'),
     };
+    s = state;
     states.set(ctx, s);
   }
   return s;
@@ -95,16 +134,45 @@ function endpointOf(s: CallsState): Promise<LiveKitEndpoint> | undefined {
   const e = s.embedded;
   e.endpoint ??= import('./sfu/endpoint.ts').then(
     ({ LiveKitEndpoint: Endpoint }) =>
-      new Endpoint({ ...keysOf(s), prefix: e.prefix, mediaAddress: e.mediaAddress, log: e.log }),
+      new Endpoint({
+        ...keysOf(s),
+        prefix: e.prefix,
+        mediaAddress: e.mediaAddress,
+        log: e.log,
+        limits: e.limits,
+        // only a live call's room may be joined: an ended call's room refuses every token it ever handed out
+        admitRoom: (room) => (s.live.has(room) ? undefined : `the call of room ${room} has ended`),
+        onPresence: (room, identity, present) => s.live.presence(room, identity, present),
+      }),
   );
   return e.endpoint;
 }
 
-/** Where the caller joins: the LiveKit server, else this oracle's embedded endpoint at the origin the caller used. */
+/**
+ * Where the caller joins: the LiveKit server, else this oracle's embedded endpoint at CALLS_PUBLIC_URL, else at the
+ * origin the caller used when its Host was checked (a server on one address, or ORACLE_ALLOWED_HOSTS). An oracle on
+ * every interface that answers to any host name cannot tell a real origin from a forged Host: it needs the setting.
+ */
 function targetFor(s: CallsState, req: FastifyRequest): LiveKitTarget {
   if (s.server) return s.server;
-  const scheme = req.protocol === 'https' ? 'wss' : 'ws';
-  return { mode: 'embedded', url: `${scheme}://${req.host}${s.embedded.prefix}`, ...keysOf(s) };
+  const bound = s.embedded.http?.address();
+  const url = embeddedJoinUrl({
+    publicUrl: s.publicUrl,
+    prefix: s.embedded.prefix,
+    bound: bound && typeof bound !== 'string' ? bound.address : undefined,
+    namedHosts: s.namedHosts,
+    req,
+    isLoopback: isLoopbackAddress,
+  });
+  if (!url)
+    throw callsError(
+      'calls_public_url_missing',
+      'this oracle listens on every interface and answers to any host name, so the Host of a request cannot say where ' +
+        'clients join its calls: set CALLS_PUBLIC_URL to the URL they reach it at (e.g. wss://oracle.example.org), ' +
+        'or ORACLE_ALLOWED_HOSTS',
+      { field: 'CALLS_PUBLIC_URL' },
+    );
+  return { mode: 'embedded', url, ...keysOf(s) };
 }
 
 /** Where the oracle's own agent joins: the LiveKit server, else the embedded endpoint on the address it listens on. */
@@ -127,6 +195,28 @@ async function ownCall(s: CallsState, userDid: string, callId: string): Promise<
   return call;
 }
 
+/**
+ * The caller's call, live: 409 call_ended once it has ended. A call this process does not hold (made by an earlier
+ * process, or by another instance) is taken up with a LiveKit server, whose rooms outlive a process; with the embedded
+ * endpoint its room went with the process that made it, so it is ended.
+ */
+async function liveCall(
+  ctx: PluginContext<CallsEnv>,
+  userDid: string,
+  callId: string,
+  cids: readonly string[],
+): Promise<Call> {
+  const s = stateOf(ctx);
+  let call = await ownCall(s, userDid, callId);
+  if (call.callStatus !== 'ended' && !s.live.has(callId)) {
+    if (s.server) s.live.add(call, cids, ctx.env.CALLS_GREETING);
+    else call = (await s.store.update(userDid, callId, { status: 'ended' })) ?? call;
+  }
+  if (call.callStatus === 'ended') throw callsError('call_ended', `call ${callId} has ended`, { field: 'id' });
+  s.live.presented(callId, cids);
+  return call;
+}
+
 /** The end of a call: the agent leaves and the room closes (a LiveKit server closes an empty room itself). */
 async function endRoom(s: CallsState, call: Call): Promise<void> {
   await s.agents.leave(call.callId);
@@ -142,12 +232,20 @@ function callRoutes(app: FastifyInstance, ctx: PluginContext<CallsEnv>): void {
     if (!(await ctx.store.getSession(did, body.sessionId)))
       throw runtimeError('session_not_found', `no session ${body.sessionId}`, { field: 'sessionId' });
     const target = targetFor(s, req);
-    void endpointOf(s)?.catch(() => {}); // loading while the caller gets ready to join
-    await ctx.host.gateTurn({ userDid: did, sessionId: body.sessionId, message: `[${body.callType} call]` });
-    const { call, encryptionKey } = await s.store.create(did, body);
-    const connection = await joinToken(target, { room: call.roomName, identity: did, role: 'user' });
-    const res: CreateCallResponse = { callId: call.callId, encryptionKey, call, connection };
-    return reply.status(201).send(res);
+    // the caps first, so that a refused call is not charged; the place is held until the call is live
+    const release = s.live.reserve(did);
+    try {
+      void endpointOf(s)?.catch(() => {}); // loading while the caller gets ready to join
+      // a call counts like a turn: the per-user rate limit, then the plugins' gates (402 with claims)
+      await ctx.host.gateTurn({ userDid: did, sessionId: body.sessionId, message: `[${body.callType} call]` });
+      const { call, encryptionKey } = await s.store.create(did, body);
+      s.live.add(call, getUser(req).cids, body.greeting ?? ctx.env.CALLS_GREETING);
+      const connection = await joinToken(target, { room: call.roomName, identity: did, role: 'user' });
+      const res: CreateCallResponse = { callId: call.callId, encryptionKey, call, connection };
+      return await reply.status(201).send(res);
+    } finally {
+      release();
+    }
   });
   app.get('/calls', { schema: { querystring: ListCallsQuerySchema } }, async (req) => {
     const q = req.query as z.output<typeof ListCallsQuerySchema>;
@@ -161,10 +259,9 @@ function callRoutes(app: FastifyInstance, ctx: PluginContext<CallsEnv>): void {
     const { id } = req.params as { id: string };
     const did = getUser(req).did;
     const s = stateOf(ctx);
-    const call = await ownCall(s, did, id);
-    if (call.callStatus === 'ended') throw callsError('call_ended', `call ${id} has ended`, { field: 'id' });
+    const call = await liveCall(ctx, did, id, getUser(req).cids);
     const key = await s.store.key(did, id);
-    if (key) await s.agents.join(call, key, agentTarget(s));
+    if (key) await s.agents.join(call, key, agentTarget(s), s.live.greetingOf(call.callId));
     const connection = await joinToken(targetFor(s, req), { room: call.roomName, identity: did, role: 'user' });
     const res: SyncCallResponse = { call, connection };
     return res;
@@ -174,14 +271,16 @@ function callRoutes(app: FastifyInstance, ctx: PluginContext<CallsEnv>): void {
     const body = req.body as z.output<typeof UpdateCallBodySchema>;
     const did = getUser(req).did;
     const s = stateOf(ctx);
-    const before = await ownCall(s, did, id);
-    if (before.callStatus === 'ended') throw callsError('call_ended', `call ${id} has ended`, { field: 'id' });
+    await liveCall(ctx, did, id, getUser(req).cids);
     const call = (await s.store.update(did, id, {
       status: body.callStatus,
       startedAt: body.callStartedAt,
       endedAt: body.callEndedAt,
     }))!;
-    if (call.callStatus === 'ended') await endRoom(s, call);
+    if (call.callStatus === 'ended') {
+      s.live.remove(call.callId);
+      await endRoom(s, call);
+    }
     return { call };
   });
 }
@@ -218,6 +317,7 @@ function embeddedEndpointRoutes(app: FastifyInstance, ctx: PluginContext<CallsEn
   }
   // before the host's server waits for its connections: the agents leave and the endpoint's WebSockets close
   app.addHook('preClose', async () => {
+    await s.live.endAll('the oracle is stopping');
     await s.agents.close();
     await (await s.embedded.endpoint)?.close();
   });
@@ -252,6 +352,7 @@ export const callsPlugin = definePlugin<CallsEnv>({
   stop: async (ctx) => {
     const s = states.get(ctx);
     if (!s) return;
+    await s.live.endAll('the oracle is stopping');
     await s.agents.close();
     s.embedded.detach?.();
     await (await s.embedded.endpoint?.catch(() => undefined))?.close();

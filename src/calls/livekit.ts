@@ -36,7 +36,8 @@ export async function joinToken(
     identity: o.identity,
     ...(o.name !== undefined ? { name: o.name } : {}),
     ttl: TOKEN_TTL_S,
-    attributes: { 'oraclekit.role': o.role },
+    // the agent's state, as LiveKit Agents publish it (components-react's useVoiceAssistant reads it)
+    attributes: { 'oraclekit.role': o.role, ...(o.role === 'agent' ? { 'lk.agent.state': 'initializing' } : {}) },
   });
   at.addGrant({
     roomJoin: true,
@@ -44,8 +45,30 @@ export async function joinToken(
     canPublish: true,
     canSubscribe: true,
     canPublishData: true,
-    ...(o.role === 'agent' ? { agent: true } : {}),
+    ...(o.role === 'agent' ? { agent: true, canUpdateOwnMetadata: true } : {}),
   });
   const token = await at.toJwt();
   return { url: target.url, token, expiresAt: new Date(Date.now() + TOKEN_TTL_S * 1000).toISOString() };
+}
+
+/**
+ * Where clients join the embedded endpoint: the configured public URL; else the origin the request came to, when its
+ * Host was checked (a server bound to one address answers to its own names only, or ORACLE_ALLOWED_HOSTS names them);
+ * else undefined: a server on every interface that answers to any host name cannot tell a real origin from a forged
+ * Host header (a request naming a loopback host is answered: it reached this machine as such).
+ */
+export function embeddedJoinUrl(o: {
+  publicUrl: string | undefined;
+  prefix: string;
+  /** The address the oracle listens on. */
+  bound: string | undefined;
+  /** Whether ORACLE_ALLOWED_HOSTS names the hosts (not `*`). */
+  namedHosts: boolean;
+  req: { protocol: string; host: string; hostname: string };
+  isLoopback: (host: string) => boolean;
+}): string | undefined {
+  if (o.publicUrl) return `${wsUrl(o.publicUrl)}${o.prefix}`;
+  const everyInterface = o.bound === '0.0.0.0' || o.bound === '::';
+  if (everyInterface && !o.namedHosts && !o.isLoopback(o.req.hostname)) return undefined;
+  return `${o.req.protocol === 'https' ? 'wss' : 'ws'}://${o.req.host}${o.prefix}`;
 }

@@ -30,6 +30,34 @@ export const CallsEnvSchema = z
     CALLS_TTS_API_KEY: opt(z.string()),
     CALLS_TTS_MODEL: z.preprocess(blank, z.string().trim().min(1).default('tts-1')),
     CALLS_TTS_VOICE: z.preprocess(blank, z.string().trim().min(1).max(64).default('alloy')),
+    /**
+     * Where clients reach the embedded endpoint (ws://, wss://, http:// or https://; http(s) is handed out as ws(s)):
+     * connection.url. Unset: the origin of the request, whose Host the oracle checked (a loopback bind or
+     * ORACLE_ALLOWED_HOSTS); needed when the oracle listens on every interface and answers to any host name.
+     */
+    CALLS_PUBLIC_URL: opt(z.url({ protocol: /^(wss?|https?)$/, error: 'a ws://, wss://, http:// or https:// URL' })),
+    /** The host names the oracle answers to (the runtime's ORACLE_ALLOWED_HOSTS): a checked Host names the origin. */
+    ORACLE_ALLOWED_HOSTS: opt(z.string()),
+    /** Live calls one user may have at once. */
+    CALLS_MAX_PER_USER: z.preprocess(blank, z.coerce.number().int().min(1).max(1000).default(2)),
+    /** Live calls of the process at once (one core holds about 8 with the embedded endpoint). */
+    CALLS_MAX_PER_PROCESS: z.preprocess(blank, z.coerce.number().int().min(1).max(10_000).default(8)),
+    /** A call no user joined this long (s) after its creation ends. */
+    CALLS_JOIN_TIMEOUT_S: z.preprocess(blank, z.coerce.number().int().min(5).max(3600).default(60)),
+    /** A call whose user left and did not come back this long (s) after ends. */
+    CALLS_LEFT_GRACE_S: z.preprocess(blank, z.coerce.number().int().min(1).max(3600).default(30)),
+    /** A participant of the embedded endpoint with no media connection this long (s) after joining is dropped. */
+    CALLS_MEDIA_TIMEOUT_S: z.preprocess(blank, z.coerce.number().int().min(2).max(600).default(20)),
+    /** Signal messages per second one participant of the embedded endpoint may send (a burst of 5 s' worth). */
+    CALLS_SIGNAL_PER_SECOND: z.preprocess(blank, z.coerce.number().int().min(1).max(1000).default(20)),
+    /** The largest SDP the embedded endpoint accepts (bytes). */
+    CALLS_SDP_MAX_BYTES: z.preprocess(blank, z.coerce.number().int().min(4096).max(1_048_576).default(65_536)),
+    /** The most media sections (m-lines) an SDP may carry at the embedded endpoint. */
+    CALLS_SDP_MAX_MEDIA_SECTIONS: z.preprocess(blank, z.coerce.number().int().min(1).max(64).default(8)),
+    /** Speech shorter than this (ms) while the agent answers does not interrupt it (0: any speech does). */
+    CALLS_MIN_INTERRUPTION_MS: z.preprocess(blank, z.coerce.number().int().min(0).max(5000).default(250)),
+    /** What the agent says as it joins a call that names no greeting of its own (unset: nothing). */
+    CALLS_GREETING: opt(z.string().trim().min(1).max(500)),
     /** The silence (ms) after speech that ends the user's utterance. */
     CALLS_END_OF_TURN_MS: z.preprocess(blank, z.coerce.number().int().min(100).max(5000).default(500)),
   })

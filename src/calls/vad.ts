@@ -76,6 +76,16 @@ export class TurnDetector {
     return (this.speechEnd / VAD_RATE) * 1000;
   }
 
+  /** Whether the user is speaking now (speech started and the turn has not ended). */
+  get isSpeaking(): boolean {
+    return this.speaking;
+  }
+
+  /** The stream's audio time now (ms). */
+  get nowMs(): number {
+    return (this.now / VAD_RATE) * 1000;
+  }
+
   /** How long ago (ms of audio) speech ended: at the end of a turn, the silence counted. */
   get msSinceSpeechEnd(): number {
     return ((this.now - this.speechEnd) / VAD_RATE) * 1000;

@@ -6,7 +6,11 @@
  * credits and history as for a chat message) → each sentence of the answer,
  * as it streams, to text-to-speech (POST /audio/speech, 24 kHz PCM) → the
  * agent's audio track. Speech from the user while the agent answers is a
- * barge-in: playback stops and the turn is aborted, as Esc does in chat.
+ * barge-in once it has lasted the minimum interruption: playback stops and
+ * the turn is aborted, as Esc does in chat; shorter speech (a cough, a "hm")
+ * does not cut the agent and is not taken as a turn. The agent's state
+ * (listening, thinking, speaking) is told as it changes (LiveKit Agents'
+ * `lk.agent.state`).
  */
 import type * as Livekit from '@livekit/rtc-node';
 import type { AudioFrame, AudioSource } from '@livekit/rtc-node';
@@ -30,7 +34,12 @@ export interface VoiceServices {
   stt: { baseUrl: string; apiKey?: string; model: string };
   tts: { baseUrl: string; apiKey?: string; model: string; voice: string };
   endOfTurnMs: number;
+  /** Speech shorter than this (ms) while the agent answers does not interrupt it (0: any speech does). */
+  minInterruptionMs: number;
 }
+
+/** The agent's state as LiveKit Agents name it (`lk.agent.state`). */
+export type AgentState = 'initializing' | 'listening' | 'thinking' | 'speaking';
 
 const RATE = 48_000;
 /** The PCM of OpenAI's `response_format: "pcm"`: 24 kHz, 16-bit little-endian, mono. */
@@ -48,6 +57,8 @@ interface VoiceOptions {
   services: VoiceServices;
   source: AudioSource;
   log: (line: string) => void;
+  /** Told each change of the agent's state. */
+  onState?: (state: AgentState) => void;
 }
 
 /**
@@ -69,6 +80,8 @@ interface Stages {
 /** One answer being given: its run, its speech, how to stop both, and its stages. */
 interface Answer {
   abort: AbortController;
+  /** The answer was given in full (or failed): speech after it is a new turn, not a barge-in. */
+  finished: boolean;
   run?: Run;
   done: Promise<void>;
   stages: Stages;
@@ -99,6 +112,9 @@ export class VoiceSession {
   private closed = false;
   /** Frames the call's key cannot decrypt: not listened to (Opus would make noise of them). */
   private refused = false;
+  /** Where (audio ms) speech began that may interrupt the answer once it lasts the minimum interruption. */
+  private interrupting: number | undefined;
+  private state: AgentState = 'initializing';
   /** What was heard and said (tests and the bench read it). */
   readonly stats = { utterances: 0, bargeIns: 0, refusedFrames: 0 };
 
@@ -130,9 +146,41 @@ export class VoiceSession {
         continue;
       }
       const r = await detector.push(f.data);
-      if (r === 'start') this.bargeIn();
-      else if (r) this.utterance(r, performance.now() - detector.msSinceSpeechEnd);
+      if (r === 'start') {
+        // speech over the agent's answer: an interruption once it has lasted long enough (its 64 ms start included)
+        this.interrupting = this.answering() ? detector.nowMs - 64 : undefined;
+      } else if (r) {
+        const short = this.interrupting !== undefined;
+        this.interrupting = undefined;
+        // speech shorter than the minimum while the agent spoke: not a turn, and the answer went on
+        if (!short) this.utterance(r, performance.now() - detector.msSinceSpeechEnd);
+      }
+      if (
+        this.interrupting !== undefined &&
+        detector.isSpeaking &&
+        detector.nowMs - this.interrupting >= this.o.services.minInterruptionMs
+      ) {
+        this.interrupting = undefined;
+        this.bargeIn();
+      }
     }
+  }
+
+  /** Whether an answer is being given now (not finished, not stopped). */
+  private answering(): boolean {
+    const a = this.answer;
+    return a !== undefined && !a.finished && !a.abort.signal.aborted;
+  }
+
+  private setState(state: AgentState): void {
+    if (this.state === state || this.closed) return;
+    this.state = state;
+    this.o.onState?.(state);
+  }
+
+  /** The agent is in the room and listens. */
+  ready(): void {
+    this.setState('listening');
   }
 
   /** Stops (or resumes) listening to the user: their frames do not decrypt with the call's key. */
@@ -144,12 +192,34 @@ export class VoiceSession {
   /** The user speaks while an answer is given: stop the speech and abort the turn. */
   private bargeIn(): void {
     const a = this.answer;
-    if (!a || a.abort.signal.aborted) return;
+    if (!a || a.finished || a.abort.signal.aborted) return;
     this.stats.bargeIns++;
     a.abort.abort(new Error('interrupted by the user'));
     a.run?.abort.abort(new Error('interrupted by the user'));
     this.o.source.clearQueue();
     this.o.log(`[calls] ${this.o.callId}: barge-in, the answer stopped`);
+  }
+
+  /**
+   * Says the call's greeting as the agent joins: spoken like an answer (a barge-in cuts it), and kept in the session's
+   * history as the agent's message.
+   */
+  greet(text: string): void {
+    const abort = new AbortController();
+    const now = performance.now();
+    const answer: Answer = { abort, finished: false, done: Promise.resolve(), stages: { lastLoud: now, heard: now } };
+    answer.done = (async () => {
+      await this.o.host.postMessage(this.o.sessionId, { content: text });
+      await this.speakAll([text], abort.signal);
+    })()
+      .catch((e: unknown) => {
+        if (!abort.signal.aborted) this.o.log(`[calls] ${this.o.callId}: the greeting failed: ${(e as Error).message}`);
+      })
+      .finally(() => {
+        answer.finished = true;
+        if (this.answer === answer) this.setState('listening');
+      });
+    this.answer = answer;
   }
 
   private utterance(samples: Int16Array, speechEndAt: number): void {
@@ -158,16 +228,23 @@ export class VoiceSession {
     const abort = new AbortController();
     const answer: Answer = {
       abort,
+      finished: false,
       done: Promise.resolve(),
       stages: { lastLoud: speechEndAt, heard: performance.now() },
     };
     answer.done = (async () => {
       await previous?.done; // one turn at a time in a session
       if (abort.signal.aborted || this.closed) return;
+      this.setState('thinking');
       await this.respond(samples, answer);
-    })().catch((e: unknown) => {
-      if (!abort.signal.aborted) this.o.log(`[calls] ${this.o.callId}: ${(e as Error).message}`);
-    });
+    })()
+      .catch((e: unknown) => {
+        if (!abort.signal.aborted) this.o.log(`[calls] ${this.o.callId}: ${(e as Error).message}`);
+      })
+      .finally(() => {
+        answer.finished = true;
+        if (this.answer === answer) this.setState('listening');
+      });
     this.answer = answer;
   }
 
@@ -266,6 +343,7 @@ export class VoiceSession {
         if (signal.aborted || this.closed) return;
         const chunk = f.data.slice(at, at + FRAME);
         await this.o.source.captureFrame(new Frame(chunk, RATE, 1, chunk.length));
+        this.setState('speaking');
         if (stages && stages.firstFrame === undefined) {
           stages.firstFrame = performance.now();
           this.o.log(`[calls] ${this.o.callId}: ${stagesLine(stages)}`);

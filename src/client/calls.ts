@@ -7,6 +7,7 @@
  * speak the oracle's /calls routes, so they load no media code.
  */
 import type { OracleClient } from './client.ts';
+import { OracleClientError } from './errors.ts';
 import {
   CallResponseSchema,
   CreateCallResponseSchema,
@@ -39,8 +40,20 @@ const callPath = (callId: string) => `/calls/${encodeURIComponent(callId)}`;
  * @example
  * const { callId, encryptionKey, connection } = await createCall(client, { sessionId, callType: 'audio' });
  */
-export function createCall(client: OracleClient, body: CreateCallBody): Promise<CreateCallResponse> {
-  return json(client, 'POST', '/calls', CreateCallResponseSchema, body);
+export async function createCall(client: OracleClient, body: CreateCallBody): Promise<CreateCallResponse> {
+  try {
+    return await json(client, 'POST', '/calls', CreateCallResponseSchema, body);
+  } catch (e) {
+    // no calls resource at all: the oracle runs without calls (features: {calls: false}, or the package not installed)
+    if (OracleClientError.isInstance(e) && (e.code === 'not_found' || e.code === 'plugin_not_installed'))
+      throw new OracleClientError(
+        e.status,
+        'calls_unavailable',
+        `this oracle does not offer calls (${e.message})`,
+        e.body,
+      );
+    throw e;
+  }
 }
 
 /** A fresh join token for a call that has not ended (`POST /calls/:id/sync`). */

@@ -28,7 +28,7 @@ export function createOracleApp(options: OracleAppOptions): OracleApp {
   // fastify's own logger stays off: the runtime's log has one line per request (log.ts), nothing else of fastify's
   const fastify = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: 2 * 1024 * 1024 });
   fastify.addHook('onResponse', async (req, reply) => logRequest(runtime.pino, req, reply));
-  setRuntimeNotFound(fastify);
+  setRuntimeNotFound(fastify, () => runtime.corsOrigins);
   guardHosts(fastify, () => runtime.hostPolicy());
   void fastify.register(oracle.plugin);
   return {

@@ -388,9 +388,20 @@ function registerDelegationRoutes(app: ZodApp, rt: OracleRuntime): void {
   });
 }
 
-/** A not-found handler with protocol.md's body (for a fastify the runtime owns). */
-export function setRuntimeNotFound(app: FastifyInstance): void {
+/**
+ * A not-found handler with protocol.md's body (for a fastify the runtime owns). It answers outside the runtime's scope
+ * and its CORS hook, so it carries the CORS headers itself: a page of an allowed origin reads the 404 (e.g. "no route
+ * POST /calls" from an oracle without calls) instead of a CORS failure.
+ */
+export function setRuntimeNotFound(app: FastifyInstance, corsOrigins: () => string[] | boolean = () => false): void {
   app.setNotFoundHandler((req, reply) => {
+    const origin = req.headers.origin;
+    const allowed = corsOrigins();
+    if (origin && (allowed === true || (Array.isArray(allowed) && allowed.includes(origin))))
+      void reply
+        .header('access-control-allow-origin', origin)
+        .header('access-control-allow-credentials', 'true')
+        .header('vary', 'Origin');
     void reply
       .status(404)
       .send({ statusCode: 404, code: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` });

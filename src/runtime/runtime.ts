@@ -229,6 +229,7 @@ export class OracleRuntime {
       run.emit(e);
       return true;
     },
+    // a use that costs like a turn (a call) counts against the per-user turn rate like one (admitTurn takes the slot)
     gateTurn: async (req) => void (await this.admitTurn(req)),
   };
 

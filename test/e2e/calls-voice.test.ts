@@ -14,6 +14,7 @@ import {
   AudioSource,
   AudioStream,
   LocalAudioTrack,
+  ParticipantKind,
   Room,
   RoomEvent,
   TrackKind,
@@ -202,6 +203,39 @@ describe('a voice call on the embedded endpoint', () => {
     // ending the call ends the room
     const ended = await u.req('PATCH', `/calls/${callId}/update`, { callStatus: 'ended' });
     expect(ended.body.call.callStatus).toBe('ended');
+  }, 60_000);
+
+  it("is a participant of kind AGENT whose lk.agent.state follows the call, and says the call's greeting", async () => {
+    const u = await h.user();
+    const sessionId = await u.newSession();
+    const created = await u.req('POST', '/calls', { sessionId, greeting: 'Hello, I am listening.' });
+    expect(created.status).toBe(201);
+    const { callId, encryptionKey } = created.body;
+    const sync = await u.req('POST', `/calls/${callId}/sync`, {});
+    const me = await participant(sync.body.connection.url, sync.body.connection.token, encryptionKey);
+    await until('the agent in the room', () => me.room.remoteParticipants.size === 1);
+    const agent = [...me.room.remoteParticipants.values()][0]!;
+    expect(agent.kind).toBe(ParticipantKind.AGENT);
+    const states: string[] = [];
+    const record = () => {
+      const s = agent.attributes['lk.agent.state'];
+      if (s && states.at(-1) !== s) states.push(s);
+    };
+    record();
+    me.room.on(RoomEvent.ParticipantAttributesChanged, record);
+    // the greeting is spoken (the agent speaks, then listens again) and kept as the agent's message
+    await until('the greeting spoken', () => states.includes('speaking') && states.at(-1) === 'listening');
+    expect(speech.spoken.map((x) => x.input)).toContain('Hello, I am listening.');
+    const history = (await u.req('GET', `/sessions/${sessionId}/messages`)).body.messages as { content: unknown }[];
+    expect(history.map((m) => m.content)).toContain('Hello, I am listening.');
+    // a turn: thinking, speaking, listening
+    speech.transcripts.push('Say something.');
+    h.model.enqueue(say('Something.'));
+    const from = states.length;
+    await me.speak(espeak('Say something.', RATE).samples, 900);
+    await until('the answer given', () => states.slice(from).join(',').includes('thinking,speaking,listening'));
+    await me.room.disconnect();
+    await u.req('PATCH', `/calls/${callId}/update`, { callStatus: 'ended' });
   }, 60_000);
 
   it("refuses a user whose frames the call's key does not decrypt: e2ee_key_mismatch in its log, nothing transcribed", async () => {

@@ -221,6 +221,27 @@ describe('calls configuration', () => {
     }
   });
 
+  it('tells a page of an allowed origin that an oracle without calls does not offer them, with CORS headers on the 404', async () => {
+    const origin = 'http://app.example.org';
+    const h = await startHarness({ features: { calls: false }, corsOrigins: [origin] });
+    try {
+      const c = await OracleClient.connect({ baseUrl: h.url, signer: await generateSigner() });
+      const { sessionId } = await c.createSession();
+      const e = await createCall(c, { sessionId }).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(OracleClientError);
+      expect(e).toMatchObject({ status: 404, code: 'calls_unavailable' });
+      expect((e as Error).message).toMatch(/^this oracle does not offer calls/);
+      // the page's fetch reads that 404 only if it carries CORS headers for its origin; another origin gets none
+      const res = await fetch(`${h.url}/calls`, { method: 'POST', headers: { origin } });
+      expect(res.status).toBe(404);
+      expect(res.headers.get('access-control-allow-origin')).toBe(origin);
+      const other = await fetch(`${h.url}/calls`, { method: 'POST', headers: { origin: 'http://evil.example' } });
+      expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await h.close();
+    }
+  });
+
   it('refuses to boot with a LiveKit server URL but no API key, naming the missing variable', () => {
     let err: unknown;
     try {

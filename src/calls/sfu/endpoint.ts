@@ -6,6 +6,11 @@
  * admits a participant with a LiveKit access token signed by its own key, and
  * forwards each participant's RTP to the others of the room untouched. A room
  * holds at most MAX_PARTICIPANTS (the user, the agent and an observer).
+ *
+ * What a participant may do is bounded (SignalLimits), so that one caller cannot hold the event loop that also
+ * forwards every other call's media and runs every user's turns: its signal messages per second, the size and
+ * media sections of its SDP, its tracks (one microphone, one camera, end-to-end encrypted), and how long it may stay
+ * without a media connection.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +19,7 @@ import { TokenVerifier, type ClaimGrants } from 'livekit-server-sdk';
 import { WebSocketServer, type WebSocket } from 'ws';
 import {
   ClientConfiguration,
+  DisconnectReason,
   JoinResponse,
   ParticipantInfo_Kind,
   Room,
@@ -21,7 +27,7 @@ import {
   ServerInfo_Edition,
   SignalRequest,
 } from '@livekit/protocol';
-import { newSid, Peer, type PublishedTrack } from './peer.ts';
+import { newSid, Peer, type PublishedTrack, type SignalLimits } from './peer.ts';
 import type { RtpPacket } from 'werift';
 
 const MAX_PARTICIPANTS = 3;
@@ -37,7 +43,28 @@ interface EndpointOptions {
   /** The IPv4 address media binds to (default 127.0.0.1; 0.0.0.0 for every interface). */
   mediaAddress?: string;
   log?: (line: string) => void;
+  /** What one participant may do (defaults: DEFAULT_SIGNAL_LIMITS). */
+  limits?: Partial<EndpointLimits>;
+  /**
+   * Whether a room may be joined now: undefined admits, a string is the refusal (403), e.g. the room of a call that
+   * has ended. Asked at /rtc/validate and at every /rtc upgrade. Unset: every room a valid token names.
+   */
+  admitRoom?: (room: string, identity: string) => string | undefined;
+  /** A participant joined (true) or left (false) a room. */
+  onPresence?: (room: string, identity: string, present: boolean) => void;
 }
+
+export interface EndpointLimits extends SignalLimits {
+  /** A participant none of whose connections carries media after this long (ms) is dropped. */
+  mediaTimeoutMs: number;
+}
+
+export const DEFAULT_ENDPOINT_LIMITS: EndpointLimits = {
+  signalPerSecond: 20,
+  sdpMaxBytes: 65_536,
+  sdpMaxMediaSections: 8,
+  mediaTimeoutMs: 20_000,
+};
 
 interface EndpointRoom {
   sid: string;
@@ -77,9 +104,10 @@ function joinResponse(room: EndpointRoom, peer: Peer, others: Peer[]): JoinRespo
 export class LiveKitEndpoint {
   private readonly o: EndpointOptions;
   private readonly verifier: TokenVerifier;
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+  private readonly wss: WebSocketServer;
   readonly rooms = new Map<string, EndpointRoom>();
   private readonly log: (line: string) => void;
+  readonly limits: EndpointLimits;
   /** Every RTP packet a participant publishes, before it is forwarded (tests read the payloads). */
   onRtp: ((room: string, from: string, track: PublishedTrack, packet: RtpPacket) => void) | undefined;
 
@@ -87,6 +115,9 @@ export class LiveKitEndpoint {
     this.o = o;
     this.verifier = new TokenVerifier(o.apiKey, o.apiSecret);
     this.log = o.log ?? (() => {});
+    this.limits = { ...DEFAULT_ENDPOINT_LIMITS, ...o.limits };
+    // a signal message is at most an SDP and its envelope: a larger frame closes the connection (ws: 1009)
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: this.limits.sdpMaxBytes + 4096 });
   }
 
   /** Serves the signal path of an HTTP server's upgrades (other paths are left to their owners). */
@@ -124,6 +155,8 @@ export class LiveKitEndpoint {
     const room = claims.video?.room;
     if (!claims.video?.roomJoin || !room) return { status: 401, error: 'the token grants no room join' };
     if (!claims.sub) return { status: 401, error: 'the token names no identity' };
+    const refused = this.o.admitRoom?.(room, claims.sub);
+    if (refused !== undefined) return { status: 403, error: refused };
     const existing = this.rooms.get(room);
     const others = existing ? [...existing.peers.values()].filter((p) => p.o.identity !== claims.sub) : [];
     if (others.length >= MAX_PARTICIPANTS)
@@ -157,6 +190,8 @@ export class LiveKitEndpoint {
       metadata: claims.metadata ?? '',
       ws,
       mediaAddress: this.o.mediaAddress ?? '127.0.0.1',
+      limits: this.limits,
+      canUpdateOwnMetadata: claims.video?.canUpdateOwnMetadata === true,
       log: this.log,
     });
     const others = [...room.peers.values()];
@@ -167,13 +202,29 @@ export class LiveKitEndpoint {
     };
     peer.onInfoChanged = () => this.broadcast(room, peer);
     peer.onRtp = (t, packet) => this.onRtp?.(room.name, peer.o.identity, t, packet);
+    peer.onRefused = (why) => {
+      this.log(`[calls] ${peer.o.identity} dropped from room ${room.name}: ${why}`);
+      peer.send({
+        case: 'leave',
+        value: { canReconnect: false, reason: DisconnectReason.PARTICIPANT_REMOVED } as never,
+      });
+      void this.leave(room, peer);
+    };
     ws.on('message', (data: Buffer, binary: boolean) => this.onSignal(room, peer, data, binary));
     ws.on('close', () => void this.leave(room, peer));
     ws.on('error', () => void this.leave(room, peer));
+    // a participant that never brings media up (no ICE, no DTLS) holds nothing for long
+    const mediaTimer = setTimeout(() => {
+      if (!peer.closed && !peer.mediaConnected)
+        peer.onRefused?.(`no media connection within ${this.limits.mediaTimeoutMs / 1000} s`);
+    }, this.limits.mediaTimeoutMs);
+    mediaTimer.unref();
+    peer.onClose = () => clearTimeout(mediaTimer);
     peer.send({ case: 'join', value: joinResponse(room, peer, others) });
     this.log(
       `[calls] ${peer.o.identity} joined room ${room.name} (${room.peers.size} participant(s), protocol ${query.get('protocol') ?? '?'})`,
     );
+    this.o.onPresence?.(room.name, peer.o.identity, true);
     this.broadcast(room, peer);
     // what the others already publish
     for (const o of others)
@@ -187,8 +238,13 @@ export class LiveKitEndpoint {
     return room;
   }
 
-  /** A participant's signal request: a leave leaves, anything else goes to its peer (what it does not serve is logged). */
+  /**
+   * A participant's signal request: a leave leaves, anything else goes to its peer, one at a time (what it does not
+   * serve is logged). Past its rate the message is refused; a participant that keeps on is dropped.
+   */
   private onSignal(r: EndpointRoom, peer: Peer, data: Buffer, binary: boolean): void {
+    if (peer.closed) return;
+    if (!peer.allowSignal()) return;
     if (!binary) return;
     let req: SignalRequest;
     try {
@@ -201,7 +257,7 @@ export class LiveKitEndpoint {
       void this.leave(r, peer);
       return;
     }
-    peer.handle(req).then((served) => {
+    peer.enqueue(req).then((served) => {
       if (!served) this.log(`[calls] ${peer.sid}: signal request '${req.message.case}' is not served, ignored`);
     }, this.fail(peer));
   }
@@ -225,8 +281,11 @@ export class LiveKitEndpoint {
     await peer.close();
     this.broadcast(room, peer);
     if (peer.o.ws.readyState === peer.o.ws.OPEN) peer.o.ws.close();
-    if (room.peers.size === 0) this.rooms.delete(room.name);
+    if (room.peers.size === 0 && this.rooms.get(room.name) === room) this.rooms.delete(room.name);
     this.log(`[calls] ${peer.o.identity} left room ${room.name}`);
+    // a rejoin of the same identity replaces this connection: it did not leave the room
+    if (![...room.peers.values()].some((p) => p.o.identity === peer.o.identity))
+      this.o.onPresence?.(room.name, peer.o.identity, false);
   }
 
   /** Ends a room: every participant is told to leave and disconnected. */
@@ -234,7 +293,7 @@ export class LiveKitEndpoint {
     const room = this.rooms.get(name);
     if (!room) return;
     for (const p of [...room.peers.values()]) {
-      p.send({ case: 'leave', value: { canReconnect: false } as never });
+      p.send({ case: 'leave', value: { canReconnect: false, reason: DisconnectReason.ROOM_DELETED } as never });
       await this.leave(room, p);
     }
     this.rooms.delete(name);

@@ -4,8 +4,9 @@
  * `/rtc` path) has them — the publisher connection carries what the
  * participant sends (the client offers, we answer), the subscriber connection
  * what it receives (we offer, the client answers). Media is forwarded as RTP
- * packets, payloads untouched: with end-to-end encryption on, the endpoint
- * never holds a frame it could decode.
+ * packets, payloads untouched. A track announced without end-to-end
+ * encryption is refused, so the endpoint never forwards a frame it could
+ * decode.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -23,13 +24,19 @@ import {
   ParticipantInfo_Kind,
   ParticipantInfo_State,
   ParticipantPermission,
+  RequestResponse,
+  RequestResponse_Reason,
   SessionDescription,
   SignalResponse,
   SignalTarget,
   TrackInfo,
   TrackType,
   type AddTrackRequest,
+  type UpdateParticipantMetadata,
 } from '@livekit/protocol';
+
+/** The attributes a participant may carry (its token's and those it sets). */
+const MAX_ATTRIBUTES = 16;
 
 /**
  * The Opus frame length asked of every publisher (`a=ptime` in the answer; Chrome's and rtc-node's encoders follow it):
@@ -56,6 +63,28 @@ const CODECS = {
   ],
 };
 
+/** What one participant may do over its signal connection (docs/live-agent.md, "Limits"). */
+export interface SignalLimits {
+  /** Signal messages per second, on average; a burst of 5 seconds' worth is allowed. */
+  signalPerSecond: number;
+  /** The largest SDP (offer or answer) accepted, in bytes. */
+  sdpMaxBytes: number;
+  /** The most media sections (m-lines) an SDP may carry. */
+  sdpMaxMediaSections: number;
+}
+
+/** Refused signal messages, past the rate, before the participant is dropped. */
+const MAX_REFUSED = 50;
+
+/** Why an SDP is refused, or undefined: its size and media sections against the limits. */
+export function sdpRefusal(sdp: string, l: SignalLimits): string | undefined {
+  if (sdp.length > l.sdpMaxBytes) return `an SDP of ${sdp.length} bytes (at most ${l.sdpMaxBytes})`;
+  const sections = sdp.match(/^m=/gm)?.length ?? 0; // the size is bounded first: this reads at most sdpMaxBytes
+  if (sections > l.sdpMaxMediaSections)
+    return `an SDP of ${sections} media sections (at most ${l.sdpMaxMediaSections})`;
+  return undefined;
+}
+
 interface PeerOptions {
   sid: string;
   identity: string;
@@ -67,6 +96,9 @@ interface PeerOptions {
   /** The IPv4 address media binds to; 0.0.0.0 for every interface. */
   mediaAddress: string;
   iceServers?: { urls: string; username?: string; credential?: string }[];
+  limits: SignalLimits;
+  /** The token's canUpdateOwnMetadata: whether the participant may set its attributes (the agent's state). */
+  canUpdateOwnMetadata?: boolean;
   log: (line: string) => void;
 }
 
@@ -95,6 +127,18 @@ export class Peer {
   private renegotiate = false;
   private offerId = 0;
   closed = false;
+  /** Whether a connection of this participant's has carried media (ICE and DTLS up). */
+  mediaConnected = false;
+  private tokens: number;
+  private lastRefill = Date.now();
+  private refused = 0;
+  /** Requests refused (the first is logged: a participant cannot fill the log). */
+  private refusedRequests = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  private queued = 0;
+  /** The participant broke a limit it cannot continue past: the endpoint drops it, saying why. */
+  onRefused: ((why: string) => void) | undefined;
+  onClose: (() => void) | undefined;
   /** Called for each RTP packet this participant publishes, before it is forwarded (tests read it). */
   onRtp: ((track: PublishedTrack, packet: RtpPacket) => void) | undefined;
   onTrackReady: ((track: PublishedTrack) => void) | undefined;
@@ -111,6 +155,56 @@ export class Peer {
     this.publisher = new RTCPeerConnection(config);
     this.subscriber = new RTCPeerConnection(config);
     this.publisher.onTrack.subscribe((t) => this.incoming(t));
+    for (const pc of [this.publisher, this.subscriber])
+      pc.connectionStateChange.subscribe((state) => {
+        if (state === 'connected') this.mediaConnected = true;
+      });
+    this.tokens = this.burst;
+  }
+
+  private get burst(): number {
+    return this.o.limits.signalPerSecond * 5;
+  }
+
+  /**
+   * Counts a signal message against the participant's rate (a token bucket: signalPerSecond, a burst of 5 s' worth):
+   * false refuses it; past MAX_REFUSED refusals the participant is dropped.
+   */
+  allowSignal(now = Date.now()): boolean {
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.lastRefill) / 1000) * this.o.limits.signalPerSecond);
+    this.lastRefill = now;
+    if (this.tokens >= 1) {
+      this.tokens--;
+      return true;
+    }
+    if (++this.refused === 1)
+      this.o.log(
+        `[calls] ${this.o.identity}: signal messages refused past ${this.o.limits.signalPerSecond} per second`,
+      );
+    if (this.refused > MAX_REFUSED)
+      this.onRefused?.(`more than ${this.o.limits.signalPerSecond} signal messages per second`);
+    return false;
+  }
+
+  /**
+   * Handles the participant's requests one after another, as they came: an offer is answered before the next request
+   * is read, and one participant's requests never run beside each other.
+   */
+  enqueue(req: SignalRequest): Promise<boolean> {
+    if (this.queued >= this.burst) {
+      this.onRefused?.(`more than ${this.burst} signal requests waiting`);
+      return Promise.resolve(true);
+    }
+    this.queued++;
+    const next = this.queue.then(() => (this.closed ? true : this.handle(req)));
+    this.queue = next.catch(() => {}).finally(() => this.queued--);
+    return next;
+  }
+
+  /** Refuses a request the participant made, telling it why (LiveKit's RequestResponse). */
+  private refuse(request: RequestResponse['request'], reason: RequestResponse_Reason, message: string): void {
+    if (this.refusedRequests++ === 0) this.o.log(`[calls] ${this.o.identity}: ${request.case} refused: ${message}`);
+    this.send({ case: 'requestResponse', value: new RequestResponse({ reason, message, request }) });
   }
 
   get sid(): string {
@@ -154,10 +248,18 @@ export class Peer {
   async handle(req: SignalRequest): Promise<boolean> {
     const m = req.message;
     switch (m.case) {
-      case 'offer':
-        await this.answerPublisher(m.value);
+      case 'offer': {
+        const refused = sdpRefusal(m.value.sdp, this.o.limits);
+        if (refused) this.onRefused?.(`it offered ${refused}`);
+        else await this.answerPublisher(m.value);
         return true;
-      case 'answer':
+      }
+      case 'answer': {
+        const refused = sdpRefusal(m.value.sdp, this.o.limits);
+        if (refused) {
+          this.onRefused?.(`it answered with ${refused}`);
+          return true;
+        }
         await this.subscriber.setRemoteDescription({ type: 'answer', sdp: m.value.sdp });
         this.negotiating = false;
         if (this.renegotiate) {
@@ -165,6 +267,7 @@ export class Peer {
           await this.negotiate();
         }
         return true;
+      }
       case 'trickle': {
         const init = JSON.parse(m.value.candidateInit) as {
           candidate: string;
@@ -183,13 +286,16 @@ export class Peer {
         return true;
       case 'mute': {
         const t = this.tracks.get(m.value.sid);
-        if (t) {
+        if (t && t.info.muted !== m.value.muted) {
           t.info.muted = m.value.muted;
           this.bump();
           this.onInfoChanged?.();
         }
         return true;
       }
+      case 'updateMetadata':
+        this.updateAttributes(m.value);
+        return true;
       case 'ping':
         this.send({ case: 'pong', value: m.value });
         return true;
@@ -211,7 +317,59 @@ export class Peer {
     }
   }
 
+  /**
+   * Attributes a participant sets on itself (the agent's `lk.agent.state`), if its token allows it: at most
+   * MAX_ATTRIBUTES, keys of 64 characters and values of 1,024 at most; an empty value removes the key. The others
+   * are told, as LiveKit's server tells them.
+   */
+  private updateAttributes(u: UpdateParticipantMetadata): void {
+    const request = { case: 'updateMetadata' as const, value: u };
+    if (!this.o.canUpdateOwnMetadata)
+      return this.refuse(request, RequestResponse_Reason.NOT_ALLOWED, 'the token does not allow updating attributes');
+    const next = { ...this.o.attributes };
+    for (const [k, v] of Object.entries(u.attributes)) {
+      if (k.length > 64 || v.length > 1024)
+        return this.refuse(
+          request,
+          RequestResponse_Reason.LIMIT_EXCEEDED,
+          'an attribute key over 64 or value over 1024',
+        );
+      if (v === '') delete next[k];
+      else next[k] = v;
+    }
+    if (Object.keys(next).length > MAX_ATTRIBUTES)
+      return this.refuse(request, RequestResponse_Reason.LIMIT_EXCEEDED, `more than ${MAX_ATTRIBUTES} attributes`);
+    this.o.attributes = next;
+    this.bump();
+    this.send({
+      case: 'requestResponse',
+      value: new RequestResponse({ requestId: u.requestId, reason: RequestResponse_Reason.OK }),
+    });
+    this.send({ case: 'update', value: { participants: [this.info()] } as never });
+    this.onInfoChanged?.();
+  }
+
+  /**
+   * A track the participant announces: what the endpoint serves is one microphone and one camera (one audio and one
+   * video track), each end-to-end encrypted; anything else is refused with LiveKit's RequestResponse.
+   */
   private addTrack(r: AddTrackRequest): void {
+    const request = { case: 'addTrack' as const, value: r };
+    if (r.encryption === Encryption_Type.NONE)
+      return this.refuse(
+        request,
+        RequestResponse_Reason.NOT_ALLOWED,
+        'a track without end-to-end encryption: the endpoint forwards only encrypted media',
+      );
+    const kind = r.type === TrackType.VIDEO ? 'video' : r.type === TrackType.AUDIO ? 'audio' : undefined;
+    if (!kind)
+      return this.refuse(request, RequestResponse_Reason.UNSUPPORTED_TYPE, 'only audio and video tracks are served');
+    if ([...this.tracks.values()].some((t) => t.kind === kind))
+      return this.refuse(
+        request,
+        RequestResponse_Reason.LIMIT_EXCEEDED,
+        `a second ${kind} track: one microphone and one camera per participant`,
+      );
     const info = new TrackInfo({
       sid: newSid('TR'),
       type: r.type,
@@ -227,7 +385,6 @@ export class Peer {
       stereo: r.stereo,
       disableRed: true,
     });
-    const kind = r.type === TrackType.VIDEO ? 'video' : 'audio';
     this.tracks.set(info.sid, { info, owner: this, cid: r.cid, kind, sinks: new Map() });
     this.send({ case: 'trackPublished', value: { cid: r.cid, track: info } as never });
   }
@@ -304,14 +461,10 @@ export class Peer {
     });
   }
 
-  /** Whether this participant's published tracks are all encrypted (E2EE): the endpoint's refusal of clear media. */
-  encrypted(): boolean {
-    return [...this.tracks.values()].every((t) => t.info.encryption !== Encryption_Type.NONE);
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.onClose?.();
     this.bump();
     for (const t of this.tracks.values()) t.sinks.clear();
     await Promise.allSettled([this.publisher.close(), this.subscriber.close()]);

@@ -5,11 +5,13 @@
  * (POST /calls/:id/sync), joins the LiveKit room with LiveKit's own client and
  * end-to-end encryption keyed by the call, publishes the microphone (and the
  * camera for a video call) and marks the call active; endCall leaves and ends
- * it. The IXO SDK's return shape, without its Matrix requirement.
+ * it. The IXO SDK's return shape, without its Matrix requirement. A call
+ * that drops (the oracle went away, the network failed past LiveKit's own
+ * reconnection) ends with an `error` naming what happened.
  * livekit-client is loaded by this entry point only.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { ExternalE2EEKeyProvider, isE2EESupported, Room, RoomEvent } from 'livekit-client';
+import { DisconnectReason, ExternalE2EEKeyProvider, isE2EESupported, Room, RoomEvent } from 'livekit-client';
 import { createCall, syncCall, updateCall } from '../calls.ts';
 import type { CallType } from '../../lib/protocol/calls.ts';
 import { useOraclesContext } from './context.tsx';
@@ -17,7 +19,7 @@ import { useOraclesConfig, type OracleOverrides } from './config.ts';
 
 /** Why a call could not start in this browser (checked before any call is created, so none is charged). */
 export class LiveAgentError extends Error {
-  readonly code: 'e2ee_unsupported' | 'microphone_unavailable' | 'camera_unavailable' | 'not_ready';
+  readonly code: 'e2ee_unsupported' | 'microphone_unavailable' | 'camera_unavailable' | 'not_ready' | 'call_dropped';
   constructor(code: LiveAgentError['code'], message: string) {
     super(message);
     this.name = 'LiveAgentError';
@@ -34,6 +36,8 @@ export interface CallAgentInput {
   userDid?: string;
   agentVoice?: string;
   language?: string;
+  /** What the agent says as it joins (default: the oracle's CALLS_GREETING, else nothing). */
+  greeting?: string;
 }
 
 export interface UseLiveAgentOptions {
@@ -58,9 +62,35 @@ export interface UseLiveAgentResult {
   isConfigReady: boolean;
   sessionStarted: boolean;
   sessionViewVisible: boolean;
+  /** LiveKit is reconnecting the call after a network failure (it resumes, or the call drops). */
+  isReconnecting: boolean;
   /** The call in progress. */
   callId: string | undefined;
+  /**
+   * Why the last call could not start or ended unasked: a LiveAgentError (`call_dropped` names what happened), or
+   * the oracle's error (`calls_unavailable`: the oracle does not offer calls).
+   */
   error: Error | undefined;
+}
+
+/** How long callAgent waits for the oracle's configuration (its URL, from the registry or the overrides). */
+const CONFIG_WAIT_MS = 10_000;
+
+/** What a call's end, unasked, means to the person on the call, from LiveKit's reason. */
+export function dropMessage(reason: DisconnectReason | undefined): string {
+  switch (reason) {
+    case DisconnectReason.SERVER_SHUTDOWN:
+      return 'the call dropped: the oracle shut down';
+    case DisconnectReason.ROOM_DELETED:
+    case DisconnectReason.ROOM_CLOSED:
+      return 'the call ended: the oracle ended it';
+    case DisconnectReason.PARTICIPANT_REMOVED:
+      return 'the call ended: the oracle removed you from it';
+    case DisconnectReason.DUPLICATE_IDENTITY:
+      return 'the call moved: you joined it from another page';
+    default:
+      return 'the call dropped: the connection to the oracle was lost and could not be resumed';
+  }
 }
 
 function defaultWorker(): Worker | undefined {
@@ -126,6 +156,7 @@ async function joinCall(
   client: Parameters<typeof syncCall>[0],
   call: { callId: string; encryptionKey: string },
   callType: CallType,
+  leaving: { current: boolean },
 ): Promise<void> {
   try {
     const { connection } = await syncCall(client, call.callId);
@@ -136,7 +167,9 @@ async function joinCall(
     if (callType === 'video') await room.localParticipant.setCameraEnabled(true);
     await updateCall(client, call.callId, { callStatus: 'active', callStartedAt: new Date().toISOString() });
   } catch (e) {
+    leaving.current = true; // this page leaves: no drop to report
     await room.disconnect().catch(() => {});
+    leaving.current = false;
     await updateCall(client, call.callId, { callStatus: 'ended' }).catch(() => {});
     throw e;
   }
@@ -146,69 +179,130 @@ async function joinCall(
  * Whether the room is connected and the call's session started, as its events say; device and encryption errors are
  * toasted.
  */
-function useRoomState(room: Room, toast: UseLiveAgentOptions['toastAlert']) {
+function useRoomState(
+  room: Room,
+  toast: UseLiveAgentOptions['toastAlert'],
+  onDrop: (reason: DisconnectReason | undefined) => void,
+) {
   const [isConnecting, setConnecting] = useState(false);
   const [isReady, setReady] = useState(false);
+  const [isReconnecting, setReconnecting] = useState(false);
   const [sessionStarted, setSessionStarted] = useState(false);
   useEffect(() => {
     const onConnected = () => {
       setReady(true);
       setConnecting(false);
     };
-    const onDisconnected = () => {
+    const onDisconnected = (reason?: DisconnectReason) => {
       setReady(false);
       setConnecting(false);
+      setReconnecting(false);
       setSessionStarted(false);
+      onDrop(reason);
     };
+    const onReconnecting = () => setReconnecting(true);
+    const onReconnected = () => setReconnecting(false);
     const onMedia = (e: Error) => toast?.({ title: 'A media device failed', description: `${e.name}: ${e.message}` });
     const onEncryption = (e: Error) => toast?.({ title: 'Encryption error', description: `${e.name}: ${e.message}` });
     room.on(RoomEvent.Connected, onConnected);
     room.on(RoomEvent.Disconnected, onDisconnected);
+    room.on(RoomEvent.Reconnecting, onReconnecting);
+    room.on(RoomEvent.Reconnected, onReconnected);
     room.on(RoomEvent.MediaDevicesError, onMedia);
     room.on(RoomEvent.EncryptionError, onEncryption);
     return () => {
       room.off(RoomEvent.Connected, onConnected);
       room.off(RoomEvent.Disconnected, onDisconnected);
+      room.off(RoomEvent.Reconnecting, onReconnecting);
+      room.off(RoomEvent.Reconnected, onReconnected);
       room.off(RoomEvent.MediaDevicesError, onMedia);
       room.off(RoomEvent.EncryptionError, onEncryption);
     };
-  }, [room, toast]);
-  return { isReady, isConnecting, setConnecting, sessionStarted, setSessionStarted };
+  }, [room, toast, onDrop]);
+  return { isReady, isConnecting, isReconnecting, setConnecting, sessionStarted, setSessionStarted };
+}
+
+/** The oracle's configuration now, or once it is resolved (callAgent before it waits rather than failing). */
+function useConfigWait<T>(config: T | undefined, oracleDid: string): () => Promise<T> {
+  const latest = useRef(config);
+  const waiters = useRef(new Set<(c: T) => void>());
+  useEffect(() => {
+    latest.current = config;
+    if (config === undefined) return;
+    for (const w of waiters.current) w(config);
+    waiters.current.clear();
+  }, [config]);
+  return useCallback(async () => {
+    if (latest.current !== undefined) return latest.current;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters.current.delete(done);
+        reject(
+          new LiveAgentError('not_ready', `the oracle ${oracleDid} was not resolved within ${CONFIG_WAIT_MS / 1000} s`),
+        );
+      }, CONFIG_WAIT_MS);
+      const done = (c: T) => {
+        clearTimeout(timer);
+        resolve(c);
+      };
+      waiters.current.add(done);
+    });
+  }, [oracleDid]);
 }
 
 export function useLiveAgent(oracleDid: string, options: UseLiveAgentOptions = {}): UseLiveAgentResult {
   const { clientFor } = useOraclesContext();
   const { config, isReady: isConfigReady } = useOraclesConfig(oracleDid, options.overrides);
+  const configNow = useConfigWait(config, oracleDid);
   const { room, keyProvider } = useEncryptedRoom(options.worker);
   const [isCalling, setCalling] = useState(false);
-  const { isReady, isConnecting, setConnecting, sessionStarted, setSessionStarted } = useRoomState(
-    room,
-    options.toastAlert,
-  );
   const [callId, setCallId] = useState<string | undefined>();
   const [error, setError] = useState<Error | undefined>();
   const current = useRef<string | undefined>(undefined);
+  /** Set while this page leaves the room itself (endCall, a failed start): that is no drop. */
+  const leaving = useRef(false);
+
+  // the room went away unasked (the oracle ended the call or died, the network failed past LiveKit's reconnection):
+  // the call is over; the page is told why, and the oracle, if it is still there, that the call ended
+  const onDrop = useCallback(
+    (reason: DisconnectReason | undefined) => {
+      const id = current.current;
+      if (leaving.current || id === undefined) return;
+      current.current = undefined;
+      setCallId(undefined);
+      setError(new LiveAgentError('call_dropped', dropMessage(reason)));
+      if (config)
+        void updateCall(clientFor(oracleDid, config.apiUrl, config.wsUrl), id, { callStatus: 'ended' }).catch(() => {});
+    },
+    [config, clientFor, oracleDid],
+  );
+  const { isReady, isConnecting, isReconnecting, setConnecting, sessionStarted, setSessionStarted } = useRoomState(
+    room,
+    options.toastAlert,
+    onDrop,
+  );
 
   const callAgent = useCallback(
     async (input: CallAgentInput) => {
       setCalling(true);
       setError(undefined);
       try {
-        if (!config) throw new LiveAgentError('not_ready', `the oracle ${oracleDid} is not resolved yet`);
+        const cfg = await configNow();
         await checkBrowser(input.callType);
-        const client = clientFor(oracleDid, config.apiUrl, config.wsUrl);
+        const client = clientFor(oracleDid, cfg.apiUrl, cfg.wsUrl);
         const created = await createCall(client, {
           sessionId: input.sessionId,
           callType: input.callType,
           ...(input.agentVoice ? { agentVoice: input.agentVoice } : {}),
           ...(input.language ? { language: input.language } : {}),
+          ...(input.greeting ? { greeting: input.greeting } : {}),
         });
         current.current = created.callId;
         setCallId(created.callId);
         setSessionStarted(true);
         setConnecting(true);
         try {
-          await joinCall(room, keyProvider, client, created, input.callType);
+          await joinCall(room, keyProvider, client, created, input.callType, leaving);
         } catch (e) {
           current.current = undefined;
           setCallId(undefined);
@@ -224,16 +318,27 @@ export function useLiveAgent(oracleDid: string, options: UseLiveAgentOptions = {
         setCalling(false);
       }
     },
-    [config, oracleDid, clientFor, keyProvider, room],
+    [configNow, oracleDid, clientFor, keyProvider, room],
   );
 
+  // never throws for a call that is already over (dropped, or ended by the oracle)
   const endCall = useCallback(async () => {
     const id = current.current;
     current.current = undefined;
     setSessionStarted(false);
-    await room.disconnect();
-    if (id && config) await updateCall(clientFor(oracleDid, config.apiUrl, config.wsUrl), id, { callStatus: 'ended' });
+    leaving.current = true;
+    try {
+      await room.disconnect();
+    } finally {
+      leaving.current = false;
+    }
     setCallId(undefined);
+    if (!id || !config) return;
+    try {
+      await updateCall(clientFor(oracleDid, config.apiUrl, config.wsUrl), id, { callStatus: 'ended' });
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== 'call_ended') throw e;
+    }
   }, [room, config, clientFor, oracleDid]);
 
   return {
@@ -243,6 +348,7 @@ export function useLiveAgent(oracleDid: string, options: UseLiveAgentOptions = {
     isCalling,
     isConnecting,
     isReady,
+    isReconnecting,
     isConfigReady,
     sessionStarted,
     sessionViewVisible: isReady,

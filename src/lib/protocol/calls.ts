@@ -57,6 +57,8 @@ export const CreateCallBodySchema = z
       .trim()
       .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'a BCP 47 language tag such as "en" or "fr-CA"')
       .optional(),
+    /** What the agent says as it joins (default: the oracle's CALLS_GREETING, else nothing). */
+    greeting: z.string().trim().min(1).max(500).optional(),
   })
   .strict();
 export type CreateCallBody = z.input<typeof CreateCallBodySchema>;
