@@ -27,7 +27,6 @@ export default function setup(): void {
         cwd: root,
         stdio: 'inherit',
       });
-    execFileSync(process.execPath, [join(root, 'src/calls/scripts/vad-assets.js')], { cwd: root, stdio: 'inherit' });
     execFileSync(process.execPath, [join(root, 'node_modules/oclif/bin/run.js'), 'manifest'], {
       cwd: root,
       stdio: 'ignore',
