@@ -72,12 +72,12 @@ function stateOf(ctx: PluginContext<CallsEnv>): CallsState {
         apiSecret: randomBytes(32).toString('hex'),
         prefix: '',
         mediaAddress: e.CALLS_MEDIA_ADDRESS,
-        log: ctx.log,
+        log: (l) => ctx.log.info(l),
       },
       agents: new CallAgents({
         host: ctx.host,
         env: e,
-        log: ctx.log,
+        log: (l) => ctx.log.info(l),
         oracleDid: ctx.store.oracleDid,
         oracleName: ctx.config.name,
       }),
@@ -208,7 +208,7 @@ function embeddedEndpointRoutes(app: FastifyInstance, ctx: PluginContext<CallsEn
       endpointOf(s)!.then(
         (endpoint) => endpoint.upgrade(req, socket, head),
         (e: unknown) => {
-          ctx.log(`[calls] the embedded endpoint failed to load: ${(e as Error).message}`);
+          ctx.log.error(`the embedded endpoint failed to load: ${(e as Error).message}`);
           socket.destroy();
         },
       );

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Migration, Storage } from '../../../storage/storage.ts';
+import { migrateOnce } from '../../../storage/migrate.ts';
 import { creditsError } from './errors.ts';
 
 const MICRO = 1_000_000;
@@ -106,11 +107,24 @@ export class CreditsLedger {
   readonly denom: string;
   /** The insertion order of claims (a tie of created_at): SQLite's rowid, PostgreSQL's identity column seq. */
   private readonly order: 'rowid' | 'seq';
-  /** The credits tables' migrations, applied on the runtime's connection; every method waits for them. */
-  private migrated: Promise<void> | undefined;
+  /** The clock of created_at stamps (the plugin context's `now`). */
+  private readonly now: () => number;
+  /** Applies migrations once (the plugin context's `migrate`); every method waits for it. */
+  private readonly migrate: (steps: Migration[]) => Promise<void>;
 
-  constructor(db: Storage, o: { oracleDid: string; price: number; denom: string }) {
+  constructor(
+    db: Storage,
+    o: {
+      oracleDid: string;
+      price: number;
+      denom: string;
+      now?: () => number;
+      migrate?: (steps: Migration[]) => Promise<void>;
+    },
+  ) {
     this.db = db;
+    this.now = o.now ?? Date.now;
+    this.migrate = o.migrate ?? migrateOnce(db, 'credits');
     this.oracleDid = o.oracleDid;
     this.priceMicro = toMicro(o.price);
     this.denom = o.denom;
@@ -120,11 +134,7 @@ export class CreditsLedger {
 
   /** The migrations, applied once; after a failure (the database away) the next call tries again. */
   private ready(): Promise<void> {
-    this.migrated ??= this.db.migrate('credits', CREDITS_MIGRATIONS).catch((e: unknown) => {
-      this.migrated = undefined;
-      throw e;
-    });
-    return this.migrated;
+    return this.migrate(CREDITS_MIGRATIONS);
   }
 
   private claim(r: ClaimRow): Claim {
@@ -187,7 +197,7 @@ export class CreditsLedger {
         this.priceMicro,
         this.denom,
         'turn',
-        new Date().toISOString(),
+        new Date(this.now()).toISOString(),
       ],
     );
     return { contract: (await this.contract(userDid))!, created: changes > 0 };
@@ -224,7 +234,7 @@ export class CreditsLedger {
         [userDid, this.oracleDid],
       );
       if (paid) {
-        const now = new Date().toISOString();
+        const now = new Date(this.now()).toISOString();
         const entry = `usage-${randomUUID()}`;
         await this.db.run("UPDATE credits_claims SET status = 'consumed', consumed_at = ? WHERE id = ?", [
           now,
@@ -244,7 +254,14 @@ export class CreditsLedger {
       if (open.length === 0) {
         await this.db.run(
           "INSERT INTO credits_claims (id, user_did, oracle_did, session_id, amount_micro, status, created_at) VALUES (?, ?, ?, ?, ?, 'outstanding', ?)",
-          [`claim-${randomUUID()}`, userDid, this.oracleDid, sessionId, this.priceMicro, new Date().toISOString()],
+          [
+            `claim-${randomUUID()}`,
+            userDid,
+            this.oracleDid,
+            sessionId,
+            this.priceMicro,
+            new Date(this.now()).toISOString(),
+          ],
         );
         open = await this.claims(userDid, 'outstanding');
       }
@@ -283,7 +300,7 @@ export class CreditsLedger {
           `the claims total ${fromMicro(total)} ${this.denom}; the payment was ${amount}`,
           { field: 'amount', details: { expected: fromMicro(total) } },
         );
-      const now = new Date().toISOString();
+      const now = new Date(this.now()).toISOString();
       const paymentId = `payment-${randomUUID()}`;
       await this.db.run(
         'INSERT INTO credits_payments (id, user_did, oracle_did, contract_id, amount_micro, reference, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
