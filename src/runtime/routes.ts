@@ -363,12 +363,3 @@ function registerDelegationRoutes(app: ZodApp, rt: OracleRuntime): void {
     return { ok: true as const };
   });
 }
-
-/** A not-found handler with protocol.md's body (for a fastify the runtime owns). */
-export function setRuntimeNotFound(app: FastifyInstance): void {
-  app.setNotFoundHandler((req, reply) => {
-    void reply
-      .status(404)
-      .send({ statusCode: 404, code: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` });
-  });
-}
