@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import layers from './eslint-rules/layers.js';
+import issueNumbers from './eslint-rules/issue-numbers.js';
 
 /** The parts of src/lib that do file or process I/O; the rest of src/lib is pure (no node:fs, no child processes). */
 const LIB_IO = [
@@ -16,6 +17,24 @@ const LIB_IO = [
   'src/lib/selection/verify.ts',
   'src/lib/beacon/drand.ts',
   'src/lib/beacon/verify-worker.ts',
+];
+/** Copies of the blank-variable rule (`v.trim() === '' ? undefined : v`): src/lib/env.ts is its one home. */
+const BLANK_MESSAGE =
+  'the blank-variable rule lives in src/lib/env.ts: parse an environment with parseEnv (a blank variable is already unset), or ask isBlank';
+const BLANK_RULES = [
+  "ConditionalExpression[consequent.type='Identifier'][consequent.name='undefined'] > BinaryExpression[right.value=''] > CallExpression[callee.property.name='trim']",
+  "ConditionalExpression[consequent.type='Identifier'][consequent.name='undefined'] > LogicalExpression > BinaryExpression[right.value=''] > CallExpression[callee.property.name='trim']",
+].map((selector) => ({ selector, message: BLANK_MESSAGE }));
+/** A plugin reading the system clock: the runtime's clock is its context's now(). */
+const CLOCK_RULES = [
+  {
+    selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+    message: "a plugin reads the runtime's clock: ctx.now() (tests move it), never Date.now()",
+  },
+  {
+    selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+    message: "a plugin reads the runtime's clock: new Date(ctx.now()), never new Date()",
+  },
 ];
 const HEAVY = ['fastify*', '@fastify/*', 'ink', 'react', 'undici', 'execa', 'socket.io*', '@oclif/*'];
 const IO_MODULES = [
@@ -85,8 +104,20 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts', 'src/**/*.tsx'],
-    plugins: { oraclekit: layers },
-    rules: { 'oraclekit/layers': 'error' },
+    plugins: { oraclekit: { rules: { ...layers.rules, ...issueNumbers.rules } } },
+    rules: { 'oraclekit/layers': 'error', 'oraclekit/no-issue-numbers': 'error' },
+  },
+  {
+    // the one-home checks of docs/architecture.md: the env rule lives in src/lib/env.ts (parseEnv); a plugin's clock
+    // is its context's now(). The calls plugin is moving into its own package and keeps its copies until then.
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    ignores: ['src/lib/env.ts', 'src/runtime/plugins/**', 'src/calls/**'],
+    rules: { 'no-restricted-syntax': ['error', ...BLANK_RULES] },
+  },
+  {
+    files: ['src/runtime/plugins/**/*.ts'],
+    ignores: ['src/runtime/plugins/calls/**'],
+    rules: { 'no-restricted-syntax': ['error', ...BLANK_RULES, ...CLOCK_RULES] },
   },
   {
     files: ['src/lib/**/*.ts'],

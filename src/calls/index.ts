@@ -86,7 +86,7 @@ function stateOf(ctx: PluginContext<CallsEnv>): CallsState {
         apiSecret: randomBytes(32).toString('hex'),
         prefix: '',
         mediaAddress: e.CALLS_MEDIA_ADDRESS,
-        log: ctx.log,
+        log: (l) => ctx.log.info(l),
         limits: {
           signalPerSecond: e.CALLS_SIGNAL_PER_SECOND,
           sdpMaxBytes: e.CALLS_SDP_MAX_BYTES,
@@ -97,7 +97,7 @@ function stateOf(ctx: PluginContext<CallsEnv>): CallsState {
       agents: new CallAgents({
         host: ctx.host,
         env: e,
-        log: ctx.log,
+        log: (l) => ctx.log.info(l),
         oracleDid: ctx.store.oracleDid,
         oracleName: ctx.config.name,
         onPresence: (callId, identity, present) => state.live.presence(callId, identity, present),
@@ -115,7 +115,7 @@ function stateOf(ctx: PluginContext<CallsEnv>): CallsState {
           const call = await store.update(userDid, callId, { status: 'ended' });
           if (call) await endRoom(state, call);
         },
-        log: ctx.log,
+        log: (l) => ctx.log.info(l),
       }),
       publicUrl: e.CALLS_PUBLIC_URL,
       namedHosts: hosts.length > 0 && !hosts.includes('*'),
@@ -307,7 +307,7 @@ function embeddedEndpointRoutes(app: FastifyInstance, ctx: PluginContext<CallsEn
       endpointOf(s)!.then(
         (endpoint) => endpoint.upgrade(req, socket, head),
         (e: unknown) => {
-          ctx.log(`[calls] the embedded endpoint failed to load: ${(e as Error).message}`);
+          ctx.log.error(`the embedded endpoint failed to load: ${(e as Error).message}`);
           socket.destroy();
         },
       );

@@ -25,6 +25,7 @@ import { buildServer } from './server.ts';
 import { redisWhere } from './http/rate-limit.ts';
 import { claimStateDir, listen, stopOnSignals, urlOf } from './lifecycle.ts';
 import { hostPolicy } from '../runtime/host-check.ts';
+import { installOutboundTransport } from '../runtime/outbound.ts';
 import type { FastifyInstance } from 'fastify';
 import type { DefaultOracle } from './oracle.ts';
 
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
     setting: toolEnv().databaseUrl ? 'ORACLEKIT_DATABASE_URL' : 'databaseUrl',
   });
   const registry = new Registry(db, config);
+  installOutboundTransport(); // the health probes' and the oracle's outbound calls: undici, with time-outs
   const token = randomBytes(32).toString('base64url');
   const started = new Date().toISOString();
   let oracle: DefaultOracle | undefined = undefined; // mounted after the server is built

@@ -23,7 +23,7 @@ import { TOOL_ENV_NAMES, toolEnv } from '../lib/env.ts';
 import type { DaemonOracleConfig } from './config.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { Registry } from './registry/index.ts';
-import { mountPlugin } from './server.ts';
+import { mountPlugin } from '../runtime/http/server.ts';
 import type { PluginsStatus } from '../lib/protocol/index.ts';
 import { signerFromMnemonic } from '../lib/keys/keys.ts';
 import { signKeyProof } from '../lib/registry/key-proof.ts';

@@ -1,9 +1,9 @@
 /**
- * Builds the daemon's fastify app from the modules of http/: request ids
- * (request-id.ts), request logging (request-log.ts), the refusals before
- * there is a route (refusals.ts), the JSON parser with its depth check
- * (json-body.ts), the rate limit (rate-limit.ts), zod validation, the one
- * error handler (errors.ts), OpenAPI at /docs (docs.ts), /health
+ * Builds the daemon's fastify app on the one server factory
+ * (runtime/http/server.ts: time limits, request ids, the request line, the
+ * refusals, the depth-checked JSON parser, the one error handler, host
+ * names), then adds the daemon's own from http/: the rate limit
+ * (rate-limit.ts), zod validation, OpenAPI at /docs (docs.ts), /health
  * (health.ts), /v1 (the registry) and /admin/v1 (keys) (routes.ts), and the
  * public read of a domain at /public/v1 (public.ts).
  *
@@ -15,34 +15,18 @@
  * The /v1 auth hook is local to the /v1 plugin, so a mounted plugin does its
  * own auth; it inherits the error handler unless it sets its own.
  */
-import Fastify, {
-  type FastifyInstance,
-  type FastifyPluginAsync,
-  type FastifyPluginCallback,
-  type FastifyServerOptions,
-} from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { DeploymentConfig } from './config.ts';
 import type { Registry } from './registry/index.ts';
 import { installDocs } from './http/docs.ts';
-import { installErrorHandling } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import { publicPlugin } from './http/public.ts';
-import { checkBodyDepth, installJsonParser } from './http/json-body.ts';
-import { DEFAULT_TIMEOUTS, type RequestTimeouts } from './http/limits.ts';
 import { installRateLimit } from './http/rate-limit.ts';
-import { clientErrorHandler, frameworkErrors } from './http/refusals.ts';
-import { echoRequestId, genReqId } from './http/request-id.ts';
-import { RequestLog } from './http/request-log.ts';
 import { adminPlugin, registryPlugin } from './http/routes.ts';
-import { guardHosts, type HostPolicy } from '../runtime/host-check.ts';
-
-interface MountedPlugin {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  plugin: FastifyPluginAsync<any> | FastifyPluginCallback<any>;
-  options?: Record<string, unknown>;
-  prefix?: string;
-}
+import type { RequestTimeouts } from '../runtime/http/limits.ts';
+import { createHttpServer, mountPlugin, type MountedPlugin } from '../runtime/http/server.ts';
+import type { HostPolicy } from '../runtime/host-check.ts';
 
 interface ServerOptions {
   registry: Registry;
@@ -65,35 +49,17 @@ interface ServerOptions {
 }
 
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
-  const timeouts = { ...DEFAULT_TIMEOUTS, ...(opts.timeouts ?? {}) };
-  const app = Fastify({
-    logger: opts.logger ?? false,
-    logController: new RequestLog(),
-    genReqId,
+  const hosts = opts.hosts;
+  const app = createHttpServer({
+    logger: opts.logger,
     bodyLimit: opts.config.bodyLimitBytes,
-    // slow clients: the headers within headersMs, the whole request (body included) within requestMs, else
-    // 408 and the connection closed (clientErrorHandler); fastify's default is no limit at all
-    requestTimeout: timeouts.requestMs,
-    http: {
-      headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
-      connectionsCheckingInterval: timeouts.checkEveryMs,
-    },
-    frameworkErrors,
-    clientErrorHandler,
-    // the body of JSON: __proto__ and constructor.prototype refused (400), never merged
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'error',
+    timeouts: opts.timeouts,
+    hosts: hosts ? () => hosts : undefined,
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
-    routerOptions: { maxParamLength: 8192, ignoreTrailingSlash: true },
+    ignoreTrailingSlash: true,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  installErrorHandling(app);
-  echoRequestId(app);
-  // a page whose name resolves to 127.0.0.1 (DNS rebinding) must not reach the daemon's routes
-  const hosts = opts.hosts;
-  if (hosts) guardHosts(app, () => hosts);
   const { max, timeWindowMs } = opts.config.rateLimit;
   const rateLimit = await installRateLimit(app, {
     registry: opts.registry,
@@ -101,7 +67,6 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     timeWindowMs,
     redisUrl: opts.config.redisUrl,
   });
-  installJsonParser(app);
   if (opts.docs !== false) await installDocs(app, opts.version);
   healthRoutes(app, {
     db: opts.registry.db,
@@ -115,17 +80,4 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(adminPlugin, { prefix: '/admin/v1', registry: opts.registry, token: opts.token });
   for (const m of opts.plugins ?? []) await mountPlugin(app, m);
   return app;
-}
-
-/**
- * Mounts a plugin beside /v1 (the oracle runtime): in its own encapsulated
- * scope, under `prefix`, after the shared hooks. The scope checks the body's
- * depth before validation: such a plugin may parse JSON with a parser of its
- * own, without the root parser's check.
- */
-export async function mountPlugin(app: FastifyInstance, m: MountedPlugin): Promise<void> {
-  await app.register(async (scope) => {
-    scope.addHook('preValidation', checkBodyDepth);
-    await scope.register(m.plugin, { ...(m.options ?? {}), prefix: m.prefix });
-  });
 }

@@ -1,9 +1,12 @@
 /**
- * The `ORACLEKIT_` environment, read in one place (docs/environment.md): the names the CLI and its daemon read,
- * and the rule they share — a blank variable (empty or only spaces) counts as unset. Callers validate the values
- * where they are combined with flags and files (daemon/config.ts); the runtime's `ORACLE_` names are its settings
- * schema's (runtime/settings.ts), and the `domains` plugin reads its `ORACLEKIT_` names through its own envSchema.
+ * The environment rule, in one place (docs/environment.md): a blank variable (empty or only white space) counts as
+ * unset, for the CLI, its daemon, the runtime's settings and every plugin's envSchema (parseEnv drops the blank ones
+ * before a schema sees them, so no schema repeats the rule). Also the `ORACLEKIT_` names the CLI and its daemon read;
+ * callers validate those values where they are combined with flags and files (daemon/config.ts); the runtime's
+ * `ORACLE_` names are its settings schema's (runtime/settings.ts), and the `domains` plugin reads its `ORACLEKIT_`
+ * names through its own envSchema.
  */
+import type { z } from 'zod';
 
 /** Every `ORACLEKIT_` variable the tool reads, by the field `toolEnv` gives it under. */
 export const TOOL_ENV_NAMES = {
@@ -25,10 +28,30 @@ type ToolEnv = { -readonly [K in keyof typeof TOOL_ENV_NAMES]?: string };
 
 type Env = Record<string, string | undefined>;
 
+/** Whether a variable's value counts as unset: undefined, empty or only white space. */
+export function isBlank(v: string | undefined): v is undefined {
+  return v === undefined || v.trim() === '';
+}
+
 /** A variable's value, undefined when it is unset or blank. */
 export function envValue(env: Env, name: string): string | undefined {
   const v = env[name];
-  return v === undefined || v.trim() === '' ? undefined : v;
+  return isBlank(v) ? undefined : v;
+}
+
+/** The environment without its blank variables: what every env schema parses. */
+export function withoutBlanks(env: Env): Env {
+  const out: Env = {};
+  for (const [k, v] of Object.entries(env)) if (!isBlank(v)) out[k] = v;
+  return out;
+}
+
+/**
+ * Parses an environment with a zod schema after dropping its blank variables, so a schema's `.default()` and
+ * `.optional()` apply to a blank variable as to an unset one.
+ */
+export function parseEnv<S extends z.ZodType>(schema: S, env: Env): ReturnType<S['safeParse']> {
+  return schema.safeParse(withoutBlanks(env)) as ReturnType<S['safeParse']>;
 }
 
 /** The tool's `ORACLEKIT_` variables from `env` (default process.env), blank ones left out. */

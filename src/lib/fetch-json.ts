@@ -19,8 +19,16 @@
  *   its details; a caller whose area has its own code for that (the registry
  *   client's 503 `unavailable`) passes `fail`.
  *
- * The transport is the platform's `fetch` (in Node, undici's), so this module
- * stays pure and runs in browsers too; a caller may pass another `fetch`.
+ * `fetchOk` is the same call for a caller that wants only a 2xx reply: any
+ * other status throws one shape, 502 `upstream_error` naming who answered,
+ * the status and the upstream's own message (what a plugin's `ctx.fetch`
+ * does).
+ *
+ * The transport is the platform's `fetch` unless a Node process installs its
+ * own with `setOutboundTransport` (runtime/outbound.ts: undici with connect,
+ * headers and body time-outs and keep-alive, installed by the runtime, the
+ * daemon and the CLI), so this module stays pure and runs in browsers too; a
+ * caller may pass another `fetch` per call.
  */
 import type { OracleKitError } from './errors.ts';
 import { runtimeError } from './protocol/errors.ts';
@@ -86,6 +94,18 @@ export interface FetchJsonReply<T> {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
+let transport: typeof fetch | undefined;
+
+/** Sets the transport every call uses unless it passes its own `fetch` (undefined: the platform's fetch again). */
+export function setOutboundTransport(f: typeof fetch | undefined): void {
+  transport = f;
+}
+
+/** The transport of a call: its own, else the installed one, else the platform's fetch. */
+function transportOf(f: typeof fetch | undefined): typeof fetch {
+  return f ?? transport ?? fetch;
+}
+
 /** The low-level reason of a failed fetch ("ECONNREFUSED", "getaddrinfo ENOTFOUND …"), if any. */
 export function fetchCause(e: unknown): string | undefined {
   let c = (e as { cause?: unknown })?.cause as
@@ -117,7 +137,7 @@ export async function fetchJson<T = unknown>(r: FetchJsonRequest): Promise<Fetch
   const timeout = AbortSignal.timeout(timeoutMs);
   let res: Response;
   try {
-    res = await (r.fetch ?? fetch)(url, {
+    res = await transportOf(r.fetch)(url, {
       method: r.method ?? 'GET',
       headers,
       body: r.form ?? (r.body === undefined ? undefined : JSON.stringify(r.body)),
@@ -149,6 +169,65 @@ export async function fetchJson<T = unknown>(r: FetchJsonRequest): Promise<Fetch
   return { status: res.status, ok: res.ok, headers: res.headers, body: body as T, json, text };
 }
 
+/** A request for fetchOk: statuses besides 2xx the caller reads itself (a 404 that means "none") go in `accept`. */
+export interface FetchOkRequest extends FetchJsonRequest {
+  accept?: number[];
+}
+
+/**
+ * The upstream's own words of a failed reply, at most 300 characters: `error.message`, `error` (a string),
+ * `message`, Matrix's `errcode: error`, else the text.
+ */
+export function upstreamMessage(body: unknown, text: string): string {
+  const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const e = b.error;
+  const m =
+    (typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string'
+      ? (e as { message: string }).message
+      : undefined) ??
+    (typeof e === 'string' ? (typeof b.errcode === 'string' ? `${b.errcode}: ${e}` : e) : undefined) ??
+    (typeof b.message === 'string' ? b.message : undefined) ??
+    text;
+  return m.trim().slice(0, 300);
+}
+
+/**
+ * The one error of a reply with a status the caller did not want: 502 upstream_error, "<what> answered HTTP
+ * <status>: <its message>", with the status, the upstream's code when it sent one, and the URL without its query.
+ */
+export function upstreamReplyError(what: string, url: string | URL, reply: FetchJsonReply<unknown>): OracleKitError {
+  const u = new URL(url);
+  const said = upstreamMessage(reply.body, reply.text);
+  const b = (typeof reply.body === 'object' && reply.body !== null ? reply.body : {}) as Record<string, unknown>;
+  const code = typeof b.errcode === 'string' ? b.errcode : typeof b.code === 'string' ? b.code : undefined;
+  const hint =
+    reply.status === 401 || reply.status === 403 ? ' (the credentials are missing, invalid or lack access)' : '';
+  return runtimeError('upstream_error', `${what} answered HTTP ${reply.status}${hint}${said ? `: ${said}` : ''}`, {
+    details: {
+      upstreamStatus: reply.status,
+      url: u.origin + u.pathname,
+      ...(code ? { upstreamCode: code } : {}),
+      ...(reply.status === 429 && reply.headers.get('retry-after')
+        ? { retryAfter: reply.headers.get('retry-after') }
+        : {}),
+    },
+  });
+}
+
+/**
+ * fetchJson for a caller that wants a 2xx reply (or one of `accept`): any other status throws upstreamReplyError; a
+ * 2xx reply that should be JSON (not `binary`, not empty) and is not throws 502 upstream_error too.
+ */
+export async function fetchOk<T = unknown>(r: FetchOkRequest): Promise<FetchJsonReply<T>> {
+  const res = await fetchJson<T>(r);
+  if (!res.ok && !(r.accept ?? []).includes(res.status)) throw upstreamReplyError(r.what, r.url, res);
+  if (res.ok && !r.binary && res.text !== '' && !res.json)
+    throw runtimeError('upstream_error', `${r.what} answered with a body that is not JSON`, {
+      details: { upstreamStatus: res.status, url: new URL(r.url).origin + new URL(r.url).pathname },
+    });
+  return res;
+}
+
 /** Who answers, the time-out, the error when no answer came, the transport: as in FetchJsonRequest. */
 type OutboundOptions = Pick<FetchJsonRequest, 'what' | 'timeoutMs' | 'fail' | 'fetch'>;
 
@@ -168,7 +247,7 @@ export async function fetchOutbound(input: string | URL, init: RequestInit, o: O
   );
   const own = init.signal ?? undefined;
   try {
-    return await (o.fetch ?? fetch)(input, {
+    return await transportOf(o.fetch)(input, {
       ...init,
       signal: own ? AbortSignal.any([timer.signal, own]) : timer.signal,
     });

@@ -1,16 +1,23 @@
 /**
  * createOracleApp (docs/runtime.md): createOracle's plugin on a fastify of
- * its own, with socket.io on the same port (PORT, default 3000), logging one
- * line per request to the runtime's pino log (log.ts). Boot errors
+ * its own, built by the one server factory (http/server.ts, as the daemon's),
+ * with socket.io on the same port (PORT, default 3000), logging one line per
+ * request to the runtime's pino log. Boot errors
  * throw a BootError whose message is the exact `[boot-error] …` line (the
  * process entry exits non-zero).
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { createOracle, type Oracle } from './oracle.ts';
 import type { OracleAppOptions } from './runtime.ts';
-import { setRuntimeNotFound } from './routes.ts';
-import { logRequest } from './log.ts';
-import { guardHosts } from './host-check.ts';
+import { createHttpServer, depthChecked } from './http/server.ts';
+import { corsOnNotFound } from './routes.ts';
+import type { RequestTimeouts } from './http/limits.ts';
+
+/** createOracle's options, and the server's own. */
+export interface OracleAppServerOptions extends OracleAppOptions {
+  /** The request time limits (http/limits.ts, the daemon's defaults: headers 10 s, whole request 30 s). */
+  requestTimeouts?: Partial<RequestTimeouts>;
+}
 
 export interface OracleApp extends Omit<Oracle, 'plugin' | 'quiesce'> {
   fastify: FastifyInstance;
@@ -22,15 +29,20 @@ export interface OracleApp extends Omit<Oracle, 'plugin' | 'quiesce'> {
   listen(port?: number, host?: string): Promise<string>;
 }
 
-export function createOracleApp(options: OracleAppOptions): OracleApp {
+export function createOracleApp(options: OracleAppServerOptions): OracleApp {
   const oracle = createOracle(options);
   const { runtime } = oracle;
-  // fastify's own logger stays off: the runtime's log has one line per request (log.ts), nothing else of fastify's
-  const fastify = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: 2 * 1024 * 1024 });
-  fastify.addHook('onResponse', async (req, reply) => logRequest(runtime.pino, req, reply));
-  setRuntimeNotFound(fastify, () => runtime.corsOrigins);
-  guardHosts(fastify, () => runtime.hostPolicy());
-  void fastify.register(oracle.plugin);
+  // the daemon's server, from the same factory: time limits, the depth-checked JSON parser, request ids, the
+  // `__proto__` refusal, the not-found handler, the host names and the request line, written to the oracle's log
+  const fastify = createHttpServer({
+    loggerInstance: runtime.pino,
+    bodyLimit: 2 * 1024 * 1024,
+    timeouts: options.requestTimeouts,
+    hosts: () => runtime.hostPolicy(),
+    forceCloseConnections: true,
+  });
+  corsOnNotFound(fastify, () => runtime.corsOrigins);
+  void fastify.register(depthChecked({ plugin: oracle.plugin }));
   return {
     runtime,
     fastify,

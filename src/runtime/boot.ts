@@ -6,6 +6,7 @@
 import type { OracleConfig, OraclePlugin } from './plugin.ts';
 import type { PluginsStatus } from '../lib/protocol/index.ts';
 import { RUNTIME_VERSION } from '../lib/protocol/index.ts';
+import { isBlank, parseEnv } from '../lib/env.ts';
 
 export interface BootLogger {
   info(line: string): void;
@@ -36,8 +37,6 @@ interface BootResult {
   ordered: ResolvedPlugin[];
   excluded: { plugin: string; reason: string }[];
 }
-
-const blank = (v: string | undefined) => v === undefined || v.trim() === '';
 
 function envLine(name: string, variable: string, why: string): string {
   return (
@@ -102,7 +101,7 @@ function exclusion(
     if (forced === true) throw new BootError(envLine(p.name, d.exclude, 'required but not set in oracle.config.json'));
     return d.exclude;
   }
-  const missing = (p.requiredEnv ?? []).find((v) => blank(env[v]));
+  const missing = (p.requiredEnv ?? []).find((v) => isBlank(env[v]));
   if (missing !== undefined) {
     if (forced === true) throw new BootError(envLine(p.name, missing, 'required but blank'));
     return missing;
@@ -162,14 +161,15 @@ function topologicalOrder(
 }
 
 /**
- * A plugin with its env parsed by its schema (a failure is a boot error naming the variable); a start with nothing
- * to do for that env is dropped (the plugin is loaded at boot).
+ * A plugin with its env parsed by its schema through the one env rule (parseEnv: a blank variable is unset); a
+ * failure is a boot error naming the variable; a start with nothing to do for that env is dropped (the plugin is
+ * loaded at boot).
  */
 function withEnv(plugin: OraclePlugin<unknown>, env: Record<string, string | undefined>): ResolvedPlugin {
   const startable = (parsed: unknown): OraclePlugin<unknown> =>
     plugin.start && plugin.startsWhen && !plugin.startsWhen(parsed) ? { ...plugin, start: undefined } : plugin;
   if (!plugin.envSchema) return { plugin: startable({}), env: {} };
-  const r = plugin.envSchema.safeParse(env);
+  const r = parseEnv(plugin.envSchema, env);
   if (!r.success) {
     const issue = r.error.issues[0]!;
     throw new BootError(envLine(plugin.name, String(issue.path[0] ?? '?'), issue.message));

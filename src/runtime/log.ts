@@ -1,15 +1,16 @@
 /**
  * The running oracle's log (pino, JSON lines on stdout at LOG_LEVEL): one
- * line per request that createOracleApp serves (method, path, status, ms) and
- * one per failed turn or failed tool call, read from the run's events, so
- * every way a turn ends is seen the same way. The boot lines (`[boot] …`,
- * `[plugin] …`) are not in it: they stay the plain lines of the BootLogger
- * that docs/runtime.md shows.
+ * line per request that createOracleApp serves (http/request-log.ts: method,
+ * path, status, ms), one per failed turn or failed tool call, read from the
+ * run's events, so every way a turn ends is seen the same way, and the
+ * plugins' own lines (their context's `log`, each carrying `plugin`). The
+ * boot lines (`[boot] …`, `[plugin] …`) are not in it: they stay the plain
+ * lines of the BootLogger that docs/runtime.md shows.
  *
  * Nothing secret goes in: a path without its query, event messages that the
  * runtime has already redacted (the model key, the mnemonic).
  */
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import type { AnyEvent } from '../lib/protocol/index.ts';
 import type { Run } from './run.ts';
@@ -20,20 +21,6 @@ export type RuntimeLog = FastifyBaseLogger;
 
 export function createRuntimeLog(level: LogLevel): RuntimeLog {
   return pino({ level });
-}
-
-/** The request line: info, warn for a 5xx. */
-export function logRequest(log: RuntimeLog, req: FastifyRequest, reply: FastifyReply): void {
-  const status = reply.statusCode;
-  const line = {
-    reqId: req.id,
-    method: req.method,
-    path: req.url.split('?', 1)[0],
-    status,
-    ms: Math.round(reply.elapsedTime * 10) / 10,
-  };
-  if (status >= 500) log.warn(line, 'request');
-  else log.info(line, 'request');
 }
 
 /**

@@ -6,6 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import type { RuntimeStore } from './store.ts';
 import type { Run } from './run.ts';
+import type { RuntimeLog } from './log.ts';
+import type { Migration } from '../storage/storage.ts';
+import type { FetchJsonReply, FetchOkRequest } from '../lib/fetch-json.ts';
 import type { AnyEventInput, ClientAction, ClientTool } from '../lib/protocol/index.ts';
 import { messageErrorFactory, type ErrorTable } from '../lib/errors.ts';
 import { RUNTIME_ERRORS } from '../lib/protocol/errors.ts';
@@ -106,12 +109,37 @@ export type PaymentVerification = { settled: true } | { settled: false; reason: 
 /** Checks a reported payment against its settlement (a chain, a payment provider): OracleAppOptions.verifyPayment. */
 export type PaymentVerifier = (p: PaymentToVerify) => Promise<PaymentVerification>;
 
+/** A request of a plugin's `ctx.fetch`: fetchOk's, the transport being the runtime's. */
+export type PluginFetchRequest = Omit<FetchOkRequest, 'fetch'>;
+
+/**
+ * The platform's services to a plugin, its one way to each (docs/plugins.md, "The plugin context"): its parsed
+ * environment, the oracle's store, config, clock, log and outbound HTTP, its migrations, and the runtime's host
+ * services.
+ */
 export interface PluginContext<Env = Record<string, unknown>> {
-  /** The plugin's environment, parsed by its env schema. */
+  /** The plugin's environment, parsed by its env schema after the one env rule (a blank variable is unset). */
   env: Env;
   store: RuntimeStore;
   config: OracleConfig;
-  log: (line: string) => void;
+  /**
+   * The oracle's log (pino, JSON lines at LOG_LEVEL), a child whose every line carries `plugin: <name>`:
+   * `ctx.log.warn({ channel }, 'reply not posted')`. Never put a secret in it.
+   */
+  log: RuntimeLog;
+  /** The runtime's clock, ms since the epoch (OracleAppOptions.now): what a plugin stamps and schedules with. */
+  now: () => number;
+  /**
+   * The one outbound HTTP call (lib/fetch-json.ts `fetchOk`, on the runtime's transport): a time-out on every call;
+   * no answer, or a status other than 2xx (or one of `accept`), throws 502 `upstream_error` naming `what`, the
+   * status and the upstream's own message.
+   */
+  fetch: <T = unknown>(r: PluginFetchRequest) => Promise<FetchJsonReply<T>>;
+  /**
+   * Applies the plugin's migrations (its area is its name) on the oracle's database, once: every caller awaits the
+   * same run; after a failure (the database away) the next call tries again. Await it before touching the tables.
+   */
+  migrate: (steps: Migration[]) => Promise<void>;
   /** Runtime services (turns, messages, realtime channel). */
   host: PluginHost;
 }
@@ -239,8 +267,26 @@ export function pluginErrorFactory<T extends ErrorTable>(table: T) {
   return messageErrorFactory<typeof RUNTIME_ERRORS & T>({ ...RUNTIME_ERRORS, ...table });
 }
 
-/** Identity helper for typing a plugin. */
-export function definePlugin<Env>(p: OraclePlugin<Env>): OraclePlugin<Env> {
+/**
+ * Types a plugin: its context's `env` is what its `envSchema` gives (defaults applied), with no cast.
+ *
+ * @example
+ * const Env = z.object({ QUOTES_URL: z.url().default('https://quotes.example.com') });
+ * export const quotes = definePlugin({
+ *   name: 'quotes',
+ *   version: '1.0.0',
+ *   manifest,
+ *   envSchema: Env,
+ *   tools: (ctx) => ({
+ *     quote: defineTool({
+ *       description: 'A quote of the day',
+ *       inputSchema: z.object({}),
+ *       execute: async () => (await ctx.fetch({ url: `${ctx.env.QUOTES_URL}/today`, what: 'the quotes service' })).body,
+ *     }),
+ *   }),
+ * });
+ */
+export function definePlugin<Env = Record<string, unknown>>(p: OraclePlugin<Env>): OraclePlugin<Env> {
   return p;
 }
 

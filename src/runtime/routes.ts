@@ -389,21 +389,20 @@ function registerDelegationRoutes(app: ZodApp, rt: OracleRuntime): void {
 }
 
 /**
- * A not-found handler with protocol.md's body (for a fastify the runtime owns). It answers outside the runtime's scope
- * and its CORS hook, so it carries the CORS headers itself: a page of an allowed origin reads the 404 (e.g. "no route
- * POST /calls" from an oracle without calls) instead of a CORS failure.
+ * A 404 of the server (no route: e.g. POST /calls on an oracle without calls) is answered outside the runtime's scope
+ * and its CORS hook, so it gets the CORS headers here: a page of an allowed origin reads the 404 instead of a CORS
+ * failure.
  */
-export function setRuntimeNotFound(app: FastifyInstance, corsOrigins: () => string[] | boolean = () => false): void {
-  app.setNotFoundHandler((req, reply) => {
+export function corsOnNotFound(app: FastifyInstance, corsOrigins: () => string[] | boolean): void {
+  app.addHook('onSend', async (req, reply, payload) => {
     const origin = req.headers.origin;
+    if (reply.statusCode !== 404 || !origin || reply.hasHeader('access-control-allow-origin')) return payload;
     const allowed = corsOrigins();
-    if (origin && (allowed === true || (Array.isArray(allowed) && allowed.includes(origin))))
+    if (allowed === true || (Array.isArray(allowed) && allowed.includes(origin)))
       void reply
         .header('access-control-allow-origin', origin)
         .header('access-control-allow-credentials', 'true')
         .header('vary', 'Origin');
-    void reply
-      .status(404)
-      .send({ statusCode: 404, code: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` });
+    return payload;
   });
 }

@@ -11,6 +11,8 @@ import { checkPostgresUrl, connectStorage, redact } from '../storage/open.ts';
 import { OracleKitError, showValue } from '../lib/errors.ts';
 import type { Storage } from '../storage/storage.ts';
 import { RUNTIME_MIGRATIONS } from './migrations.ts';
+import { createPluginContext } from './plugin-context.ts';
+import { installOutboundTransport } from './outbound.ts';
 import { RuntimeStore } from './store.ts';
 import { openSqliteFile } from './database.ts';
 import { isStorageFault } from '../storage/faults.ts';
@@ -234,6 +236,7 @@ export class OracleRuntime {
   };
 
   constructor(o: OracleAppOptions) {
+    installOutboundTransport();
     this.options = o;
     this.host.verifyPayment = o.verifyPayment;
     this.config = o.config;
@@ -285,7 +288,13 @@ export class OracleRuntime {
     this.turnLimiter = new TurnRateLimiter(o.userTurnsPerMinute ?? settings.ORACLE_USER_TURNS_PER_MINUTE);
     this.resolved = result.ordered.map(({ plugin, env }) => ({
       plugin,
-      ctx: { env, store: this.store, config: this.config, log: (l: string) => this.log.info(l), host: this.host },
+      ctx: createPluginContext(plugin.name, env, {
+        store: this.store,
+        config: this.config,
+        log: this.pino,
+        now: this.now,
+        host: this.host,
+      }),
     }));
     this.collectTools(o.toolTimeoutMs ? o.toolTimeoutMs * 4 : 120_000);
     this.meta = metaTools({

@@ -9,11 +9,11 @@
 import { z } from 'zod';
 import { BootError } from './boot.ts';
 import { DEFAULT_DELEGATION_MAX_TTL_S } from '../lib/ucan/ucan.ts';
+import { parseEnv } from '../lib/env.ts';
 
-const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-const opt = <T extends z.ZodType>(s: T) => z.preprocess(blank, s.optional());
-const int = (min: number, max: number, dflt: number) =>
-  z.preprocess(blank, z.coerce.number().int().min(min).max(max).default(dflt));
+// a blank variable never reaches the schema (parseEnv, the one env rule): .optional() and .default() cover it
+const opt = <T extends z.ZodType>(s: T) => s.optional();
+const int = (min: number, max: number, dflt: number) => z.coerce.number().int().min(min).max(max).default(dflt);
 
 /** pino's levels: the running oracle's log (log.ts) shows its lines at LOG_LEVEL and above. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -25,9 +25,9 @@ export const RuntimeEnvSchema = z.object({
   LLM_MODEL: opt(z.string().trim().min(1)),
   SIGNING_MNEMONIC: opt(z.string()),
   PORT: int(0, 65_535, 3000),
-  HOST: z.preprocess(blank, z.string().trim().min(1).default('127.0.0.1')),
-  ORACLE_DB_PATH: z.preprocess(blank, z.string().default('./data/oracle.db')),
-  ORACLE_DB_SYNCHRONOUS: z.preprocess(blank, z.enum(['FULL', 'NORMAL']).optional()),
+  HOST: z.string().trim().min(1).default('127.0.0.1'),
+  ORACLE_DB_PATH: z.string().default('./data/oracle.db'),
+  ORACLE_DB_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).optional(),
   ORACLE_DATABASE_URL: opt(z.url({ protocol: /^postgres(ql)?$/ })),
   CORS_ORIGINS: opt(z.string()).transform((v) =>
     v === undefined
@@ -42,8 +42,8 @@ export const RuntimeEnvSchema = z.object({
    * deployment that set 0 is not silently opened.
    */
   ORACLE_ALLOW_DELEGATION_AUTH: opt(z.never({ error: 'replaced by ORACLE_UCAN_AUTH' })),
-  ORACLE_UCAN_AUTH: z.preprocess(blank, z.enum(['any', 'invocation']).default('any')),
-  ORACLE_UCAN_REPLAY: z.preprocess(blank, z.enum(['bearer', 'strict']).default('bearer')),
+  ORACLE_UCAN_AUTH: z.enum(['any', 'invocation']).default('any'),
+  ORACLE_UCAN_REPLAY: z.enum(['bearer', 'strict']).default('bearer'),
   ORACLE_UCAN_DELEGATION_MAX_TTL_S: int(60, 31_536_000, DEFAULT_DELEGATION_MAX_TTL_S),
   ORACLE_MAX_STEPS: int(1, 100, 12),
   LLM_STALL_TIMEOUT_MS: int(100, 600_000, 60_000),
@@ -76,7 +76,7 @@ export const RuntimeEnvSchema = z.object({
   ORACLE_USER_TURNS_PER_MINUTE: int(0, 100_000, 0),
   ORACLE_REDIS_URL: opt(z.url({ protocol: /^rediss?$/ })),
   ORACLE_INSTANCE_LEASE_MS: int(1000, 600_000, 10_000),
-  LOG_LEVEL: z.preprocess(blank, z.enum(LOG_LEVELS).default('info')),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 export type RuntimeEnv = z.infer<typeof RuntimeEnvSchema>;
 
@@ -144,7 +144,7 @@ function shown(v: string | undefined): string {
 
 /** Parses the runtime's variables once; an invalid one throws the BootError line. */
 export function parseRuntimeEnv(env: Record<string, string | undefined>): RuntimeEnv {
-  const r = RuntimeEnvSchema.safeParse(env);
+  const r = parseEnv(RuntimeEnvSchema, env);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
   const name = String(issue.path[0]) as keyof RuntimeEnv;

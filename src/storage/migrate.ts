@@ -60,3 +60,17 @@ async function versionOf(db: Storage, area: string): Promise<number> {
 async function lock(db: Storage): Promise<void> {
   if (db.dialect === 'postgres') await db.get(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK}) AS locked`);
 }
+
+/**
+ * An area's migrations applied lazily, once, on a storage that is already open (a plugin's tables: the plugin
+ * context's `migrate`): every caller awaits the same run; after a failure (the database away) the next call tries
+ * again.
+ */
+export function migrateOnce(db: Storage, area: string): (migrations: Migration[]) => Promise<void> {
+  let done: Promise<void> | undefined;
+  return (migrations) =>
+    (done ??= db.migrate(area, migrations).catch((e: unknown) => {
+      done = undefined;
+      throw e;
+    }));
+}

@@ -30,7 +30,7 @@ import { REGISTRY_MIGRATIONS } from '../../src/daemon/registry/migrations.ts';
 import { parseConfig } from '../../src/daemon/config.ts';
 import { REGISTRY_ERRORS } from '../../src/lib/registry/errors.ts';
 import { STORAGE_ERRORS } from '../../src/lib/errors.ts';
-import type { RequestTimeouts } from '../../src/daemon/http/limits.ts';
+import type { RequestTimeouts } from '../../src/runtime/http/limits.ts';
 import { runCli } from '../helpers/cli.ts';
 import { adminKey, spawnDaemon, tempHome, waitExit } from '../unit/daemon/harness.ts';
 

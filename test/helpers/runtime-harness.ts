@@ -11,8 +11,7 @@ import { io as ioConnect, type Socket } from 'socket.io-client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createOracleApp, type OracleApp } from '../../src/runtime/app.ts';
-import type { OracleAppOptions } from '../../src/runtime/runtime.ts';
+import { createOracleApp, type OracleApp, type OracleAppServerOptions } from '../../src/runtime/app.ts';
 import { generateMnemonic, generateSigner, signerFromMnemonic, type Signer } from '../../src/lib/keys/keys.ts';
 import { mintInvocation } from '../../src/lib/ucan/ucan.ts';
 import { OracleEventParser, type AnyEvent } from '../../src/lib/protocol/index.ts';
@@ -125,7 +124,7 @@ export async function readSse(
 }
 
 export async function startHarness(
-  opts: Partial<OracleAppOptions> & { env?: Record<string, string | undefined> } = {},
+  opts: Partial<OracleAppServerOptions> & { env?: Record<string, string | undefined> } = {},
 ): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'oraclekit-rt-'));
   const model = await startScriptedModelServer();

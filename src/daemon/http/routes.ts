@@ -11,7 +11,7 @@ import type { Registry } from '../registry/index.ts';
 import type { Created } from '../registry/idempotency.ts';
 import type { DesignRecord } from '../../lib/registry/types.ts';
 import { authenticate, bearer, requireRole, tokenMatches } from './auth.ts';
-import { notFound, unknownRouteEarly } from './errors.ts';
+import { notFound, unknownRouteEarly } from '../../runtime/http/errors.ts';
 import { registryError } from '../../lib/registry/errors.ts';
 import * as S from './schemas.ts';
 

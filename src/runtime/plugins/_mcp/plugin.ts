@@ -27,8 +27,6 @@ interface McpEnv {
   tools?: string[];
 }
 
-const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-
 /** zod for an http(s) URL variable; the value is never echoed (it may carry secrets). */
 export function httpUrl(tokenVar?: string, example = 'http://127.0.0.1:8080/mcp') {
   return z
@@ -53,23 +51,25 @@ export function httpUrl(tokenVar?: string, example = 'http://127.0.0.1:8080/mcp'
     });
 }
 
-/** The env schema of an MCP plugin whose variables start with `prefix` (e.g. MEMORY). */
-export function mcpEnvSchema(prefix: string, defaultTimeoutMs: number) {
-  return z.object({
+/** The fields of an MCP plugin's env schema whose variables start with P (e.g. MEMORY_MCP_URL). */
+type McpEnvShape<P extends string> = Record<`${P}_MCP_URL`, ReturnType<typeof httpUrl>> &
+  Record<`${P}_MCP_TOKEN`, z.ZodOptional<z.ZodString>> &
+  Record<`${P}_MCP_TIMEOUT_MS`, z.ZodDefault<z.ZodCoercedNumber>> &
+  Record<`${P}_MCP_TOOLS`, z.ZodOptional<z.ZodString>>;
+
+/** The env schema of an MCP plugin whose variables start with `prefix` (e.g. MEMORY), typed by the prefix. */
+export function mcpEnvSchema<P extends string>(prefix: P, defaultTimeoutMs: number) {
+  // computed keys: zod would type them only as strings; McpEnvShape names them
+  const shape = {
     [`${prefix}_MCP_URL`]: httpUrl(`${prefix}_MCP_TOKEN`),
-    [`${prefix}_MCP_TOKEN`]: z.preprocess(blankToUndefined, z.string().optional()),
-    [`${prefix}_MCP_TIMEOUT_MS`]: z.preprocess(
-      blankToUndefined,
-      z.coerce.number().int().min(100).max(600_000).default(defaultTimeoutMs),
-    ),
-    [`${prefix}_MCP_TOOLS`]: z.preprocess(
-      blankToUndefined,
-      z
-        .string()
-        .regex(/^\s*(\*|[A-Za-z0-9_.-]+(\s*,\s*[A-Za-z0-9_.-]+)*)\s*$/, "a comma-separated list of tool names, or '*'")
-        .optional(),
-    ),
-  });
+    [`${prefix}_MCP_TOKEN`]: z.string().optional(),
+    [`${prefix}_MCP_TIMEOUT_MS`]: z.coerce.number().int().min(100).max(600_000).default(defaultTimeoutMs),
+    [`${prefix}_MCP_TOOLS`]: z
+      .string()
+      .regex(/^\s*(\*|[A-Za-z0-9_.-]+(\s*,\s*[A-Za-z0-9_.-]+)*)\s*$/, "a comma-separated list of tool names, or '*'")
+      .optional(),
+  } as McpEnvShape<P>;
+  return z.object(shape);
 }
 
 export function readMcpEnv(prefix: string, env: Record<string, unknown>): McpEnv {

@@ -30,7 +30,7 @@ export const agUiPlugin = definePlugin<AgUiEnv>({
     defaultState: 'on',
     dependsOn: [],
   },
-  envSchema: AgUiEnvSchema as unknown as z.ZodType<AgUiEnv>,
+  envSchema: AgUiEnvSchema,
   turnTools: (turn, ctx) => {
     const renders = new Set((turn.agActions ?? []).filter((a) => a.hasRender).map((a) => a.name));
     const render = (t: TurnContext, c: { toolCallId: string; toolName: string; args: unknown }, status: string) => {

@@ -18,16 +18,11 @@ import { httpUrl } from '../_mcp/plugin.ts';
 import { fetchJson } from '../../../lib/fetch-json.ts';
 import { scrub } from '../_mcp/client.ts';
 
-const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-
 const ComposioEnvSchema = z.object({
   COMPOSIO_API_KEY: z.string().trim().min(8, 'too short to be a Composio API key'),
-  COMPOSIO_BASE_URL: z.preprocess(
-    blankToUndefined,
-    httpUrl(undefined, 'https://backend.composio.dev').default('https://backend.composio.dev'),
-  ),
-  COMPOSIO_USER_ID: z.preprocess(blankToUndefined, z.string().trim().max(256).optional()),
-  COMPOSIO_TIMEOUT_MS: z.preprocess(blankToUndefined, z.coerce.number().int().min(100).max(300_000).default(30_000)),
+  COMPOSIO_BASE_URL: httpUrl(undefined, 'https://backend.composio.dev').default('https://backend.composio.dev'),
+  COMPOSIO_USER_ID: z.string().trim().max(256).optional(),
+  COMPOSIO_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
 });
 type ComposioEnv = z.infer<typeof ComposioEnvSchema>;
 
@@ -165,7 +160,7 @@ export const composioPlugin = definePlugin<ComposioEnv>({
     dependsOn: [],
   },
   requiredEnv: ['COMPOSIO_API_KEY'],
-  envSchema: ComposioEnvSchema as unknown as z.ZodType<ComposioEnv>,
+  envSchema: ComposioEnvSchema,
   tools: (ctx) => {
     const client = new ComposioClient(ctx.env);
     return {

@@ -23,13 +23,10 @@ import { CreditsLedger, type Claim } from './ledger.ts';
 import { CREDITS_ERRORS, creditsError } from './errors.ts';
 
 const CreditsEnvSchema = z.object({
-  CREDITS_DENOM: z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
-    z
-      .string()
-      .regex(/^[a-zA-Z][a-zA-Z0-9/_-]{0,31}$/, 'a denomination name such as "credit" or "uixo"')
-      .default('credit'),
-  ),
+  CREDITS_DENOM: z
+    .string()
+    .regex(/^[a-zA-Z][a-zA-Z0-9/_-]{0,31}$/, 'a denomination name such as "credit" or "uixo"')
+    .default('credit'),
 });
 type CreditsEnv = z.infer<typeof CreditsEnvSchema>;
 
@@ -55,6 +52,8 @@ function ledgerOf(ctx: PluginContext<CreditsEnv>): CreditsLedger {
       oracleDid: ctx.store.oracleDid,
       price: ctx.config.price ?? 0,
       denom: ctx.env.CREDITS_DENOM,
+      now: ctx.now,
+      migrate: ctx.migrate,
     });
     ledgers.set(ctx, l);
   }
@@ -96,7 +95,7 @@ export const creditsPlugin = definePlugin<CreditsEnv>({
     defaultState: 'on',
     dependsOn: [],
   },
-  envSchema: CreditsEnvSchema as unknown as z.ZodType<CreditsEnv>,
+  envSchema: CreditsEnvSchema,
   errors: CREDITS_ERRORS,
   detect: (config) => {
     const p = config.price;

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Migration, Storage } from '../../../storage/storage.ts';
+import { migrateOnce } from '../../../storage/migrate.ts';
 import { creditsError } from './errors.ts';
 
 const MICRO = 1_000_000;
@@ -123,11 +124,24 @@ export class CreditsLedger {
   readonly denom: string;
   /** The insertion order of claims (a tie of created_at): SQLite's rowid, PostgreSQL's identity column seq. */
   private readonly order: 'rowid' | 'seq';
-  /** The credits tables' migrations, applied on the runtime's connection; every method waits for them. */
-  private migrated: Promise<void> | undefined;
+  /** The clock of created_at stamps (the plugin context's `now`). */
+  private readonly now: () => number;
+  /** Applies migrations once (the plugin context's `migrate`); every method waits for it. */
+  private readonly migrate: (steps: Migration[]) => Promise<void>;
 
-  constructor(db: Storage, o: { oracleDid: string; price: number; denom: string }) {
+  constructor(
+    db: Storage,
+    o: {
+      oracleDid: string;
+      price: number;
+      denom: string;
+      now?: () => number;
+      migrate?: (steps: Migration[]) => Promise<void>;
+    },
+  ) {
     this.db = db;
+    this.now = o.now ?? Date.now;
+    this.migrate = o.migrate ?? migrateOnce(db, 'credits');
     this.oracleDid = o.oracleDid;
     this.priceMicro = toMicro(o.price);
     this.denom = o.denom;
@@ -137,11 +151,7 @@ export class CreditsLedger {
 
   /** The migrations, applied once; after a failure (the database away) the next call tries again. */
   private ready(): Promise<void> {
-    this.migrated ??= this.db.migrate('credits', CREDITS_MIGRATIONS).catch((e: unknown) => {
-      this.migrated = undefined;
-      throw e;
-    });
-    return this.migrated;
+    return this.migrate(CREDITS_MIGRATIONS);
   }
 
   private claim(r: ClaimRow): Claim {
@@ -204,7 +214,7 @@ export class CreditsLedger {
         this.priceMicro,
         this.denom,
         'turn',
-        new Date().toISOString(),
+        new Date(this.now()).toISOString(),
       ],
     );
     return { contract: (await this.contract(userDid))!, created: changes > 0 };
@@ -241,7 +251,7 @@ export class CreditsLedger {
         [userDid, this.oracleDid],
       );
       if (paid) {
-        const now = new Date().toISOString();
+        const now = new Date(this.now()).toISOString();
         const entry = `usage-${randomUUID()}`;
         await this.db.run("UPDATE credits_claims SET status = 'consumed', consumed_at = ? WHERE id = ?", [
           now,
@@ -261,7 +271,14 @@ export class CreditsLedger {
       if (open.length === 0) {
         await this.db.run(
           "INSERT INTO credits_claims (id, user_did, oracle_did, session_id, amount_micro, status, created_at) VALUES (?, ?, ?, ?, ?, 'outstanding', ?)",
-          [`claim-${randomUUID()}`, userDid, this.oracleDid, sessionId, this.priceMicro, new Date().toISOString()],
+          [
+            `claim-${randomUUID()}`,
+            userDid,
+            this.oracleDid,
+            sessionId,
+            this.priceMicro,
+            new Date(this.now()).toISOString(),
+          ],
         );
         open = await this.claims(userDid, 'outstanding');
       }
@@ -331,7 +348,7 @@ export class CreditsLedger {
       await this.lockUser(userDid);
       const rows = await this.payable(userDid, claimIds, amount);
       const total = rows.reduce((a, r) => a + r.amount_micro, 0);
-      const now = new Date().toISOString();
+      const now = new Date(this.now()).toISOString();
       const paymentId = `payment-${randomUUID()}`;
       if (o.verified && reference !== undefined) {
         const { changes } = await this.db.run(

@@ -33,21 +33,13 @@ import { checkDid } from '../../../lib/did/did.ts';
 import { DOMAIN_STATES, DOMAIN_TYPES } from '../../../lib/registry/domain.ts';
 import { readDiscovery } from '../../../lib/discovery.ts';
 
-const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-
 const DomainsEnvSchema = z.object({
-  ORACLEKIT_REGISTRY_URL: z.preprocess(
-    blankToUndefined,
-    httpUrl('ORACLEKIT_API_KEY', 'http://127.0.0.1:4781').optional(),
-  ),
-  ORACLEKIT_API_KEY: z.preprocess(blankToUndefined, z.string().trim().max(512).optional()),
-  ORACLEKIT_REGISTRY_TIMEOUT_MS: z.preprocess(
-    blankToUndefined,
-    z.coerce.number().int().min(100).max(120_000).default(10_000),
-  ),
+  ORACLEKIT_REGISTRY_URL: httpUrl('ORACLEKIT_API_KEY', 'http://127.0.0.1:4781').optional(),
+  ORACLEKIT_API_KEY: z.string().trim().max(512).optional(),
+  ORACLEKIT_REGISTRY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   // where the local daemon's discovery file is (src/lib/paths.ts)
-  ORACLEKIT_HOME: z.preprocess(blankToUndefined, z.string().optional()),
-  XDG_STATE_HOME: z.preprocess(blankToUndefined, z.string().optional()),
+  ORACLEKIT_HOME: z.string().optional(),
+  XDG_STATE_HOME: z.string().optional(),
 });
 type DomainsEnv = z.infer<typeof DomainsEnvSchema>;
 
@@ -193,7 +185,7 @@ export const domainsPlugin = definePlugin<DomainsEnv>({
     defaultState: 'on',
     dependsOn: [],
   },
-  envSchema: DomainsEnvSchema as unknown as z.ZodType<DomainsEnv>,
+  envSchema: DomainsEnvSchema,
   startsWhen: (env) => Boolean(env.ORACLEKIT_API_KEY),
   start: (ctx) => new RegistryReader(ctx.env).checkCredentials(),
   tools: (ctx) => {

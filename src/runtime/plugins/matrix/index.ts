@@ -16,8 +16,6 @@ import { isOracleKitError } from '../../../lib/errors.ts';
 import { runtimeError } from '../../../lib/protocol/errors.ts';
 import { MatrixClient, MatrixError, type MatrixEvent, type SyncResponse } from './client.ts';
 
-const blankToUndef = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-
 const MatrixEnvSchema = z.object({
   MATRIX_BASE_URL: z
     .string()
@@ -28,8 +26,8 @@ const MatrixEnvSchema = z.object({
     .string()
     .trim()
     .regex(/^@[a-z0-9._=\-/+]+:[A-Za-z0-9.-]+(:\d+)?$/, 'must be a Matrix user ID, e.g. @oracle:example.org'),
-  MATRIX_TIMEOUT_MS: z.preprocess(blankToUndef, z.coerce.number().int().min(100).max(120_000).default(10_000)),
-  MATRIX_SYNC_TIMEOUT_MS: z.preprocess(blankToUndef, z.coerce.number().int().min(0).max(120_000).default(30_000)),
+  MATRIX_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  MATRIX_SYNC_TIMEOUT_MS: z.coerce.number().int().min(0).max(120_000).default(30_000),
 });
 type MatrixEnv = z.infer<typeof MatrixEnvSchema>;
 
@@ -76,7 +74,7 @@ class MatrixTransport {
         this.handleMessages(r);
       } catch (e) {
         if (this.stopper.signal.aborted) return;
-        if (failures === 0) this.ctx.log(`[plugin] matrix: sync failed, retrying: ${(e as Error).message}`);
+        if (failures === 0) this.ctx.log.warn({ err: (e as Error).message }, 'sync failed, retrying');
         await new Promise((res) => setTimeout(res, backoffMs(failures++, { baseMs: 250, maxMs: 10_000 })));
       }
     }
@@ -180,7 +178,7 @@ export const matrixPlugin = definePlugin<MatrixEnv>({
     dependsOn: [],
   },
   requiredEnv: ['MATRIX_BASE_URL', 'MATRIX_ORACLE_ADMIN_ACCESS_TOKEN', 'MATRIX_ORACLE_ADMIN_USER_ID'],
-  envSchema: MatrixEnvSchema as unknown as z.ZodType<MatrixEnv>,
+  envSchema: MatrixEnvSchema,
   start: async (ctx) => {
     const t = new MatrixTransport(ctx);
     try {

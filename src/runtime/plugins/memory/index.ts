@@ -26,24 +26,13 @@ import { runtimeError } from '../../../lib/protocol/errors.ts';
 const MEMORY_STATE_KEY = 'memoryRecall';
 const RECALL_MAX_CHARS = 4000;
 
-const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-
 const MemoryEnvSchema = mcpEnvSchema('MEMORY', 15_000).extend({
-  MEMORY_ENGINE_URL: z.preprocess(blankToUndefined, httpUrl(undefined, 'https://memory.example.org').optional()),
-  MEMORY_RECALL_TOOL: z.preprocess(blankToUndefined, z.string().default('search_memory_engine')),
-  MEMORY_ADD_TOOL: z.preprocess(blankToUndefined, z.string().default('add_memory')),
-  MEMORY_RECALL_TIMEOUT_MS: z.preprocess(blankToUndefined, z.coerce.number().int().min(100).max(60_000).default(3000)),
+  MEMORY_ENGINE_URL: httpUrl(undefined, 'https://memory.example.org').optional(),
+  MEMORY_RECALL_TOOL: z.string().default('search_memory_engine'),
+  MEMORY_ADD_TOOL: z.string().default('add_memory'),
+  MEMORY_RECALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
 });
-interface MemoryEnv extends Record<string, unknown> {
-  MEMORY_MCP_URL: string;
-  MEMORY_MCP_TOKEN?: string;
-  MEMORY_MCP_TIMEOUT_MS: number;
-  MEMORY_MCP_TOOLS?: string;
-  MEMORY_ENGINE_URL?: string;
-  MEMORY_RECALL_TOOL: string;
-  MEMORY_ADD_TOOL: string;
-  MEMORY_RECALL_TIMEOUT_MS: number;
-}
+type MemoryEnv = z.infer<typeof MemoryEnvSchema>;
 
 const RULES =
   'Memory is for facts about the user and their work (projects, places, decisions, artifacts) that help in later ' +
@@ -111,7 +100,7 @@ export const memoryPlugin = createMcpPlugin<MemoryEnv>({
   name: 'memory',
   prefix: 'MEMORY',
   defaultTimeoutMs: 15_000,
-  envSchema: MemoryEnvSchema as unknown as z.ZodType<MemoryEnv>,
+  envSchema: MemoryEnvSchema,
   manifest: {
     title: 'Memory',
     summary:

@@ -4,6 +4,7 @@
  * whose call goes out over socket.io to the session's room and whose result
  * comes back from the client, or fails cleanly after a time-out.
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { defineTool, type AnyPluginTool, type PluginHost, type TurnContext } from '../../plugin.ts';
 
@@ -27,11 +28,7 @@ export function clientSchema(schema: unknown): z.ZodType {
   return z.object({}).catchall(z.unknown());
 }
 
-export const EnvTimeout = (fallback: number) =>
-  z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
-    z.coerce.number().int().min(100).max(600_000).default(fallback),
-  );
+export const EnvTimeout = (fallback: number) => z.coerce.number().int().min(100).max(600_000).default(fallback);
 
 interface BridgeOptions {
   /** socket.io event sent to the client. */
@@ -61,7 +58,7 @@ export function bridgeTools(
       // the runtime's own time-out stays above the bridge's, so the clear message below wins
       timeoutMs: o.timeoutMs + 2000,
       execute: async (args, turn, call) => {
-        const toolCallId = call?.toolCallId || `${turn.requestId}-${t.name}-${Date.now()}`;
+        const toolCallId = call?.toolCallId || `${turn.requestId}-${t.name}-${randomUUID()}`;
         const info = { toolCallId, toolName: t.name, args };
         // register before emitting: a fast client cannot answer too early
         const result = o.host.awaitClientResult(turn.sessionId, toolCallId, o.timeoutMs);

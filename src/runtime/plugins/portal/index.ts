@@ -29,7 +29,7 @@ export const portalPlugin = definePlugin<PortalEnv>({
     defaultState: 'on',
     dependsOn: [],
   },
-  envSchema: PortalEnvSchema as unknown as z.ZodType<PortalEnv>,
+  envSchema: PortalEnvSchema,
   turnTools: (turn, ctx) =>
     bridgeTools(turn.clientTools, {
       outEvent: 'browser_tool_call',

@@ -59,7 +59,7 @@ export const skillsPlugin = definePlugin<SkillsEnv>({
     dependsOn: [],
   },
   requiredEnv: ['SKILLS_DIR'],
-  envSchema: SkillsEnvSchema as unknown as z.ZodType<SkillsEnv>,
+  envSchema: SkillsEnvSchema,
   stateKeys: [SKILLS_STATE_KEY],
   systemPrompt: (state, ctx) => {
     const names = loadedSkills(state);

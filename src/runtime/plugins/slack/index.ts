@@ -14,8 +14,6 @@ import { definePlugin, type PluginContext } from '../../plugin.ts';
 import { isOracleKitError } from '../../../lib/errors.ts';
 import { fetchJson } from '../../../lib/fetch-json.ts';
 
-const blankToUndef = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-
 const SlackEnvSchema = z.object({
   SLACK_BOT_TOKEN: z
     .string()
@@ -25,8 +23,8 @@ const SlackEnvSchema = z.object({
     .string()
     .trim()
     .regex(/^xapp-[\w-]+$/, 'must be an app-level token with connections:write (xapp-…)'),
-  SLACK_API_URL: z.preprocess(blankToUndef, z.url({ protocol: /^https?$/ }).default('https://slack.com/api')),
-  SLACK_TIMEOUT_MS: z.preprocess(blankToUndef, z.coerce.number().int().min(100).max(120_000).default(10_000)),
+  SLACK_API_URL: z.url({ protocol: /^https?$/ }).default('https://slack.com/api'),
+  SLACK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
 });
 type SlackEnv = z.infer<typeof SlackEnvSchema>;
 
@@ -200,7 +198,7 @@ class SlackTransport {
         thread_ts: thread,
       });
     } catch (err) {
-      this.ctx.log(`[plugin] slack: reply not posted to ${e.channel}: ${(err as Error).message}`);
+      this.ctx.log.warn({ channel: e.channel, err: (err as Error).message }, 'reply not posted');
     }
   }
 
@@ -231,7 +229,7 @@ export const slackPlugin = definePlugin<SlackEnv>({
     dependsOn: [],
   },
   requiredEnv: ['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN'],
-  envSchema: SlackEnvSchema as unknown as z.ZodType<SlackEnv>,
+  envSchema: SlackEnvSchema,
   start: async (ctx) => {
     const t = new SlackTransport(ctx);
     try {

@@ -11,8 +11,6 @@ import { definePlugin, defineTool, type PluginContext } from '../../plugin.ts';
 import { TaskStore, type Task, type TaskStatus } from './store.ts';
 import { TaskWorker } from './worker.ts';
 
-const blankToUndef = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-
 const TasksEnvSchema = z.object({
   TASKS_STORE_URL: z
     .string()
@@ -25,24 +23,18 @@ const TasksEnvSchema = z.object({
         return false;
       }
     }, 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379'),
-  TASKS_KEY_PREFIX: z.preprocess(
-    blankToUndef,
-    z
-      .string()
-      .regex(/^[\w.:-]{1,64}$/)
-      .default('oraclekit:tasks'),
-  ),
-  TASKS_POLL_MS: z.preprocess(blankToUndef, z.coerce.number().int().min(10).max(3_600_000).default(1000)),
-  TASKS_TIMEOUT_MS: z.preprocess(blankToUndef, z.coerce.number().int().min(100).max(60_000).default(5000)),
-  TASKS_LEASE_MS: z.preprocess(
-    blankToUndef,
-    z.coerce
-      .number()
-      .int()
-      .min(1000)
-      .max(86_400_000)
-      .default(15 * 60_000),
-  ),
+  TASKS_KEY_PREFIX: z
+    .string()
+    .regex(/^[\w.:-]{1,64}$/)
+    .default('oraclekit:tasks'),
+  TASKS_POLL_MS: z.coerce.number().int().min(10).max(3_600_000).default(1000),
+  TASKS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  TASKS_LEASE_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(86_400_000)
+    .default(15 * 60_000),
 });
 type TasksEnv = z.infer<typeof TasksEnvSchema>;
 
@@ -97,12 +89,13 @@ export const tasksPlugin = definePlugin<TasksEnv>({
     dependsOn: [],
   },
   requiredEnv: ['TASKS_STORE_URL'],
-  envSchema: TasksEnvSchema as unknown as z.ZodType<TasksEnv>,
+  envSchema: TasksEnvSchema,
   start: async (ctx) => {
     const store = new TaskStore({
       url: ctx.env.TASKS_STORE_URL,
       prefix: `${ctx.env.TASKS_KEY_PREFIX}:${ctx.store.oracleDid || 'oracle'}`,
       timeoutMs: ctx.env.TASKS_TIMEOUT_MS,
+      now: ctx.now,
     });
     await store.connect();
     const worker = new TaskWorker({
@@ -111,6 +104,7 @@ export const tasksPlugin = definePlugin<TasksEnv>({
       pollMs: ctx.env.TASKS_POLL_MS,
       leaseMs: ctx.env.TASKS_LEASE_MS,
       log: ctx.log,
+      now: ctx.now,
     });
     running.set(ctx, { store, worker });
     worker.start();
@@ -156,11 +150,11 @@ export const tasksPlugin = definePlugin<TasksEnv>({
         const { store } = need(ctx);
         if (input.delaySeconds !== undefined && input.runAt !== undefined)
           throw new Error('give delaySeconds or runAt, not both');
-        let runAt = Date.now() + (input.delaySeconds ?? 0) * 1000;
+        let runAt = ctx.now() + (input.delaySeconds ?? 0) * 1000;
         if (input.runAt !== undefined) {
           const t = Date.parse(input.runAt);
           if (Number.isNaN(t)) throw new Error(`runAt ${JSON.stringify(input.runAt)} is not an ISO 8601 date-time`);
-          if (t < Date.now() - 60_000) throw new Error(`runAt ${input.runAt} is in the past`);
+          if (t < ctx.now() - 60_000) throw new Error(`runAt ${input.runAt} is in the past`);
           runAt = t;
         }
         const task = await store.create({

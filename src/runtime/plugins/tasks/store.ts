@@ -61,10 +61,13 @@ type Client = RedisClient;
 export class TaskStore {
   readonly prefix: string;
   readonly timeoutMs: number;
+  /** The runtime's clock (a task's createdAt). */
+  private readonly now: () => number;
   private client!: Client;
   private readonly url: string;
 
-  constructor(o: { url: string; prefix: string; timeoutMs: number }) {
+  constructor(o: { url: string; prefix: string; timeoutMs: number; now: () => number }) {
+    this.now = o.now;
     this.prefix = o.prefix;
     this.timeoutMs = o.timeoutMs;
     this.url = o.url;
@@ -141,7 +144,7 @@ export class TaskStore {
       ...init,
       id: `task-${randomUUID().slice(0, 8)}`,
       status: 'scheduled',
-      createdAt: new Date().toISOString(),
+      createdAt: new Date(this.now()).toISOString(),
       runs: 0,
     };
     await this.op(

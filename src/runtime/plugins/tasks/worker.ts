@@ -6,6 +6,7 @@
  * little later; a task that cannot run posts why into the session.
  */
 import type { PluginHost } from '../../plugin.ts';
+import type { RuntimeLog } from '../../log.ts';
 import type { TaskStore, Task } from './store.ts';
 import { isOracleKitError } from '../../../lib/errors.ts';
 
@@ -14,7 +15,9 @@ interface WorkerOptions {
   host: PluginHost;
   pollMs: number;
   leaseMs: number;
-  log: (line: string) => void;
+  log: RuntimeLog;
+  /** The runtime's clock (ms since the epoch): when a task is due, its lease, its last run. */
+  now: () => number;
 }
 
 export class TaskWorker {
@@ -53,7 +56,7 @@ export class TaskWorker {
       if (this.stopping) return;
       let id: string | undefined;
       try {
-        id = await this.o.store.claim(Date.now(), this.o.leaseMs);
+        id = await this.o.store.claim(this.o.now(), this.o.leaseMs);
       } catch {
         return; // the store is unreachable: try again next poll
       }
@@ -78,7 +81,7 @@ export class TaskWorker {
     } catch (e) {
       if (isOracleKitError(e) && (e.code === 'run_in_progress' || e.code === 'redis_unavailable')) {
         // the session is busy, or the Redis shared by several instances is away (docs/scaling.md): a little later
-        await store.release(id, Date.now() + 1000);
+        await store.release(id, this.o.now() + 1000);
         return;
       }
       const why = isOracleKitError(e) ? `${e.code}: ${e.message}` : (e as Error).message;
@@ -100,7 +103,7 @@ export class TaskWorker {
     this.running = { task, abort: () => run.abort.abort(new Error('task cancelled')) };
     // the claim lives as long as the turn: another instance takes the task only when this worker is gone
     const renew = setInterval(
-      () => void store.renew(id, Date.now() + this.o.leaseMs).catch(() => {}),
+      () => void store.renew(id, this.o.now() + this.o.leaseMs).catch(() => {}),
       Math.max(100, Math.floor(this.o.leaseMs / 3)),
     );
     const status = await run.done.finally(() => clearInterval(renew));
@@ -109,17 +112,17 @@ export class TaskWorker {
     if (status === 'aborted' && latest.status !== 'cancelled') {
       // interrupted (shutdown, or the run was aborted) but not cancelled: run it again (after a restart)
       await store.save({ ...latest, status: 'scheduled' });
-      await store.release(id, Date.now() + (this.stopping ? 0 : 1000));
+      await store.release(id, this.o.now() + (this.stopping ? 0 : 1000));
       return;
     }
-    const now = new Date().toISOString();
+    const now = new Date(this.o.now()).toISOString();
     const base: Task = { ...latest, runs: latest.runs + 1, lastRunAt: now, lastResult: run.text.slice(0, 2000) };
     if (status !== 'finished') base.lastError = `the run ${status}`;
     if (latest.status === 'cancelled') {
       await store.save({ ...base, status: 'cancelled' });
       await store.release(id);
     } else if (latest.everySeconds) {
-      const next = Date.now() + latest.everySeconds * 1000;
+      const next = this.o.now() + latest.everySeconds * 1000;
       await store.save({ ...base, status: 'scheduled', runAt: next });
       await store.release(id, next);
     } else {

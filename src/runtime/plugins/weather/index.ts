@@ -6,23 +6,16 @@
  * value is a boot error).
  */
 import { z } from 'zod';
-import { definePlugin, defineTool } from '../../plugin.ts';
-import { fetchJson } from '../../../lib/fetch-json.ts';
+import { definePlugin, defineTool, type PluginContext } from '../../plugin.ts';
 import { WEATHER_ERRORS, weatherError } from './errors.ts';
 
 /** What goes upstream in a URL is bounded: no city name is longer (the model's input otherwise becomes the URL). */
 const MAX_CITY_CHARS = 100;
 
 const WeatherEnvSchema = z.object({
-  WEATHER_DEFAULT_UNITS: z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
-    z.enum(['celsius', 'fahrenheit']).default('celsius'),
-  ),
-  WEATHER_GEOCODING_URL: z.preprocess(
-    (v) => (v === '' ? undefined : v),
-    z.url().default('https://geocoding-api.open-meteo.com'),
-  ),
-  WEATHER_FORECAST_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url().default('https://api.open-meteo.com')),
+  WEATHER_DEFAULT_UNITS: z.enum(['celsius', 'fahrenheit']).default('celsius'),
+  WEATHER_GEOCODING_URL: z.url().default('https://geocoding-api.open-meteo.com'),
+  WEATHER_FORECAST_URL: z.url().default('https://api.open-meteo.com'),
   WEATHER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(8000),
 });
 type WeatherEnv = z.infer<typeof WeatherEnvSchema>;
@@ -61,16 +54,6 @@ const WMO: Record<number, string> = {
 const conditions = (code: unknown) => (typeof code === 'number' ? (WMO[code] ?? `weather code ${code}`) : 'unknown');
 const toF = (c: number) => Math.round(((c * 9) / 5) * 10 + 320) / 10;
 
-async function getJson(url: URL, timeoutMs: number): Promise<unknown> {
-  const res = await fetchJson({ url, timeoutMs, what: 'the weather service' });
-  if (!res.ok)
-    throw weatherError('upstream_error', `the weather service answered HTTP ${res.status}`, {
-      details: { upstreamStatus: res.status },
-    });
-  if (!res.json) throw weatherError('upstream_error', 'the weather service returned invalid JSON');
-  return res.body;
-}
-
 interface Place {
   name: string;
   latitude: number;
@@ -80,8 +63,15 @@ interface Place {
 
 class WeatherClient {
   readonly env: WeatherEnv;
-  constructor(env: WeatherEnv) {
-    this.env = env;
+  private readonly ctx: PluginContext<WeatherEnv>;
+  constructor(ctx: PluginContext<WeatherEnv>) {
+    this.ctx = ctx;
+    this.env = ctx.env;
+  }
+
+  /** One call to Open-Meteo through the context's fetch: a status other than 2xx is its 502 upstream_error. */
+  private async get<T>(url: URL): Promise<T> {
+    return (await this.ctx.fetch<T>({ url, timeoutMs: this.env.WEATHER_TIMEOUT_MS, what: 'the weather service' })).body;
   }
 
   async geocode(city: string): Promise<Place> {
@@ -96,7 +86,7 @@ class WeatherClient {
     u.searchParams.set('name', city.trim());
     u.searchParams.set('count', '1');
     u.searchParams.set('format', 'json');
-    const body = (await getJson(u, this.env.WEATHER_TIMEOUT_MS)) as { results?: Place[] };
+    const body = await this.get<{ results?: Place[] }>(u);
     const first = body.results?.[0];
     if (!first) throw weatherError('unknown_city', `no city named ${JSON.stringify(city)}`, { field: 'city' });
     if (typeof first.latitude !== 'number' || typeof first.longitude !== 'number')
@@ -111,7 +101,7 @@ class WeatherClient {
     u.searchParams.set('longitude', String(p.longitude));
     u.searchParams.set('current', 'temperature_2m,weather_code,wind_speed_10m,relative_humidity_2m');
     u.searchParams.set('temperature_unit', 'celsius');
-    const body = (await getJson(u, this.env.WEATHER_TIMEOUT_MS)) as { current?: Record<string, unknown> };
+    const body = await this.get<{ current?: Record<string, unknown> }>(u);
     const t = body.current?.temperature_2m;
     if (typeof t !== 'number')
       throw weatherError('upstream_error', 'the forecast service returned no current temperature');
@@ -139,7 +129,7 @@ class WeatherClient {
     u.searchParams.set('forecast_days', String(days));
     u.searchParams.set('timezone', 'auto');
     u.searchParams.set('temperature_unit', 'celsius');
-    const body = (await getJson(u, this.env.WEATHER_TIMEOUT_MS)) as { daily?: Record<string, unknown[]> };
+    const body = await this.get<{ daily?: Record<string, unknown[]> }>(u);
     const d = body.daily;
     if (!d || !Array.isArray(d.time))
       throw weatherError('upstream_error', 'the forecast service returned no daily forecast');
@@ -161,7 +151,7 @@ class WeatherClient {
   }
 }
 
-export const weatherPlugin = definePlugin<WeatherEnv>({
+export const weatherPlugin = definePlugin({
   name: 'weather',
   version: '1.0.0',
   manifest: {
@@ -178,10 +168,10 @@ export const weatherPlugin = definePlugin<WeatherEnv>({
     defaultState: 'on',
     dependsOn: [],
   },
-  envSchema: WeatherEnvSchema as unknown as z.ZodType<WeatherEnv>,
+  envSchema: WeatherEnvSchema,
   errors: WEATHER_ERRORS,
   tools: (ctx) => {
-    const client = new WeatherClient(ctx.env);
+    const client = new WeatherClient(ctx);
     return {
       get_current_weather: defineTool({
         description: 'Current weather for a city: temperature (temp_c is always Celsius), conditions, wind, humidity.',
@@ -200,7 +190,7 @@ export const weatherPlugin = definePlugin<WeatherEnv>({
   },
   authExcludedRoutes: ['/weather/now'],
   routes: (app, ctx) => {
-    const client = new WeatherClient(ctx.env);
+    const client = new WeatherClient(ctx);
     app.get('/weather/now', async (req) => {
       const city = (req.query as { city?: unknown }).city;
       if (typeof city !== 'string' || city.trim() === '')

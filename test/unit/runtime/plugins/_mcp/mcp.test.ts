@@ -1,3 +1,4 @@
+import { parseEnv } from '../../../../../src/lib/env.ts';
 import { describe, expect, it } from 'vitest';
 import { scrub, toolOutput } from '../../../../../src/runtime/plugins/_mcp/client.ts';
 import { mcpEnvSchema, readMcpEnv, zodFromJsonSchema } from '../../../../../src/runtime/plugins/_mcp/plugin.ts';
@@ -39,8 +40,14 @@ describe('MCP tool results for the model', () => {
 });
 
 describe('MCP env and schemas', () => {
-  it('defaults and the tool list', () => {
-    const env = mcpEnvSchema('X', 5000).parse({ X_MCP_URL: 'http://h/mcp', X_MCP_TOKEN: '', X_MCP_TOOLS: ' a, b ' });
+  it('defaults and the tool list; a blank token is unset (the one env rule)', () => {
+    const parsed = parseEnv(mcpEnvSchema('X', 5000), {
+      X_MCP_URL: 'http://h/mcp',
+      X_MCP_TOKEN: '  ',
+      X_MCP_TOOLS: ' a, b ',
+    });
+    if (!parsed.success) throw parsed.error;
+    const env = parsed.data;
     expect(readMcpEnv('X', env)).toEqual({ url: 'http://h/mcp', token: undefined, timeoutMs: 5000, tools: ['a', 'b'] });
     expect(
       readMcpEnv('X', mcpEnvSchema('X', 5000).parse({ X_MCP_URL: 'https://h', X_MCP_TOOLS: '*' })).tools,

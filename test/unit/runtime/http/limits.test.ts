@@ -1,6 +1,6 @@
-/** The daemon's limits (src/daemon/http/limits.ts): the body's depth. */
+/** The daemon's limits (src/runtime/http/limits.ts): the body's depth. */
 import { describe, expect, it } from 'vitest';
-import { MAX_BODY_DEPTH, tooDeep } from '../../../../src/daemon/http/limits.ts';
+import { MAX_BODY_DEPTH, tooDeep } from '../../../../src/runtime/http/limits.ts';
 
 const nest = (n: number, leaf: unknown = 1): unknown => {
   let v = leaf;
