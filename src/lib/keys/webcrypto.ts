@@ -80,7 +80,7 @@ async function secretOf(mnemonic: string, opts: { path?: string; passphrase?: st
   return I.slice(0, 32);
 }
 
-/** PKCS #8 of an Ed25519 private key: this DER prefix, then the 32-byte seed. */
+/** The PKCS8 (RFC 5958) form of an Ed25519 private key: this DER prefix, then the 32-byte seed. */
 const PKCS8_PREFIX = [0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20];
 
 /** The signer of a 32-byte Ed25519 secret. */
