@@ -39,10 +39,22 @@ export function outboundDispatcher(t: Partial<OutboundTimeouts> = {}): Agent {
   });
 }
 
-/** A fetch that sends through `dispatcher`. */
+/**
+ * A fetch that sends through `dispatcher`. A body of the platform's FormData (a speech service's upload) is encoded
+ * by the platform first: undici's own fetch does not recognise another undici's FormData and would send its
+ * `[object FormData]` text without the multipart boundary.
+ */
 export function outboundFetch(dispatcher: Agent): typeof fetch {
-  return ((input: string | URL | Request, init?: RequestInit) =>
-    undiciFetch(input as never, { ...(init as object), dispatcher } as never)) as unknown as typeof fetch;
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    let o: RequestInit = init ?? {};
+    if (o.body instanceof FormData) {
+      const encoded = new Response(o.body);
+      const headers = new Headers(o.headers);
+      headers.set('content-type', encoded.headers.get('content-type')!);
+      o = { ...o, headers, body: await encoded.arrayBuffer() };
+    }
+    return undiciFetch(input as never, { ...(o as object), dispatcher } as never);
+  }) as unknown as typeof fetch;
 }
 
 let installed: Agent | undefined;
