@@ -111,9 +111,6 @@ async function underAttack(h: Harness, attack: () => Promise<void>): Promise<{ h
   return { health, turn };
 }
 
-/** What the oracle said: its boot lines and its log's messages (a plugin's lines go to the log, under its name). */
-const said = (x: Harness) => [...x.lines, ...x.logs.map((l) => String(l.msg))].join('\n');
-
 describe('calls against a stranger', () => {
   let h: Harness;
   beforeAll(async () => {
@@ -184,7 +181,7 @@ describe('calls against a stranger', () => {
       const [flood] = await inThread(c.url, c.token, flooding);
       expect(flood!.responses.filter((r) => r === 'leave')).toHaveLength(1);
       expect(flood!.responses.filter((r) => r === 'trackPublished').length).toBeLessThanOrEqual(1);
-      expect(said(h)).toMatch(/dropped from room call-[^:]+: more than 20 signal messages per second/);
+      expect(h.said()).toMatch(/dropped from room call-[^:]+: more than 20 signal messages per second/);
 
       // a track without end-to-end encryption is refused; a camera beside the microphone is served
       const clear = await signalClient(c.url, c.token);
@@ -221,7 +218,7 @@ describe('calls against a stranger', () => {
     );
     expect(figures.health, 'the slowest /health (ms)').toBeLessThan(Math.max(1000, 2 * quiet.health));
     expect(figures.turn, "the slowest of another user's turns (ms)").toBeLessThan(Math.max(3000, 2 * quiet.turn));
-    expect(said(h)).not.toContain('undecodable');
+    expect(h.said()).not.toContain('undecodable');
     await c.u.req('PATCH', `/calls/${c.callId}/update`, { callStatus: 'ended' });
   }, 90_000);
 
@@ -233,7 +230,7 @@ describe('calls against a stranger', () => {
     expect(Date.now() - t0).toBeGreaterThan(1500);
     expect(Date.now() - t0).toBeLessThan(4000);
     expect(idle.of('leave')).toHaveLength(1);
-    expect(said(h)).toMatch(/dropped from room call-[^:]+: no media connection within 2 s/);
+    expect(h.said()).toMatch(/dropped from room call-[^:]+: no media connection within 2 s/);
     await c.u.req('PATCH', `/calls/${c.callId}/update`, { callStatus: 'ended' });
   });
 
@@ -260,7 +257,7 @@ describe('calls against a stranger', () => {
     const callId = first.body.callId as string;
     await until(async () => (await statusOf(u, callId)) === 'ended', 8000, 'the unjoined call ended');
     expect(await keyOf(callId)).toBeNull();
-    expect(said(h)).toContain(`[calls] ${callId}: ended: no user joined within 5 s`);
+    expect(h.said()).toContain(`[calls] ${callId}: ended: no user joined within 5 s`);
     await until(async () => (await statusOf(others[1]!.u, others[1]!.callId)) === 'ended', 3000, 'all ended');
     const again = await u.req('POST', '/calls', { sessionId });
     expect(again.status).toBe(201);
@@ -272,7 +269,7 @@ describe('calls against a stranger', () => {
     expect(await keyOf(deleted.callId)).toMatch(/^[0-9a-f]{64}$/);
     expect((await deleted.u.req('DELETE', `/sessions/${deleted.sessionId}`)).status).toBeLessThan(300);
     await until(async () => (await keyOf(deleted.callId)) === null, 4000, "the deleted session's call's key erased");
-    expect(said(h)).toContain(`${deleted.callId}: ended: its session was deleted`);
+    expect(h.said()).toContain(`${deleted.callId}: ended: its session was deleted`);
   });
 
   it("refuses every token of an ended call's room, at /rtc/validate and at the /rtc upgrade", async () => {
@@ -299,7 +296,7 @@ describe('calls against a stranger', () => {
     await member.closed;
     expect(await statusOf(u, callId)).toBe('ended');
     expect(await keyOf(callId)).toBeNull();
-    expect(said(h)).toContain(`${callId}: ended: the user's credential was revoked`);
+    expect(h.said()).toContain(`${callId}: ended: the user's credential was revoked`);
     const v = await fetch(`${h.url}/rtc/validate?access_token=${r.body.connection.token as string}`);
     expect(v.status).toBe(403);
   });
@@ -326,7 +323,7 @@ describe('a call whose user left', () => {
     expect(await statusOf()).not.toBe('ended');
     back.close();
     await until(async () => (await statusOf()) === 'ended', 4000, 'the call of a user who left');
-    expect(said(h)).toContain(`${callId}: ended: the user left and did not come back within 1 s`);
+    expect(h.said()).toContain(`${callId}: ended: the user left and did not come back within 1 s`);
   });
 });
 

@@ -136,7 +136,7 @@ describe('video in a call: a camera frame handed to the model on request', () =>
   it("sends the model the user's camera frame as a PNG image part whose pixels are the picture, scaled to at most 768 px", async () => {
     const { u, callId, sessionId, me } = await call(true);
     await until('the agent receives the camera', () =>
-      h.lines.some((l) => l.includes(`${callId}: the agent receives the user's camera`)),
+      h.said().includes(`${callId}: the agent receives the user's camera`),
     );
     await sleep(1500); // a key frame decoded on the agent's side
     const body = await askToLook(me, 'look1');

@@ -251,8 +251,8 @@ describe('a voice call on the embedded endpoint', () => {
     // the user speaks until the agent has had enough undecryptable frames (its subscription may take a while)
     const words = espeak('Can you hear me?', RATE);
     const end = Date.now() + 30_000;
-    while (!h.lines.some((l) => l.includes(line))) {
-      if (Date.now() > end) throw new Error(`no refusal logged:\n${h.lines.join('\n')}`);
+    while (!h.said().includes(line)) {
+      if (Date.now() > end) throw new Error(`no refusal logged:\n${h.said()}`);
       await me.speak(words.samples, 500);
     }
     await me.speak(words.samples, 900);

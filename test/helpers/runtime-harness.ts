@@ -28,6 +28,8 @@ export interface Harness {
   lines: string[];
   /** The oracle's log (pino records: requests, failed turns and tools). */
   logs: Record<string, unknown>[];
+  /** What the oracle said: its boot lines, then its log's messages (a plugin's lines go to the log under its name). */
+  said(): string;
   dir: string;
   user(): Promise<Client>;
   close(): Promise<void>;
@@ -222,6 +224,7 @@ export async function startHarness(
     meteo,
     lines,
     logs,
+    said: () => [...lines, ...logs.map((l) => String(l.msg))].join('\n'),
     dir,
     user: makeClient,
     async close() {
