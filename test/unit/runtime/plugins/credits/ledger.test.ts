@@ -48,7 +48,7 @@ describe.each(BACKENDS)('CreditsLedger on %s', (backend) => {
       prepaidTurns: 0,
       owed: 0,
     });
-    expect(await d.schemaVersion('credits')).toBe(1);
+    expect(await d.schemaVersion('credits')).toBe(2); // v1 the ledger, v2 the verified payment references;
     // a second ledger on the same database does not migrate again
     const again = new CreditsLedger(d, { oracleDid: 'did:key:oracle', price: 0.1, denom: 'credit' });
     await expect(again.total()).resolves.toBe(0);
