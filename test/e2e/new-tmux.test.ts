@@ -73,6 +73,7 @@ describe.skipIf(!hasTmux)('oraclekit new on an 80x24 terminal', () => {
     expect(next.trim().split('\n')).toEqual([
       'Next:',
       '  cd bad-name',
+      '  node --version    # Node.js 22 (22.22.2 or later) or 24 (24.15 or later)',
       '  npm install',
       '  npm test',
       '  npm start',
