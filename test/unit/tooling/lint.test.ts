@@ -13,7 +13,14 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-const CONFIGS = ['package.json', 'eslint.config.js', 'eslint-rules', '.prettierrc.json', '.prettierignore'];
+const CONFIGS = [
+  'package.json',
+  'eslint.config.js',
+  'eslint-rules',
+  '.prettierrc.json',
+  '.prettierignore',
+  'scripts/check-issue-numbers.mjs',
+];
 const dirs: string[] = [];
 
 /** A scratch project with the real lint configuration and the given source files. */
