@@ -153,18 +153,8 @@ export interface ProjectReport {
   parameters: Design['parameters'];
   erCoverage: { fraction: number; percent: string; source: string };
   stratification: Design['stratification'];
-  strata: {
-    name: string;
-    population: number;
-    sampleSize: number;
-    calculatedSize: number;
-    mean?: number;
-    sd?: number;
-    cv?: number;
-    census?: boolean;
-    /** The stratum's own dropout rate, when the design gives it one (else the design's). */
-    dropoutRate?: number;
-  }[];
+  /** Each stratum (its dropoutRate: its own, when the design gives it one, else the design's). */
+  strata: (StratumRow & { census?: boolean })[];
   method: {
     /** The chain with this design's numbers (as `sample calc --explain`), computed from the design's own parameters. */
     sizes: Explanation[] | null;
