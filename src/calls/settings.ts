@@ -52,8 +52,11 @@ export const CallsEnvSchema = z
     CALLS_SIGNAL_PER_SECOND: z.preprocess(blank, z.coerce.number().int().min(1).max(1000).default(20)),
     /** The largest SDP the embedded endpoint accepts (bytes). */
     CALLS_SDP_MAX_BYTES: z.preprocess(blank, z.coerce.number().int().min(4096).max(1_048_576).default(65_536)),
-    /** The most media sections (m-lines) an SDP may carry at the embedded endpoint. */
-    CALLS_SDP_MAX_MEDIA_SECTIONS: z.preprocess(blank, z.coerce.number().int().min(1).max(64).default(8)),
+    /**
+     * The most media sections (m-lines) an SDP may carry at the embedded endpoint: LiveKit's native SDKs offer 9 for a
+     * microphone and a camera (three receive-only audio and three video sections, data, then the two tracks).
+     */
+    CALLS_SDP_MAX_MEDIA_SECTIONS: z.preprocess(blank, z.coerce.number().int().min(1).max(64).default(16)),
     /** Speech shorter than this (ms) while the agent answers does not interrupt it (0: any speech does). */
     CALLS_MIN_INTERRUPTION_MS: z.preprocess(blank, z.coerce.number().int().min(0).max(5000).default(250)),
     /** What the agent says as it joins a call that names no greeting of its own (unset: nothing). */

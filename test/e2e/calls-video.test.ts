@@ -133,10 +133,7 @@ describe('video in a call: a camera frame handed to the model on request', () =>
     return requests[1]!.body;
   }
 
-  // Skipped while the agent does not receive an rtc-node user's camera through the bounded embedded endpoint (the
-  // wait for "the agent receives the user's camera" times out; Chromium's camera does reach it, calls-browser.test.ts):
-  // a known fault, to be fixed, not a passing check.
-  it.skip("sends the model the user's camera frame as a PNG image part whose pixels are the picture, scaled to at most 768 px", async () => {
+  it("sends the model the user's camera frame as a PNG image part whose pixels are the picture, scaled to at most 768 px", async () => {
     const { u, callId, sessionId, me } = await call(true);
     await until('the agent receives the camera', () =>
       h.said().includes(`${callId}: the agent receives the user's camera`),

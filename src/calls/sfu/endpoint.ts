@@ -62,7 +62,9 @@ export interface EndpointLimits extends SignalLimits {
 export const DEFAULT_ENDPOINT_LIMITS: EndpointLimits = {
   signalPerSecond: 20,
   sdpMaxBytes: 65_536,
-  sdpMaxMediaSections: 8,
+  // LiveKit's native SDKs (rtc-node) offer three receive-only audio and three video sections, a data section and then
+  // the participant's tracks: 9 for a microphone and a camera, with room for the sections a renegotiation adds
+  sdpMaxMediaSections: 16,
   mediaTimeoutMs: 20_000,
 };
 
