@@ -24,7 +24,7 @@ import {
 } from '../lib/protocol/index.ts';
 import { UcanAuth, type AuthOptions, type AuthSource } from './auth.ts';
 import { OracleClientError, OracleUnreachableError, errorFromResponse } from './errors.ts';
-import { OracleEventParser } from './sse.ts';
+import { OracleEventParser } from '../lib/protocol/sse.ts';
 import { backoffMs } from '../lib/backoff.ts';
 
 export interface OracleClientOptions extends AuthSource {

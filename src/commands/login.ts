@@ -17,9 +17,9 @@ export default class Login extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Login);
-    const { isInteractive } = await import('../cli/scaffold/ask.ts');
+    const { canPrompt } = await import('../cli/io.ts');
     const { chooseAuth, login } = await import('../cli/identity/login.ts');
-    const interactive = isInteractive();
+    const interactive = canPrompt();
     if (interactive) {
       // first, who you are: what a new sign-in would replace
       const { signedInLines } = await import('../cli/identity/signed-in.ts');

@@ -10,10 +10,10 @@ export default class Logout extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Logout);
-    const { isInteractive } = await import('../cli/scaffold/ask.ts');
+    const { canPrompt } = await import('../cli/io.ts');
     const { logout } = await import('../cli/identity/login.ts');
     const { formatLogout } = await import('../cli/identity/print.ts');
-    const r = await logout({ force: flags.force, interactive: isInteractive() });
+    const r = await logout({ force: flags.force, interactive: canPrompt() });
     if (flags.json) this.outJson(r);
     else this.out(formatLogout(r));
   }

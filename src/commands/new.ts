@@ -25,9 +25,9 @@ Registers the oracle as a domain of type Oracle (class: the "oraclekit:oracle-pr
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(New);
-    const [{ runNew, newInput }, { isInteractive }, { cancelOnSigint, isCancel }] = await Promise.all([
+    const [{ runNew, newInput }, { canPrompt }, { cancelOnSigint, isCancel }] = await Promise.all([
       import('../cli/scaffold/new.ts'),
-      import('../cli/scaffold/ask.ts'),
+      import('../cli/io.ts'),
       import('../cli/scaffold/cancel.ts'),
     ]);
     const log = (l: string) => process.stderr.write(l + '\n');
@@ -35,7 +35,7 @@ Registers the oracle as a domain of type Oracle (class: the "oraclekit:oracle-pr
     try {
       const input = newInput(args['project-name'], flags, {
         cwd: process.cwd(),
-        interactive: isInteractive() && !flags.json,
+        interactive: canPrompt(flags.json),
         log,
       });
       const r = await runNew(input, cancel.signal);

@@ -17,7 +17,6 @@ import { toolEnv } from '../lib/env.ts';
 import { packageVersion } from '../lib/version.ts';
 import { writeDiscovery } from '../lib/discovery.ts';
 import { openStorage, redact } from '../storage/open.ts';
-import { checkDatabaseDir } from '../storage/files.ts';
 import type { Storage } from '../storage/storage.ts';
 import { REGISTRY_MIGRATIONS } from './registry/migrations.ts';
 import { Registry } from './registry/index.ts';
@@ -39,14 +38,14 @@ async function main(): Promise<void> {
     process.env,
   );
   await claimStateDir();
-  if (!databaseUrl) checkDatabaseDir(dbPath()); // created 0700; refused when other users may write to it (storage/files.ts)
-  // SQLite: an acknowledged write is on disk (storage/sqlite.ts, ORACLEKIT_DB_SYNCHRONOUS); PostgreSQL
-  // (ORACLEKIT_DATABASE_URL / databaseUrl): a returned COMMIT is durable (storage/postgres.ts)
+  // SQLite: its directory created 0700 and refused when other users may write to it (storage/files.ts); an
+  // acknowledged write is on disk (storage/sqlite.ts, ORACLEKIT_DB_SYNCHRONOUS). PostgreSQL (ORACLEKIT_DATABASE_URL /
+  // databaseUrl): a returned COMMIT is durable (storage/postgres.ts)
   const db = await openStorage({
     location: databaseUrl ?? dbPath(),
     migrations: { registry: REGISTRY_MIGRATIONS },
     synchronous: dbSynchronous,
-    setting: toolEnv().databaseUrl ? 'ORACLEKIT_DATABASE_URL' : 'databaseUrl',
+    setting: !databaseUrl ? 'ORACLEKIT_DB' : toolEnv().databaseUrl ? 'ORACLEKIT_DATABASE_URL' : 'databaseUrl',
   });
   const registry = new Registry(db, config);
   installOutboundTransport(); // the health probes' and the oracle's outbound calls: undici, with time-outs

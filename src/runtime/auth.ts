@@ -98,7 +98,7 @@ class PersistentReplayStore implements ReplayStore {
     const purge = now - this.lastPurge > 60_000;
     if (purge) this.lastPurge = now;
     void this.store
-      .defer(async () => {
+      .groupCommit(async () => {
         await this.store.db.run(
           'INSERT INTO runtime_used_invocations (cid, expires_at) VALUES (?, ?) ON CONFLICT (cid) DO NOTHING',
           [cid, expiresAt],

@@ -1,30 +1,56 @@
 /**
- * The runtime's own database: opened the way the daemon opens its own, and its health as `/ready` reports it.
+ * The runtime's own database: where it is, opened through storage's one picker as the daemon opens its own, and its
+ * health as `/ready` reports it.
  *
- * - `openSqliteFile`: the directory refused when other users may write to it (storage/files.ts,
- *   checkDatabaseDir), the file refused when it fails `PRAGMA quick_check` (storage/sqlite.ts). A refusal is a
- *   BootError whose line names the setting that chose the file (dbPath or ORACLE_DB_PATH), what is wrong and what
- *   to do: the runtime does not serve from a file it cannot trust.
+ * - `openRuntimeDatabase`: `databaseUrl` (PostgreSQL) or `dbPath` (SQLite) from the options, else
+ *   ORACLE_DATABASE_URL / ORACLE_DB_PATH; naming both is invalid_config (storage/open.ts, pickLocation). A SQLite
+ *   file's directory is refused when other users may write to it (storage/files.ts, checkDatabaseDir) and the file
+ *   when it fails `PRAGMA quick_check` (storage/sqlite.ts). A refusal is a BootError whose line names the setting
+ *   that chose the file, what is wrong and what to do: the runtime does not serve from a file it cannot trust.
  * - `storageHealth`: the truth of the last real write and of the disk. Ready needs both: the disk that holds a
  *   SQLite file has at least ORACLE_READY_MIN_FREE_BYTES free (a disk that fills is reported before writes fail),
  *   and, while the last real write failed for a fault of the database's own (a full disk, an unusable file,
  *   PostgreSQL out of reach: storage/faults.ts), a probe the size of a real write (storage's `probe`) must succeed
  *   before it says ready again; one probe at a time, however many ask.
  */
-import { BootError } from './boot.ts';
-import { checkDatabaseDir } from '../storage/files.ts';
-import { connectStorage } from '../storage/open.ts';
+import { BootError, type BootLogger } from './boot.ts';
+import { connectStorage, pickLocation, redact, type NamedLocation } from '../storage/open.ts';
 import { storageFault } from '../storage/faults.ts';
 import { storageError, type OracleKitError } from '../lib/errors.ts';
 import type { Storage } from '../storage/storage.ts';
+import type { RuntimeEnv } from './settings.ts';
+import { envValue } from '../lib/env.ts';
 
-export function openSqliteFile(path: string, synchronous: 'async' | 'FULL' | 'NORMAL', setting: string): Storage {
+export interface DatabaseOptions {
+  dbPath?: string;
+  databaseUrl?: string;
+  dbSynchronous?: 'async' | 'FULL' | 'NORMAL';
+}
+
+/** Opens the runtime's own database (migrated later, before the host serves); PostgreSQL is named in the boot lines. */
+export function openRuntimeDatabase(
+  o: DatabaseOptions,
+  env: Record<string, string | undefined>,
+  settings: RuntimeEnv,
+  log: BootLogger,
+): Storage {
+  const named = (location: string | undefined, setting: string): NamedLocation | undefined =>
+    location === undefined ? undefined : { location, setting };
+  // the options win over the environment; ORACLE_DB_PATH counts as named only when the environment sets it
+  const picked = pickLocation(named(o.databaseUrl, 'databaseUrl'), named(o.dbPath, 'dbPath')) ??
+    pickLocation(
+      named(settings.ORACLE_DATABASE_URL, 'ORACLE_DATABASE_URL'),
+      named(envValue(env, 'ORACLE_DB_PATH'), 'ORACLE_DB_PATH'),
+    ) ?? { location: settings.ORACLE_DB_PATH, setting: 'ORACLE_DB_PATH' };
+  const synchronous = o.dbSynchronous ?? settings.ORACLE_DB_SYNCHRONOUS ?? 'async';
+  let db: Storage;
   try {
-    checkDatabaseDir(path, setting);
-    return connectStorage({ location: path, synchronous });
+    db = connectStorage({ ...picked, synchronous });
   } catch (e) {
-    throw new BootError(`[boot-error] ${setting}: ${(e as Error).message}`);
+    throw new BootError(`[boot-error] ${picked.setting}: ${(e as Error).message}`);
   }
+  if (db.dialect === 'postgres') log.info(`[boot] database: PostgreSQL ${redact(picked.location)}`);
+  return db;
 }
 
 /** undefined while the database takes writes, else its fault (storage_full, storage_unavailable, database_unavailable). */

@@ -20,7 +20,7 @@ import { toErrorBody } from '../lib/errors.ts';
 import { verifyDelegation } from '../lib/ucan/verify.ts';
 import type { OracleRuntime } from './runtime.ts';
 import { getUser, setUser } from './auth.ts';
-import { streamRun } from './sse.ts';
+import { streamRun } from './stream-run.ts';
 import { storedReplay } from './runs.ts';
 import { storageHealth } from './database.ts';
 import { storageFault } from '../storage/faults.ts';

@@ -29,7 +29,7 @@ export class RunManager {
   private readonly store: RuntimeStore;
   /** How long a finished run stays in memory (its events stay in SQLite). */
   retainMs: number;
-  /** Set when the instances of this oracle share a Redis (runtime.ts connects the cluster at start). */
+  /** Set when the instances of this oracle share a Redis (OracleRuntime.connectCluster, before the oracle serves). */
   bus: RunBus | undefined;
 
   constructor(store: RuntimeStore, retainMs = 60_000) {
@@ -98,7 +98,7 @@ export class RunManager {
   private async storeEnd(run: Run): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.store.defer(() =>
+        await this.store.groupCommit(() =>
           this.store.endRun(
             { id: run.runId, sessionId: run.sessionId, userDid: run.userDid, requestId: run.requestId },
             run.status,

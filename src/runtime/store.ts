@@ -71,7 +71,7 @@ export class RuntimeStore {
    * share one transaction and one fsync, so 200 concurrent turns cost a few
    * fsyncs, not 1000. The promise resolves once the write is durable.
    */
-  defer(fn: () => Promise<unknown>): Promise<void> {
+  groupCommit(fn: () => Promise<unknown>): Promise<void> {
     return this.db.write(async () => {
       await fn();
     });
@@ -81,12 +81,12 @@ export class RuntimeStore {
   onBackgroundError: (e: unknown) => void = () => {};
 
   /**
-   * A write nobody waits for (a run's row, a session's state or title): queued like `defer`; a failure
+   * A write nobody waits for (a run's row, a session's state or title): queued like `groupCommit`; a failure
    * (the database away: 503 database_unavailable) is reported, never an unhandled rejection that would
    * end the process.
    */
   background(fn: () => Promise<unknown>): void {
-    this.defer(fn).catch((e: unknown) => this.onBackgroundError(e));
+    this.groupCommit(fn).catch((e: unknown) => this.onBackgroundError(e));
   }
 
   /** Commits every queued write now (shutdown). */

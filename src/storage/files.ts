@@ -7,9 +7,9 @@
  * create a `-wal` before SQLite does and read everything written to it.
  *
  * `prepareDatabaseFile` runs when a SQLite storage opens (src/storage/sqlite.ts), before
- * SQLite opens the file; `checkDatabaseDir` on the start paths of the daemon
- * (src/daemon/main.ts), which exits with its message, and of the runtime
- * (src/runtime/runtime.ts), a `[boot-error]` line.
+ * SQLite opens the file; `checkDatabaseDir` when the one picker
+ * (src/storage/open.ts, connectStorage) opens a SQLite file, for the daemon,
+ * which exits with its message, and for the runtime, a `[boot-error]` line.
  */
 import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -26,8 +26,8 @@ const SIDE_FILES = ['', '-wal', '-shm', '-journal'];
  * Creates the directory (0700) when absent and refuses one that other users
  * may write to (mode o+w, sticky or not) with `insecure_database_dir`,
  * naming the directory, its mode, the setting that chose it and the fix.
- * The daemon (src/daemon/main.ts) and the runtime (ORACLE_DB_PATH) both call it
- * before they open a SQLite file.
+ * The picker (open.ts) calls it before a SQLite file opens, for the daemon
+ * (ORACLEKIT_DB) and the runtime (ORACLE_DB_PATH) alike.
  */
 export function checkDatabaseDir(path: string, setting = 'ORACLEKIT_DB'): void {
   if (path === ':memory:' || path === '' || path.startsWith('file:')) return;

@@ -6,10 +6,13 @@
  * applies every area's migrations before the storage is handed out;
  * `connectStorage` is the same choice for a caller that applies its
  * migrations later (the runtime, which is built synchronously and migrates
- * before it serves).
+ * before it serves). Before a SQLite file opens, its directory is checked
+ * (files.ts, `checkDatabaseDir`). `pickLocation` decides between a URL and a
+ * path that two settings name.
  */
 import { OracleKitError, showValue } from '../lib/errors.ts';
 import { PostgresStorage } from './postgres.ts';
+import { checkDatabaseDir } from './files.ts';
 import { SqliteStorage } from './sqlite.ts';
 import type { Migration, Storage } from './storage.ts';
 
@@ -65,10 +68,42 @@ export function redact(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*:)[^@/]*@/i, '$1***@');
 }
 
-/** The storage of `location` (a SQLite path or a PostgreSQL URL), opened, with no migration applied yet. */
+/** A database location and the setting that named it. */
+export interface NamedLocation {
+  location: string;
+  setting: string;
+}
+
+/**
+ * Of a PostgreSQL URL and a SQLite path that two settings name, the one to open (the URL checked); undefined when
+ * neither is named. Both named is invalid_config: which database holds the data must not depend on a precedence rule.
+ */
+export function pickLocation(
+  url: NamedLocation | undefined,
+  path: NamedLocation | undefined,
+): NamedLocation | undefined {
+  if (url && path)
+    throw new OracleKitError({
+      status: 400,
+      code: 'invalid_config',
+      message: `${url.setting} = ${showValue(redact(url.location))} and a SQLite path (${showValue(path.location)}) are both set: one database holds the data; keep one of them`,
+      field: url.setting,
+      value: redact(url.location),
+      valid: `either a postgres:// URL (${url.setting}) or a SQLite file (${path.setting}), not both`,
+    });
+  if (url) checkPostgresUrl(url.location, url.setting);
+  return url ?? path;
+}
+
+/**
+ * The storage of `location` (a SQLite path or a PostgreSQL URL), opened, with no migration applied yet. A SQLite
+ * file's directory is refused when other users may write to it (`setting` names what chose it).
+ */
 export function connectStorage(o: StorageLocation): Storage {
-  if (!isPostgresUrl(o.location))
+  if (!isPostgresUrl(o.location)) {
+    checkDatabaseDir(o.location, o.setting);
     return new SqliteStorage({ path: o.location, ...(o.synchronous ? { synchronous: o.synchronous } : {}) });
+  }
   checkPostgresUrl(o.location, o.setting);
   return new PostgresStorage({ url: o.location, ...(o.max ? { max: o.max } : {}) });
 }

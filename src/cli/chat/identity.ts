@@ -6,10 +6,10 @@
  * created on first use with mode 0600 (directory 0700). The file is the one
  * `login`/`whoami`/`logout` and `new` use (src/cli/identity/store.ts).
  */
-import { readFileSync } from 'node:fs';
 import { cliError } from '../errors.ts';
 import { generateMnemonic, isValidMnemonic, signerFromMnemonic, type Signer } from '../../lib/keys/keys.ts';
 import { identityPath, readIdentity, writeIdentity } from '../identity/store.ts';
+import { readMnemonic } from '../identity/mnemonic.ts';
 
 interface Identity {
   signer: Signer;
@@ -24,22 +24,10 @@ interface Identity {
 
 export async function loadIdentity(o: { mnemonicFile?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Identity> {
   if (o.mnemonicFile) {
-    let text: string;
-    try {
-      text = readFileSync(o.mnemonicFile, 'utf8');
-    } catch {
-      throw cliError('mnemonic_file_unreadable', `cannot read the mnemonic file ${o.mnemonicFile}`, {
-        field: 'mnemonic-file',
-        value: o.mnemonicFile,
-      });
-    }
-    if (!isValidMnemonic(text))
-      throw cliError('invalid_mnemonic', `${o.mnemonicFile} does not hold a valid BIP39 English mnemonic`, {
-        field: 'mnemonic-file',
-        valid: '12 or 24 BIP39 words',
-      });
-    const signer = await signerFromMnemonic(text);
-    return { signer, did: signer.did(), principal: signer.did(), source: o.mnemonicFile, created: false };
+    // the one mnemonic reader (identity/mnemonic.ts): a file is read, checked and normalised as login reads it
+    const given = await readMnemonic({ file: o.mnemonicFile, interactive: false });
+    const signer = await signerFromMnemonic(given!.mnemonic);
+    return { signer, did: signer.did(), principal: signer.did(), source: given!.source, created: false };
   }
   const path = identityPath(o.env);
   let created = false;

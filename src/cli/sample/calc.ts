@@ -11,8 +11,8 @@ import {
   parseStratumFlag,
   readJsonInput,
   withFlagNames,
-} from '../sampling-input.ts';
-import { renderComparison, renderDesign, renderExplain, renderSensitivity, type Format } from '../sampling-render.ts';
+} from './input.ts';
+import { renderComparison, renderDesign, renderExplain, renderSensitivity, type Format } from './render.ts';
 import { computeDesign, designInputOf, provenanceOf } from '../../lib/sampling/design.ts';
 import { packageVersion } from '../../lib/version.ts';
 import { explainDesign } from '../../lib/sampling/explain.ts';

@@ -18,7 +18,7 @@ import * as Q from '../../lib/sampling/rational.ts';
 import { parseObservationsCsv } from '../../lib/sampling/recalc.ts';
 import { shellQuote } from '../../lib/shell.ts';
 import type { FlagSpecs } from '../flag-spec.ts';
-import { parseNumberFlag, readJsonInput, readTextInput, withFlagNames } from '../sampling-input.ts';
+import { parseNumberFlag, readJsonInput, readTextInput, withFlagNames } from './input.ts';
 import type { CalcFlags, RecalcFlags } from './flags.ts';
 
 /** A valid design input: each check replaces one field of it, so only that field can fail. */

@@ -11,8 +11,8 @@ import {
   readJsonInput,
   readTextInput,
   withFlagNames,
-} from '../sampling-input.ts';
-import { renderRecalc, type Format } from '../sampling-render.ts';
+} from './input.ts';
+import { renderRecalc, type Format } from './render.ts';
 import { samplingError } from '../../lib/sampling/errors.ts';
 import { provenanceOf } from '../../lib/sampling/design.ts';
 import { packageVersion } from '../../lib/version.ts';

@@ -10,10 +10,6 @@ export interface AskContext {
   interactive: boolean;
 }
 
-export function isInteractive(): boolean {
-  return Boolean(process.stdin.isTTY && process.stdout.isTTY) && process.env.CI !== 'true';
-}
-
 function missing(flag: string, valid?: string): OracleKitError {
   return cliError(
     'missing_answer',

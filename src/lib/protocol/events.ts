@@ -1,6 +1,6 @@
 /**
- * SSE events of protocol.md ("SSE stream"), as zod schemas, plus the frame
- * encoder used by the runtime (the parser that reads them back: sse.ts).
+ * SSE events of protocol.md ("SSE stream"), as zod schemas (their frames are
+ * written and read by sse.ts).
  */
 import { z } from 'zod';
 import { ERROR_KINDS } from './errors.ts';
@@ -96,10 +96,3 @@ export const AnyEventSchema = z.discriminatedUnion('event', [
 export type AnyEvent = z.infer<typeof AnyEventSchema>;
 /** An event before the run assigns its id. */
 export type AnyEventInput = AnyEvent extends infer E ? (E extends { id: number } ? Omit<E, 'id'> : never) : never;
-
-export const HEARTBEAT_FRAME = ': heartbeat\n\n';
-
-/** `id: <n>\nevent: <name>\ndata: <json>\n\n` — data is one line (JSON has no raw newlines). */
-export function encodeFrame(e: AnyEvent): string {
-  return `id: ${e.id}\nevent: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`;
-}

@@ -36,6 +36,11 @@ export const messageIds = {
   answer: (requestId: string): string => requestId,
   /** The turn's last `error` event (an `Error` component, as the IXO SDK shows the SSE `error` frame). */
   error: (requestId: string): string => `${requestId}${ERROR_SUFFIX}`,
+  /**
+   * A message a plugin posts outside a turn (PluginHost.postMessage): the answer of a request of its own, so it reads
+   * back as an `answer` like a turn's.
+   */
+  posted: (): string => crypto.randomUUID(),
 } as const;
 
 export type MessagePart = 'human' | 'reasoning' | 'tool_call' | 'answer' | 'error';

@@ -1,5 +1,7 @@
 /**
- * A streaming Server-Sent Events parser (WHATWG "event stream interpretation"),
+ * Server-Sent Events frames (protocol.md, "SSE stream"): the encoder the
+ * runtime writes them with (`encodeFrame`, `HEARTBEAT_FRAME`), and the
+ * streaming parser that reads them back (WHATWG "event stream interpretation"),
  * for bytes arriving in arbitrary chunks: CRLF, CR or LF line ends (a CR at the
  * end of one chunk and the LF at the start of the next count once), UTF-8
  * sequences split across chunks, multi-line `data:`, comments, `retry:`, an
@@ -7,10 +9,19 @@
  * below turns raw frames into typed, validated AnyEvents and ignores unknown
  * event names.
  *
- * The one SSE parser of the package: the client SDK, the CLI and the tests
- * read streams with it. No node: imports: it runs in browsers too.
+ * The one SSE encoder and parser of the package: the runtime writes streams
+ * with it; the client SDK, the CLI and the tests read them with it. No node:
+ * imports: it runs in browsers too.
  */
 import { AnyEventSchema, SSE_EVENT_NAMES, type AnyEvent } from './events.ts';
+
+/** A comment frame that keeps an idle stream open. */
+export const HEARTBEAT_FRAME = ': heartbeat\n\n';
+
+/** `id: <n>\nevent: <name>\ndata: <json>\n\n` — data is one line (JSON has no raw newlines). */
+export function encodeFrame(e: AnyEvent): string {
+  return `id: ${e.id}\nevent: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`;
+}
 
 export interface RawSseFrame {
   /** The `id:` field of the frame, or the last id seen (SSE semantics). */

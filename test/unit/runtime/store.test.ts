@@ -102,7 +102,7 @@ describe.each(BACKENDS)('RuntimeStore on %s', (backend) => {
     const { store } = await open();
     const s = await store.createSession('did:key:alice');
     // several runs within one millisecond: created_at ties, the insertion order decides
-    await store.defer(async () => {
+    await store.groupCommit(async () => {
       for (const id of ['r1', 'r2', 'r3'])
         await store.createRun({
           id,

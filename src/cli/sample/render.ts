@@ -3,12 +3,12 @@
  * sensitivity grids and recalculations, shared by `sample calc` and
  * `sample recalc`.
  */
-import type { Design } from '../lib/sampling/design.ts';
-import type { Explanation } from '../lib/sampling/explain.ts';
-import type { Comparison, AllocationRow } from '../lib/sampling/compare.ts';
-import type { Sensitivity } from '../lib/sampling/sensitivity.ts';
-import type { RecalcResult } from '../lib/sampling/recalc.ts';
-import { csvTable, markdownTable, paint, textTable, type Cell } from './output.ts';
+import type { Design } from '../../lib/sampling/design.ts';
+import type { Explanation } from '../../lib/sampling/explain.ts';
+import type { Comparison, AllocationRow } from '../../lib/sampling/compare.ts';
+import type { Sensitivity } from '../../lib/sampling/sensitivity.ts';
+import type { RecalcResult } from '../../lib/sampling/recalc.ts';
+import { csvTable, markdownTable, paint, textTable, type Cell } from '../output.ts';
 
 export type Format = 'table' | 'csv' | 'markdown';
 

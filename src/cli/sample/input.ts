@@ -5,20 +5,14 @@
  * error code for that field.
  */
 import { readFileSync } from 'node:fs';
-import { cliError, OracleKitError } from './errors.ts';
-import { samplingError, type SamplingErrorCode } from '../lib/sampling/errors.ts';
-import { POPULATION_VALID } from '../lib/sampling/design.ts';
+import { cliError, OracleKitError } from '../errors.ts';
+import { samplingError, type SamplingErrorCode } from '../../lib/sampling/errors.ts';
+import { POPULATION_VALID } from '../../lib/sampling/design.ts';
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 
-/**
- * Whether missing inputs may be asked for (the guided mode, src/cli/sample/guided.ts):
- * only with a person at a terminal — stdin and stdout TTYs — and never with
- * --json or in CI (CI set to anything), where the one-line error and exit 3 stay.
- */
-export function canPrompt(json: boolean): boolean {
-  return Boolean(process.stdin.isTTY && process.stdout.isTTY) && !json && !process.env.CI;
-}
+/** Whether missing inputs may be asked for (the guided mode, src/cli/sample/guided.ts): io.ts's one check. */
+export { canPrompt } from '../io.ts';
 
 /** Engine field → CLI flag, so errors name what the user typed. */
 const FLAG_FOR_FIELD: Record<string, string> = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OracleEventParser, SseFrameParser, type RawSseFrame } from '../../../src/client/sse.ts';
-import { encodeFrame, type AnyEvent } from '../../../src/lib/protocol/index.ts';
+import { OracleEventParser, SseFrameParser, type RawSseFrame } from '../../../../src/lib/protocol/sse.ts';
+import { encodeFrame, type AnyEvent } from '../../../../src/lib/protocol/index.ts';
 
 const enc = new TextEncoder();
 

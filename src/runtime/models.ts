@@ -1,0 +1,101 @@
+/**
+ * The model registry: which language model a turn runs on. A turn names a
+ * model id (or none: config.model, else LLM_MODEL); the `model` option of
+ * createOracle decides what an id means (one model for every id, or a
+ * factory), else the OpenAI-compatible provider at LLM_BASE_URL. A turn may
+ * name only an id GET /models lists, so the operator's key never pays for a
+ * model they did not choose.
+ */
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
+import { runtimeError } from '../lib/protocol/errors.ts';
+import { lineBoundedFetch } from './agent/index.ts';
+import type { OracleConfig } from './plugin.ts';
+import type { RuntimeEnv } from './settings.ts';
+
+/** A language model of the AI SDK (an object: a model id string is `config.model`). */
+export type OracleModel = Exclude<LanguageModel, string>;
+
+export interface ModelRegistryOptions {
+  config: OracleConfig;
+  settings: RuntimeEnv;
+  /** createOracle's `model` option: one model for every id, or a factory by id. */
+  given?: OracleModel | ((id: string) => OracleModel);
+  /** What `model_not_configured` tells the user to do. */
+  hint?: string;
+}
+
+export class ModelRegistry {
+  private readonly modelOf: (id: string) => OracleModel;
+  private readonly o: ModelRegistryOptions;
+
+  constructor(o: ModelRegistryOptions) {
+    this.o = o;
+    const given = o.given;
+    this.modelOf =
+      typeof given === 'function' ? given : given ? () => given : openAICompatibleModels(o.settings, o.hint);
+  }
+
+  /** The id of the model given as an object (a scripted model's), when one is. */
+  private get ownId(): string | undefined {
+    return typeof this.o.given === 'object' ? this.o.given.modelId : undefined;
+  }
+
+  /** The model of a turn: the request's id, else config.model, else LLM_MODEL, else the given model's own id. */
+  model(id?: string): OracleModel {
+    const modelId = id ?? this.o.config.model ?? this.o.settings.LLM_MODEL ?? this.ownId;
+    if (!modelId) throw notConfigured(this.o.hint);
+    return this.modelOf(modelId);
+  }
+
+  /** What GET /models answers: the default first, then config.models. */
+  models(): { models: { id: string; name: string }[]; default: string | null } {
+    const first = this.o.config.model ?? this.o.settings.LLM_MODEL ?? this.ownId;
+    const ids = [...new Set([first, ...(this.o.config.models ?? [])].filter((x): x is string => !!x))];
+    return { models: ids.map((id) => ({ id, name: id })), default: ids[0] ?? null };
+  }
+
+  /** Refuses (model_not_listed) an id GET /models does not list. */
+  assertListed(id: string): void {
+    const listed = this.models().models.map((m) => m.id);
+    if (listed.includes(id)) return;
+    throw runtimeError(
+      'model_not_listed',
+      `model ${JSON.stringify(id.slice(0, 100))} is not offered by this oracle; use one GET /models lists: ${listed.join(', ') || '(none)'}`,
+      { field: 'model', value: id.slice(0, 100), valid: listed.join(', ') || 'none: this oracle lists no model' },
+    );
+  }
+}
+
+function notConfigured(hint: string | undefined) {
+  return runtimeError(
+    'model_not_configured',
+    `no model configured: ${hint ?? 'set LLM_BASE_URL and the model in oracle.config.json'}`,
+  );
+}
+
+/**
+ * The default model: the OpenAI-compatible provider at LLM_BASE_URL. One
+ * model object per (endpoint, key, model): building one compiles the
+ * provider's zod chunk schemas (~0.5 ms), which a turn must not pay twice.
+ */
+function openAICompatibleModels(s: RuntimeEnv, hint: string | undefined): (id: string) => OracleModel {
+  const cache = new Map<string, OracleModel>();
+  return (modelId) => {
+    const baseURL = s.LLM_BASE_URL;
+    if (!baseURL) throw notConfigured(hint);
+    let m = cache.get(modelId);
+    if (!m) {
+      m = createOpenAICompatible({
+        name: 'oracle-llm',
+        baseURL,
+        apiKey: s.LLM_PROVIDER_API_KEY,
+        includeUsage: true,
+        fetch: lineBoundedFetch(s.ORACLE_MODEL_MAX_LINE_BYTES),
+      }).chatModel(modelId);
+      if (cache.size >= 32) cache.delete(cache.keys().next().value!);
+      cache.set(modelId, m);
+    }
+    return m;
+  };
+}
