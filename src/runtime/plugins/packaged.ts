@@ -52,7 +52,7 @@ export interface PackagedLoad {
 }
 
 /** Whether `pkg` is installed where the runtime's own files resolve it (the lookup the import makes). */
-function installed(pkg: string): boolean {
+export function packageInstalled(pkg: string): boolean {
   try {
     createRequire(import.meta.url).resolve(`${pkg}/package.json`);
     return true;
@@ -70,7 +70,7 @@ function installed(pkg: string): boolean {
 export async function loadPackagedPlugins(list: readonly PackagedPlugin[] = PACKAGED_PLUGINS): Promise<PackagedLoad> {
   const out: PackagedLoad = { plugins: [], missing: [] };
   for (const p of list) {
-    if (!installed(p.pkg)) {
+    if (!packageInstalled(p.pkg)) {
       out.missing.push({ ...p });
       continue;
     }
