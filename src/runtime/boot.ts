@@ -88,6 +88,16 @@ export function resolvePlugins(
 }
 
 /** Why a plugin is left out (features, its detect, a blank required variable, off by default), or undefined. */
+/** Whether features and env enable the plugin (its dependencies aside); a forced one lacking its env throws. */
+export function wouldRun(
+  p: OraclePlugin<unknown>,
+  features: Record<string, boolean>,
+  env: Record<string, string | undefined>,
+  config: OracleConfig | undefined,
+): boolean {
+  return exclusion(p, features[p.name], env, config) === undefined;
+}
+
 function exclusion(
   p: OraclePlugin<unknown>,
   forced: boolean | undefined,

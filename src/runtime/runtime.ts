@@ -21,6 +21,7 @@ import {
   mergePlugins,
   PluginStatusTracker,
   resolvePlugins,
+  wouldRun,
   type BootLogger,
   type PluginStatusListener,
 } from './boot.ts';
@@ -124,8 +125,11 @@ export class OracleRuntime {
     const settings = parseRuntimeEnv(this.env);
     this.settings = settings;
     this.pino = o.pino ?? createRuntimeLog(settings.LOG_LEVEL);
-    const all = mergePlugins((o.bundledPlugins ?? BUNDLED_PLUGINS) as AnyPlugin[], (o.plugins ?? []) as AnyPlugin[]);
-    this.missingPlugins = missingFor(MISSING_PLUGINS, all, o.features ?? {});
+    const bundled = (o.bundledPlugins ?? BUNDLED_PLUGINS) as AnyPlugin[];
+    const merged = mergePlugins(bundled, (o.plugins ?? []) as AnyPlugin[]);
+    const runs = (p: AnyPlugin) => wouldRun(p, o.features ?? {}, this.env, o.config);
+    this.missingPlugins = missingFor(MISSING_PLUGINS, merged, o.features ?? {}, bundled, runs);
+    const all = merged.filter((p) => !this.missingPlugins.some((m) => m.name === p.name));
     const result = resolvePlugins(all, o.features ?? {}, this.env, o.config);
     for (const m of this.missingPlugins)
       result.excluded.push({ plugin: m.name, reason: m.error === undefined ? 'not installed' : 'failed to load' });

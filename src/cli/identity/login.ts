@@ -66,7 +66,7 @@ export async function chooseAuth(given: AuthMethod | undefined, interactive: boo
       { field: 'auth', valid: 'qr, mnemonic' },
     );
   }
-  const { select } = await import('@inquirer/prompts');
+  const { default: select } = await import('@inquirer/select');
   return select<AuthMethod>({
     message: 'How do you sign in?',
     default: 'mnemonic',
@@ -100,7 +100,7 @@ async function guardReplace(
         { field: 'force', details: { saved: old, next, path } },
       );
     }
-    const { confirm } = await import('@inquirer/prompts');
+    const { default: confirm } = await import('@inquirer/confirm');
     const yes = await confirm({
       message: `Replace the saved identity ${old} with ${next}? (the old file is kept as a backup)`,
       default: false,
@@ -123,7 +123,7 @@ async function mnemonicOf(o: LoginOptions, env: NodeJS.ProcessEnv): Promise<{ mn
   const given = await readMnemonic({ file: o.mnemonicFile, envName: o.mnemonicEnv, env, interactive: false });
   if (given) return given;
   if (o.interactive) {
-    const { select } = await import('@inquirer/prompts');
+    const { default: select } = await import('@inquirer/select');
     const how = await select<'type' | 'generate'>({
       message: 'Your offline mnemonic',
       default: 'type',
@@ -267,7 +267,7 @@ export async function logout(
         field: 'force',
         details: { did, path },
       });
-    const { confirm } = await import('@inquirer/prompts');
+    const { default: confirm } = await import('@inquirer/confirm');
     const yes = await confirm({
       message: `Sign out of ${who}? Its key controls the domains and API keys bound to it; ${path} is kept as a backup.`,
       default: false,

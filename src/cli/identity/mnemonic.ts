@@ -53,7 +53,7 @@ export async function readMnemonic(src: MnemonicSource): Promise<{ mnemonic: str
     return { mnemonic: normaliseMnemonic(fromEnv), source: `$${name}` };
   }
   if (!src.interactive) return undefined;
-  const { password } = await import('@inquirer/prompts');
+  const { default: password } = await import('@inquirer/password');
   const answer = await password({
     message: 'Your BIP39 mnemonic (hidden)',
     validate: (v: string) => (isValidMnemonic(v) ? true : 'not a valid BIP39 English mnemonic (12–24 words, checksum)'),

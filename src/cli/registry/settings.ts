@@ -1,7 +1,7 @@
 /**
  * The CLI's one settings store: `settings.json` in the config directory
  * ($ORACLEKIT_HOME/config, $XDG_CONFIG_HOME/oraclekit, ~/.config/oraclekit),
- * mode 0600, written by conf. One shape:
+ * mode 0600, written whole and atomically (writeSecretFile). One shape:
  *
  *   { registry?, apiKey?,                       // the registry commands' defaults
  *     networks?: { local|devnet|testnet|mainnet: { registry?, apiKey?, did?, oracleClass? } } }  // the scaffolder's
@@ -9,12 +9,16 @@
  * `registry`/`apiKey` are used by every registry command when neither the
  * flag nor the environment gives one (src/cli/registry/client.ts);
  * `networks.<name>` by `new` and `update-oracle-api-url`
- * (src/cli/registry/networks.ts). conf loads lazily: commands that never
- * touch settings (sample calc) do not pay for it.
+ * (src/cli/registry/networks.ts). A file that is not valid JSON or not of
+ * this shape is an invalid_settings error naming the field; nothing is
+ * written over it.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { configDir } from '../../lib/paths.ts';
-import { checkJsonFile } from '../../lib/json-file.ts';
+import { parseJsonFile } from '../../lib/json-file.ts';
+import { writeSecretFile } from '../../lib/secret-file.ts';
 import { cliError } from '../errors.ts';
 
 export const NETWORKS = ['local', 'devnet', 'testnet', 'mainnet'] as const;
@@ -40,20 +44,45 @@ const SettingsSchema = z.looseObject({
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
-async function store(env: NodeJS.ProcessEnv) {
-  const { default: Conf } = await import('conf');
-  const s = new Conf<Settings>({
-    projectName: 'oraclekit',
-    cwd: configDir(env),
-    configName: 'settings',
-    configFileMode: 0o600,
-  } as ConstructorParameters<typeof Conf<Settings>>[0]);
-  const r = checkJsonFile(s.path, s.store, SettingsSchema);
-  if (!r.ok)
-    throw cliError('invalid_settings', `${r.problem.message}; fix or remove it (the registry commands rewrite it)`, {
-      ...(r.problem.field ? { field: r.problem.field } : {}),
-    });
-  return s;
+interface Store {
+  path: string;
+  get<K extends keyof Settings>(key: K): Settings[K];
+  set<K extends keyof Settings>(key: K, value: Settings[K]): void;
+  delete(key: keyof Settings): void;
+}
+
+/** settings.json as read now; each change writes the whole file (0600, atomically). */
+async function store(env: NodeJS.ProcessEnv): Promise<Store> {
+  const path = join(configDir(env), 'settings.json');
+  let text: string | undefined;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  let data: Settings = {};
+  if (text !== undefined) {
+    const r = parseJsonFile(path, text, SettingsSchema);
+    if (!r.ok)
+      throw cliError('invalid_settings', `${r.problem.message}; fix or remove it (the registry commands rewrite it)`, {
+        ...(r.problem.field ? { field: r.problem.field } : {}),
+      });
+    data = r.value;
+  }
+  const write = () => writeSecretFile(path, JSON.stringify(data, null, 2) + '\n');
+  return {
+    path,
+    get: (key) => data[key],
+    set: (key, value) => {
+      data = { ...data, [key]: value };
+      write();
+    },
+    delete: (key) => {
+      const { [key]: _gone, ...rest } = data;
+      data = rest;
+      write();
+    },
+  };
 }
 
 /** The registry commands' saved defaults. */

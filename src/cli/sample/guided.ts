@@ -1,16 +1,18 @@
 /**
  * The guided `sample calc` and `sample recalc`: for a person at
  * a terminal who did not give every input, each missing input is asked for
- * with @inquirer/prompts, saying what the value means and validating it with
+ * with @inquirer's input, select and confirm prompts, saying what the value means and validating it with
  * the same code as its flag (parseNumberFlag, then the engine's own checks).
  * The answers become flags, so the command then runs exactly as if they had
  * been typed, and prints the one command line that reproduces it.
  *
  * Loaded only by `runSampleCalc` / `runSampleRecalc` when `canPrompt` holds
  * and inputs are missing: the fast path with flags never loads this module or
- * @inquirer/prompts (test/e2e/cold-start.test.ts).
+ * @inquirer's prompts (test/e2e/cold-start.test.ts).
  */
-import { confirm, input, select } from '@inquirer/prompts';
+import confirm from '@inquirer/confirm';
+import input from '@inquirer/input';
+import select from '@inquirer/select';
 import { OracleKitError } from '../../lib/errors.ts';
 import { normaliseStratumName, validateDesignInput } from '../../lib/sampling/design.ts';
 import type { SamplingErrorCode } from '../../lib/sampling/errors.ts';

@@ -1,6 +1,6 @@
 /**
  * Every question is also a flag. An answer comes from its flag; else, with
- * --yes, the default; else a prompt (@inquirer/prompts, loaded lazily) on a
+ * --yes, the default; else a prompt (@inquirer's input, select or confirm, loaded lazily) on a
  * TTY; else an error naming the flag.
  */
 import { cliError, type OracleKitError } from '../errors.ts';
@@ -43,7 +43,7 @@ export async function askText(
   }
   if (ctx.yes && q.default !== undefined) return q.default;
   if (!ctx.interactive) throw missing(flag);
-  const { input } = await import('@inquirer/prompts');
+  const { default: input } = await import('@inquirer/input');
   return input({
     message: q.message,
     ...(q.default !== undefined ? { default: q.default } : {}),
@@ -60,7 +60,7 @@ export async function askSelect<T extends string>(
   if (given !== undefined) return given;
   if (ctx.yes) return q.default;
   if (!ctx.interactive) throw missing(flag, q.choices.map((c) => c.value).join(', '));
-  const { select } = await import('@inquirer/prompts');
+  const { default: select } = await import('@inquirer/select');
   return select<T>({ message: q.message, default: q.default, choices: q.choices });
 }
 
@@ -73,13 +73,13 @@ export async function askConfirm(
   if (given !== undefined) return given;
   if (ctx.yes) return q.default;
   if (!ctx.interactive) throw missing(flag, `--${flag} or --no-${flag}`);
-  const { confirm } = await import('@inquirer/prompts');
+  const { default: confirm } = await import('@inquirer/confirm');
   return confirm({ message: q.message, default: q.default });
 }
 
 /** On a terminal, waits for Enter after something the user must act on before it scrolls away (a new mnemonic). */
 export async function askEnter(ctx: AskContext, message: string): Promise<void> {
   if (!ctx.interactive) return;
-  const { input } = await import('@inquirer/prompts');
+  const { default: input } = await import('@inquirer/input');
   await input({ message });
 }

@@ -22,6 +22,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stateDir } from '../../lib/paths.ts';
 import { createSha256 } from '../../lib/hash.ts';
+import { runProgram } from './run.ts';
 
 const CHECKOUT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -91,11 +92,12 @@ async function packed(folder: string, env: NodeJS.ProcessEnv, signal: AbortSigna
   // packed beside the cache and renamed into it whole, so a concurrent `new` never copies a half-written tarball
   mkdirSync(dirname(cache), { recursive: true });
   const tmp = mkdtempSync(`${cache}.tmp-`);
-  const { execa } = await import('execa');
-  const r = await execa('npm', ['pack', folder, '--pack-destination', tmp, '--silent'], {
-    cancelSignal: signal,
+  const r = await runProgram('npm', ['pack', folder, '--pack-destination', tmp, '--silent'], {
+    signal,
     env: { npm_config_update_notifier: 'false' },
   });
+  if (r.exitCode !== 0)
+    throw new Error(`npm pack ${folder} failed (${r.error ?? `exit ${r.exitCode}`}): ${r.stderr.trim().slice(-800)}`);
   const name = r.stdout.trim().split('\n').at(-1)!;
   try {
     renameSync(tmp, cache);

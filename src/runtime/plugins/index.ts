@@ -1,6 +1,7 @@
 /**
  * The bundled plugins shipped with the runtime, in runtime.md's order, then the packaged ones that are installed
- * (packaged.ts: calls is the package @oraclekit/calls).
+ * (packaged.ts: calls is the package @oraclekit/calls; memory, firecrawl and sandbox need @modelcontextprotocol/sdk,
+ * and the runtime leaves each out when it would run without it).
  */
 import type { AnyOraclePlugin } from '../plugin.ts';
 import { userPreferencesPlugin } from './user-preferences/index.ts';

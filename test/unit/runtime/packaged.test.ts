@@ -6,7 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { createOracleApp } from '../../../src/runtime/app.ts';
 import { BUNDLED_PLUGINS, MISSING_PLUGINS } from '../../../src/runtime/plugins/index.ts';
-import { loadPackagedPlugins, missingFor, type PackagedPlugin } from '../../../src/runtime/plugins/packaged.ts';
+import {
+  loadPackagedPlugins,
+  missingFor,
+  PACKAGED_PLUGINS,
+  type PackagedPlugin,
+} from '../../../src/runtime/plugins/packaged.ts';
 
 const absent: PackagedPlugin = {
   name: 'calls',
@@ -75,5 +80,66 @@ describe('an oracle without the calls package', () => {
     } finally {
       MISSING_PLUGINS.pop();
     }
+  });
+});
+
+describe('a bundled plugin whose package is optional: memory without @modelcontextprotocol/sdk', () => {
+  const memory = PACKAGED_PLUGINS.find((p) => p.name === 'memory')!;
+  const boot = async (env: Record<string, string>) => {
+    MISSING_PLUGINS.push({ ...memory });
+    const lines: string[] = [];
+    try {
+      const app = createOracleApp({
+        config: { name: 'no-mcp' },
+        dbPath: ':memory:',
+        env,
+        logger: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
+      });
+      await app.fastify.ready();
+      return { app, lines };
+    } finally {
+      MISSING_PLUGINS.pop();
+    }
+  };
+
+  it('is the MCP SDK, a package the CLI does not install, for memory, firecrawl and sandbox', async () => {
+    expect(PACKAGED_PLUGINS.filter((p) => p.pkg === '@modelcontextprotocol/sdk').map((p) => p.name)).toEqual([
+      'memory',
+      'firecrawl',
+      'sandbox',
+    ]);
+    // installed here (a devDependency): the bundled plugins stay, nothing is missing
+    expect((await loadPackagedPlugins([memory])).missing).toEqual([]);
+    expect((await loadPackagedPlugins([{ ...memory, pkg: '@oraclekit/not-installed-here' }])).missing).toHaveLength(1);
+  });
+
+  it('configured (MEMORY_MCP_URL), it is left out with one boot line naming the package, its routes 501', async () => {
+    const { app, lines } = await boot({ MEMORY_MCP_URL: 'http://127.0.0.1:9/mcp' });
+    expect(lines.filter((l) => l.includes('@modelcontextprotocol/sdk'))).toEqual([
+      "[boot] memory: not installed; for memory's MCP tools and routes (MEMORY_MCP_URL), add its package: " +
+        'npm install @modelcontextprotocol/sdk',
+    ]);
+    expect(app.plugins.status().excluded).toContainEqual({ plugin: 'memory', reason: 'not installed' });
+    const r = await app.fastify.inject({ method: 'GET', url: '/memory-engine' });
+    expect(r.statusCode).toBe(501);
+    expect(r.json()).toMatchObject({ code: 'plugin_not_installed', details: { package: '@modelcontextprotocol/sdk' } });
+    await app.close();
+  });
+
+  it('unconfigured, it is excluded for its env as ever and no line names the package', async () => {
+    const { app, lines } = await boot({});
+    expect(lines.filter((l) => l.includes('@modelcontextprotocol/sdk'))).toEqual([]);
+    expect(app.plugins.status().excluded).toContainEqual({ plugin: 'memory', reason: 'MEMORY_MCP_URL' });
+    await app.close();
+  });
+
+  it('forced on by features without the package, a boot error naming it', () => {
+    const runs = () => true;
+    expect(() => missingFor([memory], BUNDLED_PLUGINS, { memory: true }, BUNDLED_PLUGINS, runs)).toThrow(
+      "[boot-error] Plugin 'memory' is forced on by features but its package @modelcontextprotocol/sdk is not installed",
+    );
+    // a project's own plugin named memory replaces the bundled one: nothing is missing
+    const own = BUNDLED_PLUGINS.map((p) => (p.name === 'memory' ? { ...p } : p));
+    expect(missingFor([memory], own, {}, BUNDLED_PLUGINS, runs)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
-/** The one settings store: settings.json in a temporary config directory, real conf. */
+/** The one settings store: settings.json in a temporary config directory, read and written for real. */
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -44,5 +44,26 @@ describe('settings.json', () => {
     await saveNetwork('local', { did: undefined }, env);
     expect(await readSettings(env)).toEqual({ registry: undefined, apiKey: 'okk_first' });
     expect(await readNetwork('local', env)).not.toHaveProperty('did');
+  });
+
+  it('a file that is not JSON, or not of its shape, is invalid_settings naming it, and is never written over', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oraclekit-settings-bad-'));
+    const bad = { ...process.env, ORACLEKIT_HOME: dir };
+    try {
+      const path = await saveSettings({ registry: 'https://registry.example.org' }, bad);
+      writeFileSync(path, '{"registry": ');
+      await expect(saveSettings({ apiKey: 'okk_x' }, bad)).rejects.toMatchObject({
+        code: 'invalid_settings',
+        message: expect.stringContaining(`${path} is not valid JSON`),
+      });
+      expect(readFileSync(path, 'utf8')).toBe('{"registry": ');
+      writeFileSync(path, JSON.stringify({ networks: { moon: {} } }));
+      await expect(readNetwork('local', bad)).rejects.toMatchObject({
+        code: 'invalid_settings',
+        field: 'networks.moon',
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
