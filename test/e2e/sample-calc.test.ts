@@ -451,6 +451,10 @@ describe('sample recalc says "met" only for what it checked', () => {
     const t = await sample('recalc', { previous: prev, observations: obs });
     expect(t.stdout).toMatch(/Realised dropout.*designed 8 %/);
     expect(t.stdout).toMatch(/biomass\s+700\s+560\s+20/);
+    // the overall row's SD is said to be the population SD the strata imply, not an SD (n-1) of the pooled rows
+    expect(t.stdout).toContain(
+      "The overall row's SD is the population SD the strata imply, √([Σ (N_h − 1) s_h² + Σ N_h (x̄_h − x̄_st)²] / (N − 1)), not the SD of the pooled rows.",
+    );
     // each stratum's sample uses its own realised rate (lpg 10 %, biomass 20 %, electric 0 %), not the overall 9.5 %
     const strata = j.design.stratification.strata;
     expect(strata.map((x: { dropoutRate: number }) => x.dropoutRate)).toEqual([0.1, 0.2, 0]);

@@ -3,9 +3,11 @@
  * commitment for a real drand round, its draw and monitoring data of the drawn households: exit 0 as written;
  * each kind of edit — a precision, a size, a finding, an input file, the beacon — is exit 10 naming it.
  */
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { computeDesign } from '../../src/lib/sampling/design.ts';
 import { loadDesign } from '../../src/lib/selection/design.ts';
@@ -14,6 +16,7 @@ import { commitForRealRound, QUICKNET } from '../helpers/real-rounds.ts';
 import { sample } from '../helpers/sample-cli.ts';
 import { COOKSTOVE_STRATA, stratifiedInput } from '../helpers/sampling-designs.ts';
 
+const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'sample-check-'));
 const p = (name: string) => join(dir, name);
 type Pkg = {
@@ -56,14 +59,26 @@ beforeAll(async () => {
     now: new Date(),
   });
   writeFileSync(p('out/proof.json'), JSON.stringify(drawn.proof, null, 2) + '\n');
-  // monitoring data: every sampled household, one in 12 not completed, hours a formula of the household number
+  // monitoring data: every sampled household, one in 12 not completed and replaced by the next replacements in
+  // rank order, two households far down the order (not drawn), and two that are not in the frame; hours a formula
+  // of the household number
   const obs = ['household,value,stratum'];
+  const hours = (id: string) => (0.5 + ((Number(id.slice(3)) * 37) % 101) / 40).toFixed(2);
+  const notCompleted = new Map<string, number>();
+  const sampleSize = new Map<string, number>();
   for (const line of readFileSync(p('out/selection.csv'), 'utf8').trim().split('\n').slice(1)) {
     const [stratum, rank, role, id] = line.split(',');
-    if (role !== 'sample') continue;
-    const n = Number(id!.slice(3));
-    obs.push(`${id},${Number(rank) % 12 === 0 ? 'NA' : (0.5 + ((n * 37) % 101) / 40).toFixed(2)},${stratum}`);
+    if (role === 'sample') {
+      sampleSize.set(stratum!, Number(rank));
+      const na = Number(rank) % 12 === 0;
+      if (na) notCompleted.set(stratum!, (notCompleted.get(stratum!) ?? 0) + 1);
+      obs.push(`${id},${na ? 'NA' : hours(id!)},${stratum}`);
+    } else {
+      const k = Number(rank) - sampleSize.get(stratum!)!;
+      if (k <= (notCompleted.get(stratum!) ?? 0) || k === 200 || k === 201) obs.push(`${id},${hours(id!)},${stratum}`);
+    }
   }
+  obs.push('XX-1,2.5,lpg', 'XX-2,3.5,electric');
   writeFileSync(p('observations.csv'), obs.join('\n') + '\n');
   mkdirSync(p('pkg'));
   const r = await sample('report', {
@@ -97,6 +112,36 @@ describe('sample check', () => {
       ['observations', '../observations.csv'],
     ]);
     expect(i.observations.values.length).toBeGreaterThan(1500);
+  }, 60_000);
+
+  it("without oraclekit: the package's Python recipe recomputes the selection and its observation table and compares the table with the package's", async () => {
+    const x = pkg() as Pkg & { projects: { method: { python: string } }[] };
+    writeFileSync(p('recipe.py'), x.projects[0]!.method.python);
+    const ok = await run('python3', ['recipe.py', 'pkg/package.json'], { cwd: dir, timeout: 60_000 });
+    expect(ok.stdout).toContain(
+      'OK: frame file, frameHash, seed, sample and replacement order of every stratum recomputed\n',
+    );
+    expect(ok.stdout).toMatch(/^biomass n = \d+ of N = 4500 mean = [\d.]+ r = [\d.]+ %$/m);
+    expect(ok.stdout).toMatch(/^overall n = \d+ of N = 15000 /m);
+    expect(ok.stdout).toMatch(/OK: the package's observation table recomputed from .*observations\.csv\n$/);
+    // the drawn households only: the undrawn and foreign rows are not in the table
+    const stated = x.projects[0]!.supporting.observations.stats;
+    const lines = ok.stdout.split('\n').filter((l) => / n = \d+ of N = /.test(l));
+    expect(lines.map((l) => l.split(' ')[0])).toEqual(stated.map((g) => g.group));
+    // an edited precision is refused by the recipe too, naming the stratum and both values
+    const g = x.projects[0]!.supporting.observations.stats.find((s) => s.group === 'biomass')!;
+    const was = g.achievedPrecision;
+    g.achievedPrecision = 0.0494;
+    writeFileSync(p('pkg/edited.json'), JSON.stringify(x, null, 2));
+    const bad = await run('python3', ['recipe.py', 'pkg/edited.json'], { cwd: dir, timeout: 60_000 }).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(bad?.code).toBe(1);
+    expect(bad?.stderr).toMatch(
+      /AssertionError: biomass achievedPrecision: the package states 0\.0494, recomputed 0\.0\d+/,
+    );
+    expect(Number(/AssertionError: .* recomputed (\S+)/.exec(bad!.stderr)![1])).toBeCloseTo(was, 12);
   }, 60_000);
 
   it('a precision, a size, a finding, an input file and the beacon: each edit is exit 10 naming it', async () => {

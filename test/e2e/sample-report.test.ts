@@ -252,17 +252,21 @@ describe('sample report', () => {
     expect(owner[conclusion - 1]).toBe('KE-002');
   });
 
-  it("the package's Python recipe re-derives the same selection with the standard library, on the files as the manifest names them", async () => {
+  it("the package's Python recipe re-derives the same selection and observation table with the standard library, on the files as the manifest names them", async () => {
     const pkg = JSON.parse(readFileSync(p('package.json'), 'utf8'));
     writeFileSync(p('recipe.py'), pkg.projects[0].method.python);
-    const { stdout } = await run('python3', ['recipe.py'], { cwd: dir, timeout: 60_000 });
+    const { stdout } = await run('python3', ['recipe.py', 'package.json'], { cwd: dir, timeout: 60_000 });
     const proof = JSON.parse(readFileSync(p('draw/proof.json'), 'utf8'));
     expect(stdout).toContain(
       `all sample: ${proof.strata[0].sample.map((s: { household_id: string }) => s.household_id).join(' ')}\n`,
     );
-    expect(stdout).toMatch(
-      /OK: frame file, frameHash, seed, sample and replacement order of every stratum recomputed\n$/,
+    expect(stdout).toContain(
+      'OK: frame file, frameHash, seed, sample and replacement order of every stratum recomputed\n',
     );
+    // the baseline observations' table, compared with the package's
+    const g = pkg.projects[0].supporting.observations.stats[0];
+    expect(stdout).toContain(`all n = ${g.n} of N = ${g.population} `);
+    expect(stdout).toMatch(/OK: the package's observation table recomputed from baseline\.csv\n$/);
   });
 
   it('the Commands box names the paths that were really used, and each command it gives runs as given', async () => {

@@ -357,6 +357,10 @@ function changeLines(res: RecalcResult, change: NonNullable<RecalcResult['change
   return out;
 }
 
+/** What the overall row's SD is: not an SD of the pooled rows, so the column's "(n-1)" does not describe it. */
+const OVERALL_SD =
+  "The overall row's SD is the population SD the strata imply, √([Σ (N_h − 1) s_h² + Σ N_h (x̄_h − x̄_st)²] / (N − 1)), not the SD of the pooled rows.";
+
 /** The achieved precision of the completed observations per stratum (and overall), and whether ±5 % was met. */
 function achievedLines(a: NonNullable<RecalcResult['achieved']>, format: Format): string[] {
   const out: string[] = [];
@@ -387,6 +391,7 @@ function achievedLines(a: NonNullable<RecalcResult['achieved']>, format: Format)
     table(format, ['stratum', 'n', 'N', 'mean', 'SD (n-1)', 'achieved ±% of mean', 'met 5 %'], rows),
   );
   if (format === 'table') {
+    if (o) out.push(OVERALL_SD);
     for (const g of a.groups) if (g.statement) out.push(paint.yellow(`${g.stratum}: ${g.statement}.`));
     const missed = a.groups.filter((g) => g.observed && !g.met).map((g) => g.stratum);
     out.push(

@@ -229,7 +229,7 @@ function supportingHtml(p: ProjectReport): string[] {
 function observationsHtml(p: ProjectReport, o: NonNullable<ProjectReport['supporting']['observations']>): string[] {
   const out: string[] = [];
   out.push(
-    `<p>${esc(o.kind)} observations${o.file ? ` from <code>${esc(o.file)}</code>` : ''}: mean and SD (n − 1 divisor) per stratum; r = z·s / (x̄·√n)·√(1 − n/N_h), with N_h ${o.populations === 'frame' ? "the frame's households per stratum (as committed)" : "the design's population"}. ${o.overall ? 'Overall: the stratified estimator x̄_st = Σ W_h x̄_h (W_h = N_h/N) with V(x̄_st) = Σ W_h² (1 − n_h/N_h) s_h²/n_h and r = z·√V / x̄_st.' : ''}</p>`,
+    `<p>${esc(o.kind)} observations${o.file ? ` from <code>${esc(o.file)}</code>` : ''}: mean and SD (n − 1 divisor) per stratum; r = z·s / (x̄·√n)·√(1 − n/N_h), with N_h ${o.populations === 'frame' ? "the frame's households per stratum (as committed)" : "the design's population"}. ${o.overall ? 'Overall: the stratified estimator x̄_st = Σ W_h x̄_h (W_h = N_h/N) with V(x̄_st) = Σ W_h² (1 − n_h/N_h) s_h²/n_h and r = z·√V / x̄_st; its SD is the population SD the strata imply, √([Σ (N_h − 1) s_h² + Σ N_h (x̄_h − x̄_st)²] / (N − 1)), not the SD of the pooled rows.' : ''}</p>`,
   );
   if (o.draw) {
     const m = o.draw;

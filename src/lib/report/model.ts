@@ -444,6 +444,16 @@ async function projectReport(p: ProjectInput, index: number): Promise<ProjectRep
           proof: p.files?.proof ?? 'proof.json',
           frame: p.files?.frame ?? c.frame.file,
           stratified: d.stratified,
+          ...(observations && obs
+            ? {
+                observations: {
+                  file: p.files?.observations ?? obs.file ?? 'observations.csv',
+                  projectId: p.projectId,
+                  matched: observations.draw !== null,
+                  includeUndrawn: obs.includeUndrawn === true,
+                },
+              }
+            : {}),
         })
       : null,
     definitions: [...SELECTION_DEFINITIONS, `The trim list as a Python literal: TRIM = ${pyTrim()}`],

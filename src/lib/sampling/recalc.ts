@@ -369,9 +369,10 @@ export const dropoutRate = (sampled: number, completed: number): number => (samp
  * The realised dropout: per stratum 1 − completed/sampled, and overall 1 − Σ completed / Σ sampled, in the
  * design's order (`keys`). "Sampled" is the rows of the observations when the file marks households not completed
  * (an empty or NA value); otherwise the previous design's n_h (its sampleSize), when there is one. A stratum
- * without any row is left out (not observed, not a 100 % dropout); with marks, a stratum with fewer rows than its
- * n_h is not counted (the sampled households without a row could be either), never 0 %; nor is a stratum with more
- * completed observations than n_h (never capped at n_h). Undefined when neither basis exists.
+ * without any row is left out (not observed, not a 100 % dropout); one whose rows are all marked not completed is
+ * not counted and said so (it had no completed row); with marks, a stratum with fewer rows than its n_h is not
+ * counted (the sampled households without a row could be either), never 0 %; nor is a stratum with more completed
+ * observations than n_h (never capped at n_h). Undefined when neither basis exists.
  */
 function realisedDropout(
   keys: string[],
@@ -387,6 +388,16 @@ function realisedDropout(
     const c = rows.get(stratum);
     if (!c) continue;
     const nh = designSizes?.get(stratum);
+    if (marked && c.completed === 0) {
+      notCounted.push({
+        stratum,
+        rows: c.sampled,
+        completed: 0,
+        sampleSize: nh ?? c.sampled,
+        statement: `stratum ${stratum}: none of its ${c.sampled} rows is completed (every value empty or NA): it had no completed row, so its dropout is not counted and its precision was not checked`,
+      });
+      continue;
+    }
     if (nh !== undefined && c.completed > nh) {
       notCounted.push({
         stratum,

@@ -342,3 +342,46 @@ describe('observations: dropout, signs, semicolons, stratum names', () => {
     expect(err(() => recalculate({ previous: d, observations: bad })).code).toBe('unknown_stratum');
   });
 });
+
+describe('the realised dropout of observations generated in another order than the design', () => {
+  const prev = computeDesign(stratifiedInput(15000, COOKSTOVE_STRATA, { dropoutRate: 0.08 }));
+  /** A row for each of n_h sampled households, every `na`-th marked NA (never completed when na = 1). */
+  const rows = (stratum: string, nh: number, na: number) =>
+    Array.from(
+      { length: nh },
+      (_, i) => `${stratum}-${i},${i % na === 0 ? 'NA' : (1.2 + (i % 7) * 0.2).toFixed(1)},${stratum}`,
+    );
+  const nh = (name: string) => prev.stratification.strata.find((s) => s.name === name)!.sampleSize;
+
+  it("the table follows the design's stratum order, whatever order the file lists the strata in", () => {
+    const csv = [
+      'household,value,stratum',
+      ...rows('electric', nh('electric'), 10),
+      ...rows('biomass', nh('biomass'), 12),
+      ...rows('lpg', nh('lpg'), 9),
+    ];
+    const r = recalculate({ previous: prev, observations: parseObservationsCsv(csv.join('\n')) });
+    expect(r.dropout!.strata.map((x) => x.stratum)).toEqual(['lpg', 'biomass', 'electric']);
+    expect(r.achieved!.groups.map((g) => g.stratum)).toEqual(['lpg', 'biomass', 'electric']);
+  });
+
+  it('a stratum whose rows are all NA is named as having no completed row: not an invalid 100 % dropout', () => {
+    const csv = [
+      'household,value,stratum',
+      ...rows('lpg', nh('lpg'), 9),
+      ...rows('biomass', nh('biomass'), 12),
+      ...rows('electric', nh('electric'), 1),
+    ];
+    const r = recalculate({ previous: prev, observations: parseObservationsCsv(csv.join('\n')) });
+    expect(r.dropout!.strata.map((x) => x.stratum)).toEqual(['lpg', 'biomass']);
+    expect(r.dropout!.notCounted).toEqual([
+      expect.objectContaining({
+        stratum: 'electric',
+        statement: `stratum electric: none of its ${nh('electric')} rows is completed (every value empty or NA): it had no completed row, so its dropout is not counted and its precision was not checked`,
+      }),
+    ]);
+    expect(r.achieved!.notObserved).toEqual(['electric']);
+    // the new design keeps the previous rate for it
+    expect(r.design.stratification.strata.find((s) => s.name === 'electric')!.dropoutRate ?? 0.08).toBe(0.08);
+  });
+});
