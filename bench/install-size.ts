@@ -3,13 +3,15 @@
  * - the CLI installed globally into an empty prefix: megabytes on disk, packages, seconds;
  * - an oracle's project as `oraclekit new` writes its package.json (templates/oracle, with @oraclekit/calls when the
  *   folder has its tarball): megabytes, packages, seconds;
- * - `oraclekit sample calc` from the global install against `node -e 0` (median of 5 runs each).
+ * - `oraclekit sample calc` from the global install against `node -e 0`: 11 runs of each in turn (A B A B …, so a
+ *   drift of the machine's speed hits both), medians and the median of the pairs' ratios.
  * Installs run with --ignore-scripts, so a tree whose install step reaches outside the registry (onnxruntime-node's)
  * can be measured too; the size is the same with the step skipped.
  *
- *   node bench/install-size.ts <packs-dir> [--cold] [--json]
+ *   node bench/install-size.ts <packs-dir> [--cold] [--cli] [--json]
  *
  * --cold: a fresh, empty npm cache (every package downloaded from the registry); default: npm's own cache (warm).
+ * --cli: the global CLI and `sample calc` only (no scaffold).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +22,7 @@ const args = process.argv.slice(2);
 const packsDir = resolve(args.find((a) => !a.startsWith('--')) ?? 'packs');
 const cold = args.includes('--cold');
 const json = args.includes('--json');
+const cliOnly = args.includes('--cli');
 const ROOT = join(import.meta.dirname, '..');
 
 const tarball = (re: RegExp) => {
@@ -68,14 +71,44 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-function timed(file: string, argv: string[], runs = 5): number {
-  const out: number[] = [];
-  for (let i = 0; i < runs; i++) {
+/** Runs a and b in turn `runs` times; their medians (ms) and the median of the pairs' ratios a/b. */
+function timedPairs(a: [string, string[]], b: [string, string[]], runs = 11): { a: number; b: number; ratio: number } {
+  const time = ([file, argv]: [string, string[]]) => {
     const t0 = performance.now();
     execFileSync(file, argv, { stdio: 'ignore', cwd: work });
-    out.push(performance.now() - t0);
+    return performance.now() - t0;
+  };
+  time(a); // warm-up: the first run reads the files from disk
+  time(b);
+  const as: number[] = [];
+  const bs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    as.push(time(a));
+    bs.push(time(b));
   }
-  return median(out);
+  return { a: median(as), b: median(bs), ratio: median(as.map((x, i) => x / bs[i]!)) };
+}
+
+function measureScaffold() {
+  const project = join(work, 'project');
+  const template = JSON.parse(readFileSync(join(ROOT, 'templates', 'oracle', 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
+  const deps: Record<string, string> = { ...template.dependencies, oraclekit: `file:${cli}` };
+  if (calls) deps['@oraclekit/calls'] = `file:${calls}`;
+  else delete deps['@oraclekit/calls'];
+  execFileSync('mkdir', ['-p', project]);
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ ...template, name: 'bench-oracle', description: 'bench', dependencies: deps }, null, 2),
+  );
+  const scaffoldSeconds = npmInstall([], project);
+  return {
+    withCalls: calls !== undefined,
+    megabytes: Math.round(megabytes(join(project, 'node_modules'))),
+    packages: packages(join(project, 'node_modules')),
+    seconds: Math.round(scaffoldSeconds),
+  };
 }
 
 try {
@@ -90,40 +123,23 @@ try {
   };
   // sample calc from it, against node's own start
   const calc = ['sample', 'calc', '--population', '8000', '--mean', '3.1', '--sd', '1.7', '--dropout', '0.1'];
-  const sampleCalcMs = Math.round(timed(join(prefix, 'bin', 'oraclekit'), calc));
-  const nodeMs = Math.round(timed(process.execPath, ['-e', '0']));
+  const t = timedPairs([join(prefix, 'bin', 'oraclekit'), calc], [process.execPath, ['-e', '0']]);
+  const sampleCalcMs = Math.round(t.a);
+  const nodeMs = Math.round(t.b);
+  const ratio = Math.round(t.ratio * 100) / 100;
 
   // a scaffold: the template's package.json with the tarballs
-  const project = join(work, 'project');
-  const template = JSON.parse(readFileSync(join(ROOT, 'templates', 'oracle', 'package.json'), 'utf8')) as {
-    dependencies: Record<string, string>;
-  };
-  const deps: Record<string, string> = { ...template.dependencies, oraclekit: `file:${cli}` };
-  if (calls) deps['@oraclekit/calls'] = `file:${calls}`;
-  else delete deps['@oraclekit/calls'];
-  execFileSync('mkdir', ['-p', project]);
-  writeFileSync(
-    join(project, 'package.json'),
-    JSON.stringify({ ...template, name: 'bench-oracle', description: 'bench', dependencies: deps }, null, 2),
-  );
-  const scaffoldSeconds = npmInstall([], project);
-  const scaffold = {
-    withCalls: calls !== undefined,
-    megabytes: Math.round(megabytes(join(project, 'node_modules'))),
-    packages: packages(join(project, 'node_modules')),
-    seconds: Math.round(scaffoldSeconds),
-  };
-  const result = { packs: packsDir, cache: cold ? 'cold' : 'warm', global, sampleCalcMs, nodeMs, scaffold };
+  const scaffold = cliOnly ? undefined : measureScaffold();
+  const result = { packs: packsDir, cache: cold ? 'cold' : 'warm', global, sampleCalcMs, nodeMs, ratio, scaffold };
   if (json) console.log(JSON.stringify(result));
   else {
     console.log(`packs ${packsDir}; npm cache ${result.cache}; node ${process.version}`);
     console.log(`global CLI: ${global.megabytes} MB, ${global.packages} packages, ${global.seconds} s`);
-    console.log(
-      `sample calc: ${sampleCalcMs} ms (node -e 0: ${nodeMs} ms, ${(sampleCalcMs / nodeMs).toFixed(2)}x), median of 5`,
-    );
-    console.log(
-      `scaffold${scaffold.withCalls ? ' with @oraclekit/calls' : ''}: ${scaffold.megabytes} MB, ${scaffold.packages} packages, ${scaffold.seconds} s`,
-    );
+    console.log(`sample calc: ${sampleCalcMs} ms (node -e 0: ${nodeMs} ms, ${ratio}x), medians of 11 in turn`);
+    if (scaffold)
+      console.log(
+        `scaffold${scaffold.withCalls ? ' with @oraclekit/calls' : ''}: ${scaffold.megabytes} MB, ${scaffold.packages} packages, ${scaffold.seconds} s`,
+      );
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -66,10 +66,10 @@ const BOOT = `
   await app.close();
 `;
 
-async function boot(entry: string, cwd: string) {
+async function boot(entry: string, cwd: string, env: Record<string, string> = {}) {
   const r = await run(process.execPath, ['--input-type=module', '-e', BOOT], {
     cwd,
-    env: { ...process.env, T_ENTRY: entry, LOG_LEVEL: 'silent' },
+    env: { ...process.env, T_ENTRY: entry, LOG_LEVEL: 'silent', ...env },
     timeout: 120_000,
   });
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as {
@@ -97,6 +97,13 @@ describe('the CLI installed globally (npm install -g) into an empty prefix, ever
     expect(installed.filter((p) => /livekit|werift|onnxruntime|silero|@oraclekit\/calls/.test(p))).toEqual([]);
   });
 
+  it('carries none of the optional packages (the MCP SDK, swagger-ui), and at most 250 packages in all', () => {
+    const installed = packagesUnder(join(prefix, 'lib', 'node_modules', 'oraclekit'));
+    const optional = ['@modelcontextprotocol/sdk', 'express', 'hono', '@fastify/swagger-ui', 'drand-client', 'execa'];
+    expect(installed.filter((p) => optional.includes(p))).toEqual([]);
+    expect(installed.length + 1).toBeLessThanOrEqual(250); // + oraclekit itself
+  });
+
   it('runs `sample calc` offline', async () => {
     const r = await run(
       join(prefix, 'bin', 'oraclekit'),
@@ -108,12 +115,18 @@ describe('the CLI installed globally (npm install -g) into an empty prefix, ever
     });
   });
 
-  it('boots an oracle without calls: one line names the package to add, and /calls answers naming it', async () => {
+  it('boots an oracle without calls or the MCP SDK: one line each names the package to add, and /calls answers naming it', async () => {
     const entry = join(prefix, 'lib', 'node_modules', 'oraclekit', 'dist', 'index.js');
-    const b = await boot(pathToFileURL(entry).href, work);
+    // memory configured: the MCP SDK it needs is an optional package the CLI does not install
+    const b = await boot(pathToFileURL(entry).href, work, { MEMORY_MCP_URL: 'http://127.0.0.1:9/mcp' });
     expect(b.lines.filter((l) => l.includes('@oraclekit/calls'))).toEqual([
       '[boot] calls: not installed; for live voice and video calls, add its package: npm install @oraclekit/calls',
     ]);
+    expect(b.lines.filter((l) => l.includes('@modelcontextprotocol/sdk'))).toEqual([
+      "[boot] memory: not installed; for memory's MCP tools and routes (MEMORY_MCP_URL), add its package: " +
+        'npm install @modelcontextprotocol/sdk',
+    ]);
+    expect(b.status.excluded).toContainEqual({ plugin: 'memory', reason: 'not installed' });
     expect(b.status.loaded).not.toContain('calls');
     expect(b.status.excluded).toContainEqual({ plugin: 'calls', reason: 'not installed' });
     expect(b.call.status).toBe(501);
