@@ -266,6 +266,14 @@ function useConfigWait<T>(config: T | undefined, oracleDid: string): () => Promi
   }, [oracleDid]);
 }
 
+/**
+ * A live call with an oracle's agent: create it, join its room encrypted, follow the agent's state and the transcript.
+ * The call happens in one of the signed-in user's sessions (its history keeps the transcript).
+ * @example
+ * const { sessionId } = await client.createSession(); // or the session the page's chat works in
+ * const { callAgent, endCall, agentState, transcript, muted, setMuted, error } = useLiveAgent(oracleDid);
+ * await callAgent({ callType: 'audio', sessionId });
+ */
 export function useLiveAgent(oracleDid: string, options: UseLiveAgentOptions = {}): UseLiveAgentResult {
   const { clientFor } = useOraclesContext();
   const { config, isReady: isConfigReady } = useOraclesConfig(oracleDid, options.overrides);
