@@ -14,7 +14,8 @@ import type { PluginHost } from 'oraclekit/plugin';
 import { callsError } from './errors.ts';
 import { joinToken, type LiveKitTarget } from './livekit.ts';
 import type { CallsEnv } from './settings.ts';
-import { VoiceSession, type VoiceServices } from './voice.ts';
+import { stagesLine, VoiceSession, type VoiceEvents, type VoiceServices } from './voice.ts';
+import { Transcripts } from './transcripts.ts';
 import { VAD_RATE } from './vad.ts';
 import { Camera } from './camera.ts';
 
@@ -93,9 +94,15 @@ interface CallAgentsOptions {
   log: (line: string) => void;
   oracleDid: string;
   oracleName: string;
+  /** Rewrites a stored answer's row to what the user heard of it (an answer cut after its turn ended). */
+  keepHeard?: (sessionId: string, answerId: string, text: string) => Promise<void>;
   /** A participant joined (true) or left (false) a call's room, as the agent sees it. */
   onPresence?: (callId: string, identity: string, present: boolean) => void;
+  /** Each call's voice as it happens: its state, both sides' transcripts, the stages of each answer, interruptions. */
+  onVoice?: (callId: string, voice: VoiceSession) => void;
 }
+
+export type { VoiceEvents };
 
 interface LiveAgent {
   room: Room;
@@ -142,11 +149,6 @@ export class CallAgents {
     await joining;
   }
 
-  /** The voice of a call whose agent is in the room (tests and the bench read its stats). */
-  async voiceOf(callId: string): Promise<VoiceSession | undefined> {
-    return (await this.live.get(callId)?.catch(() => undefined))?.voice;
-  }
-
   /** The camera of a call whose agent is in the room, for the call's own user only. */
   async cameraOf(callId: string, userDid: string): Promise<Camera | undefined> {
     const a = await this.live.get(callId)?.catch(() => undefined);
@@ -163,13 +165,15 @@ export class CallAgents {
       );
     const rtc = await import('@livekit/rtc-node');
     const room = new rtc.Room();
+    const identity = this.o.oracleDid || `agent-${call.callId}`;
     const conn = await joinToken(target, {
       room: call.roomName,
-      identity: this.o.oracleDid || `agent-${call.callId}`,
+      identity,
       name: this.o.oracleName,
       role: 'agent',
     });
     const source = new rtc.AudioSource(48_000, 1);
+    const transcripts = new Transcripts(room, { user: call.userDid, agent: identity }, this.o.log);
     const voice = new VoiceSession({
       rtc,
       host: this.o.host,
@@ -181,21 +185,26 @@ export class CallAgents {
       services,
       source,
       log: this.o.log,
-      // the agent's state as a LiveKit Agents worker publishes it: LiveKit's UI (useVoiceAssistant) shows it
-      onState: (state) => {
-        void room.localParticipant?.setAttributes({ 'lk.agent.state': state }).catch(() => {});
-      },
+      transcripts,
+      ...(this.o.keepHeard ? { keepHeard: this.o.keepHeard } : {}),
     });
+    // the agent's state as a LiveKit Agents worker publishes it: LiveKit's UI (useVoiceAssistant) shows it
+    voice.on('state', (state) => {
+      void room.localParticipant?.setAttributes({ 'lk.agent.state': state }).catch(() => {});
+    });
+    voice.on('stages', (t) => this.o.log(`[calls] ${call.callId}: ${stagesLine(t)}`));
+    this.o.onVoice?.(call.callId, voice);
     const camera = new Camera(rtc);
     await voice.prepare();
     this.refuseUndecryptable(room, call, voice, camera);
     await connect(room, conn, key, source);
     const track = rtc.LocalAudioTrack.createAudioTrack('oracle-voice', source);
-    await room.localParticipant!.publishTrack(
+    const published = await room.localParticipant!.publishTrack(
       track,
       new rtc.TrackPublishOptions({ source: rtc.TrackSource.SOURCE_MICROPHONE }),
     );
-    this.listenToUser(rtc, room, call, voice, camera);
+    transcripts.agentTrack = published.sid;
+    this.listenToUser(rtc, room, call, voice, camera, transcripts);
     this.followPresence(rtc, room, call);
     voice.ready();
     if (greeting) voice.greet(greeting);
@@ -240,7 +249,14 @@ export class CallAgents {
    * Hands the call's user's microphone to the voice and camera to the camera (an observer is not heard), for tracks
    * subscribed from now on and those subscribed before; follows the camera's mute.
    */
-  private listenToUser(rtc: Rtc, room: Room, call: Call, voice: VoiceSession, camera: Camera): void {
+  private listenToUser(
+    rtc: Rtc,
+    room: Room,
+    call: Call,
+    voice: VoiceSession,
+    camera: Camera,
+    transcripts: Transcripts,
+  ): void {
     const isCamera = (pub: TrackPublication) => pub.source === rtc.TrackSource.SOURCE_CAMERA;
     const listen = (t: RemoteTrack, pub: TrackPublication, identity: string) => {
       if (identity !== call.userDid) return;
@@ -256,6 +272,7 @@ export class CallAgents {
       }
       if (t.kind !== rtc.TrackKind.KIND_AUDIO) return;
       this.o.log(`[calls] ${call.callId}: the agent hears the user`);
+      transcripts.userTrack = pub.sid;
       const stream = new rtc.AudioStream(t, { sampleRate: VAD_RATE, numChannels: 1, frameSizeMs: 10 });
       void voice.listen(stream).catch((e: unknown) => {
         this.o.log(`[calls] ${call.callId}: the user's audio stopped: ${(e as Error).message}`);

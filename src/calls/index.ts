@@ -100,6 +100,9 @@ function stateOf(ctx: PluginContext<CallsEnv>): CallsState {
         log: (l) => ctx.log.info(l),
         oracleDid: ctx.store.oracleDid,
         oracleName: ctx.config.name,
+        // an answer cut after its turn was stored: its row keeps what the user heard (the turn's outcome stays)
+        keepHeard: (sessionId, answerId, text) =>
+          ctx.store.addMessages(sessionId, [{ id: answerId, type: 'ai', content: text }]),
         onPresence: (callId, identity, present) => state.live.presence(callId, identity, present),
       }),
       live: new LiveCalls({

@@ -6,12 +6,17 @@
  * credits and history as for a chat message) → each sentence of the answer,
  * as it streams, to text-to-speech (POST /audio/speech, 24 kHz PCM) → the
  * agent's audio track. Speech from the user while the agent answers is a
- * barge-in once it has lasted the minimum interruption: playback stops and
- * the turn is aborted, as Esc does in chat; shorter speech (a cough, a "hm")
- * does not cut the agent and is not taken as a turn. The agent's state
- * (listening, thinking, speaking) is told as it changes (LiveKit Agents'
- * `lk.agent.state`).
+ * an interruption once it has lasted the minimum interruption: playback
+ * pauses, and the user's speech is transcribed. Words make it a barge-in (the
+ * answer stops and its turn is aborted, as Esc does in chat; the history keeps
+ * what the user heard of it); no words (a cough, noise) make it a false
+ * interruption, and the answer resumes where it paused. Shorter speech does
+ * not pause the agent and is not taken as a turn. The agent's state
+ * (listening, thinking, speaking) and both sides' transcripts are told as
+ * they change (VoiceEvents; LiveKit Agents' `lk.agent.state` and
+ * `lk.transcription` in the room).
  */
+import { EventEmitter } from 'node:events';
 import type * as Livekit from '@livekit/rtc-node';
 import type { AudioFrame, AudioSource } from '@livekit/rtc-node';
 import type { PluginHost } from 'oraclekit/plugin';
@@ -20,6 +25,7 @@ import { takeSentences, wav } from './audio.ts';
 import { TurnDetector, VAD_RATE, type SpeechModel } from './vad.ts';
 import { fetchJson, type FetchJsonReply } from 'oraclekit/plugin';
 import { runtimeError } from 'oraclekit/plugin';
+import type { AnswerTranscript, TranscriptSegment, Transcripts } from './transcripts.ts';
 
 /** A speech service's refusal: 502 upstream_error with its status and the start of its answer. */
 function answered(what: string, res: FetchJsonReply<unknown>): Error {
@@ -57,15 +63,37 @@ interface VoiceOptions {
   services: VoiceServices;
   source: AudioSource;
   log: (line: string) => void;
-  /** Told each change of the agent's state. */
-  onState?: (state: AgentState) => void;
+  /** Rewrites a stored answer's row (its id) to what the user heard of it, for an answer cut after its turn ended. */
+  keepHeard?: (sessionId: string, answerId: string, text: string) => Promise<void>;
+  /** Where both sides' transcripts go in the room (none: they are only told as events). */
+  transcripts?: Transcripts;
+}
+
+/**
+ * What a call's voice tells as it happens (VoiceSession is an EventEmitter of these): for the agent's room, the
+ * operator's log and whoever measures a call.
+ */
+export interface VoiceEvents {
+  /** The agent's state changed. */
+  state: [state: AgentState];
+  /** A transcript segment of either side, interim or final. */
+  transcript: [segment: TranscriptSegment];
+  /** An answer's first audio reached the agent's track: when each stage ended (performance.now()). */
+  stages: [stages: Readonly<Stages>];
+  /**
+   * The user spoke over an answer for the minimum interruption: 'paused' (the answer waits), then 'barge-in' (they
+   * said words: the answer stops) or 'resumed' (no words: a false interruption, the answer goes on).
+   */
+  interruption: [what: 'paused' | 'barge-in' | 'resumed'];
+  /** The user's frames do not decrypt with the call's key: this many were not listened to so far. */
+  refused: [frames: number];
 }
 
 /**
  * When each stage of an answer ended (performance.now()), from the end of the user's turn (the end-of-turn
  * silence counted) to the first frame of the answer on the agent's track.
  */
-interface Stages {
+export interface Stages {
   /** When the end of the utterance's speech (its last loud frame) arrived. */
   lastLoud: number;
   heard: number;
@@ -85,10 +113,31 @@ interface Answer {
   run?: Run;
   done: Promise<void>;
   stages: Stages;
+  /** Set while the user speaks over it: playback waits for it to resolve. */
+  paused?: { resume: () => void; until: Promise<void> };
+  /** The sentences whose playback started, and how many 10 ms chunks of the current one were played of how many. */
+  played: string[];
+  chunk: { at: number; of: number };
+  transcript: AnswerTranscript | undefined;
 }
 
-/** One line saying where the time to an answer's first sound went (ms), for the log and the bench. */
-function stagesLine(t: Stages): string {
+/**
+ * What the user heard of an answer: the sentences played in full and, of the one cut, its words in the share of its
+ * audio that was played.
+ */
+export function heardText(a: { played: readonly string[]; chunk: { at: number; of: number } }): string {
+  if (a.played.length === 0) return '';
+  const whole = a.played.slice(0, -1);
+  const last = a.played.at(-1)!;
+  const share = a.chunk.of > 0 ? Math.min(1, a.chunk.at / a.chunk.of) : 1;
+  if (share >= 1) return [...whole, last].join(' ');
+  const words = last.split(/\s+/).filter(Boolean);
+  const part = words.slice(0, Math.floor(words.length * share)).join(' ');
+  return [...whole, ...(part ? [part] : [])].join(' ');
+}
+
+/** One line saying where the time to an answer's first sound went (ms), for the operator's log. */
+export function stagesLine(t: Stages): string {
   const ms = (a?: number, b?: number) => (a === undefined || b === undefined ? '?' : String(Math.round(b - a)));
   return (
     `first audio ${ms(t.heard, t.firstFrame)} ms after the end of turn (${ms(t.lastLoud, t.heard)} ms after the last ` +
@@ -102,7 +151,7 @@ function stagesLine(t: Stages): string {
 /** The voice-activity model for one stream (silero.ts, imported only once a call needs it). */
 const loadModel = async (): Promise<SpeechModel> => (await import('./silero.ts')).loadSilero();
 
-export class VoiceSession {
+export class VoiceSession extends EventEmitter<VoiceEvents> {
   private readonly o: VoiceOptions;
   /** The model for the first stream, loaded before joining (prepare). */
   private prepared: SpeechModel | undefined;
@@ -115,10 +164,10 @@ export class VoiceSession {
   /** Where (audio ms) speech began that may interrupt the answer once it lasts the minimum interruption. */
   private interrupting: number | undefined;
   private state: AgentState = 'initializing';
-  /** What was heard and said (tests and the bench read it). */
-  readonly stats = { utterances: 0, bargeIns: 0, refusedFrames: 0 };
+  private refusedFrames = 0;
 
   constructor(o: VoiceOptions) {
+    super();
     this.o = o;
   }
 
@@ -142,7 +191,7 @@ export class VoiceSession {
     for await (const f of frames) {
       if (this.closed) break;
       if (this.refused) {
-        this.stats.refusedFrames++;
+        if (++this.refusedFrames % 100 === 1) this.emit('refused', this.refusedFrames);
         continue;
       }
       const r = await detector.push(f.data);
@@ -161,7 +210,7 @@ export class VoiceSession {
         detector.nowMs - this.interrupting >= this.o.services.minInterruptionMs
       ) {
         this.interrupting = undefined;
-        this.bargeIn();
+        this.pause();
       }
     }
   }
@@ -175,7 +224,32 @@ export class VoiceSession {
   private setState(state: AgentState): void {
     if (this.state === state || this.closed) return;
     this.state = state;
-    this.o.onState?.(state);
+    this.emit('state', state);
+  }
+
+  /** The user speaks over the answer: its playback waits (what is queued on the track is dropped, to be said again). */
+  private pause(): void {
+    const a = this.answer;
+    if (!a || !this.answering() || a.paused) return;
+    let resume!: () => void;
+    const until = new Promise<void>((r) => (resume = r));
+    a.paused = { resume, until };
+    // the chunks queued on the track but not yet played are said again on resuming
+    const queued = Math.ceil(this.o.source.queuedDuration / 10);
+    a.chunk.at = Math.max(0, a.chunk.at - queued);
+    this.o.source.clearQueue();
+    this.setState('listening');
+    this.emit('interruption', 'paused');
+  }
+
+  /** The user's speech over the answer had no words: the answer goes on where it paused. */
+  private resume(a: Answer): void {
+    const p = a.paused;
+    if (!p) return;
+    a.paused = undefined;
+    this.o.log(`[calls] ${this.o.callId}: a false interruption (no words), the answer resumes`);
+    this.emit('interruption', 'resumed');
+    p.resume();
   }
 
   /** The agent is in the room and listens. */
@@ -189,15 +263,30 @@ export class VoiceSession {
     this.refused = on;
   }
 
-  /** The user speaks while an answer is given: stop the speech and abort the turn. */
-  private bargeIn(): void {
-    const a = this.answer;
+  /**
+   * Stops the answer and aborts its turn, the history keeping what the user heard of it. `said`: the user spoke words
+   * over it (a barge-in, logged); otherwise the call ends.
+   */
+  private stop(a: Answer | undefined, said: boolean): void {
     if (!a || a.finished || a.abort.signal.aborted) return;
-    this.stats.bargeIns++;
+    const heard = heardText(a);
+    const run = a.run;
+    // the turn still runs: it stores what was heard as it ends; it ended (its text all streamed, its speech not all
+    // played): its stored answer is rewritten
+    if (run && !run.finished) run.keepHeard(heard);
+    else if (run && run.text !== heard)
+      void this.o.keepHeard?.(this.o.sessionId, run.requestId, heard).catch((e: unknown) => {
+        this.o.log(`[calls] ${this.o.callId}: the cut answer could not be stored as heard: ${(e as Error).message}`);
+      });
     a.abort.abort(new Error('interrupted by the user'));
     a.run?.abort.abort(new Error('interrupted by the user'));
+    a.paused?.resume();
     this.o.source.clearQueue();
-    this.o.log(`[calls] ${this.o.callId}: barge-in, the answer stopped`);
+    a.transcript?.final(heard);
+    if (said) {
+      this.o.log(`[calls] ${this.o.callId}: barge-in, the answer stopped`);
+      this.emit('interruption', 'barge-in');
+    }
   }
 
   /**
@@ -207,10 +296,10 @@ export class VoiceSession {
   greet(text: string): void {
     const abort = new AbortController();
     const now = performance.now();
-    const answer: Answer = { abort, finished: false, done: Promise.resolve(), stages: { lastLoud: now, heard: now } };
+    const answer = this.newAnswer(abort, { lastLoud: now, heard: now });
     answer.done = (async () => {
       await this.o.host.postMessage(this.o.sessionId, { content: text });
-      await this.speakAll([text], abort.signal);
+      await this.speakAll([text], answer);
     })()
       .catch((e: unknown) => {
         if (!abort.signal.aborted) this.o.log(`[calls] ${this.o.callId}: the greeting failed: ${(e as Error).message}`);
@@ -222,17 +311,40 @@ export class VoiceSession {
     this.answer = answer;
   }
 
-  private utterance(samples: Int16Array, speechEndAt: number): void {
-    this.stats.utterances++;
-    const previous = this.answer;
-    const abort = new AbortController();
-    const answer: Answer = {
+  private newAnswer(abort: AbortController, stages: Stages): Answer {
+    return {
       abort,
       finished: false,
       done: Promise.resolve(),
-      stages: { lastLoud: speechEndAt, heard: performance.now() },
+      stages,
+      played: [],
+      chunk: { at: 0, of: 0 },
+      transcript: this.o.transcripts?.answer((s) => this.emit('transcript', s)),
     };
+  }
+
+  private utterance(samples: Int16Array, speechEndAt: number): void {
+    const previous = this.answer;
+    const abort = new AbortController();
+    const answer = this.newAnswer(abort, { lastLoud: speechEndAt, heard: performance.now() });
     answer.done = (async () => {
+      // the user spoke over an answer, which waits: words stop it, none let it go on (and this is no turn)
+      if (previous?.paused) {
+        const text = await this.transcribe(samples, abort.signal).catch(() => '');
+        answer.stages.transcribed = performance.now();
+        if (!text.trim()) {
+          answer.transcript = undefined;
+          this.resume(previous);
+          return;
+        }
+        this.stop(previous, true);
+        this.answer = answer;
+        await previous.done;
+        if (abort.signal.aborted || this.closed) return;
+        this.setState('thinking');
+        await this.respond(samples, answer, text);
+        return;
+      }
       await previous?.done; // one turn at a time in a session
       if (abort.signal.aborted || this.closed) return;
       this.setState('thinking');
@@ -242,17 +354,26 @@ export class VoiceSession {
         if (!abort.signal.aborted) this.o.log(`[calls] ${this.o.callId}: ${(e as Error).message}`);
       })
       .finally(() => {
+        if (!answer.finished && !abort.signal.aborted) answer.transcript?.final(heardText(answer));
         answer.finished = true;
         if (this.answer === answer) this.setState('listening');
       });
-    this.answer = answer;
+    // speech over a paused answer is not yet an answer: the paused one stays the one being given until words stop it
+    if (!previous?.paused) this.answer = answer;
   }
 
-  private async respond(samples: Int16Array, answer: Answer): Promise<void> {
+  private async respond(samples: Int16Array, answer: Answer, transcribed?: string): Promise<void> {
     const t = answer.stages;
-    const text = await this.transcribe(samples, answer.abort.signal);
-    t.transcribed = performance.now();
+    const text = transcribed ?? (await this.transcribe(samples, answer.abort.signal));
+    t.transcribed ??= performance.now();
     if (!text.trim()) return;
+    const said = this.o.transcripts?.user(text) ?? {
+      id: `user-${t.heard}`,
+      speaker: 'user' as const,
+      text,
+      final: true,
+    };
+    this.emit('transcript', said);
     let run: Run;
     try {
       run = await this.o.host.startTurn(this.o.userDid, this.o.sessionId, {
@@ -261,7 +382,7 @@ export class VoiceSession {
       });
     } catch (e) {
       // a refused turn (402, a running turn, no model) is said, not swallowed
-      await this.speakAll([(e as Error).message], answer.abort.signal);
+      await this.speakAll([(e as Error).message], answer);
       return;
     }
     answer.run = run;
@@ -273,7 +394,7 @@ export class VoiceSession {
         t.firstSentence ??= performance.now();
         const audio = this.synthesize(s, answer.abort.signal); // fetched now, played in order
         audio.then(() => (t.synthesized ??= performance.now())).catch(() => {});
-        speaking = speaking.then(async () => this.play(await audio, answer.abort.signal, t));
+        speaking = speaking.then(async () => this.play(await audio, answer, s));
       }
     };
     const off = run.subscribe(0, (e) => {
@@ -336,28 +457,52 @@ export class VoiceSession {
     return out;
   }
 
-  private async play(frames: AudioFrame[], signal: AbortSignal, stages?: Stages): Promise<void> {
+  /**
+   * Plays one sentence of an answer in 10 ms chunks, counting what was played (what the user heard), waiting while the
+   * answer is paused.
+   */
+  private async play(frames: AudioFrame[], answer: Answer, sentence: string): Promise<void> {
     const { AudioFrame: Frame } = this.o.rtc;
-    for (const f of frames) {
-      for (let at = 0; at < f.data.length; at += FRAME) {
-        if (signal.aborted || this.closed) return;
-        const chunk = f.data.slice(at, at + FRAME);
-        await this.o.source.captureFrame(new Frame(chunk, RATE, 1, chunk.length));
-        this.setState('speaking');
-        if (stages && stages.firstFrame === undefined) {
-          stages.firstFrame = performance.now();
-          this.o.log(`[calls] ${this.o.callId}: ${stagesLine(stages)}`);
-        }
+    const signal = answer.abort.signal;
+    const samples = frames.length === 1 ? frames[0]!.data : concat(frames.map((f) => f.data));
+    const chunks = Math.ceil(samples.length / FRAME);
+    if (signal.aborted || this.closed) return;
+    answer.played.push(sentence);
+    answer.chunk = { at: 0, of: chunks };
+    answer.transcript?.spoken(sentence);
+    while (answer.chunk.at < chunks) {
+      if (answer.paused) await answer.paused.until;
+      if (signal.aborted || this.closed) return;
+      const at = answer.chunk.at * FRAME;
+      const chunk = samples.slice(at, at + FRAME);
+      await this.o.source.captureFrame(new Frame(chunk, RATE, 1, chunk.length));
+      if (answer.paused) continue; // paused while this chunk was queued: it was dropped, and is said again
+      answer.chunk.at++;
+      this.setState('speaking');
+      const t = answer.stages;
+      if (t.firstFrame === undefined && t.turnStarted !== undefined) {
+        t.firstFrame = performance.now();
+        this.emit('stages', t);
       }
     }
   }
 
-  private async speakAll(sentences: string[], signal: AbortSignal): Promise<void> {
-    for (const s of sentences) await this.play(await this.synthesize(s, signal), signal);
+  private async speakAll(sentences: string[], answer: Answer): Promise<void> {
+    for (const s of sentences) await this.play(await this.synthesize(s, answer.abort.signal), answer, s);
   }
 
   close(): void {
     this.closed = true;
-    this.bargeIn();
+    this.stop(this.answer, false);
   }
+}
+
+function concat(parts: Int16Array[]): Int16Array {
+  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }

@@ -69,9 +69,20 @@ export class Run {
     this.settleAccepted(refusal);
   }
 
+  /** What the listener of an aborted answer got of it (a call: what was heard), when less than was streamed. */
+  heard: string | undefined;
+
   /** The answer text so far. */
   get text(): string {
     return this.turn.text;
+  }
+
+  /**
+   * Before aborting: the answer's listener got only `text` of it (a call's user heard that much before speaking over
+   * it), so an aborted turn keeps that in its history, not what the model streamed past it.
+   */
+  keepHeard(text: string): void {
+    this.heard = text;
   }
 
   get finished(): boolean {

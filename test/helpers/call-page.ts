@@ -158,11 +158,13 @@ export async function configReady(page: Page): Promise<void> {
 
 /**
  * Writes the page into `web` (whose ancestors' node_modules hold react, react-dom and livekit-client), bundles it
- * and serves the bundle on 127.0.0.1. `alias` maps `oraclekit/...` where it does not resolve as a package.
+ * and serves the bundle on 127.0.0.1. `alias` maps `oraclekit/...` where it does not resolve as a package; `page` is
+ * the page's component module (default: the call button above).
  */
 export async function serveCallPage(
   web: string,
   alias?: AliasOptions,
+  page: string = PAGE,
 ): Promise<{ url: string; close(): Promise<void> }> {
   mkdirSync(join(web, 'src'), { recursive: true });
   writeFileSync(
@@ -171,7 +173,7 @@ export async function serveCallPage(
       '<body><div id="root"></div><script type="module" src="/src/main.js"></script></body></html>\n',
   );
   writeFileSync(join(web, 'src/main.js'), MAIN);
-  writeFileSync(join(web, 'src/call.jsx'), PAGE);
+  writeFileSync(join(web, 'src/call.jsx'), page);
   const dist = join(web, 'dist');
   await build({
     root: web,

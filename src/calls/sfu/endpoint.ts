@@ -28,6 +28,7 @@ import {
   SignalRequest,
 } from '@livekit/protocol';
 import { newSid, Peer, type PublishedTrack, type SignalLimits } from './peer.ts';
+import { DataRelay, DEFAULT_DATA_LIMITS, type DataLimits } from './data.ts';
 import type { RtpPacket } from 'werift';
 
 const MAX_PARTICIPANTS = 3;
@@ -54,7 +55,7 @@ interface EndpointOptions {
   onPresence?: (room: string, identity: string, present: boolean) => void;
 }
 
-export interface EndpointLimits extends SignalLimits {
+export interface EndpointLimits extends SignalLimits, DataLimits {
   /** A participant none of whose connections carries media after this long (ms) is dropped. */
   mediaTimeoutMs: number;
 }
@@ -66,6 +67,7 @@ export const DEFAULT_ENDPOINT_LIMITS: EndpointLimits = {
   // the participant's tracks: 9 for a microphone and a camera, with room for the sections a renegotiation adds
   sdpMaxMediaSections: 16,
   mediaTimeoutMs: 20_000,
+  ...DEFAULT_DATA_LIMITS,
 };
 
 interface EndpointRoom {
@@ -203,6 +205,8 @@ export class LiveKitEndpoint {
       for (const other of room.peers.values()) if (other !== peer) void other.subscribe(t).catch(this.fail(other));
     };
     peer.onInfoChanged = () => this.broadcast(room, peer);
+    const data = new DataRelay(peer, () => room.peers.values(), this.limits, this.log);
+    peer.onDataChannel = (dc) => data.adopt(dc);
     peer.onRtp = (t, packet) => this.onRtp?.(room.name, peer.o.identity, t, packet);
     peer.onRefused = (why) => {
       this.log(`[calls] ${peer.o.identity} dropped from room ${room.name}: ${why}`);

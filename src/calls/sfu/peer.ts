@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   MediaStreamTrack,
+  type RTCDataChannel,
   RTCPeerConnection,
   RTCRtpCodecParameters,
   type RTCRtpTransceiver,
@@ -143,6 +144,10 @@ export class Peer {
   onRtp: ((track: PublishedTrack, packet: RtpPacket) => void) | undefined;
   onTrackReady: ((track: PublishedTrack) => void) | undefined;
   onInfoChanged: (() => void) | undefined;
+  /** The data channels the participant opened on its publisher connection, by label (sfu/data.ts relays them). */
+  readonly channels = new Map<string, RTCDataChannel>();
+  /** A data channel the participant opened. */
+  onDataChannel: ((dc: RTCDataChannel) => void) | undefined;
 
   constructor(o: PeerOptions) {
     this.o = o;
@@ -155,6 +160,7 @@ export class Peer {
     this.publisher = new RTCPeerConnection(config);
     this.subscriber = new RTCPeerConnection(config);
     this.publisher.onTrack.subscribe((t) => this.incoming(t));
+    this.publisher.onDataChannel.subscribe((dc) => this.onDataChannel?.(dc));
     for (const pc of [this.publisher, this.subscriber])
       pc.connectionStateChange.subscribe((state) => {
         if (state === 'connected') this.mediaConnected = true;
@@ -209,6 +215,14 @@ export class Peer {
 
   get sid(): string {
     return this.o.sid;
+  }
+
+  get identity(): string {
+    return this.o.identity;
+  }
+
+  get kind(): ParticipantInfo_Kind {
+    return this.o.kind;
   }
 
   info(): ParticipantInfo {

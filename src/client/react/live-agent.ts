@@ -16,14 +16,25 @@ import { createCall, syncCall, updateCall } from '../calls.ts';
 import type { CallType } from '../../lib/protocol/calls.ts';
 import { useOraclesContext } from './context.tsx';
 import { useOraclesConfig, type OracleOverrides } from './config.ts';
+import { useAgentRoom, type AgentRoom } from './agent-room.ts';
+
+export type { AgentState, MediaDevice, TranscriptSegment } from './agent-room.ts';
+
+const LIVE_AGENT = Symbol.for('oraclekit.client.error.live_agent');
 
 /** Why a call could not start in this browser (checked before any call is created, so none is charged). */
 export class LiveAgentError extends Error {
+  readonly [LIVE_AGENT] = true;
   readonly code: 'e2ee_unsupported' | 'microphone_unavailable' | 'camera_unavailable' | 'not_ready' | 'call_dropped';
   constructor(code: LiveAgentError['code'], message: string) {
     super(message);
     this.name = 'LiveAgentError';
     this.code = code;
+  }
+
+  /** True for a LiveAgentError from any copy of the package (`instanceof` fails across two bundled copies). */
+  static isInstance(e: unknown): e is LiveAgentError {
+    return typeof e === 'object' && e !== null && (e as Record<symbol, unknown>)[LIVE_AGENT] === true;
   }
 }
 
@@ -49,9 +60,14 @@ export interface UseLiveAgentOptions {
    * bundlers resolve).
    */
   worker?: Worker;
+  /**
+   * Whether `transcript` reads the room's `lk.transcription` text streams (default true). A room takes one reader per
+   * topic: set false when LiveKit's own hooks (`useTranscriptions`, `useVoiceAssistant`) read them instead.
+   */
+  transcript?: boolean;
 }
 
-export interface UseLiveAgentResult {
+export interface UseLiveAgentResult extends AgentRoom {
   callAgent: (input: CallAgentInput) => Promise<{ callId: string; encryptionKey: string }>;
   endCall: () => Promise<void>;
   room: Room;
@@ -250,11 +266,20 @@ function useConfigWait<T>(config: T | undefined, oracleDid: string): () => Promi
   }, [oracleDid]);
 }
 
+/**
+ * A live call with an oracle's agent: create it, join its room encrypted, follow the agent's state and the transcript.
+ * The call happens in one of the signed-in user's sessions (its history keeps the transcript).
+ * @example
+ * const { sessionId } = await client.createSession(); // or the session the page's chat works in
+ * const { callAgent, endCall, agentState, transcript, muted, setMuted, error } = useLiveAgent(oracleDid);
+ * await callAgent({ callType: 'audio', sessionId });
+ */
 export function useLiveAgent(oracleDid: string, options: UseLiveAgentOptions = {}): UseLiveAgentResult {
   const { clientFor } = useOraclesContext();
   const { config, isReady: isConfigReady } = useOraclesConfig(oracleDid, options.overrides);
   const configNow = useConfigWait(config, oracleDid);
   const { room, keyProvider } = useEncryptedRoom(options.worker);
+  const agentRoom = useAgentRoom(room, { transcript: options.transcript !== false });
   const [isCalling, setCalling] = useState(false);
   const [callId, setCallId] = useState<string | undefined>();
   const [error, setError] = useState<Error | undefined>();
@@ -342,6 +367,7 @@ export function useLiveAgent(oracleDid: string, options: UseLiveAgentOptions = {
   }, [room, config, clientFor, oracleDid]);
 
   return {
+    ...agentRoom,
     callAgent,
     endCall,
     room,

@@ -211,7 +211,12 @@ async function closeTurn(
     const human = { id: messageIds.human(requestId), type: 'human' as const, content: input.message };
     await deps.persist(sessionId, [
       { ...human, turn: { status, ...spent } },
-      ...historyRows(run.turn, status, sessionId, run.events),
+      ...historyRows(
+        status === 'aborted' && run.heard !== undefined ? { ...run.turn, text: run.heard } : run.turn,
+        status,
+        sessionId,
+        run.events,
+      ),
     ]);
   } catch (e) {
     deps.hooks?.onError?.(e, turn);

@@ -1,0 +1,330 @@
+/**
+ * A call from a page built on LiveKit's own UI (`@livekit/components-react`: useVoiceAssistant, BarVisualizer,
+ * useTranscriptions) around useLiveAgent's room, in headless Chromium against an oracle in a process of its own (its
+ * embedded endpoint, model and speech services scripted on loopback). The page's microphone is a Web Audio graph the
+ * test plays into. It shows: the agent's state reaching "speaking" and both sides' transcripts as LiveKit's hooks
+ * read them; a short burst of speech-like noise during an answer pausing it and the answer resuming (a false
+ * interruption); words over an answer stopping it, the history keeping what was heard; no barge-in after a finished
+ * answer; a call started before the page's configuration is ready; the oracle killed mid-call named in the page's
+ * error, and endCall after it not throwing; an oracle without calls saying so.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { ROOT } from '../helpers/cli.ts';
+import { startSpeechServer, type SpeechServer } from '../helpers/speech-server.ts';
+import { espeak } from '../helpers/spoken.ts';
+import { say, startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
+import { CHECKOUT_ALIAS, serveCallPage } from '../helpers/call-page.ts';
+import { OracleClient, generateMnemonic, signerFromMnemonic } from '../../src/client/index.ts';
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The page: LiveKit's agent UI on useLiveAgent's room, and a microphone the test plays into. */
+const PAGE = `
+import { useEffect, useRef, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import { RoomContext, useVoiceAssistant, BarVisualizer, useTranscriptions } from '@livekit/components-react';
+import { OraclesProvider } from 'oraclekit/react';
+import { useLiveAgent } from 'oraclekit/react/live-agent';
+
+const q = new URLSearchParams(location.search);
+const seen = [];
+
+function AgentView() {
+  const { state, audioTrack } = useVoiceAssistant();
+  const transcriptions = useTranscriptions();
+  useEffect(() => void seen.push(state), [state]);
+  return (
+    <section>
+      <p data-testid="agent-state">{state}</p>
+      <BarVisualizer state={state} track={audioTrack} barCount={5} />
+      <ul>
+        {transcriptions.map((t) => (
+          <li key={t.streamInfo.id} data-identity={t.participantInfo.identity}
+              data-final={t.streamInfo.attributes['lk.transcription_final']}>{t.text}</li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Call() {
+  // LiveKit's hooks read the room's transcripts: useLiveAgent leaves the topic to them
+  const live = useLiveAgent(q.get('did'), { overrides: { baseUrl: q.get('oracle') }, transcript: false });
+  const ref = useRef(live);
+  ref.current = live;
+  window.call = {
+    start: () =>
+      ref.current.callAgent({ callType: 'audio', sessionId: q.get('session'), language: 'en' }).then(
+        (r) => ({ ok: true, callId: r.callId }),
+        (e) => ({ ok: false, code: e.code, name: e.name, message: e.message }),
+      ),
+    end: () => ref.current.endCall().then(() => ({ ok: true }), (e) => ({ ok: false, message: e.message })),
+    seen: () => seen,
+    live: () => ({ agentState: ref.current.agentState, muted: ref.current.muted, error: ref.current.error?.message }),
+  };
+  return (
+    <RoomContext.Provider value={live.room}>
+      <main>
+        {live.error && <p role="alert">{live.error.message}</p>}
+        <AgentView />
+      </main>
+    </RoomContext.Provider>
+  );
+}
+
+createRoot(document.getElementById('root')).render(
+  <OraclesProvider initialWallet={{ did: window.signer.did(), signer: window.signer }}>
+    <Call />
+  </OraclesProvider>,
+);
+`;
+
+interface Oracle {
+  url: string;
+  did: string;
+  child: ChildProcess;
+  log: () => string;
+}
+
+/** An oracle in its own process (test/helpers/call-oracle.ts), its log kept. */
+async function startOracle(o: { env: Record<string, string>; features?: Record<string, boolean> }, origin: string) {
+  const mnemonic = await generateMnemonic();
+  const did = (await signerFromMnemonic(mnemonic)).did();
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'test/helpers/call-oracle.ts'), JSON.stringify({ ...o, mnemonic, corsOrigins: [origin] })],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let log = '';
+  child.stdout!.on('data', (d: Buffer) => (log += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+  const url = await until(
+    'the oracle listening',
+    () => /^listening (http\S+)$/m.exec(log)?.[1],
+    60_000,
+    () => log,
+  );
+  return { url, did, child, log: () => log } satisfies Oracle;
+}
+
+async function until<T>(what: string, f: () => Promise<T> | T, ms = 30_000, log?: () => string) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}\n${log?.() ?? ''}`);
+    await sleep(50);
+  }
+}
+
+let model: ScriptedModelServer;
+let speech: SpeechServer;
+let site: { url: string; close(): Promise<void> };
+let browser: Browser;
+let web: string;
+let sentence: Int16Array;
+const oracles: Oracle[] = [];
+
+beforeAll(async () => {
+  model = await startScriptedModelServer();
+  speech = await startSpeechServer();
+  mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true });
+  web = mkdtempSync(join(ROOT, 'test-artifacts/agent-ui-page-'));
+  site = await serveCallPage(web, CHECKOUT_ALIAS, PAGE);
+  sentence = (await espeak('What is a clean cookstove?', 48_000)).samples;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--use-fake-ui-for-media-stream', '--autoplay-policy=no-user-gesture-required'],
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  for (const o of oracles) if (o.child.exitCode === null) o.child.kill('SIGTERM');
+  await site?.close();
+  await model?.close();
+  await speech?.close();
+  if (web) rmSync(web, { recursive: true, force: true });
+});
+
+/** A page of a new user of `oracle`, its microphone a Web Audio graph (window.mic.play(samples) speaks into it). */
+async function open(oracle: Oracle): Promise<{ page: Page; client: OracleClient; sessionId: string }> {
+  const mnemonic = await generateMnemonic();
+  const client = await OracleClient.connect({ baseUrl: oracle.url, signer: await signerFromMnemonic(mnemonic) });
+  const { sessionId } = await client.createSession();
+  const page = await browser.newPage();
+  page.on('pageerror', (e) => console.error('page error:', e.message));
+  await page.addInitScript(() => {
+    const ctx = new AudioContext({ sampleRate: 48_000 });
+    const mic = ctx.createMediaStreamDestination();
+    const silence = ctx.createConstantSource();
+    silence.offset.value = 0;
+    silence.connect(mic);
+    silence.start();
+    navigator.mediaDevices.getUserMedia = async () => new MediaStream([mic.stream.getAudioTracks()[0]!.clone()]);
+    (window as unknown as { mic: unknown }).mic = {
+      play: async (samples: number[]) => {
+        await ctx.resume();
+        const b = ctx.createBuffer(1, samples.length, 48_000);
+        b.getChannelData(0).set(samples.map((x) => x / 32768));
+        const s = ctx.createBufferSource();
+        s.buffer = b;
+        s.connect(mic);
+        const ended = new Promise((r) => (s.onended = r));
+        s.start();
+        await ended;
+      },
+    };
+  });
+  const query = new URLSearchParams({ oracle: oracle.url, did: oracle.did, session: sessionId, mnemonic });
+  await page.goto(`${site.url}/?${query}`);
+  await page.waitForFunction(() => (window as unknown as { call?: unknown }).call !== undefined);
+  return { page, client, sessionId };
+}
+
+type PageCall = Record<string, () => unknown>;
+const call = <T>(page: Page, m: string) =>
+  page.evaluate((m) => (window as unknown as { call: PageCall }).call[m]!(), m) as Promise<T>;
+const play = (page: Page, samples: Int16Array) =>
+  page.evaluate((s) => (window as unknown as { mic: { play(s: number[]): Promise<void> } }).mic.play(s), [...samples]);
+const live = (page: Page) => call<{ agentState: string; muted: boolean; error?: string }>(page, 'live');
+const transcript = (page: Page) =>
+  page.$$eval('li', (els) =>
+    els.map((e) => ({ identity: e.dataset.identity, final: e.dataset.final, text: e.textContent ?? '' })),
+  );
+const answerOf = async (client: OracleClient, sessionId: string, asked: string) => {
+  const h = await client.history(sessionId);
+  const at = h.findIndex((m) => m.type === 'human' && m.content === asked);
+  return { turn: h[at]?.turn?.status, answer: h.slice(at + 1).find((m) => m.type === 'ai')?.content };
+};
+
+describe("a page on LiveKit's agent UI, calling an oracle in a process of its own", () => {
+  it('shows the agent speaking and both transcripts; pauses for noise and resumes; keeps what was heard of a cut answer; reports the oracle killed', async () => {
+    const oracle = await startOracle(
+      {
+        env: {
+          LLM_BASE_URL: model.baseURL,
+          LLM_PROVIDER_API_KEY: 'sk-test',
+          CALLS_STT_BASE_URL: speech.baseURL,
+          CALLS_TTS_BASE_URL: speech.baseURL,
+          CALLS_END_OF_TURN_MS: '400',
+          CALLS_MIN_INTERRUPTION_MS: '100',
+        },
+      },
+      site.url,
+    );
+    oracles.push(oracle);
+    const { page, client, sessionId } = await open(oracle);
+    const log = oracle.log;
+
+    // called at once, before the page's configuration is resolved: the call waits for it
+    const started = await call<{ ok: boolean; callId: string }>(page, 'start');
+    expect(started, `${JSON.stringify(started)}\n${log()}`).toMatchObject({ ok: true });
+    await until(
+      'the agent listening',
+      async () => (await page.textContent('[data-testid=agent-state]')) === 'listening',
+      30_000,
+      log,
+    );
+
+    // a question and its answer: the agent speaks; both sides' transcripts reach LiveKit's hooks
+    speech.speech.ms = 1500;
+    speech.transcripts.push('What is a clean cookstove?');
+    model.enqueue(say('A stove that burns less wood. It saves fuel and time.'));
+    await play(page, sentence);
+    await until(
+      'the answer finished',
+      async () => (await answerOf(client, sessionId, 'What is a clean cookstove?')).turn === 'finished',
+      30_000,
+      log,
+    );
+    await until('the agent listening again', async () => (await live(page)).agentState === 'listening');
+    expect(await call<string[]>(page, 'seen')).toEqual(expect.arrayContaining(['listening', 'thinking', 'speaking']));
+    const lines = await until('both transcripts final', async () => {
+      const t = await transcript(page);
+      return t.length === 2 && t.every((x) => x.final === 'true') ? t : undefined;
+    });
+    const me = await page.evaluate(() => (window as unknown as { signer: { did(): string } }).signer.did());
+    expect(lines).toEqual([
+      { identity: me, final: 'true', text: 'What is a clean cookstove?' },
+      { identity: oracle.did, final: 'true', text: 'A stove that burns less wood. It saves fuel and time.' },
+    ]);
+    // no barge-in after an answer that finished
+    expect(log()).not.toContain('barge-in');
+
+    // a false interruption: 150 ms of noise loud enough to be taken for speech, no words in it; the answer resumes
+    speech.speech.ms = 2500;
+    speech.transcripts.push('Tell me more.', '');
+    model.enqueue(say('Clean stoves burn biomass more completely. They cut smoke in the kitchen.'));
+    await play(page, sentence);
+    await until('the answer spoken', () => speech.spoken.length >= 3);
+    await sleep(800);
+    await play(page, sentence.slice(sentence.length / 3, sentence.length / 3 + 0.15 * 48_000));
+    await until('the answer resumed', () => log().includes('a false interruption'), 15_000, log);
+    const more = await until('the resumed answer finished', async () => {
+      const a = await answerOf(client, sessionId, 'Tell me more.');
+      return a.turn === 'finished' ? a : undefined;
+    });
+    expect(more.answer).toBe('Clean stoves burn biomass more completely. They cut smoke in the kitchen.');
+    await until('the resumed answer spoken to its end', async () => (await live(page)).agentState === 'listening');
+    expect(log()).not.toContain('barge-in');
+
+    // words over an answer: it stops, the history keeps what was heard of it
+    speech.speech.ms = 6000;
+    speech.transcripts.push('Tell me a long story.', 'Stop.');
+    model.enqueue(say('Once upon a time there was a stove in a kitchen. It burned wood all day long.'), say('Okay.'));
+    await play(page, sentence);
+    await until('the story playing', async () => (await live(page)).agentState === 'speaking');
+    await sleep(2000);
+    await play(page, sentence);
+    await until('the barge-in', () => log().includes('barge-in'), 15_000, log);
+    let last: unknown;
+    // its turn may have ended (the text all streamed) while its speech played: either way its row is what was heard
+    const story = await until(
+      'the story stored as heard',
+      async () => {
+        const a = await answerOf(client, sessionId, 'Tell me a long story.');
+        last = a;
+        return a.turn && a.answer !== 'Once upon a time there was a stove in a kitchen. It burned wood all day long.'
+          ? a
+          : undefined;
+      },
+      30_000,
+      () => `${JSON.stringify(last)}\n${log()}`,
+    );
+    expect(typeof story.answer).toBe('string');
+    expect(
+      'Once upon a time there was a stove in a kitchen.'.startsWith(story.answer as string),
+      String(story.answer),
+    ).toBe(true);
+    expect((story.answer as string).length).toBeGreaterThan(0);
+    expect(story.answer).not.toContain('burned');
+    await until('the story final in the transcript', async () =>
+      (await transcript(page)).some((t) => t.final === 'true' && t.text === story.answer),
+    );
+
+    // the oracle dies mid-call: the page's error names it; endCall does not throw
+    oracle.child.kill('SIGKILL');
+    const alert = await until('the drop shown', () => page.textContent('[role=alert]').catch(() => null), 60_000);
+    expect(alert).toMatch(/^the call dropped: /);
+    expect(await call(page, 'end')).toEqual({ ok: true });
+    await page.close();
+  }, 240_000);
+
+  it('an oracle without calls: the page says "this oracle does not offer calls"', async () => {
+    const oracle = await startOracle({ env: { LLM_BASE_URL: model.baseURL }, features: { calls: false } }, site.url);
+    oracles.push(oracle);
+    const { page } = await open(oracle);
+    const r = await call<{ ok: boolean; code: string; message: string }>(page, 'start');
+    expect(r).toMatchObject({ ok: false, code: 'calls_unavailable' });
+    expect(r.message).toMatch(/^this oracle does not offer calls/);
+    expect(await page.textContent('[role=alert]')).toBe(r.message);
+    await page.close();
+  }, 60_000);
+});
