@@ -10,6 +10,7 @@ const LIB_IO = [
   'src/lib/version.ts',
   'src/lib/discovery.ts',
   'src/lib/secret-file.ts',
+  'src/lib/project-files.ts',
   'src/lib/selection/workflow.ts',
   'src/lib/selection/frame.ts',
   'src/lib/selection/select.ts',

@@ -250,6 +250,22 @@ function useConfigWait<T>(config: T | undefined, oracleDid: string): () => Promi
   }, [oracleDid]);
 }
 
+/**
+ * A live voice (or video) call with an oracle's agent, inside an OraclesProvider: `callAgent` creates the call and
+ * joins its room, `endCall` leaves it; `error` says why a call could not start or ended unasked.
+ * @example
+ * function Call({ sessionId }: { sessionId: string }) {
+ *   const { callAgent, endCall, isCalling, error } = useLiveAgent('did:ixo:entity:…');
+ *   return (
+ *     <>
+ *       <button onClick={() => void (isCalling ? endCall() : callAgent({ callType: 'audio', sessionId }))}>
+ *         {isCalling ? 'Hang up' : 'Call'}
+ *       </button>
+ *       {error && <p role="alert">{error.message}</p>}
+ *     </>
+ *   );
+ * }
+ */
 export function useLiveAgent(oracleDid: string, options: UseLiveAgentOptions = {}): UseLiveAgentResult {
   const { clientFor } = useOraclesContext();
   const { config, isReady: isConfigReady } = useOraclesConfig(oracleDid, options.overrides);
