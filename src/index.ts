@@ -12,4 +12,6 @@ export { signerFromMnemonic, generateMnemonic, generateSigner } from './lib/keys
 export { mintInvocation, mintDelegation } from './lib/ucan/ucan.ts';
 export { verifyInvocation, verifyDelegation } from './lib/ucan/verify.ts';
 export { fetchJson } from './lib/fetch-json.ts';
+export { readOracleConfig, OracleConfigFileSchema } from './lib/project-files.ts';
+export type { OracleConfigFile } from './lib/project-files.ts';
 export type { FetchJsonRequest, FetchJsonReply, FetchFailure } from './lib/fetch-json.ts';

@@ -21,17 +21,6 @@ import {
   type UpdateCallBody,
 } from '../lib/protocol/calls.ts';
 
-async function json<T>(
-  client: OracleClient,
-  method: string,
-  path: string,
-  schema: { parse(v: unknown): T },
-  body?: unknown,
-): Promise<T> {
-  const res = await client.request(method, path, body);
-  return schema.parse(await res.json());
-}
-
 const callPath = (callId: string) => `/calls/${encodeURIComponent(callId)}`;
 
 /**
@@ -42,7 +31,7 @@ const callPath = (callId: string) => `/calls/${encodeURIComponent(callId)}`;
  */
 export async function createCall(client: OracleClient, body: CreateCallBody): Promise<CreateCallResponse> {
   try {
-    return await json(client, 'POST', '/calls', CreateCallResponseSchema, body);
+    return await client.json('POST', '/calls', CreateCallResponseSchema, body);
   } catch (e) {
     // no calls resource at all: the oracle runs without calls (features: {calls: false}, or the package not installed)
     if (OracleClientError.isInstance(e) && (e.code === 'not_found' || e.code === 'plugin_not_installed'))
@@ -58,12 +47,12 @@ export async function createCall(client: OracleClient, body: CreateCallBody): Pr
 
 /** A fresh join token for a call that has not ended (`POST /calls/:id/sync`). */
 export function syncCall(client: OracleClient, callId: string): Promise<SyncCallResponse> {
-  return json(client, 'POST', `${callPath(callId)}/sync`, SyncCallResponseSchema, {});
+  return client.json('POST', `${callPath(callId)}/sync`, SyncCallResponseSchema, {});
 }
 
 /** Moves a call to active or ended (`PATCH /calls/:id/update`). */
 export async function updateCall(client: OracleClient, callId: string, body: UpdateCallBody): Promise<Call> {
-  return (await json(client, 'PATCH', `${callPath(callId)}/update`, CallResponseSchema, body)).call;
+  return (await client.json('PATCH', `${callPath(callId)}/update`, CallResponseSchema, body)).call;
 }
 
 /** Ends a call: the oracle's agent leaves, the room closes and the oracle forgets the call's key. */
@@ -73,7 +62,7 @@ export function endCall(client: OracleClient, callId: string): Promise<Call> {
 
 /** One call of the caller's (`GET /calls/:id`). */
 export async function getCall(client: OracleClient, callId: string): Promise<Call> {
-  return (await json(client, 'GET', callPath(callId), CallResponseSchema)).call;
+  return (await client.json('GET', callPath(callId), CallResponseSchema)).call;
 }
 
 /** The caller's calls, newest first, optionally of one session (`GET /calls`). */
@@ -86,5 +75,5 @@ export function listCalls(
   if (o.limit !== undefined) q.set('limit', String(o.limit));
   if (o.offset !== undefined) q.set('offset', String(o.offset));
   const s = q.toString();
-  return json(client, 'GET', `/calls${s ? `?${s}` : ''}`, ListCallsResponseSchema);
+  return client.json('GET', `/calls${s ? `?${s}` : ''}`, ListCallsResponseSchema);
 }

@@ -103,7 +103,7 @@ export async function payClaims(
       { field: 'expectAmount', value: o.expectAmount, details: { expected: amount } },
     );
   }
-  await client.request('POST', '/credits/contract', {});
+  await client.json('POST', '/credits/contract', undefined, {});
   const r = await client.json<{ paymentId: string; amount: number; paid?: unknown[] }>(
     'POST',
     '/credits/pay',

@@ -18,6 +18,8 @@
  */
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { parseJsonFile } from '../lib/json-file.ts';
 import { ORACLE_PREFIX, oracleKeyPath } from '../lib/paths.ts';
 import { TOOL_ENV_NAMES, toolEnv } from '../lib/env.ts';
 import type { DaemonOracleConfig } from './config.ts';
@@ -28,6 +30,29 @@ import type { PluginsStatus } from '../lib/protocol/index.ts';
 import { signerFromMnemonic } from '../lib/keys/keys.ts';
 import { signKeyProof } from '../lib/registry/key-proof.ts';
 import { writeSecretFile } from '../lib/secret-file.ts';
+
+/** oracle-key.json: the default oracle's mnemonic and, once provisioned, its read-only registry key. */
+const OracleKeyFileSchema = z.looseObject({
+  did: z.string().optional(),
+  mnemonic: z.string(),
+  createdAt: z.string().optional(),
+  registryKey: z.string().optional(),
+});
+type OracleKeyFile = z.infer<typeof OracleKeyFileSchema>;
+
+const MOVE_AWAY = 'move it away to create a new key for the default oracle';
+
+/** oracle-key.json through its schema; its mode put back to 0600 when it was wider. */
+function readOracleKeyFile(path: string): OracleKeyFile {
+  const r = parseJsonFile(path, readFileSync(path, 'utf8'), OracleKeyFileSchema);
+  if (!r.ok) throw new Error(`${r.problem.message}; ${MOVE_AWAY}`);
+  if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+  return r.value;
+}
+
+function writeOracleKeyFile(path: string, file: OracleKeyFile, o: { exclusive?: boolean } = {}): void {
+  writeSecretFile(path, JSON.stringify(file, null, 2) + '\n', o);
+}
 
 interface OracleKey {
   did: string;
@@ -41,25 +66,14 @@ export async function loadOracleKey(env = process.env): Promise<OracleKey> {
   const { didFromMnemonic, generateMnemonic, isValidMnemonic } = await import('../lib/keys/keys.ts');
   const path = oracleKeyPath(env);
   if (existsSync(path)) {
-    let raw: { mnemonic?: unknown };
-    try {
-      raw = JSON.parse(readFileSync(path, 'utf8')) as { mnemonic?: unknown };
-    } catch {
-      throw new Error(`${path} is not valid JSON; move it away to create a new key for the default oracle`);
-    }
-    if (typeof raw.mnemonic !== 'string' || !isValidMnemonic(raw.mnemonic))
-      throw new Error(
-        `${path} does not hold a valid BIP39 mnemonic; move it away to create a new key for the default oracle`,
-      );
-    if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+    const raw = readOracleKeyFile(path);
+    if (!isValidMnemonic(raw.mnemonic)) throw new Error(`${path} does not hold a valid BIP39 mnemonic; ${MOVE_AWAY}`);
     return { did: didFromMnemonic(raw.mnemonic), mnemonic: raw.mnemonic, path, created: false };
   }
   const mnemonic = generateMnemonic();
   const did = didFromMnemonic(mnemonic);
   try {
-    writeSecretFile(path, JSON.stringify({ did, mnemonic, createdAt: new Date().toISOString() }, null, 2) + '\n', {
-      exclusive: true,
-    });
+    writeOracleKeyFile(path, { did, mnemonic, createdAt: new Date().toISOString() }, { exclusive: true });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return loadOracleKey(env); // created meanwhile
     throw e;
@@ -73,8 +87,8 @@ export async function loadOracleKey(env = process.env): Promise<OracleKey> {
  * oracle's DID, else a new one (saved there, 0600).
  */
 async function ensureOracleRegistryKey(key: OracleKey, registry: Registry): Promise<{ key: string; created: boolean }> {
-  const file = JSON.parse(readFileSync(key.path, 'utf8')) as Record<string, unknown>;
-  const saved = typeof file.registryKey === 'string' ? file.registryKey : undefined;
+  const file = readOracleKeyFile(key.path);
+  const saved = file.registryKey;
   const p = saved ? await registry.keys.authenticate(saved) : undefined; // await: the registry modules are becoming async (s5-storage)
   if (saved && p && p.did === key.did && p.roles.length === 1 && p.roles[0] === 'reader')
     return { key: saved, created: false };
@@ -83,7 +97,7 @@ async function ensureOracleRegistryKey(key: OracleKey, registry: Registry): Prom
   const made = await registry.db.write(() =>
     registry.keys.create(key.did, ['reader'], 'default oracle (read-only, provisioned by the daemon)', proof),
   );
-  writeSecretFile(key.path, JSON.stringify({ ...file, registryKey: made.key }, null, 2) + '\n');
+  writeOracleKeyFile(key.path, { ...file, registryKey: made.key });
   return { key: made.key, created: true };
 }
 

@@ -29,6 +29,18 @@ export interface OracleApp extends Omit<Oracle, 'plugin' | 'quiesce'> {
   listen(port?: number, host?: string): Promise<string>;
 }
 
+/**
+ * An oracle with its own HTTP server (the one server factory of runtime/http: time limits, the depth-checked JSON
+ * parser, request ids, the request line), its socket.io channel and its database: what a scaffolded project serves.
+ * @example
+ * const app = createOracleApp({
+ *   config: { name: 'Weather desk', model: 'gpt-4o-mini' },
+ *   plugins: [localTimePlugin],
+ *   features: { weather: true },
+ * });
+ * const url = await app.listen(); // PORT and HOST, default 127.0.0.1:3000
+ * process.once('SIGTERM', () => void app.close());
+ */
 export function createOracleApp(options: OracleAppServerOptions): OracleApp {
   const oracle = createOracle(options);
   const { runtime } = oracle;

@@ -49,6 +49,16 @@ export interface Oracle {
   onPluginStatusChange(l: PluginStatusListener): () => void;
 }
 
+/**
+ * An oracle to mount on a fastify server of your own (its routes, auth and socket.io), the runtime without a server:
+ * `createOracleApp` is this plus a server and `listen`.
+ * @example
+ * const app = fastify();
+ * const oracle = createOracle({ config: { name: 'Helpdesk' }, plugins: [ticketsPlugin] });
+ * await app.register(oracle.plugin, { prefix: '/oracle' });
+ * await app.listen({ port: 3000, host: '127.0.0.1' });
+ * app.addHook('onClose', () => oracle.close());
+ */
 export function createOracle(options: OracleAppOptions): Oracle {
   const runtime = new OracleRuntime(options);
   let socket: SocketHandle | undefined;

@@ -304,7 +304,21 @@ export interface OracleConfig {
 /** A tool of any input type, as stored in a plugin's tool map. */
 export type AnyPluginTool = PluginTool<never>;
 
-/** Types a tool by its zod input schema and erases it for the tool map. */
+/**
+ * Types a tool by its zod input schema (its `execute` gets the parsed input) and erases it for the tool map.
+ * @example
+ * tools: (ctx) => ({
+ *   convert_currency: defineTool({
+ *     description: 'Converts an amount between two ISO currencies at today’s rate.',
+ *     inputSchema: z.object({ amount: z.number(), from: z.string().length(3), to: z.string().length(3) }),
+ *     execute: async ({ amount, from, to }) => {
+ *       const url = `${ctx.env.RATES_URL}/${from}/${to}`;
+ *       const { body } = await ctx.fetch<{ rate: number }>({ url, what: 'the rates service' });
+ *       return { amount: amount * body.rate, currency: to };
+ *     },
+ *   }),
+ * }),
+ */
 export function defineTool<I>(t: PluginTool<I>): AnyPluginTool {
   return t as unknown as AnyPluginTool;
 }

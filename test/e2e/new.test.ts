@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, ROOT, runCli } from '../helpers/cli.ts';
-import { getEnvVar } from '../../src/cli/scaffold/env.ts';
+import { parseDotEnv } from '../../src/lib/project-files.ts';
 import { startHomeserver } from '../helpers/matrix-account-server.ts';
 import { scaffoldEnv } from '../helpers/scaffold-env.ts';
 
@@ -93,8 +93,8 @@ describe('oraclekit new --yes on a first run', () => {
       apiUrl: 'http://localhost:3000',
     });
     const dotenv = readFileSync(join(dir, '.env'), 'utf8');
-    expect(getEnvVar(dotenv, 'PORT')).toBe('3000');
-    expect(getEnvVar(dotenv, 'SIGNING_MNEMONIC')!.split(' ')).toHaveLength(24);
+    expect(parseDotEnv(dotenv).PORT).toBe('3000');
+    expect(parseDotEnv(dotenv).SIGNING_MNEMONIC!.split(' ')).toHaveLength(24);
     expect(statSync(join(dir, '.env')).mode & 0o777).toBe(0o600);
     // the user's own mnemonic is not in the project
     const userMnemonic = json(readFileSync(join(home, 'config/identity.json'), 'utf8')).mnemonic as string;
@@ -139,7 +139,7 @@ describe('oraclekit new --yes on a first run', () => {
     expect(await domain(s.did)).toMatchObject({
       metadata: { name: 'Second Oracle', description: 'Weather for farmers', price: 2.5, model: 'llama3' },
     });
-    expect(getEnvVar(readFileSync(join(s.dir, '.env'), 'utf8'), 'PORT')).toBe('3456');
+    expect(parseDotEnv(readFileSync(join(s.dir, '.env'), 'utf8')).PORT).toBe('3456');
   });
 });
 
@@ -149,11 +149,11 @@ describe('the oracle key and install', () => {
     expect(a.code, a.stderr).toBe(0);
     const dir = json(a.stdout).dir as string;
     const userMnemonic = json(readFileSync(join(home, 'config/identity.json'), 'utf8')).mnemonic as string;
-    expect(getEnvVar(readFileSync(join(dir, '.env'), 'utf8'), 'SIGNING_MNEMONIC')).toBe(userMnemonic);
+    expect(parseDotEnv(readFileSync(join(dir, '.env'), 'utf8')).SIGNING_MNEMONIC).toBe(userMnemonic);
     expect(statSync(join(dir, '.env')).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(dir, '.env.example'), 'utf8')).not.toContain(userMnemonic);
     const b = await cli(['new', 'keyless', '--yes', '--no-install', '--no-git', '--oracle-key', 'none', '--json']);
-    expect(getEnvVar(readFileSync(join(json(b.stdout).dir, '.env'), 'utf8'), 'SIGNING_MNEMONIC')).toBe('');
+    expect(parseDotEnv(readFileSync(join(json(b.stdout).dir, '.env'), 'utf8')).SIGNING_MNEMONIC).toBe('');
   });
 
   it('a failed npm install is a warning: the project stays, complete and registered', async () => {
@@ -253,13 +253,13 @@ describe('refusals', () => {
     expect(o).toMatchObject({ apiUrl: 'http://localhost', port: 80 });
     expect(o.warnings).toEqual([expect.stringContaining('--url http://localhost has no port, so it means port 80')]);
     expect(o.warnings[0]).toContain('http://localhost:3000');
-    expect(getEnvVar(readFileSync(join(o.dir, '.env'), 'utf8'), 'PORT')).toBe('80');
-    expect(getEnvVar(readFileSync(join(o.dir, '.env'), 'utf8'), 'HOST')).toBe('127.0.0.1');
+    expect(parseDotEnv(readFileSync(join(o.dir, '.env'), 'utf8')).PORT).toBe('80');
+    expect(parseDotEnv(readFileSync(join(o.dir, '.env'), 'utf8')).HOST).toBe('127.0.0.1');
     // without --json: a warning line on stderr
     const h = await cli(['new', 'port-80-text', '--yes', '--no-install', '--no-git', '--url', 'http://127.0.0.5']);
     expect(h.code, h.stderr).toBe(0);
     expect(h.stderr).toContain('warning: --url http://127.0.0.5 has no port, so it means port 80');
-    expect(getEnvVar(readFileSync(join(work, 'port-80-text/.env'), 'utf8'), 'HOST')).toBe('127.0.0.5');
+    expect(parseDotEnv(readFileSync(join(work, 'port-80-text/.env'), 'utf8')).HOST).toBe('127.0.0.5');
     // an explicit :80 is not a surprise
     const e = await cli([
       'new',
@@ -354,11 +354,11 @@ describe('Matrix bot provisioning', () => {
       const o = json(r.stdout);
       expect(o.matrix).toEqual({ provisioned: true, userId: '@oracle-chatty:localhost', created: true });
       const dotenv = readFileSync(join(o.dir, '.env'), 'utf8');
-      expect(getEnvVar(dotenv, 'MATRIX_BASE_URL')).toBe(hs.url);
-      expect(getEnvVar(dotenv, 'MATRIX_ORACLE_ADMIN_USER_ID')).toBe('@oracle-chatty:localhost');
-      expect(hs.tokens.get(getEnvVar(dotenv, 'MATRIX_ORACLE_ADMIN_ACCESS_TOKEN')!)).toBe('@oracle-chatty:localhost');
-      expect(hs.users.get('oracle-chatty')!.password).toBe(getEnvVar(dotenv, 'MATRIX_ORACLE_ADMIN_PASSWORD'));
-      expect(getEnvVar(readFileSync(join(o.dir, '.env.example'), 'utf8'), 'MATRIX_ORACLE_ADMIN_ACCESS_TOKEN')).toBe('');
+      expect(parseDotEnv(dotenv).MATRIX_BASE_URL).toBe(hs.url);
+      expect(parseDotEnv(dotenv).MATRIX_ORACLE_ADMIN_USER_ID).toBe('@oracle-chatty:localhost');
+      expect(hs.tokens.get(parseDotEnv(dotenv).MATRIX_ORACLE_ADMIN_ACCESS_TOKEN!)).toBe('@oracle-chatty:localhost');
+      expect(hs.users.get('oracle-chatty')!.password).toBe(parseDotEnv(dotenv).MATRIX_ORACLE_ADMIN_PASSWORD);
+      expect(parseDotEnv(readFileSync(join(o.dir, '.env.example'), 'utf8')).MATRIX_ORACLE_ADMIN_ACCESS_TOKEN).toBe('');
     } finally {
       await hs.close();
     }
@@ -457,7 +457,7 @@ describe('oraclekit update-oracle-api-url', () => {
       apiUrl: url,
       wsUrl: url,
     });
-    expect(getEnvVar(readFileSync(join(first.dir, '.env'), 'utf8'), 'PORT')).toBe(String(port));
+    expect(parseDotEnv(readFileSync(join(first.dir, '.env'), 'utf8')).PORT).toBe(String(port));
   });
 
   it('keeps every file that names the URL or port in step: .env, README.md, package.json (the chat script reads .env)', async () => {
@@ -495,7 +495,7 @@ describe('oraclekit update-oracle-api-url', () => {
       const o = json(r.stdout);
       expect(o.updated).toEqual(['oracle.config.json', '.env', 'README.md', 'package.json']);
       const nextPort = new URL(next).port;
-      expect(getEnvVar(readFileSync(join(dir, '.env'), 'utf8'), 'PORT')).toBe(nextPort);
+      expect(parseDotEnv(readFileSync(join(dir, '.env'), 'utf8')).PORT).toBe(nextPort);
       expect(pkg().scripts.chat).toBe(`oraclekit chat --oracle http://localhost:\${PORT:-${nextPort}}`);
       const after = readFileSync(join(dir, 'README.md'), 'utf8');
       expect(after).not.toContain(url);
@@ -512,10 +512,10 @@ describe('oraclekit update-oracle-api-url', () => {
         cwd: dir,
       });
       expect(on5.code, on5.stderr).toBe(0);
-      expect(getEnvVar(readFileSync(join(dir, '.env'), 'utf8'), 'HOST')).toBe('127.0.0.5');
+      expect(parseDotEnv(readFileSync(join(dir, '.env'), 'utf8')).HOST).toBe('127.0.0.5');
       const back = await runCli(['update-oracle-api-url', url, '--json'], { env, cwd: dir });
       expect(back.code, back.stderr).toBe(0);
-      expect(getEnvVar(readFileSync(join(dir, '.env'), 'utf8'), 'HOST')).toBe('127.0.0.1');
+      expect(parseDotEnv(readFileSync(join(dir, '.env'), 'utf8')).HOST).toBe('127.0.0.1');
     } finally {
       await new Promise<void>((ok) => other.close(() => ok()));
     }

@@ -15,7 +15,8 @@
  *    ORACLEKIT_AUTOSTART=1); when it cannot be, a clear error (exit 9) says
  *    how to start it or what to pass instead.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readDotEnv, readOracleConfig } from '../../lib/project-files.ts';
 import { join } from 'node:path';
 import { cliError, OracleKitError } from '../errors.ts';
 import { isDid, resolveOracleDid } from '../../client/resolve.ts';
@@ -27,20 +28,6 @@ interface Target {
   oracleDid?: string;
   /** How it was found, for the banner. */
   via: string;
-}
-
-function readDotEnv(path: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!existsSync(path)) return out;
-  for (const line of readFileSync(path, 'utf8').split(/\r?\n/)) {
-    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)\s*$/.exec(line);
-    if (!m) continue;
-    let v = m[2]!;
-    if ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'"))) v = v.slice(1, -1);
-    else v = v.replace(/\s+#.*$/, '');
-    out[m[1]!] = v;
-  }
-  return out;
 }
 
 export async function resolveTarget(o: {
@@ -66,12 +53,7 @@ export async function resolveTarget(o: {
   }
   const cfgPath = join(o.cwd, 'oracle.config.json');
   if (existsSync(cfgPath)) {
-    let cfg: { oracleDid?: string; name?: string } = {};
-    try {
-      cfg = JSON.parse(readFileSync(cfgPath, 'utf8')) as typeof cfg;
-    } catch {
-      throw cliError('invalid_oracle_config', `${cfgPath} is not valid JSON`);
-    }
+    const cfg = readOracleConfig(cfgPath);
     const port = readDotEnv(join(o.cwd, '.env')).PORT ?? o.env.PORT ?? '3000';
     const url = `http://localhost:${port}`;
     return { apiUrl: url, wsUrl: url, oracleDid: cfg.oracleDid || undefined, via: 'oracle.config.json' };

@@ -10,7 +10,7 @@
  * for the chat) stays, and the wallet's DID becomes the principal that the
  * registry knows (controller of the domains `new` registers, API keys).
  */
-import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { configDir } from '../../lib/paths.ts';
@@ -59,17 +59,16 @@ export function writeIdentity(id: StoredIdentity, env: NodeJS.ProcessEnv = proce
 export function backupIdentity(env: NodeJS.ProcessEnv = process.env, now = new Date()): string | undefined {
   const path = identityPath(env);
   if (!existsSync(path)) return undefined;
-  const text = readFileSync(path);
+  const text = readFileSync(path, 'utf8');
   const stamp = now.toISOString().replace(/[:.]/g, '-');
   for (let n = 0; ; n++) {
     const bak = `${path}.${stamp}${n === 0 ? '' : `-${n}`}.bak`;
     try {
-      writeFileSync(bak, text, { mode: 0o600, flag: 'wx' });
+      writeSecretFile(bak, text, { exclusive: true }); // it holds the old mnemonic: 0600, whole, never over another
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
       throw e;
     }
-    chmodSync(bak, 0o600);
     return bak;
   }
 }

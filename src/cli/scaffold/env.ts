@@ -66,15 +66,3 @@ function lines(v: EnvValues, example: boolean): string[] {
 
 export const renderEnv = (v: EnvValues) => lines(v, false).join('\n') + '\n';
 export const renderEnvExample = (v: EnvValues) => lines(v, true).join('\n') + '\n';
-
-/** Sets (or adds) one variable in a .env text, keeping everything else. */
-export function setEnvVar(text: string, name: string, value: string): string {
-  const re = new RegExp(`^${name}=.*$`, 'm');
-  if (re.test(text)) return text.replace(re, `${name}=${value}`);
-  return text + (text.endsWith('\n') || text === '' ? '' : '\n') + `${name}=${value}\n`;
-}
-
-export function getEnvVar(text: string, name: string): string | undefined {
-  const m = new RegExp(`^${name}=(.*)$`, 'm').exec(text);
-  return m ? m[1] : undefined;
-}

@@ -7,12 +7,13 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderEnv, renderEnvExample, type EnvValues } from './env.ts';
-import { writeSecretFile } from '../../lib/secret-file.ts';
+import { writeDotEnv, writeOracleConfig } from '../../lib/project-files.ts';
 
 /** templates/oracle (the same relative place from src/cli/scaffold and dist/cli/scaffold). */
 const TEMPLATE_DIR = fileURLToPath(new URL('../../../templates/oracle/', import.meta.url));
 
-export interface OracleConfigFile {
+/** What `new` writes to oracle.config.json: every field of lib/project-files.ts's schema it knows. */
+export type OracleConfigFile = {
   name: string;
   description: string;
   model: string;
@@ -23,7 +24,7 @@ export interface OracleConfigFile {
   apiUrl: string;
   wsUrl: string;
   registry?: string;
-}
+};
 
 interface ProjectVars {
   packageName: string;
@@ -73,8 +74,8 @@ export function writeProject(dir: string, v: ProjectVars, templateDir = TEMPLATE
     writeFileSync(target, text);
     written.push([...parts, RENAME[last] ?? last].join('/'));
   }
-  writeFileSync(join(dir, 'oracle.config.json'), JSON.stringify(v.config, null, 2) + '\n');
-  writeSecretFile(join(dir, '.env'), renderEnv(v.env));
+  writeOracleConfig(join(dir, 'oracle.config.json'), v.config);
+  writeDotEnv(join(dir, '.env'), renderEnv(v.env));
   writeFileSync(join(dir, '.env.example'), renderEnvExample(v.env));
   written.push('oracle.config.json', '.env', '.env.example');
   return written.sort();

@@ -12,8 +12,7 @@ import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from '
 import { basename, join } from 'node:path';
 import { isOracleKitError } from '../../lib/errors.ts';
 import type { Connection } from '../registry/networks.ts';
-import { getEnvVar, setEnvVar } from './env.ts';
-import { writeSecretFile } from '../../lib/secret-file.ts';
+import { parseDotEnv, setDotEnvVar, writeDotEnv } from '../../lib/project-files.ts';
 
 type RegistryKeyResult = { provisioned: true; id: string } | { provisioned: false; reason: string };
 
@@ -21,16 +20,16 @@ const VAR = 'ORACLEKIT_API_KEY';
 
 /** Puts ORACLEKIT_API_KEY=value right after ORACLEKIT_REGISTRY_URL (or replaces it, or appends it). */
 function withKey(text: string, value: string, comment: string): string {
-  if (getEnvVar(text, VAR) !== undefined) return setEnvVar(text, VAR, value);
+  if (parseDotEnv(text)[VAR] !== undefined) return setDotEnvVar(text, VAR, value);
   if (/^ORACLEKIT_REGISTRY_URL=.*$/m.test(text))
     return text.replace(/^ORACLEKIT_REGISTRY_URL=.*$/m, (line) => `${line}\n# ${comment}\n${VAR}=${value}`);
-  return setEnvVar(text, VAR, value);
+  return setDotEnvVar(text, VAR, value);
 }
 
 function rewrite(path: string, next: (text: string) => string, mode: number): void {
   if (!existsSync(path)) return;
   const text = next(readFileSync(path, 'utf8'));
-  if (mode === 0o600) return writeSecretFile(path, text);
+  if (mode === 0o600) return writeDotEnv(path, text);
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, text, { mode });
   chmodSync(tmp, mode);

@@ -11,8 +11,14 @@ import { requestJson } from '../../lib/registry/client.ts';
 import { connect, type Network } from '../registry/networks.ts';
 import { updateServices } from './registry.ts';
 import { impliedPortNote, parseOracleUrl } from './url.ts';
-import { getEnvVar, setEnvVar } from './env.ts';
-import { writeSecretFile } from '../../lib/secret-file.ts';
+import {
+  parseDotEnv,
+  readOracleConfig,
+  setDotEnvVar,
+  writeDotEnv,
+  writeOracleConfig,
+  type OracleConfigFile,
+} from '../../lib/project-files.ts';
 
 interface UpdateUrlInput {
   url: string;
@@ -58,16 +64,9 @@ export function inStep(text: string, from: (string | undefined)[], to: string, p
   return out;
 }
 
-/** oracle.config.json of the project folder, when there is one. */
-function readConfig(configPath: string): Record<string, unknown> | undefined {
-  if (!existsSync(configPath)) return undefined;
-  try {
-    return JSON.parse(readFileSync(configPath, 'utf8')) as Record<string, unknown>;
-  } catch (e) {
-    throw cliError('invalid_config', `${configPath} is not valid JSON: ${(e as Error).message}`, {
-      field: 'project',
-    });
-  }
+/** oracle.config.json of the project folder, when there is one (lib/project-files.ts reads it). */
+function readConfig(configPath: string): OracleConfigFile | undefined {
+  return existsSync(configPath) ? readOracleConfig(configPath) : undefined;
 }
 
 type OracleUrl = ReturnType<typeof parseOracleUrl>;
@@ -113,7 +112,7 @@ async function checkHealth(target: OracleUrl, did: string): Promise<Record<strin
 function updateProjectFiles(
   dir: string,
   configPath: string,
-  config: Record<string, unknown>,
+  config: OracleConfigFile,
   target: OracleUrl,
   was: string[],
 ): { port: UpdateUrlResult['port']; updated: string[] } {
@@ -121,21 +120,21 @@ function updateProjectFiles(
   const updated: string[] = [];
   config.apiUrl = target.url;
   config.wsUrl = target.url;
-  writeFileSync(configPath, JSON.stringify(config, null, 2) + '\n');
+  writeOracleConfig(configPath, config);
   updated.push('oracle.config.json');
   const envPath = join(dir, '.env');
   if (target.local && existsSync(envPath)) {
     let text = readFileSync(envPath, 'utf8');
     const before = text;
-    const from = getEnvVar(text, 'PORT') ?? null;
-    if (from !== String(target.port)) text = setEnvVar(text, 'PORT', String(target.port));
+    const from = parseDotEnv(text).PORT ?? null;
+    if (from !== String(target.port)) text = setDotEnvVar(text, 'PORT', String(target.port));
     // HOST follows a URL that names another loopback address (127.0.0.5, ::1); every interface (0.0.0.0, ::) stays as
     // set
-    const host = getEnvVar(text, 'HOST')?.trim() || '127.0.0.1';
+    const host = parseDotEnv(text).HOST?.trim() || '127.0.0.1';
     if (host !== '0.0.0.0' && host !== '::' && host !== target.bindHost)
-      text = setEnvVar(text, 'HOST', target.bindHost);
+      text = setDotEnvVar(text, 'HOST', target.bindHost);
     if (text !== before) {
-      writeSecretFile(envPath, text);
+      writeDotEnv(envPath, text);
       updated.push('.env');
     }
     port = { from, to: target.port };

@@ -3,15 +3,14 @@
  * — PORT is the port of the URL registered as this oracle's #api service.
  * The line it prints names the address the socket is really bound to.
  */
-import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { BootError } from 'oraclekit';
-import { buildOracle, CONFIG_URL } from './oracle.ts';
+import { buildOracle, loadConfig } from './oracle.ts';
 
 /** What to do when PORT is taken: it is also the port of the registered URL, so both move together. */
 function portInUse(): string {
   const port = Number(process.env.PORT ?? 3000);
-  const { apiUrl } = JSON.parse(readFileSync(CONFIG_URL, 'utf8')) as { apiUrl?: string };
+  const { apiUrl } = loadConfig();
   const url = new URL(apiUrl ?? `http://localhost:${port}`);
   url.port = String(port + 1);
   return [

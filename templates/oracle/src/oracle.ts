@@ -3,14 +3,14 @@
  * plugin (forced on) and this project's own plugin (src/plugins/local-time.ts).
  * Secrets and service URLs come from the environment (.env).
  */
-import { readFileSync } from 'node:fs';
-import { createOracleApp, type OracleAppOptions } from 'oraclekit';
+import { createOracleApp, readOracleConfig, type OracleAppOptions, type OracleConfigFile } from 'oraclekit';
 import { localTimePlugin } from './plugins/local-time.ts';
 
 export const CONFIG_URL = new URL('../oracle.config.json', import.meta.url);
 
-export function loadConfig(): OracleAppOptions['config'] {
-  return JSON.parse(readFileSync(CONFIG_URL, 'utf8')) as OracleAppOptions['config'];
+/** oracle.config.json through oraclekit's one schema: a wrong field is named at boot. */
+export function loadConfig(): OracleConfigFile {
+  return readOracleConfig(CONFIG_URL);
 }
 
 export function buildOracle(overrides: Partial<OracleAppOptions> = {}) {

@@ -12,7 +12,7 @@ import { backoffMs } from '../../../lib/backoff.ts';
 import { z } from 'zod';
 import { definePlugin, type PluginContext } from '../../plugin.ts';
 import { isOracleKitError } from '../../../lib/errors.ts';
-import { fetchJson } from '../../../lib/fetch-json.ts';
+import { fetchJson, upstreamReplyError } from '../../../lib/fetch-json.ts';
 
 const SlackEnvSchema = z.object({
   SLACK_BOT_TOKEN: z
@@ -66,8 +66,8 @@ class SlackTransport {
       timeoutMs: this.ctx.env.SLACK_TIMEOUT_MS,
       what: `Slack (${method})`,
     });
-    if (res.status === 429)
-      throw new Error(`Slack rate-limited ${method} (retry after ${res.headers.get('retry-after') ?? '?'} s)`);
+    // a non-2xx reply (a 429 with its Retry-After too) is the one upstream-error shape of the outbound helper
+    if (!res.ok) throw upstreamReplyError(`Slack (${method})`, `${base}/${method}`, res);
     if (!res.json) throw new Error(`Slack answered ${method} with HTTP ${res.status} and no JSON`);
     const b = res.body;
     if (!b?.ok) throw new Error(`Slack ${method} failed: ${b?.error ?? `HTTP ${res.status}`}`);

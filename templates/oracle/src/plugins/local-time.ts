@@ -5,13 +5,16 @@
  *
  * Copy it to add your own capabilities: a name and version, a manifest the
  * agent reads (when to use it), a zod schema for its environment, and tools
- * whose inputs are zod schemas.
+ * whose inputs are zod schemas. What the platform provides comes from the
+ * context: `ctx.env` (parsed by the schema, a blank variable counting as
+ * unset), `ctx.now()` (the oracle's clock, which a test can move), `ctx.log`
+ * (the oracle's log, each line carrying this plugin's name), `ctx.fetch`.
  */
 import { z } from 'zod';
 import { definePlugin, defineTool } from 'oraclekit';
 
 export const LocalTimeEnv = z.object({
-  LOCAL_TIME_DEFAULT_ZONE: z.preprocess((v) => (v === '' ? undefined : v), z.string().default('UTC')),
+  LOCAL_TIME_DEFAULT_ZONE: z.string().default('UTC'),
 });
 
 function isZone(zone: string): boolean {
@@ -23,12 +26,14 @@ function isZone(zone: string): boolean {
   }
 }
 
-export function localTime(zone: string, now = new Date()) {
+/** The time `nowMs` (ms since the epoch: the oracle's clock, ctx.now()) in `zone`. */
+export function localTime(zone: string, nowMs: number) {
   // the model reads a thrown error's message and can recover (ask again with another zone)
   if (!isZone(zone))
     throw new Error(`unknown time zone ${JSON.stringify(zone)}; use an IANA name such as Europe/Paris`);
-  const text = new Intl.DateTimeFormat('en-GB', { timeZone: zone, dateStyle: 'full', timeStyle: 'long' }).format(now);
-  return { timeZone: zone, iso: now.toISOString(), local: text };
+  const at = new Date(nowMs);
+  const text = new Intl.DateTimeFormat('en-GB', { timeZone: zone, dateStyle: 'full', timeStyle: 'long' }).format(at);
+  return { timeZone: zone, iso: at.toISOString(), local: text };
 }
 
 // ctx.env has the type of envSchema's output: a misspelt variable name is a type error (npm test typechecks)
@@ -51,7 +56,11 @@ export const localTimePlugin = definePlugin({
     get_local_time: defineTool({
       description: 'The current date and time in an IANA time zone (default: the oracle’s zone).',
       inputSchema: z.object({ timeZone: z.string().optional().describe('IANA time zone, e.g. Africa/Nairobi') }),
-      execute: ({ timeZone }) => localTime(timeZone ?? ctx.env.LOCAL_TIME_DEFAULT_ZONE),
+      execute: ({ timeZone }) => {
+        const zone = timeZone ?? ctx.env.LOCAL_TIME_DEFAULT_ZONE;
+        ctx.log.debug({ zone }, 'local time'); // the oracle's log, with plugin: 'local-time'
+        return localTime(zone, ctx.now());
+      },
     }),
   }),
 });

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getEnvVar, renderEnv, renderEnvExample, setEnvVar } from '../../../../src/cli/scaffold/env.ts';
+import { renderEnv, renderEnvExample } from '../../../../src/cli/scaffold/env.ts';
+import { parseDotEnv, setDotEnvVar } from '../../../../src/lib/project-files.ts';
 import { impliedPortNote, parseOracleUrl } from '../../../../src/cli/scaffold/url.ts';
 import { checkPrice } from '../../../../src/cli/scaffold/questions.ts';
 import { projectName, suggestProjectName } from '../../../../src/cli/scaffold/project-name.ts';
@@ -37,10 +38,10 @@ describe('.env', () => {
   };
   it('holds PORT, the model, the signing key, messaging and every plugin variable with what it enables', () => {
     const t = renderEnv(v);
-    expect(getEnvVar(t, 'PORT')).toBe('3000');
-    expect(getEnvVar(t, 'SIGNING_MNEMONIC')).toBe('secret words');
-    expect(getEnvVar(t, 'MATRIX_ORACLE_ADMIN_ACCESS_TOKEN')).toBe('syt_x');
-    expect(getEnvVar(t, 'LLM_PROVIDER_API_KEY')).toBe('');
+    expect(parseDotEnv(t).PORT).toBe('3000');
+    expect(parseDotEnv(t).SIGNING_MNEMONIC).toBe('secret words');
+    expect(parseDotEnv(t).MATRIX_ORACLE_ADMIN_ACCESS_TOKEN).toBe('syt_x');
+    expect(parseDotEnv(t).LLM_PROVIDER_API_KEY).toBe('');
     for (const name of [
       'MEMORY_MCP_URL',
       'FIRECRAWL_MCP_URL',
@@ -54,14 +55,14 @@ describe('.env', () => {
   });
   it('.env.example carries no secret', () => {
     const t = renderEnvExample(v);
-    expect(getEnvVar(t, 'SIGNING_MNEMONIC')).toBe('');
-    expect(getEnvVar(t, 'MATRIX_ORACLE_ADMIN_ACCESS_TOKEN')).toBe('');
-    expect(getEnvVar(t, 'MATRIX_ORACLE_ADMIN_PASSWORD')).toBe('');
-    expect(getEnvVar(t, 'PORT')).toBe('3000');
+    expect(parseDotEnv(t).SIGNING_MNEMONIC).toBe('');
+    expect(parseDotEnv(t).MATRIX_ORACLE_ADMIN_ACCESS_TOKEN).toBe('');
+    expect(parseDotEnv(t).MATRIX_ORACLE_ADMIN_PASSWORD).toBe('');
+    expect(parseDotEnv(t).PORT).toBe('3000');
   });
-  it('setEnvVar replaces one variable and keeps the rest', () => {
-    expect(setEnvVar('A=1\nPORT=3000\nB=2\n', 'PORT', '3100')).toBe('A=1\nPORT=3100\nB=2\n');
-    expect(setEnvVar('A=1', 'PORT', '3100')).toBe('A=1\nPORT=3100\n');
+  it('setDotEnvVar replaces one variable and keeps the rest', () => {
+    expect(setDotEnvVar('A=1\nPORT=3000\nB=2\n', 'PORT', '3100')).toBe('A=1\nPORT=3100\nB=2\n');
+    expect(setDotEnvVar('A=1', 'PORT', '3100')).toBe('A=1\nPORT=3100\n');
   });
 });
 

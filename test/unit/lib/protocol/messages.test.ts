@@ -55,6 +55,13 @@ describe('message ids', () => {
     expect(parseMessageId('post-abc')).toEqual({ requestId: 'post-abc', part: 'answer' });
   });
 
+  it('a posted message is the answer of a request id of its own, a UUID like every request id', () => {
+    const a = messageIds.posted();
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(parseMessageId(a)).toEqual({ requestId: a, part: 'answer' });
+    expect(messageIds.posted()).not.toBe(a);
+  });
+
   it('transcript keeps human messages and text answers, not tool rows, reasoning rows, error rows, records or empty answers', () => {
     const rows = [
       { id: messageIds.human(Q), type: 'human' as const, content: 'Weather in Oslo?' },
