@@ -8,8 +8,8 @@
  * - pedersen-bls-unchained: the same over sha256(round).
  * A signature, key or message that does not decode is false, never a throw.
  */
-import { createHash } from 'node:crypto';
 import { bls12_381 as bls } from '@noble/curves/bls12-381.js';
+import { createSha256 } from '../hash.ts';
 import type { SchemeId } from './drand.ts';
 
 const G1_DST = 'BLS_SIG_BLS12381G1_XMD:SHA-256_SSWU_RO_NUL_';
@@ -19,7 +19,7 @@ function message(scheme: SchemeId, round: number, previousSignature: string | un
   const r = Buffer.alloc(8);
   r.writeBigUInt64BE(BigInt(round));
   const chained = scheme === 'pedersen-bls-chained' ? Buffer.from(previousSignature ?? '', 'hex') : Buffer.alloc(0);
-  return createHash('sha256').update(chained).update(r).digest();
+  return createSha256().update(chained).update(r).digest();
 }
 
 export function verifyDrandSignature(
