@@ -7,9 +7,10 @@
  * Installs run with --ignore-scripts, so a tree whose install step reaches outside the registry (onnxruntime-node's)
  * can be measured too; the size is the same with the step skipped.
  *
- *   node bench/install-size.ts <packs-dir> [--cold] [--json]
+ *   node bench/install-size.ts <packs-dir> [--cold] [--scaffold] [--json]
  *
  * --cold: a fresh, empty npm cache (every package downloaded from the registry); default: npm's own cache (warm).
+ * --scaffold: the oracle's project alone (no global CLI, no `sample calc` timing).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,14 +21,15 @@ const args = process.argv.slice(2);
 const packsDir = resolve(args.find((a) => !a.startsWith('--')) ?? 'packs');
 const cold = args.includes('--cold');
 const json = args.includes('--json');
+const scaffoldOnly = args.includes('--scaffold');
 const ROOT = join(import.meta.dirname, '..');
 
 const tarball = (re: RegExp) => {
   const f = readdirSync(packsDir).find((n) => re.test(n));
   return f ? join(packsDir, f) : undefined;
 };
-const cli = tarball(/^oraclekit-\d.*\.tgz$/);
 const calls = tarball(/^oraclekit-calls-\d.*\.tgz$/);
+const cli = tarball(/^oraclekit-\d.*\.tgz$/) ?? '';
 if (!cli) throw new Error(`no oraclekit-<version>.tgz in ${packsDir}: run npm run pack -- ${packsDir}`);
 
 const work = mkdtempSync(join(tmpdir(), 'ok-install-size-'));
@@ -78,8 +80,8 @@ function timed(file: string, argv: string[], runs = 5): number {
   return median(out);
 }
 
-try {
-  // the global CLI
+/** The CLI installed globally, and `sample calc` from it against node's own start. */
+function globalCli() {
   const prefix = join(work, 'global');
   const globalSeconds = npmInstall(['-g', '--prefix', prefix, cli], work);
   const globalTree = join(prefix, 'lib', 'node_modules');
@@ -92,8 +94,11 @@ try {
   const calc = ['sample', 'calc', '--population', '8000', '--mean', '3.1', '--sd', '1.7', '--dropout', '0.1'];
   const sampleCalcMs = Math.round(timed(join(prefix, 'bin', 'oraclekit'), calc));
   const nodeMs = Math.round(timed(process.execPath, ['-e', '0']));
+  return { global, sampleCalcMs, nodeMs };
+}
 
-  // a scaffold: the template's package.json with the tarballs
+/** An oracle's project: the template's package.json with the tarballs. */
+function scaffoldProject() {
   const project = join(work, 'project');
   const template = JSON.parse(readFileSync(join(ROOT, 'templates', 'oracle', 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
@@ -107,20 +112,28 @@ try {
     JSON.stringify({ ...template, name: 'bench-oracle', description: 'bench', dependencies: deps }, null, 2),
   );
   const scaffoldSeconds = npmInstall([], project);
-  const scaffold = {
+  return {
     withCalls: calls !== undefined,
     megabytes: Math.round(megabytes(join(project, 'node_modules'))),
     packages: packages(join(project, 'node_modules')),
     seconds: Math.round(scaffoldSeconds),
   };
-  const result = { packs: packsDir, cache: cold ? 'cold' : 'warm', global, sampleCalcMs, nodeMs, scaffold };
+}
+
+try {
+  const globalInstall = scaffoldOnly ? undefined : globalCli();
+  const scaffold = scaffoldProject();
+  const result = { packs: packsDir, cache: cold ? 'cold' : 'warm', ...globalInstall, scaffold };
   if (json) console.log(JSON.stringify(result));
   else {
     console.log(`packs ${packsDir}; npm cache ${result.cache}; node ${process.version}`);
-    console.log(`global CLI: ${global.megabytes} MB, ${global.packages} packages, ${global.seconds} s`);
-    console.log(
-      `sample calc: ${sampleCalcMs} ms (node -e 0: ${nodeMs} ms, ${(sampleCalcMs / nodeMs).toFixed(2)}x), median of 5`,
-    );
+    if (globalInstall) {
+      const { global, sampleCalcMs, nodeMs } = globalInstall;
+      console.log(`global CLI: ${global.megabytes} MB, ${global.packages} packages, ${global.seconds} s`);
+      console.log(
+        `sample calc: ${sampleCalcMs} ms (node -e 0: ${nodeMs} ms, ${(sampleCalcMs / nodeMs).toFixed(2)}x), median of 5`,
+      );
+    }
     console.log(
       `scaffold${scaffold.withCalls ? ' with @oraclekit/calls' : ''}: ${scaffold.megabytes} MB, ${scaffold.packages} packages, ${scaffold.seconds} s`,
     );
