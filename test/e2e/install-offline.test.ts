@@ -1,16 +1,17 @@
 /**
  * Each package installs as a user installs it, with every install script run (npm's --dangerously-allow-all-scripts:
  * what npm 10, the one of Node 22, does by default) on a machine whose only network is the npm registry: the CLI
- * globally into an empty prefix and @oraclekit/client into an empty project. An install step that reached outside the
- * registry fails here. (@oraclekit/calls is not among them: its voice-activity model's runtime, onnxruntime-node,
- * downloads a CUDA add-on from outside the registry in its install step, which only the project's allowScripts skips.) The global CLI carries nothing of
- * live calls, runs `sample calc`, and its runtime boots without calls with one line naming the package to add.
+ * globally into an empty prefix, @oraclekit/client into an empty project, and an oracle's project as `oraclekit new`
+ * writes it (templates/oracle's package.json: oraclekit and @oraclekit/calls). An install step that reached outside the
+ * registry fails here. The global CLI carries nothing of live calls, runs `sample calc`, and its runtime boots without
+ * calls with one line naming the package to add; the oracle's project boots with calls, and its agent's voice-activity
+ * model loads from the installed package.
  * Takes about 11 minutes on a 2-core machine shared by eight developers (load average 20) with npm's cache warm (the
- * user's own cache, as a user's install has it): most of it the three installs.
+ * user's own cache, as a user's install has it): most of it the installs.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { arch, platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -94,7 +95,7 @@ describe('the CLI installed globally (npm install -g) into an empty prefix, ever
   it('carries nothing of live calls (LiveKit, WebRTC, the speech model)', () => {
     const installed = packagesUnder(join(prefix, 'lib', 'node_modules', 'oraclekit'));
     expect(installed.length).toBeGreaterThan(50);
-    expect(installed.filter((p) => /livekit|werift|onnxruntime|silero|@oraclekit\/calls/.test(p))).toEqual([]);
+    expect(installed.filter((p) => /livekit|werift|onnx|silero|@oraclekit\/calls/.test(p))).toEqual([]);
   });
 
   it('carries none of the optional packages (the MCP SDK, swagger-ui), and at most 250 packages in all', () => {
@@ -143,4 +144,54 @@ describe('the packages installed into an empty project, every install script run
     await npmInstall([packs['@oraclekit/client']!, 'zod@^4'], dir);
     expect(packagesUnder(dir)).toContain('@oraclekit/client');
   }, 420_000);
+});
+
+/** A script that loads the calls agent's voice-activity model from `T_SILERO` and decides a second of silence. */
+const LISTEN = `
+  const { loadSilero } = await import(process.env.T_SILERO);
+  const model = await loadSilero();
+  const windows = [];
+  for (let i = 0; i < 31; i++) windows.push(model.speech(new Float32Array(512)));
+  model.release();
+  console.log(JSON.stringify({ speech: windows.filter(Boolean).length, windows: windows.length }));
+`;
+
+describe("an oracle's project (the template's package.json, with @oraclekit/calls), every install script run", () => {
+  const dir = join(work, 'oracle');
+  const calls = join(dir, 'node_modules', '@oraclekit', 'calls');
+
+  beforeAll(async () => {
+    mkdirSync(dir);
+    const template = JSON.parse(readFileSync(join(import.meta.dirname, '../../templates/oracle/package.json'), 'utf8'));
+    const dependencies = {
+      ...template.dependencies,
+      oraclekit: `file:${packs.oraclekit!}`,
+      '@oraclekit/calls': `file:${packs['@oraclekit/calls']!}`,
+    };
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...template, name: 'installed-oracle', dependencies }));
+    await npmInstall([], dir);
+  }, 420_000);
+
+  it("carries the speech model's runtime for this platform alone, and its weights", () => {
+    const installed = packagesUnder(dir);
+    const os = platform() === 'win32' ? 'win' : platform();
+    expect(installed.filter((p) => /onnx/.test(p)).sort()).toEqual([`sherpa-onnx-${os}-${arch()}`, 'sherpa-onnx-node']);
+    expect(readdirSync(join(calls, 'models'))).toContain('silero_vad_16k_op15.onnx');
+  });
+
+  it("boots an oracle with calls, and the agent's voice-activity model loads and hears no speech in silence", async () => {
+    const b = await boot(pathToFileURL(join(dir, 'node_modules', 'oraclekit', 'dist', 'index.js')).href, dir);
+    expect(b.status.loaded).toContain('calls');
+    expect(b.lines.filter((l) => l.includes('@oraclekit/calls'))).toEqual([]);
+    // the calls resource is there: a call needs a signed-in user
+    expect(b.call.status).toBe(401);
+    const r = await run(process.execPath, ['--input-type=module', '-e', LISTEN], {
+      cwd: dir,
+      env: { ...process.env, T_SILERO: pathToFileURL(join(calls, 'dist', 'silero.js')).href },
+      timeout: 60_000,
+    });
+    expect(JSON.parse(r.stdout.trim())).toEqual({ speech: 0, windows: 31 });
+    // sherpa-onnx says on stderr what it could not load or read
+    expect(r.stderr).toBe('');
+  });
 });

@@ -3,7 +3,7 @@
  * a runtime loads nothing of Redis (the daemon's idle RSS); with it, Redis and
  * socket.io's adapter are loaded and connected before the oracle serves; a
  * bad URL or a Redis that is not there is a boot error that says what to do.
- * Nor does a runtime load the calls' voice-activity model (onnxruntime-node) at boot.
+ * Nor does a runtime load the calls' voice-activity model (sherpa-onnx) at boot.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -84,7 +84,7 @@ describe("the calls' voice-activity model", () => {
     // the calls plugin (the workspace package @oraclekit/calls) and its voice are loaded, so a static import of the
     // model would show here
     expect(booted.some((u) => u.endsWith('/src/calls/dist/voice.js'))).toBe(true);
-    expect(booted.filter((u) => /onnxruntime|silero/.test(u))).toEqual([]);
+    expect(booted.filter((u) => /onnxruntime|sherpa|silero/.test(u))).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
- * The user's turn in a call (src/calls/vad.ts) decided by the real Silero VAD model (silero.ts,
- * onnxruntime-node on the CPU) over espeak-ng's speech, noise and a tone, fed as a call's 10 ms frames at 16 kHz.
+ * The user's turn in a call (src/calls/vad.ts) decided by the real Silero VAD model (silero.ts, sherpa-onnx's
+ * detector on the CPU) over espeak-ng's speech, noise and a tone, fed as a call's 10 ms frames at 16 kHz.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TurnDetector, VAD_RATE, type SpeechModel } from '../../../../../src/calls/vad.ts';
@@ -31,11 +31,11 @@ function noise(msLong: number, db: number): Int16Array {
 }
 
 /** Feeds audio in 10 ms frames: when (ms, at the end of the frame) each turn started and ended, and its samples. */
-async function turns(model: SpeechModel, audio: Int16Array) {
+function turns(model: SpeechModel, audio: Int16Array) {
   const d = new TurnDetector(model, { endMs: END_MS });
   const out: { start: number; end?: number; speechEnd?: number; samples?: Int16Array }[] = [];
   for (let at = 0; at < audio.length; at += FRAME) {
-    const r = await d.push(audio.subarray(at, at + FRAME));
+    const r = d.push(audio.subarray(at, at + FRAME));
     if (r === 'start') out.push({ start: ms(at + FRAME) });
     else if (r) Object.assign(out.at(-1)!, { end: ms(at + FRAME), speechEnd: d.speechEndMs, samples: r });
   }
@@ -50,10 +50,10 @@ beforeAll(async () => {
 });
 
 describe('the turn detector on Silero VAD', () => {
-  it('starts within 100 ms of speech and ends the turn at the last loud frame plus the silence setting', async () => {
+  it('starts within 100 ms of speech and ends the turn at the last loud frame plus the silence setting', () => {
     const audio = padded(said.samples, 1000, 1500);
     const sound = soundMs(audio, VAD_RATE);
-    const got = await turns(model, audio);
+    const got = turns(model, audio);
     expect(got).toHaveLength(1);
     const t = got[0]!;
     expect(t.start - sound.start).toBeGreaterThan(0);
@@ -67,10 +67,10 @@ describe('the turn detector on Silero VAD', () => {
     expect(Math.abs(ms(t.samples!.length) - (t.end! - (t.start - 64 - 200)))).toBeLessThanOrEqual(10);
   });
 
-  it("ends a quiet speaker's turn (no frame louder than −45 dBFS) at the model's last speech window plus the setting", async () => {
+  it("ends a quiet speaker's turn (no frame louder than −45 dBFS) at the model's last speech window plus the setting", () => {
     const quiet = espeak('What time is it in Nairobi right now', VAD_RATE, 50);
     expect(soundMs(quiet.samples, VAD_RATE).end).toBeLessThan(0); // not one frame above −45 dBFS
-    const got = await turns(model, padded(quiet.samples, 1000, 1500));
+    const got = turns(model, padded(quiet.samples, 1000, 1500));
     expect(got).toHaveLength(1);
     const end = 1000 + ms(quiet.samples.length);
     // the last speech window trails the words' end by up to ~130 ms
@@ -80,43 +80,61 @@ describe('the turn detector on Silero VAD', () => {
     expect(got[0]!.end! - got[0]!.speechEnd!).toBeLessThan(END_MS + 10 + 32);
   });
 
-  it('hears two sentences a second apart as two turns', async () => {
+  it('hears two sentences a second apart as two turns', () => {
     const audio = padded(new Int16Array([...said.samples, ...new Int16Array(VAD_RATE), ...said.samples]), 500, 1000);
-    expect(await turns(model, audio)).toHaveLength(2);
+    expect(turns(model, audio)).toHaveLength(2);
   });
 
-  it('starts no turn on white noise at −30 dBFS, which a level rule (louder than −45 dBFS) would take for speech', async () => {
+  it('starts no turn on white noise at −30 dBFS, which a level rule (louder than −45 dBFS) would take for speech', () => {
     const hiss = noise(2000, -30);
     // every frame is louder than −45 dBFS: the level-and-silence rule started a turn after its first 60 ms
     for (let at = 0; at < hiss.length; at += FRAME) expect(dbfs(hiss.subarray(at, at + FRAME))).toBeGreaterThan(-45);
-    expect(await turns(model, padded(hiss, 200, 800))).toEqual([]);
+    expect(turns(model, padded(hiss, 200, 800))).toEqual([]);
   });
 
-  it('starts no turn on a steady 440 Hz tone at a speaking level (the model scores it under 0.01)', async () => {
+  it('starts no turn on a steady 440 Hz tone at a speaking level', () => {
     const tone = new Int16Array(2 * VAD_RATE).map((_, i) =>
       Math.round(6500 * Math.sin((2 * Math.PI * 440 * i) / VAD_RATE)),
     );
-    expect(await turns(model, padded(tone, 200, 800))).toEqual([]);
+    expect(turns(model, padded(tone, 200, 800))).toEqual([]);
   });
 });
 
 describe("the model's streams", () => {
-  it('share one inference session yet keep their own state: a stream after speech scores silence as a fresh one', async () => {
-    const t0 = performance.now();
-    const [a, b] = [await loadSilero(), await loadSilero()];
-    // the session is made once per process: a later stream's model costs no load
-    expect(performance.now() - t0).toBeLessThan(20);
-    const window = (s: Int16Array, at: number) => Float32Array.from(s.subarray(at, at + 512), (x) => x / 32768);
-    const quiet = new Int16Array(512 * 8);
-    const fresh: number[] = [];
-    for (let at = 0; at < quiet.length; at += 512) fresh.push(await a.probability(window(quiet, at)));
+  const window = (s: Int16Array, at: number) => Float32Array.from(s.subarray(at, at + 512), (x) => x / 32768);
+  const decide = (m: SpeechModel, s: Int16Array) => {
+    const out: boolean[] = [];
+    for (let at = 0; at + 512 <= s.length; at += 512) out.push(m.speech(window(s, at)));
+    return out;
+  };
+
+  it('keep their own state side by side; a released one serves the next stream from a fresh state, with no new session', async () => {
+    const speech = padded(said.samples, 300, 300);
+    const quiet = new Int16Array(speech.length);
+    const a = await loadSilero();
+    const reference = decide(a, speech);
+    expect(reference).toContain(true);
     a.reset();
     // interleaved: a hears speech while b hears silence
-    const interleaved: number[] = [];
-    for (let at = 0; at < quiet.length; at += 512) {
-      await a.probability(window(said.samples, 4096 + at));
-      interleaved.push(await b.probability(window(quiet, at)));
+    const b = await loadSilero();
+    const heard: boolean[] = [];
+    const silence: boolean[] = [];
+    for (let at = 0; at + 512 <= speech.length; at += 512) {
+      heard.push(a.speech(window(speech, at)));
+      silence.push(b.speech(window(quiet, at)));
     }
-    expect(interleaved).toEqual(fresh);
+    expect(heard).toEqual(reference);
+    expect(silence).not.toContain(true);
+    // released in the middle of speech: its detector goes back to the pool, and a is not used again
+    a.reset();
+    decide(a, speech.subarray(0, speech.length / 2));
+    a.release();
+    expect(() => a.speech(window(speech, 0))).toThrow(/released/);
+    const t0 = performance.now();
+    const c = await loadSilero();
+    // a new detector makes an inference session (40–50 ms of CPU); the pool's costs none
+    expect(performance.now() - t0).toBeLessThan(20);
+    expect(decide(c, speech)).toEqual(reference);
+    for (const m of [b, c]) m.release();
   });
 });
