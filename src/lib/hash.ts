@@ -4,7 +4,7 @@
  * digests, its per-household tickets, the registry's
  * idempotency body hash, the chat history's file names.
  */
-import { createHash, createHmac, createSecretKey, type Hash, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, type Hash } from 'node:crypto';
 
 /** SHA-256 of a string (as UTF-8) or bytes, as hex. */
 export function sha256Hex(data: string | Uint8Array): string {
@@ -16,13 +16,8 @@ export function createSha256(): Hash {
   return createHash('sha256');
 }
 
-/** An HMAC key imported once (createHmac with raw bytes imports them again on every call). */
-export function hmacKey(bytes: Uint8Array): KeyObject {
-  return createSecretKey(bytes);
-}
-
 /** HMAC-SHA256(key, the parts concatenated; a string as UTF-8), as bytes: the selection's per-household ticket. */
-export function hmacSha256(key: KeyObject, ...parts: (string | Uint8Array)[]): Buffer {
+export function hmacSha256(key: Uint8Array, ...parts: (string | Uint8Array)[]): Buffer {
   const h = createHmac('sha256', key);
   for (const p of parts) h.update(p);
   return h.digest();

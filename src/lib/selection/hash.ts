@@ -11,8 +11,7 @@ export const UNIT_SEPARATOR = '\u001f';
 export { TRIM_CHARS, trimId, stratumKey } from '../sampling/names.ts';
 // one canonical JSON, one sha256 and one UTF-8 order for the package (src/lib/hash.ts)
 export { canonicalJson, compareUtf8, sha256Hex } from '../hash.ts';
-import { compareUtf8, createSha256, hmacKey, hmacSha256 } from '../hash.ts';
-import type { KeyObject } from 'node:crypto';
+import { compareUtf8, createSha256, hmacSha256 } from '../hash.ts';
 
 /** Is there any UTF-16 unit where code-unit order and UTF-8 byte order can disagree? */
 const NEEDS_CODEPOINT_ORDER = /[\ud800-\uffff]/;
@@ -63,10 +62,10 @@ export function computeSeed(frameHashHex: string, randomnessHex: string): string
  * 32-byte slot per household.
  */
 export class Ticketer {
-  private readonly key: KeyObject;
+  private readonly key: Buffer;
 
   constructor(seedHex: string) {
-    this.key = hmacKey(Buffer.from(seedHex, 'hex'));
+    this.key = Buffer.from(seedHex, 'hex');
   }
 
   /** Writes the 32-byte ticket of (stratum, id) into out at offset. */
