@@ -1,10 +1,9 @@
 /**
- * The package's one SHA-256, one HMAC-SHA256 and one canonical JSON: the
- * selection's designId and commitment digest, its frame, order and file
- * digests, its per-household tickets, the registry's
+ * The package's one SHA-256 and one canonical JSON: the selection's designId
+ * and commitment digest, its frame, order and file digests, the registry's
  * idempotency body hash, the chat history's file names.
  */
-import { createHash, createHmac, type Hash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 
 /** SHA-256 of a string (as UTF-8) or bytes, as hex. */
 export function sha256Hex(data: string | Uint8Array): string {
@@ -14,13 +13,6 @@ export function sha256Hex(data: string | Uint8Array): string {
 /** An incremental SHA-256 (`update` as the data comes, then `digest`): for what is hashed while it streams. */
 export function createSha256(): Hash {
   return createHash('sha256');
-}
-
-/** HMAC-SHA256(key, the parts concatenated; a string as UTF-8), as bytes: the selection's per-household ticket. */
-export function hmacSha256(key: Uint8Array, ...parts: (string | Uint8Array)[]): Buffer {
-  const h = createHmac('sha256', key);
-  for (const p of parts) h.update(p);
-  return h.digest();
 }
 
 /** Compares two strings by their UTF-8 bytes (= Unicode code point order). */
