@@ -15,7 +15,7 @@ const LIB_IO = [
   'src/lib/selection/frame.ts',
   'src/lib/selection/select.ts',
   'src/lib/selection/output.ts',
-  'src/lib/selection/verify.ts',
+  'src/lib/selection/selection-file.ts',
   'src/lib/beacon/drand.ts',
   'src/lib/beacon/verify-worker.ts',
 ];

@@ -273,6 +273,11 @@ describe('sample calc errors: code, field, value, what is valid, exit code per c
     const c = await sample('verify', { frame: 'f.csv', commitment: join(dir, 'no.json'), proof: 'p' });
     expect(c.code).toBe(6);
     expect(c.stderr).toContain('[file_not_found]');
+    // the error names the flag, the path and what is missing
+    expect(c.stderr).toContain(`--commitment ${JSON.stringify(join(dir, 'no.json'))}: no such file; valid:`);
+    const d = await sample('select commit', { design: 'nope.json', frame: 'f.csv', out: join(dir, 'c.json') });
+    expect(d.code).toBe(6);
+    expect(d.stderr).toContain('--design "nope.json": no such file; valid:');
   });
   it('--input accepts the JSON that --json printed, and gives the same design', async () => {
     const first = await runCli([...strat, '--json']);

@@ -6,14 +6,18 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { selectionError } from '../../lib/selection/errors.ts';
 
+/** Reads a JSON file named by `what` (the flag, e.g. "--design", or where a manifest names it). */
 export function readJsonFile(path: string, what: string, valid: string): unknown {
-  if (!existsSync(path)) throw selectionError('file_not_found', what, path, valid);
+  if (!existsSync(path))
+    throw selectionError('file_not_found', what, path, valid, {
+      message: `${what} ${JSON.stringify(path)}: no such file; valid: ${valid}`,
+    });
   const text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
   try {
     return JSON.parse(text);
   } catch (e) {
     throw selectionError('invalid_json', what, path, valid, {
-      message: `${path}: not valid JSON (${(e as Error).message}); valid: ${valid}`,
+      message: `${what} ${JSON.stringify(path)}: not valid JSON (${(e as Error).message}); valid: ${valid}`,
     });
   }
 }

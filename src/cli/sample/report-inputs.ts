@@ -82,19 +82,24 @@ interface ProjectFiles {
   shown?: Partial<Record<'design' | 'commitment' | 'proof' | 'selection' | 'frame' | 'observations', string>>;
 }
 
+/** How an error names a project's file: its flag, or the manifest entry that names it. */
+const named = (f: ProjectFiles, role: 'design' | 'commitment' | 'proof'): string =>
+  f.manifest ? `${f.manifest}: project ${JSON.stringify(f.projectId)} ${role}` : `--${role}`;
+
 /** Loads one project's files into a ProjectInput. */
 export function loadProject(f: ProjectFiles): ProjectInput {
   const p: ProjectInput = {
     projectId: f.projectId,
-    design: readJsonFile(f.design, 'design', 'the JSON of `sample calc --json` or a registry record'),
+    design: readJsonFile(f.design, named(f, 'design'), 'the JSON of `sample calc --json` or a registry record'),
   };
   if (f.name) p.name = f.name;
   if (f.commitment)
     p.commitment = parseCommitment(
-      readJsonFile(f.commitment, 'commitment', 'a commitment of `sample select commit`'),
+      readJsonFile(f.commitment, named(f, 'commitment'), 'a commitment of `sample select commit`'),
       f.commitment,
     );
-  if (f.proof) p.proof = parseProof(readJsonFile(f.proof, 'proof', 'a proof of `sample select draw`'), f.proof);
+  if (f.proof)
+    p.proof = parseProof(readJsonFile(f.proof, named(f, 'proof'), 'a proof of `sample select draw`'), f.proof);
   if (f.selection) {
     if (!existsSync(f.selection))
       throw selectionError(
@@ -142,7 +147,7 @@ export function loadProject(f: ProjectFiles): ProjectInput {
 export function loadManifest(path: string): { title?: string; projects: ProjectInput[] } {
   const raw = readJsonFile(
     path,
-    'manifest',
+    '--manifest',
     'a report manifest {title?, projects: [{projectId, design, commitment?, proof?, observations?, ...}]}',
   );
   const r = ManifestSchema.safeParse(raw);

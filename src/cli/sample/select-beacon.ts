@@ -17,7 +17,7 @@ export async function runSelectBeacon(flags: BeaconFlags, io: Io): Promise<void>
   let round = flags.round;
   if (flags.commitment !== undefined) {
     const c = parseCommitment(
-      readJsonFile(flags.commitment, 'commitment', 'the commitment JSON of `sample select commit`'),
+      readJsonFile(flags.commitment, '--commitment', 'the commitment JSON of `sample select commit`'),
       flags.commitment,
     );
     chain = parseChainInfo(c.beacon.chain, `${flags.commitment}: beacon.chain`);

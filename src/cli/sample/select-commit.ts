@@ -16,7 +16,7 @@ export async function runSelectCommit(flags: CommitFlags, io: Io): Promise<void>
   const design =
     flags.design !== undefined
       ? loadDesign(
-          readJsonFile(flags.design, 'design', 'the JSON of `oraclekit sample calc --json` or a registry record'),
+          readJsonFile(flags.design, '--design', 'the JSON of `oraclekit sample calc --json` or a registry record'),
           flags.design,
         )
       : loadDesign(
@@ -32,7 +32,7 @@ export async function runSelectCommit(flags: CommitFlags, io: Io): Promise<void>
   const chain =
     flags['untrusted-chain-info'] !== undefined
       ? parseChainInfo(
-          readJsonFile(flags['untrusted-chain-info'], 'untrusted-chain-info', 'a drand chain info JSON file (/info)'),
+          readJsonFile(flags['untrusted-chain-info'], '--untrusted-chain-info', 'a drand chain info JSON file (/info)'),
           flags['untrusted-chain-info'],
         )
       : knownChain(flags.chain ?? 'quicknet')!;
@@ -77,6 +77,6 @@ export async function runSelectCommit(flags: CommitFlags, io: Io): Promise<void>
   for (const n of notes)
     io.out(/^(UNTRUSTED|ACCEPTED)/.test(n) ? paint.red(`warning: ${n}`) : paint.yellow(`note: ${n}`));
   io.out(
-    `Publish ${flags.out} before ${c.beacon.roundTime} and keep a record of when (the verifier checks it with --published-at); then run \`oraclekit sample select draw --commitment ${flags.out} --frame ${flags.frame} --beacon round-${c.beacon.round}.json\`.`,
+    `Publish ${flags.out} before ${c.beacon.roundTime} and keep a record of when (the verifier checks it with --published-at); after that time fetch and verify the round with \`oraclekit sample select beacon --commitment ${flags.out}\` (it writes round-${c.beacon.round}.json), then run \`oraclekit sample select draw --commitment ${flags.out} --frame ${flags.frame} --beacon round-${c.beacon.round}.json\`.`,
   );
 }

@@ -14,13 +14,13 @@ import { readJsonFile, refuseExisting, writeJsonFile } from './files.ts';
 
 export async function runSelectDraw(flags: DrawFlags, io: Io): Promise<void> {
   const commitment = parseCommitment(
-    readJsonFile(flags.commitment, 'commitment', 'the commitment JSON of `sample select commit`'),
+    readJsonFile(flags.commitment, '--commitment', 'the commitment JSON of `sample select commit`'),
     flags.commitment,
   );
   const randomness: RandomnessInput =
     flags['seed-hex'] !== undefined
       ? { seedHex: flags['seed-hex'] }
-      : { beacon: readJsonFile(flags.beacon!, 'beacon', 'a drand round JSON {round, randomness, signature}') };
+      : { beacon: readJsonFile(flags.beacon!, '--beacon', 'a drand round JSON {round, randomness, signature}') };
   const proofPath = join(flags['out-dir'], 'proof.json');
   refuseExisting(
     [proofPath, join(flags['out-dir'], 'selection.csv')],

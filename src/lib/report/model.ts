@@ -15,7 +15,8 @@ import { designDiscrepancies, loadDesign } from '../selection/design.ts';
 import { ALGORITHM } from '../selection/hash.ts';
 import type { Commitment, Proof } from '../selection/records.ts';
 import { commitmentDigest } from '../selection/records.ts';
-import { checkPackage, verdictOf, type Check, type Verdict } from '../selection/verify.ts';
+import { verdictOf, type Check, type Verdict } from '../selection/checks.ts';
+import { checkPackage } from '../selection/verify.ts';
 import {
   observationsReport,
   type Finding,

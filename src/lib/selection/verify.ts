@@ -17,7 +17,6 @@
  * every check that needs no frame — and the frame's when it is given — and
  * keeps going, so the package can show every failure.
  */
-import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { isOracleKitError } from '../errors.ts';
 import {
@@ -30,53 +29,20 @@ import {
   verifyBeaconRoundInWorker,
   type ChainInfo,
 } from '../beacon/drand.ts';
-import { CsvScanner, field } from '../csv.ts';
 import { designDiscrepancies, loadDesign, populationMismatch, populationMismatchText } from './design.ts';
-import { frameCsvError, selectionError } from './errors.ts';
-import { scanFileHashing, type Frame } from './frame.ts';
-import { ALGORITHM, Ticketer, compareUtf8, computeSeed, hashSortedIds, sortUtf8, trimId } from './hash.ts';
-import { keptColumns, SELECTION_COLUMNS } from './output.ts';
+import { Checks, short, verifyResult, type VerifyResult } from './checks.ts';
+import { ALGORITHM, Ticketer, compareUtf8, computeSeed, trimId } from './hash.ts';
+import type { Frame } from './frame.ts';
+import { checkSelectionCsv, selectionFileChecks, type SelectionFileReading } from './selection-file.ts';
 import { commitmentDigest, type Commitment, type Proof } from './records.ts';
 import { selectFrame, ticketHex, type FrameSelection } from './select.ts';
 import { commitmentStrata, loadFrame, type Progress } from './workflow.ts';
-
-type CheckKind = 'integrity' | 'trust';
-type CheckStatus = 'pass' | 'fail' | 'skip';
-
-export interface Check {
-  check: string;
-  kind: CheckKind;
-  status: CheckStatus;
-  message: string;
-}
 
 interface TrustOptions {
   /** The verifier's own randomness (hex), when it performed the selection itself. */
   seedHex?: string;
   /** When the commitment was published (the verifier's own record); must be before the round. */
   publishedAt?: Date;
-}
-
-export type Verdict = 'verified' | 'mismatch' | 'untrusted';
-
-export interface VerifyResult {
-  /** Every check passed: the selection recomputes and its randomness can be trusted. */
-  ok: boolean;
-  verdict: Verdict;
-  checks: Check[];
-  /** Names of the checks that passed, in order. */
-  passed: string[];
-  /** The first integrity failure. */
-  mismatch?: { check: string; message: string };
-  /** Every trust failure. */
-  untrusted: { check: string; message: string }[];
-  summary: string;
-  notes: string[];
-  /**
-   * What a verifier must read before "verified": facts about the design that the checks do not fail on,
-   * such as a frame larger than the design's population (the committed sizes give less than ±5 %).
-   */
-  findings: string[];
 }
 
 /** Findings that follow from the commitment alone (its design and its strata's frame counts). */
@@ -97,30 +63,6 @@ function commitmentFindings(c: Commitment): string[] {
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
-const short = (h: string): string => h.slice(0, 12);
-
-class Checks {
-  readonly list: Check[] = [];
-  pass(check: string, kind: CheckKind, message: string): void {
-    this.list.push({ check, kind, status: 'pass', message });
-  }
-  fail(check: string, kind: CheckKind, message: string): void {
-    this.list.push({ check, kind, status: 'fail', message });
-  }
-  skip(check: string, kind: CheckKind, message: string): void {
-    this.list.push({ check, kind, status: 'skip', message });
-  }
-  get integrityFailed(): boolean {
-    return this.list.some((c) => c.kind === 'integrity' && c.status === 'fail');
-  }
-}
-
-export function verdictOf(checks: Check[]): Verdict {
-  if (checks.some((c) => c.kind === 'integrity' && c.status === 'fail')) return 'mismatch';
-  if (checks.some((c) => c.kind === 'trust' && c.status === 'fail')) return 'untrusted';
-  return 'verified';
-}
-
 function chainOf(c: Commitment): ChainInfo | string {
   try {
     return parseChainInfo(c.beacon.chain, 'commitment.beacon.chain');
@@ -415,31 +357,6 @@ function listedTicketChecks(c: Commitment, p: Proof, seed: string, k: Checks): v
   );
 }
 
-function result(k: Checks, summaryOk: string, notes: string[], findings: string[]): VerifyResult {
-  const verdict = verdictOf(k.list);
-  const fail = k.list.find((c) => c.kind === 'integrity' && c.status === 'fail');
-  const untrusted = k.list
-    .filter((c) => c.kind === 'trust' && c.status === 'fail')
-    .map(({ check, message }) => ({ check, message }));
-  const out: VerifyResult = {
-    ok: verdict === 'verified',
-    verdict,
-    checks: k.list,
-    passed: k.list.filter((c) => c.status === 'pass').map((c) => c.check),
-    untrusted,
-    summary:
-      verdict === 'mismatch'
-        ? `MISMATCH ${fail!.check}: ${fail!.message}`
-        : verdict === 'untrusted'
-          ? `recomputes (${summaryOk}) but UNTRUSTED: ${untrusted.map((u) => u.check).join(', ')}`
-          : summaryOk,
-    notes,
-    findings,
-  };
-  if (fail) out.mismatch = { check: fail.check, message: fail.message };
-  return out;
-}
-
 interface VerifyOptions extends TrustOptions {
   commitment: Commitment;
   proof: Proof;
@@ -517,7 +434,7 @@ export async function verifySelection(o: VerifyOptions): Promise<VerifyResult> {
   const k = new Checks();
   const notes: string[] = [];
   const findings = commitmentFindings(c);
-  const stop = () => result(k, '', notes, findings);
+  const stop = () => verifyResult(k, '', notes, findings);
   const chain = commitmentChecks(c, p, k);
   if (k.integrityFailed) return stop();
   trustChecks(c, p, chain, o, k);
@@ -568,7 +485,7 @@ export async function verifySelection(o: VerifyOptions): Promise<VerifyResult> {
       : 'verifier-supplied randomness';
   if (p.randomness.source === 'verifier' && o.seedHex === p.randomness.randomness)
     notes.push('the randomness is the one you supplied (--seed-hex); no beacon was used');
-  return result(
+  return verifyResult(
     k,
     `verified ${ALGORITHM}: frameHash ${short(hashes.frameHash)}, ${src}, seed ${short(seed)}, ${sampled} sampled of ${frame.rows} households in ${sel.strata.length} ${sel.strata.length === 1 ? 'stratum' : 'strata'}`,
     notes,
@@ -617,239 +534,6 @@ function compareProofWithSelection(
   return null;
 }
 
-/** Compares selection.csv row by row with the recomputed order; returns the first mismatch or null. */
-async function checkSelectionCsv(path: string, frame: Frame, sel: FrameSelection, p: Proof): Promise<string | null> {
-  if (!existsSync(path))
-    throw selectionError('file_not_found', 'selection', path, 'the selection.csv written by `sample select draw`');
-  const name = basename(path);
-  const expectedHeader = [...SELECTION_COLUMNS, ...keptColumns(frame).map((k) => k.name)].join(',');
-  let idx = 0;
-  let header = true;
-  let mismatch: string | null = null;
-  const total = sel.strata.reduce((a, s) => a + s.order.length, 0);
-  let si = 0;
-  let rank = 0;
-  const scanner = new CsvScanner(
-    name,
-    (rec) => {
-      if (mismatch) return;
-      if (header) {
-        header = false;
-        const h = Array.from({ length: rec.count }, (_, i) => field(rec, i)).join(',');
-        if (h !== expectedHeader)
-          mismatch = `${name}:${rec.line}: header ${JSON.stringify(h)} is not ${JSON.stringify(expectedHeader)}`;
-        return;
-      }
-      while (si < sel.strata.length && rank >= sel.strata[si]!.order.length) {
-        si++;
-        rank = 0;
-      }
-      if (si >= sel.strata.length) {
-        mismatch = `${name}:${rec.line}: an extra row beyond the ${total} households`;
-        return;
-      }
-      const s = sel.strata[si]!;
-      const row = s.order[rank]!;
-      const want = [
-        s.name,
-        String(rank + 1),
-        rank < s.sampleSize ? 'sample' : 'replacement',
-        frame.ids[row]!,
-        ticketHex(sel.tickets, row),
-      ];
-      for (let i = 0; i < want.length; i++) {
-        const got = field(rec, i);
-        if (got !== want[i]) {
-          mismatch = `${name}:${rec.line}: ${SELECTION_COLUMNS[i]} is ${JSON.stringify(got)}, recomputed ${JSON.stringify(want[i])} (stratum ${s.name}, rank ${rank + 1})`;
-          return;
-        }
-      }
-      rank++;
-      idx++;
-    },
-    frameCsvError,
-  );
-  const { sha256: sha } = await scanFileHashing(path, scanner, { stop: () => mismatch !== null });
-  if (mismatch) return mismatch;
-  if (idx !== total) return `${name}: ${idx} rows, the frame has ${total} households (the list is cut short)`;
-  if (sha !== p.selection.sha256)
-    return `${name}: sha256 ${sha} is not the proof's ${p.selection.sha256}; the ranks and IDs match, so another column was edited`;
-  return null;
-}
-
-export interface SelectionFileReading {
-  /** Per committed stratum, the replacement list in rank order (at most `keep` IDs each). */
-  replacements: { stratum: string; rank: number; household_id: string; ticket: string }[][];
-  /** Per committed stratum, every household ID in rank order (ranks 1..n_h the sample), as checked. */
-  order: { stratum: string; sampleSize: number; ids: string[] }[];
-}
-
-/**
- * selection.csv without the frame: the file holds every household of the
- * frame with its stratum, rank, role and ticket, so the frameHash (whole and
- * per stratum), every ticket (from the seed), the (ticket, id) order, the
- * roles, the proof's sample, every orderDigest and the file's sha256 can all
- * be recomputed from it. What it cannot show is the frame file's other
- * columns as committed (fileSha256) — that needs the frame.
- */
-async function selectionFileChecks(
-  c: Commitment,
-  p: Proof,
-  seed: string,
-  path: string,
-  keep: number[],
-  k: Checks,
-): Promise<SelectionFileReading | null> {
-  const name = basename(path);
-  if (!existsSync(path)) {
-    k.fail('selection.csv', 'integrity', `${path} does not exist`);
-    return null;
-  }
-  const read = await readSelectionFile(c, seed, path, name);
-  const { strata, rows } = read;
-  const mismatch = read.mismatch ?? selectionTotalsMismatch(c, p, name, read);
-  if (mismatch) {
-    k.fail('selection.csv', 'integrity', mismatch);
-    return null;
-  }
-  k.pass(
-    'selection.csv',
-    'integrity',
-    `${name}: all ${rows} households — frameHash (whole and per stratum), every ticket from the seed, the (ticket, id) order, roles, the proof's sample, every orderDigest and the file's sha256 recompute`,
-  );
-  return {
-    replacements: c.strata.map((cs, i) => {
-      const s = strata[i]!;
-      const out = [];
-      for (let r = cs.sampleSize; r < s.ids.length && r < cs.sampleSize + keep[i]!; r++)
-        out.push({ stratum: cs.name, rank: r + 1, household_id: s.ids[r]!, ticket: s.tickets[r]! });
-      return out;
-    }),
-    order: c.strata.map((cs, i) => ({ stratum: cs.name, sampleSize: cs.sampleSize, ids: strata[i]!.ids })),
-  };
-}
-
-/** selection.csv as read: per committed stratum its IDs and tickets in file order, the row count and sha256. */
-interface SelectionFile {
-  strata: { ids: string[]; tickets: string[] }[];
-  rows: number;
-  sha256: string;
-  /** The first row that does not recompute (or a CSV error), or null. */
-  mismatch: string | null;
-}
-
-/**
- * Reads selection.csv in one pass, checking each row as it comes: a committed stratum in one block in the
- * design's order, the next rank, its role, its ticket from the seed and the (ticket, id) order.
- */
-async function readSelectionFile(c: Commitment, seed: string, path: string, name: string): Promise<SelectionFile> {
-  const t = new Ticketer(seed);
-  const strata = c.strata.map(() => ({ ids: [] as string[], tickets: [] as string[] }));
-  const byName = new Map(c.strata.map((s, i) => [s.name, i] as const));
-  let header = true;
-  let mismatch: string | null = null;
-  let cur = -1;
-  let rows = 0;
-  const scanner = new CsvScanner(
-    name,
-    (rec) => {
-      if (mismatch) return;
-      if (header) {
-        header = false;
-        const h = Array.from({ length: Math.min(rec.count, 5) }, (_, i) => field(rec, i)).join(',');
-        if (h !== SELECTION_COLUMNS.join(','))
-          mismatch = `${name}:${rec.line}: the header starts ${JSON.stringify(h)}, not ${JSON.stringify(SELECTION_COLUMNS.join(','))}`;
-        return;
-      }
-      rows++;
-      const st = field(rec, 0);
-      const si = byName.get(st);
-      if (si === undefined) {
-        mismatch = `${name}:${rec.line}: stratum ${JSON.stringify(st)} is not a committed stratum`;
-        return;
-      }
-      if (si !== cur) {
-        if (si < cur || strata[si]!.ids.length > 0) {
-          mismatch = `${name}:${rec.line}: stratum ${st} does not come in one block in the design's order`;
-          return;
-        }
-        cur = si;
-      }
-      const s = strata[si]!;
-      const rank = s.ids.length + 1;
-      const id = field(rec, 3);
-      const ticket = field(rec, 4);
-      const role = rank <= c.strata[si]!.sampleSize ? 'sample' : 'replacement';
-      if (field(rec, 1) !== String(rank)) {
-        mismatch = `${name}:${rec.line}: rank is ${JSON.stringify(field(rec, 1))}, expected ${rank} (stratum ${st})`;
-        return;
-      }
-      if (field(rec, 2) !== role) {
-        mismatch = `${name}:${rec.line}: role is ${JSON.stringify(field(rec, 2))}, expected ${role} (stratum ${st}, rank ${rank}, n_h ${c.strata[si]!.sampleSize})`;
-        return;
-      }
-      const want = t.hex(st, id);
-      if (ticket !== want) {
-        mismatch = `${name}:${rec.line}: ticket of ${JSON.stringify(id)} is ${short(ticket)}…, recomputed from the seed ${short(want)}…`;
-        return;
-      }
-      if (s.ids.length > 0) {
-        const pt = s.tickets[s.tickets.length - 1]!;
-        if (pt > ticket || (pt === ticket && compareUtf8(s.ids[s.ids.length - 1]!, id) >= 0)) {
-          mismatch = `${name}:${rec.line}: rank ${rank} is not after rank ${rank - 1} in (ticket, id) order`;
-          return;
-        }
-      }
-      s.ids.push(id);
-      s.tickets.push(ticket);
-    },
-    frameCsvError,
-  );
-  let sha256 = '';
-  try {
-    ({ sha256 } = await scanFileHashing(path, scanner, { stop: () => mismatch !== null }));
-  } catch (e) {
-    if (isOracleKitError(e)) mismatch = e.message;
-    else throw e;
-  }
-  return { strata, rows, sha256, mismatch };
-}
-
-/**
- * What a complete selection.csv must add up to: each stratum's count and IDs (frameHash), the proof's sample and
- * orderDigest, the whole frameHash, then the file's sha256 and row count; the first difference or null.
- */
-function selectionTotalsMismatch(c: Commitment, p: Proof, name: string, read: SelectionFile): string | null {
-  const all: string[] = [];
-  for (let i = 0; i < c.strata.length; i++) {
-    const cs = c.strata[i]!;
-    const s = read.strata[i]!;
-    if (s.ids.length !== cs.households)
-      return `${name}: stratum ${cs.name} has ${s.ids.length} rows, the commitment ${cs.households} households`;
-    const fh = hashSortedIds(sortUtf8([...s.ids]));
-    if (c.strata.length > 1 && fh !== cs.frameHash)
-      return `${name}: the IDs of stratum ${cs.name} hash to ${short(fh)}…, committed ${short(cs.frameHash)}…`;
-    const ps = p.strata[i];
-    if (ps) {
-      for (let r = 0; r < cs.sampleSize && r < ps.sample.length; r++) {
-        if (ps.sample[r]!.household_id !== s.ids[r])
-          return `${name}: stratum ${cs.name} rank ${r + 1} is ${JSON.stringify(s.ids[r])}, the proof lists ${JSON.stringify(ps.sample[r]!.household_id)}`;
-      }
-      const od = hashSortedIds(s.ids);
-      if (od !== ps.orderDigest)
-        return `${name}: the order of stratum ${cs.name} hashes to ${short(od)}…, proof.orderDigest is ${short(ps.orderDigest)}…`;
-    }
-    for (const id of s.ids) all.push(id);
-  }
-  const fh = hashSortedIds(sortUtf8(all));
-  if (fh !== c.frame.frameHash)
-    return `${name}: the ${all.length} IDs hash to frameHash ${short(fh)}…, committed ${short(c.frame.frameHash)}…: the list is not the committed frame`;
-  if (read.sha256 !== p.selection.sha256)
-    return `${name}: sha256 ${read.sha256} is not the proof's ${p.selection.sha256}; the ranks, IDs and tickets recompute, so another column was edited`;
-  if (read.rows !== p.selection.rows) return `${name}: ${read.rows} rows, the proof says ${p.selection.rows}`;
-  return null;
-}
-
 interface PackageCheckOptions extends TrustOptions {
   commitment: Commitment;
   proof?: Proof;
@@ -890,7 +574,11 @@ export async function checkPackage(o: PackageCheckOptions): Promise<PackageCheck
       else k.pass('chain pinned', 'trust', `drand's public "${pinnedChainName(chain)}" chain`);
     }
     k.skip('draw', 'integrity', 'no proof: the draw has not been made');
-    return { ...result(k, 'committed, not drawn', notes, commitmentFindings(c)), replacements: null, order: null };
+    return {
+      ...verifyResult(k, 'committed, not drawn', notes, commitmentFindings(c)),
+      replacements: null,
+      order: null,
+    };
   }
   const chain = commitmentChecks(c, p, k);
   trustChecks(c, p, chain, o, k);
@@ -941,7 +629,7 @@ export async function checkPackage(o: PackageCheckOptions): Promise<PackageCheck
   }
   const sampled = c.strata.reduce((a, s) => a + s.sampleSize, 0);
   return {
-    ...result(
+    ...verifyResult(
       k,
       `checked ${ALGORITHM}: ${p.randomness.source === 'drand' ? `drand round ${p.randomness.round}` : 'verifier-supplied randomness'}, seed ${short(p.seed)}, ${sampled} sampled of ${c.frame.households} households`,
       notes,
