@@ -6,7 +6,9 @@
 # tasks plugin's queue, socket.io fan-out), tmux (drives the chat TUI end to
 # end), postgresql (the second storage backend; tests start their own
 # cluster with initdb/pg_ctl, see test/helpers/postgres.ts), and curl and jq
-# (the curl session of docs/protocol.md runs as written). Installed when
+# (the curl session of docs/protocol.md runs as written), and R with its survey and jsonlite
+# package (docs/recipes/recalc.R, the public-tools check of recalc, runs against
+# recalc's own figures). Installed when
 # missing and we are root with apt-get (CI, these machines); otherwise says
 # what to do.
 set -euo pipefail
@@ -19,6 +21,7 @@ command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
 command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v jq >/dev/null 2>&1 || need+=(jq)
+Rscript -e 'library(survey); library(jsonlite)' >/dev/null 2>&1 || need+=(r-base-core r-cran-survey r-cran-jsonlite)
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need+=(postgresql)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
