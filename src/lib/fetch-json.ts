@@ -119,8 +119,8 @@ export function fetchCause(e: unknown): string | undefined {
   return undefined;
 }
 
-/** The default failure: 502 upstream_error. */
-function upstreamError(f: FetchFailure): OracleKitError {
+/** The default failure when no answer came: 502 upstream_error (a caller's `fail` may fall back on it). */
+export function upstreamError(f: FetchFailure): OracleKitError {
   return runtimeError('upstream_error', f.message, { details: f.details });
 }
 
@@ -175,15 +175,18 @@ export interface FetchOkRequest extends FetchJsonRequest {
 }
 
 /**
- * The upstream's own words of a failed reply, at most 300 characters: `error.message`, `error` (a string),
- * `message`, Matrix's `errcode: error`, else the text.
+ * The upstream's own words of a failed reply, at most 300 characters: `error.message` (with `error.suggested_fix`
+ * in brackets when there is one), `error` (a string), `message`, Matrix's `errcode: error`, else the text.
  */
 export function upstreamMessage(body: unknown, text: string): string {
   const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const e = b.error;
+  const eo = (typeof e === 'object' && e !== null ? e : {}) as { message?: unknown; suggested_fix?: unknown };
   const m =
-    (typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string'
-      ? (e as { message: string }).message
+    (typeof eo.message === 'string'
+      ? typeof eo.suggested_fix === 'string' && eo.suggested_fix
+        ? `${eo.message} (${eo.suggested_fix})`
+        : eo.message
       : undefined) ??
     (typeof e === 'string' ? (typeof b.errcode === 'string' ? `${b.errcode}: ${e}` : e) : undefined) ??
     (typeof b.message === 'string' ? b.message : undefined) ??
@@ -193,20 +196,22 @@ export function upstreamMessage(body: unknown, text: string): string {
 
 /**
  * The one error of a reply with a status the caller did not want: 502 upstream_error, "<what> answered HTTP
- * <status>: <its message>", with the status, the upstream's code when it sent one, and the URL without its query.
+ * <status>: <its message>", with the status, the upstream's code when it sent one (`errcode`, `code` or
+ * `error.code`: Matrix's M_… codes, Composio's numbers), and the URL without its query.
  */
 export function upstreamReplyError(what: string, url: string | URL, reply: FetchJsonReply<unknown>): OracleKitError {
   const u = new URL(url);
   const said = upstreamMessage(reply.body, reply.text);
   const b = (typeof reply.body === 'object' && reply.body !== null ? reply.body : {}) as Record<string, unknown>;
-  const code = typeof b.errcode === 'string' ? b.errcode : typeof b.code === 'string' ? b.code : undefined;
+  const e = (typeof b.error === 'object' && b.error !== null ? b.error : {}) as { code?: unknown };
+  const code = [b.errcode, b.code, e.code].find((c) => typeof c === 'string' || typeof c === 'number');
   const hint =
     reply.status === 401 || reply.status === 403 ? ' (the credentials are missing, invalid or lack access)' : '';
   return runtimeError('upstream_error', `${what} answered HTTP ${reply.status}${hint}${said ? `: ${said}` : ''}`, {
     details: {
       upstreamStatus: reply.status,
       url: u.origin + u.pathname,
-      ...(code ? { upstreamCode: code } : {}),
+      ...(code !== undefined ? { upstreamCode: code } : {}),
       ...(reply.status === 429 && reply.headers.get('retry-after')
         ? { retryAfter: reply.headers.get('retry-after') }
         : {}),

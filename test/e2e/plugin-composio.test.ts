@@ -116,7 +116,7 @@ describe('composio plugin against a loopback Composio API', () => {
     });
     expect(byId.get('c_noacct')).toMatchObject({
       status: 'error',
-      error: `executing GMAIL_SEND_EMAIL failed with HTTP 400: No connected account found for user ${u.did} for toolkit gmail (Connect a gmail account for this user first)`,
+      error: `the Composio API answered HTTP 400: No connected account found for user ${u.did} for toolkit gmail (Connect a gmail account for this user first)`,
     });
     expect(byId.get('c_ok')).toMatchObject({
       status: 'done',
@@ -165,7 +165,7 @@ describe('composio plugin against a loopback Composio API', () => {
       const { events } = await u.stream(s, 'search');
       const err = toolEvents(events).find((c) => c.eventId === 'c_401' && c.status === 'error')!.error!;
       expect(err).toBe(
-        'Composio refused the request (HTTP 401): the API key is missing, invalid or lacks access. API key is invalid or missing (Pass a valid API key in the x-api-key header)',
+        'the Composio API answered HTTP 401 (the credentials are missing, invalid or lack access): API key is invalid or missing (Pass a valid API key in the x-api-key header)',
       );
       expect(err).not.toContain('ak_wrong_key_999');
     } finally {

@@ -152,7 +152,9 @@ describe('matrix failures and boot rules', () => {
     });
     try {
       while (bad.app.plugins.status().pending.length > 0) await new Promise((r) => setTimeout(r, 20));
-      expect(bad.lines).toContain('[plugin] matrix pending → failed (M_UNKNOWN_TOKEN: Unrecognised access token)');
+      expect(bad.lines).toContain(
+        '[plugin] matrix pending → failed (the homeserver (GET /account/whoami) answered HTTP 401 (the credentials are missing, invalid or lack access): M_UNKNOWN_TOKEN: Unrecognised access token)',
+      );
       expect(bad.lines.join('\n')).not.toContain('syt_wrong_token');
     } finally {
       await bad.close();

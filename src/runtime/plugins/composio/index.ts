@@ -15,7 +15,8 @@
 import { z } from 'zod';
 import { definePlugin, defineTool } from '../../plugin.ts';
 import { httpUrl } from '../_mcp/plugin.ts';
-import { fetchJson } from '../../../lib/fetch-json.ts';
+import { fetchJson, upstreamMessage, upstreamReplyError, type FetchJsonReply } from '../../../lib/fetch-json.ts';
+import type { OracleKitError } from '../../../lib/errors.ts';
 import { scrub } from '../_mcp/client.ts';
 
 const ComposioEnvSchema = z.object({
@@ -42,15 +43,17 @@ class ComposioClient {
     this.env = env;
   }
 
+  private url(path: string): URL {
+    const base = this.env.COMPOSIO_BASE_URL;
+    return new URL(path, base.endsWith('/') ? base : `${base}/`);
+  }
+
   private async request(
     method: 'GET' | 'POST',
     path: string,
     o: { query?: Record<string, string | undefined>; body?: unknown; signal?: AbortSignal } = {},
-  ): Promise<{ status: number; body: unknown }> {
-    const u = new URL(
-      path,
-      this.env.COMPOSIO_BASE_URL.endsWith('/') ? this.env.COMPOSIO_BASE_URL : `${this.env.COMPOSIO_BASE_URL}/`,
-    );
+  ): Promise<FetchJsonReply<unknown>> {
+    const u = this.url(path);
     const res = await fetchJson({
       method,
       url: u,
@@ -61,33 +64,21 @@ class ComposioClient {
       signal: o.signal,
       what: 'the Composio API',
     });
-    return { status: res.status, body: res.body };
+    return res;
   }
 
   private err(message: string, cause?: unknown): Error {
     return new Error(scrub(message, [this.env.COMPOSIO_API_KEY]), cause === undefined ? undefined : { cause });
   }
 
-  /** The error text of a Composio error body {error: {message, suggested_fix?}} (or a string). */
-  private apiError(status: number, body: unknown, what: string): Error {
-    const e =
-      (body as { error?: unknown; message?: unknown })?.error ?? (body as { message?: unknown })?.message ?? body;
-    let msg: string;
-    if (typeof e === 'string') msg = e;
-    else if (e && typeof e === 'object') {
-      const o = e as { message?: unknown; suggested_fix?: unknown };
-      msg = [
-        typeof o.message === 'string' ? o.message : JSON.stringify(e),
-        typeof o.suggested_fix === 'string' && o.suggested_fix ? `(${o.suggested_fix})` : '',
-      ]
-        .filter(Boolean)
-        .join(' ');
-    } else msg = 'no details';
-    if (status === 401 || status === 403)
-      return this.err(
-        `Composio refused the request (HTTP ${status}): the API key is missing, invalid or lacks access. ${msg}`.trim(),
-      );
-    return this.err(`${what} failed with HTTP ${status}: ${msg.slice(0, 500)}`);
+  /**
+   * A reply with a status the plugin did not want: the outbound helper's one upstream-error shape (502
+   * upstream_error with the upstream status, Composio's error code and its message), the API key scrubbed from it.
+   */
+  private replyError(r: FetchJsonReply<unknown>, path: string): OracleKitError {
+    const e = upstreamReplyError('the Composio API', this.url(path), r);
+    e.message = scrub(e.message, [this.env.COMPOSIO_API_KEY]);
+    return e;
   }
 
   async searchTools(
@@ -98,7 +89,7 @@ class ComposioClient {
       query: { search: q.query, toolkit_slug: q.toolkit?.toLowerCase(), limit: String(q.limit) },
       signal,
     });
-    if (r.status !== 200) throw this.apiError(r.status, r.body, 'searching Composio tools');
+    if (!r.ok) throw this.replyError(r, 'api/v3/tools');
     const items = (r.body as { items?: unknown })?.items;
     if (!Array.isArray(items)) throw this.err('the Composio API returned no items for the tool search');
     return items as ComposioTool[];
@@ -114,12 +105,12 @@ class ComposioClient {
       body: { user_id: userId, arguments: args },
       signal,
     });
+    // a 404 here names the slug the model chose: the error says what to do next
     if (r.status === 404)
       throw this.err(
-        `Composio has no tool '${slug}'. Call composio_search_tools to find the right slug. ` +
-          `${this.apiError(404, r.body, '').message.replace(/^.*HTTP 404: /, '')}`.trim(),
+        `Composio has no tool '${slug}'. Call composio_search_tools to find the right slug. ${upstreamMessage(r.body, r.text)}`.trim(),
       );
-    if (r.status !== 200) throw this.apiError(r.status, r.body, `executing ${slug}`);
+    if (!r.ok) throw this.replyError(r, `api/v3/tools/execute/${encodeURIComponent(slug)}`);
     const b = (r.body ?? {}) as { data?: unknown; error?: unknown; successful?: boolean; log_id?: string };
     if (b.successful === false || (b.successful === undefined && b.error)) {
       const detail = typeof b.error === 'string' ? b.error : JSON.stringify(b.error ?? b.data ?? 'no details');

@@ -1,20 +1,11 @@
 /**
  * A small Matrix client-server API client (v3): whoami, sync, join, send,
- * OpenID token. Every call has a time-out (fetchJson); errors carry the
- * homeserver's errcode; the access token never appears in a message.
+ * OpenID token. Every call has a time-out (the outbound helper); a reply
+ * with another status than 2xx is the helper's one upstream-error shape,
+ * the homeserver's errcode in its details' upstreamCode; the access token
+ * never appears in a message.
  */
-import { fetchJson } from '../../../lib/fetch-json.ts';
-
-export class MatrixError extends Error {
-  readonly status: number;
-  readonly errcode: string;
-  constructor(status: number, errcode: string, message: string) {
-    super(message);
-    this.name = 'MatrixError';
-    this.status = status;
-    this.errcode = errcode;
-  }
-}
+import { fetchOk, upstreamError } from '../../../lib/fetch-json.ts';
 
 export interface SyncResponse {
   next_batch: string;
@@ -48,7 +39,7 @@ export class MatrixClient {
     path: string,
     o: { body?: unknown; query?: Record<string, string>; timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<T> {
-    const res = await fetchJson({
+    const res = await fetchOk<T>({
       method,
       url: `${this.baseUrl}/_matrix/client/v3${path}`,
       query: o.query,
@@ -58,25 +49,9 @@ export class MatrixClient {
       signal: o.signal,
       what: `the homeserver (${method} ${path.split('?')[0]})`,
       // the caller's own abort is rethrown as it is (a stopping sync loop)
-      fail: (f) => (f.reason === 'aborted' ? (f.error as Error) : new MatrixError(0, 'M_UNREACHABLE', f.message)),
+      fail: (f) => (f.reason === 'aborted' ? (f.error as Error) : upstreamError(f)),
     });
-    const body: unknown = res.text === '' ? {} : res.body;
-    if (res.text !== '' && !res.json) {
-      throw new MatrixError(
-        res.status,
-        'M_BAD_JSON',
-        `the homeserver answered ${method} ${path} with HTTP ${res.status} and no JSON`,
-      );
-    }
-    if (!res.ok) {
-      const b = body as { errcode?: string; error?: string };
-      throw new MatrixError(
-        res.status,
-        b.errcode ?? 'M_UNKNOWN',
-        `${b.errcode ?? 'M_UNKNOWN'}: ${b.error ?? `HTTP ${res.status}`}`,
-      );
-    }
-    return body as T;
+    return res.text === '' ? ({} as T) : res.body;
   }
 
   whoami() {

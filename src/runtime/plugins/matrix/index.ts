@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { definePlugin, type PluginContext } from '../../plugin.ts';
 import { isOracleKitError } from '../../../lib/errors.ts';
 import { runtimeError } from '../../../lib/protocol/errors.ts';
-import { MatrixClient, MatrixError, type MatrixEvent, type SyncResponse } from './client.ts';
+import { MatrixClient, type MatrixEvent, type SyncResponse } from './client.ts';
 
 const MatrixEnvSchema = z.object({
   MATRIX_BASE_URL: z
@@ -185,7 +185,7 @@ export const matrixPlugin = definePlugin<MatrixEnv>({
       await t.start();
     } catch (e) {
       await t.stop();
-      throw new Error(e instanceof MatrixError || e instanceof Error ? e.message : String(e), { cause: e });
+      throw e;
     }
     transports.set(ctx, t);
   },
