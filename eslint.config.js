@@ -53,7 +53,31 @@ const CONFIG_READ_RULES = [
       'a configuration file is read through its zod schema: src/lib/json-file.ts (parseJsonFile), or src/lib/project-files.ts for oracle.config.json and .env',
   },
 ];
-const ONE_HOME_RULES = [...BLANK_RULES, ...SHA256_RULES, ...CONFIG_READ_RULES];
+/**
+ * A file given mode 0600 by hand (a write, an open or a chmod with 0o600): a file that holds a key is written by
+ * src/lib/secret-file.ts (writeSecretFile, keepSecretFileMode).
+ */
+const SECRET_FILE_RULES = [
+  {
+    selector: 'Literal[value=384]',
+    message:
+      'a file that holds a key is written through src/lib/secret-file.ts (writeSecretFile; keepSecretFileMode puts a read key file back to 0600); a private file that holds no key is listed in SECRET_FILE_EXCEPTIONS in eslint.config.js and in the secret-files row of docs/architecture.md',
+  },
+];
+/**
+ * The private files (0600) that hold no key, each named in the secret-files row of docs/architecture.md: the
+ * secret-file writer itself, the chat's input history, the message handed to $EDITOR, the
+ * database files, the daemon's log and its lock file.
+ */
+const SECRET_FILE_EXCEPTIONS = [
+  'src/lib/secret-file.ts',
+  'src/cli/chat/history.ts',
+  'src/ui/hooks/use-screen-commands.ts',
+  'src/storage/files.ts',
+  'src/cli/daemon/control.ts',
+  'src/lib/discovery.ts',
+];
+const ONE_HOME_RULES = [...BLANK_RULES, ...SHA256_RULES, ...CONFIG_READ_RULES, ...SECRET_FILE_RULES];
 const HEAVY = ['fastify*', '@fastify/*', 'ink', 'react', 'undici', 'execa', 'socket.io*', '@oclif/*'];
 const IO_MODULES = [
   'fs',
@@ -127,7 +151,8 @@ export default tseslint.config(
   },
   {
     // the one-home checks of docs/architecture.md: the env rule lives in src/lib/env.ts (parseEnv), SHA-256 in
-    // src/lib/hash.ts, configuration files are read through their schema; a plugin's clock is its context's now().
+    // src/lib/hash.ts, configuration files are read through their schema, a file is made 0600 only by the
+    // secret-file writer; a plugin's clock is its context's now().
     // The calls plugin is moving into its own package and keeps its copies until then. What sample commands read
     // (a package's report, a survey's files) is data, not configuration.
     files: ['src/**/*.ts', 'src/**/*.tsx', 'templates/oracle/src/**/*.ts'],
@@ -135,8 +160,13 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', ...ONE_HOME_RULES] },
   },
   {
+    // private files that hold no key keep their own 0600 (the list above); every other one-home check holds there
+    files: SECRET_FILE_EXCEPTIONS,
+    rules: { 'no-restricted-syntax': ['error', ...BLANK_RULES, ...SHA256_RULES, ...CONFIG_READ_RULES] },
+  },
+  {
     files: ['src/lib/hash.ts', 'src/lib/version.ts', 'src/cli/sample/**/*.ts'],
-    rules: { 'no-restricted-syntax': ['error', ...BLANK_RULES] },
+    rules: { 'no-restricted-syntax': ['error', ...BLANK_RULES, ...SECRET_FILE_RULES] },
   },
   {
     files: ['src/runtime/plugins/**/*.ts'],

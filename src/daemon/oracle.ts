@@ -16,7 +16,7 @@
  * the daemon's environment points the oracle at another registry
  * (ORACLEKIT_REGISTRY_URL), whose key is then its ORACLEKIT_API_KEY.
  */
-import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { parseJsonFile } from '../lib/json-file.ts';
@@ -29,7 +29,7 @@ import { mountPlugin } from '../runtime/http/server.ts';
 import type { PluginsStatus } from '../lib/protocol/index.ts';
 import { signerFromMnemonic } from '../lib/keys/keys.ts';
 import { signKeyProof } from '../lib/registry/key-proof.ts';
-import { writeSecretFile } from '../lib/secret-file.ts';
+import { keepSecretFileMode, writeSecretFile } from '../lib/secret-file.ts';
 
 /** oracle-key.json: the default oracle's mnemonic and, once provisioned, its read-only registry key. */
 const OracleKeyFileSchema = z.looseObject({
@@ -46,7 +46,7 @@ const MOVE_AWAY = 'move it away to create a new key for the default oracle';
 function readOracleKeyFile(path: string): OracleKeyFile {
   const r = parseJsonFile(path, readFileSync(path, 'utf8'), OracleKeyFileSchema);
   if (!r.ok) throw new Error(`${r.problem.message}; ${MOVE_AWAY}`);
-  if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+  keepSecretFileMode(path);
   return r.value;
 }
 

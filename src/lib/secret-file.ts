@@ -15,6 +15,8 @@ import {
   openSync,
   rmSync,
   renameSync,
+  statSync,
+  chmodSync,
   writeSync,
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -41,4 +43,9 @@ export function writeSecretFile(path: string, text: string, o: { exclusive?: boo
   } finally {
     rmSync(tmp, { force: true }); // the link's second name, or a temporary file whose rename failed
   }
+}
+
+/** Puts a key file's mode back to 0600 when others could read it (a copy restored by hand, a wide umask). */
+export function keepSecretFileMode(path: string): void {
+  if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
 }

@@ -10,12 +10,12 @@
  * for the chat) stays, and the wallet's DID becomes the principal that the
  * registry knows (controller of the domains `new` registers, API keys).
  */
-import { chmodSync, existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { configDir } from '../../lib/paths.ts';
 import { parseJsonFile } from '../../lib/json-file.ts';
-import { writeSecretFile } from '../../lib/secret-file.ts';
+import { keepSecretFileMode, writeSecretFile } from '../../lib/secret-file.ts';
 import { cliError } from '../errors.ts';
 
 export const identityPath = (env: NodeJS.ProcessEnv = process.env) => join(configDir(env), 'identity.json');
@@ -39,7 +39,7 @@ export function readIdentity(env: NodeJS.ProcessEnv = process.env): StoredIdenti
     throw cliError('invalid_identity', `${r.problem.message}; run \`oraclekit logout\` and log in again`, {
       ...(r.problem.field ? { field: r.problem.field } : {}),
     });
-  if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+  keepSecretFileMode(path);
   return r.value;
 }
 

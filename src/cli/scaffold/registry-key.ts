@@ -26,13 +26,14 @@ function withKey(text: string, value: string, comment: string): string {
   return setDotEnvVar(text, VAR, value);
 }
 
-function rewrite(path: string, next: (text: string) => string, mode: number): void {
+/** Rewrites a file that exists: .env (it holds the key) through the secret-file writer, .env.example 0644. */
+function rewrite(path: string, next: (text: string) => string, o: { secret: boolean }): void {
   if (!existsSync(path)) return;
   const text = next(readFileSync(path, 'utf8'));
-  if (mode === 0o600) return writeDotEnv(path, text);
+  if (o.secret) return writeDotEnv(path, text);
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode });
-  chmodSync(tmp, mode);
+  writeFileSync(tmp, text, { mode: 0o644 });
+  chmodSync(tmp, 0o644);
   renameSync(tmp, path);
 }
 
@@ -56,11 +57,11 @@ export async function provisionRegistryKey(
     };
   }
   const comment = "Its read-only key (role reader, bound to this oracle's DID), provisioned by `oraclekit new`";
-  rewrite(join(dir, '.env'), (t) => withKey(t, made.key, comment), 0o600);
+  rewrite(join(dir, '.env'), (t) => withKey(t, made.key, comment), { secret: true });
   rewrite(
     join(dir, '.env.example'),
     (t) => withKey(t, '', 'A read-only registry key (role reader) for the domains plugin'),
-    0o644,
+    { secret: false },
   );
   return { provisioned: true, id: made.id };
 }

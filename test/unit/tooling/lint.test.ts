@@ -1,6 +1,6 @@
 /**
  * `npm run lint` is the gate for the layout and the format: it runs ESLint (the
- * layer rule of eslint-rules/layers.js) and Prettier's check. These tests run
+ * layer rule of eslint-rules/layers.js, the one-home checks) and Prettier's check. These tests run
  * the real script in a scratch copy of the project's lint configuration, with
  * one offending file each, so a change to the script or the configs that lets
  * either kind of file through fails here.
@@ -69,6 +69,23 @@ describe('npm run lint', () => {
     const result = await lint(dir);
     expect(result.code).not.toBe(0);
     expect(result.output).toContain('lib may not import cli');
+  }, 60_000);
+
+  it('fails on a file made 0600 outside the secret-file writer, and passes the named private files', async () => {
+    const byHand =
+      "import { chmodSync, writeFileSync } from 'node:fs';\n\n" +
+      'export function save(path: string, text: string): void {\n' +
+      '  writeFileSync(path, text, { mode: 0o600 });\n' +
+      '  chmodSync(path, 0o600);\n' +
+      '}\n';
+    const dir = scratch({ 'src/cli/keys.ts': byHand, 'src/cli/chat/history.ts': byHand });
+    const result = await lint(dir);
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain('src/cli/keys.ts');
+    expect(result.output.match(/a file that holds a key is written through src\/lib\/secret-file\.ts/g)).toHaveLength(
+      2,
+    );
+    expect(result.output).not.toContain('history.ts');
   }, 60_000);
 
   it('fails on a file Prettier would reformat', async () => {
