@@ -5,7 +5,7 @@
  * point whose CV is below the axis range is drawn on the axis as a
  * left-pointing triangle labelled with its CV.
  */
-import type { ChartData } from './model.ts';
+import type { ChartData } from './chart.ts';
 
 const esc = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
