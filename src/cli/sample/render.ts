@@ -326,6 +326,8 @@ export function renderRecalc(res: RecalcResult, format: Format, populationTyped?
   if (res.change) out.push(...changeLines(res, res.change, format));
   if (res.achieved) out.push(...achievedLines(res.achieved, format));
   if (res.dropout) out.push(...dropoutLines(res.dropout, format));
+  if (format === 'table' && res.plausibility)
+    out.push('', ...res.plausibility.map((n) => paint.yellow(`Plausibility: ${n.statement}.`)));
   if (format === 'table' && (res.inputs.strata.length > 0 || res.achieved || res.dropout))
     out.push('', ...inputsLines(res));
   return out.join('\n');
