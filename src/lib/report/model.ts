@@ -10,6 +10,7 @@
  */
 import { chain, computeDesign, designInputOf, SAMPLING_METHOD, type Design } from '../sampling/design.ts';
 import { packageVersion } from '../version.ts';
+import { canonicalJson } from '../hash.ts';
 import { explainDesign, type Explanation } from '../sampling/explain.ts';
 import { designDiscrepancies, loadDesign } from '../selection/design.ts';
 import { ALGORITHM } from '../selection/hash.ts';
@@ -27,6 +28,15 @@ import {
 } from './observations.ts';
 import { pyTrim, pythonRecipe } from './recipe.ts';
 import { shellQuote } from '../shell.ts';
+
+/** A drawn household as the package lists it, in the sample and in the replacements alike. */
+export interface DrawnHousehold {
+  stratum: string;
+  /** Its rank in its stratum's order (1 = the lowest ticket). */
+  rank: number;
+  household_id: string;
+  ticket: string;
+}
 
 export interface Source {
   label: string;
@@ -181,9 +191,13 @@ export interface ProjectReport {
       drawnAt: string;
       randomness: string;
       seed: string;
-      sample: { stratum: string; rank: number; household_id: string; ticket: string }[];
-      /** Per stratum the replacement list in rank order (the first n_h); null without selection.csv. */
-      replacements: { stratum: string; rank: number; household_id: string; ticket: string }[][] | null;
+      /** The drawn sample: per stratum (in the commitment's order) its households in rank order 1..n_h. */
+      sample: DrawnHousehold[];
+      /**
+       * The replacements, the same shape as the sample: per stratum the first n_h after the sample, in rank order
+       * (ranks n_h + 1 …); null without selection.csv.
+       */
+      replacements: DrawnHousehold[] | null;
       matchesCommitment: boolean;
       selectionFile: { file: string; sha256: string; rows: number };
     };
@@ -615,13 +629,24 @@ async function selectionReport(
               : `supplied with --seed-hex (not a beacon): ${pr.randomness.randomness}`,
           seed: pr.seed,
           sample: pr.strata.flatMap((s) => s.sample.map((x) => ({ stratum: s.name, ...x }))),
-          replacements: pc.replacements,
+          replacements: pc.replacements ? pc.replacements.flat() : null,
           matchesCommitment: pr.commitmentDigest === digest,
           selectionFile: pr.selection,
         }
       : null,
   };
   return { section, order: pc.order };
+}
+
+/** A provenance block in words: the generator and its version, the method, when. */
+function provenanceText(p: Record<string, unknown>): string {
+  const g = p.generator as { name?: unknown; version?: unknown } | undefined;
+  const parts = [
+    g && typeof g === 'object' ? `${String(g.name ?? '')} ${String(g.version ?? '')}`.trim() : '',
+    typeof p.method === 'string' ? p.method : '',
+    typeof p.generatedAt === 'string' ? `generated ${p.generatedAt}` : '',
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : canonicalJson(p);
 }
 
 /** The commitment is for this design: its designId, and its strata and n_h as the design's. */
@@ -637,6 +662,19 @@ function commitmentDesignChecks(c: Commitment, d: LoadedDesign): Check[] {
         : `the commitment is for design ${c.designId}; this project's design is ${d.designId}`,
     },
   ];
+  const committedProvenance = c.design.provenance;
+  if (committedProvenance !== undefined) {
+    const given = d.provenance === undefined ? null : canonicalJson(d.provenance);
+    const ok = given === canonicalJson(committedProvenance);
+    out.push({
+      check: 'commitment.design.provenance',
+      kind: 'integrity',
+      status: ok ? 'pass' : 'fail',
+      message: ok
+        ? `the design's provenance is the committed one (${provenanceText(committedProvenance)})`
+        : `the commitment records the design's provenance ${canonicalJson(committedProvenance)}; this project's design has ${given ?? 'none'}`,
+    });
+  }
   const sizes = d.strata.map((s) => s.sampleSize);
   const committed = c.strata.map((s) => s.sampleSize);
   if (
