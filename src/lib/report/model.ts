@@ -24,6 +24,7 @@ import {
   type Observation,
   type ReportObservations,
   type StratumOrder,
+  type PackageDropout,
   type StratumRow,
 } from './observations.ts';
 import { pyTrim, pythonRecipe } from './recipe.ts';
@@ -162,7 +163,7 @@ export interface ProjectReport {
   checks: Check[];
   findings: Finding[];
   parameters: Design['parameters'];
-  erCoverage: { fraction: number; percent: string; source: string };
+  erCoverage: ErCoverage;
   stratification: Design['stratification'];
   /** Each stratum (its dropoutRate: its own, when the design gives it one, else the design's). */
   strata: (StratumRow & { census?: boolean })[];
@@ -223,16 +224,41 @@ export interface Report {
 
 const r4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 
-/** ER coverage as a percentage with where it came from. */
-function erCoverageText(P: Design['parameters']): { fraction: number; percent: string; source: string } {
-  const pct = `${Number((P.erCoverage * 100).toPrecision(12))} %`;
-  return {
+interface ErCoverage {
+  fraction: number;
+  percent: string;
+  source: string;
+  /** "realised": completed / sampled of the field data, once that is counted; "design": the design's assumption. */
+  basis: 'design' | 'realised';
+  /** The design's assumption, kept beside a realised coverage. */
+  designed?: { fraction: number; percent: string; source: string };
+}
+
+const percentOf = (x: number): string => `${Number((x * 100).toPrecision(12))} %`;
+
+/**
+ * ER coverage as a percentage with where it came from: the realised one (completed / sampled, every stratum
+ * counted) once monitoring data give it, the design's assumed one otherwise.
+ */
+function erCoverageOf(P: Design['parameters'], dropout: PackageDropout | null): ErCoverage {
+  const designed = {
     fraction: P.erCoverage,
-    percent: pct,
+    percent: percentOf(P.erCoverage),
     source:
       P.erCoverageSource === 'input'
         ? 'given as an input of the design (erCoverage)'
         : `1 − dropout rate (${P.dropoutRate}); no erCoverage was given`,
+  };
+  if (!dropout || dropout.basis === 'design' || dropout.notCounted.length > 0 || dropout.overall.sampled === 0)
+    return { ...designed, basis: 'design' };
+  const o = dropout.overall;
+  const fraction = o.completed / o.sampled;
+  return {
+    fraction,
+    percent: percentOf(fraction),
+    source: `realised: ${o.completed} completed of ${o.sampled} ${dropout.basis === 'selection' ? 'drawn households (the sample and the replacements visited)' : 'sampled households (rows)'}; the design assumed ${designed.percent}`,
+    basis: 'realised',
+    designed,
   };
 }
 
@@ -483,7 +509,7 @@ async function projectReport(p: ProjectInput, index: number): Promise<ProjectRep
     checks,
     findings,
     parameters: P,
-    erCoverage: erCoverageText(P),
+    erCoverage: erCoverageOf(P, observations?.dropout ?? null),
     stratification: d.stratification,
     strata,
     method,

@@ -480,6 +480,35 @@ describe("the package's headline tells missed precision and the realised dropout
   });
 });
 
+describe('the headline ER coverage', () => {
+  it("is the realised one (completed / sampled) once monitoring data count it, with the design's assumption beside it", async () => {
+    const design = computeDesign({ population: 800, expectedMean: 2, expectedSD: 1, dropoutRate: 0.1 });
+    const n = design.parameters.adjustedSize;
+    // every sampled household has a row; one in four is marked not completed
+    const values = Array.from({ length: n }, (_, i) => ({
+      household: `H${i}`,
+      value: i % 4 === 0 ? null : 1.5 + (i % 7) / 7,
+    }));
+    const completed = values.filter((v) => v.value !== null).length;
+    const build = (observations?: { kind: 'monitoring'; values: typeof values }) =>
+      buildReport({
+        generatedAt: new Date('2026-11-27T00:00:00Z'),
+        projects: [{ projectId: 'p', design, ...(observations ? { observations } : {}) }],
+      });
+    const planned = (await build()).projects[0]!;
+    expect(planned.erCoverage).toMatchObject({ fraction: 0.9, percent: '90 %', basis: 'design' });
+    const r = await build({ kind: 'monitoring', values });
+    const p = r.projects[0]!;
+    expect(p.erCoverage.basis).toBe('realised');
+    expect(p.erCoverage.fraction).toBe(completed / n);
+    expect(p.erCoverage.source).toBe(
+      `realised: ${completed} completed of ${n} sampled households (rows); the design assumed 90 %`,
+    );
+    expect(p.erCoverage.designed).toMatchObject({ fraction: 0.9, percent: '90 %' });
+    expect(renderHtml(r)).toContain(`ER coverage ${p.erCoverage.percent} (realised: ${completed} completed of ${n}`);
+  });
+});
+
 describe('the printed package', () => {
   it('the commands name the files as given, with the recalculation for monitoring observations', async () => {
     const design = computeDesign({ population: 800, expectedMean: 2, expectedSD: 1, dropoutRate: 0.1 });
