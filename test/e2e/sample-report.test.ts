@@ -164,6 +164,7 @@ describe('sample report', () => {
       fraction: 0.75,
       percent: '75 %',
       source: 'given as an input of the design (erCoverage)',
+      basis: 'design',
     });
     // the Meru baseline says its strata are too small
     expect(

@@ -115,12 +115,38 @@ export function renderDesign(design: Design, format: Format, populationTyped?: s
             s.sampleSize,
             s.census ? 'CENSUS' : '',
           ]),
-          ['total', '', p.population, '', '', '', '', '', p.calculatedSize, p.adjustedSize, ''],
+          [
+            'total',
+            '',
+            p.population,
+            '',
+            '',
+            '',
+            totalDropout(design).dropoutRate,
+            '',
+            p.calculatedSize,
+            p.adjustedSize,
+            '',
+          ],
         ],
       ),
     );
   }
   return out.join('\n');
+}
+
+/**
+ * The total row's dropout and erCoverage, agreeing with the total it stands beside: when every stratum uses the
+ * design's rate, that rate; when some stratum has its own (recalc's realised rates), the rate the strata imply
+ * together, 1 − calculatedSize / adjustedSize (6 significant digits), and an erCoverage derived from the dropout
+ * follows it. An erCoverage given as an input stays.
+ */
+export function totalDropout(design: Design): { dropoutRate: number; erCoverage: number } {
+  const p = design.parameters;
+  const own = design.stratification.strata.some((s) => s.dropoutRate !== undefined && s.dropoutRate !== p.dropoutRate);
+  if (!own || p.adjustedSize === 0) return { dropoutRate: p.dropoutRate, erCoverage: p.erCoverage };
+  const d = Number((1 - p.calculatedSize / p.adjustedSize).toPrecision(6));
+  return { dropoutRate: d, erCoverage: p.erCoverageSource === 'input' ? p.erCoverage : Number((1 - d).toPrecision(6)) };
 }
 
 /**
@@ -193,8 +219,8 @@ function designCsv(design: Design): { headers: string[]; rows: Cell[][] } {
       p.calculatedSize,
       p.adjustedSize,
       census,
-      p.dropoutRate,
-      p.erCoverage,
+      totalDropout(design).dropoutRate,
+      totalDropout(design).erCoverage,
     ]);
   return { headers, rows };
 }
@@ -326,6 +352,8 @@ export function renderRecalc(res: RecalcResult, format: Format, populationTyped?
   if (res.change) out.push(...changeLines(res, res.change, format));
   if (res.achieved) out.push(...achievedLines(res.achieved, format));
   if (res.dropout) out.push(...dropoutLines(res.dropout, format));
+  if (format === 'table' && res.plausibility)
+    out.push('', ...res.plausibility.map((n) => paint.yellow(`Plausibility: ${n.statement}.`)));
   if (format === 'table' && (res.inputs.strata.length > 0 || res.achieved || res.dropout))
     out.push('', ...inputsLines(res));
   return out.join('\n');

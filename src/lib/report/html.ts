@@ -384,11 +384,11 @@ function proofHtml(pf: NonNullable<NonNullable<ProjectReport['selection']>['proo
   out.push(`<h4>Sample (${pf.sample.length} households, in rank order per stratum)</h4>`);
   out.push(rankedHtml('sample', pf.sample));
   if (pf.replacements) {
-    const n = pf.replacements.reduce((a, r) => a + r.length, 0);
+    const n = pf.replacements.length;
     out.push(
       `<h4>Replacement order (${n} households: per stratum the first n_h replacements, used strictly in this order; the whole list is in selection.csv)</h4>`,
     );
-    out.push(rankedHtml('replacements', pf.replacements.flat()));
+    out.push(rankedHtml('replacements', pf.replacements));
   } else {
     out.push(
       '<p class="missing">Replacement order not included: selection.csv was not supplied (<code>--selection</code>).</p>',

@@ -10,6 +10,7 @@
  */
 import { computeDesign, designInputOf, SAMPLING_METHOD, type Design } from '../sampling/design.ts';
 import { packageVersion } from '../version.ts';
+import { canonicalJson } from '../hash.ts';
 import { explainDesign, type Explanation } from '../sampling/explain.ts';
 import { designDiscrepancies, loadDesign } from '../selection/design.ts';
 import { ALGORITHM } from '../selection/hash.ts';
@@ -23,11 +24,21 @@ import {
   type Observation,
   type ReportObservations,
   type StratumOrder,
+  type PackageDropout,
   type StratumRow,
 } from './observations.ts';
 import { pyTrim, pythonRecipe } from './recipe.ts';
 import { chartData, type ChartData } from './chart.ts';
 import { shellQuote } from '../shell.ts';
+
+/** A drawn household as the package lists it, in the sample and in the replacements alike. */
+export interface DrawnHousehold {
+  stratum: string;
+  /** Its rank in its stratum's order (1 = the lowest ticket). */
+  rank: number;
+  household_id: string;
+  ticket: string;
+}
 
 export interface Source {
   label: string;
@@ -126,7 +137,7 @@ export interface ProjectReport {
   checks: Check[];
   findings: Finding[];
   parameters: Design['parameters'];
-  erCoverage: { fraction: number; percent: string; source: string };
+  erCoverage: ErCoverage;
   stratification: Design['stratification'];
   /** Each stratum (its dropoutRate: its own, when the design gives it one, else the design's). */
   strata: (StratumRow & { census?: boolean })[];
@@ -155,9 +166,13 @@ export interface ProjectReport {
       drawnAt: string;
       randomness: string;
       seed: string;
-      sample: { stratum: string; rank: number; household_id: string; ticket: string }[];
-      /** Per stratum the replacement list in rank order (the first n_h); null without selection.csv. */
-      replacements: { stratum: string; rank: number; household_id: string; ticket: string }[][] | null;
+      /** The drawn sample: per stratum (in the commitment's order) its households in rank order 1..n_h. */
+      sample: DrawnHousehold[];
+      /**
+       * The replacements, the same shape as the sample: per stratum the first n_h after the sample, in rank order
+       * (ranks n_h + 1 …); null without selection.csv.
+       */
+      replacements: DrawnHousehold[] | null;
       matchesCommitment: boolean;
       selectionFile: { file: string; sha256: string; rows: number };
     };
@@ -181,16 +196,42 @@ export interface Report {
   projects: ProjectReport[];
 }
 
-/** ER coverage as a percentage with where it came from. */
-function erCoverageText(P: Design['parameters']): { fraction: number; percent: string; source: string } {
-  const pct = `${Number((P.erCoverage * 100).toPrecision(12))} %`;
-  return {
+
+interface ErCoverage {
+  fraction: number;
+  percent: string;
+  source: string;
+  /** "realised": completed / sampled of the field data, once that is counted; "design": the design's assumption. */
+  basis: 'design' | 'realised';
+  /** The design's assumption, kept beside a realised coverage. */
+  designed?: { fraction: number; percent: string; source: string };
+}
+
+const percentOf = (x: number): string => `${Number((x * 100).toPrecision(12))} %`;
+
+/**
+ * ER coverage as a percentage with where it came from: the realised one (completed / sampled, every stratum
+ * counted) once monitoring data give it, the design's assumed one otherwise.
+ */
+function erCoverageOf(P: Design['parameters'], dropout: PackageDropout | null): ErCoverage {
+  const designed = {
     fraction: P.erCoverage,
-    percent: pct,
+    percent: percentOf(P.erCoverage),
     source:
       P.erCoverageSource === 'input'
         ? 'given as an input of the design (erCoverage)'
         : `1 − dropout rate (${P.dropoutRate}); no erCoverage was given`,
+  };
+  if (!dropout || dropout.basis === 'design' || dropout.notCounted.length > 0 || dropout.overall.sampled === 0)
+    return { ...designed, basis: 'design' };
+  const o = dropout.overall;
+  const fraction = o.completed / o.sampled;
+  return {
+    fraction,
+    percent: percentOf(fraction),
+    source: `realised: ${o.completed} completed of ${o.sampled} ${dropout.basis === 'selection' ? 'drawn households (the sample and the replacements visited)' : 'sampled households (rows)'}; the design assumed ${designed.percent}`,
+    basis: 'realised',
+    designed,
   };
 }
 
@@ -340,7 +381,7 @@ async function projectReport(p: ProjectInput, index: number): Promise<ProjectRep
     checks,
     findings,
     parameters: P,
-    erCoverage: erCoverageText(P),
+    erCoverage: erCoverageOf(P, observations?.dropout ?? null),
     stratification: d.stratification,
     strata,
     method,
@@ -486,13 +527,24 @@ async function selectionReport(
               : `supplied with --seed-hex (not a beacon): ${pr.randomness.randomness}`,
           seed: pr.seed,
           sample: pr.strata.flatMap((s) => s.sample.map((x) => ({ stratum: s.name, ...x }))),
-          replacements: pc.replacements,
+          replacements: pc.replacements ? pc.replacements.flat() : null,
           matchesCommitment: pr.commitmentDigest === digest,
           selectionFile: pr.selection,
         }
       : null,
   };
   return { section, order: pc.order };
+}
+
+/** A provenance block in words: the generator and its version, the method, when. */
+function provenanceText(p: Record<string, unknown>): string {
+  const g = p.generator as { name?: unknown; version?: unknown } | undefined;
+  const parts = [
+    g && typeof g === 'object' ? `${String(g.name ?? '')} ${String(g.version ?? '')}`.trim() : '',
+    typeof p.method === 'string' ? p.method : '',
+    typeof p.generatedAt === 'string' ? `generated ${p.generatedAt}` : '',
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : canonicalJson(p);
 }
 
 /** The commitment is for this design: its designId, and its strata and n_h as the design's. */
@@ -508,6 +560,19 @@ function commitmentDesignChecks(c: Commitment, d: LoadedDesign): Check[] {
         : `the commitment is for design ${c.designId}; this project's design is ${d.designId}`,
     },
   ];
+  const committedProvenance = c.design.provenance;
+  if (committedProvenance !== undefined) {
+    const given = d.provenance === undefined ? null : canonicalJson(d.provenance);
+    const ok = given === canonicalJson(committedProvenance);
+    out.push({
+      check: 'commitment.design.provenance',
+      kind: 'integrity',
+      status: ok ? 'pass' : 'fail',
+      message: ok
+        ? `the design's provenance is the committed one (${provenanceText(committedProvenance)})`
+        : `the commitment records the design's provenance ${canonicalJson(committedProvenance)}; this project's design has ${given ?? 'none'}`,
+    });
+  }
   const sizes = d.strata.map((s) => s.sampleSize);
   const committed = c.strata.map((s) => s.sampleSize);
   if (

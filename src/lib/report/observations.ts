@@ -12,6 +12,7 @@ import {
   achievedPrecision,
   dropoutRate,
   meanSd,
+  plausibilityNote,
   stratifiedEstimate,
   type StratifiedOverall,
 } from '../sampling/recalc.ts';
@@ -572,6 +573,12 @@ export function observationsReport(o: {
       severity: 'warning',
       message: `the ${obs.kind} observations name strata that are not in the design: ${unknown.join(', ')} (left out)`,
     });
+  for (const g of stats) {
+    const own = o.stratified && g.estimator === 'srs';
+    const assumed = own ? (strata.find((x) => x.name === g.group)?.mean ?? P.expectedMean) : P.expectedMean;
+    const note = plausibilityNote(own ? g.group : o.stratified ? 'overall' : 'all', g.mean, assumed);
+    if (note) found.push({ severity: 'info', message: `${obs.kind} observations, ${note.statement}` });
+  }
   for (const k of comparison) {
     const cvText = `CV assumed ${r4(k.cvAssumed)}, observed ${r4(k.cvObserved)} (${k.observations} ${obs.kind} observations)`;
     if (k.tooSmall)

@@ -156,8 +156,73 @@ export interface RecalcResult {
     overall?: StratifiedOverall;
   };
   dropout?: RealisedDropout;
+  /**
+   * Information, not a failure: observed means far from the previous design's assumed mean, or whose ratio to it
+   * looks like another unit (minutes for hours, hours for days). Absent when every observed mean is plausible.
+   */
+  plausibility?: PlausibilityNote[];
   /** Where each value of the new design came from (observed, carried over from the previous design, typed). */
   inputs: DesignInputs;
+}
+
+/** One observed mean compared with the mean the design assumed for the same group. */
+export interface PlausibilityNote {
+  /** A stratum's name, "all" for one population, or "overall" for the stratified estimate. */
+  scope: string;
+  observed: number;
+  assumed: number;
+  /** observed / assumed. */
+  ratio: number;
+  /** "other unit": the ratio is within 10 % of 60, 24, 1/60 or 1/24; "far": at least 10 times apart. */
+  kind: 'other unit' | 'far';
+  statement: string;
+}
+
+/** Unit ratios an observed mean is tested against: minutes per hour and hours per day. */
+const UNIT_RATIOS = [
+  { factor: 60, up: 'minutes instead of hours (or seconds instead of minutes)', down: 'hours instead of minutes' },
+  { factor: 24, up: 'hours instead of days', down: 'days instead of hours' },
+] as const;
+/** An observed mean this many times above or below the assumed one is far from it. */
+const FAR_FACTOR = 10;
+
+/**
+ * Compares an observed mean with the design's assumed mean: a ratio within 10 % of 60 or 24 (or their inverses)
+ * looks like another unit; one at least 10 times apart is far. null when plausible, or when either mean is not > 0.
+ */
+export function plausibilityNote(scope: string, observed: number, assumed: number): PlausibilityNote | null {
+  if (!(observed > 0) || !(assumed > 0) || !Number.isFinite(observed) || !Number.isFinite(assumed)) return null;
+  const ratio = observed / assumed;
+  const where =
+    scope === 'all'
+      ? 'the observed mean'
+      : scope === 'overall'
+        ? 'the overall observed mean'
+        : `stratum ${scope}: the observed mean`;
+  const compared = `${where} ${Number(observed.toPrecision(6))} against the design's assumed mean ${Number(assumed.toPrecision(6))} (${ratio >= 1 ? `${Number(ratio.toPrecision(3))} times` : `1/${Number((1 / ratio).toPrecision(3))} of`} it)`;
+  for (const u of UNIT_RATIOS) {
+    const up = Math.abs(ratio / u.factor - 1) <= 0.1;
+    const down = Math.abs(ratio * u.factor - 1) <= 0.1;
+    if (up || down)
+      return {
+        scope,
+        observed,
+        assumed,
+        ratio,
+        kind: 'other unit',
+        statement: `${compared}: close to ${up ? '' : '1/'}${u.factor}, as if the values were ${up ? u.up : u.down}; check the unit of the observations (information, not a failure)`,
+      };
+  }
+  if (ratio >= FAR_FACTOR || ratio <= 1 / FAR_FACTOR)
+    return {
+      scope,
+      observed,
+      assumed,
+      ratio,
+      kind: 'far',
+      statement: `${compared}: at least ${FAR_FACTOR} times apart; check that the observations measure what the design assumed, in the same unit (information, not a failure)`,
+    };
+  return null;
 }
 
 interface ObservationsOptions {
@@ -475,6 +540,10 @@ export function recalculate(input: RecalcInput): RecalcResult {
   const result: RecalcResult = { design, inputs };
   if (observed.achieved) result.achieved = observed.achieved;
   if (observed.dropout) result.dropout = observed.dropout;
+  if (prev && observed.achieved) {
+    const notes = plausibilityNotes(prev, observed.achieved);
+    if (notes.length > 0) result.plausibility = notes;
+  }
   if (prev) {
     result.previous = { adjustedSize: prev.parameters.adjustedSize };
     if (prev.designId) result.previous.designId = prev.designId;
@@ -487,6 +556,18 @@ export function recalculate(input: RecalcInput): RecalcResult {
     };
   }
   return result;
+}
+
+/** Each observed group's mean (and the stratified overall) against the previous design's assumed mean for it. */
+function plausibilityNotes(prev: PreviousDesign, achieved: NonNullable<RecalcResult['achieved']>): PlausibilityNote[] {
+  const assumed = new Map(prev.stratification.strata.map((s) => [s.name, s.mean] as const));
+  const notes: (PlausibilityNote | null)[] = achieved.groups.map((g) =>
+    g.mean === null
+      ? null
+      : plausibilityNote(g.stratum, g.mean, assumed.get(g.stratum) ?? prev.parameters.expectedMean),
+  );
+  if (achieved.overall) notes.push(plausibilityNote('overall', achieved.overall.mean, prev.parameters.expectedMean));
+  return notes.filter((n): n is PlausibilityNote => n !== null);
 }
 
 /**

@@ -24,6 +24,8 @@ export interface SelectionDesign {
   /** The strata the frame is drawn in, with n_h. */
   strata: { name: string; designPopulation: number; sampleSize: number }[];
   stratified: boolean;
+  /** The design file's own provenance block (what made it, with which method, when), verbatim; absent if it has none. */
+  provenance?: Record<string, unknown>;
 }
 
 const hasControl = (s: string): boolean => [...s].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
@@ -106,6 +108,8 @@ export function loadDesign(raw: unknown, source = 'design'): SelectionDesign {
   };
   if (typeof o.projectId === 'string') out.projectId = o.projectId;
   if (isInt(o.version)) out.version = o.version;
+  if (typeof o.provenance === 'object' && o.provenance !== null && !Array.isArray(o.provenance))
+    out.provenance = o.provenance as Record<string, unknown>;
   return out;
 }
 

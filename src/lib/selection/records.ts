@@ -31,6 +31,8 @@ const CommitmentSchema = z.object({
   design: z.object({
     parameters: z.record(z.string(), z.unknown()),
     stratification: z.record(z.string(), z.unknown()),
+    /** The design file's provenance block, verbatim, when it had one. */
+    provenance: z.record(z.string(), z.unknown()).optional(),
   }),
   frame: z.object({
     file: z.string(),

@@ -136,6 +136,7 @@ export async function commitSelection(o: CommitOptions): Promise<CommitResult> {
     design: {
       parameters: o.design.parameters as unknown as Record<string, unknown>,
       stratification: o.design.stratification as unknown as Record<string, unknown>,
+      ...(o.design.provenance ? { provenance: o.design.provenance } : {}),
     },
     frame: {
       file: frame.file,

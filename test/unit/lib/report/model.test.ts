@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { chain, computeDesign, Z_95 } from '../../../../src/lib/sampling/design.ts';
+import { chain, computeDesign, provenanceOf, Z_95 } from '../../../../src/lib/sampling/design.ts';
 import { buildReport, parseSource, type ProjectReport } from '../../../../src/lib/report/model.ts';
 import { chartData } from '../../../../src/lib/report/chart.ts';
 import { compareWithData, observationStats } from '../../../../src/lib/report/observations.ts';
@@ -325,9 +325,17 @@ describe('the package re-checks what it packages', () => {
       .map((l) => l.split(','));
     const north = csv.filter((x) => x[0] === 'North');
     const n = commitment.strata[0]!.sampleSize;
-    expect(p.selection!.proof!.replacements![0]!.map((x) => x.household_id)).toEqual(
+    const pf = p.selection!.proof!;
+    expect(pf.replacements!.filter((x) => x.stratum === 'North').map((x) => x.household_id)).toEqual(
       north.slice(n, 2 * n).map((x) => x[3]),
     );
+    // one shape for a drawn household, in the sample and in the replacements: the same fields, flat, ranks going on
+    const keys = (xs: object[]) => [...new Set(xs.map((x) => Object.keys(x).sort().join(',')))];
+    expect(keys(pf.replacements!)).toEqual(['household_id,rank,stratum,ticket']);
+    expect(keys(pf.sample)).toEqual(keys(pf.replacements!));
+    const northRanks = pf.replacements!.filter((x) => x.stratum === 'North').map((x) => x.rank);
+    expect(northRanks.length).toBeGreaterThan(0);
+    expect(northRanks).toEqual(northRanks.map((_, i) => n + 1 + i));
   });
 
   it('a forged beacon signature, a swapped sample ID, a proof for another commitment: each a failure at the top', async () => {
@@ -400,6 +408,41 @@ describe('the package re-checks what it packages', () => {
   });
 });
 
+describe("the design's provenance is committed and checked", () => {
+  it("commit records the design file's provenance block; the package passes it for that design and names both when the design's differs", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'provenance-'));
+    const frame = join(dir, 'households.csv');
+    writeFileSync(
+      frame,
+      'household_id,stratum\n' +
+        Array.from({ length: 400 }, (_, i) => `P${i},${i % 2 ? 'North' : 'South'}`).join('\n') +
+        '\n',
+    );
+    const provenance = provenanceOf('9.8.7', new Date('2026-10-01T08:00:00Z'));
+    const design = { ...computeDesign(stratifiedInput(400, NORTH_SOUTH_HALVES, { expectedSD: 1.3 })), provenance };
+    const { commitment, publishedAt } = await commitForRealRound({ design: loadDesign(design), framePath: frame });
+    expect(commitment.design.provenance).toEqual(provenance);
+    const check = async (d: object) => {
+      const r = await buildReport({
+        generatedAt: new Date('2026-11-23T00:00:00Z'),
+        projects: [{ projectId: 'P1', design: d, commitment, publishedAt }],
+      });
+      return r.projects[0]!.checks.find((c) => c.check === 'commitment.design.provenance');
+    };
+    const same = await check(design);
+    expect(same).toMatchObject({ status: 'pass' });
+    expect(same!.message).toContain('oraclekit 9.8.7, 95/5-relative-cdm-fpc/v1, generated 2026-10-01T08:00:00.000Z');
+    // the same sizes (so the same designId) from another run of the tool: the commitment is not for this file
+    const other = { ...design, provenance: provenanceOf('9.8.8', new Date('2026-10-02T08:00:00Z')) };
+    const differs = await check(other);
+    expect(differs).toMatchObject({ status: 'fail' });
+    expect(differs!.message).toContain('"version":"9.8.7"');
+    expect(differs!.message).toContain('"version":"9.8.8"');
+    const { provenance: _dropped, ...bare } = design;
+    expect((await check(bare))!.message).toMatch(/this project's design has none$/);
+  });
+});
+
 describe("the package's headline tells missed precision and the realised dropout", () => {
   it('a stratum that misses ±5 % is a warning at the top with the interviews it needs or the conservative bound; the dropout is counted', async () => {
     const rows = readFileSync(join(import.meta.dirname, '../../../fixtures/r-survey/observations.csv'), 'utf8')
@@ -435,6 +478,35 @@ describe("the package's headline tells missed precision and the realised dropout
       /No check failed, but \d+ findings below need the verifier&#39;s decision|No check failed, but \d+ findings below need the verifier's decision/,
     );
     expect(html).toContain('Realised dropout, per stratum');
+  });
+});
+
+describe('the headline ER coverage', () => {
+  it("is the realised one (completed / sampled) once monitoring data count it, with the design's assumption beside it", async () => {
+    const design = computeDesign({ population: 800, expectedMean: 2, expectedSD: 1, dropoutRate: 0.1 });
+    const n = design.parameters.adjustedSize;
+    // every sampled household has a row; one in four is marked not completed
+    const values = Array.from({ length: n }, (_, i) => ({
+      household: `H${i}`,
+      value: i % 4 === 0 ? null : 1.5 + (i % 7) / 7,
+    }));
+    const completed = values.filter((v) => v.value !== null).length;
+    const build = (observations?: { kind: 'monitoring'; values: typeof values }) =>
+      buildReport({
+        generatedAt: new Date('2026-11-27T00:00:00Z'),
+        projects: [{ projectId: 'p', design, ...(observations ? { observations } : {}) }],
+      });
+    const planned = (await build()).projects[0]!;
+    expect(planned.erCoverage).toMatchObject({ fraction: 0.9, percent: '90 %', basis: 'design' });
+    const r = await build({ kind: 'monitoring', values });
+    const p = r.projects[0]!;
+    expect(p.erCoverage.basis).toBe('realised');
+    expect(p.erCoverage.fraction).toBe(completed / n);
+    expect(p.erCoverage.source).toBe(
+      `realised: ${completed} completed of ${n} sampled households (rows); the design assumed 90 %`,
+    );
+    expect(p.erCoverage.designed).toMatchObject({ fraction: 0.9, percent: '90 %' });
+    expect(renderHtml(r)).toContain(`ER coverage ${p.erCoverage.percent} (realised: ${completed} completed of ${n}`);
   });
 });
 
