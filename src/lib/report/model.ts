@@ -196,7 +196,6 @@ export interface Report {
   projects: ProjectReport[];
 }
 
-
 interface ErCoverage {
   fraction: number;
   percent: string;
