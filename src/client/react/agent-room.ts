@@ -5,7 +5,15 @@
  * conventions LiveKit's own UI reads (`useVoiceAssistant`, `useTranscriptions`).
  */
 import { useCallback, useEffect, useState } from 'react';
-import { ConnectionState, ParticipantKind, Room, RoomEvent, Track, type TextStreamReader } from 'livekit-client';
+import {
+  ConnectionState,
+  ParticipantKind,
+  Room,
+  RoomEvent,
+  Track,
+  type RoomEventCallbacks,
+  type TextStreamReader,
+} from 'livekit-client';
 
 /** The agent's state as LiveKit's UI names it: before it is in the room, then as it publishes it. */
 export type AgentState = 'disconnected' | 'connecting' | 'initializing' | 'listening' | 'thinking' | 'speaking';
@@ -19,6 +27,18 @@ export interface TranscriptSegment {
   text: string;
   /** False while it streams (an answer as it is spoken); true once it is what was said (or heard). */
   final: boolean;
+}
+
+/** Listeners of a room's events, by event. */
+export type RoomListeners = { [E in keyof RoomEventCallbacks]?: RoomEventCallbacks[E] };
+
+/** Subscribes each listener to its room event; the function returned unsubscribes them all (an effect's cleanup). */
+export function onRoomEvents(room: Room, listeners: RoomListeners): () => void {
+  const pairs = Object.entries(listeners) as [keyof RoomEventCallbacks, RoomEventCallbacks[keyof RoomEventCallbacks]][];
+  for (const [event, listener] of pairs) room.on(event, listener);
+  return () => {
+    for (const [event, listener] of pairs) room.off(event, listener);
+  };
 }
 
 /** A microphone or camera the page may use. */
@@ -134,21 +154,16 @@ function useDevices(room: Room) {
         videoinput: room.getActiveDevice('videoinput'),
       });
     };
-    room.on(RoomEvent.MediaDevicesChanged, list);
-    room.on(RoomEvent.ActiveDeviceChanged, onActive);
-    room.on(RoomEvent.LocalTrackPublished, onMute);
-    room.on(RoomEvent.TrackMuted, onMute);
-    room.on(RoomEvent.TrackUnmuted, onMute);
-    room.on(RoomEvent.Connected, list);
+    const off = onRoomEvents(room, {
+      [RoomEvent.MediaDevicesChanged]: list,
+      [RoomEvent.ActiveDeviceChanged]: onActive,
+      [RoomEvent.LocalTrackPublished]: onMute,
+      [RoomEvent.TrackMuted]: onMute,
+      [RoomEvent.TrackUnmuted]: onMute,
+      [RoomEvent.Connected]: list,
+    });
     list();
-    return () => {
-      room.off(RoomEvent.MediaDevicesChanged, list);
-      room.off(RoomEvent.ActiveDeviceChanged, onActive);
-      room.off(RoomEvent.LocalTrackPublished, onMute);
-      room.off(RoomEvent.TrackMuted, onMute);
-      room.off(RoomEvent.TrackUnmuted, onMute);
-      room.off(RoomEvent.Connected, list);
-    };
+    return off;
   }, [room]);
   const setMuted = useCallback(
     async (on: boolean) => {

@@ -16,7 +16,7 @@ import { createCall, syncCall, updateCall } from '../calls.ts';
 import type { CallType } from '../../lib/protocol/calls.ts';
 import { useOraclesContext } from './context.tsx';
 import { useOraclesConfig, type OracleOverrides } from './config.ts';
-import { useAgentRoom, type AgentRoom } from './agent-room.ts';
+import { onRoomEvents, useAgentRoom, type AgentRoom } from './agent-room.ts';
 
 export type { AgentState, MediaDevice, TranscriptSegment } from './agent-room.ts';
 
@@ -220,20 +220,14 @@ function useRoomState(
     const onReconnected = () => setReconnecting(false);
     const onMedia = (e: Error) => toast?.({ title: 'A media device failed', description: `${e.name}: ${e.message}` });
     const onEncryption = (e: Error) => toast?.({ title: 'Encryption error', description: `${e.name}: ${e.message}` });
-    room.on(RoomEvent.Connected, onConnected);
-    room.on(RoomEvent.Disconnected, onDisconnected);
-    room.on(RoomEvent.Reconnecting, onReconnecting);
-    room.on(RoomEvent.Reconnected, onReconnected);
-    room.on(RoomEvent.MediaDevicesError, onMedia);
-    room.on(RoomEvent.EncryptionError, onEncryption);
-    return () => {
-      room.off(RoomEvent.Connected, onConnected);
-      room.off(RoomEvent.Disconnected, onDisconnected);
-      room.off(RoomEvent.Reconnecting, onReconnecting);
-      room.off(RoomEvent.Reconnected, onReconnected);
-      room.off(RoomEvent.MediaDevicesError, onMedia);
-      room.off(RoomEvent.EncryptionError, onEncryption);
-    };
+    return onRoomEvents(room, {
+      [RoomEvent.Connected]: onConnected,
+      [RoomEvent.Disconnected]: onDisconnected,
+      [RoomEvent.Reconnecting]: onReconnecting,
+      [RoomEvent.Reconnected]: onReconnected,
+      [RoomEvent.MediaDevicesError]: onMedia,
+      [RoomEvent.EncryptionError]: onEncryption,
+    });
   }, [room, toast, onDrop]);
   return { isReady, isConnecting, isReconnecting, setConnecting, sessionStarted, setSessionStarted };
 }
