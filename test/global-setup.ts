@@ -1,9 +1,14 @@
 /**
  * Builds dist/ once before the suite when it is missing or older than src/,
- * so end-to-end tests always spawn the CLI of the sources under test.
+ * so end-to-end tests always spawn the CLI of the sources under test; and gives
+ * the run one temporary folder (TMPDIR, inherited by the test workers and every
+ * program they start), removed when the run ends, so a test that leaves its
+ * folders behind (a killed child, a failed assertion before its cleanup) does
+ * not fill the machine's /tmp run after run.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
@@ -17,7 +22,8 @@ function newest(dir: string): number {
   return t;
 }
 
-export default function setup(): void {
+export default function setup(): (() => void) | undefined {
+  const teardown = runTmpdir();
   const manifest = join(root, 'oclif.manifest.json');
   const stale = !existsSync(manifest) || newest(join(root, 'src')) > statSync(manifest).mtimeMs;
   if (stale) {
@@ -32,4 +38,14 @@ export default function setup(): void {
       stdio: 'ignore',
     });
   }
+  return teardown;
+}
+
+/** The run's TMPDIR; the projects of one run share the first one made, and its maker removes it. */
+function runTmpdir(): (() => void) | undefined {
+  if (process.env.ORACLEKIT_TEST_TMPDIR) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'oraclekit-tests-'));
+  process.env.ORACLEKIT_TEST_TMPDIR = dir;
+  process.env.TMPDIR = dir;
+  return () => rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 }

@@ -321,6 +321,7 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
       expect(again.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'finished' } });
     });
 
+    // a third instance boots and two reconnect to Redis: seconds each on a busy 2-core machine
     it('Redis restarting: requests are refused with 503 redis_unavailable, then everything recovers by itself', async () => {
       // D accepts an invocation again until it expires (bearer, the default): its requests need Redis only for turns
       const D = await spawnInstance({ ORACLE_UCAN_REPLAY: 'bearer' });
@@ -372,7 +373,7 @@ describe.each(BACKENDS)('several instances on %s + Redis', (backend) => {
         'the invalidation on B after the restart',
       );
       s.close();
-    });
+    }, 90_000);
 
     it('a turn that streams and ends while Redis is away: its owner keeps going, and its follower on B gets it whole once Redis is back', async () => {
       const u = await newUser(oracleDid);
