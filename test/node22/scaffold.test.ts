@@ -1,6 +1,6 @@
 /**
  * An oracle developer on Node 22: the installed CLI's `oraclekit new` (the dependency on oraclekit its tarball,
- * copied into the project's vendor/), then the project's own `npm test` (tsc and vitest), `npm start` (src/main.ts
+ * copied into the project's vendor/), then the project's own `npm test` (tsc and node:test), `npm start` (src/main.ts
  * run as it is, its types stripped by Node) and one turn of `npm run chat` against a scripted model on loopback —
  * each on the `node` of PATH, this pass's Node 22.
  */
@@ -88,7 +88,7 @@ describe(`a scaffold on Node ${process.versions.node}`, () => {
     const r = npm(['test']);
     const out = stripVTControlCharacters(r.out);
     expect(r.code, out).toBe(0);
-    expect(out).toMatch(/Tests\s+\d+ passed \(\d+\)/);
+    expect(out).toMatch(/ℹ pass [1-9]\d*\nℹ fail 0\n/);
   }, 150_000);
 
   it('npm start serves the oracle, and npm run chat has a turn with it', async () => {

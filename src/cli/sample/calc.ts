@@ -15,9 +15,6 @@ import {
 import { renderComparison, renderDesign, renderExplain, renderSensitivity, type Format } from './render.ts';
 import { computeDesign, designInputOf, provenanceOf } from '../../lib/sampling/design.ts';
 import { packageVersion } from '../../lib/version.ts';
-import { explainDesign } from '../../lib/sampling/explain.ts';
-import { compareAllocations } from '../../lib/sampling/compare.ts';
-import { sensitivity } from '../../lib/sampling/sensitivity.ts';
 import { samplingError } from '../../lib/sampling/errors.ts';
 
 /** The engine's input from --input and the flags (flags override the file). */
@@ -116,9 +113,12 @@ export async function runSampleCalc(given: CalcFlags, io: Io): Promise<void> {
       true,
       `one of --explain, --compare, --sensitivity at a time with --format csv (one table per output), or --json for all`,
     );
-  const explain = flags.explain ? explainDesign(design) : undefined;
-  const comparison = flags.compare ? compareAllocations(design) : undefined;
-  const sens = flags.sensitivity ? sensitivity(design) : undefined;
+  // the extras load only when asked for: a plain design is the fast path's cold start, where each module counts
+  const explain = flags.explain ? (await import('../../lib/sampling/explain.ts')).explainDesign(design) : undefined;
+  const comparison = flags.compare
+    ? (await import('../../lib/sampling/compare.ts')).compareAllocations(design)
+    : undefined;
+  const sens = flags.sensitivity ? (await import('../../lib/sampling/sensitivity.ts')).sensitivity(design) : undefined;
   const extra = { ...(explain && { explain }), ...(comparison && { comparison }), ...(sens && { sensitivity: sens }) };
   if (flags.save && (await saveDesignFlag(flags, body, design, extra, io))) return;
   if (flags.json) {

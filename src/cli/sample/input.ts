@@ -4,10 +4,12 @@
  * no trailing junk) and a bad one is reported with its flag and the engine's
  * error code for that field.
  */
-import { readFileSync } from 'node:fs';
 import { cliError, OracleKitError } from '../errors.ts';
 import { samplingError, type SamplingErrorCode } from '../../lib/sampling/errors.ts';
 import { POPULATION_VALID } from '../../lib/sampling/design.ts';
+
+// not an import: on the fast path (src/cli/fast-path.ts)
+const { readFileSync } = process.getBuiltinModule('node:fs');
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 

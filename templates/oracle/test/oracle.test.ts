@@ -6,10 +6,12 @@
  * for first when oracle.config.json sets a price (the credits plugin: 402 with
  * the claims, the contract, the payment, then the answer). It checks what the
  * oracle does, not how oraclekit words its logs, so an upgrade of oraclekit
- * keeps it green. `npm test` typechecks first (tsc). test/harness.ts starts the
- * oracle and signs the user in.
+ * keeps it green. `npm test` typechecks first (tsc), then runs it with Node's
+ * own test runner (node:test, node:assert). test/harness.ts starts the oracle
+ * and signs the user in.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
 import { callTool, lastToolResult, say } from 'oraclekit/testing';
 import { localTime } from '../src/plugins/local-time.ts';
 import { config, start, userOf, type Reply, type Running } from './harness.ts';
@@ -26,35 +28,39 @@ function scriptLocalTime(o: Running): void {
 
 /** What a client does when an oracle charges: the 402's claims, the contract, the payment of exactly the price. */
 async function payFor(user: Awaited<ReturnType<typeof userOf>>, unpaid: Reply, amount: number) {
-  expect(unpaid.status).toBe(402);
-  expect(unpaid.body).toMatchObject({ statusCode: 402, code: 'payment_required', claims: [expect.any(String)] });
+  assert.equal(unpaid.status, 402);
+  assert.equal(unpaid.body.statusCode, 402);
+  assert.equal(unpaid.body.code, 'payment_required');
   const claims = unpaid.body.claims as string[];
-  expect((await user.post('/credits/contract', {})).status).toBeLessThan(300);
+  assert.equal(claims.length, 1);
+  assert.equal(typeof claims[0], 'string');
+  assert.ok((await user.post('/credits/contract', {})).status < 300);
   const paid = await user.post('/credits/pay', { claimIds: claims, amount });
-  expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+  assert.equal(paid.status, 200, JSON.stringify(paid.body));
   return claims;
 }
 
 let oracle: Running;
-beforeAll(async () => {
+before(async () => {
   oracle = await start();
 });
-afterAll(async () => {
+after(async () => {
   await oracle?.app.close();
 });
 
 describe('the oracle', () => {
   it(`loads the weather plugin and its own local-time plugin${price > 0 ? ', and credits for its price' : ''}`, () => {
     const status = oracle.app.plugins.status();
-    expect(status.loaded).toEqual(expect.arrayContaining(['weather', 'local-time']));
-    if (price > 0) expect(status.loaded).toContain('credits');
-    else expect(status.loaded).not.toContain('credits');
+    for (const name of ['weather', 'local-time']) assert.ok(status.loaded.includes(name), `${name} not loaded`);
+    assert.equal(status.loaded.includes('credits'), price > 0);
   });
 
   it('answers /health with its name and DID from oracle.config.json', async () => {
     const r = await fetch(`${oracle.url}/health`);
-    expect(r.status).toBe(200);
-    expect(await r.json()).toMatchObject({ name: config.name, oracleDid: config.oracleDid });
+    assert.equal(r.status, 200);
+    const health = await r.json();
+    assert.equal(health.name, config.name);
+    assert.equal(health.oracleDid, config.oracleDid);
   });
 
   it(`answers a user through its own tool${price > 0 ? ` (after paying ${price} for the turn)` : ''}`, async () => {
@@ -62,10 +68,10 @@ describe('the oracle', () => {
     if (price > 0) await payFor(user, await user.ask('What time is it?'), price);
     scriptLocalTime(oracle);
     const m = await user.ask('What time is it?');
-    expect(m.status, JSON.stringify(m.body)).toBe(200);
-    expect(m.body.message.content).toBe('It is now Africa/Nairobi time.');
+    assert.equal(m.status, 200, JSON.stringify(m.body));
+    assert.equal(m.body.message.content, 'It is now Africa/Nairobi time.');
     // the model was offered the project's tool from the first step
-    expect(oracle.model.requests[0]!.body.tools?.map((t) => t.function.name)).toContain('get_local_time');
+    assert.ok(oracle.model.requests[0]!.body.tools?.some((t) => t.function.name === 'get_local_time'));
   });
 
   it('tells the model what went wrong when its tool fails, so the model can answer', async () => {
@@ -75,8 +81,9 @@ describe('the oracle', () => {
       say(`Sorry: ${String(lastToolResult(body))}`),
     );
     const m = await user.ask('What time is it on Mars?');
-    expect(m.status, JSON.stringify(m.body)).toBe(200);
-    expect(m.body.message.content).toBe(
+    assert.equal(m.status, 200, JSON.stringify(m.body));
+    assert.equal(
+      m.body.message.content,
       'Sorry: unknown time zone "Mars/Olympus"; use an IANA name such as Europe/Paris',
     );
   });
@@ -89,36 +96,36 @@ describe('the oracle', () => {
       const user = await userOf(o);
       const asked = o.model.requests.length;
       const unpaid = await user.ask('What time is it?');
-      expect(unpaid.status).toBe(402);
-      expect(unpaid.body.outstandingClaims).toEqual([
-        expect.objectContaining({ claimId: unpaid.body.claims[0], amount: o.price, status: 'outstanding' }),
-      ]);
-      expect(o.model.requests.length).toBe(asked); // refused before the model was asked
+      assert.equal(unpaid.status, 402);
+      const outstanding = unpaid.body.outstandingClaims as { claimId: string; amount: number; status: string }[];
+      assert.equal(outstanding.length, 1);
+      assert.equal(outstanding[0]!.claimId, unpaid.body.claims[0]);
+      assert.equal(outstanding[0]!.amount, o.price);
+      assert.equal(outstanding[0]!.status, 'outstanding');
+      assert.equal(o.model.requests.length, asked); // refused before the model was asked
       // the terms, and a payment before accepting them is refused
-      expect((await user.get('/credits/contract')).body).toMatchObject({
-        terms: { price: o.price, unit: 'turn' },
-        contract: null,
-      });
-      expect((await user.post('/credits/pay', { claimIds: unpaid.body.claims, amount: o.price })).body).toMatchObject({
-        code: 'contract_required',
-      });
+      const terms = (await user.get('/credits/contract')).body;
+      assert.equal(terms.terms.price, o.price);
+      assert.equal(terms.terms.unit, 'turn');
+      assert.equal(terms.contract, null);
+      const early = await user.post('/credits/pay', { claimIds: unpaid.body.claims, amount: o.price });
+      assert.equal(early.body.code, 'contract_required');
       // asking again without paying gives the same claim
-      expect((await user.ask('What time is it?')).body.claims).toEqual(unpaid.body.claims);
+      assert.deepEqual((await user.ask('What time is it?')).body.claims, unpaid.body.claims);
       const claims = await payFor(user, unpaid, o.price);
       scriptLocalTime(o);
       const answered = await user.ask('What time is it?');
-      expect(answered.status, JSON.stringify(answered.body)).toBe(200);
-      expect(answered.body.message.content).toBe('It is now Africa/Nairobi time.');
+      assert.equal(answered.status, 200, JSON.stringify(answered.body));
+      assert.equal(answered.body.message.content, 'It is now Africa/Nairobi time.');
       // the payment bought exactly one turn
-      expect((await user.get('/credits/ledger')).body).toMatchObject({
-        paid: o.price,
-        usedTurns: 1,
-        prepaidTurns: 0,
-        owed: 0,
-      });
+      const ledger = (await user.get('/credits/ledger')).body;
+      assert.deepEqual(
+        { paid: ledger.paid, usedTurns: ledger.usedTurns, prepaidTurns: ledger.prepaidTurns, owed: ledger.owed },
+        { paid: o.price, usedTurns: 1, prepaidTurns: 0, owed: 0 },
+      );
       const next = await user.ask('And now?');
-      expect(next.status).toBe(402);
-      expect(next.body.claims).not.toEqual(claims);
+      assert.equal(next.status, 402);
+      assert.notDeepEqual(next.body.claims, claims);
     } finally {
       if (o !== oracle) await o.app.close();
     }
@@ -130,18 +137,17 @@ describe('the oracle', () => {
       headers: { 'content-type': 'application/json' },
       body: '{}',
     });
-    expect(r.status).toBe(401);
+    assert.equal(r.status, 401);
   });
 });
 
 describe('the local-time plugin', () => {
   it('formats a time zone and refuses an unknown one', () => {
     const at = Date.parse('2026-01-01T12:00:00Z');
-    expect(localTime('Africa/Nairobi', at)).toMatchObject({
-      timeZone: 'Africa/Nairobi',
-      iso: '2026-01-01T12:00:00.000Z',
-    });
-    expect(localTime('Africa/Nairobi', at).local).toContain('15:00:00');
-    expect(() => localTime('Mars/Olympus', at)).toThrow(/unknown time zone/);
+    const t = localTime('Africa/Nairobi', at);
+    assert.equal(t.timeZone, 'Africa/Nairobi');
+    assert.equal(t.iso, '2026-01-01T12:00:00.000Z');
+    assert.match(t.local, /15:00:00/);
+    assert.throws(() => localTime('Mars/Olympus', at), /unknown time zone/);
   });
 });
