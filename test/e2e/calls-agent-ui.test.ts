@@ -6,12 +6,15 @@
  * read them; a short burst of speech-like noise during an answer pausing it and the answer resuming (a false
  * interruption); words over an answer stopping it, the history keeping what was heard; no barge-in after a finished
  * answer; a call started before the page's configuration is ready; the oracle killed mid-call named in the page's
- * error, and endCall after it not throwing; an oracle without calls saying so.
+ * error, and endCall after it not throwing; an oracle without calls saying so. With useLiveAgent reading the
+ * transcript itself: a muted microphone unheard until it is unmuted, the answer streamed sentence by sentence and
+ * both sides final; with Chromium's fake devices, the microphones and cameras listed and the ones a video call
+ * publishes switched.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ROOT } from '../helpers/cli.ts';
 import { startSpeechServer, type SpeechServer } from '../helpers/speech-server.ts';
@@ -180,11 +183,21 @@ beforeAll(async () => {
   web = mkdtempSync(join(ROOT, 'test-artifacts/agent-ui-page-'));
   site = await serveCallPage(web, CHECKOUT_ALIAS, PAGE);
   sentence = (await espeak('What is a clean cookstove?', 48_000)).samples;
-  // Chromium's fake devices (three microphones, two cameras) for a page that uses the browser's own; they capture
-  // silence, so the agent hears nothing from them
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--use-fake-ui-for-media-stream', '--autoplay-policy=no-user-gesture-required'],
+  });
+}, 180_000);
+
+/**
+ * A browser with Chromium's fake devices (three microphones, two cameras), for a page that uses the browser's own;
+ * they capture silence, so the agent hears nothing from them.
+ */
+async function launchWithFakeDevices(): Promise<Browser> {
   const silence = join(web, 'silence.wav');
   writeFileSync(silence, wav(new Int16Array(48_000), 48_000));
-  browser = await chromium.launch({
+  return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: [
@@ -192,10 +205,9 @@ beforeAll(async () => {
       '--use-fake-ui-for-media-stream',
       '--use-fake-device-for-media-stream=device-count=2',
       `--use-file-for-fake-audio-capture=${silence}`,
-      '--autoplay-policy=no-user-gesture-required',
     ],
   });
-}, 180_000);
+}
 
 afterAll(async () => {
   await browser?.close();
@@ -208,16 +220,17 @@ afterAll(async () => {
 
 /**
  * A page of a new user of `oracle`, its microphone a Web Audio graph (window.mic.play(samples) speaks into it), or
- * with `devices` the browser's fake microphones and cameras; with `own` the page shows useLiveAgent's transcript.
+ * in `o.devices` (a browser of launchWithFakeDevices) the browser's fake microphones and cameras; with `own` the page
+ * shows useLiveAgent's transcript.
  */
 async function open(
   oracle: Oracle,
-  o: { own?: boolean; devices?: boolean } = {},
+  o: { own?: boolean; devices?: Browser } = {},
 ): Promise<{ page: Page; client: OracleClient; sessionId: string }> {
   const mnemonic = await generateMnemonic();
   const client = await OracleClient.connect({ baseUrl: oracle.url, signer: await signerFromMnemonic(mnemonic) });
   const { sessionId } = await client.createSession();
-  const page = await browser.newPage();
+  const page = await (o.devices ?? browser).newPage();
   page.on('pageerror', (e) => console.error('page error:', e.message));
   if (!o.devices)
     await page.addInitScript(() => {
@@ -394,17 +407,28 @@ describe("a page on LiveKit's agent UI, calling an oracle in a process of its ow
 });
 
 describe("useLiveAgent's own transcript, mute and devices, in headless Chromium", () => {
+  // a model and speech services of their own: nothing another test queued is answered here
+  let ownModel: ScriptedModelServer;
+  let ownSpeech: SpeechServer;
   let shared: Oracle | undefined;
+  beforeAll(async () => {
+    ownModel = await startScriptedModelServer();
+    ownSpeech = await startSpeechServer();
+  });
+  afterAll(async () => {
+    await ownModel?.close();
+    await ownSpeech?.close();
+  });
   /** One oracle for these calls, started by the first. */
   async function oracleOnce(): Promise<Oracle> {
     if (shared) return shared;
     const o = await startOracle(
       {
         env: {
-          LLM_BASE_URL: model.baseURL,
+          LLM_BASE_URL: ownModel.baseURL,
           LLM_PROVIDER_API_KEY: 'sk-test',
-          CALLS_STT_BASE_URL: speech.baseURL,
-          CALLS_TTS_BASE_URL: speech.baseURL,
+          CALLS_STT_BASE_URL: ownSpeech.baseURL,
+          CALLS_TTS_BASE_URL: ownSpeech.baseURL,
           CALLS_END_OF_TURN_MS: '400',
         },
       },
@@ -419,7 +443,6 @@ describe("useLiveAgent's own transcript, mute and devices, in headless Chromium"
     const log = oracle.log;
     const { page } = await open(oracle, { own: true });
     const me = await page.evaluate(() => (window as unknown as { signer: { did(): string } }).signer.did());
-    speech.speech.ms = 600;
     const started = await call<{ ok: boolean }>(page, 'start', 'audio');
     expect(started, `${JSON.stringify(started)}\n${log()}`).toMatchObject({ ok: true });
     await until('the agent listening', async () => (await live(page)).agentState === 'listening', 30_000, log);
@@ -430,18 +453,18 @@ describe("useLiveAgent's own transcript, mute and devices, in headless Chromium"
     expect((await call<Record<string, { muted: boolean }>>(page, 'published')).microphone).toMatchObject({
       muted: true,
     });
-    const heard = speech.heard.length;
+    const heard = ownSpeech.heard.length;
     await play(page, sentence);
     await sleep(2500);
-    expect(speech.heard.length, log()).toBe(heard);
+    expect(ownSpeech.heard.length, log()).toBe(heard);
 
     // unmuted: heard and answered; the answer streams sentence by sentence as it is spoken (interim), then both
     // sides are in the transcript, final
     expect(await call(page, 'mute', false)).toEqual({ ok: true });
     expect((await live(page)).muted).toBe(false);
     const answer = 'A stove that burns less wood. It saves fuel and time.';
-    speech.transcripts.push('What is a clean cookstove?');
-    model.enqueue(say(answer));
+    ownSpeech.transcripts.push('What is a clean cookstove?');
+    ownModel.enqueue(say(answer));
     await play(page, sentence);
     const lines = await until(
       'both sides final',
@@ -456,7 +479,7 @@ describe("useLiveAgent's own transcript, mute and devices, in headless Chromium"
       { identity: me, final: 'true', text: 'What is a clean cookstove?' },
       { identity: oracle.did, final: 'true', text: answer },
     ]);
-    expect(speech.heard.length).toBe(heard + 1);
+    expect(ownSpeech.heard.length).toBe(heard + 1);
     type Segment = { speaker: string; identity: string; text: string; final: boolean };
     const given = await call<Segment[][]>(page, 'transcripts');
     const agent = given.flat().filter((x) => x.speaker === 'agent' && x.identity === oracle.did);
@@ -468,7 +491,9 @@ describe("useLiveAgent's own transcript, mute and devices, in headless Chromium"
 
   it("lists the browser's microphones and cameras and switches the ones a video call publishes", async () => {
     const oracle = await oracleOnce();
-    const { page } = await open(oracle, { devices: true });
+    const devices = await launchWithFakeDevices();
+    onTestFinished(() => devices.close());
+    const { page } = await open(oracle, { devices });
     const started = await call<{ ok: boolean }>(page, 'start', 'video');
     expect(started, `${JSON.stringify(started)}\n${oracle.log()}`).toMatchObject({ ok: true });
     type Devices = {
