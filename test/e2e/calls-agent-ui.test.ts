@@ -232,29 +232,30 @@ async function open(
   const { sessionId } = await client.createSession();
   const page = await (o.devices ?? browser).newPage();
   page.on('pageerror', (e) => console.error('page error:', e.message));
-  if (!o.devices)
-    await page.addInitScript(() => {
-      const ctx = new AudioContext({ sampleRate: 48_000 });
-      const mic = ctx.createMediaStreamDestination();
-      const silence = ctx.createConstantSource();
-      silence.offset.value = 0;
-      silence.connect(mic);
-      silence.start();
-      navigator.mediaDevices.getUserMedia = async () => new MediaStream([mic.stream.getAudioTracks()[0]!.clone()]);
-      (window as unknown as { mic: unknown }).mic = {
-        play: async (samples: number[]) => {
-          await ctx.resume();
-          const b = ctx.createBuffer(1, samples.length, 48_000);
-          b.getChannelData(0).set(samples.map((x) => x / 32768));
-          const s = ctx.createBufferSource();
-          s.buffer = b;
-          s.connect(mic);
-          const ended = new Promise((r) => (s.onended = r));
-          s.start();
-          await ended;
-        },
-      };
-    });
+  // the page's microphone: a Web Audio graph, unless the page uses the browser's own devices
+  await page.addInitScript((webAudio) => {
+    if (!webAudio) return;
+    const ctx = new AudioContext({ sampleRate: 48_000 });
+    const mic = ctx.createMediaStreamDestination();
+    const silence = ctx.createConstantSource();
+    silence.offset.value = 0;
+    silence.connect(mic);
+    silence.start();
+    navigator.mediaDevices.getUserMedia = async () => new MediaStream([mic.stream.getAudioTracks()[0]!.clone()]);
+    (window as unknown as { mic: unknown }).mic = {
+      play: async (samples: number[]) => {
+        await ctx.resume();
+        const b = ctx.createBuffer(1, samples.length, 48_000);
+        b.getChannelData(0).set(samples.map((x) => x / 32768));
+        const s = ctx.createBufferSource();
+        s.buffer = b;
+        s.connect(mic);
+        const ended = new Promise((r) => (s.onended = r));
+        s.start();
+        await ended;
+      },
+    };
+  }, !o.devices);
   const query = new URLSearchParams({ oracle: oracle.url, did: oracle.did, session: sessionId, mnemonic });
   if (o.own) query.set('own', '');
   await page.goto(`${site.url}/?${query}`);
