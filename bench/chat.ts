@@ -102,7 +102,7 @@ const stdin = Object.assign(new PassThrough(), {
   ref: () => stdin,
   unref: () => stdin,
 });
-// breakdown: when the client calls fetch for the message, and when the first token event arrives
+// breakdown: when the client calls fetch for the message, and when the chat tells its first text (firstText)
 let tFetch = 0n;
 let tEvent = 0n;
 const timedFetch: typeof fetch = (input, init) => {
@@ -117,18 +117,16 @@ const client = new OracleClient({
   auth: { premint: true },
 });
 const controller = new ChatController(client);
+controller.on('firstText', () => (tEvent = process.hrtime.bigint()));
 await controller.ensureSession();
-const app = render(
-  createElement(ChatApp, { controller, spinnerMs: 80, onFirstTokenEvent: () => (tEvent = process.hrtime.bigint()) }),
-  {
-    stdout: stdout as unknown as NodeJS.WriteStream,
-    stdin: stdin as unknown as NodeJS.ReadStream,
-    exitOnCtrlC: false,
-    interactive: true,
-    patchConsole: false,
-    maxFps: 120,
-  },
-);
+const app = render(createElement(ChatApp, { controller, spinnerMs: 80 }), {
+  stdout: stdout as unknown as NodeJS.WriteStream,
+  stdin: stdin as unknown as NodeJS.ReadStream,
+  exitOnCtrlC: false,
+  interactive: true,
+  patchConsole: false,
+  maxFps: 120,
+});
 
 const split = { input: [] as number[], network: [] as number[], render: [] as number[] };
 async function tui(): Promise<number> {

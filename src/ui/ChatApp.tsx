@@ -54,8 +54,6 @@ interface ChatAppProps {
   history?: InputHistory;
   /** Spinner frame interval (ms); 0 disables the animation and the elapsed time (tests). */
   spinnerMs?: number;
-  /** Called when the first text delta of a turn arrives, before it is rendered (bench). */
-  onFirstTokenEvent?: () => void;
   /** Puts text on the clipboard (/copy); default an OSC 52 sequence to the terminal. */
   copy?: (text: string) => void;
   /** How long to wait before sending a turn that failed on the provider's side again (default 1 s). */
@@ -78,7 +76,6 @@ function Chat({
   oracleName,
   history,
   spinnerMs = 80,
-  onFirstTokenEvent,
   copy,
   retryDelayMs,
   onExit,
@@ -90,7 +87,7 @@ function Chat({
   const recall = useInputHistory(history);
   const pay = usePayConfirm();
   const { screen, onAnswer, openEditor } = useScreenCommands({ transcript, editor, copy });
-  const turn = useTurn({ controller, add, onRefused: pay.refused, onAnswer, onFirstTokenEvent, retryDelayMs });
+  const turn = useTurn({ controller, add, onRefused: pay.refused, onAnswer, retryDelayMs });
   const quit = useCallback(() => {
     onExit?.();
     exit();

@@ -2,7 +2,9 @@
  * The chat's state machine, shared by the Ink TUI and the piped mode: a
  * current session, a model, slash commands, and turns streamed through the
  * headless client (src/client) — the same code paths the React SDK uses.
+ * What happens during a turn is also told as typed events (ChatEvents).
  */
+import { EventEmitter } from 'node:events';
 import { transcript, type Message, type TurnErrorCode, type TurnUsage } from '../lib/protocol/index.ts';
 import type { OracleClient, TurnResult, ChatStream, OnTurnEvent } from '../client/client.ts';
 import { OracleClientError, PaymentRequiredError } from '../client/errors.ts';
@@ -114,7 +116,13 @@ function helpLines(): string[] {
   ];
 }
 
-export class ChatController {
+/** What a chat tells whoever listens, as it happens. */
+export interface ChatEvents {
+  /** A turn's first text arrived, before the screen renders it. */
+  firstText: [];
+}
+
+export class ChatController extends EventEmitter<ChatEvents> {
   readonly client: OracleClient;
   sessionId: string | undefined;
   model: string | undefined;
@@ -129,6 +137,7 @@ export class ChatController {
   private current: ChatStream | undefined;
 
   constructor(client: OracleClient, o: { sessionId?: string; model?: string; defaultModel?: string } = {}) {
+    super();
     this.client = client;
     this.sessionId = o.sessionId;
     this.model = o.model;
@@ -154,11 +163,19 @@ export class ChatController {
     return this.sessionId;
   }
 
-  /** Streams one turn. Events go to onEvent as they arrive, with the turn so far. */
+  /** Streams one turn. Events go to onEvent as they arrive, with the turn so far; its first text is `firstText`. */
   async send(text: string, onEvent: OnTurnEvent): Promise<TurnResult> {
     const sessionId = await this.ensureSession();
     this.lastMessage = text;
-    const stream = this.client.send(sessionId, text, { onEvent, ...(this.model ? { model: this.model } : {}) });
+    let texted = false;
+    const told: OnTurnEvent = (e, turn) => {
+      if (!texted && e.event === 'message' && turn.text !== '') {
+        texted = true;
+        this.emit('firstText');
+      }
+      onEvent(e, turn);
+    };
+    const stream = this.client.send(sessionId, text, { onEvent: told, ...(this.model ? { model: this.model } : {}) });
     this.current = stream;
     try {
       const r = await stream.result;

@@ -6,12 +6,15 @@
  * read them; a short burst of speech-like noise during an answer pausing it and the answer resuming (a false
  * interruption); words over an answer stopping it, the history keeping what was heard; no barge-in after a finished
  * answer; a call started before the page's configuration is ready; the oracle killed mid-call named in the page's
- * error, and endCall after it not throwing; an oracle without calls saying so.
+ * error, and endCall after it not throwing; an oracle without calls saying so. With useLiveAgent reading the
+ * transcript itself: a muted microphone unheard until it is unmuted, the answer streamed sentence by sentence and
+ * both sides final; with Chromium's fake devices, the microphones and cameras listed and the ones a video call
+ * publishes switched.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ROOT } from '../helpers/cli.ts';
 import { startSpeechServer, type SpeechServer } from '../helpers/speech-server.ts';
@@ -19,6 +22,7 @@ import { espeak } from '../helpers/spoken.ts';
 import { say, startScriptedModelServer, type ScriptedModelServer } from '../helpers/scripted-model-server.ts';
 import { CHECKOUT_ALIAS, serveCallPage } from '../helpers/call-page.ts';
 import { OracleClient, generateMnemonic, signerFromMnemonic } from '../../src/client/index.ts';
+import { wav } from '../../src/calls/audio.ts';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -32,7 +36,11 @@ import { OraclesProvider } from 'oraclekit/react';
 import { useLiveAgent } from 'oraclekit/react/live-agent';
 
 const q = new URLSearchParams(location.search);
+// own: useLiveAgent reads the transcript itself, and the page shows it (LiveKit's hooks stay off the topic)
+const own = q.has('own');
 const seen = [];
+/** Every transcript useLiveAgent gave the page, in order. */
+const transcripts = [];
 
 function AgentView() {
   const { state, audioTrack } = useVoiceAssistant();
@@ -52,26 +60,64 @@ function AgentView() {
   );
 }
 
+function OwnTranscript({ transcript }) {
+  return (
+    <ul>
+      {transcript.map((t) => (
+        <li key={t.id} data-identity={t.identity} data-final={String(t.final)}>{t.text}</li>
+      ))}
+    </ul>
+  );
+}
+
+/** The page's published microphone and camera: what the browser captures for them. */
+function published(room) {
+  const out = {};
+  for (const p of room.localParticipant.trackPublications.values()) {
+    const t = p.track?.mediaStreamTrack;
+    if (t) out[p.source] = { deviceId: t.getSettings().deviceId, enabled: t.enabled, muted: p.isMuted };
+  }
+  return out;
+}
+
 function Call() {
-  // LiveKit's hooks read the room's transcripts: useLiveAgent leaves the topic to them
-  const live = useLiveAgent(q.get('did'), { overrides: { baseUrl: q.get('oracle') }, transcript: false });
+  // LiveKit's hooks read the room's transcripts unless the page reads useLiveAgent's (a topic has one reader)
+  const live = useLiveAgent(q.get('did'), { overrides: { baseUrl: q.get('oracle') }, transcript: own });
   const ref = useRef(live);
   ref.current = live;
+  useEffect(() => void transcripts.push(live.transcript), [live.transcript]);
+  const done = (p) => p.then(() => ({ ok: true }), (e) => ({ ok: false, message: e.message }));
   window.call = {
-    start: () =>
-      ref.current.callAgent({ callType: 'audio', sessionId: q.get('session'), language: 'en' }).then(
+    start: (callType = 'audio', greeting) =>
+      ref.current.callAgent({ callType, sessionId: q.get('session'), language: 'en', greeting }).then(
         (r) => ({ ok: true, callId: r.callId }),
         (e) => ({ ok: false, code: e.code, name: e.name, message: e.message }),
       ),
-    end: () => ref.current.endCall().then(() => ({ ok: true }), (e) => ({ ok: false, message: e.message })),
+    end: () => done(ref.current.endCall()),
+    mute: (on) => done(ref.current.setMuted(on)),
+    setMicrophone: (id) => done(ref.current.setMicrophone(id)),
+    setCamera: (id) => done(ref.current.setCamera(id)),
     seen: () => seen,
-    live: () => ({ agentState: ref.current.agentState, muted: ref.current.muted, error: ref.current.error?.message }),
+    transcripts: () => transcripts,
+    published: () => published(ref.current.room),
+    live: () => {
+      const l = ref.current;
+      return {
+        agentState: l.agentState,
+        muted: l.muted,
+        error: l.error?.message,
+        microphones: l.microphones,
+        cameras: l.cameras,
+        microphoneId: l.microphoneId,
+        cameraId: l.cameraId,
+      };
+    },
   };
   return (
     <RoomContext.Provider value={live.room}>
       <main>
         {live.error && <p role="alert">{live.error.message}</p>}
-        <AgentView />
+        {own ? <OwnTranscript transcript={live.transcript} /> : <AgentView />}
       </main>
     </RoomContext.Provider>
   );
@@ -144,6 +190,25 @@ beforeAll(async () => {
   });
 }, 180_000);
 
+/**
+ * A browser with Chromium's fake devices (three microphones, two cameras), for a page that uses the browser's own;
+ * they capture silence, so the agent hears nothing from them.
+ */
+async function launchWithFakeDevices(): Promise<Browser> {
+  const silence = join(web, 'silence.wav');
+  writeFileSync(silence, wav(new Int16Array(48_000), 48_000));
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream=device-count=2',
+      `--use-file-for-fake-audio-capture=${silence}`,
+    ],
+  });
+}
+
 afterAll(async () => {
   await browser?.close();
   for (const o of oracles) if (o.child.exitCode === null) o.child.kill('SIGTERM');
@@ -153,14 +218,23 @@ afterAll(async () => {
   if (web) rmSync(web, { recursive: true, force: true });
 });
 
-/** A page of a new user of `oracle`, its microphone a Web Audio graph (window.mic.play(samples) speaks into it). */
-async function open(oracle: Oracle): Promise<{ page: Page; client: OracleClient; sessionId: string }> {
+/**
+ * A page of a new user of `oracle`, its microphone a Web Audio graph (window.mic.play(samples) speaks into it), or
+ * in `o.devices` (a browser of launchWithFakeDevices) the browser's fake microphones and cameras; with `own` the page
+ * shows useLiveAgent's transcript.
+ */
+async function open(
+  oracle: Oracle,
+  o: { own?: boolean; devices?: Browser } = {},
+): Promise<{ page: Page; client: OracleClient; sessionId: string }> {
   const mnemonic = await generateMnemonic();
   const client = await OracleClient.connect({ baseUrl: oracle.url, signer: await signerFromMnemonic(mnemonic) });
   const { sessionId } = await client.createSession();
-  const page = await browser.newPage();
+  const page = await (o.devices ?? browser).newPage();
   page.on('pageerror', (e) => console.error('page error:', e.message));
-  await page.addInitScript(() => {
+  // the page's microphone: a Web Audio graph, unless the page uses the browser's own devices
+  await page.addInitScript((webAudio) => {
+    if (!webAudio) return;
     const ctx = new AudioContext({ sampleRate: 48_000 });
     const mic = ctx.createMediaStreamDestination();
     const silence = ctx.createConstantSource();
@@ -181,16 +255,20 @@ async function open(oracle: Oracle): Promise<{ page: Page; client: OracleClient;
         await ended;
       },
     };
-  });
+  }, !o.devices);
   const query = new URLSearchParams({ oracle: oracle.url, did: oracle.did, session: sessionId, mnemonic });
+  if (o.own) query.set('own', '');
   await page.goto(`${site.url}/?${query}`);
   await page.waitForFunction(() => (window as unknown as { call?: unknown }).call !== undefined);
   return { page, client, sessionId };
 }
 
-type PageCall = Record<string, () => unknown>;
-const call = <T>(page: Page, m: string) =>
-  page.evaluate((m) => (window as unknown as { call: PageCall }).call[m]!(), m) as Promise<T>;
+type PageCall = Record<string, (...args: unknown[]) => unknown>;
+const call = <T>(page: Page, m: string, ...args: unknown[]) =>
+  page.evaluate(([m, args]) => (window as unknown as { call: PageCall }).call[m]!(...args), [
+    m,
+    args,
+  ] as const) as Promise<T>;
 const play = (page: Page, samples: Int16Array) =>
   page.evaluate((s) => (window as unknown as { mic: { play(s: number[]): Promise<void> } }).mic.play(s), [...samples]);
 const live = (page: Page) => call<{ agentState: string; muted: boolean; error?: string }>(page, 'live');
@@ -327,4 +405,135 @@ describe("a page on LiveKit's agent UI, calling an oracle in a process of its ow
     expect(await page.textContent('[role=alert]')).toBe(r.message);
     await page.close();
   }, 60_000);
+});
+
+describe("useLiveAgent's own transcript, mute and devices, in headless Chromium", () => {
+  // a model and speech services of their own: nothing another test queued is answered here
+  let ownModel: ScriptedModelServer;
+  let ownSpeech: SpeechServer;
+  let shared: Oracle | undefined;
+  beforeAll(async () => {
+    ownModel = await startScriptedModelServer();
+    ownSpeech = await startSpeechServer();
+  });
+  afterAll(async () => {
+    await ownModel?.close();
+    await ownSpeech?.close();
+  });
+  /** One oracle for these calls, started by the first. */
+  async function oracleOnce(): Promise<Oracle> {
+    if (shared) return shared;
+    const o = await startOracle(
+      {
+        env: {
+          LLM_BASE_URL: ownModel.baseURL,
+          LLM_PROVIDER_API_KEY: 'sk-test',
+          CALLS_STT_BASE_URL: ownSpeech.baseURL,
+          CALLS_TTS_BASE_URL: ownSpeech.baseURL,
+          CALLS_END_OF_TURN_MS: '400',
+        },
+      },
+      site.url,
+    );
+    oracles.push(o);
+    return (shared = o);
+  }
+
+  it('setMuted(true) keeps the user unheard until unmuted; transcript streams the answer and holds both sides', async () => {
+    const oracle = await oracleOnce();
+    const log = oracle.log;
+    const { page } = await open(oracle, { own: true });
+    const me = await page.evaluate(() => (window as unknown as { signer: { did(): string } }).signer.did());
+    const started = await call<{ ok: boolean }>(page, 'start', 'audio');
+    expect(started, `${JSON.stringify(started)}\n${log()}`).toMatchObject({ ok: true });
+    await until('the agent listening', async () => (await live(page)).agentState === 'listening', 30_000, log);
+
+    // muted: what the user says does not reach the agent
+    expect(await call(page, 'mute', true)).toEqual({ ok: true });
+    expect((await live(page)).muted).toBe(true);
+    expect((await call<Record<string, { muted: boolean }>>(page, 'published')).microphone).toMatchObject({
+      muted: true,
+    });
+    const heard = ownSpeech.heard.length;
+    await play(page, sentence);
+    await sleep(2500);
+    expect(ownSpeech.heard.length, log()).toBe(heard);
+
+    // unmuted: heard and answered; the answer streams sentence by sentence as it is spoken (interim), then both
+    // sides are in the transcript, final
+    expect(await call(page, 'mute', false)).toEqual({ ok: true });
+    expect((await live(page)).muted).toBe(false);
+    const answer = 'A stove that burns less wood. It saves fuel and time.';
+    ownSpeech.transcripts.push('What is a clean cookstove?');
+    ownModel.enqueue(say(answer));
+    await play(page, sentence);
+    const lines = await until(
+      'both sides final',
+      async () => {
+        const t = await transcript(page);
+        return t.length === 2 && t.every((x) => x.final === 'true') ? t : undefined;
+      },
+      30_000,
+      log,
+    );
+    expect(lines).toEqual([
+      { identity: me, final: 'true', text: 'What is a clean cookstove?' },
+      { identity: oracle.did, final: 'true', text: answer },
+    ]);
+    expect(ownSpeech.heard.length).toBe(heard + 1);
+    type Segment = { speaker: string; identity: string; text: string; final: boolean };
+    const given = await call<Segment[][]>(page, 'transcripts');
+    const agent = given.flat().filter((x) => x.speaker === 'agent' && x.identity === oracle.did);
+    expect(agent.filter((x) => !x.final)[0]?.text, JSON.stringify(agent)).toBe('A stove that burns less wood.');
+    expect(agent.at(-1)).toMatchObject({ text: answer, final: true });
+    expect(await call(page, 'end')).toEqual({ ok: true });
+    await page.close();
+  }, 120_000);
+
+  it("lists the browser's microphones and cameras and switches the ones a video call publishes", async () => {
+    const oracle = await oracleOnce();
+    const devices = await launchWithFakeDevices();
+    onTestFinished(() => devices.close());
+    const { page } = await open(oracle, { devices });
+    const started = await call<{ ok: boolean }>(page, 'start', 'video');
+    expect(started, `${JSON.stringify(started)}\n${oracle.log()}`).toMatchObject({ ok: true });
+    type Devices = {
+      microphones: { deviceId: string; label: string }[];
+      cameras: { deviceId: string; label: string }[];
+      microphoneId?: string;
+      cameraId?: string;
+    };
+    const d = await until('the devices listed', async () => {
+      const x = (await live(page)) as unknown as Devices;
+      return x.microphones.length === 3 && x.cameras.length === 2 ? x : undefined;
+    });
+    expect(d.microphones.map((m) => m.label)).toEqual([
+      'Fake Default Audio Input',
+      'Fake Audio Input 1',
+      'Fake Audio Input 2',
+    ]);
+    expect(d.cameras.map((c) => c.label)).toEqual(['fake_device_0', 'fake_device_1']);
+    type Published = Record<string, { deviceId: string }>;
+    await until('both tracks published', async () => {
+      const p = await call<Published>(page, 'published');
+      return p.microphone && p.camera;
+    });
+    const before = await call<Published>(page, 'published');
+    const mic = d.microphones.find((m) => m.deviceId !== before.microphone!.deviceId && m.deviceId !== 'default')!;
+    const cam = d.cameras.find((c) => c.deviceId !== before.camera!.deviceId)!;
+
+    expect(await call(page, 'setMicrophone', mic.deviceId)).toEqual({ ok: true });
+    expect(await call(page, 'setCamera', cam.deviceId)).toEqual({ ok: true });
+    // the hook says which devices are in use, and they are the ones the call now captures
+    const now = await until('the devices in use', async () => {
+      const x = (await live(page)) as unknown as Devices;
+      return x.microphoneId === mic.deviceId && x.cameraId === cam.deviceId ? x : undefined;
+    });
+    expect(now).toMatchObject({ microphoneId: mic.deviceId, cameraId: cam.deviceId });
+    const after = await call<Published>(page, 'published');
+    expect(after.microphone!.deviceId).toBe(mic.deviceId);
+    expect(after.camera!.deviceId).toBe(cam.deviceId);
+    expect(await call(page, 'end')).toEqual({ ok: true });
+    await page.close();
+  }, 120_000);
 });

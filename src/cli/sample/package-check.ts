@@ -12,7 +12,8 @@ import { dirname, resolve } from 'node:path';
 import { sha256Hex } from '../../lib/hash.ts';
 import { parseObservationsCsv } from '../../lib/sampling/recalc.ts';
 import { selectionError } from '../../lib/selection/errors.ts';
-import { buildReport, type ProjectInput, type ProjectReport, type Report } from '../../lib/report/model.ts';
+import { buildReport, type ProjectReport, type Report } from '../../lib/report/model.ts';
+import type { ProjectInput } from '../../lib/report/inputs.ts';
 
 export interface PackageCheck {
   ok: boolean;

@@ -12,7 +12,7 @@ import { readJsonFile } from './files.ts';
 import { parseCommitment, parseProof } from '../../lib/selection/records.ts';
 import { parseSeedHex } from '../../lib/selection/workflow.ts';
 import { sha256Hex } from '../../lib/hash.ts';
-import { parseSource, type InputFile, type ProjectInput, type Source } from '../../lib/report/model.ts';
+import { parseSource, type InputFile, type ProjectInput, type Source } from '../../lib/report/inputs.ts';
 import type { Observation } from '../../lib/report/observations.ts';
 import { parsePublishedAt } from './files.ts';
 

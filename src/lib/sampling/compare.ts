@@ -7,6 +7,7 @@
  * Never the answer: the compliant design keeps 95/5 in every stratum.
  */
 import { chain, Z_95, PRECISION, type Design } from './design.ts';
+import { allocate, neymanShares } from './allocation.ts';
 
 export interface AllocationRow {
   name: string;
@@ -41,56 +42,6 @@ export function relativePrecision(n: number, N: number, mean: number, sd: number
   if (n <= 0) return Infinity;
   if (n >= N) return 0; // a census has no sampling error, whatever the CV (also when the CV is beyond the doubles: ∞·0)
   return ((z * (sd / mean)) / Math.sqrt(n)) * Math.sqrt(Math.max(0, 1 - n / N));
-}
-
-/**
- * Largest-remainder allocation of n by real-valued shares, capped at each
- * stratum's population: a stratum whose quota exceeds its cap is fixed at the
- * cap and the rest is re-allocated among the others. Requires n <= sum(caps).
- */
-export function allocate(n: number, shares: number[], caps: number[]): number[] {
-  const out = new Array<number>(shares.length).fill(0);
-  const fixed = new Set<number>();
-  for (;;) {
-    const free = shares.map((_, i) => i).filter((i) => !fixed.has(i) && shares[i]! > 0);
-    const remaining = n - [...fixed].reduce((a, i) => a + out[i]!, 0);
-    const totalShare = free.reduce((a, i) => a + shares[i]!, 0);
-    if (free.length === 0 || totalShare === 0) return out;
-    const quotas = free.map((i) => ({ i, q: (remaining * shares[i]!) / totalShare }));
-    const over = quotas.filter(({ i, q }) => q > caps[i]!);
-    if (over.length > 0) {
-      for (const { i } of over) {
-        out[i] = caps[i]!;
-        fixed.add(i);
-      }
-      continue;
-    }
-    let left = remaining;
-    for (const { i, q } of quotas) {
-      out[i] = Math.floor(q);
-      left -= out[i]!;
-    }
-    const order = [...quotas].sort((x, y) => y.q - Math.floor(y.q) - (x.q - Math.floor(x.q)) || x.i - y.i);
-    for (const { i } of order) {
-      if (left <= 0) break;
-      if (out[i]! < caps[i]!) {
-        out[i]! += 1;
-        left -= 1;
-      }
-    }
-    return out;
-  }
-}
-
-/**
- * Neyman shares N_h·S_h; when a product or their sum leaves the doubles (an SD
- * near 1e308), the same ratios with every SD divided by the largest one.
- */
-function neymanShares(strata: { population: number; sd: number }[]): number[] {
-  const shares = strata.map((s) => s.population * s.sd);
-  if (Number.isFinite(shares.reduce((a, b) => a + b, 0))) return shares;
-  const top = Math.max(...strata.map((s) => s.sd));
-  return strata.map((s) => s.population * (s.sd / top));
 }
 
 function contradictions(mean: number, sd: number, implied: { mean: number; sd: number }): string[] {

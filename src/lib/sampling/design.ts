@@ -1,11 +1,12 @@
 /**
  * Sample-size design per sampling.md: the chain (z, CV, n0, FPC, ceil, exact
  * dropout adjustment), proportional stratification with largest-remainder
- * apportionment, and validation with the error table of ./errors.ts.
+ * apportionment (allocation.ts), and validation with the error table of ./errors.ts.
  * One implementation for the CLI (`sample calc`) and the daemon (POST /v1/sampling).
  */
 import { samplingError } from './errors.ts';
 import * as Q from './rational.ts';
+import { apportion } from './allocation.ts';
 
 /**
  * The method's version: the chain (95/5 relative to the mean, the CDM finite-population correction, exact
@@ -180,29 +181,6 @@ export function chain(N: number, mean: number, sd: number, dropoutRate: number, 
   const calculatedSize = calculatedSizeOf(N, n_fpc);
   const adjustedSize = adjustForDropout(calculatedSize, dropoutRate);
   return { z, cv, n0, n_fpc, calculatedSize, adjustedSize, census: calculatedSize === N };
-}
-
-/**
- * Largest-remainder (Hamilton) apportionment of N by weights: floor every
- * quota N*w_h/sum(w) (exact), then hand the units left to the largest
- * fractional parts; ties go to the larger weight, then to input order.
- */
-export function apportion(N: number, weights: number[]): number[] {
-  const ws = weights.map(Q.fromNumber);
-  const total = ws.reduce((a, b) => Q.add(a, b), Q.int(0));
-  const quotas = ws.map((w) => Q.div(Q.mul(Q.int(N), w), total));
-  const floors = quotas.map((q) => Q.floor(q));
-  let left = BigInt(N) - floors.reduce((a, b) => a + b, 0n);
-  const order = quotas
-    .map((q, i) => ({ i, frac: Q.sub(q, Q.int(floors[i]!)), w: ws[i]! }))
-    .sort((a, b) => Q.cmp(b.frac, a.frac) || Q.cmp(b.w, a.w) || a.i - b.i);
-  const out = floors.map(Number);
-  for (const o of order) {
-    if (left <= 0n) break;
-    out[o.i]! += 1;
-    left -= 1n;
-  }
-  return out;
 }
 
 /** 1 - d, exact in decimal (1 - 0.07 is 0.93, not 0.9299999999999999). */

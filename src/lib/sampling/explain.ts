@@ -4,7 +4,8 @@
  * the result by hand (`sample calc --explain`).
  */
 import * as Q from './rational.ts';
-import { apportion, PRECISION, type Design, type StratumResult } from './design.ts';
+import { PRECISION, type Design, type StratumResult } from './design.ts';
+import { apportion } from './allocation.ts';
 
 interface ExplainStep {
   step: string;

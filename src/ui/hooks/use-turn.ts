@@ -6,7 +6,7 @@
  * the provider's Retry-After when it gave one (up to MAX_RETRY_AFTER_MS),
  * else RETRY_DELAY_MS less up to a quarter (lib/backoff.ts).
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import type { AnyEvent, ToolCallState, TurnState } from '../../lib/protocol/index.ts';
 import { backoffMs } from '../../lib/backoff.ts';
 import type { TurnResult } from '../../client/client.ts';
@@ -63,14 +63,13 @@ export function useTurn(o: {
   onRefused: (text: string) => void;
   /** An answer arrived (for /copy and /tool). */
   onAnswer: (r: TurnResult) => void;
-  onFirstTokenEvent?: (() => void) | undefined;
   retryDelayMs?: number | undefined;
 }): TurnRunner {
-  const { controller, add, onRefused, onAnswer, onFirstTokenEvent } = o;
+  const { controller, add, onRefused, onAnswer } = o;
   const retryDelay = o.retryDelayMs ?? RETRY_DELAY_MS;
   const [live, setLive] = useState<Live | null>(null);
   const [busy, setBusy] = useState(false);
-  const { stream, connection } = useTurnStream({ controller, add, onRefused, onFirstTokenEvent, setLive, busy });
+  const { stream, connection } = useTurnStream({ controller, add, onRefused, setLive, busy });
 
   const cancel = useCallback(() => {
     setLive((l) => (l ? { ...l, cancelling: true } : l));
@@ -127,11 +126,10 @@ function useTurnStream(o: {
   controller: ChatController;
   add: (...xs: NewItem[]) => void;
   onRefused: (text: string) => void;
-  onFirstTokenEvent?: (() => void) | undefined;
   setLive: (f: (l: Live | null) => Live | null) => void;
   busy: boolean;
 }) {
-  const { controller, add, onRefused, onFirstTokenEvent, setLive, busy } = o;
+  const { controller, add, onRefused, setLive, busy } = o;
   const [connection, setConnection] = useState<'connected' | 'unreachable'>('connected');
   // while idle, the oracle's health now and then: the footer stops saying `connected` once it is gone, and says it
   // again when it is back (a turn says so too, at once)
@@ -147,20 +145,14 @@ function useTurnStream(o: {
     }, HEALTH_EVERY_MS);
     return () => clearInterval(probe);
   }, [busy, controller]);
-  const firstTokenSeen = useRef(false);
   const stream = useCallback(
     async (text: string): Promise<TurnResult | 'thrown'> => {
-      firstTokenSeen.current = false;
       let turn: TurnState | undefined;
       const onEvent = (e: AnyEvent, next: TurnState) => {
         const prev = turn;
         turn = next;
         if (next.text === (prev?.text ?? '') && (next.toolCalls.length === 0 || next.toolCalls === prev?.toolCalls))
           return;
-        if (e.event === 'message' && !firstTokenSeen.current) {
-          firstTokenSeen.current = true;
-          onFirstTokenEvent?.();
-        }
         setLive((l) => ({
           text: next.text,
           tools: next.toolCalls,
@@ -182,7 +174,7 @@ function useTurnStream(o: {
         return 'thrown';
       }
     },
-    [add, controller, onFirstTokenEvent, onRefused, setLive],
+    [add, controller, onRefused, setLive],
   );
   return { stream, connection };
 }

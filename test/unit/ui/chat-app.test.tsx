@@ -170,6 +170,23 @@ describe('ChatApp', () => {
     app.unmount();
   });
 
+  it("tells a turn's first text as the typed event firstText, once a turn, before the screen gets it", async () => {
+    const client = await OracleClient.connect({ baseUrl: h.url, signer: await generateSigner() });
+    const controller = new ChatController(client);
+    // per turn: how many of its events with text the caller had seen when firstText was told
+    const told: number[] = [];
+    let texts = 0;
+    controller.on('firstText', () => told.push(texts));
+    for (const answer of ['Stoves save wood.', 'And time.']) {
+      texts = 0;
+      h.model.enqueue(say(answer, 3));
+      const r = await controller.send('tell me', (_e, turn) => void (turn.text && texts++));
+      expect(r.text).toBe(answer);
+      expect(texts).toBeGreaterThan(1);
+    }
+    expect(told).toEqual([0, 0]);
+  });
+
   it('shows a model provider error and an unreachable oracle clearly', async () => {
     const client = await OracleClient.connect({ baseUrl: h.url, signer: await generateSigner() });
     const controller = new ChatController(client);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeDesign, chain, Z_95 } from '../../../../src/lib/sampling/design.ts';
-import { allocate, compareAllocations, relativePrecision } from '../../../../src/lib/sampling/compare.ts';
+import { compareAllocations, relativePrecision } from '../../../../src/lib/sampling/compare.ts';
+import { allocate } from '../../../../src/lib/sampling/allocation.ts';
 import { sensitivity, Z_90, dropoutGrid } from '../../../../src/lib/sampling/sensitivity.ts';
 import { explainDesign } from '../../../../src/lib/sampling/explain.ts';
 import { COOKSTOVE_STRATA, stratifiedInput } from '../../../helpers/sampling-designs.ts';

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  adjustForDropout,
-  apportion,
-  chain,
-  computeDesign,
-  oneMinus,
-  Z_95,
-} from '../../../../src/lib/sampling/design.ts';
+import { adjustForDropout, chain, computeDesign, oneMinus, Z_95 } from '../../../../src/lib/sampling/design.ts';
+import { apportion } from '../../../../src/lib/sampling/allocation.ts';
 import { OracleKitError } from '../../../../src/lib/errors.ts';
 import { samplingCases } from '../../../helpers/spec.ts';
 import { stratifiedInput } from '../../../helpers/sampling-designs.ts';
