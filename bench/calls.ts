@@ -23,7 +23,10 @@
  * With --word-ms=N the model streams its answer (a long first sentence) one
  * word every N ms, as a hosted model streams tokens, instead of at once.
  *
- * Usage: node bench/calls.ts [utterances=20] [--browser] [--word-ms=N] [--verbose]
+ * The oracle runs this checkout's build (`npm run build` first); --tree=<checkout> runs another checkout's build, for a
+ * before/after in one sitting.
+ *
+ * Usage: node bench/calls.ts [utterances=20] [--browser] [--word-ms=N] [--verbose] [--tree=<checkout>]
  */
 import './rtc-quiet.ts';
 import { fork } from 'node:child_process';
@@ -48,6 +51,7 @@ const N = Number(args.find((a) => !a.startsWith('--')) ?? 20);
 const BROWSER = args.includes('--browser');
 /** Each utterance's latency and the agent's line for it, on stderr. */
 const VERBOSE = args.includes('--verbose');
+const TREE = args.find((a) => a.startsWith('--tree='))?.slice('--tree='.length);
 const WORD_MS = Number(args.find((a) => a.startsWith('--word-ms='))?.slice('--word-ms='.length) ?? 0);
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const LONG = 'In Nairobi this evening, the sky is clear and the air is cool and still. Okay.';
@@ -101,6 +105,7 @@ const child = fork(
   [
     JSON.stringify({
       mnemonic,
+      ...(TREE ? { tree: TREE } : {}),
       env: {
         ...oracleEnv(model, speech),
         ...(site ? { CORS_ORIGINS: site.url } : {}),
