@@ -48,6 +48,8 @@ const CHUNK = RATE / 100; // 10 ms
 const LOUD = -40;
 
 export interface CallingUser {
+  /** The call's id (the agent's log lines about it name it). */
+  callId: string;
   /** Says the sentence; resolves when its last loud frame has been handed to the microphone (performance.now()). */
   speak(): Promise<number>;
   /** When the user first heard a loud chunk of the agent after a time (performance.now()), if yet. */
@@ -123,6 +125,7 @@ export async function callingUser(
     }
   })();
   return {
+    callId,
     speak: () => new Promise((done) => (next = done)),
     firstLoudAfter: (since) => loud.find((t) => t > since),
     async close() {

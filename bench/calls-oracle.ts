@@ -7,29 +7,46 @@
  * IPC: 'ready' with its URL and key, then each line where the agent says where
  * the time to an answer went (voice.ts, stagesLine).
  *
- * Usage (by the parent): calls-oracle.ts <JSON of { env, mnemonic }>
+ * The oracle is the built runtime of a checkout (`tree`, default this one: its dist/ and the @oraclekit/calls it
+ * installs), as a user's install runs it: the runtime's and the calls package's imports of `oraclekit/plugin` are then
+ * one module (from sources, the package would load the built one beside the source runtime).
+ *
+ * Usage (by the parent): calls-oracle.ts <JSON of { env, mnemonic, tree? }>
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createOracleApp } from '../src/runtime/app.ts';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { pino } from 'pino';
+import type { createOracleApp as CreateOracleApp } from '../src/runtime/app.ts';
 import { didFromMnemonic } from '../src/lib/keys/keys.ts';
 
-const { env, mnemonic } = JSON.parse(process.argv[2] ?? '{}') as { env: Record<string, string>; mnemonic: string };
+const { env, mnemonic, tree } = JSON.parse(process.argv[2] ?? '{}') as {
+  env: Record<string, string>;
+  mnemonic: string;
+  tree?: string;
+};
+const built = pathToFileURL(resolve(tree ?? join(import.meta.dirname, '..'), 'dist/runtime/app.js')).href;
+const { createOracleApp } = (await import(built)) as { createOracleApp: typeof CreateOracleApp };
 const dir = mkdtempSync(join(tmpdir(), 'bench-calls-'));
+/** The agent's stage lines (a plugin logs to the runtime's pino log): each goes to the parent as it is logged. */
+const log = pino(
+  { level: 'info' },
+  {
+    write: (l: string) => {
+      const msg = String((JSON.parse(l) as { msg?: unknown }).msg ?? '');
+      if (msg.includes('after the end of turn'))
+        process.send!({ type: 'stages', line: msg, at: performance.timeOrigin + performance.now() });
+    },
+  },
+);
 const app = createOracleApp({
   config: { name: 'Bench Oracle', model: 'scripted-model', oracleDid: didFromMnemonic(mnemonic) },
   dbPath: join(dir, 'oracle.db'),
-  logger: {
-    info: (l) =>
-      void (
-        l.includes('after the end of turn') &&
-        process.send!({ type: 'stages', line: l, at: performance.timeOrigin + performance.now() })
-      ),
-    error: () => {},
-  },
+  logger: { info: () => {}, error: () => {} },
+  pino: log,
   signingMnemonic: mnemonic,
-  env: { ...env, LOG_LEVEL: 'silent' },
+  env,
 });
 const url = await app.listen(0, '127.0.0.1');
 process.send!({ type: 'ready', url });

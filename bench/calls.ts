@@ -23,7 +23,16 @@
  * With --word-ms=N the model streams its answer (a long first sentence) one
  * word every N ms, as a hosted model streams tokens, instead of at once.
  *
- * Usage: node bench/calls.ts [utterances=20] [--browser] [--word-ms=N] [--verbose]
+ * With --busy another user streams chat turns (400 words, one per 5 ms) through the same oracle for the whole run,
+ * and with --calls=K K − 1 more users are in calls of their own, each saying the sentence every 1.5–3 s: the
+ * latency of the measured call while the oracle is busy with other users' turns and calls. Then every answer is the
+ * model's default one (the chat turns' streams are queued for them just before each is sent).
+ *
+ * The oracle runs this checkout's build (`npm run build` first); --tree=<checkout> runs another checkout's build, for a
+ * before/after in one sitting.
+ *
+ * Usage: node bench/calls.ts [utterances=20] [--browser] [--word-ms=N] [--busy] [--calls=K] [--verbose]
+ *   [--tree=<checkout>]
  */
 import './rtc-quiet.ts';
 import { fork } from 'node:child_process';
@@ -34,7 +43,8 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startScriptedModelServer } from '../src/runtime/testing/model-server.ts';
 import { say } from '../src/runtime/testing/script.ts';
-import { generateMnemonic, signerFromMnemonic } from '../src/lib/keys/keys.ts';
+import { generateMnemonic, generateSigner, signerFromMnemonic } from '../src/lib/keys/keys.ts';
+import { mintInvocation } from '../src/lib/ucan/ucan.ts';
 import { OracleClient } from '../src/client/index.ts';
 import { startSpeechServer } from '../test/helpers/speech-server.ts';
 import { espeak } from '../test/helpers/spoken.ts';
@@ -48,6 +58,9 @@ const N = Number(args.find((a) => !a.startsWith('--')) ?? 20);
 const BROWSER = args.includes('--browser');
 /** Each utterance's latency and the agent's line for it, on stderr. */
 const VERBOSE = args.includes('--verbose');
+const BUSY = args.includes('--busy');
+const CALLS = Number(args.find((a) => a.startsWith('--calls='))?.slice('--calls='.length) ?? 1);
+const TREE = args.find((a) => a.startsWith('--tree='))?.slice('--tree='.length);
 const WORD_MS = Number(args.find((a) => a.startsWith('--word-ms='))?.slice('--word-ms='.length) ?? 0);
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const LONG = 'In Nairobi this evening, the sky is clear and the air is cool and still. Okay.';
@@ -101,6 +114,7 @@ const child = fork(
   [
     JSON.stringify({
       mnemonic,
+      ...(TREE ? { tree: TREE } : {}),
       env: {
         ...oracleEnv(model, speech),
         ...(site ? { CORS_ORIGINS: site.url } : {}),
@@ -124,6 +138,8 @@ const url = await new Promise<string>((ok, fail) => {
  * and when the user first got a loud chunk of the answer after a time.
  */
 interface Caller {
+  /** The call's id, when known: only the agent's lines about it are this caller's. */
+  callId?: string;
   speak(): Promise<number>;
   firstLoudAfter(since: number): Promise<number | undefined>;
   close(): Promise<void>;
@@ -241,16 +257,62 @@ async function browserCaller(): Promise<Caller> {
 }
 
 const caller = BROWSER ? await browserCaller() : await rtcNodeCaller();
+
+/** The other users: K − 1 more calls that talk, and a chat user whose turns stream all along. */
+const shared = BUSY || CALLS > 1;
+if (shared) model.fallback = answer();
+let othersOn = true;
+const others = await Promise.all(
+  Array.from({ length: CALLS - 1 }, () => callingUser(url, oracle.did(), { samples: SPEECH.samples, end: SPEECH_END })),
+);
+const talking = others.map(async (o) => {
+  while (othersOn) {
+    await sleep(1500 + Math.random() * 1500);
+    if (othersOn) await o.speak();
+  }
+});
+let chatTurns = 0;
+const chatting = BUSY
+  ? (async () => {
+      const chatter = await generateSigner();
+      const headers = async () => ({
+        authorization: `Bearer ${await mintInvocation({ issuer: chatter, audience: oracle.did() })}`,
+        'content-type': 'application/json',
+      });
+      const r = await fetch(`${url}/sessions`, { method: 'POST', headers: await headers(), body: '{}' });
+      const { sessionId } = (await r.json()) as { sessionId: string };
+      const words = Array.from({ length: 400 }, (_, i) => `word${i}`);
+      while (othersOn) {
+        model.enqueue({
+          steps: words.flatMap((w, i) => [
+            ...(i ? [{ type: 'delay' as const, ms: 5 }] : []),
+            { type: 'text' as const, text: i ? ` ${w}` : w },
+          ]),
+        });
+        const res = await fetch(`${url}/messages/${sessionId}`, {
+          method: 'POST',
+          headers: await headers(),
+          body: JSON.stringify({ message: 'Tell me everything.', stream: true }),
+        });
+        await res.text();
+        chatTurns++;
+      }
+    })()
+  : undefined;
+if (shared) await sleep(1000); // the other calls' subscriptions settle
 const latencies: number[] = [];
 const cpu0 = cpuUsOf(child.pid!);
 const t0 = performance.now();
 let unanswered = 0;
 for (let i = 0; i < N; i++) {
-  model.enqueue(answer());
+  if (!shared) model.enqueue(answer());
+  else if (caller.callId === undefined) throw new Error('--busy and --calls need the rtc-node user (not --browser)');
   const before = stageLines.length;
   const end = await caller.speak();
   // the agent's answer to this utterance (its stage line), then the answer's first sound at the user after it
-  const logged = await within(END_OF_TURN_MS + 3000, () => stageLines[before]);
+  const logged = await within(END_OF_TURN_MS + 3000, () =>
+    stageLines.slice(before).find((l) => caller.callId === undefined || l.line.includes(caller.callId)),
+  );
   const first = logged && (await within(2000, () => caller.firstLoudAfter(Math.max(end, logged.at - 5))));
   if (VERBOSE)
     console.error(
@@ -275,12 +337,19 @@ for (let i = 0; i < N; i++) {
 }
 const seconds = (performance.now() - t0) / 1000;
 const cpuPerSecond = (cpuUsOf(child.pid!) - cpu0) / 1e6 / seconds;
+othersOn = false;
+await Promise.all([...talking, chatting]);
+await Promise.all(others.map((o) => o.close()));
 
 const q = (p: number) => quantile(latencies, p);
 const report = {
   user: BROWSER ? 'headless Chromium, livekit-client' : '@livekit/rtc-node',
   utterances: N,
   wordMs: WORD_MS,
+  /** Calls at once (the measured one included), and whether another user's chat turns streamed meanwhile. */
+  calls: CALLS,
+  busy: BUSY,
+  chatTurns,
   answered: latencies.length,
   unanswered,
   endOfTurnMs: END_OF_TURN_MS,
@@ -291,7 +360,7 @@ const report = {
   stagesMedianMs: Object.fromEntries(Object.entries(perStage).map(([k, v]) => [k, Math.round(quantile(v, 0.5))])),
   loadAverage: loadavg().map((x) => Number(x.toFixed(1))),
   callSeconds: Math.round(seconds),
-  /** The oracle process's CPU (its endpoint and agent included), per second of call. */
+  /** The oracle process's CPU (its endpoint and agent included), per second of call (of all its calls and turns). */
   oracleCpuSecondsPerCallSecond: Number(cpuPerSecond.toFixed(3)),
 };
 console.log(JSON.stringify(report, null, 2));
