@@ -7,7 +7,7 @@
  * not fill the machine's /tmp run after run.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -45,6 +45,8 @@ export default function setup(): (() => void) | undefined {
 function runTmpdir(): (() => void) | undefined {
   if (process.env.ORACLEKIT_TEST_TMPDIR) return undefined;
   const dir = mkdtempSync(join(tmpdir(), 'oraclekit-tests-'));
+  // searchable by other users, not listable: the PostgreSQL servers the tests start run as the postgres user
+  chmodSync(dir, 0o711);
   process.env.ORACLEKIT_TEST_TMPDIR = dir;
   process.env.TMPDIR = dir;
   return () => rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
