@@ -152,9 +152,8 @@ export default tseslint.config(
   {
     // the one-home checks of docs/architecture.md: the env rule lives in src/lib/env.ts (parseEnv), SHA-256 in
     // src/lib/hash.ts, configuration files are read through their schema, a file is made 0600 only by the
-    // secret-file writer; a plugin's clock is its context's now().
-    // The calls plugin is moving into its own package and keeps its copies until then. What sample commands read
-    // (a package's report, a survey's files) is data, not configuration.
+    // secret-file writer; a plugin's clock is its context's now() (the bundled plugins and the calls package alike).
+    // What sample commands read (a package's report, a survey's files) is data, not configuration.
     files: ['src/**/*.ts', 'src/**/*.tsx', 'templates/oracle/src/**/*.ts'],
     ignores: ['src/lib/env.ts', 'src/runtime/plugins/**', 'src/calls/**'],
     rules: { 'no-restricted-syntax': ['error', ...ONE_HOME_RULES] },
@@ -169,8 +168,8 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', ...BLANK_RULES, ...SECRET_FILE_RULES] },
   },
   {
-    files: ['src/runtime/plugins/**/*.ts'],
-    ignores: ['src/runtime/plugins/calls/**'],
+    files: ['src/runtime/plugins/**/*.ts', 'src/calls/**/*.ts'],
+    ignores: ['src/calls/dist/**'],
     rules: { 'no-restricted-syntax': ['error', ...ONE_HOME_RULES, ...CLOCK_RULES] },
   },
   {

@@ -38,7 +38,7 @@ export class Camera {
       for await (const e of frames) {
         if (this.closed) break;
         this.latest = e.frame;
-        this.latestAt = Date.now();
+        this.latestAt = performance.now();
       }
     } finally {
       this.latest = undefined;
@@ -58,7 +58,7 @@ export class Camera {
   /** The latest frame as a PNG for the model; a camera_off error when there is none to show. */
   snapshot(): ToolImage {
     const frame = this.latest;
-    if (!frame || this.muted || this.refused || this.closed || Date.now() - this.latestAt > MAX_FRAME_AGE_MS)
+    if (!frame || this.muted || this.refused || this.closed || performance.now() - this.latestAt > MAX_FRAME_AGE_MS)
       throw callsError(
         'camera_off',
         this.refused

@@ -51,6 +51,7 @@ interface CallsState {
     prefix: string;
     mediaAddress: string;
     log: (line: string) => void;
+    now: () => number;
     limits: Partial<EndpointLimits>;
     /** Loaded on the first call or join (werift takes most of a second to load: never at boot). */
     endpoint?: Promise<LiveKitEndpoint>;
@@ -70,7 +71,7 @@ function stateOf(ctx: PluginContext<CallsEnv>): CallsState {
   let s = states.get(ctx);
   if (!s) {
     const e = ctx.env;
-    const store = new CallStore(ctx.store.db, ctx.store.oracleDid);
+    const store = new CallStore(ctx.store.db, ctx.store.oracleDid, ctx);
     const hosts = (e.ORACLE_ALLOWED_HOSTS ?? '')
       .split(',')
       .map((h) => h.trim())
@@ -87,6 +88,7 @@ function stateOf(ctx: PluginContext<CallsEnv>): CallsState {
         prefix: '',
         mediaAddress: e.CALLS_MEDIA_ADDRESS,
         log: (l) => ctx.log.info(l),
+        now: ctx.now,
         limits: {
           signalPerSecond: e.CALLS_SIGNAL_PER_SECOND,
           sdpMaxBytes: e.CALLS_SDP_MAX_BYTES,
@@ -142,6 +144,7 @@ function endpointOf(s: CallsState): Promise<LiveKitEndpoint> | undefined {
         prefix: e.prefix,
         mediaAddress: e.mediaAddress,
         log: e.log,
+        now: e.now,
         limits: e.limits,
         // only a live call's room may be joined: an ended call's room refuses every token it ever handed out
         admitRoom: (room) => (s.live.has(room) ? undefined : `the call of room ${room} has ended`),
@@ -339,7 +342,7 @@ export const callsPlugin = definePlugin<CallsEnv>({
     defaultState: 'on',
     dependsOn: [],
   },
-  envSchema: CallsEnvSchema as unknown as z.ZodType<CallsEnv>,
+  envSchema: CallsEnvSchema,
   errors: CALLS_ERRORS,
   // the turns of a call (metadata.via "call") may look through the user's camera
   turnTools: (turn, ctx): Record<string, AnyPluginTool> => {

@@ -48,6 +48,9 @@ export async function joinToken(
     ...(o.role === 'agent' ? { agent: true, canUpdateOwnMetadata: true } : {}),
   });
   const token = await at.toJwt();
+  // the token's own exp is stamped by the signing library from the system clock, and the server checks it against the
+  // system clock: its expiry is told by the same clock, not the runtime's (which a test may move)
+  // eslint-disable-next-line no-restricted-syntax
   return { url: target.url, token, expiresAt: new Date(Date.now() + TOKEN_TTL_S * 1000).toISOString() };
 }
 

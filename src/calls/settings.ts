@@ -7,62 +7,63 @@
  */
 import { z } from 'zod';
 
-const blank = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
-const opt = <T extends z.ZodType>(s: T) => z.preprocess(blank, s.optional());
 const LIVEKIT = ['LIVEKIT_URL', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET'] as const;
 
+// the runtime parses this schema after the one env rule (parseEnv): a blank variable arrives unset
 export const CallsEnvSchema = z
   .object({
-    LIVEKIT_URL: opt(z.url({ protocol: /^(wss?|https?)$/, error: 'a ws://, wss://, http:// or https:// URL' })),
-    LIVEKIT_API_KEY: opt(z.string().trim().min(1)),
-    LIVEKIT_API_SECRET: opt(z.string().min(1)),
+    LIVEKIT_URL: z.url({ protocol: /^(wss?|https?)$/, error: 'a ws://, wss://, http:// or https:// URL' }).optional(),
+    LIVEKIT_API_KEY: z.string().trim().min(1).optional(),
+    LIVEKIT_API_SECRET: z.string().min(1).optional(),
     /**
      * The address the embedded endpoint's media (ICE over UDP) binds to: 127.0.0.1 like HOST by default, 0.0.0.0 for
      * every interface.
      */
-    CALLS_MEDIA_ADDRESS: z.preprocess(blank, z.union([z.ipv4(), z.literal('0.0.0.0')]).default('127.0.0.1')),
-    LLM_BASE_URL: opt(z.string()),
-    LLM_PROVIDER_API_KEY: opt(z.string()),
-    CALLS_STT_BASE_URL: opt(z.url({ protocol: /^https?$/ })),
-    CALLS_STT_API_KEY: opt(z.string()),
-    CALLS_STT_MODEL: z.preprocess(blank, z.string().trim().min(1).default('whisper-1')),
-    CALLS_TTS_BASE_URL: opt(z.url({ protocol: /^https?$/ })),
-    CALLS_TTS_API_KEY: opt(z.string()),
-    CALLS_TTS_MODEL: z.preprocess(blank, z.string().trim().min(1).default('tts-1')),
-    CALLS_TTS_VOICE: z.preprocess(blank, z.string().trim().min(1).max(64).default('alloy')),
+    CALLS_MEDIA_ADDRESS: z.union([z.ipv4(), z.literal('0.0.0.0')]).default('127.0.0.1'),
+    LLM_BASE_URL: z.string().optional(),
+    LLM_PROVIDER_API_KEY: z.string().optional(),
+    CALLS_STT_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    CALLS_STT_API_KEY: z.string().optional(),
+    CALLS_STT_MODEL: z.string().trim().min(1).default('whisper-1'),
+    CALLS_TTS_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    CALLS_TTS_API_KEY: z.string().optional(),
+    CALLS_TTS_MODEL: z.string().trim().min(1).default('tts-1'),
+    CALLS_TTS_VOICE: z.string().trim().min(1).max(64).default('alloy'),
     /**
      * Where clients reach the embedded endpoint (ws://, wss://, http:// or https://; http(s) is handed out as ws(s)):
      * connection.url. Unset: the origin of the request, whose Host the oracle checked (a loopback bind or
      * ORACLE_ALLOWED_HOSTS); needed when the oracle listens on every interface and answers to any host name.
      */
-    CALLS_PUBLIC_URL: opt(z.url({ protocol: /^(wss?|https?)$/, error: 'a ws://, wss://, http:// or https:// URL' })),
+    CALLS_PUBLIC_URL: z
+      .url({ protocol: /^(wss?|https?)$/, error: 'a ws://, wss://, http:// or https:// URL' })
+      .optional(),
     /** The host names the oracle answers to (the runtime's ORACLE_ALLOWED_HOSTS): a checked Host names the origin. */
-    ORACLE_ALLOWED_HOSTS: opt(z.string()),
+    ORACLE_ALLOWED_HOSTS: z.string().optional(),
     /** Live calls one user may have at once. */
-    CALLS_MAX_PER_USER: z.preprocess(blank, z.coerce.number().int().min(1).max(1000).default(2)),
+    CALLS_MAX_PER_USER: z.coerce.number().int().min(1).max(1000).default(2),
     /** Live calls of the process at once (one core holds about 8 with the embedded endpoint). */
-    CALLS_MAX_PER_PROCESS: z.preprocess(blank, z.coerce.number().int().min(1).max(10_000).default(8)),
+    CALLS_MAX_PER_PROCESS: z.coerce.number().int().min(1).max(10_000).default(8),
     /** A call no user joined this long (s) after its creation ends. */
-    CALLS_JOIN_TIMEOUT_S: z.preprocess(blank, z.coerce.number().int().min(5).max(3600).default(60)),
+    CALLS_JOIN_TIMEOUT_S: z.coerce.number().int().min(5).max(3600).default(60),
     /** A call whose user left and did not come back this long (s) after ends. */
-    CALLS_LEFT_GRACE_S: z.preprocess(blank, z.coerce.number().int().min(1).max(3600).default(30)),
+    CALLS_LEFT_GRACE_S: z.coerce.number().int().min(1).max(3600).default(30),
     /** A participant of the embedded endpoint with no media connection this long (s) after joining is dropped. */
-    CALLS_MEDIA_TIMEOUT_S: z.preprocess(blank, z.coerce.number().int().min(2).max(600).default(20)),
+    CALLS_MEDIA_TIMEOUT_S: z.coerce.number().int().min(2).max(600).default(20),
     /** Signal messages per second one participant of the embedded endpoint may send (a burst of 5 s' worth). */
-    CALLS_SIGNAL_PER_SECOND: z.preprocess(blank, z.coerce.number().int().min(1).max(1000).default(20)),
+    CALLS_SIGNAL_PER_SECOND: z.coerce.number().int().min(1).max(1000).default(20),
     /** The largest SDP the embedded endpoint accepts (bytes). */
-    CALLS_SDP_MAX_BYTES: z.preprocess(blank, z.coerce.number().int().min(4096).max(1_048_576).default(65_536)),
+    CALLS_SDP_MAX_BYTES: z.coerce.number().int().min(4096).max(1_048_576).default(65_536),
     /**
      * The most media sections (m-lines) an SDP may carry at the embedded endpoint: LiveKit's native SDKs offer 9 for a
      * microphone and a camera (three receive-only audio and three video sections, data, then the two tracks).
      */
-    CALLS_SDP_MAX_MEDIA_SECTIONS: z.preprocess(blank, z.coerce.number().int().min(1).max(64).default(16)),
+    CALLS_SDP_MAX_MEDIA_SECTIONS: z.coerce.number().int().min(1).max(64).default(16),
     /** Speech shorter than this (ms) while the agent answers does not interrupt it (0: any speech does). */
-    CALLS_MIN_INTERRUPTION_MS: z.preprocess(blank, z.coerce.number().int().min(0).max(5000).default(250)),
+    CALLS_MIN_INTERRUPTION_MS: z.coerce.number().int().min(0).max(5000).default(250),
     /** What the agent says as it joins a call that names no greeting of its own (unset: nothing). */
-    CALLS_GREETING: opt(z.string().trim().min(1).max(500)),
+    CALLS_GREETING: z.string().trim().min(1).max(500).optional(),
     /** The silence (ms) after speech that ends the user's utterance. */
-    CALLS_END_OF_TURN_MS: z.preprocess(blank, z.coerce.number().int().min(100).max(5000).default(500)),
+    CALLS_END_OF_TURN_MS: z.coerce.number().int().min(100).max(5000).default(500),
   })
   .superRefine((env, ctx) => {
     // a LiveKit server needs all three; a key without a server is a mistake, not the embedded endpoint

@@ -5,7 +5,7 @@
  * when the call ends.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Migration, Storage } from 'oraclekit/plugin';
+import type { Migration, PluginContext, Storage } from 'oraclekit/plugin';
 import type { Call, CallStatus, CallType } from 'oraclekit/plugin';
 
 const CALLS_MIGRATIONS: Migration[] = [
@@ -43,21 +43,18 @@ interface CallRow {
 export class CallStore {
   private readonly db: Storage;
   private readonly oracleDid: string;
-  private migrated: Promise<void> | undefined;
+  private readonly ctx: Pick<PluginContext, 'now' | 'migrate'>;
 
-  constructor(db: Storage, oracleDid: string) {
+  /** `ctx`: the plugin context's clock and its migrations (applied once; after a failure the next call retries). */
+  constructor(db: Storage, oracleDid: string, ctx: Pick<PluginContext, 'now' | 'migrate'>) {
     this.db = db;
     this.oracleDid = oracleDid;
+    this.ctx = ctx;
     void this.ready().catch(() => {}); // started now; the error reaches every caller through `await this.ready()`
   }
 
-  /** The migrations, applied once; after a failure (the database away) the next call tries again. */
   private ready(): Promise<void> {
-    this.migrated ??= this.db.migrate('calls', CALLS_MIGRATIONS).catch((e: unknown) => {
-      this.migrated = undefined;
-      throw e;
-    });
-    return this.migrated;
+    return this.ctx.migrate(CALLS_MIGRATIONS);
   }
 
   private call(r: CallRow): Call {
@@ -85,7 +82,7 @@ export class CallStore {
     await this.ready();
     const id = `call-${randomUUID()}`;
     const key = randomBytes(32).toString('hex');
-    const now = new Date().toISOString();
+    const now = new Date(this.ctx.now()).toISOString();
     await this.db.write(() =>
       this.db.run(
         'INSERT INTO calls_calls (id, user_did, oracle_did, session_id, call_type, status, agent_voice, language, encryption_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -155,7 +152,7 @@ export class CallStore {
     o: { status?: 'active' | 'ended'; startedAt?: string; endedAt?: string },
   ): Promise<Call | undefined> {
     await this.ready();
-    const now = new Date().toISOString();
+    const now = new Date(this.ctx.now()).toISOString();
     await this.db.write(async () => {
       const r = await this.row(userDid, callId);
       if (!r || r.status === 'ended') return;

@@ -44,6 +44,11 @@ interface EndpointOptions {
   /** The IPv4 address media binds to (default 127.0.0.1; 0.0.0.0 for every interface). */
   mediaAddress?: string;
   log?: (line: string) => void;
+  /**
+   * The clock the rooms' and participants' times are stamped with, ms since the epoch: the plugin context's now in an
+   * oracle; the system clock for an endpoint served on its own (a LiveKit-protocol server without a runtime).
+   */
+  now?: () => number;
   /** What one participant may do (defaults: DEFAULT_SIGNAL_LIMITS). */
   limits?: Partial<EndpointLimits>;
   /**
@@ -107,6 +112,7 @@ function joinResponse(room: EndpointRoom, peer: Peer, others: Peer[]): JoinRespo
 
 export class LiveKitEndpoint {
   private readonly o: EndpointOptions;
+  private readonly now: () => number;
   private readonly verifier: TokenVerifier;
   private readonly wss: WebSocketServer;
   readonly rooms = new Map<string, EndpointRoom>();
@@ -116,6 +122,7 @@ export class LiveKitEndpoint {
   onRtp: ((room: string, from: string, track: PublishedTrack, packet: RtpPacket) => void) | undefined;
 
   constructor(o: EndpointOptions) {
+    this.now = o.now ?? Date.now;
     this.o = o;
     this.verifier = new TokenVerifier(o.apiKey, o.apiSecret);
     this.log = o.log ?? (() => {});
@@ -197,6 +204,7 @@ export class LiveKitEndpoint {
       limits: this.limits,
       canUpdateOwnMetadata: claims.video?.canUpdateOwnMetadata === true,
       log: this.log,
+      now: this.now,
     });
     const others = [...room.peers.values()];
     room.peers.set(peer.sid, peer);
@@ -239,7 +247,7 @@ export class LiveKitEndpoint {
 
   /** A room comes into being with its first participant. */
   private openRoom(name: string): EndpointRoom {
-    const room: EndpointRoom = { sid: newSid('RM'), name, createdAt: Date.now(), peers: new Map() };
+    const room: EndpointRoom = { sid: newSid('RM'), name, createdAt: this.now(), peers: new Map() };
     this.rooms.set(name, room);
     return room;
   }

@@ -101,6 +101,8 @@ interface PeerOptions {
   /** The token's canUpdateOwnMetadata: whether the participant may set its attributes (the agent's state). */
   canUpdateOwnMetadata?: boolean;
   log: (line: string) => void;
+  /** The clock the join time and the pong are stamped with (the plugin context's now), ms since the epoch. */
+  now: () => number;
 }
 
 /** A published track: its LiveKit info and the subscribers its packets go to. */
@@ -120,7 +122,7 @@ export const newSid = (prefix: string) => `${prefix}_${randomBytes(6).toString('
 export class Peer {
   readonly o: PeerOptions;
   readonly tracks = new Map<string, PublishedTrack>();
-  readonly joinedAt = Date.now();
+  readonly joinedAt: number;
   private version = 1;
   private readonly publisher: RTCPeerConnection;
   private readonly subscriber: RTCPeerConnection;
@@ -131,7 +133,8 @@ export class Peer {
   /** Whether a connection of this participant's has carried media (ICE and DTLS up). */
   mediaConnected = false;
   private tokens: number;
-  private lastRefill = Date.now();
+  // the signalling bucket refills on a monotonic clock: a wall clock set back would empty it
+  private lastRefill = performance.now();
   private refused = 0;
   /** Requests refused (the first is logged: a participant cannot fill the log). */
   private refusedRequests = 0;
@@ -151,6 +154,7 @@ export class Peer {
 
   constructor(o: PeerOptions) {
     this.o = o;
+    this.joinedAt = o.now();
     const config = {
       codecs: CODECS,
       iceServers: o.iceServers ?? [],
@@ -176,7 +180,7 @@ export class Peer {
    * Counts a signal message against the participant's rate (a token bucket: signalPerSecond, a burst of 5 s' worth):
    * false refuses it; past MAX_REFUSED refusals the participant is dropped.
    */
-  allowSignal(now = Date.now()): boolean {
+  allowSignal(now = performance.now()): boolean {
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.lastRefill) / 1000) * this.o.limits.signalPerSecond);
     this.lastRefill = now;
     if (this.tokens >= 1) {
@@ -316,7 +320,7 @@ export class Peer {
       case 'pingReq':
         this.send({
           case: 'pongResp',
-          value: { lastPingTimestamp: m.value.timestamp, timestamp: BigInt(Date.now()) } as never,
+          value: { lastPingTimestamp: m.value.timestamp, timestamp: BigInt(this.o.now()) } as never,
         });
         return true;
       case 'subscription':
