@@ -44,7 +44,8 @@ export default function setup(): (() => void) | undefined {
 /** The run's TMPDIR; the projects of one run share the first one made, and its maker removes it. */
 function runTmpdir(): (() => void) | undefined {
   if (process.env.ORACLEKIT_TEST_TMPDIR) return undefined;
-  const dir = mkdtempSync(join(tmpdir(), 'oraclekit-tests-'));
+  // a short name: paths under it are shown on 80-column screens (tmux tests) and must not wrap there
+  const dir = mkdtempSync(join(tmpdir(), 'okt-'));
   // searchable by other users, not listable: the PostgreSQL servers the tests start run as the postgres user
   chmodSync(dir, 0o711);
   process.env.ORACLEKIT_TEST_TMPDIR = dir;
