@@ -206,7 +206,8 @@ function designCsv(design: Design): { headers: string[]; rows: Cell[][] } {
           p.erCoverage,
         ],
       ];
-  if (strata.length)
+  if (strata.length) {
+    const total = totalDropout(design);
     rows.push([
       'total',
       1,
@@ -219,9 +220,10 @@ function designCsv(design: Design): { headers: string[]; rows: Cell[][] } {
       p.calculatedSize,
       p.adjustedSize,
       census,
-      totalDropout(design).dropoutRate,
-      totalDropout(design).erCoverage,
+      total.dropoutRate,
+      total.erCoverage,
     ]);
+  }
   return { headers, rows };
 }
 
