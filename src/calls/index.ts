@@ -33,7 +33,8 @@ import { IdParamsSchema } from 'oraclekit/plugin';
 import { CallStore } from './store.ts';
 import { CALLS_ERRORS, callsError } from './errors.ts';
 import { embeddedJoinUrl, joinToken, wsUrl, type LiveKitTarget } from './livekit.ts';
-import type { EndpointLimits, LiveKitEndpoint } from './sfu/endpoint.ts';
+import type { EndpointLimits } from './sfu/endpoint.ts';
+import type { EndpointThread } from './sfu/thread.ts';
 import { CallAgents } from './agent.ts';
 import { CallsEnvSchema, type CallsEnv } from './settings.ts';
 import { lookAtCameraTool } from './camera.ts';
@@ -51,10 +52,12 @@ interface CallsState {
     prefix: string;
     mediaAddress: string;
     log: (line: string) => void;
-    now: () => number;
     limits: Partial<EndpointLimits>;
-    /** Loaded on the first call or join (werift takes most of a second to load: never at boot). */
-    endpoint?: Promise<LiveKitEndpoint>;
+    /**
+     * Its thread, started on the first call or join (werift takes most of a second to load: never at boot), and
+     * again after a failure.
+     */
+    endpoint?: Promise<EndpointThread>;
     http?: Server;
     detach?: () => void;
   };
@@ -88,7 +91,6 @@ function stateOf(ctx: PluginContext<CallsEnv>): CallsState {
         prefix: '',
         mediaAddress: e.CALLS_MEDIA_ADDRESS,
         log: (l) => ctx.log.info(l),
-        now: ctx.now,
         limits: {
           signalPerSecond: e.CALLS_SIGNAL_PER_SECOND,
           sdpMaxBytes: e.CALLS_SDP_MAX_BYTES,
@@ -133,25 +135,33 @@ function stateOf(ctx: PluginContext<CallsEnv>): CallsState {
 
 const keysOf = (s: CallsState) => ({ apiKey: s.embedded.apiKey, apiSecret: s.embedded.apiSecret });
 
-/** The embedded endpoint, loaded once (undefined with a LiveKit server). */
-function endpointOf(s: CallsState): Promise<LiveKitEndpoint> | undefined {
+/**
+ * The embedded endpoint on its own thread (sfu/thread.ts), started once (undefined with a LiveKit server); a thread
+ * that failed is started again by the next call.
+ */
+function endpointOf(s: CallsState): Promise<EndpointThread> | undefined {
   if (s.server) return undefined;
   const e = s.embedded;
-  e.endpoint ??= import('./sfu/endpoint.ts').then(
-    ({ LiveKitEndpoint: Endpoint }) =>
-      new Endpoint({
-        ...keysOf(s),
-        prefix: e.prefix,
-        mediaAddress: e.mediaAddress,
-        log: e.log,
-        now: e.now,
-        limits: e.limits,
-        // only a live call's room may be joined: an ended call's room refuses every token it ever handed out
-        admitRoom: (room) => (s.live.has(room) ? undefined : `the call of room ${room} has ended`),
-        onPresence: (room, identity, present) => s.live.presence(room, identity, present),
-      }),
-  );
-  return e.endpoint;
+  const starting = (e.endpoint ??= import('./sfu/thread.ts').then(({ EndpointThread: Thread }) =>
+    Thread.start({
+      ...keysOf(s),
+      prefix: e.prefix,
+      mediaAddress: e.mediaAddress,
+      log: e.log,
+      limits: e.limits,
+      // only a live call's room may be joined: an ended call's room refuses every token it ever handed out
+      admitRoom: (room) => (s.live.has(room) ? undefined : `the call of room ${room} has ended`),
+      onPresence: (room, identity, present) => s.live.presence(room, identity, present),
+      onExit: (why) => {
+        e.log(`[calls] ${why}: the calls in progress lost their media; the next call starts it again`);
+        if (e.endpoint === starting) e.endpoint = undefined;
+      },
+    }),
+  ));
+  starting.catch(() => {
+    if (e.endpoint === starting) e.endpoint = undefined;
+  });
+  return starting;
 }
 
 /**
@@ -226,7 +236,7 @@ async function liveCall(
 /** The end of a call: the agent leaves and the room closes (a LiveKit server closes an empty room itself). */
 async function endRoom(s: CallsState, call: Call): Promise<void> {
   await s.agents.leave(call.callId);
-  await (await s.embedded.endpoint)?.closeRoom(call.roomName);
+  await (await s.embedded.endpoint?.catch(() => undefined))?.closeRoom(call.roomName);
 }
 
 /** The calls resource: create, list, read, sync (the agent joins) and update (ending ends the room). */
@@ -313,7 +323,7 @@ function embeddedEndpointRoutes(app: FastifyInstance, ctx: PluginContext<CallsEn
       endpointOf(s)!.then(
         (endpoint) => endpoint.upgrade(req, socket, head),
         (e: unknown) => {
-          ctx.log.error(`the embedded endpoint failed to load: ${(e as Error).message}`);
+          ctx.log.error(`the embedded endpoint failed to start: ${(e as Error).message}`);
           socket.destroy();
         },
       );
@@ -325,7 +335,7 @@ function embeddedEndpointRoutes(app: FastifyInstance, ctx: PluginContext<CallsEn
   app.addHook('preClose', async () => {
     await s.live.endAll('the oracle is stopping');
     await s.agents.close();
-    await (await s.embedded.endpoint)?.close();
+    await (await s.embedded.endpoint?.catch(() => undefined))?.close();
   });
 }
 

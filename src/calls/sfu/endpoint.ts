@@ -35,6 +35,11 @@ const MAX_PARTICIPANTS = 3;
 /** The LiveKit server version the endpoint reports (clients gate a few features on it). */
 const SERVER_VERSION = '1.9.0';
 const PROTOCOL = 16;
+/**
+ * The first byte of a SignalRequest that carries an ICE candidate (its oneof field 3, `trickle`, length-delimited):
+ * candidates are counted apart from the other messages before anything is decoded (Peer.allowSignal).
+ */
+const TRICKLE_TAG = (3 << 3) | 2;
 
 interface EndpointOptions {
   apiKey: string;
@@ -55,7 +60,7 @@ interface EndpointOptions {
    * Whether a room may be joined now: undefined admits, a string is the refusal (403), e.g. the room of a call that
    * has ended. Asked at /rtc/validate and at every /rtc upgrade. Unset: every room a valid token names.
    */
-  admitRoom?: (room: string, identity: string) => string | undefined;
+  admitRoom?: (room: string, identity: string) => string | undefined | Promise<string | undefined>;
   /** A participant joined (true) or left (false) a room. */
   onPresence?: (room: string, identity: string, present: boolean) => void;
 }
@@ -140,16 +145,19 @@ export class LiveKitEndpoint {
     return () => server.off('upgrade', onUpgrade);
   }
 
-  private path(req: IncomingMessage): { path: string; query: URLSearchParams } {
-    const u = new URL(req.url ?? '/', 'http://x');
+  private path(url: string | undefined): { path: string; query: URLSearchParams } {
+    const u = new URL(url ?? '/', 'http://x');
     const prefix = this.o.prefix ?? '';
     const path = u.pathname.startsWith(prefix) ? u.pathname.slice(prefix.length) : u.pathname;
     return { path, query: u.searchParams };
   }
 
-  /** The answer of `GET <base>/rtc/validate`: why a join would be refused, as LiveKit's server says it. */
-  async validate(req: IncomingMessage): Promise<{ status: number; body: string }> {
-    const r = await this.admit(tokenOf(req, this.path(req).query));
+  /**
+   * The answer of `GET <base>/rtc/validate` (the request's URL and Authorization header): why a join would be
+   * refused, as LiveKit's server says it.
+   */
+  async validate(url: string, authorization?: string): Promise<{ status: number; body: string }> {
+    const r = await this.admit(tokenOf(authorization, this.path(url).query));
     return 'error' in r ? { status: r.status, body: r.error } : { status: 200, body: 'success' };
   }
 
@@ -166,7 +174,7 @@ export class LiveKitEndpoint {
     const room = claims.video?.room;
     if (!claims.video?.roomJoin || !room) return { status: 401, error: 'the token grants no room join' };
     if (!claims.sub) return { status: 401, error: 'the token names no identity' };
-    const refused = this.o.admitRoom?.(room, claims.sub);
+    const refused = await this.o.admitRoom?.(room, claims.sub);
     if (refused !== undefined) return { status: 403, error: refused };
     const existing = this.rooms.get(room);
     const others = existing ? [...existing.peers.values()].filter((p) => p.o.identity !== claims.sub) : [];
@@ -176,10 +184,10 @@ export class LiveKitEndpoint {
   }
 
   async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const { path, query } = this.path(req);
+    const { path, query } = this.path(req.url);
     if (path === '/rtc/v1') return refuse(socket, 404, 'only the /rtc signal path is served');
     if (path !== '/rtc') return;
-    const r = await this.admit(tokenOf(req, query));
+    const r = await this.admit(tokenOf(req.headers.authorization, query));
     if ('error' in r) {
       this.log(`[calls] join refused: ${r.error}`);
       return refuse(socket, r.status, r.error);
@@ -258,8 +266,8 @@ export class LiveKitEndpoint {
    */
   private onSignal(r: EndpointRoom, peer: Peer, data: Buffer, binary: boolean): void {
     if (peer.closed) return;
-    if (!peer.allowSignal()) return;
     if (!binary) return;
+    if (!peer.allowSignal(data[0] === TRICKLE_TAG)) return;
     let req: SignalRequest;
     try {
       req = SignalRequest.fromBinary(new Uint8Array(data));
@@ -320,9 +328,8 @@ export class LiveKitEndpoint {
 }
 
 /** The access token: LiveKit's JS client sends it as a query parameter, the native SDKs as a Bearer header. */
-function tokenOf(req: IncomingMessage, query: URLSearchParams): string | null {
-  const h = req.headers.authorization;
-  if (h?.startsWith('Bearer ')) return h.slice(7).trim();
+function tokenOf(authorization: string | undefined, query: URLSearchParams): string | null {
+  if (authorization?.startsWith('Bearer ')) return authorization.slice(7).trim();
   return query.get('access_token');
 }
 
@@ -345,7 +352,7 @@ export async function listenLiveKitEndpoint(
   const server = createServer((req, res) => {
     void (async () => {
       const r = new URL(req.url ?? '/', 'http://x').pathname.endsWith('/rtc/validate')
-        ? await endpoint.validate(req)
+        ? await endpoint.validate(req.url ?? '/', req.headers.authorization)
         : { status: 404, body: 'not found' };
       res.writeHead(r.status, { 'content-type': 'text/plain' }).end(r.body);
     })();

@@ -77,6 +77,14 @@ export interface SignalLimits {
 /** Refused signal messages, past the rate, before the participant is dropped. */
 const MAX_REFUSED = 50;
 
+/**
+ * The ICE candidates one participant may trickle over its connection's life, counted apart from its signal rate.
+ * LiveKit's native SDKs gather on every media section of an offer before it is bundled (UDP and TCP, IPv4 and IPv6:
+ * four a section): seen here, 28 for an agent joining alone and up to 160 for each of eight joining at once. A
+ * candidate costs its connectivity checks only, and this bounds them.
+ */
+const MAX_CANDIDATES = 1000;
+
 /** Why an SDP is refused, or undefined: its size and media sections against the limits. */
 export function sdpRefusal(sdp: string, l: SignalLimits): string | undefined {
   if (sdp.length > l.sdpMaxBytes) return `an SDP of ${sdp.length} bytes (at most ${l.sdpMaxBytes})`;
@@ -136,6 +144,8 @@ export class Peer {
   // the signalling bucket refills on a monotonic clock: a wall clock set back would empty it
   private lastRefill = performance.now();
   private refused = 0;
+  /** ICE candidates trickled so far. */
+  private candidates = 0;
   /** Requests refused (the first is logged: a participant cannot fill the log). */
   private refusedRequests = 0;
   private queue: Promise<unknown> = Promise.resolve();
@@ -177,10 +187,19 @@ export class Peer {
   }
 
   /**
-   * Counts a signal message against the participant's rate (a token bucket: signalPerSecond, a burst of 5 s' worth):
-   * false refuses it; past MAX_REFUSED refusals the participant is dropped.
+   * Counts a signal message against the participant's rate (a token bucket: signalPerSecond, a burst of 5 s' worth),
+   * or an ICE candidate (`trickle`) against MAX_CANDIDATES: false refuses it; past MAX_REFUSED refusals of either the
+   * participant is dropped.
    */
-  allowSignal(now = performance.now()): boolean {
+  allowSignal(trickle: boolean, now = performance.now()): boolean {
+    if (trickle) {
+      if (++this.candidates <= MAX_CANDIDATES) return true;
+      if (this.candidates === MAX_CANDIDATES + 1)
+        this.o.log(`[calls] ${this.o.identity}: ICE candidates refused past ${MAX_CANDIDATES}`);
+      if (this.candidates > MAX_CANDIDATES + MAX_REFUSED)
+        this.onRefused?.(`more than ${MAX_CANDIDATES} ICE candidates`);
+      return false;
+    }
     this.tokens = Math.min(this.burst, this.tokens + ((now - this.lastRefill) / 1000) * this.o.limits.signalPerSecond);
     this.lastRefill = now;
     if (this.tokens >= 1) {
@@ -198,11 +217,12 @@ export class Peer {
 
   /**
    * Handles the participant's requests one after another, as they came: an offer is answered before the next request
-   * is read, and one participant's requests never run beside each other.
+   * is read, and one participant's requests never run beside each other. What may wait is what allowSignal lets in at
+   * once: a burst of messages and the candidates that come while an offer is answered.
    */
   enqueue(req: SignalRequest): Promise<boolean> {
-    if (this.queued >= this.burst) {
-      this.onRefused?.(`more than ${this.burst} signal requests waiting`);
+    if (this.queued >= this.burst + MAX_CANDIDATES) {
+      this.onRefused?.(`more than ${this.burst + MAX_CANDIDATES} signal requests waiting`);
       return Promise.resolve(true);
     }
     this.queued++;
