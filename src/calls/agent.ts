@@ -7,6 +7,8 @@
  * the user's camera, if any, to the call's Camera (its latest frame only).
  * @livekit/rtc-node is loaded on the first call, never at boot.
  */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type * as Livekit from '@livekit/rtc-node';
 import type { EncryptionState, RemoteTrack, Room, TrackPublication } from '@livekit/rtc-node';
 import type { Call } from 'oraclekit/plugin';
@@ -86,6 +88,34 @@ function onEncryptionState(room: Room, cb: (identity: string, state: EncryptionS
     }
     return handle(e);
   };
+}
+
+/**
+ * Stops @livekit/rtc-node forwarding its native side's logs to JavaScript. It initialises its native side with log
+ * capture on, and the native side then sends each log record (libwebrtc's and the SDK's, debug and trace included:
+ * about 130 a second per room, thousands while rooms are joined) as an event of its own, which the process decodes and
+ * hands to every room's listener, only for rtc-node to drop it: with eight calls, most of the event loop's time. The
+ * native side is initialised again, with capture off and the same event callback as rtc-node's own (decode, then
+ * emit to its client); its logger then writes errors to stderr (RUST_LOG sets more). Done once, after rtc-node made
+ * its client; a version of rtc-node without that client is left as it is.
+ */
+let nativeLogsQuieted = false;
+function quietNativeLogs(): void {
+  if (nativeLogsQuieted) return;
+  nativeLogsQuieted = true;
+  const client = (globalThis as { _ffiClientInstance?: { emit(event: string, value: unknown): boolean } })
+    ._ffiClientInstance;
+  if (!client) return;
+  // rtc-node's own copy of its bindings: the native side it initialised
+  const main = createRequire(import.meta.url).resolve('@livekit/rtc-node');
+  const fromRtc = createRequire(main);
+  const bindings = fromRtc('@livekit/rtc-ffi-bindings') as {
+    livekitInitialize(callback: (data: Uint8Array) => void, captureLogs: boolean, sdkVersion: string): void;
+    FfiEvent: { fromBinary(data: Uint8Array): unknown };
+  };
+  // the version rtc-node reports to the server as it joins (its package's; the package exports no package.json)
+  const { version } = fromRtc(join(dirname(main), '..', 'package.json')) as { version: string };
+  bindings.livekitInitialize((data) => client.emit('ffi_event', bindings.FfiEvent.fromBinary(data)), false, version);
 }
 
 interface CallAgentsOptions {
@@ -173,6 +203,7 @@ export class CallAgents {
       role: 'agent',
     });
     const source = new rtc.AudioSource(48_000, 1);
+    quietNativeLogs(); // rtc-node's client exists once it made its first request (the audio source)
     const transcripts = new Transcripts(room, { user: call.userDid, agent: identity }, this.o.log);
     const voice = new VoiceSession({
       rtc,
@@ -195,7 +226,6 @@ export class CallAgents {
     voice.on('stages', (t) => this.o.log(`[calls] ${call.callId}: ${stagesLine(t)}`));
     this.o.onVoice?.(call.callId, voice);
     const camera = new Camera(rtc);
-    await voice.prepare();
     this.refuseUndecryptable(room, call, voice, camera);
     await connect(room, conn, key, source);
     const track = rtc.LocalAudioTrack.createAudioTrack('oracle-voice', source);

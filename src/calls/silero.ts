@@ -68,10 +68,35 @@ async function load(): Promise<new (config: VadConfig, bufferSizeInSeconds: numb
   }
 }
 
+/** Detectors being made: one after another, each in a task of its own. */
+let making: Promise<unknown> = Promise.resolve();
+
+/**
+ * A new detector. Making one holds the event loop for 40–50 ms, so agents joining at once make theirs one after
+ * another, each after the I/O waiting for the loop (the other users' requests, the calls' signalling) has been served:
+ * the loop is never held longer than one detector takes.
+ */
+function makeDetector(Detector: new (config: VadConfig, bufferSizeInSeconds: number) => Vad): Promise<Vad> {
+  const made = making.then(
+    () =>
+      new Promise<Vad>((resolve, reject) =>
+        setImmediate(() => {
+          try {
+            resolve(new Detector(CONFIG, BUFFER_SECONDS));
+          } catch (e) {
+            reject(e as Error);
+          }
+        }),
+      ),
+  );
+  making = made.catch(() => {});
+  return made;
+}
+
 /** The model for one stream: a detector of its own (from the pool when one is free), from a fresh state. */
 export async function loadSilero(): Promise<SpeechModel> {
   const Detector = await (runtime ??= load());
-  const vad = pool.pop() ?? new Detector(CONFIG, BUFFER_SECONDS);
+  const vad = pool.pop() ?? (await makeDetector(Detector));
   let released = false;
   const reset = () => {
     vad.reset();

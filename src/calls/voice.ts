@@ -153,8 +153,6 @@ const loadModel = async (): Promise<SpeechModel> => (await import('./silero.ts')
 
 export class VoiceSession extends EventEmitter<VoiceEvents> {
   private readonly o: VoiceOptions;
-  /** The model for the first stream, loaded before joining (prepare). */
-  private prepared: SpeechModel | undefined;
   /** The turn detector of the stream listened to (its model keeps that stream's state). */
   private detector: TurnDetector | undefined;
   private answer: Answer | undefined;
@@ -172,20 +170,12 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
   }
 
   /**
-   * Loads the voice-activity model before the call's media flows: the process's first load holds the event loop for
-   * 20–50 ms, and the embedded endpoint forwards every call's packets on that loop (a stall there is jitter the
-   * receivers' buffers then keep).
+   * Reads the user's audio (16 kHz mono frames) until the track ends or the session closes. The voice-activity model
+   * is made for each stream as it starts, when the user's microphone is subscribed, not as the agent joins: an agent
+   * waiting in a room nobody joined holds none, and the frames that come while it is made wait in the stream.
    */
-  async prepare(): Promise<void> {
-    // a model that does not load is said when the agent starts listening (listen loads it again and logs why)
-    this.prepared = await loadModel().catch(() => undefined);
-  }
-
-  /** Reads the user's audio (16 kHz mono frames) until the track ends or the session closes. */
   async listen(frames: AsyncIterable<AudioFrame>): Promise<void> {
-    // a model state of its own for each stream: the one prepared for the first
-    const model = this.prepared ?? (await loadModel());
-    this.prepared = undefined;
+    const model = await loadModel();
     const detector = new TurnDetector(model, { endMs: this.o.services.endOfTurnMs });
     this.detector = detector;
     try {
