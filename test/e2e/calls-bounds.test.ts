@@ -14,7 +14,9 @@ import {
   MuteTrackRequest,
   RequestResponse_Reason,
   SessionDescription,
+  SignalTarget,
   TrackSource,
+  TrickleRequest,
   TrackType,
 } from '@livekit/protocol';
 import { mintDelegation } from '../../src/lib/ucan/ucan.ts';
@@ -256,6 +258,40 @@ describe('calls against a stranger', () => {
     await c.u.req('PATCH', `/calls/${c.callId}/update`, { callStatus: 'ended' });
   }, 90_000);
 
+  it('counts ICE candidates apart from the signal rate, and drops a participant past 1,000 of them', async () => {
+    const c = await call();
+    const attacker = await startAttacker();
+    const trickle = encodeSignal({
+      case: 'trickle',
+      value: new TrickleRequest({ candidateInit: JSON.stringify({ candidate: '' }), target: SignalTarget.PUBLISHER }),
+    });
+    try {
+      const before = h.said().length;
+      // 300 at once pass (past the signal rate's burst of 100): a native SDK trickles that many as it joins
+      const [many] = await attacker.run({
+        url: c.url,
+        token: c.token,
+        messages: Array.from({ length: 300 }, () => trickle),
+        times: 1,
+        timeoutMs: 1500,
+      });
+      // still there after 1.5 s (the attacker then closes it)
+      expect(many!.responses.map((r) => r.kind)).not.toContain('leave');
+      expect(h.said().slice(before)).not.toMatch(/dropped from room|refused past/);
+      const [flood] = await attacker.run({
+        url: c.url,
+        token: c.token,
+        messages: Array.from({ length: 1100 }, () => trickle),
+        times: 1,
+      });
+      expect(flood!.responses.filter((r) => r.kind === 'leave')).toHaveLength(1);
+      expect(h.said().slice(before)).toMatch(/dropped from room call-[^:]+: more than 1000 ICE candidates/);
+    } finally {
+      await attacker.close();
+      await c.u.req('PATCH', `/calls/${c.callId}/update`, { callStatus: 'ended' });
+    }
+  });
+
   it('drops a participant that never brings up media', async () => {
     const c = await call();
     const idle = await signalClient(c.url, c.token);
@@ -334,6 +370,72 @@ describe('calls against a stranger', () => {
     const v = await fetch(`${h.url}/rtc/validate?access_token=${r.body.connection.token as string}`);
     expect(v.status).toBe(403);
   });
+});
+
+describe('strangers filling the process with calls', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(); // the default caps: 2 live calls per user, 8 per process
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("keeps /health within 200 ms and another user's turn within 1 s while every place holds an agent in its room", async () => {
+    const sync = async (u: Awaited<ReturnType<Harness['user']>>, callId: string) => {
+      const r = await u.req('POST', `/calls/${callId}/sync`);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+    };
+    // the probes first with one call made, synced and ended: the process loads what it loads once (the endpoint's
+    // thread, the agent's modules, its first turn's code) and this machine's figures without an attack are said
+    const quiet = await underAttack(h, async () => {
+      const u = await h.user();
+      const r = await u.req('POST', '/calls', { sessionId: await u.newSession() });
+      await sync(u, r.body.callId as string);
+      await u.req('PATCH', `/calls/${r.body.callId as string}/update`, { callStatus: 'ended' });
+    });
+    const calls: { u: Awaited<ReturnType<Harness['user']>>; callId: string; url: string; token: string }[] = [];
+    const refused: number[] = [];
+    const members: Awaited<ReturnType<typeof signalClient>>[] = [];
+    let cpuPercent = 0;
+    const figures = await underAttack(h, async () => {
+      // five fresh did:keys ask for two calls each: the process's eight places fill, the rest are refused
+      for (let i = 0; i < 5; i++) {
+        const u = await h.user();
+        const sessionId = await u.newSession();
+        for (let j = 0; j < 2; j++) {
+          const r = await u.req('POST', '/calls', { sessionId });
+          if (r.status !== 201) refused.push(r.status);
+          else
+            calls.push({
+              u,
+              callId: r.body.callId as string,
+              url: r.body.connection.url as string,
+              token: r.body.connection.token as string,
+            });
+        }
+      }
+      // every agent joins its room, each room gets a participant that never brings media up, and all of it idles
+      await Promise.all(calls.map((c) => sync(c.u, c.callId)));
+      for (const c of calls) members.push(await signalClient(c.url, c.token));
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      await sleep(3000);
+      const used = process.cpuUsage(cpu0);
+      cpuPercent = ((used.user + used.system) / 1000 / (performance.now() - t0)) * 100;
+    });
+    console.log(
+      `[calls-bounds] ${calls.length} calls with their agents: slowest /health ${Math.round(figures.health)} ms, ` +
+        `slowest turn ${Math.round(figures.turn)} ms (warming up: ${Math.round(quiet.health)} and ` +
+        `${Math.round(quiet.turn)} ms); the process used ${Math.round(cpuPercent)} % of a core while they idled`,
+    );
+    expect(calls).toHaveLength(8);
+    expect(refused).toEqual([503, 503]);
+    expect(figures.health, 'the slowest /health (ms)').toBeLessThan(200);
+    expect(figures.turn, "the slowest of another user's turns (ms)").toBeLessThan(1000);
+    for (const m of members) m.close();
+    for (const c of calls) await c.u.req('PATCH', `/calls/${c.callId}/update`, { callStatus: 'ended' });
+  }, 90_000);
 });
 
 describe('a call whose user left', () => {
