@@ -299,8 +299,8 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
   }
 
   /**
-   * Says the call's greeting as the agent joins: spoken like an answer (a barge-in cuts it), and kept in the session's
-   * history as the agent's message.
+   * Says the call's greeting (once the user hears the agent: agent.ts): spoken like an answer (a barge-in cuts it),
+   * and kept in the session's history as the agent's message.
    */
   greet(text: string): void {
     const abort = new AbortController();
