@@ -173,11 +173,10 @@ export class Peer {
     this.publisher.onDataChannel.subscribe((dc) => this.onDataChannel?.(dc));
     for (const pc of [this.publisher, this.subscriber])
       pc.connectionStateChange.subscribe((state) => {
-        if (state === 'connected') this.mediaConnected = true;
+        if (state !== 'connected') return;
+        this.mediaConnected = true;
+        this.tellSubscribed();
       });
-    this.subscriber.connectionStateChange.subscribe((state) => {
-      if (state === 'connected') this.tellSubscribed();
-    });
     this.tokens = this.burst;
   }
 
@@ -474,11 +473,19 @@ export class Peer {
   /**
    * Tells each track's owner that this participant's subscription to it is live (LiveKit's `trackSubscribed`, which
    * LiveKit's SDKs turn into LocalTrackSubscribed and waitForSubscription()): once its m-line's answer is applied and
-   * the subscriber connection is up (ICE and DTLS), so that the packets the owner sends from now on reach this
-   * participant. Once per track.
+   * both connections are up (ICE and DTLS), so that the packets the owner sends from now on reach this participant's
+   * application. The publisher connection counts too: it is the primary one here (subscriberPrimary: false), and a
+   * LiveKit client emits its TrackSubscribed, where an application starts playing a track, only once its primary
+   * connection is up (up to ~200 ms after the subscriber connection: the start of a greeting would be lost). Once
+   * per track.
    */
   private tellSubscribed(): void {
-    if (this.closed || this.subscriber.connectionState !== 'connected') return;
+    if (
+      this.closed ||
+      this.subscriber.connectionState !== 'connected' ||
+      this.publisher.connectionState !== 'connected'
+    )
+      return;
     for (const [t, state] of this.pendingSubscribed) {
       if (state !== 'answered') continue;
       this.pendingSubscribed.delete(t);
