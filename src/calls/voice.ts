@@ -314,6 +314,8 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
         if (!abort.signal.aborted) this.o.log(`[calls] ${this.o.callId}: the greeting failed: ${(e as Error).message}`);
       })
       .finally(() => {
+        // its transcript ends final, as an answer's does (a barge-in has given it already)
+        if (!answer.finished && !abort.signal.aborted) answer.transcript?.final(heardText(answer));
         answer.finished = true;
         if (this.answer === answer) this.setState('listening');
       });
