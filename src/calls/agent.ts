@@ -237,9 +237,42 @@ export class CallAgents {
     this.listenToUser(rtc, room, call, voice, camera, transcripts);
     this.followPresence(rtc, room, call);
     voice.ready();
-    if (greeting) voice.greet(greeting);
+    if (greeting) this.greetWhenHeard(rtc, room, call, voice, published, greeting);
     this.o.log(`[calls] ${call.callId}: the agent joined room ${call.roomName}`);
     return { room, voice, camera, userDid: call.userDid };
+  }
+
+  /**
+   * Says the greeting once the call's user can hear it. The agent joins at the call's first sync, before the user's
+   * page does: spoken at once, the greeting would be over before anyone heard it. The room's server tells a publisher
+   * when a subscription to its track is live (LiveKit's `trackSubscribed`, LocalTrackSubscribed here), not who
+   * subscribed: the greeting starts at the first such subscription to the agent's voice while the call's user is in
+   * the room. A user who does not hear the agent within CALLS_JOIN_TIMEOUT_S (a call no user joins ends by then)
+   * gets no greeting.
+   */
+  private greetWhenHeard(
+    rtc: Rtc,
+    room: Room,
+    call: Call,
+    voice: VoiceSession,
+    published: { sid?: string },
+    greeting: string,
+  ): void {
+    const waitS = this.o.env.CALLS_JOIN_TIMEOUT_S;
+    const subscribed = (track: { sid?: string }) => {
+      if (track.sid !== published.sid || !room.remoteParticipants.has(call.userDid)) return;
+      stop();
+      voice.greet(greeting);
+    };
+    const timer = setTimeout(() => {
+      stop();
+      this.o.log(`[calls] ${call.callId}: no greeting: the user did not hear the agent within ${waitS} s`);
+    }, waitS * 1000).unref();
+    const stop = () => {
+      clearTimeout(timer);
+      room.off(rtc.RoomEvent.LocalTrackSubscribed, subscribed);
+    };
+    room.on(rtc.RoomEvent.LocalTrackSubscribed, subscribed);
   }
 
   /** Tells who joins and leaves the room (a LiveKit server says nothing else of its participants to the oracle). */

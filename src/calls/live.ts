@@ -31,7 +31,7 @@ interface LiveCall {
   cids: Set<string>;
   present: boolean;
   timer: NodeJS.Timeout | undefined;
-  /** What the agent says as it joins (the call's, else the oracle's). */
+  /** What the agent says once the call's user hears it (the call's, else the oracle's). */
   greeting: string | undefined;
 }
 

@@ -60,7 +60,7 @@ export const CallsEnvSchema = z
     CALLS_SDP_MAX_MEDIA_SECTIONS: z.coerce.number().int().min(1).max(64).default(16),
     /** Speech shorter than this (ms) while the agent answers does not interrupt it (0: any speech does). */
     CALLS_MIN_INTERRUPTION_MS: z.coerce.number().int().min(0).max(5000).default(250),
-    /** What the agent says as it joins a call that names no greeting of its own (unset: nothing). */
+    /** What the agent says once the user hears it, in a call that names no greeting of its own (unset: nothing). */
     CALLS_GREETING: z.string().trim().min(1).max(500).optional(),
     /** The silence (ms) after speech that ends the user's utterance. */
     CALLS_END_OF_TURN_MS: z.coerce.number().int().min(100).max(5000).default(500),

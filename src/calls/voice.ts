@@ -289,8 +289,8 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
   }
 
   /**
-   * Says the call's greeting as the agent joins: spoken like an answer (a barge-in cuts it), and kept in the session's
-   * history as the agent's message.
+   * Says the call's greeting (once the user hears the agent: agent.ts): spoken like an answer (a barge-in cuts it),
+   * and kept in the session's history as the agent's message.
    */
   greet(text: string): void {
     const abort = new AbortController();
@@ -304,6 +304,8 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
         if (!abort.signal.aborted) this.o.log(`[calls] ${this.o.callId}: the greeting failed: ${(e as Error).message}`);
       })
       .finally(() => {
+        // its transcript ends final, as an answer's does (a barge-in has given it already)
+        if (!answer.finished && !abort.signal.aborted) answer.transcript?.final(heardText(answer));
         answer.finished = true;
         if (this.answer === answer) this.setState('listening');
       });

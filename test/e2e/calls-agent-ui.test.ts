@@ -7,7 +7,7 @@
  * interruption); words over an answer stopping it, the history keeping what was heard; no barge-in after a finished
  * answer; a call started before the page's configuration is ready; the oracle killed mid-call named in the page's
  * error, and endCall after it not throwing; an oracle without calls saying so. With useLiveAgent reading the
- * transcript itself: a muted microphone unheard until it is unmuted, the answer streamed sentence by sentence and
+ * transcript itself: the call's greeting in it, said once the page hears the agent; a muted microphone unheard until it is unmuted, the answer streamed sentence by sentence and
  * both sides final; with Chromium's fake devices, the microphones and cameras listed and the ones a video call
  * publishes switched.
  */
@@ -439,13 +439,23 @@ describe("useLiveAgent's own transcript, mute and devices, in headless Chromium"
     return (shared = o);
   }
 
-  it('setMuted(true) keeps the user unheard until unmuted; transcript streams the answer and holds both sides', async () => {
+  it("says the call's greeting to the page; setMuted(true) keeps the user unheard until unmuted; transcript streams the answer and holds both sides", async () => {
     const oracle = await oracleOnce();
     const log = oracle.log;
     const { page } = await open(oracle, { own: true });
     const me = await page.evaluate(() => (window as unknown as { signer: { did(): string } }).signer.did());
-    const started = await call<{ ok: boolean }>(page, 'start', 'audio');
+    const greeting = 'Hello, I am listening.';
+    const started = await call<{ ok: boolean }>(page, 'start', 'audio', greeting);
     expect(started, `${JSON.stringify(started)}\n${log()}`).toMatchObject({ ok: true });
+    // the agent joins the room before the page does, and says the greeting once the page hears it: it is in the
+    // page's transcript, final
+    await until(
+      'the greeting in the transcript',
+      async () =>
+        (await transcript(page)).some((x) => x.identity === oracle.did && x.final === 'true' && x.text === greeting),
+      30_000,
+      log,
+    );
     await until('the agent listening', async () => (await live(page)).agentState === 'listening', 30_000, log);
 
     // muted: what the user says does not reach the agent
@@ -471,12 +481,13 @@ describe("useLiveAgent's own transcript, mute and devices, in headless Chromium"
       'both sides final',
       async () => {
         const t = await transcript(page);
-        return t.length === 2 && t.every((x) => x.final === 'true') ? t : undefined;
+        return t.length === 3 && t.every((x) => x.final === 'true') ? t : undefined;
       },
       30_000,
       log,
     );
     expect(lines).toEqual([
+      { identity: oracle.did, final: 'true', text: greeting },
       { identity: me, final: 'true', text: 'What is a clean cookstove?' },
       { identity: oracle.did, final: 'true', text: answer },
     ]);
@@ -484,7 +495,9 @@ describe("useLiveAgent's own transcript, mute and devices, in headless Chromium"
     type Segment = { speaker: string; identity: string; text: string; final: boolean };
     const given = await call<Segment[][]>(page, 'transcripts');
     const agent = given.flat().filter((x) => x.speaker === 'agent' && x.identity === oracle.did);
-    expect(agent.filter((x) => !x.final)[0]?.text, JSON.stringify(agent)).toBe('A stove that burns less wood.');
+    expect(agent.filter((x) => !x.final && x.text !== greeting)[0]?.text, JSON.stringify(agent)).toBe(
+      'A stove that burns less wood.',
+    );
     expect(agent.at(-1)).toMatchObject({ text: answer, final: true });
     expect(await call(page, 'end')).toEqual({ ok: true });
     await page.close();

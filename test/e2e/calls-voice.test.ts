@@ -238,6 +238,28 @@ describe('a voice call on the embedded endpoint', () => {
     await u.req('PATCH', `/calls/${callId}/update`, { callStatus: 'ended' });
   }, 60_000);
 
+  it('says the greeting once the user hears the agent, for a user who joins the room after the agent', async () => {
+    const u = await h.user();
+    const sessionId = await u.newSession();
+    const created = await u.req('POST', '/calls', { sessionId, greeting: 'Welcome.' });
+    const { callId, encryptionKey } = created.body;
+    speech.speech.ms = 1000;
+    const spoken = speech.spoken.length;
+    // the sync brings the agent into the room; the user's page joins a while later
+    const sync = await u.req('POST', `/calls/${callId}/sync`, {});
+    await sleep(1500);
+    const me = await participant(sync.body.connection.url, sync.body.connection.token, encryptionKey);
+    await until('the greeting spoken', () => speech.spoken.length > spoken);
+    expect(speech.spoken.at(-1)!.input).toBe('Welcome.');
+    await sleep(1500);
+    // the user heard the whole greeting: 1 s of tone, 10 ms frames louder than -40 dBFS
+    const heard = me.voiced().filter((f) => f.from === h.oracleDid).length;
+    expect(heard, `${heard} loud 10 ms frames of the agent's heard`).toBeGreaterThan(85);
+    expect(heard).toBeLessThan(115);
+    await me.room.disconnect();
+    await u.req('PATCH', `/calls/${callId}/update`, { callStatus: 'ended' });
+  }, 60_000);
+
   it("refuses a user whose frames the call's key does not decrypt: e2ee_key_mismatch in its log, nothing transcribed", async () => {
     const u = await h.user();
     const sessionId = await u.newSession();

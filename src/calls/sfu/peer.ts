@@ -31,6 +31,7 @@ import {
   SignalResponse,
   SignalTarget,
   TrackInfo,
+  TrackSubscribed,
   TrackType,
   type AddTrackRequest,
   type UpdateParticipantMetadata,
@@ -135,6 +136,11 @@ export class Peer {
   private readonly publisher: RTCPeerConnection;
   private readonly subscriber: RTCPeerConnection;
   private negotiating = false;
+  /**
+   * Tracks of others' this participant subscribes to whose owners are not yet told (LiveKit's `trackSubscribed`):
+   * added (an m-line no offer carried yet), offered (in the offer out), answered (its answer applied).
+   */
+  private readonly pendingSubscribed = new Map<PublishedTrack, 'added' | 'offered' | 'answered'>();
   private renegotiate = false;
   private offerId = 0;
   closed = false;
@@ -177,7 +183,9 @@ export class Peer {
     this.publisher.onDataChannel.subscribe((dc) => this.onDataChannel?.(dc));
     for (const pc of [this.publisher, this.subscriber])
       pc.connectionStateChange.subscribe((state) => {
-        if (state === 'connected') this.mediaConnected = true;
+        if (state !== 'connected') return;
+        this.mediaConnected = true;
+        this.tellSubscribed();
       });
     this.tokens = this.burst;
   }
@@ -299,6 +307,9 @@ export class Peer {
           return true;
         }
         await this.subscriber.setRemoteDescription({ type: 'answer', sdp: m.value.sdp });
+        for (const [t, state] of this.pendingSubscribed)
+          if (state === 'offered') this.pendingSubscribed.set(t, 'answered');
+        this.tellSubscribed();
         this.negotiating = false;
         if (this.renegotiate) {
           this.renegotiate = false;
@@ -475,7 +486,32 @@ export class Peer {
       if (rtcp.type === 206 && t.remote?.ssrc !== undefined) void t.owner.requestKeyFrame(t.remote.ssrc);
     });
     t.sinks.set(this.o.sid, sink);
+    this.pendingSubscribed.set(t, 'added');
     await this.negotiate();
+  }
+
+  /**
+   * Tells each track's owner that this participant's subscription to it is live (LiveKit's `trackSubscribed`, which
+   * LiveKit's SDKs turn into LocalTrackSubscribed and waitForSubscription()): once its m-line's answer is applied and
+   * both connections are up (ICE and DTLS), so that the packets the owner sends from now on reach this participant's
+   * application. The publisher connection counts too: it is the primary one here (subscriberPrimary: false), and a
+   * LiveKit client emits its TrackSubscribed, where an application starts playing a track, only once its primary
+   * connection is up (up to ~200 ms after the subscriber connection: the start of a greeting would be lost). Once
+   * per track.
+   */
+  private tellSubscribed(): void {
+    if (
+      this.closed ||
+      this.subscriber.connectionState !== 'connected' ||
+      this.publisher.connectionState !== 'connected'
+    )
+      return;
+    for (const [t, state] of this.pendingSubscribed) {
+      if (state !== 'answered') continue;
+      this.pendingSubscribed.delete(t);
+      if (t.sinks.has(this.o.sid))
+        t.owner.send({ case: 'trackSubscribed', value: new TrackSubscribed({ trackSid: t.info.sid }) });
+    }
   }
 
   async requestKeyFrame(ssrc: number): Promise<void> {
@@ -490,6 +526,8 @@ export class Peer {
       return;
     }
     this.negotiating = true;
+    // the m-lines added so far are in this offer (one added while it is made waits for the next answer to be told)
+    for (const [t, state] of this.pendingSubscribed) if (state === 'added') this.pendingSubscribed.set(t, 'offered');
     const offer = await this.subscriber.createOffer();
     await this.subscriber.setLocalDescription(offer);
     await gathered(this.subscriber);
@@ -505,6 +543,7 @@ export class Peer {
     this.onClose?.();
     this.bump();
     for (const t of this.tracks.values()) t.sinks.clear();
+    this.pendingSubscribed.clear();
     await Promise.allSettled([this.publisher.close(), this.subscriber.close()]);
   }
 }

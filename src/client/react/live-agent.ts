@@ -47,7 +47,7 @@ export interface CallAgentInput {
   userDid?: string;
   agentVoice?: string;
   language?: string;
-  /** What the agent says as it joins (default: the oracle's CALLS_GREETING, else nothing). */
+  /** What the agent says once the user hears it (default: the oracle's CALLS_GREETING, else nothing). */
   greeting?: string;
 }
 

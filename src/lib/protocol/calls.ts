@@ -57,7 +57,7 @@ export const CreateCallBodySchema = z
       .trim()
       .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'a BCP 47 language tag such as "en" or "fr-CA"')
       .optional(),
-    /** What the agent says as it joins (default: the oracle's CALLS_GREETING, else nothing). */
+    /** What the agent says once the user hears it (default: the oracle's CALLS_GREETING, else nothing). */
     greeting: z.string().trim().min(1).max(500).optional(),
   })
   .strict();
