@@ -394,10 +394,17 @@ describe('strangers filling the process with calls', () => {
       await sync(u, r.body.callId as string);
       await u.req('PATCH', `/calls/${r.body.callId as string}/update`, { callStatus: 'ended' });
     });
-    const calls: { u: Awaited<ReturnType<Harness['user']>>; callId: string; url: string; token: string }[] = [];
+    const calls: {
+      u: Awaited<ReturnType<Harness['user']>>;
+      sessionId: string;
+      callId: string;
+      url: string;
+      token: string;
+    }[] = [];
     const refused: number[] = [];
     const members: Awaited<ReturnType<typeof signalClient>>[] = [];
     let cpuPercent = 0;
+    let refusedBurst = 0;
     const figures = await underAttack(h, async () => {
       // five fresh did:keys ask for two calls each: the process's eight places fill, the rest are refused
       for (let i = 0; i < 5; i++) {
@@ -409,12 +416,22 @@ describe('strangers filling the process with calls', () => {
           else
             calls.push({
               u,
+              sessionId,
               callId: r.body.callId as string,
               url: r.body.connection.url as string,
               token: r.body.connection.token as string,
             });
         }
       }
+      // then 200 more asks within 6 s, as the attack that found this made them: each refused at once
+      const asks: ReturnType<(typeof calls)[number]['u']['req']>[] = [];
+      for (let i = 0; i < 200; i++) {
+        const c = calls[i % calls.length]!;
+        asks.push(c.u.req('POST', '/calls', { sessionId: c.sessionId }));
+        await sleep(30);
+      }
+      const burst = await Promise.all(asks);
+      refusedBurst = burst.filter((r) => r.status === 429 || r.status === 503).length;
       // every agent joins its room, each room gets a participant that never brings media up, and all of it idles
       await Promise.all(calls.map((c) => sync(c.u, c.callId)));
       for (const c of calls) members.push(await signalClient(c.url, c.token));
@@ -431,6 +448,7 @@ describe('strangers filling the process with calls', () => {
     );
     expect(calls).toHaveLength(8);
     expect(refused).toEqual([503, 503]);
+    expect(refusedBurst, 'of the 200 more asked, refused by the caps').toBe(200);
     expect(figures.health, 'the slowest /health (ms)').toBeLessThan(200);
     expect(figures.turn, "the slowest of another user's turns (ms)").toBeLessThan(1000);
     for (const m of members) m.close();
