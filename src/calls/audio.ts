@@ -39,6 +39,17 @@ export function dbfs(samples: Int16Array): number {
   return 20 * Math.log10(Math.sqrt(sum / samples.length) / 32768);
 }
 
+/** The samples of several buffers one after another, in one buffer. */
+export function concat(parts: readonly Int16Array[]): Int16Array {
+  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 /** The fewest words a first clause needs to be spoken on its own ("Well," is not worth a request). */
 const CLAUSE_WORDS = 4;
 

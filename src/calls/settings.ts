@@ -64,6 +64,11 @@ export const CallsEnvSchema = z
     CALLS_GREETING: z.string().trim().min(1).max(500).optional(),
     /** The silence (ms) after speech that ends the user's utterance. */
     CALLS_END_OF_TURN_MS: z.coerce.number().int().min(100).max(5000).default(500),
+    /**
+     * A pause this long (ms) in the user's speech starts transcribing what they said so far, so that the transcript is
+     * ready when the turn ends (an extra request when they go on speaking); 0 transcribes at the end of the turn only.
+     */
+    CALLS_EARLY_TRANSCRIPTION_MS: z.coerce.number().int().min(0).max(5000).default(200),
   })
   .superRefine((env, ctx) => {
     // a LiveKit server needs all three; a key without a server is a mistake, not the embedded endpoint

@@ -11,7 +11,7 @@
  * - The turn ends on the first frame after a non-speech window once the end-of-turn silence has passed since the
  *   end of speech, counted in samples (the audio's own time, not the clock's).
  */
-import { dbfs } from './audio.ts';
+import { concat, dbfs } from './audio.ts';
 
 /** The sample rate the model runs at; the user's audio is read at it. */
 export const VAD_RATE = 16_000;
@@ -91,6 +91,19 @@ export class TurnDetector {
   /** How long ago (ms of audio) speech ended: at the end of a turn, the silence counted. */
   get msSinceSpeechEnd(): number {
     return ((this.now - this.speechEnd) / VAD_RATE) * 1000;
+  }
+
+  /**
+   * The silence (ms of audio) in the user's speech now: since the end of speech, once the model's last window was not
+   * speech; 0 while they speak or before speech starts. A turn ends when it reaches the end-of-turn silence.
+   */
+  get pauseMs(): number {
+    return this.speaking && !this.lastWindowSpeech ? this.msSinceSpeechEnd : 0;
+  }
+
+  /** The utterance heard so far (with its pre-roll), as the turn would end with it now; the turn goes on. */
+  soFar(): Int16Array {
+    return concat(this.frames.map((f) => f.samples));
   }
 
   /** Forgets what was heard: the next frame starts from silence. */
@@ -181,14 +194,8 @@ export class TurnDetector {
   private endTurn(): Int16Array {
     this.speaking = false;
     this.lastWindowSpeech = false;
-    const all = this.frames;
+    const out = concat(this.frames.map((f) => f.samples));
     this.frames = [];
-    const out = new Int16Array(all.reduce((n, f) => n + f.samples.length, 0));
-    let at = 0;
-    for (const f of all) {
-      out.set(f.samples, at);
-      at += f.samples.length;
-    }
     return out;
   }
 }

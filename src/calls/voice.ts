@@ -21,7 +21,7 @@ import type * as Livekit from '@livekit/rtc-node';
 import type { AudioFrame, AudioSource } from '@livekit/rtc-node';
 import type { PluginHost } from 'oraclekit/plugin';
 import type { Run } from 'oraclekit/plugin';
-import { takeSentences, wav } from './audio.ts';
+import { concat, takeSentences, wav } from './audio.ts';
 import { TurnDetector, VAD_RATE, type SpeechModel } from './vad.ts';
 import { fetchJson, type FetchJsonReply } from 'oraclekit/plugin';
 import { runtimeError } from 'oraclekit/plugin';
@@ -42,6 +42,11 @@ export interface VoiceServices {
   endOfTurnMs: number;
   /** Speech shorter than this (ms) while the agent answers does not interrupt it (0: any speech does). */
   minInterruptionMs: number;
+  /**
+   * A pause this long (ms) in the user's speech starts transcribing what they said so far, used at the end of the
+   * turn if they said nothing more (0: transcribed at the end of the turn).
+   */
+  earlyTranscriptionMs: number;
 }
 
 /** The agent's state as LiveKit Agents name it (`lk.agent.state`). */
@@ -105,6 +110,13 @@ export interface Stages {
   firstFrame?: number;
 }
 
+/** A transcription of the utterance so far, started in a pause of the user's speech that ended where `speechEndMs` is. */
+interface EarlyText {
+  speechEndMs: number;
+  abort: AbortController;
+  text: Promise<string>;
+}
+
 /** One answer being given: its run, its speech, how to stop both, and its stages. */
 interface Answer {
   abort: AbortController;
@@ -163,6 +175,7 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
   private interrupting: number | undefined;
   private state: AgentState = 'initializing';
   private refusedFrames = 0;
+  private early: EarlyText | undefined;
 
   constructor(o: VoiceOptions) {
     super();
@@ -200,9 +213,11 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
       } else if (r) {
         const short = this.interrupting !== undefined;
         this.interrupting = undefined;
+        const early = this.takeEarly(detector);
         // speech shorter than the minimum while the agent spoke: not a turn, and the answer went on
-        if (!short) this.utterance(r, performance.now() - detector.msSinceSpeechEnd);
-      }
+        if (!short) this.utterance(r, performance.now() - detector.msSinceSpeechEnd, early);
+        else early?.abort.abort();
+      } else this.transcribeEarly(detector);
       if (
         this.interrupting !== undefined &&
         detector.isSpeaking &&
@@ -212,6 +227,40 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
         this.pause();
       }
     }
+  }
+
+  /**
+   * In a pause of the user's speech as long as the early transcription's, transcribes what they said so far; when
+   * they speak again, that transcription is dropped (and the next pause starts another). Not for speech over an
+   * answer that is not yet an interruption: it may be no turn at all.
+   */
+  private transcribeEarly(d: TurnDetector): void {
+    const e = this.early;
+    if (e && e.speechEndMs !== d.speechEndMs) {
+      e.abort.abort();
+      this.early = undefined;
+    }
+    const after = this.o.services.earlyTranscriptionMs;
+    if (after <= 0 || this.early || this.interrupting !== undefined || d.pauseMs < after) return;
+    const abort = new AbortController();
+    const text = this.transcribe(d.soFar(), abort.signal);
+    text.catch(() => {}); // a failed one is transcribed again at the end of the turn
+    this.early = { speechEndMs: d.speechEndMs, abort, text };
+  }
+
+  /** The early transcription of the utterance whose turn just ended, if it was made of all its speech. */
+  private takeEarly(d: TurnDetector): EarlyText | undefined {
+    const e = this.early;
+    this.early = undefined;
+    if (!e || e.speechEndMs === d.speechEndMs) return e;
+    e.abort.abort();
+    return undefined;
+  }
+
+  /** The utterance's text: its early transcription when there is one (again at the end of the turn if it failed). */
+  private textOf(samples: Int16Array, answer: Answer, early: EarlyText | undefined): Promise<string> {
+    const signal = answer.abort.signal;
+    return early ? early.text.catch(() => this.transcribe(samples, signal)) : this.transcribe(samples, signal);
   }
 
   /** Whether an answer is being given now (not finished, not stopped). */
@@ -258,7 +307,11 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
 
   /** Stops (or resumes) listening to the user: their frames do not decrypt with the call's key. */
   refuse(on: boolean): void {
-    if (on && !this.refused) this.detector?.reset();
+    if (on && !this.refused) {
+      this.detector?.reset();
+      this.early?.abort.abort();
+      this.early = undefined;
+    }
     this.refused = on;
   }
 
@@ -324,14 +377,15 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     };
   }
 
-  private utterance(samples: Int16Array, speechEndAt: number): void {
+  private utterance(samples: Int16Array, speechEndAt: number, early: EarlyText | undefined): void {
     const previous = this.answer;
     const abort = new AbortController();
+    if (early) abort.signal.addEventListener('abort', () => early.abort.abort(), { once: true });
     const answer = this.newAnswer(abort, { lastLoud: speechEndAt, heard: performance.now() });
     answer.done = (async () => {
       // the user spoke over an answer, which waits: words stop it, none let it go on (and this is no turn)
       if (previous?.paused) {
-        const text = await this.transcribe(samples, abort.signal).catch(() => '');
+        const text = await this.textOf(samples, answer, early).catch(() => '');
         answer.stages.transcribed = performance.now();
         if (!text.trim()) {
           answer.transcript = undefined;
@@ -343,13 +397,13 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
         await previous.done;
         if (abort.signal.aborted || this.closed) return;
         this.setState('thinking');
-        await this.respond(samples, answer, text);
+        await this.respond(answer, text);
         return;
       }
       await previous?.done; // one turn at a time in a session
       if (abort.signal.aborted || this.closed) return;
       this.setState('thinking');
-      await this.respond(samples, answer);
+      await this.respond(answer, this.textOf(samples, answer, early));
     })()
       .catch((e: unknown) => {
         if (!abort.signal.aborted) this.o.log(`[calls] ${this.o.callId}: ${(e as Error).message}`);
@@ -363,9 +417,9 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     if (!previous?.paused) this.answer = answer;
   }
 
-  private async respond(samples: Int16Array, answer: Answer, transcribed?: string): Promise<void> {
+  private async respond(answer: Answer, transcribed: string | Promise<string>): Promise<void> {
     const t = answer.stages;
-    const text = transcribed ?? (await this.transcribe(samples, answer.abort.signal));
+    const text = await transcribed;
     t.transcribed ??= performance.now();
     if (!text.trim()) return;
     const said = this.o.transcripts?.user(text) ?? {
@@ -494,16 +548,7 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
 
   close(): void {
     this.closed = true;
+    this.early?.abort.abort();
     this.stop(this.answer, false);
   }
-}
-
-function concat(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }

@@ -98,6 +98,28 @@ describe('the turn detector on Silero VAD', () => {
     );
     expect(turns(model, padded(tone, 200, 800))).toEqual([]);
   });
+
+  it("tells a pause in the speech as it grows, and the utterance so far is the start of the turn's", () => {
+    const audio = padded(said.samples, 1000, 1500);
+    const d = new TurnDetector(model, { endMs: END_MS });
+    let paused: { at: number; speechEnd: number; samples: Int16Array } | undefined;
+    let turn: Int16Array | undefined;
+    for (let at = 0; at < audio.length && !turn; at += FRAME) {
+      const r = d.push(audio.subarray(at, at + FRAME));
+      if (r instanceof Int16Array) turn = r;
+      else if (!paused && d.pauseMs >= 200)
+        paused = { at: ms(at + FRAME), speechEnd: d.speechEndMs, samples: d.soFar() };
+    }
+    expect(paused).toBeDefined();
+    expect(turn).toBeDefined();
+    // the pause is counted from the end of speech, once the model's windows are no longer speech
+    expect(paused!.at - paused!.speechEnd).toBeGreaterThanOrEqual(200);
+    expect(paused!.at - paused!.speechEnd).toBeLessThan(200 + 32 + 10);
+    expect(d.speechEndMs).toBe(paused!.speechEnd);
+    expect(turn!.length - paused!.samples.length).toBeGreaterThan(((END_MS - 250) / 1000) * VAD_RATE);
+    expect(turn!.subarray(0, paused!.samples.length)).toEqual(paused!.samples);
+    expect(d.pauseMs).toBe(0);
+  });
 });
 
 describe("the model's streams", () => {
