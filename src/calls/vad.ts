@@ -17,8 +17,12 @@ import { concat, dbfs } from './audio.ts';
 export const VAD_RATE = 16_000;
 /** Silero's window at 16 kHz: 512 samples (32 ms). */
 const WINDOW = 512;
+/** The window's length (ms): a call reads the user's audio in frames of it. */
+export const VAD_WINDOW_MS = (WINDOW / VAD_RATE) * 1000;
 /** Windows in a row over the threshold that start speech: 64 ms, so a click or a cough's edge does not. */
 const START_WINDOWS = 2;
+/** The audio whose level is measured as one: 10 ms. */
+const LEVEL_FRAME = VAD_RATE / 100;
 /** A frame louder than this is sound: it places the end of speech (a 10 ms frame's RMS, dBFS). */
 const LOUD_DB = -45;
 /** A speech window this long after the last loud frame is quiet speech, not the model's trailing (ms). */
@@ -120,13 +124,16 @@ export class TurnDetector {
   }
 
   /**
-   * One frame of 16 kHz mono audio (any length; 10 ms in a call): 'start' when speech begins, the utterance's
-   * samples (with the pre-roll) when the turn ends, else undefined.
+   * One frame of 16 kHz mono audio (any length; 32 ms in a call, one window of the model): 'start' when speech begins,
+   * the utterance's samples (with the pre-roll) when the turn ends, else undefined.
    */
   push(samples: Int16Array): 'start' | Int16Array | undefined {
-    const frame: Frame = { samples, at: this.now, loud: dbfs(samples) > LOUD_DB };
-    this.frames.push(frame);
-    this.now += samples.length;
+    // each 10 ms of it a frame whose level may place the end of speech, whatever length the stream's frames are
+    for (let at = 0; at < samples.length; at += LEVEL_FRAME) {
+      const part = samples.subarray(at, at + LEVEL_FRAME);
+      this.frames.push({ samples: part, at: this.now, loud: dbfs(part) > LOUD_DB });
+      this.now += part.length;
+    }
     let started = false;
     for (let i = 0; i < samples.length;) {
       const n = Math.min(WINDOW - this.pendingLength, samples.length - i);

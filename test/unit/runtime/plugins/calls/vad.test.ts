@@ -30,14 +30,17 @@ function noise(msLong: number, db: number): Int16Array {
   });
 }
 
-/** Feeds audio in 10 ms frames: when (ms, at the end of the frame) each turn started and ended, and its samples. */
-function turns(model: SpeechModel, audio: Int16Array) {
+/**
+ * Feeds audio in frames (10 ms unless told): when (ms, at the end of the frame) each turn started and ended, and its
+ * samples.
+ */
+function turns(model: SpeechModel, audio: Int16Array, frame = FRAME) {
   const d = new TurnDetector(model, { endMs: END_MS });
   const out: { start: number; end?: number; speechEnd?: number; samples?: Int16Array }[] = [];
-  for (let at = 0; at < audio.length; at += FRAME) {
-    const r = d.push(audio.subarray(at, at + FRAME));
-    if (r === 'start') out.push({ start: ms(at + FRAME) });
-    else if (r) Object.assign(out.at(-1)!, { end: ms(at + FRAME), speechEnd: d.speechEndMs, samples: r });
+  for (let at = 0; at < audio.length; at += frame) {
+    const r = d.push(audio.subarray(at, at + frame));
+    if (r === 'start') out.push({ start: ms(at + frame) });
+    else if (r) Object.assign(out.at(-1)!, { end: ms(at + frame), speechEnd: d.speechEndMs, samples: r });
   }
   return out;
 }
@@ -97,6 +100,21 @@ describe('the turn detector on Silero VAD', () => {
       Math.round(6500 * Math.sin((2 * Math.PI * 440 * i) / VAD_RATE)),
     );
     expect(turns(model, padded(tone, 200, 800))).toEqual([]);
+  });
+
+  it("decides a call's 32 ms frames (one window each) as its 10 ms ones: the same start and turn, the end of speech within 10 ms", () => {
+    const audio = padded(said.samples, 1000, 1500);
+    const ten = turns(model, audio);
+    const window = turns(model, audio, 512);
+    expect(ten).toHaveLength(1);
+    expect(window).toHaveLength(1);
+    // a window is decided as its last sample arrives: in a 32 ms frame that is the frame's end, in 10 ms ones the end of
+    // the frame it falls in (up to 8 ms later)
+    expect(ten[0]!.start - window[0]!.start).toBeGreaterThanOrEqual(0);
+    expect(ten[0]!.start - window[0]!.start).toBeLessThan(10);
+    // the level is measured over 10 ms of each frame and its 2 ms rest: the last loud one ends within 10 ms of the same
+    expect(Math.abs(window[0]!.speechEnd! - ten[0]!.speechEnd!)).toBeLessThanOrEqual(10);
+    expect(Math.abs(window[0]!.end! - ten[0]!.end!)).toBeLessThan(32);
   });
 
   it("tells a pause in the speech as it grows, and the utterance so far is the start of the turn's", () => {
