@@ -51,6 +51,7 @@ interface CallsState {
     apiSecret: string;
     prefix: string;
     mediaAddress: string;
+    audioFrameMs: number;
     log: (line: string) => void;
     limits: Partial<EndpointLimits>;
     /**
@@ -90,6 +91,7 @@ function stateOf(ctx: PluginContext<CallsEnv>): CallsState {
         apiSecret: randomBytes(32).toString('hex'),
         prefix: '',
         mediaAddress: e.CALLS_MEDIA_ADDRESS,
+        audioFrameMs: e.CALLS_AUDIO_FRAME_MS,
         log: (l) => ctx.log.info(l),
         limits: {
           signalPerSecond: e.CALLS_SIGNAL_PER_SECOND,
@@ -147,6 +149,7 @@ function endpointOf(s: CallsState): Promise<EndpointThread> | undefined {
       ...keysOf(s),
       prefix: e.prefix,
       mediaAddress: e.mediaAddress,
+      audioFrameMs: e.audioFrameMs,
       log: e.log,
       limits: e.limits,
       // only a live call's room may be joined: an ended call's room refuses every token it ever handed out

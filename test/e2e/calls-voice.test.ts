@@ -396,12 +396,12 @@ describe('the same agent on a separate LiveKit-protocol server (LIVEKIT_URL)', (
     expect(fromUser.length).toBeGreaterThan(50);
     expect(fromAgent.length).toBeGreaterThan(50);
     for (const f of [...fromUser, ...fromAgent]) expect(f.payload.subarray(-2).toString('hex')).toBe('0c00');
-    // both publishers send 10 ms Opus frames, as the endpoint's answer asks (a=ptime:10): the RTP clock (48 kHz) steps
-    // by 480 from one packet to the next
+    // both publishers send 20 ms Opus frames, as the endpoint's answer asks by default (a=ptime:20): the RTP clock
+    // (48 kHz) steps by 960 from one packet to the next
     const steps = (fs: { timestamp: number }[]) => fs.slice(1).map((f, i) => (f.timestamp - fs[i]!.timestamp) >>> 0);
     for (const fs of [fromUser, fromAgent]) {
       const s = steps(fs);
-      expect(s.filter((x) => x === 480).length / s.length).toBeGreaterThan(0.9);
+      expect(s.filter((x) => x === 960).length / s.length).toBeGreaterThan(0.9);
     }
     await observer.room.disconnect();
     await me.room.disconnect();

@@ -48,6 +48,8 @@ interface EndpointOptions {
   prefix?: string;
   /** The IPv4 address media binds to (default 127.0.0.1; 0.0.0.0 for every interface). */
   mediaAddress?: string;
+  /** The Opus frame length (ms) asked of every publisher: 20 (default) or 10. */
+  audioFrameMs?: number;
   log?: (line: string) => void;
   /**
    * The clock the rooms' and participants' times are stamped with, ms since the epoch: the plugin context's now in an
@@ -209,6 +211,7 @@ export class LiveKitEndpoint {
       metadata: claims.metadata ?? '',
       ws,
       mediaAddress: this.o.mediaAddress ?? '127.0.0.1',
+      audioFrameMs: this.o.audioFrameMs ?? 20,
       limits: this.limits,
       canUpdateOwnMetadata: claims.video?.canUpdateOwnMetadata === true,
       log: this.log,

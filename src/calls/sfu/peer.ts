@@ -41,16 +41,13 @@ import {
 const MAX_ATTRIBUTES = 16;
 
 /**
- * The Opus frame length asked of every publisher (`a=ptime` in the answer; Chrome's and rtc-node's encoders follow it):
- * 10 ms rather than WebRTC's default 20 ms. A sound waits for its frame to fill before it is sent, and the receiver's
- * jitter buffer holds whole packets, so shorter frames take about 35 ms off a call's answer (the median of the call
- * benchmark) for twice the audio packets.
+ * The answer's SDP with the Opus frame length asked for on its audio (`a=ptime`, which Chrome's and rtc-node's encoders
+ * follow; werift's answer carries none). A sound waits for its frame to fill before it is sent and the receiver's
+ * jitter buffer holds whole packets, so 10 ms frames answer sooner on an idle machine; they are twice the packets to
+ * encrypt, forward and decode, and on a busy one 20 ms frames answer sooner (docs/live-agent.md, "Latency and cost").
  */
-const AUDIO_PTIME_MS = 10;
-
-/** The answer's SDP with the Opus frame length asked for on its audio (werift's answer carries no `a=ptime`). */
-function withAudioPtime(sdp: string): string {
-  return sdp.replace(/^(a=rtpmap:\d+ opus\/48000\/2\r?\n)/gim, `$1a=ptime:${AUDIO_PTIME_MS}\r\n`);
+function withAudioPtime(sdp: string, ms: number): string {
+  return sdp.replace(/^(a=rtpmap:\d+ opus\/48000\/2\r?\n)/gim, `$1a=ptime:${ms}\r\n`);
 }
 
 /** Codecs the endpoint negotiates: Opus for audio, VP8 for video (no simulcast, no RED, no RTX). */
@@ -106,6 +103,8 @@ interface PeerOptions {
   /** The IPv4 address media binds to; 0.0.0.0 for every interface. */
   mediaAddress: string;
   iceServers?: { urls: string; username?: string; credential?: string }[];
+  /** The Opus frame length (ms) asked of the participant's microphone. */
+  audioFrameMs: number;
   limits: SignalLimits;
   /** The token's canUpdateOwnMetadata: whether the participant may set its attributes (the agent's state). */
   canUpdateOwnMetadata?: boolean;
@@ -467,7 +466,7 @@ export class Peer {
       case: 'answer',
       value: new SessionDescription({
         type: 'answer',
-        sdp: withAudioPtime(this.publisher.localDescription!.sdp),
+        sdp: withAudioPtime(this.publisher.localDescription!.sdp, this.o.audioFrameMs),
         id: offer.id,
       }),
     });

@@ -25,6 +25,7 @@ export interface EndpointSettings {
   apiSecret: string;
   prefix: string;
   mediaAddress: string;
+  audioFrameMs: number;
   limits: Partial<EndpointLimits>;
 }
 
@@ -77,6 +78,7 @@ export class EndpointThread {
       apiSecret: o.apiSecret,
       prefix: o.prefix,
       mediaAddress: o.mediaAddress,
+      audioFrameMs: o.audioFrameMs,
       limits: o.limits,
     };
     const worker = new Worker(new URL(`./worker${ext}`, import.meta.url), { workerData: settings });

@@ -43,4 +43,12 @@ describe("the embedded endpoint's SDP bounds", () => {
       `an SDP of 100 media sections (at most ${DEFAULT_ENDPOINT_LIMITS.sdpMaxMediaSections})`,
     );
   });
+
+  it('ask for 20 ms Opus frames unless CALLS_AUDIO_FRAME_MS says 10, and refuse any other length by name', () => {
+    expect(CallsEnvSchema.parse({}).CALLS_AUDIO_FRAME_MS).toBe(20);
+    expect(CallsEnvSchema.parse({ CALLS_AUDIO_FRAME_MS: '10' }).CALLS_AUDIO_FRAME_MS).toBe(10);
+    const bad = CallsEnvSchema.safeParse({ CALLS_AUDIO_FRAME_MS: '15' });
+    expect(bad.success).toBe(false);
+    expect(bad.error!.issues[0]).toMatchObject({ path: ['CALLS_AUDIO_FRAME_MS'], message: '10 or 20' });
+  });
 });
