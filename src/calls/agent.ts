@@ -20,6 +20,7 @@ import { stagesLine, VoiceSession, type VoiceEvents, type VoiceServices } from '
 import { Transcripts } from './transcripts.ts';
 import { VAD_RATE, VAD_WINDOW_MS } from './vad.ts';
 import { Camera } from './camera.ts';
+import { taskTurns } from './turns.ts';
 
 type Rtc = typeof Livekit;
 
@@ -31,31 +32,14 @@ const FAILURE_TOLERANCE = 10;
 /** The frame cryptor states that say the call's key does not open a participant's frames. */
 const UNDECRYPTABLE = new Set<number>([3 /* DECRYPTION_FAILED */, 4 /* MISSING_KEY */]);
 
-/** Agents joining now, and the joins waiting for a place (connectTurn). */
-const JOINS_AT_ONCE = 2;
-let joining = 0;
-const waitingJoins: (() => void)[] = [];
-
 /**
- * Waits for a place among the JOINS_AT_ONCE agents joining at once, and returns its release. An agent's join holds
- * the event loop in short bursts (rtc-node's connect begins with a synchronous request to its native side of
- * 10–30 ms, then its room's first events and the encryption's set-up): eight agents joining at once, as a stranger
- * syncing every call they may have makes them, queue up 0.1–0.3 s of them in front of every other user's requests.
- * Two at a time, each starting in a task of its own, they do not.
+ * A place among the agents joining at once, two, and its release. An agent's join holds the event loop in short
+ * bursts (rtc-node's connect begins with a synchronous request to its native side of 10–30 ms, then its room's first
+ * events and the encryption's set-up): eight agents joining at once, as a stranger syncing every call they may have
+ * makes them, queue up 0.1–0.3 s of them in front of every other user's requests. Two at a time, each starting in a
+ * task of its own, they do not.
  */
-async function connectTurn(): Promise<() => void> {
-  if (joining >= JOINS_AT_ONCE) await new Promise<void>((resolve) => waitingJoins.push(resolve));
-  else joining++;
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    const next = waitingJoins.shift();
-    if (next) next();
-    else joining--;
-  };
-}
+const connectTurn = taskTurns(2);
 
 /**
  * Connects the agent's room with the call's key, within JOIN_TIMEOUT_MS; a room that cannot be joined is left and

@@ -17,6 +17,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Vad, VadConfig } from 'sherpa-onnx-node';
+import { taskTurns } from './turns.ts';
 import { VAD_RATE, type SpeechModel } from './vad.ts';
 
 /** The model's window at 16 kHz and the context it reads before each window (samples). */
@@ -68,29 +69,20 @@ async function load(): Promise<new (config: VadConfig, bufferSizeInSeconds: numb
   }
 }
 
-/** Detectors being made: one after another, each in a task of its own. */
-let making: Promise<unknown> = Promise.resolve();
-
 /**
- * A new detector. Making one holds the event loop for 40–50 ms, so agents joining at once make theirs one after
- * another, each after the I/O waiting for the loop (the other users' requests, the calls' signalling) has been served:
+ * A place to make a new detector, one at a time. Making one holds the event loop for 40–50 ms, so streams starting at
+ * once make theirs one after another, each in a task of its own after the I/O waiting for the loop has been served:
  * the loop is never held longer than one detector takes.
  */
-function makeDetector(Detector: new (config: VadConfig, bufferSizeInSeconds: number) => Vad): Promise<Vad> {
-  const made = making.then(
-    () =>
-      new Promise<Vad>((resolve, reject) =>
-        setImmediate(() => {
-          try {
-            resolve(new Detector(CONFIG, BUFFER_SECONDS));
-          } catch (e) {
-            reject(e as Error);
-          }
-        }),
-      ),
-  );
-  making = made.catch(() => {});
-  return made;
+const detectorTurn = taskTurns(1);
+
+async function makeDetector(Detector: new (config: VadConfig, bufferSizeInSeconds: number) => Vad): Promise<Vad> {
+  const release = await detectorTurn();
+  try {
+    return new Detector(CONFIG, BUFFER_SECONDS);
+  } finally {
+    release();
+  }
 }
 
 /** The model for one stream: a detector of its own (from the pool when one is free), from a fresh state. */

@@ -128,7 +128,7 @@ export class EndpointThread {
     });
   }
 
-  private ask<T>(m: ToEndpoint & { id: number }): Promise<T> {
+  private ask<T>(m: ToEndpoint): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.set(m.id, { resolve: resolve as (v: unknown) => void, reject });
       this.worker.postMessage(m);
