@@ -60,7 +60,7 @@ export const CallsEnvSchema = z
     CALLS_SDP_MAX_MEDIA_SECTIONS: z.coerce.number().int().min(1).max(64).default(16),
     /**
      * The Opus frame length (ms) the embedded endpoint asks of every publisher: 20 (WebRTC's default) or 10, whose
-     * answers come about 20 ms sooner on an idle machine for twice the packets (a quarter more of the oracle's CPU per
+     * answers come about 20 ms sooner on an idle machine for twice the packets (a third more of the oracle's CPU per
      * call) and later once the machine is busy.
      */
     CALLS_AUDIO_FRAME_MS: z.coerce
