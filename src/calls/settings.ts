@@ -76,7 +76,8 @@ export const CallsEnvSchema = z
     CALLS_END_OF_TURN_MS: z.coerce.number().int().min(100).max(5000).default(500),
     /**
      * A pause this long (ms) in the user's speech starts transcribing what they said so far, so that the transcript is
-     * ready when the turn ends (an extra request when they go on speaking); 0 transcribes at the end of the turn only.
+     * ready when the turn ends (an extra request when they go on speaking, at most three a turn); 0 transcribes at the
+     * end of the turn only.
      */
     CALLS_EARLY_TRANSCRIPTION_MS: z.coerce.number().int().min(0).max(5000).default(200),
   })

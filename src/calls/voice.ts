@@ -53,6 +53,11 @@ export interface VoiceServices {
 export type AgentState = 'initializing' | 'listening' | 'thinking' | 'speaking';
 
 const RATE = 48_000;
+/**
+ * Early transcriptions one turn may send (as LiveKit Agents bounds its preemptive generations): a user who pauses and
+ * goes on again and again costs at most this many dropped requests, the rest of the turn is transcribed as it ends.
+ */
+const MAX_EARLY_PER_TURN = 3;
 /** The PCM of OpenAI's `response_format: "pcm"`: 24 kHz, 16-bit little-endian, mono. */
 const TTS_RATE = 24_000;
 const FRAME = RATE / 100; // 10 ms
@@ -176,6 +181,8 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
   private state: AgentState = 'initializing';
   private refusedFrames = 0;
   private early: EarlyText | undefined;
+  /** Early transcriptions sent in the turn being heard. */
+  private earlyInTurn = 0;
 
   constructor(o: VoiceOptions) {
     super();
@@ -214,6 +221,7 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
         const short = this.interrupting !== undefined;
         this.interrupting = undefined;
         const early = this.takeEarly(detector);
+        this.earlyInTurn = 0;
         // speech shorter than the minimum while the agent spoke: not a turn, and the answer went on
         if (!short) this.utterance(r, performance.now() - detector.msSinceSpeechEnd, early);
         else early?.abort.abort();
@@ -231,8 +239,8 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
 
   /**
    * In a pause of the user's speech as long as the early transcription's, transcribes what they said so far; when
-   * they speak again, that transcription is dropped (and the next pause starts another). Not for speech over an
-   * answer that is not yet an interruption: it may be no turn at all.
+   * they speak again, that transcription is dropped (and the next pause starts another, up to MAX_EARLY_PER_TURN). Not
+   * for speech over an answer that is not yet an interruption: it may be no turn at all.
    */
   private transcribeEarly(d: TurnDetector): void {
     const e = this.early;
@@ -242,6 +250,8 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     }
     const after = this.o.services.earlyTranscriptionMs;
     if (after <= 0 || this.early || this.interrupting !== undefined || d.pauseMs < after) return;
+    if (this.earlyInTurn >= MAX_EARLY_PER_TURN) return;
+    this.earlyInTurn++;
     const abort = new AbortController();
     const text = this.transcribe(d.soFar(), abort.signal);
     text.catch(() => {}); // a failed one is transcribed again at the end of the turn
@@ -311,6 +321,7 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
       this.detector?.reset();
       this.early?.abort.abort();
       this.early = undefined;
+      this.earlyInTurn = 0;
     }
     this.refused = on;
   }

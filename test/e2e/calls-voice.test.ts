@@ -255,6 +255,44 @@ describe('a voice call on the embedded endpoint', () => {
     await me.room.disconnect();
   }, 60_000);
 
+  it('sends at most three early transcriptions in a turn whose user pauses and goes on four times', async () => {
+    const u = await h.user();
+    const sessionId = await u.newSession();
+    const { callId, encryptionKey } = (await u.req('POST', '/calls', { sessionId })).body;
+    const sync = await u.req('POST', `/calls/${callId}/sync`, {});
+    const me = await participant(sync.body.connection.url, sync.body.connection.token, encryptionKey);
+    await until('the agent in the room', () => me.room.remoteParticipants.size === 1);
+
+    // five words, each followed by 280 ms of silence (past the early transcription's 200, short of the end of turn's
+    // 400): the first three pauses send the utterance so far, the fourth does not, and the turn's end sends it whole
+    const words = ['One', 'two', 'three', 'four', 'five'].map((w) => {
+      const x = espeak(w, RATE);
+      return x.samples.slice(Math.round((x.soundMs.start / 1000) * RATE), Math.round((x.soundMs.end / 1000) * RATE));
+    });
+    const pause = Math.round(0.28 * RATE);
+    const all = new Int16Array(words.reduce((n, w) => n + w.length + pause, 0));
+    let at = 0;
+    for (const w of words) {
+      all.set(w, at);
+      at += w.length + pause;
+    }
+    speech.transcripts.push('One', 'One two', 'One two three', 'One two three four five');
+    const heard0 = speech.heard.length;
+    const spoken0 = speech.spoken.length;
+    await me.speak(new Int16Array(RATE / 2));
+    await me.speak(all, 900);
+    await until('the answer spoken', () => speech.spoken.length === spoken0 + 1);
+
+    const heard = speech.heard.slice(heard0).map((x) => voicedIn(x.samples, x.sampleRate).ms);
+    const said = words.map((w) => voicedIn(w, RATE).ms);
+    const upTo = (n: number) => said.slice(0, n).reduce((a, b) => a + b, 0);
+    const detail = JSON.stringify({ heard, said });
+    expect(heard, detail).toHaveLength(4);
+    // each upload's voiced audio is its words' (Opus spreads a word's edges by a few tens of ms; a word is 300 ms)
+    [1, 2, 3, 5].forEach((n, i) => expect(Math.abs(heard[i]! - upTo(n)), detail).toBeLessThan(120));
+    await me.room.disconnect();
+  }, 60_000);
+
   it("is a participant of kind AGENT whose lk.agent.state follows the call, and says the call's greeting", async () => {
     const u = await h.user();
     const sessionId = await u.newSession();
