@@ -8,8 +8,11 @@
  * - The end of speech is the end of the last frame louder than −45 dBFS inside a speech window: the model's
  *   probability trails the sound by about 100 ms (a few windows), a frame's level does not. A speech window that
  *   starts more than 200 ms after that frame is quiet speech the level misses: the end of speech moves to its end.
- * - The turn ends on the first frame after a non-speech window once the end-of-turn silence has passed since the
- *   end of speech, counted in samples (the audio's own time, not the clock's).
+ * - The turn ends once the end-of-turn silence has passed since the end of speech after a non-speech window, counted
+ *   in samples (the audio's own time, not the clock's), on the frame that reaches it. A frame arrives only once all its
+ *   audio has been heard, so that would end the turn up to a frame late (32 ms in a call): when the next window ends
+ *   the turn unless it is speech, and it cannot be (the last one had no loud frame, so the next is at most the first
+ *   of the two that start speech), the caller ends it as its silence passes on the clock (`msToEnd`, `end()`).
  */
 import { concat, dbfs } from './audio.ts';
 
@@ -66,6 +69,8 @@ export class TurnDetector {
   private frames: Frame[] = [];
   private speaking = false;
   private lastWindowSpeech = false;
+  /** Whether the last window had a frame louder than −45 dBFS: it may be the first of two that start speech. */
+  private lastWindowLoud = false;
   /** The end of the last loud frame in a speech window, and the end of speech (sample positions). */
   private lastLoudEnd: number | undefined;
   private speechEnd = 0;
@@ -105,6 +110,25 @@ export class TurnDetector {
     return this.speaking && !this.lastWindowSpeech ? this.msSinceSpeechEnd : 0;
   }
 
+  /**
+   * The silence (ms of audio) still to pass before the turn ends, when the next window ends it: the user pauses (the
+   * last window was not speech) and the last window had no loud frame, so the next cannot start speech again; else
+   * undefined.
+   */
+  get msToEnd(): number | undefined {
+    if (!this.speaking || this.lastWindowSpeech || this.lastWindowLoud) return undefined;
+    const left = ((this.endSamples - (this.now - this.speechEnd)) / VAD_RATE) * 1000;
+    return left <= VAD_WINDOW_MS ? Math.max(0, left) : undefined;
+  }
+
+  /**
+   * Ends the turn while `msToEnd` is defined (its silence passed on the clock before the frame holding its end came):
+   * the utterance's samples; else undefined.
+   */
+  end(): Int16Array | undefined {
+    return this.msToEnd === undefined ? undefined : this.endTurn();
+  }
+
   /** The utterance heard so far (with its pre-roll), as the turn would end with it now; the turn goes on. */
   soFar(): Int16Array {
     return concat(this.frames.map((f) => f.samples));
@@ -119,6 +143,7 @@ export class TurnDetector {
     this.frames = [];
     this.speaking = false;
     this.lastWindowSpeech = false;
+    this.lastWindowLoud = false;
     this.lastLoudEnd = undefined;
     this.speechEnd = 0;
   }
@@ -159,6 +184,7 @@ export class TurnDetector {
   /** One window decided: true when it starts speech. */
   private window(at: number, speech: boolean): boolean {
     const end = at + WINDOW;
+    this.lastWindowLoud = this.loudIn(at, end);
     if (!this.speaking) {
       if (!speech) return false;
       // the model says speech on the second window of it
@@ -189,6 +215,16 @@ export class TurnDetector {
     }
     const quiet = this.lastLoudEnd === undefined || from - this.lastLoudEnd > this.trailingSamples;
     this.speechEnd = Math.max(this.speechEnd, quiet ? to : this.lastLoudEnd!);
+  }
+
+  /** Whether a frame between two sample positions is loud. */
+  private loudIn(from: number, to: number): boolean {
+    for (let i = this.frames.length - 1; i >= 0; i--) {
+      const f = this.frames[i]!;
+      if (f.at + f.samples.length <= from) break;
+      if (f.loud && f.at < to) return true;
+    }
+    return false;
   }
 
   /** Drops the frames that end before a sample position (not while speaking: they are the utterance). */

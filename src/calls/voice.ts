@@ -207,34 +207,56 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
   }
 
   private async read(frames: AsyncIterable<AudioFrame>, detector: TurnDetector): Promise<void> {
-    for await (const f of frames) {
-      if (this.closed) break;
-      if (this.refused) {
-        if (++this.refusedFrames % 100 === 1) this.emit('refused', this.refusedFrames);
-        continue;
+    // the end of turn's last silence passes on the clock, between frames (vad.ts): a timer ends the turn then, unless
+    // the next frame comes first
+    let timer: NodeJS.Timeout | undefined;
+    let frameAt = 0;
+    try {
+      for await (const f of frames) {
+        clearTimeout(timer);
+        if (this.closed) break;
+        if (this.refused) {
+          if (++this.refusedFrames % 100 === 1) this.emit('refused', this.refusedFrames);
+          continue;
+        }
+        frameAt = performance.now();
+        const r = detector.push(f.data);
+        if (r === 'start') {
+          // speech over the agent's answer: an interruption once it has lasted long enough (its 64 ms start included)
+          this.interrupting = this.answering() ? detector.nowMs - 64 : undefined;
+        } else if (r) this.turnEnded(r, frameAt - detector.msSinceSpeechEnd, detector);
+        else this.transcribeEarly(detector);
+        if (
+          this.interrupting !== undefined &&
+          detector.isSpeaking &&
+          detector.nowMs - this.interrupting >= this.o.services.minInterruptionMs
+        ) {
+          this.interrupting = undefined;
+          this.pause();
+        }
+        const left = detector.msToEnd;
+        if (left !== undefined) {
+          timer = setTimeout(() => {
+            const speechEndAt = frameAt - detector.msSinceSpeechEnd;
+            const samples = this.closed ? undefined : detector.end();
+            if (samples) this.turnEnded(samples, speechEndAt, detector);
+          }, left);
+        }
       }
-      const r = detector.push(f.data);
-      if (r === 'start') {
-        // speech over the agent's answer: an interruption once it has lasted long enough (its 64 ms start included)
-        this.interrupting = this.answering() ? detector.nowMs - 64 : undefined;
-      } else if (r) {
-        const short = this.interrupting !== undefined;
-        this.interrupting = undefined;
-        const early = this.takeEarly(detector);
-        this.earlyInTurn = 0;
-        // speech shorter than the minimum while the agent spoke: not a turn, and the answer went on
-        if (!short) this.utterance(r, performance.now() - detector.msSinceSpeechEnd, early);
-        else early?.abort.abort();
-      } else this.transcribeEarly(detector);
-      if (
-        this.interrupting !== undefined &&
-        detector.isSpeaking &&
-        detector.nowMs - this.interrupting >= this.o.services.minInterruptionMs
-      ) {
-        this.interrupting = undefined;
-        this.pause();
-      }
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  /** The user's turn ended (speech at `speechEndAt`, performance.now()): an utterance, unless it was too short. */
+  private turnEnded(samples: Int16Array, speechEndAt: number, detector: TurnDetector): void {
+    const short = this.interrupting !== undefined;
+    this.interrupting = undefined;
+    const early = this.takeEarly(detector);
+    this.earlyInTurn = 0;
+    // speech shorter than the minimum while the agent spoke: not a turn, and the answer went on
+    if (!short) this.utterance(samples, speechEndAt, early);
+    else early?.abort.abort();
   }
 
   /**

@@ -45,6 +45,26 @@ function turns(model: SpeechModel, audio: Int16Array, frame = FRAME) {
   return out;
 }
 
+/**
+ * Feeds audio in 32 ms frames, ending a turn as its silence passes (`msToEnd` after a frame, as a call's timer does)
+ * when no frame ended it: when (ms) each turn ended, where its speech ended, and its samples.
+ */
+function clockTurns(model: SpeechModel, audio: Int16Array) {
+  const d = new TurnDetector(model, { endMs: END_MS });
+  const out: { end: number; speechEnd: number; samples: Int16Array }[] = [];
+  for (let at = 0; at < audio.length; at += 512) {
+    const r = d.push(audio.subarray(at, at + 512));
+    const left = d.msToEnd;
+    if (r instanceof Int16Array) out.push({ end: ms(at + 512), speechEnd: d.speechEndMs, samples: r });
+    else if (left !== undefined) {
+      const speechEnd = d.speechEndMs;
+      out.push({ end: ms(at + 512) + left, speechEnd, samples: d.end()! });
+      expect(d.end()).toBeUndefined();
+    }
+  }
+  return out;
+}
+
 let model: SpeechModel;
 let said: Spoken;
 beforeAll(async () => {
@@ -115,6 +135,41 @@ describe('the turn detector on Silero VAD', () => {
     // the level is measured over 10 ms of each frame and its 2 ms rest: the last loud one ends within 10 ms of the same
     expect(Math.abs(window[0]!.speechEnd! - ten[0]!.speechEnd!)).toBeLessThanOrEqual(10);
     expect(Math.abs(window[0]!.end! - ten[0]!.end!)).toBeLessThan(32);
+  });
+
+  it('tells the silence left when the next window ends the turn, so in 32 ms frames it can end at the setting, not up to a frame late', () => {
+    const audio = padded(said.samples, 1000, 1500);
+    const byFrames = turns(model, audio, 512);
+    const byClock = clockTurns(model, audio);
+    expect(byFrames).toHaveLength(1);
+    expect(byClock).toHaveLength(1);
+    const [f, c] = [byFrames[0]!, byClock[0]!];
+    expect(c.speechEnd).toBe(f.speechEnd);
+    expect(c.end - c.speechEnd).toBeCloseTo(END_MS, 6);
+    // the frame that holds the end comes later, by up to a frame
+    expect(f.end! - c.end).toBeGreaterThan(0);
+    expect(f.end! - c.end).toBeLessThan(32);
+    expect(c.samples).toEqual(f.samples!.subarray(0, c.samples.length));
+  });
+
+  it('ends the same turns by the clock as by the frames whatever the pause: speech going on at the limit is not cut', () => {
+    // the second sentence's sound starts from 100 ms before to 60 ms after the end of turn's silence from the first's
+    // sound: where the window that starts speech again comes just before the turn would end, the turn goes on
+    const sound = soundMs(said.samples, VAD_RATE);
+    const around = ms(said.samples.length) - sound.end + sound.start;
+    const counts = new Set<number>();
+    for (let off = -100; off <= 60; off += 8) {
+      const silence = new Int16Array(Math.round(((END_MS + off - around) / 1000) * VAD_RATE));
+      const audio = padded(new Int16Array([...said.samples, ...silence, ...said.samples]), 500, 1000);
+      const byFrames = turns(model, audio, 512).map((t) => Math.round(t.speechEnd!));
+      expect(
+        clockTurns(model, audio).map((t) => Math.round(t.speechEnd)),
+        `${off} ms`,
+      ).toEqual(byFrames);
+      counts.add(byFrames.length);
+    }
+    // both a pause too short to end the turn and one long enough were tried
+    expect([...counts].sort()).toEqual([1, 2]);
   });
 
   it("tells a pause in the speech as it grows, and the utterance so far is the start of the turn's", () => {
