@@ -54,8 +54,28 @@ export interface CallingUser {
   speak(): Promise<number>;
   /** When the user first heard a loud chunk of the agent after a time (performance.now()), if yet. */
   firstLoudAfter(since: number): number | undefined;
+  /** How long the agent's audio waited in this user's jitter buffer so far, on average, and its average target (ms). */
+  jitterBuffer(): Promise<JitterBuffer | undefined>;
   /** Leaves the room and ends the call. */
   close(): Promise<void>;
+}
+
+/** A receiving jitter buffer's average delay and target delay over the samples it gave out (ms), as WebRTC's stats. */
+export interface JitterBuffer {
+  meanMs: number;
+  targetMs: number;
+}
+
+/** The jitter buffer of WebRTC's inbound-rtp stats' cumulative figures (seconds, samples). */
+export function jitterBufferOf(
+  s: { jitterBufferDelay?: number; jitterBufferTargetDelay?: number; jitterBufferEmittedCount?: number | bigint }[],
+): JitterBuffer | undefined {
+  const sum = (f: (x: (typeof s)[number]) => number | bigint | undefined) =>
+    s.reduce((a, x) => a + Number(f(x) ?? 0), 0);
+  const n = sum((x) => x.jitterBufferEmittedCount);
+  if (!n) return undefined;
+  const ms = (v: number) => Math.round((v / n) * 10_000) / 10;
+  return { meanMs: ms(sum((x) => x.jitterBufferDelay)), targetMs: ms(sum((x) => x.jitterBufferTargetDelay)) };
 }
 
 /**
@@ -128,6 +148,14 @@ export async function callingUser(
     callId,
     speak: () => new Promise((done) => (next = done)),
     firstLoudAfter: (since) => loud.find((t) => t > since),
+    async jitterBuffer() {
+      const { subscriberStats } = await room.getRtcStats();
+      return jitterBufferOf(
+        subscriberStats.flatMap((r) =>
+          r.stats.case === 'inboundRtp' && r.stats.value.stream?.kind === 'audio' ? [r.stats.value.inbound ?? {}] : [],
+        ),
+      );
+    },
     async close() {
       open = false;
       await pump;

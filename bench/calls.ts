@@ -49,7 +49,7 @@ import { OracleClient } from '../src/client/index.ts';
 import { startSpeechServer } from '../test/helpers/speech-server.ts';
 import { espeak } from '../test/helpers/spoken.ts';
 import { CHECKOUT_ALIAS, configReady, inPage, serveCallPage, type HeardRow } from '../test/helpers/call-page.ts';
-import { callingUser, END_OF_TURN_MS, oracleEnv, within } from './call-user.ts';
+import { callingUser, END_OF_TURN_MS, jitterBufferOf, oracleEnv, within, type JitterBuffer } from './call-user.ts';
 import { cpuUsOf } from './proc.ts';
 import { quantile } from './stats.ts';
 
@@ -142,6 +142,8 @@ interface Caller {
   callId?: string;
   speak(): Promise<number>;
   firstLoudAfter(since: number): Promise<number | undefined>;
+  /** The user's jitter buffer for the agent's audio so far (WebRTC's inbound-rtp stats). */
+  jitterBuffer(): Promise<JitterBuffer | undefined>;
   close(): Promise<void>;
 }
 
@@ -170,6 +172,16 @@ async function browserCaller(): Promise<Caller> {
   page.on('crash', () => console.error('the page crashed'));
   // the microphone: whatever the page asks for, a track of one Web Audio graph, silent but for the sentence
   await page.addInitScript(() => {
+    // the page's peer connections, kept for their stats
+    const pcs: RTCPeerConnection[] = [];
+    (window as unknown as { pcs: RTCPeerConnection[] }).pcs = pcs;
+    const Native = window.RTCPeerConnection;
+    window.RTCPeerConnection = class extends Native {
+      constructor(config?: RTCConfiguration) {
+        super(config);
+        pcs.push(this);
+      }
+    };
     const ctx = new AudioContext({ sampleRate: 48_000 });
     const mic = ctx.createMediaStreamDestination();
     // a microphone always gives audio, silence too: a graph with no sound playing gives none (and the agent's jitter
@@ -248,6 +260,17 @@ async function browserCaller(): Promise<Caller> {
       const rows = await inPage(page, 'heard', since + offset);
       const row = rows.find(loud);
       return row && row.at - offset;
+    },
+    async jitterBuffer() {
+      const inbound = await page.evaluate(async () => {
+        const out: Record<string, number>[] = [];
+        for (const pc of (window as unknown as { pcs: RTCPeerConnection[] }).pcs)
+          (await pc.getStats()).forEach((r: Record<string, number | string>) => {
+            if (r.type === 'inbound-rtp' && r.kind === 'audio') out.push(r as Record<string, number>);
+          });
+        return out;
+      });
+      return jitterBufferOf(inbound);
     },
     async close() {
       await inPage(page, 'end').catch(() => {});
@@ -336,6 +359,7 @@ for (let i = 0; i < N; i++) {
   await sleep(WORD_MS ? 2500 : 1000); // the answer (300 ms a sentence) heard out, a pause
 }
 const seconds = (performance.now() - t0) / 1000;
+const jitterBuffer = await caller.jitterBuffer();
 const cpuPerSecond = (cpuUsOf(child.pid!) - cpu0) / 1e6 / seconds;
 othersOn = false;
 await Promise.all([...talking, chatting]);
@@ -358,6 +382,11 @@ const report = {
   p95Ms: Math.round(q(0.95)),
   /** The median of each stage (ms): the end-of-turn silence, the oracle's stages, the line each way. */
   stagesMedianMs: Object.fromEntries(Object.entries(perStage).map(([k, v]) => [k, Math.round(quantile(v, 0.5))])),
+  /**
+   * Of the line from the agent to the user: how long the user's jitter buffer held the agent's audio on average over
+   * the call (ms), and the delay it aimed at (WebRTC's inbound-rtp stats).
+   */
+  userJitterBufferMs: jitterBuffer ?? null,
   loadAverage: loadavg().map((x) => Number(x.toFixed(1))),
   callSeconds: Math.round(seconds),
   /** The oracle process's CPU (its endpoint and agent included), per second of call (of all its calls and turns). */
