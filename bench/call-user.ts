@@ -29,6 +29,7 @@ export function oracleEnv(model: { baseURL: string }, speech: { baseURL: string 
     CALLS_STT_BASE_URL: speech.baseURL,
     CALLS_TTS_BASE_URL: speech.baseURL,
     CALLS_END_OF_TURN_MS: String(END_OF_TURN_MS),
+    ...(process.env.CALLS_AUDIO_FRAME_MS ? { CALLS_AUDIO_FRAME_MS: process.env.CALLS_AUDIO_FRAME_MS } : {}),
   };
 }
 
