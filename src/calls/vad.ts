@@ -11,8 +11,8 @@
  * - The turn ends once the end-of-turn silence has passed since the end of speech after a non-speech window, counted
  *   in samples (the audio's own time, not the clock's), on the frame that reaches it. A frame arrives only once all its
  *   audio has been heard, so that would end the turn up to a frame late (32 ms in a call): when the next window ends
- *   the turn unless it is speech, and it cannot be (the last one had no loud frame, so the next is at most the first
- *   of the two that start speech), the caller ends it as its silence passes on the clock (`msToEnd`, `end()`).
+ *   the turn unless it is speech, and it cannot be (no loud frame since the last window began, so the next is at most
+ *   the first of the two that start speech), the caller ends it as its silence passes on the clock (`msToEnd`, `end()`).
  */
 import { concat, dbfs } from './audio.ts';
 
@@ -69,8 +69,6 @@ export class TurnDetector {
   private frames: Frame[] = [];
   private speaking = false;
   private lastWindowSpeech = false;
-  /** Whether the last window had a frame louder than −45 dBFS: it may be the first of two that start speech. */
-  private lastWindowLoud = false;
   /** The end of the last loud frame in a speech window, and the end of speech (sample positions). */
   private lastLoudEnd: number | undefined;
   private speechEnd = 0;
@@ -112,13 +110,14 @@ export class TurnDetector {
 
   /**
    * The silence (ms of audio) still to pass before the turn ends, when the next window ends it: the user pauses (the
-   * last window was not speech) and the last window had no loud frame, so the next cannot start speech again; else
-   * undefined.
+   * last window was not speech), and neither that window nor the audio since had a frame louder than −45 dBFS, so the
+   * next window is at most the first of the two that start speech; else undefined.
    */
   get msToEnd(): number | undefined {
-    if (!this.speaking || this.lastWindowSpeech || this.lastWindowLoud) return undefined;
+    if (!this.speaking || this.lastWindowSpeech) return undefined;
     const left = ((this.endSamples - (this.now - this.speechEnd)) / VAD_RATE) * 1000;
-    return left <= VAD_WINDOW_MS ? Math.max(0, left) : undefined;
+    if (left > VAD_WINDOW_MS || this.loudIn(this.windowAt - WINDOW, this.now)) return undefined;
+    return Math.max(0, left);
   }
 
   /**
@@ -143,7 +142,6 @@ export class TurnDetector {
     this.frames = [];
     this.speaking = false;
     this.lastWindowSpeech = false;
-    this.lastWindowLoud = false;
     this.lastLoudEnd = undefined;
     this.speechEnd = 0;
   }
@@ -184,7 +182,6 @@ export class TurnDetector {
   /** One window decided: true when it starts speech. */
   private window(at: number, speech: boolean): boolean {
     const end = at + WINDOW;
-    this.lastWindowLoud = this.loudIn(at, end);
     if (!this.speaking) {
       if (!speech) return false;
       // the model says speech on the second window of it

@@ -49,16 +49,16 @@ function turns(model: SpeechModel, audio: Int16Array, frame = FRAME) {
  * Feeds audio in 32 ms frames, ending a turn as its silence passes (`msToEnd` after a frame, as a call's timer does)
  * when no frame ended it: when (ms) each turn ended, where its speech ended, and its samples.
  */
-function clockTurns(model: SpeechModel, audio: Int16Array) {
+function clockTurns(model: SpeechModel, audio: Int16Array, frame = 512) {
   const d = new TurnDetector(model, { endMs: END_MS });
   const out: { end: number; speechEnd: number; samples: Int16Array }[] = [];
-  for (let at = 0; at < audio.length; at += 512) {
-    const r = d.push(audio.subarray(at, at + 512));
+  for (let at = 0; at < audio.length; at += frame) {
+    const r = d.push(audio.subarray(at, at + frame));
     const left = d.msToEnd;
-    if (r instanceof Int16Array) out.push({ end: ms(at + 512), speechEnd: d.speechEndMs, samples: r });
+    if (r instanceof Int16Array) out.push({ end: ms(at + frame), speechEnd: d.speechEndMs, samples: r });
     else if (left !== undefined) {
       const speechEnd = d.speechEndMs;
-      out.push({ end: ms(at + 512) + left, speechEnd, samples: d.end()! });
+      out.push({ end: ms(at + frame) + left, speechEnd, samples: d.end()! });
       expect(d.end()).toBeUndefined();
     }
   }
@@ -161,12 +161,13 @@ describe('the turn detector on Silero VAD', () => {
     for (let off = -100; off <= 60; off += 8) {
       const silence = new Int16Array(Math.round(((END_MS + off - around) / 1000) * VAD_RATE));
       const audio = padded(new Int16Array([...said.samples, ...silence, ...said.samples]), 500, 1000);
-      const byFrames = turns(model, audio, 512).map((t) => Math.round(t.speechEnd!));
-      expect(
-        clockTurns(model, audio).map((t) => Math.round(t.speechEnd)),
-        `${off} ms`,
-      ).toEqual(byFrames);
-      counts.add(byFrames.length);
+      // a call's 32 ms frames, and 10 ms ones, whose last window leaves audio not yet in a window
+      for (const frame of [512, FRAME]) {
+        const byFrames = turns(model, audio, frame).map((t) => Math.round(t.speechEnd!));
+        const byClock = clockTurns(model, audio, frame).map((t) => Math.round(t.speechEnd));
+        expect(byClock, `${off} ms, ${frame} samples a frame`).toEqual(byFrames);
+        counts.add(byFrames.length);
+      }
     }
     // both a pause too short to end the turn and one long enough were tried
     expect([...counts].sort()).toEqual([1, 2]);
