@@ -54,14 +54,15 @@ describe('UCAN lifetime and clocks', () => {
     const now = Math.floor(Date.now() / 1000);
     // minted for 900 s by a client whose clock is 30 s ahead: no not-before, so measured from the oracle's now
     const ahead = await mintInvocation({ issuer: user, audience: oracle.did(), expiration: now + 930 });
-    await expect(verifyInvocation(ahead, { oracleDid: oracle.did() })).resolves.toMatchObject({ did: user.did() });
+    // the oracle's clock is fixed at `now`: a second ticking between mint and verify would change the figures
+    await expect(verifyInvocation(ahead, { oracleDid: oracle.did(), now })).resolves.toMatchObject({ did: user.did() });
     const far = await mintInvocation({ issuer: user, audience: oracle.did(), expiration: now + 1000 });
-    const err = await verifyInvocation(far, { oracleDid: oracle.did() }).catch((e: unknown) => e);
+    const err = await verifyInvocation(far, { oracleDid: oracle.did(), now }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'ttl_too_long', message: expect.stringContaining("this oracle's clock") });
     expect((err as Error).message).toMatch(/behind the client's by about 100 s/);
     // with not-before the lifetime is the token's own: no clock is involved
     const own = await mintInvocation({ issuer: user, audience: oracle.did(), notBefore: now, expiration: now + 1000 });
-    const e2 = await verifyInvocation(own, { oracleDid: oracle.did() }).catch((e: unknown) => e);
+    const e2 = await verifyInvocation(own, { oracleDid: oracle.did(), now }).catch((e: unknown) => e);
     expect((e2 as Error).message).not.toContain('clock');
   });
 });

@@ -144,18 +144,20 @@ describe('ucan verification', async () => {
   });
   it('bounds a delegation that logs in alone by maxTtl, whose setting the error names; an invocation keeps 900 s', async () => {
     const maxTtl = { seconds: 30 * 24 * 3600, setting: 'ORACLE_UCAN_DELEGATION_MAX_TTL_S' };
+    // one reading of the clock: not-before and expiry read apart could straddle a second and differ by one more
+    const start = now();
     const month = await mintDelegation({
       issuer: user,
       audience: oracle.did(),
-      notBefore: now(),
-      expiration: now() + maxTtl.seconds,
+      notBefore: start,
+      expiration: start + maxTtl.seconds,
     });
     expect(await code(verifyDelegation(month.token, { ...O, maxTtl }))).toBe('ok');
     const longer = await mintDelegation({
       issuer: user,
       audience: oracle.did(),
-      notBefore: now(),
-      expiration: now() + maxTtl.seconds + 1,
+      notBefore: start,
+      expiration: start + maxTtl.seconds + 1,
     });
     await expect(verifyDelegation(longer.token, { ...O, maxTtl })).rejects.toMatchObject({
       code: 'ttl_too_long',
@@ -166,8 +168,8 @@ describe('ucan verification', async () => {
     const inv = await mintInvocation({
       issuer: user,
       audience: oracle.did(),
-      notBefore: now(),
-      expiration: now() + 901,
+      notBefore: start,
+      expiration: start + 901,
     });
     expect(await code(verifyInvocation(inv, { ...O, maxTtl }))).toBe('ttl_too_long');
   });
