@@ -29,7 +29,11 @@ export function oracleEnv(model: { baseURL: string }, speech: { baseURL: string 
     CALLS_STT_BASE_URL: speech.baseURL,
     CALLS_TTS_BASE_URL: speech.baseURL,
     CALLS_END_OF_TURN_MS: String(END_OF_TURN_MS),
-    ...(process.env.CALLS_AUDIO_FRAME_MS ? { CALLS_AUDIO_FRAME_MS: process.env.CALLS_AUDIO_FRAME_MS } : {}),
+    ...Object.fromEntries(
+      ['CALLS_AUDIO_FRAME_MS', 'CALLS_AGENT_AUDIO_FRAME_MS'].flatMap((k) =>
+        process.env[k] ? [[k, process.env[k]]] : [],
+      ),
+    ),
   };
 }
 

@@ -33,7 +33,7 @@ import { IdParamsSchema } from 'oraclekit/plugin';
 import { CallStore } from './store.ts';
 import { CALLS_ERRORS, callsError } from './errors.ts';
 import { embeddedJoinUrl, joinToken, wsUrl, type LiveKitTarget } from './livekit.ts';
-import type { EndpointLimits } from './sfu/endpoint.ts';
+import type { AudioFrameMs, EndpointLimits } from './sfu/endpoint.ts';
 import type { EndpointThread } from './sfu/thread.ts';
 import { CallAgents } from './agent.ts';
 import { CallsEnvSchema, type CallsEnv } from './settings.ts';
@@ -51,7 +51,7 @@ interface CallsState {
     apiSecret: string;
     prefix: string;
     mediaAddress: string;
-    audioFrameMs: number;
+    audioFrameMs: AudioFrameMs;
     log: (line: string) => void;
     limits: Partial<EndpointLimits>;
     /**
@@ -91,7 +91,7 @@ function stateOf(ctx: PluginContext<CallsEnv>): CallsState {
         apiSecret: randomBytes(32).toString('hex'),
         prefix: '',
         mediaAddress: e.CALLS_MEDIA_ADDRESS,
-        audioFrameMs: e.CALLS_AUDIO_FRAME_MS,
+        audioFrameMs: { user: e.CALLS_AUDIO_FRAME_MS, agent: e.CALLS_AGENT_AUDIO_FRAME_MS },
         log: (l) => ctx.log.info(l),
         limits: {
           signalPerSecond: e.CALLS_SIGNAL_PER_SECOND,

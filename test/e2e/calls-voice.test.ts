@@ -434,12 +434,15 @@ describe('the same agent on a separate LiveKit-protocol server (LIVEKIT_URL)', (
     expect(fromUser.length).toBeGreaterThan(50);
     expect(fromAgent.length).toBeGreaterThan(50);
     for (const f of [...fromUser, ...fromAgent]) expect(f.payload.subarray(-2).toString('hex')).toBe('0c00');
-    // both publishers send 20 ms Opus frames, as the endpoint's answer asks by default (a=ptime:20): the RTP clock
-    // (48 kHz) steps by 960 from one packet to the next
+    // the user sends 10 ms Opus frames and the agent 20 ms ones, as the endpoint's answers ask by default (a=ptime:10
+    // and a=ptime:20): the RTP clock (48 kHz) steps by 480 and by 960 from one packet to the next
     const steps = (fs: { timestamp: number }[]) => fs.slice(1).map((f, i) => (f.timestamp - fs[i]!.timestamp) >>> 0);
-    for (const fs of [fromUser, fromAgent]) {
+    for (const [fs, step] of [
+      [fromUser, 480],
+      [fromAgent, 960],
+    ] as const) {
       const s = steps(fs);
-      expect(s.filter((x) => x === 960).length / s.length).toBeGreaterThan(0.9);
+      expect(s.filter((x) => x === step).length / s.length, `steps of ${step}`).toBeGreaterThan(0.9);
     }
     await observer.room.disconnect();
     await me.room.disconnect();

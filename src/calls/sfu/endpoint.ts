@@ -48,8 +48,10 @@ interface EndpointOptions {
   prefix?: string;
   /** The IPv4 address media binds to (default 127.0.0.1; 0.0.0.0 for every interface). */
   mediaAddress?: string;
-  /** The Opus frame length (ms) asked of every publisher: 20 (default) or 10. */
-  audioFrameMs?: number;
+  /**
+   * The Opus frame length (ms) asked of the users' microphones (default 10) and of the agent's (default 20): 10 or 20.
+   */
+  audioFrameMs?: Partial<AudioFrameMs>;
   log?: (line: string) => void;
   /**
    * The clock the rooms' and participants' times are stamped with, ms since the epoch: the plugin context's now in an
@@ -65,6 +67,12 @@ interface EndpointOptions {
   admitRoom?: (room: string, identity: string) => string | undefined | Promise<string | undefined>;
   /** A participant joined (true) or left (false) a room. */
   onPresence?: (room: string, identity: string, present: boolean) => void;
+}
+
+/** The Opus frame length (ms) the endpoint's answer asks of a publisher's audio, for a user and for the agent. */
+export interface AudioFrameMs {
+  user: number;
+  agent: number;
 }
 
 export interface EndpointLimits extends SignalLimits, DataLimits {
@@ -211,7 +219,7 @@ export class LiveKitEndpoint {
       metadata: claims.metadata ?? '',
       ws,
       mediaAddress: this.o.mediaAddress ?? '127.0.0.1',
-      audioFrameMs: this.o.audioFrameMs ?? 20,
+      audioFrameMs: agent ? (this.o.audioFrameMs?.agent ?? 20) : (this.o.audioFrameMs?.user ?? 10),
       limits: this.limits,
       canUpdateOwnMetadata: claims.video?.canUpdateOwnMetadata === true,
       log: this.log,

@@ -43,8 +43,8 @@ const MAX_ATTRIBUTES = 16;
 /**
  * The answer's SDP with the Opus frame length asked for on its audio (`a=ptime`, which Chrome's and rtc-node's encoders
  * follow; werift's answer carries none). A sound waits for its frame to fill before it is sent and the receiver's
- * jitter buffer holds whole packets, so 10 ms frames answer sooner on an idle machine; they are twice the packets to
- * encrypt, forward and decode, and on a busy one 20 ms frames answer sooner (docs/live-agent.md, "Latency and cost").
+ * jitter buffer holds whole packets, so 10 ms frames arrive sooner; they are twice the packets to encrypt, forward and
+ * decode (the endpoint asks 10 ms of a user and 20 ms of the agent by default: docs/live-agent.md, "Latency and cost").
  */
 function withAudioPtime(sdp: string, ms: number): string {
   return sdp.replace(/^(a=rtpmap:\d+ opus\/48000\/2\r?\n)/gim, `$1a=ptime:${ms}\r\n`);
@@ -103,7 +103,7 @@ interface PeerOptions {
   /** The IPv4 address media binds to; 0.0.0.0 for every interface. */
   mediaAddress: string;
   iceServers?: { urls: string; username?: string; credential?: string }[];
-  /** The Opus frame length (ms) asked of the participant's microphone. */
+  /** The Opus frame length (ms) asked of the participant's audio. */
   audioFrameMs: number;
   limits: SignalLimits;
   /** The token's canUpdateOwnMetadata: whether the participant may set its attributes (the agent's state). */

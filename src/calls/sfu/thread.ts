@@ -17,7 +17,7 @@ import { connect } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Worker } from 'node:worker_threads';
-import type { EndpointLimits } from './endpoint.ts';
+import type { AudioFrameMs, EndpointLimits } from './endpoint.ts';
 
 /** What the thread's endpoint is made with (plain data: it crosses to the thread). */
 export interface EndpointSettings {
@@ -25,7 +25,7 @@ export interface EndpointSettings {
   apiSecret: string;
   prefix: string;
   mediaAddress: string;
-  audioFrameMs: number;
+  audioFrameMs: AudioFrameMs;
   limits: Partial<EndpointLimits>;
 }
 

@@ -44,11 +44,16 @@ describe("the embedded endpoint's SDP bounds", () => {
     );
   });
 
-  it('ask for 20 ms Opus frames unless CALLS_AUDIO_FRAME_MS says 10, and refuse any other length by name', () => {
-    expect(CallsEnvSchema.parse({}).CALLS_AUDIO_FRAME_MS).toBe(20);
-    expect(CallsEnvSchema.parse({ CALLS_AUDIO_FRAME_MS: '10' }).CALLS_AUDIO_FRAME_MS).toBe(10);
-    const bad = CallsEnvSchema.safeParse({ CALLS_AUDIO_FRAME_MS: '15' });
-    expect(bad.success).toBe(false);
-    expect(bad.error!.issues[0]).toMatchObject({ path: ['CALLS_AUDIO_FRAME_MS'], message: '10 or 20' });
+  it('ask 10 ms Opus frames of the users and 20 ms of the agent unless told, and refuse any other length by name', () => {
+    expect(CallsEnvSchema.parse({})).toMatchObject({ CALLS_AUDIO_FRAME_MS: 10, CALLS_AGENT_AUDIO_FRAME_MS: 20 });
+    expect(CallsEnvSchema.parse({ CALLS_AUDIO_FRAME_MS: '20', CALLS_AGENT_AUDIO_FRAME_MS: '10' })).toMatchObject({
+      CALLS_AUDIO_FRAME_MS: 20,
+      CALLS_AGENT_AUDIO_FRAME_MS: 10,
+    });
+    for (const name of ['CALLS_AUDIO_FRAME_MS', 'CALLS_AGENT_AUDIO_FRAME_MS']) {
+      const bad = CallsEnvSchema.safeParse({ [name]: '15' });
+      expect(bad.success).toBe(false);
+      expect(bad.error!.issues[0]).toMatchObject({ path: [name], message: '10 or 20' });
+    }
   });
 });
