@@ -324,6 +324,8 @@ const chatting = BUSY
   : undefined;
 if (shared) await sleep(1000); // the other calls' subscriptions settle
 const latencies: number[] = [];
+/** The utterance each latency answers (an unanswered one has none). */
+const answeredUtterances: number[] = [];
 const cpu0 = cpuUsOf(child.pid!);
 const t0 = performance.now();
 let unanswered = 0;
@@ -348,6 +350,7 @@ for (let i = 0; i < N; i++) {
     continue;
   }
   latencies.push(first - end);
+  answeredUtterances.push(i);
   const stages = stagesOf(logged!.line);
   if (stages['in the oracle'] !== undefined) {
     // the rest: the line from the user to the agent (encoding, network, the endpoint, a jitter buffer), and back
@@ -380,6 +383,14 @@ const report = {
   targetMs: END_OF_TURN_MS + 150,
   medianMs: Math.round(q(0.5)),
   p95Ms: Math.round(q(0.95)),
+  /**
+   * The three slowest answers and the utterance each answered: 0 and 1 are a fresh oracle's first turns, whose code
+   * runs for the first time and whose heap is still being sized (its first full garbage collections).
+   */
+  slowest: latencies
+    .map((ms, k) => ({ utterance: answeredUtterances[k]!, ms: Math.round(ms) }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 3),
   /** The median of each stage (ms): the end-of-turn silence, the oracle's stages, the line each way. */
   stagesMedianMs: Object.fromEntries(Object.entries(perStage).map(([k, v]) => [k, Math.round(quantile(v, 0.5))])),
   /**
