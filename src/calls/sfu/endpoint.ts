@@ -48,9 +48,7 @@ interface EndpointOptions {
   prefix?: string;
   /** The IPv4 address media binds to (default 127.0.0.1; 0.0.0.0 for every interface). */
   mediaAddress?: string;
-  /**
-   * The Opus frame length (ms) asked of the users' microphones (default 10) and of the agent's (default 20): 10 or 20.
-   */
+  /** The Opus frame length (ms) asked of the users' microphones and of the agent's: 10 or 20 (DEFAULT_AUDIO_FRAME_MS). */
   audioFrameMs?: Partial<AudioFrameMs>;
   log?: (line: string) => void;
   /**
@@ -74,6 +72,12 @@ export interface AudioFrameMs {
   user: number;
   agent: number;
 }
+
+/**
+ * 10 ms from a user, whose speech then reaches the agent sooner; 20 ms (WebRTC's default) from the agent, whose voice
+ * goes to everyone in the call (docs/live-agent.md, "Latency and cost").
+ */
+export const DEFAULT_AUDIO_FRAME_MS: AudioFrameMs = { user: 10, agent: 20 };
 
 export interface EndpointLimits extends SignalLimits, DataLimits {
   /** A participant none of whose connections carries media after this long (ms) is dropped. */
@@ -133,6 +137,7 @@ export class LiveKitEndpoint {
   readonly rooms = new Map<string, EndpointRoom>();
   private readonly log: (line: string) => void;
   readonly limits: EndpointLimits;
+  private readonly audioFrameMs: AudioFrameMs;
   /** Every RTP packet a participant publishes, before it is forwarded (tests read the payloads). */
   onRtp: ((room: string, from: string, track: PublishedTrack, packet: RtpPacket) => void) | undefined;
 
@@ -142,6 +147,7 @@ export class LiveKitEndpoint {
     this.verifier = new TokenVerifier(o.apiKey, o.apiSecret);
     this.log = o.log ?? (() => {});
     this.limits = { ...DEFAULT_ENDPOINT_LIMITS, ...o.limits };
+    this.audioFrameMs = { ...DEFAULT_AUDIO_FRAME_MS, ...o.audioFrameMs };
     // a signal message is at most an SDP and its envelope: a larger frame closes the connection (ws: 1009)
     this.wss = new WebSocketServer({ noServer: true, maxPayload: this.limits.sdpMaxBytes + 4096 });
   }
@@ -219,7 +225,7 @@ export class LiveKitEndpoint {
       metadata: claims.metadata ?? '',
       ws,
       mediaAddress: this.o.mediaAddress ?? '127.0.0.1',
-      audioFrameMs: agent ? (this.o.audioFrameMs?.agent ?? 20) : (this.o.audioFrameMs?.user ?? 10),
+      audioFrameMs: this.audioFrameMs[agent ? 'agent' : 'user'],
       limits: this.limits,
       canUpdateOwnMetadata: claims.video?.canUpdateOwnMetadata === true,
       log: this.log,

@@ -3,7 +3,7 @@
  * built to make the endpoint parse thousands of sections.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ENDPOINT_LIMITS } from '../../../../../src/calls/sfu/endpoint.ts';
+import { DEFAULT_AUDIO_FRAME_MS, DEFAULT_ENDPOINT_LIMITS } from '../../../../../src/calls/sfu/endpoint.ts';
 import { sdpRefusal } from '../../../../../src/calls/sfu/peer.ts';
 import { CallsEnvSchema } from '../../../../../src/calls/settings.ts';
 
@@ -46,6 +46,9 @@ describe("the embedded endpoint's SDP bounds", () => {
 
   it('ask 10 ms Opus frames of the users and 20 ms of the agent unless told, and refuse any other length by name', () => {
     expect(CallsEnvSchema.parse({})).toMatchObject({ CALLS_AUDIO_FRAME_MS: 10, CALLS_AGENT_AUDIO_FRAME_MS: 20 });
+    // an endpoint served on its own, without the plugin's settings, asks the same
+    const e = CallsEnvSchema.parse({});
+    expect({ user: e.CALLS_AUDIO_FRAME_MS, agent: e.CALLS_AGENT_AUDIO_FRAME_MS }).toEqual(DEFAULT_AUDIO_FRAME_MS);
     expect(CallsEnvSchema.parse({ CALLS_AUDIO_FRAME_MS: '20', CALLS_AGENT_AUDIO_FRAME_MS: '10' })).toMatchObject({
       CALLS_AUDIO_FRAME_MS: 20,
       CALLS_AGENT_AUDIO_FRAME_MS: 10,
