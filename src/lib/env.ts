@@ -39,6 +39,19 @@ export function envValue(env: Env, name: string): string | undefined {
   return isBlank(v) ? undefined : v;
 }
 
+/**
+ * A variable's value as an error message shows it: quoted, with a URL's credentials and query replaced by … (either
+ * may hold a secret), and nothing of a variable whose name says it holds one (a key, secret, token, password or
+ * mnemonic).
+ */
+export function shownValue(name: string, v: string | undefined): string {
+  if (v !== undefined && /(^|_)(KEY|SECRET|TOKEN|PASSWORD|MNEMONIC)(_|$)/i.test(name)) return '(hidden)';
+  const url = /^[a-z][a-z0-9+.-]*:\/\//i;
+  return JSON.stringify(
+    v && url.test(v) ? v.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1…@').replace(/\?.*$/s, '?…') : v,
+  );
+}
+
 /** The environment without its blank variables: what every env schema parses. */
 export function withoutBlanks(env: Env): Env {
   const out: Env = {};

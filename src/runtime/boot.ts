@@ -6,7 +6,7 @@
 import type { OracleConfig, OraclePlugin } from './plugin.ts';
 import type { PluginsStatus } from '../lib/protocol/index.ts';
 import { RUNTIME_VERSION } from '../lib/protocol/index.ts';
-import { isBlank, parseEnv } from '../lib/env.ts';
+import { isBlank, parseEnv, shownValue } from '../lib/env.ts';
 
 export interface BootLogger {
   info(line: string): void;
@@ -38,10 +38,11 @@ interface BootResult {
   excluded: { plugin: string; reason: string }[];
 }
 
-function envLine(name: string, variable: string, why: string): string {
+/** The boot error of a plugin's variable; `value` (as shownValue gives it) when the variable is set. */
+function envLine(name: string, variable: string, why: string, value?: string): string {
   return (
-    `[boot-error] Plugin '${name}' env validation failed for '${variable}': ${why}. Set '${variable}' or ` +
-    `disable it: features: { ${name}: false }`
+    `[boot-error] Plugin '${name}' env validation failed for '${variable}'${value ? ` = ${value}` : ''}: ${why}. ` +
+    `Set '${variable}' or disable it: features: { ${name}: false }`
   );
 }
 
@@ -182,7 +183,9 @@ function withEnv(plugin: OraclePlugin<unknown>, env: Record<string, string | und
   const r = parseEnv(plugin.envSchema, env);
   if (!r.success) {
     const issue = r.error.issues[0]!;
-    throw new BootError(envLine(plugin.name, String(issue.path[0] ?? '?'), issue.message));
+    const variable = String(issue.path[0] ?? '?');
+    const value = isBlank(env[variable]) ? undefined : shownValue(variable, env[variable]);
+    throw new BootError(envLine(plugin.name, variable, issue.message, value));
   }
   return { plugin: startable(r.data), env: r.data };
 }

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { BootError } from './boot.ts';
 import { DEFAULT_DELEGATION_MAX_TTL_S } from '../lib/ucan/ucan.ts';
-import { parseEnv } from '../lib/env.ts';
+import { parseEnv, shownValue } from '../lib/env.ts';
 
 // a blank variable never reaches the schema (parseEnv, the one env rule): .optional() and .default() cover it
 const opt = <T extends z.ZodType>(s: T) => s.optional();
@@ -138,10 +138,6 @@ const VALID: Record<keyof RuntimeEnv, string> = {
 };
 
 /** A value as the boot error shows it: a URL's credentials are never shown (the key and the mnemonic never fail). */
-function shown(v: string | undefined): string {
-  return JSON.stringify(v?.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1…@'));
-}
-
 /** Parses the runtime's variables once; an invalid one throws the BootError line. */
 export function parseRuntimeEnv(env: Record<string, string | undefined>): RuntimeEnv {
   const r = parseEnv(RuntimeEnvSchema, env);
@@ -149,7 +145,7 @@ export function parseRuntimeEnv(env: Record<string, string | undefined>): Runtim
   const issue = r.error.issues[0]!;
   const name = String(issue.path[0]) as keyof RuntimeEnv;
   throw new BootError(
-    `[boot-error] Runtime env validation failed for '${name}' = ${shown(env[name])}: ${issue.message}. Set ` +
+    `[boot-error] Runtime env validation failed for '${name}' = ${shownValue(name, env[name])}: ${issue.message}. Set ` +
       `'${name}' to ${VALID[name]}, or unset it`,
   );
 }

@@ -183,7 +183,7 @@ describe('composio boot', () => {
       COMPOSIO_BASE_URL: 'backend.composio.dev',
     });
     expect(bad.error).toBe(
-      "[boot-error] Plugin 'composio' env validation failed for 'COMPOSIO_BASE_URL': must be an http(s) URL, e.g. https://backend.composio.dev. Set 'COMPOSIO_BASE_URL' or disable it: features: { composio: false }",
+      `[boot-error] Plugin 'composio' env validation failed for 'COMPOSIO_BASE_URL' = "backend.composio.dev": must be an http(s) URL, e.g. https://backend.composio.dev. Set 'COMPOSIO_BASE_URL' or disable it: features: { composio: false }`,
     );
     const forced = await bootWith([composioPlugin], {}, { composio: true });
     expect(forced.error).toBe(

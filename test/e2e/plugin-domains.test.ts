@@ -267,11 +267,11 @@ describe('domains boot', () => {
     expect(ok.lines).toContain('[boot] loaded: domains');
     const bad = await bootWith([domainsPlugin], { ORACLEKIT_REGISTRY_URL: 'file:///tmp/registry' });
     expect(bad.error).toBe(
-      "[boot-error] Plugin 'domains' env validation failed for 'ORACLEKIT_REGISTRY_URL': must be an http(s) URL, not file:. Set 'ORACLEKIT_REGISTRY_URL' or disable it: features: { domains: false }",
+      `[boot-error] Plugin 'domains' env validation failed for 'ORACLEKIT_REGISTRY_URL' = "file:///tmp/registry": must be an http(s) URL, not file:. Set 'ORACLEKIT_REGISTRY_URL' or disable it: features: { domains: false }`,
     );
     const t = await bootWith([domainsPlugin], { ORACLEKIT_REGISTRY_TIMEOUT_MS: '5' });
     expect(t.error).toMatch(
-      /^\[boot-error\] Plugin 'domains' env validation failed for 'ORACLEKIT_REGISTRY_TIMEOUT_MS': /,
+      /^\[boot-error\] Plugin 'domains' env validation failed for 'ORACLEKIT_REGISTRY_TIMEOUT_MS' = "5": /,
     );
   });
 });

@@ -187,12 +187,12 @@ describe('firecrawl and sandbox boot', () => {
       ]),
     );
     expect((await bootWith([firecrawlPlugin], { FIRECRAWL_MCP_URL: 'localhost:3002' })).error).toMatch(
-      /^\[boot-error\] Plugin 'firecrawl' env validation failed for 'FIRECRAWL_MCP_URL': must be an http\(s\) URL.*Set 'FIRECRAWL_MCP_URL' or disable it: features: \{ firecrawl: false \}$/,
+      /^\[boot-error\] Plugin 'firecrawl' env validation failed for 'FIRECRAWL_MCP_URL' = "localhost:3002": must be an http\(s\) URL.*Set 'FIRECRAWL_MCP_URL' or disable it: features: \{ firecrawl: false \}$/,
     );
     expect(
       (await bootWith([sandboxPlugin], { SANDBOX_MCP_URL: 'http://127.0.0.1:1/mcp', SANDBOX_MCP_TIMEOUT_MS: 'soon' }))
         .error,
-    ).toMatch(/^\[boot-error\] Plugin 'sandbox' env validation failed for 'SANDBOX_MCP_TIMEOUT_MS': /);
+    ).toMatch(/^\[boot-error\] Plugin 'sandbox' env validation failed for 'SANDBOX_MCP_TIMEOUT_MS' = "soon": /);
     expect((await bootWith([sandboxPlugin], {}, { sandbox: true })).error).toBe(
       "[boot-error] Plugin 'sandbox' env validation failed for 'SANDBOX_MCP_URL': required but blank. Set 'SANDBOX_MCP_URL' or disable it: features: { sandbox: false }",
     );

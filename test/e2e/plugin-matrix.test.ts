@@ -184,7 +184,7 @@ describe('matrix failures and boot rules', () => {
           logger: { info: () => {}, error: () => {} },
         }),
     ).toThrow(
-      "[boot-error] Plugin 'matrix' env validation failed for 'MATRIX_ORACLE_ADMIN_USER_ID': must be a Matrix user ID, e.g. @oracle:example.org. Set 'MATRIX_ORACLE_ADMIN_USER_ID' or disable it: features: { matrix: false }",
+      `[boot-error] Plugin 'matrix' env validation failed for 'MATRIX_ORACLE_ADMIN_USER_ID' = "oracle": must be a Matrix user ID, e.g. @oracle:example.org. Set 'MATRIX_ORACLE_ADMIN_USER_ID' or disable it: features: { matrix: false }`,
     );
   });
 });

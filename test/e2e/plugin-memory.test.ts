@@ -181,11 +181,11 @@ describe('memory boot', () => {
     expect(blank.status!.excluded).toEqual([{ plugin: 'memory', reason: 'MEMORY_MCP_URL' }]);
     const ftp = await bootWith([memoryPlugin], { MEMORY_MCP_URL: 'ftp://memory.local/mcp' });
     expect(ftp.error).toBe(
-      "[boot-error] Plugin 'memory' env validation failed for 'MEMORY_MCP_URL': must be an http(s) URL, not ftp:. Set 'MEMORY_MCP_URL' or disable it: features: { memory: false }",
+      `[boot-error] Plugin 'memory' env validation failed for 'MEMORY_MCP_URL' = "ftp://memory.local/mcp": must be an http(s) URL, not ftp:. Set 'MEMORY_MCP_URL' or disable it: features: { memory: false }`,
     );
     const creds = await bootWith([memoryPlugin], { MEMORY_MCP_URL: 'https://bob:hunter2@memory.local/mcp' });
     expect(creds.error).toBe(
-      "[boot-error] Plugin 'memory' env validation failed for 'MEMORY_MCP_URL': must not carry credentials; put the token in 'MEMORY_MCP_TOKEN'. Set 'MEMORY_MCP_URL' or disable it: features: { memory: false }",
+      `[boot-error] Plugin 'memory' env validation failed for 'MEMORY_MCP_URL' = "https://…@memory.local/mcp": must not carry credentials; put the token in 'MEMORY_MCP_TOKEN'. Set 'MEMORY_MCP_URL' or disable it: features: { memory: false }`,
     );
     expect(creds.error).not.toContain('hunter2');
     const engine = await bootWith([memoryPlugin], {
@@ -193,7 +193,7 @@ describe('memory boot', () => {
       MEMORY_ENGINE_URL: 'memory',
     });
     expect(engine.error).toMatch(
-      /^\[boot-error\] Plugin 'memory' env validation failed for 'MEMORY_ENGINE_URL': must be an http\(s\) URL/,
+      /^\[boot-error\] Plugin 'memory' env validation failed for 'MEMORY_ENGINE_URL' = "memory": must be an http\(s\) URL/,
     );
     const forced = await bootWith([memoryPlugin], {}, { memory: true });
     expect(forced.error).toBe(

@@ -211,7 +211,7 @@ describe('slack failures and boot rules', () => {
           logger: { info: () => {}, error: () => {} },
         }),
     ).toThrow(
-      "[boot-error] Plugin 'slack' env validation failed for 'SLACK_APP_TOKEN': must be an app-level token with connections:write (xapp-…). Set 'SLACK_APP_TOKEN' or disable it: features: { slack: false }",
+      "[boot-error] Plugin 'slack' env validation failed for 'SLACK_APP_TOKEN' = (hidden): must be an app-level token with connections:write (xapp-…). Set 'SLACK_APP_TOKEN' or disable it: features: { slack: false }",
     );
   });
 });

@@ -236,7 +236,7 @@ describe('tasks on a real Redis', () => {
         logger: { info: () => {}, error: () => {} },
       }),
     ).toThrow(
-      "[boot-error] Plugin 'tasks' env validation failed for 'TASKS_STORE_URL': must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379. Set 'TASKS_STORE_URL' or disable it: features: { tasks: false }",
+      `[boot-error] Plugin 'tasks' env validation failed for 'TASKS_STORE_URL' = "http://127.0.0.1:6379": must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379. Set 'TASKS_STORE_URL' or disable it: features: { tasks: false }`,
     );
     expect(() =>
       createOracleApp({

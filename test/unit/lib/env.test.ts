@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { autoStartAllowed, toolEnv } from '../../../src/lib/env.ts';
+import { autoStartAllowed, shownValue, toolEnv } from '../../../src/lib/env.ts';
 import { configDir, configPath, dbPath, stateDir } from '../../../src/lib/paths.ts';
 import { resolveSettings, loadConfig } from '../../../src/daemon/config.ts';
 
@@ -54,5 +54,19 @@ describe('the ORACLEKIT_ environment', () => {
       },
     );
     expect(s).toMatchObject({ port: config.port, databaseUrl: undefined, redisUrl: undefined, dbSynchronous: 'async' });
+  });
+});
+
+describe('a variable shown in an error', () => {
+  it('is quoted, without a URL’s credentials or query, and hidden when its name says it is a secret', () => {
+    expect(shownValue('CALLS_AGENT_AUDIO_FRAME_MS', '15')).toBe('"15"');
+    expect(shownValue('MEMORY_MCP_URL', 'https://bob:hunter2@memory.local/mcp?token=abc')).toBe(
+      '"https://…@memory.local/mcp?…"',
+    );
+    for (const name of ['CALLS_STT_API_KEY', 'LIVEKIT_API_SECRET', 'MEMORY_MCP_TOKEN', 'DB_PASSWORD', 'MNEMONIC'])
+      expect(shownValue(name, 'sk-live-123')).toBe('(hidden)');
+    // a word of the name, not a part of one: ORACLE_MAX_TOKENS is a number
+    expect(shownValue('ORACLE_MAX_TOKENS', 'many')).toBe('"many"');
+    expect(shownValue('LLM_BASE_URL', undefined)).toBe(undefined);
   });
 });

@@ -107,7 +107,7 @@ describe('boot resolution and log lines', () => {
     }
     expect(err).toBeInstanceOf(BootError);
     expect((err as BootError).line).toMatch(
-      /^\[boot-error\] Plugin 'weather' env validation failed for 'WEATHER_DEFAULT_UNITS': .+\. Set 'WEATHER_DEFAULT_UNITS' or disable it: features: \{ weather: false \}$/,
+      /^\[boot-error\] Plugin 'weather' env validation failed for 'WEATHER_DEFAULT_UNITS' = "kelvin": .+\. Set 'WEATHER_DEFAULT_UNITS' or disable it: features: \{ weather: false \}$/,
     );
   });
 

@@ -40,7 +40,7 @@ describe('credits boot rules', () => {
       "[boot-error] Plugin 'credits' env validation failed for 'price': required but not set in oracle.config.json. Set 'price' or disable it: features: { credits: false }",
     );
     expect(() => boot({ price: 1 }, {}, { CREDITS_DENOM: '9 bad' })).toThrow(
-      /^\[boot-error\] Plugin 'credits' env validation failed for 'CREDITS_DENOM': /,
+      /^\[boot-error\] Plugin 'credits' env validation failed for 'CREDITS_DENOM' = "9 bad": /,
     );
     const off = boot({ price: -1 }, { credits: false });
     expect(off.rt.status().excluded).toEqual([{ plugin: 'credits', reason: 'features' }]);

@@ -69,7 +69,7 @@ describe('skills boot', () => {
     expect(blank.status!.excluded).toEqual([{ plugin: 'skills', reason: 'SKILLS_DIR' }]);
     const bad = await bootWith([skillsPlugin], { SKILLS_DIR: join(root, 'missing') });
     expect(bad.error).toBe(
-      "[boot-error] Plugin 'skills' env validation failed for 'SKILLS_DIR': not an existing directory (a folder of skill packs, each with a SKILL.md). Set 'SKILLS_DIR' or disable it: features: { skills: false }",
+      `[boot-error] Plugin 'skills' env validation failed for 'SKILLS_DIR' = ${JSON.stringify(join(root, 'missing'))}: not an existing directory (a folder of skill packs, each with a SKILL.md). Set 'SKILLS_DIR' or disable it: features: { skills: false }`,
     );
     const forced = await bootWith([skillsPlugin], {}, { skills: true });
     expect(forced.error).toBe(
