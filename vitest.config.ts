@@ -40,6 +40,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     globalSetup: ['test/global-setup.ts'],
+    // a daemon a test starts takes any free port, never the default one: the developer's own daemon may hold it
+    env: { ORACLEKIT_DAEMON_PORT: '0' },
     pool: 'forks',
     projects: [
       {
