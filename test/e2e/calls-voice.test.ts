@@ -427,7 +427,10 @@ describe('the same agent on a separate LiveKit-protocol server (LIVEKIT_URL)', (
     // a heard tone: 1.00 (the frames its jitter buffer stretched or shortened under load are not pure: half at least)
     const heardTone = me.voiced(t0).filter((f) => tonal(f.data) > 0.9).length;
     expect(heardTone, `${heardTone} of ${me.voiced(t0).length}`).toBeGreaterThan(40);
-    expect(observer.voiced(t0).filter((f) => tonal(f.data) > 0.9)).toHaveLength(0); // its noise: at most 0.5
+    // its noise scores at most 0.5 a frame; on a loaded machine one odd frame of it has scored above 0.9, while the tones
+    // decrypted would give tens
+    const observerTone = observer.voiced(t0).filter((f) => tonal(f.data) > 0.9).length;
+    expect(observerTone, `${observerTone} of ${observer.voiced(t0).length}`).toBeLessThan(3);
     expect(me.voiced(t0).length).toBeGreaterThan(80);
 
     // every audio payload the server forwarded ends with LiveKit's GCM frame trailer (12-byte IV length, key index 0)
