@@ -10,8 +10,9 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { runtimeError } from '../lib/protocol/errors.ts';
 import { lineBoundedFetch } from './agent/index.ts';
+import { outboundDispatcher, outboundFetch } from './outbound.ts';
 import type { OracleConfig } from './plugin.ts';
-import type { RuntimeEnv } from './settings.ts';
+import { STALL_MAX_MS, type RuntimeEnv } from './settings.ts';
 
 /** A language model of the AI SDK (an object: a model id string is `config.model`). */
 export type OracleModel = Exclude<LanguageModel, string>;
@@ -81,6 +82,7 @@ function notConfigured(hint: string | undefined) {
  */
 function openAICompatibleModels(s: RuntimeEnv, hint: string | undefined): (id: string) => OracleModel {
   const cache = new Map<string, OracleModel>();
+  let transport: typeof fetch | undefined;
   return (modelId) => {
     const baseURL = s.LLM_BASE_URL;
     if (!baseURL) throw notConfigured(hint);
@@ -91,11 +93,20 @@ function openAICompatibleModels(s: RuntimeEnv, hint: string | undefined): (id: s
         baseURL,
         apiKey: s.LLM_PROVIDER_API_KEY,
         includeUsage: true,
-        fetch: lineBoundedFetch(s.ORACLE_MODEL_MAX_LINE_BYTES),
+        fetch: lineBoundedFetch(s.ORACLE_MODEL_MAX_LINE_BYTES, (transport ??= modelTransport())),
       }).chatModel(modelId);
       if (cache.size >= 32) cache.delete(cache.keys().next().value!);
       cache.set(modelId, m);
     }
     return m;
   };
+}
+
+/**
+ * The provider's HTTP: the outbound transport's (undici, a connect time-out, keep-alive), on a dispatcher of its own
+ * whose headers and body wait as long as LLM_STALL_TIMEOUT_MS may be set to, so that a provider gone silent is the
+ * stall watchdog's to end, with its error, whatever the setting.
+ */
+function modelTransport(): typeof fetch {
+  return outboundFetch(outboundDispatcher({ headersMs: STALL_MAX_MS, bodyMs: STALL_MAX_MS }));
 }

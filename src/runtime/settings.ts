@@ -15,6 +15,9 @@ import { parseEnv, shownValue } from '../lib/env.ts';
 const opt = <T extends z.ZodType>(s: T) => s.optional();
 const int = (min: number, max: number, dflt: number) => z.coerce.number().int().min(min).max(max).default(dflt);
 
+/** The longest LLM_STALL_TIMEOUT_MS: the model's transport (models.ts) waits at least this long for a reply. */
+export const STALL_MAX_MS = 600_000;
+
 /** pino's levels: the running oracle's log (log.ts) shows its lines at LOG_LEVEL and above. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -46,7 +49,7 @@ export const RuntimeEnvSchema = z.object({
   ORACLE_UCAN_REPLAY: z.enum(['bearer', 'strict']).default('bearer'),
   ORACLE_UCAN_DELEGATION_MAX_TTL_S: int(60, 31_536_000, DEFAULT_DELEGATION_MAX_TTL_S),
   ORACLE_MAX_STEPS: int(1, 100, 12),
-  LLM_STALL_TIMEOUT_MS: int(100, 600_000, 60_000),
+  LLM_STALL_TIMEOUT_MS: int(100, STALL_MAX_MS, 60_000),
   ORACLE_TOOL_TIMEOUT_MS: int(100, 600_000, 30_000),
   ORACLE_MAX_OUTPUT_TOKENS: int(1, 1_000_000, 4096),
   ORACLE_RUN_MAX_MS: int(1000, 86_400_000, 600_000),
