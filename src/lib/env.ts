@@ -40,15 +40,15 @@ export function envValue(env: Env, name: string): string | undefined {
 }
 
 /**
- * A variable's value as an error message shows it: quoted, with a URL's credentials and query replaced by … (either
- * may hold a secret), and nothing of a variable whose name says it holds one (a key, secret, token, password or
- * mnemonic).
+ * A set variable's value as an error message shows it: quoted, with a URL's credentials and query replaced by …
+ * (either may hold a secret), and nothing of a variable whose name says it holds one (a key, secret, token, password
+ * or mnemonic).
  */
-export function shownValue(name: string, v: string | undefined): string {
-  if (v !== undefined && /(^|_)(KEY|SECRET|TOKEN|PASSWORD|MNEMONIC)(_|$)/i.test(name)) return '(hidden)';
+export function shownValue(name: string, v: string): string {
+  if (/(^|_)(KEY|SECRET|TOKEN|PASSWORD|MNEMONIC)(_|$)/i.test(name)) return '(hidden)';
   const url = /^[a-z][a-z0-9+.-]*:\/\//i;
   return JSON.stringify(
-    v && url.test(v) ? v.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1…@').replace(/\?.*$/s, '?…') : v,
+    url.test(v) ? v.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1…@').replace(/\?.*$/s, '?…') : v,
   );
 }
 

@@ -6,7 +6,7 @@
 import type { OracleConfig, OraclePlugin } from './plugin.ts';
 import type { PluginsStatus } from '../lib/protocol/index.ts';
 import { RUNTIME_VERSION } from '../lib/protocol/index.ts';
-import { isBlank, parseEnv, shownValue } from '../lib/env.ts';
+import { envValue, isBlank, parseEnv, shownValue } from '../lib/env.ts';
 
 export interface BootLogger {
   info(line: string): void;
@@ -184,8 +184,8 @@ function withEnv(plugin: OraclePlugin<unknown>, env: Record<string, string | und
   if (!r.success) {
     const issue = r.error.issues[0]!;
     const variable = String(issue.path[0] ?? '?');
-    const value = isBlank(env[variable]) ? undefined : shownValue(variable, env[variable]);
-    throw new BootError(envLine(plugin.name, variable, issue.message, value));
+    const value = envValue(env, variable);
+    throw new BootError(envLine(plugin.name, variable, issue.message, value && shownValue(variable, value)));
   }
   return { plugin: startable(r.data), env: r.data };
 }

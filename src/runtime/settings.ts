@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { BootError } from './boot.ts';
 import { DEFAULT_DELEGATION_MAX_TTL_S } from '../lib/ucan/ucan.ts';
-import { parseEnv, shownValue } from '../lib/env.ts';
+import { envValue, parseEnv, shownValue } from '../lib/env.ts';
 
 // a blank variable never reaches the schema (parseEnv, the one env rule): .optional() and .default() cover it
 const opt = <T extends z.ZodType>(s: T) => s.optional();
@@ -140,15 +140,16 @@ const VALID: Record<keyof RuntimeEnv, string> = {
   LOG_LEVEL: `one of ${LOG_LEVELS.join(', ')} (default info): the least severe line the oracle's log shows`,
 };
 
-/** A value as the boot error shows it: a URL's credentials are never shown (the key and the mnemonic never fail). */
 /** Parses the runtime's variables once; an invalid one throws the BootError line. */
 export function parseRuntimeEnv(env: Record<string, string | undefined>): RuntimeEnv {
   const r = parseEnv(RuntimeEnvSchema, env);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
   const name = String(issue.path[0]) as keyof RuntimeEnv;
+  const value = envValue(env, name);
+  const shown = value === undefined ? '' : ` = ${shownValue(name, value)}`;
   throw new BootError(
-    `[boot-error] Runtime env validation failed for '${name}' = ${shownValue(name, env[name])}: ${issue.message}. Set ` +
-      `'${name}' to ${VALID[name]}, or unset it`,
+    `[boot-error] Runtime env validation failed for '${name}'${shown}: ${issue.message}. Set '${name}' to ` +
+      `${VALID[name]}, or unset it`,
   );
 }
