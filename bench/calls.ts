@@ -8,14 +8,15 @@
  *   through an AudioStream;
  * - with --browser, headless Chromium (Debian's /usr/bin/chromium, or
  *   $CHROMIUM) on the page of test/helpers/call-page.ts: `useLiveAgent` with
- *   the real livekit-client, its microphone a Web Audio track (the sentence
- *   played by an AudioBufferSourceNode into a MediaStreamAudioDestinationNode),
- *   the agent's track read through a MediaStreamTrackProcessor as the page
+ *   the real livekit-client, its microphone Chromium's capture device
+ *   playing a WAV file in a loop (the sentence, then GAP_MS of silence), the
+ *   agent's track read through a MediaStreamTrackProcessor as the page
  *   receives it.
  * For each of N utterances (an espeak-ng sentence, then silence): the time
- * from the end of the user's speech (when its last 10 ms frame louder than
- * −45 dBFS has been played: the level the agent places the end of speech by)
- * to the first loud chunk of the agent's answer the user gets. Target: at most
+ * from the end of the user's speech (its last 10 ms frame louder than
+ * −45 dBFS, the level the agent places the end of speech by, as the page's
+ * microphone track carries it, or as handed to the rtc-node user's
+ * AudioSource) to the first loud chunk of the agent's answer the user gets. Target: at most
  * CALLS_END_OF_TURN_MS + 150 ms (median and p95).
  * Also the oracle process's CPU (its endpoint included) per second of call (calls-load.ts measures how many
  * calls a core holds).
@@ -36,11 +37,12 @@
  */
 import './rtc-quiet.ts';
 import { fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { wav } from '../src/calls/audio.ts';
 import { startScriptedModelServer } from '../src/runtime/testing/model-server.ts';
 import { say } from '../src/runtime/testing/script.ts';
 import { generateMnemonic, generateSigner, signerFromMnemonic } from '../src/lib/keys/keys.ts';
@@ -78,6 +80,10 @@ const RATE = 48_000;
 /** The user's sentence, and where its sound ends (samples): the end of its last frame louder than −45 dBFS. */
 const SPEECH = espeak('What time is it in Nairobi?', RATE);
 const SPEECH_END = Math.round((SPEECH.soundMs.end / 1000) * RATE);
+/** The browser's microphone: the silence after each sentence (the file loops), the user's pause between turns. */
+const GAP_MS = 2500;
+/** −45 dBFS: a chunk of the user's louder than this is speech (the level the agent places the end of speech by). */
+const USER_LOUD = -45;
 /** −40 dBFS: a chunk louder than this is the answer's sound. */
 const LOUD = -40;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -157,12 +163,25 @@ async function rtcNodeCaller(): Promise<Caller> {
   return { ...user, firstLoudAfter: async (since) => user.firstLoudAfter(since) };
 }
 
-/** The user as a web page in headless Chromium, its microphone a Web Audio graph playing the sentence. */
+/**
+ * The user as a web page in headless Chromium, its microphone Chromium's own capture device (getUserMedia, the
+ * browser's audio processing included) playing a WAV file in a loop: the sentence, then GAP_MS of silence.
+ */
 async function browserCaller(): Promise<Caller> {
+  const mic = join(web, 'microphone.wav');
+  const looped = new Int16Array(SPEECH.samples.length + (GAP_MS / 1000) * RATE);
+  looped.set(SPEECH.samples);
+  writeFileSync(mic, wav(looped, RATE));
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--use-fake-ui-for-media-stream', '--autoplay-policy=no-user-gesture-required'],
+    args: [
+      '--no-sandbox',
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-audio-capture=${mic}`,
+      '--autoplay-policy=no-user-gesture-required',
+    ],
   });
   const userMnemonic = generateMnemonic();
   const client = await OracleClient.connect({ baseUrl: url, signer: await signerFromMnemonic(userMnemonic) });
@@ -170,71 +189,69 @@ async function browserCaller(): Promise<Caller> {
   const page = await browser.newPage();
   page.on('pageerror', (e) => console.error('page error:', e.message));
   page.on('crash', () => console.error('the page crashed'));
-  // the microphone: whatever the page asks for, a track of one Web Audio graph, silent but for the sentence
-  await page.addInitScript(() => {
-    // the page's peer connections, kept for their stats
-    const pcs: RTCPeerConnection[] = [];
-    (window as unknown as { pcs: RTCPeerConnection[] }).pcs = pcs;
-    const Native = window.RTCPeerConnection;
-    window.RTCPeerConnection = class extends Native {
-      constructor(config?: RTCConfiguration) {
-        super(config);
-        pcs.push(this);
-      }
-    };
-    const ctx = new AudioContext({ sampleRate: 48_000 });
-    const mic = ctx.createMediaStreamDestination();
-    // a microphone always gives audio, silence too: a graph with no sound playing gives none (and the agent's jitter
-    // buffer would then stretch the last sound it got into the gap)
-    const silence = ctx.createConstantSource();
-    silence.offset.value = 0;
-    silence.connect(mic);
-    silence.start();
-    navigator.mediaDevices.getUserMedia = async () => new MediaStream([mic.stream.getAudioTracks()[0]!.clone()]);
-    // the microphone's track as the page carries it: when its last chunk louder than −45 dBFS came, and how many
-    // chunks so far
-    const heard = { loud: 0, chunks: 0 };
-    type Processor = new (o: { track: MediaStreamTrack }) => { readable: ReadableStream<AudioData> };
-    const reader = new (window as unknown as { MediaStreamTrackProcessor: Processor }).MediaStreamTrackProcessor({
-      track: mic.stream.getAudioTracks()[0]!.clone(),
-    }).readable.getReader();
-    void (async () => {
-      for (;;) {
-        const { value } = await reader.read();
-        if (!value) return;
-        const buf = new Float32Array(value.numberOfFrames);
-        value.copyTo(buf, { planeIndex: 0, format: 'f32-planar' });
-        value.close();
-        const sq = buf.reduce((a, x) => a + x * x, 0) / Math.max(1, buf.length);
-        if (10 * Math.log10(sq) > -45) heard.loud = performance.now();
-        heard.chunks++;
-      }
-    })();
-    let sentence: AudioBuffer | undefined;
-    (window as unknown as { speak: unknown }).speak = async (samples: number[], rate: number, endMs: number) => {
-      await ctx.resume();
-      if (!sentence) {
-        sentence = ctx.createBuffer(1, samples.length, rate);
-        sentence.getChannelData(0).set(samples.map((x) => x / 32768));
-      }
-      const source = ctx.createBufferSource();
-      source.buffer = sentence;
-      source.connect(mic);
-      const ended = new Promise((r) => (source.onended = r));
-      const start = ctx.currentTime + 0.05;
-      source.start(start);
-      // currentTime is how far the graph has rendered: the sound's end as the AudioContext's clock has it
-      const planned = performance.now() + (start + endMs / 1000 - ctx.currentTime) * 1000;
-      // the end as the track carries it (later when the page's audio rendering falls behind, as on a loaded machine):
-      // its last loud chunk, once the sentence has played and a few more chunks came
-      const asked = performance.now();
-      await ended;
-      const after = heard.chunks + 5;
-      while (heard.chunks < after) await new Promise((r) => setTimeout(r, 10));
-      if (heard.loud < asked) throw new Error(`the microphone's track carried no speech: ${JSON.stringify(heard)}`);
-      return { planned, end: heard.loud };
-    };
-  });
+  await page.addInitScript(
+    ([loudDb, quietMs]) => {
+      // the page's peer connections, kept for their stats
+      const pcs: RTCPeerConnection[] = [];
+      (window as unknown as { pcs: RTCPeerConnection[] }).pcs = pcs;
+      const Native = window.RTCPeerConnection;
+      window.RTCPeerConnection = class extends Native {
+        constructor(config?: RTCConfiguration) {
+          super(config);
+          pcs.push(this);
+        }
+      };
+      // the microphone's track as the page carries it (a clone, read through a MediaStreamTrackProcessor): each
+      // utterance's first loud chunk and its last, the end of its speech, once quietMs of silence followed
+      const utterances: { start: number; end: number }[] = [];
+      const waiting: (() => void)[] = [];
+      // the first utterance to start after `after` (performance.now()), once it has ended
+      (window as unknown as { nextUtterance: unknown }).nextUtterance = (after: number) =>
+        new Promise((resolve) => {
+          const check = () => {
+            const u = utterances.find((x) => x.start > after);
+            if (u) resolve(u);
+            else waiting.push(check);
+          };
+          check();
+        });
+      type Processor = new (o: { track: MediaStreamTrack }) => { readable: ReadableStream<AudioData> };
+      const listen = async (track: MediaStreamTrack) => {
+        const reader = new (window as unknown as { MediaStreamTrackProcessor: Processor }).MediaStreamTrackProcessor({
+          track,
+        }).readable.getReader();
+        let start = 0;
+        let last = 0;
+        let quiet = Infinity;
+        for (;;) {
+          const { value } = await reader.read();
+          if (!value) return;
+          const buf = new Float32Array(value.numberOfFrames);
+          value.copyTo(buf, { planeIndex: 0, format: 'f32-planar' });
+          const ms = (value.numberOfFrames / value.sampleRate) * 1000;
+          value.close();
+          const now = performance.now();
+          const sq = buf.reduce((a, x) => a + x * x, 0) / Math.max(1, buf.length);
+          if (10 * Math.log10(sq) > loudDb) {
+            if (quiet >= quietMs) start = now;
+            last = now;
+            quiet = 0;
+          } else if (quiet < quietMs && (quiet += ms) >= quietMs) {
+            utterances.push({ start, end: last });
+            for (const check of waiting.splice(0)) check();
+          }
+        }
+      };
+      const native = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices);
+      navigator.mediaDevices.getUserMedia = async (constraints) => {
+        const stream = await native(constraints);
+        const track = stream.getAudioTracks()[0];
+        if (track) void listen(track.clone());
+        return stream;
+      };
+    },
+    [USER_LOUD, END_OF_TURN_MS] as const,
+  );
   const query = new URLSearchParams({ oracle: url, did: oracle.did(), session: sessionId, mnemonic: userMnemonic });
   await page.goto(`${site!.url}/?${query}`);
   await configReady(page);
@@ -248,13 +265,13 @@ async function browserCaller(): Promise<Caller> {
   const loud = (r: HeardRow) => 10 * Math.log10(r.sq / r.n / 32768 ** 2) > LOUD;
   return {
     async speak() {
-      type Speak = (samples: number[], rate: number, endMs: number) => Promise<{ planned: number; end: number }>;
-      const t = await page.evaluate(
-        ([samples, rate, endMs]) => (window as unknown as { speak: Speak }).speak(samples, rate, endMs),
-        [Array.from(SPEECH.samples), RATE, SPEECH.soundMs.end] as const,
-      );
-      (perStage["the page's audio behind its clock"] ??= []).push(t.end - t.planned);
-      return t.end - offset;
+      // the next utterance the microphone plays whole: one that starts from now on
+      type Next = (after: number) => Promise<{ start: number; end: number }>;
+      const next = page.evaluate(() => (window as unknown as { nextUtterance: Next }).nextUtterance(performance.now()));
+      const waitMs = GAP_MS + 2 * (SPEECH.samples.length / RATE) * 1000 + END_OF_TURN_MS + 1000;
+      const u = await Promise.race([next, sleep(waitMs).then(() => undefined)]);
+      if (!u) throw new Error(`the microphone's track carried no utterance in ${Math.round(waitMs)} ms`);
+      return u.end - offset;
     },
     async firstLoudAfter(since) {
       const rows = await inPage(page, 'heard', since + offset);
@@ -336,7 +353,7 @@ for (let i = 0; i < N; i++) {
   const end = await caller.speak();
   // the agent's answer to this utterance (its stage line), then the answer's first sound at the user after it
   const logged = await within(END_OF_TURN_MS + 3000, () =>
-    stageLines.slice(before).find((l) => caller.callId === undefined || l.line.includes(caller.callId)),
+    stageLines.slice(before).find((l) => l.at > end && (caller.callId === undefined || l.line.includes(caller.callId))),
   );
   const first = logged && (await within(2000, () => caller.firstLoudAfter(Math.max(end, logged.at - 5))));
   if (VERBOSE)
