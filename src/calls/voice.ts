@@ -128,6 +128,8 @@ interface Answer {
   /** The answer was given in full (or failed): speech after it is a new turn, not a barge-in. */
   finished: boolean;
   run?: Run;
+  /** Its turn's model stream has ended: the turn stores the text as streamed, and a cut rewrites it (`stop`). */
+  streamed?: boolean;
   done: Promise<void>;
   stages: Stages;
   /** Set while the user speaks over it: playback waits for it to resolve. */
@@ -356,13 +358,15 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     if (!a || a.finished || a.abort.signal.aborted) return;
     const heard = heardText(a);
     const run = a.run;
-    // the turn still runs: it stores what was heard as it ends; it ended (its text all streamed, its speech not all
-    // played): its stored answer is rewritten
-    if (run && !run.finished) run.keepHeard(heard);
+    // the model still streams: the turn stores what was heard as it ends; its stream ended (its text all streamed, its
+    // speech not all played): its stored answer is rewritten, once the turn has stored it
+    if (run && !a.streamed && !run.finished) run.keepHeard(heard);
     else if (run && run.text !== heard)
-      void this.o.keepHeard?.(this.o.sessionId, run.requestId, heard).catch((e: unknown) => {
-        this.o.log(`[calls] ${this.o.callId}: the cut answer could not be stored as heard: ${(e as Error).message}`);
-      });
+      void run.done
+        .then(() => this.o.keepHeard?.(this.o.sessionId, run.requestId, heard))
+        .catch((e: unknown) => {
+          this.o.log(`[calls] ${this.o.callId}: the cut answer could not be stored as heard: ${(e as Error).message}`);
+        });
     a.abort.abort(new Error('interrupted by the user'));
     a.run?.abort.abort(new Error('interrupted by the user'));
     a.paused?.resume();
@@ -493,10 +497,14 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
       buffer = r.rest;
       say(r.sentences);
     });
-    await run.done;
+    // the answer's text is complete when the model's stream ends: its last sentence is said then, not once the turn's
+    // history is stored
+    await run.streamed;
+    answer.streamed = true;
     off();
     if (buffer.trim()) say([buffer.trim()]);
     await speaking;
+    await run.done;
   }
 
   /** The utterance (16 kHz, the rate it is heard at) as a WAV upload to the speech-to-text service. */

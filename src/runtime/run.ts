@@ -43,6 +43,13 @@ export class Run {
   private readonly listeners = new Set<RunListener>();
   private resolveDone!: (s: DoneStatus) => void;
   readonly done: Promise<DoneStatus>;
+  /**
+   * Resolves once the model's stream has ended, every `message` of the answer emitted; the turn's history is stored
+   * and `done` sent after it. A listener that needs only the text (a call saying the answer's last sentence) need not
+   * wait for that write. Resolves at `done` at the latest.
+   */
+  readonly streamed: Promise<void>;
+  private resolveStreamed!: () => void;
 
   constructor(init: { sessionId: string; userDid: string; requestId?: string; runId?: string }) {
     this.runId = init.runId ?? randomUUID();
@@ -50,6 +57,7 @@ export class Run {
     this.sessionId = init.sessionId;
     this.userDid = init.userDid;
     this.done = new Promise((r) => (this.resolveDone = r));
+    this.streamed = new Promise((r) => (this.resolveStreamed = r));
     let settled = false;
     this.accepted = new Promise<void>((resolve, reject) => {
       this.settleAccepted = (refusal) => {
@@ -67,6 +75,11 @@ export class Run {
   accept(refusal?: unknown): void {
     if (refusal !== undefined) this.storageFault = refusal;
     this.settleAccepted(refusal);
+  }
+
+  /** The model's stream has ended: no more of the answer's text comes (`streamed`). */
+  endStream(): void {
+    this.resolveStreamed();
   }
 
   /** What the listener of an aborted answer got of it (a call: what was heard), when less than was streamed. */
@@ -102,6 +115,7 @@ export class Run {
     }
     if (ev.event === 'done') {
       this.settleAccepted();
+      this.resolveStreamed();
       this.resolveDone(ev.data.status);
     }
     return ev;

@@ -57,6 +57,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
   }
   stall.watchdog?.stop();
   bounds.stop();
+  run.endStream();
   await closeTurn(deps, run, input, { turn, state, status, usage });
 }
 

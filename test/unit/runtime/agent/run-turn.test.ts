@@ -200,6 +200,38 @@ describe('the storage of a turn', () => {
     expect(order.slice(0, 3)).toEqual(['persist human', 'durable human', 'frame run']);
   });
 
+  it("settles `streamed` with the answer's whole text while the turn's history is still being stored", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const d = deps([], []);
+    d.persist = async (_s, rows) => {
+      if (rows.some((r) => r.type !== 'human' || r.turn)) await held; // the turn's rows, not the message
+    };
+    const run = new Run({ sessionId: 's', userDid: 'did:key:z' });
+    model.enqueue(say('It is noon in Nairobi.'));
+    const turn = runTurn(d, run, { message: 'What time is it?' });
+    let done = false;
+    void run.done.then(() => (done = true));
+    await run.streamed;
+    expect(run.text).toBe('It is noon in Nairobi.');
+    expect(done).toBe(false);
+    release();
+    await turn;
+    expect(done).toBe(true);
+  });
+
+  it('settles `streamed` at `done` for a turn whose message could not be stored', async () => {
+    const d = deps([], []);
+    d.persist = async () => {
+      throw new Error('SQLITE_FULL: database or disk is full');
+    };
+    const run = new Run({ sessionId: 's', userDid: 'did:key:z' });
+    await runTurn(d, run, { message: 'hello' });
+    await expect(
+      Promise.race([run.streamed.then(() => 'streamed'), new Promise((r) => setTimeout(r, 1000))]),
+    ).resolves.toBe('streamed');
+  });
+
   it('a message or a history that cannot be stored fails the turn with storage_failed; nothing is reported finished', async () => {
     for (const failing of ['human', 'ai'] as const) {
       const d = deps([], []);
