@@ -128,8 +128,6 @@ interface Answer {
   /** The answer was given in full (or failed): speech after it is a new turn, not a barge-in. */
   finished: boolean;
   run?: Run;
-  /** Its turn's model stream has ended: the turn stores the text as streamed, and a cut rewrites it (`stop`). */
-  streamed?: boolean;
   done: Promise<void>;
   stages: Stages;
   /** Set while the user speaks over it: playback waits for it to resolve. */
@@ -360,7 +358,7 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     const run = a.run;
     // the model still streams: the turn stores what was heard as it ends; its stream ended (its text all streamed, its
     // speech not all played): its stored answer is rewritten, once the turn has stored it
-    if (run && !a.streamed && !run.finished) run.keepHeard(heard);
+    if (run?.streaming) run.keepHeard(heard);
     else if (run && run.text !== heard)
       void run.done
         .then(() => this.o.keepHeard?.(this.o.sessionId, run.requestId, heard))
@@ -500,7 +498,6 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     // the answer's text is complete when the model's stream ends: its last sentence is said then, not once the turn's
     // history is stored
     await run.streamed;
-    answer.streamed = true;
     off();
     if (buffer.trim()) say([buffer.trim()]);
     await speaking;

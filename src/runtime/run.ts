@@ -50,6 +50,7 @@ export class Run {
    */
   readonly streamed: Promise<void>;
   private resolveStreamed!: () => void;
+  private ended = false;
 
   constructor(init: { sessionId: string; userDid: string; requestId?: string; runId?: string }) {
     this.runId = init.runId ?? randomUUID();
@@ -79,6 +80,7 @@ export class Run {
 
   /** The model's stream has ended: no more of the answer's text comes (`streamed`). */
   endStream(): void {
+    this.ended = true;
     this.resolveStreamed();
   }
 
@@ -98,6 +100,11 @@ export class Run {
     this.heard = text;
   }
 
+  /** Whether the model's stream may still emit: `streamed` has not resolved. */
+  get streaming(): boolean {
+    return !this.ended;
+  }
+
   get finished(): boolean {
     return this.status === 'finished' || this.status === 'aborted' || this.status === 'failed';
   }
@@ -115,7 +122,7 @@ export class Run {
     }
     if (ev.event === 'done') {
       this.settleAccepted();
-      this.resolveStreamed();
+      this.endStream();
       this.resolveDone(ev.data.status);
     }
     return ev;
