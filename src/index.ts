@@ -11,7 +11,7 @@ export type { AnyEvent, SseEventName, Message, Session } from './lib/protocol/in
 export { signerFromMnemonic, generateMnemonic, generateSigner } from './lib/keys/keys.ts';
 export { mintInvocation, mintDelegation } from './lib/ucan/ucan.ts';
 export { verifyInvocation, verifyDelegation } from './lib/ucan/verify.ts';
-export { fetchJson } from './lib/fetch-json.ts';
+export { fetchJson, preconnect } from './lib/fetch-json.ts';
 export { readOracleConfig, OracleConfigFileSchema } from './lib/project-files.ts';
 export type { OracleConfigFile } from './lib/project-files.ts';
 export type { FetchJsonRequest, FetchJsonReply, FetchFailure } from './lib/fetch-json.ts';

@@ -94,16 +94,21 @@ export interface FetchJsonReply<T> {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-let transport: typeof fetch | undefined;
+/**
+ * Where the installed transport is kept: on the global object, so that a second copy of this module in the process (a
+ * plugin package that resolved oraclekit on its own) sends through the same transport, and the same connections.
+ */
+const TRANSPORT = Symbol.for('oraclekit.outbound-transport');
+const installed = globalThis as { [TRANSPORT]?: typeof fetch };
 
 /** Sets the transport every call uses unless it passes its own `fetch` (undefined: the platform's fetch again). */
 export function setOutboundTransport(f: typeof fetch | undefined): void {
-  transport = f;
+  installed[TRANSPORT] = f;
 }
 
 /** The transport of a call: its own, else the installed one, else the platform's fetch. */
 function transportOf(f: typeof fetch | undefined): typeof fetch {
-  return f ?? transport ?? fetch;
+  return f ?? installed[TRANSPORT] ?? fetch;
 }
 
 /** The low-level reason of a failed fetch ("ECONNREFUSED", "getaddrinfo ENOTFOUND …"), if any. */
@@ -167,6 +172,45 @@ export async function fetchJson<T = unknown>(r: FetchJsonRequest): Promise<Fetch
     }
   }
   return { status: res.status, ok: res.ok, headers: res.headers, body: body as T, json, text };
+}
+
+/** How often one origin is preconnected at most, per transport (ms). */
+const PRECONNECT_EVERY_MS = 2_000;
+/** How long a preconnect's request may take (ms): a service that never answers holds it no longer. */
+const PRECONNECT_TIMEOUT_MS = 10_000;
+/** Origins remembered per transport: past this many, the least recently preconnected is forgotten. */
+const PRECONNECT_ORIGINS = 64;
+/** When each origin was last preconnected, per transport. */
+const preconnected = new WeakMap<typeof fetch, Map<string, number>>();
+
+/**
+ * Opens a connection to `url`'s origin ahead of a request that must not wait for one: a new connection to a provider
+ * costs a TCP and a TLS handshake, a round trip each, before the request is sent. It sends an OPTIONS request to
+ * `url` (safe, without a body or credentials) and reads its reply whatever its status; a transport that keeps
+ * connections alive (the runtime's) keeps this one for the request that follows. Not HEAD: undici closes a connection
+ * after a HEAD request, in case the server sent a body with its reply. Sent at most once every 2 s for one origin on
+ * one transport; never throws (the request that follows reports what is wrong with the service).
+ */
+export function preconnect(url: string | URL, o: { fetch?: typeof fetch } = {}): void {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return;
+  const f = transportOf(o.fetch);
+  let last = preconnected.get(f);
+  if (!last) preconnected.set(f, (last = new Map()));
+  const now = performance.now();
+  const at = last.get(u.origin);
+  if (at !== undefined && now - at < PRECONNECT_EVERY_MS) return;
+  last.delete(u.origin);
+  last.set(u.origin, now);
+  if (last.size > PRECONNECT_ORIGINS) last.delete(last.keys().next().value!);
+  void f(u, { method: 'OPTIONS', signal: AbortSignal.timeout(PRECONNECT_TIMEOUT_MS) })
+    .then((res) => res.arrayBuffer())
+    .catch(() => {});
 }
 
 /** A request for fetchOk: statuses besides 2xx the caller reads itself (a 404 that means "none") go in `accept`. */
