@@ -23,7 +23,7 @@ import type { PluginHost } from 'oraclekit/plugin';
 import type { Run } from 'oraclekit/plugin';
 import { concat, takeSentences, wav } from './audio.ts';
 import { TurnDetector, VAD_RATE, type SpeechModel } from './vad.ts';
-import { fetchJson, type FetchJsonReply } from 'oraclekit/plugin';
+import { fetchJson, preconnect, type FetchJsonReply } from 'oraclekit/plugin';
 import { runtimeError } from 'oraclekit/plugin';
 import type { AnswerTranscript, TranscriptSegment, Transcripts } from './transcripts.ts';
 
@@ -195,6 +195,7 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
    * waiting in a room nobody joined holds none, and the frames that come while it is made wait in the stream.
    */
   async listen(frames: AsyncIterable<AudioFrame>): Promise<void> {
+    this.preconnect();
     const model = await loadModel();
     const detector = new TurnDetector(model, { endMs: this.o.services.endOfTurnMs });
     this.detector = detector;
@@ -222,6 +223,7 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
         frameAt = performance.now();
         const r = detector.push(f.data);
         if (r === 'start') {
+          this.preconnect();
           // speech over the agent's answer: an interruption once it has lasted long enough (its 64 ms start included)
           this.interrupting = this.answering() ? detector.nowMs - 64 : undefined;
         } else if (r) this.turnEnded(r, frameAt - detector.msSinceSpeechEnd, detector);
@@ -246,6 +248,19 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Opens the connections the turn will need while the user speaks, to the speech-to-text service, the model and the
+   * text-to-speech service: one left idle since the last answer may have been closed by the service (many close an
+   * idle connection after 5 s) or by the pool (after 10 s), and a new one would cost the answer a TCP and a TLS
+   * handshake each. Each is sent at most once every 2 s.
+   */
+  private preconnect(): void {
+    const { stt, tts } = this.o.services;
+    preconnect(stt.baseUrl);
+    preconnect(tts.baseUrl);
+    this.o.host.preconnectModel();
   }
 
   /** The user's turn ended (speech at `speechEndAt`, performance.now()): an utterance, unless it was too short. */

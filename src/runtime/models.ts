@@ -10,6 +10,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { runtimeError } from '../lib/protocol/errors.ts';
 import { lineBoundedFetch } from './agent/index.ts';
+import { preconnect } from '../lib/fetch-json.ts';
 import { outboundDispatcher, outboundFetch } from './outbound.ts';
 import type { OracleConfig } from './plugin.ts';
 import { STALL_MAX_MS, type RuntimeEnv } from './settings.ts';
@@ -28,13 +29,26 @@ export interface ModelRegistryOptions {
 
 export class ModelRegistry {
   private readonly modelOf: (id: string) => OracleModel;
+  /** Opens a connection to the provider (none for a given model: it is not reached over this registry's HTTP). */
+  private readonly connect: () => void;
   private readonly o: ModelRegistryOptions;
 
   constructor(o: ModelRegistryOptions) {
     this.o = o;
     const given = o.given;
-    this.modelOf =
-      typeof given === 'function' ? given : given ? () => given : openAICompatibleModels(o.settings, o.hint);
+    if (given) {
+      this.modelOf = typeof given === 'function' ? given : () => given;
+      this.connect = () => {};
+    } else ({ modelOf: this.modelOf, preconnect: this.connect } = openAICompatibleModels(o.settings, o.hint));
+  }
+
+  /**
+   * Opens a connection to the model provider (LLM_BASE_URL) ahead of a turn that must not wait for one (a call's,
+   * as its user starts speaking): a connection idle too long was closed by the provider or the pool, and a new one
+   * costs a TCP and a TLS handshake before the turn's request is sent. Nothing for a model given to createOracle.
+   */
+  preconnect(): void {
+    this.connect();
   }
 
   /** The id of the model given as an object (a scripted model's), when one is. */
@@ -80,10 +94,16 @@ function notConfigured(hint: string | undefined) {
  * model object per (endpoint, key, model): building one compiles the
  * provider's zod chunk schemas (~0.5 ms), which a turn must not pay twice.
  */
-function openAICompatibleModels(s: RuntimeEnv, hint: string | undefined): (id: string) => OracleModel {
+function openAICompatibleModels(
+  s: RuntimeEnv,
+  hint: string | undefined,
+): { modelOf: (id: string) => OracleModel; preconnect: () => void } {
   const cache = new Map<string, OracleModel>();
   let transport: typeof fetch | undefined;
-  return (modelId) => {
+  const preconnectTo = () => {
+    if (s.LLM_BASE_URL) preconnect(s.LLM_BASE_URL, { fetch: (transport ??= modelTransport()) });
+  };
+  const modelOf = (modelId: string): OracleModel => {
     const baseURL = s.LLM_BASE_URL;
     if (!baseURL) throw notConfigured(hint);
     let m = cache.get(modelId);
@@ -100,6 +120,7 @@ function openAICompatibleModels(s: RuntimeEnv, hint: string | undefined): (id: s
     }
     return m;
   };
+  return { modelOf, preconnect: preconnectTo };
 }
 
 /**

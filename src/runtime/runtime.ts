@@ -163,6 +163,7 @@ export class OracleRuntime {
       realtime: this.realtime,
       runs: this.runs,
       startTurn: (userDid, sessionId, input) => this.startTurn(userDid, sessionId, input),
+      preconnectModel: () => this.modelRegistry.preconnect(),
       admitTurn: (req) => this.admitTurn(req),
       verifyPayment: o.verifyPayment,
     });

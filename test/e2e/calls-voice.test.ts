@@ -23,6 +23,7 @@ import {
 } from '@livekit/rtc-node';
 import { startHarness, type Harness } from '../helpers/runtime-harness.ts';
 import { startSpeechServer, type SpeechServer } from '../helpers/speech-server.ts';
+import { connectionOf, startRelay, targetOf, type Relay } from '../helpers/tcp-relay.ts';
 import { espeak, voiced as voicedIn } from '../helpers/spoken.ts';
 import { callTool, say } from '../helpers/scripted-model-server.ts';
 import { AccessToken } from 'livekit-server-sdk';
@@ -373,6 +374,74 @@ describe('a voice call on the embedded endpoint', () => {
     await me.room.disconnect();
     await u.req('PATCH', `/calls/${callId}/update`, { callStatus: 'ended' });
   }, 90_000);
+});
+
+describe("a call's connections to its services", () => {
+  let h: Harness;
+  let speech: SpeechServer;
+  let modelRelay: Relay;
+  let speechRelay: Relay;
+  beforeAll(async () => {
+    speech = await startSpeechServer();
+    speechRelay = await startRelay({ target: targetOf(speech.baseURL) });
+    modelRelay = await startRelay();
+    h = await startHarness({
+      env: {
+        CALLS_STT_BASE_URL: speechRelay.url,
+        CALLS_TTS_BASE_URL: speechRelay.url,
+        CALLS_END_OF_TURN_MS: '600',
+        LLM_BASE_URL: `${modelRelay.url}/v1`,
+      },
+    });
+    modelRelay.target = targetOf(h.model.url);
+  });
+  afterAll(async () => {
+    await h?.close();
+    await modelRelay?.close();
+    await speechRelay?.close();
+    await speech?.close();
+  });
+
+  it('are opened while the user speaks: a turn after the services closed their idle connections waits for none', async () => {
+    const u = await h.user();
+    const sessionId = await u.newSession();
+    const { callId, encryptionKey } = (await u.req('POST', '/calls', { sessionId })).body;
+    const sync = await u.req('POST', `/calls/${callId}/sync`, {});
+    const me = await participant(sync.body.connection.url, sync.body.connection.token, encryptionKey);
+    await until('the agent in the room', () => me.room.remoteParticipants.size === 1);
+    await me.speak(new Int16Array(RATE / 2));
+    await sleep(2000); // past the 2 s in which the connections opened as the call began are not opened again
+    const said = espeak('What time is it in Nairobi?', RATE);
+    for (const turn of [0, 1]) {
+      // between the turns every service closes the connections it holds (as one does after 5 s idle)
+      modelRelay.dropAll();
+      speechRelay.dropAll();
+      await sleep(200);
+      speech.transcripts.push('What time is it in Nairobi?');
+      h.model.enqueue(say('It is noon in Nairobi.'));
+      const spoken0 = speech.spoken.length;
+      const start = Date.now();
+      await me.speak(said.samples, 900);
+      const speechEnd = start + (said.soundMs.end / 1000) * 1000;
+      await until('the answer spoken', () => speech.spoken.length === spoken0 + 1);
+      // each request of the turn came on a connection opened before the user stopped speaking, by an OPTIONS request
+      // sent as their speech began
+      for (const [relay, method, path] of [
+        [speechRelay, 'POST', '/audio/transcriptions'],
+        [modelRelay, 'POST', '/chat/completions'],
+        [speechRelay, 'POST', '/audio/speech'],
+      ] as const) {
+        const used = connectionOf(relay, method, path, start);
+        const detail = JSON.stringify({ turn, path, start, speechEnd, used, all: relay.connections });
+        expect(used, detail).toBeDefined();
+        expect(used!.connection.openedAt, detail).toBeGreaterThanOrEqual(start);
+        expect(used!.connection.openedAt, detail).toBeLessThan(speechEnd);
+        expect(used!.connection.requests[0]!.method, detail).toBe('OPTIONS');
+      }
+    }
+    await me.room.disconnect();
+    await u.req('PATCH', `/calls/${callId}/update`, { callStatus: 'ended' });
+  }, 60_000);
 });
 
 describe('the same agent on a separate LiveKit-protocol server (LIVEKIT_URL)', () => {
