@@ -49,6 +49,7 @@ import { generateMnemonic, generateSigner, signerFromMnemonic } from '../src/lib
 import { mintInvocation } from '../src/lib/ucan/ucan.ts';
 import { OracleClient } from '../src/client/index.ts';
 import { startSpeechServer } from '../test/helpers/speech-server.ts';
+import { startRelay, targetOf } from '../test/helpers/tcp-relay.ts';
 import { espeak } from '../test/helpers/spoken.ts';
 import { CHECKOUT_ALIAS, configReady, inPage, serveCallPage, type HeardRow } from '../test/helpers/call-page.ts';
 import { callingUser, END_OF_TURN_MS, jitterBufferOf, oracleEnv, within, type JitterBuffer } from './call-user.ts';
@@ -64,6 +65,14 @@ const BUSY = args.includes('--busy');
 const CALLS = Number(args.find((a) => a.startsWith('--calls='))?.slice('--calls='.length) ?? 1);
 const TREE = args.find((a) => a.startsWith('--tree='))?.slice('--tree='.length);
 const WORD_MS = Number(args.find((a) => a.startsWith('--word-ms='))?.slice('--word-ms='.length) ?? 0);
+/**
+ * The round trip to the scripted services (ms; 0: they are on loopback as they are): with one, the model and the
+ * speech services behave as services that far away whose server closes a connection idle for 5 s (test/helpers/
+ * tcp-relay.ts): a new connection waits two round trips (TCP, TLS 1.3) before its request passes.
+ */
+const FAR_MS = Number(args.find((a) => a.startsWith('--far='))?.slice('--far='.length) ?? 0);
+/** The services' server closes a connection idle this long (ms), with --far. */
+const FAR_IDLE_MS = 5000;
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const LONG = 'In Nairobi this evening, the sky is clear and the air is cool and still. Okay.';
 /** The answer: at once, or word by word. */
@@ -80,8 +89,12 @@ const RATE = 48_000;
 /** The user's sentence, and where its sound ends (samples): the end of its last frame louder than −45 dBFS. */
 const SPEECH = espeak('What time is it in Nairobi?', RATE);
 const SPEECH_END = Math.round((SPEECH.soundMs.end / 1000) * RATE);
-/** The browser's microphone: the silence after each sentence (the file loops), the user's pause between turns. */
-const GAP_MS = 2500;
+/**
+ * The user's pause between turns (ms): in the browser, the silence after each sentence of the microphone's loop
+ * (default 2500); on rtc-node, the pause after each answer's first sound (default 1000, 2500 with --word-ms).
+ */
+const GAP_ARG = args.find((a) => a.startsWith('--gap='))?.slice('--gap='.length);
+const GAP_MS = Number(GAP_ARG ?? (BROWSER ? 2500 : WORD_MS ? 2500 : 1000));
 /** −45 dBFS: a chunk of the user's louder than this is speech (the level the agent places the end of speech by). */
 const USER_LOUD = -45;
 /** −40 dBFS: a chunk louder than this is the answer's sound. */
@@ -107,6 +120,13 @@ function stagesOf(line: string): Record<string, number> {
 const model = await startScriptedModelServer();
 const speech = await startSpeechServer();
 speech.speech.ms = 300;
+const far =
+  FAR_MS > 0
+    ? {
+        model: await startRelay({ target: targetOf(model.url), rttMs: FAR_MS, idleMs: FAR_IDLE_MS }),
+        speech: await startRelay({ target: targetOf(speech.baseURL), rttMs: FAR_MS, idleMs: FAR_IDLE_MS }),
+      }
+    : undefined;
 const web = BROWSER
   ? (mkdirSync(join(here, 'out'), { recursive: true }), mkdtempSync(join(here, 'out/call-page-')))
   : '';
@@ -122,7 +142,7 @@ const child = fork(
       mnemonic,
       ...(TREE ? { tree: TREE } : {}),
       env: {
-        ...oracleEnv(model, speech),
+        ...oracleEnv(far ? { baseURL: `${far.model.url}/v1` } : model, far ? { baseURL: far.speech.url } : speech),
         ...(site ? { CORS_ORIGINS: site.url } : {}),
       },
     }),
@@ -341,6 +361,8 @@ const chatting = BUSY
   : undefined;
 if (shared) await sleep(1000); // the other calls' subscriptions settle
 const latencies: number[] = [];
+/** With --far: for each answer, the connections to the services opened between the end of speech and its sound. */
+const newConnections: number[] = [];
 /** The utterance each latency answers (an unanswered one has none). */
 const answeredUtterances: number[] = [];
 const cpu0 = cpuUsOf(child.pid!);
@@ -376,7 +398,16 @@ for (let i = 0; i < N; i++) {
     stages['the line, agent to user'] = first - logged!.at;
     for (const [k, v] of Object.entries(stages)) (perStage[k] ??= []).push(v);
   }
-  await sleep(WORD_MS ? 2500 : 1000); // the answer (300 ms a sentence) heard out, a pause
+  if (far) {
+    // the connections to the services opened while the answer was awaited (Date.now() on the relays)
+    const [from, to] = [end, first].map((t) => performance.timeOrigin + t);
+    newConnections.push(
+      [...far.model.connections, ...far.speech.connections].filter((c) => c.openedAt >= from! && c.openedAt <= to!)
+        .length,
+    );
+  }
+  // the answer (300 ms a sentence) heard out, a pause (the browser's microphone keeps its own, GAP_MS, in its loop)
+  await sleep(BROWSER ? (WORD_MS ? 2500 : 1000) : GAP_MS);
 }
 const seconds = (performance.now() - t0) / 1000;
 const jitterBuffer = await caller.jitterBuffer();
@@ -415,6 +446,16 @@ const report = {
    * the call (ms), and the delay it aimed at (WebRTC's inbound-rtp stats).
    */
   userJitterBufferMs: jitterBuffer ?? null,
+  gapMs: GAP_MS,
+  /** With --far: the round trip to the services, and the connections opened to them while answers were awaited. */
+  far: far
+    ? {
+        rttMs: FAR_MS,
+        idleCloseMs: FAR_IDLE_MS,
+        answersThatOpenedConnections: newConnections.filter((n) => n > 0).length,
+        connectionsOpened: newConnections.reduce((a, b) => a + b, 0),
+      }
+    : null,
   loadAverage: loadavg().map((x) => Number(x.toFixed(1))),
   callSeconds: Math.round(seconds),
   /** The oracle process's CPU (its endpoint and agent included), per second of call (of all its calls and turns). */
@@ -425,6 +466,8 @@ await caller.close();
 child.send({ type: 'stop' });
 await new Promise((ok) => child.once('exit', ok));
 await site?.close();
+await far?.model.close();
+await far?.speech.close();
 await model.close();
 await speech.close();
 if (web) rmSync(web, { recursive: true, force: true });
