@@ -14,5 +14,5 @@ export type { Migration, Storage } from './storage/storage.ts';
 export { runtimeError, RUNTIME_ERRORS, type RuntimeErrorCode } from './lib/protocol/errors.ts';
 export { IdParamsSchema } from './lib/protocol/http.ts';
 export * from './lib/protocol/calls.ts';
-export { fetchJson, preconnect } from './lib/fetch-json.ts';
+export { fetchJson, fetchOutbound, preconnect } from './lib/fetch-json.ts';
 export type { FetchJsonRequest, FetchJsonReply, FetchFailure } from './lib/fetch-json.ts';

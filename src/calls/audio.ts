@@ -1,7 +1,8 @@
 /**
  * The few audio and text facts the voice pipeline needs and no package hands
  * it: a WAV container for a speech-to-text upload, the level of a PCM frame,
- * and where streamed text is cut for text-to-speech. Decoding, resampling and
+ * a sentence's speech as it streams in, and where streamed text is cut for
+ * text-to-speech. Decoding, resampling and
  * encryption are LiveKit's (@livekit/rtc-node); voice activity is Silero's
  * (vad.ts).
  */
@@ -48,6 +49,68 @@ export function concat(parts: readonly Int16Array[]): Int16Array {
     at += p.length;
   }
   return out;
+}
+
+/**
+ * One sentence's speech as a service streams it: 16-bit samples appended as they come (`push`), until the service has
+ * sent it all or failed (`end`). Playback reads what has come (`slice`) and waits for more (`more`), so a sentence
+ * starts playing on its first chunk rather than once the service has synthesized all of it.
+ */
+export class StreamedSpeech {
+  private buf = new Int16Array(0);
+  /** Samples come so far. */
+  length = 0;
+  ended = false;
+  /** Why the stream ended before all of it came (the service failed, or the request was aborted). */
+  failed: unknown;
+  private wake: (() => void) | undefined;
+  private wakeFirst!: () => void;
+  /** Resolves when the first samples come, or the stream ends without any. */
+  readonly first = new Promise<void>((r) => (this.wakeFirst = r));
+
+  push(samples: Int16Array): void {
+    if (this.ended || samples.length === 0) return;
+    if (this.length + samples.length > this.buf.length) {
+      const grown = new Int16Array(Math.max(this.length + samples.length, this.buf.length * 2));
+      grown.set(this.buf.subarray(0, this.length));
+      this.buf = grown;
+    }
+    this.buf.set(samples, this.length);
+    this.length += samples.length;
+    this.wakeFirst();
+    this.notify();
+  }
+
+  end(failed?: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.failed = failed;
+    this.wakeFirst();
+    this.notify();
+  }
+
+  /** Resolves when more samples come or the stream ends (at once if it has ended). */
+  more(): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    return new Promise((r) => {
+      const before = this.wake;
+      this.wake = () => {
+        before?.();
+        r();
+      };
+    });
+  }
+
+  /** A copy of `n` samples from `from` (fewer at the end of what has come). */
+  slice(from: number, n: number): Int16Array {
+    return this.buf.slice(from, Math.min(from + n, this.length));
+  }
+
+  private notify(): void {
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
 }
 
 /** The fewest words a first clause needs to be spoken on its own ("Well," is not worth a request). */

@@ -21,14 +21,14 @@ import type * as Livekit from '@livekit/rtc-node';
 import type { AudioFrame, AudioSource } from '@livekit/rtc-node';
 import type { PluginHost } from 'oraclekit/plugin';
 import type { Run } from 'oraclekit/plugin';
-import { concat, takeSentences, wav } from './audio.ts';
+import { StreamedSpeech, takeSentences, wav } from './audio.ts';
 import { TurnDetector, VAD_RATE, type SpeechModel } from './vad.ts';
-import { fetchJson, preconnect, type FetchJsonReply } from 'oraclekit/plugin';
+import { fetchJson, fetchOutbound, preconnect, type FetchJsonReply } from 'oraclekit/plugin';
 import { runtimeError } from 'oraclekit/plugin';
 import type { AnswerTranscript, TranscriptSegment, Transcripts } from './transcripts.ts';
 
 /** A speech service's refusal: 502 upstream_error with its status and the start of its answer. */
-function answered(what: string, res: FetchJsonReply<unknown>): Error {
+function answered(what: string, res: Pick<FetchJsonReply<unknown>, 'status' | 'text'>): Error {
   return runtimeError('upstream_error', `the ${what} service answered ${res.status}: ${res.text.slice(0, 200)}`, {
     details: { status: res.status },
   });
@@ -61,6 +61,13 @@ const MAX_EARLY_PER_TURN = 3;
 /** The PCM of OpenAI's `response_format: "pcm"`: 24 kHz, 16-bit little-endian, mono. */
 const TTS_RATE = 24_000;
 const FRAME = RATE / 100; // 10 ms
+/** How long one sentence's speech may take to come whole from the text-to-speech service (ms). */
+const SYNTHESIS_TIMEOUT_MS = 30_000;
+/**
+ * While a sentence's speech is still coming, it counts as at least this long per character of its text (ms: 15
+ * characters a second, a brisk speaking rate), so that a cut then does not count more of its words as heard than were.
+ */
+const MS_PER_CHARACTER = 66;
 
 interface VoiceOptions {
   rtc: Rtc;
@@ -111,6 +118,7 @@ export interface Stages {
   turnStarted?: number;
   firstText?: number;
   firstSentence?: number;
+  /** The first sentence's first samples came from the text-to-speech service (resampled to 48 kHz). */
   synthesized?: number;
   firstFrame?: number;
 }
@@ -497,8 +505,11 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     const say = (sentences: string[]) => {
       for (const s of sentences) {
         t.firstSentence ??= performance.now();
-        const audio = this.synthesize(s, answer.abort.signal); // fetched now, played in order
-        audio.then(() => (t.synthesized ??= performance.now())).catch(() => {});
+        const audio = this.synthesize(s, answer.abort.signal); // fetched now, played in order as it comes
+        audio
+          .then(async (speech) => speech.first)
+          .then(() => (t.synthesized ??= performance.now()))
+          .catch(() => {});
         speaking = speaking.then(async () => this.play(await audio, answer, s));
       }
     };
@@ -543,46 +554,89 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     return typeof res.body?.text === 'string' ? res.body.text : '';
   }
 
-  /** The speech of one sentence as 48 kHz frames (the service's 24 kHz PCM, resampled by LiveKit). */
-  private async synthesize(input: string, signal: AbortSignal): Promise<AudioFrame[]> {
+  /**
+   * The speech of one sentence at 48 kHz as the service streams it (its 24 kHz PCM, resampled by LiveKit): resolves
+   * once the service has answered, and the samples come in as it sends them.
+   */
+  private async synthesize(input: string, signal: AbortSignal): Promise<StreamedSpeech> {
     const s = this.o.services.tts;
-    const res = await fetchJson({
-      method: 'POST',
-      url: `${s.baseUrl.replace(/\/+$/, '')}/audio/speech`,
-      body: { model: s.model, input, voice: this.o.voice ?? s.voice, response_format: 'pcm' },
-      bearer: s.apiKey,
-      binary: true,
-      signal,
-      what: 'the text-to-speech service',
-    });
-    if (!res.ok || !res.bytes) throw answered('text-to-speech', res);
-    const bytes = res.bytes;
-    const pcm = new Int16Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.length / 2));
+    const within = AbortSignal.any([signal, AbortSignal.timeout(SYNTHESIS_TIMEOUT_MS)]);
+    const res = await fetchOutbound(
+      `${s.baseUrl.replace(/\/+$/, '')}/audio/speech`,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(s.apiKey ? { authorization: `Bearer ${s.apiKey}` } : {}),
+        },
+        body: JSON.stringify({ model: s.model, input, voice: this.o.voice ?? s.voice, response_format: 'pcm' }),
+        signal: within,
+      },
+      { what: 'the text-to-speech service' },
+    );
+    if (!res.ok || !res.body)
+      throw answered('text-to-speech', { status: res.status, text: await res.text().catch(() => '') });
+    const speech = new StreamedSpeech();
+    void this.receive(res.body, speech);
+    return speech;
+  }
+
+  /** Reads the service's PCM as it comes into `speech`, resampled to 48 kHz (a sample may straddle two chunks). */
+  private async receive(body: ReadableStream<Uint8Array>, speech: StreamedSpeech): Promise<void> {
     const { AudioFrame: Frame, AudioResampler } = this.o.rtc;
     const resampler = new AudioResampler(TTS_RATE, RATE, 1);
-    const out = [...resampler.push(new Frame(pcm.slice(), TTS_RATE, 1, pcm.length)), ...resampler.flush()];
-    resampler.close();
-    return out;
+    let odd: number | undefined;
+    try {
+      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+        const bytes = odd === undefined ? chunk : new Uint8Array([odd, ...chunk]);
+        const n = Math.floor(bytes.length / 2);
+        odd = bytes.length % 2 ? bytes[bytes.length - 1] : undefined;
+        if (n === 0) continue;
+        const pcm = new Int16Array(n);
+        new Uint8Array(pcm.buffer).set(bytes.subarray(0, n * 2));
+        for (const f of resampler.push(new Frame(pcm, TTS_RATE, 1, n))) speech.push(f.data);
+      }
+      for (const f of resampler.flush()) speech.push(f.data);
+      speech.end();
+    } catch (e) {
+      speech.end(e);
+    } finally {
+      resampler.close();
+    }
   }
 
   /**
-   * Plays one sentence of an answer in 10 ms chunks, counting what was played (what the user heard), waiting while the
-   * answer is paused.
+   * Plays one sentence of an answer in 10 ms chunks as its speech comes, counting what was played (what the user
+   * heard), waiting while the answer is paused. A sentence whose speech failed part way ends the answer with that
+   * error once what came is played.
    */
-  private async play(frames: AudioFrame[], answer: Answer, sentence: string): Promise<void> {
+  private async play(speech: StreamedSpeech, answer: Answer, sentence: string): Promise<void> {
     const { AudioFrame: Frame } = this.o.rtc;
     const signal = answer.abort.signal;
-    const samples = frames.length === 1 ? frames[0]!.data : concat(frames.map((f) => f.data));
-    const chunks = Math.ceil(samples.length / FRAME);
     if (signal.aborted || this.closed) return;
+    /** The sentence's length in chunks: what came once it all came, else at least what its text takes to say. */
+    const chunks = () =>
+      Math.ceil(
+        speech.ended
+          ? speech.length / FRAME
+          : Math.max(speech.length / FRAME, (sentence.length * MS_PER_CHARACTER) / 10),
+      );
     answer.played.push(sentence);
-    answer.chunk = { at: 0, of: chunks };
+    answer.chunk = { at: 0, of: chunks() };
     answer.transcript?.spoken(sentence);
-    while (answer.chunk.at < chunks) {
+    for (;;) {
       if (answer.paused) await answer.paused.until;
       if (signal.aborted || this.closed) return;
       const at = answer.chunk.at * FRAME;
-      const chunk = samples.slice(at, at + FRAME);
+      // a whole 10 ms chunk, or the end of the speech
+      if (!speech.ended && speech.length < at + FRAME) {
+        await speech.more();
+        answer.chunk.of = chunks();
+        continue;
+      }
+      answer.chunk.of = chunks();
+      if (at >= speech.length) break;
+      const chunk = speech.slice(at, FRAME);
       await this.o.source.captureFrame(new Frame(chunk, RATE, 1, chunk.length));
       if (answer.paused) continue; // paused while this chunk was queued: it was dropped, and is said again
       answer.chunk.at++;
@@ -593,6 +647,7 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
         this.emit('stages', t);
       }
     }
+    if (speech.failed !== undefined && !signal.aborted) throw speech.failed;
   }
 
   private async speakAll(sentences: string[], answer: Answer): Promise<void> {

@@ -296,6 +296,35 @@ describe('a voice call on the embedded endpoint', () => {
     await me.room.disconnect();
   }, 60_000);
 
+  it("plays a sentence's speech as the service streams it, not once the service has sent all of it", async () => {
+    const u = await h.user();
+    const sessionId = await u.newSession();
+    const { callId, encryptionKey } = (await u.req('POST', '/calls', { sessionId })).body;
+    const sync = await u.req('POST', `/calls/${callId}/sync`, {});
+    const me = await participant(sync.body.connection.url, sync.body.connection.token, encryptionKey);
+    await until('the agent in the room', () => me.room.remoteParticipants.size === 1);
+    // the service takes 1.5 s to send a sentence of 600 ms, in ten parts
+    speech.speech.synthesisMs = 1500;
+    try {
+      speech.transcripts.push('Say something.');
+      h.model.enqueue(say('Something.'));
+      const spoken0 = speech.spoken.length;
+      await me.speak(new Int16Array(RATE / 2));
+      const t0 = Date.now();
+      await me.speak(espeak('Say something.', RATE).samples, 900);
+      await until('the speech sent whole', () => speech.spoken[spoken0]?.sentAt !== undefined);
+      await until('the answer heard', () => me.voiced(t0).length > 0);
+      const sent = speech.spoken[spoken0]!.sentAt!;
+      const heard = me.voiced(t0)[0]!.at;
+      // heard well before the service sent its last part (1.5 s after the request), not after it
+      expect(sent - heard, JSON.stringify({ sent, heard })).toBeGreaterThan(500);
+    } finally {
+      speech.speech.synthesisMs = 0;
+    }
+    await me.room.disconnect();
+    await u.req('PATCH', `/calls/${callId}/update`, { callStatus: 'ended' });
+  }, 60_000);
+
   it("is a participant of kind AGENT whose lk.agent.state follows the call, and says the call's greeting", async () => {
     const u = await h.user();
     const sessionId = await u.newSession();

@@ -20,6 +20,8 @@ export interface Spoken {
   voice: string;
   input: string;
   samples: Int16Array;
+  /** When the reply's last byte was sent (Date.now()). */
+  sentAt?: number;
 }
 
 export interface SpeechServer {
@@ -28,8 +30,12 @@ export interface SpeechServer {
   spoken: Spoken[];
   /** The transcripts of the next utterances, in order (default: "hello"). */
   transcripts: string[];
-  /** How long each spoken sentence lasts (ms; default 600) and its amplitude (default 10000). */
-  speech: { ms: number; amplitude: number; hz: number };
+  /**
+   * How long each spoken sentence lasts (ms; default 600) and its amplitude (default 10000); `synthesisMs` (default
+   * 0: at once) is how long the service takes to synthesize it, sending it in ten parts as it goes, the first after a
+   * tenth of that time (as a streaming service does).
+   */
+  speech: { ms: number; amplitude: number; hz: number; synthesisMs?: number };
   close(): Promise<void>;
 }
 
@@ -88,9 +94,18 @@ export async function startSpeechServer(): Promise<SpeechServer> {
       if (req.method === 'POST' && req.url === '/audio/speech') {
         const b = JSON.parse(raw.toString('utf8')) as { model: string; voice: string; input: string };
         const samples = tone(s.speech.ms, 24_000, s.speech.hz, s.speech.amplitude);
-        s.spoken.push({ model: b.model, voice: b.voice, input: b.input, samples });
+        const spoken: Spoken = { model: b.model, voice: b.voice, input: b.input, samples };
+        s.spoken.push(spoken);
         res.setHeader('content-type', 'audio/pcm');
-        res.end(Buffer.from(samples.buffer));
+        const bytes = Buffer.from(samples.buffer);
+        const synthesisMs = s.speech.synthesisMs ?? 0;
+        if (synthesisMs <= 0) return void res.end(bytes, () => (spoken.sentAt = Date.now()));
+        const part = Math.ceil(bytes.length / 20) * 2; // ten parts of whole samples
+        for (let at = 0; at < bytes.length && !res.destroyed; at += part) {
+          await new Promise((r) => setTimeout(r, synthesisMs / 10));
+          res.write(bytes.subarray(at, at + part));
+        }
+        res.end(() => (spoken.sentAt = Date.now()));
         return;
       }
       res.statusCode = 404;
