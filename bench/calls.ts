@@ -71,6 +71,11 @@ const WORD_MS = Number(args.find((a) => a.startsWith('--word-ms='))?.slice('--wo
  * tcp-relay.ts): a new connection waits two round trips (TCP, TLS 1.3) before its request passes.
  */
 const FAR_MS = Number(args.find((a) => a.startsWith('--far='))?.slice('--far='.length) ?? 0);
+/**
+ * How long the text-to-speech service takes to synthesize a sentence (ms; 0: at once), sending it in ten parts as it
+ * goes (test/helpers/speech-server.ts).
+ */
+const SYNTHESIS_MS = Number(args.find((a) => a.startsWith('--synthesis-ms='))?.slice('--synthesis-ms='.length) ?? 0);
 /** The services' server closes a connection idle this long (ms), with --far. */
 const FAR_IDLE_MS = 5000;
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -120,6 +125,7 @@ function stagesOf(line: string): Record<string, number> {
 const model = await startScriptedModelServer();
 const speech = await startSpeechServer();
 speech.speech.ms = 300;
+speech.speech.synthesisMs = SYNTHESIS_MS;
 const far =
   FAR_MS > 0
     ? {
@@ -447,6 +453,7 @@ const report = {
    */
   userJitterBufferMs: jitterBuffer ?? null,
   gapMs: GAP_MS,
+  synthesisMs: SYNTHESIS_MS,
   /** With --far: the round trip to the services, and the connections opened to them while answers were awaited. */
   far: far
     ? {
