@@ -29,8 +29,12 @@ export interface ModelRegistryOptions {
 
 export class ModelRegistry {
   private readonly modelOf: (id: string) => OracleModel;
-  /** Opens a connection to the provider (none for a given model: it is not reached over this registry's HTTP). */
-  private readonly connect: () => void;
+  /**
+   * Opens a connection to the model provider (LLM_BASE_URL) ahead of a turn that must not wait for one (a call's,
+   * as its user starts speaking): a connection idle too long was closed by the provider or the pool, and a new one
+   * costs a TCP and a TLS handshake before the turn's request is sent. Nothing for a model given to createOracle.
+   */
+  readonly preconnect: () => void;
   private readonly o: ModelRegistryOptions;
 
   constructor(o: ModelRegistryOptions) {
@@ -38,17 +42,8 @@ export class ModelRegistry {
     const given = o.given;
     if (given) {
       this.modelOf = typeof given === 'function' ? given : () => given;
-      this.connect = () => {};
-    } else ({ modelOf: this.modelOf, preconnect: this.connect } = openAICompatibleModels(o.settings, o.hint));
-  }
-
-  /**
-   * Opens a connection to the model provider (LLM_BASE_URL) ahead of a turn that must not wait for one (a call's,
-   * as its user starts speaking): a connection idle too long was closed by the provider or the pool, and a new one
-   * costs a TCP and a TLS handshake before the turn's request is sent. Nothing for a model given to createOracle.
-   */
-  preconnect(): void {
-    this.connect();
+      this.preconnect = () => {};
+    } else ({ modelOf: this.modelOf, preconnect: this.preconnect } = openAICompatibleModels(o.settings, o.hint));
   }
 
   /** The id of the model given as an object (a scripted model's), when one is. */

@@ -87,6 +87,17 @@ async function participant(url: string, token: string, key: string) {
   return { room, speak, heard, voiced };
 }
 
+/** A user's new call in a new session of theirs, the agent brought in and in the room with them. */
+async function joinedCall(h: Harness) {
+  const u = await h.user();
+  const sessionId = await u.newSession();
+  const { callId, encryptionKey } = (await u.req('POST', '/calls', { sessionId })).body;
+  const sync = await u.req('POST', `/calls/${callId}/sync`, {});
+  const me = await participant(sync.body.connection.url, sync.body.connection.token, encryptionKey);
+  await until('the agent in the room', () => me.room.remoteParticipants.size === 1);
+  return { u, sessionId, callId: callId as string, me };
+}
+
 describe('a voice call on the embedded endpoint', () => {
   let h: Harness;
   let speech: SpeechServer;
@@ -210,12 +221,7 @@ describe('a voice call on the embedded endpoint', () => {
   }, 60_000);
 
   it('transcribes in a pause of the speech, and again when the user goes on: the turn is what was said in full', async () => {
-    const u = await h.user();
-    const sessionId = await u.newSession();
-    const { callId, encryptionKey } = (await u.req('POST', '/calls', { sessionId })).body;
-    const sync = await u.req('POST', `/calls/${callId}/sync`, {});
-    const me = await participant(sync.body.connection.url, sync.body.connection.token, encryptionKey);
-    await until('the agent in the room', () => me.room.remoteParticipants.size === 1);
+    const { u, sessionId, me } = await joinedCall(h);
 
     // "What is the weather", 330 ms of silence (past the early transcription's 200, short of the end of turn's 600),
     // "in Nairobi?": the first transcription is of the first words, dropped when the user goes on
@@ -259,12 +265,7 @@ describe('a voice call on the embedded endpoint', () => {
   }, 60_000);
 
   it('sends at most three early transcriptions in a turn whose user pauses and goes on four times', async () => {
-    const u = await h.user();
-    const sessionId = await u.newSession();
-    const { callId, encryptionKey } = (await u.req('POST', '/calls', { sessionId })).body;
-    const sync = await u.req('POST', `/calls/${callId}/sync`, {});
-    const me = await participant(sync.body.connection.url, sync.body.connection.token, encryptionKey);
-    await until('the agent in the room', () => me.room.remoteParticipants.size === 1);
+    const { me } = await joinedCall(h);
 
     // five words, each followed by 330 ms of silence (past the early transcription's 200, short of the end of turn's
     // 600): the first three pauses send the utterance so far, the fourth does not, and the turn's end sends it whole
@@ -297,12 +298,7 @@ describe('a voice call on the embedded endpoint', () => {
   }, 60_000);
 
   it("plays a sentence's speech as the service streams it, not once the service has sent all of it", async () => {
-    const u = await h.user();
-    const sessionId = await u.newSession();
-    const { callId, encryptionKey } = (await u.req('POST', '/calls', { sessionId })).body;
-    const sync = await u.req('POST', `/calls/${callId}/sync`, {});
-    const me = await participant(sync.body.connection.url, sync.body.connection.token, encryptionKey);
-    await until('the agent in the room', () => me.room.remoteParticipants.size === 1);
+    const { u, callId, me } = await joinedCall(h);
     // the service takes 1.5 s to send a sentence of 600 ms, in ten parts
     speech.speech.synthesisMs = 1500;
     try {
@@ -432,12 +428,7 @@ describe("a call's connections to its services", () => {
   });
 
   it('are opened while the user speaks: a turn after the services closed their idle connections waits for none', async () => {
-    const u = await h.user();
-    const sessionId = await u.newSession();
-    const { callId, encryptionKey } = (await u.req('POST', '/calls', { sessionId })).body;
-    const sync = await u.req('POST', `/calls/${callId}/sync`, {});
-    const me = await participant(sync.body.connection.url, sync.body.connection.token, encryptionKey);
-    await until('the agent in the room', () => me.room.remoteParticipants.size === 1);
+    const { u, callId, me } = await joinedCall(h);
     await me.speak(new Int16Array(RATE / 2));
     await sleep(2000); // past the 2 s in which the connections opened as the call began are not opened again
     const said = espeak('What time is it in Nairobi?', RATE);
