@@ -12,6 +12,8 @@ import {
   LocalAudioTrack,
   LocalVideoTrack,
   Room,
+  RoomEvent,
+  TrackKind,
   TrackPublishOptions,
   TrackSource,
   VideoBufferType,
@@ -49,6 +51,12 @@ async function user(url: string, token: string, key: string, camera: boolean) {
     e2ee: { keyProviderOptions: { sharedKey: new TextEncoder().encode(key) } },
   });
   const mic = new AudioSource(RATE, 1);
+  // whether the agent's subscription to the microphone is live (LiveKit's trackSubscribed): audio sent before that
+  // never reaches it
+  let heard = false;
+  room.on(RoomEvent.LocalTrackSubscribed, (t) => {
+    if (t.kind === TrackKind.KIND_AUDIO) heard = true;
+  });
   await room.localParticipant!.publishTrack(
     LocalAudioTrack.createAudioTrack('mic', mic),
     new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }),
@@ -75,7 +83,7 @@ async function user(url: string, token: string, key: string, camera: boolean) {
     clearInterval(timer);
     await room.disconnect();
   };
-  return { room, speak, leave };
+  return { room, speak, leave, heard: () => heard };
 }
 
 type Part = { type: string; text?: string; image_url?: { url: string } };
@@ -115,6 +123,7 @@ describe('video in a call: a camera frame handed to the model on request', () =>
     expect((await u.req('POST', `/calls/${callId}/sync`, {})).status).toBe(200);
     const me = await user(connection.url, connection.token, encryptionKey, camera);
     await until('the agent in the room', () => me.room.remoteParticipants.size === 1);
+    await until('the agent subscribed to the microphone', me.heard);
     return { u, callId, sessionId, me };
   }
 

@@ -62,6 +62,10 @@ async function participant(url: string, token: string, key: string) {
     new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }),
   );
   const heard: { at: number; from: string; data: Int16Array }[] = [];
+  // the participants whose subscription to the microphone is live (LiveKit's trackSubscribed): audio sent before that
+  // never reaches them, so a test speaks only once its listeners are subscribed
+  let listeners = 0;
+  room.on(RoomEvent.LocalTrackSubscribed, () => listeners++);
   room.on(RoomEvent.TrackSubscribed, (t, _pub, p) => {
     if (t.kind !== TrackKind.KIND_AUDIO) return;
     void (async () => {
@@ -84,7 +88,9 @@ async function participant(url: string, token: string, key: string) {
   };
   /** The frames heard louder than −40 dBFS after `since`. */
   const voiced = (since = 0) => heard.filter((f) => f.at >= since && dbfs(f.data) > -40);
-  return { room, speak, heard, voiced };
+  /** Waits until `n` participants are subscribed to the microphone. */
+  const heardBy = (n: number) => until(`${n} subscribed to the microphone`, () => listeners >= n);
+  return { room, speak, heard, voiced, heardBy };
 }
 
 /** A user's new call in a new session of theirs, the agent brought in and in the room with them. */
@@ -95,6 +101,7 @@ async function joinedCall(h: Harness) {
   const sync = await u.req('POST', `/calls/${callId}/sync`, {});
   const me = await participant(sync.body.connection.url, sync.body.connection.token, encryptionKey);
   await until('the agent in the room', () => me.room.remoteParticipants.size === 1);
+  await me.heardBy(1);
   return { u, sessionId, callId: callId as string, me };
 }
 
@@ -128,6 +135,7 @@ describe('a voice call on the embedded endpoint', () => {
     await until('the agent in the room', () => me.room.remoteParticipants.size === 1);
     const agent = [...me.room.remoteParticipants.values()][0]!;
     expect(agent.identity).toBe(h.oracleDid);
+    await me.heardBy(1);
 
     // the user says something (espeak-ng's speech), the model calls a tool and answers in two sentences
     speech.transcripts.push('What is the weather in Nairobi?');
@@ -137,7 +145,7 @@ describe('a voice call on the embedded endpoint', () => {
       say('It is mild in Nairobi. Take a light jacket.'),
     );
     const said = espeak('What is the weather in Nairobi?', RATE);
-    await me.speak(new Int16Array(RATE / 2)); // half a second of silence: the agent's subscription settles
+    await me.speak(new Int16Array(RATE / 2)); // half a second of silence: the agent's jitter buffer settles
     const t0 = Date.now();
     await me.speak(said.samples, 900);
     await until('two sentences spoken', () => speech.spoken.length === 2);
@@ -498,6 +506,7 @@ describe('the same agent on a separate LiveKit-protocol server (LIVEKIT_URL)', (
     const wrongKey = encryptionKey.replace(/^./, (c: string) => (c === '0' ? '1' : '0'));
     const observer = await participant(server.url, await at.toJwt(), wrongKey);
     await until('everyone in the room', () => me.room.remoteParticipants.size === 2);
+    await me.heardBy(2);
 
     speech.transcripts.push('Hello there.');
     h.model.enqueue(say('Hello. I am the oracle.'));
