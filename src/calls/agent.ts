@@ -249,7 +249,6 @@ export class CallAgents {
     transcripts.agentTrack = published.sid;
     this.listenToUser(rtc, room, call, voice, camera, transcripts);
     this.followPresence(rtc, room, call);
-    voice.ready();
     if (greeting) this.greetWhenHeard(rtc, room, call, voice, published, greeting);
     this.o.log(`[calls] ${call.callId}: the agent joined room ${call.roomName}`);
     return { room, voice, camera, userDid: call.userDid };

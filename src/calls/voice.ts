@@ -12,7 +12,8 @@
  * what the user heard of it); no words (a cough, noise) make it a false
  * interruption, and the answer resumes where it paused. Shorter speech does
  * not pause the agent and is not taken as a turn. The agent's state
- * (listening, thinking, speaking) and both sides' transcripts are told as
+ * (initializing until the user's microphone reaches it, then listening,
+ * thinking, speaking) and both sides' transcripts are told as
  * they change (VoiceEvents; LiveKit Agents' `lk.agent.state` and
  * `lk.transcription` in the room).
  */
@@ -187,6 +188,8 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
   /** Where (audio ms) speech began that may interrupt the answer once it lasts the minimum interruption. */
   private interrupting: number | undefined;
   private state: AgentState = 'initializing';
+  /** Whether the user's microphone has reached the agent: until then it says `initializing`, never `listening`. */
+  private hearing = false;
   private refusedFrames = 0;
   private early: EarlyText | undefined;
   /** Early transcriptions sent in the turn being heard. */
@@ -200,9 +203,12 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
   /**
    * Reads the user's audio (16 kHz mono frames) until the track ends or the session closes. The voice-activity model
    * is made for each stream as it starts, when the user's microphone is subscribed, not as the agent joins: an agent
-   * waiting in a room nobody joined holds none, and the frames that come while it is made wait in the stream.
+   * waiting in a room nobody joined holds none, and the frames that come while it is made wait in the stream. The
+   * agent listens from now on: its state says so.
    */
   async listen(frames: AsyncIterable<AudioFrame>): Promise<void> {
+    this.hearing = true;
+    if (this.state === 'initializing') this.setState('listening');
     this.preconnect();
     const model = await loadModel();
     const detector = new TurnDetector(model, { endMs: this.o.services.endOfTurnMs });
@@ -324,7 +330,12 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     return a !== undefined && !a.finished && !a.abort.signal.aborted;
   }
 
+  /**
+   * The agent's state. Between answers it is `listening` once the user's microphone reaches it (the user's words from
+   * then on are heard: LiveKit's UI tells them to speak), `initializing` before.
+   */
   private setState(state: AgentState): void {
+    if (state === 'listening' && !this.hearing) state = 'initializing';
     if (this.state === state || this.closed) return;
     this.state = state;
     this.emit('state', state);
@@ -353,11 +364,6 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     this.o.log(`[calls] ${this.o.callId}: a false interruption (no words), the answer resumes`);
     this.emit('interruption', 'resumed');
     p.resume();
-  }
-
-  /** The agent is in the room and listens. */
-  ready(): void {
-    this.setState('listening');
   }
 
   /** Stops (or resumes) listening to the user: their frames do not decrypt with the call's key. */

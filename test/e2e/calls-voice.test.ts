@@ -49,7 +49,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * A participant of the test: it speaks through an AudioSource and records what it hears, 10 ms frames with their time.
  */
-async function participant(url: string, token: string, key: string) {
+async function participant(url: string, token: string, key: string, o: { mic?: boolean } = {}) {
   const room = new Room();
   await room.connect(url, token, {
     autoSubscribe: true,
@@ -57,10 +57,14 @@ async function participant(url: string, token: string, key: string) {
     e2ee: { keyProviderOptions: { sharedKey: new TextEncoder().encode(key) } },
   });
   const source = new AudioSource(RATE, 1);
-  await room.localParticipant!.publishTrack(
-    LocalAudioTrack.createAudioTrack('mic', source),
-    new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }),
-  );
+  /** Publishes the microphone (at once unless `mic: false`). */
+  const publish = async () => {
+    await room.localParticipant!.publishTrack(
+      LocalAudioTrack.createAudioTrack('mic', source),
+      new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }),
+    );
+  };
+  if (o.mic !== false) await publish();
   const heard: { at: number; from: string; data: Int16Array }[] = [];
   // the participants whose subscription to the microphone is live (LiveKit's trackSubscribed): audio sent before that
   // never reaches them, so a test speaks only once its listeners are subscribed
@@ -90,7 +94,7 @@ async function participant(url: string, token: string, key: string) {
   const voiced = (since = 0) => heard.filter((f) => f.at >= since && dbfs(f.data) > -40);
   /** Waits until `n` participants are subscribed to the microphone. */
   const heardBy = (n: number) => until(`${n} subscribed to the microphone`, () => listeners >= n);
-  return { room, speak, heard, voiced, heardBy };
+  return { room, speak, heard, voiced, heardBy, publish };
 }
 
 /** A user's new call in a new session of theirs, the agent brought in and in the room with them. */
@@ -380,6 +384,34 @@ describe('a voice call on the embedded endpoint', () => {
     const heard = me.voiced().filter((f) => f.from === h.oracleDid).length;
     expect(heard, `${heard} loud 10 ms frames of the agent's heard`).toBeGreaterThan(85);
     expect(heard).toBeLessThan(115);
+    await me.room.disconnect();
+    await u.req('PATCH', `/calls/${callId}/update`, { callStatus: 'ended' });
+  }, 60_000);
+
+  it("says listening only once the user's microphone reaches it: a sentence begun as it says so is heard whole", async () => {
+    const u = await h.user();
+    const sessionId = await u.newSession();
+    const { callId, encryptionKey } = (await u.req('POST', '/calls', { sessionId })).body;
+    const sync = await u.req('POST', `/calls/${callId}/sync`, {});
+    const me = await participant(sync.body.connection.url, sync.body.connection.token, encryptionKey, { mic: false });
+    await until('the agent in the room', () => me.room.remoteParticipants.size === 1);
+    const agent = [...me.room.remoteParticipants.values()][0]!;
+    // in the room, but nothing to hear yet
+    await sleep(1000);
+    expect(agent.attributes['lk.agent.state']).toBe('initializing');
+    await me.publish();
+    await until('the agent listening', () => agent.attributes['lk.agent.state'] === 'listening');
+    // the user speaks as the page tells them the agent listens: no silence first
+    speech.transcripts.push('What is the weather in Nairobi?');
+    h.model.enqueue(say('Mild.'));
+    const heard0 = speech.heard.length;
+    const said = espeak('What is the weather in Nairobi?', RATE);
+    await me.speak(said.samples, 900);
+    await until('the utterance transcribed', () => speech.heard.length === heard0 + 1);
+    const heard = speech.heard[heard0]!;
+    const got = voicedIn(heard.samples, heard.sampleRate);
+    const want = voicedIn(said.samples, RATE);
+    expect(got.ms / want.ms, JSON.stringify({ got, want })).toBeGreaterThan(0.9);
     await me.room.disconnect();
     await u.req('PATCH', `/calls/${callId}/update`, { callStatus: 'ended' });
   }, 60_000);
