@@ -274,7 +274,7 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     const { stt, tts } = this.o.services;
     preconnect(stt.baseUrl);
     preconnect(tts.baseUrl);
-    this.o.host.preconnectModel();
+    this.o.host.prepareModel();
   }
 
   /** The user's turn ended (speech at `speechEndAt`, performance.now()): an utterance, unless it was too short. */

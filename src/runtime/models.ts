@@ -10,6 +10,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { runtimeError } from '../lib/protocol/errors.ts';
 import { lineBoundedFetch } from './agent/index.ts';
+import { rehearsalReply } from './agent/rehearse.ts';
 import { preconnect } from '../lib/fetch-json.ts';
 import { outboundDispatcher, outboundFetch } from './outbound.ts';
 import type { OracleConfig } from './plugin.ts';
@@ -35,6 +36,11 @@ export class ModelRegistry {
    * costs a TCP and a TLS handshake before the turn's request is sent. Nothing for a model given to createOracle.
    */
   readonly preconnect: () => void;
+  /**
+   * The provider of a turn's model answered in memory by a canned reply (agent/rehearse.ts), to run the model path
+   * once before a user's turn does; undefined for a model given to createOracle or none configured.
+   */
+  readonly rehearsal: () => OracleModel | undefined;
   private readonly o: ModelRegistryOptions;
 
   constructor(o: ModelRegistryOptions) {
@@ -43,7 +49,21 @@ export class ModelRegistry {
     if (given) {
       this.modelOf = typeof given === 'function' ? given : () => given;
       this.preconnect = () => {};
-    } else ({ modelOf: this.modelOf, preconnect: this.preconnect } = openAICompatibleModels(o.settings, o.hint));
+      this.rehearsal = () => undefined;
+    } else {
+      const m = openAICompatibleModels(o.settings, o.hint);
+      this.modelOf = m.modelOf;
+      this.preconnect = m.preconnect;
+      this.rehearsal = () => {
+        const id = this.defaultId;
+        return id === undefined ? undefined : m.rehearsal(id);
+      };
+    }
+  }
+
+  /** The model a turn that names none runs on: config.model, else LLM_MODEL, else the given model's own id. */
+  private get defaultId(): string | undefined {
+    return this.o.config.model ?? this.o.settings.LLM_MODEL ?? this.ownId;
   }
 
   /** The id of the model given as an object (a scripted model's), when one is. */
@@ -53,14 +73,14 @@ export class ModelRegistry {
 
   /** The model of a turn: the request's id, else config.model, else LLM_MODEL, else the given model's own id. */
   model(id?: string): OracleModel {
-    const modelId = id ?? this.o.config.model ?? this.o.settings.LLM_MODEL ?? this.ownId;
+    const modelId = id ?? this.defaultId;
     if (!modelId) throw notConfigured(this.o.hint);
     return this.modelOf(modelId);
   }
 
   /** What GET /models answers: the default first, then config.models. */
   models(): { models: { id: string; name: string }[]; default: string | null } {
-    const first = this.o.config.model ?? this.o.settings.LLM_MODEL ?? this.ownId;
+    const first = this.defaultId;
     const ids = [...new Set([first, ...(this.o.config.models ?? [])].filter((x): x is string => !!x))];
     return { models: ids.map((id) => ({ id, name: id })), default: ids[0] ?? null };
   }
@@ -92,7 +112,11 @@ function notConfigured(hint: string | undefined) {
 function openAICompatibleModels(
   s: RuntimeEnv,
   hint: string | undefined,
-): { modelOf: (id: string) => OracleModel; preconnect: () => void } {
+): {
+  modelOf: (id: string) => OracleModel;
+  preconnect: () => void;
+  rehearsal: (id: string) => OracleModel | undefined;
+} {
   const cache = new Map<string, OracleModel>();
   let transport: typeof fetch | undefined;
   const preconnectTo = () => {
@@ -103,19 +127,24 @@ function openAICompatibleModels(
     if (!baseURL) throw notConfigured(hint);
     let m = cache.get(modelId);
     if (!m) {
-      m = createOpenAICompatible({
-        name: 'oracle-llm',
-        baseURL,
-        apiKey: s.LLM_PROVIDER_API_KEY,
-        includeUsage: true,
-        fetch: lineBoundedFetch(s.ORACLE_MODEL_MAX_LINE_BYTES, (transport ??= modelTransport())),
-      }).chatModel(modelId);
+      m = provider(baseURL, (transport ??= modelTransport())).chatModel(modelId);
       if (cache.size >= 32) cache.delete(cache.keys().next().value!);
       cache.set(modelId, m);
     }
     return m;
   };
-  return { modelOf, preconnect: preconnectTo };
+  const provider = (baseURL: string, f: typeof fetch) =>
+    createOpenAICompatible({
+      name: 'oracle-llm',
+      baseURL,
+      apiKey: s.LLM_PROVIDER_API_KEY,
+      includeUsage: true,
+      fetch: lineBoundedFetch(s.ORACLE_MODEL_MAX_LINE_BYTES, f),
+    });
+  // the same provider and model id, its requests answered in memory
+  const rehearsal = (modelId: string) =>
+    s.LLM_BASE_URL ? provider(s.LLM_BASE_URL, async () => rehearsalReply()).chatModel(modelId) : undefined;
+  return { modelOf, preconnect: preconnectTo, rehearsal };
 }
 
 /**

@@ -79,7 +79,7 @@ export interface PluginHostDeps {
   realtime: RealtimeHub;
   runs: RunManager;
   startTurn: PluginHost['startTurn'];
-  preconnectModel: PluginHost['preconnectModel'];
+  prepareModel: PluginHost['prepareModel'];
   /** Counts a use against the user's turn limit, then runs the turn gates (turn-admission.ts). */
   admitTurn: (req: Parameters<PluginHost['gateTurn']>[0]) => Promise<unknown>;
   verifyPayment: PluginHost['verifyPayment'];
@@ -89,7 +89,7 @@ export interface PluginHostDeps {
 export function createPluginHost(d: PluginHostDeps): PluginHost {
   return {
     startTurn: d.startTurn,
-    preconnectModel: d.preconnectModel,
+    prepareModel: d.prepareModel,
     postMessage: async (sessionId, msg) => {
       const id = msg.id ?? messageIds.posted();
       await d.store.addMessages(sessionId, [{ id, type: 'ai', content: msg.content }]);

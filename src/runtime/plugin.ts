@@ -69,11 +69,13 @@ export interface PluginHost {
     input: { message: string; metadata?: Record<string, unknown> },
   ): Promise<Run>;
   /**
-   * Opens a connection to the model provider ahead of a turn that must not wait for one (a call does as its user
-   * starts speaking, so that the turn's request does not wait for a TCP and a TLS handshake); sent at most once every
-   * 2 s, never throws, nothing for a model given to createOracle.
+   * Readies the model for a turn that must not wait (a call's, as its user starts speaking): opens a connection to
+   * the provider, so that the turn's request does not wait for a TCP and a TLS handshake (at most once every 2 s),
+   * and the process's first time, runs the turn's model path once against a reply given in memory, so that the
+   * first answer does not pay for its first run (agent/rehearse.ts). Never throws; nothing for a model given to
+   * createOracle.
    */
-  preconnectModel(): void;
+  prepareModel(): void;
   /** Appends an AI message to a session (a background result) and tells its socket clients. */
   postMessage(sessionId: string, msg: { id?: string; content: string }): Promise<{ id: string }>;
   /** Emits a raw socket.io event to the session's room; false when no realtime channel is attached. */

@@ -45,7 +45,7 @@ import { hostPolicy, isLoopbackAddress, type HostPolicy } from './host-check.ts'
 import type { Run } from './run.ts';
 import { createRuntimeLog, logRunEvent, type RuntimeLog } from './log.ts';
 import type { Cluster } from './cluster/cluster.ts';
-import { runTurn, type AgentDeps, type TurnInput } from './agent/index.ts';
+import { rehearseTurn, runTurn, type AgentDeps, type TurnInput } from './agent/index.ts';
 import { transcript } from '../lib/protocol/messages.ts';
 import { Authenticator } from './auth.ts';
 import { runtimeError } from '../lib/protocol/errors.ts';
@@ -163,7 +163,7 @@ export class OracleRuntime {
       realtime: this.realtime,
       runs: this.runs,
       startTurn: (userDid, sessionId, input) => this.startTurn(userDid, sessionId, input),
-      preconnectModel: () => this.modelRegistry.preconnect(),
+      prepareModel: () => void this.prepareModel(),
       admitTurn: (req) => this.admitTurn(req),
       verifyPayment: o.verifyPayment,
     });
@@ -403,6 +403,25 @@ export class OracleRuntime {
       },
       hooks: this.hooks,
     };
+  }
+
+  private rehearsed: Promise<boolean> | undefined;
+
+  /**
+   * PluginHost.prepareModel: a connection to the provider, and the process's first time, a rehearsal of a turn
+   * (agent/rehearse.ts); resolves once that has run: whether it did (not for a model given to createOracle).
+   */
+  prepareModel(): Promise<boolean> {
+    this.modelRegistry.preconnect();
+    return (this.rehearsed ??= (async () => {
+      const model = this.modelRegistry.rehearsal();
+      if (!model) return false;
+      await rehearseTurn(this.agentDeps(), model);
+      return true;
+    })().catch((e: unknown) => {
+      this.pino.debug({ err: e }, 'the rehearsal of a turn failed');
+      return false;
+    }));
   }
 
   /** The active plugins' turn gates, in order (turn-admission.ts). */

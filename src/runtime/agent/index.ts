@@ -7,9 +7,11 @@
  * of a run: duration, output, event log), parts-to-events (the
  * model stream as protocol events), classify-error (error events),
  * history-rows (what the turn stores), bounded-lines (the model provider's
- * reply, line by line bounded).
+ * reply, line by line bounded), rehearse (the model path run once before a
+ * user's turn needs it).
  */
 export { runTurn } from './run-turn.ts';
+export { rehearseTurn } from './rehearse.ts';
 export type { AgentDeps, TurnInput } from './types.ts';
 export type { RunLimits } from './run-limits.ts';
 export { runHook, type ActivePlugin } from './hooks.ts';

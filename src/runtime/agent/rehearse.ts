@@ -1,0 +1,67 @@
+/**
+ * A turn's model path run once before a user needs it: the AI SDK's stream with the oracle's tools and instructions,
+ * the provider's request and its streamed reply parsed chunk by chunk, against a reply given in memory (the
+ * provider's `fetch` answers it; nothing leaves the process and no model is paid). The first time a process runs
+ * that code it compiles it and converts every tool's schema: 100-200 ms on a 2-core machine, which a fresh oracle's
+ * first answer paid. A call rehearses as its user's microphone reaches the agent (runtime.md, "Live calls").
+ */
+import { tool, type LanguageModel, type ToolSet } from 'ai';
+import { cachedSchema } from '../schema-cache.ts';
+import type { AgentDeps } from './types.ts';
+import { streamModel } from './model-stream.ts';
+import { startWatchdog } from './watchdog.ts';
+
+export async function rehearseTurn(
+  deps: Pick<AgentDeps, 'metaTools' | 'pluginTools' | 'basePrompt' | 'limits'>,
+  model: LanguageModel,
+): Promise<void> {
+  // the schemas are the ones a turn's tools use (cachedSchema): converted here, they are converted once
+  const tools: ToolSet = {};
+  const add = (own: Record<string, { description: string; inputSchema: Parameters<typeof cachedSchema>[0] }>) => {
+    for (const [name, t] of Object.entries(own))
+      tools[name] ??= tool({ description: t.description, inputSchema: cachedSchema(t.inputSchema) } as never);
+  };
+  add(deps.metaTools);
+  for (const own of deps.pluginTools().values()) add(own);
+  const watchdog = startWatchdog(10_000);
+  try {
+    await streamModel(
+      {
+        model,
+        instructions: deps.basePrompt(),
+        messages: [{ role: 'user', content: 'Hello.' }],
+        tools,
+        maxSteps: 1,
+        maxOutputTokens: deps.limits.maxOutputTokens,
+        signals: [],
+        watchdog,
+      },
+      () => {},
+    );
+  } finally {
+    watchdog.stop();
+  }
+}
+
+/**
+ * The reply of an OpenAI-compatible chat completion, streamed (server-sent events): a sentence, then the finish with
+ * its usage. What a rehearsal's provider is answered, in memory.
+ */
+export function rehearsalReply(): Response {
+  const chunk = (delta: object, finish: string | null, usage?: object) =>
+    `data: ${JSON.stringify({
+      id: 'rehearsal',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'rehearsal',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+      ...(usage ? { usage } : {}),
+    })}\n\n`;
+  const body = [
+    chunk({ role: 'assistant', content: 'Hello. ' }, null),
+    chunk({ content: 'How can I help?' }, null),
+    chunk({}, 'stop', { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 }),
+    'data: [DONE]\n\n',
+  ].join('');
+  return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
+}
