@@ -17,11 +17,12 @@ export async function rehearseTurn(
   deps: Pick<AgentDeps, 'metaTools' | 'pluginTools' | 'basePrompt' | 'limits'>,
   model: LanguageModel,
 ): Promise<void> {
-  // the schemas are the ones a turn's tools use (cachedSchema): converted here, they are converted once
+  // the schemas are the ones a turn's tools use (cachedSchema): converted here, they are converted once; a plugin's
+  // tool shadows a meta-tool of its name, as in a turn (tool-set.ts)
   const tools: ToolSet = {};
   const add = (own: Record<string, PluginTool<never>>) => {
     for (const [name, t] of Object.entries(own))
-      tools[name] ??= tool({ description: t.description, inputSchema: cachedSchema(t.inputSchema) } as never);
+      tools[name] = tool({ description: t.description, inputSchema: cachedSchema(t.inputSchema) } as never);
   };
   add(deps.metaTools);
   for (const own of deps.pluginTools().values()) add(own);
