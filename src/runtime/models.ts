@@ -10,7 +10,6 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import { runtimeError } from '../lib/protocol/errors.ts';
 import { lineBoundedFetch } from './agent/index.ts';
-import { rehearsalReply } from './agent/rehearse.ts';
 import { preconnect } from '../lib/fetch-json.ts';
 import { outboundDispatcher, outboundFetch } from './outbound.ts';
 import type { OracleConfig } from './plugin.ts';
@@ -154,4 +153,28 @@ function openAICompatibleModels(
  */
 function modelTransport(): typeof fetch {
   return outboundFetch(outboundDispatcher({ headersMs: STALL_MAX_MS, bodyMs: STALL_MAX_MS }));
+}
+
+/**
+ * The reply of an OpenAI-compatible chat completion, streamed (server-sent events): a sentence, then the finish with
+ * its usage. What a rehearsal's provider is answered, in memory
+ * (agent/rehearse.ts).
+ */
+export function rehearsalReply(): Response {
+  const chunk = (delta: object, finish: string | null, usage?: object) =>
+    `data: ${JSON.stringify({
+      id: 'rehearsal',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'rehearsal',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+      ...(usage ? { usage } : {}),
+    })}\n\n`;
+  const body = [
+    chunk({ role: 'assistant', content: 'Hello. ' }, null),
+    chunk({ content: 'How can I help?' }, null),
+    chunk({}, 'stop', { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 }),
+    'data: [DONE]\n\n',
+  ].join('');
+  return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
 }

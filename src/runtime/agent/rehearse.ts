@@ -1,10 +1,10 @@
 /**
  * A turn's model path run once before a user needs it: the AI SDK's stream with the oracle's tools and instructions,
  * the provider's request and its streamed reply parsed chunk by chunk, against a reply given in memory (the
- * provider's `fetch` answers it; nothing leaves the process and no model is paid). The first time a process runs
- * that code it compiles it and converts every tool's schema, which a fresh oracle's first answer paid (its first
- * text 58-78 ms against 14-23 ms for the next answers, on a 2-core machine). A call rehearses as its user's
- * microphone reaches the agent (live-agent.md, "The agent").
+ * provider's `fetch` answers it: models.ts; nothing leaves the process and no model is paid). The first time a
+ * process runs that code it compiles it and converts every tool's schema, which a fresh oracle's first answer paid
+ * (its first text 58-78 ms against 14-23 ms for the next answers, on a 2-core machine). A call rehearses as its
+ * user's microphone reaches the agent (live-agent.md, "The agent").
  */
 import { tool, type LanguageModel, type ToolSet } from 'ai';
 import { cachedSchema } from '../schema-cache.ts';
@@ -44,27 +44,4 @@ export async function rehearseTurn(
   } finally {
     watchdog.stop();
   }
-}
-
-/**
- * The reply of an OpenAI-compatible chat completion, streamed (server-sent events): a sentence, then the finish with
- * its usage. What a rehearsal's provider is answered, in memory.
- */
-export function rehearsalReply(): Response {
-  const chunk = (delta: object, finish: string | null, usage?: object) =>
-    `data: ${JSON.stringify({
-      id: 'rehearsal',
-      object: 'chat.completion.chunk',
-      created: 0,
-      model: 'rehearsal',
-      choices: [{ index: 0, delta, finish_reason: finish }],
-      ...(usage ? { usage } : {}),
-    })}\n\n`;
-  const body = [
-    chunk({ role: 'assistant', content: 'Hello. ' }, null),
-    chunk({ content: 'How can I help?' }, null),
-    chunk({}, 'stop', { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 }),
-    'data: [DONE]\n\n',
-  ].join('');
-  return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
 }

@@ -12,7 +12,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { z } from 'zod';
 import { createOracle } from '../../../src/runtime/oracle.ts';
 import { rehearseTurn } from '../../../src/runtime/agent/index.ts';
-import { rehearsalReply } from '../../../src/runtime/agent/rehearse.ts';
+import { rehearsalReply } from '../../../src/runtime/models.ts';
 import { defineTool } from '../../../src/runtime/plugin.ts';
 import { say, startScriptedModelServer } from '../../helpers/scripted-model-server.ts';
 import { scriptedModel } from '../../../src/testing.ts';
