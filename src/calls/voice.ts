@@ -594,7 +594,12 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     let odd: number | undefined;
     try {
       for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-        const bytes = odd === undefined ? chunk : new Uint8Array([odd, ...chunk]);
+        let bytes = chunk;
+        if (odd !== undefined) {
+          bytes = new Uint8Array(chunk.length + 1);
+          bytes[0] = odd;
+          bytes.set(chunk, 1);
+        }
         const n = Math.floor(bytes.length / 2);
         odd = bytes.length % 2 ? bytes[bytes.length - 1] : undefined;
         if (n === 0) continue;

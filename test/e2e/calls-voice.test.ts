@@ -326,6 +326,14 @@ describe('a voice call on the embedded endpoint', () => {
       const heard = me.voiced(t0)[0]!.at;
       // heard well before the service sent its last part (1.5 s after the request), not after it
       expect(sent - heard, JSON.stringify({ sent, heard })).toBeGreaterThan(500);
+      // and as sent: the service's tone, each sample whole though the parts cut samples in two (noise otherwise)
+      await sleep(800);
+      const shares = me
+        .voiced(t0)
+        .map((f) => toneShare(f.data, speech.speech.hz))
+        .sort((a, b) => a - b);
+      expect(shares.length).toBeGreaterThan(40);
+      expect(shares[Math.floor(shares.length / 2)]).toBeGreaterThan(0.8);
     } finally {
       speech.speech.synthesisMs = 0;
     }

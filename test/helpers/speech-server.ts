@@ -100,7 +100,8 @@ export async function startSpeechServer(): Promise<SpeechServer> {
         const bytes = Buffer.from(samples.buffer);
         const synthesisMs = s.speech.synthesisMs ?? 0;
         if (synthesisMs <= 0) return void res.end(bytes, () => (spoken.sentAt = Date.now()));
-        const part = Math.ceil(bytes.length / 20) * 2; // ten parts of whole samples
+        // ten parts of an odd number of bytes: a sample straddles two parts, as a real service's chunks may cut one
+        const part = Math.ceil(bytes.length / 20) * 2 + 1;
         for (let at = 0; at < bytes.length && !res.destroyed; at += part) {
           await new Promise((r) => setTimeout(r, synthesisMs / 10));
           res.write(bytes.subarray(at, at + part));
