@@ -79,6 +79,7 @@ export interface PluginHostDeps {
   realtime: RealtimeHub;
   runs: RunManager;
   startTurn: PluginHost['startTurn'];
+  preemptTurn: PluginHost['preemptTurn'];
   prepareModel: PluginHost['prepareModel'];
   /** Counts a use against the user's turn limit, then runs the turn gates (turn-admission.ts). */
   admitTurn: (req: Parameters<PluginHost['gateTurn']>[0]) => Promise<unknown>;
@@ -89,6 +90,7 @@ export interface PluginHostDeps {
 export function createPluginHost(d: PluginHostDeps): PluginHost {
   return {
     startTurn: d.startTurn,
+    preemptTurn: d.preemptTurn,
     prepareModel: d.prepareModel,
     postMessage: async (sessionId, msg) => {
       const id = msg.id ?? messageIds.posted();

@@ -60,14 +60,36 @@ export interface TurnRequest {
   message: string;
 }
 
+/** A turn's model request sent before the turn is confirmed (PluginHost.preemptTurn). */
+export interface PreemptedTurn {
+  /** Ends the request unless a turn took it. */
+  cancel(): void;
+}
+
 /** Runtime services a plugin may use from tools, routes and background work. */
 export interface PluginHost {
-  /** Starts an agent turn for a user in one of their sessions (transports, task workers). */
+  /**
+   * Starts an agent turn for a user in one of their sessions (transports, task workers). `preempted`: the turn's
+   * model request sent early (preemptTurn), used if the turn's own request is the same; else it is cancelled.
+   */
   startTurn(
     userDid: string,
     sessionId: string,
     input: { message: string; metadata?: Record<string, unknown> },
+    preempted?: PreemptedTurn,
   ): Promise<Run>;
+  /**
+   * Sends the model request of a turn not yet confirmed (a call's preemptive generation: the user may still be
+   * speaking), made as the turn would make it, with nothing stored, charged or run: the turn that confirms it is
+   * given it (startTurn), and streams from it when its own request is the same; a tool it calls waits for that
+   * turn. What is not given to a turn is cancelled, and ends by itself after 10 s. The model's tokens of a
+   * cancelled request are spent.
+   */
+  preemptTurn(
+    userDid: string,
+    sessionId: string,
+    input: { message: string; metadata?: Record<string, unknown> },
+  ): PreemptedTurn;
   /**
    * Readies the model for a turn that must not wait (a call's, as its user starts speaking): opens a connection to
    * the provider, so that the turn's request does not wait for a TCP and a TLS handshake (at most once every 2 s),

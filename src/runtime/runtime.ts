@@ -30,6 +30,7 @@ import {
   type OracleConfig,
   type OraclePlugin,
   type PluginHost,
+  type PreemptedTurn,
   type TurnCharge,
   type TurnRequest,
 } from './plugin.ts';
@@ -45,7 +46,7 @@ import { hostPolicy, isLoopbackAddress, type HostPolicy } from './host-check.ts'
 import type { Run } from './run.ts';
 import { createRuntimeLog, logRunEvent, type RuntimeLog } from './log.ts';
 import type { Cluster } from './cluster/cluster.ts';
-import { rehearseTurn, runTurn, type AgentDeps, type TurnInput } from './agent/index.ts';
+import { EarlyTurn, rehearseTurn, runTurn, type AgentDeps, type TurnInput } from './agent/index.ts';
 import { transcript } from '../lib/protocol/messages.ts';
 import { Authenticator } from './auth.ts';
 import { runtimeError } from '../lib/protocol/errors.ts';
@@ -162,7 +163,8 @@ export class OracleRuntime {
       store: this.store,
       realtime: this.realtime,
       runs: this.runs,
-      startTurn: (userDid, sessionId, input) => this.startTurn(userDid, sessionId, input),
+      startTurn: (userDid, sessionId, input, preempted) => this.startTurn(userDid, sessionId, input, preempted),
+      preemptTurn: (userDid, sessionId, input) => this.preemptTurn(userDid, sessionId, input),
       prepareModel: () => void this.prepareModel(),
       admitTurn: (req) => this.admitTurn(req),
       verifyPayment: o.verifyPayment,
@@ -434,8 +436,40 @@ export class OracleRuntime {
     return this.admission.admit(req);
   }
 
-  /** Starts a turn in a session the caller owns; the run continues without any subscriber. */
-  async startTurn(userDid: string, sessionId: string, input: TurnInput): Promise<Run> {
+  /**
+   * PluginHost.preemptTurn: the model request of a turn in a session the caller owns, sent before the turn is
+   * confirmed (agent/early-model.ts); nothing when the session is not theirs, runs a turn, or names another model.
+   */
+  preemptTurn(userDid: string, sessionId: string, input: TurnInput): PreemptedTurn {
+    const allowed = async () => {
+      await this.ownSession(userDid, sessionId);
+      if (input.model !== undefined) this.modelRegistry.assertListed(input.model);
+      this.model(input.model);
+      return !this.runs.active(sessionId);
+    };
+    return new EarlyTurn(this.agentDeps(), { userDid, sessionId, input }, () => allowed().catch(() => false));
+  }
+
+  /**
+   * Starts a turn in a session the caller owns; the run continues without any subscriber. `preempted`: its model
+   * request sent early (preemptTurn), used if the turn's own request is the same.
+   */
+  async startTurn(userDid: string, sessionId: string, input: TurnInput, preempted?: PreemptedTurn): Promise<Run> {
+    const early = preempted instanceof EarlyTurn ? preempted : undefined;
+    try {
+      return await this.startTurnWith(userDid, sessionId, input, early);
+    } catch (e) {
+      early?.cancel();
+      throw e;
+    }
+  }
+
+  private async startTurnWith(
+    userDid: string,
+    sessionId: string,
+    input: TurnInput,
+    early: EarlyTurn | undefined,
+  ): Promise<Run> {
     const session = await this.ownSession(userDid, sessionId);
     if (this.runs.active(sessionId))
       throw runtimeError('run_in_progress', 'this session already has a running run; abort it or rejoin it');
@@ -448,7 +482,7 @@ export class OracleRuntime {
     const run = this.runs.start({ sessionId, userDid });
     if (session.title === 'New chat')
       this.store.background(() => this.store.touchSession(sessionId, input.message.slice(0, 60)));
-    void runTurn(this.agentDeps(), run, { ...input, ...(charged ? { charged } : {}) }).catch((e: unknown) => {
+    void runTurn(this.agentDeps(), run, { ...input, ...(charged ? { charged } : {}) }, early).catch((e: unknown) => {
       this.hooks.onError?.(e);
       if (isStorageFault(e)) run.accept(e); // e.g. the session's state unreadable: POST /messages answers its code
       if (!run.finished) run.emit({ event: 'done', data: { status: 'failed', partialText: run.text } });

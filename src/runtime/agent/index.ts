@@ -8,9 +8,10 @@
  * model stream as protocol events), classify-error (error events),
  * history-rows (what the turn stores), bounded-lines (the model provider's
  * reply, line by line bounded), rehearse (the model path run once before a
- * user's turn needs it).
+ * user's turn needs it), early-model (a turn's request sent before the turn
+ * is confirmed).
  */
-export { runTurn } from './run-turn.ts';
+export { runTurn, EarlyTurn } from './run-turn.ts';
 export { rehearseTurn } from './rehearse.ts';
 export type { AgentDeps, TurnInput } from './types.ts';
 export type { RunLimits } from './run-limits.ts';

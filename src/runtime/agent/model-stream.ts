@@ -5,13 +5,15 @@
  * watchdog and goes to `onPart`, until the stream ends or `halt()` says stop.
  * Errors of the stream arrive as `error` parts; what they mean is the
  * caller's to decide. Before each step, images tools returned move to a user
- * message (tool-images.ts).
+ * message (tool-images.ts). A request sent before its turn was confirmed
+ * (early-model.ts) stands for the turn's own when it is the same request.
  */
 import { streamText, isStepCount, type LanguageModel, type ModelMessage, type TextStreamPart, type ToolSet } from 'ai';
 import type { Watchdog } from './watchdog.ts';
 import { imagesToUserMessages, type ImageLimits } from './tool-images.ts';
+import type { EarlyModel } from './early-model.ts';
 
-interface ModelStream {
+export interface ModelStream {
   model: LanguageModel;
   instructions: string;
   messages: ModelMessage[];
@@ -34,7 +36,22 @@ interface ModelStream {
 export async function streamModel(
   o: ModelStream,
   onPart: (part: TextStreamPart<ToolSet>) => void | Promise<void>,
+  early?: EarlyModel,
 ): Promise<void> {
+  // the request sent early is the turn's when it is the very request the turn would send (early-model.ts)
+  const parts = early?.adopt(o) ?? openModel(o, AbortSignal.any([...o.signals, o.watchdog.signal]));
+  for await (const part of parts) {
+    if (o.halt?.()) break;
+    o.watchdog.touch();
+    await onPart(part);
+  }
+}
+
+/** What the model is asked: the request a turn sends, without how its stream is consumed. */
+export type ModelRequest = Omit<ModelStream, 'signals' | 'watchdog' | 'halt'>;
+
+/** Sends the request (the AI SDK's streamText sends it at once); its parts wait until they are read. */
+export function openModel(o: ModelRequest, signal: AbortSignal): AsyncIterable<TextStreamPart<ToolSet>> {
   const result = streamText({
     model: o.model,
     instructions: o.instructions,
@@ -48,13 +65,9 @@ export async function streamModel(
     },
     stopWhen: isStepCount(o.maxSteps),
     maxOutputTokens: o.maxOutputTokens,
-    abortSignal: AbortSignal.any([...o.signals, o.watchdog.signal]),
+    abortSignal: signal,
     maxRetries: 0,
     onError: () => {},
   } as never) as ReturnType<typeof streamText>;
-  for await (const part of result.fullStream) {
-    if (o.halt?.()) break;
-    o.watchdog.touch();
-    await onPart(part);
-  }
+  return result.fullStream;
 }

@@ -5,17 +5,20 @@
  * part of the model stream becomes a protocol event of the run; provider
  * errors, stalls and malformed streams become `error` events with a code,
  * kind and retryable, then `done` — never a hang. The turn's history rows
- * are the run's events folded by reduceTurn.
+ * are the run's events folded by reduceTurn. A turn given an early request
+ * (a call's, sent before the end of the user's turn: early-model.ts) uses it
+ * when its own request is the same.
  */
 import type { ModelMessage } from 'ai';
 import { messageIds } from '../../lib/protocol/index.ts';
 import type { Run } from '../run.ts';
-import type { TurnContext } from '../plugin.ts';
+import type { PreemptedTurn, TurnContext } from '../plugin.ts';
 import type { AgentDeps, TurnInput } from './types.ts';
 import { runHook } from './hooks.ts';
 import { buildToolSet } from './tool-set.ts';
 import { startWatchdog, type Watchdog } from './watchdog.ts';
-import { streamModel } from './model-stream.ts';
+import { streamModel, type ModelRequest } from './model-stream.ts';
+import { EarlyModel } from './early-model.ts';
 import { boundRun } from './run-limits.ts';
 import { PartsToEvents } from './parts-to-events.ts';
 import { classifyError, errorEvent, stallError, stepLimitError, storageError } from './classify-error.ts';
@@ -26,7 +29,15 @@ type TurnStatus = 'finished' | 'aborted' | 'failed';
 type Bounds = ReturnType<typeof boundRun>;
 type Usage = { inputTokens?: number; outputTokens?: number };
 
-export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Promise<void> {
+export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput, early?: EarlyTurn): Promise<void> {
+  try {
+    await runTurnOnce(deps, run, input, early);
+  } finally {
+    early?.cancel(); // a turn that ended before its model request did not take it
+  }
+}
+
+async function runTurnOnce(deps: AgentDeps, run: Run, input: TurnInput, early: EarlyTurn | undefined): Promise<void> {
   // bounded from its first await: a turn stuck anywhere (a plugin hook, a tool, the model) ends at maxMs
   const bounds = boundRun(run, deps.limits);
   const opened = await openTurn(deps, run, input, bounds);
@@ -37,7 +48,7 @@ export async function runTurn(deps: AgentDeps, run: Run, input: TurnInput): Prom
   const stall: { watchdog?: Watchdog } = {};
   let usage: Usage | undefined;
   try {
-    const parts = await streamTurn(deps, run, input, { ...opened, bounds, stall });
+    const parts = await streamTurn(deps, run, input, { ...opened, bounds, stall, early });
     usage = parts.usage;
     const stop = stopReason(deps, run, bounds, stall.watchdog);
     if (stop) status = stop;
@@ -113,24 +124,14 @@ async function streamTurn(
     prior: ModelMessage[];
     bounds: Bounds;
     stall: { watchdog?: Watchdog };
+    early: EarlyTurn | undefined;
   },
 ): Promise<PartsToEvents> {
   const { turn, state, bounds } = t;
   const active = deps.plugins();
   await deps.hooks?.onTurnStart?.(turn);
-  // plugin state before the agent is compiled (user-preferences on turn 1)
-  for (const s of await runHook(active, ({ plugin, ctx }) => plugin.loadState?.(turn, ctx))) Object.assign(state, s);
-  const systemPrompt = async (): Promise<string> => {
-    const parts = await runHook(active, async ({ plugin, ctx }) => [
-      plugin.systemPrompt?.(state, ctx),
-      await plugin.middleware?.beforeModel?.(turn),
-    ]);
-    return [deps.basePrompt(), ...parts.flat()].filter(Boolean).join('\n\n');
-  };
-  const { tools, activeTools, notLoaded } = await buildToolSet(
-    { turn, active, timeoutMs: deps.toolTimeoutMs },
-    { metaTools: deps.metaTools, pluginTools: deps.pluginTools() },
-  );
+  const composed = await composeTurn(deps, turn, active);
+  const { notLoaded, systemPrompt } = composed;
   const watchdog = (t.stall.watchdog = startWatchdog(deps.stallTimeoutMs));
   deps.saveState(run.sessionId, state);
   const parts = new PartsToEvents({
@@ -143,23 +144,10 @@ async function streamTurn(
     notLoaded,
     fit: bounds.fit,
   });
+  const request = modelRequest(deps, input, t.prior, composed, await systemPrompt());
   await streamModel(
     {
-      model: deps.model(input.model),
-      instructions: await systemPrompt(),
-      messages: [...t.prior, { role: 'user', content: input.message }],
-      tools,
-      activeTools: activeTools(),
-      // step 0 uses the instructions and tools above; later steps see what the turn's tools changed
-      // (load_capability, preferences)
-      prepareStep: async ({ stepNumber }) =>
-        stepNumber === 0 ? undefined : { activeTools: activeTools(), instructions: await systemPrompt() },
-      maxSteps: deps.maxSteps,
-      maxOutputTokens: deps.limits.maxOutputTokens,
-      images: {
-        maxImages: deps.limits.maxImages ?? DEFAULT_IMAGE_LIMITS.maxImages,
-        maxImageBytes: deps.limits.maxImageBytes ?? DEFAULT_IMAGE_LIMITS.maxImageBytes,
-      },
+      ...request,
       signals: [run.abort.signal, bounds.signal],
       watchdog,
       halt: () => bounds.signal.aborted, // nothing more of this stream is kept
@@ -171,9 +159,125 @@ async function streamTurn(
           plugin.middleware?.afterModel?.(turn, { text: run.text, finishReason: part.finishReason }),
         );
     },
+    t.early?.take(),
   );
   parts.end();
   return parts;
+}
+
+type Composed = Awaited<ReturnType<typeof composeTurn>>;
+
+/** The plugins' state, the turn's tools and its instructions (read again at each step): what its requests ask. */
+async function composeTurn(deps: AgentDeps, turn: TurnContext, active: ReturnType<AgentDeps['plugins']>) {
+  const { state } = turn;
+  // plugin state before the agent is compiled (user-preferences on turn 1)
+  for (const s of await runHook(active, ({ plugin, ctx }) => plugin.loadState?.(turn, ctx))) Object.assign(state, s);
+  const systemPrompt = async (): Promise<string> => {
+    const parts = await runHook(active, async ({ plugin, ctx }) => [
+      plugin.systemPrompt?.(state, ctx),
+      await plugin.middleware?.beforeModel?.(turn),
+    ]);
+    return [deps.basePrompt(), ...parts.flat()].filter(Boolean).join('\n\n');
+  };
+  const tools = await buildToolSet(
+    { turn, active, timeoutMs: deps.toolTimeoutMs },
+    { metaTools: deps.metaTools, pluginTools: deps.pluginTools() },
+  );
+  return { ...tools, systemPrompt };
+}
+
+/** The turn's model request: its history and the user's message, its tools and instructions, its bounds. */
+function modelRequest(
+  deps: AgentDeps,
+  input: TurnInput,
+  prior: ModelMessage[],
+  { tools, activeTools, systemPrompt }: Composed,
+  instructions: string,
+): ModelRequest {
+  return {
+    model: deps.model(input.model),
+    instructions,
+    messages: [...prior, { role: 'user', content: input.message }],
+    tools,
+    activeTools: activeTools(),
+    // step 0 uses the instructions and tools above; later steps see what the turn's tools changed
+    // (load_capability, preferences)
+    prepareStep: async ({ stepNumber }) =>
+      stepNumber === 0 ? undefined : { activeTools: activeTools(), instructions: await systemPrompt() },
+    maxSteps: deps.maxSteps,
+    maxOutputTokens: deps.limits.maxOutputTokens,
+    images: {
+      maxImages: deps.limits.maxImages ?? DEFAULT_IMAGE_LIMITS.maxImages,
+      maxImageBytes: deps.limits.maxImageBytes ?? DEFAULT_IMAGE_LIMITS.maxImageBytes,
+    },
+  };
+}
+
+/**
+ * A turn's model request sent before the turn is confirmed (early-model.ts): made as the turn would make it, from the
+ * session's history and state and the plugins' hooks (the host's onTurnStart is the confirmed turn's alone), with
+ * nothing stored. The turn given it (runTurn) takes it, and uses it if its own request is the same; `cancel` ends it.
+ */
+export class EarlyTurn implements PreemptedTurn {
+  private readonly abort = new AbortController();
+  private model: EarlyModel | undefined;
+  private spent = false;
+
+  /** `allowed`: whether the turn may be sent now (the session is the user's, it runs no turn, its model is known). */
+  constructor(
+    deps: AgentDeps,
+    o: { userDid: string; sessionId: string; input: TurnInput },
+    allowed: () => Promise<boolean>,
+  ) {
+    allowed()
+      .then((ok) => (ok && !this.spent ? this.send(deps, o) : undefined))
+      .then(
+        (m) => {
+          if (this.spent) m?.cancel();
+          else this.model = m;
+        },
+        (e: unknown) => deps.hooks?.onError?.(e),
+      );
+  }
+
+  private async send(
+    deps: AgentDeps,
+    { userDid, sessionId, input }: { userDid: string; sessionId: string; input: TurnInput },
+  ): Promise<EarlyModel | undefined> {
+    const [state, prior] = await Promise.all([deps.loadState(sessionId), deps.history(sessionId)]);
+    const turn: TurnContext = {
+      userDid,
+      sessionId,
+      requestId: '', // the confirmed turn's is not known yet
+      state,
+      abortSignal: this.abort.signal,
+      timezone: input.timezone,
+      metadata: input.metadata,
+      delegation: input.delegation,
+      message: input.message,
+      clientTools: input.tools,
+      agActions: input.agActions,
+    };
+    const composed = await composeTurn(deps, turn, deps.plugins());
+    const instructions = await composed.systemPrompt();
+    if (this.spent) return undefined;
+    return new EarlyModel(modelRequest(deps, input, prior, composed, instructions));
+  }
+
+  /** The early request if it was sent by now (a turn that would wait for it gains nothing); the handle is spent. */
+  take(): EarlyModel | undefined {
+    this.spent = true;
+    const m = this.model;
+    this.model = undefined;
+    return m;
+  }
+
+  cancel(): void {
+    this.spent = true;
+    this.abort.abort();
+    this.model?.cancel();
+    this.model = undefined;
+  }
 }
 
 /** A stop the turn did not choose — its bounds, an abort, a stall — with its error event; undefined: none. */
