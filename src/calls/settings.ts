@@ -89,6 +89,12 @@ export const CallsEnvSchema = z
      * end of the turn only.
      */
     CALLS_EARLY_TRANSCRIPTION_MS: z.coerce.number().int().min(0).max(5000).default(200),
+    /**
+     * `on`: the answer's model request is sent on that early transcription (LiveKit's preemptive generation), and the
+     * turn streams from it if the user said nothing more; else it is cancelled, its tokens spent (at most three a
+     * turn). `off`: the request is sent when the turn ends.
+     */
+    CALLS_PREEMPTIVE_GENERATION: z.enum(['on', 'off']).default('on'),
   })
   .superRefine((env, ctx) => {
     // a LiveKit server needs all three; a key without a server is a mistake, not the embedded endpoint

@@ -21,7 +21,7 @@ import { EventEmitter } from 'node:events';
 import type * as Livekit from '@livekit/rtc-node';
 import type { AudioFrame, AudioSource } from '@livekit/rtc-node';
 import type { PluginHost } from 'oraclekit/plugin';
-import type { Run } from 'oraclekit/plugin';
+import type { PreemptedTurn, Run } from 'oraclekit/plugin';
 import { StreamedSpeech, takeSentences, wav } from './audio.ts';
 import { TurnDetector, VAD_RATE, type SpeechModel } from './vad.ts';
 import { fetchJson, fetchOutbound, preconnect, type FetchJsonReply } from 'oraclekit/plugin';
@@ -48,6 +48,11 @@ export interface VoiceServices {
    * turn if they said nothing more (0: transcribed at the end of the turn).
    */
   earlyTranscriptionMs: number;
+  /**
+   * The model's request of an answer is sent on the early transcription, before the turn ends (LiveKit's preemptive
+   * generation): the turn that ends without more speech streams from it (host.preemptTurn).
+   */
+  preemptiveGeneration: boolean;
 }
 
 /** The agent's state as LiveKit Agents name it (`lk.agent.state`). */
@@ -129,6 +134,8 @@ interface EarlyText {
   speechEndMs: number;
   abort: AbortController;
   text: Promise<string>;
+  /** The answer's model request sent on that text (preemptive generation), if it was. */
+  preempted?: Promise<PreemptedTurn | undefined>;
 }
 
 /** One answer being given: its run, its speech, how to stop both, and its stages. */
@@ -306,7 +313,21 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     const abort = new AbortController();
     const text = this.transcribe(d.soFar(), abort.signal);
     text.catch(() => {}); // a failed one is transcribed again at the end of the turn
-    this.early = { speechEndMs: d.speechEndMs, abort, text };
+    const early: EarlyText = { speechEndMs: d.speechEndMs, abort, text };
+    // not while an answer is given: the turn waits for it, and its request will carry that answer
+    if (this.o.services.preemptiveGeneration && !this.answering()) {
+      early.preempted = text.then(
+        (t) => (t.trim() && !abort.signal.aborted ? this.o.host.preemptTurn(...this.turnOf(t)) : undefined),
+        () => undefined,
+      );
+      abort.signal.addEventListener('abort', () => void early.preempted!.then((p) => p?.cancel()), { once: true });
+    }
+    this.early = early;
+  }
+
+  /** The turn of an utterance's text in the call's session. */
+  private turnOf(message: string): [string, string, { message: string; metadata: Record<string, unknown> }] {
+    return [this.o.userDid, this.o.sessionId, { message, metadata: { callId: this.o.callId, via: 'call' } }];
   }
 
   /** The early transcription of the utterance whose turn just ended, if it was made of all its speech. */
@@ -467,12 +488,13 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
       await previous?.done; // one turn at a time in a session
       if (abort.signal.aborted || this.closed) return;
       this.setState('thinking');
-      await this.respond(answer, this.textOf(samples, answer, early));
+      await this.respond(answer, this.textOf(samples, answer, early), early?.preempted);
     })()
       .catch((e: unknown) => {
         if (!abort.signal.aborted) this.o.log(`[calls] ${this.o.callId}: ${(e as Error).message}`);
       })
       .finally(() => {
+        void early?.preempted?.then((p) => p?.cancel()); // not taken by the turn: the user's words had no answer
         if (!answer.finished && !abort.signal.aborted) answer.transcript?.final(heardText(answer));
         answer.finished = true;
         if (this.answer === answer) this.setState('listening');
@@ -481,7 +503,12 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     if (!previous?.paused) this.answer = answer;
   }
 
-  private async respond(answer: Answer, transcribed: string | Promise<string>): Promise<void> {
+  /** Says the answer to the user's text: its turn, streaming from the request sent early (`preempted`) if it can. */
+  private async respond(
+    answer: Answer,
+    transcribed: string | Promise<string>,
+    preempted?: Promise<PreemptedTurn | undefined>,
+  ): Promise<void> {
     const t = answer.stages;
     const text = await transcribed;
     t.transcribed ??= performance.now();
@@ -495,10 +522,7 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     this.emit('transcript', said);
     let run: Run;
     try {
-      run = await this.o.host.startTurn(this.o.userDid, this.o.sessionId, {
-        message: text,
-        metadata: { callId: this.o.callId, via: 'call' },
-      });
+      run = await this.o.host.startTurn(...this.turnOf(text), await preempted);
     } catch (e) {
       // a refused turn (402, a running turn, no model) is said, not swallowed
       await this.speakAll([(e as Error).message], answer);
