@@ -309,6 +309,29 @@ describe('a voice call on the embedded endpoint', () => {
     await me.room.disconnect();
   }, 60_000);
 
+  it("sends the answer's model request on the early transcription: the model is asked once, before the turn ends", async () => {
+    const { me } = await joinedCall(h);
+    speech.transcripts.push('What time is it in Nairobi?');
+    const asked: number[] = [];
+    h.model.enqueue(() => {
+      asked.push(Date.now());
+      return say('It is noon.');
+    });
+    const requests0 = h.model.requests.length;
+    const heard0 = speech.heard.length;
+    const spoken0 = speech.spoken.length;
+    await me.speak(new Int16Array(RATE / 2));
+    await me.speak(espeak('What time is it in Nairobi?', RATE).samples, 900);
+    await until('the answer spoken', () => speech.spoken.slice(spoken0).some((x) => x.input === 'It is noon.'));
+    // one transcription (the early one, 200 ms into the silence), and the model asked right after it, not once the
+    // turn ended 400 ms later
+    const heard = speech.heard.slice(heard0);
+    expect(heard).toHaveLength(1);
+    expect(h.model.requests.length - requests0).toBe(1);
+    expect(asked[0]! - heard[0]!.at).toBeLessThan(250);
+    await me.room.disconnect();
+  }, 60_000);
+
   it("plays a sentence's speech as the service streams it, not once the service has sent all of it", async () => {
     const { u, callId, me } = await joinedCall(h);
     // the service takes 1.5 s to send a sentence of 600 ms, in ten parts

@@ -13,6 +13,8 @@ export interface Heard {
   language: string | null;
   sampleRate: number;
   samples: Int16Array;
+  /** When its transcript was sent (Date.now()). */
+  at: number;
 }
 
 export interface Spoken {
@@ -86,6 +88,7 @@ export async function startSpeechServer(): Promise<SpeechServer> {
           model: String(form.get('model')),
           language: form.get('language') === null ? null : String(form.get('language')),
           ...w,
+          at: Date.now(),
         });
         res.setHeader('content-type', 'application/json');
         res.end(JSON.stringify({ text: s.transcripts.shift() ?? 'hello' }));
