@@ -22,7 +22,10 @@ import { dbfs } from '../src/calls/audio.ts';
 /** The end-of-turn silence the benches' oracle runs with (ms); their latency target is this + 150 ms. */
 export const END_OF_TURN_MS = 500;
 
-/** The oracle child's settings: the scripted model and speech services on loopback, and the end of turn. */
+/**
+ * The oracle child's settings: the scripted model and speech services on loopback, and the end of turn; the Opus frame
+ * lengths and preemptive generation as this process's environment sets them, to compare them on one build.
+ */
 export function oracleEnv(model: { baseURL: string }, speech: { baseURL: string }): Record<string, string> {
   return {
     LLM_BASE_URL: model.baseURL,
@@ -30,7 +33,7 @@ export function oracleEnv(model: { baseURL: string }, speech: { baseURL: string 
     CALLS_TTS_BASE_URL: speech.baseURL,
     CALLS_END_OF_TURN_MS: String(END_OF_TURN_MS),
     ...Object.fromEntries(
-      ['CALLS_AUDIO_FRAME_MS', 'CALLS_AGENT_AUDIO_FRAME_MS'].flatMap((k) =>
+      ['CALLS_AUDIO_FRAME_MS', 'CALLS_AGENT_AUDIO_FRAME_MS', 'CALLS_PREEMPTIVE_GENERATION'].flatMap((k) =>
         process.env[k] ? [[k, process.env[k]]] : [],
       ),
     ),
