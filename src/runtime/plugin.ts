@@ -62,6 +62,12 @@ export interface TurnRequest {
 
 /** A turn's model request sent before the turn is confirmed (PluginHost.preemptTurn). */
 export interface PreemptedTurn {
+  /**
+   * Gives `listener` the reply's text as it streams, before a turn takes it (to prepare what the answer needs, such as
+   * its first words' speech), until it returns false or a turn takes it; `undefined` once the reply's first step
+   * ended. Nothing if the request was not sent.
+   */
+  watchText(listener: (delta: string | undefined) => boolean | void): void;
   /** Ends the request unless a turn took it. */
   cancel(): void;
 }

@@ -5,7 +5,8 @@
  * adopts it only when it would send the very same request (model, instructions, messages, tools, bounds); then the
  * parts are the turn's, its tools run as the turn's, and the turn's aborts and stall watchdog end it. Any other
  * request (the user said more, the history changed, a plugin's prompt differs) cancels it and the turn sends its own.
- * Not adopted nor cancelled within EARLY_MODEL_TTL_MS, it cancels itself.
+ * Not adopted nor cancelled within EARLY_MODEL_TTL_MS, it cancels itself. Its text can be watched as it streams,
+ * before a turn adopts it (a call synthesizes the answer's first words then: watchText).
  */
 import type { TextStreamPart, ToolSet } from 'ai';
 import { openModel, type ModelRequest, type ModelStream } from './model-stream.ts';
@@ -21,7 +22,7 @@ export class EarlyModel {
   private readonly request: ModelRequest;
   private readonly adoption: Promise<Adoption>;
   private settle!: { adopt: (a: Adoption) => void; cancel: (e: unknown) => void };
-  private readonly parts: AsyncIterable<TextStreamPart<ToolSet>>;
+  private parts: ReadableStream<TextStreamPart<ToolSet>>;
   private readonly timer: NodeJS.Timeout;
 
   constructor(request: ModelRequest) {
@@ -51,6 +52,32 @@ export class EarlyModel {
       this.abort.signal,
     );
     this.timer = setTimeout(() => this.cancel(), EARLY_MODEL_TTL_MS).unref();
+  }
+
+  /**
+   * Gives `listener` the reply's text as it streams, from its start, until it returns false or the turn adopts the
+   * request; `undefined` once the reply's first step has ended (the rest, after a tool's result, is the turn's). A copy
+   * of the stream: what the turn reads is unchanged.
+   */
+  watchText(listener: (delta: string | undefined) => boolean | void): void {
+    if (this.state !== 'waiting') return;
+    const [parts, watched] = this.parts.tee();
+    this.parts = parts;
+    void (async () => {
+      const reader = watched.getReader();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (this.state !== 'waiting') return;
+          if (done || value.type === 'finish-step') return void listener(undefined);
+          if (value.type === 'text-delta' && listener(value.text) === false) return;
+        }
+      } catch {
+        // the request failed or was cancelled: its reader tells the turn, if one adopted it
+      } finally {
+        reader.cancel().catch(() => {});
+      }
+    })();
   }
 
   /**

@@ -51,7 +51,7 @@ export async function streamModel(
 export type ModelRequest = Omit<ModelStream, 'signals' | 'watchdog' | 'halt'>;
 
 /** Sends the request (the AI SDK's streamText sends it at once); its parts wait until they are read. */
-export function openModel(o: ModelRequest, signal: AbortSignal): AsyncIterable<TextStreamPart<ToolSet>> {
+export function openModel(o: ModelRequest, signal: AbortSignal): ReadableStream<TextStreamPart<ToolSet>> {
   const result = streamText({
     model: o.model,
     instructions: o.instructions,

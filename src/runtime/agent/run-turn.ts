@@ -222,6 +222,8 @@ export class EarlyTurn implements PreemptedTurn {
   private readonly abort = new AbortController();
   private model: EarlyModel | undefined;
   private spent = false;
+  /** Text listeners given before the request was sent. */
+  private readonly watching: ((delta: string | undefined) => boolean | void)[] = [];
 
   /** `allowed`: whether the turn may be sent now (the session is the user's, it runs no turn, its model is known). */
   constructor(
@@ -235,6 +237,7 @@ export class EarlyTurn implements PreemptedTurn {
         (m) => {
           if (this.spent) m?.cancel();
           else this.model = m;
+          for (const l of this.watching.splice(0)) this.model?.watchText(l);
         },
         (e: unknown) => deps.hooks?.onError?.(e),
       );
@@ -262,6 +265,11 @@ export class EarlyTurn implements PreemptedTurn {
     const instructions = await composed.systemPrompt();
     if (this.spent) return undefined;
     return new EarlyModel(modelRequest(deps, input, prior, composed, instructions));
+  }
+
+  watchText(listener: (delta: string | undefined) => boolean | void): void {
+    if (this.model) this.model.watchText(listener);
+    else if (!this.spent) this.watching.push(listener);
   }
 
   /** The early request if it was sent by now (a turn that would wait for it gains nothing); the handle is spent. */

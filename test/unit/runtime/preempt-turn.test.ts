@@ -3,7 +3,7 @@
  * preemptive generation), against the scripted OpenAI-compatible server on loopback: nothing is stored or run for it;
  * the turn that would send the same request streams from it (the provider is asked once), any other turn sends its
  * own; a tool the model calls in it runs only in the turn that takes it, with that turn's context; a per-turn tool
- * (its schema made each turn) does not make the requests differ.
+ * (its schema made each turn) does not make the requests differ. Its text can be watched before a turn takes it.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
@@ -152,6 +152,30 @@ describe('PluginHost.preemptTurn', () => {
     expect(run.text).toBe('It is 14:05 in Nairobi.');
     expect(clockCalls.map((t) => t.requestId)).toEqual([run.requestId]);
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("gives the reply's text as it streams before a turn takes it; the turn's answer is the whole reply", async () => {
+    const { server, rt, sessionId } = await boot(false);
+    server.enqueue(say('It is noon in Nairobi, and sunny.'));
+    const early = rt.preemptTurn(USER, sessionId, { message: 'Time?' });
+    let seen = '';
+    let ended = false;
+    let once = 0;
+    early.watchText((d) => {
+      if (d === undefined) ended = true;
+      else seen += d;
+    });
+    early.watchText(() => {
+      once++;
+      return false; // enough
+    });
+    await until('the early text, to the end of its step', () => ended);
+    expect(seen).toBe('It is noon in Nairobi, and sunny.');
+    expect(once).toBe(1);
+    const run = await rt.startTurn(USER, sessionId, { message: 'Time?' }, early);
+    expect(await run.done).toBe('finished');
+    expect(run.text).toBe('It is noon in Nairobi, and sunny.');
+    expect(server.requests).toHaveLength(1);
   });
 
   it('a cancelled early request is not used, and one for a session that is not the user’s is never sent', async () => {
