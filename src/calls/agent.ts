@@ -178,7 +178,8 @@ export class CallAgents {
       endOfTurnMs: e.CALLS_END_OF_TURN_MS,
       minInterruptionMs: e.CALLS_MIN_INTERRUPTION_MS,
       earlyTranscriptionMs: e.CALLS_EARLY_TRANSCRIPTION_MS,
-      preemptiveGeneration: e.CALLS_PREEMPTIVE_GENERATION === 'on',
+      preemptiveGeneration: e.CALLS_PREEMPTIVE_GENERATION !== 'off',
+      preemptiveSpeech: e.CALLS_PREEMPTIVE_GENERATION === 'on',
     };
   }
 

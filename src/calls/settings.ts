@@ -92,9 +92,10 @@ export const CallsEnvSchema = z
     /**
      * `on`: the answer's model request is sent on that early transcription (LiveKit's preemptive generation), and the
      * turn streams from it if the user said nothing more; else it is cancelled, its tokens spent (at most three a
-     * turn). `off`: the request is sent when the turn ends.
+     * turn); the speech of the reply's first words is fetched as they stream too. `model`: the request only. `off`:
+     * the request is sent when the turn ends.
      */
-    CALLS_PREEMPTIVE_GENERATION: z.enum(['on', 'off']).default('on'),
+    CALLS_PREEMPTIVE_GENERATION: z.enum(['on', 'model', 'off']).default('on'),
   })
   .superRefine((env, ctx) => {
     // a LiveKit server needs all three; a key without a server is a mistake, not the embedded endpoint

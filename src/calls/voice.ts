@@ -53,6 +53,8 @@ export interface VoiceServices {
    * generation): the turn that ends without more speech streams from it (host.preemptTurn).
    */
   preemptiveGeneration: boolean;
+  /** With it, the speech of the reply's first words is fetched as they stream, before the turn ends. */
+  preemptiveSpeech: boolean;
 }
 
 /** The agent's state as LiveKit Agents name it (`lk.agent.state`). */
@@ -136,6 +138,8 @@ interface EarlyText {
   text: Promise<string>;
   /** The answer's model request sent on that text (preemptive generation), if it was. */
   preempted?: Promise<PreemptedTurn | undefined>;
+  /** The speech of that reply's first words (its first clause or sentence), fetched as they came. */
+  speech?: { sentence: string; audio: Promise<StreamedSpeech>; abort: AbortController };
 }
 
 /** One answer being given: its run, its speech, how to stop both, and its stages. */
@@ -321,8 +325,30 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
         () => undefined,
       );
       abort.signal.addEventListener('abort', () => void early.preempted!.then((p) => p?.cancel()), { once: true });
+      if (this.o.services.preemptiveSpeech) void early.preempted.then((p) => p && this.speakEarly(p, early));
     }
     this.early = early;
+  }
+
+  /**
+   * Fetches the speech of the early reply's first words as they stream (cut as the answer cuts them: takeSentences),
+   * so that the answer's first sentence has its speech on the way when the turn ends.
+   */
+  private speakEarly(p: PreemptedTurn, early: EarlyText): void {
+    let text = '';
+    p.watchText((delta) => {
+      if (early.abort.signal.aborted) return false;
+      // the reply's step ended: what it said is its first sentence, as the answer says its last one
+      const [sentence] =
+        delta === undefined ? [text.trim()] : takeSentences((text += delta), { clause: true }).sentences;
+      if (sentence === undefined) return true;
+      if (!sentence) return false;
+      const abort = new AbortController();
+      const audio = this.synthesize(sentence, AbortSignal.any([early.abort.signal, abort.signal]));
+      audio.catch(() => {}); // a failed one is fetched again by the answer
+      early.speech = { sentence, audio, abort };
+      return false;
+    });
   }
 
   /** The turn of an utterance's text in the call's session. */
@@ -488,13 +514,15 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
       await previous?.done; // one turn at a time in a session
       if (abort.signal.aborted || this.closed) return;
       this.setState('thinking');
-      await this.respond(answer, this.textOf(samples, answer, early), early?.preempted);
+      await this.respond(answer, this.textOf(samples, answer, early), early);
     })()
       .catch((e: unknown) => {
         if (!abort.signal.aborted) this.o.log(`[calls] ${this.o.callId}: ${(e as Error).message}`);
       })
       .finally(() => {
-        void early?.preempted?.then((p) => p?.cancel()); // not taken by the turn: the user's words had no answer
+        // not taken by the turn: the user's words had no answer
+        void early?.preempted?.then((p) => p?.cancel());
+        early?.speech?.abort.abort();
         if (!answer.finished && !abort.signal.aborted) answer.transcript?.final(heardText(answer));
         answer.finished = true;
         if (this.answer === answer) this.setState('listening');
@@ -503,12 +531,11 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     if (!previous?.paused) this.answer = answer;
   }
 
-  /** Says the answer to the user's text: its turn, streaming from the request sent early (`preempted`) if it can. */
-  private async respond(
-    answer: Answer,
-    transcribed: string | Promise<string>,
-    preempted?: Promise<PreemptedTurn | undefined>,
-  ): Promise<void> {
+  /**
+   * Says the answer to the user's text: its turn, streaming from the request sent early if it can, its first sentence
+   * with the speech fetched early if that is the sentence (`early`: what was sent in the user's pause).
+   */
+  private async respond(answer: Answer, transcribed: string | Promise<string>, early?: EarlyText): Promise<void> {
     const t = answer.stages;
     const text = await transcribed;
     t.transcribed ??= performance.now();
@@ -522,7 +549,7 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     this.emit('transcript', said);
     let run: Run;
     try {
-      run = await this.o.host.startTurn(...this.turnOf(text), await preempted);
+      run = await this.o.host.startTurn(...this.turnOf(text), await early?.preempted);
     } catch (e) {
       // a refused turn (402, a running turn, no model) is said, not swallowed
       await this.speakAll([(e as Error).message], answer);
@@ -534,8 +561,11 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
     let speaking = Promise.resolve();
     const say = (sentences: string[]) => {
       for (const s of sentences) {
+        const ready = t.firstSentence === undefined ? early?.speech : undefined;
         t.firstSentence ??= performance.now();
-        const audio = this.synthesize(s, answer.abort.signal); // fetched now, played in order as it comes
+        if (ready && ready.sentence !== s) ready.abort.abort();
+        // fetched now (or in the user's pause), played in order as it comes
+        const audio = ready?.sentence === s ? ready.audio : this.synthesize(s, answer.abort.signal);
         audio
           .then(async (speech) => speech.first)
           .then(() => (t.synthesized ??= performance.now()))

@@ -112,6 +112,9 @@ async function joinedCall(h: Harness) {
 describe('a voice call on the embedded endpoint', () => {
   let h: Harness;
   let speech: SpeechServer;
+  /** Whether a model request since the `from`th ends with the user's message `text`. */
+  const askedWith = (from: number, text: string) =>
+    h.model.requests.slice(from).some((r) => (r.body.messages.at(-1) as { content?: unknown }).content === text);
   beforeAll(async () => {
     speech = await startSpeechServer();
     h = await startHarness({
@@ -249,10 +252,10 @@ describe('a voice call on the embedded endpoint', () => {
     all.set(b, a.length + pause);
     speech.transcripts.push('What is the weather', 'What is the weather in Nairobi?');
     const heard0 = speech.heard.length;
-    const spoken0 = speech.spoken.length;
+    const requests0 = h.model.requests.length;
     await me.speak(new Int16Array(RATE / 2));
     await me.speak(all, 900);
-    await until('the answer spoken', () => speech.spoken.length === spoken0 + 1);
+    await until('the model asked with all of it', () => askedWith(requests0, 'What is the weather in Nairobi?'));
 
     const heard = speech.heard.slice(heard0);
     expect(heard).toHaveLength(2);
@@ -294,10 +297,10 @@ describe('a voice call on the embedded endpoint', () => {
     }
     speech.transcripts.push('One', 'One two', 'One two three', 'One two three four five');
     const heard0 = speech.heard.length;
-    const spoken0 = speech.spoken.length;
+    const requests0 = h.model.requests.length;
     await me.speak(new Int16Array(RATE / 2));
     await me.speak(all, 900);
-    await until('the answer spoken', () => speech.spoken.length === spoken0 + 1);
+    await until('the model asked with all of it', () => askedWith(requests0, 'One two three four five'));
 
     const heard = speech.heard.slice(heard0).map((x) => voicedIn(x.samples, x.sampleRate).ms);
     const said = words.map((w) => voicedIn(w, RATE).ms);
@@ -309,7 +312,7 @@ describe('a voice call on the embedded endpoint', () => {
     await me.room.disconnect();
   }, 60_000);
 
-  it("sends the answer's model request on the early transcription: the model is asked once, before the turn ends", async () => {
+  it("sends the answer's model request on the early transcription, and fetches its first words' speech, before the turn ends", async () => {
     const { me } = await joinedCall(h);
     speech.transcripts.push('What time is it in Nairobi?');
     const asked: number[] = [];
@@ -324,11 +327,14 @@ describe('a voice call on the embedded endpoint', () => {
     await me.speak(espeak('What time is it in Nairobi?', RATE).samples, 900);
     await until('the answer spoken', () => speech.spoken.slice(spoken0).some((x) => x.input === 'It is noon.'));
     // one transcription (the early one, 200 ms into the silence), and the model asked right after it, not once the
-    // turn ended 400 ms later
+    // turn ended 400 ms later; the answer's speech fetched once, before then too
     const heard = speech.heard.slice(heard0);
     expect(heard).toHaveLength(1);
     expect(h.model.requests.length - requests0).toBe(1);
     expect(asked[0]! - heard[0]!.at).toBeLessThan(250);
+    const spoken = speech.spoken.slice(spoken0).filter((x) => x.input === 'It is noon.');
+    expect(spoken).toHaveLength(1);
+    expect(spoken[0]!.sentAt! - heard[0]!.at).toBeLessThan(250);
     await me.room.disconnect();
   }, 60_000);
 
