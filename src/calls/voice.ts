@@ -345,7 +345,7 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
       if (!sentence) return false;
       const abort = new AbortController();
       const audio = this.synthesize(sentence, AbortSignal.any([early.abort.signal, abort.signal]));
-      audio.catch(() => {}); // a failed one is fetched again by the answer
+      audio.catch(() => {}); // the answer fetches it again
       early.speech = { sentence, audio, abort };
       return false;
     });
@@ -565,7 +565,10 @@ export class VoiceSession extends EventEmitter<VoiceEvents> {
         t.firstSentence ??= performance.now();
         if (ready && ready.sentence !== s) ready.abort.abort();
         // fetched now (or in the user's pause), played in order as it comes
-        const audio = ready?.sentence === s ? ready.audio : this.synthesize(s, answer.abort.signal);
+        const audio =
+          ready?.sentence === s
+            ? ready.audio.catch(() => this.synthesize(s, answer.abort.signal)) // a failed one is fetched again
+            : this.synthesize(s, answer.abort.signal);
         audio
           .then(async (speech) => speech.first)
           .then(() => (t.synthesized ??= performance.now()))

@@ -338,6 +338,19 @@ describe('a voice call on the embedded endpoint', () => {
     await me.room.disconnect();
   }, 60_000);
 
+  it('fetches the first words again when their speech fetched before the end of turn failed', async () => {
+    const { me } = await joinedCall(h);
+    speech.transcripts.push('Is it raining?');
+    h.model.enqueue(say('Not today.'));
+    const spoken0 = speech.spoken.length;
+    speech.failSpeech = 1; // the early one
+    await me.speak(new Int16Array(RATE / 2));
+    await me.speak(espeak('Is it raining?', RATE).samples, 900);
+    await until('the answer spoken', () => speech.spoken.slice(spoken0).some((x) => x.input === 'Not today.'));
+    expect(speech.failSpeech).toBe(0);
+    await me.room.disconnect();
+  }, 60_000);
+
   it("plays a sentence's speech as the service streams it, not once the service has sent all of it", async () => {
     const { u, callId, me } = await joinedCall(h);
     // the service takes 1.5 s to send a sentence of 600 ms, in ten parts

@@ -38,6 +38,8 @@ export interface SpeechServer {
    * tenth of that time (as a streaming service does).
    */
   speech: { ms: number; amplitude: number; hz: number; synthesisMs?: number };
+  /** The next this many speech requests are answered 503 (and not counted in `spoken`). */
+  failSpeech: number;
   close(): Promise<void>;
 }
 
@@ -71,6 +73,7 @@ export async function startSpeechServer(): Promise<SpeechServer> {
     spoken: [],
     transcripts: [],
     speech: { ms: 600, amplitude: 10_000, hz: 300 },
+    failSpeech: 0,
     close: async () => {},
   };
   const server = createServer((req, res) => {
@@ -96,6 +99,11 @@ export async function startSpeechServer(): Promise<SpeechServer> {
       }
       if (req.method === 'POST' && req.url === '/audio/speech') {
         const b = JSON.parse(raw.toString('utf8')) as { model: string; voice: string; input: string };
+        if (s.failSpeech > 0) {
+          s.failSpeech--;
+          res.statusCode = 503;
+          return void res.end('{"error":{"message":"overloaded"}}');
+        }
         const samples = tone(s.speech.ms, 24_000, s.speech.hz, s.speech.amplitude);
         const spoken: Spoken = { model: b.model, voice: b.voice, input: b.input, samples };
         s.spoken.push(spoken);
