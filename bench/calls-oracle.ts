@@ -5,7 +5,9 @@
  * process is the oracle's and its endpoint's alone (not the user's
  * participant, the browser or the scripted services). Talks to the parent over
  * IPC: 'ready' with its URL and key, then each line where the agent says where
- * the time to an answer went (voice.ts, stagesLine).
+ * the time to an answer went (voice.ts, stagesLine); on 'loop', how late its
+ * event loop ran since the last 'loop' (perf_hooks' event-loop delay, less
+ * its 10 ms timer).
  *
  * The oracle is the built runtime of a checkout (`tree`, default this one: its dist/ and the @oraclekit/calls it
  * installs), as a user's install runs it: the runtime's and the calls package's imports of `oraclekit/plugin` are then
@@ -17,6 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pino } from 'pino';
 import type { createOracleApp as CreateOracleApp } from '../src/runtime/app.ts';
 import { didFromMnemonic } from '../src/lib/keys/keys.ts';
@@ -50,7 +53,15 @@ const app = createOracleApp({
 });
 const url = await app.listen(0, '127.0.0.1');
 process.send!({ type: 'ready', url });
+const loop = monitorEventLoopDelay({ resolution: 10 });
+loop.enable();
 process.on('message', (m: { type: string }) => {
+  if (m.type === 'loop') {
+    // the histogram holds each 10 ms timer's interval: the lateness is what exceeds 10 ms
+    const ms = (ns: number) => Number(Math.max(0, ns / 1e6 - 10).toFixed(1));
+    process.send!({ type: 'loop', p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) });
+    return loop.reset();
+  }
   if (m.type !== 'stop') return;
   void app.close().then(() => {
     rmSync(dir, { recursive: true, force: true });

@@ -157,10 +157,24 @@ const child = fork(
 );
 /** The agent's stage lines, each with when it was logged (the answer's first frame on the agent's track, this process's performance.now()). */
 const stageLines: { line: string; at: number }[] = [];
+/** How late the oracle's event loop ran (ms; perf_hooks' monitorEventLoopDelay, 10 ms resolution). */
+interface LoopDelay {
+  p50: number;
+  p99: number;
+  max: number;
+}
+const loopReplies: ((d: LoopDelay) => void)[] = [];
+/** The oracle's event-loop delay since the last call. */
+const loopDelay = () =>
+  new Promise<LoopDelay>((ok) => {
+    loopReplies.push(ok);
+    child.send({ type: 'loop' });
+  });
 const url = await new Promise<string>((ok, fail) => {
   child.on('message', (m: { type: string; url?: string; line?: string; at?: number }) => {
     if (m.type === 'ready') ok(m.url!);
     else if (m.type === 'stages') stageLines.push({ line: m.line!, at: m.at! - performance.timeOrigin });
+    else if (m.type === 'loop') loopReplies.shift()?.(m as unknown as LoopDelay);
   });
   child.once('exit', (code) => fail(new Error(`the oracle exited (${code}) before it listened`)));
 });
@@ -179,8 +193,15 @@ interface Caller {
   close(): Promise<void>;
 }
 
+/** Per utterance, how late the oracle's event loop ran at most while it was said and answered (ms). */
+const loopMax: number[] = [];
 /** The median of each stage over the answers (ms). */
 const perStage: Record<string, number[]> = {};
+/**
+ * With --browser, per answer: how much later the page read the chunk that ended the user's speech and the answer's
+ * first loud chunk than it read the chunks that came while it was idle (ms; from the chunks' own timestamps).
+ */
+const readLate = { microphone: [] as number[], agent: [] as number[] };
 
 /** The user as an rtc-node participant in this process. */
 async function rtcNodeCaller(): Promise<Caller> {
@@ -229,7 +250,7 @@ async function browserCaller(): Promise<Caller> {
       };
       // the microphone's track as the page carries it (a clone, read through a MediaStreamTrackProcessor): each
       // utterance's first loud chunk and its last, the end of its speech, once quietMs of silence followed
-      const utterances: { start: number; end: number }[] = [];
+      const utterances: { start: number; end: number; came: number }[] = [];
       const waiting: (() => void)[] = [];
       // the first utterance to start after `after` (performance.now()), once it has ended
       (window as unknown as { nextUtterance: unknown }).nextUtterance = (after: number) =>
@@ -248,22 +269,28 @@ async function browserCaller(): Promise<Caller> {
         }).readable.getReader();
         let start = 0;
         let last = 0;
+        let lastTs = 0;
         let quiet = Infinity;
+        // read time minus timestamp, at its least: the chunks the page read as they came
+        let lag = Infinity;
         for (;;) {
           const { value } = await reader.read();
           if (!value) return;
           const buf = new Float32Array(value.numberOfFrames);
           value.copyTo(buf, { planeIndex: 0, format: 'f32-planar' });
           const ms = (value.numberOfFrames / value.sampleRate) * 1000;
+          const ts = value.timestamp / 1000;
           value.close();
           const now = performance.now();
+          lag = Math.min(lag, now - ts);
           const sq = buf.reduce((a, x) => a + x * x, 0) / Math.max(1, buf.length);
           if (10 * Math.log10(sq) > loudDb) {
             if (quiet >= quietMs) start = now;
             last = now;
+            lastTs = ts;
             quiet = 0;
           } else if (quiet < quietMs && (quiet += ms) >= quietMs) {
-            utterances.push({ start, end: last });
+            utterances.push({ start, end: last, came: lastTs + lag });
             for (const check of waiting.splice(0)) check();
           }
         }
@@ -292,16 +319,18 @@ async function browserCaller(): Promise<Caller> {
   return {
     async speak() {
       // the next utterance the microphone plays whole: one that starts from now on
-      type Next = (after: number) => Promise<{ start: number; end: number }>;
+      type Next = (after: number) => Promise<{ start: number; end: number; came: number }>;
       const next = page.evaluate(() => (window as unknown as { nextUtterance: Next }).nextUtterance(performance.now()));
       const waitMs = GAP_MS + 2 * (SPEECH.samples.length / RATE) * 1000 + END_OF_TURN_MS + 1000;
       const u = await Promise.race([next, sleep(waitMs).then(() => undefined)]);
       if (!u) throw new Error(`the microphone's track carried no utterance in ${Math.round(waitMs)} ms`);
+      readLate.microphone.push(u.end - u.came);
       return u.end - offset;
     },
     async firstLoudAfter(since) {
       const rows = await inPage(page, 'heard', since + offset);
       const row = rows.find(loud);
+      if (row) readLate.agent.push(row.at - row.ts - Math.min(...rows.map((r) => r.at - r.ts)));
       return row && row.at - offset;
     },
     async jitterBuffer() {
@@ -326,7 +355,19 @@ const caller = BROWSER ? await browserCaller() : await rtcNodeCaller();
 
 /** The other users: K − 1 more calls that talk, and a chat user whose turns stream all along. */
 const shared = BUSY || CALLS > 1;
-if (shared) model.fallback = answer();
+const CHAT = 'Tell me everything.';
+/** The chat user's answer: 400 words, one every 5 ms. */
+const chatAnswer = {
+  steps: Array.from({ length: 400 }, (_, i) => [
+    ...(i ? [{ type: 'delay' as const, ms: 5 }] : []),
+    { type: 'text' as const, text: i ? ` word${i}` : 'word0' },
+  ]).flat(),
+};
+// each request answered by whom it comes from (a queue would race: a call's request, early ones included, could
+// take the chat's script)
+if (shared)
+  model.fallback = (body) =>
+    JSON.stringify(body.messages.at(-1)?.content ?? '').includes(CHAT) ? chatAnswer : answer();
 let othersOn = true;
 const others = await Promise.all(
   Array.from({ length: CALLS - 1 }, () => callingUser(url, oracle.did(), { samples: SPEECH.samples, end: SPEECH_END })),
@@ -347,18 +388,11 @@ const chatting = BUSY
       });
       const r = await fetch(`${url}/sessions`, { method: 'POST', headers: await headers(), body: '{}' });
       const { sessionId } = (await r.json()) as { sessionId: string };
-      const words = Array.from({ length: 400 }, (_, i) => `word${i}`);
       while (othersOn) {
-        model.enqueue({
-          steps: words.flatMap((w, i) => [
-            ...(i ? [{ type: 'delay' as const, ms: 5 }] : []),
-            { type: 'text' as const, text: i ? ` ${w}` : w },
-          ]),
-        });
         const res = await fetch(`${url}/messages/${sessionId}`, {
           method: 'POST',
           headers: await headers(),
-          body: JSON.stringify({ message: 'Tell me everything.', stream: true }),
+          body: JSON.stringify({ message: CHAT, stream: true }),
         });
         await res.text();
         chatTurns++;
@@ -378,15 +412,19 @@ for (let i = 0; i < N; i++) {
   if (!shared) model.enqueue(answer());
   else if (caller.callId === undefined) throw new Error('--busy and --calls need the rtc-node user (not --browser)');
   const before = stageLines.length;
+  await loopDelay(); // from here on
   const end = await caller.speak();
   // the agent's answer to this utterance (its stage line), then the answer's first sound at the user after it
   const logged = await within(END_OF_TURN_MS + 3000, () =>
     stageLines.slice(before).find((l) => l.at > end && (caller.callId === undefined || l.line.includes(caller.callId))),
   );
   const first = logged && (await within(2000, () => caller.firstLoudAfter(Math.max(end, logged.at - 5))));
+  const loop = await loopDelay();
+  loopMax.push(loop.max);
   if (VERBOSE)
     console.error(
-      `${i}: ${first === undefined ? 'unanswered' : `${Math.round(first - end)} ms`}; the agent's first frame ` +
+      `${i}: ${first === undefined ? 'unanswered' : `${Math.round(first - end)} ms`}; the oracle's event loop late ` +
+        `by up to ${loop.max} ms; the agent's first frame ` +
         `${logged ? Math.round(logged.at - end) : '-'} ms after the end of speech: ${logged?.line.replace(/^.*?: /, '')}`,
     );
   if (first === undefined) {
@@ -452,6 +490,18 @@ const report = {
    * the call (ms), and the delay it aimed at (WebRTC's inbound-rtp stats).
    */
   userJitterBufferMs: jitterBuffer ?? null,
+  /**
+   * With --browser: how late the page read the chunks that place the end of speech and the first sound (median,
+   * max ms), against the chunks' own timestamps: the page's main thread busy then (the latency counts it).
+   */
+  pageReadLateMs: BROWSER
+    ? Object.fromEntries(
+        Object.entries(readLate).map(([k, v]) => [
+          k,
+          { median: Number(quantile(v, 0.5).toFixed(1)), max: Number(Math.max(...v).toFixed(1)) },
+        ]),
+      )
+    : null,
   gapMs: GAP_MS,
   synthesisMs: SYNTHESIS_MS,
   /** With --far: the round trip to the services, and the connections opened to them while answers were awaited. */
@@ -467,6 +517,11 @@ const report = {
   callSeconds: Math.round(seconds),
   /** The oracle process's CPU (its endpoint and agent included), per second of call (of all its calls and turns). */
   oracleCpuSecondsPerCallSecond: Number(cpuPerSecond.toFixed(3)),
+  /**
+   * How late the oracle's event loop ran at most while each utterance was said and answered (ms; the median and the
+   * most over the utterances): its JavaScript (the agent, the turns, the chat) holding up what waited on it.
+   */
+  oracleEventLoopLateMs: { median: Math.round(quantile(loopMax, 0.5)), max: Math.round(Math.max(...loopMax)) },
 };
 console.log(JSON.stringify(report, null, 2));
 await caller.close();

@@ -40,7 +40,7 @@ async function record(track) {
     value.copyTo(buf, { planeIndex: 0, format: 'f32-planar' });
     let sq = 0;
     for (const x of buf) sq += (x * 32768) ** 2;
-    heard.push({ at: performance.now(), n, rate: value.sampleRate, sq });
+    heard.push({ at: performance.now(), ts: value.timestamp / 1000, n, rate: value.sampleRate, sq });
     value.close();
   }
 }
@@ -116,9 +116,13 @@ window.signer = await signerFromMnemonic(new URLSearchParams(location.search).ge
 await import('./call.jsx');
 `;
 
-/** One chunk of the agent's audio as the page got it: when (performance.now()), how many samples, their energy. */
+/**
+ * One chunk of the agent's audio as the page got it: when the page read it (performance.now()), its timestamp
+ * (AudioData.timestamp in ms, on a clock of its own), how many samples, their energy.
+ */
 export interface HeardRow {
   at: number;
+  ts: number;
   n: number;
   rate: number;
   sq: number;
