@@ -519,6 +519,15 @@ describe("a call's connections to its services", () => {
 
   it('are opened while the user speaks: a turn after the services closed their idle connections waits for none', async () => {
     const { u, callId, me } = await joinedCall(h);
+    // the agent's states as the user sees them: each turn's answer is given once they go thinking, speaking, listening
+    const agent = [...me.room.remoteParticipants.values()][0]!;
+    const states: string[] = [];
+    const record = () => {
+      const s = agent.attributes['lk.agent.state'];
+      if (s && states.at(-1) !== s) states.push(s);
+    };
+    record();
+    me.room.on(RoomEvent.ParticipantAttributesChanged, record);
     await me.speak(new Int16Array(RATE / 2));
     await sleep(2000); // past the 2 s in which the connections opened as the call began are not opened again
     const said = espeak('What time is it in Nairobi?', RATE);
@@ -529,11 +538,13 @@ describe("a call's connections to its services", () => {
       await sleep(200);
       speech.transcripts.push('What time is it in Nairobi?');
       h.model.enqueue(say('It is noon in Nairobi.'));
-      const spoken0 = speech.spoken.length;
+      const from = states.length;
       const start = Date.now();
       await me.speak(said.samples, 900);
       const speechEnd = start + (said.soundMs.end / 1000) * 1000;
-      await until('the answer spoken', () => speech.spoken.length === spoken0 + 1);
+      // the answer given whole: its first words' speech may be fetched before the end of turn, so a speech request
+      // does not tell that the turn is over, and the next turn's dropped connections must not cut a request of this one
+      await until('the answer given', () => states.slice(from).join(',').includes('thinking,speaking,listening'));
       // each request of the turn came on a connection opened before the user stopped speaking, by an OPTIONS request
       // sent as their speech began
       for (const [relay, method, path] of [
