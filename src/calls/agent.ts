@@ -21,6 +21,7 @@ import { Transcripts } from './transcripts.ts';
 import { VAD_RATE, VAD_WINDOW_MS } from './vad.ts';
 import { Camera } from './camera.ts';
 import { taskTurns } from './turns.ts';
+import { UserAudio, type UserPacket } from './user-audio.ts';
 
 type Rtc = typeof Livekit;
 
@@ -142,6 +143,12 @@ interface CallAgentsOptions {
   onPresence?: (callId: string, identity: string, present: boolean) => void;
   /** Each call's voice as it happens: its state, both sides' transcripts, the stages of each answer, interruptions. */
   onVoice?: (callId: string, voice: VoiceSession) => void;
+  /**
+   * The embedded endpoint's packets of a participant's audio as they arrive (sfu/thread.ts, `tapAudio`), until the
+   * returned function is called: the agent hears its user from them (user-audio.ts) rather than through rtc-node's
+   * jitter buffer. Undefined with a LiveKit server.
+   */
+  tapAudio?: (room: string, identity: string, onPacket: (p: UserPacket) => void) => Promise<() => void> | undefined;
 }
 
 export type { VoiceEvents };
@@ -151,6 +158,8 @@ interface LiveAgent {
   voice: VoiceSession;
   camera: Camera;
   userDid: string;
+  /** Stops hearing the user's audio from the endpoint's packets. */
+  stopHearing: () => void;
 }
 
 export class CallAgents {
@@ -249,11 +258,19 @@ export class CallAgents {
       new rtc.TrackPublishOptions({ source: rtc.TrackSource.SOURCE_MICROPHONE }),
     );
     transcripts.agentTrack = published.sid;
-    this.listenToUser(rtc, room, call, voice, camera, transcripts);
+    const stopHearing = this.listenToUser(
+      rtc,
+      room,
+      call,
+      voice,
+      camera,
+      transcripts,
+      target.mode === 'embedded' ? key : undefined,
+    );
     this.followPresence(rtc, room, call);
     if (greeting) this.greetWhenHeard(rtc, room, call, voice, published, greeting);
     this.o.log(`[calls] ${call.callId}: the agent joined room ${call.roomName}`);
-    return { room, voice, camera, userDid: call.userDid };
+    return { room, voice, camera, userDid: call.userDid, stopHearing };
   }
 
   /**
@@ -324,7 +341,10 @@ export class CallAgents {
 
   /**
    * Hands the call's user's microphone to the voice and camera to the camera (an observer is not heard), for tracks
-   * subscribed from now on and those subscribed before; follows the camera's mute.
+   * subscribed from now on and those subscribed before; follows the camera's mute. On the embedded endpoint (`key`
+   * given) the voice hears the endpoint's packets of the user's audio (user-audio.ts), from the first microphone
+   * subscribed on, the user's later connections included; else rtc-node's AudioStream of each microphone subscribed.
+   * Returns what stops hearing the packets.
    */
   private listenToUser(
     rtc: Rtc,
@@ -333,7 +353,22 @@ export class CallAgents {
     voice: VoiceSession,
     camera: Camera,
     transcripts: Transcripts,
-  ): void {
+    key: string | undefined,
+  ): () => void {
+    const tapAudio = key !== undefined ? this.o.tapAudio : undefined;
+    let direct: Promise<UserAudio | undefined> | undefined;
+    let stopped = false;
+    const hearPackets = async (): Promise<UserAudio | undefined> => {
+      const audio = await UserAudio.open({ rtc, key: key!, log: this.o.log });
+      const untap = stopped ? undefined : await tapAudio!(call.roomName, call.userDid, (p) => audio.push(p));
+      if (!untap || stopped) {
+        untap?.();
+        audio.end();
+        return undefined;
+      }
+      audio.onEnd = untap;
+      return audio;
+    };
     const isCamera = (pub: TrackPublication) => pub.source === rtc.TrackSource.SOURCE_CAMERA;
     const listen = (t: RemoteTrack, pub: TrackPublication, identity: string) => {
       if (identity !== call.userDid) return;
@@ -348,13 +383,21 @@ export class CallAgents {
         return;
       }
       if (t.kind !== rtc.TrackKind.KIND_AUDIO) return;
-      this.o.log(`[calls] ${call.callId}: the agent hears the user`);
+      const how = tapAudio ? ', its packets as they arrive (no jitter buffer)' : '';
+      this.o.log(`[calls] ${call.callId}: the agent hears the user${how}`);
       transcripts.userTrack = pub.sid;
+      const failed = (e: unknown) => {
+        this.o.log(`[calls] ${call.callId}: the user's audio stopped: ${(e as Error).message}`);
+      };
+      if (tapAudio) {
+        if (direct) return; // the packets of this microphone come through the tap already
+        direct = hearPackets();
+        void direct.then((audio) => (audio ? voice.listen(audio) : undefined)).catch(failed);
+        return;
+      }
       // frames of one voice-activity window (32 ms): a third of the events 10 ms frames make, none of them later
       const stream = new rtc.AudioStream(t, { sampleRate: VAD_RATE, numChannels: 1, frameSizeMs: VAD_WINDOW_MS });
-      void voice.listen(stream).catch((e: unknown) => {
-        this.o.log(`[calls] ${call.callId}: the user's audio stopped: ${(e as Error).message}`);
-      });
+      void voice.listen(stream).catch(failed);
     };
     room.on(rtc.RoomEvent.TrackSubscribed, (t, pub, participant) => listen(t, pub, participant.identity));
     const muted = (on: boolean) => (pub: TrackPublication, p: { identity: string }) => {
@@ -365,6 +408,10 @@ export class CallAgents {
     // tracks subscribed before the listener was set
     for (const p of room.remoteParticipants.values())
       for (const pub of p.trackPublications.values()) if (pub.track) listen(pub.track, pub, p.identity);
+    return () => {
+      stopped = true;
+      void direct?.then((audio) => audio?.end()).catch(() => {});
+    };
   }
 
   async leave(callId: string): Promise<void> {
@@ -373,6 +420,7 @@ export class CallAgents {
     this.live.delete(callId);
     const a = await joining.catch(() => undefined);
     if (!a) return;
+    a.stopHearing();
     a.voice.close();
     a.camera.close();
     await a.room.disconnect().catch(() => {});

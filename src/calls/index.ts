@@ -110,6 +110,7 @@ function stateOf(ctx: PluginContext<CallsEnv>): CallsState {
         keepHeard: (sessionId, answerId, text) =>
           ctx.store.addMessages(sessionId, [{ id: answerId, type: 'ai', content: text }]),
         onPresence: (callId, identity, present) => state.live.presence(callId, identity, present),
+        tapAudio: (room, identity, onPacket) => endpointOf(state)?.then((t) => t.tapAudio(room, identity, onPacket)),
       }),
       live: new LiveCalls({
         limits: {

@@ -143,6 +143,9 @@ describe('a voice call on the embedded endpoint', () => {
     const agent = [...me.room.remoteParticipants.values()][0]!;
     expect(agent.identity).toBe(h.oracleDid);
     await me.heardBy(1);
+    // on the embedded endpoint the agent hears the endpoint's packets of the user's microphone, not a jitter buffer
+    await until('the agent hearing the user', () => h.said().includes(`${callId}: the agent hears the user`));
+    expect(h.said()).toContain(`${callId}: the agent hears the user, its packets as they arrive (no jitter buffer)`);
 
     // the user says something (espeak-ng's speech), the model calls a tool and answers in two sentences
     speech.transcripts.push('What is the weather in Nairobi?');
@@ -610,6 +613,9 @@ describe('the same agent on a separate LiveKit-protocol server (LIVEKIT_URL)', (
     await until('the answer heard', () => me.voiced(t0).length >= 80);
     await sleep(300);
     expect(speech.heard).toHaveLength(1);
+    // on a LiveKit server the agent hears the user as a LiveKit participant does, through rtc-node's jitter buffer
+    expect(h.said()).toContain(`${callId}: the agent hears the user`);
+    expect(h.said()).not.toContain('its packets as they arrive');
     // the observer received the user's and the agent's audio as frames it could not decrypt: silence
     expect(observer.heard.length).toBeGreaterThan(100);
     // what the observer decodes is noise (the frame cryptor cannot decrypt; Opus decodes the cipher text), never the

@@ -18,6 +18,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { AudioFrameMs, EndpointLimits } from './endpoint.ts';
+import type { UserPacket } from '../user-audio.ts';
 
 /** What the thread's endpoint is made with (plain data: it crosses to the thread). */
 export interface EndpointSettings {
@@ -33,6 +34,8 @@ export interface EndpointSettings {
 export type ToEndpoint =
   | { op: 'validate'; id: number; url: string; authorization: string | undefined }
   | { op: 'closeRoom'; id: number; name: string }
+  | { op: 'tap'; id: number; room: string; identity: string }
+  | { op: 'untap'; id: number; tap: number }
   | { op: 'close'; id: number }
   | { op: 'admitted'; id: number; refusal: string | undefined };
 
@@ -42,7 +45,8 @@ export type FromEndpoint =
   | { type: 'reply'; id: number; value: unknown; error?: string }
   | { type: 'admit'; id: number; room: string; identity: string }
   | { type: 'presence'; room: string; identity: string; present: boolean }
-  | { type: 'log'; line: string };
+  | { type: 'log'; line: string }
+  | ({ type: 'audio'; tap: number } & UserPacket);
 
 export interface EndpointThreadOptions extends EndpointSettings {
   log: (line: string) => void;
@@ -64,6 +68,8 @@ export class EndpointThread {
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private nextId = 0;
   private closing = false;
+  /** Where each tap's packets go. */
+  private readonly taps = new Map<number, (p: UserPacket) => void>();
 
   private constructor(worker: Worker, port: number) {
     this.worker = worker;
@@ -114,6 +120,8 @@ export class EndpointThread {
             return o.onPresence(m.room, m.identity, m.present);
           case 'log':
             return o.log(m.line);
+          case 'audio':
+            return thread?.taps.get(m.tap)?.(m);
         }
       });
       worker.on('error', (e) => o.log(`[calls] the endpoint's thread failed: ${e.message}`));
@@ -170,6 +178,26 @@ export class EndpointThread {
   /** Ends a room: every participant is told to leave and disconnected. */
   closeRoom(name: string): Promise<void> {
     return this.ask({ op: 'closeRoom', id: ++this.nextId, name });
+  }
+
+  /**
+   * Hands over each RTP packet of a participant's audio in a room as it arrives, still encrypted (user-audio.ts opens
+   * it), until the returned function is called: how the call's agent hears its user without a jitter buffer. Packets of
+   * the participant's next connection to the room come too; the tap ends with the room.
+   */
+  async tapAudio(room: string, identity: string, onPacket: (p: UserPacket) => void): Promise<() => void> {
+    const id = ++this.nextId;
+    this.taps.set(id, onPacket);
+    try {
+      await this.ask({ op: 'tap', id, room, identity });
+    } catch (e) {
+      this.taps.delete(id);
+      throw e;
+    }
+    return () => {
+      if (!this.taps.delete(id) || this.closing) return;
+      void this.ask({ op: 'untap', id: ++this.nextId, tap: id }).catch(() => {});
+    };
   }
 
   /** Closes every room and the thread's server, then ends the thread. */
