@@ -68,8 +68,8 @@ export const CallsEnvSchema = z
     CALLS_SDP_MAX_MEDIA_SECTIONS: z.coerce.number().int().min(1).max(64).default(16),
     /**
      * The Opus frame length (ms) the embedded endpoint asks of the users' microphones: 10 or 20 (WebRTC's default).
-     * A sound waits for its frame to fill and the agent's jitter buffer holds whole packets, so 10 ms frames reach the
-     * agent 10–20 ms sooner, for twice the packets through the endpoint.
+     * A sound waits for its frame to fill, so 10 ms frames reach the agent up to 10 ms sooner (5 on average), for
+     * twice the packets through the endpoint and for the agent to open and decode.
      */
     CALLS_AUDIO_FRAME_MS: frameMs(10),
     /**

@@ -42,8 +42,8 @@ const MAX_ATTRIBUTES = 16;
 
 /**
  * The answer's SDP with the Opus frame length asked for on its audio (`a=ptime`, which Chrome's and rtc-node's encoders
- * follow; werift's answer carries none). A sound waits for its frame to fill before it is sent and the receiver's
- * jitter buffer holds whole packets, so 10 ms frames arrive sooner; they are twice the packets to encrypt, forward and
+ * follow; werift's answer carries none). A sound waits for its frame to fill before it is sent (and a jitter buffer
+ * holds whole packets), so 10 ms frames arrive sooner; they are twice the packets to encrypt, forward and
  * decode (the endpoint asks 10 ms of a user and 20 ms of the agent by default: docs/live-agent.md, "Latency and cost").
  */
 function withAudioPtime(sdp: string, ms: number): string {
