@@ -389,15 +389,23 @@ export class CallAgents {
       const failed = (e: unknown) => {
         this.o.log(`[calls] ${call.callId}: the user's audio stopped: ${(e as Error).message}`);
       };
+      // frames of one voice-activity window (32 ms): a third of the events 10 ms frames make, none of them later
+      const throughRtc = () =>
+        voice.listen(new rtc.AudioStream(t, { sampleRate: VAD_RATE, numChannels: 1, frameSizeMs: VAD_WINDOW_MS }));
       if (tapAudio) {
         if (direct) return; // the packets of this microphone come through the tap already
-        direct = hearPackets();
+        direct = hearPackets().catch((e: unknown) => {
+          // e.g. the Opus decoder did not load: the agent hears the user as any participant does
+          this.o.log(
+            `[calls] ${call.callId}: the user's packets cannot be heard (${(e as Error).message}): through rtc-node`,
+          );
+          void throughRtc().catch(failed);
+          return undefined;
+        });
         void direct.then((audio) => (audio ? voice.listen(audio) : undefined)).catch(failed);
         return;
       }
-      // frames of one voice-activity window (32 ms): a third of the events 10 ms frames make, none of them later
-      const stream = new rtc.AudioStream(t, { sampleRate: VAD_RATE, numChannels: 1, frameSizeMs: VAD_WINDOW_MS });
-      void voice.listen(stream).catch(failed);
+      void throughRtc().catch(failed);
     };
     room.on(rtc.RoomEvent.TrackSubscribed, (t, pub, participant) => listen(t, pub, participant.identity));
     const muted = (on: boolean) => (pub: TrackPublication, p: { identity: string }) => {

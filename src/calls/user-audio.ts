@@ -39,6 +39,8 @@ const TICKS_PER_SAMPLE = 48_000 / VAD_RATE;
 const MAX_GAP_MS = 1000;
 /** Frames waiting for the voice to read them, at most (10 s): past that the oldest go. */
 const QUEUE_MAX = Math.round((10 * VAD_RATE) / FRAME);
+/** A packet this far behind the last one heard (sequence numbers) starts the stream over rather than coming late. */
+const RESTART_SEQ = 1000;
 /** The shared key's salt and rounds, as LiveKit's SDKs derive a frame key. */
 const SALT = 'LKFrameEncryptionKey';
 const ROUNDS = 100_000;
@@ -115,9 +117,10 @@ export class UserAudio implements AsyncIterable<AudioFrame> {
   /** A packet of the user's track, as it arrives. */
   push(p: UserPacket): void {
     if (this.ended) return;
-    if (p.ssrc !== this.ssrc) {
-      // a new stream (the user joined again): its own sequence and time
-      if (this.ssrc !== undefined) void this.decoder.reset();
+    const back = (this.lastSeq - p.seq) & 0xffff;
+    if (p.ssrc !== this.ssrc || (back > RESTART_SEQ && back < 0x8000)) {
+      // a new stream (the user joined again, or their sender started over): its own sequence and time, decoded by
+      // the same decoder (its first packet may carry a trace of the last stream's state, a few ms of it)
       this.ssrc = p.ssrc;
     } else if (!after(p.seq, this.lastSeq))
       return; // a copy, or later than a packet already heard: its time is past

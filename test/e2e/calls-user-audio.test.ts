@@ -161,6 +161,21 @@ describe("the agent hears its user from the embedded endpoint's packets", () => 
     expect(Math.abs(level(samples) - level(whole.samples))).toBeLessThan(1);
   });
 
+  it("goes on with a participant's next stream (a new SSRC, or a sender whose numbering started over)", async () => {
+    const whole = await hear(packets);
+    // the user joined again: the same speech under another SSRC, its sequence and time numbered afresh
+    const rejoined = packets.map((p, i) => ({ ...p, ssrc: p.ssrc + 1, seq: (9000 + i) & 0xffff, timestamp: i * 480 }));
+    // and a sender that started over under the same SSRC, 5000 numbers back
+    const restarted = packets.map((p, i) => ({ ...p, seq: (packets[0]!.seq - 5000 + i) & 0xffff }));
+    for (const next of [rejoined, restarted]) {
+      const { samples } = await hear([...packets, ...next]);
+      expect(Math.abs(samples.length - 2 * whole.samples.length)).toBeLessThanOrEqual(1024);
+      const first = loudSpan(samples.subarray(0, whole.samples.length));
+      const second = loudSpan(samples.subarray(whole.samples.length));
+      expect(Math.abs(second.end - second.start - (first.end - first.start))).toBeLessThanOrEqual(20);
+    }
+  });
+
   it('opens nothing with another key: every packet is counted undecryptable and no sound comes out', async () => {
     const { samples, audio } = await hear(packets, 'another-key');
     expect(audio.undecryptable).toBe(packets.length);
