@@ -475,6 +475,12 @@ describe("useLiveAgent's own transcript, mute and devices, in headless Chromium"
     expect((await live(page)).muted).toBe(false);
     const answer = 'A stove that burns less wood. It saves fuel and time.';
     ownSpeech.transcripts.push('What is a clean cookstove?');
+    // each sentence's speech 1.5 s long: the agent's audio source queues up to 1 s ahead of what is heard, so the
+    // second sentence starts 0.5 s after the first, not at once, and a busy machine does not deliver both in one piece
+    ownSpeech.speech.ms = 1500;
+    onTestFinished(() => {
+      ownSpeech.speech.ms = 600;
+    });
     ownModel.enqueue(say(answer));
     await play(page, sentence);
     const lines = await until(

@@ -306,7 +306,7 @@ describe('a voice call from headless Chromium to an oracle started with npm star
     expect(during.ms).toBeLessThan(100);
     const after = await u.client.history(u.sessionId);
     const story = after.filter((m) => typeof m.content === 'string' && m.content.startsWith('Once'));
-    expect(story).toHaveLength(1);
+    expect(story, `${JSON.stringify(after)}\n${log}`).toHaveLength(1);
     expect(story[0]!.content).not.toContain('The end.');
     // the interrupted turn ended aborted, as Esc ends one in chat; the barge-in's own turn was answered
     const turnOf = (said: string) => after.find((m) => m.type === 'human' && m.content === said)?.turn?.status;
