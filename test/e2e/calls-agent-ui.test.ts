@@ -322,6 +322,10 @@ describe("a page on LiveKit's agent UI, calling an oracle in a process of its ow
       30_000,
       log,
     );
+    // the turn is stored as its speech starts: the page hears of the agent's state from the room a moment later
+    await until('the page seeing the agent speak', async () =>
+      (await call<string[]>(page, 'seen')).includes('speaking'),
+    );
     await until('the agent listening again', async () => (await live(page)).agentState === 'listening');
     expect(await call<string[]>(page, 'seen')).toEqual(expect.arrayContaining(['listening', 'thinking', 'speaking']));
     const lines = await until('both transcripts final', async () => {
