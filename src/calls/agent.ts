@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as Livekit from '@livekit/rtc-node';
-import type { EncryptionState, RemoteTrack, Room, TrackPublication } from '@livekit/rtc-node';
+import type { EncryptionState, RemoteTrack, RemoteTrackPublication, Room, TrackPublication } from '@livekit/rtc-node';
 import type { Call } from 'oraclekit/plugin';
 import type { PluginHost } from 'oraclekit/plugin';
 import { callsError } from './errors.ts';
@@ -250,7 +250,11 @@ export class CallAgents {
     voice.on('stages', (t) => this.o.log(`[calls] ${call.callId}: ${stagesLine(t)}`));
     this.o.onVoice?.(call.callId, voice);
     const camera = new Camera(rtc);
-    this.refuseUndecryptable(room, call, voice, camera);
+    const decryptable = this.refuseUndecryptable(call, voice, camera);
+    onEncryptionState(room, (identity, state) => {
+      if (UNDECRYPTABLE.has(state)) decryptable(identity, false);
+      else if (state === 1 /* OK */) decryptable(identity, true);
+    });
     await connect(room, conn, key, source);
     const track = rtc.LocalAudioTrack.createAudioTrack('oracle-voice', source);
     const published = await room.localParticipant!.publishTrack(
@@ -266,6 +270,7 @@ export class CallAgents {
       camera,
       transcripts,
       target.mode === 'embedded' ? key : undefined,
+      decryptable,
     );
     this.followPresence(rtc, room, call);
     if (greeting) this.greetWhenHeard(rtc, room, call, voice, published, greeting);
@@ -315,11 +320,19 @@ export class CallAgents {
     for (const p of room.remoteParticipants.values()) on(call.callId, p.identity, true);
   }
 
-  /** A participant whose frames the call's key cannot decrypt is refused, said once in the log, and not listened to. */
-  private refuseUndecryptable(room: Room, call: Call, voice: VoiceSession, camera: Camera): void {
+  /**
+   * What to tell whether a participant's frames decrypt with the call's key (rtc-node's frame cryptors, and the
+   * user's packets the agent opens itself): one that does not is refused, said once in the log, and not listened to
+   * until its frames decrypt again.
+   */
+  private refuseUndecryptable(
+    call: Call,
+    voice: VoiceSession,
+    camera: Camera,
+  ): (identity: string, ok: boolean) => void {
     const refused = new Set<string>();
-    onEncryptionState(room, (identity, state) => {
-      if (UNDECRYPTABLE.has(state)) {
+    return (identity, ok) => {
+      if (!ok) {
         if (identity === call.userDid) {
           voice.refuse(true);
           camera.refuse(true);
@@ -329,22 +342,23 @@ export class CallAgents {
         this.o.log(
           `[calls] ${call.callId}: e2ee_key_mismatch: the media of ${identity} cannot be decrypted with the call's key; the agent does not listen to it`,
         );
-      } else if (state === 1 /* OK */ && refused.delete(identity)) {
+      } else if (refused.delete(identity)) {
         if (identity === call.userDid) {
           voice.refuse(false);
           camera.refuse(false);
         }
         this.o.log(`[calls] ${call.callId}: the media of ${identity} decrypts with the call's key again`);
       }
-    });
+    };
   }
 
   /**
    * Hands the call's user's microphone to the voice and camera to the camera (an observer is not heard), for tracks
    * subscribed from now on and those subscribed before; follows the camera's mute. On the embedded endpoint (`key`
    * given) the voice hears the endpoint's packets of the user's audio (user-audio.ts), from the first microphone
-   * subscribed on, the user's later connections included; else rtc-node's AudioStream of each microphone subscribed.
-   * Returns what stops hearing the packets.
+   * subscribed on, the user's later connections included, and rtc-node unsubscribes from each microphone (the endpoint
+   * then stops forwarding it to the agent: packets no one reads); whether those packets decrypt goes to `decryptable`.
+   * Else rtc-node's AudioStream of each microphone subscribed. Returns what stops hearing the packets.
    */
   private listenToUser(
     rtc: Rtc,
@@ -354,12 +368,14 @@ export class CallAgents {
     camera: Camera,
     transcripts: Transcripts,
     key: string | undefined,
+    decryptable: (identity: string, ok: boolean) => void,
   ): () => void {
     const tapAudio = key !== undefined ? this.o.tapAudio : undefined;
     let direct: Promise<UserAudio | undefined> | undefined;
     let stopped = false;
     const hearPackets = async (): Promise<UserAudio | undefined> => {
-      const audio = await UserAudio.open({ rtc, key: key!, log: this.o.log });
+      const audio = await UserAudio.open({ rtc, key: key!, failureTolerance: FAILURE_TOLERANCE, log: this.o.log });
+      audio.onDecryptable = (ok) => decryptable(call.userDid, ok);
       const untap = stopped ? undefined : await tapAudio!(call.roomName, call.userDid, (p) => audio.push(p));
       if (!untap || stopped) {
         untap?.();
@@ -370,7 +386,7 @@ export class CallAgents {
       return audio;
     };
     const isCamera = (pub: TrackPublication) => pub.source === rtc.TrackSource.SOURCE_CAMERA;
-    const listen = (t: RemoteTrack, pub: TrackPublication, identity: string) => {
+    const listen = (t: RemoteTrack, pub: RemoteTrackPublication, identity: string) => {
       if (identity !== call.userDid) return;
       if (t.kind === rtc.TrackKind.KIND_VIDEO && isCamera(pub)) {
         this.o.log(
@@ -393,16 +409,23 @@ export class CallAgents {
       const throughRtc = () =>
         voice.listen(new rtc.AudioStream(t, { sampleRate: VAD_RATE, numChannels: 1, frameSizeMs: VAD_WINDOW_MS }));
       if (tapAudio) {
-        if (direct) return; // the packets of this microphone come through the tap already
-        direct = hearPackets().catch((e: unknown) => {
+        // one tap for all the user's microphones (a later connection's come through it too)
+        const first = direct === undefined;
+        direct ??= hearPackets().catch((e: unknown) => {
           // e.g. the Opus decoder did not load: the agent hears the user as any participant does
           this.o.log(
             `[calls] ${call.callId}: the user's packets cannot be heard (${(e as Error).message}): through rtc-node`,
           );
-          void throughRtc().catch(failed);
           return undefined;
         });
-        void direct.then((audio) => (audio ? voice.listen(audio) : undefined)).catch(failed);
+        void direct
+          .then((audio) => {
+            if (!audio) return stopped ? undefined : throughRtc();
+            // its packets come through the tap: rtc-node would only decode them again
+            pub.setSubscribed(false);
+            return first ? voice.listen(audio) : undefined;
+          })
+          .catch(failed);
         return;
       }
       void throughRtc().catch(failed);

@@ -9,7 +9,8 @@
  * play the user's audio, it decides turns and transcribes: each packet is heard once it arrives, in order. A packet
  * lost or arriving after a later one is that much silence (by its RTP timestamps, so the audio keeps its own time),
  * as is a pause the microphone sent no packets for (Opus DTX), up to MAX_GAP_MS. The key stays on the oracle's
- * thread: the endpoint forwards frames it cannot open.
+ * thread: the endpoint forwards frames it cannot open. A run of packets the key does not open is told (onDecryptable),
+ * as LiveKit's frame cryptors tell the agent of a participant whose key is not the call's.
  *
  * LiveKit's frame encryption (its SDKs' `e2ee` with a shared key): the key is PBKDF2-SHA-256 of the shared key's
  * bytes, salt `LKFrameEncryptionKey`, 100,000 rounds, 128 bits; an audio frame is its first byte (Opus's table of
@@ -77,6 +78,8 @@ export interface UserAudioOptions {
   rtc: { AudioFrame: typeof AudioFrame };
   /** The call's shared key. */
   key: string;
+  /** Packets in a row the key does not open before the user's audio counts as undecryptable (onDecryptable). */
+  failureTolerance: number;
   log: (line: string) => void;
 }
 
@@ -97,9 +100,17 @@ export class UserAudio implements AsyncIterable<AudioFrame> {
   private ended = false;
   /** Called once as the stream ends (the tap is closed then). */
   onEnd: (() => void) | undefined;
+  /**
+   * Called with false once `failureTolerance` packets in a row did not open with the key (the user's key is not the
+   * call's), and with true when a packet opens again after that.
+   */
+  onDecryptable: ((ok: boolean) => void) | undefined;
   /** Packets the key did not open, and frames dropped unread, so far. */
   undecryptable = 0;
   private dropped = 0;
+  /** Packets in a row the key did not open, and whether that was said (onDecryptable). */
+  private failing = 0;
+  private refused = false;
 
   private constructor(o: UserAudioOptions, key: Buffer, decoder: OpusDecoder<16_000>) {
     this.o = o;
@@ -132,8 +143,18 @@ export class UserAudio implements AsyncIterable<AudioFrame> {
     this.lastSeq = p.seq;
     const opus = openFrame(this.key, p.payload);
     let samples = 0;
-    if (opus === undefined) this.undecryptable++;
-    else {
+    if (opus === undefined) {
+      this.undecryptable++;
+      if (++this.failing === this.o.failureTolerance) {
+        this.refused = true;
+        this.onDecryptable?.(false);
+      }
+    } else {
+      this.failing = 0;
+      if (this.refused) {
+        this.refused = false;
+        this.onDecryptable?.(true);
+      }
       const decoded = this.decoder.decodeFrame(opus);
       samples = decoded.samplesDecoded;
       this.add(decoded.channelData[0] ?? new Float32Array(0), samples);

@@ -7,7 +7,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AudioFrame, AudioSource, LocalAudioTrack, Room, TrackPublishOptions, TrackSource } from '@livekit/rtc-node';
+import {
+  AudioFrame,
+  AudioSource,
+  LocalAudioTrack,
+  type RemoteTrackPublication,
+  Room,
+  RoomEvent,
+  TrackPublishOptions,
+  TrackSource,
+} from '@livekit/rtc-node';
 import { AccessToken } from 'livekit-server-sdk';
 import { EndpointThread } from '../../src/calls/sfu/thread.ts';
 import { UserAudio, type UserPacket } from '../../src/calls/user-audio.ts';
@@ -58,8 +67,11 @@ afterAll(async () => {
   await thread?.close();
 });
 
-/** A participant in `room` who publishes a microphone with the call's key and says the sentence, then silence. */
-async function speak(room: string, identity: string): Promise<void> {
+/**
+ * A participant in `room` who publishes a microphone with the call's key and says the sentence, then `afterMs` of
+ * silence.
+ */
+async function speak(room: string, identity: string, afterMs = AFTER_MS): Promise<void> {
   const at = new AccessToken(API_KEY, API_SECRET, { identity });
   at.addGrant({ room, roomJoin: true, canPublish: true, canSubscribe: true });
   const r = new Room();
@@ -74,7 +86,7 @@ async function speak(room: string, identity: string): Promise<void> {
       LocalAudioTrack.createAudioTrack('microphone', source),
       new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }),
     );
-    const audio = new Int16Array(((BEFORE_MS + AFTER_MS) / 1000) * RATE + SPEECH.samples.length);
+    const audio = new Int16Array(((BEFORE_MS + afterMs) / 1000) * RATE + SPEECH.samples.length);
     audio.set(SPEECH.samples, (BEFORE_MS / 1000) * RATE);
     for (let i = 0; i < audio.length; i += RATE / 100) {
       const chunk = audio.slice(i, i + RATE / 100);
@@ -87,8 +99,13 @@ async function speak(room: string, identity: string): Promise<void> {
 }
 
 /** Decodes packets with a key: all the audio's samples, in order, once the stream has ended. */
-async function hear(packets: UserPacket[], key = KEY): Promise<{ samples: Int16Array; audio: UserAudio }> {
-  const audio = await UserAudio.open({ rtc: { AudioFrame }, key, log: () => {} });
+async function hear(
+  packets: UserPacket[],
+  key = KEY,
+  decryptable: boolean[] = [],
+): Promise<{ samples: Int16Array; audio: UserAudio }> {
+  const audio = await UserAudio.open({ rtc: { AudioFrame }, key, failureTolerance: 10, log: () => {} });
+  audio.onDecryptable = (ok) => decryptable.push(ok);
   const frames: Int16Array[] = [];
   const reading = (async () => {
     for await (const f of audio) frames.push(f.data);
@@ -177,10 +194,71 @@ describe("the agent hears its user from the embedded endpoint's packets", () => 
   });
 
   it('opens nothing with another key: every packet is counted undecryptable and no sound comes out', async () => {
-    const { samples, audio } = await hear(packets, 'another-key');
+    const said: boolean[] = [];
+    const { samples, audio } = await hear(packets, 'another-key', said);
     expect(audio.undecryptable).toBe(packets.length);
     expect(samples.every((s) => s === 0)).toBe(true);
+    // said once, at the 10th packet in a row
+    expect(said).toEqual([false]);
   });
+
+  it('tells when 10 packets in a row do not open and when one opens again; fewer in a row are not told', async () => {
+    // a packet whose tag is not the key's (a sender with another key, or a frame sent clear) does not open
+    const forged = (p: UserPacket) => {
+      const payload = p.payload.slice();
+      payload[payload.length - 3] = payload[payload.length - 3]! ^ 0xff; // the IV's last byte
+      return { ...p, payload };
+    };
+    const said: boolean[] = [];
+    await hear(
+      packets.map((p, i) => (i < 9 || (i >= 20 && i < 35) ? forged(p) : p)),
+      KEY,
+      said,
+    );
+    expect(said).toEqual([false, true]);
+  });
+
+  it('forwards none of a track to a participant that unsubscribed from it, and resumes when it subscribes again', async () => {
+    const at = new AccessToken(API_KEY, API_SECRET, { identity: 'listener' });
+    at.addGrant({ room: 'room-c', roomJoin: true, canPublish: true, canSubscribe: true });
+    const listener = new Room();
+    await listener.connect(url, await at.toJwt(), {
+      autoSubscribe: true,
+      dynacast: false,
+      e2ee: { keyProviderOptions: { sharedKey: new TextEncoder().encode(KEY) } },
+    });
+    try {
+      const subscribed = new Promise<RemoteTrackPublication>((ok) =>
+        listener.on(RoomEvent.TrackSubscribed, (_t, pub) => ok(pub)),
+      );
+      const speaking = speak('room-c', 'speaker', 3000);
+      const pub = await subscribed;
+      // the packets of the speaker's audio this listener's connection received so far (WebRTC's inbound-rtp stats)
+      const received = async () => {
+        const { subscriberStats } = await listener.getRtcStats();
+        let n = 0n;
+        for (const r of subscriberStats)
+          if (r.stats.case === 'inboundRtp' && r.stats.value.stream?.kind === 'audio')
+            n += r.stats.value.received?.packetsReceived ?? 0n;
+        return Number(n);
+      };
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      const before = await received();
+      await sleep(300);
+      expect(await received()).toBeGreaterThan(before + 10); // 10 ms packets: about 30
+      pub.setSubscribed(false);
+      await sleep(200); // the request crosses the signal connection; packets in flight land
+      const stopped = await received();
+      await sleep(500);
+      expect(await received()).toBe(stopped);
+      pub.setSubscribed(true);
+      await sleep(500);
+      expect(await received()).toBeGreaterThan(stopped + 20);
+      await speaking;
+    } finally {
+      await listener.disconnect();
+    }
+  }, 30_000);
 
   it('hands over nothing once untapped, and nothing of another participant', async () => {
     const seen: UserPacket[] = [];

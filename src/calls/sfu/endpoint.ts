@@ -238,6 +238,7 @@ export class LiveKitEndpoint {
       for (const other of room.peers.values()) if (other !== peer) void other.subscribe(t).catch(this.fail(other));
     };
     peer.onInfoChanged = () => this.broadcast(room, peer);
+    peer.onSubscription = (sids, subscribe) => this.subscription(room, peer, sids, subscribe);
     const data = new DataRelay(peer, () => room.peers.values(), this.limits, this.log);
     peer.onDataChannel = (dc) => data.adopt(dc);
     peer.onRtp = (t, packet) => this.onRtp?.(room.name, peer.o.identity, t, packet);
@@ -301,6 +302,25 @@ export class LiveKitEndpoint {
     }, this.fail(peer));
   }
 
+  /**
+   * A participant unsubscribes from others' tracks, or subscribes to them again (LiveKit's UpdateSubscription, e.g.
+   * the agent from a microphone it hears through its tap): the packets of an unsubscribed track stop going to it, on
+   * the same m-line (no renegotiation); subscribing again resumes them, a video's publisher asked for a key frame.
+   * Track sids of no one else's in the room are ignored.
+   */
+  private subscription(room: EndpointRoom, peer: Peer, sids: string[], subscribe: boolean): void {
+    for (const other of room.peers.values()) {
+      if (other === peer) continue;
+      for (const sid of sids) {
+        const t = other.tracks.get(sid);
+        if (!t) continue;
+        if (!subscribe) t.paused.add(peer.sid);
+        else if (t.paused.delete(peer.sid) && t.kind === 'video' && t.remote?.ssrc !== undefined)
+          void other.requestKeyFrame(t.remote.ssrc).catch(this.fail(other));
+      }
+    }
+  }
+
   private fail(peer: Peer) {
     return (e: unknown) => this.log(`[calls] ${peer.sid}: ${(e as Error).message}`);
   }
@@ -315,8 +335,15 @@ export class LiveKitEndpoint {
   private async leave(room: EndpointRoom, peer: Peer): Promise<void> {
     if (!room.peers.has(peer.sid)) return;
     room.peers.delete(peer.sid);
-    for (const t of peer.tracks.values()) t.sinks.clear();
-    for (const p of room.peers.values()) for (const t of p.tracks.values()) t.sinks.delete(peer.sid);
+    for (const t of peer.tracks.values()) {
+      t.sinks.clear();
+      t.paused.clear();
+    }
+    for (const p of room.peers.values())
+      for (const t of p.tracks.values()) {
+        t.sinks.delete(peer.sid);
+        t.paused.delete(peer.sid);
+      }
     await peer.close();
     this.broadcast(room, peer);
     if (peer.o.ws.readyState === peer.o.ws.OPEN) peer.o.ws.close();

@@ -121,8 +121,10 @@ export interface PublishedTrack {
   cid: string;
   kind: 'audio' | 'video';
   remote?: MediaStreamTrack;
-  /** Local tracks of the subscribers' connections, written with every packet. */
+  /** Local tracks of the subscribers' connections (by subscriber sid), written with every packet. */
   sinks: Map<string, MediaStreamTrack>;
+  /** Subscribers that unsubscribed from the track (LiveKit's UpdateSubscription): their sinks get no packets. */
+  paused: Set<string>;
 }
 
 export const newSid = (prefix: string) => `${prefix}_${randomBytes(6).toString('base64url')}`;
@@ -161,6 +163,8 @@ export class Peer {
   /** Called for each RTP packet this participant publishes, before it is forwarded (tests read it). */
   onRtp: ((track: PublishedTrack, packet: RtpPacket) => void) | undefined;
   onTrackReady: ((track: PublishedTrack) => void) | undefined;
+  /** The participant unsubscribed from others' tracks (by sid), or subscribed to them again. */
+  onSubscription: ((trackSids: string[], subscribe: boolean) => void) | undefined;
   onInfoChanged: (() => void) | undefined;
   /** The data channels the participant opened on its publisher connection, by label (sfu/data.ts relays them). */
   readonly channels = new Map<string, RTCDataChannel>();
@@ -354,12 +358,17 @@ export class Peer {
         });
         return true;
       case 'subscription':
+        this.onSubscription?.(
+          [...m.value.trackSids, ...m.value.participantTracks.flatMap((p) => p.trackSids)],
+          m.value.subscribe,
+        );
+        return true;
       case 'trackSetting':
       case 'updateLayers':
       case 'subscriptionPermission':
       case 'updateAudioTrack':
       case 'updateVideoTrack':
-        return true; // every track goes to every other participant, at the one layer there is
+        return true; // every track goes at the one layer there is
       default:
         return false;
     }
@@ -433,7 +442,7 @@ export class Peer {
       stereo: r.stereo,
       disableRed: true,
     });
-    this.tracks.set(info.sid, { info, owner: this, cid: r.cid, kind, sinks: new Map() });
+    this.tracks.set(info.sid, { info, owner: this, cid: r.cid, kind, sinks: new Map(), paused: new Set() });
     this.send({ case: 'trackPublished', value: { cid: r.cid, track: info } as never });
   }
 
@@ -451,7 +460,7 @@ export class Peer {
     t.remote = remote;
     remote.onReceiveRtp.subscribe((packet) => {
       this.onRtp?.(t, packet);
-      for (const sink of t.sinks.values()) sink.writeRtp(packet.clone());
+      for (const [sid, sink] of t.sinks) if (!t.paused.has(sid)) sink.writeRtp(packet.clone());
     });
     this.bump();
     this.onTrackReady?.(t);
@@ -541,7 +550,10 @@ export class Peer {
     this.closed = true;
     this.onClose?.();
     this.bump();
-    for (const t of this.tracks.values()) t.sinks.clear();
+    for (const t of this.tracks.values()) {
+      t.sinks.clear();
+      t.paused.clear();
+    }
     this.pendingSubscribed.clear();
     await Promise.allSettled([this.publisher.close(), this.subscriber.close()]);
   }
