@@ -108,8 +108,12 @@ export async function callingUser(
     return (await res.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
   const { sessionId } = await req('POST', '/sessions', {});
-  const { callId, encryptionKey } = await req('POST', '/calls', { sessionId });
-  const { connection } = await req('POST', `/calls/${callId}/sync`);
+  const created = await req('POST', '/calls', { sessionId });
+  const { callId, encryptionKey } = created as { callId?: string; encryptionKey?: string };
+  if (!callId || !encryptionKey) throw new Error(`the call could not be made: ${JSON.stringify(created)}`);
+  const synced = await req('POST', `/calls/${callId}/sync`);
+  const connection = synced.connection as { url: string; token: string } | undefined;
+  if (!connection) throw new Error(`the call could not be joined: ${JSON.stringify(synced)}`);
   const room = new Room();
   await room.connect(connection.url, connection.token, {
     autoSubscribe: true,

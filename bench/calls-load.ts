@@ -76,6 +76,9 @@ const oracle = await child(
     mnemonic,
     env: {
       ...oracleEnv(model, speech),
+      // the oracle's bound on live calls (8 by default) above the ladder's top, with room for the calls of the level
+      // before while they end
+      CALLS_MAX_PER_PROCESS: String(2 * Math.max(...LADDER)),
       ...(endpoint
         ? {
             LIVEKIT_URL: endpoint.url.replace(/^ws:/, 'http:'),

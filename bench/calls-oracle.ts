@@ -62,9 +62,16 @@ process.on('message', (m: { type: string }) => {
     process.send!({ type: 'loop', p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) });
     return loop.reset();
   }
-  if (m.type !== 'stop') return;
+  if (m.type === 'stop') stop();
+});
+// the bench that started it is gone (it ended or failed): nothing is left running behind it
+process.on('disconnect', () => stop());
+let stopping = false;
+function stop(): void {
+  if (stopping) return;
+  stopping = true;
   void app.close().then(() => {
     rmSync(dir, { recursive: true, force: true });
     process.exit(0);
   });
-});
+}
