@@ -71,6 +71,78 @@ function openFrame(key: Buffer, frame: Uint8Array): Uint8Array | undefined {
   }
 }
 
+/** The longest Opus frame, and the most audio one packet may hold (RFC 6716, section 3.4). */
+const MAX_FRAME_BYTES = 1275;
+const MAX_PACKET_MS = 120;
+
+/** A frame's length coded at `at` (one byte, or two from 252 on): the length and the bytes it took; undefined past the end. */
+function frameLength(p: Uint8Array, at: number): [number, number] | undefined {
+  const b0 = p[at];
+  if (b0 === undefined) return undefined;
+  if (b0 < 252) return [b0, 1];
+  const b1 = p[at + 1];
+  return b1 === undefined ? undefined : [b0 + 4 * b1, 2];
+}
+
+/**
+ * Whether an Opus packet is well formed (RFC 6716, section 3.4, requirements R1–R7: what libopus checks before it
+ * decodes). The decoder writes a line to stderr for each packet it refuses: one that is not well formed is not given
+ * to it, so that a sender of malformed packets cannot fill the oracle's log.
+ */
+export function wellFormedOpus(p: Uint8Array): boolean {
+  if (p.length < 1) return false;
+  const toc = p[0]!;
+  const config = toc >> 3;
+  const n = p.length - 1;
+  switch (toc & 3) {
+    case 0: // one frame
+      return n <= MAX_FRAME_BYTES;
+    case 1: // two frames of equal length
+      return n % 2 === 0 && n / 2 <= MAX_FRAME_BYTES;
+    case 2: {
+      // two frames, the first's length coded
+      const first = frameLength(p, 1);
+      if (!first) return false;
+      const left = n - first[1];
+      return first[0] <= left && first[0] <= MAX_FRAME_BYTES && left - first[0] <= MAX_FRAME_BYTES;
+    }
+    default: {
+      // any number of frames: a count byte, padding, then equal frames or lengths coded
+      const count = p[1];
+      if (count === undefined) return false;
+      const frames = count & 0x3f;
+      // SILK 10/20/40/60 ms, hybrid 10/20 ms, CELT 2.5/5/10/20 ms a frame (in tenths of a ms)
+      const tenths =
+        config < 12
+          ? [100, 200, 400, 600][config & 3]!
+          : config < 16
+            ? [100, 200][config & 1]!
+            : [25, 50, 100, 200][config & 3]!;
+      if (frames === 0 || frames * tenths > MAX_PACKET_MS * 10) return false;
+      let at = 2;
+      let padding = 0;
+      if (count & 0x40)
+        for (;;) {
+          const b = p[at++];
+          if (b === undefined) return false;
+          padding += b === 255 ? 254 : b;
+          if (b !== 255) break;
+        }
+      let left = p.length - at - padding;
+      if (left < 0) return false;
+      if (!(count & 0x80)) return left % frames === 0 && left / frames <= MAX_FRAME_BYTES;
+      for (let i = 0; i < frames - 1; i++) {
+        const f = frameLength(p, at);
+        if (!f) return false;
+        at += f[1];
+        left -= f[1] + f[0];
+        if (f[0] > MAX_FRAME_BYTES || left < 0) return false;
+      }
+      return left <= MAX_FRAME_BYTES;
+    }
+  }
+}
+
 /** Whether RTP sequence number `a` comes after `b` (16 bits, wrapping). */
 const after = (a: number, b: number) => a !== b && ((a - b) & 0xffff) < 0x8000;
 
@@ -105,8 +177,9 @@ export class UserAudio implements AsyncIterable<AudioFrame> {
    * call's), and with true when a packet opens again after that.
    */
   onDecryptable: ((ok: boolean) => void) | undefined;
-  /** Packets the key did not open, and frames dropped unread, so far. */
+  /** Packets the key did not open, packets opened that were not Opus, and frames dropped unread, so far. */
   undecryptable = 0;
+  malformed = 0;
   private dropped = 0;
   /** Packets in a row the key did not open, and whether that was said (onDecryptable). */
   private failing = 0;
@@ -155,9 +228,11 @@ export class UserAudio implements AsyncIterable<AudioFrame> {
         this.refused = false;
         this.onDecryptable?.(true);
       }
-      const decoded = this.decoder.decodeFrame(opus);
-      samples = decoded.samplesDecoded;
-      this.add(decoded.channelData[0] ?? new Float32Array(0), samples);
+      if (wellFormedOpus(opus)) {
+        const decoded = this.decoder.decodeFrame(opus);
+        samples = decoded.samplesDecoded;
+        this.add(decoded.channelData[0] ?? new Float32Array(0), samples);
+      } else this.malformed++; // as a packet lost: its time is silence
     }
     // a packet the key did not open advances the time its successor starts at by nothing: the gap to that one counts
     this.nextTimestamp = (p.timestamp + samples * TICKS_PER_SAMPLE) >>> 0;

@@ -147,6 +147,7 @@ describe("the agent hears its user from the embedded endpoint's packets", () => 
 
     const { samples, audio } = await hear(packets);
     expect(audio.undecryptable).toBe(0);
+    expect(audio.malformed).toBe(0); // every packet rtc-node's encoder made is well-formed Opus
     // the audio's own time: 160 samples a packet
     expect(Math.abs(samples.length - packets.length * 160)).toBeLessThan(512);
     const heard = loudSpan(samples);
