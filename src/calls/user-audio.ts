@@ -181,9 +181,8 @@ export class UserAudio implements AsyncIterable<AudioFrame> {
   undecryptable = 0;
   malformed = 0;
   private dropped = 0;
-  /** Packets in a row the key did not open, and whether that was said (onDecryptable). */
+  /** Packets in a row the key did not open (at `failureTolerance` and past it, the user's audio is refused). */
   private failing = 0;
-  private refused = false;
 
   private constructor(o: UserAudioOptions, key: Buffer, decoder: OpusDecoder<16_000>) {
     this.o = o;
@@ -218,16 +217,10 @@ export class UserAudio implements AsyncIterable<AudioFrame> {
     let samples = 0;
     if (opus === undefined) {
       this.undecryptable++;
-      if (++this.failing === this.o.failureTolerance) {
-        this.refused = true;
-        this.onDecryptable?.(false);
-      }
+      if (++this.failing === this.o.failureTolerance) this.onDecryptable?.(false);
     } else {
+      if (this.failing >= this.o.failureTolerance) this.onDecryptable?.(true);
       this.failing = 0;
-      if (this.refused) {
-        this.refused = false;
-        this.onDecryptable?.(true);
-      }
       if (wellFormedOpus(opus)) {
         const decoded = this.decoder.decodeFrame(opus);
         samples = decoded.samplesDecoded;

@@ -67,19 +67,25 @@ afterAll(async () => {
   await thread?.close();
 });
 
+/** A participant of `room` with the call's key, subscribing to the others' tracks or not. */
+async function join(room: string, identity: string, autoSubscribe: boolean): Promise<Room> {
+  const at = new AccessToken(API_KEY, API_SECRET, { identity });
+  at.addGrant({ room, roomJoin: true, canPublish: true, canSubscribe: true });
+  const r = new Room();
+  await r.connect(url, await at.toJwt(), {
+    autoSubscribe,
+    dynacast: false,
+    e2ee: { keyProviderOptions: { sharedKey: new TextEncoder().encode(KEY) } },
+  });
+  return r;
+}
+
 /**
  * A participant in `room` who publishes a microphone with the call's key and says the sentence, then `afterMs` of
  * silence.
  */
 async function speak(room: string, identity: string, afterMs = AFTER_MS): Promise<void> {
-  const at = new AccessToken(API_KEY, API_SECRET, { identity });
-  at.addGrant({ room, roomJoin: true, canPublish: true, canSubscribe: true });
-  const r = new Room();
-  await r.connect(url, await at.toJwt(), {
-    autoSubscribe: false,
-    dynacast: false,
-    e2ee: { keyProviderOptions: { sharedKey: new TextEncoder().encode(KEY) } },
-  });
+  const r = await join(room, identity, false);
   try {
     const source = new AudioSource(RATE, 1, 20); // a 20 ms queue: captureFrame paces in real time
     await r.localParticipant!.publishTrack(
@@ -220,14 +226,7 @@ describe("the agent hears its user from the embedded endpoint's packets", () => 
   });
 
   it('forwards none of a track to a participant that unsubscribed from it, and resumes when it subscribes again', async () => {
-    const at = new AccessToken(API_KEY, API_SECRET, { identity: 'listener' });
-    at.addGrant({ room: 'room-c', roomJoin: true, canPublish: true, canSubscribe: true });
-    const listener = new Room();
-    await listener.connect(url, await at.toJwt(), {
-      autoSubscribe: true,
-      dynacast: false,
-      e2ee: { keyProviderOptions: { sharedKey: new TextEncoder().encode(KEY) } },
-    });
+    const listener = await join('room-c', 'listener', true);
     try {
       const subscribed = new Promise<RemoteTrackPublication>((ok) =>
         listener.on(RoomEvent.TrackSubscribed, (_t, pub) => ok(pub)),

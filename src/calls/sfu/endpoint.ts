@@ -335,10 +335,7 @@ export class LiveKitEndpoint {
   private async leave(room: EndpointRoom, peer: Peer): Promise<void> {
     if (!room.peers.has(peer.sid)) return;
     room.peers.delete(peer.sid);
-    for (const t of peer.tracks.values()) {
-      t.sinks.clear();
-      t.paused.clear();
-    }
+    // its own tracks stop going out as it closes (peer.close); the others' stop going to it here
     for (const p of room.peers.values())
       for (const t of p.tracks.values()) {
         t.sinks.delete(peer.sid);

@@ -550,10 +550,7 @@ export class Peer {
     this.closed = true;
     this.onClose?.();
     this.bump();
-    for (const t of this.tracks.values()) {
-      t.sinks.clear();
-      t.paused.clear();
-    }
+    for (const t of this.tracks.values()) t.sinks.clear();
     this.pendingSubscribed.clear();
     await Promise.allSettled([this.publisher.close(), this.subscriber.close()]);
   }
