@@ -9,6 +9,7 @@
  * decode.
  */
 import { randomBytes } from 'node:crypto';
+import { setImmediate as nextTask } from 'node:timers/promises';
 import {
   MediaStreamTrack,
   type RTCDataChannel,
@@ -51,7 +52,7 @@ function withAudioPtime(sdp: string, ms: number): string {
 }
 
 /** Codecs the endpoint negotiates: Opus for audio, VP8 for video (no simulcast, no RED, no RTX). */
-const CODECS = {
+export const CODECS = {
   audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48_000, channels: 2 })],
   video: [
     new RTCRtpCodecParameters({
@@ -61,6 +62,55 @@ const CODECS = {
     }),
   ],
 };
+
+/**
+ * Whether the endpoint can use an ICE candidate (its `candidate:` text): it gathers UDP over IPv4 only (werift pairs a
+ * remote candidate with a local one of the same transport and address family), so a TCP or IPv6 one never pairs. A
+ * host name (mDNS) is kept: what it resolves to is not known here.
+ */
+export function candidateUsable(candidate: string): boolean {
+  // candidate:<foundation> <component> <transport> <priority> <address> <port> typ <type> ...
+  const [, , transport, , address] = candidate.replace(/^a=/, '').split(' ');
+  return transport?.toLowerCase() === 'udp' && !address?.includes(':');
+}
+
+/**
+ * A participant's offer with only what the endpoint can negotiate: in each audio and video section the payload types
+ * of its codecs (CODECS: Opus, VP8) and their `rtpmap`, `fmtp` and `rtcp-fb` lines, and only the candidates it can use.
+ * werift answers the same (an answer holds only codecs both sides have), but reads and writes the whole offer again
+ * at every step of a negotiation and for every trickled candidate: LiveKit's native SDKs offer ~20 video codecs in
+ * each of three video sections, 14–18 KB that took 3–24 ms to apply on the endpoint's thread, where every call's
+ * media waits meanwhile. A section left with none of the endpoint's codecs is kept whole (werift rejects it as before).
+ */
+export function negotiableOffer(sdp: string): string {
+  const eol = sdp.includes('\r\n') ? '\r\n' : '\n';
+  const [session, ...sections] = sdp.split(/^(?=m=)/m);
+  const kept = sections.map((section) => {
+    const lines = section.split(/\r?\n/);
+    const m = /^m=(audio|video) (\S+) (\S+) (.*)$/.exec(lines[0]!);
+    const usable = lines.filter((l) => !l.startsWith('a=candidate:') || candidateUsable(l.slice(2)));
+    if (!m) return usable.join(eol);
+    const names = new Set(CODECS[m[1] as 'audio' | 'video'].map((c) => c.mimeType.split('/')[1]!.toLowerCase()));
+    const keep = new Set<string>();
+    for (const l of lines) {
+      const r = /^a=rtpmap:(\d+) ([^/]+)\//.exec(l);
+      if (r && names.has(r[2]!.toLowerCase())) keep.add(r[1]!);
+    }
+    if (keep.size === 0) return usable.join(eol);
+    const payloadOf = (l: string) => /^a=(?:rtpmap|fmtp|rtcp-fb):(\d+|\*)[ ]/.exec(l)?.[1];
+    return [
+      `m=${m[1]} ${m[2]} ${m[3]} ${m[4]!
+        .split(' ')
+        .filter((pt) => keep.has(pt))
+        .join(' ')}`,
+      ...usable.slice(1).filter((l) => {
+        const pt = payloadOf(l);
+        return pt === undefined || pt === '*' || keep.has(pt);
+      }),
+    ].join(eol);
+  });
+  return session + kept.join('');
+}
 
 /** What one participant may do over its signal connection (docs/live-agent.md, "Limits"). */
 export interface SignalLimits {
@@ -230,6 +280,11 @@ export class Peer {
    * Handles the participant's requests one after another, as they came: an offer is answered before the next request
    * is read, and one participant's requests never run beside each other. What may wait is what allowSignal lets in at
    * once: a burst of messages and the candidates that come while an offer is answered.
+   *
+   * Each request, and each step of a negotiation (applying an offer, making the answer, applying that), starts as a
+   * task of its own: werift's steps are synchronous work of up to ~25 ms each, and the packets of every call on this
+   * thread that came meanwhile are forwarded between them rather than after all of them (a late packet makes each
+   * listener's jitter buffer hold every later one longer, for many seconds).
    */
   enqueue(req: SignalRequest): Promise<boolean> {
     if (this.queued >= this.burst + MAX_CANDIDATES) {
@@ -237,7 +292,10 @@ export class Peer {
       return Promise.resolve(true);
     }
     this.queued++;
-    const next = this.queue.then(() => (this.closed ? true : this.handle(req)));
+    const next = this.queue.then(async () => {
+      await nextTask();
+      return this.closed ? true : this.handle(req);
+    });
     this.queue = next.catch(() => {}).finally(() => this.queued--);
     return next;
   }
@@ -326,7 +384,7 @@ export class Peer {
           sdpMid?: string;
           sdpMLineIndex?: number;
         };
-        if (!init.candidate) return true;
+        if (!init.candidate || !candidateUsable(init.candidate)) return true;
         const pc = m.value.target === SignalTarget.SUBSCRIBER ? this.subscriber : this.publisher;
         await pc
           .addIceCandidate(init)
@@ -467,8 +525,12 @@ export class Peer {
   }
 
   private async answerPublisher(offer: SessionDescription): Promise<void> {
-    await this.publisher.setRemoteDescription({ type: 'offer', sdp: offer.sdp });
+    await this.publisher.setRemoteDescription({ type: 'offer', sdp: negotiableOffer(offer.sdp) });
+    await nextTask();
+    if (this.closed) return;
     const answer = await this.publisher.createAnswer();
+    await nextTask();
+    if (this.closed) return;
     await this.publisher.setLocalDescription(answer);
     await gathered(this.publisher);
     this.send({
@@ -537,6 +599,8 @@ export class Peer {
     // the m-lines added so far are in this offer (one added while it is made waits for the next answer to be told)
     for (const [t, state] of this.pendingSubscribed) if (state === 'added') this.pendingSubscribed.set(t, 'offered');
     const offer = await this.subscriber.createOffer();
+    await nextTask();
+    if (this.closed) return;
     await this.subscriber.setLocalDescription(offer);
     await gathered(this.subscriber);
     this.send({
