@@ -72,6 +72,16 @@ export interface CallingUser {
 export interface JitterBuffer {
   meanMs: number;
   targetMs: number;
+  /** The samples it gave out (what the averages are over). */
+  samples: number;
+}
+
+/** The same averages over the samples given out between two readings of one jitter buffer. */
+export function jitterBufferBetween(a: JitterBuffer | undefined, b: JitterBuffer): JitterBuffer {
+  const n = b.samples - (a?.samples ?? 0);
+  const ms = (f: (x: JitterBuffer) => number) =>
+    n > 0 ? Math.round(((f(b) * b.samples - (a ? f(a) * a.samples : 0)) / n) * 10) / 10 : 0;
+  return { meanMs: ms((x) => x.meanMs), targetMs: ms((x) => x.targetMs), samples: n };
 }
 
 /** The jitter buffer of WebRTC's inbound-rtp stats' cumulative figures (seconds, samples). */
@@ -83,7 +93,11 @@ export function jitterBufferOf(
   const n = sum((x) => x.jitterBufferEmittedCount);
   if (!n) return undefined;
   const ms = (v: number) => Math.round((v / n) * 10_000) / 10;
-  return { meanMs: ms(sum((x) => x.jitterBufferDelay)), targetMs: ms(sum((x) => x.jitterBufferTargetDelay)) };
+  return {
+    meanMs: ms(sum((x) => x.jitterBufferDelay)),
+    targetMs: ms(sum((x) => x.jitterBufferTargetDelay)),
+    samples: n,
+  };
 }
 
 /**

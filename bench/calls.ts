@@ -52,7 +52,15 @@ import { startSpeechServer } from '../test/helpers/speech-server.ts';
 import { startRelay, targetOf } from '../test/helpers/tcp-relay.ts';
 import { espeak } from '../test/helpers/spoken.ts';
 import { CHECKOUT_ALIAS, configReady, inPage, serveCallPage, type HeardRow } from '../test/helpers/call-page.ts';
-import { callingUser, END_OF_TURN_MS, jitterBufferOf, oracleEnv, within, type JitterBuffer } from './call-user.ts';
+import {
+  callingUser,
+  END_OF_TURN_MS,
+  jitterBufferBetween,
+  jitterBufferOf,
+  oracleEnv,
+  within,
+  type JitterBuffer,
+} from './call-user.ts';
 import { cpuUsOf } from './proc.ts';
 import { quantile } from './stats.ts';
 
@@ -408,6 +416,7 @@ const answeredUtterances: number[] = [];
 const cpu0 = cpuUsOf(child.pid!);
 const t0 = performance.now();
 let unanswered = 0;
+let lastBuffer: JitterBuffer | undefined;
 for (let i = 0; i < N; i++) {
   if (!shared) model.enqueue(answer());
   else if (caller.callId === undefined) throw new Error('--busy and --calls need the rtc-node user (not --browser)');
@@ -421,11 +430,16 @@ for (let i = 0; i < N; i++) {
   const first = logged && (await within(2000, () => caller.firstLoudAfter(Math.max(end, logged.at - 5))));
   const loop = await loopDelay();
   loopMax.push(loop.max);
+  // the user's jitter buffer since the last answer: it grows for many seconds after packets came late once
+  const buffer = VERBOSE ? await caller.jitterBuffer() : undefined;
+  const held = buffer && jitterBufferBetween(lastBuffer, buffer);
+  lastBuffer = buffer ?? lastBuffer;
   if (VERBOSE)
     console.error(
       `${i}: ${first === undefined ? 'unanswered' : `${Math.round(first - end)} ms`}; the oracle's event loop late ` +
         `by up to ${loop.max} ms; the agent's first frame ` +
-        `${logged ? Math.round(logged.at - end) : '-'} ms after the end of speech: ${logged?.line.replace(/^.*?: /, '')}`,
+        `${logged ? Math.round(logged.at - end) : '-'} ms after the end of speech: ${logged?.line.replace(/^.*?: /, '')}` +
+        (held ? `; the user's jitter buffer since the last answer ${held.meanMs} ms (aiming at ${held.targetMs})` : ''),
     );
   if (first === undefined) {
     unanswered++;
@@ -489,7 +503,7 @@ const report = {
    * Of the line from the agent to the user: how long the user's jitter buffer held the agent's audio on average over
    * the call (ms), and the delay it aimed at (WebRTC's inbound-rtp stats).
    */
-  userJitterBufferMs: jitterBuffer ?? null,
+  userJitterBufferMs: jitterBuffer ? { meanMs: jitterBuffer.meanMs, targetMs: jitterBuffer.targetMs } : null,
   /**
    * With --browser: how late the page read the chunks that place the end of speech and the first sound (median,
    * max ms), against the chunks' own timestamps: the page's main thread busy then (the latency counts it).
