@@ -75,7 +75,10 @@ function openFrame(key: Buffer, frame: Uint8Array): Uint8Array | undefined {
 const MAX_FRAME_BYTES = 1275;
 const MAX_PACKET_MS = 120;
 
-/** A frame's length coded at `at` (one byte, or two from 252 on): the length and the bytes it took; undefined past the end. */
+/**
+ * A frame's length coded at `at` (one byte, or two from 252 on): the length and the bytes it took; undefined past the
+ * end.
+ */
 function frameLength(p: Uint8Array, at: number): [number, number] | undefined {
   const b0 = p[at];
   if (b0 === undefined) return undefined;
@@ -177,9 +180,11 @@ export class UserAudio implements AsyncIterable<AudioFrame> {
    * call's), and with true when a packet opens again after that.
    */
   onDecryptable: ((ok: boolean) => void) | undefined;
-  /** Packets the key did not open, packets opened that were not Opus, and frames dropped unread, so far. */
+  /** Packets the key did not open, so far. */
   undecryptable = 0;
+  /** Packets opened that were not well-formed Opus (heard as lost), so far. */
   malformed = 0;
+  /** Frames dropped unread, so far. */
   private dropped = 0;
   /** Packets in a row the key did not open (at `failureTolerance` and past it, the user's audio is refused). */
   private failing = 0;

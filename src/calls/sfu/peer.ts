@@ -98,11 +98,9 @@ export function negotiableOffer(sdp: string): string {
     }
     if (keep.size === 0) return usable.join(eol);
     const payloadOf = (l: string) => /^a=(?:rtpmap|fmtp|rtcp-fb):(\d+|\*)[ ]/.exec(l)?.[1];
+    const formats = m[4]!.split(' ').filter((pt) => keep.has(pt));
     return [
-      `m=${m[1]} ${m[2]} ${m[3]} ${m[4]!
-        .split(' ')
-        .filter((pt) => keep.has(pt))
-        .join(' ')}`,
+      `m=${m[1]} ${m[2]} ${m[3]} ${formats.join(' ')}`,
       ...usable.slice(1).filter((l) => {
         const pt = payloadOf(l);
         return pt === undefined || pt === '*' || keep.has(pt);

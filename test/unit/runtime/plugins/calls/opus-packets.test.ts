@@ -1,7 +1,8 @@
 /**
  * Which Opus packets the agent gives its decoder (src/calls/user-audio.ts, `wellFormedOpus`): those libopus decodes
- * (an empty one aside: a lost packet to both), and none it refuses, since it writes a line to stderr for each one it refuses. Checked against libopus itself (the
- * opus-decoder package the agent decodes with) on packets of every framing code, lengths and padding drawn at random.
+ * (an empty one aside: a lost packet to both), and none it refuses, since it writes a line to stderr for each one it
+ * refuses. Checked against libopus itself (the opus-decoder package the agent decodes with) on packets of every framing
+ * code, lengths and padding drawn at random.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OpusDecoder } from 'opus-decoder';
